@@ -1,0 +1,75 @@
+// Lint config. Besides the usual checks it enforces the layers of DESIGN.md
+// section 2, so an import that crosses a boundary fails `npm run lint`.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const ioModules = ['fs', 'fs/promises', 'net', 'http', 'https', 'http2', 'child_process', 'dgram', 'tls'];
+const noIo = ioModules.flatMap((m) => [m, `node:${m}`]).map((name) => ({
+  name,
+  message: 'main/core and main/contract stay pure: do I/O in an adapter (main/store, main/mcp, ...) and inject it.',
+}));
+const noElectron = { name: 'electron', message: 'Only main/app/ may import electron.' };
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'dist-renderer/**', 'coverage/**', 'test-results/**', '**/*.d.ts'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { ecmaVersion: 2023, sourceType: 'module', globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', URL: 'readonly', Buffer: 'readonly', fetch: 'readonly', AbortController: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', structuredClone: 'readonly', queueMicrotask: 'readonly', globalThis: 'readonly', window: 'readonly', document: 'readonly', navigator: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-console': 'off',
+    },
+  },
+  {
+    files: ['main/core/**', 'main/contract/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [...noIo, noElectron],
+        patterns: [{ regex: '^(\\.\\./)+(store|mcp|plugins|cloud|rest|app)/', message: 'core and contract import only contract (and core) code.' }],
+      }],
+    },
+  },
+  {
+    files: ['main/contract/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [...noIo, noElectron],
+        patterns: [{ regex: '^\\.\\./', message: 'main/contract imports nothing of ours.' }],
+      }],
+    },
+  },
+  {
+    files: ['main/**'],
+    ignores: ['main/app/**', 'main/core/**', 'main/contract/**'],
+    rules: { 'no-restricted-imports': ['error', { paths: [noElectron] }] },
+  },
+  {
+    files: ['renderer/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [noElectron],
+        patterns: [{ regex: '(^|/)main/(?!contract(/|$))', message: 'renderer/ may import only main/contract from main/.' }],
+      }],
+    },
+  },
+  {
+    files: ['bridge/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [noElectron],
+        patterns: [{ regex: '(^|/)main/(?!contract(/|$)|store/vault)', message: 'bridge/ may import only main/contract and the vault adapter (main/store/vault*).' }],
+      }],
+    },
+  },
+  {
+    files: ['cloud/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [noElectron],
+        patterns: [{ regex: '(^|/)main/(?!contract(/|$))', message: 'cloud/ imports only main/contract.' }],
+      }],
+    },
+  },
+);

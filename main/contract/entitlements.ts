@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+export const Plan = z.enum(['free', 'pro', 'agency', 'enterprise']);
+export type Plan = z.infer<typeof Plan>;
+export const PLAN_ORDER: readonly Plan[] = Plan.options;
+
+export const Product = z.enum(['aeo', 'code', 'verto', 'mcp', 'pro']);
+export type Product = z.infer<typeof Product>;
+
+/** Seed: `{feature, allowed, plan, expires_at}`. */
+export const Entitlement = z.object({
+  feature: z.string(),
+  allowed: z.boolean(),
+  plan: z.string(),
+  expires_at: z.string().nullable(),
+});
+export type Entitlement = z.infer<typeof Entitlement>;
+
+/**
+ * The local policy used until the cloud client provides entitlements: which
+ * plan first includes each feature. A feature absent here needs `pro`.
+ */
+export const FEATURE_PLANS: Record<string, Plan> = {
+  'mcp.core': 'free',
+  'mcp.staging': 'free',
+  'site.pages.read': 'free',
+  'site.pages.write': 'free',
+  'seo.analyze': 'free',
+  'seo.keywords': 'free',
+  'verto.translate': 'pro',
+  'mcp.upstreams': 'pro',
+  'agency.sites': 'agency',
+  'enterprise.controls': 'enterprise',
+};

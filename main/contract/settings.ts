@@ -1,0 +1,47 @@
+import { z } from 'zod';
+
+export const ApprovalMode = z.enum(['admin', 'agent']);
+export type ApprovalMode = z.infer<typeof ApprovalMode>;
+
+const toolName = z.string().regex(/^[a-zA-Z0-9_.:-]{1,128}$/, 'tool names use letters, digits, _ . : -');
+const origin = z
+  .string()
+  .refine((s) => s === '*' || /^https?:\/\/[^/\s]+$/.test(s), 'an origin is scheme://host[:port] without a path, or *');
+
+/** Gateway settings (seed "Gateway settings" + DESIGN.md section 3). */
+export const Settings = z.object({
+  /** Off by default: switch on when a tokened client is to connect. */
+  enabled: z.boolean().default(false),
+  /** Requests per minute per client; 0 switches the limit off. */
+  rate_limit: z.number().int().min(0).max(100_000).default(120),
+  /** When true the client address comes from Forwarded / X-Forwarded-For. */
+  trust_proxy_headers: z.boolean().default(false),
+  /** Browser origins allowed to call the MCP endpoint. */
+  cors: z.array(origin).default([]),
+  /** Tools hidden from every client. */
+  disabled_tools: z.array(toolName).default([]),
+  /** `admin`: only a person confirms staged writes; `agent`: the token's user may confirm through a tool. */
+  approval_mode: ApprovalMode.default('admin'),
+  /** Days audit files are kept. */
+  audit_retention_days: z.number().int().min(1).max(3650).default(90),
+});
+export type Settings = z.infer<typeof Settings>;
+export const SETTINGS_DEFAULTS: Settings = Settings.parse({});
+export type SettingsKey = keyof Settings;
+export const SETTINGS_KEYS = Object.keys(Settings.shape) as SettingsKey[];
+/** Keys whose CLI value is a comma-separated list. */
+export const LIST_SETTINGS: readonly SettingsKey[] = ['cors', 'disabled_tools'];
+
+/** One-line explanations, shown by the CLI and the console's settings screen. */
+export const SETTINGS_HELP: Record<SettingsKey, string> = {
+  enabled: 'Master switch: when off, every MCP request gets 503 gateway_disabled.',
+  rate_limit: 'Requests per minute per client (per token once authenticated); 0 turns the limit off.',
+  trust_proxy_headers: 'Take the client address from Forwarded/X-Forwarded-For; only behind a proxy you run.',
+  cors: 'Browser origins allowed to call the MCP endpoint (comma-separated); others get 403.',
+  disabled_tools: 'Tools hidden from every client (comma-separated); a hidden tool answers like an unknown one.',
+  approval_mode: 'admin: only a person approves staged writes; agent: the token\'s user may confirm through a tool.',
+  audit_retention_days: 'How many days of audit files are kept before they are deleted.',
+};
+
+export const SettingsPatch = Settings.partial().strict();
+export type SettingsPatch = z.infer<typeof SettingsPatch>;

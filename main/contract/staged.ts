@@ -1,0 +1,61 @@
+import { z } from 'zod';
+
+export const STAGED_LIFETIME_MS = 15 * 60 * 1000;
+
+export const StagedStatus = z.enum(['pending', 'confirmed', 'discarded', 'expired', 'failed']);
+export type StagedStatus = z.infer<typeof StagedStatus>;
+
+/** One line of a readable preview: a field and its value before and after. */
+export const FieldChange = z.object({
+  field: z.string(),
+  before: z.unknown().optional(),
+  after: z.unknown().optional(),
+});
+export type FieldChange = z.infer<typeof FieldChange>;
+
+/** A preview a person can read: a summary, field-by-field changes, or pretty-printed arguments. */
+export const Preview = z.object({
+  summary: z.string(),
+  kind: z.enum(['diff', 'arguments']).default('diff'),
+  changes: z.array(FieldChange).default([]),
+  arguments: z.unknown().optional(),
+});
+export type Preview = z.infer<typeof Preview>;
+
+/** The staged payload (seed: tool, payload, preview, user_id, created) plus what staging needs. */
+export const StagedPayload = z.object({
+  id: z.string(),
+  tool: z.string(),
+  plugin: z.string(),
+  payload: z.record(z.string(), z.unknown()),
+  preview: Preview,
+  user_id: z.string(),
+  token_id: z.string().nullable(),
+  token_label: z.string().nullable().default(null),
+  client: z.string().nullable().default(null),
+  request_id: z.string().nullable().default(null),
+  created: z.string(),
+  expires_at: z.string(),
+  /** sha256 of the canonical payload, so a confirm applies exactly what was previewed */
+  payload_hash: z.string(),
+  /** what the write touches, e.g. "page:12" */
+  target: z.string().nullable(),
+  /** the target's version when the preview was made; null for creations */
+  target_version: z.number().int().nullable(),
+  status: StagedStatus.default('pending'),
+  decided_at: z.string().nullable().default(null),
+  decided_by: z.string().nullable().default(null),
+  /** the apply result, kept so a second confirm returns the first result */
+  result: z.unknown().optional(),
+  error_code: z.string().nullable().default(null),
+});
+export type StagedPayload = z.infer<typeof StagedPayload>;
+
+/** What a write tool returns instead of changing anything. */
+export const StagedResponse = z.object({
+  status: z.literal('pending_approval'),
+  staged_id: z.string(),
+  preview: Preview,
+  expires_at: z.string(),
+});
+export type StagedResponse = z.infer<typeof StagedResponse>;

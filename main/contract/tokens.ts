@@ -1,0 +1,51 @@
+import { z } from 'zod';
+
+/** `gth_` + 43 base64url characters (32 random bytes). */
+export const TOKEN_PATTERN = /^gth_[A-Za-z0-9_-]{43}$/;
+export const TOKEN_PREFIX = 'gth_';
+
+/** Least-privilege narrowing chosen at creation; never wider than the user's capabilities. */
+export const TokenScope = z.object({
+  read_only: z.boolean().default(false),
+  /** When set, only these tools (still subject to the user's capabilities). */
+  tools: z.array(z.string()).optional(),
+  /** When set, only tools owned by these plugins. */
+  plugins: z.array(z.string()).optional(),
+});
+export type TokenScope = z.infer<typeof TokenScope>;
+
+/** What the options store keeps. The clear token is never stored. */
+export const TokenRecord = z.object({
+  id: z.string(),
+  label: z.string().min(1).max(100),
+  /** sha256 hex of the clear token */
+  hash: z.string().regex(/^[0-9a-f]{64}$/),
+  user_id: z.string(),
+  /** "gth_…" + last 4 */
+  preview: z.string(),
+  created: z.string(),
+  last_used: z.string().nullable().default(null),
+  scope: TokenScope.default({ read_only: false }),
+});
+export type TokenRecord = z.infer<typeof TokenRecord>;
+
+/** A token as shown to people: no hash. */
+export const TokenView = TokenRecord.omit({ hash: true }).extend({ user_login: z.string().optional() });
+export type TokenView = z.infer<typeof TokenView>;
+
+export const TokenCreateInput = z.object({
+  label: z.string().trim().min(1, 'a label is required').max(100),
+  user: z.string().optional(),
+  scope: TokenScope.partial().optional(),
+  /** Save the clear token in the OS keychain under this account for gatehouse-bridge. */
+  keychain_account: z.string().min(1).max(200).optional(),
+});
+export type TokenCreateInput = z.infer<typeof TokenCreateInput>;
+
+/** The only time the clear token leaves the service. */
+export const TokenCreated = z.object({
+  token: z.string().regex(TOKEN_PATTERN),
+  record: TokenView,
+  keychain_account: z.string().optional(),
+});
+export type TokenCreated = z.infer<typeof TokenCreated>;

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+
+export const Role = z.enum(['administrator', 'editor', 'author', 'contributor', 'subscriber']);
+export type Role = z.infer<typeof Role>;
+
+export const Capability = z.enum([
+  'read',
+  'edit_pages',
+  'edit_others_pages',
+  'publish_pages',
+  'delete_pages',
+  'manage_options',
+  'use_ai',
+  'view_audit',
+  'use_upstreams',
+]);
+export type Capability = z.infer<typeof Capability>;
+
+/** Role -> capabilities, modelled on the host platform's roles. */
+export const ROLE_CAPABILITIES: Record<Role, readonly Capability[]> = {
+  administrator: Capability.options,
+  editor: ['read', 'edit_pages', 'edit_others_pages', 'publish_pages', 'delete_pages', 'use_ai', 'view_audit', 'use_upstreams'],
+  author: ['read', 'edit_pages', 'publish_pages', 'use_ai'],
+  contributor: ['read', 'edit_pages'],
+  subscriber: ['read'],
+};
+
+export const Login = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,59}$/, 'a login is 1-60 characters: lower-case letters, digits, . _ -, starting with a letter or digit');
+
+export const User = z.object({
+  id: z.string(),
+  login: Login,
+  display_name: z.string(),
+  role: Role,
+  created: z.string(),
+});
+export type User = z.infer<typeof User>;

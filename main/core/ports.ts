@@ -1,0 +1,66 @@
+import type { AuditEntry, AuditPage, AuditQuery } from '../contract/audit.ts';
+import type { Entitlement } from '../contract/entitlements.ts';
+import type { VaultBackend } from '../contract/health.ts';
+import type { UsageEvent } from '../contract/usage.ts';
+
+/** Time, injected so tests can move it. Milliseconds since the epoch. */
+export interface Clock {
+  now(): number;
+}
+export const systemClock: Clock = { now: () => Date.now() };
+
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+/**
+ * A JSON document kept in memory and persisted by an adapter. Reads are
+ * synchronous snapshots; updates are serialized, validated and written
+ * atomically before the returned promise resolves.
+ */
+export interface DocumentStore<T> {
+  read(): T;
+  update<R>(mutate: (draft: T) => R | Promise<R>): Promise<R>;
+}
+
+/** Secrets: the OS keychain, or a 0600 file when no keychain is reachable. */
+export interface Vault {
+  readonly backend: VaultBackend;
+  get(account: string): Promise<string | null>;
+  set(account: string, secret: string): Promise<void>;
+  delete(account: string): Promise<boolean>;
+}
+
+export interface AuditSink {
+  append(entry: AuditEntry): void;
+}
+export interface AuditReader {
+  query(q: AuditQuery): Promise<AuditPage>;
+}
+
+/** Feature gates ask this; the local policy now, the cloud client later. */
+export interface EntitlementSource {
+  check(feature: string): Promise<Entitlement>;
+}
+
+export interface UsageSink {
+  record(event: Omit<UsageEvent, 'event_id' | 'site_id' | 'timestamp'>): void;
+}
+
+/** A text-generating AI provider (through the cloud gateway once it exists). */
+export interface AiProvider {
+  readonly id: string;
+  generate(
+    req: { system?: string; prompt: string; model?: string; max_tokens?: number },
+    signal?: AbortSignal,
+  ): Promise<{ text: string; model: string; tokens_input: number; tokens_output: number }>;
+}
+export interface AiProviderSource {
+  /** null when none is configured */
+  current(): AiProvider | null;
+  /** one sentence telling a person how to configure one */
+  readonly howToConfigure: string;
+}

@@ -1,0 +1,98 @@
+import type { z } from 'zod';
+import type { Capability, User } from '../contract/users.ts';
+import type { TokenRecord } from '../contract/tokens.ts';
+import type { Preview } from '../contract/staged.ts';
+
+/** Who is calling, resolved from the bearer token before any tool runs. */
+export interface CallContext {
+  user: User;
+  capabilities: ReadonlySet<Capability>;
+  token: TokenRecord | null;
+  request_id: string;
+  client: string | null;
+  signal?: AbortSignal;
+}
+
+/** MCP tool annotations (hints for clients). */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** What a tool hands back; the MCP layer turns it into content + structuredContent. */
+export interface ToolOutput {
+  structured: Record<string, unknown>;
+  /** human-readable text; defaults to pretty JSON of `structured` */
+  text?: string;
+}
+
+/** What a write tool proposes instead of changing anything. */
+export interface WritePlan {
+  preview: Preview;
+  /** normalized arguments that `apply` will receive */
+  payload: Record<string, unknown>;
+  /** what it touches, e.g. "page:12"; null when nothing exists yet */
+  target: string | null;
+  /** the target's version at preview time; null for creations */
+  target_version: number | null;
+}
+
+interface ToolBase<S extends z.ZodObject = z.ZodObject> {
+  name: string;
+  title: string;
+  description: string;
+  input: S;
+  output?: z.ZodObject;
+  capability: Capability;
+  /** dotted feature key checked by the feature gate, e.g. "site.pages.write" */
+  feature: string;
+  /** owning plugin id */
+  plugin: string;
+  annotations?: ToolAnnotations;
+}
+
+export interface ReadTool<S extends z.ZodObject = z.ZodObject> extends ToolBase<S> {
+  write: false;
+  run(input: z.infer<S>, ctx: CallContext): Promise<ToolOutput>;
+}
+
+export interface WriteTool<S extends z.ZodObject = z.ZodObject> extends ToolBase<S> {
+  write: true;
+  /** Build the preview; must not change anything. */
+  preview(input: z.infer<S>, ctx: CallContext): Promise<WritePlan>;
+  /** The target's current version, so a confirm can refuse a stale preview. */
+  currentVersion?(target: string): Promise<number | null>;
+  /** Apply a confirmed plan. Called at most once per staged payload. */
+  apply(payload: Record<string, unknown>, ctx: CallContext): Promise<ToolOutput>;
+}
+
+export type Tool = ReadTool | WriteTool;
+
+/** A resource a plugin exposes (resources/list, resources/read). */
+export interface ResourceDef {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType: string;
+  capability: Capability;
+  read(ctx: CallContext): Promise<string>;
+}
+
+/** A source of tools: the built-in site, an upstream MCP server, ... */
+export interface Plugin {
+  id: string;
+  title: string;
+  kind: 'builtin' | 'site' | 'upstream';
+  tools(): readonly Tool[];
+  resources?(): readonly ResourceDef[];
+  status?(): { status: 'ok' | 'down' | 'disabled'; detail: string | null };
+  start?(): Promise<void>;
+  stop?(): Promise<void>;
+}
+
+/** Helper for plugin authors: keeps the input type tied to the schema. */
+export const defineTool = <S extends z.ZodObject>(tool: ReadTool<S> | WriteTool<S>): Tool => tool as unknown as Tool;

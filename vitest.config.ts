@@ -1,0 +1,16 @@
+import { defineConfig } from 'vitest/config';
+
+// One config for every suite. Renderer tests opt into jsdom per file with
+// `// @vitest-environment jsdom`; everything else runs as plain Node against
+// real sockets, real files and a real Secret Service.
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.{ts,tsx}'],
+    exclude: ['node_modules/**', 'dist/**'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    // Two cores: keep child-process-heavy suites from starving each other.
+    maxWorkers: 2,
+  },
+});
