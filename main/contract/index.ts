@@ -9,3 +9,4 @@ export * from './entitlements.ts';
 export * from './health.ts';
 export * from './tools.ts';
 export * from './api.ts';
+export * from './paths.ts';
