@@ -80,3 +80,13 @@ export function actionPath(action: ApiAction, input: Record<string, unknown>): {
   });
   return { path, rest };
 }
+
+/**
+ * How the Electron shell's IPC registrar (and the admin REST) reach the core:
+ * one function for every action, called with input the caller has already
+ * validated against the action's schema.
+ */
+export type ApiDispatch = <A extends ApiAction>(
+  action: A,
+  input: z.output<ApiActions[A]['input']>,
+) => Promise<Result<ApiOutput<A>>>;

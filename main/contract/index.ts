@@ -10,3 +10,4 @@ export * from './health.ts';
 export * from './tools.ts';
 export * from './api.ts';
 export * from './paths.ts';
+export * from './csp.ts';
