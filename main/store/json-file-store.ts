@@ -1,0 +1,156 @@
+import { readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { Low } from 'lowdb';
+import type { Adapter } from 'lowdb';
+import type { z } from 'zod';
+import { GatehouseError } from '../core/errors.ts';
+import type { DocumentStore, Logger } from '../core/ports.ts';
+import { ensurePrivateDir, removeStaleTemps, writeFileAtomic } from './atomic-write.ts';
+import { moveAside } from './corrupt-backup.ts';
+import { createLogger } from './logger.ts';
+import { describeIssues } from './zod-issues.ts';
+
+/**
+ * A JSON document (settings, tokens, users, transients...) kept in memory and
+ * in one file. Reads are synchronous snapshots; updates run one at a time on a
+ * copy, are validated, written atomically, and only then become visible.
+ * Only one process writes a store: hold the process lock (process-lock.ts).
+ */
+export class JsonFileStore<T> implements DocumentStore<T> {
+  #db: Low<T>;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    readonly file: string,
+    private readonly schema: z.ZodType<T>,
+    db: Low<T>,
+    /** Where a corrupt or unreadable file found at open was moved to; null when the file was fine. */
+    readonly corruptBackup: string | null,
+  ) {
+    this.#db = db;
+  }
+
+  static async open<T>(opts: { file: string; schema: z.ZodType<T>; defaults: () => T; log?: Logger }): Promise<JsonFileStore<T>> {
+    const log = opts.log ?? createLogger();
+    await ensurePrivateDir(dirname(opts.file));
+    await removeStaleTemps(opts.file);
+
+    const adapter = new JsonAdapter<T>(opts.file);
+    const loaded = await load(opts.file, opts.schema);
+    let corruptBackup: string | null = null;
+    let data: T;
+    let mustWrite = false;
+
+    if (loaded.kind === 'ok') {
+      data = loaded.data;
+    } else if (loaded.kind === 'missing') {
+      data = validDefaults(opts.schema, opts.defaults);
+      mustWrite = true;
+    } else {
+      // Never overwrite what we could not read: keep it beside the store for a person to look at.
+      corruptBackup = await moveAside(opts.file).catch((e: unknown) => {
+        throw new GatehouseError(
+          'store_corrupt',
+          `${opts.file} is ${loaded.reason} and could not be moved aside (${(e as Error).message}); fix or remove it, then start again`,
+          { file: opts.file },
+        );
+      });
+      log.error(`store: ${opts.file} was ${loaded.reason}; moved it to ${corruptBackup} and started from defaults. Your earlier data is in that file.`, {
+        file: opts.file,
+        backup: corruptBackup,
+        reason: loaded.reason,
+      });
+      data = validDefaults(opts.schema, opts.defaults);
+      mustWrite = true;
+    }
+
+    const db = new Low<T>(adapter, deepFreeze(data));
+    if (mustWrite) await db.write();
+    return new JsonFileStore(opts.file, opts.schema, db, corruptBackup);
+  }
+
+  /** The committed document. Frozen: change it through update(). */
+  read(): T {
+    return this.#db.data;
+  }
+
+  /**
+   * Runs `mutate` on a private copy, validates the result and writes it before
+   * it becomes what read() returns. An error thrown by `mutate` is passed
+   * through unchanged; a result the schema refuses rejects with invalid_value.
+   * Either way nothing changes, in memory or on disk.
+   */
+  update<R>(mutate: (draft: T) => R | Promise<R>): Promise<R> {
+    const run = async (): Promise<R> => {
+      const draft = structuredClone(this.#db.data) as T;
+      const result = await mutate(draft);
+      const parsed = this.schema.safeParse(draft);
+      if (!parsed.success) {
+        const { text, issues } = describeIssues(parsed.error);
+        throw new GatehouseError('invalid_value', `invalid value: ${text}`, { issues });
+      }
+      const next = deepFreeze(parsed.data);
+      await this.#db.adapter.write(next);
+      this.#db.data = next;
+      return result;
+    };
+    const p = this.#queue.then(run);
+    // The queue carries on after a failed update; the caller still sees the rejection.
+    this.#queue = p.catch(() => undefined);
+    return p;
+  }
+
+  /** Resolves once every update queued so far has settled. */
+  async flush(): Promise<void> {
+    await this.#queue;
+  }
+}
+
+type Loaded<T> = { kind: 'ok'; data: T } | { kind: 'missing' } | { kind: 'bad'; reason: string };
+
+async function load<T>(file: string, schema: z.ZodType<T>): Promise<Loaded<T>> {
+  let raw: string;
+  try {
+    raw = await readFile(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { kind: 'missing' };
+    return { kind: 'bad', reason: `unreadable (${code ?? (e as Error).message})` };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    return { kind: 'bad', reason: raw.trim() === '' ? 'empty' : 'not valid JSON' };
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) return { kind: 'bad', reason: `not a valid document (${describeIssues(parsed.error).text})` };
+  return { kind: 'ok', data: parsed.data };
+}
+
+function validDefaults<T>(schema: z.ZodType<T>, defaults: () => T): T {
+  const parsed = schema.safeParse(defaults());
+  // A bug in the caller, not bad user data: say so plainly.
+  if (!parsed.success) throw new GatehouseError('internal_error', `store defaults do not match the schema: ${describeIssues(parsed.error).text}`);
+  return parsed.data;
+}
+
+/** lowdb adapter: pretty JSON, written with writeFileAtomic (temp + fsync + rename, 0600). */
+class JsonAdapter<T> implements Adapter<T> {
+  constructor(private readonly file: string) {}
+  async read(): Promise<T | null> {
+    // Loading goes through load() above, which tells a missing file from a corrupt one.
+    throw new Error('JsonAdapter.read is not used');
+  }
+  async write(data: T): Promise<void> {
+    await writeFileAtomic(this.file, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
+  }
+}
+
+function deepFreeze<V>(value: V): V {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
