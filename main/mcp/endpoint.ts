@@ -1,0 +1,114 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createMcpHandler, CLIENT_INFO_META_KEY } from '@modelcontextprotocol/server';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import type { Settings } from '../contract/settings.ts';
+import type { Clock, Logger } from '../core/ports.ts';
+import type { Tokens } from '../core/tokens.ts';
+import type { RateLimiter } from '../core/rate-limiter.ts';
+import type { Auditor } from '../core/auditor.ts';
+import type { CallContext } from '../core/tool.ts';
+import { capabilitiesOf } from '../core/users.ts';
+import { uuidv7 } from '../core/ids.ts';
+import { HttpFailure, isFailure, sendFailure, fail } from './http-failure.ts';
+import { checkHost } from './guards/host.ts';
+import { answerPreflight, checkOrigin, corsHeaders } from './guards/cors.ts';
+import { clientAddress } from './guards/client-address.ts';
+import { authenticate } from './guards/auth.ts';
+import { applyRateHeaders, rateFailure } from './guards/rate-limit.ts';
+import { DEFAULT_MAX_BODY, parseJson, readBody } from './guards/body.ts';
+import { buildServer, type ServerDeps } from './server-factory.ts';
+
+export interface EndpointDeps extends ServerDeps {
+  tokens: Tokens;
+  limiter: RateLimiter;
+  auditor: Auditor;
+  clock: Clock;
+  log: Logger;
+  allowedHosts: ReadonlySet<string>;
+  maxBody?: number;
+}
+
+type Rpc = { id?: string | number | null; method?: string; params?: { name?: string; _meta?: Record<string, unknown> } };
+
+/**
+ * The MCP endpoint: one small guard per concern, composed here in order
+ * (Host, Origin/CORS, enabled, address block, auth, body size, JSON,
+ * per-token rate), then the SDK's handler serving both protocol eras.
+ */
+export function createMcpEndpoint(deps: EndpointDeps) {
+  const maxBody = deps.maxBody ?? DEFAULT_MAX_BODY;
+  const sdk = createMcpHandler((rc) => buildServer((rc.authInfo?.extra as { ctx: CallContext }).ctx, deps), {
+    maxRequestBodySize: maxBody,
+    onerror: (e) => deps.log.debug('mcp handler', { error: e.message }),
+  });
+  const forward = toNodeHandler(sdk, { maxRequestBodySize: maxBody, onerror: (e) => deps.log.error('mcp adapter failed', { error: e.message }) });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const header = req.headers['x-request-id'];
+    const requestId = typeof header === 'string' && /^[\w.:-]{1,128}$/.test(header) ? header : uuidv7(deps.clock.now());
+    res.setHeader('X-Request-Id', requestId);
+    const settings = deps.settings();
+    const refuse = (f: HttpFailure, rpcId: string | number | null = null) => sendFailure(res, f, requestId, rpcId);
+
+    const bad = checkHost(req, deps.allowedHosts) ?? checkOrigin(req, settings.cors);
+    if (bad) return refuse(bad);
+    for (const [k, v] of Object.entries(corsHeaders(req, settings.cors))) res.setHeader(k, v);
+    if (req.method === 'OPTIONS') {
+      const f = answerPreflight(req, res, settings.cors);
+      return f ? refuse(f) : undefined;
+    }
+    if (req.method !== 'POST') {
+      return refuse(new HttpFailure('invalid_request', `${req.method} is not supported on the MCP endpoint: use POST`, { Allow: 'POST, OPTIONS' }, 405));
+    }
+    if (!settings.enabled) return refuse(fail('gateway_disabled', 'the gateway is switched off in Gatehouse settings: switch it on in the console, the tray or with `gatehouse settings set enabled true`'));
+
+    const now = deps.clock.now();
+    const address = clientAddress(req, settings.trust_proxy_headers);
+    const addressKey = `addr:${address}`;
+    if (!deps.limiter.peek(addressKey, settings.rate_limit, now)) return refuse(rateFailure(deps.limiter.check(addressKey, settings.rate_limit, now)));
+
+    const auth = authenticate(req, deps.tokens);
+    if (isFailure(auth)) {
+      // Failed authentication spends the address's budget, so guessing tokens is rate limited.
+      const d = deps.limiter.check(addressKey, settings.rate_limit, now);
+      return refuse(d.allowed ? auth : rateFailure(d));
+    }
+
+    const body = await readBody(req, maxBody);
+    if (isFailure(body)) return refuse(body);
+    const parsed = parseJson(body);
+    if (isFailure(parsed)) return refuse(parsed);
+    const rpc = (Array.isArray(parsed) ? parsed[0] : parsed) as Rpc | undefined;
+    const rpcId = typeof rpc?.id === 'string' || typeof rpc?.id === 'number' ? rpc.id : null;
+
+    const ctx: CallContext = {
+      user: auth.user,
+      capabilities: capabilitiesOf(auth.user.role),
+      token: auth.record,
+      request_id: requestId,
+      client: clientName(req, rpc, address),
+    };
+    const decision = deps.limiter.check(`tok:${auth.record.id}`, settings.rate_limit, now);
+    applyRateHeaders(res, decision);
+    if (!decision.allowed) {
+      if (rpc?.method === 'tools/call') {
+        deps.auditor.record({ tool: String(rpc.params?.name ?? 'unknown'), write: false, result: 'rate_limited', error_code: 'rate_limited' }, { request_id: requestId, token_id: auth.record.id, token_preview: auth.record.preview, user_id: auth.user.id, client: ctx.client });
+      }
+      return refuse(rateFailure(decision), rpcId);
+    }
+    deps.tokens.touch(auth.record);
+    (req as IncomingMessage & { auth?: unknown }).auth = { token: auth.record.id, clientId: auth.record.id, scopes: [], extra: { ctx } };
+    await forward(req, res, parsed);
+  }
+
+  return { handle, close: () => sdk.close() };
+}
+
+/** A short name for the audit log: the MCP clientInfo when the request carries it, else User-Agent, else the address. */
+function clientName(req: IncomingMessage, rpc: Rpc | undefined, address: string): string {
+  const info = (rpc?.params as { clientInfo?: { name?: string }; _meta?: Record<string, { name?: string }> } | undefined);
+  const name = info?.clientInfo?.name ?? info?._meta?.[CLIENT_INFO_META_KEY]?.name;
+  if (name) return String(name).slice(0, 80);
+  const ua = req.headers['user-agent'];
+  return ua ? ua.slice(0, 80) : address;
+}

@@ -1,0 +1,48 @@
+import { STAGED_LIFETIME_MS } from '../contract/staged.ts';
+import type { ApprovalMode } from '../contract/settings.ts';
+
+export const MANUAL_URI = 'gatehouse://manual';
+export const IDENTITY_URI = 'gatehouse://site/identity';
+
+/**
+ * The operating manual: returned as `instructions` by initialize and served as
+ * the gatehouse://manual resource. Written for the agent that reads it first.
+ */
+export function operatingManual(mode: ApprovalMode): string {
+  const minutes = STAGED_LIFETIME_MS / 60_000;
+  return `# Gatehouse operating manual
+
+Gatehouse is a local MCP gateway. It stands between you (an AI agent) and a person's site and tools.
+Every call you make runs with the permissions of the person your token belongs to, and every call is audited.
+
+## Before you start
+1. Read the site identity first: call the \`site_identity\` tool (or read the resource ${IDENTITY_URI}).
+   It tells you the site's name, languages, content conventions and what exists, so your work fits the site.
+2. Find tools with \`discover_tools\` (search by keyword, plugin or capability, paginated) instead of guessing.
+   tools/list shows only the tools your token may call.
+
+## Writes are staged, never immediate
+A write tool (pages_create, pages_update, pages_delete, pages_publish, translate_page, ...) changes nothing when you call it.
+It returns {status: "pending_approval", staged_id, preview, expires_at}: a readable preview of exactly what would change.
+${mode === 'admin'
+    ? '- A person approves or discards it in Gatehouse (tray, console or CLI). You cannot approve your own writes.'
+    : '- Approval mode is "agent": you may confirm or discard your own staged writes with staged_writes_confirm / staged_writes_discard, after checking the preview.'}
+- A staged write expires after ${minutes} minutes if nobody decides; then stage it again.
+- Check progress with \`staged_writes_status\` (one) or \`staged_writes_list\` (yours).
+- If the target changed after the preview, confirming fails with stale_preview: read the page again and stage a new write.
+- Tell the person what you staged and why, in one or two sentences, so they can decide quickly.
+
+## Errors (error.data.code, or structuredContent.error.code on a tool result)
+- unauthorized: the token is missing, unknown or revoked; the person must create one (\`gatehouse tokens create\`).
+- forbidden: the request came from a disallowed Origin/Host, or your user lacks the permission for this action.
+- gateway_disabled: the person switched Gatehouse off; ask them to switch it on.
+- rate_limited: too many requests; wait Retry-After seconds.
+- payload_too_large: the request body is over 4 MiB.
+- unknown_tool: no such tool for your token (it may exist but be hidden from you: do not retry).
+- invalid_params: the arguments do not match the tool's input schema; the message says which field.
+- entitlement_required: the feature is not in the current plan (required_plan says which plan has it).
+- not_found / conflict: the target does not exist / clashes with existing content (e.g. a slug in use).
+- staged_expired, stale_preview, staged_not_found, staged_already_decided: see "Writes are staged".
+- provider_unavailable: no AI provider is configured for AI features such as translation.
+`;
+}
