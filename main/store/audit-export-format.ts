@@ -1,0 +1,48 @@
+import type { AuditEntry } from '../contract/audit.ts';
+import { AUDIT_CSV_COLUMNS } from '../contract/audit.ts';
+
+/**
+ * Serialization of entries: the JSONL line the log stores (and exports), and
+ * CSV rows for spreadsheets.
+ */
+
+/**
+ * One entry as a JSON line, keys always in AUDIT_CSV_COLUMNS order. The fixed
+ * order is what lets readers test `,"tool":"x"` as a substring before parsing;
+ * `staged_id` is left out when the entry has none, so it round-trips as absent.
+ */
+export function entryToJsonLine(e: AuditEntry): string {
+  const o: Record<string, unknown> = {};
+  for (const k of AUDIT_CSV_COLUMNS) {
+    const v = e[k];
+    if (v !== undefined) o[k] = v;
+  }
+  return JSON.stringify(o);
+}
+
+export const CSV_HEADER = `${AUDIT_CSV_COLUMNS.join(',')}\r\n`;
+
+/** One CSV record (RFC 4180: CRLF ends, quotes doubled inside quoted fields). */
+export function entryToCsvRow(e: AuditEntry): string {
+  let row = '';
+  for (let i = 0; i < AUDIT_CSV_COLUMNS.length; i++) {
+    if (i > 0) row += ',';
+    row += csvCell(e[AUDIT_CSV_COLUMNS[i] as (typeof AUDIT_CSV_COLUMNS)[number]]);
+  }
+  return `${row}\r\n`;
+}
+
+/**
+ * A spreadsheet runs a cell that starts with = + - @ (and, in some, a tab or
+ * carriage return) as a formula, so such text gets a leading apostrophe: it
+ * shows as text and the value an agent put in `target` cannot run in the
+ * admin's spreadsheet. Numbers and booleans are our own and stay as they are.
+ */
+export function csvCell(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v !== 'string') return String(v);
+  let s = v;
+  const c = s.charCodeAt(0);
+  if (c === 61 || c === 43 || c === 45 || c === 64 || c === 9 || c === 13) s = `'${s}`;
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}

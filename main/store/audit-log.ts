@@ -1,0 +1,225 @@
+import { once } from 'node:events';
+import type { AuditPage, AuditQueryInput } from '../contract/audit.ts';
+import { AuditEntry, AuditQuery } from '../contract/audit.ts';
+import { GatehouseError } from '../core/errors.ts';
+import type { AuditReader, AuditSink, Clock, Logger } from '../core/ports.ts';
+import { systemClock } from '../core/ports.ts';
+import { CSV_HEADER, entryToCsvRow, entryToJsonLine } from './audit-export-format.ts';
+import { AuditFileSet } from './audit-file-set.ts';
+import type { FilterInput } from './audit-filter.ts';
+import { compileFilter, decodeCursor, encodeCursor } from './audit-filter.ts';
+import type { ScanHit } from './audit-scan.ts';
+import { scanNewestFirst } from './audit-scan.ts';
+import { summaryFieldsOf } from './audit-summary.ts';
+import { AuditWriter } from './audit-writer.ts';
+
+export interface AuditLogOptions {
+  /** `<dataDir>/audit`; created 0700 */
+  dir: string;
+  /** a file rolls over before an entry would take it past this; default 16 MiB */
+  maxFileBytes?: number;
+  /** read on every sweep, so a settings change applies without a restart; default 90 */
+  retentionDays?: () => number;
+  clock?: Clock;
+  log?: Logger;
+}
+
+const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
+const DEFAULT_RETENTION_DAYS = 90;
+const DAY_MS = 86_400_000;
+const EXPORT_CHUNK_CHARS = 64 * 1024;
+
+/**
+ * The audit log: append-only JSONL files in one folder, rotated by size and
+ * deleted by age. `append` is synchronous and never throws (a tool call must
+ * not fail because of its audit entry); the entry is validated, serialized at
+ * once and written with the others of the same tick.
+ *
+ * Order: "newest first" means most recently appended first, for `query` and
+ * for both export formats, so an export equals every query page concatenated.
+ * Cursors name a position in the files, not an index, so entries appended
+ * between two pages never shift or repeat the next page.
+ */
+export class AuditLog implements AuditSink, AuditReader {
+  private readonly listeners = new Set<(e: AuditEntry) => void>();
+  private closed = false;
+
+  private constructor(
+    private readonly files: AuditFileSet,
+    private readonly writer: AuditWriter,
+    private readonly retentionDays: () => number,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+  ) {}
+
+  static async open(opts: AuditLogOptions): Promise<AuditLog> {
+    const maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    if (!Number.isSafeInteger(maxFileBytes) || maxFileBytes < 1) {
+      throw new GatehouseError('invalid_value', 'audit log: maxFileBytes must be a positive whole number of bytes', { field: 'maxFileBytes' });
+    }
+    const log = opts.log ?? stderrLogger;
+    const clock = opts.clock ?? systemClock;
+    const { set, appendable } = await AuditFileSet.load(opts.dir, log, maxFileBytes);
+    const writer = new AuditWriter(set, maxFileBytes, clock, log, appendable);
+    return new AuditLog(set, writer, opts.retentionDays ?? (() => DEFAULT_RETENTION_DAYS), clock, log);
+  }
+
+  append(entry: AuditEntry): void {
+    try {
+      if (this.closed) {
+        this.log.error('audit: entry appended after the log was closed; dropped', { id: safeId(entry) });
+        return;
+      }
+      const parsed = AuditEntry.safeParse(entry);
+      if (!parsed.success) {
+        const fields = [...new Set(parsed.error.issues.map((i) => i.path.join('.') || '(entry)'))];
+        this.log.error('audit: entry rejected, invalid fields', { id: safeId(entry), fields });
+        return;
+      }
+      const e = parsed.data;
+      const text = `${entryToJsonLine(e)}\n`;
+      this.writer.enqueue({ text, bytes: Buffer.byteLength(text, 'utf8'), fields: summaryFieldsOf(e) });
+      for (const l of this.listeners) {
+        try {
+          l(e);
+        } catch (err) {
+          this.log.warn('audit: an append listener threw', { error: String(err) });
+        }
+      }
+    } catch (err) {
+      this.log.error('audit: append failed', { id: safeId(entry), error: String(err) });
+    }
+  }
+
+  /** Resolves when every entry appended so far is written to its file. */
+  flush(): Promise<void> {
+    return this.writer.flush();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.listeners.clear();
+    await this.writer.close();
+  }
+
+  onAppend(listener: (e: AuditEntry) => void): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  async query(q: AuditQueryInput): Promise<AuditPage> {
+    const parsed = AuditQuery.safeParse(q);
+    if (!parsed.success) throw invalidQuery(parsed.error.issues);
+    const { limit, cursor } = parsed.data;
+    const filter = compileFilter(parsed.data);
+    const after = cursor === undefined ? null : decodeCursor(cursor);
+    await this.settleWrites();
+    const hits: ScanHit[] = [];
+    // One more than the page: whether it exists decides next_cursor.
+    for await (const chunk of scanNewestFirst(this.files.snapshot(), filter, after, limit + 1)) hits.push(...chunk);
+    const page = hits.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      entries: page.map((h) => h.entry),
+      next_cursor: hits.length > limit && last ? encodeCursor({ seq: last.seq, offset: last.offset }) : null,
+    };
+  }
+
+  /**
+   * Writes every matching entry to `out`, newest first like `query`, and
+   * returns how many. CSV starts with a header row. Waits for `out` to drain
+   * when it asks to; does not end it.
+   */
+  async export(q: Omit<AuditQueryInput, 'limit' | 'cursor'>, format: 'jsonl' | 'csv', out: NodeJS.WritableStream): Promise<number> {
+    if (format !== 'jsonl' && format !== 'csv') throw new GatehouseError('invalid_value', 'audit export: format must be "jsonl" or "csv"', { field: 'format' });
+    const parsed = AuditQuery.omit({ limit: true, cursor: true }).safeParse(q);
+    if (!parsed.success) throw invalidQuery(parsed.error.issues);
+    const filter = compileFilter(parsed.data as FilterInput);
+    await this.settleWrites();
+    const toText = format === 'csv' ? entryToCsvRow : (e: AuditEntry) => `${entryToJsonLine(e)}\n`;
+    let pending = format === 'csv' ? CSV_HEADER : '';
+    let count = 0;
+    for await (const chunk of scanNewestFirst(this.files.snapshot(), filter, null, Infinity)) {
+      for (const h of chunk) {
+        pending += toText(h.entry);
+        count++;
+        if (pending.length >= EXPORT_CHUNK_CHARS) {
+          await writeOut(out, pending);
+          pending = '';
+        }
+      }
+    }
+    if (pending) await writeOut(out, pending);
+    return count;
+  }
+
+  /**
+   * Deletes the files whose newest entry is older than the retention period
+   * (a file without a readable entry counts by its creation time). The file
+   * being written is closed first when it is that old. Returns files deleted.
+   */
+  async sweep(): Promise<number> {
+    const days = this.retentionDays();
+    if (!Number.isFinite(days) || days <= 0) {
+      this.log.warn('audit: retention is not a positive number of days; nothing swept', { days });
+      return 0;
+    }
+    const cutoff = this.clock.now() - days * DAY_MS;
+    if (!this.closed) await this.writer.retireIfOlderThan(cutoff);
+    let removed = 0;
+    for (const rec of [...this.files.list()]) {
+      if (this.writer.isActive(rec)) continue;
+      const newest = rec.summary.maxMs ?? rec.createdMs;
+      if (newest >= cutoff) continue;
+      try {
+        await this.files.remove(rec);
+        removed++;
+      } catch (e) {
+        this.log.warn('audit: could not delete an expired file', { file: rec.name, error: String(e) });
+      }
+    }
+    if (removed > 0) this.log.info('audit: expired files deleted', { files: removed, retention_days: days });
+    return removed;
+  }
+
+  /** Readers see what was appended before they started; a disk that refuses writes must not block them. */
+  private async settleWrites(): Promise<void> {
+    if (!this.closed) await this.writer.flush().catch(() => undefined);
+  }
+}
+
+async function writeOut(out: NodeJS.WritableStream, text: string): Promise<void> {
+  if (out.write(text)) return;
+  const ac = new AbortController();
+  try {
+    await Promise.race([
+      once(out as unknown as NodeJS.EventEmitter, 'drain', { signal: ac.signal }),
+      once(out as unknown as NodeJS.EventEmitter, 'close', { signal: ac.signal }).then(() => {
+        throw new GatehouseError('internal_error', 'audit export: the output closed before the export finished');
+      }),
+    ]);
+  } finally {
+    ac.abort();
+  }
+}
+
+function invalidQuery(issues: Array<{ path: PropertyKey[]; message: string }>): GatehouseError {
+  const detail = issues.map((i) => `${i.path.map(String).join('.') || 'query'}: ${i.message}`).join('; ');
+  return new GatehouseError('invalid_value', `audit query: ${detail}`, { fields: issues.map((i) => i.path.map(String).join('.')) });
+}
+
+function safeId(entry: unknown): string | null {
+  const id = (entry as { id?: unknown } | null)?.id;
+  return typeof id === 'string' ? id.slice(0, 100) : null;
+}
+
+/** Used when the service passes no logger: failures must still be seen somewhere. */
+const stderrLogger: Logger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (msg, fields) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg, ...fields })}\n`),
+  error: (msg, fields) => process.stderr.write(`${JSON.stringify({ level: 'error', msg, ...fields })}\n`),
+};

@@ -1,0 +1,118 @@
+import { AuditEntry } from '../contract/audit.ts';
+import type { AuditCursor, AuditFilter } from './audit-filter.ts';
+import { compareWithRange, entryMatches, linePrecheck, peekAt } from './audit-filter.ts';
+import type { ScanFile } from './audit-file-set.ts';
+import type { LineChunk } from './audit-files.ts';
+import { BackwardChunks, eachLineBackward, openForRead } from './audit-files.ts';
+import { summaryMayMatch } from './audit-summary.ts';
+
+/** A matching entry and where its line starts (the cursor of a page that ends with it). */
+export interface ScanHit {
+  entry: AuditEntry;
+  seq: number;
+  offset: number;
+}
+
+/**
+ * Matching entries, newest first (the newest file first, each file from its
+ * end backwards), strictly older than `after`, at most `limit` of them,
+ * yielded a chunk at a time. Work is skipped at three levels: files whose
+ * summary cannot match, lines that lack a needle or fall outside the time
+ * range by a substring peek, and with an equality filter the scan jumps
+ * from one occurrence of its needle to the previous without looking at the
+ * lines between.
+ */
+export async function* scanNewestFirst(files: ScanFile[], f: AuditFilter, after: AuditCursor | null, limit: number): AsyncGenerator<ScanHit[]> {
+  let remaining = limit;
+  for (const file of files) {
+    if (remaining <= 0) return;
+    if (after && file.seq > after.seq) continue;
+    const end = after && file.seq === after.seq ? Math.min(after.offset, file.bytes) : file.bytes;
+    if (end <= 0 || !summaryMayMatch(file.summary, f)) continue;
+    const fh = await openForRead(file.path);
+    if (!fh) continue; // swept since the snapshot
+    try {
+      const chunks = new BackwardChunks(fh, end);
+      const monotonic = file.summary.monotonic;
+      for (let chunk = await chunks.next(); chunk; chunk = await chunks.next()) {
+        if (monotonic && chunkIsAfterRange(chunk, f)) continue;
+        const { hits, pastRange } = scanChunk(chunk, file.seq, f, monotonic, remaining);
+        remaining -= hits.length;
+        if (hits.length > 0) yield hits;
+        if (remaining <= 0 || pastRange) break;
+      }
+    } finally {
+      await fh.close();
+    }
+  }
+}
+
+/** In a file whose times only grow, a chunk whose oldest line is at or after `to` holds nothing in range. */
+function chunkIsAfterRange(chunk: LineChunk, f: AuditFilter): boolean {
+  if (f.toMs === null) return false;
+  const nl = chunk.buf.indexOf(10);
+  const first = chunk.buf.toString('latin1', 0, nl < 0 ? chunk.buf.length : nl);
+  const at = peekAt(first);
+  if (at === null) return false;
+  const ms = Date.parse(at);
+  return !Number.isNaN(ms) && ms >= f.toMs;
+}
+
+function scanChunk(
+  chunk: LineChunk,
+  seq: number,
+  f: AuditFilter,
+  monotonic: boolean,
+  want: number,
+): { hits: ScanHit[]; pastRange: boolean } {
+  const text = chunk.buf.toString('latin1');
+  const hits: ScanHit[] = [];
+  let pastRange = false;
+
+  const visit = (start: number, end: number): boolean => {
+    const line = text.slice(start, end);
+    if (!linePrecheck(line, f)) {
+      // Times only grow in this file: the first entry before `from` means every earlier one is too.
+      if (monotonic && f.fromMs !== null) {
+        const at = peekAt(line);
+        if (at !== null && compareWithRange(at, f) === -1 && parse(chunk.buf, start, end) !== null) {
+          pastRange = true;
+          return false;
+        }
+      }
+      return true;
+    }
+    const obj = parse(chunk.buf, start, end);
+    if (obj === null || !entryMatches(obj, f)) return true;
+    const valid = AuditEntry.safeParse(obj);
+    if (!valid.success) return true;
+    hits.push({ entry: valid.data, seq, offset: chunk.base + start });
+    return hits.length < want;
+  };
+
+  const needle = f.needles[0];
+  if (needle === undefined) {
+    eachLineBackward(text, visit);
+  } else {
+    let pos = text.length;
+    while (pos > 0) {
+      const m = text.lastIndexOf(needle, pos - 1);
+      if (m < 0) break;
+      const start = text.lastIndexOf('\n', m) + 1;
+      let end = text.indexOf('\n', m);
+      if (end < 0) end = text.length;
+      if (!visit(start, end)) break;
+      pos = start;
+    }
+  }
+  return { hits, pastRange };
+}
+
+function parse(buf: Buffer, start: number, end: number): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(buf.toString('utf8', start, end));
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null; // a torn or foreign line
+  }
+}
