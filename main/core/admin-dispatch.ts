@@ -1,0 +1,100 @@
+import type { ApiAction, ApiDispatch, ApiOutput } from '../contract/api.ts';
+import type { HealthReport } from '../contract/health.ts';
+import type { PluginInfo } from '../contract/tools.ts';
+import type { AuditReader, Vault } from './ports.ts';
+import type { Users } from './users.ts';
+import type { Tokens } from './tokens.ts';
+import type { Staging } from './staging.ts';
+import type { Registry } from './registry.ts';
+import type { SettingsService } from './settings-service.ts';
+import type { StatsRecorder } from './stats.ts';
+import { capabilitiesOf } from './users.ts';
+import { GatehouseError, toErrorShape } from './errors.ts';
+
+export interface AdminDeps {
+  users: Users;
+  tokens: Tokens;
+  staging: Staging;
+  registry: Registry;
+  settings: SettingsService;
+  stats: StatsRecorder;
+  audit: AuditReader;
+  vault: Vault;
+  health: () => HealthReport;
+  /** who is acting, for staged decisions ("admin", "console", ...) */
+  actor: () => string;
+}
+
+/**
+ * Every console/admin action against the core, once. The admin REST routes,
+ * the Electron IPC registrar and the offline CLI all call this; inputs have
+ * already been validated against API_ACTIONS by the caller.
+ */
+export function createAdminDispatch(deps: AdminDeps): ApiDispatch {
+  const { users, tokens, staging, registry, settings } = deps;
+  const person = () => ({ kind: 'person' as const, login: deps.actor() });
+
+  const handlers: { [A in ApiAction]: (input: never) => Promise<ApiOutput<A>> } = {
+    'health.get': async () => deps.health(),
+    'settings.get': async () => settings.get(),
+    'settings.update': async (input: Record<string, unknown>) => settings.update(input),
+    'tokens.list': async () => tokens.list(),
+    'tokens.create': async (input: { label: string; user?: string; scope?: { read_only?: boolean; tools?: string[]; plugins?: string[] }; keychain_account?: string }) => {
+      const user = input.user ? users.require(input.user) : users.list().find((u) => u.login === 'admin') ?? users.list().find((u) => u.role === 'administrator');
+      if (!user) throw new GatehouseError('not_found', 'no administrator user exists');
+      checkScope(input.scope, user.role, registry);
+      const created = await tokens.create(input.label, user, input.scope ?? {});
+      if (input.keychain_account) {
+        try {
+          await deps.vault.set(input.keychain_account, created.token);
+        } catch (e) {
+          await tokens.revoke(created.record.id);
+          throw new GatehouseError('vault_unavailable', `could not save the token to the ${deps.vault.backend}: ${toErrorShape(e).message}; no token was created`);
+        }
+      }
+      return { ...created, ...(input.keychain_account ? { keychain_account: input.keychain_account } : {}) };
+    },
+    'tokens.revoke': async (input: { id: string }) => {
+      await tokens.revoke(input.id);
+      return { id: input.id };
+    },
+    'users.list': async () => users.list(),
+    'users.add': async (input: { login: string; role: 'administrator'; display_name?: string }) => users.add(input.login, input.role, input.display_name),
+    'users.setRole': async (input: { login: string; role: 'administrator' }) => users.setRole(input.login, input.role),
+    'staged.list': async (input: { status?: 'pending' }) => staging.list(input.status ? { status: input.status } : {}),
+    'staged.get': async (input: { id: string }) => staging.get(input.id),
+    'staged.confirm': async (input: { id: string }) => staging.confirm(input.id, person()),
+    'staged.discard': async (input: { id: string }) => staging.discard(input.id, person()),
+    'audit.query': async (input: never) => deps.audit.query(input),
+    'stats.get': async () => deps.stats.snapshot(),
+    'tools.list': async () => registry.info(settings.get()),
+    'plugins.list': async () =>
+      registry.listPlugins().map((p): PluginInfo => {
+        const s = p.status?.() ?? { status: 'ok' as const, detail: null };
+        return { id: p.id, title: p.title, kind: p.kind, status: s.status, detail: s.detail, tools: p.tools().length };
+      }),
+  };
+
+  return (async (action, input) => {
+    const handler = handlers[action] as (i: unknown) => Promise<unknown>;
+    if (!handler) return { ok: false, code: 'not_found', message: `unknown action '${String(action)}'` };
+    try {
+      return { ok: true, data: await handler(input) };
+    } catch (e) {
+      return { ok: false, ...toErrorShape(e) };
+    }
+  }) as ApiDispatch;
+}
+
+/** A token may be narrowed, never widened: every named tool must be one the user could call. */
+function checkScope(scope: { tools?: string[]; plugins?: string[] } | undefined, role: Parameters<typeof capabilitiesOf>[0], registry: Registry): void {
+  if (!scope) return;
+  const caps = capabilitiesOf(role);
+  for (const name of scope.tools ?? []) {
+    const tool = registry.get(name);
+    if (!tool) throw new GatehouseError('invalid_value', `--tools names an unknown tool '${name}' (see the tools list in the console or discover_tools)`);
+    if (!caps.has(tool.capability)) throw new GatehouseError('invalid_value', `the ${role} role cannot use '${name}' (it needs ${tool.capability}); a token cannot be wider than its user`);
+  }
+  const plugins = new Set(registry.listPlugins().map((p) => p.id));
+  for (const p of scope.plugins ?? []) if (!plugins.has(p)) throw new GatehouseError('invalid_value', `--plugins names an unknown plugin '${p}' (known: ${[...plugins].join(', ')})`);
+}

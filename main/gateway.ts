@@ -1,0 +1,147 @@
+import { join } from 'node:path';
+import type { CloudHealth, HealthReport, Warning } from './contract/health.ts';
+import { CONSOLE_PATH, MCP_PATH } from './contract/health.ts';
+import type { AiProviderSource, Clock, Logger } from './core/ports.ts';
+import { systemClock } from './core/ports.ts';
+import { OptionsData, emptyOptions } from './core/options-data.ts';
+import { Users } from './core/users.ts';
+import { Tokens } from './core/tokens.ts';
+import { Registry } from './core/registry.ts';
+import { EventHub } from './core/events.ts';
+import { StatsRecorder } from './core/stats.ts';
+import { Auditor } from './core/auditor.ts';
+import { Staging } from './core/staging.ts';
+import { Pipeline } from './core/pipeline.ts';
+import { SettingsService } from './core/settings-service.ts';
+import { LocalEntitlements } from './core/local-entitlements.ts';
+import { createAdminDispatch } from './core/admin-dispatch.ts';
+import { JsonFileStore } from './store/json-file-store.ts';
+import { openVault, type LabelledVault, type VaultChoice } from './store/vault.ts';
+import { acquireLock, type LockHandle } from './store/process-lock.ts';
+import { AuditLog } from './store/audit-log.ts';
+import { createLogger } from './store/logger.ts';
+import { createSitePlugin } from './plugins/site/index.ts';
+import { SiteData, emptySiteData } from './plugins/site/site-data.ts';
+import { builtinPlugin } from './mcp/builtin-tools.ts';
+import { VERSION } from './version.ts';
+
+export interface GatewayConfig {
+  dataDir: string;
+  vault?: VaultChoice;
+  clock?: Clock;
+  log?: Logger;
+  ai?: AiProviderSource;
+  /** who holds the data dir lock while this gateway is open */
+  owner?: 'service' | 'cli';
+}
+
+/** Until the cloud client exists, no AI provider is configured, and we say so. */
+export const NO_AI: AiProviderSource = {
+  current: () => null,
+  howToConfigure: 'AI features route through the Gatehouse cloud gateway; connect a license in the console (Cloud) once the cloud client is available. Nothing was translated.',
+};
+
+export const NOT_CONNECTED: CloudHealth = {
+  success: false,
+  gateway: { connected: false, last_sync: null, license: 'not_connected', entitlements: 'local', usage: 'local', cloud_token: 'none' },
+  products: { aeo: 'inactive', code: 'inactive', verto: 'inactive', mcp: 'active', pro: 'inactive' },
+};
+
+/**
+ * The composition root without HTTP: opens the stores, the vault and the
+ * audit log, builds the core and the plugins, and wires them. Used by the
+ * headless service, the Electron shell and the CLI when no service runs.
+ */
+export async function openGateway(config: GatewayConfig) {
+  const clock = config.clock ?? systemClock;
+  const log = config.log ?? createLogger();
+  const lock: LockHandle = await acquireLock(config.dataDir, config.owner ?? 'service');
+  try {
+    const options = await JsonFileStore.open({ file: join(config.dataDir, 'options.json'), schema: OptionsData, defaults: emptyOptions, log });
+    const siteStore = await JsonFileStore.open({ file: join(config.dataDir, 'site.json'), schema: SiteData, defaults: emptySiteData, log });
+    const vault: LabelledVault = await openVault({ dataDir: config.dataDir, backend: config.vault ?? 'auto', log });
+    const events = new EventHub();
+    const settings = new SettingsService(options, events);
+    const audit = await AuditLog.open({ dir: join(config.dataDir, 'audit'), clock, log, retentionDays: () => settings.get().audit_retention_days });
+    audit.onAppend((entry) => events.emit({ type: 'audit', entry }));
+
+    const users = new Users(options, clock);
+    const admin = await users.ensureAdmin();
+    const tokens = new Tokens(options, clock);
+    const registry = new Registry();
+    const stats = new StatsRecorder(options, clock);
+    const site = createSitePlugin({ store: siteStore, clock, ai: config.ai ?? NO_AI, adminUserId: admin.id });
+    await site.seedIfEmpty();
+    const siteIdentity = () => site.identity() as unknown as Record<string, unknown>;
+    const auditor = new Auditor(audit, stats, clock, () => String(siteIdentity().url ?? 'local'));
+    const staging = new Staging(options, registry, auditor, events, clock);
+    const entitlements = new LocalEntitlements('free');
+    const pipeline = new Pipeline(registry, staging, auditor, () => entitlements, () => settings.get(), clock);
+    registry.add(builtinPlugin({ registry, staging, settings: () => settings.get(), siteIdentity }));
+    registry.add(site);
+
+    const urls = { base_url: '', mcp_url: '', console_url: '' };
+    const warnings = (): Warning[] => [
+      ...(vault.backend === 'file' ? [{ code: 'vault_file', message: 'Secrets are kept in a plain file (vault: file (not encrypted)): no OS keychain was reachable.' }] : []),
+      ...[options.corruptBackup, siteStore.corruptBackup].filter(Boolean).map((f) => ({ code: 'store_corrupt', message: `A corrupt data file was moved aside to ${f}; Gatehouse started from defaults for it.` })),
+      ...registry.listPlugins().filter((p) => p.status?.().status === 'down').map((p) => ({ code: 'upstream_down', message: `${p.title} is down: ${p.status?.().detail ?? ''}` })),
+    ];
+    const health = (): HealthReport => {
+      const since = clock.now() - 24 * 3600_000;
+      return {
+        name: 'gatehouse',
+        version: VERSION,
+        enabled: settings.get().enabled,
+        ...urls,
+        data_dir: config.dataDir,
+        vault: { backend: vault.backend, label: vault.label },
+        pending_approvals: staging.pendingCount(),
+        recent_clients: tokens
+          .list()
+          .filter((t) => t.last_used && Date.parse(t.last_used) >= since)
+          .sort((a, b) => (b.last_used ?? '').localeCompare(a.last_used ?? ''))
+          .map((t) => ({ token_id: t.id, label: t.label, client: null, last_used: t.last_used! })),
+        cloud: NOT_CONNECTED,
+        warnings: warnings(),
+      };
+    };
+    let actor = 'admin';
+    const dispatch = createAdminDispatch({ users, tokens, staging, registry, settings, stats, audit, vault, health, actor: () => actor });
+
+    const sweepers = [
+      setInterval(() => void staging.sweep().catch((e) => log.error('staged sweep failed', { error: (e as Error).message })), 15_000),
+      setInterval(() => void stats.flush().catch((e) => log.error('stats flush failed', { error: (e as Error).message })), 5_000),
+      setInterval(() => void audit.sweep().catch((e) => log.error('audit sweep failed', { error: (e as Error).message })), 3600_000),
+    ];
+    for (const t of sweepers) t.unref();
+    await staging.sweep();
+
+    let closed = false;
+    return {
+      clock, log, options, siteStore, vault, events, settings, audit, users, tokens, registry, stats, auditor, staging, pipeline, site, siteIdentity, entitlements, dispatch, health,
+      /** set the service URLs once the HTTP server listens */
+      setUrls(base: string) {
+        urls.base_url = base;
+        urls.mcp_url = `${base}${MCP_PATH}`;
+        urls.console_url = `${base}${CONSOLE_PATH}`;
+      },
+      setActor(name: string) {
+        actor = name;
+      },
+      async close(): Promise<void> {
+        if (closed) return;
+        closed = true;
+        for (const t of sweepers) clearInterval(t);
+        await stats.flush().catch(() => undefined);
+        await audit.close();
+        await options.flush();
+        await siteStore.flush();
+        await lock.release();
+      },
+    };
+  } catch (e) {
+    await lock.release();
+    throw e;
+  }
+}
+export type Gateway = Awaited<ReturnType<typeof openGateway>>;

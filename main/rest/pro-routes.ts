@@ -1,0 +1,53 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FEATURE_PLANS } from '../contract/entitlements.ts';
+import type { CloudHealth } from '../contract/health.ts';
+import type { EntitlementSource } from '../core/ports.ts';
+import type { StatsRecorder } from '../core/stats.ts';
+import type { AdminAuth } from './admin-auth.ts';
+import { sendError, sendJson } from './http-util.ts';
+
+export interface ProRoutesDeps {
+  auth: AdminAuth;
+  origin: () => string;
+  cloud: () => CloudHealth;
+  entitlements: () => EntitlementSource;
+  stats: StatsRecorder;
+}
+
+const NOT_CONNECTED = 'no cloud gateway is connected: the cloud client is not configured yet, so licenses run on the local free plan';
+
+/**
+ * Seed part C, the local REST a dashboard reads instead of calling the cloud.
+ * Until the cloud client exists these answer with the real local state (free
+ * plan, local usage counters) and refuse cloud actions with gateway_unavailable.
+ */
+export function createProRoutes(deps: ProRoutesDeps) {
+  return async function handle(req: IncomingMessage, res: ServerResponse, subpath: string): Promise<void> {
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== deps.origin()) return sendError(res, 'forbidden', 'cross-origin request refused');
+    if (!deps.auth.principal(req)) return sendError(res, 'unauthorized', 'needs an admin session or a token whose user has manage_options', { 'WWW-Authenticate': 'Bearer realm="gatehouse-admin"' });
+    const key = `${req.method} ${subpath}`;
+    switch (key) {
+      case 'GET pro/cloud/status':
+        return sendJson(res, 200, deps.cloud());
+      case 'GET pro/license':
+        return sendJson(res, 200, { success: true, license: { status: 'none', plan: 'free', site_bound: false, expires_at: null }, message: NOT_CONNECTED });
+      case 'GET pro/entitlements': {
+        const source = deps.entitlements();
+        const entitlements = await Promise.all(Object.keys(FEATURE_PLANS).map((f) => source.check(f)));
+        return sendJson(res, 200, { success: true, source: 'local-policy', entitlements });
+      }
+      case 'GET pro/usage': {
+        const stats = deps.stats.snapshot();
+        const calls = Object.values(stats.tools).reduce((n, byResult) => n + Object.values(byResult).reduce((a, b) => a + b, 0), 0);
+        return sendJson(res, 200, { success: true, source: 'local', since: stats.since, mcp_calls: calls, by_tool: stats.tools, limits: [], message: 'quotas come from the cloud gateway, which is not connected' });
+      }
+      case 'POST pro/license/activate':
+      case 'POST pro/license/deactivate':
+      case 'POST pro/cloud/sync':
+        return sendJson(res, 503, { success: false, error: { code: 'gateway_unavailable', message: NOT_CONNECTED, retryable: false } }, { 'Retry-After': '3600' });
+      default:
+        return sendError(res, 'not_found', `no route '${subpath}'`);
+    }
+  };
+}

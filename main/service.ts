@@ -1,0 +1,117 @@
+import { createServer, type Server as HttpServer } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import type { AddressInfo } from 'node:net';
+import { MCP_PATH, CONSOLE_PATH, ADMIN_PREFIX, type RuntimeInfo } from './contract/health.ts';
+import type { TokenCreateInput } from './contract/tokens.ts';
+import { RateLimiter } from './core/rate-limiter.ts';
+import { GatehouseError } from './core/errors.ts';
+import { writeRuntime, removeRuntime } from './store/runtime-file.ts';
+import { createMcpEndpoint } from './mcp/endpoint.ts';
+import { allowedHostnames } from './mcp/guards/host.ts';
+import { AdminAuth } from './rest/admin-auth.ts';
+import { createAdminRoutes } from './rest/admin-routes.ts';
+import { createProRoutes } from './rest/pro-routes.ts';
+import { createRouter } from './rest/http-router.ts';
+import { openGateway, NOT_CONNECTED, type GatewayConfig } from './gateway.ts';
+import { VERSION } from './version.ts';
+
+export interface ServiceConfig extends Omit<GatewayConfig, 'owner'> {
+  host?: string;
+  /** 0 picks a free port */
+  port?: number;
+  /** switch the gateway on at start (`serve --enable`) */
+  enable?: boolean;
+  /** extra Host names to accept (e.g. a LAN name when bound to 0.0.0.0) */
+  allowedHosts?: string[];
+  /** the built console; default dist-renderer/ beside the package */
+  consoleDir?: string;
+  /** write runtime.json (default true) */
+  writeRuntimeFile?: boolean;
+}
+
+export const DEFAULT_PORT = 7823;
+const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL('../dist-renderer/', import.meta.url));
+
+/** The headless service: the gateway plus its HTTP face, runtime.json and a clean stop. */
+export async function startService(config: ServiceConfig) {
+  const gw = await openGateway({ ...config, owner: 'service' });
+  const host = config.host ?? '127.0.0.1';
+  let server: HttpServer | null = null;
+  try {
+    if (config.enable) await gw.settings.update({ enabled: true });
+    const auth = await AdminAuth.open(gw.vault, gw.tokens, gw.clock);
+    const allowedHosts = allowedHostnames(host, config.allowedHosts);
+    let origin = '';
+    const mcp = createMcpEndpoint({
+      registry: gw.registry, pipeline: gw.pipeline, settings: () => gw.settings.get(), siteIdentity: gw.siteIdentity,
+      tokens: gw.tokens, limiter: new RateLimiter(), auditor: gw.auditor, clock: gw.clock, log: gw.log, allowedHosts,
+    });
+    const admin = createAdminRoutes({
+      dispatch: gw.dispatch, auth, events: gw.events, origin: () => origin, log: gw.log,
+      exportAudit: (q, format, out) => gw.audit.export(q, format, out),
+      loginLink: () => `${origin}${CONSOLE_PATH}login?code=${auth.issueLoginCode()}`,
+    });
+    const pro = createProRoutes({ auth, origin: () => origin, cloud: () => NOT_CONNECTED, entitlements: () => gw.entitlements, stats: gw.stats });
+    const info = () => ({ name: 'gatehouse', version: VERSION, base_url: origin, mcp_url: `${origin}${MCP_PATH}`, console_url: `${origin}${CONSOLE_PATH}`, admin_url: `${origin}${ADMIN_PREFIX}`, enabled: gw.settings.get().enabled });
+    const route = createRouter({ mcp: mcp.handle, admin, pro, auth, consoleDir: config.consoleDir ?? DEFAULT_CONSOLE_DIR, allowedHosts, info, log: gw.log });
+
+    server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => void route(req, res));
+    const listening = server;
+    await new Promise<void>((resolve, reject) => {
+      listening.once('error', (e: NodeJS.ErrnoException) =>
+        reject(e.code === 'EADDRINUSE' ? new GatehouseError('conflict', `port ${config.port ?? DEFAULT_PORT} on ${host} is in use: pick another with --port (0 = any free port)`) : e),
+      );
+      listening.listen(config.port ?? DEFAULT_PORT, host, () => resolve());
+    });
+    const { port } = listening.address() as AddressInfo;
+    origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    gw.setUrls(origin);
+
+    const runtime: RuntimeInfo = {
+      pid: process.pid, base_url: origin, mcp_url: `${origin}${MCP_PATH}`, console_url: `${origin}${CONSOLE_PATH}`,
+      admin_url: `${origin}${ADMIN_PREFIX}`, version: VERSION, started: new Date(gw.clock.now()).toISOString(),
+    };
+    if (config.writeRuntimeFile !== false) await writeRuntime(config.dataDir, runtime);
+
+    let stopping: Promise<void> | null = null;
+    return {
+      gateway: gw,
+      baseUrl: origin,
+      mcpUrl: runtime.mcp_url,
+      consoleUrl: runtime.console_url,
+      adminUrl: runtime.admin_url,
+      dataDir: config.dataDir,
+      dispatch: gw.dispatch,
+      events: gw.events,
+      vaultLabel: gw.vault.label,
+      /** a fresh one-time console login link */
+      loginUrl: () => `${origin}${CONSOLE_PATH}login?code=${auth.issueLoginCode()}`,
+      async createToken(input: TokenCreateInput) {
+        const r = await gw.dispatch('tokens.create', input);
+        if (!r.ok) throw new GatehouseError(r.code, r.message);
+        return r.data;
+      },
+      async revokeToken(id: string) {
+        const r = await gw.dispatch('tokens.revoke', { id });
+        if (!r.ok) throw new GatehouseError(r.code, r.message);
+      },
+      stop(): Promise<void> {
+        stopping ??= (async () => {
+          await new Promise<void>((resolve) => {
+            listening.close(() => resolve());
+            listening.closeAllConnections();
+          });
+          await mcp.close();
+          if (config.writeRuntimeFile !== false) await removeRuntime(config.dataDir, process.pid);
+          await gw.close();
+        })();
+        return stopping;
+      },
+    };
+  } catch (e) {
+    server?.close();
+    await gw.close();
+    throw e;
+  }
+}
+export type RunningService = Awaited<ReturnType<typeof startService>>;
