@@ -192,6 +192,8 @@ export class AuditLog implements AuditSink, AuditReader {
 }
 
 async function writeOut(out: NodeJS.WritableStream, text: string): Promise<void> {
+  // A destroyed stream never drains: waiting on it would hang the export.
+  if ((out as { destroyed?: boolean }).destroyed) throw new GatehouseError('internal_error', 'audit export: the output closed before the export finished');
   if (out.write(text)) return;
   const ac = new AbortController();
   try {
