@@ -20,11 +20,32 @@ import { checkAccount, checkSecret } from './vault-account.ts';
 
 export const VAULT_FILE = 'vault.json';
 
-const VaultDoc = z.object({
-  version: z.literal(1),
-  secrets: z.record(z.string(), z.string()),
-});
-type VaultDoc = z.infer<typeof VaultDoc>;
+type VaultDoc = { version: 1; secrets: Record<string, string> };
+
+const VaultHeader = z.object({ version: z.literal(1), secrets: z.record(z.string(), z.unknown()) });
+
+/**
+ * Checked by hand past the header: zod rebuilds records on a plain object,
+ * where an account named "__proto__" would vanish. The secrets live in an
+ * object with no prototype, so every account name is just a key.
+ */
+function parseVaultDoc(raw: string): VaultDoc | null {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  if (!VaultHeader.safeParse(json).success) return null;
+  const secrets = Object.create(null) as Record<string, string>;
+  for (const [k, v] of Object.entries((json as { secrets: object }).secrets)) {
+    if (typeof v !== 'string') return null;
+    secrets[k] = v;
+  }
+  return { version: 1, secrets };
+}
+
+const queues = new Map<string, Promise<unknown>>();
 
 export class FileVault implements Vault {
   readonly backend = 'file' as const;
@@ -73,6 +94,18 @@ export class FileVault implements Vault {
   }
 
   async #change(fn: (doc: VaultDoc) => boolean): Promise<boolean> {
+    // Queue changes within this process first, so the cross-process mutex only ever sees one of ours.
+    const prev = queues.get(this.file) ?? Promise.resolve();
+    const run = prev.then(() => this.#changeLocked(fn));
+    const tail = run.catch(() => undefined);
+    queues.set(this.file, tail);
+    void tail.then(() => {
+      if (queues.get(this.file) === tail) queues.delete(this.file);
+    });
+    return run;
+  }
+
+  async #changeLocked(fn: (doc: VaultDoc) => boolean): Promise<boolean> {
     try {
       return await withFileMutex(`${this.file}.lock`, async () => {
         const doc = await this.#load();
@@ -95,13 +128,8 @@ export class FileVault implements Vault {
       if (code === 'ENOENT') return { version: 1, secrets: Object.create(null) as Record<string, string> };
       throw new GatehouseError('vault_unavailable', `vault: cannot read ${this.file} (${code ?? 'error'})`);
     }
-    let parsed: ReturnType<typeof VaultDoc.safeParse> | null;
-    try {
-      parsed = VaultDoc.safeParse(JSON.parse(raw));
-    } catch {
-      parsed = null;
-    }
-    if (parsed?.success) return { version: 1, secrets: Object.assign(Object.create(null) as Record<string, string>, parsed.data.secrets) };
+    const doc = parseVaultDoc(raw);
+    if (doc) return doc;
     // Keep what we cannot read for a person to recover; never overwrite it. Another process may have moved it already.
     const backup = await moveAside(this.file).catch(() => null);
     if (backup) this.log.error(`vault: ${this.file} was not a valid vault file; moved it to ${backup} and started an empty vault. Secrets stored before are in that file.`, { backup });
