@@ -1,0 +1,13 @@
+import type { AiProviderSource, Clock, DocumentStore } from '../../core/ports.ts';
+import type { SiteData } from './site-data.ts';
+
+/** What the site plugin's tools are built from; injected by createSitePlugin. */
+export interface SiteDeps {
+  store: DocumentStore<SiteData>;
+  clock: Clock;
+  ai: AiProviderSource;
+}
+
+export const PLUGIN_ID = 'site';
+
+export const isoNow = (deps: Pick<SiteDeps, 'clock'>) => new Date(deps.clock.now()).toISOString();
