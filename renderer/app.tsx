@@ -1,0 +1,112 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { ComponentType } from 'react';
+import type { ConsoleEnv } from './api/index.ts';
+import { Logo } from './components/logo.tsx';
+import { ConsoleProvider } from './lib/console-context.tsx';
+import { watchSession } from './lib/session-watch.ts';
+import { useHashRoute } from './lib/use-hash-route.ts';
+import { Activity } from './screens/activity/activity.tsx';
+import { Approvals } from './screens/approvals/approvals.tsx';
+import { Overview } from './screens/overview.tsx';
+import { SettingsScreen } from './screens/settings.tsx';
+import { Tokens } from './screens/tokens/tokens.tsx';
+import { Usage } from './screens/usage/usage.tsx';
+
+export const SCREENS = [
+  { key: 'overview', title: 'Overview', Screen: Overview },
+  { key: 'approvals', title: 'Approvals', Screen: Approvals },
+  { key: 'tokens', title: 'Tokens', Screen: Tokens },
+  { key: 'activity', title: 'Activity', Screen: Activity },
+  { key: 'usage', title: 'Usage', Screen: Usage },
+  { key: 'settings', title: 'Settings', Screen: SettingsScreen },
+] as const satisfies readonly { key: string; title: string; Screen: ComponentType }[];
+
+export type ScreenKey = (typeof SCREENS)[number]['key'];
+const KEYS = SCREENS.map((s) => s.key);
+
+export function App({ env }: { env: ConsoleEnv }) {
+  const [signedOut, setSignedOut] = useState(false);
+  const watched = useMemo<ConsoleEnv>(() => ({ ...env, api: watchSession(env.api, () => setSignedOut(true)) }), [env]);
+  const route = useHashRoute(KEYS, 'overview');
+  const screen = SCREENS.find((s) => s.key === route) ?? SCREENS[0];
+  const pending = usePendingCount(watched);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const shownRoute = useRef(route);
+
+  useEffect(() => {
+    document.title = `${pending ? `(${pending}) ` : ''}${screen.title} · Gatehouse`;
+  }, [screen.title, pending]);
+  // Moving to another screen puts focus on its heading, so keyboard and screen-reader users start there.
+  useEffect(() => {
+    if (shownRoute.current === route) return;
+    shownRoute.current = route;
+    heading.current?.focus();
+  }, [route]);
+
+  const { Screen } = screen;
+  return (
+    <ConsoleProvider value={watched}>
+      <div className="shell">
+        <header className="top">
+          <button type="button" className="skip" onClick={() => heading.current?.focus()}>
+            Skip to content
+          </button>
+          <div className="brand">
+            <Logo />
+            <span>Gatehouse</span>
+          </div>
+          <nav aria-label="Console">
+            <ul>
+              {SCREENS.map((s) => (
+                <li key={s.key}>
+                  <a href={`#${s.key}`} aria-current={s.key === route ? 'page' : undefined}>
+                    {s.title}
+                    {s.key === 'approvals' && pending > 0 ? (
+                      <span className="nav-count" aria-label={`, ${pending} pending`}>
+                        {pending}
+                      </span>
+                    ) : null}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+        </header>
+        {signedOut && env.mode === 'browser' ? (
+          <div className="banner" role="alert">
+            This browser is not signed in to Gatehouse, or its session has ended. Open the one-time login link that
+            <code>gatehouse serve</code> printed, or get a new one with <code>gatehouse console-link</code>.
+          </div>
+        ) : null}
+        <main id="main">
+          <h1 ref={heading} tabIndex={-1}>
+            {screen.title}
+          </h1>
+          <Screen key={screen.key} />
+        </main>
+      </div>
+    </ConsoleProvider>
+  );
+}
+
+/** Pending approvals for the nav badge: from the health report, refreshed when something changes. */
+function usePendingCount(env: ConsoleEnv): number {
+  const [count, setCount] = useState(0);
+  useEffect(() => {
+    let alive = true;
+    const refresh = () => {
+      void env.api['health.get']({}).then((r) => {
+        if (alive && r.ok) setCount(r.data.pending_approvals);
+      });
+    };
+    refresh();
+    const stop = env.api.subscribe((event) => {
+      if (event.type === 'staged' || event.type === 'health') refresh();
+    });
+    return () => {
+      alive = false;
+      stop();
+    };
+  }, [env]);
+  return count;
+}

@@ -1,0 +1,210 @@
+import { memo, useEffect, useState } from 'react';
+import { AuditResult } from '../../../main/contract/index.ts';
+import type { AuditEntry, AuditPage } from '../../../main/contract/index.ts';
+import { ErrorBox, LoadState } from '../../components/load-state.tsx';
+import { Switch } from '../../components/switch.tsx';
+import { useApi, useConsole } from '../../lib/console-context.tsx';
+import { formatDateTime } from '../../lib/format.ts';
+import { useApiEvents } from '../../lib/use-events.ts';
+import { useLoad } from '../../lib/use-load.ts';
+import type { ExportFormat } from '../../api/index.ts';
+import { auditToCsv, auditToJsonl, collectAudit, exportFileName, saveFile } from './audit-export.ts';
+import { EMPTY_FILTERS, matches, toQuery } from './filters.ts';
+import type { FilterForm } from './filters.ts';
+
+const PAGE = 50;
+
+export function Activity() {
+  const api = useApi();
+  const [form, setForm] = useState<FilterForm>(EMPTY_FILTERS);
+  const [applied, setApplied] = useState<FilterForm>(EMPTY_FILTERS);
+  const [live, setLive] = useState(true);
+  const query = toQuery(applied);
+  const queryKey = JSON.stringify(query);
+  const page = useLoad(() => api['audit.query']({ ...query, limit: PAGE }), [api, queryKey]);
+
+  useApiEvents((event) => {
+    if (!live || event.type !== 'audit' || !matches(event.entry, query)) return;
+    page.update((p) => (p.entries.some((e) => e.id === event.entry.id) ? p : { ...p, entries: [event.entry, ...p.entries] }));
+  });
+
+  const set = (key: keyof FilterForm) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [key]: e.target.value }));
+  return (
+    <div className="activity">
+      <form
+        className="filters"
+        aria-label="Filter the audit log"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setApplied(form);
+        }}
+      >
+        <div className="field">
+          <label htmlFor="ac-tool">Tool</label>
+          <input id="ac-tool" value={form.tool} onChange={set('tool')} />
+        </div>
+        <div className="field">
+          <label htmlFor="ac-result">Result</label>
+          <select id="ac-result" value={form.result} onChange={set('result')}>
+            <option value="">any</option>
+            {AuditResult.options.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="ac-user">User id</label>
+          <input id="ac-user" value={form.user_id} onChange={set('user_id')} />
+        </div>
+        <div className="field">
+          <label htmlFor="ac-token">Token id</label>
+          <input id="ac-token" value={form.token_id} onChange={set('token_id')} />
+        </div>
+        <div className="field">
+          <label htmlFor="ac-plugin">Plugin</label>
+          <input id="ac-plugin" value={form.plugin} onChange={set('plugin')} />
+        </div>
+        <div className="field">
+          <label htmlFor="ac-from">From</label>
+          <input id="ac-from" type="datetime-local" value={form.from} onChange={set('from')} />
+        </div>
+        <div className="field">
+          <label htmlFor="ac-to">Until</label>
+          <input id="ac-to" type="datetime-local" value={form.to} onChange={set('to')} />
+        </div>
+        <div className="filter-buttons">
+          <button type="submit" className="primary">
+            Apply filters
+          </button>
+          <button
+            type="button"
+            onClick={() => {
+              setForm(EMPTY_FILTERS);
+              setApplied(EMPTY_FILTERS);
+            }}
+          >
+            Clear
+          </button>
+        </div>
+      </form>
+      <div className="toolbar">
+        <div className="live">
+          <Switch checked={live} onChange={setLive} label="Live updates" />
+          <span>Live updates</span>
+        </div>
+        <ExportLinks filters={applied} />
+      </div>
+      <LoadState state={page.state} what="the audit log" onRetry={page.reload}>
+        {(data) => <AuditTable page={data} query={query} onMore={(more) => page.update((p) => ({ entries: [...p.entries, ...more.entries.filter((e) => !p.entries.some((x) => x.id === e.id))], next_cursor: more.next_cursor }))} />}
+      </LoadState>
+    </div>
+  );
+}
+
+function ExportLinks({ filters }: { filters: FilterForm }) {
+  const env = useConsole();
+  const [busy, setBusy] = useState<ExportFormat | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  const query = toQuery(filters);
+  const build = async (format: ExportFormat) => {
+    setBusy(format);
+    setFailure(null);
+    const all = await collectAudit(env.api, query);
+    setBusy(null);
+    if (!all.ok) return setFailure(`Export failed: ${all.message}`);
+    if (format === 'csv') saveFile(exportFileName('csv'), auditToCsv(all.entries), 'text/csv');
+    else saveFile(exportFileName('jsonl'), auditToJsonl(all.entries), 'application/x-ndjson');
+  };
+  return (
+    <div className="export" role="group" aria-label="Export the filtered log">
+      <span>Export:</span>
+      {(['csv', 'jsonl'] as const).map((format) => {
+        const href = env.exportHref(format, query);
+        return href ? (
+          <a key={format} className="button" href={href} download>
+            {format.toUpperCase()}
+          </a>
+        ) : (
+          <button key={format} type="button" onClick={() => void build(format)} disabled={busy !== null}>
+            {busy === format ? 'Exporting…' : format.toUpperCase()}
+          </button>
+        );
+      })}
+      {failure ? <ErrorBox message={failure} /> : null}
+    </div>
+  );
+}
+
+function AuditTable({ page, query, onMore }: { page: AuditPage; query: ReturnType<typeof toQuery>; onMore: (more: AuditPage) => void }) {
+  const api = useApi();
+  const [loading, setLoading] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+  useEffect(() => setFailure(null), [page]);
+  if (page.entries.length === 0) return <p className="empty">No audit entries match. Every tool call, staged write and decision is recorded here.</p>;
+  const more = async () => {
+    if (!page.next_cursor) return;
+    setLoading(true);
+    const result = await api['audit.query']({ ...query, limit: PAGE, cursor: page.next_cursor });
+    setLoading(false);
+    if (result.ok) onMore(result.data);
+    else setFailure(result.message);
+  };
+  return (
+    <>
+      <div className="table-scroll" tabIndex={0} role="region" aria-label="Audit entries">
+        <table className="audit">
+          <thead>
+            <tr>
+              <th scope="col">Time</th>
+              <th scope="col">Tool</th>
+              <th scope="col">Result</th>
+              <th scope="col">User</th>
+              <th scope="col">Token</th>
+              <th scope="col">Client</th>
+              <th scope="col">Target</th>
+              <th scope="col">ms</th>
+            </tr>
+          </thead>
+          <tbody>
+            {page.entries.map((e) => (
+              <AuditRow key={e.id} entry={e} />
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {failure ? <ErrorBox message={`Could not load more: ${failure}`} /> : null}
+      {page.next_cursor ? (
+        <button type="button" onClick={() => void more()} disabled={loading}>
+          {loading ? 'Loading…' : 'Load older entries'}
+        </button>
+      ) : (
+        <p className="muted">That is the beginning of the log (within the retention period).</p>
+      )}
+    </>
+  );
+}
+
+const AuditRow = memo(function AuditRow({ entry: e }: { entry: AuditEntry }) {
+  return (
+    <tr>
+      <td>
+        <time dateTime={e.at}>{formatDateTime(e.at)}</time>
+      </td>
+      <td>
+        {e.tool}
+        {e.write ? <span className="badge">write</span> : null}
+      </td>
+      <td>
+        <span className={`badge result-${e.result}`}>{e.result}</span>
+        {e.error_code ? <span className="code"> {e.error_code}</span> : null}
+      </td>
+      <td>{e.user_id ?? ''}</td>
+      <td>{e.token_preview ?? ''}</td>
+      <td>{e.client ?? ''}</td>
+      <td>{e.target ?? ''}</td>
+      <td className="num">{Math.round(e.duration_ms)}</td>
+    </tr>
+  );
+});

@@ -1,0 +1,14 @@
+import { useNow } from '../../lib/clock.ts';
+import { formatCountdown } from '../../lib/format.ts';
+
+/** Time left until `expiresAt`; re-renders on the page's shared one-second tick, alone. */
+export function Countdown({ expiresAt }: { expiresAt: string }) {
+  const now = useNow();
+  const left = Date.parse(expiresAt) - now;
+  if (left <= 0) return <span className="countdown expired">expired</span>;
+  return (
+    <time className={`countdown${left < 60_000 ? ' soon' : ''}`} dateTime={expiresAt} title={`Expires at ${new Date(expiresAt).toLocaleTimeString()}`}>
+      {formatCountdown(left)} left
+    </time>
+  );
+}

@@ -1,0 +1,54 @@
+import { memo } from 'react';
+import type { StagedPayload } from '../../../main/contract/index.ts';
+import { useNow } from '../../lib/clock.ts';
+import { formatDateTime, formatRelative } from '../../lib/format.ts';
+
+const LABEL: Record<StagedPayload['status'], string> = {
+  pending: 'pending',
+  confirmed: 'approved',
+  discarded: 'discarded',
+  expired: 'expired',
+  failed: 'failed',
+};
+
+/** The most recent decisions; older ones are in the audit log. */
+export const DecisionHistory = memo(function DecisionHistory({ items }: { items: StagedPayload[] }) {
+  const now = useNow();
+  return (
+    <section aria-labelledby="ap-history" className="history">
+      <h2 id="ap-history">Recent decisions</h2>
+      {items.length === 0 ? (
+        <p className="muted">No decisions yet.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Decision</th>
+              <th scope="col">Tool</th>
+              <th scope="col">What</th>
+              <th scope="col">By</th>
+              <th scope="col">When</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((item) => (
+              <tr key={item.id}>
+                <td>
+                  <span className={`badge result-${item.status}`}>{LABEL[item.status]}</span>
+                  {item.error_code ? <span className="code"> {item.error_code}</span> : null}
+                </td>
+                <td>{item.tool}</td>
+                <td>{item.preview.summary}</td>
+                <td>{item.decided_by ?? (item.status === 'expired' ? 'time' : '')}</td>
+                <td title={formatDateTime(item.decided_at ?? item.expires_at)}>{formatRelative(item.decided_at ?? item.expires_at, now)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <p>
+        <a href="#activity">Full history in Activity</a>
+      </p>
+    </section>
+  );
+});

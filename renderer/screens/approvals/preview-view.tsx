@@ -1,0 +1,70 @@
+import type { FieldChange, Preview } from '../../../main/contract/index.ts';
+import { showValue } from '../../lib/format.ts';
+import { lineDiff, withContext } from './line-diff.ts';
+
+/** What a staged write would do, as a person reads it. */
+export function PreviewView({ preview, idBase }: { preview: Preview; idBase: string }) {
+  if (preview.kind === 'arguments') {
+    return (
+      <div className="preview">
+        <h4 id={`${idBase}-args`}>Arguments sent to the tool</h4>
+        <pre className="code-block" aria-labelledby={`${idBase}-args`} tabIndex={0}>
+          {preview.arguments === undefined ? '(none)' : showValue(preview.arguments)}
+        </pre>
+      </div>
+    );
+  }
+  if (preview.changes.length === 0) return <p className="muted">This preview lists no field changes.</p>;
+  return (
+    <table className="diff">
+      <caption className="visually-hidden">Changes field by field</caption>
+      <thead>
+        <tr>
+          <th scope="col">Field</th>
+          <th scope="col">Before</th>
+          <th scope="col">After</th>
+        </tr>
+      </thead>
+      <tbody>
+        {preview.changes.map((change, i) => (
+          <ChangeRow key={`${change.field}-${i}`} change={change} />
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function ChangeRow({ change }: { change: FieldChange }) {
+  const { before, after } = change;
+  const long = typeof before === 'string' && typeof after === 'string' && (before.includes('\n') || after.includes('\n') || before.length + after.length > 160);
+  const lines = long ? lineDiff(before, after) : null;
+  if (lines) {
+    return (
+      <tr>
+        <th scope="row">{change.field}</th>
+        <td colSpan={2}>
+          <pre className="line-diff" tabIndex={0} aria-label={`Changes to ${change.field}, line by line`}>
+            {withContext(lines).map((l, i) =>
+              l.op === 'skip' ? (
+                <span key={i} className="diff-skip">{`… ${l.count} unchanged line${l.count === 1 ? '' : 's'}\n`}</span>
+              ) : (
+                <span key={i} className={`diff-${l.op}`}>
+                  <span className="visually-hidden">{l.op === 'add' ? 'added: ' : l.op === 'del' ? 'removed: ' : ''}</span>
+                  <span aria-hidden="true">{l.op === 'add' ? '+ ' : l.op === 'del' ? '- ' : '  '}</span>
+                  {`${l.text}\n`}
+                </span>
+              ),
+            )}
+          </pre>
+        </td>
+      </tr>
+    );
+  }
+  return (
+    <tr>
+      <th scope="row">{change.field}</th>
+      <td className="before">{before === undefined ? <span className="muted">(none)</span> : <pre>{showValue(before)}</pre>}</td>
+      <td className="after">{after === undefined ? <span className="muted">(removed)</span> : <pre>{showValue(after)}</pre>}</td>
+    </tr>
+  );
+}

@@ -1,0 +1,170 @@
+import { useState } from 'react';
+import type { HealthReport } from '../../main/contract/index.ts';
+import { CopyButton } from '../components/copy-button.tsx';
+import { ErrorBox, LoadState } from '../components/load-state.tsx';
+import { Switch } from '../components/switch.tsx';
+import { useApi } from '../lib/console-context.tsx';
+import { useNow } from '../lib/clock.ts';
+import { formatDateTime, formatRelative, plural } from '../lib/format.ts';
+import { useApiEvents } from '../lib/use-events.ts';
+import { useLoad } from '../lib/use-load.ts';
+
+export function Overview() {
+  const api = useApi();
+  const health = useLoad(() => api['health.get']({}), [api]);
+  useApiEvents((event) => {
+    if (event.type === 'settings') health.update((h) => ({ ...h, enabled: event.settings.enabled }));
+    health.reload();
+  });
+  return (
+    <LoadState state={health.state} what="the service status" onRetry={health.reload}>
+      {(report) => <OverviewBody report={report} onChanged={health.reload} />}
+    </LoadState>
+  );
+}
+
+function OverviewBody({ report, onChanged }: { report: HealthReport; onChanged: () => void }) {
+  return (
+    <div className="grid">
+      <GatewayCard report={report} onChanged={onChanged} />
+      <section className="card" aria-labelledby="ov-pending">
+        <h2 id="ov-pending">Pending approvals</h2>
+        <p className="big-number">{report.pending_approvals}</p>
+        <p>
+          {report.pending_approvals === 0 ? (
+            'Nothing is waiting for you.'
+          ) : (
+            <a href="#approvals">Review {plural(report.pending_approvals, 'staged write')}</a>
+          )}
+        </p>
+      </section>
+      <WarningsCard report={report} />
+      <ClientsCard report={report} />
+      <CloudCard report={report} />
+    </div>
+  );
+}
+
+function GatewayCard({ report, onChanged }: { report: HealthReport; onChanged: () => void }) {
+  const api = useApi();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const toggle = async (enabled: boolean) => {
+    setBusy(true);
+    setError(null);
+    const result = await api['settings.update']({ enabled });
+    setBusy(false);
+    if (!result.ok) setError(result.message);
+    onChanged();
+  };
+  return (
+    <section className="card wide" aria-labelledby="ov-gateway">
+      <div className="card-head">
+        <h2 id="ov-gateway">Gateway</h2>
+        <Switch checked={report.enabled} onChange={toggle} label="Gateway" disabled={busy} describedBy="ov-gateway-state" />
+      </div>
+      <p id="ov-gateway-state" className={report.enabled ? 'state-on' : 'state-off'}>
+        {report.enabled
+          ? 'On: MCP clients with a valid token can connect.'
+          : 'Off: every MCP request is answered with 503 gateway_disabled.'}
+      </p>
+      {error ? <ErrorBox message={`Could not switch the gateway: ${error}`} /> : null}
+      <dl className="facts">
+        <dt>MCP endpoint</dt>
+        <dd className="with-action">
+          <code>{report.mcp_url}</code>
+          <CopyButton text={report.mcp_url} label="Copy the MCP endpoint URL" />
+        </dd>
+        <dt>Secrets</dt>
+        <dd>{report.vault.backend === 'keychain' ? `OS keychain (${report.vault.label})` : `Plain file (${report.vault.label})`}</dd>
+        <dt>Version</dt>
+        <dd>{report.version}</dd>
+      </dl>
+    </section>
+  );
+}
+
+function WarningsCard({ report }: { report: HealthReport }) {
+  return (
+    <section className="card" aria-labelledby="ov-warnings">
+      <h2 id="ov-warnings">Warnings</h2>
+      {report.warnings.length === 0 ? (
+        <p className="muted">None. Everything looks fine.</p>
+      ) : (
+        <ul className="warnings">
+          {report.warnings.map((w) => (
+            <li key={w.code}>
+              <strong>{w.message}</strong> <span className="code">{w.code}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function ClientsCard({ report }: { report: HealthReport }) {
+  const now = useNow();
+  return (
+    <section className="card wide" aria-labelledby="ov-clients">
+      <h2 id="ov-clients">Clients seen recently</h2>
+      {report.recent_clients.length === 0 ? (
+        <p className="muted">No client has connected yet. Create a token in <a href="#tokens">Tokens</a> and point an MCP client at the endpoint.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Token</th>
+              <th scope="col">Client</th>
+              <th scope="col">Last seen</th>
+            </tr>
+          </thead>
+          <tbody>
+            {report.recent_clients.map((c) => (
+              <tr key={c.token_id}>
+                <td>{c.label}</td>
+                <td>{c.client ?? <span className="muted">unknown</span>}</td>
+                <td title={formatDateTime(c.last_used)}>{formatRelative(c.last_used, now)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+function CloudCard({ report }: { report: HealthReport }) {
+  const { gateway, products } = report.cloud;
+  return (
+    <section className="card wide" aria-labelledby="ov-cloud">
+      <h2 id="ov-cloud">Cloud, license and products</h2>
+      {gateway.connected ? (
+        <p className="state-on">Connected{gateway.last_sync ? `, last sync ${formatDateTime(gateway.last_sync)}` : ''}.</p>
+      ) : (
+        <p className="state-off">
+          Not connected. This Gatehouse is not linked to a cloud gateway, so license, entitlements and quotas come from the
+          local policy.
+        </p>
+      )}
+      <dl className="facts">
+        <dt>License</dt>
+        <dd>{gateway.license}</dd>
+        <dt>Entitlements</dt>
+        <dd>{gateway.entitlements}</dd>
+        <dt>Usage sync</dt>
+        <dd>{gateway.usage}</dd>
+        <dt>Cloud token</dt>
+        <dd>{gateway.cloud_token}</dd>
+      </dl>
+      <h3>Products</h3>
+      <ul className="products">
+        {(Object.keys(products) as (keyof typeof products)[]).map((p) => (
+          <li key={p} className={products[p] === 'active' ? 'state-on' : 'muted'}>
+            <span className="product-name">{p}</span> {products[p]}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,125 @@
+import { useState } from 'react';
+import type { TokenCreated, TokenView, User } from '../../../main/contract/index.ts';
+import { ConfirmInline } from '../../components/confirm-inline.tsx';
+import { ErrorBox, LoadState } from '../../components/load-state.tsx';
+import { useApi } from '../../lib/console-context.tsx';
+import { useNow } from '../../lib/clock.ts';
+import { formatDateTime, formatRelative } from '../../lib/format.ts';
+import { useApiEvents } from '../../lib/use-events.ts';
+import { useLoad } from '../../lib/use-load.ts';
+import { TokenCreatedPanel } from './token-created.tsx';
+import { TokenForm } from './token-form.tsx';
+
+export function Tokens() {
+  const api = useApi();
+  const tokens = useLoad(() => api['tokens.list']({}), [api]);
+  const users = useLoad(() => api['users.list']({}), [api]);
+  const [created, setCreated] = useState<TokenCreated | null>(null);
+  useApiEvents((event) => {
+    if (event.type === 'health' || event.type === 'audit') tokens.reload();
+  });
+
+  return (
+    <div className="tokens">
+      {created ? (
+        <TokenCreatedPanel created={created} onDone={() => setCreated(null)} />
+      ) : (
+        <LoadState state={users.state} what="users" onRetry={users.reload}>
+          {(list: User[]) => (
+            <TokenForm
+              users={list}
+              onCreated={(c) => {
+                setCreated(c);
+                tokens.update((l) => [...l.filter((t) => t.id !== c.record.id), c.record]);
+              }}
+            />
+          )}
+        </LoadState>
+      )}
+      <section aria-labelledby="tk-list">
+        <h2 id="tk-list">Tokens</h2>
+        <LoadState state={tokens.state} what="tokens" onRetry={tokens.reload}>
+          {(list) => <TokenTable tokens={list} onRevoked={(id) => tokens.update((l) => l.filter((t) => t.id !== id))} />}
+        </LoadState>
+      </section>
+    </div>
+  );
+}
+
+function TokenTable({ tokens, onRevoked }: { tokens: TokenView[]; onRevoked: (id: string) => void }) {
+  const api = useApi();
+  const now = useNow();
+  const [asking, setAsking] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [announcement, setAnnouncement] = useState('');
+
+  if (tokens.length === 0) return <p className="empty">No tokens yet. Create one above for each MCP client that should connect.</p>;
+
+  const revoke = async (token: TokenView) => {
+    setBusy(true);
+    setFailure(null);
+    const result = await api['tokens.revoke']({ id: token.id });
+    setBusy(false);
+    setAsking(null);
+    if (result.ok) {
+      onRevoked(token.id);
+      setAnnouncement(`Revoked “${token.label}”. Clients using it are refused from now on.`);
+    } else setFailure(`Could not revoke “${token.label}”: ${result.message}`);
+  };
+
+  const sorted = [...tokens].sort((a, b) => b.created.localeCompare(a.created));
+  return (
+    <>
+      <p className="visually-hidden" role="status">
+        {announcement}
+      </p>
+      {failure ? <ErrorBox message={failure} /> : null}
+      <table className="token-table">
+        <thead>
+          <tr>
+            <th scope="col">Label</th>
+            <th scope="col">User</th>
+            <th scope="col">Token</th>
+            <th scope="col">Created</th>
+            <th scope="col">Last used</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {sorted.map((t) => (
+            <tr key={t.id}>
+              <td>
+                {t.label}
+                {t.scope.read_only ? <span className="badge"> read only</span> : null}
+              </td>
+              <td>{t.user_login ?? t.user_id}</td>
+              <td>
+                <code>{t.preview}</code>
+              </td>
+              <td title={formatDateTime(t.created)}>{formatRelative(t.created, now)}</td>
+              <td title={formatDateTime(t.last_used)}>{formatRelative(t.last_used, now)}</td>
+              <td className="actions">
+                {asking === t.id ? (
+                  <ConfirmInline
+                    question={`Revoke “${t.label}”? Clients using it are refused at once.`}
+                    confirmLabel="Revoke"
+                    busy={busy}
+                    onConfirm={() => void revoke(t)}
+                    onCancel={() => setAsking(null)}
+                  />
+                ) : (
+                  <button type="button" className="danger-outline" onClick={() => setAsking(t.id)} aria-label={`Revoke “${t.label}”`}>
+                    Revoke
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}

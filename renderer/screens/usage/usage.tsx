@@ -1,0 +1,121 @@
+import { useMemo, useState } from 'react';
+import type { HealthReport, Stats } from '../../../main/contract/index.ts';
+import { LoadState } from '../../components/load-state.tsx';
+import { useApi } from '../../lib/console-context.tsx';
+import { formatDateTime } from '../../lib/format.ts';
+import { useApiEvents } from '../../lib/use-events.ts';
+import { useLoad } from '../../lib/use-load.ts';
+import { RANGES, buildSeries, toolRows } from './series.ts';
+import type { Range } from './series.ts';
+import { UsageChart } from './usage-chart.tsx';
+
+export function Usage() {
+  const api = useApi();
+  const stats = useLoad(() => api['stats.get']({}), [api]);
+  const health = useLoad(() => api['health.get']({}), [api]);
+  useApiEvents((event) => {
+    if (event.type === 'audit' || event.type === 'health') stats.reload();
+    if (event.type === 'health') health.reload();
+  });
+  return (
+    <div className="usage">
+      <LoadState state={stats.state} what="usage figures" onRetry={stats.reload}>
+        {(data) => <LocalUsage stats={data} />}
+      </LoadState>
+      <section className="card" aria-labelledby="us-quota">
+        <h2 id="us-quota">Cloud quotas</h2>
+        <LoadState state={health.state} what="the cloud connection" onRetry={health.reload}>
+          {(report) => <Quotas report={report} />}
+        </LoadState>
+      </section>
+    </div>
+  );
+}
+
+function LocalUsage({ stats }: { stats: Stats }) {
+  const [range, setRange] = useState<Range>('24h');
+  // The chart is drawn once per data change, not on every clock tick.
+  const series = useMemo(() => buildSeries(stats.hourly, range, Date.now()), [stats.hourly, range]);
+  const tools = useMemo(() => toolRows(stats.tools), [stats.tools]);
+  const top = tools[0]?.total ?? 0;
+  return (
+    <>
+      <section className="card" aria-labelledby="us-time">
+        <div className="card-head">
+          <h2 id="us-time">Calls over time</h2>
+          <div className="field inline">
+            <label htmlFor="us-range">Period</label>
+            <select id="us-range" value={range} onChange={(e) => setRange(e.target.value as Range)}>
+              {(Object.keys(RANGES) as Range[]).map((r) => (
+                <option key={r} value={r}>
+                  {RANGES[r].label}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+        {series.total === 0 ? (
+          <p className="empty">No calls in this period. Counting since {stats.since ? formatDateTime(stats.since) : 'the first call'}.</p>
+        ) : (
+          <>
+            <p className="muted">
+              {series.total} call{series.total === 1 ? '' : 's'} in this period.
+            </p>
+            <UsageChart series={series} range={range} />
+          </>
+        )}
+      </section>
+      <section className="card" aria-labelledby="us-tools">
+        <h2 id="us-tools">By tool and result</h2>
+        {tools.length === 0 ? (
+          <p className="empty">No tool has been called yet.</p>
+        ) : (
+          <table className="by-tool">
+            <thead>
+              <tr>
+                <th scope="col">Tool</th>
+                <th scope="col">Calls</th>
+                <th scope="col">Results</th>
+                <th scope="col">
+                  <span className="visually-hidden">Share</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {tools.map((row) => (
+                <tr key={row.tool}>
+                  <th scope="row">{row.tool}</th>
+                  <td className="num">{row.total}</td>
+                  <td>
+                    {Object.entries(row.counts)
+                      .filter(([, n]) => n > 0)
+                      .map(([r, n]) => `${r} ${n}`)
+                      .join(' · ')}
+                  </td>
+                  <td>
+                    <svg className="share" viewBox="0 0 100 8" preserveAspectRatio="none" aria-hidden="true">
+                      <rect width={top ? (row.total / top) * 100 : 0} height="8" rx="2" className="fill-ok" />
+                    </svg>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {stats.since ? <p className="muted">Counting since {formatDateTime(stats.since)}.</p> : null}
+      </section>
+    </>
+  );
+}
+
+function Quotas({ report }: { report: HealthReport }) {
+  if (!report.cloud.gateway.connected) {
+    return (
+      <p className="state-off">
+        Not connected. Quota bars per metric and scope, with their reset times, appear here once this Gatehouse is linked
+        to a cloud gateway. Local calls are not limited by a cloud quota meanwhile.
+      </p>
+    );
+  }
+  return <p className="muted">Connected. The cloud gateway has not reported any quota figures yet.</p>;
+}
