@@ -1,0 +1,80 @@
+import { rename, rm } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type BuildOptions, type Plugin } from 'esbuild';
+
+/**
+ * Builds the bridge for fast start-up (`npm run build:bridge`):
+ *
+ *   dist/bridge/gatehouse-bridge.mjs  everything a bridging run needs, in one file
+ *   dist/bridge/lazy/*.mjs            what only some runs need: the vault (keytar, zod),
+ *                                     the contract's error codes (zod), the config writer
+ *
+ * Node spends most of a cold start loading and compiling code; one small file
+ * with no zod in it is what keeps spawn-to-initialize under ~120 ms.
+ */
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const BUNDLE = join(root, 'dist', 'bridge', 'gatehouse-bridge.mjs');
+
+// Imported dynamically by the bridge; built separately so the main file does not carry them.
+const LAZY: Record<string, string> = {
+  config: join(root, 'bridge', 'config', 'command.ts'),
+  vault: join(root, 'main', 'store', 'vault.ts'),
+  errors: join(root, 'main', 'contract', 'errors.ts'),
+};
+
+const lazyExternal: Plugin = {
+  name: 'lazy-external',
+  setup(b) {
+    b.onResolve({ filter: /\.ts$/ }, (args) => {
+      if (args.kind !== 'dynamic-import') return undefined;
+      const abs = resolve(args.resolveDir, args.path);
+      const name = Object.entries(LAZY).find(([, file]) => file === abs)?.[0];
+      return name ? { path: `./lazy/${name}.mjs`, external: true } : undefined;
+    });
+  },
+};
+
+const common: BuildOptions = {
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  // keytar is a native addon: it is resolved from node_modules at run time.
+  external: ['keytar'],
+  legalComments: 'none',
+  logLevel: 'warning',
+};
+
+/** Builds beside the old output and swaps folders, so a bridge starting meanwhile never sees half a build. */
+export async function buildBridge(): Promise<void> {
+  const final = dirname(BUNDLE);
+  const tmp = `${final}.tmp-${process.pid}`;
+  const old = `${final}.old-${process.pid}`;
+  await rm(tmp, { recursive: true, force: true });
+  await Promise.all([
+    build({ ...common, entryPoints: [join(root, 'bridge', 'entry.ts')], outfile: join(tmp, 'gatehouse-bridge.mjs'), plugins: [lazyExternal] }),
+    build({
+      ...common,
+      // Bundled CommonJS code may call require(); ESM has none unless we make one.
+      banner: { js: "import { createRequire as __bridgeCreateRequire } from 'node:module'; const require = __bridgeCreateRequire(import.meta.url);" },
+      entryPoints: LAZY,
+      outdir: join(tmp, 'lazy'),
+      outExtension: { '.js': '.mjs' },
+      splitting: true,
+      chunkNames: 'chunks/[name]-[hash]',
+      plugins: [lazyExternal],
+    }),
+  ]);
+  await rename(final, old).catch((e: NodeJS.ErrnoException) => {
+    if (e.code !== 'ENOENT') throw e;
+  });
+  await rename(tmp, final);
+  await rm(old, { recursive: true, force: true });
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await buildBridge();
+  process.stdout.write(`built ${BUNDLE}\n`);
+}

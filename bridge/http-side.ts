@@ -1,0 +1,106 @@
+import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import type * as HttpsModule from 'node:https';
+
+/**
+ * The HTTP half: plain node:http(s) with a keep-alive agent. Measured against
+ * fetch (undici) here it starts ~40 ms sooner and adds less per request; the
+ * bridge needs no more than status, headers and a byte stream.
+ */
+
+export type HttpMethod = 'POST' | 'GET' | 'DELETE';
+
+/** A failure before any response arrived. `unreached` means the server cannot have seen the request. */
+export class NetworkError extends Error {
+  override name = 'NetworkError';
+  constructor(
+    readonly code: string,
+    readonly unreached: boolean,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+// Errors that happen before a connection exists: nothing was delivered.
+const UNREACHED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ETIMEDOUT_CONNECT']);
+const CONNECT_TIMEOUT_MS = 10_000;
+
+export class HttpSide {
+  private readonly httpAgent = new Agent({ keepAlive: true, scheduling: 'lifo' });
+  private https: { mod: typeof HttpsModule; agent: HttpsModule.Agent } | undefined;
+
+  async send(url: URL, method: HttpMethod, headers: Record<string, string>, body: Buffer | undefined, signal: AbortSignal): Promise<IncomingMessage> {
+    const secure = url.protocol === 'https:';
+    if (secure && !this.https) {
+      // Loaded on first use: most bridges talk plain HTTP to 127.0.0.1.
+      const mod = await import('node:https');
+      this.https = { mod, agent: new mod.Agent({ keepAlive: true, scheduling: 'lifo' }) };
+    }
+    if (body) headers['content-length'] = String(body.length);
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const opts = { method, headers, signal, agent: secure ? this.https!.agent : this.httpAgent };
+      const req = secure ? this.https!.mod.request(url, opts) : httpRequest(url, opts);
+      let connected = false;
+      const connectTimer = setTimeout(() => {
+        if (!connected) req.destroy(new NetworkError('ETIMEDOUT_CONNECT', true, `no connection to ${url.host} within ${CONNECT_TIMEOUT_MS / 1000} s`));
+      }, CONNECT_TIMEOUT_MS);
+      connectTimer.unref();
+      req.on('socket', (socket) => {
+        if (req.reusedSocket || !socket.connecting) {
+          connected = true;
+          clearTimeout(connectTimer);
+        } else {
+          socket.once('connect', () => {
+            connected = true;
+            clearTimeout(connectTimer);
+          });
+        }
+      });
+      req.on('response', (res) => {
+        clearTimeout(connectTimer);
+        resolve(res);
+      });
+      req.on('error', (e: NodeJS.ErrnoException) => {
+        clearTimeout(connectTimer);
+        if (e instanceof NetworkError) return reject(e);
+        if (e.name === 'AbortError') return reject(new NetworkError('ABORTED', false, 'aborted'));
+        const code = e.code ?? 'EUNKNOWN';
+        reject(new NetworkError(code, !connected && UNREACHED.has(code), `${code}: ${e.message}`));
+      });
+      req.end(body);
+    });
+  }
+
+  /** Drops idle keep-alive sockets so the process can exit. */
+  close(): void {
+    this.httpAgent.destroy();
+    this.https?.agent.destroy();
+  }
+}
+
+/** Reads a whole body (error bodies, JSON responses). */
+export function readBody(res: IncomingMessage, limit = Infinity): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= limit) chunks.push(c);
+    });
+    res.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    res.on('error', reject);
+    res.on('close', () => {
+      if (!res.complete) reject(new NetworkError('ECONNRESET', false, 'the response was cut off'));
+    });
+  });
+}
+
+/** Retry-After in milliseconds (delta seconds or an HTTP date), or undefined. */
+export function retryAfterMs(res: IncomingMessage, now = Date.now()): number | undefined {
+  const v = res.headers['retry-after'];
+  if (typeof v !== 'string' || v.trim() === '') return undefined;
+  const secs = Number(v);
+  if (Number.isFinite(secs)) return Math.max(0, secs * 1000);
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}

@@ -1,0 +1,297 @@
+import type { IncomingMessage } from 'node:http';
+import { type ClientMessage, errorResponse, IDEMPOTENT, idKey, type JsonRpcId, peekServerMessage, readClientMessage } from './envelope.ts';
+import * as fail from './failures.ts';
+import { forwardBody, forwardSse, mediaType } from './forward.ts';
+import { NetworkError, readBody, retryAfterMs } from './http-side.ts';
+import { Aborted, type Link, sleep, Unreachable } from './link.ts';
+import type { BridgeLogger } from './log.ts';
+import { modernHeaders } from './protocol-headers.ts';
+import { POST_HEADERS, Session } from './session.ts';
+import type { LineWriter } from './stdio-side.ts';
+
+/**
+ * The pump between the two sides. Client lines become POSTs; whatever the
+ * server streams back becomes client lines. It reads only the id and method
+ * of client messages, to track requests in flight (for cancellation, retries
+ * and initialize replay) and to decide what is safe to send twice.
+ */
+
+interface Flight {
+  id: JsonRpcId;
+  key: string;
+  method: string;
+  ctrl: AbortController;
+  cancelled: boolean;
+}
+
+const MAX_TRANSIENT_RETRIES = 3;
+const MAX_RETRY_AFTER_MS = 30_000;
+const ERROR_BODY_LIMIT = 64 * 1024;
+
+export class Pump {
+  private readonly flights = new Map<string, Flight>();
+  private readonly life = new AbortController();
+  private readonly announced = new Set<string>();
+  private closed = false;
+  readonly session: Session;
+
+  constructor(
+    private readonly link: Link,
+    private readonly out: LineWriter,
+    private readonly log: BridgeLogger,
+    private readonly hasCredential: boolean,
+  ) {
+    this.session = new Session(link, log, (data) => out.write(data), this.life.signal);
+  }
+
+  get inFlight(): number {
+    return this.flights.size;
+  }
+
+  onLine(line: Buffer): void {
+    if (this.closed) return;
+    const msg = readClientMessage(line);
+    if (!msg) {
+      this.log.warn('the client sent a line that is not a JSON-RPC message; answered with a parse error');
+      this.out.write(errorResponse(null, -32700, 'Parse error: not a JSON-RPC message'));
+      return;
+    }
+    if (msg.kind === 'request') void this.request(msg, line);
+    else if (msg.kind === 'notification') void this.notification(msg, line);
+    else void this.reply(msg, line);
+  }
+
+  private async request(msg: ClientMessage, body: Buffer): Promise<void> {
+    const flight: Flight = { id: msg.id!, key: idKey(msg.id), method: msg.method!, ctrl: new AbortController(), cancelled: false };
+    this.flights.set(flight.key, flight);
+    if (flight.method === 'initialize') this.session.beginInitialize(body);
+    try {
+      await this.exchange(flight, msg, body);
+    } catch (e) {
+      if (!flight.cancelled && !this.closed) {
+        this.log.error('unexpected failure while forwarding a request', { method: flight.method, reason: e instanceof Error ? e.message : String(e) });
+        await this.fail(flight, fail.internal());
+      }
+    } finally {
+      this.flights.delete(flight.key);
+    }
+  }
+
+  private async exchange(flight: Flight, msg: ClientMessage, body: Buffer): Promise<void> {
+    const { method } = flight;
+    const signal = flight.ctrl.signal;
+    const deadline = Date.now() + this.link.connectTimeoutMs;
+    let renewed = false;
+    let transient = 0;
+    // Bounded, jittered: 250 ms, 500 ms, 1 s (+ up to 100 ms).
+    const backoff = () => Math.min(250 * 2 ** transient++, 2000) + Math.random() * 100;
+
+    for (;;) {
+      await this.session.ready();
+      if (signal.aborted) return;
+      const initializing = method === 'initialize';
+      const sid = initializing ? undefined : this.session.id;
+      const headers = { ...POST_HEADERS, ...(initializing ? {} : this.session.headers()), ...modernHeaders(msg) };
+
+      let res: IncomingMessage;
+      try {
+        res = await this.link.send('POST', headers, body, signal, deadline);
+      } catch (e) {
+        if (e instanceof Aborted || signal.aborted) return;
+        if (e instanceof Unreachable) return this.fail(flight, fail.unreachable(e.reason, e.waitedMs));
+        if (e instanceof NetworkError) {
+          // The request may have reached a handler: only what is harmless twice goes again.
+          if (IDEMPOTENT.has(method) && transient < MAX_TRANSIENT_RETRIES) {
+            this.log.debug('connection failed; retrying', { method, reason: e.message });
+            await sleep(backoff(), signal);
+            continue;
+          }
+          return this.fail(flight, fail.connectionLost(method));
+        }
+        throw e;
+      }
+
+      const status = res.statusCode ?? 0;
+      if (status === 200) {
+        if (initializing) this.session.noteInitializeHeaders(res);
+        const end = await forwardBody(res, (data) => this.deliver(flight, data)).catch((e: Error) => e);
+        if (end instanceof Error) return this.fail(flight, fail.httpError(200, end.message));
+        if (end.sawResponse || flight.cancelled || this.closed) return;
+        // The stream ended without the answer: resume it where the server supports that, else retry what is safe.
+        if (end.lastEventId !== undefined && this.session.id !== undefined && (await this.resume(flight, end.lastEventId))) return;
+        if (signal.aborted) return;
+        if (IDEMPOTENT.has(method) && transient < MAX_TRANSIENT_RETRIES) {
+          await sleep(backoff(), signal);
+          continue;
+        }
+        return this.fail(flight, fail.connectionLost(method));
+      }
+      if (status === 202) {
+        res.resume();
+        return;
+      }
+
+      const errBody = await readBody(res, ERROR_BODY_LIMIT).catch(() => Buffer.alloc(0));
+      const said = fail.serverMessage(errBody);
+      if (sid !== undefined && isSessionGone(status, said.text)) {
+        // The server never handled it (unknown session), so sending it again is safe for any method.
+        if (renewed) return this.fail(flight, fail.sessionLost('the new session was refused as well'));
+        renewed = true;
+        try {
+          await this.session.renew(sid);
+        } catch (e) {
+          return this.fail(flight, fail.sessionLost(e instanceof Error ? e.message : String(e)));
+        }
+        continue;
+      }
+      if (status === 401) return this.fail(flight, fail.unauthorized(this.hasCredential));
+      if (status === 403) return this.fail(flight, fail.forbidden(said.text));
+      if (status === 503 && said.dataCode === 'gateway_disabled') return this.fail(flight, fail.gatewayDisabled());
+      if (status === 429 || status === 503) {
+        // Refused before handling: safe to send again for any method, after the wait the server asks for.
+        const asked = retryAfterMs(res);
+        const wait = asked ?? backoff();
+        if (asked !== undefined) transient++;
+        if (transient <= MAX_TRANSIENT_RETRIES && wait <= MAX_RETRY_AFTER_MS) {
+          this.log.info(`the server answered ${status}; retrying in ${Math.ceil(wait / 1000)} s`, { method });
+          await sleep(wait, signal);
+          continue;
+        }
+        return this.fail(flight, status === 429 ? fail.rateLimited(wait) : fail.httpError(503, said.text));
+      }
+      if ((status === 502 || status === 504) && IDEMPOTENT.has(method) && transient < MAX_TRANSIENT_RETRIES) {
+        await sleep(backoff(), signal);
+        continue;
+      }
+      // A JSON-RPC error in the body (400 invalid params, ...) is the server's own answer.
+      const own = ownError(errBody, flight.id);
+      if (own) {
+        this.out.write(own);
+        return;
+      }
+      return this.fail(flight, fail.httpError(status, said.text));
+    }
+  }
+
+  /** Writes a server message for `flight`'s stream; true when it is the awaited response. */
+  private deliver(flight: Flight, data: Buffer): boolean {
+    const peek = peekServerMessage(data);
+    let isResponse = peek.isResponse;
+    if (isResponse && peek.parsed && idKey(peek.parsed.id) !== flight.key) isResponse = false;
+    if (isResponse && flight.method === 'initialize') this.session.noteInitializeResult(peek.parsed);
+    if (!flight.cancelled) this.out.write(data);
+    return isResponse;
+  }
+
+  /** GET with Last-Event-ID: the server replays what the cut-off stream missed. */
+  private async resume(flight: Flight, lastEventId: string): Promise<boolean> {
+    for (let attempt = 0; attempt < 2 && !flight.ctrl.signal.aborted; attempt++) {
+      try {
+        const res = await this.link.send('GET', { accept: 'text/event-stream', 'last-event-id': lastEventId, ...this.session.headers() }, undefined, flight.ctrl.signal);
+        if (res.statusCode !== 200 || mediaType(res) !== 'text/event-stream') {
+          res.resume();
+          return false;
+        }
+        const end = await forwardSse(res, (data) => this.deliver(flight, data));
+        if (end.sawResponse) return true;
+        if (end.lastEventId !== undefined) lastEventId = end.lastEventId;
+      } catch {
+        return false;
+      }
+    }
+    return false;
+  }
+
+  private async notification(msg: ClientMessage, body: Buffer): Promise<void> {
+    if (msg.method === 'notifications/cancelled') {
+      const target = this.flights.get(idKey(msg.params?.requestId));
+      const sent = this.post(msg, body);
+      if (target) {
+        target.cancelled = true;
+        target.ctrl.abort();
+        this.log.debug('request cancelled by the client', { method: target.method });
+      }
+      await sent;
+      return;
+    }
+    const ok = await this.post(msg, body);
+    if (ok && msg.method === 'notifications/initialized') this.session.listen();
+  }
+
+  /** The client's answer to a server request (sampling, elicitation, roots). */
+  private async reply(msg: ClientMessage, body: Buffer): Promise<void> {
+    await this.post(msg, body);
+  }
+
+  /** POSTs a notification or a response; the server answers 202 with no body. */
+  private async post(msg: ClientMessage, body: Buffer, again = false): Promise<boolean> {
+    await this.session.ready();
+    const sid = this.session.id;
+    const headers = { ...POST_HEADERS, ...this.session.headers(), ...modernHeaders(msg) };
+    let res: IncomingMessage;
+    try {
+      res = await this.link.send('POST', headers, body, this.life.signal, Date.now() + this.link.connectTimeoutMs);
+    } catch (e) {
+      if (!this.closed) this.log.warn('could not deliver a client message', { what: msg.method ?? 'response', reason: e instanceof Error ? e.message : String(e) });
+      return false;
+    }
+    const status = res.statusCode ?? 0;
+    if (status < 300) {
+      res.resume();
+      return true;
+    }
+    const said = fail.serverMessage(await readBody(res, ERROR_BODY_LIMIT).catch(() => Buffer.alloc(0)));
+    // A notification for the old session still makes sense in the new one; an answer to the old session's request does not.
+    if (!again && sid !== undefined && msg.kind === 'notification' && msg.method !== 'notifications/cancelled' && isSessionGone(status, said.text)) {
+      const renewedOk = await this.session.renew(sid).then(() => true, () => false);
+      return renewedOk && this.post(msg, body, true);
+    }
+    this.log.warn(`the server refused a client ${msg.kind}`, { what: msg.method ?? 'response', status, said: said.text });
+    return false;
+  }
+
+  private async fail(flight: Flight, failure: fail.Failure): Promise<void> {
+    if (flight.cancelled || this.closed) return;
+    const message = this.log.redactor.apply(failure.message);
+    if (failure.announce) {
+      if (!this.announced.has(failure.code)) {
+        this.announced.add(failure.code);
+        this.log.error(message);
+      }
+    } else {
+      this.log.warn(`${flight.method} failed: ${message}`);
+    }
+    const code = await fail.jsonRpcCode(failure.code);
+    const data: Record<string, unknown> = { code: failure.code };
+    if (failure.httpStatus) data.http_status = failure.httpStatus;
+    this.out.write(errorResponse(flight.id, code, message, data));
+  }
+
+  /** stdin closed or a signal: abort what is in flight and end the session. */
+  async shutdown(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const f of this.flights.values()) {
+      f.cancelled = true;
+      f.ctrl.abort();
+    }
+    this.life.abort();
+    await this.session.close();
+  }
+}
+
+/** 404 is the spec's answer for an unknown session; some servers answer 400 naming the session instead. */
+function isSessionGone(status: number, said: string | undefined): boolean {
+  return status === 404 || (status === 400 && /session/i.test(said ?? ''));
+}
+
+function ownError(body: Buffer, id: JsonRpcId): string | undefined {
+  if (body.length === 0) return undefined;
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as { error?: unknown };
+    if (parsed && typeof parsed.error === 'object' && parsed.error !== null) return JSON.stringify({ jsonrpc: '2.0', id, error: parsed.error });
+  } catch {
+    // not JSON: the caller reports the status instead
+  }
+  return undefined;
+}

@@ -1,0 +1,93 @@
+/**
+ * A Server-Sent Events parser over raw bytes. The data of an event stays a
+ * Buffer (a view into the received bytes where possible), so a multi-megabyte
+ * result is copied once, never decoded into a string, and never parsed here.
+ */
+
+export interface SseEvent {
+  event: string | undefined;
+  id: string | undefined;
+  data: Buffer;
+  /** More than one `data:` line: the JSON may contain line breaks and must be re-serialized before stdio. */
+  multiLine: boolean;
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+const COLON = 0x3a;
+const SPACE = 0x20;
+const EMPTY = Buffer.alloc(0);
+
+export class SseParser {
+  private partial: Buffer[] = [];
+  private data: Buffer[] = [];
+  private event: string | undefined;
+  private id: string | undefined;
+  /** The id of the last event seen, for Last-Event-ID on a reconnect. */
+  lastEventId: string | undefined;
+  /** `retry:` from the server, in milliseconds. */
+  retryMs: number | undefined;
+
+  constructor(private readonly onEvent: (e: SseEvent) => void) {}
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(LF, start);
+      if (nl === -1) break;
+      let line: Buffer;
+      if (this.partial.length) {
+        this.partial.push(chunk.subarray(start, nl));
+        line = Buffer.concat(this.partial);
+        this.partial = [];
+      } else {
+        line = chunk.subarray(start, nl);
+      }
+      if (line.length && line[line.length - 1] === CR) line = line.subarray(0, line.length - 1);
+      this.line(line);
+      start = nl + 1;
+    }
+    if (start < chunk.length) this.partial.push(start === 0 ? chunk : chunk.subarray(start));
+  }
+
+  private line(line: Buffer): void {
+    if (line.length === 0) return this.dispatch();
+    if (line[0] === COLON) return; // comment / keep-alive
+    let colon = line.indexOf(COLON);
+    if (colon === -1) colon = line.length;
+    const field = line.toString('latin1', 0, colon);
+    let valueStart = colon + 1;
+    if (line[valueStart] === SPACE) valueStart++;
+    const value = valueStart <= line.length ? line.subarray(valueStart) : EMPTY;
+    switch (field) {
+      case 'data':
+        this.data.push(value);
+        break;
+      case 'event':
+        this.event = value.toString('utf8');
+        break;
+      case 'id':
+        if (!value.includes(0)) this.id = value.toString('utf8');
+        break;
+      case 'retry': {
+        const n = Number(value.toString('latin1'));
+        if (Number.isInteger(n) && n >= 0) this.retryMs = n;
+        break;
+      }
+    }
+  }
+
+  private dispatch(): void {
+    if (this.id !== undefined) this.lastEventId = this.id;
+    const parts = this.data;
+    const event = this.event;
+    const id = this.id;
+    this.data = [];
+    this.event = undefined;
+    this.id = undefined;
+    if (parts.length === 0) return; // an id-only priming event
+    const multiLine = parts.length > 1;
+    const data = multiLine ? Buffer.concat(parts.flatMap((p, i) => (i ? [Buffer.from('\n'), p] : [p]))) : parts[0]!;
+    this.onEvent({ event, id, data, multiLine });
+  }
+}
