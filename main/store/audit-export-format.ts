@@ -7,17 +7,32 @@ import { AUDIT_CSV_COLUMNS } from '../contract/audit.ts';
  */
 
 /**
- * One entry as a JSON line, keys always in AUDIT_CSV_COLUMNS order. The fixed
- * order is what lets readers test `,"tool":"x"` as a substring before parsing;
- * `staged_id` is left out when the entry has none, so it round-trips as absent.
+ * One entry as a JSON line, keys always in AUDIT_CSV_COLUMNS order (a test
+ * holds the two together). The fixed order is what lets readers test
+ * `,"tool":"x"` as a substring before parsing; `staged_id` is left out when
+ * the entry has none (JSON drops undefined), so it round-trips as absent.
+ * An object literal, not a loop: JSON.stringify is several times faster on it.
  */
 export function entryToJsonLine(e: AuditEntry): string {
-  const o: Record<string, unknown> = {};
-  for (const k of AUDIT_CSV_COLUMNS) {
-    const v = e[k];
-    if (v !== undefined) o[k] = v;
-  }
-  return JSON.stringify(o);
+  return JSON.stringify({
+    id: e.id,
+    at: e.at,
+    request_id: e.request_id,
+    tool: e.tool,
+    write: e.write,
+    result: e.result,
+    error_code: e.error_code,
+    source_plugin: e.source_plugin,
+    feature_key: e.feature_key,
+    site: e.site,
+    token_id: e.token_id,
+    token_preview: e.token_preview,
+    user_id: e.user_id,
+    target: e.target,
+    duration_ms: e.duration_ms,
+    client: e.client,
+    staged_id: e.staged_id,
+  });
 }
 
 export const CSV_HEADER = `${AUDIT_CSV_COLUMNS.join(',')}\r\n`;

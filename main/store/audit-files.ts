@@ -124,15 +124,14 @@ export async function openForRead(path: string): Promise<FileHandle | null> {
 }
 
 /**
- * Calls `onLine(start, end)` for each line of a chunk's text, newest first.
- * `text` is the chunk decoded as latin1, so string offsets are byte offsets.
- * Returning false stops the walk.
+ * Calls `onLine(start, end)` for each non-empty line of a chunk, newest
+ * first. Returning false stops the walk.
  */
-export function eachLineBackward(text: string, onLine: (start: number, end: number) => boolean): void {
-  let end = text.length;
-  if (end > 0 && text.charCodeAt(end - 1) === 10) end--;
+export function eachLineBackward(buf: Buffer, onLine: (start: number, end: number) => boolean): void {
+  let end = buf.length;
+  if (end > 0 && buf[end - 1] === 10) end--;
   while (end >= 0) {
-    const nl = end === 0 ? -1 : text.lastIndexOf('\n', end - 1);
+    const nl = end === 0 ? -1 : buf.lastIndexOf(10, end - 1);
     if (end > nl + 1 && !onLine(nl + 1, end)) return;
     if (nl < 0) return;
     end = nl;

@@ -12,8 +12,8 @@ import type { SummaryKey } from './audit-summary.ts';
  */
 export interface AuditFilter {
   equals: Array<[SummaryKey, string]>;
-  /** latin1 spelling of each needle's UTF-8 bytes (scans decode chunks as latin1) */
-  needles: string[];
+  /** the UTF-8 bytes of `,"<field>":<JSON value>` for each equality filter */
+  needles: Buffer[];
   fromMs: number | null;
   toMs: number | null;
   fromIso: string | null;
@@ -37,7 +37,7 @@ export function compileFilter(q: FilterInput): AuditFilter {
     const v = q[qk];
     if (typeof v === 'string') equals.push([field, v]);
   }
-  const needles = equals.map(([field, v]) => Buffer.from(`,"${field}":${JSON.stringify(v)}`, 'utf8').toString('latin1'));
+  const needles = equals.map(([field, v]) => Buffer.from(`,"${field}":${JSON.stringify(v)}`, 'utf8'));
   const fromMs = parseBound('from', q.from);
   const toMs = parseBound('to', q.to);
   return { equals, needles, fromMs, toMs, fromIso: canonicalIso(fromMs), toIso: canonicalIso(toMs) };
@@ -79,19 +79,24 @@ export function compareWithRange(at: string, f: AuditFilter): -1 | 0 | 1 {
   return 0;
 }
 
-/** The `at` of a line read as latin1 text, without parsing it; null when not found. */
-export function peekAt(line: string): string | null {
-  const i = line.indexOf(',"at":"');
-  if (i < 0) return null;
-  const j = line.indexOf('"', i + 7);
-  return j < 0 ? null : line.slice(i + 7, j);
+const AT_KEY = Buffer.from(',"at":"', 'latin1');
+
+/** The `at` of the line buf[start, end) without parsing it; null when not found. */
+export function peekAt(buf: Buffer, start: number, end: number): string | null {
+  const i = buf.indexOf(AT_KEY, start);
+  if (i < 0 || i >= end) return null;
+  const j = buf.indexOf(34, i + AT_KEY.length); // the closing quote
+  return j < 0 || j > end ? null : buf.toString('latin1', i + AT_KEY.length, j);
 }
 
-/** Cheap necessary test on a line's latin1 text: true when the line may match. */
-export function linePrecheck(line: string, f: AuditFilter): boolean {
-  for (const n of f.needles) if (!line.includes(n)) return false;
+/** Cheap necessary test on the line buf[start, end): true when the line may match. */
+export function linePrecheck(buf: Buffer, start: number, end: number, f: AuditFilter): boolean {
+  if (f.needles.length > 0) {
+    const line = buf.subarray(start, end);
+    for (const n of f.needles) if (line.indexOf(n) < 0) return false;
+  }
   if (hasTimeRange(f)) {
-    const at = peekAt(line);
+    const at = peekAt(buf, start, end);
     // Not found: leave the verdict to the full check after parsing.
     if (at !== null && compareWithRange(at, f) !== 0) return false;
   }

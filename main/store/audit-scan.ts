@@ -5,6 +5,7 @@ import type { ScanFile } from './audit-file-set.ts';
 import type { LineChunk } from './audit-files.ts';
 import { BackwardChunks, eachLineBackward, openForRead } from './audit-files.ts';
 import { summaryMayMatch } from './audit-summary.ts';
+import { seekBeforeTime } from './audit-time-seek.ts';
 
 /** A matching entry and where its line starts (the cursor of a page that ends with it). */
 export interface ScanHit {
@@ -32,8 +33,9 @@ export async function* scanNewestFirst(files: ScanFile[], f: AuditFilter, after:
     const fh = await openForRead(file.path);
     if (!fh) continue; // swept since the snapshot
     try {
-      const chunks = new BackwardChunks(fh, end);
       const monotonic = file.summary.monotonic;
+      const needsSeek = monotonic && f.toMs !== null && file.summary.maxMs !== null && file.summary.maxMs >= f.toMs;
+      const chunks = new BackwardChunks(fh, needsSeek ? await seekBeforeTime(fh, end, f.toMs as number) : end);
       for (let chunk = await chunks.next(); chunk; chunk = await chunks.next()) {
         if (monotonic && chunkIsAfterRange(chunk, f)) continue;
         const { hits, pastRange } = scanChunk(chunk, file.seq, f, monotonic, remaining);
@@ -51,8 +53,7 @@ export async function* scanNewestFirst(files: ScanFile[], f: AuditFilter, after:
 function chunkIsAfterRange(chunk: LineChunk, f: AuditFilter): boolean {
   if (f.toMs === null) return false;
   const nl = chunk.buf.indexOf(10);
-  const first = chunk.buf.toString('latin1', 0, nl < 0 ? chunk.buf.length : nl);
-  const at = peekAt(first);
+  const at = peekAt(chunk.buf, 0, nl < 0 ? chunk.buf.length : nl);
   if (at === null) return false;
   const ms = Date.parse(at);
   return !Number.isNaN(ms) && ms >= f.toMs;
@@ -65,24 +66,23 @@ function scanChunk(
   monotonic: boolean,
   want: number,
 ): { hits: ScanHit[]; pastRange: boolean } {
-  const text = chunk.buf.toString('latin1');
+  const buf = chunk.buf;
   const hits: ScanHit[] = [];
   let pastRange = false;
 
   const visit = (start: number, end: number): boolean => {
-    const line = text.slice(start, end);
-    if (!linePrecheck(line, f)) {
+    if (!linePrecheck(buf, start, end, f)) {
       // Times only grow in this file: the first entry before `from` means every earlier one is too.
       if (monotonic && f.fromMs !== null) {
-        const at = peekAt(line);
-        if (at !== null && compareWithRange(at, f) === -1 && parse(chunk.buf, start, end) !== null) {
+        const at = peekAt(buf, start, end);
+        if (at !== null && compareWithRange(at, f) === -1 && parse(buf, start, end) !== null) {
           pastRange = true;
           return false;
         }
       }
       return true;
     }
-    const obj = parse(chunk.buf, start, end);
+    const obj = parse(buf, start, end);
     if (obj === null || !entryMatches(obj, f)) return true;
     const valid = AuditEntry.safeParse(obj);
     if (!valid.success) return true;
@@ -92,15 +92,15 @@ function scanChunk(
 
   const needle = f.needles[0];
   if (needle === undefined) {
-    eachLineBackward(text, visit);
+    eachLineBackward(buf, visit);
   } else {
-    let pos = text.length;
+    let pos = buf.length;
     while (pos > 0) {
-      const m = text.lastIndexOf(needle, pos - 1);
+      const m = buf.lastIndexOf(needle, pos - 1);
       if (m < 0) break;
-      const start = text.lastIndexOf('\n', m) + 1;
-      let end = text.indexOf('\n', m);
-      if (end < 0) end = text.length;
+      const start = m === 0 ? 0 : buf.lastIndexOf(10, m) + 1;
+      let end = buf.indexOf(10, m);
+      if (end < 0) end = buf.length;
       if (!visit(start, end)) break;
       pos = start;
     }

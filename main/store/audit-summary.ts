@@ -74,8 +74,9 @@ export function summaryMayMatch(s: FileSummary, f: AuditFilter): boolean {
   return true;
 }
 
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
 export function summaryFieldsOf(e: Record<string, unknown>): SummaryFields {
-  const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
   return {
     atMs: typeof e.at === 'string' ? Date.parse(e.at) : NaN,
     tool: str(e.tool),

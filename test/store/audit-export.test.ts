@@ -155,3 +155,12 @@ describe('AuditLog export', () => {
     expect(writes).toBeGreaterThan(0);
   });
 });
+
+describe('stored line format', () => {
+  it('writes keys in AUDIT_CSV_COLUMNS order, which the readers’ substring pre-checks rely on', async () => {
+    const { entryToJsonLine } = await import('../../main/store/audit-export-format.ts');
+    const line = entryToJsonLine({ ...entry(1), staged_id: 'stg_1' });
+    expect(Object.keys(JSON.parse(line) as object)).toEqual([...AUDIT_CSV_COLUMNS]);
+    expect(Object.keys(JSON.parse(entryToJsonLine(entry(1))) as object)).toEqual(AUDIT_CSV_COLUMNS.filter((c) => c !== 'staged_id'));
+  });
+});

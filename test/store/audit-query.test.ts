@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry, AuditResult } from '../../main/contract/audit.ts';
 import type { AuditLog, AuditLogOptions } from '../../main/store/audit-log.ts';
-import { AuditHarness, allPages, entry, ids } from './audit-fixtures.ts';
+import { AuditHarness, allPages, entry, ids, T0 } from './audit-fixtures.ts';
 
 let h: AuditHarness;
 beforeEach(async () => {
@@ -120,6 +120,27 @@ describe('AuditLog query', () => {
     for (const i of order) log.append(entry(i));
     const got = (await allPages(log, { from: entry(3).at, to: entry(13).at, limit: 3 })).flat();
     expect(ids(got)).toEqual(ids(newestFirst(order.filter((i) => i >= 3 && i < 13).map((i) => entry(i)))));
+  });
+
+  it('finds time ranges inside large files (the seek by time), with repeated timestamps and a garbage line', async () => {
+    const log = await h.open({ maxFileBytes: 600_000 });
+    const all: AuditEntry[] = [];
+    for (let i = 0; i < 6000; i++) {
+      // four entries share each second; a long target now and then makes lines uneven
+      const e = entry(i, { at: new Date(T0 + Math.floor(i / 4) * 1000).toISOString(), target: i % 500 === 0 ? 'z'.repeat(9000) : `/p/${i}` });
+      all.push(e);
+      log.append(e);
+    }
+    await log.close();
+    const [first] = (await readdir(h.dir)).filter((n) => n.endsWith('.jsonl')).sort();
+    await appendFile(join(h.dir, first as string), 'garbage without a time\n');
+    const again = await h.open({ maxFileBytes: 600_000 });
+    const sec = (n: number) => new Date(T0 + n * 1000).toISOString();
+    for (const [a, b] of [[0, 1], [10, 11], [100, 350], [777, 778], [1000, 1499], [1200, 1500], [1499, 2000], [0, 1500]] as const) {
+      const want = newestFirst(all.filter((e) => e.at >= sec(a) && e.at < sec(b)));
+      expect(ids((await allPages(again, { from: sec(a), to: sec(b), limit: 200 })).flat())).toEqual(ids(want));
+    }
+    expect(ids((await again.query({ to: sec(3), limit: 1000 })).entries)).toEqual(ids(newestFirst(all.slice(0, 12))));
   });
 
   it('pages cover every entry exactly once while entries are appended between pages', async () => {
