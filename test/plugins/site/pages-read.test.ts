@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GatehouseError } from '../../../main/core/errors.ts';
+import type { GatehouseError } from '../../../main/core/errors.ts';
 import type { Page } from '../../../main/plugins/site/site-data.ts';
 import { ctxFor, openSite, pageOf, run, type SiteFixture } from './site-fixture.ts';
 
@@ -125,7 +125,7 @@ describe('pages_search', () => {
     site = await openSite();
   });
 
-  const ids = (out: { results: { id: number }[] }) => out.results.map((r) => r.id);
+  const ids = (out: Record<string, unknown>) => (out.results as { id: number }[]).map((r) => r.id);
 
   it('ranks the page about the query first, with a matching snippet', async () => {
     const out = await run(site, 'pages_search', { query: 'pour over' });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROLE_CAPABILITIES, type Role, type User } from '../../../main/contract/users.ts';
 import type { AiProvider, AiProviderSource, Clock } from '../../../main/core/ports.ts';
-import type { CallContext, ReadTool, Tool, WriteTool } from '../../../main/core/tool.ts';
+import type { CallContext, ReadTool, WriteTool } from '../../../main/core/tool.ts';
 import { createSitePlugin, type SitePlugin } from '../../../main/plugins/site/index.ts';
 import { SiteData, emptySiteData } from '../../../main/plugins/site/site-data.ts';
 import { JsonFileStore } from '../../../main/store/json-file-store.ts';
