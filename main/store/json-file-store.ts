@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Low } from 'lowdb';
@@ -18,7 +19,13 @@ import { describeIssues } from './zod-issues.ts';
  */
 export class JsonFileStore<T> implements DocumentStore<T> {
   #db: Low<T>;
-  #queue: Promise<unknown> = Promise.resolve();
+  #pending: Array<Job<T>> = [];
+  #draining = false;
+  #drained: Promise<void> = Promise.resolve();
+  // Which mutation an async context belongs to. An update() from inside the running mutation would wait
+  // for itself forever; callbacks that merely started there and run after it finished are fine.
+  #inMutation = new AsyncLocalStorage<symbol>();
+  #running: symbol | null = null;
 
   private constructor(
     readonly file: string,
@@ -78,33 +85,94 @@ export class JsonFileStore<T> implements DocumentStore<T> {
    * Runs `mutate` on a private copy, validates the result and writes it before
    * it becomes what read() returns. An error thrown by `mutate` is passed
    * through unchanged; a result the schema refuses rejects with invalid_value.
-   * Either way nothing changes, in memory or on disk.
+   * Either way that update changes nothing, in memory or on disk.
+   *
+   * Updates run one at a time, in call order. Those that queue up while a
+   * write is in flight are applied one after another and committed with one
+   * write (group commit): each promise still resolves only once its change is
+   * on disk, and a failed write rejects every update it carried.
    */
   update<R>(mutate: (draft: T) => R | Promise<R>): Promise<R> {
-    const run = async (): Promise<R> => {
-      const draft = structuredClone(this.#db.data) as T;
-      const result = await mutate(draft);
-      const parsed = this.schema.safeParse(draft);
-      if (!parsed.success) {
-        const { text, issues } = describeIssues(parsed.error);
-        throw new GatehouseError('invalid_value', `invalid value: ${text}`, { issues });
-      }
-      const next = deepFreeze(parsed.data);
-      await this.#db.adapter.write(next);
-      this.#db.data = next;
-      return result;
-    };
-    const p = this.#queue.then(run);
-    // The queue carries on after a failed update; the caller still sees the rejection.
-    this.#queue = p.catch(() => undefined);
-    return p;
+    const ctx = this.#inMutation.getStore();
+    if (ctx !== undefined && ctx === this.#running) {
+      return Promise.reject(new GatehouseError('internal_error', 'store: update() called from inside an update of the same store; change the draft instead'));
+    }
+    return new Promise<R>((resolve, reject) => {
+      this.#pending.push({ mutate, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.#draining) this.#drain();
+    });
   }
 
   /** Resolves once every update queued so far has settled. */
   async flush(): Promise<void> {
-    await this.#queue;
+    while (this.#draining) await this.#drained;
+  }
+
+  #drain(): void {
+    this.#draining = true;
+    this.#drained = (async () => {
+      // Start on a later tick: the caller's update() returns before its mutation runs, and
+      // updates issued in the same tick share one write.
+      await Promise.resolve();
+      try {
+        while (this.#pending.length > 0) await this.#commit(this.#pending.splice(0, MAX_BATCH));
+      } finally {
+        this.#draining = false;
+      }
+    })();
+  }
+
+  async #commit(batch: Array<Job<T>>): Promise<void> {
+    let base = this.#db.data;
+    const applied: Array<{ job: Job<T>; result: unknown }> = [];
+    for (const job of batch) {
+      try {
+        base = await this.#apply(base, job, (result) => applied.push({ job, result }));
+      } catch (e) {
+        job.reject(e);
+      }
+    }
+    if (applied.length === 0) return;
+    try {
+      await this.#db.adapter.write(base);
+    } catch (e) {
+      const reason = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+      const err = new GatehouseError('internal_error', `store: could not save ${this.file} (${reason}); the change was not applied`, { file: this.file });
+      for (const { job } of applied) job.reject(err);
+      return;
+    }
+    this.#db.data = base;
+    for (const { job, result } of applied) job.resolve(result);
+  }
+
+  /** One mutation on a copy of `base`; returns the validated, frozen next document. */
+  async #apply(base: T, job: Job<T>, onResult: (result: unknown) => void): Promise<T> {
+    const draft = structuredClone(base) as T;
+    const id = Symbol('mutation');
+    this.#running = id;
+    let result: unknown;
+    try {
+      result = await this.#inMutation.run(id, () => job.mutate(draft));
+    } finally {
+      this.#running = null;
+    }
+    const parsed = this.schema.safeParse(draft);
+    if (!parsed.success) {
+      const { text, issues } = describeIssues(parsed.error);
+      throw new GatehouseError('invalid_value', `invalid value: ${text}`, { issues });
+    }
+    onResult(result);
+    return deepFreeze(parsed.data);
   }
 }
+
+interface Job<T> {
+  mutate: (draft: T) => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+// Bounds how much work one write (and one failed write) can carry.
+const MAX_BATCH = 500;
 
 type Loaded<T> = { kind: 'ok'; data: T } | { kind: 'missing' } | { kind: 'bad'; reason: string };
 

@@ -112,6 +112,29 @@ describe('JsonFileStore', () => {
     expect(await readFile(file, 'utf8')).toBe(diskBefore);
   });
 
+  it('commits updates queued together, skipping only the one that fails', async () => {
+    const store = await JsonFileStore.open({ file, schema: Doc, defaults, log: capture().log });
+    const results = await Promise.allSettled([
+      store.update((d) => d.items.push('a')),
+      store.update((d) => {
+        d.items.push('bad');
+        d.counter = -1;
+      }),
+      store.update((d) => d.items.push('c')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(store.read()).toMatchObject({ counter: 0, items: ['a', 'c'] });
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ counter: 0, items: ['a', 'c'] });
+  });
+
+  it('rejects an update whose write fails and keeps the document in memory as it was', async () => {
+    const store = await JsonFileStore.open({ file, schema: Doc, defaults, log: capture().log });
+    await store.update((d) => (d.counter = 1));
+    await rm(join(dir, 'data'), { recursive: true }); // the folder is gone: the temp file cannot be created
+    await expect(store.update((d) => (d.counter = 2))).rejects.toMatchObject({ code: 'internal_error', message: expect.stringMatching(/could not save .*ENOENT.*not applied/) });
+    expect(store.read().counter).toBe(1);
+  });
+
   it('passes an error thrown by the mutation through unchanged and changes nothing', async () => {
     const store = await JsonFileStore.open({ file, schema: Doc, defaults, log: capture().log });
     const diskBefore = await readFile(file, 'utf8');
@@ -129,6 +152,26 @@ describe('JsonFileStore', () => {
     await expect(store.update((d) => (d.counter = 1))).resolves.toBe(1);
     await store.flush();
     expect(JSON.parse(await readFile(file, 'utf8')).counter).toBe(1);
+  });
+
+  it('refuses an update nested inside an update of the same store instead of deadlocking', async () => {
+    const store = await JsonFileStore.open({ file, schema: Doc, defaults, log: capture().log });
+    const err = await store
+      .update(async (d) => {
+        d.counter = 1;
+        await store.update((inner) => (inner.counter = 2));
+      })
+      .catch((e: unknown) => e);
+    expect((err as GatehouseError).code).toBe('internal_error');
+    expect(store.read().counter).toBe(0);
+    // Updates that merely follow each other (not nested) are fine, also from callbacks scheduled during one.
+    let later: Promise<unknown> = Promise.resolve();
+    await store.update((d) => {
+      d.counter = 3;
+      later = new Promise((r) => setTimeout(r, 0)).then(() => store.update((x) => (x.counter += 1)));
+    });
+    await later;
+    expect(store.read().counter).toBe(4);
   });
 
   it('hands out a frozen snapshot, so the committed document cannot change behind the store', async () => {
