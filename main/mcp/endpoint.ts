@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, CLIENT_INFO_META_KEY } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import type { Settings } from '../contract/settings.ts';
 import type { Clock, Logger } from '../core/ports.ts';
 import type { Tokens } from '../core/tokens.ts';
 import type { RateLimiter } from '../core/rate-limiter.ts';

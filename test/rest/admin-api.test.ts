@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService } from '../helpers/service.ts';
+import { ADMIN_PREFIX } from '../../main/contract/health.ts';
+
+let svc: Awaited<ReturnType<typeof startTestService>>;
+let cookie: string;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  const res = await fetch(svc.loginUrl(), { redirect: 'manual' });
+  expect(res.status).toBe(302);
+  const set = res.headers.get('set-cookie')!;
+  expect(set).toMatch(/HttpOnly/);
+  expect(set).toMatch(/SameSite=Strict/);
+  cookie = set.split(';')[0]!;
+});
+afterAll(async () => svc?.cleanup());
+
+const admin = (path: string) => `${svc.baseUrl}${ADMIN_PREFIX}/${path}`;
+
+describe('admin API', () => {
+  it('refuses requests without a session or admin credential', async () => {
+    const res = await fetch(admin('settings'));
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ ok: false, code: 'unauthorized' });
+  });
+
+  it('a login link works once', async () => {
+    const link = svc.loginUrl();
+    expect((await fetch(link, { redirect: 'manual' })).status).toBe(302);
+    expect((await fetch(link, { redirect: 'manual' })).status).toBe(401);
+  });
+
+  it('a session reads, and changes state only with the CSRF header from its own origin', async () => {
+    const read = await fetch(admin('settings'), { headers: { Cookie: cookie } });
+    expect(read.status).toBe(200);
+    expect(((await read.json()) as { ok: boolean }).ok).toBe(true);
+
+    const patch = (headers: Record<string, string>) => fetch(admin('settings'), { method: 'PATCH', headers: { Cookie: cookie, 'Content-Type': 'application/json', ...headers }, body: JSON.stringify({ rate_limit: 77 }) });
+    expect((await patch({})).status).toBe(403);
+    expect((await patch({ 'X-Gatehouse-CSRF': '1', Origin: 'https://evil.example' })).status).toBe(403);
+    const ok = await patch({ 'X-Gatehouse-CSRF': '1', Origin: svc.baseUrl });
+    expect(ok.status).toBe(200);
+    expect(svc.gateway.settings.get().rate_limit).toBe(77);
+  });
+
+  it('validates input against the contract with a specific message', async () => {
+    const res = await fetch(admin('settings'), { method: 'PATCH', headers: { Cookie: cookie, 'X-Gatehouse-CSRF': '1', 'Content-Type': 'application/json' }, body: JSON.stringify({ rate_limit: 'lots' }) });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { code: string; message: string };
+    expect(body.code).toBe('invalid_value');
+    expect(body.message).toContain('rate_limit');
+  });
+
+  it('creates a token (clear once), lists it without hash, revokes it', async () => {
+    const h = { Cookie: cookie, 'X-Gatehouse-CSRF': '1', 'Content-Type': 'application/json' };
+    const created = (await (await fetch(admin('tokens'), { method: 'POST', headers: h, body: JSON.stringify({ label: 'from console' }) })).json()) as { ok: true; data: { token: string; record: { id: string } } };
+    expect(created.data.token).toMatch(/^gth_/);
+    const list = (await (await fetch(admin('tokens'), { headers: { Cookie: cookie } })).json()) as { data: Array<Record<string, unknown>> };
+    const row = list.data.find((t) => t.id === created.data.record.id)!;
+    expect(row).toBeDefined();
+    expect(row).not.toHaveProperty('hash');
+    expect(JSON.stringify(list)).not.toContain(created.data.token);
+    const del = await fetch(admin(`tokens/${created.data.record.id}`), { method: 'DELETE', headers: h });
+    expect(del.status).toBe(200);
+  });
+
+  it('a token whose user has manage_options may use the admin API; an author token may not', async () => {
+    const adminTok = await svc.createToken({ label: 'ops' });
+    expect((await fetch(admin('health'), { headers: { Authorization: `Bearer ${adminTok.token}` } })).status).toBe(200);
+    await svc.dispatch('users.add', { login: 'writer', role: 'author' });
+    const authorTok = await svc.createToken({ label: 'w', user: 'writer' });
+    expect((await fetch(admin('health'), { headers: { Authorization: `Bearer ${authorTok.token}` } })).status).toBe(401);
+  });
+
+  it('streams live events over SSE', async () => {
+    const ctrl = new AbortController();
+    const res = await fetch(admin('events'), { headers: { Cookie: cookie }, signal: ctrl.signal });
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const reader = res.body!.getReader();
+    await svc.dispatch('settings.update', { rate_limit: 99 });
+    let text = '';
+    while (!text.includes('"type":"settings"')) text += new TextDecoder().decode((await reader.read()).value);
+    ctrl.abort();
+    expect(text).toContain('"rate_limit":99');
+  });
+
+  it('serves the local REST of the seed with honest cloud state', async () => {
+    const status = (await (await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/cloud/status`, { headers: { Cookie: cookie } })).json()) as { gateway: { connected: boolean } };
+    expect(status.gateway.connected).toBe(false);
+    const ent = (await (await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/entitlements`, { headers: { Cookie: cookie } })).json()) as { entitlements: Array<{ feature: string; allowed: boolean; plan: string }> };
+    expect(ent.entitlements.find((e) => e.feature === 'verto.translate')).toMatchObject({ allowed: false, plan: 'pro' });
+    const act = await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/license/activate`, { method: 'POST', headers: { Cookie: cookie } });
+    expect(act.status).toBe(503);
+    expect(((await act.json()) as { error: { code: string } }).error.code).toBe('gateway_unavailable');
+  });
+
+  it('serves the console with its CSP', async () => {
+    const res = await fetch(`${svc.baseUrl}/console/`);
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+  });
+});
