@@ -156,9 +156,11 @@ async function users(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   const { values, positionals } = parse(rest, { role: { type: 'string' }, name: { type: 'string' } });
   const json = !!values.json;
+  // A missing role is bad usage (exit 2); a role that does not exist is a bad value (exit 1).
   const role = (r: string | undefined) => {
+    if (r === undefined) throw new UsageError(`a role is needed: one of ${Role.options.join(', ')}`);
     const p = Role.safeParse(r);
-    if (!p.success) throw new UsageError(`a role is one of ${Role.options.join(', ')} (got '${r ?? ''}')`);
+    if (!p.success) throw new GatehouseError('invalid_value', `unknown role '${r}': a role is one of ${Role.options.join(', ')}`);
     return p.data;
   };
   await withConnection(values, async (c) => {

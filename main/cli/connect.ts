@@ -2,6 +2,7 @@ import { readRuntime } from '../store/runtime-file.ts';
 import { openVault, type VaultChoice } from '../store/vault.ts';
 import { ADMIN_KEY_ACCOUNT } from '../rest/admin-auth.ts';
 import type { ApiDispatch } from '../contract/api.ts';
+import type { RuntimeInfo } from '../contract/health.ts';
 import type { AuditQuery } from '../contract/audit.ts';
 import type { Logger } from '../core/ports.ts';
 import { GatehouseError } from '../core/errors.ts';
@@ -16,37 +17,73 @@ export interface Connection {
   close(): Promise<void>;
 }
 
+// A direct command holds the lock for well under a second; waiting this long
+// lets a burst of CLI commands (scripts, cron) run one after the other instead
+// of failing, while a lock that is never released still fails in bounded time.
+export const DEFAULT_LOCK_WAIT_MS = 15_000;
+
+function lockWaitMs(env: NodeJS.ProcessEnv): number {
+  const raw = env.GATEHOUSE_LOCK_WAIT_MS;
+  if (raw === undefined || raw === '') return DEFAULT_LOCK_WAIT_MS;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new GatehouseError('invalid_value', `GATEHOUSE_LOCK_WAIT_MS must be a whole number of milliseconds (got '${raw}')`);
+  return n;
+}
+
 /**
  * Only one process writes the store: with a service running the CLI goes
  * through its admin API (authenticated with the admin key from the vault);
- * otherwise it takes the data dir lock and works on the files itself.
+ * otherwise it takes the data dir lock and works on the files itself. While
+ * another process holds the lock (another CLI command, or a service that is
+ * still starting or stopping) it waits a bounded time, re-checking for a
+ * service each round, then fails with store_locked.
  */
-export async function connect(dataDir: string, vaultChoice: VaultChoice, log: Logger): Promise<Connection> {
-  const runtime = await readRuntime(dataDir);
-  if (runtime) {
-    const vault = await openVault({ dataDir, backend: vaultChoice, log });
-    const key = await vault.get(ADMIN_KEY_ACCOUNT);
-    if (!key) throw new GatehouseError('unauthorized', `a service runs (pid ${runtime.pid}) but its admin key is not in the ${vault.label} vault of this user; run the CLI as the same OS user`);
-    const d = httpDispatch(runtime, key);
-    return {
-      mode: 'service',
-      dispatch: d,
-      async exportAudit(q, format, out) {
-        const params = new URLSearchParams({ format });
-        for (const [k, v] of Object.entries(q)) if (v !== undefined) params.set(k, String(v));
-        const res = await d.raw('GET', `audit/export?${params}`);
-        if (!res.ok || !res.body) throw new GatehouseError('service_unavailable', `audit export failed with HTTP ${res.status}`);
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) out.write(chunk);
-      },
-      async loginLink() {
-        const res = await d.raw('POST', 'login-link');
-        const body = (await res.json()) as { ok: boolean; data?: { url: string }; message?: string };
-        if (!body.ok || !body.data) throw new GatehouseError('service_unavailable', body.message ?? 'could not get a login link');
-        return body.data.url;
-      },
-      close: async () => undefined,
-    };
+export async function connect(dataDir: string, vaultChoice: VaultChoice, log: Logger, opts: { lockWaitMs?: number } = {}): Promise<Connection> {
+  const waitMs = opts.lockWaitMs ?? lockWaitMs(process.env);
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    const runtime = await readRuntime(dataDir);
+    if (runtime) return viaService(dataDir, runtime, vaultChoice, log);
+    try {
+      return await direct(dataDir, vaultChoice, log);
+    } catch (e) {
+      if (!(e instanceof GatehouseError) || e.code !== 'store_locked') throw e;
+      const waited = Date.now() - started;
+      if (waited >= waitMs) {
+        throw waitMs > 0 ? new GatehouseError('store_locked', `${e.message} (waited ${(waited / 1000).toFixed(1)} s)`, e.details) : e;
+      }
+      // Jittered backoff so a crowd of waiters does not retry in lockstep.
+      await sleep(Math.min(waitMs - waited, Math.min(40 * 2 ** attempt, 300) * (0.5 + Math.random())));
+    }
   }
+}
+
+async function viaService(dataDir: string, runtime: RuntimeInfo, vaultChoice: VaultChoice, log: Logger): Promise<Connection> {
+  const vault = await openVault({ dataDir, backend: vaultChoice, log });
+  const key = await vault.get(ADMIN_KEY_ACCOUNT);
+  if (!key) throw new GatehouseError('unauthorized', `a service runs (pid ${runtime.pid}) but its admin key is not in the ${vault.label} vault of this user; run the CLI as the same OS user`);
+  const d = httpDispatch(runtime, key);
+  return {
+    mode: 'service',
+    dispatch: d,
+    async exportAudit(q, format, out) {
+      const params = new URLSearchParams({ format });
+      for (const [k, v] of Object.entries(q)) if (v !== undefined) params.set(k, String(v));
+      const res = await d.raw('GET', `audit/export?${params}`);
+      if (!res.ok || !res.body) throw new GatehouseError('service_unavailable', `audit export failed with HTTP ${res.status}`);
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) out.write(chunk);
+    },
+    async loginLink() {
+      const res = await d.raw('POST', 'login-link');
+      const body = (await res.json()) as { ok: boolean; data?: { url: string }; message?: string };
+      if (!body.ok || !body.data) throw new GatehouseError('service_unavailable', body.message ?? 'could not get a login link');
+      return body.data.url;
+    },
+    close: async () => undefined,
+  };
+}
+
+async function direct(dataDir: string, vaultChoice: VaultChoice, log: Logger): Promise<Connection> {
   const gw = await openGateway({ dataDir, vault: vaultChoice, log, owner: 'cli' });
   gw.setActor('cli');
   return {
@@ -58,4 +95,8 @@ export async function connect(dataDir: string, vaultChoice: VaultChoice, log: Lo
     },
     close: () => gw.close(),
   };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
 }
