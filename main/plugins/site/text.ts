@@ -82,5 +82,5 @@ export function truncate(s: string, max: number): string {
   if (s.length <= max) return s;
   const cut = s.slice(0, max - 1);
   const space = cut.lastIndexOf(' ');
-  return `${(space > max * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
+  return `${(space >= max * 0.5 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
