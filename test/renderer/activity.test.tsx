@@ -1,0 +1,92 @@
+// @vitest-environment jsdom
+import { act, cleanup, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Activity } from '../../renderer/screens/activity/activity.tsx';
+import { FakeApi, makeAudit } from './fake-api.ts';
+import { renderWith } from './render.tsx';
+
+afterEach(() => {
+  cleanup();
+  vi.restoreAllMocks();
+});
+
+const bodyRows = () => within(screen.getByRole('region', { name: 'Audit entries' })).getAllByRole('row').slice(1);
+
+describe('Activity', () => {
+  it('shows loading, then an empty log', async () => {
+    const fake = new FakeApi().hold('audit.query');
+    renderWith(fake, <Activity />);
+    expect(screen.getByText(/Loading the audit log/)).toBeTruthy();
+    fake.release('audit.query');
+    expect(await screen.findByText(/No audit entries match/)).toBeTruthy();
+  });
+
+  it('shows an error', async () => {
+    renderWith(new FakeApi().fail('audit.query', 'internal_error', 'disk full'), <Activity />);
+    expect((await screen.findByRole('alert')).textContent).toContain('disk full');
+  });
+
+  it('lists entries newest first and pages back with the cursor', async () => {
+    const fake = new FakeApi({ audit: Array.from({ length: 60 }, (_, i) => makeAudit(i)) });
+    renderWith(fake, <Activity />);
+    await screen.findByRole('region', { name: 'Audit entries' });
+    expect(bodyRows()).toHaveLength(50);
+    expect(bodyRows()[0]!.textContent).toContain('page:59');
+    await userEvent.click(screen.getByRole('button', { name: 'Load older entries' }));
+    await waitFor(() => expect(bodyRows()).toHaveLength(60));
+    expect(fake.callsTo('audit.query')[1]).toEqual({ limit: 50, cursor: '50' });
+    expect(screen.getByText(/beginning of the log/)).toBeTruthy();
+  });
+
+  it('filters through AuditQuery fields', async () => {
+    const fake = new FakeApi({ audit: Array.from({ length: 10 }, (_, i) => makeAudit(i)) });
+    renderWith(fake, <Activity />);
+    await screen.findByRole('region', { name: 'Audit entries' });
+    const user = userEvent.setup();
+    await user.type(screen.getByLabelText('Tool'), 'pages_update');
+    await user.selectOptions(screen.getByLabelText('Result'), 'staged');
+    await user.click(screen.getByRole('button', { name: 'Apply filters' }));
+    await waitFor(() => expect(bodyRows()).toHaveLength(5));
+    expect(fake.callsTo('audit.query').at(-1)).toEqual({ tool: 'pages_update', result: 'staged', limit: 50 });
+    const csv = screen.getByRole('link', { name: 'CSV' });
+    expect(csv.getAttribute('href')).toBe('/export?format=csv&tool=pages_update&result=staged');
+    expect(csv.hasAttribute('download')).toBe(true);
+  });
+
+  it('adds matching live entries at the top, and none while paused', async () => {
+    const fake = new FakeApi({ audit: [makeAudit(1)] });
+    renderWith(fake, <Activity />);
+    await screen.findByRole('region', { name: 'Audit entries' });
+    act(() => fake.emit({ type: 'audit', entry: makeAudit(100, { tool: 'pages_update', result: 'confirmed' }) }));
+    await waitFor(() => expect(bodyRows()).toHaveLength(2));
+    expect(bodyRows()[0]!.textContent).toContain('confirmed');
+    await userEvent.click(screen.getByRole('switch', { name: 'Live updates' }));
+    act(() => fake.emit({ type: 'audit', entry: makeAudit(101) }));
+    expect(bodyRows()).toHaveLength(2);
+    expect(fake.callsTo('audit.query')).toHaveLength(1);
+  });
+
+  it('in Electron builds the export itself from the audit query', async () => {
+    const fake = new FakeApi({ audit: Array.from({ length: 3 }, (_, i) => makeAudit(i)) });
+    const saved: { name: string; text: string }[] = [];
+    vi.spyOn(URL, 'createObjectURL').mockImplementation((blob) => {
+      void (blob as Blob).text().then((text) => saved.push({ name: '', text }));
+      return 'blob:x';
+    });
+    vi.spyOn(URL, 'revokeObjectURL').mockImplementation(() => {});
+    const clicks: string[] = [];
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      clicks.push(this.download);
+    });
+    renderWith(fake, <Activity />, { mode: 'electron', exportHref: () => null });
+    await screen.findByRole('region', { name: 'Audit entries' });
+    await userEvent.click(screen.getByRole('button', { name: 'CSV' }));
+    await waitFor(() => expect(saved).toHaveLength(1));
+    expect(clicks[0]).toMatch(/^gatehouse-audit-.*\.csv$/);
+    const lines = saved[0]!.text.trim().split('\r\n');
+    expect(lines[0]).toMatch(/^id,at,request_id,tool,/);
+    expect(lines).toHaveLength(4);
+    expect(fake.callsTo('audit.query').at(-1)).toEqual({ limit: 1000 });
+  });
+});

@@ -1,0 +1,167 @@
+// @vitest-environment jsdom
+import { act, cleanup, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Approvals } from '../../renderer/screens/approvals/approvals.tsx';
+import { clockTimers } from '../../renderer/lib/clock.ts';
+import { FakeApi, makeStaged } from './fake-api.ts';
+import { renderWith } from './render.tsx';
+
+afterEach(() => {
+  cleanup();
+  vi.useRealTimers();
+});
+
+const rows = () => screen.queryAllByRole('listitem').filter((li) => li.hasAttribute('data-id'));
+
+describe('Approvals', () => {
+  it('shows a loading state until the list arrives', async () => {
+    const fake = new FakeApi({ staged: [makeStaged(1)] }).hold('staged.list');
+    renderWith(fake, <Approvals />);
+    expect(screen.getByRole('status').textContent).toMatch(/Loading staged writes/);
+    fake.release('staged.list');
+    expect(await screen.findByText('Update page 1')).toBeTruthy();
+  });
+
+  it('shows an error with a retry that recovers', async () => {
+    const fake = new FakeApi({ staged: [makeStaged(1)] }).fail('staged.list', 'service_unavailable', 'service down');
+    renderWith(fake, <Approvals />);
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('service down');
+    expect(alert.textContent).toContain('service_unavailable');
+    fake.heal('staged.list');
+    await userEvent.click(within(alert).getByRole('button', { name: 'Try again' }));
+    expect(await screen.findByText('Update page 1')).toBeTruthy();
+  });
+
+  it('says so when nothing is waiting', async () => {
+    renderWith(new FakeApi(), <Approvals />);
+    expect(await screen.findByText(/Nothing is waiting for approval/)).toBeTruthy();
+    expect(screen.getByText('No decisions yet.')).toBeTruthy();
+  });
+
+  it('shows who asked, the field-by-field diff of the selected write and a countdown', async () => {
+    const fake = new FakeApi({ staged: [makeStaged(1), makeStaged(2)] });
+    renderWith(fake, <Approvals />);
+    await screen.findByText('Update page 1');
+    expect(rows()).toHaveLength(2);
+    const first = rows()[0]!;
+    expect(first.getAttribute('aria-current')).toBe('true');
+    expect(first.textContent).toContain('Claude Desktop');
+    expect(first.textContent).toContain('u_admin');
+    expect(first.textContent).toContain('claude-ai/1.0');
+    expect(first.textContent).toContain('page:1');
+    expect(within(first).getByText(/^1[34]:\d\d left$/)).toBeTruthy();
+    const diff = within(first).getByRole('table');
+    const cells = within(diff).getAllByRole('cell').map((c) => c.textContent);
+    expect(cells).toEqual(['Page 1', 'Page 1 v2']);
+    // the second row is collapsed: no diff rendered until selected
+    expect(within(rows()[1]!).queryByRole('table')).toBeNull();
+  });
+
+  it('shows a line diff for long text fields and pretty-printed arguments for upstream tools', async () => {
+    const body = (n: number) => Array.from({ length: 12 }, (_, i) => `line ${i}${i === n ? ' changed' : ''}`).join('\n');
+    const fake = new FakeApi({
+      staged: [
+        makeStaged(1, { preview: { summary: 'Rewrite body', kind: 'diff', changes: [{ field: 'content', before: body(-1), after: body(5) }] } }),
+        makeStaged(2, { tool: 'github.create_issue', preview: { summary: 'Create an issue', kind: 'arguments', changes: [], arguments: { repo: 'a/b', title: 'Bug' } } }),
+      ],
+    });
+    renderWith(fake, <Approvals />);
+    await screen.findByText('Rewrite body');
+    const diff = screen.getByLabelText('Changes to content, line by line');
+    expect(diff.textContent).toContain('removed: - line 5');
+    expect(diff.textContent).toContain('added: + line 5 changed');
+    expect(diff.textContent).toMatch(/unchanged lines/);
+    await userEvent.click(screen.getByRole('button', { name: /Create an issue/ }));
+    expect(screen.getByText(/Arguments sent to the tool/)).toBeTruthy();
+    expect(document.querySelector('pre.code-block')?.textContent).toBe('{\n  "repo": "a/b",\n  "title": "Bug"\n}');
+  });
+
+  it('approves with the button: the core is called, the row leaves, the history records it', async () => {
+    const fake = new FakeApi({ staged: [makeStaged(1), makeStaged(2)] });
+    renderWith(fake, <Approvals />);
+    await screen.findByText('Update page 1');
+    await userEvent.click(within(rows()[0]!).getByRole('button', { name: 'Approve' }));
+    await waitFor(() => expect(rows()).toHaveLength(1));
+    expect(fake.callsTo('staged.confirm')).toEqual([{ id: 'stg_0001' }]);
+    expect(rows()[0]!.getAttribute('aria-current')).toBe('true');
+    const history = screen.getByRole('region', { name: 'Recent decisions' });
+    expect(within(history).getByText('approved')).toBeTruthy();
+    expect(within(history).getByText('Update page 1')).toBeTruthy();
+    expect(screen.getByText('Approved: Update page 1')).toBeTruthy();
+  });
+
+  it('moves with j/k and approves or discards with a/d', async () => {
+    const fake = new FakeApi({ staged: [makeStaged(1), makeStaged(2), makeStaged(3)] });
+    renderWith(fake, <Approvals />);
+    await screen.findByText('Update page 1');
+    const user = userEvent.setup();
+    await user.keyboard('j');
+    expect(rows()[1]!.getAttribute('aria-current')).toBe('true');
+    expect(document.activeElement?.textContent).toContain('Update page 2');
+    await user.keyboard('a');
+    await waitFor(() => expect(fake.callsTo('staged.confirm')).toEqual([{ id: 'stg_0002' }]));
+    await waitFor(() => expect(rows()).toHaveLength(2));
+    // the selection moved on to the next row and kept the keyboard focus
+    expect(rows()[1]!.getAttribute('aria-current')).toBe('true');
+    expect(document.activeElement?.textContent).toContain('Update page 3');
+    await user.keyboard('k');
+    await user.keyboard('d');
+    await waitFor(() => expect(fake.callsTo('staged.discard')).toEqual([{ id: 'stg_0001' }]));
+    await waitFor(() => expect(rows()).toHaveLength(1));
+  });
+
+  it('ignores shortcuts typed into a field', async () => {
+    const fake = new FakeApi({ staged: [makeStaged(1)] });
+    renderWith(fake, (
+      <>
+        <input aria-label="elsewhere" />
+        <Approvals />
+      </>
+    ));
+    await screen.findByText('Update page 1');
+    await userEvent.type(screen.getByLabelText('elsewhere'), 'ad');
+    expect(fake.callsTo('staged.confirm')).toEqual([]);
+    expect(fake.callsTo('staged.discard')).toEqual([]);
+  });
+
+  it('shows a new staged write the moment it is announced, without reloading', async () => {
+    const fake = new FakeApi({ staged: [makeStaged(1)] });
+    renderWith(fake, <Approvals />);
+    await screen.findByText('Update page 1');
+    act(() => fake.emit({ type: 'staged', item: makeStaged(7) }));
+    expect(await screen.findByText('Update page 7')).toBeTruthy();
+    expect(fake.callsTo('staged.list')).toHaveLength(1);
+    // a decision made elsewhere (the tray, the CLI) moves it to the history
+    act(() => fake.emit({ type: 'staged', item: makeStaged(7, { status: 'discarded', decided_at: new Date().toISOString(), decided_by: 'tray' }) }));
+    await waitFor(() => expect(rows()).toHaveLength(1));
+    expect(within(screen.getByRole('region', { name: 'Recent decisions' })).getByText('tray')).toBeTruthy();
+  });
+
+  it('explains a stale preview on the row and keeps it', async () => {
+    const fake = new FakeApi({ staged: [makeStaged(1)] }).fail('staged.confirm', 'stale_preview', 'target changed');
+    renderWith(fake, <Approvals />);
+    await screen.findByText('Update page 1');
+    await userEvent.click(screen.getByRole('button', { name: 'Approve' }));
+    const alert = await within(rows()[0]!).findByRole('alert');
+    expect(alert.textContent).toMatch(/target changed after this preview/);
+    expect(rows()).toHaveLength(1);
+  });
+
+  it('counts down on one shared timer, however many rows there are', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    const now = Date.now();
+    const fake = new FakeApi({ staged: Array.from({ length: 40 }, (_, i) => makeStaged(i, { expires_at: new Date(now + 65_000 + i * 60_000).toISOString() }, now)) });
+    renderWith(fake, <Approvals />);
+    await screen.findByText('Update page 0');
+    expect(clockTimers()).toBe(1);
+    expect(within(rows()[0]!).getByText('1:05 left')).toBeTruthy();
+    act(() => vi.advanceTimersByTime(6_000));
+    expect(within(rows()[0]!).getByText('0:59 left').className).toContain('soon');
+    act(() => vi.advanceTimersByTime(60_000));
+    expect(within(rows()[0]!).getByText('expired')).toBeTruthy();
+    cleanup();
+    expect(clockTimers()).toBe(0);
+  });
+});

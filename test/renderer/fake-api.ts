@@ -1,0 +1,264 @@
+import { API_ACTIONS, SETTINGS_DEFAULTS, SettingsPatch } from '../../main/contract/index.ts';
+import type {
+  Api, ApiAction, ApiEvent, ApiInput, ApiOutput, AuditEntry, ErrorCode, HealthReport, PluginInfo, Result, Settings,
+  StagedPayload, Stats, TokenView, ToolInfo, User,
+} from '../../main/contract/index.ts';
+
+/**
+ * An in-memory Api: the console's one boundary, replaced for component tests.
+ * It keeps state like the service does (a confirm changes the staged item and
+ * emits a `staged` event), and lets a test make any action fail or hang.
+ */
+export interface FakeState {
+  settings: Settings;
+  tokens: TokenView[];
+  users: User[];
+  staged: StagedPayload[];
+  audit: AuditEntry[];
+  stats: Stats;
+  health: HealthReport;
+  tools: ToolInfo[];
+  plugins: PluginInfo[];
+}
+
+const T0 = Date.parse('2026-11-22T08:00:00Z');
+export const iso = (ms: number) => new Date(ms).toISOString();
+
+export function makeStaged(i: number, over: Partial<StagedPayload> = {}, now = Date.now()): StagedPayload {
+  return {
+    id: `stg_${String(i).padStart(4, '0')}`,
+    tool: 'pages_update',
+    plugin: 'site',
+    payload: { id: i, title: `Page ${i} v2` },
+    preview: { summary: `Update page ${i}`, kind: 'diff', changes: [{ field: 'title', before: `Page ${i}`, after: `Page ${i} v2` }] },
+    user_id: 'u_admin',
+    token_id: 'tok_1',
+    token_label: 'Claude Desktop',
+    client: 'claude-ai/1.0',
+    request_id: `req_${i}`,
+    created: iso(now - 60_000),
+    expires_at: iso(now + 14 * 60_000 + i * 1000),
+    payload_hash: 'a'.repeat(64),
+    target: `page:${i}`,
+    target_version: 1,
+    status: 'pending',
+    decided_at: null,
+    decided_by: null,
+    error_code: null,
+    ...over,
+  };
+}
+
+export function makeAudit(i: number, over: Partial<AuditEntry> = {}): AuditEntry {
+  return {
+    id: `aud_${String(i).padStart(5, '0')}`,
+    at: iso(T0 + i * 1000),
+    request_id: `req_${i}`,
+    tool: i % 2 ? 'pages_get' : 'pages_update',
+    write: i % 2 === 0,
+    result: i % 2 ? 'ok' : 'staged',
+    error_code: null,
+    source_plugin: 'site',
+    feature_key: 'site.pages.read',
+    site: 'local',
+    token_id: 'tok_1',
+    token_preview: 'gth_…abcd',
+    user_id: 'u_admin',
+    target: `page:${i}`,
+    duration_ms: 3.2,
+    client: 'claude-ai/1.0',
+    staged_id: null,
+    ...over,
+  };
+}
+
+export function makeHealth(over: Partial<HealthReport> = {}): HealthReport {
+  return {
+    name: 'gatehouse',
+    version: '0.1.0',
+    enabled: false,
+    base_url: 'http://127.0.0.1:7823',
+    mcp_url: 'http://127.0.0.1:7823/wp-json/gatehouse-mcp/v1/mcp',
+    console_url: 'http://127.0.0.1:7823/console/',
+    data_dir: '/tmp/gatehouse',
+    vault: { backend: 'keychain', label: 'Secret Service' },
+    pending_approvals: 0,
+    recent_clients: [],
+    cloud: {
+      success: false,
+      gateway: { connected: false, last_sync: null, license: 'not_connected', entitlements: 'local', usage: 'local', cloud_token: 'none' },
+      products: { aeo: 'inactive', code: 'inactive', verto: 'inactive', mcp: 'active', pro: 'inactive' },
+    },
+    warnings: [],
+    ...over,
+  };
+}
+
+export function initialState(over: Partial<FakeState> = {}): FakeState {
+  return {
+    settings: { ...SETTINGS_DEFAULTS },
+    tokens: [],
+    users: [{ id: 'u_admin', login: 'admin', display_name: 'Admin', role: 'administrator', created: iso(T0) }],
+    staged: [],
+    audit: [],
+    stats: { since: null, tools: {}, hourly: {} },
+    health: makeHealth(),
+    tools: [
+      { name: 'pages_get', title: 'Get a page', description: '', plugin: 'site', capability: 'read', feature: 'site.pages.read', write: false, disabled: false },
+      { name: 'pages_update', title: 'Update a page', description: '', plugin: 'site', capability: 'edit_pages', feature: 'site.pages.write', write: true, disabled: false },
+    ],
+    plugins: [],
+    ...over,
+  };
+}
+
+type Handlers = { [A in ApiAction]: (input: ApiInput<A>) => ApiOutput<A> };
+class Refusal {
+  constructor(readonly code: ErrorCode, readonly message: string) {}
+}
+
+export class FakeApi {
+  readonly state: FakeState;
+  readonly calls: { action: ApiAction; input: unknown }[] = [];
+  private readonly failures = new Map<ApiAction, { code: ErrorCode; message: string }>();
+  private readonly held = new Map<ApiAction, { promise: Promise<void>; release: () => void }>();
+  private readonly listeners = new Set<(e: ApiEvent) => void>();
+  readonly api: Api;
+
+  constructor(over: Partial<FakeState> = {}) {
+    this.state = initialState(over);
+    const handlers = this.handlers();
+    const api: Record<string, unknown> = {};
+    for (const action of Object.keys(API_ACTIONS) as ApiAction[]) {
+      api[action] = async (input: unknown): Promise<Result<unknown>> => {
+        this.calls.push({ action, input });
+        const hold = this.held.get(action);
+        if (hold) await hold.promise;
+        const failure = this.failures.get(action);
+        if (failure) return { ok: false, ...failure };
+        try {
+          const handler = handlers[action] as (i: unknown) => unknown;
+          return { ok: true, data: structuredClone(handler(input ?? {})) };
+        } catch (e) {
+          if (e instanceof Refusal) return { ok: false, code: e.code, message: e.message };
+          throw e;
+        }
+      };
+    }
+    api.subscribe = (listener: (e: ApiEvent) => void) => {
+      this.listeners.add(listener);
+      return () => this.listeners.delete(listener);
+    };
+    this.api = api as Api;
+  }
+
+  fail(action: ApiAction, code: ErrorCode = 'internal_error', message = `${action} failed on purpose`): this {
+    this.failures.set(action, { code, message });
+    return this;
+  }
+
+  heal(action: ApiAction): this {
+    this.failures.delete(action);
+    return this;
+  }
+
+  /** Keep `action` from answering until `release(action)`. */
+  hold(action: ApiAction): this {
+    let release = () => {};
+    const promise = new Promise<void>((r) => (release = r));
+    this.held.set(action, { promise, release });
+    return this;
+  }
+
+  release(action: ApiAction): void {
+    this.held.get(action)?.release();
+    this.held.delete(action);
+  }
+
+  emit(event: ApiEvent): void {
+    for (const l of [...this.listeners]) l(event);
+  }
+
+  get subscribers(): number {
+    return this.listeners.size;
+  }
+
+  callsTo(action: ApiAction): unknown[] {
+    return this.calls.filter((c) => c.action === action).map((c) => c.input);
+  }
+
+  private decide(id: string, status: 'confirmed' | 'discarded'): StagedPayload {
+    const item = this.state.staged.find((s) => s.id === id);
+    if (!item) throw new Refusal('staged_not_found', `no staged write ${id}`);
+    if (item.status !== 'pending') throw new Refusal('staged_already_decided', `${id} is already ${item.status}`);
+    item.status = status;
+    item.decided_at = new Date().toISOString();
+    item.decided_by = 'console';
+    this.emit({ type: 'staged', item: structuredClone(item) });
+    return item;
+  }
+
+  private handlers(): Handlers {
+    const s = this.state;
+    return {
+      'health.get': () => ({ ...s.health, enabled: s.settings.enabled, pending_approvals: s.staged.filter((x) => x.status === 'pending').length }),
+      'settings.get': () => s.settings,
+      'settings.update': (patch) => {
+        s.settings = { ...s.settings, ...SettingsPatch.parse(patch) };
+        this.emit({ type: 'settings', settings: structuredClone(s.settings) });
+        return s.settings;
+      },
+      'tokens.list': () => s.tokens,
+      'tokens.create': (input) => {
+        const user = s.users.find((u) => u.login === (input.user ?? 'admin'));
+        if (!user) throw new Refusal('not_found', `no user ${input.user}`);
+        const token = `gth_${'A'.repeat(39)}${String(s.tokens.length).padStart(4, '0')}`;
+        const record: TokenView = {
+          id: `tok_${s.tokens.length + 1}`, label: input.label.trim(), user_id: user.id, user_login: user.login,
+          preview: `gth_…${token.slice(-4)}`, created: new Date().toISOString(), last_used: null,
+          scope: { read_only: input.scope?.read_only ?? false },
+        };
+        s.tokens.push(record);
+        return { token, record, ...(input.keychain_account ? { keychain_account: input.keychain_account } : {}) };
+      },
+      'tokens.revoke': ({ id }) => {
+        const at = s.tokens.findIndex((t) => t.id === id);
+        if (at === -1) throw new Refusal('not_found', `no token ${id}`);
+        s.tokens.splice(at, 1);
+        return { id };
+      },
+      'users.list': () => s.users,
+      'users.add': (input) => {
+        const user: User = { id: `u_${input.login}`, login: input.login, display_name: input.display_name ?? input.login, role: input.role, created: new Date().toISOString() };
+        s.users.push(user);
+        return user;
+      },
+      'users.setRole': ({ login, role }) => {
+        const user = s.users.find((u) => u.login === login);
+        if (!user) throw new Refusal('not_found', `no user ${login}`);
+        user.role = role;
+        return user;
+      },
+      'staged.list': ({ status }) => s.staged.filter((x) => !status || x.status === status),
+      'staged.get': ({ id }) => {
+        const item = s.staged.find((x) => x.id === id);
+        if (!item) throw new Refusal('staged_not_found', `no staged write ${id}`);
+        return item;
+      },
+      'staged.confirm': ({ id }) => this.decide(id, 'confirmed'),
+      'staged.discard': ({ id }) => this.decide(id, 'discarded'),
+      'audit.query': (q) => {
+        const all = s.audit
+          .filter((e) => (!q.tool || e.tool === q.tool) && (!q.result || e.result === q.result) && (!q.user_id || e.user_id === q.user_id))
+          .sort((a, b) => b.at.localeCompare(a.at));
+        const start = q.cursor ? Number(q.cursor) : 0;
+        const limit = q.limit ?? 50;
+        const entries = all.slice(start, start + limit);
+        return { entries, next_cursor: start + limit < all.length ? String(start + limit) : null };
+      },
+      'stats.get': () => s.stats,
+      'tools.list': () => s.tools.map((t) => ({ ...t, disabled: s.settings.disabled_tools.includes(t.name) })),
+      'plugins.list': () => s.plugins,
+    };
+  }
+}

@@ -1,0 +1,88 @@
+// @vitest-environment jsdom
+import { act, cleanup, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Overview } from '../../renderer/screens/overview.tsx';
+import { FakeApi, makeHealth, makeStaged } from './fake-api.ts';
+import { renderWith } from './render.tsx';
+
+afterEach(cleanup);
+
+describe('Overview', () => {
+  it('shows loading, then an error with retry', async () => {
+    const fake = new FakeApi().hold('health.get');
+    renderWith(fake, <Overview />);
+    expect(screen.getByRole('status').textContent).toMatch(/Loading the service status/);
+    fake.fail('health.get', 'service_unavailable', 'cannot reach the service');
+    fake.release('health.get');
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('cannot reach the service');
+    fake.heal('health.get');
+    await userEvent.click(within(alert).getByRole('button', { name: 'Try again' }));
+    expect(await screen.findByRole('switch', { name: 'Gateway' })).toBeTruthy();
+  });
+
+  it('shows the endpoint, the empty states and an honest "not connected" cloud panel', async () => {
+    renderWith(new FakeApi(), <Overview />);
+    const gateway = await screen.findByRole('region', { name: 'Gateway' });
+    expect(within(gateway).getByText('http://127.0.0.1:7823/wp-json/gatehouse-mcp/v1/mcp')).toBeTruthy();
+    expect(within(gateway).getByRole('button', { name: 'Copy the MCP endpoint URL' })).toBeTruthy();
+    expect(within(gateway).getByText(/OS keychain/)).toBeTruthy();
+    expect(screen.getByText('Nothing is waiting for you.')).toBeTruthy();
+    expect(screen.getByText(/No client has connected yet/)).toBeTruthy();
+    expect(screen.getByText(/None\. Everything looks fine/)).toBeTruthy();
+    const cloud = screen.getByRole('region', { name: 'Cloud, license and products' });
+    expect(within(cloud).getByText(/^Not connected\./)).toBeTruthy();
+    expect(within(cloud).getByText('not_connected')).toBeTruthy();
+  });
+
+  it('shows clients, pending approvals and warnings from the health report', async () => {
+    const fake = new FakeApi({
+      staged: [makeStaged(1), makeStaged(2)],
+      health: makeHealth({
+        vault: { backend: 'file', label: '/data/vault.json' },
+        recent_clients: [{ token_id: 't1', label: 'Cursor', client: 'cursor/1.2', last_used: new Date(Date.now() - 120_000).toISOString() }],
+        warnings: [{ code: 'vault_plain_file', message: 'Secrets are kept in a plain file' }],
+      }),
+    });
+    renderWith(fake, <Overview />);
+    expect(await screen.findByRole('link', { name: 'Review 2 staged writes' })).toBeTruthy();
+    const clients = screen.getByRole('region', { name: 'Clients seen recently' });
+    expect(within(clients).getByText('cursor/1.2')).toBeTruthy();
+    expect(within(clients).getByText('2 min ago')).toBeTruthy();
+    expect(screen.getByText('Secrets are kept in a plain file')).toBeTruthy();
+    expect(screen.getByText(/Plain file \(\/data\/vault.json\)/)).toBeTruthy();
+  });
+
+  it('switches the gateway on and off through settings.update', async () => {
+    const fake = new FakeApi();
+    renderWith(fake, <Overview />);
+    const toggle = await screen.findByRole('switch', { name: 'Gateway' });
+    expect(toggle.getAttribute('aria-checked')).toBe('false');
+    await userEvent.click(toggle);
+    await waitFor(() => expect(screen.getByRole('switch', { name: 'Gateway' }).getAttribute('aria-checked')).toBe('true'));
+    expect(fake.callsTo('settings.update')).toEqual([{ enabled: true }]);
+    expect(screen.getByText(/On: MCP clients with a valid token can connect/)).toBeTruthy();
+    await userEvent.click(screen.getByRole('switch', { name: 'Gateway' }));
+    await waitFor(() => expect(screen.getByRole('switch', { name: 'Gateway' }).getAttribute('aria-checked')).toBe('false'));
+  });
+
+  it('reports a failed switch', async () => {
+    const fake = new FakeApi().fail('settings.update', 'store_locked', 'the settings file is locked');
+    renderWith(fake, <Overview />);
+    await userEvent.click(await screen.findByRole('switch', { name: 'Gateway' }));
+    expect((await screen.findByRole('alert')).textContent).toContain('Could not switch the gateway: the settings file is locked');
+  });
+
+  it('follows live changes made elsewhere', async () => {
+    const fake = new FakeApi();
+    renderWith(fake, <Overview />);
+    await screen.findByRole('switch', { name: 'Gateway' });
+    fake.state.settings.enabled = true;
+    act(() => fake.emit({ type: 'settings', settings: { ...fake.state.settings } }));
+    await waitFor(() => expect(screen.getByRole('switch', { name: 'Gateway' }).getAttribute('aria-checked')).toBe('true'));
+    fake.state.staged.push(makeStaged(3));
+    act(() => fake.emit({ type: 'staged', item: makeStaged(3) }));
+    expect(await screen.findByRole('link', { name: 'Review 1 staged write' })).toBeTruthy();
+  });
+});

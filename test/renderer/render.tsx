@@ -1,0 +1,16 @@
+import { render } from '@testing-library/react';
+import type { ReactElement } from 'react';
+import type { ConsoleEnv } from '../../renderer/api/index.ts';
+import { ConsoleProvider } from '../../renderer/lib/console-context.tsx';
+import type { FakeApi } from './fake-api.ts';
+
+/** Render a screen against a FakeApi, as the browser console would see it. */
+export function renderWith(fake: FakeApi, ui: ReactElement, env: Partial<ConsoleEnv> = {}) {
+  const value: ConsoleEnv = {
+    mode: 'browser',
+    api: fake.api,
+    exportHref: (format, filters) => `/export?format=${format}&${new URLSearchParams(filters as Record<string, string>).toString()}`,
+    ...env,
+  };
+  return render(<ConsoleProvider value={value}>{ui}</ConsoleProvider>);
+}
