@@ -3,8 +3,9 @@ import { chmod, mkdir, open, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../core/ports.ts';
 import { auditFileName, parseAuditFileName, sidecarName } from './audit-files.ts';
+import { readSidecar, scanSummary, writeSidecar } from './audit-sidecar.ts';
 import type { FileSummary } from './audit-summary.ts';
-import { emptySummary, readSidecar, scanSummary, writeSidecar } from './audit-summary.ts';
+import { emptySummary } from './audit-summary.ts';
 
 /** One audit file and what is known about it. `summary.bytes` is how far readers may read. */
 export interface AuditFileRecord {

@@ -42,10 +42,11 @@ const FIRST_CHUNK = 64 * 1024;
 const MAX_CHUNK = 1024 * 1024;
 
 /**
- * Reads [0, end) of a file backwards, newest bytes first, in chunks that
- * start at a line start. Chunks begin small (a first page needs a few KiB)
- * and grow, so long scans make few reads. A line longer than the chunk makes
- * the read grow until the line fits.
+ * Reads [floor, end) of a file backwards, newest bytes first, in chunks that
+ * start at a line start (`floor` must be one). Chunks begin small (a first
+ * page needs a few KiB) and grow, so long scans make few reads. A line longer
+ * than the chunk makes the read grow until the line fits. A chunk's bytes are
+ * valid until the next call: one buffer serves the whole scan.
  */
 export class BackwardChunks {
   private pos: number;
@@ -54,17 +55,19 @@ export class BackwardChunks {
   constructor(
     private readonly fh: FileHandle,
     end: number,
+    private readonly floor = 0,
+    private scratch: { buf: Buffer } = { buf: Buffer.alloc(0) },
   ) {
     this.pos = end;
   }
 
   async next(): Promise<LineChunk | null> {
-    while (this.pos > 0) {
-      const start = Math.max(0, this.pos - this.size);
-      const buf = await readExactly(this.fh, start, this.pos - start);
-      if (start === 0) {
-        this.pos = 0;
-        return { buf, base: 0 };
+    while (this.pos > this.floor) {
+      const start = Math.max(this.floor, this.pos - this.size);
+      const buf = await this.read(start, this.pos - start);
+      if (start === this.floor) {
+        this.pos = this.floor;
+        return { buf, base: start };
       }
       // The bytes before the first newline belong to a line that began earlier.
       const nl = buf.indexOf(10);
@@ -78,6 +81,11 @@ export class BackwardChunks {
     }
     return null;
   }
+
+  private async read(position: number, length: number): Promise<Buffer> {
+    if (this.scratch.buf.length < length) this.scratch.buf = Buffer.allocUnsafe(Math.max(length, MAX_CHUNK));
+    return readInto(this.fh, this.scratch.buf.subarray(0, length), position);
+  }
 }
 
 /** Reads [0, end) forwards in whole-line chunks (for rebuilding a summary). */
@@ -86,7 +94,7 @@ export async function* forwardChunks(fh: FileHandle, end: number): AsyncGenerato
   let size = MAX_CHUNK;
   while (pos < end) {
     const len = Math.min(size, end - pos);
-    const buf = await readExactly(fh, pos, len);
+    const buf = await readInto(fh, Buffer.allocUnsafe(len), pos);
     if (pos + len === end) {
       yield { buf, base: pos };
       return;
@@ -102,8 +110,8 @@ export async function* forwardChunks(fh: FileHandle, end: number): AsyncGenerato
   }
 }
 
-async function readExactly(fh: FileHandle, position: number, length: number): Promise<Buffer> {
-  const buf = Buffer.allocUnsafe(length);
+async function readInto(fh: FileHandle, buf: Buffer, position: number): Promise<Buffer> {
+  const length = buf.length;
   let done = 0;
   while (done < length) {
     const { bytesRead } = await fh.read(buf, done, length - done, position + done);

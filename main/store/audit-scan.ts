@@ -4,8 +4,7 @@ import { compareWithRange, entryMatches, linePrecheck, peekAt } from './audit-fi
 import type { ScanFile } from './audit-file-set.ts';
 import type { LineChunk } from './audit-files.ts';
 import { BackwardChunks, eachLineBackward, openForRead } from './audit-files.ts';
-import { summaryMayMatch } from './audit-summary.ts';
-import { seekBeforeTime } from './audit-time-seek.ts';
+import { candidateRegions, statsMayMatch } from './audit-summary.ts';
 
 /** A matching entry and where its line starts (the cursor of a page that ends with it). */
 export interface ScanHit {
@@ -17,31 +16,36 @@ export interface ScanHit {
 /**
  * Matching entries, newest first (the newest file first, each file from its
  * end backwards), strictly older than `after`, at most `limit` of them,
- * yielded a chunk at a time. Work is skipped at three levels: files whose
- * summary cannot match, lines that lack a needle or fall outside the time
- * range by a substring peek, and with an equality filter the scan jumps
- * from one occurrence of its needle to the previous without looking at the
- * lines between.
+ * yielded a chunk at a time. Work is skipped at every level: files and
+ * ~1 MiB blocks whose summary cannot match are not read; with an equality
+ * filter the scan jumps from one occurrence of its needle to the previous
+ * without looking at the lines between; other lines are ruled out by a
+ * substring peek before any JSON.parse; and in a file whose times only grow,
+ * the first entry older than `from` ends the file.
  */
 export async function* scanNewestFirst(files: ScanFile[], f: AuditFilter, after: AuditCursor | null, limit: number): AsyncGenerator<ScanHit[]> {
   let remaining = limit;
+  const scratch = { buf: Buffer.alloc(0) };
   for (const file of files) {
     if (remaining <= 0) return;
     if (after && file.seq > after.seq) continue;
     const end = after && file.seq === after.seq ? Math.min(after.offset, file.bytes) : file.bytes;
-    if (end <= 0 || !summaryMayMatch(file.summary, f)) continue;
+    if (end <= 0 || !statsMayMatch(file.summary, f)) continue;
+    const regions = candidateRegions(file.summary, f, end);
+    if (regions.length === 0) continue;
     const fh = await openForRead(file.path);
     if (!fh) continue; // swept since the snapshot
     try {
       const monotonic = file.summary.monotonic;
-      const needsSeek = monotonic && f.toMs !== null && file.summary.maxMs !== null && file.summary.maxMs >= f.toMs;
-      const chunks = new BackwardChunks(fh, needsSeek ? await seekBeforeTime(fh, end, f.toMs as number) : end);
-      for (let chunk = await chunks.next(); chunk; chunk = await chunks.next()) {
-        if (monotonic && chunkIsAfterRange(chunk, f)) continue;
-        const { hits, pastRange } = scanChunk(chunk, file.seq, f, monotonic, remaining);
-        remaining -= hits.length;
-        if (hits.length > 0) yield hits;
-        if (remaining <= 0 || pastRange) break;
+      regions: for (const region of regions) {
+        const chunks = new BackwardChunks(fh, region.end, region.start, scratch);
+        for (let chunk = await chunks.next(); chunk; chunk = await chunks.next()) {
+          if (monotonic && chunkIsAfterRange(chunk, f)) continue;
+          const { hits, pastRange } = scanChunk(chunk, file.seq, f, monotonic, remaining);
+          remaining -= hits.length;
+          if (hits.length > 0) yield hits;
+          if (remaining <= 0 || pastRange) break regions;
+        }
       }
     } finally {
       await fh.close();

@@ -1,4 +1,4 @@
-import { appendFile, readdir } from 'node:fs/promises';
+import { appendFile, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry, AuditResult } from '../../main/contract/audit.ts';
@@ -141,6 +141,35 @@ describe('AuditLog query', () => {
       expect(ids((await allPages(again, { from: sec(a), to: sec(b), limit: 200 })).flat())).toEqual(ids(want));
     }
     expect(ids((await again.query({ to: sec(3), limit: 1000 })).entries)).toEqual(ids(newestFirst(all.slice(0, 12))));
+  });
+
+  it('answers from files of many ~1 MiB blocks the same as a full scan, before and after a restart', async () => {
+    const rare = new Set([3, 4_000, 4_001, 9_999, 14_998]);
+    const all: AuditEntry[] = [];
+    const log = await h.open({ maxFileBytes: 3 * 1024 * 1024 });
+    for (let i = 0; i < 15_000; i++) {
+      const e = entry(i, { tool: rare.has(i) ? 'rare.tool' : `tool.${i % 30}`, user_id: i === 7_777 ? 'u_once' : 'u_admin' });
+      all.push(e);
+      log.append(e);
+    }
+    await log.flush();
+    const check = async (l: AuditLog) => {
+      expect((await allPages(l, { tool: 'rare.tool', limit: 2 })).flat()).toEqual(newestFirst(all.filter((e) => e.tool === 'rare.tool')));
+      expect(ids((await l.query({ user_id: 'u_once' })).entries)).toEqual(['e007777']);
+      const want = newestFirst(all.slice(5_000, 11_000));
+      expect(ids((await allPages(l, { from: all[5_000]?.at, to: all[11_000]?.at, limit: 1000 })).flat())).toEqual(ids(want));
+      const t = newestFirst(all.slice(5_000, 11_000)).filter((e) => e.tool === 'tool.7');
+      expect((await allPages(l, { tool: 'tool.7', from: all[5_000]?.at, to: all[11_000]?.at, limit: 50 })).flat()).toEqual(t);
+    };
+    await check(log);
+    await log.close();
+    const sidecars = (await readdir(h.dir)).filter((n) => n.endsWith('.summary.json')).sort();
+    const first = JSON.parse(await readFile(join(h.dir, sidecars[0] as string), 'utf8')) as { blocks: Array<{ values: { tool: string[] } }> };
+    expect(first.blocks.length).toBeGreaterThanOrEqual(3);
+    const withRare = first.blocks.filter((b) => b.values.tool.includes('rare.tool')).length;
+    expect(withRare).toBeGreaterThan(0);
+    expect(withRare).toBeLessThan(first.blocks.length); // the others are skipped unread
+    await check(await h.open({ maxFileBytes: 3 * 1024 * 1024 }));
   });
 
   it('pages cover every entry exactly once while entries are appended between pages', async () => {

@@ -1,0 +1,106 @@
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { writeFileAtomic } from './atomic-write.ts';
+import { forwardChunks, openForRead } from './audit-files.ts';
+import type { FileSummary, Stats, ValueSets } from './audit-summary.ts';
+import { addToSummary, emptySummary, SUMMARY_KEYS, summaryFieldsOf } from './audit-summary.ts';
+
+/**
+ * A closed file's summary is kept beside it (`….summary.json`) so a start
+ * with a million entries reads a few KiB per file instead of every line. It
+ * is only a cache: missing, corrupt or stale (the file's size changed) means
+ * the file is read once to rebuild it.
+ */
+
+const Values = z.record(z.enum(SUMMARY_KEYS), z.array(z.string()).nullable());
+const StatsShape = { count: z.number().int().nonnegative(), minMs: z.number().nullable(), maxMs: z.number().nullable(), values: Values };
+const Sidecar = z.object({
+  v: z.literal(2),
+  /** the file's size when the sidecar was written */
+  fileBytes: z.number().int().nonnegative(),
+  bytes: z.number().int().nonnegative(),
+  monotonic: z.boolean(),
+  lastMs: z.number().nullable(),
+  ...StatsShape,
+  blocks: z.array(z.object({ start: z.number().int().nonnegative(), end: z.number().int().nonnegative(), ...StatsShape })),
+});
+
+const valuesOut = (v: ValueSets) => Object.fromEntries(SUMMARY_KEYS.map((k) => [k, v[k] ? [...(v[k] as Set<string>)] : null]));
+const valuesIn = (v: z.infer<typeof Values>): ValueSets =>
+  Object.fromEntries(SUMMARY_KEYS.map((k) => [k, v[k] ? new Set(v[k]) : null])) as ValueSets;
+const statsOut = (s: Stats) => ({ count: s.count, minMs: s.minMs, maxMs: s.maxMs, values: valuesOut(s.values) });
+
+export async function writeSidecar(path: string, s: FileSummary, fileBytes: number): Promise<void> {
+  const body = {
+    v: 2,
+    fileBytes,
+    bytes: s.bytes,
+    monotonic: s.monotonic,
+    lastMs: s.lastMs,
+    ...statsOut(s),
+    blocks: s.blocks.map((b) => ({ start: b.start, end: b.end, ...statsOut(b) })),
+  };
+  await writeFileAtomic(path, JSON.stringify(body), { mode: 0o600 });
+}
+
+/** The sidecar's summary when it describes a file of exactly `fileBytes` bytes; null when missing, corrupt or stale. */
+export async function readSidecar(path: string, fileBytes: number): Promise<FileSummary | null> {
+  let parsed: z.infer<typeof Sidecar>;
+  try {
+    parsed = Sidecar.parse(JSON.parse(await readFile(path, 'utf8')));
+  } catch {
+    return null;
+  }
+  if (parsed.fileBytes !== fileBytes || parsed.bytes > fileBytes) return null;
+  // Blocks must tile [0, bytes) or a reader could skip entries.
+  let at = 0;
+  for (const b of parsed.blocks) {
+    if (b.start !== at || b.end < b.start) return null;
+    at = b.end;
+  }
+  if (at !== parsed.bytes) return null;
+  return {
+    bytes: parsed.bytes,
+    count: parsed.count,
+    minMs: parsed.minMs,
+    maxMs: parsed.maxMs,
+    monotonic: parsed.monotonic,
+    lastMs: parsed.lastMs,
+    values: valuesIn(parsed.values),
+    blocks: parsed.blocks.map((b) => ({ start: b.start, end: b.end, count: b.count, minMs: b.minMs, maxMs: b.maxMs, values: valuesIn(b.values) })),
+  };
+}
+
+/**
+ * Rebuilds a summary by reading the whole file. Lines that do not parse are
+ * counted as room, not entries; a last line without a newline (a write cut
+ * short by a crash) is left out, and `torn` says so.
+ */
+export async function scanSummary(path: string, fileBytes: number): Promise<{ summary: FileSummary; torn: boolean }> {
+  const s = emptySummary();
+  const fh = await openForRead(path);
+  if (!fh) return { summary: s, torn: false };
+  try {
+    for await (const { buf } of forwardChunks(fh, fileBytes)) {
+      let start = 0;
+      for (let nl = buf.indexOf(10); nl >= 0; nl = buf.indexOf(10, start)) {
+        addToSummary(s, parseFields(buf, start, nl), nl + 1 - start);
+        start = nl + 1;
+      }
+    }
+  } finally {
+    await fh.close();
+  }
+  return { summary: s, torn: s.bytes !== fileBytes };
+}
+
+function parseFields(buf: Buffer, start: number, end: number): ReturnType<typeof summaryFieldsOf> | null {
+  if (end <= start) return null;
+  try {
+    const e: unknown = JSON.parse(buf.toString('utf8', start, end));
+    if (typeof e !== 'object' || e === null || Array.isArray(e)) return null;
+    return summaryFieldsOf(e as Record<string, unknown>);
+  } catch {
+    return null;
+  }
+}
