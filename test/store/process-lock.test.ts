@@ -114,7 +114,7 @@ describe('process lock', () => {
         expect(await exists(join(dir, LOCK_FILE))).toBe(false);
         expect((await readdir(dir)).filter((n) => n.startsWith('gatehouse.lock'))).toEqual([]);
       }
-    });
+    }, 120_000); // ceiling for six Node start-ups on a busy machine
   }
 
   it('a killed holder leaves a stale lock that the next process takes over', async () => {

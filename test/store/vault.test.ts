@@ -156,7 +156,7 @@ describe('vault: file backend', () => {
     const v = await openVault({ dataDir: dir, backend: 'file', log: capture().log });
     for (const prefix of ['p', 'q']) for (let i = 0; i < 40; i++) expect(await v.get(`${prefix}-${i}`)).toBe(`secret-${prefix}-${i}`);
     expect((await readdir(dir)).sort()).toEqual(['vault.json']);
-  });
+  }, 120_000); // ceiling for two Node start-ups and 80 locked writes on a busy machine
 
   it('moves a corrupt vault file aside, logs it without its content, and starts empty', async () => {
     const leaked = secret();
