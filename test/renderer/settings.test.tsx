@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { act, cleanup, screen, waitFor } from '@testing-library/react';
-import userEvent from '@testing-library/user-event';
+import { userEvent } from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SETTINGS_DEFAULTS, SETTINGS_HELP } from '../../main/contract/index.ts';
 import { SettingsScreen } from '../../renderer/screens/settings.tsx';
