@@ -22,7 +22,12 @@ interface Flight {
   method: string;
   ctrl: AbortController;
   cancelled: boolean;
+  /** When the last message on this request's stream that was not its response went out. */
+  lastNoteAt: number;
 }
+
+// See deliver(): how long a response waits behind a notification that went out just before it.
+const RESPONSE_GAP_MS = 10;
 
 const MAX_TRANSIENT_RETRIES = 3;
 const MAX_RETRY_AFTER_MS = 30_000;
@@ -62,7 +67,7 @@ export class Pump {
   }
 
   private async request(msg: ClientMessage, body: Buffer): Promise<void> {
-    const flight: Flight = { id: msg.id!, key: idKey(msg.id), method: msg.method!, ctrl: new AbortController(), cancelled: false };
+    const flight: Flight = { id: msg.id!, key: idKey(msg.id), method: msg.method!, ctrl: new AbortController(), cancelled: false, lastNoteAt: 0 };
     this.flights.set(flight.key, flight);
     if (flight.method === 'initialize') this.session.beginInitialize(body);
     try {
@@ -179,7 +184,21 @@ export class Pump {
     let isResponse = peek.isResponse;
     if (isResponse && peek.parsed && idKey(peek.parsed.id) !== flight.key) isResponse = false;
     if (isResponse && flight.method === 'initialize') this.session.noteInitializeResult(peek.parsed);
-    if (!flight.cancelled) this.out.write(data);
+    if (flight.cancelled) return isResponse;
+    const now = performance.now();
+    if (!isResponse) {
+      flight.lastNoteAt = now;
+      this.out.write(data);
+    } else if (now - flight.lastNoteAt < RESPONSE_GAP_MS) {
+      // The SDK client handles a notification a microtask later than a response read
+      // in the same stdin chunk, and forgets a request's progress handler once its
+      // response is in: a progress notification followed at once by the result would
+      // be dropped (modelcontextprotocol/typescript-sdk#2580). Some milliseconds apart,
+      // they arrive in separate reads unless the client is very busy.
+      setTimeout(() => this.out.write(data), RESPONSE_GAP_MS);
+    } else {
+      this.out.write(data);
+    }
     return isResponse;
   }
 

@@ -1,0 +1,154 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type BridgedClient, bridgedClient, INITIALIZE, INITIALIZED, type RawBridge, rawBridge } from './helpers/bridge-client.ts';
+import { ensureBundle } from './helpers/bundle.ts';
+import { type Everything, everything, freePort } from './helpers/everything.ts';
+import { bigText, sha256, type TinyServer, tinyServer } from './helpers/tiny-server.ts';
+
+// What happens around the happy path: restarts, late starts, cancellation,
+// large results, and the ways a bridge is told to stop.
+
+const cleanups: Array<() => Promise<unknown> | unknown> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+beforeAll(ensureBundle);
+
+async function withEverything(opts?: Parameters<typeof everything>[0]): Promise<Everything> {
+  const s = await everything(opts);
+  cleanups.push(() => s.stop());
+  return s;
+}
+async function withTiny(opts?: Parameters<typeof tinyServer>[0]): Promise<TinyServer> {
+  const s = await tinyServer(opts);
+  cleanups.push(() => s.stop());
+  return s;
+}
+async function withClient(...args: Parameters<typeof bridgedClient>): Promise<BridgedClient> {
+  const c = await bridgedClient(...args);
+  cleanups.push(() => c.close());
+  return c;
+}
+function withRaw(...args: Parameters<typeof rawBridge>): RawBridge {
+  const r = rawBridge(...args);
+  cleanups.push(() => r.child.exitCode === null && r.child.kill('SIGKILL'));
+  return r;
+}
+
+const text = (r: { content?: unknown }) => (r.content as Array<{ text?: string }>).map((c) => c.text ?? '').join('');
+
+describe('target restarted mid-session', () => {
+  it('starts a new session by replaying initialize and retries the call that hit the old one', async () => {
+    const server = await withEverything();
+    const { client, stderr } = await withClient(['--url', server.url]);
+    expect(text(await client.callTool({ name: 'echo', arguments: { message: 'before' } }))).toBe('Echo: before');
+
+    await server.restart(); // a new process: it knows no session
+    expect(text(await client.callTool({ name: 'echo', arguments: { message: 'after' } }))).toBe('Echo: after');
+    expect((await client.listTools()).tools.length).toBeGreaterThan(5);
+    // The restarted server saw a fresh initialize, which the client never sent again itself.
+    expect(server.log()).toMatch(/Session initialized with ID/);
+    expect(stderr()).toContain('replaying the client');
+  });
+});
+
+describe('endpoint coming up after the bridge', () => {
+  it('waits for a late --url endpoint instead of failing the client', async () => {
+    const port = await freePort();
+    const late = await everything({ port, start: false });
+    cleanups.push(() => late.stop());
+    const timer = setTimeout(() => void late.start(), 5000);
+    cleanups.push(() => clearTimeout(timer));
+    const started = Date.now();
+    const { client } = await withClient(['--url', late.url, '--connect-timeout', '30']);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4500);
+    expect(text(await client.callTool({ name: 'echo', arguments: { message: 'late' } }))).toBe('Echo: late');
+  });
+
+  it('finds the endpoint through runtime.json (no --url), written once the service is up', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gh-bridge-rt-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const server = await withTiny();
+    const timer = setTimeout(() => {
+      const info = { pid: process.pid, base_url: server.url.replace('/mcp', ''), mcp_url: server.url, console_url: '', admin_url: '', version: '0', started: new Date().toISOString() };
+      writeFileSync(join(dataDir, 'runtime.json'), JSON.stringify(info));
+    }, 1500);
+    cleanups.push(() => clearTimeout(timer));
+    const { client } = await withClient([], { env: { GATEHOUSE_DATA_DIR: dataDir } });
+    expect(text(await client.callTool({ name: 'echo', arguments: { text: 'found' } }))).toBe('found');
+  });
+
+  it('answers initialize with a clear error when runtime.json names a process that has exited', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gh-bridge-rt-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    writeFileSync(join(dataDir, 'runtime.json'), JSON.stringify({ pid: 2 ** 22 + 12345, mcp_url: 'http://127.0.0.1:9/mcp' }));
+    const raw = withRaw(['--data-dir', dataDir, '--connect-timeout', '0.5']);
+    raw.send(INITIALIZE);
+    const reply = await raw.reply(0);
+    expect(reply.error).toMatchObject({ data: { code: 'service_unavailable' } });
+    expect((reply.error as { message: string }).message).toMatch(/Gatehouse is not running .*has exited/);
+  });
+});
+
+describe('cancellation', () => {
+  it('a notifications/cancelled from the client aborts the matching HTTP request', async () => {
+    const server = await withTiny();
+    const { client } = await withClient(['--url', server.url]);
+    const ctrl = new AbortController();
+    const call = client.callTool({ name: 'slow', arguments: { ms: 20_000 } }, { signal: ctrl.signal });
+    await expect.poll(() => server.seen.some((s) => s.rpcMethod === 'tools/call')).toBe(true);
+    ctrl.abort('changed my mind');
+    await expect(call).rejects.toThrow();
+    // The POST carrying the call was cut off, and the cancellation itself was forwarded.
+    await expect.poll(() => server.seen.find((s) => s.rpcMethod === 'tools/call')?.closedEarly).toBe(true);
+    await expect.poll(() => server.seen.some((s) => s.rpcMethod === 'notifications/cancelled')).toBe(true);
+    // The bridge carries on.
+    expect(text(await client.callTool({ name: 'echo', arguments: { text: 'still here' } }))).toBe('still here');
+  });
+});
+
+describe('large results', () => {
+  it('delivers an 8 MiB tool result intact', async () => {
+    const server = await withTiny();
+    const { client } = await withClient(['--url', server.url]);
+    const bytes = 8 * 1024 * 1024;
+    const result = await client.callTool({ name: 'big', arguments: { bytes } }, { timeout: 60_000 });
+    const got = text(result);
+    expect(got.length).toBe(bytes);
+    expect(sha256(got)).toBe(sha256(bigText(bytes)));
+  });
+});
+
+describe('stopping', () => {
+  it('on stdin EOF: aborts what is in flight, DELETEs the session and exits 0', async () => {
+    const server = await withEverything();
+    const raw = withRaw(['--url', server.url]);
+    raw.send(INITIALIZE);
+    await raw.reply(0);
+    raw.send(INITIALIZED);
+    raw.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 30, steps: 3 } } });
+    await expect.poll(() => server.log()).toContain('Received MCP POST request');
+    await new Promise((r) => setTimeout(r, 300));
+    raw.child.stdin!.end();
+    const exit = await raw.exit();
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(server.log()).toContain('Received session termination request');
+    // Nothing but protocol on stdout: every line is a JSON-RPC message.
+    for (const line of raw.stdout().split('\n').filter(Boolean)) expect(JSON.parse(line)).toHaveProperty('jsonrpc', '2.0');
+  });
+
+  it('on SIGTERM: exits 0 with the request aborted at the server', async () => {
+    const server = await withTiny();
+    const raw = withRaw(['--url', server.url]);
+    raw.send(INITIALIZE);
+    await raw.reply(0);
+    raw.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: { ms: 20_000 } } });
+    await expect.poll(() => server.seen.some((s) => s.rpcMethod === 'tools/call')).toBe(true);
+    raw.child.kill('SIGTERM');
+    expect(await raw.exit()).toEqual({ code: 0, signal: null });
+    await expect.poll(() => server.seen.find((s) => s.rpcMethod === 'tools/call')?.closedEarly).toBe(true);
+  });
+});
