@@ -206,9 +206,14 @@ function validDefaults<T>(schema: z.ZodType<T>, defaults: () => T): T {
 /** lowdb adapter: pretty JSON, written with writeFileAtomic (temp + fsync + rename, 0600). */
 class JsonAdapter<T> implements Adapter<T> {
   constructor(private readonly file: string) {}
+  /** Unvalidated; JsonFileStore.open loads through load() instead, which tells missing from corrupt. */
   async read(): Promise<T | null> {
-    // Loading goes through load() above, which tells a missing file from a corrupt one.
-    throw new Error('JsonAdapter.read is not used');
+    try {
+      return JSON.parse(await readFile(this.file, 'utf8')) as T;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw e;
+    }
   }
   async write(data: T): Promise<void> {
     await writeFileAtomic(this.file, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
