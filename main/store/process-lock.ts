@@ -45,9 +45,11 @@ export async function acquireLock(dataDir: string, owner: LockOwnerKind): Promis
   const file = join(dataDir, LOCK_FILE);
   const record: LockRecord = { pid: process.pid, owner, started: new Date().toISOString(), nonce: randomBytes(9).toString('base64url') };
 
+  let lastSeen: LockRecord | 'invalid' | 'missing' = 'missing';
   for (let attempt = 0; attempt < 20; attempt++) {
     if (await createExclusive(file, record)) return handleFor(file, record);
     const held = await readRecord(file);
+    lastSeen = held;
     if (held === 'missing') continue; // released between our create and our read: try again
     if (held !== 'invalid' && isPidAlive(held.pid)) throw lockedError(dataDir, file, held);
     // Stale (dead pid) or unreadable and old: break it, under the breaker lock.
@@ -56,6 +58,9 @@ export async function acquireLock(dataDir: string, owner: LockOwnerKind): Promis
       continue;
     }
     await breakStale(dataDir, file, held);
+  }
+  if (lastSeen === 'invalid') {
+    throw new GatehouseError('store_locked', `${file} is not a lock file Gatehouse wrote; if no Gatehouse process is running, delete it and try again`);
   }
   throw new GatehouseError('store_locked', `could not take the lock ${file}: it keeps changing hands; try again`);
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { access, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -81,6 +81,18 @@ describe('process lock', () => {
       await (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof acquireLock>>>).value.release();
       expect(await readdir(dir)).toEqual([]);
     }
+  });
+
+  it('treats a lock file it cannot read as held while fresh and as stale once old', async () => {
+    const lockFile = join(dir, LOCK_FILE);
+    await writeFile(lockFile, 'not json');
+    await expect(acquireLock(dir, 'cli')).rejects.toMatchObject({ code: 'store_locked', message: expect.stringContaining('not a lock file') });
+    expect(await readFile(lockFile, 'utf8')).toBe('not json');
+    const old = new Date(Date.now() - 60_000);
+    await utimes(lockFile, old, old);
+    const lock = await acquireLock(dir, 'cli');
+    releases.push(() => lock.release());
+    expect(await readLockOwner(dir)).toMatchObject({ pid: process.pid, alive: true });
   });
 
   it('release leaves a lock alone that is no longer ours', async () => {
