@@ -162,8 +162,14 @@ export class AuditLog implements AuditSink, AuditReader {
    * being written is closed first when it is that old. Returns files deleted.
    */
   async sweep(): Promise<number> {
-    const days = this.retentionDays();
-    if (!Number.isFinite(days) || days <= 0) {
+    let days: number;
+    try {
+      days = this.retentionDays();
+    } catch (e) {
+      this.log.warn('audit: could not read the retention setting; nothing swept', { error: String(e) });
+      return 0;
+    }
+    if (typeof days !== 'number' || !Number.isFinite(days) || days <= 0) {
       this.log.warn('audit: retention is not a positive number of days; nothing swept', { days });
       return 0;
     }

@@ -11,8 +11,8 @@ import type { AuditFilter } from './audit-filter.ts';
 /** Blocks close once they reach this size (always on a line boundary). */
 export const BLOCK_BYTES = 1024 * 1024;
 /** Past this many distinct values a set is dropped (null = "anything may be here"). */
-const MAX_DISTINCT_FILE = 2048;
-const MAX_DISTINCT_BLOCK = 256;
+const MAX_DISTINCT_FILE = 4096;
+const MAX_DISTINCT_BLOCK = 1024;
 
 export const SUMMARY_KEYS = ['tool', 'result', 'user_id', 'token_id', 'source_plugin'] as const;
 export type SummaryKey = (typeof SUMMARY_KEYS)[number];

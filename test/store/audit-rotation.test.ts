@@ -131,6 +131,8 @@ describe('AuditLog retention sweep', () => {
     expect(await log.sweep()).toBe(0);
     expect(await jsonlFiles()).toHaveLength(1);
     expect(h.logger.records.some((r) => r.level === 'warn' && r.msg.includes('retention'))).toBe(true);
+    const throwing = await h.open({ dir: `${h.dir}-2`, retentionDays: () => { throw new Error('settings unreadable'); } });
+    await expect(throwing.sweep()).resolves.toBe(0);
   });
 });
 
