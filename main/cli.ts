@@ -8,7 +8,7 @@ import { AuditQuery, AuditResult } from './contract/audit.ts';
 import { toErrorShape, GatehouseError } from './core/errors.ts';
 import { createLogger } from './store/logger.ts';
 import type { VaultChoice } from './store/vault.ts';
-import { connect, type Connection } from './cli/connect.ts';
+import { connect, retryWhileLocked, type Connection } from './cli/connect.ts';
 import { table, unwrap, UsageError } from './cli/output.ts';
 import { DEFAULT_PORT, startService } from './service.ts';
 import { VERSION } from './version.ts';
@@ -90,21 +90,11 @@ async function serve(args: string[]): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a number from 0 to 65535 (got '${values.port}')`);
   const dataDir = resolveDataDir(values['data-dir'], process.platform, process.env, homedir());
   const log = createLogger({ level: (values['log-level'] as 'info') ?? 'info' });
-  const svc = await startService({ dataDir, host: values.host ?? '127.0.0.1', port, vault: vaultChoice(values.vault), log, ...(values.enable ? { enable: true } : {}) });
-  const info = { base_url: svc.baseUrl, mcp_url: svc.mcpUrl, console_login_url: svc.loginUrl(), data_dir: dataDir, vault: svc.vaultLabel, enabled: svc.gateway.settings.get().enabled, pid: process.pid };
-  out(!!values.json, info, () =>
-    [
-      `Gatehouse ${VERSION} is running.`,
-      `  base URL:      ${info.base_url}`,
-      `  MCP endpoint:  ${info.mcp_url}`,
-      `  console login: ${info.console_login_url}   (one-time link)`,
-      `  data dir:      ${info.data_dir}`,
-      `  vault:         ${info.vault}`,
-      `  gateway:       ${info.enabled ? 'on' : 'off (switch on: gatehouse settings set enabled true, or serve --enable)'}`,
-      'Stop with Ctrl+C.',
-    ].join('\n'),
-  );
-  if (svc.gateway.vault.backend === 'file') log.warn('vault: file (not encrypted): no OS keychain reachable; secrets are kept in a 0600 file in the data dir');
+  // A CLI command holding the lock finishes in a moment: wait for it. Another service never lets go: fail at once.
+  const svc = await retryWhileLocked(() => startService({ dataDir, host: values.host ?? '127.0.0.1', port, vault: vaultChoice(values.vault), log, ...(values.enable ? { enable: true } : {}) }), {
+    wait: (e) => e.details.owner === 'cli',
+  });
+  // Handlers first: whoever reads the printed addresses may signal at once, and Node's default for an unhandled SIGINT/SIGTERM skips the flush.
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -119,6 +109,20 @@ async function serve(args: string[]): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  const info = { base_url: svc.baseUrl, mcp_url: svc.mcpUrl, console_login_url: svc.loginUrl(), data_dir: dataDir, vault: svc.vaultLabel, enabled: svc.gateway.settings.get().enabled, pid: process.pid };
+  out(!!values.json, info, () =>
+    [
+      `Gatehouse ${VERSION} is running.`,
+      `  base URL:      ${info.base_url}`,
+      `  MCP endpoint:  ${info.mcp_url}`,
+      `  console login: ${info.console_login_url}   (one-time link)`,
+      `  data dir:      ${info.data_dir}`,
+      `  vault:         ${info.vault}`,
+      `  gateway:       ${info.enabled ? 'on' : 'off (switch on: gatehouse settings set enabled true, or serve --enable)'}`,
+      'Stop with Ctrl+C.',
+    ].join('\n'),
+  );
+  if (svc.gateway.vault.backend === 'file') log.warn('vault: file (not encrypted): no OS keychain reachable; secrets are kept in a 0600 file in the data dir');
 }
 
 async function tokens(args: string[]): Promise<void> {

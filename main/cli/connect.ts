@@ -39,21 +39,31 @@ function lockWaitMs(env: NodeJS.ProcessEnv): number {
  * service each round, then fails with store_locked.
  */
 export async function connect(dataDir: string, vaultChoice: VaultChoice, log: Logger, opts: { lockWaitMs?: number } = {}): Promise<Connection> {
+  return retryWhileLocked(async () => {
+    const runtime = await readRuntime(dataDir);
+    return runtime ? viaService(dataDir, runtime, vaultChoice, log) : direct(dataDir, vaultChoice, log);
+  }, opts);
+}
+
+/**
+ * Runs `attempt` again while it fails with store_locked (and `wait` agrees),
+ * for at most `lockWaitMs` (default GATEHOUSE_LOCK_WAIT_MS or 15 s); then the
+ * last store_locked error is thrown, saying how long it waited.
+ */
+export async function retryWhileLocked<T>(attempt: () => Promise<T>, opts: { lockWaitMs?: number; wait?: (e: GatehouseError) => boolean } = {}): Promise<T> {
   const waitMs = opts.lockWaitMs ?? lockWaitMs(process.env);
   const started = Date.now();
-  for (let attempt = 0; ; attempt++) {
-    const runtime = await readRuntime(dataDir);
-    if (runtime) return viaService(dataDir, runtime, vaultChoice, log);
+  for (let round = 0; ; round++) {
     try {
-      return await direct(dataDir, vaultChoice, log);
+      return await attempt();
     } catch (e) {
-      if (!(e instanceof GatehouseError) || e.code !== 'store_locked') throw e;
+      if (!(e instanceof GatehouseError) || e.code !== 'store_locked' || (opts.wait && !opts.wait(e))) throw e;
       const waited = Date.now() - started;
       if (waited >= waitMs) {
         throw waitMs > 0 ? new GatehouseError('store_locked', `${e.message} (waited ${(waited / 1000).toFixed(1)} s)`, e.details) : e;
       }
       // Jittered backoff so a crowd of waiters does not retry in lockstep.
-      await sleep(Math.min(waitMs - waited, Math.min(40 * 2 ** attempt, 300) * (0.5 + Math.random())));
+      await sleep(Math.min(waitMs - waited, Math.min(40 * 2 ** round, 300) * (0.5 + Math.random())));
     }
   }
 }

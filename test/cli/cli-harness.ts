@@ -1,0 +1,174 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+
+/**
+ * Runs the real `gatehouse` command (bin/gatehouse.mjs, tsx in-process) as
+ * child processes, each against its own temp data dir.
+ */
+
+export const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = join(REPO, 'bin/gatehouse.mjs');
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The child's environment: ours, minus anything that could point it at another data dir. */
+function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  if (!('GATEHOUSE_DATA_DIR' in extra)) delete env.GATEHOUSE_DATA_DIR;
+  return env;
+}
+
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, [BIN, ...args], { cwd: REPO, env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
+export function collect(child: ChildProcessWithoutNullStreams): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+/** One CLI command to completion. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  const child = spawnCli(args, env);
+  child.stdin.end();
+  return collect(child);
+}
+
+/** A data dir of our own, with the file vault (the keychain has its own test file). */
+export function dirArgs(dataDir: string): string[] {
+  return ['--data-dir', dataDir, '--vault', 'file'];
+}
+
+/** `--json` command that must succeed: returns the parsed stdout. */
+export async function cliJson<T = unknown>(dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<T> {
+  const r = await runCli([...args, ...dirArgs(dataDir), '--json'], env);
+  if (r.code !== 0) throw new Error(`gatehouse ${args.join(' ')} exited ${r.code ?? r.signal}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+  return JSON.parse(r.stdout) as T;
+}
+
+/** `--json` command that must fail: exit code, the JSON error from stderr, and an empty stdout. */
+export async function cliJsonError(dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ exit: number | null; code: string; message: string; stderr: string }> {
+  const r = await runCli([...args, ...dirArgs(dataDir), '--json'], env);
+  expect(r.code, `gatehouse ${args.join(' ')} should fail; stdout: ${r.stdout}`).not.toBe(0);
+  expect(r.stdout).toBe('');
+  const lines = r.stderr.trim().split('\n');
+  // The error is the last stderr line (a warning may precede it).
+  const err = JSON.parse(lines[lines.length - 1]!) as { ok: boolean; code: string; message: string };
+  expect(err.ok).toBe(false);
+  expect(typeof err.code).toBe('string');
+  expect(typeof err.message).toBe('string');
+  return { exit: r.code, code: err.code, message: err.message, stderr: r.stderr };
+}
+
+export async function tempDataDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'gatehouse-cli-'));
+}
+
+export async function removeDir(dir: string | undefined): Promise<void> {
+  if (dir) await rm(dir, { recursive: true, force: true });
+}
+
+export interface ServeInfo {
+  base_url: string;
+  mcp_url: string;
+  console_login_url: string;
+  data_dir: string;
+  vault: string;
+  enabled: boolean;
+  pid: number;
+}
+
+export interface Served {
+  child: ChildProcessWithoutNullStreams;
+  info: ServeInfo;
+  stderr: () => string;
+  /** Sends `signal` and resolves with the exit, or kills it after 5 s and reports that. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null; killed: boolean }>;
+}
+
+/** `gatehouse serve --port 0 --enable --json`, resolved once it has printed its addresses. */
+export async function startServe(dataDir: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}, vaultArgs = ['--vault', 'file']): Promise<Served> {
+  const child = spawnCli(['serve', '--port', '0', '--enable', '--json', '--data-dir', dataDir, ...vaultArgs, ...extra], env);
+  child.stdin.end();
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const info = await new Promise<ServeInfo>((resolve, reject) => {
+    // --json prints one pretty-printed object: done when the text so far parses.
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString('utf8');
+      try {
+        resolve(JSON.parse(stdout) as ServeInfo);
+      } catch {
+        // not complete yet
+      }
+    });
+    void exit.then(({ code, signal }) => reject(new Error(`serve exited (${code ?? signal}) before printing its addresses\nstdout: ${stdout}\nstderr: ${stderr}`)));
+  });
+  let stopped: ReturnType<Served['stop']> | null = null;
+  return {
+    child,
+    info,
+    stderr: () => stderr,
+    stop(signal: NodeJS.Signals = 'SIGTERM') {
+      stopped ??= (async () => {
+        if (child.exitCode !== null || child.signalCode !== null) return { ...(await exit), killed: false };
+        let killed = false;
+        const timer = setTimeout(() => {
+          killed = true;
+          child.kill('SIGKILL');
+        }, 5_000);
+        child.kill(signal);
+        const r = await exit;
+        clearTimeout(timer);
+        return { ...r, killed };
+      })();
+      return stopped;
+    },
+  };
+}
+
+/** Every file under `dir`, recursively. */
+export async function filesUnder(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await filesUnder(p)));
+    else if (e.isFile()) out.push(p);
+  }
+  return out;
+}
+
+/** Files under `dir` whose bytes contain `needle` (compared as raw bytes, so any text encoding of the same characters counts). */
+export async function filesContaining(dir: string, needle: string): Promise<string[]> {
+  const hits: string[] = [];
+  const bytes = Buffer.from(needle, 'utf8');
+  for (const f of await filesUnder(dir)) if ((await readFile(f)).includes(bytes)) hits.push(f);
+  return hits;
+}
+
+/** Grep the whole data dir for a clear token: neither the token nor its random part may appear anywhere. */
+export async function expectTokenInNoFile(dataDir: string, token: string): Promise<void> {
+  const files = await filesUnder(dataDir);
+  expect(files.length).toBeGreaterThan(0);
+  expect(await filesContaining(dataDir, token)).toEqual([]);
+  expect(await filesContaining(dataDir, token.slice('gth_'.length))).toEqual([]);
+}
+
+export const TOKEN_RE = /^gth_[A-Za-z0-9_-]{43}$/;
