@@ -168,8 +168,8 @@ export class Pump {
         await sleep(backoff(), signal);
         continue;
       }
-      // A JSON-RPC error in the body (400 invalid params, ...) is the server's own answer.
-      const own = ownError(errBody, flight.id);
+      // A JSON-RPC error in a 4xx body (400 invalid params, ...) is the server's own answer.
+      const own = status < 500 ? ownError(errBody, flight.id) : undefined;
       if (own) {
         this.out.write(own);
         return;

@@ -22,7 +22,7 @@ export interface Seen {
 }
 
 export type Trouble =
-  | { kind: 'status'; status: 401 | 403 | 429 | 502 | 503; retryAfter?: string; dataCode?: string; times?: number; onlyFor?: string }
+  | { kind: 'status'; status: 401 | 403 | 429 | 502 | 503; retryAfter?: string; dataCode?: string; message?: string; times?: number; onlyFor?: string }
   | { kind: 'drop'; onlyFor?: string; times?: number };
 
 export interface TinyServer {
@@ -110,7 +110,7 @@ export async function tinyServer(opts: { token?: string; port?: number } = {}): 
       if (t.retryAfter) headers['retry-after'] = t.retryAfter;
       if (t.status === 401) headers['www-authenticate'] = 'Bearer realm="gatehouse"';
       const code = t.dataCode ?? { 401: 'unauthorized', 403: 'forbidden', 429: 'rate_limited', 502: 'upstream_error', 503: 'service_unavailable' }[t.status];
-      res.writeHead(t.status, headers).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `refused: ${code}`, data: { code } } }));
+      res.writeHead(t.status, headers).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: t.message ?? `refused: ${code}`, data: { code } } }));
       return;
     }
     if (state.token !== undefined && req.headers.authorization !== `Bearer ${state.token}`) {

@@ -1,0 +1,178 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { claudeMcpAddCommand, CLIENT_SPECS } from '../../bridge/config/clients.ts';
+import { BIN, ensureBundle } from './helpers/bundle.ts';
+import { tinyServer } from './helpers/tiny-server.ts';
+
+// `gatehouse-bridge config`: the printed snippets, and --write on real files
+// in a throwaway home folder.
+
+const cleanups: Array<() => Promise<unknown> | unknown> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+beforeAll(ensureBundle);
+
+function tempHome(): string {
+  const home = mkdtempSync(join(tmpdir(), 'gh-bridge-home-'));
+  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+  return home;
+}
+
+function config(args: string[], home: string) {
+  const env = { ...process.env, HOME: home, USERPROFILE: home, APPDATA: join(home, 'AppData', 'Roaming') };
+  delete env.XDG_CONFIG_HOME;
+  const r = spawnSync(process.execPath, [BIN, 'config', ...args], { encoding: 'utf8', env, timeout: 20_000 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+const realBin = realpathSync(BIN);
+
+describe('printing', () => {
+  it('claude-desktop: an mcpServers snippet with absolute node and script paths and the flags', () => {
+    const r = config(['--client', 'claude-desktop', '--token-keychain', 'claude-desktop', '--url', 'http://127.0.0.1:8765/wp-json/gatehouse-mcp/v1/mcp'], tempHome());
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toEqual({
+      mcpServers: {
+        gatehouse: {
+          command: process.execPath,
+          args: [realBin, '--url', 'http://127.0.0.1:8765/wp-json/gatehouse-mcp/v1/mcp', '--token-keychain', 'claude-desktop'],
+        },
+      },
+    });
+    expect(r.err).toContain('claude_desktop_config.json');
+  });
+
+  it('vscode: a "servers" entry of type stdio', () => {
+    const r = config(['--client', 'vscode', '--name', 'gh', '--token-env', 'GH_TOKEN'], tempHome());
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toEqual({ servers: { gh: { type: 'stdio', command: process.execPath, args: [realBin, '--token-env', 'GH_TOKEN'] } } });
+    expect(r.err).toContain('set GH_TOKEN in the environment VS Code gives this server');
+  });
+
+  it('claude-code: the `claude mcp add` command', () => {
+    const r = config(['--client', 'claude-code', '--token-keychain', 'cc'], tempHome());
+    expect(r.code).toBe(0);
+    expect(r.out.trim()).toBe(claudeMcpAddCommand('gatehouse', process.execPath, [realBin, '--token-keychain', 'cc'], process.platform));
+    expect(r.out).toMatch(/^claude mcp add --scope user gatehouse -- /);
+  });
+
+  it('warns when a --header value would be stored as given', () => {
+    const r = config(['--client', 'cursor', '--header', 'X-Api-Key: literal-secret'], tempHome());
+    expect(r.code).toBe(0);
+    expect(r.err).toContain('will be stored in Cursor\'s config file as given');
+    expect(config(['--client', 'cursor', '--header', 'X-Api-Key: ${KEY}'], tempHome()).err).not.toContain('as given');
+  });
+});
+
+describe('--write', () => {
+  const existing = {
+    globalShortcut: 'Ctrl+Space',
+    mcpServers: {
+      filesystem: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'] },
+      other: { command: '/usr/bin/other', env: { A: '1' } },
+    },
+    preferences: { theme: 'dark' },
+  };
+
+  it('adds the entry beside the others, keeps a timestamped backup, and is idempotent', () => {
+    const home = tempHome();
+    const file = join(home, '.config', 'Claude', 'claude_desktop_config.json');
+    mkdirSync(dirname(file), { recursive: true });
+    const original = `${JSON.stringify(existing, null, 2)}\n`;
+    writeFileSync(file, original, { mode: 0o640 });
+
+    const first = config(['--client', 'claude-desktop', '--write', '--token-keychain', 'claude-desktop'], home);
+    expect(first.code).toBe(0);
+    expect(first.out).toContain(`added "gatehouse" in ${file}`);
+    const written = JSON.parse(readFileSync(file, 'utf8'));
+    expect(written).toEqual({
+      ...existing,
+      mcpServers: { ...existing.mcpServers, gatehouse: { command: process.execPath, args: [realBin, '--token-keychain', 'claude-desktop'] } },
+    });
+    expect(Object.keys(written)).toEqual(['globalShortcut', 'mcpServers', 'preferences']);
+    expect(statSync(file).mode & 0o777).toBe(0o640);
+    const backups = readdirSync(dirname(file)).filter((f) => /^claude_desktop_config\.json\.\d{8}-\d{6}(-\d+)?\.bak$/.test(f));
+    expect(backups).toHaveLength(1);
+    expect(readFileSync(join(dirname(file), backups[0]!), 'utf8')).toBe(original);
+
+    const afterFirst = readFileSync(file, 'utf8');
+    const second = config(['--client', 'claude-desktop', '--write', '--token-keychain', 'claude-desktop'], home);
+    expect(second.code).toBe(0);
+    expect(second.out).toContain('nothing changed');
+    expect(readFileSync(file, 'utf8')).toBe(afterFirst);
+    expect(readdirSync(dirname(file)).filter((f) => f.endsWith('.bak'))).toHaveLength(1);
+
+    // Other flags replace this entry only.
+    const third = config(['--client', 'claude-desktop', '--write', '--token-env', 'GH_TOKEN'], home);
+    expect(third.out).toContain('updated "gatehouse"');
+    expect(JSON.parse(readFileSync(file, 'utf8')).mcpServers.gatehouse.args).toEqual([realBin, '--token-env', 'GH_TOKEN']);
+    expect(JSON.parse(readFileSync(file, 'utf8')).mcpServers.filesystem).toEqual(existing.mcpServers.filesystem);
+  });
+
+  it('refuses a file that is not valid JSON and leaves it untouched (exit 4)', () => {
+    const home = tempHome();
+    const file = join(home, '.cursor', 'mcp.json');
+    mkdirSync(dirname(file), { recursive: true });
+    const broken = '{\n  // my servers\n  "mcpServers": { "a": { "command": "x" } },\n}\n';
+    writeFileSync(file, broken);
+    const r = config(['--client', 'cursor', '--write'], home);
+    expect(r.code).toBe(4);
+    expect(r.err).toMatch(/mcp\.json is not valid JSON .*left untouched/);
+    expect(readFileSync(file, 'utf8')).toBe(broken);
+    expect(readdirSync(dirname(file))).toEqual(['mcp.json']);
+  });
+
+  it('creates the file (and folders) when the client has none yet', () => {
+    const home = tempHome();
+    const r = config(['--client', 'windsurf', '--write'], home);
+    expect(r.code).toBe(0);
+    const file = join(home, '.codeium', 'windsurf', 'mcp_config.json');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ mcpServers: { gatehouse: { command: process.execPath, args: [realBin] } } });
+  });
+
+  it('writes to a path with spaces, and the written entry starts a working bridge without a shell', async () => {
+    const server = await tinyServer();
+    cleanups.push(() => server.stop());
+    const home = tempHome();
+    const file = join(home, 'My Settings', 'VS Code', 'mcp.json');
+    const r = config(['--client', 'vscode', '--write', '--config-file', file, '--url', server.url, '--name', 'gatehouse-local'], home);
+    expect(r.code).toBe(0);
+    const entry = JSON.parse(readFileSync(file, 'utf8')).servers['gatehouse-local'] as { command: string; args: string[] };
+    const client = new Client({ name: 'config-test', version: '1' }, { capabilities: {} });
+    await client.connect(new StdioClientTransport({ command: entry.command, args: entry.args, stderr: 'pipe' }));
+    cleanups.push(() => client.close());
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('echo');
+  });
+});
+
+describe('config file locations', () => {
+  const env = { APPDATA: 'C:\\Users\\Ada Lovelace\\AppData\\Roaming' };
+  it.each([
+    ['claude-desktop', 'darwin', '/Users/ada', '/Users/ada/Library/Application Support/Claude/claude_desktop_config.json'],
+    ['claude-desktop', 'win32', 'C:\\Users\\Ada Lovelace', 'C:\\Users\\Ada Lovelace\\AppData\\Roaming\\Claude\\claude_desktop_config.json'],
+    ['claude-desktop', 'linux', '/home/ada', '/home/ada/.config/Claude/claude_desktop_config.json'],
+    ['cursor', 'win32', 'C:\\Users\\Ada Lovelace', 'C:\\Users\\Ada Lovelace\\.cursor\\mcp.json'],
+    ['vscode', 'darwin', '/Users/ada', '/Users/ada/Library/Application Support/Code/User/mcp.json'],
+    ['vscode', 'win32', 'C:\\Users\\Ada Lovelace', 'C:\\Users\\Ada Lovelace\\AppData\\Roaming\\Code\\User\\mcp.json'],
+    ['vscode', 'linux', '/home/ada', '/home/ada/.config/Code/User/mcp.json'],
+    ['windsurf', 'linux', '/home/ada', '/home/ada/.codeium/windsurf/mcp_config.json'],
+    ['claude-code', 'darwin', '/Users/ada', '/Users/ada/.claude.json'],
+  ] as const)('%s on %s', (client, platform, home, expected) => {
+    expect(CLIENT_SPECS[client].path(platform, platform === 'win32' ? env : {}, home)).toBe(expected);
+  });
+
+  it('quotes paths with spaces in the claude mcp add command for each platform', () => {
+    expect(claudeMcpAddCommand('gh', 'C:\\Program Files\\nodejs\\node.exe', ['C:\\Users\\Ada Lovelace\\gatehouse\\bin\\gatehouse-bridge.mjs'], 'win32')).toBe(
+      'claude mcp add --scope user gh -- "C:\\Program Files\\nodejs\\node.exe" "C:\\Users\\Ada Lovelace\\gatehouse\\bin\\gatehouse-bridge.mjs"',
+    );
+    expect(claudeMcpAddCommand('gh', '/usr/bin/node', ["/home/o'neil/my apps/gatehouse-bridge.mjs", '--header', 'X-Key: ${KEY}'], 'linux')).toBe(
+      `claude mcp add --scope user gh -- /usr/bin/node '/home/o'\\''neil/my apps/gatehouse-bridge.mjs' --header 'X-Key: \${KEY}'`,
+    );
+  });
+});
