@@ -25,7 +25,7 @@ function tempHome(): string {
 }
 
 function config(args: string[], home: string) {
-  const env = { ...process.env, HOME: home, USERPROFILE: home, APPDATA: join(home, 'AppData', 'Roaming') };
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, USERPROFILE: home, APPDATA: join(home, 'AppData', 'Roaming') };
   delete env.XDG_CONFIG_HOME;
   const r = spawnSync(process.execPath, [BIN, 'config', ...args], { encoding: 'utf8', env, timeout: 20_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
