@@ -46,39 +46,65 @@ interface Stat {
 
 const isNumber = (w: string) => /^\p{N}+$/u.test(w);
 
+interface PageGrams {
+  grams: Map<string, { count: number; prominent: boolean; words: number; surfaces: Map<string, number> }>;
+  length: number;
+}
+
+// Pages from the store are frozen and replaced on every change, so the object is a safe cache key.
+const gramCache = new WeakMap<Page, Map<string, PageGrams>>();
+
+function pageGrams(page: Page, language: string, stop: ReadonlySet<string> | null): PageGrams {
+  const cached = gramCache.get(page)?.get(language);
+  if (cached) return cached;
+  const parsed = parseMarkdown(page.content);
+  const sources: [string, boolean][] = [[page.title, true], ...parsed.blocks.map((b): [string, boolean] => [b.text, b.type === 'heading'])];
+  const grams: PageGrams['grams'] = new Map();
+  let length = 0;
+  for (const [text, prominent] of sources) {
+    for (const run of phraseRuns(text)) {
+      length += run.length;
+      const folded = run.map(fold);
+      const skip = folded.map((w) => (stop?.has(w) ?? false) || isNumber(w));
+      for (let i = 0; i < run.length; i++) {
+        if (skip[i]) continue;
+        for (let n = 1; n <= 3 && i + n <= run.length; n++) {
+          if (skip[i + n - 1]) continue;
+          if (n === 1 && (run[i] ?? '').length < MIN_UNIGRAM_CHARS) continue;
+          const key = folded.slice(i, i + n).join(' ');
+          const surface = run.slice(i, i + n).join(' ');
+          let g = grams.get(key);
+          if (!g) grams.set(key, (g = { count: 0, prominent: false, words: n, surfaces: new Map() }));
+          g.count++;
+          g.surfaces.set(surface, (g.surfaces.get(surface) ?? 0) + 1);
+          if (prominent) g.prominent = true;
+        }
+      }
+    }
+  }
+  const result = { grams, length: Math.max(1, length) };
+  const perLanguage = gramCache.get(page) ?? new Map<string, PageGrams>();
+  perLanguage.set(language, result);
+  if (Object.isFrozen(page)) gramCache.set(page, perLanguage);
+  return result;
+}
+
 export function keywordIdeas(pages: readonly Page[], language: string, opts: KeywordOptions): { ideas: KeywordIdea[]; stop_words: boolean } {
   const stop = stopWordsFor(language);
-  const isStop = (w: string) => stop?.has(fold(w)) ?? false;
   const stats = new Map<string, Stat>();
   const lengths = new Map<number, number>();
 
   for (const page of pages) {
-    const parsed = parseMarkdown(page.content);
-    const sources: [string, boolean][] = [[page.title, true], ...parsed.blocks.map((b): [string, boolean] => [b.text, b.type === 'heading'])];
-    let length = 0;
-    for (const [text, prominent] of sources) {
-      for (const run of phraseRuns(text)) {
-        length += run.length;
-        for (let i = 0; i < run.length; i++) {
-          for (let n = 1; n <= 3 && i + n <= run.length; n++) {
-            const gram = run.slice(i, i + n);
-            const first = gram[0] ?? '';
-            const last = gram[n - 1] ?? '';
-            if (isStop(first) || isStop(last) || isNumber(first) || isNumber(last)) continue;
-            if (n === 1 && first.length < MIN_UNIGRAM_CHARS) continue;
-            const surface = gram.join(' ');
-            const key = fold(surface);
-            let s = stats.get(key);
-            if (!s) stats.set(key, (s = { surfaces: new Map(), perPage: new Map(), total: 0, prominent: false, words: n }));
-            s.surfaces.set(surface, (s.surfaces.get(surface) ?? 0) + 1);
-            s.perPage.set(page.id, (s.perPage.get(page.id) ?? 0) + 1);
-            s.total++;
-            if (prominent) s.prominent = true;
-          }
-        }
-      }
+    const pg = pageGrams(page, language, stop);
+    lengths.set(page.id, pg.length);
+    for (const [key, g] of pg.grams) {
+      let s = stats.get(key);
+      if (!s) stats.set(key, (s = { surfaces: new Map(), perPage: new Map(), total: 0, prominent: false, words: g.words }));
+      for (const [surface, c] of g.surfaces) s.surfaces.set(surface, (s.surfaces.get(surface) ?? 0) + c);
+      s.perPage.set(page.id, (s.perPage.get(page.id) ?? 0) + g.count);
+      s.total += g.count;
+      if (g.prominent) s.prominent = true;
     }
-    lengths.set(page.id, Math.max(1, length));
   }
 
   // Drop a phrase that only ever occurs inside one longer phrase: the longer one says it better.

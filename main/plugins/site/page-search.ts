@@ -30,7 +30,18 @@ interface Indexed {
   blocks: string[];
 }
 
+// Pages from the store are frozen and replaced on every change, so the object is a safe cache key.
+const indexCache = new WeakMap<Page, Indexed>();
+
 function index(page: Page): Indexed {
+  const cached = indexCache.get(page);
+  if (cached) return cached;
+  const built = buildIndex(page);
+  if (Object.isFrozen(page)) indexCache.set(page, built);
+  return built;
+}
+
+function buildIndex(page: Page): Indexed {
   const parsed = parseMarkdown(page.content);
   const fields = [
     { name: 'title', weight: 3, terms: terms(page.title) },
@@ -71,7 +82,8 @@ function snippet(doc: Indexed, qTerms: string[], max = 200): string {
   return `${start > 0 ? '…' : ''}${out}${end < ws.length ? '…' : ''}`;
 }
 
-export function searchPages(pages: readonly Page[], query: string): SearchHit[] {
+/** Every matching page, best first; snippets are made for the first `snippets` hits only (the rest get ''). */
+export function searchPages(pages: readonly Page[], query: string, snippets = Infinity): SearchHit[] {
   const all = [...new Set(terms(query))];
   const meaningful = all.filter((t) => !(stopWordsFor('en')?.has(t) || stopWordsFor('de')?.has(t)));
   const qTerms = meaningful.length ? meaningful : all;
@@ -104,7 +116,11 @@ export function searchPages(pages: readonly Page[], query: string): SearchHit[] 
     const matchedFields = d.fields
       .filter((f) => f.terms.some((t) => qTerms.some((q) => t === q || (q.length >= MIN_PREFIX && t.startsWith(q)))))
       .map((f) => f.name);
-    hits.push({ page: d.page, score: Math.round(score * 1000) / 1000, snippet: snippet(d, qTerms), matched_fields: matchedFields });
+    hits.push({ page: d.page, score: Math.round(score * 1000) / 1000, snippet: '', matched_fields: matchedFields });
   }
-  return hits.sort((a, b) => b.score - a.score || a.page.id - b.page.id);
+  hits.sort((a, b) => b.score - a.score || a.page.id - b.page.id);
+  hits.slice(0, snippets).forEach((h) => {
+    h.snippet = snippet(index(h.page), qTerms);
+  });
+  return hits;
 }

@@ -131,7 +131,7 @@ export function pageReadTools(deps: SiteDeps): Tool[] {
     async run(input, ctx) {
       const data = deps.store.read();
       const pool = visiblePages(data, ctx).filter((p) => (input.status === 'any' || p.status === input.status) && (!input.language || p.language === input.language));
-      const hits = searchPages(pool, input.query);
+      const hits = searchPages(pool, input.query, input.limit);
       const results = hits.slice(0, input.limit).map((h) => ({
         id: h.page.id, slug: h.page.slug, title: h.page.title, status: h.page.status, language: h.page.language,
         url: pageUrl(data.site, h.page), score: h.score, snippet: h.snippet, matched_fields: h.matched_fields,
