@@ -48,7 +48,7 @@ export function gatewayDisabled(): Failure {
     code: 'gateway_disabled',
     httpStatus: 503,
     announce: true,
-    message: 'the gateway is switched off in Gatehouse settings: switch it on in the Gatehouse console (Settings) and try again',
+    message: 'the gateway is switched off in Gatehouse settings: switch it on in the console, the tray or with `gatehouse settings set enabled true`, then try again',
   };
 }
 
