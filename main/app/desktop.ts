@@ -1,0 +1,128 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { Notification, app, ipcMain, protocol, session } from 'electron';
+import { IPC_EVENT_CHANNEL } from '../contract/api.ts';
+import type { ApiDispatch, ApiEvent } from '../contract/api.ts';
+import { resolveDataDir } from '../contract/paths.ts';
+import { serveApp } from './app-protocol.ts';
+import { registerIpc } from './ipc.ts';
+import { getOpenAtLogin, setOpenAtLogin, startedHidden } from './login-item.ts';
+import type { LoginItemOptions } from './login-item.ts';
+import { createStagedNotifier } from './notifications.ts';
+import { hardenSession } from './security.ts';
+import { TrayController } from './tray.ts';
+import { TrayStateKeeper, createTrayActions } from './tray-state.ts';
+import { ConsoleWindows, guardContents } from './window.ts';
+
+/** The part of main/service.ts's running service the shell uses. */
+export interface DesktopService {
+  baseUrl: string;
+  mcpUrl: string;
+  consoleUrl: string;
+  dispatch: ApiDispatch;
+  events: { subscribe(listener: (event: ApiEvent) => void): () => void };
+  stop(): Promise<void>;
+}
+
+export interface DesktopServiceConfig {
+  dataDir: string;
+  host?: string;
+  port?: number;
+  enable?: boolean;
+}
+
+export type StartDesktopService = (config: DesktopServiceConfig) => Promise<DesktopService>;
+
+/**
+ * The desktop shell: the core service in-process, a tray, one console
+ * window, guarded IPC and notifications. Thin glue; each part lives in its
+ * own file and is tested there. Call after registerAppScheme (before ready).
+ */
+export async function runDesktop(startService: StartDesktopService): Promise<void> {
+  if (!app.requestSingleInstanceLock()) {
+    app.quit();
+    return;
+  }
+  const platform = process.platform;
+  const root = app.getAppPath();
+  const windows = new ConsoleWindows({
+    preload: join(root, 'dist', 'main', 'app', 'preload.cjs'),
+    icon: join(root, 'assets', 'icon-512.png'),
+    // A tray app shows its Dock icon only while its window is open.
+    onVisibility: (visible) => {
+      if (platform !== 'darwin') return;
+      if (visible) void app.dock?.show();
+      else app.dock?.hide();
+    },
+  });
+  app.on('second-instance', () => windows.show());
+  // Closing the window leaves the app running in the tray.
+  app.on('window-all-closed', () => {});
+  app.on('web-contents-created', (_event, contents) => guardContents(contents));
+
+  await app.whenReady();
+  hardenSession(session.defaultSession);
+  serveApp(protocol, join(root, 'dist-renderer'));
+
+  const login: LoginItemOptions = {
+    platform,
+    autostartDir: join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'autostart'),
+    execPath: process.env.APPIMAGE ?? process.execPath,
+  };
+  let service: DesktopService | null = null;
+  let quitting = false;
+  const report = (title: string, body: string) => {
+    if (Notification.isSupported()) new Notification({ title, body }).show();
+  };
+  const tray = new TrayController({
+    iconDir: join(root, 'assets'),
+    platform,
+    actions: createTrayActions({
+      dispatch: () => service?.dispatch ?? null,
+      openConsole: (screen) => windows.show(screen),
+      setOpenAtLogin: async (enabled) => {
+        await setOpenAtLogin(app, enabled, login);
+        keeper.set({ openAtLogin: await getOpenAtLogin(app, login) });
+      },
+      quit: () => app.quit(),
+      refresh: () => void keeper.refresh(),
+      report,
+    }),
+  });
+  const keeper = new TrayStateKeeper((state) => tray.update(state));
+  keeper.set({ openAtLogin: await getOpenAtLogin(app, login).catch(() => false) });
+
+  app.on('before-quit', () => windows.allowClose());
+  app.on('will-quit', (event) => {
+    if (!service || quitting) return;
+    // Stop the service cleanly (close sockets, remove runtime.json), then really quit.
+    event.preventDefault();
+    quitting = true;
+    const running = service;
+    service = null;
+    void running.stop().finally(() => {
+      tray.destroy();
+      app.quit();
+    });
+  });
+
+  try {
+    service = await startService({ dataDir: resolveDataDir(undefined, platform, process.env, homedir()), host: '127.0.0.1' });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    keeper.failed(message);
+    report('Gatehouse could not start', message);
+    return;
+  }
+
+  const running = service;
+  registerIpc({ ipcMain, dispatch: running.dispatch, owns: (contents) => windows.owns(contents), log: (m, f) => console.warn(m, f ?? {}) });
+  const notify = createStagedNotifier({ openApprovals: () => windows.show('approvals') });
+  running.events.subscribe((event) => {
+    windows.send(IPC_EVENT_CHANNEL, event);
+    notify(event);
+    keeper.onEvent(event);
+  });
+  await keeper.connect(running.dispatch);
+  if (!startedHidden(process.argv, app, platform)) windows.show();
+}

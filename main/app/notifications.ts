@@ -1,0 +1,51 @@
+import { Notification } from 'electron';
+import type { ApiEvent } from '../contract/api.ts';
+
+const BURST = 3;
+const BURST_WINDOW_MS = 10_000;
+const SEEN_MAX = 2000;
+
+/**
+ * One native notification per new staged write; clicking it opens Approvals.
+ * An agent staging fifty writes at once gets three notifications and one
+ * "and 47 more", not fifty.
+ */
+export function createStagedNotifier(deps: { openApprovals: () => void; now?: () => number }) {
+  const now = deps.now ?? Date.now;
+  const seen = new Set<string>();
+  const live = new Set<Notification>();
+  let recent: number[] = [];
+  let held = 0;
+  let flush: ReturnType<typeof setTimeout> | null = null;
+
+  const show = (title: string, body: string) => {
+    const n = new Notification({ title, body });
+    // keep a reference until it is gone, or some platforms drop the click handler
+    live.add(n);
+    n.on('click', () => deps.openApprovals());
+    n.on('close', () => live.delete(n));
+    n.show();
+  };
+
+  return function onEvent(event: ApiEvent): void {
+    if (event.type !== 'staged' || event.item.status !== 'pending' || seen.has(event.item.id)) return;
+    seen.add(event.item.id);
+    if (seen.size > SEEN_MAX) seen.delete(seen.values().next().value as string);
+    if (!Notification.isSupported()) return;
+    const t = now();
+    recent = recent.filter((x) => t - x < BURST_WINDOW_MS);
+    if (recent.length >= BURST) {
+      held++;
+      flush ??= setTimeout(() => {
+        flush = null;
+        if (held) show('More approvals needed', `${held} more staged write${held === 1 ? '' : 's'} waiting in Gatehouse`);
+        held = 0;
+      }, BURST_WINDOW_MS);
+      return;
+    }
+    recent.push(t);
+    const { item } = event;
+    const who = item.token_label ?? item.client;
+    show(`Approval needed: ${item.tool}`, `${item.preview.summary}${who ? `\nAsked by ${who}` : ''}`);
+  };
+}

@@ -1,0 +1,30 @@
+import { contextBridge, ipcRenderer } from 'electron';
+import type { IpcRendererEvent } from 'electron';
+import { API_ACTIONS, IPC_EVENT_CHANNEL, ipcChannel } from '../contract/api.ts';
+import type { Api, ApiAction, ApiEvent } from '../contract/api.ts';
+
+/**
+ * What the console page gets as `window.gatehouse`: one function per action
+ * (each invokes that action's own channel) and `subscribe` for live updates.
+ * ipcRenderer itself, and the IPC event objects (whose `sender` is
+ * ipcRenderer), never cross into the page. Bundled to CommonJS by
+ * `vite build --mode preload`, because sandboxed preloads cannot import.
+ */
+export function buildBridge(ipc: Pick<typeof ipcRenderer, 'invoke' | 'on' | 'removeListener'>): Api {
+  const bridge: Record<string, unknown> = {};
+  for (const action of Object.keys(API_ACTIONS) as ApiAction[]) {
+    const channel = ipcChannel(action);
+    bridge[action] = (input: unknown) => ipc.invoke(channel, input);
+  }
+  bridge.subscribe = (listener: (event: ApiEvent) => void) => {
+    if (typeof listener !== 'function') throw new TypeError('subscribe needs a function');
+    const forward = (_event: IpcRendererEvent, payload: ApiEvent) => listener(payload);
+    ipc.on(IPC_EVENT_CHANNEL, forward);
+    return () => {
+      ipc.removeListener(IPC_EVENT_CHANNEL, forward);
+    };
+  };
+  return bridge as Api;
+}
+
+contextBridge.exposeInMainWorld('gatehouse', buildBridge(ipcRenderer));

@@ -1,0 +1,102 @@
+import type { MenuItemConstructorOptions } from 'electron';
+import type { StagedPayload } from '../contract/staged.ts';
+import type { ConsoleScreen } from './app-url.ts';
+
+/** What the tray shows; everything the menu needs, nothing else. */
+export interface TrayState {
+  phase: 'starting' | 'running' | 'failed';
+  enabled: boolean;
+  /** the first pending writes, soonest to expire first (at most MENU_PENDING_MAX) */
+  pending: PendingItem[];
+  pendingTotal: number;
+  /** why the service is not running (phase 'failed') */
+  error: string | null;
+  openAtLogin: boolean;
+}
+
+export interface PendingItem {
+  id: string;
+  tool: string;
+  summary: string;
+  who: string | null;
+}
+
+export interface TrayActions {
+  openConsole(screen?: ConsoleScreen): void;
+  approve(id: string): void;
+  discard(id: string): void;
+  setEnabled(enabled: boolean): void;
+  setOpenAtLogin(enabled: boolean): void;
+  quit(): void;
+}
+
+export const MENU_PENDING_MAX = 10;
+export type TrayIconState = 'off' | 'on' | 'attention';
+
+export const INITIAL_TRAY_STATE: TrayState = { phase: 'starting', enabled: false, pending: [], pendingTotal: 0, error: null, openAtLogin: false };
+
+export function pendingItems(list: readonly StagedPayload[]): PendingItem[] {
+  return list
+    .filter((s) => s.status === 'pending')
+    .sort((a, b) => a.expires_at.localeCompare(b.expires_at))
+    .slice(0, MENU_PENDING_MAX)
+    .map((s) => ({ id: s.id, tool: s.tool, summary: s.preview.summary, who: s.token_label ?? s.client ?? null }));
+}
+
+export function trayIconState(state: TrayState): TrayIconState {
+  if (state.phase === 'failed' || state.pendingTotal > 0) return 'attention';
+  return state.phase === 'running' && state.enabled ? 'on' : 'off';
+}
+
+const approvals = (n: number) => `${n} pending approval${n === 1 ? '' : 's'}`;
+
+export function trayTooltip(state: TrayState): string {
+  if (state.phase === 'starting') return 'Gatehouse: starting…';
+  if (state.phase === 'failed') return 'Gatehouse: the service is not running';
+  const status = `Gatehouse: ${state.enabled ? 'on' : 'off'}`;
+  return state.pendingTotal ? `${status} · ${approvals(state.pendingTotal)}` : status;
+}
+
+function statusLine(state: TrayState): string {
+  if (state.phase === 'starting') return 'Gatehouse is starting…';
+  if (state.phase === 'failed') return `Not running: ${state.error ?? 'the service failed to start'}`;
+  return state.enabled ? 'Gatehouse is on' : 'Gatehouse is off: MCP clients are refused';
+}
+
+/** Menu labels: short, one line, and `&` kept literal (Windows reads it as a mnemonic). */
+export function menuLabel(text: string, max = 60): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  const short = line.length > max ? `${line.slice(0, max - 1)}…` : line;
+  return short.replace(/&/g, '&&');
+}
+
+/** The tray menu, built from the state alone: the same state always gives the same menu. */
+export function buildTrayMenu(state: TrayState, act: TrayActions): MenuItemConstructorOptions[] {
+  const running = state.phase === 'running';
+  const items: MenuItemConstructorOptions[] = state.pending.map((p) => ({
+    label: menuLabel(`${p.summary} (${p.tool})`),
+    submenu: [
+      { label: menuLabel(p.who ? `Asked by ${p.who}` : 'Asked by an MCP client'), enabled: false },
+      { label: 'Approve', click: () => act.approve(p.id) },
+      { label: 'Discard', click: () => act.discard(p.id) },
+      { type: 'separator' },
+      { label: 'Show in the console', click: () => act.openConsole('approvals') },
+    ],
+  }));
+  if (state.pendingTotal > state.pending.length) {
+    items.push({ type: 'separator' }, { label: `${state.pendingTotal - state.pending.length} more in the console…`, click: () => act.openConsole('approvals') });
+  }
+  if (items.length === 0) items.push({ label: 'Nothing is waiting', enabled: false });
+
+  return [
+    { id: 'status', label: menuLabel(statusLine(state), 80), enabled: false },
+    { type: 'separator' },
+    { id: 'open', label: 'Open the console', click: () => act.openConsole() },
+    { id: 'pending', label: state.pendingTotal ? `Pending approvals (${state.pendingTotal})` : 'Pending approvals', enabled: running, submenu: items },
+    { type: 'separator' },
+    { id: 'gateway', label: 'Gateway on', type: 'checkbox', checked: running && state.enabled, enabled: running, click: () => act.setEnabled(!state.enabled) },
+    { id: 'login', label: 'Start at login', type: 'checkbox', checked: state.openAtLogin, click: () => act.setOpenAtLogin(!state.openAtLogin) },
+    { type: 'separator' },
+    { id: 'quit', label: 'Quit Gatehouse', click: () => act.quit() },
+  ];
+}

@@ -1,0 +1,43 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { API_ACTIONS } from '../../main/contract/index.ts';
+
+vi.mock('electron', () => import('./electron-mock.ts'));
+const electron = await import('./electron-mock.ts');
+
+electron.resetElectron();
+await import('../../main/app/preload.ts');
+const exposed = [...electron.contextBridge.exposed.keys()];
+const bridge = electron.contextBridge.exposed.get('gatehouse') as Record<string, unknown>;
+
+beforeEach(() => {
+  electron.ipcRenderer.invoke.mockClear();
+  electron.ipcRenderer.removeAllListeners();
+});
+
+describe('preload', () => {
+  it('exposes one function per action plus subscribe, and nothing else', async () => {
+    expect(exposed).toEqual(['gatehouse']);
+    expect(Object.keys(bridge).sort()).toEqual([...Object.keys(API_ACTIONS), 'subscribe'].sort());
+    for (const value of Object.values(bridge)) {
+      expect(typeof value).toBe('function');
+      expect(value).not.toBe(electron.ipcRenderer);
+      expect(value).not.toBe(electron.ipcRenderer.invoke);
+    }
+  });
+
+  it('sends each action on its own channel', async () => {
+    await (bridge['staged.confirm'] as (i: unknown) => Promise<unknown>)({ id: 'stg_1' });
+    expect(electron.ipcRenderer.invoke).toHaveBeenCalledWith('gatehouse:staged.confirm', { id: 'stg_1' });
+  });
+
+  it('hands listeners the event payload only, and unsubscribes', async () => {
+    const got: unknown[] = [];
+    const off = (bridge.subscribe as (l: (e: unknown) => void) => () => void)((...args) => got.push(args));
+    electron.ipcRenderer.emit('gatehouse:event', { sender: electron.ipcRenderer }, { type: 'health' });
+    expect(got).toEqual([[{ type: 'health' }]]);
+    off();
+    electron.ipcRenderer.emit('gatehouse:event', {}, { type: 'health' });
+    expect(got).toHaveLength(1);
+    expect(electron.ipcRenderer.listenerCount('gatehouse:event')).toBe(0);
+  });
+});

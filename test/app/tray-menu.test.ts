@@ -1,0 +1,87 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { MenuItemConstructorOptions } from 'electron';
+import { INITIAL_TRAY_STATE, buildTrayMenu, menuLabel, pendingItems, trayIconState, trayTooltip } from '../../main/app/tray-menu.ts';
+import type { TrayActions, TrayState } from '../../main/app/tray-menu.ts';
+import { makeStaged } from '../renderer/fake-api.ts';
+
+const actions = (): TrayActions & Record<string, ReturnType<typeof vi.fn>> => ({
+  openConsole: vi.fn(), approve: vi.fn(), discard: vi.fn(), setEnabled: vi.fn(), setOpenAtLogin: vi.fn(), quit: vi.fn(),
+});
+const running = (over: Partial<TrayState> = {}): TrayState => ({ ...INITIAL_TRAY_STATE, phase: 'running', ...over });
+const byId = (menu: MenuItemConstructorOptions[], id: string) => menu.find((m) => m.id === id)!;
+const click = (item: MenuItemConstructorOptions | undefined) => (item!.click as () => void)();
+
+describe('tray menu, built from the state', () => {
+  it('has a status line, open, pending, gateway switch, start at login and quit', () => {
+    const menu = buildTrayMenu(running({ enabled: true }), actions());
+    expect(menu.filter((m) => m.type !== 'separator').map((m) => m.label)).toEqual([
+      'Gatehouse is on', 'Open the console', 'Pending approvals', 'Gateway on', 'Start at login', 'Quit Gatehouse',
+    ]);
+    expect(byId(menu, 'status').enabled).toBe(false);
+    expect(byId(menu, 'gateway')).toMatchObject({ type: 'checkbox', checked: true, enabled: true });
+    expect(byId(menu, 'pending').submenu).toEqual([{ label: 'Nothing is waiting', enabled: false }]);
+  });
+
+  it('lists pending writes, each with approve and discard', () => {
+    const act = actions();
+    const staged = [makeStaged(2), makeStaged(1, { token_label: 'Cursor & co' })];
+    const state = running({ pending: pendingItems(staged), pendingTotal: 2 });
+    const menu = buildTrayMenu(state, act);
+    const pending = byId(menu, 'pending');
+    expect(pending.label).toBe('Pending approvals (2)');
+    const items = pending.submenu as MenuItemConstructorOptions[];
+    expect(items.map((i) => i.label)).toEqual(['Update page 1 (pages_update)', 'Update page 2 (pages_update)']);
+    const first = items[0]!.submenu as MenuItemConstructorOptions[];
+    expect(first[0]).toEqual({ label: 'Asked by Cursor && co', enabled: false });
+    click(first.find((i) => i.label === 'Approve'));
+    expect(act.approve).toHaveBeenCalledWith('stg_0001');
+    click((items[1]!.submenu as MenuItemConstructorOptions[]).find((i) => i.label === 'Discard'));
+    expect(act.discard).toHaveBeenCalledWith('stg_0002');
+    click(first.find((i) => i.label === 'Show in the console'));
+    expect(act.openConsole).toHaveBeenCalledWith('approvals');
+  });
+
+  it('shows at most ten, and points to the console for the rest', () => {
+    const staged = Array.from({ length: 14 }, (_, i) => makeStaged(i));
+    const items = byId(buildTrayMenu(running({ pending: pendingItems(staged), pendingTotal: 14 }), actions()), 'pending').submenu as MenuItemConstructorOptions[];
+    expect(items.filter((i) => i.submenu)).toHaveLength(10);
+    expect(items.at(-1)!.label).toBe('4 more in the console…');
+  });
+
+  it('switches the gateway and start-at-login to the opposite of the state', () => {
+    const act = actions();
+    const menu = buildTrayMenu(running({ enabled: false, openAtLogin: true }), act);
+    click(byId(menu, 'gateway'));
+    click(byId(menu, 'login'));
+    click(byId(menu, 'quit'));
+    click(byId(menu, 'open'));
+    expect(act.setEnabled).toHaveBeenCalledWith(true);
+    expect(act.setOpenAtLogin).toHaveBeenCalledWith(false);
+    expect(act.quit).toHaveBeenCalled();
+    expect(act.openConsole).toHaveBeenCalledWith();
+  });
+
+  it('disables what needs the service while it starts or after it failed', () => {
+    const starting = buildTrayMenu(INITIAL_TRAY_STATE, actions());
+    expect(byId(starting, 'status').label).toBe('Gatehouse is starting…');
+    expect(byId(starting, 'gateway')).toMatchObject({ enabled: false, checked: false });
+    expect(byId(starting, 'pending').enabled).toBe(false);
+    const failed = buildTrayMenu({ ...INITIAL_TRAY_STATE, phase: 'failed', error: 'port 7823 on 127.0.0.1 is in use' }, actions());
+    expect(byId(failed, 'status').label).toBe('Not running: port 7823 on 127.0.0.1 is in use');
+  });
+
+  it('picks the icon and tooltip from the state', () => {
+    expect(trayIconState(running({ enabled: false }))).toBe('off');
+    expect(trayIconState(running({ enabled: true }))).toBe('on');
+    expect(trayIconState(running({ enabled: true, pendingTotal: 1 }))).toBe('attention');
+    expect(trayIconState({ ...INITIAL_TRAY_STATE, phase: 'failed' })).toBe('attention');
+    expect(trayTooltip(running({ enabled: true, pendingTotal: 3 }))).toBe('Gatehouse: on · 3 pending approvals');
+    expect(trayTooltip(running({ enabled: false, pendingTotal: 1 }))).toBe('Gatehouse: off · 1 pending approval');
+    expect(trayTooltip(running())).toBe('Gatehouse: off');
+  });
+
+  it('keeps labels to one short line', () => {
+    expect(menuLabel('a\nb   c')).toBe('a b c');
+    expect(menuLabel('x'.repeat(100))).toHaveLength(60);
+  });
+});

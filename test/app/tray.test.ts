@@ -1,0 +1,132 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { MenuItemConstructorOptions } from 'electron';
+import { ROLE_CAPABILITIES } from '../../main/contract/index.ts';
+import type { ApiDispatch } from '../../main/contract/index.ts';
+
+vi.mock('electron', () => import('./electron-mock.ts'));
+const electron = await import('./electron-mock.ts');
+const { TrayController } = await import('../../main/app/tray.ts');
+const { TrayStateKeeper, createTrayActions } = await import('../../main/app/tray-state.ts');
+const { openGateway } = await import('../../main/gateway.ts');
+
+beforeEach(() => electron.resetElectron());
+
+const noActions = { openConsole: vi.fn(), approve: vi.fn(), discard: vi.fn(), setEnabled: vi.fn(), setOpenAtLogin: vi.fn(), quit: vi.fn() };
+const running = { phase: 'running' as const, enabled: true, pending: [], pendingTotal: 0, error: null, openAtLogin: false };
+
+describe('tray controller', () => {
+  it('uses template icons on macOS and follows the state with icon, tooltip, menu and badge', () => {
+    const tray = new TrayController({ iconDir: '/assets', platform: 'darwin', actions: noActions });
+    const t = electron.Tray.created[0]!;
+    expect(t.image.path).toBe('/assets/tray-offTemplate.png');
+    expect(t.image.template).toBe(true);
+    tray.update(running);
+    expect(t.image.path).toBe('/assets/tray-onTemplate.png');
+    expect(t.tooltip).toBe('Gatehouse: on');
+    tray.update({ ...running, pendingTotal: 2 });
+    expect(t.image.path).toBe('/assets/tray-attentionTemplate.png');
+    expect(t.tooltip).toBe('Gatehouse: on · 2 pending approvals');
+    expect(electron.app.badge).toBe(2);
+    expect((t.menu!.template as MenuItemConstructorOptions[]).find((m) => m.id === 'pending')!.label).toBe('Pending approvals (2)');
+  });
+
+  it('uses coloured icons elsewhere, and a left click opens the console', () => {
+    const openConsole = vi.fn();
+    new TrayController({ iconDir: '/assets', platform: 'win32', actions: { ...noActions, openConsole } });
+    const t = electron.Tray.created[0]!;
+    expect(t.image.path).toBe('/assets/tray-off.png');
+    expect(t.image.template).toBe(false);
+    t.emit('click');
+    expect(openConsole).toHaveBeenCalled();
+  });
+});
+
+describe('tray against the real core', () => {
+  let dir: string;
+  let gw: Awaited<ReturnType<typeof openGateway>>;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'gatehouse-tray-'));
+    gw = await openGateway({ dataDir: dir, vault: 'file', owner: 'service' });
+  });
+  afterEach(async () => {
+    await gw.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Stage a page update the way an MCP client would, through the call pipeline. */
+  async function stageTitle(id: number, title: string) {
+    const admin = gw.users.list().find((u) => u.role === 'administrator')!;
+    return gw.pipeline.call('pages_update', { id, title }, { user: admin, capabilities: new Set(ROLE_CAPABILITIES.administrator), token: null, request_id: `r-${id}`, client: 'test' });
+  }
+
+  it('approving from the tray menu confirms the write in the core', async () => {
+    const tray = new TrayController({ iconDir: '/assets', platform: 'linux', actions: noActions });
+    const keeper = new TrayStateKeeper((s) => tray.update(s));
+    const reports: string[] = [];
+    const dispatch = gw.dispatch as ApiDispatch;
+    const actions = createTrayActions({
+      dispatch: () => dispatch, openConsole: vi.fn(), setOpenAtLogin: async () => {}, quit: vi.fn(),
+      refresh: () => void keeper.refresh(), report: (title, m) => reports.push(`${title}: ${m}`),
+    });
+    gw.events.subscribe((e) => keeper.onEvent(e));
+    await keeper.connect(dispatch);
+    expect(keeper.current).toMatchObject({ phase: 'running', enabled: false, pendingTotal: 0 });
+
+    await stageTitle(1, 'Approved from the tray');
+    await vi.waitFor(() => expect(keeper.current.pendingTotal).toBe(1));
+    expect(electron.Tray.created[0]!.tooltip).toBe('Gatehouse: off · 1 pending approval');
+    const item = keeper.current.pending[0]!;
+    expect(item.tool).toBe('pages_update');
+
+    actions.approve(item.id);
+    await vi.waitFor(() => expect(keeper.current.pendingTotal).toBe(0));
+    expect(gw.staging.get(item.id).status).toBe('confirmed');
+    const page = await gw.dispatch('staged.get', { id: item.id });
+    expect(page.ok && page.data.status).toBe('confirmed');
+    expect(gw.siteStore.read().pages.find((p) => p.id === 1)?.title).toBe('Approved from the tray');
+    expect(reports).toEqual([]);
+  });
+
+  it('tells the person when the core refuses a tray action', async () => {
+    const keeper = new TrayStateKeeper(() => {});
+    const reports: string[] = [];
+    const actions = createTrayActions({
+      dispatch: () => gw.dispatch as ApiDispatch, openConsole: vi.fn(), setOpenAtLogin: async () => {}, quit: vi.fn(),
+      refresh: () => void keeper.refresh(), report: (title, m) => reports.push(`${title}: ${m}`),
+    });
+    actions.approve('stg_does_not_exist');
+    await vi.waitFor(() => expect(reports).toHaveLength(1));
+    expect(reports[0]).toMatch(/^Could not approve: /);
+  });
+
+  it('discards from the tray and switches the gateway through the core', async () => {
+    const keeper = new TrayStateKeeper(() => {});
+    const dispatch = gw.dispatch as ApiDispatch;
+    const actions = createTrayActions({ dispatch: () => dispatch, openConsole: vi.fn(), setOpenAtLogin: async () => {}, quit: vi.fn(), refresh: () => void keeper.refresh(), report: vi.fn() });
+    gw.events.subscribe((e) => keeper.onEvent(e));
+    await keeper.connect(dispatch);
+    await stageTitle(2, 'Never applied');
+    await vi.waitFor(() => expect(keeper.current.pendingTotal).toBe(1));
+    actions.discard(keeper.current.pending[0]!.id);
+    await vi.waitFor(() => expect(keeper.current.pendingTotal).toBe(0));
+    expect(gw.staging.list({ status: 'discarded' })).toHaveLength(1);
+
+    actions.setEnabled(true);
+    await vi.waitFor(() => expect(keeper.current.enabled).toBe(true));
+    expect(gw.settings.get().enabled).toBe(true);
+  });
+
+  it('shows a failed start and refuses actions without a service', async () => {
+    const keeper = new TrayStateKeeper(() => {});
+    const report = vi.fn();
+    keeper.failed('port 7823 on 127.0.0.1 is in use');
+    const actions = createTrayActions({ dispatch: () => null, openConsole: vi.fn(), setOpenAtLogin: async () => {}, quit: vi.fn(), refresh: vi.fn(), report });
+    actions.approve('x');
+    await vi.waitFor(() => expect(report).toHaveBeenCalledWith('Could not approve', 'The Gatehouse service is not running.'));
+    expect(keeper.current).toMatchObject({ phase: 'failed', error: 'port 7823 on 127.0.0.1 is in use' });
+  });
+});
