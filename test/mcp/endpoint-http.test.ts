@@ -27,7 +27,7 @@ describe('HTTP statuses and headers of the MCP endpoint', () => {
   });
 
   it('no, malformed and unknown tokens get 401 with WWW-Authenticate: Bearer', async () => {
-    for (const headers of [{}, { Authorization: 'Basic abc' }, { Authorization: `Bearer gth_${'A'.repeat(43)}` }, { Authorization: 'Bearer nonsense' }]) {
+    for (const headers of [{} as Record<string, string>, { Authorization: 'Basic abc' }, { Authorization: `Bearer gth_${'A'.repeat(43)}` }, { Authorization: 'Bearer nonsense' }]) {
       const res = await rawPost(svc.mcpUrl, INIT, headers);
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
