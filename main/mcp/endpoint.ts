@@ -49,7 +49,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     const settings = deps.settings();
     const refuse = (f: HttpFailure, rpcId: string | number | null = null) => sendFailure(res, f, requestId, rpcId);
 
-    const bad = checkHost(req, deps.allowedHosts) ?? checkOrigin(req, settings.cors);
+    const bad = checkHost(req, deps.allowedHosts) ?? checkOrigin(req, settings.cors, deps.allowedHosts);
     if (bad) return refuse(bad);
     for (const [k, v] of Object.entries(corsHeaders(req, settings.cors))) res.setHeader(k, v);
     if (req.method === 'OPTIONS') {
