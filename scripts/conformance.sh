@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The official MCP conformance suite (@modelcontextprotocol/conformance, pinned in package.json)
+# against a real headless Gatehouse service:
+#   1. `gatehouse serve` on 127.0.0.1, a free port, a throwaway data dir, the file vault;
+#   2. a token from the CLI;
+#   3. the test-only auth proxy (test/helpers/auth-proxy.ts), because the suite sends no
+#      Authorization header and the product has no unauthenticated mode;
+#   4. `conformance server` with test/conformance/expected-failures.yml as the baseline;
+#   5. test/conformance/check-results.ts: the required scenarios really passed.
+# Exits non-zero on a new failure, a stale baseline entry or a required scenario not passing.
+# Everything it started is stopped on exit. Usage: bash scripts/conformance.sh [--keep-results DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+keep=""
+if [ "${1:-}" = "--keep-results" ]; then keep="${2:?--keep-results needs a directory}"; fi
+
+SUITE=node_modules/@modelcontextprotocol/conformance/dist/index.js
+BASELINE=test/conformance/expected-failures.yml
+want="0.1.13"
+have=$(node -p "require('./node_modules/@modelcontextprotocol/conformance/package.json').version" 2>/dev/null || echo none)
+if [ "$have" != "$want" ]; then
+  echo "conformance: @modelcontextprotocol/conformance $want is required, found $have (npm install)" >&2
+  exit 1
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/gatehouse-conformance.XXXXXX")
+serve_pid=""
+proxy_pid=""
+cleanup() {
+  local rc=$?
+  # Only the processes this script started, by pid.
+  for pid in $proxy_pid $serve_pid; do
+    kill "$pid" 2>/dev/null || true
+  done
+  for pid in $proxy_pid $serve_pid; do
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  if [ $rc -ne 0 ] && [ -s "$work/serve.err" ]; then
+    echo "conformance: service log (last 40 lines):" >&2
+    tail -n 40 "$work/serve.err" >&2
+  fi
+  if [ -n "$keep" ] && [ -d "$work/results" ]; then mkdir -p "$keep" && cp -r "$work/results/." "$keep/"; fi
+  rm -rf "$work"
+  exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Wait until FILE holds what CHECK (a node expression over `s`, the file's text) accepts, or fail.
+wait_for() {
+  local file=$1 what=$2 pid=$3 check=$4
+  for _ in $(seq 300); do
+    if [ -s "$file" ] && node -e "const s=require('fs').readFileSync(process.argv[1],'utf8'); process.exit(($check) ? 0 : 1)" "$file" 2>/dev/null; then
+      return 0
+    fi
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "conformance: $what exited before it was ready" >&2
+      cat "$file" >&2 || true
+      return 1
+    fi
+    sleep 0.2
+  done
+  echo "conformance: $what not ready after 60 s" >&2
+  return 1
+}
+
+started=$(date +%s)
+data="$work/data"
+mkdir -p "$data"
+
+node bin/gatehouse.mjs serve --data-dir "$data" --port 0 --vault file --enable --json >"$work/serve.out" 2>"$work/serve.err" &
+serve_pid=$!
+wait_for "$work/serve.out" "gatehouse serve" "$serve_pid" "(()=>{try{return !!JSON.parse(s).mcp_url}catch{return false}})()"
+mcp_url=$(node -p "JSON.parse(require('fs').readFileSync(process.argv[1],'utf8')).mcp_url" "$work/serve.out")
+
+token=$(node bin/gatehouse.mjs tokens create --label conformance --data-dir "$data" --vault file --json |
+  node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(JSON.parse(s).token))")
+case "$token" in gth_*) ;; *) echo "conformance: tokens create printed no token" >&2; exit 1 ;; esac
+
+# The token goes through the environment, not argv, so it does not show in `ps`.
+GATEHOUSE_TOKEN="$token" node --import tsx test/helpers/auth-proxy.ts "$mcp_url" >"$work/proxy.out" 2>"$work/proxy.err" &
+proxy_pid=$!
+unset token
+wait_for "$work/proxy.out" "auth proxy" "$proxy_pid" "/^http:\\/\\/127\\.0\\.0\\.1:\\d+\\//.test(s)"
+proxy_url=$(head -n 1 "$work/proxy.out")
+
+echo "conformance: gateway $mcp_url, via auth proxy $proxy_url"
+suite_rc=0
+timeout 600 node "$SUITE" server --url "$proxy_url" --expected-failures "$BASELINE" -o "$work/results" >"$work/suite.log" 2>&1 || suite_rc=$?
+# The per-scenario chatter is long; the summary and the baseline verdict are what matter.
+sed -n '/=== SUMMARY ===/,$p' "$work/suite.log"
+if [ $suite_rc -ne 0 ] && ! grep -q '=== SUMMARY ===' "$work/suite.log"; then cat "$work/suite.log"; fi
+
+check_rc=0
+node --import tsx test/conformance/check-results.ts "$work/results" "$BASELINE" || check_rc=$?
+
+echo "conformance: finished in $(( $(date +%s) - started )) s"
+if [ $suite_rc -ne 0 ]; then echo "conformance: the suite's baseline check failed (exit $suite_rc)" >&2; exit 1; fi
+if [ $check_rc -ne 0 ]; then exit 1; fi
+echo "conformance: OK"
