@@ -1,6 +1,10 @@
+import { objectRanges, smallValue } from './json-peek.ts';
+
 /**
  * The little the bridge reads of a JSON-RPC message: its id and method. It
  * never validates a message against the MCP schemas; the server does that.
+ * Small messages are JSON.parse'd; large ones are only scanned for the few
+ * fields needed, so a big argument or result is never decoded.
  */
 
 export type JsonRpcId = string | number;
@@ -12,7 +16,14 @@ export interface ClientMessage {
   params: Record<string, unknown> | undefined;
 }
 
+// Above this, scanning for a few fields beats decoding the whole message (time, and memory the bridge would hold).
+const PARSE_LIMIT = 64 * 1024;
+
+// The params fields the bridge may need: Mcp-Name sources, the cancelled request, the 2026 `_meta` envelope.
+const PARAM_FIELDS = ['name', 'uri', 'taskId', 'requestId', '_meta'];
+
 export function readClientMessage(line: Buffer): ClientMessage | undefined {
+  if (line.length > PARSE_LIMIT) return scanClientMessage(line);
   let msg: unknown;
   try {
     msg = JSON.parse(line.toString('utf8'));
@@ -29,23 +40,46 @@ export function readClientMessage(line: Buffer): ClientMessage | undefined {
   return undefined;
 }
 
+function scanClientMessage(line: Buffer): ClientMessage | undefined {
+  const top = objectRanges(line);
+  if (!top) return undefined;
+  const idValue = smallValue(line, top, 'id');
+  const id = typeof idValue === 'string' || typeof idValue === 'number' ? idValue : undefined;
+  const methodValue = smallValue(line, top, 'method');
+  const method = typeof methodValue === 'string' ? methodValue : undefined;
+  let params: Record<string, unknown> | undefined;
+  const p = top.get('params');
+  const pr = p ? objectRanges(line, p[0]) : undefined;
+  if (pr) {
+    params = {};
+    for (const f of PARAM_FIELDS) {
+      const v = smallValue(line, pr, f);
+      if (v !== undefined) params[f] = v;
+    }
+  }
+  if (method !== undefined) return { kind: id === undefined ? 'notification' : 'request', id, method, params };
+  if (id !== undefined && (top.has('result') || top.has('error'))) return { kind: 'response', id, method, params };
+  return undefined;
+}
+
 /** Map key for an id: 1 and "1" are different requests. */
 export function idKey(id: unknown): string {
   return typeof id === 'string' ? `s${id}` : `n${String(id)}`;
 }
 
-// Larger server messages are taken to be the awaited response without parsing:
-// notifications and server requests are small, and parsing megabytes costs time and memory.
-const PEEK_LIMIT = 64 * 1024;
-
 export interface ServerPeek {
   isResponse: boolean;
-  /** Parsed message, when it was small enough to parse. */
+  /** The message, parsed when small; for a large one only `id` (results are never decoded). */
   parsed: Record<string, unknown> | undefined;
 }
 
 export function peekServerMessage(data: Buffer): ServerPeek {
-  if (data.length > PEEK_LIMIT) return { isResponse: true, parsed: undefined };
+  if (data.length > PARSE_LIMIT) {
+    const top = objectRanges(data);
+    if (!top) return { isResponse: false, parsed: undefined };
+    const isResponse = !top.has('method') && top.has('id');
+    return { isResponse, parsed: isResponse ? { id: smallValue(data, top, 'id') } : undefined };
+  }
   let parsed: Record<string, unknown>;
   try {
     parsed = JSON.parse(data.toString('utf8')) as Record<string, unknown>;

@@ -20,11 +20,24 @@ export function formatRelative(iso: string | null | undefined, now: number): str
   return diff >= 0 ? `${unit[0]} ${unit[1]} ago` : `in ${unit[0]} ${unit[1]}`;
 }
 
+// One formatter each, made on first use: toLocaleString() builds a new one per call,
+// which is most of the cost of rendering a long list.
+let dateTimeFormat: Intl.DateTimeFormat | null = null;
+let timeFormat: Intl.DateTimeFormat | null = null;
+
 export function formatDateTime(iso: string | null | undefined): string {
   if (!iso) return '';
   const t = Date.parse(iso);
   if (Number.isNaN(t)) return iso;
-  return new Date(t).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+  dateTimeFormat ??= new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+  return dateTimeFormat.format(t);
+}
+
+export function formatTime(iso: string): string {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  timeFormat ??= new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' });
+  return timeFormat.format(t);
 }
 
 /** A value as a person reads it: strings as they are, everything else as indented JSON. */

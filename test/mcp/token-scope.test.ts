@@ -36,7 +36,7 @@ describe('least privilege: narrowing a token', () => {
     await expect(svc.createToken({ label: 'wide', user: 'carl', scope: { tools: ['pages_delete'] } })).rejects.toMatchObject({ code: 'invalid_value' });
     await expect(svc.createToken({ label: 'typo', scope: { tools: ['pages_gett'] } })).rejects.toMatchObject({ code: 'invalid_value' });
     await expect(svc.createToken({ label: 'typo', scope: { plugins: ['nope'] } })).rejects.toMatchObject({ code: 'invalid_value' });
-    const ok = await svc.createToken({ label: 'contrib', user: 'carl', scope: { tools: ['pages_get', 'pages_delete'].slice(0, 1) } });
+    const ok = await svc.createToken({ label: 'contrib', user: 'carl', scope: { tools: ['pages_get'] } });
     expect(await toolNames(ok.token)).toEqual(['pages_get']);
   });
 });

@@ -1,6 +1,6 @@
 import { memo } from 'react';
 import type { StagedPayload } from '../../../main/contract/index.ts';
-import { formatDateTime } from '../../lib/format.ts';
+import { formatDateTime, formatTime } from '../../lib/format.ts';
 import { Countdown } from './countdown.tsx';
 import { PreviewView } from './preview-view.tsx';
 
@@ -51,7 +51,7 @@ export const ApprovalRow = memo(function ApprovalRow({ item, selected, busy, err
           Asked by <strong>{who}</strong> for user <strong>{item.user_id}</strong>
           {item.client ? <> via <strong>{item.client}</strong></> : null}
         </span>
-        <span title={formatDateTime(item.created)}> at {new Date(item.created).toLocaleTimeString()}</span>
+        <span title={formatDateTime(item.created)}> at {formatTime(item.created)}</span>
         {item.target ? <span> · target <code>{item.target}</code></span> : null}
       </p>
       {error ? (
