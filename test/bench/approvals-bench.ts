@@ -7,10 +7,14 @@
  * from the input to the DOM showing its effect.
  * Run: npx tsx test/bench/approvals-bench.ts
  */
-import { JSDOM } from 'jsdom';
+import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { printTable, summarize } from './stats.ts';
 
+// jsdom ships no types; this is the little of it we use.
+const { JSDOM } = createRequire(import.meta.url)('jsdom') as {
+  JSDOM: new (html: string, options: { url: string; pretendToBeVisual: boolean }) => { window: Window & typeof globalThis };
+};
 const dom = new JSDOM('<!doctype html><html><body><div id="root"></div></body></html>', { url: 'http://127.0.0.1:7823/console/', pretendToBeVisual: true });
 const g = globalThis as Record<string, unknown>;
 for (const key of Object.getOwnPropertyNames(dom.window)) {
