@@ -27,13 +27,14 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/gatehouse-conformance.XXXXXX")
 serve_pid=""
 proxy_pid=""
+suite_pid=""
 cleanup() {
   local rc=$?
   # Only the processes this script started, by pid.
-  for pid in $proxy_pid $serve_pid; do
+  for pid in $suite_pid $proxy_pid $serve_pid; do
     kill "$pid" 2>/dev/null || true
   done
-  for pid in $proxy_pid $serve_pid; do
+  for pid in $suite_pid $proxy_pid $serve_pid; do
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -9 "$pid" 2>/dev/null || true
   done
@@ -89,7 +90,11 @@ proxy_url=$(head -n 1 "$work/proxy.out")
 
 echo "conformance: gateway $mcp_url, via auth proxy $proxy_url"
 suite_rc=0
-timeout 600 node "$SUITE" server --url "$proxy_url" --expected-failures "$BASELINE" -o "$work/results" >"$work/suite.log" 2>&1 || suite_rc=$?
+# In the background + wait, so an INT/TERM to this script is handled at once, not after the suite.
+timeout 600 node "$SUITE" server --url "$proxy_url" --expected-failures "$BASELINE" -o "$work/results" >"$work/suite.log" 2>&1 &
+suite_pid=$!
+wait "$suite_pid" || suite_rc=$?
+suite_pid=""
 # The per-scenario chatter is long; the summary and the baseline verdict are what matter.
 sed -n '/=== SUMMARY ===/,$p' "$work/suite.log"
 if [ $suite_rc -ne 0 ] && ! grep -q '=== SUMMARY ===' "$work/suite.log"; then cat "$work/suite.log"; fi
