@@ -40,6 +40,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     maxRequestBodySize: maxBody,
     onerror: (e) => deps.log.debug('mcp handler', { error: e.message }),
   });
+  const clients = new ClientNames();
   const forward = toNodeHandler(sdk, { maxRequestBodySize: maxBody, onerror: (e) => deps.log.error('mcp adapter failed', { error: e.message }) });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -85,7 +86,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
       capabilities: capabilitiesOf(auth.user.role),
       token: auth.record,
       request_id: requestId,
-      client: clientName(req, rpc, address),
+      client: clients.name(req, rpc, auth.record.id, address),
     };
     const decision = deps.limiter.check(`tok:${auth.record.id}`, settings.rate_limit, now);
     applyRateHeaders(res, decision);
@@ -103,11 +104,29 @@ export function createMcpEndpoint(deps: EndpointDeps) {
   return { handle, close: () => sdk.close() };
 }
 
-/** A short name for the audit log: the MCP clientInfo when the request carries it, else User-Agent, else the address. */
-function clientName(req: IncomingMessage, rpc: Rpc | undefined, address: string): string {
-  const info = (rpc?.params as { clientInfo?: { name?: string }; _meta?: Record<string, { name?: string }> } | undefined);
-  const name = info?.clientInfo?.name ?? info?._meta?.[CLIENT_INFO_META_KEY]?.name;
-  if (name) return String(name).slice(0, 80);
-  const ua = req.headers['user-agent'];
-  return ua ? ua.slice(0, 80) : address;
+/**
+ * A short client name for the audit log: the MCP clientInfo when the request
+ * carries it (every 2026-07-28 request; only `initialize` in the 2025 era, so
+ * the last one seen is remembered per token), else User-Agent, else the address.
+ */
+class ClientNames {
+  private readonly byToken = new Map<string, string>();
+
+  name(req: IncomingMessage, rpc: Rpc | undefined, tokenId: string, address: string): string {
+    const info = rpc?.params as { clientInfo?: { name?: string }; _meta?: Record<string, { name?: string }> } | undefined;
+    const sent = info?.clientInfo?.name ?? info?._meta?.[CLIENT_INFO_META_KEY]?.name;
+    if (typeof sent === 'string' && sent) {
+      const name = sent.slice(0, 80);
+      if (this.byToken.get(tokenId) !== name) {
+        this.byToken.delete(tokenId);
+        if (this.byToken.size >= 10_000) this.byToken.delete(this.byToken.keys().next().value!);
+        this.byToken.set(tokenId, name);
+      }
+      return name;
+    }
+    const remembered = this.byToken.get(tokenId);
+    if (remembered) return remembered;
+    const ua = req.headers['user-agent'];
+    return ua ? ua.slice(0, 80) : address;
+  }
 }

@@ -118,6 +118,8 @@ describe('staged writes', () => {
       ['site_identity', 'ok', null],
     ]);
     for (const e of entries) expect(JSON.stringify(e)).not.toMatch(/gth_[A-Za-z0-9_-]{43}/);
+    // the 2025-era client named itself only in initialize; the gateway remembers it per token
+    for (const e of entries) expect(e.client).toBe('gatehouse-test');
   });
 
   it('entitlement_required is a tool result with the required plan', async () => {
