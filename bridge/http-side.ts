@@ -1,5 +1,6 @@
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import type * as HttpsModule from 'node:https';
+import { noteLargeMessage } from './memory.ts';
 
 /**
  * The HTTP half: plain node:http(s) with a keep-alive agent. Measured against
@@ -87,7 +88,10 @@ export function readBody(res: IncomingMessage, limit = Infinity): Promise<Buffer
       size += c.length;
       if (size <= limit) chunks.push(c);
     });
-    res.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    res.on('end', () => {
+      if (size >= 256 * 1024) noteLargeMessage(size * 2);
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    });
     res.on('error', reject);
     res.on('close', () => {
       if (!res.complete) reject(new NetworkError('ECONNRESET', false, 'the response was cut off'));

@@ -7,6 +7,7 @@ import { Aborted, type Link, sleep, Unreachable } from './link.ts';
 import type { BridgeLogger } from './log.ts';
 import { modernHeaders } from './protocol-headers.ts';
 import { POST_HEADERS, Session } from './session.ts';
+import { collectIfDue } from './memory.ts';
 import type { LineWriter } from './stdio-side.ts';
 
 /**
@@ -79,6 +80,7 @@ export class Pump {
       }
     } finally {
       this.flights.delete(flight.key);
+      collectIfDue();
     }
   }
 

@@ -1,3 +1,5 @@
+import { noteLargeMessage } from './memory.ts';
+
 /**
  * A Server-Sent Events parser over raw bytes. The data of an event stays a
  * Buffer (a view into the received bytes where possible), so a multi-megabyte
@@ -88,6 +90,7 @@ export class SseParser {
     if (parts.length === 0) return; // an id-only priming event
     const multiLine = parts.length > 1;
     const data = multiLine ? Buffer.concat(parts.flatMap((p, i) => (i ? [Buffer.from('\n'), p] : [p]))) : parts[0]!;
+    if (data.length >= 256 * 1024) noteLargeMessage(data.length * 2);
     this.onEvent({ event, id, data, multiLine });
   }
 }

@@ -1,0 +1,17 @@
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { readFileSync } from 'node:fs';
+const extra = process.argv.slice(2);
+const t = new StdioClientTransport({ command: process.execPath, args: [...extra, 'bin/gatehouse-bridge.mjs', '--url', 'http://127.0.0.1:3999/mcp'], stderr: 'inherit' });
+const c = new Client({ name: 'try', version: '1' }, { capabilities: {} });
+await c.connect(t);
+const rss = (l) => { process.kill(t.pid, 'SIGUSR2'); const s = readFileSync(`/proc/${t.pid}/status`, 'utf8'); console.log(l, /VmHWM:\s+(\d+)/.exec(s)[1], /VmRSS:\s+(\d+)/.exec(s)[1]); };
+rss('after init');
+for (let i = 0; i < 300; i++) await c.callTool({ name: 'echo', arguments: { message: 'hi' } });
+rss('after 300 small');
+let next = 0; await Promise.all(Array.from({length: 8}, async () => { while (next++ < 600) await c.callTool({ name: 'echo', arguments: { message: 'hi' } }); }));
+rss('after 600 concurrent');
+const BIG = 'x'.repeat(512*1024);
+for (let i = 0; i < 30; i++) await c.callTool({ name: 'echo', arguments: { message: BIG } });
+rss('after 30 big');
+await c.close();
