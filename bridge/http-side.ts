@@ -4,8 +4,9 @@ import { noteLargeMessage } from './memory.ts';
 
 /**
  * The HTTP half: plain node:http(s) with a keep-alive agent. Measured against
- * fetch (undici) here it starts ~40 ms sooner and adds less per request; the
- * bridge needs no more than status, headers and a byte stream.
+ * fetch (undici) on the build machine, it loads ~40 ms sooner and spends about
+ * a third of the CPU per request (0.13-0.23 ms against 0.36-0.80 ms for a
+ * small SSE answer); the bridge needs no more than status, headers and bytes.
  */
 
 export type HttpMethod = 'POST' | 'GET' | 'DELETE';

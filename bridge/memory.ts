@@ -1,6 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-
 /**
  * Keeps the bridge's memory near Node's baseline while large messages pass.
  * Each megabyte forwarded leaves Buffers behind (socket and pipe reads, line
@@ -15,18 +12,19 @@ import { runInNewContext } from 'node:vm';
 
 const AFTER_BYTES = 1024 * 1024;
 let pending = 0;
-let gc: ((opts: { type: 'minor' }) => void) | null | undefined;
+type Gc = (opts: { type: 'minor' }) => void;
+let gc: Promise<Gc | null> | undefined;
 
-function collector(): typeof gc {
-  if (gc === undefined) {
-    try {
+// Loaded on first need: node:v8 and node:vm cost start-up time most bridges never recoup.
+function collector(): Promise<Gc | null> {
+  gc ??= Promise.all([import('node:v8'), import('node:vm')]).then(
+    ([v8, vm]) => {
       // Node offers no API for this; --expose-gc set at run time makes gc() available to a new context.
-      setFlagsFromString('--expose-gc');
-      gc = runInNewContext('gc') as typeof gc;
-    } catch {
-      gc = null;
-    }
-  }
+      v8.setFlagsFromString('--expose-gc');
+      return vm.runInNewContext('gc') as Gc;
+    },
+    () => null,
+  );
   return gc;
 }
 
@@ -40,5 +38,5 @@ export function collectIfDue(): void {
   if (pending < AFTER_BYTES) return;
   pending = 0;
   // After the current I/O callback, when the last write of the response has returned.
-  setImmediate(() => collector()?.({ type: 'minor' }));
+  setImmediate(() => void collector().then((run) => run?.({ type: 'minor' })));
 }

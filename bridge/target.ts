@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RuntimeInfo } from '../main/contract/health.ts';
 import { RUNTIME_FILE } from '../main/contract/paths.ts';
@@ -50,6 +49,8 @@ export async function readRuntimeUrl(dataDir: string): Promise<TargetLookup> {
   const file = join(dataDir, RUNTIME_FILE);
   let text: string;
   try {
+    // Imported here: only bridges without --url read the file.
+    const { readFile } = await import('node:fs/promises');
     text = await readFile(file, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
