@@ -129,9 +129,11 @@ async function tokens(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   const { values, positionals } = parse(rest, { label: { type: 'string' }, user: { type: 'string' }, keychain: { type: 'string' }, 'read-only': { type: 'boolean' }, tools: { type: 'string' }, plugins: { type: 'string' } });
   const json = !!values.json;
+  if (sub === 'create' && !values.label) throw new UsageError('tokens create needs --label (e.g. --label "Claude Desktop")');
+  if (sub === 'revoke' && !positionals[0]) throw new UsageError('tokens revoke needs a token id (see: gatehouse tokens list)');
   await withConnection(values, async (c) => {
     if (sub === 'create') {
-      if (!values.label) throw new UsageError('tokens create needs --label (e.g. --label "Claude Desktop")');
+      if (!values.label) throw new UsageError('tokens create needs --label');
       const scope = { ...(values['read-only'] ? { read_only: true } : {}), ...(list(values.tools) ? { tools: list(values.tools) } : {}), ...(list(values.plugins) ? { plugins: list(values.plugins) } : {}) };
       const created = unwrap(await c.dispatch('tokens.create', { label: values.label, ...(values.user ? { user: values.user } : {}), ...(Object.keys(scope).length ? { scope } : {}), ...(values.keychain ? { keychain_account: values.keychain } : {}) } as never));
       return out(json, created, () =>
@@ -148,8 +150,7 @@ async function tokens(args: string[]): Promise<void> {
       return out(json, rows, () => table(rows.map((t) => ({ ...t, user: t.user_login, scope: t.scope.read_only || t.scope.tools || t.scope.plugins ? [t.scope.read_only ? 'read-only' : '', t.scope.tools ? `tools=${t.scope.tools.join(',')}` : '', t.scope.plugins ? `plugins=${t.scope.plugins.join(',')}` : ''].filter(Boolean).join(' ') : 'full' })), ['id', 'label', 'user', 'preview', 'scope', 'created', 'last_used']));
     }
     if (sub === 'revoke') {
-      if (!positionals[0]) throw new UsageError('tokens revoke needs a token id (see: gatehouse tokens list)');
-      const r = unwrap(await c.dispatch('tokens.revoke', { id: positionals[0] }));
+      const r = unwrap(await c.dispatch('tokens.revoke', { id: positionals[0]! }));
       return out(json, r, () => `Revoked ${r.id}: its next request gets 401.`);
     }
     throw new UsageError(`unknown tokens command '${sub ?? ''}': use create, list or revoke`);
@@ -167,19 +168,20 @@ async function users(args: string[]): Promise<void> {
     if (!p.success) throw new GatehouseError('invalid_value', `unknown role '${r}': a role is one of ${Role.options.join(', ')}`);
     return p.data;
   };
+  if (sub === 'add' && !positionals[0]) throw new UsageError('users add needs a login: gatehouse users add LOGIN --role R');
+  if (sub === 'set-role' && !positionals[0]) throw new UsageError('users set-role needs LOGIN and ROLE');
+  const wanted = sub === 'add' ? role(values.role) : sub === 'set-role' ? role(positionals[1]) : undefined;
   await withConnection(values, async (c) => {
     if (sub === 'list') {
       const rows = unwrap(await c.dispatch('users.list', {} as never));
       return out(json, rows, () => table(rows, ['id', 'login', 'display_name', 'role', 'created']));
     }
     if (sub === 'add') {
-      if (!positionals[0]) throw new UsageError('users add needs a login: gatehouse users add LOGIN --role R');
-      const u = unwrap(await c.dispatch('users.add', { login: positionals[0], role: role(values.role), ...(values.name ? { display_name: values.name } : {}) }));
+      const u = unwrap(await c.dispatch('users.add', { login: positionals[0]!, role: wanted!, ...(values.name ? { display_name: values.name } : {}) }));
       return out(json, u, () => `Added ${u.login} (${u.role}).`);
     }
     if (sub === 'set-role') {
-      if (!positionals[0]) throw new UsageError('users set-role needs LOGIN and ROLE');
-      const u = unwrap(await c.dispatch('users.setRole', { login: positionals[0], role: role(positionals[1]) }));
+      const u = unwrap(await c.dispatch('users.setRole', { login: positionals[0]!, role: wanted! }));
       return out(json, u, () => `${u.login} is now ${u.role}.`);
     }
     throw new UsageError(`unknown users command '${sub ?? ''}': use list, add or set-role`);
@@ -190,10 +192,12 @@ async function settings(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   const { values, positionals } = parse(rest, {});
   const json = !!values.json;
+  const [key, raw] = positionals;
+  if (sub === 'set' && (!key || raw === undefined)) throw new UsageError('settings set needs KEY and VALUE, e.g. settings set rate_limit 60');
+  const patch = sub === 'set' ? { [key!]: settingValue(key!, raw!) } : {};
   await withConnection(values, async (c) => {
     if (sub === 'get') {
       const s = unwrap(await c.dispatch('settings.get', {} as never));
-      const key = positionals[0];
       if (key) {
         if (!(key in s)) throw new GatehouseError('invalid_value', `unknown setting '${key}'; settings are: ${SETTINGS_KEYS.join(', ')}`);
         const v = s[key as SettingsKey];
@@ -202,9 +206,7 @@ async function settings(args: string[]): Promise<void> {
       return out(json, s, () => SETTINGS_KEYS.map((k) => `${k} = ${Array.isArray(s[k]) ? (s[k] as string[]).join(',') : String(s[k])}\n    ${SETTINGS_HELP[k]}`).join('\n'));
     }
     if (sub === 'set') {
-      const [key, raw] = positionals;
-      if (!key || raw === undefined) throw new UsageError('settings set needs KEY and VALUE, e.g. settings set rate_limit 60');
-      const s = unwrap(await c.dispatch('settings.update', { [key]: settingValue(key, raw) } as never));
+      const s = unwrap(await c.dispatch('settings.update', patch as never));
       return out(json, s, () => `${key} = ${JSON.stringify(s[key as SettingsKey])}`);
     }
     throw new UsageError(`unknown settings command '${sub ?? ''}': use get or set`);
@@ -215,21 +217,21 @@ async function staged(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   const { values, positionals } = parse(rest, { status: { type: 'string' } });
   const json = !!values.json;
+  const id = positionals[0];
+  if (sub !== 'list' && !id) throw new UsageError(`staged ${sub ?? '<command>'} needs a staged id (see: gatehouse staged list)`);
   await withConnection(values, async (c) => {
     if (sub === 'list') {
       const rows = unwrap(await c.dispatch('staged.list', values.status ? { status: values.status as 'pending' } : {}));
       return out(json, rows, () => table(rows.map((s) => ({ id: s.id, status: s.status, tool: s.tool, summary: s.preview.summary, by: s.token_label, expires_at: s.expires_at })), ['id', 'status', 'tool', 'summary', 'by', 'expires_at']));
     }
-    const id = positionals[0];
-    if (!id) throw new UsageError(`staged ${sub ?? '<command>'} needs a staged id (see: gatehouse staged list)`);
     if (sub === 'show') {
-      const s = unwrap(await c.dispatch('staged.get', { id }));
+      const s = unwrap(await c.dispatch('staged.get', { id: id! }));
       return out(json, s, () =>
         [`${s.id}  ${s.status}  ${s.tool}`, s.preview.summary, ...s.preview.changes.map((ch) => `  ${ch.field}:\n    - ${JSON.stringify(ch.before)}\n    + ${JSON.stringify(ch.after)}`), ...(s.preview.arguments ? [JSON.stringify(s.preview.arguments, null, 2)] : []), `expires ${s.expires_at}`].join('\n'),
       );
     }
     if (sub === 'confirm' || sub === 'discard') {
-      const s = unwrap(await c.dispatch(sub === 'confirm' ? 'staged.confirm' : 'staged.discard', { id }));
+      const s = unwrap(await c.dispatch(sub === 'confirm' ? 'staged.confirm' : 'staged.discard', { id: id! }));
       return out(json, s, () => `${s.id} ${s.status}.${s.status === 'confirmed' ? `\n${JSON.stringify(s.result, null, 2)}` : ''}`);
     }
     throw new UsageError(`unknown staged command '${sub ?? ''}': use list, show, confirm or discard`);
@@ -244,17 +246,17 @@ async function audit(args: string[]): Promise<void> {
     ...(values.tool ? { tool: values.tool } : {}), ...(values.result ? { result: values.result as 'ok' } : {}), ...(values.user ? { user_id: values.user } : {}),
     ...(values.token ? { token_id: values.token } : {}), ...(values.plugin ? { plugin: values.plugin } : {}), ...(values.from ? { from: values.from } : {}), ...(values.to ? { to: values.to } : {}),
   };
+  const q = AuditQuery.safeParse({ ...filters, ...(values.limit ? { limit: Number(values.limit) } : {}), ...(values.cursor ? { cursor: values.cursor } : {}) });
+  if (sub === 'list' && !q.success) throw new UsageError(`audit list: ${q.error.issues[0]?.path.join('.')}: ${q.error.issues[0]?.message}`);
+  const format = values.format ?? 'jsonl';
+  if (sub === 'export' && format !== 'csv' && format !== 'jsonl') throw new UsageError('--format is csv or jsonl');
   await withConnection(values, async (c) => {
     if (sub === 'list') {
-      const q = AuditQuery.safeParse({ ...filters, ...(values.limit ? { limit: Number(values.limit) } : {}), ...(values.cursor ? { cursor: values.cursor } : {}) });
-      if (!q.success) throw new UsageError(`audit list: ${q.error.issues[0]?.path.join('.')}: ${q.error.issues[0]?.message}`);
-      const page = unwrap(await c.dispatch('audit.query', q.data));
+      const page = unwrap(await c.dispatch('audit.query', q.data!));
       return out(!!values.json, page, () => `${table(page.entries as unknown as Array<Record<string, unknown>>, ['at', 'tool', 'result', 'error_code', 'user_id', 'token_preview', 'target', 'duration_ms'])}${page.next_cursor ? `\nmore: --cursor ${page.next_cursor}` : ''}`);
     }
     if (sub === 'export') {
-      const format = values.format ?? 'jsonl';
-      if (format !== 'csv' && format !== 'jsonl') throw new UsageError('--format is csv or jsonl');
-      return c.exportAudit(filters, format, process.stdout);
+      return c.exportAudit(filters, format as 'csv' | 'jsonl', process.stdout);
     }
     throw new UsageError(`unknown audit command '${sub ?? ''}': use list or export`);
   });
@@ -269,12 +271,15 @@ async function consoleLink(args: string[]): Promise<void> {
 }
 
 const COMMANDS: Record<string, (args: string[]) => Promise<void>> = { serve, tokens, users, settings, staged, audit, 'console-link': consoleLink };
+// Checked before anything opens the data dir: a typo must not create a store or wait for the lock.
+const SUBCOMMANDS: Record<string, string[]> = { tokens: ['create', 'list', 'revoke'], users: ['list', 'add', 'set-role'], settings: ['get', 'set'], staged: ['list', 'show', 'confirm', 'discard'], audit: ['list', 'export'] };
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   const json = argv.includes('--json');
   if (!command || command === '--help' || command === '-h' || command === 'help') {
-    console.log(USAGE);
+    // Asked for: stdout, exit 0. No command at all is bad usage: stderr, exit 2.
+    (command ? console.log : console.error)(USAGE);
     return command ? 0 : 2;
   }
   if (command === '--version') return void console.log(VERSION), 0;
@@ -282,6 +287,11 @@ export async function main(argv: string[]): Promise<number> {
   try {
     if (!run) throw new UsageError(`unknown command '${command}'`);
     if (args.includes('--help') || args.includes('-h')) return void console.log(USAGE), 0;
+    const subs = SUBCOMMANDS[command];
+    if (subs && !subs.includes(args[0] ?? '')) {
+      const choices = `${subs.slice(0, -1).join(', ')} or ${subs[subs.length - 1]}`;
+      throw new UsageError(args[0] === undefined || args[0].startsWith('-') ? `${command} needs a command first: ${choices}` : `unknown ${command} command '${args[0]}': use ${choices}`);
+    }
     await run(args);
     return 0;
   } catch (e) {

@@ -172,3 +172,17 @@ export async function expectTokenInNoFile(dataDir: string, token: string): Promi
 }
 
 export const TOKEN_RE = /^gth_[A-Za-z0-9_-]{43}$/;
+
+/** Like Promise.all over `items`, with at most `limit` child processes at a time (two cores). */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
