@@ -60,6 +60,9 @@ export class HttpSide {
       });
       req.on('response', (res) => {
         clearTimeout(connectTimer);
+        // A body cut off mid-way also shows as 'close' without 'end', which readers handle;
+        // without a listener, the 'error' that comes with it would end the process.
+        res.on('error', () => undefined);
         resolve(res);
       });
       req.on('error', (e: NodeJS.ErrnoException) => {

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { CredentialError } from './credentials.ts';
 import { type ClientMessage, errorResponse, IDEMPOTENT, idKey, type JsonRpcId, peekServerMessage, readClientMessage } from './envelope.ts';
 import * as fail from './failures.ts';
 import { forwardBody, forwardSse, mediaType } from './forward.ts';
@@ -74,10 +75,14 @@ export class Pump {
     try {
       await this.exchange(flight, msg, body);
     } catch (e) {
-      if (!flight.cancelled && !this.closed) {
-        this.log.error('unexpected failure while forwarding a request', { method: flight.method, reason: e instanceof Error ? e.message : String(e) });
-        await this.fail(flight, fail.internal());
+      if (flight.cancelled || this.closed) return;
+      if (e instanceof CredentialError) {
+        // The bridge is about to exit 3; the client gets the reason too, not a dead pipe.
+        await this.fail(flight, { code: 'unauthorized', message: e.message });
+        return;
       }
+      this.log.error('unexpected failure while forwarding a request', { method: flight.method, reason: e instanceof Error ? e.message : String(e) });
+      await this.fail(flight, fail.internal());
     } finally {
       this.flights.delete(flight.key);
       collectIfDue();

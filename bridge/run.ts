@@ -3,6 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import { resolveDataDir } from '../main/contract/paths.ts';
 import type { BridgeOptions } from './args.ts';
 import { CredentialError, resolveHeaders } from './credentials.ts';
+import { jsonRpcCode } from './failures.ts';
 import { HttpSide } from './http-side.ts';
 import { Link } from './link.ts';
 import { createBridgeLogger } from './log.ts';
@@ -44,10 +45,13 @@ export function runBridge(opts: BridgeOptions, io: BridgeIo): Promise<number> {
 
     const headers = resolveHeaders(opts, { env: io.env, log, dataDir: getDataDir });
     // Settled once; every request awaits the same promise, so the keychain is read once.
-    headers.catch((e: unknown) => {
+    headers.catch(async (e: unknown) => {
       const msg = e instanceof CredentialError ? e.message : `could not read the token: ${e instanceof Error ? e.message : String(e)}`;
       log.error(msg);
-      void end(EXIT.credential, 'no credential');
+      // A request already waiting for the token is answered with the reason first (the pump
+      // sees the same rejection and needs the error codes for its answer); then the bridge exits.
+      await jsonRpcCode('unauthorized');
+      setImmediate(() => void end(EXIT.credential, 'no credential'));
     });
 
     const link = new Link(http, target, () => headers, log, opts.connectTimeoutMs);

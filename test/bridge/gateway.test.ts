@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../../main/service.ts';
 import { silentLogger } from '../../main/store/logger.ts';
 import { openVault } from '../../main/store/vault.ts';
-import { type BridgedClient, bridgedClient, rawBridge } from './helpers/bridge-client.ts';
+import { type BridgedClient, bridgedClient, INITIALIZE, rawBridge } from './helpers/bridge-client.ts';
 import { ensureBundle } from './helpers/bundle.ts';
 
 // The bridge in front of the Gatehouse endpoint itself: found through
@@ -101,10 +101,13 @@ describe.each([
 
   it.skipIf(skip)('exits 3 with how to create one when nothing is stored under the account', async () => {
     const raw = rawBridge(['--data-dir', dataDir, '--token-keychain', 'nobody-saved-this', '--vault', vault]);
+    raw.send(INITIALIZE);
     const exit = await raw.exit();
     expect(exit.code).toBe(3);
-    expect(raw.stderr()).toContain('--token-keychain nobody-saved-this: no token is stored under that account; create one with `gatehouse tokens create --keychain nobody-saved-this`');
-    expect(raw.stdout()).toBe('');
+    const why = '--token-keychain nobody-saved-this: no token is stored under that account; create one with `gatehouse tokens create --keychain nobody-saved-this`';
+    expect(raw.stderr()).toContain(why);
+    // The client's initialize, already waiting for the token, is answered with the same reason.
+    expect(JSON.parse(raw.stdout())).toMatchObject({ id: 0, error: { code: -32001, message: why, data: { code: 'unauthorized' } } });
   });
 
   it.skipIf(skip)('revoked token -> "token unknown or revoked: create one with `gatehouse tokens create`"', async () => {
