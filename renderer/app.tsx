@@ -62,9 +62,12 @@ export function App({ env }: { env: ConsoleEnv }) {
                   <a href={`#${s.key}`} aria-current={s.key === route ? 'page' : undefined}>
                     {s.title}
                     {s.key === 'approvals' && pending > 0 ? (
-                      <span className="nav-count" aria-label={`, ${pending} pending`}>
-                        {pending}
-                      </span>
+                      <>
+                        <span className="nav-count" aria-hidden="true">
+                          {pending}
+                        </span>
+                        <span className="visually-hidden">, {pending} pending</span>
+                      </>
                     ) : null}
                   </a>
                 </li>

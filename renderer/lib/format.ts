@@ -1,6 +1,6 @@
-/** "14:05" for a countdown; hours when there are any. */
+/** "14:05" for a countdown (whole seconds left); hours when there are any. */
 export function formatCountdown(ms: number): string {
-  const total = Math.max(0, Math.ceil(ms / 1000));
+  const total = Math.max(0, Math.floor(ms / 1000));
   const h = Math.floor(total / 3600);
   const m = Math.floor((total % 3600) / 60);
   const s = total % 60;

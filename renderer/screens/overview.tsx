@@ -76,7 +76,9 @@ function GatewayCard({ report, onChanged }: { report: HealthReport; onChanged: (
           <CopyButton text={report.mcp_url} label="Copy the MCP endpoint URL" />
         </dd>
         <dt>Secrets</dt>
-        <dd>{report.vault.backend === 'keychain' ? `OS keychain (${report.vault.label})` : `Plain file (${report.vault.label})`}</dd>
+        <dd className={report.vault.backend === 'file' ? 'state-warn' : undefined}>
+          {report.vault.backend === 'keychain' ? 'OS keychain' : 'Plain file'}: {report.vault.label}
+        </dd>
         <dt>Version</dt>
         <dd>{report.version}</dd>
       </dl>

@@ -129,7 +129,8 @@ function SettingsForm({ current, tools, onSaved }: { current: Settings; tools: T
   const help = (key: SettingsKey) => (
     <>
       <p id={`st-${key}-help`} className="help">
-        {SETTINGS_HELP[key]}
+        {/* the shared text is written for the CLI; here lists are checkboxes or one entry per line */}
+        {SETTINGS_HELP[key].replace(' (comma-separated)', '')}
       </p>
       {errors[key] ? (
         <p id={`st-${key}-error`} className="field-error">

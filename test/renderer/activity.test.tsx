@@ -46,11 +46,14 @@ describe('Activity', () => {
     const user = userEvent.setup();
     await user.type(screen.getByLabelText('Tool'), 'pages_update');
     await user.selectOptions(screen.getByLabelText('Result'), 'staged');
+    await user.selectOptions(screen.getByLabelText('User'), 'admin');
     await user.click(screen.getByRole('button', { name: 'Apply filters' }));
     await waitFor(() => expect(bodyRows()).toHaveLength(5));
-    expect(fake.callsTo('audit.query').at(-1)).toEqual({ tool: 'pages_update', result: 'staged', limit: 50 });
+    expect(fake.callsTo('audit.query').at(-1)).toEqual({ tool: 'pages_update', result: 'staged', user_id: 'u_admin', limit: 50 });
+    // users are shown by login, their id on hover
+    expect(within(bodyRows()[0]!).getByTitle('u_admin').textContent).toBe('admin');
     const csv = screen.getByRole('link', { name: 'CSV' });
-    expect(csv.getAttribute('href')).toBe('/export?format=csv&tool=pages_update&result=staged');
+    expect(csv.getAttribute('href')).toBe('/export?format=csv&tool=pages_update&result=staged&user_id=u_admin');
     expect(csv.hasAttribute('download')).toBe(true);
   });
 

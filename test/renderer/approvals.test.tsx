@@ -48,7 +48,7 @@ describe('Approvals', () => {
     const first = rows()[0]!;
     expect(first.getAttribute('aria-current')).toBe('true');
     expect(first.textContent).toContain('Claude Desktop');
-    expect(first.textContent).toContain('u_admin');
+    await waitFor(() => expect(first.textContent).toContain('for user admin'));
     expect(first.textContent).toContain('claude-ai/1.0');
     expect(first.textContent).toContain('page:1');
     expect(within(first).getByText(/^1[34]:\d\d left$/)).toBeTruthy();
@@ -76,6 +76,18 @@ describe('Approvals', () => {
     await userEvent.click(screen.getByRole('button', { name: /Create an issue/ }));
     expect(screen.getByText(/Arguments sent to the tool/)).toBeTruthy();
     expect(document.querySelector('pre.code-block')?.textContent).toBe('{\n  "repo": "a/b",\n  "title": "Bug"\n}');
+  });
+
+  it('shows a plugin\'s pre-clipped hunks side by side instead of diffing them again', async () => {
+    const fake = new FakeApi({
+      staged: [makeStaged(1, { preview: { summary: 'Long edit', kind: 'diff', changes: [{ field: 'content', before: '@@ line 40 @@\n  context\n- old line', after: '@@ line 40 @@\n  context\n+ new line' }] } })],
+    });
+    renderWith(fake, <Approvals />);
+    await screen.findByText('Long edit');
+    const cells = within(screen.getByRole('table')).getAllByRole('cell');
+    expect(cells[0]!.querySelector('.diff-del')?.textContent).toBe('removed: - old line\n');
+    expect(cells[1]!.querySelector('.diff-add')?.textContent).toBe('added: + new line\n');
+    expect(cells[1]!.querySelector('.diff-skip')?.textContent).toBe('@@ line 40 @@\n');
   });
 
   it('approves with the button: the core is called, the row leaves, the history records it', async () => {

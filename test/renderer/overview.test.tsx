@@ -27,7 +27,7 @@ describe('Overview', () => {
     const gateway = await screen.findByRole('region', { name: 'Gateway' });
     expect(within(gateway).getByText('http://127.0.0.1:7823/wp-json/gatehouse-mcp/v1/mcp')).toBeTruthy();
     expect(within(gateway).getByRole('button', { name: 'Copy the MCP endpoint URL' })).toBeTruthy();
-    expect(within(gateway).getByText(/OS keychain/)).toBeTruthy();
+    expect(within(gateway).getByText('OS keychain: Secret Service')).toBeTruthy();
     expect(screen.getByText('Nothing is waiting for you.')).toBeTruthy();
     expect(screen.getByText(/No client has connected yet/)).toBeTruthy();
     expect(screen.getByText(/None\. Everything looks fine/)).toBeTruthy();
@@ -51,7 +51,7 @@ describe('Overview', () => {
     expect(within(clients).getByText('cursor/1.2')).toBeTruthy();
     expect(within(clients).getByText('2 min ago')).toBeTruthy();
     expect(screen.getByText('Secrets are kept in a plain file')).toBeTruthy();
-    expect(screen.getByText(/Plain file \(\/data\/vault.json\)/)).toBeTruthy();
+    expect(screen.getByText('Plain file: /data/vault.json')).toBeTruthy();
   });
 
   it('switches the gateway on and off through settings.update', async () => {

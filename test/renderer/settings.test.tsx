@@ -22,7 +22,7 @@ describe('Settings', () => {
     const rate = await screen.findByLabelText('Rate limit (requests per minute)');
     expect((rate as HTMLInputElement).value).toBe('120');
     expect(document.getElementById(rate.getAttribute('aria-describedby')!)?.textContent).toBe(SETTINGS_HELP.rate_limit);
-    for (const help of Object.values(SETTINGS_HELP)) expect(screen.getByText(help)).toBeTruthy();
+    for (const help of Object.values(SETTINGS_HELP)) expect(screen.getByText(help.replace(' (comma-separated)', ''))).toBeTruthy();
     expect(screen.getByRole('checkbox', { name: 'pages_update' })).toBeTruthy();
   });
 

@@ -111,6 +111,7 @@ describe('Tokens', () => {
     expect(document.activeElement).toBe(within(confirm).getByRole('button', { name: 'Cancel' }));
     await user.keyboard('{Escape}');
     expect(screen.queryByRole('group', { name: /Revoke/ })).toBeNull();
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Revoke “Old laptop”' }));
     expect(fake.callsTo('tokens.revoke')).toEqual([]);
     await user.click(screen.getByRole('button', { name: 'Revoke “Old laptop”' }));
     await user.click(within(screen.getByRole('group', { name: /Revoke/ })).getByRole('button', { name: 'Revoke' }));

@@ -7,6 +7,7 @@ import { useApi, useConsole } from '../../lib/console-context.tsx';
 import { formatDateTime } from '../../lib/format.ts';
 import { useApiEvents } from '../../lib/use-events.ts';
 import { useLoad } from '../../lib/use-load.ts';
+import { useUserNames } from '../../lib/use-user-names.ts';
 import type { ExportFormat } from '../../api/index.ts';
 import { auditToCsv, auditToJsonl, collectAudit, exportFileName, saveFile } from './audit-export.ts';
 import { EMPTY_FILTERS, matches, toQuery } from './filters.ts';
@@ -16,6 +17,7 @@ const PAGE = 50;
 
 export function Activity() {
   const api = useApi();
+  const users = useUserNames();
   const [form, setForm] = useState<FilterForm>(EMPTY_FILTERS);
   const [applied, setApplied] = useState<FilterForm>(EMPTY_FILTERS);
   const [live, setLive] = useState(true);
@@ -55,8 +57,15 @@ export function Activity() {
           </select>
         </div>
         <div className="field">
-          <label htmlFor="ac-user">User id</label>
-          <input id="ac-user" value={form.user_id} onChange={set('user_id')} />
+          <label htmlFor="ac-user">User</label>
+          <select id="ac-user" value={form.user_id} onChange={set('user_id')}>
+            <option value="">any</option>
+            {users.all.map(([id, login]) => (
+              <option key={id} value={id}>
+                {login}
+              </option>
+            ))}
+          </select>
         </div>
         <div className="field">
           <label htmlFor="ac-token">Token id</label>
@@ -139,6 +148,7 @@ function ExportLinks({ filters }: { filters: FilterForm }) {
 
 function AuditTable({ page, query, onMore }: { page: AuditPage; query: ReturnType<typeof toQuery>; onMore: (more: AuditPage) => void }) {
   const api = useApi();
+  const userName = useUserNames();
   const [loading, setLoading] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
   useEffect(() => setFailure(null), [page]);
@@ -169,7 +179,7 @@ function AuditTable({ page, query, onMore }: { page: AuditPage; query: ReturnTyp
           </thead>
           <tbody>
             {page.entries.map((e) => (
-              <AuditRow key={e.id} entry={e} />
+              <AuditRow key={e.id} entry={e} user={userName(e.user_id)} />
             ))}
           </tbody>
         </table>
@@ -186,7 +196,7 @@ function AuditTable({ page, query, onMore }: { page: AuditPage; query: ReturnTyp
   );
 }
 
-const AuditRow = memo(function AuditRow({ entry: e }: { entry: AuditEntry }) {
+const AuditRow = memo(function AuditRow({ entry: e, user }: { entry: AuditEntry; user: string }) {
   return (
     <tr>
       <td>
@@ -200,7 +210,7 @@ const AuditRow = memo(function AuditRow({ entry: e }: { entry: AuditEntry }) {
         <span className={`badge result-${e.result}`}>{e.result}</span>
         {e.error_code ? <span className="code"> {e.error_code}</span> : null}
       </td>
-      <td>{e.user_id ?? ''}</td>
+      <td title={e.user_id ?? undefined}>{user}</td>
       <td>{e.token_preview ?? ''}</td>
       <td>{e.client ?? ''}</td>
       <td>{e.target ?? ''}</td>

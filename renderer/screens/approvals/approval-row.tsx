@@ -6,6 +6,8 @@ import { PreviewView } from './preview-view.tsx';
 
 export interface RowProps {
   item: StagedPayload;
+  /** the asking user's login (or id until users are loaded) */
+  userName: string;
   selected: boolean;
   busy: boolean;
   error: string | undefined;
@@ -19,7 +21,7 @@ export interface RowProps {
  * (or the selection) re-renders two rows, and the clock only the countdowns.
  * Only the selected row renders its full preview.
  */
-export const ApprovalRow = memo(function ApprovalRow({ item, selected, busy, error, onSelect, onApprove, onDiscard }: RowProps) {
+export const ApprovalRow = memo(function ApprovalRow({ item, userName, selected, busy, error, onSelect, onApprove, onDiscard }: RowProps) {
   const who = item.token_label ?? item.token_id ?? 'no token';
   const base = `staged-${item.id}`;
   return (
@@ -48,7 +50,7 @@ export const ApprovalRow = memo(function ApprovalRow({ item, selected, busy, err
       </div>
       <p className="approval-meta">
         <span>
-          Asked by <strong>{who}</strong> for user <strong>{item.user_id}</strong>
+          Asked by <strong>{who}</strong> for user <strong>{userName}</strong>
           {item.client ? <> via <strong>{item.client}</strong></> : null}
         </span>
         <span title={formatDateTime(item.created)}> at {formatTime(item.created)}</span>

@@ -5,6 +5,7 @@ import { useApi } from '../../lib/console-context.tsx';
 import { plural } from '../../lib/format.ts';
 import { useApiEvents } from '../../lib/use-events.ts';
 import { useLoad } from '../../lib/use-load.ts';
+import { useUserNames } from '../../lib/use-user-names.ts';
 import { ApprovalRow } from './approval-row.tsx';
 import { DecisionHistory } from './history.tsx';
 
@@ -41,6 +42,7 @@ export function Approvals() {
 
 function ApprovalsBody({ all, update, reload }: { all: StagedPayload[]; update: (f: (l: StagedPayload[]) => StagedPayload[]) => void; reload: () => void }) {
   const api = useApi();
+  const userName = useUserNames();
   const pending = useMemo(() => all.filter((x) => x.status === 'pending').sort((a, b) => a.expires_at.localeCompare(b.expires_at)), [all]);
   const history = useMemo(
     () =>
@@ -154,6 +156,7 @@ function ApprovalsBody({ all, update, reload }: { all: StagedPayload[]; update: 
                 <ApprovalRow
                   key={item.id}
                   item={item}
+                  userName={userName(item.user_id)}
                   selected={item.id === selected}
                   busy={busy.has(item.id)}
                   error={errors[item.id]}

@@ -34,8 +34,38 @@ export function PreviewView({ preview, idBase }: { preview: Preview; idBase: str
   );
 }
 
+/** "@@ line 12 @@": the value is already a compact diff (a plugin clipped long content to its changed hunks). */
+const HUNK = /^@@ .* @@$/m;
+export const isHunkText = (v: unknown): v is string => typeof v === 'string' && HUNK.test(v);
+
+/** A pre-made hunk text, its "- " / "+ " / "@@" lines coloured. */
+function HunkText({ text }: { text: string }) {
+  return (
+    <pre className="line-diff">
+      {text.split('\n').map((line, i) => {
+        const op = line.startsWith('@@') ? 'skip' : line.startsWith('- ') ? 'del' : line.startsWith('+ ') ? 'add' : 'same';
+        return (
+          <span key={i} className={`diff-${op}`}>
+            {op === 'add' ? <span className="visually-hidden">added: </span> : op === 'del' ? <span className="visually-hidden">removed: </span> : null}
+            {`${line}\n`}
+          </span>
+        );
+      })}
+    </pre>
+  );
+}
+
 function ChangeRow({ change }: { change: FieldChange }) {
   const { before, after } = change;
+  if (isHunkText(before) || isHunkText(after)) {
+    return (
+      <tr>
+        <th scope="row">{change.field}</th>
+        <td className="before">{before === undefined ? <span className="muted">(none)</span> : <HunkText text={String(before)} />}</td>
+        <td className="after">{after === undefined ? <span className="muted">(removed)</span> : <HunkText text={String(after)} />}</td>
+      </tr>
+    );
+  }
   const long = typeof before === 'string' && typeof after === 'string' && (before.includes('\n') || after.includes('\n') || before.length + after.length > 160);
   const lines = long ? lineDiff(before, after) : null;
   if (lines) {

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { TokenCreated, TokenView, User } from '../../../main/contract/index.ts';
 import { ConfirmInline } from '../../components/confirm-inline.tsx';
 import { ErrorBox, LoadState } from '../../components/load-state.tsx';
@@ -53,6 +53,13 @@ function TokenTable({ tokens, onRevoked }: { tokens: TokenView[]; onRevoked: (id
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
   const [announcement, setAnnouncement] = useState('');
+  // After Cancel, the keyboard focus goes back to the Revoke button that asked.
+  const refocus = useRef<string | null>(null);
+  useEffect(() => {
+    if (!refocus.current) return;
+    document.getElementById(`tk-revoke-${refocus.current}`)?.focus();
+    refocus.current = null;
+  });
 
   if (tokens.length === 0) return <p className="empty">No tokens yet. Create one above for each MCP client that should connect.</p>;
 
@@ -108,10 +115,13 @@ function TokenTable({ tokens, onRevoked }: { tokens: TokenView[]; onRevoked: (id
                     confirmLabel="Revoke"
                     busy={busy}
                     onConfirm={() => void revoke(t)}
-                    onCancel={() => setAsking(null)}
+                    onCancel={() => {
+                      refocus.current = t.id;
+                      setAsking(null);
+                    }}
                   />
                 ) : (
-                  <button type="button" className="danger-outline" onClick={() => setAsking(t.id)} aria-label={`Revoke “${t.label}”`}>
+                  <button type="button" id={`tk-revoke-${t.id}`} className="danger-outline" onClick={() => setAsking(t.id)} aria-label={`Revoke “${t.label}”`}>
                     Revoke
                   </button>
                 )}

@@ -1,0 +1,212 @@
+/**
+ * The console end to end: the real headless service on 127.0.0.1:0 serving a
+ * fresh build of the console, Debian's Chromium driven by playwright-core, and
+ * the real MCP SDK client as the agent. Follows issue 5's scenario and saves a
+ * screenshot of every screen into docs/screenshots/ (shown by docs/console.md).
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Client } from '@modelcontextprotocol/client';
+import { chromium } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONSOLE_CSP } from '../../main/contract/index.ts';
+import type { StagedResponse } from '../../main/contract/index.ts';
+import { INIT, connectClient, rawPost, startTestService } from '../helpers/service.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SHOTS = join(ROOT, 'docs', 'screenshots');
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const STEP = { timeout: 15_000 };
+
+let work: string;
+let svc: Awaited<ReturnType<typeof startTestService>>;
+let context: BrowserContext;
+let page: Page;
+let client: Client | null = null;
+const browserErrors: string[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (.ci/run does)`);
+  work = await mkdtemp(join(tmpdir(), 'gatehouse-e2e-'));
+  // Build the console as it ships, into a folder of our own (never a stale dist-renderer/).
+  const consoleDir = join(work, 'console');
+  await build({ configFile: join(ROOT, 'vite.config.ts'), logLevel: 'error', build: { outDir: consoleDir, emptyOutDir: true } });
+  svc = await startTestService({ enable: false, consoleDir });
+  await mkdir(SHOTS, { recursive: true });
+  context = await chromium.launchPersistentContext(join(work, 'profile'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1280, height: 900 },
+    colorScheme: 'light',
+    reducedMotion: 'reduce',
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on('console', (m) => {
+    if (m.type() === 'error') browserErrors.push(m.text());
+  });
+  page.on('pageerror', (e) => browserErrors.push(String(e)));
+}, 120_000);
+
+afterAll(async () => {
+  await client?.close().catch(() => undefined);
+  await context?.close();
+  await svc?.cleanup();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+async function shot(name: string): Promise<void> {
+  // let the countdowns and charts settle, and take the focus ring out of the picture
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+async function go(screen: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: new RegExp(`^${screen}`) }).click();
+  await page.getByRole('heading', { level: 1, name: screen }).waitFor(STEP);
+}
+
+const gatewaySwitch = () => page.getByRole('switch', { name: 'Gateway' });
+
+async function setGateway(on: boolean): Promise<void> {
+  await go('Overview');
+  const sw = gatewaySwitch();
+  await sw.waitFor(STEP);
+  if ((await sw.getAttribute('aria-checked')) !== String(on)) await sw.click();
+  await page.locator(`[role="switch"][aria-label="Gateway"][aria-checked="${on}"]`).waitFor(STEP);
+}
+
+describe('console end to end (Chromium against the headless service)', () => {
+  let token = '';
+  let staged: StagedResponse;
+
+  it('logs in through the one-time link and shows the overview with the strict CSP', async () => {
+    const response = await page.goto(svc.loginUrl());
+    expect(new URL(page.url()).pathname).toBe('/console/');
+    expect(response?.headers()['content-security-policy']).toBe(CONSOLE_CSP);
+    await gatewaySwitch().waitFor(STEP);
+    expect(await gatewaySwitch().getAttribute('aria-checked')).toBe('false');
+    const cookies = await context.cookies(svc.baseUrl);
+    expect(cookies.find((c) => c.name === 'gatehouse_session')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+    // the link is spent: a second use is refused
+    const again = await fetch(page.url().replace('/console/', '/console/login?code=used'));
+    expect(again.status).toBe(401);
+  }, 60_000);
+
+  it('switches the gateway on', async () => {
+    await setGateway(true);
+    expect(svc.gateway.settings.get().enabled).toBe(true);
+    await shot('overview');
+  }, 60_000);
+
+  it('creates a token and shows it once with client snippets', async () => {
+    await go('Tokens');
+    await page.getByLabel('Label').fill('E2E client');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await page.getByRole('heading', { name: 'Token “E2E client” created' }).waitFor(STEP);
+    token = await page.getByLabel('The new token').inputValue();
+    expect(token).toMatch(/^gth_[A-Za-z0-9_-]{43}$/);
+    expect(await page.locator('.snippet pre').textContent()).toContain('gatehouse-bridge');
+    await shot('tokens-created');
+    await page.getByRole('button', { name: /Done/ }).click();
+    await page.getByRole('cell', { name: 'E2E client', exact: true }).waitFor(STEP);
+    await shot('tokens');
+  }, 60_000);
+
+  it('shows a write staged by a real MCP client in Approvals without a reload, and approves it', async () => {
+    await go('Approvals');
+    await page.getByText(/Nothing is waiting for approval/).waitFor(STEP);
+    await page.evaluate(() => ((window as unknown as { e2eMarker: number }).e2eMarker = 1));
+
+    client = await connectClient(svc.mcpUrl, token);
+    const result = await client.callTool({ name: 'pages_update', arguments: { id: 1, title: 'Changed from the e2e test' } });
+    expect(result.isError).toBeFalsy();
+    staged = result.structuredContent as StagedResponse;
+    expect(staged.status).toBe('pending_approval');
+
+    const row = page.locator(`li[data-id="${staged.staged_id}"]`);
+    await row.waitFor(STEP);
+    expect(await page.evaluate(() => (window as unknown as { e2eMarker?: number }).e2eMarker)).toBe(1);
+    expect(await row.textContent()).toContain('E2E client');
+    await row.getByRole('table').waitFor(STEP);
+    expect(await row.getByRole('table').textContent()).toContain('Changed from the e2e test');
+    await page.getByRole('link', { name: /^Approvals\s*, 1 pending$/ }).waitFor(STEP);
+    await shot('approvals');
+
+    await page.locator('body').press('a');
+    await row.waitFor({ state: 'detached', ...STEP });
+    await page.getByRole('region', { name: 'Recent decisions' }).getByText('approved').waitFor(STEP);
+    await shot('approvals-decided');
+
+    const read = await client.callTool({ name: 'pages_get', arguments: { id: 1 } });
+    expect(JSON.stringify(read.structuredContent)).toContain('Changed from the e2e test');
+    expect(svc.gateway.siteStore.read().pages.find((p: { id: number }) => p.id === 1)?.title).toBe('Changed from the e2e test');
+  }, 60_000);
+
+  it('shows the staged and confirmed entries in Activity', async () => {
+    await go('Activity');
+    const table = page.getByRole('region', { name: 'Audit entries' });
+    await table.waitFor(STEP);
+    const rows = table.locator('tbody tr', { hasText: 'pages_update' });
+    await rows.filter({ hasText: 'confirmed' }).first().waitFor(STEP);
+    await rows.filter({ hasText: 'staged' }).first().waitFor(STEP);
+    const csv = await page.getByRole('link', { name: 'CSV' }).getAttribute('href');
+    expect(csv).toContain('/wp-json/gatehouse/v1/admin/audit/export?format=csv');
+    await shot('activity');
+  }, 60_000);
+
+  it('charts the calls in Usage and explains every setting', async () => {
+    await svc.gateway.stats.flush();
+    await go('Usage');
+    await page.getByRole('img', { name: /Calls per hour/ }).waitFor(STEP);
+    await page.getByText(/^Not connected\./).waitFor(STEP);
+    await shot('usage');
+    await go('Settings');
+    await page.getByLabel('Rate limit (requests per minute)').waitFor(STEP);
+    await shot('settings');
+  }, 60_000);
+
+  it('reads well in dark mode too', async () => {
+    const second = await client!.callTool({ name: 'pages_update', arguments: { id: 2, content: 'A new opening paragraph.\n\nThe rest stays.' } });
+    const pending = second.structuredContent as StagedResponse;
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await go('Approvals');
+    await page.locator(`li[data-id="${pending.staged_id}"]`).waitFor(STEP);
+    await shot('approvals-dark');
+    await page.locator('body').press('d');
+    await page.locator(`li[data-id="${pending.staged_id}"]`).waitFor({ state: 'detached', ...STEP });
+    await go('Overview');
+    await gatewaySwitch().waitFor(STEP);
+    await shot('overview-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    expect(svc.gateway.staging.get(pending.staged_id).status).toBe('discarded');
+  }, 60_000);
+
+  it('revokes the token; the client gets 401', async () => {
+    await go('Tokens');
+    await page.getByRole('button', { name: 'Revoke “E2E client”' }).click();
+    await page.getByRole('group', { name: /Revoke “E2E client”\?/ }).getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('cell', { name: 'E2E client', exact: true }).waitFor({ state: 'detached', ...STEP });
+    await expect(client!.callTool({ name: 'pages_get', arguments: { id: 1 } })).rejects.toThrow();
+    const raw = await rawPost(svc.mcpUrl, INIT, { Authorization: `Bearer ${token}` });
+    expect(raw.status).toBe(401);
+  }, 60_000);
+
+  it('switches the gateway off and on', async () => {
+    const other = (await svc.createToken({ label: 'still valid' })).token;
+    await setGateway(false);
+    expect((await rawPost(svc.mcpUrl, INIT, { Authorization: `Bearer ${other}` })).status).toBe(503);
+    await setGateway(true);
+    expect((await rawPost(svc.mcpUrl, INIT, { Authorization: `Bearer ${other}` })).status).toBe(200);
+  }, 60_000);
+
+  it('ran without a script error or a CSP violation in the page', () => {
+    expect(browserErrors.filter((e) => !/status of 40[14]/.test(e))).toEqual([]);
+  });
+});
