@@ -100,7 +100,7 @@ export async function openGateway(config: GatewayConfig) {
           .list()
           .filter((t) => t.last_used && Date.parse(t.last_used) >= since)
           .sort((a, b) => (b.last_used ?? '').localeCompare(a.last_used ?? ''))
-          .map((t) => ({ token_id: t.id, label: t.label, client: null, last_used: t.last_used! })),
+          .map((t) => ({ token_id: t.id, label: t.label, client: tokens.lastClient(t.id), last_used: t.last_used! })),
         cloud: NOT_CONNECTED,
         warnings: warnings(),
       };

@@ -22,6 +22,7 @@ export class Tokens {
   private index: { source: readonly TokenRecord[]; byHash: Map<string, TokenRecord> } | null = null;
   /** in-memory throttle, so a burst of requests queues one write, not one each */
   private readonly touched = new Map<string, number>();
+  private readonly clients = new Map<string, string>();
 
   constructor(private readonly store: DocumentStore<OptionsData>, private readonly clock: Clock) {}
 
@@ -76,8 +77,14 @@ export class Tokens {
     return user ? { record, user } : null;
   }
 
+  /** The client name last seen with this token (in memory; for "clients seen recently"). */
+  lastClient(id: string): string | null {
+    return this.clients.get(id) ?? null;
+  }
+
   /** Throttled: at most one write a minute per token. */
-  touch(record: TokenRecord): void {
+  touch(record: TokenRecord, client?: string | null): void {
+    if (client) this.clients.set(record.id, client);
     const now = this.clock.now();
     const last = Math.max(this.touched.get(record.id) ?? 0, record.last_used ? Date.parse(record.last_used) : 0);
     if (now - last < LAST_USED_THROTTLE_MS) return;

@@ -96,7 +96,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
       }
       return refuse(rateFailure(decision), rpcId);
     }
-    deps.tokens.touch(auth.record);
+    deps.tokens.touch(auth.record, ctx.client);
     (req as IncomingMessage & { auth?: unknown }).auth = { token: auth.record.id, clientId: auth.record.id, scopes: [], extra: { ctx } };
     await forward(req, res, parsed);
   }

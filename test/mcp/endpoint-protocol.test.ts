@@ -83,3 +83,13 @@ describe('discover_tools', () => {
     }
   });
 });
+
+describe('health', () => {
+  it('lists recently seen clients with the name they gave', async () => {
+    const client = await connectClient(svc.mcpUrl, adminToken);
+    await client.callTool({ name: 'site_identity', arguments: {} });
+    await client.close();
+    const health = await svc.dispatch('health.get', {});
+    expect(health.ok && health.data.recent_clients.find((c) => c.label === 'admin client')?.client).toBe('gatehouse-test');
+  });
+});
