@@ -29,6 +29,8 @@ export interface DesktopServiceConfig {
   host?: string;
   port?: number;
   enable?: boolean;
+  /** the built console, also served over HTTP at {base_url}/console/ for a browser */
+  consoleDir?: string;
 }
 
 export type StartDesktopService = (config: DesktopServiceConfig) => Promise<DesktopService>;
@@ -56,6 +58,8 @@ export async function runDesktop(startService: StartDesktopService): Promise<voi
     },
   });
   app.on('second-instance', () => windows.show());
+  // macOS: clicking the Dock icon reopens the console.
+  app.on('activate', () => windows.show());
   // Closing the window leaves the app running in the tray.
   app.on('window-all-closed', () => {});
   app.on('web-contents-created', (_event, contents) => guardContents(contents));
@@ -107,7 +111,11 @@ export async function runDesktop(startService: StartDesktopService): Promise<voi
   });
 
   try {
-    service = await startService({ dataDir: resolveDataDir(undefined, platform, process.env, homedir()), host: '127.0.0.1' });
+    service = await startService({
+      dataDir: resolveDataDir(undefined, platform, process.env, homedir()),
+      host: '127.0.0.1',
+      consoleDir: join(root, 'dist-renderer'),
+    });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     keeper.failed(message);
