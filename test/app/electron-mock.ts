@@ -166,8 +166,32 @@ export class Notification extends EventEmitter {
   }
 }
 
-export const app = {
+export const app = Object.assign(new EventEmitter(), {
   badge: 0,
+  singleInstance: true,
+  quitCalls: 0,
+  appPath: '/app',
+  dockVisible: false,
+  dock: {
+    show: async () => {
+      app.dockVisible = true;
+    },
+    hide: () => {
+      app.dockVisible = false;
+    },
+  },
+  requestSingleInstanceLock() {
+    return this.singleInstance;
+  },
+  quit() {
+    this.quitCalls++;
+  },
+  whenReady() {
+    return Promise.resolve();
+  },
+  getAppPath() {
+    return this.appPath;
+  },
   loginItem: { openAtLogin: false, wasOpenedAtLogin: false, args: [] as string[] },
   setBadgeCount(n: number) {
     this.badge = n;
@@ -179,7 +203,7 @@ export const app = {
   setLoginItemSettings(s: { openAtLogin: boolean; args?: string[] }) {
     this.loginItem = { ...this.loginItem, openAtLogin: s.openAtLogin, args: s.args ?? [] };
   },
-};
+});
 
 export const session = {
   defaultSession: {
@@ -227,6 +251,11 @@ export function resetElectron(): void {
   contextBridge.exposed.clear();
   shell.openExternal.mockClear();
   app.badge = 0;
+  app.singleInstance = true;
+  app.quitCalls = 0;
+  app.appPath = '/app';
+  app.dockVisible = false;
+  app.removeAllListeners();
   app.loginItem = { openAtLogin: false, wasOpenedAtLogin: false, args: [] };
   protocol.privileged = [];
   protocol.handlers.clear();
