@@ -1,5 +1,5 @@
 import { createServer, type Server as HttpServer } from 'node:http';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { MCP_PATH, CONSOLE_PATH, ADMIN_PREFIX, type RuntimeInfo } from './contract/health.ts';
 import type { TokenCreateInput } from './contract/tokens.ts';
@@ -14,6 +14,7 @@ import { createProRoutes } from './rest/pro-routes.ts';
 import { createRouter } from './rest/http-router.ts';
 import { openGateway, NOT_CONNECTED, type GatewayConfig } from './gateway.ts';
 import { VERSION } from './version.ts';
+import { PACKAGE_ROOT } from './package-root.ts';
 
 export interface ServiceConfig extends Omit<GatewayConfig, 'owner'> {
   host?: string;
@@ -30,7 +31,7 @@ export interface ServiceConfig extends Omit<GatewayConfig, 'owner'> {
 }
 
 export const DEFAULT_PORT = 7823;
-const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL('../dist-renderer/', import.meta.url));
+const DEFAULT_CONSOLE_DIR = join(PACKAGE_ROOT, 'dist-renderer');
 
 /** The headless service: the gateway plus its HTTP face, runtime.json and a clean stop. */
 export async function startService(config: ServiceConfig) {
