@@ -100,7 +100,11 @@ async function serve(args: string[]): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info('stopping', { signal });
-    const force = setTimeout(() => process.exit(0), 1900);
+    // The stop must finish within 2 s; one that does not has not flushed, and must not claim success.
+    const force = setTimeout(() => {
+      log.error('stop did not finish within 2 s: exiting without a complete flush', { signal });
+      process.exit(1);
+    }, 1900);
     force.unref();
     void svc.stop().then(() => process.exit(0), (e) => {
       log.error('stop failed', { error: (e as Error).message });

@@ -4,13 +4,16 @@ import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { VAULT_SERVICE } from '../../main/contract/paths.ts';
 import type { TokenCreated } from '../../main/contract/tokens.ts';
 import { ADMIN_KEY_ACCOUNT } from '../../main/rest/admin-auth.ts';
 import { loadKeytar, type KeychainClient } from '../../main/store/vault-keychain.ts';
 import { INIT, rawPost } from '../helpers/service.ts';
 import { expectTokenInNoFile, filesContaining, removeDir, runCli, startServe, tempDataDir, TOKEN_RE, type Served } from './cli-harness.ts';
+
+// Every step here is a child process loading the CLI through tsx: seconds each on a busy two-core machine.
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
 // `tokens create --keychain ACCOUNT` against a real Secret Service. Run as CI does:
 //   HOME=$(mktemp -d) dbus-run-session -- bash .ci/with-keyring.sh npx vitest run test/cli
@@ -50,7 +53,7 @@ beforeAll(async () => {
     // The service keeps its admin key here too; restore whatever was there before we ran.
     adminKeyBefore = await keytar.getPassword(VAULT_SERVICE, ADMIN_KEY_ACCOUNT);
   } catch (e) {
-    throw new Error(`no reachable keychain: run this under dbus-run-session with .ci/with-keyring.sh (${(e as Error).message})`);
+    throw new Error(`no reachable keychain: run this under dbus-run-session with .ci/with-keyring.sh (${(e as Error).message})`, { cause: e });
   }
 });
 afterAll(async () => {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import { SETTINGS_KEYS, type Settings } from '../../main/contract/settings.ts';
 import type { StagedPayload, StagedResponse } from '../../main/contract/staged.ts';
@@ -9,7 +9,10 @@ import { AUDIT_CSV_COLUMNS, type AuditEntry, type AuditPage } from '../../main/c
 import type { TokenCreated, TokenView } from '../../main/contract/tokens.ts';
 import type { User } from '../../main/contract/users.ts';
 import { connectClient, INIT, rawPost } from '../helpers/service.ts';
-import { cliJson, cliJsonError, dirArgs, expectTokenInNoFile, removeDir, runCli, startServe, tempDataDir, TOKEN_RE, type Served } from './cli-harness.ts';
+import { cliJson, cliJsonError, dirArgs, expectTokenInNoFile, mapLimit, removeDir, runCli, startServe, tempDataDir, TOKEN_RE, type Served } from './cli-harness.ts';
+
+// Every step here is a child process loading the CLI through tsx: seconds each on a busy two-core machine.
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
 // Every admin command, end to end as child processes, twice: with a service
 // running (the CLI goes through its admin API) and without one (the CLI takes
@@ -243,8 +246,7 @@ describe.each<Mode>(['service', 'direct'])('gatehouse CLI, %s mode', (mode) => {
     expect((await cli<Settings>('settings', 'set', 'cors', 'http://a.example, https://b.example:8443')).cors).toEqual(['http://a.example', 'https://b.example:8443']);
     expect((await cli<Settings>('settings', 'set', 'trust_proxy_headers', 'on')).trust_proxy_headers).toBe(true);
     expect((await cli<Settings>('settings', 'set', 'approval_mode', 'agent')).approval_mode).toBe('agent');
-    expect((await cli<Settings>('settings', 'set', 'approval_mode', 'admin')).approval_mode).toBe('admin');
-    expect(await cli<Settings>('settings', 'get')).toMatchObject({ rate_limit: 60, cors: ['http://a.example', 'https://b.example:8443'], trust_proxy_headers: true, approval_mode: 'admin' });
+    expect(await cli<Settings>('settings', 'get')).toEqual({ ...all, rate_limit: 60, cors: ['http://a.example', 'https://b.example:8443'], trust_proxy_headers: true, approval_mode: 'agent' });
 
     // The running service (or the next one) applies it: a disabled tool disappears from tools/list.
     expect((await cli<Settings>('settings', 'set', 'disabled_tools', 'site_identity,pages_delete')).disabled_tools).toEqual(['site_identity', 'pages_delete']);
@@ -260,38 +262,37 @@ describe.each<Mode>(['service', 'direct'])('gatehouse CLI, %s mode', (mode) => {
 
     // Persisted in the options file (directly, or by the service's atomic write).
     const onDisk = JSON.parse(await readFile(join(dir, 'options.json'), 'utf8')) as { settings: Settings };
-    expect(onDisk.settings).toMatchObject({ rate_limit: 60, disabled_tools: [], approval_mode: 'admin' });
+    expect(onDisk.settings).toEqual({ ...all, rate_limit: 60, cors: ['http://a.example', 'https://b.example:8443'], trust_proxy_headers: true, approval_mode: 'agent', disabled_tools: [] });
   });
 
   it('bad values exit 1 with a message naming the problem; nothing changes', async () => {
     const before = await cli<Settings>('settings', 'get');
+    // Values the CLI cannot judge alone: the service (or the core, directly) refuses them. Values the CLI checks itself are in usage-errors.test.ts.
     const cases: Array<[string[], string, RegExp]> = [
-      [['settings', 'set', 'colour', 'blue'], 'invalid_value', /unknown setting 'colour'/],
       [['settings', 'get', 'colour'], 'invalid_value', /unknown setting 'colour'/],
-      [['settings', 'set', 'rate_limit', 'abc'], 'invalid_value', /rate_limit takes a whole number \(got 'abc'\)/],
       [['settings', 'set', 'rate_limit', '--', '-5'], 'invalid_value', /rate_limit/],
+      [['settings', 'set', 'audit_retention_days', '0'], 'invalid_value', /audit_retention_days/],
       [['settings', 'set', 'cors', 'not-an-origin'], 'invalid_value', /cors/],
-      [['settings', 'set', 'enabled', 'maybe'], 'invalid_value', /enabled takes true or false \(got 'maybe'\)/],
-      [['users', 'add', 'carol', '--role', 'overlord'], 'invalid_value', /unknown role 'overlord'/],
-      [['users', 'set-role', 'admin', 'overlord'], 'invalid_value', /unknown role 'overlord'/],
+      [['settings', 'set', 'approval_mode', 'robot'], 'invalid_value', /approval_mode/],
+      [['settings', 'set', 'disabled_tools', 'bad tool!'], 'invalid_value', /disabled_tools/],
       [['users', 'add', 'Bad Login!', '--role', 'editor'], 'invalid_value', /login.*a login is 1-60 characters/],
+      [['users', 'add', 'admin', '--role', 'editor'], 'conflict', /'admin' already exists/],
       [['users', 'set-role', 'nobody', 'editor'], 'not_found', /'nobody'/],
       [['tokens', 'revoke', 'tok_doesnotexist'], 'not_found', /tok_doesnotexist/],
       [['tokens', 'create', '--label', 'x', '--user', 'nobody'], 'not_found', /'nobody'/],
     ];
-    const errors = await Promise.all(cases.map(([args]) => cliError(...args)));
+    const errors = await mapLimit(cases, 4, ([args]) => cliError(...args));
     for (const [i, err] of errors.entries()) {
       const [args, code, message] = cases[i]!;
       expect(err.exit, args.join(' ')).toBe(1);
       expect(err.code, args.join(' ')).toBe(code);
       expect(err.message, args.join(' ')).toMatch(message);
     }
-    const human = await runCli(['settings', 'set', 'rate_limit', 'abc', ...dirArgs(dir)]);
+    const human = await runCli(['tokens', 'revoke', 'tok_doesnotexist', ...dirArgs(dir)]);
     expect(human).toMatchObject({ code: 1, stdout: '' });
-    expect(human.stderr).toMatch(/^gatehouse: rate_limit takes a whole number \(got 'abc'\) \[invalid_value\]\n$/m);
+    expect(human.stderr).toMatch(/^gatehouse: no token with id 'tok_doesnotexist'.*\[not_found\]\n$/m);
 
     expect(await cli<Settings>('settings', 'get')).toEqual(before);
-    expect((await cli<User[]>('users', 'list')).map((u) => u.login)).not.toContain('carol');
   });
 
   it('leaves no clear token in any file once everything is flushed', async () => {

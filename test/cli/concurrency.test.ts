@@ -1,12 +1,15 @@
 import { watch } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Settings } from '../../main/contract/settings.ts';
 import type { TokenView } from '../../main/contract/tokens.ts';
 import type { User } from '../../main/contract/users.ts';
 import { acquireLock, type LockHandle } from '../../main/store/process-lock.ts';
 import { cliJson, cliJsonError, collect, dirArgs, removeDir, runCli, spawnCli, startServe, tempDataDir, type CliResult, type Served } from './cli-harness.ts';
+
+// Every step here is a child process loading the CLI through tsx: seconds each on a busy two-core machine.
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
 // No lost update: many CLI processes at once, against a running service,
 // against the bare files (they queue on the data dir lock), and across a

@@ -1,10 +1,13 @@
 import { existsSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { MCP_PATH } from '../../main/contract/health.ts';
 import { connectClient } from '../helpers/service.ts';
 import { cliJson, cliJsonError, dirArgs, removeDir, runCli, spawnCli, startServe, tempDataDir, type Served } from './cli-harness.ts';
+
+// Every step here is a child process loading the CLI through tsx: seconds each on a busy two-core machine.
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
 // `gatehouse serve` as a real child process: what it prints, runtime.json,
 // GET /, a clean stop on SIGINT and SIGTERM, and a second serve on the same dir.

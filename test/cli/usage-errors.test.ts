@@ -1,7 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mapLimit, removeDir, runCli, tempDataDir } from './cli-harness.ts';
+
+// Every step here is a child process loading the CLI through tsx: seconds each on a busy two-core machine.
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
 // Bad usage exits 2 with a usage line on stderr (or a JSON error with --json)
 // and touches nothing: the data dir named on the command line is not even created.
@@ -59,9 +62,12 @@ describe('bad usage', () => {
   });
 
   it('with --json: {ok:false, code, message} on stderr, stdout empty, exit 2', async () => {
-    const results = await mapLimit(BAD, 4, ([args]) => runCli([...args, '--data-dir', dataDir, '--json']));
+    // One of each kind of check: the JSON shape is written in one place.
+    const picked = BAD.filter(([args]) => ['frobnicate', 'tokens list --bogus', 'tokens frob', 'users add carol', 'audit export --format xml', 'users list --vault safe'].includes(args.join(' ')));
+    expect(picked).toHaveLength(6);
+    const results = await mapLimit(picked, 4, ([args]) => runCli([...args, '--data-dir', dataDir, '--json']));
     for (const [i, r] of results.entries()) {
-      const [args, message] = BAD[i]!;
+      const [args, message] = picked[i]!;
       const what = `gatehouse ${args.join(' ')} --json: ${r.stderr}`;
       expect(r.code, what).toBe(2);
       expect(r.stdout, what).toBe('');
@@ -86,5 +92,26 @@ describe('bad usage', () => {
     }
     expect(version.code).toBe(0);
     expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\S*\n$/);
+  });
+
+  it('values the CLI checks itself exit 1 with a message naming the problem, before the data dir is opened', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['settings', 'set', 'colour', 'blue'], /unknown setting 'colour'; settings are: enabled, rate_limit/],
+      [['settings', 'set', 'rate_limit', 'abc'], /rate_limit takes a whole number \(got 'abc'\)/],
+      [['settings', 'set', 'enabled', 'maybe'], /enabled takes true or false \(got 'maybe'\)/],
+      [['users', 'add', 'carol', '--role', 'overlord'], /unknown role 'overlord': a role is one of administrator, editor, author, contributor, subscriber/],
+      [['users', 'set-role', 'admin', 'overlord'], /unknown role 'overlord'/],
+    ];
+    const results = await mapLimit(cases, 4, ([args]) => runCli([...args, '--data-dir', dataDir, '--json']));
+    for (const [i, r] of results.entries()) {
+      const [args, message] = cases[i]!;
+      const what = `gatehouse ${args.join(' ')}: ${r.stderr}`;
+      expect(r.code, what).toBe(1);
+      expect(r.stdout, what).toBe('');
+      expect(JSON.parse(r.stderr), what).toEqual({ ok: false, code: 'invalid_value', message: expect.stringMatching(message) });
+    }
+    const human = await runCli(['settings', 'set', 'rate_limit', 'abc', '--data-dir', dataDir]);
+    expect(human).toMatchObject({ code: 1, stdout: '', stderr: "gatehouse: rate_limit takes a whole number (got 'abc') [invalid_value]\n" });
+    expect(existsSync(dataDir)).toBe(false);
   });
 });
