@@ -43,30 +43,30 @@ export class HttpSide {
       const opts = { method, headers, signal, agent: secure ? this.https!.agent : this.httpAgent };
       const req = secure ? this.https!.mod.request(url, opts) : httpRequest(url, opts);
       let connected = false;
-      const connectTimer = setTimeout(() => {
-        if (!connected) req.destroy(new NetworkError('ETIMEDOUT_CONNECT', true, `no connection to ${url.host} within ${CONNECT_TIMEOUT_MS / 1000} s`));
-      }, CONNECT_TIMEOUT_MS);
-      connectTimer.unref();
+      let connectTimer: NodeJS.Timeout | undefined;
       req.on('socket', (socket) => {
-        if (req.reusedSocket || !socket.connecting) {
+        if (!socket.connecting) {
+          connected = true;
+          return;
+        }
+        // Only new connections get a timer: a kept-alive socket is already there.
+        connectTimer = setTimeout(() => {
+          if (!connected) req.destroy(new NetworkError('ETIMEDOUT_CONNECT', true, `no connection to ${url.host} within ${CONNECT_TIMEOUT_MS / 1000} s`));
+        }, CONNECT_TIMEOUT_MS);
+        connectTimer.unref();
+        socket.once('connect', () => {
           connected = true;
           clearTimeout(connectTimer);
-        } else {
-          socket.once('connect', () => {
-            connected = true;
-            clearTimeout(connectTimer);
-          });
-        }
+        });
       });
       req.on('response', (res) => {
-        clearTimeout(connectTimer);
         // A body cut off mid-way also shows as 'close' without 'end', which readers handle;
         // without a listener, the 'error' that comes with it would end the process.
         res.on('error', () => undefined);
         resolve(res);
       });
       req.on('error', (e: NodeJS.ErrnoException) => {
-        clearTimeout(connectTimer);
+        if (connectTimer) clearTimeout(connectTimer);
         if (e instanceof NetworkError) return reject(e);
         if (e.name === 'AbortError') return reject(new NetworkError('ABORTED', false, 'aborted'));
         const code = e.code ?? 'EUNKNOWN';

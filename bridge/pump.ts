@@ -8,7 +8,7 @@ import { Aborted, type Link, sleep, Unreachable } from './link.ts';
 import type { BridgeLogger } from './log.ts';
 import { modernHeaders } from './protocol-headers.ts';
 import { POST_HEADERS, Session } from './session.ts';
-import { collectIfDue } from './memory.ts';
+import { requestDone } from './memory.ts';
 import type { LineWriter } from './stdio-side.ts';
 
 /**
@@ -85,7 +85,7 @@ export class Pump {
       await this.fail(flight, fail.internal());
     } finally {
       this.flights.delete(flight.key);
-      collectIfDue();
+      requestDone();
     }
   }
 
@@ -188,6 +188,11 @@ export class Pump {
   /** Writes a server message for `flight`'s stream; true when it is the awaited response. */
   private deliver(flight: Flight, data: Buffer): boolean {
     const peek = peekServerMessage(data);
+    // Not JSON-RPC at all: pass it on for the client to reject, but it is no notification either.
+    if (!peek.isResponse && !peek.parsed) {
+      if (!flight.cancelled) this.out.write(data);
+      return false;
+    }
     let isResponse = peek.isResponse;
     if (isResponse && peek.parsed && idKey(peek.parsed.id) !== flight.key) isResponse = false;
     if (isResponse && flight.method === 'initialize') this.session.noteInitializeResult(peek.parsed);

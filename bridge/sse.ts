@@ -87,7 +87,9 @@ export class SseParser {
     this.data = [];
     this.event = undefined;
     this.id = undefined;
-    if (parts.length === 0) return; // an id-only priming event
+    // No data, or only empty data lines: nothing to dispatch (the spec's rule; servers send such
+    // "priming" events to hand out an event id for resumption).
+    if (parts.length === 0 || (parts.length === 1 && parts[0]!.length === 0)) return;
     const multiLine = parts.length > 1;
     const data = multiLine ? Buffer.concat(parts.flatMap((p, i) => (i ? [Buffer.from('\n'), p] : [p]))) : parts[0]!;
     if (data.length >= 256 * 1024) noteLargeMessage(data.length * 2);

@@ -56,7 +56,10 @@ export class LineReader {
 
 const NEWLINE = Buffer.from('\n');
 
-/** Writes one message per line. Two writes instead of a concat: no copy of a large result. */
+// Below this, one write of a copy is cheaper than a second system call; above, the copy costs more.
+const COPY_LIMIT = 64 * 1024;
+
+/** Writes one message per line; a large one in two writes, so it is never copied. */
 export class LineWriter {
   private broken = false;
 
@@ -75,7 +78,13 @@ export class LineWriter {
 
   write(message: Buffer | string): void {
     if (this.broken) return;
-    this.out.write(message);
-    this.out.write(NEWLINE);
+    if (typeof message === 'string') {
+      this.out.write(`${message}\n`);
+    } else if (message.length < COPY_LIMIT) {
+      this.out.write(Buffer.concat([message, NEWLINE], message.length + 1));
+    } else {
+      this.out.write(message);
+      this.out.write(NEWLINE);
+    }
   }
 }

@@ -107,12 +107,12 @@ describe('SSE parser', () => {
     }
   });
 
-  it('joins multi-line data and flags it; an id-only priming event dispatches nothing', () => {
-    const { events, parser } = parse(['id: prime\ndata:\n\n', 'data: {"x":\ndata: 1}\n\n']);
-    expect(parser.lastEventId).toBe('prime');
-    expect(events).toHaveLength(2);
-    expect(events[1]!.multiLine).toBe(true);
-    expect(JSON.parse(events[1]!.data.toString())).toEqual({ x: 1 });
+  it('joins multi-line data and flags it; a priming event (id, empty data) dispatches nothing', () => {
+    const { events, parser } = parse(['id: prime\ndata:\n\n', 'id: p2\n\n', 'data: {"x":\ndata: 1}\n\n']);
+    expect(parser.lastEventId).toBe('p2');
+    expect(events).toHaveLength(1);
+    expect(events[0]!.multiLine).toBe(true);
+    expect(JSON.parse(events[0]!.data.toString())).toEqual({ x: 1 });
   });
 });
 
