@@ -203,7 +203,8 @@ async function settings(args: string[]): Promise<void> {
     if (sub === 'get') {
       const s = unwrap(await c.dispatch('settings.get', {} as never));
       if (key) {
-        if (!(key in s)) throw new GatehouseError('invalid_value', `unknown setting '${key}'; settings are: ${SETTINGS_KEYS.join(', ')}`);
+        // Not `key in s`: that is true for 'constructor' and 'toString' too.
+        if (!SETTINGS_KEYS.includes(key as SettingsKey)) throw new GatehouseError('invalid_value', `unknown setting '${key}'; settings are: ${SETTINGS_KEYS.join(', ')}`);
         const v = s[key as SettingsKey];
         return out(json, { [key]: v }, () => (Array.isArray(v) ? v.join(',') : String(v)));
       }

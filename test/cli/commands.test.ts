@@ -270,6 +270,7 @@ describe.each<Mode>(['service', 'direct'])('gatehouse CLI, %s mode', (mode) => {
     // Values the CLI cannot judge alone: the service (or the core, directly) refuses them. Values the CLI checks itself are in usage-errors.test.ts.
     const cases: Array<[string[], string, RegExp]> = [
       [['settings', 'get', 'colour'], 'invalid_value', /unknown setting 'colour'/],
+      [['settings', 'get', 'constructor'], 'invalid_value', /unknown setting 'constructor'/],
       [['settings', 'set', 'rate_limit', '--', '-5'], 'invalid_value', /rate_limit/],
       [['settings', 'set', 'audit_retention_days', '0'], 'invalid_value', /audit_retention_days/],
       [['settings', 'set', 'cors', 'not-an-origin'], 'invalid_value', /cors/],
