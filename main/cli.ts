@@ -145,7 +145,7 @@ async function tokens(args: string[]): Promise<void> {
           `Created token ${created.record.id} (${created.record.label}) for ${created.record.user_login ?? created.record.user_id}.`,
           `  ${created.token}`,
           'This is the only time the token is shown; store it in your client now.',
-          ...(created.keychain_account ? [`Saved to the keychain as '${created.keychain_account}': gatehouse-bridge --token-keychain ${created.keychain_account}`] : []),
+          ...(created.keychain_account ? [`Saved in the Gatehouse vault (OS keychain, or the 0600 file when none is reachable) as '${created.keychain_account}': gatehouse-bridge --token-keychain ${created.keychain_account}`] : []),
         ].join('\n'),
       );
     }

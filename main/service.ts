@@ -98,12 +98,13 @@ export async function startService(config: ServiceConfig) {
       },
       stop(): Promise<void> {
         stopping ??= (async () => {
+          // runtime.json goes first, so a CLI starting now works on the files instead of a closing service
+          if (config.writeRuntimeFile !== false) await removeRuntime(config.dataDir, process.pid);
           await new Promise<void>((resolve) => {
             listening.close(() => resolve());
             listening.closeAllConnections();
           });
           await mcp.close();
-          if (config.writeRuntimeFile !== false) await removeRuntime(config.dataDir, process.pid);
           await gw.close();
         })();
         return stopping;

@@ -43,5 +43,13 @@ export const SETTINGS_HELP: Record<SettingsKey, string> = {
   audit_retention_days: 'How many days of audit files are kept before they are deleted.',
 };
 
-export const SettingsPatch = Settings.partial().strict();
+/**
+ * A change to some settings. Built from the fields without their defaults:
+ * zod fills `.default()`s even inside `.partial()`, which would silently reset
+ * every setting the caller did not name.
+ */
+export const SettingsPatch = z
+  .object(Object.fromEntries(Object.entries(Settings.shape).map(([k, v]) => [k, (v as z.ZodDefault).unwrap()])) as { [K in SettingsKey]: z.ZodType<Settings[K]> })
+  .partial()
+  .strict();
 export type SettingsPatch = z.infer<typeof SettingsPatch>;

@@ -18,11 +18,8 @@ export class SettingsService {
       const issue = parsed.error.issues[0];
       throw new GatehouseError('invalid_value', `invalid setting ${issue?.path.join('.') || ''}: ${issue?.message}`.replace('setting : ', 'settings: '));
     }
-    // zod fills defaults even inside .partial(): keep only the keys the caller sent.
-    const sent = Object.keys(patch as object);
-    const changes = Object.fromEntries(Object.entries(parsed.data).filter(([k]) => sent.includes(k)));
     const next = await this.store.update((d) => {
-      d.settings = Settings.parse({ ...d.settings, ...changes });
+      d.settings = Settings.parse({ ...d.settings, ...parsed.data });
       return d.settings;
     });
     this.events.emit({ type: 'settings', settings: next });

@@ -42,6 +42,8 @@ describe('admin API', () => {
     const ok = await patch({ 'X-Gatehouse-CSRF': '1', Origin: svc.baseUrl });
     expect(ok.status).toBe(200);
     expect(svc.gateway.settings.get().rate_limit).toBe(77);
+    // a patch changes only what it names
+    expect(svc.gateway.settings.get().enabled).toBe(true);
   });
 
   it('validates input against the contract with a specific message', async () => {
