@@ -7,6 +7,15 @@ import type { ClientName } from '../args.ts';
  * with no shell in between, so paths with spaces need no quoting.
  */
 
+/**
+ * How a client starts the bridge: absolute node, absolute script, bridge flags.
+ * No node options: any V8 flag on the command line cost ~20 ms of every cold
+ * start here; the bridge sets the flags it wants at run time (bridge/memory.ts).
+ */
+export function launchLine(nodePath: string, binPath: string, bridgeArgs: string[]): { command: string; args: string[] } {
+  return { command: nodePath, args: [binPath, ...bridgeArgs] };
+}
+
 export interface ClientSpec {
   label: string;
   /** The top-level key holding the servers. */

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from '../args.ts';
 import { EXIT } from '../usage.ts';
-import { claudeMcpAddCommand, CLIENT_SPECS } from './clients.ts';
+import { claudeMcpAddCommand, CLIENT_SPECS, launchLine } from './clients.ts';
 import { ConfigFileError, writeServerEntry } from './write-config.ts';
 
 /**
@@ -25,8 +25,8 @@ export interface ConfigIo {
 
 export async function runConfig(cmd: Extract<Command, { kind: 'config' }>, io: ConfigIo): Promise<number> {
   const spec = CLIENT_SPECS[cmd.client];
-  const args = [io.binPath, ...cmd.bridgeArgs];
-  const entry = spec.entry(io.nodePath, args);
+  const { command, args } = launchLine(io.nodePath, io.binPath, cmd.bridgeArgs);
+  const entry = spec.entry(command, args);
   const file = cmd.configFile ?? spec.path(io.platform, io.env, io.home);
 
   for (const h of cmd.opts.headers) {
@@ -38,7 +38,7 @@ export async function runConfig(cmd: Extract<Command, { kind: 'config' }>, io: C
 
   if (!cmd.write) {
     if (cmd.client === 'claude-code') {
-      io.out(`${claudeMcpAddCommand(cmd.name, io.nodePath, args, io.platform)}\n`);
+      io.out(`${claudeMcpAddCommand(cmd.name, command, args, io.platform)}\n`);
       io.err(`(or run again with --write to add it to ${file})\n`);
     } else {
       io.out(`${JSON.stringify({ [spec.key]: { [cmd.name]: entry } }, null, 2)}\n`);

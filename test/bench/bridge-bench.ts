@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { BUNDLE, buildBridge } from '../../bridge/build.ts';
+import { launchLine } from '../../bridge/config/clients.ts';
 import { printTable, summarize } from './stats.ts';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -74,7 +75,8 @@ function transportFor(kind: Kind, url: string) {
   if (kind === 'direct') return new StreamableHTTPClientTransport(new URL(url));
   const args =
     kind === 'bridge'
-      ? [join(root, 'bin', 'gatehouse-bridge.mjs'), '--url', url, '--log-level', 'warn']
+      ? // Started exactly as `gatehouse-bridge config` writes it into a client's config.
+        launchLine(process.execPath, join(root, 'bin', 'gatehouse-bridge.mjs'), ['--url', url, '--log-level', 'warn']).args
       : // A static Authorization header keeps mcp-remote from starting an OAuth flow; its state stays in a temp folder.
         [join(root, 'node_modules/mcp-remote/dist/proxy.js'), url, '--transport', 'http-only', '--allow-http', '--silent', '--header', 'Authorization: Bearer bench'];
   return new StdioClientTransport({ command: process.execPath, args, env: { ...(process.env as Record<string, string>), MCP_REMOTE_CONFIG_DIR: mcpRemoteConfig }, stderr: 'ignore' });

@@ -2,7 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { Client, type ClientOptions } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { launchLine } from '../../../bridge/config/clients.ts';
 import { BIN } from './bundle.ts';
+
+// Launched the way `gatehouse-bridge config` writes it into a client's config.
+const launch = (args: string[]) => launchLine(process.execPath, BIN, args);
 
 /**
  * The real SDK client talking to the real bin over stdio, as an MCP client
@@ -22,8 +26,7 @@ export async function bridgedClient(
   opts: { env?: Record<string, string>; clientOptions?: ClientOptions; setup?: (c: Client) => void; connect?: boolean } = {},
 ): Promise<BridgedClient> {
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, ...args],
+    ...launch(args),
     env: { ...(process.env as Record<string, string>), ...opts.env },
     stderr: 'pipe',
   });
@@ -55,7 +58,8 @@ export interface RawBridge {
 }
 
 export function rawBridge(args: string[], env: Record<string, string | undefined> = {}): RawBridge {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const { command, args: argv } = launch(args);
+  const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
