@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
+import { link, mkdir, open, readdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isPidAlive } from './pid-alive.ts';
 
@@ -91,4 +91,23 @@ export async function removeStaleTemps(file: string): Promise<number> {
 /** Creates the data folder private to the user (0700); an existing folder is left as it is. */
 export async function ensurePrivateDir(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
+}
+
+/**
+ * Creates `path` with `content` only if it does not exist yet. Written to a
+ * temp file and hard-linked into place, so the file never exists half-written
+ * or without its content (a lock is never seen without its owner pid).
+ */
+export async function createExclusive(path: string, content: string): Promise<boolean> {
+  const temp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  await writeFile(temp, content, { mode: 0o600, flag: 'wx' });
+  try {
+    await link(temp, path);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw e;
+  } finally {
+    await unlink(temp).catch(() => undefined);
+  }
 }

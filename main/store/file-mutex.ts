@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { link, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { createExclusive } from './atomic-write.ts';
+import { readFile, stat, unlink } from 'node:fs/promises';
 import { isPidAlive } from './pid-alive.ts';
 
 /**
@@ -14,7 +15,7 @@ export async function withFileMutex<R>(path: string, fn: () => Promise<R>, opts:
   const mine = `${process.pid}:${randomBytes(6).toString('hex')}`;
   const deadline = Date.now() + timeoutMs;
   for (let attempt = 0; ; attempt++) {
-    if (await tryCreate(path, mine)) break;
+    if (await createExclusive(path, mine)) break;
     if (await abandoned(path, staleMs)) {
       await unlink(path).catch(() => undefined);
       continue;
@@ -27,21 +28,6 @@ export async function withFileMutex<R>(path: string, fn: () => Promise<R>, opts:
   } finally {
     const now = await readFile(path, 'utf8').catch(() => null);
     if (now === mine) await unlink(path).catch(() => undefined);
-  }
-}
-
-async function tryCreate(path: string, content: string): Promise<boolean> {
-  // Written to a temp and linked in, so the mutex never exists without its owner pid.
-  const temp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(temp, content, { mode: 0o600, flag: 'wx' });
-  try {
-    await link(temp, path);
-    return true;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw e;
-  } finally {
-    await unlink(temp).catch(() => undefined);
   }
 }
 

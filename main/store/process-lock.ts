@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
-import { link, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { GatehouseError } from '../core/errors.ts';
-import { ensurePrivateDir } from './atomic-write.ts';
+import { createExclusive, ensurePrivateDir } from './atomic-write.ts';
 import { isPidAlive } from './pid-alive.ts';
 
 /**
@@ -47,7 +47,7 @@ export async function acquireLock(dataDir: string, owner: LockOwnerKind): Promis
 
   let lastSeen: LockRecord | 'invalid' | 'missing' = 'missing';
   for (let attempt = 0; attempt < 20; attempt++) {
-    if (await createExclusive(file, record)) return handleFor(file, record);
+    if (await createExclusive(file, JSON.stringify(record))) return handleFor(file, record);
     const held = await readRecord(file);
     lastSeen = held;
     if (held === 'missing') continue; // released between our create and our read: try again
@@ -84,19 +84,6 @@ function lockedError(dataDir: string, file: string, held: LockRecord): Gatehouse
   );
 }
 
-async function createExclusive(file: string, record: LockRecord): Promise<boolean> {
-  const temp = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(temp, JSON.stringify(record), { mode: 0o600, flag: 'wx' });
-  try {
-    await link(temp, file);
-    return true;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw e;
-  } finally {
-    await unlink(temp).catch(() => undefined);
-  }
-}
 
 async function readRecord(file: string): Promise<LockRecord | 'missing' | 'invalid'> {
   let raw: string;
@@ -117,7 +104,7 @@ async function readRecord(file: string): Promise<LockRecord | 'missing' | 'inval
 async function breakStale(dataDir: string, file: string, seen: LockRecord | 'invalid'): Promise<void> {
   const breaker = join(dataDir, BREAKER_FILE);
   const me: LockRecord = { pid: process.pid, owner: 'cli', started: new Date().toISOString(), nonce: randomBytes(9).toString('base64url') };
-  if (!(await createExclusive(breaker, me))) {
+  if (!(await createExclusive(breaker, JSON.stringify(me)))) {
     // Someone else is breaking it. If that someone died mid-break, clear their breaker.
     const other = await readRecord(breaker);
     const abandoned = (other !== 'missing' && other !== 'invalid' && !isPidAlive(other.pid)) || (await olderThan(breaker, BREAKER_MAX_AGE_MS));
