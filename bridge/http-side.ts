@@ -26,6 +26,7 @@ export class NetworkError extends Error {
 // Errors that happen before a connection exists: nothing was delivered.
 const UNREACHED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ETIMEDOUT_CONNECT']);
 const CONNECT_TIMEOUT_MS = 10_000;
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
 export class HttpSide {
   private readonly httpAgent = new Agent({ keepAlive: true, scheduling: 'lifo' });
@@ -39,17 +40,19 @@ export class HttpSide {
       this.https = { mod, agent: new mod.Agent({ keepAlive: true, scheduling: 'lifo' }) };
     }
     if (body) headers['content-length'] = String(body.length);
+    const loopback = LOOPBACK.has(url.hostname);
     return new Promise<IncomingMessage>((resolve, reject) => {
       const opts = { method, headers, signal, agent: secure ? this.https!.agent : this.httpAgent };
       const req = secure ? this.https!.mod.request(url, opts) : httpRequest(url, opts);
       let connected = false;
       let connectTimer: NodeJS.Timeout | undefined;
       req.on('socket', (socket) => {
-        if (!socket.connecting) {
-          connected = true;
+        if (!socket.connecting || loopback) {
+          // Loopback connects or is refused at once; only a new remote connection gets a timer.
+          connected = !socket.connecting;
+          if (socket.connecting) socket.once('connect', () => (connected = true));
           return;
         }
-        // Only new connections get a timer: a kept-alive socket is already there.
         connectTimer = setTimeout(() => {
           if (!connected) req.destroy(new NetworkError('ETIMEDOUT_CONNECT', true, `no connection to ${url.host} within ${CONNECT_TIMEOUT_MS / 1000} s`));
         }, CONNECT_TIMEOUT_MS);
