@@ -6,9 +6,9 @@ import { forwardBody, forwardSse, mediaType } from './forward.ts';
 import { NetworkError, readBody, retryAfterMs } from './http-side.ts';
 import { Aborted, type Link, sleep, Unreachable } from './link.ts';
 import type { BridgeLogger } from './log.ts';
+import { requestDone } from './memory.ts';
 import { modernHeaders } from './protocol-headers.ts';
 import { POST_HEADERS, Session } from './session.ts';
-import { requestDone } from './memory.ts';
 import type { LineWriter } from './stdio-side.ts';
 
 /**
@@ -124,10 +124,10 @@ export class Pump {
       }
 
       const status = res.statusCode ?? 0;
-      if (status === 200) {
+      if (status >= 200 && status < 300 && status !== 202) {
         if (initializing) this.session.noteInitializeHeaders(res);
         const end = await forwardBody(res, (data) => this.deliver(flight, data)).catch((e: Error) => e);
-        if (end instanceof Error) return this.fail(flight, fail.httpError(200, end.message));
+        if (end instanceof Error) return this.fail(flight, fail.httpError(status, end.message));
         if (end.sawResponse || flight.cancelled || this.closed) return;
         // The stream ended without the answer: resume it where the server supports that, else retry what is safe.
         if (end.lastEventId !== undefined && this.session.id !== undefined && (await this.resume(flight, end.lastEventId))) return;
