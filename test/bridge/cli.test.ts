@@ -1,6 +1,9 @@
 import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ensureBundle } from './helpers/bundle.ts';
+import { BIN, ensureBundle, ROOT } from './helpers/bundle.ts';
 
 // The command line of the real bin: help, exit codes, and refusal of bad flags
 // before anything starts.
@@ -55,5 +58,25 @@ describe('gatehouse-bridge command line', () => {
     expect(r.code).toBe(2);
     expect(r.err).toContain('--header must look like "Name: value"');
     expect(r.err).not.toContain(secret);
+  });
+
+  it('without a bundle, the bin runs the TypeScript source through tsx', () => {
+    // A checkout with no dist/: the bin, and the sources and packages it reaches.
+    const tree = mkdtempSync(join(tmpdir(), 'gh-bridge-nodist-'));
+    try {
+      mkdirSync(join(tree, 'bin'));
+      copyFileSync(BIN, join(tree, 'bin', 'gatehouse-bridge.mjs'));
+      for (const d of ['bridge', 'main', 'node_modules']) symlinkSync(join(ROOT, d), join(tree, d));
+      copyFileSync(join(ROOT, 'package.json'), join(tree, 'package.json'));
+      const r = spawnSync(process.execPath, [join(tree, 'bin', 'gatehouse-bridge.mjs'), '--bogus'], { encoding: 'utf8', timeout: 30_000 });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain("Unknown option '--bogus'");
+      const v = spawnSync(process.execPath, [join(tree, 'bin', 'gatehouse-bridge.mjs'), '--version'], { encoding: 'utf8', timeout: 30_000 });
+      expect(v.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    } finally {
+      // Links first, on their own: the removal must never reach the real folders behind them.
+      for (const d of ['bridge', 'main', 'node_modules']) rmSync(join(tree, d), { force: true });
+      rmSync(tree, { recursive: true, force: true });
+    }
   });
 });
