@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Sets Gatehouse up on a Debian/Ubuntu machine: the system packages it needs
+# (libsecret for the OS keychain, gnome-keyring and D-Bus; with --test also
+# Chromium for the console's browser tests), the npm packages, and the build.
+# Safe to run again: it installs only what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+with_browser=0
+[ "${1:-}" = "--test" ] && with_browser=1
+
+need=()
+command -v gnome-keyring-daemon >/dev/null || need+=(gnome-keyring)
+command -v dbus-run-session >/dev/null || need+=(dbus)
+command -v dbus-launch >/dev/null || need+=(dbus-x11)
+dpkg -s libsecret-1-dev >/dev/null 2>&1 || need+=(libsecret-1-dev)
+if [ "$with_browser" = 1 ] && [ ! -x /usr/bin/chromium ]; then need+=(chromium); fi
+
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then as_root=(); elif command -v sudo >/dev/null; then as_root=(sudo); else
+    echo "setup: these packages are missing and neither root nor sudo is available: ${need[*]}" >&2
+    exit 1
+  fi
+  echo "setup: installing ${need[*]}"
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+# Electron's own binary is only needed for `npm start` on a desktop; its types come with the package.
+export ELECTRON_SKIP_BINARY_DOWNLOAD=1
+npm ci --no-fund --no-audit
+npm run build
