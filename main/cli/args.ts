@@ -1,0 +1,47 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { homedir } from 'node:os';
+import { resolveDataDir } from '../contract/paths.ts';
+import { createLogger } from '../store/logger.ts';
+import type { VaultChoice } from '../store/vault.ts';
+import { connect, type Connection } from './connect.ts';
+import { UsageError } from './output.ts';
+
+/** Flags every command takes. */
+const COMMON = {
+  'data-dir': { type: 'string' },
+  json: { type: 'boolean' },
+  vault: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  'log-level': { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
+
+export function parse<O extends ParseArgsConfig['options']>(args: string[], options: O) {
+  try {
+    return parseArgs({ args, options: { ...COMMON, ...options }, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+/** Prints data: JSON with --json, else the human form. */
+export const out = (json: boolean, data: unknown, human: () => string) => process.stdout.write(`${json ? JSON.stringify(data, null, 2) : human()}\n`);
+
+export function vaultChoice(v: unknown): VaultChoice {
+  if (v === undefined) return 'auto';
+  if (v === 'auto' || v === 'keychain' || v === 'file') return v;
+  throw new UsageError(`--vault must be auto, keychain or file (got '${String(v)}')`);
+}
+
+/** A comma-separated flag value as a list. */
+export const list = (v: unknown) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
+
+/** Runs `fn` against the running service, or on the files under the lock when none runs. */
+export async function withConnection<T>(values: { 'data-dir'?: string | boolean; vault?: string | boolean; 'log-level'?: string | boolean }, fn: (c: Connection) => Promise<T>): Promise<T> {
+  const dataDir = resolveDataDir(values['data-dir'] as string | undefined, process.platform, process.env, homedir());
+  const c = await connect(dataDir, vaultChoice(values.vault), createLogger({ level: (values['log-level'] as 'warn') ?? 'warn' }));
+  try {
+    return await fn(c);
+  } finally {
+    await c.close();
+  }
+}

@@ -1,0 +1,63 @@
+import { AuditQuery, AuditResult } from '../contract/audit.ts';
+import { table, unwrap, UsageError } from './output.ts';
+import { out, parse, withConnection } from './args.ts';
+
+/** `gatehouse staged list|show|confirm|discard`: a person's decision on staged writes. */
+export async function staged(args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  const { values, positionals } = parse(rest, { status: { type: 'string' } });
+  const json = !!values.json;
+  const id = positionals[0];
+  if (sub !== 'list' && !id) throw new UsageError(`staged ${sub ?? '<command>'} needs a staged id (see: gatehouse staged list)`);
+  await withConnection(values, async (c) => {
+    if (sub === 'list') {
+      const rows = unwrap(await c.dispatch('staged.list', values.status ? { status: values.status as 'pending' } : {}));
+      return out(json, rows, () => table(rows.map((s) => ({ id: s.id, status: s.status, tool: s.tool, summary: s.preview.summary, by: s.token_label, expires_at: s.expires_at })), ['id', 'status', 'tool', 'summary', 'by', 'expires_at']));
+    }
+    if (sub === 'show') {
+      const s = unwrap(await c.dispatch('staged.get', { id: id! }));
+      return out(json, s, () =>
+        [`${s.id}  ${s.status}  ${s.tool}`, s.preview.summary, ...s.preview.changes.map((ch) => `  ${ch.field}:\n    - ${JSON.stringify(ch.before)}\n    + ${JSON.stringify(ch.after)}`), ...(s.preview.arguments ? [JSON.stringify(s.preview.arguments, null, 2)] : []), `expires ${s.expires_at}`].join('\n'),
+      );
+    }
+    if (sub === 'confirm' || sub === 'discard') {
+      const s = unwrap(await c.dispatch(sub === 'confirm' ? 'staged.confirm' : 'staged.discard', { id: id! }));
+      return out(json, s, () => `${s.id} ${s.status}.${s.status === 'confirmed' ? `\n${JSON.stringify(s.result, null, 2)}` : ''}`);
+    }
+    throw new UsageError(`unknown staged command '${sub ?? ''}': use list, show, confirm or discard`);
+  });
+}
+
+/** `gatehouse audit list|export` */
+export async function audit(args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  const { values } = parse(rest, { tool: { type: 'string' }, result: { type: 'string' }, user: { type: 'string' }, token: { type: 'string' }, plugin: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' }, format: { type: 'string' } });
+  if (values.result !== undefined && !AuditResult.safeParse(values.result).success) throw new UsageError(`--result is one of ${AuditResult.options.join(', ')}`);
+  const filters = {
+    ...(values.tool ? { tool: values.tool } : {}), ...(values.result ? { result: values.result as 'ok' } : {}), ...(values.user ? { user_id: values.user } : {}),
+    ...(values.token ? { token_id: values.token } : {}), ...(values.plugin ? { plugin: values.plugin } : {}), ...(values.from ? { from: values.from } : {}), ...(values.to ? { to: values.to } : {}),
+  };
+  const q = AuditQuery.safeParse({ ...filters, ...(values.limit ? { limit: Number(values.limit) } : {}), ...(values.cursor ? { cursor: values.cursor } : {}) });
+  if (sub === 'list' && !q.success) throw new UsageError(`audit list: ${q.error.issues[0]?.path.join('.')}: ${q.error.issues[0]?.message}`);
+  const format = values.format ?? 'jsonl';
+  if (sub === 'export' && format !== 'csv' && format !== 'jsonl') throw new UsageError('--format is csv or jsonl');
+  await withConnection(values, async (c) => {
+    if (sub === 'list') {
+      const page = unwrap(await c.dispatch('audit.query', q.data!));
+      return out(!!values.json, page, () => `${table(page.entries as unknown as Array<Record<string, unknown>>, ['at', 'tool', 'result', 'error_code', 'user_id', 'token_preview', 'target', 'duration_ms'])}${page.next_cursor ? `\nmore: --cursor ${page.next_cursor}` : ''}`);
+    }
+    if (sub === 'export') {
+      return c.exportAudit(filters, format as 'csv' | 'jsonl', process.stdout);
+    }
+    throw new UsageError(`unknown audit command '${sub ?? ''}': use list or export`);
+  });
+}
+
+/** `gatehouse console-link`: a fresh one-time login link from the running service. */
+export async function consoleLink(args: string[]): Promise<void> {
+  const { values } = parse(args, {});
+  await withConnection(values, async (c) => {
+    const url = await c.loginLink();
+    out(!!values.json, { url }, () => url);
+  });
+}

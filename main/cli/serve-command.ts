@@ -1,0 +1,56 @@
+import { homedir } from 'node:os';
+import { resolveDataDir } from '../contract/paths.ts';
+import { createLogger } from '../store/logger.ts';
+import { DEFAULT_PORT, startService } from '../service.ts';
+import { VERSION } from '../version.ts';
+import { retryWhileLocked } from './connect.ts';
+import { UsageError } from './output.ts';
+import { out, parse, vaultChoice } from './args.ts';
+import { USAGE } from './usage.ts';
+
+/** `gatehouse serve`: the headless service in the foreground, stopped by SIGINT/SIGTERM. */
+export async function serve(args: string[]): Promise<void> {
+  const { values } = parse(args, { host: { type: 'string' }, port: { type: 'string' }, enable: { type: 'boolean' } });
+  if (values.help) return void console.log(USAGE);
+  const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a number from 0 to 65535 (got '${values.port}')`);
+  const dataDir = resolveDataDir(values['data-dir'], process.platform, process.env, homedir());
+  const log = createLogger({ level: (values['log-level'] as 'info') ?? 'info' });
+  // A CLI command holding the lock finishes in a moment: wait for it. Another service never lets go: fail at once.
+  const svc = await retryWhileLocked(() => startService({ dataDir, host: values.host ?? '127.0.0.1', port, vault: vaultChoice(values.vault), log, ...(values.enable ? { enable: true } : {}) }), {
+    wait: (e) => e.details.owner === 'cli',
+  });
+  // Handlers first: whoever reads the printed addresses may signal at once, and Node's default for an unhandled SIGINT/SIGTERM skips the flush.
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info('stopping', { signal });
+    // The stop must finish within 2 s; one that does not has not flushed, and must not claim success.
+    const force = setTimeout(() => {
+      log.error('stop did not finish within 2 s: exiting without a complete flush', { signal });
+      process.exit(1);
+    }, 1900);
+    force.unref();
+    void svc.stop().then(() => process.exit(0), (e) => {
+      log.error('stop failed', { error: (e as Error).message });
+      process.exit(1);
+    });
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  const info = { base_url: svc.baseUrl, mcp_url: svc.mcpUrl, console_login_url: svc.loginUrl(), data_dir: dataDir, vault: svc.vaultLabel, enabled: svc.gateway.settings.get().enabled, pid: process.pid };
+  out(!!values.json, info, () =>
+    [
+      `Gatehouse ${VERSION} is running.`,
+      `  base URL:      ${info.base_url}`,
+      `  MCP endpoint:  ${info.mcp_url}`,
+      `  console login: ${info.console_login_url}   (one-time link)`,
+      `  data dir:      ${info.data_dir}`,
+      `  vault:         ${info.vault}`,
+      `  gateway:       ${info.enabled ? 'on' : 'off (switch on: gatehouse settings set enabled true, or serve --enable)'}`,
+      'Stop with Ctrl+C.',
+    ].join('\n'),
+  );
+  if (svc.gateway.vault.backend === 'file') log.warn('vault: file (not encrypted): no OS keychain reachable; secrets are kept in a 0600 file in the data dir');
+}

@@ -1,0 +1,20 @@
+import { DEFAULT_PORT } from '../service.ts';
+import { VERSION } from '../version.ts';
+
+export const USAGE = `gatehouse ${VERSION} — local MCP gateway
+
+Usage: gatehouse <command> [options]
+
+  serve [--host 127.0.0.1] [--port ${DEFAULT_PORT}|0] [--enable]    start the headless service
+  tokens create --label L [--user LOGIN] [--keychain ACCOUNT]
+                [--read-only] [--tools a,b] [--plugins p,q]        create a token (shown once)
+  tokens list | tokens revoke ID
+  users list | users add LOGIN --role R | users set-role LOGIN R
+  settings get [KEY] | settings set KEY VALUE
+  staged list [--status S] | staged show ID | staged confirm ID | staged discard ID
+  audit list [--tool T] [--result R] [--user U] [--token ID] [--plugin P] [--from ISO] [--to ISO] [--limit N] [--cursor C]
+  audit export --format csv|jsonl [filters as for list] [> file]
+  console-link                                                   a one-time console login link
+
+Every command: --data-dir DIR (or GATEHOUSE_DATA_DIR), --json, --vault auto|keychain|file, --help.
+Exit codes: 0 ok, 1 the operation failed, 2 bad usage.`;
