@@ -26,6 +26,12 @@ if [ ${#need[@]} -gt 0 ]; then
   "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
+# keytar is a native addon: build it against the installed Node headers when
+# they are there, instead of letting node-gyp download them (offline machines).
+if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node_version.h ]; then
+  export npm_config_nodedir=/usr
+fi
+
 # Electron's own binary is only needed for `npm start` on a desktop; its types come with the package.
 export ELECTRON_SKIP_BINARY_DOWNLOAD=1
 npm ci --no-fund --no-audit
