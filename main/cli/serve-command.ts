@@ -52,5 +52,4 @@ export async function serve(args: string[]): Promise<void> {
       'Stop with Ctrl+C.',
     ].join('\n'),
   );
-  if (svc.gateway.vault.backend === 'file') log.warn('vault: file (not encrypted): no OS keychain reachable; secrets are kept in a 0600 file in the data dir');
 }
