@@ -33,13 +33,6 @@ export class RateLimiter {
     return { allowed: true, limit, remaining: Math.max(0, Math.floor((WINDOW_MS - (next - now)) / interval)), reset: Math.ceil((next - now) / 1000), retry_after: 0 };
   }
 
-  /** Whether a request would be allowed now, without spending anything. */
-  peek(key: string, limit: number, now: number): boolean {
-    if (limit <= 0) return true;
-    const tat = this.tat.get(key);
-    return tat === undefined || now >= tat + WINDOW_MS / limit - WINDOW_MS;
-  }
-
   private prune(now: number): void {
     if (now - this.lastPrune < WINDOW_MS) return;
     this.lastPrune = now;

@@ -64,13 +64,12 @@ export function createMcpEndpoint(deps: EndpointDeps) {
 
     const now = deps.clock.now();
     const address = clientAddress(req, settings.trust_proxy_headers);
-    const addressKey = `addr:${address}`;
-    if (!deps.limiter.peek(addressKey, settings.rate_limit, now)) return refuse(rateFailure(deps.limiter.check(addressKey, settings.rate_limit, now)));
-
     const auth = authenticate(req, deps.tokens);
     if (isFailure(auth)) {
-      // Failed authentication spends the address's budget, so guessing tokens is rate limited.
-      const d = deps.limiter.check(addressKey, settings.rate_limit, now);
+      // Failed authentication spends the address's budget, so guessing tokens is
+      // rate limited; a valid token is never held back by someone else's failures
+      // (every local client shares 127.0.0.1).
+      const d = deps.limiter.check(`addr:${address}`, settings.rate_limit, now);
       return refuse(d.allowed ? auth : rateFailure(d));
     }
 

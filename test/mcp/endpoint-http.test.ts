@@ -153,6 +153,8 @@ describe('HTTP statuses and headers of the MCP endpoint', () => {
       const res = await rawPost(svc.mcpUrl, INIT, bad);
       expect(res.status).toBe(429);
       expect(res.headers.get('retry-after')).not.toBeNull();
+      // a valid token from the same address is not held back by those failures
+      expect((await rawPost(svc.mcpUrl, INIT, { ...auth(), 'X-Forwarded-For': '203.0.113.7' })).status).toBe(200);
       // another (proxy-named) address is not affected
       expect((await rawPost(svc.mcpUrl, INIT, { ...bad, 'X-Forwarded-For': '203.0.113.8' })).status).toBe(401);
     } finally {
