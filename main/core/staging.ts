@@ -5,7 +5,8 @@ import type { OptionsData } from './options-data.ts';
 import type { CallContext, WriteTool } from './tool.ts';
 import type { Registry } from './registry.ts';
 import type { EventHub } from './events.ts';
-import { type Actor, type Auditor, actorOf } from './auditor.ts';
+import type { AuditResult } from '../contract/audit.ts';
+import { type Actor, type AuditFacts, type Auditor, actorOf } from './auditor.ts';
 import { Transients } from './transients.ts';
 import { GatehouseError } from './errors.ts';
 import { capabilitiesOf } from './users.ts';
@@ -72,7 +73,7 @@ export class Staging {
       error_code: null,
     };
     await this.transients.set(KEY + item.id, item, STAGED_LIFETIME_MS);
-    this.auditor.record({ tool: tool.name, write: true, result: 'staged', source_plugin: tool.plugin, feature_key: tool.feature, target: plan.target, duration_ms: this.clock.now() - started, staged_id: item.id }, actorOf(ctx));
+    this.audit(item, 'staged', actorOf(ctx), { feature_key: tool.feature, duration_ms: this.clock.now() - started });
     this.events.emit({ type: 'staged', item });
     return { status: 'pending_approval', staged_id: item.id, preview: item.preview, expires_at: item.expires_at };
   }
@@ -108,7 +109,7 @@ export class Staging {
     const item = await this.pendingOrThrow(id, by);
     const started = this.clock.now();
     const done = await this.finish(item, 'discarded', by);
-    this.auditor.record({ tool: item.tool, write: true, result: 'discarded', source_plugin: item.plugin, target: item.target, duration_ms: this.clock.now() - started, staged_id: id }, this.actorFor(by, item));
+    this.audit(item, 'discarded', this.actorFor(by, item), { duration_ms: this.clock.now() - started });
     return done;
   }
 
@@ -128,31 +129,33 @@ export class Staging {
     const item = await this.pendingOrThrow(id, by);
     const started = this.clock.now();
     const tool = this.registry.get(item.tool);
-    const fail = async (code: 'stale_preview' | 'forbidden' | 'not_found' | 'conflict' | 'internal_error', message: string, status: StagedStatus = 'failed'): Promise<never> => {
-      await this.finish(item, status, by, { error_code: code });
-      this.auditor.record({ tool: item.tool, write: true, result: 'error', error_code: code, source_plugin: item.plugin, target: item.target, duration_ms: this.clock.now() - started, staged_id: id }, this.actorFor(by, item));
+    // Every way a confirm can end records the transition once: history + one audit entry.
+    const settleFailed = async (code: string) => {
+      await this.finish(item, 'failed', by, { error_code: code });
+      this.audit(item, 'error', this.actorFor(by, item), { error_code: code, duration_ms: this.clock.now() - started });
+    };
+    const refuse = async (code: 'stale_preview' | 'forbidden' | 'not_found' | 'conflict', message: string): Promise<never> => {
+      await settleFailed(code);
       throw new GatehouseError(code, message, { staged_id: id });
     };
-    if (!tool || !tool.write) return fail('not_found', `the tool '${item.tool}' that staged this write is no longer available`);
-    if (hashPayload(item.payload) !== item.payload_hash) return fail('conflict', 'the staged payload does not match its hash; it was not applied');
+    if (!tool || !tool.write) return refuse('not_found', `the tool '${item.tool}' that staged this write is no longer available`);
+    if (hashPayload(item.payload) !== item.payload_hash) return refuse('conflict', 'the staged payload does not match its hash; it was not applied');
     const owner = this.store.read().users.find((u) => u.id === item.user_id);
-    if (!owner || !capabilitiesOf(owner.role).has(tool.capability)) return fail('forbidden', 'the user who asked for this write no longer has the permission it needs');
+    if (!owner || !capabilitiesOf(owner.role).has(tool.capability)) return refuse('forbidden', 'the user who asked for this write no longer has the permission it needs');
     if (item.target && item.target_version !== null && tool.currentVersion) {
       const current = await tool.currentVersion(item.target);
-      if (current !== item.target_version) return fail('stale_preview', `${item.target} changed since the preview was made (version ${item.target_version} -> ${current ?? 'deleted'}); ask the agent to stage it again`);
+      if (current !== item.target_version) return refuse('stale_preview', `${item.target} changed since the preview was made (version ${item.target_version} -> ${current ?? 'deleted'}); ask the agent to stage it again`);
     }
     const ctx: CallContext = by.kind === 'agent' ? by.ctx : { user: owner, capabilities: capabilitiesOf(owner.role), token: null, request_id: by.actor?.request_id ?? item.request_id ?? id, client: item.client };
     let result: unknown;
     try {
       result = (await tool.apply(item.payload, ctx)).structured;
     } catch (e) {
-      const code = e instanceof GatehouseError ? e.code : 'internal_error';
-      await this.finish(item, 'failed', by, { error_code: code });
-      this.auditor.record({ tool: item.tool, write: true, result: 'error', error_code: code, source_plugin: item.plugin, target: item.target, duration_ms: this.clock.now() - started, staged_id: id }, this.actorFor(by, item));
+      await settleFailed(e instanceof GatehouseError ? e.code : 'internal_error');
       throw e;
     }
     const done = await this.finish(item, 'confirmed', by, { result });
-    this.auditor.record({ tool: item.tool, write: true, result: 'confirmed', source_plugin: item.plugin, feature_key: tool.feature, target: item.target, duration_ms: this.clock.now() - started, staged_id: id }, this.actorFor(by, item));
+    this.audit(item, 'confirmed', this.actorFor(by, item), { feature_key: tool.feature, duration_ms: this.clock.now() - started });
     return done;
   }
 
@@ -173,9 +176,13 @@ export class Staging {
   }
 
   private async expire(item: StagedPayload): Promise<void> {
-    const done = await this.finish(item, 'expired', null);
-    this.auditor.record({ tool: item.tool, write: true, result: 'expired', source_plugin: item.plugin, target: item.target, staged_id: item.id }, { user_id: item.user_id, token_id: item.token_id, client: item.client, request_id: item.request_id });
-    void done;
+    await this.finish(item, 'expired', null);
+    this.audit(item, 'expired', { user_id: item.user_id, token_id: item.token_id, client: item.client, request_id: item.request_id });
+  }
+
+  /** One audit entry for a transition of a staged write. */
+  private audit(item: StagedPayload, result: AuditResult, actor: Actor, extra: Partial<AuditFacts> = {}): void {
+    this.auditor.record({ tool: item.tool, write: true, result, source_plugin: item.plugin, target: item.target, staged_id: item.id, ...extra }, actor);
   }
 
   private async finish(item: StagedPayload, status: StagedStatus, by: Decider | null, extra: Partial<StagedPayload> = {}): Promise<StagedPayload> {
