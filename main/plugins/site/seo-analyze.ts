@@ -3,7 +3,7 @@ import { readability, type Readability } from './readability.ts';
 import { classifyLink, type ClassifiedLink } from './seo-links.ts';
 import type { Page } from './site-data.ts';
 import { stopWordsFor } from './stop-words.ts';
-import { countPhrase, slugify, terms, truncate } from './text.ts';
+import { containsPhrase, countPhrase, slugify, terms, truncate } from './text.ts';
 
 /**
  * A deterministic on-page SEO check: the same page always gets the same
@@ -109,7 +109,7 @@ function outlineFindings(outline: SeoReport['outline']): Finding[] {
 
 function keywordFindings(kw: string, page: Page, seoTitle: string, firstParagraph: string, outline: SeoReport['outline'], contentTerms: string[], density: number, occurrences: number): Finding[] {
   const out: Finding[] = [];
-  const has = (text: string) => countPhrase(terms(text), terms(kw)) > 0;
+  const has = (text: string) => containsPhrase(text, kw);
   out.push(has(seoTitle)
     ? f('keyword_in_seo_title', 'good', `The SEO title contains the focus keyword "${kw}".`)
     : f('keyword_in_seo_title', 'problem', `The SEO title does not contain the focus keyword "${kw}".`, `Rewrite seo_title so it contains "${kw}", ideally near the start.`));

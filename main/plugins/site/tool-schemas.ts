@@ -23,6 +23,14 @@ export const f = {
   if_version: z.number().int().positive().describe('Optional: the version you last read; the change is refused with stale_preview if the page has changed since.'),
 };
 
+/** Which page a read tool means: by id or by slug, exactly one of them. */
+export const PageRef = {
+  id: f.id.optional().describe('Page id. Give either id or slug.'),
+  slug: f.slug.optional().describe('Page slug, e.g. "about-us". Give either id or slug.'),
+};
+export const hasOneRef = (v: { id?: number | undefined; slug?: string | undefined }) => (v.id === undefined) !== (v.slug === undefined);
+export const ONE_REF = { message: 'give either id or slug (exactly one)', path: ['id'] };
+
 /** A page as tools return it: the stored page plus its public URL. */
 export const PageOut = Page.extend({ url: z.string().describe('Public address of the page.') });
 export type PageOut = z.infer<typeof PageOut>;

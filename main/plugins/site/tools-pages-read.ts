@@ -4,7 +4,7 @@ import { findVisiblePage, pageUrl, visiblePages } from './page-access.ts';
 import { searchPages } from './page-search.ts';
 import type { Page, SiteSettings } from './site-data.ts';
 import { PLUGIN_ID, type SiteDeps } from './site-deps.ts';
-import { f, PageOut, PageSummary } from './tool-schemas.ts';
+import { f, hasOneRef, ONE_REF, PageOut, PageRef, PageSummary } from './tool-schemas.ts';
 
 export const READ_ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
@@ -14,13 +14,6 @@ export const toSummary = (site: SiteSettings, p: Page): PageSummary => ({
   focus_keyword: p.focus_keyword, author_id: p.author_id, modified: p.modified, version: p.version,
   translations: { ...p.translations }, url: pageUrl(site, p),
 });
-
-const PageRef = {
-  id: f.id.optional().describe('Page id. Give either id or slug.'),
-  slug: f.slug.optional().describe('Page slug, e.g. "about-us". Give either id or slug.'),
-};
-const exactlyOne = (v: { id?: number | undefined; slug?: string | undefined }) => (v.id === undefined) !== (v.slug === undefined);
-const ONE_REF = { message: 'give either id or slug (exactly one)', path: ['id'] };
 
 const ListInput = z.object({
   status: z.enum(['any', 'draft', 'publish']).default('any').describe('Only pages with this status; "any" for all. Drafts are listed only for users who can edit pages.'),
@@ -41,7 +34,7 @@ const ListOutput = z.object({
   total_pages: z.number().int(),
 });
 
-const GetInput = z.object(PageRef).refine(exactlyOne, ONE_REF);
+const GetInput = z.object(PageRef).refine(hasOneRef, ONE_REF);
 
 const SearchInput = z.object({
   query: z.string().trim().min(1).max(200).describe('Words to look for in titles, slugs, SEO fields, excerpts and content; longer words also match as prefixes ("roast" finds "roasting").'),

@@ -4,14 +4,13 @@ import { keywordIdeas } from './keywords.ts';
 import { findVisiblePage, visiblePages } from './page-access.ts';
 import { analyzePage } from './seo-analyze.ts';
 import { PLUGIN_ID, type SiteDeps } from './site-deps.ts';
-import { f, KeywordIdeaOut, SeoReportOut } from './tool-schemas.ts';
+import { f, hasOneRef, ONE_REF, KeywordIdeaOut, PageRef, SeoReportOut } from './tool-schemas.ts';
 import { READ_ANNOTATIONS } from './tools-pages-read.ts';
 
 const AnalyzeInput = z.object({
-  id: f.id.optional().describe('Page id. Give either id or slug.'),
-  slug: f.slug.optional().describe('Page slug. Give either id or slug.'),
+  ...PageRef,
   focus_keyword: f.focus_keyword.optional().describe('Check against this keyword instead of the page\'s own focus keyword.'),
-}).refine((v) => (v.id === undefined) !== (v.slug === undefined), { message: 'give either id or slug (exactly one)', path: ['id'] });
+}).refine(hasOneRef, ONE_REF);
 
 const IdeasInput = z.object({
   language: f.language.optional().describe('Mine pages in this language; defaults to the site language.'),
