@@ -8,7 +8,7 @@ import { Aborted, type Link, sleep, Unreachable } from './link.ts';
 import type { BridgeLogger } from './log.ts';
 import { requestDone } from './memory.ts';
 import { modernHeaders } from './protocol-headers.ts';
-import { POST_HEADERS, Session } from './session.ts';
+import { isSessionGone, POST_HEADERS, Session } from './session.ts';
 import type { LineWriter } from './stdio-side.ts';
 
 /**
@@ -40,7 +40,7 @@ export class Pump {
   private readonly life = new AbortController();
   private readonly announced = new Set<string>();
   private closed = false;
-  readonly session: Session;
+  private readonly session: Session;
 
   constructor(
     private readonly link: Link,
@@ -65,7 +65,8 @@ export class Pump {
     }
     if (msg.kind === 'request') void this.request(msg, line);
     else if (msg.kind === 'notification') void this.notification(msg, line);
-    else void this.reply(msg, line);
+    // A response is the client's answer to a server request (sampling, elicitation, roots).
+    else void this.post(msg, line);
   }
 
   private async request(msg: ClientMessage, body: Buffer): Promise<void> {
@@ -249,11 +250,6 @@ export class Pump {
     if (ok && msg.method === 'notifications/initialized') this.session.listen();
   }
 
-  /** The client's answer to a server request (sampling, elicitation, roots). */
-  private async reply(msg: ClientMessage, body: Buffer): Promise<void> {
-    await this.post(msg, body);
-  }
-
   /** POSTs a notification or a response; the server answers 202 with no body. */
   private async post(msg: ClientMessage, body: Buffer, again = false): Promise<boolean> {
     await this.session.ready();
@@ -309,11 +305,6 @@ export class Pump {
     this.life.abort();
     await this.session.close();
   }
-}
-
-/** 404 is the spec's answer for an unknown session; some servers answer 400 naming the session instead. */
-function isSessionGone(status: number, said: string | undefined): boolean {
-  return status === 404 || (status === 400 && /session/i.test(said ?? ''));
 }
 
 function ownError(body: Buffer, id: JsonRpcId): string | undefined {

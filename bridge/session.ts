@@ -147,7 +147,7 @@ export class Session {
       }
       if (status !== 200 || mediaType(res) !== 'text/event-stream') {
         const said = (await readBody(res, 4096).catch(() => Buffer.alloc(0))).toString('utf8');
-        if (sid !== undefined && (status === 404 || (status === 400 && /session/i.test(said)))) {
+        if (sid !== undefined && isSessionGone(status, said)) {
           if (this.listening === ctrl) this.listening = undefined;
           // renew() opens a new stream when it is done.
           this.renew(sid).catch((e: unknown) => this.log.warn('could not start a new session', { reason: e instanceof Error ? e.message : String(e) }));
@@ -172,15 +172,20 @@ export class Session {
   async close(): Promise<void> {
     this.closed = true;
     this.stopListening();
-    const sid = this.id;
-    if (sid === undefined) return;
+    if (this.id === undefined) return;
+    const headers = this.headers();
     this.id = undefined;
     try {
-      const res = await this.link.send('DELETE', { 'mcp-session-id': sid, ...(this.protocolVersion ? { 'mcp-protocol-version': this.protocolVersion } : {}) }, undefined, AbortSignal.timeout(1000));
+      const res = await this.link.send('DELETE', headers, undefined, AbortSignal.timeout(1000));
       res.resume();
       this.log.debug('session closed', { status: res.statusCode });
     } catch {
       // The server is gone or slow; exiting matters more.
     }
   }
+}
+
+/** 404 is the spec's answer for an unknown session; some servers answer 400 naming the session instead. */
+export function isSessionGone(status: number, said: string | undefined): boolean {
+  return status === 404 || (status === 400 && /session/i.test(said ?? ''));
 }
