@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import type { VaultChoice } from '../main/store/vault.ts';
 import { LOG_LEVELS, type LogLevel } from './log.ts';
 
 /**
@@ -6,7 +7,6 @@ import { LOG_LEVELS, type LogLevel } from './log.ts';
  * ends with exit 2 and one usage line instead of a half-started bridge.
  */
 
-export type VaultChoice = 'auto' | 'keychain' | 'file';
 const VAULT_CHOICES: readonly VaultChoice[] = ['auto', 'keychain', 'file'];
 
 export const CLIENTS = ['claude-desktop', 'cursor', 'vscode', 'claude-code', 'windsurf'] as const;

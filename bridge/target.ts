@@ -18,10 +18,6 @@ export class Target {
     private readonly dataDir: () => string,
   ) {}
 
-  get fromRuntimeFile(): boolean {
-    return this.fixed === undefined;
-  }
-
   async lookup(): Promise<TargetLookup> {
     if (this.fixed !== undefined) return { ok: true, url: (this.cached ??= new URL(this.fixed)) };
     if (this.cached) return { ok: true, url: this.cached };
