@@ -1,6 +1,6 @@
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import type * as HttpsModule from 'node:https';
-import { noteLargeMessage } from './memory.ts';
+import { noteMessage } from './memory.ts';
 
 /**
  * The HTTP half: plain node:http(s) with a keep-alive agent. Measured against
@@ -96,7 +96,7 @@ export function readBody(res: IncomingMessage, limit = Infinity): Promise<Buffer
       if (size <= limit) chunks.push(c);
     });
     res.on('end', () => {
-      if (size >= 256 * 1024) noteLargeMessage(size * 2);
+      noteMessage(size);
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     });
     res.on('error', reject);

@@ -25,6 +25,8 @@
  */
 
 const AFTER_BYTES = 1024 * 1024;
+// Below this, a message leaves too little behind to count.
+const LARGE = 256 * 1024;
 let pending = 0;
 
 type Gc = (opts: { type: 'minor' }) => void;
@@ -45,9 +47,9 @@ function lean(): Promise<Gc | null> {
   return runtime;
 }
 
-/** Counts the bytes of a large message passing through. */
-export function noteLargeMessage(bytes: number): void {
-  pending += bytes;
+/** Counts a message passing through, twice: the Buffers it was read in and the one it was assembled into. */
+export function noteMessage(bytes: number): void {
+  if (bytes >= LARGE) pending += bytes * 2;
 }
 
 /** Called when a request is done. */

@@ -1,4 +1,4 @@
-import { noteLargeMessage } from './memory.ts';
+import { noteMessage } from './memory.ts';
 
 /**
  * A Server-Sent Events parser over raw bytes. The data of an event stays a
@@ -92,7 +92,7 @@ export class SseParser {
     if (parts.length === 0 || (parts.length === 1 && parts[0]!.length === 0)) return;
     const multiLine = parts.length > 1;
     const data = multiLine ? Buffer.concat(parts.flatMap((p, i) => (i ? [Buffer.from('\n'), p] : [p]))) : parts[0]!;
-    if (data.length >= 256 * 1024) noteLargeMessage(data.length * 2);
+    noteMessage(data.length);
     this.onEvent({ event, id, data, multiLine });
   }
 }

@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { noteLargeMessage } from './memory.ts';
+import { noteMessage } from './memory.ts';
 
 /**
  * The stdio half: newline-delimited JSON-RPC, as MCP's stdio transport
@@ -8,7 +8,6 @@ import { noteLargeMessage } from './memory.ts';
 
 const LF = 0x0a;
 const CR = 0x0d;
-const LARGE = 256 * 1024;
 
 export class LineReader {
   private partial: Buffer[] = [];
@@ -46,8 +45,7 @@ export class LineReader {
   }
 
   private emit(line: Buffer): void {
-    // Twice: the read chunks and the assembled line.
-    if (line.length >= LARGE) noteLargeMessage(line.length * 2);
+    noteMessage(line.length);
     if (line.length && line[line.length - 1] === CR) line = line.subarray(0, line.length - 1);
     if (line.length === 0) return;
     this.onLine(line);
