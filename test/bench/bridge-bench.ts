@@ -17,13 +17,13 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { BUNDLE, buildBridge } from '../../bridge/build.ts';
 import { launchLine } from '../../bridge/config/clients.ts';
+import { ensureBundle } from '../bridge/helpers/bundle.ts';
+import { freePort } from '../bridge/helpers/everything.ts';
 import { printTable, summarize } from './stats.ts';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -41,16 +41,6 @@ interface Figures {
   rps: number;
   big: number;
   rssMb: number | undefined;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function startEverything(port: number): Promise<ChildProcess> {
@@ -141,7 +131,8 @@ async function measure(kind: Kind, url: string): Promise<Figures> {
 }
 
 async function main() {
-  if (!existsSync(BUNDLE)) await buildBridge();
+  // Rebuilt when older than the sources: the bin prefers the bundle, so a stale one would be measured instead.
+  await ensureBundle();
   const port = await freePort();
   const server = await startEverything(port);
   const url = `http://127.0.0.1:${port}/mcp`;
