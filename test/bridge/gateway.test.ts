@@ -3,9 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type RunningService } from '../../main/service.ts';
 import { silentLogger } from '../../main/store/logger.ts';
 import { openVault } from '../../main/store/vault.ts';
+import { startTestService } from '../helpers/service.ts';
 import { type BridgedClient, bridgedClient, INITIALIZE, rawBridge } from './helpers/bridge-client.ts';
 import { ensureBundle } from './helpers/bundle.ts';
 
@@ -36,7 +36,7 @@ describe.each([
   { vault: 'keychain' as const, skip: !hasKeychain },
   { vault: 'file' as const, skip: false },
 ])('gatehouse-bridge -> the Gatehouse endpoint, token in the $vault vault', ({ vault, skip }) => {
-  let svc: RunningService;
+  let svc: Awaited<ReturnType<typeof startTestService>>;
   let dataDir: string;
   let account: string;
   let tokenId: string;
@@ -50,8 +50,8 @@ describe.each([
 
   beforeAll(async () => {
     if (skip) return;
-    dataDir = await mkdtemp(join(tmpdir(), 'gh-bridge-gw-'));
-    svc = await startService({ dataDir, port: 0, vault, enable: true, log: silentLogger });
+    svc = await startTestService({ vault });
+    dataDir = svc.dataDir;
     account = `bridge-test-${randomUUID()}`;
     const created = await svc.createToken({ label: 'bridge test', keychain_account: account });
     tokenId = created.record.id;
@@ -61,8 +61,7 @@ describe.each([
     for (const c of clients) await c.close().catch(() => undefined);
     if (!svc) return;
     await svc.gateway.vault.delete(account).catch(() => undefined);
-    await svc.stop();
-    await rm(dataDir, { recursive: true, force: true });
+    await svc.cleanup();
   });
 
   it.skipIf(skip)('finds the service through runtime.json and authenticates with the saved token', async () => {
