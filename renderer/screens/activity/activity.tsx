@@ -1,6 +1,6 @@
 import { memo, useEffect, useState } from 'react';
 import { AuditResult } from '../../../main/contract/index.ts';
-import type { AuditEntry, AuditPage } from '../../../main/contract/index.ts';
+import type { AuditEntry, AuditPage, AuditQueryInput } from '../../../main/contract/index.ts';
 import { ErrorBox, LoadState } from '../../components/load-state.tsx';
 import { Switch } from '../../components/switch.tsx';
 import { useApi, useConsole } from '../../lib/console-context.tsx';
@@ -103,20 +103,19 @@ export function Activity() {
           <Switch checked={live} onChange={setLive} label="Live updates" />
           <span>Live updates</span>
         </div>
-        <ExportLinks filters={applied} />
+        <ExportLinks query={query} />
       </div>
       <LoadState state={page.state} what="the audit log" onRetry={page.reload}>
-        {(data) => <AuditTable page={data} query={query} onMore={(more) => page.update((p) => ({ entries: [...p.entries, ...more.entries.filter((e) => !p.entries.some((x) => x.id === e.id))], next_cursor: more.next_cursor }))} />}
+        {(data) => <AuditTable page={data} query={query} userName={users} onMore={(more) => page.update((p) => ({ entries: [...p.entries, ...more.entries.filter((e) => !p.entries.some((x) => x.id === e.id))], next_cursor: more.next_cursor }))} />}
       </LoadState>
     </div>
   );
 }
 
-function ExportLinks({ filters }: { filters: FilterForm }) {
+function ExportLinks({ query }: { query: AuditQueryInput }) {
   const env = useConsole();
   const [busy, setBusy] = useState<ExportFormat | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
-  const query = toQuery(filters);
   const build = async (format: ExportFormat) => {
     setBusy(format);
     setFailure(null);
@@ -146,9 +145,8 @@ function ExportLinks({ filters }: { filters: FilterForm }) {
   );
 }
 
-function AuditTable({ page, query, onMore }: { page: AuditPage; query: ReturnType<typeof toQuery>; onMore: (more: AuditPage) => void }) {
+function AuditTable({ page, query, userName, onMore }: { page: AuditPage; query: AuditQueryInput; userName: (id: string | null) => string; onMore: (more: AuditPage) => void }) {
   const api = useApi();
-  const userName = useUserNames();
   const [loading, setLoading] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
   useEffect(() => setFailure(null), [page]);
