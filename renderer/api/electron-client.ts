@@ -1,5 +1,6 @@
-import { API_ACTIONS, ApiEvent } from '../../main/contract/index.ts';
-import type { Api, ApiAction, Result } from '../../main/contract/index.ts';
+import { ApiEvent } from '../../main/contract/index.ts';
+import type { Api } from '../../main/contract/index.ts';
+import { apiFrom, callOf } from './api-from.ts';
 import { createEventHub } from './event-hub.ts';
 
 declare global {
@@ -17,25 +18,20 @@ declare global {
  * checked against the contract before a screen sees them.
  */
 export function createElectronApi(bridge: Api): Api {
-  const api: Record<string, unknown> = {};
-  for (const action of Object.keys(API_ACTIONS) as ApiAction[]) {
-    const method = bridge[action] as unknown as (input: unknown) => Promise<Result<unknown>>;
-    api[action] = async (input: unknown): Promise<Result<unknown>> => {
-      try {
-        const result = await method(input ?? {});
-        if (result && typeof result === 'object' && typeof result.ok === 'boolean') return result;
-        return { ok: false, code: 'internal_error', message: `The app answered ${action} with something unexpected.` };
-      } catch {
-        return { ok: false, code: 'service_unavailable', message: 'The Gatehouse service inside the app is not answering.' };
-      }
-    };
-  }
+  const call = callOf(bridge);
   const hub = createEventHub(() => (emit) =>
     bridge.subscribe((raw) => {
       const parsed = ApiEvent.safeParse(raw);
       if (parsed.success) emit(parsed.data);
     }),
   );
-  api.subscribe = hub.subscribe;
-  return api as Api;
+  return apiFrom(async (action, input) => {
+    try {
+      const result = await call(action, input ?? {});
+      if (result && typeof result === 'object' && typeof result.ok === 'boolean') return result;
+      return { ok: false, code: 'internal_error', message: `The app answered ${action} with something unexpected.` };
+    } catch {
+      return { ok: false, code: 'service_unavailable', message: 'The Gatehouse service inside the app is not answering.' };
+    }
+  }, hub.subscribe);
 }

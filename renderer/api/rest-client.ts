@@ -1,5 +1,6 @@
 import { ADMIN_PREFIX, API_ACTIONS, API_EVENTS_PATH, ApiEvent, CONSOLE_PATH, ErrorBody, actionPath } from '../../main/contract/index.ts';
 import type { Api, ApiAction, ErrorCode, Result } from '../../main/contract/index.ts';
+import { apiFrom } from './api-from.ts';
 import { createEventHub } from './event-hub.ts';
 
 /**
@@ -116,14 +117,8 @@ export function createRestApi(baseUrl: string = defaultBaseUrl(), options: RestA
     return { ok: true, data: data.data };
   }
 
-  const api: Record<string, unknown> = {};
-  for (const action of Object.keys(API_ACTIONS) as ApiAction[]) {
-    api[action] = (input: unknown) => call(action, input);
-  }
-
   const hub = createEventHub(() => openEventStream(baseUrl, options));
-  api.subscribe = hub.subscribe;
-  return api as Api;
+  return apiFrom(call, hub.subscribe);
 }
 
 /**
