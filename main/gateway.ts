@@ -84,7 +84,10 @@ export async function openGateway(config: GatewayConfig) {
     const warnings = (): Warning[] => [
       ...(vault.backend === 'file' ? [{ code: 'vault_file', message: 'Secrets are kept in a plain file (vault: file (not encrypted)): no OS keychain was reachable.' }] : []),
       ...[options.corruptBackup, siteStore.corruptBackup].filter(Boolean).map((f) => ({ code: 'store_corrupt', message: `A corrupt data file was moved aside to ${f}; Gatehouse started from defaults for it.` })),
-      ...registry.listPlugins().filter((p) => p.status?.().status === 'down').map((p) => ({ code: 'upstream_down', message: `${p.title} is down: ${p.status?.().detail ?? ''}` })),
+      ...registry.listPlugins().flatMap((p) => {
+        const s = p.status?.();
+        return s?.status === 'down' ? [{ code: 'upstream_down', message: `${p.title} is down: ${s.detail ?? ''}` }] : [];
+      }),
     ];
     const health = (): HealthReport => {
       const since = clock.now() - 24 * 3600_000;
@@ -108,12 +111,16 @@ export async function openGateway(config: GatewayConfig) {
     let actor = 'admin';
     const dispatch = createAdminDispatch({ users, tokens, staging, registry, settings, stats, audit, vault, health, actor: () => actor });
 
+    const every = (ms: number, what: string, job: () => Promise<unknown>) => {
+      const t = setInterval(() => void job().catch((e) => log.error(`${what} failed`, { error: (e as Error).message })), ms);
+      t.unref();
+      return t;
+    };
     const sweepers = [
-      setInterval(() => void staging.sweep().catch((e) => log.error('staged sweep failed', { error: (e as Error).message })), 15_000),
-      setInterval(() => void stats.flush().catch((e) => log.error('stats flush failed', { error: (e as Error).message })), 5_000),
-      setInterval(() => void audit.sweep().catch((e) => log.error('audit sweep failed', { error: (e as Error).message })), 3600_000),
+      every(15_000, 'staged sweep', () => staging.sweep()),
+      every(5_000, 'stats flush', () => stats.flush()),
+      every(3600_000, 'audit sweep', () => audit.sweep()),
     ];
-    for (const t of sweepers) t.unref();
     await staging.sweep();
 
     let closed = false;
@@ -132,7 +139,7 @@ export async function openGateway(config: GatewayConfig) {
         if (closed) return;
         closed = true;
         for (const t of sweepers) clearInterval(t);
-        await stats.flush().catch(() => undefined);
+        await stats.flush().catch((e) => log.error('stats flush at close failed: the last few seconds of counters are lost', { error: (e as Error).message }));
         await audit.close();
         await options.flush();
         await siteStore.flush();

@@ -1,4 +1,5 @@
-import type { ApiAction, ApiDispatch, ApiOutput } from '../contract/api.ts';
+import type { z } from 'zod';
+import type { ApiAction, ApiActions, ApiDispatch, ApiOutput } from '../contract/api.ts';
 import type { HealthReport } from '../contract/health.ts';
 import type { PluginInfo } from '../contract/tools.ts';
 import type { AuditReader, Vault } from './ports.ts';
@@ -34,12 +35,12 @@ export function createAdminDispatch(deps: AdminDeps): ApiDispatch {
   const { users, tokens, staging, registry, settings } = deps;
   const person = () => ({ kind: 'person' as const, login: deps.actor() });
 
-  const handlers: { [A in ApiAction]: (input: never) => Promise<ApiOutput<A>> } = {
+  const handlers: { [A in ApiAction]: (input: z.output<ApiActions[A]['input']>) => Promise<ApiOutput<A>> } = {
     'health.get': async () => deps.health(),
     'settings.get': async () => settings.get(),
-    'settings.update': async (input: Record<string, unknown>) => settings.update(input),
+    'settings.update': async (input) => settings.update(input),
     'tokens.list': async () => tokens.list(),
-    'tokens.create': async (input: { label: string; user?: string; scope?: { read_only?: boolean; tools?: string[]; plugins?: string[] }; keychain_account?: string }) => {
+    'tokens.create': async (input) => {
       const user = input.user ? users.require(input.user) : users.list().find((u) => u.login === 'admin') ?? users.list().find((u) => u.role === 'administrator');
       if (!user) throw new GatehouseError('not_found', 'no administrator user exists');
       checkScope(input.scope, user.role, registry);
@@ -54,18 +55,18 @@ export function createAdminDispatch(deps: AdminDeps): ApiDispatch {
       }
       return { ...created, ...(input.keychain_account ? { keychain_account: input.keychain_account } : {}) };
     },
-    'tokens.revoke': async (input: { id: string }) => {
+    'tokens.revoke': async (input) => {
       await tokens.revoke(input.id);
       return { id: input.id };
     },
     'users.list': async () => users.list(),
-    'users.add': async (input: { login: string; role: 'administrator'; display_name?: string }) => users.add(input.login, input.role, input.display_name),
-    'users.setRole': async (input: { login: string; role: 'administrator' }) => users.setRole(input.login, input.role),
-    'staged.list': async (input: { status?: 'pending' }) => staging.list(input.status ? { status: input.status } : {}),
-    'staged.get': async (input: { id: string }) => staging.get(input.id),
-    'staged.confirm': async (input: { id: string }) => staging.confirm(input.id, person()),
-    'staged.discard': async (input: { id: string }) => staging.discard(input.id, person()),
-    'audit.query': async (input: never) => deps.audit.query(input),
+    'users.add': async (input) => users.add(input.login, input.role, input.display_name),
+    'users.setRole': async (input) => users.setRole(input.login, input.role),
+    'staged.list': async (input) => staging.list(input.status ? { status: input.status } : {}),
+    'staged.get': async (input) => staging.get(input.id),
+    'staged.confirm': async (input) => staging.confirm(input.id, person()),
+    'staged.discard': async (input) => staging.discard(input.id, person()),
+    'audit.query': async (input) => deps.audit.query(input),
     'stats.get': async () => deps.stats.snapshot(),
     'tools.list': async () => registry.info(settings.get()),
     'plugins.list': async () =>
