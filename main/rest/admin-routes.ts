@@ -5,6 +5,7 @@ import type { EventHub } from '../core/events.ts';
 import type { Logger } from '../core/ports.ts';
 import type { AdminAuth } from './admin-auth.ts';
 import { queryToInput } from './query-input.ts';
+import { admitAdmin } from './admin-guard.ts';
 import { readJsonBody, sendError, sendResult } from './http-util.ts';
 
 export interface AdminRoutesDeps {
@@ -34,25 +35,13 @@ const ROUTES: Route[] = (Object.keys(API_ACTIONS) as ApiAction[]).map((action) =
   return { action, method: def.method, pattern, params };
 });
 
-const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-export const CSRF_HEADER = 'x-gatehouse-csrf';
 
-/**
- * The admin API under {REST_PREFIX}/admin/. A browser request must come from
- * the console's own origin; a state-changing one with a session cookie must
- * also carry the X-Gatehouse-CSRF header (which a cross-site form cannot send).
- */
+/** The admin API under {REST_PREFIX}/admin/, behind admitAdmin. */
 export function createAdminRoutes(deps: AdminRoutesDeps) {
   return async function handle(req: IncomingMessage, res: ServerResponse, subpath: string, url: URL): Promise<void> {
-    const origin = req.headers.origin;
-    if (origin !== undefined && origin !== deps.origin()) return sendError(res, 'forbidden', 'the admin API answers only the console\'s own origin');
-    if (req.headers['sec-fetch-site'] === 'cross-site') return sendError(res, 'forbidden', 'cross-site request refused');
-    const who = deps.auth.principal(req);
-    if (!who) return sendError(res, 'unauthorized', 'log in through the console link printed by `gatehouse serve`, or send the admin key / a manage_options token as a Bearer token', { 'WWW-Authenticate': 'Bearer realm="gatehouse-admin"' });
+    const who = admitAdmin(req, res, deps.auth, deps.origin());
+    if (!who) return;
     const method = req.method ?? 'GET';
-    if (who.kind === 'session' && STATE_CHANGING.has(method) && req.headers[CSRF_HEADER] !== '1') {
-      return sendError(res, 'forbidden', 'missing X-Gatehouse-CSRF header');
-    }
 
     if (method === 'GET' && subpath === 'events') return streamEvents(req, res, deps.events);
     if (method === 'POST' && subpath === 'logout') {

@@ -5,6 +5,7 @@ import type { EntitlementSource } from '../core/ports.ts';
 import type { StatsRecorder } from '../core/stats.ts';
 import type { AdminAuth } from './admin-auth.ts';
 import { sendError, sendJson } from './http-util.ts';
+import { admitAdmin } from './admin-guard.ts';
 
 export interface ProRoutesDeps {
   auth: AdminAuth;
@@ -23,9 +24,7 @@ const NOT_CONNECTED = 'no cloud gateway is connected: the cloud client is not co
  */
 export function createProRoutes(deps: ProRoutesDeps) {
   return async function handle(req: IncomingMessage, res: ServerResponse, subpath: string): Promise<void> {
-    const origin = req.headers.origin;
-    if (origin !== undefined && origin !== deps.origin()) return sendError(res, 'forbidden', 'cross-origin request refused');
-    if (!deps.auth.principal(req)) return sendError(res, 'unauthorized', 'needs an admin session or a token whose user has manage_options', { 'WWW-Authenticate': 'Bearer realm="gatehouse-admin"' });
+    if (!admitAdmin(req, res, deps.auth, deps.origin())) return;
     const key = `${req.method} ${subpath}`;
     switch (key) {
       case 'GET pro/cloud/status':

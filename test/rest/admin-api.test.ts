@@ -92,7 +92,10 @@ describe('admin API', () => {
     expect(status.gateway.connected).toBe(false);
     const ent = (await (await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/entitlements`, { headers: { Cookie: cookie } })).json()) as { entitlements: Array<{ feature: string; allowed: boolean; plan: string }> };
     expect(ent.entitlements.find((e) => e.feature === 'verto.translate')).toMatchObject({ allowed: false, plan: 'pro' });
-    const act = await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/license/activate`, { method: 'POST', headers: { Cookie: cookie } });
+    // the local REST sits behind the same gate as the admin API: no CSRF header, no state change
+    const noCsrf = await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/license/activate`, { method: 'POST', headers: { Cookie: cookie } });
+    expect(noCsrf.status).toBe(403);
+    const act = await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/license/activate`, { method: 'POST', headers: { Cookie: cookie, 'X-Gatehouse-CSRF': '1' } });
     expect(act.status).toBe(503);
     expect(((await act.json()) as { error: { code: string } }).error.code).toBe('gateway_unavailable');
   });
