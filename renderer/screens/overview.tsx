@@ -3,9 +3,9 @@ import type { HealthReport } from '../../main/contract/index.ts';
 import { CopyButton } from '../components/copy-button.tsx';
 import { ErrorBox, LoadState } from '../components/load-state.tsx';
 import { Switch } from '../components/switch.tsx';
+import { TimeAgoCell } from '../components/time-ago-cell.tsx';
 import { useApi } from '../lib/console-context.tsx';
-import { useNow } from '../lib/clock.ts';
-import { formatDateTime, formatRelative, plural } from '../lib/format.ts';
+import { formatDateTime, plural } from '../lib/format.ts';
 import { useApiEvents } from '../lib/use-events.ts';
 import { useLoad } from '../lib/use-load.ts';
 
@@ -106,7 +106,6 @@ function WarningsCard({ report }: { report: HealthReport }) {
 }
 
 function ClientsCard({ report }: { report: HealthReport }) {
-  const now = useNow();
   return (
     <section className="card wide" aria-labelledby="ov-clients">
       <h2 id="ov-clients">Clients seen recently</h2>
@@ -126,7 +125,7 @@ function ClientsCard({ report }: { report: HealthReport }) {
               <tr key={c.token_id}>
                 <td>{c.label}</td>
                 <td>{c.client ?? <span className="muted">unknown</span>}</td>
-                <td title={formatDateTime(c.last_used)}>{formatRelative(c.last_used, now)}</td>
+                <TimeAgoCell at={c.last_used} />
               </tr>
             ))}
           </tbody>

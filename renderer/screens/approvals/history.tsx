@@ -1,7 +1,6 @@
 import { memo } from 'react';
 import type { StagedPayload } from '../../../main/contract/index.ts';
-import { useNow } from '../../lib/clock.ts';
-import { formatDateTime, formatRelative } from '../../lib/format.ts';
+import { TimeAgoCell } from '../../components/time-ago-cell.tsx';
 
 const LABEL: Record<StagedPayload['status'], string> = {
   pending: 'pending',
@@ -13,7 +12,6 @@ const LABEL: Record<StagedPayload['status'], string> = {
 
 /** The most recent decisions; older ones are in the audit log. */
 export const DecisionHistory = memo(function DecisionHistory({ items }: { items: StagedPayload[] }) {
-  const now = useNow();
   return (
     <section aria-labelledby="ap-history" className="history">
       <h2 id="ap-history">Recent decisions</h2>
@@ -40,7 +38,7 @@ export const DecisionHistory = memo(function DecisionHistory({ items }: { items:
                 <td>{item.tool}</td>
                 <td>{item.preview.summary}</td>
                 <td>{item.decided_by ?? (item.status === 'expired' ? 'time' : '')}</td>
-                <td title={formatDateTime(item.decided_at ?? item.expires_at)}>{formatRelative(item.decided_at ?? item.expires_at, now)}</td>
+                <TimeAgoCell at={item.decided_at ?? item.expires_at} />
               </tr>
             ))}
           </tbody>

@@ -2,9 +2,8 @@ import { useEffect, useRef, useState } from 'react';
 import type { TokenCreated, TokenView, User } from '../../../main/contract/index.ts';
 import { ConfirmInline } from '../../components/confirm-inline.tsx';
 import { ErrorBox, LoadState } from '../../components/load-state.tsx';
+import { TimeAgoCell } from '../../components/time-ago-cell.tsx';
 import { useApi } from '../../lib/console-context.tsx';
-import { useNow } from '../../lib/clock.ts';
-import { formatDateTime, formatRelative } from '../../lib/format.ts';
 import { useApiEvents } from '../../lib/use-events.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import { TokenCreatedPanel } from './token-created.tsx';
@@ -48,7 +47,6 @@ export function Tokens() {
 
 function TokenTable({ tokens, onRevoked }: { tokens: TokenView[]; onRevoked: (id: string) => void }) {
   const api = useApi();
-  const now = useNow();
   const [asking, setAsking] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
@@ -106,8 +104,8 @@ function TokenTable({ tokens, onRevoked }: { tokens: TokenView[]; onRevoked: (id
               <td>
                 <code>{t.preview}</code>
               </td>
-              <td title={formatDateTime(t.created)}>{formatRelative(t.created, now)}</td>
-              <td title={formatDateTime(t.last_used)}>{formatRelative(t.last_used, now)}</td>
+              <TimeAgoCell at={t.created} />
+              <TimeAgoCell at={t.last_used} />
               <td className="actions">
                 {asking === t.id ? (
                   <ConfirmInline
