@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react';
 import type { HealthReport, Stats } from '../../../main/contract/index.ts';
 import { LoadState } from '../../components/load-state.tsx';
 import { useApi } from '../../lib/console-context.tsx';
-import { formatDateTime } from '../../lib/format.ts';
+import { formatDateTime, plural } from '../../lib/format.ts';
 import { useApiEvents } from '../../lib/use-events.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import { RANGES, buildSeries, toolRows } from './series.ts';
@@ -59,7 +59,7 @@ function LocalUsage({ stats }: { stats: Stats }) {
         ) : (
           <>
             <p className="muted">
-              {series.total} call{series.total === 1 ? '' : 's'} in this period.
+              {plural(series.total, 'call')} in this period.
             </p>
             <UsageChart series={series} range={range} />
           </>
