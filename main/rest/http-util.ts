@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HTTP_STATUS, type ErrorCode, type Result } from '../contract/errors.ts';
+import { isFailure } from '../mcp/http-failure.ts';
+import { parseJson, readBody } from '../mcp/guards/body.ts';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
@@ -15,20 +17,13 @@ export function sendError(res: ServerResponse, code: ErrorCode, message: string,
   sendJson(res, HTTP_STATUS[code] ?? 400, { ok: false, code, message }, headers);
 }
 
+/** A JSON request body (empty = `{}`), read with the same size bound as the MCP endpoint's. */
 export async function readJsonBody(req: IncomingMessage, max = 1024 * 1024): Promise<{ ok: true; value: unknown } | { ok: false; code: ErrorCode; message: string }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req as AsyncIterable<Buffer>) {
-    size += c.length;
-    if (size > max) return { ok: false, code: 'payload_too_large', message: 'request body too large' };
-    chunks.push(c);
-  }
-  if (size === 0) return { ok: true, value: {} };
-  try {
-    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
-  } catch {
-    return { ok: false, code: 'parse_error', message: 'request body is not valid JSON' };
-  }
+  const body = await readBody(req, max);
+  if (isFailure(body)) return { ok: false, code: body.code, message: body.message };
+  if (body.length === 0) return { ok: true, value: {} };
+  const parsed = parseJson(body);
+  return isFailure(parsed) ? { ok: false, code: parsed.code, message: parsed.message } : { ok: true, value: parsed };
 }
 
 export function parseCookies(header: string | undefined): Record<string, string> {

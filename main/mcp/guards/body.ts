@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import { fail, type HttpFailure } from '../http-failure.ts';
-export { isFailure } from '../http-failure.ts';
 
 export const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
 
