@@ -6,9 +6,18 @@ export const IDENTITY_URI = 'gatehouse://site/identity';
 
 /**
  * The operating manual: returned as `instructions` by initialize and served as
- * the gatehouse://manual resource. Written for the agent that reads it first.
+ * the gatehouse://manual resource. Written for the agent that reads it first;
+ * built once per approval mode, since every request's server gets it.
  */
+const manuals = new Map<ApprovalMode, string>();
+
 export function operatingManual(mode: ApprovalMode): string {
+  let text = manuals.get(mode);
+  if (!text) manuals.set(mode, (text = writeManual(mode)));
+  return text;
+}
+
+function writeManual(mode: ApprovalMode): string {
   const minutes = STAGED_LIFETIME_MS / 60_000;
   return `# Gatehouse operating manual
 
