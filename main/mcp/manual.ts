@@ -4,13 +4,13 @@ import type { ApprovalMode } from '../contract/settings.ts';
 export const MANUAL_URI = 'gatehouse://manual';
 export const IDENTITY_URI = 'gatehouse://site/identity';
 
+const manuals = new Map<ApprovalMode, string>();
+
 /**
  * The operating manual: returned as `instructions` by initialize and served as
  * the gatehouse://manual resource. Written for the agent that reads it first;
  * built once per approval mode, since every request's server gets it.
  */
-const manuals = new Map<ApprovalMode, string>();
-
 export function operatingManual(mode: ApprovalMode): string {
   let text = manuals.get(mode);
   if (!text) manuals.set(mode, (text = writeManual(mode)));
