@@ -131,6 +131,16 @@ export async function openForRead(path: string): Promise<FileHandle | null> {
   }
 }
 
+/** The JSON object on the line buf[start, end); null for a torn, empty or foreign line. */
+export function parseLine(buf: Buffer, start: number, end: number): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(buf.toString('utf8', start, end));
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Calls `onLine(start, end)` for each non-empty line of a chunk, newest
  * first. Returning false stops the walk.

@@ -3,7 +3,7 @@ import type { AuditCursor, AuditFilter } from './audit-filter.ts';
 import { compareWithRange, entryMatches, linePrecheck, peekAt } from './audit-filter.ts';
 import type { ScanFile } from './audit-file-set.ts';
 import type { LineChunk } from './audit-files.ts';
-import { BackwardChunks, eachLineBackward, openForRead } from './audit-files.ts';
+import { BackwardChunks, eachLineBackward, openForRead, parseLine } from './audit-files.ts';
 import { candidateRegions, statsMayMatch } from './audit-summary.ts';
 
 /** A matching entry and where its line starts (the cursor of a page that ends with it). */
@@ -79,14 +79,14 @@ function scanChunk(
       // Times only grow in this file: the first entry before `from` means every earlier one is too.
       if (monotonic && f.fromMs !== null) {
         const at = peekAt(buf, start, end);
-        if (at !== null && compareWithRange(at, f) === -1 && parse(buf, start, end) !== null) {
+        if (at !== null && compareWithRange(at, f) === -1 && parseLine(buf, start, end) !== null) {
           pastRange = true;
           return false;
         }
       }
       return true;
     }
-    const obj = parse(buf, start, end);
+    const obj = parseLine(buf, start, end);
     if (obj === null || !entryMatches(obj, f)) return true;
     const valid = AuditEntry.safeParse(obj);
     if (!valid.success) return true;
@@ -110,13 +110,4 @@ function scanChunk(
     }
   }
   return { hits, pastRange };
-}
-
-function parse(buf: Buffer, start: number, end: number): Record<string, unknown> | null {
-  try {
-    const v: unknown = JSON.parse(buf.toString('utf8', start, end));
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null; // a torn or foreign line
-  }
 }

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { writeFileAtomic } from './atomic-write.ts';
-import { forwardChunks, openForRead } from './audit-files.ts';
+import { forwardChunks, openForRead, parseLine } from './audit-files.ts';
 import type { FileSummary, Stats, ValueSets } from './audit-summary.ts';
 import { addToSummary, emptySummary, SUMMARY_KEYS, summaryFieldsOf } from './audit-summary.ts';
 
@@ -84,7 +84,8 @@ export async function scanSummary(path: string, fileBytes: number): Promise<{ su
     for await (const { buf } of forwardChunks(fh, fileBytes)) {
       let start = 0;
       for (let nl = buf.indexOf(10); nl >= 0; nl = buf.indexOf(10, start)) {
-        addToSummary(s, parseFields(buf, start, nl), nl + 1 - start);
+        const e = parseLine(buf, start, nl);
+        addToSummary(s, e && summaryFieldsOf(e), nl + 1 - start);
         start = nl + 1;
       }
     }
@@ -92,15 +93,4 @@ export async function scanSummary(path: string, fileBytes: number): Promise<{ su
     await fh.close();
   }
   return { summary: s, torn: s.bytes !== fileBytes };
-}
-
-function parseFields(buf: Buffer, start: number, end: number): ReturnType<typeof summaryFieldsOf> | null {
-  if (end <= start) return null;
-  try {
-    const e: unknown = JSON.parse(buf.toString('utf8', start, end));
-    if (typeof e !== 'object' || e === null || Array.isArray(e)) return null;
-    return summaryFieldsOf(e as Record<string, unknown>);
-  } catch {
-    return null;
-  }
 }
