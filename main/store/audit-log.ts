@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import type { z } from 'zod';
 import type { AuditPage, AuditQueryInput } from '../contract/audit.ts';
 import { AuditEntry, AuditQuery } from '../contract/audit.ts';
 import { GatehouseError } from '../core/errors.ts';
@@ -12,6 +13,8 @@ import type { ScanHit } from './audit-scan.ts';
 import { scanNewestFirst } from './audit-scan.ts';
 import { summaryFieldsOf } from './audit-summary.ts';
 import { AuditWriter } from './audit-writer.ts';
+import { createLogger } from './logger.ts';
+import { describeIssues } from './zod-issues.ts';
 
 export interface AuditLogOptions {
   /** `<dataDir>/audit`; created 0700 */
@@ -57,7 +60,8 @@ export class AuditLog implements AuditSink, AuditReader {
     if (!Number.isSafeInteger(maxFileBytes) || maxFileBytes < 1) {
       throw new GatehouseError('invalid_value', 'audit log: maxFileBytes must be a positive whole number of bytes', { field: 'maxFileBytes' });
     }
-    const log = opts.log ?? stderrLogger;
+    // Without a logger from the service, failures must still be seen: warnings and errors go to stderr, redacted.
+    const log = opts.log ?? createLogger({ level: 'warn', json: true });
     const clock = opts.clock ?? systemClock;
     const { set, appendable } = await AuditFileSet.load(opts.dir, log, maxFileBytes);
     const writer = new AuditWriter(set, maxFileBytes, clock, log, appendable);
@@ -112,7 +116,7 @@ export class AuditLog implements AuditSink, AuditReader {
 
   async query(q: AuditQueryInput): Promise<AuditPage> {
     const parsed = AuditQuery.safeParse(q);
-    if (!parsed.success) throw invalidQuery(parsed.error.issues);
+    if (!parsed.success) throw invalidQuery(parsed.error);
     const { limit, cursor } = parsed.data;
     const filter = compileFilter(parsed.data);
     const after = cursor === undefined ? null : decodeCursor(cursor);
@@ -136,7 +140,7 @@ export class AuditLog implements AuditSink, AuditReader {
   async export(q: Omit<AuditQueryInput, 'limit' | 'cursor'>, format: 'jsonl' | 'csv', out: NodeJS.WritableStream): Promise<number> {
     if (format !== 'jsonl' && format !== 'csv') throw new GatehouseError('invalid_value', 'audit export: format must be "jsonl" or "csv"', { field: 'format' });
     const parsed = AuditQuery.omit({ limit: true, cursor: true }).safeParse(q);
-    if (!parsed.success) throw invalidQuery(parsed.error.issues);
+    if (!parsed.success) throw invalidQuery(parsed.error);
     const filter = compileFilter(parsed.data as FilterInput);
     await this.settleWrites();
     const toText = format === 'csv' ? entryToCsvRow : (e: AuditEntry) => `${entryToJsonLine(e)}\n`;
@@ -214,20 +218,12 @@ async function writeOut(out: NodeJS.WritableStream, text: string): Promise<void>
   }
 }
 
-function invalidQuery(issues: Array<{ path: PropertyKey[]; message: string }>): GatehouseError {
-  const detail = issues.map((i) => `${i.path.map(String).join('.') || 'query'}: ${i.message}`).join('; ');
-  return new GatehouseError('invalid_value', `audit query: ${detail}`, { fields: issues.map((i) => i.path.map(String).join('.')) });
+function invalidQuery(error: z.ZodError): GatehouseError {
+  const { text, issues } = describeIssues(error);
+  return new GatehouseError('invalid_value', `audit query: ${text}`, { fields: issues.map((i) => i.path) });
 }
 
 function safeId(entry: unknown): string | null {
   const id = (entry as { id?: unknown } | null)?.id;
   return typeof id === 'string' ? id.slice(0, 100) : null;
 }
-
-/** Used when the service passes no logger: failures must still be seen somewhere. */
-const stderrLogger: Logger = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: (msg, fields) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg, ...fields })}\n`),
-  error: (msg, fields) => process.stderr.write(`${JSON.stringify({ level: 'error', msg, ...fields })}\n`),
-};
