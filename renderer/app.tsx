@@ -12,7 +12,7 @@ import { SettingsScreen } from './screens/settings.tsx';
 import { Tokens } from './screens/tokens/tokens.tsx';
 import { Usage } from './screens/usage/usage.tsx';
 
-export const SCREENS = [
+const SCREENS = [
   { key: 'overview', title: 'Overview', Screen: Overview },
   { key: 'approvals', title: 'Approvals', Screen: Approvals },
   { key: 'tokens', title: 'Tokens', Screen: Tokens },
@@ -21,7 +21,6 @@ export const SCREENS = [
   { key: 'settings', title: 'Settings', Screen: SettingsScreen },
 ] as const satisfies readonly { key: string; title: string; Screen: ComponentType }[];
 
-export type ScreenKey = (typeof SCREENS)[number]['key'];
 const KEYS = SCREENS.map((s) => s.key);
 
 export function App({ env }: { env: ConsoleEnv }) {

@@ -6,8 +6,8 @@ import { normalize, sep, join } from 'node:path';
  * for the CSP's 'self', ES modules load, and no other local file is reachable.
  */
 export const APP_SCHEME = 'app';
-export const APP_HOST = 'console';
-export const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
+const APP_HOST = 'console';
+const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
 
 export type ConsoleScreen = 'overview' | 'approvals' | 'tokens' | 'activity' | 'usage' | 'settings';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { App } from 'electron';
 
 /** Passed when the system starts us at login: come up in the tray, no window. */
-export const HIDDEN_FLAG = '--hidden';
+const HIDDEN_FLAG = '--hidden';
 const DESKTOP_FILE = 'gatehouse.desktop';
 
 type LoginApp = Pick<App, 'getLoginItemSettings' | 'setLoginItemSettings'>;
@@ -17,7 +17,7 @@ export interface LoginItemOptions {
 }
 
 /** Quote an Exec= argument as the Desktop Entry spec asks. */
-export function desktopExecArg(arg: string): string {
+function desktopExecArg(arg: string): string {
   return `"${arg.replace(/(["`$\\])/g, '\\$1')}"`;
 }
 

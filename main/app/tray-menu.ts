@@ -30,7 +30,7 @@ export interface TrayActions {
   quit(): void;
 }
 
-export const MENU_PENDING_MAX = 10;
+const MENU_PENDING_MAX = 10;
 export type TrayIconState = 'off' | 'on' | 'attention';
 
 export const INITIAL_TRAY_STATE: TrayState = { phase: 'starting', enabled: false, pending: [], pendingTotal: 0, error: null, openAtLogin: false };

@@ -15,7 +15,7 @@ export interface ConsoleEnv {
   exportHref(format: ExportFormat, filters: AuditQueryInput): string | null;
 }
 
-export const AUDIT_EXPORT_PATH = 'audit/export';
+const AUDIT_EXPORT_PATH = 'audit/export';
 
 /** Electron when the preload put `window.gatehouse` there, else the admin REST of the page's own service. */
 export function pickConsoleEnv(win: Window = window): ConsoleEnv {

@@ -32,7 +32,7 @@ const list = (text: string) => text.split(/[\s,]+/).map((x) => x.trim()).filter(
 const num = (text: string) => (text.trim() === '' ? NaN : Number(text));
 
 /** Validate the draft with the contract's schema; the patch holds only what changed. */
-export function draftToPatch(draft: Draft, current: Settings): { ok: true; patch: SettingsPatch } | { ok: false; errors: Partial<Record<SettingsKey, string>> } {
+function draftToPatch(draft: Draft, current: Settings): { ok: true; patch: SettingsPatch } | { ok: false; errors: Partial<Record<SettingsKey, string>> } {
   const candidate = {
     enabled: draft.enabled,
     rate_limit: num(draft.rate_limit),

@@ -12,7 +12,7 @@ import { DecisionHistory } from './history.tsx';
 const HISTORY_SIZE = 50;
 
 /** Put a changed payload into the list (replacing the one with its id), newest state wins. */
-export function upsert(list: StagedPayload[], item: StagedPayload): StagedPayload[] {
+function upsert(list: StagedPayload[], item: StagedPayload): StagedPayload[] {
   const at = list.findIndex((x) => x.id === item.id);
   if (at === -1) return [...list, item];
   const next = list.slice();

@@ -36,7 +36,7 @@ export function PreviewView({ preview, idBase }: { preview: Preview; idBase: str
 
 /** "@@ line 12 @@": the value is already a compact diff (a plugin clipped long content to its changed hunks). */
 const HUNK = /^@@ .* @@$/m;
-export const isHunkText = (v: unknown): v is string => typeof v === 'string' && HUNK.test(v);
+const isHunkText = (v: unknown): v is string => typeof v === 'string' && HUNK.test(v);
 
 /** A pre-made hunk text, its "- " / "+ " / "@@" lines coloured. */
 function HunkText({ text }: { text: string }) {

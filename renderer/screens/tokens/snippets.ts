@@ -14,8 +14,8 @@ export const CLIENT_TITLES: Record<SnippetClient, string> = {
   'claude-code': 'Claude Code',
 };
 
-export const BRIDGE_COMMAND = 'gatehouse-bridge';
-export const TOKEN_ENV = 'GATEHOUSE_TOKEN';
+const BRIDGE_COMMAND = 'gatehouse-bridge';
+const TOKEN_ENV = 'GATEHOUSE_TOKEN';
 
 export interface SnippetInput {
   token: string;
@@ -32,7 +32,7 @@ export interface Snippet {
   containsToken: boolean;
 }
 
-export function bridgeArgs(keychainAccount?: string): string[] {
+function bridgeArgs(keychainAccount?: string): string[] {
   return keychainAccount ? ['--token-keychain', keychainAccount] : ['--token-env', TOKEN_ENV];
 }
 
