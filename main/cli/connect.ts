@@ -1,7 +1,7 @@
 import { readRuntime } from '../store/runtime-file.ts';
 import { openVault, type VaultChoice } from '../store/vault.ts';
 import { ADMIN_KEY_ACCOUNT } from '../rest/admin-auth.ts';
-import type { ApiDispatch } from '../contract/api.ts';
+import { AUDIT_EXPORT_PATH, type ApiDispatch } from '../contract/api.ts';
 import type { RuntimeInfo } from '../contract/health.ts';
 import type { AuditQuery } from '../contract/audit.ts';
 import type { Logger } from '../core/ports.ts';
@@ -79,7 +79,7 @@ async function viaService(dataDir: string, runtime: RuntimeInfo, vaultChoice: Va
     async exportAudit(q, format, out) {
       const params = new URLSearchParams({ format });
       for (const [k, v] of Object.entries(q)) if (v !== undefined) params.set(k, String(v));
-      const res = await d.raw('GET', `audit/export?${params}`);
+      const res = await d.raw('GET', `${AUDIT_EXPORT_PATH}?${params}`);
       if (!res.ok || !res.body) throw new GatehouseError('service_unavailable', `audit export failed with HTTP ${res.status}`);
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) out.write(chunk);
     },

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdminAuth, AdminPrincipal } from './admin-auth.ts';
 import { sendError } from './http-util.ts';
+import { CSRF_HEADER } from '../contract/api.ts';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-export const CSRF_HEADER = 'x-gatehouse-csrf';
 
 /**
  * The one gate in front of the admin API and the local pro REST: a browser
@@ -21,8 +21,8 @@ export function admitAdmin(req: IncomingMessage, res: ServerResponse, auth: Admi
     sendError(res, 'unauthorized', 'log in through the console link printed by `gatehouse serve`, or send the admin key / a manage_options token as a Bearer token', { 'WWW-Authenticate': 'Bearer realm="gatehouse-admin"' });
     return null;
   }
-  if (who.kind === 'session' && STATE_CHANGING.has(req.method ?? 'GET') && req.headers[CSRF_HEADER] !== '1') {
-    return void sendError(res, 'forbidden', 'missing X-Gatehouse-CSRF header'), null;
+  if (who.kind === 'session' && STATE_CHANGING.has(req.method ?? 'GET') && req.headers[CSRF_HEADER.toLowerCase()] !== '1') {
+    return void sendError(res, 'forbidden', `missing ${CSRF_HEADER} header`), null;
   }
   return who;
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { API_ACTIONS, type ApiAction, type ApiDispatch, type ApiEvent } from '../contract/api.ts';
+import { API_ACTIONS, AUDIT_EXPORT_PATH, type ApiAction, type ApiDispatch, type ApiEvent } from '../contract/api.ts';
 import { AuditQuery } from '../contract/audit.ts';
 import type { EventHub } from '../core/events.ts';
 import type { Logger } from '../core/ports.ts';
@@ -53,7 +53,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps) {
       if (who.kind !== 'admin-key') return sendError(res, 'forbidden', 'only the local admin key may issue login links');
       return sendResult(res, { ok: true, data: { url: deps.loginLink() } });
     }
-    if (method === 'GET' && subpath === 'audit/export') return exportAudit(res, url, deps);
+    if (method === 'GET' && subpath === AUDIT_EXPORT_PATH) return exportAudit(res, url, deps);
 
     for (const route of ROUTES) {
       const m = route.pattern.exec(subpath);

@@ -1,4 +1,4 @@
-import type { Api, AuditQueryInput } from '../../main/contract/index.ts';
+import { AUDIT_EXPORT_PATH, type Api, type AuditQueryInput } from '../../main/contract/index.ts';
 import { createElectronApi } from './electron-client.ts';
 import { adminUrl, createRestApi, defaultBaseUrl } from './rest-client.ts';
 
@@ -15,7 +15,6 @@ export interface ConsoleEnv {
   exportHref(format: ExportFormat, filters: AuditQueryInput): string | null;
 }
 
-const AUDIT_EXPORT_PATH = 'audit/export';
 
 /** Electron when the preload put `window.gatehouse` there, else the admin REST of the page's own service. */
 export function pickConsoleEnv(win: Window = window): ConsoleEnv {

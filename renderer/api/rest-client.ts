@@ -1,4 +1,4 @@
-import { ADMIN_PREFIX, API_ACTIONS, API_EVENTS_PATH, ApiEvent, CONSOLE_PATH, ErrorBody, actionPath } from '../../main/contract/index.ts';
+import { ADMIN_PREFIX, API_ACTIONS, API_EVENTS_PATH, ApiEvent, CONSOLE_PATH, CSRF_HEADER, ErrorBody, actionPath } from '../../main/contract/index.ts';
 import type { Api, ApiAction, ErrorCode, Result } from '../../main/contract/index.ts';
 import { apiFrom } from './api-from.ts';
 import { createEventHub } from './event-hub.ts';
@@ -23,7 +23,8 @@ import { createEventHub } from './event-hub.ts';
  * - Responses: `{ok:true, data}` or `{ok:false, code, message}`.
  * - The session is an HttpOnly cookie, sent with `credentials: 'same-origin'`.
  */
-export const CSRF_HEADER = 'X-Gatehouse-CSRF';
+
+export { CSRF_HEADER };
 
 export interface RestApiOptions {
   fetch?: typeof fetch;
