@@ -28,7 +28,8 @@ export function languageName(code: string): string {
   }
 }
 
-const linksText = (t: Page['translations']) =>
+/** Translation links as a person reads them: "de: #8, fr: #9", or "(none)". */
+export const linksText = (t: Page['translations']) =>
   Object.keys(t).sort().map((lang) => `${lang}: #${t[lang]}`).join(', ') || '(none)';
 
 function clipContent(content: string): string {

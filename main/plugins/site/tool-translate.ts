@@ -3,7 +3,7 @@ import { GatehouseError } from '../../core/errors.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
 import type { FieldChange } from '../../contract/staged.ts';
 import { findPage, freeSlug, requireCanEdit, requireCapability, requireSlugFree, requireVersion, targetOf } from './page-access.ts';
-import { languageName, pageChanges, pageLabel } from './page-preview.ts';
+import { fieldList, languageName, linksText, pageChanges, pageLabel } from './page-preview.ts';
 import { Page, PageId, Slug, type SiteData } from './site-data.ts';
 import { isoNow, PLUGIN_ID, type SiteDeps } from './site-deps.ts';
 import { slugify } from './text.ts';
@@ -101,10 +101,10 @@ export function translateTool(deps: SiteDeps): Tool {
       const changes: FieldChange[] = pageChanges(existing ? previewFields(existing) : null, after);
       if (!existing) {
         const afterLinks = [...Object.keys(sourceLinks).filter((l) => l !== lang).map((l) => `${l}: #${sourceLinks[l]}`), `${lang}: (the new page)`].sort();
-        changes.push({ field: `translations of #${source.id} ('${source.title}')`, before: linksOf(sourceLinks), after: afterLinks.join(', ') });
+        changes.push({ field: `translations of #${source.id} ('${source.title}')`, before: linksText(sourceLinks), after: afterLinks.join(', ') });
       }
       const summary = existing
-        ? `Update the ${languageName(lang)} translation ${pageLabel(existing)} of page ${pageLabel(source)}: ${changes.map((c) => c.field).join(', ')}`
+        ? `Update the ${languageName(lang)} translation ${pageLabel(existing)} of page ${pageLabel(source)}: ${fieldList(changes)}`
         : `Translate page ${pageLabel(source)} into ${languageName(lang)}: create draft '${fields.title}' at /${slug}/`;
       return {
         preview: { summary, kind: 'diff' as const, changes },
@@ -146,5 +146,3 @@ export function translateTool(deps: SiteDeps): Tool {
     },
   });
 }
-
-const linksOf = (t: Record<string, number>) => Object.keys(t).sort().map((l) => `${l}: #${t[l]}`).join(', ') || '(none)';

@@ -3,7 +3,7 @@ import { GatehouseError } from '../../core/errors.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
 import type { FieldChange } from '../../contract/staged.ts';
 import { findPage, requireCapability, requireVersion, targetOf } from './page-access.ts';
-import { pageChanges, pageLabel } from './page-preview.ts';
+import { linksText, pageChanges, pageLabel } from './page-preview.ts';
 import { PageId } from './site-data.ts';
 import { isoNow, PLUGIN_ID, type SiteDeps } from './site-deps.ts';
 import { f } from './tool-schemas.ts';
@@ -18,8 +18,6 @@ const PublishInput = z.object({
 });
 const DeletePayload = z.object({ id: PageId, base_version: z.number().int().positive() });
 const PublishPayload = z.object({ id: PageId, base_version: z.number().int().positive(), status: z.enum(['draft', 'publish']) });
-
-const linksText = (t: Record<string, number>) => Object.keys(t).sort().map((l) => `${l}: #${t[l]}`).join(', ') || '(none)';
 
 export function pageLifecycleTools(deps: SiteDeps): Tool[] {
   const del = defineTool({
