@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { toErrorShape } from './core/errors.ts';
-import { UsageError } from './cli/output.ts';
+import { printable, UsageError } from './cli/output.ts';
 import { USAGE } from './cli/usage.ts';
 import { serve } from './cli/serve-command.ts';
 import { settings, tokens, users } from './cli/admin-commands.ts';
@@ -33,12 +33,13 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(json ? `${JSON.stringify({ ok: false, code: 'invalid_request', message: e.message })}\n` : `gatehouse: ${e.message}\nUsage: gatehouse <command> [options]   (gatehouse --help)\n`);
+      process.stderr.write(json ? `${JSON.stringify({ ok: false, code: 'invalid_request', message: e.message })}\n` : `gatehouse: ${printable(e.message)}\nUsage: gatehouse <command> [options]   (gatehouse --help)\n`);
       return 2;
     }
     const shape = toErrorShape(e);
     if (shape.code === 'internal_error') process.stderr.write(`${(e as Error).stack ?? e}\n`);
-    process.stderr.write(json ? `${JSON.stringify({ ok: false, ...shape })}\n` : `gatehouse: ${shape.message} [${shape.code}]\n`);
+    // An error message may quote client input (a tool name, a label): escaped for the terminal.
+    process.stderr.write(json ? `${JSON.stringify({ ok: false, ...shape })}\n` : `gatehouse: ${printable(shape.message)} [${shape.code}]\n`);
     return 1;
   }
 }

@@ -14,7 +14,10 @@ import { Staging } from './core/staging.ts';
 import { Pipeline } from './core/pipeline.ts';
 import { SettingsService } from './core/settings-service.ts';
 import { LocalEntitlements } from './core/local-entitlements.ts';
-import { createAdminDispatch } from './core/admin-dispatch.ts';
+import { createInvoke, dispatchAs } from './core/invoke.ts';
+import { ConsoleSessions } from './core/console-sessions.ts';
+import { PRINCIPALS } from './contract/principal.ts';
+import { clientTokenVault } from './store/vault-account.ts';
 import { JsonFileStore } from './store/json-file-store.ts';
 import { openVault, type LabelledVault, type VaultChoice } from './store/vault.ts';
 import { acquireLock, type LockHandle } from './store/process-lock.ts';
@@ -74,7 +77,7 @@ export async function openGateway(config: GatewayConfig) {
     await site.seedIfEmpty();
     const siteIdentity = () => site.identity() as unknown as Record<string, unknown>;
     const auditor = new Auditor(audit, stats, clock, () => String(siteIdentity().url ?? 'local'));
-    const staging = new Staging(options, registry, auditor, events, clock);
+    const staging = new Staging(options, registry, auditor, events, clock, () => settings.get());
     const entitlements = new LocalEntitlements('free');
     const pipeline = new Pipeline(registry, staging, auditor, () => entitlements, () => settings.get(), clock);
     registry.add(builtinPlugin({ registry, staging, settings: () => settings.get(), siteIdentity }));
@@ -108,8 +111,16 @@ export async function openGateway(config: GatewayConfig) {
         warnings: warnings(),
       };
     };
-    let actor = 'admin';
-    const dispatch = createAdminDispatch({ users, tokens, staging, registry, settings, stats, audit, vault, health, actor: () => actor });
+    const sessions = new ConsoleSessions(clock);
+    const invoke = createInvoke({
+      users, tokens, staging, registry, settings, stats, audit, events, sessions, clock, health, log,
+      clientVault: clientTokenVault(vault),
+      consoleUrl: () => urls.console_url || null,
+      cloud: () => NOT_CONNECTED,
+      entitlements: () => entitlements,
+    });
+    /** invoke as the console in the app's window would call it: for in-process callers (the service API, tests) */
+    const dispatch = dispatchAs(invoke, PRINCIPALS.appConsole);
 
     const every = (ms: number, what: string, job: () => Promise<unknown>) => {
       const t = setInterval(() => void job().catch((e) => log.error(`${what} failed`, { error: (e as Error).message })), ms);
@@ -125,15 +136,12 @@ export async function openGateway(config: GatewayConfig) {
 
     let closed = false;
     return {
-      clock, log, options, siteStore, vault, events, settings, audit, users, tokens, registry, stats, auditor, staging, pipeline, site, siteIdentity, entitlements, dispatch, health,
+      clock, log, options, siteStore, vault, events, settings, audit, users, tokens, registry, stats, auditor, staging, pipeline, site, siteIdentity, entitlements, sessions, invoke, dispatch, health,
       /** set the service URLs once the HTTP server listens */
       setUrls(base: string) {
         urls.base_url = base;
         urls.mcp_url = `${base}${MCP_PATH}`;
         urls.console_url = `${base}${CONSOLE_PATH}`;
-      },
-      setActor(name: string) {
-        actor = name;
       },
       async close(): Promise<void> {
         if (closed) return;

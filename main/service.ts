@@ -10,9 +10,8 @@ import { createMcpEndpoint } from './mcp/endpoint.ts';
 import { allowedHostnames } from './mcp/guards/host.ts';
 import { AdminAuth } from './rest/admin-auth.ts';
 import { createAdminRoutes } from './rest/admin-routes.ts';
-import { createProRoutes } from './rest/pro-routes.ts';
 import { createRouter } from './rest/http-router.ts';
-import { openGateway, NOT_CONNECTED, type GatewayConfig } from './gateway.ts';
+import { openGateway, type GatewayConfig } from './gateway.ts';
 import { VERSION } from './version.ts';
 import { PACKAGE_ROOT } from './package-root.ts';
 
@@ -40,21 +39,19 @@ export async function startService(config: ServiceConfig) {
   let server: HttpServer | null = null;
   try {
     if (config.enable) await gw.settings.update({ enabled: true });
-    const auth = await AdminAuth.open(gw.vault, gw.tokens, gw.clock);
+    const auth = await AdminAuth.open(gw.vault, gw.tokens, gw.sessions);
     const allowedHosts = allowedHostnames(host, config.allowedHosts);
     let origin = '';
     const mcp = createMcpEndpoint({
       registry: gw.registry, pipeline: gw.pipeline, settings: () => gw.settings.get(), siteIdentity: gw.siteIdentity,
       tokens: gw.tokens, limiter: new RateLimiter(), auditor: gw.auditor, clock: gw.clock, log: gw.log, allowedHosts,
     });
-    const admin = createAdminRoutes({
-      dispatch: gw.dispatch, auth, events: gw.events, origin: () => origin, log: gw.log,
-      exportAudit: (q, format, out) => gw.audit.export(q, format, out),
-      loginLink: () => `${origin}${CONSOLE_PATH}login?code=${auth.issueLoginCode()}`,
+    const actions = createAdminRoutes({
+      invoke: gw.invoke, auth, origin: () => origin, log: gw.log,
+      failures: new RateLimiter(), now: () => gw.clock.now(), trustProxy: () => gw.settings.get().trust_proxy_headers,
     });
-    const pro = createProRoutes({ auth, origin: () => origin, cloud: () => NOT_CONNECTED, entitlements: () => gw.entitlements, stats: gw.stats });
     const info = () => ({ name: 'gatehouse', version: VERSION, base_url: origin, mcp_url: `${origin}${MCP_PATH}`, console_url: `${origin}${CONSOLE_PATH}`, admin_url: `${origin}${ADMIN_PREFIX}`, enabled: gw.settings.get().enabled });
-    const route = createRouter({ mcp: mcp.handle, admin, pro, auth, consoleDir: config.consoleDir ?? DEFAULT_CONSOLE_DIR, allowedHosts, info, log: gw.log });
+    const route = createRouter({ mcp: mcp.handle, actions, auth, consoleDir: config.consoleDir ?? DEFAULT_CONSOLE_DIR, allowedHosts, info, log: gw.log });
 
     server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => void route(req, res));
     const listening = server;
@@ -82,6 +79,8 @@ export async function startService(config: ServiceConfig) {
       consoleUrl: runtime.console_url,
       adminUrl: runtime.admin_url,
       dataDir: config.dataDir,
+      invoke: gw.invoke,
+      /** invoke as the console in the app's window: for in-process callers (tests, embedders) */
       dispatch: gw.dispatch,
       events: gw.events,
       vaultLabel: gw.vault.label,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Principal, principalLabel } from './principal.ts';
 
 export const AuditResult = z.enum(['ok', 'error', 'staged', 'confirmed', 'discarded', 'expired', 'denied', 'rate_limited']);
 export type AuditResult = z.infer<typeof AuditResult>;
@@ -23,6 +24,8 @@ export const AuditEntry = z.object({
   client: z.string().nullable(),
   /** staged id for staged/confirmed/discarded/expired transitions */
   staged_id: z.string().nullable().optional(),
+  /** who acted, through which surface (absent in lines written before principals existed) */
+  principal: Principal.nullable().optional(),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 
@@ -43,6 +46,10 @@ export const AuditQuery = z.object({
 export type AuditQuery = z.infer<typeof AuditQuery>;
 export type AuditQueryInput = z.input<typeof AuditQuery>;
 
+/** `audit.export`: the query's filters (no paging) and a file format. */
+export const AuditExportQuery = AuditQuery.omit({ limit: true, cursor: true }).extend({ format: z.enum(['csv', 'jsonl']).default('csv') });
+export type AuditExportQuery = z.infer<typeof AuditExportQuery>;
+
 export const AuditPage = z.object({
   entries: z.array(AuditEntry),
   next_cursor: z.string().nullable(),
@@ -60,5 +67,10 @@ export type Stats = z.infer<typeof Stats>;
 
 export const AUDIT_CSV_COLUMNS = [
   'id', 'at', 'request_id', 'tool', 'write', 'result', 'error_code', 'source_plugin', 'feature_key', 'site',
-  'token_id', 'token_preview', 'user_id', 'target', 'duration_ms', 'client', 'staged_id',
+  'token_id', 'token_preview', 'user_id', 'target', 'duration_ms', 'client', 'staged_id', 'principal',
 ] as const;
+
+/** A CSV cell's plain value for a column: the principal as its one-line label, everything else as stored. */
+export function auditCsvValue(e: AuditEntry, column: (typeof AUDIT_CSV_COLUMNS)[number]): unknown {
+  return column === 'principal' ? (e.principal ? principalLabel(e.principal) : null) : e[column];
+}

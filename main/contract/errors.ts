@@ -79,6 +79,7 @@ export const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   stale_preview: 409,
   store_locked: 423,
   service_unavailable: 503,
+  gateway_unavailable: 503,
   internal_error: 500,
 };
 

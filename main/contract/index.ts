@@ -11,3 +11,6 @@ export * from './tools.ts';
 export * from './api.ts';
 export * from './paths.ts';
 export * from './csp.ts';
+export * from './principal.ts';
+export * from './pro.ts';
+export * from './action-http.ts';

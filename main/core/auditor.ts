@@ -1,4 +1,5 @@
 import type { AuditEntry, AuditResult } from '../contract/audit.ts';
+import { tokenPrincipal, type Principal } from '../contract/principal.ts';
 import type { AuditSink, Clock } from './ports.ts';
 import type { StatsRecorder } from './stats.ts';
 import type { CallContext } from './tool.ts';
@@ -23,7 +24,11 @@ export interface Actor {
   token_preview?: string | null;
   user_id?: string | null;
   client?: string | null;
+  principal?: Principal | null;
 }
+
+/** An MCP call's principal: its token's user over the MCP endpoint (null for a call without a token). */
+export const principalOf = (ctx: CallContext): Principal | null => (ctx.token ? tokenPrincipal(ctx.token, ctx.user, 'mcp') : null);
 
 export const actorOf = (ctx: CallContext): Actor => ({
   request_id: ctx.request_id,
@@ -31,6 +36,7 @@ export const actorOf = (ctx: CallContext): Actor => ({
   token_preview: ctx.token?.preview ?? null,
   user_id: ctx.user.id,
   client: ctx.client,
+  principal: principalOf(ctx),
 });
 
 /** Writes one audit entry per outcome and counts it in the stats. */
@@ -62,6 +68,7 @@ export class Auditor {
       duration_ms: Math.max(0, Math.round((facts.duration_ms ?? 0) * 100) / 100),
       client: actor.client ?? null,
       staged_id: facts.staged_id ?? null,
+      principal: actor.principal ?? null,
     };
     this.sink.append(entry);
     this.stats.count(entry.tool, entry.result);

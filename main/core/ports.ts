@@ -1,4 +1,4 @@
-import type { AuditEntry, AuditPage, AuditQuery } from '../contract/audit.ts';
+import type { AuditEntry, AuditPage, AuditQuery, AuditQueryInput } from '../contract/audit.ts';
 import type { Entitlement } from '../contract/entitlements.ts';
 import type { VaultBackend } from '../contract/health.ts';
 import type { UsageEvent } from '../contract/usage.ts';
@@ -34,11 +34,24 @@ export interface Vault {
   delete(account: string): Promise<boolean>;
 }
 
+/**
+ * Where `tokens.create` with a keychain account saves the client's token:
+ * the vault, confined to the namespace clients may write (the adapter,
+ * main/store/vault-account.ts, is the one place that knows account names).
+ */
+export interface ClientTokenVault {
+  readonly backend: VaultBackend;
+  /** saves under the client account for `name`; returns nothing a caller could use to name another account */
+  save(name: string, token: string): Promise<void>;
+}
+
 export interface AuditSink {
   append(entry: AuditEntry): void;
 }
 export interface AuditReader {
   query(q: AuditQuery): Promise<AuditPage>;
+  /** every entry matching the filters, oldest first, written to `out`; resolves with the count */
+  export(q: Omit<AuditQueryInput, 'limit' | 'cursor'>, format: 'jsonl' | 'csv', out: NodeJS.WritableStream): Promise<number>;
 }
 
 /** Feature gates ask this; the local policy now, the cloud client later. */

@@ -6,7 +6,10 @@ import type { CallContext, WriteTool } from './tool.ts';
 import type { Registry } from './registry.ts';
 import type { EventHub } from './events.ts';
 import type { AuditResult } from '../contract/audit.ts';
-import { type Actor, type AuditFacts, type Auditor, actorOf } from './auditor.ts';
+import type { Settings } from '../contract/settings.ts';
+import { PRINCIPALS, principalLabel, type PersonPrincipal, type Principal } from '../contract/principal.ts';
+import { type Actor, type AuditFacts, type Auditor, actorOf, principalOf } from './auditor.ts';
+import { checkAgentDecision } from './permissions.ts';
 import { Transients } from './transients.ts';
 import { GatehouseError } from './errors.ts';
 import { capabilitiesOf } from './users.ts';
@@ -25,8 +28,12 @@ export function canonicalJson(v: unknown): string {
 }
 const hashPayload = (p: unknown): string => createHash('sha256').update(canonicalJson(p)).digest('hex');
 
-/** Who decides: a person (console, tray, CLI) or, in `agent` mode, the token's own user. */
-export type Decider = { kind: 'person'; login: string; actor?: Actor } | { kind: 'agent'; ctx: CallContext };
+/**
+ * Who decides: a person (console, tray, CLI; `invoke` let only people through)
+ * or, in `agent` mode, the token's own user through an MCP tool (checked here
+ * at decision time by checkAgentDecision).
+ */
+export type Decider = { kind: 'person'; principal: PersonPrincipal; request_id?: string | null } | { kind: 'agent'; ctx: CallContext };
 
 /**
  * The staging state machine: pending -> confirmed | discarded | expired | failed.
@@ -43,6 +50,7 @@ export class Staging {
     private readonly auditor: Auditor,
     private readonly events: EventHub,
     private readonly clock: Clock,
+    private readonly settings: () => Settings,
   ) {
     this.transients = new Transients(store, clock);
   }
@@ -106,7 +114,7 @@ export class Staging {
 
   async discard(id: string, by: Decider): Promise<StagedPayload> {
     if (this.inFlight.has(id)) throw new GatehouseError('staged_already_decided', `staged write '${id}' is being applied`);
-    const item = await this.pendingOrThrow(id, by);
+    const item = await this.pendingOrThrow(id, by, 'discard');
     const started = this.clock.now();
     const done = await this.finish(item, 'discarded', by);
     this.audit(item, 'discarded', this.actorFor(by, item), { duration_ms: this.clock.now() - started });
@@ -126,7 +134,7 @@ export class Staging {
   private async doConfirm(id: string, by: Decider): Promise<StagedPayload> {
     const settled = this.store.read().staged_history.find((s) => s.id === id);
     if (settled?.status === 'confirmed') return settled;
-    const item = await this.pendingOrThrow(id, by);
+    const item = await this.pendingOrThrow(id, by, 'confirm');
     const started = this.clock.now();
     const tool = this.registry.get(item.tool);
     // Every way a confirm can end records the transition once: history + one audit entry.
@@ -146,7 +154,7 @@ export class Staging {
       const current = await tool.currentVersion(item.target);
       if (current !== item.target_version) return refuse('stale_preview', `${item.target} changed since the preview was made (version ${item.target_version} -> ${current ?? 'deleted'}); ask the agent to stage it again`);
     }
-    const ctx: CallContext = by.kind === 'agent' ? by.ctx : { user: owner, capabilities: capabilitiesOf(owner.role), token: null, request_id: by.actor?.request_id ?? item.request_id ?? id, client: item.client };
+    const ctx: CallContext = by.kind === 'agent' ? by.ctx : { user: owner, capabilities: capabilitiesOf(owner.role), token: null, request_id: by.request_id ?? item.request_id ?? id, client: item.client };
     let result: unknown;
     try {
       result = (await tool.apply(item.payload, ctx)).structured;
@@ -159,7 +167,7 @@ export class Staging {
     return done;
   }
 
-  private async pendingOrThrow(id: string, by: Decider): Promise<StagedPayload> {
+  private async pendingOrThrow(id: string, by: Decider, verb: 'confirm' | 'discard'): Promise<StagedPayload> {
     const item = this.raw(id);
     if (!item) {
       const past = this.store.read().staged_history.find((s) => s.id === id);
@@ -167,7 +175,7 @@ export class Staging {
       if (past) throw new GatehouseError('staged_already_decided', `staged write '${id}' was already ${past.status}`);
       throw new GatehouseError('staged_not_found', `no staged write '${id}'`);
     }
-    if (by.kind === 'agent' && item.user_id !== by.ctx.user.id) throw new GatehouseError('staged_not_found', `no staged write '${id}'`);
+    if (by.kind === 'agent') checkAgentDecision(item, by.ctx, this.settings(), this.registry, verb);
     if (this.isExpired(item)) {
       await this.expire(item);
       throw new GatehouseError('staged_expired', `staged write '${id}' expired at ${item.expires_at}; ask the agent to stage it again`);
@@ -176,8 +184,8 @@ export class Staging {
   }
 
   private async expire(item: StagedPayload): Promise<void> {
-    await this.finish(item, 'expired', null);
-    this.audit(item, 'expired', { user_id: item.user_id, token_id: item.token_id, client: item.client, request_id: item.request_id });
+    await this.finish(item, 'expired', PRINCIPALS.stagedExpiry);
+    this.audit(item, 'expired', { user_id: item.user_id, token_id: item.token_id, client: item.client, request_id: item.request_id, principal: PRINCIPALS.stagedExpiry });
   }
 
   /** One audit entry for a transition of a staged write. */
@@ -185,13 +193,13 @@ export class Staging {
     this.auditor.record({ tool: item.tool, write: true, result, source_plugin: item.plugin, target: item.target, staged_id: item.id, ...extra }, actor);
   }
 
-  private async finish(item: StagedPayload, status: StagedStatus, by: Decider | null, extra: Partial<StagedPayload> = {}): Promise<StagedPayload> {
+  private async finish(item: StagedPayload, status: StagedStatus, by: Decider | Principal, extra: Partial<StagedPayload> = {}): Promise<StagedPayload> {
     const done: StagedPayload = {
       ...item,
       ...extra,
       status,
       decided_at: new Date(this.clock.now()).toISOString(),
-      decided_by: by ? (by.kind === 'person' ? by.login : `agent:${by.ctx.user.login}`) : null,
+      decided_by: 'ctx' in by ? principalOf(by.ctx) : 'principal' in by ? by.principal : by,
     };
     await this.store.update((d) => {
       delete d.transients[KEY + item.id];
@@ -205,7 +213,8 @@ export class Staging {
 
   private actorFor(by: Decider, item: StagedPayload): Actor {
     if (by.kind === 'agent') return actorOf(by.ctx);
-    return { request_id: by.actor?.request_id ?? null, token_id: by.actor?.token_id ?? null, token_preview: by.actor?.token_preview ?? null, user_id: by.actor?.user_id ?? item.user_id, client: by.actor?.client ?? `person:${by.login}` };
+    // The entry is about the write: user_id stays its owner's; the principal says which person decided.
+    return { request_id: by.request_id ?? null, token_id: null, token_preview: null, user_id: item.user_id, client: principalLabel(by.principal), principal: by.principal };
   }
 
   private raw(id: string): StagedPayload | undefined {

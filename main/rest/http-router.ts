@@ -3,16 +3,14 @@ import { ADMIN_PREFIX, CONSOLE_PATH, MCP_PATH, REST_PREFIX } from '../contract/h
 import type { Logger } from '../core/ports.ts';
 import { checkHost } from '../mcp/guards/host.ts';
 import type { AdminAuth } from './admin-auth.ts';
-import { SESSION_COOKIE } from './admin-auth.ts';
+import { SESSION_COOKIE, SESSION_MAX_AGE_S } from './admin-auth.ts';
 import { serveConsole } from './console-static.ts';
 import { sendError, sendJson } from './http-util.ts';
 
-type Sub = (req: IncomingMessage, res: ServerResponse, subpath: string, url: URL) => Promise<void>;
-
 export interface RouterDeps {
   mcp: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-  admin: Sub;
-  pro: Sub;
+  /** the admin API and the local pro REST: every action of API_ACTIONS */
+  actions: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
   auth: AdminAuth;
   consoleDir: string;
   allowedHosts: ReadonlySet<string>;
@@ -30,8 +28,7 @@ export function createRouter(deps: RouterDeps) {
       const badHost = checkHost(req, deps.allowedHosts);
       if (badHost) return sendError(res, 'forbidden', badHost.message);
       if (path === '/' && req.method === 'GET') return sendJson(res, 200, deps.info());
-      if (path.startsWith(`${ADMIN_PREFIX}/`)) return await deps.admin(req, res, path.slice(ADMIN_PREFIX.length + 1), url);
-      if (path.startsWith(`${REST_PREFIX}/pro/`)) return await deps.pro(req, res, path.slice(REST_PREFIX.length + 1), url);
+      if (path.startsWith(`${ADMIN_PREFIX}/`) || path.startsWith(`${REST_PREFIX}/pro/`)) return await deps.actions(req, res, url);
       if (path === `${CONSOLE_PATH}login` && req.method === 'GET') return login(req, res, url, deps.auth);
       if (path === '/console') {
         res.writeHead(302, { Location: CONSOLE_PATH });
@@ -55,7 +52,7 @@ function login(req: IncomingMessage, res: ServerResponse, url: URL, auth: AdminA
     return void res.end('This login link is used up or expired. Get a new one with `gatehouse console-link` or restart `gatehouse serve`.\n');
   }
   res.writeHead(302, {
-    'Set-Cookie': `${SESSION_COOKIE}=${sid}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${12 * 3600}`,
+    'Set-Cookie': `${SESSION_COOKIE}=${sid}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${SESSION_MAX_AGE_S}`,
     Location: CONSOLE_PATH,
     'Cache-Control': 'no-store',
     'Referrer-Policy': 'no-referrer',

@@ -1,5 +1,5 @@
 import type { AuditEntry } from '../contract/audit.ts';
-import { AUDIT_CSV_COLUMNS } from '../contract/audit.ts';
+import { AUDIT_CSV_COLUMNS, auditCsvValue } from '../contract/audit.ts';
 
 /**
  * Serialization of entries: the JSONL line the log stores (and exports), and
@@ -9,8 +9,9 @@ import { AUDIT_CSV_COLUMNS } from '../contract/audit.ts';
 /**
  * One entry as a JSON line, keys always in AUDIT_CSV_COLUMNS order (a test
  * holds the two together). The fixed order is what lets readers test
- * `,"tool":"x"` as a substring before parsing; `staged_id` is left out when
- * the entry has none (JSON drops undefined), so it round-trips as absent.
+ * `,"tool":"x"` as a substring before parsing; `staged_id` and `principal`
+ * are left out when the entry has none (JSON drops undefined), so they
+ * round-trip as absent.
  * An object literal, not a loop: JSON.stringify is several times faster on it.
  */
 export function entryToJsonLine(e: AuditEntry): string {
@@ -32,6 +33,7 @@ export function entryToJsonLine(e: AuditEntry): string {
     duration_ms: e.duration_ms,
     client: e.client,
     staged_id: e.staged_id,
+    principal: e.principal,
   });
 }
 
@@ -42,7 +44,7 @@ export function entryToCsvRow(e: AuditEntry): string {
   let row = '';
   for (let i = 0; i < AUDIT_CSV_COLUMNS.length; i++) {
     if (i > 0) row += ',';
-    row += csvCell(e[AUDIT_CSV_COLUMNS[i] as (typeof AUDIT_CSV_COLUMNS)[number]]);
+    row += csvCell(auditCsvValue(e, AUDIT_CSV_COLUMNS[i]!));
   }
   return `${row}\r\n`;
 }

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { VAULT_SERVICE } from '../../main/contract/paths.ts';
 import type { TokenCreated } from '../../main/contract/tokens.ts';
-import { ADMIN_KEY_ACCOUNT } from '../../main/rest/admin-auth.ts';
+import { ADMIN_KEY_ACCOUNT } from '../../main/store/vault-account.ts';
 import { loadKeytar, type KeychainClient } from '../../main/store/vault-keychain.ts';
 import { INIT, rawPost } from '../helpers/service.ts';
 import { expectTokenInNoFile, filesContaining, removeDir, runCli, startServe, tempDataDir, TOKEN_RE, type Served } from './cli-harness.ts';

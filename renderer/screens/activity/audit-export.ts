@@ -1,4 +1,4 @@
-import { AUDIT_CSV_COLUMNS } from '../../../main/contract/index.ts';
+import { AUDIT_CSV_COLUMNS, auditCsvValue } from '../../../main/contract/index.ts';
 import type { Api, AuditEntry, AuditQueryInput } from '../../../main/contract/index.ts';
 import type { ExportFormat } from '../../api/index.ts';
 
@@ -12,7 +12,7 @@ export function csvCell(value: unknown): string {
 
 export function auditToCsv(entries: readonly AuditEntry[]): string {
   const lines = [AUDIT_CSV_COLUMNS.join(',')];
-  for (const e of entries) lines.push(AUDIT_CSV_COLUMNS.map((c) => csvCell(e[c])).join(','));
+  for (const e of entries) lines.push(AUDIT_CSV_COLUMNS.map((c) => csvCell(auditCsvValue(e, c))).join(','));
   return `${lines.join('\r\n')}\r\n`;
 }
 

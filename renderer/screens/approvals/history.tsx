@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import type { StagedPayload } from '../../../main/contract/index.ts';
+import { principalLabel, type StagedPayload } from '../../../main/contract/index.ts';
 import { TimeAgoCell } from '../../components/time-ago-cell.tsx';
 
 const LABEL: Record<StagedPayload['status'], string> = {
@@ -37,7 +37,7 @@ export const DecisionHistory = memo(function DecisionHistory({ items }: { items:
                 </td>
                 <td>{item.tool}</td>
                 <td>{item.preview.summary}</td>
-                <td>{item.decided_by ?? (item.status === 'expired' ? 'time' : '')}</td>
+                <td>{item.decided_by ? principalLabel(item.decided_by) : item.status === 'expired' ? 'time' : ''}</td>
                 <TimeAgoCell at={item.decided_at ?? item.expires_at} />
               </tr>
             ))}
