@@ -26,7 +26,8 @@ export interface AdmitDeps {
 
 /**
  * The one gate in front of the admin API and the local pro REST: a browser
- * request must come from the console's own origin; the caller must present a
+ * request must come from the console's own origin (Origin and Fetch
+ * Metadata, so a page on another local port is refused); the caller must present a
  * console session, the admin key or a client token (what each may do is the
  * core's decision, per action); a state-changing call made with the session
  * cookie must carry X-Gatehouse-CSRF (which a cross-site form cannot send).
@@ -36,7 +37,10 @@ export interface AdmitDeps {
 export function admitAdmin(req: IncomingMessage, res: ServerResponse, deps: AdmitDeps): Principal | null {
   const origin = req.headers.origin;
   if (origin !== undefined && origin !== deps.origin()) return void sendError(res, 'forbidden', 'the admin API answers only the console\'s own origin'), null;
-  if (req.headers['sec-fetch-site'] === 'cross-site') return void sendError(res, 'forbidden', 'cross-site request refused'), null;
+  // Cookies are not port-scoped: a page on another local port is "same-site" and its requests carry the
+  // console's session cookie. Only the console's own pages (same-origin) and non-browser clients get in.
+  const site = req.headers['sec-fetch-site'];
+  if (site === 'cross-site' || site === 'same-site') return void sendError(res, 'forbidden', `${site} request refused: the admin API answers only the console's own pages`), null;
   const who = deps.auth.principal(req);
   if (!who) {
     const d = deps.failures.check(`admin-fail:${clientAddress(req, deps.trustProxy())}`, ADMIN_AUTH_FAILURES_PER_MINUTE, deps.now());

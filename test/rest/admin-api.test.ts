@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
+import { startTestService, TestClock } from '../helpers/service.ts';
 import { ADMIN_PREFIX } from '../../main/contract/health.ts';
+import { ADMIN_AUTH_FAILURES_PER_MINUTE } from '../../main/rest/admin-guard.ts';
+import { ADMIN_KEY_ACCOUNT } from '../../main/store/vault-account.ts';
 
 let svc: Awaited<ReturnType<typeof startTestService>>;
+const clock = new TestClock();
 let cookie: string;
 
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ clock });
   const res = await fetch(svc.loginUrl(), { redirect: 'manual' });
   expect(res.status).toBe(302);
   const set = res.headers.get('set-cookie')!;
@@ -67,12 +70,15 @@ describe('admin API', () => {
     expect(del.status).toBe(200);
   });
 
-  it('a token whose user has manage_options may use the admin API; an author token may not', async () => {
+  it('MCP client tokens never open the admin API, not even an administrator\'s; a wrong key is 401', async () => {
     const adminTok = await svc.createToken({ label: 'ops' });
-    expect((await fetch(admin('health'), { headers: { Authorization: `Bearer ${adminTok.token}` } })).status).toBe(200);
+    const byToken = await fetch(admin('health'), { headers: { Authorization: `Bearer ${adminTok.token}` } });
+    expect(byToken.status).toBe(403);
+    expect(await byToken.json()).toMatchObject({ ok: false, code: 'forbidden', message: expect.stringContaining('MCP client tokens are for the MCP endpoint only') });
     await svc.dispatch('users.add', { login: 'writer', role: 'author' });
     const authorTok = await svc.createToken({ label: 'w', user: 'writer' });
-    expect((await fetch(admin('health'), { headers: { Authorization: `Bearer ${authorTok.token}` } })).status).toBe(401);
+    expect((await fetch(admin('health'), { headers: { Authorization: `Bearer ${authorTok.token}` } })).status).toBe(403);
+    expect((await fetch(admin('health'), { headers: { Authorization: 'Bearer gha_not-the-key' } })).status).toBe(401);
   });
 
   it('streams live events over SSE', async () => {
@@ -98,6 +104,26 @@ describe('admin API', () => {
     const act = await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/license/activate`, { method: 'POST', headers: { Cookie: cookie, 'X-Gatehouse-CSRF': '1' } });
     expect(act.status).toBe(503);
     expect(((await act.json()) as { error: { code: string } }).error.code).toBe('gateway_unavailable');
+  });
+
+  it('limits failed authentications per address (the MCP endpoint has such a limit too); a valid credential is never held back', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < ADMIN_AUTH_FAILURES_PER_MINUTE + 5; i++) {
+      const res = await fetch(admin('settings'), { headers: { Authorization: `Bearer gha_guess${i}` } });
+      statuses.push(res.status);
+      if (res.status === 429) {
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(await res.json()).toMatchObject({ ok: false, code: 'rate_limited' });
+      }
+    }
+    // the service's clock stands still here: a burst of exactly the limit (two failures earlier in this file counted too)
+    const earlier = 2;
+    expect(statuses).toEqual([...Array(ADMIN_AUTH_FAILURES_PER_MINUTE - earlier).fill(401), ...Array(5 + earlier).fill(429)]);
+    clock.advance(60_000);
+    expect((await fetch(admin('settings'))).status).toBe(401);
+    const key = (await svc.gateway.vault.get(ADMIN_KEY_ACCOUNT))!;
+    expect((await fetch(admin('settings'), { headers: { Authorization: `Bearer ${key}` } })).status).toBe(200);
+    expect((await fetch(admin('settings'), { headers: { Cookie: cookie } })).status).toBe(200);
   });
 
   it('serves the console with its CSP', async () => {

@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Client } from '@modelcontextprotocol/client';
+import type { StagedResponse } from '../../main/contract/staged.ts';
+import { printable, safe, table } from '../../main/cli/output.ts';
+import { connectClient, startTestService } from '../helpers/service.ts';
+import { dirArgs, runCli } from './cli-harness.ts';
+
+// Issue 8: values from clients (tool names, page titles, client names) must
+// not reach the admin's terminal raw. Every human-readable CLI output shows
+// control and direction-changing characters as visible escapes.
+
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
+
+// Clear the screen, set the window title, ring the bell, a C1 CSI, a right-to-left override, a lone surrogate.
+const HOSTILE = 'Hi\u001b[2J\u001b]0;pwned\u0007\u009b31m\u202egnp.exe\ud800!';
+// eslint-disable-next-line no-control-regex
+const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])/;
+
+describe('printable', () => {
+  it('escapes controls, bidi overrides and lone surrogates, and nothing else', () => {
+    expect(printable(HOSTILE)).toBe('Hi\\x1b[2J\\x1b]0;pwned\\x07\\x9b31m\\u202egnp.exe\\ud800!');
+    for (const fine of ['Café crème', 'naïve 日本語 ✓', 'emoji 👍🏽 pair', 'tab-free text']) expect(printable(fine)).toBe(fine);
+    expect(printable('line\nbreak\r\tand tab')).toBe('line\\x0abreak\\x0d\\x09and tab');
+    expect(safe`title ${HOSTILE} by ${'a\u0000b'}`).toBe(`title ${printable(HOSTILE)} by a\\x00b`);
+    expect(table([{ a: HOSTILE, b: { nested: '\u001b' } }], ['a', 'b'])).not.toMatch(RAW);
+  });
+});
+
+describe('CLI output with hostile client strings', () => {
+  let svc: Awaited<ReturnType<typeof startTestService>>;
+  let client: Client;
+  let stagedId: string;
+
+  beforeAll(async () => {
+    svc = await startTestService();
+    client = await connectClient(svc.mcpUrl, (await svc.createToken({ label: 'agent' })).token);
+    const res = await client.callTool({ name: 'pages_update', arguments: { id: 1, title: HOSTILE } });
+    expect(res.isError, JSON.stringify(res.structuredContent)).toBeFalsy();
+    stagedId = (res.structuredContent as StagedResponse).staged_id;
+    await client.callTool({ name: `nope${HOSTILE}`, arguments: {} }).catch(() => undefined);
+    await svc.gateway.audit.flush();
+  });
+  afterAll(async () => {
+    await client?.close();
+    await svc?.cleanup();
+  });
+
+  it('staged list, staged show and audit list never print them raw', async () => {
+    const runs = await Promise.all([
+      runCli(['staged', 'list', ...dirArgs(svc.dataDir)]),
+      runCli(['staged', 'show', stagedId, ...dirArgs(svc.dataDir)]),
+      runCli(['audit', 'list', ...dirArgs(svc.dataDir)]),
+    ]);
+    for (const r of runs) {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).not.toMatch(RAW);
+    }
+    expect(runs[0]!.stdout).toContain(stagedId);
+    expect(runs[1]!.stdout).toContain('\\u202egnp.exe');
+    expect(runs[2]!.stdout).toContain('pages_update');
+  });
+
+  it('an error message quoting client input is escaped too', async () => {
+    const r = await runCli(['staged', 'confirm', `stg_${HOSTILE}`, ...dirArgs(svc.dataDir)]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toMatch(RAW);
+    expect(r.stderr).toContain('\\x1b[2J');
+  });
+});
