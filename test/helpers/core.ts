@@ -23,6 +23,7 @@ import { clientTokenVault } from '../../main/store/vault-account.ts';
 import { entryToCsvRow, entryToJsonLine, CSV_HEADER } from '../../main/store/audit-export-format.ts';
 import { NO_AI, NOT_CONNECTED } from '../../main/gateway.ts';
 import { TestClock } from './service.ts';
+import { VERSION } from '../../main/version.ts';
 
 /** Audit entries in memory: appended in order, queried newest first with an offset cursor. */
 export class MemoryAudit implements AuditSink, AuditReader {
@@ -101,7 +102,10 @@ export async function openCore(opts: { consoleUrl?: string | null } = {}) {
   const invoke = createInvoke({
     users, tokens, staging, registry, settings, stats, audit, events, sessions, clock,
     clientVault: clientTokenVault(vault),
-    health: () => { throw new Error('no health report in the pure core'); },
+    health: () => ({
+      name: 'gatehouse', version: VERSION, enabled: settings.get().enabled, base_url: '', mcp_url: '', console_url: consoleUrl ?? '', data_dir: '(memory)',
+      vault: { backend: 'file', label: 'memory' }, pending_approvals: staging.pendingCount(), recent_clients: [], cloud: NOT_CONNECTED, warnings: [],
+    }),
     consoleUrl: () => consoleUrl,
     cloud: () => NOT_CONNECTED,
     entitlements: () => entitlements,
