@@ -131,3 +131,14 @@ describe('admin API', () => {
     expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
   });
 });
+
+describe('admin API input from the query string', () => {
+  it('prototype names in the query are plain unknown keys, refused by strict schemas and never reaching an object\'s prototype', async () => {
+    const strict = await fetch(`${admin('tokens')}?__proto__=x&constructor=y`, { headers: { Cookie: cookie } });
+    expect(strict.status).toBe(400);
+    expect(await strict.json()).toMatchObject({ ok: false, code: 'invalid_value', message: expect.stringMatching(/^tokens\.list: /) });
+    const loose = await fetch(`${admin('audit')}?__proto__=x&limit=5`, { headers: { Cookie: cookie } });
+    expect(loose.status).toBe(200);
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+});
