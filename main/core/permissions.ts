@@ -48,10 +48,11 @@ export function checkCaller(action: AnyAction, who: Who, principal: Principal, s
  * the MCP layer showed the agent before.
  */
 export function checkAgentDecision(item: StagedPayload, ctx: CallContext, settings: Settings, registry: Registry, verb: 'confirm' | 'discard'): void {
+  // Another user's write does not exist for this agent, whatever the mode.
+  if (item.user_id !== ctx.user.id) throw new GatehouseError('staged_not_found', `no staged write '${item.id}'`);
   if (settings.approval_mode !== 'agent') {
     throw new GatehouseError('forbidden', `approval_mode is '${settings.approval_mode}': only a person may ${verb} staged writes (in the console, the tray or the CLI)`);
   }
-  if (item.user_id !== ctx.user.id) throw new GatehouseError('staged_not_found', `no staged write '${item.id}'`);
   const tool = registry.get(item.tool);
   if (!tool || !registry.isVisible(tool, viewerOf(ctx), settings)) {
     throw new GatehouseError('forbidden', `this token may not call '${item.tool}' now (the tool is disabled, outside the token's scope, or beyond its user's role), so it cannot ${verb} this write; a person can, in Gatehouse`);
