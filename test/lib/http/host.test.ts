@@ -28,7 +28,7 @@ describe('Host check (DNS rebinding)', () => {
       const e = checkHost(req({ host }), allowed);
       expect(e?.status, host).toBe(400);
       expect(e?.code).toBe('invalid_request');
-      expect([...(e?.message ?? "")].some((ch) => ch.charCodeAt(0) < 0x20)).toBe(false);
+      expect([...(e?.message ?? '')].some((ch) => ch.charCodeAt(0) < 0x20)).toBe(false);
     }
     expect(checkHost(req({}), allowed)?.status).toBe(400);
   });
