@@ -4,7 +4,7 @@ import { rawSocket, serve } from './serve.ts';
 
 describe('createEdgeServer limits', () => {
   it('closes connections over maxConnections at once', async () => {
-    const srv = await serve((_req, res) => res.end('ok'), { maxConnections: 2 });
+    const srv = await serve((_req, res) => void res.end('ok'), { maxConnections: 2 });
     try {
       const a = await rawSocket(srv.port);
       const b = await rawSocket(srv.port);
@@ -44,7 +44,7 @@ describe('createEdgeServer limits', () => {
   });
 
   it('headers that never finish are cut too', async () => {
-    const srv = await serve((_req, res) => res.end('ok'), { requestTimeoutMs: 300, headersTimeoutMs: 200, checkIntervalMs: 50 });
+    const srv = await serve((_req, res) => void res.end('ok'), { requestTimeoutMs: 300, headersTimeoutMs: 200, checkIntervalMs: 50 });
     try {
       const s = await rawSocket(srv.port);
       s.write(`GET / HTTP/1.1\r\nHost: x\r\n`);
