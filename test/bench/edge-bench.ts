@@ -88,7 +88,10 @@ function parseCost(label: string, text: string, rounds: number): Array<string | 
   const buf = Buffer.from(text);
   const bare: number[] = [];
   const ours: number[] = [];
-  for (let i = 0; i < Math.min(rounds, 50); i++) (parseJson(buf), JSON.parse(buf.toString('utf8')));
+  for (let i = 0; i < Math.min(rounds, 50); i++) {
+    parseJson(buf);
+    JSON.parse(buf.toString('utf8'));
+  }
   // interleaved, so both see the same machine load
   for (let i = 0; i < rounds; i++) {
     let t = performance.now();
