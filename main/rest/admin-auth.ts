@@ -7,7 +7,7 @@ import { SESSION_TTL_MS } from '../core/console-sessions.ts';
 import { randomBase64Url } from '../core/ids.ts';
 import { PRINCIPALS, consoleSession, tokenPrincipal, type Principal } from '../contract/principal.ts';
 import { ADMIN_KEY_ACCOUNT } from '../store/vault-account.ts';
-import { parseCookies } from './http-util.ts';
+import { parseCookies } from '../lib/http/cookies.ts';
 
 export const SESSION_COOKIE = 'gatehouse_session';
 export const SESSION_MAX_AGE_S = SESSION_TTL_MS / 1000;

@@ -1,89 +1,96 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ALL_ACTIONS, API_ACTIONS, actionPrefix, type AnyAction, type ApiEvent, type Download, type EventFeed } from '../contract/api.ts';
+import { ALL_ACTIONS, API_ACTIONS, type AnyAction, type ApiEvent, type Download, type EventFeed } from '../contract/api.ts';
 import { HTTP_STATUS, type Result } from '../contract/errors.ts';
 import type { Principal } from '../contract/principal.ts';
 import type { Invoke } from '../core/invoke.ts';
 import type { Logger } from '../core/ports.ts';
+import { HttpError } from '../lib/http/http-error.ts';
+import { Router, type Params } from '../lib/http/router.ts';
+import { readBody, type BodyBudget } from '../lib/http/body.ts';
+import { parseJson } from '../lib/http/json.ts';
+import { sendJson } from '../lib/http/send.ts';
 import { queryToInput } from './query-input.ts';
 import { admitAdmin, type AdmitDeps } from './admin-guard.ts';
 import { SESSION_COOKIE } from './admin-auth.ts';
-import { readJsonBody, sendError, sendJson, sendResult } from './http-util.ts';
+import type { SubRoutes } from './http-router.ts';
+
+/** Admin bodies are small settings and token records. */
+const ADMIN_MAX_BODY = 1024 * 1024;
 
 export interface AdminRoutesDeps extends AdmitDeps {
   invoke: Invoke;
   log: Logger;
+  /** memory shared by every body being read at once (with the MCP endpoint's) */
+  bodyBudget?: BodyBudget;
 }
 
-interface Route {
-  action: AnyAction;
-  method: string;
-  pattern: RegExp;
-  params: string[];
+interface Ctx {
+  req: IncomingMessage;
+  res: ServerResponse;
+  params: Params;
+  query: URLSearchParams;
+  who: Principal;
 }
-
-/** Routes derived from API_ACTIONS (admin API and local REST): nothing here is written per action. */
-const ROUTES: Route[] = ALL_ACTIONS.map((action) => {
-  const def = API_ACTIONS[action];
-  const params: string[] = [];
-  const path = `${actionPrefix(action)}/${def.path}`.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const pattern = new RegExp(`^${path.replace(/:([a-z_]+)/g, (_m, p: string) => (params.push(p), '([^/]+)'))}$`);
-  return { action, method: def.method, pattern, params };
-});
+type Handler = (c: Ctx) => Promise<void>;
 
 /**
- * The admin API under {ADMIN_PREFIX}/ and seed part C's local REST under
- * {REST_PREFIX}/pro/: the gate (admitAdmin), then the raw input from the
- * query or the JSON body, then the core's invoke with the caller's
- * principal, then the answer in the action's envelope.
+ * The admin API (under {ADMIN_PREFIX}/) and seed part C's local REST (under
+ * {REST_PREFIX}/pro/): one route per API_ACTIONS entry, derived from it, so
+ * nothing here is written per action. Each request passes admitAdmin (which
+ * names the caller's principal), then its raw input (query, or a JSON object
+ * body, plus path parameters) goes to the core's invoke, which decides
+ * whether this caller may, checks the input and runs the action; the answer
+ * goes out in the action's envelope (JSON Result, seed shape, download, SSE).
  */
-export function createAdminRoutes(deps: AdminRoutesDeps) {
-  return async function handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const who = admitAdmin(req, res, deps);
-    if (!who) return;
-    const method = req.method ?? 'GET';
-    const path = url.pathname;
-    const route = ROUTES.find((r) => r.method === method && r.pattern.test(path));
-    if (!route) {
-      const known = ROUTES.some((r) => r.pattern.test(path));
-      return sendError(res, known ? 'invalid_request' : 'not_found', known ? `${method} is not allowed on ${path}` : `no route '${path}'`);
-    }
-    const def = API_ACTIONS[route.action];
-    let raw: Record<string, unknown>;
-    if (method === 'GET' || method === 'DELETE') raw = queryToInput(url.searchParams, def.input);
-    else {
-      const body = await readJsonBody(req);
-      if (!body.ok) return sendError(res, body.code, body.message);
-      if (typeof body.value !== 'object' || body.value === null || Array.isArray(body.value)) return sendError(res, 'invalid_value', 'the request body must be a JSON object');
-      raw = body.value as Record<string, unknown>;
-    }
-    const m = route.pattern.exec(path)!;
-    try {
-      route.params.forEach((p, i) => (raw[p] = decodeURIComponent(m[i + 1]!)));
-    } catch {
-      return sendError(res, 'invalid_value', `a path segment of ${path} is not valid percent-encoding`);
-    }
-    const result = await deps.invoke(route.action, raw, who, { request_id: requestIdOf(res) });
-    return answer(req, res, route.action, result, who, deps.log);
-  };
+export function createAdminRoutes(deps: AdminRoutesDeps): { admin: SubRoutes; pro: SubRoutes } {
+  const tables = { admin: new Router<Handler>(), rest: new Router<Handler>() };
+  for (const action of ALL_ACTIONS) {
+    const def = API_ACTIONS[action];
+    tables['base' in def ? 'rest' : 'admin'].on(def.method, def.path, (c) => runAction(action, c, deps));
+  }
+  const serve = (routes: Router<Handler>, where: string): SubRoutes =>
+    async function handle(req, res, subpath, query) {
+      const who = admitAdmin(req, deps);
+      const method = req.method ?? 'GET';
+      const match = routes.match(method, subpath);
+      if (!match) throw new HttpError('not_found', `no ${where} route '${subpath.slice(0, 200)}'`);
+      if (!match.handler) throw new HttpError('invalid_request', `${method} is not allowed on ${subpath.slice(0, 200)}`, { headers: { Allow: match.allow.join(', ') } });
+      await match.handler({ req, res, params: match.params, query, who });
+    };
+  return { admin: serve(tables.admin, 'admin'), pro: serve(tables.rest, 'local REST') };
 }
 
-function requestIdOf(res: ServerResponse): string | null {
-  const id = res.getHeader('x-request-id');
-  return typeof id === 'string' ? id : null;
-}
-
-function answer(req: IncomingMessage, res: ServerResponse, action: AnyAction, result: Result<unknown>, who: Principal, log: Logger): void | Promise<void> {
+/** GET/DELETE take their input from the query, the others from a JSON object body; path params win. */
+async function runAction(action: AnyAction, c: Ctx, deps: AdminRoutesDeps): Promise<void> {
   const def = API_ACTIONS[action];
-  if ('base' in def) return sendSeed(res, result);
-  if (!result.ok) return sendResult(res, result);
-  if ('stream' in def) {
-    if (def.stream === 'events') return streamEvents(req, res, result.data as EventFeed);
-    return download(res, result.data as Download, log);
+  let raw: Record<string, unknown>;
+  if (def.method === 'GET' || def.method === 'DELETE') raw = queryToInput(c.query, def.input);
+  else {
+    const body = await readBody(c.req, { limit: ADMIN_MAX_BODY, ...(deps.bodyBudget ? { budget: deps.bodyBudget } : {}) });
+    const value = body.length === 0 ? {} : parseJson(body);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new HttpError('invalid_value', 'the request body must be a JSON object');
+    raw = value as Record<string, unknown>;
   }
-  if (action === 'console.logout' && who.kind === 'person' && who.via === 'session') {
-    res.setHeader('Set-Cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`);
+  for (const [k, v] of Object.entries(c.params)) raw[k] = v;
+  const requestId = c.res.getHeader('x-request-id');
+  const result = await deps.invoke(action, raw, c.who, { request_id: typeof requestId === 'string' ? requestId : null });
+  return answer(action, result, c, deps.log);
+}
+
+function answer(action: AnyAction, result: Result<unknown>, c: Ctx, log: Logger): void | Promise<void> {
+  const def = API_ACTIONS[action];
+  if ('base' in def) return sendSeed(c.res, result);
+  if (!result.ok) return sendResult(c.res, result);
+  if ('stream' in def) return def.stream === 'events' ? streamEvents(c.req, c.res, result.data as EventFeed) : download(c.res, result.data as Download, log);
+  if (action === 'console.logout' && c.who.kind === 'person' && c.who.via === 'session') {
+    c.res.setHeader('Set-Cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`);
   }
-  return sendResult(res, result);
+  return sendResult(c.res, result);
+}
+
+/** An action's Result: 200 with `{ok:true, data}`, or its error code's status with `{ok:false, code, message}`. */
+function sendResult(res: ServerResponse, result: Result<unknown>): void {
+  sendJson(res, result.ok ? 200 : (HTTP_STATUS[result.code] ?? 400), result);
 }
 
 /** Seed part C's envelope: the data as the whole body, or `{success:false, error:{code, message, retryable}}`. */
@@ -113,11 +120,7 @@ function streamEvents(req: IncomingMessage, res: ServerResponse, feed: EventFeed
 }
 
 async function download(res: ServerResponse, file: Download, log: Logger): Promise<void> {
-  res.writeHead(200, {
-    'Content-Type': file.content_type,
-    'Content-Disposition': `attachment; filename="${file.filename}"`,
-    'Cache-Control': 'no-store',
-  });
+  res.writeHead(200, { 'Content-Type': file.content_type, 'Content-Disposition': `attachment; filename="${file.filename}"`, 'Cache-Control': 'no-store' });
   try {
     await file.write(res);
   } catch (e) {
