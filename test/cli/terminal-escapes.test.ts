@@ -13,6 +13,8 @@ vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
 // Clear the screen, set the window title, ring the bell, a C1 CSI, a right-to-left override, a lone surrogate.
 const HOSTILE = 'Hi\u001b[2J\u001b]0;pwned\u0007\u009b31m\u202egnp.exe\ud800!';
+// What a client can still send: the MCP endpoint refuses lone surrogates outright (parse_error).
+const HOSTILE_WIRE = HOSTILE.replace('\ud800', '');
 // eslint-disable-next-line no-control-regex
 const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])/;
 
@@ -34,10 +36,10 @@ describe('CLI output with hostile client strings', () => {
   beforeAll(async () => {
     svc = await startTestService();
     client = await connectClient(svc.mcpUrl, (await svc.createToken({ label: 'agent' })).token);
-    const res = await client.callTool({ name: 'pages_update', arguments: { id: 1, title: HOSTILE } });
+    const res = await client.callTool({ name: 'pages_update', arguments: { id: 1, title: HOSTILE_WIRE } });
     expect(res.isError, JSON.stringify(res.structuredContent)).toBeFalsy();
     stagedId = (res.structuredContent as StagedResponse).staged_id;
-    await client.callTool({ name: `nope${HOSTILE}`, arguments: {} }).catch(() => undefined);
+    await client.callTool({ name: `nope${HOSTILE_WIRE}`, arguments: {} }).catch(() => undefined);
     await svc.gateway.audit.flush();
   });
   afterAll(async () => {
@@ -61,7 +63,7 @@ describe('CLI output with hostile client strings', () => {
   });
 
   it('an error message quoting client input is escaped too', async () => {
-    const r = await runCli(['staged', 'confirm', `stg_${HOSTILE}`, ...dirArgs(svc.dataDir)]);
+    const r = await runCli(['staged', 'confirm', `stg_${HOSTILE_WIRE}`, ...dirArgs(svc.dataDir)]);
     expect(r.code).toBe(1);
     expect(r.stderr).not.toMatch(RAW);
     expect(r.stderr).toContain('\\x1b[2J');
