@@ -18,6 +18,8 @@ export const CloudErrorCode = z.enum([
   'provider_unavailable',
   'update_not_allowed',
   'rate_limited',
+  // license/activate on a license whose production sites are all taken
+  'site_limit_reached',
   // request errors
   'invalid_request',
   'parse_error',
@@ -55,6 +57,7 @@ export const CLOUD_ERRORS: Record<CloudErrorCode, CloudErrorRule> = {
   provider_unavailable: { status: 503, retryable: true },
   update_not_allowed: { status: 403, retryable: false },
   rate_limited: { status: 429, retryable: true },
+  site_limit_reached: { status: 409, retryable: false },
   invalid_request: { status: 400, retryable: false },
   parse_error: { status: 400, retryable: false },
   payload_too_large: { status: 413, retryable: false },
