@@ -25,7 +25,6 @@ export const CloudErrorCode = z.enum([
   'parse_error',
   'payload_too_large',
   'not_found',
-  'method_not_allowed',
   'conflict',
   'internal_error',
 ]);
@@ -62,7 +61,6 @@ export const CLOUD_ERRORS: Record<CloudErrorCode, CloudErrorRule> = {
   parse_error: { status: 400, retryable: false },
   payload_too_large: { status: 413, retryable: false },
   not_found: { status: 404, retryable: false },
-  method_not_allowed: { status: 405, retryable: false },
   conflict: { status: 409, retryable: false },
   internal_error: { status: 500, retryable: true },
 };

@@ -57,7 +57,7 @@ export type CloudUsageEvent = z.infer<typeof CloudUsageEvent>;
  */
 export const UsageBatchBody = z.strictObject({ events: z.array(z.unknown()).min(1).max(USAGE_BATCH_MAX) });
 
-export const UsageRejectReason = z.enum(['invalid_event', 'site_mismatch', 'timestamp_out_of_range', 'quota_exceeded', 'duplicate_in_batch']);
+export const UsageRejectReason = z.enum(['invalid_event', 'site_mismatch', 'timestamp_out_of_range', 'quota_exceeded']);
 export type UsageRejectReason = z.infer<typeof UsageRejectReason>;
 
 export const UsageRecordResult = z.object({
