@@ -15,6 +15,8 @@ import { sweepReservations } from './services/reservations-service.ts';
 export interface CloudServiceOptions {
   dataDir: string;
   databaseUrl?: string;
+  /** the embedded database in memory instead of the data dir (tests, benchmarks) */
+  memory?: boolean;
   host?: string;
   port?: number;
   log: CloudLogger;
@@ -38,11 +40,11 @@ const MAX_SOCKET_PATH = 100;
 
 /** The composition root: ledger, HTTP server, housekeeping, runtime.json. */
 export async function startCloudService(o: CloudServiceOptions): Promise<CloudService> {
-  const embedded = !o.databaseUrl;
+  const embedded = !o.databaseUrl && !o.memory;
   const unlock = embedded ? await lockDataDir(o.dataDir) : async () => {};
   let ctx: Ctx;
   try {
-    ctx = await openLedger({ dataDir: o.dataDir, databaseUrl: o.databaseUrl, env: o.env, log: o.log, now: o.now });
+    ctx = await openLedger({ dataDir: o.dataDir, databaseUrl: o.databaseUrl, memory: o.memory, env: o.env, log: o.log, now: o.now });
   } catch (e) {
     await unlock();
     throw e;
