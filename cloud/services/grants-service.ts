@@ -21,7 +21,10 @@ export interface SiteGrants {
 }
 
 export async function loadGrants(q: Queryable, site: SiteRow, now: Date): Promise<SiteGrants> {
-  const [license, plans, off] = await Promise.all([site.license_id ? licenseById(q, site.license_id) : Promise.resolve(null), listPlans(q), switchedOff(q, site.id, site.account_id)]);
+  // One after another: a transaction's queries share one connection.
+  const license = site.license_id ? await licenseById(q, site.license_id) : null;
+  const plans = await listPlans(q);
+  const off = await switchedOff(q, site.id, site.account_id);
   const plan = license ? (plans.find((p) => p.id === license.plan_id) ?? null) : null;
   return { site, license, plan, plans, off, grants: computeGrants(license, plan, off, now) };
 }
