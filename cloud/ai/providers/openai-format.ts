@@ -25,7 +25,7 @@ const Chunk = z
     model: z.string().max(256).optional(),
     choices: z.array(z.object({ delta: z.object({ content: z.string().nullish() }).loose().optional() }).loose()).optional(),
     usage: Usage.nullish(),
-    error: z.object({ message: z.string().optional(), type: z.string().nullish(), code: z.unknown() }).loose().optional(),
+    error: z.object({ message: z.string().optional(), type: z.string().nullish() }).loose().optional(),
   })
   .loose();
 
