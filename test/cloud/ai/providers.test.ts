@@ -147,8 +147,8 @@ describe.each(kinds)('%s adapter', (kind, start) => {
   });
 
   it('times out a stream that stalls after it began, and reports the tokens seen', async () => {
-    fx.script({ kind: 'success', text: 'x'.repeat(40), chunks: 4, chunk_delay_ms: 400 });
-    const out = await call({ stream: true }, { timeoutMs: 200 });
+    fx.script({ kind: 'stall' });
+    const out = await call({ stream: true }, { timeoutMs: 300 });
     expect(out).toMatchObject({ ok: false, failure: { kind: 'timeout', retryable: true } });
     expect(out.tokens_input).toBeGreaterThan(0);
     expect(out.tokens_output).toBeGreaterThan(0);
