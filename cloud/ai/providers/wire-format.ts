@@ -1,4 +1,4 @@
-import type { AiMessage } from '../../../main/contract/ai.ts';
+import type { AiMessage } from '../../../main/contract/cloud/ai.ts';
 import type { SseEvent } from './sse.ts';
 import type { ProviderFailure } from './outcome.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AiModelName, AiTag } from '../../../main/contract/ai.ts';
+import { AiModelName, AiTag } from '../../../main/contract/cloud/ai.ts';
 import { ProviderId } from '../provider-record.ts';
 
 /**

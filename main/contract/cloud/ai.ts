@@ -10,9 +10,9 @@ import { z } from 'zod';
 export const AI_LIMITS = {
   messages: 200,
   /** characters of one message's content */
-  content: 200_000,
-  /** characters of all contents together */
-  totalContent: 400_000,
+  content: 100_000,
+  /** characters of all contents together (ai/generate needs a body limit of about 1 MB for this) */
+  totalContent: 200_000,
   maxTokens: 100_000,
   tags: 16,
 } as const;
