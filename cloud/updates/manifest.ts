@@ -59,7 +59,7 @@ export function openManifest(signed: unknown, keys: readonly VerifyKey[]): OpenR
   if (!key) return { ok: false, reason: `signed with key ${env.data.kid}, which is not one we trust` };
   const bytes = Buffer.from(env.data.payload, 'base64url');
   const sig = Buffer.from(env.data.sig, 'base64url');
-  let good = false;
+  let good: boolean;
   try {
     good = sig.length === 64 && verify(null, bytes, createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: key.x }, format: 'jwk' }), sig);
   } catch {

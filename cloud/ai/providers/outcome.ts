@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { REDACTED, redact } from '../../../main/lib/redact.ts';
 import type { TransportError } from './http-post.ts';
 
 /**
@@ -121,13 +122,15 @@ export function fromStatus(status: number, headers: IncomingHttpHeaders, detail:
 
 /**
  * A provider's own error text, fit to repeat: one line, at most `max`
- * characters, and with anything that shares six characters in a row with the
- * key masked (providers echo a partly masked key back on a 401).
+ * characters, through the one log redactor (bearer values, key=value,
+ * secret-named JSON fields), and with anything that shares six characters in
+ * a row with the key masked (providers echo a partly masked key back on a 401).
  */
 export function safeDetail(text: unknown, key: string | undefined, max = 200): string {
   if (typeof text !== 'string') return '';
-  const flat = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
-  const words = flat.split(/\s+/).map((w) => (key && sharesRun(w, key, 6) ? '[redacted]' : w));
+  // eslint-disable-next-line no-control-regex
+  const flat = redact(text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim());
+  const words = flat.split(/\s+/).map((w) => (key && sharesRun(w, key, 6) ? REDACTED : w));
   const out = words.join(' ');
   return out.length > max ? `${out.slice(0, max - 1)}…` : out;
 }

@@ -18,13 +18,15 @@ export const AI_LIMITS = {
 } as const;
 
 /** No control characters but tab, newline and carriage return; no lone surrogates. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const text = (max: number) =>
   z
     .string()
     .max(max)
     .refine((s) => !LONE_SURROGATE.test(s), 'contains a lone surrogate')
-    .refine((s) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s), 'contains a control character');
+    .refine((s) => !CONTROL.test(s), 'contains a control character');
 
 /** A model id or a model class name, as providers spell them (`gpt-4o-mini`, `claude-3-5-haiku-latest`, `fast`). */
 export const AiModelName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/, 'a model id or class: letters, digits and . _ : / @ -, at most 128');

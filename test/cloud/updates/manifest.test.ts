@@ -3,7 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ReleaseManifest, SignedManifest, type ReleaseFile } from '../../../main/contract/cloud/updates.ts';
+import type { ReleaseManifest} from '../../../main/contract/cloud/updates.ts';
+import { SignedManifest, type ReleaseFile } from '../../../main/contract/cloud/updates.ts';
 import { hashFile, sameSha512, sha512Base64 } from '../../../cloud/updates/file-hash.ts';
 import { buildManifest, checkReleaseFile, openManifest, signManifest, type SignBytes, type VerifyKey } from '../../../cloud/updates/manifest.ts';
 
