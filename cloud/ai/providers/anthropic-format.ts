@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { failure, type FailureKind } from './outcome.ts';
-import type { Answer, GenerateInput, ReportedUsage, StreamReader, WireFormat } from './wire-format.ts';
+import { errorMessageOf, type Answer, type GenerateInput, type ReportedUsage, type StreamReader, type WireFormat } from './wire-format.ts';
 
 /**
  * The Anthropic messages wire format: `POST {base}/v1/messages` with
@@ -24,7 +24,6 @@ const Message = z
   .loose();
 
 const ErrorObject = z.object({ type: z.string().optional(), message: z.string().optional() }).loose();
-const ErrorBody = z.object({ error: ErrorObject }).loose();
 
 const Event = z.discriminatedUnion('type', [
   z.object({ type: z.literal('message_start'), message: z.object({ model: z.string().max(256).optional(), usage: Usage.optional() }).loose() }).loose(),
@@ -79,10 +78,7 @@ export const anthropicFormat: WireFormat = {
     return { text: textOf(r.data.content), model: r.data.model, usage: { tokens_input: r.data.usage?.input_tokens, tokens_output: r.data.usage?.output_tokens } };
   },
 
-  errorMessage: (json) => {
-    const r = ErrorBody.safeParse(json);
-    return r.success ? r.data.error.message : undefined;
-  },
+  errorMessage: errorMessageOf,
 
   streamReader(onText): StreamReader {
     let text = '';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { failure } from './outcome.ts';
-import type { Answer, GenerateInput, ReportedUsage, StreamReader, WireFormat } from './wire-format.ts';
+import { errorMessageOf, type Answer, type GenerateInput, type ReportedUsage, type StreamReader, type WireFormat } from './wire-format.ts';
 
 /**
  * The OpenAI-compatible chat completions wire format: `POST {base}/chat/completions`
@@ -29,7 +29,6 @@ const Chunk = z
   })
   .loose();
 
-const ErrorBody = z.object({ error: z.object({ message: z.string() }).loose() }).loose();
 
 function usageOf(u: z.infer<typeof Usage> | null | undefined): ReportedUsage {
   return u ? { tokens_input: u.prompt_tokens, tokens_output: u.completion_tokens } : {};
@@ -53,10 +52,7 @@ export const openaiFormat: WireFormat = {
     return { text: r.data.choices[0]!.message.content ?? '', model: r.data.model, usage: usageOf(r.data.usage) };
   },
 
-  errorMessage: (json) => {
-    const r = ErrorBody.safeParse(json);
-    return r.success ? r.data.error.message : undefined;
-  },
+  errorMessage: errorMessageOf,
 
   streamReader(onText): StreamReader {
     let text = '';

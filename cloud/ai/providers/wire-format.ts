@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { AiMessage } from '../../../main/contract/cloud/ai.ts';
 import type { SseEvent } from './sse.ts';
 import type { ProviderFailure } from './outcome.ts';
@@ -42,4 +43,12 @@ export interface WireFormat {
   /** the provider's own message in an error body, if it has one */
   errorMessage(json: unknown): string | undefined;
   streamReader(onText?: (delta: string) => void): StreamReader;
+}
+
+/** Both formats put the provider's message at `error.message` of an error body. */
+const ErrorBody = z.object({ error: z.object({ message: z.string() }).loose() }).loose();
+
+export function errorMessageOf(json: unknown): string | undefined {
+  const r = ErrorBody.safeParse(json);
+  return r.success ? r.data.error.message : undefined;
 }
