@@ -89,11 +89,21 @@ export async function executeRoutes(opts: ExecuteOptions): Promise<ExecuteResult
       return { ok: false, outcome: 'stopped', error, hops };
     }
 
-    const out = await opts.call(route, opts.signal);
+    let out: ProviderOutcome;
+    try {
+      out = await opts.call(route, opts.signal);
+    } catch (error) {
+      // Adapters answer outcomes; a throw is a bug, and must not keep a probe slot taken.
+      opts.breakers?.release(id);
+      throw error;
+    }
+    if (out.ok) opts.breakers?.success(id);
+    else if (countsAgainstProvider(out.failure.kind)) opts.breakers?.failure(id);
+    else opts.breakers?.release(id);
     await opts.afterHop?.(route, out, hop);
+
     const usage = { tokens_input: out.tokens_input, tokens_output: out.tokens_output, estimated: out.estimated };
     if (out.ok) {
-      opts.breakers?.success(id);
       hops.push({ provider: id, model: route.model, status: 'ok', ...usage });
       return { ok: true, route, text: out.text, model: out.model, ...usage, hops };
     }
@@ -101,8 +111,6 @@ export async function executeRoutes(opts: ExecuteOptions): Promise<ExecuteResult
     const f = out.failure;
     hops.push({ provider: id, model: route.model, status: 'failed', kind: f.kind, retryable: f.retryable, reason: f.reason, ...usage });
     opts.log?.warn('ai provider call failed', { provider: id, model: route.model, hop, kind: f.kind, retryable: f.retryable, status: f.status, reason: f.reason });
-    if (countsAgainstProvider(f.kind)) opts.breakers?.failure(id);
-    else opts.breakers?.release(id);
     if (f.retry_after_s !== undefined) retryAfters.push(f.retry_after_s);
     if (f.kind === 'aborted') return { ok: false, outcome: 'aborted', hops };
     if (!failsOver(f.kind)) return { ok: false, outcome: 'refused', code: 'invalid_request', message: `the provider refused the request: ${KIND_WORDS[f.kind]}`, hops };
