@@ -7,3 +7,5 @@ export * from './sites.ts';
 export * from './license.ts';
 export * from './entitlements.ts';
 export * from './paths.ts';
+export * from './ai.ts';
+export * from './updates.ts';
