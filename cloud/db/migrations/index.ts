@@ -1,0 +1,10 @@
+import * as m001 from './001-ledger.ts';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Every migration, in order. Append only. */
+export const MIGRATIONS: readonly Migration[] = [m001];
