@@ -1,0 +1,432 @@
+import { join } from 'node:path';
+import type { Certificate } from '../contract/cloud/certificate.ts';
+import type { CloudProduct } from '../contract/cloud/catalog.ts';
+import type { LicenseView } from '../contract/cloud/license.ts';
+import type { Environment } from '../contract/cloud/sites.ts';
+import type { CloudClientStatus } from '../contract/cloud-status.ts';
+import { GatehouseError } from '../core/errors.ts';
+import { systemClock, type Clock, type EntitlementSource, type Logger, type Vault } from '../core/ports.ts';
+import { createLogger } from '../lib/logger.ts';
+import { VERSION } from '../version.ts';
+import { CLOSED } from './breaker.ts';
+import { CloudApi } from './cloud-api.ts';
+import { CloudEntitlements, type HeldCertificate } from './cloud-entitlements.ts';
+import { CloudHttp, type CallMode, type Timeouts } from './cloud-http.ts';
+import { CloudRuntime } from './cloud-state.ts';
+import { buildStatus } from './cloud-status.ts';
+import { CloudCredentials, type SiteIdentity } from './credentials.ts';
+import { CloudClientError, isCloudClientError } from './errors.ts';
+import { normalizeGatewayUrl } from './gateway-url.ts';
+import { nextRefreshAt, retryRefreshAt } from './grant-policy.ts';
+import { fingerprintOf, firstKey, parsePublicKey, verifyCertificate, type PinnedKey } from './pinned-key.ts';
+import type { Transport } from './transport.ts';
+import { UsageOutbox, type FlushResult } from './usage-outbox.ts';
+
+/**
+ * The app's cloud client, one object for the composition root to wire:
+ * the connect flow (connect, activate, deactivate, status, sync,
+ * disconnect), `entitlements` (an EntitlementSource for the feature gates),
+ * `usage` (the UsageSink outbox), `api` (the typed endpoints, for AI and
+ * updates) and the background refresh. It makes no cloud request on its own
+ * except the daily refresh and the outbox upload, both background jobs of
+ * the service; the caller of every other operation is checked by the
+ * caller's layer (REST, CLI, IPC) before it gets here.
+ */
+export const OUTBOX_FILE = 'cloud-outbox.jsonl';
+
+export interface CloudClientOptions {
+  dataDir: string;
+  vault: Vault;
+  clock?: Clock;
+  log?: Logger;
+  transport?: Transport;
+  timeouts?: Partial<Timeouts>;
+  /** the site address registered with the gateway (the local service's base URL) */
+  siteUrl?: () => string;
+  /** the products this install uses, reported by sites/sync */
+  productsInUse?: () => CloudProduct[];
+  /** the policy while unconnected (default: the local free plan) */
+  local?: EntitlementSource;
+  outbox?: { capacity?: number; batchSize?: number; intervalMs?: number };
+  /** how often the refresh schedule is looked at (default 1 min) */
+  tickMs?: number;
+  /** allow http:// to a non-loopback gateway (tests of a remote-looking host; never in production) */
+  allowInsecureHttp?: boolean;
+  random?: () => number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+export interface ConnectInput {
+  url: string;
+  environment?: Environment;
+  /** the gateway's public key to pin (JWK JSON, bare x, or kid:x); default: the first key of GET keys */
+  publicKey?: string;
+  name?: string;
+}
+
+export interface ConnectResult {
+  site_id: string;
+  environment: Environment;
+  gateway_url: string;
+  pinned_key: { kid: string | null; fingerprint: string; source: 'explicit' | 'fetched' };
+  /** the first sync's outcome: the connection stands even when it failed */
+  first_sync: { ok: true } | { ok: false; code: string; message: string; request_id: string | null };
+}
+
+export interface SyncResult {
+  outbox: FlushResult;
+  certificate: 'accepted' | 'refused';
+  request_id: string;
+}
+
+export interface DisconnectResult {
+  site_id: string | null;
+  remote: { ok: true } | { ok: false; code: string; message: string; request_id: string | null };
+  /** usage events that could not be uploaded before the identity was dropped */
+  unsent_events: number;
+}
+
+export class CloudClient {
+  readonly entitlements: CloudEntitlements;
+  readonly usage: UsageOutbox;
+  private identity: SiteIdentity | null = null;
+  private pin: PinnedKey | null = null;
+  private held: HeldCertificate | null = null;
+  private http: CloudHttp | null = null;
+  private apiInstance: CloudApi | null = null;
+  private certRefusal: string | null = null;
+  private siteRefusal: { code: string; message: string } | null = null;
+  private ticker: NodeJS.Timeout | null = null;
+  private refreshing: Promise<unknown> | null = null;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly random: () => number;
+
+  private constructor(
+    private readonly o: CloudClientOptions,
+    private readonly runtime: CloudRuntime,
+    private readonly creds: CloudCredentials,
+  ) {
+    this.clock = o.clock ?? systemClock;
+    this.log = o.log ?? createLogger();
+    this.random = o.random ?? Math.random;
+    this.entitlements = new CloudEntitlements({
+      clock: this.clock,
+      certificate: () => (this.connected() && !this.siteRefusal ? this.held : null),
+      offsetMs: () => runtime.offsetMs(),
+      highWaterMs: () => runtime.highWaterMs(),
+      observeTime: (t) => runtime.observeTime(t),
+      local: o.local,
+    });
+    this.usage = new UsageOutbox({
+      file: join(o.dataDir, OUTBOX_FILE),
+      clock: this.clock,
+      log: this.log,
+      siteId: () => (this.connected() && !this.siteRefusal ? this.identity!.site_id : null),
+      offsetMs: () => runtime.offsetMs(),
+      upload: async (body, key, mode) => (await this.requireApi().usageRecord(body, key, { mode })).data,
+      ...o.outbox,
+    });
+  }
+
+  static async open(o: CloudClientOptions): Promise<CloudClient> {
+    const log = o.log ?? createLogger();
+    const client = new CloudClient(o, await CloudRuntime.open(o.dataDir, log), new CloudCredentials(o.vault));
+    await client.recover();
+    return client;
+  }
+
+  /** The typed endpoints with this site's identity (AI, updates, usage queries), or null when not connected. */
+  get api(): CloudApi | null {
+    return this.connected() ? this.apiInstance : null;
+  }
+
+  connected(): boolean {
+    return this.identity !== null && this.runtime.doc().connection?.phase === 'connected';
+  }
+
+  async connect(i: ConnectInput): Promise<ConnectResult> {
+    const current = this.runtime.doc().connection;
+    if (current) throw new GatehouseError('conflict', `already connected to ${current.gateway_url}: disconnect first (gatehouse cloud disconnect)`);
+    const gatewayUrl = normalizeGatewayUrl(i.url, { allowInsecureHttp: this.o.allowInsecureHttp });
+    const environment = i.environment ?? 'production';
+    const explicit = i.publicKey !== undefined ? parsePublicKey(i.publicKey) : null;
+    this.setGateway(gatewayUrl);
+    this.runtime.setBreaker(CLOSED); // a new gateway starts with a clean slate
+    const api = this.apiInstance!;
+    const pin = explicit ?? firstKey((await api.keys()).data);
+    const fingerprint = fingerprintOf(pin.x);
+    await this.creds.forgetAll(); // nothing of an earlier identity may linger
+    await this.runtime.update((d) => {
+      d.connection = { gateway_url: gatewayUrl, environment, site_url: this.siteUrl(), connected_at: new Date(this.clock.now()).toISOString(), pin: { fingerprint, kid: pin.kid, source: explicit ? 'explicit' : 'fetched' }, phase: 'connecting' };
+      Object.assign(d, { certificate: null, license: null, last_sync: null, last_refresh_attempt: null, next_refresh_at: null, refresh_failures: 0 });
+    });
+    let reg;
+    try {
+      reg = (await api.register({ url: this.siteUrl(), environment, ...(i.name ? { name: i.name } : {}) })).data;
+    } catch (e) {
+      await this.runtime.update((d) => void (d.connection = null));
+      throw e;
+    }
+    // Kill here: the state says connecting and the vault holds nothing; recover() forgets the attempt.
+    await this.creds.saveIdentity({ site_id: reg.site_id, key_id: reg.key_id, secret: reg.secret }, pin);
+    await this.runtime.update((d) => void (d.connection!.phase = 'connected'));
+    this.identity = { site_id: reg.site_id, key_id: reg.key_id, secret: reg.secret };
+    this.pin = pin;
+    this.held = null;
+    this.certRefusal = this.siteRefusal = null;
+    this.log.info('cloud: connected', { site_id: reg.site_id, gateway_url: gatewayUrl, environment, key_fingerprint: fingerprint });
+    const first = await this.sync('interactive').then(
+      () => ({ ok: true as const }),
+      (e: unknown) => failure(e),
+    );
+    return { site_id: reg.site_id, environment, gateway_url: gatewayUrl, pinned_key: { kid: pin.kid, fingerprint, source: explicit ? 'explicit' : 'fetched' }, first_sync: first };
+  }
+
+  async activate(licenseKey: string): Promise<{ license: LicenseView; request_id: string }> {
+    const api = this.requireApi();
+    await this.creds.saveLicenseKey(licenseKey.trim()).catch((e: unknown) => {
+      throw e instanceof GatehouseError ? e : new GatehouseError('invalid_value', 'the license key is not in the form ghl_ followed by 32 characters');
+    });
+    let ans;
+    try {
+      ans = await api.licenseActivate(licenseKey.trim());
+    } catch (e) {
+      await this.creds.forgetLicenseKey();
+      throw this.noticeRefusal(e);
+    }
+    await this.runtime.update((d) => void (d.license = ans.data.license));
+    await this.acceptCertificate(ans.data.certificate, ans.requestId);
+    this.log.info('cloud: license activated', { key_preview: ans.data.license.key_preview, plan: ans.data.license.plan, request_id: ans.requestId });
+    return { license: ans.data.license, request_id: ans.requestId };
+  }
+
+  async deactivate(): Promise<{ license: LicenseView; request_id: string }> {
+    const api = this.requireApi();
+    const ans = await api.licenseDeactivate().catch((e: unknown) => {
+      throw this.noticeRefusal(e);
+    });
+    await this.creds.forgetLicenseKey();
+    await this.runtime.update((d) => void (d.license = ans.data.license));
+    // The signed word that the license is gone: the gates go back to the free policy at once.
+    const status = await api.licenseStatus().catch(() => null);
+    if (status) await this.acceptCertificate(status.data.certificate, status.requestId);
+    else this.held = null;
+    return { license: ans.data.license, request_id: ans.requestId };
+  }
+
+  /**
+   * Uploads the outbox, then reports to sites/sync and takes the current
+   * certificate: the on-demand `gatehouse cloud sync` and the daily refresh.
+   */
+  async sync(mode: CallMode = 'interactive'): Promise<SyncResult> {
+    const api = this.requireApi();
+    const outbox = await this.usage.flush(mode);
+    const now = new Date(this.clock.now()).toISOString();
+    await this.runtime.update((d) => void (d.last_refresh_attempt = now));
+    let ans;
+    try {
+      ans = await api.siteSync({ version: VERSION, products_in_use: this.o.productsInUse?.() ?? ['mcp'], outbox_depth: this.usage.depth }, { mode });
+    } catch (e) {
+      await this.refreshFailed();
+      throw this.noticeRefusal(e);
+    }
+    this.siteRefusal = null;
+    const serverTime = Date.parse(ans.data.server_time);
+    if (Number.isFinite(serverTime)) this.runtime.observeTime(serverTime);
+    const accepted = await this.acceptCertificate(ans.data.certificate, ans.requestId).then(
+      () => true,
+      () => false,
+    );
+    const at = this.clock.now();
+    await this.runtime.update((d) => {
+      d.last_sync = new Date(at).toISOString();
+      d.license = d.license && { ...d.license, ...licenseFromSite(ans.data.site.license) };
+      if (accepted) Object.assign(d, { next_refresh_at: nextRefreshAt(at, this.random), refresh_failures: 0 });
+    });
+    if (!accepted) await this.refreshFailed();
+    return { outbox, certificate: accepted ? 'accepted' : 'refused', request_id: ans.requestId };
+  }
+
+  async disconnect(): Promise<DisconnectResult> {
+    const conn = this.runtime.doc().connection;
+    if (!conn) return { site_id: null, remote: { ok: true }, unsent_events: 0 };
+    const siteId = this.identity?.site_id ?? null;
+    if (this.identity && !this.siteRefusal) await this.usage.flush('interactive').catch(() => undefined);
+    await this.runtime.update((d) => void (d.connection!.phase = 'disconnecting'));
+    let remote: DisconnectResult['remote'] = { ok: true };
+    if (this.identity && this.apiInstance) {
+      remote = await this.apiInstance.siteDisconnect().then(
+        () => ({ ok: true as const }),
+        (e: unknown) => failure(e),
+      );
+    }
+    const unsent = await this.forgetLocally('the site was disconnected');
+    if (!remote.ok) this.log.warn('cloud: disconnected locally; the gateway could not be told, so the site key stays valid there until an operator disconnects it', { site_id: siteId, code: remote.code, request_id: remote.request_id });
+    return { site_id: siteId, remote, unsent_events: unsent };
+  }
+
+  status(): CloudClientStatus {
+    return buildStatus({
+      doc: this.runtime.doc(),
+      connected: this.connected(),
+      siteId: this.identity?.site_id ?? null,
+      certificate: this.entitlements.view(),
+      outbox: this.usage.view(),
+      now: this.clock.now(),
+      certRefusal: this.certRefusal,
+      siteRefusal: this.siteRefusal,
+    });
+  }
+
+  /** Starts the background jobs: the refresh schedule and the outbox's upload interval. */
+  start(): void {
+    this.stopTimers();
+    this.usage.start();
+    this.ticker = setInterval(() => void this.tick(), this.o.tickMs ?? 60_000);
+    this.ticker.unref();
+    void this.tick();
+  }
+
+  /** Runs a refresh when it is due (also what the timer calls). */
+  async tick(): Promise<void> {
+    if (!this.connected() || this.refreshing) return;
+    const d = this.runtime.doc();
+    const due = d.next_refresh_at ?? 0;
+    if (this.clock.now() < due) return;
+    this.refreshing = this.sync('background')
+      .catch((e: unknown) => this.log.warn('cloud: the background refresh failed; local features keep working', { code: (e as GatehouseError).code }))
+      .finally(() => (this.refreshing = null));
+    await this.refreshing;
+  }
+
+  async close(): Promise<void> {
+    this.stopTimers();
+    await this.refreshing;
+    await this.usage.close();
+    await this.runtime.flush();
+  }
+
+  private stopTimers(): void {
+    if (this.ticker) clearInterval(this.ticker);
+    this.ticker = null;
+    this.usage.stop();
+  }
+
+  /** Finishes what a killed process left half done, and loads the verified certificate. */
+  private async recover(): Promise<void> {
+    const conn = this.runtime.doc().connection;
+    const identity = await this.creds.site();
+    const pin = await this.creds.pin();
+    if (conn?.phase === 'disconnecting' || (conn?.phase === 'connecting' && !(identity && pin))) {
+      await this.forgetLocally(conn.phase === 'disconnecting' ? 'the site was disconnected' : 'a connect attempt did not finish');
+      return;
+    }
+    if (!conn) {
+      if (identity) this.log.warn('cloud: the vault held a site identity without a connection; it was removed');
+      if (identity || pin) await this.creds.forgetAll();
+      return;
+    }
+    if (!identity || !pin) {
+      this.log.error('cloud: connected in the state file, but the site identity is not in the vault (was the keychain reset?): disconnect and connect again');
+      return;
+    }
+    if (conn.phase === 'connecting') await this.runtime.update((d) => void (d.connection!.phase = 'connected'));
+    this.identity = identity;
+    this.pin = pin;
+    this.setGateway(conn.gateway_url);
+    const cert = this.runtime.doc().certificate;
+    if (cert) {
+      const v = verifyCertificate(cert, pin);
+      if (v.ok) this.held = { kid: cert.kid, payload: v.payload };
+      else this.log.warn(`cloud: the saved certificate was not used: ${v.reason}`);
+    }
+  }
+
+  private setGateway(gatewayUrl: string): void {
+    this.http = new CloudHttp({
+      gatewayUrl,
+      key: () => (this.identity ? { key_id: this.identity.key_id, secret: this.identity.secret } : null),
+      state: this.runtime,
+      clock: this.clock,
+      log: this.log,
+      transport: this.o.transport,
+      timeouts: this.o.timeouts,
+      random: this.o.random,
+      sleep: this.o.sleep,
+    });
+    this.apiInstance = new CloudApi(this.http);
+  }
+
+  private requireApi(): CloudApi {
+    if (!this.connected() || !this.apiInstance) throw new CloudClientError('invalid_site', 'this service is not connected to a cloud gateway: connect it first (gatehouse cloud connect --url GATEWAY_URL)', { requestId: null, httpStatus: null, retryable: false });
+    return this.apiInstance;
+  }
+
+  /**
+   * A certificate from the gateway: kept only when it verifies with the pinned
+   * key. One whose license is not active is a signed refusal and replaces the
+   * last one at once. One that does not verify is refused and changes nothing.
+   */
+  private async acceptCertificate(cert: Certificate, requestId: string): Promise<void> {
+    const v = verifyCertificate(cert, this.pin!);
+    if (!v.ok) {
+      this.certRefusal = v.reason;
+      const err = new CloudClientError('signature_invalid', `certificate refused: ${v.reason}`, { requestId, httpStatus: 200, retryable: false, attempts: 1, stopped: 'not_retryable' });
+      this.runtime.recordError({ at: new Date(this.clock.now()).toISOString(), operation: 'certificate', code: 'signature_invalid', message: err.message, request_id: requestId, attempts: 1, stopped: 'not_retryable', http_status: 200 });
+      this.log.error(`cloud: ${err.message}`, { request_id: requestId });
+      throw err;
+    }
+    this.certRefusal = null;
+    this.held = { kid: cert.kid, payload: v.payload };
+    await this.runtime.update((d) => void (d.certificate = cert));
+  }
+
+  /** Notes what a refusal means for the site (signed refusal certificate, identity gone) and passes the error on. */
+  private noticeRefusal(e: unknown): unknown {
+    if (!isCloudClientError(e)) return e;
+    const cert = e.info.details?.certificate;
+    if (cert && this.pin && verifyCertificate(cert, this.pin).ok) void this.acceptCertificate(cert as Certificate, e.requestId ?? '').catch(() => undefined);
+    if (e.cloudCode === 'invalid_site' && e.info.httpStatus !== null) {
+      this.siteRefusal = { code: e.cloudCode, message: e.message };
+      this.held = null;
+    }
+    return e;
+  }
+
+  private async refreshFailed(): Promise<void> {
+    const now = this.clock.now();
+    await this.runtime.update((d) => {
+      d.refresh_failures += 1;
+      const openUntil = d.breaker.open_until ?? 0;
+      d.next_refresh_at = Math.max(retryRefreshAt(now, d.refresh_failures, this.random), openUntil);
+    });
+  }
+
+  private async forgetLocally(why: string): Promise<number> {
+    const unsent = this.usage.abandonAll(why);
+    await this.creds.forgetAll();
+    this.runtime.setBreaker(CLOSED);
+    await this.runtime.update((d) => {
+      Object.assign(d, { connection: null, certificate: null, license: null, last_sync: null, last_refresh_attempt: null, next_refresh_at: null, refresh_failures: 0 });
+    });
+    this.identity = this.pin = this.held = null;
+    this.http = this.apiInstance = null;
+    this.certRefusal = this.siteRefusal = null;
+    return unsent;
+  }
+
+  private siteUrl(): string {
+    return this.o.siteUrl?.() ?? 'http://127.0.0.1/';
+  }
+}
+
+function failure(e: unknown): { ok: false; code: string; message: string; request_id: string | null } {
+  if (isCloudClientError(e)) return { ok: false, code: e.cloudCode, message: e.message, request_id: e.requestId };
+  if (e instanceof GatehouseError) return { ok: false, code: e.code, message: e.message, request_id: null };
+  return { ok: false, code: 'internal_error', message: 'internal error: see the service log', request_id: null };
+}
+
+function licenseFromSite(l: { status: string; plan: string | null; key_preview: string | null; expires_at: string | null }): Partial<LicenseView> {
+  return { status: l.status as LicenseView['status'], plan: l.plan, key_preview: l.key_preview, license_expires_at: l.expires_at };
+}
