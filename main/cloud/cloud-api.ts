@@ -55,46 +55,46 @@ export class CloudApi {
   }
 
   // unsigned
-  health = (c?: Call) => this.get(CLOUD_ENDPOINTS.health, HealthAnswer, c);
-  keys = (c?: Call) => this.get(CLOUD_ENDPOINTS.keys, Jwks, c);
-  register = (body: z.input<typeof RegisterBody>, c?: Call) => this.post(CLOUD_ENDPOINTS.register, RegisterAnswer, input(RegisterBody, body, 'sites/register'), c);
+  health = async (c?: Call) => this.get(CLOUD_ENDPOINTS.health, HealthAnswer, c);
+  keys = async (c?: Call) => this.get(CLOUD_ENDPOINTS.keys, Jwks, c);
+  register = async (body: z.input<typeof RegisterBody>, c?: Call) => this.post(CLOUD_ENDPOINTS.register, RegisterAnswer, input(RegisterBody, body, 'sites/register'), c);
 
   // sites
-  siteStatus = (c?: Call) => this.get(CLOUD_ENDPOINTS.siteStatus, SiteStatusAnswer, c);
-  siteSync = (body: z.input<typeof SyncBody>, c?: Call) => this.post(CLOUD_ENDPOINTS.siteSync, SyncAnswer, input(SyncBody, body, 'sites/sync'), c);
-  siteDisconnect = (c?: Call) => this.post(CLOUD_ENDPOINTS.siteDisconnect, DisconnectAnswer, undefined, c);
+  siteStatus = async (c?: Call) => this.get(CLOUD_ENDPOINTS.siteStatus, SiteStatusAnswer, c);
+  siteSync = async (body: z.input<typeof SyncBody>, c?: Call) => this.post(CLOUD_ENDPOINTS.siteSync, SyncAnswer, input(SyncBody, body, 'sites/sync'), c);
+  siteDisconnect = async (c?: Call) => this.post(CLOUD_ENDPOINTS.siteDisconnect, DisconnectAnswer, undefined, c);
 
   // license
-  licenseActivate = (licenseKey: string, c?: Call) => this.post(CLOUD_ENDPOINTS.licenseActivate, LicenseAnswer, input(ActivateBody, { license_key: licenseKey }, 'license key'), c);
-  licenseDeactivate = (c?: Call) => this.post(CLOUD_ENDPOINTS.licenseDeactivate, DeactivateAnswer, undefined, c);
-  licenseStatus = (c?: Call) => this.get(CLOUD_ENDPOINTS.licenseStatus, LicenseAnswer, c);
-  licenseRefresh = (c?: Call) => this.post(CLOUD_ENDPOINTS.licenseRefresh, LicenseAnswer, undefined, c);
+  licenseActivate = async (licenseKey: string, c?: Call) => this.post(CLOUD_ENDPOINTS.licenseActivate, LicenseAnswer, input(ActivateBody, { license_key: licenseKey }, 'license key'), c);
+  licenseDeactivate = async (c?: Call) => this.post(CLOUD_ENDPOINTS.licenseDeactivate, DeactivateAnswer, undefined, c);
+  licenseStatus = async (c?: Call) => this.get(CLOUD_ENDPOINTS.licenseStatus, LicenseAnswer, c);
+  licenseRefresh = async (c?: Call) => this.post(CLOUD_ENDPOINTS.licenseRefresh, LicenseAnswer, undefined, c);
 
   // products and entitlements
-  products = (c?: Call) => this.get(CLOUD_ENDPOINTS.products, ProductsAnswer, c);
-  features = (c?: Call) => this.get(CLOUD_ENDPOINTS.features, FeaturesAnswer, c);
-  entitlements = (c?: Call) => this.get(CLOUD_ENDPOINTS.entitlements, EntitlementsAnswer, c);
-  entitlementsCheck = (feature: string, c?: Call) => this.post(CLOUD_ENDPOINTS.entitlementsCheck, CheckAnswer, input(CheckBody, { feature }, 'feature'), c);
+  products = async (c?: Call) => this.get(CLOUD_ENDPOINTS.products, ProductsAnswer, c);
+  features = async (c?: Call) => this.get(CLOUD_ENDPOINTS.features, FeaturesAnswer, c);
+  entitlements = async (c?: Call) => this.get(CLOUD_ENDPOINTS.entitlements, EntitlementsAnswer, c);
+  entitlementsCheck = async (feature: string, c?: Call) => this.post(CLOUD_ENDPOINTS.entitlementsCheck, CheckAnswer, input(CheckBody, { feature }, 'feature'), c);
 
   // usage
   /** A batch as exact bytes (the outbox hashes them for the Idempotency-Key). */
-  usageRecord = (rawBody: Buffer, idempotencyKey: string, c: Call = {}) =>
+  usageRecord = async (rawBody: Buffer, idempotencyKey: string, c: Call = {}) =>
     this.http.call(CLOUD_ENDPOINTS.usageRecord, { schema: UsageRecordAnswer, rawBody, idempotencyKey, mode: c.mode, signal: c.signal });
-  usageSummary = (q: z.input<typeof UsageSummaryQuery> = {}, c?: Call) => this.get(CLOUD_ENDPOINTS.usageSummary, UsageSummaryAnswer, c, queryOf(UsageSummaryQuery, q, 'usage/summary'));
-  usageLimits = (c?: Call) => this.get(CLOUD_ENDPOINTS.usageLimits, UsageLimitsAnswer, c);
-  usageHistory = (q: z.input<typeof UsageHistoryQuery> = {}, c?: Call) => this.get(CLOUD_ENDPOINTS.usageHistory, UsageHistoryAnswer, c, queryOf(UsageHistoryQuery, q, 'usage/history'));
+  usageSummary = async (q: z.input<typeof UsageSummaryQuery> = {}, c?: Call) => this.get(CLOUD_ENDPOINTS.usageSummary, UsageSummaryAnswer, c, queryOf(UsageSummaryQuery, q, 'usage/summary'));
+  usageLimits = async (c?: Call) => this.get(CLOUD_ENDPOINTS.usageLimits, UsageLimitsAnswer, c);
+  usageHistory = async (q: z.input<typeof UsageHistoryQuery> = {}, c?: Call) => this.get(CLOUD_ENDPOINTS.usageHistory, UsageHistoryAnswer, c, queryOf(UsageHistoryQuery, q, 'usage/history'));
 
   // AI (part 2)
-  aiProviders = (c?: Call) => this.get(CLOUD_PART2_ENDPOINTS.aiProviders, AiProvidersAnswer, c);
-  aiModels = (c?: Call) => this.get(CLOUD_PART2_ENDPOINTS.aiModels, AiModelsAnswer, c);
-  aiRoute = (req: z.input<typeof AiGenerateRequest>, c?: Call) => this.post(CLOUD_PART2_ENDPOINTS.aiRoute, AiRouteAnswer, input(AiGenerateRequest, req, 'ai/route'), c);
-  aiGenerate = (req: z.input<typeof AiGenerateRequest>, c?: Call) =>
+  aiProviders = async (c?: Call) => this.get(CLOUD_PART2_ENDPOINTS.aiProviders, AiProvidersAnswer, c);
+  aiModels = async (c?: Call) => this.get(CLOUD_PART2_ENDPOINTS.aiModels, AiModelsAnswer, c);
+  aiRoute = async (req: z.input<typeof AiGenerateRequest>, c?: Call) => this.post(CLOUD_PART2_ENDPOINTS.aiRoute, AiRouteAnswer, input(AiGenerateRequest, req, 'ai/route'), c);
+  aiGenerate = async (req: z.input<typeof AiGenerateRequest>, c?: Call) =>
     this.post(CLOUD_PART2_ENDPOINTS.aiGenerate, AiGenerateAnswer, input(AiGenerateRequest, req, 'ai/generate'), c, AI_GENERATE_TIMEOUT_MS);
 
   // updates (part 2)
-  updatesCheck = (q: UpdatesQuery, c?: Call) => this.get(CLOUD_PART2_ENDPOINTS.updatesCheck, UpdatesCheckAnswer, c, queryOf(UpdatesQuery, q, 'updates/check'));
-  updatesPackage = (q: UpdatesQuery, c?: Call) => this.get(CLOUD_PART2_ENDPOINTS.updatesPackage, UpdatesPackageAnswer, c, queryOf(UpdatesQuery, q, 'updates/package'));
-  updatesVerify = (body: UpdatesVerifyBody, c?: Call) => this.post(CLOUD_PART2_ENDPOINTS.updatesVerify, UpdatesVerifyAnswer, input(UpdatesVerifyBody, body, 'updates/verify'), c);
+  updatesCheck = async (q: UpdatesQuery, c?: Call) => this.get(CLOUD_PART2_ENDPOINTS.updatesCheck, UpdatesCheckAnswer, c, queryOf(UpdatesQuery, q, 'updates/check'));
+  updatesPackage = async (q: UpdatesQuery, c?: Call) => this.get(CLOUD_PART2_ENDPOINTS.updatesPackage, UpdatesPackageAnswer, c, queryOf(UpdatesQuery, q, 'updates/package'));
+  updatesVerify = async (body: UpdatesVerifyBody, c?: Call) => this.post(CLOUD_PART2_ENDPOINTS.updatesVerify, UpdatesVerifyAnswer, input(UpdatesVerifyBody, body, 'updates/verify'), c);
 }
 
 /** A query object checked by its schema, as strings (absent and default-less fields left out). */

@@ -97,6 +97,7 @@ export class CloudClient {
   private certRefusal: string | null = null;
   private siteRefusal: { code: string; message: string } | null = null;
   private ticker: NodeJS.Timeout | null = null;
+  private closed = false;
   private refreshing: Promise<unknown> | null = null;
   private readonly clock: Clock;
   private readonly log: Logger;
@@ -131,7 +132,7 @@ export class CloudClient {
 
   static async open(o: CloudClientOptions): Promise<CloudClient> {
     const log = o.log ?? createLogger();
-    const client = new CloudClient(o, await CloudRuntime.open(o.dataDir, log), new CloudCredentials(o.vault));
+    const client = new CloudClient(o, await CloudRuntime.open(o.dataDir, log), new CloudCredentials(o.vault, o.dataDir));
     await client.recover();
     return client;
   }
@@ -176,8 +177,8 @@ export class CloudClient {
     this.held = null;
     this.certRefusal = this.siteRefusal = null;
     this.log.info('cloud: connected', { site_id: reg.site_id, gateway_url: gatewayUrl, environment, key_fingerprint: fingerprint });
-    const first = await this.sync('interactive').then(
-      () => ({ ok: true as const }),
+    const first: ConnectResult['first_sync'] = await this.sync('interactive').then(
+      (r) => (r.certificate === 'accepted' ? { ok: true as const } : { ok: false as const, code: 'signature_invalid', message: `certificate refused: ${this.certRefusal}`, request_id: r.request_id }),
       (e: unknown) => failure(e),
     );
     return { site_id: reg.site_id, environment, gateway_url: gatewayUrl, pinned_key: { kid: pin.kid, fingerprint, source: explicit ? 'explicit' : 'fetched' }, first_sync: first };
@@ -301,6 +302,8 @@ export class CloudClient {
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     this.stopTimers();
     await this.refreshing;
     await this.usage.close();

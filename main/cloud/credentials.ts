@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { LicenseKey } from '../contract/cloud/license.ts';
 import type { Vault } from '../core/ports.ts';
@@ -9,11 +11,17 @@ import { PinnedKey } from './pinned-key.ts';
  * license key, and the pinned gateway key. A value that does not parse is
  * treated as absent (and reported by the caller), never half-used.
  */
-export const VAULT_ACCOUNTS = {
-  site: 'cloud-site',
-  license: 'cloud-license-key',
-  pin: 'cloud-pinned-key',
-} as const;
+const ACCOUNTS = { site: 'cloud-site', license: 'cloud-license-key', pin: 'cloud-pinned-key' } as const;
+
+/**
+ * Vault account names, scoped to the data dir: two installs of one OS user
+ * (a production and a staging data dir) keep separate site identities, as
+ * the spec asks of staging sites.
+ */
+export function vaultAccounts(dataDir: string): Record<keyof typeof ACCOUNTS, string> {
+  const scope = createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12);
+  return { site: `${ACCOUNTS.site}@${scope}`, license: `${ACCOUNTS.license}@${scope}`, pin: `${ACCOUNTS.pin}@${scope}` };
+}
 
 export const SiteIdentity = z.object({
   site_id: z.string().min(1).max(64),
@@ -23,35 +31,41 @@ export const SiteIdentity = z.object({
 export type SiteIdentity = z.infer<typeof SiteIdentity>;
 
 export class CloudCredentials {
-  constructor(private readonly vault: Vault) {}
+  private readonly accounts: Record<keyof typeof ACCOUNTS, string>;
+  constructor(
+    private readonly vault: Vault,
+    dataDir: string,
+  ) {
+    this.accounts = vaultAccounts(dataDir);
+  }
 
   async site(): Promise<SiteIdentity | null> {
-    return this.json(VAULT_ACCOUNTS.site, SiteIdentity);
+    return this.json(this.accounts.site, SiteIdentity);
   }
   async pin(): Promise<PinnedKey | null> {
-    return this.json(VAULT_ACCOUNTS.pin, PinnedKey);
+    return this.json(this.accounts.pin, PinnedKey);
   }
   async licenseKey(): Promise<string | null> {
-    const v = await this.vault.get(VAULT_ACCOUNTS.license);
+    const v = await this.vault.get(this.accounts.license);
     return v !== null && LicenseKey.safeParse(v).success ? v : null;
   }
 
   async saveIdentity(site: SiteIdentity, pin: PinnedKey): Promise<void> {
     // The pin first: credentials without a pin would trust nothing, a pin without credentials is harmless.
-    await this.vault.set(VAULT_ACCOUNTS.pin, JSON.stringify(PinnedKey.parse(pin)));
-    await this.vault.set(VAULT_ACCOUNTS.site, JSON.stringify(SiteIdentity.parse(site)));
+    await this.vault.set(this.accounts.pin, JSON.stringify(PinnedKey.parse(pin)));
+    await this.vault.set(this.accounts.site, JSON.stringify(SiteIdentity.parse(site)));
   }
   async saveLicenseKey(key: string): Promise<void> {
-    await this.vault.set(VAULT_ACCOUNTS.license, LicenseKey.parse(key));
+    await this.vault.set(this.accounts.license, LicenseKey.parse(key));
   }
   async forgetLicenseKey(): Promise<void> {
-    await this.vault.delete(VAULT_ACCOUNTS.license);
+    await this.vault.delete(this.accounts.license);
   }
   /** Removes everything; the site identity first, so a crash part way leaves no usable identity behind. */
   async forgetAll(): Promise<void> {
-    await this.vault.delete(VAULT_ACCOUNTS.site);
-    await this.vault.delete(VAULT_ACCOUNTS.license);
-    await this.vault.delete(VAULT_ACCOUNTS.pin);
+    await this.vault.delete(this.accounts.site);
+    await this.vault.delete(this.accounts.license);
+    await this.vault.delete(this.accounts.pin);
   }
 
   private async json<T>(account: string, schema: z.ZodType<T>): Promise<T | null> {
