@@ -125,7 +125,13 @@ export class CloudClient {
       log: this.log,
       siteId: () => (this.connected() && !this.siteRefusal ? this.identity!.site_id : null),
       offsetMs: () => runtime.offsetMs(),
-      upload: async (body, key, mode) => (await this.requireApi().usageRecord(body, key, { mode })).data,
+      upload: async (body, key, mode) => {
+        try {
+          return (await this.requireApi().usageRecord(body, key, { mode })).data;
+        } catch (e) {
+          throw this.noticeRefusal(e);
+        }
+      },
       ...o.outbox,
     });
   }
