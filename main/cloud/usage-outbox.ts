@@ -54,6 +54,8 @@ export class UsageOutbox implements UsageSink {
   private lastUploadAt: number | null = null;
   private lastFullLog = 0;
   private running: Promise<FlushResult> | null = null;
+  /** events sent again once after the clock offset changed under their batch */
+  private readonly restamped = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private soon: NodeJS.Timeout | null = null;
 
@@ -182,7 +184,8 @@ export class UsageOutbox implements UsageSink {
   private async upload(mode: CallMode): Promise<FlushResult> {
     let sent = 0;
     while (this.pending.size > 0 && this.o.siteId()) {
-      const batch = [...take(this.pending.values(), this.batchSize)].map((e) => this.stamped(e));
+      const offset = this.o.offsetMs();
+      const batch = [...take(this.pending.values(), this.batchSize)].map((e) => this.stamped(e, offset));
       const body = Buffer.from(JSON.stringify({ events: batch }), 'utf8');
       const key = `usage-${createHash('sha256').update(body).digest('base64url')}`;
       let answer: UsageRecordAnswer;
@@ -192,33 +195,43 @@ export class UsageOutbox implements UsageSink {
         return { ok: false, sent, remaining: this.pending.size, error };
       }
       const before = this.pending.size;
-      this.settle(batch, answer);
+      const restamped = this.settle(batch, answer, offset);
       sent += before - this.pending.size;
       this.lastUploadAt = this.o.clock.now();
-      if (this.pending.size === before) break; // the gateway answered nothing usable for this batch: do not spin
+      if (this.pending.size === before && !restamped) break; // the gateway answered nothing usable for this batch: do not spin
     }
     this.compactIfLarge();
     return { ok: true, sent, remaining: this.pending.size };
   }
 
   /** The event as sent: its local time moved by the clock offset, and never in the gateway's future. */
-  private stamped(e: CloudUsageEvent): CloudUsageEvent {
-    const offset = this.o.offsetMs();
+  private stamped(e: CloudUsageEvent, offset: number): CloudUsageEvent {
     const now = this.o.clock.now() + offset;
     const at = Math.min(Date.parse(e.timestamp) + offset, now);
     return { ...e, timestamp: new Date(at).toISOString() };
   }
 
-  private settle(batch: CloudUsageEvent[], answer: UsageRecordAnswer): void {
+  /**
+   * Applies the gateway's per-event answers. A `timestamp_out_of_range` on a
+   * batch stamped with an offset the client has since corrected (the request
+   * itself re-synced the clock on token_expired, but its body was already
+   * made) stays queued once, to be stamped again: the gateway did not store
+   * it, so sending it again cannot count it twice. Answers whether any did.
+   */
+  private settle(batch: CloudUsageEvent[], answer: UsageRecordAnswer, offsetUsed: number): boolean {
     const delivered: string[] = [];
     const dup: string[] = [];
     const rejected: Rejection[] = [];
+    let restamped = false;
     batch.forEach((e, i) => {
       const r = answer.results[i];
       if (!r || (r.event_id !== null && r.event_id !== e.event_id)) return;
       if (r.status === 'accepted') delivered.push(e.event_id);
       else if (r.status === 'duplicate') dup.push(e.event_id);
-      else rejected.push({ event_id: e.event_id, reason: r.reason ?? 'rejected', message: (r.message ?? '').slice(0, 500) });
+      else if (r.reason === 'timestamp_out_of_range' && this.o.offsetMs() !== offsetUsed && !this.restamped.has(e.event_id)) {
+        this.restamped.add(e.event_id);
+        restamped = true;
+      } else rejected.push({ event_id: e.event_id, reason: r.reason ?? 'rejected', message: (r.message ?? '').slice(0, 500) });
     });
     if (delivered.length || dup.length) this.journal.append({ d: delivered, ...(dup.length ? { dup } : {}) });
     if (rejected.length) this.journal.append({ r: rejected });
@@ -231,6 +244,8 @@ export class UsageOutbox implements UsageSink {
       this.o.log.warn('cloud outbox: the gateway refused a usage event for good', { event_id: r.event_id, reason: r.reason, message: r.message });
     }
     this.recent.length = Math.min(this.recent.length, RECENT_REJECTIONS);
+    if (this.restamped.size > this.capacity) this.restamped.clear();
+    return restamped;
   }
 
   private compactIfLarge(): void {
