@@ -59,9 +59,11 @@ export async function startCloudService(o: CloudServiceOptions): Promise<CloudSe
   let socketPath: string | null = null;
   const token = randomBytes(32).toString('base64url');
   if (o.runtimeFile !== false) {
-    socketPath = join(o.dataDir, 'operator.sock');
-    if (embedded && socketPath.length <= MAX_SOCKET_PATH) operator = await listenOperatorSocket(ctx, socketPath, token);
-    else socketPath = null;
+    const candidate = join(o.dataDir, 'operator.sock');
+    if (embedded && candidate.length <= MAX_SOCKET_PATH) {
+      operator = await listenOperatorSocket(ctx, candidate, token);
+      socketPath = candidate;
+    }
     await writeRuntime(o.dataDir, { pid: process.pid, base_url: baseUrl, database: ctx.db.kind, started_at: ctx.now().toISOString(), operator_socket: socketPath, operator_token: socketPath ? token : null });
   }
 

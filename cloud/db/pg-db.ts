@@ -16,8 +16,15 @@ export function openPostgres(url: string, opts: { max?: number; applicationName?
   const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, application_name: opts.applicationName ?? 'gatehouse-cloud', types: types as pg.CustomTypesConfig });
   // An idle client losing its server connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  // Parameterised statements are named after their text, so each connection parses and plans one once.
+  const names = new Map<string, string>();
+  const nameOf = (sql: string) => {
+    let n = names.get(sql);
+    if (!n) names.set(sql, (n = `gh${names.size}`));
+    return n;
+  };
   const run = async <T>(q: pg.Pool | pg.PoolClient, sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> => {
-    const r = await q.query(sql, params as unknown[]);
+    const r = params.length ? await q.query({ name: nameOf(sql), text: sql, values: params as unknown[] }) : await q.query(sql);
     return { rows: r.rows as T[], rowCount: r.rowCount ?? r.rows.length };
   };
   return {

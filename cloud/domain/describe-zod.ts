@@ -7,5 +7,6 @@ export function describeZod(error: z.ZodError): string {
     return path ? `${path}: ${i.message}` : i.message;
   });
   const more = error.issues.length > 5 ? ` (and ${error.issues.length - 5} more)` : '';
+  // eslint-disable-next-line no-control-regex -- stripping control characters is the point
   return `${parts.join('; ')}${more}`.replace(/[\x00-\x1f\x7f]/g, ' ');
 }

@@ -48,12 +48,13 @@ export type CheckOutcome =
   | { ok: false; code: 'license_invalid' | 'license_expired' | 'product_inactive' | 'entitlement_required'; product?: CloudProduct; required_plan?: string | null };
 
 /** The order of refusals: no valid license, then the product, then the plan. */
-export function checkFeature(feature: string, grants: Grants, plan: PlanDef | null, requiredPlanId: string | null, switchedOff: ReadonlySet<CloudProduct>): CheckOutcome {
+export async function checkFeature(feature: string, grants: Grants, plan: PlanDef | null, requiredPlanOf: () => Promise<string | null>, switchedOff: ReadonlySet<CloudProduct>): Promise<CheckOutcome> {
   const def = FEATURE_CATALOG.find((f) => f.key === feature)!;
   if (grants.status === 'invalid') return { ok: false, code: 'license_invalid' };
   if (grants.status === 'expired') return { ok: false, code: 'license_expired' };
   if (plan && plan.products.includes(def.product) && switchedOff.has(def.product)) return { ok: false, code: 'product_inactive', product: def.product };
   const e = grants.entitlements.find((x) => x.feature === feature)!;
-  if (!e.allowed) return { ok: false, code: 'entitlement_required', product: def.product, required_plan: requiredPlanId };
+  // Only a refusal needs the other plans: the lookup is a function so an allowed check reads nothing more.
+  if (!e.allowed) return { ok: false, code: 'entitlement_required', product: def.product, required_plan: await requiredPlanOf() };
   return { ok: true, entitlement: e };
 }

@@ -1,6 +1,6 @@
 import { CLOUD_ERRORS } from '../../main/contract/cloud/index.ts';
 import { HttpError } from '../../main/lib/http/http-error.ts';
-import { CloudError } from '../errors.ts';
+import type { CloudError } from '../errors.ts';
 
 /**
  * A service refusal as the edge's HttpError: same code, status and message;

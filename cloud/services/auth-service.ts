@@ -2,7 +2,7 @@ import { INVALID_SITE_DISCONNECTED_STATUS, SIGNATURE_WINDOW_SECONDS } from '../.
 import { parseSignature, verifyContentDigest, verifyMac, type RequestTarget } from '../crypto/request-signature.ts';
 import { CloudError } from '../errors.ts';
 import { claimNonce } from '../repo/nonces-repo.ts';
-import { siteByKeyId, type SiteRow } from '../repo/sites-repo.ts';
+import { siteWithGrantsByKeyId, type SiteRow } from '../repo/sites-repo.ts';
 import type { Ctx } from './context.ts';
 
 export interface SignedRequest extends RequestTarget {
@@ -28,7 +28,7 @@ export class Authenticator {
 
   async verify(req: SignedRequest): Promise<SiteRow> {
     const sig = parseSignature(req.headers);
-    const site = await siteByKeyId(this.ctx.db, sig.keyid);
+    const site = await siteWithGrantsByKeyId(this.ctx.db, sig.keyid);
     if (!site) throw new CloudError('invalid_site', 'the key id is not known to this gateway: register the site again (sites/register)');
     if (site.status !== 'active' || !site.secret_enc) {
       throw new CloudError('invalid_site', 'this site was disconnected: register it again to get a new key', { site_id: site.id }, { status: INVALID_SITE_DISCONNECTED_STATUS });

@@ -1,6 +1,7 @@
 import { FEATURE_CATALOG, type CloudProduct } from '../../main/contract/cloud/index.ts';
 import { checkFeature } from '../domain/grants.ts';
 import { requiredPlan } from '../domain/plans.ts';
+import { listPlans } from '../repo/catalog-repo.ts';
 import { CloudError } from '../errors.ts';
 import type { SiteRow } from '../repo/sites-repo.ts';
 import type { Ctx } from './context.ts';
@@ -11,7 +12,7 @@ import { licenseRefusal } from './licenses-service.ts';
 export async function check(ctx: Ctx, site: SiteRow, feature: string) {
   if (!FEATURE_CATALOG.some((f) => f.key === feature)) throw new CloudError('invalid_request', `unknown feature '${feature}': GET features lists them`);
   const g = await loadGrants(ctx.db, site, ctx.now());
-  const out = checkFeature(feature, g.grants, g.plan, requiredPlan(g.plans, feature), g.off);
+  const out = await checkFeature(feature, g.grants, g.plan, () => listPlans(ctx.db).then((plans) => requiredPlan(plans, feature)), g.off);
   if (out.ok) return { success: true as const, entitlement: out.entitlement };
   if (out.code === 'license_invalid') throw licenseRefusal('invalid', {});
   if (out.code === 'license_expired') throw licenseRefusal('expired', { license_expires_at: g.license?.expires_at ?? null });
@@ -34,5 +35,6 @@ export async function products(ctx: Ctx, site: SiteRow) {
 
 export async function features(ctx: Ctx, site: SiteRow) {
   const g = await loadGrants(ctx.db, site, ctx.now());
-  return { success: true as const, plan: g.plan?.id ?? null, features: FEATURE_CATALOG.map((f) => ({ key: f.key, product: f.product, title: f.title, required_plan: requiredPlan(g.plans, f.key) })) };
+  const plans = await listPlans(ctx.db);
+  return { success: true as const, plan: g.plan?.id ?? null, features: FEATURE_CATALOG.map((f) => ({ key: f.key, product: f.product, title: f.title, required_plan: requiredPlan(plans, f.key) })) };
 }

@@ -15,15 +15,21 @@ export interface SiteGrants {
   site: SiteRow;
   license: LicenseRow | null;
   plan: PlanDef | null;
-  plans: PlanDef[];
   off: Set<CloudProduct>;
   grants: Grants;
 }
 
+/** The site's grants: from the snapshot the auth query read with it, else read now. */
 export async function loadGrants(q: Queryable, site: SiteRow, now: Date): Promise<SiteGrants> {
-  const [license, plans, off] = await Promise.all([site.license_id ? licenseById(q, site.license_id) : Promise.resolve(null), listPlans(q), switchedOff(q, site.id, site.account_id)]);
-  const plan = license ? (plans.find((p) => p.id === license.plan_id) ?? null) : null;
-  return { site, license, plan, plans, off, grants: computeGrants(license, plan, off, now) };
+  if (site.snapshot) {
+    const { license, plan, off } = site.snapshot;
+    return { site, license, plan, off, grants: computeGrants(license, plan, off, now) };
+  }
+  // One after another: a transaction's queries share one connection.
+  const license = site.license_id ? await licenseById(q, site.license_id) : null;
+  const plan = license ? ((await listPlans(q)).find((p) => p.id === license.plan_id) ?? null) : null;
+  const off = await switchedOff(q, site.id, site.account_id);
+  return { site, license, plan, off, grants: computeGrants(license, plan, off, now) };
 }
 
 /** The limits of the site's plan and the operator's limits on its scopes. */

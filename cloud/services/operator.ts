@@ -19,6 +19,7 @@ import { disconnect } from './sites-service.ts';
  * runs it on the ledger directly, or sends it to the running service that
  * holds the embedded database. Each command validates its own arguments.
  */
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
 const name = z.string().min(1).max(200).regex(/^[^\x00-\x1f\x7f]*$/, 'no control characters');
 const id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.:/-]+$/, 'an id');
 const when = z.iso.datetime({ offset: true }).or(z.iso.date()).transform((s) => new Date(s.length === 10 ? `${s}T00:00:00Z` : s).toISOString());

@@ -49,7 +49,7 @@ describe('signed requests (DESIGN.md "Request signing")', () => {
     const url = `${h.gateway}/sites/sync`;
     const signed = signHeaders(site.creds, { method: 'POST', url, body: '{"version":"1.0.0"}' });
     const forged = '{"version":"6.6.6"}';
-    const digest = signHeaders(site.creds, { method: 'POST', url, body: forged })['Content-Digest'];
+    const digest = signHeaders(site.creds, { method: 'POST', url, body: forged })['Content-Digest']!;
     expectError(await rawRequest(url, 'POST', { ...signed, 'Content-Digest': digest }, forged), 401, 'signature_invalid');
   });
 

@@ -5,6 +5,7 @@ import { CloudProduct } from './catalog.ts';
 export const Environment = z.enum(['production', 'staging']);
 export type Environment = z.infer<typeof Environment>;
 
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
 const line = (max: number) => z.string().min(1).max(max).regex(/^[^\x00-\x1f\x7f]*$/, 'no control characters');
 
 /** POST sites/register (unsigned, rate-limited per address). */

@@ -56,7 +56,7 @@ export class SiteClient {
     const signed = signHeaders(this.creds, { method, url, body, created: o.created, nonce: o.nonce });
     const sentUrl = o.tamper?.query !== undefined ? `${this.gatewayUrl}/${path}?${o.tamper.query}` : url;
     const sentBody = o.tamper?.body ?? body;
-    const idem = path === 'usage/record' ? { 'Idempotency-Key': o.idempotencyKey ?? randomUUID() } : {};
+    const idem: Record<string, string> = path === 'usage/record' ? { 'Idempotency-Key': o.idempotencyKey ?? randomUUID() } : {};
     return rawRequest(sentUrl, method, { ...signed, ...idem, ...o.headers }, sentBody);
   }
 
