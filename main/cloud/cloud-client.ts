@@ -18,7 +18,8 @@ import { CloudCredentials, type SiteIdentity } from './credentials.ts';
 import { CloudClientError, isCloudClientError } from './errors.ts';
 import { normalizeGatewayUrl } from './gateway-url.ts';
 import { nextRefreshAt, retryRefreshAt } from './grant-policy.ts';
-import { fingerprintOf, firstKey, parsePublicKey, verifyCertificate, type PinnedKey } from './pinned-key.ts';
+import { fingerprintOf, firstKey, parsePublicKey, verifyCertificate, verifyManifest, type Opened, type PinnedKey } from './pinned-key.ts';
+import type { ReleaseManifest } from '../contract/cloud/updates.ts';
 import type { Transport } from './transport.ts';
 import { UsageOutbox, type FlushResult } from './usage-outbox.ts';
 
@@ -271,6 +272,12 @@ export class CloudClient {
     const unsent = await this.forgetLocally('the site was disconnected');
     if (!remote.ok) this.log.warn('cloud: disconnected locally; the gateway could not be told, so the site key stays valid there until an operator disconnects it', { site_id: siteId, code: remote.code, request_id: remote.request_id });
     return { site_id: siteId, remote, unsent_events: unsent };
+  }
+
+  /** A release manifest from updates/check or updates/package, verified with the pinned key: an update is offered only when this says ok. */
+  openManifest(signed: unknown): Opened<ReleaseManifest> {
+    if (!this.pin || !this.connected()) return { ok: false, reason: 'not connected: there is no pinned gateway key to verify the manifest with' };
+    return verifyManifest(signed, this.pin);
   }
 
   status(): CloudClientStatus {

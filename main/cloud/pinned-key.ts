@@ -1,6 +1,7 @@
 import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import { Certificate, CertificatePayload, Jwk, type Jwks } from '../contract/cloud/certificate.ts';
+import { ReleaseManifest } from '../contract/cloud/updates.ts';
 import { GatehouseError } from '../core/errors.ts';
 
 /**
@@ -68,19 +69,26 @@ function keyObject(k: PinnedKey): KeyObject {
 
 const badKey = (why: string) => new GatehouseError('invalid_value', `--public-key: ${why}`);
 
-/** A real certificate is a few KB; the cached one is kept in the state file. */
-const MAX_PAYLOAD_CHARS = 64 * 1024;
+/** A real certificate or release manifest is a few KB; the cached certificate is kept in the state file. */
+const MAX_PAYLOAD_CHARS = 256 * 1024;
 
-export type Verified = { ok: true; payload: CertificatePayload } | { ok: false; reason: string };
+export type Opened<T> = { ok: true; payload: T } | { ok: false; reason: string };
 
-/** Verifies the signature over the exact payload bytes with the pinned key, then (and only then) parses them. */
-export function verifyCertificate(raw: unknown, pin: PinnedKey): Verified {
-  const cert = Certificate.safeParse(raw);
-  if (!cert.success) return { ok: false, reason: 'the certificate is not in the contract shape' };
-  const c = cert.data;
-  if (c.payload.length > MAX_PAYLOAD_CHARS) return { ok: false, reason: 'the certificate is larger than any real one (64 KB)' };
+const SignedEnvelope = z.object({ payload: z.string(), sig: z.string().max(200), alg: z.literal('ed25519'), kid: z.string().max(100) });
+
+/**
+ * Opens a gateway-signed envelope (`{payload, sig, alg: "ed25519", kid}`,
+ * DESIGN.md "Signed grants"; release manifests use the same): the signature
+ * over the exact payload bytes is verified with the pinned key first, and
+ * only then are the bytes parsed with `schema`.
+ */
+export function openSigned<T>(raw: unknown, pin: PinnedKey, schema: z.ZodType<T>, what: string): Opened<T> {
+  const env = SignedEnvelope.safeParse(raw);
+  if (!env.success) return { ok: false, reason: `the ${what} is not a signed envelope` };
+  const c = env.data;
+  if (c.payload.length > MAX_PAYLOAD_CHARS) return { ok: false, reason: `the ${what} is larger than any real one` };
   if (pin.kid !== null && c.kid !== pin.kid) {
-    return { ok: false, reason: `the certificate is signed by key ${c.kid.slice(0, 100)}, not by the pinned key ${pin.kid}: the gateway's key changed or this is another gateway; reconnect with --public-key if the vendor confirms the new key` };
+    return { ok: false, reason: `the ${what} is signed by key ${c.kid}, not by the pinned key ${pin.kid}: the gateway's key changed or this is another gateway; reconnect with --public-key if the vendor confirms the new key` };
   }
   const bytes = Buffer.from(c.payload, 'base64url');
   const sig = Buffer.from(c.sig, 'base64url');
@@ -90,13 +98,25 @@ export function verifyCertificate(raw: unknown, pin: PinnedKey): Verified {
   } catch {
     good = false;
   }
-  if (!good) return { ok: false, reason: `the certificate's signature does not verify with the pinned key (fingerprint ${fingerprintOf(pin.x)})` };
+  if (!good) return { ok: false, reason: `the ${what}'s signature does not verify with the pinned key (fingerprint ${fingerprintOf(pin.x)})` };
   let json: unknown;
   try {
     json = JSON.parse(bytes.toString('utf8'));
   } catch {
-    return { ok: false, reason: 'the signed certificate payload is not JSON' };
+    return { ok: false, reason: `the signed ${what} is not JSON` };
   }
-  const payload = CertificatePayload.safeParse(json);
-  return payload.success ? { ok: true, payload: payload.data } : { ok: false, reason: 'the signed certificate payload is not in the contract shape' };
+  const payload = schema.safeParse(json);
+  return payload.success ? { ok: true, payload: payload.data } : { ok: false, reason: `the signed ${what} is not in the contract shape` };
+}
+
+/** A grant certificate, verified with the pinned key. */
+export function verifyCertificate(raw: unknown, pin: PinnedKey): Opened<CertificatePayload> {
+  const cert = Certificate.safeParse(raw);
+  if (!cert.success) return { ok: false, reason: 'the certificate is not in the contract shape' };
+  return openSigned(cert.data, pin, CertificatePayload, 'certificate');
+}
+
+/** A release manifest (updates/check, updates/package), verified with the pinned key before a field of it is read. */
+export function verifyManifest(raw: unknown, pin: PinnedKey): Opened<ReleaseManifest> {
+  return openSigned(raw, pin, ReleaseManifest, 'release manifest');
 }
