@@ -1,3 +1,4 @@
+import { FeatureKey } from '../contract/cloud/catalog.ts';
 import type { CertificatePayload } from '../contract/cloud/certificate.ts';
 import type { CertificateView } from '../contract/cloud-status.ts';
 import type { Entitlement } from '../contract/entitlements.ts';
@@ -45,6 +46,8 @@ export class CloudEntitlements implements EntitlementSource {
 
   /** The answer with who gave it and, for a refusal, its code (entitlement_required, product_inactive, license_*). */
   async decide(feature: string): Promise<Decision> {
+    // Not a dotted feature key (e.g. `__proto__`): nothing grants it, and it is never looked up in a plain object.
+    if (!FeatureKey.safeParse(feature).success) return { entitlement: { feature: String(feature).slice(0, 100), allowed: false, plan: 'pro', expires_at: null }, source: 'local', code: 'entitlement_required' };
     const held = this.d.certificate();
     const local = await this.local.check(feature);
     const now = this.now();

@@ -168,6 +168,34 @@ describe('circuit breaker', () => {
   });
 });
 
+describe('background refresh', () => {
+  it('is due daily; a failed one backs off to minutes and the breaker, never a tight loop', async () => {
+    const { t, c } = await connected();
+    const due = Date.parse(c.status().next_refresh_at!);
+    expect(due - Date.now()).toBeGreaterThan(22 * HOUR - 60_000);
+    await c.tick();
+    expect(proxy.count()).toBe(0);
+
+    t.clock.skewMs = due - Date.now() + 1000;
+    proxy.rule(() => ({ kind: 'status', status: 503 }));
+    await c.tick();
+    expect(proxy.count('sites/sync')).toBe(3);
+    for (let i = 0; i < 5; i++) await c.tick();
+    expect(proxy.count()).toBe(3);
+    const s = c.status();
+    expect(Date.parse(s.next_refresh_at!) - c.status().breaker.open_ms).toBeGreaterThanOrEqual(Date.now() + t.clock.skewMs - 1000);
+    expect(s.warnings.map((w) => w.code)).toContain('cloud_gateway_unreachable');
+    expect(await c.entitlements.check('verto.translate')).toMatchObject({ allowed: true });
+
+    proxy.rule(null);
+    t.clock.skewMs = Date.parse(s.next_refresh_at!) - Date.now() + 1000;
+    await c.tick();
+    expect(proxy.count()).toBeLessThanOrEqual(5); // one logical sync: a token_expired (the clock moved a day) and its re-signed attempt
+    expect(c.status()).toMatchObject({ breaker: { state: 'closed' }, warnings: [] });
+    expect(Date.parse(c.status().next_refresh_at!) - (Date.now() + t.clock.skewMs)).toBeGreaterThan(22 * HOUR - 60_000);
+  });
+});
+
 describe('clock skew', () => {
   it('a local clock an hour ahead: one token_expired, one resync, one re-signed attempt; events stamped with the gateway time', async () => {
     const { t, c, siteId } = await connected();

@@ -47,7 +47,8 @@ interface Seen {
   verified: boolean;
 }
 const seen: Seen[] = [];
-const script: Array<{ status: number; body: unknown; headers?: Record<string, string> }> = [];
+type Scripted = { status: number; body: unknown; headers?: Record<string, string> };
+const script: Scripted[] = [];
 let server: Server;
 let t: TestClient;
 
@@ -100,8 +101,8 @@ beforeAll(async () => {
       const [full, query = ''] = (req.url ?? '').split('?');
       const path = full!.replace('/gateway/v1/', '');
       seen.push({ method: req.method!, path, query, body: raw.length ? JSON.parse(raw.toString()) : null, verified: verifySignature(req, raw) });
-      const a = script.shift() ?? answer(path);
-      res.writeHead(a.status, { 'content-type': 'application/json', 'x-request-id': String(req.headers['x-request-id']), ...('headers' in a ? a.headers : {}) });
+      const a: Scripted = script.shift() ?? answer(path);
+      res.writeHead(a.status, { 'content-type': 'application/json', 'x-request-id': String(req.headers['x-request-id']), ...a.headers });
       res.end(JSON.stringify(a.body));
     });
   });
