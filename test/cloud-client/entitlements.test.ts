@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PLAN_FEATURES } from '../../main/contract/cloud/catalog.ts';
-import { DAY, HOUR, newClient, startGateway, type Gateway, type TestClient } from './helpers/world.ts';
+import { ClientPool, DAY, HOUR, startGateway, type Gateway, type TestClient } from './helpers/world.ts';
 
 /**
  * The feature gates' source once connected: the verified certificate, turned
@@ -12,25 +12,18 @@ import { DAY, HOUR, newClient, startGateway, type Gateway, type TestClient } fro
  * clock set back) and refused when it is not signed by the pinned key.
  */
 let gw: Gateway;
-const clients: TestClient[] = [];
+const pool = new ClientPool();
 
 beforeAll(async () => {
   gw = await startGateway();
 });
 afterAll(async () => {
-  for (const t of clients) await t.close();
+  await pool.closeAll();
   await gw?.stop();
 });
 
 /** A client connected to the gateway with an active license of `plan`. */
-async function licensed(plan = 'pro', o: { vaultBackend?: 'file' | 'auto' } = {}) {
-  const t = await newClient({ vaultBackend: o.vaultBackend ?? 'file' });
-  clients.push(t);
-  const r = await t.client.connect({ url: gw.url });
-  const lic = await gw.license(plan);
-  await t.client.activate(lic.license_key);
-  return { t, c: t.client, siteId: r.site_id, license: lic };
-}
+const licensed = (plan = 'pro') => pool.connected(gw.url, () => gw.license(plan));
 
 const allowed = async (t: TestClient, feature: string) => (await t.client.entitlements.check(feature)).allowed;
 
@@ -163,8 +156,7 @@ describe('certificate pinning', () => {
 
   it('a gateway whose key is not the one given at connect is refused: no grant from it', async () => {
     const foreign = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x!;
-    const t = await newClient({ vaultBackend: 'file' });
-    clients.push(t);
+    const t = await pool.fresh();
     const r = await t.client.connect({ url: gw.url, publicKey: foreign });
     expect(r.pinned_key).toMatchObject({ source: 'explicit', kid: null });
     expect(r.first_sync).toMatchObject({ ok: false, code: 'signature_invalid' });
@@ -177,8 +169,7 @@ describe('certificate pinning', () => {
   it('the key given at connect as the operator prints it is used', async () => {
     const keys = await gw.op<Array<{ kid: string; x: string; fingerprint: string; state: string }>>('keys.show');
     const active = keys.find((k) => k.state === 'active')!;
-    const t = await newClient({ vaultBackend: 'file' });
-    clients.push(t);
+    const t = await pool.fresh();
     const r = await t.client.connect({ url: gw.url, publicKey: `${active.kid}:${active.x}` });
     expect(r.pinned_key).toEqual({ kid: active.kid, fingerprint: active.fingerprint, source: 'explicit' });
     await t.client.activate((await gw.license('pro')).license_key);

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CloudClientError } from '../../main/cloud/index.ts';
 import { startFaultProxy, type Fault, type FaultProxy } from '../fixtures/fault-proxy.ts';
-import { HOUR, newClient, startGateway, toolCall, type Gateway, type TestClient } from './helpers/world.ts';
+import { ClientPool, HOUR, startGateway, toolCall, type Gateway } from './helpers/world.ts';
 
 /**
  * The client policy under faults, between the client and the real gateway
@@ -13,7 +13,7 @@ import { HOUR, newClient, startGateway, toolCall, type Gateway, type TestClient 
  */
 let gw: Gateway;
 let proxy: FaultProxy;
-const clients: TestClient[] = [];
+const pool = new ClientPool();
 let delays: number[] = [];
 
 beforeAll(async () => {
@@ -21,25 +21,20 @@ beforeAll(async () => {
   proxy = await startFaultProxy(gw.url);
 });
 afterAll(async () => {
-  for (const t of clients) await t.close();
+  await pool.closeAll();
   await proxy?.close();
   await gw?.stop();
 });
 afterEach(() => proxy.reset());
 
-async function connected(o: Parameters<typeof newClient>[0] = {}) {
-  const t = await newClient({
-    vaultBackend: 'file',
+async function connected() {
+  const r = await pool.connected(proxy.url, () => gw.license('pro'), {
     timeouts: { connectMs: 1000, interactiveMs: 1500, backgroundMs: 1500 },
     sleep: async (ms: number) => void delays.push(ms),
-    ...o,
   });
-  clients.push(t);
-  const r = await t.client.connect({ url: proxy.url });
-  await t.client.activate((await gw.license('pro')).license_key);
   proxy.reset();
   delays = [];
-  return { t, c: t.client, siteId: r.site_id };
+  return r;
 }
 
 const envelope = (code: string, extra: Record<string, unknown> = {}) => ({ success: false, error: { code, message: `${code} from the proxy`, request_id: 'x', retryable: false, ...extra } });

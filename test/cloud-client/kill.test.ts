@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFaultProxy, type FaultProxy } from '../fixtures/fault-proxy.ts';
 import { startCloudChild, type CloudChild } from './helpers/cloud-child.ts';
-import { newClient, toolCall, type TestClient } from './helpers/world.ts';
+import { ClientPool, toolCall, type TestClient } from './helpers/world.ts';
 
 /**
  * Processes killed with SIGKILL: the gateway in the middle of a sync (and
@@ -18,7 +18,7 @@ const CHILD = fileURLToPath(new URL('./helpers/client-child.ts', import.meta.url
 let cloudDir: string;
 let cloud: CloudChild;
 let proxy: FaultProxy;
-const clients: TestClient[] = [];
+const pool = new ClientPool();
 
 beforeAll(async () => {
   cloudDir = await mkdtemp(join(tmpdir(), 'gh-ck-'));
@@ -26,20 +26,14 @@ beforeAll(async () => {
   proxy = await startFaultProxy(cloud.url);
 }, 180_000);
 afterAll(async () => {
-  for (const t of clients) await t.close();
+  await pool.closeAll();
   await proxy?.close();
   await cloud?.stop();
   await rm(cloudDir, { recursive: true, force: true });
 });
 
-async function connected() {
-  const t = await newClient({ vaultBackend: 'file', timeouts: { connectMs: 1000, interactiveMs: 5000, backgroundMs: 5000 }, sleep: async () => {} });
-  clients.push(t);
-  await t.client.connect({ url: proxy.url });
-  const lic = await cloud.op<{ license_key: string }>('licenses.create', { plan: 'pro' });
-  await t.client.activate(lic.license_key);
-  return t;
-}
+const connected = async () =>
+  (await pool.connected(proxy.url, () => cloud.op('licenses.create', { plan: 'pro' }), { timeouts: { connectMs: 1000, interactiveMs: 5000, backgroundMs: 5000 }, sleep: async () => {} })).t;
 
 /** The gateway's own count of the site's events today (usage/summary), through the client. */
 async function cloudCount(t: TestClient): Promise<number> {

@@ -2,7 +2,8 @@ import { createHash, createHmac, generateKeyPairSync, sign, timingSafeEqual } fr
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cloudAiSource, CloudClientError } from '../../main/cloud/index.ts';
+import type { CloudClientError } from '../../main/cloud/index.ts';
+import { cloudAiSource } from '../../main/cloud/index.ts';
 import { signatureBaseFromDesign } from '../cloud/helpers/sign.ts';
 import { newClient, type TestClient } from './helpers/world.ts';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTBOX_FILE } from '../../main/cloud/index.ts';
 import { uuidv7 } from '../../main/core/ids.ts';
-import { newClient, startGateway, toolCall, type Gateway, type TestClient } from './helpers/world.ts';
+import { ClientPool, startGateway, toolCall, type Gateway } from './helpers/world.ts';
 
 /**
  * The usage outbox against the real gateway: what is made is what the
@@ -11,23 +11,17 @@ import { newClient, startGateway, toolCall, type Gateway, type TestClient } from
  * waits in memory only.
  */
 let gw: Gateway;
-const clients: TestClient[] = [];
+const pool = new ClientPool();
 
 beforeAll(async () => {
   gw = await startGateway();
 });
 afterAll(async () => {
-  for (const t of clients) await t.close();
+  await pool.closeAll();
   await gw?.stop();
 });
 
-async function connected(o: Parameters<typeof newClient>[0] = {}) {
-  const t = await newClient({ vaultBackend: 'file', ...o });
-  clients.push(t);
-  const r = await t.client.connect({ url: gw.url });
-  await t.client.activate((await gw.license('pro')).license_key);
-  return { t, c: t.client, siteId: r.site_id };
-}
+const connected = (o: Parameters<ClientPool['fresh']>[0] = {}) => pool.connected(gw.url, () => gw.license('pro'), o);
 
 describe('usage outbox', () => {
   it('uploads every event once, in batches of 100, and the gateway counts exactly as many', async () => {
@@ -63,8 +57,7 @@ describe('usage outbox', () => {
   });
 
   it('does not queue what it must not: unconnected, AI generations (the cloud records them), invalid events', async () => {
-    const t = await newClient({ vaultBackend: 'file' });
-    clients.push(t);
+    const t = await pool.fresh();
     t.client.usage.record(toolCall());
     expect(t.client.status().outbox).toMatchObject({ depth: 0, unconnected: 1 });
     await t.client.connect({ url: gw.url });

@@ -94,3 +94,34 @@ export async function newClient(o: Partial<CloudClientOptions> & { vaultBackend?
 
 /** What a usage event from the MCP pipeline looks like (main/core/usage.ts makes them). */
 export const toolCall = (n = 1) => ({ event: 'mcp.tool.called', product: 'mcp', feature: 'site.pages.read', model: '', units: n, tokens_input: 0, tokens_output: 0 });
+
+export interface Licensed {
+  t: TestClient;
+  c: CloudClient;
+  siteId: string;
+  license: { id: string; license_key: string };
+}
+
+/** The clients of one test file: each made on its own data dir and closed at the end. */
+export class ClientPool {
+  private readonly all: TestClient[] = [];
+
+  async fresh(o: Parameters<typeof newClient>[0] = {}): Promise<TestClient> {
+    const t = await newClient({ vaultBackend: 'file', ...o });
+    this.all.push(t);
+    return t;
+  }
+
+  /** A client connected to `url` with an active license from `makeLicense`. */
+  async connected(url: string, makeLicense: () => Promise<{ id: string; license_key: string }>, o: Parameters<typeof newClient>[0] = {}): Promise<Licensed> {
+    const t = await this.fresh(o);
+    const r = await t.client.connect({ url });
+    const license = await makeLicense();
+    await t.client.activate(license.license_key);
+    return { t, c: t.client, siteId: r.site_id, license };
+  }
+
+  async closeAll(): Promise<void> {
+    for (const t of this.all.splice(0)) await t.close();
+  }
+}
