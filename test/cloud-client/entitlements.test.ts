@@ -1,9 +1,9 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_PLAN_FEATURES } from '../../main/contract/cloud/catalog.ts';
-import { ClientPool, DAY, HOUR, startGateway, type Gateway, type TestClient } from './helpers/world.ts';
+import { gatewaySuite, DAY, HOUR, type TestClient } from './helpers/world.ts';
 
 /**
  * The feature gates' source once connected: the verified certificate, turned
@@ -11,19 +11,11 @@ import { ClientPool, DAY, HOUR, startGateway, type Gateway, type TestClient } fr
  * license revoked or expired), by time (stale, expired with the clock moved,
  * clock set back) and refused when it is not signed by the pinned key.
  */
-let gw: Gateway;
-const pool = new ClientPool();
-
-beforeAll(async () => {
-  gw = await startGateway();
-});
-afterAll(async () => {
-  await pool.closeAll();
-  await gw?.stop();
-});
+const suite = gatewaySuite();
+const pool = suite.pool;
 
 /** A client connected to the gateway with an active license of `plan`. */
-const licensed = (plan = 'pro') => pool.connected(gw.url, () => gw.license(plan));
+const licensed = (plan = 'pro') => pool.connected(suite.gw.url, () => suite.gw.license(plan));
 
 const allowed = async (t: TestClient, feature: string) => (await t.client.entitlements.check(feature)).allowed;
 
@@ -32,14 +24,14 @@ describe('what the vendor changes reaches the gates at the next sync', () => {
     const { t, c } = await licensed('pro');
     expect(await allowed(t, 'aeo.reports')).toBe(true);
     const features = [...DEFAULT_PLAN_FEATURES.free, ...DEFAULT_PLAN_FEATURES.pro];
-    await gw.op('plans.set', { id: 'pro', features: features.filter((f) => f !== 'aeo.reports') });
+    await suite.gw.op('plans.set', { id: 'pro', features: features.filter((f) => f !== 'aeo.reports') });
     try {
       expect(await allowed(t, 'aeo.reports')).toBe(true); // the gates answer from the certificate they hold
       await c.sync();
       expect(await c.entitlements.decide('aeo.reports')).toMatchObject({ source: 'certificate', code: 'entitlement_required', entitlement: { allowed: false } });
       expect(await allowed(t, 'verto.translate')).toBe(true);
     } finally {
-      await gw.op('plans.set', { id: 'pro', features });
+      await suite.gw.op('plans.set', { id: 'pro', features });
     }
     await c.sync();
     expect(await allowed(t, 'aeo.reports')).toBe(true);
@@ -47,12 +39,12 @@ describe('what the vendor changes reaches the gates at the next sync', () => {
 
   it('product switched off for the site: product_inactive; switched on again: allowed', async () => {
     const { t, c, siteId } = await licensed('pro');
-    await gw.op('products.disable', { product: 'verto', site: siteId });
+    await suite.gw.op('products.disable', { product: 'verto', site: siteId });
     await c.sync();
     expect(await c.entitlements.decide('verto.translate')).toMatchObject({ source: 'certificate', code: 'product_inactive', entitlement: { allowed: false, plan: 'pro' } });
     expect(c.status().health.products.verto).toBe('inactive');
     expect(await allowed(t, 'seo.analyze')).toBe(true);
-    await gw.op('products.enable', { product: 'verto', site: siteId });
+    await suite.gw.op('products.enable', { product: 'verto', site: siteId });
     await c.sync();
     expect(await allowed(t, 'verto.translate')).toBe(true);
   });
@@ -60,7 +52,7 @@ describe('what the vendor changes reaches the gates at the next sync', () => {
   it('license revoked: the signed certificate says so and the site is back on the free policy at once', async () => {
     const { t, c, license } = await licensed('pro');
     expect(await allowed(t, 'verto.translate')).toBe(true);
-    await gw.op('licenses.revoke', { id: license.id });
+    await suite.gw.op('licenses.revoke', { id: license.id });
     await c.sync();
     expect(await c.entitlements.decide('verto.translate')).toMatchObject({ source: 'local', code: 'license_invalid', entitlement: { allowed: false } });
     expect(await allowed(t, 'mcp.core')).toBe(true);
@@ -69,7 +61,7 @@ describe('what the vendor changes reaches the gates at the next sync', () => {
 
   it('license expired: license_expired, free features stay', async () => {
     const { t, c, license } = await licensed('pro');
-    await gw.op('licenses.extend', { id: license.id, expires: new Date(Date.now() - HOUR).toISOString() });
+    await suite.gw.op('licenses.extend', { id: license.id, expires: new Date(Date.now() - HOUR).toISOString() });
     await c.sync();
     expect(await c.entitlements.decide('verto.translate')).toMatchObject({ code: 'license_expired', entitlement: { allowed: false } });
     expect(await allowed(t, 'site.pages.write')).toBe(true);
@@ -138,7 +130,7 @@ describe('certificate pinning', () => {
   it('after the gateway rotates its key, new certificates are refused and the old one keeps its own expiry', async () => {
     const { t, c } = await licensed('pro');
     const pinned = c.status().pinned_key!;
-    await gw.op('keys.rotate');
+    await suite.gw.op('keys.rotate');
     try {
       const r = await c.sync();
       expect(r.certificate).toBe('refused');
@@ -157,22 +149,22 @@ describe('certificate pinning', () => {
   it('a gateway whose key is not the one given at connect is refused: no grant from it', async () => {
     const foreign = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x!;
     const t = await pool.fresh();
-    const r = await t.client.connect({ url: gw.url, publicKey: foreign });
+    const r = await t.client.connect({ url: suite.gw.url, publicKey: foreign });
     expect(r.pinned_key).toMatchObject({ source: 'explicit', kid: null });
     expect(r.first_sync).toMatchObject({ ok: false, code: 'signature_invalid' });
-    const lic = await gw.license('pro');
+    const lic = await suite.gw.license('pro');
     await expect(t.client.activate(lic.license_key)).rejects.toMatchObject({ code: 'signature_invalid' });
     expect(t.client.status().certificate).toBeNull();
     expect(await allowed(t, 'verto.translate')).toBe(false);
   });
 
   it('the key given at connect as the operator prints it is used', async () => {
-    const keys = await gw.op<Array<{ kid: string; x: string; fingerprint: string; state: string }>>('keys.show');
+    const keys = await suite.gw.op<Array<{ kid: string; x: string; fingerprint: string; state: string }>>('keys.show');
     const active = keys.find((k) => k.state === 'active')!;
     const t = await pool.fresh();
-    const r = await t.client.connect({ url: gw.url, publicKey: `${active.kid}:${active.x}` });
+    const r = await t.client.connect({ url: suite.gw.url, publicKey: `${active.kid}:${active.x}` });
     expect(r.pinned_key).toEqual({ kid: active.kid, fingerprint: active.fingerprint, source: 'explicit' });
-    await t.client.activate((await gw.license('pro')).license_key);
+    await t.client.activate((await suite.gw.license('pro')).license_key);
     expect(await allowed(t, 'verto.translate')).toBe(true);
   });
 

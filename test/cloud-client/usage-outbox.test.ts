@@ -1,27 +1,19 @@
 import { appendFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OUTBOX_FILE } from '../../main/cloud/index.ts';
 import { uuidv7 } from '../../main/core/ids.ts';
-import { ClientPool, startGateway, toolCall, type Gateway } from './helpers/world.ts';
+import { gatewaySuite, toolCall } from './helpers/world.ts';
 
 /**
  * The usage outbox against the real gateway: what is made is what the
  * gateway counts, exactly; what is refused is counted and said; nothing
  * waits in memory only.
  */
-let gw: Gateway;
-const pool = new ClientPool();
+const suite = gatewaySuite();
+const pool = suite.pool;
 
-beforeAll(async () => {
-  gw = await startGateway();
-});
-afterAll(async () => {
-  await pool.closeAll();
-  await gw?.stop();
-});
-
-const connected = (o: Parameters<ClientPool['fresh']>[0] = {}) => pool.connected(gw.url, () => gw.license('pro'), o);
+const connected = (o: Parameters<typeof pool.fresh>[0] = {}) => pool.connected(suite.gw.url, () => suite.gw.license('pro'), o);
 
 describe('usage outbox', () => {
   it('uploads every event once, in batches of 100, and the gateway counts exactly as many', async () => {
@@ -29,7 +21,7 @@ describe('usage outbox', () => {
     for (let i = 0; i < 250; i++) c.usage.record(toolCall());
     const r = await c.usage.flush('interactive');
     expect(r).toEqual({ ok: true, sent: 250, remaining: 0 });
-    expect(await gw.storedEvents(siteId)).toBe(250);
+    expect(await suite.gw.storedEvents(siteId)).toBe(250);
     expect(c.status().outbox).toMatchObject({ depth: 0, delivered: 250, accepted: 250, duplicate: 0, rejected: 0 });
     expect(c.status().health.gateway.usage).toBe('synced');
     const summary = (await c.api!.usageSummary({ period: 'day' })).data;
@@ -43,8 +35,8 @@ describe('usage outbox', () => {
     c.usage.record({ ...toolCall(), event_id: id, site_id: 'local', timestamp: new Date(Date.now() - 60_000).toISOString() });
     c.usage.record({ ...toolCall(), event_id: id, site_id: 'local', timestamp: new Date().toISOString() }); // same id: one event
     await c.usage.flush();
-    expect(await gw.storedEvents(siteId)).toBe(1);
-    const row = (await gw.h.svc.ctx.db.query<{ site_id: string; occurred_at: Date }>('SELECT site_id, occurred_at FROM usage_events WHERE event_id = $1', [id])).rows[0]!;
+    expect(await suite.gw.storedEvents(siteId)).toBe(1);
+    const row = (await suite.gw.h.svc.ctx.db.query<{ site_id: string; occurred_at: Date }>('SELECT site_id, occurred_at FROM usage_events WHERE event_id = $1', [id])).rows[0]!;
     expect(row.site_id).toBe(siteId);
     expect(Math.abs(new Date(row.occurred_at).getTime() - (Date.now() - 60_000))).toBeLessThan(5_000);
   });
@@ -53,14 +45,14 @@ describe('usage outbox', () => {
     const { c, siteId } = await connected({ outbox: { intervalMs: 3_600_000 } });
     c.start();
     for (let i = 0; i < 100; i++) c.usage.record(toolCall());
-    await expect.poll(() => gw.storedEvents(siteId), { timeout: 10_000 }).toBe(100);
+    await expect.poll(() => suite.gw.storedEvents(siteId), { timeout: 10_000 }).toBe(100);
   });
 
   it('does not queue what it must not: unconnected, AI generations (the cloud records them), invalid events', async () => {
     const t = await pool.fresh();
     t.client.usage.record(toolCall());
     expect(t.client.status().outbox).toMatchObject({ depth: 0, unconnected: 1 });
-    await t.client.connect({ url: gw.url });
+    await t.client.connect({ url: suite.gw.url });
     t.client.usage.record({ event: 'ai.generation.completed', product: 'verto', feature: 'verto.translate', model: 'm', units: 1, tokens_input: 10, tokens_output: 20 });
     t.client.usage.record({ ...toolCall(), product: 'bogus' });
     t.client.usage.record({ ...toolCall(), feature: 'x\u0000y' });
@@ -70,13 +62,13 @@ describe('usage outbox', () => {
 
   it('events refused for quota are counted and kept with their reason, never lost silently', async () => {
     const { c, siteId } = await connected();
-    await gw.op('limits.set', { scope: 'site', subject: siteId, metric: 'mcp_actions', period: 'day', limit: 3 });
+    await suite.gw.op('limits.set', { scope: 'site', subject: siteId, metric: 'mcp_actions', period: 'day', limit: 3 });
     for (let i = 0; i < 5; i++) c.usage.record(toolCall());
     await c.usage.flush();
     const o = c.status().outbox;
     expect(o).toMatchObject({ depth: 0, accepted: 3, rejected: 2 });
     expect(o.recent_rejections[0]).toMatchObject({ reason: 'quota_exceeded' });
-    expect(await gw.storedEvents(siteId)).toBe(3);
+    expect(await suite.gw.storedEvents(siteId)).toBe(3);
   });
 
   it('is bounded: past capacity events are refused, counted, logged and shown, and it drains when it can', async () => {
@@ -89,7 +81,7 @@ describe('usage outbox', () => {
     expect(t.logs()).toMatch(/outbox: full/);
     await c.sync();
     expect(c.status().outbox).toMatchObject({ depth: 0, full: false, delivered: 10 });
-    expect(await gw.storedEvents(siteId)).toBe(10);
+    expect(await suite.gw.storedEvents(siteId)).toBe(10);
   });
 
   it('keeps queued events across a restart and a torn last line in the journal', async () => {
@@ -101,7 +93,7 @@ describe('usage outbox', () => {
     expect(c.status().outbox.depth).toBe(40);
     c.usage.record(toolCall());
     await c.usage.flush();
-    expect(await gw.storedEvents(siteId)).toBe(41);
+    expect(await suite.gw.storedEvents(siteId)).toBe(41);
     const journal = await readFile(join(t.dataDir, OUTBOX_FILE), 'utf8');
     expect(journal.endsWith('\n')).toBe(true);
     expect(journal).not.toContain('"event_id":"01\n');
@@ -109,7 +101,7 @@ describe('usage outbox', () => {
 
   it('writes off, and says so, what a disconnect leaves unsent', async () => {
     const { t } = await connected();
-    await gw.op('sites.disconnect', { id: t.client.status().site_id! });
+    await suite.gw.op('sites.disconnect', { id: t.client.status().site_id! });
     for (let i = 0; i < 4; i++) t.client.usage.record(toolCall());
     const r = await t.client.usage.flush();
     expect(r).toMatchObject({ ok: false, remaining: 4, error: { code: 'invalid_site' } });

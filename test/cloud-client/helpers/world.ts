@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { afterAll, beforeAll } from 'vitest';
 import { CloudClient, type CloudClientOptions } from '../../../main/cloud/index.ts';
 import type { Clock, Vault } from '../../../main/core/ports.ts';
 import { createLogger } from '../../../main/lib/logger.ts';
@@ -124,4 +125,23 @@ export class ClientPool {
   async closeAll(): Promise<void> {
     for (const t of this.all.splice(0)) await t.close();
   }
+}
+
+/** A test file's gateway and client pool: started before its tests, stopped after. */
+export function gatewaySuite(): { readonly gw: Gateway; pool: ClientPool } {
+  let gw: Gateway | undefined;
+  const pool = new ClientPool();
+  beforeAll(async () => {
+    gw = await startGateway();
+  });
+  afterAll(async () => {
+    await pool.closeAll();
+    await gw?.stop();
+  });
+  return {
+    get gw() {
+      return gw!;
+    },
+    pool,
+  };
 }
