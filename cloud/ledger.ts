@@ -16,6 +16,8 @@ export interface LedgerOptions {
   databaseUrl?: string;
   /** PGlite in memory (tests and benchmarks that need no files) */
   memory?: boolean;
+  /** for `memory`: a dumped PGlite data dir to start from instead of initdb */
+  pgliteTemplate?: Blob;
   env?: NodeJS.ProcessEnv;
   log: CloudLogger;
   now?: () => Date;
@@ -34,7 +36,7 @@ export async function openLedger(o: LedgerOptions): Promise<Ctx> {
   const box = await loadMasterKey(o.env ?? process.env, o.dataDir, (m, f) => o.log.warn(m, f));
   let db: Db;
   if (o.databaseUrl) db = openPostgres(o.databaseUrl);
-  else db = await openPglite(o.memory ? undefined : join(o.dataDir, PGDATA_DIR));
+  else db = await openPglite(o.memory ? undefined : join(o.dataDir, PGDATA_DIR), o.memory && o.pgliteTemplate ? { loadDataDir: o.pgliteTemplate } : {});
   try {
     await migrate(db);
     const check = await putSettingOnce(db, 'master_key_check', box.checkValue());

@@ -17,6 +17,7 @@ export interface CloudServiceOptions {
   databaseUrl?: string;
   /** the embedded database in memory instead of the data dir (tests, benchmarks) */
   memory?: boolean;
+  pgliteTemplate?: Blob;
   host?: string;
   port?: number;
   log: CloudLogger;
@@ -44,7 +45,7 @@ export async function startCloudService(o: CloudServiceOptions): Promise<CloudSe
   const unlock = embedded ? await lockDataDir(o.dataDir) : async () => {};
   let ctx: Ctx;
   try {
-    ctx = await openLedger({ dataDir: o.dataDir, databaseUrl: o.databaseUrl, memory: o.memory, env: o.env, log: o.log, now: o.now });
+    ctx = await openLedger({ dataDir: o.dataDir, databaseUrl: o.databaseUrl, memory: o.memory, pgliteTemplate: o.pgliteTemplate, env: o.env, log: o.log, now: o.now });
   } catch (e) {
     await unlock();
     throw e;

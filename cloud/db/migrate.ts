@@ -30,10 +30,19 @@ export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATI
   });
 }
 
-/** Our migrations hold no semicolons inside strings or bodies: split on statement ends. */
-function splitStatements(sql: string): string[] {
-  return sql
-    .split(/;\s*\n/)
-    .map((s) => s.trim().replace(/;$/, ''))
-    .filter(Boolean);
+/** Splits on `;` at a line end, except inside dollar-quoted bodies ($fn$ ... $fn$) of functions. */
+export function splitStatements(sql: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  let quote: string | null = null;
+  const re = /\$[A-Za-z_]*\$|;[ \t]*(?:\n|$)/g;
+  for (let m = re.exec(sql); m; m = re.exec(sql)) {
+    if (m[0].startsWith('$')) quote = quote === null ? m[0] : quote === m[0] ? null : quote;
+    else if (quote === null) {
+      out.push(sql.slice(start, m.index));
+      start = m.index + m[0].length;
+    }
+  }
+  out.push(sql.slice(start));
+  return out.map((s) => s.trim()).filter(Boolean);
 }

@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
+import { migrate } from './migrate.ts';
 import { PARSERS, RETRYABLE_SQLSTATES, TRANSACTION_ATTEMPTS, sqlState, type Db, type Queryable, type QueryResult } from './db.ts';
 
 /**
@@ -6,9 +7,25 @@ import { PARSERS, RETRYABLE_SQLSTATES, TRANSACTION_ATTEMPTS, sqlState, type Db, 
  * `dir` is undefined. One connection per process: PGlite serialises queries
  * and transactions itself, and only one process may open a data dir at a time
  * (the service holds it; operator commands then go through the service).
+ * `loadDataDir` starts from a dumped data dir (PGlite's dumpDataDir) instead
+ * of running initdb: tests and benchmarks start many in-memory databases.
  */
-export async function openPglite(dir: string | undefined): Promise<Db> {
-  const pg = await PGlite.create({ ...(dir ? { dataDir: dir } : {}), parsers: PARSERS });
+export async function openPglite(dir: string | undefined, opts: { loadDataDir?: Blob } = {}): Promise<Db> {
+  return adapt(await PGlite.create({ ...(dir ? { dataDir: dir } : {}), ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}), parsers: PARSERS }));
+}
+
+/** A fresh database with every migration applied, dumped: what `loadDataDir` takes. */
+export async function migratedPgliteDump(): Promise<Blob> {
+  const pg = await PGlite.create({ parsers: PARSERS });
+  try {
+    await migrate(adapt(pg));
+    return await pg.dumpDataDir('none');
+  } finally {
+    await pg.close();
+  }
+}
+
+function adapt(pg: PGlite): Db {
   const wrap = (q: { query: PGlite['query'] }): Queryable => ({
     async query<T>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
       const r = await q.query<T>(sql, params as unknown[]);

@@ -73,7 +73,13 @@ export function createCloudHandler(ctx: Ctx, opts: HandlerOptions = {}) {
       const now = ctx.now().getTime();
       const refused = checkRate(res, byAddress, address, limits.perAddress, now) ?? (entry.name === 'register' ? checkRate(res, byRegister, address, limits.register, now) : null);
       if (refused) throw refused;
-      if (entry.name === 'health') return void (status = 200, sendJson(res, 200, { success: true, status: 'ok', version: VERSION, database: ctx.db.kind, server_time: ctx.now().toISOString() }));
+      if (entry.name === 'health') {
+        // A load balancer's probe: answer 503 when this instance cannot reach its database.
+        const reachable = await ctx.db.query('SELECT 1').then(() => true, () => false);
+        if (!reachable) throw new HttpError('gateway_unavailable', 'this instance cannot reach its database', { status: 503, headers: { 'Retry-After': '5' } });
+        status = 200;
+        return sendJson(res, 200, { success: true, status: 'ok', version: VERSION, database: ctx.db.kind, server_time: ctx.now().toISOString() });
+      }
       if (entry.name === 'keys') return void (status = 200, sendJson(res, 200, await ctx.keys.jwks(ctx.now())));
       const raw = await readBody(req, { limit: CLOUD_MAX_BODY_BYTES, budget });
       if (entry.signed) {
@@ -93,6 +99,7 @@ export function createCloudHandler(ctx: Ctx, opts: HandlerOptions = {}) {
     } finally {
       const fields = { request_id: id, method: req.method, path: (req.url ?? '').split('?')[0]!.slice(0, 200), status, ms: Math.round((performance.now() - started) * 10) / 10, ...(site ? { site_id: site.id } : {}) };
       if (status >= 500) ctx.log.error('request', fields);
+      else if (status >= 400) ctx.log.info('request refused', fields);
       else ctx.log.debug('request', fields);
     }
   };

@@ -4,17 +4,13 @@ import type { Queryable } from '../db/db.ts';
 /**
  * Claims a nonce for a key: true the first time within the TTL, false for a
  * replay. The primary key decides between instances; an expired row is
- * taken over instead of blocking the nonce forever.
+ * taken over instead of blocking the nonce forever (migration 002's
+ * gatehouse_claim_nonce).
  */
 export async function claimNonce(q: Queryable, keyId: string, nonce: string, now: Date): Promise<boolean> {
   const expires = new Date(now.getTime() + NONCE_TTL_SECONDS * 1000);
-  const r = await q.query(
-    `INSERT INTO request_nonces (key_id, nonce, expires_at) VALUES ($1, $2, $3)
-     ON CONFLICT (key_id, nonce) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE request_nonces.expires_at <= $4
-     RETURNING 1`,
-    [keyId, nonce, expires, now],
-  );
-  return r.rows.length > 0;
+  const r = await q.query<{ claimed: boolean }>('SELECT gatehouse_claim_nonce($1, $2, $3, $4) AS claimed', [keyId, nonce, expires, now]);
+  return r.rows[0]?.claimed === true;
 }
 
 export async function pruneNonces(q: Queryable, now: Date): Promise<number> {

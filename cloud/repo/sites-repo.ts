@@ -91,21 +91,11 @@ export async function seatsUsed(q: Queryable, licenseId: string, exceptSite?: st
 
 /**
  * The site, its license, its plan and its switched-off products in one round
- * trip: the hot path of every signed request (a disconnect, a revoke or a
+ * trip (migration 002's function, whose plan the connection keeps): the hot path of every signed request (a disconnect, a revoke or a
  * plan change is seen by the next request on any instance).
  */
 export async function siteWithGrantsByKeyId(q: Queryable, keyId: string): Promise<SiteRow | null> {
-  const r = await q.query<Record<string, unknown>>(
-    `SELECT ${COLS.split(', ').map((c) => `s.${c}`).join(', ')},
-            l.id AS l_id, l.key_hash AS l_key_hash, l.key_preview AS l_key_preview, l.account_id AS l_account_id, l.plan_id AS l_plan_id,
-            l.site_limit AS l_site_limit, l.status AS l_status, l.expires_at AS l_expires_at, l.created_at AS l_created_at, l.revoked_at AS l_revoked_at,
-            p.id AS p_id, p.rank AS p_rank, p.features AS p_features, p.products AS p_products, p.site_limit AS p_site_limit, p.limits AS p_limits, p.update_channels AS p_update_channels,
-            ARRAY(SELECT ps.product FROM product_switches ps
-              WHERE ps.enabled = false AND ((ps.scope = 'site' AND ps.subject = s.id) OR (ps.scope = 'account' AND ps.subject = s.account_id))) AS off
-       FROM sites s LEFT JOIN licenses l ON l.id = s.license_id LEFT JOIN plans p ON p.id = l.plan_id
-      WHERE s.key_id = $1`,
-    [keyId],
-  );
+  const r = await q.query<Record<string, unknown>>('SELECT * FROM gatehouse_site_by_key($1)', [keyId]);
   const row = r.rows[0];
   if (!row) return null;
   const pick = (prefix: string) => Object.fromEntries(Object.entries(row).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));

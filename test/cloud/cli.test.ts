@@ -41,7 +41,8 @@ afterAll(async () => {
 });
 
 // The embedded database is the CLI's own concern: not repeated in the PostgreSQL pass.
-describe.skipIf(onPostgres)('gatehouse-cloud CLI', () => {
+// Each command is a fresh Node process loading TypeScript: generous timeouts on a busy 2-core machine.
+describe.skipIf(onPostgres)('gatehouse-cloud CLI', { timeout: 240_000 }, () => {
   it('serve writes runtime.json (0600) and answers health', async () => {
     const rt = JSON.parse(await readFile(join(dataDir, 'runtime.json'), 'utf8'));
     expect(rt).toMatchObject({ pid: child.pid, database: 'pglite' });

@@ -1,4 +1,5 @@
 import * as m001 from './001-ledger.ts';
+import * as m002 from './002-hot-path-functions.ts';
 
 export interface Migration {
   version: number;
@@ -7,4 +8,4 @@ export interface Migration {
 }
 
 /** Every migration, in order. Append only. */
-export const MIGRATIONS: readonly Migration[] = [m001];
+export const MIGRATIONS: readonly Migration[] = [m001, m002];
