@@ -1,27 +1,25 @@
 import { join } from 'node:path';
-import type { Certificate } from '../contract/cloud/certificate.ts';
-import type { CloudProduct } from '../contract/cloud/catalog.ts';
 import type { LicenseView } from '../contract/cloud/license.ts';
-import type { Environment } from '../contract/cloud/sites.ts';
+import type { ReleaseManifest } from '../contract/cloud/updates.ts';
 import type { CloudClientStatus } from '../contract/cloud-status.ts';
 import { GatehouseError } from '../core/errors.ts';
-import { systemClock, type Clock, type EntitlementSource, type Logger, type Vault } from '../core/ports.ts';
+import { systemClock, type Clock, type Logger } from '../core/ports.ts';
 import { createLogger } from '../lib/logger.ts';
 import { VERSION } from '../version.ts';
 import { CLOSED } from './breaker.ts';
 import { CloudApi } from './cloud-api.ts';
-import { CloudEntitlements, type HeldCertificate } from './cloud-entitlements.ts';
-import { CloudHttp, type CallMode, type Timeouts } from './cloud-http.ts';
+import { CertificateKeeper } from './certificate-keeper.ts';
+import { failure, licenseFromSite, type CloudClientOptions, type ConnectInput, type ConnectResult, type DisconnectResult, type SyncResult } from './cloud-client-types.ts';
+import { CloudEntitlements } from './cloud-entitlements.ts';
+import { CloudHttp, type CallMode } from './cloud-http.ts';
 import { CloudRuntime } from './cloud-state.ts';
 import { buildStatus } from './cloud-status.ts';
 import { CloudCredentials, type SiteIdentity } from './credentials.ts';
-import { CloudClientError, isCloudClientError } from './errors.ts';
+import { CloudClientError } from './errors.ts';
 import { normalizeGatewayUrl } from './gateway-url.ts';
 import { nextRefreshAt, retryRefreshAt } from './grant-policy.ts';
-import { fingerprintOf, firstKey, parsePublicKey, verifyCertificate, verifyManifest, type Opened, type PinnedKey } from './pinned-key.ts';
-import type { ReleaseManifest } from '../contract/cloud/updates.ts';
-import type { Transport } from './transport.ts';
-import { UsageOutbox, type FlushResult } from './usage-outbox.ts';
+import { fingerprintOf, firstKey, parsePublicKey, verifyManifest, type Opened } from './pinned-key.ts';
+import { UsageOutbox } from './usage-outbox.ts';
 
 /**
  * The app's cloud client, one object for the composition root to wire:
@@ -35,68 +33,12 @@ import { UsageOutbox, type FlushResult } from './usage-outbox.ts';
  */
 export const OUTBOX_FILE = 'cloud-outbox.jsonl';
 
-export interface CloudClientOptions {
-  dataDir: string;
-  vault: Vault;
-  clock?: Clock;
-  log?: Logger;
-  transport?: Transport;
-  timeouts?: Partial<Timeouts>;
-  /** the site address registered with the gateway (the local service's base URL) */
-  siteUrl?: () => string;
-  /** the products this install uses, reported by sites/sync */
-  productsInUse?: () => CloudProduct[];
-  /** the policy while unconnected (default: the local free plan) */
-  local?: EntitlementSource;
-  outbox?: { capacity?: number; batchSize?: number; intervalMs?: number };
-  /** how often the refresh schedule is looked at (default 1 min) */
-  tickMs?: number;
-  /** allow http:// to a non-loopback gateway (tests of a remote-looking host; never in production) */
-  allowInsecureHttp?: boolean;
-  random?: () => number;
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-}
-
-export interface ConnectInput {
-  url: string;
-  environment?: Environment;
-  /** the gateway's public key to pin (JWK JSON, bare x, or kid:x); default: the first key of GET keys */
-  publicKey?: string;
-  name?: string;
-}
-
-export interface ConnectResult {
-  site_id: string;
-  environment: Environment;
-  gateway_url: string;
-  pinned_key: { kid: string | null; fingerprint: string; source: 'explicit' | 'fetched' };
-  /** the first sync's outcome: the connection stands even when it failed */
-  first_sync: { ok: true } | { ok: false; code: string; message: string; request_id: string | null };
-}
-
-export interface SyncResult {
-  outbox: FlushResult;
-  certificate: 'accepted' | 'refused';
-  request_id: string;
-}
-
-export interface DisconnectResult {
-  site_id: string | null;
-  remote: { ok: true } | { ok: false; code: string; message: string; request_id: string | null };
-  /** usage events that could not be uploaded before the identity was dropped */
-  unsent_events: number;
-}
-
 export class CloudClient {
   readonly entitlements: CloudEntitlements;
   readonly usage: UsageOutbox;
   private identity: SiteIdentity | null = null;
-  private pin: PinnedKey | null = null;
-  private held: HeldCertificate | null = null;
-  private http: CloudHttp | null = null;
+  private readonly certs: CertificateKeeper;
   private apiInstance: CloudApi | null = null;
-  private certRefusal: string | null = null;
-  private siteRefusal: { code: string; message: string } | null = null;
   private ticker: NodeJS.Timeout | null = null;
   private closed = false;
   private refreshing: Promise<unknown> | null = null;
@@ -112,9 +54,10 @@ export class CloudClient {
     this.clock = o.clock ?? systemClock;
     this.log = o.log ?? createLogger();
     this.random = o.random ?? Math.random;
+    this.certs = new CertificateKeeper(runtime, this.clock, this.log);
     this.entitlements = new CloudEntitlements({
       clock: this.clock,
-      certificate: () => (this.connected() && !this.siteRefusal ? this.held : null),
+      certificate: () => (this.connected() && !this.certs.siteRefusal ? this.certs.held : null),
       offsetMs: () => runtime.offsetMs(),
       highWaterMs: () => runtime.highWaterMs(),
       observeTime: (t) => runtime.observeTime(t),
@@ -124,13 +67,13 @@ export class CloudClient {
       file: join(o.dataDir, OUTBOX_FILE),
       clock: this.clock,
       log: this.log,
-      siteId: () => (this.connected() && !this.siteRefusal ? this.identity!.site_id : null),
+      siteId: () => (this.connected() && !this.certs.siteRefusal ? this.identity!.site_id : null),
       offsetMs: () => runtime.offsetMs(),
       upload: async (body, key, mode) => {
         try {
           return (await this.requireApi().usageRecord(body, key, { mode })).data;
         } catch (e) {
-          throw this.noticeRefusal(e);
+          throw await this.certs.notice(e);
         }
       },
       ...o.outbox,
@@ -180,12 +123,11 @@ export class CloudClient {
     await this.creds.saveIdentity({ site_id: reg.site_id, key_id: reg.key_id, secret: reg.secret }, pin);
     await this.runtime.update((d) => void (d.connection!.phase = 'connected'));
     this.identity = { site_id: reg.site_id, key_id: reg.key_id, secret: reg.secret };
-    this.pin = pin;
-    this.held = null;
-    this.certRefusal = this.siteRefusal = null;
+    this.certs.clear();
+    this.certs.load(pin, null);
     this.log.info('cloud: connected', { site_id: reg.site_id, gateway_url: gatewayUrl, environment, key_fingerprint: fingerprint });
     const first: ConnectResult['first_sync'] = await this.sync('interactive').then(
-      (r) => (r.certificate === 'accepted' ? { ok: true as const } : { ok: false as const, code: 'signature_invalid', message: `certificate refused: ${this.certRefusal}`, request_id: r.request_id }),
+      (r) => (r.certificate === 'accepted' ? { ok: true as const } : { ok: false as const, code: 'signature_invalid', message: `certificate refused: ${this.certs.refusal}`, request_id: r.request_id }),
       (e: unknown) => failure(e),
     );
     return { site_id: reg.site_id, environment, gateway_url: gatewayUrl, pinned_key: { kid: pin.kid, fingerprint, source: explicit ? 'explicit' : 'fetched' }, first_sync: first };
@@ -201,25 +143,25 @@ export class CloudClient {
       ans = await api.licenseActivate(licenseKey.trim());
     } catch (e) {
       await this.creds.forgetLicenseKey();
-      throw this.noticeRefusal(e);
+      throw await this.certs.notice(e);
     }
     await this.runtime.update((d) => void (d.license = ans.data.license));
-    await this.acceptCertificate(ans.data.certificate, ans.requestId);
+    await this.certs.accept(ans.data.certificate, ans.requestId);
     this.log.info('cloud: license activated', { key_preview: ans.data.license.key_preview, plan: ans.data.license.plan, request_id: ans.requestId });
     return { license: ans.data.license, request_id: ans.requestId };
   }
 
   async deactivate(): Promise<{ license: LicenseView; request_id: string }> {
     const api = this.requireApi();
-    const ans = await api.licenseDeactivate().catch((e: unknown) => {
-      throw this.noticeRefusal(e);
+    const ans = await api.licenseDeactivate().catch(async (e: unknown) => {
+      throw await this.certs.notice(e);
     });
     await this.creds.forgetLicenseKey();
     await this.runtime.update((d) => void (d.license = ans.data.license));
     // The signed word that the license is gone: the gates go back to the free policy at once.
     const status = await api.licenseStatus().catch(() => null);
-    if (status) await this.acceptCertificate(status.data.certificate, status.requestId);
-    else this.held = null;
+    if (status) await this.certs.accept(status.data.certificate, status.requestId);
+    else this.certs.held = null;
     return { license: ans.data.license, request_id: ans.requestId };
   }
 
@@ -237,12 +179,12 @@ export class CloudClient {
       ans = await api.siteSync({ version: VERSION, products_in_use: this.o.productsInUse?.() ?? ['mcp'], outbox_depth: this.usage.depth }, { mode });
     } catch (e) {
       await this.refreshFailed();
-      throw this.noticeRefusal(e);
+      throw await this.certs.notice(e);
     }
-    this.siteRefusal = null;
+    this.certs.siteRefusal = null;
     const serverTime = Date.parse(ans.data.server_time);
     if (Number.isFinite(serverTime)) this.runtime.observeTime(serverTime);
-    const accepted = await this.acceptCertificate(ans.data.certificate, ans.requestId).then(
+    const accepted = await this.certs.accept(ans.data.certificate, ans.requestId).then(
       () => true,
       () => false,
     );
@@ -260,7 +202,7 @@ export class CloudClient {
     const conn = this.runtime.doc().connection;
     if (!conn) return { site_id: null, remote: { ok: true }, unsent_events: 0 };
     const siteId = this.identity?.site_id ?? null;
-    if (this.identity && !this.siteRefusal) await this.usage.flush('interactive').catch(() => undefined);
+    if (this.identity && !this.certs.siteRefusal) await this.usage.flush('interactive').catch(() => undefined);
     await this.runtime.update((d) => void (d.connection!.phase = 'disconnecting'));
     let remote: DisconnectResult['remote'] = { ok: true };
     if (this.identity && this.apiInstance) {
@@ -276,8 +218,9 @@ export class CloudClient {
 
   /** A release manifest from updates/check or updates/package, verified with the pinned key: an update is offered only when this says ok. */
   openManifest(signed: unknown): Opened<ReleaseManifest> {
-    if (!this.pin || !this.connected()) return { ok: false, reason: 'not connected: there is no pinned gateway key to verify the manifest with' };
-    return verifyManifest(signed, this.pin);
+    const pin = this.certs.pin;
+    if (!pin || !this.connected()) return { ok: false, reason: 'not connected: there is no pinned gateway key to verify the manifest with' };
+    return verifyManifest(signed, pin);
   }
 
   status(): CloudClientStatus {
@@ -288,8 +231,8 @@ export class CloudClient {
       certificate: this.entitlements.view(),
       outbox: this.usage.view(),
       now: this.clock.now(),
-      certRefusal: this.certRefusal,
-      siteRefusal: this.siteRefusal,
+      certRefusal: this.certs.refusal,
+      siteRefusal: this.certs.siteRefusal,
     });
   }
 
@@ -349,18 +292,12 @@ export class CloudClient {
     }
     if (conn.phase === 'connecting') await this.runtime.update((d) => void (d.connection!.phase = 'connected'));
     this.identity = identity;
-    this.pin = pin;
     this.setGateway(conn.gateway_url);
-    const cert = this.runtime.doc().certificate;
-    if (cert) {
-      const v = verifyCertificate(cert, pin);
-      if (v.ok) this.held = { kid: cert.kid, payload: v.payload };
-      else this.log.warn(`cloud: the saved certificate was not used: ${v.reason}`);
-    }
+    this.certs.load(pin, this.runtime.doc().certificate);
   }
 
   private setGateway(gatewayUrl: string): void {
-    this.http = new CloudHttp({
+    const http = new CloudHttp({
       gatewayUrl,
       key: () => (this.identity ? { key_id: this.identity.key_id, secret: this.identity.secret } : null),
       state: this.runtime,
@@ -371,43 +308,12 @@ export class CloudClient {
       random: this.o.random,
       sleep: this.o.sleep,
     });
-    this.apiInstance = new CloudApi(this.http);
+    this.apiInstance = new CloudApi(http);
   }
 
   private requireApi(): CloudApi {
     if (!this.connected() || !this.apiInstance) throw new CloudClientError('invalid_site', 'this service is not connected to a cloud gateway: connect it first (gatehouse cloud connect --url GATEWAY_URL)', { requestId: null, httpStatus: null, retryable: false });
     return this.apiInstance;
-  }
-
-  /**
-   * A certificate from the gateway: kept only when it verifies with the pinned
-   * key. One whose license is not active is a signed refusal and replaces the
-   * last one at once. One that does not verify is refused and changes nothing.
-   */
-  private async acceptCertificate(cert: Certificate, requestId: string): Promise<void> {
-    const v = verifyCertificate(cert, this.pin!);
-    if (!v.ok) {
-      this.certRefusal = v.reason;
-      const err = new CloudClientError('signature_invalid', `certificate refused: ${v.reason}`, { requestId, httpStatus: 200, retryable: false, attempts: 1, stopped: 'not_retryable' });
-      this.runtime.recordError({ at: new Date(this.clock.now()).toISOString(), operation: 'certificate', code: 'signature_invalid', message: err.message, request_id: requestId, attempts: 1, stopped: 'not_retryable', http_status: 200 });
-      this.log.error(`cloud: ${err.message}`, { request_id: requestId });
-      throw err;
-    }
-    this.certRefusal = null;
-    this.held = { kid: cert.kid, payload: v.payload };
-    await this.runtime.update((d) => void (d.certificate = cert));
-  }
-
-  /** Notes what a refusal means for the site (signed refusal certificate, identity gone) and passes the error on. */
-  private noticeRefusal(e: unknown): unknown {
-    if (!isCloudClientError(e)) return e;
-    const cert = e.info.details?.certificate;
-    if (cert && this.pin && verifyCertificate(cert, this.pin).ok) void this.acceptCertificate(cert as Certificate, e.requestId ?? '').catch(() => undefined);
-    if (e.cloudCode === 'invalid_site' && e.info.httpStatus !== null) {
-      this.siteRefusal = { code: e.cloudCode, message: e.message };
-      this.held = null;
-    }
-    return e;
   }
 
   private async refreshFailed(): Promise<void> {
@@ -426,23 +332,13 @@ export class CloudClient {
     await this.runtime.update((d) => {
       Object.assign(d, { connection: null, certificate: null, license: null, last_sync: null, last_refresh_attempt: null, next_refresh_at: null, refresh_failures: 0 });
     });
-    this.identity = this.pin = this.held = null;
-    this.http = this.apiInstance = null;
-    this.certRefusal = this.siteRefusal = null;
+    this.identity = null;
+    this.apiInstance = null;
+    this.certs.clear();
     return unsent;
   }
 
   private siteUrl(): string {
     return this.o.siteUrl?.() ?? 'http://127.0.0.1/';
   }
-}
-
-function failure(e: unknown): { ok: false; code: string; message: string; request_id: string | null } {
-  if (isCloudClientError(e)) return { ok: false, code: e.cloudCode, message: e.message, request_id: e.requestId };
-  if (e instanceof GatehouseError) return { ok: false, code: e.code, message: e.message, request_id: null };
-  return { ok: false, code: 'internal_error', message: 'internal error: see the service log', request_id: null };
-}
-
-function licenseFromSite(l: { status: string; plan: string | null; key_preview: string | null; expires_at: string | null }): Partial<LicenseView> {
-  return { status: l.status as LicenseView['status'], plan: l.plan, key_preview: l.key_preview, license_expires_at: l.expires_at };
 }

@@ -5,7 +5,8 @@
  * `entitlements` is the EntitlementSource, `usage` the UsageSink, `api` the
  * typed endpoints and `status()` the health data.
  */
-export { CloudClient, OUTBOX_FILE, type CloudClientOptions, type ConnectInput, type ConnectResult, type DisconnectResult, type SyncResult } from './cloud-client.ts';
+export { CloudClient, OUTBOX_FILE } from './cloud-client.ts';
+export type { CloudClientOptions, ConnectInput, ConnectResult, DisconnectResult, SyncResult } from './cloud-client-types.ts';
 export { CloudApi, type Call } from './cloud-api.ts';
 export { CloudEntitlements } from './cloud-entitlements.ts';
 export { UsageOutbox, CLOUD_RECORDED_EVENTS, type FlushResult, type OutboxInput } from './usage-outbox.ts';

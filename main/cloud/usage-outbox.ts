@@ -183,6 +183,13 @@ export class UsageOutbox implements UsageSink {
 
   private async upload(mode: CallMode): Promise<FlushResult> {
     let sent = 0;
+    if (this.pending.size > 0) {
+      try {
+        this.journal.sync(); // what is about to be sent survives a power loss too
+      } catch (e) {
+        this.o.log.warn('cloud outbox: could not fsync the journal', { error: (e as Error).message });
+      }
+    }
     while (this.pending.size > 0 && this.o.siteId()) {
       const offset = this.o.offsetMs();
       const batch = [...take(this.pending.values(), this.batchSize)].map((e) => this.stamped(e, offset));
