@@ -214,6 +214,8 @@ export class CloudHttp {
 
   private stopped(endpoint: Endpoint, err: CloudClientError, attempts: number, stopped: StopReason): CloudClientError {
     const out = new CloudClientError(err.cloudCode, err.message, { ...err.info, attempts, stopped });
+    // Calls refused by the open breaker are not recorded: the breaker's state says it, and the error that opened it stays in view.
+    if (stopped === 'breaker_open') return out;
     this.o.state.recordError({
       at: new Date(this.o.clock.now()).toISOString(),
       operation: endpoint.path,

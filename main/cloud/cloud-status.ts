@@ -10,6 +10,9 @@ import { STALE_WARN_MS } from './grant-policy.ts';
  * needs to act: certificate expiry, outbox depth, breaker, the last errors
  * with their request ids, and warnings that say what to do. No network.
  */
+/** Unconnected, the local free policy: the MCP gateway itself, nothing of the paid products (as main/gateway.ts reports today). */
+export const UNCONNECTED_PRODUCTS: Readonly<Record<(typeof CLOUD_PRODUCTS)[number], string>> = { aeo: 'inactive', code: 'inactive', verto: 'inactive', mcp: 'active', pro: 'inactive' };
+
 export interface StatusInput {
   doc: CloudStateDoc;
   connected: boolean;
@@ -26,7 +29,7 @@ export function buildStatus(i: StatusInput): CloudClientStatus {
   const breaker = breakerView(doc.breaker, i.now);
   const productsFromCert = cert && (cert.usable || cert.reason === 'license_not_active');
   const products: Record<string, string> = {};
-  for (const p of CLOUD_PRODUCTS) products[p] = !connected ? 'not_connected' : productsFromCert ? (cert.products[p] ?? 'unknown') : 'unknown';
+  for (const p of CLOUD_PRODUCTS) products[p] = !connected ? UNCONNECTED_PRODUCTS[p] : productsFromCert ? (cert.products[p] ?? 'unknown') : 'unknown';
   const health: CloudHealth = {
     success: connected && !i.siteRefusal,
     gateway: {
