@@ -51,10 +51,4 @@ export function logLevel(v: string | undefined, fallback: LogLevel): LogLevel {
 
 export const out = (json: boolean, data: unknown, human: () => string) => process.stdout.write(`${json ? JSON.stringify(data, null, 2) : human()}\n`);
 
-export function table(rows: Array<Record<string, unknown>>, columns: string[]): string {
-  if (rows.length === 0) return '(none)';
-  const cell = (v: unknown) => (v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v));
-  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(columns.map((c) => c.toUpperCase())), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n');
-}
+export { table } from '../../main/lib/text-table.ts';

@@ -28,7 +28,7 @@ export interface SiteRow {
   last_sync_at: string | null;
   created_at: string;
   disconnected_at: string | null;
-  /** set by siteWithGrantsByKeyId: the license, plan and product switches as of this request */
+  /** set by authenticateKey: the license, plan and product switches as of this request */
   snapshot?: GrantsSnapshot;
 }
 
@@ -90,16 +90,19 @@ export async function seatsUsed(q: Queryable, licenseId: string, exceptSite?: st
 }
 
 /**
- * The site, its license, its plan and its switched-off products in one round
- * trip (migration 002's function, whose plan the connection keeps): the hot path of every signed request (a disconnect, a revoke or a
- * plan change is seen by the next request on any instance).
+ * The hot path of every signed request, in one round trip (migration 002's
+ * gatehouse_authenticate): the site with its license, plan and switched-off
+ * products, and the nonce claimed for the key (`nonce_fresh` false: a replay).
+ * The nonce is claimed only for a known, connected site; the caller still
+ * refuses the request unless the signature verifies. Nothing is cached: a
+ * disconnect, a revoke or a plan change holds at the next request on any instance.
  */
-export async function siteWithGrantsByKeyId(q: Queryable, keyId: string): Promise<SiteRow | null> {
-  const r = await q.query<Record<string, unknown>>('SELECT * FROM gatehouse_site_by_key($1)', [keyId]);
+export async function authenticateKey(q: Queryable, keyId: string, nonce: string, nonceExpires: Date, now: Date): Promise<(SiteRow & { nonce_fresh: boolean }) | null> {
+  const r = await q.query<Record<string, unknown>>('SELECT * FROM gatehouse_authenticate($1, $2, $3, $4)', [keyId, nonce, nonceExpires, now]);
   const row = r.rows[0];
   if (!row) return null;
   const pick = (prefix: string) => Object.fromEntries(Object.entries(row).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
-  const site = Object.fromEntries(Object.entries(row).filter(([k]) => !/^(l_|p_|off$)/.test(k))) as unknown as SiteRow;
+  const site = Object.fromEntries(Object.entries(row).filter(([k]) => !/^(l_|p_|off$)/.test(k))) as unknown as SiteRow & { nonce_fresh: boolean };
   const license = row.l_id ? (pick('l_') as unknown as LicenseRow) : null;
   const plan = row.p_id ? PlanDef.parse(pick('p_')) : null;
   site.snapshot = { license, plan, off: new Set(row.off as CloudProduct[]) };

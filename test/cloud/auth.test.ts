@@ -9,7 +9,7 @@ let site: SiteClient;
 beforeAll(async () => {
   h = await startHarness();
   site = await register(h.gateway);
-});
+}, 180_000);
 afterAll(() => h?.stop());
 
 const expectError = (r: { status: number; body: { success: boolean; error: { code: string; request_id: string; retryable: boolean } }; headers: Record<string, unknown> }, status: number, code: string) => {

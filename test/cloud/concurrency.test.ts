@@ -17,7 +17,7 @@ describe.skipIf(!onPostgres)('two instances on one PostgreSQL', () => {
   beforeAll(async () => {
     url = await freshDatabaseUrl();
     [a, b] = await Promise.all([startHarness({ databaseUrl: url }), startHarness({ databaseUrl: url })]);
-  });
+  }, 180_000);
   afterAll(async () => {
     await a?.stop();
     await b?.stop();

@@ -18,7 +18,7 @@ beforeAll(async () => {
   proAccount = p.account_id;
   await free.post('license/activate', { license_key: f.license_key });
   await pro.post('license/activate', { license_key: p.license_key });
-});
+}, 180_000);
 afterAll(() => h?.stop());
 
 describe('entitlements/check (the seed\'s shapes)', () => {

@@ -10,7 +10,7 @@ const newLicense = (args: Record<string, unknown>) => h.op<{ id: string; license
 
 beforeAll(async () => {
   h = await startHarness();
-});
+}, 180_000);
 afterAll(() => h?.stop());
 
 describe('licenses', () => {

@@ -9,7 +9,7 @@ import { freshDatabaseUrl, onPostgres } from './helpers/cloud-harness.ts';
 let db: Db;
 beforeAll(async () => {
   db = onPostgres ? openPostgres(await freshDatabaseUrl()) : await openPglite(undefined);
-});
+}, 180_000);
 afterAll(() => db?.close());
 
 describe('migrations', () => {

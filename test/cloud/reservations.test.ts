@@ -19,7 +19,7 @@ beforeAll(async () => {
   await c.post('license/activate', { license_key: l.license_key });
   await h.op('limits.set', { scope: 'site', subject: c.creds.site_id, metric: 'ai_tokens', period: 'month', limit: 1000 });
   site = (await siteById(h.svc.ctx.db, c.creds.site_id))!;
-});
+}, 180_000);
 afterAll(() => h?.stop());
 
 describe('reservations', () => {

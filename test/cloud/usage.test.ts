@@ -19,7 +19,7 @@ async function licensed(plan = 'pro'): Promise<SiteClient> {
 beforeAll(async () => {
   h = await startHarness();
   site = await licensed();
-});
+}, 180_000);
 afterAll(() => h?.stop());
 
 describe('usage/record', () => {
