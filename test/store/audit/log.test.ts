@@ -1,9 +1,9 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../../main/contract/audit.ts';
-import { GatehouseError } from '../../main/core/errors.ts';
-import { AuditHarness, entry, ids } from './audit-fixtures.ts';
+import type { AuditEntry } from '../../../main/contract/audit.ts';
+import { GatehouseError } from '../../../main/core/errors.ts';
+import { AuditHarness, entry, ids } from './fixtures.ts';
 
 let h: AuditHarness;
 beforeEach(async () => {

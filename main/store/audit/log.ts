@@ -1,20 +1,20 @@
 import { once } from 'node:events';
 import type { z } from 'zod';
-import type { AuditPage, AuditQueryInput } from '../contract/audit.ts';
-import { AuditEntry, AuditQuery } from '../contract/audit.ts';
-import { GatehouseError } from '../core/errors.ts';
-import type { AuditReader, AuditSink, Clock, Logger } from '../core/ports.ts';
-import { systemClock } from '../core/ports.ts';
-import { CSV_HEADER, entryToCsvRow, entryToJsonLine } from './audit-export-format.ts';
-import { AuditFileSet } from './audit-file-set.ts';
-import type { FilterInput } from './audit-filter.ts';
-import { compileFilter, decodeCursor, encodeCursor } from './audit-filter.ts';
-import type { ScanHit } from './audit-scan.ts';
-import { scanNewestFirst } from './audit-scan.ts';
-import { summaryFieldsOf } from './audit-summary.ts';
-import { AuditWriter } from './audit-writer.ts';
-import { createLogger } from './logger.ts';
-import { describeIssues } from './zod-issues.ts';
+import type { AuditPage, AuditQueryInput } from '../../contract/audit.ts';
+import { AuditEntry, AuditQuery } from '../../contract/audit.ts';
+import { GatehouseError } from '../../core/errors.ts';
+import type { AuditReader, AuditSink, Clock, Logger } from '../../core/ports.ts';
+import { systemClock } from '../../core/ports.ts';
+import { CSV_HEADER, entryToCsvRow, entryToJsonLine } from './export-format.ts';
+import { AuditFileSet } from './file-set.ts';
+import type { FilterInput } from './filter.ts';
+import { compileFilter, decodeCursor, encodeCursor } from './filter.ts';
+import type { ScanHit } from './scan.ts';
+import { scanNewestFirst } from './scan.ts';
+import { summaryFieldsOf } from './summary.ts';
+import { AuditWriter } from './writer.ts';
+import { createLogger } from '../logger.ts';
+import { describeIssues } from '../zod-issues.ts';
 
 export interface AuditLogOptions {
   /** `<dataDir>/audit`; created 0700 */

@@ -1,5 +1,5 @@
-import type { AuditEntry } from '../contract/audit.ts';
-import { AUDIT_CSV_COLUMNS } from '../contract/audit.ts';
+import type { AuditEntry } from '../../contract/audit.ts';
+import { AUDIT_CSV_COLUMNS } from '../../contract/audit.ts';
 
 /**
  * Serialization of entries: the JSONL line the log stores (and exports), and

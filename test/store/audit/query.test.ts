@@ -1,9 +1,9 @@
 import { appendFile, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditEntry, AuditResult } from '../../main/contract/audit.ts';
-import type { AuditLog, AuditLogOptions } from '../../main/store/audit-log.ts';
-import { AuditHarness, allPages, entry, ids, T0 } from './audit-fixtures.ts';
+import type { AuditEntry, AuditResult } from '../../../main/contract/audit.ts';
+import type { AuditLog, AuditLogOptions } from '../../../main/store/audit/log.ts';
+import { AuditHarness, allPages, entry, ids, T0 } from './fixtures.ts';
 
 let h: AuditHarness;
 beforeEach(async () => {

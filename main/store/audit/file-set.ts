@@ -1,11 +1,11 @@
 import type { FileHandle } from 'node:fs/promises';
 import { chmod, mkdir, open, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Logger } from '../core/ports.ts';
-import { auditFileName, parseAuditFileName, sidecarName } from './audit-files.ts';
-import { readSidecar, scanSummary, writeSidecar } from './audit-sidecar.ts';
-import type { FileSummary } from './audit-summary.ts';
-import { emptySummary } from './audit-summary.ts';
+import type { Logger } from '../../core/ports.ts';
+import { auditFileName, parseAuditFileName, sidecarName } from './files.ts';
+import { readSidecar, scanSummary, writeSidecar } from './sidecar.ts';
+import type { FileSummary } from './summary.ts';
+import { emptySummary } from './summary.ts';
 
 /** One audit file and what is known about it. `summary.bytes` is how far readers may read. */
 export interface AuditFileRecord {

@@ -1,9 +1,9 @@
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
-import type { Clock, Logger } from '../core/ports.ts';
-import type { AuditFileRecord, AuditFileSet } from './audit-file-set.ts';
-import type { SummaryFields } from './audit-summary.ts';
-import { addToSummary } from './audit-summary.ts';
+import type { Clock, Logger } from '../../core/ports.ts';
+import type { AuditFileRecord, AuditFileSet } from './file-set.ts';
+import type { SummaryFields } from './summary.ts';
+import { addToSummary } from './summary.ts';
 
 /** One serialized entry waiting for the disk. `text` ends with a newline. */
 export interface QueuedLine {
