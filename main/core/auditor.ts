@@ -67,4 +67,9 @@ export class Auditor {
     this.stats.count(entry.tool, entry.result);
     return entry;
   }
+
+  /** Waits until every entry recorded so far is durable; a decision is acknowledged only after this. */
+  durable(): Promise<void> {
+    return this.sink.sync();
+  }
 }

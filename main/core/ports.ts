@@ -36,6 +36,8 @@ export interface Vault {
 
 export interface AuditSink {
   append(entry: AuditEntry): void;
+  /** Resolves once every entry appended so far is durable (written and fsynced). */
+  sync(): Promise<void>;
 }
 export interface AuditReader {
   query(q: AuditQuery): Promise<AuditPage>;

@@ -15,6 +15,7 @@ import { summaryFieldsOf } from './summary.ts';
 import { AuditWriter } from './writer.ts';
 import { createLogger } from '../logger.ts';
 import { describeIssues } from '../zod-issues.ts';
+import { wellFormed } from '../../lib/well-formed.ts';
 
 export interface AuditLogOptions {
   /** `<dataDir>/audit`; created 0700 */
@@ -80,7 +81,7 @@ export class AuditLog implements AuditSink, AuditReader {
         this.log.error('audit: entry rejected, invalid fields', { id: safeId(entry), fields });
         return;
       }
-      const e = parsed.data;
+      const e = wellFormedEntry(parsed.data);
       const text = `${entryToJsonLine(e)}\n`;
       this.writer.enqueue({ text, bytes: Buffer.byteLength(text, 'utf8'), fields: summaryFieldsOf(e) });
       for (const l of this.listeners) {
@@ -98,6 +99,11 @@ export class AuditLog implements AuditSink, AuditReader {
   /** Resolves when every entry appended so far is written to its file. */
   flush(): Promise<void> {
     return this.writer.flush();
+  }
+
+  /** Resolves when every entry appended so far is written and fsynced: what a decision waits for before it is acknowledged. */
+  sync(): Promise<void> {
+    return this.writer.sync();
   }
 
   async close(): Promise<void> {
@@ -221,6 +227,13 @@ async function writeOut(out: NodeJS.WritableStream, text: string): Promise<void>
 function invalidQuery(error: z.ZodError): GatehouseError {
   const { text, issues } = describeIssues(error);
   return new GatehouseError('invalid_value', `audit query: ${text}`, { fields: issues.map((i) => i.path) });
+}
+
+/** Client strings (tool names, targets, client names) may carry lone surrogates; the file must stay valid UTF-8 for jq. */
+function wellFormedEntry(e: AuditEntry): AuditEntry {
+  const out: Record<string, unknown> = { ...e };
+  for (const [k, v] of Object.entries(out)) if (typeof v === 'string') out[k] = wellFormed(v);
+  return out as AuditEntry;
 }
 
 function safeId(entry: unknown): string | null {
