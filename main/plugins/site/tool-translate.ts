@@ -9,6 +9,7 @@ import { isoNow, PLUGIN_ID, type SiteDeps } from './site-deps.ts';
 import { slugify } from './text.ts';
 import { f } from './tool-schemas.ts';
 import { toOut } from './tools-pages-read.ts';
+import { applyOnce, appliedFrom } from './applied-log.ts';
 import { insertPage, parsePayload, previewFields, versionOf, WRITE_ANNOTATIONS } from './tools-pages-write.ts';
 import { translateFields } from './translate-fields.ts';
 
@@ -118,9 +119,9 @@ export function translateTool(deps: SiteDeps): Tool {
       };
     },
     currentVersion: (target) => versionOf(deps, target),
-    async apply(payload) {
+    async apply(payload, _ctx, staged) {
       const p = parsePayload(Payload, payload, 'translate_page');
-      const out = await deps.store.update((draft) => {
+      return applyOnce(deps, staged, (draft) => {
         const now = isoNow(deps);
         const source = requireVersion(draft.pages.find((x) => x.id === p.source_id), p.source_id, p.source_version);
         let translation: Page;
@@ -137,12 +138,13 @@ export function translateTool(deps: SiteDeps): Tool {
         }
         const group = [source.id, ...Object.values(source.translations).filter((id) => id !== source.translations[p.target_language]), translation.id];
         const linked = linkGroup(draft, [...new Set(group)], now, translation.id);
-        return { page: structuredClone(translation), linked };
+        const page = structuredClone(translation);
+        return {
+          structured: { page: toOut(draft.site, page), source_id: p.source_id, linked, provider: p.provider, model: p.model },
+          text: `${p.translation_id !== null ? 'Updated' : 'Created'} the ${languageName(p.target_language)} translation ${pageLabel(page)} of page #${p.source_id}${page.status === 'draft' ? ' (draft: publish it with pages_publish)' : ''}.`,
+        };
       });
-      return {
-        structured: { page: toOut(deps.store.read().site, out.page), source_id: p.source_id, linked: out.linked, provider: p.provider, model: p.model },
-        text: `${p.translation_id !== null ? 'Updated' : 'Created'} the ${languageName(p.target_language)} translation ${pageLabel(out.page)} of page #${p.source_id}${out.page.status === 'draft' ? ' (draft: publish it with pages_publish)' : ''}.`,
-      };
     },
+    applied: appliedFrom(deps),
   });
 }

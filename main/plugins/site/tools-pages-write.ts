@@ -8,6 +8,7 @@ import { isoNow, PLUGIN_ID, type SiteDeps } from './site-deps.ts';
 import { slugify } from './text.ts';
 import { f } from './tool-schemas.ts';
 import { toOut } from './tools-pages-read.ts';
+import { applyOnce, appliedFrom } from './applied-log.ts';
 
 /** The fields pages_create and pages_update may set. */
 const EDITABLE = ['title', 'slug', 'content', 'excerpt', 'seo_title', 'seo_description', 'focus_keyword'] as const;
@@ -117,11 +118,14 @@ export function pageWriteTools(deps: SiteDeps): Tool[] {
         target_version: null,
       };
     },
-    async apply(payload) {
+    async apply(payload, _ctx, staged) {
       const p = parsePayload(CreatePayload, payload, 'pages_create');
-      const page = await deps.store.update((draft) => structuredClone(insertPage(draft, p.fields, p.author_id, isoNow(deps))));
-      return { structured: { page: toOut(deps.store.read().site, page) }, text: `Created page ${pageLabel(page)} at /${page.slug}/ (${page.status}).` };
+      return applyOnce(deps, staged, (draft) => {
+        const page = structuredClone(insertPage(draft, p.fields, p.author_id, isoNow(deps)));
+        return { structured: { page: toOut(draft.site, page) }, text: `Created page ${pageLabel(page)} at /${page.slug}/ (${page.status}).` };
+      });
     },
+    applied: appliedFrom(deps),
   });
 
   const update = defineTool({
@@ -155,16 +159,17 @@ export function pageWriteTools(deps: SiteDeps): Tool[] {
       };
     },
     currentVersion: (target) => versionOf(deps, target),
-    async apply(payload) {
+    async apply(payload, _ctx, staged) {
       const p = parsePayload(UpdatePayload, payload, 'pages_update');
-      const page = await deps.store.update((draft) => {
+      return applyOnce(deps, staged, (draft) => {
         const current = requireVersion(draft.pages.find((x) => x.id === p.id), p.id, p.base_version);
         if (p.set.slug) requireSlugFree(draft, p.set.slug, p.id);
         Object.assign(current, p.set, { version: current.version + 1, modified: isoNow(deps) });
-        return structuredClone(current);
+        const page = structuredClone(current);
+        return { structured: { page: toOut(draft.site, page) }, text: `Updated page ${pageLabel(page)}: ${Object.keys(p.set).join(', ')} (now version ${page.version}).` };
       });
-      return { structured: { page: toOut(deps.store.read().site, page) }, text: `Updated page ${pageLabel(page)}: ${Object.keys(p.set).join(', ')} (now version ${page.version}).` };
     },
+    applied: appliedFrom(deps),
   });
 
   return [create, update];

@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import type { z } from 'zod';
-import type { AuditPage, AuditQueryInput } from '../../contract/audit.ts';
+import type { AuditPage, AuditQueryInput, AuditResult } from '../../contract/audit.ts';
 import { AuditEntry, AuditQuery } from '../../contract/audit.ts';
 import { GatehouseError } from '../../core/errors.ts';
-import type { AuditReader, AuditSink, Clock, Logger } from '../../core/ports.ts';
+import type { AuditReader, AuditSink, AuditTrail, Clock, Logger } from '../../core/ports.ts';
 import { systemClock } from '../../core/ports.ts';
 import { CSV_HEADER, entryToCsvRow, entryToJsonLine } from './export-format.ts';
 import { AuditFileSet } from './file-set.ts';
@@ -32,6 +32,7 @@ const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
 const DEFAULT_RETENTION_DAYS = 90;
 const DAY_MS = 86_400_000;
 const EXPORT_CHUNK_CHARS = 64 * 1024;
+const CLOCK_SLACK_MS = 3600_000;
 
 /**
  * The audit log: append-only JSONL files in one folder, rotated by size and
@@ -44,7 +45,7 @@ const EXPORT_CHUNK_CHARS = 64 * 1024;
  * Cursors name a position in the files, not an index, so entries appended
  * between two pages never shift or repeat the next page.
  */
-export class AuditLog implements AuditSink, AuditReader {
+export class AuditLog implements AuditSink, AuditReader, AuditTrail {
   private readonly listeners = new Set<(e: AuditEntry) => void>();
   private closed = false;
 
@@ -136,6 +137,22 @@ export class AuditLog implements AuditSink, AuditReader {
       entries: page.map((h) => h.entry),
       next_cursor: hits.length > limit && last ? encodeCursor({ seq: last.seq, offset: last.offset }) : null,
     };
+  }
+
+  /**
+   * Whether an entry for this staged write with this result exists at or
+   * after `sinceMs` (an hour earlier, in case the clock stepped back). For
+   * crash recovery: scans only the files of that window, jumping from one
+   * occurrence of the staged id to the previous.
+   */
+  async hasStagedEntry(stagedId: string, result: AuditResult, sinceMs: number): Promise<boolean> {
+    const filter = compileFilter({ result, from: new Date(Math.max(0, sinceMs - CLOCK_SLACK_MS)).toISOString() });
+    filter.needles.unshift(Buffer.from(`,"staged_id":${JSON.stringify(stagedId)}`, 'utf8'));
+    await this.settleWrites();
+    for await (const chunk of scanNewestFirst(this.files.snapshot(), filter, null, Infinity)) {
+      if (chunk.some((h) => h.entry.staged_id === stagedId)) return true;
+    }
+    return false;
   }
 
   /**

@@ -4,6 +4,7 @@ import { TimeAgoCell } from '../../components/time-ago-cell.tsx';
 
 const LABEL: Record<StagedPayload['status'], string> = {
   pending: 'pending',
+  applying: 'applying',
   confirmed: 'approved',
   discarded: 'discarded',
   expired: 'expired',
