@@ -1,11 +1,9 @@
-import { homedir } from 'node:os';
-import { resolveDataDir } from '../contract/paths.ts';
 import { createLogger } from '../store/logger.ts';
 import { DEFAULT_PORT, startService } from '../service.ts';
 import { VERSION } from '../version.ts';
 import { retryWhileLocked } from './connect.ts';
 import { UsageError } from './output.ts';
-import { out, parse, vaultChoice } from './args.ts';
+import { dataDirOf, out, parse, vaultChoice } from './args.ts';
 import { USAGE } from './usage.ts';
 
 /** `gatehouse serve`: the headless service in the foreground, stopped by SIGINT/SIGTERM. */
@@ -14,7 +12,7 @@ export async function serve(args: string[]): Promise<void> {
   if (values.help) return void console.log(USAGE);
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a number from 0 to 65535 (got '${values.port}')`);
-  const dataDir = resolveDataDir(values['data-dir'], process.platform, process.env, homedir());
+  const dataDir = dataDirOf(values);
   const log = createLogger({ level: (values['log-level'] as 'info') ?? 'info' });
   // A CLI command holding the lock finishes in a moment: wait for it. Another service never lets go: fail at once.
   const svc = await retryWhileLocked(() => startService({ dataDir, host: values.host ?? '127.0.0.1', port, vault: vaultChoice(values.vault), log, ...(values.enable ? { enable: true } : {}) }), {

@@ -45,7 +45,9 @@ export class StagedIndex {
   /** Fills the index from the store at start; returns the ids of decided records beyond the history limits (to delete). */
   load(records: readonly StagedPayload[]): string[] {
     const open = records.filter((r) => r.status === 'pending' || r.status === 'applying').sort((a, b) => a.created.localeCompare(b.created) || a.id.localeCompare(b.id));
-    const decided = records.filter((r) => r.status !== 'pending' && r.status !== 'applying').sort((a, b) => (a.decided_at ?? a.created).localeCompare(b.decided_at ?? b.created) || a.id.localeCompare(b.id));
+    const decided = records
+      .filter((r) => r.status !== 'pending' && r.status !== 'applying')
+      .sort((a, b) => (a.decided_at ?? a.created).localeCompare(b.decided_at ?? b.created) || a.created.localeCompare(b.created) || a.id.localeCompare(b.id));
     for (const item of open) this.addOpen(item, jsonBytes(item));
     const pruned: string[] = [];
     for (const item of decided) pruned.push(...this.addDecided(item, jsonBytes(item)));
