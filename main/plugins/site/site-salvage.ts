@@ -1,6 +1,6 @@
 import { salvageDocument } from '../../core/salvage.ts';
 import { forgetAppliedBefore } from './applied-log.ts';
-import { SiteData } from './site-data.ts';
+import { DEFAULT_SITE_SETTINGS, SiteData, SiteSettings } from './site-data.ts';
 import type { SiteDeps } from './site-deps.ts';
 
 /**
@@ -10,8 +10,25 @@ import type { SiteDeps } from './site-deps.ts';
  * not vouch for applies it can no longer see.
  */
 export function salvageSite(raw: unknown, now: number): { data: SiteData; dropped: string[] } | null {
-  const kept = salvageDocument(SiteData, raw);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
+  // Settings the site cannot do without fall back to their defaults one by one.
+  const doc = { ...(raw as Record<string, unknown>) };
+  const pre: string[] = [];
+  const site = typeof doc.site === 'object' && doc.site !== null ? (doc.site as Record<string, unknown>) : {};
+  doc.site = Object.fromEntries(
+    (Object.keys(SiteSettings.shape) as Array<keyof SiteSettings>).map((k) => {
+      const ok = SiteSettings.shape[k].safeParse(site[k]);
+      if (!ok.success) pre.push(`site.${k}`);
+      return [k, ok.success ? ok.data : DEFAULT_SITE_SETTINGS[k]];
+    }),
+  );
+  if (!SiteData.shape.next_id.safeParse(doc.next_id).success) {
+    pre.push('next_id');
+    doc.next_id = 1;
+  }
+  const kept = salvageDocument(SiteData, doc);
   if (!kept) return null;
+  kept.dropped.unshift(...pre);
   const data = kept.data;
   const maxId = data.pages.reduce((m, p) => Math.max(m, p.id), 0);
   if (data.next_id <= maxId) data.next_id = maxId + 1;
