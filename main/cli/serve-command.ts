@@ -1,4 +1,4 @@
-import { createLogger } from '../store/logger.ts';
+import { createLogger } from '../lib/logger.ts';
 import { DEFAULT_PORT, startService } from '../service.ts';
 import { VERSION } from '../version.ts';
 import { retryWhileLocked } from './connect.ts';

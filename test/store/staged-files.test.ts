@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StagedPayload } from '../../main/contract/staged.ts';
 import { StagedFiles } from '../../main/store/staged-files.ts';
-import { silentLogger } from '../../main/store/logger.ts';
+import { silentLogger } from '../../main/lib/logger.ts';
 import { strictJsonProblems } from '../helpers/strict-json.ts';
 
 let dir: string;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StagedPayload } from '../../main/contract/staged.ts';
 import { openGateway, type Gateway } from '../../main/gateway.ts';
-import { silentLogger } from '../../main/store/logger.ts';
+import { silentLogger } from '../../main/lib/logger.ts';
 import { filesUnder } from '../cli/cli-harness.ts';
 import { strictJsonProblems } from '../helpers/strict-json.ts';
 

@@ -13,7 +13,7 @@ import type { ScanHit } from './scan.ts';
 import { scanNewestFirst } from './scan.ts';
 import { summaryFieldsOf } from './summary.ts';
 import { AuditWriter } from './writer.ts';
-import { createLogger } from '../logger.ts';
+import { createLogger } from '../../lib/logger.ts';
 import { describeIssues } from '../zod-issues.ts';
 import { wellFormed } from '../../lib/well-formed.ts';
 
