@@ -15,7 +15,8 @@ export async function serve(args: string[]): Promise<void> {
   const dataDir = dataDirOf(values);
   const log = createLogger({ level: (values['log-level'] as 'info') ?? 'info' });
   // A CLI command holding the lock finishes in a moment: wait for it. Another service never lets go: fail at once.
-  const svc = await retryWhileLocked(() => startService({ dataDir, host: values.host ?? '127.0.0.1', port, vault: vaultChoice(values.vault), log, ...(values.enable ? { enable: true } : {}) }), {
+  const lifetime = testStagedLifetime(process.env);
+  const svc = await retryWhileLocked(() => startService({ dataDir, host: values.host ?? '127.0.0.1', port, vault: vaultChoice(values.vault), log, ...(values.enable ? { enable: true } : {}), ...(lifetime ? { stagedLifetimeMs: lifetime } : {}) }), {
     wait: (e) => e.details.owner === 'cli',
   });
   // Handlers first: whoever reads the printed addresses may signal at once, and Node's default for an unhandled SIGINT/SIGTERM skips the flush.
@@ -50,4 +51,17 @@ export async function serve(args: string[]): Promise<void> {
       'Stop with Ctrl+C.',
     ].join('\n'),
   );
+}
+
+/**
+ * GATEHOUSE_TEST_STAGED_LIFETIME_MS: for tests only (the crash test checks
+ * expiry across restarts without waiting 15 minutes). It can only shorten
+ * the lifetime; the staging core ignores anything longer.
+ */
+function testStagedLifetime(env: NodeJS.ProcessEnv): number | null {
+  const raw = env.GATEHOUSE_TEST_STAGED_LIFETIME_MS;
+  if (raw === undefined || raw === '') return null;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1000) throw new UsageError(`GATEHOUSE_TEST_STAGED_LIFETIME_MS must be a whole number of milliseconds, at least 1000 (got '${raw}')`);
+  return n;
 }
