@@ -15,6 +15,12 @@ const stage = async (w: CoreWorld, text: string, ctx = ctxFor(WRITER)) => {
 };
 const codeOf = async (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof GatehouseError ? e.code : String(e)));
 const settle = () => new Promise((r) => setTimeout(r, 5));
+/** A confirm whose process "dies" at `at`: the plugin never returns, and the test restarts the world. */
+async function killDuringConfirm(w: CoreWorld, id: string, at: 'before-apply' | 'after-apply') {
+  w.stopAt = at;
+  void w.staging.confirm(id, person);
+  await settle();
+}
 
 describe('staging (pure core, in-memory store)', () => {
   it('changes nothing until confirmed; two concurrent confirms and a late one apply once and return the first result', async () => {
@@ -118,9 +124,7 @@ describe('staging (pure core, in-memory store)', () => {
     it('killed after the intent, before the plugin applied: the write is pending again and confirms once', async () => {
       const w = coreWorld();
       const s = await stage(w, 'one');
-      w.stopAt = 'before-apply';
-      void w.staging.confirm(s.staged_id, person);
-      await settle();
+      await killDuringConfirm(w, s.staged_id, 'before-apply');
       expect(w.store.records.get(s.staged_id)?.status).toBe('applying');
       const next = w.restart();
       expect(await next.recover()).toEqual({ completed: 0, pending_again: 1, expired: 0, interrupted: 0 });
@@ -133,9 +137,7 @@ describe('staging (pure core, in-memory store)', () => {
     it('killed after the plugin applied, before anything was recorded: recovery confirms it with its result and exactly one confirmed entry', async () => {
       const w = coreWorld();
       const s = await stage(w, 'two');
-      w.stopAt = 'after-apply';
-      void w.staging.confirm(s.staged_id, person);
-      await settle();
+      await killDuringConfirm(w, s.staged_id, 'after-apply');
       const next = w.restart();
       expect((await next.recover()).completed).toBe(1);
       const done = next.get(s.staged_id);
@@ -170,9 +172,7 @@ describe('staging (pure core, in-memory store)', () => {
     it('an intent whose write expired meanwhile and was not applied becomes expired, never applied', async () => {
       const w = coreWorld({ lifetimeMs: 60_000 });
       const s = await stage(w, 'four');
-      w.stopAt = 'before-apply';
-      void w.staging.confirm(s.staged_id, person);
-      await settle();
+      await killDuringConfirm(w, s.staged_id, 'before-apply');
       w.clock.t += 120_000;
       const next = w.restart();
       expect((await next.recover()).expired).toBe(1);
@@ -184,9 +184,7 @@ describe('staging (pure core, in-memory store)', () => {
     it('a plugin that cannot tell: the write is marked failed (apply_interrupted) and never applied again', async () => {
       const w = coreWorld({ canTell: false });
       const s = await stage(w, 'five');
-      w.stopAt = 'before-apply';
-      void w.staging.confirm(s.staged_id, person);
-      await settle();
+      await killDuringConfirm(w, s.staged_id, 'before-apply');
       const next = w.restart();
       expect((await next.recover()).interrupted).toBe(1);
       const item = next.get(s.staged_id);
