@@ -38,7 +38,9 @@ export async function serve(args: string[]): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
-  const info = { base_url: svc.baseUrl, mcp_url: svc.mcpUrl, console_login_url: svc.loginUrl(), data_dir: dataDir, vault: svc.vaultLabel, enabled: svc.gateway.settings.get().enabled, pid: process.pid };
+  // Data that had to be salvaged or moved aside is said here too, not only in the log and the console.
+  const warnings = svc.gateway.health().warnings.filter((w) => w.code === 'store_salvaged' || w.code === 'store_corrupt');
+  const info = { base_url: svc.baseUrl, mcp_url: svc.mcpUrl, console_login_url: svc.loginUrl(), data_dir: dataDir, vault: svc.vaultLabel, enabled: svc.gateway.settings.get().enabled, pid: process.pid, ...(warnings.length ? { warnings } : {}) };
   out(!!values.json, info, () =>
     [
       `Gatehouse ${VERSION} is running.`,
@@ -48,6 +50,7 @@ export async function serve(args: string[]): Promise<void> {
       `  data dir:      ${info.data_dir}`,
       `  vault:         ${info.vault}`,
       `  gateway:       ${info.enabled ? 'on' : 'off (switch on: gatehouse settings set enabled true, or serve --enable)'}`,
+      ...warnings.map((w) => `  WARNING:       ${w.message}`),
       'Stop with Ctrl+C.',
     ].join('\n'),
   );

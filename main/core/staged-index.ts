@@ -86,6 +86,14 @@ export class StagedIndex {
    * staged_limit_reached naming the limit that was hit.
    */
   reserve(owner: string, bytes: number): void {
+    this.assertRoom(owner, bytes);
+    this.perOwner.set(owner, (this.perOwner.get(owner) ?? 0) + 1);
+    this.reserved++;
+    this.reservedBytes += bytes;
+  }
+
+  /** Throws staged_limit_reached when a write of `bytes` for `owner` would not fit now. */
+  assertRoom(owner: string, bytes: number): void {
     const L = this.limits;
     const mine = this.perOwner.get(owner) ?? 0;
     const pendingTotal = this.open.size + this.reserved;
@@ -98,9 +106,6 @@ export class StagedIndex {
     if (this.openBytes + this.reservedBytes + bytes > L.pendingBytes) {
       throw new GatehouseError('staged_limit_reached', `the staged writes waiting for a decision already take ${Math.round((this.openBytes + this.reservedBytes) / 1024 / 1024)} MiB (the limit is ${Math.round(L.pendingBytes / 1024 / 1024)} MiB); ask a person to decide some first`, { scope: 'bytes', limit: L.pendingBytes });
     }
-    this.perOwner.set(owner, mine + 1);
-    this.reserved++;
-    this.reservedBytes += bytes;
   }
 
   /** Gives a reservation back (the write was not stored) or turns it into an open entry. */

@@ -89,6 +89,8 @@ export class Staging {
 
   async stage(tool: WriteTool, input: Record<string, unknown>, ctx: CallContext): Promise<StagedResponse> {
     const started = this.deps.clock.now();
+    // Before the preview, which may be costly (an AI call): a token at its limit gets its answer at once.
+    this.index.assertRoom(ownerKey({ token_id: ctx.token?.id ?? null, user_id: ctx.user.id }), 0);
     const plan = await tool.preview(input, ctx);
     const now = this.deps.clock.now();
     const item: StagedPayload = {
@@ -246,6 +248,11 @@ export class Staging {
     }
     const ctx: CallContext = by.kind === 'agent' ? by.ctx : { user: owner, capabilities: capabilitiesOf(owner.role), token: null, request_id: by.actor?.request_id ?? item.request_id ?? id, client: item.client };
 
+    // The checks above took time: the decision is made now, and never after the expiry.
+    if (this.isExpired(item)) {
+      await this.expire(item);
+      throw expiredError(item);
+    }
     // The intent, durable before the plugin changes anything.
     const intent = await this.keepOpen({ ...item, status: 'applying', decided_at: new Date(this.deps.clock.now()).toISOString(), decided_by: deciderName(by) });
     let result: unknown;
@@ -311,7 +318,7 @@ export class Staging {
     const item = this.index.openItem(id);
     if (!item || item.status !== 'pending') {
       const past = this.index.decided(id);
-      if (past?.status === 'expired') throw new GatehouseError('staged_expired', `staged write '${id}' expired at ${past.expires_at}; ask the agent to stage it again`);
+      if (past?.status === 'expired') throw expiredError(past);
       if (past) throw new GatehouseError('staged_already_decided', `staged write '${id}' was already ${past.status}`);
       if (item) throw new GatehouseError('staged_already_decided', `staged write '${id}' is being applied`);
       throw new GatehouseError('staged_not_found', `no staged write '${id}'`);
@@ -319,7 +326,7 @@ export class Staging {
     if (by.kind === 'agent' && item.user_id !== by.ctx.user.id) throw new GatehouseError('staged_not_found', `no staged write '${id}'`);
     if (this.isExpired(item)) {
       await this.expire(item);
-      throw new GatehouseError('staged_expired', `staged write '${id}' expired at ${item.expires_at}; ask the agent to stage it again`);
+      throw expiredError(item);
     }
     return item;
   }
@@ -383,5 +390,7 @@ export class Staging {
     return Date.parse(item.expires_at) <= this.deps.clock.now();
   }
 }
+
+const expiredError = (item: StagedPayload) => new GatehouseError('staged_expired', `staged write '${item.id}' expired at ${item.expires_at}; ask the agent to stage it again`);
 
 const refOf = (item: StagedPayload): StagedRef => ({ id: item.id, since: Date.parse(item.decided_at ?? item.created) });

@@ -91,6 +91,8 @@ export interface ServeInfo {
   vault: string;
   enabled: boolean;
   pid: number;
+  /** data that had to be salvaged or moved aside at start */
+  warnings?: Array<{ code: string; message: string }>;
 }
 
 export interface Served {

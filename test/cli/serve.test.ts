@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { MCP_PATH } from '../../main/contract/health.ts';
@@ -147,5 +147,24 @@ describe('gatehouse serve', () => {
     }
     expect(existsSync(join(dir, 'runtime.json'))).toBe(false);
     expect(existsSync(join(dir, 'gatehouse.lock'))).toBe(false);
+  });
+
+  it('says at start what it had to drop from a damaged options.json, and keeps the rest (tokens, settings)', async () => {
+    const dir = await tempDataDir();
+    dirs.push(dir);
+    const made = await cliJson<{ record: { id: string } }>(dir, ['tokens', 'create', '--label', 'keep me']);
+    await cliJson(dir, ['settings', 'set', 'rate_limit', '42']);
+    const file = join(dir, 'options.json');
+    const doc = JSON.parse(await readFile(file, 'utf8')) as { settings: Record<string, unknown> };
+    doc.settings.cors = 'not a list';
+    await writeFile(file, JSON.stringify(doc));
+    const svc = await startServe(dir);
+    running.push(svc);
+    expect(svc.info.warnings?.map((w) => w.code)).toEqual(['store_salvaged']);
+    expect(svc.info.warnings?.[0]?.message).toMatch(/Dropped: settings\.cors\./);
+    expect(svc.stderr()).toMatch(/had invalid parts/);
+    const tokens = await cliJson<Array<{ id: string }>>(dir, ['tokens', 'list']);
+    expect(tokens.map((t) => t.id)).toEqual([made.record.id]);
+    expect((await cliJson<{ rate_limit: number }>(dir, ['settings', 'get'])).rate_limit).toBe(42);
   });
 });
