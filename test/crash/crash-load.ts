@@ -58,10 +58,8 @@ export async function runLoad(t: LoadTarget, j: Journal, opts: { round: number; 
   let n = 0;
   const worker = async (w: number) => {
     const rnd = prng(opts.seed * 1000 + opts.round * 10 + w);
-    let client: Client | null = null;
-    try {
-      client = await connectClient(t.mcpUrl, t.token);
-    } catch {
+    const client: Client | null = await connectClient(t.mcpUrl, t.token).catch(() => null);
+    if (!client) {
       j.unknown++;
       return;
     }
