@@ -7,7 +7,7 @@ import type { StagedPayload } from '../contract/staged.ts';
  * memory; the store only holds what must survive a restart.
  */
 export interface StagedStore {
-  /** Every record the store held when it was opened, in no particular order. */
+  /** Every record the store held when it was opened, in no particular order; an adapter may hand them over only once. */
   loaded(): readonly StagedPayload[];
   /** Creates or replaces the record with `item.id`. */
   put(item: StagedPayload): Promise<void>;

@@ -22,7 +22,7 @@ const TEMP_RE = /^\.(stg_[a-z0-9]{1,40}\.json)\.tmp-/;
 export class StagedFiles implements StagedStore {
   private constructor(
     readonly dir: string,
-    private readonly records: readonly StagedPayload[],
+    private records: readonly StagedPayload[],
     /** files that could not be read, moved aside: for the health report */
     readonly problems: readonly string[],
   ) {}
@@ -49,8 +49,11 @@ export class StagedFiles implements StagedStore {
     return new StagedFiles(opts.dir, records, problems);
   }
 
+  /** Handed over once (to the Staging index), so the records are not held in memory twice. */
   loaded(): readonly StagedPayload[] {
-    return this.records;
+    const out = this.records;
+    this.records = [];
+    return out;
   }
 
   async put(item: StagedPayload): Promise<void> {

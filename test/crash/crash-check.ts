@@ -14,14 +14,15 @@ import type { Journal } from './crash-load.ts';
  *   at all otherwise (nothing applied twice, nothing else applied);
  * - every confirm the service acknowledged is applied, confirmed, and has
  *   exactly one `confirmed` audit entry (and nothing else has one);
- * - an acknowledged discard is discarded and not applied;
+ * - an acknowledged discard is discarded, not applied, with one `discarded` entry;
  * - no write was confirmed after its expiry, and a pending write past its
  *   expiry cannot be confirmed.
  */
 export async function checkInvariants(dataDir: string, admin: ApiDispatch, j: Journal, now: () => number): Promise<{ violations: string[]; expiredProbes: number }> {
   const v: string[] = [];
   // An audit query first: it waits for the writer, which then stays idle until this check confirms anything.
-  const confirmedEntries = await confirmedAuditCounts(admin);
+  const confirmedEntries = await auditCounts(admin, 'confirmed');
+  const discardedEntries = await auditCounts(admin, 'discarded');
   const files = (await filesUnder(dataDir)).filter((f) => /\.jsonl?$/.test(f));
   v.push(...(await strictJsonProblems(files)).map((p) => `file: ${p}`));
 
@@ -47,6 +48,8 @@ export async function checkInvariants(dataDir: string, admin: ApiDispatch, j: Jo
     if (r.status !== 'confirmed' && audits !== 0) v.push(`${s.id}: ${r.status} with ${audits} confirmed audit entries`);
     if (j.confirmed.has(s.id) && r.status !== 'confirmed') v.push(`${s.id}: acknowledged confirm (${j.confirmed.get(s.id)}) but the record says ${r.status}`);
     if (j.discarded.has(s.id) && (r.status !== 'discarded' || applied !== 0)) v.push(`${s.id}: acknowledged discard but ${r.status}, applied ${applied}`);
+    const discards = discardedEntries.get(s.id) ?? 0;
+    if (j.discarded.has(s.id) ? discards !== 1 : discards > 1) v.push(`${s.id}: ${discards} discarded audit entries`);
     if (j.refusedExpired.has(s.id) && applied !== 0) v.push(`${s.id}: refused as expired but applied`);
     if (r.status === 'confirmed' && r.decided_at && r.decided_at > r.expires_at) v.push(`${s.id}: confirmed at ${r.decided_at}, after its expiry ${r.expires_at}`);
   }
@@ -67,11 +70,11 @@ export async function checkInvariants(dataDir: string, admin: ApiDispatch, j: Jo
   return { violations: v, expiredProbes };
 }
 
-async function confirmedAuditCounts(admin: ApiDispatch): Promise<Map<string, number>> {
+async function auditCounts(admin: ApiDispatch, result: 'confirmed' | 'discarded'): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   let cursor: string | undefined;
   do {
-    const page = await admin('audit.query', { result: 'confirmed', limit: 1000, ...(cursor ? { cursor } : {}) });
+    const page = await admin('audit.query', { result, limit: 1000, ...(cursor ? { cursor } : {}) });
     if (!page.ok) throw new Error(`audit.query failed: ${page.code} ${page.message}`);
     for (const e of page.data.entries) if (e.staged_id) counts.set(e.staged_id, (counts.get(e.staged_id) ?? 0) + 1);
     cursor = page.data.next_cursor ?? undefined;

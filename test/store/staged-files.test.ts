@@ -32,6 +32,7 @@ describe('StagedFiles: one file per staged write', () => {
     expect((await readdir(staged)).sort()).toEqual(['stg_aaaa1.json']);
     const b = await StagedFiles.open({ dir: staged, log: silentLogger });
     expect(b.loaded().map((r) => [r.id, r.status])).toEqual([['stg_aaaa1', 'applying']]);
+    expect(b.loaded()).toEqual([]); // handed over once
     expect(b.problems).toEqual([]);
   });
 
