@@ -19,6 +19,8 @@ if [ "$with_browser" = 1 ] && ! command -v secret-tool >/dev/null; then need+=(l
 if [ "$with_browser" = 1 ] && [ ! -x /usr/bin/chromium ]; then need+=(chromium); fi
 # jq: the tests check that every file Gatehouse writes is strict JSON the way jq reads it.
 if [ "$with_browser" = 1 ] && ! command -v jq >/dev/null; then need+=(jq); fi
+# The cloud gateway's suite runs a second time on a real PostgreSQL server (scripts/with-postgres.sh).
+if [ "$with_browser" = 1 ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then need+=(postgresql); fi
 
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then as_root=(); elif command -v sudo >/dev/null; then as_root=(sudo); else
