@@ -52,7 +52,8 @@ describe('staged writes survive SIGKILL', () => {
     const key = (await vault.get(ADMIN_KEY_ACCOUNT))!;
     expect(key).toBeTruthy();
     let admin = adminFor(running, key);
-    const settings = await admin('settings.update', { approval_mode: 'agent' });
+    // agent mode: the MCP confirm tool exists; no rate limit: the load is what this test is about
+    const settings = await admin('settings.update', { approval_mode: 'agent', rate_limit: 0 });
     expect(settings.ok).toBe(true);
     const created = await admin('tokens.create', { label: 'crash load' });
     if (!created.ok) throw new Error(`tokens.create: ${created.message}`);
