@@ -43,6 +43,8 @@ const common: BuildOptions = {
   target: 'node20',
   // keytar is a native addon: it is resolved from node_modules at run time.
   external: ['keytar'],
+  // jsonc-parser's "main" is a UMD build whose internal require()s esbuild cannot follow; its "module" build is plain ESM.
+  mainFields: ['module', 'main'],
   legalComments: 'none',
   logLevel: 'warning',
 };

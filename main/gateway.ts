@@ -24,6 +24,7 @@ import { createSitePlugin } from './plugins/site/index.ts';
 import { SiteData, emptySiteData } from './plugins/site/site-data.ts';
 import { builtinPlugin } from './mcp/builtin-tools.ts';
 import { VERSION } from './version.ts';
+import { bridgeLaunchFor } from './bridge-launch.ts';
 
 export interface GatewayConfig {
   dataDir: string;
@@ -89,6 +90,7 @@ export async function openGateway(config: GatewayConfig) {
         return s?.status === 'down' ? [{ code: 'upstream_down', message: `${p.title} is down: ${s.detail ?? ''}` }] : [];
       }),
     ];
+    const bridge = bridgeLaunchFor(config.dataDir, vault.backend);
     const health = (): HealthReport => {
       const since = clock.now() - 24 * 3600_000;
       return {
@@ -98,6 +100,7 @@ export async function openGateway(config: GatewayConfig) {
         ...urls,
         data_dir: config.dataDir,
         vault: { backend: vault.backend, label: vault.label },
+        bridge,
         pending_approvals: staging.pendingCount(),
         recent_clients: tokens
           .list()

@@ -11,3 +11,4 @@ export * from './tools.ts';
 export * from './api.ts';
 export * from './paths.ts';
 export * from './csp.ts';
+export * from './client-config.ts';

@@ -82,6 +82,7 @@ export function makeHealth(over: Partial<HealthReport> = {}): HealthReport {
     console_url: 'http://127.0.0.1:7823/console/',
     data_dir: '/tmp/gatehouse',
     vault: { backend: 'keychain', label: 'Secret Service' },
+    bridge: { command: '/usr/bin/node', args: ['/opt/gatehouse/bin/gatehouse-bridge.mjs'], platform: 'linux' },
     pending_approvals: 0,
     recent_clients: [],
     cloud: {
