@@ -36,7 +36,10 @@ const lazyExternal: Plugin = {
   },
 };
 
-const common: BuildOptions = {
+// Bundled CommonJS code may call require(); ESM has none unless we make one.
+export const REQUIRE_BANNER = { js: "import { createRequire as __bridgeCreateRequire } from 'node:module'; const require = __bridgeCreateRequire(import.meta.url);" };
+
+export const common: BuildOptions = {
   bundle: true,
   format: 'esm',
   platform: 'node',
@@ -49,18 +52,25 @@ const common: BuildOptions = {
   logLevel: 'warning',
 };
 
-/** Builds beside the old output and swaps folders, so a bridge starting meanwhile never sees half a build. */
-export async function buildBridge(): Promise<void> {
-  const final = dirname(BUNDLE);
+/** Builds into a folder beside `final` and swaps folders, so a process starting meanwhile never sees half a build. */
+export async function buildSwapped(final: string, build: (tmp: string) => Promise<unknown>): Promise<void> {
   const tmp = `${final}.tmp-${process.pid}`;
   const old = `${final}.old-${process.pid}`;
   await rm(tmp, { recursive: true, force: true });
-  await Promise.all([
+  await build(tmp);
+  await rename(final, old).catch((e: NodeJS.ErrnoException) => {
+    if (e.code !== 'ENOENT') throw e;
+  });
+  await rename(tmp, final);
+  await rm(old, { recursive: true, force: true });
+}
+
+export async function buildBridge(): Promise<void> {
+  await buildSwapped(dirname(BUNDLE), (tmp) => Promise.all([
     build({ ...common, entryPoints: [join(root, 'bridge', 'entry.ts')], outfile: join(tmp, 'gatehouse-bridge.mjs'), plugins: [lazyExternal] }),
     build({
       ...common,
-      // Bundled CommonJS code may call require(); ESM has none unless we make one.
-      banner: { js: "import { createRequire as __bridgeCreateRequire } from 'node:module'; const require = __bridgeCreateRequire(import.meta.url);" },
+      banner: REQUIRE_BANNER,
       entryPoints: LAZY,
       outdir: join(tmp, 'lazy'),
       outExtension: { '.js': '.mjs' },
@@ -68,12 +78,7 @@ export async function buildBridge(): Promise<void> {
       chunkNames: 'chunks/[name]-[hash]',
       plugins: [lazyExternal],
     }),
-  ]);
-  await rename(final, old).catch((e: NodeJS.ErrnoException) => {
-    if (e.code !== 'ENOENT') throw e;
-  });
-  await rename(tmp, final);
-  await rm(old, { recursive: true, force: true });
+  ]));
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

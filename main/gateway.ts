@@ -34,6 +34,8 @@ export interface GatewayConfig {
   ai?: AiProviderSource;
   /** who holds the data dir lock while this gateway is open */
   owner?: 'service' | 'cli';
+  /** log the file-vault fallback (default true; a CLI command leaves it to serve and the health report) */
+  warnFileVault?: boolean;
 }
 
 /** Until the cloud client exists, no AI provider is configured, and we say so. */
@@ -60,7 +62,7 @@ export async function openGateway(config: GatewayConfig) {
   try {
     const options = await JsonFileStore.open({ file: join(config.dataDir, 'options.json'), schema: OptionsData, defaults: emptyOptions, log });
     const siteStore = await JsonFileStore.open({ file: join(config.dataDir, 'site.json'), schema: SiteData, defaults: emptySiteData, log });
-    const vault: LabelledVault = await openVault({ dataDir: config.dataDir, backend: config.vault ?? 'auto', log });
+    const vault: LabelledVault = await openVault({ dataDir: config.dataDir, backend: config.vault ?? 'auto', log, warnFileVault: config.warnFileVault ?? true });
     const events = new EventHub();
     const settings = new SettingsService(options, events);
     const audit = await AuditLog.open({ dir: join(config.dataDir, 'audit'), clock, log, retentionDays: () => settings.get().audit_retention_days });

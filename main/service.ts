@@ -1,7 +1,7 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { MCP_PATH, CONSOLE_PATH, ADMIN_PREFIX, type RuntimeInfo } from './contract/health.ts';
+import { MCP_PATH, CONSOLE_PATH, ADMIN_PREFIX, DEFAULT_PORT, type RuntimeInfo } from './contract/health.ts';
 import type { TokenCreateInput } from './contract/tokens.ts';
 import { RateLimiter } from './core/rate-limiter.ts';
 import { GatehouseError } from './core/errors.ts';
@@ -30,7 +30,7 @@ export interface ServiceConfig extends Omit<GatewayConfig, 'owner'> {
   writeRuntimeFile?: boolean;
 }
 
-export const DEFAULT_PORT = 7823;
+export { DEFAULT_PORT };
 const DEFAULT_CONSOLE_DIR = join(PACKAGE_ROOT, 'dist-renderer');
 
 /** The headless service: the gateway plus its HTTP face, runtime.json and a clean stop. */

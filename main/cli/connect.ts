@@ -6,7 +6,6 @@ import type { RuntimeInfo } from '../contract/health.ts';
 import type { AuditQuery } from '../contract/audit.ts';
 import type { Logger } from '../core/ports.ts';
 import { GatehouseError } from '../core/errors.ts';
-import { openGateway } from '../gateway.ts';
 import { httpDispatch } from './admin-client.ts';
 
 export interface Connection {
@@ -69,7 +68,7 @@ export async function retryWhileLocked<T>(attempt: () => Promise<T>, opts: { loc
 }
 
 async function viaService(dataDir: string, runtime: RuntimeInfo, vaultChoice: VaultChoice, log: Logger): Promise<Connection> {
-  const vault = await openVault({ dataDir, backend: vaultChoice, log });
+  const vault = await openVault({ dataDir, backend: vaultChoice, log, warnFileVault: false });
   const key = await vault.get(ADMIN_KEY_ACCOUNT);
   if (!key) throw new GatehouseError('unauthorized', `a service runs (pid ${runtime.pid}) but its admin key is not in the ${vault.label} vault of this user; run the CLI as the same OS user`);
   const d = httpDispatch(runtime, key);
@@ -94,7 +93,9 @@ async function viaService(dataDir: string, runtime: RuntimeInfo, vaultChoice: Va
 }
 
 async function direct(dataDir: string, vaultChoice: VaultChoice, log: Logger): Promise<Connection> {
-  const gw = await openGateway({ dataDir, vault: vaultChoice, log, owner: 'cli' });
+  // Loaded only here: with a service running, the CLI never pays for the whole gateway.
+  const { openGateway } = await import('../gateway.ts');
+  const gw = await openGateway({ dataDir, vault: vaultChoice, log, owner: 'cli', warnFileVault: false });
   gw.setActor('cli');
   return {
     mode: 'direct',

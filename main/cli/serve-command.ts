@@ -1,7 +1,8 @@
 import { homedir } from 'node:os';
 import { resolveDataDir } from '../contract/paths.ts';
 import { createLogger } from '../store/logger.ts';
-import { DEFAULT_PORT, startService } from '../service.ts';
+import { DEFAULT_PORT } from '../contract/health.ts';
+import { startService } from '../service.ts';
 import { VERSION } from '../version.ts';
 import { retryWhileLocked } from './connect.ts';
 import { UsageError } from './output.ts';

@@ -4,11 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
+import { ensureCliBundle } from '../bridge/helpers/bundle.ts';
 
 /**
- * Runs the real `gatehouse` command (bin/gatehouse.mjs, tsx in-process) as
+ * Runs the real `gatehouse` command (bin/gatehouse.mjs, the built bundle) as
  * child processes, each against its own temp data dir.
  */
+
+// The bin prefers dist/cli/: rebuild it when the sources are newer, so no test runs stale code.
+await ensureCliBundle();
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(REPO, 'bin/gatehouse.mjs');

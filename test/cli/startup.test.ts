@@ -1,0 +1,54 @@
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { removeDir, runCli, startServe, tempDataDir, type Served } from './cli-harness.ts';
+
+// The start-up path of `gatehouse`: the file-vault warning is said where it
+// matters (serve, and the health report the console shows), not by every
+// command. Speed and memory are measured in test/bench/startup-bench.ts.
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
+
+const dirs: string[] = [];
+const running: Served[] = [];
+afterEach(async () => {
+  for (const s of running.splice(0)) await s.stop('SIGKILL');
+});
+afterAll(async () => {
+  for (const d of dirs.splice(0)) await removeDir(d);
+});
+
+// No Secret Service reachable: `--vault auto` falls back to the file vault, as on a headless server.
+const NO_KEYCHAIN = { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/gatehouse-test-bus' };
+const WARNING = /vault: file \(not encrypted\)/;
+
+describe('the file-vault warning', () => {
+  it('is printed by serve, and by no CLI command, with or without a service running', async () => {
+    const dir = await tempDataDir();
+    dirs.push(dir);
+    const auto = ['--data-dir', dir, '--vault', 'auto'];
+
+    const direct = await runCli(['tokens', 'list', ...auto], NO_KEYCHAIN);
+    expect(direct.code, direct.stderr).toBe(0);
+    expect(direct.stderr).not.toMatch(WARNING);
+
+    const svc = await startServe(dir, [], NO_KEYCHAIN, ['--vault', 'auto']);
+    running.push(svc);
+    expect(svc.info.vault).toBe('file (not encrypted)');
+    expect(svc.stderr().match(new RegExp(WARNING.source, 'g'))).toHaveLength(1);
+
+    const viaService = await runCli(['settings', 'get', 'enabled', ...auto], NO_KEYCHAIN);
+    expect(viaService.code, viaService.stderr).toBe(0);
+    expect(viaService.stdout.trim()).toBe('true');
+    expect(viaService.stderr).not.toMatch(WARNING);
+  });
+});
+
+describe('commands that need nothing of the service', () => {
+  it('--version and --help answer without opening a data dir', async () => {
+    const version = await runCli(['--version'], { GATEHOUSE_DATA_DIR: '/nonexistent/never-created' });
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    const help = await runCli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('serve [--host 127.0.0.1] [--port 7823|0]');
+  });
+});
