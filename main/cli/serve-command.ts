@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { resolveDataDir } from '../contract/paths.ts';
-import { createLogger } from '../store/logger.ts';
+import { createLogger } from '../lib/logger.ts';
 import { DEFAULT_PORT } from '../contract/health.ts';
 import { startService } from '../service.ts';
 import { VERSION } from '../version.ts';

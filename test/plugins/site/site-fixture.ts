@@ -7,7 +7,7 @@ import type { CallContext, ReadTool, WriteTool } from '../../../main/core/tool.t
 import { createSitePlugin, type SitePlugin } from '../../../main/plugins/site/index.ts';
 import { SiteData, emptySiteData } from '../../../main/plugins/site/site-data.ts';
 import { JsonFileStore } from '../../../main/store/json-file-store.ts';
-import { silentLogger } from '../../../main/store/logger.ts';
+import { silentLogger } from '../../../main/lib/logger.ts';
 
 export const ADMIN_ID = 'usr_admin';
 export const T0 = Date.parse('2026-03-02T09:00:00.000Z');
