@@ -6,6 +6,7 @@ import type { Tokens } from '../core/tokens.ts';
 import type { RateLimiter } from '../core/rate-limiter.ts';
 import type { Auditor } from '../core/auditor.ts';
 import type { CallContext } from '../core/tool.ts';
+import type { ClientSource } from '../contract/audit.ts';
 import { capabilitiesOf } from '../core/users.ts';
 import { uuidv7 } from '../core/ids.ts';
 import { HttpFailure, isFailure, sendFailure, fail } from './http-failure.ts';
@@ -80,18 +81,20 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     const rpc = (Array.isArray(parsed) ? parsed[0] : parsed) as Rpc | undefined;
     const rpcId = typeof rpc?.id === 'string' || typeof rpc?.id === 'number' ? rpc.id : null;
 
+    const client = clients.name(req, rpc, auth.record.id, address);
     const ctx: CallContext = {
       user: auth.user,
       capabilities: capabilitiesOf(auth.user.role),
       token: auth.record,
       request_id: requestId,
-      client: clients.name(req, rpc, auth.record.id, address),
+      client: client.name,
+      client_source: client.source,
     };
     const decision = deps.limiter.check(`tok:${auth.record.id}`, settings.rate_limit, now);
     applyRateHeaders(res, decision);
     if (!decision.allowed) {
       if (rpc?.method === 'tools/call') {
-        deps.auditor.record({ tool: String(rpc.params?.name ?? 'unknown'), write: false, result: 'rate_limited', error_code: 'rate_limited' }, { request_id: requestId, token_id: auth.record.id, token_preview: auth.record.preview, user_id: auth.user.id, client: ctx.client });
+        deps.auditor.record({ tool: String(rpc.params?.name ?? 'unknown'), write: false, result: 'rate_limited', error_code: 'rate_limited' }, { request_id: requestId, token_id: auth.record.id, token_preview: auth.record.preview, user_id: auth.user.id, client: ctx.client, client_source: ctx.client_source });
       }
       return refuse(rateFailure(decision), rpcId);
     }
@@ -107,11 +110,12 @@ export function createMcpEndpoint(deps: EndpointDeps) {
  * A short client name for the audit log: the MCP clientInfo when the request
  * carries it (every 2026-07-28 request; only `initialize` in the 2025 era, so
  * the last one seen is remembered per token), else User-Agent, else the address.
+ * Anything but the request's own clientInfo is a guess, and `source` says so.
  */
 class ClientNames {
   private readonly byToken = new Map<string, string>();
 
-  name(req: IncomingMessage, rpc: Rpc | undefined, tokenId: string, address: string): string {
+  name(req: IncomingMessage, rpc: Rpc | undefined, tokenId: string, address: string): { name: string; source: ClientSource } {
     const info = rpc?.params as { clientInfo?: { name?: string }; _meta?: Record<string, { name?: string }> } | undefined;
     const sent = info?.clientInfo?.name ?? info?._meta?.[CLIENT_INFO_META_KEY]?.name;
     if (typeof sent === 'string' && sent) {
@@ -121,11 +125,11 @@ class ClientNames {
         if (this.byToken.size >= 10_000) this.byToken.delete(this.byToken.keys().next().value!);
         this.byToken.set(tokenId, name);
       }
-      return name;
+      return { name, source: 'request' };
     }
     const remembered = this.byToken.get(tokenId);
-    if (remembered) return remembered;
+    if (remembered) return { name: remembered, source: 'remembered' };
     const ua = req.headers['user-agent'];
-    return ua ? ua.slice(0, 80) : address;
+    return ua ? { name: ua.slice(0, 80), source: 'user_agent' } : { name: address, source: 'address' };
   }
 }

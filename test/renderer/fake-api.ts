@@ -35,6 +35,7 @@ export function makeStaged(i: number, over: Partial<StagedPayload> = {}, now = D
     token_id: 'tok_1',
     token_label: 'Claude Desktop',
     client: 'claude-ai/1.0',
+    client_source: 'request',
     request_id: `req_${i}`,
     created: iso(now - 60_000),
     expires_at: iso(now + 14 * 60_000 + i * 1000),
