@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { GatehouseError } from '../../core/errors.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
 import type { FieldChange } from '../../contract/staged.ts';
-import { findPage, freeSlug, requireCanEdit, requireCapability, requireSlugFree, requireVersion, targetOf } from './page-access.ts';
+import { findVisiblePage, freeSlug, requireCanEdit, requireCapability, requireSlugFree, requireVersion, targetOf } from './page-access.ts';
 import { fieldList, languageName, linksText, pageChanges, pageLabel } from './page-preview.ts';
 import { Page, PageId, Slug, type SiteData } from './site-data.ts';
 import { isoNow, PLUGIN_ID, type SiteDeps } from './site-deps.ts';
@@ -76,7 +76,8 @@ export function translateTool(deps: SiteDeps): Tool {
     annotations: { title: 'Translate a page', ...WRITE_ANNOTATIONS, openWorldHint: true, destructiveHint: true, idempotentHint: false },
     async preview(input, ctx) {
       const data = deps.store.read();
-      const source = findPage(data, input.id);
+      // The preview shows the source's text: a draft the user may not read is a page that does not exist.
+      const source = findVisiblePage(data, ctx, { id: input.id });
       requireCapability(ctx, 'use_ai', 'use AI features');
       requireCapability(ctx, 'edit_pages', 'create translations');
       const lang = input.target_language;
