@@ -25,6 +25,7 @@ export class Aborted extends Error {
 
 export class Link {
   private waitingSaid = false;
+  private everReached = false;
 
   constructor(
     private readonly http: HttpSide,
@@ -47,8 +48,10 @@ export class Link {
           const res = await this.http.send(found.url, method, { ...base, ...headers }, body, signal);
           if (this.waitingSaid) {
             this.waitingSaid = false;
-            this.log.info('the MCP endpoint is reachable again', { url: found.url.href });
+            // "again" only when it was reached before: the first connection after waiting for start-up is not a recovery.
+            this.log.info(this.everReached ? 'the MCP endpoint is reachable again' : 'the MCP endpoint is up', { url: found.url.href });
           }
+          this.everReached = true;
           return res;
         } catch (e) {
           if (signal.aborted) throw new Aborted('aborted');
