@@ -12,3 +12,4 @@ export * from './api.ts';
 export * from './paths.ts';
 export * from './csp.ts';
 export * from './client-config.ts';
+export * from './text.ts';
