@@ -5,6 +5,7 @@ import { checkHost } from '../mcp/guards/host.ts';
 import type { AdminAuth } from './admin-auth.ts';
 import { SESSION_COOKIE } from './admin-auth.ts';
 import { serveConsole } from './console-static.ts';
+import { USED_LINK_PAGE } from './login-page.ts';
 import { sendError, sendJson } from './http-util.ts';
 
 type Sub = (req: IncomingMessage, res: ServerResponse, subpath: string, url: URL) => Promise<void>;
@@ -51,8 +52,8 @@ export function createRouter(deps: RouterDeps) {
 function login(req: IncomingMessage, res: ServerResponse, url: URL, auth: AdminAuth): void {
   const sid = auth.redeem(url.searchParams.get('code') ?? '');
   if (!sid) {
-    res.writeHead(401, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
-    return void res.end('This login link is used up or expired. Get a new one with `gatehouse console-link` or restart `gatehouse serve`.\n');
+    res.writeHead(USED_LINK_PAGE.status, USED_LINK_PAGE.headers);
+    return void res.end(USED_LINK_PAGE.body);
   }
   res.writeHead(302, {
     'Set-Cookie': `${SESSION_COOKIE}=${sid}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${12 * 3600}`,

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { connectClient } from '../helpers/service.ts';
 import { removeDir, runCli, startServe, tempDataDir, type Served } from './cli-harness.ts';
 
 // The start-up path of `gatehouse`: the file-vault warning is said where it
@@ -50,5 +51,26 @@ describe('commands that need nothing of the service', () => {
     const help = await runCli(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('serve [--host 127.0.0.1] [--port 7823|0]');
+  });
+});
+
+describe('gatehouse audit list', () => {
+  it('shows who acted by login, not by user id', async () => {
+    const dir = await tempDataDir();
+    dirs.push(dir);
+    const svc = await startServe(dir);
+    running.push(svc);
+    const created = await runCli(['tokens', 'create', '--label', 'audit-list', '--json', '--data-dir', dir, '--vault', 'file']);
+    const { token, record } = JSON.parse(created.stdout) as { token: string; record: { user_id: string } };
+    const client = await connectClient(svc.info.mcp_url, token);
+    await client.callTool({ name: 'site_identity', arguments: {} });
+    await client.close();
+    const listed = await runCli(['audit', 'list', '--tool', 'site_identity', '--data-dir', dir, '--vault', 'file']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const [header, row] = listed.stdout.trim().split('\n');
+    expect(header).toMatch(/\bUSER\b/);
+    expect(header).not.toContain('USER_ID');
+    expect(row).toMatch(/\badmin\b/);
+    expect(row).not.toContain(record.user_id);
   });
 });
