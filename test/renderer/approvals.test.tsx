@@ -206,6 +206,7 @@ describe('Approvals', () => {
     expect(row.textContent).toContain('pages\\u{202E}etadpu');
     expect(row.textContent).toContain('Title\\u{000A}Injected line');
     expect(row.textContent).toContain('evil\\u{0007}');
+    // eslint-disable-next-line no-control-regex
     expect(row.textContent).not.toMatch(/[\u0000-\u001f\u202e]/);
   });
 
