@@ -13,3 +13,6 @@ export * from './paths.ts';
 export * from './csp.ts';
 export * from './client-config.ts';
 export * from './text.ts';
+export * from './diff-format.ts';
+export * from './csv.ts';
+export * from './screens.ts';

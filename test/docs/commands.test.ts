@@ -18,6 +18,9 @@ import { ensureBundle, ensureCliBundle } from '../bridge/helpers/bundle.ts';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
+// Terminal colour codes in vite's output.
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;]*m/g;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DOCS = ['README.md', 'docs/bridge.md', 'docs/console.md', 'docs/conformance.md', 'docs/decisions.md', 'main/plugins/site/README.md'];
 
@@ -154,7 +157,7 @@ describe('README quick start and "connect a client"', () => {
 async function expectWorkingEntry(file: string): Promise<void> {
   const entry = (JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: { gatehouse: { command: string; args: string[] } } }).mcpServers.gatehouse;
   expect(entry.args).toEqual(expect.arrayContaining(['--data-dir', dataDir]));
-  const clientEnv = { ...(process.env as Record<string, string>), HOME: home };
+  const clientEnv: Record<string, string> = { ...(process.env as Record<string, string>), HOME: home };
   delete clientEnv.GATEHOUSE_DATA_DIR;
   const client = new Client({ name: 'docs-test', version: '1' }, { capabilities: {} });
   await client.connect(new StdioClientTransport({ command: entry.command, args: entry.args, env: clientEnv, stderr: 'ignore' }));
@@ -190,8 +193,9 @@ describe('docs/console.md', () => {
     let out = '';
     vite.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
     try {
-      await expect.poll(() => /Local:\s+(http:\/\/\S+)/.exec(out.replace(/\x1b\[[0-9;]*m/g, '')), { timeout: 60_000 }).toBeTruthy();
-      const url = /Local:\s+(http:\/\/\S+)/.exec(out.replace(/\x1b\[[0-9;]*m/g, ''))![1]!;
+      const local = () => /Local:\s+(http:\/\/\S+)/.exec(out.replace(ANSI, ''))?.[1];
+      await expect.poll(local, { timeout: 60_000 }).toBeTruthy();
+      const url = local()!;
       const page = await fetch(url);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('<div id="root">');

@@ -218,6 +218,8 @@ describe('Approvals', () => {
     await screen.findByText('Update page 1');
     const approve = within(rows()[0]!).getByRole('button', { name: 'Approve' }) as HTMLButtonElement;
     expect(approve.disabled).toBe(false);
+    // the shared clock is running (its effect has subscribed) before time moves
+    await waitFor(() => expect(clockTimers()).toBe(1));
     act(() => vi.advanceTimersByTime(4_000));
     expect((within(rows()[0]!).getByRole('button', { name: 'Approve' }) as HTMLButtonElement).disabled).toBe(true);
     act(() => {
