@@ -87,10 +87,18 @@ function env(): NodeJS.ProcessEnv {
 }
 
 /** Runs one documented command as written (bash, from the checkout's folder). */
-function sh(command: string): { code: number | null; out: string; err: string } {
+function sh(command: string, timeoutMs = 60_000): { code: number | null; out: string; err: string } {
   RUN_HERE.push(command);
-  const r = spawnSync('bash', ['-c', command], { cwd: ROOT, env: env(), encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync('bash', ['-c', command], { cwd: ROOT, env: env(), encoding: 'utf8', timeout: timeoutMs });
   return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+/** Runs documented commands in order; each must succeed. */
+function runAll(commands: string[]): void {
+  for (const c of commands) {
+    const r = sh(c);
+    expect(r.code, `${c}\n${r.err}`).toBe(0);
+  }
 }
 
 beforeAll(async () => {
@@ -128,27 +136,17 @@ describe('README quick start and "connect a client"', () => {
     expect(serveOut).toContain('gateway:       on');
   });
 
-  it('the checkout form: settings, a token in the vault, and a client config that starts a working bridge', async () => {
-    for (const c of [
-      'node bin/gatehouse.mjs settings set enabled true',
-      'node bin/gatehouse.mjs tokens create --label "Claude Desktop" --keychain claude-desktop',
-      'node bin/gatehouse-bridge.mjs config --client claude-desktop --token-keychain claude-desktop --write',
-    ]) {
-      const r = sh(c);
-      expect(r.code, `${c}\n${r.err}`).toBe(0);
-    }
-    await expectWorkingEntry(join(home, '.config', 'Claude', 'claude_desktop_config.json'));
-  });
+  const connectSteps = (gatehouse: string, bridge: string) => [
+    `${gatehouse} settings set enabled true`,
+    `${gatehouse} tokens create --label "Claude Desktop" --keychain claude-desktop`,
+    `${bridge} config --client claude-desktop --token-keychain claude-desktop --write`,
+  ];
 
-  it('the installed form (docs/bridge.md and README): the same with `gatehouse` and `gatehouse-bridge` on PATH', async () => {
-    for (const c of [
-      'gatehouse settings set enabled true',
-      'gatehouse tokens create --label "Claude Desktop" --keychain claude-desktop',
-      'gatehouse-bridge config --client claude-desktop --token-keychain claude-desktop --write',
-    ]) {
-      const r = sh(c);
-      expect(r.code, `${c}\n${r.err}`).toBe(0);
-    }
+  it.each([
+    ['the checkout form', 'node bin/gatehouse.mjs', 'node bin/gatehouse-bridge.mjs'],
+    ['the installed form (docs/bridge.md), with `gatehouse` and `gatehouse-bridge` on PATH', 'gatehouse', 'gatehouse-bridge'],
+  ])('%s: settings, a token in the vault, and a client config that starts a working bridge', async (_form, gatehouse, bridge) => {
+    runAll(connectSteps(gatehouse, bridge));
     await expectWorkingEntry(join(home, '.config', 'Claude', 'claude_desktop_config.json'));
   });
 });
@@ -170,13 +168,10 @@ async function expectWorkingEntry(file: string): Promise<void> {
 
 describe('docs/conformance.md: the Inspector example with the pinned Inspector 0.15', () => {
   it('lists the tools through the bridge', () => {
-    for (const c of [
+    runAll([
       'node bin/gatehouse.mjs tokens create --label Inspector --keychain inspector',
       'node bin/gatehouse-bridge.mjs config --client cursor --token-keychain inspector --config-file "$HOME/gatehouse-inspector.json" --write',
-    ]) {
-      const r = sh(c);
-      expect(r.code, `${c}\n${r.err}`).toBe(0);
-    }
+    ]);
     const r = sh('npx mcp-inspector --cli --config "$HOME/gatehouse-inspector.json" --server gatehouse --method tools/list');
     expect(r.code, r.err).toBe(0);
     expect((JSON.parse(r.out) as { tools: Array<{ name: string }> }).tools.map((t) => t.name)).toContain('pages_get');
@@ -207,10 +202,11 @@ describe('docs/console.md', () => {
     }
   });
 
-  it('node assets/generate-icons.mjs redraws the committed icons byte for byte', () => {
+  // It supersamples every icon 4x4 on the CPU: ~40 s alone, minutes on a busy two-core machine.
+  it('node assets/generate-icons.mjs redraws the committed icons byte for byte', { timeout: 600_000 }, () => {
     const icons = ['icon-256.png', 'tray-on.png', 'tray-onTemplate@2x.png'].map((f) => join(ROOT, 'assets', f));
     const before = icons.map((f) => readFileSync(f));
-    const r = sh('node assets/generate-icons.mjs');
+    const r = sh('node assets/generate-icons.mjs', 540_000);
     expect(r.code, r.err).toBe(0);
     icons.forEach((f, i) => expect(readFileSync(f).equals(before[i]!), f).toBe(true));
   });
