@@ -36,6 +36,18 @@ const lazyExternal: Plugin = {
   },
 };
 
+/**
+ * zod's `z` namespace re-exports all of its ~60 message locales, which a
+ * bundler cannot drop (the namespace object holds them): half of zod's bytes,
+ * parsed on every start. Gatehouse uses only the default, English.
+ */
+export const zodEnglishOnly: Plugin = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onLoad({ filter: /zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({ contents: 'export { default as en } from "./en.js";', loader: 'js' }));
+  },
+};
+
 // Bundled CommonJS code may call require(); ESM has none unless we make one.
 export const REQUIRE_BANNER = { js: "import { createRequire as __bridgeCreateRequire } from 'node:module'; const require = __bridgeCreateRequire(import.meta.url);" };
 
@@ -48,6 +60,7 @@ export const common: BuildOptions = {
   external: ['keytar'],
   // jsonc-parser's "main" is a UMD build whose internal require()s esbuild cannot follow; its "module" build is plain ESM.
   mainFields: ['module', 'main'],
+  plugins: [zodEnglishOnly],
   legalComments: 'none',
   logLevel: 'warning',
 };
@@ -67,7 +80,7 @@ export async function buildSwapped(final: string, build: (tmp: string) => Promis
 
 export async function buildBridge(): Promise<void> {
   await buildSwapped(dirname(BUNDLE), (tmp) => Promise.all([
-    build({ ...common, entryPoints: [join(root, 'bridge', 'entry.ts')], outfile: join(tmp, 'gatehouse-bridge.mjs'), plugins: [lazyExternal] }),
+    build({ ...common, entryPoints: [join(root, 'bridge', 'entry.ts')], outfile: join(tmp, 'gatehouse-bridge.mjs'), plugins: [lazyExternal, zodEnglishOnly] }),
     build({
       ...common,
       banner: REQUIRE_BANNER,
@@ -76,7 +89,7 @@ export async function buildBridge(): Promise<void> {
       outExtension: { '.js': '.mjs' },
       splitting: true,
       chunkNames: 'chunks/[name]-[hash]',
-      plugins: [lazyExternal],
+      plugins: [lazyExternal, zodEnglishOnly],
     }),
   ]));
 }

@@ -79,8 +79,8 @@ async function viaService(dataDir: string, runtime: RuntimeInfo, vaultChoice: Va
       const params = new URLSearchParams({ format });
       for (const [k, v] of Object.entries(q)) if (v !== undefined) params.set(k, String(v));
       const res = await d.raw('GET', `${AUDIT_EXPORT_PATH}?${params}`);
-      if (!res.ok || !res.body) throw new GatehouseError('service_unavailable', `audit export failed with HTTP ${res.status}`);
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) out.write(chunk);
+      if (!res.ok) throw new GatehouseError('service_unavailable', `audit export failed with HTTP ${res.status}`);
+      for await (const chunk of res.body) out.write(chunk);
     },
     async loginLink() {
       const res = await d.raw('POST', 'login-link');
