@@ -1,4 +1,4 @@
-import { createServer, type Server as HttpServer } from 'node:http';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { MCP_PATH, CONSOLE_PATH, ADMIN_PREFIX, DEFAULT_PORT, type RuntimeInfo } from './contract/health.ts';
@@ -6,7 +6,7 @@ import type { TokenCreateInput } from './contract/tokens.ts';
 import { RateLimiter } from './core/rate-limiter.ts';
 import { GatehouseError } from './core/errors.ts';
 import { writeRuntime, removeRuntime } from './store/runtime-file.ts';
-import { createMcpEndpoint } from './mcp/endpoint.ts';
+import type { EndpointDeps } from './mcp/endpoint.ts';
 import { allowedHostnames } from './mcp/guards/host.ts';
 import { AdminAuth } from './rest/admin-auth.ts';
 import { createAdminRoutes } from './rest/admin-routes.ts';
@@ -43,7 +43,7 @@ export async function startService(config: ServiceConfig) {
     const auth = await AdminAuth.open(gw.vault, gw.tokens, gw.clock);
     const allowedHosts = allowedHostnames(host, config.allowedHosts);
     let origin = '';
-    const mcp = createMcpEndpoint({
+    const mcp = lazyEndpoint({
       registry: gw.registry, pipeline: gw.pipeline, settings: () => gw.settings.get(), siteIdentity: gw.siteIdentity,
       tokens: gw.tokens, limiter: new RateLimiter(), auditor: gw.auditor, clock: gw.clock, log: gw.log, allowedHosts,
     });
@@ -73,6 +73,8 @@ export async function startService(config: ServiceConfig) {
       admin_url: `${origin}${ADMIN_PREFIX}`, version: VERSION, started: new Date(gw.clock.now()).toISOString(),
     };
     if (config.writeRuntimeFile !== false) await writeRuntime(config.dataDir, runtime);
+    // Ready: the endpoint's code (the MCP SDK) loads now, in the background, before a client is likely to ask.
+    mcp.warm();
 
     let stopping: Promise<void> | null = null;
     return {
@@ -117,3 +119,20 @@ export async function startService(config: ServiceConfig) {
   }
 }
 export type RunningService = Awaited<ReturnType<typeof startService>>;
+
+/**
+ * The MCP endpoint, its code (the MCP SDK, most of the service's bytes)
+ * imported once the service listens rather than before: `serve` is ready
+ * sooner, and a request that comes first waits for the import.
+ */
+function lazyEndpoint(deps: EndpointDeps) {
+  let endpoint: Promise<ReturnType<(typeof import('./mcp/endpoint.ts'))['createMcpEndpoint']>> | null = null;
+  const load = () => (endpoint ??= import('./mcp/endpoint.ts').then((m) => m.createMcpEndpoint(deps)));
+  return {
+    warm: () => void load().catch((e: unknown) => deps.log.error('loading the MCP endpoint failed', { error: (e as Error).message })),
+    handle: async (req: IncomingMessage, res: ServerResponse) => (await load()).handle(req, res),
+    close: async () => {
+      if (endpoint) await (await endpoint).close();
+    },
+  };
+}
