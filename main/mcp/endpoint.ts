@@ -1,21 +1,26 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, CLIENT_INFO_META_KEY } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
+import type { Settings } from '../contract/settings.ts';
 import type { Clock, Logger } from '../core/ports.ts';
-import type { Tokens } from '../core/tokens.ts';
+import type { Tokens, Verified } from '../core/tokens.ts';
 import type { RateLimiter } from '../core/rate-limiter.ts';
 import type { Auditor } from '../core/auditor.ts';
 import type { CallContext } from '../core/tool.ts';
 import type { ClientSource } from '../contract/audit.ts';
 import { capabilitiesOf } from '../core/users.ts';
-import { uuidv7 } from '../core/ids.ts';
-import { HttpFailure, isFailure, sendFailure, fail } from './http-failure.ts';
-import { checkHost } from './guards/host.ts';
-import { answerPreflight, checkOrigin, corsHeaders } from './guards/cors.ts';
-import { clientAddress } from './guards/client-address.ts';
-import { authenticate } from './guards/auth.ts';
-import { applyRateHeaders, rateFailure } from './guards/rate-limit.ts';
-import { DEFAULT_MAX_BODY, parseJson, readBody } from './guards/body.ts';
+import { HttpError } from '../lib/http/http-error.ts';
+import { ANSWERED, compose, type Guard } from '../lib/http/compose.ts';
+import { jsonRpcEnvelope } from '../lib/http/envelope.ts';
+import { sendError } from '../lib/http/send.ts';
+import { requestId } from '../lib/http/request-id.ts';
+import { checkHost } from '../lib/http/host.ts';
+import { answerPreflight, checkOrigin, corsHeaders, type CorsPolicy } from '../lib/http/cors.ts';
+import { clientAddress } from '../lib/http/client-address.ts';
+import { checkRate, rateLimitedError } from '../lib/http/rate-limit.ts';
+import { DEFAULT_MAX_BODY, readBody, type BodyBudget } from '../lib/http/body.ts';
+import { parseJson } from '../lib/http/json.ts';
+import { authenticate } from './bearer-auth.ts';
 import { buildServer, type ServerDeps } from './server-factory.ts';
 
 export interface EndpointDeps extends ServerDeps {
@@ -26,14 +31,35 @@ export interface EndpointDeps extends ServerDeps {
   log: Logger;
   allowedHosts: ReadonlySet<string>;
   maxBody?: number;
+  /** memory shared by every body being read at once (with the admin API's) */
+  bodyBudget?: BodyBudget;
 }
 
 type Rpc = { id?: string | number | null; method?: string; params?: { name?: string; _meta?: Record<string, unknown> } };
 
+/** What the guards learn about one request, in the order they learn it. */
+interface McpRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  requestId: string;
+  settings: Settings;
+  now: number;
+  rpcId: string | number | null;
+  auth?: Verified;
+  parsed?: unknown;
+  rpc?: Rpc;
+  client?: { name: string; source: ClientSource };
+}
+
+const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name, Last-Event-ID, X-Request-Id';
+const EXPOSE_HEADERS = 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, X-Request-Id';
+const corsPolicy = (s: Settings): CorsPolicy => ({ origins: s.cors, methods: 'POST, OPTIONS', allowHeaders: ALLOW_HEADERS, exposeHeaders: EXPOSE_HEADERS });
+
 /**
- * The MCP endpoint: one small guard per concern, composed here in order
- * (Host, Origin/CORS, enabled, address block, auth, body size, JSON,
- * per-token rate), then the SDK's handler serving both protocol eras.
+ * The MCP endpoint: one small guard per concern from main/lib/http, composed
+ * here in order (Host, Origin/CORS, preflight, method, enabled, auth, body,
+ * JSON, per-token rate), then the SDK's handler serving both protocol eras.
+ * Refusals are JSON-RPC errors with `data: {code, request_id}`.
  */
 export function createMcpEndpoint(deps: EndpointDeps) {
   const maxBody = deps.maxBody ?? DEFAULT_MAX_BODY;
@@ -44,63 +70,58 @@ export function createMcpEndpoint(deps: EndpointDeps) {
   const clients = new ClientNames();
   const forward = toNodeHandler(sdk, { maxRequestBodySize: maxBody, onerror: (e) => deps.log.error('mcp adapter failed', { error: e.message }) });
 
+  const host: Guard<McpRequest> = (c) => checkHost(c.req, deps.allowedHosts) ?? checkOrigin(c.req, c.settings.cors, deps.allowedHosts);
+  const cors: Guard<McpRequest> = (c) => {
+    for (const [k, v] of Object.entries(corsHeaders(c.req, corsPolicy(c.settings)))) c.res.setHeader(k, v);
+    if (c.req.method === 'OPTIONS') return answerPreflight(c.req, c.res, corsPolicy(c.settings)) ?? ANSWERED;
+  };
+  const postOnly: Guard<McpRequest> = (c) => {
+    if (c.req.method !== 'POST') return new HttpError('invalid_request', `${c.req.method} is not supported on the MCP endpoint: use POST`, { status: 405, headers: { Allow: 'POST, OPTIONS' } });
+  };
+  const enabled: Guard<McpRequest> = (c) => {
+    if (!c.settings.enabled) return new HttpError('gateway_disabled', 'the gateway is switched off in Gatehouse settings: switch it on in the console, the tray or with `gatehouse settings set enabled true`');
+  };
+  const auth: Guard<McpRequest> = (c) => {
+    const verified = authenticate(c.req, deps.tokens);
+    if (!(verified instanceof HttpError)) {
+      c.auth = verified;
+      return;
+    }
+    // Failed authentication spends the address's budget, so guessing tokens is
+    // rate limited; a valid token is never held back by someone else's failures
+    // (every local client shares 127.0.0.1).
+    const d = deps.limiter.check(`addr:${clientAddress(c.req, c.settings.trust_proxy_headers)}`, c.settings.rate_limit, c.now);
+    return d.allowed ? verified : rateLimitedError(d);
+  };
+  const body: Guard<McpRequest> = async (c) => {
+    c.parsed = parseJson(await readBody(c.req, { limit: maxBody, ...(deps.bodyBudget ? { budget: deps.bodyBudget } : {}) }));
+    const rpc = (Array.isArray(c.parsed) ? c.parsed[0] : c.parsed) as Rpc | undefined;
+    c.rpc = rpc !== null && typeof rpc === 'object' ? rpc : undefined;
+    c.rpcId = typeof c.rpc?.id === 'string' || typeof c.rpc?.id === 'number' ? c.rpc.id : null;
+  };
+  const tokenRate: Guard<McpRequest> = (c) => {
+    const a = c.auth!;
+    c.client = clients.name(c.req, c.rpc, a.record.id, clientAddress(c.req, c.settings.trust_proxy_headers));
+    const refused = checkRate(c.res, deps.limiter, `tok:${a.record.id}`, c.settings.rate_limit, c.now);
+    if (refused && c.rpc?.method === 'tools/call') {
+      deps.auditor.record({ tool: String(c.rpc.params?.name ?? 'unknown'), write: false, result: 'rate_limited', error_code: 'rate_limited' }, { request_id: c.requestId, token_id: a.record.id, token_preview: a.record.preview, user_id: a.user.id, client: c.client.name, client_source: c.client.source });
+    }
+    return refused;
+  };
+  const guards = compose<McpRequest>(host, cors, postOnly, enabled, auth, body, tokenRate);
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const header = req.headers['x-request-id'];
-    const requestId = typeof header === 'string' && /^[\w.:-]{1,128}$/.test(header) ? header : uuidv7(deps.clock.now());
-    res.setHeader('X-Request-Id', requestId);
-    const settings = deps.settings();
-    const refuse = (f: HttpFailure, rpcId: string | number | null = null) => sendFailure(res, f, requestId, rpcId);
-
-    const bad = checkHost(req, deps.allowedHosts) ?? checkOrigin(req, settings.cors, deps.allowedHosts);
-    if (bad) return refuse(bad);
-    for (const [k, v] of Object.entries(corsHeaders(req, settings.cors))) res.setHeader(k, v);
-    if (req.method === 'OPTIONS') {
-      const f = answerPreflight(req, res, settings.cors);
-      return f ? refuse(f) : undefined;
-    }
-    if (req.method !== 'POST') {
-      return refuse(new HttpFailure('invalid_request', `${req.method} is not supported on the MCP endpoint: use POST`, { Allow: 'POST, OPTIONS' }, 405));
-    }
-    if (!settings.enabled) return refuse(fail('gateway_disabled', 'the gateway is switched off in Gatehouse settings: switch it on in the console, the tray or with `gatehouse settings set enabled true`'));
-
     const now = deps.clock.now();
-    const address = clientAddress(req, settings.trust_proxy_headers);
-    const auth = authenticate(req, deps.tokens);
-    if (isFailure(auth)) {
-      // Failed authentication spends the address's budget, so guessing tokens is
-      // rate limited; a valid token is never held back by someone else's failures
-      // (every local client shares 127.0.0.1).
-      const d = deps.limiter.check(`addr:${address}`, settings.rate_limit, now);
-      return refuse(d.allowed ? auth : rateFailure(d));
-    }
+    const c: McpRequest = { req, res, requestId: requestId(req, res, now), settings: deps.settings(), now, rpcId: null };
+    const stop = await guards(c);
+    if (stop === ANSWERED) return;
+    if (stop) return sendError(res, stop, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
 
-    const body = await readBody(req, maxBody);
-    if (isFailure(body)) return refuse(body);
-    const parsed = parseJson(body);
-    if (isFailure(parsed)) return refuse(parsed);
-    const rpc = (Array.isArray(parsed) ? parsed[0] : parsed) as Rpc | undefined;
-    const rpcId = typeof rpc?.id === 'string' || typeof rpc?.id === 'number' ? rpc.id : null;
-
-    const client = clients.name(req, rpc, auth.record.id, address);
-    const ctx: CallContext = {
-      user: auth.user,
-      capabilities: capabilitiesOf(auth.user.role),
-      token: auth.record,
-      request_id: requestId,
-      client: client.name,
-      client_source: client.source,
-    };
-    const decision = deps.limiter.check(`tok:${auth.record.id}`, settings.rate_limit, now);
-    applyRateHeaders(res, decision);
-    if (!decision.allowed) {
-      if (rpc?.method === 'tools/call') {
-        deps.auditor.record({ tool: String(rpc.params?.name ?? 'unknown'), write: false, result: 'rate_limited', error_code: 'rate_limited' }, { request_id: requestId, token_id: auth.record.id, token_preview: auth.record.preview, user_id: auth.user.id, client: ctx.client, client_source: ctx.client_source });
-      }
-      return refuse(rateFailure(decision), rpcId);
-    }
-    deps.tokens.touch(auth.record, ctx.client);
-    (req as IncomingMessage & { auth?: unknown }).auth = { token: auth.record.id, clientId: auth.record.id, scopes: [], extra: { ctx } };
-    await forward(req, res, parsed);
+    const { record, user } = c.auth!;
+    const ctx: CallContext = { user, capabilities: capabilitiesOf(user.role), token: record, request_id: c.requestId, client: c.client!.name, client_source: c.client!.source };
+    deps.tokens.touch(record, ctx.client);
+    (req as IncomingMessage & { auth?: unknown }).auth = { token: record.id, clientId: record.id, scopes: [], extra: { ctx } };
+    await forward(req, res, c.parsed);
   }
 
   return { handle, close: () => sdk.close() };
