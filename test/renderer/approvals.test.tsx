@@ -234,7 +234,8 @@ describe('Approvals', () => {
     const fake = new FakeApi({ staged: Array.from({ length: 40 }, (_, i) => makeStaged(i, { expires_at: new Date(now + 65_000 + i * 60_000).toISOString() }, now)) });
     renderWith(fake, <Approvals />);
     await screen.findByText('Update page 0');
-    expect(clockTimers()).toBe(1);
+    // one timer for all 40 rows, once their effects have subscribed (a busy machine may paint first)
+    await waitFor(() => expect(clockTimers()).toBe(1));
     expect(within(rows()[0]!).getByText('1:05 left')).toBeTruthy();
     act(() => vi.advanceTimersByTime(6_000));
     expect(within(rows()[0]!).getByText('0:59 left').className).toContain('soon');

@@ -9,6 +9,7 @@ import { formatDateTime } from '../../lib/format.ts';
 import { useApiEvents } from '../../lib/use-events.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import { useUserNames } from '../../lib/use-user-names.ts';
+import { errorWords } from '../../lib/words.ts';
 import type { ExportFormat } from '../../api/index.ts';
 import { auditToCsv, auditToJsonl, collectAudit, exportFileName, saveFile } from './audit-export.ts';
 import { EMPTY_FILTERS, matches, toQuery } from './filters.ts';
@@ -217,7 +218,12 @@ const AuditRow = memo(function AuditRow({ entry: e, user, token }: { entry: Audi
       </td>
       <td>
         <span className={`badge result-${e.result}`}>{e.result}</span>
-        {e.error_code ? <span className="code"> {e.error_code}</span> : null}
+        {e.error_code ? (
+          <span className="code" title={errorWords(e.error_code)}>
+            {' '}
+            {e.error_code}
+          </span>
+        ) : null}
       </td>
       <td title={e.user_id ?? undefined}>{user}</td>
       <td>
