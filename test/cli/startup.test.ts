@@ -1,6 +1,6 @@
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { connectClient } from '../helpers/service.ts';
-import { removeDir, runCli, startServe, tempDataDir, type Served } from './cli-harness.ts';
+import { cleanedUp, runCli } from './cli-harness.ts';
 
 // The start-up path of `gatehouse`: the file-vault warning is said where it
 // matters (serve, and the health report the console shows), not by every
@@ -8,14 +8,7 @@ import { removeDir, runCli, startServe, tempDataDir, type Served } from './cli-h
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
 
-const dirs: string[] = [];
-const running: Served[] = [];
-afterEach(async () => {
-  for (const s of running.splice(0)) await s.stop('SIGKILL');
-});
-afterAll(async () => {
-  for (const d of dirs.splice(0)) await removeDir(d);
-});
+const scope = cleanedUp();
 
 // No Secret Service reachable: `--vault auto` falls back to the file vault, as on a headless server.
 const NO_KEYCHAIN = { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/gatehouse-test-bus' };
@@ -23,16 +16,14 @@ const WARNING = /vault: file \(not encrypted\)/;
 
 describe('the file-vault warning', () => {
   it('is printed by serve, and by no CLI command, with or without a service running', async () => {
-    const dir = await tempDataDir();
-    dirs.push(dir);
+    const dir = await scope.dir();
     const auto = ['--data-dir', dir, '--vault', 'auto'];
 
     const direct = await runCli(['tokens', 'list', ...auto], NO_KEYCHAIN);
     expect(direct.code, direct.stderr).toBe(0);
     expect(direct.stderr).not.toMatch(WARNING);
 
-    const svc = await startServe(dir, [], NO_KEYCHAIN, ['--vault', 'auto']);
-    running.push(svc);
+    const svc = await scope.serve(dir, [], NO_KEYCHAIN, ['--vault', 'auto']);
     expect(svc.info.vault).toBe('file (not encrypted)');
     expect(svc.stderr().match(new RegExp(WARNING.source, 'g'))).toHaveLength(1);
 
@@ -56,10 +47,8 @@ describe('commands that need nothing of the service', () => {
 
 describe('gatehouse audit list', () => {
   it('shows who acted by login, not by user id', async () => {
-    const dir = await tempDataDir();
-    dirs.push(dir);
-    const svc = await startServe(dir);
-    running.push(svc);
+    const dir = await scope.dir();
+    const svc = await scope.serve(dir);
     const created = await runCli(['tokens', 'create', '--label', 'audit-list', '--json', '--data-dir', dir, '--vault', 'file']);
     const { token, record } = JSON.parse(created.stdout) as { token: string; record: { user_id: string } };
     const client = await connectClient(svc.info.mcp_url, token);
