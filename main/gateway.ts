@@ -26,6 +26,7 @@ import { salvageSite } from './plugins/site/site-salvage.ts';
 import { StagedFiles } from './store/staged-files.ts';
 import { builtinPlugin } from './mcp/builtin-tools.ts';
 import { VERSION } from './version.ts';
+import { bridgeLaunchFor } from './bridge-launch.ts';
 
 export interface GatewayConfig {
   dataDir: string;
@@ -37,6 +38,8 @@ export interface GatewayConfig {
   owner?: 'service' | 'cli';
   /** how long a staged write waits for a decision (tests shorten it; never longer than 15 minutes) */
   stagedLifetimeMs?: number;
+  /** log the file-vault fallback (default true; a CLI command leaves it to serve and the health report) */
+  warnFileVault?: boolean;
 }
 
 /** Until the cloud client exists, no AI provider is configured, and we say so. */
@@ -64,7 +67,7 @@ export async function openGateway(config: GatewayConfig) {
     const options = await JsonFileStore.open({ file: join(config.dataDir, 'options.json'), schema: OptionsData, defaults: emptyOptions, log, salvage: salvageOptions });
     const siteStore = await JsonFileStore.open({ file: join(config.dataDir, 'site.json'), schema: SiteData, defaults: emptySiteData, log, salvage: (raw) => salvageSite(raw, clock.now()) });
     const stagedFiles = await StagedFiles.open({ dir: join(config.dataDir, 'staged'), log });
-    const vault: LabelledVault = await openVault({ dataDir: config.dataDir, backend: config.vault ?? 'auto', log });
+    const vault: LabelledVault = await openVault({ dataDir: config.dataDir, backend: config.vault ?? 'auto', log, warnFileVault: config.warnFileVault ?? true });
     const events = new EventHub();
     const settings = new SettingsService(options, events);
     const audit = await AuditLog.open({ dir: join(config.dataDir, 'audit'), clock, log, retentionDays: () => settings.get().audit_retention_days });
@@ -98,6 +101,7 @@ export async function openGateway(config: GatewayConfig) {
         return s?.status === 'down' ? [{ code: 'upstream_down', message: `${p.title} is down: ${s.detail ?? ''}` }] : [];
       }),
     ];
+    const bridge = bridgeLaunchFor(config.dataDir, vault.backend);
     const health = (): HealthReport => {
       const since = clock.now() - 24 * 3600_000;
       return {
@@ -107,6 +111,7 @@ export async function openGateway(config: GatewayConfig) {
         ...urls,
         data_dir: config.dataDir,
         vault: { backend: vault.backend, label: vault.label },
+        bridge,
         pending_approvals: staging.pendingCount(),
         recent_clients: tokens
           .list()

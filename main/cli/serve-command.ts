@@ -1,5 +1,6 @@
 import { createLogger } from '../lib/logger.ts';
-import { DEFAULT_PORT, startService } from '../service.ts';
+import { DEFAULT_PORT } from '../contract/health.ts';
+import { startService } from '../service.ts';
 import { VERSION } from '../version.ts';
 import { retryWhileLocked } from './connect.ts';
 import { UsageError } from './output.ts';

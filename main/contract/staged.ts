@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ClientSource } from './audit.ts';
 
 export const STAGED_LIFETIME_MS = 15 * 60 * 1000;
 
@@ -57,6 +58,8 @@ export const StagedPayload = z.object({
   token_id: z.string().nullable(),
   token_label: z.string().nullable().default(null),
   client: z.string().nullable().default(null),
+  /** how `client` is known: from the staging request itself, or a guess */
+  client_source: ClientSource.nullable().default(null),
   request_id: z.string().nullable().default(null),
   created: z.string(),
   expires_at: z.string(),

@@ -103,6 +103,7 @@ export class Staging {
       token_id: ctx.token?.id ?? null,
       token_label: ctx.token?.label ?? null,
       client: ctx.client,
+      client_source: ctx.client_source ?? null,
       request_id: ctx.request_id,
       created: new Date(now).toISOString(),
       expires_at: new Date(now + this.lifetimeMs).toISOString(),

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Capability, User } from '../contract/users.ts';
 import type { TokenRecord } from '../contract/tokens.ts';
 import type { Preview } from '../contract/staged.ts';
+import type { ClientSource } from '../contract/audit.ts';
 
 /** Who is calling, resolved from the bearer token before any tool runs. */
 export interface CallContext {
@@ -10,6 +11,8 @@ export interface CallContext {
   token: TokenRecord | null;
   request_id: string;
   client: string | null;
+  /** how `client` is known (this request's clientInfo, or a guess) */
+  client_source?: ClientSource | null;
   signal?: AbortSignal;
 }
 

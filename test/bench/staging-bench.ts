@@ -64,7 +64,7 @@ async function optionsWorld(dir: string) {
       const now = new Date().toISOString();
       const item: StagedPayload = {
         id: `stg_bench${n++}`, tool: tool.name, plugin: tool.plugin, payload: plan.payload, preview: plan.preview, user_id: WRITER.id, token_id: 'tok_a', token_label: 'a',
-        client: 'bench', request_id: null, created: now, expires_at: now, payload_hash: 'h', target: null, target_version: null, status: 'pending', decided_at: null, decided_by: null, error_code: null,
+        client: 'bench', request_id: null, created: now, expires_at: now, payload_hash: 'h', target: null, target_version: null, status: 'pending', decided_at: null, decided_by: null, error_code: null, client_source: null,
       };
       await transients.set(`staged:${item.id}`, item, 15 * 60_000);
       return item.id;

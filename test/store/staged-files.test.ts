@@ -17,7 +17,7 @@ const record = (id: string, over: Partial<StagedPayload> = {}): StagedPayload =>
   id, tool: 'pages_create', plugin: 'site', payload: { title: 'x' }, preview: { summary: 's', kind: 'diff', changes: [] },
   user_id: 'usr_1', token_id: 'tok_1', token_label: 'a', client: 'c', request_id: 'r', created: '2026-01-01T00:00:00.000Z',
   expires_at: '2026-01-01T00:15:00.000Z', payload_hash: 'h', target: null, target_version: null, status: 'pending',
-  decided_at: null, decided_by: null, error_code: null, ...over,
+  decided_at: null, decided_by: null, error_code: null, client_source: null, ...over,
 });
 
 describe('StagedFiles: one file per staged write', () => {

@@ -102,7 +102,7 @@ describe('staged writes of an earlier version', () => {
     const now = Date.now();
     const base = {
       tool: 'pages_publish', plugin: 'site', preview: { summary: 'old', kind: 'diff' as const, changes: [] }, user_id: admin.id, token_id: null, token_label: null,
-      client: null, request_id: null, target: `page:${pageId}`, target_version: 1, decided_at: null, decided_by: null, error_code: null,
+      client: null, request_id: null, target: `page:${pageId}`, target_version: 1, decided_at: null, decided_by: null, error_code: null, client_source: null,
     };
     const { canonicalJson } = await import('../../main/core/staging.ts');
     const { createHash } = await import('node:crypto');

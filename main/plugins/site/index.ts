@@ -44,7 +44,7 @@ export function createSitePlugin(opts: { store: DocumentStore<SiteData>; clock: 
       uri: PAGES_RESOURCE_URI,
       name: 'site-pages',
       title: 'Page index',
-      description: 'Every page of the local site (drafts only for users who can edit pages): id, slug, title, status, language, translations, version. Use pages_get for content.',
+      description: 'Every page of the local site the token\'s user may read (their own drafts; others\' drafts only with edit_others_pages): id, slug, title, status, language, translations, version. Use pages_get for content.',
       mimeType: 'application/json',
       capability: 'read',
       async read(ctx) {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { GatehouseError } from '../../core/errors.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
 import type { FieldChange } from '../../contract/staged.ts';
-import { findPage, freeSlug, requireCanEdit, requireCapability, requireSlugFree, requireVersion, targetOf } from './page-access.ts';
+import { findVisiblePage, freeSlug, requireCanEdit, requireCapability, requireSlugFree, requireVersion, targetOf } from './page-access.ts';
 import { fieldList, languageName, linksText, pageChanges, pageLabel } from './page-preview.ts';
 import { Page, PageId, Slug, type SiteData } from './site-data.ts';
 import { isoNow, PLUGIN_ID, type SiteDeps } from './site-deps.ts';
@@ -68,7 +68,7 @@ export function translateTool(deps: SiteDeps): Tool {
   return defineTool({
     name: 'translate_page',
     title: 'Translate a page',
-    description: 'Stage a machine translation of a page into another language with the configured AI provider: creates the translation as a draft (or, with overwrite, updates the existing one) and links both pages. The preview shows the translated text; nothing changes until a person confirms. Fails with provider_unavailable when no AI provider is configured.',
+    description: 'Stage a machine translation of a page into another language with the configured AI provider: creates the translation as a draft (or, with overwrite, updates the existing one) and links both pages. The preview shows the translated text; nothing changes until a person confirms. It needs three things: the verto.translate feature in the license (without it: entitlement_required, with required_plan; the local policy grants it from the pro plan), the use_ai and edit_pages capabilities (forbidden), and an AI provider routed through the Gatehouse cloud gateway (provider_unavailable, checked only once the feature is granted).',
     input: Input,
     capability: 'use_ai',
     feature: 'verto.translate',
@@ -77,7 +77,8 @@ export function translateTool(deps: SiteDeps): Tool {
     annotations: { title: 'Translate a page', ...WRITE_ANNOTATIONS, openWorldHint: true, destructiveHint: true, idempotentHint: false },
     async preview(input, ctx) {
       const data = deps.store.read();
-      const source = findPage(data, input.id);
+      // The preview shows the source's text: a draft the user may not read is a page that does not exist.
+      const source = findVisiblePage(data, ctx, { id: input.id });
       requireCapability(ctx, 'use_ai', 'use AI features');
       requireCapability(ctx, 'edit_pages', 'create translations');
       const lang = input.target_language;

@@ -19,7 +19,7 @@ export const WRITE_ANNOTATIONS = { readOnlyHint: false, openWorldHint: false } a
 const CreateInput = z.object({
   title: f.title,
   content: f.content.default('').describe('Page body in Markdown: start with one "# " heading, "## "/"### " for sections, links as [text](/slug/). At most 200 KB.'),
-  slug: f.slug.optional().describe('URL slug; derived from the title when left out (with -2, -3... if taken). An explicit slug that is taken is refused.'),
+  slug: f.slug.optional().describe('URL slug; derived from the title when left out, at the moment a person approves (with -2, -3... if taken by then). An explicit slug that is taken is refused.'),
   excerpt: f.excerpt.default(''),
   status: f.status.default('draft').describe('"draft" (default) or "publish"; publishing needs the publish_pages capability.'),
   language: f.language.optional().describe('Language code; defaults to the site language.'),
@@ -44,6 +44,8 @@ const UpdateInput = z.object({
 const CreatePayload = z.object({
   fields: Page.pick({ title: true, slug: true, status: true, language: true, excerpt: true, seo_title: true, seo_description: true, focus_keyword: true, content: true }),
   author_id: z.string().min(1),
+  /** the agent chose no slug: derive it from the title when the write is applied, not when it was staged */
+  slug_from_title: z.boolean().default(false),
 });
 const UpdatePayload = z.object({
   id: PageId,
@@ -113,7 +115,7 @@ export function pageWriteTools(deps: SiteDeps): Tool[] {
           kind: 'diff' as const,
           changes: pageChanges(null, { ...fields, translations: {} }),
         },
-        payload: { fields, author_id: ctx.user.id },
+        payload: { fields, author_id: ctx.user.id, slug_from_title: !input.slug },
         target: null,
         target_version: null,
       };
@@ -121,7 +123,9 @@ export function pageWriteTools(deps: SiteDeps): Tool[] {
     async apply(payload, _ctx, staged) {
       const p = parsePayload(CreatePayload, payload, 'pages_create');
       return applyOnce(deps, staged, (draft) => {
-        const page = structuredClone(insertPage(draft, p.fields, p.author_id, isoNow(deps)));
+        // Several creations staged with one title all previewed the same free slug; each takes the next free one now.
+        const fields = p.slug_from_title ? { ...p.fields, slug: freeSlug(draft, slugify(p.fields.title) || 'page', null) } : p.fields;
+        const page = structuredClone(insertPage(draft, fields, p.author_id, isoNow(deps)));
         return { structured: { page: toOut(draft.site, page) }, text: `Created page ${pageLabel(page)} at /${page.slug}/ (${page.status}).` };
       });
     },
