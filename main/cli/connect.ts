@@ -6,8 +6,6 @@ import type { RuntimeInfo } from '../contract/health.ts';
 import { PRINCIPALS } from '../contract/principal.ts';
 import type { Logger } from '../core/ports.ts';
 import { GatehouseError } from '../core/errors.ts';
-import { dispatchAs } from '../core/invoke.ts';
-import { openGateway } from '../gateway.ts';
 import { httpDispatch } from './admin-client.ts';
 import { retry } from '../lib/retry.ts';
 
@@ -79,7 +77,7 @@ export async function retryWhileLocked<T>(attempt: () => Promise<T>, opts: { loc
 }
 
 async function viaService(dataDir: string, runtime: RuntimeInfo, vaultChoice: VaultChoice, log: Logger): Promise<Connection> {
-  const vault = await openVault({ dataDir, backend: vaultChoice, log });
+  const vault = await openVault({ dataDir, backend: vaultChoice, log, warnFileVault: false });
   const key = await vault.get(ADMIN_KEY_ACCOUNT);
   if (!key) throw new GatehouseError('unauthorized', `a service runs (pid ${runtime.pid}) but its admin key is not in the ${vault.label} vault of this user; run the CLI as the same OS user`);
   const http = httpDispatch(runtime, key);
@@ -92,7 +90,9 @@ async function viaService(dataDir: string, runtime: RuntimeInfo, vaultChoice: Va
 }
 
 async function direct(dataDir: string, vaultChoice: VaultChoice, log: Logger): Promise<Connection> {
-  const gw = await openGateway({ dataDir, vault: vaultChoice, log, owner: 'cli' });
+  // Loaded only here: with a service running, the CLI never pays for the whole gateway.
+  const [{ openGateway }, { dispatchAs }] = await Promise.all([import('../gateway.ts'), import('../core/invoke.ts')]);
+  const gw = await openGateway({ dataDir, vault: vaultChoice, log, owner: 'cli', warnFileVault: false });
   return {
     mode: 'direct',
     dispatch: dispatchAs(gw.invoke, PRINCIPALS.cliDirect),

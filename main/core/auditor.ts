@@ -1,4 +1,4 @@
-import type { AuditEntry, AuditResult } from '../contract/audit.ts';
+import type { AuditEntry, AuditResult, ClientSource } from '../contract/audit.ts';
 import { tokenPrincipal, type Principal } from '../contract/principal.ts';
 import type { AuditSink, Clock } from './ports.ts';
 import type { StatsRecorder } from './stats.ts';
@@ -24,6 +24,7 @@ export interface Actor {
   token_preview?: string | null;
   user_id?: string | null;
   client?: string | null;
+  client_source?: ClientSource | null;
   principal?: Principal | null;
 }
 
@@ -36,6 +37,7 @@ export const actorOf = (ctx: CallContext): Actor => ({
   token_preview: ctx.token?.preview ?? null,
   user_id: ctx.user.id,
   client: ctx.client,
+  client_source: ctx.client_source ?? null,
   principal: principalOf(ctx),
 });
 
@@ -67,11 +69,17 @@ export class Auditor {
       target: facts.target ?? null,
       duration_ms: Math.max(0, Math.round((facts.duration_ms ?? 0) * 100) / 100),
       client: actor.client ?? null,
+      ...(actor.client_source ? { client_source: actor.client_source } : {}),
       staged_id: facts.staged_id ?? null,
       principal: actor.principal ?? null,
     };
     this.sink.append(entry);
     this.stats.count(entry.tool, entry.result);
     return entry;
+  }
+
+  /** Waits until every entry recorded so far is durable; a decision is acknowledged only after this. */
+  durable(): Promise<void> {
+    return this.sink.sync();
   }
 }

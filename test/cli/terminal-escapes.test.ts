@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import type { StagedResponse } from '../../main/contract/staged.ts';
+import { printable, safe, table } from '../../main/cli/output.ts';
 import { connectClient, startTestService } from '../helpers/service.ts';
 import { dirArgs, runCli } from './cli-harness.ts';
 
@@ -15,6 +16,15 @@ vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 const HOSTILE_WIRE = 'Hi\u001b[2J\u001b]0;pwned\u0007\u009b31m\u202egnp.exe!';
 // eslint-disable-next-line no-control-regex
 const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])/;
+
+describe('the CLI\'s text helpers', () => {
+  it('escape every interpolated value and every table cell, and nothing of ours', () => {
+    expect(safe`title ${HOSTILE_WIRE} by ${'a\u0000b'}\n`).toBe(`title ${printable(HOSTILE_WIRE)} by a\\u{0000}b\n`);
+    expect(printable(HOSTILE_WIRE)).not.toMatch(RAW);
+    expect(printable('Café 日本語 👍🏽')).toBe('Café 日本語 👍🏽');
+    expect(table([{ a: HOSTILE_WIRE, b: { nested: '\u001b' } }], ['a', 'b'])).not.toMatch(RAW);
+  });
+});
 
 describe('CLI output with hostile client strings', () => {
   let svc: Awaited<ReturnType<typeof startTestService>>;
@@ -46,7 +56,7 @@ describe('CLI output with hostile client strings', () => {
       expect(r.stdout).not.toMatch(RAW);
     }
     expect(runs[0]!.stdout).toContain(stagedId);
-    expect(runs[1]!.stdout).toContain('\\u202egnp.exe');
+    expect(runs[1]!.stdout).toContain('\\u{202E}gnp.exe');
     expect(runs[2]!.stdout).toContain('pages_update');
   });
 
@@ -54,6 +64,6 @@ describe('CLI output with hostile client strings', () => {
     const r = await runCli(['staged', 'confirm', `stg_${HOSTILE_WIRE}`, ...dirArgs(svc.dataDir)]);
     expect(r.code).toBe(1);
     expect(r.stderr).not.toMatch(RAW);
-    expect(r.stderr).toContain('\\x1b[2J');
+    expect(r.stderr).toContain('\\u{001B}[2J');
   });
 });

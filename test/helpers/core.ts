@@ -1,10 +1,14 @@
-import { AuditQuery, type AuditEntry, type AuditPage, type AuditQueryInput } from '../../main/contract/audit.ts';
+import { z } from 'zod';
+import { AuditQuery, type AuditEntry, type AuditPage, type AuditQueryInput, type AuditResult } from '../../main/contract/audit.ts';
 import type { Principal } from '../../main/contract/principal.ts';
 import { ROLE_CAPABILITIES, type Role, type User } from '../../main/contract/users.ts';
-import type { AuditReader, AuditSink, Vault } from '../../main/core/ports.ts';
-import type { CallContext } from '../../main/core/tool.ts';
+import type { AuditReader, AuditSink, AuditTrail, Vault } from '../../main/core/ports.ts';
+import { defineTool, type AppliedState, type CallContext, type Plugin, type StagedRef, type ToolOutput } from '../../main/core/tool.ts';
+import { MemoryStagedStore } from '../../main/core/staged-store.ts';
+import type { StagingLimits } from '../../main/core/staged-index.ts';
+import { capabilitiesOf } from '../../main/core/users.ts';
 import { MemoryStore } from '../../main/core/memory-store.ts';
-import { OptionsData } from '../../main/core/options-data.ts';
+import { OptionsData, emptyOptions } from '../../main/core/options-data.ts';
 import { EventHub } from '../../main/core/events.ts';
 import { SettingsService } from '../../main/core/settings-service.ts';
 import { Users } from '../../main/core/users.ts';
@@ -20,17 +24,46 @@ import { createInvoke } from '../../main/core/invoke.ts';
 import { builtinPlugin } from '../../main/mcp/builtin-tools.ts';
 import { createSitePlugin, emptySiteData, SiteData } from '../../main/plugins/site/index.ts';
 import { clientTokenVault } from '../../main/store/vault-account.ts';
-import { entryToCsvRow, entryToJsonLine, CSV_HEADER } from '../../main/store/audit-export-format.ts';
+import { entryToCsvRow, entryToJsonLine, CSV_HEADER } from '../../main/store/audit/export-format.ts';
 import { NO_AI, NOT_CONNECTED } from '../../main/gateway.ts';
 import { TestClock } from './service.ts';
 import { VERSION } from '../../main/version.ts';
 
-/** Audit entries in memory: appended in order, queried newest first with an offset cursor. */
-export class MemoryAudit implements AuditSink, AuditReader {
-  readonly entries: AuditEntry[] = [];
+/**
+ * Audit entries in memory: appended in order, queried newest first with an
+ * offset cursor. `sync()` marks what is durable; `crash()` drops the rest,
+ * as a kill would; `failNextSync` makes the next sync fail once.
+ */
+export class MemoryAudit implements AuditSink, AuditReader, AuditTrail {
+  entries: AuditEntry[] = [];
+  private synced = 0;
+  failNextSync: Error | null = null;
 
   append(entry: AuditEntry): void {
     this.entries.push(entry);
+  }
+
+  async sync(): Promise<void> {
+    await Promise.resolve();
+    if (this.failNextSync) {
+      const e = this.failNextSync;
+      this.failNextSync = null;
+      throw e;
+    }
+    this.synced = this.entries.length;
+  }
+
+  async hasStagedEntry(stagedId: string, result: AuditResult, sinceMs: number): Promise<boolean> {
+    return this.entries.slice(0, this.synced).some((e) => e.staged_id === stagedId && e.result === result && Date.parse(e.at) >= sinceMs - 3600_000);
+  }
+
+  /** what survives a kill: the synced entries only */
+  crash(): void {
+    this.entries = this.entries.slice(0, this.synced);
+  }
+
+  results(stagedId: string): string[] {
+    return this.entries.filter((e) => e.staged_id === stagedId).map((e) => e.result);
   }
 
   async query(q: AuditQuery): Promise<AuditPage> {
@@ -77,7 +110,8 @@ export class MemoryVault implements Vault {
  * a memory audit: no files, no sockets, a clock the test moves.
  */
 export async function openCore(opts: { consoleUrl?: string | null } = {}) {
-  const clock = new TestClock(Date.parse('2026-11-22T08:00:00Z'));
+  // Real time to start with: the console compares expiry times with the browser's clock.
+  const clock = new TestClock(Date.now());
   const options = new MemoryStore(OptionsData);
   const siteStore = new MemoryStore(SiteData, emptySiteData());
   const events = new EventHub();
@@ -92,7 +126,7 @@ export async function openCore(opts: { consoleUrl?: string | null } = {}) {
   const site = createSitePlugin({ store: siteStore, clock, ai: NO_AI, adminUserId: admin.id });
   await site.seedIfEmpty();
   const auditor = new Auditor(audit, stats, clock, () => 'local');
-  const staging = new Staging(options, registry, auditor, events, clock, () => settings.get());
+  const staging = new Staging({ store: new MemoryStagedStore(), users: (id) => users.byId(id), registry, auditor, events, clock, auditTrail: audit, settings: () => settings.get() });
   const entitlements = new LocalEntitlements('free');
   const pipeline = new Pipeline(registry, staging, auditor, () => entitlements, () => settings.get(), clock);
   registry.add(builtinPlugin({ registry, staging, settings: () => settings.get(), siteIdentity: () => site.identity() as unknown as Record<string, unknown> }));
@@ -104,7 +138,7 @@ export async function openCore(opts: { consoleUrl?: string | null } = {}) {
     clientVault: clientTokenVault(vault),
     health: () => ({
       name: 'gatehouse', version: VERSION, enabled: settings.get().enabled, base_url: '', mcp_url: '', console_url: consoleUrl ?? '', data_dir: '(memory)',
-      vault: { backend: 'file', label: 'memory' }, pending_approvals: staging.pendingCount(), recent_clients: [], cloud: NOT_CONNECTED, warnings: [],
+      vault: { backend: 'file', label: 'memory' }, bridge: { command: 'gatehouse-bridge', args: [], platform: process.platform }, pending_approvals: staging.pendingCount(), recent_clients: [], cloud: NOT_CONNECTED, warnings: [],
     }),
     consoleUrl: () => consoleUrl,
     cloud: () => NOT_CONNECTED,
@@ -135,3 +169,93 @@ export async function openCore(opts: { consoleUrl?: string | null } = {}) {
   return { clock, options, siteStore, events, settings, audit, vault, users, admin, tokens, registry, stats, auditor, staging, pipeline, site, sessions, invoke, tokenFor, ctxOf, restPrincipal };
 }
 export type Core = Awaited<ReturnType<typeof openCore>>;
+
+// ---- staging on its own: a small "notes" plugin and restarts over the same stores ----
+
+/** A place the notes plugin writes to; `applied` is its staged id -> result log, kept with the notes. */
+export interface NotesState {
+  notes: string[];
+  applied: Map<string, ToolOutput>;
+}
+
+export type StopAt = 'none' | 'before-apply' | 'after-apply';
+
+/** A write tool that applies idempotently by staged id, like the site plugin does, and can be made to stop mid-apply. */
+export function notesPlugin(state: NotesState, opts: { stopAt?: () => StopAt; canTell?: boolean } = {}): Plugin {
+  const never = new Promise<never>(() => undefined);
+  const add = defineTool({
+    name: 'notes_add', title: 'Add a note', description: 'Stage a note.', plugin: 'notes', feature: 'notes.write', capability: 'edit_pages', write: true,
+    input: z.object({ text: z.string() }),
+    async preview(input) {
+      return { preview: { summary: `Add '${input.text.slice(0, 40)}'`, kind: 'diff' as const, changes: [] }, payload: { text: input.text }, target: null, target_version: null };
+    },
+    async apply(payload, _ctx: CallContext, staged?: StagedRef) {
+      if (opts.stopAt?.() === 'before-apply') return never;
+      const done = staged && state.applied.get(staged.id);
+      if (done) return done;
+      state.notes.push(String(payload.text));
+      const out = { structured: { count: state.notes.length, text: payload.text }, text: 'added' };
+      if (staged) state.applied.set(staged.id, out);
+      if (opts.stopAt?.() === 'after-apply') return never;
+      return out;
+    },
+    ...(opts.canTell === false
+      ? {}
+      : { applied: async (staged: StagedRef): Promise<AppliedState> => {
+          const out = state.applied.get(staged.id);
+          return out ? { state: 'applied', output: out } : { state: 'not_applied' };
+        } }),
+  });
+  return { id: 'notes', title: 'Notes', kind: 'site', tools: () => [add] };
+}
+
+export const ADMIN: User = { id: 'usr_admin', login: 'admin', display_name: 'Admin', role: 'administrator', created: '2026-01-01T00:00:00.000Z' };
+export const WRITER: User = { id: 'usr_writer', login: 'writer', display_name: 'Writer', role: 'contributor', created: '2026-01-01T00:00:00.000Z' };
+
+export function ctxFor(user: User, tokenId: string | null = 'tok_a'): CallContext {
+  const token = tokenId ? { id: tokenId, label: tokenId, hash: '0'.repeat(64), user_id: user.id, preview: 'gth_…test', created: '2026-01-01T00:00:00.000Z', last_used: null, scope: { read_only: false } } : null;
+  return { user, capabilities: capabilitiesOf(user.role), token, request_id: 'req-1', client: 'test-client' };
+}
+
+export interface CoreWorld {
+  clock: TestClock;
+  audit: MemoryAudit;
+  store: MemoryStagedStore;
+  notes: NotesState;
+  stopAt: StopAt;
+  events: EventHub;
+  registry: Registry;
+  staging: Staging;
+  /** settings staging reads at decision time (approval_mode, disabled_tools) */
+  settings: SettingsService;
+  /** a new Staging over the same stores: what the next start sees */
+  restart(opts?: { canTell?: boolean }): Staging;
+}
+
+/** Staging alone on in-memory stores with the notes plugin; `restart()` is a crash and a new start. */
+export function coreWorld(opts: { limits?: Partial<StagingLimits>; lifetimeMs?: number; canTell?: boolean } = {}): CoreWorld {
+  const clock = new TestClock(Date.parse('2026-11-22T10:00:00Z'));
+  const audit = new MemoryAudit();
+  const store = new MemoryStagedStore();
+  const notes: NotesState = { notes: [], applied: new Map() };
+  const options = new MemoryStore(OptionsData, { ...emptyOptions(), users: [ADMIN, WRITER] });
+  const settings = new SettingsService(options, new EventHub());
+  const users = (id: string) => options.read().users.find((u) => u.id === id);
+  const world = { clock, audit, store, notes, settings, stopAt: 'none' as StopAt } as CoreWorld;
+  const build = (canTell = opts.canTell) => {
+    const events = new EventHub();
+    const registry = new Registry();
+    registry.add(notesPlugin(notes, { stopAt: () => world.stopAt, ...(canTell === undefined ? {} : { canTell }) }));
+    const auditor = new Auditor(audit, new StatsRecorder(options, clock), clock, () => 'local');
+    const staging = new Staging({ store, users, registry, auditor, events, clock, auditTrail: audit, settings: () => settings.get(), ...(opts.limits ? { limits: opts.limits } : {}), ...(opts.lifetimeMs ? { lifetimeMs: opts.lifetimeMs } : {}) });
+    Object.assign(world, { events, registry, staging });
+    return staging;
+  };
+  build();
+  world.restart = (o = {}) => {
+    world.stopAt = 'none';
+    audit.crash();
+    return build(o.canTell ?? opts.canTell);
+  };
+  return world;
+}

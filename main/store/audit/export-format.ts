@@ -1,5 +1,8 @@
-import type { AuditEntry } from '../contract/audit.ts';
-import { AUDIT_CSV_COLUMNS, auditCsvValue } from '../contract/audit.ts';
+import type { AuditEntry } from '../../contract/audit.ts';
+import { AUDIT_CSV_COLUMNS, auditCsvValue } from '../../contract/audit.ts';
+import { csvCell } from '../../contract/csv.ts';
+
+export { csvCell };
 
 /**
  * Serialization of entries: the JSONL line the log stores (and exports), and
@@ -9,9 +12,9 @@ import { AUDIT_CSV_COLUMNS, auditCsvValue } from '../contract/audit.ts';
 /**
  * One entry as a JSON line, keys always in AUDIT_CSV_COLUMNS order (a test
  * holds the two together). The fixed order is what lets readers test
- * `,"tool":"x"` as a substring before parsing; `staged_id` and `principal`
- * are left out when the entry has none (JSON drops undefined), so they
- * round-trip as absent.
+ * `,"tool":"x"` as a substring before parsing; `client_source`, `staged_id` and
+ * `principal` are left out when the entry has none (JSON drops undefined), so
+ * they round-trip as absent.
  * An object literal, not a loop: JSON.stringify is several times faster on it.
  */
 export function entryToJsonLine(e: AuditEntry): string {
@@ -32,6 +35,7 @@ export function entryToJsonLine(e: AuditEntry): string {
     target: e.target,
     duration_ms: e.duration_ms,
     client: e.client,
+    client_source: e.client_source,
     staged_id: e.staged_id,
     principal: e.principal,
   });
@@ -49,17 +53,3 @@ export function entryToCsvRow(e: AuditEntry): string {
   return `${row}\r\n`;
 }
 
-/**
- * A spreadsheet runs a cell that starts with = + - @ (and, in some, a tab or
- * carriage return) as a formula, so such text gets a leading apostrophe: it
- * shows as text and the value an agent put in `target` cannot run in the
- * admin's spreadsheet. Numbers and booleans are our own and stay as they are.
- */
-export function csvCell(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v !== 'string') return String(v);
-  let s = v;
-  const c = s.charCodeAt(0);
-  if (c === 61 || c === 43 || c === 45 || c === 64 || c === 9 || c === 13) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
