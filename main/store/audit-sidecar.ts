@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { writeFileAtomic } from './atomic-write.ts';
 import { forwardChunks, openForRead, parseLine } from './audit-files.ts';
 import type { FileSummary, Stats, ValueSets } from './audit-summary.ts';
-import { addToSummary, emptySummary, SUMMARY_KEYS, summaryFieldsOf } from './audit-summary.ts';
+import { SUMMARY_KEYS } from './audit-filter.ts';
+import { addToSummary, emptySummary, summaryFieldsOf } from './audit-summary.ts';
 
 /**
  * A closed file's summary is kept beside it (`….summary.json`) so a start
