@@ -44,7 +44,8 @@ export async function startService(config: ServiceConfig) {
     const allowedHosts = allowedHostnames(host, config.allowedHosts);
     let origin = '';
     const mcp = createMcpEndpoint({
-      registry: gw.registry, pipeline: gw.pipeline, settings: () => gw.settings.get(), siteIdentity: gw.siteIdentity,
+      registry: gw.registry, pipeline: gw.pipeline, settings: () => gw.settings.get(), instructions: (ctx) => gw.builtin.instructions(ctx),
+      watchSettings: (listener) => gw.events.subscribe((e) => e.type === 'settings' && listener()),
       tokens: gw.tokens, limiter: new RateLimiter(), auditor: gw.auditor, clock: gw.clock, log: gw.log, allowedHosts,
     });
     const admin = createAdminRoutes({

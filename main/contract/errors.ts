@@ -17,6 +17,9 @@ export const ErrorCode = z.enum([
   'unknown_tool',
   'invalid_params',
   'entitlement_required',
+  // a tool call that ran out of time, or that its client cancelled
+  'timeout',
+  'cancelled',
   // staged writes
   'staged_expired',
   'stale_preview',

@@ -11,6 +11,7 @@ import { Transients } from './transients.ts';
 import { GatehouseError } from './errors.ts';
 import { capabilitiesOf } from './users.ts';
 import { shortId } from './ids.ts';
+import { USAGE_EVENTS, type UsageReporter } from './usage.ts';
 
 const KEY = 'staged:';
 const HISTORY_CAP = 500;
@@ -43,6 +44,7 @@ export class Staging {
     private readonly auditor: Auditor,
     private readonly events: EventHub,
     private readonly clock: Clock,
+    private readonly usage: UsageReporter,
   ) {
     this.transients = new Transients(store, clock);
   }
@@ -156,6 +158,7 @@ export class Staging {
     }
     const done = await this.finish(item, 'confirmed', by, { result });
     this.audit(item, 'confirmed', this.actorFor(by, item), { feature_key: tool.feature, duration_ms: this.clock.now() - started });
+    this.usage.record({ event: USAGE_EVENTS.writeConfirmed, product: 'mcp', feature: tool.feature, units: 1 });
     return done;
   }
 

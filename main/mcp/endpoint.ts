@@ -16,9 +16,14 @@ import { authenticate } from './guards/auth.ts';
 import { applyRateHeaders, rateFailure } from './guards/rate-limit.ts';
 import { DEFAULT_MAX_BODY, parseJson, readBody } from './guards/body.ts';
 import { buildServer, type ServerDeps } from './server-factory.ts';
+import { ListChanges } from './list-changed.ts';
+import { openEventStream, wantsEventStream, MAX_STREAMS_PER_TOKEN } from './event-stream.ts';
+import { viewerOf } from '../core/registry.ts';
 
 export interface EndpointDeps extends ServerDeps {
   tokens: Tokens;
+  /** calls back on every settings change (the visible tool lists may change with it); returns the unsubscribe */
+  watchSettings: (listener: () => void) => () => void;
   limiter: RateLimiter;
   auditor: Auditor;
   clock: Clock;
@@ -36,8 +41,18 @@ type Rpc = { id?: string | number | null; method?: string; params?: { name?: str
  */
 export function createMcpEndpoint(deps: EndpointDeps) {
   const maxBody = deps.maxBody ?? DEFAULT_MAX_BODY;
+  const lists = new ListChanges({
+    registry: deps.registry,
+    settings: deps.settings,
+    viewerOf: (tokenId) => {
+      const v = deps.tokens.byId(tokenId);
+      return v ? viewerOf({ capabilities: capabilitiesOf(v.user.role), token: v.record } as CallContext) : null;
+    },
+  });
+  const unwatch = [deps.registry.onChange(() => lists.changed()), deps.watchSettings(() => lists.changed())];
   const sdk = createMcpHandler((rc) => buildServer((rc.authInfo?.extra as { ctx: CallContext }).ctx, deps), {
     maxRequestBodySize: maxBody,
+    bus: lists.bus,
     onerror: (e) => deps.log.debug('mcp handler', { error: e.message }),
   });
   const clients = new ClientNames();
@@ -57,8 +72,9 @@ export function createMcpEndpoint(deps: EndpointDeps) {
       const f = answerPreflight(req, res, settings.cors);
       return f ? refuse(f) : undefined;
     }
-    if (req.method !== 'POST') {
-      return refuse(new HttpFailure('invalid_request', `${req.method} is not supported on the MCP endpoint: use POST`, { Allow: 'POST, OPTIONS' }, 405));
+    const stream = req.method === 'GET' && wantsEventStream(req);
+    if (req.method !== 'POST' && !stream) {
+      return refuse(new HttpFailure('invalid_request', `${req.method} is not supported on the MCP endpoint: use POST (or GET with Accept: text/event-stream for list-change notifications)`, { Allow: 'GET, POST, OPTIONS' }, 405));
     }
     if (!settings.enabled) return refuse(fail('gateway_disabled', 'the gateway is switched off in Gatehouse settings: switch it on in the console, the tray or with `gatehouse settings set enabled true`'));
 
@@ -71,6 +87,16 @@ export function createMcpEndpoint(deps: EndpointDeps) {
       // (every local client shares 127.0.0.1).
       const d = deps.limiter.check(`addr:${address}`, settings.rate_limit, now);
       return refuse(d.allowed ? auth : rateFailure(d));
+    }
+
+    if (stream) {
+      const decision = deps.limiter.check(`tok:${auth.record.id}`, settings.rate_limit, now);
+      applyRateHeaders(res, decision);
+      if (!decision.allowed) return refuse(rateFailure(decision));
+      if (!openEventStream(req, res, auth.record.id, lists, { 'X-Request-Id': requestId })) {
+        return refuse(new HttpFailure('service_unavailable', 'too many notification streams are open; retry later', { 'Retry-After': '30' }, 503));
+      }
+      return;
     }
 
     const body = await readBody(req, maxBody);
@@ -97,10 +123,23 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     }
     deps.tokens.touch(auth.record, ctx.client);
     (req as IncomingMessage & { auth?: unknown }).auth = { token: auth.record.id, clientId: auth.record.id, scopes: [], extra: { ctx } };
+    if (rpc?.method === 'subscriptions/listen') {
+      // The SDK holds this stream open and subscribes it to our bus: name the token it belongs to.
+      if (lists.countFor(auth.record.id) >= MAX_STREAMS_PER_TOKEN) lists.oldestFor(auth.record.id)?.close();
+      return lists.servingListenFor(auth.record.id, () => res.destroy(), () => forward(req, res, parsed));
+    }
     await forward(req, res, parsed);
   }
 
-  return { handle, close: () => sdk.close() };
+  return {
+    handle,
+    lists,
+    close: async () => {
+      for (const u of unwatch) u();
+      lists.closeAll();
+      await sdk.close();
+    },
+  };
 }
 
 /**

@@ -20,10 +20,11 @@ async function errorBody(res: Response) {
 }
 
 describe('HTTP statuses and headers of the MCP endpoint', () => {
-  it('GET answers 405 with Allow: POST, OPTIONS', async () => {
+  it('a GET that does not ask for the event stream answers 405; Allow names GET for the stream', async () => {
     const res = await fetch(svc.mcpUrl, { headers: auth() });
     expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe('POST, OPTIONS');
+    expect(res.headers.get('allow')).toBe('GET, POST, OPTIONS');
+    expect((await errorBody(res)).data.code).toBe('invalid_request');
   });
 
   it('no, malformed and unknown tokens get 401 with WWW-Authenticate: Bearer', async () => {

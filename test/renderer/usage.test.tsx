@@ -34,6 +34,7 @@ describe('Usage', () => {
         since: '2026-11-01T00:00:00.000Z',
         tools: { pages_get: { ok: 7 }, pages_update: { staged: 3, confirmed: 2, error: 1 } },
         hourly: { [hourKey(0)]: { ok: 4, staged: 1 }, [hourKey(3_600_000)]: { ok: 3, error: 1 }, [hourKey(40 * 3_600_000)]: { ok: 9 } },
+        usage: {},
       },
     });
     renderWith(fake, <Usage />);

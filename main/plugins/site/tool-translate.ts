@@ -11,6 +11,7 @@ import { f } from './tool-schemas.ts';
 import { toOut } from './tools-pages-read.ts';
 import { insertPage, parsePayload, previewFields, versionOf, WRITE_ANNOTATIONS } from './tools-pages-write.ts';
 import { translateFields } from './translate-fields.ts';
+import { USAGE_EVENTS } from '../../core/usage.ts';
 
 /**
  * translate_page: the AI provider writes the translation at preview time, so
@@ -73,7 +74,7 @@ export function translateTool(deps: SiteDeps): Tool {
     feature: 'verto.translate',
     plugin: PLUGIN_ID,
     write: true,
-    annotations: { title: 'Translate a page', ...WRITE_ANNOTATIONS, openWorldHint: true, destructiveHint: true, idempotentHint: false },
+    annotations: { ...WRITE_ANNOTATIONS, openWorldHint: true, destructiveHint: true, idempotentHint: false },
     async preview(input, ctx) {
       const data = deps.store.read();
       const source = findPage(data, input.id);
@@ -90,7 +91,9 @@ export function translateTool(deps: SiteDeps): Tool {
 
       const provider = deps.ai.current();
       if (!provider) throw new GatehouseError('provider_unavailable', `no AI provider is configured: ${deps.ai.howToConfigure}`);
-      const result = await translateFields(provider, source, source.language, lang, ctx.signal);
+      const result = await translateFields(provider, source, source.language, lang, ctx.signal, (out) =>
+        deps.usage.record({ event: USAGE_EVENTS.aiCompleted, product: 'verto', feature: 'verto.translate', model: out.model, units: 1, tokens_input: out.tokens_input, tokens_output: out.tokens_output }),
+      );
       const slug = existing ? existing.slug : pickSlug(data, result.fields.title, lang, source, null);
       const fields = { ...result.fields, slug };
 

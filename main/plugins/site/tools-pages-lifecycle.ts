@@ -29,7 +29,7 @@ export function pageLifecycleTools(deps: SiteDeps): Tool[] {
     feature: 'site.pages.write',
     plugin: PLUGIN_ID,
     write: true,
-    annotations: { title: 'Delete a page', ...WRITE_ANNOTATIONS, destructiveHint: true, idempotentHint: true },
+    annotations: { ...WRITE_ANNOTATIONS, destructiveHint: true, idempotentHint: true },
     async preview(input, ctx) {
       const data = deps.store.read();
       const page = findPage(data, input.id);
@@ -84,7 +84,7 @@ export function pageLifecycleTools(deps: SiteDeps): Tool[] {
     feature: 'site.pages.write',
     plugin: PLUGIN_ID,
     write: true,
-    annotations: { title: 'Publish a page', ...WRITE_ANNOTATIONS, destructiveHint: false, idempotentHint: true },
+    annotations: { ...WRITE_ANNOTATIONS, destructiveHint: false, idempotentHint: true },
     async preview(input, ctx) {
       const data = deps.store.read();
       const page = findPage(data, input.id);

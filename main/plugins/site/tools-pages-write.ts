@@ -90,7 +90,7 @@ export function pageWriteTools(deps: SiteDeps): Tool[] {
     feature: 'site.pages.write',
     plugin: PLUGIN_ID,
     write: true,
-    annotations: { title: 'Create a page', ...WRITE_ANNOTATIONS, destructiveHint: false, idempotentHint: false },
+    annotations: { ...WRITE_ANNOTATIONS, destructiveHint: false, idempotentHint: false },
     async preview(input, ctx: CallContext) {
       requireCapability(ctx, 'edit_pages', 'create pages');
       if (input.status === 'publish') requireCapability(ctx, 'publish_pages', 'publish pages');
@@ -133,7 +133,7 @@ export function pageWriteTools(deps: SiteDeps): Tool[] {
     feature: 'site.pages.write',
     plugin: PLUGIN_ID,
     write: true,
-    annotations: { title: 'Update a page', ...WRITE_ANNOTATIONS, destructiveHint: true, idempotentHint: true },
+    annotations: { ...WRITE_ANNOTATIONS, destructiveHint: true, idempotentHint: true },
     async preview(input, ctx) {
       const data = deps.store.read();
       const page = findPage(data, input.id);

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,7 +83,7 @@ describe('site tools over MCP', () => {
     const tool = gw.registry.get('translate_page') as WriteTool;
     const ctx = { user: admin, capabilities: new Set(['read', 'edit_pages', 'use_ai'] as const), token: null, request_id: 'req_t', client: 'test' };
     const before = await siteFile();
-    const staged = await gw.staging.stage(tool, tool.input.parse({ id: 6, target_language: 'de' }), ctx);
+    const staged = await gw.staging.stage(tool, (tool.input as z.ZodObject).parse({ id: 6, target_language: 'de' }), ctx);
     expect(staged.preview.summary).toMatch(/^Translate page 'Light vs dark roast: what actually changes' \(#6\) into German/);
     expect(await siteFile()).toBe(before);
     expect((await confirm(staged.staged_id)).ok).toBe(true);
