@@ -3,6 +3,7 @@ import type { CloudHealth, HealthReport, Warning } from './contract/health.ts';
 import type { Settings } from './contract/settings.ts';
 import { CONSOLE_PATH, MCP_PATH } from './contract/health.ts';
 import type { AiProviderSource, Clock, Logger } from './core/ports.ts';
+import type { Plugin } from './core/tool.ts';
 import { systemClock } from './core/ports.ts';
 import { OptionsData, emptyOptions } from './core/options-data.ts';
 import { Users } from './core/users.ts';
@@ -37,6 +38,8 @@ export interface GatewayConfig {
   ai?: AiProviderSource;
   /** who holds the data dir lock while this gateway is open */
   owner?: 'service' | 'cli';
+  /** more tool plugins, registered after the built-in ones (tests; upstream servers later) */
+  plugins?: Plugin[];
 }
 
 /** Until the cloud client exists, no AI provider is configured, and we say so. */
@@ -87,6 +90,7 @@ export async function openGateway(config: GatewayConfig) {
     const builtin = builtinPlugin({ registry, staging, settings: () => settings.get(), watchSettings, siteIdentity });
     registry.add(builtin);
     registry.add(site);
+    for (const p of config.plugins ?? []) registry.add(p);
     await registry.start((id, e) => log.error(`plugin '${id}' failed to start`, { error: (e as Error).message }));
 
     const urls = { base_url: '', mcp_url: '', console_url: '' };

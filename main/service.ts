@@ -86,6 +86,8 @@ export async function startService(config: ServiceConfig) {
       dispatch: gw.dispatch,
       events: gw.events,
       vaultLabel: gw.vault.label,
+      /** open notification channels (GET streams and subscriptions/listen) of MCP clients */
+      notificationChannels: () => mcp.lists.size,
       /** a fresh one-time console login link */
       loginUrl: () => `${origin}${CONSOLE_PATH}login?code=${auth.issueLoginCode()}`,
       async createToken(input: TokenCreateInput) {
