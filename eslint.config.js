@@ -27,7 +27,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         paths: [...noIo, noElectron],
-        patterns: [{ regex: '^(\\.\\./)+(store|mcp|plugins|cloud|rest|app)/', message: 'core and contract import only contract (and core) code.' }],
+        patterns: [{ regex: '^(\\.\\./)+(store|mcp|plugins|cloud|rest|app|lib)/', message: 'core and contract import only contract (and core) code.' }],
       }],
     },
   },
@@ -59,7 +59,23 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         paths: [noElectron],
-        patterns: [{ regex: '(^|/)main/(?!contract(/|$)|store/vault)', message: 'bridge/ may import only main/contract and the vault adapter (main/store/vault*).' }],
+        patterns: [{ regex: '(^|/)main/(?!contract(/|$)|store/vault|lib/)', message: 'bridge/ may import only main/contract, main/lib and the vault adapter (main/store/vault*).' }],
+      }],
+    },
+  },
+  {
+    // Domain-free helpers shared with cloud/ and the bridge: no domain, no adapters, no electron.
+    // main/core/ids.ts and rate-limiter.ts are pure and domain-free; core/ports.ts only for types.
+    files: ['main/lib/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [noElectron],
+        patterns: [
+          { regex: '^(\\.\\./)+(store|mcp|rest|plugins|cloud|app|cli)/', message: 'main/lib/ is domain-free: it may import main/contract and the pure main/core/ids.ts and rate-limiter.ts only.' },
+          { regex: '^(\\.\\./)+core/(?!ids\\.ts$|rate-limiter\\.ts$|ports\\.ts$)', message: 'main/lib/ is domain-free: it may import main/contract and the pure main/core/ids.ts and rate-limiter.ts only.' },
+          { regex: '^(\\.\\./)+core/ports\\.ts$', allowTypeImports: true, message: 'main/lib/ may use main/core/ports.ts for its types only.' },
+          { regex: '^(\\.\\./)+(gateway|service|cli)\\.ts$', message: 'main/lib/ must not import the composition roots.' },
+        ],
       }],
     },
   },
@@ -68,7 +84,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         paths: [noElectron],
-        patterns: [{ regex: '(^|/)main/(?!contract(/|$))', message: 'cloud/ imports only main/contract.' }],
+        patterns: [{ regex: '(^|/)main/(?!contract(/|$)|lib/|core/ids\\.ts$|core/rate-limiter\\.ts$)', message: 'cloud/ may import only main/contract, main/lib, main/core/ids.ts and main/core/rate-limiter.ts.' }],
       }],
     },
   },

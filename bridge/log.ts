@@ -1,41 +1,19 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
+import { Redactor } from '../main/lib/redact.ts';
 
 /**
  * Logs for people, one line per record, on stderr (stdout belongs to the
  * protocol) and optionally appended to --log-file. Every line is redacted:
  * the secrets the bridge was given (token, header values) are masked by value,
- * and anything shaped like a token or a bearer credential is masked by shape,
- * so a secret echoed back by a server in an error body is masked too.
+ * and anything shaped like a secret is masked by shape (main/lib/redact.ts,
+ * the service's own rules), so a secret echoed back by a server is masked too.
  */
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
-export const REDACTED = '[redacted]';
-
-const SHAPES: Array<[RegExp, string]> = [
-  [/gth_[A-Za-z0-9_-]{8,}/g, REDACTED],
-  [/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}/gi, `$1 ${REDACTED}`],
-  [/("?(?:authorization|x-api-key|api[_-]?key|token|secret|password)"?\s*[:=]\s*"?)[^\s",}]{6,}/gi, `$1${REDACTED}`],
-];
-
-export class Redactor {
-  private readonly secrets = new Set<string>();
-
-  /** Registers a value that must never appear in a log line or an error message. */
-  add(secret: string): void {
-    // Very short values would mask ordinary words; credentials are never that short.
-    if (secret.length >= 4) this.secrets.add(secret);
-  }
-
-  apply(text: string): string {
-    let out = text;
-    for (const s of this.secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
-    for (const [re, mask] of SHAPES) out = out.replace(re, mask);
-    return out;
-  }
-}
+export { Redactor };
 
 export interface BridgeLogger {
   readonly level: LogLevel;

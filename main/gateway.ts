@@ -21,7 +21,7 @@ import { JsonFileStore } from './store/json-file-store.ts';
 import { openVault, type LabelledVault, type VaultChoice } from './store/vault.ts';
 import { acquireLock, type LockHandle } from './store/process-lock.ts';
 import { AuditLog } from './store/audit-log.ts';
-import { createLogger } from './store/logger.ts';
+import { createLogger } from './lib/logger.ts';
 import { createSitePlugin } from './plugins/site/index.ts';
 import { SiteData, emptySiteData } from './plugins/site/site-data.ts';
 import { builtinPlugin } from './plugins/builtin/index.ts';

@@ -14,6 +14,8 @@ command -v gnome-keyring-daemon >/dev/null || need+=(gnome-keyring)
 command -v dbus-run-session >/dev/null || need+=(dbus)
 command -v dbus-launch >/dev/null || need+=(dbus-x11)
 dpkg -s libsecret-1-dev >/dev/null 2>&1 || need+=(libsecret-1-dev)
+# secret-tool: the keychain tests read what Gatehouse stored through a second, independent client
+if [ "$with_browser" = 1 ] && ! command -v secret-tool >/dev/null; then need+=(libsecret-tools); fi
 if [ "$with_browser" = 1 ] && [ ! -x /usr/bin/chromium ]; then need+=(chromium); fi
 
 if [ ${#need[@]} -gt 0 ]; then

@@ -1,7 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { homedir } from 'node:os';
 import { resolveDataDir } from '../contract/paths.ts';
-import { createLogger } from '../store/logger.ts';
+import { createLogger } from '../lib/logger.ts';
 import type { VaultChoice } from '../store/vault.ts';
 import { connect, type Connection } from './connect.ts';
 import { UsageError } from './output.ts';

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { resolveDataDir } from '../contract/paths.ts';
-import { createLogger } from '../store/logger.ts';
+import { createLogger } from '../lib/logger.ts';
 import { DEFAULT_PORT, startService } from '../service.ts';
 import { VERSION } from '../version.ts';
 import { retryWhileLocked } from './connect.ts';

@@ -1,7 +1,9 @@
 /**
  * Per-key rate limit of `limit` requests per minute, as GCRA (a token bucket
  * without a timer): a burst of up to `limit` is allowed, then requests are
- * spaced 60/limit seconds apart. One number per key, pruned lazily.
+ * spaced 60/limit seconds apart. One number per key, pruned lazily, and at
+ * most `maxKeys` keys: keys can come from clients (a forwarded address), so
+ * when full the expired ones go first, then the least recently used.
  */
 export interface RateDecision {
   allowed: boolean;
@@ -15,9 +17,17 @@ export interface RateDecision {
 
 const WINDOW_MS = 60_000;
 
+export const DEFAULT_MAX_KEYS = 10_000;
+
 export class RateLimiter {
   private readonly tat = new Map<string, number>();
   private lastPrune = 0;
+
+  constructor(readonly maxKeys: number = DEFAULT_MAX_KEYS) {}
+
+  get size(): number {
+    return this.tat.size;
+  }
 
   check(key: string, limit: number, now: number): RateDecision {
     if (limit <= 0) return { allowed: true, limit: 0, remaining: 0, reset: 0, retry_after: 0 };
@@ -29,8 +39,19 @@ export class RateLimiter {
     if (now < allowAt) {
       return { allowed: false, limit, remaining: 0, reset: Math.ceil((tat - now) / 1000), retry_after: Math.max(1, Math.ceil((allowAt - now) / 1000)) };
     }
-    this.tat.set(key, next);
+    this.remember(key, next);
     return { allowed: true, limit, remaining: Math.max(0, Math.floor((WINDOW_MS - (next - now)) / interval)), reset: Math.ceil((next - now) / 1000), retry_after: 0 };
+  }
+
+  /**
+   * Map order is last use: a key moves to the end each time it is set. When
+   * full, the least recently used key is forgotten (O(1), so a flood of new
+   * keys costs no scans); its next request starts a fresh burst, the price of
+   * bounded memory.
+   */
+  private remember(key: string, tat: number): void {
+    if (!this.tat.delete(key) && this.tat.size >= this.maxKeys) this.tat.delete(this.tat.keys().next().value!);
+    this.tat.set(key, tat);
   }
 
   private prune(now: number): void {

@@ -13,7 +13,7 @@ import type { ScanHit } from './audit-scan.ts';
 import { scanNewestFirst } from './audit-scan.ts';
 import { summaryFieldsOf } from './audit-summary.ts';
 import { AuditWriter } from './audit-writer.ts';
-import { createLogger } from './logger.ts';
+import { createLogger } from '../lib/logger.ts';
 import { describeIssues } from './zod-issues.ts';
 
 export interface AuditLogOptions {

@@ -8,7 +8,7 @@ import { GatehouseError } from '../core/errors.ts';
 import type { DocumentStore, Logger } from '../core/ports.ts';
 import { ensurePrivateDir, removeStaleTemps, writeFileAtomic } from './atomic-write.ts';
 import { moveAside } from './corrupt-backup.ts';
-import { createLogger } from './logger.ts';
+import { createLogger } from '../lib/logger.ts';
 import { describeIssues } from './zod-issues.ts';
 
 /**

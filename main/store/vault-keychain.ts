@@ -1,7 +1,7 @@
 import { VAULT_SERVICE } from '../contract/paths.ts';
 import { GatehouseError } from '../core/errors.ts';
 import type { Vault } from '../core/ports.ts';
-import { redact } from './logger.ts';
+import { redact } from '../lib/redact.ts';
 import { checkAccount, checkSecret } from './vault-account.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { GatehouseError } from '../core/errors.ts';
 import type { Logger, Vault } from '../core/ports.ts';
-import { createLogger } from './logger.ts';
+import { createLogger } from '../lib/logger.ts';
 import { FileVault } from './vault-file.ts';
 import type { KeychainLoader } from './vault-keychain.ts';
 import { KeychainVault, keychainStoreName, loadKeytar, probeKeychain } from './vault-keychain.ts';

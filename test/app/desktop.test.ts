@@ -9,7 +9,7 @@ vi.mock('electron', () => import('./electron-mock.ts'));
 const electron = await import('./electron-mock.ts');
 const { runDesktop } = await import('../../main/app/desktop.ts');
 const { startService } = await import('../../main/service.ts');
-const { silentLogger } = await import('../../main/store/logger.ts');
+const { silentLogger } = await import('../../main/lib/logger.ts');
 
 let dir: string;
 let started: Awaited<ReturnType<typeof startService>> | null;

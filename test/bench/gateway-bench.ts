@@ -15,7 +15,7 @@ import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startService } from '../../main/service.ts';
-import { silentLogger } from '../../main/store/logger.ts';
+import { silentLogger } from '../../main/lib/logger.ts';
 import { printTable, summarize } from './stats.ts';
 
 const WARMUP = 200;

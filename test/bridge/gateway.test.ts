@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../main/store/logger.ts';
+import { silentLogger } from '../../main/lib/logger.ts';
 import { openVault } from '../../main/store/vault.ts';
 import { startTestService } from '../helpers/service.ts';
 import { type BridgedClient, bridgedClient, INITIALIZE, rawBridge } from './helpers/bridge-client.ts';

@@ -7,7 +7,7 @@ import { OptionsData, emptyOptions } from '../../main/core/options-data.ts';
 import { Tokens, hashToken, LAST_USED_THROTTLE_MS } from '../../main/core/tokens.ts';
 import { Users } from '../../main/core/users.ts';
 import { TOKEN_PATTERN } from '../../main/contract/tokens.ts';
-import { silentLogger } from '../../main/store/logger.ts';
+import { silentLogger } from '../../main/lib/logger.ts';
 
 let dir: string;
 let store: JsonFileStore<OptionsData>;

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { JsonFileStore } from '../../main/store/json-file-store.ts';
 import { OptionsData, emptyOptions } from '../../main/core/options-data.ts';
 import { Transients } from '../../main/core/transients.ts';
-import { silentLogger } from '../../main/store/logger.ts';
+import { silentLogger } from '../../main/lib/logger.ts';
 
 let dir: string;
 afterEach(async () => rm(dir, { recursive: true, force: true }));

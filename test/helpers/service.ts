@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startService, type RunningService, type ServiceConfig } from '../../main/service.ts';
-import { silentLogger } from '../../main/store/logger.ts';
+import { silentLogger } from '../../main/lib/logger.ts';
 import type { Clock } from '../../main/core/ports.ts';
 
 /** A clock tests can move. */

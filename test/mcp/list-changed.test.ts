@@ -128,7 +128,7 @@ describe('list_changed goes only to tokens whose view changed', () => {
   it('a revoked token loses its stream; one token holds a bounded number of streams', async () => {
     svc = await startTestService();
     const created = await svc.createToken({ label: 'soon revoked' });
-    const streams = [];
+    const streams: Awaited<ReturnType<typeof rawStream>>[] = [];
     for (let i = 0; i < 6; i++) streams.push(await rawStream(svc.mcpUrl, created.token));
     await until('older streams closed past the per-token bound', () => streams.filter((s) => s.ended()).length === 2);
     expect(svc.notificationChannels()).toBe(4);

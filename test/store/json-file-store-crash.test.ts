@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { JsonFileStore } from '../../main/store/json-file-store.ts';
-import { silentLogger } from '../../main/store/logger.ts';
+import { silentLogger } from '../../main/lib/logger.ts';
 import { BigDoc, checksumOf } from './fixtures/big-doc-schema.ts';
 import { exited, spawnFixture, waitForLine } from './fixtures/spawn-tsx.ts';
 

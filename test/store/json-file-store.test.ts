@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { GatehouseError } from '../../main/core/errors.ts';
 import { JsonFileStore } from '../../main/store/json-file-store.ts';
-import { createLogger } from '../../main/store/logger.ts';
+import { createLogger } from '../../main/lib/logger.ts';
 
 const Doc = z.object({
   counter: z.number().int().nonnegative(),

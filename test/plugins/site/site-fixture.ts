@@ -9,7 +9,7 @@ import { createSitePlugin, type SitePlugin } from '../../../main/plugins/site/in
 import { SiteData, emptySiteData } from '../../../main/plugins/site/site-data.ts';
 import { JsonFileStore } from '../../../main/store/json-file-store.ts';
 import type { UsageFacts } from '../../../main/core/usage.ts';
-import { silentLogger } from '../../../main/store/logger.ts';
+import { silentLogger } from '../../../main/lib/logger.ts';
 
 export const ADMIN_ID = 'usr_admin';
 export const T0 = Date.parse('2026-03-02T09:00:00.000Z');

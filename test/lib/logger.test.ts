@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { GatehouseError } from '../../main/core/errors.ts';
-import { createLogger, redact } from '../../main/store/logger.ts';
+import { createLogger } from '../../main/lib/logger.ts';
+import { redact } from '../../main/lib/redact.ts';
 
 const token = (): string => `gth_${randomBytes(32).toString('base64url')}`;
 const adminKey = (): string => `gha_${randomBytes(32).toString('base64url')}`;
