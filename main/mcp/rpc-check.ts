@@ -1,0 +1,75 @@
+import type { IncomingMessage } from 'node:http';
+import { classifyInboundRequest, type InboundClassificationOutcome } from '@modelcontextprotocol/server';
+import type { ErrorCode } from '../contract/errors.ts';
+import { HttpError } from '../lib/http/http-error.ts';
+
+/** A JSON-RPC request id longer than this is refused: it is echoed in every answer and log line. */
+export const MAX_RPC_ID_LENGTH = 256;
+/** Longest tool name a tools/call may carry (registered names are at most 128). */
+const MAX_NAME = 256;
+const MAX_URI = 2048;
+
+export type RpcMessage = { jsonrpc: '2.0'; id?: string | number; method?: string; params?: Record<string, unknown> };
+
+/** What the endpoint knows once a body passed the checks: which era serves it, and the one message. */
+export type CheckedRpc = { era: 'legacy' | 'modern'; message: RpcMessage; isRequest: boolean };
+
+const header = (req: IncomingMessage, name: string): string | undefined => {
+  const v = req.headers[name];
+  return typeof v === 'string' ? v : undefined;
+};
+
+const RPC_CODES: Record<number, ErrorCode> = { [-32700]: 'parse_error', [-32600]: 'invalid_request', [-32601]: 'method_not_found', [-32602]: 'invalid_params' };
+
+/**
+ * Checks one parsed body before any server instance sees it, and says which
+ * protocol era serves it. The MCP SDK's own validation ladder
+ * (classifyInboundRequest: JSON-RPC shape, era, envelope, header/body
+ * agreement) runs first, so Gatehouse refuses exactly what the SDK would;
+ * its refusals are re-issued as our HttpError, so every malformed request
+ * gets a 4xx whose JSON-RPC error carries `data.code` and the request id.
+ * On top of it: no batches (no MCP revision we serve has them), ids of
+ * bounded length, and the parameters of the methods that reach our pipeline
+ * (a tools/call name, a resources/read URI) of the right type and size.
+ */
+export function checkRpc(req: IncomingMessage, body: unknown): CheckedRpc {
+  if (Array.isArray(body)) {
+    throw new HttpError('invalid_request', 'JSON-RPC batches are not supported: send one request per HTTP POST (MCP removed batching in 2025-06-18)');
+  }
+  const outcome: InboundClassificationOutcome = classifyInboundRequest({
+    httpMethod: 'POST',
+    body,
+    ...optional('protocolVersionHeader', header(req, 'mcp-protocol-version')),
+    ...optional('mcpMethodHeader', header(req, 'mcp-method')),
+    ...optional('mcpNameHeader', header(req, 'mcp-name')),
+  });
+  if (outcome.kind === 'reject') {
+    const data = typeof outcome.data === 'object' && outcome.data !== null ? (outcome.data as Record<string, unknown>) : {};
+    throw new HttpError(RPC_CODES[outcome.code] ?? 'invalid_request', outcome.message, { status: outcome.httpStatus, details: { ...data, jsonrpc_code: outcome.code } });
+  }
+  const message = body as RpcMessage;
+  const isRequest = typeof message.method === 'string' && message.id !== undefined;
+  if (typeof message.id === 'string' && message.id.length > MAX_RPC_ID_LENGTH) {
+    throw new HttpError('invalid_request', `the JSON-RPC id is longer than ${MAX_RPC_ID_LENGTH} characters`);
+  }
+  if (outcome.kind === 'legacy') {
+    // 2025-era clients do not send these headers; one that does must agree with its body, as in 2026-07-28.
+    const method = header(req, 'mcp-method');
+    if (method !== undefined && method !== message.method) throw new HttpError('invalid_request', 'the Mcp-Method header and the body name different methods');
+  }
+  if (isRequest) checkParams(message);
+  return { era: outcome.kind, message, isRequest };
+}
+
+function checkParams(m: RpcMessage): void {
+  const p = m.params ?? {};
+  const bad = (why: string) => new HttpError('invalid_params', `invalid params for ${m.method}: ${why}`);
+  if (m.method === 'tools/call') {
+    if (typeof p.name !== 'string' || p.name.length === 0 || p.name.length > MAX_NAME) throw bad(`name must be a tool name of 1-${MAX_NAME} characters`);
+    if (p.arguments !== undefined && (typeof p.arguments !== 'object' || p.arguments === null || Array.isArray(p.arguments))) throw bad('arguments must be an object');
+  } else if (m.method === 'resources/read') {
+    if (typeof p.uri !== 'string' || p.uri.length === 0 || p.uri.length > MAX_URI) throw bad(`uri must be a string of 1-${MAX_URI} characters`);
+  }
+}
+
+const optional = <K extends string>(key: K, value: string | undefined) => (value === undefined ? {} : ({ [key]: value } as Record<K, string>));
