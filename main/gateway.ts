@@ -26,7 +26,7 @@ import { createSitePlugin } from './plugins/site/index.ts';
 import { SiteData, emptySiteData } from './plugins/site/site-data.ts';
 import { builtinPlugin } from './plugins/builtin/index.ts';
 import { UsageRecorder } from './core/usage.ts';
-import { RESOURCE_READ } from './contract/audit.ts';
+import { HTTP_REFUSAL, RESOURCE_READ } from './contract/audit.ts';
 import { jsonSchemaCompiler } from './mcp/json-schema.ts';
 import { VERSION } from './version.ts';
 
@@ -76,7 +76,7 @@ export async function openGateway(config: GatewayConfig) {
     const admin = await users.ensureAdmin();
     const tokens = new Tokens(options, clock);
     const registry = new Registry(jsonSchemaCompiler);
-    const stats = new StatsRecorder(options, clock, (name) => registry.has(name) || name === RESOURCE_READ);
+    const stats = new StatsRecorder(options, clock, (name) => registry.has(name) || name === RESOURCE_READ || name === HTTP_REFUSAL);
     // Until the cloud client gives the site its id (sites/register), usage events name the site 'local'.
     const usage = new UsageRecorder(stats, clock, () => 'local', (e, ev) => log.error('usage event not recorded', { event: ev.event, error: (e as Error).message }));
     const site = createSitePlugin({ store: siteStore, clock, ai: config.ai ?? NO_AI, usage, adminUserId: admin.id });

@@ -56,6 +56,8 @@ export type AuditPage = z.infer<typeof AuditPage>;
 export const UNKNOWN_TOOL = '(unknown tool)';
 /** Resource reads are audited and counted under this name. */
 export const RESOURCE_READ = 'resources/read';
+/** Requests the MCP endpoint refused before any tool was involved (401, 403, 413, 429, gateway off, malformed). */
+export const HTTP_REFUSAL = '(http refusal)';
 
 /** Totals of one usage event name and feature (see UsageEvent). */
 export const UsageTotals = z.object({

@@ -1,43 +1,78 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createMcpHandler, CLIENT_INFO_META_KEY } from '@modelcontextprotocol/server';
+import { createMcpHandler, isJsonContentType, type AuthInfo, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
+import type { Settings } from '../contract/settings.ts';
 import type { Clock, Logger } from '../core/ports.ts';
-import type { Tokens } from '../core/tokens.ts';
+import type { Tokens, Verified } from '../core/tokens.ts';
 import type { RateLimiter } from '../core/rate-limiter.ts';
 import type { Auditor } from '../core/auditor.ts';
 import type { CallContext } from '../core/tool.ts';
+import { viewerOf } from '../core/registry.ts';
 import { capabilitiesOf } from '../core/users.ts';
-import { uuidv7 } from '../core/ids.ts';
-import { HttpFailure, isFailure, sendFailure, fail } from './http-failure.ts';
-import { checkHost } from './guards/host.ts';
-import { answerPreflight, checkOrigin, corsHeaders } from './guards/cors.ts';
-import { clientAddress } from './guards/client-address.ts';
-import { authenticate } from './guards/auth.ts';
-import { applyRateHeaders, rateFailure } from './guards/rate-limit.ts';
-import { DEFAULT_MAX_BODY, parseJson, readBody } from './guards/body.ts';
+import { HttpError } from '../lib/http/http-error.ts';
+import { ANSWERED, compose, type Guard } from '../lib/http/compose.ts';
+import { jsonRpcEnvelope } from '../lib/http/envelope.ts';
+import { sendError } from '../lib/http/send.ts';
+import { requestId } from '../lib/http/request-id.ts';
+import { checkHost } from '../lib/http/host.ts';
+import { answerPreflight, checkOrigin, corsHeaders, type CorsPolicy } from '../lib/http/cors.ts';
+import { clientAddress } from '../lib/http/client-address.ts';
+import { checkRate, rateLimitedError } from '../lib/http/rate-limit.ts';
+import { DEFAULT_MAX_BODY, readBody, type BodyBudget } from '../lib/http/body.ts';
+import { parseJson } from '../lib/http/json.ts';
+import { authenticate } from './bearer-auth.ts';
 import { buildServer, type ServerDeps } from './server-factory.ts';
 import { ListChanges } from './list-changed.ts';
 import { openEventStream, wantsEventStream, MAX_STREAMS_PER_TOKEN } from './event-stream.ts';
-import { viewerOf } from '../core/registry.ts';
+import { checkRpc, checkLegacyHeaders, type CheckedRpc } from './rpc-check.ts';
+import { LegacyExchange } from './legacy-exchange.ts';
+import { RefusalAudit } from './refusal-audit.ts';
+import { ClientNames } from './client-names.ts';
 
 export interface EndpointDeps extends ServerDeps {
   tokens: Tokens;
-  /** calls back on every settings change (the visible tool lists may change with it); returns the unsubscribe */
-  watchSettings: (listener: () => void) => () => void;
   limiter: RateLimiter;
   auditor: Auditor;
   clock: Clock;
   log: Logger;
   allowedHosts: ReadonlySet<string>;
+  /** calls back on every settings change (the visible tool lists may change with it); returns the unsubscribe */
+  watchSettings: (listener: () => void) => () => void;
   maxBody?: number;
+  /** memory shared by every body being read at once (with the admin API's) */
+  bodyBudget?: BodyBudget;
 }
 
-type Rpc = { id?: string | number | null; method?: string; params?: { name?: string; _meta?: Record<string, unknown> } };
+/** What the guards learn about one request, in the order they learn it. */
+interface McpRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  requestId: string;
+  settings: Settings;
+  now: number;
+  address: string;
+  /** a GET asking for the notification stream */
+  stream: boolean;
+  rpcId: string | number | null;
+  auth?: Verified;
+  rpc?: CheckedRpc;
+}
+
+const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name, Last-Event-ID, X-Request-Id';
+const EXPOSE_HEADERS = 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, X-Request-Id';
+const METHODS = 'GET, POST, OPTIONS';
+const corsPolicy = (s: Settings): CorsPolicy => ({ origins: s.cors, methods: METHODS, allowHeaders: ALLOW_HEADERS, exposeHeaders: EXPOSE_HEADERS });
 
 /**
- * The MCP endpoint: one small guard per concern, composed here in order
- * (Host, Origin/CORS, enabled, address block, auth, body size, JSON,
- * per-token rate), then the SDK's handler serving both protocol eras.
+ * The MCP endpoint: one small guard per concern from main/lib/http, composed
+ * here in order, cheapest and least trusting first: Host, Origin/CORS,
+ * preflight, method, gateway switched on, bearer token, the token's rate
+ * limit — all before a byte of the body is read — then Content-Type, body
+ * size, JSON (nesting-limited), and the JSON-RPC checks. Every refusal is a
+ * JSON-RPC error with `data: {code, request_id}`, audited at a bounded rate.
+ * Then: a GET gets the notification stream; a 2025-era message is served on
+ * Node directly (JSON unless the call streams); a 2026-07-28 one goes to the
+ * SDK's handler, which also serves `subscriptions/listen`.
  */
 export function createMcpEndpoint(deps: EndpointDeps) {
   const maxBody = deps.maxBody ?? DEFAULT_MAX_BODY;
@@ -50,85 +85,106 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     },
   });
   const unwatch = [deps.registry.onChange(() => lists.changed()), deps.watchSettings(() => lists.changed())];
-  const sdk = createMcpHandler((rc) => buildServer((rc.authInfo?.extra as { ctx: CallContext }).ctx, deps), {
+  const factory = (ctx: CallContext) => buildServer(ctx, deps);
+  const sdk = createMcpHandler((rc) => factory((rc.authInfo?.extra as { ctx: CallContext }).ctx), {
     maxRequestBodySize: maxBody,
     bus: lists.bus,
     onerror: (e) => deps.log.debug('mcp handler', { error: e.message }),
   });
+  const modern = toNodeHandler(sdk, { maxRequestBodySize: maxBody, onerror: (e) => deps.log.error('mcp adapter failed', { error: e.message }) });
   const clients = new ClientNames();
-  const forward = toNodeHandler(sdk, { maxRequestBodySize: maxBody, onerror: (e) => deps.log.error('mcp adapter failed', { error: e.message }) });
+  const refusals = new RefusalAudit(deps.auditor, deps.clock);
+
+  const host: Guard<McpRequest> = (c) => checkHost(c.req, deps.allowedHosts) ?? checkOrigin(c.req, c.settings.cors, deps.allowedHosts);
+  const cors: Guard<McpRequest> = (c) => {
+    for (const [k, v] of Object.entries(corsHeaders(c.req, corsPolicy(c.settings)))) c.res.setHeader(k, v);
+    if (c.req.method === 'OPTIONS') return answerPreflight(c.req, c.res, corsPolicy(c.settings)) ?? ANSWERED;
+  };
+  const method: Guard<McpRequest> = (c) => {
+    c.stream = c.req.method === 'GET' && wantsEventStream(c.req);
+    if (c.req.method !== 'POST' && !c.stream) {
+      return new HttpError('invalid_request', `${c.req.method} is not supported on the MCP endpoint: POST a JSON-RPC message, or GET with Accept: text/event-stream for change notifications`, { status: 405, headers: { Allow: METHODS } });
+    }
+  };
+  const enabled: Guard<McpRequest> = (c) => {
+    if (!c.settings.enabled) return new HttpError('gateway_disabled', 'the gateway is switched off in Gatehouse settings: switch it on in the console, the tray or with `gatehouse settings set enabled true`');
+  };
+  const auth: Guard<McpRequest> = (c) => {
+    const verified = authenticate(c.req, deps.tokens);
+    if (!(verified instanceof HttpError)) {
+      c.auth = verified;
+      return;
+    }
+    // Failed authentication spends the address's budget, so guessing tokens is
+    // rate limited; a valid token is never held back by someone else's failures
+    // (every local client shares 127.0.0.1).
+    const d = deps.limiter.check(`addr:${c.address}`, c.settings.rate_limit, c.now);
+    return d.allowed ? verified : rateLimitedError(d);
+  };
+  // Before the body: a token over its budget costs us no read, no parse.
+  const tokenRate: Guard<McpRequest> = (c) => checkRate(c.res, deps.limiter, `tok:${c.auth!.record.id}`, c.settings.rate_limit, c.now);
+  const body: Guard<McpRequest> = async (c) => {
+    if (c.stream) return;
+    if (!isJsonContentType(c.req.headers['content-type'] ?? null)) {
+      return new HttpError('invalid_request', 'Content-Type must be application/json', { status: 415, headers: { Connection: 'close' } });
+    }
+    const parsed = parseJson(await readBody(c.req, { limit: maxBody, ...(deps.bodyBudget ? { budget: deps.bodyBudget } : {}) }));
+    const id = (parsed as { id?: unknown } | null)?.id;
+    if (typeof id === 'number' || (typeof id === 'string' && id.length <= 256)) c.rpcId = id;
+    c.rpc = checkRpc(c.req, parsed);
+    if (c.rpc.era === 'legacy') checkLegacyHeaders(c.req, c.rpc);
+  };
+  const guards = compose<McpRequest>(host, cors, method, enabled, auth, tokenRate, body);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const header = req.headers['x-request-id'];
-    const requestId = typeof header === 'string' && /^[\w.:-]{1,128}$/.test(header) ? header : uuidv7(deps.clock.now());
-    res.setHeader('X-Request-Id', requestId);
-    const settings = deps.settings();
-    const refuse = (f: HttpFailure, rpcId: string | number | null = null) => sendFailure(res, f, requestId, rpcId);
-
-    const bad = checkHost(req, deps.allowedHosts) ?? checkOrigin(req, settings.cors, deps.allowedHosts);
-    if (bad) return refuse(bad);
-    for (const [k, v] of Object.entries(corsHeaders(req, settings.cors))) res.setHeader(k, v);
-    if (req.method === 'OPTIONS') {
-      const f = answerPreflight(req, res, settings.cors);
-      return f ? refuse(f) : undefined;
-    }
-    const stream = req.method === 'GET' && wantsEventStream(req);
-    if (req.method !== 'POST' && !stream) {
-      return refuse(new HttpFailure('invalid_request', `${req.method} is not supported on the MCP endpoint: use POST (or GET with Accept: text/event-stream for list-change notifications)`, { Allow: 'GET, POST, OPTIONS' }, 405));
-    }
-    if (!settings.enabled) return refuse(fail('gateway_disabled', 'the gateway is switched off in Gatehouse settings: switch it on in the console, the tray or with `gatehouse settings set enabled true`'));
-
     const now = deps.clock.now();
-    const address = clientAddress(req, settings.trust_proxy_headers);
-    const auth = authenticate(req, deps.tokens);
-    if (isFailure(auth)) {
-      // Failed authentication spends the address's budget, so guessing tokens is
-      // rate limited; a valid token is never held back by someone else's failures
-      // (every local client shares 127.0.0.1).
-      const d = deps.limiter.check(`addr:${address}`, settings.rate_limit, now);
-      return refuse(d.allowed ? auth : rateFailure(d));
+    const c: McpRequest = { req, res, requestId: requestId(req, res, now), settings: deps.settings(), now, address: '', stream: false, rpcId: null };
+    c.address = clientAddress(req, c.settings.trust_proxy_headers);
+    const stop = await guards(c).catch((e: unknown): typeof ANSWERED => {
+      // a body the client cut off: nothing to answer
+      if (res.destroyed || req.destroyed) return ANSWERED;
+      throw e;
+    });
+    if (stop === ANSWERED) return;
+    if (stop) {
+      const a = c.auth?.record;
+      refusals.record({ code: stop.code, requestId: c.requestId, address: c.address, token: a ? { id: a.id, preview: a.preview, user_id: c.auth!.user.id } : null });
+      return sendError(res, stop, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
     }
 
-    if (stream) {
-      const decision = deps.limiter.check(`tok:${auth.record.id}`, settings.rate_limit, now);
-      applyRateHeaders(res, decision);
-      if (!decision.allowed) return refuse(rateFailure(decision));
-      if (!openEventStream(req, res, auth.record.id, lists, { 'X-Request-Id': requestId })) {
-        return refuse(new HttpFailure('service_unavailable', 'too many notification streams are open; retry later', { 'Retry-After': '30' }, 503));
+    const { record, user } = c.auth!;
+    if (c.stream) {
+      if (!openEventStream(req, res, record.id, lists)) {
+        const busy = new HttpError('service_unavailable', 'too many notification streams are open: retry later', { headers: { 'Retry-After': '30' } });
+        refusals.record({ code: busy.code, requestId: c.requestId, address: c.address, token: { id: record.id, preview: record.preview, user_id: user.id } });
+        sendError(res, busy, jsonRpcEnvelope, { requestId: c.requestId });
       }
       return;
     }
+    const rpc = c.rpc!;
+    const ctx: CallContext = { user, capabilities: capabilitiesOf(user.role), token: record, request_id: c.requestId, client: clients.name(req, rpc.message, record.id, c.address) };
+    deps.tokens.touch(record, ctx.client);
+    const authInfo: AuthInfo = { token: record.id, clientId: record.id, scopes: [], extra: { ctx } };
 
-    const body = await readBody(req, maxBody);
-    if (isFailure(body)) return refuse(body);
-    const parsed = parseJson(body);
-    if (isFailure(parsed)) return refuse(parsed);
-    const rpc = (Array.isArray(parsed) ? parsed[0] : parsed) as Rpc | undefined;
-    const rpcId = typeof rpc?.id === 'string' || typeof rpc?.id === 'number' ? rpc.id : null;
-
-    const ctx: CallContext = {
-      user: auth.user,
-      capabilities: capabilitiesOf(auth.user.role),
-      token: auth.record,
-      request_id: requestId,
-      client: clients.name(req, rpc, auth.record.id, address),
-    };
-    const decision = deps.limiter.check(`tok:${auth.record.id}`, settings.rate_limit, now);
-    applyRateHeaders(res, decision);
-    if (!decision.allowed) {
-      if (rpc?.method === 'tools/call') {
-        deps.auditor.record({ tool: String(rpc.params?.name ?? 'unknown'), write: false, result: 'rate_limited', error_code: 'rate_limited' }, { request_id: requestId, token_id: auth.record.id, token_preview: auth.record.preview, user_id: auth.user.id, client: ctx.client });
-      }
-      return refuse(rateFailure(decision), rpcId);
-    }
-    deps.tokens.touch(auth.record, ctx.client);
-    (req as IncomingMessage & { auth?: unknown }).auth = { token: auth.record.id, clientId: auth.record.id, scopes: [], extra: { ctx } };
-    if (rpc?.method === 'subscriptions/listen') {
+    if (rpc.era === 'legacy') return serveLegacy(res, rpc.message as JSONRPCMessage, ctx, authInfo);
+    (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfo;
+    if (rpc.message.method === 'subscriptions/listen') {
       // The SDK holds this stream open and subscribes it to our bus: name the token it belongs to.
-      if (lists.countFor(auth.record.id) >= MAX_STREAMS_PER_TOKEN) lists.oldestFor(auth.record.id)?.close();
-      return lists.servingListenFor(auth.record.id, () => res.destroy(), () => forward(req, res, parsed));
+      if (lists.countFor(record.id) >= MAX_STREAMS_PER_TOKEN) lists.oldestFor(record.id)?.close();
+      return lists.servingListenFor(record.id, () => res.destroy(), () => modern(req, res, rpc.message));
     }
-    await forward(req, res, parsed);
+    await modern(req, res, rpc.message);
+  }
+
+  async function serveLegacy(res: ServerResponse, message: JSONRPCMessage, ctx: CallContext, authInfo: AuthInfo): Promise<void> {
+    const server = factory(ctx);
+    const exchange = new LegacyExchange(res, ctx.request_id, authInfo);
+    try {
+      await server.connect(exchange);
+      await exchange.serve(message);
+    } finally {
+      void server.close().catch(() => {});
+    }
   }
 
   return {
@@ -140,31 +196,4 @@ export function createMcpEndpoint(deps: EndpointDeps) {
       await sdk.close();
     },
   };
-}
-
-/**
- * A short client name for the audit log: the MCP clientInfo when the request
- * carries it (every 2026-07-28 request; only `initialize` in the 2025 era, so
- * the last one seen is remembered per token), else User-Agent, else the address.
- */
-class ClientNames {
-  private readonly byToken = new Map<string, string>();
-
-  name(req: IncomingMessage, rpc: Rpc | undefined, tokenId: string, address: string): string {
-    const info = rpc?.params as { clientInfo?: { name?: string }; _meta?: Record<string, { name?: string }> } | undefined;
-    const sent = info?.clientInfo?.name ?? info?._meta?.[CLIENT_INFO_META_KEY]?.name;
-    if (typeof sent === 'string' && sent) {
-      const name = sent.slice(0, 80);
-      if (this.byToken.get(tokenId) !== name) {
-        this.byToken.delete(tokenId);
-        if (this.byToken.size >= 10_000) this.byToken.delete(this.byToken.keys().next().value!);
-        this.byToken.set(tokenId, name);
-      }
-      return name;
-    }
-    const remembered = this.byToken.get(tokenId);
-    if (remembered) return remembered;
-    const ua = req.headers['user-agent'];
-    return ua ? ua.slice(0, 80) : address;
-  }
 }

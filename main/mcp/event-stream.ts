@@ -24,10 +24,10 @@ export const wantsEventStream = (req: IncomingMessage): boolean => /\btext\/even
  * token's revocation, or at shutdown. Returns false when the service holds
  * too many streams already.
  */
-export function openEventStream(req: IncomingMessage, res: ServerResponse, tokenId: string, lists: ListChanges, headers: Record<string, string>): boolean {
+export function openEventStream(req: IncomingMessage, res: ServerResponse, tokenId: string, lists: ListChanges): boolean {
   if (lists.countFor(tokenId) >= MAX_STREAMS_PER_TOKEN) lists.oldestFor(tokenId)?.close();
   if (lists.size >= MAX_STREAMS) return false;
-  res.writeHead(200, { ...headers, 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
   res.write(': gatehouse: list changes arrive here\n\n');
   let detach = () => {};
   const end = () => {

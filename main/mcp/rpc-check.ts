@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { classifyInboundRequest, type InboundClassificationOutcome } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, SUPPORTED_PROTOCOL_VERSIONS, type InboundClassificationOutcome } from '@modelcontextprotocol/server';
 import type { ErrorCode } from '../contract/errors.ts';
 import { HttpError } from '../lib/http/http-error.ts';
 
@@ -52,13 +52,28 @@ export function checkRpc(req: IncomingMessage, body: unknown): CheckedRpc {
   if (typeof message.id === 'string' && message.id.length > MAX_RPC_ID_LENGTH) {
     throw new HttpError('invalid_request', `the JSON-RPC id is longer than ${MAX_RPC_ID_LENGTH} characters`);
   }
-  if (outcome.kind === 'legacy') {
-    // 2025-era clients do not send these headers; one that does must agree with its body, as in 2026-07-28.
-    const method = header(req, 'mcp-method');
-    if (method !== undefined && method !== message.method) throw new HttpError('invalid_request', 'the Mcp-Method header and the body name different methods');
-  }
   if (isRequest) checkParams(message);
   return { era: outcome.kind, message, isRequest };
+}
+
+/**
+ * What the SDK's 2025-era transport checks of a POST, for the messages the
+ * endpoint serves itself: the client accepts both answer forms (JSON and
+ * SSE, 406 otherwise), a later request names a protocol revision we speak,
+ * and an Mcp-Method header (a 2026-07-28 header; 2025 clients do not send
+ * it) agrees with the body, as it must in 2026-07-28.
+ */
+export function checkLegacyHeaders(req: IncomingMessage, rpc: CheckedRpc): void {
+  const accept = header(req, 'accept') ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+    throw new HttpError('invalid_request', 'Not Acceptable: the client must accept both application/json and text/event-stream', { status: 406 });
+  }
+  const version = header(req, 'mcp-protocol-version');
+  if (version !== undefined && rpc.message.method !== 'initialize' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    throw new HttpError('invalid_request', `unsupported protocol version '${version.slice(0, 40)}'`, { details: { supported: SUPPORTED_PROTOCOL_VERSIONS } });
+  }
+  const method = header(req, 'mcp-method');
+  if (method !== undefined && method !== rpc.message.method) throw new HttpError('invalid_request', 'the Mcp-Method header and the body name different methods');
 }
 
 function checkParams(m: RpcMessage): void {
