@@ -82,7 +82,7 @@ export async function openGateway(config: GatewayConfig) {
     const site = createSitePlugin({ store: siteStore, clock, ai: config.ai ?? NO_AI, usage, adminUserId: admin.id });
     await site.seedIfEmpty();
     const siteIdentity = () => site.identity() as unknown as Record<string, unknown>;
-    const auditor = new Auditor(audit, stats, clock, () => String(siteIdentity().url ?? 'local'));
+    const auditor = new Auditor(audit, stats, clock, () => siteStore.read().site.url || 'local');
     const staging = new Staging(options, registry, auditor, events, clock, usage);
     const entitlements = new LocalEntitlements('free');
     const pipeline = new Pipeline({ registry, staging, auditor, entitlements: () => entitlements, settings: () => settings.get(), clock, usage });

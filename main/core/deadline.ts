@@ -9,30 +9,38 @@ export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
  * happens: a plugin that ignores its signal still cannot hold the call
  * beyond its time. What it does after that is dropped, never reported.
  */
-export async function withDeadline<T>(work: (signal: AbortSignal) => Promise<T>, ms: number, outer: AbortSignal | undefined, what: string): Promise<T> {
-  if (outer?.aborted) throw cancelled(what);
-  const ctrl = new AbortController();
-  let stop: (e: GatehouseError) => void = () => {};
-  const stopped = new Promise<never>((_, reject) => (stop = reject));
-  const onCancel = () => {
-    const e = cancelled(what);
-    ctrl.abort(e);
-    stop(e);
-  };
-  outer?.addEventListener('abort', onCancel, { once: true });
-  const timer = setTimeout(() => {
-    const e = new GatehouseError('timeout', `${what} took longer than ${formatMs(ms)} and was stopped`, { timeout_ms: ms });
-    ctrl.abort(e);
-    stop(e);
-  }, ms);
-  try {
-    const running = work(ctrl.signal);
-    running.catch(() => {});
-    return await Promise.race([running, stopped]);
-  } finally {
-    clearTimeout(timer);
-    outer?.removeEventListener('abort', onCancel);
-  }
+export function withDeadline<T>(work: (signal: AbortSignal) => Promise<T>, ms: number, outer: AbortSignal | undefined, what: string): Promise<T> {
+  if (outer?.aborted) return Promise.reject(cancelled(what));
+  // One promise, one timer, one controller: this runs on every tool call.
+  return new Promise<T>((resolve, reject) => {
+    const ctrl = new AbortController();
+    let settled = false;
+    const settle = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onCancel);
+      return true;
+    };
+    const stop = (e: GatehouseError) => {
+      if (!settle()) return;
+      ctrl.abort(e);
+      reject(e);
+    };
+    const onCancel = () => stop(cancelled(what));
+    const timer = setTimeout(() => stop(new GatehouseError('timeout', `${what} took longer than ${formatMs(ms)} and was stopped`, { timeout_ms: ms })), ms);
+    outer?.addEventListener('abort', onCancel, { once: true });
+    let running: Promise<T>;
+    try {
+      running = work(ctrl.signal);
+    } catch (e) {
+      running = Promise.reject(e);
+    }
+    running.then(
+      (v) => settle() && resolve(v),
+      (e: unknown) => settle() && reject(e),
+    );
+  });
 }
 
 const cancelled = (what: string) => new GatehouseError('cancelled', `${what} was cancelled by the client`);
