@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, isJsonContentType, type AuthInfo, type JSONRPCMessage } from '@modelcontextprotocol/server';
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { Settings } from '../contract/settings.ts';
 import type { Clock, Logger } from '../core/ports.ts';
 import type { Tokens, Verified } from '../core/tokens.ts';
@@ -26,6 +25,7 @@ import { ListChanges } from './list-changed.ts';
 import { openEventStream, wantsEventStream, MAX_STREAMS_PER_TOKEN } from './event-stream.ts';
 import { checkRpc, checkLegacyHeaders, type CheckedRpc } from './rpc-check.ts';
 import { LegacyExchange } from './legacy-exchange.ts';
+import { serveThroughSdk } from './web-exchange.ts';
 import { RefusalAudit } from './refusal-audit.ts';
 import { ClientNames } from './client-names.ts';
 
@@ -91,7 +91,6 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     bus: lists.bus,
     onerror: (e) => deps.log.debug('mcp handler', { error: e.message }),
   });
-  const modern = toNodeHandler(sdk, { maxRequestBodySize: maxBody, onerror: (e) => deps.log.error('mcp adapter failed', { error: e.message }) });
   const clients = new ClientNames();
   const refusals = new RefusalAudit(deps.auditor, deps.clock);
 
@@ -167,13 +166,12 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     const authInfo: AuthInfo = { token: record.id, clientId: record.id, scopes: [], extra: { ctx } };
 
     if (rpc.era === 'legacy') return serveLegacy(res, rpc.message as JSONRPCMessage, ctx, authInfo);
-    (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfo;
     if (rpc.message.method === 'subscriptions/listen') {
       // The SDK holds this stream open and subscribes it to our bus: name the token it belongs to.
       if (lists.countFor(record.id) >= MAX_STREAMS_PER_TOKEN) lists.oldestFor(record.id)?.close();
-      return lists.servingListenFor(record.id, () => res.destroy(), () => modern(req, res, rpc.message));
+      return lists.servingListenFor(record.id, () => res.destroy(), () => serveThroughSdk(sdk, req, res, rpc.message, authInfo));
     }
-    await modern(req, res, rpc.message);
+    await serveThroughSdk(sdk, req, res, rpc.message, authInfo);
   }
 
   async function serveLegacy(res: ServerResponse, message: JSONRPCMessage, ctx: CallContext, authInfo: AuthInfo): Promise<void> {
