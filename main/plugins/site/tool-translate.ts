@@ -68,7 +68,7 @@ export function translateTool(deps: SiteDeps): Tool {
   return defineTool({
     name: 'translate_page',
     title: 'Translate a page',
-    description: 'Stage a machine translation of a page into another language with the configured AI provider: creates the translation as a draft (or, with overwrite, updates the existing one) and links both pages. The preview shows the translated text; nothing changes until a person confirms. Fails with provider_unavailable when no AI provider is configured.',
+    description: 'Stage a machine translation of a page into another language with the configured AI provider: creates the translation as a draft (or, with overwrite, updates the existing one) and links both pages. The preview shows the translated text; nothing changes until it is approved. Fails with provider_unavailable when no AI provider is configured.',
     input: Input,
     capability: 'use_ai',
     feature: 'verto.translate',

@@ -89,5 +89,10 @@ describe('site tools over MCP', () => {
     expect((await confirm(staged.staged_id)).ok).toBe(true);
     const created = JSON.parse(await siteFile()).pages.find((p: { language: string; translations: Record<string, number> }) => p.language === 'de' && p.translations.en === 6);
     expect(created).toMatchObject({ status: 'draft', title: '[de] LIGHT vs DARK ROAST: WHAT ACTUALLY CHANGES' });
+    // usage events reached the local sink: the translation's AI tokens, and the confirmed write
+    const usage = gw.stats.snapshot().usage;
+    expect(usage['ai.generation.completed']?.['verto.translate']).toMatchObject({ events: expect.any(Number), tokens_input: expect.any(Number), tokens_output: expect.any(Number) });
+    expect(usage['ai.generation.completed']!['verto.translate']!.tokens_input).toBeGreaterThan(0);
+    expect(usage['mcp.write.confirmed']?.['verto.translate']).toMatchObject({ events: 1, units: 1 });
   });
 });
