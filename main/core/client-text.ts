@@ -4,7 +4,9 @@
  * (which strict JSON readers such as jq refuse) replaced with U+FFFD, and the
  * length bounded, without splitting a surrogate pair.
  */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const NEEDS_WORK = /[\u0000-\u001f\u007f-\u009f\ud800-\udfff]/;
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 

@@ -67,6 +67,8 @@ function prng(seed: number) {
   };
   return { next, int: (n: number) => Math.floor(next() * n), pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)]! };
 }
+/** C0, DEL and C1 control characters. */
+const hasControl = (s: string) => [...s].some((ch) => ch.charCodeAt(0) < 0x20 || (ch.charCodeAt(0) >= 0x7f && ch.charCodeAt(0) <= 0x9f));
 const SEED = Number(process.env.GATEHOUSE_FUZZ_SEED ?? 20261122);
 
 describe('a token holder cannot break the gateway', () => {
@@ -111,9 +113,9 @@ describe('a token holder cannot break the gateway', () => {
     await svc.gateway.audit.flush();
     const [entry] = (await svc.gateway.audit.query({ result: 'denied', limit: 1 })).entries;
     expect(entry!.tool.length).toBeLessThanOrEqual(128);
-    expect(entry!.tool).not.toMatch(/[\u0000-\u001f]/);
+    expect(hasControl(entry!.tool)).toBe(false);
     expect(entry!.client!.length).toBeLessThanOrEqual(80);
-    expect(entry!.client).not.toMatch(/[\u0000-\u001f\u007f]/);
+    expect(hasControl(entry!.client!)).toBe(false);
     expect(entry!.client).not.toMatch(/[\ud800-\udfff]/);
   });
 });
