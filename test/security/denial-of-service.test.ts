@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HTTP_REFUSAL, RESOURCE_READ, UNKNOWN_TOOL } from '../../main/contract/audit.ts';
 import { REFUSALS_AUDITED_PER_MINUTE } from '../../main/mcp/refusal-audit.ts';
-import { INIT, connectClient, rawPost, startTestService } from '../helpers/service.ts';
+import { INIT, TestClock, connectClient, rawPost, startTestService } from '../helpers/service.ts';
 
 let svc: Awaited<ReturnType<typeof startTestService>>;
 let subscriber: string;
@@ -222,16 +222,25 @@ describe('HTTP refusals are audited, at a bounded rate', () => {
   });
 
   it('a flood of bad tokens writes at most a bounded number of entries a minute, and says how many it skipped', async () => {
-    await svc.dispatch('settings.update', { rate_limit: 0 });
+    // its own service on a clock that only the test moves: the bound is per minute
+    const clock = new TestClock();
+    const own = await startTestService({ clock });
     try {
-      const count = async () => (await svc.gateway.audit.query({ tool: HTTP_REFUSAL, result: 'denied', limit: 1000 })).entries.filter((e) => e.error_code === 'unauthorized').length;
-      await svc.gateway.audit.flush();
-      const before = await count();
-      for (let i = 0; i < REFUSALS_AUDITED_PER_MINUTE + 140; i++) await rawPost(svc.mcpUrl, INIT, { Authorization: `Bearer gth_${String(i).padStart(43, 'F')}` });
-      await svc.gateway.audit.flush();
-      expect((await count()) - before).toBeLessThanOrEqual(REFUSALS_AUDITED_PER_MINUTE);
+      await own.dispatch('settings.update', { rate_limit: 0 });
+      const flood = REFUSALS_AUDITED_PER_MINUTE + 140;
+      for (let i = 0; i < flood; i++) await rawPost(own.mcpUrl, INIT, { Authorization: `Bearer gth_${String(i).padStart(43, 'F')}` });
+      const entries = async () => {
+        await own.gateway.audit.flush();
+        return (await own.gateway.audit.query({ tool: HTTP_REFUSAL, limit: 1000 })).entries.filter((e) => e.error_code === 'unauthorized');
+      };
+      expect(await entries()).toHaveLength(REFUSALS_AUDITED_PER_MINUTE);
+      clock.advance(61_000);
+      await rawPost(own.mcpUrl, INIT, { Authorization: 'Bearer nonsense' });
+      const after = await entries();
+      expect(after).toHaveLength(REFUSALS_AUDITED_PER_MINUTE + 1);
+      expect(after[0]!.target).toBe(`140 earlier unauthorized refusal(s) not audited (over ${REFUSALS_AUDITED_PER_MINUTE} a minute)`);
     } finally {
-      await svc.dispatch('settings.update', { rate_limit: 100_000 });
+      await own.cleanup();
     }
   });
 });
