@@ -169,9 +169,11 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     if (rpc.message.method === 'subscriptions/listen') {
       // The SDK holds this stream open and subscribes it to our bus: name the token it belongs to.
       if (lists.countFor(record.id) >= MAX_STREAMS_PER_TOKEN) lists.oldestFor(record.id)?.close();
-      return lists.servingListenFor(record.id, () => res.destroy(), () => serveThroughSdk(sdk, req, res, rpc.message, authInfo));
+      await lists.servingListenFor(record.id, () => res.destroy(), () => serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId));
+      return;
     }
-    await serveThroughSdk(sdk, req, res, rpc.message, authInfo);
+    const refused = await serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId);
+    if (refused) refusals.record({ code: refused, requestId: c.requestId, address: c.address, token: { id: record.id, preview: record.preview, user_id: user.id } });
   }
 
   async function serveLegacy(res: ServerResponse, message: JSONRPCMessage, ctx: CallContext, authInfo: AuthInfo): Promise<void> {

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { classifyInboundRequest, SUPPORTED_PROTOCOL_VERSIONS, type InboundClassificationOutcome } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, parseJSONRPCMessage, PROTOCOL_VERSION_META_KEY, SUPPORTED_PROTOCOL_VERSIONS, type InboundClassificationOutcome } from '@modelcontextprotocol/server';
 import type { ErrorCode } from '../contract/errors.ts';
 import { HttpError } from '../lib/http/http-error.ts';
 
@@ -17,15 +17,41 @@ const header = (req: IncomingMessage, name: string): string | undefined => {
   return typeof v === 'string' ? v : undefined;
 };
 
-const RPC_CODES: Record<number, ErrorCode> = { [-32700]: 'parse_error', [-32600]: 'invalid_request', [-32601]: 'method_not_found', [-32602]: 'invalid_params' };
+const RPC_CODES: Record<number, ErrorCode> = { [-32700]: 'parse_error', [-32600]: 'invalid_request', [-32601]: 'method_not_found', [-32602]: 'invalid_params', [-32603]: 'internal_error' };
+
+/** Our string code for a JSON-RPC error the SDK produced. */
+export const codeOfRpcError = (code: number): ErrorCode => RPC_CODES[code] ?? 'invalid_request';
+
+/**
+ * The era of a body, when it is plain to see; null when only the SDK's full
+ * ladder can tell (or refuse). A body claiming 2026-07-28 in its `_meta` is
+ * the SDK handler's to validate (it answers its own ladder, and the endpoint
+ * adds `data.code` to those answers). A well-formed JSON-RPC message with no
+ * claim and no 2026 header is 2025-era: the same JSON-RPC schema check the
+ * SDK's 2025 transport makes, at an eighth of the full ladder's cost.
+ */
+function plainEra(req: IncomingMessage, body: unknown): 'legacy' | 'modern' | null {
+  const meta = (body as { params?: { _meta?: Record<string, unknown> } } | null)?.params?._meta;
+  if (meta !== null && typeof meta === 'object' && meta[PROTOCOL_VERSION_META_KEY] !== undefined) return 'modern';
+  const version = header(req, 'mcp-protocol-version');
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return null;
+  if (header(req, 'mcp-method') !== undefined || header(req, 'mcp-name') !== undefined) return null;
+  try {
+    parseJSONRPCMessage(body);
+    return 'legacy';
+  } catch {
+    return null;
+  }
+}
 
 /**
  * Checks one parsed body before any server instance sees it, and says which
- * protocol era serves it. The MCP SDK's own validation ladder
- * (classifyInboundRequest: JSON-RPC shape, era, envelope, header/body
- * agreement) runs first, so Gatehouse refuses exactly what the SDK would;
- * its refusals are re-issued as our HttpError, so every malformed request
- * gets a 4xx whose JSON-RPC error carries `data.code` and the request id.
+ * protocol era serves it. Anything not plainly of one era goes through the
+ * MCP SDK's own validation ladder (classifyInboundRequest: JSON-RPC shape,
+ * era, envelope, header/body agreement), so Gatehouse refuses exactly what
+ * the SDK would; its refusals are re-issued as our HttpError, so every
+ * malformed request gets a 4xx whose JSON-RPC error carries `data.code` and
+ * the request id.
  * On top of it: no batches (no MCP revision we serve has them), ids of
  * bounded length, and the parameters of the methods that reach our pipeline
  * (a tools/call name, a resources/read URI) of the right type and size.
@@ -34,7 +60,8 @@ export function checkRpc(req: IncomingMessage, body: unknown): CheckedRpc {
   if (Array.isArray(body)) {
     throw new HttpError('invalid_request', 'JSON-RPC batches are not supported: send one request per HTTP POST (MCP removed batching in 2025-06-18)');
   }
-  const outcome: InboundClassificationOutcome = classifyInboundRequest({
+  const plain = plainEra(req, body);
+  const outcome: InboundClassificationOutcome | { kind: 'legacy' | 'modern' } = plain ? { kind: plain } : classifyInboundRequest({
     httpMethod: 'POST',
     body,
     ...optional('protocolVersionHeader', header(req, 'mcp-protocol-version')),
@@ -43,7 +70,7 @@ export function checkRpc(req: IncomingMessage, body: unknown): CheckedRpc {
   });
   if (outcome.kind === 'reject') {
     const data = typeof outcome.data === 'object' && outcome.data !== null ? (outcome.data as Record<string, unknown>) : {};
-    throw new HttpError(RPC_CODES[outcome.code] ?? 'invalid_request', outcome.message, { status: outcome.httpStatus, details: { ...data, jsonrpc_code: outcome.code } });
+    throw new HttpError(codeOfRpcError(outcome.code), outcome.message, { status: outcome.httpStatus, details: { ...data, jsonrpc_code: outcome.code } });
   }
   const message = body as RpcMessage;
   const isRequest = typeof message.method === 'string' && message.id !== undefined;
