@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, isJsonContentType, type AuthInfo, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Settings } from '../contract/settings.ts';
+import type { ErrorCode } from '../contract/errors.ts';
 import type { Clock, Logger } from '../core/ports.ts';
 import type { Tokens, Verified } from '../core/tokens.ts';
 import type { RateLimiter } from '../core/rate-limiter.ts';
@@ -23,7 +24,7 @@ import { authenticate } from './bearer-auth.ts';
 import { buildServer, type ServerDeps } from './server-factory.ts';
 import { ListChanges } from './list-changed.ts';
 import { openEventStream, wantsEventStream, MAX_STREAMS_PER_TOKEN } from './event-stream.ts';
-import { checkRpc, checkLegacyHeaders, type CheckedRpc } from './rpc-check.ts';
+import { checkRpc, checkLegacyHeaders, MAX_RPC_ID_LENGTH, type CheckedRpc } from './rpc-check.ts';
 import { LegacyExchange } from './legacy-exchange.ts';
 import { serveThroughSdk } from './web-exchange.ts';
 import { RefusalAudit } from './refusal-audit.ts';
@@ -129,7 +130,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     }
     const parsed = parseJson(await readBody(c.req, { limit: maxBody, ...(deps.bodyBudget ? { budget: deps.bodyBudget } : {}) }));
     const id = (parsed as { id?: unknown } | null)?.id;
-    if (typeof id === 'number' || (typeof id === 'string' && id.length <= 256)) c.rpcId = id;
+    if (typeof id === 'number' || (typeof id === 'string' && id.length <= MAX_RPC_ID_LENGTH)) c.rpcId = id;
     c.rpc = checkRpc(c.req, parsed);
     if (c.rpc.era === 'legacy') checkLegacyHeaders(c.req, c.rpc);
   };
@@ -145,9 +146,9 @@ export function createMcpEndpoint(deps: EndpointDeps) {
       throw e;
     });
     if (stop === ANSWERED) return;
+    const audit = (code: ErrorCode) => refusals.record({ code, requestId: c.requestId, address: c.address, token: c.auth ? { id: c.auth.record.id, preview: c.auth.record.preview, user_id: c.auth.user.id } : null });
     if (stop) {
-      const a = c.auth?.record;
-      refusals.record({ code: stop.code, requestId: c.requestId, address: c.address, token: a ? { id: a.id, preview: a.preview, user_id: c.auth!.user.id } : null });
+      audit(stop.code);
       return sendError(res, stop, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
     }
 
@@ -155,7 +156,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     if (c.stream) {
       if (!openEventStream(req, res, record.id, lists)) {
         const busy = new HttpError('service_unavailable', 'too many notification streams are open: retry later', { headers: { 'Retry-After': '30' } });
-        refusals.record({ code: busy.code, requestId: c.requestId, address: c.address, token: { id: record.id, preview: record.preview, user_id: user.id } });
+        audit(busy.code);
         sendError(res, busy, jsonRpcEnvelope, { requestId: c.requestId });
       }
       return;
@@ -173,7 +174,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
       return;
     }
     const refused = await serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId);
-    if (refused) refusals.record({ code: refused, requestId: c.requestId, address: c.address, token: { id: record.id, preview: record.preview, user_id: user.id } });
+    if (refused) audit(refused);
   }
 
   async function serveLegacy(res: ServerResponse, message: JSONRPCMessage, ctx: CallContext, authInfo: AuthInfo): Promise<void> {
