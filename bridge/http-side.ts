@@ -105,13 +105,3 @@ export function readBody(res: IncomingMessage, limit = Infinity): Promise<Buffer
     });
   });
 }
-
-/** Retry-After in milliseconds (delta seconds or an HTTP date), or undefined. */
-export function retryAfterMs(res: IncomingMessage, now = Date.now()): number | undefined {
-  const v = res.headers['retry-after'];
-  if (typeof v !== 'string' || v.trim() === '') return undefined;
-  const secs = Number(v);
-  if (Number.isFinite(secs)) return Math.max(0, secs * 1000);
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}

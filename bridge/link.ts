@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { type HttpMethod, type HttpSide, NetworkError } from './http-side.ts';
 import type { BridgeLogger } from './log.ts';
 import type { Target } from './target.ts';
+import { retry, sleep } from '../main/lib/retry.ts';
 
 /**
  * One HTTP exchange with the endpoint, waiting for it to come up: while the
@@ -37,48 +38,50 @@ export class Link {
   async send(method: HttpMethod, headers: Record<string, string>, body: Buffer | undefined, signal: AbortSignal, waitUntil?: number): Promise<IncomingMessage> {
     const started = Date.now();
     const base = await this.baseHeaders();
-    let delay = 50;
-    for (;;) {
-      if (signal.aborted) throw new Aborted('aborted');
-      let reason: string;
-      const found = await this.target.lookup();
-      if (found.ok) {
-        try {
-          const res = await this.http.send(found.url, method, { ...base, ...headers }, body, signal);
-          if (this.waitingSaid) {
-            this.waitingSaid = false;
-            this.log.info('the MCP endpoint is reachable again', { url: found.url.href });
-          }
-          return res;
-        } catch (e) {
+    let url: URL | undefined;
+    try {
+      const res = await retry(
+        async () => {
           if (signal.aborted) throw new Aborted('aborted');
-          if (!(e instanceof NetworkError) || !e.unreached) throw e;
-          this.target.invalidate();
-          reason = `${found.url.href}: ${e.code === 'ECONNREFUSED' ? 'connection refused' : e.message}`;
-        }
-      } else {
-        reason = found.reason;
+          const found = await this.target.lookup();
+          if (!found.ok) throw new NotReached(found.reason);
+          url = found.url;
+          try {
+            return await this.http.send(found.url, method, { ...base, ...headers }, body, signal);
+          } catch (e) {
+            if (signal.aborted) throw new Aborted('aborted');
+            if (!(e instanceof NetworkError) || !e.unreached) throw e;
+            this.target.invalidate();
+            throw new NotReached(`${found.url.href}: ${e.code === 'ECONNREFUSED' ? 'connection refused' : e.message}`);
+          }
+        },
+        {
+          // Nothing reached the endpoint, so any method may go again, until the deadline.
+          attempts: waitUntil === undefined ? 1 : Infinity,
+          maxElapsedMs: waitUntil === undefined ? 0 : Math.max(0, waitUntil - started),
+          baseMs: 50,
+          capMs: 1000,
+          jitter: 0,
+          retryable: (e) => e instanceof NotReached,
+          sleep: (ms) => sleep(ms, signal),
+          onRetry: ({ error }) => {
+            if (this.waitingSaid) return;
+            this.waitingSaid = true;
+            this.log.info(`waiting for the MCP endpoint to come up (up to ${Math.round(this.connectTimeoutMs / 1000)} s)`, { reason: (error as Error).message });
+          },
+        },
+      );
+      if (this.waitingSaid) {
+        this.waitingSaid = false;
+        this.log.info('the MCP endpoint is reachable again', { url: url?.href });
       }
-      if (waitUntil === undefined || Date.now() + delay > waitUntil) throw new Unreachable(reason, Date.now() - started);
-      if (!this.waitingSaid) {
-        this.waitingSaid = true;
-        this.log.info(`waiting for the MCP endpoint to come up (up to ${Math.round(this.connectTimeoutMs / 1000)} s)`, { reason });
-      }
-      await sleep(delay, signal);
-      delay = Math.min(delay * 2, 1000);
+      return res;
+    } catch (e) {
+      if (e instanceof NotReached) throw new Unreachable(e.message, Date.now() - started);
+      throw e;
     }
   }
 }
 
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
+/** Nothing reached the endpoint this attempt (not found, refused). */
+class NotReached extends Error {}

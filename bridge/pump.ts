@@ -3,8 +3,9 @@ import { CredentialError } from './credentials.ts';
 import { type ClientMessage, errorResponse, IDEMPOTENT, idKey, type JsonRpcId, peekServerMessage, readClientMessage } from './envelope.ts';
 import * as fail from './failures.ts';
 import { forwardBody, forwardSse, mediaType } from './forward.ts';
-import { NetworkError, readBody, retryAfterMs } from './http-side.ts';
-import { Aborted, type Link, sleep, Unreachable } from './link.ts';
+import { NetworkError, readBody } from './http-side.ts';
+import { Aborted, type Link, Unreachable } from './link.ts';
+import { backoffDelay, parseRetryAfter, sleep } from '../main/lib/retry.ts';
 import type { BridgeLogger } from './log.ts';
 import { requestDone } from './memory.ts';
 import { modernHeaders } from './protocol-headers.ts';
@@ -96,8 +97,8 @@ export class Pump {
     const deadline = Date.now() + this.link.connectTimeoutMs;
     let renewed = false;
     let transient = 0;
-    // Bounded, jittered: 250 ms, 500 ms, 1 s (+ up to 100 ms).
-    const backoff = () => Math.min(250 * 2 ** transient++, 2000) + Math.random() * 100;
+    // Bounded, jittered: about 250 ms, 500 ms, 1 s (each up to a quarter less).
+    const backoff = () => backoffDelay(++transient, 250, 2000, 0.25);
 
     for (;;) {
       await this.session.ready();
@@ -162,7 +163,7 @@ export class Pump {
       if (status === 503 && said.dataCode === 'gateway_disabled') return this.fail(flight, fail.gatewayDisabled());
       if (status === 429 || status === 503) {
         // Refused before handling: safe to send again for any method, after the wait the server asks for.
-        const asked = retryAfterMs(res);
+        const asked = parseRetryAfter(res.headers['retry-after']);
         const wait = asked ?? backoff();
         if (asked !== undefined) transient++;
         if (transient <= MAX_TRANSIENT_RETRIES && wait <= MAX_RETRY_AFTER_MS) {

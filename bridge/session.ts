@@ -2,7 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import { peekServerMessage } from './envelope.ts';
 import { forwardBody, forwardSse, mediaType } from './forward.ts';
 import { readBody } from './http-side.ts';
-import { type Link, sleep } from './link.ts';
+import type { Link } from './link.ts';
+import { backoffDelay, sleep } from '../main/lib/retry.ts';
 import type { BridgeLogger } from './log.ts';
 
 /**
@@ -126,7 +127,7 @@ export class Session {
     const signal = AbortSignal.any([ctrl.signal, this.life]);
     let failures = 0;
     let lastEventId: string | undefined;
-    const pause = (retryMs?: number) => sleep(retryMs ?? Math.min(1000 * 1.5 ** failures++, 30_000), signal);
+    const pause = (retryMs?: number) => sleep(retryMs ?? backoffDelay(++failures, 1000, 30_000), signal);
     while (!signal.aborted) {
       const sid = this.id;
       const headers: Record<string, string> = { accept: 'text/event-stream', ...this.headers() };

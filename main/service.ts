@@ -1,4 +1,4 @@
-import { createServer, type Server as HttpServer } from 'node:http';
+import type { Server as HttpServer } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { MCP_PATH, CONSOLE_PATH, ADMIN_PREFIX, type RuntimeInfo } from './contract/health.ts';
@@ -7,7 +7,9 @@ import { RateLimiter } from './core/rate-limiter.ts';
 import { GatehouseError } from './core/errors.ts';
 import { writeRuntime, removeRuntime } from './store/runtime-file.ts';
 import { createMcpEndpoint } from './mcp/endpoint.ts';
-import { allowedHostnames } from './mcp/guards/host.ts';
+import { allowedHostnames } from './lib/http/host.ts';
+import { BodyBudget } from './lib/http/body.ts';
+import { createEdgeServer, type ServerLimits } from './lib/http/server.ts';
 import { AdminAuth } from './rest/admin-auth.ts';
 import { createAdminRoutes } from './rest/admin-routes.ts';
 import { createProRoutes } from './rest/pro-routes.ts';
@@ -28,6 +30,8 @@ export interface ServiceConfig extends Omit<GatewayConfig, 'owner'> {
   consoleDir?: string;
   /** write runtime.json (default true) */
   writeRuntimeFile?: boolean;
+  /** connection cap and timeouts (main/lib/http/server.ts defaults), plus the memory all bodies being read may hold */
+  limits?: ServerLimits & { bodyBudgetBytes?: number };
 }
 
 export const DEFAULT_PORT = 7823;
@@ -42,14 +46,15 @@ export async function startService(config: ServiceConfig) {
     if (config.enable) await gw.settings.update({ enabled: true });
     const auth = await AdminAuth.open(gw.vault, gw.tokens, gw.clock);
     const allowedHosts = allowedHostnames(host, config.allowedHosts);
+    const bodyBudget = new BodyBudget(config.limits?.bodyBudgetBytes);
     let origin = '';
     const mcp = createMcpEndpoint({
       registry: gw.registry, pipeline: gw.pipeline, settings: () => gw.settings.get(), instructions: (ctx) => gw.builtin.instructions(ctx),
       watchSettings: (listener) => gw.events.subscribe((e) => e.type === 'settings' && listener()),
-      tokens: gw.tokens, limiter: new RateLimiter(), auditor: gw.auditor, clock: gw.clock, log: gw.log, allowedHosts,
+      tokens: gw.tokens, limiter: new RateLimiter(), auditor: gw.auditor, clock: gw.clock, log: gw.log, allowedHosts, bodyBudget,
     });
     const admin = createAdminRoutes({
-      dispatch: gw.dispatch, auth, events: gw.events, origin: () => origin, log: gw.log,
+      dispatch: gw.dispatch, auth, events: gw.events, origin: () => origin, log: gw.log, bodyBudget,
       exportAudit: (q, format, out) => gw.audit.export(q, format, out),
       loginLink: () => `${origin}${CONSOLE_PATH}login?code=${auth.issueLoginCode()}`,
     });
@@ -57,7 +62,7 @@ export async function startService(config: ServiceConfig) {
     const info = () => ({ name: 'gatehouse', version: VERSION, base_url: origin, mcp_url: `${origin}${MCP_PATH}`, console_url: `${origin}${CONSOLE_PATH}`, admin_url: `${origin}${ADMIN_PREFIX}`, enabled: gw.settings.get().enabled });
     const route = createRouter({ mcp: mcp.handle, admin, pro, auth, consoleDir: config.consoleDir ?? DEFAULT_CONSOLE_DIR, allowedHosts, info, log: gw.log });
 
-    server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => void route(req, res));
+    server = createEdgeServer((req, res) => void route(req, res), config.limits);
     const listening = server;
     await new Promise<void>((resolve, reject) => {
       listening.once('error', (e: NodeJS.ErrnoException) =>

@@ -8,6 +8,7 @@ import type { Logger } from '../core/ports.ts';
 import { GatehouseError } from '../core/errors.ts';
 import { openGateway } from '../gateway.ts';
 import { httpDispatch } from './admin-client.ts';
+import { retry } from '../lib/retry.ts';
 
 export interface Connection {
   mode: 'service' | 'direct';
@@ -53,18 +54,21 @@ export async function connect(dataDir: string, vaultChoice: VaultChoice, log: Lo
 export async function retryWhileLocked<T>(attempt: () => Promise<T>, opts: { lockWaitMs?: number; wait?: (e: GatehouseError) => boolean } = {}): Promise<T> {
   const waitMs = opts.lockWaitMs ?? lockWaitMs(process.env);
   const started = Date.now();
-  for (let round = 0; ; round++) {
-    try {
-      return await attempt();
-    } catch (e) {
-      if (!(e instanceof GatehouseError) || e.code !== 'store_locked' || (opts.wait && !opts.wait(e))) throw e;
-      const waited = Date.now() - started;
-      if (waited >= waitMs) {
-        throw waitMs > 0 ? new GatehouseError('store_locked', `${e.message} (waited ${(waited / 1000).toFixed(1)} s)`, e.details) : e;
-      }
+  let outwaited = false;
+  try {
+    return await retry(() => attempt(), {
+      attempts: Infinity,
+      maxElapsedMs: waitMs,
       // Jittered backoff so a crowd of waiters does not retry in lockstep.
-      await sleep(Math.min(waitMs - waited, Math.min(40 * 2 ** round, 300) * (0.5 + Math.random())));
-    }
+      baseMs: 40,
+      capMs: 300,
+      retryable: (e) => (outwaited = e instanceof GatehouseError && e.code === 'store_locked' && (!opts.wait || opts.wait(e))),
+    });
+  } catch (e) {
+    // still locked when the time ran out: say how long we waited
+    if (!outwaited || waitMs === 0) throw e;
+    const locked = e as GatehouseError;
+    throw new GatehouseError('store_locked', `${locked.message} (waited ${((Date.now() - started) / 1000).toFixed(1)} s)`, locked.details);
   }
 }
 
@@ -105,8 +109,4 @@ async function direct(dataDir: string, vaultChoice: VaultChoice, log: Logger): P
     },
     close: () => gw.close(),
   };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }

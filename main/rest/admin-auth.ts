@@ -4,7 +4,7 @@ import type { Clock, Vault } from '../core/ports.ts';
 import type { Tokens } from '../core/tokens.ts';
 import { capabilitiesOf } from '../core/users.ts';
 import { randomBase64Url } from '../core/ids.ts';
-import { parseCookies } from './http-util.ts';
+import { parseCookies } from '../lib/http/cookies.ts';
 
 export const ADMIN_KEY_ACCOUNT = 'admin-api-key';
 export const SESSION_COOKIE = 'gatehouse_session';

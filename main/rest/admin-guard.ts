@@ -1,7 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdminAuth, AdminPrincipal } from './admin-auth.ts';
-import { sendError } from './http-util.ts';
 import { CSRF_HEADER } from '../contract/api.ts';
+import type { ErrorCode } from '../contract/errors.ts';
+import { HttpError } from '../lib/http/http-error.ts';
+import { adminEnvelope } from '../lib/http/envelope.ts';
+import { answerMeta } from '../lib/http/compose.ts';
+import { sendError as sendRefusal } from '../lib/http/send.ts';
+
+const sendError = (res: ServerResponse, code: ErrorCode, message: string, headers?: Record<string, string>) =>
+  sendRefusal(res, new HttpError(code, message, headers ? { headers } : {}), adminEnvelope, answerMeta(res.req, res));
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 

@@ -1,18 +1,25 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ADMIN_PREFIX, CONSOLE_PATH, MCP_PATH, REST_PREFIX } from '../contract/health.ts';
 import type { Logger } from '../core/ports.ts';
-import { checkHost } from '../mcp/guards/host.ts';
+import { HttpError } from '../lib/http/http-error.ts';
+import { adminEnvelope } from '../lib/http/envelope.ts';
+import { answerMeta, errorBoundary } from '../lib/http/compose.ts';
+import { Router, type Params } from '../lib/http/router.ts';
+import { decodePathPart, requestTarget } from '../lib/http/url.ts';
+import { checkHost } from '../lib/http/host.ts';
+import { requestId } from '../lib/http/request-id.ts';
+import { sendJson } from '../lib/http/send.ts';
 import type { AdminAuth } from './admin-auth.ts';
 import { SESSION_COOKIE } from './admin-auth.ts';
 import { serveConsole } from './console-static.ts';
-import { sendError, sendJson } from './http-util.ts';
 
-type Sub = (req: IncomingMessage, res: ServerResponse, subpath: string, url: URL) => Promise<void>;
+/** A handler for everything under a prefix: the rest of the path (still percent-encoded) and the query. */
+export type SubRoutes = (req: IncomingMessage, res: ServerResponse, subpath: string, query: URLSearchParams) => Promise<void> | void;
 
 export interface RouterDeps {
   mcp: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-  admin: Sub;
-  pro: Sub;
+  admin: SubRoutes;
+  pro: SubRoutes;
   auth: AdminAuth;
   consoleDir: string;
   allowedHosts: ReadonlySet<string>;
@@ -20,36 +27,44 @@ export interface RouterDeps {
   log: Logger;
 }
 
-/** The one HTTP entry: MCP endpoint, admin + local REST, the console, and `GET /`. */
+type Handler = (req: IncomingMessage, res: ServerResponse, params: Params, query: URLSearchParams) => Promise<void> | void;
+
+/**
+ * The one HTTP entry: the MCP endpoint (which runs its own guards and answers
+ * in JSON-RPC), then, behind the Host check, the admin API and local REST
+ * (each with its own route table), the console and `GET /`. Every refusal
+ * here is `{ok:false, code, message}`; a bug is a logged 500.
+ */
 export function createRouter(deps: RouterDeps) {
-  return async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    try {
-      const url = new URL(req.url ?? '/', 'http://gatehouse.invalid');
-      const path = url.pathname;
-      if (path === MCP_PATH) return await deps.mcp(req, res);
+  const routes = new Router<Handler>()
+    .get('/', (_req, res) => sendJson(res, 200, deps.info()))
+    .on('*', `${ADMIN_PREFIX}/*`, (req, res, p, query) => deps.admin(req, res, p['*']!, query))
+    .on('*', `${REST_PREFIX}/pro/*`, (req, res, p, query) => deps.pro(req, res, `pro/${p['*']!}`, query))
+    .get(`${CONSOLE_PATH}login`, (_req, res, _p, query) => login(res, query, deps.auth))
+    .on('*', CONSOLE_PATH.replace(/\/$/, ''), (_req, res) => {
+      res.writeHead(302, { Location: CONSOLE_PATH });
+      res.end();
+    })
+    .get(`${CONSOLE_PATH}*`, (_req, res, p) => serveConsole(res, deps.consoleDir, decodePathPart(p['*']!)));
+
+  return errorBoundary(
+    async (req, res) => {
+      const { path, query } = requestTarget(req);
+      if (path === MCP_PATH) return deps.mcp(req, res);
+      requestId(req, res);
       const badHost = checkHost(req, deps.allowedHosts);
-      if (badHost) return sendError(res, 'forbidden', badHost.message);
-      if (path === '/' && req.method === 'GET') return sendJson(res, 200, deps.info());
-      if (path.startsWith(`${ADMIN_PREFIX}/`)) return await deps.admin(req, res, path.slice(ADMIN_PREFIX.length + 1), url);
-      if (path.startsWith(`${REST_PREFIX}/pro/`)) return await deps.pro(req, res, path.slice(REST_PREFIX.length + 1), url);
-      if (path === `${CONSOLE_PATH}login` && req.method === 'GET') return login(req, res, url, deps.auth);
-      if (path === '/console') {
-        res.writeHead(302, { Location: CONSOLE_PATH });
-        return void res.end();
-      }
-      if (path.startsWith(CONSOLE_PATH) && req.method === 'GET') return await serveConsole(res, deps.consoleDir, decodeURIComponent(path.slice(CONSOLE_PATH.length)));
-      return sendError(res, 'not_found', `nothing at ${path}: the MCP endpoint is ${MCP_PATH}`);
-    } catch (e) {
-      deps.log.error('request failed', { error: (e as Error).message, url: req.url });
-      if (!res.headersSent) sendError(res, 'internal_error', 'internal error: see the service log');
-      else res.destroy();
-    }
-  };
+      if (badHost) throw badHost;
+      const match = routes.match(req.method ?? 'GET', path);
+      if (!match?.handler) throw new HttpError('not_found', `nothing at ${path.slice(0, 200)}: the MCP endpoint is ${MCP_PATH}`);
+      await match.handler(req, res, match.params, query);
+    },
+    { envelope: adminEnvelope, log: deps.log, meta: answerMeta },
+  );
 }
 
 /** The one-time link: spends the code, sets an HttpOnly SameSite=Strict session cookie. */
-function login(req: IncomingMessage, res: ServerResponse, url: URL, auth: AdminAuth): void {
-  const sid = auth.redeem(url.searchParams.get('code') ?? '');
+function login(res: ServerResponse, query: URLSearchParams, auth: AdminAuth): void {
+  const sid = auth.redeem(query.get('code') ?? '');
   if (!sid) {
     res.writeHead(401, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
     return void res.end('This login link is used up or expired. Get a new one with `gatehouse console-link` or restart `gatehouse serve`.\n');

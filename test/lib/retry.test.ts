@@ -124,3 +124,53 @@ describe('parseRetryAfter', () => {
     for (const bad of [undefined, null, '', '  ', '-5', 'soon', '1e3x']) expect(parseRetryAfter(bad, now)).toBeUndefined();
   });
 });
+
+describe('the cloud client policy of DESIGN.md section 3, over real HTTP', () => {
+  it('3 attempts, one X-Request-Id across them with X-Attempt, Retry-After honoured, quota_exceeded never retried', async () => {
+    const { serve } = await import('./http/serve.ts');
+    const seen: Array<{ id: string | undefined; attempt: string | undefined; path: string | undefined }> = [];
+    const srv = await serve((req, res) => {
+      seen.push({ id: req.headers['x-request-id'] as string, attempt: req.headers['x-attempt'] as string, path: req.url });
+      const n = seen.filter((s) => s.path === req.url).length;
+      if (req.url === '/flaky' && n === 1) return void res.writeHead(503, { 'Retry-After': '1' }).end('{"success":false,"error":{"code":"gateway_unavailable","retryable":true}}');
+      if (req.url === '/flaky' && n === 2) return void res.writeHead(429, {}).end('{"success":false,"error":{"code":"rate_limited","retryable":true}}');
+      if (req.url === '/quota') return void res.writeHead(429, { 'Retry-After': '5' }).end('{"success":false,"error":{"code":"quota_exceeded","retryable":false}}');
+      res.end('{"success":true}');
+    });
+    class Refused extends Error {
+      constructor(readonly status: number, readonly retryable: boolean, readonly retryAfter: number | undefined) {
+        super(`HTTP ${status}`);
+      }
+    }
+    const waits: number[] = [];
+    const call = (path: string) =>
+      retry(
+        async (attempt) => {
+          const res = await fetch(`${srv.url}${path}`, { headers: { 'X-Request-Id': `req-${path.slice(1)}`, 'X-Attempt': String(attempt) } });
+          const body = (await res.json()) as { success: boolean; error?: { retryable: boolean } };
+          if (!body.success) throw new Refused(res.status, body.error!.retryable, parseRetryAfter(res.headers.get('retry-after')));
+          return body;
+        },
+        {
+          attempts: 3,
+          baseMs: 500,
+          capMs: 5000,
+          maxRetryAfterMs: 30_000,
+          retryable: (e) => !(e instanceof Refused) || e.retryable,
+          retryAfterMs: (e) => (e instanceof Refused ? e.retryAfter : undefined),
+          sleep: async (ms) => void waits.push(ms),
+        },
+      );
+    try {
+      expect(await call('/flaky')).toEqual({ success: true });
+      expect(seen.filter((s) => s.path === '/flaky')).toEqual([1, 2, 3].map((n) => ({ id: 'req-flaky', attempt: String(n), path: '/flaky' })));
+      expect(waits[0]).toBe(1000); // Retry-After: 1
+      expect(waits[1]).toBeGreaterThanOrEqual(500);
+      expect(waits[1]).toBeLessThanOrEqual(1000); // min(0.5 s * 2^1, 5 s), less jitter
+      await expect(call('/quota')).rejects.toMatchObject({ status: 429 });
+      expect(seen.filter((s) => s.path === '/quota')).toHaveLength(1);
+    } finally {
+      await srv.close();
+    }
+  });
+});

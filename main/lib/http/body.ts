@@ -15,7 +15,7 @@ export class BodyBudget {
   private used = 0;
 
   constructor(
-    readonly maxBytes = 32 * 1024 * 1024,
+    readonly maxBytes = 16 * 1024 * 1024,
     readonly freeBytes = 64 * 1024,
   ) {}
 

@@ -30,54 +30,65 @@ export function parseJson(body: Buffer | string, opts: JsonOptions = {}): unknow
   }
 }
 
-const STRUCTURE = /["[\]{}]/g;
-const STRING_STOP = /["\\]/g;
+const BACKSLASH = 0x5c;
+const U = 0x75;
 
 /**
- * Depth and escaped-surrogate check in one linear pass. It jumps between the
- * characters that matter with native regex search, so a 4 MiB body costs a
- * few milliseconds. It is lenient about everything JSON.parse refuses anyway.
+ * Depth and escaped-surrogate check in one linear pass. Outside strings it
+ * looks at each character (brackets count depth); inside strings it jumps
+ * with native indexOf from escape to escape and to the closing quote, so
+ * long text costs little. It is lenient about everything JSON.parse refuses.
  */
 function checkStructure(text: string, maxDepth: number): void {
+  const n = text.length;
   let depth = 0;
-  let i = 0;
-  for (;;) {
-    STRUCTURE.lastIndex = i;
-    const m = STRUCTURE.exec(text);
-    if (!m) return;
-    i = m.index + 1;
-    const c = m[0];
-    if (c === '"') {
-      i = skipString(text, i);
-      if (i < 0) return; // unterminated: JSON.parse says so
-    } else if (c === '[' || c === '{') {
+  // Where the next backslash and quote are; each is searched again only once
+  // passed, so text with many escapes and few quotes (or the reverse) stays linear.
+  let nextEscape = text.indexOf('\\');
+  let nextQuote = -1;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      let j = i + 1;
+      for (;;) {
+        if (nextQuote < j) nextQuote = text.indexOf('"', j);
+        if (nextQuote < 0) return; // unterminated: JSON.parse says so
+        if (nextEscape !== -1 && nextEscape < j) nextEscape = text.indexOf('\\', j);
+        if (nextEscape === -1 || nextEscape > nextQuote) {
+          i = nextQuote;
+          break;
+        }
+        j = skipEscape(text, nextEscape);
+      }
+    } else if (c === 0x5b || c === 0x7b) {
       if (++depth > maxDepth) throw parseError(`JSON nested deeper than ${maxDepth} levels`);
-    } else {
+    } else if (c === 0x5d || c === 0x7d) {
       depth--;
     }
   }
 }
 
-const HEX4 = /^[0-9a-fA-F]{4}$/;
-const unit = (text: string, at: number): number => (text[at] === '\\' && text[at + 1] === 'u' && HEX4.test(text.slice(at + 2, at + 6)) ? parseInt(text.slice(at + 2, at + 6), 16) : -1);
-
-/** From just after an opening quote to just after the closing one (-1 if none); refuses escaped lone surrogates. */
-function skipString(text: string, from: number): number {
-  let i = from;
-  for (;;) {
-    STRING_STOP.lastIndex = i;
-    const m = STRING_STOP.exec(text);
-    if (!m) return -1;
-    if (m[0] === '"') return m.index + 1;
-    const u = unit(text, m.index);
-    if (u >= 0xd800 && u <= 0xdbff) {
-      const low = unit(text, m.index + 6);
-      if (low < 0xdc00 || low > 0xdfff) throw parseError('the body holds a lone UTF-16 surrogate escape (\\ud800-\\udbff without its pair): send well-formed Unicode');
-      i = m.index + 12;
-    } else if (u >= 0xdc00 && u <= 0xdfff) {
-      throw parseError('the body holds a lone UTF-16 surrogate escape (\\udc00-\\udfff without its pair): send well-formed Unicode');
-    } else {
-      i = m.index + 2; // any other escape: skip the backslash and the escaped character
-    }
+/** Just past the escape at `at` (a backslash); refuses a \\u escape that is a lone surrogate. */
+function skipEscape(text: string, at: number): number {
+  if (text.charCodeAt(at + 1) !== U) return at + 2;
+  const unit = hex4(text, at + 2);
+  if (unit >= 0xd800 && unit <= 0xdbff) {
+    const low = text.charCodeAt(at + 6) === BACKSLASH && text.charCodeAt(at + 7) === U ? hex4(text, at + 8) : -1;
+    if (low < 0xdc00 || low > 0xdfff) throw parseError('the body holds a lone UTF-16 surrogate escape (\\ud800-\\udbff without its pair): send well-formed Unicode');
+    return at + 12;
   }
+  if (unit >= 0xdc00 && unit <= 0xdfff) throw parseError('the body holds a lone UTF-16 surrogate escape (\\udc00-\\udfff without its pair): send well-formed Unicode');
+  return at + 6;
+}
+
+/** The value of four hex digits at `at`, or -1. */
+function hex4(text: string, at: number): number {
+  let v = 0;
+  for (let k = at; k < at + 4; k++) {
+    const c = text.charCodeAt(k);
+    const d = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : -1;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
 }

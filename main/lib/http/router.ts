@@ -16,11 +16,12 @@ const ANY = '*';
 
 /**
  * A route table: method + path, with `:name` segments and a trailing `*` for
- * the rest of the path (in params['*']). Static paths are one map lookup;
- * patterns are tried in the order they were added. A path that matches only
- * under other methods gives `{allow}` so the caller can answer 405 (or keep
- * an older answer). Parameters are percent-decoded; a malformed escape is a
- * 400 HttpError, never a URIError.
+ * the rest of the path (in params['*'], still percent-encoded: it is a path
+ * to route further or to decode with decodePathPart). Static paths are one
+ * map lookup; patterns are tried in the order they were added. A path that
+ * matches only under other methods gives `{allow}` so the caller can answer
+ * 405 (or keep an older answer). `:name` parameters are percent-decoded; a
+ * malformed escape is a 400 HttpError, never a URIError.
  */
 export class Router<H> {
   private readonly statics = new Map<string, Map<string, H>>();
@@ -93,6 +94,6 @@ function matchSegments(pattern: string[], parts: string[]): Params | null {
 }
 
 function decodeParams(raw: Params): Params {
-  for (const k of Object.keys(raw)) raw[k] = decodePathPart(raw[k]!);
+  for (const k of Object.keys(raw)) if (k !== '*') raw[k] = decodePathPart(raw[k]!);
   return raw;
 }

@@ -1,0 +1,44 @@
+import type { IncomingMessage } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { parseCookies } from '../../../main/lib/http/cookies.ts';
+import { clientAddress } from '../../../main/lib/http/client-address.ts';
+
+describe('parseCookies (issue 8: a bad escape made every admin request answer 500)', () => {
+  it('parses pairs, trims, unquotes and decodes', () => {
+    expect({ ...parseCookies('a=1; b = two%20words ; c="q"') }).toEqual({ a: '1', b: 'two words', c: 'q' });
+    expect({ ...parseCookies(undefined) }).toEqual({});
+  });
+
+  it('never throws: a malformed escape keeps the raw value, and the other cookies still count', () => {
+    const c = parseCookies('junk=%E0%A4%A; gatehouse_session=abc; x=%');
+    expect(c.junk).toBe('%E0%A4%A');
+    expect(c.gatehouse_session).toBe('abc');
+    expect(c.x).toBe('%');
+  });
+
+  it('the first of a repeated name wins, a nameless pair is skipped, __proto__ is just a name', () => {
+    const c = parseCookies('s=first; s=second; =nameless; __proto__=p; constructor=k');
+    expect(c.s).toBe('first');
+    expect(Object.getPrototypeOf(c)).toBeNull();
+    expect(c.__proto__).toBe('p');
+    expect(c.constructor).toBe('k');
+    expect(Object.keys(c)).toEqual(['s', '__proto__', 'constructor']);
+  });
+});
+
+describe('clientAddress', () => {
+  const req = (headers: Record<string, string>, peer = '127.0.0.1') => ({ headers, socket: { remoteAddress: peer } }) as unknown as IncomingMessage;
+
+  it('is the peer unless proxy headers are trusted', () => {
+    expect(clientAddress(req({ 'x-forwarded-for': '203.0.113.7' }), false)).toBe('127.0.0.1');
+    expect(clientAddress(req({ 'x-forwarded-for': '203.0.113.7, 10.0.0.1' }), true)).toBe('203.0.113.7');
+    expect(clientAddress(req({ forwarded: 'for=198.51.100.1:4711;proto=https' }), true)).toBe('198.51.100.1');
+    expect(clientAddress(req({ forwarded: 'for="[2001:db8::1]:4711"' }), true)).toBe('2001:db8::1');
+  });
+
+  it('a forwarded value that is not address-shaped falls back to the peer (bounded rate-limit keys)', () => {
+    expect(clientAddress(req({ 'x-forwarded-for': 'x'.repeat(5000) }), true)).toBe('127.0.0.1');
+    expect(clientAddress(req({ 'x-forwarded-for': '<script>' }), true)).toBe('127.0.0.1');
+    expect(clientAddress(req({ forwarded: `for=${'a'.repeat(100)}` }), true)).toBe('127.0.0.1');
+  });
+});

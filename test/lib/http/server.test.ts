@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { readBody } from '../../../main/lib/http/body.ts';
+import { rawSocket, serve } from './serve.ts';
+
+describe('createEdgeServer limits', () => {
+  it('closes connections over maxConnections at once', async () => {
+    const srv = await serve((_req, res) => void res.end('ok'), { maxConnections: 2 });
+    try {
+      const a = await rawSocket(srv.port);
+      const b = await rawSocket(srv.port);
+      const c = await rawSocket(srv.port);
+      await c.ended; // the third is dropped without an answer
+      expect(c.text()).toBe('');
+      a.write(`GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      await a.ended;
+      expect(a.text()).toMatch(/^HTTP\/1\.1 200/);
+      b.destroy();
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('a request whose body stalls is cut with 408 after requestTimeout', async () => {
+    let reads = 0;
+    const srv = await serve(
+      async (req, res) => {
+        reads++;
+        await readBody(req).then(
+          () => res.end('complete'),
+          () => undefined,
+        );
+      },
+      { requestTimeoutMs: 300, headersTimeoutMs: 300, checkIntervalMs: 50 },
+    );
+    try {
+      const s = await rawSocket(srv.port);
+      s.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 4000000\r\n\r\n${'a'.repeat(1000)}`);
+      await s.ended;
+      expect(s.text()).toMatch(/^HTTP\/1\.1 408/);
+      expect(reads).toBe(1);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('headers that never finish are cut too', async () => {
+    const srv = await serve((_req, res) => void res.end('ok'), { requestTimeoutMs: 300, headersTimeoutMs: 200, checkIntervalMs: 50 });
+    try {
+      const s = await rawSocket(srv.port);
+      s.write(`GET / HTTP/1.1\r\nHost: x\r\n`);
+      await s.ended;
+      expect(s.text()).toMatch(/^HTTP\/1\.1 408/);
+    } finally {
+      await srv.close();
+    }
+  });
+});
