@@ -149,7 +149,9 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     const audit = (code: ErrorCode) => refusals.record({ code, requestId: c.requestId, address: c.address, token: c.auth ? { id: c.auth.record.id, preview: c.auth.record.preview, user_id: c.auth.user.id } : null });
     if (stop) {
       audit(stop.code);
-      return sendError(res, stop, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
+      // Refused before its body was read: close the connection after the answer instead of reading the rest.
+      const unread = !req.readableEnded && (Number(req.headers['content-length']) > 0 || req.headers['transfer-encoding'] !== undefined);
+      return sendError(res, unread ? stop.withHeaders({ Connection: 'close' }) : stop, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
     }
 
     const { record, user } = c.auth!;

@@ -260,10 +260,10 @@ describe('the body is not read before the token has budget left', () => {
     try {
       for (let i = 0; i < 2; i++) expect((await rawPost(svc.mcpUrl, call('site_identity'), bearer(limited))).status).toBe(200);
       const url = new URL(svc.mcpUrl);
-      const status = await new Promise<number>((resolve, reject) => {
+      const [status, connection] = await new Promise<[number, string | undefined]>((resolve, reject) => {
         const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { ...bearer(limited), 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Content-Length': String(4 * 1024 * 1024 - 1) } }, (res) => {
           res.resume();
-          resolve(res.statusCode ?? 0);
+          resolve([res.statusCode ?? 0, res.headers.connection]);
           req.destroy();
         });
         req.on('error', (e) => (e.message.includes('socket hang up') ? undefined : reject(e)));
@@ -271,6 +271,8 @@ describe('the body is not read before the token has budget left', () => {
         req.write('{"jsonrpc":"2.0",');
       });
       expect(status).toBe(429);
+      // and the connection is closed after the answer, rather than the rest of the upload read
+      expect(connection).toBe('close');
     } finally {
       await svc.dispatch('settings.update', { rate_limit: 100_000 });
     }
