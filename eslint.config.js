@@ -84,7 +84,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         paths: [noElectron],
-        patterns: [{ regex: '(^|/)main/(?!contract(/|$)|lib/|core/ids\\.ts$|core/rate-limiter\\.ts$)', message: 'cloud/ may import only main/contract, main/lib, main/core/ids.ts and main/core/rate-limiter.ts.' }],
+        patterns: [{ regex: '(^|/)main/(?!contract(/|$)|lib/|core/ids\\.ts$|core/rate-limiter\\.ts$|version\\.ts$)', message: 'cloud/ may import only main/contract, main/lib, main/core/ids.ts, main/core/rate-limiter.ts and main/version.ts.' }],
       }],
     },
   },

@@ -17,6 +17,8 @@ dpkg -s libsecret-1-dev >/dev/null 2>&1 || need+=(libsecret-1-dev)
 # secret-tool: the keychain tests read what Gatehouse stored through a second, independent client
 if [ "$with_browser" = 1 ] && ! command -v secret-tool >/dev/null; then need+=(libsecret-tools); fi
 if [ "$with_browser" = 1 ] && [ ! -x /usr/bin/chromium ]; then need+=(chromium); fi
+# The cloud gateway's suite runs a second time on a real PostgreSQL server (scripts/with-postgres.sh).
+if [ "$with_browser" = 1 ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then need+=(postgresql); fi
 
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then as_root=(); elif command -v sudo >/dev/null; then as_root=(sudo); else

@@ -47,6 +47,7 @@ export const ErrorCode = z.enum([
   'token_expired',
   'product_inactive',
   'update_not_allowed',
+  'site_limit_reached',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
@@ -80,6 +81,7 @@ export const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   not_found: 404,
   staged_not_found: 404,
   conflict: 409,
+  site_limit_reached: 409,
   staged_already_decided: 409,
   staged_expired: 410,
   stale_preview: 409,

@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+import { createLogger } from '../main/lib/logger.ts';
+import { VERSION } from '../main/version.ts';
+import { logLevel, UsageError } from './cli/args.ts';
+import { runOperatorCli, SUBCOMMANDS } from './cli/operator-commands.ts';
+import { serve } from './cli/serve-command.ts';
+import { USAGE } from './cli/usage.ts';
+import { CloudError } from './errors.ts';
+
+/** `gatehouse-cloud`: serve and the operator commands. Exit codes: 0 ok, 1 failure, 2 bad usage. */
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const [command, ...args] = argv;
+  const json = argv.includes('--json');
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    (command ? console.log : console.error)(USAGE);
+    return command ? 0 : 2;
+  }
+  if (command === '--version') return void console.log(VERSION), 0;
+  const levelFlag = argv.indexOf('--log-level');
+  try {
+    const log = createLogger({ level: logLevel(levelFlag >= 0 ? argv[levelFlag + 1] : undefined, command === 'serve' ? 'info' : 'warn'), json: command === 'serve', bindings: { component: 'gatehouse-cloud' } });
+    if (args.includes('--help') || args.includes('-h')) return void console.log(USAGE), 0;
+    if (command === 'serve') {
+      await serve(args, env, log);
+      return 0;
+    }
+    const subs = SUBCOMMANDS[command];
+    if (!subs) throw new UsageError(`unknown command '${command}'`);
+    if (!subs.includes(args[0] ?? '')) {
+      const choices = `${subs.slice(0, -1).join(', ')} or ${subs[subs.length - 1]}`;
+      throw new UsageError(args[0] === undefined || args[0].startsWith('-') ? `${command} needs a command first: ${choices}` : `unknown ${command} command '${args[0]}': use ${choices}`);
+    }
+    await runOperatorCli(command, args, env, log);
+    return 0;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(json ? `${JSON.stringify({ ok: false, code: 'invalid_request', message: e.message })}\n` : `gatehouse-cloud: ${e.message}\nUsage: gatehouse-cloud <command> [options]   (gatehouse-cloud --help)\n`);
+      return 2;
+    }
+    const shape = e instanceof CloudError ? { code: e.code, message: e.message } : { code: 'internal_error', message: (e as Error).message ?? String(e) };
+    if (!(e instanceof CloudError)) process.stderr.write(`${(e as Error).stack ?? e}\n`);
+    process.stderr.write(json ? `${JSON.stringify({ ok: false, ...shape })}\n` : `gatehouse-cloud: ${shape.message} [${shape.code}]\n`);
+    return 1;
+  }
+}
+
+const code = await main(process.argv.slice(2));
+if (process.argv[2] !== 'serve' || code !== 0) process.exitCode = code;

@@ -1,0 +1,40 @@
+import { startCloudService } from '../service.ts';
+import type { CloudLogger } from '../services/context.ts';
+import { intFlag, out, parse, resolveCloudDataDir, resolveDatabaseUrl } from './args.ts';
+
+export const DEFAULT_CLOUD_PORT = 8787;
+
+/** `gatehouse-cloud serve`: the service in the foreground until SIGINT/SIGTERM. */
+export async function serve(args: string[], env: NodeJS.ProcessEnv, log: CloudLogger): Promise<void> {
+  const { values, positionals } = parse(args, {
+    host: { type: 'string' },
+    port: { type: 'string' },
+    'trust-proxy': { type: 'boolean' },
+    'rate-limit-address': { type: 'string' },
+    'rate-limit-site': { type: 'string' },
+    'rate-limit-register': { type: 'string' },
+  });
+  if (positionals.length) throw new (await import('./args.ts')).UsageError(`unexpected argument '${positionals[0]}'`);
+  const port = intFlag('port', values.port, 0, 65535) ?? DEFAULT_CLOUD_PORT;
+  const dataDir = resolveCloudDataDir(values['data-dir'], env);
+  const rateLimits = Object.fromEntries(
+    Object.entries({ perAddress: intFlag('rate-limit-address', values['rate-limit-address'], 0, 1_000_000), perSite: intFlag('rate-limit-site', values['rate-limit-site'], 0, 1_000_000), register: intFlag('rate-limit-register', values['rate-limit-register'], 0, 1_000_000) }).filter(([, v]) => v !== undefined),
+  );
+  const svc = await startCloudService({ dataDir, databaseUrl: resolveDatabaseUrl(values['database-url'], env), host: values.host ?? '127.0.0.1', port, log, env, rateLimits, trustProxy: !!values['trust-proxy'] });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info('stopping', { signal });
+    const force = setTimeout(() => process.exit(1), 5000);
+    force.unref();
+    void svc.stop().then(() => process.exit(0), (e) => {
+      log.error('stop failed', { error: (e as Error).message });
+      process.exit(1);
+    });
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  const info = { base_url: svc.baseUrl, gateway_url: `${svc.baseUrl}/gateway/v1`, database: svc.ctx.db.kind, data_dir: dataDir, pid: process.pid };
+  out(!!values.json, info, () => [`gatehouse-cloud is running.`, `  gateway:  ${info.gateway_url}`, `  database: ${info.database}${info.database === 'pglite' ? ` (embedded, ${dataDir})` : ''}`, 'Stop with Ctrl+C.'].join('\n'));
+}

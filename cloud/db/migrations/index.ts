@@ -1,0 +1,11 @@
+import * as m001 from './001-ledger.ts';
+import * as m002 from './002-hot-path-functions.ts';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Every migration, in order. Append only. */
+export const MIGRATIONS: readonly Migration[] = [m001, m002];

@@ -1,0 +1,54 @@
+import { openPglite } from './db/pglite-db.ts';
+import { openPostgres } from './db/pg-db.ts';
+import type { Db } from './db/db.ts';
+import { migrate } from './db/migrate.ts';
+import { loadMasterKey } from './crypto/master-key.ts';
+import { CloudError } from './errors.ts';
+import { seedPlans } from './repo/catalog-repo.ts';
+import { putSettingOnce } from './repo/keys-repo.ts';
+import type { CloudLogger, Ctx } from './services/context.ts';
+import { KeyRing } from './services/key-ring.ts';
+import { join } from 'node:path';
+
+export interface LedgerOptions {
+  dataDir: string;
+  /** a PostgreSQL URL; absent: PGlite in `<dataDir>/pgdata` */
+  databaseUrl?: string;
+  /** PGlite in memory (tests and benchmarks that need no files) */
+  memory?: boolean;
+  /** for `memory`: a dumped PGlite data dir to start from instead of initdb */
+  pgliteTemplate?: Blob;
+  env?: NodeJS.ProcessEnv;
+  log: CloudLogger;
+  now?: () => Date;
+}
+
+export const PGDATA_DIR = 'pgdata';
+
+/**
+ * Opens the ledger: the database (migrated, default plans seeded), the master
+ * key (checked against the one the database was set up with), the signing
+ * keys (one made when there is none). Used by `serve` and by operator
+ * commands alike.
+ */
+export async function openLedger(o: LedgerOptions): Promise<Ctx> {
+  const now = o.now ?? (() => new Date());
+  const box = await loadMasterKey(o.env ?? process.env, o.dataDir, (m, f) => o.log.warn(m, f));
+  let db: Db;
+  if (o.databaseUrl) db = openPostgres(o.databaseUrl);
+  else db = await openPglite(o.memory ? undefined : join(o.dataDir, PGDATA_DIR), o.memory && o.pgliteTemplate ? { loadDataDir: o.pgliteTemplate } : {});
+  try {
+    await migrate(db);
+    const check = await putSettingOnce(db, 'master_key_check', box.checkValue());
+    if (check !== box.checkValue()) {
+      throw new CloudError('internal_error', 'this master key is not the one the database was set up with: set GATEHOUSE_CLOUD_MASTER_KEY (or master.key in the data dir) to the original key');
+    }
+    await db.transaction((tx) => seedPlans(tx, now()));
+    const keys = new KeyRing(db, box);
+    await keys.ensureKey(now());
+    return { db, box, keys, now, log: o.log };
+  } catch (e) {
+    await db.close().catch(() => {});
+    throw e;
+  }
+}

@@ -1,0 +1,110 @@
+import type { CloudProduct, Environment } from '../../main/contract/cloud/index.ts';
+import type { Queryable } from '../db/db.ts';
+import { PlanDef } from '../domain/plans.ts';
+import type { LicenseRow } from './licenses-repo.ts';
+
+/** What the auth query reads with the site, so a request needs no second read for its grants. */
+export interface GrantsSnapshot {
+  license: LicenseRow | null;
+  plan: PlanDef | null;
+  off: Set<CloudProduct>;
+}
+
+export interface SiteRow {
+  id: string;
+  key_id: string;
+  secret_enc: string | null;
+  url: string;
+  name: string | null;
+  environment: Environment;
+  status: 'active' | 'disconnected';
+  license_id: string | null;
+  account_id: string | null;
+  department: string | null;
+  project: string | null;
+  version: string | null;
+  products_in_use: CloudProduct[];
+  outbox_depth: number | null;
+  last_sync_at: string | null;
+  created_at: string;
+  disconnected_at: string | null;
+  /** set by authenticateKey: the license, plan and product switches as of this request */
+  snapshot?: GrantsSnapshot;
+}
+
+const COLS = 'id, key_id, secret_enc, url, name, environment, status, license_id, account_id, department, project, version, products_in_use, outbox_depth, last_sync_at, created_at, disconnected_at';
+
+export async function insertSite(q: Queryable, s: Pick<SiteRow, 'id' | 'key_id' | 'secret_enc' | 'url' | 'name' | 'environment'>, now: Date): Promise<void> {
+  await q.query(`INSERT INTO sites (id, key_id, secret_enc, url, name, environment, status, created_at) VALUES ($1, $2, $3, $4, $5, $6, 'active', $7)`, [s.id, s.key_id, s.secret_enc, s.url, s.name, s.environment, now]);
+}
+
+export async function siteByKeyId(q: Queryable, keyId: string): Promise<SiteRow | null> {
+  return (await q.query<SiteRow>(`SELECT ${COLS} FROM sites WHERE key_id = $1`, [keyId])).rows[0] ?? null;
+}
+
+export async function siteById(q: Queryable, id: string, opts: { lock?: boolean } = {}): Promise<SiteRow | null> {
+  return (await q.query<SiteRow>(`SELECT ${COLS} FROM sites WHERE id = $1${opts.lock ? ' FOR UPDATE' : ''}`, [id])).rows[0] ?? null;
+}
+
+export async function listSites(q: Queryable, f: { account_id?: string; license_id?: string; status?: string } = {}): Promise<SiteRow[]> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  for (const [k, v] of Object.entries(f)) {
+    if (v === undefined) continue;
+    params.push(v);
+    where.push(`${k} = $${params.length}`);
+  }
+  return (await q.query<SiteRow>(`SELECT ${COLS} FROM sites ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, id`, params)).rows;
+}
+
+/** Disconnecting wipes the secret (the key can never verify again) and frees the license seat. */
+export async function disconnectSite(q: Queryable, id: string, now: Date): Promise<boolean> {
+  const r = await q.query(`UPDATE sites SET status = 'disconnected', secret_enc = NULL, license_id = NULL, disconnected_at = $2 WHERE id = $1 AND status = 'active'`, [id, now]);
+  return r.rowCount > 0;
+}
+
+export async function recordSync(q: Queryable, id: string, s: { version: string; products_in_use: CloudProduct[]; outbox_depth: number }, now: Date): Promise<void> {
+  await q.query(`UPDATE sites SET version = $2, products_in_use = $3::jsonb, outbox_depth = $4, last_sync_at = $5 WHERE id = $1`, [id, s.version, JSON.stringify(s.products_in_use), s.outbox_depth, now]);
+}
+
+export async function bindLicense(q: Queryable, siteId: string, licenseId: string | null, accountId: string | null): Promise<void> {
+  await q.query(`UPDATE sites SET license_id = $2, account_id = COALESCE($3, account_id) WHERE id = $1`, [siteId, licenseId, accountId]);
+}
+
+export async function assignSite(q: Queryable, id: string, f: { department?: string | null; project?: string | null }): Promise<boolean> {
+  const sets: string[] = [];
+  const params: unknown[] = [id];
+  for (const k of ['department', 'project'] as const) {
+    if (f[k] === undefined) continue;
+    params.push(f[k]);
+    sets.push(`${k} = $${params.length}`);
+  }
+  if (!sets.length) return true;
+  return (await q.query(`UPDATE sites SET ${sets.join(', ')} WHERE id = $1`, params)).rowCount > 0;
+}
+
+/** Production sites holding a seat of the license (staging sites and disconnected ones do not). */
+export async function seatsUsed(q: Queryable, licenseId: string, exceptSite?: string): Promise<number> {
+  const r = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM sites WHERE license_id = $1 AND environment = 'production' AND status = 'active' AND id <> $2`, [licenseId, exceptSite ?? '']);
+  return r.rows[0]!.n;
+}
+
+/**
+ * The hot path of every signed request, in one round trip (migration 002's
+ * gatehouse_authenticate): the site with its license, plan and switched-off
+ * products, and the nonce claimed for the key (`nonce_fresh` false: a replay).
+ * The nonce is claimed only for a known, connected site; the caller still
+ * refuses the request unless the signature verifies. Nothing is cached: a
+ * disconnect, a revoke or a plan change holds at the next request on any instance.
+ */
+export async function authenticateKey(q: Queryable, keyId: string, nonce: string, nonceExpires: Date, now: Date): Promise<(SiteRow & { nonce_fresh: boolean }) | null> {
+  const r = await q.query<Record<string, unknown>>('SELECT * FROM gatehouse_authenticate($1, $2, $3, $4)', [keyId, nonce, nonceExpires, now]);
+  const row = r.rows[0];
+  if (!row) return null;
+  const pick = (prefix: string) => Object.fromEntries(Object.entries(row).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
+  const site = Object.fromEntries(Object.entries(row).filter(([k]) => !/^(l_|p_|off$)/.test(k))) as unknown as SiteRow & { nonce_fresh: boolean };
+  const license = row.l_id ? (pick('l_') as unknown as LicenseRow) : null;
+  const plan = row.p_id ? PlanDef.parse(pick('p_')) : null;
+  site.snapshot = { license, plan, off: new Set(row.off as CloudProduct[]) };
+  return site;
+}

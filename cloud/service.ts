@@ -1,0 +1,103 @@
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { createEdgeServer } from '../main/lib/http/server.ts';
+import { createCloudHandler, type RateLimits } from './http/handler.ts';
+import { openLedger } from './ledger.ts';
+import { listenOperatorSocket } from './operator-rpc.ts';
+import { pruneIdempotencyKeys } from './repo/events-repo.ts';
+import { pruneNonces } from './repo/nonces-repo.ts';
+import { lockDataDir, removeRuntime, writeRuntime } from './runtime.ts';
+import type { CloudLogger, Ctx } from './services/context.ts';
+import { sweepReservations } from './services/reservations-service.ts';
+
+export interface CloudServiceOptions {
+  dataDir: string;
+  databaseUrl?: string;
+  /** the embedded database in memory instead of the data dir (tests, benchmarks) */
+  memory?: boolean;
+  pgliteTemplate?: Blob;
+  host?: string;
+  port?: number;
+  log: CloudLogger;
+  env?: NodeJS.ProcessEnv;
+  now?: () => Date;
+  rateLimits?: Partial<RateLimits>;
+  trustProxy?: boolean;
+  /** write runtime.json and listen for operator commands (the CLI's serve); tests may run several instances without */
+  runtimeFile?: boolean;
+}
+
+export interface CloudService {
+  baseUrl: string;
+  ctx: Ctx;
+  stop(): Promise<void>;
+}
+
+const HOUSEKEEPING_MS = 60_000;
+/** unix socket paths are limited to about 107 bytes */
+const MAX_SOCKET_PATH = 100;
+
+/** The composition root: ledger, HTTP server, housekeeping, runtime.json. */
+export async function startCloudService(o: CloudServiceOptions): Promise<CloudService> {
+  const embedded = !o.databaseUrl && !o.memory;
+  const unlock = embedded ? await lockDataDir(o.dataDir) : async () => {};
+  let ctx: Ctx;
+  try {
+    ctx = await openLedger({ dataDir: o.dataDir, databaseUrl: o.databaseUrl, memory: o.memory, pgliteTemplate: o.pgliteTemplate, env: o.env, log: o.log, now: o.now });
+  } catch (e) {
+    await unlock();
+    throw e;
+  }
+  const server = createEdgeServer(createCloudHandler(ctx, { rateLimits: o.rateLimits, trustProxy: o.trustProxy }));
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(o.port ?? 0, o.host ?? '127.0.0.1', () => resolve()));
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  const baseUrl = `http://${host}:${addr.port}`;
+
+  let operator: Server | null = null;
+  let socketPath: string | null = null;
+  const token = randomBytes(32).toString('base64url');
+  if (o.runtimeFile !== false) {
+    const candidate = join(o.dataDir, 'operator.sock');
+    if (embedded && candidate.length <= MAX_SOCKET_PATH) {
+      operator = await listenOperatorSocket(ctx, candidate, token);
+      socketPath = candidate;
+    }
+    await writeRuntime(o.dataDir, { pid: process.pid, base_url: baseUrl, database: ctx.db.kind, started_at: ctx.now().toISOString(), operator_socket: socketPath, operator_token: socketPath ? token : null });
+  }
+
+  const housekeeping = setInterval(() => {
+    void (async () => {
+      const now = ctx.now();
+      await sweepReservations(ctx);
+      await pruneNonces(ctx.db, now);
+      await pruneIdempotencyKeys(ctx.db, new Date(now.getTime() - 7 * 86_400_000));
+    })().catch((e) => ctx.log.warn('housekeeping failed', { error: (e as Error).message }));
+  }, HOUSEKEEPING_MS);
+  housekeeping.unref();
+  ctx.log.info('gatehouse-cloud listening', { base_url: baseUrl, database: ctx.db.kind });
+
+  let stopped: Promise<void> | null = null;
+  return {
+    baseUrl,
+    ctx,
+    stop: () =>
+      (stopped ??= (async () => {
+        clearInterval(housekeeping);
+        await Promise.all([closeServer(server), operator ? closeServer(operator) : null]);
+        await ctx.db.close();
+        if (o.runtimeFile !== false) await removeRuntime(o.dataDir);
+        await unlock();
+      })()),
+  };
+}
+
+function closeServer(s: Server): Promise<void> {
+  return new Promise((resolve) => {
+    s.close(() => resolve());
+    s.closeIdleConnections();
+    setTimeout(() => s.closeAllConnections(), 1000).unref();
+  });
+}

@@ -1,0 +1,58 @@
+import { INVALID_SITE_DISCONNECTED_STATUS, NONCE_TTL_SECONDS, SIGNATURE_WINDOW_SECONDS } from '../../main/contract/cloud/index.ts';
+import { parseSignature, verifyContentDigest, verifyMac, type RequestTarget } from '../crypto/request-signature.ts';
+import { CloudError } from '../errors.ts';
+import { authenticateKey, type SiteRow } from '../repo/sites-repo.ts';
+import type { Ctx } from './context.ts';
+
+export interface SignedRequest extends RequestTarget {
+  headers: Record<string, string | string[] | undefined>;
+  /** the raw body bytes, before any parsing */
+  body: Buffer;
+}
+
+const secretContext = (siteId: string) => `site-secret:${siteId}`;
+export const sealSiteSecret = (ctx: Pick<Ctx, 'box'>, siteId: string, secret: string) => ctx.box.seal(secret, secretContext(siteId));
+
+/**
+ * Verifies a signed request exactly as DESIGN.md says and answers the site.
+ * Order of refusals: headers well-formed, key id known, site connected,
+ * digest over the raw body, HMAC over the base, time window, nonce not seen.
+ * The database side is one round trip that reads the site and claims the
+ * nonce together (only for a known, connected key: a forger must know a key
+ * id, and can only spend nonces the real site will never draw). The site row
+ * is read on every request, so a disconnect on any instance stops the key at
+ * once; only the decrypted secret is kept, keyed by its ciphertext.
+ */
+export class Authenticator {
+  private readonly secrets = new Map<string, { enc: string; secret: Buffer }>();
+  constructor(private readonly ctx: Ctx) {}
+
+  async verify(req: SignedRequest): Promise<SiteRow> {
+    const sig = parseSignature(req.headers);
+    const now = this.ctx.now();
+    const site = await authenticateKey(this.ctx.db, sig.keyid, sig.nonce, new Date(now.getTime() + NONCE_TTL_SECONDS * 1000), now);
+    if (!site) throw new CloudError('invalid_site', 'the key id is not known to this gateway: register the site again (sites/register)');
+    if (site.status !== 'active' || !site.secret_enc) {
+      throw new CloudError('invalid_site', 'this site was disconnected: register it again to get a new key', { site_id: site.id }, { status: INVALID_SITE_DISCONNECTED_STATUS });
+    }
+    verifyContentDigest(sig.contentDigest, req.body);
+    verifyMac(sig, req, this.secretOf(site));
+    const skew = sig.created - Math.floor(now.getTime() / 1000);
+    if (Math.abs(skew) > SIGNATURE_WINDOW_SECONDS) {
+      throw new CloudError('token_expired', `the signature's created time is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the gateway's clock (window ±${SIGNATURE_WINDOW_SECONDS} s): re-sync the clock offset from server_time and sign again`, {
+        server_time: now.toISOString(),
+      });
+    }
+    if (!site.nonce_fresh) throw new CloudError('signature_invalid', 'this nonce was already used: every request needs a fresh nonce');
+    return site;
+  }
+
+  private secretOf(site: SiteRow): Buffer {
+    const hit = this.secrets.get(site.key_id);
+    if (hit && hit.enc === site.secret_enc) return hit.secret;
+    const secret = this.ctx.box.open(site.secret_enc!, secretContext(site.id));
+    if (this.secrets.size > 10_000) this.secrets.clear();
+    this.secrets.set(site.key_id, { enc: site.secret_enc!, secret });
+    return secret;
+  }
+}

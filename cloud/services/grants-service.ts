@@ -1,0 +1,70 @@
+import { CERTIFICATE_TTL_SECONDS, type Certificate, type CloudProduct, type LicenseView } from '../../main/contract/cloud/index.ts';
+import type { Queryable } from '../db/db.ts';
+import { computeGrants, type Grants } from '../domain/grants.ts';
+import type { PlanDef } from '../domain/plans.ts';
+import { effectiveLimits, type EffectiveLimit } from '../domain/limits.ts';
+import { subjectsOf } from '../domain/usage-rules.ts';
+import { listPlans, switchedOff } from '../repo/catalog-repo.ts';
+import { limitsFor } from '../repo/limits-repo.ts';
+import { licenseById, type LicenseRow } from '../repo/licenses-repo.ts';
+import { seatsUsed, type SiteRow } from '../repo/sites-repo.ts';
+import type { Ctx } from './context.ts';
+
+/** Everything the gateway knows about what a site may do, read in one place. */
+export interface SiteGrants {
+  site: SiteRow;
+  license: LicenseRow | null;
+  plan: PlanDef | null;
+  off: Set<CloudProduct>;
+  grants: Grants;
+}
+
+/** The site's grants: from the snapshot the auth query read with it, else read now. */
+export async function loadGrants(q: Queryable, site: SiteRow, now: Date): Promise<SiteGrants> {
+  if (site.snapshot) {
+    const { license, plan, off } = site.snapshot;
+    return { site, license, plan, off, grants: computeGrants(license, plan, off, now) };
+  }
+  // One after another: a transaction's queries share one connection.
+  const license = site.license_id ? await licenseById(q, site.license_id) : null;
+  const plan = license ? ((await listPlans(q)).find((p) => p.id === license.plan_id) ?? null) : null;
+  const off = await switchedOff(q, site.id, site.account_id);
+  return { site, license, plan, off, grants: computeGrants(license, plan, off, now) };
+}
+
+/** The limits of the site's plan and the operator's limits on its scopes. */
+export async function siteLimits(q: Queryable, g: Pick<SiteGrants, 'site' | 'plan'>): Promise<EffectiveLimit[]> {
+  const subjects = subjectsOf({ site_id: g.site.id, account_id: g.site.account_id, department: g.site.department, project: g.site.project });
+  return effectiveLimits(g.site.id, g.plan?.limits ?? [], await limitsFor(q, subjects), subjects);
+}
+
+export async function licenseView(q: Queryable, g: SiteGrants): Promise<LicenseView> {
+  const l = g.license;
+  return {
+    status: g.grants.status,
+    plan: l?.plan_id ?? null,
+    key_preview: l?.key_preview ?? null,
+    license_expires_at: l?.expires_at ?? null,
+    sites_used: l ? await seatsUsed(q, l.id) : null,
+    site_limit: l ? (l.site_limit ?? g.plan?.site_limit ?? null) : null,
+  };
+}
+
+/** The signed certificate of DESIGN.md for the site's current grants. */
+export async function issueCertificate(ctx: Ctx, q: Queryable, g: SiteGrants): Promise<{ certificate: Certificate; cert_expires_at: string }> {
+  const now = ctx.now();
+  const limits = await siteLimits(q, g);
+  const channel = g.plan?.update_channels[0] ?? 'stable';
+  const certExpires = new Date(now.getTime() + CERTIFICATE_TTL_SECONDS * 1000).toISOString();
+  const certificate = await ctx.keys.certify({
+    site_id: g.site.id,
+    license: { status: g.grants.status, plan: g.license?.plan_id ?? null, key_preview: g.license?.key_preview ?? null, expires_at: g.license?.expires_at ?? null },
+    entitlements: g.grants.entitlements,
+    products: g.grants.products,
+    limits: limits.map((l) => ({ scope: l.scope, metric: l.metric, period: l.period, limit: l.limit })),
+    update: { channel, eligible: g.grants.status === 'active' },
+    issued_at: now.toISOString(),
+    cert_expires_at: certExpires,
+  });
+  return { certificate, cert_expires_at: certExpires };
+}

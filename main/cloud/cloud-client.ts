@@ -1,0 +1,344 @@
+import { join } from 'node:path';
+import type { LicenseView } from '../contract/cloud/license.ts';
+import type { ReleaseManifest } from '../contract/cloud/updates.ts';
+import type { CloudClientStatus } from '../contract/cloud-status.ts';
+import { GatehouseError } from '../core/errors.ts';
+import { systemClock, type Clock, type Logger } from '../core/ports.ts';
+import { createLogger } from '../lib/logger.ts';
+import { VERSION } from '../version.ts';
+import { CLOSED } from './breaker.ts';
+import { CloudApi } from './cloud-api.ts';
+import { CertificateKeeper } from './certificate-keeper.ts';
+import { failure, licenseFromSite, type CloudClientOptions, type ConnectInput, type ConnectResult, type DisconnectResult, type SyncResult } from './cloud-client-types.ts';
+import { CloudEntitlements } from './cloud-entitlements.ts';
+import { CloudHttp, type CallMode } from './cloud-http.ts';
+import { CloudRuntime } from './cloud-state.ts';
+import { buildStatus } from './cloud-status.ts';
+import { CloudCredentials, type SiteIdentity } from './credentials.ts';
+import { CloudClientError } from './errors.ts';
+import { normalizeGatewayUrl } from './gateway-url.ts';
+import { nextRefreshAt, retryRefreshAt } from './grant-policy.ts';
+import { fingerprintOf, firstKey, parsePublicKey, verifyManifest, type Opened } from './pinned-key.ts';
+import { UsageOutbox } from './usage-outbox.ts';
+
+/**
+ * The app's cloud client, one object for the composition root to wire:
+ * the connect flow (connect, activate, deactivate, status, sync,
+ * disconnect), `entitlements` (an EntitlementSource for the feature gates),
+ * `usage` (the UsageSink outbox), `api` (the typed endpoints, for AI and
+ * updates) and the background refresh. It makes no cloud request on its own
+ * except the daily refresh and the outbox upload, both background jobs of
+ * the service; the caller of every other operation is checked by the
+ * caller's layer (REST, CLI, IPC) before it gets here.
+ */
+export const OUTBOX_FILE = 'cloud-outbox.jsonl';
+
+export class CloudClient {
+  readonly entitlements: CloudEntitlements;
+  readonly usage: UsageOutbox;
+  private identity: SiteIdentity | null = null;
+  private readonly certs: CertificateKeeper;
+  private apiInstance: CloudApi | null = null;
+  private ticker: NodeJS.Timeout | null = null;
+  private closed = false;
+  private refreshing: Promise<unknown> | null = null;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly random: () => number;
+
+  private constructor(
+    private readonly o: CloudClientOptions,
+    private readonly runtime: CloudRuntime,
+    private readonly creds: CloudCredentials,
+  ) {
+    this.clock = o.clock ?? systemClock;
+    this.log = o.log ?? createLogger();
+    this.random = o.random ?? Math.random;
+    this.certs = new CertificateKeeper(runtime, this.clock, this.log);
+    this.entitlements = new CloudEntitlements({
+      clock: this.clock,
+      certificate: () => (this.connected() && !this.certs.siteRefusal ? this.certs.held : null),
+      offsetMs: () => runtime.offsetMs(),
+      highWaterMs: () => runtime.highWaterMs(),
+      observeTime: (t) => runtime.observeTime(t),
+      local: o.local,
+    });
+    this.usage = new UsageOutbox({
+      file: join(o.dataDir, OUTBOX_FILE),
+      clock: this.clock,
+      log: this.log,
+      siteId: () => (this.connected() && !this.certs.siteRefusal ? this.identity!.site_id : null),
+      offsetMs: () => runtime.offsetMs(),
+      upload: async (body, key, mode) => {
+        try {
+          return (await this.requireApi().usageRecord(body, key, { mode })).data;
+        } catch (e) {
+          throw await this.certs.notice(e);
+        }
+      },
+      ...o.outbox,
+    });
+  }
+
+  static async open(o: CloudClientOptions): Promise<CloudClient> {
+    const log = o.log ?? createLogger();
+    const client = new CloudClient(o, await CloudRuntime.open(o.dataDir, log), new CloudCredentials(o.vault, o.dataDir));
+    await client.recover();
+    return client;
+  }
+
+  /** The typed endpoints with this site's identity (AI, updates, usage queries), or null when not connected. */
+  get api(): CloudApi | null {
+    return this.connected() ? this.apiInstance : null;
+  }
+
+  connected(): boolean {
+    return this.identity !== null && this.runtime.doc().connection?.phase === 'connected';
+  }
+
+  async connect(i: ConnectInput): Promise<ConnectResult> {
+    const current = this.runtime.doc().connection;
+    if (current) throw new GatehouseError('conflict', `already connected to ${current.gateway_url}: disconnect first (gatehouse cloud disconnect)`);
+    const gatewayUrl = normalizeGatewayUrl(i.url, { allowInsecureHttp: this.o.allowInsecureHttp });
+    const environment = i.environment ?? 'production';
+    const explicit = i.publicKey !== undefined ? parsePublicKey(i.publicKey) : null;
+    this.setGateway(gatewayUrl);
+    this.runtime.setBreaker(CLOSED); // a new gateway starts with a clean slate
+    const api = this.apiInstance!;
+    const pin = explicit ?? firstKey((await api.keys()).data);
+    const fingerprint = fingerprintOf(pin.x);
+    await this.creds.forgetAll(); // nothing of an earlier identity may linger
+    await this.runtime.update((d) => {
+      d.connection = { gateway_url: gatewayUrl, environment, site_url: this.siteUrl(), connected_at: new Date(this.clock.now()).toISOString(), pin: { fingerprint, kid: pin.kid, source: explicit ? 'explicit' : 'fetched' }, phase: 'connecting' };
+      Object.assign(d, { certificate: null, license: null, last_sync: null, last_refresh_attempt: null, next_refresh_at: null, refresh_failures: 0 });
+    });
+    let reg;
+    try {
+      reg = (await api.register({ url: this.siteUrl(), environment, ...(i.name ? { name: i.name } : {}) })).data;
+    } catch (e) {
+      await this.runtime.update((d) => void (d.connection = null));
+      throw e;
+    }
+    // Kill here: the state says connecting and the vault holds nothing; recover() forgets the attempt.
+    await this.creds.saveIdentity({ site_id: reg.site_id, key_id: reg.key_id, secret: reg.secret }, pin);
+    await this.runtime.update((d) => void (d.connection!.phase = 'connected'));
+    this.identity = { site_id: reg.site_id, key_id: reg.key_id, secret: reg.secret };
+    this.certs.clear();
+    this.certs.load(pin, null);
+    this.log.info('cloud: connected', { site_id: reg.site_id, gateway_url: gatewayUrl, environment, key_fingerprint: fingerprint });
+    const first: ConnectResult['first_sync'] = await this.sync('interactive').then(
+      (r) => (r.certificate === 'accepted' ? { ok: true as const } : { ok: false as const, code: 'signature_invalid', message: `certificate refused: ${this.certs.refusal}`, request_id: r.request_id }),
+      (e: unknown) => failure(e),
+    );
+    return { site_id: reg.site_id, environment, gateway_url: gatewayUrl, pinned_key: { kid: pin.kid, fingerprint, source: explicit ? 'explicit' : 'fetched' }, first_sync: first };
+  }
+
+  async activate(licenseKey: string): Promise<{ license: LicenseView; request_id: string }> {
+    const api = this.requireApi();
+    await this.creds.saveLicenseKey(licenseKey.trim()).catch((e: unknown) => {
+      throw e instanceof GatehouseError ? e : new GatehouseError('invalid_value', 'the license key is not in the form ghl_ followed by 32 characters');
+    });
+    let ans;
+    try {
+      ans = await api.licenseActivate(licenseKey.trim());
+    } catch (e) {
+      await this.creds.forgetLicenseKey();
+      throw await this.certs.notice(e);
+    }
+    await this.runtime.update((d) => void (d.license = ans.data.license));
+    await this.certs.accept(ans.data.certificate, ans.requestId);
+    this.log.info('cloud: license activated', { key_preview: ans.data.license.key_preview, plan: ans.data.license.plan, request_id: ans.requestId });
+    return { license: ans.data.license, request_id: ans.requestId };
+  }
+
+  async deactivate(): Promise<{ license: LicenseView; request_id: string }> {
+    const api = this.requireApi();
+    const ans = await api.licenseDeactivate().catch(async (e: unknown) => {
+      throw await this.certs.notice(e);
+    });
+    await this.creds.forgetLicenseKey();
+    await this.runtime.update((d) => void (d.license = ans.data.license));
+    // The signed word that the license is gone: the gates go back to the free policy at once.
+    const status = await api.licenseStatus().catch(() => null);
+    if (status) await this.certs.accept(status.data.certificate, status.requestId);
+    else this.certs.held = null;
+    return { license: ans.data.license, request_id: ans.requestId };
+  }
+
+  /**
+   * Uploads the outbox, then reports to sites/sync and takes the current
+   * certificate: the on-demand `gatehouse cloud sync` and the daily refresh.
+   */
+  async sync(mode: CallMode = 'interactive'): Promise<SyncResult> {
+    const api = this.requireApi();
+    const outbox = await this.usage.flush(mode);
+    const now = new Date(this.clock.now()).toISOString();
+    await this.runtime.update((d) => void (d.last_refresh_attempt = now));
+    let ans;
+    try {
+      ans = await api.siteSync({ version: VERSION, products_in_use: this.o.productsInUse?.() ?? ['mcp'], outbox_depth: this.usage.depth }, { mode });
+    } catch (e) {
+      await this.refreshFailed();
+      throw await this.certs.notice(e);
+    }
+    this.certs.siteRefusal = null;
+    const serverTime = Date.parse(ans.data.server_time);
+    if (Number.isFinite(serverTime)) this.runtime.observeTime(serverTime);
+    const accepted = await this.certs.accept(ans.data.certificate, ans.requestId).then(
+      () => true,
+      () => false,
+    );
+    const at = this.clock.now();
+    await this.runtime.update((d) => {
+      d.last_sync = new Date(at).toISOString();
+      d.license = d.license && { ...d.license, ...licenseFromSite(ans.data.site.license) };
+      if (accepted) Object.assign(d, { next_refresh_at: nextRefreshAt(at, this.random), refresh_failures: 0 });
+    });
+    if (!accepted) await this.refreshFailed();
+    return { outbox, certificate: accepted ? 'accepted' : 'refused', request_id: ans.requestId };
+  }
+
+  async disconnect(): Promise<DisconnectResult> {
+    const conn = this.runtime.doc().connection;
+    if (!conn) return { site_id: null, remote: { ok: true }, unsent_events: 0 };
+    const siteId = this.identity?.site_id ?? null;
+    if (this.identity && !this.certs.siteRefusal) await this.usage.flush('interactive').catch(() => undefined);
+    await this.runtime.update((d) => void (d.connection!.phase = 'disconnecting'));
+    let remote: DisconnectResult['remote'] = { ok: true };
+    if (this.identity && this.apiInstance) {
+      remote = await this.apiInstance.siteDisconnect().then(
+        () => ({ ok: true as const }),
+        (e: unknown) => failure(e),
+      );
+    }
+    const unsent = await this.forgetLocally('the site was disconnected');
+    if (!remote.ok) this.log.warn('cloud: disconnected locally; the gateway could not be told, so the site key stays valid there until an operator disconnects it', { site_id: siteId, code: remote.code, request_id: remote.request_id });
+    return { site_id: siteId, remote, unsent_events: unsent };
+  }
+
+  /** A release manifest from updates/check or updates/package, verified with the pinned key: an update is offered only when this says ok. */
+  openManifest(signed: unknown): Opened<ReleaseManifest> {
+    const pin = this.certs.pin;
+    if (!pin || !this.connected()) return { ok: false, reason: 'not connected: there is no pinned gateway key to verify the manifest with' };
+    return verifyManifest(signed, pin);
+  }
+
+  status(): CloudClientStatus {
+    return buildStatus({
+      doc: this.runtime.doc(),
+      connected: this.connected(),
+      siteId: this.identity?.site_id ?? null,
+      certificate: this.entitlements.view(),
+      outbox: this.usage.view(),
+      now: this.clock.now(),
+      certRefusal: this.certs.refusal,
+      siteRefusal: this.certs.siteRefusal,
+    });
+  }
+
+  /** Starts the background jobs: the refresh schedule and the outbox's upload interval. */
+  start(): void {
+    this.stopTimers();
+    this.usage.start();
+    this.ticker = setInterval(() => void this.tick(), this.o.tickMs ?? 60_000);
+    this.ticker.unref();
+    void this.tick();
+  }
+
+  /** Runs a refresh when it is due (also what the timer calls). */
+  async tick(): Promise<void> {
+    if (!this.connected() || this.refreshing) return;
+    const d = this.runtime.doc();
+    const due = d.next_refresh_at ?? 0;
+    if (this.clock.now() < due) return;
+    this.refreshing = this.sync('background')
+      .catch((e: unknown) => this.log.warn('cloud: the background refresh failed; local features keep working', { code: (e as GatehouseError).code }))
+      .finally(() => (this.refreshing = null));
+    await this.refreshing;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.stopTimers();
+    await this.refreshing;
+    await this.usage.close();
+    await this.runtime.flush();
+  }
+
+  private stopTimers(): void {
+    if (this.ticker) clearInterval(this.ticker);
+    this.ticker = null;
+    this.usage.stop();
+  }
+
+  /** Finishes what a killed process left half done, and loads the verified certificate. */
+  private async recover(): Promise<void> {
+    const conn = this.runtime.doc().connection;
+    const identity = await this.creds.site();
+    const pin = await this.creds.pin();
+    if (conn?.phase === 'disconnecting' || (conn?.phase === 'connecting' && !(identity && pin))) {
+      await this.forgetLocally(conn.phase === 'disconnecting' ? 'the site was disconnected' : 'a connect attempt did not finish');
+      return;
+    }
+    if (!conn) {
+      if (identity) this.log.warn('cloud: the vault held a site identity without a connection; it was removed');
+      if (identity || pin) await this.creds.forgetAll();
+      return;
+    }
+    if (!identity || !pin) {
+      this.log.error('cloud: connected in the state file, but the site identity is not in the vault (was the keychain reset?): disconnect and connect again');
+      return;
+    }
+    if (conn.phase === 'connecting') await this.runtime.update((d) => void (d.connection!.phase = 'connected'));
+    this.identity = identity;
+    this.setGateway(conn.gateway_url);
+    this.certs.load(pin, this.runtime.doc().certificate);
+  }
+
+  private setGateway(gatewayUrl: string): void {
+    const http = new CloudHttp({
+      gatewayUrl,
+      key: () => (this.identity ? { key_id: this.identity.key_id, secret: this.identity.secret } : null),
+      state: this.runtime,
+      clock: this.clock,
+      log: this.log,
+      transport: this.o.transport,
+      timeouts: this.o.timeouts,
+      random: this.o.random,
+      sleep: this.o.sleep,
+    });
+    this.apiInstance = new CloudApi(http);
+  }
+
+  private requireApi(): CloudApi {
+    if (!this.connected() || !this.apiInstance) throw new CloudClientError('invalid_site', 'this service is not connected to a cloud gateway: connect it first (gatehouse cloud connect --url GATEWAY_URL)', { requestId: null, httpStatus: null, retryable: false });
+    return this.apiInstance;
+  }
+
+  private async refreshFailed(): Promise<void> {
+    const now = this.clock.now();
+    await this.runtime.update((d) => {
+      d.refresh_failures += 1;
+      const openUntil = d.breaker.open_until ?? 0;
+      d.next_refresh_at = Math.max(retryRefreshAt(now, d.refresh_failures, this.random), openUntil);
+    });
+  }
+
+  private async forgetLocally(why: string): Promise<number> {
+    const unsent = this.usage.abandonAll(why);
+    await this.creds.forgetAll();
+    this.runtime.setBreaker(CLOSED);
+    await this.runtime.update((d) => {
+      Object.assign(d, { connection: null, certificate: null, license: null, last_sync: null, last_refresh_attempt: null, next_refresh_at: null, refresh_failures: 0 });
+    });
+    this.identity = null;
+    this.apiInstance = null;
+    this.certs.clear();
+    return unsent;
+  }
+
+  private siteUrl(): string {
+    return this.o.siteUrl?.() ?? 'http://127.0.0.1/';
+  }
+}

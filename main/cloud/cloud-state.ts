@@ -1,0 +1,156 @@
+import { join } from 'node:path';
+import { z } from 'zod';
+import { Certificate } from '../contract/cloud/certificate.ts';
+import { LicenseView } from '../contract/cloud/license.ts';
+import { Environment } from '../contract/cloud/sites.ts';
+import { CloudErrorRecord } from '../contract/cloud-status.ts';
+import type { Logger } from '../core/ports.ts';
+import { JsonFileStore } from '../store/json-file-store.ts';
+import { BreakerState, CLOSED } from './breaker.ts';
+import type { PolicyState } from './cloud-http.ts';
+
+/**
+ * The cloud client's own small store, `cloud-state.json` in the data dir:
+ * everything that is not a secret (gateway URL, environment, the pinned
+ * key's fingerprint, the last verified certificate as signed, last sync,
+ * refresh schedule, breaker, clock offset, last errors). Credentials live in
+ * the vault (credentials.ts). The certificate is verified again when loaded,
+ * so editing this file grants nothing.
+ */
+export const CLOUD_STATE_FILE = 'cloud-state.json';
+export const MAX_ERRORS = 20;
+
+export const Connection = z.object({
+  gateway_url: z.string().max(2048),
+  environment: Environment,
+  site_url: z.string().max(2048),
+  connected_at: z.string(),
+  pin: z.object({ fingerprint: z.string().max(200), kid: z.string().max(100).nullable(), source: z.enum(['explicit', 'fetched']) }),
+  /** connecting: registered, credentials maybe not yet in the vault; disconnecting: on the way out */
+  phase: z.enum(['connecting', 'connected', 'disconnecting']),
+});
+export type Connection = z.infer<typeof Connection>;
+
+export const CloudStateDoc = z.object({
+  version: z.literal(1),
+  connection: Connection.nullable(),
+  certificate: Certificate.nullable(),
+  /** the license as the last license answer showed it (display only; grants come from the certificate) */
+  license: LicenseView.nullable(),
+  last_sync: z.string().nullable(),
+  last_refresh_attempt: z.string().nullable(),
+  next_refresh_at: z.number().nullable(),
+  refresh_failures: z.number().int().nonnegative(),
+  clock: z.object({
+    /** gateway time minus local time, learned from server_time */
+    offset_ms: z.number(),
+    /** the latest trusted time seen (corrected): a local time well before it means the clock was set back */
+    high_water_ms: z.number(),
+  }),
+  breaker: BreakerState,
+  last_errors: z.array(CloudErrorRecord).max(MAX_ERRORS),
+});
+export type CloudStateDoc = z.infer<typeof CloudStateDoc>;
+
+const defaults = (): CloudStateDoc => ({
+  version: 1,
+  connection: null,
+  certificate: null,
+  license: null,
+  last_sync: null,
+  last_refresh_attempt: null,
+  next_refresh_at: null,
+  refresh_failures: 0,
+  clock: { offset_ms: 0, high_water_ms: 0 },
+  breaker: CLOSED,
+  last_errors: [],
+});
+
+/** How far the high-water mark may lag the time seen before it is written down again. */
+const HIGH_WATER_PERSIST_STEP_MS = 10 * 60_000;
+
+/**
+ * The store plus the few fields the request policy moves on every call
+ * (offset, breaker, errors, high-water time): those change in memory at
+ * once and are written behind, in order, by the store's serialized updates.
+ */
+export class CloudRuntime implements PolicyState {
+  private live: Pick<CloudStateDoc, 'clock' | 'breaker' | 'last_errors'>;
+  private persistedHighWater: number;
+
+  private constructor(
+    private readonly store: JsonFileStore<CloudStateDoc>,
+    private readonly log: Logger,
+  ) {
+    const d = store.read();
+    this.live = { clock: { ...d.clock }, breaker: { ...d.breaker }, last_errors: [...d.last_errors] };
+    this.persistedHighWater = d.clock.high_water_ms;
+  }
+
+  static async open(dataDir: string, log: Logger): Promise<CloudRuntime> {
+    const store = await JsonFileStore.open({ file: join(dataDir, CLOUD_STATE_FILE), schema: CloudStateDoc, defaults, log });
+    return new CloudRuntime(store, log);
+  }
+
+  /** The committed document, with the live fields as they are now. */
+  doc(): CloudStateDoc {
+    return { ...this.store.read(), ...this.live };
+  }
+
+  /** Changes the document (and writes the live fields with it); resolves once it is on disk. */
+  update<R>(mutate: (draft: CloudStateDoc) => R): Promise<R> {
+    return this.store.update((d) => {
+      Object.assign(d, structuredClone(this.live));
+      return mutate(d);
+    });
+  }
+
+  flush(): Promise<void> {
+    return this.store.flush();
+  }
+
+  offsetMs(): number {
+    return this.live.clock.offset_ms;
+  }
+
+  resyncClock(serverTimeMs: number, localNowMs: number): void {
+    // The gateway's time is trusted: it also resets the high-water mark, so a clock that was
+    // ahead and is now right is not mistaken for one set back.
+    this.live.clock = { offset_ms: serverTimeMs - localNowMs, high_water_ms: serverTimeMs };
+    this.persist();
+  }
+
+  highWaterMs(): number {
+    return this.live.clock.high_water_ms;
+  }
+
+  /** A trusted corrected time was seen (the clock was not set back): move the mark up. */
+  observeTime(correctedNowMs: number): void {
+    if (correctedNowMs <= this.live.clock.high_water_ms) return;
+    this.live.clock = { ...this.live.clock, high_water_ms: correctedNowMs };
+    if (correctedNowMs - this.persistedHighWater >= HIGH_WATER_PERSIST_STEP_MS) this.persist();
+  }
+
+  breaker(): BreakerState {
+    return this.live.breaker;
+  }
+
+  setBreaker(s: BreakerState): void {
+    this.live.breaker = s;
+    this.persist();
+  }
+
+  recordError(r: CloudErrorRecord): void {
+    this.live.last_errors = [r, ...this.live.last_errors].slice(0, MAX_ERRORS);
+    this.persist();
+  }
+
+  lastErrors(): readonly CloudErrorRecord[] {
+    return this.live.last_errors;
+  }
+
+  private persist(): void {
+    this.persistedHighWater = this.live.clock.high_water_ms;
+    this.update(() => undefined).catch((e: unknown) => this.log.warn('cloud: could not save the client state', { error: (e as Error).message }));
+  }
+}

@@ -1,0 +1,81 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest, register } from './helpers/client.ts';
+import { onPostgres, TEST_MASTER_KEY } from './helpers/cloud-harness.ts';
+
+const BIN = join(import.meta.dirname, '../../bin/gatehouse-cloud.mjs');
+let dataDir: string;
+let child: ChildProcess;
+let gateway: string;
+const env = () => ({ ...process.env, GATEHOUSE_CLOUD_DATA_DIR: dataDir, GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY, DATABASE_URL: '' });
+const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { env: env(), encoding: 'utf8', timeout: 120_000 });
+
+beforeAll(async () => {
+  if (onPostgres) return;
+  dataDir = await mkdtemp(join(tmpdir(), 'gh-cloud-cli-'));
+  child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--json', '--log-level', 'warn'], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c));
+  await new Promise<void>((resolve, reject) => {
+    const t = setInterval(() => {
+      try {
+        gateway = JSON.parse(out).gateway_url;
+        clearInterval(t);
+        resolve();
+      } catch {
+        // not yet
+      }
+    }, 100);
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
+  });
+}, 180_000);
+
+afterAll(async () => {
+  if (onPostgres) return;
+  child?.kill('SIGTERM');
+  if (child && child.exitCode === null) await new Promise((r) => child.once('exit', r));
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+// The embedded database is the CLI's own concern: not repeated in the PostgreSQL pass.
+// Each command is a fresh Node process loading TypeScript: generous timeouts on a busy 2-core machine.
+describe.skipIf(onPostgres)('gatehouse-cloud CLI', { timeout: 240_000 }, () => {
+  it('serve writes runtime.json (0600) and answers health', async () => {
+    const rt = JSON.parse(await readFile(join(dataDir, 'runtime.json'), 'utf8'));
+    expect(rt).toMatchObject({ pid: child.pid, database: 'pglite' });
+    expect(`${rt.base_url}/gateway/v1`).toBe(gateway);
+    expect((await stat(join(dataDir, 'runtime.json'))).mode & 0o777).toBe(0o600);
+    expect((await rawRequest(`${gateway}/health`, 'GET', {})).body.status).toBe('ok');
+  });
+
+  it('operator commands go through the running service and print the license key once', async () => {
+    const r = cli('licenses', 'create', '--plan', 'pro', '--sites', '2', '--json');
+    expect(r.status).toBe(0);
+    const lic = JSON.parse(r.stdout);
+    expect(lic.license_key).toMatch(/^ghl_/);
+    const site = await register(gateway);
+    expect((await site.post('license/activate', { license_key: lic.license_key })).status).toBe(200);
+    const list = JSON.parse(cli('licenses', 'list', '--json').stdout);
+    expect(list).toContainEqual(expect.objectContaining({ id: lic.id, sites_used: 1, site_limit: 2 }));
+    expect(JSON.stringify(list)).not.toContain(lic.license_key);
+    expect(cli('licenses', 'revoke', lic.id).status).toBe(0);
+    expect((await site.post('entitlements/check', { feature: 'mcp.core' })).body.error.code).toBe('license_invalid');
+    const keys = cli('keys', 'show');
+    expect(keys.status).toBe(0);
+    expect(keys.stdout).toMatch(/ed_\S+\s+active/);
+  });
+
+  it('exit codes: 2 for bad usage, 1 for a failed operation, with --json errors', () => {
+    expect(cli('licenses').status).toBe(2);
+    expect(cli('nonsense').status).toBe(2);
+    expect(cli('licenses', 'create').status).toBe(2);
+    const missing = cli('licenses', 'revoke', 'lic_nope', '--json');
+    expect(missing.status).toBe(1);
+    expect(JSON.parse(missing.stderr)).toMatchObject({ ok: false, code: 'not_found' });
+    const badPlan = cli('licenses', 'create', '--plan', 'platinum', '--json');
+    expect([badPlan.status, JSON.parse(badPlan.stderr).code]).toEqual([1, 'not_found']);
+  });
+});

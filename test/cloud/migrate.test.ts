@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../cloud/db/db.ts';
+import { migrate, splitStatements } from '../../cloud/db/migrate.ts';
+import { MIGRATIONS } from '../../cloud/db/migrations/index.ts';
+import { openPglite } from '../../cloud/db/pglite-db.ts';
+import { openPostgres } from '../../cloud/db/pg-db.ts';
+import { freshDatabaseUrl, onPostgres } from './helpers/cloud-harness.ts';
+
+let db: Db;
+beforeAll(async () => {
+  db = onPostgres ? openPostgres(await freshDatabaseUrl()) : await openPglite(undefined);
+}, 180_000);
+afterAll(() => db?.close());
+
+describe('migrations', () => {
+  it('split on statement ends but not inside dollar-quoted function bodies', () => {
+    expect(splitStatements('CREATE TABLE a (x int);\nCREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS $fn$\nBEGIN\n  RETURN 1;\nEND\n$fn$;\nSELECT 1;')).toEqual([
+      'CREATE TABLE a (x int)',
+      'CREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS $fn$\nBEGIN\n  RETURN 1;\nEND\n$fn$',
+      'SELECT 1',
+    ]);
+  });
+
+  it('apply every version once, in order, and do nothing the second time', async () => {
+    const newest = MIGRATIONS.at(-1)!.version;
+    expect(await migrate(db)).toEqual({ from: 0, to: newest });
+    expect(await migrate(db)).toEqual({ from: newest, to: newest });
+    const rows = await db.query<{ version: number }>('SELECT version FROM cloud_schema_migrations ORDER BY version');
+    expect(rows.rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+  });
+
+  it('refuse a database newer than the code', async () => {
+    await expect(migrate(db, MIGRATIONS.slice(0, 1))).rejects.toMatchObject({ code: 'internal_error', message: expect.stringMatching(/newer gatehouse-cloud/) });
+  });
+
+  it('concurrent starts (several instances) apply each migration exactly once', async () => {
+    if (!onPostgres) return; // one PGlite connection serialises everything anyway
+    const url = await freshDatabaseUrl();
+    const dbs = [openPostgres(url), openPostgres(url), openPostgres(url)];
+    const results = await Promise.all(dbs.map((d) => migrate(d)));
+    expect(results.filter((r) => r.from === 0)).toHaveLength(1);
+    await Promise.all(dbs.map((d) => d.close()));
+  });
+});
