@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import type { ApiAction, ApiActions, ApiDispatch, ApiOutput } from '../contract/api.ts';
 import type { HealthReport } from '../contract/health.ts';
-import type { PluginInfo } from '../contract/tools.ts';
 import type { AuditReader, Vault } from './ports.ts';
 import type { Users } from './users.ts';
 import type { Tokens } from './tokens.ts';
@@ -69,11 +68,7 @@ export function createAdminDispatch(deps: AdminDeps): ApiDispatch {
     'audit.query': async (input) => deps.audit.query(input),
     'stats.get': async () => deps.stats.snapshot(),
     'tools.list': async () => registry.info(settings.get()),
-    'plugins.list': async () =>
-      registry.listPlugins().map((p): PluginInfo => {
-        const s = p.status?.() ?? { status: 'ok' as const, detail: null };
-        return { id: p.id, title: p.title, kind: p.kind, status: s.status, detail: s.detail, tools: p.tools().length };
-      }),
+    'plugins.list': async () => registry.plugins(),
   };
 
   return (async (action, input) => {

@@ -39,7 +39,7 @@ export function createProRoutes(deps: ProRoutesDeps) {
     .get('pro/usage', (res) => {
       const stats = deps.stats.snapshot();
       const calls = Object.values(stats.tools).reduce((n, byResult) => n + Object.values(byResult).reduce((a, b) => a + b, 0), 0);
-      sendJson(res, 200, { success: true, source: 'local', since: stats.since, mcp_calls: calls, by_tool: stats.tools, limits: [], message: 'quotas come from the cloud gateway, which is not connected' });
+      sendJson(res, 200, { success: true, source: 'local', since: stats.since, mcp_calls: calls, by_tool: stats.tools, usage: stats.usage, limits: [], message: 'quotas come from the cloud gateway, which is not connected' });
     })
     .post('pro/license/activate', notConnected)
     .post('pro/license/deactivate', notConnected)

@@ -23,7 +23,8 @@ import { Transients } from '../../main/core/transients.ts';
 import { silentLogger } from '../../main/lib/logger.ts';
 import { JsonFileStore } from '../../main/store/json-file-store.ts';
 import { StagedFiles } from '../../main/store/staged-files.ts';
-import { ADMIN, WRITER, MemoryAudit, MemoryDocumentStore, ctxFor } from '../helpers/core-fixture.ts';
+import { ADMIN, WRITER, MemoryAudit, MemoryDocumentStore, NO_USAGE, ctxFor } from '../helpers/core-fixture.ts';
+import { jsonSchemaCompiler } from '../../main/mcp/json-schema.ts';
 import { printTable, summarize } from './stats.ts';
 
 const SAMPLES = Number(process.env.STAGING_BENCH_SAMPLES ?? 40);
@@ -44,13 +45,13 @@ const tool = defineTool({
 
 async function stagedFilesWorld(dir: string) {
   const options = new MemoryDocumentStore<OptionsData>({ ...emptyOptions(), users: [ADMIN, WRITER] });
-  const registry = new Registry();
+  const registry = new Registry(jsonSchemaCompiler);
   registry.add({ id: 'bench', title: 'Bench', kind: 'site', tools: () => [tool] });
   const audit = new MemoryAudit();
   const clock = { now: () => Date.now() };
   const store = await StagedFiles.open({ dir: join(dir, 'staged'), log: silentLogger });
   const limits = { pendingTotal: 10_000, pendingPerToken: 10_000 };
-  return new Staging({ store, users: (id) => options.read().users.find((u) => u.id === id), registry, auditor: new Auditor(audit, new StatsRecorder(options, clock), clock, () => 'local'), events: new EventHub(), clock, auditTrail: audit, limits });
+  return new Staging({ store, users: (id) => options.read().users.find((u) => u.id === id), registry, auditor: new Auditor(audit, new StatsRecorder(options, clock), clock, () => 'local'), events: new EventHub(), clock, auditTrail: audit, usage: NO_USAGE, limits });
 }
 
 /** The old layout: every staged write a transient in options.json. */

@@ -6,6 +6,8 @@ import { EventHub } from '../../main/core/events.ts';
 import { emptyOptions, type OptionsData } from '../../main/core/options-data.ts';
 import type { AuditSink, AuditTrail, DocumentStore } from '../../main/core/ports.ts';
 import { Registry } from '../../main/core/registry.ts';
+import { jsonSchemaCompiler } from '../../main/mcp/json-schema.ts';
+import type { UsageReporter } from '../../main/core/usage.ts';
 import { MemoryStagedStore } from '../../main/core/staged-store.ts';
 import type { StagingLimits } from '../../main/core/staged-index.ts';
 import { Staging } from '../../main/core/staging.ts';
@@ -32,6 +34,9 @@ export class MemoryDocumentStore<T> implements DocumentStore<T> {
     return r;
   }
 }
+
+/** Staging tests that do not look at usage events. */
+export const NO_USAGE: UsageReporter = { record: () => {} };
 
 export class MemoryAudit implements AuditSink, AuditTrail {
   entries: AuditEntry[] = [];
@@ -135,10 +140,10 @@ export function coreWorld(opts: { limits?: Partial<StagingLimits>; lifetimeMs?: 
   const world = { clock, audit, store, notes, stopAt: 'none' as StopAt } as CoreWorld;
   const build = (canTell = opts.canTell) => {
     const events = new EventHub();
-    const registry = new Registry();
+    const registry = new Registry(jsonSchemaCompiler);
     registry.add(notesPlugin(notes, { stopAt: () => world.stopAt, ...(canTell === undefined ? {} : { canTell }) }));
     const auditor = new Auditor(audit, new StatsRecorder(options, clock), clock, () => 'local');
-    const staging = new Staging({ store, users, registry, auditor, events, clock, auditTrail: audit, ...(opts.limits ? { limits: opts.limits } : {}), ...(opts.lifetimeMs ? { lifetimeMs: opts.lifetimeMs } : {}) });
+    const staging = new Staging({ store, users, registry, auditor, events, clock, auditTrail: audit, usage: NO_USAGE, ...(opts.limits ? { limits: opts.limits } : {}), ...(opts.lifetimeMs ? { lifetimeMs: opts.lifetimeMs } : {}) });
     Object.assign(world, { events, registry, staging });
     return staging;
   };
