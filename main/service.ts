@@ -48,7 +48,8 @@ export async function startService(config: ServiceConfig) {
     const bodyBudget = new BodyBudget(config.limits?.bodyBudgetBytes);
     let origin = '';
     const mcp = lazyEndpoint({
-      registry: gw.registry, pipeline: gw.pipeline, settings: () => gw.settings.get(), siteIdentity: gw.siteIdentity,
+      registry: gw.registry, pipeline: gw.pipeline, settings: () => gw.settings.get(), instructions: (ctx) => gw.builtin.instructions(ctx),
+      watchSettings: (listener) => gw.events.subscribe((e) => e.type === 'settings' && listener()),
       tokens: gw.tokens, limiter: new RateLimiter(), auditor: gw.auditor, clock: gw.clock, log: gw.log, allowedHosts, bodyBudget,
     });
     const actions = createAdminRoutes({
@@ -91,6 +92,8 @@ export async function startService(config: ServiceConfig) {
       dispatch: gw.dispatch,
       events: gw.events,
       vaultLabel: gw.vault.label,
+      /** open notification channels (GET streams and subscriptions/listen) of MCP clients */
+      notificationChannels: () => mcp.lists.size,
       /** a fresh one-time console login link */
       loginUrl: () => `${origin}${CONSOLE_PATH}login?code=${auth.issueLoginCode()}`,
       async createToken(input: TokenCreateInput) {
@@ -131,8 +134,11 @@ export type RunningService = Awaited<ReturnType<typeof startService>>;
  */
 function lazyEndpoint(deps: EndpointDeps) {
   let endpoint: Promise<ReturnType<typeof createMcpEndpoint>> | null = null;
-  const load = () => (endpoint ??= import('./mcp/endpoint.ts').then((m) => m.createMcpEndpoint(deps)));
+  let loaded: ReturnType<typeof createMcpEndpoint> | null = null;
+  const load = () => (endpoint ??= import('./mcp/endpoint.ts').then((m) => (loaded = m.createMcpEndpoint(deps))));
   return {
+    /** open notification channels; none before the endpoint has loaded */
+    lists: { get size() { return loaded?.lists.size ?? 0; } },
     warm: () => void load().catch((e: unknown) => deps.log.error('loading the MCP endpoint failed', { error: (e as Error).message })),
     handle: async (req: IncomingMessage, res: ServerResponse) => (await load()).handle(req, res),
     close: async () => {

@@ -65,12 +65,33 @@ export const AuditPage = z.object({
 });
 export type AuditPage = z.infer<typeof AuditPage>;
 
+/**
+ * Calls to tools that do not exist (or are hidden from the caller) are counted
+ * under this one name: statistics never keep a name a client made up.
+ */
+export const UNKNOWN_TOOL = '(unknown tool)';
+/** Resource reads are audited and counted under this name. */
+export const RESOURCE_READ = 'resources/read';
+/** Requests the MCP endpoint refused before any tool was involved (401, 403, 413, 429, gateway off, malformed). */
+export const HTTP_REFUSAL = '(http refusal)';
+
+/** Totals of one usage event name and feature (see UsageEvent). */
+export const UsageTotals = z.object({
+  events: z.number().int().nonnegative().default(0),
+  units: z.number().int().nonnegative().default(0),
+  tokens_input: z.number().int().nonnegative().default(0),
+  tokens_output: z.number().int().nonnegative().default(0),
+});
+export type UsageTotals = z.infer<typeof UsageTotals>;
+
 /** Counters per tool and result, kept beside the settings. */
 export const Stats = z.object({
   since: z.string().nullable().default(null),
   tools: z.record(z.string(), z.record(z.string(), z.number().int())).default({}),
   /** calls per hour bucket ("2026-11-22T07") per result, for the usage chart; trimmed to 30 days */
   hourly: z.record(z.string(), z.record(z.string(), z.number().int())).default({}),
+  /** usage events (tool calls, confirmed writes, AI tokens) per event name, then per feature */
+  usage: z.record(z.string(), z.record(z.string(), UsageTotals)).default({}),
 });
 export type Stats = z.infer<typeof Stats>;
 

@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import type { AnyAction, ApiActions, ApiOutput, Download } from '../contract/api.ts';
 import type { CloudHealth, HealthReport } from '../contract/health.ts';
-import type { PluginInfo } from '../contract/tools.ts';
 import type { Principal } from '../contract/principal.ts';
 import type { AuditReader, Clock, ClientTokenVault, EntitlementSource } from './ports.ts';
 import type { Users } from './users.ts';
@@ -94,11 +93,7 @@ export function createHandlers(deps: ActionDeps): Handlers {
     }),
     'stats.get': async () => deps.stats.snapshot(),
     'tools.list': async () => registry.info(settings.get()),
-    'plugins.list': async () =>
-      registry.listPlugins().map((p): PluginInfo => {
-        const s = p.status?.() ?? { status: 'ok' as const, detail: null };
-        return { id: p.id, title: p.title, kind: p.kind, status: s.status, detail: s.detail, tools: p.tools().length };
-      }),
+    'plugins.list': async () => registry.plugins(),
     'events.subscribe': async () => ({ subscribe: (listener) => deps.events.subscribe(listener) }),
     'console.loginLink': async () => {
       const base = deps.consoleUrl();

@@ -66,8 +66,13 @@ export interface EntitlementSource {
   check(feature: string): Promise<Entitlement>;
 }
 
+/**
+ * Where usage events go once made (event_id and timestamp set): the local
+ * counters now; the cloud client's persistent outbox later. Must not throw
+ * for a well-formed event and must not block: it is called on the call path.
+ */
 export interface UsageSink {
-  record(event: Omit<UsageEvent, 'event_id' | 'site_id' | 'timestamp'>): void;
+  record(event: UsageEvent): void;
 }
 
 /** A text-generating AI provider (through the cloud gateway once it exists). */

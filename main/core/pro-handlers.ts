@@ -35,7 +35,7 @@ export function createProHandlers(deps: Pick<ActionDeps, 'cloud' | 'entitlements
     'pro.usage': async () => {
       const stats = deps.stats.snapshot();
       const calls = Object.values(stats.tools).reduce((n, byResult) => n + Object.values(byResult).reduce((a, b) => a + b, 0), 0);
-      return { success: true, source: 'local', since: stats.since, mcp_calls: calls, by_tool: stats.tools, limits: [], message: 'quotas come from the cloud gateway, which is not connected' };
+      return { success: true, source: 'local', since: stats.since, mcp_calls: calls, by_tool: stats.tools, usage: stats.usage, limits: [], message: 'quotas come from the cloud gateway, which is not connected' };
     },
     'pro.licenseActivate': notConnected,
     'pro.licenseDeactivate': notConnected,

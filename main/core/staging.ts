@@ -15,6 +15,7 @@ import { DEFAULT_STAGING_LIMITS, StagedIndex, jsonBytes, ownerKey, type StagingL
 import { GatehouseError } from './errors.ts';
 import { capabilitiesOf } from './users.ts';
 import { shortId } from './ids.ts';
+import { USAGE_EVENTS, type UsageReporter } from './usage.ts';
 
 /** Canonical JSON (sorted keys), so the hash does not depend on key order. */
 export function canonicalJson(v: unknown): string {
@@ -56,6 +57,8 @@ export interface StagingDeps {
   /** how long a write waits for a decision; shorter only in tests */
   lifetimeMs?: number;
   log?: Logger;
+  /** a confirmed write is a usage event (once, live or in recovery) */
+  usage: UsageReporter;
 }
 
 /** What recovery did at start. */
@@ -300,6 +303,7 @@ export class Staging {
     }
     const done = await this.finish(intent, 'confirmed', undefined, { result });
     this.confirmRecorded.delete(intent.id);
+    this.deps.usage.record({ event: USAGE_EVENTS.writeConfirmed, product: 'mcp', feature: facts.feature_key ?? 'mcp.staging', units: 1 });
     return done;
   }
 

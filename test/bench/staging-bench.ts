@@ -23,10 +23,10 @@ import { Transients } from '../../main/core/transients.ts';
 import { silentLogger } from '../../main/lib/logger.ts';
 import { JsonFileStore } from '../../main/store/json-file-store.ts';
 import { StagedFiles } from '../../main/store/staged-files.ts';
-import { ADMIN, WRITER, MemoryAudit, ctxFor } from '../helpers/core.ts';
-import { MemoryStore } from '../../main/core/memory-store.ts';
+import { ADMIN, WRITER, MemoryAudit, MemoryStore, NO_USAGE, ctxFor } from '../helpers/core.ts';
 import { PRINCIPALS } from '../../main/contract/principal.ts';
 import { SETTINGS_DEFAULTS } from '../../main/contract/settings.ts';
+import { jsonSchemaCompiler } from '../../main/mcp/json-schema.ts';
 import { printTable, summarize } from './stats.ts';
 
 const SAMPLES = Number(process.env.STAGING_BENCH_SAMPLES ?? 40);
@@ -46,14 +46,14 @@ const tool = defineTool({
 }) as WriteTool;
 
 async function stagedFilesWorld(dir: string) {
-  const options = new MemoryStore(OptionsData, { ...emptyOptions(), users: [ADMIN, WRITER] });
-  const registry = new Registry();
+  const options = new MemoryStore({ ...emptyOptions(), users: [ADMIN, WRITER] }, OptionsData);
+  const registry = new Registry(jsonSchemaCompiler);
   registry.add({ id: 'bench', title: 'Bench', kind: 'site', tools: () => [tool] });
   const audit = new MemoryAudit();
   const clock = { now: () => Date.now() };
   const store = await StagedFiles.open({ dir: join(dir, 'staged'), log: silentLogger });
   const limits = { pendingTotal: 10_000, pendingPerToken: 10_000 };
-  return new Staging({ store, users: (id) => options.read().users.find((u) => u.id === id), registry, auditor: new Auditor(audit, new StatsRecorder(options, clock), clock, () => 'local'), events: new EventHub(), clock, auditTrail: audit, settings: () => SETTINGS_DEFAULTS, limits });
+  return new Staging({ store, users: (id) => options.read().users.find((u) => u.id === id), registry, auditor: new Auditor(audit, new StatsRecorder(options, clock), clock, () => 'local'), events: new EventHub(), clock, auditTrail: audit, settings: () => SETTINGS_DEFAULTS, usage: NO_USAGE, limits });
 }
 
 /** The old layout: every staged write a transient in options.json. */

@@ -85,6 +85,24 @@ describe.each([
     expect(res.isError).toBeFalsy();
   });
 
+  it.skipIf(skip)('a stdio client hears tools/list_changed through the bridge (the GET stream) when approval_mode changes its tools', async () => {
+    const lists: string[][] = [];
+    const open = svc.notificationChannels();
+    const { client } = await bridge({
+      clientOptions: { capabilities: {}, listChanged: { tools: { debounceMs: 0, onChanged: (error, tools) => void (!error && tools && lists.push(tools.map((t) => t.name))) } } },
+    });
+    expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('staged_writes_confirm');
+    const deadline = Date.now() + 15_000;
+    while (svc.notificationChannels() === open && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect((await svc.dispatch('settings.update', { approval_mode: 'agent' })).ok).toBe(true);
+    try {
+      while (!lists.some((names) => names.includes('staged_writes_confirm')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(lists.at(-1)).toContain('staged_writes_confirm');
+    } finally {
+      expect((await svc.dispatch('settings.update', { approval_mode: 'admin' })).ok).toBe(true);
+    }
+  });
+
   it.skipIf(skip)('gateway switched off -> "switched off in Gatehouse settings"; on again -> works', async () => {
     const { client, stderr } = await bridge();
     expect((await svc.dispatch('settings.update', { enabled: false })).ok).toBe(true);

@@ -2,7 +2,9 @@
  * The console end to end: the real headless service on 127.0.0.1:0 serving a
  * fresh build of the console, Debian's Chromium driven by playwright-core, and
  * the real MCP SDK client as the agent. Follows issue 5's scenario and saves a
- * screenshot of every screen into docs/screenshots/ (shown by docs/console.md).
+ * screenshot of every screen into test-results/screenshots/, or into
+ * docs/screenshots/ (shown by the README and docs/console.md) when
+ * GATEHOUSE_UPDATE_SCREENSHOTS=1: a test run must not rewrite tracked files.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -21,7 +23,7 @@ import { INIT, connectClient, rawPost, startTestService } from '../helpers/servi
 
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SHOTS = join(ROOT, 'docs', 'screenshots');
+const SHOTS = process.env.GATEHOUSE_UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'screenshots') : join(ROOT, 'test-results', 'screenshots');
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const STEP = { timeout: 15_000 };
 

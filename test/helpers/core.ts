@@ -1,13 +1,18 @@
 import { z } from 'zod';
-import { AuditQuery, type AuditEntry, type AuditPage, type AuditQueryInput, type AuditResult } from '../../main/contract/audit.ts';
+import { AuditQuery, RESOURCE_READ, type AuditEntry, type AuditPage, type AuditQueryInput, type AuditResult } from '../../main/contract/audit.ts';
 import type { Principal } from '../../main/contract/principal.ts';
+import { SETTINGS_DEFAULTS, type Settings } from '../../main/contract/settings.ts';
+import type { TokenRecord, TokenScope } from '../../main/contract/tokens.ts';
+import type { UsageEvent } from '../../main/contract/usage.ts';
 import { ROLE_CAPABILITIES, type Role, type User } from '../../main/contract/users.ts';
 import type { AuditReader, AuditSink, AuditTrail, Vault } from '../../main/core/ports.ts';
-import { defineTool, type AppliedState, type CallContext, type Plugin, type StagedRef, type ToolOutput } from '../../main/core/tool.ts';
+import { defineTool, type AppliedState, type CallContext, type Plugin, type PluginHost, type StagedRef, type Tool, type ToolOutput } from '../../main/core/tool.ts';
+import { UsageRecorder, type UsageReporter } from '../../main/core/usage.ts';
+import { jsonSchemaCompiler } from '../../main/mcp/json-schema.ts';
 import { MemoryStagedStore } from '../../main/core/staged-store.ts';
 import type { StagingLimits } from '../../main/core/staged-index.ts';
 import { capabilitiesOf } from '../../main/core/users.ts';
-import { MemoryStore } from '../../main/core/memory-store.ts';
+import { MemoryStore } from './memory-store.ts';
 import { OptionsData, emptyOptions } from '../../main/core/options-data.ts';
 import { EventHub } from '../../main/core/events.ts';
 import { SettingsService } from '../../main/core/settings-service.ts';
@@ -21,13 +26,29 @@ import { Pipeline } from '../../main/core/pipeline.ts';
 import { LocalEntitlements } from '../../main/core/local-entitlements.ts';
 import { ConsoleSessions } from '../../main/core/console-sessions.ts';
 import { createInvoke } from '../../main/core/invoke.ts';
-import { builtinPlugin } from '../../main/mcp/builtin-tools.ts';
+import { builtinPlugin } from '../../main/plugins/builtin/index.ts';
 import { createSitePlugin, emptySiteData, SiteData } from '../../main/plugins/site/index.ts';
 import { clientTokenVault } from '../../main/store/vault-account.ts';
 import { entryToCsvRow, entryToJsonLine, CSV_HEADER } from '../../main/store/audit/export-format.ts';
 import { NO_AI, NOT_CONNECTED } from '../../main/gateway.ts';
 import { TestClock } from './service.ts';
 import { VERSION } from '../../main/version.ts';
+
+/*
+ * The pure core on in-memory adapters, for tests without files or sockets.
+ * Three worlds, from the whole to one part:
+ * - openCore(): everything the gateway wires (users, tokens, the built-in and
+ *   site plugins, staging, the pipeline, invoke), for the action path.
+ * - pipelineCore(): the registry, staging and the pipeline with one user per
+ *   role, usage events and a store that can refuse writes.
+ * - coreWorld(): staging alone with a small notes plugin, and restarts.
+ */
+
+export { MemoryStore };
+/** A fixed start time for tests that compare times. */
+export const T0 = Date.parse('2026-05-04T10:00:00.000Z');
+/** Staging and pipeline tests that do not look at usage events. */
+export const NO_USAGE: UsageReporter = { record: () => {} };
 
 /**
  * Audit entries in memory: appended in order, queried newest first with an
@@ -112,8 +133,8 @@ export class MemoryVault implements Vault {
 export async function openCore(opts: { consoleUrl?: string | null } = {}) {
   // Real time to start with: the console compares expiry times with the browser's clock.
   const clock = new TestClock(Date.now());
-  const options = new MemoryStore(OptionsData);
-  const siteStore = new MemoryStore(SiteData, emptySiteData());
+  const options = new MemoryStore(OptionsData.parse({}), OptionsData);
+  const siteStore = new MemoryStore(emptySiteData(), SiteData);
   const events = new EventHub();
   const settings = new SettingsService(options, events);
   const audit = new MemoryAudit();
@@ -121,16 +142,19 @@ export async function openCore(opts: { consoleUrl?: string | null } = {}) {
   const users = new Users(options, clock);
   const admin = await users.ensureAdmin();
   const tokens = new Tokens(options, clock);
-  const registry = new Registry();
-  const stats = new StatsRecorder(options, clock);
-  const site = createSitePlugin({ store: siteStore, clock, ai: NO_AI, adminUserId: admin.id });
+  const registry = new Registry(jsonSchemaCompiler);
+  const stats = new StatsRecorder(options, clock, (name) => registry.has(name) || name === RESOURCE_READ);
+  const usage = new UsageRecorder(stats, clock, () => 'local');
+  const site = createSitePlugin({ store: siteStore, clock, ai: NO_AI, usage, adminUserId: admin.id });
   await site.seedIfEmpty();
   const auditor = new Auditor(audit, stats, clock, () => 'local');
-  const staging = new Staging({ store: new MemoryStagedStore(), users: (id) => users.byId(id), registry, auditor, events, clock, auditTrail: audit, settings: () => settings.get() });
+  const staging = new Staging({ store: new MemoryStagedStore(), users: (id) => users.byId(id), registry, auditor, events, clock, auditTrail: audit, settings: () => settings.get(), usage });
   const entitlements = new LocalEntitlements('free');
-  const pipeline = new Pipeline(registry, staging, auditor, () => entitlements, () => settings.get(), clock);
-  registry.add(builtinPlugin({ registry, staging, settings: () => settings.get(), siteIdentity: () => site.identity() as unknown as Record<string, unknown> }));
+  const pipeline = new Pipeline({ registry, staging, auditor, entitlements: () => entitlements, settings: () => settings.get(), clock, usage });
+  const watchSettings = (listener: (s: Settings) => void) => events.subscribe((e) => e.type === 'settings' && listener(e.settings));
+  registry.add(builtinPlugin({ registry, staging, settings: () => settings.get(), watchSettings, siteIdentity: () => site.identity() as unknown as Record<string, unknown> }));
   registry.add(site);
+  await registry.start(() => undefined);
   const sessions = new ConsoleSessions(clock);
   const consoleUrl = opts.consoleUrl === undefined ? 'http://127.0.0.1:7823/console/' : opts.consoleUrl;
   const invoke = createInvoke({
@@ -238,16 +262,16 @@ export function coreWorld(opts: { limits?: Partial<StagingLimits>; lifetimeMs?: 
   const audit = new MemoryAudit();
   const store = new MemoryStagedStore();
   const notes: NotesState = { notes: [], applied: new Map() };
-  const options = new MemoryStore(OptionsData, { ...emptyOptions(), users: [ADMIN, WRITER] });
+  const options = new MemoryStore({ ...emptyOptions(), users: [ADMIN, WRITER] }, OptionsData);
   const settings = new SettingsService(options, new EventHub());
   const users = (id: string) => options.read().users.find((u) => u.id === id);
   const world = { clock, audit, store, notes, settings, stopAt: 'none' as StopAt } as CoreWorld;
   const build = (canTell = opts.canTell) => {
     const events = new EventHub();
-    const registry = new Registry();
+    const registry = new Registry(jsonSchemaCompiler);
     registry.add(notesPlugin(notes, { stopAt: () => world.stopAt, ...(canTell === undefined ? {} : { canTell }) }));
     const auditor = new Auditor(audit, new StatsRecorder(options, clock), clock, () => 'local');
-    const staging = new Staging({ store, users, registry, auditor, events, clock, auditTrail: audit, settings: () => settings.get(), ...(opts.limits ? { limits: opts.limits } : {}), ...(opts.lifetimeMs ? { lifetimeMs: opts.lifetimeMs } : {}) });
+    const staging = new Staging({ store, users, registry, auditor, events, clock, auditTrail: audit, settings: () => settings.get(), usage: NO_USAGE, ...(opts.limits ? { limits: opts.limits } : {}), ...(opts.lifetimeMs ? { lifetimeMs: opts.lifetimeMs } : {}) });
     Object.assign(world, { events, registry, staging });
     return staging;
   };
@@ -258,4 +282,87 @@ export function coreWorld(opts: { limits?: Partial<StagingLimits>; lifetimeMs?: 
     return build(o.canTell ?? opts.canTell);
   };
   return world;
+}
+
+// ---- the registry and the pipeline: one user per role, plugins that change while running ----
+
+export const userOf = (role: Role): User => ({ id: `usr_${role}`, login: role === 'administrator' ? 'admin' : role, display_name: role, role, created: new Date(T0).toISOString() });
+
+/** The call context of a `role` user; with a token narrowed by `scope` when one is given. */
+export function ctxForRole(role: Role, scope: Partial<TokenScope> | null = null, signal?: AbortSignal): CallContext {
+  const token: TokenRecord | null = scope
+    ? { id: `tok_${role}`, label: role, hash: '0'.repeat(64), user_id: `usr_${role}`, preview: 'gth_…test', created: new Date(T0).toISOString(), last_used: null, scope: { read_only: false, ...scope } }
+    : null;
+  return { user: userOf(role), capabilities: new Set(ROLE_CAPABILITIES[role]), token, request_id: `req_${role}`, client: 'core-test', ...(signal ? { signal } : {}) };
+}
+
+/** A plugin whose tools tests change while it runs, through the host the registry gives it. */
+export function runtimePlugin(id = 'runtime', initial: Tool[] = []) {
+  let host: PluginHost | null = null;
+  const calls: string[] = [];
+  let signal: AbortSignal | null = null;
+  const plugin: Plugin = {
+    id,
+    title: `Plugin ${id}`,
+    kind: 'upstream',
+    tools: () => initial,
+    async start(h, s) {
+      host = h;
+      signal = s;
+      calls.push('start');
+    },
+    async stop() {
+      calls.push('stop');
+    },
+  };
+  return {
+    plugin,
+    calls,
+    get host(): PluginHost {
+      if (!host) throw new Error('plugin not started');
+      return host;
+    },
+    get signal() {
+      return signal;
+    },
+  };
+}
+
+/** A read tool that echoes its input. */
+export const echoTool = (name: string, plugin = 'runtime', over: Partial<Tool> = {}): Tool =>
+  ({
+    ...defineTool({
+      name, title: `Echo ${name}`, description: 'echoes its input', plugin, capability: 'read', feature: 'mcp.core', write: false,
+      input: z.object({ text: z.string().max(50).default('hi') }),
+      run: async (input) => ({ structured: { echoed: input.text } }),
+    }),
+    ...over,
+  }) as Tool;
+
+/** The registry, staging and the pipeline over an in-memory store with one user per role: what the gateway wires, minus files and sockets. */
+export function pipelineCore(settings: Partial<Settings> = {}) {
+  const store = new MemoryStore(
+    { ...emptyOptions(), settings: { ...SETTINGS_DEFAULTS, ...settings }, users: (['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const).map(userOf) },
+    OptionsData,
+  );
+  const clock = new TestClock(T0);
+  const events = new EventHub();
+  const memoryAudit = new MemoryAudit();
+  const usageEvents: UsageEvent[] = [];
+  const registry = new Registry(jsonSchemaCompiler);
+  const stats = new StatsRecorder(store, clock, (name) => registry.has(name) || name === RESOURCE_READ);
+  const usage = new UsageRecorder({ record: (e) => { usageEvents.push(e); stats.record(e); } }, clock, () => 'site_test');
+  const auditor = new Auditor(memoryAudit, stats, clock, () => 'https://site.test/');
+  const staging = new Staging({
+    store: new MemoryStagedStore(), users: (id) => store.read().users.find((u) => u.id === id), registry, auditor, events, clock, usage,
+    auditTrail: memoryAudit, settings: () => store.read().settings,
+  });
+  const entitlements = new LocalEntitlements('free');
+  const pipeline = new Pipeline({ registry, staging, auditor, entitlements: () => entitlements, settings: () => store.read().settings, clock, usage, timeoutMs: 5_000 });
+  const audit = memoryAudit.entries;
+  return {
+    store, clock, events, audit, usageEvents, registry, stats, usage, auditor, staging, pipeline,
+    setSettings: (patch: Partial<Settings>) => store.update((d) => void Object.assign(d.settings, patch)),
+    lastAudit: () => audit[audit.length - 1]!,
+  };
 }

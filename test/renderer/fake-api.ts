@@ -103,7 +103,7 @@ export function initialState(over: Partial<FakeState> = {}): FakeState {
     users: [{ id: 'u_admin', login: 'admin', display_name: 'Admin', role: 'administrator', created: iso(T0) }],
     staged: [],
     audit: [],
-    stats: { since: null, tools: {}, hourly: {} },
+    stats: { since: null, tools: {}, hourly: {}, usage: {} },
     health: makeHealth(),
     tools: [
       { name: 'pages_get', title: 'Get a page', description: '', plugin: 'site', capability: 'read', feature: 'site.pages.read', write: false, disabled: false },

@@ -98,6 +98,10 @@ describe('admin API', () => {
     expect(status.gateway.connected).toBe(false);
     const ent = (await (await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/entitlements`, { headers: { Cookie: cookie } })).json()) as { entitlements: Array<{ feature: string; allowed: boolean; plan: string }> };
     expect(ent.entitlements.find((e) => e.feature === 'verto.translate')).toMatchObject({ allowed: false, plan: 'pro' });
+    // the local usage sink's totals, per usage event and feature
+    svc.gateway.usage.record({ event: 'ai.generation.completed', product: 'verto', feature: 'verto.translate', model: 'm', tokens_input: 7, tokens_output: 5 });
+    const usage = (await (await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/usage`, { headers: { Cookie: cookie } })).json()) as { usage: Record<string, Record<string, { tokens_input: number }>> };
+    expect(usage.usage['ai.generation.completed']?.['verto.translate']?.tokens_input).toBe(7);
     // the local REST sits behind the same gate as the admin API: no CSRF header, no state change
     const noCsrf = await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/license/activate`, { method: 'POST', headers: { Cookie: cookie } });
     expect(noCsrf.status).toBe(403);
