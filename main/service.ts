@@ -13,11 +13,11 @@ import { createEdgeServer, type ServerLimits } from './lib/http/server.ts';
 import { AdminAuth } from './rest/admin-auth.ts';
 import { createAdminRoutes } from './rest/admin-routes.ts';
 import { createRouter } from './rest/http-router.ts';
-import { openGateway, type GatewayConfig } from './gateway.ts';
+import { openLocalCore, type LocalCoreConfig } from './local-core.ts';
 import { VERSION } from './version.ts';
 import { PACKAGE_ROOT } from './package-root.ts';
 
-export interface ServiceConfig extends Omit<GatewayConfig, 'owner'> {
+export interface ServiceConfig extends Omit<LocalCoreConfig, 'owner'> {
   host?: string;
   /** 0 picks a free port */
   port?: number;
@@ -38,26 +38,26 @@ const DEFAULT_CONSOLE_DIR = join(PACKAGE_ROOT, 'dist-renderer');
 
 /** The headless service: the gateway plus its HTTP face, runtime.json and a clean stop. */
 export async function startService(config: ServiceConfig) {
-  const gw = await openGateway({ ...config, owner: 'service' });
+  const core = await openLocalCore({ ...config, owner: 'service' });
   const host = config.host ?? '127.0.0.1';
   let server: HttpServer | null = null;
   try {
-    if (config.enable) await gw.settings.update({ enabled: true });
-    const auth = await AdminAuth.open(gw.vault, gw.tokens, gw.sessions);
+    if (config.enable) await core.settings.update({ enabled: true });
+    const auth = await AdminAuth.open(core.vault, core.tokens, core.sessions);
     const allowedHosts = allowedHostnames(host, config.allowedHosts);
     const bodyBudget = new BodyBudget(config.limits?.bodyBudgetBytes);
     let origin = '';
     const mcp = lazyEndpoint({
-      registry: gw.registry, pipeline: gw.pipeline, settings: () => gw.settings.get(), instructions: (ctx) => gw.builtin.instructions(ctx),
-      watchSettings: (listener) => gw.events.subscribe((e) => e.type === 'settings' && listener()),
-      tokens: gw.tokens, limiter: new RateLimiter(), auditor: gw.auditor, clock: gw.clock, log: gw.log, allowedHosts, bodyBudget,
+      registry: core.registry, pipeline: core.pipeline, settings: () => core.settings.get(), instructions: (ctx) => core.builtin.instructions(ctx),
+      watchSettings: (listener) => core.events.subscribe((e) => e.type === 'settings' && listener()),
+      tokens: core.tokens, limiter: new RateLimiter(), auditor: core.auditor, clock: core.clock, log: core.log, allowedHosts, bodyBudget,
     });
     const actions = createAdminRoutes({
-      invoke: gw.invoke, auth, origin: () => origin, log: gw.log, bodyBudget,
-      failures: new RateLimiter(), now: () => gw.clock.now(), trustProxy: () => gw.settings.get().trust_proxy_headers,
+      invoke: core.invoke, auth, origin: () => origin, log: core.log, bodyBudget,
+      failures: new RateLimiter(), now: () => core.clock.now(), trustProxy: () => core.settings.get().trust_proxy_headers,
     });
-    const info = () => ({ name: 'gatehouse', version: VERSION, base_url: origin, mcp_url: `${origin}${MCP_PATH}`, console_url: `${origin}${CONSOLE_PATH}`, admin_url: `${origin}${ADMIN_PREFIX}`, enabled: gw.settings.get().enabled });
-    const route = createRouter({ mcp: mcp.handle, admin: actions.admin, pro: actions.pro, auth, consoleDir: config.consoleDir ?? DEFAULT_CONSOLE_DIR, allowedHosts, info, log: gw.log });
+    const info = () => ({ name: 'gatehouse', version: VERSION, base_url: origin, mcp_url: `${origin}${MCP_PATH}`, console_url: `${origin}${CONSOLE_PATH}`, admin_url: `${origin}${ADMIN_PREFIX}`, enabled: core.settings.get().enabled });
+    const route = createRouter({ mcp: mcp.handle, admin: actions.admin, pro: actions.pro, auth, consoleDir: config.consoleDir ?? DEFAULT_CONSOLE_DIR, allowedHosts, info, log: core.log });
 
     server = createEdgeServer((req, res) => void route(req, res), config.limits);
     const listening = server;
@@ -69,11 +69,11 @@ export async function startService(config: ServiceConfig) {
     });
     const { port } = listening.address() as AddressInfo;
     origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-    gw.setUrls(origin);
+    core.setUrls(origin);
 
     const runtime: RuntimeInfo = {
       pid: process.pid, base_url: origin, mcp_url: `${origin}${MCP_PATH}`, console_url: `${origin}${CONSOLE_PATH}`,
-      admin_url: `${origin}${ADMIN_PREFIX}`, version: VERSION, started: new Date(gw.clock.now()).toISOString(),
+      admin_url: `${origin}${ADMIN_PREFIX}`, version: VERSION, started: new Date(core.clock.now()).toISOString(),
     };
     if (config.writeRuntimeFile !== false) await writeRuntime(config.dataDir, runtime);
     // Ready: the endpoint's code (the MCP SDK) loads now, in the background, before a client is likely to ask.
@@ -81,28 +81,28 @@ export async function startService(config: ServiceConfig) {
 
     let stopping: Promise<void> | null = null;
     return {
-      gateway: gw,
+      core: core,
       baseUrl: origin,
       mcpUrl: runtime.mcp_url,
       consoleUrl: runtime.console_url,
       adminUrl: runtime.admin_url,
       dataDir: config.dataDir,
-      invoke: gw.invoke,
+      invoke: core.invoke,
       /** invoke as the console in the app's window: for in-process callers (tests, embedders) */
-      dispatch: gw.dispatch,
-      events: gw.events,
-      vaultLabel: gw.vault.label,
+      dispatch: core.dispatch,
+      events: core.events,
+      vaultLabel: core.vault.label,
       /** open notification channels (GET streams and subscriptions/listen) of MCP clients */
       notificationChannels: () => mcp.lists.size,
       /** a fresh one-time console login link */
       loginUrl: () => `${origin}${CONSOLE_PATH}login?code=${auth.issueLoginCode()}`,
       async createToken(input: TokenCreateInput) {
-        const r = await gw.dispatch('tokens.create', input);
+        const r = await core.dispatch('tokens.create', input);
         if (!r.ok) throw new GatehouseError(r.code, r.message);
         return r.data;
       },
       async revokeToken(id: string) {
-        const r = await gw.dispatch('tokens.revoke', { id });
+        const r = await core.dispatch('tokens.revoke', { id });
         if (!r.ok) throw new GatehouseError(r.code, r.message);
       },
       stop(): Promise<void> {
@@ -114,14 +114,14 @@ export async function startService(config: ServiceConfig) {
             listening.closeAllConnections();
           });
           await mcp.close();
-          await gw.close();
+          await core.close();
         })();
         return stopping;
       },
     };
   } catch (e) {
     server?.close();
-    await gw.close();
+    await core.close();
     throw e;
   }
 }

@@ -91,8 +91,8 @@ async function viaService(dataDir: string, runtime: RuntimeInfo, vaultChoice: Va
 
 async function direct(dataDir: string, vaultChoice: VaultChoice, log: Logger): Promise<Connection> {
   // Loaded only here: with a service running, the CLI never pays for the whole gateway.
-  const [{ openGateway }, { dispatchAs }] = await Promise.all([import('../gateway.ts'), import('../core/invoke.ts')]);
-  const gw = await openGateway({ dataDir, vault: vaultChoice, log, owner: 'cli', warnFileVault: false });
+  const [{ openLocalCore }, { dispatchAs }] = await Promise.all([import('../local-core.ts'), import('../core/invoke.ts')]);
+  const gw = await openLocalCore({ dataDir, vault: vaultChoice, log, owner: 'cli', warnFileVault: false });
   return {
     mode: 'direct',
     dispatch: dispatchAs(gw.invoke, PRINCIPALS.cliDirect),

@@ -40,8 +40,8 @@ export async function serve(args: string[]): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   // Data that had to be salvaged or moved aside is said here too, not only in the log and the console.
-  const warnings = svc.gateway.health().warnings.filter((w) => w.code === 'store_salvaged' || w.code === 'store_corrupt');
-  const info = { base_url: svc.baseUrl, mcp_url: svc.mcpUrl, console_login_url: svc.loginUrl(), data_dir: dataDir, vault: svc.vaultLabel, enabled: svc.gateway.settings.get().enabled, pid: process.pid, ...(warnings.length ? { warnings } : {}) };
+  const warnings = svc.core.health().warnings.filter((w) => w.code === 'store_salvaged' || w.code === 'store_corrupt');
+  const info = { base_url: svc.baseUrl, mcp_url: svc.mcpUrl, console_login_url: svc.loginUrl(), data_dir: dataDir, vault: svc.vaultLabel, enabled: svc.core.settings.get().enabled, pid: process.pid, ...(warnings.length ? { warnings } : {}) };
   out(!!values.json, info, () =>
     [
       `Gatehouse ${VERSION} is running.`,

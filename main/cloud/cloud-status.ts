@@ -10,7 +10,7 @@ import { STALE_WARN_MS } from './grant-policy.ts';
  * needs to act: certificate expiry, outbox depth, breaker, the last errors
  * with their request ids, and warnings that say what to do. No network.
  */
-/** Unconnected, the local free policy: the MCP gateway itself, nothing of the paid products (as main/gateway.ts reports today). */
+/** Unconnected, the local free policy: the MCP gateway itself, nothing of the paid products (as main/health-report.ts reports today). */
 export const UNCONNECTED_PRODUCTS: Readonly<Record<(typeof CLOUD_PRODUCTS)[number], string>> = { aeo: 'inactive', code: 'inactive', verto: 'inactive', mcp: 'active', pro: 'inactive' };
 
 export interface StatusInput {

@@ -27,6 +27,7 @@ export type Warning = z.infer<typeof Warning>;
  * defaults): the console's client snippets use it instead of guessing.
  */
 export const BridgeLaunchInfo = z.object({ command: z.string(), args: z.array(z.string()), platform: z.string() });
+export type BridgeLaunchInfo = z.infer<typeof BridgeLaunchInfo>;
 
 /** What the console's overview and `GET /` show about the local service. */
 export const HealthReport = z.object({

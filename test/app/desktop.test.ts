@@ -55,7 +55,7 @@ describe('desktop shell wiring', () => {
     expect(tray.tooltip).toBe('Gatehouse: off');
 
     // an agent stages a write: the page hears of it, a notification shows, the tray counts it
-    const gw = started!.gateway;
+    const gw = started!.core;
     const admin = gw.users.list().find((u) => u.role === 'administrator')!;
     await gw.pipeline.call('pages_update', { id: 1, title: 'From the desktop test' }, { user: admin, capabilities: new Set(ROLE_CAPABILITIES.administrator), token: null, request_id: 'r1', client: 'test' });
     await vi.waitFor(() => expect(tray.tooltip).toBe('Gatehouse: off · 1 pending approval'));

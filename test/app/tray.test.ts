@@ -10,7 +10,7 @@ vi.mock('electron', () => import('./electron-mock.ts'));
 const electron = await import('./electron-mock.ts');
 const { TrayController } = await import('../../main/app/tray.ts');
 const { TrayStateKeeper, createTrayActions } = await import('../../main/app/tray-state.ts');
-const { openGateway } = await import('../../main/gateway.ts');
+const { openLocalCore } = await import('../../main/local-core.ts');
 const { dispatchAs } = await import('../../main/core/invoke.ts');
 
 beforeEach(() => electron.resetElectron());
@@ -47,11 +47,11 @@ describe('tray controller', () => {
 
 describe('tray against the real core', () => {
   let dir: string;
-  let gw: Awaited<ReturnType<typeof openGateway>>;
+  let gw: Awaited<ReturnType<typeof openLocalCore>>;
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gatehouse-tray-'));
-    gw = await openGateway({ dataDir: dir, vault: 'file', owner: 'service' });
+    gw = await openLocalCore({ dataDir: dir, vault: 'file', owner: 'service' });
   });
   afterEach(async () => {
     await gw.close();

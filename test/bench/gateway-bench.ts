@@ -118,7 +118,7 @@ export async function runGatewayBench() {
   const results = [];
   try {
     for (const era of ['legacy', 'modern'] as const) {
-      const bare = await bareServer(era, svc.gateway.siteIdentity);
+      const bare = await bareServer(era, svc.core.siteIdentity);
       const gw = await connect(svc.mcpUrl, era, token);
       const b = await connect(bare.url, era);
       results.push(await compare(era, gw, b));
@@ -130,7 +130,7 @@ export async function runGatewayBench() {
       r.era === 'legacy' ? '2025-11-25' : '2026-07-28', r.bare.p50, r.gw.p50, r.ratio.median, `${r.ratio.min.toFixed(3)}..${r.ratio.max.toFixed(3)}`, r.bare.p99, r.gw.p99,
     ]));
     for (const r of results) console.log(`${r.era}: per-round p50 ratios ${r.ratio.all.map((x) => x.toFixed(3)).join(' ')} -> target p50 ratio <= 1.15: ${r.ratio.median <= 1.15 ? 'met' : 'NOT met'}`);
-    await svc.gateway.audit.flush();
+    await svc.core.audit.flush();
   } finally {
     await svc.stop();
     await rm(dataDir, { recursive: true, force: true });

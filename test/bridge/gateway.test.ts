@@ -62,7 +62,7 @@ describe.each([
   afterAll(async () => {
     for (const c of clients) await c.close().catch(() => undefined);
     if (!svc) return;
-    for (const a of [clientTokenAccount(account), legacyAccount]) await svc.gateway.vault.delete(a).catch(() => undefined);
+    for (const a of [clientTokenAccount(account), legacyAccount]) await svc.core.vault.delete(a).catch(() => undefined);
     await svc.cleanup();
   });
 
@@ -120,14 +120,14 @@ describe.each([
 
   it.skipIf(skip)('finds a token saved under the bare account name before accounts were namespaced', async () => {
     const old = await svc.createToken({ label: 'saved by an older Gatehouse' });
-    await svc.gateway.vault.set(legacyAccount, old.token);
+    await svc.core.vault.set(legacyAccount, old.token);
     const c = await bridgedClient(['--data-dir', dataDir, '--token-keychain', legacyAccount, '--vault', vault]);
     clients.push(c);
     expect((await c.client.callTool({ name: 'site_identity', arguments: {} })).isError).toBeFalsy();
   });
 
   it.skipIf(skip)('never reads one of the service\'s own accounts as a client token (the admin key stays home)', async () => {
-    expect(await svc.gateway.vault.get(ADMIN_KEY_ACCOUNT)).toMatch(/^gha_/);
+    expect(await svc.core.vault.get(ADMIN_KEY_ACCOUNT)).toMatch(/^gha_/);
     const raw = rawBridge(['--data-dir', dataDir, '--token-keychain', ADMIN_KEY_ACCOUNT, '--vault', vault]);
     raw.send(INITIALIZE);
     expect((await raw.exit()).code).toBe(3);

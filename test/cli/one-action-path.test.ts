@@ -85,7 +85,7 @@ describe('one action path', () => {
       withService.push({ code: fromCli.code, message: fromCli.message });
     }
     expect(withService[0]!.message).toMatch(/^users\.add: login: a login is 1-60 characters/);
-    expect(svc.gateway.tokens.list().map((t) => t.label)).toEqual(['agent']);
+    expect(svc.core.tokens.list().map((t) => t.label)).toEqual(['agent']);
   });
 
   it('records each decision with its principal: the console in a browser, the app window, the CLI, the agent', async () => {
@@ -103,7 +103,7 @@ describe('one action path', () => {
     await svc.dispatch('settings.update', { approval_mode: 'admin' });
     decided.offline = await stage('Discarded with the CLI, no service running');
 
-    const token = svc.gateway.tokens.list().find((t) => t.label === 'agent')!;
+    const token = svc.core.tokens.list().find((t) => t.label === 'agent')!;
     const expected: Record<string, unknown> = {
       console: { kind: 'person', surface: 'console', via: 'session', session: expect.stringMatching(/^ses_[0-9a-f]{12}$/) },
       window: PRINCIPALS.appConsole,
@@ -113,11 +113,11 @@ describe('one action path', () => {
     const sessionId = (await fetch(`${svc.baseUrl}${ADMIN_PREFIX}/staged/${decided.console}`, { headers: { Cookie: cookie } }).then((r) => r.json()) as { data: StagedPayload }).data.decided_by;
     for (const [who, id] of Object.entries(decided)) {
       if (who === 'offline') continue;
-      expect(svc.gateway.staging.get(id).decided_by, who).toEqual(expected[who]);
+      expect(svc.core.staging.get(id).decided_by, who).toEqual(expected[who]);
     }
     // the console's cookie never shows: only its public id
     expect(JSON.stringify(sessionId)).not.toContain(cookie.split('=')[1]!);
-    const audit = await svc.gateway.audit.query({ result: 'confirmed', limit: 10 });
+    const audit = await svc.core.audit.query({ result: 'confirmed', limit: 10 });
     for (const [who, id] of Object.entries(decided)) {
       if (who === 'offline') continue;
       expect(audit.entries.filter((e) => e.staged_id === id).map((e) => e.principal), who).toEqual([expected[who]]);

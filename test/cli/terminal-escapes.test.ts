@@ -38,7 +38,7 @@ describe('CLI output with hostile client strings', () => {
     expect(res.isError, JSON.stringify(res.structuredContent)).toBeFalsy();
     stagedId = (res.structuredContent as StagedResponse).staged_id;
     await client.callTool({ name: `nope${HOSTILE_WIRE}`, arguments: {} }).catch(() => undefined);
-    await svc.gateway.audit.flush();
+    await svc.core.audit.flush();
   });
   afterAll(async () => {
     await client?.close();

@@ -114,7 +114,7 @@ describe('console end to end (Chromium against the headless service)', () => {
 
   it('switches the gateway on', async () => {
     await setGateway(true);
-    expect(svc.gateway.settings.get().enabled).toBe(true);
+    expect(svc.core.settings.get().enabled).toBe(true);
     await shot('overview');
   }, 60_000);
 
@@ -172,7 +172,7 @@ describe('console end to end (Chromium against the headless service)', () => {
 
     const read = await client.callTool({ name: 'pages_get', arguments: { id: 1 } });
     expect(JSON.stringify(read.structuredContent)).toContain('Changed from the e2e test');
-    expect(svc.gateway.siteStore.read().pages.find((p: { id: number }) => p.id === 1)?.title).toBe('Changed from the e2e test');
+    expect(svc.core.siteStore.read().pages.find((p: { id: number }) => p.id === 1)?.title).toBe('Changed from the e2e test');
   }, 60_000);
 
   it('keeps a refused approval on its row, says when writes share a target, and lays out at 390 px', async () => {
@@ -206,7 +206,7 @@ describe('console end to end (Chromium against the headless service)', () => {
     await row1.waitFor({ state: 'detached', ...STEP });
     await row2.getByRole('button', { name: 'Approve' }).click();
     await row2.getByRole('alert').getByText(/target changed after this preview/).waitFor(STEP);
-    expect(svc.gateway.staging.get(second.staged_id).status).toBe('failed');
+    expect(svc.core.staging.get(second.staged_id).status).toBe('failed');
     await shot('approvals-refused');
     await row2.getByRole('button', { name: 'Dismiss' }).click();
     await row2.waitFor({ state: 'detached', ...STEP });
@@ -226,7 +226,7 @@ describe('console end to end (Chromium against the headless service)', () => {
   }, 60_000);
 
   it('charts the calls in Usage and explains every setting', async () => {
-    await svc.gateway.stats.flush();
+    await svc.core.stats.flush();
     await go('Usage');
     await page.getByRole('img', { name: /Calls per hour/ }).waitFor(STEP);
     await page.getByText(/^Not connected\./).waitFor(STEP);
@@ -249,7 +249,7 @@ describe('console end to end (Chromium against the headless service)', () => {
     await gatewaySwitch().waitFor(STEP);
     await shot('overview-dark');
     await page.emulateMedia({ colorScheme: 'light' });
-    expect(svc.gateway.staging.get(pending.staged_id).status).toBe('discarded');
+    expect(svc.core.staging.get(pending.staged_id).status).toBe('discarded');
   }, 60_000);
 
   it('revokes the token; the client gets 401', async () => {

@@ -30,7 +30,8 @@ import { builtinPlugin } from '../../main/plugins/builtin/index.ts';
 import { createSitePlugin, emptySiteData, SiteData } from '../../main/plugins/site/index.ts';
 import { clientTokenVault } from '../../main/store/vault-account.ts';
 import { entryToCsvRow, entryToJsonLine, CSV_HEADER } from '../../main/store/audit/export-format.ts';
-import { NO_AI, NOT_CONNECTED } from '../../main/gateway.ts';
+import { NO_AI } from '../../main/local-core.ts';
+import { NOT_CONNECTED } from '../../main/health-report.ts';
 import { TestClock } from './service.ts';
 import { VERSION } from '../../main/version.ts';
 

@@ -15,14 +15,14 @@ afterAll(async () => {
   await svc?.cleanup();
 });
 
-const pageId = () => svc.gateway.siteStore.read().pages[0]!.id as number;
+const pageId = () => svc.core.siteStore.read().pages[0]!.id as number;
 
 async function stagedFrom(client: Awaited<ReturnType<typeof connectClient>>, title: string) {
   const res = await client.callTool({ name: 'pages_update', arguments: { id: pageId(), title } });
   const { staged_id } = res.structuredContent as StagedResponse;
-  await svc.gateway.audit.flush();
-  const audit = (await svc.gateway.audit.query({ limit: 50 })).entries.find((e) => e.staged_id === staged_id && e.result === 'staged')!;
-  return { staged: svc.gateway.staging.get(staged_id), audit };
+  await svc.core.audit.flush();
+  const audit = (await svc.core.audit.query({ limit: 50 })).entries.find((e) => e.staged_id === staged_id && e.result === 'staged')!;
+  return { staged: svc.core.staging.get(staged_id), audit };
 }
 
 describe('where the client name of a staged write comes from', () => {
@@ -58,7 +58,7 @@ describe('where the client name of a staged write comes from', () => {
     const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'pages_update', arguments: { id: pageId(), title: 'Named by the UA' } } };
     const res = await rawPost(svc.mcpUrl, call, { Authorization: `Bearer ${token}`, 'User-Agent': 'curl/8.0', 'MCP-Protocol-Version': '2025-11-25' });
     expect(res.status).toBe(200);
-    const pending = svc.gateway.staging.list({ status: 'pending' }).find((s) => s.token_label === 'raw')!;
+    const pending = svc.core.staging.list({ status: 'pending' }).find((s) => s.token_label === 'raw')!;
     expect(pending).toMatchObject({ client: 'curl/8.0', client_source: 'user_agent' });
   });
 });

@@ -138,8 +138,8 @@ describe('HTTP statuses and headers of the MCP endpoint', () => {
       expect((await rawPost(svc.mcpUrl, call, { Authorization: `Bearer ${other.token}` })).status).toBe(200);
       // the refused call is audited: with its token, but as an HTTP refusal, since the body is
       // not read (so the tool is not known) once the token's budget is spent
-      await svc.gateway.audit.flush();
-      const page = await svc.gateway.audit.query({ token_id: limited.record.id, result: 'rate_limited', limit: 10 });
+      await svc.core.audit.flush();
+      const page = await svc.core.audit.query({ token_id: limited.record.id, result: 'rate_limited', limit: 10 });
       expect(page.entries).toHaveLength(1);
       expect(page.entries[0]).toMatchObject({ tool: HTTP_REFUSAL, error_code: 'rate_limited', token_preview: limited.record.preview, client: expect.stringMatching(/^address /) });
     } finally {

@@ -94,8 +94,8 @@ describe('MCP Inspector CLI against Gatehouse', () => {
     const run = await inspector(['--method', 'tools/call', '--tool-name', 'no_such_tool']);
     expect(run.code).not.toBe(0);
     expect(run.stdout + run.stderr).toMatch(/-32602.*unknown tool: no_such_tool/);
-    await svc.gateway.audit.flush();
-    const page = await svc.gateway.audit.query({ limit: 100 });
+    await svc.core.audit.flush();
+    const page = await svc.core.audit.query({ limit: 100 });
     const entry = page.entries.find((e) => e.tool === 'no_such_tool');
     expect(entry).toMatchObject({ result: 'denied', error_code: 'unknown_tool', token_id: tokenId });
   });

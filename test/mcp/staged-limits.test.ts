@@ -25,7 +25,7 @@ afterAll(async () => {
 describe('bounded staging over MCP', () => {
   it(`a token gets ${STAGED_LIMITS.pendingPerToken} pending writes, then staged_limit_reached; options.json stays the same size`, async () => {
     const options = join(svc.dataDir, 'options.json');
-    await svc.gateway.options.flush();
+    await svc.core.options.flush();
     const content = `# Big\n\n${'Lorem ipsum dolor sit amet. '.repeat(7000)}`; // ~200 KB
     const sizeBefore = (await readFile(options)).length;
     for (let i = 0; i < STAGED_LIMITS.pendingPerToken; i++) {
@@ -39,19 +39,19 @@ describe('bounded staging over MCP', () => {
     expect(error.message).toMatch(/already has 50 staged writes waiting for a decision/);
 
     expect((await readdir(join(svc.dataDir, 'staged'))).filter((n) => n.endsWith('.json'))).toHaveLength(STAGED_LIMITS.pendingPerToken);
-    await svc.gateway.stats.flush();
-    await svc.gateway.options.flush();
+    await svc.core.stats.flush();
+    await svc.core.options.flush();
     const after = await readFile(options, 'utf8');
     expect(after).not.toContain('Lorem ipsum');
     // stats counters may add a few bytes; the 10 MB of pending content is elsewhere
     expect(after.length - sizeBefore).toBeLessThan(2000);
 
     // deciding one frees room for one
-    const first = svc.gateway.staging.list({ status: 'pending' })[0]!;
+    const first = svc.core.staging.list({ status: 'pending' })[0]!;
     expect((await svc.dispatch('staged.discard', { id: first.id })).ok).toBe(true);
     const again = await client.callTool({ name: 'pages_create', arguments: { title: 'Room again', content: 'short' } });
     expect(again.isError).toBeFalsy();
-    const audit = await svc.gateway.audit.query({ result: 'error', tool: 'pages_create', limit: 5 });
+    const audit = await svc.core.audit.query({ result: 'error', tool: 'pages_create', limit: 5 });
     expect(audit.entries[0]?.error_code).toBe('staged_limit_reached');
   });
 });

@@ -18,8 +18,8 @@ afterAll(async () => {
   await svc?.cleanup();
 });
 
-const page = (id: number) => svc.gateway.siteStore.read().pages.find((p: { id: number }) => p.id === id)!;
-const firstPageId = () => svc.gateway.siteStore.read().pages[0]!.id as number;
+const page = (id: number) => svc.core.siteStore.read().pages.find((p: { id: number }) => p.id === id)!;
+const firstPageId = () => svc.core.siteStore.read().pages[0]!.id as number;
 
 async function stageTitle(id: number, title: string): Promise<StagedResponse> {
   const res = await client.callTool({ name: 'pages_update', arguments: { id, title } });
@@ -30,8 +30,8 @@ async function stageTitle(id: number, title: string): Promise<StagedResponse> {
 }
 
 async function auditFor(stagedId: string) {
-  await svc.gateway.audit.flush();
-  const page = await svc.gateway.audit.query({ limit: 100 });
+  await svc.core.audit.flush();
+  const page = await svc.core.audit.query({ limit: 100 });
   return page.entries.filter((e) => e.staged_id === stagedId).map((e) => e.result).sort();
 }
 
@@ -57,7 +57,7 @@ describe('staged writes', () => {
 
   it('a decision is acknowledged only after its audit entry is synced to disk', async () => {
     const id = firstPageId();
-    const audit = svc.gateway.audit;
+    const audit = svc.core.audit;
     const realSync = audit.sync.bind(audit);
     let synced = 0;
     // A slow disk: the sync takes a while. The answer must still come after it.
@@ -113,7 +113,7 @@ describe('staged writes', () => {
   it('the sweeper expires writes nobody looked at', async () => {
     const staged = await stageTitle(firstPageId(), 'Swept');
     clock.advance(15 * 60_000 + 1);
-    expect(await svc.gateway.staging.sweep()).toBeGreaterThanOrEqual(1);
+    expect(await svc.core.staging.sweep()).toBeGreaterThanOrEqual(1);
     const s = await svc.dispatch('staged.get', { id: staged.staged_id });
     expect(s.ok && s.data.status).toBe('expired');
     expect(await auditFor(staged.staged_id)).toEqual(['expired', 'staged']);
@@ -130,16 +130,16 @@ describe('staged writes', () => {
   });
 
   it('every outcome of a call leaves exactly one audit entry', async () => {
-    await svc.gateway.audit.flush();
-    const count = async () => (await svc.gateway.audit.query({ limit: 1000 })).entries.length;
+    await svc.core.audit.flush();
+    const count = async () => (await svc.core.audit.query({ limit: 1000 })).entries.length;
     const start = await count();
     await client.callTool({ name: 'site_identity', arguments: {} }); // ok
     await client.callTool({ name: 'pages_get', arguments: { id: 999_999 } }); // error (not found)
     await client.callTool({ name: 'pages_get', arguments: { id: 'x' } }); // invalid params
     await client.callTool({ name: 'translate_page', arguments: { id: firstPageId(), target_language: 'fr' } }); // entitlement (free plan)
     await client.callTool({ name: 'nope', arguments: {} }).catch(() => undefined); // unknown tool
-    await svc.gateway.audit.flush();
-    const entries = (await svc.gateway.audit.query({ limit: 5 })).entries;
+    await svc.core.audit.flush();
+    const entries = (await svc.core.audit.query({ limit: 5 })).entries;
     expect(await count()).toBe(start + 5);
     expect(entries.map((e) => [e.tool, e.result, e.error_code])).toEqual([
       ['nope', 'denied', 'unknown_tool'],

@@ -44,9 +44,9 @@ describe('admin API', () => {
     expect((await patch({ 'X-Gatehouse-CSRF': '1', Origin: 'https://evil.example' })).status).toBe(403);
     const ok = await patch({ 'X-Gatehouse-CSRF': '1', Origin: svc.baseUrl });
     expect(ok.status).toBe(200);
-    expect(svc.gateway.settings.get().rate_limit).toBe(77);
+    expect(svc.core.settings.get().rate_limit).toBe(77);
     // a patch changes only what it names
-    expect(svc.gateway.settings.get().enabled).toBe(true);
+    expect(svc.core.settings.get().enabled).toBe(true);
   });
 
   it('validates input against the contract with a specific message', async () => {
@@ -99,7 +99,7 @@ describe('admin API', () => {
     const ent = (await (await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/entitlements`, { headers: { Cookie: cookie } })).json()) as { entitlements: Array<{ feature: string; allowed: boolean; plan: string }> };
     expect(ent.entitlements.find((e) => e.feature === 'verto.translate')).toMatchObject({ allowed: false, plan: 'pro' });
     // the local usage sink's totals, per usage event and feature
-    svc.gateway.usage.record({ event: 'ai.generation.completed', product: 'verto', feature: 'verto.translate', model: 'm', tokens_input: 7, tokens_output: 5 });
+    svc.core.usage.record({ event: 'ai.generation.completed', product: 'verto', feature: 'verto.translate', model: 'm', tokens_input: 7, tokens_output: 5 });
     const usage = (await (await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/usage`, { headers: { Cookie: cookie } })).json()) as { usage: Record<string, Record<string, { tokens_input: number }>> };
     expect(usage.usage['ai.generation.completed']?.['verto.translate']?.tokens_input).toBe(7);
     // the local REST sits behind the same gate as the admin API: no CSRF header, no state change
@@ -125,7 +125,7 @@ describe('admin API', () => {
     expect(statuses).toEqual([...Array(ADMIN_AUTH_FAILURES_PER_MINUTE - earlier).fill(401), ...Array(5 + earlier).fill(429)]);
     clock.advance(60_000);
     expect((await fetch(admin('settings'))).status).toBe(401);
-    const key = (await svc.gateway.vault.get(ADMIN_KEY_ACCOUNT))!;
+    const key = (await svc.core.vault.get(ADMIN_KEY_ACCOUNT))!;
     expect((await fetch(admin('settings'), { headers: { Authorization: `Bearer ${key}` } })).status).toBe(200);
     expect((await fetch(admin('settings'), { headers: { Cookie: cookie } })).status).toBe(200);
   });

@@ -16,7 +16,7 @@ beforeAll(async () => {
   // Every authenticated request spends the token's budget, malformed ones too (the rate limit comes
   // before the body is read); this file sends a few hundred with one token.
   await svc.dispatch('settings.update', { rate_limit: 100_000 });
-  adminKey = (await svc.gateway.vault.get(ADMIN_KEY_ACCOUNT))!;
+  adminKey = (await svc.core.vault.get(ADMIN_KEY_ACCOUNT))!;
   port = Number(new URL(svc.baseUrl).port);
 });
 afterAll(async () => svc?.cleanup());

@@ -35,7 +35,7 @@ const pro = (path: string) => `${svc.baseUrl}${REST_PREFIX}/pro/${path}`;
 const bearer = (token: string, extra: Record<string, string> = {}) => ({ Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...extra });
 const send = (url: string, method: string, headers: Record<string, string>, body?: unknown) =>
   fetch(url, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-const page = (id: number) => svc.gateway.siteStore.read().pages.find((p: { id: number }) => p.id === id)!;
+const page = (id: number) => svc.core.siteStore.read().pages.find((p: { id: number }) => p.id === id)!;
 
 async function token(input: TokenCreateInput) {
   return svc.createToken(input);
@@ -50,12 +50,12 @@ async function stage(client: Client, name: string, args: Record<string, unknown>
   expect(res.isError, JSON.stringify(res.structuredContent)).toBeFalsy();
   return (res.structuredContent as StagedResponse).staged_id;
 }
-const status = (id: string) => svc.gateway.staging.get(id).status;
+const status = (id: string) => svc.core.staging.get(id).status;
 
 /** Every state-changing admin call an agent would want, made with `tok`: each must be refused with 403 and change nothing. */
 async function expectNoAdminPower(tok: string, stagedId: string) {
-  const settings = structuredClone(svc.gateway.settings.get());
-  const tokens = svc.gateway.tokens.list().length;
+  const settings = structuredClone(svc.core.settings.get());
+  const tokens = svc.core.tokens.list().length;
   const attempts: Array<[string, string, unknown?]> = [
     [admin('settings'), 'PATCH', { approval_mode: 'agent' }],
     [admin('settings'), 'PATCH', { cors: ['*'], rate_limit: 0 }],
@@ -72,8 +72,8 @@ async function expectNoAdminPower(tok: string, stagedId: string) {
     const answer = (await res.json()) as { code?: string; error?: { code: string } };
     expect(answer.code ?? answer.error?.code, `${method} ${url}`).toBe('forbidden');
   }
-  expect(svc.gateway.settings.get()).toEqual(settings);
-  expect(svc.gateway.tokens.list()).toHaveLength(tokens);
+  expect(svc.core.settings.get()).toEqual(settings);
+  expect(svc.core.tokens.list()).toHaveLength(tokens);
   expect(status(stagedId)).toBe('pending');
 }
 
@@ -118,7 +118,7 @@ describe('who may approve: attacker paths are refused', () => {
     expect(res.isError).toBe(true);
     expect((res.structuredContent as { error: { code: string } }).error.code).toBe('forbidden');
     expect(status(id)).toBe('pending');
-    expect(svc.gateway.siteStore.read().pages.some((p: { title: string }) => p.title === 'Contributor draft')).toBe(false);
+    expect(svc.core.siteStore.read().pages.some((p: { title: string }) => p.title === 'Contributor draft')).toBe(false);
     await expectNoAdminPower(carl.token, id);
   });
 
@@ -144,7 +144,7 @@ describe('who may approve: attacker paths are refused', () => {
     const id = await stage(client, 'pages_update', { id: 1, title: 'Confirmed in admin mode' });
     await svc.dispatch('settings.update', { approval_mode: 'admin' });
     await expect(client.callTool({ name: 'staged_writes_confirm', arguments: { staged_id: id } })).rejects.toMatchObject({ code: -32602 });
-    await expect(svc.gateway.staging.confirm(id, { kind: 'agent', ctx: { user: svc.gateway.users.byLogin('admin')!, capabilities: new Set(ROLE_CAPABILITIES.administrator), token: svc.gateway.options.read().tokens.find((t) => t.id === writer.record.id)!, request_id: 'r', client: 'x' } })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(svc.core.staging.confirm(id, { kind: 'agent', ctx: { user: svc.core.users.byLogin('admin')!, capabilities: new Set(ROLE_CAPABILITIES.administrator), token: svc.core.options.read().tokens.find((t) => t.id === writer.record.id)!, request_id: 'r', client: 'x' } })).rejects.toMatchObject({ code: 'forbidden' });
     expect(status(id)).toBe('pending');
   });
 
@@ -167,7 +167,7 @@ describe('who may approve: attacker paths are refused', () => {
   });
 
   it('naming the service\'s admin-api-key as a keychain account never replaces the admin key', async () => {
-    const vault = svc.gateway.vault;
+    const vault = svc.core.vault;
     const key = (await vault.get(ADMIN_KEY_ACCOUNT))!;
     expect(key).toMatch(/^gha_/);
     // a token holder tries through the admin API

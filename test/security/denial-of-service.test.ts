@@ -55,8 +55,8 @@ async function stillServing(): Promise<void> {
 }
 
 async function optionsSize(): Promise<number> {
-  await svc.gateway.stats.flush();
-  await svc.gateway.options.flush();
+  await svc.core.stats.flush();
+  await svc.core.options.flush();
   return (await stat(join(svc.dataDir, 'options.json'))).size;
 }
 
@@ -115,8 +115,8 @@ describe('a token holder cannot break the gateway', () => {
     const res = await rawPost(svc.mcpUrl, { ...INIT, params: { ...INIT.params, clientInfo: { name: `evil\u001b[2J\u0007\u009b${'n'.repeat(300)}`, version: '1' } } }, bearer(subscriber));
     expect(res.status).toBe(200);
     await rawPost(svc.mcpUrl, call(`bad\u0000name\u001b${'q'.repeat(400)}`), bearer(subscriber));
-    await svc.gateway.audit.flush();
-    const [entry] = (await svc.gateway.audit.query({ result: 'denied', limit: 1 })).entries;
+    await svc.core.audit.flush();
+    const [entry] = (await svc.core.audit.query({ result: 'denied', limit: 1 })).entries;
     expect(entry!.tool.length).toBeLessThanOrEqual(128);
     expect(hasControl(entry!.tool)).toBe(false);
     expect(entry!.client!.length).toBeLessThanOrEqual(80);
@@ -191,8 +191,8 @@ describe('resources follow the tools they mirror, and reads are audited', () => 
       await svc.dispatch('settings.update', { disabled_tools: [] });
       await wide.close();
     }
-    await svc.gateway.audit.flush();
-    const reads = (await svc.gateway.audit.query({ tool: RESOURCE_READ, limit: 10 })).entries;
+    await svc.core.audit.flush();
+    const reads = (await svc.core.audit.query({ tool: RESOURCE_READ, limit: 10 })).entries;
     expect(reads.map((e) => [e.result, e.target])).toEqual([
       ['denied', 'gatehouse://site/pages'],
       ['ok', 'gatehouse://site/pages'],
@@ -212,15 +212,15 @@ describe('resources follow the tools they mirror, and reads are audited', () => 
 
 describe('HTTP refusals are audited, at a bounded rate', () => {
   it('401, 403, 413 and gateway-off refusals are audited with the address and never a token', async () => {
-    const before = (await svc.gateway.audit.query({ tool: HTTP_REFUSAL, limit: 1000 })).entries.length;
+    const before = (await svc.core.audit.query({ tool: HTTP_REFUSAL, limit: 1000 })).entries.length;
     await rawPost(svc.mcpUrl, INIT, { Authorization: `Bearer gth_${'Q'.repeat(43)}` });
     await rawPost(svc.mcpUrl, INIT, { ...bearer(subscriber), Origin: 'https://evil.example' });
     await rawPost(svc.mcpUrl, JSON.stringify({ pad: 'x'.repeat(5 * 1024 * 1024) }), bearer(subscriber));
     await svc.dispatch('settings.update', { enabled: false });
     await rawPost(svc.mcpUrl, INIT, bearer(subscriber));
     await svc.dispatch('settings.update', { enabled: true });
-    await svc.gateway.audit.flush();
-    const entries = (await svc.gateway.audit.query({ tool: HTTP_REFUSAL, limit: 1000 })).entries.slice(0, -before || undefined);
+    await svc.core.audit.flush();
+    const entries = (await svc.core.audit.query({ tool: HTTP_REFUSAL, limit: 1000 })).entries.slice(0, -before || undefined);
     expect(entries.map((e) => e.error_code).sort()).toEqual(['forbidden', 'gateway_disabled', 'payload_too_large', 'unauthorized']);
     for (const e of entries) {
       expect(e.client).toMatch(/^address (127\.0\.0\.1|::ffff:127\.0\.0\.1)$/);
@@ -238,8 +238,8 @@ describe('HTTP refusals are audited, at a bounded rate', () => {
       const flood = REFUSALS_AUDITED_PER_MINUTE + 140;
       for (let i = 0; i < flood; i++) await rawPost(own.mcpUrl, INIT, { Authorization: `Bearer gth_${String(i).padStart(43, 'F')}` });
       const entries = async () => {
-        await own.gateway.audit.flush();
-        return (await own.gateway.audit.query({ tool: HTTP_REFUSAL, limit: 1000 })).entries.filter((e) => e.error_code === 'unauthorized');
+        await own.core.audit.flush();
+        return (await own.core.audit.query({ tool: HTTP_REFUSAL, limit: 1000 })).entries.filter((e) => e.error_code === 'unauthorized');
       };
       expect(await entries()).toHaveLength(REFUSALS_AUDITED_PER_MINUTE);
       clock.advance(61_000);
@@ -293,7 +293,7 @@ describe(`fuzz (seed ${SEED}; replay with GATEHOUSE_FUZZ_SEED=${SEED})`, () => {
     }
     expect(({} as Record<string, unknown>).denied).toBeUndefined();
     const stats = (await svc.dispatch('stats.get', {})) as { ok: true; data: { tools: Record<string, unknown> } };
-    const known = new Set([...svc.gateway.registry.all().map((e) => e.tool.name), UNKNOWN_TOOL, RESOURCE_READ, HTTP_REFUSAL]);
+    const known = new Set([...svc.core.registry.all().map((e) => e.tool.name), UNKNOWN_TOOL, RESOURCE_READ, HTTP_REFUSAL]);
     for (const key of Object.keys(stats.data.tools)) expect(known.has(key), key).toBe(true);
     expect(await optionsSize()).toBeLessThan(before + 20);
     await stillServing();

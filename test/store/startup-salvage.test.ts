@@ -7,7 +7,7 @@ import { PRINCIPALS } from '../../main/contract/principal.ts';
 
 /** What versions before principals wrote into decided_by: a plain string. */
 const LEGACY_ADMIN = 'admin' as unknown as StagedPayload['decided_by'];
-import { openGateway, type Gateway } from '../../main/gateway.ts';
+import { openLocalCore, type LocalCore } from '../../main/local-core.ts';
 import { silentLogger } from '../../main/lib/logger.ts';
 import { filesUnder } from '../cli/cli-harness.ts';
 import { strictJsonProblems } from '../helpers/strict-json.ts';
@@ -17,7 +17,7 @@ import { strictJsonProblems } from '../helpers/strict-json.ts';
 // and staged writes of an earlier version move out of options.json.
 
 let dir: string;
-const open: Gateway[] = [];
+const open: LocalCore[] = [];
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'gatehouse-startup-'));
 });
@@ -26,12 +26,12 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function start(): Promise<Gateway> {
-  const gw = await openGateway({ dataDir: dir, vault: 'file', log: silentLogger });
+async function start(): Promise<LocalCore> {
+  const gw = await openLocalCore({ dataDir: dir, vault: 'file', log: silentLogger });
   open.push(gw);
   return gw;
 }
-async function stop(gw: Gateway): Promise<void> {
+async function stop(gw: LocalCore): Promise<void> {
   open.splice(open.indexOf(gw), 1);
   await gw.close();
 }

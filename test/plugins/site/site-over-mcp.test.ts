@@ -82,7 +82,7 @@ describe('site tools over MCP', () => {
     for (const needed of ['verto.translate', 'entitlement_required', 'required_plan', 'use_ai', 'edit_pages', 'provider_unavailable']) expect(described).toContain(needed);
     expect(described.indexOf('entitlement_required')).toBeLessThan(described.indexOf('provider_unavailable'));
     // ...so stage it the way the pipeline would once entitled, with the admin's own context
-    const gw = svc.gateway;
+    const gw = svc.core;
     const admin = gw.users.list().find((u) => u.role === 'administrator')!;
     const tool = gw.registry.get('translate_page') as WriteTool;
     const ctx = { user: admin, capabilities: new Set(['read', 'edit_pages', 'use_ai'] as const), token: null, request_id: 'req_t', client: 'test' };

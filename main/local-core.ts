@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import type { CloudHealth, HealthReport, Warning } from './contract/health.ts';
 import type { Settings } from './contract/settings.ts';
 import { CONSOLE_PATH, MCP_PATH } from './contract/health.ts';
 import type { AiProviderSource, Clock, Logger } from './core/ports.ts';
@@ -33,10 +32,11 @@ import { builtinPlugin } from './plugins/builtin/index.ts';
 import { UsageRecorder } from './core/usage.ts';
 import { HTTP_REFUSAL, RESOURCE_READ } from './contract/audit.ts';
 import { jsonSchemaCompiler } from './mcp/json-schema.ts';
-import { VERSION } from './version.ts';
 import { bridgeLaunchFor } from './bridge-launch.ts';
+import { healthReporter, NOT_CONNECTED } from './health-report.ts';
+import { startBackgroundJobs } from './background-jobs.ts';
 
-export interface GatewayConfig {
+export interface LocalCoreConfig {
   dataDir: string;
   vault?: VaultChoice;
   clock?: Clock;
@@ -58,18 +58,13 @@ export const NO_AI: AiProviderSource = {
   howToConfigure: 'AI features route through the Gatehouse cloud gateway; connect a license in the console (Cloud) once the cloud client is available. Nothing was translated.',
 };
 
-export const NOT_CONNECTED: CloudHealth = {
-  success: false,
-  gateway: { connected: false, last_sync: null, license: 'not_connected', entitlements: 'local', usage: 'local', cloud_token: 'none' },
-  products: { aeo: 'inactive', code: 'inactive', verto: 'inactive', mcp: 'active', pro: 'inactive' },
-};
-
 /**
  * The composition root without HTTP: opens the stores, the vault and the
  * audit log, builds the core and the plugins, and wires them. Used by the
- * headless service, the Electron shell and the CLI when no service runs.
+ * headless service (main/service.ts adds HTTP), the Electron shell and the
+ * CLI when no service runs. "Local" as opposed to the cloud gateway.
  */
-export async function openGateway(config: GatewayConfig) {
+export async function openLocalCore(config: LocalCoreConfig) {
   const clock = config.clock ?? systemClock;
   const log = config.log ?? createLogger();
   const lock: LockHandle = await acquireLock(config.dataDir, config.owner ?? 'service');
@@ -107,37 +102,7 @@ export async function openGateway(config: GatewayConfig) {
     await registry.start((id, e) => log.error(`plugin '${id}' failed to start`, { error: (e as Error).message }));
 
     const urls = { base_url: '', mcp_url: '', console_url: '' };
-    const warnings = (): Warning[] => [
-      ...(vault.backend === 'file' ? [{ code: 'vault_file', message: 'Secrets are kept in a plain file (vault: file (not encrypted)): no OS keychain was reachable.' }] : []),
-      ...[options.corruptBackup, siteStore.corruptBackup].filter(Boolean).map((f) => ({ code: 'store_corrupt', message: `A corrupt data file was moved aside to ${f}; Gatehouse started from defaults for it.` })),
-      ...[options, siteStore].flatMap((s) => (s.salvaged ? [{ code: 'store_salvaged', message: `${s.file} had invalid parts; everything else was kept. Dropped: ${s.salvaged.dropped.join(', ')}. The original is in ${s.salvaged.backup}.` }] : [])),
-      ...stagedFiles.problems.map((message) => ({ code: 'store_corrupt', message })),
-      ...registry.listPlugins().flatMap((p) => {
-        const s = p.status?.();
-        return s?.status === 'down' ? [{ code: 'upstream_down', message: `${p.title} is down: ${s.detail ?? ''}` }] : [];
-      }),
-    ];
-    const bridge = bridgeLaunchFor(config.dataDir, vault.backend);
-    const health = (): HealthReport => {
-      const since = clock.now() - 24 * 3600_000;
-      return {
-        name: 'gatehouse',
-        version: VERSION,
-        enabled: settings.get().enabled,
-        ...urls,
-        data_dir: config.dataDir,
-        vault: { backend: vault.backend, label: vault.label },
-        bridge,
-        pending_approvals: staging.pendingCount(),
-        recent_clients: tokens
-          .list()
-          .filter((t) => t.last_used && Date.parse(t.last_used) >= since)
-          .sort((a, b) => (b.last_used ?? '').localeCompare(a.last_used ?? ''))
-          .map((t) => ({ token_id: t.id, label: t.label, client: tokens.lastClient(t.id), last_used: t.last_used! })),
-        cloud: NOT_CONNECTED,
-        warnings: warnings(),
-      };
-    };
+    const health = healthReporter({ dataDir: config.dataDir, clock, settings, vault, options, siteStore, stagedFiles, registry, staging, tokens, urls, bridge: bridgeLaunchFor(config.dataDir, vault.backend), cloud: () => NOT_CONNECTED });
     const sessions = new ConsoleSessions(clock);
     const invoke = createInvoke({
       users, tokens, staging, registry, settings, stats, audit, events, sessions, clock, health, log,
@@ -149,16 +114,11 @@ export async function openGateway(config: GatewayConfig) {
     /** invoke as the console in the app's window would call it: for in-process callers (the service API, tests) */
     const dispatch = dispatchAs(invoke, PRINCIPALS.appConsole);
 
-    const every = (ms: number, what: string, job: () => Promise<unknown>) => {
-      const t = setInterval(() => void job().catch((e) => log.error(`${what} failed`, { error: (e as Error).message })), ms);
-      t.unref();
-      return t;
-    };
-    const sweepers = [
-      every(15_000, 'staged sweep', () => staging.sweep()),
-      every(5_000, 'stats flush', () => stats.flush()),
-      every(3600_000, 'audit sweep', () => audit.sweep()),
-    ];
+    const jobs = startBackgroundJobs(log, [
+      { every: 15_000, what: 'staged sweep', run: () => staging.sweep() },
+      { every: 5_000, what: 'stats flush', run: () => stats.flush() },
+      { every: 3600_000, what: 'audit sweep', run: () => audit.sweep() },
+    ]);
     // Staged writes of an earlier version move out of options.json; then whatever a crash left in flight is completed or rolled back.
     const legacy = legacyStaged(options.read());
     if (legacy.length > 0) {
@@ -180,7 +140,7 @@ export async function openGateway(config: GatewayConfig) {
       async close(): Promise<void> {
         if (closed) return;
         closed = true;
-        for (const t of sweepers) clearInterval(t);
+        jobs.stop();
         await registry.stop((id, e) => log.error(`plugin '${id}' failed to stop`, { error: (e as Error).message }));
         await stats.flush().catch((e) => log.error('stats flush at close failed: the last few seconds of counters are lost', { error: (e as Error).message }));
         await audit.close();
@@ -194,4 +154,4 @@ export async function openGateway(config: GatewayConfig) {
     throw e;
   }
 }
-export type Gateway = Awaited<ReturnType<typeof openGateway>>;
+export type LocalCore = Awaited<ReturnType<typeof openLocalCore>>;

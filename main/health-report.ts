@@ -1,0 +1,74 @@
+import type { BridgeLaunchInfo, CloudHealth, HealthReport, Warning } from './contract/health.ts';
+import type { Clock } from './core/ports.ts';
+import type { Registry } from './core/registry.ts';
+import type { SettingsService } from './core/settings-service.ts';
+import type { Staging } from './core/staging.ts';
+import type { Tokens } from './core/tokens.ts';
+import type { LabelledVault } from './store/vault.ts';
+import type { StagedFiles } from './store/staged-files.ts';
+import { VERSION } from './version.ts';
+
+/** The cloud part of the health report while no cloud gateway is connected. */
+export const NOT_CONNECTED: CloudHealth = {
+  success: false,
+  gateway: { connected: false, last_sync: null, license: 'not_connected', entitlements: 'local', usage: 'local', cloud_token: 'none' },
+  products: { aeo: 'inactive', code: 'inactive', verto: 'inactive', mcp: 'active', pro: 'inactive' },
+};
+
+/** A store as far as its warnings go. */
+interface StoreFacts {
+  file: string;
+  corruptBackup: string | null;
+  salvaged: { dropped: string[]; backup: string } | null;
+}
+
+export interface HealthDeps {
+  dataDir: string;
+  clock: Clock;
+  settings: SettingsService;
+  vault: LabelledVault;
+  options: StoreFacts;
+  siteStore: StoreFacts;
+  stagedFiles: Pick<StagedFiles, 'problems'>;
+  registry: Registry;
+  staging: Pick<Staging, 'pendingCount'>;
+  tokens: Tokens;
+  /** the service's URLs; empty until the HTTP server listens */
+  urls: { base_url: string; mcp_url: string; console_url: string };
+  bridge: BridgeLaunchInfo;
+  cloud: () => CloudHealth;
+}
+
+/** What the console's overview, the tray and `GET health` show: built fresh on every call. */
+export function healthReporter(deps: HealthDeps): () => HealthReport {
+  const warnings = (): Warning[] => [
+    ...(deps.vault.backend === 'file' ? [{ code: 'vault_file', message: 'Secrets are kept in a plain file (vault: file (not encrypted)): no OS keychain was reachable.' }] : []),
+    ...[deps.options.corruptBackup, deps.siteStore.corruptBackup].filter(Boolean).map((f) => ({ code: 'store_corrupt', message: `A corrupt data file was moved aside to ${f}; Gatehouse started from defaults for it.` })),
+    ...[deps.options, deps.siteStore].flatMap((s) => (s.salvaged ? [{ code: 'store_salvaged', message: `${s.file} had invalid parts; everything else was kept. Dropped: ${s.salvaged.dropped.join(', ')}. The original is in ${s.salvaged.backup}.` }] : [])),
+    ...deps.stagedFiles.problems.map((message) => ({ code: 'store_corrupt', message })),
+    ...deps.registry.listPlugins().flatMap((p) => {
+      const s = p.status?.();
+      return s?.status === 'down' ? [{ code: 'upstream_down', message: `${p.title} is down: ${s.detail ?? ''}` }] : [];
+    }),
+  ];
+  return () => {
+    const since = deps.clock.now() - 24 * 3600_000;
+    return {
+      name: 'gatehouse',
+      version: VERSION,
+      enabled: deps.settings.get().enabled,
+      ...deps.urls,
+      data_dir: deps.dataDir,
+      vault: { backend: deps.vault.backend, label: deps.vault.label },
+      bridge: deps.bridge,
+      pending_approvals: deps.staging.pendingCount(),
+      recent_clients: deps.tokens
+        .list()
+        .filter((t) => t.last_used && Date.parse(t.last_used) >= since)
+        .sort((a, b) => (b.last_used ?? '').localeCompare(a.last_used ?? ''))
+        .map((t) => ({ token_id: t.id, label: t.label, client: deps.tokens.lastClient(t.id), last_used: t.last_used! })),
+      cloud: deps.cloud(),
+      warnings: warnings(),
+    };
+  };
+}
