@@ -6,6 +6,7 @@ import { effectiveLimits, type EffectiveLimit } from '../domain/limits.ts';
 import { subjectsOf } from '../domain/usage-rules.ts';
 import { listPlans, switchedOff } from '../repo/catalog-repo.ts';
 import { limitsFor } from '../repo/limits-repo.ts';
+import { policyOf } from '../repo/policies-repo.ts';
 import { licenseById, type LicenseRow } from '../repo/licenses-repo.ts';
 import { seatsUsed, type SiteRow } from '../repo/sites-repo.ts';
 import type { Ctx } from './context.ts';
@@ -16,20 +17,32 @@ export interface SiteGrants {
   license: LicenseRow | null;
   plan: PlanDef | null;
   off: Set<CloudProduct>;
+  /** features the account switched off for all its sites */
+  featuresOff: Set<string>;
+  /** the account's override of the plan's support priority */
+  accountPriority: string | null;
   grants: Grants;
 }
 
 /** The site's grants: from the snapshot the auth query read with it, else read now. */
 export async function loadGrants(q: Queryable, site: SiteRow, now: Date): Promise<SiteGrants> {
   if (site.snapshot) {
-    const { license, plan, off } = site.snapshot;
-    return { site, license, plan, off, grants: computeGrants(license, plan, off, now) };
+    const { license, plan, off, featuresOff, accountPriority } = site.snapshot;
+    return { site, license, plan, off, featuresOff, accountPriority, grants: computeGrants(license, plan, off, now, featuresOff) };
   }
   // One after another: a transaction's queries share one connection.
   const license = site.license_id ? await licenseById(q, site.license_id) : null;
   const plan = license ? ((await listPlans(q)).find((p) => p.id === license.plan_id) ?? null) : null;
   const off = await switchedOff(q, site.id, site.account_id);
-  return { site, license, plan, off, grants: computeGrants(license, plan, off, now) };
+  const policy = site.account_id ? await policyOf(q, site.account_id) : null;
+  const featuresOff = new Set(policy?.features_off ?? []);
+  return { site, license, plan, off, featuresOff, accountPriority: policy?.support_priority ?? null, grants: computeGrants(license, plan, off, now, featuresOff) };
+}
+
+/** Plan and support priority, named in every answer to the site (the account's priority wins over the plan's). */
+export function supportOf(g: Pick<SiteGrants, 'plan' | 'accountPriority' | 'grants'>): { plan: string | null; support_priority: string | null } {
+  const plan = g.grants.status === 'active' ? (g.plan?.id ?? null) : null;
+  return { plan, support_priority: g.accountPriority ?? (plan ? (g.plan?.support_priority ?? null) : null) };
 }
 
 /** The limits of the site's plan and the operator's limits on its scopes. */

@@ -5,7 +5,7 @@ import { countersFor, type CounterKey } from '../domain/usage-rules.ts';
 import { CloudError } from '../errors.ts';
 import { addToCounters, adjustCounters } from '../repo/counters-repo.ts';
 import { insertEvents } from '../repo/events-repo.ts';
-import { closeReservation, expiredReservations, insertReservation } from '../repo/reservations-repo.ts';
+import { closeReservation, expiredReservations, insertReservation, reservationById } from '../repo/reservations-repo.ts';
 import type { SiteRow } from '../repo/sites-repo.ts';
 import type { Ctx } from './context.ts';
 import { deltasFor, limitMap, quotaDetails, scopesOf } from './usage-service.ts';
@@ -51,15 +51,23 @@ export async function reserve(ctx: Ctx, site: SiteRow, metric: Metric, amount: n
  * Settles a reservation with the event that records the actual use. The
  * reserved amount leaves the counters it was put on; the event then counts
  * like any recorded event (without a limit check: the work is done, and the
- * reservation was its upper bound). Settling twice, or after a release, does
- * nothing and answers false.
+ * reservation was its upper bound). Settling twice does nothing and answers
+ * false. A reservation the sweeper released already (the work outlived its
+ * time) still gets its event: the work was done and is counted once.
  */
 export async function settle(ctx: Ctx, site: SiteRow, reservationId: string, event: CloudUsageEvent): Promise<boolean> {
   const now = ctx.now();
   return ctx.db.transaction(async (tx) => {
     const r = await closeReservation(tx, reservationId, 'settled', now);
-    if (!r || r.site_id !== site.id) return false;
-    await adjustCounters(tx, r.counters.map((c) => ({ ...c, used: 0, reserved: -r.amount })));
+    if (r) {
+      if (r.site_id !== site.id) throw new CloudError('internal_error', 'a reservation was settled for another site');
+      await adjustCounters(tx, r.counters.map((c) => ({ ...c, used: 0, reserved: -r.amount })));
+    } else {
+      const prior = await reservationById(tx, reservationId);
+      if (!prior || prior.status !== 'released' || prior.site_id !== site.id) return false;
+      await tx.query(`UPDATE usage_reservations SET status = 'settled', closed_at = $2 WHERE id = $1 AND status = 'released'`, [reservationId, now]);
+      ctx.log.warn('a reservation was settled after it timed out: usage recorded without its hold', { site_id: site.id, reservation_id: reservationId });
+    }
     const inserted = await insertEvents(tx, site.id, [event], now);
     if (inserted.size) await addToCounters(tx, deltasFor(scopesOf(site), event, new Map()));
     return true;

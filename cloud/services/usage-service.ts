@@ -124,7 +124,8 @@ async function recordOne(tx: Queryable, siteId: string, scopes: SiteScopes, e: C
 export async function limitMap(q: Queryable, site: SiteRow, now: Date): Promise<Map<string, number>> {
   const g = await loadGrants(q, site, now);
   const out = new Map<string, number>();
-  for (const l of await siteLimits(q, g)) out.set(limitKey(l), l.limit);
+  // Two limits on one counter (the operator's and the account's): the tighter holds.
+  for (const l of await siteLimits(q, g)) out.set(limitKey(l), Math.min(l.limit, out.get(limitKey(l)) ?? Infinity));
   return out;
 }
 

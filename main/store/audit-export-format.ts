@@ -1,5 +1,6 @@
 import type { AuditEntry } from '../contract/audit.ts';
 import { AUDIT_CSV_COLUMNS } from '../contract/audit.ts';
+import { csvCell } from '../lib/csv.ts';
 
 /**
  * Serialization of entries: the JSONL line the log stores (and exports), and
@@ -47,17 +48,4 @@ export function entryToCsvRow(e: AuditEntry): string {
   return `${row}\r\n`;
 }
 
-/**
- * A spreadsheet runs a cell that starts with = + - @ (and, in some, a tab or
- * carriage return) as a formula, so such text gets a leading apostrophe: it
- * shows as text and the value an agent put in `target` cannot run in the
- * admin's spreadsheet. Numbers and booleans are our own and stay as they are.
- */
-export function csvCell(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v !== 'string') return String(v);
-  let s = v;
-  const c = s.charCodeAt(0);
-  if (c === 61 || c === 43 || c === 45 || c === 64 || c === 9 || c === 13) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
+export { csvCell };

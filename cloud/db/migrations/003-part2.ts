@@ -1,0 +1,144 @@
+/**
+ * Version 3: part 2 of the gateway (issue 12). The AI provider registry and
+ * per-account policy (enterprise controls), account API keys, releases,
+ * the request log, cloud tasks (agency reports), support priorities, and
+ * limits an account sets on its own scopes (`set_by`), which add to the
+ * plan's limits instead of replacing them as the operator's do. The hot-path
+ * function also reads the account's switched-off features and support
+ * priority, so a signed request still costs one round trip.
+ */
+export const version = 3;
+export const name = 'part2';
+export const sql = `
+CREATE TABLE ai_providers (
+  id text PRIMARY KEY,
+  position bigint GENERATED ALWAYS AS IDENTITY,
+  kind text NOT NULL CHECK (kind IN ('openai', 'anthropic')),
+  base_url text NOT NULL,
+  api_key_env text NOT NULL,
+  models jsonb NOT NULL,
+  tags jsonb NOT NULL,
+  enabled boolean NOT NULL DEFAULT true,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE account_policies (
+  account_id text PRIMARY KEY REFERENCES accounts(id),
+  ai_allowed_providers jsonb,
+  ai_required_tags jsonb NOT NULL DEFAULT '[]',
+  ai_fallback_order jsonb NOT NULL DEFAULT '[]',
+  features_off jsonb NOT NULL DEFAULT '[]',
+  support_priority text,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE account_api_keys (
+  id text PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts(id),
+  key_hash text NOT NULL UNIQUE,
+  key_preview text NOT NULL,
+  label text,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  last_used_at timestamptz,
+  revoked_at timestamptz
+);
+CREATE INDEX account_api_keys_account ON account_api_keys (account_id);
+
+CREATE TABLE releases (
+  id text PRIMARY KEY,
+  product text NOT NULL,
+  channel text NOT NULL,
+  version text NOT NULL,
+  manifest jsonb NOT NULL,
+  signed jsonb NOT NULL,
+  published_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL,
+  UNIQUE (product, channel, version)
+);
+
+CREATE TABLE request_log (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  at timestamptz NOT NULL,
+  request_id text NOT NULL,
+  account_id text,
+  site_id text,
+  auth text NOT NULL,
+  endpoint text NOT NULL,
+  method text NOT NULL,
+  status integer NOT NULL,
+  code text,
+  ms real NOT NULL
+);
+CREATE INDEX request_log_account ON request_log (account_id, id) WHERE account_id IS NOT NULL;
+CREATE INDEX request_log_at ON request_log (at);
+
+CREATE TABLE cloud_tasks (
+  id text PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts(id),
+  kind text NOT NULL,
+  params jsonb NOT NULL,
+  status text NOT NULL CHECK (status IN ('queued', 'running', 'done', 'failed')),
+  attempts integer NOT NULL DEFAULT 0,
+  result jsonb,
+  result_csv text,
+  result_rows integer,
+  error text,
+  created_at timestamptz NOT NULL,
+  started_at timestamptz,
+  finished_at timestamptz,
+  expires_at timestamptz NOT NULL
+);
+CREATE INDEX cloud_tasks_account ON cloud_tasks (account_id, created_at);
+CREATE INDEX cloud_tasks_pending ON cloud_tasks (created_at) WHERE status IN ('queued', 'running');
+
+ALTER TABLE plans ADD COLUMN support_priority text;
+UPDATE plans SET support_priority = CASE id WHEN 'enterprise' THEN 'p1' WHEN 'agency' THEN 'p2' WHEN 'pro' THEN 'p3' WHEN 'free' THEN 'p4' END WHERE support_priority IS NULL;
+
+ALTER TABLE usage_limits ADD COLUMN set_by text NOT NULL DEFAULT 'operator' CHECK (set_by IN ('operator', 'account'));
+ALTER TABLE usage_limits DROP CONSTRAINT usage_limits_pkey;
+ALTER TABLE usage_limits ADD PRIMARY KEY (scope, subject, metric, period, set_by);
+
+CREATE INDEX usage_events_time ON usage_events (occurred_at);
+
+DROP FUNCTION gatehouse_authenticate(text, text, timestamptz, timestamptz);
+CREATE FUNCTION gatehouse_authenticate(p_key_id text, p_nonce text, p_expires timestamptz, p_now timestamptz)
+RETURNS TABLE (
+  id text, key_id text, secret_enc text, url text, name text, environment text, status text,
+  license_id text, account_id text, department text, project text, version text, products_in_use jsonb,
+  outbox_depth integer, last_sync_at timestamptz, created_at timestamptz, disconnected_at timestamptz,
+  l_id text, l_key_hash text, l_key_preview text, l_account_id text, l_plan_id text, l_site_limit integer,
+  l_status text, l_expires_at timestamptz, l_created_at timestamptz, l_revoked_at timestamptz,
+  p_id text, p_rank integer, p_features jsonb, p_products jsonb, p_site_limit integer, p_limits jsonb,
+  p_update_channels jsonb, p_support_priority text, off text[], a_features_off jsonb, a_support_priority text, nonce_fresh boolean
+)
+LANGUAGE plpgsql AS $fn$
+#variable_conflict use_column
+DECLARE
+  claimed boolean := false;
+BEGIN
+  IF EXISTS (SELECT 1 FROM sites s WHERE s.key_id = p_key_id AND s.status = 'active') THEN
+    INSERT INTO request_nonces AS n (key_id, nonce, expires_at) VALUES (p_key_id, p_nonce, p_expires)
+    ON CONFLICT (key_id, nonce) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE n.expires_at <= p_now;
+    claimed := FOUND;
+  END IF;
+  RETURN QUERY
+    SELECT s.id, s.key_id, s.secret_enc, s.url, s.name, s.environment, s.status,
+           s.license_id, s.account_id, s.department, s.project, s.version, s.products_in_use,
+           s.outbox_depth, s.last_sync_at, s.created_at, s.disconnected_at,
+           l.id, l.key_hash, l.key_preview, l.account_id, l.plan_id, l.site_limit,
+           l.status, l.expires_at, l.created_at, l.revoked_at,
+           p.id, p.rank, p.features, p.products, p.site_limit, p.limits, p.update_channels, p.support_priority,
+           ARRAY(SELECT ps.product FROM product_switches ps
+                  WHERE ps.enabled = false
+                    AND ((ps.scope = 'site' AND ps.subject = s.id) OR (ps.scope = 'account' AND ps.subject = s.account_id))),
+           ap.features_off, ap.support_priority,
+           claimed
+      FROM sites s
+      LEFT JOIN licenses l ON l.id = s.license_id
+      LEFT JOIN plans p ON p.id = l.plan_id
+      LEFT JOIN account_policies ap ON ap.account_id = s.account_id
+     WHERE s.key_id = p_key_id;
+END
+$fn$;
+`;
