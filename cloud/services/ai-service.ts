@@ -128,7 +128,7 @@ export async function aiGenerate(ctx: Ctx, site: SiteRow, req: AiGenerateRequest
         timestamp: ctx.now().toISOString(),
       };
       if (out.tokens_input + out.tokens_output > r.amount) ctx.log.warn('ai usage above its hold', { site_id: site.id, provider: route.provider.id, held: r.amount, used: out.tokens_input + out.tokens_output });
-      await settle(ctx, site, r.id, event);
+      await settle(ctx, site, r, event);
     },
   });
 

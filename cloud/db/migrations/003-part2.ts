@@ -6,6 +6,9 @@
  * plan's limits instead of replacing them as the operator's do. The hot-path
  * function also reads the account's switched-off features and support
  * priority, so a signed request still costs one round trip.
+ * gatehouse_hold and gatehouse_settle are an AI generation's quota hold and
+ * its settlement, one round trip each (the same upserts as
+ * counters-repo.ts, run in the database: each call is one atomic statement).
  */
 export const version = 3;
 export const name = 'part2';
@@ -139,6 +142,71 @@ BEGIN
       LEFT JOIN plans p ON p.id = l.plan_id
       LEFT JOIN account_policies ap ON ap.account_id = s.account_id
      WHERE s.key_id = p_key_id;
+END
+$fn$;
+
+-- Adds p_amount to 'reserved' of every counter in p_deltas (sorted by the caller, so concurrent holds lock
+-- rows in one order), each only while used + reserved stays within its limit, then records the reservation.
+-- A counter that would overshoot raises GH001 with its index as DETAIL: the whole call rolls back.
+CREATE FUNCTION gatehouse_hold(p_id text, p_site text, p_metric text, p_amount bigint, p_deltas jsonb, p_expires timestamptz, p_now timestamptz)
+RETURNS void
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  d jsonb;
+  i integer := 0;
+BEGIN
+  FOR d IN SELECT value FROM jsonb_array_elements(p_deltas) LOOP
+    INSERT INTO usage_counters AS c (scope, subject, metric, period, period_start, reserved)
+    VALUES (d->>'scope', d->>'subject', d->>'metric', d->>'period', (d->>'period_start')::timestamptz, p_amount)
+    ON CONFLICT (scope, subject, metric, period, period_start)
+    DO UPDATE SET reserved = c.reserved + EXCLUDED.reserved
+    WHERE d->>'limit' IS NULL OR c.used + c.reserved + EXCLUDED.reserved <= (d->>'limit')::bigint;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'quota' USING ERRCODE = 'GH001', DETAIL = i::text;
+    END IF;
+    i := i + 1;
+  END LOOP;
+  INSERT INTO usage_reservations (id, site_id, metric, amount, counters, status, expires_at, created_at)
+  VALUES (p_id, p_site, p_metric, p_amount,
+          (SELECT COALESCE(jsonb_agg(v - 'limit'), '[]'::jsonb) FROM jsonb_array_elements(p_deltas) v), 'held', p_expires, p_now);
+END
+$fn$;
+
+-- Settles a hold with the usage event of what was actually used, exactly once: the hold leaves its counters
+-- (when it was still held), the event is inserted (its primary key makes a repeat a no-op) and, when new,
+-- counted. p_deltas: every counter touched, sorted, with 'reserved' (to take off) and 'used' (to add).
+-- Answers 'settled', 'late' (the sweeper had released the hold: the event is recorded anyway) or 'none'.
+CREATE FUNCTION gatehouse_settle(p_id text, p_site text, p_event jsonb, p_deltas jsonb, p_now timestamptz)
+RETURNS text
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  d jsonb;
+  held boolean;
+  counted boolean;
+BEGIN
+  UPDATE usage_reservations SET status = 'settled', closed_at = p_now WHERE id = p_id AND site_id = p_site AND status = 'held';
+  held := FOUND;
+  IF NOT held THEN
+    UPDATE usage_reservations SET status = 'settled', closed_at = p_now WHERE id = p_id AND site_id = p_site AND status = 'released';
+    IF NOT FOUND THEN
+      RETURN 'none';
+    END IF;
+  END IF;
+  INSERT INTO usage_events (site_id, event_id, event, product, feature, model, units, tokens_input, tokens_output, units_metric, occurred_at, received_at)
+  VALUES (p_site, p_event->>'event_id', p_event->>'event', p_event->>'product', p_event->>'feature', p_event->>'model', (p_event->>'units')::bigint,
+          (p_event->>'tokens_input')::bigint, (p_event->>'tokens_output')::bigint, p_event->>'units_metric', (p_event->>'timestamp')::timestamptz, p_now)
+  ON CONFLICT (site_id, event_id) DO NOTHING;
+  counted := FOUND;
+  FOR d IN SELECT value FROM jsonb_array_elements(p_deltas) LOOP
+    CONTINUE WHEN NOT held AND NOT counted;
+    INSERT INTO usage_counters AS c (scope, subject, metric, period, period_start, used, reserved)
+    VALUES (d->>'scope', d->>'subject', d->>'metric', d->>'period', (d->>'period_start')::timestamptz,
+            CASE WHEN counted THEN GREATEST((d->>'used')::bigint, 0) ELSE 0 END, 0)
+    ON CONFLICT (scope, subject, metric, period, period_start)
+    DO UPDATE SET used = c.used + CASE WHEN counted THEN (d->>'used')::bigint ELSE 0 END,
+                  reserved = GREATEST(c.reserved - CASE WHEN held THEN (d->>'reserved')::bigint ELSE 0 END, 0);
+  END LOOP;
+  RETURN CASE WHEN held THEN 'settled' ELSE 'late' END;
 END
 $fn$;
 `;
