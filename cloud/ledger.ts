@@ -9,6 +9,7 @@ import { putSettingOnce } from './repo/keys-repo.ts';
 import type { AiRuntime, CloudLogger, Ctx } from './services/context.ts';
 import { BreakerBoard } from './ai/routing/breaker.ts';
 import { TaskRunner } from './services/reports-service.ts';
+import { ConfigCache } from './services/config-cache.ts';
 import { RequestLog, type RequestLogOptions } from './services/request-log.ts';
 import { KeyRing } from './services/key-ring.ts';
 import { join } from 'node:path';
@@ -61,7 +62,7 @@ export async function openLedger(o: LedgerOptions): Promise<Ctx> {
     const base = { db, box, keys, now, log: o.log };
     const tasks = new TaskRunner(base);
     const requestLog = new RequestLog(db, o.log, o.requestLog);
-    return { ...base, ai, releasesDir: o.releasesDir ?? (env[RELEASES_DIR_ENV] || join(o.dataDir, 'releases')), tasks, requestLog };
+    return { ...base, ai, releasesDir: o.releasesDir ?? (env[RELEASES_DIR_ENV] || join(o.dataDir, 'releases')), tasks, requestLog, cache: new ConfigCache() };
   } catch (e) {
     await db.close().catch(() => {});
     throw e;

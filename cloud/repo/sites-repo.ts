@@ -12,6 +12,8 @@ export interface GrantsSnapshot {
   featuresOff: Set<string>;
   /** the account's support priority, when its policy sets one (else the plan's) */
   accountPriority: string | null;
+  /** configuration versions as of this request (config_versions): what an instance may keep until they move */
+  config: Record<string, number>;
 }
 
 export interface SiteRow {
@@ -106,9 +108,9 @@ export async function authenticateKey(q: Queryable, keyId: string, nonce: string
   const row = r.rows[0];
   if (!row) return null;
   const pick = (prefix: string) => Object.fromEntries(Object.entries(row).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
-  const site = Object.fromEntries(Object.entries(row).filter(([k]) => !/^(l_|p_|a_|off$)/.test(k))) as unknown as SiteRow & { nonce_fresh: boolean };
+  const site = Object.fromEntries(Object.entries(row).filter(([k]) => !/^(l_|p_|a_|off$|config$)/.test(k))) as unknown as SiteRow & { nonce_fresh: boolean };
   const license = row.l_id ? (pick('l_') as unknown as LicenseRow) : null;
   const plan = row.p_id ? PlanDef.parse(pick('p_')) : null;
-  site.snapshot = { license, plan, off: new Set(row.off as CloudProduct[]), featuresOff: new Set((row.a_features_off as string[] | null) ?? []), accountPriority: (row.a_support_priority as string | null) ?? null };
+  site.snapshot = { license, plan, off: new Set(row.off as CloudProduct[]), featuresOff: new Set((row.a_features_off as string[] | null) ?? []), accountPriority: (row.a_support_priority as string | null) ?? null, config: (row.config as Record<string, number> | null) ?? {} };
   return site;
 }

@@ -50,13 +50,13 @@ function allowedProviders(d: RoutingData): ProviderRecord[] {
 
 export async function aiProviders(ctx: Ctx, site: SiteRow) {
   await gate(ctx, site);
-  const d = await routingData(ctx.db, site.account_id);
+  const d = await routing(ctx, site);
   return { success: true as const, providers: allowedProviders(d).map(publicProviderView) };
 }
 
 export async function aiModels(ctx: Ctx, site: SiteRow) {
   await gate(ctx, site);
-  const d = await routingData(ctx.db, site.account_id);
+  const d = await routing(ctx, site);
   const byModel = new Map<string, ProviderRecord[]>();
   for (const p of allowedProviders(d)) for (const m of p.models) byModel.set(m, [...(byModel.get(m) ?? []), p]);
   const models = [...byModel].map(([id, ps]) => ({ id, provider: ps[0]!.id, providers: ps.map((p) => p.id), tags: [...new Set(ps.flatMap((p) => p.tags))] }));
@@ -65,6 +65,9 @@ export async function aiModels(ctx: Ctx, site: SiteRow) {
     .filter((c) => c.models.length > 0);
   return { success: true as const, models, classes };
 }
+
+/** The registry, the account's policy and the model classes, kept per instance while the 'ai' config version holds. */
+const routing = (ctx: Ctx, site: SiteRow): Promise<RoutingData> => ctx.cache.get(`ai|${site.account_id ?? ''}`, site.snapshot?.config.ai, () => routingData(ctx.db, site.account_id));
 
 function routingContext(ctx: Ctx, d: RoutingData): AiRoutingContext {
   ctx.ai.breakers.retain(d.providers.map((p) => p.id));
@@ -80,7 +83,7 @@ function planRefusal(plan: Extract<RoutePlan, { ok: false }>): CloudError {
 
 export async function aiRoute(ctx: Ctx, site: SiteRow, req: AiGenerateRequest) {
   await gate(ctx, site, req);
-  const plan = routeAi(routingContext(ctx, await routingData(ctx.db, site.account_id)), req);
+  const plan = routeAi(routingContext(ctx, await routing(ctx, site)), req);
   if (!plan.ok) throw planRefusal(plan);
   const first = plan.routes[0]!;
   return { success: true as const, provider: first.provider.id, model: first.model, reasons: plan.reasons, fallbacks: plan.routes.slice(1).map((r) => ({ provider: r.provider.id, model: r.model })) };
@@ -97,7 +100,7 @@ export interface GenerateCall {
 
 export async function aiGenerate(ctx: Ctx, site: SiteRow, req: AiGenerateRequest, call: GenerateCall) {
   const product = (await gate(ctx, site, req))!;
-  const rctx = routingContext(ctx, await routingData(ctx.db, site.account_id));
+  const rctx = routingContext(ctx, await routing(ctx, site));
   const amount = reservationFor(req);
   const deadline = AbortSignal.timeout(ctx.ai.deadlineMs);
   const signal = call.signal ? AbortSignal.any([call.signal, deadline]) : deadline;

@@ -3,6 +3,7 @@ import type { SecretBox } from '../crypto/master-key.ts';
 import type { KeyRing } from './key-ring.ts';
 import type { BreakerBoard } from '../ai/routing/breaker.ts';
 import type { RequestLog } from './request-log.ts';
+import type { ConfigCache } from './config-cache.ts';
 import type { TaskRunner } from './reports-service.ts';
 
 /** What every service function works with; built once by the composition root (cloud/service.ts). */
@@ -37,4 +38,6 @@ export interface Ctx {
   tasks: TaskRunner;
   /** the request log, written in batches */
   requestLog: RequestLog;
+  /** configuration kept while its version holds (see config-cache.ts) */
+  cache: ConfigCache;
 }

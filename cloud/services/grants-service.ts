@@ -10,6 +10,7 @@ import { policyOf } from '../repo/policies-repo.ts';
 import { licenseById, type LicenseRow } from '../repo/licenses-repo.ts';
 import { seatsUsed, type SiteRow } from '../repo/sites-repo.ts';
 import type { Ctx } from './context.ts';
+import type { ConfigCache } from './config-cache.ts';
 
 /** Everything the gateway knows about what a site may do, read in one place. */
 export interface SiteGrants {
@@ -45,10 +46,12 @@ export function supportOf(g: Pick<SiteGrants, 'plan' | 'accountPriority' | 'gran
   return { plan, support_priority: g.accountPriority ?? (plan ? (g.plan?.support_priority ?? null) : null) };
 }
 
-/** The limits of the site's plan and the operator's limits on its scopes. */
-export async function siteLimits(q: Queryable, g: Pick<SiteGrants, 'site' | 'plan'>): Promise<EffectiveLimit[]> {
+/** The limits of the site's plan and the stored limits on its scopes (kept per instance while the limits' version holds). */
+export async function siteLimits(q: Queryable, g: Pick<SiteGrants, 'site' | 'plan'>, cache?: ConfigCache): Promise<EffectiveLimit[]> {
   const subjects = subjectsOf({ site_id: g.site.id, account_id: g.site.account_id, department: g.site.department, project: g.site.project });
-  return effectiveLimits(g.site.id, g.plan?.limits ?? [], await limitsFor(q, subjects), subjects);
+  const key = `limits|${subjects.map((s) => `${s.scope}:${s.subject}`).join('|')}`;
+  const stored = cache ? await cache.get(key, g.site.snapshot?.config.limits, () => limitsFor(q, subjects)) : await limitsFor(q, subjects);
+  return effectiveLimits(g.site.id, g.plan?.limits ?? [], stored, subjects);
 }
 
 export async function licenseView(q: Queryable, g: SiteGrants): Promise<LicenseView> {
@@ -66,7 +69,7 @@ export async function licenseView(q: Queryable, g: SiteGrants): Promise<LicenseV
 /** The signed certificate of DESIGN.md for the site's current grants. */
 export async function issueCertificate(ctx: Ctx, q: Queryable, g: SiteGrants): Promise<{ certificate: Certificate; cert_expires_at: string }> {
   const now = ctx.now();
-  const limits = await siteLimits(q, g);
+  const limits = await siteLimits(q, g, ctx.cache);
   const channel = g.plan?.update_channels[0] ?? 'stable';
   const certExpires = new Date(now.getTime() + CERTIFICATE_TTL_SECONDS * 1000).toISOString();
   const certificate = await ctx.keys.certify({

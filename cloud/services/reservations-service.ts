@@ -40,7 +40,7 @@ export async function reserve(ctx: Ctx, site: SiteRow, metric: Metric, amount: n
   const now = ctx.now();
   const id = `rsv_${randomUUID()}`;
   const expires = new Date(now.getTime() + ttlMs).toISOString();
-  const limits = await limitMap(ctx.db, site, now);
+  const limits = await limitMap(ctx.db, site, now, ctx.cache);
   const deltas = mergeDeltas(countersFor(scopesOf(site), [{ metric, amount }], now).map((c) => ({ ...c, limit: limits.get(`${c.scope}|${c.subject}|${c.metric}|${c.period}`) ?? null })));
   const refuse = async (over: CounterDelta) => {
     const quota = await quotaDetails(ctx.db, over);

@@ -14,7 +14,7 @@ import { limitStates } from './usage-service.ts';
 export async function usageLimits(ctx: Ctx, site: SiteRow) {
   const now = ctx.now();
   const g = await loadGrants(ctx.db, site, now);
-  return { success: true as const, limits: await limitStates(ctx.db, await siteLimits(ctx.db, g), now) };
+  return { success: true as const, limits: await limitStates(ctx.db, await siteLimits(ctx.db, g, ctx.cache), now) };
 }
 
 export async function usageSummary(ctx: Ctx, site: SiteRow, query: z.infer<typeof UsageSummaryQuery>): Promise<UsageSummaryAnswer> {
@@ -30,7 +30,7 @@ export async function usageSummary(ctx: Ctx, site: SiteRow, query: z.infer<typeo
     (byProduct[r.product] ??= {})[r.metric] = r.amount;
   }
   const g = await loadGrants(ctx.db, site, now);
-  const limits = (await limitStates(ctx.db, await siteLimits(ctx.db, g), at)).filter((l) => l.period === query.period);
+  const limits = (await limitStates(ctx.db, await siteLimits(ctx.db, g, ctx.cache), at)).filter((l) => l.period === query.period);
   return { success: true, site_id: site.id, period: query.period, period_start: from.toISOString(), reset_at: to.toISOString(), events, totals, by_product: byProduct, limits };
 }
 

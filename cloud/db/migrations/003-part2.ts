@@ -104,6 +104,25 @@ ALTER TABLE usage_limits ADD PRIMARY KEY (scope, subject, metric, period, set_by
 
 CREATE INDEX usage_events_time ON usage_events (occurred_at);
 
+-- A version per kind of configuration, bumped in the same transaction as any change to it, so an
+-- instance may keep what it read until the version it sees on a request moves (no stale answer).
+CREATE TABLE config_versions (
+  name text PRIMARY KEY,
+  version bigint NOT NULL
+);
+CREATE FUNCTION gatehouse_bump_config() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  INSERT INTO config_versions AS v (name, version) VALUES (TG_ARGV[0], 1)
+  ON CONFLICT (name) DO UPDATE SET version = v.version + 1;
+  RETURN NULL;
+END
+$fn$;
+CREATE TRIGGER ai_providers_version AFTER INSERT OR UPDATE OR DELETE ON ai_providers FOR EACH STATEMENT EXECUTE FUNCTION gatehouse_bump_config('ai');
+CREATE TRIGGER account_policies_version AFTER INSERT OR UPDATE OR DELETE ON account_policies FOR EACH STATEMENT EXECUTE FUNCTION gatehouse_bump_config('ai');
+CREATE TRIGGER model_classes_version AFTER INSERT OR UPDATE ON cloud_settings FOR EACH ROW WHEN (NEW.key = 'ai_model_classes') EXECUTE FUNCTION gatehouse_bump_config('ai');
+CREATE TRIGGER usage_limits_version AFTER INSERT OR UPDATE OR DELETE ON usage_limits FOR EACH STATEMENT EXECUTE FUNCTION gatehouse_bump_config('limits');
+INSERT INTO config_versions (name, version) VALUES ('ai', 1), ('limits', 1);
+
 DROP FUNCTION gatehouse_authenticate(text, text, timestamptz, timestamptz);
 CREATE FUNCTION gatehouse_authenticate(p_key_id text, p_nonce text, p_expires timestamptz, p_now timestamptz)
 RETURNS TABLE (
@@ -113,7 +132,7 @@ RETURNS TABLE (
   l_id text, l_key_hash text, l_key_preview text, l_account_id text, l_plan_id text, l_site_limit integer,
   l_status text, l_expires_at timestamptz, l_created_at timestamptz, l_revoked_at timestamptz,
   p_id text, p_rank integer, p_features jsonb, p_products jsonb, p_site_limit integer, p_limits jsonb,
-  p_update_channels jsonb, p_support_priority text, off text[], a_features_off jsonb, a_support_priority text, nonce_fresh boolean
+  p_update_channels jsonb, p_support_priority text, off text[], a_features_off jsonb, a_support_priority text, config jsonb, nonce_fresh boolean
 )
 LANGUAGE plpgsql AS $fn$
 #variable_conflict use_column
@@ -136,6 +155,7 @@ BEGIN
                   WHERE ps.enabled = false
                     AND ((ps.scope = 'site' AND ps.subject = s.id) OR (ps.scope = 'account' AND ps.subject = s.account_id))),
            ap.features_off, ap.support_priority,
+           (SELECT jsonb_object_agg(v.name, v.version) FROM config_versions v),
            claimed
       FROM sites s
       LEFT JOIN licenses l ON l.id = s.license_id
