@@ -1,7 +1,6 @@
 import type { CloudProduct, Metric, Period } from '../../main/contract/cloud/index.ts';
 import type { Queryable } from '../db/db.ts';
 import { PlanDef } from '../domain/plans.ts';
-import { AMOUNTS } from './events-repo.ts';
 
 /**
  * Reads across all the sites of one account, each query bounded by the
@@ -86,16 +85,25 @@ export interface RollupRow {
 /**
  * Usage per site x product x metric x period of the account's sites in
  * [from, to), from the events (each counted in the period of its own
- * timestamp). Reads the (site_id, occurred_at) index once per site.
+ * timestamp). The events are summed per site, product, units metric and
+ * period first, and only those few groups are split into their metrics
+ * (units, tokens): hash aggregation over the events instead of sorting them.
+ * `events` counts the events that added to the metric.
  */
 export async function accountRollups(q: Queryable, accountId: string, f: RollupFilter, offset: number, limit: number | null): Promise<RollupRow[]> {
   const r = await q.query<RollupRow>(
-    `SELECT e.site_id, e.product, m.metric, date_trunc($2, e.occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS period_start,
-            sum(m.amount)::bigint AS amount, count(*)::int AS events
-       FROM usage_events e ${AMOUNTS}
-      WHERE e.site_id = ANY (ARRAY(SELECT id FROM sites WHERE account_id = $1))
-        AND e.occurred_at >= $3 AND e.occurred_at < $4 AND m.metric IS NOT NULL AND m.amount > 0
-        AND ($5::text IS NULL OR e.site_id = $5) AND ($6::text IS NULL OR e.product = $6) AND ($7::text IS NULL OR m.metric = $7)
+    `WITH g AS (
+       SELECT e.site_id, e.product, e.units_metric, date_trunc($2, e.occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS period_start,
+              sum(e.units) AS units, count(*) FILTER (WHERE e.units > 0) AS units_events,
+              sum(e.tokens_input + e.tokens_output) AS tokens, count(*) FILTER (WHERE e.tokens_input + e.tokens_output > 0) AS token_events
+         FROM usage_events e
+        WHERE e.site_id IN (SELECT id FROM sites WHERE account_id = $1)
+          AND e.occurred_at >= $3 AND e.occurred_at < $4
+          AND ($5::text IS NULL OR e.site_id = $5) AND ($6::text IS NULL OR e.product = $6)
+        GROUP BY 1, 2, 3, 4)
+     SELECT g.site_id, g.product, m.metric, g.period_start, sum(m.amount)::bigint AS amount, sum(m.events)::int AS events
+       FROM g CROSS JOIN LATERAL (VALUES (g.units_metric, g.units, g.units_events), ('ai_tokens', g.tokens, g.token_events)) AS m(metric, amount, events)
+      WHERE m.metric IS NOT NULL AND m.amount > 0 AND ($7::text IS NULL OR m.metric = $7)
       GROUP BY 1, 2, 3, 4
       ORDER BY 4 DESC, 1, 2, 3
       ${limit === null ? '' : 'LIMIT $8 OFFSET $9'}`,

@@ -46,7 +46,7 @@ export async function pruneIdempotencyKeys(q: Queryable, before: Date): Promise<
 }
 
 // Each event as (metric, amount) rows: its units under its name's metric, its tokens under ai_tokens.
-export const AMOUNTS = `CROSS JOIN LATERAL (VALUES (e.units_metric, e.units), ('ai_tokens', e.tokens_input + e.tokens_output)) AS m(metric, amount)`;
+const AMOUNTS = `CROSS JOIN LATERAL (VALUES (e.units_metric, e.units), ('ai_tokens', e.tokens_input + e.tokens_output)) AS m(metric, amount)`;
 
 export interface TotalsRow {
   product: string;
