@@ -57,12 +57,22 @@ export interface HandlerOptions {
 
 /** How a route's caller is known: not at all, a site signature, the account's API key, or a download token in the path. */
 type Auth = 'none' | 'site' | 'account' | 'token';
-type Entry = { name: string; template: string; auth: Auth; maxBody: number; handler: RouteHandler | null };
+/** `watchClose`: the route gets a signal that aborts when the caller goes away (a long AI generation). */
+type Entry = { name: string; template: string; auth: Auth; maxBody: number; handler: RouteHandler | null; watchClose: boolean };
+const NEVER = new AbortController().signal;
+
+function closeSignal(res: ServerResponse): AbortSignal {
+  const gone = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
+  return gone.signal;
+}
 
 function routeTable(): Router<Entry> {
   const router = new Router<Entry>();
   const add = (name: string, e: { method: string; path: string }, auth: Auth, handler: RouteHandler | null, maxBody = CLOUD_MAX_BODY_BYTES) =>
-    router.on(e.method, `${CLOUD_BASE_PATH}/${e.path}`, { name, template: e.path, auth, maxBody, handler });
+    router.on(e.method, `${CLOUD_BASE_PATH}/${e.path}`, { name, template: e.path, auth, maxBody, handler, watchClose: name === 'aiGenerate' });
   for (const [name, e] of Object.entries(CLOUD_ENDPOINTS)) add(name, e, e.signed ? 'site' : 'none', name === 'health' || name === 'keys' ? null : ROUTES[name as keyof typeof ROUTES]);
   for (const [name, e] of Object.entries(CLOUD_PART2_ENDPOINTS)) {
     const big = name === 'aiGenerate' || name === 'aiRoute';
@@ -138,11 +148,7 @@ export function createCloudHandler(ctx: Ctx, opts: HandlerOptions = {}) {
         if (r) throw r;
       }
       const body = raw.length === 0 ? {} : parseJson(raw);
-      const gone = new AbortController();
-      res.once('close', () => {
-        if (!res.writableFinished) gone.abort();
-      });
-      const answer = await entry.handler!({ ctx, site: site!, account: account!, body, raw, query, headers: req.headers, params: match.params, origin: opts.publicUrl ?? originOf(req, !!opts.trustProxy), requestId: id, signal: gone.signal });
+      const answer = await entry.handler!({ ctx, site: site!, account: account!, body, raw, query, headers: req.headers, params: match.params, origin: opts.publicUrl ?? originOf(req, !!opts.trustProxy), requestId: id, signal: entry.watchClose ? closeSignal(res) : NEVER });
       if (answer.site) site = answer.site;
       if (answer.support) identify(answer.support);
       status = answer.status ?? 200;

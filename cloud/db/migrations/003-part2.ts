@@ -5,7 +5,10 @@
  * limits an account sets on its own scopes (`set_by`), which add to the
  * plan's limits instead of replacing them as the operator's do. The hot-path
  * function also reads the account's switched-off features and support
- * priority, so a signed request still costs one round trip.
+ * priority, so a signed request still costs one round trip; it answers the
+ * plan by id and the configuration versions, and the instance keeps the
+ * plans themselves until their version moves (a narrower row to decode on
+ * every request).
  * gatehouse_hold and gatehouse_settle are an AI generation's quota hold and
  * its settlement, one round trip each (the same upserts as
  * counters-repo.ts, run in the database: each call is one atomic statement).
@@ -121,18 +124,17 @@ CREATE TRIGGER ai_providers_version AFTER INSERT OR UPDATE OR DELETE ON ai_provi
 CREATE TRIGGER account_policies_version AFTER INSERT OR UPDATE OR DELETE ON account_policies FOR EACH STATEMENT EXECUTE FUNCTION gatehouse_bump_config('ai');
 CREATE TRIGGER model_classes_version AFTER INSERT OR UPDATE ON cloud_settings FOR EACH ROW WHEN (NEW.key = 'ai_model_classes') EXECUTE FUNCTION gatehouse_bump_config('ai');
 CREATE TRIGGER usage_limits_version AFTER INSERT OR UPDATE OR DELETE ON usage_limits FOR EACH STATEMENT EXECUTE FUNCTION gatehouse_bump_config('limits');
-INSERT INTO config_versions (name, version) VALUES ('ai', 1), ('limits', 1);
+CREATE TRIGGER plans_version AFTER INSERT OR UPDATE OR DELETE ON plans FOR EACH STATEMENT EXECUTE FUNCTION gatehouse_bump_config('plans');
+INSERT INTO config_versions (name, version) VALUES ('ai', 1), ('limits', 1), ('plans', 1);
 
 DROP FUNCTION gatehouse_authenticate(text, text, timestamptz, timestamptz);
 CREATE FUNCTION gatehouse_authenticate(p_key_id text, p_nonce text, p_expires timestamptz, p_now timestamptz)
 RETURNS TABLE (
   id text, key_id text, secret_enc text, url text, name text, environment text, status text,
   license_id text, account_id text, department text, project text, version text, products_in_use jsonb,
-  outbox_depth integer, last_sync_at timestamptz, created_at timestamptz, disconnected_at timestamptz,
-  l_id text, l_key_hash text, l_key_preview text, l_account_id text, l_plan_id text, l_site_limit integer,
-  l_status text, l_expires_at timestamptz, l_created_at timestamptz, l_revoked_at timestamptz,
-  p_id text, p_rank integer, p_features jsonb, p_products jsonb, p_site_limit integer, p_limits jsonb,
-  p_update_channels jsonb, p_support_priority text, off text[], a_features_off jsonb, a_support_priority text, config jsonb, nonce_fresh boolean
+  outbox_depth integer, last_sync_at timestamptz, created_at timestamptz,
+  l_id text, l_key_preview text, l_account_id text, l_plan_id text, l_site_limit integer, l_status text, l_expires_at timestamptz,
+  off text[], a_features_off jsonb, a_support_priority text, config jsonb, nonce_fresh boolean
 )
 LANGUAGE plpgsql AS $fn$
 #variable_conflict use_column
@@ -147,10 +149,8 @@ BEGIN
   RETURN QUERY
     SELECT s.id, s.key_id, s.secret_enc, s.url, s.name, s.environment, s.status,
            s.license_id, s.account_id, s.department, s.project, s.version, s.products_in_use,
-           s.outbox_depth, s.last_sync_at, s.created_at, s.disconnected_at,
-           l.id, l.key_hash, l.key_preview, l.account_id, l.plan_id, l.site_limit,
-           l.status, l.expires_at, l.created_at, l.revoked_at,
-           p.id, p.rank, p.features, p.products, p.site_limit, p.limits, p.update_channels, p.support_priority,
+           s.outbox_depth, s.last_sync_at, s.created_at,
+           l.id, l.key_preview, l.account_id, l.plan_id, l.site_limit, l.status, l.expires_at,
            ARRAY(SELECT ps.product FROM product_switches ps
                   WHERE ps.enabled = false
                     AND ((ps.scope = 'site' AND ps.subject = s.id) OR (ps.scope = 'account' AND ps.subject = s.account_id))),
@@ -159,7 +159,6 @@ BEGIN
            claimed
       FROM sites s
       LEFT JOIN licenses l ON l.id = s.license_id
-      LEFT JOIN plans p ON p.id = l.plan_id
       LEFT JOIN account_policies ap ON ap.account_id = s.account_id
      WHERE s.key_id = p_key_id;
 END
