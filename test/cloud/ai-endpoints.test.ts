@@ -1,9 +1,11 @@
+import { request as httpRequest } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reservationFor } from '../../cloud/ai/ai-router.ts';
 import { createLogger } from '../../main/lib/logger.ts';
 import { startAnthropicFixture, startOpenAiFixture, type FixtureProvider } from '../fixtures/ai-providers/fixture-provider.ts';
 import { register, type SiteClient } from './helpers/client.ts';
+import { signHeaders } from './helpers/sign.ts';
 import { startHarness, TEST_MASTER_KEY, type Harness } from './helpers/cloud-harness.ts';
 
 /**
@@ -205,6 +207,24 @@ describe('ai/generate', () => {
     expect((await site.get('ai/providers')).body.error.code).toBe('entitlement_required');
     await h.op('accounts.policy.set', { account: accountId, features_off: [] });
     expect(counts()).toEqual(before);
+  });
+
+  it('releases the hold and calls no fallback when the site goes away mid-generation', async () => {
+    primary.script({ kind: 'hang' });
+    const [p, b] = counts();
+    const events = await aiEvents();
+    const url = `${h.gateway}/ai/generate`;
+    const body = JSON.stringify({ ...MODEL_REQ, model: 'small-1' });
+    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', ...signHeaders(site.creds, { method: 'POST', url, body }) } });
+    req.on('error', () => {});
+    req.end(body);
+    for (let i = 0; i < 100 && primary.count === p; i++) await new Promise((r) => setTimeout(r, 20));
+    expect((await tokenRows()).reserved).toBeGreaterThan(0);
+    req.destroy();
+    for (let i = 0; i < 100 && (await tokenRows()).reserved > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect((await tokenRows()).reserved).toBe(0);
+    expect(counts().slice(0, 2)).toEqual([p! + 1, b]);
+    expect((await aiEvents()).n).toBe(events.n);
   });
 
   it('never puts a provider key in an answer or a log line', async () => {
