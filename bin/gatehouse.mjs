@@ -1,7 +1,15 @@
 #!/usr/bin/env node
-// Loads the TypeScript CLI through tsx's loader in this same process (so
-// signals reach the service directly); a checkout works without a build step.
-import { register } from 'tsx/esm/api';
+// gatehouse: the pre-built bundle when there is one (`npm run build`; fast
+// start-up, little memory), else the TypeScript source through tsx's loader
+// in this same process (a checkout without a build). Either way the command
+// runs in this process, so signals reach the service directly.
+import { existsSync } from 'node:fs';
 
-register();
-await import('../main/cli.ts');
+const bundle = new URL('../dist/cli/gatehouse.mjs', import.meta.url);
+if (existsSync(bundle)) {
+  await import(bundle.href);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../main/cli.ts');
+}

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { DEFAULT_SERVER_NAME, MCP_CLIENTS, type McpClient } from '../main/contract/client-config.ts';
 import type { VaultChoice } from '../main/store/vault.ts';
 import { LOG_LEVELS, type LogLevel } from './log.ts';
 
@@ -9,8 +10,8 @@ import { LOG_LEVELS, type LogLevel } from './log.ts';
 
 const VAULT_CHOICES: readonly VaultChoice[] = ['auto', 'keychain', 'file'];
 
-export const CLIENTS = ['claude-desktop', 'cursor', 'vscode', 'claude-code', 'windsurf'] as const;
-export type ClientName = (typeof CLIENTS)[number];
+export const CLIENTS = MCP_CLIENTS;
+export type ClientName = McpClient;
 
 export interface HeaderFlag {
   name: string;
@@ -41,7 +42,6 @@ export class UsageError extends Error {
 }
 
 export const DEFAULT_CONNECT_TIMEOUT_S = 30;
-export const DEFAULT_SERVER_NAME = 'gatehouse';
 
 // Transport-owned headers: a user value would break the protocol or the session.
 const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'accept', 'host', 'connection', 'transfer-encoding', 'mcp-session-id', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'last-event-id']);
@@ -69,8 +69,13 @@ const CONFIG_OPTIONS = {
   'config-file': { type: 'string' },
 } as const;
 
-/** Flags of the run command that `config` copies into the client's launch line. */
-const PASSED_THROUGH = ['url', 'data-dir', 'token-keychain', 'token-env', 'header', 'connect-timeout', 'log-level', 'log-file', 'vault'] as const;
+/**
+ * Flags of the run command that `config` copies into the client's launch line
+ * as given. The data dir, the log file and the token flags are written by the
+ * config command itself (absolute paths, the data dir from the environment,
+ * the entry's `env` or `inputs` for --token-env).
+ */
+const PASSED_THROUGH = ['url', 'header', 'connect-timeout', 'log-level', 'vault'] as const;
 
 export function parseCommand(argv: string[]): Command {
   if (argv[0] === 'config') return parseConfig(argv.slice(1));

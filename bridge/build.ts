@@ -36,42 +36,62 @@ const lazyExternal: Plugin = {
   },
 };
 
-const common: BuildOptions = {
+/**
+ * zod's `z` namespace re-exports all of its ~60 message locales, which a
+ * bundler cannot drop (the namespace object holds them): half of zod's bytes,
+ * parsed on every start. Gatehouse uses only the default, English.
+ */
+export const zodEnglishOnly: Plugin = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onLoad({ filter: /zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({ contents: 'export { default as en } from "./en.js";', loader: 'js' }));
+  },
+};
+
+// Bundled CommonJS code may call require(); ESM has none unless we make one.
+export const REQUIRE_BANNER = { js: "import { createRequire as __bridgeCreateRequire } from 'node:module'; const require = __bridgeCreateRequire(import.meta.url);" };
+
+export const common: BuildOptions = {
   bundle: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
   // keytar is a native addon: it is resolved from node_modules at run time.
   external: ['keytar'],
+  // jsonc-parser's "main" is a UMD build whose internal require()s esbuild cannot follow; its "module" build is plain ESM.
+  mainFields: ['module', 'main'],
+  plugins: [zodEnglishOnly],
   legalComments: 'none',
   logLevel: 'warning',
 };
 
-/** Builds beside the old output and swaps folders, so a bridge starting meanwhile never sees half a build. */
-export async function buildBridge(): Promise<void> {
-  const final = dirname(BUNDLE);
+/** Builds into a folder beside `final` and swaps folders, so a process starting meanwhile never sees half a build. */
+export async function buildSwapped(final: string, build: (tmp: string) => Promise<unknown>): Promise<void> {
   const tmp = `${final}.tmp-${process.pid}`;
   const old = `${final}.old-${process.pid}`;
   await rm(tmp, { recursive: true, force: true });
-  await Promise.all([
-    build({ ...common, entryPoints: [join(root, 'bridge', 'entry.ts')], outfile: join(tmp, 'gatehouse-bridge.mjs'), plugins: [lazyExternal] }),
-    build({
-      ...common,
-      // Bundled CommonJS code may call require(); ESM has none unless we make one.
-      banner: { js: "import { createRequire as __bridgeCreateRequire } from 'node:module'; const require = __bridgeCreateRequire(import.meta.url);" },
-      entryPoints: LAZY,
-      outdir: join(tmp, 'lazy'),
-      outExtension: { '.js': '.mjs' },
-      splitting: true,
-      chunkNames: 'chunks/[name]-[hash]',
-      plugins: [lazyExternal],
-    }),
-  ]);
+  await build(tmp);
   await rename(final, old).catch((e: NodeJS.ErrnoException) => {
     if (e.code !== 'ENOENT') throw e;
   });
   await rename(tmp, final);
   await rm(old, { recursive: true, force: true });
+}
+
+export async function buildBridge(): Promise<void> {
+  await buildSwapped(dirname(BUNDLE), (tmp) => Promise.all([
+    build({ ...common, entryPoints: [join(root, 'bridge', 'entry.ts')], outfile: join(tmp, 'gatehouse-bridge.mjs'), plugins: [lazyExternal, zodEnglishOnly] }),
+    build({
+      ...common,
+      banner: REQUIRE_BANNER,
+      entryPoints: LAZY,
+      outdir: join(tmp, 'lazy'),
+      outExtension: { '.js': '.mjs' },
+      splitting: true,
+      chunkNames: 'chunks/[name]-[hash]',
+      plugins: [lazyExternal, zodEnglishOnly],
+    }),
+  ]));
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

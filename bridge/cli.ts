@@ -38,6 +38,7 @@ export async function main(argv: string[]): Promise<number> {
         env: process.env,
         platform: process.platform,
         home: homedir(),
+        cwd: process.cwd(),
         nodePath: process.execPath,
         binPath: findBinPath(),
       });

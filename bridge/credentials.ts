@@ -47,16 +47,22 @@ async function readKeychain(opts: BridgeOptions, ctx: CredentialContext): Promis
   // Loaded only here: keytar and the vault code cost start-up time every other bridge would pay.
   const { openVault } = await import('../main/store/vault.ts');
   let secret: string | null;
+  let where: string;
+  const dataDir = ctx.dataDir();
   try {
-    const vault = await openVault({ dataDir: ctx.dataDir(), backend: opts.vault, log: ctx.log });
-    ctx.log.debug('token source', { vault: vault.label, account });
+    const vault = await openVault({ dataDir, backend: opts.vault, log: ctx.log });
+    where = vault.backend === 'file' ? `the file vault of the data dir ${dataDir}` : `the ${vault.label} (not the file vault of the data dir ${dataDir}: add --vault file if the service keeps its secrets there)`;
+    ctx.log.debug('token source', { vault: vault.label, account, data_dir: dataDir });
     secret = await vault.get(account);
   } catch (e) {
     throw new CredentialError(`--token-keychain ${account}: ${ctx.log.redactor.apply(e instanceof Error ? e.message : String(e))}`);
   }
   const token = secret?.trim();
   if (!token) {
-    throw new CredentialError(`--token-keychain ${account}: no token is stored under that account; create one with \`gatehouse tokens create --keychain ${account}\``);
+    // Name where it looked: a service with another data dir or vault keeps its tokens elsewhere.
+    throw new CredentialError(
+      `--token-keychain ${account}: no token is stored under that account in ${where}; create one with \`gatehouse tokens create --keychain ${account} --data-dir ${dataDir}\`, or pass the --data-dir and --vault the service uses`,
+    );
   }
   return token;
 }

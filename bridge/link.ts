@@ -26,6 +26,7 @@ export class Aborted extends Error {
 
 export class Link {
   private waitingSaid = false;
+  private everReached = false;
 
   constructor(
     private readonly http: HttpSide,
@@ -73,8 +74,10 @@ export class Link {
       );
       if (this.waitingSaid) {
         this.waitingSaid = false;
-        this.log.info('the MCP endpoint is reachable again', { url: url?.href });
+        // "again" only when it was reached before: the first connection after waiting for start-up is not a recovery.
+        this.log.info(this.everReached ? 'the MCP endpoint is reachable again' : 'the MCP endpoint is up', { url: url?.href });
       }
+      this.everReached = true;
       return res;
     } catch (e) {
       if (e instanceof NotReached) throw new Unreachable(e.message, Date.now() - started);

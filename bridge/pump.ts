@@ -25,6 +25,8 @@ interface Flight {
   method: string;
   ctrl: AbortController;
   cancelled: boolean;
+  /** a 2026-07-28 request: closing its stream is the cancellation, there is no session to post a notification to */
+  modern: boolean;
   /** When the last message on this request's stream that was not its response went out. */
   lastNoteAt: number;
 }
@@ -71,7 +73,7 @@ export class Pump {
   }
 
   private async request(msg: ClientMessage, body: Buffer): Promise<void> {
-    const flight: Flight = { id: msg.id!, key: idKey(msg.id), method: msg.method!, ctrl: new AbortController(), cancelled: false, lastNoteAt: 0 };
+    const flight: Flight = { id: msg.id!, key: idKey(msg.id), method: msg.method!, ctrl: new AbortController(), cancelled: false, lastNoteAt: 0, modern: modernHeaders(msg) !== undefined };
     this.flights.set(flight.key, flight);
     if (flight.method === 'initialize') this.session.beginInitialize(body);
     try {
@@ -238,7 +240,9 @@ export class Pump {
   private async notification(msg: ClientMessage, body: Buffer): Promise<void> {
     if (msg.method === 'notifications/cancelled') {
       const target = this.flights.get(idKey(msg.params?.requestId));
-      const sent = this.post(msg, body);
+      // A 2026-07-28 server has no session to take the notification (it answers "Missing session ID"):
+      // aborting the request's HTTP exchange below is the cancellation it understands.
+      const sent = target?.modern ? Promise.resolve(true) : this.post(msg, body);
       if (target) {
         target.cancelled = true;
         target.ctrl.abort();

@@ -1,13 +1,19 @@
 #!/usr/bin/env node
-import { toErrorShape } from './core/errors.ts';
 import { UsageError } from './cli/output.ts';
 import { USAGE } from './cli/usage.ts';
-import { serve } from './cli/serve-command.ts';
-import { settings, tokens, users } from './cli/admin-commands.ts';
-import { audit, consoleLink, staged } from './cli/review-commands.ts';
 import { VERSION } from './version.ts';
 
-const COMMANDS: Record<string, (args: string[]) => Promise<void>> = { serve, tokens, users, settings, staged, audit, 'console-link': consoleLink };
+type Command = (args: string[]) => Promise<void>;
+// Each command loads only its own code: `serve` needs the whole service, `audit list` a little of it.
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import('./cli/serve-command.ts')).serve,
+  tokens: async () => (await import('./cli/admin-commands.ts')).tokens,
+  users: async () => (await import('./cli/admin-commands.ts')).users,
+  settings: async () => (await import('./cli/admin-commands.ts')).settings,
+  staged: async () => (await import('./cli/review-commands.ts')).staged,
+  audit: async () => (await import('./cli/review-commands.ts')).audit,
+  'console-link': async () => (await import('./cli/review-commands.ts')).consoleLink,
+};
 // Checked before anything opens the data dir: a typo must not create a store or wait for the lock.
 const SUBCOMMANDS: Record<string, string[]> = { tokens: ['create', 'list', 'revoke'], users: ['list', 'add', 'set-role'], settings: ['get', 'set'], staged: ['list', 'show', 'confirm', 'discard'], audit: ['list', 'export'] };
 
@@ -20,22 +26,24 @@ export async function main(argv: string[]): Promise<number> {
     return command ? 0 : 2;
   }
   if (command === '--version') return void console.log(VERSION), 0;
-  const run = COMMANDS[command];
+  const load = COMMANDS[command];
   try {
-    if (!run) throw new UsageError(`unknown command '${command}'`);
+    if (!load) throw new UsageError(`unknown command '${command}'`);
     if (args.includes('--help') || args.includes('-h')) return void console.log(USAGE), 0;
     const subs = SUBCOMMANDS[command];
     if (subs && !subs.includes(args[0] ?? '')) {
       const choices = `${subs.slice(0, -1).join(', ')} or ${subs[subs.length - 1]}`;
       throw new UsageError(args[0] === undefined || args[0].startsWith('-') ? `${command} needs a command first: ${choices}` : `unknown ${command} command '${args[0]}': use ${choices}`);
     }
-    await run(args);
+    await (await load())(args);
     return 0;
   } catch (e) {
     if (e instanceof UsageError) {
       process.stderr.write(json ? `${JSON.stringify({ ok: false, code: 'invalid_request', message: e.message })}\n` : `gatehouse: ${e.message}\nUsage: gatehouse <command> [options]   (gatehouse --help)\n`);
       return 2;
     }
+    // Loaded only on failure: the error family pulls in zod, which --help and --version never need.
+    const { toErrorShape } = await import('./core/errors.ts');
     const shape = toErrorShape(e);
     if (shape.code === 'internal_error') process.stderr.write(`${(e as Error).stack ?? e}\n`);
     process.stderr.write(json ? `${JSON.stringify({ ok: false, ...shape })}\n` : `gatehouse: ${shape.message} [${shape.code}]\n`);

@@ -3,7 +3,7 @@ import type { CloudHealth, HealthReport, Warning } from './contract/health.ts';
 import { CONSOLE_PATH, MCP_PATH } from './contract/health.ts';
 import type { AiProviderSource, Clock, Logger } from './core/ports.ts';
 import { systemClock } from './core/ports.ts';
-import { OptionsData, emptyOptions } from './core/options-data.ts';
+import { OptionsData, dropLegacyStaged, emptyOptions, legacyStaged, salvageOptions } from './core/options-data.ts';
 import { Users } from './core/users.ts';
 import { Tokens } from './core/tokens.ts';
 import { Registry } from './core/registry.ts';
@@ -18,12 +18,15 @@ import { createAdminDispatch } from './core/admin-dispatch.ts';
 import { JsonFileStore } from './store/json-file-store.ts';
 import { openVault, type LabelledVault, type VaultChoice } from './store/vault.ts';
 import { acquireLock, type LockHandle } from './store/process-lock.ts';
-import { AuditLog } from './store/audit-log.ts';
+import { AuditLog } from './store/audit/log.ts';
 import { createLogger } from './lib/logger.ts';
 import { createSitePlugin } from './plugins/site/index.ts';
 import { SiteData, emptySiteData } from './plugins/site/site-data.ts';
+import { salvageSite } from './plugins/site/site-salvage.ts';
+import { StagedFiles } from './store/staged-files.ts';
 import { builtinPlugin } from './mcp/builtin-tools.ts';
 import { VERSION } from './version.ts';
+import { bridgeLaunchFor } from './bridge-launch.ts';
 
 export interface GatewayConfig {
   dataDir: string;
@@ -33,6 +36,10 @@ export interface GatewayConfig {
   ai?: AiProviderSource;
   /** who holds the data dir lock while this gateway is open */
   owner?: 'service' | 'cli';
+  /** how long a staged write waits for a decision (tests shorten it; never longer than 15 minutes) */
+  stagedLifetimeMs?: number;
+  /** log the file-vault fallback (default true; a CLI command leaves it to serve and the health report) */
+  warnFileVault?: boolean;
 }
 
 /** Until the cloud client exists, no AI provider is configured, and we say so. */
@@ -57,9 +64,10 @@ export async function openGateway(config: GatewayConfig) {
   const log = config.log ?? createLogger();
   const lock: LockHandle = await acquireLock(config.dataDir, config.owner ?? 'service');
   try {
-    const options = await JsonFileStore.open({ file: join(config.dataDir, 'options.json'), schema: OptionsData, defaults: emptyOptions, log });
-    const siteStore = await JsonFileStore.open({ file: join(config.dataDir, 'site.json'), schema: SiteData, defaults: emptySiteData, log });
-    const vault: LabelledVault = await openVault({ dataDir: config.dataDir, backend: config.vault ?? 'auto', log });
+    const options = await JsonFileStore.open({ file: join(config.dataDir, 'options.json'), schema: OptionsData, defaults: emptyOptions, log, salvage: salvageOptions });
+    const siteStore = await JsonFileStore.open({ file: join(config.dataDir, 'site.json'), schema: SiteData, defaults: emptySiteData, log, salvage: (raw) => salvageSite(raw, clock.now()) });
+    const stagedFiles = await StagedFiles.open({ dir: join(config.dataDir, 'staged'), log });
+    const vault: LabelledVault = await openVault({ dataDir: config.dataDir, backend: config.vault ?? 'auto', log, warnFileVault: config.warnFileVault ?? true });
     const events = new EventHub();
     const settings = new SettingsService(options, events);
     const audit = await AuditLog.open({ dir: join(config.dataDir, 'audit'), clock, log, retentionDays: () => settings.get().audit_retention_days });
@@ -71,10 +79,12 @@ export async function openGateway(config: GatewayConfig) {
     const registry = new Registry();
     const stats = new StatsRecorder(options, clock);
     const site = createSitePlugin({ store: siteStore, clock, ai: config.ai ?? NO_AI, adminUserId: admin.id });
-    await site.seedIfEmpty();
+    // A site file that was corrupt is never re-seeded over: the person's pages are in the backup.
+    if (siteStore.corruptBackup) await site.markDataLost();
+    else await site.seedIfEmpty();
     const siteIdentity = () => site.identity() as unknown as Record<string, unknown>;
     const auditor = new Auditor(audit, stats, clock, () => String(siteIdentity().url ?? 'local'));
-    const staging = new Staging(options, registry, auditor, events, clock);
+    const staging = new Staging({ store: stagedFiles, users: (id) => users.byId(id), registry, auditor, events, clock, auditTrail: audit, log, ...(config.stagedLifetimeMs ? { lifetimeMs: config.stagedLifetimeMs } : {}) });
     const entitlements = new LocalEntitlements('free');
     const pipeline = new Pipeline(registry, staging, auditor, () => entitlements, () => settings.get(), clock);
     registry.add(builtinPlugin({ registry, staging, settings: () => settings.get(), siteIdentity }));
@@ -84,11 +94,14 @@ export async function openGateway(config: GatewayConfig) {
     const warnings = (): Warning[] => [
       ...(vault.backend === 'file' ? [{ code: 'vault_file', message: 'Secrets are kept in a plain file (vault: file (not encrypted)): no OS keychain was reachable.' }] : []),
       ...[options.corruptBackup, siteStore.corruptBackup].filter(Boolean).map((f) => ({ code: 'store_corrupt', message: `A corrupt data file was moved aside to ${f}; Gatehouse started from defaults for it.` })),
+      ...[options, siteStore].flatMap((s) => (s.salvaged ? [{ code: 'store_salvaged', message: `${s.file} had invalid parts; everything else was kept. Dropped: ${s.salvaged.dropped.join(', ')}. The original is in ${s.salvaged.backup}.` }] : [])),
+      ...stagedFiles.problems.map((message) => ({ code: 'store_corrupt', message })),
       ...registry.listPlugins().flatMap((p) => {
         const s = p.status?.();
         return s?.status === 'down' ? [{ code: 'upstream_down', message: `${p.title} is down: ${s.detail ?? ''}` }] : [];
       }),
     ];
+    const bridge = bridgeLaunchFor(config.dataDir, vault.backend);
     const health = (): HealthReport => {
       const since = clock.now() - 24 * 3600_000;
       return {
@@ -98,6 +111,7 @@ export async function openGateway(config: GatewayConfig) {
         ...urls,
         data_dir: config.dataDir,
         vault: { backend: vault.backend, label: vault.label },
+        bridge,
         pending_approvals: staging.pendingCount(),
         recent_clients: tokens
           .list()
@@ -121,7 +135,14 @@ export async function openGateway(config: GatewayConfig) {
       every(5_000, 'stats flush', () => stats.flush()),
       every(3600_000, 'audit sweep', () => audit.sweep()),
     ];
-    await staging.sweep();
+    // Staged writes of an earlier version move out of options.json; then whatever a crash left in flight is completed or rolled back.
+    const legacy = legacyStaged(options.read());
+    if (legacy.length > 0) {
+      await staging.adopt(legacy);
+      await options.update(dropLegacyStaged);
+      log.info('staging: moved staged writes from options.json to staged/', { count: legacy.length });
+    }
+    await staging.recover();
 
     let closed = false;
     return {

@@ -1,12 +1,12 @@
-import type { Server as HttpServer } from 'node:http';
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { MCP_PATH, CONSOLE_PATH, ADMIN_PREFIX, type RuntimeInfo } from './contract/health.ts';
+import { MCP_PATH, CONSOLE_PATH, ADMIN_PREFIX, DEFAULT_PORT, type RuntimeInfo } from './contract/health.ts';
 import type { TokenCreateInput } from './contract/tokens.ts';
 import { RateLimiter } from './core/rate-limiter.ts';
 import { GatehouseError } from './core/errors.ts';
 import { writeRuntime, removeRuntime } from './store/runtime-file.ts';
-import { createMcpEndpoint } from './mcp/endpoint.ts';
+import type { EndpointDeps, createMcpEndpoint } from './mcp/endpoint.ts';
 import { allowedHostnames } from './lib/http/host.ts';
 import { BodyBudget } from './lib/http/body.ts';
 import { createEdgeServer, type ServerLimits } from './lib/http/server.ts';
@@ -34,7 +34,7 @@ export interface ServiceConfig extends Omit<GatewayConfig, 'owner'> {
   limits?: ServerLimits & { bodyBudgetBytes?: number };
 }
 
-export const DEFAULT_PORT = 7823;
+export { DEFAULT_PORT };
 const DEFAULT_CONSOLE_DIR = join(PACKAGE_ROOT, 'dist-renderer');
 
 /** The headless service: the gateway plus its HTTP face, runtime.json and a clean stop. */
@@ -48,7 +48,7 @@ export async function startService(config: ServiceConfig) {
     const allowedHosts = allowedHostnames(host, config.allowedHosts);
     const bodyBudget = new BodyBudget(config.limits?.bodyBudgetBytes);
     let origin = '';
-    const mcp = createMcpEndpoint({
+    const mcp = lazyEndpoint({
       registry: gw.registry, pipeline: gw.pipeline, settings: () => gw.settings.get(), siteIdentity: gw.siteIdentity,
       tokens: gw.tokens, limiter: new RateLimiter(), auditor: gw.auditor, clock: gw.clock, log: gw.log, allowedHosts, bodyBudget,
     });
@@ -78,6 +78,8 @@ export async function startService(config: ServiceConfig) {
       admin_url: `${origin}${ADMIN_PREFIX}`, version: VERSION, started: new Date(gw.clock.now()).toISOString(),
     };
     if (config.writeRuntimeFile !== false) await writeRuntime(config.dataDir, runtime);
+    // Ready: the endpoint's code (the MCP SDK) loads now, in the background, before a client is likely to ask.
+    mcp.warm();
 
     let stopping: Promise<void> | null = null;
     return {
@@ -122,3 +124,20 @@ export async function startService(config: ServiceConfig) {
   }
 }
 export type RunningService = Awaited<ReturnType<typeof startService>>;
+
+/**
+ * The MCP endpoint, its code (the MCP SDK, most of the service's bytes)
+ * imported once the service listens rather than before: `serve` is ready
+ * sooner, and a request that comes first waits for the import.
+ */
+function lazyEndpoint(deps: EndpointDeps) {
+  let endpoint: Promise<ReturnType<typeof createMcpEndpoint>> | null = null;
+  const load = () => (endpoint ??= import('./mcp/endpoint.ts').then((m) => m.createMcpEndpoint(deps)));
+  return {
+    warm: () => void load().catch((e: unknown) => deps.log.error('loading the MCP endpoint failed', { error: (e as Error).message })),
+    handle: async (req: IncomingMessage, res: ServerResponse) => (await load()).handle(req, res),
+    close: async () => {
+      if (endpoint) await (await endpoint).close();
+    },
+  };
+}

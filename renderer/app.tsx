@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ComponentType } from 'react';
 import type { ConsoleEnv } from './api/index.ts';
+import { CONSOLE_SCREENS, type ConsoleScreen } from '../main/contract/index.ts';
 import { Logo } from './components/logo.tsx';
 import { ConsoleProvider } from './lib/console-context.tsx';
 import { watchSession } from './lib/session-watch.ts';
@@ -12,14 +13,9 @@ import { SettingsScreen } from './screens/settings.tsx';
 import { Tokens } from './screens/tokens/tokens.tsx';
 import { Usage } from './screens/usage/usage.tsx';
 
-const SCREENS = [
-  { key: 'overview', title: 'Overview', Screen: Overview },
-  { key: 'approvals', title: 'Approvals', Screen: Approvals },
-  { key: 'tokens', title: 'Tokens', Screen: Tokens },
-  { key: 'activity', title: 'Activity', Screen: Activity },
-  { key: 'usage', title: 'Usage', Screen: Usage },
-  { key: 'settings', title: 'Settings', Screen: SettingsScreen },
-] as const satisfies readonly { key: string; title: string; Screen: ComponentType }[];
+// The screen list (keys, titles, order) is the contract's, shared with the desktop shell's links.
+const COMPONENTS: Record<ConsoleScreen, ComponentType> = { overview: Overview, approvals: Approvals, tokens: Tokens, activity: Activity, usage: Usage, settings: SettingsScreen };
+const SCREENS: ReadonlyArray<{ key: ConsoleScreen; title: string; Screen: ComponentType }> = CONSOLE_SCREENS.map((s) => ({ ...s, Screen: COMPONENTS[s.key] }));
 
 const KEYS = SCREENS.map((s) => s.key);
 
@@ -27,7 +23,7 @@ export function App({ env }: { env: ConsoleEnv }) {
   const [signedOut, setSignedOut] = useState(false);
   const watched = useMemo<ConsoleEnv>(() => ({ ...env, api: watchSession(env.api, () => setSignedOut(true)) }), [env]);
   const route = useHashRoute(KEYS, 'overview');
-  const screen = SCREENS.find((s) => s.key === route) ?? SCREENS[0];
+  const screen = SCREENS.find((s) => s.key === route) ?? SCREENS[0]!;
   const pending = usePendingCount(watched);
   const heading = useRef<HTMLHeadingElement>(null);
   const shownRoute = useRef(route);

@@ -17,6 +17,8 @@ dpkg -s libsecret-1-dev >/dev/null 2>&1 || need+=(libsecret-1-dev)
 # secret-tool: the keychain tests read what Gatehouse stored through a second, independent client
 if [ "$with_browser" = 1 ] && ! command -v secret-tool >/dev/null; then need+=(libsecret-tools); fi
 if [ "$with_browser" = 1 ] && [ ! -x /usr/bin/chromium ]; then need+=(chromium); fi
+# jq: the tests check that every file Gatehouse writes is strict JSON the way jq reads it.
+if [ "$with_browser" = 1 ] && ! command -v jq >/dev/null; then need+=(jq); fi
 # The cloud gateway's suite runs a second time on a real PostgreSQL server (scripts/with-postgres.sh).
 if [ "$with_browser" = 1 ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then need+=(postgresql); fi
 

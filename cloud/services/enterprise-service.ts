@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { FEATURE_CATALOG, LOG_COLUMNS, type LimitSetBody, type LogsQuery, type PolicySetBody } from '../../main/contract/cloud/index.ts';
-import { csvRow } from '../../main/lib/csv.ts';
+import { csvRow } from '../../main/contract/csv.ts';
 import { decodeCursor, encodeCursor } from '../domain/cursor.ts';
 import { CloudError } from '../errors.ts';
 import { accountLimits, removeLimit, setLimit } from '../repo/limits-repo.ts';

@@ -1,6 +1,6 @@
 import type { AccountInfo, ReportCreateBody, ReportTask, UsageReport } from '../../main/contract/cloud/index.ts';
 import { shortId } from '../../main/core/ids.ts';
-import { csvRow } from '../../main/lib/csv.ts';
+import { csvRow } from '../../main/contract/csv.ts';
 import { CloudError } from '../errors.ts';
 import { accountRollups, accountSites } from '../repo/agency-repo.ts';
 import { activeTasks, claimTask, failAbandoned, failTask, finishTask, insertTask, listTasks, pruneTasks, taskOf, taskResult, type TaskRow } from '../repo/tasks-repo.ts';

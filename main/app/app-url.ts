@@ -1,4 +1,5 @@
 import { normalize, sep, join } from 'node:path';
+import type { ConsoleScreen } from '../contract/screens.ts';
 
 /**
  * The console inside the app is served from `app://console/` (a privileged,
@@ -9,7 +10,7 @@ export const APP_SCHEME = 'app';
 const APP_HOST = 'console';
 const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
 
-export type ConsoleScreen = 'overview' | 'approvals' | 'tokens' | 'activity' | 'usage' | 'settings';
+export type { ConsoleScreen } from '../contract/screens.ts';
 
 export function appUrl(screen?: ConsoleScreen): string {
   return `${APP_ORIGIN}/index.html${screen ? `#${screen}` : ''}`;

@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { homedir } from 'node:os';
-import { resolveDataDir } from '../contract/paths.ts';
+import { dataDirProblem, resolveDataDir } from '../contract/paths.ts';
 import { createLogger } from '../lib/logger.ts';
 import type { VaultChoice } from '../store/vault.ts';
 import { connect, type Connection } from './connect.ts';
@@ -35,9 +35,17 @@ export function vaultChoice(v: unknown): VaultChoice {
 /** A comma-separated flag value as a list. */
 export const list = (v: unknown) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
 
+/** The data dir for this command; an empty --data-dir is bad usage, never the default profile. */
+export function dataDirOf(values: { 'data-dir'?: string | boolean }): string {
+  const flag = values['data-dir'] as string | undefined;
+  const problem = dataDirProblem(flag);
+  if (problem) throw new UsageError(problem);
+  return resolveDataDir(flag, process.platform, process.env, homedir());
+}
+
 /** Runs `fn` against the running service, or on the files under the lock when none runs. */
 export async function withConnection<T>(values: { 'data-dir'?: string | boolean; vault?: string | boolean; 'log-level'?: string | boolean }, fn: (c: Connection) => Promise<T>): Promise<T> {
-  const dataDir = resolveDataDir(values['data-dir'] as string | undefined, process.platform, process.env, homedir());
+  const dataDir = dataDirOf(values);
   const c = await connect(dataDir, vaultChoice(values.vault), createLogger({ level: (values['log-level'] as 'warn') ?? 'warn' }));
   try {
     return await fn(c);

@@ -6,7 +6,6 @@ import type { RuntimeInfo } from '../contract/health.ts';
 import type { AuditQuery } from '../contract/audit.ts';
 import type { Logger } from '../core/ports.ts';
 import { GatehouseError } from '../core/errors.ts';
-import { openGateway } from '../gateway.ts';
 import { httpDispatch } from './admin-client.ts';
 import { retry } from '../lib/retry.ts';
 
@@ -73,7 +72,7 @@ export async function retryWhileLocked<T>(attempt: () => Promise<T>, opts: { loc
 }
 
 async function viaService(dataDir: string, runtime: RuntimeInfo, vaultChoice: VaultChoice, log: Logger): Promise<Connection> {
-  const vault = await openVault({ dataDir, backend: vaultChoice, log });
+  const vault = await openVault({ dataDir, backend: vaultChoice, log, warnFileVault: false });
   const key = await vault.get(ADMIN_KEY_ACCOUNT);
   if (!key) throw new GatehouseError('unauthorized', `a service runs (pid ${runtime.pid}) but its admin key is not in the ${vault.label} vault of this user; run the CLI as the same OS user`);
   const d = httpDispatch(runtime, key);
@@ -84,8 +83,8 @@ async function viaService(dataDir: string, runtime: RuntimeInfo, vaultChoice: Va
       const params = new URLSearchParams({ format });
       for (const [k, v] of Object.entries(q)) if (v !== undefined) params.set(k, String(v));
       const res = await d.raw('GET', `${AUDIT_EXPORT_PATH}?${params}`);
-      if (!res.ok || !res.body) throw new GatehouseError('service_unavailable', `audit export failed with HTTP ${res.status}`);
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) out.write(chunk);
+      if (!res.ok) throw new GatehouseError('service_unavailable', `audit export failed with HTTP ${res.status}`);
+      for await (const chunk of res.body) out.write(chunk);
     },
     async loginLink() {
       const res = await d.raw('POST', 'login-link');
@@ -98,7 +97,9 @@ async function viaService(dataDir: string, runtime: RuntimeInfo, vaultChoice: Va
 }
 
 async function direct(dataDir: string, vaultChoice: VaultChoice, log: Logger): Promise<Connection> {
-  const gw = await openGateway({ dataDir, vault: vaultChoice, log, owner: 'cli' });
+  // Loaded only here: with a service running, the CLI never pays for the whole gateway.
+  const { openGateway } = await import('../gateway.ts');
+  const gw = await openGateway({ dataDir, vault: vaultChoice, log, owner: 'cli', warnFileVault: false });
   gw.setActor('cli');
   return {
     mode: 'direct',

@@ -44,7 +44,12 @@ export async function audit(args: string[]): Promise<void> {
   await withConnection(values, async (c) => {
     if (sub === 'list') {
       const page = unwrap(await c.dispatch('audit.query', q.data!));
-      return out(!!values.json, page, () => `${table(page.entries as unknown as Array<Record<string, unknown>>, ['at', 'tool', 'result', 'error_code', 'user_id', 'token_preview', 'target', 'duration_ms'])}${page.next_cursor ? `\nmore: --cursor ${page.next_cursor}` : ''}`);
+      if (values.json) return out(true, page, () => '');
+      // People know logins, not user ids: show the login (the id stays in --json and the export).
+      const users = await c.dispatch('users.list', {} as never);
+      const login = new Map(users.ok ? users.data.map((u) => [u.id, u.login]) : []);
+      const rows = page.entries.map((e) => ({ ...e, user: e.user_id ? (login.get(e.user_id) ?? e.user_id) : null }));
+      return out(false, page, () => `${table(rows as unknown as Array<Record<string, unknown>>, ['at', 'tool', 'result', 'error_code', 'user', 'token_preview', 'target', 'duration_ms'])}${page.next_cursor ? `\nmore: --cursor ${page.next_cursor}` : ''}`);
     }
     if (sub === 'export') {
       return c.exportAudit(filters, format as 'csv' | 'jsonl', process.stdout);

@@ -1,11 +1,10 @@
-import { homedir } from 'node:os';
-import { resolveDataDir } from '../contract/paths.ts';
 import { createLogger } from '../lib/logger.ts';
-import { DEFAULT_PORT, startService } from '../service.ts';
+import { DEFAULT_PORT } from '../contract/health.ts';
+import { startService } from '../service.ts';
 import { VERSION } from '../version.ts';
 import { retryWhileLocked } from './connect.ts';
 import { UsageError } from './output.ts';
-import { out, parse, vaultChoice } from './args.ts';
+import { dataDirOf, out, parse, vaultChoice } from './args.ts';
 import { USAGE } from './usage.ts';
 
 /** `gatehouse serve`: the headless service in the foreground, stopped by SIGINT/SIGTERM. */
@@ -14,10 +13,11 @@ export async function serve(args: string[]): Promise<void> {
   if (values.help) return void console.log(USAGE);
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a number from 0 to 65535 (got '${values.port}')`);
-  const dataDir = resolveDataDir(values['data-dir'], process.platform, process.env, homedir());
+  const dataDir = dataDirOf(values);
   const log = createLogger({ level: (values['log-level'] as 'info') ?? 'info' });
   // A CLI command holding the lock finishes in a moment: wait for it. Another service never lets go: fail at once.
-  const svc = await retryWhileLocked(() => startService({ dataDir, host: values.host ?? '127.0.0.1', port, vault: vaultChoice(values.vault), log, ...(values.enable ? { enable: true } : {}) }), {
+  const lifetime = testStagedLifetime(process.env);
+  const svc = await retryWhileLocked(() => startService({ dataDir, host: values.host ?? '127.0.0.1', port, vault: vaultChoice(values.vault), log, ...(values.enable ? { enable: true } : {}), ...(lifetime ? { stagedLifetimeMs: lifetime } : {}) }), {
     wait: (e) => e.details.owner === 'cli',
   });
   // Handlers first: whoever reads the printed addresses may signal at once, and Node's default for an unhandled SIGINT/SIGTERM skips the flush.
@@ -39,7 +39,9 @@ export async function serve(args: string[]): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
-  const info = { base_url: svc.baseUrl, mcp_url: svc.mcpUrl, console_login_url: svc.loginUrl(), data_dir: dataDir, vault: svc.vaultLabel, enabled: svc.gateway.settings.get().enabled, pid: process.pid };
+  // Data that had to be salvaged or moved aside is said here too, not only in the log and the console.
+  const warnings = svc.gateway.health().warnings.filter((w) => w.code === 'store_salvaged' || w.code === 'store_corrupt');
+  const info = { base_url: svc.baseUrl, mcp_url: svc.mcpUrl, console_login_url: svc.loginUrl(), data_dir: dataDir, vault: svc.vaultLabel, enabled: svc.gateway.settings.get().enabled, pid: process.pid, ...(warnings.length ? { warnings } : {}) };
   out(!!values.json, info, () =>
     [
       `Gatehouse ${VERSION} is running.`,
@@ -49,7 +51,21 @@ export async function serve(args: string[]): Promise<void> {
       `  data dir:      ${info.data_dir}`,
       `  vault:         ${info.vault}`,
       `  gateway:       ${info.enabled ? 'on' : 'off (switch on: gatehouse settings set enabled true, or serve --enable)'}`,
+      ...warnings.map((w) => `  WARNING:       ${w.message}`),
       'Stop with Ctrl+C.',
     ].join('\n'),
   );
+}
+
+/**
+ * GATEHOUSE_TEST_STAGED_LIFETIME_MS: for tests only (the crash test checks
+ * expiry across restarts without waiting 15 minutes). It can only shorten
+ * the lifetime; the staging core ignores anything longer.
+ */
+function testStagedLifetime(env: NodeJS.ProcessEnv): number | null {
+  const raw = env.GATEHOUSE_TEST_STAGED_LIFETIME_MS;
+  if (raw === undefined || raw === '') return null;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1000) throw new UsageError(`GATEHOUSE_TEST_STAGED_LIFETIME_MS must be a whole number of milliseconds, at least 1000 (got '${raw}')`);
+  return n;
 }

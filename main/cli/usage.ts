@@ -1,4 +1,4 @@
-import { DEFAULT_PORT } from '../service.ts';
+import { DEFAULT_PORT } from '../contract/health.ts';
 import { VERSION } from '../version.ts';
 
 export const USAGE = `gatehouse ${VERSION} — local MCP gateway

@@ -1,5 +1,13 @@
 import { z } from 'zod';
 
+/**
+ * Where the audit entry's `client` name came from: this request's own
+ * clientInfo, or a guess (the last clientInfo seen with the token, which may
+ * have been another process; the User-Agent; the client's address).
+ */
+export const ClientSource = z.enum(['request', 'remembered', 'user_agent', 'address']);
+export type ClientSource = z.infer<typeof ClientSource>;
+
 export const AuditResult = z.enum(['ok', 'error', 'staged', 'confirmed', 'discarded', 'expired', 'denied', 'rate_limited']);
 export type AuditResult = z.infer<typeof AuditResult>;
 
@@ -21,6 +29,7 @@ export const AuditEntry = z.object({
   target: z.string().nullable(),
   duration_ms: z.number().nonnegative(),
   client: z.string().nullable(),
+  client_source: ClientSource.nullable().optional(),
   /** staged id for staged/confirmed/discarded/expired transitions */
   staged_id: z.string().nullable().optional(),
 });
@@ -60,5 +69,5 @@ export type Stats = z.infer<typeof Stats>;
 
 export const AUDIT_CSV_COLUMNS = [
   'id', 'at', 'request_id', 'tool', 'write', 'result', 'error_code', 'source_plugin', 'feature_key', 'site',
-  'token_id', 'token_preview', 'user_id', 'target', 'duration_ms', 'client', 'staged_id',
+  'token_id', 'token_preview', 'user_id', 'target', 'duration_ms', 'client', 'client_source', 'staged_id',
 ] as const;

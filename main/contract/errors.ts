@@ -22,6 +22,10 @@ export const ErrorCode = z.enum([
   'stale_preview',
   'staged_not_found',
   'staged_already_decided',
+  'staged_too_large',
+  'staged_limit_reached',
+  /** the service stopped while a write was being applied and its plugin cannot tell whether it took effect */
+  'apply_interrupted',
   // domain / admin
   'not_found',
   'conflict',
@@ -58,6 +62,8 @@ export const JSONRPC_CODES = {
   parse_error: -32700,
   unknown_tool: -32602,
   invalid_params: -32602,
+  staged_too_large: -32602,
+  staged_limit_reached: -32029,
   internal_error: -32603,
 } as const satisfies Partial<Record<ErrorCode, number>>;
 
@@ -79,6 +85,9 @@ export const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   staged_already_decided: 409,
   staged_expired: 410,
   stale_preview: 409,
+  staged_too_large: 413,
+  staged_limit_reached: 429,
+  apply_interrupted: 409,
   store_locked: 423,
   service_unavailable: 503,
   internal_error: 500,

@@ -21,6 +21,13 @@ export type VaultBackend = z.infer<typeof VaultBackend>;
 export const Warning = z.object({ code: z.string(), message: z.string() });
 export type Warning = z.infer<typeof Warning>;
 
+/**
+ * How an MCP client on this machine starts gatehouse-bridge for this service
+ * (absolute node + script, plus its data dir and vault when they are not the
+ * defaults): the console's client snippets use it instead of guessing.
+ */
+export const BridgeLaunchInfo = z.object({ command: z.string(), args: z.array(z.string()), platform: z.string() });
+
 /** What the console's overview and `GET /` show about the local service. */
 export const HealthReport = z.object({
   name: z.literal('gatehouse'),
@@ -31,6 +38,7 @@ export const HealthReport = z.object({
   console_url: z.string(),
   data_dir: z.string(),
   vault: z.object({ backend: VaultBackend, label: z.string() }),
+  bridge: BridgeLaunchInfo,
   pending_approvals: z.number().int(),
   recent_clients: z.array(z.object({ token_id: z.string(), label: z.string(), client: z.string().nullable(), last_used: z.string() })),
   cloud: CloudHealth,
@@ -50,6 +58,8 @@ export const RuntimeInfo = z.object({
 });
 export type RuntimeInfo = z.infer<typeof RuntimeInfo>;
 
+/** The service's port when none is given (`--port 0` picks a free one). */
+export const DEFAULT_PORT = 7823;
 export const MCP_PATH = '/wp-json/gatehouse-mcp/v1/mcp';
 export const REST_PREFIX = '/wp-json/gatehouse/v1';
 export const ADMIN_PREFIX = `${REST_PREFIX}/admin`;

@@ -11,3 +11,8 @@ export * from './tools.ts';
 export * from './api.ts';
 export * from './paths.ts';
 export * from './csp.ts';
+export * from './client-config.ts';
+export * from './text.ts';
+export * from './diff-format.ts';
+export * from './csv.ts';
+export * from './screens.ts';

@@ -13,7 +13,22 @@ export function defaultDataDir(platform: string, env: Record<string, string | un
   return `${env.XDG_CONFIG_HOME || `${home}/.config`}/${APP_DIR_NAME}`;
 }
 
-/** --data-dir wins, then GATEHOUSE_DATA_DIR, then the platform's app data folder. */
+/**
+ * Why an explicit data dir cannot be used, or null. An empty `--data-dir` is
+ * what `--data-dir "$DIR"` gives when DIR is unset: falling back to the
+ * default would run a script against a person's real profile. (An empty
+ * GATEHOUSE_DATA_DIR counts as unset, like the XDG variables.)
+ */
+export function dataDirProblem(flag: string | undefined): string | null {
+  if (flag === undefined) return null;
+  if (flag.trim() === '') return '--data-dir is empty (an unset shell variable?): name a folder, or leave the flag out to use the default data dir';
+  if (/[\0\r\n]/.test(flag)) return '--data-dir must not contain NUL or line breaks';
+  return null;
+}
+
+/** --data-dir wins, then GATEHOUSE_DATA_DIR, then the platform's app data folder. Throws on a flag dataDirProblem refuses. */
 export function resolveDataDir(flag: string | undefined, platform: string, env: Record<string, string | undefined>, home: string): string {
+  const problem = dataDirProblem(flag);
+  if (problem) throw new Error(problem);
   return flag || env.GATEHOUSE_DATA_DIR || defaultDataDir(platform, env, home);
 }

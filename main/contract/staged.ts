@@ -1,8 +1,33 @@
 import { z } from 'zod';
+import { ClientSource } from './audit.ts';
 
 export const STAGED_LIFETIME_MS = 15 * 60 * 1000;
 
-export const StagedStatus = z.enum(['pending', 'confirmed', 'discarded', 'expired', 'failed']);
+/**
+ * What a client can make the service hold in staged writes. A write whose
+ * payload and preview take more than STAGED_WRITE_MAX_BYTES is refused with
+ * `staged_too_large`; past the pending counts (or bytes) a new write is
+ * refused with `staged_limit_reached` until a person decides some.
+ */
+export const STAGED_LIMITS = {
+  /** payload + preview of one write, as UTF-8 JSON */
+  writeBytes: 1024 * 1024,
+  /** pending writes of one token (or, without a token, one user) */
+  pendingPerToken: 50,
+  pendingTotal: 500,
+  /** all pending writes together, as stored */
+  pendingBytes: 128 * 1024 * 1024,
+  /** decided writes kept for the console's history and "a second confirm returns the first result" */
+  historyEntries: 500,
+  historyBytes: 64 * 1024 * 1024,
+} as const;
+
+/**
+ * `applying`: a confirm recorded its intent and is applying the write (or
+ * was, when the service stopped: recovery at the next start completes it or
+ * rolls it back). Every other state but `pending` is final.
+ */
+export const StagedStatus = z.enum(['pending', 'applying', 'confirmed', 'discarded', 'expired', 'failed']);
 export type StagedStatus = z.infer<typeof StagedStatus>;
 
 /** One line of a readable preview: a field and its value before and after. */
@@ -33,6 +58,8 @@ export const StagedPayload = z.object({
   token_id: z.string().nullable(),
   token_label: z.string().nullable().default(null),
   client: z.string().nullable().default(null),
+  /** how `client` is known: from the staging request itself, or a guess */
+  client_source: ClientSource.nullable().default(null),
   request_id: z.string().nullable().default(null),
   created: z.string(),
   expires_at: z.string(),

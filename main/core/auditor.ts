@@ -1,4 +1,4 @@
-import type { AuditEntry, AuditResult } from '../contract/audit.ts';
+import type { AuditEntry, AuditResult, ClientSource } from '../contract/audit.ts';
 import type { AuditSink, Clock } from './ports.ts';
 import type { StatsRecorder } from './stats.ts';
 import type { CallContext } from './tool.ts';
@@ -23,6 +23,7 @@ export interface Actor {
   token_preview?: string | null;
   user_id?: string | null;
   client?: string | null;
+  client_source?: ClientSource | null;
 }
 
 export const actorOf = (ctx: CallContext): Actor => ({
@@ -31,6 +32,7 @@ export const actorOf = (ctx: CallContext): Actor => ({
   token_preview: ctx.token?.preview ?? null,
   user_id: ctx.user.id,
   client: ctx.client,
+  client_source: ctx.client_source ?? null,
 });
 
 /** Writes one audit entry per outcome and counts it in the stats. */
@@ -61,10 +63,16 @@ export class Auditor {
       target: facts.target ?? null,
       duration_ms: Math.max(0, Math.round((facts.duration_ms ?? 0) * 100) / 100),
       client: actor.client ?? null,
+      ...(actor.client_source ? { client_source: actor.client_source } : {}),
       staged_id: facts.staged_id ?? null,
     };
     this.sink.append(entry);
     this.stats.count(entry.tool, entry.result);
     return entry;
+  }
+
+  /** Waits until every entry recorded so far is durable; a decision is acknowledged only after this. */
+  durable(): Promise<void> {
+    return this.sink.sync();
   }
 }

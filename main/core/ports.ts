@@ -1,4 +1,4 @@
-import type { AuditEntry, AuditPage, AuditQuery } from '../contract/audit.ts';
+import type { AuditEntry, AuditPage, AuditQuery, AuditResult } from '../contract/audit.ts';
 import type { Entitlement } from '../contract/entitlements.ts';
 import type { VaultBackend } from '../contract/health.ts';
 import type { UsageEvent } from '../contract/usage.ts';
@@ -36,6 +36,13 @@ export interface Vault {
 
 export interface AuditSink {
   append(entry: AuditEntry): void;
+  /** Resolves once every entry appended so far is durable (written and fsynced). */
+  sync(): Promise<void>;
+}
+/** Looks up one transition of a staged write in the audit log (crash recovery). */
+export interface AuditTrail {
+  /** Whether an entry with this staged id and result was written at or after `sinceMs` (give or take clock steps). */
+  hasStagedEntry(stagedId: string, result: AuditResult, sinceMs: number): Promise<boolean>;
 }
 export interface AuditReader {
   query(q: AuditQuery): Promise<AuditPage>;

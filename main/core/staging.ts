@@ -1,19 +1,17 @@
 import { createHash } from 'node:crypto';
 import { STAGED_LIFETIME_MS, type StagedPayload, type StagedResponse, type StagedStatus } from '../contract/staged.ts';
-import type { DocumentStore, Clock } from './ports.ts';
-import type { OptionsData } from './options-data.ts';
-import type { CallContext, WriteTool } from './tool.ts';
+import type { User } from '../contract/users.ts';
+import type { AuditResult } from '../contract/audit.ts';
+import type { AuditTrail, Clock, Logger } from './ports.ts';
+import type { CallContext, StagedRef, WriteTool } from './tool.ts';
 import type { Registry } from './registry.ts';
 import type { EventHub } from './events.ts';
-import type { AuditResult } from '../contract/audit.ts';
+import type { StagedStore } from './staged-store.ts';
 import { type Actor, type AuditFacts, type Auditor, actorOf } from './auditor.ts';
-import { Transients } from './transients.ts';
+import { DEFAULT_STAGING_LIMITS, StagedIndex, jsonBytes, ownerKey, type StagingLimits } from './staged-index.ts';
 import { GatehouseError } from './errors.ts';
 import { capabilitiesOf } from './users.ts';
 import { shortId } from './ids.ts';
-
-const KEY = 'staged:';
-const HISTORY_CAP = 500;
 
 /** Canonical JSON (sorted keys), so the hash does not depend on key order. */
 export function canonicalJson(v: unknown): string {
@@ -28,29 +26,73 @@ const hashPayload = (p: unknown): string => createHash('sha256').update(canonica
 /** Who decides: a person (console, tray, CLI) or, in `agent` mode, the token's own user. */
 export type Decider = { kind: 'person'; login: string; actor?: Actor } | { kind: 'agent'; ctx: CallContext };
 
+const deciderName = (by: Decider): string => (by.kind === 'person' ? by.login : `agent:${by.ctx.user.login}`);
+
+export interface StagingDeps {
+  store: StagedStore;
+  users: (id: string) => User | undefined;
+  registry: Registry;
+  auditor: Auditor;
+  events: EventHub;
+  clock: Clock;
+  /** where recovery looks for a `confirmed` entry written just before a crash */
+  auditTrail: AuditTrail;
+  limits?: Partial<StagingLimits>;
+  /** how long a write waits for a decision; shorter only in tests */
+  lifetimeMs?: number;
+  log?: Logger;
+}
+
+/** What recovery did at start. */
+export interface RecoveryReport {
+  completed: number;
+  pending_again: number;
+  expired: number;
+  interrupted: number;
+}
+
 /**
- * The staging state machine: pending -> confirmed | discarded | expired | failed.
- * Nothing changes before a confirm; a confirm applies exactly once (a second
- * one returns the first result); each transition writes one audit entry.
+ * The staging state machine: pending -> applying -> confirmed | failed, and
+ * pending -> discarded | expired. Nothing changes before a confirm. A confirm
+ * records its intent (`applying`) before the plugin applies, so a crash in
+ * between is completed or rolled back by `recover` at the next start (see
+ * docs/staging.md); a confirm applies exactly once (a second one returns the
+ * first result); each transition writes one audit entry, and a decision is
+ * acknowledged only once that entry is durable.
  */
 export class Staging {
-  private readonly transients: Transients;
+  private readonly index: StagedIndex;
+  private readonly lifetimeMs: number;
   private readonly inFlight = new Map<string, Promise<StagedPayload>>();
+  /** per write: the transition running on it; transitions of one write never overlap */
+  private readonly busy = new Map<string, Promise<unknown>>();
+  /** writes whose `confirmed` entry this process appended (it may still be queued for the disk) */
+  private readonly confirmRecorded = new Set<string>();
 
-  constructor(
-    private readonly store: DocumentStore<OptionsData>,
-    private readonly registry: Registry,
-    private readonly auditor: Auditor,
-    private readonly events: EventHub,
-    private readonly clock: Clock,
-  ) {
-    this.transients = new Transients(store, clock);
+  constructor(private readonly deps: StagingDeps) {
+    this.index = new StagedIndex({ ...DEFAULT_STAGING_LIMITS, ...deps.limits });
+    this.lifetimeMs = Math.min(deps.lifetimeMs ?? STAGED_LIFETIME_MS, STAGED_LIFETIME_MS);
+    for (const id of this.index.load(deps.store.loaded())) void this.forget(id);
+  }
+
+  /**
+   * Takes over records from elsewhere (the options.json of an earlier
+   * version): each one not known yet is stored and indexed. Run at start,
+   * before recover(); running it again after a crash stores nothing twice.
+   */
+  async adopt(records: readonly StagedPayload[]): Promise<number> {
+    const fresh = records.filter((r, i) => !this.index.get(r.id) && records.findIndex((x) => x.id === r.id) === i);
+    for (const r of fresh) await this.deps.store.put(r);
+    for (const id of this.index.load(fresh)) await this.forget(id);
+    return fresh.length;
   }
 
   async stage(tool: WriteTool, input: Record<string, unknown>, ctx: CallContext): Promise<StagedResponse> {
-    const started = this.clock.now();
+    const started = this.deps.clock.now();
+    // Before the preview, which may be costly (an AI call): a token at its limit gets its answer at once.
+    this.index.assertRoom(ownerKey({ token_id: ctx.token?.id ?? null, user_id: ctx.user.id }), 0);
     const plan = await tool.preview(input, ctx);
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const item: StagedPayload = {
       id: shortId('stg'),
       tool: tool.name,
@@ -61,9 +103,10 @@ export class Staging {
       token_id: ctx.token?.id ?? null,
       token_label: ctx.token?.label ?? null,
       client: ctx.client,
+      client_source: ctx.client_source ?? null,
       request_id: ctx.request_id,
       created: new Date(now).toISOString(),
-      expires_at: new Date(now + STAGED_LIFETIME_MS).toISOString(),
+      expires_at: new Date(now + this.lifetimeMs).toISOString(),
       payload_hash: hashPayload(plan.payload),
       target: plan.target,
       target_version: plan.target_version,
@@ -72,25 +115,36 @@ export class Staging {
       decided_by: null,
       error_code: null,
     };
-    await this.transients.set(KEY + item.id, item, STAGED_LIFETIME_MS);
-    this.audit(item, 'staged', actorOf(ctx), { feature_key: tool.feature, duration_ms: this.clock.now() - started });
-    this.events.emit({ type: 'staged', item });
+    const writeBytes = jsonBytes({ payload: item.payload, preview: item.preview });
+    if (writeBytes > this.index.limits.writeBytes) {
+      throw new GatehouseError('staged_too_large', `this write's payload and preview take ${Math.ceil(writeBytes / 1024)} KiB; the limit is ${Math.floor(this.index.limits.writeBytes / 1024)} KiB: split it into smaller writes`, { bytes: writeBytes, limit: this.index.limits.writeBytes });
+    }
+    const bytes = jsonBytes(item);
+    const owner = ownerKey(item);
+    this.index.reserve(owner, bytes);
+    try {
+      await this.deps.store.put(item);
+    } catch (e) {
+      this.index.unreserve(owner, bytes);
+      throw e;
+    }
+    this.index.commitReserved(item, bytes);
+    this.audit(item, 'staged', actorOf(ctx), { feature_key: tool.feature, duration_ms: this.deps.clock.now() - started });
+    this.deps.events.emit({ type: 'staged', item });
     return { status: 'pending_approval', staged_id: item.id, preview: item.preview, expires_at: item.expires_at };
   }
 
-  /** Pending ones first (oldest first), then decided ones (newest first). */
+  /** Open writes first (oldest first), then decided ones (newest first). */
   list(filter: { status?: StagedStatus; user_id?: string } = {}): StagedPayload[] {
-    const pending = this.pendingItems().sort((a, b) => a.created.localeCompare(b.created));
-    const history = [...this.store.read().staged_history].reverse();
-    return [...pending, ...history].filter((s) => (!filter.status || s.status === filter.status) && (!filter.user_id || s.user_id === filter.user_id));
+    return this.index.list().filter((s) => (!filter.status || s.status === filter.status) && (!filter.user_id || s.user_id === filter.user_id));
   }
 
   pendingCount(): number {
-    return this.pendingItems().length;
+    return this.index.openCount;
   }
 
   get(id: string): StagedPayload {
-    const found = this.raw(id) ?? this.store.read().staged_history.find((s) => s.id === id);
+    const found = this.index.get(id);
     if (!found) throw new GatehouseError('staged_not_found', `no staged write '${id}'`);
     if (found.status === 'pending' && this.isExpired(found)) return { ...found, status: 'expired' };
     return found;
@@ -99,78 +153,181 @@ export class Staging {
   async confirm(id: string, by: Decider): Promise<StagedPayload> {
     const running = this.inFlight.get(id);
     if (running) return running;
-    const p = this.doConfirm(id, by).finally(() => this.inFlight.delete(id));
+    const p = this.exclusive(id, () => this.doConfirm(id, by)).finally(() => this.inFlight.delete(id));
     this.inFlight.set(id, p);
     return p;
   }
 
   async discard(id: string, by: Decider): Promise<StagedPayload> {
     if (this.inFlight.has(id)) throw new GatehouseError('staged_already_decided', `staged write '${id}' is being applied`);
-    const item = await this.pendingOrThrow(id, by);
-    const started = this.clock.now();
-    const done = await this.finish(item, 'discarded', by);
-    this.audit(item, 'discarded', this.actorFor(by, item), { duration_ms: this.clock.now() - started });
-    return done;
+    return this.exclusive(id, async () => {
+      const item = await this.pendingOrThrow(id, by);
+      const started = this.deps.clock.now();
+      const done = await this.finish(item, 'discarded', by);
+      this.audit(item, 'discarded', this.actorFor(by, item), { duration_ms: this.deps.clock.now() - started });
+      await this.deps.auditor.durable();
+      return done;
+    });
   }
 
   /** Moves expired pending writes to history with one `expired` audit entry each. */
   async sweep(): Promise<number> {
-    const expired: StagedPayload[] = [];
-    await this.transients.sweep((key, value) => {
-      if (key.startsWith(KEY)) expired.push(value as StagedPayload);
-    });
-    for (const item of expired) await this.expire(item);
-    return expired.length;
+    let n = 0;
+    for (const item of this.index.openItems()) {
+      if (item.status !== 'pending' || !this.isExpired(item) || this.busy.has(item.id)) continue;
+      await this.exclusive(item.id, async () => {
+        const now = this.index.openItem(item.id);
+        if (now?.status === 'pending' && this.isExpired(now)) {
+          await this.expire(now);
+          n++;
+        }
+      });
+    }
+    return n;
+  }
+
+  /**
+   * At start, before anything else runs: every write whose confirm was in
+   * flight when the service stopped is completed (its plugin says the apply
+   * took effect: confirmed, with exactly one `confirmed` audit entry), rolled
+   * back (it did not: pending again, or expired), or, when the plugin cannot
+   * tell, marked failed with `apply_interrupted` and never applied again.
+   */
+  async recover(): Promise<RecoveryReport> {
+    const report: RecoveryReport = { completed: 0, pending_again: 0, expired: 0, interrupted: 0 };
+    for (const item of this.index.openItems()) {
+      if (item.status !== 'applying') continue;
+      let after: StagedPayload;
+      try {
+        after = await this.exclusive(item.id, () => this.resolveApplying(item));
+      } catch (e) {
+        // Left `applying`: the next confirm of it, or the next start, tries again.
+        this.deps.log?.error('staging: could not recover a write that was being applied', { id: item.id, error: (e as Error).message });
+        continue;
+      }
+      if (after.status === 'confirmed') report.completed++;
+      else if (after.status === 'pending') report.pending_again++;
+      else if (after.status === 'expired') report.expired++;
+      else report.interrupted++;
+    }
+    if (report.completed + report.pending_again + report.expired + report.interrupted > 0) {
+      this.deps.log?.warn('staging: writes that were being applied when the service stopped were recovered', { ...report });
+    }
+    await this.sweep();
+    return report;
   }
 
   private async doConfirm(id: string, by: Decider): Promise<StagedPayload> {
-    const settled = this.store.read().staged_history.find((s) => s.id === id);
+    const settled = this.index.decided(id);
     if (settled?.status === 'confirmed') return settled;
+    const open = this.index.openItem(id);
+    // An earlier confirm in this process stopped after its intent (its audit entry or last write failed): finish that one first.
+    if (open?.status === 'applying') {
+      const after = await this.resolveApplying(open);
+      if (after.status === 'confirmed') return after;
+    }
     const item = await this.pendingOrThrow(id, by);
-    const started = this.clock.now();
-    const tool = this.registry.get(item.tool);
+    const started = this.deps.clock.now();
+    const tool = this.deps.registry.get(item.tool);
     // Every way a confirm can end records the transition once: history + one audit entry.
-    const settleFailed = async (code: string) => {
-      await this.finish(item, 'failed', by, { error_code: code });
-      this.audit(item, 'error', this.actorFor(by, item), { error_code: code, duration_ms: this.clock.now() - started });
+    const settleFailed = async (from: StagedPayload, code: string) => {
+      await this.finish(from, 'failed', by, { error_code: code });
+      this.audit(item, 'error', this.actorFor(by, item), { error_code: code, duration_ms: this.deps.clock.now() - started });
+      await this.deps.auditor.durable();
     };
     const refuse = async (code: 'stale_preview' | 'forbidden' | 'not_found' | 'conflict', message: string): Promise<never> => {
-      await settleFailed(code);
+      await settleFailed(item, code);
       throw new GatehouseError(code, message, { staged_id: id });
     };
     if (!tool || !tool.write) return refuse('not_found', `the tool '${item.tool}' that staged this write is no longer available`);
     if (hashPayload(item.payload) !== item.payload_hash) return refuse('conflict', 'the staged payload does not match its hash; it was not applied');
-    const owner = this.store.read().users.find((u) => u.id === item.user_id);
+    const owner = this.deps.users(item.user_id);
     if (!owner || !capabilitiesOf(owner.role).has(tool.capability)) return refuse('forbidden', 'the user who asked for this write no longer has the permission it needs');
     if (item.target && item.target_version !== null && tool.currentVersion) {
       const current = await tool.currentVersion(item.target);
       if (current !== item.target_version) return refuse('stale_preview', `${item.target} changed since the preview was made (version ${item.target_version} -> ${current ?? 'deleted'}); ask the agent to stage it again`);
     }
     const ctx: CallContext = by.kind === 'agent' ? by.ctx : { user: owner, capabilities: capabilitiesOf(owner.role), token: null, request_id: by.actor?.request_id ?? item.request_id ?? id, client: item.client };
+
+    // The checks above took time: the decision is made now, and never after the expiry.
+    if (this.isExpired(item)) {
+      await this.expire(item);
+      throw expiredError(item);
+    }
+    // The intent, durable before the plugin changes anything.
+    const intent = await this.keepOpen({ ...item, status: 'applying', decided_at: new Date(this.deps.clock.now()).toISOString(), decided_by: deciderName(by) });
     let result: unknown;
     try {
-      result = (await tool.apply(item.payload, ctx)).structured;
+      result = (await tool.apply(item.payload, ctx, refOf(intent))).structured;
     } catch (e) {
-      await settleFailed(e instanceof GatehouseError ? e.code : 'internal_error');
+      // apply changes all or nothing: it threw, so nothing was applied.
+      await settleFailed(intent, e instanceof GatehouseError ? e.code : 'internal_error');
       throw e;
     }
-    const done = await this.finish(item, 'confirmed', by, { result });
-    this.audit(item, 'confirmed', this.actorFor(by, item), { feature_key: tool.feature, duration_ms: this.clock.now() - started });
+    return this.markConfirmed(intent, result, this.actorFor(by, item), { feature_key: tool.feature, duration_ms: this.deps.clock.now() - started });
+  }
+
+  /**
+   * The one place a write becomes `confirmed`, live or in recovery. Its audit
+   * entry goes first and is made durable, then the record: a crash between
+   * the two leaves `applying`, and recovery then finds the entry instead of
+   * writing a second one.
+   */
+  private async markConfirmed(intent: StagedPayload, result: unknown, actor: Actor, facts: Partial<AuditFacts>): Promise<StagedPayload> {
+    if (!this.confirmRecorded.has(intent.id)) {
+      this.audit(intent, 'confirmed', actor, facts);
+      this.confirmRecorded.add(intent.id);
+    }
+    try {
+      await this.deps.auditor.durable();
+    } catch (e) {
+      throw new GatehouseError('service_unavailable', `the write was applied, but its audit entry could not be saved (${(e as Error).message}); it is retried, and confirming again completes the decision`, { staged_id: intent.id });
+    }
+    const done = await this.finish(intent, 'confirmed', undefined, { result });
+    this.confirmRecorded.delete(intent.id);
+    return done;
+  }
+
+  /** An `applying` write whose confirm is not running (any more): ask its plugin whether the apply took effect. */
+  private async resolveApplying(item: StagedPayload): Promise<StagedPayload> {
+    const tool = this.deps.registry.get(item.tool);
+    const ref = refOf(item);
+    const answer = tool?.write && tool.applied ? await tool.applied(ref) : ({ state: 'unknown' } as const);
+    const byAgent = item.decided_by?.startsWith('agent:') ?? false;
+    const actor: Actor = byAgent
+      ? { user_id: item.user_id, token_id: item.token_id, client: item.client, request_id: item.request_id }
+      : { user_id: item.user_id, client: `person:${item.decided_by ?? 'unknown'}`, request_id: null };
+    if (answer.state === 'applied') {
+      if (!this.confirmRecorded.has(item.id) && (await this.deps.auditTrail.hasStagedEntry(item.id, 'confirmed', ref.since))) this.confirmRecorded.add(item.id);
+      return this.markConfirmed(item, answer.output.structured, actor, { feature_key: tool?.feature ?? null });
+    }
+    if (answer.state === 'not_applied') {
+      const back = { ...item, status: 'pending' as const, decided_at: null, decided_by: null };
+      if (this.isExpired(back)) {
+        await this.expire(back);
+        return { ...back, status: 'expired' };
+      }
+      return this.keepOpen(back);
+    }
+    const done = await this.finish(item, 'failed', undefined, { error_code: 'apply_interrupted' });
+    this.audit(item, 'error', actor, { error_code: 'apply_interrupted' });
+    await this.deps.auditor.durable();
     return done;
   }
 
   private async pendingOrThrow(id: string, by: Decider): Promise<StagedPayload> {
-    const item = this.raw(id);
-    if (!item) {
-      const past = this.store.read().staged_history.find((s) => s.id === id);
-      if (past?.status === 'expired') throw new GatehouseError('staged_expired', `staged write '${id}' expired at ${past.expires_at}; ask the agent to stage it again`);
+    const item = this.index.openItem(id);
+    if (!item || item.status !== 'pending') {
+      const past = this.index.decided(id);
+      if (past?.status === 'expired') throw expiredError(past);
       if (past) throw new GatehouseError('staged_already_decided', `staged write '${id}' was already ${past.status}`);
+      if (item) throw new GatehouseError('staged_already_decided', `staged write '${id}' is being applied`);
       throw new GatehouseError('staged_not_found', `no staged write '${id}'`);
     }
     if (by.kind === 'agent' && item.user_id !== by.ctx.user.id) throw new GatehouseError('staged_not_found', `no staged write '${id}'`);
     if (this.isExpired(item)) {
       await this.expire(item);
-      throw new GatehouseError('staged_expired', `staged write '${id}' expired at ${item.expires_at}; ask the agent to stage it again`);
+      throw expiredError(item);
     }
     return item;
   }
@@ -182,25 +339,47 @@ export class Staging {
 
   /** One audit entry for a transition of a staged write. */
   private audit(item: StagedPayload, result: AuditResult, actor: Actor, extra: Partial<AuditFacts> = {}): void {
-    this.auditor.record({ tool: item.tool, write: true, result, source_plugin: item.plugin, target: item.target, staged_id: item.id, ...extra }, actor);
+    this.deps.auditor.record({ tool: item.tool, write: true, result, source_plugin: item.plugin, target: item.target, staged_id: item.id, ...extra }, actor);
   }
 
-  private async finish(item: StagedPayload, status: StagedStatus, by: Decider | null, extra: Partial<StagedPayload> = {}): Promise<StagedPayload> {
+  /** Stores a write that stays open (pending <-> applying). */
+  private async keepOpen(item: StagedPayload): Promise<StagedPayload> {
+    await this.deps.store.put(item);
+    this.index.replaceOpen(item, jsonBytes(item));
+    this.deps.events.emit({ type: 'staged', item });
+    return item;
+  }
+
+  /** Stores a decision; `by` undefined keeps the decider the intent recorded. */
+  private async finish(item: StagedPayload, status: StagedStatus, by: Decider | null | undefined, extra: Partial<StagedPayload> = {}): Promise<StagedPayload> {
     const done: StagedPayload = {
       ...item,
       ...extra,
       status,
-      decided_at: new Date(this.clock.now()).toISOString(),
-      decided_by: by ? (by.kind === 'person' ? by.login : `agent:${by.ctx.user.login}`) : null,
+      decided_at: by === undefined && item.decided_at ? item.decided_at : new Date(this.deps.clock.now()).toISOString(),
+      decided_by: by === undefined ? item.decided_by : by ? deciderName(by) : null,
     };
-    await this.store.update((d) => {
-      delete d.transients[KEY + item.id];
-      if (d.staged_history.some((s) => s.id === item.id)) return;
-      d.staged_history.push(done);
-      if (d.staged_history.length > HISTORY_CAP) d.staged_history.splice(0, d.staged_history.length - HISTORY_CAP);
-    });
-    this.events.emit({ type: 'staged', item: done });
+    await this.deps.store.put(done);
+    for (const id of this.index.settle(done, jsonBytes(done))) await this.forget(id);
+    this.deps.events.emit({ type: 'staged', item: done });
     return done;
+  }
+
+  /** Deletes a decision pruned from the history; one left behind by a crash is pruned again at the next start. */
+  private async forget(id: string): Promise<void> {
+    await this.deps.store.remove(id).catch((e: unknown) => this.deps.log?.warn('staging: could not delete an old decision', { id, error: (e as Error).message }));
+  }
+
+  /** Runs `fn` after every transition already queued for the same write. */
+  private exclusive<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    const before = this.busy.get(id) ?? Promise.resolve();
+    const run = before.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.busy.set(id, tail);
+    void tail.then(() => {
+      if (this.busy.get(id) === tail) this.busy.delete(id);
+    });
+    return run;
   }
 
   private actorFor(by: Decider, item: StagedPayload): Actor {
@@ -208,15 +387,11 @@ export class Staging {
     return { request_id: by.actor?.request_id ?? null, token_id: by.actor?.token_id ?? null, token_preview: by.actor?.token_preview ?? null, user_id: by.actor?.user_id ?? item.user_id, client: by.actor?.client ?? `person:${by.login}` };
   }
 
-  private raw(id: string): StagedPayload | undefined {
-    return this.store.read().transients[KEY + id]?.value as StagedPayload | undefined;
-  }
-
-  private pendingItems(): StagedPayload[] {
-    return this.transients.list<StagedPayload>(KEY).map((t) => t.value);
-  }
-
   private isExpired(item: StagedPayload): boolean {
-    return Date.parse(item.expires_at) <= this.clock.now();
+    return Date.parse(item.expires_at) <= this.deps.clock.now();
   }
 }
+
+const expiredError = (item: StagedPayload) => new GatehouseError('staged_expired', `staged write '${item.id}' expired at ${item.expires_at}; ask the agent to stage it again`);
+
+const refOf = (item: StagedPayload): StagedRef => ({ id: item.id, since: Date.parse(item.decided_at ?? item.created) });

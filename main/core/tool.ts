@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Capability, User } from '../contract/users.ts';
 import type { TokenRecord } from '../contract/tokens.ts';
 import type { Preview } from '../contract/staged.ts';
+import type { ClientSource } from '../contract/audit.ts';
 
 /** Who is calling, resolved from the bearer token before any tool runs. */
 export interface CallContext {
@@ -10,6 +11,8 @@ export interface CallContext {
   token: TokenRecord | null;
   request_id: string;
   client: string | null;
+  /** how `client` is known (this request's clientInfo, or a guess) */
+  client_source?: ClientSource | null;
   signal?: AbortSignal;
 }
 
@@ -59,14 +62,38 @@ export interface ReadTool<S extends z.ZodObject = z.ZodObject> extends ToolBase<
   run(input: z.infer<S>, ctx: CallContext): Promise<ToolOutput>;
 }
 
+/** The staged write an apply belongs to. */
+export interface StagedRef {
+  id: string;
+  /** when the confirm recorded its intent (ms since the epoch, the service's clock): an apply of this id happens after it */
+  since: number;
+}
+
+/** What a plugin can tell about a staged write that was being applied when the service stopped. */
+export type AppliedState = { state: 'applied'; output: ToolOutput } | { state: 'not_applied' } | { state: 'unknown' };
+
 export interface WriteTool<S extends z.ZodObject = z.ZodObject> extends ToolBase<S> {
   write: true;
   /** Build the preview; must not change anything. */
   preview(input: z.infer<S>, ctx: CallContext): Promise<WritePlan>;
   /** The target's current version, so a confirm can refuse a stale preview. */
   currentVersion?(target: string): Promise<number | null>;
-  /** Apply a confirmed plan. Called at most once per staged payload. */
-  apply(payload: Record<string, unknown>, ctx: CallContext): Promise<ToolOutput>;
+  /**
+   * Apply a confirmed plan: all of it and resolve, or nothing and throw.
+   * Called at most once per staged write. `staged` names the write: a plugin
+   * that records `staged.id` in the same atomic write as the change can
+   * return the recorded result instead of applying twice, and answer
+   * `applied` after a crash (docs/staging.md, "Crash safety").
+   */
+  apply(payload: Record<string, unknown>, ctx: CallContext, staged?: StagedRef): Promise<ToolOutput>;
+  /**
+   * Asked at start for a write whose confirm was in flight when the service
+   * stopped: did its apply take effect? `applied` completes the confirm with
+   * that output, `not_applied` puts it back to pending. Without this method,
+   * or with `unknown`, the write is marked failed (`apply_interrupted`) for a
+   * person to check: it is never applied again on its own.
+   */
+  applied?(staged: StagedRef): Promise<AppliedState>;
 }
 
 export type Tool = ReadTool | WriteTool;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Settings } from '../contract/settings.ts';
 import { Capability } from '../contract/users.ts';
-import type { StagedPayload } from '../contract/staged.ts';
+import { StagedStatus, type StagedPayload } from '../contract/staged.ts';
 import type { Plugin, Tool, CallContext } from '../core/tool.ts';
 import { defineTool } from '../core/tool.ts';
 import { viewerOf, type Registry } from '../core/registry.ts';
@@ -87,7 +87,7 @@ export function builtinPlugin(deps: BuiltinDeps): Plugin {
     defineTool({
       ...base, name: 'staged_writes_list', title: 'My staged writes', write: false, capability: 'read',
       description: 'Your own staged writes: pending ones first, then recent decisions.',
-      input: z.object({ status: z.enum(['pending', 'confirmed', 'discarded', 'expired', 'failed']).optional().describe('only writes in this state') }),
+      input: z.object({ status: StagedStatus.optional().describe('only writes in this state') }),
       annotations: { readOnlyHint: true, openWorldHint: false },
       run: async (input, ctx) => ({ structured: { staged: staging.list({ user_id: ctx.user.id, ...(input.status ? { status: input.status } : {}) }).slice(0, 100).map(stagedView) } }),
     }),

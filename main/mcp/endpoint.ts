@@ -7,6 +7,7 @@ import type { Tokens, Verified } from '../core/tokens.ts';
 import type { RateLimiter } from '../core/rate-limiter.ts';
 import type { Auditor } from '../core/auditor.ts';
 import type { CallContext } from '../core/tool.ts';
+import type { ClientSource } from '../contract/audit.ts';
 import { capabilitiesOf } from '../core/users.ts';
 import { HttpError } from '../lib/http/http-error.ts';
 import { ANSWERED, compose, type Guard } from '../lib/http/compose.ts';
@@ -47,7 +48,7 @@ interface McpRequest {
   auth?: Verified;
   parsed?: unknown;
   rpc?: Rpc;
-  client?: string;
+  client?: { name: string; source: ClientSource };
 }
 
 const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name, Last-Event-ID, X-Request-Id';
@@ -103,7 +104,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     c.client = clients.name(c.req, c.rpc, a.record.id, clientAddress(c.req, c.settings.trust_proxy_headers));
     const refused = checkRate(c.res, deps.limiter, `tok:${a.record.id}`, c.settings.rate_limit, c.now);
     if (refused && c.rpc?.method === 'tools/call') {
-      deps.auditor.record({ tool: String(c.rpc.params?.name ?? 'unknown'), write: false, result: 'rate_limited', error_code: 'rate_limited' }, { request_id: c.requestId, token_id: a.record.id, token_preview: a.record.preview, user_id: a.user.id, client: c.client });
+      deps.auditor.record({ tool: String(c.rpc.params?.name ?? 'unknown'), write: false, result: 'rate_limited', error_code: 'rate_limited' }, { request_id: c.requestId, token_id: a.record.id, token_preview: a.record.preview, user_id: a.user.id, client: c.client.name, client_source: c.client.source });
     }
     return refused;
   };
@@ -117,7 +118,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     if (stop) return sendError(res, stop, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
 
     const { record, user } = c.auth!;
-    const ctx: CallContext = { user, capabilities: capabilitiesOf(user.role), token: record, request_id: c.requestId, client: c.client! };
+    const ctx: CallContext = { user, capabilities: capabilitiesOf(user.role), token: record, request_id: c.requestId, client: c.client!.name, client_source: c.client!.source };
     deps.tokens.touch(record, ctx.client);
     (req as IncomingMessage & { auth?: unknown }).auth = { token: record.id, clientId: record.id, scopes: [], extra: { ctx } };
     await forward(req, res, c.parsed);
@@ -130,11 +131,12 @@ export function createMcpEndpoint(deps: EndpointDeps) {
  * A short client name for the audit log: the MCP clientInfo when the request
  * carries it (every 2026-07-28 request; only `initialize` in the 2025 era, so
  * the last one seen is remembered per token), else User-Agent, else the address.
+ * Anything but the request's own clientInfo is a guess, and `source` says so.
  */
 class ClientNames {
   private readonly byToken = new Map<string, string>();
 
-  name(req: IncomingMessage, rpc: Rpc | undefined, tokenId: string, address: string): string {
+  name(req: IncomingMessage, rpc: Rpc | undefined, tokenId: string, address: string): { name: string; source: ClientSource } {
     const info = rpc?.params as { clientInfo?: { name?: string }; _meta?: Record<string, { name?: string }> } | undefined;
     const sent = info?.clientInfo?.name ?? info?._meta?.[CLIENT_INFO_META_KEY]?.name;
     if (typeof sent === 'string' && sent) {
@@ -144,11 +146,11 @@ class ClientNames {
         if (this.byToken.size >= 10_000) this.byToken.delete(this.byToken.keys().next().value!);
         this.byToken.set(tokenId, name);
       }
-      return name;
+      return { name, source: 'request' };
     }
     const remembered = this.byToken.get(tokenId);
-    if (remembered) return remembered;
+    if (remembered) return { name: remembered, source: 'remembered' };
     const ua = req.headers['user-agent'];
-    return ua ? ua.slice(0, 80) : address;
+    return ua ? { name: ua.slice(0, 80), source: 'user_agent' } : { name: address, source: 'address' };
   }
 }

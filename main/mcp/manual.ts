@@ -1,4 +1,4 @@
-import { STAGED_LIFETIME_MS } from '../contract/staged.ts';
+import { STAGED_LIFETIME_MS, STAGED_LIMITS } from '../contract/staged.ts';
 import type { ApprovalMode } from '../contract/settings.ts';
 
 export const MANUAL_URI = 'gatehouse://manual';
@@ -52,6 +52,8 @@ ${mode === 'admin'
 - entitlement_required: the feature is not in the current plan (required_plan says which plan has it).
 - not_found / conflict: the target does not exist / clashes with existing content (e.g. a slug in use).
 - staged_expired, stale_preview, staged_not_found, staged_already_decided: see "Writes are staged".
+- staged_limit_reached: you have too many writes waiting for a decision (${STAGED_LIMITS.pendingPerToken} per token, ${STAGED_LIMITS.pendingTotal} in all); ask the person to decide some before staging more.
+- staged_too_large: one write's payload and preview are over ${STAGED_LIMITS.writeBytes / 1024 / 1024} MiB; split it into smaller writes.
 - provider_unavailable: no AI provider is configured for AI features such as translation.
 `;
 }

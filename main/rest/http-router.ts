@@ -12,6 +12,7 @@ import { sendJson } from '../lib/http/send.ts';
 import type { AdminAuth } from './admin-auth.ts';
 import { SESSION_COOKIE } from './admin-auth.ts';
 import { serveConsole } from './console-static.ts';
+import { USED_LINK_PAGE } from './login-page.ts';
 
 /** A handler for everything under a prefix: the rest of the path (still percent-encoded) and the query. */
 export type SubRoutes = (req: IncomingMessage, res: ServerResponse, subpath: string, query: URLSearchParams) => Promise<void> | void;
@@ -66,8 +67,8 @@ export function createRouter(deps: RouterDeps) {
 function login(res: ServerResponse, query: URLSearchParams, auth: AdminAuth): void {
   const sid = auth.redeem(query.get('code') ?? '');
   if (!sid) {
-    res.writeHead(401, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
-    return void res.end('This login link is used up or expired. Get a new one with `gatehouse console-link` or restart `gatehouse serve`.\n');
+    res.writeHead(USED_LINK_PAGE.status, USED_LINK_PAGE.headers);
+    return void res.end(USED_LINK_PAGE.body);
   }
   res.writeHead(302, {
     'Set-Cookie': `${SESSION_COOKIE}=${sid}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${12 * 3600}`,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, readdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isPidAlive } from './pid-alive.ts';
+import { GatehouseError } from '../core/errors.ts';
 
 /**
  * Crash-safe file replacement shared by every adapter in main/store.
@@ -88,9 +89,25 @@ export async function removeStaleTemps(file: string): Promise<number> {
   return removed;
 }
 
-/** Creates the data folder private to the user (0700); an existing folder is left as it is. */
+/**
+ * Creates the folder private to the user (0700); an existing folder is left
+ * as it is. A path that is a file, or under one, or that the user may not
+ * create, is an invalid_value error that says so (never a stack trace).
+ */
 export async function ensurePrivateDir(dir: string): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why =
+      code === 'EEXIST' ? 'is a file, not a folder'
+        : code === 'ENOTDIR' ? 'is inside a file, not a folder'
+          : code === 'EACCES' || code === 'EPERM' ? 'cannot be created or opened by this user (permission denied)'
+            : code === 'EROFS' ? 'is on a read-only file system'
+              : null;
+    if (!why) throw e;
+    throw new GatehouseError('invalid_value', `the data folder ${dir} ${why}: choose another with --data-dir`, { path: dir });
+  }
 }
 
 /**

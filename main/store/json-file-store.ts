@@ -10,6 +10,7 @@ import { ensurePrivateDir, removeStaleTemps, writeFileAtomic } from './atomic-wr
 import { moveAside } from './corrupt-backup.ts';
 import { createLogger } from '../lib/logger.ts';
 import { describeIssues } from './zod-issues.ts';
+import { stringifyWellFormed } from '../lib/well-formed.ts';
 
 /**
  * A JSON document (settings, tokens, users, transients...) kept in memory and
@@ -33,11 +34,19 @@ export class JsonFileStore<T> implements DocumentStore<T> {
     db: Low<T>,
     /** Where a corrupt or unreadable file found at open was moved to; null when the file was fine. */
     readonly corruptBackup: string | null,
+    /** Set when the file had invalid parts: what was dropped (paths), and where the original went. */
+    readonly salvaged: { backup: string; dropped: string[] } | null = null,
   ) {
     this.#db = db;
   }
 
-  static async open<T>(opts: { file: string; schema: z.ZodType<T>; defaults: () => T; log?: Logger }): Promise<JsonFileStore<T>> {
+  /**
+   * `salvage` gets a file that is JSON but not a valid document and returns
+   * what can be kept (see core/salvage.ts); the original is moved aside and
+   * the loss is logged as an error. Without it, or when it returns null, the
+   * whole file is moved aside and the store starts from `defaults`.
+   */
+  static async open<T>(opts: { file: string; schema: z.ZodType<T>; defaults: () => T; log?: Logger; salvage?: (raw: unknown) => { data: T; dropped: string[] } | null }): Promise<JsonFileStore<T>> {
     const log = opts.log ?? createLogger();
     await ensurePrivateDir(dirname(opts.file));
     await removeStaleTemps(opts.file);
@@ -45,11 +54,26 @@ export class JsonFileStore<T> implements DocumentStore<T> {
     const adapter = new JsonAdapter<T>(opts.file);
     const loaded = await load(opts.file, opts.schema);
     let corruptBackup: string | null = null;
+    let salvaged: { backup: string; dropped: string[] } | null = null;
     let data: T;
     let mustWrite = false;
+    const kept = loaded.kind === 'bad' && loaded.json !== undefined && opts.salvage ? opts.salvage(loaded.json) : null;
+    const rescued = kept && opts.schema.safeParse(kept.data).success ? kept : null;
 
     if (loaded.kind === 'ok') {
       data = loaded.data;
+    } else if (rescued) {
+      const backup = await moveAside(opts.file).catch((e: unknown) => {
+        throw new GatehouseError('store_corrupt', `${opts.file} has invalid parts and could not be moved aside (${(e as Error).message}); fix or remove it, then start again`, { file: opts.file });
+      });
+      salvaged = { backup, dropped: rescued.dropped };
+      log.error(`store: ${opts.file} had invalid parts (${loaded.kind === 'bad' ? loaded.reason : ''}); kept everything else and dropped: ${rescued.dropped.join(', ')}. The original is in ${backup}.`, {
+        file: opts.file,
+        backup,
+        dropped: rescued.dropped,
+      });
+      data = opts.schema.parse(rescued.data);
+      mustWrite = true;
     } else if (loaded.kind === 'missing') {
       data = validDefaults(opts.schema, opts.defaults);
       mustWrite = true;
@@ -73,7 +97,7 @@ export class JsonFileStore<T> implements DocumentStore<T> {
 
     const db = new Low<T>(adapter, deepFreeze(data));
     if (mustWrite) await db.write();
-    return new JsonFileStore(opts.file, opts.schema, db, corruptBackup);
+    return new JsonFileStore(opts.file, opts.schema, db, corruptBackup, salvaged);
   }
 
   /** The committed document. Frozen: change it through update(). */
@@ -174,7 +198,7 @@ interface Job<T> {
 // Bounds how much work one write (and one failed write) can carry.
 const MAX_BATCH = 500;
 
-type Loaded<T> = { kind: 'ok'; data: T } | { kind: 'missing' } | { kind: 'bad'; reason: string };
+type Loaded<T> = { kind: 'ok'; data: T } | { kind: 'missing' } | { kind: 'bad'; reason: string; json?: unknown };
 
 async function load<T>(file: string, schema: z.ZodType<T>): Promise<Loaded<T>> {
   let raw: string;
@@ -192,7 +216,7 @@ async function load<T>(file: string, schema: z.ZodType<T>): Promise<Loaded<T>> {
     return { kind: 'bad', reason: raw.trim() === '' ? 'empty' : 'not valid JSON' };
   }
   const parsed = schema.safeParse(json);
-  if (!parsed.success) return { kind: 'bad', reason: `not a valid document (${describeIssues(parsed.error).text})` };
+  if (!parsed.success) return { kind: 'bad', reason: `not a valid document (${describeIssues(parsed.error).text})`, json };
   return { kind: 'ok', data: parsed.data };
 }
 
@@ -216,7 +240,7 @@ class JsonAdapter<T> implements Adapter<T> {
     }
   }
   async write(data: T): Promise<void> {
-    await writeFileAtomic(this.file, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
+    await writeFileAtomic(this.file, `${stringifyWellFormed(data, 2)}\n`, { mode: 0o600 });
   }
 }
 

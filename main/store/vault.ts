@@ -28,6 +28,11 @@ export interface OpenVaultOptions {
   loadKeychain?: KeychainLoader;
   /** Test seam: how long the keychain probe waits per call (default 3 s). */
   probeTimeoutMs?: number;
+  /**
+   * Warn when falling back to the file vault (default true). The service and
+   * its health report say it; a one-off CLI command does not repeat it each time.
+   */
+  warnFileVault?: boolean;
 }
 
 export async function openVault(opts: OpenVaultOptions): Promise<LabelledVault> {
@@ -44,7 +49,7 @@ export async function openVault(opts: OpenVaultOptions): Promise<LabelledVault> 
       );
     }
     const vault = await openFileVault(opts.dataDir, log);
-    if (!warnedFor.has(vault.file)) {
+    if (opts.warnFileVault !== false && !warnedFor.has(vault.file)) {
       warnedFor.add(vault.file);
       log.warn(`vault: file (not encrypted) at ${vault.file}, readable only by this OS user: the ${keychainStoreName()} is not reachable (${reached.reason})`, {
         backend: 'file',

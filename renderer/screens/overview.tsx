@@ -8,6 +8,8 @@ import { useApi } from '../lib/console-context.tsx';
 import { formatDateTime, plural } from '../lib/format.ts';
 import { useApiEvents } from '../lib/use-events.ts';
 import { useLoad } from '../lib/use-load.ts';
+import { shown } from '../../main/contract/index.ts';
+import { cloudWords, PRODUCT_NAMES, vaultWords, warningTitle } from '../lib/words.ts';
 
 export function Overview() {
   const api = useApi();
@@ -77,7 +79,7 @@ function GatewayCard({ report, onChanged }: { report: HealthReport; onChanged: (
         </dd>
         <dt>Secrets</dt>
         <dd className={report.vault.backend === 'file' ? 'state-warn' : undefined}>
-          {report.vault.backend === 'keychain' ? 'OS keychain' : 'Plain file'}: {report.vault.label}
+          {vaultWords(report.vault.backend)} <span className="detail">({report.vault.label})</span>
         </dd>
         <dt>Version</dt>
         <dd>{report.version}</dd>
@@ -96,7 +98,7 @@ function WarningsCard({ report }: { report: HealthReport }) {
         <ul className="warnings">
           {report.warnings.map((w) => (
             <li key={w.code}>
-              <strong>{w.message}</strong> <span className="code">{w.code}</span>
+              <strong>{warningTitle(w.code)}.</strong> {w.message} <span className="detail">(code {w.code})</span>
             </li>
           ))}
         </ul>
@@ -123,8 +125,8 @@ function ClientsCard({ report }: { report: HealthReport }) {
           <tbody>
             {report.recent_clients.map((c) => (
               <tr key={c.token_id}>
-                <td>{c.label}</td>
-                <td>{c.client ?? <span className="muted">unknown</span>}</td>
+                <td>{shown(c.label)}</td>
+                <td>{c.client ? shown(c.client) : <span className="muted">unknown</span>}</td>
                 <TimeAgoCell at={c.last_used} />
               </tr>
             ))}
@@ -149,23 +151,39 @@ function CloudCard({ report }: { report: HealthReport }) {
         </p>
       )}
       <dl className="facts">
-        <dt>License</dt>
-        <dd>{gateway.license}</dd>
-        <dt>Entitlements</dt>
-        <dd>{gateway.entitlements}</dd>
-        <dt>Usage sync</dt>
-        <dd>{gateway.usage}</dd>
-        <dt>Cloud token</dt>
-        <dd>{gateway.cloud_token}</dd>
+        {(
+          [
+            ['License', gateway.license],
+            ['Entitlements', gateway.entitlements],
+            ['Usage sync', gateway.usage],
+            ['Cloud token', gateway.cloud_token],
+          ] as const
+        ).map(([what, value]) => (
+          <Fact key={what} what={what} value={value} />
+        ))}
       </dl>
       <h3>Products</h3>
       <ul className="products">
         {(Object.keys(products) as (keyof typeof products)[]).map((p) => (
           <li key={p} className={products[p] === 'active' ? 'state-on' : 'muted'}>
-            <span className="product-name">{p}</span> {products[p]}
+            <span className="product-name">{PRODUCT_NAMES[p] ?? p}</span>: {cloudWords(products[p])}
           </li>
         ))}
       </ul>
     </section>
+  );
+}
+
+/** A cloud value in words, with the raw value as a detail when the words differ. */
+function Fact({ what, value }: { what: string; value: string }) {
+  const words = cloudWords(value);
+  return (
+    <>
+      <dt>{what}</dt>
+      <dd>
+        {words}
+        {words !== value ? <span className="detail"> ({value})</span> : null}
+      </dd>
+    </>
   );
 }

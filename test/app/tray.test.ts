@@ -84,7 +84,8 @@ describe('tray against the real core', () => {
 
     actions.approve(item.id);
     await vi.waitFor(() => expect(keeper.current.pendingTotal).toBe(0));
-    expect(gw.staging.get(item.id).status).toBe('confirmed');
+    // it leaves the pending list as soon as its confirm records its intent (`applying`), before it is applied
+    await vi.waitFor(() => expect(gw.staging.get(item.id).status).toBe('confirmed'));
     const page = await gw.dispatch('staged.get', { id: item.id });
     expect(page.ok && page.data.status).toBe('confirmed');
     expect(gw.siteStore.read().pages.find((p) => p.id === 1)?.title).toBe('Approved from the tray');

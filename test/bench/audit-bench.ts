@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import type { AuditEntry, AuditQueryInput, AuditResult } from '../../main/contract/audit.ts';
 import type { Logger } from '../../main/core/ports.ts';
-import { AuditLog } from '../../main/store/audit-log.ts';
+import { AuditLog } from '../../main/store/audit/log.ts';
 
 const TOTAL = Number(process.env.AUDIT_BENCH_ENTRIES ?? 1_000_000);
 const SPAN_MS = 30 * 86_400_000; // the million entries spread over 30 days

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { launchLine } from '../../bridge/config/clients.ts';
+import { clientEntry } from '../../main/contract/client-config.ts';
 import { ensureBundle } from '../bridge/helpers/bundle.ts';
 import { freePort } from '../bridge/helpers/everything.ts';
 import { printTable, summarize } from './stats.ts';
@@ -66,7 +66,7 @@ function transportFor(kind: Kind, url: string) {
   const args =
     kind === 'bridge'
       ? // Started exactly as `gatehouse-bridge config` writes it into a client's config.
-        launchLine(process.execPath, join(root, 'bin', 'gatehouse-bridge.mjs'), ['--url', url, '--log-level', 'warn']).args
+        (clientEntry('cursor', { command: process.execPath, args: [join(root, 'bin', 'gatehouse-bridge.mjs')], platform: process.platform }, { kind: 'none' }, ['--url', url, '--log-level', 'warn']).entry.args as string[])
       : // A static Authorization header keeps mcp-remote from starting an OAuth flow; its state stays in a temp folder.
         [join(root, 'node_modules/mcp-remote/dist/proxy.js'), url, '--transport', 'http-only', '--allow-http', '--silent', '--header', 'Authorization: Bearer bench'];
   return new StdioClientTransport({ command: process.execPath, args, env: { ...(process.env as Record<string, string>), MCP_REMOTE_CONFIG_DIR: mcpRemoteConfig }, stderr: 'ignore' });

@@ -4,8 +4,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { parse as parseJsonc } from 'jsonc-parser';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { claudeMcpAddCommand, CLIENT_SPECS } from '../../bridge/config/clients.ts';
+import { CLIENT_FILES } from '../../bridge/config/clients.ts';
+import { claudeMcpAddCommand, clientEntry } from '../../main/contract/client-config.ts';
+import { startTestService } from '../helpers/service.ts';
 import { BIN, ensureBundle } from './helpers/bundle.ts';
 import { tinyServer } from './helpers/tiny-server.ts';
 
@@ -24,10 +27,11 @@ function tempHome(): string {
   return home;
 }
 
-function config(args: string[], home: string) {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, USERPROFILE: home, APPDATA: join(home, 'AppData', 'Roaming') };
+function config(args: string[], home: string, extraEnv: Record<string, string> = {}, cwd?: string) {
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, USERPROFILE: home, APPDATA: join(home, 'AppData', 'Roaming'), ...extraEnv };
   delete env.XDG_CONFIG_HOME;
-  const r = spawnSync(process.execPath, [BIN, 'config', ...args], { encoding: 'utf8', env, timeout: 20_000 });
+  if (!('GATEHOUSE_DATA_DIR' in extraEnv)) delete env.GATEHOUSE_DATA_DIR;
+  const r = spawnSync(process.execPath, [BIN, 'config', ...args], { encoding: 'utf8', env, timeout: 20_000, ...(cwd ? { cwd } : {}) });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -48,17 +52,44 @@ describe('printing', () => {
     expect(r.err).toContain('claude_desktop_config.json');
   });
 
-  it('vscode: a "servers" entry of type stdio', () => {
+  it('vscode with --token-env: a stdio entry whose token comes from a password prompt (inputs), nothing secret stored', () => {
     const r = config(['--client', 'vscode', '--name', 'gh', '--token-env', 'GH_TOKEN'], tempHome());
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.out)).toEqual({ servers: { gh: { type: 'stdio', command: process.execPath, args: [realBin, '--token-env', 'GH_TOKEN'] } } });
-    expect(r.err).toContain('set GH_TOKEN in the environment VS Code gives this server');
+    expect(JSON.parse(r.out)).toEqual({
+      inputs: [{ type: 'promptString', id: 'gatehouse-token', description: 'Gatehouse token', password: true }],
+      servers: { gh: { type: 'stdio', command: process.execPath, args: [realBin, '--token-env', 'GH_TOKEN'], env: { GH_TOKEN: '${input:gatehouse-token}' } } },
+    });
+    expect(r.err).toContain('password prompt');
+  });
+
+  it('--token-env for a client that cannot prompt: refused clearly unless the token is at hand, then carried in "env"', () => {
+    const refused = config(['--client', 'claude-desktop', '--token-env', 'GH_TOKEN'], tempHome());
+    expect(refused.code).toBe(2);
+    expect(refused.out).toBe('');
+    expect(refused.err).toContain('Claude Desktop starts its servers with its own environment');
+    expect(refused.err).toContain('--token-keychain');
+    const token = `gth_${'A'.repeat(43)}`;
+    const r = config(['--client', 'claude-desktop', '--token-env', 'GH_TOKEN'], tempHome(), { GH_TOKEN: token });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out).mcpServers.gatehouse).toEqual({ command: process.execPath, args: [realBin, '--token-env', 'GH_TOKEN'], env: { GH_TOKEN: token } });
+    expect(r.err).toContain('holds the token');
+  });
+
+  it('carries a non-default data dir (flag or GATEHOUSE_DATA_DIR, made absolute) into the entry', () => {
+    const home = tempHome();
+    const fromEnv = config(['--client', 'cursor', '--token-keychain', 'c'], home, { GATEHOUSE_DATA_DIR: '/srv/gatehouse data' });
+    expect(JSON.parse(fromEnv.out).mcpServers.gatehouse.args).toEqual([realBin, '--data-dir', '/srv/gatehouse data', '--token-keychain', 'c']);
+    const relative = config(['--client', 'cursor', '--data-dir', 'gh-data', '--log-file', 'logs/b.log'], home, {}, home);
+    expect(JSON.parse(relative.out).mcpServers.gatehouse.args).toEqual([realBin, '--data-dir', join(realpathSync(home), 'gh-data'), '--log-file', join(realpathSync(home), 'logs', 'b.log')]);
+    const plain = config(['--client', 'cursor'], home);
+    expect(JSON.parse(plain.out).mcpServers.gatehouse.args).toEqual([realBin]);
   });
 
   it('claude-code: the `claude mcp add` command', () => {
     const r = config(['--client', 'claude-code', '--token-keychain', 'cc'], tempHome());
     expect(r.code).toBe(0);
-    expect(r.out.trim()).toBe(claudeMcpAddCommand('gatehouse', process.execPath, [realBin, '--token-keychain', 'cc'], process.platform));
+    const e = clientEntry('claude-code', { command: process.execPath, args: [realBin], platform: process.platform }, { kind: 'keychain', account: 'cc' });
+    expect(r.out.trim()).toBe(claudeMcpAddCommand('gatehouse', e, process.platform));
     expect(r.out).toMatch(/^claude mcp add --scope user gatehouse -- /);
   });
 
@@ -109,23 +140,63 @@ describe('--write', () => {
     expect(readdirSync(dirname(file)).filter((f) => f.endsWith('.bak'))).toHaveLength(1);
 
     // Other flags replace this entry only.
-    const third = config(['--client', 'claude-desktop', '--write', '--token-env', 'GH_TOKEN'], home);
+    const third = config(['--client', 'claude-desktop', '--write', '--token-keychain', 'other'], home);
     expect(third.out).toContain('updated "gatehouse"');
-    expect(JSON.parse(readFileSync(file, 'utf8')).mcpServers.gatehouse.args).toEqual([realBin, '--token-env', 'GH_TOKEN']);
+    expect(JSON.parse(readFileSync(file, 'utf8')).mcpServers.gatehouse.args).toEqual([realBin, '--token-keychain', 'other']);
     expect(JSON.parse(readFileSync(file, 'utf8')).mcpServers.filesystem).toEqual(existing.mcpServers.filesystem);
   });
 
-  it('refuses a file that is not valid JSON and leaves it untouched (exit 4)', () => {
+  it('refuses a file that is not JSON or JSONC and leaves it untouched (exit 4)', () => {
     const home = tempHome();
     const file = join(home, '.cursor', 'mcp.json');
     mkdirSync(dirname(file), { recursive: true });
-    const broken = '{\n  // my servers\n  "mcpServers": { "a": { "command": "x" } },\n}\n';
+    const broken = '{\n  "mcpServers": { "a": { "command": "x" } \n';
     writeFileSync(file, broken);
     const r = config(['--client', 'cursor', '--write'], home);
     expect(r.code).toBe(4);
-    expect(r.err).toMatch(/mcp\.json is not valid JSON .*left untouched/);
+    expect(r.err).toMatch(/mcp\.json is not valid JSON or JSONC .*line \d+.*left untouched/);
     expect(readFileSync(file, 'utf8')).toBe(broken);
     expect(readdirSync(dirname(file))).toEqual(['mcp.json']);
+  });
+
+  it('reads JSONC (comments, trailing commas) and keeps the comments when it writes; VS Code gets its password input', () => {
+    const home = tempHome();
+    const file = join(home, '.config', 'Code', 'User', 'mcp.json');
+    mkdirSync(dirname(file), { recursive: true });
+    const jsonc = '{\n\t// my servers\n\t"servers": {\n\t\t/* the filesystem one */\n\t\t"fs": { "type": "stdio", "command": "npx", "args": ["fs"] },\n\t},\n}\n';
+    writeFileSync(file, jsonc);
+    const r = config(['--client', 'vscode', '--write', '--token-env', 'GATEHOUSE_TOKEN'], home);
+    expect(r.code, r.err).toBe(0);
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('// my servers');
+    expect(text).toContain('/* the filesystem one */');
+    expect(text).toContain('\t\t"fs": { "type": "stdio", "command": "npx", "args": ["fs"] },');
+    const written = parseJsonc(text);
+    expect(written.servers.fs).toEqual({ type: 'stdio', command: 'npx', args: ['fs'] });
+    expect(written.servers.gatehouse).toEqual({ type: 'stdio', command: process.execPath, args: [realBin, '--token-env', 'GATEHOUSE_TOKEN'], env: { GATEHOUSE_TOKEN: '${input:gatehouse-token}' } });
+    expect(written.inputs).toEqual([{ type: 'promptString', id: 'gatehouse-token', description: 'Gatehouse token', password: true }]);
+    // and again: nothing to change
+    const again = config(['--client', 'vscode', '--write', '--token-env', 'GATEHOUSE_TOKEN'], home);
+    expect(again.out).toContain('nothing changed');
+    expect(readFileSync(file, 'utf8')).toBe(text);
+  });
+
+  it('an entry written with a non-default data dir finds the token the service saved there', async () => {
+    const svc = await startTestService();
+    cleanups.push(() => svc.cleanup());
+    await svc.createToken({ label: 'data dir', keychain_account: 'dd-client' });
+    const home = tempHome();
+    const file = join(home, 'mcp.json');
+    const r = config(['--client', 'cursor', '--write', '--config-file', file, '--token-keychain', 'dd-client', '--vault', 'file'], home, { GATEHOUSE_DATA_DIR: svc.dataDir });
+    expect(r.code, r.err).toBe(0);
+    const entry = JSON.parse(readFileSync(file, 'utf8')).mcpServers.gatehouse as { command: string; args: string[] };
+    expect(entry.args).toContain(svc.dataDir);
+    // The client starts it without GATEHOUSE_DATA_DIR in its environment.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => k !== 'GATEHOUSE_DATA_DIR' && v !== undefined)) as Record<string, string>;
+    const client = new Client({ name: 'config-test', version: '1' }, { capabilities: {} });
+    await client.connect(new StdioClientTransport({ command: entry.command, args: entry.args, env: { ...env, HOME: home }, stderr: 'pipe' }));
+    cleanups.push(() => client.close());
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('pages_list');
   });
 
   it('creates the file (and folders) when the client has none yet', () => {
@@ -164,14 +235,15 @@ describe('config file locations', () => {
     ['windsurf', 'linux', '/home/ada', '/home/ada/.codeium/windsurf/mcp_config.json'],
     ['claude-code', 'darwin', '/Users/ada', '/Users/ada/.claude.json'],
   ] as const)('%s on %s', (client, platform, home, expected) => {
-    expect(CLIENT_SPECS[client].path(platform, platform === 'win32' ? env : {}, home)).toBe(expected);
+    expect(CLIENT_FILES[client](platform, platform === 'win32' ? env : {}, home)).toBe(expected);
   });
 
   it('quotes paths with spaces in the claude mcp add command for each platform', () => {
-    expect(claudeMcpAddCommand('gh', 'C:\\Program Files\\nodejs\\node.exe', ['C:\\Users\\Ada Lovelace\\gatehouse\\bin\\gatehouse-bridge.mjs'], 'win32')).toBe(
+    const entry = (command: string, args: string[]) => ({ entry: { command, args }, containsToken: false });
+    expect(claudeMcpAddCommand('gh', entry('C:\\Program Files\\nodejs\\node.exe', ['C:\\Users\\Ada Lovelace\\gatehouse\\bin\\gatehouse-bridge.mjs']), 'win32')).toBe(
       'claude mcp add --scope user gh -- "C:\\Program Files\\nodejs\\node.exe" "C:\\Users\\Ada Lovelace\\gatehouse\\bin\\gatehouse-bridge.mjs"',
     );
-    expect(claudeMcpAddCommand('gh', '/usr/bin/node', ["/home/o'neil/my apps/gatehouse-bridge.mjs", '--header', 'X-Key: ${KEY}'], 'linux')).toBe(
+    expect(claudeMcpAddCommand('gh', entry('/usr/bin/node', ["/home/o'neil/my apps/gatehouse-bridge.mjs", '--header', 'X-Key: ${KEY}']), 'linux')).toBe(
       `claude mcp add --scope user gh -- /usr/bin/node '/home/o'\\''neil/my apps/gatehouse-bridge.mjs' --header 'X-Key: \${KEY}'`,
     );
   });

@@ -103,10 +103,14 @@ describe.each([
     raw.send(INITIALIZE);
     const exit = await raw.exit();
     expect(exit.code).toBe(3);
-    const why = '--token-keychain nobody-saved-this: no token is stored under that account; create one with `gatehouse tokens create --keychain nobody-saved-this`';
-    expect(raw.stderr()).toContain(why);
+    // It names where it looked: a service with another data dir or vault keeps its tokens elsewhere.
+    const where = vault === 'file' ? `the file vault of the data dir ${dataDir}` : `the keychain`;
+    const why = new RegExp(`^--token-keychain nobody-saved-this: no token is stored under that account in ${escape(where)}.*; create one with \`gatehouse tokens create --keychain nobody-saved-this --data-dir ${escape(dataDir)}\``);
+    expect(raw.stderr()).toMatch(new RegExp(why.source.slice(1), 'm'));
     // The client's initialize, already waiting for the token, is answered with the same reason.
-    expect(JSON.parse(raw.stdout())).toMatchObject({ id: 0, error: { code: -32001, message: why, data: { code: 'unauthorized' } } });
+    const answer = JSON.parse(raw.stdout()) as { id: number; error: { code: number; message: string; data: { code: string } } };
+    expect(answer).toMatchObject({ id: 0, error: { code: -32001, data: { code: 'unauthorized' } } });
+    expect(answer.error.message).toMatch(why);
   });
 
   it.skipIf(skip)('revoked token -> "token unknown or revoked: create one with `gatehouse tokens create`"', async () => {
@@ -121,3 +125,7 @@ describe.each([
     expect(stderr()).not.toContain(token);
   });
 });
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -63,9 +63,12 @@ describe('endpoint coming up after the bridge', () => {
     const timer = setTimeout(() => void late.start(), 5000);
     cleanups.push(() => clearTimeout(timer));
     const started = Date.now();
-    const { client } = await withClient(['--url', late.url, '--connect-timeout', '30']);
+    const { client, stderr } = await withClient(['--url', late.url, '--connect-timeout', '30']);
     expect(Date.now() - started).toBeGreaterThanOrEqual(4500);
     expect(text(await client.callTool({ name: 'echo', arguments: { message: 'late' } }))).toBe('Echo: late');
+    // Its first connection is not a recovery.
+    expect(stderr()).toContain('the MCP endpoint is up');
+    expect(stderr()).not.toContain('reachable again');
   });
 
   it('finds the endpoint through runtime.json (no --url), written once the service is up', async () => {
@@ -107,6 +110,22 @@ describe('cancellation', () => {
     await expect.poll(() => server.seen.some((s) => s.rpcMethod === 'notifications/cancelled')).toBe(true);
     // The bridge carries on.
     expect(text(await client.callTool({ name: 'echo', arguments: { text: 'still here' } }))).toBe('still here');
+  });
+
+  it('against a 2026-07-28 server: closing the request is the cancellation, with no notification the server would refuse', async () => {
+    const server = await withTiny();
+    const { client, stderr } = await withClient(['--url', server.url], { clientOptions: { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } } });
+    for (let i = 0; i < 3; i++) {
+      const ctrl = new AbortController();
+      const call = client.callTool({ name: 'slow', arguments: { ms: 20_000 } }, { signal: ctrl.signal });
+      await expect.poll(() => server.seen.filter((s) => s.rpcMethod === 'tools/call').length).toBe(i + 1);
+      ctrl.abort('changed my mind');
+      await expect(call).rejects.toThrow();
+      await expect.poll(() => server.seen.filter((s) => s.rpcMethod === 'tools/call')[i]?.closedEarly).toBe(true);
+    }
+    expect(text(await client.callTool({ name: 'echo', arguments: { text: 'still here' } }))).toBe('still here');
+    expect(server.seen.some((s) => s.rpcMethod === 'notifications/cancelled')).toBe(false);
+    expect(stderr()).not.toMatch(/refused a client notification|Missing session/);
   });
 });
 

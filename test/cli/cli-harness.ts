@@ -3,12 +3,16 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect } from 'vitest';
+import { afterAll, afterEach, expect } from 'vitest';
+import { ensureCliBundle } from '../bridge/helpers/bundle.ts';
 
 /**
- * Runs the real `gatehouse` command (bin/gatehouse.mjs, tsx in-process) as
+ * Runs the real `gatehouse` command (bin/gatehouse.mjs, the built bundle) as
  * child processes, each against its own temp data dir.
  */
+
+// The bin prefers dist/cli/: rebuild it when the sources are newer, so no test runs stale code.
+await ensureCliBundle();
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(REPO, 'bin/gatehouse.mjs');
@@ -91,6 +95,8 @@ export interface ServeInfo {
   vault: string;
   enabled: boolean;
   pid: number;
+  /** data that had to be salvaged or moved aside at start */
+  warnings?: Array<{ code: string; message: string }>;
 }
 
 export interface Served {
@@ -185,4 +191,31 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return out;
+}
+
+/**
+ * Temp data dirs and `serve` children that clean themselves up: every serve
+ * is killed after each test, every dir removed after the file.
+ */
+export function cleanedUp() {
+  const dirs: string[] = [];
+  const running: Served[] = [];
+  afterEach(async () => {
+    for (const s of running.splice(0)) await s.stop('SIGKILL');
+  });
+  afterAll(async () => {
+    for (const d of dirs.splice(0)) await removeDir(d);
+  });
+  return {
+    async dir(): Promise<string> {
+      const dir = await tempDataDir();
+      dirs.push(dir);
+      return dir;
+    },
+    async serve(dir: string, ...rest: Parameters<typeof startServe> extends [string, ...infer R] ? R : never): Promise<Served> {
+      const svc = await startServe(dir, ...rest);
+      running.push(svc);
+      return svc;
+    },
+  };
 }

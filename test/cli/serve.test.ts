@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MCP_PATH } from '../../main/contract/health.ts';
 import { connectClient } from '../helpers/service.ts';
-import { cliJson, cliJsonError, dirArgs, removeDir, runCli, spawnCli, startServe, tempDataDir, type Served } from './cli-harness.ts';
+import { cleanedUp, cliJson, cliJsonError, dirArgs, runCli, spawnCli, type Served } from './cli-harness.ts';
 
 // Every step here is a child process loading the CLI through tsx: seconds each on a busy two-core machine.
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
@@ -12,21 +12,11 @@ vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 // `gatehouse serve` as a real child process: what it prints, runtime.json,
 // GET /, a clean stop on SIGINT and SIGTERM, and a second serve on the same dir.
 
-const dirs: string[] = [];
-const running: Served[] = [];
-afterEach(async () => {
-  for (const s of running.splice(0)) await s.stop('SIGKILL');
-});
-afterAll(async () => {
-  for (const d of dirs.splice(0)) await removeDir(d);
-});
+const scope = cleanedUp();
 
 async function freshServe(extra: string[] = []): Promise<{ dir: string; svc: Served }> {
-  const dir = await tempDataDir();
-  dirs.push(dir);
-  const svc = await startServe(dir, extra);
-  running.push(svc);
-  return { dir, svc };
+  const dir = await scope.dir();
+  return { dir, svc: await scope.serve(dir, extra) };
 }
 
 const readJson = async <T>(file: string): Promise<T> => JSON.parse(await readFile(file, 'utf8')) as T;
@@ -109,8 +99,7 @@ describe('gatehouse serve', () => {
   });
 
   it('the human output names every address, the data dir and the vault', async () => {
-    const dir = await tempDataDir();
-    dirs.push(dir);
+    const dir = await scope.dir();
     const child = spawnCli(['serve', '--port', '0', ...dirArgs(dir)]);
     child.stdin.end();
     let out = '';
@@ -136,8 +125,7 @@ describe('gatehouse serve', () => {
   });
 
   it('bad serve flags exit 2 with a usage line and start nothing', async () => {
-    const dir = await tempDataDir();
-    dirs.push(dir);
+    const dir = await scope.dir();
     const cases = [['--port', 'abc'], ['--port', '70000'], ['--vault', 'cloud'], ['--bogus']];
     const results = await Promise.all(cases.map((args) => runCli(['serve', '--data-dir', dir, ...args])));
     for (const [i, r] of results.entries()) {
@@ -147,5 +135,22 @@ describe('gatehouse serve', () => {
     }
     expect(existsSync(join(dir, 'runtime.json'))).toBe(false);
     expect(existsSync(join(dir, 'gatehouse.lock'))).toBe(false);
+  });
+
+  it('says at start what it had to drop from a damaged options.json, and keeps the rest (tokens, settings)', async () => {
+    const dir = await scope.dir();
+    const made = await cliJson<{ record: { id: string } }>(dir, ['tokens', 'create', '--label', 'keep me']);
+    await cliJson(dir, ['settings', 'set', 'rate_limit', '42']);
+    const file = join(dir, 'options.json');
+    const doc = JSON.parse(await readFile(file, 'utf8')) as { settings: Record<string, unknown> };
+    doc.settings.cors = 'not a list';
+    await writeFile(file, JSON.stringify(doc));
+    const svc = await scope.serve(dir);
+    expect(svc.info.warnings?.map((w) => w.code)).toEqual(['store_salvaged']);
+    expect(svc.info.warnings?.[0]?.message).toMatch(/Dropped: settings\.cors\./);
+    expect(svc.stderr()).toMatch(/had invalid parts/);
+    const tokens = await cliJson<Array<{ id: string }>>(dir, ['tokens', 'list']);
+    expect(tokens.map((t) => t.id)).toEqual([made.record.id]);
+    expect((await cliJson<{ rate_limit: number }>(dir, ['settings', 'get'])).rate_limit).toBe(42);
   });
 });

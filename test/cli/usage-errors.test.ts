@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mapLimit, removeDir, runCli, tempDataDir } from './cli-harness.ts';
@@ -113,5 +113,33 @@ describe('bad usage', () => {
     const human = await runCli(['settings', 'set', 'rate_limit', 'abc', '--data-dir', dataDir]);
     expect(human).toMatchObject({ code: 1, stdout: '', stderr: "gatehouse: rate_limit takes a whole number (got 'abc') [invalid_value]\n" });
     expect(existsSync(dataDir)).toBe(false);
+  });
+});
+
+describe('the data dir', () => {
+  it('an empty --data-dir (an unset shell variable) is bad usage, never the default profile', async () => {
+    const home = await tempDataDir();
+    try {
+      for (const args of [['tokens', 'list', '--data-dir', ''], ['serve', '--port', '0', '--data-dir', '']]) {
+        const r = await runCli(args, { HOME: home, XDG_CONFIG_HOME: join(home, '.config') });
+        expect(r.code, r.stderr).toBe(2);
+        expect(r.stderr).toMatch(/--data-dir is empty/);
+        expect(existsSync(join(home, '.config', 'Gatehouse'))).toBe(false);
+      }
+    } finally {
+      await removeDir(home);
+    }
+  });
+
+  it('a data dir that is a file, or under one, is a clear error without a stack trace', async () => {
+    const file = join(parent, 'a-file');
+    writeFileSync(file, 'not a folder');
+    for (const [dir, why] of [[file, /is a file, not a folder/], [join(file, 'sub'), /is inside a file/]] as const) {
+      const r = await runCli(['tokens', 'list', '--data-dir', dir, '--vault', 'file']);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(why);
+      expect(r.stderr).toMatch(/\[invalid_value\]/);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
   });
 });

@@ -2,14 +2,17 @@
  * The console end to end: the real headless service on 127.0.0.1:0 serving a
  * fresh build of the console, Debian's Chromium driven by playwright-core, and
  * the real MCP SDK client as the agent. Follows issue 5's scenario and saves a
- * screenshot of every screen into docs/screenshots/ (shown by docs/console.md).
+ * screenshot of every screen into test-results/screenshots/, or into
+ * docs/screenshots/ (shown by the README and docs/console.md) when
+ * GATEHOUSE_UPDATE_SCREENSHOTS=1: a test run must not rewrite tracked files.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Client } from '@modelcontextprotocol/client';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { chromium } from 'playwright-core';
 import type { BrowserContext, Page } from 'playwright-core';
 import { build } from 'vite';
@@ -20,7 +23,7 @@ import { INIT, connectClient, rawPost, startTestService } from '../helpers/servi
 
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SHOTS = join(ROOT, 'docs', 'screenshots');
+const SHOTS = process.env.GATEHOUSE_UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'screenshots') : join(ROOT, 'test-results', 'screenshots');
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const STEP = { timeout: 15_000 };
 
@@ -94,9 +97,19 @@ describe('console end to end (Chromium against the headless service)', () => {
     expect(await gatewaySwitch().getAttribute('aria-checked')).toBe('false');
     const cookies = await context.cookies(svc.baseUrl);
     expect(cookies.find((c) => c.name === 'gatehouse_session')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
-    // the link is spent: a second use is refused
+    // the link is spent: a second use is refused, with a styled page that says how to get a new one
     const again = await fetch(page.url().replace('/console/', '/console/login?code=used'));
     expect(again.status).toBe(401);
+    const other = await context.newPage();
+    other.on('console', (m) => {
+      if (m.type() === 'error' && !/status of 401/.test(m.text())) browserErrors.push(m.text());
+    });
+    await other.goto(page.url().replace('/console/', '/console/login?code=used'));
+    await other.getByRole('heading', { name: /already been used or has expired/ }).waitFor(STEP);
+    // its stylesheet applied (allowed by hash): the card has a border radius
+    expect(await other.locator('main').evaluate((el) => getComputedStyle(el).borderTopLeftRadius)).toBe('12px');
+    await other.screenshot({ path: join(SHOTS, 'login-used.png') });
+    await other.close();
   }, 60_000);
 
   it('switches the gateway on', async () => {
@@ -112,7 +125,20 @@ describe('console end to end (Chromium against the headless service)', () => {
     await page.getByRole('heading', { name: 'Token “E2E client” created' }).waitFor(STEP);
     token = await page.getByLabel('The new token').inputValue();
     expect(token).toMatch(/^gth_[A-Za-z0-9_-]{43}$/);
-    expect(await page.locator('.snippet pre').textContent()).toContain('gatehouse-bridge');
+    // The Claude Desktop snippet starts the bridge the way the service says it starts here (no bare
+    // `gatehouse-bridge`, which a checkout does not put on PATH): start it exactly so and use it.
+    const snippet = JSON.parse((await page.locator('.snippet pre').textContent())!) as { mcpServers: { gatehouse: { command: string; args: string[]; env: Record<string, string> } } };
+    const entry = snippet.mcpServers.gatehouse;
+    expect(entry.command).toBe(process.execPath);
+    expect(entry.args[0]).toMatch(/\/bin\/gatehouse-bridge\.mjs$/);
+    expect(entry.args).toEqual(expect.arrayContaining(['--data-dir', svc.dataDir, '--vault', 'file', '--token-env', 'GATEHOUSE_TOKEN']));
+    const bridged = new Client({ name: 'snippet', version: '1' }, { capabilities: {} });
+    await bridged.connect(new StdioClientTransport({ command: entry.command, args: entry.args, env: { PATH: process.env.PATH ?? '', HOME: work, ...entry.env }, stderr: 'ignore' }));
+    try {
+      expect((await bridged.listTools()).tools.map((t) => t.name)).toContain('pages_get');
+    } finally {
+      await bridged.close();
+    }
     await shot('tokens-created');
     await page.getByRole('button', { name: /Done/ }).click();
     await page.getByRole('cell', { name: 'E2E client', exact: true }).waitFor(STEP);
@@ -148,6 +174,44 @@ describe('console end to end (Chromium against the headless service)', () => {
     expect(JSON.stringify(read.structuredContent)).toContain('Changed from the e2e test');
     expect(svc.gateway.siteStore.read().pages.find((p: { id: number }) => p.id === 1)?.title).toBe('Changed from the e2e test');
   }, 60_000);
+
+  it('keeps a refused approval on its row, says when writes share a target, and lays out at 390 px', async () => {
+    const stage = async (title: string) => (await client!.callTool({ name: 'pages_update', arguments: { id: 3, title } })).structuredContent as StagedResponse;
+    const first = await stage('First of two edits');
+    const second = await stage('Second of two edits');
+    await go('Approvals');
+    const row1 = page.locator(`li[data-id="${first.staged_id}"]`);
+    const row2 = page.locator(`li[data-id="${second.staged_id}"]`);
+    await row2.getByText(/1 other pending write changes/).waitFor(STEP);
+    await shot('approvals-same-target');
+
+    // A phone-sized window: nothing sticks out sideways and a row's parts do not overlap.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    const title = (await row1.locator('.approval-select').boundingBox())!;
+    const actions = (await row1.locator('.approval-actions').boundingBox())!;
+    expect(actions.y >= title.y + title.height || actions.x >= title.x + title.width).toBe(true);
+    expect(actions.x + actions.width).toBeLessThanOrEqual(390);
+    await shot('approvals-narrow');
+    await go('Activity');
+    await page.getByRole('region', { name: 'Audit entries' }).waitFor(STEP);
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await shot('activity-narrow');
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    // Approving one makes the other stale: the refusal stays on its row until dismissed.
+    await go('Approvals');
+    await row1.getByRole('button', { name: 'Approve' }).click();
+    await row1.waitFor({ state: 'detached', ...STEP });
+    await row2.getByRole('button', { name: 'Approve' }).click();
+    await row2.getByRole('alert').getByText(/target changed after this preview/).waitFor(STEP);
+    expect(svc.gateway.staging.get(second.staged_id).status).toBe('failed');
+    await shot('approvals-refused');
+    await row2.getByRole('button', { name: 'Dismiss' }).click();
+    await row2.waitFor({ state: 'detached', ...STEP });
+    await page.getByRole('region', { name: 'Recent decisions' }).getByText(/the target changed after the preview was made \(stale_preview\)/).waitFor(STEP);
+  }, 90_000);
 
   it('shows the staged and confirmed entries in Activity', async () => {
     await go('Activity');
@@ -207,6 +271,7 @@ describe('console end to end (Chromium against the headless service)', () => {
   }, 60_000);
 
   it('ran without a script error or a CSP violation in the page', () => {
-    expect(browserErrors.filter((e) => !/status of 40[14]/.test(e))).toEqual([]);
+    // 401/404: the spent login link; 409: the stale approval the desk test provokes on purpose.
+    expect(browserErrors.filter((e) => !/status of 40[149]/.test(e))).toEqual([]);
   });
 });

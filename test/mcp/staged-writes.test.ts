@@ -1,3 +1,5 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import { connectClient, startTestService, TestClock } from '../helpers/service.ts';
@@ -51,6 +53,35 @@ describe('staged writes', () => {
 
     const status = await client.callTool({ name: 'staged_writes_status', arguments: { staged_id: staged.staged_id } });
     expect((status.structuredContent as { status: string }).status).toBe('confirmed');
+  });
+
+  it('a decision is acknowledged only after its audit entry is synced to disk', async () => {
+    const id = firstPageId();
+    const audit = svc.gateway.audit;
+    const realSync = audit.sync.bind(audit);
+    let synced = 0;
+    // A slow disk: the sync takes a while. The answer must still come after it.
+    audit.sync = async () => {
+      await realSync();
+      await new Promise((r) => setTimeout(r, 30));
+      synced++;
+    };
+    try {
+      for (const action of ['staged.confirm', 'staged.discard'] as const) {
+        const staged = await stageTitle(id, `Durable ${action}`);
+        const before = synced;
+        const r = await svc.dispatch(action, { id: staged.staged_id });
+        expect(r.ok).toBe(true);
+        expect(synced, `${action} answered before its audit entry was synced`).toBeGreaterThan(before);
+        // and the entry is in the file, read straight from disk
+        const dir = join(svc.dataDir, 'audit');
+        const text = (await Promise.all((await readdir(dir)).filter((n) => n.endsWith('.jsonl')).map((n) => readFile(join(dir, n), 'utf8')))).join('');
+        const lines = text.split('\n').filter((l) => l.includes(`"staged_id":"${staged.staged_id}"`));
+        expect(lines.map((l) => (JSON.parse(l) as { result: string }).result)).toContain(action === 'staged.confirm' ? 'confirmed' : 'discarded');
+      }
+    } finally {
+      audit.sync = realSync;
+    }
   });
 
   it('discard drops it and writes one audit entry', async () => {

@@ -57,6 +57,25 @@ describe('Activity', () => {
     expect(csv.hasAttribute('download')).toBe(true);
   });
 
+  it('filters by token label and preview (no id to type), and names the token in each row', async () => {
+    const tokens = [
+      { id: 'tok_1', label: 'Claude Desktop', user_id: 'u_admin', user_login: 'admin', preview: 'gth_…abcd', created: new Date().toISOString(), last_used: null, scope: { read_only: false } },
+      { id: 'tok_2', label: 'Cursor', user_id: 'u_admin', user_login: 'admin', preview: 'gth_…wxyz', created: new Date().toISOString(), last_used: null, scope: { read_only: false } },
+    ];
+    const fake = new FakeApi({ tokens, audit: [makeAudit(1, { token_id: 'tok_2', token_preview: 'gth_…wxyz', client: 'cursor', client_source: 'remembered' })] });
+    renderWith(fake, <Activity />);
+    await screen.findByRole('region', { name: 'Audit entries' });
+    const select = screen.getByLabelText('Token');
+    expect(select.tagName).toBe('SELECT');
+    await waitFor(() => expect(within(select).getByRole('option', { name: 'Cursor (gth_…wxyz)' })).toBeTruthy());
+    const user = userEvent.setup();
+    await user.selectOptions(select, 'Cursor (gth_…wxyz)');
+    await user.click(screen.getByRole('button', { name: 'Apply filters' }));
+    await waitFor(() => expect(fake.callsTo('audit.query').at(-1)).toEqual({ token_id: 'tok_2', limit: 50 }));
+    expect(bodyRows()[0]!.textContent).toContain('Cursor gth_…wxyz');
+    expect(bodyRows()[0]!.textContent).toContain('cursor (guess)');
+  });
+
   it('adds matching live entries at the top, and none while paused', async () => {
     const fake = new FakeApi({ audit: [makeAudit(1)] });
     renderWith(fake, <Activity />);

@@ -161,13 +161,81 @@ describe('Approvals', () => {
     expect(rows()).toHaveLength(1);
   });
 
+  it('keeps a refused write on its row with the reason, after the service moved it to history, until dismissed', async () => {
+    const fake = new FakeApi({ staged: [makeStaged(1), makeStaged(2)] });
+    // As the real service does: the confirm fails, and the write is settled as failed (an event and the list say so).
+    fake.fail('staged.confirm', 'stale_preview', 'page:1 changed since the preview was made');
+    renderWith(fake, <Approvals />);
+    await screen.findByText('Update page 1');
+    await userEvent.click(within(rows()[0]!).getByRole('button', { name: 'Approve' }));
+    act(() => fake.emit({ type: 'staged', item: makeStaged(1, { status: 'failed', error_code: 'stale_preview', decided_at: new Date().toISOString(), decided_by: 'admin' }) }));
+    const row = rows()[0]!;
+    expect(row.getAttribute('data-id')).toBe('stg_0001');
+    expect(within(row).getByRole('alert').textContent).toMatch(/Not applied: the target changed after this preview was made/);
+    expect(row.getAttribute('aria-current')).toBe('true');
+    expect(within(row).queryByRole('button', { name: 'Approve' })).toBeNull();
+    // the shortcut does nothing on it either
+    await userEvent.keyboard('a');
+    expect(fake.callsTo('staged.confirm')).toHaveLength(1);
+    await userEvent.click(within(row).getByRole('button', { name: 'Dismiss' }));
+    await waitFor(() => expect(rows().map((r) => r.getAttribute('data-id'))).toEqual(['stg_0002']));
+    expect(rows()[0]!.getAttribute('aria-current')).toBe('true');
+    // and the history now says what happened, in words, with the code as a detail
+    const history = screen.getByRole('region', { name: 'Recent decisions' });
+    expect(history.textContent).toMatch(/failed: the target changed after the preview was made \(stale_preview\)/);
+  });
+
+  it('says when other pending writes change the same target', async () => {
+    renderWith(new FakeApi({ staged: [makeStaged(1, { target: 'page:7' }), makeStaged(2, { target: 'page:7' }), makeStaged(3, { target: 'page:8' })] }), <Approvals />);
+    await screen.findByText('Update page 1');
+    expect(within(rows()[0]!).getByText(/1 other pending write changes/).textContent).toMatch(/page:7 too: approving this one makes that one stale/);
+    expect(within(rows()[2]!).queryByText(/other pending write/)).toBeNull();
+  });
+
+  it('names the client, and says when the name is a guess', async () => {
+    renderWith(new FakeApi({ staged: [makeStaged(1, { client: 'claude-ai', client_source: 'request' }), makeStaged(2, { client: 'cursor', client_source: 'remembered' })] }), <Approvals />);
+    await screen.findByText('Update page 1');
+    expect(rows()[0]!.textContent).toContain('via claude-ai');
+    expect(rows()[0]!.textContent).not.toContain('guess');
+    expect(rows()[1]!.textContent).toContain('via cursor (a guess: the last client that introduced itself with this token)');
+  });
+
+  it('shows control characters in client-supplied names as escapes', async () => {
+    renderWith(new FakeApi({ staged: [makeStaged(1, { tool: 'pages\u202eetadpu', preview: { summary: 'Title\nInjected line', kind: 'diff', changes: [] }, client: 'evil\u0007' })] }), <Approvals />);
+    const row = (await screen.findAllByRole('listitem')).find((li) => li.hasAttribute('data-id'))!;
+    expect(row.textContent).toContain('pages\\u{202E}etadpu');
+    expect(row.textContent).toContain('Title\\u{000A}Injected line');
+    expect(row.textContent).toContain('evil\\u{0007}');
+    // eslint-disable-next-line no-control-regex
+    expect(row.textContent).not.toMatch(/[\u0000-\u001f\u202e]/);
+  });
+
+  it('cannot approve a write once its countdown has run out', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    const now = Date.now();
+    const fake = new FakeApi({ staged: [makeStaged(1, { expires_at: new Date(now + 3_000).toISOString() }, now)] });
+    renderWith(fake, <Approvals />);
+    await screen.findByText('Update page 1');
+    const approve = within(rows()[0]!).getByRole('button', { name: 'Approve' }) as HTMLButtonElement;
+    expect(approve.disabled).toBe(false);
+    // the shared clock is running (its effect has subscribed) before time moves
+    await waitFor(() => expect(clockTimers()).toBe(1));
+    act(() => vi.advanceTimersByTime(4_000));
+    expect((within(rows()[0]!).getByRole('button', { name: 'Approve' }) as HTMLButtonElement).disabled).toBe(true);
+    act(() => {
+      window.dispatchEvent(new KeyboardEvent('keydown', { key: 'a' }));
+    });
+    expect(fake.callsTo('staged.confirm')).toEqual([]);
+  });
+
   it('counts down on one shared timer, however many rows there are', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
     const now = Date.now();
     const fake = new FakeApi({ staged: Array.from({ length: 40 }, (_, i) => makeStaged(i, { expires_at: new Date(now + 65_000 + i * 60_000).toISOString() }, now)) });
     renderWith(fake, <Approvals />);
     await screen.findByText('Update page 0');
-    expect(clockTimers()).toBe(1);
+    // one timer for all 40 rows, once their effects have subscribed (a busy machine may paint first)
+    await waitFor(() => expect(clockTimers()).toBe(1));
     expect(within(rows()[0]!).getByText('1:05 left')).toBeTruthy();
     act(() => vi.advanceTimersByTime(6_000));
     expect(within(rows()[0]!).getByText('0:59 left').className).toContain('soon');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AUDIT_CSV_COLUMNS } from '../../main/contract/index.ts';
-import { auditToCsv, auditToJsonl, collectAudit, csvCell } from '../../renderer/screens/activity/audit-export.ts';
+import { auditToCsv, auditToJsonl, collectAudit } from '../../renderer/screens/activity/audit-export.ts';
+import { csvCell } from '../../main/contract/csv.ts';
 import { matches, toQuery, EMPTY_FILTERS } from '../../renderer/screens/activity/filters.ts';
 import { FakeApi, makeAudit } from './fake-api.ts';
 

@@ -35,6 +35,7 @@ export function makeStaged(i: number, over: Partial<StagedPayload> = {}, now = D
     token_id: 'tok_1',
     token_label: 'Claude Desktop',
     client: 'claude-ai/1.0',
+    client_source: 'request',
     request_id: `req_${i}`,
     created: iso(now - 60_000),
     expires_at: iso(now + 14 * 60_000 + i * 1000),
@@ -82,6 +83,7 @@ export function makeHealth(over: Partial<HealthReport> = {}): HealthReport {
     console_url: 'http://127.0.0.1:7823/console/',
     data_dir: '/tmp/gatehouse',
     vault: { backend: 'keychain', label: 'Secret Service' },
+    bridge: { command: '/usr/bin/node', args: ['/opt/gatehouse/bin/gatehouse-bridge.mjs'], platform: 'linux' },
     pending_approvals: 0,
     recent_clients: [],
     cloud: {

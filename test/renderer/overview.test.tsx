@@ -27,13 +27,18 @@ describe('Overview', () => {
     const gateway = await screen.findByRole('region', { name: 'Gateway' });
     expect(within(gateway).getByText('http://127.0.0.1:7823/wp-json/gatehouse-mcp/v1/mcp')).toBeTruthy();
     expect(within(gateway).getByRole('button', { name: 'Copy the MCP endpoint URL' })).toBeTruthy();
-    expect(within(gateway).getByText('OS keychain: Secret Service')).toBeTruthy();
+    expect(within(gateway).getByText(/^In the OS keychain/).textContent).toBe('In the OS keychain (Secret Service)');
     expect(screen.getByText('Nothing is waiting for you.')).toBeTruthy();
     expect(screen.getByText(/No client has connected yet/)).toBeTruthy();
     expect(screen.getByText(/None\. Everything looks fine/)).toBeTruthy();
     const cloud = screen.getByRole('region', { name: 'Cloud, license and products' });
     expect(within(cloud).getByText(/^Not connected\./)).toBeTruthy();
-    expect(within(cloud).getByText('not_connected')).toBeTruthy();
+    // Raw values in words, the value itself kept as a detail; product codes explained.
+    const license = within(cloud).getByText('License').nextElementSibling!;
+    expect(license.textContent).toBe('Not connected (not_connected)');
+    expect(within(cloud).getByText('Entitlements').nextElementSibling!.textContent).toBe('Local policy (this computer decides) (local)');
+    expect(cloud.textContent).toContain('Verto: translation: Not active');
+    expect(cloud.textContent).toContain('MCP gateway (this app): Active');
   });
 
   it('shows clients, pending approvals and warnings from the health report', async () => {
@@ -42,7 +47,7 @@ describe('Overview', () => {
       health: makeHealth({
         vault: { backend: 'file', label: '/data/vault.json' },
         recent_clients: [{ token_id: 't1', label: 'Cursor', client: 'cursor/1.2', last_used: new Date(Date.now() - 120_000).toISOString() }],
-        warnings: [{ code: 'vault_plain_file', message: 'Secrets are kept in a plain file' }],
+        warnings: [{ code: 'vault_file', message: 'Secrets are kept in a plain file (vault: file (not encrypted)): no OS keychain was reachable.' }],
       }),
     });
     renderWith(fake, <Overview />);
@@ -50,8 +55,9 @@ describe('Overview', () => {
     const clients = screen.getByRole('region', { name: 'Clients seen recently' });
     expect(within(clients).getByText('cursor/1.2')).toBeTruthy();
     expect(within(clients).getByText('2 min ago')).toBeTruthy();
-    expect(screen.getByText('Secrets are kept in a plain file')).toBeTruthy();
-    expect(screen.getByText('Plain file: /data/vault.json')).toBeTruthy();
+    const warning = within(screen.getByRole('region', { name: 'Warnings' })).getByRole('listitem');
+    expect(warning.textContent).toMatch(/^Secrets are in a plain file\. .*no OS keychain was reachable\. \(code vault_file\)$/);
+    expect(screen.getByText(/^In a plain file readable only by your user account/).textContent).toContain('(/data/vault.json)');
   });
 
   it('switches the gateway on and off through settings.update', async () => {

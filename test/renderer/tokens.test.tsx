@@ -3,7 +3,7 @@ import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Tokens } from '../../renderer/screens/tokens/tokens.tsx';
-import { FakeApi } from './fake-api.ts';
+import { FakeApi, makeHealth } from './fake-api.ts';
 import { renderWith } from './render.tsx';
 
 afterEach(cleanup);
@@ -66,7 +66,8 @@ describe('Tokens', () => {
     // Claude Desktop first: the env variable route, with the token in it
     expect(within(panel).getByText(/"GATEHOUSE_TOKEN": "gth_/)).toBeTruthy();
     await user.click(within(panel).getByRole('tab', { name: 'Claude Code' }));
-    expect(within(panel).getByText(/claude mcp add gatehouse -e GATEHOUSE_TOKEN=gth_\S+ -- gatehouse-bridge --token-env GATEHOUSE_TOKEN/)).toBeTruthy();
+    // the launch line the service reported (FakeApi's health), never a bare `gatehouse-bridge` that is not on PATH
+    expect(within(panel).getByText(/^claude mcp add --scope user gatehouse -e GATEHOUSE_TOKEN=gth_\S+ -- \/usr\/bin\/node \/opt\/gatehouse\/bin\/gatehouse-bridge\.mjs --token-env GATEHOUSE_TOKEN$/)).toBeTruthy();
     await user.keyboard('{ArrowLeft}');
     expect(within(panel).getByRole('tab', { name: 'VS Code' }).getAttribute('aria-selected')).toBe('true');
     expect(within(panel).getByText(/"password": true/)).toBeTruthy();
@@ -81,8 +82,8 @@ describe('Tokens', () => {
     renderWith(fake, <Tokens />);
     const user = userEvent.setup();
     await user.type(await screen.findByLabelText('Label'), 'Cursor');
-    await user.click(screen.getByLabelText(/Save it in the keychain/));
-    await user.type(screen.getByLabelText('Keychain account'), 'cursor-desk');
+    await user.click(screen.getByLabelText(/Save it/));
+    await user.type(screen.getByLabelText('Account name'), 'cursor-desk');
     await user.click(screen.getByRole('button', { name: 'Create token' }));
     expect(fake.callsTo('tokens.create')).toEqual([{ label: 'Cursor', user: 'admin', keychain_account: 'cursor-desk' }]);
     const panel = await screen.findByRole('region', { name: /created/ });
@@ -90,6 +91,20 @@ describe('Tokens', () => {
     expect(pre.textContent).toContain('"--token-keychain"');
     expect(pre.textContent).toContain('"cursor-desk"');
     expect(pre.textContent).not.toContain('gth_');
+    expect(panel.textContent).toContain('Saved in this computer’s keychain');
+  });
+
+  it('does not claim the keychain when the service keeps secrets in the file vault', async () => {
+    const fake = new FakeApi({ health: makeHealth({ vault: { backend: 'file', label: 'file (not encrypted)' }, data_dir: '/srv/gh' }) });
+    renderWith(fake, <Tokens />);
+    const user = userEvent.setup();
+    await user.type(await screen.findByLabelText('Label'), 'Cursor');
+    await user.click(screen.getByLabelText(/Save it/));
+    await user.click(screen.getByRole('button', { name: 'Create token' }));
+    const panel = await screen.findByRole('region', { name: /created/ });
+    expect(panel.textContent).not.toMatch(/keychain as/);
+    expect(panel.textContent).toContain('Gatehouse’s secrets file');
+    expect(panel.textContent).toContain('/srv/gh');
   });
 
   it('reports a failed creation without losing the form', async () => {

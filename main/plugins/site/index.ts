@@ -3,6 +3,7 @@ import type { Plugin, ResourceDef, Tool } from '../../core/tool.ts';
 import { siteIdentity, type SiteIdentity } from './identity.ts';
 import { visiblePages } from './page-access.ts';
 import { seedIfEmpty } from './seed.ts';
+import { markDataLost } from './site-salvage.ts';
 import type { SiteData } from './site-data.ts';
 import { PLUGIN_ID, type SiteDeps } from './site-deps.ts';
 import { translateTool } from './tool-translate.ts';
@@ -13,6 +14,7 @@ import { seoTools } from './tools-seo.ts';
 
 export type { SiteIdentity } from './identity.ts';
 export { SiteData, Page, emptySiteData } from './site-data.ts';
+export { salvageSite } from './site-salvage.ts';
 
 /** The built-in local site: pages, SEO research and translation over a JSON document in the data dir. */
 export interface SitePlugin extends Plugin {
@@ -22,6 +24,8 @@ export interface SitePlugin extends Plugin {
   identity(): SiteIdentity;
   /** writes the sample pages on first run; true when it did */
   seedIfEmpty(): Promise<boolean>;
+  /** after site.json was found corrupt and replaced: never seed over the lost data */
+  markDataLost(): Promise<void>;
 }
 
 export const PAGES_RESOURCE_URI = 'gatehouse://site/pages';
@@ -40,7 +44,7 @@ export function createSitePlugin(opts: { store: DocumentStore<SiteData>; clock: 
       uri: PAGES_RESOURCE_URI,
       name: 'site-pages',
       title: 'Page index',
-      description: 'Every page of the local site (drafts only for users who can edit pages): id, slug, title, status, language, translations, version. Use pages_get for content.',
+      description: 'Every page of the local site the token\'s user may read (their own drafts; others\' drafts only with edit_others_pages): id, slug, title, status, language, translations, version. Use pages_get for content.',
       mimeType: 'application/json',
       capability: 'read',
       async read(ctx) {
@@ -63,5 +67,6 @@ export function createSitePlugin(opts: { store: DocumentStore<SiteData>; clock: 
     },
     identity: () => siteIdentity(opts.store.read(), tools),
     seedIfEmpty: () => seedIfEmpty(deps, opts.adminUserId),
+    markDataLost: () => markDataLost(deps),
   };
 }

@@ -3,6 +3,7 @@
  * hunks only (with a line of context), old lines on the "before" side and
  * new lines on the "after" side, so a person can compare them side by side.
  */
+import { HUNK_MARK, hunkHeader } from '../../contract/diff-format.ts';
 
 export type DiffOp = { op: ' ' | '-' | '+'; text: string; oldNo: number | null; newNo: number | null };
 
@@ -89,13 +90,13 @@ export function compactDiff(before: string, after: string, opts: { context?: num
       return;
     }
     if (!inHunk) {
-      left.push(`@@ line ${o.oldNo ?? (ops.slice(0, k).reverse().find((x) => x.oldNo)?.oldNo ?? 0) + 1} @@`);
-      right.push(`@@ line ${o.newNo ?? (ops.slice(0, k).reverse().find((x) => x.newNo)?.newNo ?? 0) + 1} @@`);
+      left.push(hunkHeader(o.oldNo ?? (ops.slice(0, k).reverse().find((x) => x.oldNo)?.oldNo ?? 0) + 1));
+      right.push(hunkHeader(o.newNo ?? (ops.slice(0, k).reverse().find((x) => x.newNo)?.newNo ?? 0) + 1));
       inHunk = true;
     }
     const text = clip(o.text, maxLineChars);
-    if (o.op !== '+') left.push(`${o.op === '-' ? '-' : ' '} ${text}`);
-    if (o.op !== '-') right.push(`${o.op === '+' ? '+' : ' '} ${text}`);
+    if (o.op !== '+') left.push(`${o.op === '-' ? HUNK_MARK.del : HUNK_MARK.same}${text}`);
+    if (o.op !== '-') right.push(`${o.op === '+' ? HUNK_MARK.add : HUNK_MARK.same}${text}`);
     shown++;
   });
   if (hidden) {

@@ -4,9 +4,10 @@ import type { Capability } from '../../contract/users.ts';
 import type { Page, SiteData, SiteSettings } from './site-data.ts';
 
 /**
- * Lookup and permission rules shared by the tools. Drafts are visible only to
- * users who can edit pages (as on the host platform); to everyone else a
- * draft looks like a page that does not exist.
+ * Lookup and permission rules shared by the tools. As on the host platform, a
+ * draft is visible to its author when they can edit pages, and to users who
+ * may edit others' pages (edit_others_pages); to everyone else it looks like
+ * a page that does not exist.
  */
 
 export const targetOf = (id: number) => `page:${id}`;
@@ -16,10 +17,15 @@ export function parseTarget(target: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
-export const canSeeDrafts = (ctx: CallContext) => ctx.capabilities.has('edit_pages');
+/** Whether this user may read this page at all (published, or a draft they may edit). */
+export function canRead(ctx: CallContext, page: Page): boolean {
+  if (page.status === 'publish') return true;
+  if (!ctx.capabilities.has('edit_pages')) return false;
+  return page.author_id === ctx.user.id || ctx.capabilities.has('edit_others_pages');
+}
 
 export function visiblePages(data: SiteData, ctx: CallContext): Page[] {
-  return canSeeDrafts(ctx) ? data.pages : data.pages.filter((p) => p.status === 'publish');
+  return data.pages.filter((p) => canRead(ctx, p));
 }
 
 export function findPage(data: SiteData, id: number): Page {
@@ -30,7 +36,7 @@ export function findPage(data: SiteData, id: number): Page {
 
 export function findVisiblePage(data: SiteData, ctx: CallContext, ref: { id?: number | undefined; slug?: string | undefined }): Page {
   const page = ref.id !== undefined ? data.pages.find((p) => p.id === ref.id) : data.pages.find((p) => p.slug === ref.slug);
-  if (!page || (page.status !== 'publish' && !canSeeDrafts(ctx))) {
+  if (!page || !canRead(ctx, page)) {
     const what = ref.id !== undefined ? `id ${ref.id}` : `slug '${ref.slug}'`;
     throw new GatehouseError('not_found', `no page with ${what} (pages_list shows the existing pages)`);
   }

@@ -59,13 +59,26 @@ export const SiteSettings = z.object({
 });
 export type SiteSettings = z.infer<typeof SiteSettings>;
 
+/** What an apply left behind for crash recovery: the staged write's result, kept with the change itself. */
+export const AppliedMarker = z.object({
+  /** ms since the epoch, never earlier than the marker before it */
+  at: z.number(),
+  text: z.string(),
+  structured: z.record(z.string(), z.unknown()),
+});
+export type AppliedMarker = z.infer<typeof AppliedMarker>;
+
 export const SiteData = z.object({
   schema_version: z.literal(1).default(1),
   site: SiteSettings,
   pages: z.array(Page),
   next_id: z.number().int().positive(),
-  /** set when the sample pages were written, so deleting every page never re-seeds */
+  /** set when the sample pages were written (or data was lost), so the site is never seeded again */
   seeded_at: z.string().nullable().default(null),
+  /** staged id -> marker of the writes applied lately, oldest first (applied-log.ts) */
+  applied: z.record(z.string().max(64), AppliedMarker).default({}),
+  /** the newest `at` of a marker pruned (or lost); an intent older than this cannot be answered */
+  applied_horizon: z.number().nullable().default(null),
 });
 export type SiteData = z.infer<typeof SiteData>;
 
@@ -78,5 +91,5 @@ export const DEFAULT_SITE_SETTINGS: SiteSettings = {
 };
 
 export function emptySiteData(): SiteData {
-  return { schema_version: 1, site: { ...DEFAULT_SITE_SETTINGS }, pages: [], next_id: 1, seeded_at: null };
+  return { schema_version: 1, site: { ...DEFAULT_SITE_SETTINGS }, pages: [], next_id: 1, seeded_at: null, applied: {}, applied_horizon: null };
 }

@@ -2,13 +2,14 @@ import { z } from 'zod';
 import { GatehouseError } from '../../core/errors.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
 import type { FieldChange } from '../../contract/staged.ts';
-import { findPage, freeSlug, requireCanEdit, requireCapability, requireSlugFree, requireVersion, targetOf } from './page-access.ts';
+import { findVisiblePage, freeSlug, requireCanEdit, requireCapability, requireSlugFree, requireVersion, targetOf } from './page-access.ts';
 import { fieldList, languageName, linksText, pageChanges, pageLabel } from './page-preview.ts';
 import { Page, PageId, Slug, type SiteData } from './site-data.ts';
 import { isoNow, PLUGIN_ID, type SiteDeps } from './site-deps.ts';
 import { slugify } from './text.ts';
 import { f } from './tool-schemas.ts';
 import { toOut } from './tools-pages-read.ts';
+import { applyOnce, appliedFrom } from './applied-log.ts';
 import { insertPage, parsePayload, previewFields, versionOf, WRITE_ANNOTATIONS } from './tools-pages-write.ts';
 import { translateFields } from './translate-fields.ts';
 
@@ -67,7 +68,7 @@ export function translateTool(deps: SiteDeps): Tool {
   return defineTool({
     name: 'translate_page',
     title: 'Translate a page',
-    description: 'Stage a machine translation of a page into another language with the configured AI provider: creates the translation as a draft (or, with overwrite, updates the existing one) and links both pages. The preview shows the translated text; nothing changes until a person confirms. Fails with provider_unavailable when no AI provider is configured.',
+    description: 'Stage a machine translation of a page into another language with the configured AI provider: creates the translation as a draft (or, with overwrite, updates the existing one) and links both pages. The preview shows the translated text; nothing changes until a person confirms. It needs three things: the verto.translate feature in the license (without it: entitlement_required, with required_plan; the local policy grants it from the pro plan), the use_ai and edit_pages capabilities (forbidden), and an AI provider routed through the Gatehouse cloud gateway (provider_unavailable, checked only once the feature is granted).',
     input: Input,
     capability: 'use_ai',
     feature: 'verto.translate',
@@ -76,7 +77,8 @@ export function translateTool(deps: SiteDeps): Tool {
     annotations: { title: 'Translate a page', ...WRITE_ANNOTATIONS, openWorldHint: true, destructiveHint: true, idempotentHint: false },
     async preview(input, ctx) {
       const data = deps.store.read();
-      const source = findPage(data, input.id);
+      // The preview shows the source's text: a draft the user may not read is a page that does not exist.
+      const source = findVisiblePage(data, ctx, { id: input.id });
       requireCapability(ctx, 'use_ai', 'use AI features');
       requireCapability(ctx, 'edit_pages', 'create translations');
       const lang = input.target_language;
@@ -118,9 +120,9 @@ export function translateTool(deps: SiteDeps): Tool {
       };
     },
     currentVersion: (target) => versionOf(deps, target),
-    async apply(payload) {
+    async apply(payload, _ctx, staged) {
       const p = parsePayload(Payload, payload, 'translate_page');
-      const out = await deps.store.update((draft) => {
+      return applyOnce(deps, staged, (draft) => {
         const now = isoNow(deps);
         const source = requireVersion(draft.pages.find((x) => x.id === p.source_id), p.source_id, p.source_version);
         let translation: Page;
@@ -137,12 +139,13 @@ export function translateTool(deps: SiteDeps): Tool {
         }
         const group = [source.id, ...Object.values(source.translations).filter((id) => id !== source.translations[p.target_language]), translation.id];
         const linked = linkGroup(draft, [...new Set(group)], now, translation.id);
-        return { page: structuredClone(translation), linked };
+        const page = structuredClone(translation);
+        return {
+          structured: { page: toOut(draft.site, page), source_id: p.source_id, linked, provider: p.provider, model: p.model },
+          text: `${p.translation_id !== null ? 'Updated' : 'Created'} the ${languageName(p.target_language)} translation ${pageLabel(page)} of page #${p.source_id}${page.status === 'draft' ? ' (draft: publish it with pages_publish)' : ''}.`,
+        };
       });
-      return {
-        structured: { page: toOut(deps.store.read().site, out.page), source_id: p.source_id, linked: out.linked, provider: p.provider, model: p.model },
-        text: `${p.translation_id !== null ? 'Updated' : 'Created'} the ${languageName(p.target_language)} translation ${pageLabel(out.page)} of page #${p.source_id}${out.page.status === 'draft' ? ' (draft: publish it with pages_publish)' : ''}.`,
-      };
     },
+    applied: appliedFrom(deps),
   });
 }

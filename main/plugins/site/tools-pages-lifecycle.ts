@@ -8,6 +8,7 @@ import { PageId } from './site-data.ts';
 import { isoNow, PLUGIN_ID, type SiteDeps } from './site-deps.ts';
 import { f } from './tool-schemas.ts';
 import { toOut } from './tools-pages-read.ts';
+import { applyOnce, appliedFrom } from './applied-log.ts';
 import { parsePayload, previewFields, requireFreshVersion, versionOf, WRITE_ANNOTATIONS } from './tools-pages-write.ts';
 
 const DeleteInput = z.object({ id: f.id, if_version: f.if_version.optional() });
@@ -54,9 +55,9 @@ export function pageLifecycleTools(deps: SiteDeps): Tool[] {
       };
     },
     currentVersion: (target) => versionOf(deps, target),
-    async apply(payload) {
+    async apply(payload, _ctx, staged) {
       const p = parsePayload(DeletePayload, payload, 'pages_delete');
-      const result = await deps.store.update((draft) => {
+      return applyOnce(deps, staged, (draft) => {
         const page = requireVersion(draft.pages.find((x) => x.id === p.id), p.id, p.base_version);
         const now = isoNow(deps);
         const unlinked: number[] = [];
@@ -69,10 +70,11 @@ export function pageLifecycleTools(deps: SiteDeps): Tool[] {
           unlinked.push(other.id);
         }
         draft.pages = draft.pages.filter((x) => x.id !== page.id);
-        return { deleted: { id: page.id, title: page.title, slug: page.slug }, unlinked };
+        const result = { deleted: { id: page.id, title: page.title, slug: page.slug }, unlinked };
+        return { structured: result, text: `Deleted page ${pageLabel(result.deleted)}.${unlinked.length ? ` Unlinked from: ${unlinked.map((i) => `#${i}`).join(', ')}.` : ''}` };
       });
-      return { structured: result, text: `Deleted page ${pageLabel(result.deleted)}.${result.unlinked.length ? ` Unlinked from: ${result.unlinked.map((i) => `#${i}`).join(', ')}.` : ''}` };
     },
+    applied: appliedFrom(deps),
   });
 
   const publish = defineTool({
@@ -105,15 +107,16 @@ export function pageLifecycleTools(deps: SiteDeps): Tool[] {
       };
     },
     currentVersion: (target) => versionOf(deps, target),
-    async apply(payload) {
+    async apply(payload, _ctx, staged) {
       const p = parsePayload(PublishPayload, payload, 'pages_publish');
-      const page = await deps.store.update((draft) => {
+      return applyOnce(deps, staged, (draft) => {
         const current = requireVersion(draft.pages.find((x) => x.id === p.id), p.id, p.base_version);
         Object.assign(current, { status: p.status, version: current.version + 1, modified: isoNow(deps) });
-        return structuredClone(current);
+        const page = structuredClone(current);
+        return { structured: { page: toOut(draft.site, page) }, text: `Page ${pageLabel(page)} is now ${page.status === 'publish' ? 'published' : 'a draft'}.` };
       });
-      return { structured: { page: toOut(deps.store.read().site, page) }, text: `Page ${pageLabel(page)} is now ${page.status === 'publish' ? 'published' : 'a draft'}.` };
     },
+    applied: appliedFrom(deps),
   });
 
   return [del, publish];

@@ -16,7 +16,7 @@ export const toSummary = (site: SiteSettings, p: Page): PageSummary => ({
 });
 
 const ListInput = z.object({
-  status: z.enum(['any', 'draft', 'publish']).default('any').describe('Only pages with this status; "any" for all. Drafts are listed only for users who can edit pages.'),
+  status: z.enum(['any', 'draft', 'publish']).default('any').describe('Only pages with this status; "any" for all. Drafts are listed only to their authors and to users who may edit others\' pages.'),
   language: f.language.optional().describe('Only pages in this language, e.g. "de".'),
   author_id: z.string().min(1).max(100).optional().describe('Only pages by this user id.'),
   modified_after: z.iso.datetime({ offset: true }).optional().describe('Only pages modified after this ISO 8601 time.'),

@@ -8,6 +8,7 @@ import { isoNow, PLUGIN_ID, type SiteDeps } from './site-deps.ts';
 import { slugify } from './text.ts';
 import { f } from './tool-schemas.ts';
 import { toOut } from './tools-pages-read.ts';
+import { applyOnce, appliedFrom } from './applied-log.ts';
 
 /** The fields pages_create and pages_update may set. */
 const EDITABLE = ['title', 'slug', 'content', 'excerpt', 'seo_title', 'seo_description', 'focus_keyword'] as const;
@@ -18,7 +19,7 @@ export const WRITE_ANNOTATIONS = { readOnlyHint: false, openWorldHint: false } a
 const CreateInput = z.object({
   title: f.title,
   content: f.content.default('').describe('Page body in Markdown: start with one "# " heading, "## "/"### " for sections, links as [text](/slug/). At most 200 KB.'),
-  slug: f.slug.optional().describe('URL slug; derived from the title when left out (with -2, -3... if taken). An explicit slug that is taken is refused.'),
+  slug: f.slug.optional().describe('URL slug; derived from the title when left out, at the moment a person approves (with -2, -3... if taken by then). An explicit slug that is taken is refused.'),
   excerpt: f.excerpt.default(''),
   status: f.status.default('draft').describe('"draft" (default) or "publish"; publishing needs the publish_pages capability.'),
   language: f.language.optional().describe('Language code; defaults to the site language.'),
@@ -43,6 +44,8 @@ const UpdateInput = z.object({
 const CreatePayload = z.object({
   fields: Page.pick({ title: true, slug: true, status: true, language: true, excerpt: true, seo_title: true, seo_description: true, focus_keyword: true, content: true }),
   author_id: z.string().min(1),
+  /** the agent chose no slug: derive it from the title when the write is applied, not when it was staged */
+  slug_from_title: z.boolean().default(false),
 });
 const UpdatePayload = z.object({
   id: PageId,
@@ -112,16 +115,21 @@ export function pageWriteTools(deps: SiteDeps): Tool[] {
           kind: 'diff' as const,
           changes: pageChanges(null, { ...fields, translations: {} }),
         },
-        payload: { fields, author_id: ctx.user.id },
+        payload: { fields, author_id: ctx.user.id, slug_from_title: !input.slug },
         target: null,
         target_version: null,
       };
     },
-    async apply(payload) {
+    async apply(payload, _ctx, staged) {
       const p = parsePayload(CreatePayload, payload, 'pages_create');
-      const page = await deps.store.update((draft) => structuredClone(insertPage(draft, p.fields, p.author_id, isoNow(deps))));
-      return { structured: { page: toOut(deps.store.read().site, page) }, text: `Created page ${pageLabel(page)} at /${page.slug}/ (${page.status}).` };
+      return applyOnce(deps, staged, (draft) => {
+        // Several creations staged with one title all previewed the same free slug; each takes the next free one now.
+        const fields = p.slug_from_title ? { ...p.fields, slug: freeSlug(draft, slugify(p.fields.title) || 'page', null) } : p.fields;
+        const page = structuredClone(insertPage(draft, fields, p.author_id, isoNow(deps)));
+        return { structured: { page: toOut(draft.site, page) }, text: `Created page ${pageLabel(page)} at /${page.slug}/ (${page.status}).` };
+      });
     },
+    applied: appliedFrom(deps),
   });
 
   const update = defineTool({
@@ -155,16 +163,17 @@ export function pageWriteTools(deps: SiteDeps): Tool[] {
       };
     },
     currentVersion: (target) => versionOf(deps, target),
-    async apply(payload) {
+    async apply(payload, _ctx, staged) {
       const p = parsePayload(UpdatePayload, payload, 'pages_update');
-      const page = await deps.store.update((draft) => {
+      return applyOnce(deps, staged, (draft) => {
         const current = requireVersion(draft.pages.find((x) => x.id === p.id), p.id, p.base_version);
         if (p.set.slug) requireSlugFree(draft, p.set.slug, p.id);
         Object.assign(current, p.set, { version: current.version + 1, modified: isoNow(deps) });
-        return structuredClone(current);
+        const page = structuredClone(current);
+        return { structured: { page: toOut(draft.site, page) }, text: `Updated page ${pageLabel(page)}: ${Object.keys(p.set).join(', ')} (now version ${page.version}).` };
       });
-      return { structured: { page: toOut(deps.store.read().site, page) }, text: `Updated page ${pageLabel(page)}: ${Object.keys(p.set).join(', ')} (now version ${page.version}).` };
     },
+    applied: appliedFrom(deps),
   });
 
   return [create, update];

@@ -1,6 +1,7 @@
 import { memo, useEffect, useState } from 'react';
 import { AuditResult } from '../../../main/contract/index.ts';
-import type { AuditEntry, AuditPage, AuditQueryInput } from '../../../main/contract/index.ts';
+import { shown } from '../../../main/contract/index.ts';
+import type { AuditEntry, AuditPage, AuditQueryInput, TokenView } from '../../../main/contract/index.ts';
 import { ErrorBox, LoadState } from '../../components/load-state.tsx';
 import { Switch } from '../../components/switch.tsx';
 import { useApi, useConsole } from '../../lib/console-context.tsx';
@@ -8,6 +9,7 @@ import { formatDateTime } from '../../lib/format.ts';
 import { useApiEvents } from '../../lib/use-events.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import { useUserNames } from '../../lib/use-user-names.ts';
+import { errorWords } from '../../lib/words.ts';
 import type { ExportFormat } from '../../api/index.ts';
 import { auditToCsv, auditToJsonl, collectAudit, exportFileName, saveFile } from './audit-export.ts';
 import { EMPTY_FILTERS, matches, toQuery } from './filters.ts';
@@ -18,6 +20,9 @@ const PAGE = 50;
 export function Activity() {
   const api = useApi();
   const users = useUserNames();
+  // The token filter names tokens by label and preview, the way the console shows them everywhere else.
+  const tokens = useLoad(() => api['tokens.list']({}), [api]);
+  const tokenList: TokenView[] = tokens.state.status === 'ready' ? tokens.state.data : [];
   const [form, setForm] = useState<FilterForm>(EMPTY_FILTERS);
   const [applied, setApplied] = useState<FilterForm>(EMPTY_FILTERS);
   const [live, setLive] = useState(true);
@@ -68,8 +73,15 @@ export function Activity() {
           </select>
         </div>
         <div className="field">
-          <label htmlFor="ac-token">Token id</label>
-          <input id="ac-token" value={form.token_id} onChange={set('token_id')} />
+          <label htmlFor="ac-token">Token</label>
+          <select id="ac-token" value={form.token_id} onChange={set('token_id')}>
+            <option value="">any</option>
+            {tokenList.map((t) => (
+              <option key={t.id} value={t.id}>
+                {shown(t.label)} ({t.preview})
+              </option>
+            ))}
+          </select>
         </div>
         <div className="field">
           <label htmlFor="ac-plugin">Plugin</label>
@@ -106,7 +118,7 @@ export function Activity() {
         <ExportLinks query={query} />
       </div>
       <LoadState state={page.state} what="the audit log" onRetry={page.reload}>
-        {(data) => <AuditTable page={data} query={query} userName={users} onMore={(more) => page.update((p) => ({ entries: [...p.entries, ...more.entries.filter((e) => !p.entries.some((x) => x.id === e.id))], next_cursor: more.next_cursor }))} />}
+        {(data) => <AuditTable page={data} query={query} userName={users} tokenLabel={(id) => tokenList.find((t) => t.id === id)?.label} onMore={(more) => page.update((p) => ({ entries: [...p.entries, ...more.entries.filter((e) => !p.entries.some((x) => x.id === e.id))], next_cursor: more.next_cursor }))} />}
       </LoadState>
     </div>
   );
@@ -145,7 +157,7 @@ function ExportLinks({ query }: { query: AuditQueryInput }) {
   );
 }
 
-function AuditTable({ page, query, userName, onMore }: { page: AuditPage; query: AuditQueryInput; userName: (id: string | null) => string; onMore: (more: AuditPage) => void }) {
+function AuditTable({ page, query, userName, tokenLabel, onMore }: { page: AuditPage; query: AuditQueryInput; userName: (id: string | null) => string; tokenLabel: (id: string) => string | undefined; onMore: (more: AuditPage) => void }) {
   const api = useApi();
   const [loading, setLoading] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
@@ -177,7 +189,7 @@ function AuditTable({ page, query, userName, onMore }: { page: AuditPage; query:
           </thead>
           <tbody>
             {page.entries.map((e) => (
-              <AuditRow key={e.id} entry={e} user={userName(e.user_id)} />
+              <AuditRow key={e.id} entry={e} user={userName(e.user_id)} token={e.token_id ? tokenLabel(e.token_id) : undefined} />
             ))}
           </tbody>
         </table>
@@ -194,24 +206,35 @@ function AuditTable({ page, query, userName, onMore }: { page: AuditPage; query:
   );
 }
 
-const AuditRow = memo(function AuditRow({ entry: e, user }: { entry: AuditEntry; user: string }) {
+const AuditRow = memo(function AuditRow({ entry: e, user, token }: { entry: AuditEntry; user: string; token: string | undefined }) {
   return (
     <tr>
       <td>
         <time dateTime={e.at}>{formatDateTime(e.at)}</time>
       </td>
       <td>
-        {e.tool}
+        {shown(e.tool)}
         {e.write ? <span className="badge">write</span> : null}
       </td>
       <td>
         <span className={`badge result-${e.result}`}>{e.result}</span>
-        {e.error_code ? <span className="code"> {e.error_code}</span> : null}
+        {e.error_code ? (
+          <span className="code" title={errorWords(e.error_code)}>
+            {' '}
+            {e.error_code}
+          </span>
+        ) : null}
       </td>
       <td title={e.user_id ?? undefined}>{user}</td>
-      <td>{e.token_preview ?? ''}</td>
-      <td>{e.client ?? ''}</td>
-      <td>{e.target ?? ''}</td>
+      <td>
+        {token ? <>{shown(token)} </> : null}
+        <span className={token ? 'detail' : undefined}>{e.token_preview ?? ''}</span>
+      </td>
+      <td>
+        {shown(e.client)}
+        {e.client && e.client_source && e.client_source !== 'request' ? <span className="detail"> (guess)</span> : null}
+      </td>
+      <td>{shown(e.target)}</td>
       <td className="num">{Math.round(e.duration_ms)}</td>
     </tr>
   );

@@ -1,14 +1,7 @@
-import { AUDIT_CSV_COLUMNS } from '../../../main/contract/index.ts';
+import { AUDIT_CSV_COLUMNS, csvCell } from '../../../main/contract/index.ts';
 import type { Api, AuditEntry, AuditQueryInput } from '../../../main/contract/index.ts';
 import type { ExportFormat } from '../../api/index.ts';
 
-/** One CSV cell: quoted when needed; text a spreadsheet would run as a formula is defused with a leading '. */
-export function csvCell(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  let text = typeof value === 'string' ? value : String(value);
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
 
 export function auditToCsv(entries: readonly AuditEntry[]): string {
   const lines = [AUDIT_CSV_COLUMNS.join(',')];

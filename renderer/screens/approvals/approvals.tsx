@@ -21,9 +21,15 @@ function upsert(list: StagedPayload[], item: StagedPayload): StagedPayload[] {
 }
 
 function failureText(result: Extract<Result<unknown>, { ok: false }>): string {
-  if (result.code === 'stale_preview') return 'The target changed after this preview was made. Discard it and ask the agent to try again.';
-  if (result.code === 'staged_expired') return 'This write expired before it was approved; nothing was changed.';
-  return result.message;
+  if (result.code === 'stale_preview') return 'Not applied: the target changed after this preview was made. Nothing was changed; ask the agent to stage it again.';
+  if (result.code === 'staged_expired') return 'Not applied: this write expired before it was approved. Nothing was changed.';
+  return `Not applied: ${result.message}`;
+}
+
+interface Refusal {
+  /** the row as it was when the person acted on it */
+  item: StagedPayload;
+  message: string;
 }
 
 export function Approvals() {
@@ -43,18 +49,27 @@ export function Approvals() {
 function ApprovalsBody({ all, update, reload }: { all: StagedPayload[]; update: (f: (l: StagedPayload[]) => StagedPayload[]) => void; reload: () => void }) {
   const api = useApi();
   const userName = useUserNames();
-  const pending = useMemo(() => all.filter((x) => x.status === 'pending').sort((a, b) => a.expires_at.localeCompare(b.expires_at)), [all]);
+  // A refused write stays in the list, where the person was looking, until they dismiss it.
+  const [refused, setRefused] = useState<Readonly<Record<string, Refusal>>>({});
+  const pending = useMemo(() => {
+    const live = all.filter((x) => x.status === 'pending' && !refused[x.id]);
+    return [...live, ...Object.values(refused).map((r) => r.item)].sort((a, b) => a.expires_at.localeCompare(b.expires_at) || a.id.localeCompare(b.id));
+  }, [all, refused]);
+  const sameTarget = useMemo(() => {
+    const counts = new Map<string, number>();
+    for (const x of pending) if (x.target && !refused[x.id]) counts.set(x.target, (counts.get(x.target) ?? 0) + 1);
+    return counts;
+  }, [pending, refused]);
   const history = useMemo(
     () =>
       all
-        .filter((x) => x.status !== 'pending')
+        .filter((x) => x.status !== 'pending' && !refused[x.id])
         .sort((a, b) => (b.decided_at ?? b.expires_at).localeCompare(a.decided_at ?? a.expires_at))
         .slice(0, HISTORY_SIZE),
-    [all],
+    [all, refused],
   );
   const [chosen, setChosen] = useState<string | null>(null);
   const [busy, setBusy] = useState<ReadonlySet<string>>(new Set());
-  const [errors, setErrors] = useState<Readonly<Record<string, string>>>({});
   const [announcement, setAnnouncement] = useState('');
   /** Row whose title gets focus after the next render (keyboard moves, or the focused row went away). */
   const focusWanted = useRef<string | null>(null);
@@ -64,7 +79,8 @@ function ApprovalsBody({ all, update, reload }: { all: StagedPayload[]; update: 
 
   const decide = async (id: string, kind: 'approve' | 'discard') => {
     const item = pending.find((x) => x.id === id);
-    if (!item || busy.has(id)) return;
+    if (!item || busy.has(id) || refused[id]) return;
+    if (kind === 'approve' && Date.parse(item.expires_at) <= Date.now()) return;
     const at = pending.indexOf(item);
     setBusy((b) => new Set(b).add(id));
     const result = kind === 'approve' ? await api['staged.confirm']({ id }) : await api['staged.discard']({ id });
@@ -79,13 +95,21 @@ function ApprovalsBody({ all, update, reload }: { all: StagedPayload[]; update: 
       const focusedRow = document.activeElement?.closest('[data-id]')?.getAttribute('data-id');
       if (focusedRow === id) focusWanted.current = selected === id ? nextId : selected;
       update((list) => upsert(list, result.data));
-      setErrors(({ [id]: _gone, ...rest }) => rest);
       setAnnouncement(`${kind === 'approve' ? 'Approved' : 'Discarded'}: ${item.preview.summary}`);
     } else {
-      setErrors((e) => ({ ...e, [id]: failureText(result) }));
-      setAnnouncement(`Could not ${kind} ${item.tool}: ${failureText(result)}`);
+      const message = failureText(result);
+      setRefused((r) => ({ ...r, [id]: { item, message } }));
+      setAnnouncement(`Could not ${kind} ${item.tool}: ${message}`);
       if (['staged_expired', 'staged_already_decided', 'staged_not_found'].includes(result.code)) reload();
     }
+  };
+
+  const dismiss = (id: string) => {
+    const at = pending.findIndex((x) => x.id === id);
+    const nextId = pending[at + 1]?.id ?? pending[at - 1]?.id ?? null;
+    if (selected === id) setChosen(nextId);
+    focusWanted.current = nextId;
+    setRefused(({ [id]: _gone, ...rest }) => rest);
   };
 
   // Rows get callbacks that never change, so memo() keeps untouched rows as they are.
@@ -94,6 +118,9 @@ function ApprovalsBody({ all, update, reload }: { all: StagedPayload[]; update: 
   const onApprove = useCallback((id: string) => void decideRef.current(id, 'approve'), []);
   const onDiscard = useCallback((id: string) => void decideRef.current(id, 'discard'), []);
   const onSelect = useCallback((id: string) => setChosen((c) => (c === id ? c : id)), []);
+  const dismissRef = useRef(dismiss);
+  dismissRef.current = dismiss;
+  const onDismiss = useCallback((id: string) => dismissRef.current(id), []);
 
   const move = (step: number) => {
     if (pending.length === 0) return;
@@ -159,10 +186,12 @@ function ApprovalsBody({ all, update, reload }: { all: StagedPayload[]; update: 
                   userName={userName(item.user_id)}
                   selected={item.id === selected}
                   busy={busy.has(item.id)}
-                  error={errors[item.id]}
+                  refusal={refused[item.id]?.message}
+                  sameTarget={item.target && !refused[item.id] ? (sameTarget.get(item.target) ?? 1) - 1 : 0}
                   onSelect={onSelect}
                   onApprove={onApprove}
                   onDiscard={onDiscard}
+                  onDismiss={onDismiss}
                 />
               ))}
             </ul>

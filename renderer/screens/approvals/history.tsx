@@ -1,9 +1,12 @@
 import { memo } from 'react';
 import type { StagedPayload } from '../../../main/contract/index.ts';
+import { shown } from '../../../main/contract/index.ts';
+import { errorWords } from '../../lib/words.ts';
 import { TimeAgoCell } from '../../components/time-ago-cell.tsx';
 
 const LABEL: Record<StagedPayload['status'], string> = {
   pending: 'pending',
+  applying: 'applying',
   confirmed: 'approved',
   discarded: 'discarded',
   expired: 'expired',
@@ -33,10 +36,14 @@ export const DecisionHistory = memo(function DecisionHistory({ items }: { items:
               <tr key={item.id}>
                 <td>
                   <span className={`badge result-${item.status}`}>{LABEL[item.status]}</span>
-                  {item.error_code ? <span className="code"> {item.error_code}</span> : null}
+                  {item.error_code ? (
+                    <span className="reason">
+                      : {errorWords(item.error_code)} <span className="code">({item.error_code})</span>
+                    </span>
+                  ) : null}
                 </td>
-                <td>{item.tool}</td>
-                <td>{item.preview.summary}</td>
+                <td>{shown(item.tool)}</td>
+                <td>{shown(item.preview.summary)}</td>
                 <td>{item.decided_by ?? (item.status === 'expired' ? 'time' : '')}</td>
                 <TimeAgoCell at={item.decided_at ?? item.expires_at} />
               </tr>

@@ -1,4 +1,5 @@
 import type { FieldChange, Preview } from '../../../main/contract/index.ts';
+import { hunkLineKind, isHunkText } from '../../../main/contract/index.ts';
 import { showValue } from '../../lib/format.ts';
 import { lineDiff, withContext } from './line-diff.ts';
 
@@ -34,16 +35,14 @@ export function PreviewView({ preview, idBase }: { preview: Preview; idBase: str
   );
 }
 
-/** "@@ line 12 @@": the value is already a compact diff (a plugin clipped long content to its changed hunks). */
-const HUNK = /^@@ .* @@$/m;
-const isHunkText = (v: unknown): v is string => typeof v === 'string' && HUNK.test(v);
 
 /** A pre-made hunk text, its "- " / "+ " / "@@" lines coloured. */
 function HunkText({ text }: { text: string }) {
   return (
     <pre className="line-diff">
       {text.split('\n').map((line, i) => {
-        const op = line.startsWith('@@') ? 'skip' : line.startsWith('- ') ? 'del' : line.startsWith('+ ') ? 'add' : 'same';
+        const kind = hunkLineKind(line);
+        const op = kind === 'header' ? 'skip' : kind;
         return (
           <span key={i} className={`diff-${op}`}>
             {op === 'add' ? <span className="visually-hidden">added: </span> : op === 'del' ? <span className="visually-hidden">removed: </span> : null}

@@ -1,25 +1,23 @@
+import { CLIENT_FORMATS, DEFAULT_SERVER_NAME, DEFAULT_TOKEN_ENV, clientEntry, clientSnippet, type BridgeLaunch, type McpClient } from '../../../main/contract/client-config.ts';
+
 /**
- * Ready-made configurations that make an MCP client launch gatehouse-bridge.
- * With a keychain account the config holds no secret at all; otherwise the
- * token travels in an environment variable the bridge reads (`--token-env`),
- * and VS Code asks for it with a password prompt instead of storing it.
+ * Ready-made configurations that make an MCP client launch gatehouse-bridge,
+ * built by the contract's client-config (the same entries `gatehouse-bridge
+ * config` writes) from the launch line the service reports in its health
+ * report. With a keychain account the config holds no secret at all;
+ * otherwise the token travels in an environment variable the bridge reads
+ * (`--token-env`), and VS Code asks for it with a password prompt instead.
  */
-export const SNIPPET_CLIENTS = ['claude-desktop', 'cursor', 'vscode', 'claude-code'] as const;
+export const SNIPPET_CLIENTS = ['claude-desktop', 'cursor', 'vscode', 'claude-code'] as const satisfies readonly McpClient[];
 export type SnippetClient = (typeof SNIPPET_CLIENTS)[number];
 
-export const CLIENT_TITLES: Record<SnippetClient, string> = {
-  'claude-desktop': 'Claude Desktop',
-  cursor: 'Cursor',
-  vscode: 'VS Code',
-  'claude-code': 'Claude Code',
-};
-
-const BRIDGE_COMMAND = 'gatehouse-bridge';
-const TOKEN_ENV = 'GATEHOUSE_TOKEN';
+export const CLIENT_TITLES = Object.fromEntries(SNIPPET_CLIENTS.map((c) => [c, CLIENT_FORMATS[c].label])) as Record<SnippetClient, string>;
 
 export interface SnippetInput {
   token: string;
   keychainAccount?: string | undefined;
+  /** how this machine starts the bridge (HealthReport.bridge) */
+  launch: BridgeLaunch;
   /** the server's name in the client's config */
   name?: string;
 }
@@ -32,55 +30,10 @@ export interface Snippet {
   containsToken: boolean;
 }
 
-function bridgeArgs(keychainAccount?: string): string[] {
-  return keychainAccount ? ['--token-keychain', keychainAccount] : ['--token-env', TOKEN_ENV];
-}
-
-/** POSIX shell quoting, only when needed. */
-export function shellQuote(arg: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-
-const json = (value: unknown) => JSON.stringify(value, null, 2);
-
 export function snippetFor(client: SnippetClient, input: SnippetInput): Snippet {
-  const name = input.name ?? 'gatehouse';
-  const args = bridgeArgs(input.keychainAccount);
-  const env = input.keychainAccount ? undefined : { [TOKEN_ENV]: input.token };
-  const server = { command: BRIDGE_COMMAND, args, ...(env ? { env } : {}) };
-  switch (client) {
-    case 'claude-desktop':
-      return {
-        where: 'claude_desktop_config.json (Claude Desktop: Settings, Developer, Edit Config), inside "mcpServers"',
-        text: json({ mcpServers: { [name]: server } }),
-        containsToken: !!env,
-      };
-    case 'cursor':
-      return {
-        where: '~/.cursor/mcp.json, or .cursor/mcp.json in a project, inside "mcpServers"',
-        text: json({ mcpServers: { [name]: server } }),
-        containsToken: !!env,
-      };
-    case 'vscode':
-      return {
-        where: '.vscode/mcp.json in your workspace (or MCP: Open User Configuration)',
-        text: input.keychainAccount
-          ? json({ servers: { [name]: { type: 'stdio', command: BRIDGE_COMMAND, args } } })
-          : json({
-              inputs: [{ type: 'promptString', id: 'gatehouse-token', description: 'Gatehouse token', password: true }],
-              servers: { [name]: { type: 'stdio', command: BRIDGE_COMMAND, args, env: { [TOKEN_ENV]: '${input:gatehouse-token}' } } },
-            }),
-        containsToken: false,
-      };
-    case 'claude-code': {
-      const envFlag = env ? ` -e ${TOKEN_ENV}=${shellQuote(input.token)}` : '';
-      return {
-        where: 'a terminal, in the project where you use Claude Code',
-        text: `claude mcp add ${shellQuote(name)}${envFlag} -- ${BRIDGE_COMMAND} ${args.map(shellQuote).join(' ')}`,
-        containsToken: !!env,
-      };
-    }
-  }
+  const token = input.keychainAccount ? ({ kind: 'keychain', account: input.keychainAccount } as const) : ({ kind: 'env', variable: DEFAULT_TOKEN_ENV, value: input.token } as const);
+  const entry = clientEntry(client, input.launch, token);
+  return { where: CLIENT_FORMATS[client].where, text: clientSnippet(client, input.name ?? DEFAULT_SERVER_NAME, entry, input.launch.platform), containsToken: entry.containsToken };
 }
 
 /** A keychain account name suggested from the token's label: "Claude Desktop on laptop" -> "claude-desktop-on-laptop". */

@@ -88,12 +88,15 @@ export function TokenForm({ users, onCreated }: { users: User[]; onCreated: (cre
       </div>
       <div className="field check">
         <input id="tk-kc" type="checkbox" checked={keychain} onChange={(e) => setKeychain(e.target.checked)} aria-describedby="tk-kc-help" />
-        <label htmlFor="tk-kc">Save it in the keychain for gatehouse-bridge</label>
-        <p id="tk-kc-help" className="help">Client configs then name the keychain entry instead of holding the token.</p>
+        <label htmlFor="tk-kc">Save it for gatehouse-bridge</label>
+        <p id="tk-kc-help" className="help">
+          In the OS keychain, or where there is none in Gatehouse’s secrets file. Client configs then name the entry instead of
+          holding the token.
+        </p>
       </div>
       {keychain ? (
         <div className="field">
-          <label htmlFor="tk-account">Keychain account</label>
+          <label htmlFor="tk-account">Account name</label>
           <input
             id="tk-account"
             value={account}

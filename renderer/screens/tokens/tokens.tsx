@@ -13,6 +13,8 @@ export function Tokens() {
   const api = useApi();
   const tokens = useLoad(() => api['tokens.list']({}), [api]);
   const users = useLoad(() => api['users.list']({}), [api]);
+  // The service says how a client starts the bridge here (and where secrets go); the snippets use it.
+  const health = useLoad(() => api['health.get']({}), [api]);
   const [created, setCreated] = useState<TokenCreated | null>(null);
   useApiEvents((event) => {
     if (event.type === 'health' || event.type === 'audit') tokens.reload();
@@ -21,7 +23,7 @@ export function Tokens() {
   return (
     <div className="tokens">
       {created ? (
-        <TokenCreatedPanel created={created} onDone={() => setCreated(null)} />
+        <TokenCreatedPanel created={created} health={health.state.status === 'ready' ? health.state.data : null} onDone={() => setCreated(null)} />
       ) : (
         <LoadState state={users.state} what="users" onRetry={users.reload}>
           {(list: User[]) => (

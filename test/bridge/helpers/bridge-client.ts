@@ -2,11 +2,14 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { Client, type ClientOptions } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { launchLine } from '../../../bridge/config/clients.ts';
+import { clientEntry } from '../../../main/contract/client-config.ts';
 import { BIN } from './bundle.ts';
 
 // Launched the way `gatehouse-bridge config` writes it into a client's config.
-const launch = (args: string[]) => launchLine(process.execPath, BIN, args);
+const launch = (args: string[]) => {
+  const { entry } = clientEntry('cursor', { command: process.execPath, args: [BIN], platform: process.platform }, { kind: 'none' }, args);
+  return { command: entry.command as string, args: entry.args as string[] };
+};
 
 /**
  * The real SDK client talking to the real bin over stdio, as an MCP client

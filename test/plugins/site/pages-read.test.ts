@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GatehouseError } from '../../../main/core/errors.ts';
 import type { Page } from '../../../main/plugins/site/site-data.ts';
-import { ctxFor, openSite, pageOf, run, type SiteFixture } from './site-fixture.ts';
+import { ctxFor, openSite, pageOf, plan, run, type SiteFixture } from './site-fixture.ts';
 
 let site: SiteFixture;
 afterEach(async () => site?.cleanup());
@@ -75,13 +75,31 @@ describe('pages_list', () => {
     expect(desc.pages.map((p: Page) => p.title)).toEqual([...titles].reverse());
   });
 
-  it('hides drafts from users who cannot edit pages', async () => {
+  it('hides drafts from users who cannot edit pages, and others\' drafts from users who may not edit them', async () => {
     const reader = await run(site, 'pages_list', { per_page: 100 }, ctxFor('subscriber'));
     expect(reader.total).toBe(7);
     const askDrafts = await run(site, 'pages_list', { status: 'draft' }, ctxFor('subscriber'));
     expect(askDrafts.total).toBe(0);
+    // The seeded draft is the administrator's: a contributor does not see it, an editor does (edit_others_pages).
     const contributor = await run(site, 'pages_list', { status: 'draft' }, ctxFor('contributor'));
-    expect(contributor.total).toBe(1);
+    expect(contributor.total).toBe(0);
+    expect((await run(site, 'pages_list', { status: 'draft' }, ctxFor('editor'))).total).toBe(1);
+    // Their own drafts they do see.
+    await site.store.update((d) => {
+      d.pages.push({ ...structuredClone(d.pages[0]!), id: 100, slug: 'mine', title: 'Mine', status: 'draft', author_id: ctxFor('contributor').user.id });
+    });
+    const own = await run(site, 'pages_list', { status: 'draft' }, ctxFor('contributor'));
+    expect(own.pages.map((p: Page) => p.id)).toEqual([100]);
+    expect((await run(site, 'pages_search', { query: 'mine', status: 'any' }, ctxFor('author'))).results.map((r: Page) => r.id)).not.toContain(100);
+    // The page index resource follows the same rule.
+    const index = site.plugin.resources!()[0]!;
+    const listed = (ctx: ReturnType<typeof ctxFor>) => index.read(ctx).then((t) => (JSON.parse(t) as { pages: Page[] }).pages.map((p) => p.id));
+    expect(await listed(ctxFor('contributor'))).toContain(100);
+    expect(await listed(ctxFor('contributor'))).not.toContain(7);
+    expect(await listed(ctxFor('author'))).not.toContain(100);
+    expect(await listed(ctxFor('editor'))).toEqual(expect.arrayContaining([7, 100]));
+    // translate_page shows the source's text in its preview: another user's draft is not found for an author.
+    await expect(plan(site, 'translate_page', { id: 7, target_language: 'fr' }, ctxFor('author'))).rejects.toSatisfy((e) => code(e) === 'not_found');
   });
 
   it('refuses bad filters at the schema', () => {
@@ -109,7 +127,8 @@ describe('pages_get', () => {
     await expect(run(site, 'pages_get', { id: 999 })).rejects.toSatisfy((e) => code(e) === 'not_found');
     await expect(run(site, 'pages_get', { slug: 'nope' })).rejects.toSatisfy((e) => code(e) === 'not_found');
     await expect(run(site, 'pages_get', { id: 7 }, ctxFor('subscriber'))).rejects.toSatisfy((e) => code(e) === 'not_found');
-    expect((await run(site, 'pages_get', { id: 7 }, ctxFor('contributor'))).page.status).toBe('draft');
+    await expect(run(site, 'pages_get', { id: 7 }, ctxFor('contributor'))).rejects.toSatisfy((e) => code(e) === 'not_found');
+    expect((await run(site, 'pages_get', { id: 7 }, ctxFor('editor'))).page.status).toBe('draft');
   });
 
   it('needs exactly one of id and slug', () => {

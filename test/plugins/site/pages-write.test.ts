@@ -51,6 +51,16 @@ describe('pages_create', () => {
     await expect(plan(site, 'pages_create', { title: 'Another', slug: 'about-us' }, admin)).rejects.toSatisfy((e) => code(e) === 'conflict');
   });
 
+  it('derives the slug at apply time when the agent chose none: three creations with one title become x, x-2, x-3', async () => {
+    const plans = [];
+    for (let i = 0; i < 3; i++) plans.push(await previewOnly('pages_create', { title: 'Cold brew at home' }));
+    // Staged one after the other, each previewed the slug free at that moment.
+    for (const p of plans) expect(p.preview.summary).toContain('/cold-brew-at-home/');
+    const slugs = [];
+    for (const p of plans) slugs.push((await apply('pages_create', p)).page.slug);
+    expect(slugs).toEqual(['cold-brew-at-home', 'cold-brew-at-home-2', 'cold-brew-at-home-3']);
+  });
+
   it('refuses at apply when the slug was taken after the preview, changing nothing', async () => {
     const first = await previewOnly('pages_create', { title: 'Cold brew', slug: 'cold-brew' });
     const second = await previewOnly('pages_create', { title: 'Cold brew again', slug: 'cold-brew' });

@@ -76,6 +76,10 @@ describe('site tools over MCP', () => {
     const refused = await client.callTool({ name: 'translate_page', arguments: { id: 6, target_language: 'de' } });
     expect(refused.isError).toBe(true);
     expect(JSON.stringify(refused)).toContain('entitlement_required');
+    // ...and its description says exactly that, and what else it needs, in the order it is checked.
+    const described = (await client.listTools()).tools.find((t) => t.name === 'translate_page')!.description!;
+    for (const needed of ['verto.translate', 'entitlement_required', 'required_plan', 'use_ai', 'edit_pages', 'provider_unavailable']) expect(described).toContain(needed);
+    expect(described.indexOf('entitlement_required')).toBeLessThan(described.indexOf('provider_unavailable'));
     // ...so stage it the way the pipeline would once entitled, with the admin's own context
     const gw = svc.gateway;
     const admin = gw.users.list().find((u) => u.role === 'administrator')!;

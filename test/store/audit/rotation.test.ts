@@ -1,8 +1,8 @@
 import { appendFile, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../../main/contract/audit.ts';
-import { AuditHarness, entry, ids, T0 } from './audit-fixtures.ts';
+import type { AuditEntry } from '../../../main/contract/audit.ts';
+import { AuditHarness, entry, ids, T0 } from './fixtures.ts';
 
 let h: AuditHarness;
 beforeEach(async () => {

@@ -1,9 +1,10 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../../main/contract/audit.ts';
-import { GatehouseError } from '../../main/core/errors.ts';
-import { AuditHarness, entry, ids } from './audit-fixtures.ts';
+import type { AuditEntry } from '../../../main/contract/audit.ts';
+import { GatehouseError } from '../../../main/core/errors.ts';
+import { AuditHarness, entry, ids } from './fixtures.ts';
+import { strictJsonProblems } from '../../helpers/strict-json.ts';
 
 let h: AuditHarness;
 beforeEach(async () => {
@@ -157,5 +158,30 @@ describe('AuditLog append, flush, close', () => {
     await expect(log.query({ from: 'yesterday-ish' })).rejects.toMatchObject({ code: 'invalid_value' });
     await expect(log.query({ cursor: 'not-a-cursor' })).rejects.toBeInstanceOf(GatehouseError);
     await expect(log.query({ result: 'sideways' as never })).rejects.toMatchObject({ code: 'invalid_value' });
+  });
+});
+
+describe('AuditLog durability and well-formed text', () => {
+  it('sync() resolves only once the entry is in the file, and concurrent syncs share the work', async () => {
+    const log = await h.open();
+    log.append(entry(1));
+    const done = await Promise.all([log.sync(), log.sync(), log.sync()]);
+    expect(done).toHaveLength(3);
+    const [name] = (await readdir(h.dir)).filter((n) => n.endsWith('.jsonl'));
+    const text = await readFile(join(h.dir, name as string), 'utf8');
+    expect(text).toContain('"id":"e000001"');
+    // nothing new: resolves at once
+    await log.sync();
+  });
+
+  it('lone surrogates in client strings become U+FFFD, so jq (or a strict decoder) reads the file', async () => {
+    const log = await h.open();
+    log.append(entry(1, { tool: 'x\ud800y', target: '\udc00', client: 'ok 😀 \ud83d' }));
+    await log.sync();
+    const [name] = (await readdir(h.dir)).filter((n) => n.endsWith('.jsonl'));
+    const file = join(h.dir, name as string);
+    expect(await strictJsonProblems([file])).toEqual([]);
+    const [e] = (await log.query({})).entries;
+    expect([e?.tool, e?.target, e?.client]).toEqual(['x\ufffdy', '\ufffd', 'ok 😀 \ufffd']);
   });
 });

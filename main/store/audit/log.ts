@@ -1,20 +1,21 @@
 import { once } from 'node:events';
 import type { z } from 'zod';
-import type { AuditPage, AuditQueryInput } from '../contract/audit.ts';
-import { AuditEntry, AuditQuery } from '../contract/audit.ts';
-import { GatehouseError } from '../core/errors.ts';
-import type { AuditReader, AuditSink, Clock, Logger } from '../core/ports.ts';
-import { systemClock } from '../core/ports.ts';
-import { CSV_HEADER, entryToCsvRow, entryToJsonLine } from './audit-export-format.ts';
-import { AuditFileSet } from './audit-file-set.ts';
-import type { FilterInput } from './audit-filter.ts';
-import { compileFilter, decodeCursor, encodeCursor } from './audit-filter.ts';
-import type { ScanHit } from './audit-scan.ts';
-import { scanNewestFirst } from './audit-scan.ts';
-import { summaryFieldsOf } from './audit-summary.ts';
-import { AuditWriter } from './audit-writer.ts';
-import { createLogger } from '../lib/logger.ts';
-import { describeIssues } from './zod-issues.ts';
+import type { AuditPage, AuditQueryInput, AuditResult } from '../../contract/audit.ts';
+import { AuditEntry, AuditQuery } from '../../contract/audit.ts';
+import { GatehouseError } from '../../core/errors.ts';
+import type { AuditReader, AuditSink, AuditTrail, Clock, Logger } from '../../core/ports.ts';
+import { systemClock } from '../../core/ports.ts';
+import { CSV_HEADER, entryToCsvRow, entryToJsonLine } from './export-format.ts';
+import { AuditFileSet } from './file-set.ts';
+import type { FilterInput } from './filter.ts';
+import { compileFilter, decodeCursor, encodeCursor } from './filter.ts';
+import type { ScanHit } from './scan.ts';
+import { scanNewestFirst } from './scan.ts';
+import { summaryFieldsOf } from './summary.ts';
+import { AuditWriter } from './writer.ts';
+import { createLogger } from '../../lib/logger.ts';
+import { describeIssues } from '../zod-issues.ts';
+import { wellFormed } from '../../lib/well-formed.ts';
 
 export interface AuditLogOptions {
   /** `<dataDir>/audit`; created 0700 */
@@ -31,6 +32,7 @@ const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
 const DEFAULT_RETENTION_DAYS = 90;
 const DAY_MS = 86_400_000;
 const EXPORT_CHUNK_CHARS = 64 * 1024;
+const CLOCK_SLACK_MS = 3600_000;
 
 /**
  * The audit log: append-only JSONL files in one folder, rotated by size and
@@ -43,7 +45,7 @@ const EXPORT_CHUNK_CHARS = 64 * 1024;
  * Cursors name a position in the files, not an index, so entries appended
  * between two pages never shift or repeat the next page.
  */
-export class AuditLog implements AuditSink, AuditReader {
+export class AuditLog implements AuditSink, AuditReader, AuditTrail {
   private readonly listeners = new Set<(e: AuditEntry) => void>();
   private closed = false;
 
@@ -80,7 +82,7 @@ export class AuditLog implements AuditSink, AuditReader {
         this.log.error('audit: entry rejected, invalid fields', { id: safeId(entry), fields });
         return;
       }
-      const e = parsed.data;
+      const e = wellFormedEntry(parsed.data);
       const text = `${entryToJsonLine(e)}\n`;
       this.writer.enqueue({ text, bytes: Buffer.byteLength(text, 'utf8'), fields: summaryFieldsOf(e) });
       for (const l of this.listeners) {
@@ -98,6 +100,11 @@ export class AuditLog implements AuditSink, AuditReader {
   /** Resolves when every entry appended so far is written to its file. */
   flush(): Promise<void> {
     return this.writer.flush();
+  }
+
+  /** Resolves when every entry appended so far is written and fsynced: what a decision waits for before it is acknowledged. */
+  sync(): Promise<void> {
+    return this.writer.sync();
   }
 
   async close(): Promise<void> {
@@ -130,6 +137,22 @@ export class AuditLog implements AuditSink, AuditReader {
       entries: page.map((h) => h.entry),
       next_cursor: hits.length > limit && last ? encodeCursor({ seq: last.seq, offset: last.offset }) : null,
     };
+  }
+
+  /**
+   * Whether an entry for this staged write with this result exists at or
+   * after `sinceMs` (an hour earlier, in case the clock stepped back). For
+   * crash recovery: scans only the files of that window, jumping from one
+   * occurrence of the staged id to the previous.
+   */
+  async hasStagedEntry(stagedId: string, result: AuditResult, sinceMs: number): Promise<boolean> {
+    const filter = compileFilter({ result, from: new Date(Math.max(0, sinceMs - CLOCK_SLACK_MS)).toISOString() });
+    filter.needles.unshift(Buffer.from(`,"staged_id":${JSON.stringify(stagedId)}`, 'utf8'));
+    await this.settleWrites();
+    for await (const chunk of scanNewestFirst(this.files.snapshot(), filter, null, Infinity)) {
+      if (chunk.some((h) => h.entry.staged_id === stagedId)) return true;
+    }
+    return false;
   }
 
   /**
@@ -221,6 +244,13 @@ async function writeOut(out: NodeJS.WritableStream, text: string): Promise<void>
 function invalidQuery(error: z.ZodError): GatehouseError {
   const { text, issues } = describeIssues(error);
   return new GatehouseError('invalid_value', `audit query: ${text}`, { fields: issues.map((i) => i.path) });
+}
+
+/** Client strings (tool names, targets, client names) may carry lone surrogates; the file must stay valid UTF-8 for jq. */
+function wellFormedEntry(e: AuditEntry): AuditEntry {
+  const out: Record<string, unknown> = { ...e };
+  for (const [k, v] of Object.entries(out)) if (typeof v === 'string') out[k] = wellFormed(v);
+  return out as AuditEntry;
 }
 
 function safeId(entry: unknown): string | null {

@@ -1,11 +1,11 @@
 import type { FileHandle } from 'node:fs/promises';
 import { chmod, mkdir, open, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Logger } from '../core/ports.ts';
-import { auditFileName, parseAuditFileName, sidecarName } from './audit-files.ts';
-import { readSidecar, scanSummary, writeSidecar } from './audit-sidecar.ts';
-import type { FileSummary } from './audit-summary.ts';
-import { emptySummary } from './audit-summary.ts';
+import type { Logger } from '../../core/ports.ts';
+import { auditFileName, parseAuditFileName, sidecarName } from './files.ts';
+import { readSidecar, scanSummary, writeSidecar } from './sidecar.ts';
+import type { FileSummary } from './summary.ts';
+import { emptySummary } from './summary.ts';
 
 /** One audit file and what is known about it. `summary.bytes` is how far readers may read. */
 export interface AuditFileRecord {
@@ -57,21 +57,32 @@ export class AuditFileSet {
     let appendable: AuditFileRecord | null = null;
     for (const [i, f] of found.entries()) {
       const path = join(dir, f.name);
-      const size = (await stat(path)).size;
+      let size = (await stat(path)).size;
+      const isNewest = i === found.length - 1;
       let summary = await readSidecar(join(dir, sidecarName(f.name)), size);
       let torn = summary !== null && summary.bytes !== size;
       if (!summary) {
         const scanned = await scanSummary(path, size);
         summary = scanned.summary;
         torn = scanned.torn;
-        if (torn) log.warn('audit: a file ends with an incomplete line (a write was cut short); readers skip it', { file: f.name });
-        const isNewest = i === found.length - 1;
-        if (!isNewest || torn) await writeSidecar(join(dir, sidecarName(f.name)), summary, size).catch(() => undefined);
+        if (!isNewest && !torn) await writeSidecar(join(dir, sidecarName(f.name)), summary, size).catch(() => undefined);
+      }
+      if (torn) {
+        // A write cut short by a kill: its entries were never acknowledged (a decision waits for sync()).
+        // Cut the fragment off, so every line of every file parses (jq reads them) and appending can go on.
+        const cut = await cutTornTail(path, summary.bytes, size, log, f.name);
+        if (cut) {
+          size = summary.bytes;
+          torn = false;
+          if (!isNewest) await writeSidecar(join(dir, sidecarName(f.name)), summary, size).catch(() => undefined);
+        } else {
+          await writeSidecar(join(dir, sidecarName(f.name)), summary, size).catch(() => undefined);
+        }
       }
       const rec: AuditFileRecord = { seq: f.seq, createdMs: f.createdMs, name: f.name, path, summary };
       set.files.push(rec);
       set.nextSeq = f.seq + 1;
-      if (i === found.length - 1 && !torn && size < maxFileBytes) appendable = rec;
+      if (isNewest && !torn && size < maxFileBytes) appendable = rec;
     }
     return { set, appendable };
   }
@@ -119,5 +130,23 @@ export class AuditFileSet {
         if (e.code !== 'ENOENT') throw e;
       });
     }
+  }
+}
+
+/** Truncates an audit file to its last whole line; false (and a warning) when the file system refuses. */
+async function cutTornTail(path: string, keep: number, size: number, log: Logger, name: string): Promise<boolean> {
+  try {
+    const fh = await open(path, 'r+');
+    try {
+      await fh.truncate(keep);
+      await fh.datasync();
+    } finally {
+      await fh.close();
+    }
+    log.warn('audit: a file ended with an incomplete line (a write cut short by a crash); the fragment was removed', { file: name, bytes: size - keep });
+    return true;
+  } catch (e) {
+    log.warn('audit: a file ends with an incomplete line (a write was cut short); readers skip it', { file: name, error: String(e) });
+    return false;
   }
 }

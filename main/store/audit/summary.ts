@@ -1,4 +1,4 @@
-import type { AuditFilter } from './audit-filter.ts';
+import type { AuditFilter } from './filter.ts';
 
 /**
  * What a query needs to know about a file without reading it: how many bytes

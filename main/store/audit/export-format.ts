@@ -1,6 +1,8 @@
-import type { AuditEntry } from '../contract/audit.ts';
-import { AUDIT_CSV_COLUMNS } from '../contract/audit.ts';
-import { csvCell } from '../lib/csv.ts';
+import type { AuditEntry } from '../../contract/audit.ts';
+import { AUDIT_CSV_COLUMNS } from '../../contract/audit.ts';
+import { csvCell } from '../../contract/csv.ts';
+
+export { csvCell };
 
 /**
  * Serialization of entries: the JSONL line the log stores (and exports), and
@@ -10,8 +12,8 @@ import { csvCell } from '../lib/csv.ts';
 /**
  * One entry as a JSON line, keys always in AUDIT_CSV_COLUMNS order (a test
  * holds the two together). The fixed order is what lets readers test
- * `,"tool":"x"` as a substring before parsing; `staged_id` is left out when
- * the entry has none (JSON drops undefined), so it round-trips as absent.
+ * `,"tool":"x"` as a substring before parsing; `client_source` and `staged_id`
+ * are left out when the entry has none (JSON drops undefined), so they round-trip as absent.
  * An object literal, not a loop: JSON.stringify is several times faster on it.
  */
 export function entryToJsonLine(e: AuditEntry): string {
@@ -32,6 +34,7 @@ export function entryToJsonLine(e: AuditEntry): string {
     target: e.target,
     duration_ms: e.duration_ms,
     client: e.client,
+    client_source: e.client_source,
     staged_id: e.staged_id,
   });
 }
@@ -48,4 +51,3 @@ export function entryToCsvRow(e: AuditEntry): string {
   return `${row}\r\n`;
 }
 
-export { csvCell };

@@ -1,6 +1,6 @@
-import type { AuditQueryInput } from '../contract/audit.ts';
-import { GatehouseError } from '../core/errors.ts';
-import type { SummaryKey } from './audit-summary.ts';
+import type { AuditQueryInput } from '../../contract/audit.ts';
+import { GatehouseError } from '../../core/errors.ts';
+import type { SummaryKey } from './summary.ts';
 
 /**
  * A query compiled for scanning: equality filters on entry fields, the time

@@ -1,9 +1,8 @@
 /**
- * CSV cells (RFC 4180) that are safe to open in a spreadsheet: a spreadsheet
- * runs a cell that starts with = + - @ (and, in some, a tab or carriage
- * return) as a formula, so such text gets a leading apostrophe and shows as
- * text; a value someone else chose (a page title, a site name) cannot run in
- * the reader's spreadsheet. Numbers and booleans are ours and stay as they are.
+ * One CSV cell (RFC 4180), for the audit export the service streams and the
+ * one the desktop console builds itself: quoted when needed, and text a
+ * spreadsheet would run as a formula (= + - @, a tab or CR first) defused
+ * with a leading '.
  */
 export function csvCell(v: unknown): string {
   if (v === null || v === undefined) return '';
@@ -14,5 +13,5 @@ export function csvCell(v: unknown): string {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** One CSV record, CRLF-terminated. */
+/** One CSV record of such cells, CRLF-terminated. */
 export const csvRow = (cells: readonly unknown[]): string => `${cells.map(csvCell).join(',')}\r\n`;

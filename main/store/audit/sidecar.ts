@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { writeFileAtomic } from './atomic-write.ts';
-import { forwardChunks, openForRead, parseLine } from './audit-files.ts';
-import type { FileSummary, Stats, ValueSets } from './audit-summary.ts';
-import { addToSummary, emptySummary, SUMMARY_KEYS, summaryFieldsOf } from './audit-summary.ts';
+import { writeFileAtomic } from '../atomic-write.ts';
+import { forwardChunks, openForRead, parseLine } from './files.ts';
+import type { FileSummary, Stats, ValueSets } from './summary.ts';
+import { addToSummary, emptySummary, SUMMARY_KEYS, summaryFieldsOf } from './summary.ts';
 
 /**
  * A closed file's summary is kept beside it (`….summary.json`) so a start

@@ -1,10 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AuditEntry } from '../../main/contract/audit.ts';
-import type { Clock, Logger } from '../../main/core/ports.ts';
-import type { AuditLogOptions } from '../../main/store/audit-log.ts';
-import { AuditLog } from '../../main/store/audit-log.ts';
+import type { AuditEntry } from '../../../main/contract/audit.ts';
+import type { Clock, Logger } from '../../../main/core/ports.ts';
+import type { AuditLogOptions } from '../../../main/store/audit/log.ts';
+import { AuditLog } from '../../../main/store/audit/log.ts';
 
 /** Shared set-up for the audit log tests: temp folders, entries, a clock and a logger that remember. */
 

@@ -1,9 +1,9 @@
 import { appendFile, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditEntry, AuditResult } from '../../main/contract/audit.ts';
-import type { AuditLog, AuditLogOptions } from '../../main/store/audit-log.ts';
-import { AuditHarness, allPages, entry, ids, T0 } from './audit-fixtures.ts';
+import type { AuditEntry, AuditResult } from '../../../main/contract/audit.ts';
+import type { AuditLog, AuditLogOptions } from '../../../main/store/audit/log.ts';
+import { AuditHarness, allPages, entry, ids, T0 } from './fixtures.ts';
 
 let h: AuditHarness;
 beforeEach(async () => {
@@ -205,7 +205,7 @@ describe('AuditLog query', () => {
     expect(seen).toEqual(want);
   });
 
-  it('skips a torn last line left by a crash, and later appends go to a new file', async () => {
+  it('cuts off a torn last line left by a crash (never acknowledged), so every line parses, and appends go on in that file', async () => {
     const log = await h.open();
     for (let i = 0; i < 10; i++) log.append(entry(i));
     await log.close();
@@ -221,7 +221,12 @@ describe('AuditLog query', () => {
     const page = await after.query({ limit: 100 });
     expect(page.entries).toHaveLength(11);
     expect(page.entries[0]?.id).toBe('e000011');
-    expect((await readdir(h.dir)).filter((n) => n.endsWith('.jsonl'))).toHaveLength(2);
+    await after.close();
+    const files = (await readdir(h.dir)).filter((n) => n.endsWith('.jsonl'));
+    expect(files).toEqual([name]);
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines.map((l) => (JSON.parse(l) as { id: string }).id)).toEqual([...ids(Array.from({ length: 10 }, (_, i) => entry(i))), 'e000011']);
   });
 
   it('skips garbage and foreign lines in the middle of a file', async () => {

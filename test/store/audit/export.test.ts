@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../../main/contract/audit.ts';
-import { AUDIT_CSV_COLUMNS } from '../../main/contract/audit.ts';
-import type { AuditLog } from '../../main/store/audit-log.ts';
-import { AuditHarness, allPages, entry } from './audit-fixtures.ts';
+import type { AuditEntry } from '../../../main/contract/audit.ts';
+import { AUDIT_CSV_COLUMNS } from '../../../main/contract/audit.ts';
+import type { AuditLog } from '../../../main/store/audit/log.ts';
+import { AuditHarness, allPages, entry } from './fixtures.ts';
 
 let h: AuditHarness;
 beforeEach(async () => {
@@ -158,9 +158,9 @@ describe('AuditLog export', () => {
 
 describe('stored line format', () => {
   it('writes keys in AUDIT_CSV_COLUMNS order, which the readers’ substring pre-checks rely on', async () => {
-    const { entryToJsonLine } = await import('../../main/store/audit-export-format.ts');
-    const line = entryToJsonLine({ ...entry(1), staged_id: 'stg_1' });
+    const { entryToJsonLine } = await import('../../../main/store/audit/export-format.ts');
+    const line = entryToJsonLine({ ...entry(1), client_source: 'request', staged_id: 'stg_1' });
     expect(Object.keys(JSON.parse(line) as object)).toEqual([...AUDIT_CSV_COLUMNS]);
-    expect(Object.keys(JSON.parse(entryToJsonLine(entry(1))) as object)).toEqual(AUDIT_CSV_COLUMNS.filter((c) => c !== 'staged_id'));
+    expect(Object.keys(JSON.parse(entryToJsonLine(entry(1))) as object)).toEqual(AUDIT_CSV_COLUMNS.filter((c) => c !== 'staged_id' && c !== 'client_source'));
   });
 });

@@ -1,9 +1,9 @@
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
-import type { Clock, Logger } from '../core/ports.ts';
-import type { AuditFileRecord, AuditFileSet } from './audit-file-set.ts';
-import type { SummaryFields } from './audit-summary.ts';
-import { addToSummary } from './audit-summary.ts';
+import type { Clock, Logger } from '../../core/ports.ts';
+import type { AuditFileRecord, AuditFileSet } from './file-set.ts';
+import type { SummaryFields } from './summary.ts';
+import { addToSummary } from './summary.ts';
 
 /** One serialized entry waiting for the disk. `text` ends with a newline. */
 export interface QueuedLine {
@@ -45,6 +45,9 @@ export class AuditWriter {
   private retryTimer: NodeJS.Timeout | null = null;
   private failures = 0;
   private lock: Promise<unknown> = Promise.resolve();
+  /** lines known to be on disk: written and fsynced (a sealed file was synced when sealed) */
+  private synced = 0;
+  private syncing: Promise<void> | null = null;
 
   constructor(
     private readonly files: AuditFileSet,
@@ -79,6 +82,26 @@ export class AuditWriter {
     }
     this.kick();
     return p;
+  }
+
+  /**
+   * Like flush, then fsyncs the file the lines went to: once this resolves
+   * they survive a crash of the process or the machine. Concurrent callers
+   * share one fsync (group commit).
+   */
+  async sync(): Promise<void> {
+    await this.flush();
+    const upTo = this.done;
+    while (this.synced < upTo) {
+      this.syncing ??= this.exclusive(async () => {
+        const through = this.done;
+        if (this.active) await this.active.fh.datasync();
+        this.synced = Math.max(this.synced, through);
+      }).finally(() => {
+        this.syncing = null;
+      });
+      await this.syncing;
+    }
   }
 
   isActive(rec: AuditFileRecord): boolean {
@@ -233,8 +256,10 @@ export class AuditWriter {
     const act = this.active;
     if (!act) return;
     this.active = null;
+    const through = this.done;
     try {
       await act.fh.datasync();
+      this.synced = Math.max(this.synced, through);
     } catch {
       // the data is with the OS already; a failed sync is not worth losing the close over
     }

@@ -1,10 +1,10 @@
-import { AuditEntry } from '../contract/audit.ts';
-import type { AuditCursor, AuditFilter } from './audit-filter.ts';
-import { compareWithRange, entryMatches, linePrecheck, peekAt } from './audit-filter.ts';
-import type { ScanFile } from './audit-file-set.ts';
-import type { LineChunk } from './audit-files.ts';
-import { BackwardChunks, eachLineBackward, openForRead, parseLine } from './audit-files.ts';
-import { candidateRegions, statsMayMatch } from './audit-summary.ts';
+import { AuditEntry } from '../../contract/audit.ts';
+import type { AuditCursor, AuditFilter } from './filter.ts';
+import { compareWithRange, entryMatches, linePrecheck, peekAt } from './filter.ts';
+import type { ScanFile } from './file-set.ts';
+import type { LineChunk } from './files.ts';
+import { BackwardChunks, eachLineBackward, openForRead, parseLine } from './files.ts';
+import { candidateRegions, statsMayMatch } from './summary.ts';
 
 /** A matching entry and where its line starts (the cursor of a page that ends with it). */
 export interface ScanHit {

@@ -1,0 +1,127 @@
+/**
+ * Start-up of the `gatehouse` command beside `node -e 0`, in one run, rounds
+ * interleaved (each round runs every variant once, in turn), so a busy machine
+ * slows all of them alike. Also the same commands run from the TypeScript
+ * through tsx (how bin/gatehouse.mjs ran before the bundle) for comparison.
+ *
+ * Targets (issue 10): `serve` ready within 2x `node -e 0` + 300 ms; a CLI
+ * command within 3x `node -e 0`; the idle service under 80 MB RSS.
+ *
+ *   npx tsx test/bench/startup-bench.ts     (BENCH_ROUNDS=9 by default)
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureCliBundle } from '../bridge/helpers/bundle.ts';
+import { printTable, summarize } from './stats.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = join(ROOT, 'bin', 'gatehouse.mjs');
+// In this process, as bin/gatehouse.mjs ran it before (tsx's own CLI would add a second process).
+const TSX = ['--import', 'tsx', join(ROOT, 'main', 'cli.ts')];
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
+const IDLE_MS = 3000;
+
+const env: NodeJS.ProcessEnv = { ...process.env };
+delete env.GATEHOUSE_DATA_DIR;
+
+/** Wall time of one command to its exit, in ms. */
+function timed(argv: string[]): number {
+  const t = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, argv, { env, stdio: ['ignore', 'ignore', 'pipe'], cwd: ROOT });
+  const ms = Number(process.hrtime.bigint() - t) / 1e6;
+  if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return ms;
+}
+
+/** Spawn `serve`, time it to its printed addresses, then read its RSS after it idles. */
+async function serveOnce(prefix: string[], dataDir: string, idle: boolean): Promise<{ readyMs: number; answerMs: number; rssMb: number | null }> {
+  const t = process.hrtime.bigint();
+  const child = spawn(process.execPath, [...prefix, 'serve', '--port', '0', '--json', '--data-dir', dataDir, '--vault', 'file'], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
+  let out = '';
+  const readyMs = await new Promise<number>((resolve, reject) => {
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString('utf8');
+      try {
+        JSON.parse(out);
+        resolve(Number(process.hrtime.bigint() - t) / 1e6);
+      } catch {
+        // not the whole object yet
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code} before it was ready`)));
+  });
+  // The MCP endpoint's code loads once the service is ready: time its first answer too (401: no token).
+  const mcpUrl = (JSON.parse(out) as { mcp_url: string }).mcp_url;
+  const res = await fetch(mcpUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+  await res.arrayBuffer();
+  const answerMs = Number(process.hrtime.bigint() - t) / 1e6;
+  let rssMb: number | null = null;
+  if (idle) {
+    await new Promise((r) => setTimeout(r, IDLE_MS));
+    const status = await readFile(`/proc/${child.pid}/status`, 'utf8').catch(() => '');
+    const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+    rssMb = kb ? Number(kb) / 1024 : null;
+  }
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+  return { readyMs, answerMs, rssMb };
+}
+
+await ensureCliBundle();
+const work = await mkdtemp(join(tmpdir(), 'gatehouse-startup-bench-'));
+const direct = join(work, 'direct');
+const served = join(work, 'served');
+const serveDirs = [join(work, 'serve-bundle'), join(work, 'serve-tsx')];
+try {
+  // First runs create and seed the data dirs; they are not measured.
+  timed([BIN, 'settings', 'get', 'enabled', '--data-dir', direct, '--vault', 'file']);
+  for (const d of serveDirs) await serveOnce([BIN], d, false);
+  const running = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', served, '--vault', 'file'], { env, cwd: ROOT, stdio: 'ignore' });
+  await new Promise((r) => setTimeout(r, 3000));
+
+  const s: Record<string, number[]> = {};
+  const add = (k: string, v: number) => (s[k] ??= []).push(v);
+  const rss: number[] = [];
+  const rssTsx: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    add('node -e 0', timed(['-e', '0']));
+    add('gatehouse --version', timed([BIN, '--version']));
+    add('gatehouse settings get (no service: opens the files)', timed([BIN, 'settings', 'get', 'enabled', '--data-dir', direct, '--vault', 'file']));
+    add('gatehouse tokens list (through the running service)', timed([BIN, 'tokens', 'list', '--data-dir', served, '--vault', 'file']));
+    add('tsx: gatehouse tokens list (through the running service)', timed([...TSX, 'tokens', 'list', '--data-dir', served, '--vault', 'file']));
+    const idle = round < 3;
+    const b = await serveOnce([BIN], serveDirs[0]!, idle);
+    add('gatehouse serve, ready', b.readyMs);
+    add('gatehouse serve, first MCP answer (no target)', b.answerMs);
+    if (b.rssMb !== null) rss.push(b.rssMb);
+    const x = await serveOnce(TSX, serveDirs[1]!, idle);
+    add('tsx: gatehouse serve, ready', x.readyMs);
+    add('tsx: gatehouse serve, first MCP answer', x.answerMs);
+    if (x.rssMb !== null) rssTsx.push(x.rssMb);
+  }
+  running.kill('SIGTERM');
+  await new Promise((r) => running.once('exit', r));
+
+  const base = summarize(s['node -e 0']!).p50;
+  const cliTarget = 3 * base;
+  const serveTarget = 2 * base + 300;
+  const target = (k: string) => (k.startsWith('tsx') || k === 'node -e 0' || k.includes('no target') ? '' : k.includes('serve') ? `<= ${serveTarget.toFixed(0)} ms` : `<= ${cliTarget.toFixed(0)} ms (3x)`);
+  const rows = Object.entries(s).map(([k, v]) => {
+    const p50 = summarize(v).p50;
+    const t = target(k);
+    const met = t === '' ? '' : p50 <= (k.includes('serve') ? serveTarget : cliTarget) ? 'met' : 'NOT met';
+    return [k, p50, (p50 / base).toFixed(2), t, met];
+  });
+  printTable(`start-up, p50 of ${ROUNDS} interleaved rounds (ms)`, ['what', 'p50 ms', 'x node -e 0', 'target', ''], rows);
+  const med = (a: number[]) => summarize(a).p50;
+  printTable(`idle RSS of serve after ${IDLE_MS / 1000} s (MB, median of ${rss.length})`, ['what', 'RSS MB', 'target', ''], [
+    ['gatehouse serve (bundle)', med(rss), '< 80 MB', med(rss) < 80 ? 'met' : 'NOT met'],
+    ['tsx: gatehouse serve', med(rssTsx), '', ''],
+  ]);
+} finally {
+  await rm(work, { recursive: true, force: true });
+}
