@@ -3,7 +3,6 @@ import type { UsageHistoryAnswer, UsageHistoryQuery, UsageSummaryAnswer, UsageSu
 import { encodeCursor } from '../domain/cursor.ts';
 import { cursorOffset } from '../http/query.ts';
 import { periodReset, periodStart } from '../domain/periods.ts';
-import { CloudError } from '../errors.ts';
 import { history, siteTotals } from '../repo/events-repo.ts';
 import type { SiteRow } from '../repo/sites-repo.ts';
 import type { Ctx } from './context.ts';

@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reservationFor } from '../../cloud/ai/ai-router.ts';
+import { AiGenerateAnswer, AiModelsAnswer, AiProvidersAnswer, AiRouteAnswer } from '../../main/contract/cloud/index.ts';
 import { createLogger } from '../../main/lib/logger.ts';
 import { startAnthropicFixture, startOpenAiFixture, type FixtureProvider } from '../fixtures/ai-providers/fixture-provider.ts';
 import { register, type SiteClient } from './helpers/client.ts';
@@ -62,7 +63,9 @@ describe('ai/providers and ai/models', () => {
     expect(p.body.providers[0]).toEqual({ id: 'primary-eu', kind: 'openai', models: ['small-1', 'large-1'], tags: ['eu', 'approved'] });
     const text = JSON.stringify(p.body);
     for (const secret of ['127.0.0.1', 'KEY_PRIMARY', primary.key]) expect(text).not.toContain(secret);
+    expect(AiProvidersAnswer.safeParse(p.body).success).toBe(true);
     const m = await site.get('ai/models');
+    expect(AiModelsAnswer.safeParse(m.body).success).toBe(true);
     expect(m.body.models.map((x: { id: string }) => x.id).sort()).toEqual(['haiku-1', 'large-1', 'small-1']);
     expect(m.body.models.find((x: { id: string }) => x.id === 'small-1')).toMatchObject({ provider: 'primary-eu', providers: ['primary-eu', 'backup-eu'] });
     expect(m.body.classes).toEqual([{ name: 'fast', models: ['small-1', 'haiku-1'] }]);
@@ -76,6 +79,7 @@ describe('ai/route', () => {
     const r = await site.post('ai/route', { ...MODEL_REQ, model: 'fast' });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ success: true, provider: 'primary-eu', model: 'small-1' });
+    expect(AiRouteAnswer.safeParse(r.body).success).toBe(true);
     expect(r.body.reasons.join('\n')).toMatch(/account policy allows providers: primary-eu, backup-eu/);
     expect(r.body.reasons.join('\n')).toMatch(/required tags eu/);
     expect(counts()).toEqual(before);
@@ -100,6 +104,7 @@ describe('ai/generate', () => {
     const r = await site.post('ai/generate', MODEL_REQ, { headers: { 'X-Request-Id': 'req-ai-1' } });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ success: true, text: 'echo: Translate: good morning', provider: 'primary-eu', model: 'small-1', usage: { tokens_input: expect.any(Number), tokens_output: expect.any(Number) }, request_id: 'req-ai-1' });
+    expect(AiGenerateAnswer.safeParse(r.body).success).toBe(true);
     const spent = r.body.usage.tokens_input + r.body.usage.tokens_output;
     expect(await tokenRows()).toEqual({ used: before.used + spent, reserved: 0 });
     expect(await aiEvents()).toEqual({ n: events.n + 1, tokens: events.tokens + spent });

@@ -8,6 +8,7 @@ import type { AppAdapter } from 'electron-updater/out/AppAdapter.js';
 import { AppImageUpdater } from 'electron-updater/out/AppImageUpdater.js';
 import { parseUpdateInfo, resolveFiles } from 'electron-updater/out/providers/Provider.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UpdatesCheckAnswer, UpdatesPackageAnswer, UpdatesVerifyAnswer } from '../../main/contract/cloud/index.ts';
 import { verifyCertificate } from './helpers/certificate.ts';
 import { rawRequest, register, type SiteClient } from './helpers/client.ts';
 import { startHarness, type Harness } from './helpers/cloud-harness.ts';
@@ -50,6 +51,8 @@ describe('updates/check', () => {
     const r = await site.get('updates/check', { query: 'product=mcp&version=1.0.0&platform=linux&arch=x64' });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ success: true, product: 'mcp', channel: 'stable', eligible: true, update_available: true, latest: { version: '1.4.0', staging_percentage: 100, in_rollout: true, notes: 'Faster approvals.' } });
+    // The app's client reads it with the contract's schema (main/contract/cloud/part2-answers.ts).
+    expect(UpdatesCheckAnswer.safeParse(r.body).success).toBe(true);
     const m = verifyCertificate(r.body.manifest, await jwks());
     expect(m).toMatchObject({ type: 'gatehouse.release-manifest', product: 'mcp', channel: 'stable', version: '1.4.0' });
     expect(m.files.find((f: { name: string }) => f.name === 'Gatehouse-1.4.0.AppImage')).toEqual({ name: 'Gatehouse-1.4.0.AppImage', platform: 'linux', arch: 'x64', size: 50_000, sha512: sha512(FILES['Gatehouse-1.4.0.AppImage']!) });
@@ -71,6 +74,7 @@ describe('updates/package and the files', () => {
   it('answers download URLs that work without a signature, and whose bytes match the manifest', async () => {
     const p = await site.get('updates/package', { query: 'product=mcp&version=1.0.0&platform=linux' });
     expect(p.status).toBe(200);
+    expect(UpdatesPackageAnswer.safeParse(p.body).success).toBe(true);
     expect(p.body.files).toHaveLength(1);
     const f = p.body.files[0];
     expect(f).toMatchObject({ name: 'Gatehouse-1.4.0.AppImage', size: 50_000, expires_at: expect.any(String) });
@@ -104,6 +108,7 @@ describe('updates/verify', () => {
     const good = FILES['Gatehouse-1.4.0.AppImage']!;
     const ok = await site.post('updates/verify', { product: 'mcp', version: '1.4.0', name: 'Gatehouse-1.4.0.AppImage', sha512: sha512(good), size: good.length });
     expect(ok.body).toMatchObject({ success: true, valid: true, reason: null });
+    expect(UpdatesVerifyAnswer.safeParse(ok.body).success).toBe(true);
     const bad = Buffer.from(good);
     bad[100] = bad[100]! ^ 1;
     const tampered = await site.post('updates/verify', { product: 'mcp', version: '1.4.0', name: 'Gatehouse-1.4.0.AppImage', sha512: sha512(bad), size: bad.length });
