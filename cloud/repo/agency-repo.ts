@@ -16,7 +16,7 @@ export interface AccountSiteRow {
   department: string | null;
   project: string | null;
   version: string | null;
-  products_in_use: string[];
+  products_in_use: CloudProduct[];
   outbox_depth: number | null;
   last_sync_at: string | null;
   created_at: string;

@@ -1,15 +1,13 @@
 import { createHash } from 'node:crypto';
-import http from 'node:http';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CancellationToken, configureRequestOptions, configureRequestUrl, HttpExecutor, type DownloadOptions } from 'builder-util-runtime';
-import type { AppAdapter } from 'electron-updater/out/AppAdapter.js';
-import { AppImageUpdater } from 'electron-updater/out/AppImageUpdater.js';
+import { CancellationToken } from 'builder-util-runtime';
 import { parseUpdateInfo, resolveFiles } from 'electron-updater/out/providers/Provider.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpdatesCheckAnswer, UpdatesPackageAnswer, UpdatesVerifyAnswer } from '../../main/contract/cloud/index.ts';
 import { verifyCertificate } from './helpers/certificate.ts';
+import { NodeExecutor, testUpdater } from './helpers/electron-updater.ts';
 import { rawRequest, register, type SiteClient } from './helpers/client.ts';
 import { startHarness, type Harness } from './helpers/cloud-harness.ts';
 
@@ -127,34 +125,7 @@ describe('updates/verify', () => {
   });
 });
 
-/** electron-updater's HTTP executor with node:http in place of Electron's net module. */
-class NodeExecutor extends HttpExecutor<http.ClientRequest> {
-  createRequest(options: http.RequestOptions, callback: (res: http.IncomingMessage) => void): http.ClientRequest {
-    return http.request(options, callback);
-  }
-  download(url: URL, destination: string, options: DownloadOptions): Promise<string> {
-    return options.cancellationToken.createPromise((resolve, reject, onCancel) => {
-      const requestOptions: http.RequestOptions = { headers: (options.headers as http.OutgoingHttpHeaders) || undefined };
-      configureRequestUrl(url, requestOptions);
-      configureRequestOptions(requestOptions);
-      this.doDownload(requestOptions, { destination, options, onCancel, callback: (e) => (e == null ? resolve(destination) : reject(e)), responseHandler: null }, 0);
-    });
-  }
-}
-
-async function updater(feedUrl: string): Promise<AppImageUpdater> {
-  const userData = await mkdtemp(join(dir, 'app-'));
-  const app: AppAdapter = { version: '1.0.0', name: 'Gatehouse', isPackaged: true, appUpdateConfigPath: join(userData, 'app-update.yml'), userDataPath: userData, baseCachePath: userData, whenReady: () => Promise.resolve(), relaunch: () => undefined, quit: () => undefined, onQuit: () => undefined };
-  const u = new AppImageUpdater(undefined, app);
-  const internals = u as unknown as { httpExecutor: HttpExecutor<http.ClientRequest>; _testOnlyOptions: { platform: NodeJS.Platform } };
-  internals.httpExecutor = new NodeExecutor();
-  internals._testOnlyOptions = { platform: 'linux' };
-  u.logger = null;
-  u.autoDownload = false;
-  u.forceDevUpdateConfig = true;
-  u.setFeedURL({ provider: 'generic', url: feedUrl });
-  return u;
-}
+const updater = (feedUrl: string) => testUpdater(dir, 'linux', feedUrl);
 
 describe('the electron-updater feed', () => {
   it("is read by electron-updater's parser and its updater, which downloads and checks the file", async () => {

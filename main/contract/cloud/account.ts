@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AiTag } from './ai.ts';
 import { CloudProduct, FeatureKey } from './catalog.ts';
 import { Metric, Period, Scope } from './usage.ts';
-import { Environment } from './sites.ts';
+import { Environment, SiteInfo } from './sites.ts';
 
 /**
  * What an agency or an enterprise sees across its sites (`agency/*`) and
@@ -56,21 +56,8 @@ export const AgencySitesQuery = z.object({
   limit: limit(500, 100),
   cursor: z.string().max(200).optional(),
 });
-export const AgencySite = z.object({
-  site_id: z.string(),
-  url: z.string(),
-  name: z.string().nullable(),
-  environment: Environment,
-  status: z.enum(['active', 'disconnected']),
-  license: z.object({ status: z.enum(['active', 'expired', 'invalid']), plan: z.string().nullable(), key_preview: z.string().nullable(), expires_at: z.string().nullable() }),
-  department: z.string().nullable(),
-  project: z.string().nullable(),
-  version: z.string().nullable(),
-  products_in_use: z.array(z.string()),
-  outbox_depth: z.number().int().nullable(),
-  last_sync_at: z.string().nullable(),
-  registered_at: z.string(),
-});
+/** A site as its account sees it: sites/status's view plus the department and project it is assigned to. */
+export const AgencySite = SiteInfo.omit({ account_id: true, support_priority: true }).extend({ department: z.string().nullable(), project: z.string().nullable() });
 export type AgencySite = z.infer<typeof AgencySite>;
 export const AgencySitesAnswer = z.object({ success: z.literal(true), account: AccountInfo, sites: z.array(AgencySite), next_cursor: z.string().nullable() });
 
