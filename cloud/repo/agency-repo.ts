@@ -1,30 +1,19 @@
 import type { CloudProduct, Metric, Period } from '../../main/contract/cloud/index.ts';
 import type { Queryable } from '../db/db.ts';
 import { PlanDef } from '../domain/plans.ts';
+import type { SiteRow } from './sites-repo.ts';
 
 /**
  * Reads across all the sites of one account, each query bounded by the
  * account id first (`sites.account_id`), so one account's view can never
  * reach another's rows.
  */
-export interface AccountSiteRow {
-  id: string;
-  url: string;
-  name: string | null;
-  environment: 'production' | 'staging';
-  status: 'active' | 'disconnected';
-  department: string | null;
-  project: string | null;
-  version: string | null;
-  products_in_use: CloudProduct[];
-  outbox_depth: number | null;
-  last_sync_at: string | null;
-  created_at: string;
+export type AccountSiteRow = Pick<SiteRow, 'id' | 'url' | 'name' | 'environment' | 'status' | 'department' | 'project' | 'version' | 'products_in_use' | 'outbox_depth' | 'last_sync_at' | 'created_at'> & {
   l_status: 'active' | 'revoked' | null;
   l_plan_id: string | null;
   l_key_preview: string | null;
   l_expires_at: string | null;
-}
+};
 
 export async function accountSites(q: Queryable, accountId: string, f: { status?: string; environment?: string }, offset: number, limit: number): Promise<AccountSiteRow[]> {
   const r = await q.query<AccountSiteRow>(
