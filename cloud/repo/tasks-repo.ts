@@ -94,3 +94,14 @@ export async function listTasks(q: Queryable, accountId: string, limit = 50): Pr
 export async function pruneTasks(q: Queryable, now: Date): Promise<number> {
   return (await q.query('DELETE FROM cloud_tasks WHERE expires_at < $1', [now])).rowCount;
 }
+
+/** Keeps an account's newest `keep` finished tasks and drops the rest. */
+export async function pruneFinished(q: Queryable, accountId: string, keep: number): Promise<number> {
+  return (
+    await q.query(
+      `DELETE FROM cloud_tasks WHERE account_id = $1 AND status IN ('done', 'failed')
+          AND id NOT IN (SELECT id FROM cloud_tasks WHERE account_id = $1 AND status IN ('done', 'failed') ORDER BY created_at DESC, id LIMIT $2)`,
+      [accountId, keep],
+    )
+  ).rowCount;
+}

@@ -3,7 +3,7 @@ import { shortId } from '../../main/core/ids.ts';
 import { csvRow } from '../../main/contract/csv.ts';
 import { CloudError } from '../errors.ts';
 import { accountRollups, accountSites } from '../repo/agency-repo.ts';
-import { activeTasks, claimTask, failAbandoned, failTask, finishTask, insertTask, listTasks, pruneTasks, taskOf, taskResult, type TaskRow } from '../repo/tasks-repo.ts';
+import { activeTasks, claimTask, failAbandoned, failTask, finishTask, insertTask, listTasks, pruneFinished, pruneTasks, taskOf, taskResult, type TaskRow } from '../repo/tasks-repo.ts';
 import type { AccountPrincipal } from './account-auth.ts';
 import { agencySite, rollupRange } from './agency-service.ts';
 import type { Ctx } from './context.ts';
@@ -14,11 +14,13 @@ import type { Ctx } from './context.ts';
  * it is nudged straight away, the others find it in housekeeping); `GET
  * agency/reports/:id` answers the status and, when done, the report, and
  * `.../csv` the same as CSV. Bounded: 5 reports at once per account, 100,000
- * rows a report, kept 7 days.
+ * rows a report, kept 7 days (the newest 50 finished ones per account).
  */
 export const MAX_ACTIVE_REPORTS = 5;
 export const REPORT_MAX_ROWS = 100_000;
 export const REPORT_TTL_MS = 7 * 86_400_000;
+/** Finished reports kept per account (the oldest go first), so a busy account cannot fill the database within the 7 days. */
+export const KEEP_FINISHED = 50;
 /** A running task not finished by then was lost with its instance. */
 export const TASK_STALE_MS = 10 * 60_000;
 
@@ -52,6 +54,7 @@ export async function createReport(ctx: Ctx, p: AccountPrincipal, body: ReportCr
     throw new CloudError('rate_limited', `${MAX_ACTIVE_REPORTS} reports are already being generated for this account: wait for one to finish`, {}, { retryAfter: 10 });
   }
   const params: ReportParams = { period: body.period, from: range.from.toISOString(), to: range.to.toISOString(), account: p.account };
+  await pruneFinished(ctx.db, p.account.id, KEEP_FINISHED);
   const t = await insertTask(ctx.db, { id: shortId('task', 12), account_id: p.account.id, kind: body.kind, params: params as unknown as Record<string, unknown>, created_at: now.toISOString(), expires_at: new Date(now.getTime() + REPORT_TTL_MS).toISOString() });
   ctx.tasks.kick();
   return { status: 202, body: { success: true as const, account: p.account, task: taskView(t) } };
@@ -61,10 +64,12 @@ export async function listReports(ctx: Ctx, p: AccountPrincipal) {
   return { success: true as const, account: p.account, tasks: (await listTasks(ctx.db, p.account.id)).map(taskView) };
 }
 
+const TASK_ID = /^task_[a-z0-9]{12}$/;
+
 /** A task of this account; another account's id is simply not found. */
 async function ownTask(ctx: Ctx, p: AccountPrincipal, id: string): Promise<TaskRow> {
-  const t = await taskOf(ctx.db, p.account.id, id);
-  if (!t) throw new CloudError('not_found', `no report task '${id.slice(0, 64)}' for this account: GET agency/reports lists them`);
+  const t = TASK_ID.test(id) ? await taskOf(ctx.db, p.account.id, id) : null;
+  if (!t) throw new CloudError('not_found', `no such report task for this account: GET agency/reports lists them`);
   return t;
 }
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from '../../main/core/ids.ts';
+import { pruneFinished } from '../../cloud/repo/tasks-repo.ts';
 import { rawRequest, register, type SiteClient } from './helpers/client.ts';
 import { startHarness, type Harness } from './helpers/cloud-harness.ts';
 
@@ -164,6 +165,14 @@ describe('agency/reports', () => {
       expect(r.body.error.code).toBe('not_found');
     }
     expect((await as(b, 'agency/reports')).body.tasks.map((t: { id: string }) => t.id)).not.toContain(created.body.task.id);
+  });
+
+  it('keeps a bounded number of finished reports per account', async () => {
+    const before = (await as(a, 'agency/reports')).body.tasks.length;
+    expect(before).toBeGreaterThanOrEqual(2);
+    expect(await pruneFinished(h.svc.ctx.db, a.id, 1)).toBe(before - 1);
+    expect((await as(a, 'agency/reports')).body.tasks).toHaveLength(1);
+    expect((await as(b, 'agency/reports')).status).toBe(200);
   });
 
   it('refuses a bad report request with 400', async () => {

@@ -156,5 +156,13 @@ describe('enterprise/logs', () => {
     const theirs = await as(other.key, 'enterprise/logs');
     for (const s of mine) expect(theirs.body as string).not.toContain(s);
     expect((await as(ent.key, 'enterprise/logs?from=yesterday')).status).toBe(400);
+    const future = encodeURIComponent(new Date(Date.now() + 86_400_000).toISOString());
+    expect((await as(ent.key, `enterprise/logs?from=${future}`)).body).toBe('');
+    const window = await as(ent.key, `enterprise/logs?from=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}&to=${future}`);
+    const inWindow = (window.body as string).trim().split('\n').map((l) => JSON.parse(l));
+    expect(inWindow.length).toBeGreaterThan(rows.length);
+    expect(inWindow[0].request_id).toBe(rows[0].request_id);
+    const past = encodeURIComponent(new Date(Date.now() - 86_400_000).toISOString());
+    expect((await as(ent.key, `enterprise/logs?to=${past}`)).body).toBe('');
   });
 });
