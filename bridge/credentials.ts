@@ -45,15 +45,19 @@ export async function resolveHeaders(opts: BridgeOptions, ctx: CredentialContext
 async function readKeychain(opts: BridgeOptions, ctx: CredentialContext): Promise<string> {
   const account = opts.tokenKeychain!;
   // Loaded only here: keytar and the vault code cost start-up time every other bridge would pay.
-  const { openVault } = await import('../main/store/vault.ts');
-  let secret: string | null;
+  const { openVault, clientTokenLookup } = await import('../main/store/vault.ts');
+  let secret: string | null = null;
   let where: string;
   const dataDir = ctx.dataDir();
   try {
     const vault = await openVault({ dataDir, backend: opts.vault, log: ctx.log });
     where = vault.backend === 'file' ? `the file vault of the data dir ${dataDir}` : `the ${vault.label} (not the file vault of the data dir ${dataDir}: add --vault file if the service keeps its secrets there)`;
-    ctx.log.debug('token source', { vault: vault.label, account, data_dir: dataDir });
-    secret = await vault.get(account);
+    // `tokens create --keychain NAME` saves into the clients' namespace; older tokens sit under the bare name.
+    for (const stored of clientTokenLookup(account)) {
+      secret = await vault.get(stored);
+      ctx.log.debug('token source', { vault: vault.label, account: stored, data_dir: dataDir, found: secret !== null });
+      if (secret) break;
+    }
   } catch (e) {
     throw new CredentialError(`--token-keychain ${account}: ${ctx.log.redactor.apply(e instanceof Error ? e.message : String(e))}`);
   }

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { UsageError } from './cli/output.ts';
+import { printable, UsageError } from './cli/output.ts';
 import { USAGE } from './cli/usage.ts';
 import { VERSION } from './version.ts';
 
@@ -39,14 +39,15 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(json ? `${JSON.stringify({ ok: false, code: 'invalid_request', message: e.message })}\n` : `gatehouse: ${e.message}\nUsage: gatehouse <command> [options]   (gatehouse --help)\n`);
+      process.stderr.write(json ? `${JSON.stringify({ ok: false, code: 'invalid_request', message: e.message })}\n` : `gatehouse: ${printable(e.message)}\nUsage: gatehouse <command> [options]   (gatehouse --help)\n`);
       return 2;
     }
     // Loaded only on failure: the error family pulls in zod, which --help and --version never need.
     const { toErrorShape } = await import('./core/errors.ts');
     const shape = toErrorShape(e);
     if (shape.code === 'internal_error') process.stderr.write(`${(e as Error).stack ?? e}\n`);
-    process.stderr.write(json ? `${JSON.stringify({ ok: false, ...shape })}\n` : `gatehouse: ${shape.message} [${shape.code}]\n`);
+    // An error message may quote client input (a tool name, a label): escaped for the terminal.
+    process.stderr.write(json ? `${JSON.stringify({ ok: false, ...shape })}\n` : `gatehouse: ${printable(shape.message)} [${shape.code}]\n`);
     return 1;
   }
 }

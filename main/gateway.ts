@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import type { CloudHealth, HealthReport, Warning } from './contract/health.ts';
+import type { Settings } from './contract/settings.ts';
 import { CONSOLE_PATH, MCP_PATH } from './contract/health.ts';
 import type { AiProviderSource, Clock, Logger } from './core/ports.ts';
+import type { Plugin } from './core/tool.ts';
 import { systemClock } from './core/ports.ts';
 import { OptionsData, dropLegacyStaged, emptyOptions, legacyStaged, salvageOptions } from './core/options-data.ts';
 import { Users } from './core/users.ts';
@@ -14,7 +16,10 @@ import { Staging } from './core/staging.ts';
 import { Pipeline } from './core/pipeline.ts';
 import { SettingsService } from './core/settings-service.ts';
 import { LocalEntitlements } from './core/local-entitlements.ts';
-import { createAdminDispatch } from './core/admin-dispatch.ts';
+import { createInvoke, dispatchAs } from './core/invoke.ts';
+import { ConsoleSessions } from './core/console-sessions.ts';
+import { PRINCIPALS } from './contract/principal.ts';
+import { clientTokenVault } from './store/vault-account.ts';
 import { JsonFileStore } from './store/json-file-store.ts';
 import { openVault, type LabelledVault, type VaultChoice } from './store/vault.ts';
 import { acquireLock, type LockHandle } from './store/process-lock.ts';
@@ -24,7 +29,10 @@ import { createSitePlugin } from './plugins/site/index.ts';
 import { SiteData, emptySiteData } from './plugins/site/site-data.ts';
 import { salvageSite } from './plugins/site/site-salvage.ts';
 import { StagedFiles } from './store/staged-files.ts';
-import { builtinPlugin } from './mcp/builtin-tools.ts';
+import { builtinPlugin } from './plugins/builtin/index.ts';
+import { UsageRecorder } from './core/usage.ts';
+import { HTTP_REFUSAL, RESOURCE_READ } from './contract/audit.ts';
+import { jsonSchemaCompiler } from './mcp/json-schema.ts';
 import { VERSION } from './version.ts';
 import { bridgeLaunchFor } from './bridge-launch.ts';
 
@@ -40,6 +48,8 @@ export interface GatewayConfig {
   stagedLifetimeMs?: number;
   /** log the file-vault fallback (default true; a CLI command leaves it to serve and the health report) */
   warnFileVault?: boolean;
+  /** more tool plugins, registered after the built-in ones (tests; upstream servers later) */
+  plugins?: Plugin[];
 }
 
 /** Until the cloud client exists, no AI provider is configured, and we say so. */
@@ -76,19 +86,25 @@ export async function openGateway(config: GatewayConfig) {
     const users = new Users(options, clock);
     const admin = await users.ensureAdmin();
     const tokens = new Tokens(options, clock);
-    const registry = new Registry();
-    const stats = new StatsRecorder(options, clock);
-    const site = createSitePlugin({ store: siteStore, clock, ai: config.ai ?? NO_AI, adminUserId: admin.id });
+    const registry = new Registry(jsonSchemaCompiler);
+    const stats = new StatsRecorder(options, clock, (name) => registry.has(name) || name === RESOURCE_READ || name === HTTP_REFUSAL);
+    // Until the cloud client gives the site its id (sites/register), usage events name the site 'local'.
+    const usage = new UsageRecorder(stats, clock, () => 'local', (e, ev) => log.error('usage event not recorded', { event: ev.event, error: (e as Error).message }));
+    const site = createSitePlugin({ store: siteStore, clock, ai: config.ai ?? NO_AI, usage, adminUserId: admin.id });
     // A site file that was corrupt is never re-seeded over: the person's pages are in the backup.
     if (siteStore.corruptBackup) await site.markDataLost();
     else await site.seedIfEmpty();
     const siteIdentity = () => site.identity() as unknown as Record<string, unknown>;
-    const auditor = new Auditor(audit, stats, clock, () => String(siteIdentity().url ?? 'local'));
-    const staging = new Staging({ store: stagedFiles, users: (id) => users.byId(id), registry, auditor, events, clock, auditTrail: audit, log, ...(config.stagedLifetimeMs ? { lifetimeMs: config.stagedLifetimeMs } : {}) });
+    const auditor = new Auditor(audit, stats, clock, () => siteStore.read().site.url || 'local');
+    const staging = new Staging({ store: stagedFiles, users: (id) => users.byId(id), registry, auditor, events, clock, auditTrail: audit, settings: () => settings.get(), log, usage, ...(config.stagedLifetimeMs ? { lifetimeMs: config.stagedLifetimeMs } : {}) });
     const entitlements = new LocalEntitlements('free');
-    const pipeline = new Pipeline(registry, staging, auditor, () => entitlements, () => settings.get(), clock);
-    registry.add(builtinPlugin({ registry, staging, settings: () => settings.get(), siteIdentity }));
+    const pipeline = new Pipeline({ registry, staging, auditor, entitlements: () => entitlements, settings: () => settings.get(), clock, usage });
+    const watchSettings = (listener: (s: Settings) => void) => events.subscribe((e) => e.type === 'settings' && listener(e.settings));
+    const builtin = builtinPlugin({ registry, staging, settings: () => settings.get(), watchSettings, siteIdentity });
+    registry.add(builtin);
     registry.add(site);
+    for (const p of config.plugins ?? []) registry.add(p);
+    await registry.start((id, e) => log.error(`plugin '${id}' failed to start`, { error: (e as Error).message }));
 
     const urls = { base_url: '', mcp_url: '', console_url: '' };
     const warnings = (): Warning[] => [
@@ -122,8 +138,16 @@ export async function openGateway(config: GatewayConfig) {
         warnings: warnings(),
       };
     };
-    let actor = 'admin';
-    const dispatch = createAdminDispatch({ users, tokens, staging, registry, settings, stats, audit, vault, health, actor: () => actor });
+    const sessions = new ConsoleSessions(clock);
+    const invoke = createInvoke({
+      users, tokens, staging, registry, settings, stats, audit, events, sessions, clock, health, log,
+      clientVault: clientTokenVault(vault),
+      consoleUrl: () => urls.console_url || null,
+      cloud: () => NOT_CONNECTED,
+      entitlements: () => entitlements,
+    });
+    /** invoke as the console in the app's window would call it: for in-process callers (the service API, tests) */
+    const dispatch = dispatchAs(invoke, PRINCIPALS.appConsole);
 
     const every = (ms: number, what: string, job: () => Promise<unknown>) => {
       const t = setInterval(() => void job().catch((e) => log.error(`${what} failed`, { error: (e as Error).message })), ms);
@@ -146,20 +170,18 @@ export async function openGateway(config: GatewayConfig) {
 
     let closed = false;
     return {
-      clock, log, options, siteStore, vault, events, settings, audit, users, tokens, registry, stats, auditor, staging, pipeline, site, siteIdentity, entitlements, dispatch, health,
+      clock, log, options, siteStore, vault, events, settings, audit, users, tokens, registry, stats, usage, auditor, staging, pipeline, site, builtin, siteIdentity, entitlements, sessions, invoke, dispatch, health,
       /** set the service URLs once the HTTP server listens */
       setUrls(base: string) {
         urls.base_url = base;
         urls.mcp_url = `${base}${MCP_PATH}`;
         urls.console_url = `${base}${CONSOLE_PATH}`;
       },
-      setActor(name: string) {
-        actor = name;
-      },
       async close(): Promise<void> {
         if (closed) return;
         closed = true;
         for (const t of sweepers) clearInterval(t);
+        await registry.stop((id, e) => log.error(`plugin '${id}' failed to stop`, { error: (e as Error).message }));
         await stats.flush().catch((e) => log.error('stats flush at close failed: the last few seconds of counters are lost', { error: (e as Error).message }));
         await audit.close();
         await options.flush();

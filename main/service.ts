@@ -12,9 +12,8 @@ import { BodyBudget } from './lib/http/body.ts';
 import { createEdgeServer, type ServerLimits } from './lib/http/server.ts';
 import { AdminAuth } from './rest/admin-auth.ts';
 import { createAdminRoutes } from './rest/admin-routes.ts';
-import { createProRoutes } from './rest/pro-routes.ts';
 import { createRouter } from './rest/http-router.ts';
-import { openGateway, NOT_CONNECTED, type GatewayConfig } from './gateway.ts';
+import { openGateway, type GatewayConfig } from './gateway.ts';
 import { VERSION } from './version.ts';
 import { PACKAGE_ROOT } from './package-root.ts';
 
@@ -44,22 +43,21 @@ export async function startService(config: ServiceConfig) {
   let server: HttpServer | null = null;
   try {
     if (config.enable) await gw.settings.update({ enabled: true });
-    const auth = await AdminAuth.open(gw.vault, gw.tokens, gw.clock);
+    const auth = await AdminAuth.open(gw.vault, gw.tokens, gw.sessions);
     const allowedHosts = allowedHostnames(host, config.allowedHosts);
     const bodyBudget = new BodyBudget(config.limits?.bodyBudgetBytes);
     let origin = '';
     const mcp = lazyEndpoint({
-      registry: gw.registry, pipeline: gw.pipeline, settings: () => gw.settings.get(), siteIdentity: gw.siteIdentity,
+      registry: gw.registry, pipeline: gw.pipeline, settings: () => gw.settings.get(), instructions: (ctx) => gw.builtin.instructions(ctx),
+      watchSettings: (listener) => gw.events.subscribe((e) => e.type === 'settings' && listener()),
       tokens: gw.tokens, limiter: new RateLimiter(), auditor: gw.auditor, clock: gw.clock, log: gw.log, allowedHosts, bodyBudget,
     });
-    const admin = createAdminRoutes({
-      dispatch: gw.dispatch, auth, events: gw.events, origin: () => origin, log: gw.log, bodyBudget,
-      exportAudit: (q, format, out) => gw.audit.export(q, format, out),
-      loginLink: () => `${origin}${CONSOLE_PATH}login?code=${auth.issueLoginCode()}`,
+    const actions = createAdminRoutes({
+      invoke: gw.invoke, auth, origin: () => origin, log: gw.log, bodyBudget,
+      failures: new RateLimiter(), now: () => gw.clock.now(), trustProxy: () => gw.settings.get().trust_proxy_headers,
     });
-    const pro = createProRoutes({ auth, origin: () => origin, cloud: () => NOT_CONNECTED, entitlements: () => gw.entitlements, stats: gw.stats });
     const info = () => ({ name: 'gatehouse', version: VERSION, base_url: origin, mcp_url: `${origin}${MCP_PATH}`, console_url: `${origin}${CONSOLE_PATH}`, admin_url: `${origin}${ADMIN_PREFIX}`, enabled: gw.settings.get().enabled });
-    const route = createRouter({ mcp: mcp.handle, admin, pro, auth, consoleDir: config.consoleDir ?? DEFAULT_CONSOLE_DIR, allowedHosts, info, log: gw.log });
+    const route = createRouter({ mcp: mcp.handle, admin: actions.admin, pro: actions.pro, auth, consoleDir: config.consoleDir ?? DEFAULT_CONSOLE_DIR, allowedHosts, info, log: gw.log });
 
     server = createEdgeServer((req, res) => void route(req, res), config.limits);
     const listening = server;
@@ -89,9 +87,13 @@ export async function startService(config: ServiceConfig) {
       consoleUrl: runtime.console_url,
       adminUrl: runtime.admin_url,
       dataDir: config.dataDir,
+      invoke: gw.invoke,
+      /** invoke as the console in the app's window: for in-process callers (tests, embedders) */
       dispatch: gw.dispatch,
       events: gw.events,
       vaultLabel: gw.vault.label,
+      /** open notification channels (GET streams and subscriptions/listen) of MCP clients */
+      notificationChannels: () => mcp.lists.size,
       /** a fresh one-time console login link */
       loginUrl: () => `${origin}${CONSOLE_PATH}login?code=${auth.issueLoginCode()}`,
       async createToken(input: TokenCreateInput) {
@@ -132,8 +134,11 @@ export type RunningService = Awaited<ReturnType<typeof startService>>;
  */
 function lazyEndpoint(deps: EndpointDeps) {
   let endpoint: Promise<ReturnType<typeof createMcpEndpoint>> | null = null;
-  const load = () => (endpoint ??= import('./mcp/endpoint.ts').then((m) => m.createMcpEndpoint(deps)));
+  let loaded: ReturnType<typeof createMcpEndpoint> | null = null;
+  const load = () => (endpoint ??= import('./mcp/endpoint.ts').then((m) => (loaded = m.createMcpEndpoint(deps))));
   return {
+    /** open notification channels; none before the endpoint has loaded */
+    lists: { get size() { return loaded?.lists.size ?? 0; } },
     warm: () => void load().catch((e: unknown) => deps.log.error('loading the MCP endpoint failed', { error: (e as Error).message })),
     handle: async (req: IncomingMessage, res: ServerResponse) => (await load()).handle(req, res),
     close: async () => {

@@ -2,7 +2,9 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Notification, app, ipcMain, protocol, session } from 'electron';
 import { IPC_EVENT_CHANNEL } from '../contract/api.ts';
-import type { ApiDispatch, ApiEvent } from '../contract/api.ts';
+import type { ApiEvent } from '../contract/api.ts';
+import { PRINCIPALS } from '../contract/principal.ts';
+import { dispatchAs, type Invoke } from '../core/invoke.ts';
 import { resolveDataDir } from '../contract/paths.ts';
 import { serveApp } from './app-protocol.ts';
 import { registerIpc } from './ipc.ts';
@@ -19,7 +21,8 @@ export interface DesktopService {
   baseUrl: string;
   mcpUrl: string;
   consoleUrl: string;
-  dispatch: ApiDispatch;
+  /** the core's one action path; the window and the tray each call it as their own principal */
+  invoke: Invoke;
   events: { subscribe(listener: (event: ApiEvent) => void): () => void };
   stop(): Promise<void>;
 }
@@ -82,7 +85,7 @@ export async function runDesktop(startService: StartDesktopService): Promise<voi
     iconDir: join(root, 'assets'),
     platform,
     actions: createTrayActions({
-      dispatch: () => service?.dispatch ?? null,
+      dispatch: () => (service ? dispatchAs(service.invoke, PRINCIPALS.tray) : null),
       openConsole: (screen) => windows.show(screen),
       setOpenAtLogin: async (enabled) => {
         await setOpenAtLogin(app, enabled, login);
@@ -124,13 +127,13 @@ export async function runDesktop(startService: StartDesktopService): Promise<voi
   }
 
   const running = service;
-  registerIpc({ ipcMain, dispatch: running.dispatch, owns: (contents) => windows.owns(contents), log: (m, f) => console.warn(m, f ?? {}) });
+  registerIpc({ ipcMain, dispatch: dispatchAs(running.invoke, PRINCIPALS.appConsole), owns: (contents) => windows.owns(contents), log: (m, f) => console.warn(m, f ?? {}) });
   const notify = createStagedNotifier({ openApprovals: () => windows.show('approvals') });
   running.events.subscribe((event) => {
     windows.send(IPC_EVENT_CHANNEL, event);
     notify(event);
     keeper.onEvent(event);
   });
-  await keeper.connect(running.dispatch);
+  await keeper.connect(dispatchAs(running.invoke, PRINCIPALS.tray));
   if (!startedHidden(process.argv, app, platform)) windows.show();
 }

@@ -1,11 +1,12 @@
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
-import { API_ACTIONS, ipcChannel } from '../contract/api.ts';
-import type { ApiAction, ApiDispatch } from '../contract/api.ts';
+import { RPC_ACTIONS, ipcChannel } from '../contract/api.ts';
+import type { ApiDispatch } from '../contract/api.ts';
 import type { Result } from '../contract/errors.ts';
 import { isAppUrl } from './app-url.ts';
 
 export interface IpcDeps {
   ipcMain: Pick<IpcMain, 'handle' | 'removeHandler'>;
+  /** the core's invoke as the console in the app's window (PRINCIPALS.appConsole): it checks the input */
   dispatch: ApiDispatch;
   /** whether a WebContents belongs to a window the app created */
   owns: (contents: WebContents) => boolean;
@@ -26,27 +27,22 @@ export function isTrustedSender(event: Pick<IpcMainInvokeEvent, 'sender' | 'send
 }
 
 /**
- * The one guarded registrar: every action in API_ACTIONS gets a handler that
- * checks the sender, then validates the input with the action's schema, then
- * calls the core. Nothing is registered per action by hand. Returns a
- * function that removes the handlers.
+ * The one guarded registrar: every JSON action in API_ACTIONS gets a handler
+ * that checks the sender, then hands the raw input to the core's invoke,
+ * which checks who may call it and the input against the action's schema,
+ * exactly as for the admin API and the CLI. Nothing is registered per action
+ * by hand. Returns a function that removes the handlers.
  */
 export function registerIpc(deps: IpcDeps): () => void {
-  const actions = Object.keys(API_ACTIONS) as ApiAction[];
+  const actions = RPC_ACTIONS;
   for (const action of actions) {
-    const schema = API_ACTIONS[action].input;
     deps.ipcMain.handle(ipcChannel(action), async (event, raw: unknown): Promise<Result<unknown>> => {
       if (!isTrustedSender(event, deps.owns)) {
         deps.log?.('ipc: refused a message from an unknown sender', { action, url: event.senderFrame?.url ?? null });
         return { ok: false, code: 'forbidden', message: 'this window may not call Gatehouse' };
       }
-      const parsed = schema.safeParse(raw ?? {});
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        return { ok: false, code: 'invalid_params', message: `${action}: ${issue?.path.join('.') || 'input'}: ${issue?.message ?? 'invalid'}` };
-      }
       try {
-        return await deps.dispatch(action, parsed.data as never);
+        return await deps.dispatch(action, raw as never);
       } catch (error) {
         deps.log?.('ipc: the core threw', { action, error: error instanceof Error ? error.message : String(error) });
         return { ok: false, code: 'internal_error', message: 'internal error: see the service log' };

@@ -1,7 +1,7 @@
 import { contextBridge, ipcRenderer } from 'electron';
 import type { IpcRendererEvent } from 'electron';
-import { API_ACTIONS, IPC_EVENT_CHANNEL, ipcChannel } from '../contract/api.ts';
-import type { Api, ApiAction, ApiEvent } from '../contract/api.ts';
+import { IPC_EVENT_CHANNEL, RPC_ACTIONS, ipcChannel } from '../contract/api.ts';
+import type { Api, ApiEvent } from '../contract/api.ts';
 
 /**
  * What the console page gets as `window.gatehouse`: one function per action
@@ -12,7 +12,7 @@ import type { Api, ApiAction, ApiEvent } from '../contract/api.ts';
  */
 export function buildBridge(ipc: Pick<typeof ipcRenderer, 'invoke' | 'on' | 'removeListener'>): Api {
   const bridge: Record<string, unknown> = {};
-  for (const action of Object.keys(API_ACTIONS) as ApiAction[]) {
+  for (const action of RPC_ACTIONS) {
     const channel = ipcChannel(action);
     bridge[action] = (input: unknown) => ipc.invoke(channel, input);
   }

@@ -1,13 +1,18 @@
 import { request } from 'node:http';
-import { API_ACTIONS, actionPath, type ApiAction, type ApiDispatch } from '../contract/api.ts';
+import { actionRequest, type ActionRequest } from '../contract/action-http.ts';
+import { decodeActionAnswer } from '../contract/action-http.ts';
+import type { ApiAction, ApiDispatch, ApiInput, StreamAction } from '../contract/api.ts';
 import type { Result } from '../contract/errors.ts';
 import type { RuntimeInfo } from '../contract/health.ts';
+import { GatehouseError } from '../core/errors.ts';
 
 /**
- * The admin API over HTTP, for the CLI when a service is running: the same
- * ApiDispatch shape as the in-process one, derived from API_ACTIONS. Plain
- * node:http rather than fetch: a CLI command makes one request, and loading
- * fetch's machinery (undici) cost more than the request itself.
+ * The service's actions over HTTP, for the CLI when a service is running:
+ * the same ApiDispatch shape as the in-process one, the wire form derived
+ * from API_ACTIONS (main/contract/action-http.ts). The service checks and
+ * answers; nothing is validated here, so the answer is the service's own.
+ * Plain node:http rather than fetch: a CLI command makes one request, and
+ * loading fetch's machinery (undici) cost more than the request itself.
  */
 
 export interface RawResponse {
@@ -38,28 +43,35 @@ function send(url: string, method: string, headers: Record<string, string>, body
   });
 }
 
-export function httpDispatch(runtime: RuntimeInfo, adminKey: string): ApiDispatch & { raw: (method: string, path: string) => Promise<RawResponse> } {
-  const raw = (method: string, path: string, body?: string) =>
-    send(`${runtime.admin_url}/${path}`, method, { Authorization: `Bearer ${adminKey}`, ...(body ? { 'Content-Type': 'application/json' } : {}) }, body);
-  const dispatch = (async (action: ApiAction, input: Record<string, unknown>): Promise<Result<unknown>> => {
-    const def = API_ACTIONS[action];
-    const { path, rest } = actionPath(action, input ?? {});
-    let url = path;
-    let body: string | undefined;
-    if (def.method === 'GET' || def.method === 'DELETE') {
-      const q = new URLSearchParams();
-      for (const [k, v] of Object.entries(rest)) {
-        if (v === undefined) continue;
-        for (const item of Array.isArray(v) ? v : [v]) q.append(k, String(item));
-      }
-      if ([...q.keys()].length) url += `?${q}`;
-    } else body = JSON.stringify(rest);
+export function httpDispatch(runtime: RuntimeInfo, adminKey: string) {
+  const call = (req: ActionRequest) =>
+    send(`${runtime.base_url}${req.path}`, req.method, { Authorization: `Bearer ${adminKey}`, ...(req.body !== undefined ? { 'Content-Type': 'application/json' } : {}) }, req.body);
+  const unreachable = (e: unknown) => ({ ok: false as const, code: 'service_unavailable' as const, message: `the running service at ${runtime.base_url} did not answer (${(e as Error).message})` });
+
+  const dispatch = (async (action: ApiAction, input: unknown): Promise<Result<unknown>> => {
     try {
-      const res = await raw(def.method, url, body);
-      return (await res.json()) as Result<unknown>;
+      const res = await call(actionRequest(action, input));
+      return decodeActionAnswer(action, res.status, await res.json().catch(() => undefined));
     } catch (e) {
-      return { ok: false, code: 'service_unavailable', message: `the running service at ${runtime.base_url} did not answer (${(e as Error).message})` };
+      return unreachable(e);
     }
   }) as ApiDispatch;
-  return Object.assign(dispatch, { raw: (m: string, p: string) => raw(m, p) });
+
+  /** A download action's bytes, streamed to `out`; its error answer becomes the same GatehouseError as in-process. */
+  async function download<A extends StreamAction>(action: A, input: ApiInput<A>, out: NodeJS.WritableStream): Promise<void> {
+    let res: RawResponse;
+    try {
+      res = await call(actionRequest(action, input));
+    } catch (e) {
+      const r = unreachable(e);
+      throw new GatehouseError(r.code, r.message);
+    }
+    if (!res.ok) {
+      const r = decodeActionAnswer(action, res.status, await res.json().catch(() => undefined));
+      throw r.ok ? new GatehouseError('internal_error', `${action} answered HTTP ${res.status}`) : new GatehouseError(r.code, r.message, r.details ?? {});
+    }
+    for await (const chunk of res.body) out.write(chunk);
+  }
+
+  return { dispatch, download };
 }

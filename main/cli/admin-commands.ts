@@ -1,7 +1,7 @@
 import { LIST_SETTINGS, SETTINGS_HELP, SETTINGS_KEYS, Settings, type SettingsKey } from '../contract/settings.ts';
 import { Role } from '../contract/users.ts';
 import { GatehouseError } from '../core/errors.ts';
-import { table, unwrap, UsageError } from './output.ts';
+import { safe, table, unwrap, UsageError } from './output.ts';
 import { list, out, parse, withConnection } from './args.ts';
 
 /** A setting's value from its command-line spelling, checked against the setting's type. */
@@ -35,10 +35,10 @@ export async function tokens(args: string[]): Promise<void> {
       const created = unwrap(await c.dispatch('tokens.create', { label: values.label, ...(values.user ? { user: values.user } : {}), ...(Object.keys(scope).length ? { scope } : {}), ...(values.keychain ? { keychain_account: values.keychain } : {}) } as never));
       return out(json, created, () =>
         [
-          `Created token ${created.record.id} (${created.record.label}) for ${created.record.user_login ?? created.record.user_id}.`,
-          `  ${created.token}`,
+          safe`Created token ${created.record.id} (${created.record.label}) for ${created.record.user_login ?? created.record.user_id}.`,
+          safe`  ${created.token}`,
           'This is the only time the token is shown; store it in your client now.',
-          ...(created.keychain_account ? [`Saved in the Gatehouse vault (OS keychain, or the 0600 file when none is reachable) as '${created.keychain_account}': gatehouse-bridge --token-keychain ${created.keychain_account}`] : []),
+          ...(created.keychain_account ? [safe`Saved in the Gatehouse vault (OS keychain, or the 0600 file when none is reachable) as '${created.keychain_account}': gatehouse-bridge --token-keychain ${created.keychain_account}`] : []),
         ].join('\n'),
       );
     }
@@ -48,7 +48,7 @@ export async function tokens(args: string[]): Promise<void> {
     }
     if (sub === 'revoke') {
       const r = unwrap(await c.dispatch('tokens.revoke', { id: positionals[0]! }));
-      return out(json, r, () => `Revoked ${r.id}: its next request gets 401.`);
+      return out(json, r, () => safe`Revoked ${r.id}: its next request gets 401.`);
     }
     throw new UsageError(`unknown tokens command '${sub ?? ''}': use create, list or revoke`);
   });
@@ -76,11 +76,11 @@ export async function users(args: string[]): Promise<void> {
     }
     if (sub === 'add') {
       const u = unwrap(await c.dispatch('users.add', { login: positionals[0]!, role: wanted!, ...(values.name ? { display_name: values.name } : {}) }));
-      return out(json, u, () => `Added ${u.login} (${u.role}).`);
+      return out(json, u, () => safe`Added ${u.login} (${u.role}).`);
     }
     if (sub === 'set-role') {
       const u = unwrap(await c.dispatch('users.setRole', { login: positionals[0]!, role: wanted! }));
-      return out(json, u, () => `${u.login} is now ${u.role}.`);
+      return out(json, u, () => safe`${u.login} is now ${u.role}.`);
     }
     throw new UsageError(`unknown users command '${sub ?? ''}': use list, add or set-role`);
   });
@@ -101,13 +101,13 @@ export async function settings(args: string[]): Promise<void> {
         // Not `key in s`: that is true for 'constructor' and 'toString' too.
         if (!SETTINGS_KEYS.includes(key as SettingsKey)) throw new GatehouseError('invalid_value', `unknown setting '${key}'; settings are: ${SETTINGS_KEYS.join(', ')}`);
         const v = s[key as SettingsKey];
-        return out(json, { [key]: v }, () => (Array.isArray(v) ? v.join(',') : String(v)));
+        return out(json, { [key]: v }, () => safe`${Array.isArray(v) ? v.join(',') : String(v)}`);
       }
-      return out(json, s, () => SETTINGS_KEYS.map((k) => `${k} = ${Array.isArray(s[k]) ? (s[k] as string[]).join(',') : String(s[k])}\n    ${SETTINGS_HELP[k]}`).join('\n'));
+      return out(json, s, () => SETTINGS_KEYS.map((k) => safe`${k} = ${Array.isArray(s[k]) ? (s[k] as string[]).join(',') : String(s[k])}` + `\n    ${SETTINGS_HELP[k]}`).join('\n'));
     }
     if (sub === 'set') {
       const s = unwrap(await c.dispatch('settings.update', patch as never));
-      return out(json, s, () => `${key} = ${JSON.stringify(s[key as SettingsKey])}`);
+      return out(json, s, () => safe`${key} = ${JSON.stringify(s[key as SettingsKey])}`);
     }
     throw new UsageError(`unknown settings command '${sub ?? ''}': use get or set`);
   });

@@ -1,19 +1,24 @@
 import { readRuntime } from '../store/runtime-file.ts';
 import { openVault, type VaultChoice } from '../store/vault.ts';
-import { ADMIN_KEY_ACCOUNT } from '../rest/admin-auth.ts';
-import { AUDIT_EXPORT_PATH, type ApiDispatch } from '../contract/api.ts';
+import { ADMIN_KEY_ACCOUNT } from '../store/vault-account.ts';
+import type { ApiDispatch, ApiInput } from '../contract/api.ts';
 import type { RuntimeInfo } from '../contract/health.ts';
-import type { AuditQuery } from '../contract/audit.ts';
+import { PRINCIPALS } from '../contract/principal.ts';
 import type { Logger } from '../core/ports.ts';
 import { GatehouseError } from '../core/errors.ts';
 import { httpDispatch } from './admin-client.ts';
 import { retry } from '../lib/retry.ts';
 
+/**
+ * The CLI's way to the service's actions: through a running service's HTTP
+ * API (as the admin key's holder), or on the files (as the data dir's owner);
+ * either way through the core's `invoke`, so the answers are the same.
+ */
 export interface Connection {
   mode: 'service' | 'direct';
   dispatch: ApiDispatch;
-  exportAudit(q: Omit<AuditQuery, 'limit' | 'cursor'>, format: 'csv' | 'jsonl', out: NodeJS.WritableStream): Promise<void>;
-  loginLink(): Promise<string>;
+  /** `audit.export` written to `out` */
+  exportAudit(input: ApiInput<'audit.export'>, out: NodeJS.WritableStream): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -75,38 +80,26 @@ async function viaService(dataDir: string, runtime: RuntimeInfo, vaultChoice: Va
   const vault = await openVault({ dataDir, backend: vaultChoice, log, warnFileVault: false });
   const key = await vault.get(ADMIN_KEY_ACCOUNT);
   if (!key) throw new GatehouseError('unauthorized', `a service runs (pid ${runtime.pid}) but its admin key is not in the ${vault.label} vault of this user; run the CLI as the same OS user`);
-  const d = httpDispatch(runtime, key);
+  const http = httpDispatch(runtime, key);
   return {
     mode: 'service',
-    dispatch: d,
-    async exportAudit(q, format, out) {
-      const params = new URLSearchParams({ format });
-      for (const [k, v] of Object.entries(q)) if (v !== undefined) params.set(k, String(v));
-      const res = await d.raw('GET', `${AUDIT_EXPORT_PATH}?${params}`);
-      if (!res.ok) throw new GatehouseError('service_unavailable', `audit export failed with HTTP ${res.status}`);
-      for await (const chunk of res.body) out.write(chunk);
-    },
-    async loginLink() {
-      const res = await d.raw('POST', 'login-link');
-      const body = (await res.json()) as { ok: boolean; data?: { url: string }; message?: string };
-      if (!body.ok || !body.data) throw new GatehouseError('service_unavailable', body.message ?? 'could not get a login link');
-      return body.data.url;
-    },
+    dispatch: http.dispatch,
+    exportAudit: (input, out) => http.download('audit.export', input, out),
     close: async () => undefined,
   };
 }
 
 async function direct(dataDir: string, vaultChoice: VaultChoice, log: Logger): Promise<Connection> {
   // Loaded only here: with a service running, the CLI never pays for the whole gateway.
-  const { openGateway } = await import('../gateway.ts');
+  const [{ openGateway }, { dispatchAs }] = await Promise.all([import('../gateway.ts'), import('../core/invoke.ts')]);
   const gw = await openGateway({ dataDir, vault: vaultChoice, log, owner: 'cli', warnFileVault: false });
-  gw.setActor('cli');
   return {
     mode: 'direct',
-    dispatch: gw.dispatch,
-    exportAudit: async (q, format, out) => void (await gw.audit.export(q, format, out)),
-    loginLink: async () => {
-      throw new GatehouseError('service_unavailable', 'no service is running: start one with `gatehouse serve`; it prints a login link');
+    dispatch: dispatchAs(gw.invoke, PRINCIPALS.cliDirect),
+    async exportAudit(input, out) {
+      const r = await gw.invoke('audit.export', input, PRINCIPALS.cliDirect);
+      if (!r.ok) throw new GatehouseError(r.code, r.message, r.details ?? {});
+      await r.data.write(out);
     },
     close: () => gw.close(),
   };

@@ -1,5 +1,6 @@
 import { GatehouseError } from '../core/errors.ts';
 import type { Result } from '../contract/errors.ts';
+import { showControls } from '../contract/text.ts';
 
 export class UsageError extends Error {}
 
@@ -10,3 +11,11 @@ export function unwrap<T>(r: Result<T>): T {
 }
 
 export { table } from '../lib/text-table.ts';
+
+/** Client text for the terminal: controls, bidi overrides and lone surrogates shown as escapes (main/contract/text.ts). */
+export const printable = (value: unknown): string => showControls(typeof value === 'string' ? value : String(value));
+
+/** A template tag: every interpolated value goes through `printable`; the literal parts are ours. */
+export function safe(strings: TemplateStringsArray, ...values: unknown[]): string {
+  return strings.reduce((text, part, i) => text + part + (i < values.length ? printable(values[i]) : ''), '');
+}

@@ -1,5 +1,6 @@
 import { AuditQuery, AuditResult } from '../contract/audit.ts';
-import { table, unwrap, UsageError } from './output.ts';
+import { principalLabel } from '../contract/principal.ts';
+import { safe, table, unwrap, UsageError } from './output.ts';
 import { out, parse, withConnection } from './args.ts';
 
 /** `gatehouse staged list|show|confirm|discard`: a person's decision on staged writes. */
@@ -12,17 +13,24 @@ export async function staged(args: string[]): Promise<void> {
   await withConnection(values, async (c) => {
     if (sub === 'list') {
       const rows = unwrap(await c.dispatch('staged.list', values.status ? { status: values.status as 'pending' } : {}));
-      return out(json, rows, () => table(rows.map((s) => ({ id: s.id, status: s.status, tool: s.tool, summary: s.preview.summary, by: s.token_label, expires_at: s.expires_at })), ['id', 'status', 'tool', 'summary', 'by', 'expires_at']));
+      return out(json, rows, () => table(rows.map((s) => ({ id: s.id, status: s.status, tool: s.tool, summary: s.preview.summary, by: s.token_label, expires_at: s.expires_at, decided_by: s.decided_by ? principalLabel(s.decided_by) : null })), ['id', 'status', 'tool', 'summary', 'by', 'expires_at', 'decided_by']));
     }
     if (sub === 'show') {
       const s = unwrap(await c.dispatch('staged.get', { id: id! }));
       return out(json, s, () =>
-        [`${s.id}  ${s.status}  ${s.tool}`, s.preview.summary, ...s.preview.changes.map((ch) => `  ${ch.field}:\n    - ${JSON.stringify(ch.before)}\n    + ${JSON.stringify(ch.after)}`), ...(s.preview.arguments ? [JSON.stringify(s.preview.arguments, null, 2)] : []), `expires ${s.expires_at}`].join('\n'),
+        [
+          safe`${s.id}  ${s.status}  ${s.tool}`,
+          safe`${s.preview.summary}`,
+          ...s.preview.changes.map((ch) => safe`  ${ch.field}:` + '\n' + safe`    - ${JSON.stringify(ch.before)}` + '\n' + safe`    + ${JSON.stringify(ch.after)}`),
+          ...(s.preview.arguments ? [JSON.stringify(s.preview.arguments, null, 2).split('\n').map((l) => safe`${l}`).join('\n')] : []),
+          safe`expires ${s.expires_at}`,
+          ...(s.decided_by ? [safe`decided by ${principalLabel(s.decided_by)} at ${s.decided_at ?? '-'}`] : []),
+        ].join('\n'),
       );
     }
     if (sub === 'confirm' || sub === 'discard') {
       const s = unwrap(await c.dispatch(sub === 'confirm' ? 'staged.confirm' : 'staged.discard', { id: id! }));
-      return out(json, s, () => `${s.id} ${s.status}.${s.status === 'confirmed' ? `\n${JSON.stringify(s.result, null, 2)}` : ''}`);
+      return out(json, s, () => safe`${s.id} ${s.status}.` + (s.status === 'confirmed' ? `\n${JSON.stringify(s.result, null, 2).split('\n').map((l) => safe`${l}`).join('\n')}` : ''));
     }
     throw new UsageError(`unknown staged command '${sub ?? ''}': use list, show, confirm or discard`);
   });
@@ -48,11 +56,11 @@ export async function audit(args: string[]): Promise<void> {
       // People know logins, not user ids: show the login (the id stays in --json and the export).
       const users = await c.dispatch('users.list', {} as never);
       const login = new Map(users.ok ? users.data.map((u) => [u.id, u.login]) : []);
-      const rows = page.entries.map((e) => ({ ...e, user: e.user_id ? (login.get(e.user_id) ?? e.user_id) : null }));
-      return out(false, page, () => `${table(rows as unknown as Array<Record<string, unknown>>, ['at', 'tool', 'result', 'error_code', 'user', 'token_preview', 'target', 'duration_ms'])}${page.next_cursor ? `\nmore: --cursor ${page.next_cursor}` : ''}`);
+      const rows = page.entries.map((e) => ({ ...e, user: e.user_id ? (login.get(e.user_id) ?? e.user_id) : null, by: e.principal ? principalLabel(e.principal) : null }));
+      return out(false, page, () => `${table(rows as unknown as Array<Record<string, unknown>>, ['at', 'tool', 'result', 'error_code', 'user', 'token_preview', 'by', 'target', 'duration_ms'])}${page.next_cursor ? safe`\nmore: --cursor ${page.next_cursor}` : ''}`);
     }
     if (sub === 'export') {
-      return c.exportAudit(filters, format as 'csv' | 'jsonl', process.stdout);
+      return c.exportAudit({ ...filters, format: format as 'csv' | 'jsonl' }, process.stdout);
     }
     throw new UsageError(`unknown audit command '${sub ?? ''}': use list or export`);
   });
@@ -62,7 +70,7 @@ export async function audit(args: string[]): Promise<void> {
 export async function consoleLink(args: string[]): Promise<void> {
   const { values } = parse(args, {});
   await withConnection(values, async (c) => {
-    const url = await c.loginLink();
-    out(!!values.json, { url }, () => url);
+    const { url } = unwrap(await c.dispatch('console.loginLink', {}));
+    out(!!values.json, { url }, () => safe`${url}`);
   });
 }

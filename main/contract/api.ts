@@ -4,51 +4,117 @@ import { Settings, SettingsPatch } from './settings.ts';
 import { TokenCreateInput, TokenCreated, TokenView } from './tokens.ts';
 import { Login, Role, User } from './users.ts';
 import { StagedPayload, StagedStatus } from './staged.ts';
-import { AuditEntry, AuditPage, AuditQuery, Stats } from './audit.ts';
-import { HealthReport } from './health.ts';
+import { AuditEntry, AuditExportQuery, AuditPage, AuditQuery, Stats } from './audit.ts';
+import { ADMIN_PREFIX, CloudHealth, HealthReport, REST_PREFIX } from './health.ts';
 import { PluginInfo, ToolInfo } from './tools.ts';
+import { PersonSurface } from './principal.ts';
+import type { Capability } from './users.ts';
+import { ProAccepted, ProEntitlements, ProLicense, ProLicenseKey, ProUsage } from './pro.ts';
 
 const none = z.object({}).strict();
-const byId = z.object({ id: z.string().min(1) }).strict();
+const byId = z.object({ id: z.string().min(1).max(200) }).strict();
 
 /**
- * Every console/admin action, once. The Electron preload, the IPC handlers,
- * the admin REST routes and the browser client are all derived from this
- * table, never written twice by hand. `path` is relative to ADMIN_PREFIX;
- * `:id` is filled from the input.
+ * Who may call an action: a person through one of `people`'s surfaces and,
+ * only where `token` is named (read-only actions), an MCP client token that is
+ * not narrowed to some tools and whose user has that capability. Checked by
+ * `invoke` in main/core before anything else.
+ */
+export interface Who {
+  readonly people: readonly PersonSurface[];
+  readonly token?: Capability;
+}
+const PEOPLE: Who = { people: PersonSurface.options };
+const PEOPLE_OR_READER: Who = { people: PersonSurface.options, token: 'manage_options' };
+
+/** The answer of a `download` action: written by the transport to the HTTP answer or stdout. */
+export interface Download {
+  filename: string;
+  content_type: string;
+  write(out: NodeJS.WritableStream): Promise<unknown>;
+}
+/** The answer of an `events` action: a live feed until unsubscribed. */
+export interface EventFeed {
+  subscribe(listener: (event: ApiEvent) => void): () => void;
+}
+
+interface ActionDef {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** relative to ADMIN_PREFIX, or to REST_PREFIX when `base` is `rest`; `:param`s are filled from the input */
+  path: string;
+  input: z.ZodType;
+  output: z.ZodType;
+  who: Who;
+  /** `rest`: seed part C's local REST, answering in the seed's envelope (`{success, ...}`) */
+  base?: 'rest';
+  /** not a JSON answer: a download (HTTP + CLI) or a live event feed (SSE); not on IPC */
+  stream?: 'download' | 'events';
+}
+
+/**
+ * Every action on the service, once: the console's, the tray's, the CLI's
+ * and the local REST's. The Electron preload, the IPC handlers, the HTTP
+ * routes, the browser client and the CLI's HTTP client are all derived from
+ * this table, never written twice by hand; `who` says which principals may
+ * call each one (main/core/invoke.ts checks it).
  */
 export const API_ACTIONS = {
-  'health.get': { method: 'GET', path: 'health', input: none, output: HealthReport },
-  'settings.get': { method: 'GET', path: 'settings', input: none, output: Settings },
-  'settings.update': { method: 'PATCH', path: 'settings', input: SettingsPatch, output: Settings },
-  'tokens.list': { method: 'GET', path: 'tokens', input: none, output: z.array(TokenView) },
-  'tokens.create': { method: 'POST', path: 'tokens', input: TokenCreateInput, output: TokenCreated },
-  'tokens.revoke': { method: 'DELETE', path: 'tokens/:id', input: byId, output: z.object({ id: z.string() }) },
-  'users.list': { method: 'GET', path: 'users', input: none, output: z.array(User) },
+  'health.get': { method: 'GET', path: 'health', input: none, output: HealthReport, who: PEOPLE },
+  'settings.get': { method: 'GET', path: 'settings', input: none, output: Settings, who: PEOPLE },
+  'settings.update': { method: 'PATCH', path: 'settings', input: SettingsPatch, output: Settings, who: PEOPLE },
+  'tokens.list': { method: 'GET', path: 'tokens', input: none, output: z.array(TokenView), who: PEOPLE },
+  'tokens.create': { method: 'POST', path: 'tokens', input: TokenCreateInput, output: TokenCreated, who: PEOPLE },
+  'tokens.revoke': { method: 'DELETE', path: 'tokens/:id', input: byId, output: z.object({ id: z.string() }), who: PEOPLE },
+  'users.list': { method: 'GET', path: 'users', input: none, output: z.array(User), who: PEOPLE },
   'users.add': {
     method: 'POST', path: 'users',
     input: z.object({ login: Login, role: Role, display_name: z.string().max(100).optional() }).strict(),
-    output: User,
+    output: User, who: PEOPLE,
   },
-  'users.setRole': { method: 'PUT', path: 'users/:login/role', input: z.object({ login: Login, role: Role }).strict(), output: User },
+  'users.setRole': { method: 'PUT', path: 'users/:login/role', input: z.object({ login: Login, role: Role }).strict(), output: User, who: PEOPLE },
   'staged.list': {
     method: 'GET', path: 'staged',
     input: z.object({ status: StagedStatus.optional() }).strict(),
-    output: z.array(StagedPayload),
+    output: z.array(StagedPayload), who: PEOPLE,
   },
-  'staged.get': { method: 'GET', path: 'staged/:id', input: byId, output: StagedPayload },
-  'staged.confirm': { method: 'POST', path: 'staged/:id/confirm', input: byId, output: StagedPayload },
-  'staged.discard': { method: 'POST', path: 'staged/:id/discard', input: byId, output: StagedPayload },
-  'audit.query': { method: 'GET', path: 'audit', input: AuditQuery, output: AuditPage },
-  'stats.get': { method: 'GET', path: 'stats', input: none, output: Stats },
-  'tools.list': { method: 'GET', path: 'tools', input: none, output: z.array(ToolInfo) },
-  'plugins.list': { method: 'GET', path: 'plugins', input: none, output: z.array(PluginInfo) },
-} as const;
+  'staged.get': { method: 'GET', path: 'staged/:id', input: byId, output: StagedPayload, who: PEOPLE },
+  'staged.confirm': { method: 'POST', path: 'staged/:id/confirm', input: byId, output: StagedPayload, who: PEOPLE },
+  'staged.discard': { method: 'POST', path: 'staged/:id/discard', input: byId, output: StagedPayload, who: PEOPLE },
+  'audit.query': { method: 'GET', path: 'audit', input: AuditQuery, output: AuditPage, who: PEOPLE },
+  'audit.export': { method: 'GET', path: 'audit/export', input: AuditExportQuery, output: z.custom<Download>(), who: PEOPLE, stream: 'download' },
+  'stats.get': { method: 'GET', path: 'stats', input: none, output: Stats, who: PEOPLE },
+  'tools.list': { method: 'GET', path: 'tools', input: none, output: z.array(ToolInfo), who: PEOPLE },
+  'plugins.list': { method: 'GET', path: 'plugins', input: none, output: z.array(PluginInfo), who: PEOPLE },
+  'events.subscribe': { method: 'GET', path: 'events', input: none, output: z.custom<EventFeed>(), who: PEOPLE, stream: 'events' },
+  /** a fresh one-time console login link, for `gatehouse console-link` (the admin key's holder) */
+  'console.loginLink': { method: 'POST', path: 'login-link', input: none, output: z.object({ url: z.string() }), who: { people: ['cli'] } },
+  /** ends the calling console session (the HTTP answer also clears its cookie) */
+  'console.logout': { method: 'POST', path: 'logout', input: none, output: z.object({ ended: z.boolean() }), who: { people: ['console'] } },
+  'pro.cloudStatus': { method: 'GET', path: 'pro/cloud/status', base: 'rest', input: none, output: CloudHealth, who: PEOPLE_OR_READER },
+  'pro.license': { method: 'GET', path: 'pro/license', base: 'rest', input: none, output: ProLicense, who: PEOPLE_OR_READER },
+  'pro.entitlements': { method: 'GET', path: 'pro/entitlements', base: 'rest', input: none, output: ProEntitlements, who: PEOPLE_OR_READER },
+  'pro.usage': { method: 'GET', path: 'pro/usage', base: 'rest', input: none, output: ProUsage, who: PEOPLE_OR_READER },
+  'pro.licenseActivate': { method: 'POST', path: 'pro/license/activate', base: 'rest', input: ProLicenseKey, output: ProAccepted, who: PEOPLE },
+  'pro.licenseDeactivate': { method: 'POST', path: 'pro/license/deactivate', base: 'rest', input: z.object({}), output: ProAccepted, who: PEOPLE },
+  'pro.cloudSync': { method: 'POST', path: 'pro/cloud/sync', base: 'rest', input: z.object({}), output: ProAccepted, who: PEOPLE },
+} as const satisfies Record<string, ActionDef>;
 
 export type ApiActions = typeof API_ACTIONS;
-export type ApiAction = keyof ApiActions;
-export type ApiInput<A extends ApiAction> = z.input<ApiActions[A]['input']>;
-export type ApiOutput<A extends ApiAction> = z.infer<ApiActions[A]['output']>;
+/** Every action, streams included. */
+export type AnyAction = keyof ApiActions;
+/** Actions that answer with a download or a live feed instead of JSON. */
+export type StreamAction = { [K in AnyAction]: ApiActions[K] extends { stream: string } ? K : never }[AnyAction];
+/** Actions with a JSON answer: the console's Api, IPC, the tray, the CLI. */
+export type ApiAction = Exclude<AnyAction, StreamAction>;
+export type ApiInput<A extends AnyAction> = z.input<ApiActions[A]['input']>;
+export type ApiOutput<A extends AnyAction> = z.infer<ApiActions[A]['output']>;
+
+export const ALL_ACTIONS = Object.keys(API_ACTIONS) as AnyAction[];
+/** The JSON actions, derived: what the preload exposes and IPC registers. */
+export const RPC_ACTIONS = ALL_ACTIONS.filter((a) => !('stream' in API_ACTIONS[a])) as ApiAction[];
+
+/** Where an action lives over HTTP: the admin API, or seed part C's local REST. */
+export const actionPrefix = (action: AnyAction): string => ('base' in API_ACTIONS[action] ? REST_PREFIX : ADMIN_PREFIX);
 
 /** The console's only way to the service: the Electron preload or the browser's admin REST. */
 export type Api = { [A in ApiAction]: (input: ApiInput<A>) => Promise<Result<ApiOutput<A>>> } & {
@@ -65,9 +131,9 @@ export const ApiEvent = z.discriminatedUnion('type', [
 ]);
 export type ApiEvent = z.infer<typeof ApiEvent>;
 
-export const API_EVENTS_PATH = 'events';
+export const API_EVENTS_PATH = API_ACTIONS['events.subscribe'].path;
 /** GET {ADMIN_PREFIX}/audit/export?format=csv|jsonl&<AuditQuery filters>: a download. */
-export const AUDIT_EXPORT_PATH = 'audit/export';
+export const AUDIT_EXPORT_PATH = API_ACTIONS['audit.export'].path;
 /** Required on state-changing admin calls made with the session cookie (a cross-site form cannot send it). */
 export const CSRF_HEADER = 'X-Gatehouse-CSRF';
 /** IPC channel for an action; events go out on `gatehouse:event`. */
@@ -75,7 +141,7 @@ export const ipcChannel = (action: ApiAction): string => `gatehouse:${action}`;
 export const IPC_EVENT_CHANNEL = 'gatehouse:event';
 
 /** Fill `:param` segments of an action's path from its input; the rest becomes query or body. */
-export function actionPath(action: ApiAction, input: Record<string, unknown>): { path: string; rest: Record<string, unknown> } {
+export function actionPath(action: AnyAction, input: Record<string, unknown>): { path: string; rest: Record<string, unknown> } {
   const rest = { ...input };
   const path = API_ACTIONS[action].path.replace(/:([a-z_]+)/g, (_m, key: string) => {
     const value = rest[key];
@@ -86,11 +152,7 @@ export function actionPath(action: ApiAction, input: Record<string, unknown>): {
 }
 
 /**
- * How the Electron shell's IPC registrar (and the admin REST) reach the core:
- * one function for every action, called with input the caller has already
- * validated against the action's schema.
+ * One principal's way into the core (main/core/invoke.ts bound to a caller:
+ * the tray, the CLI, a test): raw input in, checked there, Result out.
  */
-export type ApiDispatch = <A extends ApiAction>(
-  action: A,
-  input: z.output<ApiActions[A]['input']>,
-) => Promise<Result<ApiOutput<A>>>;
+export type ApiDispatch = <A extends ApiAction>(action: A, input: ApiInput<A>) => Promise<Result<ApiOutput<A>>>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Principal, principalLabel } from './principal.ts';
 
 /**
  * Where the audit entry's `client` name came from: this request's own
@@ -32,6 +33,8 @@ export const AuditEntry = z.object({
   client_source: ClientSource.nullable().optional(),
   /** staged id for staged/confirmed/discarded/expired transitions */
   staged_id: z.string().nullable().optional(),
+  /** who acted, through which surface (absent in lines written before principals existed) */
+  principal: Principal.nullable().optional(),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 
@@ -52,11 +55,34 @@ export const AuditQuery = z.object({
 export type AuditQuery = z.infer<typeof AuditQuery>;
 export type AuditQueryInput = z.input<typeof AuditQuery>;
 
+/** `audit.export`: the query's filters (no paging) and a file format. */
+export const AuditExportQuery = AuditQuery.omit({ limit: true, cursor: true }).extend({ format: z.enum(['csv', 'jsonl']).default('csv') });
+export type AuditExportQuery = z.infer<typeof AuditExportQuery>;
+
 export const AuditPage = z.object({
   entries: z.array(AuditEntry),
   next_cursor: z.string().nullable(),
 });
 export type AuditPage = z.infer<typeof AuditPage>;
+
+/**
+ * Calls to tools that do not exist (or are hidden from the caller) are counted
+ * under this one name: statistics never keep a name a client made up.
+ */
+export const UNKNOWN_TOOL = '(unknown tool)';
+/** Resource reads are audited and counted under this name. */
+export const RESOURCE_READ = 'resources/read';
+/** Requests the MCP endpoint refused before any tool was involved (401, 403, 413, 429, gateway off, malformed). */
+export const HTTP_REFUSAL = '(http refusal)';
+
+/** Totals of one usage event name and feature (see UsageEvent). */
+export const UsageTotals = z.object({
+  events: z.number().int().nonnegative().default(0),
+  units: z.number().int().nonnegative().default(0),
+  tokens_input: z.number().int().nonnegative().default(0),
+  tokens_output: z.number().int().nonnegative().default(0),
+});
+export type UsageTotals = z.infer<typeof UsageTotals>;
 
 /** Counters per tool and result, kept beside the settings. */
 export const Stats = z.object({
@@ -64,10 +90,17 @@ export const Stats = z.object({
   tools: z.record(z.string(), z.record(z.string(), z.number().int())).default({}),
   /** calls per hour bucket ("2026-11-22T07") per result, for the usage chart; trimmed to 30 days */
   hourly: z.record(z.string(), z.record(z.string(), z.number().int())).default({}),
+  /** usage events (tool calls, confirmed writes, AI tokens) per event name, then per feature */
+  usage: z.record(z.string(), z.record(z.string(), UsageTotals)).default({}),
 });
 export type Stats = z.infer<typeof Stats>;
 
 export const AUDIT_CSV_COLUMNS = [
   'id', 'at', 'request_id', 'tool', 'write', 'result', 'error_code', 'source_plugin', 'feature_key', 'site',
-  'token_id', 'token_preview', 'user_id', 'target', 'duration_ms', 'client', 'client_source', 'staged_id',
+  'token_id', 'token_preview', 'user_id', 'target', 'duration_ms', 'client', 'client_source', 'staged_id', 'principal',
 ] as const;
+
+/** A CSV cell's plain value for a column: the principal as its one-line label, everything else as stored. */
+export function auditCsvValue(e: AuditEntry, column: (typeof AUDIT_CSV_COLUMNS)[number]): unknown {
+  return column === 'principal' ? (e.principal ? principalLabel(e.principal) : null) : e[column];
+}

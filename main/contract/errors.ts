@@ -14,9 +14,13 @@ export const ErrorCode = z.enum([
   'payload_too_large',
   'parse_error',
   'invalid_request',
+  'method_not_found',
   'unknown_tool',
   'invalid_params',
   'entitlement_required',
+  // a tool call that ran out of time, or that its client cancelled
+  'timeout',
+  'cancelled',
   // staged writes
   'staged_expired',
   'stale_preview',
@@ -59,6 +63,7 @@ export const JSONRPC_CODES = {
   rate_limited: -32029,
   payload_too_large: -32600,
   invalid_request: -32600,
+  method_not_found: -32601,
   parse_error: -32700,
   unknown_tool: -32602,
   invalid_params: -32602,
@@ -76,6 +81,7 @@ export const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   payload_too_large: 413,
   parse_error: 400,
   invalid_request: 400,
+  method_not_found: 404,
   invalid_value: 400,
   invalid_params: 400,
   not_found: 404,
@@ -90,6 +96,7 @@ export const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   apply_interrupted: 409,
   store_locked: 423,
   service_unavailable: 503,
+  gateway_unavailable: 503,
   internal_error: 500,
 };
 

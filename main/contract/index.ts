@@ -16,3 +16,6 @@ export * from './text.ts';
 export * from './diff-format.ts';
 export * from './csv.ts';
 export * from './screens.ts';
+export * from './principal.ts';
+export * from './pro.ts';
+export * from './action-http.ts';

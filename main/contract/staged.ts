@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ClientSource } from './audit.ts';
+import { DecidedBy } from './principal.ts';
 
 export const STAGED_LIFETIME_MS = 15 * 60 * 1000;
 
@@ -71,7 +72,8 @@ export const StagedPayload = z.object({
   target_version: z.number().int().nullable(),
   status: StagedStatus.default('pending'),
   decided_at: z.string().nullable().default(null),
-  decided_by: z.string().nullable().default(null),
+  /** who decided (a Principal); an older record's string reads as a legacy principal */
+  decided_by: DecidedBy.default(null),
   /** the apply result, kept so a second confirm returns the first result */
   result: z.unknown().optional(),
   error_code: z.string().nullable().default(null),

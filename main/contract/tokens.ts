@@ -33,12 +33,20 @@ export type TokenRecord = z.infer<typeof TokenRecord>;
 export const TokenView = TokenRecord.omit({ hash: true }).extend({ user_login: z.string().optional() });
 export type TokenView = z.infer<typeof TokenView>;
 
+const scopeNames = z.array(z.string().min(1).max(128)).max(500);
+/** What a client token's vault entry may be called (`--keychain NAME`, `--token-keychain NAME`). */
+export const KEYCHAIN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
 export const TokenCreateInput = z.object({
   label: z.string().trim().min(1, 'a label is required').max(100),
-  user: z.string().optional(),
-  scope: TokenScope.partial().optional(),
-  /** Save the clear token in the OS keychain under this account for gatehouse-bridge. */
-  keychain_account: z.string().min(1).max(200).optional(),
+  user: z.string().max(60).optional(),
+  scope: z.object({ read_only: z.boolean().optional(), tools: scopeNames.optional(), plugins: scopeNames.optional() }).strict().optional(),
+  /**
+   * Save the clear token in the vault for gatehouse-bridge under this name
+   * (`--token-keychain NAME`); the service keeps it in the clients' own
+   * namespace of the vault, apart from its own secrets.
+   */
+  keychain_account: z.string().regex(KEYCHAIN_NAME, 'a keychain name is 1-100 letters, digits, . _ - starting with a letter or digit').optional(),
 });
 export type TokenCreateInput = z.infer<typeof TokenCreateInput>;
 

@@ -1,8 +1,13 @@
 import type { AuditEntry, AuditResult, ClientSource } from '../contract/audit.ts';
+import { tokenPrincipal, type Principal } from '../contract/principal.ts';
 import type { AuditSink, Clock } from './ports.ts';
 import type { StatsRecorder } from './stats.ts';
 import type { CallContext } from './tool.ts';
 import { uuidv7 } from './ids.ts';
+import { clientText } from './client-text.ts';
+
+/** Bounds on what an audit entry keeps of strings a client chose. */
+export const AUDIT_TEXT_LIMITS = { tool: 128, client: 80, target: 300 } as const;
 
 export interface AuditFacts {
   tool: string;
@@ -24,7 +29,11 @@ export interface Actor {
   user_id?: string | null;
   client?: string | null;
   client_source?: ClientSource | null;
+  principal?: Principal | null;
 }
+
+/** An MCP call's principal: its token's user over the MCP endpoint (null for a call without a token). */
+export const principalOf = (ctx: CallContext): Principal | null => (ctx.token ? tokenPrincipal(ctx.token, ctx.user, 'mcp') : null);
 
 export const actorOf = (ctx: CallContext): Actor => ({
   request_id: ctx.request_id,
@@ -33,9 +42,14 @@ export const actorOf = (ctx: CallContext): Actor => ({
   user_id: ctx.user.id,
   client: ctx.client,
   client_source: ctx.client_source ?? null,
+  principal: principalOf(ctx),
 });
 
-/** Writes one audit entry per outcome and counts it in the stats. */
+/**
+ * Writes one audit entry per outcome and counts it in the stats. Strings a
+ * client may have chosen (an unknown tool's name, its client name, a resource
+ * URI) are kept bounded and free of control characters and lone surrogates.
+ */
 export class Auditor {
   constructor(
     private readonly sink: AuditSink,
@@ -50,7 +64,7 @@ export class Auditor {
       id: uuidv7(now),
       at: new Date(now).toISOString(),
       request_id: actor.request_id ?? null,
-      tool: facts.tool,
+      tool: clientText(facts.tool, AUDIT_TEXT_LIMITS.tool),
       write: facts.write,
       result: facts.result,
       error_code: facts.error_code ?? null,
@@ -60,11 +74,12 @@ export class Auditor {
       token_id: actor.token_id ?? null,
       token_preview: actor.token_preview ?? null,
       user_id: actor.user_id ?? null,
-      target: facts.target ?? null,
+      target: facts.target == null ? null : clientText(facts.target, AUDIT_TEXT_LIMITS.target),
       duration_ms: Math.max(0, Math.round((facts.duration_ms ?? 0) * 100) / 100),
-      client: actor.client ?? null,
+      client: actor.client == null ? null : clientText(actor.client, AUDIT_TEXT_LIMITS.client),
       ...(actor.client_source ? { client_source: actor.client_source } : {}),
       staged_id: facts.staged_id ?? null,
+      principal: actor.principal ?? null,
     };
     this.sink.append(entry);
     this.stats.count(entry.tool, entry.result);

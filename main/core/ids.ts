@@ -3,20 +3,27 @@
  * time-ordered records (audit entries, usage events, request ids), short
  * random ids for records people type (tokens, staged writes).
  */
-const hex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
-export function uuidv7(now: number = Date.now()): string {
-  const b = new Uint8Array(16);
-  globalThis.crypto.getRandomValues(b);
-  let ms = now;
-  for (let i = 5; i >= 0; i--) {
-    b[i] = ms & 0xff;
-    ms = Math.floor(ms / 256);
+/** Random bytes for ids, drawn from Web Crypto a few KiB at a time instead of once per id (ids are made on every call). */
+let pool = new Uint8Array(0);
+let poolAt = 0;
+function take(n: number): number {
+  if (poolAt + n > pool.length) {
+    pool = globalThis.crypto.getRandomValues(new Uint8Array(4096));
+    poolAt = 0;
   }
-  b[6] = (b[6]! & 0x0f) | 0x70;
-  b[8] = (b[8]! & 0x3f) | 0x80;
-  const h = hex(b);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  const at = poolAt;
+  poolAt += n;
+  return at;
+}
+
+/** RFC 9562 UUIDv7: 48 bits of milliseconds, version 7, 74 random bits. */
+export function uuidv7(now: number = Date.now()): string {
+  const t = Math.max(0, Math.floor(now)).toString(16).padStart(12, '0').slice(-12);
+  const o = take(10);
+  const r = pool;
+  return `${t.slice(0, 8)}-${t.slice(8)}-7${HEX[r[o]! & 0x0f]![1]}${HEX[r[o + 1]!]}-${HEX[(r[o + 2]! & 0x3f) | 0x80]}${HEX[r[o + 3]!]}-${HEX[r[o + 4]!]}${HEX[r[o + 5]!]}${HEX[r[o + 6]!]}${HEX[r[o + 7]!]}${HEX[r[o + 8]!]}${HEX[r[o + 9]!]}`;
 }
 
 const ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';

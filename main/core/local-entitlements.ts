@@ -1,5 +1,6 @@
 import { FEATURE_PLANS, PLAN_ORDER, type Entitlement, type Plan } from '../contract/entitlements.ts';
 import type { EntitlementSource } from './ports.ts';
+import { ownValue } from './safe-record.ts';
 
 /**
  * The entitlement source until the cloud client replaces it: a real local
@@ -10,7 +11,7 @@ export class LocalEntitlements implements EntitlementSource {
   constructor(private readonly plan: Plan = 'free') {}
 
   async check(feature: string): Promise<Entitlement> {
-    const required = FEATURE_PLANS[feature] ?? 'pro';
+    const required = ownValue(FEATURE_PLANS, feature) ?? 'pro';
     const allowed = PLAN_ORDER.indexOf(this.plan) >= PLAN_ORDER.indexOf(required);
     return { feature, allowed, plan: allowed ? this.plan : required, expires_at: null };
   }

@@ -1,57 +1,74 @@
 import type { Settings } from '../contract/settings.ts';
-import type { Clock, EntitlementSource, UsageSink } from './ports.ts';
-import type { CallContext, Tool, ToolOutput } from './tool.ts';
-import type { Registry } from './registry.ts';
+import { RESOURCE_READ } from '../contract/audit.ts';
+import type { Clock, EntitlementSource } from './ports.ts';
+import type { CallContext, ResourceDef, ToolOutput, WriteTool } from './tool.ts';
+import type { Registry, RegisteredTool } from './registry.ts';
 import type { Staging } from './staging.ts';
-import type { Auditor } from './auditor.ts';
+import type { Auditor, AuditFacts } from './auditor.ts';
+import type { UsageReporter } from './usage.ts';
 import { viewerOf } from './registry.ts';
 import { actorOf } from './auditor.ts';
 import { GatehouseError } from './errors.ts';
+import { DEFAULT_CALL_TIMEOUT_MS, withDeadline } from './deadline.ts';
+import { USAGE_EVENTS } from './usage.ts';
 
 /** What a tools/call produces before the MCP layer wraps it. */
 export type CallOutcome =
   | { kind: 'result'; output: ToolOutput; isError?: false }
   | { kind: 'refused'; code: string; message: string; details: Record<string, unknown> };
 
+export interface PipelineDeps {
+  registry: Registry;
+  staging: Staging;
+  auditor: Auditor;
+  entitlements: () => EntitlementSource;
+  settings: () => Settings;
+  clock: Clock;
+  /** required: every call that ran is a usage event */
+  usage: UsageReporter;
+  /** the time limit of a call whose tool names none */
+  timeoutMs?: number;
+}
+
 /**
  * tools/call: resolve (hidden -> unknown tool) -> validate input -> feature
- * gate -> write? stage : run -> audit -> usage event. Every step that refuses
- * still writes exactly one audit entry.
+ * gate -> write? stage : run (under a deadline the tool's signal carries) ->
+ * check the result against the output schema -> audit -> usage event. Every
+ * step that refuses still writes exactly one audit entry. resources/read goes
+ * the same way: the same visibility rule, one audit entry per read.
  */
 export class Pipeline {
-  constructor(
-    private readonly registry: Registry,
-    private readonly staging: Staging,
-    private readonly auditor: Auditor,
-    private readonly entitlements: () => EntitlementSource,
-    private readonly settings: () => Settings,
-    private readonly clock: Clock,
-    private readonly usage?: UsageSink,
-  ) {}
+  private readonly timeoutMs: number;
+
+  constructor(private readonly d: PipelineDeps) {
+    this.timeoutMs = d.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  }
 
   async call(name: string, args: unknown, ctx: CallContext): Promise<CallOutcome> {
-    const started = this.clock.now();
+    const { auditor, clock } = this.d;
+    const started = clock.now();
     const actor = actorOf(ctx);
-    const elapsed = () => this.clock.now() - started;
-    let tool: Tool;
+    const elapsed = () => clock.now() - started;
+    let entry: RegisteredTool;
     try {
-      tool = this.registry.resolve(name, viewerOf(ctx), this.settings());
+      entry = this.d.registry.resolve(name, viewerOf(ctx), this.d.settings());
     } catch (e) {
-      this.auditor.record({ tool: name, write: false, result: 'denied', error_code: 'unknown_tool', duration_ms: elapsed() }, actor);
+      auditor.record({ tool: name, write: false, result: 'denied', error_code: 'unknown_tool', duration_ms: elapsed() }, actor);
       throw e;
     }
+    const tool = entry.tool;
     const facts = { tool: tool.name, write: tool.write, source_plugin: tool.plugin, feature_key: tool.feature };
 
-    const parsed = tool.input.safeParse(args ?? {});
-    if (!parsed.success) {
-      this.auditor.record({ ...facts, result: 'error', error_code: 'invalid_params', duration_ms: elapsed() }, actor);
-      const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`);
-      throw new GatehouseError('invalid_params', `invalid arguments for ${tool.name}: ${issues.join('; ')}`, { issues });
+    const checked = await entry.input.validate(args ?? {});
+    if (!checked.ok) {
+      auditor.record({ ...facts, result: 'error', error_code: 'invalid_params', duration_ms: elapsed() }, actor);
+      throw new GatehouseError('invalid_params', `invalid arguments for ${tool.name}: ${checked.issues.join('; ')}`, { issues: checked.issues });
     }
+    const input = checked.value as Record<string, unknown>;
 
-    const entitlement = await this.entitlements().check(tool.feature);
+    const entitlement = await this.d.entitlements().check(tool.feature);
     if (!entitlement.allowed) {
-      this.auditor.record({ ...facts, result: 'denied', error_code: 'entitlement_required', duration_ms: elapsed() }, actor);
+      auditor.record({ ...facts, result: 'denied', error_code: 'entitlement_required', duration_ms: elapsed() }, actor);
       return {
         kind: 'refused',
         code: 'entitlement_required',
@@ -60,23 +77,66 @@ export class Pipeline {
       };
     }
 
+    const limit = tool.timeout_ms ?? this.timeoutMs;
     try {
+      let output: ToolOutput;
       if (tool.write) {
-        const staged = await this.staging.stage(tool, parsed.data, ctx);
-        return { kind: 'result', output: { structured: staged, text: stagedText(staged.staged_id, staged.preview.summary, staged.expires_at) } };
+        // Only the preview runs under the deadline: once it is done, staging it is quick and must not be cut in half.
+        const timed: WriteTool = { ...tool, preview: (i, c) => withDeadline((signal) => tool.preview(i, { ...c, signal }), limit, c.signal, `${tool.name} (preview)`) };
+        const staged = await this.d.staging.stage(timed, input, ctx);
+        output = { structured: staged, text: stagedText(staged.staged_id, staged.preview.summary, staged.expires_at, this.d.settings().approval_mode === 'agent') };
+      } else {
+        output = await withDeadline((signal) => tool.run(input, { ...ctx, signal }), limit, ctx.signal, tool.name);
+        if (entry.output) await checkOutput(entry, output);
+        auditor.record({ ...facts, result: 'ok', duration_ms: elapsed() }, actor);
       }
-      const output = await tool.run(parsed.data, ctx);
-      this.auditor.record({ ...facts, result: 'ok', duration_ms: elapsed() }, actor);
-      this.usage?.record({ event: 'mcp.tool.called', product: 'mcp', feature: tool.feature, model: '', units: 1, tokens_input: 0, tokens_output: 0 });
+      this.d.usage.record({ event: USAGE_EVENTS.toolCalled, product: 'mcp', feature: tool.feature, units: 1 });
       return { kind: 'result', output };
     } catch (e) {
       const code = e instanceof GatehouseError ? e.code : 'internal_error';
-      this.auditor.record({ ...facts, result: code === 'forbidden' ? 'denied' : 'error', error_code: code, duration_ms: elapsed() }, actor);
+      auditor.record({ ...facts, result: code === 'forbidden' ? 'denied' : 'error', error_code: code, duration_ms: elapsed() }, actor);
+      throw e;
+    }
+  }
+
+  /**
+   * resources/read of a plugin resource: visible under the same rule as its
+   * tool (a hidden one answers like a missing one), audited as RESOURCE_READ
+   * with the URI as target. `extra` are resources the caller may always read
+   * (the operating manual), audited the same way.
+   */
+  async readResource(uri: string, ctx: CallContext, extra: readonly ResourceDef[] = []): Promise<{ resource: ResourceDef; text: string }> {
+    const { auditor, clock } = this.d;
+    const started = clock.now();
+    const audit = (f: Partial<AuditFacts> & Pick<AuditFacts, 'result'>) =>
+      auditor.record({ tool: RESOURCE_READ, write: false, target: uri, duration_ms: clock.now() - started, ...f }, actorOf(ctx));
+    const resource = extra.find((r) => r.uri === uri) ?? this.d.registry.resources(viewerOf(ctx), this.d.settings()).find((r) => r.uri === uri);
+    if (!resource) {
+      audit({ result: 'denied', error_code: 'not_found' });
+      throw new GatehouseError('not_found', `resource not found: ${uri.slice(0, 300)}`, { uri: uri.slice(0, 300) });
+    }
+    const source = { source_plugin: resource.plugin ?? null };
+    try {
+      const text = await withDeadline((signal) => resource.read({ ...ctx, signal }), this.timeoutMs, ctx.signal, `reading ${uri}`);
+      audit({ result: 'ok', ...source });
+      return { resource, text };
+    } catch (e) {
+      audit({ result: 'error', error_code: e instanceof GatehouseError ? e.code : 'internal_error', ...source });
       throw e;
     }
   }
 }
 
-function stagedText(id: string, summary: string, expiresAt: string): string {
-  return `Staged for approval (nothing has changed yet): ${summary}\nstaged_id: ${id}\nA person approves or discards it in Gatehouse before ${expiresAt}; check with staged_writes_status.`;
+async function checkOutput(entry: RegisteredTool, output: ToolOutput): Promise<void> {
+  const v = await entry.output!.validate(output.structured);
+  if (v.ok) return;
+  const code = entry.pluginKind === 'upstream' ? 'upstream_error' : 'internal_error';
+  throw new GatehouseError(code, `the result of ${entry.tool.name} does not match its output schema: ${v.issues.slice(0, 5).join('; ')}`);
+}
+
+function stagedText(id: string, summary: string, expiresAt: string, agentMayConfirm: boolean): string {
+  const decide = agentMayConfirm
+    ? `Check the preview, then confirm it with staged_writes_confirm or drop it with staged_writes_discard (a person may also decide in Gatehouse) before ${expiresAt}.`
+    : `A person approves or discards it in Gatehouse before ${expiresAt}.`;
+  return `Staged for approval (nothing has changed yet): ${summary}\nstaged_id: ${id}\n${decide} Check with staged_writes_status.`;
 }

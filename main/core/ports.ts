@@ -1,4 +1,4 @@
-import type { AuditEntry, AuditPage, AuditQuery, AuditResult } from '../contract/audit.ts';
+import type { AuditEntry, AuditPage, AuditQuery, AuditQueryInput, AuditResult } from '../contract/audit.ts';
 import type { Entitlement } from '../contract/entitlements.ts';
 import type { VaultBackend } from '../contract/health.ts';
 import type { UsageEvent } from '../contract/usage.ts';
@@ -34,6 +34,17 @@ export interface Vault {
   delete(account: string): Promise<boolean>;
 }
 
+/**
+ * Where `tokens.create` with a keychain account saves the client's token:
+ * the vault, confined to the namespace clients may write (the adapter,
+ * main/store/vault-account.ts, is the one place that knows account names).
+ */
+export interface ClientTokenVault {
+  readonly backend: VaultBackend;
+  /** saves under the client account for `name`; returns nothing a caller could use to name another account */
+  save(name: string, token: string): Promise<void>;
+}
+
 export interface AuditSink {
   append(entry: AuditEntry): void;
   /** Resolves once every entry appended so far is durable (written and fsynced). */
@@ -46,6 +57,8 @@ export interface AuditTrail {
 }
 export interface AuditReader {
   query(q: AuditQuery): Promise<AuditPage>;
+  /** every entry matching the filters, oldest first, written to `out`; resolves with the count */
+  export(q: Omit<AuditQueryInput, 'limit' | 'cursor'>, format: 'jsonl' | 'csv', out: NodeJS.WritableStream): Promise<number>;
 }
 
 /** Feature gates ask this; the local policy now, the cloud client later. */
@@ -53,8 +66,13 @@ export interface EntitlementSource {
   check(feature: string): Promise<Entitlement>;
 }
 
+/**
+ * Where usage events go once made (event_id and timestamp set): the local
+ * counters now; the cloud client's persistent outbox later. Must not throw
+ * for a well-formed event and must not block: it is called on the call path.
+ */
 export interface UsageSink {
-  record(event: Omit<UsageEvent, 'event_id' | 'site_id' | 'timestamp'>): void;
+  record(event: UsageEvent): void;
 }
 
 /** A text-generating AI provider (through the cloud gateway once it exists). */

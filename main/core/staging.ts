@@ -2,16 +2,20 @@ import { createHash } from 'node:crypto';
 import { STAGED_LIFETIME_MS, type StagedPayload, type StagedResponse, type StagedStatus } from '../contract/staged.ts';
 import type { User } from '../contract/users.ts';
 import type { AuditResult } from '../contract/audit.ts';
+import type { Settings } from '../contract/settings.ts';
+import { PRINCIPALS, principalLabel, type PersonPrincipal, type Principal } from '../contract/principal.ts';
 import type { AuditTrail, Clock, Logger } from './ports.ts';
 import type { CallContext, StagedRef, WriteTool } from './tool.ts';
 import type { Registry } from './registry.ts';
 import type { EventHub } from './events.ts';
 import type { StagedStore } from './staged-store.ts';
-import { type Actor, type AuditFacts, type Auditor, actorOf } from './auditor.ts';
+import { type Actor, type AuditFacts, type Auditor, actorOf, principalOf } from './auditor.ts';
+import { checkAgentDecision } from './permissions.ts';
 import { DEFAULT_STAGING_LIMITS, StagedIndex, jsonBytes, ownerKey, type StagingLimits } from './staged-index.ts';
 import { GatehouseError } from './errors.ts';
 import { capabilitiesOf } from './users.ts';
 import { shortId } from './ids.ts';
+import { USAGE_EVENTS, type UsageReporter } from './usage.ts';
 
 /** Canonical JSON (sorted keys), so the hash does not depend on key order. */
 export function canonicalJson(v: unknown): string {
@@ -23,10 +27,20 @@ export function canonicalJson(v: unknown): string {
 }
 const hashPayload = (p: unknown): string => createHash('sha256').update(canonicalJson(p)).digest('hex');
 
-/** Who decides: a person (console, tray, CLI) or, in `agent` mode, the token's own user. */
-export type Decider = { kind: 'person'; login: string; actor?: Actor } | { kind: 'agent'; ctx: CallContext };
+/**
+ * Who decides: a person (console, tray, CLI; `invoke` let only people through)
+ * or, in `agent` mode, the token's own user through an MCP tool (checked here
+ * at decision time by checkAgentDecision).
+ */
+export type Decider = { kind: 'person'; principal: PersonPrincipal; request_id?: string | null } | { kind: 'agent'; ctx: CallContext };
 
-const deciderName = (by: Decider): string => (by.kind === 'person' ? by.login : `agent:${by.ctx.user.login}`);
+/** What `decided_by` records: the person's principal, or the agent's token over MCP. */
+const deciderPrincipal = (by: Decider | Principal): Principal => {
+  if ('ctx' in by) return principalOf(by.ctx) ?? { kind: 'legacy', label: `agent:${by.ctx.user.login}` };
+  return 'principal' in by ? by.principal : by;
+};
+/** Recovery's own decisions (an apply it cannot confirm) are the service's. */
+const RECOVERY: Principal = { kind: 'service', job: 'recovery' };
 
 export interface StagingDeps {
   store: StagedStore;
@@ -37,10 +51,14 @@ export interface StagingDeps {
   clock: Clock;
   /** where recovery looks for a `confirmed` entry written just before a crash */
   auditTrail: AuditTrail;
+  /** read at decision time: an agent decides only in `agent` approval mode, only tools it may call now */
+  settings: () => Settings;
   limits?: Partial<StagingLimits>;
   /** how long a write waits for a decision; shorter only in tests */
   lifetimeMs?: number;
   log?: Logger;
+  /** a confirmed write is a usage event (once, live or in recovery) */
+  usage: UsageReporter;
 }
 
 /** What recovery did at start. */
@@ -161,7 +179,7 @@ export class Staging {
   async discard(id: string, by: Decider): Promise<StagedPayload> {
     if (this.inFlight.has(id)) throw new GatehouseError('staged_already_decided', `staged write '${id}' is being applied`);
     return this.exclusive(id, async () => {
-      const item = await this.pendingOrThrow(id, by);
+      const item = await this.pendingOrThrow(id, by, 'discard');
       const started = this.deps.clock.now();
       const done = await this.finish(item, 'discarded', by);
       this.audit(item, 'discarded', this.actorFor(by, item), { duration_ms: this.deps.clock.now() - started });
@@ -226,7 +244,7 @@ export class Staging {
       const after = await this.resolveApplying(open);
       if (after.status === 'confirmed') return after;
     }
-    const item = await this.pendingOrThrow(id, by);
+    const item = await this.pendingOrThrow(id, by, 'confirm');
     const started = this.deps.clock.now();
     const tool = this.deps.registry.get(item.tool);
     // Every way a confirm can end records the transition once: history + one audit entry.
@@ -247,7 +265,7 @@ export class Staging {
       const current = await tool.currentVersion(item.target);
       if (current !== item.target_version) return refuse('stale_preview', `${item.target} changed since the preview was made (version ${item.target_version} -> ${current ?? 'deleted'}); ask the agent to stage it again`);
     }
-    const ctx: CallContext = by.kind === 'agent' ? by.ctx : { user: owner, capabilities: capabilitiesOf(owner.role), token: null, request_id: by.actor?.request_id ?? item.request_id ?? id, client: item.client };
+    const ctx: CallContext = by.kind === 'agent' ? by.ctx : { user: owner, capabilities: capabilitiesOf(owner.role), token: null, request_id: by.request_id ?? item.request_id ?? id, client: item.client };
 
     // The checks above took time: the decision is made now, and never after the expiry.
     if (this.isExpired(item)) {
@@ -255,7 +273,7 @@ export class Staging {
       throw expiredError(item);
     }
     // The intent, durable before the plugin changes anything.
-    const intent = await this.keepOpen({ ...item, status: 'applying', decided_at: new Date(this.deps.clock.now()).toISOString(), decided_by: deciderName(by) });
+    const intent = await this.keepOpen({ ...item, status: 'applying', decided_at: new Date(this.deps.clock.now()).toISOString(), decided_by: deciderPrincipal(by) });
     let result: unknown;
     try {
       result = (await tool.apply(item.payload, ctx, refOf(intent))).structured;
@@ -285,6 +303,7 @@ export class Staging {
     }
     const done = await this.finish(intent, 'confirmed', undefined, { result });
     this.confirmRecorded.delete(intent.id);
+    this.deps.usage.record({ event: USAGE_EVENTS.writeConfirmed, product: 'mcp', feature: facts.feature_key ?? 'mcp.staging', units: 1 });
     return done;
   }
 
@@ -293,10 +312,11 @@ export class Staging {
     const tool = this.deps.registry.get(item.tool);
     const ref = refOf(item);
     const answer = tool?.write && tool.applied ? await tool.applied(ref) : ({ state: 'unknown' } as const);
-    const byAgent = item.decided_by?.startsWith('agent:') ?? false;
-    const actor: Actor = byAgent
-      ? { user_id: item.user_id, token_id: item.token_id, client: item.client, request_id: item.request_id }
-      : { user_id: item.user_id, client: `person:${item.decided_by ?? 'unknown'}`, request_id: null };
+    // The intent recorded who decided: the completed confirm is still theirs.
+    const decider = item.decided_by;
+    const actor: Actor = decider?.kind === 'token'
+      ? { user_id: item.user_id, token_id: decider.token_id, token_preview: decider.token_preview, client: item.client, request_id: item.request_id, principal: decider }
+      : { user_id: item.user_id, client: principalLabel(decider), request_id: null, principal: decider };
     if (answer.state === 'applied') {
       if (!this.confirmRecorded.has(item.id) && (await this.deps.auditTrail.hasStagedEntry(item.id, 'confirmed', ref.since))) this.confirmRecorded.add(item.id);
       return this.markConfirmed(item, answer.output.structured, actor, { feature_key: tool?.feature ?? null });
@@ -309,13 +329,13 @@ export class Staging {
       }
       return this.keepOpen(back);
     }
-    const done = await this.finish(item, 'failed', undefined, { error_code: 'apply_interrupted' });
-    this.audit(item, 'error', actor, { error_code: 'apply_interrupted' });
+    const done = await this.finish(item, 'failed', RECOVERY, { error_code: 'apply_interrupted' });
+    this.audit(item, 'error', { ...actor, principal: RECOVERY }, { error_code: 'apply_interrupted' });
     await this.deps.auditor.durable();
     return done;
   }
 
-  private async pendingOrThrow(id: string, by: Decider): Promise<StagedPayload> {
+  private async pendingOrThrow(id: string, by: Decider, verb: 'confirm' | 'discard'): Promise<StagedPayload> {
     const item = this.index.openItem(id);
     if (!item || item.status !== 'pending') {
       const past = this.index.decided(id);
@@ -324,7 +344,7 @@ export class Staging {
       if (item) throw new GatehouseError('staged_already_decided', `staged write '${id}' is being applied`);
       throw new GatehouseError('staged_not_found', `no staged write '${id}'`);
     }
-    if (by.kind === 'agent' && item.user_id !== by.ctx.user.id) throw new GatehouseError('staged_not_found', `no staged write '${id}'`);
+    if (by.kind === 'agent') checkAgentDecision(item, by.ctx, this.deps.settings(), this.deps.registry, verb);
     if (this.isExpired(item)) {
       await this.expire(item);
       throw expiredError(item);
@@ -333,8 +353,8 @@ export class Staging {
   }
 
   private async expire(item: StagedPayload): Promise<void> {
-    await this.finish(item, 'expired', null);
-    this.audit(item, 'expired', { user_id: item.user_id, token_id: item.token_id, client: item.client, request_id: item.request_id });
+    await this.finish(item, 'expired', PRINCIPALS.stagedExpiry);
+    this.audit(item, 'expired', { user_id: item.user_id, token_id: item.token_id, client: item.client, request_id: item.request_id, principal: PRINCIPALS.stagedExpiry });
   }
 
   /** One audit entry for a transition of a staged write. */
@@ -351,13 +371,13 @@ export class Staging {
   }
 
   /** Stores a decision; `by` undefined keeps the decider the intent recorded. */
-  private async finish(item: StagedPayload, status: StagedStatus, by: Decider | null | undefined, extra: Partial<StagedPayload> = {}): Promise<StagedPayload> {
+  private async finish(item: StagedPayload, status: StagedStatus, by: Decider | Principal | undefined, extra: Partial<StagedPayload> = {}): Promise<StagedPayload> {
     const done: StagedPayload = {
       ...item,
       ...extra,
       status,
       decided_at: by === undefined && item.decided_at ? item.decided_at : new Date(this.deps.clock.now()).toISOString(),
-      decided_by: by === undefined ? item.decided_by : by ? deciderName(by) : null,
+      decided_by: by === undefined ? item.decided_by : deciderPrincipal(by),
     };
     await this.deps.store.put(done);
     for (const id of this.index.settle(done, jsonBytes(done))) await this.forget(id);
@@ -384,7 +404,8 @@ export class Staging {
 
   private actorFor(by: Decider, item: StagedPayload): Actor {
     if (by.kind === 'agent') return actorOf(by.ctx);
-    return { request_id: by.actor?.request_id ?? null, token_id: by.actor?.token_id ?? null, token_preview: by.actor?.token_preview ?? null, user_id: by.actor?.user_id ?? item.user_id, client: by.actor?.client ?? `person:${by.login}` };
+    // The entry is about the write: user_id stays its owner's; the principal says which person decided.
+    return { request_id: by.request_id ?? null, token_id: null, token_preview: null, user_id: item.user_id, client: principalLabel(by.principal), principal: by.principal };
   }
 
   private isExpired(item: StagedPayload): boolean {

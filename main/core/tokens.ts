@@ -77,6 +77,14 @@ export class Tokens {
     return user ? { record, user } : null;
   }
 
+  /** The token record of this id and its user, for a channel that outlives the request that authenticated it; null once revoked. */
+  byId(id: string): Verified | null {
+    const { tokens, users } = this.store.read();
+    const record = tokens.find((t) => t.id === id);
+    const user = record && users.find((u) => u.id === record.user_id);
+    return record && user ? { record, user } : null;
+  }
+
   /** The client name last seen with this token (in memory; for "clients seen recently"). */
   lastClient(id: string): string | null {
     return this.clients.get(id) ?? null;

@@ -1,8 +1,8 @@
-import type { z } from 'zod';
 import type { Capability, User } from '../contract/users.ts';
 import type { TokenRecord } from '../contract/tokens.ts';
 import type { Preview } from '../contract/staged.ts';
 import type { ClientSource } from '../contract/audit.ts';
+import type { InferOutput, ToolSchema } from './tool-schema.ts';
 
 /** Who is calling, resolved from the bearer token before any tool runs. */
 export interface CallContext {
@@ -13,12 +13,12 @@ export interface CallContext {
   client: string | null;
   /** how `client` is known (this request's clientInfo, or a guess) */
   client_source?: ClientSource | null;
+  /** aborted when the client cancels or the call's time runs out: long work should stop then */
   signal?: AbortSignal;
 }
 
-/** MCP tool annotations (hints for clients). */
+/** MCP tool annotations (hints for clients). The title is the tool's own `title`, never set twice. */
 export interface ToolAnnotations {
-  title?: string;
   readOnlyHint?: boolean;
   destructiveHint?: boolean;
   idempotentHint?: boolean;
@@ -43,23 +43,28 @@ export interface WritePlan {
   target_version: number | null;
 }
 
-interface ToolBase<S extends z.ZodObject = z.ZodObject> {
+interface ToolBase<S extends ToolSchema> {
+  /** 1-128 of A-Z a-z 0-9 _ - . (the MCP tool name rule); unique across all plugins */
   name: string;
   title: string;
   description: string;
+  /** a Standard Schema (e.g. zod) or a JSON Schema object; listed as JSON Schema, validated before the tool runs */
   input: S;
-  output?: z.ZodObject;
+  /** when set, structured results are checked against it */
+  output?: ToolSchema;
   capability: Capability;
   /** dotted feature key checked by the feature gate, e.g. "site.pages.write" */
   feature: string;
   /** owning plugin id */
   plugin: string;
   annotations?: ToolAnnotations;
+  /** how long one call (or one preview) may take; the pipeline's default otherwise */
+  timeout_ms?: number;
 }
 
-export interface ReadTool<S extends z.ZodObject = z.ZodObject> extends ToolBase<S> {
+export interface ReadTool<S extends ToolSchema = ToolSchema> extends ToolBase<S> {
   write: false;
-  run(input: z.infer<S>, ctx: CallContext): Promise<ToolOutput>;
+  run(input: InferOutput<S>, ctx: CallContext): Promise<ToolOutput>;
 }
 
 /** The staged write an apply belongs to. */
@@ -72,10 +77,10 @@ export interface StagedRef {
 /** What a plugin can tell about a staged write that was being applied when the service stopped. */
 export type AppliedState = { state: 'applied'; output: ToolOutput } | { state: 'not_applied' } | { state: 'unknown' };
 
-export interface WriteTool<S extends z.ZodObject = z.ZodObject> extends ToolBase<S> {
+export interface WriteTool<S extends ToolSchema = ToolSchema> extends ToolBase<S> {
   write: true;
   /** Build the preview; must not change anything. */
-  preview(input: z.infer<S>, ctx: CallContext): Promise<WritePlan>;
+  preview(input: InferOutput<S>, ctx: CallContext): Promise<WritePlan>;
   /** The target's current version, so a confirm can refuse a stale preview. */
   currentVersion?(target: string): Promise<number | null>;
   /**
@@ -96,7 +101,8 @@ export interface WriteTool<S extends z.ZodObject = z.ZodObject> extends ToolBase
   applied?(staged: StagedRef): Promise<AppliedState>;
 }
 
-export type Tool = ReadTool | WriteTool;
+/** Any tool, its schema's types erased: the registry's and the pipeline's view. */
+export type Tool = ReadTool<ToolSchema> | WriteTool<ToolSchema>;
 
 /** A resource a plugin exposes (resources/list, resources/read). */
 export interface ResourceDef {
@@ -106,7 +112,32 @@ export interface ResourceDef {
   description?: string;
   mimeType: string;
   capability: Capability;
+  /**
+   * The tool that reads the same data: the resource is visible exactly when
+   * that tool is (token narrowing, `disabled_tools`), so a hidden tool's data
+   * cannot be read around it.
+   */
+  tool?: string;
+  /** Without a `tool`: true keeps it visible to a token narrowed to some tools or plugins (documentation, no data). */
+  public?: boolean;
+  /** the owning plugin; the registry sets it */
+  plugin?: string;
   read(ctx: CallContext): Promise<string>;
+}
+
+/**
+ * What a running plugin uses to change its tools. Every change is checked
+ * like a registration (schemas compile, names are valid and not another
+ * plugin's) and ends in one registry change event.
+ */
+export interface PluginHost {
+  /** Adds the tool, or replaces this plugin's tool of the same name. */
+  putTool(tool: Tool): void;
+  /** false when the plugin had no tool of that name */
+  removeTool(name: string): boolean;
+  /** Replaces all of the plugin's tools at once. */
+  setTools(tools: readonly Tool[]): void;
+  setResources(resources: readonly ResourceDef[]): void;
 }
 
 /** A source of tools: the built-in site, an upstream MCP server, ... */
@@ -114,12 +145,14 @@ export interface Plugin {
   id: string;
   title: string;
   kind: 'builtin' | 'site' | 'upstream';
-  tools(): readonly Tool[];
+  /** The tools it has when registered; later changes go through the host handed to `start`. */
+  tools?(): readonly Tool[];
   resources?(): readonly ResourceDef[];
   status?(): { status: 'ok' | 'down' | 'disabled'; detail: string | null };
-  start?(): Promise<void>;
+  /** Called once by the service after registration; `signal` aborts when the service stops. */
+  start?(host: PluginHost, signal: AbortSignal): Promise<void>;
   stop?(): Promise<void>;
 }
 
 /** Helper for plugin authors: keeps the input type tied to the schema. */
-export const defineTool = <S extends z.ZodObject>(tool: ReadTool<S> | WriteTool<S>): Tool => tool as unknown as Tool;
+export const defineTool = <S extends ToolSchema>(tool: ReadTool<S> | WriteTool<S>): Tool => tool as unknown as Tool;

@@ -4,7 +4,9 @@ import type { OptionsData } from './options-data.ts';
 import { GatehouseError } from './errors.ts';
 import { shortId } from './ids.ts';
 
-export const capabilitiesOf = (role: Role): ReadonlySet<Capability> => new Set(ROLE_CAPABILITIES[role]);
+/** One set per role, made once: it is asked for on every request. */
+const CAPABILITIES = new Map<Role, ReadonlySet<Capability>>(Object.entries(ROLE_CAPABILITIES).map(([role, caps]) => [role as Role, new Set(caps)]));
+export const capabilitiesOf = (role: Role): ReadonlySet<Capability> => CAPABILITIES.get(role) ?? new Set();
 
 export class Users {
   constructor(private readonly store: DocumentStore<OptionsData>, private readonly clock: Clock) {}

@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createMcpHandler, CLIENT_INFO_META_KEY } from '@modelcontextprotocol/server';
-import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, isJsonContentType, type AuthInfo, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Settings } from '../contract/settings.ts';
+import type { ErrorCode } from '../contract/errors.ts';
 import type { Clock, Logger } from '../core/ports.ts';
 import type { Tokens, Verified } from '../core/tokens.ts';
 import type { RateLimiter } from '../core/rate-limiter.ts';
 import type { Auditor } from '../core/auditor.ts';
 import type { CallContext } from '../core/tool.ts';
-import type { ClientSource } from '../contract/audit.ts';
+import { viewerOf } from '../core/registry.ts';
 import { capabilitiesOf } from '../core/users.ts';
 import { HttpError } from '../lib/http/http-error.ts';
 import { ANSWERED, compose, type Guard } from '../lib/http/compose.ts';
@@ -22,6 +22,13 @@ import { DEFAULT_MAX_BODY, readBody, type BodyBudget } from '../lib/http/body.ts
 import { parseJson } from '../lib/http/json.ts';
 import { authenticate } from './bearer-auth.ts';
 import { buildServer, type ServerDeps } from './server-factory.ts';
+import { ListChanges } from './list-changed.ts';
+import { openEventStream, wantsEventStream, MAX_STREAMS_PER_TOKEN } from './event-stream.ts';
+import { checkRpc, checkLegacyHeaders, MAX_RPC_ID_LENGTH, type CheckedRpc } from './rpc-check.ts';
+import { LegacyExchange } from './legacy-exchange.ts';
+import { serveThroughSdk } from './web-exchange.ts';
+import { RefusalAudit } from './refusal-audit.ts';
+import { ClientNames } from './client-names.ts';
 
 export interface EndpointDeps extends ServerDeps {
   tokens: Tokens;
@@ -30,12 +37,12 @@ export interface EndpointDeps extends ServerDeps {
   clock: Clock;
   log: Logger;
   allowedHosts: ReadonlySet<string>;
+  /** calls back on every settings change (the visible tool lists may change with it); returns the unsubscribe */
+  watchSettings: (listener: () => void) => () => void;
   maxBody?: number;
   /** memory shared by every body being read at once (with the admin API's) */
   bodyBudget?: BodyBudget;
 }
-
-type Rpc = { id?: string | number | null; method?: string; params?: { name?: string; _meta?: Record<string, unknown> } };
 
 /** What the guards learn about one request, in the order they learn it. */
 interface McpRequest {
@@ -44,39 +51,60 @@ interface McpRequest {
   requestId: string;
   settings: Settings;
   now: number;
+  address: string;
+  /** a GET asking for the notification stream */
+  stream: boolean;
   rpcId: string | number | null;
   auth?: Verified;
-  parsed?: unknown;
-  rpc?: Rpc;
-  client?: { name: string; source: ClientSource };
+  rpc?: CheckedRpc;
 }
 
 const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name, Last-Event-ID, X-Request-Id';
 const EXPOSE_HEADERS = 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, X-Request-Id';
-const corsPolicy = (s: Settings): CorsPolicy => ({ origins: s.cors, methods: 'POST, OPTIONS', allowHeaders: ALLOW_HEADERS, exposeHeaders: EXPOSE_HEADERS });
+const METHODS = 'GET, POST, OPTIONS';
+const corsPolicy = (s: Settings): CorsPolicy => ({ origins: s.cors, methods: METHODS, allowHeaders: ALLOW_HEADERS, exposeHeaders: EXPOSE_HEADERS });
 
 /**
  * The MCP endpoint: one small guard per concern from main/lib/http, composed
- * here in order (Host, Origin/CORS, preflight, method, enabled, auth, body,
- * JSON, per-token rate), then the SDK's handler serving both protocol eras.
- * Refusals are JSON-RPC errors with `data: {code, request_id}`.
+ * here in order, cheapest and least trusting first: Host, Origin/CORS,
+ * preflight, method, gateway switched on, bearer token, the token's rate
+ * limit — all before a byte of the body is read — then Content-Type, body
+ * size, JSON (nesting-limited), and the JSON-RPC checks. Every refusal is a
+ * JSON-RPC error with `data: {code, request_id}`, audited at a bounded rate.
+ * Then: a GET gets the notification stream; a 2025-era message is served on
+ * Node directly (JSON unless the call streams); a 2026-07-28 one goes to the
+ * SDK's handler, which also serves `subscriptions/listen`.
  */
 export function createMcpEndpoint(deps: EndpointDeps) {
   const maxBody = deps.maxBody ?? DEFAULT_MAX_BODY;
-  const sdk = createMcpHandler((rc) => buildServer((rc.authInfo?.extra as { ctx: CallContext }).ctx, deps), {
+  const lists = new ListChanges({
+    registry: deps.registry,
+    settings: deps.settings,
+    viewerOf: (tokenId) => {
+      const v = deps.tokens.byId(tokenId);
+      return v ? viewerOf({ capabilities: capabilitiesOf(v.user.role), token: v.record } as CallContext) : null;
+    },
+  });
+  const unwatch = [deps.registry.onChange(() => lists.changed()), deps.watchSettings(() => lists.changed())];
+  const factory = (ctx: CallContext) => buildServer(ctx, deps);
+  const sdk = createMcpHandler((rc) => factory((rc.authInfo?.extra as { ctx: CallContext }).ctx), {
     maxRequestBodySize: maxBody,
+    bus: lists.bus,
     onerror: (e) => deps.log.debug('mcp handler', { error: e.message }),
   });
   const clients = new ClientNames();
-  const forward = toNodeHandler(sdk, { maxRequestBodySize: maxBody, onerror: (e) => deps.log.error('mcp adapter failed', { error: e.message }) });
+  const refusals = new RefusalAudit(deps.auditor, deps.clock);
 
   const host: Guard<McpRequest> = (c) => checkHost(c.req, deps.allowedHosts) ?? checkOrigin(c.req, c.settings.cors, deps.allowedHosts);
   const cors: Guard<McpRequest> = (c) => {
     for (const [k, v] of Object.entries(corsHeaders(c.req, corsPolicy(c.settings)))) c.res.setHeader(k, v);
     if (c.req.method === 'OPTIONS') return answerPreflight(c.req, c.res, corsPolicy(c.settings)) ?? ANSWERED;
   };
-  const postOnly: Guard<McpRequest> = (c) => {
-    if (c.req.method !== 'POST') return new HttpError('invalid_request', `${c.req.method} is not supported on the MCP endpoint: use POST`, { status: 405, headers: { Allow: 'POST, OPTIONS' } });
+  const method: Guard<McpRequest> = (c) => {
+    c.stream = c.req.method === 'GET' && wantsEventStream(c.req);
+    if (c.req.method !== 'POST' && !c.stream) {
+      return new HttpError('invalid_request', `${c.req.method} is not supported on the MCP endpoint: POST a JSON-RPC message, or GET with Accept: text/event-stream for change notifications`, { status: 405, headers: { Allow: METHODS } });
+    }
   };
   const enabled: Guard<McpRequest> = (c) => {
     if (!c.settings.enabled) return new HttpError('gateway_disabled', 'the gateway is switched off in Gatehouse settings: switch it on in the console, the tray or with `gatehouse settings set enabled true`');
@@ -90,67 +118,86 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     // Failed authentication spends the address's budget, so guessing tokens is
     // rate limited; a valid token is never held back by someone else's failures
     // (every local client shares 127.0.0.1).
-    const d = deps.limiter.check(`addr:${clientAddress(c.req, c.settings.trust_proxy_headers)}`, c.settings.rate_limit, c.now);
+    const d = deps.limiter.check(`addr:${c.address}`, c.settings.rate_limit, c.now);
     return d.allowed ? verified : rateLimitedError(d);
   };
+  // Before the body: a token over its budget costs us no read, no parse.
+  const tokenRate: Guard<McpRequest> = (c) => checkRate(c.res, deps.limiter, `tok:${c.auth!.record.id}`, c.settings.rate_limit, c.now);
   const body: Guard<McpRequest> = async (c) => {
-    c.parsed = parseJson(await readBody(c.req, { limit: maxBody, ...(deps.bodyBudget ? { budget: deps.bodyBudget } : {}) }));
-    const rpc = (Array.isArray(c.parsed) ? c.parsed[0] : c.parsed) as Rpc | undefined;
-    c.rpc = rpc !== null && typeof rpc === 'object' ? rpc : undefined;
-    c.rpcId = typeof c.rpc?.id === 'string' || typeof c.rpc?.id === 'number' ? c.rpc.id : null;
-  };
-  const tokenRate: Guard<McpRequest> = (c) => {
-    const a = c.auth!;
-    c.client = clients.name(c.req, c.rpc, a.record.id, clientAddress(c.req, c.settings.trust_proxy_headers));
-    const refused = checkRate(c.res, deps.limiter, `tok:${a.record.id}`, c.settings.rate_limit, c.now);
-    if (refused && c.rpc?.method === 'tools/call') {
-      deps.auditor.record({ tool: String(c.rpc.params?.name ?? 'unknown'), write: false, result: 'rate_limited', error_code: 'rate_limited' }, { request_id: c.requestId, token_id: a.record.id, token_preview: a.record.preview, user_id: a.user.id, client: c.client.name, client_source: c.client.source });
+    if (c.stream) return;
+    if (!isJsonContentType(c.req.headers['content-type'] ?? null)) {
+      return new HttpError('invalid_request', 'Content-Type must be application/json', { status: 415, headers: { Connection: 'close' } });
     }
-    return refused;
+    const parsed = parseJson(await readBody(c.req, { limit: maxBody, ...(deps.bodyBudget ? { budget: deps.bodyBudget } : {}) }));
+    const id = (parsed as { id?: unknown } | null)?.id;
+    if (typeof id === 'number' || (typeof id === 'string' && id.length <= MAX_RPC_ID_LENGTH)) c.rpcId = id;
+    c.rpc = checkRpc(c.req, parsed);
+    if (c.rpc.era === 'legacy') checkLegacyHeaders(c.req, c.rpc);
   };
-  const guards = compose<McpRequest>(host, cors, postOnly, enabled, auth, body, tokenRate);
+  const guards = compose<McpRequest>(host, cors, method, enabled, auth, tokenRate, body);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const now = deps.clock.now();
-    const c: McpRequest = { req, res, requestId: requestId(req, res, now), settings: deps.settings(), now, rpcId: null };
-    const stop = await guards(c);
+    const c: McpRequest = { req, res, requestId: requestId(req, res, now), settings: deps.settings(), now, address: '', stream: false, rpcId: null };
+    c.address = clientAddress(req, c.settings.trust_proxy_headers);
+    const stop = await guards(c).catch((e: unknown): typeof ANSWERED => {
+      // a body the client cut off: nothing to answer
+      if (res.destroyed || req.destroyed) return ANSWERED;
+      throw e;
+    });
     if (stop === ANSWERED) return;
-    if (stop) return sendError(res, stop, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
+    const audit = (code: ErrorCode) => refusals.record({ code, requestId: c.requestId, address: c.address, token: c.auth ? { id: c.auth.record.id, preview: c.auth.record.preview, user_id: c.auth.user.id, login: c.auth.user.login } : null });
+    if (stop) {
+      audit(stop.code);
+      // Refused before its body was read: close the connection after the answer instead of reading the rest.
+      const unread = !req.readableEnded && (Number(req.headers['content-length']) > 0 || req.headers['transfer-encoding'] !== undefined);
+      return sendError(res, unread ? stop.withHeaders({ Connection: 'close' }) : stop, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
+    }
 
     const { record, user } = c.auth!;
-    const ctx: CallContext = { user, capabilities: capabilitiesOf(user.role), token: record, request_id: c.requestId, client: c.client!.name, client_source: c.client!.source };
-    deps.tokens.touch(record, ctx.client);
-    (req as IncomingMessage & { auth?: unknown }).auth = { token: record.id, clientId: record.id, scopes: [], extra: { ctx } };
-    await forward(req, res, c.parsed);
-  }
-
-  return { handle, close: () => sdk.close() };
-}
-
-/**
- * A short client name for the audit log: the MCP clientInfo when the request
- * carries it (every 2026-07-28 request; only `initialize` in the 2025 era, so
- * the last one seen is remembered per token), else User-Agent, else the address.
- * Anything but the request's own clientInfo is a guess, and `source` says so.
- */
-class ClientNames {
-  private readonly byToken = new Map<string, string>();
-
-  name(req: IncomingMessage, rpc: Rpc | undefined, tokenId: string, address: string): { name: string; source: ClientSource } {
-    const info = rpc?.params as { clientInfo?: { name?: string }; _meta?: Record<string, { name?: string }> } | undefined;
-    const sent = info?.clientInfo?.name ?? info?._meta?.[CLIENT_INFO_META_KEY]?.name;
-    if (typeof sent === 'string' && sent) {
-      const name = sent.slice(0, 80);
-      if (this.byToken.get(tokenId) !== name) {
-        this.byToken.delete(tokenId);
-        if (this.byToken.size >= 10_000) this.byToken.delete(this.byToken.keys().next().value!);
-        this.byToken.set(tokenId, name);
+    if (c.stream) {
+      if (!openEventStream(req, res, record.id, lists)) {
+        const busy = new HttpError('service_unavailable', 'too many notification streams are open: retry later', { headers: { 'Retry-After': '30' } });
+        audit(busy.code);
+        sendError(res, busy, jsonRpcEnvelope, { requestId: c.requestId });
       }
-      return { name, source: 'request' };
+      return;
     }
-    const remembered = this.byToken.get(tokenId);
-    if (remembered) return { name: remembered, source: 'remembered' };
-    const ua = req.headers['user-agent'];
-    return ua ? { name: ua.slice(0, 80), source: 'user_agent' } : { name: address, source: 'address' };
+    const rpc = c.rpc!;
+    const client = clients.name(req, rpc.message, record.id, c.address);
+    const ctx: CallContext = { user, capabilities: capabilitiesOf(user.role), token: record, request_id: c.requestId, client: client.name, client_source: client.source };
+    deps.tokens.touch(record, ctx.client);
+    const authInfo: AuthInfo = { token: record.id, clientId: record.id, scopes: [], extra: { ctx } };
+
+    if (rpc.era === 'legacy') return serveLegacy(res, rpc.message as JSONRPCMessage, ctx, authInfo);
+    if (rpc.message.method === 'subscriptions/listen') {
+      // The SDK holds this stream open and subscribes it to our bus: name the token it belongs to.
+      if (lists.countFor(record.id) >= MAX_STREAMS_PER_TOKEN) lists.oldestFor(record.id)?.close();
+      await lists.servingListenFor(record.id, () => res.destroy(), () => serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId));
+      return;
+    }
+    const refused = await serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId);
+    if (refused) audit(refused);
   }
+
+  async function serveLegacy(res: ServerResponse, message: JSONRPCMessage, ctx: CallContext, authInfo: AuthInfo): Promise<void> {
+    const server = factory(ctx);
+    const exchange = new LegacyExchange(res, ctx.request_id, authInfo);
+    try {
+      await server.connect(exchange);
+      await exchange.serve(message);
+    } finally {
+      void server.close().catch(() => {});
+    }
+  }
+
+  return {
+    handle,
+    lists,
+    close: async () => {
+      for (const u of unwatch) u();
+      lists.closeAll();
+      await sdk.close();
+    },
+  };
 }

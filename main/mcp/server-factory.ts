@@ -1,44 +1,39 @@
-import { z } from 'zod';
 import { Server, ProtocolError } from '@modelcontextprotocol/server';
 import type { Settings } from '../contract/settings.ts';
 import { JSONRPC_CODES } from '../contract/errors.ts';
-import type { CallContext, Tool } from '../core/tool.ts';
-import { viewerOf, type Registry } from '../core/registry.ts';
+import type { CallContext } from '../core/tool.ts';
+import { viewerOf, type Registry, type RegisteredTool } from '../core/registry.ts';
 import type { Pipeline } from '../core/pipeline.ts';
 import { GatehouseError, toErrorShape } from '../core/errors.ts';
 import { VERSION } from '../version.ts';
-import { IDENTITY_URI, MANUAL_URI, operatingManual } from './manual.ts';
 
 export interface ServerDeps {
   registry: Registry;
   pipeline: Pipeline;
   settings: () => Settings;
-  siteIdentity: () => Record<string, unknown>;
+  /** the operating manual for this caller (what it says about approving depends on what the caller may do) */
+  instructions: (ctx: CallContext) => string;
 }
 
-/** JSON Schemas are derived from the zod input once per tool object. */
-type ObjectSchema = { type: 'object'; [k: string]: unknown };
-const schemaCache = new WeakMap<object, ObjectSchema>();
-function jsonSchema(schema: z.ZodType): ObjectSchema {
-  let s = schemaCache.get(schema);
-  if (!s) {
-    const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-    s = { ...rest, type: 'object' };
-    schemaCache.set(schema, s);
+/** What tools/list shows of a tool, built once per registration (a changed tool is a new entry). */
+const listings = new WeakMap<RegisteredTool, Record<string, unknown>>();
+function toMcpTool(entry: RegisteredTool): Record<string, unknown> {
+  let listed = listings.get(entry);
+  if (!listed) {
+    const t = entry.tool;
+    listed = {
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: entry.input.json,
+      ...(entry.output ? { outputSchema: entry.output.json } : {}),
+      // The title has one source, the tool's own; the hints default from `write`.
+      annotations: { readOnlyHint: !t.write, ...t.annotations, title: t.title },
+      _meta: { 'gatehouse/plugin': t.plugin, 'gatehouse/capability': t.capability, 'gatehouse/feature': t.feature, 'gatehouse/write': t.write },
+    };
+    listings.set(entry, listed);
   }
-  return s;
-}
-
-function toMcpTool(t: Tool) {
-  return {
-    name: t.name,
-    title: t.title,
-    description: t.description,
-    inputSchema: jsonSchema(t.input),
-    ...(t.output ? { outputSchema: jsonSchema(t.output) } : {}),
-    annotations: { title: t.title, readOnlyHint: !t.write, ...t.annotations },
-    _meta: { 'gatehouse/plugin': t.plugin, 'gatehouse/capability': t.capability, 'gatehouse/feature': t.feature, 'gatehouse/write': t.write },
-  };
+  return listed;
 }
 
 const toolError = (code: string, message: string, extra: Record<string, unknown> = {}) => ({
@@ -47,23 +42,22 @@ const toolError = (code: string, message: string, extra: Record<string, unknown>
   isError: true,
 });
 
+/** Server capabilities: lists change at run time (plugins, settings), and we say so. */
+export const SERVER_CAPABILITIES = { tools: { listChanged: true }, resources: { listChanged: true }, logging: {} } as const;
+
 /**
  * One low-level SDK server per request, bound to the caller. The low-level
  * Server (not McpServer) is used because Gatehouse owns validation, gating,
  * staging and audit in its own pipeline, and tools/list is per caller.
  */
 export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
-  const settings = deps.settings();
-  const server = new Server(
-    { name: 'gatehouse', title: 'Gatehouse', version: VERSION },
-    { capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, logging: {} }, instructions: operatingManual(settings.approval_mode) },
-  );
+  const server = new Server({ name: 'gatehouse', title: 'Gatehouse', version: VERSION }, { capabilities: SERVER_CAPABILITIES, instructions: deps.instructions(ctx) });
   const viewer = viewerOf(ctx);
 
-  server.setRequestHandler('tools/list', async () => ({ tools: deps.registry.visible(viewer, deps.settings()).map(toMcpTool) }));
+  server.setRequestHandler('tools/list', async () => ({ tools: deps.registry.visible(viewer, deps.settings()).map(toMcpTool) as never }));
 
   server.setRequestHandler('tools/call', async (request, extra) => {
-    const call = { ...ctx, ...(extra.mcpReq.signal ? { signal: extra.mcpReq.signal } : {}) } as CallContext;
+    const call: CallContext = extra.mcpReq.signal ? { ...ctx, signal: extra.mcpReq.signal } : ctx;
     try {
       const outcome = await deps.pipeline.call(request.params.name, request.params.arguments ?? {}, call);
       if (outcome.kind === 'refused') return toolError(outcome.code, outcome.message, outcome.details);
@@ -79,20 +73,24 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
   });
 
   server.setRequestHandler('resources/list', async () => ({
-    resources: [
-      { uri: MANUAL_URI, name: 'manual', title: 'Gatehouse operating manual', mimeType: 'text/markdown', description: 'How to work through this gateway: read it first.' },
-      { uri: IDENTITY_URI, name: 'site-identity', title: 'Site identity', mimeType: 'application/json', description: 'The site: name, URL, languages, conventions.' },
-      ...deps.registry.resources(viewer).map(({ uri, name, title, description, mimeType }) => ({ uri, name, mimeType, ...(title ? { title } : {}), ...(description ? { description } : {}) })),
-    ],
+    resources: deps.registry.resources(viewer, deps.settings()).map(({ uri, name, title, description, mimeType }) => ({
+      uri, name, mimeType, ...(title ? { title } : {}), ...(description ? { description } : {}),
+    })),
   }));
 
-  server.setRequestHandler('resources/read', async (request) => {
-    const uri = request.params.uri;
-    if (uri === MANUAL_URI) return { contents: [{ uri, mimeType: 'text/markdown', text: operatingManual(deps.settings().approval_mode) }] };
-    if (uri === IDENTITY_URI) return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(deps.siteIdentity(), null, 2) }] };
-    const def = deps.registry.resources(viewer).find((r) => r.uri === uri);
-    if (!def) throw new ProtocolError(-32602, `resource not found: ${uri}`, { uri });
-    return { contents: [{ uri, mimeType: def.mimeType, text: await def.read(ctx) }] };
+  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
+
+  server.setRequestHandler('resources/read', async (request, extra) => {
+    const call: CallContext = extra.mcpReq.signal ? { ...ctx, signal: extra.mcpReq.signal } : ctx;
+    try {
+      const { resource, text } = await deps.pipeline.readResource(request.params.uri, call);
+      return { contents: [{ uri: resource.uri, mimeType: resource.mimeType, text }] };
+    } catch (e) {
+      const shape = toErrorShape(e);
+      // A missing and a hidden resource answer alike, as for tools.
+      const code = shape.code === 'not_found' ? JSONRPC_CODES.invalid_params : JSONRPC_CODES.internal_error;
+      throw new ProtocolError(code, shape.message, { code: shape.code, request_id: ctx.request_id, ...(shape.code === 'not_found' ? { uri: request.params.uri.slice(0, 300) } : {}) });
+    }
   });
 
   return server;

@@ -10,7 +10,7 @@ import { checkHost } from '../lib/http/host.ts';
 import { requestId } from '../lib/http/request-id.ts';
 import { sendJson } from '../lib/http/send.ts';
 import type { AdminAuth } from './admin-auth.ts';
-import { SESSION_COOKIE } from './admin-auth.ts';
+import { SESSION_COOKIE, SESSION_MAX_AGE_S } from './admin-auth.ts';
 import { serveConsole } from './console-static.ts';
 import { USED_LINK_PAGE } from './login-page.ts';
 
@@ -71,7 +71,7 @@ function login(res: ServerResponse, query: URLSearchParams, auth: AdminAuth): vo
     return void res.end(USED_LINK_PAGE.body);
   }
   res.writeHead(302, {
-    'Set-Cookie': `${SESSION_COOKIE}=${sid}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${12 * 3600}`,
+    'Set-Cookie': `${SESSION_COOKIE}=${sid}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${SESSION_MAX_AGE_S}`,
     Location: CONSOLE_PATH,
     'Cache-Control': 'no-store',
     'Referrer-Policy': 'no-referrer',

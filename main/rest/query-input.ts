@@ -18,9 +18,10 @@ function base(schema: z.ZodType): z.ZodType {
  */
 export function queryToInput(params: URLSearchParams, schema: z.ZodType): Record<string, unknown> {
   const shape = (schema as unknown as { shape?: Record<string, z.ZodType> }).shape ?? {};
-  const out: Record<string, unknown> = {};
+  // Keys come from the client: `__proto__` or `constructor` must stay plain names.
+  const out = Object.create(null) as Record<string, unknown>;
   for (const key of new Set(params.keys())) {
-    const field = shape[key];
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
     const values = params.getAll(key);
     const kind = field ? base(field) : undefined;
     if (kind instanceof z.ZodArray) out[key] = values;

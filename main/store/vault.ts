@@ -2,6 +2,8 @@ import { GatehouseError } from '../core/errors.ts';
 import type { Logger, Vault } from '../core/ports.ts';
 import { createLogger } from '../lib/logger.ts';
 import { FileVault } from './vault-file.ts';
+// The bridge loads this module lazily; it finds client token accounts through it.
+export { clientTokenLookup } from './vault-account.ts';
 import type { KeychainLoader } from './vault-keychain.ts';
 import { KeychainVault, keychainStoreName, loadKeytar, probeKeychain } from './vault-keychain.ts';
 

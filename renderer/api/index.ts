@@ -1,6 +1,6 @@
-import { AUDIT_EXPORT_PATH, type Api, type AuditQueryInput } from '../../main/contract/index.ts';
+import { actionRequest, type Api, type AuditQueryInput } from '../../main/contract/index.ts';
 import { createElectronApi } from './electron-client.ts';
-import { adminUrl, createRestApi, defaultBaseUrl } from './rest-client.ts';
+import { createRestApi, defaultBaseUrl } from './rest-client.ts';
 
 export type ExportFormat = 'csv' | 'jsonl';
 
@@ -27,7 +27,7 @@ export function pickConsoleEnv(win: Window = window): ConsoleEnv {
     api: createRestApi(baseUrl),
     exportHref: (format, filters) => {
       const { cursor: _cursor, limit: _limit, ...rest } = filters;
-      return adminUrl(baseUrl, AUDIT_EXPORT_PATH, { format, ...rest });
+      return `${baseUrl}${actionRequest('audit.export', { format, ...rest }).path}`;
     },
   };
 }

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { API_ACTIONS, ROLE_CAPABILITIES } from '../../main/contract/index.ts';
+import { RPC_ACTIONS, ROLE_CAPABILITIES } from '../../main/contract/index.ts';
 import type { ServiceConfig } from '../../main/service.ts';
 
 vi.mock('electron', () => import('./electron-mock.ts'));
@@ -47,7 +47,7 @@ describe('desktop shell wiring', () => {
     expect(win.loaded).toEqual(['app://console/index.html']);
     expect(electron.protocol.handlers.has('app')).toBe(true);
     // one IPC handler per action, answering from the real core
-    expect(electron.ipcMain.handlers.size).toBe(Object.keys(API_ACTIONS).length);
+    expect(electron.ipcMain.handlers.size).toBe(RPC_ACTIONS.length);
     const ours = { sender: win.webContents, senderFrame: win.webContents.mainFrame };
     const health = (await electron.ipcMain.invoke('gatehouse:health.get', ours, {})) as { ok: boolean; data: { data_dir: string } };
     expect(health.ok && health.data.data_dir).toBe(dir);

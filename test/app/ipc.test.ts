@@ -1,6 +1,8 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { API_ACTIONS, SETTINGS_DEFAULTS, ipcChannel } from '../../main/contract/index.ts';
+import { PRINCIPALS, RPC_ACTIONS, SETTINGS_DEFAULTS, ipcChannel } from '../../main/contract/index.ts';
 import type { ApiDispatch } from '../../main/contract/index.ts';
+import { dispatchAs } from '../../main/core/invoke.ts';
+import { openCore } from '../helpers/core.ts';
 
 vi.mock('electron', () => import('./electron-mock.ts'));
 const electron = await import('./electron-mock.ts');
@@ -33,18 +35,18 @@ function ours() {
 }
 
 describe('guarded IPC registrar', () => {
-  it('registers one handler per action, derived from API_ACTIONS', () => {
-    expect([...electron.ipcMain.handlers.keys()].sort()).toEqual(Object.keys(API_ACTIONS).map((a) => ipcChannel(a as never)).sort());
+  it('registers one handler per JSON action, derived from API_ACTIONS', () => {
+    expect([...electron.ipcMain.handlers.keys()].sort()).toEqual(RPC_ACTIONS.map((a) => ipcChannel(a)).sort());
     unregister();
     expect(electron.ipcMain.handlers.size).toBe(0);
   });
 
-  it('passes a valid call from our window to the core, with the schema\'s defaults', async () => {
+  it('passes a call from our window to the core as it came: the core checks it', async () => {
     expect(await electron.ipcMain.invoke('gatehouse:settings.get', ours(), {})).toEqual({ ok: true, data: SETTINGS_DEFAULTS });
     await electron.ipcMain.invoke('gatehouse:audit.query', ours(), { tool: 'pages_get' });
     expect(calls).toEqual([
       { action: 'settings.get', input: {} },
-      { action: 'audit.query', input: { tool: 'pages_get', limit: 50 } },
+      { action: 'audit.query', input: { tool: 'pages_get' } },
     ]);
   });
 
@@ -69,7 +71,10 @@ describe('guarded IPC registrar', () => {
     expect(await electron.ipcMain.invoke('gatehouse:staged.confirm', event, { id: 'x' })).toMatchObject({ ok: true });
   });
 
-  it('refuses input that does not match the action\'s schema', async () => {
+  it('answers input that does not match the action\'s schema as the core does (invalid_value), nothing applied', async () => {
+    unregister();
+    const core = await openCore();
+    unregister = registerIpc({ ipcMain: electron.ipcMain as never, dispatch: dispatchAs(core.invoke, PRINCIPALS.appConsole), owns: (c) => windows.owns(c) });
     const cases: [string, unknown][] = [
       ['gatehouse:staged.confirm', {}],
       ['gatehouse:staged.confirm', { id: 'x', extra: true }],
@@ -80,9 +85,10 @@ describe('guarded IPC registrar', () => {
     ];
     for (const [channel, input] of cases) {
       const r = await electron.ipcMain.invoke(channel, ours(), input);
-      expect(r, channel).toMatchObject({ ok: false, code: 'invalid_params' });
+      expect(r, channel).toMatchObject({ ok: false, code: 'invalid_value', message: expect.stringMatching(new RegExp(`^${channel.slice('gatehouse:'.length).replace('.', '\\.')}: `)) });
     }
-    expect(calls).toEqual([]);
+    expect(core.settings.get()).toEqual(SETTINGS_DEFAULTS);
+    expect(core.tokens.list()).toEqual([]);
   });
 
   it('turns a crash in the core into internal_error without its message', async () => {

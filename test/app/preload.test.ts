@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { API_ACTIONS } from '../../main/contract/index.ts';
+import { RPC_ACTIONS } from '../../main/contract/index.ts';
 
 vi.mock('electron', () => import('./electron-mock.ts'));
 const electron = await import('./electron-mock.ts');
@@ -15,9 +15,9 @@ beforeEach(() => {
 });
 
 describe('preload', () => {
-  it('exposes one function per action plus subscribe, and nothing else', async () => {
+  it('exposes one function per JSON action plus subscribe, and nothing else', async () => {
     expect(exposed).toEqual(['gatehouse']);
-    expect(Object.keys(bridge).sort()).toEqual([...Object.keys(API_ACTIONS), 'subscribe'].sort());
+    expect(Object.keys(bridge).sort()).toEqual([...RPC_ACTIONS, 'subscribe'].sort());
     for (const value of Object.values(bridge)) {
       expect(typeof value).toBe('function');
       expect(value).not.toBe(electron.ipcRenderer);

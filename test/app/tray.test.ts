@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MenuItemConstructorOptions } from 'electron';
-import { ROLE_CAPABILITIES } from '../../main/contract/index.ts';
+import { PRINCIPALS, ROLE_CAPABILITIES } from '../../main/contract/index.ts';
 import type { ApiDispatch } from '../../main/contract/index.ts';
 
 vi.mock('electron', () => import('./electron-mock.ts'));
@@ -11,6 +11,7 @@ const electron = await import('./electron-mock.ts');
 const { TrayController } = await import('../../main/app/tray.ts');
 const { TrayStateKeeper, createTrayActions } = await import('../../main/app/tray-state.ts');
 const { openGateway } = await import('../../main/gateway.ts');
+const { dispatchAs } = await import('../../main/core/invoke.ts');
 
 beforeEach(() => electron.resetElectron());
 
@@ -63,11 +64,11 @@ describe('tray against the real core', () => {
     return gw.pipeline.call('pages_update', { id, title }, { user: admin, capabilities: new Set(ROLE_CAPABILITIES.administrator), token: null, request_id: `r-${id}`, client: 'test' });
   }
 
-  it('approving from the tray menu confirms the write in the core', async () => {
+  it('approving from the tray menu confirms the write in the core, recorded as decided in the tray', async () => {
     const tray = new TrayController({ iconDir: '/assets', platform: 'linux', actions: noActions });
     const keeper = new TrayStateKeeper((s) => tray.update(s));
     const reports: string[] = [];
-    const dispatch = gw.dispatch as ApiDispatch;
+    const dispatch = dispatchAs(gw.invoke, PRINCIPALS.tray);
     const actions = createTrayActions({
       dispatch: () => dispatch, openConsole: vi.fn(), setOpenAtLogin: async () => {}, quit: vi.fn(),
       refresh: () => void keeper.refresh(), report: (title, m) => reports.push(`${title}: ${m}`),
@@ -90,6 +91,9 @@ describe('tray against the real core', () => {
     expect(page.ok && page.data.status).toBe('confirmed');
     expect(gw.siteStore.read().pages.find((p) => p.id === 1)?.title).toBe('Approved from the tray');
     expect(reports).toEqual([]);
+    expect(gw.staging.get(item.id).decided_by).toEqual(PRINCIPALS.tray);
+    const audit = await gw.audit.query({ result: 'confirmed', limit: 10 });
+    expect(audit.entries.map((e) => [e.staged_id, e.principal])).toEqual([[item.id, PRINCIPALS.tray]]);
   });
 
   it('tells the person when the core refuses a tray action', async () => {

@@ -23,7 +23,10 @@ import { Transients } from '../../main/core/transients.ts';
 import { silentLogger } from '../../main/lib/logger.ts';
 import { JsonFileStore } from '../../main/store/json-file-store.ts';
 import { StagedFiles } from '../../main/store/staged-files.ts';
-import { ADMIN, WRITER, MemoryAudit, MemoryDocumentStore, ctxFor } from '../helpers/core-fixture.ts';
+import { ADMIN, WRITER, MemoryAudit, MemoryStore, NO_USAGE, ctxFor } from '../helpers/core.ts';
+import { PRINCIPALS } from '../../main/contract/principal.ts';
+import { SETTINGS_DEFAULTS } from '../../main/contract/settings.ts';
+import { jsonSchemaCompiler } from '../../main/mcp/json-schema.ts';
 import { printTable, summarize } from './stats.ts';
 
 const SAMPLES = Number(process.env.STAGING_BENCH_SAMPLES ?? 40);
@@ -43,14 +46,14 @@ const tool = defineTool({
 }) as WriteTool;
 
 async function stagedFilesWorld(dir: string) {
-  const options = new MemoryDocumentStore<OptionsData>({ ...emptyOptions(), users: [ADMIN, WRITER] });
-  const registry = new Registry();
+  const options = new MemoryStore({ ...emptyOptions(), users: [ADMIN, WRITER] }, OptionsData);
+  const registry = new Registry(jsonSchemaCompiler);
   registry.add({ id: 'bench', title: 'Bench', kind: 'site', tools: () => [tool] });
   const audit = new MemoryAudit();
   const clock = { now: () => Date.now() };
   const store = await StagedFiles.open({ dir: join(dir, 'staged'), log: silentLogger });
   const limits = { pendingTotal: 10_000, pendingPerToken: 10_000 };
-  return new Staging({ store, users: (id) => options.read().users.find((u) => u.id === id), registry, auditor: new Auditor(audit, new StatsRecorder(options, clock), clock, () => 'local'), events: new EventHub(), clock, auditTrail: audit, limits });
+  return new Staging({ store, users: (id) => options.read().users.find((u) => u.id === id), registry, auditor: new Auditor(audit, new StatsRecorder(options, clock), clock, () => 'local'), events: new EventHub(), clock, auditTrail: audit, settings: () => SETTINGS_DEFAULTS, usage: NO_USAGE, limits });
 }
 
 /** The old layout: every staged write a transient in options.json. */
@@ -73,7 +76,7 @@ async function optionsWorld(dir: string) {
       await store.update((d) => {
         const item = d.transients[`staged:${id}`]?.value as StagedPayload;
         delete d.transients[`staged:${id}`];
-        d.staged_history.push({ ...item, status: 'discarded', decided_at: new Date().toISOString(), decided_by: 'admin' });
+        d.staged_history.push({ ...item, status: 'discarded', decided_at: new Date().toISOString(), decided_by: PRINCIPALS.cliDirect });
         if (d.staged_history.length > 500) d.staged_history.shift();
       });
     },
@@ -95,7 +98,7 @@ async function measure(kind: 'staged/ files' | 'options.json (before)', pending:
         const s = await staging.stage(tool, { n: n++ }, ctx);
         stageTimes.push(performance.now() - t);
         t = performance.now();
-        await staging.discard(s.staged_id, { kind: 'person', login: 'admin' });
+        await staging.discard(s.staged_id, { kind: 'person', principal: PRINCIPALS.cliDirect });
         decideTimes.push(performance.now() - t);
       }
     } else {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../main/lib/logger.ts';
 import { openVault } from '../../main/store/vault.ts';
+import { ADMIN_KEY_ACCOUNT, clientTokenAccount } from '../../main/store/vault-account.ts';
 import { startTestService } from '../helpers/service.ts';
 import { type BridgedClient, bridgedClient, INITIALIZE, rawBridge } from './helpers/bridge-client.ts';
 import { ensureBundle } from './helpers/bundle.ts';
@@ -39,6 +40,7 @@ describe.each([
   let svc: Awaited<ReturnType<typeof startTestService>>;
   let dataDir: string;
   let account: string;
+  const legacyAccount = `bridge-legacy-${randomUUID()}`;
   let tokenId: string;
   let token: string;
   const clients: BridgedClient[] = [];
@@ -60,7 +62,7 @@ describe.each([
   afterAll(async () => {
     for (const c of clients) await c.close().catch(() => undefined);
     if (!svc) return;
-    await svc.gateway.vault.delete(account).catch(() => undefined);
+    for (const a of [clientTokenAccount(account), legacyAccount]) await svc.gateway.vault.delete(a).catch(() => undefined);
     await svc.cleanup();
   });
 
@@ -83,6 +85,24 @@ describe.each([
     expect(res.isError).toBeFalsy();
   });
 
+  it.skipIf(skip)('a stdio client hears tools/list_changed through the bridge (the GET stream) when approval_mode changes its tools', async () => {
+    const lists: string[][] = [];
+    const open = svc.notificationChannels();
+    const { client } = await bridge({
+      clientOptions: { capabilities: {}, listChanged: { tools: { debounceMs: 0, onChanged: (error, tools) => void (!error && tools && lists.push(tools.map((t) => t.name))) } } },
+    });
+    expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('staged_writes_confirm');
+    const deadline = Date.now() + 15_000;
+    while (svc.notificationChannels() === open && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect((await svc.dispatch('settings.update', { approval_mode: 'agent' })).ok).toBe(true);
+    try {
+      while (!lists.some((names) => names.includes('staged_writes_confirm')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(lists.at(-1)).toContain('staged_writes_confirm');
+    } finally {
+      expect((await svc.dispatch('settings.update', { approval_mode: 'admin' })).ok).toBe(true);
+    }
+  });
+
   it.skipIf(skip)('gateway switched off -> "switched off in Gatehouse settings"; on again -> works', async () => {
     const { client, stderr } = await bridge();
     expect((await svc.dispatch('settings.update', { enabled: false })).ok).toBe(true);
@@ -96,6 +116,22 @@ describe.each([
       expect((await svc.dispatch('settings.update', { enabled: true })).ok).toBe(true);
     }
     expect((await client.callTool({ name: 'site_identity', arguments: {} })).isError).toBeFalsy();
+  });
+
+  it.skipIf(skip)('finds a token saved under the bare account name before accounts were namespaced', async () => {
+    const old = await svc.createToken({ label: 'saved by an older Gatehouse' });
+    await svc.gateway.vault.set(legacyAccount, old.token);
+    const c = await bridgedClient(['--data-dir', dataDir, '--token-keychain', legacyAccount, '--vault', vault]);
+    clients.push(c);
+    expect((await c.client.callTool({ name: 'site_identity', arguments: {} })).isError).toBeFalsy();
+  });
+
+  it.skipIf(skip)('never reads one of the service\'s own accounts as a client token (the admin key stays home)', async () => {
+    expect(await svc.gateway.vault.get(ADMIN_KEY_ACCOUNT)).toMatch(/^gha_/);
+    const raw = rawBridge(['--data-dir', dataDir, '--token-keychain', ADMIN_KEY_ACCOUNT, '--vault', vault]);
+    raw.send(INITIALIZE);
+    expect((await raw.exit()).code).toBe(3);
+    expect(raw.stderr()).toContain(`--token-keychain ${ADMIN_KEY_ACCOUNT}: no token is stored under that account`);
   });
 
   it.skipIf(skip)('exits 3 with how to create one when nothing is stored under the account', async () => {

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { VAULT_SERVICE } from '../../main/contract/paths.ts';
 import type { TokenCreated } from '../../main/contract/tokens.ts';
-import { ADMIN_KEY_ACCOUNT } from '../../main/rest/admin-auth.ts';
+import { ADMIN_KEY_ACCOUNT, clientTokenAccount } from '../../main/store/vault-account.ts';
 import { loadKeytar, type KeychainClient } from '../../main/store/vault-keychain.ts';
 import { INIT, rawPost } from '../helpers/service.ts';
 import { expectTokenInNoFile, filesContaining, removeDir, runCli, startServe, tempDataDir, TOKEN_RE, type Served } from './cli-harness.ts';
@@ -38,7 +38,7 @@ let served: Served | null = null;
 
 const account = (): string => {
   const a = `gatehouse-cli-test-${randomBytes(5).toString('hex')}`;
-  accounts.push(a);
+  accounts.push(a, clientTokenAccount(a));
   return a;
 };
 const newDir = async (): Promise<string> => {
@@ -81,8 +81,10 @@ describe('tokens create --keychain (real Secret Service)', () => {
     const acct = account();
     const created = await createWithKeychain(dir, acct, 'keychain');
 
-    expect(await secretToolLookup(acct)).toBe(created.token);
-    expect(await keytar.getPassword(VAULT_SERVICE, acct)).toBe(created.token);
+    // kept in the clients' namespace of the vault, apart from the service's own secrets
+    expect(await secretToolLookup(clientTokenAccount(acct))).toBe(created.token);
+    expect(await keytar.getPassword(VAULT_SERVICE, clientTokenAccount(acct))).toBe(created.token);
+    expect(await secretToolLookup(acct)).toBeNull();
     await expectTokenInNoFile(dir, created.token);
     expect(existsSync(join(dir, 'vault.json'))).toBe(false);
     expect((await rawPost(served.info.mcp_url, INIT, { Authorization: `Bearer ${created.token}` })).status).toBe(200);
@@ -96,7 +98,7 @@ describe('tokens create --keychain (real Secret Service)', () => {
     const dir = await newDir();
     const acct = account();
     const created = await createWithKeychain(dir, acct, 'keychain');
-    expect(await secretToolLookup(acct)).toBe(created.token);
+    expect(await secretToolLookup(clientTokenAccount(acct))).toBe(created.token);
     await expectTokenInNoFile(dir, created.token);
     expect(existsSync(join(dir, 'vault.json'))).toBe(false);
   });
@@ -105,7 +107,7 @@ describe('tokens create --keychain (real Secret Service)', () => {
     const dir = await newDir();
     const acct = account();
     const created = await createWithKeychain(dir, acct, 'file');
-    expect(await secretToolLookup(acct)).toBeNull();
+    expect(await secretToolLookup(clientTokenAccount(acct))).toBeNull();
     const vaultFile = join(dir, 'vault.json');
     expect(await filesContaining(dir, created.token)).toEqual([vaultFile]);
     expect((await stat(vaultFile)).mode & 0o777).toBe(0o600);

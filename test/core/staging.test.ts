@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { WriteTool } from '../../main/core/tool.ts';
 import { GatehouseError } from '../../main/core/errors.ts';
-import { ADMIN, WRITER, coreWorld, ctxFor, type CoreWorld } from '../helpers/core-fixture.ts';
+import { PRINCIPALS } from '../../main/contract/principal.ts';
+import { ADMIN, WRITER, coreWorld, ctxFor, type CoreWorld } from '../helpers/core.ts';
 
 // The staging state machine on in-memory adapters: no files, no sockets.
 
-const person = { kind: 'person' as const, login: 'admin' };
+const person = { kind: 'person' as const, principal: PRINCIPALS.cliDirect };
 const tool = (w: CoreWorld) => w.registry.get('notes_add') as WriteTool;
 // The audit writer flushes within a tick; a stage's entry is on disk long before anyone decides.
 const stage = async (w: CoreWorld, text: string, ctx = ctxFor(WRITER)) => {
@@ -141,7 +142,7 @@ describe('staging (pure core, in-memory store)', () => {
       const next = w.restart();
       expect((await next.recover()).completed).toBe(1);
       const done = next.get(s.staged_id);
-      expect([done.status, done.decided_by, done.result]).toEqual(['confirmed', 'admin', { count: 1, text: 'two' }]);
+      expect([done.status, done.decided_by, done.result]).toEqual(['confirmed', PRINCIPALS.cliDirect, { count: 1, text: 'two' }]);
       expect(await next.confirm(s.staged_id, person)).toMatchObject({ status: 'confirmed', result: { count: 1, text: 'two' } });
       expect(w.notes.notes).toEqual(['two']);
       expect(w.audit.results(s.staged_id)).toEqual(['staged', 'confirmed']);
@@ -218,12 +219,13 @@ describe('staging (pure core, in-memory store)', () => {
     });
   });
 
-  it('an agent decides only its own user\'s writes', async () => {
+  it('an agent decides only its own user\'s writes, in agent mode', async () => {
     const w = coreWorld();
+    await w.settings.update({ approval_mode: 'agent' });
     const s = await stage(w, 'mine', ctxFor(WRITER));
     expect(await codeOf(w.staging.confirm(s.staged_id, { kind: 'agent', ctx: ctxFor(ADMIN, 'tok_other') }))).toBe('staged_not_found');
     const done = await w.staging.confirm(s.staged_id, { kind: 'agent', ctx: ctxFor(WRITER) });
-    expect(done.decided_by).toBe('agent:writer');
+    expect(done.decided_by).toEqual({ kind: 'token', surface: 'mcp', token_id: 'tok_a', token_preview: 'gth_…test', user_id: WRITER.id, login: 'writer' });
   });
 
   it('adopts records of an earlier version once, even when run again after a crash', async () => {

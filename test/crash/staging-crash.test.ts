@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN_PREFIX, MCP_PATH, type RuntimeInfo } from '../../main/contract/health.ts';
 import { httpDispatch } from '../../main/cli/admin-client.ts';
-import { ADMIN_KEY_ACCOUNT } from '../../main/rest/admin-auth.ts';
+import { ADMIN_KEY_ACCOUNT } from '../../main/store/vault-account.ts';
 import { openVault } from '../../main/store/vault.ts';
 import { silentLogger } from '../../main/lib/logger.ts';
 import { removeDir, spawnCli, startServe, tempDataDir, type Served } from '../cli/cli-harness.ts';
@@ -34,7 +34,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function adminFor(served: Served, key: string) {
   const base = served.info.base_url;
   const runtime: RuntimeInfo = { pid: served.info.pid, base_url: base, mcp_url: `${base}${MCP_PATH}`, console_url: `${base}/console/`, admin_url: `${base}${ADMIN_PREFIX}`, version: '', started: '' };
-  return httpDispatch(runtime, key);
+  return httpDispatch(runtime, key).dispatch;
 }
 
 describe('staged writes survive SIGKILL', () => {

@@ -8,7 +8,7 @@ import type { Clock } from '../../main/core/ports.ts';
 
 /** A clock tests can move. */
 export class TestClock implements Clock {
-  constructor(private t = Date.now()) {}
+  constructor(public t = Date.now()) {}
   now(): number {
     return this.t;
   }

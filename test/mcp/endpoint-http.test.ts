@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INIT, rawPost, startTestService } from '../helpers/service.ts';
+import { HTTP_REFUSAL } from '../../main/contract/audit.ts';
 
 let svc: Awaited<ReturnType<typeof startTestService>>;
 let token: string;
@@ -20,10 +21,11 @@ async function errorBody(res: Response) {
 }
 
 describe('HTTP statuses and headers of the MCP endpoint', () => {
-  it('GET answers 405 with Allow: POST, OPTIONS', async () => {
+  it('a GET that does not ask for the event stream answers 405; Allow names GET for the stream', async () => {
     const res = await fetch(svc.mcpUrl, { headers: auth() });
     expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe('POST, OPTIONS');
+    expect(res.headers.get('allow')).toBe('GET, POST, OPTIONS');
+    expect((await errorBody(res)).data.code).toBe('invalid_request');
   });
 
   it('no, malformed and unknown tokens get 401 with WWW-Authenticate: Bearer', async () => {
@@ -134,11 +136,12 @@ describe('HTTP statuses and headers of the MCP endpoint', () => {
       expect(err.data.code).toBe('rate_limited');
       // another token has its own budget
       expect((await rawPost(svc.mcpUrl, call, { Authorization: `Bearer ${other.token}` })).status).toBe(200);
-      // the refused call is audited
+      // the refused call is audited: with its token, but as an HTTP refusal, since the body is
+      // not read (so the tool is not known) once the token's budget is spent
       await svc.gateway.audit.flush();
       const page = await svc.gateway.audit.query({ token_id: limited.record.id, result: 'rate_limited', limit: 10 });
       expect(page.entries).toHaveLength(1);
-      expect(page.entries[0]!.tool).toBe('site_identity');
+      expect(page.entries[0]).toMatchObject({ tool: HTTP_REFUSAL, error_code: 'rate_limited', token_preview: limited.record.preview, client: expect.stringMatching(/^address /) });
     } finally {
       await svc.dispatch('settings.update', { rate_limit: 120 });
     }

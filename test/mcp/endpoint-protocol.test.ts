@@ -43,6 +43,9 @@ describe.each<Era>(['legacy', 'modern'])('MCP over Streamable HTTP, %s era', (er
       const update = tools.find((t) => t.name === 'pages_update')!;
       expect(update.inputSchema.type).toBe('object');
       expect(update.annotations?.readOnlyHint).toBe(false);
+      // one source for the title: annotations.title is always the tool's title
+      for (const t of tools) expect(t.annotations?.title, t.name).toBe(t.title);
+      expect(tools.find((t) => t.name === 'pages_publish')?.title).toBe('Publish or unpublish a page');
       const res = await client.callTool({ name: 'pages_list', arguments: { per_page: 2 } });
       expect(res.isError).toBeFalsy();
       expect((res.structuredContent as { pages: unknown[] }).pages).toHaveLength(2);

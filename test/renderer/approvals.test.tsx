@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Approvals } from '../../renderer/screens/approvals/approvals.tsx';
 import { clockTimers } from '../../renderer/lib/clock.ts';
 import { FakeApi, makeStaged } from './fake-api.ts';
+import { PRINCIPALS } from '../../main/contract/index.ts';
 import { renderWith } from './render.tsx';
 
 afterEach(() => {
@@ -146,7 +147,7 @@ describe('Approvals', () => {
     expect(await screen.findByText('Update page 7')).toBeTruthy();
     expect(fake.callsTo('staged.list')).toHaveLength(1);
     // a decision made elsewhere (the tray, the CLI) moves it to the history
-    act(() => fake.emit({ type: 'staged', item: makeStaged(7, { status: 'discarded', decided_at: new Date().toISOString(), decided_by: 'tray' }) }));
+    act(() => fake.emit({ type: 'staged', item: makeStaged(7, { status: 'discarded', decided_at: new Date().toISOString(), decided_by: PRINCIPALS.tray }) }));
     await waitFor(() => expect(rows()).toHaveLength(1));
     expect(within(screen.getByRole('region', { name: 'Recent decisions' })).getByText('tray')).toBeTruthy();
   });
@@ -168,7 +169,7 @@ describe('Approvals', () => {
     renderWith(fake, <Approvals />);
     await screen.findByText('Update page 1');
     await userEvent.click(within(rows()[0]!).getByRole('button', { name: 'Approve' }));
-    act(() => fake.emit({ type: 'staged', item: makeStaged(1, { status: 'failed', error_code: 'stale_preview', decided_at: new Date().toISOString(), decided_by: 'admin' }) }));
+    act(() => fake.emit({ type: 'staged', item: makeStaged(1, { status: 'failed', error_code: 'stale_preview', decided_at: new Date().toISOString(), decided_by: PRINCIPALS.appConsole }) }));
     const row = rows()[0]!;
     expect(row.getAttribute('data-id')).toBe('stg_0001');
     expect(within(row).getByRole('alert').textContent).toMatch(/Not applied: the target changed after this preview was made/);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { API_ACTIONS } from '../../main/contract/index.ts';
+import { RPC_ACTIONS } from '../../main/contract/index.ts';
 import type { Api, ApiEvent } from '../../main/contract/index.ts';
 import { createElectronApi } from '../../renderer/api/electron-client.ts';
 import { pickConsoleEnv } from '../../renderer/api/index.ts';
@@ -9,7 +9,7 @@ describe('Electron client', () => {
   it('has every action and passes calls and answers through the preload', async () => {
     const fake = new FakeApi({ staged: [makeStaged(1)] });
     const api = createElectronApi(fake.api);
-    for (const action of Object.keys(API_ACTIONS)) expect(typeof (api as unknown as Record<string, unknown>)[action]).toBe('function');
+    for (const action of RPC_ACTIONS) expect(typeof (api as unknown as Record<string, unknown>)[action]).toBe('function');
     const r = await api['staged.confirm']({ id: 'stg_0001' });
     expect(r.ok && r.data.status).toBe('confirmed');
     expect(fake.callsTo('staged.confirm')).toEqual([{ id: 'stg_0001' }]);

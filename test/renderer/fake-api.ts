@@ -1,4 +1,4 @@
-import { API_ACTIONS, SETTINGS_DEFAULTS, SettingsPatch } from '../../main/contract/index.ts';
+import { PRINCIPALS, RPC_ACTIONS, SETTINGS_DEFAULTS, SettingsPatch } from '../../main/contract/index.ts';
 import type {
   Api, ApiAction, ApiEvent, ApiInput, ApiOutput, AuditEntry, ErrorCode, HealthReport, PluginInfo, Result, Settings,
   StagedPayload, Stats, TokenView, ToolInfo, User,
@@ -103,7 +103,7 @@ export function initialState(over: Partial<FakeState> = {}): FakeState {
     users: [{ id: 'u_admin', login: 'admin', display_name: 'Admin', role: 'administrator', created: iso(T0) }],
     staged: [],
     audit: [],
-    stats: { since: null, tools: {}, hourly: {} },
+    stats: { since: null, tools: {}, hourly: {}, usage: {} },
     health: makeHealth(),
     tools: [
       { name: 'pages_get', title: 'Get a page', description: '', plugin: 'site', capability: 'read', feature: 'site.pages.read', write: false, disabled: false },
@@ -114,7 +114,9 @@ export function initialState(over: Partial<FakeState> = {}): FakeState {
   };
 }
 
-type Handlers = { [A in ApiAction]: (input: ApiInput<A>) => ApiOutput<A> };
+/** The console's screens use no pro.* or console.* action yet: those answer not_found here. */
+type ScreenAction = Exclude<ApiAction, `pro.${string}` | `console.${string}`>;
+type Handlers = { [A in ScreenAction]: (input: ApiInput<A>) => ApiOutput<A> };
 class Refusal {
   constructor(readonly code: ErrorCode, readonly message: string) {}
 }
@@ -131,7 +133,7 @@ export class FakeApi {
     this.state = initialState(over);
     const handlers = this.handlers();
     const api: Record<string, unknown> = {};
-    for (const action of Object.keys(API_ACTIONS) as ApiAction[]) {
+    for (const action of RPC_ACTIONS) {
       api[action] = async (input: unknown): Promise<Result<unknown>> => {
         this.calls.push({ action, input });
         const hold = this.held.get(action);
@@ -139,7 +141,8 @@ export class FakeApi {
         const failure = this.failures.get(action);
         if (failure) return { ok: false, ...failure };
         try {
-          const handler = handlers[action] as (i: unknown) => unknown;
+          const handler = (handlers as Partial<Record<ApiAction, (i: unknown) => unknown>>)[action];
+          if (!handler) throw new Refusal('not_found', `the fake API has no ${action}`);
           return { ok: true, data: structuredClone(handler(input ?? {})) };
         } catch (e) {
           if (e instanceof Refusal) return { ok: false, code: e.code, message: e.message };
@@ -195,7 +198,7 @@ export class FakeApi {
     if (item.status !== 'pending') throw new Refusal('staged_already_decided', `${id} is already ${item.status}`);
     item.status = status;
     item.decided_at = new Date().toISOString();
-    item.decided_by = 'console';
+    item.decided_by = PRINCIPALS.appConsole;
     this.emit({ type: 'staged', item: structuredClone(item) });
     return item;
   }

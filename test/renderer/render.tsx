@@ -4,8 +4,8 @@ import type { ConsoleEnv } from '../../renderer/api/index.ts';
 import { ConsoleProvider } from '../../renderer/lib/console-context.tsx';
 import type { FakeApi } from './fake-api.ts';
 
-/** Render a screen against a FakeApi, as the browser console would see it. */
-export function renderWith(fake: FakeApi, ui: ReactElement, env: Partial<ConsoleEnv> = {}) {
+/** Render a screen against a FakeApi (or the real core's Api, see core-api.ts), as the browser console would see it. */
+export function renderWith(fake: Pick<FakeApi, 'api'>, ui: ReactElement, env: Partial<ConsoleEnv> = {}) {
   const value: ConsoleEnv = {
     mode: 'browser',
     api: fake.api,

@@ -34,6 +34,7 @@ describe('Usage', () => {
         since: '2026-11-01T00:00:00.000Z',
         tools: { pages_get: { ok: 7 }, pages_update: { staged: 3, confirmed: 2, error: 1 } },
         hourly: { [hourKey(0)]: { ok: 4, staged: 1 }, [hourKey(3_600_000)]: { ok: 3, error: 1 }, [hourKey(40 * 3_600_000)]: { ok: 9 } },
+        usage: {},
       },
     });
     renderWith(fake, <Usage />);
@@ -47,6 +48,22 @@ describe('Usage', () => {
     expect(rows[1]!.textContent).toContain('staged 3 · confirmed 2 · error 1');
     await userEvent.selectOptions(screen.getByLabelText('Period'), '7d');
     expect(screen.getByText('18 calls in this period.')).toBeTruthy();
+  });
+
+  it('lists the local usage totals: events per name and feature, AI tokens', async () => {
+    const fake = new FakeApi({
+      stats: {
+        since: '2026-11-01T00:00:00.000Z', tools: {}, hourly: {},
+        usage: {
+          'mcp.tool.called': { 'site.pages.read': { events: 12, units: 12, tokens_input: 0, tokens_output: 0 } },
+          'ai.generation.completed': { 'verto.translate': { events: 6, units: 6, tokens_input: 1200, tokens_output: 900 } },
+        },
+      },
+    });
+    renderWith(fake, <Usage />);
+    const region = await screen.findByRole('region', { name: 'Metered usage' });
+    const rows = within(region).getAllByRole('row').slice(1).map((r) => r.textContent);
+    expect(rows).toEqual(['Tool calls that ran or staged a writesite.pages.read12—', 'AI answers (translation)verto.translate61200 / 900']);
   });
 
   it('says what a connected cloud has not reported, inventing nothing', async () => {

@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
+import { startTestService, TestClock } from '../helpers/service.ts';
 import { ADMIN_PREFIX } from '../../main/contract/health.ts';
+import { ADMIN_AUTH_FAILURES_PER_MINUTE } from '../../main/rest/admin-guard.ts';
+import { ADMIN_KEY_ACCOUNT } from '../../main/store/vault-account.ts';
 
 let svc: Awaited<ReturnType<typeof startTestService>>;
+const clock = new TestClock();
 let cookie: string;
 
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ clock });
   const res = await fetch(svc.loginUrl(), { redirect: 'manual' });
   expect(res.status).toBe(302);
   const set = res.headers.get('set-cookie')!;
@@ -67,12 +70,15 @@ describe('admin API', () => {
     expect(del.status).toBe(200);
   });
 
-  it('a token whose user has manage_options may use the admin API; an author token may not', async () => {
+  it('MCP client tokens never open the admin API, not even an administrator\'s; a wrong key is 401', async () => {
     const adminTok = await svc.createToken({ label: 'ops' });
-    expect((await fetch(admin('health'), { headers: { Authorization: `Bearer ${adminTok.token}` } })).status).toBe(200);
+    const byToken = await fetch(admin('health'), { headers: { Authorization: `Bearer ${adminTok.token}` } });
+    expect(byToken.status).toBe(403);
+    expect(await byToken.json()).toMatchObject({ ok: false, code: 'forbidden', message: expect.stringContaining('MCP client tokens are for the MCP endpoint only') });
     await svc.dispatch('users.add', { login: 'writer', role: 'author' });
     const authorTok = await svc.createToken({ label: 'w', user: 'writer' });
-    expect((await fetch(admin('health'), { headers: { Authorization: `Bearer ${authorTok.token}` } })).status).toBe(401);
+    expect((await fetch(admin('health'), { headers: { Authorization: `Bearer ${authorTok.token}` } })).status).toBe(403);
+    expect((await fetch(admin('health'), { headers: { Authorization: 'Bearer gha_not-the-key' } })).status).toBe(401);
   });
 
   it('streams live events over SSE', async () => {
@@ -92,6 +98,10 @@ describe('admin API', () => {
     expect(status.gateway.connected).toBe(false);
     const ent = (await (await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/entitlements`, { headers: { Cookie: cookie } })).json()) as { entitlements: Array<{ feature: string; allowed: boolean; plan: string }> };
     expect(ent.entitlements.find((e) => e.feature === 'verto.translate')).toMatchObject({ allowed: false, plan: 'pro' });
+    // the local usage sink's totals, per usage event and feature
+    svc.gateway.usage.record({ event: 'ai.generation.completed', product: 'verto', feature: 'verto.translate', model: 'm', tokens_input: 7, tokens_output: 5 });
+    const usage = (await (await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/usage`, { headers: { Cookie: cookie } })).json()) as { usage: Record<string, Record<string, { tokens_input: number }>> };
+    expect(usage.usage['ai.generation.completed']?.['verto.translate']?.tokens_input).toBe(7);
     // the local REST sits behind the same gate as the admin API: no CSRF header, no state change
     const noCsrf = await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/license/activate`, { method: 'POST', headers: { Cookie: cookie } });
     expect(noCsrf.status).toBe(403);
@@ -100,8 +110,39 @@ describe('admin API', () => {
     expect(((await act.json()) as { error: { code: string } }).error.code).toBe('gateway_unavailable');
   });
 
+  it('limits failed authentications per address (the MCP endpoint has such a limit too); a valid credential is never held back', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < ADMIN_AUTH_FAILURES_PER_MINUTE + 5; i++) {
+      const res = await fetch(admin('settings'), { headers: { Authorization: `Bearer gha_guess${i}` } });
+      statuses.push(res.status);
+      if (res.status === 429) {
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(await res.json()).toMatchObject({ ok: false, code: 'rate_limited' });
+      }
+    }
+    // the service's clock stands still here: a burst of exactly the limit (two failures earlier in this file counted too)
+    const earlier = 2;
+    expect(statuses).toEqual([...Array(ADMIN_AUTH_FAILURES_PER_MINUTE - earlier).fill(401), ...Array(5 + earlier).fill(429)]);
+    clock.advance(60_000);
+    expect((await fetch(admin('settings'))).status).toBe(401);
+    const key = (await svc.gateway.vault.get(ADMIN_KEY_ACCOUNT))!;
+    expect((await fetch(admin('settings'), { headers: { Authorization: `Bearer ${key}` } })).status).toBe(200);
+    expect((await fetch(admin('settings'), { headers: { Cookie: cookie } })).status).toBe(200);
+  });
+
   it('serves the console with its CSP', async () => {
     const res = await fetch(`${svc.baseUrl}/console/`);
     expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+  });
+});
+
+describe('admin API input from the query string', () => {
+  it('prototype names in the query are plain unknown keys, refused by strict schemas and never reaching an object\'s prototype', async () => {
+    const strict = await fetch(`${admin('tokens')}?__proto__=x&constructor=y`, { headers: { Cookie: cookie } });
+    expect(strict.status).toBe(400);
+    expect(await strict.json()).toMatchObject({ ok: false, code: 'invalid_value', message: expect.stringMatching(/^tokens\.list: /) });
+    const loose = await fetch(`${admin('audit')}?__proto__=x&limit=5`, { headers: { Cookie: cookie } });
+    expect(loose.status).toBe(200);
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
   });
 });

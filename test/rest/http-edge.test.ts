@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PREFIX } from '../../main/contract/health.ts';
-import { ADMIN_KEY_ACCOUNT } from '../../main/rest/admin-auth.ts';
+import { ADMIN_KEY_ACCOUNT } from '../../main/store/vault-account.ts';
 import { INIT, rawPost, startTestService } from '../helpers/service.ts';
 import { rawRequest, rawSocket } from '../lib/http/serve.ts';
 
@@ -13,6 +13,9 @@ let port: number;
 beforeAll(async () => {
   svc = await startTestService({ limits: { bodyBudgetBytes: 2 * 1024 * 1024, maxConnections: 32 } });
   token = (await svc.createToken({ label: 'edge' })).token;
+  // Every authenticated request spends the token's budget, malformed ones too (the rate limit comes
+  // before the body is read); this file sends a few hundred with one token.
+  await svc.dispatch('settings.update', { rate_limit: 100_000 });
   adminKey = (await svc.gateway.vault.get(ADMIN_KEY_ACCOUNT))!;
   port = Number(new URL(svc.baseUrl).port);
 });

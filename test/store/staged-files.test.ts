@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StagedPayload } from '../../main/contract/staged.ts';
+import { PRINCIPALS } from '../../main/contract/principal.ts';
 import { StagedFiles } from '../../main/store/staged-files.ts';
 import { silentLogger } from '../../main/lib/logger.ts';
 import { strictJsonProblems } from '../helpers/strict-json.ts';
@@ -26,7 +27,7 @@ describe('StagedFiles: one file per staged write', () => {
     const a = await StagedFiles.open({ dir: staged, log: silentLogger });
     await a.put(record('stg_aaaa1'));
     await a.put(record('stg_bbbb2', { status: 'confirmed', result: { ok: true } }));
-    await a.put(record('stg_aaaa1', { status: 'applying', decided_by: 'admin', decided_at: '2026-01-01T00:01:00.000Z' }));
+    await a.put(record('stg_aaaa1', { status: 'applying', decided_by: PRINCIPALS.cliDirect, decided_at: '2026-01-01T00:01:00.000Z' }));
     await a.remove('stg_bbbb2');
     await a.remove('stg_gone1');
     expect((await readdir(staged)).sort()).toEqual(['stg_aaaa1.json']);

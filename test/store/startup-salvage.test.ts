@@ -3,6 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StagedPayload } from '../../main/contract/staged.ts';
+import { PRINCIPALS } from '../../main/contract/principal.ts';
+
+/** What versions before principals wrote into decided_by: a plain string. */
+const LEGACY_ADMIN = 'admin' as unknown as StagedPayload['decided_by'];
 import { openGateway, type Gateway } from '../../main/gateway.ts';
 import { silentLogger } from '../../main/lib/logger.ts';
 import { filesUnder } from '../cli/cli-harness.ts';
@@ -108,7 +112,7 @@ describe('staged writes of an earlier version', () => {
     const { createHash } = await import('node:crypto');
     const payload = { id: pageId, base_version: 1, status: 'draft' };
     const pending: StagedPayload = { ...base, id: 'stg_legacypend', payload, payload_hash: createHash('sha256').update(canonicalJson(payload)).digest('hex'), created: new Date(now).toISOString(), expires_at: new Date(now + 600_000).toISOString(), status: 'pending' };
-    const decided: StagedPayload = { ...base, id: 'stg_legacydone', payload: {}, payload_hash: 'x', created: new Date(now - 10_000).toISOString(), expires_at: new Date(now).toISOString(), status: 'discarded', decided_at: new Date(now - 5_000).toISOString(), decided_by: 'admin' };
+    const decided: StagedPayload = { ...base, id: 'stg_legacydone', payload: {}, payload_hash: 'x', created: new Date(now - 10_000).toISOString(), expires_at: new Date(now).toISOString(), status: 'discarded', decided_at: new Date(now - 5_000).toISOString(), decided_by: LEGACY_ADMIN };
     const doc = await readJson('options.json');
     doc.transients = { 'staged:stg_legacypend': { value: pending, expires_at: now + 600_000 }, other: { value: 1, expires_at: now + 600_000 } };
     doc.staged_history = [decided];
@@ -120,7 +124,9 @@ describe('staged writes of an earlier version', () => {
     expect(Object.keys(after.transients)).toEqual(['other']);
     expect(after.staged_history).toEqual([]);
     expect(gw.staging.list().map((s) => [s.id, s.status])).toEqual([['stg_legacypend', 'pending'], ['stg_legacydone', 'discarded']]);
-    const done = await gw.staging.confirm('stg_legacypend', { kind: 'person', login: 'admin' });
+    // the old record's decider, a plain string then, reads as a legacy principal
+    expect(gw.staging.get('stg_legacydone').decided_by).toEqual({ kind: 'legacy', label: 'admin' });
+    const done = await gw.staging.confirm('stg_legacypend', { kind: 'person', principal: PRINCIPALS.cliDirect });
     expect(done.status).toBe('confirmed');
     expect(gw.siteStore.read().pages.find((p) => p.id === pageId)?.status).toBe('draft');
   });

@@ -14,12 +14,20 @@ export type Envelope = (err: HttpError, meta: ErrorMeta) => unknown;
 /** The local admin API and IPC: `{ok:false, code, message, details?}`. */
 export const adminEnvelope: Envelope = (err) => ({ ok: false, code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) });
 
-/** The MCP endpoint: a JSON-RPC error whose `data` carries the string code and the request id. */
-export const jsonRpcEnvelope: Envelope = (err, meta) => ({
-  jsonrpc: '2.0',
-  id: meta.rpcId ?? null,
-  error: { code: (JSONRPC_CODES as Partial<Record<ErrorCode, number>>)[err.code] ?? -32600, message: err.message, data: { code: err.code, request_id: meta.requestId } },
-});
+/**
+ * The MCP endpoint: a JSON-RPC error whose `data` carries the string code and
+ * the request id, plus the refusal's details. A refusal that must keep a
+ * JSON-RPC code of its own (one the MCP SDK's validation chose, such as
+ * -32020 for headers that disagree with the body) names it as the detail
+ * `jsonrpc_code`; otherwise the contract's table decides.
+ */
+export const jsonRpcEnvelope: Envelope = (err, meta) => {
+  const { jsonrpc_code: own, ...details } = err.details ?? {};
+  const code = typeof own === 'number' && Number.isInteger(own) ? own : ((JSONRPC_CODES as Partial<Record<ErrorCode, number>>)[err.code] ?? -32600);
+  // null prototype: a detail named __proto__ stays a plain field
+  const data: Record<string, unknown> = Object.assign(Object.create(null) as Record<string, unknown>, details, { code: err.code, request_id: meta.requestId });
+  return { jsonrpc: '2.0', id: meta.rpcId ?? null, error: { code, message: err.message, data } };
+};
 
 const CLOUD_RESERVED = new Set(['code', 'message', 'request_id', 'retryable']);
 

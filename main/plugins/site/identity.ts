@@ -21,7 +21,7 @@ export const CONTENT_CONVENTIONS: readonly string[] = [
   'Internal links are root-relative paths to a slug, e.g. [our coffees](/coffees/); external links are absolute https:// URLs.',
   'Slugs are lower-case letters and digits joined by hyphens and unique across the site, translations included.',
   'Pages in the site language live at /<slug>/, other languages at /<language>/<slug>/; translations are linked both ways (translations: {language: page id}).',
-  'Writes (pages_create, pages_update, pages_publish, pages_delete, translate_page) are staged: they return a preview and change nothing until a person confirms.',
+  'Writes (pages_create, pages_update, pages_publish, pages_delete, translate_page) are staged: they return a preview and change nothing until it is approved (the operating manual says by whom).',
   'SEO: seo_title 50-60 characters, seo_description 120-160 characters, one focus_keyword per page; seo_analyze_page checks a page.',
 ];
 

@@ -1,4 +1,5 @@
 import type { AiProviderSource, Clock, DocumentStore } from '../../core/ports.ts';
+import type { UsageReporter } from '../../core/usage.ts';
 import type { Plugin, ResourceDef, Tool } from '../../core/tool.ts';
 import { siteIdentity, type SiteIdentity } from './identity.ts';
 import { visiblePages } from './page-access.ts';
@@ -20,6 +21,7 @@ export { salvageSite } from './site-salvage.ts';
 export interface SitePlugin extends Plugin {
   id: 'site';
   kind: 'site';
+  tools(): readonly Tool[];
   /** served by the gateway as gatehouse://site/identity */
   identity(): SiteIdentity;
   /** writes the sample pages on first run; true when it did */
@@ -30,8 +32,8 @@ export interface SitePlugin extends Plugin {
 
 export const PAGES_RESOURCE_URI = 'gatehouse://site/pages';
 
-export function createSitePlugin(opts: { store: DocumentStore<SiteData>; clock: Clock; ai: AiProviderSource; adminUserId: string }): SitePlugin {
-  const deps: SiteDeps = { store: opts.store, clock: opts.clock, ai: opts.ai };
+export function createSitePlugin(opts: { store: DocumentStore<SiteData>; clock: Clock; ai: AiProviderSource; usage: UsageReporter; adminUserId: string }): SitePlugin {
+  const deps: SiteDeps = { store: opts.store, clock: opts.clock, ai: opts.ai, usage: opts.usage };
   const tools: readonly Tool[] = [
     ...pageReadTools(deps),
     ...pageWriteTools(deps),
@@ -47,6 +49,7 @@ export function createSitePlugin(opts: { store: DocumentStore<SiteData>; clock: 
       description: 'Every page of the local site the token\'s user may read (their own drafts; others\' drafts only with edit_others_pages): id, slug, title, status, language, translations, version. Use pages_get for content.',
       mimeType: 'application/json',
       capability: 'read',
+      tool: 'pages_list',
       async read(ctx) {
         const data = opts.store.read();
         const pages = visiblePages(data, ctx).map((p) => toSummary(data.site, p));

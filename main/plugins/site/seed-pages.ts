@@ -1,3 +1,4 @@
+import type { SeedPage } from './seed-page.ts';
 import type { SiteSettings } from './site-data.ts';
 import { SEED_POSTS } from './seed-posts.ts';
 
@@ -6,22 +7,6 @@ import { SEED_POSTS } from './seed-posts.ts';
  * tool has something real to work on. Pages reference each other by id (the
  * seed writes them as ids 1..8 in this order) and link with /slug/ paths.
  */
-
-export interface SeedPage {
-  slug: string;
-  title: string;
-  status: 'draft' | 'publish';
-  language: string;
-  excerpt: string;
-  seo_title: string;
-  seo_description: string;
-  focus_keyword: string;
-  /** language -> position (1-based) of the linked page in SEED_PAGES */
-  translations: Record<string, number>;
-  /** how long before the seed time the page was last modified */
-  age_days: number;
-  content: string;
-}
 
 export const SEED_SITE: SiteSettings = {
   name: 'Northbank Coffee Roasters',

@@ -1,4 +1,4 @@
-import type { SeedPage } from './seed-pages.ts';
+import type { SeedPage } from './seed-page.ts';
 
 /** The sample blog posts and the unpublished draft (seed ids 5, 6 and 7). */
 

@@ -1,4 +1,5 @@
 import type { AiProviderSource, Clock, DocumentStore } from '../../core/ports.ts';
+import type { UsageReporter } from '../../core/usage.ts';
 import type { SiteData } from './site-data.ts';
 
 /** What the site plugin's tools are built from; injected by createSitePlugin. */
@@ -6,6 +7,8 @@ export interface SiteDeps {
   store: DocumentStore<SiteData>;
   clock: Clock;
   ai: AiProviderSource;
+  /** where the AI token counts of translations go */
+  usage: UsageReporter;
 }
 
 export const PLUGIN_ID = 'site';

@@ -12,6 +12,7 @@ import { toOut } from './tools-pages-read.ts';
 import { applyOnce, appliedFrom } from './applied-log.ts';
 import { insertPage, parsePayload, previewFields, versionOf, WRITE_ANNOTATIONS } from './tools-pages-write.ts';
 import { translateFields } from './translate-fields.ts';
+import { USAGE_EVENTS } from '../../core/usage.ts';
 
 /**
  * translate_page: the AI provider writes the translation at preview time, so
@@ -68,13 +69,13 @@ export function translateTool(deps: SiteDeps): Tool {
   return defineTool({
     name: 'translate_page',
     title: 'Translate a page',
-    description: 'Stage a machine translation of a page into another language with the configured AI provider: creates the translation as a draft (or, with overwrite, updates the existing one) and links both pages. The preview shows the translated text; nothing changes until a person confirms. It needs three things: the verto.translate feature in the license (without it: entitlement_required, with required_plan; the local policy grants it from the pro plan), the use_ai and edit_pages capabilities (forbidden), and an AI provider routed through the Gatehouse cloud gateway (provider_unavailable, checked only once the feature is granted).',
+    description: 'Stage a machine translation of a page into another language with the configured AI provider: creates the translation as a draft (or, with overwrite, updates the existing one) and links both pages. The preview shows the translated text; nothing changes until it is approved. It needs three things: the verto.translate feature in the license (without it: entitlement_required, with required_plan; the local policy grants it from the pro plan), the use_ai and edit_pages capabilities (forbidden), and an AI provider routed through the Gatehouse cloud gateway (provider_unavailable, checked only once the feature is granted).',
     input: Input,
     capability: 'use_ai',
     feature: 'verto.translate',
     plugin: PLUGIN_ID,
     write: true,
-    annotations: { title: 'Translate a page', ...WRITE_ANNOTATIONS, openWorldHint: true, destructiveHint: true, idempotentHint: false },
+    annotations: { ...WRITE_ANNOTATIONS, openWorldHint: true, destructiveHint: true, idempotentHint: false },
     async preview(input, ctx) {
       const data = deps.store.read();
       // The preview shows the source's text: a draft the user may not read is a page that does not exist.
@@ -92,7 +93,9 @@ export function translateTool(deps: SiteDeps): Tool {
 
       const provider = deps.ai.current();
       if (!provider) throw new GatehouseError('provider_unavailable', `no AI provider is configured: ${deps.ai.howToConfigure}`);
-      const result = await translateFields(provider, source, source.language, lang, ctx.signal);
+      const result = await translateFields(provider, source, source.language, lang, ctx.signal, (out) =>
+        deps.usage.record({ event: USAGE_EVENTS.aiCompleted, product: 'verto', feature: 'verto.translate', model: out.model, units: 1, tokens_input: out.tokens_input, tokens_output: out.tokens_output }),
+      );
       const slug = existing ? existing.slug : pickSlug(data, result.fields.title, lang, source, null);
       const fields = { ...result.fields, slug };
 

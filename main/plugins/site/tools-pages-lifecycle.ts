@@ -24,13 +24,13 @@ export function pageLifecycleTools(deps: SiteDeps): Tool[] {
   const del = defineTool({
     name: 'pages_delete',
     title: 'Delete a page',
-    description: 'Stage the permanent deletion of a page; its translations stay but lose the link to it. Nothing changes until a person confirms the preview.',
+    description: 'Stage the permanent deletion of a page; its translations stay but lose the link to it. Nothing changes until the preview is approved.',
     input: DeleteInput,
     capability: 'delete_pages',
     feature: 'site.pages.write',
     plugin: PLUGIN_ID,
     write: true,
-    annotations: { title: 'Delete a page', ...WRITE_ANNOTATIONS, destructiveHint: true, idempotentHint: true },
+    annotations: { ...WRITE_ANNOTATIONS, destructiveHint: true, idempotentHint: true },
     async preview(input, ctx) {
       const data = deps.store.read();
       const page = findPage(data, input.id);
@@ -80,13 +80,13 @@ export function pageLifecycleTools(deps: SiteDeps): Tool[] {
   const publish = defineTool({
     name: 'pages_publish',
     title: 'Publish or unpublish a page',
-    description: 'Stage publishing a draft (or, with action "unpublish", turning a live page back into a draft). Nothing changes until a person confirms the preview.',
+    description: 'Stage publishing a draft (or, with action "unpublish", turning a live page back into a draft). Nothing changes until the preview is approved.',
     input: PublishInput,
     capability: 'publish_pages',
     feature: 'site.pages.write',
     plugin: PLUGIN_ID,
     write: true,
-    annotations: { title: 'Publish a page', ...WRITE_ANNOTATIONS, destructiveHint: false, idempotentHint: true },
+    annotations: { ...WRITE_ANNOTATIONS, destructiveHint: false, idempotentHint: true },
     async preview(input, ctx) {
       const data = deps.store.read();
       const page = findPage(data, input.id);

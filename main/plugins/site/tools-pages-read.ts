@@ -64,7 +64,7 @@ export function pageReadTools(deps: SiteDeps): Tool[] {
     feature: 'site.pages.read',
     plugin: PLUGIN_ID,
     write: false,
-    annotations: { title: 'List pages', ...READ_ANNOTATIONS },
+    annotations: READ_ANNOTATIONS,
     async run(input, ctx) {
       const data = deps.store.read();
       const after = input.modified_after ? Date.parse(input.modified_after) : null;
@@ -103,7 +103,7 @@ export function pageReadTools(deps: SiteDeps): Tool[] {
     feature: 'site.pages.read',
     plugin: PLUGIN_ID,
     write: false,
-    annotations: { title: 'Get a page', ...READ_ANNOTATIONS },
+    annotations: READ_ANNOTATIONS,
     async run(input, ctx) {
       const data = deps.store.read();
       return { structured: { page: toOut(data.site, findVisiblePage(data, ctx, input)) } };
@@ -120,7 +120,7 @@ export function pageReadTools(deps: SiteDeps): Tool[] {
     feature: 'site.pages.read',
     plugin: PLUGIN_ID,
     write: false,
-    annotations: { title: 'Search pages', ...READ_ANNOTATIONS },
+    annotations: READ_ANNOTATIONS,
     async run(input, ctx) {
       const data = deps.store.read();
       const pool = visiblePages(data, ctx).filter((p) => (input.status === 'any' || p.status === input.status) && (!input.language || p.language === input.language));

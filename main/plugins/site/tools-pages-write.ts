@@ -87,13 +87,13 @@ export function pageWriteTools(deps: SiteDeps): Tool[] {
   const create = defineTool({
     name: 'pages_create',
     title: 'Create a page',
-    description: 'Stage a new page (a draft unless status is "publish"). Nothing changes until a person confirms the preview.',
+    description: 'Stage a new page (a draft unless status is "publish"). Nothing changes until the preview is approved.',
     input: CreateInput,
     capability: 'edit_pages',
     feature: 'site.pages.write',
     plugin: PLUGIN_ID,
     write: true,
-    annotations: { title: 'Create a page', ...WRITE_ANNOTATIONS, destructiveHint: false, idempotentHint: false },
+    annotations: { ...WRITE_ANNOTATIONS, destructiveHint: false, idempotentHint: false },
     async preview(input, ctx: CallContext) {
       requireCapability(ctx, 'edit_pages', 'create pages');
       if (input.status === 'publish') requireCapability(ctx, 'publish_pages', 'publish pages');
@@ -135,13 +135,13 @@ export function pageWriteTools(deps: SiteDeps): Tool[] {
   const update = defineTool({
     name: 'pages_update',
     title: 'Update a page',
-    description: 'Stage changes to a page\'s title, slug, content, excerpt or SEO fields; only the fields you pass change. Nothing changes until a person confirms the preview. Use pages_publish to change the status and translate_page for translations.',
+    description: 'Stage changes to a page\'s title, slug, content, excerpt or SEO fields; only the fields you pass change. Nothing changes until the preview is approved. Use pages_publish to change the status and translate_page for translations.',
     input: UpdateInput,
     capability: 'edit_pages',
     feature: 'site.pages.write',
     plugin: PLUGIN_ID,
     write: true,
-    annotations: { title: 'Update a page', ...WRITE_ANNOTATIONS, destructiveHint: true, idempotentHint: true },
+    annotations: { ...WRITE_ANNOTATIONS, destructiveHint: true, idempotentHint: true },
     async preview(input, ctx) {
       const data = deps.store.read();
       const page = findPage(data, input.id);

@@ -37,7 +37,7 @@ export function seoTools(deps: SiteDeps): Tool[] {
     feature: 'seo.analyze',
     plugin: PLUGIN_ID,
     write: false,
-    annotations: { title: 'Analyze a page for SEO', ...READ_ANNOTATIONS },
+    annotations: READ_ANNOTATIONS,
     async run(input, ctx) {
       const data = deps.store.read();
       const page = findVisiblePage(data, ctx, input);
@@ -67,7 +67,7 @@ export function seoTools(deps: SiteDeps): Tool[] {
     feature: 'seo.keywords',
     plugin: PLUGIN_ID,
     write: false,
-    annotations: { title: 'Keyword ideas', ...READ_ANNOTATIONS },
+    annotations: READ_ANNOTATIONS,
     async run(input, ctx) {
       const data = deps.store.read();
       const language = input.language ?? data.site.language;

@@ -54,7 +54,10 @@ export interface TranslateResult {
   tokens_output: number;
 }
 
-export async function translateFields(provider: AiProvider, source: Translation, from: string, to: string, signal?: AbortSignal): Promise<TranslateResult> {
+/** One provider answer's token counts, reported as soon as it arrives: tokens are spent even when a later field fails. */
+export type GenerationReport = (out: { model: string; tokens_input: number; tokens_output: number }) => void;
+
+export async function translateFields(provider: AiProvider, source: Translation, from: string, to: string, signal?: AbortSignal, report: GenerationReport = () => {}): Promise<TranslateResult> {
   const fields: Translation = { title: '', excerpt: '', seo_title: '', seo_description: '', focus_keyword: '', content: '' };
   let model = '';
   let tokensIn = 0;
@@ -69,6 +72,7 @@ export async function translateFields(provider: AiProvider, source: Translation,
       if (e instanceof GatehouseError) throw e;
       throw new GatehouseError('upstream_error', `the AI provider '${provider.id}' failed while translating the ${field.replace('_', ' ')}; try again later`, { provider: provider.id, field });
     }
+    report(out);
     const cleaned = cleanOutput(out.text, field);
     const size = field === 'content' ? new TextEncoder().encode(cleaned).length : cleaned.length;
     if (!cleaned) throw new GatehouseError('upstream_error', `the AI provider '${provider.id}' returned an empty ${field.replace('_', ' ')}; nothing was staged`, { provider: provider.id, field });

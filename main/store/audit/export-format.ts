@@ -1,5 +1,5 @@
 import type { AuditEntry } from '../../contract/audit.ts';
-import { AUDIT_CSV_COLUMNS } from '../../contract/audit.ts';
+import { AUDIT_CSV_COLUMNS, auditCsvValue } from '../../contract/audit.ts';
 import { csvCell } from '../../contract/csv.ts';
 
 export { csvCell };
@@ -12,8 +12,9 @@ export { csvCell };
 /**
  * One entry as a JSON line, keys always in AUDIT_CSV_COLUMNS order (a test
  * holds the two together). The fixed order is what lets readers test
- * `,"tool":"x"` as a substring before parsing; `client_source` and `staged_id`
- * are left out when the entry has none (JSON drops undefined), so they round-trip as absent.
+ * `,"tool":"x"` as a substring before parsing; `client_source`, `staged_id` and
+ * `principal` are left out when the entry has none (JSON drops undefined), so
+ * they round-trip as absent.
  * An object literal, not a loop: JSON.stringify is several times faster on it.
  */
 export function entryToJsonLine(e: AuditEntry): string {
@@ -36,6 +37,7 @@ export function entryToJsonLine(e: AuditEntry): string {
     client: e.client,
     client_source: e.client_source,
     staged_id: e.staged_id,
+    principal: e.principal,
   });
 }
 
@@ -46,7 +48,7 @@ export function entryToCsvRow(e: AuditEntry): string {
   let row = '';
   for (let i = 0; i < AUDIT_CSV_COLUMNS.length; i++) {
     if (i > 0) row += ',';
-    row += csvCell(e[AUDIT_CSV_COLUMNS[i] as (typeof AUDIT_CSV_COLUMNS)[number]]);
+    row += csvCell(auditCsvValue(e, AUDIT_CSV_COLUMNS[i]!));
   }
   return `${row}\r\n`;
 }

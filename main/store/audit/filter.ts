@@ -1,6 +1,9 @@
 import type { AuditQueryInput } from '../../contract/audit.ts';
 import { GatehouseError } from '../../core/errors.ts';
-import type { SummaryKey } from './summary.ts';
+
+/** The entry fields a query filters on by equality, and that file summaries index. */
+export const SUMMARY_KEYS = ['tool', 'result', 'user_id', 'token_id', 'source_plugin'] as const;
+export type SummaryKey = (typeof SUMMARY_KEYS)[number];
 
 /**
  * A query compiled for scanning: equality filters on entry fields, the time

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { forwardChunks, openForRead, parseLine } from './files.ts';
 import type { FileSummary, Stats, ValueSets } from './summary.ts';
-import { addToSummary, emptySummary, SUMMARY_KEYS, summaryFieldsOf } from './summary.ts';
+import { SUMMARY_KEYS } from './filter.ts';
+import { addToSummary, emptySummary, summaryFieldsOf } from './summary.ts';
 
 /**
  * A closed file's summary is kept beside it (`….summary.json`) so a start

@@ -1,4 +1,4 @@
-import type { AuditFilter } from './filter.ts';
+import { SUMMARY_KEYS, type AuditFilter, type SummaryKey } from './filter.ts';
 
 /**
  * What a query needs to know about a file without reading it: how many bytes
@@ -14,8 +14,6 @@ export const BLOCK_BYTES = 1024 * 1024;
 const MAX_DISTINCT_FILE = 4096;
 const MAX_DISTINCT_BLOCK = 1024;
 
-export const SUMMARY_KEYS = ['tool', 'result', 'user_id', 'token_id', 'source_plugin'] as const;
-export type SummaryKey = (typeof SUMMARY_KEYS)[number];
 export type ValueSets = Record<SummaryKey, Set<string> | null>;
 
 /** The fields of one entry a summary tracks. */

@@ -1,11 +1,11 @@
-import { AUDIT_CSV_COLUMNS, csvCell } from '../../../main/contract/index.ts';
+import { AUDIT_CSV_COLUMNS, auditCsvValue, csvCell } from '../../../main/contract/index.ts';
 import type { Api, AuditEntry, AuditQueryInput } from '../../../main/contract/index.ts';
 import type { ExportFormat } from '../../api/index.ts';
 
 
 export function auditToCsv(entries: readonly AuditEntry[]): string {
   const lines = [AUDIT_CSV_COLUMNS.join(',')];
-  for (const e of entries) lines.push(AUDIT_CSV_COLUMNS.map((c) => csvCell(e[c])).join(','));
+  for (const e of entries) lines.push(AUDIT_CSV_COLUMNS.map((c) => csvCell(auditCsvValue(e, c))).join(','));
   return `${lines.join('\r\n')}\r\n`;
 }
 

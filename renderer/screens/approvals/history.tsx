@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import type { StagedPayload } from '../../../main/contract/index.ts';
+import { principalLabel, type StagedPayload } from '../../../main/contract/index.ts';
 import { shown } from '../../../main/contract/index.ts';
 import { errorWords } from '../../lib/words.ts';
 import { TimeAgoCell } from '../../components/time-ago-cell.tsx';
@@ -44,7 +44,7 @@ export const DecisionHistory = memo(function DecisionHistory({ items }: { items:
                 </td>
                 <td>{shown(item.tool)}</td>
                 <td>{shown(item.preview.summary)}</td>
-                <td>{item.decided_by ?? (item.status === 'expired' ? 'time' : '')}</td>
+                <td>{item.decided_by ? principalLabel(item.decided_by) : item.status === 'expired' ? 'time' : ''}</td>
                 <TimeAgoCell at={item.decided_at ?? item.expires_at} />
               </tr>
             ))}

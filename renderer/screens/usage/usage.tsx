@@ -8,6 +8,7 @@ import { useLoad } from '../../lib/use-load.ts';
 import { RANGES, buildSeries, toolRows } from './series.ts';
 import type { Range } from './series.ts';
 import { UsageChart } from './usage-chart.tsx';
+import { UsageEvents } from './usage-events.tsx';
 
 export function Usage() {
   const api = useApi();
@@ -104,6 +105,7 @@ function LocalUsage({ stats }: { stats: Stats }) {
         )}
         {stats.since ? <p className="muted">Counting since {formatDateTime(stats.since)}.</p> : null}
       </section>
+      <UsageEvents usage={stats.usage} />
     </>
   );
 }

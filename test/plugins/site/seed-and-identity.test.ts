@@ -128,7 +128,9 @@ describe('tool declarations', () => {
       expect(FEATURE_PLANS[t.feature], t.feature).toBeDefined();
       expect(t.annotations?.readOnlyHint, t.name).toBe(!write);
       expect(typeof t.annotations?.destructiveHint, t.name).toBe('boolean');
-      expect(t.annotations?.title, t.name).toBeTruthy();
+      // the title has one source: the tool's own title (the MCP layer copies it into annotations.title)
+      expect(t.title, t.name).toBeTruthy();
+      expect(Object.keys(t.annotations ?? {}), t.name).not.toContain('title');
       if (write) expect('preview' in t && 'apply' in t).toBe(true);
       else expect(t.output, `${t.name} has an output schema`).toBeDefined();
     }
@@ -139,7 +141,7 @@ describe('tool declarations', () => {
   it('describes every input field in the JSON Schema clients see', async () => {
     site = await openSite();
     for (const t of site.plugin.tools()) {
-      const schema = z.toJSONSchema(t.input, { io: 'input' }) as { properties: Record<string, { description?: string }> };
+      const schema = z.toJSONSchema(t.input as z.ZodObject, { io: 'input' }) as { properties: Record<string, { description?: string }> };
       for (const [field, prop] of Object.entries(schema.properties)) expect(prop.description, `${t.name}.${field}`).toBeTruthy();
     }
   });

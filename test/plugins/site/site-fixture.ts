@@ -1,4 +1,5 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import type { z } from 'zod';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROLE_CAPABILITIES, type Role, type User } from '../../../main/contract/users.ts';
@@ -7,6 +8,7 @@ import type { CallContext, ReadTool, WriteTool } from '../../../main/core/tool.t
 import { createSitePlugin, type SitePlugin } from '../../../main/plugins/site/index.ts';
 import { SiteData, emptySiteData } from '../../../main/plugins/site/site-data.ts';
 import { JsonFileStore } from '../../../main/store/json-file-store.ts';
+import type { UsageFacts } from '../../../main/core/usage.ts';
 import { silentLogger } from '../../../main/lib/logger.ts';
 
 export const ADMIN_ID = 'usr_admin';
@@ -62,10 +64,13 @@ export interface SiteFixture {
   clock: TestClock;
   plugin: SitePlugin;
   provider: TaggingProvider;
+  /** usage the plugin reported (the translation's AI token counts) */
+  usage: UsageFacts[];
   /** flip to null to simulate "no provider configured" */
   setProvider(p: AiProvider | null): void;
-  read(name: string): ReadTool;
-  write(name: string): WriteTool;
+  /** the site's tools declare zod schemas; tests use them as such */
+  read(name: string): ReadTool<z.ZodObject>;
+  write(name: string): WriteTool<z.ZodObject>;
   /** the store's document and the file's bytes, to prove a preview changed nothing */
   snapshot(): Promise<{ data: string; file: string }>;
   cleanup(): Promise<void>;
@@ -78,7 +83,8 @@ export async function openSite(opts: { seed?: boolean; data?: SiteData } = {}): 
   const clock = new TestClock();
   const provider = new TaggingProvider();
   let current: AiProvider | null = provider;
-  const plugin = createSitePlugin({ store, clock, ai: { current: () => current, howToConfigure: HOW_TO }, adminUserId: ADMIN_ID });
+  const usage: UsageFacts[] = [];
+  const plugin = createSitePlugin({ store, clock, ai: { current: () => current, howToConfigure: HOW_TO }, usage: { record: (f) => usage.push(f) }, adminUserId: ADMIN_ID });
   if (opts.seed !== false) await plugin.seedIfEmpty();
   const byName = (name: string) => {
     const t = plugin.tools().find((x) => x.name === name);
@@ -86,12 +92,12 @@ export async function openSite(opts: { seed?: boolean; data?: SiteData } = {}): 
     return t;
   };
   return {
-    dir, file, store, clock, plugin, provider,
+    dir, file, store, clock, plugin, provider, usage,
     setProvider: (p) => {
       current = p;
     },
-    read: (name) => byName(name) as ReadTool,
-    write: (name) => byName(name) as WriteTool,
+    read: (name) => byName(name) as unknown as ReadTool<z.ZodObject>,
+    write: (name) => byName(name) as unknown as WriteTool<z.ZodObject>,
     snapshot: async () => ({ data: JSON.stringify(store.read()), file: await readFile(file, 'utf8') }),
     cleanup: async () => {
       await store.flush();
@@ -109,7 +115,7 @@ export async function plan(site: SiteFixture, name: string, input: Record<string
 export async function run(site: SiteFixture, name: string, input: Record<string, unknown>, ctx: CallContext = ctxFor('administrator')) {
   const tool = site.read(name);
   const out = await tool.run(tool.input.parse(input), ctx);
-  if (tool.output) tool.output.parse(out.structured); // what MCP clients are promised
+  if (tool.output) (tool.output as z.ZodObject).parse(out.structured); // what MCP clients are promised
   return out.structured as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,11 +87,16 @@ describe('site tools over MCP', () => {
     const tool = gw.registry.get('translate_page') as WriteTool;
     const ctx = { user: admin, capabilities: new Set(['read', 'edit_pages', 'use_ai'] as const), token: null, request_id: 'req_t', client: 'test' };
     const before = await siteFile();
-    const staged = await gw.staging.stage(tool, tool.input.parse({ id: 6, target_language: 'de' }), ctx);
+    const staged = await gw.staging.stage(tool, (tool.input as z.ZodObject).parse({ id: 6, target_language: 'de' }), ctx);
     expect(staged.preview.summary).toMatch(/^Translate page 'Light vs dark roast: what actually changes' \(#6\) into German/);
     expect(await siteFile()).toBe(before);
     expect((await confirm(staged.staged_id)).ok).toBe(true);
     const created = JSON.parse(await siteFile()).pages.find((p: { language: string; translations: Record<string, number> }) => p.language === 'de' && p.translations.en === 6);
     expect(created).toMatchObject({ status: 'draft', title: '[de] LIGHT vs DARK ROAST: WHAT ACTUALLY CHANGES' });
+    // usage events reached the local sink: the translation's AI tokens, and the confirmed write
+    const usage = gw.stats.snapshot().usage;
+    expect(usage['ai.generation.completed']?.['verto.translate']).toMatchObject({ events: expect.any(Number), tokens_input: expect.any(Number), tokens_output: expect.any(Number) });
+    expect(usage['ai.generation.completed']!['verto.translate']!.tokens_input).toBeGreaterThan(0);
+    expect(usage['mcp.write.confirmed']?.['verto.translate']).toMatchObject({ events: 1, units: 1 });
   });
 });

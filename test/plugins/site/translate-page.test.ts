@@ -28,6 +28,26 @@ describe('translate_page without an AI provider', () => {
   });
 });
 
+describe('translate_page reports the AI tokens it spends', () => {
+  it('one usage event per provider answer, with its token counts, even when a later field fails', async () => {
+    await plan(site, 'translate_page', { id: 3, target_language: 'de' }, admin);
+    const calls = site.provider.calls.length;
+    expect(site.usage).toHaveLength(calls);
+    const source = pageById(site, 3)!;
+    expect(site.usage[0]).toEqual({ event: 'ai.generation.completed', product: 'verto', feature: 'verto.translate', model: 'upper-1', units: 1, tokens_input: source.title.length, tokens_output: expect.any(Number) });
+    expect(site.usage.reduce((n, u) => n + u.tokens_input!, 0)).toBe(site.provider.calls.reduce((n, c) => n + c.prompt.length, 0));
+
+    // the provider answers the first field, then fails: the tokens of that first answer are still counted
+    site.usage.length = 0;
+    let answered = 0;
+    const real = site.provider.generate.bind(site.provider);
+    site.provider.generate = (req) => (answered++ === 0 ? real(req) : Promise.reject(new Error('provider down')));
+    await expect(plan(site, 'translate_page', { id: 4, target_language: 'fr' }, admin)).rejects.toMatchObject({ code: 'upstream_error' });
+    expect(site.usage).toHaveLength(1);
+    expect(site.usage[0]!.tokens_input).toBeGreaterThan(0);
+  });
+});
+
 describe('translate_page with a provider', () => {
   it('previews the generated translation, changes nothing, then creates and links it on apply', async () => {
     const before = await site.snapshot();

@@ -1,17 +1,27 @@
 import { z } from 'zod';
-import type { Settings } from '../contract/settings.ts';
-import { Capability } from '../contract/users.ts';
-import { StagedStatus, type StagedPayload } from '../contract/staged.ts';
-import type { Plugin, Tool, CallContext } from '../core/tool.ts';
-import { defineTool } from '../core/tool.ts';
-import { viewerOf, type Registry } from '../core/registry.ts';
-import type { Staging } from '../core/staging.ts';
-import { GatehouseError } from '../core/errors.ts';
+import type { Settings } from '../../contract/settings.ts';
+import { Capability } from '../../contract/users.ts';
+import { StagedStatus, type StagedPayload } from '../../contract/staged.ts';
+import type { Plugin, ResourceDef, Tool, CallContext } from '../../core/tool.ts';
+import { defineTool } from '../../core/tool.ts';
+import { viewerOf, type Registry } from '../../core/registry.ts';
+import type { Staging } from '../../core/staging.ts';
+import { GatehouseError } from '../../core/errors.ts';
+import { CONFIRM_TOOL, IDENTITY_URI, MANUAL_URI, operatingManual } from './manual.ts';
+
+export { IDENTITY_URI, MANUAL_URI, operatingManual } from './manual.ts';
+
+export interface BuiltinPlugin extends Plugin {
+  /** The operating manual for this caller: `instructions` of initialize / server/discover. */
+  instructions(ctx: CallContext): string;
+}
 
 export interface BuiltinDeps {
   registry: Registry;
   staging: Staging;
   settings: () => Settings;
+  /** calls back on every settings change; returns the unsubscribe */
+  watchSettings: (listener: (settings: Settings) => void) => () => void;
   siteIdentity: () => Record<string, unknown>;
 }
 
@@ -34,8 +44,13 @@ function own(staging: Staging, id: string, ctx: CallContext): StagedPayload {
   return item;
 }
 
-/** Gatehouse's own tools: site identity, discovery and the caller's staged writes. */
-export function builtinPlugin(deps: BuiltinDeps): Plugin {
+/**
+ * Gatehouse's own tools: site identity, discovery and the caller's staged
+ * writes. The tools that let an agent decide its own writes exist only in
+ * approval mode `agent`: the plugin adds and removes them as the setting
+ * changes, so clients get `tools/list_changed`.
+ */
+export function builtinPlugin(deps: BuiltinDeps): BuiltinPlugin {
   const { registry, staging } = deps;
   const base = { plugin: 'gatehouse', feature: 'mcp.core' } as const;
 
@@ -63,6 +78,7 @@ export function builtinPlugin(deps: BuiltinDeps): Plugin {
         const words = (input.query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
         const scored = registry
           .visible(viewerOf(ctx), deps.settings())
+          .map((e) => e.tool)
           .filter((t) => (!input.plugin || t.plugin === input.plugin) && (!input.capability || t.capability === input.capability) && (input.write === undefined || t.write === input.write))
           .map((t) => {
             const name = t.name.toLowerCase();
@@ -102,7 +118,7 @@ export function builtinPlugin(deps: BuiltinDeps): Plugin {
 
   const agentOnly: Tool[] = [
     defineTool({
-      ...base, name: 'staged_writes_confirm', title: 'Confirm my staged write', write: false, capability: 'read',
+      ...base, name: CONFIRM_TOOL, title: 'Confirm my staged write', write: false, capability: 'read',
       description: 'Apply one of your own staged writes (approval mode "agent" only). Check its preview first. A second confirm returns the first result.',
       input: z.object({ staged_id: z.string().min(1).max(64).describe('the staged_id to apply') }),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -124,10 +140,43 @@ export function builtinPlugin(deps: BuiltinDeps): Plugin {
     }),
   ];
 
+  const mayConfirm = (ctx: CallContext) => {
+    const tool = registry.get(CONFIRM_TOOL);
+    return !!tool && registry.isVisible(tool, viewerOf(ctx), deps.settings());
+  };
+  const toolsFor = (s: Settings) => (s.approval_mode === 'agent' ? [...always, ...agentOnly] : always);
+  const resources: ResourceDef[] = [
+    {
+      uri: MANUAL_URI, name: 'manual', title: 'Gatehouse operating manual', mimeType: 'text/markdown', capability: 'read', public: true,
+      description: 'How to work through this gateway: read it first.',
+      read: async (ctx) => operatingManual(mayConfirm(ctx)),
+    },
+    {
+      uri: IDENTITY_URI, name: 'site-identity', title: 'Site identity', mimeType: 'application/json', capability: 'read', tool: 'site_identity',
+      description: 'The site: name, URL, languages, conventions.',
+      read: async () => JSON.stringify(deps.siteIdentity(), null, 2),
+    },
+  ];
+  let unwatch: (() => void) | null = null;
+
   return {
     id: 'gatehouse',
     title: 'Gatehouse',
     kind: 'builtin',
-    tools: () => (deps.settings().approval_mode === 'agent' ? [...always, ...agentOnly] : always),
+    instructions: (ctx) => operatingManual(mayConfirm(ctx)),
+    tools: () => toolsFor(deps.settings()),
+    resources: () => resources,
+    async start(host) {
+      let mode = deps.settings().approval_mode;
+      unwatch = deps.watchSettings((s) => {
+        if (s.approval_mode === mode) return;
+        mode = s.approval_mode;
+        host.setTools(toolsFor(s));
+      });
+    },
+    async stop() {
+      unwatch?.();
+      unwatch = null;
+    },
   };
 }

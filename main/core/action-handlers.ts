@@ -1,18 +1,21 @@
 import type { z } from 'zod';
-import type { ApiAction, ApiActions, ApiDispatch, ApiOutput } from '../contract/api.ts';
-import type { HealthReport } from '../contract/health.ts';
-import type { PluginInfo } from '../contract/tools.ts';
-import type { AuditReader, Vault } from './ports.ts';
+import type { AnyAction, ApiActions, ApiOutput, Download } from '../contract/api.ts';
+import type { CloudHealth, HealthReport } from '../contract/health.ts';
+import type { Principal } from '../contract/principal.ts';
+import type { AuditReader, Clock, ClientTokenVault, EntitlementSource } from './ports.ts';
 import type { Users } from './users.ts';
 import type { Tokens } from './tokens.ts';
 import type { Staging } from './staging.ts';
 import type { Registry } from './registry.ts';
 import type { SettingsService } from './settings-service.ts';
 import type { StatsRecorder } from './stats.ts';
+import type { EventHub } from './events.ts';
+import type { ConsoleSessions } from './console-sessions.ts';
 import { capabilitiesOf } from './users.ts';
 import { GatehouseError, toErrorShape } from './errors.ts';
+import { createProHandlers } from './pro-handlers.ts';
 
-export interface AdminDeps {
+export interface ActionDeps {
   users: Users;
   tokens: Tokens;
   staging: Staging;
@@ -20,22 +23,38 @@ export interface AdminDeps {
   settings: SettingsService;
   stats: StatsRecorder;
   audit: AuditReader;
-  vault: Vault;
+  clientVault: ClientTokenVault;
+  events: EventHub;
+  sessions: ConsoleSessions;
+  clock: Clock;
   health: () => HealthReport;
-  /** who is acting, for staged decisions ("admin", "console", ...) */
-  actor: () => string;
+  /** the console's address ({base_url}/console/), or null while no HTTP server listens */
+  consoleUrl: () => string | null;
+  cloud: () => CloudHealth;
+  entitlements: () => EntitlementSource;
 }
 
-/**
- * Every console/admin action against the core, once. The admin REST routes,
- * the Electron IPC registrar and the offline CLI all call this; inputs have
- * already been validated against API_ACTIONS by the caller.
- */
-export function createAdminDispatch(deps: AdminDeps): ApiDispatch {
-  const { users, tokens, staging, registry, settings } = deps;
-  const person = () => ({ kind: 'person' as const, login: deps.actor() });
+/** Per-call facts a transport knows beyond the principal. */
+export interface InvokeMeta {
+  request_id?: string | null;
+}
 
-  const handlers: { [A in ApiAction]: (input: z.output<ApiActions[A]['input']>) => Promise<ApiOutput<A>> } = {
+export type Handler<A extends AnyAction> = (input: z.output<ApiActions[A]['input']>, principal: Principal, meta: InvokeMeta) => Promise<ApiOutput<A>>;
+export type Handlers = { [A in AnyAction]: Handler<A> };
+
+/**
+ * What each action does, once. Reached only through `invoke` (invoke.ts),
+ * which has already checked the caller and parsed the input by then.
+ */
+export function createHandlers(deps: ActionDeps): Handlers {
+  const { users, tokens, staging, registry, settings } = deps;
+  const person = (p: Principal, meta: InvokeMeta) => {
+    // invoke lets only people reach these actions; this keeps the type honest.
+    if (p.kind !== 'person') throw new GatehouseError('forbidden', 'only a person decides staged writes here');
+    return { kind: 'person' as const, principal: p, request_id: meta.request_id ?? null };
+  };
+
+  return {
     'health.get': async () => deps.health(),
     'settings.get': async () => settings.get(),
     'settings.update': async (input) => settings.update(input),
@@ -47,10 +66,10 @@ export function createAdminDispatch(deps: AdminDeps): ApiDispatch {
       const created = await tokens.create(input.label, user, input.scope ?? {});
       if (input.keychain_account) {
         try {
-          await deps.vault.set(input.keychain_account, created.token);
+          await deps.clientVault.save(input.keychain_account, created.token);
         } catch (e) {
           await tokens.revoke(created.record.id);
-          throw new GatehouseError('vault_unavailable', `could not save the token to the ${deps.vault.backend}: ${toErrorShape(e).message}; no token was created`);
+          throw new GatehouseError('vault_unavailable', `could not save the token to the ${deps.clientVault.backend}: ${toErrorShape(e).message}; no token was created`);
         }
       }
       return { ...created, ...(input.keychain_account ? { keychain_account: input.keychain_account } : {}) };
@@ -64,27 +83,26 @@ export function createAdminDispatch(deps: AdminDeps): ApiDispatch {
     'users.setRole': async (input) => users.setRole(input.login, input.role),
     'staged.list': async (input) => staging.list(input.status ? { status: input.status } : {}),
     'staged.get': async (input) => staging.get(input.id),
-    'staged.confirm': async (input) => staging.confirm(input.id, person()),
-    'staged.discard': async (input) => staging.discard(input.id, person()),
+    'staged.confirm': async (input, p, meta) => staging.confirm(input.id, person(p, meta)),
+    'staged.discard': async (input, p, meta) => staging.discard(input.id, person(p, meta)),
     'audit.query': async (input) => deps.audit.query(input),
+    'audit.export': async ({ format, ...filters }): Promise<Download> => ({
+      filename: `gatehouse-audit-${new Date(deps.clock.now()).toISOString().slice(0, 19).replace(/[:T]/g, '-')}.${format}`,
+      content_type: format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson',
+      write: (out) => deps.audit.export(filters, format, out),
+    }),
     'stats.get': async () => deps.stats.snapshot(),
     'tools.list': async () => registry.info(settings.get()),
-    'plugins.list': async () =>
-      registry.listPlugins().map((p): PluginInfo => {
-        const s = p.status?.() ?? { status: 'ok' as const, detail: null };
-        return { id: p.id, title: p.title, kind: p.kind, status: s.status, detail: s.detail, tools: p.tools().length };
-      }),
+    'plugins.list': async () => registry.plugins(),
+    'events.subscribe': async () => ({ subscribe: (listener) => deps.events.subscribe(listener) }),
+    'console.loginLink': async () => {
+      const base = deps.consoleUrl();
+      if (!base) throw new GatehouseError('service_unavailable', 'no service is running: start one with `gatehouse serve`; it prints a login link');
+      return { url: `${base}login?code=${deps.sessions.issueLoginCode()}` };
+    },
+    'console.logout': async (_input, p) => ({ ended: p.kind === 'person' && p.session !== null ? deps.sessions.end(p.session) : false }),
+    ...createProHandlers(deps),
   };
-
-  return (async (action, input) => {
-    const handler = handlers[action] as (i: unknown) => Promise<unknown>;
-    if (!handler) return { ok: false, code: 'not_found', message: `unknown action '${String(action)}'` };
-    try {
-      return { ok: true, data: await handler(input) };
-    } catch (e) {
-      return { ok: false, ...toErrorShape(e) };
-    }
-  }) as ApiDispatch;
 }
 
 /** A token may be narrowed, never widened: every named tool must be one the user could call. */

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { Entitlement } from './entitlements.ts';
+
+/**
+ * The local REST of seed part C (`{REST_PREFIX}/pro/...`): answers in the
+ * seed's own shape (`{success: true, ...}`), which the cloud client will fill
+ * with real state. Loose objects: the cloud client adds fields.
+ */
+export const ProLicense = z.looseObject({
+  success: z.literal(true),
+  license: z.looseObject({ status: z.string(), plan: z.string(), site_bound: z.boolean(), expires_at: z.string().nullable() }),
+  message: z.string().optional(),
+});
+export type ProLicense = z.infer<typeof ProLicense>;
+
+export const ProEntitlements = z.looseObject({ success: z.literal(true), source: z.string(), entitlements: z.array(Entitlement) });
+export type ProEntitlements = z.infer<typeof ProEntitlements>;
+
+export const ProUsage = z.looseObject({
+  success: z.literal(true),
+  source: z.string(),
+  since: z.string().nullable(),
+  mcp_calls: z.number().int(),
+  by_tool: z.record(z.string(), z.record(z.string(), z.number().int())),
+  limits: z.array(z.unknown()),
+  message: z.string().optional(),
+});
+export type ProUsage = z.infer<typeof ProUsage>;
+
+export const ProLicenseKey = z.object({ license_key: z.string().trim().min(1).max(200).optional() });
+export const ProAccepted = z.looseObject({ success: z.literal(true) });

@@ -1,0 +1,20 @@
+/**
+ * Plain objects keyed by strings a client may have chosen: `rec[key] ??= {}`
+ * with key `__proto__` reaches Object.prototype instead of a new entry, and a
+ * write through it changes every object in the process. These helpers only
+ * ever touch the object's own properties.
+ */
+
+/** The own value under `key`, created with `make` when absent. */
+export function ownEntry<T>(rec: Record<string, T>, key: string, make: () => T): T {
+  if (Object.hasOwn(rec, key)) return rec[key]!;
+  const value = make();
+  Object.defineProperty(rec, key, { value, enumerable: true, writable: true, configurable: true });
+  return value;
+}
+
+/** The own value under `key`, or undefined: never an inherited member such as `constructor`. */
+export const ownValue = <T>(rec: Readonly<Record<string, T>>, key: string): T | undefined => (Object.hasOwn(rec, key) ? rec[key] : undefined);
+
+/** Names that are members of every object; refused where a name becomes a key. */
+export const isObjectMemberName = (name: string): boolean => name in Object.prototype;

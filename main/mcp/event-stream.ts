@@ -1,0 +1,44 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ListChanges, ListKind } from './list-changed.ts';
+
+/** Streams one token may hold open; a new one past this closes its oldest (a client that reconnects leaves one behind). */
+export const MAX_STREAMS_PER_TOKEN = 4;
+/** Streams in all. */
+export const MAX_STREAMS = 256;
+const KEEPALIVE_MS = 15_000;
+
+const NOTIFICATION: Record<ListKind, string> = {
+  tools: `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`,
+  resources: `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/resources/list_changed' })}\n\n`,
+};
+
+/** Whether a GET asks for the server's event stream (Streamable HTTP, 2025 era). */
+export const wantsEventStream = (req: IncomingMessage): boolean => /\btext\/event-stream\b/i.test(req.headers.accept ?? '');
+
+/**
+ * The 2025-era Streamable HTTP GET stream, for an authenticated token: the
+ * channel on which a client hears notifications/tools/list_changed (the SDK
+ * client and gatehouse-bridge open it after `initialized`). It carries
+ * nothing else: Gatehouse sends no other unsolicited message. Keep-alive
+ * comments hold it open through proxies; it ends with the client, at a
+ * token's revocation, or at shutdown. Returns false when the service holds
+ * too many streams already.
+ */
+export function openEventStream(req: IncomingMessage, res: ServerResponse, tokenId: string, lists: ListChanges): boolean {
+  if (lists.countFor(tokenId) >= MAX_STREAMS_PER_TOKEN) lists.oldestFor(tokenId)?.close();
+  if (lists.size >= MAX_STREAMS) return false;
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+  res.write(': gatehouse: list changes arrive here\n\n');
+  let detach = () => {};
+  const end = () => {
+    clearInterval(keepAlive);
+    detach();
+    if (!res.writableEnded) res.end();
+  };
+  const keepAlive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
+  keepAlive.unref();
+  detach = lists.attach({ tokenId, send: (kind) => res.write(NOTIFICATION[kind]), close: end });
+  req.once('close', end);
+  res.once('close', end);
+  return true;
+}

@@ -1,0 +1,108 @@
+import type { ServerResponse } from 'node:http';
+import type { AuthInfo, JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
+
+type Id = string | number;
+
+const RPC_CODES: Record<number, string> = { [-32700]: 'parse_error', [-32600]: 'invalid_request', [-32601]: 'method_not_found', [-32602]: 'invalid_params', [-32603]: 'internal_error' };
+
+/**
+ * One 2025-era Streamable HTTP exchange served straight on Node's response,
+ * for a stateless server instance: the SDK's own legacy leg converts every
+ * request to a web Request and frames every answer as SSE, which cost a
+ * third of each call. Here the answer is one JSON body, unless the handler
+ * sends something related to the request before its result (progress, a
+ * log message): then the answer becomes an SSE stream at that moment, as
+ * the SDK's 2026-07-28 `auto` mode does. A client that drops the connection
+ * cancels the request (the handler's signal aborts). JSON-RPC errors get
+ * `data.code` (and the request id) like every other error Gatehouse sends.
+ */
+export class LegacyExchange implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: { authInfo?: AuthInfo }) => void;
+
+  private id: Id | undefined;
+  private streaming = false;
+  private done = false;
+  private finished: () => void = () => {};
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly requestId: string,
+    private readonly authInfo: AuthInfo,
+  ) {}
+
+  async start(): Promise<void> {}
+
+  /** Hands the one message to the connected server; resolves once the exchange is answered. */
+  serve(message: JSONRPCMessage): Promise<void> {
+    const extra = { authInfo: this.authInfo };
+    if (!('method' in message) || !('id' in message)) {
+      // a notification or a posted response: nothing to answer but 202
+      this.onmessage?.(message, extra);
+      this.end(202, null);
+      return Promise.resolve();
+    }
+    this.id = message.id;
+    const answered = new Promise<void>((resolve) => (this.finished = resolve));
+    this.res.once('close', () => {
+      if (this.done) return;
+      // The client went away: cancel the handler, then let the exchange go.
+      this.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: this.id!, reason: 'the client closed the connection' } }, extra);
+      this.finish();
+    });
+    this.onmessage?.(message, extra);
+    return answered;
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (this.done) return;
+    const isAnswer = ('result' in message || 'error' in message) && message.id === this.id;
+    if (isAnswer) {
+      const text = JSON.stringify('error' in message ? this.withCode(message) : message);
+      if (this.streaming) {
+        this.res.end(`event: message\ndata: ${text}\n\n`);
+      } else {
+        this.res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-store' });
+        this.res.end(text);
+      }
+      this.finish();
+      return;
+    }
+    // Only messages about this request can travel on its answer; there is no session to carry others.
+    if (options?.relatedRequestId !== this.id) return;
+    if (!this.streaming) {
+      this.streaming = true;
+      this.res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+    }
+    this.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  }
+
+  async close(): Promise<void> {
+    if (!this.done) {
+      // closed without an answer (the server shut down mid-call)
+      if (!this.res.headersSent) this.end(503, null);
+      else this.res.end();
+      this.finish();
+    }
+    this.onclose?.();
+  }
+
+  private withCode(message: Extract<JSONRPCMessage, { error: unknown }>): JSONRPCMessage {
+    const { error } = message;
+    const data = typeof error.data === 'object' && error.data !== null && !Array.isArray(error.data) ? (error.data as Record<string, unknown>) : {};
+    if (typeof data.code === 'string' && data.request_id !== undefined) return message;
+    const code = typeof data.code === 'string' ? data.code : (RPC_CODES[error.code] ?? 'invalid_request');
+    return { ...message, error: { ...error, data: { ...data, code, request_id: this.requestId } } };
+  }
+
+  private end(status: number, body: string | null): void {
+    this.res.writeHead(status, body ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } : {});
+    this.res.end(body ?? undefined);
+  }
+
+  private finish(): void {
+    this.done = true;
+    this.finished();
+  }
+}

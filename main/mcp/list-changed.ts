@@ -1,0 +1,149 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
+import type { Settings } from '../contract/settings.ts';
+import type { Registry, Viewer } from '../core/registry.ts';
+
+export type ListKind = 'tools' | 'resources';
+
+/** One open channel to a client that can take server notifications. */
+export interface Listener {
+  readonly tokenId: string;
+  send(kind: ListKind): void;
+  close(): void;
+}
+
+export interface ListChangesDeps {
+  registry: Registry;
+  settings: () => Settings;
+  /** what a token sees now; null once it is revoked (its channels are closed) */
+  viewerOf: (tokenId: string) => Viewer | null;
+}
+
+/**
+ * Tells connected clients when the tools or resources they may see change,
+ * and only those whose view did change: a plugin adds or drops a tool, a
+ * setting (`approval_mode`, `disabled_tools`) hides or shows one. Each
+ * channel remembers a fingerprint of its token's visible lists; after every
+ * change the fingerprints are recomputed and the channels whose lists differ
+ * get `notifications/{tools,resources}/list_changed`.
+ *
+ * Which clients can hear it, per protocol era (SDK v2 `createMcpHandler`):
+ * - 2026-07-28: a client opens `subscriptions/listen` (the SDK client does so
+ *   itself when given `listChanged` handlers); the SDK serves that stream and
+ *   takes its events from a bus, which `bus` here provides.
+ * - 2025 era: notifications arrive on the Streamable HTTP GET stream. The
+ *   SDK's stateless legacy leg answers GET with 405, so the endpoint serves
+ *   that stream itself (see event-stream.ts) and attaches it here.
+ * A client that opens neither hears nothing and sees the change at its next
+ * tools/list.
+ */
+export class ListChanges {
+  private readonly channels = new Map<Listener, { tools: string; resources: string }>();
+  private readonly ids = new WeakMap<object, number>();
+  private nextId = 0;
+  private pending = false;
+  /** The token a `subscriptions/listen` request is being served for (and how to end its stream), while the SDK subscribes it to the bus. */
+  private readonly subscribing = new AsyncLocalStorage<{ tokenId: string; end: () => void }>();
+
+  constructor(private readonly deps: ListChangesDeps) {}
+
+  attach(listener: Listener): () => void {
+    const viewer = this.deps.viewerOf(listener.tokenId);
+    if (!viewer) {
+      listener.close();
+      return () => {};
+    }
+    this.channels.set(listener, this.fingerprints(viewer));
+    return () => this.channels.delete(listener);
+  }
+
+  /** Open channels, per token (to bound how many one token may hold). */
+  countFor(tokenId: string): number {
+    let n = 0;
+    for (const l of this.channels.keys()) if (l.tokenId === tokenId) n++;
+    return n;
+  }
+
+  oldestFor(tokenId: string): Listener | undefined {
+    for (const l of this.channels.keys()) if (l.tokenId === tokenId) return l;
+    return undefined;
+  }
+
+  get size(): number {
+    return this.channels.size;
+  }
+
+  /** Something may have changed what some token sees; checked once per turn of the event loop. */
+  changed(): void {
+    if (this.pending || this.channels.size === 0) return;
+    this.pending = true;
+    setImmediate(() => {
+      this.pending = false;
+      this.check();
+    });
+  }
+
+  closeAll(): void {
+    for (const l of [...this.channels.keys()]) l.close();
+    this.channels.clear();
+  }
+
+  /** Runs `serve` so that a bus subscription made inside it belongs to `tokenId`; `end` cuts that stream (token revoked). */
+  servingListenFor<T>(tokenId: string, end: () => void, serve: () => T): T {
+    return this.subscribing.run({ tokenId, end }, serve);
+  }
+
+  /**
+   * The event bus handed to `createMcpHandler`: each `subscriptions/listen`
+   * stream the SDK opens subscribes here, and becomes a channel of the token
+   * it was opened with. Nothing publishes to it but this class.
+   */
+  readonly bus: ServerEventBus = {
+    publish: () => {},
+    subscribe: (deliver: (event: ServerEvent) => void) => {
+      const serving = this.subscribing.getStore();
+      if (serving === undefined) return () => {};
+      const listener: Listener = {
+        tokenId: serving.tokenId,
+        send: (kind) => deliver({ kind: kind === 'tools' ? 'tools_list_changed' : 'resources_list_changed' }),
+        close: () => serving.end(),
+      };
+      return this.attach(listener);
+    },
+  };
+
+  private check(): void {
+    for (const [listener, seen] of [...this.channels]) {
+      const viewer = this.deps.viewerOf(listener.tokenId);
+      if (!viewer) {
+        this.channels.delete(listener);
+        listener.close();
+        continue;
+      }
+      const now = this.fingerprints(viewer);
+      this.channels.set(listener, now);
+      try {
+        if (now.tools !== seen.tools) listener.send('tools');
+        if (now.resources !== seen.resources) listener.send('resources');
+      } catch {
+        this.channels.delete(listener);
+        listener.close();
+      }
+    }
+  }
+
+  /** The visible lists as ids of the registry's entries: a changed definition is a new entry, so a new id. */
+  private fingerprints(viewer: Viewer): { tools: string; resources: string } {
+    const settings = this.deps.settings();
+    return {
+      tools: this.deps.registry.visible(viewer, settings).map((e) => this.idOf(e)).join(','),
+      resources: this.deps.registry.resources(viewer, settings).map((r) => this.idOf(r)).join(','),
+    };
+  }
+
+  private idOf(o: object): number {
+    let id = this.ids.get(o);
+    if (id === undefined) this.ids.set(o, (id = ++this.nextId));
+    return id;
+  }
+}

@@ -1,0 +1,82 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
+import type { ErrorCode } from '../contract/errors.ts';
+import { codeOfRpcError } from './rpc-check.ts';
+
+/** The request headers the SDK's handler reads; nothing else crosses (the bearer token least of all). */
+const FORWARDED = ['content-type', 'accept', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-session-id', 'last-event-id'] as const;
+const URL_SEEN_BY_SDK = 'http://gatehouse.local/mcp';
+
+/**
+ * Serves one already-parsed 2026-07-28 message through the SDK's web-standard
+ * handler (`createMcpHandler(...).fetch`), with less conversion than the
+ * SDK's generic Node adapter: the body is handed over parsed (never
+ * re-serialized), only the headers the SDK reads are copied, and a JSON
+ * answer is written in one piece; only an SSE answer (a listen stream, a
+ * call that streams progress) is pumped chunk by chunk with backpressure.
+ * The client closing the connection aborts the exchange. A refusal the SDK
+ * answers itself (its validation ladder: a bad envelope, headers that
+ * disagree with the body) gets `data: {code, request_id}` like every other
+ * Gatehouse error; its code is returned, so the refusal can be audited.
+ */
+export async function serveThroughSdk(handler: McpHttpHandler, req: IncomingMessage, res: ServerResponse, body: unknown, authInfo: AuthInfo, requestId: string): Promise<ErrorCode | null> {
+  const abort = new AbortController();
+  const onClose = () => abort.abort();
+  res.once('close', onClose);
+  const headers = new Headers();
+  for (const name of FORWARDED) {
+    const v = req.headers[name];
+    if (typeof v === 'string') headers.set(name, v);
+  }
+  const response = await handler.fetch(new Request(URL_SEEN_BY_SDK, { method: 'POST', headers, signal: abort.signal }), { authInfo, parsedBody: body });
+  const out: Record<string, string> = {};
+  response.headers.forEach((value, name) => (out[name] = value));
+  if (response.body === null) {
+    res.writeHead(response.status, out);
+    res.end();
+    return null;
+  }
+  if (!(out['content-type'] ?? '').startsWith('text/event-stream')) {
+    let bytes: Buffer = Buffer.from(await response.arrayBuffer());
+    let refused: ErrorCode | null = null;
+    if (response.status >= 400) [bytes, refused] = withOurCode(bytes, requestId);
+    out['content-length'] = String(bytes.length);
+    res.writeHead(response.status, out);
+    res.end(bytes);
+    return refused;
+  }
+  res.writeHead(response.status, out);
+  res.flushHeaders();
+  const reader = response.body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || abort.signal.aborted) break;
+      if (!res.write(value)) await new Promise<void>((resolve) => {
+        res.once('drain', resolve);
+        res.once('close', resolve);
+      });
+    }
+  } catch {
+    // the stream ended abruptly (handler closed, client gone): end what was sent
+  } finally {
+    void reader.cancel().catch(() => {});
+    res.end();
+  }
+  return null;
+}
+
+/** Adds `data.code` and `data.request_id` to a JSON-RPC error body the SDK wrote. */
+function withOurCode(bytes: Buffer, requestId: string): [Buffer, ErrorCode] {
+  try {
+    const msg = JSON.parse(bytes.toString('utf8')) as { error?: { code?: unknown; data?: unknown } };
+    const error = msg.error;
+    if (!error || typeof error.code !== 'number') return [bytes, 'invalid_request'];
+    const data = typeof error.data === 'object' && error.data !== null && !Array.isArray(error.data) ? (error.data as Record<string, unknown>) : {};
+    const code = typeof data.code === 'string' ? (data.code as ErrorCode) : codeOfRpcError(error.code);
+    error.data = { ...data, code, request_id: requestId };
+    return [Buffer.from(JSON.stringify(msg)), code];
+  } catch {
+    return [bytes, 'invalid_request'];
+  }
+}
