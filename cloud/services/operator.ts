@@ -13,6 +13,7 @@ import { assignSite, listSites, siteById } from '../repo/sites-repo.ts';
 import type { Ctx } from './context.ts';
 import { hashLicenseKey } from './licenses-service.ts';
 import { PART2_COMMANDS, type Part2Command } from './operator-part2.ts';
+import { resignReleases } from './releases-service.ts';
 import { disconnect } from './sites-service.ts';
 
 /**
@@ -145,7 +146,7 @@ const HANDLERS: { [C in Part1Command]: Handler<C> } = {
       publish_until: k.publish_until,
     }));
   },
-  'keys.rotate': async (ctx) => ctx.keys.rotate(ctx.now()),
+  'keys.rotate': async (ctx) => ({ ...(await ctx.keys.rotate(ctx.now())), releases_resigned: await resignReleases(ctx) }),
 };
 
 async function switchProduct(ctx: Ctx, a: { product: CloudProduct; account?: string; site?: string }, enabled: boolean) {

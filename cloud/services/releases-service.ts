@@ -2,7 +2,7 @@ import { isAbsolute, basename } from 'node:path';
 import type { ReleaseArch, ReleaseFile, ReleasePlatform } from '../../main/contract/cloud/index.ts';
 import { shortId } from '../../main/core/ids.ts';
 import { CloudError } from '../errors.ts';
-import { releaseOf, upsertRelease, type ReleaseRow } from '../repo/releases-repo.ts';
+import { listReleases, releaseOf, upsertRelease, type ReleaseRow } from '../repo/releases-repo.ts';
 import { hashFile, sameSha512 } from '../updates/file-hash.ts';
 import { guessTarget } from '../updates/file-target.ts';
 import { buildManifest, signManifest } from '../updates/manifest.ts';
@@ -81,4 +81,20 @@ async function sign(ctx: Ctx, existing: ReleaseRow | null, r: { product: string;
   }
   const signed = await signManifest(manifest, (bytes) => ctx.keys.signBytes(bytes));
   return upsertRelease(ctx.db, { id: existing?.id ?? shortId('rel', 10), product: r.product, channel: r.channel, version: r.version, manifest, signed }, now);
+}
+
+/**
+ * After `keys rotate`: every release is signed again with the new key (the
+ * same payload bytes), so a manifest stays verifiable after the retired key
+ * leaves the JWKS; until then the old signatures verify too.
+ */
+export async function resignReleases(ctx: Ctx): Promise<number> {
+  const now = ctx.now();
+  let n = 0;
+  for (const r of await listReleases(ctx.db)) {
+    const signed = await signManifest(r.manifest, (bytes) => ctx.keys.signBytes(bytes));
+    await upsertRelease(ctx.db, { id: r.id, product: r.product, channel: r.channel, version: r.version, manifest: r.manifest, signed }, now);
+    n++;
+  }
+  return n;
 }

@@ -164,6 +164,17 @@ describe('the electron-updater feed', () => {
     expect(sha512(Buffer.from(await (await fetch(p.body.files[0].url)).arrayBuffer()))).toBe(sha512(FILES['Gatehouse-1.4.0.AppImage']!));
   });
 
+  it('signs every release again when the gateway key rotates', async () => {
+    const before = (await site.get('updates/check', { query: 'product=mcp&version=1.0.0' })).body.manifest;
+    const rot = await h.op<{ active: string; releases_resigned: number }>('keys.rotate');
+    expect(rot.releases_resigned).toBe(2);
+    const after = (await site.get('updates/check', { query: 'product=mcp&version=1.0.0' })).body.manifest;
+    expect(after.kid).toBe(rot.active);
+    expect(after.kid).not.toBe(before.kid);
+    expect(after.payload).toBe(before.payload);
+    expect(verifyCertificate(after, await jwks()).version).toBe('1.4.0');
+  });
+
   it('is not offered past the license expiry: check, package and the feed URL already handed out all refuse', async () => {
     const { feed_url } = (await site.get('updates/check', { query: 'product=mcp&version=1.0.0' })).body;
     await h.op('licenses.extend', { id: licenseId, expires: new Date(Date.now() - 60_000).toISOString() });
