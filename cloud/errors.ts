@@ -12,14 +12,17 @@ export class CloudError extends Error {
     readonly code: CloudErrorCode,
     message: string,
     readonly details: Record<string, unknown> = {},
-    opts: { status?: number; retryAfter?: number } = {},
+    opts: { status?: number; retryAfter?: number; headers?: Record<string, string> } = {},
   ) {
     super(message);
     this.name = 'CloudError';
     this.status = opts.status ?? CLOUD_ERRORS[code].status;
     this.retryAfter = opts.retryAfter;
+    this.headers = opts.headers ?? {};
   }
   readonly retryAfter: number | undefined;
+  /** extra answer headers (WWW-Authenticate for unauthorized) */
+  readonly headers: Record<string, string>;
 }
 
 export const isCloudError = (e: unknown): e is CloudError => e instanceof CloudError;

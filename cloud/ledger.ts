@@ -6,7 +6,11 @@ import { loadMasterKey } from './crypto/master-key.ts';
 import { CloudError } from './errors.ts';
 import { seedPlans } from './repo/catalog-repo.ts';
 import { putSettingOnce } from './repo/keys-repo.ts';
-import type { CloudLogger, Ctx } from './services/context.ts';
+import type { AiRuntime, CloudLogger, Ctx } from './services/context.ts';
+import { BreakerBoard } from './ai/routing/breaker.ts';
+import { TaskRunner } from './services/reports-service.ts';
+import { ConfigCache } from './services/config-cache.ts';
+import { RequestLog, type RequestLogOptions } from './services/request-log.ts';
 import { KeyRing } from './services/key-ring.ts';
 import { join } from 'node:path';
 
@@ -21,7 +25,14 @@ export interface LedgerOptions {
   env?: NodeJS.ProcessEnv;
   log: CloudLogger;
   now?: () => Date;
+  /** release files; default `<dataDir>/releases` (or GATEHOUSE_CLOUD_RELEASES_DIR) */
+  releasesDir?: string;
+  ai?: Partial<Pick<AiRuntime, 'hopTimeoutMs' | 'deadlineMs'>>;
+  requestLog?: RequestLogOptions;
 }
+
+export const AI_DEFAULTS = { hopTimeoutMs: 45_000, deadlineMs: 100_000 } as const;
+export const RELEASES_DIR_ENV = 'GATEHOUSE_CLOUD_RELEASES_DIR';
 
 export const PGDATA_DIR = 'pgdata';
 
@@ -46,7 +57,12 @@ export async function openLedger(o: LedgerOptions): Promise<Ctx> {
     await db.transaction((tx) => seedPlans(tx, now()));
     const keys = new KeyRing(db, box);
     await keys.ensureKey(now());
-    return { db, box, keys, now, log: o.log };
+    const env = o.env ?? process.env;
+    const ai: AiRuntime = { breakers: new BreakerBoard(() => now().getTime()), env, ...AI_DEFAULTS, ...o.ai };
+    const base = { db, box, keys, now, log: o.log };
+    const tasks = new TaskRunner(base);
+    const requestLog = new RequestLog(db, o.log, o.requestLog);
+    return { ...base, ai, releasesDir: o.releasesDir ?? (env[RELEASES_DIR_ENV] || join(o.dataDir, 'releases')), tasks, requestLog, cache: new ConfigCache() };
   } catch (e) {
     await db.close().catch(() => {});
     throw e;

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createEdgeServer } from '../main/lib/http/server.ts';
 import { createCloudHandler, type RateLimits } from './http/handler.ts';
-import { openLedger } from './ledger.ts';
+import { openLedger, type LedgerOptions } from './ledger.ts';
 import { listenOperatorSocket } from './operator-rpc.ts';
 import { pruneIdempotencyKeys } from './repo/events-repo.ts';
 import { pruneNonces } from './repo/nonces-repo.ts';
@@ -27,6 +27,11 @@ export interface CloudServiceOptions {
   trustProxy?: boolean;
   /** write runtime.json and listen for operator commands (the CLI's serve); tests may run several instances without */
   runtimeFile?: boolean;
+  releasesDir?: string;
+  ai?: LedgerOptions['ai'];
+  requestLog?: LedgerOptions['requestLog'];
+  /** the gateway's public base URL for the URLs it hands out (download links); default: from each request's Host */
+  publicUrl?: string;
 }
 
 export interface CloudService {
@@ -45,12 +50,12 @@ export async function startCloudService(o: CloudServiceOptions): Promise<CloudSe
   const unlock = embedded ? await lockDataDir(o.dataDir) : async () => {};
   let ctx: Ctx;
   try {
-    ctx = await openLedger({ dataDir: o.dataDir, databaseUrl: o.databaseUrl, memory: o.memory, pgliteTemplate: o.pgliteTemplate, env: o.env, log: o.log, now: o.now });
+    ctx = await openLedger({ dataDir: o.dataDir, databaseUrl: o.databaseUrl, memory: o.memory, pgliteTemplate: o.pgliteTemplate, env: o.env, log: o.log, now: o.now, releasesDir: o.releasesDir, ai: o.ai, requestLog: o.requestLog });
   } catch (e) {
     await unlock();
     throw e;
   }
-  const server = createEdgeServer(createCloudHandler(ctx, { rateLimits: o.rateLimits, trustProxy: o.trustProxy }));
+  const server = createEdgeServer(createCloudHandler(ctx, { rateLimits: o.rateLimits, trustProxy: o.trustProxy, publicUrl: o.publicUrl }));
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(o.port ?? 0, o.host ?? '127.0.0.1', () => resolve()));
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
@@ -74,6 +79,8 @@ export async function startCloudService(o: CloudServiceOptions): Promise<CloudSe
       await sweepReservations(ctx);
       await pruneNonces(ctx.db, now);
       await pruneIdempotencyKeys(ctx.db, new Date(now.getTime() - 7 * 86_400_000));
+      await ctx.requestLog.prune(now);
+      await ctx.tasks.housekeep();
     })().catch((e) => ctx.log.warn('housekeeping failed', { error: (e as Error).message }));
   }, HOUSEKEEPING_MS);
   housekeeping.unref();
@@ -87,6 +94,8 @@ export async function startCloudService(o: CloudServiceOptions): Promise<CloudSe
       (stopped ??= (async () => {
         clearInterval(housekeeping);
         await Promise.all([closeServer(server), operator ? closeServer(operator) : null]);
+        await ctx.tasks.idle();
+        await ctx.requestLog.flush();
         await ctx.db.close();
         if (o.runtimeFile !== false) await removeRuntime(o.dataDir);
         await unlock();

@@ -1,7 +1,6 @@
 import type { AiGenerateRequest } from '../../main/contract/cloud/ai.ts';
 import type { ProviderRecord } from './provider-record.ts';
 import { callProvider, type CallOptions } from './providers/call-provider.ts';
-import { estimateTokens } from './providers/outcome.ts';
 import type { BreakerBoard } from './routing/breaker.ts';
 import { executeRoutes, type ExecuteOptions, type ExecuteResult } from './routing/execute-routes.ts';
 import { planRoutes, type RoutePlan } from './routing/plan-routes.ts';
@@ -36,13 +35,21 @@ export function routeAi(ctx: AiRoutingContext, req: Pick<AiGenerateRequest, 'mod
   });
 }
 
+/** Tokens a message may cost beyond its text (role, separators), and the answer's priming: generous for both wire formats. */
+export const MESSAGE_OVERHEAD_TOKENS = 8;
+
 /**
- * The most tokens this request can cost on one hop: the input (about four
- * characters a token, rounded up) plus every token it may generate. What a
- * hop reserves before it calls, so concurrent generations cannot overshoot.
+ * The most tokens this request can cost on one hop: what a hop reserves
+ * before it calls, so concurrent generations cannot overshoot a budget.
+ * An upper bound, not an estimate: no tokenizer makes more tokens than the
+ * text has UTF-8 bytes (byte-level BPE at worst), plus each message's
+ * overhead, plus every token it may generate (max_tokens, which the
+ * provider enforces). The four-characters-a-token estimate can be beaten by
+ * code or non-Latin text, and a settlement above the hold would overshoot.
  */
 export function reservationFor(req: Pick<AiGenerateRequest, 'messages' | 'max_tokens'>): number {
-  return estimateTokens(req.messages.reduce((n, m) => n + m.content.length, 0)) + (req.max_tokens ?? DEFAULT_MAX_TOKENS);
+  const bytes = req.messages.reduce((n, m) => n + Buffer.byteLength(m.content, 'utf8'), 0);
+  return bytes + MESSAGE_OVERHEAD_TOKENS * (req.messages.length + 1) + (req.max_tokens ?? DEFAULT_MAX_TOKENS);
 }
 
 export interface GenerateOptions extends Pick<ExecuteOptions, 'beforeHop' | 'afterHop' | 'signal' | 'log'> {

@@ -11,6 +11,7 @@ const COMMON = {
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   'log-level': { type: 'string' },
+  'releases-dir': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 export function parse<O extends ParseArgsConfig['options']>(args: string[], options: O) {

@@ -5,6 +5,8 @@ import { lockDataDir, readRuntime } from '../runtime.ts';
 import { runOperator, type OperatorCommand } from '../services/operator.ts';
 import type { CloudLogger } from '../services/context.ts';
 import { intFlag, list, out, parse, resolveCloudDataDir, resolveDatabaseUrl, table, UsageError } from './args.ts';
+import { NESTED, PART2_FLAGS, part2ArgsFor, part2Human } from './part2-args.ts';
+import { PART2_COMMANDS, type Part2Command } from '../services/operator-part2.ts';
 
 /**
  * The operator commands: flags -> `{command, args}`, then run on the ledger
@@ -12,13 +14,15 @@ import { intFlag, list, out, parse, resolveCloudDataDir, resolveDatabaseUrl, tab
  * it, else through the service's operator socket).
  */
 export const SUBCOMMANDS: Record<string, string[]> = {
-  accounts: ['add', 'list'],
+  accounts: ['add', 'list', 'keys', 'policy'],
   licenses: ['create', 'list', 'revoke', 'extend'],
   plans: ['list', 'set'],
   limits: ['list', 'set'],
   products: ['list', 'enable', 'disable'],
   sites: ['list', 'disconnect', 'assign'],
   keys: ['show', 'rotate'],
+  providers: ['add', 'list', 'remove', 'disable', 'enable', 'class'],
+  releases: ['publish', 'list', 'stage'],
 };
 
 const FLAGS = {
@@ -40,6 +44,7 @@ const FLAGS = {
   limit: { type: 'string' },
   department: { type: 'string' },
   project: { type: 'string' },
+  ...PART2_FLAGS,
 } as const;
 
 type Values = ReturnType<typeof parse<typeof FLAGS>>['values'];
@@ -84,6 +89,7 @@ function argsFor(command: OperatorCommand, p: string[], v: Values): Record<strin
       return { id: one(p, 'license id'), expires: v.expires === 'never' ? null : v.expires };
     case 'plans.set':
       return defined({
+        support_priority: v['support-priority'] === 'none' ? null : v['support-priority'],
         id: one(p, 'plan id'),
         rank: intFlag('rank', v.rank, 0, 1_000_000),
         features: list(v.features),
@@ -106,6 +112,7 @@ function argsFor(command: OperatorCommand, p: string[], v: Values): Record<strin
 }
 
 function human(command: OperatorCommand, data: unknown): string {
+  if (Object.hasOwn(PART2_COMMANDS, command)) return part2Human(command as Part2Command, data) ?? JSON.stringify(data, null, 2);
   const rows = Array.isArray(data) ? (data as Array<Record<string, unknown>>) : null;
   switch (command) {
     case 'licenses.create': {
@@ -132,9 +139,11 @@ function human(command: OperatorCommand, data: unknown): string {
 }
 
 export async function runOperatorCli(group: string, args: string[], env: NodeJS.ProcessEnv, log: CloudLogger): Promise<void> {
-  const { values, positionals } = parse(args.slice(1), FLAGS);
-  const command = `${group}.${args[0]}` as OperatorCommand;
-  const commandArgs = argsFor(command, positionals, values);
+  const verbs = NESTED[group]?.[args[0]!];
+  if (verbs && !verbs.includes(args[1] ?? '')) throw new UsageError(`${group} ${args[0]} needs a command: ${verbs.join(', ')}`);
+  const { values, positionals } = parse(args.slice(verbs ? 2 : 1), FLAGS);
+  const command = (verbs ? `${group}.${args[0]}.${args[1]}` : `${group}.${args[0]}`) as OperatorCommand;
+  const commandArgs = Object.hasOwn(PART2_COMMANDS, command) ? part2ArgsFor(command as Part2Command, positionals, values) : argsFor(command, positionals, values);
   const dataDir = resolveCloudDataDir(values['data-dir'], env);
   const databaseUrl = resolveDatabaseUrl(values['database-url'], env);
   let data: unknown;
@@ -144,7 +153,7 @@ export async function runOperatorCli(group: string, args: string[], env: NodeJS.
   } else {
     const unlock = databaseUrl ? async () => {} : await lockDataDir(dataDir);
     try {
-      const ctx = await openLedger({ dataDir, databaseUrl, env, log });
+      const ctx = await openLedger({ dataDir, databaseUrl, env, log, releasesDir: values['releases-dir'] });
       try {
         data = await runOperator(ctx, command, commandArgs);
       } finally {

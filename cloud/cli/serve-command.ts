@@ -13,6 +13,8 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv, log: CloudLo
     'rate-limit-address': { type: 'string' },
     'rate-limit-site': { type: 'string' },
     'rate-limit-register': { type: 'string' },
+    'public-url': { type: 'string' },
+    'log-retention-days': { type: 'string' },
   });
   if (positionals.length) throw new (await import('./args.ts')).UsageError(`unexpected argument '${positionals[0]}'`);
   const port = intFlag('port', values.port, 0, 65535) ?? DEFAULT_CLOUD_PORT;
@@ -20,7 +22,22 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv, log: CloudLo
   const rateLimits = Object.fromEntries(
     Object.entries({ perAddress: intFlag('rate-limit-address', values['rate-limit-address'], 0, 1_000_000), perSite: intFlag('rate-limit-site', values['rate-limit-site'], 0, 1_000_000), register: intFlag('rate-limit-register', values['rate-limit-register'], 0, 1_000_000) }).filter(([, v]) => v !== undefined),
   );
-  const svc = await startCloudService({ dataDir, databaseUrl: resolveDatabaseUrl(values['database-url'], env), host: values.host ?? '127.0.0.1', port, log, env, rateLimits, trustProxy: !!values['trust-proxy'] });
+  const publicUrl = values['public-url'];
+  if (publicUrl !== undefined && !/^https?:\/\/[^/?#\s]+$/.test(publicUrl)) throw new (await import('./args.ts')).UsageError('--public-url is the scheme and host the sites reach the gateway at, like https://gateway.example (no path)');
+  const retention = intFlag('log-retention-days', values['log-retention-days'], 1, 3650);
+  const svc = await startCloudService({
+    dataDir,
+    databaseUrl: resolveDatabaseUrl(values['database-url'], env),
+    host: values.host ?? '127.0.0.1',
+    port,
+    log,
+    env,
+    rateLimits,
+    trustProxy: !!values['trust-proxy'],
+    publicUrl,
+    releasesDir: values['releases-dir'],
+    ...(retention ? { requestLog: { retentionDays: retention } } : {}),
+  });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -71,6 +71,11 @@ export class SecretBox {
     }
   }
 
+  /** A key for one purpose, derived from the master key (every instance of a deployment derives the same one). */
+  derive(purpose: string): Buffer {
+    return createHmac('sha256', this.key).update(`gatehouse-cloud derive v1: ${purpose}`).digest();
+  }
+
   /** A value that tells whether this key is the one the database was set up with, without revealing it. */
   checkValue(): string {
     return createHmac('sha256', this.key).update('gatehouse-cloud master key check v1').digest('base64url');

@@ -31,12 +31,15 @@ export interface Grants {
   entitlements: CloudEntitlement[];
 }
 
-export function computeGrants(license: LicenseFacts | null, plan: PlanDef | null, switchedOff: ReadonlySet<CloudProduct>, now: Date): Grants {
+const NONE: ReadonlySet<string> = new Set();
+
+/** `featuresOff`: features the site's account switched off for all its sites (enterprise policy). */
+export function computeGrants(license: LicenseFacts | null, plan: PlanDef | null, switchedOff: ReadonlySet<CloudProduct>, now: Date, featuresOff: ReadonlySet<string> = NONE): Grants {
   const status = licenseStatus(license, now);
   const products = productStates(status === 'active' ? plan : null, switchedOff);
   const entitlements = FEATURE_CATALOG.map((f) => ({
     feature: f.key,
-    allowed: status === 'active' && !!plan && plan.features.includes(f.key) && products[f.product] === 'active',
+    allowed: status === 'active' && !!plan && plan.features.includes(f.key) && products[f.product] === 'active' && !featuresOff.has(f.key),
     plan: plan?.id ?? 'none',
     expires_at: license?.expires_at ?? null,
   }));
@@ -45,14 +48,23 @@ export function computeGrants(license: LicenseFacts | null, plan: PlanDef | null
 
 export type CheckOutcome =
   | { ok: true; entitlement: CloudEntitlement }
-  | { ok: false; code: 'license_invalid' | 'license_expired' | 'product_inactive' | 'entitlement_required'; product?: CloudProduct; required_plan?: string | null };
+  | { ok: false; code: 'license_invalid' | 'license_expired' | 'product_inactive' | 'entitlement_required'; product?: CloudProduct; required_plan?: string | null; switched_off?: true };
 
-/** The order of refusals: no valid license, then the product, then the plan. */
-export async function checkFeature(feature: string, grants: Grants, plan: PlanDef | null, requiredPlanOf: () => Promise<string | null>, switchedOff: ReadonlySet<CloudProduct>): Promise<CheckOutcome> {
+/** The order of refusals: no valid license, then the product, then the account's feature switches, then the plan. */
+export async function checkFeature(
+  feature: string,
+  grants: Grants,
+  plan: PlanDef | null,
+  requiredPlanOf: () => Promise<string | null>,
+  switchedOff: ReadonlySet<CloudProduct>,
+  featuresOff: ReadonlySet<string> = NONE,
+): Promise<CheckOutcome> {
   const def = FEATURE_CATALOG.find((f) => f.key === feature)!;
   if (grants.status === 'invalid') return { ok: false, code: 'license_invalid' };
   if (grants.status === 'expired') return { ok: false, code: 'license_expired' };
   if (plan && plan.products.includes(def.product) && switchedOff.has(def.product)) return { ok: false, code: 'product_inactive', product: def.product };
+  // No plan change lifts an account's own switch: no required_plan.
+  if (featuresOff.has(feature)) return { ok: false, code: 'entitlement_required', product: def.product, required_plan: null, switched_off: true };
   const e = grants.entitlements.find((x) => x.feature === feature)!;
   // Only a refusal needs the other plans: the lookup is a function so an allowed check reads nothing more.
   if (!e.allowed) return { ok: false, code: 'entitlement_required', product: def.product, required_plan: await requiredPlanOf() };

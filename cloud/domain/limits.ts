@@ -7,8 +7,11 @@ export interface EffectiveLimit extends Subject {
   metric: Metric;
   period: Period;
   limit: number;
-  source: 'plan' | 'operator';
+  source: 'plan' | SetBy;
 }
+
+/** Who set a stored limit: the operator (`limits set`) or the account (enterprise/limits). */
+export type SetBy = 'operator' | 'account';
 
 export interface OperatorLimit {
   scope: Scope;
@@ -16,18 +19,22 @@ export interface OperatorLimit {
   metric: Metric;
   period: Period;
   limit: number;
+  /** default operator */
+  set_by?: SetBy;
 }
 
 /**
- * The plan's limits apply per site; the operator's limits apply to their
- * scope, and an operator limit on the site replaces the plan's for the same
- * metric and period.
+ * The plan's limits apply per site; stored limits apply to their scope. An
+ * operator limit on the site replaces the plan's for the same metric and
+ * period (the vendor may grant more); an account's own limit only adds a
+ * constraint (an account can budget, never raise what it bought). When
+ * several limits hold one counter, each is checked: the tightest decides.
  */
-export function effectiveLimits(siteId: string, planLimits: readonly PlanLimit[], operator: readonly OperatorLimit[], subjects: readonly Subject[]): EffectiveLimit[] {
-  const mine = operator.filter((o) => subjects.some((s) => s.scope === o.scope && s.subject === o.subject));
-  const out: EffectiveLimit[] = mine.map((o) => ({ ...o, source: 'operator' as const }));
+export function effectiveLimits(siteId: string, planLimits: readonly PlanLimit[], stored: readonly OperatorLimit[], subjects: readonly Subject[]): EffectiveLimit[] {
+  const mine = stored.filter((o) => subjects.some((s) => s.scope === o.scope && s.subject === o.subject));
+  const out: EffectiveLimit[] = mine.map(({ set_by, ...o }) => ({ ...o, source: set_by ?? 'operator' }));
   for (const p of planLimits) {
-    if (mine.some((o) => o.scope === 'site' && o.metric === p.metric && o.period === p.period)) continue;
+    if (mine.some((o) => (o.set_by ?? 'operator') === 'operator' && o.scope === 'site' && o.metric === p.metric && o.period === p.period)) continue;
     out.push({ scope: 'site', subject: siteId, metric: p.metric, period: p.period, limit: p.limit, source: 'plan' });
   }
   const order: Record<Scope, number> = { site: 0, project: 1, department: 2, account: 3 };

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { decodeCursor } from '../domain/cursor.ts';
 import { describeZod } from '../domain/describe-zod.ts';
 import { CloudError } from '../errors.ts';
 
@@ -20,4 +21,11 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infe
   const parsed = schema.safeParse(body);
   if (!parsed.success) throw new CloudError('invalid_request', describeZod(parsed.error));
   return parsed.data;
+}
+
+/** A page cursor this gateway gave (see domain/cursor.ts), or a 400. */
+export function cursorOffset(c: string | undefined, max = 10_000_000): number {
+  const o = decodeCursor(c, max);
+  if (o === null) throw new CloudError('invalid_request', 'cursor is not one this gateway gave: pass next_cursor from the previous page as it is');
+  return o;
 }

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { ActivateBody, CheckBody, CLOUD_ENDPOINTS, HEADER_IDEMPOTENCY_KEY, RegisterBody, SyncBody, UsageHistoryQuery, UsageSummaryQuery, type CloudEndpoint } from '../../main/contract/cloud/index.ts';
+import { ActivateBody, CheckBody, HEADER_IDEMPOTENCY_KEY, RegisterBody, SyncBody, UsageHistoryQuery, UsageSummaryQuery, type CloudEndpoint } from '../../main/contract/cloud/index.ts';
 import { sha256Hex } from '../crypto/hash.ts';
 import { CloudError } from '../errors.ts';
 import type { SiteRow } from '../repo/sites-repo.ts';
+import type { AccountPrincipal } from '../services/account-auth.ts';
 import type { Ctx } from '../services/context.ts';
 import * as entitlements from '../services/entitlements-service.ts';
 import * as licenses from '../services/licenses-service.ts';
@@ -15,24 +16,39 @@ export interface RouteInput {
   ctx: Ctx;
   /** the verified site (signed routes only) */
   site: SiteRow;
+  /** the verified account (account routes only) */
+  account: AccountPrincipal;
   /** the parsed JSON body ({} for an empty one) */
   body: unknown;
   raw: Buffer;
   query: URLSearchParams;
   headers: Record<string, string | string[] | undefined>;
+  /** path parameters (`:id`, `:token`), decoded */
+  params: Record<string, string>;
+  /** scheme and authority the site reached us at (for URLs we hand out) */
+  origin: string;
+  requestId: string;
+  /** aborted when the caller closes the connection before the answer */
+  signal: AbortSignal;
 }
 
 export interface RouteAnswer {
   status?: number;
-  body: unknown;
+  /** a JSON answer */
+  body?: unknown;
   headers?: Record<string, string>;
+  /** or a text or file answer */
+  raw?: { contentType: string; text?: string; file?: { size: number; stream: () => NodeJS.ReadableStream; name: string } };
+  /** token routes: whom the answer is for (the log, and the plan and support headers) */
+  site?: SiteRow;
+  support?: { plan: string | null; support_priority: string | null };
 }
 
 export type RouteHandler = (i: RouteInput) => Promise<RouteAnswer>;
 
-const ok = async (p: Promise<unknown>): Promise<RouteAnswer> => ({ body: await p });
+export const ok = async (p: Promise<unknown>): Promise<RouteAnswer> => ({ body: await p });
 const NONE = z.object({});
-const noQuery = (i: RouteInput) => parseQuery(NONE, i.query, []);
+export const noQuery = (i: RouteInput) => parseQuery(NONE, i.query, []);
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
@@ -62,4 +78,3 @@ export const ROUTES: Record<Exclude<CloudEndpoint, 'health' | 'keys'>, RouteHand
   usageHistory: (i) => ok(usageHistory(i.ctx, i.site, parseQuery(UsageHistoryQuery, i.query, ['period', 'metric', 'feature', 'product', 'from', 'to', 'limit', 'cursor']))),
 };
 
-export const endpointOf = (name: CloudEndpoint) => CLOUD_ENDPOINTS[name];

@@ -9,7 +9,7 @@ import type { CloudError } from '../errors.ts';
  * after a clock re-sync, which the status alone would not say).
  */
 export function toHttpError(e: CloudError): HttpError {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...e.headers };
   if (e.retryAfter !== undefined) headers['Retry-After'] = String(e.retryAfter);
   return new HttpError(e.code, e.message, { status: e.status, headers, details: { ...e.details, retryable: CLOUD_ERRORS[e.code].retryable } });
 }

@@ -3,17 +3,18 @@ import type { Queryable } from '../db/db.ts';
 import { defaultPlans, PlanDef } from '../domain/plans.ts';
 
 export async function listPlans(q: Queryable): Promise<PlanDef[]> {
-  const r = await q.query('SELECT id, rank, features, products, site_limit, limits, update_channels FROM plans ORDER BY rank, id');
+  const r = await q.query('SELECT id, rank, features, products, site_limit, limits, update_channels, support_priority FROM plans ORDER BY rank, id');
   return r.rows.map((row) => PlanDef.parse(row));
 }
 
 export async function upsertPlan(q: Queryable, p: PlanDef, now: Date): Promise<void> {
   await q.query(
-    `INSERT INTO plans (id, rank, features, products, site_limit, limits, update_channels, updated_at)
-     VALUES ($1, $2, $3::jsonb, $4::jsonb, $5, $6::jsonb, $7::jsonb, $8)
+    `INSERT INTO plans (id, rank, features, products, site_limit, limits, update_channels, updated_at, support_priority)
+     VALUES ($1, $2, $3::jsonb, $4::jsonb, $5, $6::jsonb, $7::jsonb, $8, $9)
      ON CONFLICT (id) DO UPDATE SET rank = EXCLUDED.rank, features = EXCLUDED.features, products = EXCLUDED.products,
-       site_limit = EXCLUDED.site_limit, limits = EXCLUDED.limits, update_channels = EXCLUDED.update_channels, updated_at = EXCLUDED.updated_at`,
-    [p.id, p.rank, JSON.stringify(p.features), JSON.stringify(p.products), p.site_limit, JSON.stringify(p.limits), JSON.stringify(p.update_channels), now],
+       site_limit = EXCLUDED.site_limit, limits = EXCLUDED.limits, update_channels = EXCLUDED.update_channels, updated_at = EXCLUDED.updated_at,
+       support_priority = EXCLUDED.support_priority`,
+    [p.id, p.rank, JSON.stringify(p.features), JSON.stringify(p.products), p.site_limit, JSON.stringify(p.limits), JSON.stringify(p.update_channels), now, p.support_priority],
   );
 }
 
@@ -21,11 +22,11 @@ export async function upsertPlan(q: Queryable, p: PlanDef, now: Date): Promise<v
 export async function seedPlans(q: Queryable, now: Date): Promise<void> {
   for (const p of defaultPlans()) {
     await q.query(
-      `INSERT INTO plans (id, rank, features, products, site_limit, limits, update_channels, updated_at)
-       SELECT $1, $2, $3::jsonb, $4::jsonb, $5, $6::jsonb, $7::jsonb, $8
+      `INSERT INTO plans (id, rank, features, products, site_limit, limits, update_channels, updated_at, support_priority)
+       SELECT $1, $2, $3::jsonb, $4::jsonb, $5, $6::jsonb, $7::jsonb, $8, $9
         WHERE NOT EXISTS (SELECT 1 FROM cloud_settings WHERE key = 'plans_seeded')
        ON CONFLICT (id) DO NOTHING`,
-      [p.id, p.rank, JSON.stringify(p.features), JSON.stringify(p.products), p.site_limit, JSON.stringify(p.limits), JSON.stringify(p.update_channels), now],
+      [p.id, p.rank, JSON.stringify(p.features), JSON.stringify(p.products), p.site_limit, JSON.stringify(p.limits), JSON.stringify(p.update_channels), now, p.support_priority],
     );
   }
   await q.query(`INSERT INTO cloud_settings (key, value) VALUES ('plans_seeded', '1') ON CONFLICT (key) DO NOTHING`);

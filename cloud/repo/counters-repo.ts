@@ -24,22 +24,23 @@ export function mergeDeltas(deltas: readonly CounterDelta[]): CounterDelta[] {
 }
 
 /**
- * Adds the deltas. Counters under a limit move only while used + reserved +
+ * Adds the deltas to `used` (an AI hold's `reserved` is gatehouse_hold's, in
+ * the database). Counters under a limit move only while used + reserved +
  * amount stays within it, checked by the UPDATE itself, so instances racing on
  * one database cannot overshoot. Answers the first counter that would
  * overshoot (the caller rolls back), or null when all moved.
  */
-export async function addToCounters(q: Queryable, deltas: readonly CounterDelta[], column: 'used' | 'reserved' = 'used'): Promise<CounterDelta | null> {
+export async function addToCounters(q: Queryable, deltas: readonly CounterDelta[]): Promise<CounterDelta | null> {
   const merged = mergeDeltas(deltas).filter((d) => d.amount !== 0);
   const free = merged.filter((d) => d.limit === null);
   for (const d of merged) {
     if (d.limit === null) continue;
     if (d.amount > d.limit) return d;
     const r = await q.query(
-      `INSERT INTO usage_counters (scope, subject, metric, period, period_start, ${column}) VALUES ($1, $2, $3, $4, $5, $6)
+      `INSERT INTO usage_counters (scope, subject, metric, period, period_start, used) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (scope, subject, metric, period, period_start)
-       DO UPDATE SET ${column} = usage_counters.${column} + EXCLUDED.${column}
-       WHERE usage_counters.used + usage_counters.reserved + EXCLUDED.${column} <= $7
+       DO UPDATE SET used = usage_counters.used + EXCLUDED.used
+       WHERE usage_counters.used + usage_counters.reserved + EXCLUDED.used <= $7
        RETURNING 1`,
       [d.scope, d.subject, d.metric, d.period, d.period_start, d.amount, d.limit],
     );
@@ -47,9 +48,9 @@ export async function addToCounters(q: Queryable, deltas: readonly CounterDelta[
   }
   if (free.length) {
     await q.query(
-      `INSERT INTO usage_counters (scope, subject, metric, period, period_start, ${column})
+      `INSERT INTO usage_counters (scope, subject, metric, period, period_start, used)
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::bigint[])
-       ON CONFLICT (scope, subject, metric, period, period_start) DO UPDATE SET ${column} = usage_counters.${column} + EXCLUDED.${column}`,
+       ON CONFLICT (scope, subject, metric, period, period_start) DO UPDATE SET used = usage_counters.used + EXCLUDED.used`,
       [free.map((d) => d.scope), free.map((d) => d.subject), free.map((d) => d.metric), free.map((d) => d.period), free.map((d) => d.period_start), free.map((d) => d.amount)],
     );
   }

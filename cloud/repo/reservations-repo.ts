@@ -13,18 +13,6 @@ export interface ReservationRow {
 
 const COLS = 'id, site_id, metric, amount, counters, status, expires_at';
 
-export async function insertReservation(q: Queryable, r: Omit<ReservationRow, 'status'>, now: Date): Promise<void> {
-  await q.query(`INSERT INTO usage_reservations (id, site_id, metric, amount, counters, status, expires_at, created_at) VALUES ($1, $2, $3, $4, $5::jsonb, 'held', $6, $7)`, [
-    r.id,
-    r.site_id,
-    r.metric,
-    r.amount,
-    JSON.stringify(r.counters),
-    r.expires_at,
-    now,
-  ]);
-}
-
 /** Closes a held reservation (settled or released) and answers it; null when it is not held any more (closed once, by one instance). */
 export async function closeReservation(q: Queryable, id: string, status: 'settled' | 'released', now: Date): Promise<ReservationRow | null> {
   const r = await q.query<ReservationRow>(`UPDATE usage_reservations SET status = $2, closed_at = $3 WHERE id = $1 AND status = 'held' RETURNING ${COLS}`, [id, status, now]);
@@ -34,8 +22,4 @@ export async function closeReservation(q: Queryable, id: string, status: 'settle
 /** Held reservations past their time, locked for this transaction (other instances skip them). */
 export async function expiredReservations(q: Queryable, now: Date, max = 100): Promise<ReservationRow[]> {
   return (await q.query<ReservationRow>(`SELECT ${COLS} FROM usage_reservations WHERE status = 'held' AND expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`, [now, max])).rows;
-}
-
-export async function reservationById(q: Queryable, id: string): Promise<ReservationRow | null> {
-  return (await q.query<ReservationRow>(`SELECT ${COLS} FROM usage_reservations WHERE id = $1`, [id])).rows[0] ?? null;
 }

@@ -1,13 +1,20 @@
 import type { CloudProduct, Environment } from '../../main/contract/cloud/index.ts';
 import type { Queryable } from '../db/db.ts';
-import { PlanDef } from '../domain/plans.ts';
+import type { PlanDef } from '../domain/plans.ts';
 import type { LicenseRow } from './licenses-repo.ts';
 
 /** What the auth query reads with the site, so a request needs no second read for its grants. */
 export interface GrantsSnapshot {
+  /** the fields the hot path reads (not key_hash, created_at, revoked_at) */
   license: LicenseRow | null;
   plan: PlanDef | null;
   off: Set<CloudProduct>;
+  /** features the account switched off for all its sites */
+  featuresOff: Set<string>;
+  /** the account's support priority, when its policy sets one (else the plan's) */
+  accountPriority: string | null;
+  /** configuration versions as of this request (config_versions): what an instance may keep until they move */
+  config: Record<string, number>;
 }
 
 export interface SiteRow {
@@ -90,21 +97,52 @@ export async function seatsUsed(q: Queryable, licenseId: string, exceptSite?: st
 }
 
 /**
- * The hot path of every signed request, in one round trip (migration 002's
- * gatehouse_authenticate): the site with its license, plan and switched-off
- * products, and the nonce claimed for the key (`nonce_fresh` false: a replay).
- * The nonce is claimed only for a known, connected site; the caller still
- * refuses the request unless the signature verifies. Nothing is cached: a
- * disconnect, a revoke or a plan change holds at the next request on any instance.
+ * The hot path of every signed request, in one round trip (migration 003's
+ * gatehouse_authenticate): the site with its license, switched-off products,
+ * the account's policy bits and the configuration versions, and the nonce
+ * claimed for the key (`nonce_fresh` false: a replay). The nonce is claimed
+ * only for a known, connected site; the caller still refuses the request
+ * unless the signature verifies. `planOf` answers the license's plan (the
+ * caller keeps plans while their version holds). Nothing else is kept: a
+ * disconnect, a revoke or a plan change holds at the next request on any
+ * instance.
  */
-export async function authenticateKey(q: Queryable, keyId: string, nonce: string, nonceExpires: Date, now: Date): Promise<(SiteRow & { nonce_fresh: boolean }) | null> {
+export async function authenticateKey(
+  q: Queryable,
+  keyId: string,
+  nonce: string,
+  nonceExpires: Date,
+  now: Date,
+  planOf: (planId: string, version: number | undefined) => Promise<PlanDef | null>,
+): Promise<(SiteRow & { nonce_fresh: boolean }) | null> {
   const r = await q.query<Record<string, unknown>>('SELECT * FROM gatehouse_authenticate($1, $2, $3, $4)', [keyId, nonce, nonceExpires, now]);
   const row = r.rows[0];
   if (!row) return null;
-  const pick = (prefix: string) => Object.fromEntries(Object.entries(row).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
-  const site = Object.fromEntries(Object.entries(row).filter(([k]) => !/^(l_|p_|off$)/.test(k))) as unknown as SiteRow & { nonce_fresh: boolean };
-  const license = row.l_id ? (pick('l_') as unknown as LicenseRow) : null;
-  const plan = row.p_id ? PlanDef.parse(pick('p_')) : null;
-  site.snapshot = { license, plan, off: new Set(row.off as CloudProduct[]) };
+  const config = (row.config as Record<string, number> | null) ?? {};
+  const site = {
+    id: row.id,
+    key_id: row.key_id,
+    secret_enc: row.secret_enc,
+    url: row.url,
+    name: row.name,
+    environment: row.environment,
+    status: row.status,
+    license_id: row.license_id,
+    account_id: row.account_id,
+    department: row.department,
+    project: row.project,
+    version: row.version,
+    products_in_use: row.products_in_use,
+    outbox_depth: row.outbox_depth,
+    last_sync_at: row.last_sync_at,
+    created_at: row.created_at,
+    disconnected_at: null,
+    nonce_fresh: row.nonce_fresh,
+  } as SiteRow & { nonce_fresh: boolean };
+  const license = row.l_id
+    ? ({ id: row.l_id, key_preview: row.l_key_preview, account_id: row.l_account_id, plan_id: row.l_plan_id, site_limit: row.l_site_limit, status: row.l_status, expires_at: row.l_expires_at } as LicenseRow)
+    : null;
+  const plan = license ? await planOf(license.plan_id, config.plans) : null;
+  site.snapshot = { license, plan, off: new Set(row.off as CloudProduct[]), featuresOff: new Set((row.a_features_off as string[] | null) ?? []), accountPriority: (row.a_support_priority as string | null) ?? null, config };
   return site;
 }

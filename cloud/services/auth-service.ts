@@ -1,6 +1,7 @@
 import { INVALID_SITE_DISCONNECTED_STATUS, NONCE_TTL_SECONDS, SIGNATURE_WINDOW_SECONDS } from '../../main/contract/cloud/index.ts';
 import { parseSignature, verifyContentDigest, verifyMac, type RequestTarget } from '../crypto/request-signature.ts';
 import { CloudError } from '../errors.ts';
+import { listPlans } from '../repo/catalog-repo.ts';
 import { authenticateKey, type SiteRow } from '../repo/sites-repo.ts';
 import type { Ctx } from './context.ts';
 
@@ -30,7 +31,9 @@ export class Authenticator {
   async verify(req: SignedRequest): Promise<SiteRow> {
     const sig = parseSignature(req.headers);
     const now = this.ctx.now();
-    const site = await authenticateKey(this.ctx.db, sig.keyid, sig.nonce, new Date(now.getTime() + NONCE_TTL_SECONDS * 1000), now);
+    const site = await authenticateKey(this.ctx.db, sig.keyid, sig.nonce, new Date(now.getTime() + NONCE_TTL_SECONDS * 1000), now, async (id, version) =>
+      (await this.ctx.cache.get('plans', version, () => listPlans(this.ctx.db))).find((p) => p.id === id) ?? null,
+    );
     if (!site) throw new CloudError('invalid_site', 'the key id is not known to this gateway: register the site again (sites/register)');
     if (site.status !== 'active' || !site.secret_enc) {
       throw new CloudError('invalid_site', 'this site was disconnected: register it again to get a new key', { site_id: site.id }, { status: INVALID_SITE_DISCONNECTED_STATUS });

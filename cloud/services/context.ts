@@ -1,6 +1,10 @@
 import type { Db } from '../db/db.ts';
 import type { SecretBox } from '../crypto/master-key.ts';
 import type { KeyRing } from './key-ring.ts';
+import type { BreakerBoard } from '../ai/routing/breaker.ts';
+import type { RequestLog } from './request-log.ts';
+import type { ConfigCache } from './config-cache.ts';
+import type { TaskRunner } from './reports-service.ts';
 
 /** What every service function works with; built once by the composition root (cloud/service.ts). */
 export interface CloudLogger {
@@ -10,10 +14,30 @@ export interface CloudLogger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
+/** Per-instance AI state and limits (breakers are an optimisation, so each instance keeps its own). */
+export interface AiRuntime {
+  breakers: BreakerBoard;
+  /** where provider keys are read, by the variable names the registry holds */
+  env: Record<string, string | undefined>;
+  /** one provider call, answer included */
+  hopTimeoutMs: number;
+  /** the whole generation, every fallback included (below the client's own 120 s) */
+  deadlineMs: number;
+}
+
 export interface Ctx {
   db: Db;
   box: SecretBox;
   keys: KeyRing;
   now: () => Date;
   log: CloudLogger;
+  ai: AiRuntime;
+  /** where published release files are kept (shared by every instance of a deployment) */
+  releasesDir: string;
+  /** runs cloud tasks (agency reports) on this instance */
+  tasks: TaskRunner;
+  /** the request log, written in batches */
+  requestLog: RequestLog;
+  /** configuration kept while its version holds (see config-cache.ts) */
+  cache: ConfigCache;
 }

@@ -1,22 +1,28 @@
-import { FEATURE_CATALOG, type CloudProduct } from '../../main/contract/cloud/index.ts';
+import { FEATURE_CATALOG, type CloudEntitlement, type CloudProduct } from '../../main/contract/cloud/index.ts';
 import { checkFeature } from '../domain/grants.ts';
 import { requiredPlan } from '../domain/plans.ts';
 import { listPlans } from '../repo/catalog-repo.ts';
 import { CloudError } from '../errors.ts';
 import type { SiteRow } from '../repo/sites-repo.ts';
 import type { Ctx } from './context.ts';
-import { issueCertificate, loadGrants } from './grants-service.ts';
+import { issueCertificate, loadGrants, type SiteGrants } from './grants-service.ts';
 import { licenseRefusal } from './licenses-service.ts';
 
 /** entitlements/check: the seed's shapes exactly; every refusal is an error with its code. */
 export async function check(ctx: Ctx, site: SiteRow, feature: string) {
+  const entitlement = await requireFeature(ctx, await loadGrants(ctx.db, site, ctx.now()), feature);
+  return { success: true as const, entitlement };
+}
+
+/** The feature's entitlement when the site may use it; else the refusal with its code (license, product, account switch, plan). */
+export async function requireFeature(ctx: Ctx, g: SiteGrants, feature: string): Promise<CloudEntitlement> {
   if (!FEATURE_CATALOG.some((f) => f.key === feature)) throw new CloudError('invalid_request', `unknown feature '${feature}': GET features lists them`);
-  const g = await loadGrants(ctx.db, site, ctx.now());
-  const out = await checkFeature(feature, g.grants, g.plan, () => listPlans(ctx.db).then((plans) => requiredPlan(plans, feature)), g.off);
-  if (out.ok) return { success: true as const, entitlement: out.entitlement };
+  const out = await checkFeature(feature, g.grants, g.plan, () => listPlans(ctx.db).then((plans) => requiredPlan(plans, feature)), g.off, g.featuresOff);
+  if (out.ok) return out.entitlement;
   if (out.code === 'license_invalid') throw licenseRefusal('invalid', {});
   if (out.code === 'license_expired') throw licenseRefusal('expired', { license_expires_at: g.license?.expires_at ?? null });
   if (out.code === 'product_inactive') throw new CloudError('product_inactive', `the product '${out.product}' is switched off for this site or its account: ask the vendor to enable it`, { product: out.product });
+  if (out.switched_off) throw new CloudError('entitlement_required', `'${feature}' is switched off for every site of your account by its policy: your account's administrator can switch it on`, { required_plan: null, feature, switched_off: true });
   throw new CloudError('entitlement_required', `'${feature}' is not included in the ${g.plan?.id ?? 'current'} plan${out.required_plan ? `: upgrade to ${out.required_plan}` : ''}`, { required_plan: out.required_plan ?? null, feature });
 }
 

@@ -6,9 +6,11 @@ import { effectiveLimits, type EffectiveLimit } from '../domain/limits.ts';
 import { subjectsOf } from '../domain/usage-rules.ts';
 import { listPlans, switchedOff } from '../repo/catalog-repo.ts';
 import { limitsFor } from '../repo/limits-repo.ts';
+import { policyOf } from '../repo/policies-repo.ts';
 import { licenseById, type LicenseRow } from '../repo/licenses-repo.ts';
 import { seatsUsed, type SiteRow } from '../repo/sites-repo.ts';
 import type { Ctx } from './context.ts';
+import type { ConfigCache } from './config-cache.ts';
 
 /** Everything the gateway knows about what a site may do, read in one place. */
 export interface SiteGrants {
@@ -16,26 +18,40 @@ export interface SiteGrants {
   license: LicenseRow | null;
   plan: PlanDef | null;
   off: Set<CloudProduct>;
+  /** features the account switched off for all its sites */
+  featuresOff: Set<string>;
+  /** the account's override of the plan's support priority */
+  accountPriority: string | null;
   grants: Grants;
 }
 
 /** The site's grants: from the snapshot the auth query read with it, else read now. */
 export async function loadGrants(q: Queryable, site: SiteRow, now: Date): Promise<SiteGrants> {
   if (site.snapshot) {
-    const { license, plan, off } = site.snapshot;
-    return { site, license, plan, off, grants: computeGrants(license, plan, off, now) };
+    const { license, plan, off, featuresOff, accountPriority } = site.snapshot;
+    return { site, license, plan, off, featuresOff, accountPriority, grants: computeGrants(license, plan, off, now, featuresOff) };
   }
   // One after another: a transaction's queries share one connection.
   const license = site.license_id ? await licenseById(q, site.license_id) : null;
   const plan = license ? ((await listPlans(q)).find((p) => p.id === license.plan_id) ?? null) : null;
   const off = await switchedOff(q, site.id, site.account_id);
-  return { site, license, plan, off, grants: computeGrants(license, plan, off, now) };
+  const policy = site.account_id ? await policyOf(q, site.account_id) : null;
+  const featuresOff = new Set(policy?.features_off ?? []);
+  return { site, license, plan, off, featuresOff, accountPriority: policy?.support_priority ?? null, grants: computeGrants(license, plan, off, now, featuresOff) };
 }
 
-/** The limits of the site's plan and the operator's limits on its scopes. */
-export async function siteLimits(q: Queryable, g: Pick<SiteGrants, 'site' | 'plan'>): Promise<EffectiveLimit[]> {
+/** Plan and support priority, named in every answer to the site (the account's priority wins over the plan's). */
+export function supportOf(g: Pick<SiteGrants, 'plan' | 'accountPriority' | 'grants'>): { plan: string | null; support_priority: string | null } {
+  const plan = g.grants.status === 'active' ? (g.plan?.id ?? null) : null;
+  return { plan, support_priority: g.accountPriority ?? (plan ? (g.plan?.support_priority ?? null) : null) };
+}
+
+/** The limits of the site's plan and the stored limits on its scopes (kept per instance while the limits' version holds). */
+export async function siteLimits(q: Queryable, g: Pick<SiteGrants, 'site' | 'plan'>, cache?: ConfigCache): Promise<EffectiveLimit[]> {
   const subjects = subjectsOf({ site_id: g.site.id, account_id: g.site.account_id, department: g.site.department, project: g.site.project });
-  return effectiveLimits(g.site.id, g.plan?.limits ?? [], await limitsFor(q, subjects), subjects);
+  const key = `limits|${subjects.map((s) => `${s.scope}:${s.subject}`).join('|')}`;
+  const stored = cache ? await cache.get(key, g.site.snapshot?.config.limits, () => limitsFor(q, subjects)) : await limitsFor(q, subjects);
+  return effectiveLimits(g.site.id, g.plan?.limits ?? [], stored, subjects);
 }
 
 export async function licenseView(q: Queryable, g: SiteGrants): Promise<LicenseView> {
@@ -53,7 +69,7 @@ export async function licenseView(q: Queryable, g: SiteGrants): Promise<LicenseV
 /** The signed certificate of DESIGN.md for the site's current grants. */
 export async function issueCertificate(ctx: Ctx, q: Queryable, g: SiteGrants): Promise<{ certificate: Certificate; cert_expires_at: string }> {
   const now = ctx.now();
-  const limits = await siteLimits(q, g);
+  const limits = await siteLimits(q, g, ctx.cache);
   const channel = g.plan?.update_channels[0] ?? 'stable';
   const certExpires = new Date(now.getTime() + CERTIFICATE_TTL_SECONDS * 1000).toISOString();
   const certificate = await ctx.keys.certify({

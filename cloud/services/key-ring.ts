@@ -42,6 +42,13 @@ export class KeyRing {
 
   /** Signs the exact JSON bytes of the payload. */
   async certify(payload: CertificatePayload): Promise<Certificate> {
+    const bytes = Buffer.from(JSON.stringify(CertificatePayload.parse(payload)));
+    const { sig, kid } = await this.signBytes(bytes);
+    return Certificate.parse({ payload: bytes.toString('base64url'), sig, alg: 'ed25519', kid });
+  }
+
+  /** Signs bytes with the active key (certificates, release manifests): base64url signature and the key's id. */
+  async signBytes(bytes: Buffer): Promise<{ sig: string; kid: string }> {
     const row = await activeKey(this.db);
     if (!row) throw new Error('no active signing key: the service did not start properly');
     let signer = this.signers.get(row.kid);
@@ -49,7 +56,11 @@ export class KeyRing {
       signer = new Signer(row.kid, this.box.open(row.private_enc, context(row.kid)));
       this.signers.set(row.kid, signer);
     }
-    const bytes = Buffer.from(JSON.stringify(CertificatePayload.parse(payload)));
-    return Certificate.parse({ payload: bytes.toString('base64url'), sig: signer.sign(bytes), alg: 'ed25519', kid: row.kid });
+    return { sig: signer.sign(bytes), kid: row.kid };
+  }
+
+  /** The published public keys ({kid, x}), to verify what the gateway signed. */
+  async verifyKeys(now: Date): Promise<Array<{ kid: string; x: string }>> {
+    return (await publishedKeys(this.db, now)).map((k) => ({ kid: k.kid, x: k.public_x }));
   }
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CloudProduct, FeatureKey, Metric, Period, PlanId, Scope } from '../../main/contract/cloud/index.ts';
+import { CloudProduct, FeatureKey, Metric, Period, PlanId, Scope, SupportPriority } from '../../main/contract/cloud/index.ts';
 import { shortId } from '../../main/core/ids.ts';
 import { newSecret, previewOf } from '../crypto/hash.ts';
 import { fingerprint } from '../crypto/signing-keys.ts';
@@ -12,6 +12,8 @@ import { accountById, insertAccount, insertLicense, licenseById, listAccounts, l
 import { assignSite, listSites, siteById } from '../repo/sites-repo.ts';
 import type { Ctx } from './context.ts';
 import { hashLicenseKey } from './licenses-service.ts';
+import { PART2_COMMANDS, type Part2Command } from './operator-part2.ts';
+import { resignReleases } from './releases-service.ts';
 import { disconnect } from './sites-service.ts';
 
 /**
@@ -41,6 +43,7 @@ export const OPERATOR_COMMANDS = {
     site_limit: z.number().int().min(0).max(100_000).optional(),
     limits: z.array(PlanLimit).max(24).optional(),
     update_channels: z.array(label).max(10).optional(),
+    support_priority: SupportPriority.nullable().optional(),
   }),
   'limits.set': z.strictObject({ scope: Scope, subject: id, metric: Metric, period: Period, limit: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable() }),
   'limits.list': z.strictObject({}),
@@ -53,17 +56,18 @@ export const OPERATOR_COMMANDS = {
   'keys.show': z.strictObject({}),
   'keys.rotate': z.strictObject({}),
 } as const;
-export type OperatorCommand = keyof typeof OPERATOR_COMMANDS;
-export const isOperatorCommand = (c: string): c is OperatorCommand => Object.hasOwn(OPERATOR_COMMANDS, c);
+type Part1Command = keyof typeof OPERATOR_COMMANDS;
+export type OperatorCommand = Part1Command | Part2Command;
+export const isOperatorCommand = (c: string): c is OperatorCommand => Object.hasOwn(OPERATOR_COMMANDS, c) || Object.hasOwn(PART2_COMMANDS, c);
 
-type Args<C extends OperatorCommand> = z.infer<(typeof OPERATOR_COMMANDS)[C]>;
-type Handler<C extends OperatorCommand> = (ctx: Ctx, a: Args<C>) => Promise<unknown>;
+type Args<C extends Part1Command> = z.infer<(typeof OPERATOR_COMMANDS)[C]>;
+type Handler<C extends Part1Command> = (ctx: Ctx, a: Args<C>) => Promise<unknown>;
 
 const mustAccount = async (ctx: Ctx, accountId: string) => {
   if (!(await accountById(ctx.db, accountId))) throw new CloudError('not_found', `no account '${accountId}': accounts list shows them`);
 };
 
-const HANDLERS: { [C in OperatorCommand]: Handler<C> } = {
+const HANDLERS: { [C in Part1Command]: Handler<C> } = {
   'accounts.add': async (ctx, a) => {
     const account = { id: shortId('acc', 10), name: a.name };
     await insertAccount(ctx.db, account, ctx.now());
@@ -110,6 +114,7 @@ const HANDLERS: { [C in OperatorCommand]: Handler<C> } = {
       site_limit: a.site_limit ?? current?.site_limit ?? 1,
       limits: a.limits ?? current?.limits ?? [],
       update_channels: a.update_channels ?? current?.update_channels ?? ['stable'],
+      support_priority: a.support_priority !== undefined ? a.support_priority : (current?.support_priority ?? null),
     };
     await upsertPlan(ctx.db, plan, ctx.now());
     return plan;
@@ -141,7 +146,7 @@ const HANDLERS: { [C in OperatorCommand]: Handler<C> } = {
       publish_until: k.publish_until,
     }));
   },
-  'keys.rotate': async (ctx) => ctx.keys.rotate(ctx.now()),
+  'keys.rotate': async (ctx) => ({ ...(await ctx.keys.rotate(ctx.now())), releases_resigned: await resignReleases(ctx) }),
 };
 
 async function switchProduct(ctx: Ctx, a: { product: CloudProduct; account?: string; site?: string }, enabled: boolean) {
@@ -157,7 +162,14 @@ async function switchProduct(ctx: Ctx, a: { product: CloudProduct; account?: str
 /** Validates and runs one operator command. */
 export async function runOperator(ctx: Ctx, command: string, args: unknown): Promise<unknown> {
   if (!isOperatorCommand(command)) throw new CloudError('invalid_request', `unknown operator command '${command}'`);
-  const parsed = OPERATOR_COMMANDS[command].safeParse(args ?? {});
-  if (!parsed.success) throw new CloudError('invalid_request', parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; '));
-  return (HANDLERS[command] as Handler<OperatorCommand>)(ctx, parsed.data as never);
+  const describe = (e: z.ZodError) => e.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ');
+  if (Object.hasOwn(PART2_COMMANDS, command)) {
+    const c = PART2_COMMANDS[command as Part2Command];
+    const parsed = c.args.safeParse(args ?? {});
+    if (!parsed.success) throw new CloudError('invalid_request', describe(parsed.error));
+    return (c.run as (ctx: Ctx, a: unknown) => Promise<unknown>)(ctx, parsed.data);
+  }
+  const parsed = OPERATOR_COMMANDS[command as Part1Command].safeParse(args ?? {});
+  if (!parsed.success) throw new CloudError('invalid_request', describe(parsed.error));
+  return (HANDLERS[command as Part1Command] as Handler<Part1Command>)(ctx, parsed.data as never);
 }

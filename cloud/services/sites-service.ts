@@ -5,7 +5,7 @@ import { newSecret } from '../crypto/hash.ts';
 import { CloudError } from '../errors.ts';
 import { disconnectSite, insertSite, recordSync, siteById, type SiteRow } from '../repo/sites-repo.ts';
 import type { Ctx } from './context.ts';
-import { issueCertificate, licenseView, loadGrants, type SiteGrants } from './grants-service.ts';
+import { issueCertificate, licenseView, loadGrants, supportOf, type SiteGrants } from './grants-service.ts';
 import { sealSiteSecret } from './auth-service.ts';
 import type { Queryable } from '../db/db.ts';
 
@@ -35,6 +35,7 @@ export async function siteInfo(q: Queryable, g: SiteGrants): Promise<SiteInfo> {
     outbox_depth: s.outbox_depth,
     last_sync_at: s.last_sync_at,
     registered_at: s.created_at,
+    support_priority: supportOf(g).support_priority,
   };
 }
 

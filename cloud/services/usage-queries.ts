@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import type { UsageHistoryAnswer, UsageHistoryQuery, UsageSummaryAnswer, UsageSummaryQuery } from '../../main/contract/cloud/index.ts';
+import { encodeCursor } from '../domain/cursor.ts';
+import { cursorOffset } from '../http/query.ts';
 import { periodReset, periodStart } from '../domain/periods.ts';
-import { CloudError } from '../errors.ts';
 import { history, siteTotals } from '../repo/events-repo.ts';
 import type { SiteRow } from '../repo/sites-repo.ts';
 import type { Ctx } from './context.ts';
@@ -12,7 +13,7 @@ import { limitStates } from './usage-service.ts';
 export async function usageLimits(ctx: Ctx, site: SiteRow) {
   const now = ctx.now();
   const g = await loadGrants(ctx.db, site, now);
-  return { success: true as const, limits: await limitStates(ctx.db, await siteLimits(ctx.db, g), now) };
+  return { success: true as const, limits: await limitStates(ctx.db, await siteLimits(ctx.db, g, ctx.cache), now) };
 }
 
 export async function usageSummary(ctx: Ctx, site: SiteRow, query: z.infer<typeof UsageSummaryQuery>): Promise<UsageSummaryAnswer> {
@@ -28,24 +29,12 @@ export async function usageSummary(ctx: Ctx, site: SiteRow, query: z.infer<typeo
     (byProduct[r.product] ??= {})[r.metric] = r.amount;
   }
   const g = await loadGrants(ctx.db, site, now);
-  const limits = (await limitStates(ctx.db, await siteLimits(ctx.db, g), at)).filter((l) => l.period === query.period);
+  const limits = (await limitStates(ctx.db, await siteLimits(ctx.db, g, ctx.cache), at)).filter((l) => l.period === query.period);
   return { success: true, site_id: site.id, period: query.period, period_start: from.toISOString(), reset_at: to.toISOString(), events, totals, by_product: byProduct, limits };
 }
 
-const encodeCursor = (offset: number) => Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
-function decodeCursor(c: string | undefined): number {
-  if (!c) return 0;
-  try {
-    const o = (JSON.parse(Buffer.from(c, 'base64url').toString('utf8')) as { o?: unknown }).o;
-    if (typeof o === 'number' && Number.isSafeInteger(o) && o >= 0 && o <= 10_000_000) return o;
-  } catch {
-    // falls through to the error
-  }
-  throw new CloudError('invalid_request', 'cursor is not one this gateway gave: pass next_cursor from the previous page as it is');
-}
-
 export async function usageHistory(ctx: Ctx, site: SiteRow, query: z.infer<typeof UsageHistoryQuery>): Promise<UsageHistoryAnswer> {
-  const offset = decodeCursor(query.cursor);
+  const offset = cursorOffset(query.cursor);
   const rows = await history(
     ctx.db,
     site.id,

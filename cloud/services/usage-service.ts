@@ -9,6 +9,7 @@ import { addToCounters, readCounters, type CounterDelta } from '../repo/counters
 import { claimIdempotencyKey, insertEvents, storeIdempotentAnswer } from '../repo/events-repo.ts';
 import type { SiteRow } from '../repo/sites-repo.ts';
 import type { Ctx } from './context.ts';
+import type { ConfigCache } from './config-cache.ts';
 import { loadGrants, siteLimits } from './grants-service.ts';
 
 export const scopesOf = (s: SiteRow): SiteScopes => ({ site_id: s.id, account_id: s.account_id, department: s.department, project: s.project });
@@ -76,7 +77,7 @@ export async function recordUsage(ctx: Ctx, site: SiteRow, input: RecordInput): 
       if (prior.body_hash !== input.bodyHash) throw new CloudError('conflict', 'this Idempotency-Key was already used with a different body: use a new key for a new request');
       return { answer: prior.answer as UsageRecordAnswer, replayed: true };
     }
-    const limits = await limitMap(tx, site, now);
+    const limits = await limitMap(tx, site, now, ctx.cache);
     const scopes = scopesOf(site);
     await tx.query('SAVEPOINT batch');
     const inserted = await insertEvents(tx, site.id, [...valid].sort((a, b) => (a.e.event_id < b.e.event_id ? -1 : 1)).map((v) => v.e), now);
@@ -121,10 +122,11 @@ async function recordOne(tx: Queryable, siteId: string, scopes: SiteScopes, e: C
   return { event_id: e.event_id, status: 'rejected', reason: 'quota_exceeded', message: `the ${quota.period === "day" ? "daily" : "monthly"} ${quota.metric} limit of the ${quota.scope} is reached`, quota };
 }
 
-export async function limitMap(q: Queryable, site: SiteRow, now: Date): Promise<Map<string, number>> {
+export async function limitMap(q: Queryable, site: SiteRow, now: Date, cache?: ConfigCache): Promise<Map<string, number>> {
   const g = await loadGrants(q, site, now);
   const out = new Map<string, number>();
-  for (const l of await siteLimits(q, g)) out.set(limitKey(l), l.limit);
+  // Two limits on one counter (the operator's and the account's): the tighter holds.
+  for (const l of await siteLimits(q, g, cache)) out.set(limitKey(l), Math.min(l.limit, out.get(limitKey(l)) ?? Infinity));
   return out;
 }
 

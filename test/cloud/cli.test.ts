@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ let child: ChildProcess;
 let gateway: string;
 const env = () => ({ ...process.env, GATEHOUSE_CLOUD_DATA_DIR: dataDir, GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY, DATABASE_URL: '' });
 const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { env: env(), encoding: 'utf8', timeout: 120_000 });
+const cliIn = (cwd: string, ...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { env: env(), encoding: 'utf8', timeout: 120_000, cwd });
 
 beforeAll(async () => {
   if (onPostgres) return;
@@ -66,6 +67,36 @@ describe.skipIf(onPostgres)('gatehouse-cloud CLI', { timeout: 240_000 }, () => {
     const keys = cli('keys', 'show');
     expect(keys.status).toBe(0);
     expect(keys.stdout).toMatch(/ed_\S+\s+active/);
+  });
+
+  it('part 2 commands: providers (no key anywhere), account keys shown once, policies, releases from relative paths', async () => {
+    const add = cli('providers', 'add', 'openai-main', '--kind', 'openai', '--base-url', 'http://127.0.0.1:9/v1', '--api-key-env', 'OPENAI_MAIN_KEY', '--models', 'gpt-4o-mini,gpt-4o', '--tags', 'eu,approved', '--json');
+    expect(add.status).toBe(0);
+    expect(cli('providers', 'disable', 'openai-main').status).toBe(0);
+    const providers = JSON.parse(cli('providers', 'list', '--json').stdout);
+    expect(providers.providers).toEqual([{ id: 'openai-main', kind: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key_env: 'OPENAI_MAIN_KEY', models: ['gpt-4o-mini', 'gpt-4o'], tags: ['eu', 'approved'], enabled: false }]);
+    expect(cli('providers', 'add', 'x', '--base-url', 'http://a/v1').status).toBe(2);
+
+    const acc = JSON.parse(cli('accounts', 'add', 'Agency One', '--json').stdout);
+    const created = cli('accounts', 'keys', 'create', acc.id, '--label', 'reporting');
+    expect(created.status).toBe(0);
+    const key = /key: (gha_\S+)/.exec(created.stdout)![1]!;
+    expect(key).toMatch(/^gha_[A-Za-z0-9_-]{43}$/);
+    const keys = cli('accounts', 'keys', 'list', '--account', acc.id, '--json');
+    expect(JSON.parse(keys.stdout)).toEqual([expect.objectContaining({ account_id: acc.id, label: 'reporting', revoked_at: null })]);
+    expect(keys.stdout).not.toContain(key);
+    expect(cli('accounts', 'keys', 'nope').status).toBe(2);
+    const policy = cli('accounts', 'policy', 'set', acc.id, '--ai-providers', 'openai-main', '--ai-tags', 'eu', '--support-priority', 'p1', '--json');
+    expect(JSON.parse(policy.stdout)).toMatchObject({ ai_allowed_providers: ['openai-main'], ai_required_tags: ['eu'], support_priority: 'p1' });
+
+    const dir = await mkdtemp(join(tmpdir(), 'gh-cli-rel-'));
+    await writeFile(join(dir, 'Gatehouse-2.0.0.AppImage'), 'release bytes');
+    const pub = cliIn(dir, 'releases', 'publish', '--product', 'mcp', '--channel', 'stable', '--version', '2.0.0', '--staging', '20', 'Gatehouse-2.0.0.AppImage', '--json');
+    expect(pub.status).toBe(0);
+    expect(JSON.parse(pub.stdout)).toMatchObject({ version: '2.0.0', staging_percentage: 20, files: [{ name: 'Gatehouse-2.0.0.AppImage', platform: 'linux', arch: 'x64', size: 13 }] });
+    expect(await readFile(join(dataDir, 'releases/mcp/stable/2.0.0/Gatehouse-2.0.0.AppImage'), 'utf8')).toBe('release bytes');
+    expect(JSON.parse(cli('releases', 'list', '--json').stdout)).toContainEqual(expect.objectContaining({ product: 'mcp', channel: 'stable', version: '2.0.0', staging_percentage: 20 }));
+    await rm(dir, { recursive: true, force: true });
   });
 
   it('exit codes: 2 for bad usage, 1 for a failed operation, with --json errors', () => {

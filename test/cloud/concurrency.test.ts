@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { uuidv7 } from '../../main/core/ids.ts';
 import { register, SiteClient } from './helpers/client.ts';
-import { freshDatabaseUrl, onPostgres, startHarness, type Harness } from './helpers/cloud-harness.ts';
+import { freshDatabaseUrl, onPostgres, startHarness, TEST_MASTER_KEY, type Harness } from './helpers/cloud-harness.ts';
+import { reservationFor } from '../../cloud/ai/ai-router.ts';
+import { startOpenAiFixture, type FixtureProvider } from '../fixtures/ai-providers/fixture-provider.ts';
 
 /**
  * Issue 11's concurrency check, on PostgreSQL (GATEHOUSE_CLOUD_TEST_DB=postgres,
@@ -14,13 +16,17 @@ describe.skipIf(!onPostgres)('two instances on one PostgreSQL', () => {
   let url: string;
   let a: Harness;
   let b: Harness;
+  let provider: FixtureProvider;
   beforeAll(async () => {
     url = await freshDatabaseUrl();
-    [a, b] = await Promise.all([startHarness({ databaseUrl: url }), startHarness({ databaseUrl: url })]);
+    provider = await startOpenAiFixture();
+    const env = { GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY, KEY_FIXTURE: provider.key };
+    [a, b] = await Promise.all([startHarness({ databaseUrl: url, env }), startHarness({ databaseUrl: url, env })]);
   }, 180_000);
   afterAll(async () => {
     await a?.stop();
     await b?.stop();
+    await provider?.close();
   });
 
   it('never exceeds the quota, never counts an event twice, and both instances agree with the rows', async () => {
@@ -69,6 +75,31 @@ describe.skipIf(!onPostgres)('two instances on one PostgreSQL', () => {
       const lim = (await c.get('usage/limits')).body.limits.find((l: { metric: string; period: string; scope: string }) => l.scope === 'site' && l.metric === 'mcp_actions' && l.period === 'day');
       expect(lim).toMatchObject({ limit: LIMIT, used: LIMIT, remaining: 0 });
     }
+  });
+
+  it('AI generations through both instances never overshoot one token budget, and each is recorded once', async () => {
+    const site = await register(a.gateway);
+    const lic = await a.op<{ license_key: string }>('licenses.create', { plan: 'pro' });
+    expect((await site.post('license/activate', { license_key: lic.license_key })).status).toBe(200);
+    await a.op('providers.add', { id: 'fixture', kind: 'openai', base_url: provider.baseUrl, api_key_env: 'KEY_FIXTURE', models: ['small-1'] });
+    const req = { product: 'verto', feature: 'verto.translate', model: 'small-1', max_tokens: 30, messages: [{ role: 'user', content: 'Hello there' }] };
+    const LIMIT = 4 * reservationFor(req as never);
+    await b.op('limits.set', { scope: 'site', subject: site.creds.site_id, metric: 'ai_tokens', period: 'month', limit: LIMIT });
+    provider.setDefault({ kind: 'slow', delay_ms: 200 });
+    const clients = [site, new SiteClient(b.gateway, site.creds)];
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => clients[i % 2]!.post('ai/generate', req)));
+    const ok = results.filter((r) => r.status === 200);
+    expect(ok.length).toBeGreaterThan(0);
+    expect(results.filter((r) => r.status === 429).length).toBe(12 - ok.length);
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    const counter = (await db.query(`SELECT used::int, reserved::int FROM usage_counters WHERE scope = 'site' AND subject = $1 AND metric = 'ai_tokens' AND period = 'month'`, [site.creds.site_id])).rows[0];
+    const events = (await db.query(`SELECT count(*)::int AS n, sum(tokens_input + tokens_output)::int AS tokens FROM usage_events WHERE site_id = $1 AND event = 'ai.generation.completed'`, [site.creds.site_id])).rows[0];
+    await db.end();
+    expect(counter.reserved).toBe(0);
+    expect(counter.used).toBeLessThanOrEqual(LIMIT);
+    expect(events.n).toBe(ok.length);
+    expect(events.tokens).toBe(counter.used);
   });
 
   it('a nonce is accepted once across instances, and a disconnect on one stops the key on the other', async () => {

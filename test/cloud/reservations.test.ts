@@ -36,12 +36,31 @@ describe('reservations', () => {
   it('settle records the actual amount exactly once; a second settle or a release after it does nothing', async () => {
     const r = await reserve(h.svc.ctx, site, 'ai_tokens', 300);
     const e = aiEvent(120);
-    expect(await settle(h.svc.ctx, site, r.id, e)).toBe(true);
-    expect(await settle(h.svc.ctx, site, r.id, e)).toBe(false);
+    expect(await settle(h.svc.ctx, site, r, e)).toBe(true);
+    expect(await settle(h.svc.ctx, site, r, e)).toBe(false);
     expect(await release(h.svc.ctx, r.id)).toBe(false);
     expect(await tokens()).toEqual({ used: 120, reserved: 0 });
     const rows = await h.svc.ctx.db.query('SELECT 1 FROM usage_events WHERE site_id = $1 AND event_id = $2', [site.id, e.event_id]);
     expect(rows.rows).toHaveLength(1);
+  });
+
+  it('work that outlived its hold is still recorded once when it settles, without taking the hold off twice', async () => {
+    const before = await tokens();
+    const r = await reserve(h.svc.ctx, site, 'ai_tokens', 80, -1);
+    expect(await sweepReservations(h.svc.ctx)).toBe(1);
+    expect(await tokens()).toEqual(before);
+    const e = aiEvent(30);
+    expect(await settle(h.svc.ctx, site, r, e)).toBe(true);
+    expect(await settle(h.svc.ctx, site, r, e)).toBe(false);
+    expect(await tokens()).toEqual({ used: before.used + 30, reserved: before.reserved });
+  });
+
+  it('a hold that does not fit changes nothing', async () => {
+    const before = await tokens();
+    await expect(reserve(h.svc.ctx, site, 'ai_tokens', 5000)).rejects.toMatchObject({ code: 'quota_exceeded' });
+    await expect(reserve(h.svc.ctx, site, 'ai_tokens', 1000 - before.used - before.reserved + 1)).rejects.toMatchObject({ code: 'quota_exceeded', details: expect.objectContaining({ scope: 'site', limit: 1000 }) });
+    expect(await tokens()).toEqual(before);
+    expect((await h.svc.ctx.db.query(`SELECT count(*)::int AS n FROM usage_reservations WHERE status = 'held'`)).rows[0]).toEqual({ n: 0 });
   });
 
   it('a reservation nobody closes is released when it times out', async () => {

@@ -1,5 +1,6 @@
 import * as m001 from './001-ledger.ts';
 import * as m002 from './002-hot-path-functions.ts';
+import * as m003 from './003-part2.ts';
 
 export interface Migration {
   version: number;
@@ -8,4 +9,4 @@ export interface Migration {
 }
 
 /** Every migration, in order. Append only. */
-export const MIGRATIONS: readonly Migration[] = [m001, m002];
+export const MIGRATIONS: readonly Migration[] = [m001, m002, m003];

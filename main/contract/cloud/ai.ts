@@ -17,6 +17,9 @@ export const AI_LIMITS = {
   tags: 16,
 } as const;
 
+/** The body limit of ai/generate and ai/route: 200,000 characters of content, up to 3 UTF-8 bytes each, plus JSON. */
+export const AI_MAX_BODY_BYTES = 1024 * 1024;
+
 /** No control characters but tab, newline and carriage return; no lone surrogates. */
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;

@@ -20,6 +20,10 @@ export const CloudErrorCode = z.enum([
   'rate_limited',
   // license/activate on a license whose production sites are all taken
   'site_limit_reached',
+  // account endpoints (agency/*, enterprise/*): no valid account API key
+  'unauthorized',
+  // the credential is valid but may not do this (a site signature on an account view, a route the account's policy excludes)
+  'forbidden',
   // request errors
   'invalid_request',
   'parse_error',
@@ -57,6 +61,8 @@ export const CLOUD_ERRORS: Record<CloudErrorCode, CloudErrorRule> = {
   update_not_allowed: { status: 403, retryable: false },
   rate_limited: { status: 429, retryable: true },
   site_limit_reached: { status: 409, retryable: false },
+  unauthorized: { status: 401, retryable: false },
+  forbidden: { status: 403, retryable: false },
   invalid_request: { status: 400, retryable: false },
   parse_error: { status: 400, retryable: false },
   payload_too_large: { status: 413, retryable: false },

@@ -17,6 +17,12 @@ export const CLOUD_PART2_ENDPOINTS = {
   updatesCheck: { method: 'GET', path: 'updates/check', signed: true },
   updatesPackage: { method: 'GET', path: 'updates/package', signed: true },
   updatesVerify: { method: 'POST', path: 'updates/verify', signed: true },
+  /**
+   * The electron-updater generic feed and the release files, behind a
+   * short-lived download token (not a signature: the updater cannot sign).
+   * `updates/check` and `updates/package` answer URLs under it.
+   */
+  updatesFiles: { method: 'GET', path: 'updates/files/:token/:name', signed: false },
 } as const satisfies Record<string, { method: 'GET' | 'POST'; path: string; signed: boolean }>;
 export type CloudPart2Endpoint = keyof typeof CLOUD_PART2_ENDPOINTS;
 
@@ -62,13 +68,19 @@ export const UpdatesPackageAnswer = z.looseObject({
 });
 export type UpdatesPackageAnswer = z.infer<typeof UpdatesPackageAnswer>;
 
-/** POST updates/verify: does a downloaded file hash to what the manifest signed? */
+/**
+ * POST updates/verify: does a downloaded file hash to what the manifest
+ * signed? With `manifest`, that signed manifest is checked (signature by a
+ * published gateway key, then the file); without it, the release the
+ * gateway published as product + version.
+ */
 export const UpdatesVerifyBody = z.strictObject({
   product: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/).default('mcp'),
   version: ReleaseVersion,
   name: ReleaseFileName,
   sha512: Sha512Base64,
   size: z.number().int().nonnegative().max(2 ** 40),
+  manifest: SignedManifest.optional(),
 });
 export type UpdatesVerifyBody = z.input<typeof UpdatesVerifyBody>;
 export const UpdatesVerifyAnswer = z.looseObject({ success: z.literal(true), valid: z.boolean(), reason: z.string().nullable().default(null) });

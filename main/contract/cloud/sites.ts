@@ -33,6 +33,8 @@ export const SiteInfo = z.object({
   outbox_depth: z.number().int().nullable(),
   last_sync_at: z.string().nullable(),
   registered_at: z.string(),
+  /** the support priority of the site's account or plan (`p1` first), null without a license */
+  support_priority: z.string().nullable().optional(),
 });
 export type SiteInfo = z.infer<typeof SiteInfo>;
 

@@ -94,8 +94,8 @@ export const LimitState = z.object({
   remaining: z.number().int(),
   period_start: z.string(),
   reset_at: z.string(),
-  /** `plan` when it comes from the license's plan, `operator` when set with `limits set` */
-  source: z.enum(['plan', 'operator']),
+  /** `plan` when it comes from the license's plan, `operator` when set with `limits set`, `account` when the account set it (enterprise/limits) */
+  source: z.enum(['plan', 'operator', 'account']),
 });
 export type LimitState = z.infer<typeof LimitState>;
 

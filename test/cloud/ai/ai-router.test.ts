@@ -47,9 +47,11 @@ describe('routeAi and generateAi', () => {
     expect(eu.count + backup.count).toBe(before);
   });
 
-  it('reserves the input estimate plus max_tokens', () => {
-    expect(reservationFor(req())).toBe(Math.ceil('Name one colour.'.length / 4) + 40);
-    expect(reservationFor({ messages: [{ role: 'user', content: 'x'.repeat(8) }] })).toBe(2 + 1024);
+  it('reserves an upper bound: the UTF-8 bytes of the input, the overhead of each message, and max_tokens', () => {
+    expect(reservationFor(req())).toBe('Name one colour.'.length + 8 * 2 + 40);
+    expect(reservationFor({ messages: [{ role: 'user', content: 'x'.repeat(8) }] })).toBe(8 + 16 + 1024);
+    // Three bytes a character: text that tokenizes worse than four characters a token is still covered.
+    expect(reservationFor({ messages: [{ role: 'system', content: 'Translate' }, { role: 'user', content: '翻訳' }], max_tokens: 10 })).toBe(9 + 6 + 8 * 3 + 10);
   });
 
   it('never lets concurrent generations with fallbacks overshoot one token budget', async () => {

@@ -1,17 +1,16 @@
 import http from 'node:http';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CancellationToken, configureRequestOptions, configureRequestUrl, HttpExecutor, type DownloadOptions } from 'builder-util-runtime';
-import type { AppAdapter } from 'electron-updater/out/AppAdapter.js';
-import { AppImageUpdater } from 'electron-updater/out/AppImageUpdater.js';
+import { CancellationToken } from 'builder-util-runtime';
 import { parseUpdateInfo, resolveFiles } from 'electron-updater/out/providers/Provider.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ReleaseFile, ReleaseManifest } from '../../../main/contract/cloud/updates.ts';
 import { buildUpdateInfo, feedFileName, feedYaml, parseFeedFileName, type FeedTarget } from '../../../cloud/updates/feed.ts';
 import { sha512Base64 } from '../../../cloud/updates/file-hash.ts';
 import { buildManifest } from '../../../cloud/updates/manifest.ts';
+import { NodeExecutor, testUpdater } from '../helpers/electron-updater.ts';
 
 // The electron-updater "generic" feed, checked by electron-updater itself:
 // its own YAML parser and file resolver, then its real updater (the one the
@@ -119,49 +118,7 @@ describe("electron-updater's own parser", () => {
   });
 });
 
-/** electron-updater's ElectronHttpExecutor with node:http in place of Electron's net module (the one part that needs Electron). */
-class NodeExecutor extends HttpExecutor<http.ClientRequest> {
-  createRequest(options: http.RequestOptions, callback: (res: http.IncomingMessage) => void): http.ClientRequest {
-    return http.request(options, callback);
-  }
-
-  /** As ElectronHttpExecutor.download: the body goes through builder-util-runtime's sha512 check into the file. */
-  download(url: URL, destination: string, options: DownloadOptions): Promise<string> {
-    return options.cancellationToken.createPromise((resolve, reject, onCancel) => {
-      const requestOptions: http.RequestOptions = { headers: (options.headers as http.OutgoingHttpHeaders) || undefined };
-      configureRequestUrl(url, requestOptions);
-      configureRequestOptions(requestOptions);
-      this.doDownload(requestOptions, { destination, options, onCancel, callback: (e) => (e == null ? resolve(destination) : reject(e)), responseHandler: null }, 0);
-    });
-  }
-}
-
-/** The desktop app as electron-updater sees it, version 1.0.0, with a fixed staging id (its rollout position is 0.5). */
-async function updater(platform: NodeJS.Platform): Promise<AppImageUpdater> {
-  const userData = await mkdtemp(join(dir, 'app-'));
-  await writeFile(join(userData, '.updaterId'), '8f3b1c2e-4d5a-4b6c-8d7e-9f0a80000000');
-  const app: AppAdapter = {
-    version: '1.0.0',
-    name: 'Gatehouse',
-    isPackaged: true,
-    appUpdateConfigPath: join(userData, 'app-update.yml'),
-    userDataPath: userData,
-    baseCachePath: userData,
-    whenReady: () => Promise.resolve(),
-    relaunch: () => undefined,
-    quit: () => undefined,
-    onQuit: () => undefined,
-  };
-  const u = new AppImageUpdater(undefined, app);
-  const internals = u as unknown as { httpExecutor: HttpExecutor<http.ClientRequest>; _testOnlyOptions: { platform: NodeJS.Platform } };
-  internals.httpExecutor = new NodeExecutor();
-  internals._testOnlyOptions = { platform };
-  u.logger = null;
-  u.autoDownload = false;
-  u.forceDevUpdateConfig = true;
-  u.setFeedURL({ provider: 'generic', url: base });
-  return u;
-}
+const updater = (platform: NodeJS.Platform) => testUpdater(dir, platform, base);
 
 describe("electron-updater's updater against the feed over HTTP", () => {
   it.each([

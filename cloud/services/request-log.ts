@@ -1,0 +1,72 @@
+import type { Db } from '../db/db.ts';
+import { insertLogEntries, pruneLog, type RequestLogEntry } from '../repo/request-log-repo.ts';
+import type { CloudLogger } from './context.ts';
+
+/**
+ * The request log (enterprise log export): every answered request, written
+ * in batches off the request path (one INSERT a second, not one per
+ * request), so recording costs a request nothing. Bounded: at most
+ * `maxBuffered` entries wait in memory (more are counted and dropped, with a
+ * warning) and the table keeps `retentionDays` and at most `maxRows`.
+ * A process killed hard loses at most its last second of entries.
+ */
+export interface RequestLogOptions {
+  flushMs?: number;
+  maxBuffered?: number;
+  retentionDays?: number;
+  maxRows?: number;
+}
+
+export class RequestLog {
+  private buffer: RequestLogEntry[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+  private dropped = 0;
+  readonly retentionDays: number;
+  readonly maxRows: number;
+  private readonly flushMs: number;
+  private readonly maxBuffered: number;
+
+  constructor(
+    private readonly db: Db,
+    private readonly log: CloudLogger,
+    o: RequestLogOptions = {},
+  ) {
+    this.flushMs = o.flushMs ?? 1000;
+    this.maxBuffered = o.maxBuffered ?? 10_000;
+    this.retentionDays = o.retentionDays ?? 30;
+    this.maxRows = o.maxRows ?? 5_000_000;
+  }
+
+  record(e: RequestLogEntry): void {
+    if (this.buffer.length >= this.maxBuffered) {
+      this.dropped++;
+      return;
+    }
+    this.buffer.push(e);
+    this.timer ??= setTimeout(() => void this.flush(), this.flushMs).unref();
+  }
+
+  /** Writes what is buffered; answers when it (and any flush before it) is in the database. */
+  flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const batch = this.buffer;
+    this.buffer = [];
+    const dropped = this.dropped;
+    this.dropped = 0;
+    this.flushing = this.flushing.then(async () => {
+      if (dropped) this.log.warn('request log entries dropped: the database did not keep up', { dropped });
+      try {
+        for (let i = 0; i < batch.length; i += 1000) await insertLogEntries(this.db, batch.slice(i, i + 1000));
+      } catch (e) {
+        this.log.warn('request log write failed', { entries: batch.length, error: (e as Error).message });
+      }
+    });
+    return this.flushing;
+  }
+
+  prune(now: Date): Promise<number> {
+    return pruneLog(this.db, new Date(now.getTime() - this.retentionDays * 86_400_000), this.maxRows);
+  }
+}
