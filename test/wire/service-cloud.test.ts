@@ -95,19 +95,28 @@ describe('connect flow through the service', () => {
 
   it('entitlements gate a real MCP tool: on with the pro plan, off when the plan drops it, on again, off when the license is revoked', async () => {
     const client = await w.mcp(agentToken);
-    const translate = async () => errorCode((await client.callTool({ name: 'translate_page', arguments: { id: 1, target_language: 'de' } })) as ToolAnswer);
-    // granted: the gate passes (no AI provider behind this gateway, so the tool stops at the provider)
-    expect(await translate()).not.toBe('entitlement_required');
+    const list = (await client.callTool({ name: 'pages_list', arguments: {} })) as ToolAnswer;
+    const id = (list.structuredContent as { pages: Array<{ id: number; language: string }> }).pages.find((p) => p.language === 'en')!.id;
+    // granted: the gate passes and the tool asks the gateway's ai/generate (which has no provider configured here, so it refuses);
+    // refused: the gate stops the call before any AI request
+    const translate = async () => {
+      const before = w.proxy.count('ai/generate');
+      const code = errorCode((await client.callTool({ name: 'translate_page', arguments: { id, target_language: 'it' } })) as ToolAnswer);
+      return { code, asked_ai: w.proxy.count('ai/generate') > before };
+    };
+    const granted = await translate();
+    expect(granted.asked_ai).toBe(true);
+    expect(granted.code).not.toBe('entitlement_required');
     const features = ['mcp.upstreams', 'aeo.reports', 'code.assist', 'ai.generate'];
     await w.h.op('plans.set', { id: 'pro', features });
     await w.admin('POST', 'cloud/sync', {});
-    expect(await translate()).toBe('entitlement_required');
+    expect(await translate()).toEqual({ code: 'entitlement_required', asked_ai: false });
     await w.h.op('plans.set', { id: 'pro', features: [...features, 'verto.translate'] });
     await w.admin('POST', 'cloud/sync', {});
-    expect(await translate()).not.toBe('entitlement_required');
+    expect(await translate()).toEqual(granted);
     await w.h.op('licenses.revoke', { id: license.id });
     await w.admin('POST', 'cloud/sync', {});
-    expect(await translate()).toBe('entitlement_required');
+    expect(await translate()).toEqual({ code: 'entitlement_required', asked_ai: false });
     // free features keep working all along
     expect(((await client.callTool({ name: 'pages_list', arguments: {} })) as ToolAnswer).isError ?? false).toBe(false);
     await client.close();
