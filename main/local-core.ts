@@ -54,8 +54,8 @@ export interface LocalCoreConfig {
   warnFileVault?: boolean;
   /** more tool plugins, registered after the built-in ones (tests; upstream servers later) */
   plugins?: Plugin[];
-  /** cloud client options (tests: a transport, timeouts, the refresh tick, the outbox's interval) */
-  cloud?: Partial<Omit<CloudClientOptions, 'dataDir' | 'vault' | 'clock' | 'log'>>;
+  /** cloud client options (tests: a transport, timeouts, the refresh tick, the outbox's interval, a clock of its own) */
+  cloud?: Partial<Omit<CloudClientOptions, 'dataDir' | 'vault' | 'log'>>;
 }
 
 /** No AI provider at all (unit fixtures without a cloud client), and we say so. */
