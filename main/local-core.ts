@@ -96,6 +96,8 @@ export async function openLocalCore(config: LocalCoreConfig) {
       dataDir: config.dataDir, vault, clock, log, local: localPolicy,
       siteUrl: () => urls.base_url || 'http://127.0.0.1/',
       productsInUse: (): CloudProduct[] => ['mcp', 'verto'],
+      // a background refresh changed what the console shows: it reloads cloud.status / health.get
+      onChange: () => events.emit({ type: 'health' }),
       ...config.cloud,
     });
     const cloudPort = cloudActions({ client: cloud, clock, stats: () => stats.snapshot(), changed: () => events.emit({ type: 'health' }) });

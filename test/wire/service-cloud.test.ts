@@ -82,7 +82,12 @@ describe('connect flow through the service', () => {
       expect(r.isError ?? false).toBe(false);
     }
     await client.close();
+    const seen: string[] = [];
+    const unsubscribe = w.svc.events.subscribe((e) => seen.push(e.type));
     const sync = await w.admin<{ outbox: { ok: boolean; sent: number; remaining: number }; certificate: string }>('POST', 'cloud/sync', {});
+    unsubscribe();
+    // the console and the tray reload the cloud state on this event
+    expect(seen).toContain('health');
     expect(sync.body.data).toMatchObject({ outbox: { ok: true, remaining: 0 }, certificate: 'accepted' });
     expect(await w.storedEvents(siteId, 'mcp.tool.called')).toBe(N);
     // a second sync sends nothing more
