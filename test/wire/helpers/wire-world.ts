@@ -32,12 +32,13 @@ export interface WireWorld {
   stop(): Promise<void>;
 }
 
-export async function startWireWorld(o: { ai?: boolean; service?: Parameters<typeof startTestService>[0]; cloudClock?: Clock } = {}): Promise<WireWorld> {
+export async function startWireWorld(o: { ai?: boolean; service?: Parameters<typeof startTestService>[0]; cloudClock?: Clock; harness?: Parameters<typeof startHarness>[0] } = {}): Promise<WireWorld> {
   const ai = o.ai ? await startOpenAiFixture() : null;
   const h = await startHarness({
     env: { GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY, ...(ai ? { KEY_FIXTURE: ai.key } : {}) },
     log: createLogger({ level: 'error' }),
     ...(ai ? { ai: { hopTimeoutMs: 5000, deadlineMs: 20_000 } } : {}),
+    ...o.harness,
   });
   if (ai) await h.op('providers.add', { id: 'fixture', kind: 'openai', base_url: ai.baseUrl, api_key_env: 'KEY_FIXTURE', models: ['small-1'], tags: ['eu'] });
   const proxy = await startFaultProxy(h.svc.baseUrl);
