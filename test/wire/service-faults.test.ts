@@ -111,6 +111,38 @@ describe('the gateway killed mid-sync, the service in-process', () => {
   });
 });
 
+describe('the local clock skewed', () => {
+  it('3 hours behind: one clock resync, every event counted once, requests bounded', async () => {
+    const clock = new MovableClock();
+    const svc = await startTestService({ cloud: { clock, tickMs: 3_600_000, outbox: { intervalMs: 3_600_000 }, timeouts: { connectMs: 1000, interactiveMs: 5000, backgroundMs: 5000 }, sleep: async () => {} } });
+    try {
+      const ok = <T>(r: { ok: boolean; data?: T; code?: string; message?: string }) => {
+        if (!r.ok) throw new Error(`${r.code}: ${r.message}`);
+        return r.data as T;
+      };
+      ok(await svc.dispatch('cloud.connect', { url: proxy.url }));
+      const lic = await cloud.op<{ license_key: string }>('licenses.create', { plan: 'pro' });
+      ok(await svc.dispatch('cloud.activate', { license_key: lic.license_key }));
+      const token = (await svc.createToken({ label: 'agent' })).token;
+      clock.skewMs = -3 * 3600_000;
+      const made = await calls(svc.mcpUrl, token, 25);
+      const sent = proxy.count();
+      const sync = ok<{ outbox: { ok: boolean; remaining: number }; certificate: string }>(await svc.dispatch('cloud.sync', {}));
+      expect(sync).toMatchObject({ outbox: { ok: true, remaining: 0 }, certificate: 'accepted' });
+      const requests = proxy.count() - sent;
+      const expired = proxy.seen.slice(-requests).filter((r) => r.status === 401).length;
+      const usage = CloudUsageView.parse(ok(await svc.dispatch('cloud.usage', { period: 'day' })));
+      expect(usage.summary!.events).toBe(made);
+      const st = CloudStatusView.parse(ok(await svc.dispatch('cloud.status', {})));
+      expect(Math.abs(st.clock.offset_ms - 3 * 3600_000)).toBeLessThan(60_000);
+      expect(requests).toBeLessThanOrEqual(4);
+      console.log(`[wire faults] clock 3 h behind: ${made} MCP calls made, gateway counted ${usage.summary!.events}; ${requests} requests for the sync (${expired} refused as expired before the offset was learned); offset learned ${Math.round(st.clock.offset_ms / 1000)} s`);
+    } finally {
+      await svc.cleanup();
+    }
+  });
+});
+
 describe('the service killed with SIGKILL', () => {
   it('with events in its outbox, and right after the gateway stored a batch it never heard back about: every call counted once', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gh-wire-kill-'));
