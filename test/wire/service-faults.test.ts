@@ -44,6 +44,21 @@ async function restartCloud(): Promise<void> {
   proxy.rule(null);
 }
 
+const ok = <T>(r: { ok: boolean; data?: unknown; code?: string; message?: string }): T => {
+  if (!r.ok) throw new Error(`${r.code}: ${r.message}`);
+  return r.data as T;
+};
+
+/** The service in this process (its cloud client on a clock the test moves), connected through the proxy with a pro license, and an agent's token. */
+async function licensedService() {
+  const clock = new MovableClock();
+  const svc = await startTestService({ cloud: { clock, tickMs: 3_600_000, outbox: { intervalMs: 3_600_000 }, timeouts: { connectMs: 1000, interactiveMs: 5000, backgroundMs: 5000 }, sleep: async () => {} } });
+  ok(await svc.dispatch('cloud.connect', { url: proxy.url }));
+  const lic = await cloud.op<{ license_key: string }>('licenses.create', { plan: 'pro' });
+  ok(await svc.dispatch('cloud.activate', { license_key: lic.license_key }));
+  return { clock, svc, token: (await svc.createToken({ label: 'agent' })).token };
+}
+
 async function calls(mcpUrl: string, token: string, n: number): Promise<number> {
   const client = await connectClient(mcpUrl, token);
   let ok = 0;
@@ -57,17 +72,8 @@ async function calls(mcpUrl: string, token: string, n: number): Promise<number> 
 
 describe('the gateway killed mid-sync, the service in-process', () => {
   it('no event lost or doubled, retries bounded, MCP and local REST answering while the gateway is away', async () => {
-    const clock = new MovableClock();
-    const svc = await startTestService({ cloud: { clock, tickMs: 3_600_000, outbox: { intervalMs: 3_600_000 }, timeouts: { connectMs: 1000, interactiveMs: 5000, backgroundMs: 5000 }, sleep: async () => {} } });
+    const { clock, svc, token } = await licensedService();
     try {
-      const ok = <T>(r: { ok: boolean; data?: T; code?: string; message?: string }) => {
-        if (!r.ok) throw new Error(`${r.code}: ${r.message}`);
-        return r.data as T;
-      };
-      ok(await svc.dispatch('cloud.connect', { url: proxy.url }));
-      const lic = await cloud.op<{ license_key: string }>('licenses.create', { plan: 'pro' });
-      ok(await svc.dispatch('cloud.activate', { license_key: lic.license_key }));
-      const token = (await svc.createToken({ label: 'agent' })).token;
 
       const before = await calls(svc.mcpUrl, token, 40);
       // the gateway stores the batch, then dies before its answer gets back
@@ -113,17 +119,8 @@ describe('the gateway killed mid-sync, the service in-process', () => {
 
 describe('the local clock skewed', () => {
   it('3 hours behind: one clock resync, every event counted once, requests bounded', async () => {
-    const clock = new MovableClock();
-    const svc = await startTestService({ cloud: { clock, tickMs: 3_600_000, outbox: { intervalMs: 3_600_000 }, timeouts: { connectMs: 1000, interactiveMs: 5000, backgroundMs: 5000 }, sleep: async () => {} } });
+    const { clock, svc, token } = await licensedService();
     try {
-      const ok = <T>(r: { ok: boolean; data?: T; code?: string; message?: string }) => {
-        if (!r.ok) throw new Error(`${r.code}: ${r.message}`);
-        return r.data as T;
-      };
-      ok(await svc.dispatch('cloud.connect', { url: proxy.url }));
-      const lic = await cloud.op<{ license_key: string }>('licenses.create', { plan: 'pro' });
-      ok(await svc.dispatch('cloud.activate', { license_key: lic.license_key }));
-      const token = (await svc.createToken({ label: 'agent' })).token;
       clock.skewMs = -3 * 3600_000;
       const made = await calls(svc.mcpUrl, token, 25);
       const sent = proxy.count();
