@@ -1,0 +1,64 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../main/lib/logger.ts';
+import { MAX_ACTIVE_REPORTS } from '../../cloud/services/reports-service.ts';
+import { rawRequest, register, type SiteClient } from './helpers/client.ts';
+import { startHarness, type Harness } from './helpers/cloud-harness.ts';
+
+/**
+ * A reviewer's and an attacker's read of part 2 against the real service:
+ * the lowest-privilege caller with the worst value, what the service keeps
+ * of it, and where a secret could leak. Each test here failed before the fix
+ * it names in its commit.
+ */
+let h: Harness;
+const lines: string[] = [];
+
+interface Account {
+  id: string;
+  key: string;
+  sites: SiteClient[];
+}
+
+async function account(plan: string, n: number): Promise<Account> {
+  const lic = await h.op<{ license_key: string; account_id: string }>('licenses.create', { plan });
+  const sites: SiteClient[] = [];
+  for (let i = 0; i < n; i++) {
+    const s = await register(h.gateway);
+    expect((await s.post('license/activate', { license_key: lic.license_key })).status).toBe(200);
+    sites.push(s);
+  }
+  const key = (await h.op<{ account_key: string }>('accounts.keys.create', { account: lic.account_id })).account_key;
+  return { id: lic.account_id, key, sites };
+}
+
+const as = (key: string, path: string, o: { method?: string; body?: unknown } = {}) =>
+  rawRequest(`${h.gateway}/${path}`, o.method ?? 'GET', { Authorization: `Bearer ${key}` }, o.body === undefined ? undefined : JSON.stringify(o.body));
+
+beforeAll(async () => {
+  // Every log line the service writes, at every level, kept for the secret checks.
+  const stream = new Writable({ write: (chunk: Buffer, _enc, done) => (lines.push(chunk.toString('utf8')), done()) });
+  const log = createLogger({ level: 'debug', stream });
+  h = await startHarness({ log });
+}, 180_000);
+afterAll(() => h?.stop());
+
+describe('agency/reports: at most MAX_ACTIVE_REPORTS at once per account', () => {
+  it('holds under concurrent requests, not only one after another', async () => {
+    const own = await account('agency', 0);
+    // Keep queued tasks queued: nothing on this instance runs them while we count.
+    const runner = h.svc.ctx.tasks as unknown as { kick(): void };
+    const kick = runner.kick;
+    runner.kick = () => {};
+    try {
+      const answers = await Promise.all(Array.from({ length: 12 }, () => as(own.key, 'agency/reports', { method: 'POST', body: {} })));
+      const accepted = answers.filter((a) => a.status === 202).length;
+      expect(answers.every((a) => a.status === 202 || (a.status === 429 && a.body.error.code === 'rate_limited'))).toBe(true);
+      expect(accepted).toBe(MAX_ACTIVE_REPORTS);
+      const n = await h.svc.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM cloud_tasks WHERE account_id = $1 AND status IN ('queued', 'running')`, [own.id]);
+      expect(n.rows[0]!.n).toBe(MAX_ACTIVE_REPORTS);
+    } finally {
+      runner.kick = kick;
+    }
+  });
+});
