@@ -62,3 +62,39 @@ describe('agency/reports: at most MAX_ACTIVE_REPORTS at once per account', () =>
     }
   });
 });
+
+describe('download tokens stay out of the log', () => {
+  /** A live feed URL for a product nobody else in this file uses. */
+  async function feedUrl(product: string): Promise<{ url: string; token: string; channel: string }> {
+    const own = await account('enterprise', 1);
+    const r = await own.sites[0]!.get('updates/check', { query: `product=${product}&version=1.0.0` });
+    expect(r.status).toBe(200);
+    const url = r.body.feed_url as string;
+    const token = /updates\/files\/([^/]+)\/$/.exec(url)![1]!;
+    return { url, token, channel: r.body.channel as string };
+  }
+
+  it('not in the line of a refused path that carries one', async () => {
+    const { url, token } = await feedUrl('zzreview');
+    const r = await rawRequest(`${url}a/b`, 'GET', {});
+    expect(r.status).toBe(404);
+    await new Promise((res) => setTimeout(res, 10));
+    expect(lines.join('')).not.toContain(token);
+    expect(lines.join('')).not.toContain(token.split('.')[1]!);
+  });
+
+  it('not in the line of a failure inside the download route', async () => {
+    const { url, token, channel } = await feedUrl('zzbroken');
+    // A release row the code cannot read: the route fails with a bug, not a refusal.
+    await h.svc.ctx.db.query(`INSERT INTO releases (id, product, channel, version, manifest, signed, published_at, updated_at) VALUES ('rel_review', 'zzbroken', $1, '9.9.9', '{}', '{}', now(), now())`, [channel]);
+    const r = await rawRequest(`${url}latest-linux.yml`, 'GET', {});
+    expect(r.status).toBe(500);
+    expect(r.body.error.code).toBe('internal_error');
+    await new Promise((res) => setTimeout(res, 10));
+    const text = lines.join('');
+    // The failure is logged (with its request id), only without the token.
+    expect(text).toContain(r.body.error.request_id);
+    expect(text).not.toContain(token);
+    expect(text).not.toContain(token.split('.')[1]!);
+  });
+});
