@@ -38,16 +38,6 @@ export async function insertTask(q: Queryable, t: Pick<TaskRow, 'id' | 'account_
   ).rows[0]!;
 }
 
-/**
- * Holds the account's row until the transaction ends: what serialises two
- * report requests of one account (on any instance), so the count of active
- * tasks and the insert that follows it cannot interleave. NO KEY UPDATE does
- * not block the foreign-key checks of rows that merely reference the account.
- */
-export async function lockAccountTasks(q: Queryable, accountId: string): Promise<void> {
-  await q.query('SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE', [accountId]);
-}
-
 export async function activeTasks(q: Queryable, accountId: string): Promise<number> {
   return (await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM cloud_tasks WHERE account_id = $1 AND status IN ('queued', 'running')`, [accountId])).rows[0]!.n;
 }

@@ -3,7 +3,8 @@ import { shortId } from '../../main/core/ids.ts';
 import { csvRow } from '../../main/contract/csv.ts';
 import { CloudError } from '../errors.ts';
 import { accountRollups, accountSites } from '../repo/agency-repo.ts';
-import { activeTasks, claimTask, failAbandoned, failTask, finishTask, insertTask, listTasks, lockAccountTasks, pruneFinished, pruneTasks, taskOf, taskResult, type TaskRow } from '../repo/tasks-repo.ts';
+import { lockAccount } from '../repo/licenses-repo.ts';
+import { activeTasks, claimTask, failAbandoned, failTask, finishTask, insertTask, listTasks, pruneFinished, pruneTasks, taskOf, taskResult, type TaskRow } from '../repo/tasks-repo.ts';
 import type { AccountPrincipal } from './account-auth.ts';
 import { agencySite, rollupRange } from './agency-service.ts';
 import type { Ctx } from './context.ts';
@@ -53,7 +54,7 @@ export async function createReport(ctx: Ctx, p: AccountPrincipal, body: ReportCr
   const params: ReportParams = { period: body.period, from: range.from.toISOString(), to: range.to.toISOString(), account: p.account };
   // Count and insert under the account's lock: concurrent requests (on any instance) cannot all see room for one more.
   const t = await ctx.db.transaction(async (tx) => {
-    await lockAccountTasks(tx, p.account.id);
+    await lockAccount(tx, p.account.id);
     if ((await activeTasks(tx, p.account.id)) >= MAX_ACTIVE_REPORTS) return null;
     await pruneFinished(tx, p.account.id, KEEP_FINISHED);
     return insertTask(tx, { id: shortId('task', 12), account_id: p.account.id, kind: body.kind, params: params as unknown as Record<string, unknown>, created_at: now.toISOString(), expires_at: new Date(now.getTime() + REPORT_TTL_MS).toISOString() });

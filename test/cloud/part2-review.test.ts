@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../main/lib/logger.ts';
 import { MAX_ACTIVE_REPORTS } from '../../cloud/services/reports-service.ts';
+import { MAX_ACCOUNT_LIMITS } from '../../cloud/services/enterprise-service.ts';
 import { rawRequest, register, type SiteClient } from './helpers/client.ts';
 import { startHarness, type Harness } from './helpers/cloud-harness.ts';
 
@@ -96,5 +97,28 @@ describe('download tokens stay out of the log', () => {
     expect(text).toContain(r.body.error.request_id);
     expect(text).not.toContain(token);
     expect(text).not.toContain(token.split('.')[1]!);
+  });
+});
+
+describe('enterprise/limits: what one account key can make the service store', () => {
+  it('is bounded: department names are free, the number of limits is not', async () => {
+    const own = await account('enterprise', 0);
+    const set = (subject: string, limit: number | null) => as(own.key, 'enterprise/limits', { method: 'POST', body: { scope: 'department', subject, metric: 'mcp_actions', period: 'day', limit } });
+    expect((await set('d0', 5)).status).toBe(200);
+    // The rest up to the cap stored directly: thousands of requests would only make the test slow.
+    await h.svc.ctx.db.query(
+      `INSERT INTO usage_limits (scope, subject, metric, period, limit_value, updated_at, set_by)
+       SELECT 'department', $1 || '/d' || g, 'mcp_actions', 'day', 5, now(), 'account' FROM generate_series(1, $2::int - 1) g`,
+      [own.id, MAX_ACCOUNT_LIMITS],
+    );
+    const over = await set('one-more', 5);
+    expect(over.status).toBe(409);
+    expect(over.body.error).toMatchObject({ code: 'conflict', max_limits: MAX_ACCOUNT_LIMITS });
+    // Changing or removing a limit it has still works, and removing one makes room.
+    expect((await set('d0', 7)).status).toBe(200);
+    expect((await set('d0', null)).status).toBe(200);
+    expect((await set('one-more', 5)).status).toBe(200);
+    const n = await h.svc.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM usage_limits WHERE starts_with(subject, $1 || '/')`, [own.id]);
+    expect(n.rows[0]!.n).toBe(MAX_ACCOUNT_LIMITS);
   });
 });
