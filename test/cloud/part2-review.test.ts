@@ -3,6 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../main/lib/logger.ts';
 import { MAX_ACTIVE_REPORTS } from '../../cloud/services/reports-service.ts';
 import { MAX_ACCOUNT_LIMITS } from '../../cloud/services/enterprise-service.ts';
+import { release, reserve, settle, sweepReservations } from '../../cloud/services/reservations-service.ts';
+import { siteById } from '../../cloud/repo/sites-repo.ts';
+import { uuidv7 } from '../../main/core/ids.ts';
 import { rawRequest, register, type SiteClient } from './helpers/client.ts';
 import { startHarness, type Harness } from './helpers/cloud-harness.ts';
 
@@ -120,5 +123,28 @@ describe('enterprise/limits: what one account key can make the service store', (
     expect((await set('one-more', 5)).status).toBe(200);
     const n = await h.svc.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM usage_limits WHERE starts_with(subject, $1 || '/')`, [own.id]);
     expect(n.rows[0]!.n).toBe(MAX_ACCOUNT_LIMITS);
+  });
+});
+
+describe('AI holds: what every generation leaves behind', () => {
+  it('closed reservations are forgotten a day after they close; a hold still running is kept', async () => {
+    const own = await account('pro', 1);
+    const site = (await siteById(h.svc.ctx.db, own.sites[0]!.creds.site_id))!;
+    const released = await reserve(h.svc.ctx, site, 'ai_tokens', 10);
+    await release(h.svc.ctx, released.id);
+    const settled = await reserve(h.svc.ctx, site, 'ai_tokens', 10);
+    const event = { event_id: uuidv7(), event: 'ai.generation.completed', site_id: site.id, product: 'pro', feature: 'ai.generate', model: 'm', units: 1, tokens_input: 3, tokens_output: 2, timestamp: new Date().toISOString() };
+    expect(await settle(h.svc.ctx, site, settled, event)).toBe(true);
+    const running = await reserve(h.svc.ctx, site, 'ai_tokens', 10, 3 * 86_400_000);
+    const rows = async () => (await h.svc.ctx.db.query<{ id: string }>('SELECT id FROM usage_reservations WHERE site_id = $1 ORDER BY id', [site.id])).rows.map((r) => r.id).sort();
+
+    // The housekeeping sweep an hour later keeps them; two days later only the running hold is left.
+    await sweepReservations({ db: h.svc.ctx.db, now: () => new Date(Date.now() + 3_600_000) });
+    expect(await rows()).toEqual([released.id, settled.id, running.id].sort());
+    await sweepReservations({ db: h.svc.ctx.db, now: () => new Date(Date.now() + 2 * 86_400_000) });
+    expect(await rows()).toEqual([running.id]);
+    // The settled usage stays counted: only the hold's bookkeeping went.
+    const used = await h.svc.ctx.db.query<{ used: number }>(`SELECT used::int FROM usage_counters WHERE scope = 'site' AND subject = $1 AND metric = 'ai_tokens' AND period = 'month'`, [site.id]);
+    expect(used.rows[0]!.used).toBe(5);
   });
 });
