@@ -133,7 +133,7 @@ describe('AI holds: what every generation leaves behind', () => {
     const released = await reserve(h.svc.ctx, site, 'ai_tokens', 10);
     await release(h.svc.ctx, released.id);
     const settled = await reserve(h.svc.ctx, site, 'ai_tokens', 10);
-    const event = { event_id: uuidv7(), event: 'ai.generation.completed', site_id: site.id, product: 'pro', feature: 'ai.generate', model: 'm', units: 1, tokens_input: 3, tokens_output: 2, timestamp: new Date().toISOString() };
+    const event = { event_id: uuidv7(), event: 'ai.generation.completed', site_id: site.id, product: 'pro' as const, feature: 'ai.generate', model: 'm', units: 1, tokens_input: 3, tokens_output: 2, timestamp: new Date().toISOString() };
     expect(await settle(h.svc.ctx, site, settled, event)).toBe(true);
     const running = await reserve(h.svc.ctx, site, 'ai_tokens', 10, 3 * 86_400_000);
     const rows = async () => (await h.svc.ctx.db.query<{ id: string }>('SELECT id FROM usage_reservations WHERE site_id = $1 ORDER BY id', [site.id])).rows.map((r) => r.id).sort();
