@@ -3,7 +3,7 @@ import { insertLogEntries, pruneLog, type RequestLogEntry } from '../repo/reques
 import type { CloudLogger } from './context.ts';
 
 /**
- * The request log (enterprise log export): every answered request, written
+ * The request log (enterprise log export): every answered request of a known account, written
  * in batches off the request path (one INSERT a second, not one per
  * request), so recording costs a request nothing. Bounded: at most
  * `maxBuffered` entries wait in memory (more are counted and dropped, with a
@@ -39,6 +39,9 @@ export class RequestLog {
   }
 
   record(e: RequestLogEntry): void {
+    // The log is the accounts' (enterprise/logs is its only reader): a request of no known account is not kept, so
+    // anonymous traffic can neither fill the buffer nor push an account's entries out of the table's row cap.
+    if (e.account_id === null) return;
     if (this.buffer.length >= this.maxBuffered) {
       this.dropped++;
       return;

@@ -148,3 +148,26 @@ describe('AI holds: what every generation leaves behind', () => {
     expect(used.rows[0]!.used).toBe(5);
   });
 });
+
+describe('the request log belongs to the accounts', () => {
+  it("anonymous requests cannot push an account's requests out of it", async () => {
+    const small = await startHarness({ requestLog: { maxRows: 20 } });
+    try {
+      const lic = await small.op<{ license_key: string; account_id: string }>('licenses.create', { plan: 'enterprise' });
+      const site = await register(small.gateway);
+      expect((await site.post('license/activate', { license_key: lic.license_key })).status).toBe(200);
+      const key = (await small.op<{ account_key: string }>('accounts.keys.create', { account: lic.account_id })).account_key;
+      expect((await site.get('sites/status', { headers: { 'X-Request-Id': 'mine-1' } })).status).toBe(200);
+      // Anyone on the network, without a key or a signature: more requests than the log keeps.
+      for (let i = 0; i < 40; i++) await rawRequest(`${small.gateway}/sites/status`, 'GET', {});
+      await small.svc.ctx.requestLog.flush();
+      await small.svc.ctx.requestLog.prune(new Date());
+      const r = await rawRequest(`${small.gateway}/enterprise/logs`, 'GET', { Authorization: `Bearer ${key}` });
+      expect(r.status).toBe(200);
+      const text = typeof r.body === 'string' ? r.body : JSON.stringify(r.body);
+      expect(text).toContain('"request_id":"mine-1"');
+    } finally {
+      await small.stop();
+    }
+  });
+});
