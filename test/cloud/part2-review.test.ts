@@ -1,3 +1,7 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../main/lib/logger.ts';
@@ -168,6 +172,34 @@ describe('the request log belongs to the accounts', () => {
       expect(text).toContain('"request_id":"mine-1"');
     } finally {
       await small.stop();
+    }
+  });
+});
+
+describe('updates/verify without a manifest', () => {
+  it('accepts a file of the same version published on another channel with other bytes', async () => {
+    const own = await account('pro', 1);
+    const dir = await mkdtemp(join(tmpdir(), 'gh-review-rel-'));
+    try {
+      const name = 'Gatehouse-7.0.0.AppImage';
+      const publish = async (channel: string, bytes: Buffer) => {
+        await writeFile(join(dir, name), bytes);
+        await h.op('releases.publish', { product: 'zzverify', channel, version: '7.0.0', files: [join(dir, name)] });
+      };
+      const beta = Buffer.alloc(300, 1);
+      const stable = Buffer.alloc(400, 2);
+      await publish('beta', beta);
+      await publish('stable', stable);
+      for (const bytes of [beta, stable]) {
+        const r = await own.sites[0]!.post('updates/verify', { product: 'zzverify', version: '7.0.0', name, sha512: createHash('sha512').update(bytes).digest('base64'), size: bytes.length });
+        expect(r.status).toBe(200);
+        expect(r.body).toMatchObject({ valid: true, reason: null });
+      }
+      const forged = Buffer.alloc(400, 3);
+      const bad = await own.sites[0]!.post('updates/verify', { product: 'zzverify', version: '7.0.0', name, sha512: createHash('sha512').update(forged).digest('base64'), size: forged.length });
+      expect(bad.body).toMatchObject({ valid: false });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
