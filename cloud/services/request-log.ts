@@ -1,5 +1,5 @@
 import type { Db } from '../db/db.ts';
-import { insertLogEntries, pruneLog, type RequestLogEntry } from '../repo/request-log-repo.ts';
+import { insertLogEntries, pruneAccountLog, pruneLog, type RequestLogEntry } from '../repo/request-log-repo.ts';
 import type { CloudLogger } from './context.ts';
 
 /**
@@ -7,7 +7,9 @@ import type { CloudLogger } from './context.ts';
  * in batches off the request path (one INSERT a second, not one per
  * request), so recording costs a request nothing. Bounded: at most
  * `maxBuffered` entries wait in memory (more are counted and dropped, with a
- * warning) and the table keeps `retentionDays` and at most `maxRows`.
+ * warning) and the table keeps `retentionDays`, at most `maxRowsPerAccount`
+ * rows of one account (so a busy account cannot push another's out) and at
+ * most `maxRows` in all.
  * A process killed hard loses at most its last second of entries.
  */
 export interface RequestLogOptions {
@@ -15,6 +17,7 @@ export interface RequestLogOptions {
   maxBuffered?: number;
   retentionDays?: number;
   maxRows?: number;
+  maxRowsPerAccount?: number;
 }
 
 export class RequestLog {
@@ -24,6 +27,9 @@ export class RequestLog {
   private dropped = 0;
   readonly retentionDays: number;
   readonly maxRows: number;
+  readonly maxRowsPerAccount: number;
+  /** accounts this instance wrote entries for since its last prune: the ones whose share may have grown */
+  private written = new Set<string>();
   private readonly flushMs: number;
   private readonly maxBuffered: number;
 
@@ -36,6 +42,7 @@ export class RequestLog {
     this.maxBuffered = o.maxBuffered ?? 10_000;
     this.retentionDays = o.retentionDays ?? 30;
     this.maxRows = o.maxRows ?? 5_000_000;
+    this.maxRowsPerAccount = o.maxRowsPerAccount ?? 1_000_000;
   }
 
   record(e: RequestLogEntry): void {
@@ -47,6 +54,7 @@ export class RequestLog {
       return;
     }
     this.buffer.push(e);
+    this.written.add(e.account_id);
     this.timer ??= setTimeout(() => void this.flush(), this.flushMs).unref();
   }
 
@@ -69,7 +77,12 @@ export class RequestLog {
     return this.flushing;
   }
 
-  prune(now: Date): Promise<number> {
-    return pruneLog(this.db, new Date(now.getTime() - this.retentionDays * 86_400_000), this.maxRows);
+  /** Retention: by age, then each account this instance wrote for down to its share, then the whole table to its cap. */
+  async prune(now: Date): Promise<number> {
+    const accounts = [...this.written];
+    this.written = new Set();
+    let n = 0;
+    for (const account of accounts) n += await pruneAccountLog(this.db, account, this.maxRowsPerAccount);
+    return n + (await pruneLog(this.db, new Date(now.getTime() - this.retentionDays * 86_400_000), this.maxRows));
   }
 }

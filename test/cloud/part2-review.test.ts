@@ -9,6 +9,7 @@ import { MAX_ACTIVE_REPORTS } from '../../cloud/services/reports-service.ts';
 import { MAX_ACCOUNT_LIMITS } from '../../cloud/services/enterprise-service.ts';
 import { release, reserve, settle, sweepReservations } from '../../cloud/services/reservations-service.ts';
 import { siteById } from '../../cloud/repo/sites-repo.ts';
+import { pruneLog } from '../../cloud/repo/request-log-repo.ts';
 import { uuidv7 } from '../../main/core/ids.ts';
 import { rawRequest, register, type SiteClient } from './helpers/client.ts';
 import { startHarness, type Harness } from './helpers/cloud-harness.ts';
@@ -200,6 +201,39 @@ describe('updates/verify without a manifest', () => {
       expect(bad.body).toMatchObject({ valid: false });
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the request log between accounts', () => {
+  it("one busy account cannot push another account's requests out of it", async () => {
+    const small = await startHarness({ requestLog: { maxRows: 20, maxRowsPerAccount: 10 } });
+    try {
+      const accountOf = async () => {
+        const lic = await small.op<{ license_key: string; account_id: string }>('licenses.create', { plan: 'enterprise' });
+        const site = await register(small.gateway);
+        expect((await site.post('license/activate', { license_key: lic.license_key })).status).toBe(200);
+        const key = (await small.op<{ account_key: string }>('accounts.keys.create', { account: lic.account_id })).account_key;
+        return { site, key, id: lic.account_id };
+      };
+      const quiet = await accountOf();
+      const busy = await accountOf();
+      expect((await quiet.site.get('sites/status', { headers: { 'X-Request-Id': 'quiet-1' } })).status).toBe(200);
+      // The busy account's own signed requests, more than the whole log keeps.
+      for (let i = 0; i < 30; i++) await busy.site.get('sites/status');
+      await small.svc.ctx.requestLog.flush();
+      await small.svc.ctx.requestLog.prune(new Date());
+      const r = await rawRequest(`${small.gateway}/enterprise/logs`, 'GET', { Authorization: `Bearer ${quiet.key}` });
+      const text = typeof r.body === 'string' ? r.body : JSON.stringify(r.body);
+      expect(text).toContain('"request_id":"quiet-1"');
+      const n = await small.svc.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM request_log WHERE account_id = $1', [busy.id]);
+      expect(n.rows[0]!.n).toBe(10);
+      // The table's own cap counts rows (the ids have holes now), keeping the newest.
+      expect(await pruneLog(small.svc.ctx.db, new Date(0), 4)).toBe(7);
+      const left = await small.svc.ctx.db.query<{ account_id: string }>('SELECT account_id FROM request_log ORDER BY id');
+      expect(left.rows.map((x) => x.account_id)).toEqual([busy.id, busy.id, busy.id, busy.id]);
+    } finally {
+      await small.stop();
     }
   });
 });
