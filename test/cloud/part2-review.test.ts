@@ -11,8 +11,9 @@ import { release, reserve, settle, sweepReservations } from '../../cloud/service
 import { siteById } from '../../cloud/repo/sites-repo.ts';
 import { pruneLog } from '../../cloud/repo/request-log-repo.ts';
 import { uuidv7 } from '../../main/core/ids.ts';
-import { rawRequest, register, type SiteClient } from './helpers/client.ts';
+import { rawRequest } from './helpers/client.ts';
 import { startHarness, type Harness } from './helpers/cloud-harness.ts';
+import { accountWithSites } from './helpers/accounts.ts';
 
 /**
  * A reviewer's and an attacker's read of part 2 against the real service:
@@ -23,23 +24,7 @@ import { startHarness, type Harness } from './helpers/cloud-harness.ts';
 let h: Harness;
 const lines: string[] = [];
 
-interface Account {
-  id: string;
-  key: string;
-  sites: SiteClient[];
-}
-
-async function account(plan: string, n: number): Promise<Account> {
-  const lic = await h.op<{ license_key: string; account_id: string }>('licenses.create', { plan });
-  const sites: SiteClient[] = [];
-  for (let i = 0; i < n; i++) {
-    const s = await register(h.gateway);
-    expect((await s.post('license/activate', { license_key: lic.license_key })).status).toBe(200);
-    sites.push(s);
-  }
-  const key = (await h.op<{ account_key: string }>('accounts.keys.create', { account: lic.account_id })).account_key;
-  return { id: lic.account_id, key, sites };
-}
+const account = (plan: string, n: number) => accountWithSites(h, plan, n);
 
 const as = (key: string, path: string, o: { method?: string; body?: unknown } = {}) =>
   rawRequest(`${h.gateway}/${path}`, o.method ?? 'GET', { Authorization: `Bearer ${key}` }, o.body === undefined ? undefined : JSON.stringify(o.body));
@@ -158,10 +143,8 @@ describe('the request log belongs to the accounts', () => {
   it("anonymous requests cannot push an account's requests out of it", async () => {
     const small = await startHarness({ requestLog: { maxRows: 20 } });
     try {
-      const lic = await small.op<{ license_key: string; account_id: string }>('licenses.create', { plan: 'enterprise' });
-      const site = await register(small.gateway);
-      expect((await site.post('license/activate', { license_key: lic.license_key })).status).toBe(200);
-      const key = (await small.op<{ account_key: string }>('accounts.keys.create', { account: lic.account_id })).account_key;
+      const { key, sites } = await accountWithSites(small, 'enterprise', 1);
+      const site = sites[0]!;
       expect((await site.get('sites/status', { headers: { 'X-Request-Id': 'mine-1' } })).status).toBe(200);
       // Anyone on the network, without a key or a signature: more requests than the log keeps.
       for (let i = 0; i < 40; i++) await rawRequest(`${small.gateway}/sites/status`, 'GET', {});
@@ -210,11 +193,8 @@ describe('the request log between accounts', () => {
     const small = await startHarness({ requestLog: { maxRows: 20, maxRowsPerAccount: 10 } });
     try {
       const accountOf = async () => {
-        const lic = await small.op<{ license_key: string; account_id: string }>('licenses.create', { plan: 'enterprise' });
-        const site = await register(small.gateway);
-        expect((await site.post('license/activate', { license_key: lic.license_key })).status).toBe(200);
-        const key = (await small.op<{ account_key: string }>('accounts.keys.create', { account: lic.account_id })).account_key;
-        return { site, key, id: lic.account_id };
+        const a = await accountWithSites(small, 'enterprise', 1);
+        return { site: a.sites[0]!, key: a.key, id: a.id };
       };
       const quiet = await accountOf();
       const busy = await accountOf();
