@@ -28,8 +28,8 @@ export class RequestLog {
   readonly retentionDays: number;
   readonly maxRows: number;
   readonly maxRowsPerAccount: number;
-  /** accounts this instance wrote entries for since its last prune: the ones whose share may have grown */
-  private written = new Set<string>();
+  /** entries this instance wrote per account since that account was last pruned */
+  private written = new Map<string, number>();
   private readonly flushMs: number;
   private readonly maxBuffered: number;
 
@@ -54,7 +54,7 @@ export class RequestLog {
       return;
     }
     this.buffer.push(e);
-    this.written.add(e.account_id);
+    this.written.set(e.account_id, (this.written.get(e.account_id) ?? 0) + 1);
     this.timer ??= setTimeout(() => void this.flush(), this.flushMs).unref();
   }
 
@@ -77,12 +77,19 @@ export class RequestLog {
     return this.flushing;
   }
 
-  /** Retention: by age, then each account this instance wrote for down to its share, then the whole table to its cap. */
+  /**
+   * Retention: by age, then each account down to its share, then the whole table to its cap. An account is
+   * cut once this instance wrote a hundredth of its share since the last cut (finding the cut reads up to its
+   * share of the index), so it may go over by that much for a while, and a quiet account costs nothing.
+   */
   async prune(now: Date): Promise<number> {
-    const accounts = [...this.written];
-    this.written = new Set();
+    const every = Math.max(1, Math.floor(this.maxRowsPerAccount / 100));
     let n = 0;
-    for (const account of accounts) n += await pruneAccountLog(this.db, account, this.maxRowsPerAccount);
+    for (const [account, count] of [...this.written]) {
+      if (count < every) continue;
+      this.written.delete(account);
+      n += await pruneAccountLog(this.db, account, this.maxRowsPerAccount);
+    }
     return n + (await pruneLog(this.db, new Date(now.getTime() - this.retentionDays * 86_400_000), this.maxRows));
   }
 }
