@@ -92,6 +92,11 @@ export class CloudClient {
     return this.connected() ? this.apiInstance : null;
   }
 
+  /** The registered site's id while connected (usage events carry it), else null. */
+  get siteId(): string | null {
+    return this.connected() ? this.identity!.site_id : null;
+  }
+
   connected(): boolean {
     return this.identity !== null && this.runtime.doc().connection?.phase === 'connected';
   }
@@ -253,7 +258,10 @@ export class CloudClient {
     if (this.clock.now() < due) return;
     this.refreshing = this.sync('background')
       .catch((e: unknown) => this.log.warn('cloud: the background refresh failed; local features keep working', { code: (e as GatehouseError).code }))
-      .finally(() => (this.refreshing = null));
+      .finally(() => {
+        this.refreshing = null;
+        this.o.onChange?.();
+      });
     await this.refreshing;
   }
 

@@ -14,6 +14,8 @@ import type { ConsoleSessions } from './console-sessions.ts';
 import { capabilitiesOf } from './users.ts';
 import { GatehouseError, toErrorShape } from './errors.ts';
 import { createProHandlers } from './pro-handlers.ts';
+import { createCloudHandlers } from './cloud-handlers.ts';
+import type { CloudActions } from './cloud-port.ts';
 
 export interface ActionDeps {
   users: Users;
@@ -32,6 +34,8 @@ export interface ActionDeps {
   consoleUrl: () => string | null;
   cloud: () => CloudHealth;
   entitlements: () => EntitlementSource;
+  /** the cloud client's actions (main/cloud); absent where no client runs (unit fixtures) */
+  cloudActions?: CloudActions;
 }
 
 /** Per-call facts a transport knows beyond the principal. */
@@ -102,6 +106,7 @@ export function createHandlers(deps: ActionDeps): Handlers {
     },
     'console.logout': async (_input, p) => ({ ended: p.kind === 'person' && p.session !== null ? deps.sessions.end(p.session) : false }),
     ...createProHandlers(deps),
+    ...createCloudHandlers(deps),
   };
 }
 
