@@ -10,6 +10,19 @@ import { PluginInfo, ToolInfo } from './tools.ts';
 import { PersonSurface } from './principal.ts';
 import type { Capability } from './users.ts';
 import { ProAccepted, ProEntitlements, ProLicense, ProLicenseKey, ProUsage } from './pro.ts';
+import {
+  CloudActivateInput,
+  CloudConnectAnswer,
+  CloudConnectInput,
+  CloudDisconnectAnswer,
+  CloudLicenseAnswer,
+  CloudStatusView,
+  CloudSyncAnswer,
+  CloudUsageInput,
+  CloudUsageView,
+  UpdatesCheckInput,
+  UpdatesView,
+} from './cloud-actions.ts';
 
 const none = z.object({}).strict();
 const byId = z.object({ id: z.string().min(1).max(200) }).strict();
@@ -90,6 +103,21 @@ export const API_ACTIONS = {
   'console.loginLink': { method: 'POST', path: 'login-link', input: none, output: z.object({ url: z.string() }), who: { people: ['cli'] } },
   /** ends the calling console session (the HTTP answer also clears its cookie) */
   'console.logout': { method: 'POST', path: 'logout', input: none, output: z.object({ ended: z.boolean() }), who: { people: ['console'] } },
+  /**
+   * The cloud client (main/cloud): people only. Shapes and meaning in
+   * main/contract/cloud-actions.ts. Only connect/activate/deactivate/sync/
+   * disconnect, cloud.usage and updates.check ask the gateway; cloud.status
+   * and updates.status answer from what the service holds, with no request.
+   */
+  'cloud.status': { method: 'GET', path: 'cloud/status', input: none, output: CloudStatusView, who: PEOPLE },
+  'cloud.connect': { method: 'POST', path: 'cloud/connect', input: CloudConnectInput, output: CloudConnectAnswer, who: PEOPLE },
+  'cloud.activate': { method: 'POST', path: 'cloud/activate', input: CloudActivateInput, output: CloudLicenseAnswer, who: PEOPLE },
+  'cloud.deactivate': { method: 'POST', path: 'cloud/deactivate', input: none, output: CloudLicenseAnswer, who: PEOPLE },
+  'cloud.sync': { method: 'POST', path: 'cloud/sync', input: none, output: CloudSyncAnswer, who: PEOPLE },
+  'cloud.disconnect': { method: 'POST', path: 'cloud/disconnect', input: none, output: CloudDisconnectAnswer, who: PEOPLE },
+  'cloud.usage': { method: 'GET', path: 'cloud/usage', input: CloudUsageInput, output: CloudUsageView, who: PEOPLE },
+  'updates.status': { method: 'GET', path: 'updates/status', input: none, output: UpdatesView, who: PEOPLE },
+  'updates.check': { method: 'POST', path: 'updates/check', input: UpdatesCheckInput, output: UpdatesView, who: PEOPLE },
   'pro.cloudStatus': { method: 'GET', path: 'pro/cloud/status', base: 'rest', input: none, output: CloudHealth, who: PEOPLE_OR_READER },
   'pro.license': { method: 'GET', path: 'pro/license', base: 'rest', input: none, output: ProLicense, who: PEOPLE_OR_READER },
   'pro.entitlements': { method: 'GET', path: 'pro/entitlements', base: 'rest', input: none, output: ProEntitlements, who: PEOPLE_OR_READER },

@@ -18,4 +18,6 @@ export * from './csv.ts';
 export * from './screens.ts';
 export * from './principal.ts';
 export * from './pro.ts';
+export * from './cloud-actions.ts';
+export * from './cloud-status.ts';
 export * from './action-http.ts';

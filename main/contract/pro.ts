@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Entitlement } from './entitlements.ts';
+import { LicenseKey } from './cloud/license.ts';
 
 /**
  * The local REST of seed part C (`{REST_PREFIX}/pro/...`): answers in the
@@ -27,5 +28,6 @@ export const ProUsage = z.looseObject({
 });
 export type ProUsage = z.infer<typeof ProUsage>;
 
-export const ProLicenseKey = z.object({ license_key: z.string().trim().min(1).max(200).optional() });
+/** POST pro/license/activate: the key is checked for its form only, and an error never repeats it. */
+export const ProLicenseKey = z.object({ license_key: z.string().trim().pipe(LicenseKey) });
 export const ProAccepted = z.looseObject({ success: z.literal(true) });

@@ -14,6 +14,7 @@ import type { ConsoleSessions } from './console-sessions.ts';
 import { capabilitiesOf } from './users.ts';
 import { GatehouseError, toErrorShape } from './errors.ts';
 import { createProHandlers } from './pro-handlers.ts';
+import { createCloudHandlers } from './cloud-handlers.ts';
 
 export interface ActionDeps {
   users: Users;
@@ -102,6 +103,7 @@ export function createHandlers(deps: ActionDeps): Handlers {
     },
     'console.logout': async (_input, p) => ({ ended: p.kind === 'person' && p.session !== null ? deps.sessions.end(p.session) : false }),
     ...createProHandlers(deps),
+    ...createCloudHandlers(deps),
   };
 }
 

@@ -114,8 +114,8 @@ export function initialState(over: Partial<FakeState> = {}): FakeState {
   };
 }
 
-/** The console's screens use no pro.* or console.* action yet: those answer not_found here. */
-type ScreenAction = Exclude<ApiAction, `pro.${string}` | `console.${string}`>;
+/** The console's screens use no pro.*, console.*, cloud.* or updates.* action yet: those answer not_found here. */
+type ScreenAction = Exclude<ApiAction, `pro.${string}` | `console.${string}` | `cloud.${string}` | `updates.${string}`>;
 type Handlers = { [A in ScreenAction]: (input: ApiInput<A>) => ApiOutput<A> };
 class Refusal {
   constructor(readonly code: ErrorCode, readonly message: string) {}
