@@ -13,9 +13,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   staged: async () => (await import('./cli/review-commands.ts')).staged,
   audit: async () => (await import('./cli/review-commands.ts')).audit,
   'console-link': async () => (await import('./cli/review-commands.ts')).consoleLink,
+  cloud: async () => (await import('./cli/cloud-commands.ts')).cloud,
 };
 // Checked before anything opens the data dir: a typo must not create a store or wait for the lock.
-const SUBCOMMANDS: Record<string, string[]> = { tokens: ['create', 'list', 'revoke'], users: ['list', 'add', 'set-role'], settings: ['get', 'set'], staged: ['list', 'show', 'confirm', 'discard'], audit: ['list', 'export'] };
+const SUBCOMMANDS: Record<string, string[]> = { tokens: ['create', 'list', 'revoke'], users: ['list', 'add', 'set-role'], settings: ['get', 'set'], staged: ['list', 'show', 'confirm', 'discard'], audit: ['list', 'export'], cloud: ['connect', 'activate', 'deactivate', 'status', 'sync', 'disconnect'] };
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;

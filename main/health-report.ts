@@ -1,5 +1,6 @@
 import type { BridgeLaunchInfo, CloudHealth, HealthReport, Warning } from './contract/health.ts';
 import type { Clock } from './core/ports.ts';
+import type { CloudStatusView } from './contract/cloud-actions.ts';
 import type { Registry } from './core/registry.ts';
 import type { SettingsService } from './core/settings-service.ts';
 import type { Staging } from './core/staging.ts';
@@ -37,6 +38,17 @@ export interface HealthDeps {
   urls: { base_url: string; mcp_url: string; console_url: string };
   bridge: BridgeLaunchInfo;
   cloud: () => CloudHealth;
+  /** the cloud client's warnings (gateway unreachable, certificate stale, outbox full, quotas): each says what to do */
+  cloudWarnings?: () => Warning[];
+}
+
+/** The cloud client's warnings plus its quota alerts, as health warnings (the tray reads one place). */
+export function cloudWarnings(s: CloudStatusView): Warning[] {
+  const quota = s.quota_alerts.map((a) => ({
+    code: a.level === 'exceeded' ? 'cloud_quota_exceeded' : 'cloud_quota_near',
+    message: `${a.level === 'exceeded' ? 'Quota used up' : 'Quota nearly used up'}: ${a.metric} for the ${a.scope}${a.subject ? ` ${a.subject}` : ''}, ${a.used} of ${a.limit}${a.period ? ` this ${a.period}` : ''}; it resets at ${a.reset_at}. Upgrade the plan or wait for the reset.`,
+  }));
+  return [...s.warnings, ...quota];
 }
 
 /** What the console's overview, the tray and `GET health` show: built fresh on every call. */
@@ -50,6 +62,7 @@ export function healthReporter(deps: HealthDeps): () => HealthReport {
       const s = p.status?.();
       return s?.status === 'down' ? [{ code: 'upstream_down', message: `${p.title} is down: ${s.detail ?? ''}` }] : [];
     }),
+    ...(deps.cloudWarnings?.() ?? []),
   ];
   return () => {
     const since = deps.clock.now() - 24 * 3600_000;

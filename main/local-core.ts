@@ -33,8 +33,12 @@ import { UsageRecorder } from './core/usage.ts';
 import { HTTP_REFUSAL, RESOURCE_READ } from './contract/audit.ts';
 import { jsonSchemaCompiler } from './mcp/json-schema.ts';
 import { bridgeLaunchFor } from './bridge-launch.ts';
-import { healthReporter, NOT_CONNECTED } from './health-report.ts';
+import { cloudWarnings, healthReporter } from './health-report.ts';
 import { startBackgroundJobs } from './background-jobs.ts';
+import { CloudClient, type CloudClientOptions } from './cloud/index.ts';
+import { cloudActions } from './cloud/cloud-actions-port.ts';
+import { cloudAiFor } from './cloud/cloud-ai.ts';
+import type { CloudProduct } from './contract/cloud/catalog.ts';
 
 export interface LocalCoreConfig {
   dataDir: string;
@@ -50,12 +54,14 @@ export interface LocalCoreConfig {
   warnFileVault?: boolean;
   /** more tool plugins, registered after the built-in ones (tests; upstream servers later) */
   plugins?: Plugin[];
+  /** cloud client options (tests: a transport, timeouts, the refresh tick, the outbox's interval) */
+  cloud?: Partial<Omit<CloudClientOptions, 'dataDir' | 'vault' | 'clock' | 'log'>>;
 }
 
-/** Until the cloud client exists, no AI provider is configured, and we say so. */
+/** No AI provider at all (unit fixtures without a cloud client), and we say so. */
 export const NO_AI: AiProviderSource = {
   current: () => null,
-  howToConfigure: 'AI features route through the Gatehouse cloud gateway; connect a license in the console (Cloud) once the cloud client is available. Nothing was translated.',
+  howToConfigure: 'AI features route through the Gatehouse cloud gateway: connect it (gatehouse cloud connect --url GATEWAY_URL) and activate a license. Nothing was translated.',
 };
 
 /**
@@ -83,16 +89,28 @@ export async function openLocalCore(config: LocalCoreConfig) {
     const tokens = new Tokens(options, clock);
     const registry = new Registry(jsonSchemaCompiler);
     const stats = new StatsRecorder(options, clock, (name) => registry.has(name) || name === RESOURCE_READ || name === HTTP_REFUSAL);
-    // Until the cloud client gives the site its id (sites/register), usage events name the site 'local'.
-    const usage = new UsageRecorder(stats, clock, () => 'local', (e, ev) => log.error('usage event not recorded', { event: ev.event, error: (e as Error).message }));
-    const site = createSitePlugin({ store: siteStore, clock, ai: config.ai ?? NO_AI, usage, adminUserId: admin.id });
+    const urls = { base_url: '', mcp_url: '', console_url: '' };
+    const localPolicy = new LocalEntitlements('free');
+    // One cloud client per data dir: it answers the feature gates from its verified certificate once connected (the free policy otherwise).
+    const cloud = await CloudClient.open({
+      dataDir: config.dataDir, vault, clock, log, local: localPolicy,
+      siteUrl: () => urls.base_url || 'http://127.0.0.1/',
+      productsInUse: (): CloudProduct[] => ['mcp', 'verto'],
+      ...config.cloud,
+    });
+    const cloudPort = cloudActions({ client: cloud, clock, stats: () => stats.snapshot(), changed: () => events.emit({ type: 'health' }) });
+    // Every event is counted locally (the Usage screen) and queued in the cloud outbox, which keeps it only while a site is connected.
+    const usageSink = { record: (e: Parameters<StatsRecorder['record']>[0]) => (stats.record(e), cloud.usage.record(e)) };
+    const usage = new UsageRecorder(usageSink, clock, () => cloud.siteId ?? 'local', (e, ev) => log.error('usage event not recorded', { event: ev.event, error: (e as Error).message }));
+    const ai = config.ai ?? cloudAiFor(() => cloud.api, { product: 'verto', feature: 'verto.translate' }, (e) => cloudPort.noticeRefusal(e));
+    const site = createSitePlugin({ store: siteStore, clock, ai, usage, adminUserId: admin.id });
     // A site file that was corrupt is never re-seeded over: the person's pages are in the backup.
     if (siteStore.corruptBackup) await site.markDataLost();
     else await site.seedIfEmpty();
     const siteIdentity = () => site.identity() as unknown as Record<string, unknown>;
     const auditor = new Auditor(audit, stats, clock, () => siteStore.read().site.url || 'local');
     const staging = new Staging({ store: stagedFiles, users: (id) => users.byId(id), registry, auditor, events, clock, auditTrail: audit, settings: () => settings.get(), log, usage, ...(config.stagedLifetimeMs ? { lifetimeMs: config.stagedLifetimeMs } : {}) });
-    const entitlements = new LocalEntitlements('free');
+    const entitlements = cloud.entitlements;
     const pipeline = new Pipeline({ registry, staging, auditor, entitlements: () => entitlements, settings: () => settings.get(), clock, usage });
     const watchSettings = (listener: (s: Settings) => void) => events.subscribe((e) => e.type === 'settings' && listener(e.settings));
     const builtin = builtinPlugin({ registry, staging, settings: () => settings.get(), watchSettings, siteIdentity });
@@ -101,15 +119,19 @@ export async function openLocalCore(config: LocalCoreConfig) {
     for (const p of config.plugins ?? []) registry.add(p);
     await registry.start((id, e) => log.error(`plugin '${id}' failed to start`, { error: (e as Error).message }));
 
-    const urls = { base_url: '', mcp_url: '', console_url: '' };
-    const health = healthReporter({ dataDir: config.dataDir, clock, settings, vault, options, siteStore, stagedFiles, registry, staging, tokens, urls, bridge: bridgeLaunchFor(config.dataDir, vault.backend), cloud: () => NOT_CONNECTED });
+    const health = healthReporter({
+      dataDir: config.dataDir, clock, settings, vault, options, siteStore, stagedFiles, registry, staging, tokens, urls, bridge: bridgeLaunchFor(config.dataDir, vault.backend),
+      cloud: () => cloudPort.health(),
+      cloudWarnings: () => cloudWarnings(cloudPort.status()),
+    });
     const sessions = new ConsoleSessions(clock);
     const invoke = createInvoke({
       users, tokens, staging, registry, settings, stats, audit, events, sessions, clock, health, log,
       clientVault: clientTokenVault(vault),
       consoleUrl: () => urls.console_url || null,
-      cloud: () => NOT_CONNECTED,
+      cloud: () => cloudPort.health(),
       entitlements: () => entitlements,
+      cloudActions: cloudPort,
     });
     /** invoke as the console in the app's window would call it: for in-process callers (the service API, tests) */
     const dispatch = dispatchAs(invoke, PRINCIPALS.appConsole);
@@ -127,10 +149,12 @@ export async function openLocalCore(config: LocalCoreConfig) {
       log.info('staging: moved staged writes from options.json to staged/', { count: legacy.length });
     }
     await staging.recover();
+    // A CLI command working on the data dir makes no background cloud request: only the service refreshes and uploads.
+    if ((config.owner ?? 'service') === 'service') cloud.start();
 
     let closed = false;
     return {
-      clock, log, options, siteStore, vault, events, settings, audit, users, tokens, registry, stats, usage, auditor, staging, pipeline, site, builtin, siteIdentity, entitlements, sessions, invoke, dispatch, health,
+      clock, log, options, siteStore, vault, events, settings, audit, users, tokens, registry, stats, usage, auditor, staging, pipeline, site, builtin, siteIdentity, entitlements, sessions, invoke, dispatch, health, cloud,
       /** set the service URLs once the HTTP server listens */
       setUrls(base: string) {
         urls.base_url = base;
@@ -142,6 +166,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
         closed = true;
         jobs.stop();
         await registry.stop((id, e) => log.error(`plugin '${id}' failed to stop`, { error: (e as Error).message }));
+        await cloud.close().catch((e) => log.error('cloud client close failed', { error: (e as Error).message }));
         await stats.flush().catch((e) => log.error('stats flush at close failed: the last few seconds of counters are lost', { error: (e as Error).message }));
         await audit.close();
         await options.flush();

@@ -15,6 +15,9 @@ Usage: gatehouse <command> [options]
   audit list [--tool T] [--result R] [--user U] [--token ID] [--plugin P] [--from ISO] [--to ISO] [--limit N] [--cursor C]
   audit export --format csv|jsonl [filters as for list] [> file]
   console-link                                                   a one-time console login link
+  cloud connect --url GATEWAY_URL [--environment production|staging] [--public-key KEY] [--name N]
+  cloud activate LICENSE_KEY|-   (- reads the key from stdin)    activate a license for this site
+  cloud deactivate | cloud status | cloud sync | cloud disconnect
 
 Every command: --data-dir DIR (or GATEHOUSE_DATA_DIR), --json, --vault auto|keychain|file, --help.
 Exit codes: 0 ok, 1 the operation failed, 2 bad usage.`;

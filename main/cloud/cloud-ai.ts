@@ -37,3 +37,27 @@ export function cloudAiSource(api: () => CloudApi | null, use: AiUse): AiProvide
     howToConfigure: 'AI features run through the Gatehouse cloud gateway: connect it (gatehouse cloud connect --url GATEWAY_URL) and activate a license whose plan includes the feature (gatehouse cloud activate LICENSE_KEY).',
   };
 }
+
+/**
+ * The site plugin's AI source in the service: the cloud provider while
+ * connected, and every refusal seen on the way (quota_exceeded above all)
+ * reported to `seen` before it reaches the tool, so the console warns too.
+ */
+export function cloudAiFor(api: () => CloudApi | null, use: AiUse, seen: (e: unknown) => void): AiProviderSource {
+  const inner = cloudAiSource(api, use);
+  return {
+    howToConfigure: inner.howToConfigure,
+    current() {
+      const p = inner.current();
+      if (!p) return null;
+      return {
+        id: p.id,
+        generate: (req, signal) =>
+          p.generate(req, signal).catch((e: unknown) => {
+            seen(e);
+            throw e;
+          }),
+      };
+    },
+  };
+}

@@ -92,6 +92,11 @@ export class CloudClient {
     return this.connected() ? this.apiInstance : null;
   }
 
+  /** The registered site's id while connected (usage events carry it), else null. */
+  get siteId(): string | null {
+    return this.connected() ? this.identity!.site_id : null;
+  }
+
   connected(): boolean {
     return this.identity !== null && this.runtime.doc().connection?.phase === 'connected';
   }

@@ -11,7 +11,7 @@ export { CloudApi, type Call } from './cloud-api.ts';
 export { CloudEntitlements } from './cloud-entitlements.ts';
 export { UsageOutbox, CLOUD_RECORDED_EVENTS, type FlushResult, type OutboxInput } from './usage-outbox.ts';
 export { CloudClientError, isCloudClientError } from './errors.ts';
-export { cloudAiProvider, cloudAiSource, type AiUse } from './cloud-ai.ts';
+export { cloudAiFor, cloudAiProvider, cloudAiSource, type AiUse } from './cloud-ai.ts';
 export { parsePublicKey, fingerprintOf, verifyManifest, type PinnedKey } from './pinned-key.ts';
 export { normalizeGatewayUrl } from './gateway-url.ts';
 export type { CallMode, Timeouts } from './cloud-http.ts';

@@ -15,6 +15,7 @@ import { capabilitiesOf } from './users.ts';
 import { GatehouseError, toErrorShape } from './errors.ts';
 import { createProHandlers } from './pro-handlers.ts';
 import { createCloudHandlers } from './cloud-handlers.ts';
+import type { CloudActions } from './cloud-port.ts';
 
 export interface ActionDeps {
   users: Users;
@@ -33,6 +34,8 @@ export interface ActionDeps {
   consoleUrl: () => string | null;
   cloud: () => CloudHealth;
   entitlements: () => EntitlementSource;
+  /** the cloud client's actions (main/cloud); absent where no client runs (unit fixtures) */
+  cloudActions?: CloudActions;
 }
 
 /** Per-call facts a transport knows beyond the principal. */

@@ -1,12 +1,11 @@
 import type { ActionDeps, Handler } from './action-handlers.ts';
+import type { CloudActions } from './cloud-port.ts';
 import { GatehouseError } from './errors.ts';
 
-const notYet = async (): Promise<never> => {
-  throw new GatehouseError('service_unavailable', 'the cloud actions are being wired (issue 13 phase B)');
-};
+const NO_CLIENT = 'the cloud client is not running in this process: start the service (gatehouse serve) and try again';
 
-/** The console's cloud actions (main/contract/cloud-actions.ts). */
-export function createCloudHandlers(_deps: ActionDeps): {
+/** The console's cloud actions (main/contract/cloud-actions.ts), people only (checked by invoke before any of these runs). */
+export function createCloudHandlers(deps: Pick<ActionDeps, 'cloudActions'>): {
   'cloud.status': Handler<'cloud.status'>;
   'cloud.connect': Handler<'cloud.connect'>;
   'cloud.activate': Handler<'cloud.activate'>;
@@ -17,15 +16,19 @@ export function createCloudHandlers(_deps: ActionDeps): {
   'updates.status': Handler<'updates.status'>;
   'updates.check': Handler<'updates.check'>;
 } {
+  const cloud = (): CloudActions => {
+    if (!deps.cloudActions) throw new GatehouseError('service_unavailable', NO_CLIENT);
+    return deps.cloudActions;
+  };
   return {
-    'cloud.status': notYet,
-    'cloud.connect': notYet,
-    'cloud.activate': notYet,
-    'cloud.deactivate': notYet,
-    'cloud.sync': notYet,
-    'cloud.disconnect': notYet,
-    'cloud.usage': notYet,
-    'updates.status': notYet,
-    'updates.check': notYet,
+    'cloud.status': async () => cloud().status(),
+    'cloud.connect': async (input) => cloud().connect(input),
+    'cloud.activate': async (input) => cloud().activate(input.license_key),
+    'cloud.deactivate': async () => cloud().deactivate(),
+    'cloud.sync': async () => cloud().sync(),
+    'cloud.disconnect': async () => cloud().disconnect(),
+    'cloud.usage': async (input) => cloud().usage(input),
+    'updates.status': async () => cloud().updatesStatus(),
+    'updates.check': async (input) => cloud().updatesCheck(input),
   };
 }

@@ -2,20 +2,17 @@ import { FEATURE_PLANS } from '../contract/entitlements.ts';
 import type { ActionDeps, Handler } from './action-handlers.ts';
 import { GatehouseError } from './errors.ts';
 
-const NOT_CONNECTED = 'no cloud gateway is connected: the cloud client is not configured yet, so licenses run on the local free plan';
+const NOT_CONNECTED = 'no cloud gateway is connected, so licenses run on the local free plan: connect one with `gatehouse cloud connect --url GATEWAY_URL`';
 /** How long a client should wait before asking a disconnected cloud again. */
 const RETRY_AFTER_S = 3600;
 
-const notConnected = async (): Promise<never> => {
-  throw new GatehouseError('gateway_unavailable', NOT_CONNECTED, { retry_after: RETRY_AFTER_S });
-};
-
 /**
- * Seed part C, the local REST a dashboard reads instead of calling the cloud.
- * Until the cloud client exists these answer with the real local state (free
- * plan, local usage counters) and refuse cloud actions with gateway_unavailable.
+ * Seed part C, the local REST a dashboard reads instead of calling the cloud:
+ * answers from the cloud client's state (no request for the GETs, which
+ * manage_options tokens may read) and passes activate, deactivate and sync
+ * (people only) to it. Unconnected: the local free plan and local counters.
  */
-export function createProHandlers(deps: Pick<ActionDeps, 'cloud' | 'entitlements' | 'stats'>): {
+export function createProHandlers(deps: Pick<ActionDeps, 'cloud' | 'entitlements' | 'stats' | 'cloudActions'>): {
   'pro.cloudStatus': Handler<'pro.cloudStatus'>;
   'pro.license': Handler<'pro.license'>;
   'pro.entitlements': Handler<'pro.entitlements'>;
@@ -24,21 +21,40 @@ export function createProHandlers(deps: Pick<ActionDeps, 'cloud' | 'entitlements
   'pro.licenseDeactivate': Handler<'pro.licenseDeactivate'>;
   'pro.cloudSync': Handler<'pro.cloudSync'>;
 } {
+  const connected = () => deps.cloudActions?.connected() === true;
+  const cloud = () => {
+    if (!deps.cloudActions) throw new GatehouseError('gateway_unavailable', 'the cloud client is not running in this process: start the service (gatehouse serve)', { retry_after: RETRY_AFTER_S });
+    return deps.cloudActions;
+  };
   return {
     'pro.cloudStatus': async () => deps.cloud(),
-    'pro.license': async () => ({ success: true, license: { status: 'none', plan: 'free', site_bound: false, expires_at: null }, message: NOT_CONNECTED }),
+    'pro.license': async () => {
+      if (!connected()) return { success: true, license: { status: 'none', plan: 'free', site_bound: false, expires_at: null }, message: NOT_CONNECTED };
+      const s = deps.cloudActions!.status();
+      const l = s.certificate?.license ?? null;
+      return {
+        success: true,
+        license: { status: l?.status ?? 'none', plan: l?.plan ?? 'free', site_bound: true, expires_at: l?.expires_at ?? null, key_preview: l?.key_preview ?? null },
+        site_id: s.site_id,
+        gateway_url: s.gateway_url,
+        certificate: s.certificate ? { cert_expires_at: s.certificate.cert_expires_at, grants_until: s.certificate.grants_until, usable: s.certificate.usable, reason: s.certificate.reason } : null,
+      };
+    },
     'pro.entitlements': async () => {
       const source = deps.entitlements();
       const entitlements = await Promise.all(Object.keys(FEATURE_PLANS).map((f) => source.check(f)));
-      return { success: true, source: 'local-policy', entitlements };
+      return { success: true, source: connected() ? 'certificate' : 'local-policy', entitlements };
     },
     'pro.usage': async () => {
       const stats = deps.stats.snapshot();
       const calls = Object.values(stats.tools).reduce((n, byResult) => n + Object.values(byResult).reduce((a, b) => a + b, 0), 0);
-      return { success: true, source: 'local', since: stats.since, mcp_calls: calls, by_tool: stats.tools, usage: stats.usage, limits: [], message: 'quotas come from the cloud gateway, which is not connected' };
+      const local = { success: true as const, source: 'local', since: stats.since, mcp_calls: calls, by_tool: stats.tools, usage: stats.usage };
+      if (!connected()) return { ...local, limits: [], message: 'quotas come from the cloud gateway, which is not connected' };
+      const u = deps.cloudActions!.cachedUsage();
+      return { ...local, source: u.fetched_at ? 'cloud-cached' : 'local', limits: u.limits, fetched_at: u.fetched_at, outbox: u.outbox, quota_alerts: u.quota_alerts };
     },
-    'pro.licenseActivate': notConnected,
-    'pro.licenseDeactivate': notConnected,
-    'pro.cloudSync': notConnected,
+    'pro.licenseActivate': async (input) => ({ success: true, ...(await cloud().activate(input.license_key)) }),
+    'pro.licenseDeactivate': async () => ({ success: true, ...(await cloud().deactivate()) }),
+    'pro.cloudSync': async () => ({ success: true, ...(await cloud().sync()) }),
   };
 }

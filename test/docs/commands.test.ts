@@ -69,6 +69,12 @@ const COVERAGE: Record<string, Coverage> = {
   'GATEHOUSE_URL=http://127.0.0.1:7823 npx vite': { by: 'test' },
   'npx electron-builder': { by: 'not-run', why: 'packaging needs the Electron binary, which cannot be downloaded on these machines; test/app/builder-config.test.ts checks electron-builder.yml against electron-builder\'s own schema' },
   'node assets/generate-icons.mjs': { by: 'test' },
+  'gatehouse cloud connect --url "$GATEWAY_URL"': { by: 'test' },
+  'gatehouse cloud activate - < "$HOME/gatehouse-license.txt"': { by: 'test' },
+  'gatehouse cloud status': { by: 'test' },
+  'gatehouse cloud sync': { by: 'test' },
+  'gatehouse cloud deactivate': { by: 'test' },
+  'gatehouse cloud disconnect': { by: 'test' },
 };
 
 // ---- the commands run here ----
@@ -87,9 +93,9 @@ function env(): NodeJS.ProcessEnv {
 }
 
 /** Runs one documented command as written (bash, from the checkout's folder). */
-function sh(command: string, timeoutMs = 60_000): { code: number | null; out: string; err: string } {
+function sh(command: string, timeoutMs = 60_000, extraEnv: NodeJS.ProcessEnv = {}): { code: number | null; out: string; err: string } {
   RUN_HERE.push(command);
-  const r = spawnSync('bash', ['-c', command], { cwd: ROOT, env: env(), encoding: 'utf8', timeout: timeoutMs });
+  const r = spawnSync('bash', ['-c', command], { cwd: ROOT, env: { ...env(), ...extraEnv }, encoding: 'utf8', timeout: timeoutMs });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -165,6 +171,32 @@ async function expectWorkingEntry(file: string): Promise<void> {
     await client.close();
   }
 }
+
+describe('README "Connect the app to a cloud gateway"', () => {
+  it('connects the running service to the reference gateway, activates, syncs, deactivates and disconnects', async () => {
+    // Its own process: sh() blocks this one while a command runs.
+    const { startCloudChild } = await import('../cloud-client/helpers/cloud-child.ts');
+    const cloudDir = mkdtempSync(join(tmpdir(), 'gatehouse-docs-cloud-'));
+    const gw = await startCloudChild(cloudDir);
+    try {
+      const lic = await gw.op<{ license_key: string }>('licenses.create', { plan: 'pro' });
+      writeFileSync(join(home, 'gatehouse-license.txt'), `${lic.license_key}\n`, { mode: 0o600 });
+      const commands = documentedCommands().filter((d) => d.file === 'README.md' && d.command.startsWith('gatehouse cloud ')).map((d) => d.command);
+      expect(commands.length).toBeGreaterThanOrEqual(6);
+      const outputs: string[] = [];
+      for (const c of commands) {
+        const r = sh(c, 60_000, { GATEWAY_URL: gw.url });
+        expect(r.code, `${c}\n${r.err}`).toBe(0);
+        outputs.push(r.out + r.err);
+        if (c === 'gatehouse cloud status') expect(r.out).toMatch(/Connected to .* as site \S+/);
+      }
+      expect(outputs.join('')).not.toContain(lic.license_key);
+    } finally {
+      await gw.stop();
+      rmSync(cloudDir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('docs/conformance.md: the Inspector example with the pinned Inspector 0.15', () => {
   it('lists the tools through the bridge', () => {

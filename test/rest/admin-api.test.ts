@@ -105,9 +105,18 @@ describe('admin API', () => {
     // the local REST sits behind the same gate as the admin API: no CSRF header, no state change
     const noCsrf = await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/license/activate`, { method: 'POST', headers: { Cookie: cookie } });
     expect(noCsrf.status).toBe(403);
-    const act = await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/license/activate`, { method: 'POST', headers: { Cookie: cookie, 'X-Gatehouse-CSRF': '1' } });
-    expect(act.status).toBe(503);
-    expect(((await act.json()) as { error: { code: string } }).error.code).toBe('gateway_unavailable');
+    const post = (body: unknown) => fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/license/activate`, { method: 'POST', headers: { Cookie: cookie, 'X-Gatehouse-CSRF': '1', 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    // a key not in the form is the caller's error, and the answer never repeats it
+    const bad = await post({ license_key: 'not-a-key-secret-1234' });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).not.toContain('not-a-key-secret-1234');
+    // a well-formed key while no gateway is connected: the cloud client says how to connect, and no request goes anywhere
+    const key = `ghl_${'a'.repeat(32)}`;
+    const act = await post({ license_key: key });
+    const body = (await act.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('invalid_site');
+    expect(body.error.message).toContain('gatehouse cloud connect');
+    expect(JSON.stringify(body)).not.toContain(key);
   });
 
   it('limits failed authentications per address (the MCP endpoint has such a limit too); a valid credential is never held back', async () => {
