@@ -10,7 +10,7 @@ import { serveApp } from './app-protocol.ts';
 import { registerIpc } from './ipc.ts';
 import { getOpenAtLogin, setOpenAtLogin, startedHidden } from './login-item.ts';
 import type { LoginItemOptions } from './login-item.ts';
-import { createStagedNotifier } from './notifications.ts';
+import { createQuotaNotifier, createStagedNotifier } from './notifications.ts';
 import { hardenSession } from './security.ts';
 import { TrayController } from './tray.ts';
 import { TrayStateKeeper, createTrayActions } from './tray-state.ts';
@@ -96,7 +96,11 @@ export async function runDesktop(startService: StartDesktopService): Promise<voi
       report,
     }),
   });
-  const keeper = new TrayStateKeeper((state) => tray.update(state));
+  const notifyQuota = createQuotaNotifier({ openUsage: () => windows.show('usage') });
+  const keeper = new TrayStateKeeper((state) => {
+    tray.update(state);
+    if (state.phase === 'running') notifyQuota(state.cloud.quotas);
+  });
   keeper.set({ openAtLogin: await getOpenAtLogin(app, login).catch(() => false) });
 
   app.on('before-quit', () => windows.allowClose());

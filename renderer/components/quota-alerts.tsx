@@ -1,16 +1,10 @@
+import { quotaName } from '../../main/contract/index.ts';
 import type { QuotaAlert } from '../../main/contract/index.ts';
-import { metricWords, periodWords, scopeWords } from '../lib/cloud-words.ts';
 import { formatDateTime } from '../lib/format.ts';
 
 const number = new Intl.NumberFormat();
 export const formatCount = (n: number): string => number.format(n);
-
-/** "AI tokens per month (account acme)" */
-export function quotaName(q: { metric: string; period: string | null; scope: string; subject: string | null }): string {
-  const period = periodWords(q.period);
-  const subject = q.scope === 'site' || !q.subject ? '' : ` ${q.subject}`;
-  return `${metricWords(q.metric)}${period ? ` ${period}` : ''} (${scopeWords(q.scope)}${subject})`;
-}
+export { quotaName };
 
 /** One sentence per alert: which quota, how much of it, and when it resets. */
 export function quotaAlertText(q: QuotaAlert): string {

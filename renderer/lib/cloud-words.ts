@@ -50,20 +50,7 @@ const LICENSE_WORDS: Record<string, string> = {
 };
 export const licenseWords = (status: string): string => LICENSE_WORDS[status] ?? status;
 
-const METRIC_WORDS: Record<string, string> = {
-  ai_tokens: 'AI tokens',
-  translation_characters: 'Translated characters',
-  indexing_requests: 'Indexing requests',
-  mcp_actions: 'MCP tool calls',
-  reports: 'Reports',
-  cloud_tasks: 'Cloud tasks',
-};
-export const metricWords = (metric: string): string => METRIC_WORDS[metric] ?? metric;
-
-const SCOPE_WORDS: Record<string, string> = { account: 'account', department: 'department', site: 'this site', project: 'project' };
-export const scopeWords = (scope: string): string => SCOPE_WORDS[scope] ?? scope;
-
-export const periodWords = (period: string | null): string => (period === 'day' ? 'per day' : period === 'month' ? 'per month' : '');
+export { metricName as metricWords, periodName as periodWords, scopeName as scopeWords } from '../../main/contract/index.ts';
 
 export const CLOUD_WARNING_TITLES: Record<string, string> = {
   cloud_gateway_unreachable: 'The cloud gateway cannot be reached',

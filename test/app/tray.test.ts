@@ -16,7 +16,7 @@ const { dispatchAs } = await import('../../main/core/invoke.ts');
 beforeEach(() => electron.resetElectron());
 
 const noActions = { openConsole: vi.fn(), approve: vi.fn(), discard: vi.fn(), setEnabled: vi.fn(), setOpenAtLogin: vi.fn(), quit: vi.fn() };
-const running = { phase: 'running' as const, enabled: true, pending: [], pendingTotal: 0, error: null, openAtLogin: false };
+const running = { phase: 'running' as const, enabled: true, pending: [], pendingTotal: 0, error: null, openAtLogin: false, cloud: { connected: false, problem: null, quotas: [] } };
 
 describe('tray controller', () => {
   it('uses template icons on macOS and follows the state with icon, tooltip, menu and badge', () => {
@@ -76,6 +76,9 @@ describe('tray against the real core', () => {
     gw.events.subscribe((e) => keeper.onEvent(e));
     await keeper.connect(dispatch);
     expect(keeper.current).toMatchObject({ phase: 'running', enabled: false, pendingTotal: 0 });
+    // the real core's cloud.status, not connected: the tray says so and warns of nothing
+    expect(keeper.current.cloud).toEqual({ connected: false, problem: null, quotas: [] });
+    expect((electron.Tray.created[0]!.menu!.template as MenuItemConstructorOptions[]).find((m) => m.id === 'cloud')!.label).toBe('Cloud: not connected');
 
     await stageTitle(1, 'Approved from the tray');
     await vi.waitFor(() => expect(keeper.current.pendingTotal).toBe(1));
