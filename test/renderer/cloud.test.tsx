@@ -47,7 +47,7 @@ describe('Cloud screen', () => {
     expect(within(conn).getAllByText(FINGERPRINT)).toHaveLength(2);
     expect(within(conn).getByText('Site id').nextElementSibling!.textContent).toBe('site_01JD5K');
     const license = screen.getByRole('region', { name: 'License' });
-    expect(within(license).getByText('State').nextElementSibling!.textContent).toBe('Not active (inactive)');
+    expect(within(license).getByText('State').nextElementSibling!.textContent).toBe('No license activated');
     expect(within(license).getByText('Plan').nextElementSibling!.textContent).toBe('free (local policy)');
   });
 
@@ -166,7 +166,7 @@ describe('Cloud screen', () => {
     fake.state.cloud.status = connectedStatus(Date.now(), { certificate: null });
     renderWith(fake, <Cloud />);
     expect(await screen.findByText(/No certificate from the gateway yet\. Sync now/)).toBeTruthy();
-    expect(within(screen.getByRole('region', { name: 'License' })).getByText('State').nextElementSibling!.textContent).toBe('No license yet');
+    expect(within(screen.getByRole('region', { name: 'License' })).getByText('State').nextElementSibling!.textContent).toBe('No license activated');
     cleanup();
     const stale = connectedStatus();
     stale.certificate!.reason = 'stale';

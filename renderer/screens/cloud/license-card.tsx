@@ -52,8 +52,9 @@ export function LicenseCard({ status, onChanged }: { status: CloudStatusView; on
       <dl className="facts">
         <dt>State</dt>
         <dd className={active ? 'state-on' : 'state-off'}>
-          {license ? licenseWords(license.status) : 'No license yet'}
-          {license && licenseWords(license.status).toLowerCase() !== license.status ? <span className="detail"> ({license.status})</span> : null}
+          {/* the gateway's certificate says `invalid` for a site that never activated a key: that is "none yet", not a bad key */}
+          {!license || (!active && !license.key_preview) ? 'No license activated' : licenseWords(license.status)}
+          {license && license.key_preview && licenseWords(license.status).toLowerCase() !== license.status ? <span className="detail"> ({license.status})</span> : null}
         </dd>
         <dt>Plan</dt>
         <dd>{license?.plan ?? 'free (local policy)'}</dd>
