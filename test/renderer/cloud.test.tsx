@@ -4,7 +4,7 @@ import { userEvent } from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Cloud } from '../../renderer/screens/cloud/cloud.tsx';
 import { FakeApi } from './fake-api.ts';
-import { FINGERPRINT, GOOD_LICENSE, connectedStatus, makeOutbox, quotaAlert } from './fake-cloud.ts';
+import { FINGERPRINT, GOOD_LICENSE, connectedStatus, makeOutbox, makeUpdates, quotaAlert } from './fake-cloud.ts';
 import { renderWith } from './render.tsx';
 
 afterEach(cleanup);
@@ -201,6 +201,42 @@ describe('Cloud screen', () => {
     const conn = await screen.findByRole('region', { name: 'Connection' });
     await userEvent.click(within(conn).getByRole('button', { name: 'Sync now' }));
     expect((await within(conn).findByRole('alert')).textContent).toContain('A signature did not verify: check the pinned gateway key: the certificate signature did not verify (code signature_invalid, request id req_sig)');
+  });
+
+  it('shows the update channel and the latest verified version, and checks on request', async () => {
+    const fake = new FakeApi();
+    fake.state.cloud.status = connectedStatus();
+    fake.state.cloud.updates = makeUpdates({ connected: true });
+    renderWith(fake, <Cloud />);
+    const card = await screen.findByRole('region', { name: 'Updates' });
+    await waitFor(() => expect(within(card).getByText('Latest version').nextElementSibling!.textContent).toBe('not checked yet'));
+    expect(within(card).getByText('This version').nextElementSibling!.textContent).toBe('0.1.0');
+    fake.state.cloud.updates = makeUpdates({
+      connected: true, channel: 'stable', eligible: true, latest_version: '0.2.0', update_available: true,
+      release: { version: '0.2.0', channel: 'stable', released_at: '2026-11-20T10:00:00.000Z', notes: null, files: [] },
+    });
+    await userEvent.click(within(card).getByRole('button', { name: 'Check for updates' }));
+    await waitFor(() => expect(within(card).getByRole('status').textContent).toBe('Version 0.2.0 is available.'));
+    expect(within(card).getByText('Channel').nextElementSibling!.textContent).toBe('stable');
+    expect(within(card).getByText('Latest version').nextElementSibling!.textContent).toMatch(/^0\.2\.0 \(available\) · released /);
+    expect(card.textContent).toContain('asks you before installing');
+    expect(fake.callsTo('updates.check')).toEqual([{}]);
+  });
+
+  it('says when a release was not offered because its manifest did not verify, and why a check failed', async () => {
+    const fake = new FakeApi();
+    fake.state.cloud.status = connectedStatus();
+    fake.state.cloud.updates = makeUpdates({
+      connected: true, channel: 'beta', eligible: false, checked_at: '2026-11-23T10:00:00.000Z',
+      refused: 'the release manifest did not verify against the pinned gateway key (bad signature); no update is offered',
+      error: { code: 'update_not_allowed', message: 'the beta channel is not in the plan', request_id: 'req_upd' },
+    });
+    renderWith(fake, <Cloud />);
+    const card = await screen.findByRole('region', { name: 'Updates' });
+    await waitFor(() => expect(within(card).getByText('Channel').nextElementSibling!.textContent).toBe('beta (not included in the license)'));
+    expect(within(card).getByText('Latest version').nextElementSibling!.textContent).toBe('none newer');
+    expect(card.textContent).toContain('Not offered: the release manifest did not verify against the pinned gateway key');
+    expect(card.textContent).toContain('The last check failed. Updates on this channel are not included in the license: the beta channel is not in the plan (code update_not_allowed, request id req_upd)');
   });
 
   it('follows changes made elsewhere (CLI, tray) through the health event', async () => {

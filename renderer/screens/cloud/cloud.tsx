@@ -10,6 +10,7 @@ import { ConnectForm } from './connect-form.tsx';
 import { ConnectionCard } from './connection-card.tsx';
 import { LicenseCard } from './license-card.tsx';
 import { CertificateCard, OutboxCard, ProblemsCard, ProductsCard } from './status-cards.tsx';
+import { UpdatesCard } from './updates-card.tsx';
 
 /**
  * The Cloud screen: connect to a cloud gateway, activate a license, and see
@@ -78,6 +79,7 @@ function Connected({ status, justConnected, onChanged }: { status: CloudStatusVi
       <CertificateCard status={status} />
       <ProductsCard status={status} />
       <OutboxCard status={status} />
+      <UpdatesCard />
       <ProblemsCard status={status} />
     </div>
   );
