@@ -54,8 +54,8 @@ export interface LocalCoreConfig {
   warnFileVault?: boolean;
   /** more tool plugins, registered after the built-in ones (tests; upstream servers later) */
   plugins?: Plugin[];
-  /** cloud client options (tests: a transport, timeouts, the refresh tick, the outbox's interval) */
-  cloud?: Partial<Omit<CloudClientOptions, 'dataDir' | 'vault' | 'clock' | 'log'>>;
+  /** cloud client options (tests: a transport, timeouts, the refresh tick, the outbox's interval, a clock of its own) */
+  cloud?: Partial<Omit<CloudClientOptions, 'dataDir' | 'vault' | 'log'>>;
 }
 
 /** No AI provider at all (unit fixtures without a cloud client), and we say so. */
@@ -96,6 +96,8 @@ export async function openLocalCore(config: LocalCoreConfig) {
       dataDir: config.dataDir, vault, clock, log, local: localPolicy,
       siteUrl: () => urls.base_url || 'http://127.0.0.1/',
       productsInUse: (): CloudProduct[] => ['mcp', 'verto'],
+      // a background refresh changed what the console shows: it reloads cloud.status / health.get
+      onChange: () => events.emit({ type: 'health' }),
       ...config.cloud,
     });
     const cloudPort = cloudActions({ client: cloud, clock, stats: () => stats.snapshot(), changed: () => events.emit({ type: 'health' }) });

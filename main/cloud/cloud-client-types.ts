@@ -27,6 +27,8 @@ export interface CloudClientOptions {
   tickMs?: number;
   /** allow http:// to a non-loopback gateway (tests of a remote-looking host; never in production) */
   allowInsecureHttp?: boolean;
+  /** the client's state changed on its own (background refresh or upload): the service tells the console */
+  onChange?: () => void;
   random?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }

@@ -258,7 +258,10 @@ export class CloudClient {
     if (this.clock.now() < due) return;
     this.refreshing = this.sync('background')
       .catch((e: unknown) => this.log.warn('cloud: the background refresh failed; local features keep working', { code: (e as GatehouseError).code }))
-      .finally(() => (this.refreshing = null));
+      .finally(() => {
+        this.refreshing = null;
+        this.o.onChange?.();
+      });
     await this.refreshing;
   }
 

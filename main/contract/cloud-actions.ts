@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CloudClientStatus, OutboxView } from './cloud-status.ts';
 import { Environment } from './cloud/sites.ts';
 import { LicenseKey, LicenseView } from './cloud/license.ts';
-import { LimitState, Metric, Period, Scope, UsageHistoryItem } from './cloud/usage.ts';
+import { LimitState, Metric, Period, Scope, UsageHistoryItem, UsageSummaryAnswer } from './cloud/usage.ts';
 import { ReleaseChannel } from './cloud/updates.ts';
 import { UsageTotals } from './audit.ts';
 
@@ -144,16 +144,7 @@ export const CloudUsageView = z.object({
   /** every limit that applies to this site with its use, from usage/limits: the quota bars */
   limits: z.array(LimitState),
   /** the site's totals in the current period, from usage/summary */
-  summary: z
-    .object({
-      period: Period,
-      period_start: z.string(),
-      reset_at: z.string(),
-      events: z.number().int(),
-      totals: z.record(z.string(), z.number().int()),
-      by_product: z.record(z.string(), z.record(z.string(), z.number().int())),
-    })
-    .nullable(),
+  summary: UsageSummaryAnswer.pick({ period: true, period_start: true, reset_at: true, events: true, totals: true, by_product: true }).nullable(),
   /** daily amounts per metric, product and feature from usage/history, oldest first: the chart */
   history: z.array(UsageHistoryItem),
   /** what this service counted itself (every event, connected or not), per event name and feature */

@@ -10,6 +10,8 @@ export const USAGE_EVENTS = {
   writeConfirmed: 'mcp.write.confirmed',
   /** an AI provider answered; carries its token counts */
   aiCompleted: 'ai.generation.completed',
+  /** a page's text was machine-translated; units = characters of the source text (the gateway's translation_characters metric) */
+  translated: 'translation.page.translated',
 } as const;
 
 /** What a caller says about a usage event; the recorder adds the id, site and time. */

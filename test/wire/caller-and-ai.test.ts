@@ -110,8 +110,9 @@ describe('translate_page through the cloud', () => {
     const after = CloudStatusView.parse((await w.admin('GET', 'cloud/status')).body.data).outbox;
     expect(after.cloud_recorded - sc.cloud_recorded).toBe(generations);
     expect((w.svc.core.stats.snapshot().usage['ai.generation.completed']?.['verto.translate']?.events ?? 0) - localBefore).toBe(generations);
-    // the call itself is one MCP action on the gateway
+    // the call itself is one MCP action on the gateway, and the translation one event with its characters (translation_characters)
     expect(await w.storedEvents(siteId, 'mcp.tool.called')).toBe(2);
+    expect(await w.storedEvents(siteId, 'translation.page.translated')).toBe(1);
     await client.close();
   });
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudStatusView, CloudUsageView } from '../../main/contract/cloud-actions.ts';
 import { HealthReport } from '../../main/contract/health.ts';
 import { startWireWorld, type WireWorld } from './helpers/wire-world.ts';
+import { DAY, MovableClock } from '../cloud-client/helpers/world.ts';
 
 /**
  * The service wired to the real reference cloud gateway: the connect flow
@@ -13,9 +14,11 @@ let w: WireWorld;
 let siteId: string;
 let license: { id: string; license_key: string };
 let agentToken: string;
+const clock = new MovableClock();
 
 beforeAll(async () => {
-  w = await startWireWorld();
+  // the cloud client's clock only: the certificate's expiry is what is tested, not the service's rate limits
+  w = await startWireWorld({ cloudClock: clock });
   agentToken = (await w.svc.createToken({ label: 'agent' })).token;
 }, 120_000);
 afterAll(async () => w?.stop());
@@ -79,7 +82,12 @@ describe('connect flow through the service', () => {
       expect(r.isError ?? false).toBe(false);
     }
     await client.close();
+    const seen: string[] = [];
+    const unsubscribe = w.svc.events.subscribe((e) => seen.push(e.type));
     const sync = await w.admin<{ outbox: { ok: boolean; sent: number; remaining: number }; certificate: string }>('POST', 'cloud/sync', {});
+    unsubscribe();
+    // the console and the tray reload the cloud state on this event
+    expect(seen).toContain('health');
     expect(sync.body.data).toMatchObject({ outbox: { ok: true, remaining: 0 }, certificate: 'accepted' });
     expect(await w.storedEvents(siteId, 'mcp.tool.called')).toBe(N);
     // a second sync sends nothing more
@@ -93,7 +101,7 @@ describe('connect flow through the service', () => {
     expect(u.outbox.delivered).toBe(N);
   });
 
-  it('entitlements gate a real MCP tool: on with the pro plan, off when the plan drops it, on again, off when the license is revoked', async () => {
+  it('entitlements gate a real MCP tool: on with the pro plan; off when the plan drops it, when the product is switched off, when the certificate expires with the clock moved, and when the license is revoked', async () => {
     const client = await w.mcp(agentToken);
     const list = (await client.callTool({ name: 'pages_list', arguments: {} })) as ToolAnswer;
     const id = (list.structuredContent as { pages: Array<{ id: number; language: string }> }).pages.find((p) => p.language === 'en')!.id;
@@ -112,6 +120,22 @@ describe('connect flow through the service', () => {
     await w.admin('POST', 'cloud/sync', {});
     expect(await translate()).toEqual({ code: 'entitlement_required', asked_ai: false });
     await w.h.op('plans.set', { id: 'pro', features: [...features, 'verto.translate'] });
+    await w.admin('POST', 'cloud/sync', {});
+    expect(await translate()).toEqual(granted);
+    // the product switched off for this site by the gateway's operator, then on again
+    await w.h.op('products.disable', { product: 'verto', site: siteId });
+    await w.admin('POST', 'cloud/sync', {});
+    expect(await translate()).toEqual({ code: 'entitlement_required', asked_ai: false });
+    await w.h.op('products.enable', { product: 'verto', site: siteId });
+    await w.admin('POST', 'cloud/sync', {});
+    expect(await translate()).toEqual(granted);
+    // the certificate's grants end with the clock moved 8 days on (no request needed to stop), and come back with the clock and a sync
+    clock.skewMs = 8 * DAY;
+    expect(await translate()).toEqual({ code: 'entitlement_required', asked_ai: false });
+    const st = CloudStatusView.parse((await w.admin('GET', 'cloud/status')).body.data);
+    expect(st.certificate?.usable).toBe(false);
+    expect(st.warnings.length).toBeGreaterThan(0);
+    clock.skewMs = 0;
     await w.admin('POST', 'cloud/sync', {});
     expect(await translate()).toEqual(granted);
     await w.h.op('licenses.revoke', { id: license.id });

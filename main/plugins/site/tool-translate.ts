@@ -96,6 +96,8 @@ export function translateTool(deps: SiteDeps): Tool {
       const result = await translateFields(provider, source, source.language, lang, ctx.signal, (out) =>
         deps.usage.record({ event: USAGE_EVENTS.aiCompleted, product: 'verto', feature: 'verto.translate', model: out.model, units: 1, tokens_input: out.tokens_input, tokens_output: out.tokens_output }),
       );
+      // The work is done (and the AI tokens spent) now, whether or not the person approves: counted here, once.
+      deps.usage.record({ event: USAGE_EVENTS.translated, product: 'verto', feature: 'verto.translate', model: result.model, units: result.characters });
       const slug = existing ? existing.slug : pickSlug(data, result.fields.title, lang, source, null);
       const fields = { ...result.fields, slug };
 

@@ -52,6 +52,8 @@ export interface TranslateResult {
   model: string;
   tokens_input: number;
   tokens_output: number;
+  /** characters (code points) of the source text translated */
+  characters: number;
 }
 
 /** One provider answer's token counts, reported as soon as it arrives: tokens are spent even when a later field fails. */
@@ -61,6 +63,7 @@ export async function translateFields(provider: AiProvider, source: Translation,
   const fields: Translation = { title: '', excerpt: '', seo_title: '', seo_description: '', focus_keyword: '', content: '' };
   let model = '';
   let tokensIn = 0;
+  let characters = 0;
   let tokensOut = 0;
   for (const field of TRANSLATED_FIELDS) {
     const text = source[field];
@@ -78,9 +81,10 @@ export async function translateFields(provider: AiProvider, source: Translation,
     if (!cleaned) throw new GatehouseError('upstream_error', `the AI provider '${provider.id}' returned an empty ${field.replace('_', ' ')}; nothing was staged`, { provider: provider.id, field });
     if (size > LIMITS[field]) throw new GatehouseError('upstream_error', `the AI provider '${provider.id}' returned a ${field.replace('_', ' ')} longer than the limit (${size} > ${LIMITS[field]}); nothing was staged`, { provider: provider.id, field });
     fields[field] = cleaned;
+    characters += [...text].length;
     model = out.model;
     tokensIn += out.tokens_input;
     tokensOut += out.tokens_output;
   }
-  return { fields, model, tokens_input: tokensIn, tokens_output: tokensOut };
+  return { fields, model, tokens_input: tokensIn, tokens_output: tokensOut, characters };
 }

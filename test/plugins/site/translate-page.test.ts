@@ -29,9 +29,12 @@ describe('translate_page without an AI provider', () => {
 });
 
 describe('translate_page reports the AI tokens it spends', () => {
-  it('one usage event per provider answer, with its token counts, even when a later field fails', async () => {
+  it('one usage event per provider answer, with its token counts, even when a later field fails; one translation event with the characters', async () => {
     await plan(site, 'translate_page', { id: 3, target_language: 'de' }, admin);
     const calls = site.provider.calls.length;
+    const translated = site.usage.filter((u) => u.event === 'translation.page.translated');
+    expect(translated).toEqual([{ event: 'translation.page.translated', product: 'verto', feature: 'verto.translate', model: 'upper-1', units: site.provider.calls.reduce((n, c) => n + [...c.prompt].length, 0) }]);
+    site.usage.splice(site.usage.indexOf(translated[0]!), 1);
     expect(site.usage).toHaveLength(calls);
     const source = pageById(site, 3)!;
     expect(site.usage[0]).toEqual({ event: 'ai.generation.completed', product: 'verto', feature: 'verto.translate', model: 'upper-1', units: 1, tokens_input: source.title.length, tokens_output: expect.any(Number) });
@@ -43,7 +46,9 @@ describe('translate_page reports the AI tokens it spends', () => {
     const real = site.provider.generate.bind(site.provider);
     site.provider.generate = (req) => (answered++ === 0 ? real(req) : Promise.reject(new Error('provider down')));
     await expect(plan(site, 'translate_page', { id: 4, target_language: 'fr' }, admin)).rejects.toMatchObject({ code: 'upstream_error' });
+    // no translation was made: only the answer's tokens count
     expect(site.usage).toHaveLength(1);
+    expect(site.usage[0]!.event).toBe('ai.generation.completed');
     expect(site.usage[0]!.tokens_input).toBeGreaterThan(0);
   });
 });

@@ -6,6 +6,7 @@ import { startHarness, TEST_MASTER_KEY, type Harness } from '../../cloud/helpers
 import { startFaultProxy, type FaultProxy } from '../../fixtures/fault-proxy.ts';
 import { startOpenAiFixture, type FixtureProvider } from '../../fixtures/ai-providers/fixture-provider.ts';
 import { connectClient, startTestService } from '../../helpers/service.ts';
+import type { Clock } from '../../../main/core/ports.ts';
 import { ADMIN_KEY_ACCOUNT } from '../../../main/store/vault-account.ts';
 
 /**
@@ -31,16 +32,17 @@ export interface WireWorld {
   stop(): Promise<void>;
 }
 
-export async function startWireWorld(o: { ai?: boolean; service?: Parameters<typeof startTestService>[0] } = {}): Promise<WireWorld> {
+export async function startWireWorld(o: { ai?: boolean; service?: Parameters<typeof startTestService>[0]; cloudClock?: Clock; harness?: Parameters<typeof startHarness>[0] } = {}): Promise<WireWorld> {
   const ai = o.ai ? await startOpenAiFixture() : null;
   const h = await startHarness({
     env: { GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY, ...(ai ? { KEY_FIXTURE: ai.key } : {}) },
     log: createLogger({ level: 'error' }),
     ...(ai ? { ai: { hopTimeoutMs: 5000, deadlineMs: 20_000 } } : {}),
+    ...o.harness,
   });
   if (ai) await h.op('providers.add', { id: 'fixture', kind: 'openai', base_url: ai.baseUrl, api_key_env: 'KEY_FIXTURE', models: ['small-1'], tags: ['eu'] });
   const proxy = await startFaultProxy(h.svc.baseUrl);
-  const svc = await startTestService({ cloud: { tickMs: 3_600_000, outbox: { intervalMs: 3_600_000 }, timeouts: { connectMs: 2000, interactiveMs: 5000, backgroundMs: 5000 }, sleep: async () => {} }, ...o.service });
+  const svc = await startTestService({ cloud: { tickMs: 3_600_000, outbox: { intervalMs: 3_600_000 }, timeouts: { connectMs: 2000, interactiveMs: 5000, backgroundMs: 5000 }, sleep: async () => {}, ...(o.cloudClock ? { clock: o.cloudClock } : {}) }, ...o.service });
   const adminKey = (await svc.core.vault.get(ADMIN_KEY_ACCOUNT))!;
   const json = async (res: Response) => {
     const text = await res.text();
