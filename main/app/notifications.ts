@@ -77,3 +77,19 @@ export function createQuotaNotifier(deps: { openUsage: () => void }) {
     }
   };
 }
+
+/** One notification per verified update that is ready; clicking it opens the Cloud screen (the tray menu installs it). */
+export function createUpdateNotifier(deps: { openCloud: () => void }) {
+  let told: string | null = null;
+  const live = new Set<Notification>();
+  return function onUpdate(version: string | null): void {
+    if (!version || version === told) return;
+    told = version;
+    if (!Notification.isSupported()) return;
+    const n = new Notification({ title: `Gatehouse ${version} is ready to install`, body: 'Downloaded and checked against the signed release manifest. Install it from the tray menu when it suits you.' });
+    live.add(n);
+    n.on('click', () => deps.openCloud());
+    n.on('close', () => live.delete(n));
+    n.show();
+  };
+}

@@ -16,6 +16,8 @@ export interface TrayState {
   openAtLogin: boolean;
   /** the cloud connection and its quota warnings */
   cloud: TrayCloud;
+  /** a downloaded update whose manifest and file verified, waiting for the person to install it */
+  update: string | null;
 }
 
 export interface PendingItem {
@@ -31,13 +33,14 @@ export interface TrayActions {
   discard(id: string): void;
   setEnabled(enabled: boolean): void;
   setOpenAtLogin(enabled: boolean): void;
+  installUpdate(): void;
   quit(): void;
 }
 
 const MENU_PENDING_MAX = 10;
 export type TrayIconState = 'off' | 'on' | 'attention';
 
-export const INITIAL_TRAY_STATE: TrayState = { phase: 'starting', enabled: false, pending: [], pendingTotal: 0, error: null, openAtLogin: false, cloud: NO_CLOUD };
+export const INITIAL_TRAY_STATE: TrayState = { phase: 'starting', enabled: false, pending: [], pendingTotal: 0, error: null, openAtLogin: false, cloud: NO_CLOUD, update: null };
 
 export function pendingItems(list: readonly StagedPayload[]): PendingItem[] {
   return list
@@ -106,6 +109,7 @@ export function buildTrayMenu(state: TrayState, act: TrayActions): MenuItemConst
     { id: 'gateway', label: 'Gateway on', type: 'checkbox', checked: running && state.enabled, enabled: running, click: () => act.setEnabled(!state.enabled) },
     { id: 'login', label: 'Start at login', type: 'checkbox', checked: state.openAtLogin, click: () => act.setOpenAtLogin(!state.openAtLogin) },
     { type: 'separator' },
+    ...(state.update ? [{ id: 'update', label: menuLabel(`Install Gatehouse ${state.update}…`), click: () => act.installUpdate() }] : []),
     { id: 'quit', label: 'Quit Gatehouse', click: () => act.quit() },
   ];
 }

@@ -72,6 +72,8 @@ export interface TrayActionDeps {
   dispatch: () => ApiDispatch | null;
   openConsole: (screen?: ConsoleScreen) => void;
   setOpenAtLogin: (enabled: boolean) => Promise<void>;
+  /** hand the verified update to the system installer (only ever from the person's click) */
+  installUpdate: () => Promise<{ ok: true } | { ok: false; reason: string }>;
   quit: () => void;
   refresh: () => void;
   /** tell the person something went wrong (a native notification) */
@@ -94,6 +96,14 @@ export function createTrayActions(deps: TrayActionDeps): TrayActions {
     setEnabled: (enabled) => void call(enabled ? 'Could not switch the gateway on' : 'Could not switch the gateway off', (d) => d('settings.update', { enabled })),
     setOpenAtLogin: (enabled) => {
       deps.setOpenAtLogin(enabled).then(deps.refresh, (e: unknown) => deps.report('Could not change start at login', e instanceof Error ? e.message : String(e)));
+    },
+    installUpdate: () => {
+      deps.installUpdate().then(
+        (r) => {
+          if (!r.ok) deps.report('Could not install the update', r.reason);
+        },
+        (e: unknown) => deps.report('Could not install the update', e instanceof Error ? e.message : String(e)),
+      );
     },
     quit: () => deps.quit(),
   };

@@ -3,7 +3,7 @@ import { makeStaged } from '../renderer/fake-api.ts';
 
 vi.mock('electron', () => import('./electron-mock.ts'));
 const electron = await import('./electron-mock.ts');
-const { createQuotaNotifier, createStagedNotifier } = await import('../../main/app/notifications.ts');
+const { createQuotaNotifier, createStagedNotifier, createUpdateNotifier } = await import('../../main/app/notifications.ts');
 const { trayQuota } = await import('../../main/app/tray-cloud.ts');
 const { quotaAlert } = await import('../renderer/fake-cloud.ts');
 
@@ -62,6 +62,23 @@ describe('quota notifications', () => {
     expect(openUsage).toHaveBeenCalledTimes(1);
     // the next period is a new quota
     notify([trayQuota(quotaAlert({ reset_at: '2027-01-01T00:00:00.000Z' }))]);
+    expect(electron.Notification.shown).toHaveLength(2);
+  });
+});
+
+describe('update notifications', () => {
+  it('says once per version that a verified update is ready; clicking opens the Cloud screen, never installs', () => {
+    const openCloud = vi.fn();
+    const notify = createUpdateNotifier({ openCloud });
+    notify(null);
+    notify('9.9.0');
+    notify('9.9.0');
+    expect(electron.Notification.shown).toHaveLength(1);
+    expect(electron.Notification.shown[0]!.options.title).toBe('Gatehouse 9.9.0 is ready to install');
+    electron.Notification.shown[0]!.emit('click');
+    expect(openCloud).toHaveBeenCalledTimes(1);
+    expect(electron.shell.openPath).not.toHaveBeenCalled();
+    notify('9.9.1');
     expect(electron.Notification.shown).toHaveLength(2);
   });
 });

@@ -7,7 +7,7 @@ import { connectedStatus, makeCloudStatus, quotaAlert } from '../renderer/fake-c
 import { makeHealth } from '../renderer/fake-api.ts';
 
 const actions = (): TrayActions & Record<string, ReturnType<typeof vi.fn>> => ({
-  openConsole: vi.fn(), approve: vi.fn(), discard: vi.fn(), setEnabled: vi.fn(), setOpenAtLogin: vi.fn(), quit: vi.fn(),
+  openConsole: vi.fn(), approve: vi.fn(), discard: vi.fn(), setEnabled: vi.fn(), setOpenAtLogin: vi.fn(), installUpdate: vi.fn(), quit: vi.fn(),
 });
 const running = (over: Partial<TrayState> = {}): TrayState => ({ ...INITIAL_TRAY_STATE, phase: 'running', enabled: true, ...over });
 const byId = (menu: MenuItemConstructorOptions[], id: string) => menu.find((m) => m.id === id);
@@ -69,5 +69,15 @@ describe('the tray and the cloud', () => {
   it('leaves the cloud out of the menu while the service is not running', () => {
     const menu = buildTrayMenu({ ...INITIAL_TRAY_STATE, phase: 'failed', error: 'port in use' }, actions());
     expect(byId(menu, 'cloud')).toBeUndefined();
+  });
+
+  it('offers a verified update in the menu only when one is ready; installing is a click', () => {
+    const act = actions();
+    expect(byId(buildTrayMenu(running(), act), 'update')).toBeUndefined();
+    const menu = buildTrayMenu(running({ update: '9.9.0' }), act);
+    expect(byId(menu, 'update')!.label).toBe('Install Gatehouse 9.9.0…');
+    expect(act.installUpdate).not.toHaveBeenCalled();
+    (byId(menu, 'update')!.click as () => void)();
+    expect(act.installUpdate).toHaveBeenCalledTimes(1);
   });
 });

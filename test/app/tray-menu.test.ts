@@ -5,7 +5,7 @@ import type { TrayActions, TrayState } from '../../main/app/tray-menu.ts';
 import { makeStaged } from '../renderer/fake-api.ts';
 
 const actions = (): TrayActions & Record<string, ReturnType<typeof vi.fn>> => ({
-  openConsole: vi.fn(), approve: vi.fn(), discard: vi.fn(), setEnabled: vi.fn(), setOpenAtLogin: vi.fn(), quit: vi.fn(),
+  openConsole: vi.fn(), approve: vi.fn(), discard: vi.fn(), setEnabled: vi.fn(), setOpenAtLogin: vi.fn(), installUpdate: vi.fn(), quit: vi.fn(),
 });
 const running = (over: Partial<TrayState> = {}): TrayState => ({ ...INITIAL_TRAY_STATE, phase: 'running', ...over });
 const byId = (menu: MenuItemConstructorOptions[], id: string) => menu.find((m) => m.id === id)!;
