@@ -8,13 +8,14 @@ import { watchSession } from './lib/session-watch.ts';
 import { useHashRoute } from './lib/use-hash-route.ts';
 import { Activity } from './screens/activity/activity.tsx';
 import { Approvals } from './screens/approvals/approvals.tsx';
+import { Cloud } from './screens/cloud/cloud.tsx';
 import { Overview } from './screens/overview.tsx';
 import { SettingsScreen } from './screens/settings.tsx';
 import { Tokens } from './screens/tokens/tokens.tsx';
 import { Usage } from './screens/usage/usage.tsx';
 
 // The screen list (keys, titles, order) is the contract's, shared with the desktop shell's links.
-const COMPONENTS: Record<ConsoleScreen, ComponentType> = { overview: Overview, approvals: Approvals, tokens: Tokens, activity: Activity, usage: Usage, settings: SettingsScreen };
+const COMPONENTS: Record<ConsoleScreen, ComponentType> = { overview: Overview, approvals: Approvals, tokens: Tokens, activity: Activity, usage: Usage, cloud: Cloud, settings: SettingsScreen };
 const SCREENS: ReadonlyArray<{ key: ConsoleScreen; title: string; Screen: ComponentType }> = CONSOLE_SCREENS.map((s) => ({ ...s, Screen: COMPONENTS[s.key] }));
 
 const KEYS = SCREENS.map((s) => s.key);

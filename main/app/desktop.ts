@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { Notification, app, ipcMain, protocol, session } from 'electron';
+import { Notification, app, ipcMain, protocol, session, shell } from 'electron';
 import { IPC_EVENT_CHANNEL } from '../contract/api.ts';
 import type { ApiEvent } from '../contract/api.ts';
 import { PRINCIPALS } from '../contract/principal.ts';
@@ -10,7 +10,9 @@ import { serveApp } from './app-protocol.ts';
 import { registerIpc } from './ipc.ts';
 import { getOpenAtLogin, setOpenAtLogin, startedHidden } from './login-item.ts';
 import type { LoginItemOptions } from './login-item.ts';
-import { createStagedNotifier } from './notifications.ts';
+import { createQuotaNotifier, createStagedNotifier, createUpdateNotifier } from './notifications.ts';
+import { startAppUpdates } from './app-updates.ts';
+import type { PackageClient } from '../updates/release-source.ts';
 import { hardenSession } from './security.ts';
 import { TrayController } from './tray.ts';
 import { TrayStateKeeper, createTrayActions } from './tray-state.ts';
@@ -25,6 +27,9 @@ export interface DesktopService {
   invoke: Invoke;
   events: { subscribe(listener: (event: ApiEvent) => void): () => void };
   stop(): Promise<void>;
+  /** the data dir and the core's cloud client, for the update checks (absent: no updates) */
+  dataDir?: string;
+  core?: { cloud: PackageClient };
 }
 
 export interface DesktopServiceConfig {
@@ -91,12 +96,25 @@ export async function runDesktop(startService: StartDesktopService): Promise<voi
         await setOpenAtLogin(app, enabled, login);
         keeper.set({ openAtLogin: await getOpenAtLogin(app, login) });
       },
+      installUpdate: async () => (updates ? updates.updater.install(openInstaller) : { ok: false, reason: 'updates are not available' }),
       quit: () => app.quit(),
       refresh: () => void keeper.refresh(),
       report,
     }),
   });
-  const keeper = new TrayStateKeeper((state) => tray.update(state));
+  const notifyQuota = createQuotaNotifier({ openUsage: () => windows.show('usage') });
+  const notifyUpdate = createUpdateNotifier({ openCloud: () => windows.show('cloud') });
+  let updates: ReturnType<typeof startAppUpdates> = null;
+  // the verified installer is opened by the system for the person, who clicked Install
+  const openInstaller = async (path: string) => {
+    const error = await shell.openPath(path);
+    if (error) throw new Error(error);
+  };
+  const keeper = new TrayStateKeeper((state) => {
+    tray.update(state);
+    if (state.phase === 'running') notifyQuota(state.cloud.quotas);
+    notifyUpdate(state.update);
+  });
   keeper.set({ openAtLogin: await getOpenAtLogin(app, login).catch(() => false) });
 
   app.on('before-quit', () => windows.allowClose());
@@ -107,6 +125,7 @@ export async function runDesktop(startService: StartDesktopService): Promise<voi
     quitting = true;
     const running = service;
     service = null;
+    updates?.stop();
     void running.stop().finally(() => {
       tray.destroy();
       app.quit();
@@ -135,5 +154,11 @@ export async function runDesktop(startService: StartDesktopService): Promise<voi
     keeper.onEvent(event);
   });
   await keeper.connect(dispatchAs(running.invoke, PRINCIPALS.tray));
+  if (running.core && running.dataDir) {
+    updates = startAppUpdates({
+      invoke: running.invoke, cloud: running.core.cloud, dataDir: running.dataDir, platform, arch: process.arch,
+      onState: (s) => keeper.set({ update: s.phase === 'ready' ? s.version : null }),
+    });
+  }
   if (!startedHidden(process.argv, app, platform)) windows.show();
 }

@@ -1,5 +1,6 @@
 import { Notification } from 'electron';
 import type { ApiEvent } from '../contract/api.ts';
+import type { TrayQuota } from './tray-cloud.ts';
 
 const BURST = 3;
 const BURST_WINDOW_MS = 10_000;
@@ -47,5 +48,48 @@ export function createStagedNotifier(deps: { openApprovals: () => void; now?: ()
     const { item } = event;
     const who = item.token_label ?? item.client;
     show(`Approval needed: ${item.tool}`, `${item.preview.summary}${who ? `\nAsked by ${who}` : ''}`);
+  };
+}
+
+const QUOTA_SEEN_MAX = 200;
+
+/**
+ * One notification when a cloud quota becomes used up; clicking it opens
+ * Usage. The same quota in the same period is not announced again (its key
+ * holds the reset time); "near" ones are not announced: they show in the
+ * tray and the console.
+ */
+export function createQuotaNotifier(deps: { openUsage: () => void }) {
+  const seen = new Set<string>();
+  const live = new Set<Notification>();
+  return function onQuotas(quotas: readonly TrayQuota[]): void {
+    for (const q of quotas) {
+      if (q.level !== 'exceeded') continue;
+      if (seen.has(q.key)) continue;
+      seen.add(q.key);
+      if (seen.size > QUOTA_SEEN_MAX) seen.delete(seen.values().next().value as string);
+      if (!Notification.isSupported()) continue;
+      const n = new Notification({ title: 'A cloud quota is used up', body: `${q.text}. Calls that need it are refused until then (quota_exceeded).` });
+      live.add(n);
+      n.on('click', () => deps.openUsage());
+      n.on('close', () => live.delete(n));
+      n.show();
+    }
+  };
+}
+
+/** One notification per verified update that is ready; clicking it opens the Cloud screen (the tray menu installs it). */
+export function createUpdateNotifier(deps: { openCloud: () => void }) {
+  let told: string | null = null;
+  const live = new Set<Notification>();
+  return function onUpdate(version: string | null): void {
+    if (!version || version === told) return;
+    told = version;
+    if (!Notification.isSupported()) return;
+    const n = new Notification({ title: `Gatehouse ${version} is ready to install`, body: 'Downloaded and checked against the signed release manifest. Install it from the tray menu when it suits you.' });
+    live.add(n);
+    n.on('click', () => deps.openCloud());
+    n.on('close', () => live.delete(n));
+    n.show();
   };
 }

@@ -1,6 +1,8 @@
 import type { MenuItemConstructorOptions } from 'electron';
 import type { StagedPayload } from '../contract/staged.ts';
 import type { ConsoleScreen } from './app-url.ts';
+import { NO_CLOUD, cloudLine, quotaTooltip } from './tray-cloud.ts';
+import type { TrayCloud } from './tray-cloud.ts';
 
 /** What the tray shows; everything the menu needs, nothing else. */
 export interface TrayState {
@@ -12,6 +14,10 @@ export interface TrayState {
   /** why the service is not running (phase 'failed') */
   error: string | null;
   openAtLogin: boolean;
+  /** the cloud connection and its quota warnings */
+  cloud: TrayCloud;
+  /** a downloaded update whose manifest and file verified, waiting for the person to install it */
+  update: string | null;
 }
 
 export interface PendingItem {
@@ -27,13 +33,14 @@ export interface TrayActions {
   discard(id: string): void;
   setEnabled(enabled: boolean): void;
   setOpenAtLogin(enabled: boolean): void;
+  installUpdate(): void;
   quit(): void;
 }
 
 const MENU_PENDING_MAX = 10;
 export type TrayIconState = 'off' | 'on' | 'attention';
 
-export const INITIAL_TRAY_STATE: TrayState = { phase: 'starting', enabled: false, pending: [], pendingTotal: 0, error: null, openAtLogin: false };
+export const INITIAL_TRAY_STATE: TrayState = { phase: 'starting', enabled: false, pending: [], pendingTotal: 0, error: null, openAtLogin: false, cloud: NO_CLOUD, update: null };
 
 export function pendingItems(list: readonly StagedPayload[]): PendingItem[] {
   return list
@@ -45,6 +52,7 @@ export function pendingItems(list: readonly StagedPayload[]): PendingItem[] {
 
 export function trayIconState(state: TrayState): TrayIconState {
   if (state.phase === 'failed' || state.pendingTotal > 0) return 'attention';
+  if (state.phase === 'running' && state.cloud.quotas.some((q) => q.level === 'exceeded')) return 'attention';
   return state.phase === 'running' && state.enabled ? 'on' : 'off';
 }
 
@@ -53,8 +61,11 @@ const approvals = (n: number) => `${n} pending approval${n === 1 ? '' : 's'}`;
 export function trayTooltip(state: TrayState): string {
   if (state.phase === 'starting') return 'Gatehouse: starting…';
   if (state.phase === 'failed') return 'Gatehouse: the service is not running';
-  const status = `Gatehouse: ${state.enabled ? 'on' : 'off'}`;
-  return state.pendingTotal ? `${status} · ${approvals(state.pendingTotal)}` : status;
+  const parts = [`Gatehouse: ${state.enabled ? 'on' : 'off'}`];
+  if (state.pendingTotal) parts.push(approvals(state.pendingTotal));
+  const quota = quotaTooltip(state.cloud);
+  if (quota) parts.push(quota);
+  return parts.join(' · ');
 }
 
 function statusLine(state: TrayState): string {
@@ -94,9 +105,26 @@ export function buildTrayMenu(state: TrayState, act: TrayActions): MenuItemConst
     { id: 'open', label: 'Open the console', click: () => act.openConsole() },
     { id: 'pending', label: state.pendingTotal ? `Pending approvals (${state.pendingTotal})` : 'Pending approvals', enabled: running, submenu: items },
     { type: 'separator' },
+    ...cloudItems(state, act),
     { id: 'gateway', label: 'Gateway on', type: 'checkbox', checked: running && state.enabled, enabled: running, click: () => act.setEnabled(!state.enabled) },
     { id: 'login', label: 'Start at login', type: 'checkbox', checked: state.openAtLogin, click: () => act.setOpenAtLogin(!state.openAtLogin) },
     { type: 'separator' },
+    ...(state.update ? [{ id: 'update', label: menuLabel(`Install Gatehouse ${state.update}…`), click: () => act.installUpdate() }] : []),
     { id: 'quit', label: 'Quit Gatehouse', click: () => act.quit() },
   ];
+}
+
+const MENU_QUOTAS_MAX = 3;
+
+/** The cloud line (opens the Cloud screen) and the quotas that need attention (open Usage), only while the service runs. */
+function cloudItems(state: TrayState, act: TrayActions): MenuItemConstructorOptions[] {
+  if (state.phase !== 'running') return [];
+  const { cloud } = state;
+  const quotas = cloud.quotas.slice(0, MENU_QUOTAS_MAX).map((q, i): MenuItemConstructorOptions => ({
+    id: `quota-${i}`,
+    label: menuLabel(`${q.level === 'exceeded' ? '⚠ ' : ''}${q.text}`, 80),
+    click: () => act.openConsole('usage'),
+  }));
+  if (cloud.quotas.length > MENU_QUOTAS_MAX) quotas.push({ label: `${cloud.quotas.length - MENU_QUOTAS_MAX} more quota warnings…`, click: () => act.openConsole('usage') });
+  return [{ id: 'cloud', label: menuLabel(cloudLine(cloud), 80), click: () => act.openConsole('cloud') }, ...quotas, { type: 'separator' }];
 }

@@ -1,5 +1,6 @@
 import type { ApiDispatch, ApiEvent } from '../contract/api.ts';
 import type { ConsoleScreen } from './app-url.ts';
+import { NO_CLOUD, trayCloud } from './tray-cloud.ts';
 import { INITIAL_TRAY_STATE, pendingItems } from './tray-menu.ts';
 import type { TrayActions, TrayState } from './tray-menu.ts';
 
@@ -33,7 +34,7 @@ export class TrayStateKeeper {
 
   failed(message: string): void {
     this.dispatch = null;
-    this.set({ phase: 'failed', error: message, pending: [], pendingTotal: 0 });
+    this.set({ phase: 'failed', error: message, pending: [], pendingTotal: 0, cloud: NO_CLOUD });
   }
 
   onEvent(event: ApiEvent): void {
@@ -51,11 +52,13 @@ export class TrayStateKeeper {
         this.again = false;
         const dispatch = this.dispatch;
         if (!dispatch) return;
-        const [health, staged] = await Promise.all([dispatch('health.get', {}), dispatch('staged.list', { status: 'pending' })]);
+        // cloud.status answers from what the service holds: no request to the gateway on a tray refresh
+        const [health, staged, cloud] = await Promise.all([dispatch('health.get', {}), dispatch('staged.list', { status: 'pending' }), dispatch('cloud.status', {})]);
         if (this.dispatch !== dispatch) return;
         this.set({
           ...(health.ok ? { enabled: health.data.enabled } : {}),
           ...(staged.ok ? { pending: pendingItems(staged.data), pendingTotal: staged.data.length } : {}),
+          ...(cloud.ok || health.ok ? { cloud: trayCloud(cloud.ok ? cloud.data : null, health.ok ? health.data : null) } : {}),
         });
       } while (this.again);
     })().finally(() => {
@@ -69,6 +72,8 @@ export interface TrayActionDeps {
   dispatch: () => ApiDispatch | null;
   openConsole: (screen?: ConsoleScreen) => void;
   setOpenAtLogin: (enabled: boolean) => Promise<void>;
+  /** hand the verified update to the system installer (only ever from the person's click) */
+  installUpdate: () => Promise<{ ok: true } | { ok: false; reason: string }>;
   quit: () => void;
   refresh: () => void;
   /** tell the person something went wrong (a native notification) */
@@ -91,6 +96,14 @@ export function createTrayActions(deps: TrayActionDeps): TrayActions {
     setEnabled: (enabled) => void call(enabled ? 'Could not switch the gateway on' : 'Could not switch the gateway off', (d) => d('settings.update', { enabled })),
     setOpenAtLogin: (enabled) => {
       deps.setOpenAtLogin(enabled).then(deps.refresh, (e: unknown) => deps.report('Could not change start at login', e instanceof Error ? e.message : String(e)));
+    },
+    installUpdate: () => {
+      deps.installUpdate().then(
+        (r) => {
+          if (!r.ok) deps.report('Could not install the update', r.reason);
+        },
+        (e: unknown) => deps.report('Could not install the update', e instanceof Error ? e.message : String(e)),
+      );
     },
     quit: () => deps.quit(),
   };

@@ -21,3 +21,4 @@ export * from './pro.ts';
 export * from './cloud-actions.ts';
 export * from './cloud-status.ts';
 export * from './action-http.ts';
+export * from './quota-words.ts';

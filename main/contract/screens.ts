@@ -9,6 +9,7 @@ export const CONSOLE_SCREENS = [
   { key: 'tokens', title: 'Tokens' },
   { key: 'activity', title: 'Activity' },
   { key: 'usage', title: 'Usage' },
+  { key: 'cloud', title: 'Cloud' },
   { key: 'settings', title: 'Settings' },
 ] as const;
 

@@ -1,3 +1,5 @@
+import { CLOUD_WARNING_TITLES } from './cloud-words.ts';
+
 /**
  * Raw codes the service reports, said in words for a person; the console keeps
  * the code beside them as a detail (for a search, a bug report, the docs).
@@ -19,6 +21,7 @@ const WARNING_TITLES: Record<string, string> = {
   vault_file: 'Secrets are in a plain file',
   store_corrupt: 'A damaged data file was set aside',
   upstream_down: 'A connected server is down',
+  ...CLOUD_WARNING_TITLES,
 };
 
 export const warningTitle = (code: string): string => WARNING_TITLES[code] ?? 'Warning';

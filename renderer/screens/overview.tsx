@@ -1,7 +1,8 @@
 import { useState } from 'react';
-import type { HealthReport } from '../../main/contract/index.ts';
+import type { CloudStatusView, HealthReport } from '../../main/contract/index.ts';
 import { CopyButton } from '../components/copy-button.tsx';
 import { ErrorBox, LoadState } from '../components/load-state.tsx';
+import { QuotaAlerts } from '../components/quota-alerts.tsx';
 import { Switch } from '../components/switch.tsx';
 import { TimeAgoCell } from '../components/time-ago-cell.tsx';
 import { useApi } from '../lib/console-context.tsx';
@@ -9,23 +10,28 @@ import { formatDateTime, plural } from '../lib/format.ts';
 import { useApiEvents } from '../lib/use-events.ts';
 import { useLoad } from '../lib/use-load.ts';
 import { shown } from '../../main/contract/index.ts';
+import { certificateWords } from '../lib/cloud-words.ts';
 import { cloudWords, PRODUCT_NAMES, vaultWords, warningTitle } from '../lib/words.ts';
 
 export function Overview() {
   const api = useApi();
   const health = useLoad(() => api['health.get']({}), [api]);
+  // the cloud card's details; when it cannot be read the card keeps to the health report's summary
+  const cloud = useLoad(() => api['cloud.status']({}), [api]);
   useApiEvents((event) => {
     if (event.type === 'settings') health.update((h) => ({ ...h, enabled: event.settings.enabled }));
     health.reload();
+    if (event.type === 'health') cloud.reload();
   });
+  const status = cloud.state.status === 'ready' ? cloud.state.data : null;
   return (
     <LoadState state={health.state} what="the service status" onRetry={health.reload}>
-      {(report) => <OverviewBody report={report} onChanged={health.reload} />}
+      {(report) => <OverviewBody report={report} cloud={status} onChanged={health.reload} />}
     </LoadState>
   );
 }
 
-function OverviewBody({ report, onChanged }: { report: HealthReport; onChanged: () => void }) {
+function OverviewBody({ report, cloud, onChanged }: { report: HealthReport; cloud: CloudStatusView | null; onChanged: () => void }) {
   return (
     <div className="grid">
       <GatewayCard report={report} onChanged={onChanged} />
@@ -42,7 +48,7 @@ function OverviewBody({ report, onChanged }: { report: HealthReport; onChanged: 
       </section>
       <WarningsCard report={report} />
       <ClientsCard report={report} />
-      <CloudCard report={report} />
+      <CloudCard report={report} status={cloud} />
     </div>
   );
 }
@@ -137,20 +143,43 @@ function ClientsCard({ report }: { report: HealthReport }) {
   );
 }
 
-function CloudCard({ report }: { report: HealthReport }) {
+function CloudCard({ report, status }: { report: HealthReport; status: CloudStatusView | null }) {
   const { gateway, products } = report.cloud;
+  const cert = status?.connected ? status.certificate : null;
   return (
     <section className="card wide" aria-labelledby="ov-cloud">
       <h2 id="ov-cloud">Cloud, license and products</h2>
       {gateway.connected ? (
-        <p className="state-on">Connected{gateway.last_sync ? `, last sync ${formatDateTime(gateway.last_sync)}` : ''}.</p>
+        <p className="state-on">
+          Connected{status?.gateway_url ? <> to <code>{status.gateway_url}</code></> : null}
+          {gateway.last_sync ? `, last sync ${formatDateTime(gateway.last_sync)}` : ''}. <a href="#cloud">Open Cloud</a>
+        </p>
       ) : (
         <p className="state-off">
           Not connected. This Gatehouse is not linked to a cloud gateway, so license, entitlements and quotas come from the
-          local policy.
+          local policy. <a href="#cloud">Connect on the Cloud screen</a>
         </p>
       )}
+      {status ? <QuotaAlerts alerts={status.quota_alerts} /> : null}
       <dl className="facts">
+        {cert ? (
+          <>
+            <dt>Plan</dt>
+            <dd>{cert.license.plan ?? 'none'}</dd>
+            <dt>Certificate</dt>
+            <dd className={cert.reason === 'ok' ? undefined : 'state-warn'}>
+              {cert.reason === 'ok' ? `Valid until ${formatDateTime(cert.grants_until)}` : certificateWords(cert.reason)}
+            </dd>
+          </>
+        ) : null}
+        {status?.connected ? (
+          <>
+            <dt>Usage outbox</dt>
+            <dd className={status.outbox.full ? 'state-warn' : undefined}>
+              {status.outbox.full ? `Full (${status.outbox.depth} waiting)` : `${plural(status.outbox.depth, 'event')} waiting`}
+            </dd>
+          </>
+        ) : null}
         {(
           [
             ['License', gateway.license],
@@ -182,7 +211,7 @@ function Fact({ what, value }: { what: string; value: string }) {
       <dt>{what}</dt>
       <dd>
         {words}
-        {words !== value ? <span className="detail"> ({value})</span> : null}
+        {words.toLowerCase() !== value ? <span className="detail"> ({value})</span> : null}
       </dd>
     </>
   );

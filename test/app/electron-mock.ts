@@ -86,7 +86,7 @@ export class BrowserWindow extends EventEmitter {
   }
 }
 
-export const shell = { openExternal: vi.fn(async (_url: string) => {}) };
+export const shell = { openExternal: vi.fn(async (_url: string) => {}), openPath: vi.fn(async (_path: string) => '') };
 
 export const ipcMain = {
   handlers: new Map<string, Handler>(),
@@ -250,6 +250,7 @@ export function resetElectron(): void {
   ipcRenderer.invoke.mockClear();
   contextBridge.exposed.clear();
   shell.openExternal.mockClear();
+  shell.openPath.mockClear();
   app.badge = 0;
   app.singleInstance = true;
   app.quitCalls = 0;

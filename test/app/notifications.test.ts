@@ -3,7 +3,9 @@ import { makeStaged } from '../renderer/fake-api.ts';
 
 vi.mock('electron', () => import('./electron-mock.ts'));
 const electron = await import('./electron-mock.ts');
-const { createStagedNotifier } = await import('../../main/app/notifications.ts');
+const { createQuotaNotifier, createStagedNotifier, createUpdateNotifier } = await import('../../main/app/notifications.ts');
+const { trayQuota } = await import('../../main/app/tray-cloud.ts');
+const { quotaAlert } = await import('../renderer/fake-cloud.ts');
 
 beforeEach(() => electron.resetElectron());
 afterEach(() => vi.useRealTimers());
@@ -39,5 +41,44 @@ describe('staged-write notifications', () => {
     electron.Notification.supported = false;
     createStagedNotifier({ openApprovals: vi.fn() })({ type: 'staged', item: makeStaged(1) });
     expect(electron.Notification.shown).toHaveLength(0);
+  });
+});
+
+describe('quota notifications', () => {
+  it('shows one when a quota becomes used up, not for near ones, not twice in one period; clicking opens Usage', () => {
+    const openUsage = vi.fn();
+    const notify = createQuotaNotifier({ openUsage });
+    notify([trayQuota(quotaAlert({ level: 'near' }))]);
+    expect(electron.Notification.shown).toHaveLength(0);
+    notify([trayQuota(quotaAlert())]);
+    notify([trayQuota(quotaAlert({ used: 10_500 }))]);
+    expect(electron.Notification.shown).toHaveLength(1);
+    const n = electron.Notification.shown[0]!;
+    expect(n.options).toEqual({
+      title: 'A cloud quota is used up',
+      body: 'AI tokens per month (this site) used up, resets 2026-12-01 00:00 UTC. Calls that need it are refused until then (quota_exceeded).',
+    });
+    n.emit('click');
+    expect(openUsage).toHaveBeenCalledTimes(1);
+    // the next period is a new quota
+    notify([trayQuota(quotaAlert({ reset_at: '2027-01-01T00:00:00.000Z' }))]);
+    expect(electron.Notification.shown).toHaveLength(2);
+  });
+});
+
+describe('update notifications', () => {
+  it('says once per version that a verified update is ready; clicking opens the Cloud screen, never installs', () => {
+    const openCloud = vi.fn();
+    const notify = createUpdateNotifier({ openCloud });
+    notify(null);
+    notify('9.9.0');
+    notify('9.9.0');
+    expect(electron.Notification.shown).toHaveLength(1);
+    expect(electron.Notification.shown[0]!.options.title).toBe('Gatehouse 9.9.0 is ready to install');
+    electron.Notification.shown[0]!.emit('click');
+    expect(openCloud).toHaveBeenCalledTimes(1);
+    expect(electron.shell.openPath).not.toHaveBeenCalled();
+    notify('9.9.1');
+    expect(electron.Notification.shown).toHaveLength(2);
   });
 });

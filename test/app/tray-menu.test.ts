@@ -5,7 +5,7 @@ import type { TrayActions, TrayState } from '../../main/app/tray-menu.ts';
 import { makeStaged } from '../renderer/fake-api.ts';
 
 const actions = (): TrayActions & Record<string, ReturnType<typeof vi.fn>> => ({
-  openConsole: vi.fn(), approve: vi.fn(), discard: vi.fn(), setEnabled: vi.fn(), setOpenAtLogin: vi.fn(), quit: vi.fn(),
+  openConsole: vi.fn(), approve: vi.fn(), discard: vi.fn(), setEnabled: vi.fn(), setOpenAtLogin: vi.fn(), installUpdate: vi.fn(), quit: vi.fn(),
 });
 const running = (over: Partial<TrayState> = {}): TrayState => ({ ...INITIAL_TRAY_STATE, phase: 'running', ...over });
 const byId = (menu: MenuItemConstructorOptions[], id: string) => menu.find((m) => m.id === id)!;
@@ -15,7 +15,7 @@ describe('tray menu, built from the state', () => {
   it('has a status line, open, pending, gateway switch, start at login and quit', () => {
     const menu = buildTrayMenu(running({ enabled: true }), actions());
     expect(menu.filter((m) => m.type !== 'separator').map((m) => m.label)).toEqual([
-      'Gatehouse is on', 'Open the console', 'Pending approvals', 'Gateway on', 'Start at login', 'Quit Gatehouse',
+      'Gatehouse is on', 'Open the console', 'Pending approvals', 'Cloud: not connected', 'Gateway on', 'Start at login', 'Quit Gatehouse',
     ]);
     expect(byId(menu, 'status').enabled).toBe(false);
     expect(byId(menu, 'gateway')).toMatchObject({ type: 'checkbox', checked: true, enabled: true });

@@ -15,8 +15,8 @@ const { dispatchAs } = await import('../../main/core/invoke.ts');
 
 beforeEach(() => electron.resetElectron());
 
-const noActions = { openConsole: vi.fn(), approve: vi.fn(), discard: vi.fn(), setEnabled: vi.fn(), setOpenAtLogin: vi.fn(), quit: vi.fn() };
-const running = { phase: 'running' as const, enabled: true, pending: [], pendingTotal: 0, error: null, openAtLogin: false };
+const noActions = { openConsole: vi.fn(), approve: vi.fn(), discard: vi.fn(), setEnabled: vi.fn(), setOpenAtLogin: vi.fn(), installUpdate: vi.fn(), quit: vi.fn() };
+const running = { phase: 'running' as const, enabled: true, pending: [], pendingTotal: 0, error: null, openAtLogin: false, cloud: { connected: false, problem: null, quotas: [] }, update: null };
 
 describe('tray controller', () => {
   it('uses template icons on macOS and follows the state with icon, tooltip, menu and badge', () => {
@@ -70,12 +70,15 @@ describe('tray against the real core', () => {
     const reports: string[] = [];
     const dispatch = dispatchAs(gw.invoke, PRINCIPALS.tray);
     const actions = createTrayActions({
-      dispatch: () => dispatch, openConsole: vi.fn(), setOpenAtLogin: async () => {}, quit: vi.fn(),
+      dispatch: () => dispatch, openConsole: vi.fn(), setOpenAtLogin: async () => {}, installUpdate: async () => ({ ok: true as const }), quit: vi.fn(),
       refresh: () => void keeper.refresh(), report: (title, m) => reports.push(`${title}: ${m}`),
     });
     gw.events.subscribe((e) => keeper.onEvent(e));
     await keeper.connect(dispatch);
     expect(keeper.current).toMatchObject({ phase: 'running', enabled: false, pendingTotal: 0 });
+    // the real core's cloud.status, not connected: the tray says so and warns of nothing
+    expect(keeper.current.cloud).toEqual({ connected: false, problem: null, quotas: [] });
+    expect((electron.Tray.created[0]!.menu!.template as MenuItemConstructorOptions[]).find((m) => m.id === 'cloud')!.label).toBe('Cloud: not connected');
 
     await stageTitle(1, 'Approved from the tray');
     await vi.waitFor(() => expect(keeper.current.pendingTotal).toBe(1));
@@ -100,7 +103,7 @@ describe('tray against the real core', () => {
     const keeper = new TrayStateKeeper(() => {});
     const reports: string[] = [];
     const actions = createTrayActions({
-      dispatch: () => gw.dispatch as ApiDispatch, openConsole: vi.fn(), setOpenAtLogin: async () => {}, quit: vi.fn(),
+      dispatch: () => gw.dispatch as ApiDispatch, openConsole: vi.fn(), setOpenAtLogin: async () => {}, installUpdate: async () => ({ ok: true as const }), quit: vi.fn(),
       refresh: () => void keeper.refresh(), report: (title, m) => reports.push(`${title}: ${m}`),
     });
     actions.approve('stg_does_not_exist');
@@ -111,7 +114,7 @@ describe('tray against the real core', () => {
   it('discards from the tray and switches the gateway through the core', async () => {
     const keeper = new TrayStateKeeper(() => {});
     const dispatch = gw.dispatch as ApiDispatch;
-    const actions = createTrayActions({ dispatch: () => dispatch, openConsole: vi.fn(), setOpenAtLogin: async () => {}, quit: vi.fn(), refresh: () => void keeper.refresh(), report: vi.fn() });
+    const actions = createTrayActions({ dispatch: () => dispatch, openConsole: vi.fn(), setOpenAtLogin: async () => {}, installUpdate: async () => ({ ok: true as const }), quit: vi.fn(), refresh: () => void keeper.refresh(), report: vi.fn() });
     gw.events.subscribe((e) => keeper.onEvent(e));
     await keeper.connect(dispatch);
     await stageTitle(2, 'Never applied');
@@ -129,9 +132,12 @@ describe('tray against the real core', () => {
     const keeper = new TrayStateKeeper(() => {});
     const report = vi.fn();
     keeper.failed('port 7823 on 127.0.0.1 is in use');
-    const actions = createTrayActions({ dispatch: () => null, openConsole: vi.fn(), setOpenAtLogin: async () => {}, quit: vi.fn(), refresh: vi.fn(), report });
+    const actions = createTrayActions({ dispatch: () => null, openConsole: vi.fn(), setOpenAtLogin: async () => {}, installUpdate: async () => ({ ok: true as const }), quit: vi.fn(), refresh: vi.fn(), report });
     actions.approve('x');
     await vi.waitFor(() => expect(report).toHaveBeenCalledWith('Could not approve', 'The Gatehouse service is not running.'));
+    const refused = createTrayActions({ dispatch: () => null, openConsole: vi.fn(), setOpenAtLogin: async () => {}, installUpdate: async () => ({ ok: false as const, reason: 'no verified update is ready' }), quit: vi.fn(), refresh: vi.fn(), report });
+    refused.installUpdate();
+    await vi.waitFor(() => expect(report).toHaveBeenCalledWith('Could not install the update', 'no verified update is ready'));
     expect(keeper.current).toMatchObject({ phase: 'failed', error: 'port 7823 on 127.0.0.1 is in use' });
   });
 });

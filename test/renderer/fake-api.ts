@@ -1,3 +1,5 @@
+import { cloudHandlers, initialCloud } from './fake-cloud.ts';
+import type { FakeCloudState } from './fake-cloud.ts';
 import { PRINCIPALS, RPC_ACTIONS, SETTINGS_DEFAULTS, SettingsPatch } from '../../main/contract/index.ts';
 import type {
   Api, ApiAction, ApiEvent, ApiInput, ApiOutput, AuditEntry, ErrorCode, HealthReport, PluginInfo, Result, Settings,
@@ -19,6 +21,7 @@ export interface FakeState {
   health: HealthReport;
   tools: ToolInfo[];
   plugins: PluginInfo[];
+  cloud: FakeCloudState;
 }
 
 const T0 = Date.parse('2026-11-22T08:00:00Z');
@@ -110,21 +113,22 @@ export function initialState(over: Partial<FakeState> = {}): FakeState {
       { name: 'pages_update', title: 'Update a page', description: '', plugin: 'site', capability: 'edit_pages', feature: 'site.pages.write', write: true, disabled: false },
     ],
     plugins: [],
+    cloud: initialCloud(),
     ...over,
   };
 }
 
-/** The console's screens use no pro.*, console.*, cloud.* or updates.* action yet: those answer not_found here. */
-type ScreenAction = Exclude<ApiAction, `pro.${string}` | `console.${string}` | `cloud.${string}` | `updates.${string}`>;
+/** The console's screens use no pro.* or console.* action: those answer not_found here. */
+type ScreenAction = Exclude<ApiAction, `pro.${string}` | `console.${string}`>;
 type Handlers = { [A in ScreenAction]: (input: ApiInput<A>) => ApiOutput<A> };
 class Refusal {
-  constructor(readonly code: ErrorCode, readonly message: string) {}
+  constructor(readonly code: ErrorCode, readonly message: string, readonly details?: Record<string, unknown>) {}
 }
 
 export class FakeApi {
   readonly state: FakeState;
   readonly calls: { action: ApiAction; input: unknown }[] = [];
-  private readonly failures = new Map<ApiAction, { code: ErrorCode; message: string }>();
+  private readonly failures = new Map<ApiAction, { code: ErrorCode; message: string; details?: Record<string, unknown> }>();
   private readonly held = new Map<ApiAction, { promise: Promise<void>; release: () => void }>();
   private readonly listeners = new Set<(e: ApiEvent) => void>();
   readonly api: Api;
@@ -145,7 +149,7 @@ export class FakeApi {
           if (!handler) throw new Refusal('not_found', `the fake API has no ${action}`);
           return { ok: true, data: structuredClone(handler(input ?? {})) };
         } catch (e) {
-          if (e instanceof Refusal) return { ok: false, code: e.code, message: e.message };
+          if (e instanceof Refusal) return { ok: false, code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) };
           throw e;
         }
       };
@@ -157,8 +161,8 @@ export class FakeApi {
     this.api = api as Api;
   }
 
-  fail(action: ApiAction, code: ErrorCode = 'internal_error', message = `${action} failed on purpose`): this {
-    this.failures.set(action, { code, message });
+  fail(action: ApiAction, code: ErrorCode = 'internal_error', message = `${action} failed on purpose`, details?: Record<string, unknown>): this {
+    this.failures.set(action, { code, message, ...(details ? { details } : {}) });
     return this;
   }
 
@@ -264,6 +268,9 @@ export class FakeApi {
       'stats.get': () => s.stats,
       'tools.list': () => s.tools.map((t) => ({ ...t, disabled: s.settings.disabled_tools.includes(t.name) })),
       'plugins.list': () => s.plugins,
+      ...cloudHandlers(s, (e) => this.emit(e), (code, message, details) => {
+        throw new Refusal(code, message, details);
+      }),
     };
   }
 }

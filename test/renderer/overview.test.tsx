@@ -4,6 +4,7 @@ import { userEvent } from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Overview } from '../../renderer/screens/overview.tsx';
 import { FakeApi, makeHealth, makeStaged } from './fake-api.ts';
+import { connectedStatus, makeOutbox, quotaAlert } from './fake-cloud.ts';
 import { renderWith } from './render.tsx';
 
 afterEach(cleanup);
@@ -58,6 +59,30 @@ describe('Overview', () => {
     const warning = within(screen.getByRole('region', { name: 'Warnings' })).getByRole('listitem');
     expect(warning.textContent).toMatch(/^Secrets are in a plain file\. .*no OS keychain was reachable\. \(code vault_file\)$/);
     expect(screen.getByText(/^In a plain file readable only by your user account/).textContent).toContain('(/data/vault.json)');
+  });
+
+  it('shows the cloud connection, plan, certificate, outbox and quota warnings from cloud.status', async () => {
+    const fake = new FakeApi();
+    const status = connectedStatus(Date.now(), { outbox: makeOutbox({ depth: 12 }), quota_alerts: [quotaAlert()] });
+    fake.state.cloud.status = status;
+    fake.state.health.cloud = status.health;
+    renderWith(fake, <Overview />);
+    const cloud = await screen.findByRole('region', { name: 'Cloud, license and products' });
+    await waitFor(() => expect(within(cloud).getByText('Plan').nextElementSibling!.textContent).toBe('pro'));
+    expect(cloud.textContent).toMatch(/^Cloud, license and productsConnected to http:\/\/127\.0\.0\.1:8787\/gateway\/v1, last sync .+\. Open Cloud/);
+    expect(within(cloud).getByRole('link', { name: 'Open Cloud' }).getAttribute('href')).toBe('#cloud');
+    expect(within(cloud).getByText('Certificate').nextElementSibling!.textContent).toMatch(/^Valid until /);
+    expect(within(cloud).getByText('Usage outbox').nextElementSibling!.textContent).toBe('12 events waiting');
+    expect(within(cloud).getByRole('alert').textContent).toMatch(/^AI tokens per month \(this site\) is used up: 10,000 of 10,000\./);
+    expect(within(cloud).getByText('License').nextElementSibling!.textContent).toBe('Active');
+  });
+
+  it('keeps to the health report when cloud.status cannot be read', async () => {
+    renderWith(new FakeApi().fail('cloud.status', 'service_unavailable', 'not wired'), <Overview />);
+    const cloud = await screen.findByRole('region', { name: 'Cloud, license and products' });
+    expect(within(cloud).getByText(/^Not connected\./).textContent).toContain('Connect on the Cloud screen');
+    expect(within(cloud).queryByText('Usage outbox')).toBeNull();
+    expect(within(cloud).queryByRole('alert')).toBeNull();
   });
 
   it('switches the gateway on and off through settings.update', async () => {

@@ -5,19 +5,51 @@ const W = 720;
 const H = 220;
 const PAD = { left: 40, right: 8, top: 10, bottom: 28 };
 
-function bucketLabel(start: number, range: Range): string {
+export function bucketLabel(start: number, range: Range): string {
   const d = new Date(start);
   if (range === '24h') return d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
   if (range === '7d') return d.toLocaleString(undefined, { weekday: 'short', hour: '2-digit' });
   return d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
 }
 
-/**
- * Stacked bars of calls per bucket and result, drawn by hand in SVG (no chart
- * library; colours come from the stylesheet, so dark mode and the CSP both
- * hold). A table with the same figures follows for screen readers.
- */
+/** What a chart is of, in words: its title, how a bucket and a key are named, the unit. */
+export interface ChartWords {
+  title: string;
+  bucket: (start: number) => string;
+  key: (key: string) => string;
+  unit: (n: number) => string;
+  /** the legend's and the table's name for the keys ("Results", "Products") */
+  keys: string;
+  /** the stylesheet class that colours a key */
+  fill: (key: string) => string;
+}
+
+/** Local calls per bucket and result (the Usage screen's first chart). */
 export function UsageChart({ series, range }: { series: Series; range: Range }) {
+  const hours = RANGES[range].bucketHours;
+  const per = hours === 1 ? 'hour' : hours === 24 ? 'day' : `${hours} hours`;
+  return (
+    <BarChart
+      id="us-chart"
+      series={series}
+      words={{
+        title: `Calls per ${per}, ${RANGES[range].label.toLowerCase()}, by result`,
+        bucket: (start) => bucketLabel(start, range),
+        key: (r) => r,
+        unit: (n) => `${n} call${n === 1 ? '' : 's'}`,
+        keys: 'Results',
+        fill: (r) => `fill-${r}`,
+      }}
+    />
+  );
+}
+
+/**
+ * Stacked bars per bucket and key, drawn by hand in SVG (no chart library;
+ * colours come from the stylesheet, so dark mode and the CSP both hold). A
+ * table with the same figures follows for screen readers.
+ */
+export function BarChart({ id, series, words }: { id: string; series: Series; words: ChartWords }) {
   const top = niceMax(series.max);
   const plotW = W - PAD.left - PAD.right;
   const plotH = H - PAD.top - PAD.bottom;
@@ -27,13 +59,13 @@ export function UsageChart({ series, range }: { series: Series; range: Range }) 
   const labelEvery = Math.ceil(series.buckets.length / 8);
   return (
     <figure className="chart">
-      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-labelledby="us-chart-title" className="chart-svg">
-        <title id="us-chart-title">{`Calls per ${RANGES[range].bucketHours === 1 ? 'hour' : RANGES[range].bucketHours === 24 ? 'day' : `${RANGES[range].bucketHours} hours`}, ${RANGES[range].label.toLowerCase()}, by result`}</title>
+      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-labelledby={`${id}-title`} className="chart-svg">
+        <title id={`${id}-title`}>{words.title}</title>
         {[0, top / 2, top].map((tick) => (
           <g key={tick} className="axis">
             <line x1={PAD.left} x2={W - PAD.right} y1={y(tick)} y2={y(tick)} className="grid-line" />
             <text x={PAD.left - 6} y={y(tick) + 4} textAnchor="end">
-              {Number.isInteger(tick) ? tick : tick.toFixed(1)}
+              {axisNumber(tick)}
             </text>
           </g>
         ))}
@@ -42,17 +74,17 @@ export function UsageChart({ series, range }: { series: Series; range: Range }) 
           let acc = 0;
           return (
             <g key={b.start}>
-              <title>{`${bucketLabel(b.start, range)}: ${b.total} call${b.total === 1 ? '' : 's'}${series.results.filter((r) => b.counts[r]).map((r) => `, ${r} ${b.counts[r]}`).join('')}`}</title>
+              <title>{`${words.bucket(b.start)}: ${words.unit(b.total)}${series.results.filter((r) => b.counts[r]).map((r) => `, ${words.key(r)} ${b.counts[r]}`).join('')}`}</title>
               {series.results.map((r) => {
                 const n = b.counts[r] ?? 0;
                 if (!n) return null;
                 const y0 = y(acc);
                 acc += n;
-                return <rect key={r} x={x} width={barW} y={y(acc)} height={Math.max(0, y0 - y(acc))} className={`fill-${r}`} />;
+                return <rect key={r} x={x} width={barW} y={y(acc)} height={Math.max(0, y0 - y(acc))} className={words.fill(r)} />;
               })}
               {i % labelEvery === 0 ? (
                 <text x={x + barW / 2} y={H - 8} textAnchor="middle" className="axis">
-                  {bucketLabel(b.start, range)}
+                  {words.bucket(b.start)}
                 </text>
               ) : null}
             </g>
@@ -60,26 +92,26 @@ export function UsageChart({ series, range }: { series: Series; range: Range }) 
         })}
       </svg>
       <figcaption>
-        <ul className="legend" aria-label="Results">
+        <ul className="legend" aria-label={words.keys}>
           {series.results.map((r) => (
             <li key={r}>
               <svg width="12" height="12" aria-hidden="true">
-                <rect width="12" height="12" rx="2" className={`fill-${r}`} />
+                <rect width="12" height="12" rx="2" className={words.fill(r)} />
               </svg>{' '}
-              {r}
+              {words.key(r)}
             </li>
           ))}
         </ul>
       </figcaption>
       <table className="visually-hidden">
-        <caption>Calls per period and result</caption>
+        <caption>{words.title}</caption>
         <thead>
           <tr>
             <th scope="col">Period starting</th>
             <th scope="col">Total</th>
             {series.results.map((r) => (
               <th key={r} scope="col">
-                {r}
+                {words.key(r)}
               </th>
             ))}
           </tr>
@@ -89,7 +121,7 @@ export function UsageChart({ series, range }: { series: Series; range: Range }) 
             .filter((b) => b.total > 0)
             .map((b) => (
               <tr key={b.start}>
-                <th scope="row">{bucketLabel(b.start, range)}</th>
+                <th scope="row">{words.bucket(b.start)}</th>
                 <td>{b.total}</td>
                 {series.results.map((r) => (
                   <td key={r}>{b.counts[r] ?? 0}</td>
@@ -100,4 +132,11 @@ export function UsageChart({ series, range }: { series: Series; range: Range }) 
       </table>
     </figure>
   );
+}
+
+/** Axis ticks: 2.5, 500, 20k, 1.5M (AI tokens run into millions). */
+function axisNumber(n: number): string {
+  if (n >= 1_000_000) return `${+(n / 1_000_000).toFixed(1)}M`;
+  if (n >= 10_000) return `${+(n / 1000).toFixed(1)}k`;
+  return Number.isInteger(n) ? String(n) : n.toFixed(1);
 }

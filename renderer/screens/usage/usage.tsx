@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import type { HealthReport, Stats } from '../../../main/contract/index.ts';
+import type { Stats } from '../../../main/contract/index.ts';
 import { LoadState } from '../../components/load-state.tsx';
 import { useApi } from '../../lib/console-context.tsx';
 import { formatDateTime, plural } from '../../lib/format.ts';
@@ -9,14 +9,15 @@ import { RANGES, buildSeries, toolRows } from './series.ts';
 import type { Range } from './series.ts';
 import { UsageChart } from './usage-chart.tsx';
 import { UsageEvents } from './usage-events.tsx';
+import { QUOTA_DAYS, Quotas } from './quotas.tsx';
 
 export function Usage() {
   const api = useApi();
   const stats = useLoad(() => api['stats.get']({}), [api]);
-  const health = useLoad(() => api['health.get']({}), [api]);
+  const cloud = useLoad(() => api['cloud.usage']({ period: 'month', days: QUOTA_DAYS }), [api]);
   useApiEvents((event) => {
     if (event.type === 'audit' || event.type === 'health') stats.reload();
-    if (event.type === 'health') health.reload();
+    if (event.type === 'health') cloud.reload();
   });
   return (
     <div className="usage">
@@ -25,8 +26,8 @@ export function Usage() {
       </LoadState>
       <section className="card" aria-labelledby="us-quota">
         <h2 id="us-quota">Cloud quotas</h2>
-        <LoadState state={health.state} what="the cloud connection" onRetry={health.reload}>
-          {(report) => <Quotas report={report} />}
+        <LoadState state={cloud.state} what="the cloud quotas" onRetry={cloud.reload}>
+          {(usage) => <Quotas usage={usage} />}
         </LoadState>
       </section>
     </div>
@@ -108,16 +109,4 @@ function LocalUsage({ stats }: { stats: Stats }) {
       <UsageEvents usage={stats.usage} />
     </>
   );
-}
-
-function Quotas({ report }: { report: HealthReport }) {
-  if (!report.cloud.gateway.connected) {
-    return (
-      <p className="state-off">
-        Not connected. Quota bars per metric and scope, with their reset times, appear here once this Gatehouse is linked
-        to a cloud gateway. Local calls are not limited by a cloud quota meanwhile.
-      </p>
-    );
-  }
-  return <p className="muted">Connected. The cloud gateway has not reported any quota figures yet.</p>;
 }
