@@ -148,8 +148,14 @@ export function createCloudHandler(ctx: Ctx, opts: HandlerOptions = {}) {
         const r = checkRate(res, bySite, account.account.id, limits.perSite, now);
         if (r) throw r;
       }
+      // A download token is a site's credential too: what it fetches counts against that site's limit.
+      const admitSite = (s: SiteRow) => {
+        site = s;
+        const r = checkRate(res, bySite, s.id, limits.perSite, now);
+        if (r) throw r;
+      };
       const body = raw.length === 0 ? {} : parseJson(raw);
-      const answer = await entry.handler!({ ctx, site: site!, account: account!, body, raw, query, headers: req.headers, params: match.params, origin: opts.publicUrl ?? originOf(req, !!opts.trustProxy), requestId: id, signal: entry.watchClose ? closeSignal(res) : NEVER });
+      const answer = await entry.handler!({ ctx, site: site!, account: account!, body, raw, query, headers: req.headers, params: match.params, origin: opts.publicUrl ?? originOf(req, !!opts.trustProxy), requestId: id, signal: entry.watchClose ? closeSignal(res) : NEVER, admitSite });
       if (answer.site) site = answer.site;
       if (answer.support) identify(answer.support);
       status = answer.status ?? 200;

@@ -20,7 +20,7 @@ export const PART2_ROUTES: Record<CloudPart2Endpoint, RouteHandler> = {
   updatesVerify: (i) => ok(updatesVerify(i.ctx, parseBody(UpdatesVerifyBody, i.body))),
   updatesFiles: async (i) => {
     parseQuery(FilesQuery, i.query, ['noCache']);
-    const { site, support, answer } = await updatesFile(i.ctx, i.params.token!, i.params.name!);
+    const { site, support, answer } = await updatesFile(i.ctx, i.params.token!, i.params.name!, i.admitSite);
     if (answer.kind === 'yaml') return { site, support, raw: { contentType: 'text/yaml; charset=utf-8', text: answer.text } };
     return { site, support, raw: { contentType: 'application/octet-stream', file: { size: answer.size, stream: answer.stream, name: answer.name } } };
   },

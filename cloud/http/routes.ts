@@ -30,6 +30,8 @@ export interface RouteInput {
   requestId: string;
   /** aborted when the caller closes the connection before the answer */
   signal: AbortSignal;
+  /** token routes: the site the token names, once known (the log, and the site's own rate limit: throws when it is spent) */
+  admitSite: (site: SiteRow) => void;
 }
 
 export interface RouteAnswer {

@@ -126,12 +126,13 @@ export type FileAnswer = { kind: 'yaml'; text: string } | { kind: 'file'; name: 
  * GET updates/files/:token/:name: a feed file (`latest-linux.yml`, ...) or a
  * release file, for the site the token names, while that site may update.
  */
-export async function updatesFile(ctx: Ctx, token: string, name: string): Promise<{ site: SiteRow; support: ReturnType<typeof supportOf>; answer: FileAnswer }> {
+export async function updatesFile(ctx: Ctx, token: string, name: string, admit: (site: SiteRow) => void = () => {}): Promise<{ site: SiteRow; support: ReturnType<typeof supportOf>; answer: FileAnswer }> {
   const now = ctx.now();
   const t = openDownloadToken(ctx.box.derive(TOKEN_PURPOSE), token, Math.floor(now.getTime() / 1000));
   if (!t.ok) throw new CloudError('unauthorized', t.reason === 'expired' ? 'this download link has expired: ask updates/check or updates/package for a new one' : 'this download link is not valid: ask updates/check or updates/package for one');
   const site = await siteById(ctx.db, t.grant.s);
   if (!site || site.status !== 'active') throw new CloudError('invalid_site', 'the site of this download link was disconnected', {}, { status: 403 });
+  admit(site);
   const g = await loadGrants(ctx.db, site, now);
   const channel = eligibleChannel(g, t.grant.p, t.grant.c);
   const support = supportOf(g);

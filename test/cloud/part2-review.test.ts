@@ -217,3 +217,24 @@ describe('the request log between accounts', () => {
     }
   });
 });
+
+describe('the update feed and downloads: what a link lets anyone ask for', () => {
+  it("count against the site's own rate limit, like its signed requests", async () => {
+    const limited = await startHarness({ rateLimits: { perAddress: 0, register: 0, perSite: 4 } });
+    try {
+      const { sites } = await accountWithSites(limited, 'enterprise', 1);
+      // activate used one request of the site; check is the second.
+      const check = await sites[0]!.get('updates/check', { query: 'product=zzlimit&version=1.0.0' });
+      expect(check.status).toBe(200);
+      const feed = `${check.body.feed_url as string}latest-linux.yml`;
+      const answers = [];
+      for (let i = 0; i < 4; i++) answers.push((await rawRequest(feed, 'GET', {})).status);
+      // No release: 404 while the site has requests left, then 429 like any signed request of the site.
+      expect(answers.slice(0, 2)).toEqual([404, 404]);
+      expect(answers.slice(2)).toEqual([429, 429]);
+      expect((await sites[0]!.get('sites/status')).status).toBe(429);
+    } finally {
+      await limited.stop();
+    }
+  });
+});
