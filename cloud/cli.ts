@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { createLogger } from '../main/lib/logger.ts';
+import { answerHelpOrVersion, requireSubcommand } from '../main/lib/cli-kit.ts';
 import { VERSION } from '../main/version.ts';
 import { logLevel, UsageError } from './cli/args.ts';
 import { runOperatorCli, SUBCOMMANDS } from './cli/operator-commands.ts';
@@ -11,11 +12,8 @@ import { CloudError } from './errors.ts';
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [command, ...args] = argv;
   const json = argv.includes('--json');
-  if (!command || command === '--help' || command === '-h' || command === 'help') {
-    (command ? console.log : console.error)(USAGE);
-    return command ? 0 : 2;
-  }
-  if (command === '--version') return void console.log(VERSION), 0;
+  const answered = answerHelpOrVersion(command, USAGE, VERSION);
+  if (answered !== undefined || command === undefined) return answered ?? 2;
   const levelFlag = argv.indexOf('--log-level');
   try {
     const log = createLogger({ level: logLevel(levelFlag >= 0 ? argv[levelFlag + 1] : undefined, command === 'serve' ? 'info' : 'warn'), json: command === 'serve', bindings: { component: 'gatehouse-cloud' } });
@@ -26,10 +24,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     }
     const subs = SUBCOMMANDS[command];
     if (!subs) throw new UsageError(`unknown command '${command}'`);
-    if (!subs.includes(args[0] ?? '')) {
-      const choices = `${subs.slice(0, -1).join(', ')} or ${subs[subs.length - 1]}`;
-      throw new UsageError(args[0] === undefined || args[0].startsWith('-') ? `${command} needs a command first: ${choices}` : `unknown ${command} command '${args[0]}': use ${choices}`);
-    }
+    requireSubcommand(command, args[0], subs);
     await runOperatorCli(command, args, env, log);
     return 0;
   } catch (e) {

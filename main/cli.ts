@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { printable, UsageError } from './cli/output.ts';
+import { answerHelpOrVersion, requireSubcommand } from './lib/cli-kit.ts';
 import { USAGE } from './cli/usage.ts';
 import { VERSION } from './version.ts';
 
@@ -21,21 +22,14 @@ const SUBCOMMANDS: Record<string, string[]> = { tokens: ['create', 'list', 'revo
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   const json = argv.includes('--json');
-  if (!command || command === '--help' || command === '-h' || command === 'help') {
-    // Asked for: stdout, exit 0. No command at all is bad usage: stderr, exit 2.
-    (command ? console.log : console.error)(USAGE);
-    return command ? 0 : 2;
-  }
-  if (command === '--version') return void console.log(VERSION), 0;
+  const answered = answerHelpOrVersion(command, USAGE, VERSION);
+  if (answered !== undefined || command === undefined) return answered ?? 2;
   const load = COMMANDS[command];
   try {
     if (!load) throw new UsageError(`unknown command '${command}'`);
     if (args.includes('--help') || args.includes('-h')) return void console.log(USAGE), 0;
     const subs = SUBCOMMANDS[command];
-    if (subs && !subs.includes(args[0] ?? '')) {
-      const choices = `${subs.slice(0, -1).join(', ')} or ${subs[subs.length - 1]}`;
-      throw new UsageError(args[0] === undefined || args[0].startsWith('-') ? `${command} needs a command first: ${choices}` : `unknown ${command} command '${args[0]}': use ${choices}`);
-    }
+    if (subs) requireSubcommand(command, args[0], subs);
     await (await load())(args);
     return 0;
   } catch (e) {

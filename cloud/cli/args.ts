@@ -1,8 +1,9 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
+import { parseFlags, UsageError } from '../../main/lib/cli-kit.ts';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-export class UsageError extends Error {}
+export { UsageError };
 
 /** Flags every command takes. */
 const COMMON = {
@@ -15,11 +16,7 @@ const COMMON = {
 } as const satisfies ParseArgsConfig['options'];
 
 export function parse<O extends ParseArgsConfig['options']>(args: string[], options: O) {
-  try {
-    return parseArgs({ args, options: { ...COMMON, ...options }, allowPositionals: true, strict: true });
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+  return parseFlags(args, COMMON, options);
 }
 
 /** --data-dir, then GATEHOUSE_CLOUD_DATA_DIR, then $XDG_DATA_HOME/gatehouse-cloud (~/.local/share/gatehouse-cloud). */

@@ -1,6 +1,7 @@
 import { startCloudService } from '../service.ts';
 import type { CloudLogger } from '../services/context.ts';
-import { intFlag, out, parse, resolveCloudDataDir, resolveDatabaseUrl } from './args.ts';
+import { stopOnSignals } from '../../main/lib/cli-kit.ts';
+import { intFlag, out, parse, resolveCloudDataDir, resolveDatabaseUrl, UsageError } from './args.ts';
 
 export const DEFAULT_CLOUD_PORT = 8787;
 
@@ -16,14 +17,14 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv, log: CloudLo
     'public-url': { type: 'string' },
     'log-retention-days': { type: 'string' },
   });
-  if (positionals.length) throw new (await import('./args.ts')).UsageError(`unexpected argument '${positionals[0]}'`);
+  if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'`);
   const port = intFlag('port', values.port, 0, 65535) ?? DEFAULT_CLOUD_PORT;
   const dataDir = resolveCloudDataDir(values['data-dir'], env);
   const rateLimits = Object.fromEntries(
     Object.entries({ perAddress: intFlag('rate-limit-address', values['rate-limit-address'], 0, 1_000_000), perSite: intFlag('rate-limit-site', values['rate-limit-site'], 0, 1_000_000), register: intFlag('rate-limit-register', values['rate-limit-register'], 0, 1_000_000) }).filter(([, v]) => v !== undefined),
   );
   const publicUrl = values['public-url'];
-  if (publicUrl !== undefined && !/^https?:\/\/[^/?#\s]+$/.test(publicUrl)) throw new (await import('./args.ts')).UsageError('--public-url is the scheme and host the sites reach the gateway at, like https://gateway.example (no path)');
+  if (publicUrl !== undefined && !/^https?:\/\/[^/?#\s]+$/.test(publicUrl)) throw new UsageError('--public-url is the scheme and host the sites reach the gateway at, like https://gateway.example (no path)');
   const retention = intFlag('log-retention-days', values['log-retention-days'], 1, 3650);
   const svc = await startCloudService({
     dataDir,
@@ -38,20 +39,7 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv, log: CloudLo
     releasesDir: values['releases-dir'],
     ...(retention ? { requestLog: { retentionDays: retention } } : {}),
   });
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info('stopping', { signal });
-    const force = setTimeout(() => process.exit(1), 5000);
-    force.unref();
-    void svc.stop().then(() => process.exit(0), (e) => {
-      log.error('stop failed', { error: (e as Error).message });
-      process.exit(1);
-    });
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  stopOnSignals(() => svc.stop(), log, 5000);
   const info = { base_url: svc.baseUrl, gateway_url: `${svc.baseUrl}/gateway/v1`, database: svc.ctx.db.kind, data_dir: dataDir, pid: process.pid };
   out(!!values.json, info, () => [`gatehouse-cloud is running.`, `  gateway:  ${info.gateway_url}`, `  database: ${info.database}${info.database === 'pglite' ? ` (embedded, ${dataDir})` : ''}`, 'Stop with Ctrl+C.'].join('\n'));
 }

@@ -29,6 +29,16 @@ export async function accountById(q: Queryable, id: string): Promise<AccountRow 
   return (await q.query<AccountRow>('SELECT id, name, created_at FROM accounts WHERE id = $1', [id])).rows[0] ?? null;
 }
 
+/**
+ * Holds the account's row until the transaction ends: what serialises two
+ * requests of one account that count something and then add to it (report
+ * tasks, the account's own limits), on any instance. NO KEY UPDATE does not
+ * block the foreign-key checks of rows that merely reference the account.
+ */
+export async function lockAccount(q: Queryable, accountId: string): Promise<void> {
+  await q.query('SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE', [accountId]);
+}
+
 export async function listAccounts(q: Queryable): Promise<Array<AccountRow & { licenses: number; sites: number }>> {
   return (
     await q.query<AccountRow & { licenses: number; sites: number }>(

@@ -42,3 +42,21 @@ export async function accountLimits(q: Queryable, accountId: string): Promise<Ar
     )
   ).rows;
 }
+
+/** How many limits the account set itself on its scopes (what `enterprise/limits` may add to is bounded by this). */
+export async function countAccountSetLimits(q: Queryable, accountId: string): Promise<number> {
+  return (
+    await q.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM usage_limits l
+        WHERE l.set_by = 'account'
+          AND ((l.scope = 'account' AND l.subject = $1)
+            OR (l.scope IN ('department', 'project') AND starts_with(l.subject, $1 || '/'))
+            OR (l.scope = 'site' AND l.subject IN (SELECT id FROM sites WHERE account_id = $1)))`,
+      [accountId],
+    )
+  ).rows[0]!.n;
+}
+
+export async function limitExists(q: Queryable, l: { scope: Scope; subject: string; metric: Metric; period: Period; set_by: SetBy }): Promise<boolean> {
+  return (await q.query('SELECT 1 FROM usage_limits WHERE scope = $1 AND subject = $2 AND metric = $3 AND period = $4 AND set_by = $5', [l.scope, l.subject, l.metric, l.period, l.set_by])).rows.length > 0;
+}

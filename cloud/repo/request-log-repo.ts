@@ -52,9 +52,22 @@ export async function accountLog(q: Queryable, f: LogFilter): Promise<LogRow[]> 
   return r.rows;
 }
 
-/** Retention: rows older than `before`, and the oldest beyond `maxRows`. */
+/**
+ * Retention: rows older than `before`, and the oldest beyond `maxRows` rows, counted as rows: an id distance
+ * would count the ids of rows already pruned per account, and a busy account would push out others' rows.
+ * The id span bounds the count from above, so the counting scan runs only when the table may be over.
+ */
 export async function pruneLog(q: Queryable, before: Date, maxRows: number): Promise<number> {
   const old = await q.query('DELETE FROM request_log WHERE at < $1', [before]);
-  const over = await q.query('DELETE FROM request_log WHERE id <= (SELECT max(id) FROM request_log) - $1', [maxRows]);
+  const span = (await q.query<{ lo: number | null; hi: number | null }>('SELECT min(id) AS lo, max(id) AS hi FROM request_log')).rows[0];
+  if (!span || span.lo === null || span.hi === null || span.hi - span.lo + 1 <= maxRows) return old.rowCount;
+  const over = await q.query('DELETE FROM request_log WHERE id <= (SELECT id FROM request_log ORDER BY id DESC OFFSET $1 LIMIT 1)', [maxRows]);
   return old.rowCount + over.rowCount;
+}
+
+/** One account's rows beyond its newest `keep` (the (account_id, id) index finds the cut). */
+export async function pruneAccountLog(q: Queryable, accountId: string, keep: number): Promise<number> {
+  return (
+    await q.query('DELETE FROM request_log WHERE account_id = $1 AND id <= (SELECT id FROM request_log WHERE account_id = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)', [accountId, keep])
+  ).rowCount;
 }

@@ -23,3 +23,8 @@ export async function closeReservation(q: Queryable, id: string, status: 'settle
 export async function expiredReservations(q: Queryable, now: Date, max = 100): Promise<ReservationRow[]> {
   return (await q.query<ReservationRow>(`SELECT ${COLS} FROM usage_reservations WHERE status = 'held' AND expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`, [now, max])).rows;
 }
+
+/** Settled and released reservations closed before `before`: nothing reads them once their generation is over. */
+export async function pruneClosedReservations(q: Queryable, before: Date): Promise<number> {
+  return (await q.query(`DELETE FROM usage_reservations WHERE status <> 'held' AND closed_at < $1`, [before])).rowCount;
+}

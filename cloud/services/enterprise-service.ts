@@ -3,7 +3,8 @@ import { FEATURE_CATALOG, LOG_COLUMNS, type LimitSetBody, type LogsQuery, type P
 import { csvRow } from '../../main/contract/csv.ts';
 import { decodeCursor, encodeCursor } from '../domain/cursor.ts';
 import { CloudError } from '../errors.ts';
-import { accountLimits, removeLimit, setLimit } from '../repo/limits-repo.ts';
+import { accountLimits, countAccountSetLimits, limitExists, removeLimit, setLimit } from '../repo/limits-repo.ts';
+import { lockAccount } from '../repo/licenses-repo.ts';
 import { accountLog, type LogRow } from '../repo/request-log-repo.ts';
 import { aiPolicyOf, policyOf, updatePolicy } from '../repo/policies-repo.ts';
 import { siteById } from '../repo/sites-repo.ts';
@@ -40,6 +41,9 @@ export async function setPolicy(ctx: Ctx, p: AccountPrincipal, body: PolicySetBo
   return policyView(ctx, p);
 }
 
+/** Limits an account may set itself (`enterprise/limits`), over all its scopes: room for every metric and period of a few hundred departments, projects or sites. */
+export const MAX_ACCOUNT_LIMITS = 2000;
+
 /** A limit the account sets on one of its own scopes; it adds to the plan's limits, it cannot lift them. */
 export async function setAccountLimit(ctx: Ctx, p: AccountPrincipal, b: LimitSetBody) {
   let subject: string;
@@ -56,7 +60,17 @@ export async function setAccountLimit(ctx: Ctx, p: AccountPrincipal, b: LimitSet
   }
   const key = { scope: b.scope, subject, metric: b.metric, period: b.period, set_by: 'account' as const };
   if (b.limit === null) await removeLimit(ctx.db, key);
-  else await setLimit(ctx.db, { ...key, limit: b.limit }, ctx.now());
+  else {
+    const limit = b.limit;
+    // Department and project names are the account's to choose: without a cap, one key could store limits without end.
+    await ctx.db.transaction(async (tx) => {
+      await lockAccount(tx, p.account.id);
+      if ((await countAccountSetLimits(tx, p.account.id)) >= MAX_ACCOUNT_LIMITS && !(await limitExists(tx, key))) {
+        throw new CloudError('conflict', `this account already has ${MAX_ACCOUNT_LIMITS} limits of its own: remove one (limit: null) before adding another`, { max_limits: MAX_ACCOUNT_LIMITS });
+      }
+      await setLimit(tx, { ...key, limit }, ctx.now());
+    });
+  }
   ctx.log.info('account limit changed', { account_id: p.account.id, scope: b.scope, metric: b.metric, period: b.period, limit: b.limit });
   return policyView(ctx, p);
 }

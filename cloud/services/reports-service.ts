@@ -3,6 +3,7 @@ import { shortId } from '../../main/core/ids.ts';
 import { csvRow } from '../../main/contract/csv.ts';
 import { CloudError } from '../errors.ts';
 import { accountRollups, accountSites } from '../repo/agency-repo.ts';
+import { lockAccount } from '../repo/licenses-repo.ts';
 import { activeTasks, claimTask, failAbandoned, failTask, finishTask, insertTask, listTasks, pruneFinished, pruneTasks, taskOf, taskResult, type TaskRow } from '../repo/tasks-repo.ts';
 import type { AccountPrincipal } from './account-auth.ts';
 import { agencySite, rollupRange } from './agency-service.ts';
@@ -50,12 +51,15 @@ export function taskView(t: TaskRow): ReportTask {
 export async function createReport(ctx: Ctx, p: AccountPrincipal, body: ReportCreateBody) {
   const now = ctx.now();
   const range = rollupRange(body.period, body.from, body.to, now);
-  if ((await activeTasks(ctx.db, p.account.id)) >= MAX_ACTIVE_REPORTS) {
-    throw new CloudError('rate_limited', `${MAX_ACTIVE_REPORTS} reports are already being generated for this account: wait for one to finish`, {}, { retryAfter: 10 });
-  }
   const params: ReportParams = { period: body.period, from: range.from.toISOString(), to: range.to.toISOString(), account: p.account };
-  await pruneFinished(ctx.db, p.account.id, KEEP_FINISHED);
-  const t = await insertTask(ctx.db, { id: shortId('task', 12), account_id: p.account.id, kind: body.kind, params: params as unknown as Record<string, unknown>, created_at: now.toISOString(), expires_at: new Date(now.getTime() + REPORT_TTL_MS).toISOString() });
+  // Count and insert under the account's lock: concurrent requests (on any instance) cannot all see room for one more.
+  const t = await ctx.db.transaction(async (tx) => {
+    await lockAccount(tx, p.account.id);
+    if ((await activeTasks(tx, p.account.id)) >= MAX_ACTIVE_REPORTS) return null;
+    await pruneFinished(tx, p.account.id, KEEP_FINISHED);
+    return insertTask(tx, { id: shortId('task', 12), account_id: p.account.id, kind: body.kind, params: params as unknown as Record<string, unknown>, created_at: now.toISOString(), expires_at: new Date(now.getTime() + REPORT_TTL_MS).toISOString() });
+  });
+  if (!t) throw new CloudError('rate_limited', `${MAX_ACTIVE_REPORTS} reports are already being generated for this account: wait for one to finish`, {}, { retryAfter: 10 });
   ctx.tasks.kick();
   return { status: 202, body: { success: true as const, account: p.account, task: taskView(t) } };
 }

@@ -1,13 +1,15 @@
 import type { Db } from '../db/db.ts';
-import { insertLogEntries, pruneLog, type RequestLogEntry } from '../repo/request-log-repo.ts';
+import { insertLogEntries, pruneAccountLog, pruneLog, type RequestLogEntry } from '../repo/request-log-repo.ts';
 import type { CloudLogger } from './context.ts';
 
 /**
- * The request log (enterprise log export): every answered request, written
+ * The request log (enterprise log export): every answered request of a known account, written
  * in batches off the request path (one INSERT a second, not one per
  * request), so recording costs a request nothing. Bounded: at most
  * `maxBuffered` entries wait in memory (more are counted and dropped, with a
- * warning) and the table keeps `retentionDays` and at most `maxRows`.
+ * warning) and the table keeps `retentionDays`, at most `maxRowsPerAccount`
+ * rows of one account (so a busy account cannot push another's out) and at
+ * most `maxRows` in all.
  * A process killed hard loses at most its last second of entries.
  */
 export interface RequestLogOptions {
@@ -15,6 +17,7 @@ export interface RequestLogOptions {
   maxBuffered?: number;
   retentionDays?: number;
   maxRows?: number;
+  maxRowsPerAccount?: number;
 }
 
 export class RequestLog {
@@ -24,6 +27,9 @@ export class RequestLog {
   private dropped = 0;
   readonly retentionDays: number;
   readonly maxRows: number;
+  readonly maxRowsPerAccount: number;
+  /** entries this instance wrote per account since that account was last pruned */
+  private written = new Map<string, number>();
   private readonly flushMs: number;
   private readonly maxBuffered: number;
 
@@ -36,14 +42,19 @@ export class RequestLog {
     this.maxBuffered = o.maxBuffered ?? 10_000;
     this.retentionDays = o.retentionDays ?? 30;
     this.maxRows = o.maxRows ?? 5_000_000;
+    this.maxRowsPerAccount = o.maxRowsPerAccount ?? 1_000_000;
   }
 
   record(e: RequestLogEntry): void {
+    // The log is the accounts' (enterprise/logs is its only reader): a request of no known account is not kept, so
+    // anonymous traffic can neither fill the buffer nor push an account's entries out of the table's row cap.
+    if (e.account_id === null) return;
     if (this.buffer.length >= this.maxBuffered) {
       this.dropped++;
       return;
     }
     this.buffer.push(e);
+    this.written.set(e.account_id, (this.written.get(e.account_id) ?? 0) + 1);
     this.timer ??= setTimeout(() => void this.flush(), this.flushMs).unref();
   }
 
@@ -66,7 +77,19 @@ export class RequestLog {
     return this.flushing;
   }
 
-  prune(now: Date): Promise<number> {
-    return pruneLog(this.db, new Date(now.getTime() - this.retentionDays * 86_400_000), this.maxRows);
+  /**
+   * Retention: by age, then each account down to its share, then the whole table to its cap. An account is
+   * cut once this instance wrote a hundredth of its share since the last cut (finding the cut reads up to its
+   * share of the index), so it may go over by that much for a while, and a quiet account costs nothing.
+   */
+  async prune(now: Date): Promise<number> {
+    const every = Math.max(1, Math.floor(this.maxRowsPerAccount / 100));
+    let n = 0;
+    for (const [account, count] of [...this.written]) {
+      if (count < every) continue;
+      this.written.delete(account);
+      n += await pruneAccountLog(this.db, account, this.maxRowsPerAccount);
+    }
+    return n + (await pruneLog(this.db, new Date(now.getTime() - this.retentionDays * 86_400_000), this.maxRows));
   }
 }

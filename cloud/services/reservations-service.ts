@@ -4,7 +4,7 @@ import { secondsUntil } from '../domain/periods.ts';
 import { contributionsOf, counterId, countersFor, type CounterKey } from '../domain/usage-rules.ts';
 import { CloudError } from '../errors.ts';
 import { adjustCounters, mergeDeltas, type CounterDelta } from '../repo/counters-repo.ts';
-import { closeReservation, expiredReservations } from '../repo/reservations-repo.ts';
+import { closeReservation, expiredReservations, pruneClosedReservations } from '../repo/reservations-repo.ts';
 import { queryRetried, sqlState } from '../db/db.ts';
 import type { SiteRow } from '../repo/sites-repo.ts';
 import type { Ctx } from './context.ts';
@@ -20,6 +20,8 @@ import { limitMap, quotaDetails, scopesOf } from './usage-service.ts';
  * can never add up past a limit.
  */
 export const RESERVATION_TTL_MS = 5 * 60_000;
+/** Closed reservations are kept this long (a settlement after the sweeper released its hold still finds it), then pruned. */
+export const CLOSED_RESERVATION_KEEP_MS = 86_400_000;
 
 export interface Reservation {
   id: string;
@@ -93,9 +95,14 @@ export async function release(ctx: Pick<Ctx, 'db' | 'now'>, reservationId: strin
   });
 }
 
-/** Releases reservations past their time; safe to run on every instance at once (SKIP LOCKED). */
+/**
+ * Releases reservations past their time, and forgets those closed more than a
+ * day ago (one row per AI hop would otherwise pile up for ever); safe to run
+ * on every instance at once (SKIP LOCKED).
+ */
 export async function sweepReservations(ctx: Pick<Ctx, 'db' | 'now'>): Promise<number> {
   const now = ctx.now();
+  await pruneClosedReservations(ctx.db, new Date(now.getTime() - CLOSED_RESERVATION_KEEP_MS));
   return ctx.db.transaction(async (tx) => {
     const stale = await expiredReservations(tx, now);
     for (const r of stale) {

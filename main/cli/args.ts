@@ -1,9 +1,10 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import { homedir } from 'node:os';
 import { dataDirProblem, resolveDataDir } from '../contract/paths.ts';
 import { createLogger } from '../lib/logger.ts';
 import type { VaultChoice } from '../store/vault.ts';
 import { connect, type Connection } from './connect.ts';
+import { parseFlags } from '../lib/cli-kit.ts';
 import { UsageError } from './output.ts';
 
 /** Flags every command takes. */
@@ -16,11 +17,7 @@ const COMMON = {
 } as const satisfies ParseArgsConfig['options'];
 
 export function parse<O extends ParseArgsConfig['options']>(args: string[], options: O) {
-  try {
-    return parseArgs({ args, options: { ...COMMON, ...options }, allowPositionals: true, strict: true });
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+  return parseFlags(args, COMMON, options);
 }
 
 /** Prints data: JSON with --json, else the human form. */

@@ -2,7 +2,7 @@ import { GatehouseError } from '../core/errors.ts';
 import type { Result } from '../contract/errors.ts';
 import { showControls } from '../contract/text.ts';
 
-export class UsageError extends Error {}
+export { UsageError } from '../lib/cli-kit.ts';
 
 /** Prints data (JSON with --json, else the human form) or fails with the result's error. */
 export function unwrap<T>(r: Result<T>): T {

@@ -3,6 +3,7 @@ import { DEFAULT_PORT } from '../contract/health.ts';
 import { startService } from '../service.ts';
 import { VERSION } from '../version.ts';
 import { retryWhileLocked } from './connect.ts';
+import { stopOnSignals } from '../lib/cli-kit.ts';
 import { UsageError } from './output.ts';
 import { dataDirOf, out, parse, vaultChoice } from './args.ts';
 import { USAGE } from './usage.ts';
@@ -20,25 +21,8 @@ export async function serve(args: string[]): Promise<void> {
   const svc = await retryWhileLocked(() => startService({ dataDir, host: values.host ?? '127.0.0.1', port, vault: vaultChoice(values.vault), log, ...(values.enable ? { enable: true } : {}), ...(lifetime ? { stagedLifetimeMs: lifetime } : {}) }), {
     wait: (e) => e.details.owner === 'cli',
   });
-  // Handlers first: whoever reads the printed addresses may signal at once, and Node's default for an unhandled SIGINT/SIGTERM skips the flush.
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info('stopping', { signal });
-    // The stop must finish within 2 s; one that does not has not flushed, and must not claim success.
-    const force = setTimeout(() => {
-      log.error('stop did not finish within 2 s: exiting without a complete flush', { signal });
-      process.exit(1);
-    }, 1900);
-    force.unref();
-    void svc.stop().then(() => process.exit(0), (e) => {
-      log.error('stop failed', { error: (e as Error).message });
-      process.exit(1);
-    });
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  // The stop must finish within 2 s (with a margin for the exit itself).
+  stopOnSignals(() => svc.stop(), log, 1900);
   // Data that had to be salvaged or moved aside is said here too, not only in the log and the console.
   const warnings = svc.core.health().warnings.filter((w) => w.code === 'store_salvaged' || w.code === 'store_corrupt');
   const info = { base_url: svc.baseUrl, mcp_url: svc.mcpUrl, console_login_url: svc.loginUrl(), data_dir: dataDir, vault: svc.vaultLabel, enabled: svc.core.settings.get().enabled, pid: process.pid, ...(warnings.length ? { warnings } : {}) };

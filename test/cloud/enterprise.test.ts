@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from '../../main/core/ids.ts';
-import { rawRequest, register, type SiteClient } from './helpers/client.ts';
+import { rawRequest, type SiteClient } from './helpers/client.ts';
 import { startHarness, type Harness } from './helpers/cloud-harness.ts';
+import { accountWithSites } from './helpers/accounts.ts';
 
 /**
  * Enterprise controls through the account's API key, against the real
@@ -19,17 +20,7 @@ const as = (key: string, path: string, o: { method?: string; body?: unknown } = 
   rawRequest(`${h.gateway}/${path}`, o.method ?? 'GET', { Authorization: `Bearer ${key}` }, o.body === undefined ? undefined : JSON.stringify(o.body));
 const mcp = (s: SiteClient, units = 1) => ({ event_id: uuidv7(), event: 'mcp.tool.called', site_id: s.creds.site_id, product: 'mcp', feature: 'mcp.core', units, timestamp: new Date().toISOString() });
 
-async function account(plan: string, n: number) {
-  const lic = await h.op<{ license_key: string; account_id: string }>('licenses.create', { plan });
-  const sites: SiteClient[] = [];
-  for (let i = 0; i < n; i++) {
-    const s = await register(h.gateway);
-    expect((await s.post('license/activate', { license_key: lic.license_key })).status).toBe(200);
-    sites.push(s);
-  }
-  const key = (await h.op<{ account_key: string }>('accounts.keys.create', { account: lic.account_id })).account_key;
-  return { id: lic.account_id, key, license: lic.license_key, sites };
-}
+const account = (plan: string, n: number) => accountWithSites(h, plan, n);
 
 beforeAll(async () => {
   h = await startHarness();
