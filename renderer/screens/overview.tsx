@@ -4,6 +4,7 @@ import { CopyButton } from '../components/copy-button.tsx';
 import { ErrorBox, LoadState } from '../components/load-state.tsx';
 import { QuotaAlerts } from '../components/quota-alerts.tsx';
 import { Switch } from '../components/switch.tsx';
+import { WarningList } from '../components/warning-list.tsx';
 import { TimeAgoCell } from '../components/time-ago-cell.tsx';
 import { useApi } from '../lib/console-context.tsx';
 import { formatDateTime, plural } from '../lib/format.ts';
@@ -11,7 +12,7 @@ import { useApiEvents } from '../lib/use-events.ts';
 import { useLoad } from '../lib/use-load.ts';
 import { shown } from '../../main/contract/index.ts';
 import { certificateWords } from '../lib/cloud-words.ts';
-import { cloudWords, PRODUCT_NAMES, vaultWords, warningTitle } from '../lib/words.ts';
+import { cloudWords, PRODUCT_NAMES, vaultWords } from '../lib/words.ts';
 
 export function Overview() {
   const api = useApi();
@@ -101,13 +102,7 @@ function WarningsCard({ report }: { report: HealthReport }) {
       {report.warnings.length === 0 ? (
         <p className="muted">None. Everything looks fine.</p>
       ) : (
-        <ul className="warnings">
-          {report.warnings.map((w) => (
-            <li key={w.code}>
-              <strong>{warningTitle(w.code)}.</strong> {w.message} <span className="detail">(code {w.code})</span>
-            </li>
-          ))}
-        </ul>
+        <WarningList warnings={report.warnings} />
       )}
     </section>
   );

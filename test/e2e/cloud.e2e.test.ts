@@ -8,25 +8,18 @@
  * test-results/screenshots/, or docs/screenshots/ with
  * GATEHOUSE_UPDATE_SCREENSHOTS=1.
  */
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/client';
-import { chromium } from 'playwright-core';
 import type { BrowserContext, Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../main/lib/logger.ts';
 import { TEST_MASTER_KEY, startHarness } from '../cloud/helpers/cloud-harness.ts';
 import type { Harness } from '../cloud/helpers/cloud-harness.ts';
 import { connectClient, startTestService } from '../helpers/service.ts';
+import { SHOTS, buildConsole, go as goTo, launchBrowser, shot as shotOf } from './browser.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SHOTS = process.env.GATEHOUSE_UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'screenshots') : join(ROOT, 'test-results', 'screenshots');
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const STEP = { timeout: 20_000 };
 const CALLS = 4;
 const MONTH_LIMIT = 5;
@@ -40,28 +33,13 @@ let agent: Client | null = null;
 const browserErrors: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (.ci/run does)`);
   work = await mkdtemp(join(tmpdir(), 'gatehouse-cloud-e2e-'));
-  const consoleDir = join(work, 'console');
-  await build({ configFile: join(ROOT, 'vite.config.ts'), logLevel: 'error', build: { outDir: consoleDir, emptyOutDir: true } });
+  const consoleDir = await buildConsole(work);
   h = await startHarness({ env: { GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY }, log: createLogger({ level: 'error' }) });
   // background refreshes and uploads out of the way: the test syncs when it means to
   svc = await startTestService({ enable: true, consoleDir, cloud: { tickMs: 3_600_000, outbox: { intervalMs: 3_600_000 }, timeouts: { connectMs: 2000, interactiveMs: 5000, backgroundMs: 5000 }, sleep: async () => {} } });
-  await mkdir(SHOTS, { recursive: true });
-  context = await chromium.launchPersistentContext(join(work, 'profile'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ARGS,
-    viewport: { width: 1280, height: 900 },
-    colorScheme: 'light',
-    reducedMotion: 'reduce',
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on('console', (m) => {
-    // a refused action is a 4xx answer, which Chromium logs as a failed resource; anything else is a bug
-    if (m.type() === 'error' && !/status of 4\d\d/.test(m.text())) browserErrors.push(m.text());
-  });
-  page.on('pageerror', (e) => browserErrors.push(String(e)));
+  // a refused action is a 4xx answer, which Chromium logs as a failed resource; anything else is a bug
+  ({ context, page } = await launchBrowser(work, browserErrors, /status of 4\d\d/));
 }, 180_000);
 
 afterAll(async () => {
@@ -72,15 +50,8 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-async function shot(name: string): Promise<void> {
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-}
-
-async function go(screen: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: new RegExp(`^${screen}`) }).click();
-  await page.getByRole('heading', { level: 1, name: screen }).waitFor(STEP);
-}
+const shot = (name: string) => shotOf(page, name);
+const go = (screen: string) => goTo(page, screen, STEP);
 
 const region = (name: string) => page.getByRole('region', { name, exact: true });
 const fact = (where: string, what: string) => region(where).locator('dt', { hasText: new RegExp(`^${what}$`) }).locator('xpath=following-sibling::dd[1]');

@@ -6,25 +6,18 @@
  * docs/screenshots/ (shown by the README and docs/console.md) when
  * GATEHOUSE_UPDATE_SCREENSHOTS=1: a test run must not rewrite tracked files.
  */
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { chromium } from 'playwright-core';
 import type { BrowserContext, Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CSP } from '../../main/contract/index.ts';
 import type { StagedResponse } from '../../main/contract/index.ts';
 import { INIT, connectClient, rawPost, startTestService } from '../helpers/service.ts';
+import { SHOTS, buildConsole, go as goTo, launchBrowser, shot as shotOf } from './browser.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SHOTS = process.env.GATEHOUSE_UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'screenshots') : join(ROOT, 'test-results', 'screenshots');
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const STEP = { timeout: 15_000 };
 
 let work: string;
@@ -35,26 +28,10 @@ let client: Client | null = null;
 const browserErrors: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (.ci/run does)`);
   work = await mkdtemp(join(tmpdir(), 'gatehouse-e2e-'));
-  // Build the console as it ships, into a folder of our own (never a stale dist-renderer/).
-  const consoleDir = join(work, 'console');
-  await build({ configFile: join(ROOT, 'vite.config.ts'), logLevel: 'error', build: { outDir: consoleDir, emptyOutDir: true } });
+  const consoleDir = await buildConsole(work);
   svc = await startTestService({ enable: false, consoleDir });
-  await mkdir(SHOTS, { recursive: true });
-  context = await chromium.launchPersistentContext(join(work, 'profile'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ARGS,
-    viewport: { width: 1280, height: 900 },
-    colorScheme: 'light',
-    reducedMotion: 'reduce',
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on('console', (m) => {
-    if (m.type() === 'error') browserErrors.push(m.text());
-  });
-  page.on('pageerror', (e) => browserErrors.push(String(e)));
+  ({ context, page } = await launchBrowser(work, browserErrors));
 }, 120_000);
 
 afterAll(async () => {
@@ -64,16 +41,8 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-async function shot(name: string): Promise<void> {
-  // let the countdowns and charts settle, and take the focus ring out of the picture
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-}
-
-async function go(screen: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: new RegExp(`^${screen}`) }).click();
-  await page.getByRole('heading', { level: 1, name: screen }).waitFor(STEP);
-}
+const shot = (name: string) => shotOf(page, name);
+const go = (screen: string) => goTo(page, screen, STEP);
 
 const gatewaySwitch = () => page.getByRole('switch', { name: 'Gateway' });
 

@@ -194,6 +194,14 @@ describe('Cloud screen', () => {
     expect(fake.callsTo('cloud.disconnect')).toEqual([{}]);
   });
 
+  it('shows control characters in a gateway’s message instead of obeying them', async () => {
+    const fake = new FakeApi().fail('cloud.connect', 'upstream_error', 'bad\u202egateway\nline', { request_id: 'req\u0007' });
+    renderWith(fake, <Cloud />);
+    await userEvent.type(await screen.findByLabelText('Gateway address'), 'http://127.0.0.1:8787');
+    await userEvent.click(screen.getByRole('button', { name: 'Connect' }));
+    expect((await screen.findByRole('alert')).textContent).toBe('Could not connect. bad\\u{202E}gateway\\u{000A}line (code upstream_error, request id req\\u{0007})');
+  });
+
   it('says a failed sync in words and keeps the screen', async () => {
     const fake = new FakeApi().fail('cloud.sync', 'signature_invalid', 'the certificate signature did not verify', { request_id: 'req_sig' });
     fake.state.cloud.status = connectedStatus();

@@ -1,3 +1,4 @@
+import { shown } from '../../../main/contract/index.ts';
 import type { CloudFailure, Result } from '../../../main/contract/index.ts';
 import { cloudErrorWords } from '../../lib/cloud-words.ts';
 
@@ -18,16 +19,18 @@ export const fromCloudFailure = (f: CloudFailure): Failure => ({ code: f.code, m
 
 /** What failed, in words, then the service's own message, the code and the request id as details. */
 export function FailureText({ failure }: { failure: Failure }) {
-  const words = cloudErrorWords(failure.code, failure.message);
+  // the message may come from the gateway: control characters are shown, never obeyed
+  const message = shown(failure.message);
+  const words = cloudErrorWords(failure.code, message);
   return (
     <>
       {words}
-      {words !== failure.message ? <>: {failure.message}</> : null}{' '}
+      {words !== message ? <>: {message}</> : null}{' '}
       <span className="detail">
-        (code {failure.code}
+        (code {shown(failure.code)}
         {failure.request_id ? (
           <>
-            , request id <code>{failure.request_id}</code>
+            , request id <code>{shown(failure.request_id)}</code>
           </>
         ) : null}
         )

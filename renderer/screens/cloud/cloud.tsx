@@ -2,10 +2,10 @@ import { useState } from 'react';
 import type { CloudConnectAnswer, CloudStatusView } from '../../../main/contract/index.ts';
 import { LoadState } from '../../components/load-state.tsx';
 import { QuotaAlerts } from '../../components/quota-alerts.tsx';
+import { WarningList } from '../../components/warning-list.tsx';
 import { useApi } from '../../lib/console-context.tsx';
 import { useApiEvents } from '../../lib/use-events.ts';
 import { useLoad } from '../../lib/use-load.ts';
-import { warningTitle } from '../../lib/words.ts';
 import { ConnectForm } from './connect-form.tsx';
 import { ConnectionCard } from './connection-card.tsx';
 import { LicenseCard } from './license-card.tsx';
@@ -63,15 +63,7 @@ function Connected({ status, justConnected, onChanged }: { status: CloudStatusVi
         <section className="card wide" aria-labelledby="cl-warnings">
           <h2 id="cl-warnings">Needs attention</h2>
           <QuotaAlerts alerts={status.quota_alerts} />
-          {status.warnings.length ? (
-            <ul className="warnings">
-              {status.warnings.map((w) => (
-                <li key={w.code}>
-                  <strong>{warningTitle(w.code)}.</strong> {w.message} <span className="detail">(code {w.code})</span>
-                </li>
-              ))}
-            </ul>
-          ) : null}
+          {status.warnings.length ? <WarningList warnings={status.warnings} /> : null}
         </section>
       ) : null}
       <ConnectionCard status={status} justConnected={justConnected} onChanged={onChanged} />

@@ -1,3 +1,4 @@
+import { shown } from '../../../main/contract/index.ts';
 import type { CloudStatusView } from '../../../main/contract/index.ts';
 import { breakerWords, certificateWords } from '../../lib/cloud-words.ts';
 import { formatDateTime, plural } from '../../lib/format.ts';
@@ -91,7 +92,7 @@ export function OutboxCard({ status }: { status: CloudStatusView }) {
         <ul className="warnings" aria-label="Recently refused events">
           {o.recent_rejections.map((r, i) => (
             <li key={`${r.event_id ?? 'none'}-${i}`}>
-              {r.message} <span className="detail">({r.reason}{r.event_id ? `, event ${r.event_id}` : ''})</span>
+              {shown(r.message)} <span className="detail">({shown(r.reason)}{r.event_id ? `, event ${shown(r.event_id)}` : ''})</span>
             </li>
           ))}
         </ul>
