@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { ApprovalMode, SETTINGS_HELP, Settings } from '../../main/contract/index.ts';
 import type { SettingsKey, SettingsPatch, ToolInfo } from '../../main/contract/index.ts';
@@ -88,10 +88,14 @@ function SettingsForm({ current, tools, onSaved }: { current: Settings; tools: T
   const [failure, setFailure] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
-  // Changes made elsewhere (tray, CLI, another window) show up unless you are editing.
-  useEffect(() => {
+  // Changes made elsewhere (tray, CLI, another window) show up unless you are editing. Adjusted during
+  // render, not in an effect: an effect still pending from the first render ran after a keystroke that came
+  // right after the screen appeared, and put the old value back over it (a cleared field became "120" again).
+  const [shown, setShown] = useState(current);
+  if (shown !== current) {
+    setShown(current);
     if (!dirty) setDraft(toDraft(current));
-  }, [current, dirty]);
+  }
 
   const change = <K extends keyof Draft>(key: K, value: Draft[K]) => {
     setDraft((d) => ({ ...d, [key]: value }));
