@@ -66,15 +66,12 @@ export class Pipeline {
     }
     const input = checked.value as Record<string, unknown>;
 
-    const entitlement = await this.d.entitlements().check(tool.feature);
+    const source = this.d.entitlements();
+    const { entitlement, code } = source.decide ? await source.decide(tool.feature) : { entitlement: await source.check(tool.feature), code: null };
     if (!entitlement.allowed) {
-      auditor.record({ ...facts, result: 'denied', error_code: 'entitlement_required', duration_ms: elapsed() }, actor);
-      return {
-        kind: 'refused',
-        code: 'entitlement_required',
-        message: `${tool.name} needs the '${entitlement.plan}' plan (feature ${tool.feature}); upgrade the license in Gatehouse to use it`,
-        details: { feature: tool.feature, required_plan: entitlement.plan },
-      };
+      const refusal = refusalOf(code, tool.name, tool.feature, entitlement.plan);
+      auditor.record({ ...facts, result: 'denied', error_code: refusal.code, duration_ms: elapsed() }, actor);
+      return { kind: 'refused', ...refusal, details: { feature: tool.feature, required_plan: entitlement.plan } };
     }
 
     const limit = tool.timeout_ms ?? this.timeoutMs;
@@ -139,4 +136,13 @@ function stagedText(id: string, summary: string, expiresAt: string, agentMayConf
     ? `Check the preview, then confirm it with staged_writes_confirm or drop it with staged_writes_discard (a person may also decide in Gatehouse) before ${expiresAt}.`
     : `A person approves or discards it in Gatehouse before ${expiresAt}.`;
   return `Staged for approval (nothing has changed yet): ${summary}\nstaged_id: ${id}\n${decide} Check with staged_writes_status.`;
+}
+
+/** What the agent reads when the gate refuses: the precise reason when the certificate gives one. */
+function refusalOf(code: string | null, tool: string, feature: string, plan: string): { code: 'entitlement_required' | 'product_inactive' | 'license_expired' | 'license_invalid'; message: string } {
+  const product = feature.slice(0, feature.indexOf('.'));
+  if (code === 'product_inactive') return { code, message: `${tool} is switched off: the '${product}' product is not active for this site on the cloud gateway; its operator can enable it` };
+  if (code === 'license_expired') return { code, message: `${tool} needs the '${plan}' plan (feature ${feature}) and this site's license has expired; renew it, then run gatehouse cloud sync` };
+  if (code === 'license_invalid') return { code, message: `${tool} needs the '${plan}' plan (feature ${feature}) and this site's license is no longer valid (revoked or suspended); activate another license (gatehouse cloud activate)` };
+  return { code: 'entitlement_required', message: `${tool} needs the '${plan}' plan (feature ${feature}); upgrade the license in Gatehouse to use it` };
 }

@@ -64,6 +64,8 @@ export interface AuditReader {
 /** Feature gates ask this; the local policy now, the cloud client later. */
 export interface EntitlementSource {
   check(feature: string): Promise<Entitlement>;
+  /** the answer with why a refused feature is refused (the cloud client's certificate knows: product switched off, license expired or revoked) */
+  decide?(feature: string): Promise<{ entitlement: Entitlement; code: 'entitlement_required' | 'product_inactive' | 'license_expired' | 'license_invalid' | null }>;
 }
 
 /**

