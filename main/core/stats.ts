@@ -10,6 +10,15 @@ const HOURLY_KEEP_MS = 30 * 24 * HOUR_MS;
 const MAX_PENDING_HOURS = HOURLY_KEEP_MS / HOUR_MS;
 
 type Counts = Map<string, number>;
+type UsageSlots = Map<string, { event: string; feature: string; totals: UsageTotals }>;
+/** A batch taken out of memory by a flush and not yet in the committed document. */
+interface Flight {
+  tools: Map<string, Counts>;
+  hours: Map<string, Counts>;
+  usage: UsageSlots;
+  /** the committed document the batch's update was applied to; unset until the update runs */
+  base?: unknown;
+}
 
 /**
  * Counters per tool and result, and the local totals of usage events, kept
@@ -23,7 +32,8 @@ type Counts = Map<string, number>;
 export class StatsRecorder implements UsageSink {
   private tools = new Map<string, Counts>();
   private hours = new Map<string, Counts>();
-  private usage = new Map<string, { event: string; feature: string; totals: UsageTotals }>();
+  private usage: UsageSlots = new Map();
+  private flights = new Set<Flight>();
 
   constructor(
     private readonly store: DocumentStore<OptionsData>,
@@ -49,7 +59,11 @@ export class StatsRecorder implements UsageSink {
 
   /** Persisted stats plus what is still in memory. */
   snapshot(): Stats {
-    const s = structuredClone(this.store.read().stats);
+    const doc = this.store.read();
+    const s = structuredClone(doc.stats);
+    // A batch being flushed is in neither place until its write commits (the store swaps in a new
+    // document then): counted here while the committed document is still the one it was applied to.
+    for (const f of this.flights) if (f.base === undefined || f.base === doc) this.foldInto(s, f.tools, f.hours, f.usage);
     this.foldInto(s, this.tools, this.hours, this.usage);
     return s;
   }
@@ -57,12 +71,15 @@ export class StatsRecorder implements UsageSink {
   async flush(): Promise<void> {
     if (this.tools.size === 0 && this.hours.size === 0 && this.usage.size === 0) return;
     const [tools, hours, usage] = [this.tools, this.hours, this.usage];
+    const flight: Flight = { tools, hours, usage };
+    this.flights.add(flight);
     this.tools = new Map();
     this.hours = new Map();
     this.usage = new Map();
     const now = this.clock.now();
     try {
       await this.store.update((d) => {
+        flight.base = this.store.read();
         this.foldInto(d.stats, tools, hours, usage);
         d.stats.since ??= new Date(now).toISOString();
         const cutoff = new Date(now - HOURLY_KEEP_MS).toISOString().slice(0, 13);
@@ -78,10 +95,12 @@ export class StatsRecorder implements UsageSink {
         else this.usage.set(k, u);
       }
       throw e;
+    } finally {
+      this.flights.delete(flight);
     }
   }
 
-  private foldInto(s: Stats, tools: Map<string, Counts>, hours: Map<string, Counts>, usage: StatsRecorder['usage']): void {
+  private foldInto(s: Stats, tools: Map<string, Counts>, hours: Map<string, Counts>, usage: UsageSlots): void {
     for (const [tool, counts] of tools) addCounts(ownEntry(s.tools, tool, () => ({})), counts);
     for (const [hour, counts] of hours) addCounts(ownEntry(s.hourly, hour, () => ({})), counts);
     for (const { event, feature, totals } of usage.values()) {
