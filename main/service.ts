@@ -49,7 +49,11 @@ export async function startService(config: ServiceConfig) {
     let origin = '';
     const mcp = lazyEndpoint({
       registry: core.registry, pipeline: core.pipeline, settings: () => core.settings.get(), instructions: (ctx) => core.builtin.instructions(ctx),
-      watchSettings: (listener) => core.events.subscribe((e) => e.type === 'settings' && listener()),
+      // settings, a revoked token (its streams end now) and a changed role all change what a token may see
+      watchSettings: (listener) => {
+        const offs = [core.events.subscribe((e) => e.type === 'settings' && listener()), core.tokens.onRevoke(listener), core.users.onRoleChange(listener)];
+        return () => offs.forEach((off) => off());
+      },
       tokens: core.tokens, limiter: new RateLimiter(), auditor: core.auditor, clock: core.clock, log: core.log, allowedHosts, bodyBudget,
     });
     const actions = createAdminRoutes({

@@ -23,6 +23,7 @@ export class Tokens {
   /** in-memory throttle, so a burst of requests queues one write, not one each */
   private readonly touched = new Map<string, number>();
   private readonly clients = new Map<string, string>();
+  private readonly revokeListeners = new Set<(id: string) => void>();
 
   constructor(private readonly store: DocumentStore<OptionsData>, private readonly clock: Clock) {}
 
@@ -54,13 +55,20 @@ export class Tokens {
     return { token, record: { ...view, user_login: user.login } };
   }
 
-  /** Revoke = delete: the next request with it gets 401. */
+  /** Revoke = delete: the next request with it gets 401, and what it holds open ends (see onRevoke). */
   async revoke(id: string): Promise<void> {
     await this.store.update((d) => {
       const i = d.tokens.findIndex((t) => t.id === id);
       if (i < 0) throw new GatehouseError('not_found', `no token with id '${id}' (see: gatehouse tokens list)`);
       d.tokens.splice(i, 1);
     });
+    for (const l of this.revokeListeners) l(id);
+  }
+
+  /** Called after each revocation: channels a token opened before (notification streams) must end now. Returns the unsubscribe. */
+  onRevoke(listener: (id: string) => void): () => void {
+    this.revokeListeners.add(listener);
+    return () => this.revokeListeners.delete(listener);
   }
 
   /**

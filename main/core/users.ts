@@ -9,6 +9,8 @@ const CAPABILITIES = new Map<Role, ReadonlySet<Capability>>(Object.entries(ROLE_
 export const capabilitiesOf = (role: Role): ReadonlySet<Capability> => CAPABILITIES.get(role) ?? new Set();
 
 export class Users {
+  private readonly roleListeners = new Set<(user: User) => void>();
+
   constructor(private readonly store: DocumentStore<OptionsData>, private readonly clock: Clock) {}
 
   list(): User[] {
@@ -51,8 +53,14 @@ export class Users {
     });
   }
 
+  /** Called after a user's role changed: what that user's tokens may see changed with it. Returns the unsubscribe. */
+  onRoleChange(listener: (user: User) => void): () => void {
+    this.roleListeners.add(listener);
+    return () => this.roleListeners.delete(listener);
+  }
+
   async setRole(login: string, role: Role): Promise<User> {
-    return this.store.update((d) => {
+    const user = await this.store.update((d) => {
       const user = d.users.find((u) => u.login === login);
       if (!user) throw new GatehouseError('not_found', `no user with login '${login}'`);
       if (user.role === 'administrator' && role !== 'administrator' && d.users.filter((u) => u.role === 'administrator').length === 1) {
@@ -61,5 +69,7 @@ export class Users {
       user.role = role;
       return { ...user };
     });
+    for (const l of this.roleListeners) l(user);
+    return user;
   }
 }

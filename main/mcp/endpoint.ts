@@ -23,7 +23,7 @@ import { parseJson } from '../lib/http/json.ts';
 import { authenticate } from './bearer-auth.ts';
 import { buildServer, type ServerDeps } from './server-factory.ts';
 import { ListChanges } from './list-changed.ts';
-import { openEventStream, wantsEventStream, MAX_STREAMS_PER_TOKEN } from './event-stream.ts';
+import { openEventStream, wantsEventStream } from './event-stream.ts';
 import { checkRpc, checkLegacyHeaders, MAX_RPC_ID_LENGTH, type CheckedRpc } from './rpc-check.ts';
 import { LegacyExchange } from './legacy-exchange.ts';
 import { serveThroughSdk } from './web-exchange.ts';
@@ -37,7 +37,7 @@ export interface EndpointDeps extends ServerDeps {
   clock: Clock;
   log: Logger;
   allowedHosts: ReadonlySet<string>;
-  /** calls back on every settings change (the visible tool lists may change with it); returns the unsubscribe */
+  /** calls back on every change of what a token may see (settings, a token revoked, a user's role); returns the unsubscribe */
   watchSettings: (listener: () => void) => () => void;
   maxBody?: number;
   /** memory shared by every body being read at once (with the admin API's) */
@@ -155,12 +155,13 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     }
 
     const { record, user } = c.auth!;
+    const busy = () => {
+      const refusal = new HttpError('service_unavailable', 'too many notification streams are open: retry later', { headers: { 'Retry-After': '30' } });
+      audit(refusal.code);
+      sendError(res, refusal, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
+    };
     if (c.stream) {
-      if (!openEventStream(req, res, record.id, lists)) {
-        const busy = new HttpError('service_unavailable', 'too many notification streams are open: retry later', { headers: { 'Retry-After': '30' } });
-        audit(busy.code);
-        sendError(res, busy, jsonRpcEnvelope, { requestId: c.requestId });
-      }
+      if (!openEventStream(req, res, record.id, lists)) busy();
       return;
     }
     const rpc = c.rpc!;
@@ -171,8 +172,9 @@ export function createMcpEndpoint(deps: EndpointDeps) {
 
     if (rpc.era === 'legacy') return serveLegacy(res, rpc.message as JSONRPCMessage, ctx, authInfo);
     if (rpc.message.method === 'subscriptions/listen') {
-      // The SDK holds this stream open and subscribes it to our bus: name the token it belongs to.
-      if (lists.countFor(record.id) >= MAX_STREAMS_PER_TOKEN) lists.oldestFor(record.id)?.close();
+      // The SDK holds this stream open and subscribes it to our bus: name the token it belongs to
+      // (ListChanges.attach then ends the token's oldest stream past its bound).
+      if (!lists.hasRoomFor(record.id)) return busy();
       await lists.servingListenFor(record.id, () => res.destroy(), () => serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId));
       return;
     }

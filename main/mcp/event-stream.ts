@@ -1,10 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ListChanges, ListKind } from './list-changed.ts';
 
-/** Streams one token may hold open; a new one past this closes its oldest (a client that reconnects leaves one behind). */
-export const MAX_STREAMS_PER_TOKEN = 4;
-/** Streams in all. */
-export const MAX_STREAMS = 256;
+export { MAX_STREAMS, MAX_STREAMS_PER_TOKEN } from './list-changed.ts';
 const KEEPALIVE_MS = 15_000;
 
 const NOTIFICATION: Record<ListKind, string> = {
@@ -21,12 +18,12 @@ export const wantsEventStream = (req: IncomingMessage): boolean => /\btext\/even
  * client and gatehouse-bridge open it after `initialized`). It carries
  * nothing else: Gatehouse sends no other unsolicited message. Keep-alive
  * comments hold it open through proxies; it ends with the client, at a
- * token's revocation, or at shutdown. Returns false when the service holds
- * too many streams already.
+ * token's revocation, when the token opens one stream too many (its oldest
+ * ends: `ListChanges.attach` keeps the bounds), or at shutdown. Returns false
+ * when the service holds too many streams already.
  */
 export function openEventStream(req: IncomingMessage, res: ServerResponse, tokenId: string, lists: ListChanges): boolean {
-  if (lists.countFor(tokenId) >= MAX_STREAMS_PER_TOKEN) lists.oldestFor(tokenId)?.close();
-  if (lists.size >= MAX_STREAMS) return false;
+  if (!lists.hasRoomFor(tokenId)) return false;
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
   res.write(': gatehouse: list changes arrive here\n\n');
   let detach = () => {};

@@ -5,6 +5,11 @@ import type { Registry, Viewer } from '../core/registry.ts';
 
 export type ListKind = 'tools' | 'resources';
 
+/** Channels one token may hold open (a client that reconnects leaves one behind): a new one past this ends its oldest. */
+export const MAX_STREAMS_PER_TOKEN = 4;
+/** Channels in all. */
+export const MAX_STREAMS = 256;
+
 /** One open channel to a client that can take server notifications. */
 export interface Listener {
   readonly tokenId: string;
@@ -47,14 +52,37 @@ export class ListChanges {
 
   constructor(private readonly deps: ListChangesDeps) {}
 
+  /**
+   * Makes `listener` a channel. The bounds are kept here, at the moment a
+   * channel becomes one, not only by a check before its stream is served: a
+   * `subscriptions/listen` stream subscribes only after the SDK has done some
+   * work, so many listens sent at once all passed a check made before (one
+   * token held 40 streams, and could have held every connection the service
+   * accepts). Past the token's bound its oldest channels end; past the
+   * service's, the new one ends.
+   */
   attach(listener: Listener): () => void {
     const viewer = this.deps.viewerOf(listener.tokenId);
     if (!viewer) {
       listener.close();
       return () => {};
     }
+    while (this.countFor(listener.tokenId) >= MAX_STREAMS_PER_TOKEN) {
+      const oldest = this.oldestFor(listener.tokenId)!;
+      this.channels.delete(oldest);
+      oldest.close();
+    }
+    if (this.channels.size >= MAX_STREAMS) {
+      listener.close();
+      return () => {};
+    }
     this.channels.set(listener, this.fingerprints(viewer));
     return () => this.channels.delete(listener);
+  }
+
+  /** Whether a new channel of this token would be kept: room in all, or one of its own to replace. */
+  hasRoomFor(tokenId: string): boolean {
+    return this.channels.size < MAX_STREAMS || this.countFor(tokenId) >= MAX_STREAMS_PER_TOKEN;
   }
 
   /** Open channels, per token (to bound how many one token may hold). */
