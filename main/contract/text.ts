@@ -16,3 +16,10 @@ export function showControls(s: string): string {
 
 /** `showControls` for a value that may be missing. */
 export const shown = (s: string | null | undefined): string => (s == null ? '' : showControls(s));
+
+/**
+ * `showControls` for multi-line text shown in a `<pre>` (a page body, a preview
+ * diff): the line breaks stay line breaks (CRLF and LF alike), every other
+ * control character, bidi control and lone surrogate is made visible.
+ */
+export const showControlsByLine = (s: string): string => s.split(/\r?\n/).map(showControls).join('\n');

@@ -43,6 +43,37 @@ describe('Approvals on the real core', () => {
     expect(within(history).getByText('console')).toBeTruthy();
   });
 
+  it('what an agent wrote into a preview cannot reorder, hide or fake text in the diff: control characters and bidi overrides show as escapes', async () => {
+    // A contributor's agent stages a page whose title reads one way and is stored another (U+202E reverses what follows),
+    // with a bell and a carriage return in the excerpt and a bidi isolate in the body; and an update of a long body.
+    const created = await core.pipeline.call('pages_create', { title: 'Invoice \u202egpj.exe', excerpt: 'ok\u0007\rfake', content: '# Body\n\nline \u2066two\u2069' }, core.ctxOf(agentToken));
+    if (created.kind !== 'result') throw new Error(created.message);
+    const longBody = (tail: string) => `# Home\n\n${Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n')}\n${tail}`;
+    const base = core.siteStore.read().pages.find((p) => p.id === 1)!;
+    await core.siteStore.update((d) => {
+      Object.assign(d.pages.find((p) => p.id === 1)!, { content: longBody('end'), version: base.version + 1 });
+    });
+    const updated = await core.pipeline.call('pages_update', { id: 1, content: longBody('end \u202eevil'), excerpt: 'short\nsecond \u202eline' }, core.ctxOf(agentToken));
+    if (updated.kind !== 'result') throw new Error(updated.message);
+    renderWith({ api: coreApi(core) }, <Approvals />);
+    await waitFor(() => expect(rows()).toHaveLength(2));
+    const seen: string[] = [];
+    for (const i of [0, 1]) {
+      const row = rows()[i]!;
+      if (!within(row).queryByRole('table')) await userEvent.click(within(row).getAllByRole('button')[0]!);
+      const table = await within(rows()[i]!).findByRole('table');
+      // eslint-disable-next-line no-control-regex
+      expect(table.textContent).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+      seen.push(rows()[i]!.textContent ?? '');
+    }
+    const text = seen.join('\n');
+    expect(text).toContain('Invoice \\u{202E}gpj.exe');
+    expect(text).toContain('ok\\u{0007}\\u{000D}fake');
+    expect(text).toContain('line \\u{2066}two\\u{2069}');
+    expect(text).toContain('end \\u{202E}evil');
+    expect(text).toContain('second \\u{202E}line');
+  });
+
   it('a write staged while the page changed is refused as stale, and the refusal is shown', async () => {
     const stale = await stage(1, 'Stale by the time it is approved');
     const other = await stage(1, 'Approved first, elsewhere');

@@ -1,16 +1,21 @@
 import type { FieldChange, Preview } from '../../../main/contract/index.ts';
-import { hunkLineKind, isHunkText } from '../../../main/contract/index.ts';
+import { hunkLineKind, isHunkText, shown, showControlsByLine } from '../../../main/contract/index.ts';
 import { showValue } from '../../lib/format.ts';
 import { lineDiff, withContext } from './line-diff.ts';
 
-/** What a staged write would do, as a person reads it. */
+/**
+ * What a staged write would do, as a person reads it. Every value here is
+ * text an agent chose (titles, bodies, arguments, field names that quote a
+ * title): control characters and bidi overrides are shown as escapes, so the
+ * diff cannot reorder, hide or fake what is written; line breaks stay.
+ */
 export function PreviewView({ preview, idBase }: { preview: Preview; idBase: string }) {
   if (preview.kind === 'arguments') {
     return (
       <div className="preview">
         <h4 id={`${idBase}-args`}>Arguments sent to the tool</h4>
         <pre className="code-block" aria-labelledby={`${idBase}-args`} tabIndex={0}>
-          {preview.arguments === undefined ? '(none)' : showValue(preview.arguments)}
+          {preview.arguments === undefined ? '(none)' : showControlsByLine(showValue(preview.arguments))}
         </pre>
       </div>
     );
@@ -46,7 +51,7 @@ function HunkText({ text }: { text: string }) {
         return (
           <span key={i} className={`diff-${op}`}>
             {op === 'add' ? <span className="visually-hidden">added: </span> : op === 'del' ? <span className="visually-hidden">removed: </span> : null}
-            {`${line}\n`}
+            {`${showControlsByLine(line)}\n`}
           </span>
         );
       })}
@@ -59,7 +64,7 @@ function ChangeRow({ change }: { change: FieldChange }) {
   if (isHunkText(before) || isHunkText(after)) {
     return (
       <tr>
-        <th scope="row">{change.field}</th>
+        <th scope="row">{shown(change.field)}</th>
         <td className="before">{before === undefined ? <span className="muted">(none)</span> : <HunkText text={String(before)} />}</td>
         <td className="after">{after === undefined ? <span className="muted">(removed)</span> : <HunkText text={String(after)} />}</td>
       </tr>
@@ -70,7 +75,7 @@ function ChangeRow({ change }: { change: FieldChange }) {
   if (lines) {
     return (
       <tr>
-        <th scope="row">{change.field}</th>
+        <th scope="row">{shown(change.field)}</th>
         <td colSpan={2}>
           <pre className="line-diff" tabIndex={0} aria-label={`Changes to ${change.field}, line by line`}>
             {withContext(lines).map((l, i) =>
@@ -80,7 +85,7 @@ function ChangeRow({ change }: { change: FieldChange }) {
                 <span key={i} className={`diff-${l.op}`}>
                   <span className="visually-hidden">{l.op === 'add' ? 'added: ' : l.op === 'del' ? 'removed: ' : ''}</span>
                   <span aria-hidden="true">{l.op === 'add' ? '+ ' : l.op === 'del' ? '- ' : '  '}</span>
-                  {`${l.text}\n`}
+                  {`${showControlsByLine(l.text)}\n`}
                 </span>
               ),
             )}
@@ -92,8 +97,8 @@ function ChangeRow({ change }: { change: FieldChange }) {
   return (
     <tr>
       <th scope="row">{change.field}</th>
-      <td className="before">{before === undefined ? <span className="muted">(none)</span> : <pre>{showValue(before)}</pre>}</td>
-      <td className="after">{after === undefined ? <span className="muted">(removed)</span> : <pre>{showValue(after)}</pre>}</td>
+      <td className="before">{before === undefined ? <span className="muted">(none)</span> : <pre>{showControlsByLine(showValue(before))}</pre>}</td>
+      <td className="after">{after === undefined ? <span className="muted">(removed)</span> : <pre>{showControlsByLine(showValue(after))}</pre>}</td>
     </tr>
   );
 }
