@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from '../../main/core/ids.ts';
-import { rawRequest, type SiteClient } from './helpers/client.ts';
+import { rawRequest, register, type SiteClient } from './helpers/client.ts';
 import { startHarness, type Harness } from './helpers/cloud-harness.ts';
 import { accountWithSites, type TestAccount } from './helpers/accounts.ts';
 
@@ -81,5 +81,32 @@ describe('times in queries and report requests', () => {
     expect((await site.get('usage/summary', { query: 'period=month&at=1970-01-01T00:00:00Z' })).status).toBe(200);
     const late = await site.get('usage/summary', { query: 'period=month&at=9998-12-31T23:59:59Z' });
     expect([late.status, late.body.reset_at]).toEqual([200, '9999-01-01T00:00:00.000Z']);
+  });
+});
+
+describe('a captured signed request, replayed', () => {
+  it('is refused up to the last second its created time is inside the window', async () => {
+    // A gateway clock on a whole second; the site's clock 300 s ahead (the most the window takes).
+    let clock = Math.ceil(Date.now() / 1000) * 1000;
+    const edge = await startHarness({ now: () => new Date(clock) });
+    try {
+      const s = await register(edge.gateway);
+      const created = clock / 1000 + 300;
+      const nonce = 'cmVwbGF5LXJlcGxheS1yZQ';
+      expect((await s.get('sites/status', { created, nonce })).status).toBe(200);
+      // 600 s later the created time is still inside the window (skew -300 s) for the rest of that second.
+      clock += 600_000;
+      const replay = await s.get('sites/status', { created, nonce });
+      expect([replay.status, replay.body.error?.code]).toEqual([401, 'signature_invalid']);
+      clock += 999;
+      const late = await s.get('sites/status', { created, nonce });
+      expect([late.status, late.body.error?.code]).toEqual([401, 'signature_invalid']);
+      // A second later the created time is outside the window: token_expired, whatever the nonce.
+      clock += 1;
+      const expired = await s.get('sites/status', { created, nonce });
+      expect([expired.status, expired.body.error?.code]).toEqual([401, 'token_expired']);
+    } finally {
+      await edge.stop();
+    }
   });
 });
