@@ -110,3 +110,27 @@ describe('a captured signed request, replayed', () => {
     }
   });
 });
+
+describe('behind a load balancer (--trust-proxy): the per-address limits', () => {
+  it('an unregistered caller cannot mint a fresh address per request with X-Forwarded-For or Forwarded', async () => {
+    const lb = await startHarness({ trustProxy: true, rateLimits: { perAddress: 0, perSite: 0, register: 2 } });
+    try {
+      const body = JSON.stringify({ url: 'https://site.example', environment: 'staging' });
+      // What a proxy that appends (nginx $proxy_add_x_forwarded_for, cloud load balancers) passes on:
+      // the caller's own header first, then the address the proxy saw.
+      const viaProxy = (i: number, kind: 'xff' | 'forwarded') =>
+        rawRequest(`${lb.gateway}/sites/register`, 'POST', kind === 'xff' ? { 'X-Forwarded-For': `198.51.100.${i}, 203.0.113.9` } : { Forwarded: `for=198.51.100.${i}, for=203.0.113.9` }, body);
+      const xff = [];
+      for (let i = 1; i <= 4; i++) xff.push((await viaProxy(i, 'xff')).status);
+      expect(xff).toEqual([200, 200, 429, 429]);
+      const fwd = [];
+      for (let i = 5; i <= 6; i++) fwd.push((await viaProxy(i, 'forwarded')).status);
+      expect(fwd).toEqual([429, 429]);
+      // Another client behind the same proxy has its own budget.
+      const other = await rawRequest(`${lb.gateway}/sites/register`, 'POST', { 'X-Forwarded-For': '203.0.113.10' }, body);
+      expect(other.status).toBe(200);
+    } finally {
+      await lb.stop();
+    }
+  });
+});
