@@ -15,7 +15,9 @@ export async function insertEvents(q: Queryable, siteId: string, events: readonl
        AS u(event_id, event, product, feature, model, units, tokens_input, tokens_output, units_metric, occurred_at)
      ON CONFLICT (site_id, event_id) DO NOTHING
      RETURNING event_id`,
-    [siteId, col('event_id'), col('event'), col('product'), col('feature'), col('model'), col('units'), col('tokens_input'), col('tokens_output'), events.map((e) => unitsMetricOf(e.event)), now, col('timestamp')],
+    // The time as the counters took it (new Date: UTC, milliseconds), not the text as sent: the database refuses
+    // offsets past ±15:59 that RFC 3339 allows, and rounds a finer fraction where Date truncates it (another day at midnight).
+    [siteId, col('event_id'), col('event'), col('product'), col('feature'), col('model'), col('units'), col('tokens_input'), col('tokens_output'), events.map((e) => unitsMetricOf(e.event)), now, events.map((e) => new Date(e.timestamp).toISOString())],
   );
   return new Set(r.rows.map((x) => x.event_id));
 }

@@ -24,6 +24,14 @@ export const sealSiteSecret = (ctx: Pick<Ctx, 'box'>, siteId: string, secret: st
  * is read on every request, so a disconnect on any instance stops the key at
  * once; only the decrypted secret is kept, keyed by its ciphertext.
  */
+/**
+ * Until when a nonce claimed now is kept. The window compares whole seconds,
+ * so a created time accepted now (at most 300 s ahead) stays inside it to the
+ * end of the second 600 s from now: the nonce is held that long, not 600 s
+ * from this millisecond (a capture replayed in that last second passed).
+ */
+export const nonceExpiry = (now: Date): Date => new Date((Math.floor(now.getTime() / 1000) + NONCE_TTL_SECONDS + 1) * 1000);
+
 export class Authenticator {
   private readonly secrets = new Map<string, { enc: string; secret: Buffer }>();
   constructor(private readonly ctx: Ctx) {}
@@ -31,7 +39,7 @@ export class Authenticator {
   async verify(req: SignedRequest): Promise<SiteRow> {
     const sig = parseSignature(req.headers);
     const now = this.ctx.now();
-    const site = await authenticateKey(this.ctx.db, sig.keyid, sig.nonce, new Date(now.getTime() + NONCE_TTL_SECONDS * 1000), now, async (id, version) =>
+    const site = await authenticateKey(this.ctx.db, sig.keyid, sig.nonce, nonceExpiry(now), now, async (id, version) =>
       (await this.ctx.cache.get('plans', version, () => listPlans(this.ctx.db))).find((p) => p.id === id) ?? null,
     );
     if (!site) throw new CloudError('invalid_site', 'the key id is not known to this gateway: register the site again (sites/register)');

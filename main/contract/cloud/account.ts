@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AiTag } from './ai.ts';
 import { CloudProduct, FeatureKey } from './catalog.ts';
-import { Metric, Period, Scope } from './usage.ts';
+import { Metric, Period, QueryTime, Scope } from './usage.ts';
 import { Environment, SiteInfo } from './sites.ts';
 
 /**
@@ -45,7 +45,7 @@ export const AccountInfo = z.object({
 });
 export type AccountInfo = z.infer<typeof AccountInfo>;
 
-const iso = z.iso.datetime({ offset: true });
+const iso = QueryTime;
 const limit = (max: number, def: number) => z.coerce.number().int().min(1).max(max).default(def);
 const siteId = z.string().max(64).regex(/^[A-Za-z0-9_.:-]+$/, 'a site id');
 

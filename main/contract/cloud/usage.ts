@@ -35,6 +35,14 @@ const MAX_UNITS = 1_000_000_000;
 
 const text = (max: number) => z.string().max(max).regex(/^[\x20-\x7e]*$/, 'printable ASCII');
 
+/** The times a query or a report may name: from 1970 to the end of 9998, so a period around one (and its end) is a date the database holds. */
+export const TIME_RANGE = { min: Date.UTC(1970, 0, 1), max: Date.UTC(9999, 0, 1) } as const;
+/** An ISO 8601 time with its offset, inside TIME_RANGE (year 0 and 10000 were 500s; years 1 to 99 were read as 19xx). */
+export const QueryTime = z.iso.datetime({ offset: true }).refine((v) => {
+  const t = Date.parse(v);
+  return t >= TIME_RANGE.min && t < TIME_RANGE.max;
+}, 'a time from 1970-01-01 to 9998-12-31');
+
 /** The seed's usage event plus a client-made `event_id` (UUIDv7), as `usage/record` takes it. */
 export const CloudUsageEvent = z.strictObject({
   event_id: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'a lower-case UUIDv7'),
@@ -104,7 +112,7 @@ export const UsageLimitsAnswer = z.object({ success: z.literal(true), limits: z.
 export const UsageSummaryQuery = z.object({
   period: Period.default('month'),
   /** any time inside the period asked for; default now */
-  at: z.iso.datetime({ offset: true }).optional(),
+  at: QueryTime.optional(),
 });
 export const UsageSummaryAnswer = z.object({
   success: z.literal(true),
@@ -126,8 +134,8 @@ export const UsageHistoryQuery = z.object({
   metric: Metric.optional(),
   feature: z.string().max(100).optional(),
   product: CloudProduct.optional(),
-  from: z.iso.datetime({ offset: true }).optional(),
-  to: z.iso.datetime({ offset: true }).optional(),
+  from: QueryTime.optional(),
+  to: QueryTime.optional(),
   limit: z.coerce.number().int().min(1).max(USAGE_HISTORY_MAX_PAGE).default(100),
   cursor: z.string().max(200).optional(),
 });

@@ -31,7 +31,10 @@ describe('clientAddress', () => {
 
   it('is the peer unless proxy headers are trusted', () => {
     expect(clientAddress(req({ 'x-forwarded-for': '203.0.113.7' }), false)).toBe('127.0.0.1');
-    expect(clientAddress(req({ 'x-forwarded-for': '203.0.113.7, 10.0.0.1' }), true)).toBe('203.0.113.7');
+    // The last element is the one the trusted proxy appended; the ones before it are the caller's own text.
+    expect(clientAddress(req({ 'x-forwarded-for': '203.0.113.7, 10.0.0.1' }), true)).toBe('10.0.0.1');
+    expect(clientAddress(req({ 'x-forwarded-for': '203.0.113.7' }), true)).toBe('203.0.113.7');
+    expect(clientAddress(req({ forwarded: 'for=192.0.2.66, for=198.51.100.1' }), true)).toBe('198.51.100.1');
     expect(clientAddress(req({ forwarded: 'for=198.51.100.1:4711;proto=https' }), true)).toBe('198.51.100.1');
     expect(clientAddress(req({ forwarded: 'for="[2001:db8::1]:4711"' }), true)).toBe('2001:db8::1');
   });
