@@ -73,6 +73,11 @@ export function httpError(status: number, serverSays: string | undefined): Failu
   return { code: 'upstream_error', httpStatus: status, message: `the server answered HTTP ${status}${serverSays ? `: ${serverSays}` : ''}` };
 }
 
+/** The answer was cut off by the bridge's message bound (the request may have had its effect on the server). */
+export function messageTooLarge(reason: string): Failure {
+  return { code: 'upstream_error', message: `${reason}; the server's answer to this request was not delivered` };
+}
+
 export function internal(): Failure {
   return { code: 'internal_error', message: 'the bridge failed unexpectedly while forwarding this request; see its log (stderr)' };
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { readBody } from './http-side.ts';
+import { MAX_MESSAGE_BYTES, MessageTooLarge } from './message-limit.ts';
 import { SseParser } from './sse.ts';
 
 /**
@@ -41,14 +42,23 @@ export function forwardSse(res: IncomingMessage, onMessage: OnServerMessage): Pr
     if (ev.event !== undefined && ev.event !== 'message') return;
     for (const msg of ev.multiLine ? relines(ev.data) : [ev.data]) if (onMessage(msg)) sawResponse = true;
   });
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     let settled = false;
     const finish = (complete: boolean) => {
       if (settled) return;
       settled = true;
       resolve({ sawResponse, complete, lastEventId: parser.lastEventId, retryMs: parser.retryMs });
     };
-    res.on('data', (chunk: Buffer) => parser.push(chunk));
+    res.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      try {
+        parser.push(chunk);
+      } catch (e) {
+        settled = true;
+        res.destroy();
+        reject(e as Error);
+      }
+    });
     res.on('end', () => finish(true));
     res.on('error', () => finish(false));
     res.on('close', () => finish(res.complete));
@@ -58,8 +68,9 @@ export function forwardSse(res: IncomingMessage, onMessage: OnServerMessage): Pr
 async function forwardJson(res: IncomingMessage, onMessage: OnServerMessage): Promise<StreamEnd> {
   let body: Buffer;
   try {
-    body = await readBody(res);
-  } catch {
+    body = await readBody(res, MAX_MESSAGE_BYTES, () => new MessageTooLarge(MAX_MESSAGE_BYTES));
+  } catch (e) {
+    if (e instanceof MessageTooLarge) throw e;
     return { sawResponse: false, complete: false, lastEventId: undefined, retryMs: undefined };
   }
   let sawResponse = false;

@@ -86,14 +86,23 @@ export class HttpSide {
   }
 }
 
-/** Reads a whole body (error bodies, JSON responses). */
-export function readBody(res: IncomingMessage, limit = Infinity): Promise<Buffer> {
+/**
+ * Reads a whole body (error bodies, JSON responses). Past `limit` the rest is
+ * dropped (an error body is only quoted), or, with `tooLarge`, the response is
+ * destroyed and that error rejected (a message must be whole or not at all).
+ */
+export function readBody(res: IncomingMessage, limit = Infinity, tooLarge?: () => Error): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     res.on('data', (c: Buffer) => {
       size += c.length;
       if (size <= limit) chunks.push(c);
+      else if (tooLarge) {
+        chunks.length = 0;
+        reject(tooLarge());
+        res.destroy();
+      }
     });
     res.on('end', () => {
       noteMessage(size);

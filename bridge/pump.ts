@@ -5,6 +5,7 @@ import * as fail from './failures.ts';
 import { forwardBody, forwardSse, mediaType } from './forward.ts';
 import { NetworkError, readBody } from './http-side.ts';
 import { Aborted, type Link, Unreachable } from './link.ts';
+import { MessageTooLarge } from './message-limit.ts';
 import { backoffDelay, parseRetryAfter, sleep } from '../main/lib/retry.ts';
 import type { BridgeLogger } from './log.ts';
 import { requestDone } from './memory.ts';
@@ -131,6 +132,7 @@ export class Pump {
       if (status >= 200 && status < 300 && status !== 202) {
         if (initializing) this.session.noteInitializeHeaders(res);
         const end = await forwardBody(res, (data) => this.deliver(flight, data)).catch((e: Error) => e);
+        if (end instanceof MessageTooLarge) return this.fail(flight, fail.messageTooLarge(end.message));
         if (end instanceof Error) return this.fail(flight, fail.httpError(status, end.message));
         if (end.sawResponse || flight.cancelled || this.closed) return;
         // The stream ended without the answer: resume it where the server supports that, else retry what is safe.

@@ -158,13 +158,21 @@ export class Session {
         await pause();
         continue;
       }
-      failures = 0;
       const end = await forwardSse(res, (data) => {
         this.deliver(data);
         return false;
+      }).catch((e: unknown) => {
+        // A message past the bridge's bound: the stream was closed; reopening it backs off like a failure.
+        this.log.warn('the server\'s notification stream was closed', { reason: e instanceof Error ? e.message : String(e) });
+        return undefined;
       });
-      lastEventId = end.lastEventId ?? lastEventId;
       if (signal.aborted) return;
+      if (!end) {
+        await pause();
+        continue;
+      }
+      failures = 0;
+      lastEventId = end.lastEventId ?? lastEventId;
       await pause(end.retryMs);
     }
   }

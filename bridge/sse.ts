@@ -1,4 +1,5 @@
 import { noteMessage } from './memory.ts';
+import { MAX_MESSAGE_BYTES, MessageTooLarge } from './message-limit.ts';
 
 /**
  * A Server-Sent Events parser over raw bytes. The data of an event stays a
@@ -23,6 +24,9 @@ const EMPTY = Buffer.alloc(0);
 export class SseParser {
   private partial: Buffer[] = [];
   private data: Buffer[] = [];
+  /** Bytes held in `partial` and in `data`: together, the event being assembled. */
+  private partialBytes = 0;
+  private dataBytes = 0;
   private event: string | undefined;
   private id: string | undefined;
   /** The id of the last event seen, for Last-Event-ID on a reconnect. */
@@ -30,8 +34,12 @@ export class SseParser {
   /** `retry:` from the server, in milliseconds. */
   retryMs: number | undefined;
 
-  constructor(private readonly onEvent: (e: SseEvent) => void) {}
+  constructor(
+    private readonly onEvent: (e: SseEvent) => void,
+    private readonly maxBytes = MAX_MESSAGE_BYTES,
+  ) {}
 
+  /** Throws `MessageTooLarge` once the event being assembled passes the bound (so at most one chunk more is held); the parser is unusable after that. */
   push(chunk: Buffer): void {
     let start = 0;
     for (;;) {
@@ -42,6 +50,7 @@ export class SseParser {
         this.partial.push(chunk.subarray(start, nl));
         line = Buffer.concat(this.partial);
         this.partial = [];
+        this.partialBytes = 0;
       } else {
         line = chunk.subarray(start, nl);
       }
@@ -49,7 +58,11 @@ export class SseParser {
       this.line(line);
       start = nl + 1;
     }
-    if (start < chunk.length) this.partial.push(start === 0 ? chunk : chunk.subarray(start));
+    if (start < chunk.length) {
+      this.partial.push(start === 0 ? chunk : chunk.subarray(start));
+      this.partialBytes += chunk.length - start;
+    }
+    if (this.partialBytes + this.dataBytes > this.maxBytes) throw new MessageTooLarge(this.maxBytes);
   }
 
   private line(line: Buffer): void {
@@ -64,6 +77,7 @@ export class SseParser {
     switch (field) {
       case 'data':
         this.data.push(value);
+        this.dataBytes += value.length;
         break;
       case 'event':
         this.event = value.toString('utf8');
@@ -85,6 +99,7 @@ export class SseParser {
     const event = this.event;
     const id = this.id;
     this.data = [];
+    this.dataBytes = 0;
     this.event = undefined;
     this.id = undefined;
     // No data, or only empty data lines: nothing to dispatch (the spec's rule; servers send such

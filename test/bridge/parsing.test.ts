@@ -3,6 +3,7 @@ import { idKey, peekServerMessage, readClientMessage } from '../../bridge/envelo
 import { objectRanges, smallValue } from '../../bridge/json-peek.ts';
 import { createBridgeLogger, Redactor } from '../../bridge/log.ts';
 import { encodeFieldValue, modernHeaders } from '../../bridge/protocol-headers.ts';
+import { MessageTooLarge } from '../../bridge/message-limit.ts';
 import { type SseEvent, SseParser } from '../../bridge/sse.ts';
 
 // The byte-level pieces the pump relies on, checked against what they must agree with.
@@ -113,6 +114,29 @@ describe('SSE parser', () => {
     expect(events).toHaveLength(1);
     expect(events[0]!.multiLine).toBe(true);
     expect(JSON.parse(events[0]!.data.toString())).toEqual({ x: 1 });
+  });
+});
+
+describe('SSE parser bound', () => {
+  const collect = (max: number) => {
+    const events: SseEvent[] = [];
+    return { events, parser: new SseParser((e) => events.push(e), max) };
+  };
+
+  it('takes an event of exactly the bound, and the bound holds again for the next one', () => {
+    const { events, parser } = collect(16);
+    parser.push(Buffer.from('data: 0123456789abcdef\n\n'));
+    parser.push(Buffer.from('data: 0123456789abcdef\n\n'));
+    expect(events.map((e) => e.data.toString())).toEqual(['0123456789abcdef', '0123456789abcdef']);
+  });
+
+  it('refuses a line that never ends, and many data lines of one event, past the bound', () => {
+    const line = collect(16).parser;
+    line.push(Buffer.from('data: 0123456789'));
+    expect(() => line.push(Buffer.from('abcdefg'))).toThrow(MessageTooLarge);
+    const lines = collect(16).parser;
+    lines.push(Buffer.from('data: 01234567\ndata: 01234567\n'));
+    expect(() => lines.push(Buffer.from('data: x\n'))).toThrow(MessageTooLarge);
   });
 });
 

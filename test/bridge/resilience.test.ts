@@ -141,6 +141,28 @@ describe('large results', () => {
   });
 });
 
+describe('a server whose answer never ends', () => {
+  // Without a bound the bridge held every byte of such a message (it must have a whole message
+  // before it writes it as one stdio line) until the OS killed it, taking the client's session along.
+  for (const as of ['sse', 'json'] as const) {
+    it(`(${as}) costs at most 64 MiB: the call fails with the reason and the next call works`, async () => {
+      const server = await withTiny();
+      const { client } = await withClient(['--url', server.url]);
+      const flood = { kind: 'flood' as const, as, onlyFor: 'tools/call', times: 1, sent: 0 };
+      server.trouble = flood;
+      const failed = await client.callTool({ name: 'echo', arguments: { text: 'never answered' } }, { timeout: 60_000 }).then(
+        () => null,
+        (e: Error) => e,
+      );
+      expect(failed?.message).toMatch(/larger than 64 MiB; the bridge stopped reading it; the server's answer to this request was not delivered/);
+      // The bridge hung up soon after the bound: not much more than 64 MiB was sent before it did.
+      expect(flood.sent).toBeGreaterThanOrEqual(64 * 1024 * 1024);
+      expect(flood.sent).toBeLessThan(80 * 1024 * 1024);
+      expect(text(await client.callTool({ name: 'echo', arguments: { text: 'still here' } }))).toBe('still here');
+    });
+  }
+});
+
 describe('stopping', () => {
   it('on stdin EOF: aborts what is in flight, DELETEs the session and exits 0', async () => {
     const server = await withEverything();

@@ -23,7 +23,9 @@ export interface Seen {
 
 export type Trouble =
   | { kind: 'status'; status: 401 | 403 | 429 | 502 | 503; retryAfter?: string; dataCode?: string; message?: string; times?: number; onlyFor?: string }
-  | { kind: 'drop'; onlyFor?: string; times?: number };
+  | { kind: 'drop'; onlyFor?: string; times?: number }
+  /** A 200 whose message never ends (one endless SSE line or JSON body), written until the bridge hangs up; `sent` counts the bytes. */
+  | { kind: 'flood'; as: 'sse' | 'json'; onlyFor?: string; times?: number; sent?: number };
 
 export interface TinyServer {
   url: string;
@@ -104,6 +106,20 @@ export async function tinyServer(opts: { token?: string; port?: number } = {}): 
       if (t.times !== undefined && --t.times <= 0) state.trouble = undefined;
       if (t.kind === 'drop') {
         req.socket.destroy();
+        return;
+      }
+      if (t.kind === 'flood') {
+        res.writeHead(200, { 'content-type': t.as === 'sse' ? 'text/event-stream' : 'application/json' });
+        const chunk = Buffer.alloc(1024 * 1024, 'a');
+        res.write(t.as === 'sse' ? 'data: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"' : '{"jsonrpc":"2.0","result":{"text":"');
+        t.sent = 0;
+        const pump = () => {
+          while (!res.destroyed) {
+            t.sent! += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+        };
+        pump();
         return;
       }
       const headers: Record<string, string> = { 'content-type': 'application/json' };
