@@ -54,7 +54,7 @@ export class CloudClient {
     this.clock = o.clock ?? systemClock;
     this.log = o.log ?? createLogger();
     this.random = o.random ?? Math.random;
-    this.certs = new CertificateKeeper(runtime, this.clock, this.log);
+    this.certs = new CertificateKeeper(runtime, this.clock, this.log, () => this.identity?.site_id ?? null);
     this.entitlements = new CloudEntitlements({
       clock: this.clock,
       certificate: () => (this.connected() && !this.certs.siteRefusal ? this.certs.held : null),

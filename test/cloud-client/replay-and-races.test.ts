@@ -1,0 +1,111 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Certificate } from '../../main/contract/cloud/certificate.ts';
+import { startFaultProxy, type FaultProxy } from '../fixtures/fault-proxy.ts';
+import { ClientPool, startGateway, type Gateway, type TestClient } from './helpers/world.ts';
+
+/**
+ * Certificates replayed by someone between the client and the real gateway
+ * (a fault proxy that puts real signed certificates into real answers).
+ * Every certificate here verifies with the pinned key: the gateway signed it,
+ * only for another site, or before the one the client holds.
+ */
+let gw: Gateway;
+let proxy: FaultProxy;
+const pool = new ClientPool();
+
+beforeAll(async () => {
+  gw = await startGateway();
+  proxy = await startFaultProxy(gw.url);
+});
+afterAll(async () => {
+  await pool.closeAll();
+  await proxy?.close();
+  await gw?.stop();
+});
+afterEach(() => proxy.reset());
+
+/** The signed certificate a client saved (as the gateway sent it). */
+const savedCertificate = async (t: TestClient): Promise<Certificate> => JSON.parse(await readFile(join(t.dataDir, 'cloud-state.json'), 'utf8')).certificate;
+const issuedAt = (c: Certificate): string => JSON.parse(Buffer.from(c.payload, 'base64url').toString('utf8')).issued_at;
+const allowed = async (t: TestClient, feature: string) => (await t.client.entitlements.check(feature)).allowed;
+const envelope = (code: string, extra: Record<string, unknown> = {}) => ({ success: false, error: { code, message: `${code} from the proxy`, request_id: 'x', retryable: false, ...extra } });
+/** sites/sync answered with `cert` in place of the gateway's certificate. */
+const syncAnswersWith = (cert: Certificate) => proxy.rule((r) => (r.path.endsWith('/sites/sync') ? { kind: 'rewrite', change: (a) => ({ ...(a as object), certificate: cert }) } : undefined));
+
+describe('a certificate of another site or an older one is refused, and the held one stays', () => {
+  it("another site's certificate (signed by the same gateway) in a sites/sync answer", async () => {
+    const other = await pool.connected(gw.url, () => gw.license('pro'));
+    const theirs = await savedCertificate(other.t);
+    const { t, c } = await pool.connected(proxy.url, () => gw.license('free'));
+    const mine = c.status().certificate!;
+    expect(await allowed(t, 'verto.translate')).toBe(false);
+
+    syncAnswersWith(theirs);
+    const r = await c.sync();
+    expect(r.certificate).toBe('refused');
+    expect(await allowed(t, 'verto.translate')).toBe(false);
+    expect(c.status().certificate).toEqual(mine);
+    expect(c.status().last_errors[0]).toMatchObject({ operation: 'certificate', code: 'signature_invalid', message: expect.stringMatching(/signed for another site/) });
+    expect(c.status().warnings.map((w) => w.code)).toContain('cloud_certificate_refused');
+    // and nothing of it was saved: after a restart the site's own certificate is held
+    const reopened = await t.reopen();
+    expect(reopened.status().certificate).toEqual(mine);
+    expect(await allowed(t, 'verto.translate')).toBe(false);
+  });
+
+  it("another site's certificate in a refusal (the error's signed certificate, notice())", async () => {
+    const other = await pool.connected(gw.url, () => gw.license('pro'));
+    const theirs = await savedCertificate(other.t);
+    const { t, c } = await pool.connected(proxy.url, () => gw.license('free'));
+    const mine = c.status().certificate!;
+    proxy.script({ kind: 'status', status: 403, body: envelope('license_expired', { certificate: theirs }) });
+    await expect(c.sync()).rejects.toMatchObject({ code: 'license_expired' });
+    expect(await allowed(t, 'verto.translate')).toBe(false);
+    expect(c.status().certificate).toEqual(mine);
+    expect(c.status().last_errors.find((e) => e.operation === 'certificate')).toMatchObject({ code: 'signature_invalid', message: expect.stringMatching(/signed for another site/) });
+  });
+
+  it('an older certificate of this site replayed after the license was revoked', async () => {
+    const { t, c, license } = await pool.connected(proxy.url, () => gw.license('pro'));
+    const old = await savedCertificate(t);
+    expect(await allowed(t, 'verto.translate')).toBe(true);
+    await new Promise((r) => setTimeout(r, 5)); // the revocation's certificate is issued later
+    await gw.op('licenses.revoke', { id: license.id });
+    await c.sync();
+    const revoked = c.status().certificate!;
+    expect(revoked.license.status).toBe('invalid');
+    expect(Date.parse(revoked.issued_at)).toBeGreaterThan(Date.parse(issuedAt(old)));
+    expect(await allowed(t, 'verto.translate')).toBe(false);
+
+    syncAnswersWith(old);
+    const r = await c.sync();
+    expect(r.certificate).toBe('refused');
+    expect(await allowed(t, 'verto.translate')).toBe(false);
+    expect(c.status().certificate).toEqual(revoked);
+    expect(c.status().last_errors[0]).toMatchObject({ operation: 'certificate', code: 'signature_invalid', message: expect.stringMatching(/before the one already held.*replayed/) });
+
+    // the same old one in a refusal's body
+    proxy.reset();
+    proxy.script({ kind: 'status', status: 403, body: envelope('license_invalid', { certificate: old }) });
+    await expect(c.sync()).rejects.toMatchObject({ code: 'license_invalid' });
+    expect(await allowed(t, 'verto.translate')).toBe(false);
+    expect(c.status().certificate).toEqual(revoked);
+  });
+
+  it("another site's certificate put in the state file grants nothing after a restart", async () => {
+    const other = await pool.connected(gw.url, () => gw.license('pro'));
+    const theirs = await savedCertificate(other.t);
+    const { t } = await pool.connected(gw.url, () => gw.license('free'));
+    const file = join(t.dataDir, 'cloud-state.json');
+    await t.client.close();
+    const doc = JSON.parse(await readFile(file, 'utf8'));
+    await writeFile(file, JSON.stringify({ ...doc, certificate: theirs }));
+    const c = await t.reopen();
+    expect(c.status().certificate).toBeNull();
+    expect(await allowed(t, 'verto.translate')).toBe(false);
+    expect(t.logs()).toMatch(/saved certificate was not used: it was signed for another site/);
+  });
+});
+
