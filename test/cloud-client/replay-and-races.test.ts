@@ -1,13 +1,15 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { vaultAccounts } from '../../main/cloud/credentials.ts';
 import type { Certificate } from '../../main/contract/cloud/certificate.ts';
 import { startFaultProxy, type FaultProxy } from '../fixtures/fault-proxy.ts';
 import { ClientPool, startGateway, type Gateway, type TestClient } from './helpers/world.ts';
 
 /**
  * Certificates replayed by someone between the client and the real gateway
- * (a fault proxy that puts real signed certificates into real answers).
+ * (a fault proxy that puts real signed certificates into real answers), and
+ * operations that overlap (connect with connect, disconnect with connect).
  * Every certificate here verifies with the pinned key: the gateway signed it,
  * only for another site, or before the one the client holds.
  */
@@ -109,3 +111,98 @@ describe('a certificate of another site or an older one is refused, and the held
   });
 });
 
+/** What the vault and the state file hold now: one consistent identity, or nothing at all. */
+async function stored(t: TestClient) {
+  const accounts = vaultAccounts(t.dataDir);
+  const site = await t.vault.get(accounts.site);
+  const state = JSON.parse(await readFile(join(t.dataDir, 'cloud-state.json'), 'utf8'));
+  return {
+    vaultSite: site === null ? null : (JSON.parse(site) as { site_id: string }).site_id,
+    vaultPin: await t.vault.get(accounts.pin),
+    vaultLicense: await t.vault.get(accounts.license),
+    connection: state.connection as { phase: string } | null,
+    certificate: state.certificate as Certificate | null,
+    license: state.license as unknown,
+    lastSync: state.last_sync as string | null,
+  };
+}
+
+/** Holds the gateway's answers on `path` until `release()`; `seen` resolves when the first request got there. */
+function holdAnswers(path: string) {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let arrived!: () => void;
+  const seen = new Promise<void>((r) => (arrived = r));
+  proxy.rule((r) => {
+    if (!r.path.endsWith(path)) return undefined;
+    arrived();
+    return { kind: 'hold', until: released };
+  });
+  return { seen, release };
+}
+
+describe('overlapping connects and disconnects', () => {
+  it('two connects at once: one connects, the other answers conflict; one site registered, one identity kept', async () => {
+    const t = await pool.fresh();
+    const results = await Promise.allSettled([t.client.connect({ url: proxy.url }), t.client.connect({ url: proxy.url })]);
+    const ok = results.filter((r) => r.status === 'fulfilled');
+    const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(ok).toHaveLength(1);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]!.reason).toMatchObject({ code: 'conflict', message: expect.stringMatching(/a cloud connect is in progress/) });
+    expect(proxy.count('/sites/register')).toBe(1);
+    const s = await stored(t);
+    expect(s.connection).toMatchObject({ phase: 'connected' });
+    expect(s.vaultSite).toBe((ok[0] as PromiseFulfilledResult<{ site_id: string }>).value.site_id);
+    expect(t.client.siteId).toBe(s.vaultSite);
+  });
+
+  it('a disconnect while a connect runs answers conflict and changes nothing; the connect finishes whole', async () => {
+    const t = await pool.fresh();
+    const held = holdAnswers('/sites/register');
+    const connecting = t.client.connect({ url: proxy.url });
+    await held.seen;
+    const disconnected = await t.client.disconnect().catch((e: unknown) => e);
+    held.release();
+    expect(disconnected).toMatchObject({ code: 'conflict', message: expect.stringMatching(/a cloud connect is in progress/) });
+    const r = await connecting;
+    const s = await stored(t);
+    expect(s.connection).toMatchObject({ phase: 'connected' });
+    expect(s.vaultSite).toBe(r.site_id);
+    expect(t.client.connected()).toBe(true);
+    // asked again once the connect is done, it disconnects and leaves nothing behind
+    proxy.reset();
+    await t.client.disconnect();
+    expect(await stored(t)).toMatchObject({ vaultSite: null, vaultPin: null, connection: null, certificate: null });
+  });
+
+  it('a disconnect during an activation: the activation writes nothing back (no license key, license or certificate)', async () => {
+    const t = await pool.fresh();
+    await t.client.connect({ url: proxy.url });
+    const lic = await gw.license('pro');
+    const held = holdAnswers('/license/activate');
+    const activating = t.client.activate(lic.license_key).catch((e: unknown) => e);
+    await held.seen;
+    proxy.reset(); // the disconnect goes through
+    await t.client.disconnect();
+    held.release();
+    expect(await activating).toMatchObject({ code: 'conflict', message: expect.stringMatching(/disconnected while the activation ran/) });
+    expect(await stored(t)).toMatchObject({ vaultSite: null, vaultPin: null, vaultLicense: null, connection: null, certificate: null, license: null });
+    expect(t.client.status().certificate).toBeNull();
+  });
+
+  it('a disconnect during a sync: the sync writes nothing back (no certificate, no last sync)', async () => {
+    const t = await pool.fresh();
+    await t.client.connect({ url: proxy.url });
+    await t.client.activate((await gw.license('pro')).license_key);
+    const held = holdAnswers('/sites/sync');
+    const syncing = t.client.sync().catch((e: unknown) => e);
+    await held.seen;
+    proxy.reset();
+    await t.client.disconnect();
+    held.release();
+    expect(await syncing).toMatchObject({ code: 'conflict', message: expect.stringMatching(/disconnected while the sync ran/) });
+    expect(await stored(t)).toMatchObject({ vaultSite: null, connection: null, certificate: null, license: null, lastSync: null });
+    expect(t.client.status().certificate).toBeNull();
+  });
+});
