@@ -50,6 +50,8 @@ export class CloudClient {
    * (credentials, license, certificate) into the disconnected state.
    */
   private epoch = 0;
+  /** the end of the last activate, deactivate or sync queued (see `activate`) */
+  private turn: Promise<unknown> = Promise.resolve();
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly random: () => number;
@@ -163,7 +165,35 @@ export class CloudClient {
     return { site_id: reg.site_id, environment, gateway_url: gatewayUrl, pinned_key: { kid: pin.kid, fingerprint, source: explicit ? 'explicit' : 'fetched' }, first_sync: first };
   }
 
-  async activate(licenseKey: string): Promise<{ license: LicenseView; request_id: string }> {
+  /**
+   * Activate, deactivate and sync take their turns, one after the other: two
+   * at once would write one's license key and another's license, and the
+   * certificate answered first but arriving last would be refused as older
+   * than the one held (a replay, to the certificate keeper).
+   */
+  activate(licenseKey: string): Promise<{ license: LicenseView; request_id: string }> {
+    return this.inTurn(() => this.activateNow(licenseKey));
+  }
+
+  deactivate(): Promise<{ license: LicenseView; request_id: string }> {
+    return this.inTurn(() => this.deactivateNow());
+  }
+
+  /**
+   * Uploads the outbox, then reports to sites/sync and takes the current
+   * certificate: the on-demand `gatehouse cloud sync` and the daily refresh.
+   */
+  sync(mode: CallMode = 'interactive'): Promise<SyncResult> {
+    return this.inTurn(() => this.syncNow(mode));
+  }
+
+  private inTurn<T>(run: () => Promise<T>): Promise<T> {
+    const mine = this.turn.then(run);
+    this.turn = mine.catch(() => undefined);
+    return mine;
+  }
+
+  private async activateNow(licenseKey: string): Promise<{ license: LicenseView; request_id: string }> {
     const api = this.requireApi();
     this.notDisconnecting('the activation');
     const epoch = this.epoch;
@@ -187,7 +217,7 @@ export class CloudClient {
     return { license: ans.data.license, request_id: ans.requestId };
   }
 
-  async deactivate(): Promise<{ license: LicenseView; request_id: string }> {
+  private async deactivateNow(): Promise<{ license: LicenseView; request_id: string }> {
     const api = this.requireApi();
     this.notDisconnecting('the deactivation');
     const epoch = this.epoch;
@@ -207,11 +237,7 @@ export class CloudClient {
     return { license: ans.data.license, request_id: ans.requestId };
   }
 
-  /**
-   * Uploads the outbox, then reports to sites/sync and takes the current
-   * certificate: the on-demand `gatehouse cloud sync` and the daily refresh.
-   */
-  async sync(mode: CallMode = 'interactive'): Promise<SyncResult> {
+  private async syncNow(mode: CallMode): Promise<SyncResult> {
     const api = this.requireApi();
     this.notDisconnecting('the sync');
     const epoch = this.epoch;

@@ -127,14 +127,16 @@ async function stored(t: TestClient) {
   };
 }
 
-/** Holds the gateway's answers on `path` until `release()`; `seen` resolves when the first request got there. */
-function holdAnswers(path: string) {
+/** Holds the gateway's answers on `path` (only the first one with `firstOnly`) until `release()`; `seen` resolves when the first request got there. */
+function holdAnswers(path: string, o: { firstOnly?: boolean } = {}) {
   let release!: () => void;
   const released = new Promise<void>((r) => (release = r));
   let arrived!: () => void;
   const seen = new Promise<void>((r) => (arrived = r));
+  let held = 0;
   proxy.rule((r) => {
-    if (!r.path.endsWith(path)) return undefined;
+    if (!r.path.endsWith(path) || (o.firstOnly && held > 0)) return undefined;
+    held++;
     arrived();
     return { kind: 'hold', until: released };
   });
@@ -205,4 +207,38 @@ describe('overlapping connects and disconnects', () => {
     expect(await stored(t)).toMatchObject({ vaultSite: null, connection: null, certificate: null, license: null, lastSync: null });
     expect(t.client.status().certificate).toBeNull();
   });
+
+  it('two activations at once take turns: the vault keeps the key of the license the state and the certificate show', async () => {
+    const t = await pool.fresh();
+    await t.client.connect({ url: proxy.url });
+    const [first, second] = [await gw.license('pro'), await gw.license('agency')];
+    const held = holdAnswers('/license/activate', { firstOnly: true });
+    const a1 = t.client.activate(first.license_key);
+    await held.seen;
+    const a2 = t.client.activate(second.license_key);
+    await new Promise((r) => setTimeout(r, 300)); // time for the second to overtake, if it can
+    held.release();
+    await Promise.all([a1, a2]);
+    const s = await stored(t);
+    expect(s.vaultLicense).toBe(second.license_key);
+    expect(s.license).toMatchObject({ plan: 'agency' });
+    expect(t.client.status().certificate!.license).toMatchObject({ plan: 'agency' });
+  });
+
+  it('two syncs at once take turns: both certificates are taken, none refused as older', async () => {
+    const t = await pool.fresh();
+    await t.client.connect({ url: proxy.url });
+    await t.client.activate((await gw.license('pro')).license_key);
+    const held = holdAnswers('/sites/sync', { firstOnly: true });
+    const s1 = t.client.sync();
+    await held.seen;
+    const s2 = t.client.sync();
+    await new Promise((r) => setTimeout(r, 300));
+    held.release();
+    const results = await Promise.all([s1, s2]);
+    expect(results.map((r) => r.certificate)).toEqual(['accepted', 'accepted']);
+    expect(t.client.status().last_errors.filter((e) => e.operation === 'certificate')).toEqual([]);
+    expect(t.client.status().warnings.map((w) => w.code)).not.toContain('cloud_certificate_refused');
+  });
 });
+
