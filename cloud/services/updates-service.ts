@@ -9,7 +9,7 @@ import { siteById, type SiteRow } from '../repo/sites-repo.ts';
 import { buildUpdateInfo, feedFiles, feedYaml, parseFeedFileName } from '../updates/feed.ts';
 import { checkReleaseFile, openManifest } from '../updates/manifest.ts';
 import { openReleaseFile, releasePath } from '../updates/release-store.ts';
-import { compareVersions, newestFirst } from '../updates/version-order.ts';
+import { compareVersions, newestFirst } from '../../main/lib/version-order.ts';
 import type { Ctx } from './context.ts';
 import { loadGrants, supportOf, type SiteGrants } from './grants-service.ts';
 

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { Notification, app, ipcMain, protocol, session, shell } from 'electron';
+import { app, ipcMain, protocol, session, shell } from 'electron';
 import { IPC_EVENT_CHANNEL } from '../contract/api.ts';
 import type { ApiEvent } from '../contract/api.ts';
 import { PRINCIPALS } from '../contract/principal.ts';
@@ -10,7 +10,7 @@ import { serveApp } from './app-protocol.ts';
 import { registerIpc } from './ipc.ts';
 import { getOpenAtLogin, setOpenAtLogin, startedHidden } from './login-item.ts';
 import type { LoginItemOptions } from './login-item.ts';
-import { createQuotaNotifier, createStagedNotifier, createUpdateNotifier } from './notifications.ts';
+import { createQuotaNotifier, createStagedNotifier, createUpdateNotifier, showProblem } from './notifications.ts';
 import { startAppUpdates } from './app-updates.ts';
 import type { PackageClient } from '../updates/release-source.ts';
 import { hardenSession } from './security.ts';
@@ -83,9 +83,7 @@ export async function runDesktop(startService: StartDesktopService): Promise<voi
   };
   let service: DesktopService | null = null;
   let quitting = false;
-  const report = (title: string, body: string) => {
-    if (Notification.isSupported()) new Notification({ title, body }).show();
-  };
+  const report = showProblem;
   const tray = new TrayController({
     iconDir: join(root, 'assets'),
     platform,

@@ -1,6 +1,13 @@
 import { Notification } from 'electron';
 import type { ApiEvent } from '../contract/api.ts';
 import type { TrayQuota } from './tray-cloud.ts';
+import { trayText } from './tray-text.ts';
+
+/** Bounds for text from outside (clients, the cloud) in a notification; each piece goes through trayText. */
+const TITLE_PART_MAX = 64;
+const BODY_PART_MAX = 200;
+const NAME_MAX = 80;
+const PROBLEM_MAX = 400;
 
 const BURST = 3;
 const BURST_WINDOW_MS = 10_000;
@@ -47,7 +54,7 @@ export function createStagedNotifier(deps: { openApprovals: () => void; now?: ()
     recent.push(t);
     const { item } = event;
     const who = item.token_label ?? item.client;
-    show(`Approval needed: ${item.tool}`, `${item.preview.summary}${who ? `\nAsked by ${who}` : ''}`);
+    show(`Approval needed: ${trayText(item.tool, TITLE_PART_MAX)}`, `${trayText(item.preview.summary, BODY_PART_MAX)}${who ? `\nAsked by ${trayText(who, NAME_MAX)}` : ''}`);
   };
 }
 
@@ -69,7 +76,7 @@ export function createQuotaNotifier(deps: { openUsage: () => void }) {
       seen.add(q.key);
       if (seen.size > QUOTA_SEEN_MAX) seen.delete(seen.values().next().value as string);
       if (!Notification.isSupported()) continue;
-      const n = new Notification({ title: 'A cloud quota is used up', body: `${q.text}. Calls that need it are refused until then (quota_exceeded).` });
+      const n = new Notification({ title: 'A cloud quota is used up', body: `${trayText(q.text, BODY_PART_MAX)}. Calls that need it are refused until then (quota_exceeded).` });
       live.add(n);
       n.on('click', () => deps.openUsage());
       n.on('close', () => live.delete(n));
@@ -86,10 +93,19 @@ export function createUpdateNotifier(deps: { openCloud: () => void }) {
     if (!version || version === told) return;
     told = version;
     if (!Notification.isSupported()) return;
-    const n = new Notification({ title: `Gatehouse ${version} is ready to install`, body: 'Downloaded and checked against the signed release manifest. Install it from the tray menu when it suits you.' });
+    const n = new Notification({ title: `Gatehouse ${trayText(version, TITLE_PART_MAX)} is ready to install`, body: 'Downloaded and checked against the signed release manifest. Install it from the tray menu when it suits you.' });
     live.add(n);
     n.on('click', () => deps.openCloud());
     n.on('close', () => live.delete(n));
     n.show();
   };
+}
+
+/**
+ * A problem told to the person (a tray action that failed, a start that
+ * failed): the message may quote the gateway, a plugin or a client, so it is
+ * one bounded line like every other text from outside.
+ */
+export function showProblem(title: string, message: string): void {
+  if (Notification.isSupported()) new Notification({ title, body: trayText(message, PROBLEM_MAX) }).show();
 }

@@ -2,6 +2,7 @@ import type { MenuItemConstructorOptions } from 'electron';
 import type { StagedPayload } from '../contract/staged.ts';
 import type { ConsoleScreen } from './app-url.ts';
 import { NO_CLOUD, cloudLine, quotaTooltip } from './tray-cloud.ts';
+import { trayText } from './tray-text.ts';
 import type { TrayCloud } from './tray-cloud.ts';
 
 /** What the tray shows; everything the menu needs, nothing else. */
@@ -74,11 +75,13 @@ function statusLine(state: TrayState): string {
   return state.enabled ? 'Gatehouse is on' : 'Gatehouse is off: MCP clients are refused';
 }
 
-/** Menu labels: short, one line, and `&` kept literal (Windows reads it as a mnemonic). */
+/**
+ * Menu labels: short, one line, no control characters (`trayText`: cloud and
+ * client text reach the menu), and `&` kept literal (Windows reads it as a
+ * mnemonic). Every label that carries text from outside goes through here.
+ */
 export function menuLabel(text: string, max = 60): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  const short = line.length > max ? `${line.slice(0, max - 1)}…` : line;
-  return short.replace(/&/g, '&&');
+  return trayText(text, max).replace(/&/g, '&&');
 }
 
 /** The tray menu, built from the state alone: the same state always gives the same menu. */

@@ -2,8 +2,10 @@ import type { LimitState } from '../contract/cloud/usage.ts';
 import type { CloudFailure, CloudLicenseAnswer, CloudUsageView, UpdatesView } from '../contract/cloud-actions.ts';
 import { QUOTA_NEAR_SHARE, QuotaAlert } from '../contract/cloud-actions.ts';
 import type { Stats } from '../contract/audit.ts';
+import { APP_PRODUCT } from '../contract/cloud/updates.ts';
 import type { CloudActions } from '../core/cloud-port.ts';
 import type { Clock } from '../core/ports.ts';
+import { compareVersions } from '../lib/version-order.ts';
 import { VERSION } from '../version.ts';
 import type { CloudClient } from './cloud-client.ts';
 import { failure } from './cloud-client-types.ts';
@@ -138,17 +140,24 @@ export function cloudActions(d: CloudActionsDeps): CloudActions & { noticeRefusa
         return this.updatesStatus();
       }
       try {
-        const ans = (await api.updatesCheck({ product: 'mcp', version: VERSION, ...(i.channel ? { channel: i.channel } : {}), platform: platformOf() })).data;
+        const ans = (await api.updatesCheck({ product: APP_PRODUCT, version: VERSION, ...(i.channel ? { channel: i.channel } : {}), platform: platformOf() })).data;
         let release: UpdatesView['release'] = null;
         let refused: string | null = null;
         if (ans.manifest) {
           const opened = c.openManifest(ans.manifest);
-          if (opened.ok) {
+          if (!opened.ok) refused = `the release manifest did not verify against the pinned gateway key (${opened.reason}); no update is offered`;
+          else if (opened.payload.product !== APP_PRODUCT) {
+            // The gateway signs every product's releases with one key: a valid signature does not make it ours.
+            refused = `the signed release manifest is for the product '${opened.payload.product}', not '${APP_PRODUCT}'; no update is offered`;
+          } else {
             const m = opened.payload;
             release = { version: m.version, channel: m.channel, released_at: m.released_at, notes: m.notes, files: m.files.map(({ name, platform, arch, size }) => ({ name, platform, arch, size })) };
-          } else refused = `the release manifest did not verify against the pinned gateway key (${opened.reason}); no update is offered`;
+          }
         }
-        const offered = ans.update_available && release !== null;
+        // Only a strictly newer version is an update: an older signed manifest replayed (or an equal one) would be a downgrade or a loop.
+        const newer = release !== null && compareVersions(release.version, VERSION) > 0;
+        if (ans.update_available && release && !newer) refused = `the gateway offered version ${release.version}, which is not newer than the running ${VERSION} (an old signed manifest replayed?); no update is offered`;
+        const offered = ans.update_available && newer;
         updates = { channel: ans.channel, eligible: ans.eligible, checked_at, latest_version: release?.version ?? null, update_available: offered, release, refused, error: null };
       } catch (e) {
         updates = { ...updates, channel, checked_at, error: asFailure(e) };

@@ -42,6 +42,16 @@ export class CloudClient {
   private ticker: NodeJS.Timeout | null = null;
   private closed = false;
   private refreshing: Promise<unknown> | null = null;
+  /** the connect or disconnect running now (console, tray and CLI share this client): another one answers conflict */
+  private changing: 'connect' | 'disconnect' | null = null;
+  /**
+   * Moves when a disconnect starts: an activate, deactivate or sync that
+   * began before it stops at its next step instead of writing its answer
+   * (credentials, license, certificate) into the disconnected state.
+   */
+  private epoch = 0;
+  /** the end of the last activate, deactivate or sync queued (see `activate`) */
+  private turn: Promise<unknown> = Promise.resolve();
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly random: () => number;
@@ -54,7 +64,7 @@ export class CloudClient {
     this.clock = o.clock ?? systemClock;
     this.log = o.log ?? createLogger();
     this.random = o.random ?? Math.random;
-    this.certs = new CertificateKeeper(runtime, this.clock, this.log);
+    this.certs = new CertificateKeeper(runtime, this.clock, this.log, () => this.identity?.site_id ?? null);
     this.entitlements = new CloudEntitlements({
       clock: this.clock,
       certificate: () => (this.connected() && !this.certs.siteRefusal ? this.certs.held : null),
@@ -101,7 +111,24 @@ export class CloudClient {
     return this.identity !== null && this.runtime.doc().connection?.phase === 'connected';
   }
 
+  /**
+   * Registers the site and pins the key. One at a time: a second connect, or
+   * a disconnect, while this one runs answers `conflict` (two registrations
+   * would leave one site's secret in the vault and another's id in the state;
+   * a disconnect undone by the connect finishing after it would leave the
+   * credentials behind).
+   */
   async connect(i: ConnectInput): Promise<ConnectResult> {
+    this.exclusive('connect');
+    this.changing = 'connect';
+    try {
+      return await this.connectNow(i);
+    } finally {
+      this.changing = null;
+    }
+  }
+
+  private async connectNow(i: ConnectInput): Promise<ConnectResult> {
     const current = this.runtime.doc().connection;
     if (current) throw new GatehouseError('conflict', `already connected to ${current.gateway_url}: disconnect first (gatehouse cloud disconnect)`);
     const gatewayUrl = normalizeGatewayUrl(i.url, { allowInsecureHttp: this.o.allowInsecureHttp });
@@ -138,51 +165,92 @@ export class CloudClient {
     return { site_id: reg.site_id, environment, gateway_url: gatewayUrl, pinned_key: { kid: pin.kid, fingerprint, source: explicit ? 'explicit' : 'fetched' }, first_sync: first };
   }
 
-  async activate(licenseKey: string): Promise<{ license: LicenseView; request_id: string }> {
-    const api = this.requireApi();
-    await this.creds.saveLicenseKey(licenseKey.trim()).catch((e: unknown) => {
-      throw e instanceof GatehouseError ? e : new GatehouseError('invalid_value', 'the license key is not in the form ghl_ followed by 32 characters');
-    });
-    let ans;
-    try {
-      ans = await api.licenseActivate(licenseKey.trim());
-    } catch (e) {
-      await this.creds.forgetLicenseKey();
-      throw await this.certs.notice(e);
-    }
-    await this.runtime.update((d) => void (d.license = ans.data.license));
-    await this.certs.accept(ans.data.certificate, ans.requestId);
-    this.log.info('cloud: license activated', { key_preview: ans.data.license.key_preview, plan: ans.data.license.plan, request_id: ans.requestId });
-    return { license: ans.data.license, request_id: ans.requestId };
+  /**
+   * Activate, deactivate and sync take their turns, one after the other: two
+   * at once would write one's license key and another's license, and the
+   * certificate answered first but arriving last would be refused as older
+   * than the one held (a replay, to the certificate keeper).
+   */
+  activate(licenseKey: string): Promise<{ license: LicenseView; request_id: string }> {
+    return this.inTurn(() => this.activateNow(licenseKey));
   }
 
-  async deactivate(): Promise<{ license: LicenseView; request_id: string }> {
-    const api = this.requireApi();
-    const ans = await api.licenseDeactivate().catch(async (e: unknown) => {
-      throw await this.certs.notice(e);
-    });
-    await this.creds.forgetLicenseKey();
-    await this.runtime.update((d) => void (d.license = ans.data.license));
-    // The signed word that the license is gone: the gates go back to the free policy at once.
-    const status = await api.licenseStatus().catch(() => null);
-    if (status) await this.certs.accept(status.data.certificate, status.requestId);
-    else this.certs.held = null;
-    return { license: ans.data.license, request_id: ans.requestId };
+  deactivate(): Promise<{ license: LicenseView; request_id: string }> {
+    return this.inTurn(() => this.deactivateNow());
   }
 
   /**
    * Uploads the outbox, then reports to sites/sync and takes the current
    * certificate: the on-demand `gatehouse cloud sync` and the daily refresh.
    */
-  async sync(mode: CallMode = 'interactive'): Promise<SyncResult> {
+  sync(mode: CallMode = 'interactive'): Promise<SyncResult> {
+    return this.inTurn(() => this.syncNow(mode));
+  }
+
+  private inTurn<T>(run: () => Promise<T>): Promise<T> {
+    const mine = this.turn.then(run);
+    this.turn = mine.catch(() => undefined);
+    return mine;
+  }
+
+  private async activateNow(licenseKey: string): Promise<{ license: LicenseView; request_id: string }> {
     const api = this.requireApi();
+    this.notDisconnecting('the activation');
+    const epoch = this.epoch;
+    await this.creds.saveLicenseKey(licenseKey.trim()).catch((e: unknown) => {
+      throw e instanceof GatehouseError ? e : new GatehouseError('invalid_value', 'the license key is not in the form ghl_ followed by 32 characters');
+    });
+    let ans;
+    try {
+      if (this.epoch !== epoch) throw this.outrun('the activation');
+      ans = await api.licenseActivate(licenseKey.trim());
+      this.still(epoch, 'the activation');
+    } catch (e) {
+      await this.creds.forgetLicenseKey();
+      if (this.epoch !== epoch) throw this.outrun('the activation');
+      throw await this.certs.notice(e);
+    }
+    await this.runtime.update((d) => void (d.license = ans.data.license));
+    this.still(epoch, 'the activation');
+    await this.certs.accept(ans.data.certificate, ans.requestId);
+    this.log.info('cloud: license activated', { key_preview: ans.data.license.key_preview, plan: ans.data.license.plan, request_id: ans.requestId });
+    return { license: ans.data.license, request_id: ans.requestId };
+  }
+
+  private async deactivateNow(): Promise<{ license: LicenseView; request_id: string }> {
+    const api = this.requireApi();
+    this.notDisconnecting('the deactivation');
+    const epoch = this.epoch;
+    const ans = await api.licenseDeactivate().catch(async (e: unknown) => {
+      if (this.epoch !== epoch) throw this.outrun('the deactivation');
+      throw await this.certs.notice(e);
+    });
+    this.still(epoch, 'the deactivation');
+    await this.creds.forgetLicenseKey();
+    this.still(epoch, 'the deactivation');
+    await this.runtime.update((d) => void (d.license = ans.data.license));
+    // The signed word that the license is gone: the gates go back to the free policy at once.
+    const status = await api.licenseStatus().catch(() => null);
+    this.still(epoch, 'the deactivation');
+    if (status) await this.certs.accept(status.data.certificate, status.requestId);
+    else this.certs.held = null;
+    return { license: ans.data.license, request_id: ans.requestId };
+  }
+
+  private async syncNow(mode: CallMode): Promise<SyncResult> {
+    const api = this.requireApi();
+    this.notDisconnecting('the sync');
+    const epoch = this.epoch;
     const outbox = await this.usage.flush(mode);
+    this.still(epoch, 'the sync');
     const now = new Date(this.clock.now()).toISOString();
     await this.runtime.update((d) => void (d.last_refresh_attempt = now));
     let ans;
     try {
       ans = await api.siteSync({ version: VERSION, products_in_use: this.o.productsInUse?.() ?? ['mcp'], outbox_depth: this.usage.depth }, { mode });
+      this.still(epoch, 'the sync');
     } catch (e) {
+      if (this.epoch !== epoch) throw this.outrun('the sync');
       await this.refreshFailed();
       throw await this.certs.notice(e);
     }
@@ -193,6 +261,7 @@ export class CloudClient {
       () => true,
       () => false,
     );
+    this.still(epoch, 'the sync');
     const at = this.clock.now();
     await this.runtime.update((d) => {
       d.last_sync = new Date(at).toISOString();
@@ -203,9 +272,26 @@ export class CloudClient {
     return { outbox, certificate: accepted ? 'accepted' : 'refused', request_id: ans.requestId };
   }
 
+  /**
+   * Tells the gateway (when it can) and forgets the identity. While a connect
+   * runs it answers `conflict` and changes nothing (the connect would write
+   * its credentials back after it); an activate, deactivate or sync under way
+   * stops without writing (see `epoch`).
+   */
   async disconnect(): Promise<DisconnectResult> {
+    this.exclusive('disconnect');
     const conn = this.runtime.doc().connection;
     if (!conn) return { site_id: null, remote: { ok: true }, unsent_events: 0 };
+    this.changing = 'disconnect';
+    this.epoch++;
+    try {
+      return await this.disconnectNow();
+    } finally {
+      this.changing = null;
+    }
+  }
+
+  private async disconnectNow(): Promise<DisconnectResult> {
     const siteId = this.identity?.site_id ?? null;
     if (this.identity && !this.certs.siteRefusal) await this.usage.flush('interactive').catch(() => undefined);
     await this.runtime.update((d) => void (d.connection!.phase = 'disconnecting'));
@@ -317,6 +403,28 @@ export class CloudClient {
       sleep: this.o.sleep,
     });
     this.apiInstance = new CloudApi(http);
+  }
+
+  /** Refuses a connect or disconnect while one of them runs. */
+  private exclusive(what: 'connect' | 'disconnect'): void {
+    if (this.changing === null) return;
+    const running = this.changing === 'connect' ? 'a cloud connect' : 'a cloud disconnect';
+    const then = this.changing === 'connect' ? 'once it has finished, see cloud status (disconnect then if you want another gateway)' : 'once it has finished';
+    throw new GatehouseError('conflict', `${running} is in progress (from the console, the tray or the CLI): ${what} again ${then}`);
+  }
+
+  /** An activate, deactivate or sync does not start while a disconnect runs (it would start on the identity being dropped). */
+  private notDisconnecting(what: string): void {
+    if (this.changing === 'disconnect') throw new GatehouseError('conflict', `a cloud disconnect is in progress: ${what} was not started`);
+  }
+
+  /** An operation that began before a disconnect stops here instead of writing into the disconnected state. */
+  private still(epoch: number, what: string): void {
+    if (this.epoch !== epoch) throw this.outrun(what);
+  }
+
+  private outrun(what: string): GatehouseError {
+    return new GatehouseError('conflict', `the site was disconnected while ${what} ran: nothing of its answer was kept`);
   }
 
   private requireApi(): CloudApi {

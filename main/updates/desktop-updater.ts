@@ -1,6 +1,9 @@
+import { APP_PRODUCT, ReleaseVersion } from '../contract/cloud/updates.ts';
 import type { ReleaseArch, ReleasePlatform } from '../contract/cloud/updates.ts';
 import type { UpdatesView } from '../contract/cloud-actions.ts';
 import type { Result } from '../contract/errors.ts';
+import { compareVersions } from '../lib/version-order.ts';
+import { VERSION } from '../version.ts';
 import type { PackageResult } from './release-source.ts';
 import { pickFile } from './release-source.ts';
 import { downloadVerified, hashFile } from './verified-download.ts';
@@ -21,6 +24,8 @@ export interface UpdaterDeps {
   /** the same release's verified manifest and download links (updates/package) */
   package(): Promise<PackageResult>;
   target: { platform: ReleasePlatform; arch: ReleaseArch };
+  /** the version running now (default: this package's): only a strictly newer release is downloaded and offered */
+  currentVersion?: string;
   /** where verified downloads are kept (the data dir's `updates/`) */
   dir: string;
   fetch?: typeof fetch;
@@ -31,8 +36,10 @@ export interface UpdaterDeps {
  * The desktop app's updater, plain Node so it is tested without Electron.
  * It offers an update only after (1) the service's cloud client verified the
  * release manifest against the pinned gateway key, (2) the package's manifest
- * verified again and names the same version, and (3) the downloaded file's
- * size and SHA-512 are the manifest's. It never installs by itself: `install`
+ * verified again, names the same version, is this app's product (`mcp`) and
+ * is newer than the running version (checked here too, whatever the service
+ * said: a replayed older signed manifest would be a downgrade), and (3) the
+ * downloaded file's size and SHA-512 are the manifest's. It never installs by itself: `install`
  * runs only when a person asks, and checks the file on disk once more first.
  */
 export class DesktopUpdater {
@@ -86,13 +93,17 @@ export class DesktopUpdater {
     if (view.refused) return this.set({ phase: 'failed', reason: view.refused });
     if (!view.update_available || !view.latest_version) return this.set({ phase: 'up_to_date', version: view.current_version });
     const version = view.latest_version;
+    const current = this.deps.currentVersion ?? VERSION;
+    if (!newerThan(version, current)) return this.set({ phase: 'failed', reason: `the service offered version ${version}, which is not newer than the running ${current}; nothing was downloaded` });
     if (ready && ready.version === version) return this.set(ready);
 
     this.set({ phase: 'downloading', version });
     const pkg = await this.deps.package();
     if (!pkg.ok) return this.set({ phase: 'failed', reason: pkg.reason });
     const { manifest, links } = pkg.pkg;
+    if (manifest.product !== APP_PRODUCT) return this.set({ phase: 'failed', reason: `the package's signed manifest is for the product '${manifest.product}', not '${APP_PRODUCT}'; nothing was downloaded` });
     if (manifest.version !== version) return this.set({ phase: 'failed', reason: `the package is version ${manifest.version}, the check offered ${version}; nothing was downloaded` });
+    if (!newerThan(manifest.version, current)) return this.set({ phase: 'failed', reason: `the package is version ${manifest.version}, not newer than the running ${current}; nothing was downloaded` });
     const file = pickFile(manifest.files, this.deps.target);
     if (!file) return this.set({ phase: 'failed', reason: `release ${version} has no file for ${this.deps.target.platform} ${this.deps.target.arch}` });
     const link = links.find((l) => l.name === file.name);
@@ -102,4 +113,9 @@ export class DesktopUpdater {
     if (!got.ok) return this.set({ phase: 'failed', reason: got.reason });
     return this.set({ phase: 'ready', version, path: got.path, file: expected, notes: manifest.notes });
   }
+}
+
+/** `version` is a release version strictly newer than `current` (anything that is not a release version is not). */
+function newerThan(version: string, current: string): boolean {
+  return ReleaseVersion.safeParse(version).success && compareVersions(version, current) > 0;
 }

@@ -1,3 +1,4 @@
+import { APP_PRODUCT } from '../contract/cloud/updates.ts';
 import type { ReleaseArch, ReleaseFile, ReleaseManifest, ReleasePlatform } from '../contract/cloud/updates.ts';
 import type { UpdatesPackageAnswer, UpdatesQuery } from '../contract/cloud/part2-answers.ts';
 
@@ -26,7 +27,7 @@ export function cloudPackageSource(client: PackageClient, target: { version: str
     if (!api) return { ok: false, reason: 'not connected to a cloud gateway' };
     let answer: UpdatesPackageAnswer;
     try {
-      answer = (await api.updatesPackage({ product: 'mcp', version: target.version, platform: target.platform, arch: target.arch })).data;
+      answer = (await api.updatesPackage({ product: APP_PRODUCT, version: target.version, platform: target.platform, arch: target.arch })).data;
     } catch (e) {
       return { ok: false, reason: `updates/package failed: ${(e as Error).message}` };
     }

@@ -3,7 +3,7 @@ import { makeStaged } from '../renderer/fake-api.ts';
 
 vi.mock('electron', () => import('./electron-mock.ts'));
 const electron = await import('./electron-mock.ts');
-const { createQuotaNotifier, createStagedNotifier, createUpdateNotifier } = await import('../../main/app/notifications.ts');
+const { createQuotaNotifier, createStagedNotifier, createUpdateNotifier, showProblem } = await import('../../main/app/notifications.ts');
 const { trayQuota } = await import('../../main/app/tray-cloud.ts');
 const { quotaAlert } = await import('../renderer/fake-cloud.ts');
 
@@ -80,5 +80,38 @@ describe('update notifications', () => {
     expect(electron.shell.openPath).not.toHaveBeenCalled();
     notify('9.9.1');
     expect(electron.Notification.shown).toHaveLength(2);
+  });
+});
+
+describe('text from outside in notifications', () => {
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
+  const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+  const hostile = 'acme\u001b[2J\r\nFAKE: click to approve\u0007\u202etxt.exe\u2028end';
+
+  it('quota, update and staged-write notifications carry cloud and client text as bounded lines without control characters', () => {
+    createQuotaNotifier({ openUsage: vi.fn() })([trayQuota(quotaAlert({ scope: 'account', subject: `${hostile}${'s'.repeat(5000)}` }))]);
+    createUpdateNotifier({ openCloud: vi.fn() })(`9.9.9\u001b]8;;https://evil.example\u0007\u202e${'9'.repeat(500)}`);
+    createStagedNotifier({ openApprovals: vi.fn() })({ type: 'staged', item: makeStaged(1, { tool: `pages_update\u0000${hostile}`, preview: { ...makeStaged(1).preview, summary: `${hostile}${'x'.repeat(5000)}` }, token_label: `Claude${hostile}` }) });
+    expect(electron.Notification.shown).toHaveLength(3);
+    const [quota, update, staged] = electron.Notification.shown.map((n) => n.options as { title: string; body: string });
+    for (const { title, body } of [quota!, update!, staged!]) {
+      expect(title).not.toMatch(UNSAFE);
+      expect(title.length).toBeLessThanOrEqual(120);
+      expect(body).not.toMatch(UNSAFE);
+      expect(body.length).toBeLessThanOrEqual(400);
+    }
+    // the one line break Gatehouse puts there itself stays
+    expect(staged!.body).toMatch(/^acme\[2J FAKE: click to approvetxt\.exe endx+…\nAsked by Claudeacme\[2J FAKE: click to approvetxt\.exe end$/);
+    expect(quota!.body).toMatch(/^AI tokens per month \(account acme\[2J FAKE: click to approvetxt\.exe ends+…\. Calls that need it are refused until then \(quota_exceeded\)\.$/);
+    expect(update!.title).toMatch(/^Gatehouse 9\.9\.9\]8;;https:\/\/evil\.example9+… is ready to install$/);
+  });
+
+  it('a reported problem (a failed tray action, a failed start) is one bounded line too', () => {
+    showProblem('Could not approve', `upstream said: ${hostile}${'y'.repeat(3000)}`);
+    const { title, body } = electron.Notification.shown[0]!.options as { title: string; body: string };
+    expect(title).toBe('Could not approve');
+    expect(body).not.toMatch(UNSAFE);
+    expect(body).toMatch(/^upstream said: acme\[2J FAKE: click to approvetxt\.exe endy+…$/);
+    expect(body.length).toBe(400);
   });
 });

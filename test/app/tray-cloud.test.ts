@@ -80,4 +80,49 @@ describe('the tray and the cloud', () => {
     (byId(menu, 'update')!.click as () => void)();
     expect(act.installUpdate).toHaveBeenCalledTimes(1);
   });
+
+  describe('text from the cloud', () => {
+    // C0/C1 controls, DEL, bidi embeddings/overrides/isolates, line and paragraph separators
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
+    const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+    const hostile = 'acme\u001b[2J\r\nFAKE: click to approve\u0007\u202etxt.exe\u2028\u0085end';
+    const labels = (menu: MenuItemConstructorOptions[]): string[] => menu.flatMap((m) => [m.label ?? '', ...(Array.isArray(m.submenu) ? labels(m.submenu) : [])]);
+
+    it('quota names, reset times and warning messages reach the menu as one bounded line without control characters', () => {
+      const status = connectedStatus(Date.now(), {
+        quota_alerts: [
+          quotaAlert({ scope: 'account', subject: hostile }),
+          quotaAlert({ level: 'near', scope: 'project', subject: 'p'.repeat(5000), reset_at: `soon\u0000${'9'.repeat(3000)}` }),
+        ],
+      });
+      const menu = buildTrayMenu(running({ cloud: trayCloud(status, null) }), actions());
+      const quota0 = byId(menu, 'quota-0')!.label!;
+      const quota1 = byId(menu, 'quota-1')!.label!;
+      for (const label of [quota0, quota1]) {
+        expect(label).not.toMatch(UNSAFE);
+        expect(label.length).toBeLessThanOrEqual(80);
+      }
+      expect(quota0).toBe('⚠ AI tokens per month (account acme[2J FAKE: click to approvetxt.exe end) used…');
+      expect(quota1).toMatch(/^AI tokens per month \(project p+…$/);
+
+      const health = makeHealth({ warnings: [{ code: 'cloud_quota_exceeded', message: `${hostile} ${'w'.repeat(4000)}` }] });
+      health.cloud.gateway.connected = true;
+      const fromHealth = buildTrayMenu(running({ cloud: trayCloud(null, health) }), actions());
+      expect(byId(fromHealth, 'quota-0')!.label).not.toMatch(UNSAFE);
+      expect(byId(fromHealth, 'quota-0')!.label!.length).toBeLessThanOrEqual(80);
+    });
+
+    it('an update version and the staged writes in the menu are cleaned the same way', () => {
+      const menu = buildTrayMenu(
+        running({ update: `9.9.9\u001b]8;;https://evil.example\u0007 now\u202e`, pending: [{ id: 'stg_1', tool: `pages_update\u0000${'t'.repeat(300)}`, summary: hostile, who: `Claude\u000d\u000aAsked by nobody\u2066` }], pendingTotal: 1 }),
+        actions(),
+      );
+      for (const label of labels(menu)) {
+        expect(label).not.toMatch(UNSAFE);
+        expect(label.length).toBeLessThanOrEqual(160);
+      }
+      expect(byId(menu, 'update')!.label).toBe('Install Gatehouse 9.9.9]8;;https://evil.example now…');
+    });
+  });
 });
+

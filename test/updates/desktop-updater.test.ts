@@ -7,6 +7,8 @@ import { PRINCIPALS } from '../../main/contract/index.ts';
 import type { ReleaseFile } from '../../main/contract/cloud/updates.ts';
 import { dispatchAs } from '../../main/core/invoke.ts';
 import { DesktopUpdater } from '../../main/updates/desktop-updater.ts';
+import type { UpdaterDeps } from '../../main/updates/desktop-updater.ts';
+import { releaseOf } from '../../cloud/repo/releases-repo.ts';
 import { cloudPackageSource, pickFile, releaseTarget } from '../../main/updates/release-source.ts';
 import type { PackageClient } from '../../main/updates/release-source.ts';
 import { downloadUrlAllowed } from '../../main/updates/verified-download.ts';
@@ -21,6 +23,8 @@ import { startWireWorld, type WireWorld } from '../wire/helpers/wire-world.ts';
 const TARGET = { platform: 'linux', arch: 'x64' } as const;
 const BYTES = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 31) % 251));
 const FILE = 'Gatehouse-9.9.0.AppImage';
+const OLD_FILE = 'Gatehouse-0.0.1.AppImage';
+const OLD_BYTES = Buffer.alloc(5000, 3);
 
 let w: WireWorld;
 let work: string;
@@ -30,6 +34,10 @@ beforeAll(async () => {
   w = await startWireWorld({ harness: { releasesDir: join(work, 'store') } });
   await writeFile(join(work, FILE), BYTES);
   await w.h.op('releases.publish', { product: 'mcp', channel: 'stable', version: '9.9.0', notes: 'Newer.', files: [join(work, FILE)] });
+  // Signed by the same gateway key, but not an update of this app: another product, and an older release of it.
+  await w.h.op('releases.publish', { product: 'code', channel: 'stable', version: '9.9.0', notes: 'Another product.', files: [join(work, FILE)] });
+  await writeFile(join(work, OLD_FILE), OLD_BYTES);
+  await w.h.op('releases.publish', { product: 'mcp', channel: 'stable', version: '0.0.1', notes: 'Older.', files: [join(work, OLD_FILE)] });
 }, 120_000);
 afterAll(async () => {
   await w?.stop();
@@ -37,12 +45,12 @@ afterAll(async () => {
 });
 
 let n = 0;
-function updater(o: { fetch?: typeof fetch; client?: PackageClient } = {}) {
+function updater(o: { fetch?: typeof fetch; client?: PackageClient; check?: UpdaterDeps['check'] } = {}) {
   const dir = join(work, `updates-${++n}`);
   const dispatch = dispatchAs(w.svc.core.invoke, PRINCIPALS.tray);
   const states: string[] = [];
   const u = new DesktopUpdater({
-    check: () => dispatch('updates.check', {}),
+    check: o.check ?? (() => dispatch('updates.check', {})),
     package: cloudPackageSource(o.client ?? w.svc.core.cloud, { version: VERSION, ...TARGET }),
     target: TARGET,
     dir,
@@ -121,6 +129,56 @@ describe('desktop updater', () => {
     const s = await u.check();
     expect(s.phase === 'failed' && s.reason).toMatch(/^the release manifest did not verify against the pinned gateway key/);
     expect(await readdir(dir).catch(() => [])).toEqual([]);
+  });
+
+  /** The real cloud client, with the updates/package answer's manifest (and links) swapped for another real signed one. */
+  const replaying = (product: string, version: string, file: string): PackageClient => {
+    const real = w.svc.core.cloud;
+    return {
+      get api() {
+        return {
+          updatesPackage: async (q: Parameters<NonNullable<PackageClient['api']>['updatesPackage']>[0]) => {
+            const ans = await real.api!.updatesPackage(q);
+            const manifest = (await releaseOf(w.h.svc.ctx.db, product, 'stable', version))!.signed;
+            const files = ans.data.files.map((f) => ({ ...f, name: file, url: f.url.replace(/[^/]+$/, encodeURIComponent(file)) }));
+            return { data: { ...ans.data, version, manifest, files } };
+          },
+        };
+      },
+      openManifest: (m) => real.openManifest(m),
+    };
+  };
+
+  it("refuses a package whose signed manifest is another product's, downloading nothing", async () => {
+    const { u, dir } = updater({ client: replaying('code', '9.9.0', FILE) });
+    const s = await u.check();
+    expect(s).toEqual({ phase: 'failed', reason: "the package's signed manifest is for the product 'code', not 'mcp'; nothing was downloaded" });
+    expect(await readdir(dir).catch(() => [])).toEqual([]);
+    expect((await u.install(vi.fn())).ok).toBe(false);
+  });
+
+  it('refuses an older release even when the check (the service) offers it: no downgrade', async () => {
+    const dispatch = dispatchAs(w.svc.core.invoke, PRINCIPALS.tray);
+    // a service that said yes to a replayed 0.0.1 (the updater does not rely on the service's own check)
+    const check: UpdaterDeps['check'] = async () => {
+      const r = await dispatch('updates.check', {});
+      return r.ok ? { ...r, data: { ...r.data, update_available: true, latest_version: '0.0.1', refused: null } } : r;
+    };
+    const { u, dir } = updater({ client: replaying('mcp', '0.0.1', OLD_FILE), check });
+    const s = await u.check();
+    expect(s).toEqual({ phase: 'failed', reason: `the service offered version 0.0.1, which is not newer than the running ${VERSION}; nothing was downloaded` });
+    expect(await readdir(dir).catch(() => [])).toEqual([]);
+  });
+
+  it('refuses the running version itself (an equal version is not an update)', async () => {
+    const old = new DesktopUpdater({
+      check: async () => ({ ok: true, data: { connected: true, current_version: '0.0.0', channel: 'stable', eligible: true, checked_at: null, latest_version: '0.0.1', update_available: true, release: null, refused: null, error: null } }),
+      package: cloudPackageSource(replaying('mcp', '0.0.1', OLD_FILE), { version: VERSION, ...TARGET }),
+      target: TARGET,
+      currentVersion: '0.0.1',
+      dir: join(work, `updates-${++n}`),
+    });
+    expect(await old.check()).toEqual({ phase: 'failed', reason: 'the service offered version 0.0.1, which is not newer than the running 0.0.1; nothing was downloaded' });
   });
 
   it('will not open an installer that changed on disk after it was verified', async () => {

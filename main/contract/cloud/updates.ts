@@ -36,6 +36,13 @@ export type ReleaseFile = z.infer<typeof ReleaseFile>;
 
 export const MANIFEST_TYPE = 'gatehouse.release-manifest';
 
+/**
+ * The product this app is released as. A signed manifest of any other product
+ * (the gateway signs every product's releases with the same key) is never
+ * offered as an update of this app.
+ */
+export const APP_PRODUCT = 'mcp';
+
 export const ReleaseManifest = z
   .object({
     type: z.literal(MANIFEST_TYPE),

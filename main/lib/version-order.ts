@@ -2,6 +2,9 @@
  * Semantic version precedence (semver.org section 11), for versions that
  * passed the contract's ReleaseVersion: numbers compare as numbers, a
  * pre-release sorts before its release, build metadata is ignored.
+ * Shared (pure, domain-free): the reference gateway orders its releases with
+ * it, and the app's cloud client and desktop updater offer only a release
+ * newer than the running version with it.
  */
 export function compareVersions(a: string, b: string): number {
   const [coreA, preA] = split(a);
