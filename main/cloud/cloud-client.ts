@@ -197,6 +197,8 @@ export class CloudClient {
     const api = this.requireApi();
     this.notDisconnecting('the activation');
     const epoch = this.epoch;
+    // A refused key must not cost the key of the license in force: it goes back when the request fails.
+    const previous = await this.creds.licenseKey();
     await this.creds.saveLicenseKey(licenseKey.trim()).catch((e: unknown) => {
       throw e instanceof GatehouseError ? e : new GatehouseError('invalid_value', 'the license key is not in the form ghl_ followed by 32 characters');
     });
@@ -206,7 +208,7 @@ export class CloudClient {
       ans = await api.licenseActivate(licenseKey.trim());
       this.still(epoch, 'the activation');
     } catch (e) {
-      await this.creds.forgetLicenseKey();
+      await (previous === null || this.epoch !== epoch ? this.creds.forgetLicenseKey() : this.creds.saveLicenseKey(previous));
       if (this.epoch !== epoch) throw this.outrun('the activation');
       throw await this.certs.notice(e);
     }

@@ -100,6 +100,14 @@ describe('connect flow', () => {
     expect(t.logs()).not.toContain(license.license_key);
   });
 
+  it('a mistyped key while a license is active keeps the active key in the vault and the license in force', async () => {
+    // The key was written before the request and deleted when it failed: the active license's key was gone from the vault.
+    await expect(c.activate('ghl_' + 'B'.repeat(32))).rejects.toMatchObject({ code: 'license_invalid' });
+    expect(await t.vault.get(vaultAccounts(t.dataDir).license)).toBe(license.license_key);
+    expect(c.status().health.gateway).toMatchObject({ license: 'active', entitlements: 'synced' });
+    expect(await c.entitlements.decide('verto.translate')).toMatchObject({ source: 'certificate', entitlement: { allowed: true } });
+  });
+
   it('answers every endpoint of part 1 through the typed client', async () => {
     const api = c.api!;
     expect((await api.health()).data.status).toBe('ok');
