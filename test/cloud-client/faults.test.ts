@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CloudClientError } from '../../main/cloud/index.ts';
-import { startFaultProxy, type Fault, type FaultProxy } from '../fixtures/fault-proxy.ts';
-import { ClientPool, HOUR, startGateway, toolCall, type Gateway } from './helpers/world.ts';
+import { envelope, type Fault } from '../fixtures/fault-proxy.ts';
+import { gatewaySuite, HOUR, toolCall } from './helpers/world.ts';
 
 /**
  * The client policy under faults, between the client and the real gateway
@@ -11,39 +11,26 @@ import { ClientPool, HOUR, startGateway, toolCall, type Gateway } from './helper
  * counted twice. Waits are recorded instead of slept (tests never assert
  * wall-clock time); request timeouts are real.
  */
-let gw: Gateway;
-let proxy: FaultProxy;
-const pool = new ClientPool();
+const suite = gatewaySuite({ proxy: true });
+const pool = suite.pool;
 let delays: number[] = [];
 
-beforeAll(async () => {
-  gw = await startGateway();
-  proxy = await startFaultProxy(gw.url);
-});
-afterAll(async () => {
-  await pool.closeAll();
-  await proxy?.close();
-  await gw?.stop();
-});
-afterEach(() => proxy.reset());
-
 async function connected() {
-  const r = await pool.connected(proxy.url, () => gw.license('pro'), {
+  const r = await pool.connected(suite.proxy.url, () => suite.gw.license('pro'), {
     timeouts: { connectMs: 1000, interactiveMs: 1500, backgroundMs: 1500 },
     sleep: async (ms: number) => void delays.push(ms),
   });
-  proxy.reset();
+  suite.proxy.reset();
   delays = [];
   return r;
 }
 
-const envelope = (code: string, extra: Record<string, unknown> = {}) => ({ success: false, error: { code, message: `${code} from the proxy`, request_id: 'x', retryable: false, ...extra } });
-const attemptsOf = (requestId: string | null) => proxy.seen.filter((s) => s.requestId === requestId);
+const attemptsOf = (requestId: string | null) => suite.proxy.seen.filter((s) => s.requestId === requestId);
 
 describe('retries', () => {
   it('503 twice, then through: 3 attempts under one request id, X-Attempt 1..3, backoff within the policy', async () => {
     const { c } = await connected();
-    proxy.script({ kind: 'status', status: 503 }, { kind: 'status', status: 503 });
+    suite.proxy.script({ kind: 'status', status: 503 }, { kind: 'status', status: 503 });
     const r = await c.sync();
     const tries = attemptsOf(r.request_id);
     expect(tries.map((s) => s.attempt)).toEqual(['1', '2', '3']);
@@ -58,17 +45,17 @@ describe('retries', () => {
 
   it('dropped, reset, hanging and slow connections are retried', async () => {
     const { c } = await connected();
-    proxy.script({ kind: 'drop' }, { kind: 'reset' }, { kind: 'pass' });
+    suite.proxy.script({ kind: 'drop' }, { kind: 'reset' }, { kind: 'pass' });
     const r1 = await c.api!.siteStatus();
     expect(r1.attempts).toBe(3);
-    proxy.script({ kind: 'hang' }, { kind: 'delay', ms: 300 });
+    suite.proxy.script({ kind: 'hang' }, { kind: 'delay', ms: 300 });
     const r2 = await c.api!.licenseStatus();
     expect(attemptsOf(r2.requestId).map((s) => s.fault)).toEqual(['hang', 'delay']);
   });
 
   it('429 rate_limited: Retry-After is honoured, then through', async () => {
     const { c } = await connected();
-    proxy.script({ kind: 'status', status: 429, retryAfter: '7', body: envelope('rate_limited') });
+    suite.proxy.script({ kind: 'status', status: 429, retryAfter: '7', body: envelope('rate_limited') });
     const r = await c.api!.usageLimits();
     expect(r.attempts).toBe(2);
     expect(delays).toEqual([7000]);
@@ -83,7 +70,7 @@ describe('retries', () => {
       [{ kind: 'status', status: 401, body: envelope('signature_invalid') }, 'signature_invalid'],
     ];
     for (const [fault, code] of cases) {
-      proxy.script(fault);
+      suite.proxy.script(fault);
       const err = (await c.api!.entitlementsCheck('agency.sites').catch((e: unknown) => e)) as CloudClientError;
       expect(err).toBeInstanceOf(CloudClientError);
       expect(err).toMatchObject({ code, info: { attempts: 1, stopped: 'not_retryable' } });
@@ -97,17 +84,17 @@ describe('retries', () => {
 
   it('a Retry-After beyond 30 s ends an interactive request at once', async () => {
     const { c } = await connected();
-    proxy.script({ kind: 'status', status: 503, retryAfter: '45' });
+    suite.proxy.script({ kind: 'status', status: 503, retryAfter: '45' });
     const err = (await c.api!.siteStatus().catch((e: unknown) => e)) as CloudClientError;
     expect(err).toMatchObject({ code: 'gateway_unavailable', info: { attempts: 1, stopped: 'retry_after_too_long' } });
-    expect(proxy.count()).toBe(1);
+    expect(suite.proxy.count()).toBe(1);
     // and the breaker stays open at least as long as the gateway asked
     expect(Date.parse(c.status().breaker.open_until!) - Date.now()).toBeGreaterThanOrEqual(44_000);
   });
 
   it('background calls wait out a Retry-After up to 60 s', async () => {
     const { c } = await connected();
-    proxy.script({ kind: 'status', status: 503, retryAfter: '45' });
+    suite.proxy.script({ kind: 'status', status: 503, retryAfter: '45' });
     const r = await c.api!.siteStatus({ mode: 'background' });
     expect(r.attempts).toBe(2);
     expect(delays).toEqual([45_000]);
@@ -117,23 +104,23 @@ describe('retries', () => {
 describe('circuit breaker', () => {
   it('opens after retries run out, sends nothing while open, lets one probe through after 60 s, doubles on a failed probe, closes on success', async () => {
     const { t, c } = await connected();
-    proxy.rule(() => ({ kind: 'status', status: 503 }));
+    suite.proxy.rule(() => ({ kind: 'status', status: 503 }));
     const e1 = (await c.api!.siteStatus().catch((e: unknown) => e)) as CloudClientError;
     expect(e1).toMatchObject({ code: 'gateway_unavailable', info: { attempts: 3, stopped: 'attempts_exhausted' } });
-    expect(proxy.count()).toBe(3);
+    expect(suite.proxy.count()).toBe(3);
     expect(c.status().breaker).toMatchObject({ state: 'open', open_ms: 60_000, trips: 1 });
     expect(c.status().health.gateway.connected).toBe(false);
     expect(c.status().warnings.map((w) => w.code)).toContain('cloud_gateway_unreachable');
 
     for (let i = 0; i < 5; i++) await expect(c.api!.siteStatus()).rejects.toMatchObject({ info: { stopped: 'breaker_open', attempts: 0 } });
-    expect(proxy.count()).toBe(3);
+    expect(suite.proxy.count()).toBe(3);
 
     t.clock.skewMs += 61_000;
     await expect(c.api!.siteStatus()).rejects.toMatchObject({ info: { stopped: 'attempts_exhausted' } });
-    expect(proxy.count()).toBe(6);
+    expect(suite.proxy.count()).toBe(6);
     expect(c.status().breaker).toMatchObject({ state: 'open', open_ms: 120_000, trips: 2 });
 
-    proxy.rule(null);
+    suite.proxy.rule(null);
     t.clock.skewMs += 121_000;
     await c.api!.siteStatus();
     expect(c.status().breaker).toMatchObject({ state: 'closed', trips: 0 });
@@ -142,7 +129,7 @@ describe('circuit breaker', () => {
 
   it('grows to at most 10 minutes', async () => {
     const { t, c } = await connected();
-    proxy.rule(() => ({ kind: 'reset' }));
+    suite.proxy.rule(() => ({ kind: 'reset' }));
     let last = 0;
     for (let i = 0; i < 6; i++) {
       await expect(c.api!.siteStatus()).rejects.toMatchObject({ code: 'gateway_unavailable' });
@@ -150,15 +137,15 @@ describe('circuit breaker', () => {
       t.clock.skewMs += last + 1000;
     }
     expect(last).toBe(600_000);
-    expect(proxy.count()).toBe(18);
+    expect(suite.proxy.count()).toBe(18);
   });
 
   it('the gates keep answering, from the certificate, without a request, while the gateway is away', async () => {
     const { c } = await connected();
-    proxy.rule(() => ({ kind: 'hang' }));
+    suite.proxy.rule(() => ({ kind: 'hang' }));
     expect(await c.entitlements.check('verto.translate')).toMatchObject({ allowed: true });
     expect(c.status().connected).toBe(true);
-    expect(proxy.count()).toBe(0);
+    expect(suite.proxy.count()).toBe(0);
   });
 });
 
@@ -168,23 +155,23 @@ describe('background refresh', () => {
     const due = Date.parse(c.status().next_refresh_at!);
     expect(due - Date.now()).toBeGreaterThan(22 * HOUR - 60_000);
     await c.tick();
-    expect(proxy.count()).toBe(0);
+    expect(suite.proxy.count()).toBe(0);
 
     t.clock.skewMs = due - Date.now() + 1000;
-    proxy.rule(() => ({ kind: 'status', status: 503 }));
+    suite.proxy.rule(() => ({ kind: 'status', status: 503 }));
     await c.tick();
-    expect(proxy.count('sites/sync')).toBe(3);
+    expect(suite.proxy.count('sites/sync')).toBe(3);
     for (let i = 0; i < 5; i++) await c.tick();
-    expect(proxy.count()).toBe(3);
+    expect(suite.proxy.count()).toBe(3);
     const s = c.status();
     expect(Date.parse(s.next_refresh_at!) - c.status().breaker.open_ms).toBeGreaterThanOrEqual(Date.now() + t.clock.skewMs - 1000);
     expect(s.warnings.map((w) => w.code)).toContain('cloud_gateway_unreachable');
     expect(await c.entitlements.check('verto.translate')).toMatchObject({ allowed: true });
 
-    proxy.rule(null);
+    suite.proxy.rule(null);
     t.clock.skewMs = Date.parse(s.next_refresh_at!) - Date.now() + 1000;
     await c.tick();
-    expect(proxy.count()).toBeLessThanOrEqual(5); // one logical sync: a token_expired (the clock moved a day) and its re-signed attempt
+    expect(suite.proxy.count()).toBeLessThanOrEqual(5); // one logical sync: a token_expired (the clock moved a day) and its re-signed attempt
     expect(c.status()).toMatchObject({ breaker: { state: 'closed' }, warnings: [] });
     expect(Date.parse(c.status().next_refresh_at!) - (Date.now() + t.clock.skewMs)).toBeGreaterThan(22 * HOUR - 60_000);
   });
@@ -197,16 +184,16 @@ describe('clock skew', () => {
     for (let i = 0; i < 5; i++) c.usage.record(toolCall());
     const r = await c.sync();
     expect(r.outbox).toMatchObject({ ok: true, sent: 5 });
-    const upload = proxy.seen.find((s) => s.path.endsWith('usage/record'))!;
+    const upload = suite.proxy.seen.find((s) => s.path.endsWith('usage/record'))!;
     expect(attemptsOf(upload.requestId).map((s) => [s.attempt, s.status])).toEqual([
       ['1', 401],
       ['2', 200],
     ]);
     // that batch was made with the old offset: the gateway refused its times, so it went once more, stamped anew
-    expect(proxy.seen.filter((s) => s.path.endsWith('usage/record'))).toHaveLength(3);
+    expect(suite.proxy.seen.filter((s) => s.path.endsWith('usage/record'))).toHaveLength(3);
     expect(attemptsOf(r.request_id)).toHaveLength(1); // the offset is kept for the next request
     expect(c.status().clock.offset_ms).toBeLessThan(-HOUR + 60_000);
-    const rows = (await gw.h.svc.ctx.db.query<{ occurred_at: Date }>('SELECT occurred_at FROM usage_events WHERE site_id = $1', [siteId])).rows;
+    const rows = (await suite.gw.h.svc.ctx.db.query<{ occurred_at: Date }>('SELECT occurred_at FROM usage_events WHERE site_id = $1', [siteId])).rows;
     expect(rows).toHaveLength(5);
     for (const row of rows) expect(Math.abs(new Date(row.occurred_at).getTime() - Date.now())).toBeLessThan(60_000);
     expect(delays).toEqual([0]);
@@ -217,14 +204,14 @@ describe('no usage event lost or counted twice', () => {
   it('an answer lost after the gateway stored the batch: the retry is the same request (same key, same body), counted once', async () => {
     const { c, siteId } = await connected();
     for (let i = 0; i < 30; i++) c.usage.record(toolCall());
-    proxy.script({ kind: 'lose_answer' });
+    suite.proxy.script({ kind: 'lose_answer' });
     const r = await c.usage.flush();
     expect(r).toMatchObject({ ok: true, sent: 30 });
-    const uploads = proxy.seen.filter((s) => s.path.endsWith('usage/record'));
+    const uploads = suite.proxy.seen.filter((s) => s.path.endsWith('usage/record'));
     expect(uploads).toHaveLength(2);
     expect(uploads[0]!.idempotencyKey).toBe(uploads[1]!.idempotencyKey);
     expect(uploads[0]!.status).toBe(200);
-    expect(await gw.storedEvents(siteId)).toBe(30);
+    expect(await suite.gw.storedEvents(siteId)).toBe(30);
     expect(c.status().outbox).toMatchObject({ delivered: 30, accepted: 30 });
   });
 
@@ -242,7 +229,7 @@ describe('no usage event lost or counted twice', () => {
       { kind: 'hang' },
       { kind: 'delay', ms: 50 },
     ];
-    proxy.rule(() => (rand() < 0.45 ? faults[Math.floor(rand() * faults.length)] : undefined));
+    suite.proxy.rule(() => (rand() < 0.45 ? faults[Math.floor(rand() * faults.length)] : undefined));
     const made = 600;
     let flushes = 0;
     let failedFlushes = 0;
@@ -261,10 +248,10 @@ describe('no usage event lost or counted twice', () => {
       if (i % 10 === 9) await flush();
     }
     for (let i = 0; i < 200 && c.usage.depth > 0; i++) await flush();
-    proxy.rule(null);
+    suite.proxy.rule(null);
     const o = c.status().outbox;
-    const stored = await gw.storedEvents(siteId);
-    const uploads = proxy.seen.filter((s) => s.path.endsWith('usage/record'));
+    const stored = await suite.gw.storedEvents(siteId);
+    const uploads = suite.proxy.seen.filter((s) => s.path.endsWith('usage/record'));
     const perRequest = new Map<string, number>();
     for (const s of uploads) perRequest.set(s.requestId!, (perRequest.get(s.requestId!) ?? 0) + 1);
     const faulted = uploads.filter((s) => s.fault !== 'pass' && s.fault !== 'delay').length;

@@ -1,10 +1,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { vaultAccounts } from '../../main/cloud/credentials.ts';
 import type { Certificate } from '../../main/contract/cloud/certificate.ts';
-import { startFaultProxy, type FaultProxy } from '../fixtures/fault-proxy.ts';
-import { ClientPool, startGateway, type Gateway, type TestClient } from './helpers/world.ts';
+import { envelope } from '../fixtures/fault-proxy.ts';
+import { gatewaySuite, type TestClient } from './helpers/world.ts';
 
 /**
  * Certificates replayed by someone between the client and the real gateway
@@ -13,34 +13,21 @@ import { ClientPool, startGateway, type Gateway, type TestClient } from './helpe
  * Every certificate here verifies with the pinned key: the gateway signed it,
  * only for another site, or before the one the client holds.
  */
-let gw: Gateway;
-let proxy: FaultProxy;
-const pool = new ClientPool();
-
-beforeAll(async () => {
-  gw = await startGateway();
-  proxy = await startFaultProxy(gw.url);
-});
-afterAll(async () => {
-  await pool.closeAll();
-  await proxy?.close();
-  await gw?.stop();
-});
-afterEach(() => proxy.reset());
+const suite = gatewaySuite({ proxy: true });
+const pool = suite.pool;
 
 /** The signed certificate a client saved (as the gateway sent it). */
 const savedCertificate = async (t: TestClient): Promise<Certificate> => JSON.parse(await readFile(join(t.dataDir, 'cloud-state.json'), 'utf8')).certificate;
 const issuedAt = (c: Certificate): string => JSON.parse(Buffer.from(c.payload, 'base64url').toString('utf8')).issued_at;
 const allowed = async (t: TestClient, feature: string) => (await t.client.entitlements.check(feature)).allowed;
-const envelope = (code: string, extra: Record<string, unknown> = {}) => ({ success: false, error: { code, message: `${code} from the proxy`, request_id: 'x', retryable: false, ...extra } });
 /** sites/sync answered with `cert` in place of the gateway's certificate. */
-const syncAnswersWith = (cert: Certificate) => proxy.rule((r) => (r.path.endsWith('/sites/sync') ? { kind: 'rewrite', change: (a) => ({ ...(a as object), certificate: cert }) } : undefined));
+const syncAnswersWith = (cert: Certificate) => suite.proxy.rule((r) => (r.path.endsWith('/sites/sync') ? { kind: 'rewrite', change: (a) => ({ ...(a as object), certificate: cert }) } : undefined));
 
 describe('a certificate of another site or an older one is refused, and the held one stays', () => {
   it("another site's certificate (signed by the same gateway) in a sites/sync answer", async () => {
-    const other = await pool.connected(gw.url, () => gw.license('pro'));
+    const other = await pool.connected(suite.gw.url, () => suite.gw.license('pro'));
     const theirs = await savedCertificate(other.t);
-    const { t, c } = await pool.connected(proxy.url, () => gw.license('free'));
+    const { t, c } = await pool.connected(suite.proxy.url, () => suite.gw.license('free'));
     const mine = c.status().certificate!;
     expect(await allowed(t, 'verto.translate')).toBe(false);
 
@@ -58,11 +45,11 @@ describe('a certificate of another site or an older one is refused, and the held
   });
 
   it("another site's certificate in a refusal (the error's signed certificate, notice())", async () => {
-    const other = await pool.connected(gw.url, () => gw.license('pro'));
+    const other = await pool.connected(suite.gw.url, () => suite.gw.license('pro'));
     const theirs = await savedCertificate(other.t);
-    const { t, c } = await pool.connected(proxy.url, () => gw.license('free'));
+    const { t, c } = await pool.connected(suite.proxy.url, () => suite.gw.license('free'));
     const mine = c.status().certificate!;
-    proxy.script({ kind: 'status', status: 403, body: envelope('license_expired', { certificate: theirs }) });
+    suite.proxy.script({ kind: 'status', status: 403, body: envelope('license_expired', { certificate: theirs }) });
     await expect(c.sync()).rejects.toMatchObject({ code: 'license_expired' });
     expect(await allowed(t, 'verto.translate')).toBe(false);
     expect(c.status().certificate).toEqual(mine);
@@ -70,11 +57,11 @@ describe('a certificate of another site or an older one is refused, and the held
   });
 
   it('an older certificate of this site replayed after the license was revoked', async () => {
-    const { t, c, license } = await pool.connected(proxy.url, () => gw.license('pro'));
+    const { t, c, license } = await pool.connected(suite.proxy.url, () => suite.gw.license('pro'));
     const old = await savedCertificate(t);
     expect(await allowed(t, 'verto.translate')).toBe(true);
     await new Promise((r) => setTimeout(r, 5)); // the revocation's certificate is issued later
-    await gw.op('licenses.revoke', { id: license.id });
+    await suite.gw.op('licenses.revoke', { id: license.id });
     await c.sync();
     const revoked = c.status().certificate!;
     expect(revoked.license.status).toBe('invalid');
@@ -89,17 +76,17 @@ describe('a certificate of another site or an older one is refused, and the held
     expect(c.status().last_errors[0]).toMatchObject({ operation: 'certificate', code: 'signature_invalid', message: expect.stringMatching(/before the one already held.*replayed/) });
 
     // the same old one in a refusal's body
-    proxy.reset();
-    proxy.script({ kind: 'status', status: 403, body: envelope('license_invalid', { certificate: old }) });
+    suite.proxy.reset();
+    suite.proxy.script({ kind: 'status', status: 403, body: envelope('license_invalid', { certificate: old }) });
     await expect(c.sync()).rejects.toMatchObject({ code: 'license_invalid' });
     expect(await allowed(t, 'verto.translate')).toBe(false);
     expect(c.status().certificate).toEqual(revoked);
   });
 
   it("another site's certificate put in the state file grants nothing after a restart", async () => {
-    const other = await pool.connected(gw.url, () => gw.license('pro'));
+    const other = await pool.connected(suite.gw.url, () => suite.gw.license('pro'));
     const theirs = await savedCertificate(other.t);
-    const { t } = await pool.connected(gw.url, () => gw.license('free'));
+    const { t } = await pool.connected(suite.gw.url, () => suite.gw.license('free'));
     const file = join(t.dataDir, 'cloud-state.json');
     await t.client.close();
     const doc = JSON.parse(await readFile(file, 'utf8'));
@@ -134,7 +121,7 @@ function holdAnswers(path: string, o: { firstOnly?: boolean } = {}) {
   let arrived!: () => void;
   const seen = new Promise<void>((r) => (arrived = r));
   let held = 0;
-  proxy.rule((r) => {
+  suite.proxy.rule((r) => {
     if (!r.path.endsWith(path) || (o.firstOnly && held > 0)) return undefined;
     held++;
     arrived();
@@ -146,13 +133,13 @@ function holdAnswers(path: string, o: { firstOnly?: boolean } = {}) {
 describe('overlapping connects and disconnects', () => {
   it('two connects at once: one connects, the other answers conflict; one site registered, one identity kept', async () => {
     const t = await pool.fresh();
-    const results = await Promise.allSettled([t.client.connect({ url: proxy.url }), t.client.connect({ url: proxy.url })]);
+    const results = await Promise.allSettled([t.client.connect({ url: suite.proxy.url }), t.client.connect({ url: suite.proxy.url })]);
     const ok = results.filter((r) => r.status === 'fulfilled');
     const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(ok).toHaveLength(1);
     expect(refused).toHaveLength(1);
     expect(refused[0]!.reason).toMatchObject({ code: 'conflict', message: expect.stringMatching(/a cloud connect is in progress/) });
-    expect(proxy.count('/sites/register')).toBe(1);
+    expect(suite.proxy.count('/sites/register')).toBe(1);
     const s = await stored(t);
     expect(s.connection).toMatchObject({ phase: 'connected' });
     expect(s.vaultSite).toBe((ok[0] as PromiseFulfilledResult<{ site_id: string }>).value.site_id);
@@ -162,7 +149,7 @@ describe('overlapping connects and disconnects', () => {
   it('a disconnect while a connect runs answers conflict and changes nothing; the connect finishes whole', async () => {
     const t = await pool.fresh();
     const held = holdAnswers('/sites/register');
-    const connecting = t.client.connect({ url: proxy.url });
+    const connecting = t.client.connect({ url: suite.proxy.url });
     await held.seen;
     const disconnected = await t.client.disconnect().catch((e: unknown) => e);
     held.release();
@@ -173,19 +160,19 @@ describe('overlapping connects and disconnects', () => {
     expect(s.vaultSite).toBe(r.site_id);
     expect(t.client.connected()).toBe(true);
     // asked again once the connect is done, it disconnects and leaves nothing behind
-    proxy.reset();
+    suite.proxy.reset();
     await t.client.disconnect();
     expect(await stored(t)).toMatchObject({ vaultSite: null, vaultPin: null, connection: null, certificate: null });
   });
 
   it('a disconnect during an activation: the activation writes nothing back (no license key, license or certificate)', async () => {
     const t = await pool.fresh();
-    await t.client.connect({ url: proxy.url });
-    const lic = await gw.license('pro');
+    await t.client.connect({ url: suite.proxy.url });
+    const lic = await suite.gw.license('pro');
     const held = holdAnswers('/license/activate');
     const activating = t.client.activate(lic.license_key).catch((e: unknown) => e);
     await held.seen;
-    proxy.reset(); // the disconnect goes through
+    suite.proxy.reset(); // the disconnect goes through
     await t.client.disconnect();
     held.release();
     expect(await activating).toMatchObject({ code: 'conflict', message: expect.stringMatching(/disconnected while the activation ran/) });
@@ -195,12 +182,12 @@ describe('overlapping connects and disconnects', () => {
 
   it('a disconnect during a sync: the sync writes nothing back (no certificate, no last sync)', async () => {
     const t = await pool.fresh();
-    await t.client.connect({ url: proxy.url });
-    await t.client.activate((await gw.license('pro')).license_key);
+    await t.client.connect({ url: suite.proxy.url });
+    await t.client.activate((await suite.gw.license('pro')).license_key);
     const held = holdAnswers('/sites/sync');
     const syncing = t.client.sync().catch((e: unknown) => e);
     await held.seen;
-    proxy.reset();
+    suite.proxy.reset();
     await t.client.disconnect();
     held.release();
     expect(await syncing).toMatchObject({ code: 'conflict', message: expect.stringMatching(/disconnected while the sync ran/) });
@@ -210,8 +197,8 @@ describe('overlapping connects and disconnects', () => {
 
   it('two activations at once take turns: the vault keeps the key of the license the state and the certificate show', async () => {
     const t = await pool.fresh();
-    await t.client.connect({ url: proxy.url });
-    const [first, second] = [await gw.license('pro'), await gw.license('agency')];
+    await t.client.connect({ url: suite.proxy.url });
+    const [first, second] = [await suite.gw.license('pro'), await suite.gw.license('agency')];
     const held = holdAnswers('/license/activate', { firstOnly: true });
     const a1 = t.client.activate(first.license_key);
     await held.seen;
@@ -227,8 +214,8 @@ describe('overlapping connects and disconnects', () => {
 
   it('two syncs at once take turns: both certificates are taken, none refused as older', async () => {
     const t = await pool.fresh();
-    await t.client.connect({ url: proxy.url });
-    await t.client.activate((await gw.license('pro')).license_key);
+    await t.client.connect({ url: suite.proxy.url });
+    await t.client.activate((await suite.gw.license('pro')).license_key);
     const held = holdAnswers('/sites/sync', { firstOnly: true });
     const s1 = t.client.sync();
     await held.seen;

@@ -2,12 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { CloudClient, type CloudClientOptions } from '../../../main/cloud/index.ts';
 import type { Clock, Vault } from '../../../main/core/ports.ts';
 import { createLogger } from '../../../main/lib/logger.ts';
 import { openVault, type VaultChoice } from '../../../main/store/vault.ts';
 import { startHarness, type Harness } from '../../cloud/helpers/cloud-harness.ts';
+import { startFaultProxy, type FaultProxy } from '../../fixtures/fault-proxy.ts';
 
 /**
  * The pieces of a cloud-client test: the real reference gateway (PGlite in
@@ -128,19 +129,31 @@ export class ClientPool {
 }
 
 /** A test file's gateway and client pool: started before its tests, stopped after. */
-export function gatewaySuite(): { readonly gw: Gateway; pool: ClientPool } {
+/**
+ * The real gateway for a test file, and its clients closed after it; with
+ * `proxy`, a fault proxy in front of it too, reset after every test.
+ */
+export function gatewaySuite(opts: { proxy?: boolean } = {}): { readonly gw: Gateway; readonly proxy: FaultProxy; pool: ClientPool } {
   let gw: Gateway | undefined;
+  let proxy: FaultProxy | undefined;
   const pool = new ClientPool();
   beforeAll(async () => {
     gw = await startGateway();
+    if (opts.proxy) proxy = await startFaultProxy(gw.url);
   });
+  if (opts.proxy) afterEach(() => proxy?.reset());
   afterAll(async () => {
     await pool.closeAll();
+    await proxy?.close();
     await gw?.stop();
   });
   return {
     get gw() {
       return gw!;
+    },
+    get proxy() {
+      if (!opts.proxy) throw new Error('gatewaySuite was not asked for a proxy');
+      return proxy!;
     },
     pool,
   };
