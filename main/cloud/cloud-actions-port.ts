@@ -149,6 +149,9 @@ export function cloudActions(d: CloudActionsDeps): CloudActions & { noticeRefusa
           else if (opened.payload.product !== APP_PRODUCT) {
             // The gateway signs every product's releases with one key: a valid signature does not make it ours.
             refused = `the signed release manifest is for the product '${opened.payload.product}', not '${APP_PRODUCT}'; no update is offered`;
+          } else if (channel !== null && opened.payload.channel !== channel) {
+            // The answer's own `channel` is not signed: the channel asked for, or the signed certificate's, is the one that counts.
+            refused = `the signed release manifest is for the '${opened.payload.channel}' channel, not '${channel}'; no update is offered`;
           } else {
             const m = opened.payload;
             release = { version: m.version, channel: m.channel, released_at: m.released_at, notes: m.notes, files: m.files.map(({ name, platform, arch, size }) => ({ name, platform, arch, size })) };
@@ -158,7 +161,7 @@ export function cloudActions(d: CloudActionsDeps): CloudActions & { noticeRefusa
         const newer = release !== null && compareVersions(release.version, VERSION) > 0;
         if (ans.update_available && release && !newer) refused = `the gateway offered version ${release.version}, which is not newer than the running ${VERSION} (an old signed manifest replayed?); no update is offered`;
         const offered = ans.update_available && newer;
-        updates = { channel: ans.channel, eligible: ans.eligible, checked_at, latest_version: release?.version ?? null, update_available: offered, release, refused, error: null };
+        updates = { channel: channel ?? ans.channel, eligible: ans.eligible, checked_at, latest_version: release?.version ?? null, update_available: offered, release, refused, error: null };
       } catch (e) {
         updates = { ...updates, channel, checked_at, error: asFailure(e) };
       }

@@ -25,6 +25,7 @@ const BYTES = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 31) % 25
 const FILE = 'Gatehouse-9.9.0.AppImage';
 const OLD_FILE = 'Gatehouse-0.0.1.AppImage';
 const OLD_BYTES = Buffer.alloc(5000, 3);
+const BETA_FILE = 'Gatehouse-9.9.0-beta.AppImage';
 
 let w: WireWorld;
 let work: string;
@@ -38,6 +39,9 @@ beforeAll(async () => {
   await w.h.op('releases.publish', { product: 'code', channel: 'stable', version: '9.9.0', notes: 'Another product.', files: [join(work, FILE)] });
   await writeFile(join(work, OLD_FILE), OLD_BYTES);
   await w.h.op('releases.publish', { product: 'mcp', channel: 'stable', version: '0.0.1', notes: 'Older.', files: [join(work, OLD_FILE)] });
+  // The same version on another channel, with other bytes: a genuine release, but not the one the check offered.
+  await writeFile(join(work, BETA_FILE), Buffer.alloc(3000, 9));
+  await w.h.op('releases.publish', { product: 'mcp', channel: 'beta', version: '9.9.0', notes: 'Beta.', files: [join(work, BETA_FILE)] });
 }, 120_000);
 afterAll(async () => {
   await w?.stop();
@@ -132,14 +136,14 @@ describe('desktop updater', () => {
   });
 
   /** The real cloud client, with the updates/package answer's manifest (and links) swapped for another real signed one. */
-  const replaying = (product: string, version: string, file: string): PackageClient => {
+  const replaying = (product: string, version: string, file: string, channel = 'stable'): PackageClient => {
     const real = w.svc.core.cloud;
     return {
       get api() {
         return {
           updatesPackage: async (q: Parameters<NonNullable<PackageClient['api']>['updatesPackage']>[0]) => {
             const ans = await real.api!.updatesPackage(q);
-            const manifest = (await releaseOf(w.h.svc.ctx.db, product, 'stable', version))!.signed;
+            const manifest = (await releaseOf(w.h.svc.ctx.db, product, channel, version))!.signed;
             const files = ans.data.files.map((f) => ({ ...f, name: file, url: f.url.replace(/[^/]+$/, encodeURIComponent(file)) }));
             return { data: { ...ans.data, version, manifest, files } };
           },
@@ -155,6 +159,13 @@ describe('desktop updater', () => {
     expect(s).toEqual({ phase: 'failed', reason: "the package's signed manifest is for the product 'code', not 'mcp'; nothing was downloaded" });
     expect(await readdir(dir).catch(() => [])).toEqual([]);
     expect((await u.install(vi.fn())).ok).toBe(false);
+  });
+
+  it("refuses a package of the offered version from another channel (its signed manifest says so), downloading nothing", async () => {
+    const { u, dir } = updater({ client: replaying('mcp', '9.9.0', BETA_FILE, 'beta') });
+    const s = await u.check();
+    expect(s).toEqual({ phase: 'failed', reason: "the package is from the 'beta' channel, the check offered 'stable'; nothing was downloaded" });
+    expect(await readdir(dir).catch(() => [])).toEqual([]);
   });
 
   it('refuses an older release even when the check (the service) offers it: no downgrade', async () => {

@@ -19,7 +19,7 @@ import { startWireWorld, type WireWorld } from './helpers/wire-world.ts';
 let w: WireWorld;
 let dir: string;
 
-const signed = async (product: string, version: string) => (await releaseOf(w.h.svc.ctx.db, product, 'stable', version))!.signed;
+const signed = async (product: string, version: string, channel = 'stable') => (await releaseOf(w.h.svc.ctx.db, product, channel, version))!.signed;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'gh-wire-replay-'));
@@ -29,6 +29,9 @@ beforeAll(async () => {
     await writeFile(file, Buffer.alloc(2048, version.length));
     await w.h.op('releases.publish', { product, channel: 'stable', version, notes: `${product} ${version}`, files: [file] });
   }
+  const beta = join(dir, 'mcp-9.9.5-beta.AppImage');
+  await writeFile(beta, Buffer.alloc(2048, 7));
+  await w.h.op('releases.publish', { product: 'mcp', channel: 'beta', version: '9.9.5', notes: 'mcp 9.9.5 beta', files: [beta] });
   await w.admin('POST', 'cloud/connect', { url: w.proxy.url });
   const lic = await w.h.op<{ license_key: string }>('licenses.create', { plan: 'pro' });
   await w.admin('POST', 'cloud/activate', { license_key: lic.license_key });
@@ -71,6 +74,14 @@ describe('a replayed signed manifest is not offered as an update', () => {
     const v = await checkWith(await signed('mcp', VERSION));
     expect(v.update_available).toBe(false);
     expect(v.refused).toMatch(/not newer than the running/);
+  });
+
+  it('a newer release of another channel (the answer\'s own channel is not signed): refused for the certificate\'s channel', async () => {
+    const v = await checkWith(await signed('mcp', '9.9.5', 'beta'));
+    expect(v.update_available).toBe(false);
+    expect(v.release).toBeNull();
+    expect(v.channel).toBe('stable');
+    expect(v.refused).toMatch(/for the 'beta' channel, not 'stable'/);
   });
 
   it('after the replays, the real answer is offered again', async () => {
