@@ -49,7 +49,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = { perAddress: 1200, register: 10,
 
 export interface HandlerOptions {
   rateLimits?: Partial<RateLimits>;
-  /** take the client address from Forwarded / X-Forwarded-For (behind a load balancer) */
+  /** take the client address from X-Forwarded-For (behind a load balancer) */
   trustProxy?: boolean;
   /** the gateway's public base URL (scheme and authority) for the URLs it hands out; default: from the request */
   publicUrl?: string;

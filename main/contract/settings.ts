@@ -14,7 +14,7 @@ export const Settings = z.object({
   enabled: z.boolean().default(false),
   /** Requests per minute per client; 0 switches the limit off. */
   rate_limit: z.number().int().min(0).max(100_000).default(120),
-  /** When true the client address comes from Forwarded / X-Forwarded-For. */
+  /** When true the client address comes from X-Forwarded-For (its last element). */
   trust_proxy_headers: z.boolean().default(false),
   /** Browser origins allowed to call the MCP endpoint. */
   cors: z.array(origin).default([]),
@@ -36,7 +36,7 @@ export const LIST_SETTINGS: readonly SettingsKey[] = ['cors', 'disabled_tools'];
 export const SETTINGS_HELP: Record<SettingsKey, string> = {
   enabled: 'Master switch: when off, every MCP request gets 503 gateway_disabled.',
   rate_limit: 'Requests per minute per client (per token once authenticated); 0 turns the limit off.',
-  trust_proxy_headers: 'Take the client address from Forwarded/X-Forwarded-For; only behind a proxy you run.',
+  trust_proxy_headers: 'Take the client address from X-Forwarded-For (its last element); only behind a proxy you run.',
   cors: 'Browser origins allowed to call the MCP endpoint (comma-separated); others get 403.',
   disabled_tools: 'Tools hidden from every client (comma-separated); a hidden tool answers like an unknown one.',
   approval_mode: 'admin: only a person approves staged writes; agent: the token\'s user may confirm through a tool.',

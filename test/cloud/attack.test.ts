@@ -112,7 +112,7 @@ describe('a captured signed request, replayed', () => {
 });
 
 describe('behind a load balancer (--trust-proxy): the per-address limits', () => {
-  it('an unregistered caller cannot mint a fresh address per request with X-Forwarded-For or Forwarded', async () => {
+  it('an unregistered caller cannot mint a fresh address per request with X-Forwarded-For or Forwarded, or both', async () => {
     const lb = await startHarness({ trustProxy: true, rateLimits: { perAddress: 0, perSite: 0, register: 2 } });
     try {
       const body = JSON.stringify({ url: 'https://site.example', environment: 'staging' });
@@ -123,9 +123,14 @@ describe('behind a load balancer (--trust-proxy): the per-address limits', () =>
       const xff = [];
       for (let i = 1; i <= 4; i++) xff.push((await viaProxy(i, 'xff')).status);
       expect(xff).toEqual([200, 200, 429, 429]);
+      // Forwarded is not read: whatever it names, these share one budget (the peer's), fresh here.
       const fwd = [];
-      for (let i = 5; i <= 6; i++) fwd.push((await viaProxy(i, 'forwarded')).status);
-      expect(fwd).toEqual([429, 429]);
+      for (let i = 5; i <= 8; i++) fwd.push((await viaProxy(i, 'forwarded')).status);
+      expect(fwd).toEqual([200, 200, 429, 429]);
+      // The caller's own Forwarded header beside the X-Forwarded-For the proxy appended to: still its real budget.
+      const both = [];
+      for (let i = 9; i <= 10; i++) both.push((await rawRequest(`${lb.gateway}/sites/register`, 'POST', { Forwarded: `for=198.51.100.${i}`, 'X-Forwarded-For': '203.0.113.9' }, body)).status);
+      expect(both).toEqual([429, 429]);
       // Another client behind the same proxy has its own budget.
       const other = await rawRequest(`${lb.gateway}/sites/register`, 'POST', { 'X-Forwarded-For': '203.0.113.10' }, body);
       expect(other.status).toBe(200);

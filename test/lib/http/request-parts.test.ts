@@ -34,14 +34,15 @@ describe('clientAddress', () => {
     // The last element is the one the trusted proxy appended; the ones before it are the caller's own text.
     expect(clientAddress(req({ 'x-forwarded-for': '203.0.113.7, 10.0.0.1' }), true)).toBe('10.0.0.1');
     expect(clientAddress(req({ 'x-forwarded-for': '203.0.113.7' }), true)).toBe('203.0.113.7');
-    expect(clientAddress(req({ forwarded: 'for=192.0.2.66, for=198.51.100.1' }), true)).toBe('198.51.100.1');
-    expect(clientAddress(req({ forwarded: 'for=198.51.100.1:4711;proto=https' }), true)).toBe('198.51.100.1');
-    expect(clientAddress(req({ forwarded: 'for="[2001:db8::1]:4711"' }), true)).toBe('2001:db8::1');
+    expect(clientAddress(req({ 'x-forwarded-for': '203.0.113.7, 2001:db8::1' }), true)).toBe('2001:db8::1');
+    // Only X-Forwarded-For is read: a caller's own Forwarded header (passed on by a proxy that appends
+    // X-Forwarded-For) must not choose its address, with or without X-Forwarded-For beside it.
+    expect(clientAddress(req({ forwarded: 'for=192.0.2.66', 'x-forwarded-for': '203.0.113.7' }), true)).toBe('203.0.113.7');
+    expect(clientAddress(req({ forwarded: 'for=198.51.100.1:4711;proto=https' }), true)).toBe('127.0.0.1');
   });
 
   it('a forwarded value that is not address-shaped falls back to the peer (bounded rate-limit keys)', () => {
     expect(clientAddress(req({ 'x-forwarded-for': 'x'.repeat(5000) }), true)).toBe('127.0.0.1');
     expect(clientAddress(req({ 'x-forwarded-for': '<script>' }), true)).toBe('127.0.0.1');
-    expect(clientAddress(req({ forwarded: `for=${'a'.repeat(100)}` }), true)).toBe('127.0.0.1');
   });
 });
