@@ -10,7 +10,11 @@ export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 export class MessageTooLarge extends Error {
   override name = 'MessageTooLarge';
-  constructor(readonly limit: number) {
+  /** `lastEventId`: the id of the last whole event of the stream, where a resumed stream must start. */
+  constructor(
+    readonly limit: number,
+    readonly lastEventId?: string,
+  ) {
     super(`the server sent a message larger than ${Math.round(limit / (1024 * 1024))} MiB; the bridge stopped reading it`);
   }
 }

@@ -220,7 +220,7 @@ export class Pump {
     return isResponse;
   }
 
-  /** GET with Last-Event-ID: the server replays what the cut-off stream missed. */
+  /** GET with Last-Event-ID: the server replays what the cut-off stream missed. True when the flight is answered (or failed for good). */
   private async resume(flight: Flight, lastEventId: string): Promise<boolean> {
     for (let attempt = 0; attempt < 2 && !flight.ctrl.signal.aborted; attempt++) {
       try {
@@ -232,7 +232,12 @@ export class Pump {
         const end = await forwardSse(res, (data) => this.deliver(flight, data));
         if (end.sawResponse) return true;
         if (end.lastEventId !== undefined) lastEventId = end.lastEventId;
-      } catch {
+      } catch (e) {
+        // The resumed answer is past the bound: fetching it again (a retry) would cost the same 64 MiB.
+        if (e instanceof MessageTooLarge) {
+          await this.fail(flight, fail.messageTooLarge(e.message));
+          return true;
+        }
         return false;
       }
     }

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { peekServerMessage } from './envelope.ts';
 import { forwardBody, forwardSse, mediaType } from './forward.ts';
+import { MessageTooLarge } from './message-limit.ts';
 import { readBody } from './http-side.ts';
 import type { Link } from './link.ts';
 import { backoffDelay, sleep } from '../main/lib/retry.ts';
@@ -162,7 +163,9 @@ export class Session {
         this.deliver(data);
         return false;
       }).catch((e: unknown) => {
-        // A message past the bridge's bound: the stream was closed; reopening it backs off like a failure.
+        // A message past the bridge's bound: the stream was closed; reopening it backs off like a failure,
+        // after the last whole event (so what was delivered is not replayed).
+        if (e instanceof MessageTooLarge && e.lastEventId !== undefined) lastEventId = e.lastEventId;
         this.log.warn('the server\'s notification stream was closed', { reason: e instanceof Error ? e.message : String(e) });
         return undefined;
       });

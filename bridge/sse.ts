@@ -20,6 +20,8 @@ const CR = 0x0d;
 const COLON = 0x3a;
 const SPACE = 0x20;
 const EMPTY = Buffer.alloc(0);
+/** What one kept data line costs beyond its bytes (its Buffer view and list slot), counted against the bound. */
+const LINE_OVERHEAD = 128;
 
 export class SseParser {
   private partial: Buffer[] = [];
@@ -62,7 +64,7 @@ export class SseParser {
       this.partial.push(start === 0 ? chunk : chunk.subarray(start));
       this.partialBytes += chunk.length - start;
     }
-    if (this.partialBytes + this.dataBytes > this.maxBytes) throw new MessageTooLarge(this.maxBytes);
+    if (this.partialBytes + this.dataBytes > this.maxBytes) throw new MessageTooLarge(this.maxBytes, this.lastEventId);
   }
 
   private line(line: Buffer): void {
@@ -77,7 +79,9 @@ export class SseParser {
     switch (field) {
       case 'data':
         this.data.push(value);
-        this.dataBytes += value.length;
+        // What the line costs, not only its value: an empty `data:` line adds no bytes but one Buffer
+        // (~100 bytes of heap) and a joining newline, and endless such lines must reach the bound too.
+        this.dataBytes += line.length + 1 + LINE_OVERHEAD;
         break;
       case 'event':
         this.event = value.toString('utf8');

@@ -123,8 +123,8 @@ describe('SSE parser bound', () => {
     return { events, parser: new SseParser((e) => events.push(e), max) };
   };
 
-  it('takes an event of exactly the bound, and the bound holds again for the next one', () => {
-    const { events, parser } = collect(16);
+  it('takes events within the bound one after another (the count starts again with each event)', () => {
+    const { events, parser } = collect(200);
     parser.push(Buffer.from('data: 0123456789abcdef\n\n'));
     parser.push(Buffer.from('data: 0123456789abcdef\n\n'));
     expect(events.map((e) => e.data.toString())).toEqual(['0123456789abcdef', '0123456789abcdef']);
@@ -134,9 +134,27 @@ describe('SSE parser bound', () => {
     const line = collect(16).parser;
     line.push(Buffer.from('data: 0123456789'));
     expect(() => line.push(Buffer.from('abcdefg'))).toThrow(MessageTooLarge);
-    const lines = collect(16).parser;
+    const lines = collect(400).parser;
     lines.push(Buffer.from('data: 01234567\ndata: 01234567\n'));
-    expect(() => lines.push(Buffer.from('data: x\n'))).toThrow(MessageTooLarge);
+    expect(() => lines.push(Buffer.from('data: 0123456789\n'.repeat(3)))).toThrow(MessageTooLarge);
+  });
+
+  it('counts what a line costs, so endless empty data lines reach the bound too', () => {
+    // 1 MiB of `data:` lines, no blank line: each one kept is a Buffer and a newline although its value is empty.
+    const { events, parser } = collect(64 * 1024);
+    parser.push(Buffer.from('id: 7\ndata: {}\n\n'));
+    const chunk = Buffer.from('data:\n'.repeat(10_000));
+    const err = (() => {
+      try {
+        for (let i = 0; i < 20; i++) parser.push(chunk);
+      } catch (e) {
+        return e;
+      }
+      return null;
+    })();
+    expect(err).toBeInstanceOf(MessageTooLarge);
+    expect((err as MessageTooLarge).lastEventId).toBe('7');
+    expect(events).toHaveLength(1);
   });
 });
 
