@@ -79,6 +79,12 @@ export class CertificateKeeper {
     return e;
   }
 
+  /** No certificate any more, here and in the state file (a license let go without a signed word about it). */
+  async drop(): Promise<void> {
+    this.held = null;
+    await this.runtime.update((d) => void (d.certificate = null));
+  }
+
   clear(): void {
     this.pin = this.held = null;
     this.refusal = this.siteRefusal = null;

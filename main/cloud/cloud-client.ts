@@ -208,7 +208,10 @@ export class CloudClient {
       ans = await api.licenseActivate(licenseKey.trim());
       this.still(epoch, 'the activation');
     } catch (e) {
-      await (previous === null || this.epoch !== epoch ? this.creds.forgetLicenseKey() : this.creds.saveLicenseKey(previous));
+      // The vault failing here must not hide why the activation failed.
+      await (previous === null || this.epoch !== epoch ? this.creds.forgetLicenseKey() : this.creds.saveLicenseKey(previous)).catch((v: unknown) =>
+        this.log.error('cloud: the license key could not be put back after a failed activation', { reason: v instanceof Error ? v.message : String(v) }),
+      );
       if (this.epoch !== epoch) throw this.outrun('the activation');
       throw await this.certs.notice(e);
     }
@@ -235,7 +238,8 @@ export class CloudClient {
     const status = await api.licenseStatus().catch(() => null);
     this.still(epoch, 'the deactivation');
     if (status) await this.certs.accept(status.data.certificate, status.requestId);
-    else this.certs.held = null;
+    // No signed word: the licensed certificate must not come back from the state file at the next start.
+    else await this.certs.drop();
     return { license: ans.data.license, request_id: ans.requestId };
   }
 

@@ -102,7 +102,8 @@ export class DesktopUpdater {
     if (!pkg.ok) return this.set({ phase: 'failed', reason: pkg.reason });
     const { manifest, links } = pkg.pkg;
     if (manifest.product !== APP_PRODUCT) return this.set({ phase: 'failed', reason: `the package's signed manifest is for the product '${manifest.product}', not '${APP_PRODUCT}'; nothing was downloaded` });
-    if (view.release && manifest.channel !== view.release.channel) return this.set({ phase: 'failed', reason: `the package is from the '${manifest.channel}' channel, the check offered '${view.release.channel}'; nothing was downloaded` });
+    if (!view.release) return this.set({ phase: 'failed', reason: 'the check offered a version without its verified release; nothing was downloaded' });
+    if (manifest.channel !== view.release.channel) return this.set({ phase: 'failed', reason: `the package is from the '${manifest.channel}' channel, the check offered '${view.release.channel}'; nothing was downloaded` });
     if (manifest.version !== version) return this.set({ phase: 'failed', reason: `the package is version ${manifest.version}, the check offered ${version}; nothing was downloaded` });
     if (!newerThan(manifest.version, current)) return this.set({ phase: 'failed', reason: `the package is version ${manifest.version}, not newer than the running ${current}; nothing was downloaded` });
     const file = pickFile(manifest.files, this.deps.target);

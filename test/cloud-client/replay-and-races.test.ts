@@ -83,6 +83,18 @@ describe('a certificate of another site or an older one is refused, and the held
     expect(c.status().certificate).toEqual(revoked);
   });
 
+  it('a deactivation whose license/status fails grants nothing from the licensed certificate, also after a restart', async () => {
+    const { t, c } = await pool.connected(suite.proxy.url, () => suite.gw.license('pro'));
+    expect(await allowed(t, 'verto.translate')).toBe(true);
+    suite.proxy.rule((r) => (r.path.endsWith('/license/status') ? { kind: 'status', status: 400, body: envelope('invalid_request') } : undefined));
+    await c.deactivate();
+    expect(await allowed(t, 'verto.translate')).toBe(false);
+    // The licensed certificate stayed in the state file and was taken again at start: paid features until the next sync.
+    const reopened = await t.reopen();
+    expect(reopened.status().certificate).toBeNull();
+    expect(await allowed(t, 'verto.translate')).toBe(false);
+  });
+
   it("another site's certificate put in the state file grants nothing after a restart", async () => {
     const other = await pool.connected(suite.gw.url, () => suite.gw.license('pro'));
     const theirs = await savedCertificate(other.t);

@@ -192,6 +192,18 @@ describe('desktop updater', () => {
     expect(await old.check()).toEqual({ phase: 'failed', reason: 'the service offered version 0.0.1, which is not newer than the running 0.0.1; nothing was downloaded' });
   });
 
+  it('downloads nothing when the check names a version but no verified release', async () => {
+    const dir = join(work, `updates-${++n}`);
+    const u = new DesktopUpdater({
+      check: async () => ({ ok: true, data: { connected: true, current_version: VERSION, channel: 'stable', eligible: true, checked_at: null, latest_version: '9.9.0', update_available: true, release: null, refused: null, error: null } }),
+      package: cloudPackageSource(w.svc.core.cloud, { version: VERSION, ...TARGET }),
+      target: TARGET,
+      dir,
+    });
+    expect(await u.check()).toEqual({ phase: 'failed', reason: 'the check offered a version without its verified release; nothing was downloaded' });
+    expect(await readdir(dir).catch(() => [])).toEqual([]);
+  });
+
   it('will not open an installer that changed on disk after it was verified', async () => {
     const { u } = updater();
     const s = await u.check();
