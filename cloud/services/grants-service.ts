@@ -66,11 +66,25 @@ export async function licenseView(q: Queryable, g: SiteGrants): Promise<LicenseV
   };
 }
 
+/**
+ * When a certificate of the site is issued: now, or just after its previous
+ * one when that is later (another instance's clock ahead of ours, or ours
+ * stepped back). The app takes a certificate only if it is no older than the
+ * one it holds, so their order must not depend on which instance answered.
+ */
+async function issueTime(q: Queryable, siteId: string, now: Date): Promise<Date> {
+  const r = await q.query<{ at: string }>(
+    `UPDATE sites SET cert_issued_at = GREATEST($2::timestamptz, cert_issued_at + interval '1 millisecond') WHERE id = $1 RETURNING cert_issued_at AS at`,
+    [siteId, now.toISOString()],
+  );
+  return r.rows[0] ? new Date(r.rows[0].at) : now;
+}
+
 /** The signed certificate of DESIGN.md for the site's current grants. */
 export async function issueCertificate(ctx: Ctx, q: Queryable, g: SiteGrants): Promise<{ certificate: Certificate; cert_expires_at: string }> {
-  const now = ctx.now();
   const limits = await siteLimits(q, g, ctx.cache);
   const channel = g.plan?.update_channels[0] ?? 'stable';
+  const now = await issueTime(q, g.site.id, ctx.now());
   const certExpires = new Date(now.getTime() + CERTIFICATE_TTL_SECONDS * 1000).toISOString();
   const certificate = await ctx.keys.certify({
     site_id: g.site.id,

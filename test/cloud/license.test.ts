@@ -8,8 +8,11 @@ let h: Harness;
 const jwks = async () => (await rawRequest(`${h.gateway}/keys`, 'GET', {})).body;
 const newLicense = (args: Record<string, unknown>) => h.op<{ id: string; license_key: string; account_id: string }>('licenses.create', args);
 
+/** How far the gateway's clock is moved (an NTP step back, or another instance whose clock is behind). */
+let skewMs = 0;
+
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ now: () => new Date(Date.now() + skewMs) });
 }, 180_000);
 afterAll(() => h?.stop());
 
@@ -112,6 +115,21 @@ describe('licenses', () => {
     expect([revoked.status, revoked.body.error.code]).toEqual([403, 'license_invalid']);
     const again = await (await register(h.gateway)).post('license/activate', { license_key: l.license_key });
     expect([again.status, again.body.error.code]).toEqual([403, 'license_invalid']);
+  });
+
+  it("a site's certificates are issued in order even when the gateway's clock steps back (or another instance's is behind)", async () => {
+    // The app refuses a certificate older than the one it holds (a replay); one gateway behind another must not look like one.
+    const s = await register(h.gateway);
+    const l = await newLicense({ plan: 'pro' });
+    const first = CertificatePayload.parse(verifyCertificate((await s.post('license/activate', { license_key: l.license_key })).body.certificate, await jwks()));
+    try {
+      skewMs = -10_000;
+      const later = CertificatePayload.parse(verifyCertificate((await s.get('license/status')).body.certificate, await jwks()));
+      expect(Date.parse(later.issued_at)).toBeGreaterThan(Date.parse(first.issued_at));
+      expect(Date.parse(later.cert_expires_at) - Date.parse(later.issued_at)).toBe(Date.parse(first.cert_expires_at) - Date.parse(first.issued_at));
+    } finally {
+      skewMs = 0;
+    }
   });
 
   it('refuses activating an expired license', async () => {
