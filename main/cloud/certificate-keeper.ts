@@ -24,7 +24,7 @@ export class CertificateKeeper {
   /** the gateway no longer accepts the site's key */
   siteRefusal: { code: string; message: string } | null = null;
 
-  /** `issued_at` (ms) of the newest certificate taken since connect: an older one is a replay. Kept when `held` is dropped. */
+  /** `issued_at` (ms) of the newest certificate taken since connect: an older one is a replay. Kept when `held` is dropped, and in the state file. */
   private newestIssuedMs = -Infinity;
 
   constructor(
@@ -35,11 +35,12 @@ export class CertificateKeeper {
     private readonly siteId: () => string | null,
   ) {}
 
-  /** At start: the pin from the vault and the certificate saved in the state file, verified again (and for this site). */
-  load(pin: PinnedKey, saved: Certificate | null): void {
+  /** At start: the pin from the vault, the certificate saved in the state file (verified again, for this site) and the newest `issued_at` taken. */
+  load(pin: PinnedKey, saved: Certificate | null, newestIssuedAt: string | null): void {
     this.pin = pin;
     this.held = null;
-    this.newestIssuedMs = -Infinity;
+    const mark = newestIssuedAt === null ? NaN : Date.parse(newestIssuedAt);
+    this.newestIssuedMs = Number.isFinite(mark) ? mark : -Infinity;
     if (!saved) return;
     const v = this.open(saved);
     if (v.ok) this.take(saved, v.payload);
@@ -59,7 +60,8 @@ export class CertificateKeeper {
     this.refusal = null;
     this.siteRefusal = null;
     this.take(cert, v.payload);
-    await this.runtime.update((d) => void (d.certificate = cert));
+    const newest = new Date(this.newestIssuedMs).toISOString();
+    await this.runtime.update((d) => void Object.assign(d, { certificate: cert, newest_certificate_issued_at: newest }));
   }
 
   /**
@@ -79,10 +81,16 @@ export class CertificateKeeper {
     return e;
   }
 
-  /** No certificate any more, here and in the state file (a license let go without a signed word about it). */
+  /**
+   * No certificate any more, here and in the state file (a license let go
+   * without a signed word about it). The mark moves past the dropped one, so
+   * it cannot be replayed back either (an equal `issued_at` passes otherwise).
+   */
   async drop(): Promise<void> {
     this.held = null;
-    await this.runtime.update((d) => void (d.certificate = null));
+    if (Number.isFinite(this.newestIssuedMs)) this.newestIssuedMs += 1;
+    const newest = Number.isFinite(this.newestIssuedMs) ? new Date(this.newestIssuedMs).toISOString() : null;
+    await this.runtime.update((d) => void Object.assign(d, { certificate: null, newest_certificate_issued_at: newest }));
   }
 
   clear(): void {

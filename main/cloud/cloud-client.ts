@@ -12,7 +12,7 @@ import { CertificateKeeper } from './certificate-keeper.ts';
 import { failure, licenseFromSite, type CloudClientOptions, type ConnectInput, type ConnectResult, type DisconnectResult, type SyncResult } from './cloud-client-types.ts';
 import { CloudEntitlements } from './cloud-entitlements.ts';
 import { CloudHttp, type CallMode } from './cloud-http.ts';
-import { CloudRuntime } from './cloud-state.ts';
+import { CloudRuntime, NO_SITE_STATE } from './cloud-state.ts';
 import { buildStatus } from './cloud-status.ts';
 import { CloudCredentials, type SiteIdentity } from './credentials.ts';
 import { CloudClientError } from './errors.ts';
@@ -142,7 +142,7 @@ export class CloudClient {
     await this.creds.forgetAll(); // nothing of an earlier identity may linger
     await this.runtime.update((d) => {
       d.connection = { gateway_url: gatewayUrl, environment, site_url: this.siteUrl(), connected_at: new Date(this.clock.now()).toISOString(), pin: { fingerprint, kid: pin.kid, source: explicit ? 'explicit' : 'fetched' }, phase: 'connecting' };
-      Object.assign(d, { certificate: null, license: null, last_sync: null, last_refresh_attempt: null, next_refresh_at: null, refresh_failures: 0 });
+      Object.assign(d, NO_SITE_STATE);
     });
     let reg;
     try {
@@ -156,7 +156,7 @@ export class CloudClient {
     await this.runtime.update((d) => void (d.connection!.phase = 'connected'));
     this.identity = { site_id: reg.site_id, key_id: reg.key_id, secret: reg.secret };
     this.certs.clear();
-    this.certs.load(pin, null);
+    this.certs.load(pin, null, null);
     this.log.info('cloud: connected', { site_id: reg.site_id, gateway_url: gatewayUrl, environment, key_fingerprint: fingerprint });
     const first: ConnectResult['first_sync'] = await this.sync('interactive').then(
       (r) => (r.certificate === 'accepted' ? { ok: true as const } : { ok: false as const, code: 'signature_invalid', message: `certificate refused: ${this.certs.refusal}`, request_id: r.request_id }),
@@ -393,7 +393,7 @@ export class CloudClient {
     if (conn.phase === 'connecting') await this.runtime.update((d) => void (d.connection!.phase = 'connected'));
     this.identity = identity;
     this.setGateway(conn.gateway_url);
-    this.certs.load(pin, this.runtime.doc().certificate);
+    this.certs.load(pin, this.runtime.doc().certificate, this.runtime.doc().newest_certificate_issued_at);
   }
 
   private setGateway(gatewayUrl: string): void {
@@ -452,7 +452,7 @@ export class CloudClient {
     await this.creds.forgetAll();
     this.runtime.setBreaker(CLOSED);
     await this.runtime.update((d) => {
-      Object.assign(d, { connection: null, certificate: null, license: null, last_sync: null, last_refresh_attempt: null, next_refresh_at: null, refresh_failures: 0 });
+      Object.assign(d, { connection: null, ...NO_SITE_STATE });
     });
     this.identity = null;
     this.apiInstance = null;

@@ -35,6 +35,12 @@ export const CloudStateDoc = z.object({
   version: z.literal(1),
   connection: Connection.nullable(),
   certificate: Certificate.nullable(),
+  /**
+   * `issued_at` of the newest certificate taken since connect: an older one is
+   * a replay. Kept apart from `certificate`, which may be dropped, so the mark
+   * holds across restarts.
+   */
+  newest_certificate_issued_at: z.string().max(64).nullable().default(null),
   /** the license as the last license answer showed it (display only; grants come from the certificate) */
   license: LicenseView.nullable(),
   last_sync: z.string().nullable(),
@@ -56,6 +62,7 @@ const defaults = (): CloudStateDoc => ({
   version: 1,
   connection: null,
   certificate: null,
+  newest_certificate_issued_at: null,
   license: null,
   last_sync: null,
   last_refresh_attempt: null,
@@ -65,6 +72,17 @@ const defaults = (): CloudStateDoc => ({
   breaker: CLOSED,
   last_errors: [],
 });
+
+/** What a site's state is reset to when it connects or is forgotten (the connection itself is set apart). */
+export const NO_SITE_STATE = {
+  certificate: null,
+  newest_certificate_issued_at: null,
+  license: null,
+  last_sync: null,
+  last_refresh_attempt: null,
+  next_refresh_at: null,
+  refresh_failures: 0,
+} as const satisfies Partial<CloudStateDoc>;
 
 /** How far the high-water mark may lag the time seen before it is written down again. */
 const HIGH_WATER_PERSIST_STEP_MS = 10 * 60_000;

@@ -95,6 +95,18 @@ describe('a certificate of another site or an older one is refused, and the held
     expect(await allowed(t, 'verto.translate')).toBe(false);
   });
 
+  it('an older certificate replayed after a restart is refused although none was saved (the mark outlives the certificate)', async () => {
+    const { t, c } = await pool.connected(suite.proxy.url, () => suite.gw.license('pro'));
+    const licensed = await savedCertificate(t);
+    suite.proxy.rule((r) => (r.path.endsWith('/license/status') ? { kind: 'status', status: 400, body: envelope('invalid_request') } : undefined));
+    await c.deactivate(); // no signed word: the licensed certificate is dropped, from the state file too
+    suite.proxy.reset();
+    const reopened = await t.reopen();
+    syncAnswersWith(licensed);
+    expect((await reopened.sync()).certificate).toBe('refused');
+    expect(await allowed(t, 'verto.translate')).toBe(false);
+  });
+
   it("another site's certificate put in the state file grants nothing after a restart", async () => {
     const other = await pool.connected(suite.gw.url, () => suite.gw.license('pro'));
     const theirs = await savedCertificate(other.t);
