@@ -54,9 +54,11 @@ export function forwardSse(res: IncomingMessage, onMessage: OnServerMessage): Pr
       try {
         parser.push(chunk);
       } catch (e) {
+        // Only the bound ends the stream as an answer; a bug in delivering a message stays a bug (it was never the server's).
+        if (!(e instanceof MessageTooLarge)) throw e;
         settled = true;
         res.destroy();
-        reject(e as Error);
+        reject(e);
       }
     });
     res.on('end', () => finish(true));

@@ -15,6 +15,14 @@ const secretContext = (siteId: string) => `site-secret:${siteId}`;
 export const sealSiteSecret = (ctx: Pick<Ctx, 'box'>, siteId: string, secret: string) => ctx.box.seal(secret, secretContext(siteId));
 
 /**
+ * Until when a nonce claimed now is kept. The window compares whole seconds,
+ * so a created time accepted now (at most 300 s ahead) stays inside it to the
+ * end of the second 600 s from now: the nonce is held that long, not 600 s
+ * from this millisecond (a capture replayed in that last second passed).
+ */
+export const nonceExpiry = (now: Date): Date => new Date((Math.floor(now.getTime() / 1000) + NONCE_TTL_SECONDS + 1) * 1000);
+
+/**
  * Verifies a signed request exactly as DESIGN.md says and answers the site.
  * Order of refusals: headers well-formed, key id known, site connected,
  * digest over the raw body, HMAC over the base, time window, nonce not seen.
@@ -24,14 +32,6 @@ export const sealSiteSecret = (ctx: Pick<Ctx, 'box'>, siteId: string, secret: st
  * is read on every request, so a disconnect on any instance stops the key at
  * once; only the decrypted secret is kept, keyed by its ciphertext.
  */
-/**
- * Until when a nonce claimed now is kept. The window compares whole seconds,
- * so a created time accepted now (at most 300 s ahead) stays inside it to the
- * end of the second 600 s from now: the nonce is held that long, not 600 s
- * from this millisecond (a capture replayed in that last second passed).
- */
-export const nonceExpiry = (now: Date): Date => new Date((Math.floor(now.getTime() / 1000) + NONCE_TTL_SECONDS + 1) * 1000);
-
 export class Authenticator {
   private readonly secrets = new Map<string, { enc: string; secret: Buffer }>();
   constructor(private readonly ctx: Ctx) {}

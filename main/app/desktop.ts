@@ -83,7 +83,6 @@ export async function runDesktop(startService: StartDesktopService): Promise<voi
   };
   let service: DesktopService | null = null;
   let quitting = false;
-  const report = showProblem;
   const tray = new TrayController({
     iconDir: join(root, 'assets'),
     platform,
@@ -97,7 +96,7 @@ export async function runDesktop(startService: StartDesktopService): Promise<voi
       installUpdate: async () => (updates ? updates.updater.install(openInstaller) : { ok: false, reason: 'updates are not available' }),
       quit: () => app.quit(),
       refresh: () => void keeper.refresh(),
-      report,
+      report: showProblem,
     }),
   });
   const notifyQuota = createQuotaNotifier({ openUsage: () => windows.show('usage') });
@@ -139,7 +138,7 @@ export async function runDesktop(startService: StartDesktopService): Promise<voi
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     keeper.failed(message);
-    report('Gatehouse could not start', message);
+    showProblem('Gatehouse could not start', message);
     return;
   }
 

@@ -204,7 +204,7 @@ export class CloudClient {
     });
     let ans;
     try {
-      if (this.epoch !== epoch) throw this.outrun('the activation');
+      this.still(epoch, 'the activation');
       ans = await api.licenseActivate(licenseKey.trim());
       this.still(epoch, 'the activation');
     } catch (e) {
@@ -212,7 +212,7 @@ export class CloudClient {
       await (previous === null || this.epoch !== epoch ? this.creds.forgetLicenseKey() : this.creds.saveLicenseKey(previous)).catch((v: unknown) =>
         this.log.error('cloud: the license key could not be put back after a failed activation', { reason: v instanceof Error ? v.message : String(v) }),
       );
-      if (this.epoch !== epoch) throw this.outrun('the activation');
+      this.still(epoch, 'the activation');
       throw await this.certs.notice(e);
     }
     await this.runtime.update((d) => void (d.license = ans.data.license));
@@ -227,7 +227,7 @@ export class CloudClient {
     this.notDisconnecting('the deactivation');
     const epoch = this.epoch;
     const ans = await api.licenseDeactivate().catch(async (e: unknown) => {
-      if (this.epoch !== epoch) throw this.outrun('the deactivation');
+      this.still(epoch, 'the deactivation');
       throw await this.certs.notice(e);
     });
     this.still(epoch, 'the deactivation');
@@ -256,7 +256,7 @@ export class CloudClient {
       ans = await api.siteSync({ version: VERSION, products_in_use: this.o.productsInUse?.() ?? ['mcp'], outbox_depth: this.usage.depth }, { mode });
       this.still(epoch, 'the sync');
     } catch (e) {
-      if (this.epoch !== epoch) throw this.outrun('the sync');
+      this.still(epoch, 'the sync');
       await this.refreshFailed();
       throw await this.certs.notice(e);
     }
@@ -426,11 +426,7 @@ export class CloudClient {
 
   /** An operation that began before a disconnect stops here instead of writing into the disconnected state. */
   private still(epoch: number, what: string): void {
-    if (this.epoch !== epoch) throw this.outrun(what);
-  }
-
-  private outrun(what: string): GatehouseError {
-    return new GatehouseError('conflict', `the site was disconnected while ${what} ran: nothing of its answer was kept`);
+    if (this.epoch !== epoch) throw new GatehouseError('conflict', `the site was disconnected while ${what} ran: nothing of its answer was kept`);
   }
 
   private requireApi(): CloudApi {

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ListChanges, ListKind } from './list-changed.ts';
 
-export { MAX_STREAMS, MAX_STREAMS_PER_TOKEN } from './list-changed.ts';
 const KEEPALIVE_MS = 15_000;
 
 const NOTIFICATION: Record<ListKind, string> = {

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService } from '../helpers/service.ts';
-import { MAX_STREAMS_PER_TOKEN } from '../../main/mcp/event-stream.ts';
+import { MAX_STREAMS_PER_TOKEN } from '../../main/mcp/list-changed.ts';
 
 let svc: Awaited<ReturnType<typeof startTestService>>;
 
