@@ -58,21 +58,6 @@ export const CloudStateDoc = z.object({
 });
 export type CloudStateDoc = z.infer<typeof CloudStateDoc>;
 
-const defaults = (): CloudStateDoc => ({
-  version: 1,
-  connection: null,
-  certificate: null,
-  newest_certificate_issued_at: null,
-  license: null,
-  last_sync: null,
-  last_refresh_attempt: null,
-  next_refresh_at: null,
-  refresh_failures: 0,
-  clock: { offset_ms: 0, high_water_ms: 0 },
-  breaker: CLOSED,
-  last_errors: [],
-});
-
 /** What a site's state is reset to when it connects or is forgotten (the connection itself is set apart). */
 export const NO_SITE_STATE = {
   certificate: null,
@@ -83,6 +68,15 @@ export const NO_SITE_STATE = {
   next_refresh_at: null,
   refresh_failures: 0,
 } as const satisfies Partial<CloudStateDoc>;
+
+const defaults = (): CloudStateDoc => ({
+  version: 1,
+  connection: null,
+  ...NO_SITE_STATE,
+  clock: { offset_ms: 0, high_water_ms: 0 },
+  breaker: CLOSED,
+  last_errors: [],
+});
 
 /** How far the high-water mark may lag the time seen before it is written down again. */
 const HIGH_WATER_PERSIST_STEP_MS = 10 * 60_000;
