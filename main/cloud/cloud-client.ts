@@ -231,15 +231,16 @@ export class CloudClient {
       throw await this.certs.notice(e);
     });
     this.still(epoch, 'the deactivation');
+    // The gateway let the license go: the licensed certificate goes first (here and in the state file), so a
+    // failure or a kill in a later step leaves no paid grant behind, now or at the next start.
+    await this.certs.drop();
     await this.creds.forgetLicenseKey();
     this.still(epoch, 'the deactivation');
     await this.runtime.update((d) => void (d.license = ans.data.license));
-    // The signed word that the license is gone: the gates go back to the free policy at once.
+    // The signed word that the license is gone, for the status screens (the gates already follow the free policy).
     const status = await api.licenseStatus().catch(() => null);
     this.still(epoch, 'the deactivation');
     if (status) await this.certs.accept(status.data.certificate, status.requestId);
-    // No signed word: the licensed certificate must not come back from the state file at the next start.
-    else await this.certs.drop();
     return { license: ans.data.license, request_id: ans.requestId };
   }
 

@@ -95,6 +95,23 @@ describe('a certificate of another site or an older one is refused, and the held
     expect(await allowed(t, 'verto.translate')).toBe(false);
   });
 
+  it('a deactivation the gateway took grants nothing from the licensed certificate even when a later local step fails', async () => {
+    // The stand-in for a kill between the gateway's answer and the local writes: the vault refuses to forget the key.
+    const { t, c } = await pool.connected(suite.proxy.url, () => suite.gw.license('pro'));
+    const realDelete = t.vault.delete.bind(t.vault);
+    t.vault.delete = async () => {
+      throw new Error('the keychain is locked');
+    };
+    try {
+      await expect(c.deactivate()).rejects.toThrow(/keychain is locked/);
+    } finally {
+      t.vault.delete = realDelete;
+    }
+    expect(await allowed(t, 'verto.translate')).toBe(false);
+    await t.reopen();
+    expect(await allowed(t, 'verto.translate')).toBe(false);
+  });
+
   it('an older certificate replayed after a restart is refused although none was saved (the mark outlives the certificate)', async () => {
     const { t, c } = await pool.connected(suite.proxy.url, () => suite.gw.license('pro'));
     const licensed = await savedCertificate(t);
