@@ -27,7 +27,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         paths: [...noIo, noElectron],
-        patterns: [{ regex: '^(\\.\\./)+(store|mcp|plugins|cloud|rest|app|lib)/', message: 'core and contract import only contract (and core) code.' }],
+        patterns: [{ regex: '^(\\.\\./)+(store|mcp|plugins|cloud|rest|app)/', message: 'core imports only contract, core and main/lib code.' }],
       }],
     },
   },
@@ -64,17 +64,14 @@ export default tseslint.config(
     },
   },
   {
-    // Domain-free helpers shared with cloud/ and the bridge: no domain, no adapters, no electron.
-    // main/core/ids.ts and rate-limiter.ts are pure and domain-free; core/ports.ts only for types.
+    // Domain-free helpers shared with core, cloud/ and the bridge: no domain, no adapters, no electron.
     files: ['main/lib/**'],
     rules: {
       'no-restricted-imports': ['error', {
         paths: [noElectron],
         patterns: [
-          { regex: '^(\\.\\./)+(store|mcp|rest|plugins|cloud|app|cli)/', message: 'main/lib/ is domain-free: it may import main/contract and the pure main/core/ids.ts and rate-limiter.ts only.' },
-          { regex: '^(\\.\\./)+core/(?!ids\\.ts$|rate-limiter\\.ts$|ports\\.ts$)', message: 'main/lib/ is domain-free: it may import main/contract and the pure main/core/ids.ts and rate-limiter.ts only.' },
-          { regex: '^(\\.\\./)+core/ports\\.ts$', allowTypeImports: true, message: 'main/lib/ may use main/core/ports.ts for its types only.' },
-          { regex: '^(\\.\\./)+(gateway|service|cli)\\.ts$', message: 'main/lib/ must not import the composition roots.' },
+          { regex: '^(\\.\\./)+(core|store|mcp|rest|plugins|cloud|app|cli)/', message: 'main/lib/ is domain-free: it imports other main/lib files and main/contract only (core imports lib, never the other way).' },
+          { regex: '^(\\.\\./)+(service|local-core|cli)\\.ts$', message: 'main/lib/ must not import the composition roots.' },
         ],
       }],
     },
@@ -84,7 +81,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         paths: [noElectron],
-        patterns: [{ regex: '(^|/)main/(?!contract(/|$)|lib/|core/ids\\.ts$|core/rate-limiter\\.ts$|version\\.ts$)', message: 'cloud/ may import only main/contract, main/lib, main/core/ids.ts, main/core/rate-limiter.ts and main/version.ts.' }],
+        patterns: [{ regex: '(^|/)main/(?!contract(/|$)|lib/|version\\.ts$)', message: 'cloud/ may import only main/contract, main/lib and main/version.ts.' }],
       }],
     },
   },

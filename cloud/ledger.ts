@@ -6,7 +6,8 @@ import { loadMasterKey } from './crypto/master-key.ts';
 import { CloudError } from './errors.ts';
 import { seedPlans } from './repo/catalog-repo.ts';
 import { putSettingOnce } from './repo/keys-repo.ts';
-import type { AiRuntime, CloudLogger, Ctx } from './services/context.ts';
+import type { AiRuntime, Ctx } from './services/context.ts';
+import type { Logger } from '../main/lib/logger.ts';
 import { BreakerBoard } from './ai/routing/breaker.ts';
 import { TaskRunner } from './services/reports-service.ts';
 import { ConfigCache } from './services/config-cache.ts';
@@ -23,7 +24,7 @@ export interface LedgerOptions {
   /** for `memory`: a dumped PGlite data dir to start from instead of initdb */
   pgliteTemplate?: Blob;
   env?: NodeJS.ProcessEnv;
-  log: CloudLogger;
+  log: Logger;
   now?: () => Date;
   /** release files; default `<dataDir>/releases` (or GATEHOUSE_CLOUD_RELEASES_DIR) */
   releasesDir?: string;

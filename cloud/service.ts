@@ -9,7 +9,8 @@ import { listenOperatorSocket } from './operator-rpc.ts';
 import { pruneIdempotencyKeys } from './repo/events-repo.ts';
 import { pruneNonces } from './repo/nonces-repo.ts';
 import { lockDataDir, removeRuntime, writeRuntime } from './runtime.ts';
-import type { CloudLogger, Ctx } from './services/context.ts';
+import type { Ctx } from './services/context.ts';
+import type { Logger } from '../main/lib/logger.ts';
 import { sweepReservations } from './services/reservations-service.ts';
 
 export interface CloudServiceOptions {
@@ -20,7 +21,7 @@ export interface CloudServiceOptions {
   pgliteTemplate?: Blob;
   host?: string;
   port?: number;
-  log: CloudLogger;
+  log: Logger;
   env?: NodeJS.ProcessEnv;
   now?: () => Date;
   rateLimits?: Partial<RateLimits>;

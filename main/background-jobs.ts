@@ -1,4 +1,4 @@
-import type { Logger } from './core/ports.ts';
+import type { Logger } from './lib/logger.ts';
 
 export interface BackgroundJob {
   every: number;

@@ -1,5 +1,5 @@
 import type { BridgeLaunchInfo, CloudHealth, HealthReport, Warning } from './contract/health.ts';
-import type { Clock } from './core/ports.ts';
+import type { Clock } from './lib/clock.ts';
 import type { CloudStatusView } from './contract/cloud-actions.ts';
 import type { Registry } from './core/registry.ts';
 import type { SettingsService } from './core/settings-service.ts';

@@ -1,9 +1,11 @@
 import { join } from 'node:path';
 import type { Settings } from './contract/settings.ts';
 import { CONSOLE_PATH, MCP_PATH } from './contract/health.ts';
-import type { AiProviderSource, Clock, Logger } from './core/ports.ts';
+import type { AiProviderSource } from './core/ports.ts';
+import type { Clock } from './lib/clock.ts';
+import type { Logger } from './lib/logger.ts';
 import type { Plugin } from './core/tool.ts';
-import { systemClock } from './core/ports.ts';
+import { systemClock } from './lib/clock.ts';
 import { OptionsData, dropLegacyStaged, emptyOptions, legacyStaged, salvageOptions } from './core/options-data.ts';
 import { Users } from './core/users.ts';
 import { Tokens } from './core/tokens.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { MCP_PATH, CONSOLE_PATH, ADMIN_PREFIX, DEFAULT_PORT, type RuntimeInfo } from './contract/health.ts';
 import type { TokenCreateInput } from './contract/tokens.ts';
-import { RateLimiter } from './core/rate-limiter.ts';
+import { RateLimiter } from './lib/rate-limiter.ts';
 import { GatehouseError } from './core/errors.ts';
 import { writeRuntime, removeRuntime } from './store/runtime-file.ts';
 import type { EndpointDeps, createMcpEndpoint } from './mcp/endpoint.ts';

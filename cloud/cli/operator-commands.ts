@@ -3,7 +3,7 @@ import { openLedger } from '../ledger.ts';
 import { callOperatorSocket } from '../operator-rpc.ts';
 import { lockDataDir, readRuntime } from '../runtime.ts';
 import { runOperator, type OperatorCommand } from '../services/operator.ts';
-import type { CloudLogger } from '../services/context.ts';
+import type { Logger } from '../../main/lib/logger.ts';
 import { intFlag, list, out, parse, resolveCloudDataDir, resolveDatabaseUrl, table, UsageError } from './args.ts';
 import { NESTED, PART2_FLAGS, part2ArgsFor, part2Human } from './part2-args.ts';
 import { PART2_COMMANDS, type Part2Command } from '../services/operator-part2.ts';
@@ -138,7 +138,7 @@ function human(command: OperatorCommand, data: unknown): string {
   }
 }
 
-export async function runOperatorCli(group: string, args: string[], env: NodeJS.ProcessEnv, log: CloudLogger): Promise<void> {
+export async function runOperatorCli(group: string, args: string[], env: NodeJS.ProcessEnv, log: Logger): Promise<void> {
   const verbs = NESTED[group]?.[args[0]!];
   if (verbs && !verbs.includes(args[1] ?? '')) throw new UsageError(`${group} ${args[0]} needs a command: ${verbs.join(', ')}`);
   const { values, positionals } = parse(args.slice(verbs ? 2 : 1), FLAGS);

@@ -1,12 +1,12 @@
 import { startCloudService } from '../service.ts';
-import type { CloudLogger } from '../services/context.ts';
+import type { Logger } from '../../main/lib/logger.ts';
 import { stopOnSignals } from '../../main/lib/cli-kit.ts';
 import { intFlag, out, parse, resolveCloudDataDir, resolveDatabaseUrl, UsageError } from './args.ts';
 
 export const DEFAULT_CLOUD_PORT = 8787;
 
 /** `gatehouse-cloud serve`: the service in the foreground until SIGINT/SIGTERM. */
-export async function serve(args: string[], env: NodeJS.ProcessEnv, log: CloudLogger): Promise<void> {
+export async function serve(args: string[], env: NodeJS.ProcessEnv, log: Logger): Promise<void> {
   const { values, positionals } = parse(args, {
     host: { type: 'string' },
     port: { type: 'string' },

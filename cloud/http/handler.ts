@@ -21,7 +21,7 @@ import { requestId } from '../../main/lib/http/request-id.ts';
 import { Router } from '../../main/lib/http/router.ts';
 import { sendError, sendJson } from '../../main/lib/http/send.ts';
 import { requestTarget } from '../../main/lib/http/url.ts';
-import { RateLimiter } from '../../main/core/rate-limiter.ts';
+import { RateLimiter } from '../../main/lib/rate-limiter.ts';
 import { VERSION } from '../../main/version.ts';
 import { CloudError } from '../errors.ts';
 import type { SiteRow } from '../repo/sites-repo.ts';

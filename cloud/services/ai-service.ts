@@ -1,6 +1,6 @@
 import type { AiGenerateRequest } from '../../main/contract/cloud/index.ts';
 import { FEATURE_CATALOG, type CloudProduct } from '../../main/contract/cloud/index.ts';
-import { uuidv7 } from '../../main/core/ids.ts';
+import { uuidv7 } from '../../main/lib/ids.ts';
 import { generateAi, reservationFor, routeAi, type AiRoutingContext } from '../ai/ai-router.ts';
 import { publicProviderView, type ProviderRecord } from '../ai/provider-record.ts';
 import type { RoutePlan } from '../ai/routing/plan-routes.ts';

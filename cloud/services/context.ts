@@ -1,3 +1,4 @@
+import type { Logger } from '../../main/lib/logger.ts';
 import type { Db } from '../db/db.ts';
 import type { SecretBox } from '../crypto/master-key.ts';
 import type { KeyRing } from './key-ring.ts';
@@ -7,13 +8,6 @@ import type { ConfigCache } from './config-cache.ts';
 import type { TaskRunner } from './reports-service.ts';
 
 /** What every service function works with; built once by the composition root (cloud/service.ts). */
-export interface CloudLogger {
-  debug(msg: string, fields?: Record<string, unknown>): void;
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  error(msg: string, fields?: Record<string, unknown>): void;
-}
-
 /** Per-instance AI state and limits (breakers are an optimisation, so each instance keeps its own). */
 export interface AiRuntime {
   breakers: BreakerBoard;
@@ -30,7 +24,7 @@ export interface Ctx {
   box: SecretBox;
   keys: KeyRing;
   now: () => Date;
-  log: CloudLogger;
+  log: Logger;
   ai: AiRuntime;
   /** where published release files are kept (shared by every instance of a deployment) */
   releasesDir: string;

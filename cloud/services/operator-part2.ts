@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AiModelName, FeatureKey, ReleaseArch, ReleaseChannel, ReleasePlatform, ReleaseVersion, SupportPriority } from '../../main/contract/cloud/index.ts';
-import { shortId } from '../../main/core/ids.ts';
+import { shortId } from '../../main/lib/ids.ts';
 import { ApiKeyEnv, ProviderBaseUrl, ProviderId, ProviderKind, ProviderRecord } from '../ai/provider-record.ts';
 import { AiTag } from '../../main/contract/cloud/index.ts';
 import { newSecret, previewOf } from '../crypto/hash.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CloudProduct, FeatureKey, Metric, Period, PlanId, Scope, SupportPriority } from '../../main/contract/cloud/index.ts';
-import { shortId } from '../../main/core/ids.ts';
+import { shortId } from '../../main/lib/ids.ts';
 import { newSecret, previewOf } from '../crypto/hash.ts';
 import { fingerprint } from '../crypto/signing-keys.ts';
 import { PlanLimit } from '../domain/plans.ts';

@@ -1,6 +1,6 @@
 import { isAbsolute, basename } from 'node:path';
 import type { ReleaseArch, ReleaseFile, ReleasePlatform } from '../../main/contract/cloud/index.ts';
-import { shortId } from '../../main/core/ids.ts';
+import { shortId } from '../../main/lib/ids.ts';
 import { CloudError } from '../errors.ts';
 import { listReleases, releaseOf, upsertRelease, type ReleaseRow } from '../repo/releases-repo.ts';
 import { hashFile, sameSha512 } from '../updates/file-hash.ts';

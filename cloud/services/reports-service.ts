@@ -1,5 +1,5 @@
 import type { AccountInfo, ReportCreateBody, ReportTask, UsageReport } from '../../main/contract/cloud/index.ts';
-import { shortId } from '../../main/core/ids.ts';
+import { shortId } from '../../main/lib/ids.ts';
 import { csvRow } from '../../main/contract/csv.ts';
 import { CloudError } from '../errors.ts';
 import { accountRollups, accountSites } from '../repo/agency-repo.ts';

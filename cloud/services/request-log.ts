@@ -1,6 +1,6 @@
 import type { Db } from '../db/db.ts';
 import { insertLogEntries, pruneAccountLog, pruneLog, type RequestLogEntry } from '../repo/request-log-repo.ts';
-import type { CloudLogger } from './context.ts';
+import type { Logger } from '../../main/lib/logger.ts';
 
 /**
  * The request log (enterprise log export): every answered request of a known account, written
@@ -35,7 +35,7 @@ export class RequestLog {
 
   constructor(
     private readonly db: Db,
-    private readonly log: CloudLogger,
+    private readonly log: Logger,
     o: RequestLogOptions = {},
   ) {
     this.flushMs = o.flushMs ?? 1000;

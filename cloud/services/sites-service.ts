@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { RegisterBody, SiteInfo, SyncBody } from '../../main/contract/cloud/index.ts';
-import { shortId } from '../../main/core/ids.ts';
+import { shortId } from '../../main/lib/ids.ts';
 import { newSecret } from '../crypto/hash.ts';
 import { CloudError } from '../errors.ts';
 import { disconnectSite, insertSite, recordSync, siteById, type SiteRow } from '../repo/sites-repo.ts';

@@ -4,7 +4,7 @@ import { ADMIN_KEY_ACCOUNT } from '../store/vault-account.ts';
 import type { ApiDispatch, ApiInput } from '../contract/api.ts';
 import type { RuntimeInfo } from '../contract/health.ts';
 import { PRINCIPALS } from '../contract/principal.ts';
-import type { Logger } from '../core/ports.ts';
+import type { Logger } from '../lib/logger.ts';
 import { GatehouseError } from '../core/errors.ts';
 import { httpDispatch } from './admin-client.ts';
 import { retry } from '../lib/retry.ts';

@@ -1,5 +1,6 @@
 import type { Certificate, CertificatePayload } from '../contract/cloud/certificate.ts';
-import type { Clock, Logger } from '../core/ports.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { HeldCertificate } from './cloud-entitlements.ts';
 import type { CloudRuntime } from './cloud-state.ts';
 import { CloudClientError, isCloudClientError } from './errors.ts';

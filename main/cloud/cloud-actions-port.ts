@@ -4,7 +4,7 @@ import { QUOTA_NEAR_SHARE, QuotaAlert } from '../contract/cloud-actions.ts';
 import type { Stats } from '../contract/audit.ts';
 import { APP_PRODUCT } from '../contract/cloud/updates.ts';
 import type { CloudActions } from '../core/cloud-port.ts';
-import type { Clock } from '../core/ports.ts';
+import type { Clock } from '../lib/clock.ts';
 import { compareVersions } from '../lib/version-order.ts';
 import { VERSION } from '../version.ts';
 import type { CloudClient } from './cloud-client.ts';

@@ -3,7 +3,8 @@ import type { CertificatePayload } from '../contract/cloud/certificate.ts';
 import type { CertificateView } from '../contract/cloud-status.ts';
 import type { Entitlement } from '../contract/entitlements.ts';
 import { LocalEntitlements } from '../core/local-entitlements.ts';
-import type { Clock, EntitlementSource } from '../core/ports.ts';
+import type { EntitlementSource } from '../core/ports.ts';
+import type { Clock } from '../lib/clock.ts';
 import { certificateValidity, decide, type Decision, type Validity } from './grant-policy.ts';
 
 /** The last verified certificate, as the client holds it. */

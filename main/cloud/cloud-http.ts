@@ -1,8 +1,9 @@
 import type { z } from 'zod';
 import type { CloudErrorRecord, StopReason } from '../contract/cloud-status.ts';
 import { CLOUD_BASE_PATH } from '../contract/cloud/paths.ts';
-import { uuidv7 } from '../core/ids.ts';
-import type { Clock, Logger } from '../core/ports.ts';
+import { uuidv7 } from '../lib/ids.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Logger } from '../lib/logger.ts';
 import { parseRetryAfter, retry } from '../lib/retry.ts';
 import { VERSION } from '../version.ts';
 import { breakerGate, breakerTrip, CLOSED, type BreakerState } from './breaker.ts';

@@ -4,7 +4,7 @@ import { Certificate } from '../contract/cloud/certificate.ts';
 import { LicenseView } from '../contract/cloud/license.ts';
 import { Environment } from '../contract/cloud/sites.ts';
 import { CloudErrorRecord } from '../contract/cloud-status.ts';
-import type { Logger } from '../core/ports.ts';
+import type { Logger } from '../lib/logger.ts';
 import { JsonFileStore } from '../store/json-file-store.ts';
 import { BreakerState, CLOSED } from './breaker.ts';
 import type { PolicyState } from './cloud-http.ts';

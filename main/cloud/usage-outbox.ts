@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import { CloudUsageEvent, USAGE_BATCH_MAX, type UsageRecordAnswer } from '../contract/cloud/usage.ts';
 import type { OutboxView } from '../contract/cloud-status.ts';
 import type { UsageEvent } from '../contract/usage.ts';
-import { uuidv7 } from '../core/ids.ts';
-import type { Clock, Logger, UsageSink } from '../core/ports.ts';
+import { uuidv7 } from '../lib/ids.ts';
+import type { UsageSink } from '../core/ports.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { CallMode } from './cloud-http.ts';
 import { OutboxJournal, RECENT_REJECTIONS, type Rejection, type Totals } from './outbox-journal.ts';
 

@@ -1,9 +1,10 @@
 import type { AuditEntry, AuditResult, ClientSource } from '../contract/audit.ts';
 import { tokenPrincipal, type Principal } from '../contract/principal.ts';
-import type { AuditSink, Clock } from './ports.ts';
+import type { AuditSink } from './ports.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { StatsRecorder } from './stats.ts';
 import type { CallContext } from './tool.ts';
-import { uuidv7 } from './ids.ts';
+import { uuidv7 } from '../lib/ids.ts';
 import { clientText } from './client-text.ts';
 
 /** Bounds on what an audit entry keeps of strings a client chose. */

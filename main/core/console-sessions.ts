@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from './ports.ts';
-import { randomBase64Url } from './ids.ts';
+import type { Clock } from '../lib/clock.ts';
+import { randomBase64Url } from '../lib/ids.ts';
 
 export const LOGIN_LINK_TTL_MS = 10 * 60_000;
 export const SESSION_TTL_MS = 12 * 3600_000;

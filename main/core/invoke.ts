@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { API_ACTIONS, type AnyAction, type ApiAction, type ApiDispatch, type ApiOutput, type Who } from '../contract/api.ts';
 import type { Result } from '../contract/errors.ts';
 import type { Principal } from '../contract/principal.ts';
-import type { Logger } from './ports.ts';
+import type { Logger } from '../lib/logger.ts';
 import { createHandlers, type ActionDeps, type InvokeMeta } from './action-handlers.ts';
 import { checkCaller } from './permissions.ts';
 import { GatehouseError, toErrorShape } from './errors.ts';

@@ -1,6 +1,7 @@
 import type { Settings } from '../contract/settings.ts';
 import { RESOURCE_READ } from '../contract/audit.ts';
-import type { Clock, EntitlementSource } from './ports.ts';
+import type { EntitlementSource } from './ports.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { CallContext, ResourceDef, ToolOutput, WriteTool } from './tool.ts';
 import type { Registry, RegisteredTool } from './registry.ts';
 import type { Staging } from './staging.ts';

@@ -3,19 +3,6 @@ import type { Entitlement } from '../contract/entitlements.ts';
 import type { VaultBackend } from '../contract/health.ts';
 import type { UsageEvent } from '../contract/usage.ts';
 
-/** Time, injected so tests can move it. Milliseconds since the epoch. */
-export interface Clock {
-  now(): number;
-}
-export const systemClock: Clock = { now: () => Date.now() };
-
-export interface Logger {
-  debug(msg: string, fields?: Record<string, unknown>): void;
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  error(msg: string, fields?: Record<string, unknown>): void;
-}
-
 /**
  * A JSON document kept in memory and persisted by an adapter. Reads are
  * synchronous snapshots; updates are serialized, validated and written

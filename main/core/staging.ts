@@ -4,7 +4,9 @@ import type { User } from '../contract/users.ts';
 import type { AuditResult } from '../contract/audit.ts';
 import type { Settings } from '../contract/settings.ts';
 import { PRINCIPALS, principalLabel, type PersonPrincipal, type Principal } from '../contract/principal.ts';
-import type { AuditTrail, Clock, Logger } from './ports.ts';
+import type { AuditTrail } from './ports.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { CallContext, StagedRef, WriteTool } from './tool.ts';
 import type { Registry } from './registry.ts';
 import type { EventHub } from './events.ts';
@@ -14,7 +16,7 @@ import { checkAgentDecision } from './permissions.ts';
 import { DEFAULT_STAGING_LIMITS, StagedIndex, jsonBytes, ownerKey, type StagingLimits } from './staged-index.ts';
 import { GatehouseError } from './errors.ts';
 import { capabilitiesOf } from './users.ts';
-import { shortId } from './ids.ts';
+import { shortId } from '../lib/ids.ts';
 import { USAGE_EVENTS, type UsageReporter } from './usage.ts';
 
 /** Canonical JSON (sorted keys), so the hash does not depend on key order. */

@@ -1,6 +1,7 @@
 import { UNKNOWN_TOOL, type AuditResult, type Stats, type UsageTotals } from '../contract/audit.ts';
 import type { UsageEvent } from '../contract/usage.ts';
-import type { DocumentStore, Clock, UsageSink } from './ports.ts';
+import type { DocumentStore, UsageSink } from './ports.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { OptionsData } from './options-data.ts';
 import { ownEntry } from './safe-record.ts';
 

@@ -1,10 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { TOKEN_PATTERN, TOKEN_PREFIX, type TokenRecord, type TokenScope, type TokenView } from '../contract/tokens.ts';
 import type { User } from '../contract/users.ts';
-import type { DocumentStore, Clock } from './ports.ts';
+import type { DocumentStore } from './ports.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { OptionsData } from './options-data.ts';
 import { GatehouseError } from './errors.ts';
-import { randomBase64Url, shortId } from './ids.ts';
+import { randomBase64Url, shortId } from '../lib/ids.ts';
 
 /** `last_used` is written at most once a minute per token. */
 export const LAST_USED_THROTTLE_MS = 60_000;

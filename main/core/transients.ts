@@ -1,4 +1,5 @@
-import type { DocumentStore, Clock } from './ports.ts';
+import type { DocumentStore } from './ports.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { OptionsData } from './options-data.ts';
 
 /** Records with an expiry in the options store: ignored once expired, swept on a timer. */

@@ -1,6 +1,7 @@
 import type { UsageEvent } from '../contract/usage.ts';
-import type { Clock, UsageSink } from './ports.ts';
-import { uuidv7 } from './ids.ts';
+import type { UsageSink } from './ports.ts';
+import type { Clock } from '../lib/clock.ts';
+import { uuidv7 } from '../lib/ids.ts';
 
 /** The usage event names Gatehouse emits (the spec shows `ai.generation.completed`). */
 export const USAGE_EVENTS = {

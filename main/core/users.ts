@@ -1,8 +1,9 @@
 import { ROLE_CAPABILITIES, type Capability, type Role, type User, Login } from '../contract/users.ts';
-import type { DocumentStore, Clock } from './ports.ts';
+import type { DocumentStore } from './ports.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { OptionsData } from './options-data.ts';
 import { GatehouseError } from './errors.ts';
-import { shortId } from './ids.ts';
+import { shortId } from '../lib/ids.ts';
 
 /** One set per role, made once: it is asked for on every request. */
 const CAPABILITIES = new Map<Role, ReadonlySet<Capability>>(Object.entries(ROLE_CAPABILITIES).map(([role, caps]) => [role as Role, new Set(caps)]));

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { Logger } from '../core/ports.ts';
+import type { Logger } from './logger.ts';
 
 /**
  * What `gatehouse` and `gatehouse-cloud` share as command lines: the same

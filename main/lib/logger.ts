@@ -1,4 +1,3 @@
-import type { Logger } from '../core/ports.ts';
 import { redact, redactFields } from './redact.ts';
 
 /**
@@ -7,6 +6,13 @@ import { redact, redactFields } from './redact.ts';
  * no token, admin key, bearer value or secret-named field reaches the stream,
  * even when a caller passes one by mistake. Used by the service and cloud/.
  */
+
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };

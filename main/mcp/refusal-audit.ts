@@ -2,8 +2,8 @@ import { HTTP_REFUSAL, type AuditResult } from '../contract/audit.ts';
 import type { ErrorCode } from '../contract/errors.ts';
 import { tokenPrincipal } from '../contract/principal.ts';
 import type { Auditor } from '../core/auditor.ts';
-import type { Clock } from '../core/ports.ts';
-import { RateLimiter } from '../core/rate-limiter.ts';
+import type { Clock } from '../lib/clock.ts';
+import { RateLimiter } from '../lib/rate-limiter.ts';
 
 /** Refusal entries written per minute for each kind of refusal (error code); the rest are counted. */
 export const REFUSALS_AUDITED_PER_MINUTE = 60;

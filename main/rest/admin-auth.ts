@@ -4,7 +4,7 @@ import type { Vault } from '../core/ports.ts';
 import type { Tokens } from '../core/tokens.ts';
 import type { ConsoleSessions } from '../core/console-sessions.ts';
 import { SESSION_TTL_MS } from '../core/console-sessions.ts';
-import { randomBase64Url } from '../core/ids.ts';
+import { randomBase64Url } from '../lib/ids.ts';
 import { PRINCIPALS, consoleSession, tokenPrincipal, type Principal } from '../contract/principal.ts';
 import { ADMIN_KEY_ACCOUNT } from '../store/vault-account.ts';
 import { parseCookies } from '../lib/http/cookies.ts';

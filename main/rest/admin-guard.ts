@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Principal } from '../contract/principal.ts';
-import type { RateLimiter } from '../core/rate-limiter.ts';
+import type { RateLimiter } from '../lib/rate-limiter.ts';
 import type { AdminAuth } from './admin-auth.ts';
 import { CSRF_HEADER } from '../contract/api.ts';
 import { HttpError } from '../lib/http/http-error.ts';

@@ -3,7 +3,7 @@ import { ALL_ACTIONS, API_ACTIONS, type AnyAction, type ApiEvent, type Download,
 import { HTTP_STATUS, type Result } from '../contract/errors.ts';
 import type { Principal } from '../contract/principal.ts';
 import type { Invoke } from '../core/invoke.ts';
-import type { Logger } from '../core/ports.ts';
+import type { Logger } from '../lib/logger.ts';
 import { HttpError } from '../lib/http/http-error.ts';
 import { Router, type Params } from '../lib/http/router.ts';
 import { readBody, type BodyBudget } from '../lib/http/body.ts';

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ADMIN_PREFIX, CONSOLE_PATH, MCP_PATH, REST_PREFIX } from '../contract/health.ts';
-import type { Logger } from '../core/ports.ts';
+import type { Logger } from '../lib/logger.ts';
 import { HttpError } from '../lib/http/http-error.ts';
 import { adminEnvelope } from '../lib/http/envelope.ts';
 import { answerMeta, errorBoundary } from '../lib/http/compose.ts';

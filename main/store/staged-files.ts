@@ -1,7 +1,7 @@
 import { readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StagedPayload } from '../contract/staged.ts';
-import type { Logger } from '../core/ports.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { StagedStore } from '../core/staged-store.ts';
 import { stringifyWellFormed } from '../lib/well-formed.ts';
 import { ensurePrivateDir, removeStaleTemps, writeFileAtomic } from './atomic-write.ts';

@@ -1,5 +1,6 @@
 import { GatehouseError } from '../core/errors.ts';
-import type { Logger, Vault } from '../core/ports.ts';
+import type { Vault } from '../core/ports.ts';
+import type { Logger } from '../lib/logger.ts';
 import { createLogger } from '../lib/logger.ts';
 import { FileVault } from './vault-file.ts';
 // The bridge loads this module lazily; it finds client token accounts through it.

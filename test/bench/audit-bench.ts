@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import type { AuditEntry, AuditQueryInput, AuditResult } from '../../main/contract/audit.ts';
-import type { Logger } from '../../main/core/ports.ts';
+import type { Logger } from '../../main/lib/logger.ts';
 import { AuditLog } from '../../main/store/audit/log.ts';
 
 const TOTAL = Number(process.env.AUDIT_BENCH_ENTRIES ?? 1_000_000);

@@ -9,7 +9,7 @@
 import { createServer, Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { uuidv7 } from '../../main/core/ids.ts';
+import { uuidv7 } from '../../main/lib/ids.ts';
 import { signHeaders, type SiteCredentials } from '../cloud/helpers/sign.ts';
 import { freshDatabaseUrl, startHarness, type Harness } from '../cloud/helpers/cloud-harness.ts';
 import { printTable, summarize } from './stats.ts';

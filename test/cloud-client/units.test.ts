@@ -12,7 +12,7 @@ import { OutboxJournal } from '../../main/cloud/outbox-journal.ts';
 import { fingerprintOf, parsePublicKey } from '../../main/cloud/pinned-key.ts';
 import { signRequest } from '../../main/cloud/request-signing.ts';
 import type { CertificatePayload } from '../../main/contract/cloud/certificate.ts';
-import { uuidv7 } from '../../main/core/ids.ts';
+import { uuidv7 } from '../../main/lib/ids.ts';
 import { signHeaders } from '../cloud/helpers/sign.ts';
 
 /** The pure parts of main/cloud, with the edges that the end-to-end tests reach only by chance. */

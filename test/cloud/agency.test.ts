@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uuidv7 } from '../../main/core/ids.ts';
+import { uuidv7 } from '../../main/lib/ids.ts';
 import { pruneFinished } from '../../cloud/repo/tasks-repo.ts';
 import { rawRequest, register, type SiteClient } from './helpers/client.ts';
 import { startHarness, type Harness } from './helpers/cloud-harness.ts';

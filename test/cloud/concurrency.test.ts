@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { uuidv7 } from '../../main/core/ids.ts';
+import { uuidv7 } from '../../main/lib/ids.ts';
 import { register, SiteClient } from './helpers/client.ts';
 import { freshDatabaseUrl, onPostgres, startHarness, TEST_MASTER_KEY, type Harness } from './helpers/cloud-harness.ts';
 import { reservationFor } from '../../cloud/ai/ai-router.ts';

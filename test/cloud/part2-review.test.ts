@@ -10,7 +10,7 @@ import { MAX_ACCOUNT_LIMITS } from '../../cloud/services/enterprise-service.ts';
 import { release, reserve, settle, sweepReservations } from '../../cloud/services/reservations-service.ts';
 import { siteById } from '../../cloud/repo/sites-repo.ts';
 import { pruneLog } from '../../cloud/repo/request-log-repo.ts';
-import { uuidv7 } from '../../main/core/ids.ts';
+import { uuidv7 } from '../../main/lib/ids.ts';
 import { rawRequest } from './helpers/client.ts';
 import { startHarness, type Harness } from './helpers/cloud-harness.ts';
 import { accountWithSites } from './helpers/accounts.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uuidv7 } from '../../main/core/ids.ts';
+import { uuidv7 } from '../../main/lib/ids.ts';
 import { siteById, type SiteRow } from '../../cloud/repo/sites-repo.ts';
 import { release, reserve, settle, sweepReservations } from '../../cloud/services/reservations-service.ts';
 import type { CloudUsageEvent } from '../../main/contract/cloud/index.ts';

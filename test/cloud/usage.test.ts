@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageHistoryAnswer, UsageRecordAnswer, UsageSummaryAnswer } from '../../main/contract/cloud/index.ts';
-import { uuidv7 } from '../../main/core/ids.ts';
+import { uuidv7 } from '../../main/lib/ids.ts';
 import { register, type SiteClient } from './helpers/client.ts';
 import { startHarness, type Harness } from './helpers/cloud-harness.ts';
 

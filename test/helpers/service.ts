@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startService, type RunningService, type ServiceConfig } from '../../main/service.ts';
 import { silentLogger } from '../../main/lib/logger.ts';
-import type { Clock } from '../../main/core/ports.ts';
+import type { Clock } from '../../main/lib/clock.ts';
 
 /** A clock tests can move. */
 export class TestClock implements Clock {

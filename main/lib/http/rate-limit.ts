@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { RateDecision, RateLimiter } from '../../core/rate-limiter.ts';
+import type { RateDecision, RateLimiter } from '../rate-limiter.ts';
 import { HttpError } from './http-error.ts';
 
 /** RateLimit headers (IETF draft, a 60 s window) plus Retry-After on refusal. */

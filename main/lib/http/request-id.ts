@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { uuidv7 } from '../../core/ids.ts';
+import { uuidv7 } from '../ids.ts';
 
 /** Letters, digits and `_ . : -`, at most 128: safe in a header, a log line and a file name. */
 const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;

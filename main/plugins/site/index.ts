@@ -1,4 +1,5 @@
-import type { AiProviderSource, Clock, DocumentStore } from '../../core/ports.ts';
+import type { AiProviderSource, DocumentStore } from '../../core/ports.ts';
+import type { Clock } from '../../lib/clock.ts';
 import type { UsageReporter } from '../../core/usage.ts';
 import type { Plugin, ResourceDef, Tool } from '../../core/tool.ts';
 import { siteIdentity, type SiteIdentity } from './identity.ts';

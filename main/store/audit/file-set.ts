@@ -1,7 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { chmod, mkdir, open, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Logger } from '../../core/ports.ts';
+import type { Logger } from '../../lib/logger.ts';
 import { auditFileName, parseAuditFileName, sidecarName } from './files.ts';
 import { readSidecar, scanSummary, writeSidecar } from './sidecar.ts';
 import type { FileSummary } from './summary.ts';

@@ -1,6 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
-import type { Clock, Logger } from '../../core/ports.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { Logger } from '../../lib/logger.ts';
 import type { AuditFileRecord, AuditFileSet } from './file-set.ts';
 import type { SummaryFields } from './summary.ts';
 import { addToSummary } from './summary.ts';

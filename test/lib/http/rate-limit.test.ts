@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RateLimiter } from '../../../main/core/rate-limiter.ts';
+import { RateLimiter } from '../../../main/lib/rate-limiter.ts';
 import { checkRate, rateHeaders, rateLimitedError } from '../../../main/lib/http/rate-limit.ts';
 import { adminEnvelope } from '../../../main/lib/http/envelope.ts';
 import { sendError } from '../../../main/lib/http/send.ts';

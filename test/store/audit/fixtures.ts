@@ -2,7 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AuditEntry } from '../../../main/contract/audit.ts';
-import type { Clock, Logger } from '../../../main/core/ports.ts';
+import type { Clock } from '../../../main/lib/clock.ts';
+import type { Logger } from '../../../main/lib/logger.ts';
 import type { AuditLogOptions } from '../../../main/store/audit/log.ts';
 import { AuditLog } from '../../../main/store/audit/log.ts';
 

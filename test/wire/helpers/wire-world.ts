@@ -6,7 +6,7 @@ import { startHarness, TEST_MASTER_KEY, type Harness } from '../../cloud/helpers
 import { startFaultProxy, type FaultProxy } from '../../fixtures/fault-proxy.ts';
 import { startOpenAiFixture, type FixtureProvider } from '../../fixtures/ai-providers/fixture-provider.ts';
 import { connectClient, startTestService } from '../../helpers/service.ts';
-import type { Clock } from '../../../main/core/ports.ts';
+import type { Clock } from '../../../main/lib/clock.ts';
 import { ADMIN_KEY_ACCOUNT } from '../../../main/store/vault-account.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RateLimiter } from '../../main/core/rate-limiter.ts';
+import { RateLimiter } from '../../main/lib/rate-limiter.ts';
 
 describe('RateLimiter (GCRA, per key, injected time)', () => {
   it('allows a burst of `limit`, then refuses with a Retry-After', () => {
