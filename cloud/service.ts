@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createEdgeServer } from '../main/lib/http/server.ts';
+import { createEdgeServer, type ServerLimits } from '../main/lib/http/server.ts';
 import { createCloudHandler, type RateLimits } from './http/handler.ts';
+import { addGaugeSource, type PoolUse } from './metrics.ts';
 import { openLedger, type LedgerOptions } from './ledger.ts';
 import { listenOperatorSocket } from './operator-rpc.ts';
 import { pruneIdempotencyKeys } from './repo/events-repo.ts';
@@ -33,6 +34,12 @@ export interface CloudServiceOptions {
   requestLog?: LedgerOptions['requestLog'];
   /** the gateway's public base URL for the URLs it hands out (download links); default: from each request's Host */
   publicUrl?: string;
+  /** a Bearer token that reads /metrics; without one, only requests made on this host do */
+  metricsToken?: string;
+  /** on stop, how long requests in flight may take to finish before they are cut (default 10 s) */
+  drainMs?: number;
+  /** per-address connection cap and the other server limits (main/lib/http/server.ts) */
+  serverLimits?: ServerLimits;
 }
 
 export interface CloudService {
@@ -42,6 +49,9 @@ export interface CloudService {
 }
 
 const HOUSEKEEPING_MS = 60_000;
+export const DEFAULT_DRAIN_MS = 10_000;
+/** after the drain, how long cut requests get to release what they hold (an AI generation's hold) */
+const RELEASE_MS = 3_000;
 /** unix socket paths are limited to about 107 bytes */
 const MAX_SOCKET_PATH = 100;
 
@@ -56,7 +66,17 @@ export async function startCloudService(o: CloudServiceOptions): Promise<CloudSe
     await unlock();
     throw e;
   }
-  const server = createEdgeServer(createCloudHandler(ctx, { rateLimits: o.rateLimits, trustProxy: o.trustProxy, publicUrl: o.publicUrl }));
+  let stopping = false;
+  const handler = createCloudHandler(ctx, { rateLimits: o.rateLimits, trustProxy: o.trustProxy, publicUrl: o.publicUrl, metricsToken: o.metricsToken, stopping: () => stopping });
+  const inflight = new Set<Promise<void>>();
+  const server = createEdgeServer((req, res) => {
+    const p = handler(req, res).finally(() => inflight.delete(p));
+    inflight.add(p);
+  }, o.serverLimits);
+  const dropGauges = addGaugeSource({
+    pool: () => ('poolStats' in ctx.db ? (ctx.db as { poolStats(): PoolUse }).poolStats() : null),
+    openHolds: async () => Number((await ctx.db.query<{ n: number }>(`SELECT count(*) AS n FROM usage_reservations WHERE status = 'held'`)).rows[0]?.n ?? 0),
+  });
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(o.port ?? 0, o.host ?? '127.0.0.1', () => resolve()));
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
@@ -93,8 +113,14 @@ export async function startCloudService(o: CloudServiceOptions): Promise<CloudSe
     ctx,
     stop: () =>
       (stopped ??= (async () => {
+        // Readiness goes 503 and no new connection is taken; requests in flight get the drain to finish, then
+        // their connections are cut, which aborts a generation and releases its hold through the ledger.
+        stopping = true;
         clearInterval(housekeeping);
-        await Promise.all([closeServer(server), operator ? closeServer(operator) : null]);
+        const closed = Promise.all([closeServer(server, o.drainMs ?? DEFAULT_DRAIN_MS), operator ? closeServer(operator, 1000) : null]);
+        await settleWithin(inflight, (o.drainMs ?? DEFAULT_DRAIN_MS) + RELEASE_MS);
+        await closed;
+        dropGauges();
         await ctx.tasks.idle();
         await ctx.requestLog.flush();
         await ctx.db.close();
@@ -104,10 +130,22 @@ export async function startCloudService(o: CloudServiceOptions): Promise<CloudSe
   };
 }
 
-function closeServer(s: Server): Promise<void> {
+/** Stops accepting; idle keep-alive connections close now, busy ones when their answer is sent or after `drainMs`. */
+function closeServer(s: Server, drainMs: number): Promise<void> {
   return new Promise((resolve) => {
     s.close(() => resolve());
     s.closeIdleConnections();
-    setTimeout(() => s.closeAllConnections(), 1000).unref();
+    // A keep-alive connection that finishes its request after close() is ended by Node; this cuts what is still busy.
+    setTimeout(() => s.closeAllConnections(), drainMs).unref();
   });
+}
+
+/** Waits for the requests in flight (those that start meanwhile too), at most `ms`. */
+async function settleWithin(inflight: Set<Promise<void>>, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (inflight.size && Date.now() < deadline) {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...inflight]), new Promise((r) => (timer = setTimeout(r, deadline - Date.now())))]);
+    clearTimeout(timer);
+  }
 }

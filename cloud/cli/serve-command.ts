@@ -1,9 +1,11 @@
-import { startCloudService } from '../service.ts';
+import { DEFAULT_DRAIN_MS, startCloudService } from '../service.ts';
 import type { Logger } from '../../main/lib/logger.ts';
 import { stopOnSignals } from '../../main/lib/cli-kit.ts';
 import { intFlag, out, parse, resolveCloudDataDir, resolveDatabaseUrl, UsageError } from './args.ts';
 
 export const DEFAULT_CLOUD_PORT = 8787;
+/** a Bearer token for /metrics (an environment variable: a flag would show in the process list) */
+export const METRICS_TOKEN_ENV = 'GATEHOUSE_CLOUD_METRICS_TOKEN';
 
 /** `gatehouse-cloud serve`: the service in the foreground until SIGINT/SIGTERM. */
 export async function serve(args: string[], env: NodeJS.ProcessEnv, log: Logger): Promise<void> {
@@ -16,6 +18,7 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv, log: Logger)
     'rate-limit-register': { type: 'string' },
     'public-url': { type: 'string' },
     'log-retention-days': { type: 'string' },
+    'drain-seconds': { type: 'string' },
   });
   if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'`);
   const port = intFlag('port', values.port, 0, 65535) ?? DEFAULT_CLOUD_PORT;
@@ -26,6 +29,7 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv, log: Logger)
   const publicUrl = values['public-url'];
   if (publicUrl !== undefined && !/^https?:\/\/[^/?#\s]+$/.test(publicUrl)) throw new UsageError('--public-url is the scheme and host the sites reach the gateway at, like https://gateway.example (no path)');
   const retention = intFlag('log-retention-days', values['log-retention-days'], 1, 3650);
+  const drainMs = (intFlag('drain-seconds', values['drain-seconds'], 0, 300) ?? DEFAULT_DRAIN_MS / 1000) * 1000;
   const svc = await startCloudService({
     dataDir,
     databaseUrl: resolveDatabaseUrl(values['database-url'], env),
@@ -37,9 +41,12 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv, log: Logger)
     trustProxy: !!values['trust-proxy'],
     publicUrl,
     releasesDir: values['releases-dir'],
+    metricsToken: env[METRICS_TOKEN_ENV] || undefined,
+    drainMs,
     ...(retention ? { requestLog: { retentionDays: retention } } : {}),
   });
-  stopOnSignals(() => svc.stop(), log, 5000);
+  // The drain, then cut requests releasing their holds, then the flush: a stop past all that has hung.
+  stopOnSignals(() => svc.stop(), log, drainMs + 10_000);
   const info = { base_url: svc.baseUrl, gateway_url: `${svc.baseUrl}/gateway/v1`, database: svc.ctx.db.kind, data_dir: dataDir, pid: process.pid };
   out(!!values.json, info, () => [`gatehouse-cloud is running.`, `  gateway:  ${info.gateway_url}`, `  database: ${info.database}${info.database === 'pglite' ? ` (embedded, ${dataDir})` : ''}`, 'Stop with Ctrl+C.'].join('\n'));
 }

@@ -1,6 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { migrate } from './migrate.ts';
 import { PARSERS, RETRYABLE_SQLSTATES, TRANSACTION_ATTEMPTS, sqlState, type Db, type Queryable, type QueryResult } from './db.ts';
+import { asDbFault, failedStatement } from './db-unavailable.ts';
 
 /**
  * PGlite (PostgreSQL compiled to WebAssembly) in `dir`, or in memory when
@@ -28,8 +29,13 @@ export async function migratedPgliteDump(): Promise<Blob> {
 function adapt(pg: PGlite): Db {
   const wrap = (q: { query: PGlite['query'] }): Queryable => ({
     async query<T>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
-      const r = await q.query<T>(sql, params as unknown[]);
-      return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
+      try {
+        const r = await q.query<T>(sql, params as unknown[]);
+        return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
+      } catch (e) {
+        // A closed database (a request still running while the service stops) is "away", not a bug: 503.
+        throw failedStatement(e);
+      }
     },
   });
   const self = wrap(pg);
@@ -41,7 +47,7 @@ function adapt(pg: PGlite): Db {
         try {
           return await pg.transaction((tx) => fn(wrap(tx)));
         } catch (e) {
-          if (attempt >= TRANSACTION_ATTEMPTS || !RETRYABLE_SQLSTATES.has(sqlState(e) ?? '')) throw e;
+          if (attempt >= TRANSACTION_ATTEMPTS || !RETRYABLE_SQLSTATES.has(sqlState(e) ?? '')) throw asDbFault(e);
         }
       }
     },

@@ -1,38 +1,24 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream/promises';
-import {
-  ACCOUNT_ENDPOINTS,
-  AI_MAX_BODY_BYTES,
-  CLOUD_BASE_PATH,
-  CLOUD_ENDPOINTS,
-  CLOUD_MAX_BODY_BYTES,
-  CLOUD_PART2_ENDPOINTS,
-  HEADER_PLAN,
-  HEADER_SUPPORT_PRIORITY,
-} from '../../main/contract/cloud/index.ts';
-import { BodyBudget, readBody } from '../../main/lib/http/body.ts';
-import { clientAddress } from '../../main/lib/http/client-address.ts';
-import { answerMeta, errorBoundary } from '../../main/lib/http/compose.ts';
+import { ANSWERED, answerMeta, compose, errorBoundary } from '../../main/lib/http/compose.ts';
 import { cloudEnvelope } from '../../main/lib/http/envelope.ts';
 import { HttpError } from '../../main/lib/http/http-error.ts';
-import { parseJson } from '../../main/lib/http/json.ts';
-import { checkRate } from '../../main/lib/http/rate-limit.ts';
-import { requestId } from '../../main/lib/http/request-id.ts';
-import { Router } from '../../main/lib/http/router.ts';
-import { sendError, sendJson } from '../../main/lib/http/send.ts';
-import { requestTarget } from '../../main/lib/http/url.ts';
 import { RateLimiter } from '../../main/lib/rate-limiter.ts';
-import { VERSION } from '../../main/version.ts';
+import { DatabaseUnavailable } from '../db/db-unavailable.ts';
 import { CloudError } from '../errors.ts';
 import type { SiteRow } from '../repo/sites-repo.ts';
-import { authenticateAccount, type AccountPrincipal } from '../services/account-auth.ts';
 import { ClientGone } from '../services/ai-service.ts';
-import { Authenticator } from '../services/auth-service.ts';
 import type { Ctx } from '../services/context.ts';
-import { loadGrants, supportOf } from '../services/grants-service.ts';
-import { ACCOUNT_ROUTES } from './routes-account.ts';
-import { PART2_ROUTES } from './routes-part2.ts';
-import { ROUTES, type RouteAnswer, type RouteHandler } from './routes.ts';
+import { logRequest } from './access-log.ts';
+import { identify, newRequest, type CloudRequest } from './cloud-request.ts';
+import { addressRate } from './guards/address-rate.ts';
+import { authenticate } from './guards/authenticate.ts';
+import { callerRate } from './guards/caller-rate.ts';
+import { matchRoute } from './guards/match-route.ts';
+import { metricsAccess } from './guards/metrics-access.ts';
+import { parseBody } from './guards/parse-body.ts';
+import { readRequestBody } from './guards/read-body.ts';
+import { routeTable } from './route-table.ts';
+import { sendAnswer } from './send-answer.ts';
 import { toHttpError, withRetryRule } from './to-http-error.ts';
 
 /** Requests per minute; 0 switches a limit off. */
@@ -53,12 +39,12 @@ export interface HandlerOptions {
   trustProxy?: boolean;
   /** the gateway's public base URL (scheme and authority) for the URLs it hands out; default: from the request */
   publicUrl?: string;
+  /** a Bearer token that reads /metrics; without one, only requests made on this host do */
+  metricsToken?: string;
+  /** true once the service is stopping: /health/ready answers 503 so a balancer drains this instance */
+  stopping?: () => boolean;
 }
 
-/** How a route's caller is known: not at all, a site signature, the account's API key, or a download token in the path. */
-type Auth = 'none' | 'site' | 'account' | 'token';
-/** `watchClose`: the route gets a signal that aborts when the caller goes away (a long AI generation). */
-type Entry = { name: string; template: string; auth: Auth; maxBody: number; handler: RouteHandler | null; watchClose: boolean };
 const NEVER = new AbortController().signal;
 
 function closeSignal(res: ServerResponse): AbortSignal {
@@ -69,19 +55,6 @@ function closeSignal(res: ServerResponse): AbortSignal {
   return gone.signal;
 }
 
-function routeTable(): Router<Entry> {
-  const router = new Router<Entry>();
-  const add = (name: string, e: { method: string; path: string }, auth: Auth, handler: RouteHandler | null, maxBody = CLOUD_MAX_BODY_BYTES) =>
-    router.on(e.method, `${CLOUD_BASE_PATH}/${e.path}`, { name, template: e.path, auth, maxBody, handler, watchClose: name === 'aiGenerate' });
-  for (const [name, e] of Object.entries(CLOUD_ENDPOINTS)) add(name, e, e.signed ? 'site' : 'none', name === 'health' || name === 'keys' ? null : ROUTES[name as keyof typeof ROUTES]);
-  for (const [name, e] of Object.entries(CLOUD_PART2_ENDPOINTS)) {
-    const big = name === 'aiGenerate' || name === 'aiRoute';
-    add(name, e, e.signed ? 'site' : 'token', PART2_ROUTES[name as keyof typeof PART2_ROUTES], big ? AI_MAX_BODY_BYTES : CLOUD_MAX_BODY_BYTES);
-  }
-  for (const [name, e] of Object.entries(ACCOUNT_ENDPOINTS)) add(name, e, 'account', ACCOUNT_ROUTES[name as keyof typeof ACCOUNT_ROUTES]);
-  return router;
-}
-
 function originOf(req: IncomingMessage, trustProxy: boolean): string {
   const forwarded = trustProxy ? String(req.headers['x-forwarded-proto'] ?? '').split(',')[0]!.trim() : '';
   const scheme = forwarded === 'https' || (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
@@ -89,126 +62,70 @@ function originOf(req: IncomingMessage, trustProxy: boolean): string {
 }
 
 /**
- * The gateway's HTTP pipeline, on the shared edge (main/lib/http): request id,
- * route, per-address rate limit, bounded body, the caller (a signature on the
- * raw bytes, the account's API key, or a download token), per-caller rate
- * limit, JSON with a nesting limit, the route, one access-log line and one
- * request-log entry. Every answer carries X-Request-Id, and those to a known
- * site or account its plan and support priority.
+ * The gateway's HTTP pipeline on the shared edge (main/lib/http): guards on
+ * compose() (route, per-address rate limit, who may read the metrics, bounded
+ * body, the caller, per-caller rate limit, JSON with a nesting limit), then
+ * the route; errors are answered by the one error boundary (service refusals
+ * in the contract's shape, a lost database as 503 gateway_unavailable, a bug
+ * as 500 without details) and every request is written down once, by
+ * logRequest. Every answer carries X-Request-Id, and those to a known site or
+ * account its plan and support priority.
  */
 export function createCloudHandler(ctx: Ctx, opts: HandlerOptions = {}) {
   const limits = { ...DEFAULT_RATE_LIMITS, ...opts.rateLimits };
-  const router = routeTable();
-  const auth = new Authenticator(ctx);
-  const byAddress = new RateLimiter();
-  const byRegister = new RateLimiter();
+  const now = () => ctx.now().getTime();
+  const router = routeTable(opts.stopping ?? (() => false));
   const bySite = new RateLimiter();
-  const budget = new BodyBudget(16 * 1024 * 1024, 64 * 1024);
+  const admit = compose<CloudRequest>(
+    matchRoute(router),
+    addressRate(limits, !!opts.trustProxy, now),
+    metricsAccess(opts.metricsToken),
+    readRequestBody(),
+    authenticate(ctx),
+    callerRate(bySite, limits.perSite, now),
+    parseBody,
+  );
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const started = performance.now();
-    const id = requestId(req, res);
-    let site: SiteRow | null = null;
-    let account: AccountPrincipal | null = null;
-    let entry: Entry | null = null;
-    let status = 500;
-    let code: string | null = null;
-    let failure: string | undefined;
-    const identify = (s: { plan: string | null; support_priority: string | null }) => {
-      if (s.plan) res.setHeader(HEADER_PLAN, s.plan);
-      if (s.support_priority) res.setHeader(HEADER_SUPPORT_PRIORITY, s.support_priority);
+  const serve = async (c: CloudRequest): Promise<void> => {
+    const refused = await admit(c);
+    if (refused === ANSWERED) return;
+    if (refused) throw refused;
+    const entry = c.entry!;
+    // A download token is a site's credential too: what it fetches counts against that site's limit.
+    const admitSite = (s: SiteRow) => {
+      c.site = s;
+      const r = callerRate(bySite, limits.perSite, now)(c);
+      if (r) throw r;
     };
-    try {
-      const { path, query } = requestTarget(req);
-      const match = router.match(req.method ?? 'GET', path);
-      if (!match) throw new HttpError('not_found', `no endpoint ${req.method} ${path.slice(0, 200)}: see docs/cloud-gateway.md`);
-      if (!match.handler) throw new HttpError('invalid_request', `${req.method} is not allowed here: use ${match.allow.join(', ')}`, { status: 405, headers: { Allow: match.allow.join(', ') } });
-      entry = match.handler;
-      const address = clientAddress(req, !!opts.trustProxy);
-      const now = ctx.now().getTime();
-      const refused = checkRate(res, byAddress, address, limits.perAddress, now) ?? (entry.name === 'register' ? checkRate(res, byRegister, address, limits.register, now) : null);
-      if (refused) throw refused;
-      if (entry.name === 'health') {
-        // A load balancer's probe: answer 503 when this instance cannot reach its database.
-        const reachable = await ctx.db.query('SELECT 1').then(() => true, () => false);
-        if (!reachable) throw new HttpError('gateway_unavailable', 'this instance cannot reach its database', { status: 503, headers: { 'Retry-After': '5' } });
-        status = 200;
-        return sendJson(res, 200, { success: true, status: 'ok', version: VERSION, database: ctx.db.kind, server_time: ctx.now().toISOString() });
-      }
-      if (entry.name === 'keys') return void (status = 200, sendJson(res, 200, await ctx.keys.jwks(ctx.now())));
-      const raw = await readBody(req, { limit: entry.maxBody, budget });
-      if (entry.auth === 'site') {
-        site = await auth.verify({ method: req.method ?? 'GET', authority: String(req.headers.host ?? ''), url: req.url ?? '/', headers: req.headers, body: raw });
-        identify(supportOf(await loadGrants(ctx.db, site, ctx.now())));
-        const r = checkRate(res, bySite, site.id, limits.perSite, now);
-        if (r) throw r;
-      } else if (entry.auth === 'account') {
-        account = await authenticateAccount(ctx, req.headers);
-        identify(account.account);
-        const r = checkRate(res, bySite, account.account.id, limits.perSite, now);
-        if (r) throw r;
-      }
-      // A download token is a site's credential too: what it fetches counts against that site's limit.
-      const admitSite = (s: SiteRow) => {
-        site = s;
-        const r = checkRate(res, bySite, s.id, limits.perSite, now);
-        if (r) throw r;
-      };
-      const body = raw.length === 0 ? {} : parseJson(raw);
-      const answer = await entry.handler!({ ctx, site: site!, account: account!, body, raw, query, headers: req.headers, params: match.params, origin: opts.publicUrl ?? originOf(req, !!opts.trustProxy), requestId: id, signal: entry.watchClose ? closeSignal(res) : NEVER, admitSite });
-      if (answer.site) site = answer.site;
-      if (answer.support) identify(answer.support);
-      status = answer.status ?? 200;
-      await send(res, status, answer);
-    } catch (e) {
-      if (e instanceof ClientGone) return void (status = 499);
-      let err = e instanceof CloudError ? toHttpError(e) : e instanceof HttpError ? withRetryRule(e) : null;
-      if (!err) {
-        // A bug in us: logged below with the route's template, never the raw path (a download path carries its token).
-        failure = e instanceof Error ? e.message : String(e);
-        err = withRetryRule(new HttpError('internal_error', 'internal error: see the service log'));
-      }
-      status = err.status;
-      code = err.code;
-      sendError(res, err, cloudEnvelope, { requestId: id });
-    } finally {
-      const ms = Math.round((performance.now() - started) * 10) / 10;
-      const fields = { request_id: id, method: req.method, path: entry ? entry.template : loggablePath(req.url ?? ''), status, ms, ...(site ? { site_id: site.id } : {}), ...(account ? { account_id: account.account.id } : {}), ...(failure ? { error: failure } : {}) };
-      if (status >= 500) ctx.log.error('request', fields);
-      else if (status >= 400) ctx.log.info('request refused', fields);
-      else ctx.log.debug('request', fields);
-      ctx.requestLog.record({
-        at: new Date(ctx.now().getTime()).toISOString(),
-        request_id: id,
-        account_id: account?.account.id ?? site?.account_id ?? null,
-        site_id: site?.id ?? null,
-        auth: entry?.auth ?? 'none',
-        endpoint: entry?.template ?? '-',
-        method: String(req.method ?? '').slice(0, 10),
-        status,
-        code,
-        ms,
-      });
-    }
+    const { req, res } = c;
+    const answer = await entry.handler({ ctx, site: c.site!, account: c.account!, body: c.body, raw: c.raw, query: c.query, headers: req.headers, params: c.params, origin: opts.publicUrl ?? originOf(req, !!opts.trustProxy), requestId: c.id, signal: entry.watchClose ? closeSignal(res) : NEVER, admitSite });
+    if (answer.site) c.site = answer.site;
+    if (answer.support) identify(c, answer.support);
+    await sendAnswer(res, answer.status ?? 200, answer);
   };
-  return errorBoundary(handle, { envelope: cloudEnvelope, log: ctx.log, meta: answerMeta });
+
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const c = newRequest(req, res);
+    await errorBoundary(() => serve(c), { envelope: cloudEnvelope, log: ctx.log, meta: answerMeta, translate: (e) => translate(c, e) })(req, res);
+    logRequest(ctx, c);
+  };
 }
 
-/** A path that matched no route, fit for the log: no query, and no download token (a bearer credential) even in a malformed download path. */
-export function loggablePath(url: string): string {
-  return url.split('?')[0]!.replace(/(\/updates\/files\/)[^/]*/, '$1:token').slice(0, 200);
-}
-
-async function send(res: ServerResponse, status: number, a: RouteAnswer): Promise<void> {
-  if (!a.raw) return sendJson(res, status, a.body, a.headers);
-  const base = { 'Content-Type': a.raw.contentType, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', ...a.headers };
-  if (a.raw.file) {
-    res.writeHead(status, { ...base, 'Content-Length': String(a.raw.file.size), 'Content-Disposition': `attachment; filename="${a.raw.file.name}"` });
-    // A client that goes away mid-download ends the pipeline; nothing to answer then.
-    await pipeline(a.raw.file.stream(), res).catch(() => res.destroy());
-    return;
+/** Any error as the refusal to answer; the code and a bug's message are kept for the log line. */
+function translate(c: CloudRequest, e: unknown): HttpError | typeof ANSWERED {
+  if (e instanceof ClientGone) {
+    c.statusOverride = 499;
+    return ANSWERED;
   }
-  const text = a.raw.text ?? '';
-  res.writeHead(status, { ...base, 'Content-Length': String(Buffer.byteLength(text)) });
-  res.end(text);
+  let err: HttpError;
+  if (e instanceof CloudError) err = toHttpError(e);
+  else if (e instanceof HttpError) err = withRetryRule(e);
+  else {
+    // A bug in us: logged with the route's template, never the raw path (a download path carries its token).
+    c.failure = e instanceof Error ? e.message : String(e);
+    err = withRetryRule(new HttpError('internal_error', 'internal error: see the service log'));
+  }
+  if (e instanceof DatabaseUnavailable) c.failure = e.reason;
+  c.code = err.code;
+  return err;
 }

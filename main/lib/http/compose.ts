@@ -39,6 +39,13 @@ export interface ErrorBoundaryOptions {
   log: { error(msg: string, fields?: Record<string, unknown>): void };
   /** the request id set on the answer (X-Request-Id); read after the handler ran */
   meta: (req: IncomingMessage, res: ServerResponse) => ErrorMeta;
+  /**
+   * A server's own error types as refusals, before the default rule (an
+   * HttpError as it is, anything else a bug): an HttpError to answer,
+   * ANSWERED when nothing is left to send (the client went away), null for
+   * the default.
+   */
+  translate?: (e: unknown) => HttpError | typeof ANSWERED | null;
 }
 
 /**
@@ -51,7 +58,9 @@ export function errorBoundary(handler: (req: IncomingMessage, res: ServerRespons
     try {
       await handler(req, res);
     } catch (e) {
-      if (e instanceof HttpError) return sendError(res, e, opts.envelope, opts.meta(req, res));
+      const own = opts.translate?.(e) ?? (e instanceof HttpError ? e : null);
+      if (own === ANSWERED) return;
+      if (own) return sendError(res, own, opts.envelope, opts.meta(req, res));
       opts.log.error('request failed', { error: e instanceof Error ? e.message : String(e), method: req.method, path: (req.url ?? '').split('?')[0]!.slice(0, 200) });
       sendError(res, new HttpError('internal_error', 'internal error: see the service log'), opts.envelope, opts.meta(req, res));
     }
