@@ -19,6 +19,7 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv, log: Logger)
     'public-url': { type: 'string' },
     'log-retention-days': { type: 'string' },
     'drain-seconds': { type: 'string' },
+    'max-connections-per-address': { type: 'string' },
   });
   if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'`);
   const port = intFlag('port', values.port, 0, 65535) ?? DEFAULT_CLOUD_PORT;
@@ -43,6 +44,8 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv, log: Logger)
     releasesDir: values['releases-dir'],
     metricsToken: env[METRICS_TOKEN_ENV] || undefined,
     drainMs,
+    // Behind a proxy every client shares its address: raise the cap or switch it off (0) there.
+    serverLimits: { maxConnectionsPerAddress: intFlag('max-connections-per-address', values['max-connections-per-address'], 0, 100_000) },
     ...(retention ? { requestLog: { retentionDays: retention } } : {}),
   });
   // The drain, then cut requests releasing their holds, then the flush: a stop past all that has hung.

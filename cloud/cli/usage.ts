@@ -7,6 +7,8 @@ Usage: gatehouse-cloud <command> [options]
   serve [--host 127.0.0.1] [--port 8787|0] [--trust-proxy] [--public-url URL] [--releases-dir DIR]
         [--rate-limit-address N] [--rate-limit-site N] [--rate-limit-register N]
         [--log-retention-days N]                                             start the service
+        [--drain-seconds N (10)] [--max-connections-per-address N (64; 0 = off)]
+        (GATEHOUSE_CLOUD_METRICS_TOKEN: a Bearer token for /metrics, else only this host reads it)
   accounts add NAME | accounts list
   accounts keys create ACCOUNT [--label L]   print an account API key (shown once)
   accounts keys list [--account A] | accounts keys revoke KEY_ID

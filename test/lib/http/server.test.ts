@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readBody } from '../../../main/lib/http/body.ts';
 import { rawSocket, serve } from './serve.ts';
+import { getFrom, slowHeaders } from './slow-clients.ts';
 
 describe('createEdgeServer limits', () => {
   it('closes connections over maxConnections at once', async () => {
@@ -50,6 +51,45 @@ describe('createEdgeServer limits', () => {
       s.write(`GET / HTTP/1.1\r\nHost: x\r\n`);
       await s.ended;
       expect(s.text()).toMatch(/^HTTP\/1\.1 408/);
+    } finally {
+      await srv.close();
+    }
+  });
+});
+
+describe('connections per client address', () => {
+  it('one address with slow headers cannot take every slot: another address is still served', async () => {
+    const srv = await serve((_req, res) => void res.end('ok'), { maxConnections: 12, maxConnectionsPerAddress: 4 });
+    const slow = await slowHeaders(srv.port, 20, '127.0.0.1');
+    try {
+      expect(slow.open()).toBe(4);
+      expect(await getFrom(`${srv.url}/`, '127.0.0.2')).toBe(200);
+    } finally {
+      slow.close();
+      await srv.close();
+    }
+  });
+
+  it('without the cap (0) the same address takes them all and the other is dropped (what the cap prevents)', async () => {
+    const srv = await serve((_req, res) => void res.end('ok'), { maxConnections: 12, maxConnectionsPerAddress: 0 });
+    const slow = await slowHeaders(srv.port, 20, '127.0.0.1');
+    try {
+      expect(slow.open()).toBe(12);
+      expect(await getFrom(`${srv.url}/`, '127.0.0.2')).toBe(0);
+    } finally {
+      slow.close();
+      await srv.close();
+    }
+  });
+
+  it('a slot is given back when its connection closes', async () => {
+    const srv = await serve((_req, res) => void res.end('ok'), { maxConnections: 12, maxConnectionsPerAddress: 2 });
+    const slow = await slowHeaders(srv.port, 2, '127.0.0.1');
+    try {
+      expect(await getFrom(`${srv.url}/`, '127.0.0.1')).toBe(0);
+      slow.close();
+      await new Promise((r) => setTimeout(r, 100));
+      expect(await getFrom(`${srv.url}/`, '127.0.0.1')).toBe(200);
     } finally {
       await srv.close();
     }

@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MCP_PATH } from '../../main/contract/health.ts';
+import { startHarness, type Harness } from '../cloud/helpers/cloud-harness.ts';
+import { startTestService } from '../helpers/service.ts';
+import { getFrom, slowHeaders } from '../lib/http/slow-clients.ts';
+
+/**
+ * Issue 19: one address holding 300 connections with headers that never
+ * finish used to take all 256 slots of the gateway and of the app. With the
+ * per-address cap (main/lib/http/server.ts) another address is still served.
+ */
+const SLOW = 300;
+
+describe('300 slow-header connections from one address', { timeout: 60_000 }, () => {
+  let cloud: Harness;
+  let app: Awaited<ReturnType<typeof startTestService>>;
+  beforeAll(async () => {
+    [cloud, app] = await Promise.all([startHarness(), startTestService()]);
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([cloud?.stop(), app?.cleanup()]);
+  });
+
+  it('the cloud gateway still answers another address', async () => {
+    const slow = await slowHeaders(Number(new URL(cloud.svc.baseUrl).port), SLOW, '127.0.0.1');
+    try {
+      expect(slow.open()).toBe(64);
+      expect(await getFrom(`${cloud.svc.baseUrl}/health/live`, '127.0.0.2')).toBe(200);
+    } finally {
+      slow.close();
+    }
+  });
+
+  it("the app's service still answers another address", async () => {
+    const base = new URL(app.baseUrl);
+    const slow = await slowHeaders(Number(base.port), SLOW, '127.0.0.1');
+    try {
+      expect(slow.open()).toBe(64);
+      // GET on the MCP endpoint is a 405 by design: any real answer shows the connection was served.
+      expect(await getFrom(`${base.origin}${MCP_PATH}`, '127.0.0.2')).toBe(405);
+    } finally {
+      slow.close();
+    }
+  });
+});
