@@ -5,6 +5,7 @@ import { HttpError } from '../../main/lib/http/http-error.ts';
 import { RateLimiter } from '../../main/lib/rate-limiter.ts';
 import { DatabaseUnavailable } from '../db/db-unavailable.ts';
 import { CloudError } from '../errors.ts';
+import { recordQuotaRefusal } from '../metrics.ts';
 import type { SiteRow } from '../repo/sites-repo.ts';
 import { ClientGone } from '../services/ai-service.ts';
 import type { Ctx } from '../services/context.ts';
@@ -126,6 +127,7 @@ function translate(c: CloudRequest, e: unknown): HttpError | typeof ANSWERED {
     err = withRetryRule(new HttpError('internal_error', 'internal error: see the service log'));
   }
   if (e instanceof DatabaseUnavailable) c.failure = e.reason;
+  if (e instanceof CloudError && e.code === 'quota_exceeded') recordQuotaRefusal(String(e.details.metric ?? 'unknown'));
   c.code = err.code;
   return err;
 }

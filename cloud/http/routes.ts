@@ -11,6 +11,7 @@ import { disconnect, registerSite, siteStatus, syncSite } from '../services/site
 import { recordUsage } from '../services/usage-service.ts';
 import { usageHistory, usageLimits, usageSummary } from '../services/usage-queries.ts';
 import { parseBody, parseQuery } from './query.ts';
+import { recordUsageEvents } from '../metrics.ts';
 
 export interface RouteInput {
   ctx: Ctx;
@@ -73,6 +74,7 @@ export const ROUTES: Record<Exclude<CloudEndpoint, 'health' | 'keys'>, RouteHand
     if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) throw new CloudError('invalid_request', 'usage/record needs an Idempotency-Key header: 1 to 200 printable characters, new for each new request and the same on its retries');
     const out = await recordUsage(i.ctx, i.site, { body: i.body, idempotencyKey: key, bodyHash: sha256Hex(i.raw) });
     const headers: Record<string, string> = out.replayed ? { 'Idempotent-Replayed': 'true' } : {};
+    if (!out.replayed) recordUsageEvents(out.answer.accepted);
     return { body: out.answer, headers };
   },
   usageSummary: (i) => ok(usageSummary(i.ctx, i.site, parseQuery(UsageSummaryQuery, i.query, ['period', 'at']))),

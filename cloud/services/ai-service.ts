@@ -9,6 +9,7 @@ import { CloudError } from '../errors.ts';
 import { aiPolicyOf } from '../repo/policies-repo.ts';
 import { routingData, type RoutingData } from '../repo/providers-repo.ts';
 import type { SiteRow } from '../repo/sites-repo.ts';
+import { recordProviderCall, recordUsageEvents } from '../metrics.ts';
 import type { Ctx } from './context.ts';
 import { requireFeature } from './entitlements-service.ts';
 import { loadGrants } from './grants-service.ts';
@@ -117,6 +118,7 @@ export async function aiGenerate(ctx: Ctx, site: SiteRow, req: AiGenerateRequest
     afterHop: async (route, out) => {
       const r = held!;
       held = null;
+      recordProviderCall(route.provider.id, out.ok ? 'ok' : 'error');
       if (!out.ok) return void (await release(ctx, r.id));
       const event = {
         event_id: uuidv7(ctx.now().getTime()),
@@ -131,7 +133,7 @@ export async function aiGenerate(ctx: Ctx, site: SiteRow, req: AiGenerateRequest
         timestamp: ctx.now().toISOString(),
       };
       if (out.tokens_input + out.tokens_output > r.amount) ctx.log.warn('ai usage above its hold', { site_id: site.id, provider: route.provider.id, held: r.amount, used: out.tokens_input + out.tokens_output });
-      await settle(ctx, site, r, event);
+      if (await settle(ctx, site, r, event)) recordUsageEvents(1);
     },
   });
 
