@@ -71,7 +71,7 @@ describe('/metrics', () => {
   });
 
   it('is refused (404, as a path that does not exist) through a proxy on this host', async () => {
-    for (const headers of [{ 'X-Forwarded-For': '203.0.113.9' }, { Forwarded: 'for=203.0.113.9' }]) {
+    for (const headers of [{ 'X-Forwarded-For': '203.0.113.9' }, { Forwarded: 'for=203.0.113.9' }] as Record<string, string>[]) {
       const r = await scrape(headers);
       expect([r.status, r.body.error?.code]).toEqual([404, 'not_found']);
     }
