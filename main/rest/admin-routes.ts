@@ -10,7 +10,7 @@ import { readBody, type BodyBudget } from '../lib/http/body.ts';
 import { parseJson } from '../lib/http/json.ts';
 import { sendJson } from '../lib/http/send.ts';
 import { queryToInput } from './query-input.ts';
-import { admitAdmin, type AdmitDeps } from './admin-guard.ts';
+import { createAdmit, type AdmitDeps } from './admin-guard.ts';
 import { SESSION_COOKIE } from './admin-auth.ts';
 import type { SubRoutes } from './http-router.ts';
 
@@ -36,7 +36,7 @@ type Handler = (c: Ctx) => Promise<void>;
 /**
  * The admin API (under {ADMIN_PREFIX}/) and seed part C's local REST (under
  * {REST_PREFIX}/pro/): one route per API_ACTIONS entry, derived from it, so
- * nothing here is written per action. Each request passes admitAdmin (which
+ * nothing here is written per action. Each request passes the admit guards (which
  * names the caller's principal), then its raw input (query, or a JSON object
  * body, plus path parameters) goes to the core's invoke, which decides
  * whether this caller may, checks the input and runs the action; the answer
@@ -48,9 +48,10 @@ export function createAdminRoutes(deps: AdminRoutesDeps): { admin: SubRoutes; pr
     const def = API_ACTIONS[action];
     tables['base' in def ? 'rest' : 'admin'].on(def.method, def.path, (c) => runAction(action, c, deps));
   }
+  const admit = createAdmit(deps);
   const serve = (routes: Router<Handler>, where: string): SubRoutes =>
     async function handle(req, res, subpath, query) {
-      const who = admitAdmin(req, deps);
+      const who = await admit(req);
       const method = req.method ?? 'GET';
       const match = routes.match(method, subpath);
       if (!match) throw new HttpError('not_found', `no ${where} route '${subpath.slice(0, 200)}'`);
