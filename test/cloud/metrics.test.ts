@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from '../../main/lib/ids.ts';
-import { rawRequest, register, type SiteClient } from './helpers/client.ts';
+import { rawRequest, type SiteClient } from './helpers/client.ts';
+import { licensedSite } from './helpers/licensed.ts';
 import { onPostgres, startHarness, type Harness } from './helpers/cloud-harness.ts';
 
 /**
@@ -22,9 +23,7 @@ const scrape = async (headers: Record<string, string> = {}, base = h.svc.baseUrl
 
 beforeAll(async () => {
   h = await startHarness();
-  site = await register(h.gateway);
-  const lic = await h.op<{ license_key: string }>('licenses.create', { plan: 'pro' });
-  await site.post('license/activate', { license_key: lic.license_key });
+  site = await licensedSite(h);
 }, 180_000);
 afterAll(() => h?.stop());
 

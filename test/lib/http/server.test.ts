@@ -58,24 +58,16 @@ describe('createEdgeServer limits', () => {
 });
 
 describe('connections per client address', () => {
-  it('one address with slow headers cannot take every slot: another address is still served', async () => {
-    const srv = await serve((_req, res) => void res.end('ok'), { maxConnections: 12, maxConnectionsPerAddress: 4 });
+  // With the cap, one address keeps 4 of 12 slots and another is served; without it (0), it takes all 12 and the other is dropped.
+  it.each([
+    { cap: 4, kept: 4, other: 200 },
+    { cap: 0, kept: 12, other: 0 },
+  ])('maxConnectionsPerAddress $cap: 20 slow-header connections from one address keep $kept slots, another address gets $other', async ({ cap, kept, other }) => {
+    const srv = await serve((_req, res) => void res.end('ok'), { maxConnections: 12, maxConnectionsPerAddress: cap });
     const slow = await slowHeaders(srv.port, 20, '127.0.0.1');
     try {
-      expect(slow.open()).toBe(4);
-      expect(await getFrom(`${srv.url}/`, '127.0.0.2')).toBe(200);
-    } finally {
-      slow.close();
-      await srv.close();
-    }
-  });
-
-  it('without the cap (0) the same address takes them all and the other is dropped (what the cap prevents)', async () => {
-    const srv = await serve((_req, res) => void res.end('ok'), { maxConnections: 12, maxConnectionsPerAddress: 0 });
-    const slow = await slowHeaders(srv.port, 20, '127.0.0.1');
-    try {
-      expect(slow.open()).toBe(12);
-      expect(await getFrom(`${srv.url}/`, '127.0.0.2')).toBe(0);
+      expect(slow.open()).toBe(kept);
+      expect(await getFrom(`${srv.url}/`, '127.0.0.2')).toBe(other);
     } finally {
       slow.close();
       await srv.close();

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../../../../cloud/http/guards/authenticate.ts';
 import { HEADER_PLAN } from '../../../../main/contract/cloud/index.ts';
-import { register, type SiteClient } from '../../helpers/client.ts';
+import type { SiteClient } from '../../helpers/client.ts';
+import { licensedSite } from '../../helpers/licensed.ts';
 import { startHarness, type Harness } from '../../helpers/cloud-harness.ts';
 import { signHeaders } from '../../helpers/sign.ts';
 import { cloudRequest } from './request.ts';
@@ -11,9 +12,7 @@ let h: Harness;
 let site: SiteClient;
 beforeAll(async () => {
   h = await startHarness();
-  site = await register(h.gateway);
-  const lic = await h.op<{ license_key: string }>('licenses.create', { plan: 'pro' });
-  await site.post('license/activate', { license_key: lic.license_key });
+  site = await licensedSite(h);
 }, 180_000);
 afterAll(() => h?.stop());
 
