@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from '../../main/lib/ids.ts';
 import { rawRequest, register, type SiteClient } from './helpers/client.ts';
+import { onPostgres, startHarness } from './helpers/cloud-harness.ts';
 import { createPgCluster, pgBinDir, type PgCluster } from './helpers/pg-cluster.ts';
 import { spawnServe, stopServe, type ServeProcess } from './helpers/serve-process.ts';
 
@@ -93,6 +94,23 @@ describe.skipIf(!pgBinDir())('the gateway when PostgreSQL goes away under traffi
       expect(new Set(acknowledged).size).toBe(acknowledged.length);
     } finally {
       await c.end();
+    }
+  });
+});
+
+describe.skipIf(onPostgres)('the gateway when its embedded database is closed under it (PGlite)', { timeout: 120_000 }, () => {
+  it('answers 503 gateway_unavailable with Retry-After, ready 503, live 200', async () => {
+    const h = await startHarness();
+    try {
+      const s = await register(h.gateway);
+      await h.svc.ctx.db.close();
+      const r = await s.post('usage/record', event(s));
+      expect([r.status, r.body.error.code, r.body.error.retryable, r.headers['retry-after']]).toEqual([503, 'gateway_unavailable', true, '5']);
+      expect(r.body.error.message).not.toMatch(/PGlite|closed/i);
+      expect((await rawRequest(`${h.svc.baseUrl}/health/ready`, 'GET', {})).status).toBe(503);
+      expect((await rawRequest(`${h.svc.baseUrl}/health/live`, 'GET', {})).status).toBe(200);
+    } finally {
+      await h.stop().catch(() => {}); // its database is closed already
     }
   });
 });
