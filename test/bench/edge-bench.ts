@@ -4,7 +4,8 @@
  * 1. Stalled uploads (issue 8: 100 authenticated connections stalled just
  *    short of 4 MiB took RSS from 116 to 524 MiB). The real service in a child
  *    process, once with the edge's defaults (16 MiB body budget, 256
- *    connections) and once unbounded (what the service did before); 100
+ *    connections, 64 per address: this run's 100 all come from 127.0.0.1,
+ *    so 36 are refused at once) and once unbounded (what the service did before); 100
  *    connections each send 4 MiB - 1 KiB of a declared 4 MiB body and stall.
  *    Figure: the child's RSS growth. Target: bounded growth <= 25% of unbounded.
  * 2. parseJson (depth and surrogate pre-scan, then JSON.parse) against bare
@@ -35,7 +36,7 @@ async function child(unbounded: boolean): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'edge-bench-'));
   const svc = await startService({
     dataDir, port: 0, vault: 'file', enable: true, log: silentLogger, writeRuntimeFile: false,
-    ...(unbounded ? { limits: { bodyBudgetBytes: Infinity, maxConnections: Infinity } } : {}),
+    ...(unbounded ? { limits: { bodyBudgetBytes: Infinity, maxConnections: Infinity, maxConnectionsPerAddress: 0 } } : {}),
   });
   const { token } = await svc.createToken({ label: 'bench' });
   process.stdout.write(`${JSON.stringify({ port: Number(new URL(svc.baseUrl).port), token })}\n`);
