@@ -31,6 +31,8 @@ const DRIVER_TEXT = /Connection terminated|not queryable|Client was closed|Conne
  */
 export function isConnectionFault(e: unknown): boolean {
   if (e instanceof DatabaseUnavailable) return true;
+  // A service's own refusal thrown inside a transaction passes through as it is, whatever its words.
+  if (e instanceof CloudError) return false;
   const state = sqlState(e) ?? '';
   if (state.startsWith('08') || state === '57P01' || state === '57P02' || state === '57P03') return true;
   if (SOCKET_CODES.has(state)) return true; // Node puts its errno name in `code` too

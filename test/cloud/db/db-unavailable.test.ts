@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { asDbFault, DatabaseUnavailable, isConnectionFault } from '../../../cloud/db/db-unavailable.ts';
+import { CloudError } from '../../../cloud/errors.ts';
+
+const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
+
+describe('isConnectionFault', () => {
+  it('knows the database being away: SQLSTATE 08xxx and 57P01-03, socket errors, the drivers\' words', () => {
+    for (const e of [
+      withCode('terminating connection due to administrator command', '57P01'),
+      withCode('the database system is starting up', '57P03'),
+      withCode('connection failure', '08006'),
+      withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED'),
+      new Error('Connection terminated unexpectedly'),
+      new Error('Client has encountered a connection error and is not queryable'),
+      new Error('timeout exceeded when trying to connect'),
+      new Error('PGlite is closed'),
+    ]) expect(isConnectionFault(e), e.message).toBe(true);
+  });
+  it('leaves statement errors and the service\'s own refusals alone', () => {
+    for (const e of [withCode('duplicate key value', '23505'), withCode('deadlock detected', '40P01'), new CloudError('quota_exceeded', 'Connection terminated unexpectedly (a message that happens to say so)'), new Error('a bug')]) {
+      expect(isConnectionFault(e), e.message).toBe(false);
+      expect(asDbFault(e)).toBe(e);
+    }
+  });
+  it('as DatabaseUnavailable: 503 gateway_unavailable with Retry-After, the driver text kept for the log only', () => {
+    const out = asDbFault(withCode('connect ECONNREFUSED 10.1.2.3:5432', 'ECONNREFUSED')) as DatabaseUnavailable;
+    expect(out).toBeInstanceOf(DatabaseUnavailable);
+    expect([out.code, out.status, out.retryAfter, out.details]).toEqual(['gateway_unavailable', 503, 5, {}]);
+    expect(out.message).not.toContain('10.1.2.3');
+    expect(out.reason).toContain('ECONNREFUSED');
+  });
+});
