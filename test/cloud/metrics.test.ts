@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { siteById } from '../../cloud/repo/sites-repo.ts';
+import { release, reserve } from '../../cloud/services/reservations-service.ts';
 import { uuidv7 } from '../../main/lib/ids.ts';
+import { startOpenAiFixture } from '../fixtures/ai-providers/fixture-provider.ts';
 import { rawRequest, type SiteClient } from './helpers/client.ts';
 import { licensedSite } from './helpers/licensed.ts';
 import { onPostgres, startHarness, type Harness } from './helpers/cloud-harness.ts';
@@ -60,6 +63,36 @@ describe('/metrics', () => {
     // nothing about who: no site ids, no paths beyond route templates
     expect(after).not.toContain(site.creds.site_id);
     expect(after).not.toContain('no/such/route');
+  });
+
+  it('shows the AI budget holds still held', async () => {
+    const row = (await siteById(h.svc.ctx.db, site.creds.site_id))!;
+    const hold = await reserve(h.svc.ctx, row, 'ai_tokens', 10);
+    try {
+      expect(String((await scrape()).body)).toContain('gatehouse_cloud_ai_holds_open 1');
+    } finally {
+      await release(h.svc.ctx, hold.id);
+    }
+    expect(String((await scrape()).body)).toContain('gatehouse_cloud_ai_holds_open 0');
+  });
+
+  it('counts provider calls by provider and outcome, and the generation as a recorded event', async () => {
+    const fx = await startOpenAiFixture();
+    try {
+      h.svc.ctx.ai.env.KEY_METRICS_FX = fx.key;
+      await h.op('providers.add', { id: 'metrics-fx', kind: 'openai', base_url: fx.baseUrl, api_key_env: 'KEY_METRICS_FX', models: ['m-1'] });
+      const before = String((await scrape()).body);
+      fx.script({ kind: 'server_error' });
+      const generate = () => site.post('ai/generate', { product: 'verto', feature: 'verto.translate', model: 'm-1', messages: [{ role: 'user', content: 'hi' }], max_tokens: 20 });
+      expect((await generate()).status).toBe(503);
+      expect((await generate()).status).toBe(200);
+      const after = String((await scrape()).body);
+      const delta = (name: string) => series(after, name) - series(before, name);
+      expect([delta('gatehouse_cloud_provider_calls_total{provider="metrics-fx",outcome="error"}'), delta('gatehouse_cloud_provider_calls_total{provider="metrics-fx",outcome="ok"}')]).toEqual([1, 1]);
+      expect(delta('gatehouse_cloud_usage_events_recorded_total')).toBe(1);
+    } finally {
+      await fx.close();
+    }
   });
 
   it('counts a failed statement as a database error', async () => {
