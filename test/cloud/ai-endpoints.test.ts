@@ -215,7 +215,27 @@ describe('ai/generate', () => {
     expect(counts()).toEqual(before);
   });
 
-  it('releases the hold and calls no fallback when the site goes away mid-generation', async () => {
+  it('when the site goes away mid-generation, the answer in flight is still settled and recorded once, and no fallback is called', async () => {
+    primary.script({ kind: 'slow', delay_ms: 600 });
+    const [p, b] = counts();
+    const events = await aiEvents();
+    const before = await tokenRows();
+    const url = `${h.gateway}/ai/generate`;
+    const body = JSON.stringify({ ...MODEL_REQ, model: 'small-1' });
+    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', ...signHeaders(site.creds, { method: 'POST', url, body }) } });
+    req.on('error', () => {});
+    req.end(body);
+    for (let i = 0; i < 500 && primary.count === p; i++) await new Promise((r) => setTimeout(r, 20));
+    expect((await tokenRows()).reserved).toBeGreaterThan(0);
+    req.destroy();
+    for (let i = 0; i < 500 && (await aiEvents()).n === events.n; i++) await new Promise((r) => setTimeout(r, 20));
+    const after = await aiEvents();
+    expect(after.n).toBe(events.n + 1);
+    expect(await tokenRows()).toEqual({ used: before.used + after.tokens - events.tokens, reserved: 0 });
+    expect(counts().slice(0, 2)).toEqual([p! + 1, b]);
+  });
+
+  it('when the site goes away while the provider hangs, the hold is released at the hop timeout and no fallback is called', async () => {
     primary.script({ kind: 'hang' });
     const [p, b] = counts();
     const events = await aiEvents();
@@ -224,10 +244,10 @@ describe('ai/generate', () => {
     const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', ...signHeaders(site.creds, { method: 'POST', url, body }) } });
     req.on('error', () => {});
     req.end(body);
-    for (let i = 0; i < 100 && primary.count === p; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 500 && primary.count === p; i++) await new Promise((r) => setTimeout(r, 20));
     expect((await tokenRows()).reserved).toBeGreaterThan(0);
     req.destroy();
-    for (let i = 0; i < 100 && (await tokenRows()).reserved > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 500 && (await tokenRows()).reserved > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect((await tokenRows()).reserved).toBe(0);
     expect(counts().slice(0, 2)).toEqual([p! + 1, b]);
     expect((await aiEvents()).n).toBe(events.n);
