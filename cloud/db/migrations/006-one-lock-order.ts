@@ -89,16 +89,15 @@ BEGIN
   FOR d IN SELECT value FROM jsonb_array_elements(p_deltas) ORDER BY gatehouse_counter_key(value) COLLATE "C" LOOP
     k := gatehouse_counter_key(d);
     CONTINUE WHEN s ? k;
-    SELECT c.used + c.reserved INTO v FROM usage_counters c
-     WHERE c.scope = d->>'scope' AND c.subject = d->>'subject' AND c.metric = d->>'metric' AND c.period = d->>'period' AND c.period_start = (d->>'period_start')::timestamptz
-       FOR UPDATE;
-    IF NOT FOUND THEN
-      INSERT INTO usage_counters (scope, subject, metric, period, period_start)
-      VALUES (d->>'scope', d->>'subject', d->>'metric', d->>'period', (d->>'period_start')::timestamptz) ON CONFLICT DO NOTHING;
+    LOOP
       SELECT c.used + c.reserved INTO v FROM usage_counters c
        WHERE c.scope = d->>'scope' AND c.subject = d->>'subject' AND c.metric = d->>'metric' AND c.period = d->>'period' AND c.period_start = (d->>'period_start')::timestamptz
          FOR UPDATE;
-    END IF;
+      EXIT WHEN FOUND;
+      -- A new counter: whoever inserts it first holds it; the others wait here, then find and lock it.
+      INSERT INTO usage_counters (scope, subject, metric, period, period_start)
+      VALUES (d->>'scope', d->>'subject', d->>'metric', d->>'period', (d->>'period_start')::timestamptz) ON CONFLICT DO NOTHING;
+    END LOOP;
     s := s || jsonb_build_object(k, v);
   END LOOP;
   RETURN s;
