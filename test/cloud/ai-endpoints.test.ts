@@ -30,6 +30,19 @@ const counts = () => [primary.count, backup.count, outside.count];
 const tokenRows = async () => (await h.svc.ctx.db.query<{ used: number; reserved: number }>(`SELECT used::int, reserved::int FROM usage_counters WHERE scope = 'site' AND subject = $1 AND metric = 'ai_tokens' AND period = 'month'`, [site.creds.site_id])).rows[0] ?? { used: 0, reserved: 0 };
 const aiEvents = async () => (await h.svc.ctx.db.query<{ n: number; tokens: number }>(`SELECT count(*)::int AS n, COALESCE(sum(tokens_input + tokens_output), 0)::int AS tokens FROM usage_events WHERE site_id = $1 AND event = 'ai.generation.completed'`, [site.creds.site_id])).rows[0]!;
 
+/** A signed ai/generate sent by hand (so a test can drop the connection), once the primary provider has it and its hold is on. */
+async function generateUntilCalled(): Promise<ReturnType<typeof httpRequest>> {
+  const before = primary.count;
+  const url = `${h.gateway}/ai/generate`;
+  const body = JSON.stringify({ ...MODEL_REQ, model: 'small-1' });
+  const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', ...signHeaders(site.creds, { method: 'POST', url, body }) } });
+  req.on('error', () => {});
+  req.end(body);
+  for (let i = 0; i < 500 && primary.count === before; i++) await new Promise((r) => setTimeout(r, 20));
+  expect((await tokenRows()).reserved).toBeGreaterThan(0);
+  return req;
+}
+
 beforeAll(async () => {
   [primary, backup, outside] = await Promise.all([startOpenAiFixture(), startAnthropicFixture(), startOpenAiFixture({ key: 'sk-fixture-outside-0123456789abcdefghij' })]);
   h = await startHarness({
@@ -220,13 +233,7 @@ describe('ai/generate', () => {
     const [p, b] = counts();
     const events = await aiEvents();
     const before = await tokenRows();
-    const url = `${h.gateway}/ai/generate`;
-    const body = JSON.stringify({ ...MODEL_REQ, model: 'small-1' });
-    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', ...signHeaders(site.creds, { method: 'POST', url, body }) } });
-    req.on('error', () => {});
-    req.end(body);
-    for (let i = 0; i < 500 && primary.count === p; i++) await new Promise((r) => setTimeout(r, 20));
-    expect((await tokenRows()).reserved).toBeGreaterThan(0);
+    const req = await generateUntilCalled();
     req.destroy();
     for (let i = 0; i < 500 && (await aiEvents()).n === events.n; i++) await new Promise((r) => setTimeout(r, 20));
     const after = await aiEvents();
@@ -239,13 +246,7 @@ describe('ai/generate', () => {
     primary.script({ kind: 'hang' });
     const [p, b] = counts();
     const events = await aiEvents();
-    const url = `${h.gateway}/ai/generate`;
-    const body = JSON.stringify({ ...MODEL_REQ, model: 'small-1' });
-    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', ...signHeaders(site.creds, { method: 'POST', url, body }) } });
-    req.on('error', () => {});
-    req.end(body);
-    for (let i = 0; i < 500 && primary.count === p; i++) await new Promise((r) => setTimeout(r, 20));
-    expect((await tokenRows()).reserved).toBeGreaterThan(0);
+    const req = await generateUntilCalled();
     req.destroy();
     for (let i = 0; i < 500 && (await tokenRows()).reserved > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect((await tokenRows()).reserved).toBe(0);

@@ -77,6 +77,13 @@ CREATE FUNCTION gatehouse_counter_key(d jsonb) RETURNS text LANGUAGE sql IMMUTAB
   SELECT concat_ws('|', d->>'scope', d->>'subject', d->>'metric', d->>'period', d->>'period_start')
 $fn$;
 
+-- The distinct counters of p_deltas in the one order every locker takes them in.
+CREATE FUNCTION gatehouse_counters_in_order(p_deltas jsonb) RETURNS TABLE (k text, d jsonb) LANGUAGE sql IMMUTABLE AS $fn$
+  SELECT DISTINCT ON (gatehouse_counter_key(value) COLLATE "C") gatehouse_counter_key(value), value
+    FROM jsonb_array_elements(p_deltas)
+   ORDER BY gatehouse_counter_key(value) COLLATE "C"
+$fn$;
+
 -- Locks every counter of p_deltas (creating missing ones), in the one order, and answers each one's
 -- used + reserved by its key: the caller then decides with the rows held.
 CREATE FUNCTION gatehouse_lock_counters(p_deltas jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
@@ -86,9 +93,7 @@ DECLARE
   v bigint;
   s jsonb := '{}'::jsonb;
 BEGIN
-  FOR d IN SELECT value FROM jsonb_array_elements(p_deltas) ORDER BY gatehouse_counter_key(value) COLLATE "C" LOOP
-    k := gatehouse_counter_key(d);
-    CONTINUE WHEN s ? k;
+  FOR k, d IN SELECT * FROM gatehouse_counters_in_order(p_deltas) LOOP
     LOOP
       SELECT c.used + c.reserved INTO v FROM usage_counters c
        WHERE c.scope = d->>'scope' AND c.subject = d->>'subject' AND c.metric = d->>'metric' AND c.period = d->>'period' AND c.period_start = (d->>'period_start')::timestamptz
@@ -110,12 +115,9 @@ CREATE FUNCTION gatehouse_move_counters(p_deltas jsonb, p_add jsonb) RETURNS voi
 DECLARE
   d jsonb;
   k text;
-  seen jsonb := '{}'::jsonb;
 BEGIN
-  FOR d IN SELECT value FROM jsonb_array_elements(p_deltas) ORDER BY gatehouse_counter_key(value) COLLATE "C" LOOP
-    k := gatehouse_counter_key(d);
-    CONTINUE WHEN seen ? k OR NOT p_add ? k;
-    seen := seen || jsonb_build_object(k, true);
+  FOR k, d IN SELECT * FROM gatehouse_counters_in_order(p_deltas) LOOP
+    CONTINUE WHEN NOT p_add ? k;
     UPDATE usage_counters c
        SET used = GREATEST(c.used + COALESCE((p_add->k->>'used')::bigint, 0), 0),
            reserved = GREATEST(c.reserved + COALESCE((p_add->k->>'reserved')::bigint, 0), 0)
