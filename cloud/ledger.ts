@@ -47,7 +47,7 @@ export async function openLedger(o: LedgerOptions): Promise<Ctx> {
   const now = o.now ?? (() => new Date());
   const box = await loadMasterKey(o.env ?? process.env, o.dataDir, (m, f) => o.log.warn(m, f));
   let db: Db;
-  if (o.databaseUrl) db = openPostgres(o.databaseUrl);
+  if (o.databaseUrl) db = openPostgres(o.databaseUrl, { onConnectionError: (e) => o.log.warn('the database dropped a connection', { error: e.message }) });
   else db = await openPglite(o.memory ? undefined : join(o.dataDir, PGDATA_DIR), o.memory && o.pgliteTemplate ? { loadDataDir: o.pgliteTemplate } : {});
   try {
     await migrate(db);

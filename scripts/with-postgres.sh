@@ -36,5 +36,7 @@ port=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=
   start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
 
 export DATABASE_URL="postgresql://gatehouse@127.0.0.1:$port/postgres"
+# The server's log, for tests that read what the server itself reported (e.g. "deadlock detected").
+export GATEHOUSE_PG_LOG="$dir/server.log"
 echo "with-postgres: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port (throwaway cluster in $dir)" >&2
 "$@"

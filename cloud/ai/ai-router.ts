@@ -52,7 +52,7 @@ export function reservationFor(req: Pick<AiGenerateRequest, 'messages' | 'max_to
   return bytes + MESSAGE_OVERHEAD_TOKENS * (req.messages.length + 1) + (req.max_tokens ?? DEFAULT_MAX_TOKENS);
 }
 
-export interface GenerateOptions extends Pick<ExecuteOptions, 'beforeHop' | 'afterHop' | 'signal' | 'log'> {
+export interface GenerateOptions extends Pick<ExecuteOptions, 'beforeHop' | 'afterHop' | 'signal' | 'hopSignal' | 'log'> {
   /** ask providers to stream (the answer is the same; a stalled stream is noticed sooner) */
   stream?: boolean;
   call?: Omit<CallOptions, 'signal'>;
@@ -72,6 +72,7 @@ export async function generateAi(ctx: AiRoutingContext, req: AiGenerateRequest, 
     ...(opts.beforeHop ? { beforeHop: opts.beforeHop } : {}),
     ...(opts.afterHop ? { afterHop: opts.afterHop } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.hopSignal ? { hopSignal: opts.hopSignal } : {}),
     ...(opts.log ? { log: opts.log } : {}),
   });
   return { planned: true, reasons: plan.reasons, ...result };

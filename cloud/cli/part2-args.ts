@@ -108,7 +108,14 @@ export function part2Human(command: Part2Command, data: unknown): string | null 
   switch (command) {
     case 'providers.list': {
       const classes = Object.entries(d.classes as Record<string, string[]>).map(([k, m]) => `  ${k}: ${m.join(', ')}`);
-      return [table(d.providers as Array<Record<string, unknown>>, ['id', 'kind', 'enabled', 'models', 'tags', 'api_key_env', 'base_url']), ...(classes.length ? ['', 'Model classes:', ...classes] : [])].join('\n');
+      const over = ((d.overshoots as Array<Record<string, unknown>> | undefined) ?? []).map(
+        (o) => `  ${o.provider}: ${o.count} answer(s) over what was allowed, last ${o.last_at} (worst: ${o.worst_reported_output} output tokens where ${o.worst_allowed_output} were allowed)`,
+      );
+      return [
+        table(d.providers as Array<Record<string, unknown>>, ['id', 'kind', 'enabled', 'models', 'tags', 'api_key_env', 'base_url']),
+        ...(classes.length ? ['', 'Model classes:', ...classes] : []),
+        ...(over.length ? ['', 'Providers that answered more tokens than allowed (recorded as reported, counted up to the hold, breaker opened):', ...over] : []),
+      ].join('\n');
     }
     case 'accounts.keys.create':
       return [`Account key ${d.id} (account ${d.account_id}) created.`, `  key: ${d.account_key}`, 'The key is shown only now: give it to the account and keep no copy. It opens the agency and enterprise views.'].join('\n');

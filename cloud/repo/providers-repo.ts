@@ -71,3 +71,25 @@ export async function routingData(q: Queryable, accountId: string | null): Promi
   const row = r.rows[0]!;
   return { providers: row.providers.map((p) => ProviderRecord.parse(p)), policy: row.policy, classes: row.classes ? ModelClasses.parse(JSON.parse(row.classes)) : {} };
 }
+
+export interface OvershootSummary {
+  provider: string;
+  /** settlements where the provider reported more output than max_tokens allowed, or more tokens than the hold */
+  count: number;
+  last_at: string;
+  /** the largest output it reported, and what that request allowed */
+  worst_reported_output: number;
+  worst_allowed_output: number;
+}
+
+/** What providers.list shows the operator: every provider that ever answered more than it was allowed (gatehouse_settle records each time). */
+export async function providerOvershoots(q: Queryable): Promise<OvershootSummary[]> {
+  const r = await q.query<OvershootSummary>(
+    `SELECT DISTINCT ON (provider) provider, count(*) OVER w::int AS count, max(at) OVER w AS last_at,
+            reported_output AS worst_reported_output, allowed_output AS worst_allowed_output
+       FROM provider_overshoots
+     WINDOW w AS (PARTITION BY provider)
+      ORDER BY provider, reported_output - allowed_output DESC`,
+  );
+  return r.rows;
+}

@@ -37,7 +37,20 @@ export interface SiteRow {
   disconnected_at: string | null;
   /** set by authenticateKey: the license, plan and product switches as of this request */
   snapshot?: GrantsSnapshot;
+  /** set by authenticateKey when the route claims the request's nonce itself, in its own statement */
+  nonce?: DeferredNonce;
 }
+
+/** A request's nonce left to its route (gatehouse_hold, gatehouse_record), so that one commit does both. */
+export interface DeferredNonce {
+  key_id: string;
+  nonce: string;
+  expires: Date;
+  claimed: boolean;
+}
+
+/** How authentication claims the nonce: now and durably, now without waiting for the commit to be durable (read-only routes), or later by the route. */
+export type NonceClaim = 'durable' | 'relaxed' | 'deferred';
 
 const COLS = 'id, key_id, secret_enc, url, name, environment, status, license_id, account_id, department, project, version, products_in_use, outbox_depth, last_sync_at, created_at, disconnected_at';
 
@@ -103,7 +116,9 @@ export async function seatsUsed(q: Queryable, licenseId: string, exceptSite?: st
  * claimed for the key (`nonce_fresh` false: a replay). The nonce is claimed
  * only for a known, connected site; the caller still refuses the request
  * unless the signature verifies. `planOf` answers the license's plan (the
- * caller keeps plans while their version holds). Nothing else is kept: a
+ * caller keeps plans while their version holds). `claim` says how the nonce
+ * is claimed (see NonceClaim; 'deferred' leaves `site.nonce` to the route,
+ * which must claim it before it acts). Nothing else is kept: a
  * disconnect, a revoke or a plan change holds at the next request on any
  * instance.
  */
@@ -114,8 +129,9 @@ export async function authenticateKey(
   nonceExpires: Date,
   now: Date,
   planOf: (planId: string, version: number | undefined) => Promise<PlanDef | null>,
+  claim: NonceClaim = 'durable',
 ): Promise<(SiteRow & { nonce_fresh: boolean }) | null> {
-  const r = await q.query<Record<string, unknown>>('SELECT * FROM gatehouse_authenticate($1, $2, $3, $4)', [keyId, nonce, nonceExpires, now]);
+  const r = await q.query<Record<string, unknown>>('SELECT * FROM gatehouse_authenticate($1, $2, $3, $4, $5, $6)', [keyId, nonce, nonceExpires, now, claim !== 'deferred', claim === 'durable']);
   const row = r.rows[0];
   if (!row) return null;
   const config = (row.config as Record<string, number> | null) ?? {};
@@ -137,7 +153,8 @@ export async function authenticateKey(
     last_sync_at: row.last_sync_at,
     created_at: row.created_at,
     disconnected_at: null,
-    nonce_fresh: row.nonce_fresh,
+    nonce_fresh: claim === 'deferred' ? true : row.nonce_fresh,
+    ...(claim === 'deferred' ? { nonce: { key_id: keyId, nonce, expires: nonceExpires, claimed: false } } : {}),
   } as SiteRow & { nonce_fresh: boolean };
   const license = row.l_id
     ? ({ id: row.l_id, key_preview: row.l_key_preview, account_id: row.l_account_id, plan_id: row.l_plan_id, site_limit: row.l_site_limit, status: row.l_status, expires_at: row.l_expires_at } as LicenseRow)

@@ -1,7 +1,7 @@
 import type { AiGenerateRequest } from '../../main/contract/cloud/index.ts';
 import { FEATURE_CATALOG, type CloudProduct } from '../../main/contract/cloud/index.ts';
 import { uuidv7 } from '../../main/lib/ids.ts';
-import { generateAi, reservationFor, routeAi, type AiRoutingContext } from '../ai/ai-router.ts';
+import { DEFAULT_MAX_TOKENS, generateAi, reservationFor, routeAi, type AiRoutingContext } from '../ai/ai-router.ts';
 import { publicProviderView, type ProviderRecord } from '../ai/provider-record.ts';
 import type { RoutePlan } from '../ai/routing/plan-routes.ts';
 import { classModels } from '../ai/routing/policy.ts';
@@ -9,11 +9,12 @@ import { CloudError } from '../errors.ts';
 import { aiPolicyOf } from '../repo/policies-repo.ts';
 import { routingData, type RoutingData } from '../repo/providers-repo.ts';
 import type { SiteRow } from '../repo/sites-repo.ts';
-import { recordProviderCall, recordUsageEvents } from '../metrics.ts';
+import { recordProviderCall } from '../metrics.ts';
 import type { Ctx } from './context.ts';
 import { requireFeature } from './entitlements-service.ts';
 import { loadGrants } from './grants-service.ts';
-import { release, reserve, settle, type Reservation } from './reservations-service.ts';
+import { release, reserve, settleDurably, type Reservation, type SettleOptions } from './reservations-service.ts';
+import { claimDeferredNonce } from './auth-service.ts';
 
 /**
  * ai/providers, ai/models, ai/route and ai/generate for a signed site, on
@@ -100,45 +101,65 @@ export interface GenerateCall {
 }
 
 export async function aiGenerate(ctx: Ctx, site: SiteRow, req: AiGenerateRequest, call: GenerateCall) {
+  try {
+    return await generate(ctx, site, req, call);
+  } finally {
+    // A refusal before any hold (gate, plan, quota) claims the nonce here: a replay can never act later.
+    await claimDeferredNonce(ctx, site);
+  }
+}
+
+async function generate(ctx: Ctx, site: SiteRow, req: AiGenerateRequest, call: GenerateCall) {
   const product = (await gate(ctx, site, req))!;
   const rctx = routingContext(ctx, await routing(ctx, site));
   const amount = reservationFor(req);
+  const maxTokens = req.max_tokens ?? DEFAULT_MAX_TOKENS;
   const deadline = AbortSignal.timeout(ctx.ai.deadlineMs);
-  const signal = call.signal ? AbortSignal.any([call.signal, deadline]) : deadline;
+  // The site going away stops the walk, not a call in flight: what the provider answers is still settled and recorded.
+  const walk = call.signal ? AbortSignal.any([call.signal, deadline]) : deadline;
   let held: Reservation | null = null;
 
   const result = await generateAi(rctx, req, {
-    signal,
+    signal: walk,
+    hopSignal: deadline,
     log: ctx.log,
     call: { env: ctx.ai.env, timeoutMs: ctx.ai.hopTimeoutMs },
     // Every hop, the first included, holds the upper bound against every limit first: a fallback can never escape a budget.
     beforeHop: async () => {
-      held = await reserve(ctx, site, 'ai_tokens', amount);
+      held = await reserve(ctx, site, 'ai_tokens', amount, undefined, site.nonce);
     },
     afterHop: async (route, out) => {
       const r = held!;
       held = null;
       recordProviderCall(route.provider.id, out.ok ? 'ok' : 'error');
-      if (!out.ok) return void (await release(ctx, r.id));
+      const spent = out.tokens_input + out.tokens_output;
+      if (!out.ok && spent === 0) return void (await release(ctx, r.id).catch((e) => ctx.log.warn('could not release an AI hold: the sweeper will', { reservation_id: r.id, error: String(e) })));
       const event = {
         event_id: uuidv7(ctx.now().getTime()),
-        event: 'ai.generation.completed',
+        // A failed stream that had begun spent tokens too: recorded, under its own name.
+        event: out.ok ? 'ai.generation.completed' : 'ai.generation.failed',
         site_id: site.id,
         product,
         feature: req.feature,
-        model: out.model.slice(0, 100),
+        model: (out.ok ? out.model : route.model).slice(0, 100),
         units: 1,
         tokens_input: out.tokens_input,
         tokens_output: out.tokens_output,
         timestamp: ctx.now().toISOString(),
       };
-      if (out.tokens_input + out.tokens_output > r.amount) ctx.log.warn('ai usage above its hold', { site_id: site.id, provider: route.provider.id, held: r.amount, used: out.tokens_input + out.tokens_output });
-      if (await settle(ctx, site, r, event)) recordUsageEvents(1);
+      let overshoot: SettleOptions['overshoot'];
+      if (out.tokens_output > maxTokens || spent > r.amount) {
+        overshoot = { provider: route.provider.id, allowed_output: maxTokens, reported_output: out.tokens_output, held: r.amount, reported_total: spent };
+        ctx.ai.breakers.trip(route.provider.id);
+        ctx.log.warn('an AI provider answered more tokens than it was allowed: recorded as reported, counted up to its hold, its breaker opened', { site_id: site.id, ...overshoot });
+      }
+      await settleDurably(ctx, site, r, event, { cap: r.amount, ...(overshoot ? { overshoot } : {}) });
     },
   });
 
   if (!result.planned) throw planRefusal(result.plan);
   if (result.ok) {
+    if (call.signal?.aborted) throw new ClientGone('the site closed the connection');
     return {
       success: true as const,
       text: result.text,

@@ -7,7 +7,7 @@ import { newSecret, previewOf } from '../crypto/hash.ts';
 import { CloudError } from '../errors.ts';
 import { accountById } from '../repo/licenses-repo.ts';
 import { insertAccountKey, listAccountKeys, policyOf, revokeAccountKey, updatePolicy } from '../repo/policies-repo.ts';
-import { insertProvider, listProviders, modelClasses, removeProvider, saveModelClasses, setProviderEnabled } from '../repo/providers-repo.ts';
+import { insertProvider, listProviders, modelClasses, providerOvershoots, removeProvider, saveModelClasses, setProviderEnabled } from '../repo/providers-repo.ts';
 import { listReleases } from '../repo/releases-repo.ts';
 import { hashAccountKey } from './account-auth.ts';
 import type { Ctx } from './context.ts';
@@ -45,7 +45,7 @@ export const PART2_COMMANDS = {
       return p;
     },
   ),
-  'providers.list': command(z.strictObject({}), async (ctx) => ({ providers: await listProviders(ctx.db), classes: await modelClasses(ctx.db) })),
+  'providers.list': command(z.strictObject({}), async (ctx) => ({ providers: await listProviders(ctx.db), classes: await modelClasses(ctx.db), overshoots: await providerOvershoots(ctx.db) })),
   'providers.remove': command(z.strictObject({ id: ProviderId }), async (ctx, a) => {
     if (!(await removeProvider(ctx.db, a.id))) throw new CloudError('not_found', `no provider '${a.id}': providers list shows them`);
     return { id: a.id, removed: true };

@@ -1,16 +1,16 @@
-import { UsageBatchBody, type CloudUsageEvent, type LimitState, type QuotaDetails, type UsageRecordAnswer, type UsageRecordResult } from '../../main/contract/cloud/index.ts';
-import type { Queryable } from '../db/db.ts';
+import { UsageBatchBody, unitsMetricOf, type CloudUsageEvent, type LimitState, type QuotaDetails, type UsageRecordAnswer, type UsageRecordResult } from '../../main/contract/cloud/index.ts';
+import { queryRetried, type Queryable } from '../db/db.ts';
 import { describeZod } from '../domain/describe-zod.ts';
 import type { EffectiveLimit } from '../domain/limits.ts';
 import { periodReset, periodStart, secondsUntil } from '../domain/periods.ts';
 import { checkEvent, contributionsOf, counterId, countersFor, type CounterKey, type SiteScopes } from '../domain/usage-rules.ts';
 import { CloudError } from '../errors.ts';
-import { addToCounters, readCounters, type CounterDelta } from '../repo/counters-repo.ts';
-import { claimIdempotencyKey, insertEvents, storeIdempotentAnswer } from '../repo/events-repo.ts';
+import { readCounters, type CounterDelta } from '../repo/counters-repo.ts';
 import type { SiteRow } from '../repo/sites-repo.ts';
 import type { Ctx } from './context.ts';
 import type { ConfigCache } from './config-cache.ts';
 import { loadGrants, siteLimits } from './grants-service.ts';
+import { nonceParams, replayError } from './auth-service.ts';
 
 export const scopesOf = (s: SiteRow): SiteScopes => ({ site_id: s.id, account_id: s.account_id, department: s.department, project: s.project });
 
@@ -39,11 +39,12 @@ export interface RecordOutput {
 }
 
 /**
- * usage/record. One transaction: claim the Idempotency-Key, insert the new
- * events (the primary key drops the ones already stored), move the counters
- * with their limit checks. When the batch as a whole would overshoot a limit,
- * it goes again event by event (savepoints), accepting events in order while
- * they fit. A single event that is refused fails the call with its error.
+ * usage/record in one statement (gatehouse_record): claim the request's
+ * nonce and the Idempotency-Key, lock the counters in the one order, accept
+ * events in request order while each fits every limit (an event stored
+ * already is a duplicate), insert them (the rollups follow in the same
+ * statement) and move the counters, and keep the answer with the key. A
+ * single event that is refused fails the call with its error.
  */
 export async function recordUsage(ctx: Ctx, site: SiteRow, input: RecordInput): Promise<RecordOutput> {
   const now = ctx.now();
@@ -57,7 +58,7 @@ export async function recordUsage(ctx: Ctx, site: SiteRow, input: RecordInput): 
   } else {
     raws = [body];
   }
-  const results: UsageRecordResult[] = new Array(raws.length);
+  const results: Array<UsageRecordResult | null> = raws.map(() => null);
   const valid: Array<{ i: number; e: CloudUsageEvent }> = [];
   const seen = new Set<string>();
   raws.forEach((raw, i) => {
@@ -71,56 +72,46 @@ export async function recordUsage(ctx: Ctx, site: SiteRow, input: RecordInput): 
   });
   if (!batch && results[0]?.status === 'rejected') throw new CloudError('invalid_request', `the event is not valid: ${results[0].message}`, { reason: results[0].reason });
 
-  return ctx.db.transaction(async (tx) => {
-    const prior = await claimIdempotencyKey(tx, site.id, input.idempotencyKey, input.bodyHash, now);
-    if (prior) {
-      if (prior.body_hash !== input.bodyHash) throw new CloudError('conflict', 'this Idempotency-Key was already used with a different body: use a new key for a new request');
-      return { answer: prior.answer as UsageRecordAnswer, replayed: true };
-    }
-    const limits = await limitMap(tx, site, now, ctx.cache);
-    const scopes = scopesOf(site);
-    await tx.query('SAVEPOINT batch');
-    const inserted = await insertEvents(tx, site.id, [...valid].sort((a, b) => (a.e.event_id < b.e.event_id ? -1 : 1)).map((v) => v.e), now);
-    const over = await addToCounters(tx, valid.filter((v) => inserted.has(v.e.event_id)).flatMap((v) => deltasFor(scopes, v.e, limits)));
-    if (!over) {
-      await tx.query('RELEASE SAVEPOINT batch');
-      for (const v of valid) results[v.i] = { event_id: v.e.event_id, status: inserted.has(v.e.event_id) ? 'accepted' : 'duplicate' };
-    } else {
-      await tx.query('ROLLBACK TO SAVEPOINT batch');
-      for (const v of valid) results[v.i] = await recordOne(tx, site.id, scopes, v.e, limits, now);
-      if (!batch && results[0]!.status === 'rejected') {
-        const quota = results[0]!.quota!;
-        throw new CloudError('quota_exceeded', `the ${quota.period === "day" ? "daily" : "monthly"} ${quota.metric} limit of the ${quota.scope} (${quota.limit}) is reached; it resets at ${quota.reset_at}`, { ...quota }, { retryAfter: secondsUntil(new Date(quota.reset_at), now) });
-      }
-    }
-    const answer: UsageRecordAnswer = {
-      success: true,
-      results,
-      accepted: results.filter((r) => r.status === 'accepted').length,
-      duplicate: results.filter((r) => r.status === 'duplicate').length,
-      rejected: results.filter((r) => r.status === 'rejected').length,
-    };
-    await storeIdempotentAnswer(tx, site.id, input.idempotencyKey, 200, answer);
-    return { answer, replayed: false };
-  });
+  const limits = await limitMap(ctx.db, site, now, ctx.cache);
+  const scopes = scopesOf(site);
+  const events = valid.map(({ i, e }) => ({
+    i,
+    // The time as the counters take it (new Date: UTC, milliseconds), not the text as sent: the database refuses
+    // offsets past ±15:59 that RFC 3339 allows, and rounds a finer fraction where Date truncates it (another day at midnight).
+    e: { ...e, units_metric: unitsMetricOf(e.event), occurred_at: new Date(e.timestamp).toISOString() },
+    deltas: deltasFor(scopes, e, limits).map((d) => ({ ...d, reset_at: periodReset(d.period, new Date(d.period_start)).toISOString() })),
+  }));
+  const claim = site.nonce && !site.nonce.claimed ? site.nonce : null;
+  let out: RecordAnswer;
+  try {
+    const r = await queryRetried<{ out: RecordAnswer }>(ctx.db, 'SELECT gatehouse_record($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10) AS out', [
+      site.id,
+      input.idempotencyKey,
+      input.bodyHash,
+      JSON.stringify(results),
+      JSON.stringify(events),
+      !batch,
+      now,
+      ...nonceParams(claim),
+    ]);
+    out = r.rows[0]!.out;
+  } catch (e) {
+    throw replayError(e);
+  }
+  if (claim) claim.claimed = true;
+  if ('prior' in out) {
+    if (out.prior.body_hash !== input.bodyHash) throw new CloudError('conflict', 'this Idempotency-Key was already used with a different body: use a new key for a new request');
+    return { answer: out.prior.answer, replayed: true };
+  }
+  if ('refused' in out) {
+    const quota = out.refused;
+    throw new CloudError('quota_exceeded', `the ${quota.period === 'day' ? 'daily' : 'monthly'} ${quota.metric} limit of the ${quota.scope} (${quota.limit}) is reached; it resets at ${quota.reset_at}`, { ...quota }, { retryAfter: secondsUntil(new Date(quota.reset_at), now) });
+  }
+  return { answer: out.answer, replayed: false };
 }
 
-async function recordOne(tx: Queryable, siteId: string, scopes: SiteScopes, e: CloudUsageEvent, limits: ReadonlyMap<string, number>, now: Date): Promise<UsageRecordResult> {
-  await tx.query('SAVEPOINT one');
-  const inserted = await insertEvents(tx, siteId, [e], now);
-  if (!inserted.size) {
-    await tx.query('RELEASE SAVEPOINT one');
-    return { event_id: e.event_id, status: 'duplicate' };
-  }
-  const over = await addToCounters(tx, deltasFor(scopes, e, limits));
-  if (!over) {
-    await tx.query('RELEASE SAVEPOINT one');
-    return { event_id: e.event_id, status: 'accepted' };
-  }
-  await tx.query('ROLLBACK TO SAVEPOINT one');
-  const quota = await quotaDetails(tx, over);
-  return { event_id: e.event_id, status: 'rejected', reason: 'quota_exceeded', message: `the ${quota.period === "day" ? "daily" : "monthly"} ${quota.metric} limit of the ${quota.scope} is reached`, quota };
-}
+/** What gatehouse_record answers. */
+type RecordAnswer = { prior: { body_hash: string; answer: UsageRecordAnswer } } | { refused: QuotaDetails } | { answer: UsageRecordAnswer };
 
 export async function limitMap(q: Queryable, site: SiteRow, now: Date, cache?: ConfigCache): Promise<Map<string, number>> {
   const g = await loadGrants(q, site, now);

@@ -1,67 +1,22 @@
 /**
- * Issue 11's cloud gateway targets, side by side in one run, on PGlite and (when
- * DATABASE_URL is set, e.g. `bash scripts/with-postgres.sh npm run bench -- cloud`)
- * on PostgreSQL:
+ * Issue 11's cloud gateway targets, side by side in one run, on PGlite, on a
+ * PostgreSQL cluster this benchmark starts with durable settings (issue 19), and
+ * (when DATABASE_URL is set, e.g. `bash scripts/with-postgres.sh npm run bench -- cloud-bench`)
+ * on that server too:
  *   - usage events recorded per second one by one vs in batches of 100 (target: batches >= 20x faster per event);
  *   - p50 of a signed entitlements/check vs a bare node:http JSON echo (target: <= 3x).
  * One keep-alive node:http client for everything, signing with the tests' independent helper.
  */
-import { createServer, Agent, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '../../main/lib/ids.ts';
-import { signHeaders, type SiteCredentials } from '../cloud/helpers/sign.ts';
 import { freshDatabaseUrl, startHarness, type Harness } from '../cloud/helpers/cloud-harness.ts';
+import { closeClient, echoServer, licensedSite, send, signed, timed } from './cloud-bench-client.ts';
+import { startDurablePostgres } from './durable-postgres.ts';
 import { printTable, summarize } from './stats.ts';
 
-const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-
-function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, agent, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-async function signed(creds: SiteCredentials, url: string, method: string, body: string, extra: Record<string, string> = {}) {
-  const r = await send(url, method, { ...signHeaders(creds, { method, url, body }), ...extra }, body);
-  if (r.status !== 200) throw new Error(`${url}: ${r.status} ${r.text.slice(0, 200)}`);
-  return r;
-}
-
-async function echoServer(): Promise<{ url: string; close(): void }> {
-  const s = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
-      const text = JSON.stringify({ success: true, echo: JSON.parse(Buffer.concat(chunks).toString() || '{}') });
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-      res.end(text);
-    });
-  });
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(s.address() as AddressInfo).port}/echo`, close: () => s.close() };
-}
-
-async function timed(n: number, fn: (i: number) => Promise<unknown>): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await fn(i);
-    out.push(performance.now() - t);
-  }
-  return out;
-}
-
 async function bench(label: string, h: Harness, echoUrl: string) {
-  const reg = JSON.parse((await send(`${h.gateway}/sites/register`, 'POST', {}, JSON.stringify({ url: 'https://bench.example', environment: 'production' }))).text);
-  const creds = { key_id: reg.key_id, secret: reg.secret };
-  const lic = await h.op<{ license_key: string }>('licenses.create', { plan: 'pro' });
-  await signed(creds, `${h.gateway}/license/activate`, 'POST', JSON.stringify({ license_key: lic.license_key }));
-  const ev = () => ({ event_id: uuidv7(), event: 'mcp.tool.called', site_id: reg.site_id, product: 'mcp', feature: 'mcp.core', units: 1, timestamp: new Date().toISOString() });
+  const { site_id, creds } = await licensedSite(h);
+  const ev = () => ({ event_id: uuidv7(), event: 'mcp.tool.called', site_id, product: 'mcp', feature: 'mcp.core', units: 1, timestamp: new Date().toISOString() });
   const record = (body: unknown) => signed(creds, `${h.gateway}/usage/record`, 'POST', JSON.stringify(body), { 'Idempotency-Key': randomUUID() });
 
   // warm-up: JIT, connections, the database's plans and caches
@@ -115,13 +70,24 @@ const quiet = { rateLimits: { perAddress: 0, perSite: 0, register: 0 } };
   results.push(['PGlite', await bench('PGlite (embedded, in memory)', h, echo.url)]);
   await h.stop();
 }
+{
+  // Durable settings (fsync and synchronous_commit on), as production runs: every commit waits for the disk.
+  const cluster = await startDurablePostgres();
+  if (cluster) {
+    try {
+      const h = await startHarness({ ...quiet, databaseUrl: cluster.url });
+      results.push(['PostgreSQL, durable', await bench('PostgreSQL (server on 127.0.0.1, fsync on, synchronous_commit on)', h, echo.url)]);
+      await h.stop();
+    } finally {
+      cluster.stop();
+    }
+  } else console.log('\n(durable PostgreSQL skipped: no server binaries under /usr/lib/postgresql)');
+}
 if (process.env.DATABASE_URL) {
   const h = await startHarness({ ...quiet, databaseUrl: await freshDatabaseUrl() });
-  results.push(['PostgreSQL', await bench('PostgreSQL (server on 127.0.0.1)', h, echo.url)]);
+  results.push(['PostgreSQL, DATABASE_URL', await bench('PostgreSQL (DATABASE_URL; with-postgres.sh runs fsync off)', h, echo.url)]);
   await h.stop();
-} else {
-  console.log('\n(PostgreSQL skipped: run `bash scripts/with-postgres.sh npm run bench -- cloud` to include it)');
 }
 echo.close();
-agent.destroy();
+closeClient();
 printTable('cloud gateway targets', ['database', 'batch speed-up (>= 20x)', 'check/echo p50 (<= 3x)'], results.map(([db, r]) => [db, `${r.batchRatio.toFixed(1)}x ${r.batchRatio >= 20 ? 'ok' : 'MISSED'}`, `${r.p50Ratio.toFixed(2)}x ${r.p50Ratio <= 3 ? 'ok' : 'MISSED'}`]));

@@ -30,6 +30,19 @@ const counts = () => [primary.count, backup.count, outside.count];
 const tokenRows = async () => (await h.svc.ctx.db.query<{ used: number; reserved: number }>(`SELECT used::int, reserved::int FROM usage_counters WHERE scope = 'site' AND subject = $1 AND metric = 'ai_tokens' AND period = 'month'`, [site.creds.site_id])).rows[0] ?? { used: 0, reserved: 0 };
 const aiEvents = async () => (await h.svc.ctx.db.query<{ n: number; tokens: number }>(`SELECT count(*)::int AS n, COALESCE(sum(tokens_input + tokens_output), 0)::int AS tokens FROM usage_events WHERE site_id = $1 AND event = 'ai.generation.completed'`, [site.creds.site_id])).rows[0]!;
 
+/** A signed ai/generate sent by hand (so a test can drop the connection), once the primary provider has it and its hold is on. */
+async function generateUntilCalled(): Promise<ReturnType<typeof httpRequest>> {
+  const before = primary.count;
+  const url = `${h.gateway}/ai/generate`;
+  const body = JSON.stringify({ ...MODEL_REQ, model: 'small-1' });
+  const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', ...signHeaders(site.creds, { method: 'POST', url, body }) } });
+  req.on('error', () => {});
+  req.end(body);
+  for (let i = 0; i < 500 && primary.count === before; i++) await new Promise((r) => setTimeout(r, 20));
+  expect((await tokenRows()).reserved).toBeGreaterThan(0);
+  return req;
+}
+
 beforeAll(async () => {
   [primary, backup, outside] = await Promise.all([startOpenAiFixture(), startAnthropicFixture(), startOpenAiFixture({ key: 'sk-fixture-outside-0123456789abcdefghij' })]);
   h = await startHarness({
@@ -215,19 +228,27 @@ describe('ai/generate', () => {
     expect(counts()).toEqual(before);
   });
 
-  it('releases the hold and calls no fallback when the site goes away mid-generation', async () => {
+  it('when the site goes away mid-generation, the answer in flight is still settled and recorded once, and no fallback is called', async () => {
+    primary.script({ kind: 'slow', delay_ms: 600 });
+    const [p, b] = counts();
+    const events = await aiEvents();
+    const before = await tokenRows();
+    const req = await generateUntilCalled();
+    req.destroy();
+    for (let i = 0; i < 500 && (await aiEvents()).n === events.n; i++) await new Promise((r) => setTimeout(r, 20));
+    const after = await aiEvents();
+    expect(after.n).toBe(events.n + 1);
+    expect(await tokenRows()).toEqual({ used: before.used + after.tokens - events.tokens, reserved: 0 });
+    expect(counts().slice(0, 2)).toEqual([p! + 1, b]);
+  });
+
+  it('when the site goes away while the provider hangs, the hold is released at the hop timeout and no fallback is called', async () => {
     primary.script({ kind: 'hang' });
     const [p, b] = counts();
     const events = await aiEvents();
-    const url = `${h.gateway}/ai/generate`;
-    const body = JSON.stringify({ ...MODEL_REQ, model: 'small-1' });
-    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', ...signHeaders(site.creds, { method: 'POST', url, body }) } });
-    req.on('error', () => {});
-    req.end(body);
-    for (let i = 0; i < 100 && primary.count === p; i++) await new Promise((r) => setTimeout(r, 20));
-    expect((await tokenRows()).reserved).toBeGreaterThan(0);
+    const req = await generateUntilCalled();
     req.destroy();
-    for (let i = 0; i < 100 && (await tokenRows()).reserved > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 500 && (await tokenRows()).reserved > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect((await tokenRows()).reserved).toBe(0);
     expect(counts().slice(0, 2)).toEqual([p! + 1, b]);
     expect((await aiEvents()).n).toBe(events.n);

@@ -82,15 +82,26 @@ export async function callProvider(provider: ProviderTarget, input: GenerateInpu
       if (typeof answer === 'string') return failed(failure('malformed', answer));
       return { ok: true, text: answer.text, model: answer.model || input.model, ...usageOf(answer) };
     }
-    const reader = format.streamReader(opts.onText);
+    // Every non-empty text delta carries at least one token: more deltas than max_tokens is a provider
+    // ignoring the bound, and we stop reading there (its answer so far is settled, flagged as an overrun).
+    let deltas = 0;
+    const reader = format.streamReader((d) => {
+      if (d) deltas++;
+      opts.onText?.(d);
+    });
     const decoder = new SseDecoder();
     // Once the stream has begun the provider is spending tokens: a failure from here on reports them.
     partial = () => usageOf(reader.sofar());
     for await (const chunk of res.chunks) {
       for (const ev of decoder.push(chunk)) {
         const step = reader.onEvent(ev);
+        const a = reader.sofar();
+        const counted = Math.max(deltas, a.usage.tokens_output ?? 0);
+        if (step !== 'done' && counted > input.max_tokens) {
+          const u = usageOf(a);
+          return { ok: true, text: a.text, model: a.model || input.model, ...u, tokens_output: Math.max(u.tokens_output, counted), overran: true };
+        }
         if (step === 'done') {
-          const a = reader.sofar();
           return { ok: true, text: a.text, model: a.model || input.model, ...usageOf(a) };
         }
         if (step !== 'more') return failed(scrub(step), partial());

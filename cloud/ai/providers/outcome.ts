@@ -41,7 +41,8 @@ export interface Usage {
 }
 
 export type ProviderOutcome =
-  | ({ ok: true; text: string; model: string } & Usage)
+  /** overran: the provider streamed past max_tokens and we stopped reading (its text is cut there) */
+  | ({ ok: true; text: string; model: string; overran?: boolean } & Usage)
   | ({ ok: false; failure: ProviderFailure } & Usage);
 
 const RETRYABLE: Record<FailureKind, boolean> = {

@@ -79,6 +79,12 @@ export function onFailure(s: BreakerState, now: number, cfg: BreakerConfig): Bre
 }
 
 /** The breakers of every provider of one service instance. */
+/** Opens the circuit at once (a provider that broke its contract, e.g. answered more tokens than it was allowed). */
+export function onTrip(s: BreakerState, now: number, cfg: BreakerConfig): BreakerState {
+  const cooldown = s.open_until !== null ? Math.min(cfg.maxCooldownMs, Math.max(cfg.cooldownMs, s.cooldown_ms * 2)) : cfg.cooldownMs;
+  return { failures: Math.max(s.failures + 1, cfg.threshold), open_until: now + cooldown, cooldown_ms: cooldown, probe_until: null };
+}
+
 export class BreakerBoard {
   private readonly states = new Map<string, BreakerState>();
   private readonly cfg: BreakerConfig;
@@ -110,6 +116,10 @@ export class BreakerBoard {
 
   failure(id: string): void {
     this.set(id, onFailure(this.state(id), this.clock(), this.cfg));
+  }
+
+  trip(id: string): void {
+    this.set(id, onTrip(this.state(id), this.clock(), this.cfg));
   }
 
   /** Forget providers that left the registry. */

@@ -42,7 +42,10 @@ export interface ExecuteOptions {
   /** after each call, success or failure: settle or release what beforeHop reserved */
   afterHop?: (route: Route, outcome: ProviderOutcome, hop: number) => Promise<void> | void;
   breakers?: BreakerBoard;
+  /** stops the walk: no further hop starts once it aborts */
   signal?: AbortSignal;
+  /** aborts a hop's call in flight (default `signal`); a call left to finish is settled and recorded even when the walk stopped */
+  hopSignal?: AbortSignal;
   log?: HopLogger;
 }
 
@@ -91,7 +94,7 @@ export async function executeRoutes(opts: ExecuteOptions): Promise<ExecuteResult
 
     let out: ProviderOutcome;
     try {
-      out = await opts.call(route, opts.signal);
+      out = await opts.call(route, opts.hopSignal ?? opts.signal);
     } catch (error) {
       // Adapters answer outcomes; a throw is a bug, and must not keep a probe slot taken.
       opts.breakers?.release(id);

@@ -43,12 +43,21 @@ export type RoutePlan =
     };
 
 const list = (xs: readonly string[]): string => xs.join(', ');
+/** How long a site waits before asking again when the gateway has no provider at all (an operator must act first). */
+export const NO_PROVIDER_RETRY_S = 60;
 
 export function planRoutes(input: PlanInput): RoutePlan {
   const { policy, request, now } = input;
   const classes = input.classes ?? {};
   const reasons: string[] = [];
   const enabled = input.providers.filter((p) => p.enabled);
+
+  // 0. Nothing to route to at all: the operator's to fix, not the account's policy.
+  if (enabled.length === 0) {
+    const what = input.providers.length ? `every AI provider registered on this gateway is switched off (${list(input.providers.map((p) => p.id))})` : 'no AI provider is configured on this gateway';
+    const fix = input.providers.length ? 'the operator switches one on with `gatehouse-cloud providers enable ID`' : 'the operator adds one with `gatehouse-cloud providers add ID --kind openai|anthropic --base-url URL --api-key-env VAR --models a,b`';
+    return { ok: false, code: 'provider_unavailable', message: `${what}: ${fix}`, reasons: [what], retry_after_s: NO_PROVIDER_RETRY_S };
+  }
 
   // 1. What the request asks for: a model, a class, or the defaults.
   const wanted = wantedModels(request.model, enabled, classes);

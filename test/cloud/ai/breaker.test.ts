@@ -34,6 +34,17 @@ describe('BreakerBoard', () => {
     expect(b.tryAcquire('q')).toBe(true);
   });
 
+  it('trip opens the circuit at once (a provider that broke its bound), and a second trip while open doubles the cooldown', () => {
+    const { b, advance, now } = board();
+    b.success('p');
+    b.trip('p');
+    expect(b.view('p')).toEqual({ phase: 'open', failures: 3, retry_at: now() + 10_000 });
+    expect(b.tryAcquire('p')).toBe(false);
+    advance(1_000);
+    b.trip('p');
+    expect(b.view('p').retry_at).toBe(now() + 20_000);
+  });
+
   it('lets exactly one probe through when the cooldown is over; its success closes the circuit', () => {
     const { b, advance } = board();
     for (let i = 0; i < 3; i++) b.failure('p');

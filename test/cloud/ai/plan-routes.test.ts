@@ -70,6 +70,15 @@ describe('planRoutes', () => {
     expect(plan({ request: { model: 'llama-3' } })).toMatchObject({ ok: false, code: 'invalid_value' });
   });
 
+  it('with no provider registered, or every one switched off, refuses as provider_unavailable naming what the operator does, not the policy', () => {
+    const none = plan({ providers: [], request: {} });
+    expect(none).toMatchObject({ ok: false, code: 'provider_unavailable', retry_after_s: 60 });
+    expect(!none.ok && none.message).toMatch(/no AI provider is configured on this gateway: the operator adds one with `gatehouse-cloud providers add /);
+    const off = plan({ providers: [provider('openai-us', ['gpt-4o'], [], { enabled: false }), registry[3]!], request: { model: 'gpt-4o' } });
+    expect(off).toMatchObject({ ok: false, code: 'provider_unavailable' });
+    expect(!off.ok && off.message).toMatch(/switched off \(openai-us, local-lab\): the operator switches one on with `gatehouse-cloud providers enable ID`/);
+  });
+
   it('refuses as forbidden when the policy excludes every route that offers the model', () => {
     const policy = AccountAiPolicy.parse({ required_tags: ['eu'] });
     const p = plan({ policy, request: { model: 'gpt-4o' } });
