@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AiModelName, FeatureKey, ReleaseArch, ReleaseChannel, ReleasePlatform, ReleaseVersion, SupportPriority } from '../../main/contract/cloud/index.ts';
 import { shortId } from '../../main/lib/ids.ts';
+import { nameText } from '../../main/contract/cloud/names.ts';
 import { ApiKeyEnv, ProviderBaseUrl, ProviderId, ProviderKind, ProviderRecord } from '../ai/provider-record.ts';
 import { AiTag } from '../../main/contract/cloud/index.ts';
 import { newSecret, previewOf } from '../crypto/hash.ts';
@@ -19,8 +20,7 @@ import { publishRelease, stageRelease } from './releases-service.ts';
  * part 1's (arguments as a zod schema, checked again here whatever the CLI
  * sent), merged into runOperator.
  */
-// eslint-disable-next-line no-control-regex -- refusing control characters is the point
-const label = z.string().min(1).max(100).regex(/^[^\x00-\x1f\x7f]*$/, 'no control characters');
+const label = nameText(100);
 const id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.:/-]+$/, 'an id');
 const product = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'a product id');
 

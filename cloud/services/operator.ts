@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CloudProduct, FeatureKey, Metric, Period, PlanId, Scope, SupportPriority } from '../../main/contract/cloud/index.ts';
 import { shortId } from '../../main/lib/ids.ts';
+import { nameText } from '../../main/contract/cloud/names.ts';
 import { newSecret, previewOf } from '../crypto/hash.ts';
 import { fingerprint } from '../crypto/signing-keys.ts';
 import { PlanLimit } from '../domain/plans.ts';
@@ -21,8 +22,7 @@ import { disconnect } from './sites-service.ts';
  * runs it on the ledger directly, or sends it to the running service that
  * holds the embedded database. Each command validates its own arguments.
  */
-// eslint-disable-next-line no-control-regex -- refusing control characters is the point
-const name = z.string().min(1).max(200).regex(/^[^\x00-\x1f\x7f]*$/, 'no control characters');
+const name = nameText(200);
 const id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.:/-]+$/, 'an id');
 const when = z.iso.datetime({ offset: true }).or(z.iso.date()).transform((s) => new Date(s.length === 10 ? `${s}T00:00:00Z` : s).toISOString());
 const label = z.string().min(1).max(100).regex(/^[A-Za-z0-9 _.-]+$/, 'letters, digits, space, _ . -');
