@@ -30,6 +30,7 @@ const FLAGS = {
   account: { type: 'string' },
   site: { type: 'string' },
   sites: { type: 'string' },
+  'staging-sites': { type: 'string' },
   expires: { type: 'string' },
   rank: { type: 'string' },
   features: { type: 'string' },
@@ -77,7 +78,7 @@ function argsFor(command: OperatorCommand, p: string[], v: Values): Record<strin
       return { name: one(p, 'account name') };
     case 'licenses.create':
       if (!v.plan) throw new UsageError('licenses create needs --plan');
-      return defined({ ...none(p), plan: v.plan, account: v.account, sites: intFlag('sites', v.sites, 0, 100_000), expires: v.expires });
+      return defined({ ...none(p), plan: v.plan, account: v.account, sites: intFlag('sites', v.sites, 0, 100_000), staging_sites: intFlag('staging-sites', v['staging-sites'], 0, 100_000), expires: v.expires });
     case 'licenses.list':
     case 'sites.list':
       return defined({ ...none(p), account: v.account });

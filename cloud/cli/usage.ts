@@ -13,7 +13,7 @@ Usage: gatehouse-cloud <command> [options]
   accounts policy show ACCOUNT | accounts policy set ACCOUNT [--ai-providers a,b|all]
                   [--ai-tags eu,approved|none] [--ai-fallback a,b|none] [--features-off x,y|none]
                   [--support-priority p1|plan]
-  licenses create --plan P [--account A] [--sites N] [--expires DATE]   print the key (shown once)
+  licenses create --plan P [--account A] [--sites N] [--staging-sites N] [--expires DATE]   print the key (shown once)
   licenses list [--account A] | licenses revoke ID | licenses extend ID --expires DATE|never
   plans list | plans set ID [--rank N] [--features a,b] [--products a,b] [--site-limit N]
                             [--limits metric:period:N,...] [--channels stable,beta] [--support-priority p3|none]

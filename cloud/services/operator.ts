@@ -30,7 +30,7 @@ const label = z.string().min(1).max(100).regex(/^[A-Za-z0-9 _.-]+$/, 'letters, d
 export const OPERATOR_COMMANDS = {
   'accounts.add': z.strictObject({ name }),
   'accounts.list': z.strictObject({}),
-  'licenses.create': z.strictObject({ plan: PlanId, account: id.optional(), sites: z.number().int().min(0).max(100_000).optional(), expires: when.optional() }),
+  'licenses.create': z.strictObject({ plan: PlanId, account: id.optional(), sites: z.number().int().min(0).max(100_000).optional(), staging_sites: z.number().int().min(0).max(100_000).optional(), expires: when.optional() }),
   'licenses.list': z.strictObject({ account: id.optional() }),
   'licenses.revoke': z.strictObject({ id }),
   'licenses.extend': z.strictObject({ id, expires: when.nullable() }),
@@ -85,7 +85,7 @@ const HANDLERS: { [C in Part1Command]: Handler<C> } = {
       await insertAccount(ctx.db, { id: accountId, name: `account of a ${a.plan} license` }, now);
     }
     const key = newSecret('ghl_', 24);
-    const license = { id: shortId('lic', 10), key_hash: hashLicenseKey(key), key_preview: previewOf(key), account_id: accountId, plan_id: a.plan, site_limit: a.sites ?? null, expires_at: a.expires ?? null };
+    const license = { id: shortId('lic', 10), key_hash: hashLicenseKey(key), key_preview: previewOf(key), account_id: accountId, plan_id: a.plan, site_limit: a.sites ?? null, staging_limit: a.staging_sites ?? null, expires_at: a.expires ?? null };
     await insertLicense(ctx.db, license, now);
     ctx.log.info('license created', { license_id: license.id, plan: a.plan });
     const { key_hash: _hash, ...shown } = license;

@@ -3,6 +3,7 @@ import * as m002 from './002-hot-path-functions.ts';
 import * as m003 from './003-part2.ts';
 import * as m004 from './004-reservation-retention.ts';
 import * as m005 from './005-certificate-order.ts';
+import * as m006 from './006-policy-layers-staging.ts';
 
 export interface Migration {
   version: number;
@@ -11,4 +12,4 @@ export interface Migration {
 }
 
 /** Every migration, in order. Append only. */
-export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005];
+export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006];
