@@ -30,4 +30,6 @@ Usage: gatehouse-cloud <command> [options]
 
 Every command: --data-dir DIR (or GATEHOUSE_CLOUD_DATA_DIR), --database-url URL (or DATABASE_URL;
 default: the embedded database in the data dir), --json, --log-level, --help.
-Exit codes: 0 ok, 1 the operation failed, 2 bad usage.`;
+Exit codes: 0 ok, 1 the operation failed, 2 bad usage, 3 the database cannot be reached.
+With PostgreSQL, operator commands need the master key serve uses: GATEHOUSE_CLOUD_MASTER_KEY, or master.key
+in --data-dir; without either they read it where the database says serve keeps it (same machine and user).`;

@@ -5,6 +5,7 @@ import { nameText } from '../../main/contract/cloud/names.ts';
 import { newSecret, previewOf } from '../crypto/hash.ts';
 import { fingerprint } from '../crypto/signing-keys.ts';
 import { PlanLimit } from '../domain/plans.ts';
+import { stagingCap } from '../domain/staging.ts';
 import { CloudError } from '../errors.ts';
 import { listPlans, listProductSwitches, setProductSwitch, upsertPlan } from '../repo/catalog-repo.ts';
 import { allKeys } from '../repo/keys-repo.ts';
@@ -91,7 +92,14 @@ const HANDLERS: { [C in Part1Command]: Handler<C> } = {
     const { key_hash: _hash, ...shown } = license;
     return { ...shown, license_key: key };
   },
-  'licenses.list': async (ctx, a) => (await listLicenses(ctx.db, a.account)).map(({ key_hash: _h, ...l }) => l),
+  // site_limit and staging_limit are the license's own (null: the plan's, one staging site per seat); *_allowed is what holds.
+  'licenses.list': async (ctx, a) => {
+    const plans = new Map((await listPlans(ctx.db)).map((p) => [p.id, p]));
+    return (await listLicenses(ctx.db, a.account)).map(({ key_hash: _h, ...l }) => {
+      const sites = l.site_limit ?? plans.get(l.plan_id)?.site_limit ?? null;
+      return { ...l, sites_allowed: sites, staging_allowed: stagingCap(l, sites ?? undefined) };
+    });
+  },
   'licenses.revoke': async (ctx, a) => {
     if (!(await revokeLicense(ctx.db, a.id, ctx.now())) && !(await licenseById(ctx.db, a.id))) throw new CloudError('not_found', `no license '${a.id}'`);
     const { key_hash: _h, ...l } = (await licenseById(ctx.db, a.id))!;
