@@ -6,26 +6,18 @@
  *   - p50 of a signed entitlements/check vs a bare node:http JSON echo (target: <= 3x).
  * One keep-alive node:http client for everything, signing with the tests' independent helper.
  */
-import { createServer, Agent, request } from 'node:http';
+import { createServer, Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '../../main/lib/ids.ts';
 import { signHeaders, type SiteCredentials } from '../cloud/helpers/sign.ts';
 import { freshDatabaseUrl, startHarness, type Harness } from '../cloud/helpers/cloud-harness.ts';
 import { printTable, summarize } from './stats.ts';
+import { sendWith } from './http-send.ts';
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
-function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, agent, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const send = sendWith(agent);
 
 async function signed(creds: SiteCredentials, url: string, method: string, body: string, extra: Record<string, string> = {}) {
   const r = await send(url, method, { ...signHeaders(creds, { method, url, body }), ...extra }, body);

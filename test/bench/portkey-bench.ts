@@ -19,7 +19,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
+import { sendWith } from './http-send.ts';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,16 +35,8 @@ const PORTKEY = join(ROOT, 'node_modules/@portkey-ai/gateway/build/start-server.
 const agent = new Agent({ keepAlive: true, maxSockets: 32 });
 const children: ChildProcess[] = [];
 
-function send(url: string, headers: Record<string, string>, body?: string, method = 'POST'): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, agent, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const http = sendWith(agent);
+const send = (url: string, headers: Record<string, string>, body?: string, method = 'POST') => http(url, method, headers, body);
 
 const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

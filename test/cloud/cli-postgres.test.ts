@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest, register } from './helpers/client.ts';
 import { freshDatabaseUrl, onPostgres } from './helpers/cloud-harness.ts';
+import { CLOUD_BIN as BIN, spawnServe } from './helpers/serve-child.ts';
 
 /**
  * Operator commands on PostgreSQL as the docs show them (issue 21, item 1):
@@ -16,7 +17,6 @@ import { freshDatabaseUrl, onPostgres } from './helpers/cloud-harness.ts';
  * to pass it (before: a master-key mismatch called internal_error, and a
  * stray master.key in the operator's default data dir).
  */
-const BIN = join(import.meta.dirname, '../../bin/gatehouse-cloud.mjs');
 let url: string;
 let serveDir: string;
 let home: string;
@@ -36,21 +36,7 @@ beforeAll(async () => {
   url = await freshDatabaseUrl();
   serveDir = await mkdtemp(join(tmpdir(), 'gh-serve-'));
   home = await mkdtemp(join(tmpdir(), 'gh-operator-home-'));
-  child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--json', '--log-level', 'error', '--data-dir', serveDir, '--database-url', url], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c));
-  await new Promise<void>((resolve, reject) => {
-    const t = setInterval(() => {
-      try {
-        gateway = JSON.parse(out).gateway_url;
-        clearInterval(t);
-        resolve();
-      } catch {
-        // not yet
-      }
-    }, 100);
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
-  });
+  ({ child, gateway } = await spawnServe(['--log-level', 'error', '--data-dir', serveDir, '--database-url', url], baseEnv()));
 }, 180_000);
 
 afterAll(async () => {

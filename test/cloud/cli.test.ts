@@ -1,16 +1,16 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest, register } from './helpers/client.ts';
 import { onPostgres, TEST_MASTER_KEY } from './helpers/cloud-harness.ts';
+import { CLOUD_BIN as BIN, spawnServe } from './helpers/serve-child.ts';
 
-const BIN = join(import.meta.dirname, '../../bin/gatehouse-cloud.mjs');
 let dataDir: string;
 let child: ChildProcess;
 let gateway: string;
-let serveLog = '';
+let serveLog: () => string;
 const env = () => ({ ...process.env, GATEHOUSE_CLOUD_DATA_DIR: dataDir, GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY, DATABASE_URL: '' });
 const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { env: env(), encoding: 'utf8', timeout: 120_000 });
 const cliIn = (cwd: string, ...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { env: env(), encoding: 'utf8', timeout: 120_000, cwd });
@@ -18,22 +18,10 @@ const cliIn = (cwd: string, ...args: string[]) => spawnSync(process.execPath, [B
 beforeAll(async () => {
   if (onPostgres) return;
   dataDir = await mkdtemp(join(tmpdir(), 'gh-cloud-cli-'));
-  child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--json', '--log-level', 'info'], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c));
-  child.stderr!.on('data', (c: Buffer) => (serveLog += c));
-  await new Promise<void>((resolve, reject) => {
-    const t = setInterval(() => {
-      try {
-        gateway = JSON.parse(out).gateway_url;
-        clearInterval(t);
-        resolve();
-      } catch {
-        // not yet
-      }
-    }, 100);
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
-  });
+  const served = await spawnServe(['--log-level', 'info'], env());
+  child = served.child;
+  gateway = served.gateway;
+  serveLog = served.log;
 }, 180_000);
 
 afterAll(async () => {
@@ -102,7 +90,7 @@ describe.skipIf(onPostgres)('gatehouse-cloud CLI', { timeout: 240_000 }, () => {
   });
 
   it('says what the first start of the embedded database is doing before the wait', () => {
-    const lines = serveLog.trim().split('\n').map((l) => JSON.parse(l) as { msg: string });
+    const lines = serveLog().trim().split('\n').map((l) => JSON.parse(l) as { msg: string });
     const creating = lines.findIndex((l) => /creating the embedded database in .*pgdata/.test(l.msg));
     expect(creating).toBeGreaterThanOrEqual(0);
     expect(creating).toBeLessThan(lines.findIndex((l) => l.msg === 'gatehouse-cloud listening'));
