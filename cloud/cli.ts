@@ -7,8 +7,9 @@ import { runOperatorCli, SUBCOMMANDS } from './cli/operator-commands.ts';
 import { serve } from './cli/serve-command.ts';
 import { USAGE } from './cli/usage.ts';
 import { CloudError } from './errors.ts';
+import { DatabaseUnreachable } from './db/unreachable.ts';
 
-/** `gatehouse-cloud`: serve and the operator commands. Exit codes: 0 ok, 1 failure, 2 bad usage. */
+/** `gatehouse-cloud`: serve and the operator commands. Exit codes: 0 ok, 1 failure, 2 bad usage, 3 the database cannot be reached. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [command, ...args] = argv;
   const json = argv.includes('--json');
@@ -33,9 +34,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       return 2;
     }
     const shape = e instanceof CloudError ? { code: e.code, message: e.message } : { code: 'internal_error', message: (e as Error).message ?? String(e) };
-    if (!(e instanceof CloudError)) process.stderr.write(`${(e as Error).stack ?? e}\n`);
+    // A stack helps only with a bug: shown with --log-level debug.
+    if (!(e instanceof CloudError) && levelFlag >= 0 && argv[levelFlag + 1] === 'debug') process.stderr.write(`${(e as Error).stack ?? e}\n`);
     process.stderr.write(json ? `${JSON.stringify({ ok: false, ...shape })}\n` : `gatehouse-cloud: ${shape.message} [${shape.code}]\n`);
-    return 1;
+    return e instanceof DatabaseUnreachable ? 3 : 1;
   }
 }
 

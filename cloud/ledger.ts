@@ -1,11 +1,12 @@
 import { openPglite } from './db/pglite-db.ts';
 import { openPostgres } from './db/pg-db.ts';
 import type { Db } from './db/db.ts';
+import { existsSync } from 'node:fs';
 import { migrate } from './db/migrate.ts';
 import { loadMasterKey } from './crypto/master-key.ts';
-import { CloudError } from './errors.ts';
 import { seedPlans } from './repo/catalog-repo.ts';
-import { putSettingOnce } from './repo/keys-repo.ts';
+import { masterKeyStore } from './repo/keys-repo.ts';
+import { reachable } from './db/unreachable.ts';
 import type { AiRuntime, Ctx } from './services/context.ts';
 import type { Logger } from '../main/lib/logger.ts';
 import { BreakerBoard } from './ai/routing/breaker.ts';
@@ -37,6 +38,15 @@ export const RELEASES_DIR_ENV = 'GATEHOUSE_CLOUD_RELEASES_DIR';
 
 export const PGDATA_DIR = 'pgdata';
 
+async function openDatabase(o: LedgerOptions): Promise<Db> {
+  if (o.databaseUrl) return openPostgres(o.databaseUrl, { onConnectionError: (e) => o.log.warn('the database dropped a connection', { error: e.message }) });
+  if (o.memory) return openPglite(undefined, o.pgliteTemplate ? { loadDataDir: o.pgliteTemplate } : {});
+  const dir = join(o.dataDir, PGDATA_DIR);
+  // initdb in WebAssembly takes a while (15 s and more on a busy machine): say so rather than sit silent.
+  if (!existsSync(dir)) o.log.info(`creating the embedded database in ${dir} (first start: this takes a little while)`);
+  return openPglite(dir);
+}
+
 /**
  * Opens the ledger: the database (migrated, default plans seeded), the master
  * key (checked against the one the database was set up with), the signing
@@ -45,16 +55,10 @@ export const PGDATA_DIR = 'pgdata';
  */
 export async function openLedger(o: LedgerOptions): Promise<Ctx> {
   const now = o.now ?? (() => new Date());
-  const box = await loadMasterKey(o.env ?? process.env, o.dataDir, (m, f) => o.log.warn(m, f));
-  let db: Db;
-  if (o.databaseUrl) db = openPostgres(o.databaseUrl, { onConnectionError: (e) => o.log.warn('the database dropped a connection', { error: e.message }) });
-  else db = await openPglite(o.memory ? undefined : join(o.dataDir, PGDATA_DIR), o.memory && o.pgliteTemplate ? { loadDataDir: o.pgliteTemplate } : {});
+  const db = await openDatabase(o);
   try {
-    await migrate(db);
-    const check = await putSettingOnce(db, 'master_key_check', box.checkValue());
-    if (check !== box.checkValue()) {
-      throw new CloudError('internal_error', 'this master key is not the one the database was set up with: set GATEHOUSE_CLOUD_MASTER_KEY (or master.key in the data dir) to the original key');
-    }
+    await reachable(() => migrate(db), o.databaseUrl);
+    const box = await loadMasterKey(o.env ?? process.env, o.dataDir, masterKeyStore(db), (m, f) => o.log.warn(m, f));
     await db.transaction((tx) => seedPlans(tx, now()));
     const keys = new KeyRing(db, box);
     await keys.ensureKey(now());

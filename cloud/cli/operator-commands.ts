@@ -1,11 +1,14 @@
 import { CloudError } from '../errors.ts';
-import { openLedger } from '../ledger.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { openLedger, PGDATA_DIR } from '../ledger.ts';
 import { callOperatorSocket } from '../operator-rpc.ts';
 import { lockDataDir, readRuntime } from '../runtime.ts';
 import { runOperator, type OperatorCommand } from '../services/operator.ts';
 import type { Logger } from '../../main/lib/logger.ts';
-import { intFlag, list, out, parse, resolveCloudDataDir, resolveDatabaseUrl, table, UsageError } from './args.ts';
-import { NESTED, PART2_FLAGS, part2ArgsFor, part2Human } from './part2-args.ts';
+import { intFlag, list, out, parse, resolveCloudDataDir, resolveDatabaseUrl, UsageError } from './args.ts';
+import { operatorOutput } from './operator-output.ts';
+import { NESTED, PART2_FLAGS, part2ArgsFor } from './part2-args.ts';
 import { PART2_COMMANDS, type Part2Command } from '../services/operator-part2.ts';
 
 /**
@@ -30,6 +33,7 @@ const FLAGS = {
   account: { type: 'string' },
   site: { type: 'string' },
   sites: { type: 'string' },
+  'staging-sites': { type: 'string' },
   expires: { type: 'string' },
   rank: { type: 'string' },
   features: { type: 'string' },
@@ -77,7 +81,7 @@ function argsFor(command: OperatorCommand, p: string[], v: Values): Record<strin
       return { name: one(p, 'account name') };
     case 'licenses.create':
       if (!v.plan) throw new UsageError('licenses create needs --plan');
-      return defined({ ...none(p), plan: v.plan, account: v.account, sites: intFlag('sites', v.sites, 0, 100_000), expires: v.expires });
+      return defined({ ...none(p), plan: v.plan, account: v.account, sites: intFlag('sites', v.sites, 0, 100_000), staging_sites: intFlag('staging-sites', v['staging-sites'], 0, 100_000), expires: v.expires });
     case 'licenses.list':
     case 'sites.list':
       return defined({ ...none(p), account: v.account });
@@ -111,33 +115,6 @@ function argsFor(command: OperatorCommand, p: string[], v: Values): Record<strin
   }
 }
 
-function human(command: OperatorCommand, data: unknown): string {
-  if (Object.hasOwn(PART2_COMMANDS, command)) return part2Human(command as Part2Command, data) ?? JSON.stringify(data, null, 2);
-  const rows = Array.isArray(data) ? (data as Array<Record<string, unknown>>) : null;
-  switch (command) {
-    case 'licenses.create': {
-      const d = data as Record<string, unknown>;
-      return [`License ${d.id} (plan ${d.plan_id}, account ${d.account_id}) created.`, `  key: ${d.license_key}`, 'The key is shown only now: give it to the customer and keep no copy.'].join('\n');
-    }
-    case 'accounts.list':
-      return table(rows!, ['id', 'name', 'licenses', 'sites', 'created_at']);
-    case 'licenses.list':
-      return table(rows!, ['id', 'key_preview', 'account_id', 'plan_id', 'status', 'sites_used', 'site_limit', 'expires_at']);
-    case 'plans.list':
-      return table(rows!.map((r) => ({ ...r, features: (r.features as string[]).length, limits: (r.limits as unknown[]).length })), ['id', 'rank', 'site_limit', 'products', 'features', 'limits', 'update_channels']);
-    case 'limits.list':
-      return table(rows!, ['scope', 'subject', 'metric', 'period', 'limit', 'updated_at']);
-    case 'products.list':
-      return table(rows!, ['scope', 'subject', 'product', 'enabled', 'updated_at']);
-    case 'sites.list':
-      return table(rows!, ['id', 'environment', 'status', 'url', 'account_id', 'license_id', 'version', 'last_sync_at']);
-    case 'keys.show':
-      return table(rows!, ['kid', 'state', 'fingerprint', 'publish_until']);
-    default:
-      return JSON.stringify(data, null, 2);
-  }
-}
-
 export async function runOperatorCli(group: string, args: string[], env: NodeJS.ProcessEnv, log: Logger): Promise<void> {
   const verbs = NESTED[group]?.[args[0]!];
   if (verbs && !verbs.includes(args[1] ?? '')) throw new UsageError(`${group} ${args[0]} needs a command: ${verbs.join(', ')}`);
@@ -153,6 +130,7 @@ export async function runOperatorCli(group: string, args: string[], env: NodeJS.
   } else {
     const unlock = databaseUrl ? async () => {} : await lockDataDir(dataDir);
     try {
+      if (!databaseUrl && !existsSync(join(dataDir, PGDATA_DIR))) process.stderr.write(`Creating the embedded database in ${join(dataDir, PGDATA_DIR)} (first use: this takes a little while)...\n`);
       const ctx = await openLedger({ dataDir, databaseUrl, env, log, releasesDir: values['releases-dir'] });
       try {
         data = await runOperator(ctx, command, commandArgs);
@@ -163,7 +141,7 @@ export async function runOperatorCli(group: string, args: string[], env: NodeJS.
       await unlock();
     }
   }
-  out(!!values.json, data, () => human(command, data));
+  out(!!values.json, data, () => operatorOutput(command, data));
 }
 
 export { CloudError };

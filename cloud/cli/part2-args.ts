@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Part2Command } from '../services/operator-part2.ts';
-import { intFlag, list, table, UsageError } from './args.ts';
+import { intFlag, list, UsageError } from './args.ts';
 
 /** Flags of the part 2 operator commands (providers, account keys and policies, releases). */
 export const PART2_FLAGS = {
@@ -100,30 +100,5 @@ export function part2ArgsFor(command: Part2Command, p: string[], v: V): Record<s
     default:
       none(p);
       return {};
-  }
-}
-
-export function part2Human(command: Part2Command, data: unknown): string | null {
-  const d = data as Record<string, unknown>;
-  switch (command) {
-    case 'providers.list': {
-      const classes = Object.entries(d.classes as Record<string, string[]>).map(([k, m]) => `  ${k}: ${m.join(', ')}`);
-      const over = ((d.overshoots as Array<Record<string, unknown>> | undefined) ?? []).map(
-        (o) => `  ${o.provider}: ${o.count} answer(s) over what was allowed, last ${o.last_at} (worst: ${o.worst_reported_output} output tokens where ${o.worst_allowed_output} were allowed)`,
-      );
-      return [
-        table(d.providers as Array<Record<string, unknown>>, ['id', 'kind', 'enabled', 'models', 'tags', 'api_key_env', 'base_url']),
-        ...(classes.length ? ['', 'Model classes:', ...classes] : []),
-        ...(over.length ? ['', 'Providers that answered more tokens than allowed (recorded as reported, counted up to the hold, breaker opened):', ...over] : []),
-      ].join('\n');
-    }
-    case 'accounts.keys.create':
-      return [`Account key ${d.id} (account ${d.account_id}) created.`, `  key: ${d.account_key}`, 'The key is shown only now: give it to the account and keep no copy. It opens the agency and enterprise views.'].join('\n');
-    case 'accounts.keys.list':
-      return table(data as Array<Record<string, unknown>>, ['id', 'account_id', 'key_preview', 'label', 'created_at', 'last_used_at', 'revoked_at']);
-    case 'releases.list':
-      return table(data as Array<Record<string, unknown>>, ['product', 'channel', 'version', 'staging_percentage', 'files', 'released_at']);
-    default:
-      return null;
   }
 }

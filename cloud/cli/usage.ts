@@ -15,7 +15,7 @@ Usage: gatehouse-cloud <command> [options]
   accounts policy show ACCOUNT | accounts policy set ACCOUNT [--ai-providers a,b|all]
                   [--ai-tags eu,approved|none] [--ai-fallback a,b|none] [--features-off x,y|none]
                   [--support-priority p1|plan]
-  licenses create --plan P [--account A] [--sites N] [--expires DATE]   print the key (shown once)
+  licenses create --plan P [--account A] [--sites N] [--staging-sites N] [--expires DATE]   print the key (shown once)
   licenses list [--account A] | licenses revoke ID | licenses extend ID --expires DATE|never
   plans list | plans set ID [--rank N] [--features a,b] [--products a,b] [--site-limit N]
                             [--limits metric:period:N,...] [--channels stable,beta] [--support-priority p3|none]
@@ -32,4 +32,6 @@ Usage: gatehouse-cloud <command> [options]
 
 Every command: --data-dir DIR (or GATEHOUSE_CLOUD_DATA_DIR), --database-url URL (or DATABASE_URL;
 default: the embedded database in the data dir), --json, --log-level, --help.
-Exit codes: 0 ok, 1 the operation failed, 2 bad usage.`;
+Exit codes: 0 ok, 1 the operation failed, 2 bad usage, 3 the database cannot be reached.
+With PostgreSQL, operator commands need the master key serve uses: GATEHOUSE_CLOUD_MASTER_KEY, or master.key
+in --data-dir; without either they read it where the database says serve keeps it (same machine and user).`;

@@ -1,3 +1,4 @@
+import v8 from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
 import { migrate } from './migrate.ts';
 import { PARSERS, RETRYABLE_SQLSTATES, TRANSACTION_ATTEMPTS, sqlState, type Db, type Queryable, type QueryResult } from './db.ts';
@@ -12,7 +13,32 @@ import { asDbFault, failedStatement } from './db-unavailable.ts';
  * of running initdb: tests and benchmarks start many in-memory databases.
  */
 export async function openPglite(dir: string | undefined, opts: { loadDataDir?: Blob } = {}): Promise<Db> {
-  return adapt(await PGlite.create({ ...(dir ? { dataDir: dir } : {}), ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}), parsers: PARSERS }));
+  baselineWasm();
+  return adapt(await PGlite.create({ ...(dir ? { dataDir: dir } : {}), ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}), parsers: PARSERS, postgresqlconf: PGLITE_SETTINGS }));
+}
+
+/**
+ * PGlite starts PostgreSQL with shared_buffers = 128 MB inside its
+ * WebAssembly memory, and PostgreSQL touches all of it: most of an idle
+ * gateway's memory. The embedded ledger is one process with one connection
+ * and a working set of a few megabytes (counters, the hot rows of the
+ * day), so 8 MB of buffers holds it; colder pages come from the files
+ * through the OS cache. Durability settings are left as PGlite has them.
+ */
+export const PGLITE_SETTINGS = ['shared_buffers = 8MB', 'max_connections = 10'];
+
+/**
+ * PostgreSQL's WebAssembly is compiled by V8's baseline compiler only
+ * (Liftoff). By default V8 also recompiles hot functions with its optimizing
+ * compiler, and for a 9 MB module that code stays resident: about 60 MB of
+ * an idle gateway. Measured on the ledger's statements, baseline-only code
+ * is no slower (the recompiling competes for the same cores); see
+ * test/bench/portkey-bench.ts. Set before the module is compiled, once per
+ * process; the gateway runs no other WebAssembly.
+ */
+function baselineWasm(): void {
+  if (process.env.GATEHOUSE_CLOUD_WASM_TIER_UP === '1') return;
+  v8.setFlagsFromString('--liftoff-only');
 }
 
 /** A fresh database with every migration applied, dumped: what `loadDataDir` takes. */

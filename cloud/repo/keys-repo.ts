@@ -1,5 +1,6 @@
 import { CERTIFICATE_TTL_SECONDS } from '../../main/contract/cloud/index.ts';
 import type { Queryable } from '../db/db.ts';
+import type { KeySource, KeyStore } from '../crypto/master-key.ts';
 
 export interface SigningKeyRow {
   kid: string;
@@ -46,4 +47,22 @@ export async function getSetting(q: Queryable, key: string): Promise<string | nu
 export async function putSettingOnce(q: Queryable, key: string, value: string): Promise<string> {
   await q.query('INSERT INTO cloud_settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [key, value]);
   return (await getSetting(q, key))!;
+}
+
+/** The database's record of its master key (a check value and where the key was), for loadMasterKey. */
+export function masterKeyStore(q: Queryable): KeyStore {
+  return {
+    async record() {
+      const source = await getSetting(q, 'master_key_source');
+      return { check: await getSetting(q, 'master_key_check'), source: source ? (JSON.parse(source) as KeySource) : null };
+    },
+    async claim(check, source) {
+      // One statement: two instances setting a database up at once leave one key's check and place, never a mix.
+      await q.query(`INSERT INTO cloud_settings (key, value) VALUES ('master_key_check', $1), ('master_key_source', $2) ON CONFLICT (key) DO NOTHING`, [check, JSON.stringify(source)]);
+      return (await getSetting(q, 'master_key_check'))!;
+    },
+    async noteSource(source) {
+      await putSettingOnce(q, 'master_key_source', JSON.stringify(source));
+    },
+  };
 }

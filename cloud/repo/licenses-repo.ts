@@ -13,13 +13,15 @@ export interface LicenseRow {
   account_id: string;
   plan_id: string;
   site_limit: number | null;
+  /** staging sites the license takes; null: as many as its production seats */
+  staging_limit: number | null;
   status: 'active' | 'revoked';
   expires_at: string | null;
   created_at: string;
   revoked_at: string | null;
 }
 
-const LCOLS = 'id, key_hash, key_preview, account_id, plan_id, site_limit, status, expires_at, created_at, revoked_at';
+const LCOLS = 'id, key_hash, key_preview, account_id, plan_id, site_limit, staging_limit, status, expires_at, created_at, revoked_at';
 
 export async function insertAccount(q: Queryable, a: { id: string; name: string }, now: Date): Promise<void> {
   await q.query('INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)', [a.id, a.name, now]);
@@ -51,13 +53,14 @@ export async function listAccounts(q: Queryable): Promise<Array<AccountRow & { l
 }
 
 export async function insertLicense(q: Queryable, l: Omit<LicenseRow, 'created_at' | 'revoked_at' | 'status'>, now: Date): Promise<void> {
-  await q.query(`INSERT INTO licenses (id, key_hash, key_preview, account_id, plan_id, site_limit, status, expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, 'active', $7, $8)`, [
+  await q.query(`INSERT INTO licenses (id, key_hash, key_preview, account_id, plan_id, site_limit, staging_limit, status, expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 'active', $8, $9)`, [
     l.id,
     l.key_hash,
     l.key_preview,
     l.account_id,
     l.plan_id,
     l.site_limit,
+    l.staging_limit,
     l.expires_at,
     now,
   ]);
@@ -71,11 +74,12 @@ export async function licenseById(q: Queryable, id: string, opts: { lock?: boole
   return (await q.query<LicenseRow>(`SELECT ${LCOLS} FROM licenses WHERE id = $1${opts.lock ? ' FOR UPDATE' : ''}`, [id])).rows[0] ?? null;
 }
 
-export async function listLicenses(q: Queryable, accountId?: string): Promise<Array<LicenseRow & { sites_used: number }>> {
+export async function listLicenses(q: Queryable, accountId?: string): Promise<Array<LicenseRow & { sites_used: number; staging_used: number }>> {
   return (
-    await q.query<LicenseRow & { sites_used: number }>(
+    await q.query<LicenseRow & { sites_used: number; staging_used: number }>(
       `SELECT ${LCOLS.split(', ').map((c) => `l.${c}`).join(', ')},
-              (SELECT count(*)::int FROM sites s WHERE s.license_id = l.id AND s.environment = 'production' AND s.status = 'active') AS sites_used
+              (SELECT count(*)::int FROM sites s WHERE s.license_id = l.id AND s.environment = 'production' AND s.status = 'active') AS sites_used,
+              (SELECT count(*)::int FROM sites s WHERE s.license_id = l.id AND s.environment = 'staging' AND s.status = 'active') AS staging_used
          FROM licenses l ${accountId ? 'WHERE l.account_id = $1' : ''} ORDER BY l.created_at, l.id`,
       accountId ? [accountId] : [],
     )

@@ -1,4 +1,5 @@
-import type { Queryable } from '../db/db.ts';
+import type { Db, Queryable } from '../db/db.ts';
+import { layerPolicies, mergeLayer, type PolicyLayer } from '../domain/policy-layers.ts';
 import type { AccountAiPolicy } from '../ai/routing/policy.ts';
 
 /**
@@ -29,42 +30,45 @@ export const aiPolicyOf = (row: PolicyRow | null): AccountAiPolicy => ({
   fallback_order: row?.ai_fallback_order ?? [],
 });
 
-export interface PolicyChange {
-  ai_allowed_providers?: string[] | null;
-  ai_required_tags?: string[];
-  ai_fallback_order?: string[];
-  features_off?: string[];
-  /** undefined: unchanged; null: back to the plan's */
+export interface PolicyChange extends PolicyLayer {
+  /** undefined: unchanged; null: back to the plan's (the operator's only) */
   support_priority?: string | null;
 }
 
-/** Changes only the fields given; one statement, so two instances changing different fields at once both land. */
-export async function updatePolicy(q: Queryable, accountId: string, c: PolicyChange, now: Date): Promise<PolicyRow> {
-  const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
-  const r = await q.query<PolicyRow>(
-    `INSERT INTO account_policies AS p (account_id, ai_allowed_providers, ai_required_tags, ai_fallback_order, features_off, support_priority, updated_at)
-     VALUES ($1, $2::jsonb, COALESCE($3::jsonb, '[]'), COALESCE($4::jsonb, '[]'), COALESCE($5::jsonb, '[]'), $6, $8)
-     ON CONFLICT (account_id) DO UPDATE SET
-       ai_allowed_providers = CASE WHEN $9 THEN EXCLUDED.ai_allowed_providers ELSE p.ai_allowed_providers END,
-       ai_required_tags = COALESCE($3::jsonb, p.ai_required_tags),
-       ai_fallback_order = COALESCE($4::jsonb, p.ai_fallback_order),
-       features_off = COALESCE($5::jsonb, p.features_off),
-       support_priority = CASE WHEN $7 THEN EXCLUDED.support_priority ELSE p.support_priority END,
-       updated_at = EXCLUDED.updated_at
-     RETURNING ${COLS}`,
-    [
-      accountId,
-      c.ai_allowed_providers === undefined ? null : json(c.ai_allowed_providers),
-      json(c.ai_required_tags),
-      json(c.ai_fallback_order),
-      json(c.features_off),
-      c.support_priority ?? null,
-      c.support_priority !== undefined,
-      now,
-      c.ai_allowed_providers !== undefined,
-    ],
-  );
-  return r.rows[0]!;
+export interface PolicyLayers {
+  operator: PolicyLayer;
+  account: PolicyLayer;
+}
+
+/**
+ * Changes the fields given in one layer (the operator's or the account's) and
+ * stores the effective policy both layers make in the columns every reader
+ * uses. The row is locked for the change, so two instances changing
+ * different fields or layers at once both land; `guard` sees the layers as
+ * they are under the lock and may refuse the change.
+ */
+export async function updatePolicy(db: Db, accountId: string, layer: keyof PolicyLayers, c: PolicyChange, now: Date, guard?: (current: PolicyLayers) => void): Promise<void> {
+  const { support_priority, ...change } = c;
+  await db.transaction(async (tx) => {
+    await tx.query('INSERT INTO account_policies (account_id, updated_at) VALUES ($1, $2) ON CONFLICT (account_id) DO NOTHING', [accountId, now]);
+    const row = (await tx.query<{ operator_layer: PolicyLayer; account_layer: PolicyLayer }>('SELECT operator_layer, account_layer FROM account_policies WHERE account_id = $1 FOR UPDATE', [accountId])).rows[0]!;
+    const current = { operator: row.operator_layer, account: row.account_layer };
+    guard?.(current);
+    const next = { ...current, [layer]: mergeLayer(current[layer], change) };
+    const e = layerPolicies(next.operator, next.account);
+    await tx.query(
+      `UPDATE account_policies SET operator_layer = $2::jsonb, account_layer = $3::jsonb, ai_allowed_providers = $4::jsonb, ai_required_tags = $5::jsonb, ai_fallback_order = $6::jsonb,
+              features_off = $7::jsonb, support_priority = CASE WHEN $8 THEN $9 ELSE support_priority END, updated_at = $10
+        WHERE account_id = $1`,
+      [accountId, JSON.stringify(next.operator), JSON.stringify(next.account), JSON.stringify(e.allowed_providers), JSON.stringify(e.required_tags), JSON.stringify(e.fallback_order), JSON.stringify(e.features_off), support_priority !== undefined, support_priority ?? null, now],
+    );
+  });
+}
+
+/** Both layers of the account's policy (empty ones when it has none). */
+export async function policyLayersOf(q: Queryable, accountId: string): Promise<PolicyLayers> {
+  const row = (await q.query<{ operator_layer: PolicyLayer; account_layer: PolicyLayer }>('SELECT operator_layer, account_layer FROM account_policies WHERE account_id = $1', [accountId])).rows[0];
+  return { operator: row?.operator_layer ?? {}, account: row?.account_layer ?? {} };
 }
 
 export interface AccountKeyRow {

@@ -103,9 +103,9 @@ export async function assignSite(q: Queryable, id: string, f: { department?: str
   return (await q.query(`UPDATE sites SET ${sets.join(', ')} WHERE id = $1`, params)).rowCount > 0;
 }
 
-/** Production sites holding a seat of the license (staging sites and disconnected ones do not). */
-export async function seatsUsed(q: Queryable, licenseId: string, exceptSite?: string): Promise<number> {
-  const r = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM sites WHERE license_id = $1 AND environment = 'production' AND status = 'active' AND id <> $2`, [licenseId, exceptSite ?? '']);
+/** Connected sites of one environment on the license: production ones hold its seats, staging ones count against its staging cap. */
+export async function seatsUsed(q: Queryable, licenseId: string, exceptSite?: string, environment: Environment = 'production'): Promise<number> {
+  const r = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM sites WHERE license_id = $1 AND environment = $3 AND status = 'active' AND id <> $2`, [licenseId, exceptSite ?? '', environment]);
   return r.rows[0]!.n;
 }
 

@@ -6,7 +6,8 @@ import { CloudError } from '../errors.ts';
 import { accountLimits, countAccountSetLimits, limitExists, removeLimit, setLimit } from '../repo/limits-repo.ts';
 import { lockAccount } from '../repo/licenses-repo.ts';
 import { accountLog, type LogRow } from '../repo/request-log-repo.ts';
-import { aiPolicyOf, policyOf, updatePolicy } from '../repo/policies-repo.ts';
+import { aiPolicyOf, policyLayersOf, policyOf, updatePolicy } from '../repo/policies-repo.ts';
+import { wideningProviders } from '../domain/policy-layers.ts';
 import { siteById } from '../repo/sites-repo.ts';
 import type { AccountPrincipal } from './account-auth.ts';
 import type { Ctx } from './context.ts';
@@ -21,22 +22,30 @@ import type { Ctx } from './context.ts';
 
 export async function policyView(ctx: Ctx, p: AccountPrincipal) {
   const row = await policyOf(ctx.db, p.account.id);
+  const { operator } = await policyLayersOf(ctx.db, p.account.id);
   return {
     success: true as const,
     account: p.account,
-    policy: { ai: aiPolicyOf(row), features_off: row?.features_off ?? [], limits: await accountLimits(ctx.db, p.account.id) },
+    policy: {
+      ai: aiPolicyOf(row),
+      features_off: row?.features_off ?? [],
+      limits: await accountLimits(ctx.db, p.account.id),
+      operator: { ai: { allowed_providers: operator.allowed_providers ?? null, required_tags: operator.required_tags ?? [], fallback_order: operator.fallback_order ?? [] }, features_off: operator.features_off ?? [] },
+    },
   };
 }
 
 export async function setPolicy(ctx: Ctx, p: AccountPrincipal, body: PolicySetBody) {
   const unknown = body.features_off?.find((f) => !FEATURE_CATALOG.some((d) => d.key === f));
   if (unknown) throw new CloudError('invalid_request', `unknown feature '${unknown}': GET features lists them`);
-  await updatePolicy(
-    ctx.db,
-    p.account.id,
-    { ai_allowed_providers: body.ai?.allowed_providers, ai_required_tags: body.ai?.required_tags, ai_fallback_order: body.ai?.fallback_order, features_off: body.features_off && [...new Set(body.features_off)] },
-    ctx.now(),
-  );
+  const change = { allowed_providers: body.ai?.allowed_providers, required_tags: body.ai?.required_tags, fallback_order: body.ai?.fallback_order, features_off: body.features_off && [...new Set(body.features_off)] };
+  // The account's layer can only narrow the operator's: a provider the operator does not allow is refused, not ignored.
+  await updatePolicy(ctx.db, p.account.id, 'account', change, ctx.now(), ({ operator }) => {
+    const widening = wideningProviders(operator, change.allowed_providers);
+    if (widening.length) {
+      throw new CloudError('forbidden', `the gateway's operator allows only ${operator.allowed_providers!.join(', ') || 'no provider'} for this account: ${widening.join(', ')} cannot be added (ask the operator)`, { operator_allowed_providers: operator.allowed_providers });
+    }
+  });
   ctx.log.info('account policy changed', { account_id: p.account.id, by: p.key_id });
   return policyView(ctx, p);
 }

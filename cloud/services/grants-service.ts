@@ -4,6 +4,7 @@ import { computeGrants, type Grants } from '../domain/grants.ts';
 import type { PlanDef } from '../domain/plans.ts';
 import { effectiveLimits, type EffectiveLimit } from '../domain/limits.ts';
 import { subjectsOf } from '../domain/usage-rules.ts';
+import { stagingPlanLimits } from '../domain/staging.ts';
 import { listPlans, switchedOff } from '../repo/catalog-repo.ts';
 import { limitsFor } from '../repo/limits-repo.ts';
 import { policyOf } from '../repo/policies-repo.ts';
@@ -51,7 +52,8 @@ export async function siteLimits(q: Queryable, g: Pick<SiteGrants, 'site' | 'pla
   const subjects = subjectsOf({ site_id: g.site.id, account_id: g.site.account_id, department: g.site.department, project: g.site.project });
   const key = `limits|${subjects.map((s) => `${s.scope}:${s.subject}`).join('|')}`;
   const stored = cache ? await cache.get(key, g.site.snapshot?.config.limits, () => limitsFor(q, subjects)) : await limitsFor(q, subjects);
-  return effectiveLimits(g.site.id, g.plan?.limits ?? [], stored, subjects);
+  const planLimits = g.plan?.limits ?? [];
+  return effectiveLimits(g.site.id, g.site.environment === 'staging' ? stagingPlanLimits(planLimits) : planLimits, stored, subjects);
 }
 
 export async function licenseView(q: Queryable, g: SiteGrants): Promise<LicenseView> {

@@ -2,6 +2,7 @@ import type { LicenseStatus } from '../../main/contract/cloud/index.ts';
 import { sha256Hex } from '../crypto/hash.ts';
 import { CloudError } from '../errors.ts';
 import { licenseStatus } from '../domain/grants.ts';
+import { stagingCap } from '../domain/staging.ts';
 import { listPlans } from '../repo/catalog-repo.ts';
 import { licenseByHash } from '../repo/licenses-repo.ts';
 import { bindLicense, seatsUsed, siteById, type SiteRow } from '../repo/sites-repo.ts';
@@ -25,7 +26,8 @@ const refusal = (status: LicenseStatus, details: Record<string, unknown>) =>
 /**
  * license/activate: binds the license to the site. The license row is locked
  * for the transaction, so two sites activating the last seat at once on two
- * instances cannot both get it. Staging sites take no seat.
+ * instances cannot both get it. Staging sites take no production seat but
+ * count against the license's staging cap (domain/staging.ts).
  */
 export async function activate(ctx: Ctx, site: SiteRow, licenseKey: string) {
   const now = ctx.now();
@@ -36,12 +38,17 @@ export async function activate(ctx: Ctx, site: SiteRow, licenseKey: string) {
     const current = await siteById(tx, site.id, { lock: true });
     if (!current || current.status !== 'active') throw new CloudError('invalid_site', 'this site was disconnected', {}, { status: 403 });
     if (current.license_id === license.id) return;
+    const plan = (await listPlans(tx)).find((p) => p.id === license.plan_id);
+    const used = await seatsUsed(tx, license.id, site.id, current.environment);
     if (current.environment === 'production') {
-      const plan = (await listPlans(tx)).find((p) => p.id === license.plan_id);
       const limit = license.site_limit ?? plan?.site_limit ?? 0;
-      const used = await seatsUsed(tx, license.id, site.id);
       if (used >= limit) {
         throw new CloudError('site_limit_reached', `this license allows ${limit} production site${limit === 1 ? '' : 's'} and all are in use: deactivate the license on another site first`, { site_limit: limit, sites_used: used });
+      }
+    } else {
+      const limit = stagingCap(license, plan?.site_limit);
+      if (used >= limit) {
+        throw new CloudError('site_limit_reached', `this license allows ${limit} staging site${limit === 1 ? '' : 's'} and all are in use: deactivate the license on another staging site first, or ask the vendor for more (licenses create --staging-sites)`, { staging_limit: limit, staging_used: used });
       }
     }
     await bindLicense(tx, site.id, license.id, license.account_id);

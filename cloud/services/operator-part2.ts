@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { AiModelName, FeatureKey, ReleaseArch, ReleaseChannel, ReleasePlatform, ReleaseVersion, SupportPriority } from '../../main/contract/cloud/index.ts';
 import { shortId } from '../../main/lib/ids.ts';
+import { nameText } from '../../main/contract/cloud/names.ts';
 import { ApiKeyEnv, ProviderBaseUrl, ProviderId, ProviderKind, ProviderRecord } from '../ai/provider-record.ts';
 import { AiTag } from '../../main/contract/cloud/index.ts';
 import { newSecret, previewOf } from '../crypto/hash.ts';
 import { CloudError } from '../errors.ts';
 import { accountById } from '../repo/licenses-repo.ts';
-import { insertAccountKey, listAccountKeys, policyOf, revokeAccountKey, updatePolicy } from '../repo/policies-repo.ts';
+import { insertAccountKey, listAccountKeys, policyLayersOf, policyOf, revokeAccountKey, updatePolicy } from '../repo/policies-repo.ts';
 import { insertProvider, listProviders, modelClasses, providerOvershoots, removeProvider, saveModelClasses, setProviderEnabled } from '../repo/providers-repo.ts';
 import { listReleases } from '../repo/releases-repo.ts';
 import { hashAccountKey } from './account-auth.ts';
@@ -19,8 +20,7 @@ import { publishRelease, stageRelease } from './releases-service.ts';
  * part 1's (arguments as a zod schema, checked again here whatever the CLI
  * sent), merged into runOperator.
  */
-// eslint-disable-next-line no-control-regex -- refusing control characters is the point
-const label = z.string().min(1).max(100).regex(/^[^\x00-\x1f\x7f]*$/, 'no control characters');
+const label = nameText(100);
 const id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.:/-]+$/, 'an id');
 const product = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'a product id');
 
@@ -30,9 +30,11 @@ const mustAccount = async (ctx: Ctx, accountId: string) => {
   if (!(await accountById(ctx.db, accountId))) throw new CloudError('not_found', `no account '${accountId}': accounts list shows them`);
 };
 
+/** The effective policy, and the two layers it is made of (the operator's, which the account can only narrow, and the account's own). */
 const policyView = async (ctx: Ctx, account: string) => {
   const p = await policyOf(ctx.db, account);
-  return { account_id: account, ai_allowed_providers: p?.ai_allowed_providers ?? null, ai_required_tags: p?.ai_required_tags ?? [], ai_fallback_order: p?.ai_fallback_order ?? [], features_off: p?.features_off ?? [], support_priority: p?.support_priority ?? null };
+  const layers = await policyLayersOf(ctx.db, account);
+  return { account_id: account, ai_allowed_providers: p?.ai_allowed_providers ?? null, ai_required_tags: p?.ai_required_tags ?? [], ai_fallback_order: p?.ai_fallback_order ?? [], features_off: p?.features_off ?? [], support_priority: p?.support_priority ?? null, layers };
 };
 
 export const PART2_COMMANDS = {
@@ -89,8 +91,8 @@ export const PART2_COMMANDS = {
     }),
     async (ctx, a) => {
       await mustAccount(ctx, a.account);
-      const { account, ...change } = a;
-      await updatePolicy(ctx.db, account, change, ctx.now());
+      const { account, ai_allowed_providers, ai_required_tags, ai_fallback_order, features_off, support_priority } = a;
+      await updatePolicy(ctx.db, account, 'operator', { allowed_providers: ai_allowed_providers, required_tags: ai_required_tags, fallback_order: ai_fallback_order, features_off, support_priority }, ctx.now());
       return policyView(ctx, account);
     },
   ),

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { CloudProduct, FeatureKey, Metric, Period, PlanId, Scope, SupportPriority } from '../../main/contract/cloud/index.ts';
 import { shortId } from '../../main/lib/ids.ts';
+import { nameText } from '../../main/contract/cloud/names.ts';
 import { newSecret, previewOf } from '../crypto/hash.ts';
 import { fingerprint } from '../crypto/signing-keys.ts';
 import { PlanLimit } from '../domain/plans.ts';
+import { stagingCap } from '../domain/staging.ts';
 import { CloudError } from '../errors.ts';
 import { listPlans, listProductSwitches, setProductSwitch, upsertPlan } from '../repo/catalog-repo.ts';
 import { allKeys } from '../repo/keys-repo.ts';
@@ -21,8 +23,7 @@ import { disconnect } from './sites-service.ts';
  * runs it on the ledger directly, or sends it to the running service that
  * holds the embedded database. Each command validates its own arguments.
  */
-// eslint-disable-next-line no-control-regex -- refusing control characters is the point
-const name = z.string().min(1).max(200).regex(/^[^\x00-\x1f\x7f]*$/, 'no control characters');
+const name = nameText(200);
 const id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.:/-]+$/, 'an id');
 const when = z.iso.datetime({ offset: true }).or(z.iso.date()).transform((s) => new Date(s.length === 10 ? `${s}T00:00:00Z` : s).toISOString());
 const label = z.string().min(1).max(100).regex(/^[A-Za-z0-9 _.-]+$/, 'letters, digits, space, _ . -');
@@ -30,7 +31,7 @@ const label = z.string().min(1).max(100).regex(/^[A-Za-z0-9 _.-]+$/, 'letters, d
 export const OPERATOR_COMMANDS = {
   'accounts.add': z.strictObject({ name }),
   'accounts.list': z.strictObject({}),
-  'licenses.create': z.strictObject({ plan: PlanId, account: id.optional(), sites: z.number().int().min(0).max(100_000).optional(), expires: when.optional() }),
+  'licenses.create': z.strictObject({ plan: PlanId, account: id.optional(), sites: z.number().int().min(0).max(100_000).optional(), staging_sites: z.number().int().min(0).max(100_000).optional(), expires: when.optional() }),
   'licenses.list': z.strictObject({ account: id.optional() }),
   'licenses.revoke': z.strictObject({ id }),
   'licenses.extend': z.strictObject({ id, expires: when.nullable() }),
@@ -85,13 +86,20 @@ const HANDLERS: { [C in Part1Command]: Handler<C> } = {
       await insertAccount(ctx.db, { id: accountId, name: `account of a ${a.plan} license` }, now);
     }
     const key = newSecret('ghl_', 24);
-    const license = { id: shortId('lic', 10), key_hash: hashLicenseKey(key), key_preview: previewOf(key), account_id: accountId, plan_id: a.plan, site_limit: a.sites ?? null, expires_at: a.expires ?? null };
+    const license = { id: shortId('lic', 10), key_hash: hashLicenseKey(key), key_preview: previewOf(key), account_id: accountId, plan_id: a.plan, site_limit: a.sites ?? null, staging_limit: a.staging_sites ?? null, expires_at: a.expires ?? null };
     await insertLicense(ctx.db, license, now);
     ctx.log.info('license created', { license_id: license.id, plan: a.plan });
     const { key_hash: _hash, ...shown } = license;
     return { ...shown, license_key: key };
   },
-  'licenses.list': async (ctx, a) => (await listLicenses(ctx.db, a.account)).map(({ key_hash: _h, ...l }) => l),
+  // site_limit and staging_limit are the license's own (null: the plan's, one staging site per seat); *_allowed is what holds.
+  'licenses.list': async (ctx, a) => {
+    const plans = new Map((await listPlans(ctx.db)).map((p) => [p.id, p]));
+    return (await listLicenses(ctx.db, a.account)).map(({ key_hash: _h, ...l }) => {
+      const sites = l.site_limit ?? plans.get(l.plan_id)?.site_limit ?? null;
+      return { ...l, sites_allowed: sites, staging_allowed: stagingCap(l, sites ?? undefined) };
+    });
+  },
   'licenses.revoke': async (ctx, a) => {
     if (!(await revokeLicense(ctx.db, a.id, ctx.now())) && !(await licenseById(ctx.db, a.id))) throw new CloudError('not_found', `no license '${a.id}'`);
     const { key_hash: _h, ...l } = (await licenseById(ctx.db, a.id))!;

@@ -5,6 +5,7 @@ import { LicenseKey, LicenseView } from './cloud/license.ts';
 import { LimitState, Metric, Period, Scope, UsageHistoryItem, UsageSummaryAnswer } from './cloud/usage.ts';
 import { ReleaseChannel } from './cloud/updates.ts';
 import { UsageTotals } from './audit.ts';
+import { nameText } from './cloud/names.ts';
 
 /**
  * Inputs and answers of the console's cloud actions (`cloud.*`,
@@ -38,7 +39,7 @@ export const CloudConnectInput = z.strictObject({
   /** the gateway key to pin: the JWK as JSON, its bare `x`, or `kid:x` (as `gatehouse-cloud keys show` prints); default the first key of GET keys */
   public_key: line(4096).optional(),
   /** a name for this site in the gateway's lists */
-  name: line(200).optional(),
+  name: z.string().trim().pipe(nameText(200)).optional(),
 });
 export type CloudConnectInput = z.input<typeof CloudConnectInput>;
 

@@ -1,15 +1,18 @@
 /**
- * One CSV cell (RFC 4180), for the audit export the service streams and the
- * one the desktop console builds itself: quoted when needed, and text a
- * spreadsheet would run as a formula (= + - @, a tab or CR first) defused
- * with a leading '.
+ * One CSV cell (RFC 4180), for every export the app and the cloud make (the
+ * audit export the service streams and the one the desktop console builds,
+ * the cloud's request log and usage reports): quoted when needed, and text a
+ * spreadsheet would run as a formula defused with a leading '. Spreadsheets
+ * skip leading whitespace and read the full-width and small forms of = + - @
+ * as the ASCII ones, so those count too, after any run of whitespace or
+ * invisible format characters; a tab, CR or LF first is defused as well.
  */
+const FORMULA = /^[\s\p{Cf}]*[=+\-@\uff1d\uff0b\uff0d\uff20\ufe66\ufe62\ufe63\ufe6b]|^[\t\r\n]/u;
+
 export function csvCell(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v !== 'string') return String(v);
-  let s = v;
-  const c = s.charCodeAt(0);
-  if (c === 61 || c === 43 || c === 45 || c === 64 || c === 9 || c === 13) s = `'${s}`;
+  const s = FORMULA.test(v) ? `'${v}` : v;
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 

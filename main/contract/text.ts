@@ -23,3 +23,4 @@ export const shown = (s: string | null | undefined): string => (s == null ? '' :
  * control character, bidi control and lone surrogate is made visible.
  */
 export const showControlsByLine = (s: string): string => s.split(/\r?\n/).map(showControls).join('\n');
+

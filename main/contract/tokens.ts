@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { nameText } from './cloud/names.ts';
 
 /** `gth_` + 43 base64url characters (32 random bytes). */
 export const TOKEN_PATTERN = /^gth_[A-Za-z0-9_-]{43}$/;
@@ -38,7 +39,7 @@ const scopeNames = z.array(z.string().min(1).max(128)).max(500);
 export const KEYCHAIN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 export const TokenCreateInput = z.object({
-  label: z.string().trim().min(1, 'a label is required').max(100),
+  label: z.string().trim().min(1, 'a label is required').pipe(nameText(100)),
   user: z.string().max(60).optional(),
   scope: z.object({ read_only: z.boolean().optional(), tools: scopeNames.optional(), plugins: scopeNames.optional() }).strict().optional(),
   /**

@@ -9,8 +9,8 @@ export const REDACTED = '[redacted]';
 
 /** Words that make a field name secret: `license_key`, `apiKey`, `x-api-key`, `client_secret`, `Set-Cookie`, ... */
 const SECRET_WORDS = new Set(['authorization', 'auth', 'token', 'tokens', 'secret', 'secrets', 'password', 'passwd', 'passphrase', 'key', 'apikey', 'cookie', 'cookies', 'credential', 'credentials', 'signature']);
-/** Names of what we log instead of secrets: ids, previews, counts, times, public keys. */
-const SAFE_NAME = /(^|_)(id|ids|preview|label|count|expires_at|created|last_used|kid|keyid|key_id|public_key|idempotency_key)$|^tokens_(input|output)$|^keys$/;
+/** Names of what we log instead of secrets: ids, previews, counts, times, public keys and fingerprints (a hash a person compares). */
+const SAFE_NAME = /(^|_)(id|ids|preview|label|count|expires_at|created|last_used|kid|keyid|key_id|public_key|idempotency_key|fingerprint)$|^tokens_(input|output)$|^keys$/;
 
 /** True for a field name whose value must not be logged. */
 export function isSecretName(name: string): boolean {

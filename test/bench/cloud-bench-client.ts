@@ -3,23 +3,15 @@
  * calls with the tests' independent helper, a bare node:http JSON echo to
  * compare with, a licensed site, and a timer.
  */
-import { createServer, Agent, request } from 'node:http';
+import { createServer, Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signHeaders, type SiteCredentials } from '../cloud/helpers/sign.ts';
 import type { Harness } from '../cloud/helpers/cloud-harness.ts';
+import { sendWith } from './http-send.ts';
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
-export function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, agent, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+export const send = sendWith(agent);
 
 export async function signed(creds: SiteCredentials, url: string, method: string, body: string, extra: Record<string, string> = {}) {
   const r = await send(url, method, { ...signHeaders(creds, { method, url, body }), ...extra }, body);

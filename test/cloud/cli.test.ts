@@ -1,15 +1,16 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest, register } from './helpers/client.ts';
 import { onPostgres, TEST_MASTER_KEY } from './helpers/cloud-harness.ts';
+import { CLOUD_BIN as BIN, spawnServe } from './helpers/serve-child.ts';
 
-const BIN = join(import.meta.dirname, '../../bin/gatehouse-cloud.mjs');
 let dataDir: string;
 let child: ChildProcess;
 let gateway: string;
+let serveLog: () => string;
 const env = () => ({ ...process.env, GATEHOUSE_CLOUD_DATA_DIR: dataDir, GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY, DATABASE_URL: '' });
 const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { env: env(), encoding: 'utf8', timeout: 120_000 });
 const cliIn = (cwd: string, ...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { env: env(), encoding: 'utf8', timeout: 120_000, cwd });
@@ -17,21 +18,10 @@ const cliIn = (cwd: string, ...args: string[]) => spawnSync(process.execPath, [B
 beforeAll(async () => {
   if (onPostgres) return;
   dataDir = await mkdtemp(join(tmpdir(), 'gh-cloud-cli-'));
-  child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--json', '--log-level', 'warn'], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c));
-  await new Promise<void>((resolve, reject) => {
-    const t = setInterval(() => {
-      try {
-        gateway = JSON.parse(out).gateway_url;
-        clearInterval(t);
-        resolve();
-      } catch {
-        // not yet
-      }
-    }, 100);
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
-  });
+  const served = await spawnServe(['--log-level', 'info'], env());
+  child = served.child;
+  gateway = served.gateway;
+  serveLog = served.log;
 }, 180_000);
 
 afterAll(async () => {
@@ -97,6 +87,61 @@ describe.skipIf(onPostgres)('gatehouse-cloud CLI', { timeout: 240_000 }, () => {
     expect(await readFile(join(dataDir, 'releases/mcp/stable/2.0.0/Gatehouse-2.0.0.AppImage'), 'utf8')).toBe('release bytes');
     expect(JSON.parse(cli('releases', 'list', '--json').stdout)).toContainEqual(expect.objectContaining({ product: 'mcp', channel: 'stable', version: '2.0.0', staging_percentage: 20 }));
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it('says what the first start of the embedded database is doing before the wait', () => {
+    const lines = serveLog().trim().split('\n').map((l) => JSON.parse(l) as { msg: string });
+    const creating = lines.findIndex((l) => /creating the embedded database in .*pgdata/.test(l.msg));
+    expect(creating).toBeGreaterThanOrEqual(0);
+    expect(creating).toBeLessThan(lines.findIndex((l) => l.msg === 'gatehouse-cloud listening'));
+  });
+
+  it('operator output: sentences by default, the same data as JSON with --json', () => {
+    const add = cli('providers', 'add', 'words-main', '--kind', 'openai', '--base-url', 'http://127.0.0.1:9/v1', '--api-key-env', 'WORDS_KEY', '--models', 'm-1', '--tags', 'eu');
+    expect(add.status).toBe(0);
+    expect(add.stdout).toBe('Provider words-main added (openai, enabled): models m-1; tags eu. Its key is read from $WORDS_KEY when a call is made.\n');
+    const limit = cli('limits', 'set', '--scope', 'account', '--subject', 'acc_words', '--metric', 'reports', '--period', 'month', '--limit', '7');
+    expect(limit.stdout).toBe('Limit set: reports at most 7 a month for account acc_words.\n');
+    expect(cli('limits', 'set', '--scope', 'account', '--subject', 'acc_words', '--metric', 'reports', '--period', 'month', '--limit', 'none').stdout).toBe('The limit is removed.\n');
+    const lic = JSON.parse(cli('licenses', 'create', '--plan', 'pro', '--json').stdout);
+    const table = cli('licenses', 'list', '--account', lic.account_id);
+    expect(table.stdout.split('\n')[0]).toMatch(/SITES_USED\s+SITES_ALLOWED\s+STAGING_USED\s+STAGING_ALLOWED/);
+    expect(table.stdout.split('\n')[1]).toMatch(new RegExp(`${lic.id}.*\\bpro\\s+active\\s+0\\s+3\\s+0\\s+3\\b`));
+    expect(JSON.parse(cli('licenses', 'list', '--account', lic.account_id, '--json').stdout)).toEqual([expect.objectContaining({ site_limit: null, sites_allowed: 3, staging_allowed: 3 })]);
+    const acc = JSON.parse(cli('accounts', 'add', 'Words Inc', '--json').stdout);
+    const human = [
+      cli('accounts', 'add', 'Words Two'),
+      cli('providers', 'disable', 'words-main'),
+      cli('providers', 'class', 'quick', '--models', 'm-1'),
+      cli('accounts', 'policy', 'set', acc.id, '--ai-providers', 'words-main', '--features-off', 'verto.translate'),
+      cli('accounts', 'policy', 'show', acc.id),
+      cli('products', 'disable', 'verto', '--account', acc.id),
+      cli('licenses', 'extend', lic.id, '--expires', 'never'),
+      cli('plans', 'set', 'pro', '--site-limit', '3'),
+      cli('keys', 'rotate'),
+    ];
+    for (const r of human) {
+      expect(r.status).toBe(0);
+      expect(r.stdout.trim()).not.toMatch(/^[[{]/);
+      expect(r.stdout).not.toMatch(/^\s*"\w+":/m);
+    }
+    expect(human[3]!.stdout).toContain('AI providers allowed: words-main');
+    expect(human[3]!.stdout).toContain('features off:         verto.translate');
+    expect(human[8]!.stdout).toMatch(/^Signing key ed_\S+ is now active; ed_\S+ is retired/);
+  });
+
+  it('refuses a name with a bidi override or a zero-width character, naming it', () => {
+    const r = cli('accounts', 'add', 'acme\u202etxt.exe');
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/no bidi controls or zero-width characters \(found U\+202E at position 5\)/);
+  });
+
+  it('a database that cannot be reached: one clear line and exit code 3, no stack', () => {
+    const r = cli('licenses', 'list', '--database-url', 'postgres://ops:hunter2@127.0.0.1:1/gatehouse');
+    expect(r.status).toBe(3);
+    expect(r.stderr).toBe('gatehouse-cloud: cannot use the database at postgres://ops@127.0.0.1:1/gatehouse: the connection was refused (is PostgreSQL running there, on that port?). Check --database-url or DATABASE_URL [gateway_unavailable]\n');
+    const j = cli('licenses', 'list', '--database-url', 'postgres://127.0.0.1:1/gatehouse', '--json');
+    expect([j.status, JSON.parse(j.stderr).code]).toEqual([3, 'gateway_unavailable']);
   });
 
   it('exit codes: 2 for bad usage, 1 for a failed operation, with --json errors', () => {

@@ -41,7 +41,12 @@ describe('redact: one redactor for the service, the bridge and the cloud', () =>
 
   it('isSecretName splits snake, kebab and camel case into words', () => {
     for (const n of ['token', 'Authorization', 'x-api-key', 'apiKey', 'license_key', 'siteSecret', 'set-cookie', 'admin_key', 'key', 'password', 'client_credentials']) expect(isSecretName(n)).toBe(true);
-    for (const n of ['token_id', 'key_id', 'keyid', 'kid', 'token_preview', 'tokens_input', 'monkey', 'keyboard', 'public_key', 'keys', 'Idempotency-Key', 'rate_limit', 'site_id']) expect(isSecretName(n)).toBe(false);
+    for (const n of ['token_id', 'key_id', 'keyid', 'kid', 'token_preview', 'tokens_input', 'monkey', 'keyboard', 'public_key', 'keys', 'Idempotency-Key', 'rate_limit', 'site_id', 'key_fingerprint', 'fingerprint']) expect(isSecretName(n)).toBe(false);
+  });
+
+  it("keeps a public key's fingerprint (the cloud client's 'connected' line) and still masks the secrets beside it", () => {
+    const out = redactFields({ key_fingerprint: 'ab:cd:ef:01', site_secret: 'ghs_0123456789abcdef', public_key: 'kid:xyz' }) as Record<string, unknown>;
+    expect(JSON.parse(JSON.stringify(out))).toEqual({ key_fingerprint: 'ab:cd:ef:01', site_secret: REDACTED, public_key: 'kid:xyz' });
   });
 
   it('redactFields: deep, secret-named fields masked, numbers kept, null prototype', () => {

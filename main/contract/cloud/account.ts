@@ -163,6 +163,8 @@ export const PolicyAnswer = z.object({
     features_off: z.array(z.string()),
     /** limits on the account's scopes (account, its departments, projects and sites) */
     limits: z.array(PolicyLimit),
+    /** what the gateway's operator set: the account's own policy can only narrow it (`ai` and `features_off` above are the two together) */
+    operator: z.object({ ai: AiPolicyView, features_off: z.array(z.string()) }).optional(),
   }),
 });
 

@@ -1,18 +1,16 @@
 import { z } from 'zod';
 import { Certificate, LicenseStatus } from './certificate.ts';
 import { CloudProduct } from './catalog.ts';
+import { nameText } from './names.ts';
 
 export const Environment = z.enum(['production', 'staging']);
 export type Environment = z.infer<typeof Environment>;
-
-// eslint-disable-next-line no-control-regex -- refusing control characters is the point
-const line = (max: number) => z.string().min(1).max(max).regex(/^[^\x00-\x1f\x7f]*$/, 'no control characters');
 
 /** POST sites/register (unsigned, rate-limited per address). */
 export const RegisterBody = z.strictObject({
   url: z.url({ protocol: /^https?$/ }).max(2048),
   environment: Environment,
-  name: line(200).optional(),
+  name: nameText(200).optional(),
 });
 export type RegisterBody = z.infer<typeof RegisterBody>;
 
