@@ -1,4 +1,4 @@
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { startWireWorld, type WireWorld } from '../../wire/helpers/wire-world.ts';
 
@@ -8,7 +8,8 @@ import { startWireWorld, type WireWorld } from '../../wire/helpers/wire-world.ts
  * the real service first; upstreams are added through the admin API as the
  * CLI would, and called through the real SDK client over MCP.
  */
-export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+// import.meta.dirname, not the URL: under jsdom (the console's tests) import.meta.url is not a file URL.
+export const REPO = `${join(import.meta.dirname, '..', '..', '..')}/`;
 export const EVERYTHING = `${REPO}node_modules/@modelcontextprotocol/server-everything/dist/index.js`;
 export const FILESYSTEM = `${REPO}node_modules/@modelcontextprotocol/server-filesystem/dist/index.js`;
 export const TEST_UPSTREAM = `${REPO}test/fixtures/upstream/test-upstream.mjs`;
