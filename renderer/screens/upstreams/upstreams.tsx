@@ -30,16 +30,7 @@ export function Upstreams() {
               <p className="empty">No upstream servers. Add one with <code>gatehouse upstreams add ID --stdio -- COMMAND ARGS</code> or <code>--url URL</code>.</p>
             ) : (
               <table className="upstream-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Server</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Tools</th>
-                    <th scope="col">Restarts</th>
-                    <th scope="col">Last error</th>
-                    <th scope="col"><span className="visually-hidden">Details</span></th>
-                  </tr>
-                </thead>
+                <Head columns={['Server', 'Status', 'Tools', 'Restarts', 'Last error']} hidden="Details" />
                 <tbody>
                   {rows.map((u) => (
                     <tr key={u.id}>
@@ -121,14 +112,7 @@ function UpstreamPanel({ id }: { id: string }) {
 function ToolTable({ tools, busy, onReview }: { tools: UpstreamToolView[]; busy: boolean; onReview: (input: { approve?: string[]; hide?: string[] }) => void }) {
   return (
     <table className="upstream-tools">
-      <thead>
-        <tr>
-          <th scope="col">Tool</th>
-          <th scope="col">Class</th>
-          <th scope="col">State</th>
-          <th scope="col">Definition</th>
-        </tr>
-      </thead>
+      <Head columns={['Tool', 'Class', 'State', 'Definition']} />
       <tbody>
         {tools.map((t) => (
           <tr key={t.name}>
@@ -156,5 +140,17 @@ function ToolTable({ tools, busy, onReview }: { tools: UpstreamToolView[]; busy:
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** A table's header row; `hidden` names a last column for screen readers only (its buttons). */
+function Head({ columns, hidden }: { columns: string[]; hidden?: string }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((c) => <th key={c} scope="col">{c}</th>)}
+        {hidden ? <th scope="col"><span className="visually-hidden">{hidden}</span></th> : null}
+      </tr>
+    </thead>
   );
 }
