@@ -3,6 +3,7 @@ import { UpstreamAddInput, UpstreamId } from '../../../main/contract/upstreams.t
 import { approve, classOf, definitionHash, isOffered, reconcile, stateOf, toolView } from '../../../main/plugins/upstream/pinning.ts';
 import { applyReview } from '../../../main/plugins/upstream/review.ts';
 import { masked } from '../../../main/plugins/upstream/upstream-tools.ts';
+import { argsShape } from '../../../main/core/args-shape.ts';
 import type { PinnedTool, ToolDefinition } from '../../../main/plugins/upstream/upstream-data.ts';
 
 const def = (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition => ({ name, description: `${name} does things`, inputSchema: { type: 'object', properties: { a: { type: 'string' } } }, ...extra });
@@ -70,6 +71,12 @@ describe('input rules', () => {
     expect(env('API_KEY')).toBe(true);
     expect(env('1BAD')).toBe(false);
     expect(env('A=B')).toBe(false);
+  });
+
+  it('audits the shape of arguments, never a value, bounded', () => {
+    expect(argsShape({ path: '/secret/file', opts: { force: true, n: 3 }, lines: [1, 2], tags: [], none: null })).toBe('{path:string,opts:{force:boolean,n:number},lines:[number],tags:[],none:null}');
+    expect(argsShape({ a: { b: { c: { d: { e: 1 } } } } })).toBe('{a:{b:{c:{d:{…}}}}}');
+    expect(argsShape(Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, i])))).toMatch(/k29:number,…}$/);
   });
 
   it('masks secret-looking arguments in a preview, at any depth, bounded', () => {

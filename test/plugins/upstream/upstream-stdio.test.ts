@@ -62,11 +62,12 @@ describe('a stdio upstream (the SDK McpServer fixture)', () => {
   });
 
   it('runs a read through the pipeline: answered, audited with the upstream as source_plugin, counted', async () => {
-    const r = await client.callTool({ name: 't__lookup', arguments: { word: 'gate' } });
+    const r = await client.callTool({ name: 't__lookup', arguments: { word: 'zebra-7q' } });
     expect(r.isError).toBeFalsy();
-    expect(textOf(r)).toBe('found gate');
+    expect(textOf(r)).toBe('found zebra-7q');
     const audit = await u.ok<{ entries: Array<{ tool: string; result: string; source_plugin: string }> }>('GET', 'audit?tool=t__lookup');
-    expect(audit.entries[0]).toMatchObject({ tool: 't__lookup', result: 'ok', source_plugin: 't' });
+    expect(audit.entries[0]).toMatchObject({ tool: 't__lookup', result: 'ok', source_plugin: 't', args_shape: '{word:string}' });
+    expect(JSON.stringify(audit)).not.toContain('zebra-7q');
     const bad = await client.callTool({ name: 't__lookup', arguments: { word: 3 } });
     expect(textOf(bad)).toMatch(/invalid_params/);
   });
