@@ -100,6 +100,6 @@ const r = summarize(raw);
 printTable(`tools/list through Gatehouse, ${count} tools (500 from 5 upstreams + built-ins), ${LISTS} lists (ms)`, ['client', 'p50', 'p99', 'target p50'], [['SDK client (parses and validates)', l.p50, l.p99, 20], ['raw HTTP (bytes only)', r.p50, r.p99, 20]]);
 
 await Promise.all([direct.close(), gatehouse.close(), sg.client.close(), lister.close()]);
-sg.child.kill();
+sg.child.kill('SIGKILL');
 await u.stop();
 process.exit(0);
