@@ -15,9 +15,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   audit: async () => (await import('./cli/review-commands.ts')).audit,
   'console-link': async () => (await import('./cli/review-commands.ts')).consoleLink,
   cloud: async () => (await import('./cli/cloud-commands.ts')).cloud,
+  upstreams: async () => (await import('./cli/upstream-commands.ts')).upstreams,
 };
 // Checked before anything opens the data dir: a typo must not create a store or wait for the lock.
-const SUBCOMMANDS: Record<string, string[]> = { tokens: ['create', 'list', 'revoke'], users: ['list', 'add', 'set-role'], settings: ['get', 'set'], staged: ['list', 'show', 'confirm', 'discard'], audit: ['list', 'export'], cloud: ['connect', 'activate', 'deactivate', 'status', 'sync', 'disconnect'] };
+const SUBCOMMANDS: Record<string, string[]> = { tokens: ['create', 'list', 'revoke'], users: ['list', 'add', 'set-role'], settings: ['get', 'set'], staged: ['list', 'show', 'confirm', 'discard'], audit: ['list', 'export'], cloud: ['connect', 'activate', 'deactivate', 'status', 'sync', 'disconnect'], upstreams: ['add', 'list', 'show', 'remove', 'enable', 'disable', 'test', 'tools', 'review'] };
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
@@ -27,7 +28,9 @@ export async function main(argv: string[]): Promise<number> {
   const load = COMMANDS[command];
   try {
     if (!load) throw new UsageError(`unknown command '${command}'`);
-    if (args.includes('--help') || args.includes('-h')) return void console.log(USAGE), 0;
+    // After `--` come an upstream's own command and arguments, not ours.
+    const own = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
+    if (own.includes('--help') || own.includes('-h')) return void console.log(USAGE), 0;
     const subs = SUBCOMMANDS[command];
     if (subs) requireSubcommand(command, args[0], subs);
     await (await load())(args);

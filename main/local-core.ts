@@ -41,6 +41,8 @@ import { CloudClient, type CloudClientOptions } from './cloud/index.ts';
 import { cloudActions } from './cloud/cloud-actions-port.ts';
 import { cloudAiFor } from './cloud/cloud-ai.ts';
 import type { CloudProduct } from './contract/cloud/catalog.ts';
+import { UpstreamManager } from './plugins/upstream/upstream-manager.ts';
+import { UpstreamsData, emptyUpstreams } from './plugins/upstream/upstream-data.ts';
 
 export interface LocalCoreConfig {
   dataDir: string;
@@ -58,6 +60,8 @@ export interface LocalCoreConfig {
   plugins?: Plugin[];
   /** cloud client options (tests: a transport, timeouts, the refresh tick, the outbox's interval, a clock of its own) */
   cloud?: Partial<Omit<CloudClientOptions, 'dataDir' | 'vault' | 'log'>>;
+  /** upstream MCP servers: the reconnect backoff (tests shorten it) */
+  upstreams?: { backoff?: { baseMs: number; maxMs: number } };
 }
 
 /** No AI provider at all (unit fixtures without a cloud client), and we say so. */
@@ -121,6 +125,14 @@ export async function openLocalCore(config: LocalCoreConfig) {
     registry.add(builtin);
     registry.add(site);
     for (const p of config.plugins ?? []) registry.add(p);
+    // Upstream MCP servers (docs/upstreams.md): the service connects them; a CLI command on the data dir only when asked.
+    const upstreamStore = await JsonFileStore.open({ file: join(config.dataDir, 'upstreams.json'), schema: UpstreamsData, defaults: emptyUpstreams, log });
+    const upstreams = new UpstreamManager({
+      store: upstreamStore, vault, registry, log, autoConnect: (config.owner ?? 'service') === 'service',
+      changed: () => events.emit({ type: 'health' }),
+      ...(config.upstreams?.backoff ? { backoff: config.upstreams.backoff } : {}),
+    });
+    for (const p of await upstreams.load()) registry.add(p);
     await registry.start((id, e) => log.error(`plugin '${id}' failed to start`, { error: (e as Error).message }));
 
     const health = healthReporter({
@@ -136,6 +148,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
       cloud: () => cloudPort.health(),
       entitlements: () => entitlements,
       cloudActions: cloudPort,
+      upstreams,
     });
     /** invoke as the console in the app's window would call it: for in-process callers (the service API, tests) */
     const dispatch = dispatchAs(invoke, PRINCIPALS.appConsole);
@@ -158,7 +171,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
 
     let closed = false;
     return {
-      clock, log, options, siteStore, vault, events, settings, audit, users, tokens, registry, stats, usage, auditor, staging, pipeline, site, builtin, siteIdentity, entitlements, sessions, invoke, dispatch, health, cloud,
+      clock, log, options, siteStore, vault, events, settings, audit, users, tokens, registry, stats, usage, auditor, staging, pipeline, site, builtin, siteIdentity, entitlements, sessions, invoke, dispatch, health, cloud, upstreams,
       /** set the service URLs once the HTTP server listens */
       setUrls(base: string) {
         urls.base_url = base;
@@ -175,6 +188,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
         await audit.close();
         await options.flush();
         await siteStore.flush();
+        await upstreamStore.flush();
         await lock.release();
       },
     };

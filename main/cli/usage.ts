@@ -18,6 +18,10 @@ Usage: gatehouse <command> [options]
   cloud connect --url GATEWAY_URL [--environment production|staging] [--public-key KEY] [--name N]
   cloud activate LICENSE_KEY|-   (- reads the key from stdin)    activate a license for this site
   cloud deactivate | cloud status | cloud sync | cloud disconnect
+  upstreams add ID --stdio [--env NAME=VALUE]... [--read TOOL]... [--timeout-ms N] -- COMMAND ARGS...
+  upstreams add ID --url URL [--header "Name: value"]... [--token-keychain ACCOUNT] [--read TOOL]... [--timeout-ms N]
+  upstreams list | show ID | remove ID | enable ID | disable ID | test ID | tools ID
+  upstreams review ID [--approve TOOL]... [--approve-all] [--hide TOOL]... [--read TOOL]... [--write TOOL]...
 
 Every command: --data-dir DIR (or GATEHOUSE_DATA_DIR), --json, --vault auto|keychain|file, --help.
 Exit codes: 0 ok, 1 the operation failed, 2 bad usage.`;

@@ -23,9 +23,11 @@ import {
   UpdatesCheckInput,
   UpdatesView,
 } from './cloud-actions.ts';
+import { UpstreamAddInput, UpstreamDetail, UpstreamId, UpstreamReviewInput, UpstreamTestAnswer, UpstreamToolView, UpstreamView } from './upstreams.ts';
 
 const none = z.object({}).strict();
 const byId = z.object({ id: z.string().min(1).max(200) }).strict();
+const upstreamById = z.object({ id: UpstreamId }).strict();
 
 /**
  * Who may call an action: a person through one of `people`'s surfaces and,
@@ -118,6 +120,16 @@ export const API_ACTIONS = {
   'cloud.usage': { method: 'GET', path: 'cloud/usage', input: CloudUsageInput, output: CloudUsageView, who: PEOPLE },
   'updates.status': { method: 'GET', path: 'updates/status', input: none, output: UpdatesView, who: PEOPLE },
   'updates.check': { method: 'POST', path: 'updates/check', input: UpdatesCheckInput, output: UpdatesView, who: PEOPLE },
+  /** Upstream MCP servers (main/contract/upstreams.ts, docs/upstreams.md): people only, never a client token. */
+  'upstreams.list': { method: 'GET', path: 'upstreams', input: none, output: z.array(UpstreamView), who: PEOPLE },
+  'upstreams.get': { method: 'GET', path: 'upstreams/:id', input: upstreamById, output: UpstreamDetail, who: PEOPLE },
+  'upstreams.add': { method: 'POST', path: 'upstreams', input: UpstreamAddInput, output: UpstreamDetail, who: PEOPLE },
+  'upstreams.remove': { method: 'DELETE', path: 'upstreams/:id', input: upstreamById, output: z.object({ id: z.string() }), who: PEOPLE },
+  'upstreams.enable': { method: 'POST', path: 'upstreams/:id/enable', input: upstreamById, output: UpstreamView, who: PEOPLE },
+  'upstreams.disable': { method: 'POST', path: 'upstreams/:id/disable', input: upstreamById, output: UpstreamView, who: PEOPLE },
+  'upstreams.test': { method: 'POST', path: 'upstreams/:id/test', input: upstreamById, output: UpstreamTestAnswer, who: PEOPLE },
+  'upstreams.tools': { method: 'GET', path: 'upstreams/:id/tools', input: upstreamById, output: z.array(UpstreamToolView), who: PEOPLE },
+  'upstreams.review': { method: 'POST', path: 'upstreams/:id/review', input: UpstreamReviewInput, output: z.array(UpstreamToolView), who: PEOPLE },
   'pro.cloudStatus': { method: 'GET', path: 'pro/cloud/status', base: 'rest', input: none, output: CloudHealth, who: PEOPLE_OR_READER },
   'pro.license': { method: 'GET', path: 'pro/license', base: 'rest', input: none, output: ProLicense, who: PEOPLE_OR_READER },
   'pro.entitlements': { method: 'GET', path: 'pro/entitlements', base: 'rest', input: none, output: ProEntitlements, who: PEOPLE_OR_READER },

@@ -35,6 +35,8 @@ export const AuditEntry = z.object({
   staged_id: z.string().nullable().optional(),
   /** who acted, through which surface (absent in lines written before principals existed) */
   principal: Principal.nullable().optional(),
+  /** an upstream call's arguments as their shape only (names and types, never values), e.g. `{path:string,lines:[number]}` */
+  args_shape: z.string().nullable().optional(),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 
@@ -98,6 +100,7 @@ export type Stats = z.infer<typeof Stats>;
 export const AUDIT_CSV_COLUMNS = [
   'id', 'at', 'request_id', 'tool', 'write', 'result', 'error_code', 'source_plugin', 'feature_key', 'site',
   'token_id', 'token_preview', 'user_id', 'target', 'duration_ms', 'client', 'client_source', 'staged_id', 'principal',
+  'args_shape',
 ] as const;
 
 /** A CSV cell's plain value for a column: the principal as its one-line label, everything else as stored. */

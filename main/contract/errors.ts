@@ -40,6 +40,10 @@ export const ErrorCode = z.enum([
   'vault_unavailable',
   'service_unavailable',
   'upstream_error',
+  /** the upstream MCP server is down or disabled: answered at once, nothing was sent to it */
+  'upstream_unavailable',
+  /** an upstream write was in flight when the service stopped: whether it took effect is unknown; a person checks (never retried) */
+  'outcome_unknown',
   'internal_error',
   // cloud gateway (seed part B)
   'gateway_unavailable',
@@ -96,6 +100,7 @@ export const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   apply_interrupted: 409,
   store_locked: 423,
   service_unavailable: 503,
+  upstream_unavailable: 503,
   gateway_unavailable: 503,
   internal_error: 500,
 };

@@ -22,3 +22,4 @@ export * from './cloud-actions.ts';
 export * from './cloud-status.ts';
 export * from './action-http.ts';
 export * from './quota-words.ts';
+export * from './upstreams.ts';

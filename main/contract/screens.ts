@@ -7,6 +7,7 @@ export const CONSOLE_SCREENS = [
   { key: 'overview', title: 'Overview' },
   { key: 'approvals', title: 'Approvals' },
   { key: 'tokens', title: 'Tokens' },
+  { key: 'upstreams', title: 'Upstreams' },
   { key: 'activity', title: 'Activity' },
   { key: 'usage', title: 'Usage' },
   { key: 'cloud', title: 'Cloud' },

@@ -17,6 +17,8 @@ import { GatehouseError, toErrorShape } from './errors.ts';
 import { createProHandlers } from './pro-handlers.ts';
 import { createCloudHandlers } from './cloud-handlers.ts';
 import type { CloudActions } from './cloud-port.ts';
+import type { UpstreamActions } from './upstreams-port.ts';
+import { createUpstreamHandlers } from './upstream-handlers.ts';
 
 export interface ActionDeps {
   users: Users;
@@ -37,6 +39,8 @@ export interface ActionDeps {
   entitlements: () => EntitlementSource;
   /** the cloud client's actions (main/cloud); absent where no client runs (unit fixtures) */
   cloudActions?: CloudActions;
+  /** the upstream MCP servers (main/plugins/upstream); absent in unit fixtures */
+  upstreams?: UpstreamActions;
 }
 
 /** Per-call facts a transport knows beyond the principal. */
@@ -108,6 +112,7 @@ export function createHandlers(deps: ActionDeps): Handlers {
     'console.logout': async (_input, p) => ({ ended: p.kind === 'person' && p.session !== null ? deps.sessions.end(p.session) : false }),
     ...createProHandlers(deps),
     ...createCloudHandlers(deps),
+    ...createUpstreamHandlers(deps),
   };
 }
 

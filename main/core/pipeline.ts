@@ -12,6 +12,7 @@ import { actorOf } from './auditor.ts';
 import { GatehouseError } from './errors.ts';
 import { DEFAULT_CALL_TIMEOUT_MS, withDeadline } from './deadline.ts';
 import { USAGE_EVENTS } from './usage.ts';
+import { argsShape } from './args-shape.ts';
 
 /** What a tools/call produces before the MCP layer wraps it. */
 export type CallOutcome =
@@ -58,7 +59,8 @@ export class Pipeline {
       throw e;
     }
     const tool = entry.tool;
-    const facts = { tool: tool.name, write: tool.write, source_plugin: tool.plugin, feature_key: tool.feature };
+    // An upstream call is audited with the shape of its arguments (names and types, never values).
+    const facts = { tool: tool.name, write: tool.write, source_plugin: tool.plugin, feature_key: tool.feature, ...(entry.pluginKind === 'upstream' ? { args_shape: argsShape(args ?? {}) } : {}) };
 
     const checked = await entry.input.validate(args ?? {});
     if (!checked.ok) {

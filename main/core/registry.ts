@@ -89,6 +89,37 @@ export class Registry {
     );
   }
 
+  /**
+   * Registers a plugin while the service runs (an upstream a person just
+   * added) and starts it as `start` would have; a plugin whose start fails is
+   * reported down like one that failed at start.
+   */
+  async addRunning(plugin: Plugin, onError: (pluginId: string, error: unknown) => void = () => {}): Promise<void> {
+    this.add(plugin);
+    if (!this.stopping || this.stopping.signal.aborted) return;
+    const slot = this.slots.get(plugin.id)!;
+    try {
+      await plugin.start?.(this.hostFor(slot), this.stopping.signal);
+    } catch (e) {
+      slot.startError = e instanceof Error ? e.message : String(e);
+      onError(plugin.id, e);
+    }
+  }
+
+  /** Stops a plugin and drops it with its tools and resources (one change event); false when there was none. */
+  async remove(pluginId: string): Promise<boolean> {
+    const slot = this.slots.get(pluginId);
+    if (!slot) return false;
+    try {
+      await slot.plugin.stop?.();
+    } finally {
+      this.apply(slot, [], []);
+      this.slots.delete(pluginId);
+      this.ordered = null;
+    }
+    return true;
+  }
+
   /** Aborts the plugins' signal and calls every `stop`, last registered first. */
   async stop(onError: (pluginId: string, error: unknown) => void = () => {}): Promise<void> {
     this.stopping?.abort();
@@ -271,6 +302,8 @@ export class Registry {
 
   /** Swaps a plugin's tool set and resources in, keeps the index in step and tells the listeners. */
   private apply(slot: Slot, tools: readonly RegisteredTool[], resources: readonly ResourceDef[]): void {
+    // A removed plugin's host may still be called (a late list change): it changes nothing any more.
+    if (this.slots.get(slot.plugin.id) !== slot) return;
     const before = slot.tools;
     const after = new Map(tools.map((t) => [t.tool.name, t]));
     const change: RegistryChange = { plugin: slot.plugin.id, added: [], removed: [], changed: [], resources: resources !== slot.resources };

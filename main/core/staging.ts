@@ -7,7 +7,7 @@ import { PRINCIPALS, principalLabel, type PersonPrincipal, type Principal } from
 import type { AuditTrail } from './ports.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
-import type { CallContext, StagedRef, WriteTool } from './tool.ts';
+import type { AppliedState, CallContext, StagedRef, WriteTool } from './tool.ts';
 import type { Registry } from './registry.ts';
 import type { EventHub } from './events.ts';
 import type { StagedStore } from './staged-store.ts';
@@ -313,7 +313,7 @@ export class Staging {
   private async resolveApplying(item: StagedPayload): Promise<StagedPayload> {
     const tool = this.deps.registry.get(item.tool);
     const ref = refOf(item);
-    const answer = tool?.write && tool.applied ? await tool.applied(ref) : ({ state: 'unknown' } as const);
+    const answer: AppliedState = tool?.write && tool.applied ? await tool.applied(ref) : { state: 'unknown' };
     // The intent recorded who decided: the completed confirm is still theirs.
     const decider = item.decided_by;
     const actor: Actor = decider?.kind === 'token'
@@ -331,8 +331,10 @@ export class Staging {
       }
       return this.keepOpen(back);
     }
-    const done = await this.finish(item, 'failed', RECOVERY, { error_code: 'apply_interrupted' });
-    this.audit(item, 'error', { ...actor, principal: RECOVERY }, { error_code: 'apply_interrupted' });
+    // An upstream write sent before the stop cannot be asked: outcome_unknown, for a person to check.
+    const code = answer.state === 'unknown' && answer.code ? answer.code : 'apply_interrupted';
+    const done = await this.finish(item, 'failed', RECOVERY, { error_code: code });
+    this.audit(item, 'error', { ...actor, principal: RECOVERY }, { error_code: code });
     await this.deps.auditor.durable();
     return done;
   }

@@ -15,6 +15,8 @@ export interface CallContext {
   client_source?: ClientSource | null;
   /** aborted when the client cancels or the call's time runs out: long work should stop then */
   signal?: AbortSignal;
+  /** set when the client asked for progress (a progressToken): passes an upstream's progress on to it */
+  progress?: (p: { progress: number; total?: number; message?: string }) => void;
 }
 
 /** MCP tool annotations (hints for clients). The title is the tool's own `title`, never set twice. */
@@ -30,6 +32,10 @@ export interface ToolOutput {
   structured: Record<string, unknown>;
   /** human-readable text; defaults to pretty JSON of `structured` */
   text?: string;
+  /** MCP content blocks as the tool's source gave them (an upstream server's): sent instead of `text` */
+  content?: ReadonlyArray<Record<string, unknown>>;
+  /** false: `structured` is kept (staged result, output check) but not sent as structuredContent (the source gave none) */
+  sendStructured?: boolean;
 }
 
 /** What a write tool proposes instead of changing anything. */
@@ -75,7 +81,7 @@ export interface StagedRef {
 }
 
 /** What a plugin can tell about a staged write that was being applied when the service stopped. */
-export type AppliedState = { state: 'applied'; output: ToolOutput } | { state: 'not_applied' } | { state: 'unknown' };
+export type AppliedState = { state: 'applied'; output: ToolOutput } | { state: 'not_applied' } | { state: 'unknown'; code?: 'outcome_unknown' };
 
 export interface WriteTool<S extends ToolSchema = ToolSchema> extends ToolBase<S> {
   write: true;

@@ -36,6 +36,17 @@ function toMcpTool(entry: RegisteredTool): Record<string, unknown> {
   return listed;
 }
 
+/** A progress sink when the client sent a progressToken: what a tool (an upstream's) reports goes to it as notifications/progress. */
+function progressOf(req: { _meta?: { progressToken?: string | number }; notify: (n: { method: 'notifications/progress'; params: Record<string, unknown> }) => Promise<void> }): { sink: Pick<CallContext, 'progress'>; flush: () => Promise<unknown> } {
+  const token = req._meta?.progressToken;
+  if (token === undefined) return { sink: {}, flush: async () => undefined };
+  let last: Promise<unknown> = Promise.resolve();
+  return {
+    sink: { progress: (p) => void (last = req.notify({ method: 'notifications/progress', params: { progressToken: token, ...p } }).catch(() => undefined)) },
+    flush: () => last,
+  };
+}
+
 const toolError = (code: string, message: string, extra: Record<string, unknown> = {}) => ({
   content: [{ type: 'text' as const, text: `${code}: ${message}` }],
   structuredContent: { error: { code, message, ...extra } },
@@ -57,12 +68,18 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
   server.setRequestHandler('tools/list', async () => ({ tools: deps.registry.visible(viewer, deps.settings()).map(toMcpTool) as never }));
 
   server.setRequestHandler('tools/call', async (request, extra) => {
-    const call: CallContext = extra.mcpReq.signal ? { ...ctx, signal: extra.mcpReq.signal } : ctx;
+    const progress = progressOf(extra.mcpReq);
+    const call: CallContext = { ...ctx, ...(extra.mcpReq.signal ? { signal: extra.mcpReq.signal } : {}), ...progress.sink };
     try {
       const outcome = await deps.pipeline.call(request.params.name, request.params.arguments ?? {}, call);
+      // Progress sent on the way goes out before the result, never after it.
+      await progress.flush();
       if (outcome.kind === 'refused') return toolError(outcome.code, outcome.message, outcome.details);
-      const { structured, text } = outcome.output;
-      return { content: [{ type: 'text' as const, text: text ?? JSON.stringify(structured, null, 2) }], structuredContent: structured };
+      const { structured, text, content, sendStructured } = outcome.output;
+      return {
+        content: (content ?? [{ type: 'text' as const, text: text ?? JSON.stringify(structured, null, 2) }]) as never,
+        ...(sendStructured === false ? {} : { structuredContent: structured }),
+      };
     } catch (e) {
       if (e instanceof GatehouseError && e.code === 'unknown_tool') {
         throw new ProtocolError(JSONRPC_CODES.unknown_tool, e.message, { code: 'unknown_tool', request_id: ctx.request_id });

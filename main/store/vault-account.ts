@@ -13,6 +13,9 @@ const CLIENT_TOKEN_NAMESPACE = 'client-token/';
 /** Accounts the service itself owns; never read or written on a client's behalf. */
 const SERVICE_ACCOUNTS: ReadonlySet<string> = new Set([ADMIN_KEY_ACCOUNT]);
 
+/** Where an upstream's env and header values are kept (JSON); no client-chosen name reaches this namespace. */
+export const upstreamSecretsAccount = (upstreamId: string): string => `upstream-secrets/${upstreamId}`;
+
 /** The vault account for a client token saved under `name`. */
 export function clientTokenAccount(name: string): string {
   if (!KEYCHAIN_NAME.test(name)) throw new GatehouseError('invalid_value', `a keychain name is 1-100 letters, digits, . _ - starting with a letter or digit (got '${name.slice(0, 100)}')`);

@@ -268,6 +268,9 @@ export class FakeApi {
       'stats.get': () => s.stats,
       'tools.list': () => s.tools.map((t) => ({ ...t, disabled: s.settings.disabled_tools.includes(t.name) })),
       'plugins.list': () => s.plugins,
+      // No upstreams in the console's fixtures: the list is empty and every one is unknown.
+      'upstreams.list': () => [],
+      ...Object.fromEntries((['upstreams.get', 'upstreams.add', 'upstreams.remove', 'upstreams.enable', 'upstreams.disable', 'upstreams.test', 'upstreams.tools', 'upstreams.review'] as const).map((a) => [a, () => { throw new Refusal('not_found', 'no such upstream'); }])) as unknown as Pick<Handlers, 'upstreams.get' | 'upstreams.add' | 'upstreams.remove' | 'upstreams.enable' | 'upstreams.disable' | 'upstreams.test' | 'upstreams.tools' | 'upstreams.review'>,
       ...cloudHandlers(s, (e) => this.emit(e), (code, message, details) => {
         throw new Refusal(code, message, details);
       }),

@@ -38,6 +38,7 @@ export function entryToJsonLine(e: AuditEntry): string {
     client_source: e.client_source,
     staged_id: e.staged_id,
     principal: e.principal,
+    args_shape: e.args_shape,
   });
 }
 

@@ -1,0 +1,107 @@
+import type { UpstreamDetail, UpstreamToolView, UpstreamView } from '../contract/upstreams.ts';
+import { GatehouseError } from '../core/errors.ts';
+import { safe, table, unwrap, UsageError } from './output.ts';
+import { out, parse, withConnection } from './args.ts';
+
+const many = { type: 'string', multiple: true } as const;
+const FLAGS = {
+  stdio: { type: 'boolean' }, url: { type: 'string' }, env: many, header: many, 'token-keychain': { type: 'string' }, read: many, write: many,
+  approve: many, 'approve-all': { type: 'boolean' }, hide: many, 'timeout-ms': { type: 'string' },
+} as const;
+
+/** `NAME=VALUE` and `Name: value`, split at the first separator; the value is never echoed in an error. */
+function pairs(list: string[] | undefined, sep: '=' | ':', what: string): Array<{ name: string; value: string }> {
+  return (list ?? []).map((raw) => {
+    const at = raw.indexOf(sep);
+    if (at <= 0) throw new UsageError(`${what} takes ${sep === '=' ? 'NAME=VALUE' : '"Name: value"'} (got one without '${sep}' or without a name)`);
+    return { name: raw.slice(0, at).trim(), value: sep === ':' ? raw.slice(at + 1).trim() : raw.slice(at + 1) };
+  });
+}
+
+function addInput(id: string, values: Record<string, unknown>, command: string[]): Record<string, unknown> {
+  const read = (values.read as string[] | undefined) ?? [];
+  const timeout = values['timeout-ms'] === undefined ? {} : { timeout_ms: Number(values['timeout-ms']) };
+  if (values.stdio === !!values.url) throw new UsageError('upstreams add needs either --stdio (and -- COMMAND ARGS...) or --url URL');
+  if (values.stdio) {
+    if (!command.length) throw new UsageError('upstreams add ID --stdio needs the command after --, e.g. -- npx -y @modelcontextprotocol/server-filesystem /tmp');
+    if (values.header || values['token-keychain']) throw new UsageError('--header and --token-keychain are for --url upstreams');
+    return { id, transport: { kind: 'stdio', command: command[0], args: command.slice(1), env: pairs(values.env as string[], '=', '--env') }, read, ...timeout };
+  }
+  if (command.length || values.env) throw new UsageError('--env and a command after -- are for --stdio upstreams');
+  const token = values['token-keychain'] ? { token_keychain: values['token-keychain'] } : {};
+  return { id, transport: { kind: 'http', url: values.url, headers: pairs(values.header as string[], ':', '--header'), ...token }, read, ...timeout };
+}
+
+const toolRows = (tools: UpstreamToolView[]) =>
+  table(tools.map((t) => ({ name: t.name, class: t.class, state: t.removed ? `${t.state} (removed)` : t.state, hash: t.hash ?? '-', pending: t.pending ? `${t.pending.reason} -> ${t.pending.hash}` : '' })), ['name', 'class', 'state', 'hash', 'pending']);
+
+function describe(u: UpstreamView): string[] {
+  const how = u.kind === 'stdio'
+    ? [safe`  command: ${u.command}`, safe`  args: ${JSON.stringify(u.args)}`, safe`  env (names only): ${u.env_names?.join(', ') || '-'}`]
+    : [safe`  url: ${u.url}`, safe`  headers (names only): ${u.header_names?.join(', ') || '-'}`, safe`  token from the vault: ${u.token_keychain ?? '-'}`];
+  const h = u.health;
+  return [
+    safe`${u.id}  ${u.kind}  ${u.enabled ? 'enabled' : 'disabled'}  ${h.status}${h.protocol ? ` (${h.protocol})` : ''}`,
+    ...how,
+    safe`  tools: ${u.tools.approved} approved, ${u.tools.quarantined} quarantined, ${u.tools.hidden} hidden, ${u.tools.removed} removed; timeout ${u.timeout_ms} ms; restarts ${h.restarts}${h.last_error ? `; last error: ${h.last_error}` : ''}`,
+    ...u.problems.map((p) => safe`  not offered: ${p}`),
+  ];
+}
+
+/** What changed in each quarantined tool, old -> new, for `review ID` without an action. */
+const pendingText = (tools: UpstreamToolView[]) =>
+  tools.filter((t) => t.pending).flatMap((t) => [
+    safe`${t.name}  ${t.pending!.reason}  ${t.hash ?? '(new)'} -> ${t.pending!.hash}`,
+    ...t.pending!.changes.flatMap((c) => [safe`  ${c.field}:`, ...(c.before !== undefined ? [safe`    - ${JSON.stringify(c.before)}`] : []), ...(c.after !== undefined ? [safe`    + ${JSON.stringify(c.after)}`] : [])]),
+  ]).join('\n') || 'Nothing waits for review.';
+
+/** `gatehouse upstreams add|list|show|remove|enable|disable|test|tools|review` */
+export async function upstreams(args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  const cut = rest.indexOf('--');
+  const { values, positionals } = parse(cut === -1 ? rest : rest.slice(0, cut), FLAGS);
+  const command = cut === -1 ? [] : rest.slice(cut + 1);
+  const json = !!values.json;
+  const id = positionals[0];
+  if (sub !== 'list' && !id) throw new UsageError(`upstreams ${sub} needs an upstream id (see: gatehouse upstreams list)`);
+  const input = sub === 'add' ? addInput(id!, values, command) : null;
+  await withConnection(values, async (c) => {
+    if (sub === 'add') {
+      const d = unwrap(await c.dispatch('upstreams.add', input as never));
+      return out(json, d, () => [safe`Added upstream ${d.id}; its tools are pinned as listed now (changed or new ones wait for: gatehouse upstreams review ${d.id}).`, ...describe(d), toolRows(d.tool_list)].join('\n'));
+    }
+    if (sub === 'list') {
+      const rows = unwrap(await c.dispatch('upstreams.list', {} as never));
+      return out(json, rows, () => table(rows.map((u) => ({ id: u.id, kind: u.kind, status: u.health.status, protocol: u.health.protocol, approved: u.tools.approved, quarantined: u.tools.quarantined, restarts: u.health.restarts, latency_ms: u.health.latency_ms, last_error: u.health.last_error })), ['id', 'kind', 'status', 'protocol', 'approved', 'quarantined', 'restarts', 'latency_ms', 'last_error']));
+    }
+    if (sub === 'show') {
+      const d: UpstreamDetail = unwrap(await c.dispatch('upstreams.get', { id: id! }));
+      return out(json, d, () => [...describe(d), toolRows(d.tool_list), ...(d.stderr.length ? ['stderr (last lines):', ...d.stderr.slice(-20).map((l) => safe`  ${l}`)] : [])].join('\n'));
+    }
+    if (sub === 'tools') {
+      const tools = unwrap(await c.dispatch('upstreams.tools', { id: id! }));
+      return out(json, tools, () => toolRows(tools));
+    }
+    if (sub === 'review') {
+      const acts = { approve: values.approve ?? [], approve_all: !!values['approve-all'], hide: values.hide ?? [], read: values.read ?? [], write: values.write ?? [] };
+      const acting = acts.approve_all || [acts.approve, acts.hide, acts.read, acts.write].some((l) => l.length);
+      const tools = unwrap(acting ? await c.dispatch('upstreams.review', { id: id!, ...acts }) : await c.dispatch('upstreams.tools', { id: id! }));
+      return out(json, tools, () => (acting ? toolRows(tools) : pendingText(tools)));
+    }
+    if (sub === 'remove') {
+      const r = unwrap(await c.dispatch('upstreams.remove', { id: id! }));
+      return out(json, r, () => safe`Removed upstream ${r.id}: its tools are gone and its secrets deleted from the vault.`);
+    }
+    if (sub === 'enable' || sub === 'disable') {
+      const v = unwrap(await c.dispatch(sub === 'enable' ? 'upstreams.enable' : 'upstreams.disable', { id: id! }));
+      return out(json, v, () => describe(v).join('\n'));
+    }
+    if (sub === 'test') {
+      const t = unwrap(await c.dispatch('upstreams.test', { id: id! }));
+      // A failed test is a failed command (exit 1), so scripts can rely on it.
+      if (!t.ok) throw new GatehouseError('upstream_unavailable', t.error ?? `upstream '${t.id}' did not answer`);
+      return out(json, t, () => safe`${t.id}: ok, ${t.tools} tools, ${t.protocol ?? '?'}, ${t.latency_ms} ms`);
+    }
+    throw new UsageError(`unknown upstreams command '${sub ?? ''}'`);
+  });
+}

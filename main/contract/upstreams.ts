@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { FieldChange } from './staged.ts';
+
+/**
+ * Upstream MCP servers behind Gatehouse (docs/upstreams.md): what a person
+ * configures, what the service shows of each upstream and of its tools. The
+ * stored configuration is never sent as is: secrets (header values, env
+ * values, bearer tokens) live in the vault and only their names appear here.
+ */
+
+/**
+ * An upstream id: 1-32 of a-z 0-9 and inner hyphens. No underscore at all, so
+ * `<id>__<tool>` splits at its first `__` into exactly one id: two upstreams
+ * can never produce the same namespaced name.
+ */
+export const UPSTREAM_ID = /^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/;
+export const UpstreamId = z.string().regex(UPSTREAM_ID, 'an upstream id is 1-32 of a-z 0-9 and inner hyphens (no underscores), e.g. "files" or "git-work"');
+/** Between the upstream id and its tool's own name in the one namespace clients see. */
+export const NAMESPACE_SEPARATOR = '__';
+/** Plugin ids Gatehouse's own tools use: an upstream cannot take them. */
+export const RESERVED_UPSTREAM_IDS: readonly string[] = ['gatehouse', 'site', 'builtin'];
+/** The default time one upstream call may take without progress (progress extends it). */
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 60_000;
+
+export const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'an environment variable name is letters, digits and _ (not starting with a digit)');
+/** An HTTP header name (RFC 9110 token). */
+export const HeaderName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, 'a header name is 1-100 token characters');
+/** Headers Gatehouse sets itself and a person may not (the upstream's own protocol and the token Gatehouse sends). */
+export const RESERVED_HEADERS: readonly string[] = ['host', 'content-length', 'content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'connection', 'transfer-encoding'];
+const secretValue = z.string().max(16 * 1024).refine((v) => !/[\r\n\0]/.test(v), 'a value must not contain line breaks or NUL');
+const NamedValue = <N extends z.ZodType<string>>(name: N) => z.object({ name, value: secretValue }).strict();
+
+export const UpstreamAddInput = z
+  .object({
+    id: UpstreamId,
+    transport: z.discriminatedUnion('kind', [
+      z.object({
+        kind: z.literal('stdio'),
+        command: z.string().min(1).max(4096),
+        args: z.array(z.string().max(4096)).max(200).default([]),
+        /** the process's whole environment besides the minimal one (PATH, HOME, ...): nothing of Gatehouse's own */
+        env: z.array(NamedValue(EnvName)).max(100).default([]),
+      }).strict(),
+      z.object({
+        kind: z.literal('http'),
+        url: z
+          .string()
+          .max(2048)
+          .url()
+          .refine((u) => /^https?:\/\//i.test(u), 'the URL is http:// or https://')
+          .refine((u) => !/^https?:\/\/[^/?#]*@/i.test(u), 'put credentials in --header or --token-keychain, not in the URL'),
+        headers: z.array(NamedValue(HeaderName)).max(50).default([]),
+        /** a vault account holding a bearer token (`tokens create --keychain NAME` on the other side, or the bridge's) */
+        token_keychain: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/).optional(),
+      }).strict(),
+    ]),
+    /** the upstream's own tool names a person marks as reads (everything else is a write unless its readOnlyHint is accepted) */
+    read: z.array(z.string().min(1).max(128)).max(1000).default([]),
+    timeout_ms: z.number().int().min(100).max(3_600_000).optional(),
+  })
+  .strict();
+export type UpstreamAddInput = z.input<typeof UpstreamAddInput>;
+
+export const UpstreamStatus = z.enum(['connected', 'degraded', 'down', 'disabled']);
+export type UpstreamStatus = z.infer<typeof UpstreamStatus>;
+export const ToolClass = z.enum(['read', 'write']);
+export type ToolClass = z.infer<typeof ToolClass>;
+export const ToolState = z.enum(['approved', 'quarantined', 'hidden']);
+export type ToolState = z.infer<typeof ToolState>;
+/** Why a tool waits in quarantine: first seen after `add`, its definition changed, or only its readOnlyHint flipped. */
+export const QuarantineReason = z.enum(['new', 'changed', 'hint_flipped']);
+export type QuarantineReason = z.infer<typeof QuarantineReason>;
+
+export const UpstreamHealth = z.object({
+  status: UpstreamStatus,
+  last_error: z.string().nullable(),
+  /** the last successful round trip (connect, list or call) */
+  latency_ms: z.number().nullable(),
+  restarts: z.number().int(),
+  /** the protocol revision it speaks (`2026-07-28`, `2025-11-25`, ...), once known */
+  protocol: z.string().nullable(),
+  era: z.enum(['modern', 'legacy']).nullable(),
+  connected_at: z.string().nullable(),
+});
+export type UpstreamHealth = z.infer<typeof UpstreamHealth>;
+
+/** An upstream as shown to people: no secret, only names of headers and env variables. */
+export const UpstreamView = z.object({
+  id: z.string(),
+  kind: z.enum(['stdio', 'http']),
+  enabled: z.boolean(),
+  created: z.string(),
+  command: z.string().optional(),
+  args: z.array(z.string()).optional(),
+  env_names: z.array(z.string()).optional(),
+  url: z.string().optional(),
+  header_names: z.array(z.string()).optional(),
+  token_keychain: z.string().nullable().optional(),
+  timeout_ms: z.number().int(),
+  health: UpstreamHealth,
+  tools: z.object({ approved: z.number().int(), quarantined: z.number().int(), hidden: z.number().int(), removed: z.number().int() }),
+  /** names that could not be offered (collision with a built-in tool, too long, invalid): reported at every (re)load */
+  problems: z.array(z.string()),
+});
+export type UpstreamView = z.infer<typeof UpstreamView>;
+
+export const UpstreamToolView = z.object({
+  /** the name clients see: `<id>__<tool>` */
+  name: z.string(),
+  /** the upstream's own name */
+  tool: z.string(),
+  class: ToolClass,
+  state: ToolState,
+  /** sha256 of the approved definition (name, title, description, schemas, annotations); null before any approval */
+  hash: z.string().nullable(),
+  /** set while quarantined: why, the listed definition's hash and what changed (old -> new) */
+  pending: z.object({ reason: QuarantineReason, hash: z.string(), changes: z.array(FieldChange) }).nullable(),
+  /** no longer listed by the upstream (kept so a re-listing is recognised, and reported) */
+  removed: z.boolean(),
+  title: z.string().nullable(),
+  description: z.string().nullable(),
+});
+export type UpstreamToolView = z.infer<typeof UpstreamToolView>;
+
+export const UpstreamDetail = UpstreamView.extend({
+  tool_list: z.array(UpstreamToolView),
+  /** the last lines the stdio process wrote to stderr (bounded) */
+  stderr: z.array(z.string()),
+});
+export type UpstreamDetail = z.infer<typeof UpstreamDetail>;
+
+export const UpstreamReviewInput = z
+  .object({
+    id: UpstreamId,
+    approve: z.array(z.string().min(1).max(200)).max(1000).default([]),
+    approve_all: z.boolean().default(false),
+    hide: z.array(z.string().min(1).max(200)).max(1000).default([]),
+    read: z.array(z.string().min(1).max(200)).max(1000).default([]),
+    write: z.array(z.string().min(1).max(200)).max(1000).default([]),
+  })
+  .strict();
+export type UpstreamReviewInput = z.input<typeof UpstreamReviewInput>;
+
+export const UpstreamTestAnswer = z.object({ id: z.string(), ok: z.boolean(), latency_ms: z.number().nullable(), protocol: z.string().nullable(), tools: z.number().int(), error: z.string().nullable() });
+export type UpstreamTestAnswer = z.infer<typeof UpstreamTestAnswer>;

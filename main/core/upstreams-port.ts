@@ -1,0 +1,18 @@
+import type { z } from 'zod';
+import type { UpstreamAddInput, UpstreamDetail, UpstreamReviewInput, UpstreamTestAnswer, UpstreamToolView, UpstreamView } from '../contract/upstreams.ts';
+
+/**
+ * What the action handlers need of the upstream servers (main/plugins/upstream
+ * implements it in upstream-manager.ts), so the core stays free of processes
+ * and sockets. Reached only after `invoke` checked the caller: people only.
+ */
+export interface UpstreamActions {
+  list(): UpstreamView[];
+  get(id: string): UpstreamDetail;
+  add(input: z.output<typeof UpstreamAddInput>): Promise<UpstreamDetail>;
+  remove(id: string): Promise<{ id: string }>;
+  setEnabled(id: string, enabled: boolean): Promise<UpstreamView>;
+  test(id: string): Promise<UpstreamTestAnswer>;
+  tools(id: string): UpstreamToolView[];
+  review(input: z.output<typeof UpstreamReviewInput>): Promise<UpstreamToolView[]>;
+}

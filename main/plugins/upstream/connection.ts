@@ -1,0 +1,247 @@
+import { Client, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { UpstreamHealth } from '../../contract/upstreams.ts';
+import { GatehouseError } from '../../core/errors.ts';
+import { LineRing } from '../../lib/line-ring.ts';
+import { redact, REDACTED } from '../../lib/redact.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { VERSION } from '../../version.ts';
+import type { StoredTransport, ToolDefinition, UpstreamSecrets } from './upstream-data.ts';
+import { definitionOf } from './pinning.ts';
+
+export interface ConnectionSpec {
+  id: string;
+  transport: StoredTransport;
+  secrets: UpstreamSecrets;
+  /** a bearer token for an HTTP upstream (from the vault); never the client's Gatehouse token */
+  token: string | null;
+  timeoutMs: number;
+  era: 'modern' | 'legacy' | null;
+}
+
+export interface ConnectionHooks {
+  /** every (re)listing of the upstream's tools: at connect, after a reconnect, on its list_changed */
+  onTools(tools: ToolDefinition[]): void;
+  /** health or era changed (the console reloads) */
+  onChange(): void;
+  log: Logger;
+  /** first and largest wait between reconnects */
+  backoff?: { baseMs: number; maxMs: number };
+}
+
+/** A call's result as the upstream gave it. */
+export interface UpstreamResult {
+  content: Array<Record<string, unknown>>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** How long a connection must have lasted for the next crash to start the backoff over. */
+const STABLE_MS = 10_000;
+const CONNECT_TIMEOUT_MS = 30_000;
+
+/**
+ * One upstream MCP server through the SDK client: a long-lived stdio process
+ * (spawned with only its configured environment) or a Streamable HTTP
+ * session. It reconnects with a growing backoff when the process exits or
+ * the server stops answering, re-lists the tools on every connect and on
+ * the upstream's list_changed, and keeps the health people see. While it is
+ * not connected a call fails at once with `upstream_unavailable`.
+ */
+export class UpstreamConnection {
+  readonly stderr = new LineRing();
+  private client: Client | null = null;
+  private stopped = false;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private attempt = 0;
+  private connecting: Promise<ToolDefinition[]> | null = null;
+  private readonly health: UpstreamHealth = { status: 'down', last_error: null, latency_ms: null, restarts: 0, protocol: null, era: null, connected_at: null };
+
+  constructor(private readonly spec: ConnectionSpec, private readonly hooks: ConnectionHooks) {
+    this.health.era = spec.era;
+  }
+
+  snapshot(): UpstreamHealth {
+    return { ...this.health };
+  }
+
+  /** Connects and lists the tools, or throws (a clear `upstream_unavailable`, no secret in it); connected already, it lists again. */
+  connect(): Promise<ToolDefinition[]> {
+    this.stopped = false;
+    if (this.client && this.health.status !== 'down') return this.relist(this.client);
+    this.connecting ??= this.open().finally(() => (this.connecting = null));
+    return this.connecting;
+  }
+
+  /** Connects now, or keeps trying in the background; never throws. */
+  start(): void {
+    void this.connect().catch(() => this.scheduleReconnect());
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const c = this.client;
+    this.client = null;
+    await c?.close().catch(() => undefined);
+  }
+
+  async call(name: string, args: Record<string, unknown>, opts: { signal?: AbortSignal; progress?: (p: { progress: number; total?: number; message?: string }) => void; maxTotalMs: number }): Promise<UpstreamResult> {
+    const client = this.client;
+    if (!client || this.health.status === 'down') throw this.unavailable();
+    const started = Date.now();
+    try {
+      const r = await client.callTool(
+        { name, arguments: args },
+        {
+          timeout: this.spec.timeoutMs,
+          resetTimeoutOnProgress: true,
+          maxTotalTimeout: opts.maxTotalMs,
+          ...(opts.signal ? { signal: opts.signal } : {}),
+          // Asking for progress also lets it extend the timeout: the upstream's progress goes on to the client when it asked.
+          onprogress: (p) => opts.progress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message !== undefined ? { message: p.message } : {}) }),
+        },
+      );
+      this.ok(Date.now() - started);
+      return r as UpstreamResult;
+    } catch (e) {
+      throw this.callError(e);
+    }
+  }
+
+  private async relist(client: Client): Promise<ToolDefinition[]> {
+    const started = Date.now();
+    try {
+      const { tools } = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS, cacheMode: 'bypass' });
+      this.ok(Date.now() - started);
+      const defs = tools.map(definitionOf);
+      this.hooks.onTools(defs);
+      return defs;
+    } catch (e) {
+      throw this.callError(e);
+    }
+  }
+
+  private async open(): Promise<ToolDefinition[]> {
+    const started = Date.now();
+    const client = new Client(
+      { name: 'gatehouse', version: VERSION },
+      {
+        // HTTP: 2026-07-28 first (server/discover), the 2025 handshake as fallback; a known era skips the probe.
+        ...(this.spec.transport.kind === 'http' && this.spec.era === null ? { versionNegotiation: { mode: 'auto' as const } } : {}),
+        listChanged: { tools: { debounceMs: 50, onChanged: (error, tools) => this.listed(client, error, tools) } },
+      },
+    );
+    const transport = this.makeTransport();
+    try {
+      const prior = this.spec.transport.kind === 'http' && this.spec.era === 'legacy' ? { prior: { kind: 'legacy' as const } } : {};
+      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS, ...prior });
+      const { tools } = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS, cacheMode: 'bypass' });
+      if (this.stopped) throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' was stopped while connecting`);
+      const era = client.getProtocolEra() ?? null;
+      Object.assign(this.health, { status: 'connected', last_error: null, latency_ms: Date.now() - started, protocol: client.getNegotiatedProtocolVersion() ?? null, era, connected_at: new Date().toISOString() });
+      if (this.spec.transport.kind === 'http') this.spec.era = era;
+      this.client = client;
+      client.onclose = () => this.closed(client);
+      const defs = tools.map(definitionOf);
+      this.hooks.onTools(defs);
+      this.hooks.onChange();
+      return defs;
+    } catch (e) {
+      await client.close().catch(() => undefined);
+      const message = this.scrub(e instanceof Error ? e.message : String(e));
+      this.down(message);
+      throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' could not be reached: ${message}`);
+    }
+  }
+
+  private makeTransport(): Transport {
+    const t = this.spec.transport;
+    if (t.kind === 'stdio') {
+      // Only the configured variables, over the SDK's minimal set (HOME, LOGNAME, PATH, SHELL, TERM, USER): nothing of Gatehouse's own.
+      const env = Object.fromEntries(this.spec.secrets.env.map((v) => [v.name, v.value]));
+      const transport = new StdioClientTransport({ command: t.command, args: t.args, env, stderr: 'pipe' });
+      transport.stderr?.on('data', (chunk: Buffer) => this.stderr.write(chunk.toString('utf8')));
+      return transport;
+    }
+    const headers: Record<string, string> = {};
+    for (const h of this.spec.secrets.headers) headers[h.name] = h.value;
+    if (this.spec.token) headers.Authorization = `Bearer ${this.spec.token}`;
+    return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers } }) as Transport;
+  }
+
+  private listed(client: Client, error: Error | null, tools: unknown[] | null): void {
+    if (client !== this.client) return;
+    if (error || !tools) {
+      this.hooks.log.warn('upstream: re-listing tools after list_changed failed', { upstream: this.spec.id, error: this.scrub(error?.message ?? 'no list') });
+      return;
+    }
+    this.hooks.onTools((tools as Parameters<typeof definitionOf>[0][]).map(definitionOf));
+  }
+
+  /** The process exited or the session ended: down now, reconnect with backoff. */
+  private closed(client: Client): void {
+    if (client !== this.client) return;
+    this.client = null;
+    if (this.stopped) return;
+    const lasted = this.health.connected_at ? Date.now() - Date.parse(this.health.connected_at) : 0;
+    if (lasted >= STABLE_MS) this.attempt = 0;
+    this.health.restarts++;
+    const last = this.stderr.snapshot().at(-1);
+    this.down(this.spec.transport.kind === 'stdio' ? `the process exited${last ? ` (last stderr line: ${this.scrub(last).slice(0, 300)})` : ''}` : 'the session was closed');
+    this.hooks.log.warn('upstream: connection lost, reconnecting', { upstream: this.spec.id });
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped || this.timer) return;
+    const { baseMs, maxMs } = this.hooks.backoff ?? { baseMs: 500, maxMs: 30_000 };
+    const wait = Math.min(maxMs, baseMs * 2 ** Math.min(this.attempt++, 16));
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (!this.stopped) this.start();
+    }, wait);
+    this.timer.unref?.();
+  }
+
+  private ok(latency: number): void {
+    const changed = this.health.status !== 'connected';
+    Object.assign(this.health, { status: 'connected', latency_ms: latency, last_error: null });
+    if (changed) this.hooks.onChange();
+  }
+
+  private down(message: string): void {
+    Object.assign(this.health, { status: 'down', last_error: message, connected_at: null });
+    this.hooks.onChange();
+  }
+
+  private unavailable(): GatehouseError {
+    return new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' is ${this.stopped ? 'stopped' : 'down'}${this.health.last_error ? `: ${this.health.last_error}` : ''}; nothing was sent to it`, { upstream: this.spec.id });
+  }
+
+  /** An SDK failure as one of our codes; the connection's health follows. */
+  private callError(e: unknown): GatehouseError {
+    if (e instanceof GatehouseError) return e;
+    const message = this.scrub(e instanceof Error ? e.message : String(e));
+    if (e instanceof SdkError && e.code === SdkErrorCode.RequestTimeout) {
+      Object.assign(this.health, { status: 'degraded', last_error: `a call timed out after ${this.spec.timeoutMs} ms without progress` });
+      this.hooks.onChange();
+      return new GatehouseError('timeout', `upstream '${this.spec.id}' did not answer within ${this.spec.timeoutMs / 1000} s (without progress); the call was cancelled`, { upstream: this.spec.id, timeout_ms: this.spec.timeoutMs });
+    }
+    if (e instanceof Error && e.name === 'AbortError') return new GatehouseError('cancelled', `the call to upstream '${this.spec.id}' was cancelled`);
+    if (e instanceof SdkError && (e.code === SdkErrorCode.ConnectionClosed || e.code === SdkErrorCode.NotConnected || e.code === SdkErrorCode.SendFailed) || (e instanceof TypeError && /fetch failed/i.test(e.message))) {
+      if (this.spec.transport.kind === 'http' && this.client) this.closed(this.client);
+      return new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' went away during the call (${message}); it is being restarted`, { upstream: this.spec.id });
+    }
+    return new GatehouseError('upstream_error', `upstream '${this.spec.id}' answered with an error: ${message}`, { upstream: this.spec.id });
+  }
+
+  /** No configured value (a header, an env variable, the token) ever reaches a message, whatever the upstream echoes. */
+  private scrub(text: string): string {
+    let out = text;
+    const values = [...this.spec.secrets.env, ...this.spec.secrets.headers].map((v) => v.value).concat(this.spec.token ? [this.spec.token] : []);
+    for (const v of values) if (v.length >= 4) out = out.split(v).join(REDACTED);
+    return redact(out).slice(0, 2000);
+  }
+}

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { EnvName, HeaderName, QuarantineReason, ToolClass, UpstreamId } from '../../contract/upstreams.ts';
+
+/**
+ * `upstreams.json` in the data dir: each upstream's configuration and the
+ * tool definitions a person approved, pinned by hash. Secrets are not here:
+ * env and header values and bearer tokens are in the vault, under the
+ * accounts named by `secrets_account` / `token_keychain`.
+ */
+
+/** A tool definition as pinned: exactly what is hashed and shown to clients. */
+export const ToolDefinition = z.object({
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  inputSchema: z.record(z.string(), z.unknown()),
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
+  annotations: z.record(z.string(), z.unknown()).optional(),
+});
+export type ToolDefinition = z.infer<typeof ToolDefinition>;
+
+export const PinnedTool = z.object({
+  /** the upstream's own name */
+  name: z.string(),
+  /** the approved definition and its hash; null until a person first approves one */
+  approved: z.object({ hash: z.string(), definition: ToolDefinition }).nullable(),
+  /** a listed definition that differs from the approved one (or a new tool): hidden from clients until approved */
+  pending: z.object({ hash: z.string(), definition: ToolDefinition, reason: QuarantineReason }).nullable().default(null),
+  /** a person hid it: never offered, whatever the upstream lists */
+  hidden: z.boolean().default(false),
+  /** a person's own mark; without it, a tool is a read only when its approved definition says readOnlyHint: true */
+  marked: ToolClass.nullable().default(null),
+  /** not in the upstream's last listing */
+  removed: z.boolean().default(false),
+});
+export type PinnedTool = z.infer<typeof PinnedTool>;
+
+export const StoredTransport = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('stdio'), command: z.string(), args: z.array(z.string()), env_names: z.array(EnvName) }),
+  z.object({ kind: z.literal('http'), url: z.string(), header_names: z.array(HeaderName), token_keychain: z.string().nullable() }),
+]);
+export type StoredTransport = z.infer<typeof StoredTransport>;
+
+export const UpstreamRecord = z.object({
+  id: UpstreamId,
+  enabled: z.boolean(),
+  created: z.string(),
+  transport: StoredTransport,
+  /** the vault account holding `{env, headers}` values; null when there are none */
+  secrets_account: z.string().nullable(),
+  timeout_ms: z.number().int(),
+  /** what an HTTP upstream spoke last time (2026-07-28 `modern` or the 2025 handshake): the next connect starts with it */
+  era: z.enum(['modern', 'legacy']).nullable().default(null),
+  tools: z.array(PinnedTool),
+});
+export type UpstreamRecord = z.infer<typeof UpstreamRecord>;
+
+export const UpstreamsData = z.object({ version: z.literal(1), upstreams: z.array(UpstreamRecord) });
+export type UpstreamsData = z.infer<typeof UpstreamsData>;
+export const emptyUpstreams = (): UpstreamsData => ({ version: 1, upstreams: [] });
+
+/** The values behind `secrets_account`, as kept in the vault (JSON). */
+export const UpstreamSecrets = z.object({
+  env: z.array(z.object({ name: EnvName, value: z.string() })).default([]),
+  headers: z.array(z.object({ name: HeaderName, value: z.string() })).default([]),
+});
+export type UpstreamSecrets = z.infer<typeof UpstreamSecrets>;

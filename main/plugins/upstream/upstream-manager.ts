@@ -1,0 +1,193 @@
+import type { z } from 'zod';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, RESERVED_HEADERS, RESERVED_UPSTREAM_IDS, type UpstreamAddInput, type UpstreamDetail, type UpstreamReviewInput, type UpstreamTestAnswer, type UpstreamToolView, type UpstreamView } from '../../contract/upstreams.ts';
+import type { Vault } from '../../core/ports.ts';
+import type { Registry } from '../../core/registry.ts';
+import type { UpstreamActions } from '../../core/upstreams-port.ts';
+import { GatehouseError } from '../../core/errors.ts';
+import { clientTokenLookup, upstreamSecretsAccount } from '../../store/vault-account.ts';
+import { UpstreamSecrets, type UpstreamRecord } from './upstream-data.ts';
+import type { ConnectionSpec } from './connection.ts';
+import { approve, reconcile, stateOf, toolView } from './pinning.ts';
+import { UpstreamPlugin, type UpstreamPluginDeps } from './upstream-plugin.ts';
+import { applyReview } from './review.ts';
+
+export interface UpstreamManagerDeps extends Omit<UpstreamPluginDeps, 'ownerOf'> {
+  vault: Vault;
+  registry: Registry;
+}
+
+/**
+ * The upstream servers a person configured: their records in upstreams.json,
+ * their secrets in the vault, one UpstreamPlugin each in the registry. Every
+ * change takes effect at once (plugins are added, re-published or removed
+ * while the service runs). Implements the core's UpstreamActions port.
+ */
+export class UpstreamManager implements UpstreamActions {
+  private readonly plugins = new Map<string, UpstreamPlugin>();
+
+  constructor(private readonly deps: UpstreamManagerDeps) {}
+
+  /** A plugin for every stored upstream, before the registry starts (they connect when it does). */
+  async load(): Promise<UpstreamPlugin[]> {
+    const out: UpstreamPlugin[] = [];
+    for (const rec of this.deps.store.read().upstreams) {
+      const p = this.pluginFor(rec, await this.specFor(rec).catch((e: unknown) => this.unusable(rec, e)));
+      this.plugins.set(rec.id, p);
+      out.push(p);
+    }
+    return out;
+  }
+
+  list(): UpstreamView[] {
+    return this.deps.store.read().upstreams.map((r) => this.view(r));
+  }
+
+  get(id: string): UpstreamDetail {
+    const rec = this.record(id);
+    return { ...this.view(rec), tool_list: rec.tools.map((t) => toolView(id, t)), stderr: this.plugins.get(id)?.connection.stderr.snapshot() ?? [] };
+  }
+
+  tools(id: string): UpstreamToolView[] {
+    return this.record(id).tools.map((t) => toolView(id, t));
+  }
+
+  async add(input: z.output<typeof UpstreamAddInput>): Promise<UpstreamDetail> {
+    const { id } = input;
+    if (RESERVED_UPSTREAM_IDS.includes(id) || this.deps.registry.listPlugins().some((p) => p.id === id)) throw new GatehouseError('conflict', `the id '${id}' is taken: pick another (see gatehouse upstreams list)`);
+    if (this.deps.store.read().upstreams.some((u) => u.id === id)) throw new GatehouseError('conflict', `an upstream '${id}' exists already: remove it first, or pick another id`);
+    const t = input.transport;
+    const secrets: UpstreamSecrets = { env: t.kind === 'stdio' ? t.env : [], headers: t.kind === 'http' ? t.headers : [] };
+    for (const h of secrets.headers) if (RESERVED_HEADERS.includes(h.name.toLowerCase()) || (h.name.toLowerCase() === 'authorization' && t.kind === 'http' && t.token_keychain)) throw new GatehouseError('invalid_value', `the header '${h.name}' is set by Gatehouse itself`);
+    const rec: UpstreamRecord = {
+      id, enabled: true, created: new Date().toISOString(), timeout_ms: input.timeout_ms ?? DEFAULT_UPSTREAM_TIMEOUT_MS, era: null, tools: [],
+      secrets_account: secrets.env.length || secrets.headers.length ? upstreamSecretsAccount(id) : null,
+      transport: t.kind === 'stdio' ? { kind: 'stdio', command: t.command, args: t.args, env_names: t.env.map((e) => e.name) } : { kind: 'http', url: t.url, header_names: t.headers.map((h) => h.name), token_keychain: t.token_keychain ?? null },
+    };
+    const spec: ConnectionSpec = { id, transport: rec.transport, secrets, token: await this.tokenFor(rec), timeoutMs: rec.timeout_ms, era: null };
+    const plugin = this.pluginFor(rec, spec);
+    let listed;
+    try {
+      listed = await plugin.connection.connect();
+    } catch (e) {
+      await plugin.connection.stop();
+      throw e;
+    }
+    const unknown = input.read.filter((n) => !listed.some((d) => d.name === n));
+    // The person consents to the set listed now: every tool is pinned approved.
+    rec.tools = reconcile([], listed).pins.map((p) => ({ ...approve(p), marked: input.read.includes(p.name) ? 'read' : null }));
+    rec.era = plugin.connection.snapshot().era;
+    if (unknown.length) {
+      await plugin.connection.stop();
+      throw new GatehouseError('invalid_value', `--read names tools '${id}' does not list: ${unknown.slice(0, 10).join(', ')}`);
+    }
+    // Secrets first: a record without its secrets could not connect; a secret without a record is overwritten by the next add.
+    try {
+      if (rec.secrets_account) await this.deps.vault.set(rec.secrets_account, JSON.stringify(secrets));
+      await this.deps.store.update((d) => void d.upstreams.push(rec));
+    } catch (e) {
+      await plugin.connection.stop();
+      throw e;
+    }
+    this.plugins.set(id, plugin);
+    await this.deps.registry.addRunning(plugin);
+    this.deps.changed();
+    return this.get(id);
+  }
+
+  async remove(id: string): Promise<{ id: string }> {
+    const rec = this.record(id);
+    await this.deps.registry.remove(id);
+    this.plugins.delete(id);
+    await this.deps.store.update((d) => void (d.upstreams = d.upstreams.filter((u) => u.id !== id)));
+    if (rec.secrets_account) await this.deps.vault.delete(rec.secrets_account).catch(() => false);
+    this.deps.changed();
+    return { id };
+  }
+
+  async setEnabled(id: string, enabled: boolean): Promise<UpstreamView> {
+    this.record(id);
+    await this.deps.store.update((d) => void (d.upstreams.find((u) => u.id === id)!.enabled = enabled));
+    const rec = this.record(id);
+    // A fresh plugin: a disabled one offers nothing and holds no process or session.
+    await this.deps.registry.remove(id);
+    const plugin = this.pluginFor(rec, await this.specFor(rec));
+    this.plugins.set(id, plugin);
+    await this.deps.registry.addRunning(plugin);
+    this.deps.changed();
+    return this.view(rec);
+  }
+
+  async test(id: string): Promise<UpstreamTestAnswer> {
+    const rec = this.record(id);
+    const plugin = this.plugins.get(id);
+    if (!rec.enabled || !plugin) return { id, ok: false, latency_ms: null, protocol: null, tools: 0, error: 'the upstream is disabled' };
+    const started = Date.now();
+    try {
+      const listed = await plugin.connection.connect();
+      await plugin.settled();
+      return { id, ok: true, latency_ms: Date.now() - started, protocol: plugin.connection.snapshot().protocol, tools: listed.length, error: null };
+    } catch (e) {
+      return { id, ok: false, latency_ms: null, protocol: null, tools: 0, error: (e as Error).message };
+    }
+  }
+
+  async review(input: z.output<typeof UpstreamReviewInput>): Promise<UpstreamToolView[]> {
+    this.record(input.id);
+    await this.deps.store.update((d) => {
+      const rec = d.upstreams.find((u) => u.id === input.id)!;
+      rec.tools = applyReview(input.id, rec.tools, input);
+    });
+    this.plugins.get(input.id)?.publish();
+    this.deps.changed();
+    return this.tools(input.id);
+  }
+
+  private record(id: string): UpstreamRecord {
+    const rec = this.deps.store.read().upstreams.find((u) => u.id === id);
+    if (!rec) throw new GatehouseError('not_found', `no upstream '${id.slice(0, 40)}' (see gatehouse upstreams list)`);
+    return rec;
+  }
+
+  private pluginFor(rec: UpstreamRecord, spec: ConnectionSpec): UpstreamPlugin {
+    return new UpstreamPlugin(rec.id, spec, { ...this.deps, ownerOf: (name) => this.deps.registry.entry(name)?.tool.plugin });
+  }
+
+  private async specFor(rec: UpstreamRecord): Promise<ConnectionSpec> {
+    let secrets: UpstreamSecrets = { env: [], headers: [] };
+    if (rec.secrets_account) {
+      const raw = await this.deps.vault.get(rec.secrets_account);
+      if (raw === null) throw new GatehouseError('vault_unavailable', `the secrets of upstream '${rec.id}' are not in the vault; add it again`);
+      secrets = UpstreamSecrets.parse(JSON.parse(raw));
+    }
+    return { id: rec.id, transport: rec.transport, secrets, token: await this.tokenFor(rec), timeoutMs: rec.timeout_ms, era: rec.era };
+  }
+
+  /** A connection that reports why it cannot run (its secrets are gone) instead of failing the whole start. */
+  private unusable(rec: UpstreamRecord, e: unknown): ConnectionSpec {
+    this.deps.log.error('upstream: cannot load its secrets', { upstream: rec.id, error: (e as Error).message });
+    return { id: rec.id, transport: { kind: 'stdio', command: '/nonexistent/secrets-missing', args: [], env_names: [] }, secrets: { env: [], headers: [] }, token: null, timeoutMs: rec.timeout_ms, era: null };
+  }
+
+  private async tokenFor(rec: UpstreamRecord): Promise<string | null> {
+    if (rec.transport.kind !== 'http' || !rec.transport.token_keychain) return null;
+    for (const account of clientTokenLookup(rec.transport.token_keychain)) {
+      const token = await this.deps.vault.get(account);
+      if (token) return token;
+    }
+    throw new GatehouseError('not_found', `no token saved as '${rec.transport.token_keychain}' in the vault (save one with: gatehouse tokens create --keychain NAME on the upstream's side)`);
+  }
+
+  private view(rec: UpstreamRecord): UpstreamView {
+    const t = rec.transport;
+    const plugin = this.plugins.get(rec.id);
+    const health = plugin?.connection.snapshot() ?? { status: 'down' as const, last_error: null, latency_ms: null, restarts: 0, protocol: null, era: rec.era, connected_at: null };
+    const count = (s: string) => rec.tools.filter((p) => !p.removed && stateOf(p) === s).length;
+    return {
+      id: rec.id, kind: t.kind, enabled: rec.enabled, created: rec.created, timeout_ms: rec.timeout_ms,
+      ...(t.kind === 'stdio' ? { command: t.command, args: t.args, env_names: t.env_names } : { url: t.url, header_names: t.header_names, token_keychain: t.token_keychain }),
+      health: rec.enabled ? health : { ...health, status: 'disabled' },
+      tools: { approved: count('approved'), quarantined: count('quarantined'), hidden: count('hidden'), removed: rec.tools.filter((p) => p.removed).length },
+      problems: plugin?.problems ?? [],
+    };
+  }
+}

@@ -1,0 +1,131 @@
+import type { Plugin, PluginHost, Tool } from '../../core/tool.ts';
+import { TOOL_NAME } from '../../core/registry.ts';
+import type { DocumentStore } from '../../core/ports.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { UpstreamConnection, type ConnectionSpec } from './connection.ts';
+import type { ToolDefinition, UpstreamRecord, UpstreamsData } from './upstream-data.ts';
+import { isOffered, namespaced, reconcile } from './pinning.ts';
+import { toolFor } from './upstream-tools.ts';
+
+export interface UpstreamPluginDeps {
+  store: DocumentStore<UpstreamsData>;
+  /** the plugin that already owns a tool name, if any (a built-in one, another upstream) */
+  ownerOf(name: string): string | undefined;
+  log: Logger;
+  /** health or tools changed: the console reloads */
+  changed(): void;
+  /** connect when started (the service); a CLI command on the data dir connects only when asked */
+  autoConnect: boolean;
+  backoff?: { baseMs: number; maxMs: number };
+}
+
+/**
+ * One upstream MCP server as a plugin (id = the upstream's id, so audit's
+ * source_plugin names it): its approved tools, namespaced `<id>__<tool>`,
+ * offered through the registry; every (re)listing reconciled against the
+ * pins, changed and new tools quarantined until a person approves them.
+ */
+export class UpstreamPlugin implements Plugin {
+  readonly kind = 'upstream' as const;
+  readonly title: string;
+  readonly connection: UpstreamConnection;
+  /** names that could not be offered at the last (re)load, for people */
+  problems: string[] = [];
+  private host: PluginHost | null = null;
+  private relisting: Promise<void> = Promise.resolve();
+
+  constructor(readonly id: string, spec: ConnectionSpec, private readonly deps: UpstreamPluginDeps) {
+    this.title = `Upstream ${id}`;
+    this.connection = new UpstreamConnection(spec, {
+      onTools: (defs) => void this.relist(defs),
+      onChange: () => deps.changed(),
+      log: deps.log,
+      ...(deps.backoff ? { backoff: deps.backoff } : {}),
+    });
+  }
+
+  record(): UpstreamRecord | undefined {
+    return this.deps.store.read().upstreams.find((u) => u.id === this.id);
+  }
+
+  tools(): readonly Tool[] {
+    return this.offered();
+  }
+
+  async start(host: PluginHost): Promise<void> {
+    this.host = host;
+    this.publish();
+    if (this.deps.autoConnect && this.record()?.enabled) this.connection.start();
+  }
+
+  async stop(): Promise<void> {
+    this.host = null;
+    await this.connection.stop();
+  }
+
+  status(): { status: 'ok' | 'down' | 'disabled'; detail: string | null } {
+    if (!this.record()?.enabled) return { status: 'disabled', detail: 'disabled by a person' };
+    const h = this.connection.snapshot();
+    if (h.status === 'down') return { status: 'down', detail: h.last_error ?? 'not connected' };
+    return { status: 'ok', detail: h.status === 'degraded' ? `degraded: ${h.last_error ?? ''}` : null };
+  }
+
+  /** Waits for the re-listings queued so far (tests, and `add` before it answers). */
+  settled(): Promise<void> {
+    return this.relisting;
+  }
+
+  /** A fresh listing against the pins, saved, then what is offered is published. */
+  relist(defs: readonly ToolDefinition[]): Promise<void> {
+    this.relisting = this.relisting.then(async () => {
+      const r = await this.deps.store.update((d) => {
+        const rec = d.upstreams.find((u) => u.id === this.id);
+        if (!rec) return null;
+        const out = reconcile(rec.tools, defs);
+        rec.tools = out.pins;
+        return out;
+      });
+      if (!r) return;
+      if (r.quarantined.length) this.deps.log.warn('upstream: tools quarantined until a person approves them (gatehouse upstreams review)', { upstream: this.id, tools: r.quarantined.slice(0, 50) });
+      if (r.removed.length) this.deps.log.warn('upstream: tools no longer listed', { upstream: this.id, tools: r.removed.slice(0, 50) });
+      this.publish();
+      this.deps.changed();
+    }).catch((e: unknown) => this.deps.log.error('upstream: could not save a re-listing', { upstream: this.id, error: (e as Error).message }));
+    return this.relisting;
+  }
+
+  /** Offers the approved tools; names that cannot be offered are reported, never resolved by last-wins. */
+  publish(): void {
+    if (!this.host) return;
+    const tools = this.offered();
+    try {
+      this.host.setTools(tools);
+    } catch {
+      // One bad tool (a schema our validator refuses) must not take the others down: offer them one by one.
+      this.host.setTools([]);
+      for (const t of tools) {
+        try {
+          this.host.putTool(t);
+        } catch (e) {
+          this.problems.push(`${t.name}: ${(e as Error).message.slice(0, 300)}`);
+        }
+      }
+    }
+  }
+
+  private offered(): Tool[] {
+    const rec = this.record();
+    this.problems = [];
+    if (!rec?.enabled) return [];
+    const out: Tool[] = [];
+    for (const pin of rec.tools.filter(isOffered)) {
+      const name = namespaced(this.id, pin.name);
+      const owner = this.deps.ownerOf(name);
+      if (!TOOL_NAME.test(name)) this.problems.push(`${name}: not offered: a tool name is 1-128 of A-Z a-z 0-9 _ - . (the upstream's name '${pin.name.slice(0, 100)}' does not fit)`);
+      else if (owner !== undefined && owner !== this.id) this.problems.push(`${name}: not offered: the name is taken by plugin '${owner}'`);
+      else out.push(toolFor({ id: this.id, connection: this.connection }, pin));
+    }
+    if (this.problems.length) this.deps.log.warn('upstream: some tools cannot be offered', { upstream: this.id, problems: this.problems.slice(0, 20) });
+    return out;
+  }
+}

@@ -1,0 +1,99 @@
+import type { AppliedState, CallContext, Tool, ToolAnnotations, ToolOutput, WritePlan } from '../../core/tool.ts';
+import type { JsonObjectSchema } from '../../core/tool-schema.ts';
+import { GatehouseError } from '../../core/errors.ts';
+import { isSecretName, redact, REDACTED } from '../../lib/redact.ts';
+import type { UpstreamConnection, UpstreamResult } from './connection.ts';
+import type { PinnedTool, ToolDefinition } from './upstream-data.ts';
+import { classOf, namespaced } from './pinning.ts';
+
+/** The longest a call may run however much progress it reports (the SDK's per-call timeout, extended by progress, is the usual bound). */
+export const UPSTREAM_MAX_TOTAL_MS = 60 * 60 * 1000;
+export const UPSTREAM_FEATURE = 'mcp.upstreams';
+const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+
+export interface UpstreamRuntime {
+  id: string;
+  connection: UpstreamConnection;
+}
+
+/**
+ * A pinned upstream tool as a Gatehouse tool: reads run through the pipeline
+ * (audited with the upstream as source_plugin, counted like built-ins);
+ * writes are staged, and their confirm calls the upstream once.
+ */
+export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
+  const def = pin.approved!.definition;
+  const base = {
+    name: namespaced(up.id, pin.name),
+    title: titleOf(def),
+    description: def.description ?? '',
+    input: def.inputSchema as JsonObjectSchema,
+    ...(def.outputSchema ? { output: def.outputSchema as JsonObjectSchema } : {}),
+    capability: 'use_upstreams' as const,
+    feature: UPSTREAM_FEATURE,
+    plugin: up.id,
+    annotations: hintsOf(def),
+    timeout_ms: UPSTREAM_MAX_TOTAL_MS,
+  };
+  const call = (args: Record<string, unknown>, ctx: CallContext) =>
+    up.connection.call(pin.name, args, { ...(ctx.signal ? { signal: ctx.signal } : {}), ...(ctx.progress ? { progress: ctx.progress } : {}), maxTotalMs: UPSTREAM_MAX_TOTAL_MS });
+
+  if (classOf(pin) === 'read') {
+    return { ...base, write: false, run: async (input, ctx) => outputOf(up.id, pin.name, await call(input as Record<string, unknown>, ctx)) };
+  }
+  return {
+    ...base,
+    write: true,
+    preview: async (input): Promise<WritePlan> => ({
+      preview: { summary: `${pin.name} on upstream ${up.id}`, kind: 'arguments', changes: [], arguments: { upstream: up.id, tool: pin.name, arguments: masked(input) } },
+      payload: input as Record<string, unknown>,
+      target: `upstream:${up.id}`,
+      target_version: null,
+    }),
+    apply: async (payload, ctx) => {
+      let r: UpstreamResult;
+      try {
+        r = await call(payload, ctx);
+      } catch (e) {
+        // Sent but not answered (the process died, the time ran out): whether it took effect is unknown, and it is never sent again.
+        if (e instanceof GatehouseError && (e.code === 'timeout' || (e.code === 'upstream_unavailable' && e.message.includes('during the call')))) {
+          throw new GatehouseError('outcome_unknown', `${e.message}; whether the write took effect upstream is unknown: check ${up.id} yourself (it is not retried)`, { upstream: up.id });
+        }
+        throw e;
+      }
+      const out = outputOf(up.id, pin.name, r);
+      return { ...out, structured: { content: r.content, ...(r.structuredContent ? { structuredContent: r.structuredContent } : {}) } };
+    },
+    // The upstream cannot be asked whether a call sent before a crash took effect.
+    applied: async (): Promise<AppliedState> => ({ state: 'unknown', code: 'outcome_unknown' }),
+  };
+}
+
+function titleOf(def: ToolDefinition): string {
+  const t = def.title ?? (typeof def.annotations?.title === 'string' ? def.annotations.title : null) ?? def.name;
+  return (t.trim() || def.name).slice(0, 200);
+}
+
+function hintsOf(def: ToolDefinition): ToolAnnotations {
+  const out: ToolAnnotations = {};
+  for (const h of HINTS) if (typeof def.annotations?.[h] === 'boolean') out[h] = def.annotations[h] as boolean;
+  return out;
+}
+
+/** The upstream's answer as ours: its content blocks as they are; an error answer becomes `upstream_error` with its text. */
+function outputOf(id: string, tool: string, r: UpstreamResult): ToolOutput {
+  if (r.isError) {
+    const text = r.content.map((c) => (typeof c.text === 'string' ? c.text : '')).join('\n').slice(0, 2000);
+    throw new GatehouseError('upstream_error', `${tool} on upstream ${id} failed: ${text || 'no message'}`, { upstream: id });
+  }
+  return { structured: r.structuredContent ?? {}, content: r.content, sendStructured: r.structuredContent !== undefined };
+}
+
+/** Arguments for a person's eyes: secret-named fields and secret-shaped text masked, depth bounded. */
+export function masked(v: unknown, depth = 0): unknown {
+  if (depth > 20) return '[…]';
+  if (typeof v === 'string') return redact(v);
+  if (Array.isArray(v)) return v.map((x) => masked(x, depth + 1));
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, isSecretName(k) && x !== null && typeof x !== 'object' ? REDACTED : masked(x, depth + 1)]));
+  return v;
+}

@@ -1,0 +1,156 @@
+import { useState } from 'react';
+import type { UpstreamDetail, UpstreamToolView, UpstreamView } from '../../../main/contract/index.ts';
+import { ErrorBox, LoadState } from '../../components/load-state.tsx';
+import { useApi } from '../../lib/console-context.tsx';
+import { useApiEvents } from '../../lib/use-events.ts';
+import { useLoad } from '../../lib/use-load.ts';
+
+/**
+ * Upstream MCP servers (docs/upstreams.md): each one's health and what it
+ * runs (the command, arguments and environment names of a stdio server; the
+ * URL and header names of an HTTP one; never a value), its tools with class,
+ * state and pinned hash, the diff of every quarantined definition with an
+ * Approve and a Hide button, and the last lines of its stderr. Adding and
+ * removing is done with `gatehouse upstreams` for now.
+ */
+export function Upstreams() {
+  const api = useApi();
+  const list = useLoad(() => api['upstreams.list']({}), [api]);
+  const [open, setOpen] = useState<string | null>(null);
+  useApiEvents((event) => {
+    if (event.type === 'health') list.reload();
+  });
+  return (
+    <div className="upstreams">
+      <section aria-labelledby="up-list">
+        <h2 id="up-list">Upstream servers</h2>
+        <LoadState state={list.state} what="upstream servers" onRetry={list.reload}>
+          {(rows: UpstreamView[]) =>
+            rows.length === 0 ? (
+              <p className="empty">No upstream servers. Add one with <code>gatehouse upstreams add ID --stdio -- COMMAND ARGS</code> or <code>--url URL</code>.</p>
+            ) : (
+              <table className="upstream-table">
+                <Head columns={['Server', 'Status', 'Tools', 'Restarts', 'Last error']} hidden="Details" />
+                <tbody>
+                  {rows.map((u) => (
+                    <tr key={u.id}>
+                      <td><strong>{u.id}</strong> <span className="badge">{u.kind}</span></td>
+                      <td>{u.health.status}{u.health.protocol ? ` (${u.health.protocol})` : ''}</td>
+                      <td>{u.tools.approved} approved{u.tools.quarantined ? `, ${u.tools.quarantined} to review` : ''}{u.tools.hidden ? `, ${u.tools.hidden} hidden` : ''}</td>
+                      <td>{u.health.restarts}</td>
+                      <td>{u.health.last_error ?? '—'}</td>
+                      <td className="actions">
+                        <button type="button" aria-expanded={open === u.id} onClick={() => setOpen(open === u.id ? null : u.id)} aria-label={`Details of ${u.id}`}>
+                          {open === u.id ? 'Hide details' : 'Details'}
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )
+          }
+        </LoadState>
+      </section>
+      {open ? <UpstreamPanel key={open} id={open} /> : null}
+    </div>
+  );
+}
+
+function UpstreamPanel({ id }: { id: string }) {
+  const api = useApi();
+  const detail = useLoad(() => api['upstreams.get']({ id }), [api, id]);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  useApiEvents((event) => {
+    if (event.type === 'health') detail.reload();
+  });
+  const review = async (input: { approve?: string[]; hide?: string[] }) => {
+    setBusy(true);
+    setFailure(null);
+    const r = await api['upstreams.review']({ id, ...input });
+    setBusy(false);
+    if (r.ok) detail.reload();
+    else setFailure(r.message);
+  };
+  return (
+    <section aria-labelledby="up-detail">
+      <h2 id="up-detail">{id}</h2>
+      {failure ? <ErrorBox message={failure} /> : null}
+      <LoadState state={detail.state} what={`upstream ${id}`} onRetry={detail.reload}>
+        {(d: UpstreamDetail) => (
+          <>
+            <dl className="upstream-how">
+              {d.kind === 'stdio' ? (
+                <>
+                  <dt>Command</dt><dd><code>{d.command}</code></dd>
+                  <dt>Arguments</dt><dd><code>{JSON.stringify(d.args)}</code></dd>
+                  <dt>Environment (names only)</dt><dd>{d.env_names?.join(', ') || '—'}</dd>
+                </>
+              ) : (
+                <>
+                  <dt>URL</dt><dd><code>{d.url}</code></dd>
+                  <dt>Headers (names only)</dt><dd>{d.header_names?.join(', ') || '—'}</dd>
+                </>
+              )}
+            </dl>
+            {d.problems.map((p) => <p key={p} className="warning">Not offered: {p}</p>)}
+            <ToolTable tools={d.tool_list} busy={busy} onReview={(input) => void review(input)} />
+            {d.stderr.length ? (
+              <details>
+                <summary>stderr (last {d.stderr.length} lines)</summary>
+                <pre>{d.stderr.join('\n')}</pre>
+              </details>
+            ) : null}
+          </>
+        )}
+      </LoadState>
+    </section>
+  );
+}
+
+function ToolTable({ tools, busy, onReview }: { tools: UpstreamToolView[]; busy: boolean; onReview: (input: { approve?: string[]; hide?: string[] }) => void }) {
+  return (
+    <table className="upstream-tools">
+      <Head columns={['Tool', 'Class', 'State', 'Definition']} />
+      <tbody>
+        {tools.map((t) => (
+          <tr key={t.name}>
+            <td><code>{t.name}</code>{t.removed ? <span className="badge"> removed</span> : null}</td>
+            <td>{t.class}</td>
+            <td>{t.state}</td>
+            <td>
+              <code title={t.hash ?? ''}>{t.hash ? `${t.hash.slice(0, 19)}…` : 'new'}</code>
+              {t.pending ? (
+                <div className="pending" aria-label={`Changes to ${t.name}`}>
+                  <p>{t.pending.reason === 'new' ? 'New tool' : t.pending.reason === 'hint_flipped' ? 'Its read-only hint flipped' : 'Its definition changed'}: not offered until approved.</p>
+                  {t.pending.changes.map((c) => (
+                    <div key={c.field}>
+                      <strong>{c.field}</strong>
+                      {c.before !== undefined ? <pre className="del">- {JSON.stringify(c.before, null, 2)}</pre> : null}
+                      {c.after !== undefined ? <pre className="add">+ {JSON.stringify(c.after, null, 2)}</pre> : null}
+                    </div>
+                  ))}
+                  <button type="button" disabled={busy} onClick={() => onReview({ approve: [t.tool] })}>Approve {t.name}</button>{' '}
+                  <button type="button" className="danger-outline" disabled={busy} onClick={() => onReview({ hide: [t.tool] })}>Hide {t.name}</button>
+                </div>
+              ) : null}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** A table's header row; `hidden` names a last column for screen readers only (its buttons). */
+function Head({ columns, hidden }: { columns: string[]; hidden?: string }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((c) => <th key={c} scope="col">{c}</th>)}
+        {hidden ? <th scope="col"><span className="visually-hidden">{hidden}</span></th> : null}
+      </tr>
+    </thead>
+  );
+}

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { UpstreamAddInput, UpstreamId } from '../../../main/contract/upstreams.ts';
+import { approve, classOf, definitionHash, isOffered, reconcile, stateOf, toolView } from '../../../main/plugins/upstream/pinning.ts';
+import { applyReview } from '../../../main/plugins/upstream/review.ts';
+import { masked } from '../../../main/plugins/upstream/upstream-tools.ts';
+import { argsShape } from '../../../main/core/args-shape.ts';
+import type { PinnedTool, ToolDefinition } from '../../../main/plugins/upstream/upstream-data.ts';
+
+const def = (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition => ({ name, description: `${name} does things`, inputSchema: { type: 'object', properties: { a: { type: 'string' } } }, ...extra });
+const added = (defs: ToolDefinition[]): PinnedTool[] => reconcile([], defs).pins.map(approve);
+const review = (pins: PinnedTool[], r: Partial<Parameters<typeof applyReview>[2]>) => applyReview('up', pins, { id: 'up', approve: [], approve_all: false, hide: [], read: [], write: [], ...r });
+
+describe('pinning', () => {
+  it('hashes the definition, not the key order', () => {
+    const a = def('x', { inputSchema: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } } } });
+    const b = { ...a, inputSchema: { properties: { b: { type: 'number' }, a: { type: 'string' } }, type: 'object' } };
+    expect(definitionHash(a)).toBe(definitionHash(b as ToolDefinition));
+    expect(definitionHash(a)).not.toBe(definitionHash({ ...a, description: 'other' }));
+    expect(definitionHash(a)).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+
+  it('keeps an unchanged tool approved, quarantines a changed or new one, marks a missing one removed', () => {
+    const pins = added([def('keep'), def('change'), def('gone')]);
+    const r = reconcile(pins, [def('keep'), def('change', { description: 'now does other things' }), def('fresh')]);
+    const by = Object.fromEntries(r.pins.map((p) => [p.name, p]));
+    expect(stateOf(by.keep!)).toBe('approved');
+    expect(isOffered(by.keep!)).toBe(true);
+    expect([stateOf(by.change!), by.change!.pending!.reason, isOffered(by.change!)]).toEqual(['quarantined', 'changed', false]);
+    expect([stateOf(by.fresh!), by.fresh!.pending!.reason, isOffered(by.fresh!)]).toEqual(['quarantined', 'new', false]);
+    expect([by.gone!.removed, isOffered(by.gone!)]).toEqual([true, false]);
+    expect(r).toMatchObject({ quarantined: ['change', 'fresh'], removed: ['gone'] });
+    expect(toolView('up', by.change!).pending!.changes).toEqual([{ field: 'description', before: 'change does things', after: 'now does other things' }]);
+    // the same listing again reports nothing new
+    expect(reconcile(r.pins, [def('keep'), def('change', { description: 'now does other things' }), def('fresh')])).toMatchObject({ quarantined: [], removed: [] });
+  });
+
+  it('classes a tool read only by a person or by the hint a person approved; a flipped hint goes back to review', () => {
+    const [ro, rw] = added([def('ro', { annotations: { readOnlyHint: true } }), def('rw')]);
+    expect([classOf(ro!), classOf(rw!)]).toEqual(['read', 'write']);
+    const flipped = reconcile([ro!], [def('ro', { annotations: { readOnlyHint: false } })]).pins[0]!;
+    expect(flipped.pending!.reason).toBe('hint_flipped');
+    expect(classOf(flipped)).toBe('read');
+    expect(classOf(approve(flipped))).toBe('write');
+    const marked = review([approve(flipped)], { read: ['up__ro'] })[0]!;
+    expect(classOf(marked)).toBe('read');
+  });
+
+  it('review approves, hides and marks; an unknown or contradictory name changes nothing', () => {
+    const pins = reconcile(added([def('a'), def('b')]), [def('a', { title: 'A!' }), def('b'), def('c')]).pins;
+    const out = review(pins, { approve_all: true, hide: ['b'], write: ['c'] });
+    expect(out.map((p) => [p.name, stateOf(p), classOf(p)])).toEqual([['a', 'approved', 'write'], ['b', 'hidden', 'write'], ['c', 'approved', 'write']]);
+    expect(() => review(pins, { approve: ['nope'] })).toThrow(/no tool 'nope'/);
+    expect(() => review(pins, { read: ['a'], write: ['up__a'] })).toThrow(/either read or write/);
+    expect(() => review(pins, { approve: ['a'], hide: ['a'] })).toThrow(/approved and hidden/);
+  });
+});
+
+describe('input rules', () => {
+  it('ids cannot hold an underscore, so namespaced names never collide', () => {
+    for (const ok of ['a', 'files', 'git-work', 'x1']) expect(UpstreamId.safeParse(ok).success, ok).toBe(true);
+    for (const bad of ['', 'a_b', 'a__b', '-a', 'a-', 'A', '__proto__', 'x'.repeat(33), 'a b']) expect(UpstreamId.safeParse(bad).success, bad).toBe(false);
+  });
+
+  it('refuses credentials in the URL, line breaks in values, and odd env names', () => {
+    const http = (url: string, headers: unknown[] = []) => UpstreamAddInput.safeParse({ id: 'w', transport: { kind: 'http', url, headers } }).success;
+    expect(http('https://example.com/mcp')).toBe(true);
+    expect(http('https://user:pw@example.com/mcp')).toBe(false);
+    expect(http('file:///etc/passwd')).toBe(false);
+    expect(http('https://example.com/mcp', [{ name: 'X-A', value: 'a\r\nInjected: 1' }])).toBe(false);
+    const env = (name: string) => UpstreamAddInput.safeParse({ id: 's', transport: { kind: 'stdio', command: 'x', env: [{ name, value: 'v' }] } }).success;
+    expect(env('API_KEY')).toBe(true);
+    expect(env('1BAD')).toBe(false);
+    expect(env('A=B')).toBe(false);
+  });
+
+  it('audits the shape of arguments, never a value, bounded', () => {
+    expect(argsShape({ path: '/secret/file', opts: { force: true, n: 3 }, lines: [1, 2], tags: [], none: null })).toBe('{path:string,opts:{force:boolean,n:number},lines:[number],tags:[],none:null}');
+    expect(argsShape({ a: { b: { c: { d: { e: 1 } } } } })).toBe('{a:{b:{c:{d:{…}}}}}');
+    expect(argsShape(Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, i])))).toMatch(/k29:number,…}$/);
+  });
+
+  it('masks secret-looking arguments in a preview, at any depth, bounded', () => {
+    expect(masked({ path: '/tmp/a', api_key: 'k-1', nested: [{ password: 'p', note: 'Bearer sk-4f9a8b7c6d5e' }] })).toEqual({ path: '/tmp/a', api_key: '[redacted]', nested: [{ password: '[redacted]', note: 'Bearer [redacted]' }] });
+    let deep: unknown = 'x';
+    for (let i = 0; i < 50; i++) deep = { d: deep };
+    expect(JSON.stringify(masked(deep))).toContain('[…]');
+  });
+});

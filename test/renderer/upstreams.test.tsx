@@ -1,0 +1,68 @@
+// @vitest-environment jsdom
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
+import { userEvent } from '@testing-library/user-event';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { apiFrom } from '../../renderer/api/api-from.ts';
+import { Upstreams } from '../../renderer/screens/upstreams/upstreams.tsx';
+import { startTestService } from '../helpers/service.ts';
+import { TEST_UPSTREAM } from '../plugins/upstream/upstream-world.ts';
+import { FakeApi } from './fake-api.ts';
+import { renderWith } from './render.tsx';
+
+/** The Upstreams screen on a real service with a real stdio upstream (the SDK McpServer fixture). */
+let svc: Awaited<ReturnType<typeof startTestService>>;
+let dir: string;
+let control: string;
+const SECRET = 'screen-secret-5b7e21';
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'gh-upscreen-'));
+  control = join(dir, 'control.json');
+  await writeFile(control, '{}');
+  svc = await startTestService();
+  const r = await svc.dispatch('upstreams.add', { id: 'fx', transport: { kind: 'stdio', command: process.execPath, args: [TEST_UPSTREAM], env: [{ name: 'CONTROL_FILE', value: control }, { name: 'JOURNAL', value: join(dir, 'j') }, { name: 'API_KEY', value: SECRET }] } });
+  if (!r.ok) throw new Error(r.message);
+}, 60_000);
+afterAll(async () => {
+  await svc?.cleanup();
+  await rm(dir, { recursive: true, force: true });
+});
+afterEach(cleanup);
+
+const realApi = () => ({ api: apiFrom((action, input) => svc.dispatch(action as never, input as never) as never, (listener) => svc.events.subscribe((e) => listener(structuredClone(e)))) });
+
+describe('Upstreams', () => {
+  it('says how to add one when there is none', async () => {
+    renderWith(new FakeApi(), <Upstreams />);
+    expect(await screen.findByText(/No upstream servers/)).toBeTruthy();
+  });
+
+  it('shows the server, what it runs (env names, never values) and its pinned tools', async () => {
+    const { container } = renderWith(realApi(), <Upstreams />);
+    const row = (await screen.findByText('fx')).closest('tr')!;
+    expect(row.textContent).toContain('connected');
+    await userEvent.click(within(row).getByRole('button', { name: 'Details of fx' }));
+    expect(await screen.findByText('CONTROL_FILE, JOURNAL, API_KEY')).toBeTruthy();
+    const lookup = (await screen.findByText('fx__lookup')).closest('tr')!;
+    expect(lookup.textContent).toMatch(/read\s*approved\s*sha256:/);
+    expect(container.textContent).not.toContain(SECRET);
+  });
+
+  it('shows a changed definition with its diff and approves it', async () => {
+    renderWith(realApi(), <Upstreams />);
+    await userEvent.click(within((await screen.findByText('fx')).closest('tr')!).getByRole('button', { name: 'Details of fx' }));
+    await screen.findByText('fx__lookup');
+    await writeFile(control, JSON.stringify({ description: 'Looks a word up, differently.' }));
+    const changes = await screen.findByLabelText('Changes to fx__lookup', {}, { timeout: 10_000 });
+    expect(changes.textContent).toContain('Its definition changed');
+    expect(changes.textContent).toContain('- "Looks a word up."');
+    expect(changes.textContent).toContain('+ "Looks a word up, differently."');
+    await userEvent.click(within(changes).getByRole('button', { name: 'Approve fx__lookup' }));
+    await waitFor(() => expect(screen.queryByLabelText('Changes to fx__lookup')).toBeNull());
+    const tools = await svc.dispatch('upstreams.tools', { id: 'fx' });
+    expect(tools.ok && tools.data.find((t) => t.tool === 'lookup')).toMatchObject({ state: 'approved', description: 'Looks a word up, differently.' });
+  });
+});
