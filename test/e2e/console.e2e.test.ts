@@ -189,6 +189,13 @@ describe('console end to end (Chromium against the headless service)', () => {
     const rows = table.locator('tbody tr', { hasText: 'pages_update' });
     await rows.filter({ hasText: 'confirmed' }).first().waitFor(STEP);
     await rows.filter({ hasText: 'staged' }).first().waitFor(STEP);
+    // At 1280 px the whole row shows, up to the last column, even with long client-chosen text.
+    const wide = '/home/someone/projects/northbank-roasters/content/drafts/2026/brewing-guides/aeropress-inverted-method.md';
+    svc.core.auditor.record({ tool: 'files_read', write: false, result: 'ok', target: `file:${wide}` }, { client: 'claude-code/2.1.3 (Linux; a long client name)', token_preview: 'gth_…wide' });
+    await page.reload();
+    await table.locator('tbody tr', { hasText: 'files_read' }).waitFor(STEP);
+    const cut = await table.evaluate((el) => el.scrollWidth - el.clientWidth);
+    expect(cut).toBeLessThanOrEqual(0);
     const csv = await page.getByRole('link', { name: 'CSV' }).getAttribute('href');
     expect(csv).toContain('/wp-json/gatehouse/v1/admin/audit/export?format=csv');
     await shot('activity');
