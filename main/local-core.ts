@@ -124,7 +124,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
     await registry.start((id, e) => log.error(`plugin '${id}' failed to start`, { error: (e as Error).message }));
 
     const health = healthReporter({
-      dataDir: config.dataDir, clock, settings, vault, options, siteStore, stagedFiles, registry, staging, tokens, urls, bridge: bridgeLaunchFor(config.dataDir, vault.backend),
+      dataDir: config.dataDir, clock, settings, vault, options, siteStore, stagedFiles, registry, staging, tokens, urls, bridge: bridgeLaunchFor(config.dataDir),
       cloud: () => cloudPort.health(),
       cloudWarnings: () => cloudWarnings(cloudPort.status()),
     });

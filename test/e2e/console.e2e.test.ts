@@ -100,7 +100,9 @@ describe('console end to end (Chromium against the headless service)', () => {
     const entry = snippet.mcpServers.gatehouse;
     expect(entry.command).toBe(process.execPath);
     expect(entry.args[0]).toMatch(/\/bin\/gatehouse-bridge\.mjs$/);
-    expect(entry.args).toEqual(expect.arrayContaining(['--data-dir', svc.dataDir, '--vault', 'file', '--token-env', 'GATEHOUSE_TOKEN']));
+    expect(entry.args).toEqual(expect.arrayContaining(['--data-dir', svc.dataDir, '--token-env', 'GATEHOUSE_TOKEN']));
+    // The token travels in the environment, so the vault is no concern of this entry (the writer adds no --vault either).
+    expect(entry.args).not.toContain('--vault');
     const bridged = new Client({ name: 'snippet', version: '1' }, { capabilities: {} });
     await bridged.connect(new StdioClientTransport({ command: entry.command, args: entry.args, env: { PATH: process.env.PATH ?? '', HOME: work, ...entry.env }, stderr: 'ignore' }));
     try {
