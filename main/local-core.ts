@@ -54,7 +54,7 @@ export interface LocalCoreConfig {
   stagedLifetimeMs?: number;
   /** log the file-vault fallback (default true; a CLI command leaves it to serve and the health report) */
   warnFileVault?: boolean;
-  /** more tool plugins, registered after the built-in ones (tests; upstream servers later) */
+  /** more tool plugins, registered after the built-in ones */
   plugins?: Plugin[];
   /** cloud client options (tests: a transport, timeouts, the refresh tick, the outbox's interval, a clock of its own) */
   cloud?: Partial<Omit<CloudClientOptions, 'dataDir' | 'vault' | 'log'>>;
