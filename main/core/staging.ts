@@ -317,8 +317,8 @@ export class Staging {
     // The intent recorded who decided: the completed confirm is still theirs.
     const decider = item.decided_by;
     const actor: Actor = decider?.kind === 'token'
-      ? { user_id: item.user_id, token_id: decider.token_id, token_preview: decider.token_preview, client: item.client, request_id: item.request_id, principal: decider }
-      : { user_id: item.user_id, client: principalLabel(decider), request_id: null, principal: decider };
+      ? { principal: decider, user_id: item.user_id, client: item.client, request_id: item.request_id }
+      : { principal: decider, user_id: item.user_id, request_id: null };
     if (answer.state === 'applied') {
       if (!this.confirmRecorded.has(item.id) && (await this.deps.auditTrail.hasStagedEntry(item.id, 'confirmed', ref.since))) this.confirmRecorded.add(item.id);
       return this.markConfirmed(item, answer.output.structured, actor, { feature_key: tool?.feature ?? null });
@@ -332,7 +332,7 @@ export class Staging {
       return this.keepOpen(back);
     }
     const done = await this.finish(item, 'failed', RECOVERY, { error_code: 'apply_interrupted' });
-    this.audit(item, 'error', { ...actor, principal: RECOVERY }, { error_code: 'apply_interrupted' });
+    this.audit(item, 'error', { principal: RECOVERY, user_id: item.user_id, client: actor.client ?? principalLabel(decider), request_id: actor.request_id ?? null }, { error_code: 'apply_interrupted' });
     await this.deps.auditor.durable();
     return done;
   }
@@ -356,7 +356,7 @@ export class Staging {
 
   private async expire(item: StagedPayload): Promise<void> {
     await this.finish(item, 'expired', PRINCIPALS.stagedExpiry);
-    this.audit(item, 'expired', { user_id: item.user_id, token_id: item.token_id, client: item.client, request_id: item.request_id, principal: PRINCIPALS.stagedExpiry });
+    this.audit(item, 'expired', { principal: PRINCIPALS.stagedExpiry, user_id: item.user_id, client: item.client, request_id: item.request_id });
   }
 
   /** One audit entry for a transition of a staged write. */
@@ -407,7 +407,7 @@ export class Staging {
   private actorFor(by: Decider, item: StagedPayload): Actor {
     if (by.kind === 'agent') return actorOf(by.ctx);
     // The entry is about the write: user_id stays its owner's; the principal says which person decided.
-    return { request_id: by.request_id ?? null, token_id: null, token_preview: null, user_id: item.user_id, client: principalLabel(by.principal), principal: by.principal };
+    return { principal: by.principal, user_id: item.user_id, request_id: by.request_id ?? null };
   }
 
   private isExpired(item: StagedPayload): boolean {

@@ -193,7 +193,7 @@ describe('console end to end (Chromium against the headless service)', () => {
     await rows.filter({ hasText: 'staged' }).first().waitFor(STEP);
     // At 1280 px the whole row shows, up to the last column, even with long client-chosen text.
     const wide = '/home/someone/projects/northbank-roasters/content/drafts/2026/brewing-guides/aeropress-inverted-method.md';
-    svc.core.auditor.record({ tool: 'files_read', write: false, result: 'ok', target: `file:${wide}` }, { client: 'claude-code/2.1.3 (Linux; a long client name)', token_preview: 'gth_…wide' });
+    svc.core.auditor.record({ tool: 'files_read', write: false, result: 'ok', target: `file:${wide}` }, { principal: null, client: 'claude-code/2.1.3 (Linux; a long client name)' });
     await page.reload();
     await table.locator('tbody tr', { hasText: 'files_read' }).waitFor(STEP);
     const cut = await table.evaluate((el) => el.scrollWidth - el.clientWidth);
