@@ -75,7 +75,8 @@ const CONFIG_OPTIONS = {
  * config command itself (absolute paths, the data dir from the environment,
  * the entry's `env` or `inputs` for --token-env).
  */
-const PASSED_THROUGH = ['url', 'header', 'connect-timeout', 'log-level', 'vault'] as const;
+// --vault travels with the token source (client-config's tokenArgs), as in the console's snippets.
+const PASSED_THROUGH = ['url', 'header', 'connect-timeout', 'log-level'] as const;
 
 export function parseCommand(argv: string[]): Command {
   if (argv[0] === 'config') return parseConfig(argv.slice(1));

@@ -24,5 +24,3 @@ export class CloudError extends Error {
   /** extra answer headers (WWW-Authenticate for unauthorized) */
   readonly headers: Record<string, string>;
 }
-
-export const isCloudError = (e: unknown): e is CloudError => e instanceof CloudError;

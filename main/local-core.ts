@@ -56,7 +56,7 @@ export interface LocalCoreConfig {
   stagedLifetimeMs?: number;
   /** log the file-vault fallback (default true; a CLI command leaves it to serve and the health report) */
   warnFileVault?: boolean;
-  /** more tool plugins, registered after the built-in ones (tests; upstream servers later) */
+  /** more tool plugins, registered after the built-in ones */
   plugins?: Plugin[];
   /** cloud client options (tests: a transport, timeouts, the refresh tick, the outbox's interval, a clock of its own) */
   cloud?: Partial<Omit<CloudClientOptions, 'dataDir' | 'vault' | 'log'>>;
@@ -136,7 +136,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
     await registry.start((id, e) => log.error(`plugin '${id}' failed to start`, { error: (e as Error).message }));
 
     const health = healthReporter({
-      dataDir: config.dataDir, clock, settings, vault, options, siteStore, stagedFiles, registry, staging, tokens, urls, bridge: bridgeLaunchFor(config.dataDir, vault.backend),
+      dataDir: config.dataDir, clock, settings, vault, options, siteStore, stagedFiles, registry, staging, tokens, urls, bridge: bridgeLaunchFor(config.dataDir),
       cloud: () => cloudPort.health(),
       cloudWarnings: () => cloudWarnings(cloudPort.status()),
     });

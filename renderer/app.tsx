@@ -72,20 +72,24 @@ export function App({ env }: { env: ConsoleEnv }) {
             </ul>
           </nav>
         </header>
-        {signedOut && env.mode === 'browser' ? (
-          <div className="banner" role="alert">
-            This browser is not signed in to Gatehouse, or its session has ended. Open the one-time login link that
-            <code>gatehouse serve</code> printed, or get a new one with <code>gatehouse console-link</code>.
-          </div>
-        ) : null}
         <main id="main">
           <h1 ref={heading} tabIndex={-1}>
             {screen.title}
           </h1>
-          <Screen key={screen.key} />
+          {/* Signed out, every card would show the admin API's refusal (written for scripts: "send the admin key as a Bearer token"); a person needs the way back in instead. */}
+          {signedOut && env.mode === 'browser' ? <SignedOut /> : <Screen key={screen.key} />}
         </main>
       </div>
     </ConsoleProvider>
+  );
+}
+
+function SignedOut() {
+  return (
+    <div className="banner" role="alert">
+      This browser is not signed in to Gatehouse, or its session has ended. Open the one-time login link that{' '}
+      <code>gatehouse serve</code> printed, or get a new one with <code>gatehouse console-link</code>.
+    </div>
   );
 }
 

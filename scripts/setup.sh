@@ -6,6 +6,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Node: 20.19+ runs and tests everything (vite, eslint and jsdom need 20.19); packaging the desktop app
+# with electron-builder needs 22.12+ (its @electron/rebuild and node-abi say so, and npm warns on Node 20).
+node_version=$(node -p 'process.versions.node' 2>/dev/null || echo none)
+if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 22 || (a === 22 && b >= 12) || (a === 20 && b >= 19) ? 0 : 1)' 2>/dev/null; then
+  echo "setup: Gatehouse needs Node.js 20.19+ or 22.12+ (found: $node_version)" >&2
+  exit 1
+fi
+case "$node_version" in
+  20.*) echo "setup: Node $node_version runs and tests Gatehouse; npm's EBADENGINE warning for @electron/rebuild and node-abi concerns only packaging the desktop app (electron-builder), which needs Node 22.12+" ;;
+esac
+
 with_browser=0
 [ "${1:-}" = "--test" ] && with_browser=1
 
@@ -38,6 +49,8 @@ if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node_version.h ]; 
   export npm_config_nodedir=/usr
 fi
 
+# Install scripts run only for the packages listed in package.json's allowScripts (keytar builds its addon,
+# esbuild and electron fetch their binaries, ...): npm 11.16+ warns about any other.
 # Electron's own binary is only needed for `npm start` on a desktop; its types come with the package.
 export ELECTRON_SKIP_BINARY_DOWNLOAD=1
 npm ci --no-fund --no-audit

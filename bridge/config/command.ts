@@ -41,7 +41,7 @@ export async function runConfig(cmd: Extract<Command, { kind: 'config' }>, io: C
   };
   const extra = [...cmd.bridgeArgs, ...(cmd.opts.logFile ? ['--log-file', resolve(io.cwd, cmd.opts.logFile)] : [])];
   const token: TokenSource = cmd.opts.tokenKeychain
-    ? { kind: 'keychain', account: cmd.opts.tokenKeychain }
+    ? { kind: 'keychain', account: cmd.opts.tokenKeychain, vault: cmd.opts.vault }
     : cmd.opts.tokenEnv
       ? { kind: 'env', variable: cmd.opts.tokenEnv, ...(io.env[cmd.opts.tokenEnv]?.trim() ? { value: io.env[cmd.opts.tokenEnv]!.trim() } : {}) }
       : { kind: 'none' };

@@ -58,10 +58,6 @@ export async function insertSite(q: Queryable, s: Pick<SiteRow, 'id' | 'key_id' 
   await q.query(`INSERT INTO sites (id, key_id, secret_enc, url, name, environment, status, created_at) VALUES ($1, $2, $3, $4, $5, $6, 'active', $7)`, [s.id, s.key_id, s.secret_enc, s.url, s.name, s.environment, now]);
 }
 
-export async function siteByKeyId(q: Queryable, keyId: string): Promise<SiteRow | null> {
-  return (await q.query<SiteRow>(`SELECT ${COLS} FROM sites WHERE key_id = $1`, [keyId])).rows[0] ?? null;
-}
-
 export async function siteById(q: Queryable, id: string, opts: { lock?: boolean } = {}): Promise<SiteRow | null> {
   return (await q.query<SiteRow>(`SELECT ${COLS} FROM sites WHERE id = $1${opts.lock ? ' FOR UPDATE' : ''}`, [id])).rows[0] ?? null;
 }

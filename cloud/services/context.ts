@@ -5,7 +5,6 @@ import type { KeyRing } from './key-ring.ts';
 import type { BreakerBoard } from '../ai/routing/breaker.ts';
 import type { RequestLog } from './request-log.ts';
 import type { ConfigCache } from './config-cache.ts';
-import type { TaskRunner } from './reports-service.ts';
 
 /** What every service function works with; built once by the composition root (cloud/service.ts). */
 /** Per-instance AI state and limits (breakers are an optimisation, so each instance keeps its own). */
@@ -28,10 +27,20 @@ export interface Ctx {
   ai: AiRuntime;
   /** where published release files are kept (shared by every instance of a deployment) */
   releasesDir: string;
-  /** runs cloud tasks (agency reports) on this instance */
-  tasks: TaskRunner;
+  /** runs cloud tasks (agency reports) on this instance: reports-service.ts's TaskRunner */
+  tasks: TaskQueue;
   /** the request log, written in batches */
   requestLog: RequestLog;
   /** configuration kept while its version holds (see config-cache.ts) */
   cache: ConfigCache;
+}
+
+/** What the services need of the task runner (an interface here, so context.ts imports no service: no import cycle). */
+export interface TaskQueue {
+  /** after a task is queued and from housekeeping */
+  kick(): void;
+  /** abandoned tasks fail, expired ones go, anything runnable runs */
+  housekeep(): Promise<void>;
+  /** resolves when nothing runs (before the service stops) */
+  idle(): Promise<void>;
 }

@@ -7,7 +7,7 @@ import { lockAccount } from '../repo/licenses-repo.ts';
 import { activeTasks, claimTask, failAbandoned, failTask, finishTask, insertTask, listTasks, pruneFinished, pruneTasks, taskOf, taskResult, type TaskRow } from '../repo/tasks-repo.ts';
 import type { AccountPrincipal } from './account-auth.ts';
 import { agencySite, rollupRange } from './agency-service.ts';
-import type { Ctx } from './context.ts';
+import type { Ctx, TaskQueue } from './context.ts';
 
 /**
  * Agency reports as cloud tasks: `POST agency/reports` queues one and
@@ -128,7 +128,7 @@ export async function buildUsageReport(ctx: Pick<Ctx, 'db' | 'now'>, accountId: 
  * Runs queued tasks on this instance, one at a time: `kick()` after a task
  * is queued and from housekeeping; `idle()` before the service stops.
  */
-export class TaskRunner {
+export class TaskRunner implements TaskQueue {
   private running: Promise<void> | null = null;
   private again = false;
 

@@ -2,6 +2,7 @@ import { AuditQuery, AuditResult } from '../contract/audit.ts';
 import { principalLabel } from '../contract/principal.ts';
 import { safe, table, unwrap, UsageError } from './output.ts';
 import { out, parse, withConnection } from './args.ts';
+import { stagedText } from './staged-text.ts';
 
 /** `gatehouse staged list|show|confirm|discard`: a person's decision on staged writes. */
 export async function staged(args: string[]): Promise<void> {
@@ -17,16 +18,7 @@ export async function staged(args: string[]): Promise<void> {
     }
     if (sub === 'show') {
       const s = unwrap(await c.dispatch('staged.get', { id: id! }));
-      return out(json, s, () =>
-        [
-          safe`${s.id}  ${s.status}  ${s.tool}`,
-          safe`${s.preview.summary}`,
-          ...s.preview.changes.map((ch) => safe`  ${ch.field}:` + '\n' + safe`    - ${JSON.stringify(ch.before)}` + '\n' + safe`    + ${JSON.stringify(ch.after)}`),
-          ...(s.preview.arguments ? [JSON.stringify(s.preview.arguments, null, 2).split('\n').map((l) => safe`${l}`).join('\n')] : []),
-          safe`expires ${s.expires_at}`,
-          ...(s.decided_by ? [safe`decided by ${principalLabel(s.decided_by)} at ${s.decided_at ?? '-'}`] : []),
-        ].join('\n'),
-      );
+      return out(json, s, () => stagedText(s));
     }
     if (sub === 'confirm' || sub === 'discard') {
       const s = unwrap(await c.dispatch(sub === 'confirm' ? 'staged.confirm' : 'staged.discard', { id: id! }));

@@ -172,8 +172,6 @@ export const ApiEvent = z.discriminatedUnion('type', [
 export type ApiEvent = z.infer<typeof ApiEvent>;
 
 export const API_EVENTS_PATH = API_ACTIONS['events.subscribe'].path;
-/** GET {ADMIN_PREFIX}/audit/export?format=csv|jsonl&<AuditQuery filters>: a download. */
-export const AUDIT_EXPORT_PATH = API_ACTIONS['audit.export'].path;
 /** Required on state-changing admin calls made with the session cookie (a cross-site form cannot send it). */
 export const CSRF_HEADER = 'X-Gatehouse-CSRF';
 /** IPC channel for an action; events go out on `gatehouse:event`. */

@@ -38,7 +38,7 @@ export const DEFAULT_SERVER_NAME = 'gatehouse';
 export const DEFAULT_TOKEN_ENV = 'GATEHOUSE_TOKEN';
 const INPUT_ID = 'gatehouse-token';
 
-/** How to start the bridge on the machine: command and leading arguments (script, data dir, vault). */
+/** How to start the bridge on the machine: command and leading arguments (script, data dir). */
 export interface BridgeLaunch {
   command: string;
   args: string[];
@@ -49,15 +49,18 @@ export interface BridgeLaunch {
 /**
  * The flags the bridge needs to find what the service uses: its data dir when
  * it is not the default (a client starts the bridge without the service's
- * environment, so GATEHOUSE_DATA_DIR would be lost) and the file vault when
- * the secrets are there (the bridge's `auto` would try the keychain first).
+ * environment, so GATEHOUSE_DATA_DIR would be lost). The vault goes with the
+ * token source (`--vault` matters only to a token read from the vault).
  */
-export function bridgeLaunchArgs(script: string, o: { dataDir: string; defaultDataDir: string; vault?: 'keychain' | 'file' | 'auto' }): string[] {
-  return [script, ...(o.dataDir !== o.defaultDataDir ? ['--data-dir', o.dataDir] : []), ...(o.vault === 'file' ? ['--vault', 'file'] : [])];
+export function bridgeLaunchArgs(script: string, o: { dataDir: string; defaultDataDir: string }): string[] {
+  return [script, ...(o.dataDir !== o.defaultDataDir ? ['--data-dir', o.dataDir] : [])];
 }
 
-/** Where the bridge gets the token. `value` is the clear token when the caller has it (the console, right after creating it). */
-export type TokenSource = { kind: 'keychain'; account: string } | { kind: 'env'; variable: string; value?: string } | { kind: 'none' };
+/**
+ * Where the bridge gets the token. `value` is the clear token when the caller has it (the console, right after creating it).
+ * `vault` names the vault the account is in when the bridge's `auto` would not find it (the service keeps its secrets in the file vault).
+ */
+export type TokenSource = { kind: 'keychain'; account: string; vault?: 'keychain' | 'file' | 'auto' | undefined } | { kind: 'env'; variable: string; value?: string } | { kind: 'none' };
 
 export interface ClientEntry {
   /** the server entry, stored under `[key][name]` */
@@ -71,9 +74,6 @@ export interface ClientEntry {
 export class ClientConfigError extends Error {
   override name = 'ClientConfigError';
 }
-
-/** Whether this client's entry can supply a token from `--token-env` without the token itself. */
-export const canPromptForToken = (client: McpClient): boolean => CLIENT_FORMATS[client].prompts;
 
 /**
  * One client's entry. With the token in an environment variable the entry
@@ -102,7 +102,7 @@ export function clientEntry(client: McpClient, launch: BridgeLaunch, token: Toke
 }
 
 function tokenArgs(token: TokenSource): string[] {
-  if (token.kind === 'keychain') return ['--token-keychain', token.account];
+  if (token.kind === 'keychain') return ['--token-keychain', token.account, ...(token.vault && token.vault !== 'auto' ? ['--vault', token.vault] : [])];
   if (token.kind === 'env') return ['--token-env', token.variable];
   return [];
 }

@@ -23,8 +23,8 @@ export type Warning = z.infer<typeof Warning>;
 
 /**
  * How an MCP client on this machine starts gatehouse-bridge for this service
- * (absolute node + script, plus its data dir and vault when they are not the
- * defaults): the console's client snippets use it instead of guessing.
+ * (absolute node + script, plus its data dir when it is not the default):
+ * the console's client snippets use it instead of guessing, with `vault`.
  */
 export const BridgeLaunchInfo = z.object({ command: z.string(), args: z.array(z.string()), platform: z.string() });
 export type BridgeLaunchInfo = z.infer<typeof BridgeLaunchInfo>;

@@ -1,55 +1,12 @@
-import type { z } from 'zod';
-import type { AnyAction, ApiActions, ApiOutput, Download } from '../contract/api.ts';
-import type { CloudHealth, HealthReport } from '../contract/health.ts';
 import type { Principal } from '../contract/principal.ts';
-import type { AuditReader, ClientTokenVault, EntitlementSource } from './ports.ts';
-import type { Clock } from '../lib/clock.ts';
-import type { Users } from './users.ts';
-import type { Tokens } from './tokens.ts';
-import type { Staging } from './staging.ts';
+import type { Download } from '../contract/api.ts';
+import type { ActionDeps, Handlers, InvokeMeta } from './action-types.ts';
 import type { Registry } from './registry.ts';
-import type { SettingsService } from './settings-service.ts';
-import type { StatsRecorder } from './stats.ts';
-import type { EventHub } from './events.ts';
-import type { ConsoleSessions } from './console-sessions.ts';
 import { capabilitiesOf } from './users.ts';
 import { GatehouseError, toErrorShape } from './errors.ts';
 import { createProHandlers } from './pro-handlers.ts';
 import { createCloudHandlers } from './cloud-handlers.ts';
-import type { CloudActions } from './cloud-port.ts';
-import type { UpstreamActions } from './upstreams-port.ts';
 import { createUpstreamHandlers } from './upstream-handlers.ts';
-
-export interface ActionDeps {
-  users: Users;
-  tokens: Tokens;
-  staging: Staging;
-  registry: Registry;
-  settings: SettingsService;
-  stats: StatsRecorder;
-  audit: AuditReader;
-  clientVault: ClientTokenVault;
-  events: EventHub;
-  sessions: ConsoleSessions;
-  clock: Clock;
-  health: () => HealthReport;
-  /** the console's address ({base_url}/console/), or null while no HTTP server listens */
-  consoleUrl: () => string | null;
-  cloud: () => CloudHealth;
-  entitlements: () => EntitlementSource;
-  /** the cloud client's actions (main/cloud); absent where no client runs (unit fixtures) */
-  cloudActions?: CloudActions;
-  /** the upstream MCP servers (main/plugins/upstream); absent in unit fixtures */
-  upstreams?: UpstreamActions;
-}
-
-/** Per-call facts a transport knows beyond the principal. */
-export interface InvokeMeta {
-  request_id?: string | null;
-}
-
-export type Handler<A extends AnyAction> = (input: z.output<ApiActions[A]['input']>, principal: Principal, meta: InvokeMeta) => Promise<ApiOutput<A>>;
-export type Handlers = { [A in AnyAction]: Handler<A> };
 
 /**
  * What each action does, once. Reached only through `invoke` (invoke.ts),

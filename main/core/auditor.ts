@@ -1,5 +1,5 @@
 import type { AuditEntry, AuditResult, ClientSource } from '../contract/audit.ts';
-import { tokenPrincipal, type Principal } from '../contract/principal.ts';
+import { principalLabel, tokenPrincipal, type Principal } from '../contract/principal.ts';
 import type { AuditSink } from './ports.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { StatsRecorder } from './stats.ts';
@@ -24,29 +24,47 @@ export interface AuditFacts {
   args_shape?: string | null;
 }
 
-/** Who acted, when there is no call context (a person confirming in the console). */
+/**
+ * Who acted: the principal (person, token, service), plus what only the
+ * moment knows. The entry's token and user columns are derived from it in
+ * `Auditor.record`: a token principal gives token_id, token_preview and the
+ * user; `user_id` is given apart only where the entry is about someone else's
+ * write (a person deciding, an expiry) or a call without a token.
+ */
 export interface Actor {
-  request_id?: string | null;
-  token_id?: string | null;
-  token_preview?: string | null;
+  principal: Principal | null;
+  /** the user the entry is about; default: a token principal's user */
   user_id?: string | null;
+  request_id?: string | null;
+  /** the client's name; default: a person's or service's principal label */
   client?: string | null;
   client_source?: ClientSource | null;
-  principal?: Principal | null;
 }
 
 /** An MCP call's principal: its token's user over the MCP endpoint (null for a call without a token). */
 export const principalOf = (ctx: CallContext): Principal | null => (ctx.token ? tokenPrincipal(ctx.token, ctx.user, 'mcp') : null);
 
 export const actorOf = (ctx: CallContext): Actor => ({
-  request_id: ctx.request_id,
-  token_id: ctx.token?.id ?? null,
-  token_preview: ctx.token?.preview ?? null,
+  principal: principalOf(ctx),
   user_id: ctx.user.id,
+  request_id: ctx.request_id,
   client: ctx.client,
   client_source: ctx.client_source ?? null,
-  principal: principalOf(ctx),
 });
+
+/** The entry's columns for who acted. */
+function whoColumns(actor: Actor): Pick<AuditEntry, 'token_id' | 'token_preview' | 'user_id' | 'client' | 'principal'> {
+  const p = actor.principal;
+  const token = p?.kind === 'token' ? p : null;
+  const client = actor.client !== undefined ? actor.client : p && !token ? principalLabel(p) : null;
+  return {
+    token_id: token?.token_id ?? null,
+    token_preview: token?.token_preview ?? null,
+    user_id: actor.user_id !== undefined ? actor.user_id : (token?.user_id ?? null),
+    client: client == null ? null : clientText(client, AUDIT_TEXT_LIMITS.client),
+    principal: p,
+  };
+}
 
 /**
  * Writes one audit entry per outcome and counts it in the stats. Strings a
@@ -74,15 +92,11 @@ export class Auditor {
       source_plugin: facts.source_plugin ?? null,
       feature_key: facts.feature_key ?? null,
       site: this.site(),
-      token_id: actor.token_id ?? null,
-      token_preview: actor.token_preview ?? null,
-      user_id: actor.user_id ?? null,
+      ...whoColumns(actor),
       target: facts.target == null ? null : clientText(facts.target, AUDIT_TEXT_LIMITS.target),
       duration_ms: Math.max(0, Math.round((facts.duration_ms ?? 0) * 100) / 100),
-      client: actor.client == null ? null : clientText(actor.client, AUDIT_TEXT_LIMITS.client),
       ...(actor.client_source ? { client_source: actor.client_source } : {}),
       staged_id: facts.staged_id ?? null,
-      principal: actor.principal ?? null,
       ...(facts.args_shape ? { args_shape: clientText(facts.args_shape, AUDIT_TEXT_LIMITS.args_shape) } : {}),
     };
     this.sink.append(entry);

@@ -3,11 +3,12 @@ import { API_ACTIONS, type AnyAction, type ApiAction, type ApiDispatch, type Api
 import type { Result } from '../contract/errors.ts';
 import type { Principal } from '../contract/principal.ts';
 import type { Logger } from '../lib/logger.ts';
-import { createHandlers, type ActionDeps, type InvokeMeta } from './action-handlers.ts';
+import { createHandlers } from './action-handlers.ts';
+import type { ActionDeps, InvokeMeta } from './action-types.ts';
 import { checkCaller } from './permissions.ts';
 import { GatehouseError, toErrorShape } from './errors.ts';
 
-export type { ActionDeps, InvokeMeta } from './action-handlers.ts';
+export type { ActionDeps, InvokeMeta } from './action-types.ts';
 
 /**
  * The one way into the core's actions, for every surface (IPC, the tray, the

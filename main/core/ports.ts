@@ -48,7 +48,7 @@ export interface AuditReader {
   export(q: Omit<AuditQueryInput, 'limit' | 'cursor'>, format: 'jsonl' | 'csv', out: NodeJS.WritableStream): Promise<number>;
 }
 
-/** Feature gates ask this; the local policy now, the cloud client later. */
+/** Feature gates ask this: the cloud client's entitlements (its verified certificate, the local free plan as the floor). */
 export interface EntitlementSource {
   check(feature: string): Promise<Entitlement>;
   /** the answer with why a refused feature is refused (the cloud client's certificate knows: product switched off, license expired or revoked) */
@@ -57,14 +57,14 @@ export interface EntitlementSource {
 
 /**
  * Where usage events go once made (event_id and timestamp set): the local
- * counters now; the cloud client's persistent outbox later. Must not throw
+ * counters and the cloud client's persistent outbox. Must not throw
  * for a well-formed event and must not block: it is called on the call path.
  */
 export interface UsageSink {
   record(event: UsageEvent): void;
 }
 
-/** A text-generating AI provider (through the cloud gateway once it exists). */
+/** A text-generating AI provider (the cloud gateway's `ai/generate`, main/cloud/cloud-ai.ts). */
 export interface AiProvider {
   readonly id: string;
   generate(

@@ -1,5 +1,5 @@
 import { FEATURE_PLANS } from '../contract/entitlements.ts';
-import type { ActionDeps, Handler } from './action-handlers.ts';
+import type { ActionDeps, Handler } from './action-types.ts';
 import { GatehouseError } from './errors.ts';
 
 const NOT_CONNECTED = 'no cloud gateway is connected, so licenses run on the local free plan: connect one with `gatehouse cloud connect --url GATEWAY_URL`';

@@ -1,48 +1,24 @@
-import { createHash } from 'node:crypto';
 import { STAGED_LIFETIME_MS, type StagedPayload, type StagedResponse, type StagedStatus } from '../contract/staged.ts';
 import type { User } from '../contract/users.ts';
-import type { AuditResult } from '../contract/audit.ts';
 import type { Settings } from '../contract/settings.ts';
-import { PRINCIPALS, principalLabel, type PersonPrincipal, type Principal } from '../contract/principal.ts';
+import { principalLabel } from '../contract/principal.ts';
 import type { AuditTrail } from './ports.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
-import type { AppliedState, CallContext, StagedRef, WriteTool } from './tool.ts';
+import type { AppliedState, CallContext, WriteTool } from './tool.ts';
 import type { Registry } from './registry.ts';
 import type { EventHub } from './events.ts';
 import type { StagedStore } from './staged-store.ts';
-import { type Actor, type AuditFacts, type Auditor, actorOf, principalOf } from './auditor.ts';
+import { type Actor, type AuditFacts, type Auditor, actorOf } from './auditor.ts';
+import { StagingLedger } from './staging-ledger.ts';
+import { RECOVERY, deciderPrincipal, expiredError, hashPayload, newStagedItem, refOf, type Decider } from './staging-parts.ts';
+
+export { canonicalJson, type Decider } from './staging-parts.ts';
 import { checkAgentDecision } from './permissions.ts';
 import { DEFAULT_STAGING_LIMITS, StagedIndex, jsonBytes, ownerKey, type StagingLimits } from './staged-index.ts';
 import { GatehouseError } from './errors.ts';
 import { capabilitiesOf } from './users.ts';
-import { shortId } from '../lib/ids.ts';
 import { USAGE_EVENTS, type UsageReporter } from './usage.ts';
-
-/** Canonical JSON (sorted keys), so the hash does not depend on key order. */
-export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v && typeof v === 'object') {
-    return `{${Object.keys(v as object).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
-}
-const hashPayload = (p: unknown): string => createHash('sha256').update(canonicalJson(p)).digest('hex');
-
-/**
- * Who decides: a person (console, tray, CLI; `invoke` let only people through)
- * or, in `agent` mode, the token's own user through an MCP tool (checked here
- * at decision time by checkAgentDecision).
- */
-export type Decider = { kind: 'person'; principal: PersonPrincipal; request_id?: string | null } | { kind: 'agent'; ctx: CallContext };
-
-/** What `decided_by` records: the person's principal, or the agent's token over MCP. */
-const deciderPrincipal = (by: Decider | Principal): Principal => {
-  if ('ctx' in by) return principalOf(by.ctx) ?? { kind: 'legacy', label: `agent:${by.ctx.user.login}` };
-  return 'principal' in by ? by.principal : by;
-};
-/** Recovery's own decisions (an apply it cannot confirm) are the service's. */
-const RECOVERY: Principal = { kind: 'service', job: 'recovery' };
 
 export interface StagingDeps {
   store: StagedStore;
@@ -82,17 +58,17 @@ export interface RecoveryReport {
  */
 export class Staging {
   private readonly index: StagedIndex;
+  private readonly ledger: StagingLedger;
   private readonly lifetimeMs: number;
   private readonly inFlight = new Map<string, Promise<StagedPayload>>();
-  /** per write: the transition running on it; transitions of one write never overlap */
-  private readonly busy = new Map<string, Promise<unknown>>();
   /** writes whose `confirmed` entry this process appended (it may still be queued for the disk) */
   private readonly confirmRecorded = new Set<string>();
 
   constructor(private readonly deps: StagingDeps) {
     this.index = new StagedIndex({ ...DEFAULT_STAGING_LIMITS, ...deps.limits });
+    this.ledger = new StagingLedger(deps, this.index);
     this.lifetimeMs = Math.min(deps.lifetimeMs ?? STAGED_LIFETIME_MS, STAGED_LIFETIME_MS);
-    for (const id of this.index.load(deps.store.loaded())) void this.forget(id);
+    for (const id of this.index.load(deps.store.loaded())) void this.ledger.forget(id);
   }
 
   /**
@@ -103,7 +79,7 @@ export class Staging {
   async adopt(records: readonly StagedPayload[]): Promise<number> {
     const fresh = records.filter((r, i) => !this.index.get(r.id) && records.findIndex((x) => x.id === r.id) === i);
     for (const r of fresh) await this.deps.store.put(r);
-    for (const id of this.index.load(fresh)) await this.forget(id);
+    for (const id of this.index.load(fresh)) await this.ledger.forget(id);
     return fresh.length;
   }
 
@@ -113,28 +89,7 @@ export class Staging {
     this.index.assertRoom(ownerKey({ token_id: ctx.token?.id ?? null, user_id: ctx.user.id }), 0);
     const plan = await tool.preview(input, ctx);
     const now = this.deps.clock.now();
-    const item: StagedPayload = {
-      id: shortId('stg'),
-      tool: tool.name,
-      plugin: tool.plugin,
-      payload: plan.payload,
-      preview: plan.preview,
-      user_id: ctx.user.id,
-      token_id: ctx.token?.id ?? null,
-      token_label: ctx.token?.label ?? null,
-      client: ctx.client,
-      client_source: ctx.client_source ?? null,
-      request_id: ctx.request_id,
-      created: new Date(now).toISOString(),
-      expires_at: new Date(now + this.lifetimeMs).toISOString(),
-      payload_hash: hashPayload(plan.payload),
-      target: plan.target,
-      target_version: plan.target_version,
-      status: 'pending',
-      decided_at: null,
-      decided_by: null,
-      error_code: null,
-    };
+    const item = newStagedItem(tool, plan, ctx, now, this.lifetimeMs);
     const writeBytes = jsonBytes({ payload: item.payload, preview: item.preview });
     if (writeBytes > this.index.limits.writeBytes) {
       throw new GatehouseError('staged_too_large', `this write's payload and preview take ${Math.ceil(writeBytes / 1024)} KiB; the limit is ${Math.floor(this.index.limits.writeBytes / 1024)} KiB: split it into smaller writes`, { bytes: writeBytes, limit: this.index.limits.writeBytes });
@@ -149,7 +104,7 @@ export class Staging {
       throw e;
     }
     this.index.commitReserved(item, bytes);
-    this.audit(item, 'staged', actorOf(ctx), { feature_key: tool.feature, duration_ms: this.deps.clock.now() - started });
+    this.ledger.audit(item, 'staged', actorOf(ctx), { feature_key: tool.feature, duration_ms: this.deps.clock.now() - started });
     this.deps.events.emit({ type: 'staged', item });
     return { status: 'pending_approval', staged_id: item.id, preview: item.preview, expires_at: item.expires_at };
   }
@@ -166,25 +121,25 @@ export class Staging {
   get(id: string): StagedPayload {
     const found = this.index.get(id);
     if (!found) throw new GatehouseError('staged_not_found', `no staged write '${id}'`);
-    if (found.status === 'pending' && this.isExpired(found)) return { ...found, status: 'expired' };
+    if (found.status === 'pending' && this.ledger.isExpired(found)) return { ...found, status: 'expired' };
     return found;
   }
 
   async confirm(id: string, by: Decider): Promise<StagedPayload> {
     const running = this.inFlight.get(id);
     if (running) return running;
-    const p = this.exclusive(id, () => this.doConfirm(id, by)).finally(() => this.inFlight.delete(id));
+    const p = this.ledger.exclusive(id, () => this.doConfirm(id, by)).finally(() => this.inFlight.delete(id));
     this.inFlight.set(id, p);
     return p;
   }
 
   async discard(id: string, by: Decider): Promise<StagedPayload> {
     if (this.inFlight.has(id)) throw new GatehouseError('staged_already_decided', `staged write '${id}' is being applied`);
-    return this.exclusive(id, async () => {
+    return this.ledger.exclusive(id, async () => {
       const item = await this.pendingOrThrow(id, by, 'discard');
       const started = this.deps.clock.now();
-      const done = await this.finish(item, 'discarded', by);
-      this.audit(item, 'discarded', this.actorFor(by, item), { duration_ms: this.deps.clock.now() - started });
+      const done = await this.ledger.finish(item, 'discarded', by);
+      this.ledger.audit(item, 'discarded', this.actorFor(by, item), { duration_ms: this.deps.clock.now() - started });
       await this.deps.auditor.durable();
       return done;
     });
@@ -194,11 +149,11 @@ export class Staging {
   async sweep(): Promise<number> {
     let n = 0;
     for (const item of this.index.openItems()) {
-      if (item.status !== 'pending' || !this.isExpired(item) || this.busy.has(item.id)) continue;
-      await this.exclusive(item.id, async () => {
+      if (item.status !== 'pending' || !this.ledger.isExpired(item) || this.ledger.isBusy(item.id)) continue;
+      await this.ledger.exclusive(item.id, async () => {
         const now = this.index.openItem(item.id);
-        if (now?.status === 'pending' && this.isExpired(now)) {
-          await this.expire(now);
+        if (now?.status === 'pending' && this.ledger.isExpired(now)) {
+          await this.ledger.expire(now);
           n++;
         }
       });
@@ -219,7 +174,7 @@ export class Staging {
       if (item.status !== 'applying') continue;
       let after: StagedPayload;
       try {
-        after = await this.exclusive(item.id, () => this.resolveApplying(item));
+        after = await this.ledger.exclusive(item.id, () => this.resolveApplying(item));
       } catch (e) {
         // Left `applying`: the next confirm of it, or the next start, tries again.
         this.deps.log?.error('staging: could not recover a write that was being applied', { id: item.id, error: (e as Error).message });
@@ -251,8 +206,8 @@ export class Staging {
     const tool = this.deps.registry.get(item.tool);
     // Every way a confirm can end records the transition once: history + one audit entry.
     const settleFailed = async (from: StagedPayload, code: string) => {
-      await this.finish(from, 'failed', by, { error_code: code });
-      this.audit(item, 'error', this.actorFor(by, item), { error_code: code, duration_ms: this.deps.clock.now() - started });
+      await this.ledger.finish(from, 'failed', by, { error_code: code });
+      this.ledger.audit(item, 'error', this.actorFor(by, item), { error_code: code, duration_ms: this.deps.clock.now() - started });
       await this.deps.auditor.durable();
     };
     const refuse = async (code: 'stale_preview' | 'forbidden' | 'not_found' | 'conflict', message: string): Promise<never> => {
@@ -270,12 +225,12 @@ export class Staging {
     const ctx: CallContext = by.kind === 'agent' ? by.ctx : { user: owner, capabilities: capabilitiesOf(owner.role), token: null, request_id: by.request_id ?? item.request_id ?? id, client: item.client };
 
     // The checks above took time: the decision is made now, and never after the expiry.
-    if (this.isExpired(item)) {
-      await this.expire(item);
+    if (this.ledger.isExpired(item)) {
+      await this.ledger.expire(item);
       throw expiredError(item);
     }
     // The intent, durable before the plugin changes anything.
-    const intent = await this.keepOpen({ ...item, status: 'applying', decided_at: new Date(this.deps.clock.now()).toISOString(), decided_by: deciderPrincipal(by) });
+    const intent = await this.ledger.keepOpen({ ...item, status: 'applying', decided_at: new Date(this.deps.clock.now()).toISOString(), decided_by: deciderPrincipal(by) });
     let result: unknown;
     try {
       result = (await tool.apply(item.payload, ctx, refOf(intent))).structured;
@@ -295,7 +250,7 @@ export class Staging {
    */
   private async markConfirmed(intent: StagedPayload, result: unknown, actor: Actor, facts: Partial<AuditFacts>): Promise<StagedPayload> {
     if (!this.confirmRecorded.has(intent.id)) {
-      this.audit(intent, 'confirmed', actor, facts);
+      this.ledger.audit(intent, 'confirmed', actor, facts);
       this.confirmRecorded.add(intent.id);
     }
     try {
@@ -303,7 +258,7 @@ export class Staging {
     } catch (e) {
       throw new GatehouseError('service_unavailable', `the write was applied, but its audit entry could not be saved (${(e as Error).message}); it is retried, and confirming again completes the decision`, { staged_id: intent.id });
     }
-    const done = await this.finish(intent, 'confirmed', undefined, { result });
+    const done = await this.ledger.finish(intent, 'confirmed', undefined, { result });
     this.confirmRecorded.delete(intent.id);
     this.deps.usage.record({ event: USAGE_EVENTS.writeConfirmed, product: 'mcp', feature: facts.feature_key ?? 'mcp.staging', units: 1 });
     return done;
@@ -317,24 +272,24 @@ export class Staging {
     // The intent recorded who decided: the completed confirm is still theirs.
     const decider = item.decided_by;
     const actor: Actor = decider?.kind === 'token'
-      ? { user_id: item.user_id, token_id: decider.token_id, token_preview: decider.token_preview, client: item.client, request_id: item.request_id, principal: decider }
-      : { user_id: item.user_id, client: principalLabel(decider), request_id: null, principal: decider };
+      ? { principal: decider, user_id: item.user_id, client: item.client, request_id: item.request_id }
+      : { principal: decider, user_id: item.user_id, request_id: null };
     if (answer.state === 'applied') {
       if (!this.confirmRecorded.has(item.id) && (await this.deps.auditTrail.hasStagedEntry(item.id, 'confirmed', ref.since))) this.confirmRecorded.add(item.id);
       return this.markConfirmed(item, answer.output.structured, actor, { feature_key: tool?.feature ?? null });
     }
     if (answer.state === 'not_applied') {
       const back = { ...item, status: 'pending' as const, decided_at: null, decided_by: null };
-      if (this.isExpired(back)) {
-        await this.expire(back);
+      if (this.ledger.isExpired(back)) {
+        await this.ledger.expire(back);
         return { ...back, status: 'expired' };
       }
-      return this.keepOpen(back);
+      return this.ledger.keepOpen(back);
     }
     // An upstream write sent before the stop cannot be asked: outcome_unknown, for a person to check.
     const code = answer.state === 'unknown' && answer.code ? answer.code : 'apply_interrupted';
-    const done = await this.finish(item, 'failed', RECOVERY, { error_code: code });
-    this.audit(item, 'error', { ...actor, principal: RECOVERY }, { error_code: code });
+    const done = await this.ledger.finish(item, 'failed', RECOVERY, { error_code: code });
+    this.ledger.audit(item, 'error', { principal: RECOVERY, user_id: item.user_id, client: actor.client ?? principalLabel(decider), request_id: actor.request_id ?? null }, { error_code: code });
     await this.deps.auditor.durable();
     return done;
   }
@@ -349,74 +304,16 @@ export class Staging {
       throw new GatehouseError('staged_not_found', `no staged write '${id}'`);
     }
     if (by.kind === 'agent') checkAgentDecision(item, by.ctx, this.deps.settings(), this.deps.registry, verb);
-    if (this.isExpired(item)) {
-      await this.expire(item);
+    if (this.ledger.isExpired(item)) {
+      await this.ledger.expire(item);
       throw expiredError(item);
     }
     return item;
   }
 
-  private async expire(item: StagedPayload): Promise<void> {
-    await this.finish(item, 'expired', PRINCIPALS.stagedExpiry);
-    this.audit(item, 'expired', { user_id: item.user_id, token_id: item.token_id, client: item.client, request_id: item.request_id, principal: PRINCIPALS.stagedExpiry });
-  }
-
-  /** One audit entry for a transition of a staged write. */
-  private audit(item: StagedPayload, result: AuditResult, actor: Actor, extra: Partial<AuditFacts> = {}): void {
-    this.deps.auditor.record({ tool: item.tool, write: true, result, source_plugin: item.plugin, target: item.target, staged_id: item.id, ...extra }, actor);
-  }
-
-  /** Stores a write that stays open (pending <-> applying). */
-  private async keepOpen(item: StagedPayload): Promise<StagedPayload> {
-    await this.deps.store.put(item);
-    this.index.replaceOpen(item, jsonBytes(item));
-    this.deps.events.emit({ type: 'staged', item });
-    return item;
-  }
-
-  /** Stores a decision; `by` undefined keeps the decider the intent recorded. */
-  private async finish(item: StagedPayload, status: StagedStatus, by: Decider | Principal | undefined, extra: Partial<StagedPayload> = {}): Promise<StagedPayload> {
-    const done: StagedPayload = {
-      ...item,
-      ...extra,
-      status,
-      decided_at: by === undefined && item.decided_at ? item.decided_at : new Date(this.deps.clock.now()).toISOString(),
-      decided_by: by === undefined ? item.decided_by : deciderPrincipal(by),
-    };
-    await this.deps.store.put(done);
-    for (const id of this.index.settle(done, jsonBytes(done))) await this.forget(id);
-    this.deps.events.emit({ type: 'staged', item: done });
-    return done;
-  }
-
-  /** Deletes a decision pruned from the history; one left behind by a crash is pruned again at the next start. */
-  private async forget(id: string): Promise<void> {
-    await this.deps.store.remove(id).catch((e: unknown) => this.deps.log?.warn('staging: could not delete an old decision', { id, error: (e as Error).message }));
-  }
-
-  /** Runs `fn` after every transition already queued for the same write. */
-  private exclusive<T>(id: string, fn: () => Promise<T>): Promise<T> {
-    const before = this.busy.get(id) ?? Promise.resolve();
-    const run = before.then(fn, fn);
-    const tail = run.catch(() => undefined);
-    this.busy.set(id, tail);
-    void tail.then(() => {
-      if (this.busy.get(id) === tail) this.busy.delete(id);
-    });
-    return run;
-  }
-
   private actorFor(by: Decider, item: StagedPayload): Actor {
     if (by.kind === 'agent') return actorOf(by.ctx);
     // The entry is about the write: user_id stays its owner's; the principal says which person decided.
-    return { request_id: by.request_id ?? null, token_id: null, token_preview: null, user_id: item.user_id, client: principalLabel(by.principal), principal: by.principal };
-  }
-
-  private isExpired(item: StagedPayload): boolean {
-    return Date.parse(item.expires_at) <= this.deps.clock.now();
+    return { principal: by.principal, user_id: item.user_id, request_id: by.request_id ?? null };
   }
 }
-
-const expiredError = (item: StagedPayload) => new GatehouseError('staged_expired', `staged write '${item.id}' expired at ${item.expires_at}; ask the agent to stage it again`);
-
-const refOf = (item: StagedPayload): StagedRef => ({ id: item.id, since: Date.parse(item.decided_at ?? item.created) });

@@ -1,4 +1,4 @@
-import type { ActionDeps, Handler } from './action-handlers.ts';
+import type { ActionDeps, Handler } from './action-types.ts';
 import type { UpstreamActions } from './upstreams-port.ts';
 import { GatehouseError } from './errors.ts';
 

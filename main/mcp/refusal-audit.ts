@@ -45,10 +45,7 @@ export class RefusalAudit {
     this.skipped.delete(r.code);
     this.auditor.record(
       { tool: HTTP_REFUSAL, write: false, result: RESULT[r.code] ?? 'error', error_code: r.code, target: skipped ? `${skipped} earlier ${r.code} refusal(s) not audited (over ${this.perMinute} a minute)` : null },
-      {
-        request_id: r.requestId, token_id: r.token?.id ?? null, token_preview: r.token?.preview ?? null, user_id: r.token?.user_id ?? null, client: `address ${r.address}`,
-        principal: r.token ? tokenPrincipal(r.token, { id: r.token.user_id, login: r.token.login }, 'mcp') : null,
-      },
+      { principal: r.token ? tokenPrincipal(r.token, { id: r.token.user_id, login: r.token.login }, 'mcp') : null, request_id: r.requestId, client: `address ${r.address}` },
     );
   }
 }

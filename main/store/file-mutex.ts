@@ -1,42 +1,27 @@
-import { randomBytes } from 'node:crypto';
-import { createExclusive } from './atomic-write.ts';
-import { readFile, stat, unlink } from 'node:fs/promises';
-import { isPidAlive } from './pid-alive.ts';
+import { heldUntilExit, newLockRecord, releaseLock, sleep, tryLock } from './lock-file.ts';
 
 /**
  * A short cross-process critical section around a read-modify-write of a small
- * file (the file vault, which the service, the CLI and the bridge all touch).
- * The mutex file holds the owner's pid; one whose pid is gone, or older than
- * `staleMs`, was abandoned and is removed.
+ * file (the file vault, which the service, the CLI and the bridge all touch),
+ * on the same lock primitive as the data dir's process lock (lock-file.ts): a
+ * holder whose pid is gone is broken under a guard, so two processes never
+ * both hold it; a live holder is waited for until `timeoutMs`.
  */
-export async function withFileMutex<R>(path: string, fn: () => Promise<R>, opts: { timeoutMs?: number; staleMs?: number } = {}): Promise<R> {
+export async function withFileMutex<R>(path: string, fn: () => Promise<R>, opts: { timeoutMs?: number } = {}): Promise<R> {
   const timeoutMs = opts.timeoutMs ?? 5_000;
-  const staleMs = opts.staleMs ?? 10_000;
-  const mine = `${process.pid}:${randomBytes(6).toString('hex')}`;
+  const record = newLockRecord();
   const deadline = Date.now() + timeoutMs;
   for (let attempt = 0; ; attempt++) {
-    if (await createExclusive(path, mine)) break;
-    if (await abandoned(path, staleMs)) {
-      await unlink(path).catch(() => undefined);
-      continue;
-    }
-    if (Date.now() > deadline) throw new Error(`${path} stayed locked for ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, Math.min(5 + attempt * 5, 50)));
+    const got = await tryLock(path, record);
+    if (got.state === 'taken') break;
+    if (Date.now() > deadline) throw new Error(`${path} stayed locked for ${timeoutMs} ms${got.state === 'held' ? ` (by pid ${got.by.pid})` : ''}`);
+    if (got.state !== 'retry') await sleep(Math.min(5 + attempt * 5, 50));
   }
+  heldUntilExit(path, record);
   try {
     return await fn();
   } finally {
-    const now = await readFile(path, 'utf8').catch(() => null);
-    if (now === mine) await unlink(path).catch(() => undefined);
-  }
-}
-
-async function abandoned(path: string, staleMs: number): Promise<boolean> {
-  try {
-    const [content, info] = await Promise.all([readFile(path, 'utf8'), stat(path)]);
-    const pid = Number(content.split(':')[0]);
-    return !isPidAlive(pid) || Date.now() - info.mtimeMs > staleMs;
-  } catch {
-    return false;
+    heldUntilExit(path, null);
+    await releaseLock(path, record);
   }
 }

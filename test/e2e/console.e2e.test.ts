@@ -100,7 +100,9 @@ describe('console end to end (Chromium against the headless service)', () => {
     const entry = snippet.mcpServers.gatehouse;
     expect(entry.command).toBe(process.execPath);
     expect(entry.args[0]).toMatch(/\/bin\/gatehouse-bridge\.mjs$/);
-    expect(entry.args).toEqual(expect.arrayContaining(['--data-dir', svc.dataDir, '--vault', 'file', '--token-env', 'GATEHOUSE_TOKEN']));
+    expect(entry.args).toEqual(expect.arrayContaining(['--data-dir', svc.dataDir, '--token-env', 'GATEHOUSE_TOKEN']));
+    // The token travels in the environment, so the vault is no concern of this entry (the writer adds no --vault either).
+    expect(entry.args).not.toContain('--vault');
     const bridged = new Client({ name: 'snippet', version: '1' }, { capabilities: {} });
     await bridged.connect(new StdioClientTransport({ command: entry.command, args: entry.args, env: { PATH: process.env.PATH ?? '', HOME: work, ...entry.env }, stderr: 'ignore' }));
     try {
@@ -189,6 +191,13 @@ describe('console end to end (Chromium against the headless service)', () => {
     const rows = table.locator('tbody tr', { hasText: 'pages_update' });
     await rows.filter({ hasText: 'confirmed' }).first().waitFor(STEP);
     await rows.filter({ hasText: 'staged' }).first().waitFor(STEP);
+    // At 1280 px the whole row shows, up to the last column, even with long client-chosen text.
+    const wide = '/home/someone/projects/northbank-roasters/content/drafts/2026/brewing-guides/aeropress-inverted-method.md';
+    svc.core.auditor.record({ tool: 'files_read', write: false, result: 'ok', target: `file:${wide}` }, { principal: null, client: 'claude-code/2.1.3 (Linux; a long client name)' });
+    await page.reload();
+    await table.locator('tbody tr', { hasText: 'files_read' }).waitFor(STEP);
+    const cut = await table.evaluate((el) => el.scrollWidth - el.clientWidth);
+    expect(cut).toBeLessThanOrEqual(0);
     const csv = await page.getByRole('link', { name: 'CSV' }).getAttribute('href');
     expect(csv).toContain('/wp-json/gatehouse/v1/admin/audit/export?format=csv');
     await shot('activity');

@@ -3,7 +3,7 @@ import { act, cleanup, screen, waitFor, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Activity } from '../../renderer/screens/activity/activity.tsx';
-import { FakeApi, makeAudit } from './fake-api.ts';
+import { FakeApi, auditCursor, makeAudit } from './fake-api.ts';
 import { renderWith } from './render.tsx';
 
 afterEach(() => {
@@ -35,7 +35,7 @@ describe('Activity', () => {
     expect(bodyRows()[0]!.textContent).toContain('page:59');
     await userEvent.click(screen.getByRole('button', { name: 'Load older entries' }));
     await waitFor(() => expect(bodyRows()).toHaveLength(60));
-    expect(fake.callsTo('audit.query')[1]).toEqual({ limit: 50, cursor: '50' });
+    expect(fake.callsTo('audit.query')[1]).toEqual({ limit: 50, cursor: auditCursor(50) });
     expect(screen.getByText(/beginning of the log/)).toBeTruthy();
   });
 

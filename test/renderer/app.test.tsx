@@ -42,11 +42,18 @@ describe('App shell', () => {
     await waitFor(() => expect(document.title).toBe('(2) Overview · Gatehouse'));
   });
 
-  it('tells a browser without a session how to sign in', async () => {
-    const fake = new FakeApi().fail('health.get', 'unauthorized', 'log in');
+  it('tells a browser without a session how to sign in, in words, instead of the API\'s refusal on every card', async () => {
+    // The admin API's own words, written for scripts.
+    const refusal = 'log in through the console link printed by `gatehouse serve`, or send the admin key as a Bearer token';
+    const fake = new FakeApi();
+    for (const action of ['health.get', 'settings.get', 'tools.list', 'stats.get', 'staged.list', 'cloud.status'] as const) fake.fail(action, 'unauthorized', refusal);
     render(<App env={envOf(fake)} />);
     const banner = await screen.findByText(/not signed in to Gatehouse/);
-    expect(banner.textContent).toContain('gatehouse console-link');
+    expect(banner.textContent).toBe(
+      'This browser is not signed in to Gatehouse, or its session has ended. Open the one-time login link that gatehouse serve printed, or get a new one with gatehouse console-link.',
+    );
+    await waitFor(() => expect(document.body.textContent).not.toContain('Bearer'));
+    expect(screen.getAllByRole('alert')).toHaveLength(1);
   });
 
   it('shows no sign-in banner in Electron', async () => {

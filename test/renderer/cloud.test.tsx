@@ -218,6 +218,8 @@ describe('Cloud screen', () => {
     renderWith(fake, <Cloud />);
     const card = await screen.findByRole('region', { name: 'Updates' });
     await waitFor(() => expect(within(card).getByText('Latest version').nextElementSibling!.textContent).toBe('not checked yet'));
+    // Not "not known yet" beside the certificate's "Update channel: stable": this is the channel of a check, none made yet.
+    expect(within(card).getByText('Channel').nextElementSibling!.textContent).toBe("not checked yet (the license's channel is under Certificate)");
     expect(within(card).getByText('This version').nextElementSibling!.textContent).toBe('0.1.0');
     fake.state.cloud.updates = makeUpdates({
       connected: true, channel: 'stable', eligible: true, latest_version: '0.2.0', update_available: true,

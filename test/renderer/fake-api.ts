@@ -1,6 +1,6 @@
 import { cloudHandlers, initialCloud } from './fake-cloud.ts';
 import type { FakeCloudState } from './fake-cloud.ts';
-import { PRINCIPALS, RPC_ACTIONS, SETTINGS_DEFAULTS, SettingsPatch } from '../../main/contract/index.ts';
+import { API_ACTIONS, PRINCIPALS, RPC_ACTIONS, SETTINGS_DEFAULTS, SettingsPatch } from '../../main/contract/index.ts';
 import type {
   Api, ApiAction, ApiEvent, ApiInput, ApiOutput, AuditEntry, ErrorCode, HealthReport, PluginInfo, Result, Settings,
   StagedPayload, Stats, TokenView, ToolInfo, User,
@@ -10,6 +10,10 @@ import type {
  * An in-memory Api: the console's one boundary, replaced for component tests.
  * It keeps state like the service does (a confirm changes the staged item and
  * emits a `staged` event), and lets a test make any action fail or hang.
+ * Held to the contract: every input a screen sends is parsed with the
+ * action's input schema, and every answer with its output schema, so the fake
+ * cannot drift from what the service answers (screens that need the
+ * service's behaviour run on the real core: core-api.ts).
  */
 export interface FakeState {
   settings: Settings;
@@ -52,6 +56,9 @@ export function makeStaged(i: number, over: Partial<StagedPayload> = {}, now = D
     ...over,
   };
 }
+
+/** The fake's opaque audit cursor for a position (the service's are opaque too: a screen only hands them back). */
+export const auditCursor = (offset: number): string => btoa(JSON.stringify({ offset }));
 
 export function makeAudit(i: number, over: Partial<AuditEntry> = {}): AuditEntry {
   return {
@@ -147,7 +154,12 @@ export class FakeApi {
         try {
           const handler = (handlers as Partial<Record<ApiAction, (i: unknown) => unknown>>)[action];
           if (!handler) throw new Refusal('not_found', `the fake API has no ${action}`);
-          return { ok: true, data: structuredClone(handler(input ?? {})) };
+          const parsed = API_ACTIONS[action].input.safeParse(input ?? {});
+          if (!parsed.success) throw new Error(`the console sent ${action} an input the contract refuses: ${parsed.error.message}`);
+          const data = structuredClone(handler(parsed.data));
+          const answer = API_ACTIONS[action].output.safeParse(data);
+          if (!answer.success) throw new Error(`the fake answered ${action} with what the contract refuses: ${answer.error.message}`);
+          return { ok: true, data };
         } catch (e) {
           if (e instanceof Refusal) return { ok: false, code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) };
           throw e;
@@ -260,10 +272,11 @@ export class FakeApi {
         const all = s.audit
           .filter((e) => (!q.tool || e.tool === q.tool) && (!q.result || e.result === q.result) && (!q.user_id || e.user_id === q.user_id))
           .sort((a, b) => b.at.localeCompare(a.at));
-        const start = q.cursor ? Number(q.cursor) : 0;
+        // Opaque, as the service's (main/store/audit/log.ts encodes a position): a screen only hands it back.
+        const start = q.cursor ? Number((JSON.parse(atob(q.cursor)) as { offset: number }).offset) : 0;
         const limit = q.limit ?? 50;
         const entries = all.slice(start, start + limit);
-        return { entries, next_cursor: start + limit < all.length ? String(start + limit) : null };
+        return { entries, next_cursor: start + limit < all.length ? auditCursor(start + limit) : null };
       },
       'stats.get': () => s.stats,
       'tools.list': () => s.tools.map((t) => ({ ...t, disabled: s.settings.disabled_tools.includes(t.name) })),

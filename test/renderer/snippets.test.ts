@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { SNIPPET_CLIENTS, snippetFor, suggestAccount } from '../../renderer/screens/tokens/snippets.ts';
-import { quotePosix } from '../../main/contract/client-config.ts';
+import { bridgeLaunchArgs, MCP_CLIENTS, quotePosix } from '../../main/contract/client-config.ts';
+import { defaultDataDir } from '../../main/contract/paths.ts';
+import { parseCommand } from '../../bridge/args.ts';
+import { runConfig } from '../../bridge/config/command.ts';
 
 const token = `gth_${'x'.repeat(43)}`;
 // What the service reports in its health report: an absolute node and script, never a bare `gatehouse-bridge`.
@@ -41,6 +44,29 @@ describe('client snippets', () => {
       `claude mcp add --scope user gatehouse -e GATEHOUSE_TOKEN=${token} -- /usr/local/bin/node /home/ada/gatehouse/bin/gatehouse-bridge.mjs --data-dir '/srv/gh data' --token-env GATEHOUSE_TOKEN`,
     );
     expect(quotePosix('$(rm -rf ~)')).toBe("'$(rm -rf ~)'");
+  });
+
+  it('is, for every client the writer knows, exactly what `gatehouse-bridge config` prints for the same token and vault', async () => {
+    expect(SNIPPET_CLIENTS).toEqual(MCP_CLIENTS);
+    const home = '/home/ada';
+    const env = { GATEHOUSE_TOKEN: token };
+    const dataDir = '/srv/gh data';
+    // The service's launch line for a data dir that is not the default (main/bridge-launch.ts), as the health report carries it.
+    const served = { command: '/usr/local/bin/node', args: bridgeLaunchArgs('/opt/gh/bin/gatehouse-bridge.mjs', { dataDir, defaultDataDir: defaultDataDir('linux', env, home) }), platform: 'linux' };
+    const cases = [
+      { flags: ['--token-keychain', 'acct', '--vault', 'file'], input: { keychainAccount: 'acct', vault: 'file' as const } },
+      { flags: ['--token-keychain', 'acct'], input: { keychainAccount: 'acct', vault: 'keychain' as const } },
+      { flags: ['--token-env', 'GATEHOUSE_TOKEN'], input: { vault: 'file' as const } },
+    ];
+    for (const client of MCP_CLIENTS) {
+      for (const c of cases) {
+        const printed: string[] = [];
+        const io = { out: (t: string) => printed.push(t), err: () => {}, env, platform: 'linux', home, cwd: '/', nodePath: served.command, binPath: '/opt/gh/bin/gatehouse-bridge.mjs' };
+        const code = await runConfig(parseCommand(['config', '--client', client, '--data-dir', dataDir, ...c.flags]) as Parameters<typeof runConfig>[0], io);
+        expect(code).toBe(0);
+        expect(snippetFor(client, { token, launch: served, ...c.input }).text, `${client} ${c.flags.join(' ')}`).toBe(printed.join('').trimEnd());
+      }
+    }
   });
 
   it('suggests a keychain account from the label', () => {

@@ -2,6 +2,8 @@
 import { cleanup, screen, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
+import { USAGE_EVENTS } from '../../main/core/usage.ts';
+import { EVENT_LABELS } from '../../renderer/screens/usage/usage-events.tsx';
 import { Usage } from '../../renderer/screens/usage/usage.tsx';
 import type { LimitState } from '../../main/contract/cloud/usage.ts';
 import { FakeApi, iso } from './fake-api.ts';
@@ -71,6 +73,10 @@ describe('Usage', () => {
     const region = await screen.findByRole('region', { name: 'Metered usage' });
     const rows = within(region).getAllByRole('row').slice(1).map((r) => r.textContent);
     expect(rows).toEqual(['Tool calls that ran or staged a writesite.pages.read12—', 'AI answers (translation)verto.translate61200 / 900']);
+  });
+
+  it('names every usage event the service emits in words, none as its raw name', () => {
+    for (const name of Object.values(USAGE_EVENTS)) expect(EVENT_LABELS[name], name).toMatch(/^[A-Z][A-Za-z]* [a-z]/);
   });
 
   it('says what a connected cloud has not reported, inventing nothing', async () => {

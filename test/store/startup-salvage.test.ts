@@ -137,7 +137,7 @@ describe('every file the gateway writes', () => {
     const gw = await start();
     const admin = gw.users.list()[0]!;
     await gw.tokens.create('label \ud800 cut', admin);
-    gw.auditor.record({ tool: 'x\udc00', write: false, result: 'denied' }, { client: 'cl\ud83dient' });
+    gw.auditor.record({ tool: 'x\udc00', write: false, result: 'denied' }, { principal: null, client: 'cl\ud83dient' });
     await gw.audit.sync();
     await stop(gw);
     const files = (await filesUnder(dir)).filter((f) => /\.jsonl?$/.test(f));

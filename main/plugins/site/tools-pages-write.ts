@@ -14,6 +14,9 @@ import { applyOnce, appliedFrom } from './applied-log.ts';
 const EDITABLE = ['title', 'slug', 'content', 'excerpt', 'seo_title', 'seo_description', 'focus_keyword'] as const;
 type Editable = (typeof EDITABLE)[number];
 
+/** Said in the preview of a creation whose slug comes from the title: the slug is chosen again on approval. */
+export const DERIVED_SLUG_NOTE = ' (or the next free slug, e.g. -2, if that one is taken when this is approved)';
+
 export const WRITE_ANNOTATIONS = { readOnlyHint: false, openWorldHint: false } as const;
 
 const CreateInput = z.object({
@@ -111,7 +114,8 @@ export function pageWriteTools(deps: SiteDeps): Tool[] {
       };
       return {
         preview: {
-          summary: `Create ${fields.status === 'publish' ? 'published' : 'draft'} page ${pageLabel(fields)} at /${slug}/`,
+          // A slug derived from the title is taken when a person approves: another creation approved first may hold it by then.
+          summary: `Create ${fields.status === 'publish' ? 'published' : 'draft'} page ${pageLabel(fields)} at /${slug}/${input.slug ? '' : DERIVED_SLUG_NOTE}`,
           kind: 'diff' as const,
           changes: pageChanges(null, { ...fields, translations: {} }),
         },
@@ -126,7 +130,8 @@ export function pageWriteTools(deps: SiteDeps): Tool[] {
         // Several creations staged with one title all previewed the same free slug; each takes the next free one now.
         const fields = p.slug_from_title ? { ...p.fields, slug: freeSlug(draft, slugify(p.fields.title) || 'page', null) } : p.fields;
         const page = structuredClone(insertPage(draft, fields, p.author_id, isoNow(deps)));
-        return { structured: { page: toOut(draft.site, page) }, text: `Created page ${pageLabel(page)} at /${page.slug}/ (${page.status}).` };
+        const moved = page.slug === p.fields.slug ? '' : ` (not /${p.fields.slug}/ as previewed: another page took that slug first)`;
+        return { structured: { page: toOut(draft.site, page) }, text: `Created page ${pageLabel(page)} at /${page.slug}/${moved} (${page.status}).` };
       });
     },
     applied: appliedFrom(deps),

@@ -226,15 +226,15 @@ const AuditRow = memo(function AuditRow({ entry: e, user, token }: { entry: Audi
         ) : null}
       </td>
       <td title={e.user_id ?? undefined}>{user}</td>
-      <td>
+      <td className="wrap">
         {token ? <>{shown(token)} </> : null}
         <span className={token ? 'detail' : undefined}>{e.token_preview ?? ''}</span>
       </td>
-      <td>
+      <td className="wrap">
         {shown(e.client)}
         {e.client && e.client_source && e.client_source !== 'request' ? <span className="detail"> (guess)</span> : null}
       </td>
-      <td>{shown(e.target)}</td>
+      <td className="wrap">{shown(e.target)}</td>
       <td className="num">{Math.round(e.duration_ms)}</td>
     </tr>
   );

@@ -50,7 +50,7 @@ function UpdatesFacts({ view: v }: { view: UpdatesView }) {
         <dd>{v.current_version}</dd>
         <dt>Channel</dt>
         <dd>
-          {v.channel ?? 'not known yet'}
+          {v.channel ?? 'not checked yet (the license\'s channel is under Certificate)'}
           {v.eligible === false ? <span className="state-warn"> (not included in the license)</span> : null}
         </dd>
         <dt>Latest version</dt>

@@ -1,4 +1,5 @@
-import { CLIENT_FORMATS, DEFAULT_SERVER_NAME, DEFAULT_TOKEN_ENV, clientEntry, clientSnippet, type BridgeLaunch, type McpClient } from '../../../main/contract/client-config.ts';
+import { CLIENT_FORMATS, DEFAULT_SERVER_NAME, DEFAULT_TOKEN_ENV, MCP_CLIENTS, clientEntry, clientSnippet, type BridgeLaunch, type McpClient } from '../../../main/contract/client-config.ts';
+import type { VaultBackend } from '../../../main/contract/health.ts';
 
 /**
  * Ready-made configurations that make an MCP client launch gatehouse-bridge,
@@ -8,14 +9,16 @@ import { CLIENT_FORMATS, DEFAULT_SERVER_NAME, DEFAULT_TOKEN_ENV, clientEntry, cl
  * otherwise the token travels in an environment variable the bridge reads
  * (`--token-env`), and VS Code asks for it with a password prompt instead.
  */
-export const SNIPPET_CLIENTS = ['claude-desktop', 'cursor', 'vscode', 'claude-code'] as const satisfies readonly McpClient[];
-export type SnippetClient = (typeof SNIPPET_CLIENTS)[number];
+export const SNIPPET_CLIENTS: readonly McpClient[] = MCP_CLIENTS;
+export type SnippetClient = McpClient;
 
 export const CLIENT_TITLES = Object.fromEntries(SNIPPET_CLIENTS.map((c) => [c, CLIENT_FORMATS[c].label])) as Record<SnippetClient, string>;
 
 export interface SnippetInput {
   token: string;
   keychainAccount?: string | undefined;
+  /** where the service keeps the account (HealthReport.vault.backend): the file vault is named in the entry */
+  vault?: VaultBackend | undefined;
   /** how this machine starts the bridge (HealthReport.bridge) */
   launch: BridgeLaunch;
   /** the server's name in the client's config */
@@ -31,7 +34,7 @@ export interface Snippet {
 }
 
 export function snippetFor(client: SnippetClient, input: SnippetInput): Snippet {
-  const token = input.keychainAccount ? ({ kind: 'keychain', account: input.keychainAccount } as const) : ({ kind: 'env', variable: DEFAULT_TOKEN_ENV, value: input.token } as const);
+  const token = input.keychainAccount ? ({ kind: 'keychain', account: input.keychainAccount, vault: input.vault === 'file' ? 'file' : undefined } as const) : ({ kind: 'env', variable: DEFAULT_TOKEN_ENV, value: input.token } as const);
   const entry = clientEntry(client, input.launch, token);
   return { where: CLIENT_FORMATS[client].where, text: clientSnippet(client, input.name ?? DEFAULT_SERVER_NAME, entry, input.launch.platform), containsToken: entry.containsToken };
 }

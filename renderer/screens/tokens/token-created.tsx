@@ -15,7 +15,7 @@ export function TokenCreatedPanel({ created, health, onDone }: { created: TokenC
   const [client, setClient] = useState<SnippetClient>('claude-desktop');
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
-  const snippet = health ? snippetFor(client, { token: created.token, keychainAccount: created.keychain_account, launch: health.bridge }) : null;
+  const snippet = health ? snippetFor(client, { token: created.token, keychainAccount: created.keychain_account, vault: health.vault.backend, launch: health.bridge }) : null;
   const inFile = health?.vault.backend === 'file';
   return (
     <section className="card created" aria-labelledby="tk-created">

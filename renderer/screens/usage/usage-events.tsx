@@ -1,10 +1,11 @@
 import type { Stats } from '../../../main/contract/index.ts';
 
 /** What each usage event name means to a person (the names stay as details). */
-const EVENT_LABELS: Record<string, string> = {
+export const EVENT_LABELS: Record<string, string> = {
   'mcp.tool.called': 'Tool calls that ran or staged a write',
   'mcp.write.confirmed': 'Staged writes applied after approval',
   'ai.generation.completed': 'AI answers (translation)',
+  'translation.page.translated': 'Pages machine-translated',
 };
 
 /**

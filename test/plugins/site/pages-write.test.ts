@@ -30,7 +30,7 @@ async function previewOnly(name: string, input: Record<string, unknown>, ctx: Ca
 describe('pages_create', () => {
   it('previews a draft field by field, then creates exactly that on apply', async () => {
     const p = await previewOnly('pages_create', { title: 'Brewing with an AeroPress', content: '# AeroPress\n\nShort and sweet.', focus_keyword: 'aeropress' }, author);
-    expect(p.preview.summary).toBe("Create draft page 'Brewing with an AeroPress' at /brewing-with-an-aeropress/");
+    expect(p.preview.summary).toBe("Create draft page 'Brewing with an AeroPress' at /brewing-with-an-aeropress/ (or the next free slug, e.g. -2, if that one is taken when this is approved)");
     expect(p.target).toBeNull();
     expect(p.target_version).toBeNull();
     expect(Object.fromEntries(p.preview.changes.map((c) => [c.field, c.after]))).toEqual({
@@ -48,6 +48,8 @@ describe('pages_create', () => {
   it('derives a free slug from the title, but refuses an explicit slug that is taken', async () => {
     const p = await previewOnly('pages_create', { title: 'About us' });
     expect(p.preview.summary).toContain('/about-us-2/');
+    // An explicit slug does not move: its preview promises it.
+    expect((await previewOnly('pages_create', { title: 'Elsewhere', slug: 'elsewhere' })).preview.summary).not.toContain('next free slug');
     await expect(plan(site, 'pages_create', { title: 'Another', slug: 'about-us' }, admin)).rejects.toSatisfy((e) => code(e) === 'conflict');
   });
 
@@ -56,9 +58,18 @@ describe('pages_create', () => {
     for (let i = 0; i < 3; i++) plans.push(await previewOnly('pages_create', { title: 'Cold brew at home' }));
     // Staged one after the other, each previewed the slug free at that moment.
     for (const p of plans) expect(p.preview.summary).toContain('/cold-brew-at-home/');
+    // The preview says the slug may still change; the result names the one taken, and says it moved.
+    for (const p of plans) expect(p.preview.summary).toContain('next free slug');
     const slugs = [];
-    for (const p of plans) slugs.push((await apply('pages_create', p)).page.slug);
+    const texts = [];
+    for (const p of plans) {
+      const out = await site.write('pages_create').apply(JSON.parse(JSON.stringify(p.payload)), admin);
+      slugs.push((out.structured as { page: { slug: string } }).page.slug);
+      texts.push(out.text);
+    }
     expect(slugs).toEqual(['cold-brew-at-home', 'cold-brew-at-home-2', 'cold-brew-at-home-3']);
+    expect(texts[0]).toBe("Created page 'Cold brew at home' (#9) at /cold-brew-at-home/ (draft).");
+    expect(texts[1]).toBe("Created page 'Cold brew at home' (#10) at /cold-brew-at-home-2/ (not /cold-brew-at-home/ as previewed: another page took that slug first) (draft).");
   });
 
   it('refuses at apply when the slug was taken after the preview, changing nothing', async () => {

@@ -1,0 +1,18 @@
+import type { FieldChange, StagedPayload } from '../contract/staged.ts';
+import { principalLabel } from '../contract/principal.ts';
+import { safe } from './output.ts';
+
+/** One side of a change as the console shows it: a value the write does not have reads "(none)" before and "(removed)" after. */
+const side = (value: FieldChange['before'], missing: string): string => (value === undefined ? missing : JSON.stringify(value));
+
+/** `gatehouse staged show` for a person: the summary, field by field, then who decided. */
+export function stagedText(s: StagedPayload): string {
+  return [
+    safe`${s.id}  ${s.status}  ${s.tool}`,
+    safe`${s.preview.summary}`,
+    ...s.preview.changes.map((ch) => safe`  ${ch.field}:` + '\n' + safe`    - ${side(ch.before, '(none)')}` + '\n' + safe`    + ${side(ch.after, '(removed)')}`),
+    ...(s.preview.arguments ? [JSON.stringify(s.preview.arguments, null, 2).split('\n').map((l) => safe`${l}`).join('\n')] : []),
+    safe`expires ${s.expires_at}`,
+    ...(s.decided_by ? [safe`decided by ${principalLabel(s.decided_by)} at ${s.decided_at ?? '-'}`] : []),
+  ].join('\n');
+}
