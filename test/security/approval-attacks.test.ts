@@ -100,7 +100,7 @@ describe('who may approve: attacker paths are refused', () => {
     const foreign = await stage(await mcp(wide.token), 'pages_delete', { id: 3 });
     const res = await narrowClient.callTool({ name: 'staged_writes_confirm', arguments: { staged_id: foreign } });
     expect(res.isError).toBe(true);
-    expect((res.structuredContent as { error: { code: string } }).error.code).toBe('forbidden');
+    expect((res._meta?.['gatehouse/error'] as { code: string }).code).toBe('forbidden');
     expect(status(foreign)).toBe('pending');
     expect(page(3)).toBeDefined();
     // narrowed tokens do not read the local REST either
@@ -116,7 +116,7 @@ describe('who may approve: attacker paths are refused', () => {
     await svc.dispatch('settings.update', { disabled_tools: ['pages_create'] });
     const res = await client.callTool({ name: 'staged_writes_confirm', arguments: { staged_id: id } });
     expect(res.isError).toBe(true);
-    expect((res.structuredContent as { error: { code: string } }).error.code).toBe('forbidden');
+    expect((res._meta?.['gatehouse/error'] as { code: string }).code).toBe('forbidden');
     expect(status(id)).toBe('pending');
     expect(svc.core.siteStore.read().pages.some((p: { title: string }) => p.title === 'Contributor draft')).toBe(false);
     await expectNoAdminPower(carl.token, id);
