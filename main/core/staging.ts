@@ -277,14 +277,16 @@ export class Staging {
     // The intent, durable before the plugin changes anything.
     const intent = await this.keepOpen({ ...item, status: 'applying', decided_at: new Date(this.deps.clock.now()).toISOString(), decided_by: deciderPrincipal(by) });
     let result: unknown;
+    let made: string | undefined;
     try {
-      result = (await tool.apply(item.payload, ctx, refOf(intent))).structured;
+      ({ structured: result, target: made } = await tool.apply(item.payload, ctx, refOf(intent)));
     } catch (e) {
       // apply changes all or nothing: it threw, so nothing was applied.
       await settleFailed(intent, e instanceof GatehouseError ? e.code : 'internal_error');
       throw e;
     }
-    return this.markConfirmed(intent, result, this.actorFor(by, item), { feature_key: tool.feature, duration_ms: this.deps.clock.now() - started });
+    // A creation names its target only once applied: the confirm's entry records what was made.
+    return this.markConfirmed(intent, result, this.actorFor(by, item), { feature_key: tool.feature, duration_ms: this.deps.clock.now() - started, ...(made && !item.target ? { target: made } : {}) });
   }
 
   /**
