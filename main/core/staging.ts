@@ -307,7 +307,8 @@ export class Staging {
     }
     const done = await this.finish(intent, 'confirmed', undefined, { result });
     this.confirmRecorded.delete(intent.id);
-    this.deps.usage.record({ event: USAGE_EVENTS.writeConfirmed, product: 'mcp', feature: facts.feature_key ?? 'mcp.staging', units: 1 });
+    // Reported, but no second action: the write's one mcp_action is its tool call (docs/staging.md, "Usage and quotas").
+    this.deps.usage.record({ event: USAGE_EVENTS.writeConfirmed, product: 'mcp', feature: facts.feature_key ?? 'mcp.staging', units: 0 });
     return done;
   }
 
