@@ -24,6 +24,7 @@ import { LegacyExchange } from './legacy-exchange.ts';
 import { serveThroughSdk } from './web-exchange.ts';
 import { RefusalAudit } from './refusal-audit.ts';
 import { ClientNames } from './client-names.ts';
+import { endListenStream } from './listen-close.ts';
 
 export interface EndpointDeps extends ServerDeps {
   tokens: Tokens;
@@ -70,6 +71,13 @@ export function createMcpEndpoint(deps: EndpointDeps) {
   const clients = new ClientNames();
   const refusals = new RefusalAudit(deps.auditor, deps.clock);
 
+  // Open notification streams, so shutdown can end them with their last event before connections are cut.
+  const streams = new Set<ServerResponse>();
+  const holdStream = (res: ServerResponse) => {
+    streams.add(res);
+    res.once('close', () => streams.delete(res));
+  };
+
   const guards = compose<McpRequest>(
     hostGuard(deps.allowedHosts), corsGuard, methodGuard, enabledGuard,
     authGuard(deps.tokens, deps.limiter), tokenRateGuard(deps.limiter), bodyGuard(maxBody, deps.bodyBudget),
@@ -101,6 +109,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     };
     if (c.stream) {
       if (!openEventStream(req, res, record.id, lists)) busy();
+      else holdStream(res);
       return;
     }
     const rpc = c.rpc!;
@@ -114,7 +123,8 @@ export function createMcpEndpoint(deps: EndpointDeps) {
       // The SDK holds this stream open and subscribes it to our bus: name the token it belongs to
       // (ListChanges.attach then ends the token's oldest stream past its bound).
       if (!lists.hasRoomFor(record.id)) return busy();
-      await lists.servingListenFor(record.id, () => res.destroy(), () => serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId));
+      holdStream(res);
+      await lists.servingListenFor(record.id, () => endListenStream(res, rpc.message.id!), () => serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId));
       return;
     }
     const refused = await serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId);
@@ -135,6 +145,15 @@ export function createMcpEndpoint(deps: EndpointDeps) {
   return {
     handle,
     lists,
+    /** Ends every notification stream as the spec ends one (listen-close.ts) and waits, at most `ms`, for them to be sent. */
+    endStreams: async (ms = 1000) => {
+      const open = [...streams];
+      lists.closeAll();
+      await Promise.race([
+        Promise.all(open.map((res) => (res.writableFinished || res.destroyed ? null : new Promise((resolve) => res.once('close', resolve).once('finish', resolve))))),
+        new Promise((resolve) => setTimeout(resolve, ms).unref()),
+      ]);
+    },
     close: async () => {
       for (const u of unwatch) u();
       lists.closeAll();

@@ -52,6 +52,9 @@ const toolError = (code: string, message: string, extra: Record<string, unknown>
   isError: true,
 });
 
+/** Who answers: the server's identity in `initialize`, in 2026-07-28 results' `_meta`, and in a listen stream's closing result. */
+export const SERVER_INFO = { name: 'gatehouse', title: 'Gatehouse', version: VERSION } as const;
+
 /** Server capabilities: lists change at run time (plugins, settings), and we say so. */
 export const SERVER_CAPABILITIES = { tools: { listChanged: true }, resources: { listChanged: true }, logging: {} } as const;
 
@@ -76,7 +79,7 @@ function discoverServedVersions(server: Server): void {
  * staging and audit in its own pipeline, and tools/list is per caller.
  */
 export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
-  const server = new Server({ name: 'gatehouse', title: 'Gatehouse', version: VERSION }, { capabilities: SERVER_CAPABILITIES, instructions: deps.instructions(ctx) });
+  const server = new Server({ ...SERVER_INFO }, { capabilities: SERVER_CAPABILITIES, instructions: deps.instructions(ctx) });
   discoverServedVersions(server);
   const viewer = viewerOf(ctx);
 

@@ -57,7 +57,8 @@ export async function serveThroughSdk(handler: McpHttpHandler, req: IncomingMess
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done || abort.signal.aborted) break;
+      // ended by us (a listen stream closed with its result): nothing more may be written
+      if (done || abort.signal.aborted || res.writableEnded) break;
       if (!res.write(value)) await new Promise<void>((resolve) => {
         res.once('drain', resolve);
         res.once('close', resolve);
