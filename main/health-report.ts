@@ -51,6 +51,23 @@ export function cloudWarnings(s: CloudStatusView): Warning[] {
   return [...s.warnings, ...quota];
 }
 
+/**
+ * The cloud part as it is true of this service:
+ * - `connected` says the site is connected (registered, its key accepted),
+ *   not whether the last sync got through: a failed sync, or the circuit
+ *   breaker open after several, is a warning (`cloud_sync_failed`,
+ *   `cloud_gateway_unreachable`) and `success: false`, not a disconnection.
+ * - `mcp` is active while the endpoint is switched on, whatever the plan:
+ *   the MCP gateway's core (`mcp.core`, `mcp.staging`) is free, and a plan
+ *   without the paid MCP product still serves it.
+ */
+export function truthfulCloud(cloud: CloudHealth, endpointOn: boolean): CloudHealth {
+  const connected = cloud.gateway.cloud_token === 'valid';
+  const mcp = endpointOn && cloud.products.mcp !== 'active' ? 'active' : cloud.products.mcp;
+  if (connected === cloud.gateway.connected && mcp === cloud.products.mcp) return cloud;
+  return { ...cloud, gateway: { ...cloud.gateway, connected }, products: { ...cloud.products, mcp } };
+}
+
 /** What the console's overview, the tray and `GET health` show: built fresh on every call. */
 export function healthReporter(deps: HealthDeps): () => HealthReport {
   const warnings = (): Warning[] => [
@@ -66,10 +83,11 @@ export function healthReporter(deps: HealthDeps): () => HealthReport {
   ];
   return () => {
     const since = deps.clock.now() - 24 * 3600_000;
+    const enabled = deps.settings.get().enabled;
     return {
       name: 'gatehouse',
       version: VERSION,
-      enabled: deps.settings.get().enabled,
+      enabled,
       ...deps.urls,
       data_dir: deps.dataDir,
       vault: { backend: deps.vault.backend, label: deps.vault.label },
@@ -80,7 +98,7 @@ export function healthReporter(deps: HealthDeps): () => HealthReport {
         .filter((t) => t.last_used && Date.parse(t.last_used) >= since)
         .sort((a, b) => (b.last_used ?? '').localeCompare(a.last_used ?? ''))
         .map((t) => ({ token_id: t.id, label: t.label, client: deps.tokens.lastClient(t.id), last_used: t.last_used! })),
-      cloud: deps.cloud(),
+      cloud: truthfulCloud(deps.cloud(), enabled),
       warnings: warnings(),
     };
   };

@@ -35,7 +35,7 @@ import { UsageRecorder } from './core/usage.ts';
 import { HTTP_REFUSAL, RESOURCE_READ } from './contract/audit.ts';
 import { jsonSchemaCompiler } from './mcp/json-schema.ts';
 import { bridgeLaunchFor } from './bridge-launch.ts';
-import { cloudWarnings, healthReporter } from './health-report.ts';
+import { cloudWarnings, healthReporter, truthfulCloud } from './health-report.ts';
 import { startBackgroundJobs } from './background-jobs.ts';
 import { CloudClient, type CloudClientOptions } from './cloud/index.ts';
 import { cloudActions } from './cloud/cloud-actions-port.ts';
@@ -145,7 +145,8 @@ export async function openLocalCore(config: LocalCoreConfig) {
       users, tokens, staging, registry, settings, stats, audit, events, sessions, clock, health, log,
       clientVault: clientTokenVault(vault),
       consoleUrl: () => urls.console_url || null,
-      cloud: () => cloudPort.health(),
+      // pro/cloud/status says what the health report says
+      cloud: () => truthfulCloud(cloudPort.health(), settings.get().enabled),
       entitlements: () => entitlements,
       cloudActions: cloudPort,
       upstreams,

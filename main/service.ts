@@ -113,6 +113,8 @@ export async function startService(config: ServiceConfig) {
         stopping ??= (async () => {
           // runtime.json goes first, so a CLI starting now works on the files instead of a closing service
           if (config.writeRuntimeFile !== false) await removeRuntime(config.dataDir, process.pid);
+          // notification streams end with their closing event before the connections are cut
+          await mcp.endStreams();
           await new Promise<void>((resolve) => {
             listening.close(() => resolve());
             listening.closeAllConnections();
@@ -145,6 +147,9 @@ function lazyEndpoint(deps: EndpointDeps) {
     lists: { get size() { return loaded?.lists.size ?? 0; } },
     warm: () => void load().catch((e: unknown) => deps.log.error('loading the MCP endpoint failed', { error: (e as Error).message })),
     handle: async (req: IncomingMessage, res: ServerResponse) => (await load()).handle(req, res),
+    endStreams: async () => {
+      if (endpoint) await (await endpoint).endStreams();
+    },
     close: async () => {
       if (endpoint) await (await endpoint).close();
     },

@@ -7,7 +7,8 @@ Usage: gatehouse <command> [options]
 
   serve [--host 127.0.0.1] [--port ${DEFAULT_PORT}|0] [--enable]    start the headless service
   tokens create --label L [--user LOGIN] [--keychain ACCOUNT]
-                [--read-only] [--tools a,b] [--plugins p,q]        create a token (shown once)
+                [--read-only] [--tools a,b] [--plugins p,q]        create a token (shown once), bound to
+                                                                 LOGIN, or to the editor 'agent' (--user admin: the administrator)
   tokens list | tokens revoke ID
   users list | users add LOGIN --role R | users set-role LOGIN R
   settings get [KEY] | settings set KEY VALUE

@@ -56,13 +56,22 @@ export const ErrorCode = z.enum([
   'product_inactive',
   'update_not_allowed',
   'site_limit_reached',
+  // MCP 2026-07-28: the request names a protocol revision the server does not serve
+  'unsupported_protocol_version',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
-/** JSON-RPC error codes per DESIGN.md's status table. */
+/**
+ * JSON-RPC error codes per DESIGN.md's status table. Our own codes sit in
+ * JSON-RPC's implementation-defined server range (-32000..-32099) and avoid
+ * every code the MCP specification assigns there: -32002 (2025-11-25's
+ * resource not found), -32020 (header mismatch), -32021 (missing client
+ * capability), -32022 (unsupported protocol version), -32042 (URL
+ * elicitation required).
+ */
 export const JSONRPC_CODES = {
   unauthorized: -32001,
-  gateway_disabled: -32002,
+  gateway_disabled: -32010,
   forbidden: -32003,
   rate_limited: -32029,
   payload_too_large: -32600,
@@ -74,7 +83,29 @@ export const JSONRPC_CODES = {
   staged_too_large: -32602,
   staged_limit_reached: -32029,
   internal_error: -32603,
+  unsupported_protocol_version: -32022,
 } as const satisfies Partial<Record<ErrorCode, number>>;
+
+/** The code MCP 2025-11-25 gives a resources/read of an unknown URI; 2026-07-28 (SEP-2164) answers -32602 instead. */
+export const RESOURCE_NOT_FOUND_2025 = -32002;
+
+/**
+ * Our string code for a JSON-RPC error whose numeric code another party
+ * chose (the MCP SDK's validation, a handler): the one table every JSON-RPC
+ * seam reads (the MCP endpoint's exchanges, the bridge).
+ */
+export const RPC_CODES: Readonly<Record<number, ErrorCode>> = {
+  [-32700]: 'parse_error',
+  [-32600]: 'invalid_request',
+  [-32601]: 'method_not_found',
+  [-32602]: 'invalid_params',
+  [-32603]: 'internal_error',
+  [-32020]: 'invalid_request',
+  [-32022]: 'unsupported_protocol_version',
+  [RESOURCE_NOT_FOUND_2025]: 'not_found',
+};
+
+export const codeOfRpcError = (code: number): ErrorCode => RPC_CODES[code] ?? 'invalid_request';
 
 /** HTTP statuses for the codes the endpoint and the admin API answer with. */
 export const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
@@ -88,6 +119,7 @@ export const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   method_not_found: 404,
   invalid_value: 400,
   invalid_params: 400,
+  unsupported_protocol_version: 400,
   not_found: 404,
   staged_not_found: 404,
   conflict: 409,

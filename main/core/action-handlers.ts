@@ -26,8 +26,8 @@ export function createHandlers(deps: ActionDeps): Handlers {
     'settings.update': async (input) => settings.update(input),
     'tokens.list': async () => tokens.list(),
     'tokens.create': async (input) => {
-      const user = input.user ? users.require(input.user) : users.list().find((u) => u.login === 'admin') ?? users.list().find((u) => u.role === 'administrator');
-      if (!user) throw new GatehouseError('not_found', 'no administrator user exists');
+      // Least privilege: without a named user, the default `agent` (an editor), never the administrator.
+      const user = input.user ? users.require(input.user) : await users.defaultTokenUser();
       checkScope(input.scope, user.role, registry);
       const created = await tokens.create(input.label, user, input.scope ?? {});
       if (input.keychain_account) {

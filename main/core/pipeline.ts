@@ -60,7 +60,7 @@ export class Pipeline {
     }
     const tool = entry.tool;
     // An upstream call is audited with the shape of its arguments (names and types, never values).
-    const facts = { tool: tool.name, write: tool.write, source_plugin: tool.plugin, feature_key: tool.feature, ...(entry.pluginKind === 'upstream' ? { args_shape: argsShape(args ?? {}) } : {}) };
+    const facts: Partial<AuditFacts> & Pick<AuditFacts, 'tool' | 'write'> = { tool: tool.name, write: tool.write, source_plugin: tool.plugin, feature_key: tool.feature, ...(entry.pluginKind === 'upstream' ? { args_shape: argsShape(args ?? {}) } : {}) };
 
     const checked = await entry.input.validate(args ?? {});
     if (!checked.ok) {
@@ -68,6 +68,8 @@ export class Pipeline {
       throw new GatehouseError('invalid_params', `invalid arguments for ${tool.name}: ${checked.issues.join('; ')}`, { issues: checked.issues });
     }
     const input = checked.value as Record<string, unknown>;
+    // From here on every entry names what the call names (a page read, a write refused on a named page).
+    Object.assign(facts, { target: targetOf(tool, input) });
 
     const source = this.d.entitlements();
     const { entitlement, code } = source.decide ? await source.decide(tool.feature) : { entitlement: await source.check(tool.feature), code: null };
@@ -124,6 +126,15 @@ export class Pipeline {
       audit({ result: 'error', error_code: e instanceof GatehouseError ? e.code : 'internal_error', ...source });
       throw e;
     }
+  }
+}
+
+/** The target a call names; a tool's own function failing on odd input names none rather than failing the call. */
+function targetOf(tool: RegisteredTool['tool'], input: Record<string, unknown>): string | null {
+  try {
+    return tool.target?.(input as never) ?? null;
+  } catch {
+    return null;
   }
 }
 

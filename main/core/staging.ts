@@ -232,14 +232,16 @@ export class Staging {
     // The intent, durable before the plugin changes anything.
     const intent = await this.ledger.keepOpen({ ...item, status: 'applying', decided_at: new Date(this.deps.clock.now()).toISOString(), decided_by: deciderPrincipal(by) });
     let result: unknown;
+    let made: string | undefined;
     try {
-      result = (await tool.apply(item.payload, ctx, refOf(intent))).structured;
+      ({ structured: result, target: made } = await tool.apply(item.payload, ctx, refOf(intent)));
     } catch (e) {
       // apply changes all or nothing: it threw, so nothing was applied.
       await settleFailed(intent, e instanceof GatehouseError ? e.code : 'internal_error');
       throw e;
     }
-    return this.markConfirmed(intent, result, this.actorFor(by, item), { feature_key: tool.feature, duration_ms: this.deps.clock.now() - started });
+    // A creation names its target only once applied: the confirm's entry records what was made.
+    return this.markConfirmed(intent, result, this.actorFor(by, item), { feature_key: tool.feature, duration_ms: this.deps.clock.now() - started, ...(made && !item.target ? { target: made } : {}) });
   }
 
   /**
@@ -260,7 +262,8 @@ export class Staging {
     }
     const done = await this.ledger.finish(intent, 'confirmed', undefined, { result });
     this.confirmRecorded.delete(intent.id);
-    this.deps.usage.record({ event: USAGE_EVENTS.writeConfirmed, product: 'mcp', feature: facts.feature_key ?? 'mcp.staging', units: 1 });
+    // Reported, but no second action: the write's one mcp_action is its tool call (docs/staging.md, "Usage and quotas").
+    this.deps.usage.record({ event: USAGE_EVENTS.writeConfirmed, product: 'mcp', feature: facts.feature_key ?? 'mcp.staging', units: 0 });
     return done;
   }
 

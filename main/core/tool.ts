@@ -36,6 +36,8 @@ export interface ToolOutput {
   content?: ReadonlyArray<Record<string, unknown>>;
   /** false: `structured` is kept (staged result, output check) but not sent as structuredContent (the source gave none) */
   sendStructured?: boolean;
+  /** what an apply made, when the staged write could not name it before (a creation: "page:12"); audited with the confirm */
+  target?: string;
 }
 
 /** What a write tool proposes instead of changing anything. */
@@ -64,6 +66,8 @@ interface ToolBase<S extends ToolSchema> {
   /** owning plugin id */
   plugin: string;
   annotations?: ToolAnnotations;
+  /** what a call names (e.g. "page:12"), from its validated input: the audit entry of every outcome records it */
+  target?(input: InferOutput<S>): string | null;
   /** how long one call (or one preview) may take; the pipeline's default otherwise */
   timeout_ms?: number;
 }

@@ -9,6 +9,16 @@ import { shortId } from '../lib/ids.ts';
 const CAPABILITIES = new Map<Role, ReadonlySet<Capability>>(Object.entries(ROLE_CAPABILITIES).map(([role, caps]) => [role as Role, new Set(caps)]));
 export const capabilitiesOf = (role: Role): ReadonlySet<Capability> => CAPABILITIES.get(role) ?? new Set();
 
+/**
+ * The user a token is bound to when none is named: `agent`, an editor. The
+ * least privilege the built-in tools need (read, edit and publish pages,
+ * others' too as the seeded pages are the administrator's, delete, use AI),
+ * and nothing of the administrator's (`manage_options`). Created the first
+ * time a token needs it; a person may change its role like any user's. The
+ * administrator only when asked (`--user admin`). See docs/decisions.md.
+ */
+export const DEFAULT_TOKEN_USER = { login: 'agent', role: 'editor', display_name: 'AI agent (default for tokens)' } as const satisfies { login: string; role: Role; display_name: string };
+
 export class Users {
   private readonly roleListeners = new Set<(user: User) => void>();
 
@@ -40,6 +50,17 @@ export class Users {
       const admin: User = { id: shortId('usr'), login: 'admin', display_name: 'Administrator', role: 'administrator', created: new Date(this.clock.now()).toISOString() };
       d.users.push(admin);
       return admin;
+    });
+  }
+
+  /** DEFAULT_TOKEN_USER, created the first time (in one store update, so two creates at once make one user). */
+  async defaultTokenUser(): Promise<User> {
+    return this.store.update((d) => {
+      const existing = d.users.find((u) => u.login === DEFAULT_TOKEN_USER.login);
+      if (existing) return { ...existing };
+      const user: User = { id: shortId('usr'), ...DEFAULT_TOKEN_USER, created: new Date(this.clock.now()).toISOString() };
+      d.users.push(user);
+      return { ...user };
     });
   }
 

@@ -1,35 +1,30 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createMcpHandler, isJsonContentType, type AuthInfo, type JSONRPCMessage } from '@modelcontextprotocol/server';
-import type { Settings } from '../contract/settings.ts';
+import { createMcpHandler, type AuthInfo, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { ErrorCode } from '../contract/errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
-import type { Tokens, Verified } from '../core/tokens.ts';
+import type { Tokens } from '../core/tokens.ts';
 import type { RateLimiter } from '../lib/rate-limiter.ts';
 import type { Auditor } from '../core/auditor.ts';
 import type { CallContext } from '../core/tool.ts';
 import { viewerOf } from '../core/registry.ts';
 import { capabilitiesOf } from '../core/users.ts';
 import { HttpError } from '../lib/http/http-error.ts';
-import { ANSWERED, compose, type Guard } from '../lib/http/compose.ts';
+import { ANSWERED, compose } from '../lib/http/compose.ts';
 import { jsonRpcEnvelope } from '../lib/http/envelope.ts';
 import { sendError } from '../lib/http/send.ts';
 import { requestId } from '../lib/http/request-id.ts';
-import { checkHost } from '../lib/http/host.ts';
-import { answerPreflight, checkOrigin, corsHeaders, type CorsPolicy } from '../lib/http/cors.ts';
 import { clientAddress } from '../lib/http/client-address.ts';
-import { checkRate, rateLimitedError } from '../lib/http/rate-limit.ts';
-import { DEFAULT_MAX_BODY, readBody, type BodyBudget } from '../lib/http/body.ts';
-import { parseJson } from '../lib/http/json.ts';
-import { authenticate } from './bearer-auth.ts';
+import { DEFAULT_MAX_BODY, type BodyBudget } from '../lib/http/body.ts';
 import { buildServer, type ServerDeps } from './server-factory.ts';
 import { ListChanges } from './list-changed.ts';
-import { openEventStream, wantsEventStream } from './event-stream.ts';
-import { checkRpc, checkLegacyHeaders, MAX_RPC_ID_LENGTH, type CheckedRpc } from './rpc-check.ts';
+import { openEventStream } from './event-stream.ts';
+import { authGuard, bodyGuard, corsGuard, enabledGuard, hostGuard, methodGuard, tokenRateGuard, type McpRequest } from './guards.ts';
 import { LegacyExchange } from './legacy-exchange.ts';
 import { serveThroughSdk } from './web-exchange.ts';
 import { RefusalAudit } from './refusal-audit.ts';
 import { ClientNames } from './client-names.ts';
+import { endListenStream } from './listen-close.ts';
 
 export interface EndpointDeps extends ServerDeps {
   tokens: Tokens;
@@ -44,26 +39,6 @@ export interface EndpointDeps extends ServerDeps {
   /** memory shared by every body being read at once (with the admin API's) */
   bodyBudget?: BodyBudget;
 }
-
-/** What the guards learn about one request, in the order they learn it. */
-interface McpRequest {
-  req: IncomingMessage;
-  res: ServerResponse;
-  requestId: string;
-  settings: Settings;
-  now: number;
-  address: string;
-  /** a GET asking for the notification stream */
-  stream: boolean;
-  rpcId: string | number | null;
-  auth?: Verified;
-  rpc?: CheckedRpc;
-}
-
-const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name, Last-Event-ID, X-Request-Id';
-const EXPOSE_HEADERS = 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, X-Request-Id';
-const METHODS = 'GET, POST, OPTIONS';
-const corsPolicy = (s: Settings): CorsPolicy => ({ origins: s.cors, methods: METHODS, allowHeaders: ALLOW_HEADERS, exposeHeaders: EXPOSE_HEADERS });
 
 /**
  * The MCP endpoint: one small guard per concern from main/lib/http, composed
@@ -96,46 +71,17 @@ export function createMcpEndpoint(deps: EndpointDeps) {
   const clients = new ClientNames();
   const refusals = new RefusalAudit(deps.auditor, deps.clock);
 
-  const host: Guard<McpRequest> = (c) => checkHost(c.req, deps.allowedHosts) ?? checkOrigin(c.req, c.settings.cors, deps.allowedHosts);
-  const cors: Guard<McpRequest> = (c) => {
-    for (const [k, v] of Object.entries(corsHeaders(c.req, corsPolicy(c.settings)))) c.res.setHeader(k, v);
-    if (c.req.method === 'OPTIONS') return answerPreflight(c.req, c.res, corsPolicy(c.settings)) ?? ANSWERED;
+  // Open notification streams, so shutdown can end them with their last event before connections are cut.
+  const streams = new Set<ServerResponse>();
+  const holdStream = (res: ServerResponse) => {
+    streams.add(res);
+    res.once('close', () => streams.delete(res));
   };
-  const method: Guard<McpRequest> = (c) => {
-    c.stream = c.req.method === 'GET' && wantsEventStream(c.req);
-    if (c.req.method !== 'POST' && !c.stream) {
-      return new HttpError('invalid_request', `${c.req.method} is not supported on the MCP endpoint: POST a JSON-RPC message, or GET with Accept: text/event-stream for change notifications`, { status: 405, headers: { Allow: METHODS } });
-    }
-  };
-  const enabled: Guard<McpRequest> = (c) => {
-    if (!c.settings.enabled) return new HttpError('gateway_disabled', 'the gateway is switched off in Gatehouse settings: switch it on in the console, the tray or with `gatehouse settings set enabled true`');
-  };
-  const auth: Guard<McpRequest> = (c) => {
-    const verified = authenticate(c.req, deps.tokens);
-    if (!(verified instanceof HttpError)) {
-      c.auth = verified;
-      return;
-    }
-    // Failed authentication spends the address's budget, so guessing tokens is
-    // rate limited; a valid token is never held back by someone else's failures
-    // (every local client shares 127.0.0.1).
-    const d = deps.limiter.check(`addr:${c.address}`, c.settings.rate_limit, c.now);
-    return d.allowed ? verified : rateLimitedError(d);
-  };
-  // Before the body: a token over its budget costs us no read, no parse.
-  const tokenRate: Guard<McpRequest> = (c) => checkRate(c.res, deps.limiter, `tok:${c.auth!.record.id}`, c.settings.rate_limit, c.now);
-  const body: Guard<McpRequest> = async (c) => {
-    if (c.stream) return;
-    if (!isJsonContentType(c.req.headers['content-type'] ?? null)) {
-      return new HttpError('invalid_request', 'Content-Type must be application/json', { status: 415, headers: { Connection: 'close' } });
-    }
-    const parsed = parseJson(await readBody(c.req, { limit: maxBody, ...(deps.bodyBudget ? { budget: deps.bodyBudget } : {}) }));
-    const id = (parsed as { id?: unknown } | null)?.id;
-    if (typeof id === 'number' || (typeof id === 'string' && id.length <= MAX_RPC_ID_LENGTH)) c.rpcId = id;
-    c.rpc = checkRpc(c.req, parsed);
-    if (c.rpc.era === 'legacy') checkLegacyHeaders(c.req, c.rpc);
-  };
-  const guards = compose<McpRequest>(host, cors, method, enabled, auth, tokenRate, body);
+
+  const guards = compose<McpRequest>(
+    hostGuard(deps.allowedHosts), corsGuard, methodGuard, enabledGuard,
+    authGuard(deps.tokens, deps.limiter), tokenRateGuard(deps.limiter), bodyGuard(maxBody, deps.bodyBudget),
+  );
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const now = deps.clock.now();
@@ -163,6 +109,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     };
     if (c.stream) {
       if (!openEventStream(req, res, record.id, lists)) busy();
+      else holdStream(res);
       return;
     }
     const rpc = c.rpc!;
@@ -176,7 +123,8 @@ export function createMcpEndpoint(deps: EndpointDeps) {
       // The SDK holds this stream open and subscribes it to our bus: name the token it belongs to
       // (ListChanges.attach then ends the token's oldest stream past its bound).
       if (!lists.hasRoomFor(record.id)) return busy();
-      await lists.servingListenFor(record.id, () => res.destroy(), () => serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId));
+      holdStream(res);
+      await lists.servingListenFor(record.id, () => endListenStream(res, rpc.message.id!), () => serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId));
       return;
     }
     const refused = await serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId);
@@ -197,6 +145,15 @@ export function createMcpEndpoint(deps: EndpointDeps) {
   return {
     handle,
     lists,
+    /** Ends every notification stream as the spec ends one (listen-close.ts) and waits, at most `ms`, for them to be sent. */
+    endStreams: async (ms = 1000) => {
+      const open = [...streams];
+      lists.closeAll();
+      await Promise.race([
+        Promise.all(open.map((res) => (res.writableFinished || res.destroyed ? null : new Promise((resolve) => res.once('close', resolve).once('finish', resolve))))),
+        new Promise((resolve) => setTimeout(resolve, ms).unref()),
+      ]);
+    },
     close: async () => {
       for (const u of unwatch) u();
       lists.closeAll();

@@ -1,9 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { AuthInfo, JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
+import { finishRpcError } from './rpc-errors.ts';
 
 type Id = string | number;
-
-const RPC_CODES: Record<number, string> = { [-32700]: 'parse_error', [-32600]: 'invalid_request', [-32601]: 'method_not_found', [-32602]: 'invalid_params', [-32603]: 'internal_error' };
 
 /**
  * One 2025-era Streamable HTTP exchange served straight on Node's response,
@@ -13,8 +12,8 @@ const RPC_CODES: Record<number, string> = { [-32700]: 'parse_error', [-32600]: '
  * sends something related to the request before its result (progress, a
  * log message): then the answer becomes an SSE stream at that moment, as
  * the SDK's 2026-07-28 `auto` mode does. A client that drops the connection
- * cancels the request (the handler's signal aborts). JSON-RPC errors get
- * `data.code` (and the request id) like every other error Gatehouse sends.
+ * cancels the request (the handler's signal aborts). JSON-RPC errors are
+ * finished by rpc-errors.ts like every other error Gatehouse sends.
  */
 export class LegacyExchange implements Transport {
   onclose?: () => void;
@@ -89,11 +88,7 @@ export class LegacyExchange implements Transport {
   }
 
   private withCode(message: Extract<JSONRPCMessage, { error: unknown }>): JSONRPCMessage {
-    const { error } = message;
-    const data = typeof error.data === 'object' && error.data !== null && !Array.isArray(error.data) ? (error.data as Record<string, unknown>) : {};
-    if (typeof data.code === 'string' && data.request_id !== undefined) return message;
-    const code = typeof data.code === 'string' ? data.code : (RPC_CODES[error.code] ?? 'invalid_request');
-    return { ...message, error: { ...error, data: { ...data, code, request_id: this.requestId } } };
+    return { ...message, error: finishRpcError(message.error, this.requestId, 'legacy') };
   }
 
   private end(status: number, body: string | null): void {

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import { classifyInboundRequest, parseJSONRPCMessage, PROTOCOL_VERSION_META_KEY, SUPPORTED_PROTOCOL_VERSIONS, type InboundClassificationOutcome } from '@modelcontextprotocol/server';
-import type { ErrorCode } from '../contract/errors.ts';
+import { classifyInboundRequest, parseJSONRPCMessage, PROTOCOL_VERSION_META_KEY, type InboundClassificationOutcome } from '@modelcontextprotocol/server';
+import { codeOfRpcError, JSONRPC_CODES } from '../contract/errors.ts';
 import { HttpError } from '../lib/http/http-error.ts';
+import { MODERN_PROTOCOL_VERSION, SERVED_PROTOCOL_VERSIONS, servesVersion } from './protocol-versions.ts';
 
 /** A JSON-RPC request id longer than this is refused: it is echoed in every answer and log line. */
 export const MAX_RPC_ID_LENGTH = 256;
@@ -12,15 +13,37 @@ export type RpcMessage = { jsonrpc: '2.0'; id?: string | number; method?: string
 /** What the endpoint knows once a body passed the checks: which era serves it, and the one message. */
 export type CheckedRpc = { era: 'legacy' | 'modern'; message: RpcMessage; isRequest: boolean };
 
-const header = (req: IncomingMessage, name: string): string | undefined => {
+const headerOf = (req: IncomingMessage, name: string): string | undefined => {
   const v = req.headers[name];
   return typeof v === 'string' ? v : undefined;
 };
 
-const RPC_CODES: Record<number, ErrorCode> = { [-32700]: 'parse_error', [-32600]: 'invalid_request', [-32601]: 'method_not_found', [-32602]: 'invalid_params', [-32603]: 'internal_error' };
+const metaOf = (body: unknown): Record<string, unknown> | null => {
+  const meta = (body as { params?: { _meta?: unknown } } | null)?.params?._meta;
+  return meta !== null && typeof meta === 'object' ? (meta as Record<string, unknown>) : null;
+};
 
-/** Our string code for a JSON-RPC error the SDK produced. */
-export const codeOfRpcError = (code: number): ErrorCode => RPC_CODES[code] ?? 'invalid_request';
+/** The -32022 refusal, naming every revision we serve (the list server/discover gives). */
+export function unsupportedVersion(requested: string): HttpError {
+  const shown = requested.slice(0, 40);
+  return new HttpError('unsupported_protocol_version', `unsupported protocol version '${shown}': this server serves ${SERVED_PROTOCOL_VERSIONS.join(', ')}`, {
+    details: { supported: [...SERVED_PROTOCOL_VERSIONS], requested: shown },
+  });
+}
+
+/**
+ * A revision we do not serve, named by the MCP-Protocol-Version header or the
+ * body's `_meta`, is refused with -32022 and the list of those we do, whether
+ * or not the body carries the 2026-07-28 envelope (an `initialize` names its
+ * revision in its params and is negotiated there).
+ */
+function checkVersion(req: IncomingMessage, body: unknown): void {
+  if ((body as { method?: unknown } | null)?.method === 'initialize') return;
+  const header = headerOf(req, 'mcp-protocol-version');
+  if (header !== undefined && !servesVersion(header)) throw unsupportedVersion(header);
+  const claimed = metaOf(body)?.[PROTOCOL_VERSION_META_KEY];
+  if (typeof claimed === 'string' && !servesVersion(claimed)) throw unsupportedVersion(claimed);
+}
 
 /**
  * The era of a body, when it is plain to see; null when only the SDK's full
@@ -31,11 +54,10 @@ export const codeOfRpcError = (code: number): ErrorCode => RPC_CODES[code] ?? 'i
  * SDK's 2025 transport makes, at an eighth of the full ladder's cost.
  */
 function plainEra(req: IncomingMessage, body: unknown): 'legacy' | 'modern' | null {
-  const meta = (body as { params?: { _meta?: Record<string, unknown> } } | null)?.params?._meta;
-  if (meta !== null && typeof meta === 'object' && meta[PROTOCOL_VERSION_META_KEY] !== undefined) return 'modern';
-  const version = header(req, 'mcp-protocol-version');
-  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return null;
-  if (header(req, 'mcp-method') !== undefined || header(req, 'mcp-name') !== undefined) return null;
+  if (metaOf(body)?.[PROTOCOL_VERSION_META_KEY] !== undefined) return 'modern';
+  const version = headerOf(req, 'mcp-protocol-version');
+  if (version !== undefined && version >= MODERN_PROTOCOL_VERSION) return null;
+  if (headerOf(req, 'mcp-method') !== undefined || headerOf(req, 'mcp-name') !== undefined) return null;
   try {
     parseJSONRPCMessage(body);
     return 'legacy';
@@ -60,16 +82,18 @@ export function checkRpc(req: IncomingMessage, body: unknown): CheckedRpc {
   if (Array.isArray(body)) {
     throw new HttpError('invalid_request', 'JSON-RPC batches are not supported: send one request per HTTP POST (MCP removed batching in 2025-06-18)');
   }
+  checkVersion(req, body);
   const plain = plainEra(req, body);
   const outcome: InboundClassificationOutcome | { kind: 'legacy' | 'modern' } = plain ? { kind: plain } : classifyInboundRequest({
     httpMethod: 'POST',
     body,
-    ...optional('protocolVersionHeader', header(req, 'mcp-protocol-version')),
-    ...optional('mcpMethodHeader', header(req, 'mcp-method')),
-    ...optional('mcpNameHeader', header(req, 'mcp-name')),
+    ...optional('protocolVersionHeader', headerOf(req, 'mcp-protocol-version')),
+    ...optional('mcpMethodHeader', headerOf(req, 'mcp-method')),
+    ...optional('mcpNameHeader', headerOf(req, 'mcp-name')),
   });
   if (outcome.kind === 'reject') {
     const data = typeof outcome.data === 'object' && outcome.data !== null ? (outcome.data as Record<string, unknown>) : {};
+    if (outcome.code === JSONRPC_CODES.unsupported_protocol_version) throw unsupportedVersion(typeof data.requested === 'string' ? data.requested : '');
     throw new HttpError(codeOfRpcError(outcome.code), outcome.message, { status: outcome.httpStatus, details: { ...data, jsonrpc_code: outcome.code } });
   }
   const message = body as RpcMessage;
@@ -84,32 +108,47 @@ export function checkRpc(req: IncomingMessage, body: unknown): CheckedRpc {
 /**
  * What the SDK's 2025-era transport checks of a POST, for the messages the
  * endpoint serves itself: the client accepts both answer forms (JSON and
- * SSE, 406 otherwise), a later request names a protocol revision we speak,
- * and an Mcp-Method header (a 2026-07-28 header; 2025 clients do not send
+ * SSE, 406 otherwise) and an Mcp-Method header (a 2026-07-28 header; 2025 clients do not send
  * it) agrees with the body, as it must in 2026-07-28.
  */
 export function checkLegacyHeaders(req: IncomingMessage, rpc: CheckedRpc): void {
-  const accept = header(req, 'accept') ?? '';
+  const accept = headerOf(req, 'accept') ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
     throw new HttpError('invalid_request', 'Not Acceptable: the client must accept both application/json and text/event-stream', { status: 406 });
   }
-  const version = header(req, 'mcp-protocol-version');
-  if (version !== undefined && rpc.message.method !== 'initialize' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-    throw new HttpError('invalid_request', `unsupported protocol version '${version.slice(0, 40)}'`, { details: { supported: SUPPORTED_PROTOCOL_VERSIONS } });
-  }
-  const method = header(req, 'mcp-method');
+  const method = headerOf(req, 'mcp-method');
   if (method !== undefined && method !== rpc.message.method) throw new HttpError('invalid_request', 'the Mcp-Method header and the body name different methods');
 }
 
+const LISTS = new Set(['tools/list', 'resources/list', 'resources/templates/list', 'prompts/list']);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The parameters of the requests we serve, checked with a readable message
+ * (-32602): the SDK's own check of a malformed request answers -32603 with a
+ * dump of its schema issues. Every list answers in one page and no cursor is
+ * ever issued, so any cursor is one we cannot read (the spec's "invalid
+ * cursor": -32602).
+ */
 function checkParams(m: RpcMessage): void {
-  const p = m.params ?? {};
   const bad = (why: string) => new HttpError('invalid_params', `invalid params for ${m.method}: ${why}`);
+  if (m.params !== undefined && !isObject(m.params)) throw bad('params must be an object');
+  const p = m.params ?? {};
   if (m.method === 'tools/call') {
     // Any length reaches the registry (a Map lookup); what is kept of a made-up name is bounded there.
     if (typeof p.name !== 'string' || p.name.length === 0) throw bad('name must be a non-empty string');
-    if (p.arguments !== undefined && (typeof p.arguments !== 'object' || p.arguments === null || Array.isArray(p.arguments))) throw bad('arguments must be an object');
+    if (p.arguments !== undefined && !isObject(p.arguments)) throw bad('arguments must be an object');
   } else if (m.method === 'resources/read') {
     if (typeof p.uri !== 'string' || p.uri.length === 0 || p.uri.length > MAX_URI) throw bad(`uri must be a string of 1-${MAX_URI} characters`);
+  } else if (LISTS.has(m.method!)) {
+    if (p.cursor === undefined) return;
+    if (typeof p.cursor !== 'string') throw bad('cursor must be a string');
+    throw bad('unknown cursor: this server answers every list in one page and never issues a cursor; send the request without one');
+  } else if (m.method === 'initialize') {
+    if (m.params === undefined) throw bad('params are required: {protocolVersion, capabilities, clientInfo: {name, version}}');
+    if (typeof p.protocolVersion !== 'string') throw bad('protocolVersion must be a string, e.g. "2025-11-25"');
+    if (!isObject(p.capabilities)) throw bad('capabilities must be an object ({} when the client offers none)');
+    if (!isObject(p.clientInfo) || typeof p.clientInfo.name !== 'string' || typeof p.clientInfo.version !== 'string') throw bad('clientInfo must be an object with a string name and version');
   }
 }
 

@@ -6,6 +6,7 @@ import { viewerOf, type Registry, type RegisteredTool } from '../core/registry.t
 import type { Pipeline } from '../core/pipeline.ts';
 import { GatehouseError, toErrorShape } from '../core/errors.ts';
 import { VERSION } from '../version.ts';
+import { SERVED_PROTOCOL_VERSIONS } from './protocol-versions.ts';
 
 export interface ServerDeps {
   registry: Registry;
@@ -47,14 +48,41 @@ function progressOf(req: { _meta?: { progressToken?: string | number }; notify: 
   };
 }
 
+/** Where a tool's error result carries its machine-readable error (code, message, details). */
+export const TOOL_ERROR_META_KEY = 'gatehouse/error';
+
+/**
+ * A tool result with `isError: true`. It carries no `structuredContent`: a
+ * tool's `outputSchema` describes its results, and `{error}` would break it
+ * (`pages_get` requires `page`). The words are in `content`; the code and its
+ * details in `_meta["gatehouse/error"]`, the same for every tool.
+ */
 const toolError = (code: string, message: string, extra: Record<string, unknown> = {}) => ({
   content: [{ type: 'text' as const, text: `${code}: ${message}` }],
-  structuredContent: { error: { code, message, ...extra } },
+  _meta: { [TOOL_ERROR_META_KEY]: { ...extra, code, message } },
   isError: true,
 });
 
+/** Who answers: the server's identity in `initialize`, in 2026-07-28 results' `_meta`, and in a listen stream's closing result. */
+export const SERVER_INFO = { name: 'gatehouse', title: 'Gatehouse', version: VERSION } as const;
+
 /** Server capabilities: lists change at run time (plugins, settings), and we say so. */
 export const SERVER_CAPABILITIES = { tools: { listChanged: true }, resources: { listChanged: true }, logging: {} } as const;
+
+type Discover = { _ondiscover(): Record<string, unknown> };
+
+/**
+ * Makes `server/discover` name every revision the endpoint serves: the SDK
+ * lists only 2026-07-28 there, though the same endpoint serves the 2025 era
+ * through `initialize` (protocol-versions.ts). The SDK installs its discover
+ * handler after the factory returns, so the answer is changed where the SDK
+ * builds it (a private method: test/mcp/protocol-letter.test.ts holds it).
+ */
+function discoverServedVersions(server: Server): void {
+  const s = server as unknown as Discover;
+  const sdk = s._ondiscover.bind(server);
+  s._ondiscover = () => ({ ...sdk(), supportedVersions: [...SERVED_PROTOCOL_VERSIONS] });
+}
 
 /**
  * One low-level SDK server per request, bound to the caller. The low-level
@@ -62,7 +90,8 @@ export const SERVER_CAPABILITIES = { tools: { listChanged: true }, resources: { 
  * staging and audit in its own pipeline, and tools/list is per caller.
  */
 export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
-  const server = new Server({ name: 'gatehouse', title: 'Gatehouse', version: VERSION }, { capabilities: SERVER_CAPABILITIES, instructions: deps.instructions(ctx) });
+  const server = new Server({ ...SERVER_INFO }, { capabilities: SERVER_CAPABILITIES, instructions: deps.instructions(ctx) });
+  discoverServedVersions(server);
   const viewer = viewerOf(ctx);
 
   server.setRequestHandler('tools/list', async () => ({ tools: deps.registry.visible(viewer, deps.settings()).map(toMcpTool) as never }));

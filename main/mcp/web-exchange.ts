@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
 import type { ErrorCode } from '../contract/errors.ts';
-import { codeOfRpcError } from './rpc-check.ts';
+import { finishRpcError, type RpcErrorObject } from './rpc-errors.ts';
 
 /** The request headers the SDK's handler reads; nothing else crosses (the bearer token least of all). */
 const FORWARDED = ['content-type', 'accept', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-session-id', 'last-event-id'] as const;
@@ -39,7 +39,13 @@ export async function serveThroughSdk(handler: McpHttpHandler, req: IncomingMess
   if (!(out['content-type'] ?? '').startsWith('text/event-stream')) {
     let bytes: Buffer = Buffer.from(await response.arrayBuffer());
     let refused: ErrorCode | null = null;
-    if (response.status >= 400) [bytes, refused] = withOurCode(bytes, requestId);
+    // An error answer (4xx, or a 200 carrying a JSON-RPC error such as the SDK's -32603 schema dump) is finished like ours.
+    if (response.status >= 400 || bytes.includes('"error":{')) {
+      const [finished, code] = withOurCode(bytes, requestId);
+      bytes = finished;
+      // only a refusal of the HTTP exchange is audited here: an error a handler answered was audited by the pipeline
+      if (response.status >= 400) refused = code ?? 'invalid_request';
+    }
     out['content-length'] = String(bytes.length);
     res.writeHead(response.status, out);
     res.end(bytes);
@@ -51,7 +57,8 @@ export async function serveThroughSdk(handler: McpHttpHandler, req: IncomingMess
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done || abort.signal.aborted) break;
+      // ended by us (a listen stream closed with its result): nothing more may be written
+      if (done || abort.signal.aborted || res.writableEnded) break;
       if (!res.write(value)) await new Promise<void>((resolve) => {
         res.once('drain', resolve);
         res.once('close', resolve);
@@ -66,16 +73,14 @@ export async function serveThroughSdk(handler: McpHttpHandler, req: IncomingMess
   return null;
 }
 
-/** Adds `data.code` and `data.request_id` to a JSON-RPC error body the SDK wrote. */
-function withOurCode(bytes: Buffer, requestId: string): [Buffer, ErrorCode] {
+/** Finishes a JSON-RPC error body the SDK wrote (rpc-errors.ts); its string code is returned for the audit. */
+function withOurCode(bytes: Buffer, requestId: string): [Buffer, ErrorCode | null] {
   try {
-    const msg = JSON.parse(bytes.toString('utf8')) as { error?: { code?: unknown; data?: unknown } };
+    const msg = JSON.parse(bytes.toString('utf8')) as { error?: RpcErrorObject };
     const error = msg.error;
-    if (!error || typeof error.code !== 'number') return [bytes, 'invalid_request'];
-    const data = typeof error.data === 'object' && error.data !== null && !Array.isArray(error.data) ? (error.data as Record<string, unknown>) : {};
-    const code = typeof data.code === 'string' ? (data.code as ErrorCode) : codeOfRpcError(error.code);
-    error.data = { ...data, code, request_id: requestId };
-    return [Buffer.from(JSON.stringify(msg)), code];
+    if (!error || typeof error.code !== 'number') return [bytes, null];
+    msg.error = finishRpcError(error, requestId, 'modern');
+    return [Buffer.from(JSON.stringify(msg)), (msg.error.data as { code: ErrorCode }).code];
   } catch {
     return [bytes, 'invalid_request'];
   }

@@ -83,7 +83,7 @@ describe('refusals become errors that say what to do', () => {
     const { server, bridged } = await setup({}, []);
     server.trouble = { kind: 'status', status: 503, dataCode: 'gateway_disabled' };
     await expect(bridged.client.callTool({ name: 'echo', arguments: { text: 'x' } })).rejects.toThrow(/the gateway is switched off in Gatehouse settings/);
-    await expect(bridged.client.listTools()).rejects.toMatchObject({ code: -32002, data: { code: 'gateway_disabled', http_status: 503 } });
+    await expect(bridged.client.listTools()).rejects.toMatchObject({ code: -32010, data: { code: 'gateway_disabled', http_status: 503 } });
     // Not retried: switching it on is for a person to do.
     expect(calls(server, 'tools/call')).toBe(1);
   });

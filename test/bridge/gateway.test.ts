@@ -108,7 +108,7 @@ describe.each([
     expect((await svc.dispatch('settings.update', { enabled: false })).ok).toBe(true);
     try {
       await expect(client.callTool({ name: 'site_identity', arguments: {} })).rejects.toMatchObject({
-        code: -32002,
+        code: -32010,
         message: expect.stringContaining('the gateway is switched off in Gatehouse settings'),
       });
       expect(stderr()).toContain('the gateway is switched off in Gatehouse settings');

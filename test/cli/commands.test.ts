@@ -71,7 +71,8 @@ describe.each<Mode>(['service', 'direct'])('gatehouse CLI, %s mode', (mode) => {
     await expectMode();
     for (const t of [a, b]) {
       expect(t.token).toMatch(TOKEN_RE);
-      expect(t.record.user_login).toBe('admin');
+      // least privilege: without --user a token acts as the editor 'agent', never as the administrator
+      expect(t.record.user_login).toBe('agent');
       expect(t.record.preview).toBe(`gth_…${t.token.slice(-4)}`);
       expect(t.record).not.toHaveProperty('hash');
       tokensMade.push(t.token);
@@ -80,6 +81,10 @@ describe.each<Mode>(['service', 'direct'])('gatehouse CLI, %s mode', (mode) => {
     expect(a.record.label).toBe('Claude Desktop');
     expect(b.record.scope.read_only).toBe(true);
     expect(a.token).not.toBe(b.token);
+    expect((await cli<User[]>('users', 'list')).filter((u) => u.login === 'agent').map((u) => u.role)).toEqual(['editor']);
+    const ops = await cli<TokenCreated>('tokens', 'create', '--label', 'Ops', '--user', 'admin');
+    tokensMade.push(ops.token);
+    expect(ops.record.user_login).toBe('admin');
 
     const listed = await cli<TokenView[]>('tokens', 'list');
     expect(listed.map((t) => t.id)).toEqual(expect.arrayContaining([a.record.id, b.record.id]));

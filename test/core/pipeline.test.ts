@@ -94,8 +94,10 @@ describe('pipeline: tools/call', () => {
     expect(done.result).toEqual({ written: 'hello' });
     expect(core.usageEvents.map((e) => [e.event, e.feature, e.units])).toEqual([
       [USAGE_EVENTS.toolCalled, 'site.pages.write', 1],
-      [USAGE_EVENTS.writeConfirmed, 'site.pages.write', 1],
+      [USAGE_EVENTS.writeConfirmed, 'site.pages.write', 0],
     ]);
+    // one write staged and confirmed is one mcp_action (units of mcp.* events), not two
+    expect(core.usageEvents.reduce((n, e) => n + e.units, 0)).toBe(1);
     expect(core.usageEvents[1]!.event_id).not.toBe(core.usageEvents[0]!.event_id);
   });
 

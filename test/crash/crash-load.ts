@@ -88,7 +88,7 @@ export async function runLoad(t: LoadTarget, j: Journal, opts: { round: number; 
               const r = await client.callTool({ name: 'staged_writes_confirm', arguments: { staged_id: target.id } });
               const s = structured(r);
               if (!r.isError && s.status === 'confirmed') j.confirmed.set(target.id, 'mcp');
-              else if ((s.error as { code?: string } | undefined)?.code === 'staged_expired') j.refusedExpired.add(target.id);
+              else if ((r._meta?.['gatehouse/error'] as { code?: string } | undefined)?.code === 'staged_expired') j.refusedExpired.add(target.id);
             }
           } else if (pick < 0.85 && target) {
             const r = await t.admin('staged.discard', { id: target.id });

@@ -153,6 +153,11 @@ describe('README quick start and "connect a client"', () => {
     ['the installed form (docs/bridge.md), with `gatehouse` and `gatehouse-bridge` on PATH', 'gatehouse', 'gatehouse-bridge'],
   ])('%s: settings, a token in the vault, and a client config that starts a working bridge', async (_form, gatehouse, bridge) => {
     runAll(connectSteps(gatehouse, bridge));
+    // README: the documented token acts as the editor `agent` (least privilege), not as the administrator
+    const listed = spawnSync('node', ['bin/gatehouse.mjs', 'tokens', 'list', '--json'], { cwd: ROOT, env: env(), encoding: 'utf8' });
+    const made = (JSON.parse(listed.stdout) as Array<{ label: string; user_login?: string }>).filter((t) => t.label === 'Claude Desktop');
+    expect(made.length).toBeGreaterThan(0);
+    for (const t of made) expect(t.user_login).toBe('agent');
     await expectWorkingEntry(join(home, '.config', 'Claude', 'claude_desktop_config.json'));
   });
 });

@@ -109,7 +109,7 @@ describe('HTTP statuses and headers of the MCP endpoint', () => {
     const res = await rawPost(svc.mcpUrl, INIT, auth());
     expect(res.status).toBe(503);
     const err = await errorBody(res);
-    expect(err.code).toBe(-32002);
+    expect(err.code).toBe(-32010);
     expect(err.data.code).toBe('gateway_disabled');
     await svc.dispatch('settings.update', { enabled: true });
     expect((await rawPost(svc.mcpUrl, INIT, auth())).status).toBe(200);

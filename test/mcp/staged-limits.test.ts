@@ -34,7 +34,7 @@ describe('bounded staging over MCP', () => {
     }
     const refused = await client.callTool({ name: 'pages_create', arguments: { title: 'One too many', content } });
     expect(refused.isError).toBe(true);
-    const error = (refused.structuredContent as { error: { code: string; message: string; scope: string; limit: number } }).error;
+    const error = refused._meta?.['gatehouse/error'] as { code: string; message: string; scope: string; limit: number };
     expect(error).toMatchObject({ code: 'staged_limit_reached', scope: 'token', limit: STAGED_LIMITS.pendingPerToken });
     expect(error.message).toMatch(/already has 50 staged writes waiting for a decision/);
 

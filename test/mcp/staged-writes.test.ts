@@ -156,7 +156,8 @@ describe('staged writes', () => {
   it('entitlement_required is a tool result with the required plan', async () => {
     const res = await client.callTool({ name: 'translate_page', arguments: { id: firstPageId(), target_language: 'fr' } });
     expect(res.isError).toBe(true);
-    expect(res.structuredContent).toMatchObject({ error: { code: 'entitlement_required', required_plan: 'pro' } });
+    expect(res.structuredContent).toBeUndefined();
+    expect(res._meta?.['gatehouse/error']).toMatchObject({ code: 'entitlement_required', required_plan: 'pro' });
   });
 
   it('a disabled tool is invisible and uncallable, live', async () => {

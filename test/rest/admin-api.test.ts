@@ -71,7 +71,7 @@ describe('admin API', () => {
   });
 
   it('MCP client tokens never open the admin API, not even an administrator\'s; a wrong key is 401', async () => {
-    const adminTok = await svc.createToken({ label: 'ops' });
+    const adminTok = await svc.createToken({ label: 'ops', user: 'admin' });
     const byToken = await fetch(admin('health'), { headers: { Authorization: `Bearer ${adminTok.token}` } });
     expect(byToken.status).toBe(403);
     expect(await byToken.json()).toMatchObject({ ok: false, code: 'forbidden', message: expect.stringContaining('MCP client tokens are for the MCP endpoint only') });

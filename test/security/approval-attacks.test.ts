@@ -79,9 +79,9 @@ async function expectNoAdminPower(tok: string, stagedId: string) {
 
 describe('who may approve: attacker paths are refused', () => {
   it('a read-only token of an administrator cannot switch to agent mode, open CORS, mint tokens or confirm over the admin API', async () => {
-    const writer = await token({ label: 'writer' });
+    const writer = await token({ label: 'writer', user: 'admin' });
     const stagedId = await stage(await mcp(writer.token), 'pages_update', { id: 1, title: 'Approved by nobody' });
-    const ro = await token({ label: 'ro', scope: { read_only: true } });
+    const ro = await token({ label: 'ro', user: 'admin', scope: { read_only: true } });
     await expectNoAdminPower(ro.token, stagedId);
     expect(page(1).title).not.toBe('Approved by nobody');
     // what it may still do: read the local REST, for integrations
@@ -100,7 +100,7 @@ describe('who may approve: attacker paths are refused', () => {
     const foreign = await stage(await mcp(wide.token), 'pages_delete', { id: 3 });
     const res = await narrowClient.callTool({ name: 'staged_writes_confirm', arguments: { staged_id: foreign } });
     expect(res.isError).toBe(true);
-    expect((res.structuredContent as { error: { code: string } }).error.code).toBe('forbidden');
+    expect((res._meta?.['gatehouse/error'] as { code: string }).code).toBe('forbidden');
     expect(status(foreign)).toBe('pending');
     expect(page(3)).toBeDefined();
     // narrowed tokens do not read the local REST either
@@ -116,7 +116,7 @@ describe('who may approve: attacker paths are refused', () => {
     await svc.dispatch('settings.update', { disabled_tools: ['pages_create'] });
     const res = await client.callTool({ name: 'staged_writes_confirm', arguments: { staged_id: id } });
     expect(res.isError).toBe(true);
-    expect((res.structuredContent as { error: { code: string } }).error.code).toBe('forbidden');
+    expect((res._meta?.['gatehouse/error'] as { code: string }).code).toBe('forbidden');
     expect(status(id)).toBe('pending');
     expect(svc.core.siteStore.read().pages.some((p: { title: string }) => p.title === 'Contributor draft')).toBe(false);
     await expectNoAdminPower(carl.token, id);
@@ -137,7 +137,7 @@ describe('who may approve: attacker paths are refused', () => {
   });
 
   it('an agent confirms nothing in admin mode, even when it saw the confirm tool a moment ago', async () => {
-    const writer = await token({ label: 'agent' });
+    const writer = await token({ label: 'agent', user: 'admin' });
     const client = await mcp(writer.token);
     await svc.dispatch('settings.update', { approval_mode: 'agent' });
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('staged_writes_confirm');
@@ -171,7 +171,7 @@ describe('who may approve: attacker paths are refused', () => {
     const key = (await vault.get(ADMIN_KEY_ACCOUNT))!;
     expect(key).toMatch(/^gha_/);
     // a token holder tries through the admin API
-    const ops = await token({ label: 'ops' });
+    const ops = await token({ label: 'ops', user: 'admin' });
     const byToken = await send(admin('tokens'), 'POST', bearer(ops.token), { label: 'takeover', keychain_account: ADMIN_KEY_ACCOUNT });
     expect(byToken.status).toBe(403);
     // a person (the console) names it too: the token goes to the clients' namespace instead

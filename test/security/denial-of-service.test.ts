@@ -147,10 +147,10 @@ describe('every malformed request is a 4xx with the right JSON-RPC error and dat
     { name: 'a resource URI that is not a string', body: { jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: {} } }, status: 400, rpc: -32602, code: 'invalid_params' },
     { name: 'an Mcp-Method header naming another method', body: call('site_identity'), headers: { 'Mcp-Method': 'tools/list' }, status: 400, rpc: -32600, code: 'invalid_request' },
     { name: 'a 2026-07-28 header without the envelope', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { 'MCP-Protocol-Version': '2026-07-28' }, status: 400, rpc: -32602, code: 'invalid_params' },
-    { name: 'an unsupported protocol version', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { 'MCP-Protocol-Version': '1999-01-01' }, status: 400, rpc: -32600, code: 'invalid_request' },
+    { name: 'an unsupported protocol version', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { 'MCP-Protocol-Version': '1999-01-01' }, status: 400, rpc: -32022, code: 'unsupported_protocol_version' },
     { name: 'a 2026-07-28 envelope whose Mcp-Method header names another method', body: modern('tools/list'), headers: { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call' }, status: 400, rpc: -32020, code: 'invalid_request' },
     { name: 'a 2026-07-28 envelope without the Mcp-Method header', body: modern('tools/list'), headers: { 'MCP-Protocol-Version': '2026-07-28' }, status: 400, rpc: -32020, code: 'invalid_request' },
-    { name: 'an envelope claiming a revision we do not serve', body: modern('tools/list', '2099-01-01'), headers: { 'MCP-Protocol-Version': '2099-01-01', 'Mcp-Method': 'tools/list' }, status: 400, rpc: -32022, code: 'invalid_request' },
+    { name: 'an envelope claiming a revision we do not serve', body: modern('tools/list', '2099-01-01'), headers: { 'MCP-Protocol-Version': '2099-01-01', 'Mcp-Method': 'tools/list' }, status: 400, rpc: -32022, code: 'unsupported_protocol_version' },
     { name: 'a text/plain body', body: JSON.stringify(call('site_identity')), headers: { 'Content-Type': 'text/plain' }, status: 415, rpc: -32600, code: 'invalid_request' },
     { name: 'an Accept without text/event-stream', body: call('site_identity'), headers: { Accept: 'application/json' }, status: 406, rpc: -32600, code: 'invalid_request' },
   ];

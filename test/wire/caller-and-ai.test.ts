@@ -29,7 +29,7 @@ beforeAll(async () => {
   const lic = await w.h.op<{ license_key: string; account_id: string }>('licenses.create', { plan: 'pro' });
   await w.h.op('accounts.policy.set', { account: lic.account_id, ai_allowed_providers: ['fixture'], ai_fallback_order: ['fixture'] });
   expect((await w.admin('POST', 'cloud/activate', { license_key: lic.license_key })).status).toBe(200);
-  adminToken = (await w.svc.createToken({ label: 'admin agent' })).token;
+  adminToken = (await w.svc.createToken({ label: 'admin agent', user: 'admin' })).token;
   await w.svc.dispatch('users.add', { login: 'reader', role: 'subscriber' });
   readerToken = (await w.svc.createToken({ label: 'reader agent', user: 'reader' })).token;
   narrowToken = (await w.svc.createToken({ label: 'narrow', scope: { tools: ['pages_list'] } })).token;

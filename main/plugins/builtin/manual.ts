@@ -46,7 +46,7 @@ ${agentMayConfirm
 - If the target changed after the preview, confirming fails with stale_preview: read the page again and stage a new write.
 - Tell the person what you staged and why, in one or two sentences, so they can decide quickly.
 
-## Errors (error.data.code, or structuredContent.error.code on a tool result)
+## Errors (error.data.code, or _meta["gatehouse/error"].code on a tool result with isError)
 - unauthorized: the token is missing, unknown or revoked; the person must create one (\`gatehouse tokens create\`).
 - forbidden: the request came from a disallowed Origin/Host, or your user lacks the permission for this action.
 - gateway_disabled: the person switched Gatehouse off; ask them to switch it on.

@@ -12,6 +12,10 @@ import type { Page, SiteData, SiteSettings } from './site-data.ts';
 
 export const targetOf = (id: number) => `page:${id}`;
 
+/** The audit target of a call that names a page by id or by slug. */
+export const pageRefTarget = (input: { id?: number | undefined; slug?: string | undefined }): string | null =>
+  input.id !== undefined ? targetOf(input.id) : input.slug !== undefined ? `page:/${input.slug}/` : null;
+
 export function parseTarget(target: string): number | null {
   const m = /^page:([1-9]\d{0,15})$/.exec(target);
   return m ? Number(m[1]) : null;

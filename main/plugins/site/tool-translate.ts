@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { GatehouseError } from '../../core/errors.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
 import type { FieldChange } from '../../contract/staged.ts';
-import { findVisiblePage, freeSlug, requireCanEdit, requireCapability, requireSlugFree, requireVersion, targetOf } from './page-access.ts';
+import { findVisiblePage, freeSlug, requireCanEdit, requireCapability, requireSlugFree, requireVersion, targetOf, pageRefTarget } from './page-access.ts';
 import { fieldList, languageName, linksText, pageChanges, pageLabel } from './page-preview.ts';
 import { Page, PageId, Slug, type SiteData } from './site-data.ts';
 import { isoNow, PLUGIN_ID, type SiteDeps } from './site-deps.ts';
@@ -71,6 +71,7 @@ export function translateTool(deps: SiteDeps): Tool {
     title: 'Translate a page',
     description: 'Stage a machine translation of a page into another language with the configured AI provider: creates the translation as a draft (or, with overwrite, updates the existing one) and links both pages. The preview shows the translated text; nothing changes until it is approved. It needs three things: the verto.translate feature in the license (without it: entitlement_required with required_plan; product_inactive when the verto product is switched off for the site; license_expired or license_invalid), the use_ai and edit_pages capabilities (forbidden), and an AI provider through ai/generate of the Gatehouse cloud gateway (provider_unavailable; quota_exceeded names the scope and when it resets).',
     input: Input,
+    target: pageRefTarget,
     capability: 'use_ai',
     feature: 'verto.translate',
     plugin: PLUGIN_ID,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { GatehouseError } from '../../core/errors.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
 import type { FieldChange } from '../../contract/staged.ts';
-import { findPage, requireCapability, requireVersion, targetOf } from './page-access.ts';
+import { findPage, requireCapability, requireVersion, targetOf, pageRefTarget } from './page-access.ts';
 import { linksText, pageChanges, pageLabel } from './page-preview.ts';
 import { PageId } from './site-data.ts';
 import { isoNow, PLUGIN_ID, type SiteDeps } from './site-deps.ts';
@@ -26,6 +26,7 @@ export function pageLifecycleTools(deps: SiteDeps): Tool[] {
     title: 'Delete a page',
     description: 'Stage the permanent deletion of a page; its translations stay but lose the link to it. Nothing changes until the preview is approved.',
     input: DeleteInput,
+    target: pageRefTarget,
     capability: 'delete_pages',
     feature: 'site.pages.write',
     plugin: PLUGIN_ID,
@@ -82,6 +83,7 @@ export function pageLifecycleTools(deps: SiteDeps): Tool[] {
     title: 'Publish or unpublish a page',
     description: 'Stage publishing a draft (or, with action "unpublish", turning a live page back into a draft). Nothing changes until the preview is approved.',
     input: PublishInput,
+    target: pageRefTarget,
     capability: 'publish_pages',
     feature: 'site.pages.write',
     plugin: PLUGIN_ID,

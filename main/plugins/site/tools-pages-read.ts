@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../core/tool.ts';
-import { findVisiblePage, pageUrl, visiblePages } from './page-access.ts';
+import { findVisiblePage, pageUrl, visiblePages, pageRefTarget } from './page-access.ts';
 import { searchPages } from './page-search.ts';
 import type { Page, SiteSettings } from './site-data.ts';
 import { PLUGIN_ID, type SiteDeps } from './site-deps.ts';
@@ -98,6 +98,7 @@ export function pageReadTools(deps: SiteDeps): Tool[] {
     title: 'Get a page',
     description: 'Get one page with its full Markdown content, SEO fields, translations and version, by id or slug.',
     input: GetInput,
+    target: pageRefTarget,
     output: z.object({ page: PageOut }),
     capability: 'read',
     feature: 'site.pages.read',

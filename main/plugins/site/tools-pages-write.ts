@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { GatehouseError } from '../../core/errors.ts';
 import { defineTool, type CallContext, type Tool } from '../../core/tool.ts';
-import { findPage, freeSlug, parseTarget, requireCanEdit, requireCapability, requireSlugFree, requireVersion, targetOf } from './page-access.ts';
+import { findPage, freeSlug, parseTarget, requireCanEdit, requireCapability, requireSlugFree, requireVersion, targetOf, pageRefTarget } from './page-access.ts';
 import { fieldList, pageChanges, pageLabel, type PageFields } from './page-preview.ts';
 import { Page, PageId, type SiteData } from './site-data.ts';
 import { isoNow, PLUGIN_ID, type SiteDeps } from './site-deps.ts';
@@ -131,7 +131,7 @@ export function pageWriteTools(deps: SiteDeps): Tool[] {
         const fields = p.slug_from_title ? { ...p.fields, slug: freeSlug(draft, slugify(p.fields.title) || 'page', null) } : p.fields;
         const page = structuredClone(insertPage(draft, fields, p.author_id, isoNow(deps)));
         const moved = page.slug === p.fields.slug ? '' : ` (not /${p.fields.slug}/ as previewed: another page took that slug first)`;
-        return { structured: { page: toOut(draft.site, page) }, text: `Created page ${pageLabel(page)} at /${page.slug}/${moved} (${page.status}).` };
+        return { structured: { page: toOut(draft.site, page) }, text: `Created page ${pageLabel(page)} at /${page.slug}/${moved} (${page.status}).`, target: targetOf(page.id) };
       });
     },
     applied: appliedFrom(deps),
@@ -142,6 +142,7 @@ export function pageWriteTools(deps: SiteDeps): Tool[] {
     title: 'Update a page',
     description: 'Stage changes to a page\'s title, slug, content, excerpt or SEO fields; only the fields you pass change. Nothing changes until the preview is approved. Use pages_publish to change the status and translate_page for translations.',
     input: UpdateInput,
+    target: pageRefTarget,
     capability: 'edit_pages',
     feature: 'site.pages.write',
     plugin: PLUGIN_ID,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../core/tool.ts';
 import { keywordIdeas } from './keywords.ts';
-import { findVisiblePage, visiblePages } from './page-access.ts';
+import { findVisiblePage, visiblePages, pageRefTarget } from './page-access.ts';
 import { analyzePage } from './seo-analyze.ts';
 import { PLUGIN_ID, type SiteDeps } from './site-deps.ts';
 import { f, hasOneRef, ONE_REF, KeywordIdeaOut, PageRef, SeoReportOut } from './tool-schemas.ts';
@@ -32,6 +32,7 @@ export function seoTools(deps: SiteDeps): Tool[] {
     title: 'Analyze a page for SEO',
     description: 'Check one page on-page SEO: SEO title and meta description length, focus keyword in title, first paragraph, subheadings and slug, keyword density, heading outline, internal/external links, readability and length. Every finding comes with a concrete fix. Deterministic; changes nothing.',
     input: AnalyzeInput,
+    target: pageRefTarget,
     output: SeoReportOut,
     capability: 'read',
     feature: 'seo.analyze',

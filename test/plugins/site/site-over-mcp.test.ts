@@ -97,6 +97,7 @@ describe('site tools over MCP', () => {
     const usage = gw.stats.snapshot().usage;
     expect(usage['ai.generation.completed']?.['verto.translate']).toMatchObject({ events: expect.any(Number), tokens_input: expect.any(Number), tokens_output: expect.any(Number) });
     expect(usage['ai.generation.completed']!['verto.translate']!.tokens_input).toBeGreaterThan(0);
-    expect(usage['mcp.write.confirmed']?.['verto.translate']).toMatchObject({ events: 1, units: 1 });
+    // reported, and no second mcp_action: the write's one action was its tool call
+    expect(usage['mcp.write.confirmed']?.['verto.translate']).toMatchObject({ events: 1, units: 0 });
   });
 });
