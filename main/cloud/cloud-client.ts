@@ -69,7 +69,7 @@ export class CloudClient {
     this.entitlements = new CloudEntitlements({
       clock: this.clock,
       certificate: () => (this.connected() && !this.certs.siteRefusal ? this.certs.held : null),
-      offsetMs: () => runtime.offsetMs(),
+      offsetMs: () => runtime.trustedOffsetMs(),
       highWaterMs: () => runtime.highWaterMs(),
       observeTime: (t) => runtime.observeTime(t),
       local: o.local,
@@ -263,8 +263,7 @@ export class CloudClient {
       throw await this.certs.notice(e);
     }
     this.certs.siteRefusal = null;
-    const serverTime = Date.parse(ans.data.server_time);
-    if (Number.isFinite(serverTime)) this.runtime.observeTime(serverTime);
+    // The answer's server_time is not signed: the clock is taken from the certificate's issued_at (certificate-keeper.ts).
     const accepted = await this.certs.accept(ans.data.certificate, ans.requestId).then(
       () => true,
       () => false,

@@ -48,8 +48,13 @@ export const CloudStateDoc = z.object({
   next_refresh_at: z.number().nullable(),
   refresh_failures: z.number().int().nonnegative(),
   clock: z.object({
-    /** gateway time minus local time, learned from server_time */
+    /** gateway time minus local time, learned from signed data only (a fresh certificate's issued_at): the gates read time with it */
     offset_ms: z.number(),
+    /**
+     * the offset requests are signed and usage events stamped with: also moved by the unsigned server_time of a
+     * token_expired answer (a forged one can only make our own requests fail, which a man in the middle can anyway)
+     */
+    signing_offset_ms: z.number().optional(),
     /** the latest trusted time seen (corrected): a local time well before it means the clock was set back */
     high_water_ms: z.number(),
   }),
@@ -121,14 +126,29 @@ export class CloudRuntime implements PolicyState {
     return this.store.flush();
   }
 
+  /** The signing offset (see the document): what a request's `created` and a usage event's time are moved by. */
   offsetMs(): number {
+    return this.live.clock.signing_offset_ms ?? this.live.clock.offset_ms;
+  }
+
+  /** The offset learned from signed data: what the feature gates read time with. */
+  trustedOffsetMs(): number {
     return this.live.clock.offset_ms;
   }
 
+  /** An unsigned server_time (token_expired): it moves the signing offset only, never the gates' time nor the high-water mark. */
   resyncClock(serverTimeMs: number, localNowMs: number): void {
-    // The gateway's time is trusted: it also resets the high-water mark, so a clock that was
-    // ahead and is now right is not mistaken for one set back.
-    this.live.clock = { offset_ms: serverTimeMs - localNowMs, high_water_ms: serverTimeMs };
+    this.live.clock = { ...this.live.clock, signing_offset_ms: serverTimeMs - localNowMs };
+    this.persist();
+  }
+
+  /**
+   * A signed time (the issued_at of a certificate newer than any taken, so just made by the gateway): both
+   * offsets follow it; the high-water mark only ever moves up.
+   */
+  takeSignedTime(signedMs: number, localNowMs: number): void {
+    const offset = signedMs - localNowMs;
+    this.live.clock = { offset_ms: offset, signing_offset_ms: offset, high_water_ms: Math.max(this.live.clock.high_water_ms, signedMs) };
     this.persist();
   }
 

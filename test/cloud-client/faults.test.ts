@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CloudClientError } from '../../main/cloud/index.ts';
 import { envelope, type Fault } from '../fixtures/fault-proxy.ts';
@@ -197,6 +199,33 @@ describe('clock skew', () => {
     expect(rows).toHaveLength(5);
     for (const row of rows) expect(Math.abs(new Date(row.occurred_at).getTime() - Date.now())).toBeLessThan(60_000);
     expect(delays).toEqual([0]);
+  });
+});
+
+describe('the clock from signed data only', () => {
+  it('an unsigned server_time forged into token_expired answers neither moves the gates\' clock nor lowers the high-water mark: an expired certificate stays expired', async () => {
+    const { t, c } = await connected();
+    const cert = c.status().certificate!;
+    expect(cert.usable).toBe(true);
+    t.clock.skewMs = Date.parse(cert.grants_until) - Date.now() + HOUR; // the certificate has run out
+    expect(c.status().certificate).toMatchObject({ usable: false, reason: 'expired' });
+    const before = c.status().clock.offset_ms;
+    // a man in the middle answers every request with a token_expired whose server_time is the certificate's own issue time
+    suite.proxy.rule(() => ({ kind: 'status', status: 401, body: envelope('token_expired', { retryable: true, server_time: cert.issued_at }) }));
+    await expect(c.sync()).rejects.toMatchObject({ code: 'token_expired' });
+    expect(suite.proxy.count('sites/sync')).toBe(2); // re-signed once with the unsigned time, as the protocol says
+    expect(c.status().clock.offset_ms).toBe(before);
+    expect(c.status().certificate).toMatchObject({ usable: false, reason: 'expired' });
+    expect(await c.entitlements.check('verto.translate')).toMatchObject({ allowed: false });
+    await t.reopen();
+    expect(t.client.status().certificate).toMatchObject({ usable: false, reason: 'expired' });
+    const saved = JSON.parse(await readFile(join(t.dataDir, 'cloud-state.json'), 'utf8')) as { clock: { high_water_ms: number } };
+    expect(saved.clock.high_water_ms).toBeGreaterThanOrEqual(Date.parse(cert.issued_at));
+    // the gateway itself (no proxy fault): a fresh signed certificate sets the clock; the mark never went back
+    suite.proxy.rule(null);
+    const r = await t.client.sync();
+    expect(r.certificate).toBe('accepted');
+    expect(t.client.status().clock.offset_ms).toBeLessThan(-(Date.parse(cert.grants_until) - Date.parse(cert.issued_at)));
   });
 });
 
