@@ -7,7 +7,7 @@ import { systemClock, type Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createLogger } from '../lib/logger.ts';
 import { VERSION } from '../version.ts';
-import { CLOSED } from './breaker.ts';
+import { breakerProbeNow, CLOSED } from './breaker.ts';
 import { CloudApi } from './cloud-api.ts';
 import { CertificateKeeper } from './certificate-keeper.ts';
 import { failure, licenseFromSite, type CloudClientOptions, type ConnectInput, type ConnectResult, type DisconnectResult, type SyncResult } from './cloud-client-types.ts';
@@ -183,6 +183,8 @@ export class CloudClient {
   /**
    * Uploads the outbox, then reports to sites/sync and takes the current
    * certificate: the on-demand `gatehouse cloud sync` and the daily refresh.
+   * An interactive sync is a person asking: it probes the gateway at once,
+   * whatever the breaker says (see breakerProbeNow).
    */
   sync(mode: CallMode = 'interactive'): Promise<SyncResult> {
     return this.inTurn(() => this.syncNow(mode));
@@ -249,6 +251,7 @@ export class CloudClient {
     const api = this.requireApi();
     this.notDisconnecting('the sync');
     const epoch = this.epoch;
+    if (mode === 'interactive') this.runtime.setBreaker(breakerProbeNow(this.runtime.breaker(), this.clock.now()));
     const outbox = await this.usage.flush(mode);
     this.still(epoch, 'the sync');
     const now = new Date(this.clock.now()).toISOString();

@@ -129,6 +129,25 @@ describe('circuit breaker', () => {
     expect(c.status().health.gateway.connected).toBe(true);
   });
 
+  it('a manual sync probes the gateway at once whatever the saved breaker says (after a restart too); a failed probe opens it again', async () => {
+    const { t } = await connected();
+    suite.proxy.rule(() => ({ kind: 'status', status: 503 }));
+    await expect(t.client.sync()).rejects.toMatchObject({ code: 'gateway_unavailable' });
+    expect(t.client.status().breaker).toMatchObject({ state: 'open', trips: 1 });
+    await t.reopen();
+    expect(t.client.status().breaker).toMatchObject({ state: 'open', trips: 1 });
+    // still down: the manual sync is one probe (its attempts), then the breaker is open again, for longer, and the rest of the sync is not sent
+    const sent = suite.proxy.count();
+    await expect(t.client.sync()).rejects.toMatchObject({ code: 'gateway_unavailable' });
+    expect(suite.proxy.count() - sent).toBe(3);
+    expect(t.client.status().breaker).toMatchObject({ state: 'open', trips: 2, open_ms: 120_000 });
+    // the gateway is back: the next manual sync goes through at once and closes the breaker
+    suite.proxy.rule(null);
+    const r = await t.client.sync();
+    expect(r.certificate).toBe('accepted');
+    expect(t.client.status().breaker).toMatchObject({ state: 'closed', trips: 0 });
+  });
+
   it('grows to at most 10 minutes', async () => {
     const { t, c } = await connected();
     suite.proxy.rule(() => ({ kind: 'reset' }));
@@ -154,28 +173,34 @@ describe('circuit breaker', () => {
 describe('background refresh', () => {
   it('is due daily; a failed one backs off to minutes and the breaker, never a tight loop', async () => {
     const { t, c } = await connected();
-    const due = Date.parse(c.status().next_refresh_at!);
-    expect(due - Date.now()).toBeGreaterThan(22 * HOUR - 60_000);
-    await c.tick();
-    expect(suite.proxy.count()).toBe(0);
+    // the day passes on both sides (the gateway's clock follows the client's)
+    const both = (ms: number) => void (t.clock.skewMs = suite.gw.clock.skewMs = ms);
+    try {
+      const due = Date.parse(c.status().next_refresh_at!);
+      expect(due - Date.now()).toBeGreaterThan(22 * HOUR - 60_000);
+      await c.tick();
+      expect(suite.proxy.count()).toBe(0);
 
-    t.clock.skewMs = due - Date.now() + 1000;
-    suite.proxy.rule(() => ({ kind: 'status', status: 503 }));
-    await c.tick();
-    expect(suite.proxy.count('sites/sync')).toBe(3);
-    for (let i = 0; i < 5; i++) await c.tick();
-    expect(suite.proxy.count()).toBe(3);
-    const s = c.status();
-    expect(Date.parse(s.next_refresh_at!) - c.status().breaker.open_ms).toBeGreaterThanOrEqual(Date.now() + t.clock.skewMs - 1000);
-    expect(s.warnings.map((w) => w.code)).toContain('cloud_gateway_unreachable');
-    expect(await c.entitlements.check('verto.translate')).toMatchObject({ allowed: true });
+      both(due - Date.now() + 1000);
+      suite.proxy.rule(() => ({ kind: 'status', status: 503 }));
+      await c.tick();
+      expect(suite.proxy.count('sites/sync')).toBe(3);
+      for (let i = 0; i < 5; i++) await c.tick();
+      expect(suite.proxy.count()).toBe(3);
+      const s = c.status();
+      expect(Date.parse(s.next_refresh_at!) - c.status().breaker.open_ms).toBeGreaterThanOrEqual(Date.now() + t.clock.skewMs - 1000);
+      expect(s.warnings.map((w) => w.code)).toContain('cloud_gateway_unreachable');
+      expect(await c.entitlements.check('verto.translate')).toMatchObject({ allowed: true });
 
-    suite.proxy.rule(null);
-    t.clock.skewMs = Date.parse(s.next_refresh_at!) - Date.now() + 1000;
-    await c.tick();
-    expect(suite.proxy.count()).toBeLessThanOrEqual(5); // one logical sync: a token_expired (the clock moved a day) and its re-signed attempt
-    expect(c.status()).toMatchObject({ breaker: { state: 'closed' }, warnings: [] });
-    expect(Date.parse(c.status().next_refresh_at!) - (Date.now() + t.clock.skewMs)).toBeGreaterThan(22 * HOUR - 60_000);
+      suite.proxy.rule(null);
+      both(Date.parse(s.next_refresh_at!) - Date.now() + 1000);
+      await c.tick();
+      expect(suite.proxy.count()).toBe(4); // one more request: sites/sync (the outbox is empty; no token_expired, the clocks agree)
+      expect(c.status()).toMatchObject({ breaker: { state: 'closed' }, warnings: [] });
+      expect(Date.parse(c.status().next_refresh_at!) - (Date.now() + t.clock.skewMs)).toBeGreaterThan(22 * HOUR - 60_000);
+    } finally {
+      suite.gw.clock.skewMs = 0;
+    }
   });
 });
 
