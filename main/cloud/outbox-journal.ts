@@ -2,6 +2,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, re
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { CloudUsageEvent } from '../contract/cloud/usage.ts';
+import { errorCode } from '../lib/os-error.ts';
 
 /**
  * The usage outbox on disk: an append-only JSON-lines journal. A queued
@@ -55,6 +56,9 @@ export interface Replayed {
 export class OutboxJournal {
   private fd: number;
   private lines: number;
+  /** records the disk refused, in order (write()) */
+  private backlog: JournalRecord[] = [];
+  private failing: { error: string; since: number } | null = null;
 
   private constructor(
     readonly file: string,
@@ -81,6 +85,41 @@ export class OutboxJournal {
     this.lines++;
   }
 
+  /**
+   * Appends, never throwing: when the disk refuses (ENOSPC, EIO), the record
+   * is held in memory, in order behind any held before it, and written by a
+   * later write or retry(). Answers whether it is on disk now.
+   */
+  write(rec: JournalRecord, now: number): boolean {
+    this.backlog.push(rec);
+    return this.retry(now);
+  }
+
+  /** Writes the held records, in order, until the disk refuses one; answers whether none is left. */
+  retry(now: number): boolean {
+    while (this.backlog.length > 0) {
+      try {
+        this.append(this.backlog[0]!);
+      } catch (e) {
+        this.failing ??= { error: errorCode(e), since: now };
+        return false;
+      }
+      this.backlog.shift();
+    }
+    this.failing = null;
+    return true;
+  }
+
+  /** The write error while records are held in memory, else null. */
+  fault(): { error: string; since: number } | null {
+    return this.failing;
+  }
+
+  /** Events (`a` records) held in memory, not yet on disk. */
+  get heldEvents(): number {
+    return this.backlog.reduce((n, r) => n + ('a' in r ? 1 : 0), 0);
+  }
+
   /** Rewrites the journal to exactly this state. */
   compact(pending: Iterable<CloudUsageEvent>, totals: Totals, recent: Rejection[]): void {
     const temp = `${this.file}.compact-${process.pid}`;
@@ -97,6 +136,9 @@ export class OutboxJournal {
     closeSync(this.fd);
     this.fd = openSync(this.file, 'a', 0o600);
     this.lines = out.length;
+    // the file is the whole state now: what was held in memory is in it
+    this.backlog = [];
+    this.failing = null;
   }
 
   /** Forces what was appended to stable storage (power loss; a killed process loses nothing without it). */

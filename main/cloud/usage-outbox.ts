@@ -4,6 +4,7 @@ import type { OutboxView } from '../contract/cloud-status.ts';
 import type { UsageEvent } from '../contract/usage.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import type { UsageSink } from '../core/ports.ts';
+import type { StoragePart } from '../core/storage-guard.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { CallMode } from './cloud-http.ts';
@@ -52,9 +53,10 @@ export class UsageOutbox implements UsageSink {
   private readonly pending: Map<string, CloudUsageEvent>;
   private totals: Totals;
   private recent: Rejection[];
-  private counters = { refused_full: 0, unconnected: 0, invalid: 0, cloud_recorded: 0, not_persisted: 0 };
+  private counters = { refused_full: 0, unconnected: 0, invalid: 0, cloud_recorded: 0, };
   private lastUploadAt: number | null = null;
   private lastFullLog = 0;
+  private writable = true;
   private running: Promise<FlushResult> | null = null;
   /** events sent again once after the clock offset changed under their batch */
   private readonly restamped = new Set<string>();
@@ -99,13 +101,8 @@ export class UsageOutbox implements UsageSink {
     }
     const e = parsed.data;
     if (this.pending.has(e.event_id)) return;
-    try {
-      this.journal.append({ a: e });
-    } catch (err) {
-      this.counters.not_persisted++;
-      this.o.log.error('cloud outbox: could not write the event to the outbox file; it was not queued', { event_id: e.event_id, error: (err as Error).message });
-      return;
-    }
+    // A disk that refuses the line does not cost the event: it is held in memory (and uploaded) until the file takes it.
+    this.written(this.journal.write({ a: e }, now));
     this.pending.set(e.event_id, e);
     if (this.pending.size % this.batchSize === 0) this.flushSoon();
   }
@@ -153,7 +150,7 @@ export class UsageOutbox implements UsageSink {
   abandonAll(why: string): number {
     const ids = [...this.pending.keys()];
     if (!ids.length) return 0;
-    this.journal.append({ x: ids, why });
+    this.written(this.journal.write({ x: ids, why }, this.o.clock.now()));
     for (const id of ids) this.pending.delete(id);
     this.totals.abandoned += ids.length;
     this.compactIfLarge();
@@ -175,11 +172,13 @@ export class UsageOutbox implements UsageSink {
       rejected: this.totals.rejected,
       abandoned: this.totals.abandoned,
       unconnected: this.counters.unconnected,
-      invalid: this.counters.invalid + this.counters.not_persisted,
+      invalid: this.counters.invalid,
       cloud_recorded: this.counters.cloud_recorded,
       recent_rejections: this.recent.slice(0, 10),
       last_upload_at: this.lastUploadAt === null ? null : new Date(this.lastUploadAt).toISOString(),
       uploading: this.running !== null,
+      unsaved: this.journal.heldEvents,
+      write_error: this.journal.fault()?.error ?? null,
     };
   }
 
@@ -242,8 +241,9 @@ export class UsageOutbox implements UsageSink {
         restamped = true;
       } else rejected.push({ event_id: e.event_id, reason: r.reason ?? 'rejected', message: (r.message ?? '').slice(0, 500) });
     });
-    if (delivered.length || dup.length) this.journal.append({ d: delivered, ...(dup.length ? { dup } : {}) });
-    if (rejected.length) this.journal.append({ r: rejected });
+    const now = this.o.clock.now();
+    if (delivered.length || dup.length) this.written(this.journal.write({ d: delivered, ...(dup.length ? { dup } : {}) }, now));
+    if (rejected.length) this.written(this.journal.write({ r: rejected }, now));
     for (const id of delivered) if (this.pending.delete(id)) this.totals.accepted++;
     for (const id of dup) if (this.pending.delete(id)) this.totals.duplicate++;
     for (const r of rejected) {
@@ -255,6 +255,26 @@ export class UsageOutbox implements UsageSink {
     this.recent.length = Math.min(this.recent.length, RECENT_REJECTIONS);
     if (this.restamped.size > this.capacity) this.restamped.clear();
     return restamped;
+  }
+
+  /** The outbox as a part of the storage guard (core/storage-guard.ts): failing while records are held in memory. */
+  readonly storage: StoragePart = {
+    fault: () => {
+      const f = this.journal.fault();
+      return f && { part: 'usage outbox', error: f.error, since: new Date(f.since).toISOString() };
+    },
+    probe: async () => {
+      this.written(this.journal.retry(this.o.clock.now()));
+      return this.storage.fault();
+    },
+  };
+
+  /** Says once per run of failures that the file refuses writes, and when it takes them again. */
+  private written(ok: boolean): void {
+    if (ok === this.writable) return;
+    this.writable = ok;
+    if (ok) this.o.log.info('cloud outbox: the outbox file takes writes again; the events held in memory are in it');
+    else this.o.log.error('cloud outbox: the outbox file refuses writes; events are held in memory (uploaded as usual) and written once it can', { error: this.journal.fault()?.error });
   }
 
   private compactIfLarge(): void {

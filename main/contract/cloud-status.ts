@@ -73,6 +73,10 @@ export const OutboxView = z.object({
   recent_rejections: z.array(z.object({ event_id: z.string().nullable(), reason: z.string(), message: z.string() })),
   last_upload_at: z.string().nullable(),
   uploading: z.boolean(),
+  /** events the outbox file could not take (a full or failing disk): held in memory, uploaded and written down once it can */
+  unsaved: z.number().int(),
+  /** the outbox file's last write error while it refuses writes, else null */
+  write_error: z.string().nullable(),
 });
 export type OutboxView = z.infer<typeof OutboxView>;
 

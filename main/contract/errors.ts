@@ -52,6 +52,8 @@ export const ErrorCode = z.enum([
   'product_inactive',
   'update_not_allowed',
   'site_limit_reached',
+  /** what a call must write (its usage event, its audit line) cannot be persisted now (a full or failing disk): it did not run */
+  'storage_unavailable',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
@@ -98,6 +100,7 @@ export const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   service_unavailable: 503,
   gateway_unavailable: 503,
   internal_error: 500,
+  storage_unavailable: 503,
 };
 
 /** The `{ok, data} | {ok:false, code, message}` shape of IPC and the admin API. */

@@ -14,7 +14,7 @@ export const FINGERPRINT = 'SHA256:3f9a0c1d7b2e4f5a6c8d9e0f1a2b3c4d5e6f7a8b9c0d1
 export function makeOutbox(over: Partial<OutboxView> = {}): OutboxView {
   return {
     depth: 0, capacity: 10_000, full: false, refused_full: 0, oldest_at: null, delivered: 0, accepted: 0, duplicate: 0, rejected: 0,
-    abandoned: 0, unconnected: 0, invalid: 0, cloud_recorded: 0, recent_rejections: [], last_upload_at: null, uploading: false, ...over,
+    abandoned: 0, unconnected: 0, invalid: 0, cloud_recorded: 0, recent_rejections: [], last_upload_at: null, uploading: false, unsaved: 0, write_error: null, ...over,
   };
 }
 
