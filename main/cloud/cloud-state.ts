@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { Certificate } from '../contract/cloud/certificate.ts';
 import { LicenseView } from '../contract/cloud/license.ts';
 import { Environment } from '../contract/cloud/sites.ts';
-import { CloudErrorRecord } from '../contract/cloud-status.ts';
+import { CloudErrorRecord, PreviousSite } from '../contract/cloud-status.ts';
 import type { Logger } from '../lib/logger.ts';
 import { JsonFileStore } from '../store/json-file-store.ts';
 import { BreakerState, CLOSED } from './breaker.ts';
@@ -43,6 +43,8 @@ export const CloudStateDoc = z.object({
   newest_certificate_issued_at: z.string().max(64).nullable().default(null),
   /** the license as the last license answer showed it (display only; grants come from the certificate) */
   license: LicenseView.nullable(),
+  /** the license was deactivated on this site and none activated since (the free plan applies: said so, not "invalid") */
+  license_deactivated: z.boolean().default(false),
   last_sync: z.string().nullable(),
   last_refresh_attempt: z.string().nullable(),
   next_refresh_at: z.number().nullable(),
@@ -60,6 +62,8 @@ export const CloudStateDoc = z.object({
   }),
   breaker: BreakerState,
   last_errors: z.array(CloudErrorRecord).max(MAX_ERRORS),
+  /** the site before the current one (or none), as history: see CloudClientStatus.previous_site */
+  previous_site: PreviousSite.nullable().default(null),
 });
 export type CloudStateDoc = z.infer<typeof CloudStateDoc>;
 
@@ -68,6 +72,7 @@ export const NO_SITE_STATE = {
   certificate: null,
   newest_certificate_issued_at: null,
   license: null,
+  license_deactivated: false,
   last_sync: null,
   last_refresh_attempt: null,
   next_refresh_at: null,
@@ -81,6 +86,7 @@ const defaults = (): CloudStateDoc => ({
   clock: { offset_ms: 0, high_water_ms: 0 },
   breaker: CLOSED,
   last_errors: [],
+  previous_site: null,
 });
 
 /** How far the high-water mark may lag the time seen before it is written down again. */
@@ -170,6 +176,12 @@ export class CloudRuntime implements PolicyState {
   setBreaker(s: BreakerState): void {
     this.live.breaker = s;
     this.persist();
+  }
+
+  /** Another site (or none) from now: the old one's breaker and request errors are not its (the next update writes it). */
+  forgetSite(): void {
+    this.live.breaker = CLOSED;
+    this.live.last_errors = [];
   }
 
   recordError(r: CloudErrorRecord): void {

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { CloudUsageEvent } from '../contract/cloud/usage.ts';
@@ -56,6 +56,8 @@ export interface Replayed {
 export class OutboxJournal {
   private fd: number;
   private lines: number;
+  /** the file's size: where a torn write is cut back to */
+  private bytes: number;
   /** records the disk refused, in order (write()) */
   private backlog: JournalRecord[] = [];
   private failing: { error: string; since: number } | null = null;
@@ -65,6 +67,7 @@ export class OutboxJournal {
     replayed: Replayed,
   ) {
     this.fd = openSync(file, 'a', 0o600);
+    this.bytes = fstatSync(this.fd).size;
     this.lines = replayed.lines;
   }
 
@@ -79,9 +82,26 @@ export class OutboxJournal {
     return this.lines;
   }
 
-  /** Synchronous, so the record is on disk (in the page cache) when this returns. */
+  /**
+   * Synchronous, so the record is on disk (in the page cache) when this returns. A write the disk cut short
+   * (a full disk takes what fits) is taken back before the error goes up: a torn line would join the next one.
+   */
   append(rec: JournalRecord): void {
-    writeSync(this.fd, `${JSON.stringify(rec)}\n`);
+    const buf = Buffer.from(`${JSON.stringify(rec)}\n`, 'utf8');
+    let done = 0;
+    try {
+      while (done < buf.length) done += writeSync(this.fd, buf, done, buf.length - done);
+    } catch (e) {
+      if (done > 0) {
+        try {
+          ftruncateSync(this.fd, this.bytes);
+        } catch {
+          // left torn: replay cuts a torn last line, and one in the middle is skipped as unreadable
+        }
+      }
+      throw e;
+    }
+    this.bytes += buf.length;
     this.lines++;
   }
 
@@ -135,6 +155,7 @@ export class OutboxJournal {
     renameSync(temp, this.file);
     closeSync(this.fd);
     this.fd = openSync(this.file, 'a', 0o600);
+    this.bytes = fstatSync(this.fd).size;
     this.lines = out.length;
     // the file is the whole state now: what was held in memory is in it
     this.backlog = [];

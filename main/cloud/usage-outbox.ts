@@ -9,6 +9,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { CallMode } from './cloud-http.ts';
 import { OutboxJournal, RECENT_REJECTIONS, type Rejection, type Totals } from './outbox-journal.ts';
+import { QuotaRefusals, sortAnswers } from './outbox-answers.ts';
 
 /**
  * The usage outbox (DESIGN.md "Usage outbox"), the cloud side of the
@@ -37,6 +38,8 @@ export interface OutboxOptions {
   capacity?: number;
   batchSize?: number;
   intervalMs?: number;
+  /** what the outbox shows changed (a counter refused events): the console and the tray reload */
+  onChange?: () => void;
 }
 
 export type FlushResult = { ok: true; sent: number; remaining: number } | { ok: false; sent: number; remaining: number; error: unknown };
@@ -57,6 +60,8 @@ export class UsageOutbox implements UsageSink {
   private lastUploadAt: number | null = null;
   private lastFullLog = 0;
   private writable = true;
+  /** counters that refused events, until they reset (quotaRefusals()) */
+  private readonly quotas = new QuotaRefusals();
   private running: Promise<FlushResult> | null = null;
   /** events sent again once after the clock offset changed under their batch */
   private readonly restamped = new Set<string>();
@@ -158,6 +163,26 @@ export class UsageOutbox implements UsageSink {
     return ids.length;
   }
 
+  /** The counters that refused events and have not reset: quota alerts for cloud status, the console and the tray. */
+  quotaRefusals(): ReturnType<QuotaRefusals['list']> {
+    return this.quotas.list(this.o.clock.now());
+  }
+
+  /**
+   * A new site (or none): the counts, rejections and refusals of the old one
+   * are not this one's. Call after abandonAll(); the journal says so too, so a
+   * restart starts from zero.
+   */
+  startOver(): void {
+    this.totals = { accepted: 0, duplicate: 0, rejected: 0, abandoned: 0 };
+    this.recent = [];
+    this.counters = { refused_full: 0, unconnected: 0, invalid: 0, cloud_recorded: 0 };
+    this.lastUploadAt = null;
+    this.quotas.clear();
+    this.restamped.clear();
+    this.written(this.journal.write({ h: { ...this.totals, recent: [] } }, this.o.clock.now()));
+  }
+
   view(): OutboxView {
     const oldest = this.pending.values().next();
     return {
@@ -220,27 +245,15 @@ export class UsageOutbox implements UsageSink {
   }
 
   /**
-   * Applies the gateway's per-event answers. A `timestamp_out_of_range` on a
-   * batch stamped with an offset the client has since corrected (the request
-   * itself re-synced the clock on token_expired, but its body was already
-   * made) stays queued once, to be stamped again: the gateway did not store
-   * it, so sending it again cannot count it twice. Answers whether any did.
+   * Applies the gateway's per-event answers (outbox-answers.ts). A
+   * `timestamp_out_of_range` on a batch stamped with an offset the client has
+   * since corrected (the request itself re-synced the clock on token_expired,
+   * but its body was already made) stays queued once, to be stamped again.
+   * Answers whether any did.
    */
   private settle(batch: CloudUsageEvent[], answer: UsageRecordAnswer, offsetUsed: number): boolean {
-    const delivered: string[] = [];
-    const dup: string[] = [];
-    const rejected: Rejection[] = [];
-    let restamped = false;
-    batch.forEach((e, i) => {
-      const r = answer.results[i];
-      if (!r || (r.event_id !== null && r.event_id !== e.event_id)) return;
-      if (r.status === 'accepted') delivered.push(e.event_id);
-      else if (r.status === 'duplicate') dup.push(e.event_id);
-      else if (r.reason === 'timestamp_out_of_range' && this.o.offsetMs() !== offsetUsed && !this.restamped.has(e.event_id)) {
-        this.restamped.add(e.event_id);
-        restamped = true;
-      } else rejected.push({ event_id: e.event_id, reason: r.reason ?? 'rejected', message: (r.message ?? '').slice(0, 500) });
-    });
+    const { delivered, dup, rejected, again, quotas } = sortAnswers(batch, answer, (id) => this.o.offsetMs() !== offsetUsed && !this.restamped.has(id));
+    for (const id of again) this.restamped.add(id);
     const now = this.o.clock.now();
     if (delivered.length || dup.length) this.written(this.journal.write({ d: delivered, ...(dup.length ? { dup } : {}) }, now));
     if (rejected.length) this.written(this.journal.write({ r: rejected }, now));
@@ -254,7 +267,9 @@ export class UsageOutbox implements UsageSink {
     }
     this.recent.length = Math.min(this.recent.length, RECENT_REJECTIONS);
     if (this.restamped.size > this.capacity) this.restamped.clear();
-    return restamped;
+    for (const q of quotas) this.quotas.note(q, now);
+    if (quotas.length) this.o.onChange?.();
+    return again.length > 0;
   }
 
   /** The outbox as a part of the storage guard (core/storage-guard.ts): failing while records are held in memory. */
