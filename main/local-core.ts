@@ -106,7 +106,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
     const cloudPort = cloudActions({ client: cloud, clock, stats: () => stats.snapshot(), changed: () => events.emit({ type: 'health' }) });
     // Every event is counted locally (the Usage screen) and queued in the cloud outbox, which keeps it only while a site is connected.
     const usageSink = { record: (e: Parameters<StatsRecorder['record']>[0]) => (stats.record(e), cloud.usage.record(e)) };
-    const usage = new UsageRecorder(usageSink, clock, () => cloud.siteId ?? 'local', (e, ev) => log.error('usage event not recorded', { event: ev.event, error: (e as Error).message }));
+    const usage = new UsageRecorder(usageSink, clock, (e, ev) => log.error('usage event not recorded', { event: ev.event, error: (e as Error).message }));
     const ai = config.ai ?? cloudAiFor(() => cloud.api, { product: 'verto', feature: 'verto.translate' }, (e) => cloudPort.noticeRefusal(e));
     const site = createSitePlugin({ store: siteStore, clock, ai, usage, adminUserId: admin.id });
     // A site file that was corrupt is never re-seeded over: the person's pages are in the backup.

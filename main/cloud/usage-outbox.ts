@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import { CloudUsageEvent, USAGE_BATCH_MAX, type UsageRecordAnswer } from '../contract/cloud/usage.ts';
 import type { OutboxView } from '../contract/cloud-status.ts';
-import type { UsageEvent } from '../contract/usage.ts';
-import { uuidv7 } from '../lib/ids.ts';
-import type { UsageSink } from '../core/ports.ts';
+import type { RecordedUsage, UsageSink } from '../core/ports.ts';
 import type { StoragePart } from '../core/storage-guard.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -44,8 +42,8 @@ export interface OutboxOptions {
 
 export type FlushResult = { ok: true; sent: number; remaining: number } | { ok: false; sent: number; remaining: number; error: unknown };
 
-/** What record() takes: the port's event, with or without the id and time the recorder gives it. */
-export type OutboxInput = Omit<UsageEvent, 'event_id' | 'site_id' | 'timestamp'> & Partial<Pick<UsageEvent, 'event_id' | 'site_id' | 'timestamp'>>;
+/** What record() takes: the recorder's event (its id and time); the outbox stamps the connected site. */
+export type OutboxInput = RecordedUsage;
 
 const FULL_LOG_EVERY_MS = 60_000;
 
@@ -85,9 +83,8 @@ export class UsageOutbox implements UsageSink {
     if (!siteId) return void this.counters.unconnected++;
     if (this.pending.size >= this.capacity) return this.refuseFull(input.event);
     const now = this.o.clock.now();
-    const at = typeof input.timestamp === 'string' && Number.isFinite(Date.parse(input.timestamp)) ? Date.parse(input.timestamp) : now;
     const parsed = CloudUsageEvent.safeParse({
-      event_id: input.event_id ?? uuidv7(now),
+      event_id: input.event_id,
       event: input.event,
       site_id: siteId,
       product: input.product,
@@ -97,7 +94,7 @@ export class UsageOutbox implements UsageSink {
       tokens_input: input.tokens_input ?? 0,
       tokens_output: input.tokens_output ?? 0,
       // local time: the clock offset is applied when the batch is sent (it may be learned later)
-      timestamp: new Date(at).toISOString(),
+      timestamp: input.timestamp,
     });
     if (!parsed.success) {
       this.counters.invalid++;

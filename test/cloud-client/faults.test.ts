@@ -208,7 +208,7 @@ describe('clock skew', () => {
   it('a local clock an hour ahead: one token_expired, one resync, one re-signed attempt; events stamped with the gateway time', async () => {
     const { t, c, siteId } = await connected();
     t.clock.skewMs = HOUR;
-    for (let i = 0; i < 5; i++) c.usage.record(toolCall());
+    for (let i = 0; i < 5; i++) c.usage.record(toolCall(1, t.clock));
     const r = await c.sync();
     expect(r.outbox).toMatchObject({ ok: true, sent: 5 });
     const upload = suite.proxy.seen.find((s) => s.path.endsWith('usage/record'))!;
