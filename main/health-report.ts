@@ -1,5 +1,6 @@
 import type { BridgeLaunchInfo, CloudHealth, HealthReport, Warning } from './contract/health.ts';
 import type { Clock } from './lib/clock.ts';
+import type { StorageFault } from './core/storage-guard.ts';
 import type { CloudStatusView } from './contract/cloud-actions.ts';
 import type { Registry } from './core/registry.ts';
 import type { SettingsService } from './core/settings-service.ts';
@@ -40,6 +41,15 @@ export interface HealthDeps {
   cloud: () => CloudHealth;
   /** the cloud client's warnings (gateway unreachable, certificate stale, outbox full, quotas): each says what to do */
   cloudWarnings?: () => Warning[];
+  /** a part that must write before a call runs (audit, usage outbox) and cannot: calls are refused until it can */
+  storage?: () => StorageFault | null;
+}
+
+/** The disk refuses writes: what the console's overview and the tray say (storage_full for a full disk). */
+export function storageWarning(f: StorageFault): Warning {
+  const full = f.error === 'ENOSPC' || f.error === 'EDQUOT';
+  const what = full ? 'The disk that holds the data dir is full' : `The disk that holds the data dir refuses writes (${f.error})`;
+  return { code: full ? 'storage_full' : 'storage_failing', message: `${what} since ${f.since} (${f.part}): tool calls are refused (storage_unavailable) so that none goes unrecorded. Free space; nothing recorded so far is lost, and calls resume by themselves.` };
 }
 
 /** The cloud client's warnings plus its quota alerts, as health warnings (the tray reads one place). */
@@ -80,6 +90,7 @@ export function healthReporter(deps: HealthDeps): () => HealthReport {
       return s?.status === 'down' ? [{ code: 'upstream_down', message: `${p.title} is down: ${s.detail ?? ''}` }] : [];
     }),
     ...(deps.cloudWarnings?.() ?? []),
+    ...[deps.storage?.()].flatMap((f) => (f ? [storageWarning(f)] : [])),
   ];
   return () => {
     const since = deps.clock.now() - 24 * 3600_000;

@@ -32,6 +32,7 @@ import { salvageSite } from './plugins/site/site-salvage.ts';
 import { StagedFiles } from './store/staged-files.ts';
 import { builtinPlugin } from './plugins/builtin/index.ts';
 import { UsageRecorder } from './core/usage.ts';
+import { StorageGuard } from './core/storage-guard.ts';
 import { HTTP_REFUSAL, RESOURCE_READ } from './contract/audit.ts';
 import { jsonSchemaCompiler } from './mcp/json-schema.ts';
 import { bridgeLaunchFor } from './bridge-launch.ts';
@@ -109,7 +110,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
     const cloudPort = cloudActions({ client: cloud, clock, stats: () => stats.snapshot(), changed: () => events.emit({ type: 'health' }) });
     // Every event is counted locally (the Usage screen) and queued in the cloud outbox, which keeps it only while a site is connected.
     const usageSink = { record: (e: Parameters<StatsRecorder['record']>[0]) => (stats.record(e), cloud.usage.record(e)) };
-    const usage = new UsageRecorder(usageSink, clock, () => cloud.siteId ?? 'local', (e, ev) => log.error('usage event not recorded', { event: ev.event, error: (e as Error).message }));
+    const usage = new UsageRecorder(usageSink, clock, (e, ev) => log.error('usage event not recorded', { event: ev.event, error: (e as Error).message }));
     const ai = config.ai ?? cloudAiFor(() => cloud.api, { product: 'verto', feature: 'verto.translate' }, (e) => cloudPort.noticeRefusal(e));
     const site = createSitePlugin({ store: siteStore, clock, ai, usage, adminUserId: admin.id });
     // A site file that was corrupt is never re-seeded over: the person's pages are in the backup.
@@ -119,7 +120,9 @@ export async function openLocalCore(config: LocalCoreConfig) {
     const auditor = new Auditor(audit, stats, clock, () => siteStore.read().site.url || 'local');
     const staging = new Staging({ store: stagedFiles, users: (id) => users.byId(id), registry, auditor, events, clock, auditTrail: audit, settings: () => settings.get(), log, usage, ...(config.stagedLifetimeMs ? { lifetimeMs: config.stagedLifetimeMs } : {}) });
     const entitlements = cloud.entitlements;
-    const pipeline = new Pipeline({ registry, staging, auditor, entitlements: () => entitlements, settings: () => settings.get(), clock, usage });
+    // A call runs only when its audit line and usage event can be written (decisions.md "Storage failures").
+    const storage = new StorageGuard([audit.storage, cloud.usage.storage], () => events.emit({ type: 'health' }));
+    const pipeline = new Pipeline({ registry, staging, auditor, entitlements: () => entitlements, settings: () => settings.get(), clock, usage, storage });
     const watchSettings = (listener: (s: Settings) => void) => events.subscribe((e) => e.type === 'settings' && listener(e.settings));
     const builtin = builtinPlugin({ registry, staging, settings: () => settings.get(), watchSettings, siteIdentity });
     registry.add(builtin);
@@ -139,6 +142,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
       dataDir: config.dataDir, clock, settings, vault, options, siteStore, stagedFiles, registry, staging, tokens, urls, bridge: bridgeLaunchFor(config.dataDir),
       cloud: () => cloudPort.health(),
       cloudWarnings: () => cloudWarnings(cloudPort.status()),
+      storage: () => storage.fault(),
     });
     const sessions = new ConsoleSessions(clock);
     const invoke = createInvoke({
@@ -157,6 +161,8 @@ export async function openLocalCore(config: LocalCoreConfig) {
     const jobs = startBackgroundJobs(log, [
       { every: 15_000, what: 'staged sweep', run: () => staging.sweep() },
       { every: 5_000, what: 'stats flush', run: () => stats.flush() },
+      // a disk that refused writes is tried again, so calls resume (and the tray clears) without waiting for a call
+      { every: 5_000, what: 'storage probe', run: () => storage.ready() },
       { every: 3600_000, what: 'audit sweep', run: () => audit.sweep() },
     ]);
     // Staged writes of an earlier version move out of options.json; then whatever a crash left in flight is completed or rolled back.
@@ -172,7 +178,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
 
     let closed = false;
     return {
-      clock, log, options, siteStore, vault, events, settings, audit, users, tokens, registry, stats, usage, auditor, staging, pipeline, site, builtin, siteIdentity, entitlements, sessions, invoke, dispatch, health, cloud, upstreams,
+      clock, log, options, siteStore, vault, events, settings, audit, users, tokens, registry, stats, usage, auditor, staging, pipeline, storage, site, builtin, siteIdentity, entitlements, sessions, invoke, dispatch, health, cloud, upstreams,
       /** set the service URLs once the HTTP server listens */
       setUrls(base: string) {
         urls.base_url = base;

@@ -19,6 +19,8 @@ export interface TrayState {
   cloud: TrayCloud;
   /** a downloaded update whose manifest and file verified, waiting for the person to install it */
   update: string | null;
+  /** the disk refuses writes, in words (tool calls are refused meanwhile), or null */
+  storage: string | null;
 }
 
 export interface PendingItem {
@@ -41,7 +43,7 @@ export interface TrayActions {
 const MENU_PENDING_MAX = 10;
 export type TrayIconState = 'off' | 'on' | 'attention';
 
-export const INITIAL_TRAY_STATE: TrayState = { phase: 'starting', enabled: false, pending: [], pendingTotal: 0, error: null, openAtLogin: false, cloud: NO_CLOUD, update: null };
+export const INITIAL_TRAY_STATE: TrayState = { phase: 'starting', enabled: false, pending: [], pendingTotal: 0, error: null, openAtLogin: false, cloud: NO_CLOUD, update: null, storage: null };
 
 export function pendingItems(list: readonly StagedPayload[]): PendingItem[] {
   return list
@@ -53,6 +55,7 @@ export function pendingItems(list: readonly StagedPayload[]): PendingItem[] {
 
 export function trayIconState(state: TrayState): TrayIconState {
   if (state.phase === 'failed' || state.pendingTotal > 0) return 'attention';
+  if (state.phase === 'running' && state.storage) return 'attention';
   if (state.phase === 'running' && state.cloud.quotas.some((q) => q.level === 'exceeded')) return 'attention';
   return state.phase === 'running' && state.enabled ? 'on' : 'off';
 }
@@ -63,6 +66,7 @@ export function trayTooltip(state: TrayState): string {
   if (state.phase === 'starting') return 'Gatehouse: starting…';
   if (state.phase === 'failed') return 'Gatehouse: the service is not running';
   const parts = [`Gatehouse: ${state.enabled ? 'on' : 'off'}`];
+  if (state.storage) parts.push(state.storage);
   if (state.pendingTotal) parts.push(approvals(state.pendingTotal));
   const quota = quotaTooltip(state.cloud);
   if (quota) parts.push(quota);
@@ -85,6 +89,12 @@ export function menuLabel(text: string, max = 60): string {
 }
 
 /** The tray menu, built from the state alone: the same state always gives the same menu. */
+/** The tray's words for a storage warning of the health report (storage_full, storage_failing), or null. */
+export function trayStorage(warnings: readonly { code: string }[]): string | null {
+  const w = warnings.find((x) => x.code === 'storage_full' || x.code === 'storage_failing');
+  return !w ? null : w.code === 'storage_full' ? 'the disk is full' : 'the disk refuses writes';
+}
+
 export function buildTrayMenu(state: TrayState, act: TrayActions): MenuItemConstructorOptions[] {
   const running = state.phase === 'running';
   const items: MenuItemConstructorOptions[] = state.pending.map((p) => ({
@@ -104,6 +114,7 @@ export function buildTrayMenu(state: TrayState, act: TrayActions): MenuItemConst
 
   return [
     { id: 'status', label: menuLabel(statusLine(state), 80), enabled: false },
+    ...(running && state.storage ? [{ id: 'storage', label: menuLabel(`${state.storage}: tool calls are refused`, 80), click: () => act.openConsole() }] : []),
     { type: 'separator' },
     { id: 'open', label: 'Open the console', click: () => act.openConsole() },
     { id: 'pending', label: state.pendingTotal ? `Pending approvals (${state.pendingTotal})` : 'Pending approvals', enabled: running, submenu: items },

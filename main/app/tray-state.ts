@@ -1,7 +1,7 @@
 import type { ApiDispatch, ApiEvent } from '../contract/api.ts';
 import type { ConsoleScreen } from './app-url.ts';
 import { NO_CLOUD, trayCloud } from './tray-cloud.ts';
-import { INITIAL_TRAY_STATE, pendingItems } from './tray-menu.ts';
+import { INITIAL_TRAY_STATE, pendingItems, trayStorage } from './tray-menu.ts';
 import type { TrayActions, TrayState } from './tray-menu.ts';
 
 /**
@@ -56,7 +56,7 @@ export class TrayStateKeeper {
         const [health, staged, cloud] = await Promise.all([dispatch('health.get', {}), dispatch('staged.list', { status: 'pending' }), dispatch('cloud.status', {})]);
         if (this.dispatch !== dispatch) return;
         this.set({
-          ...(health.ok ? { enabled: health.data.enabled } : {}),
+          ...(health.ok ? { enabled: health.data.enabled, storage: trayStorage(health.data.warnings) } : {}),
           ...(staged.ok ? { pending: pendingItems(staged.data), pendingTotal: staged.data.length } : {}),
           ...(cloud.ok || health.ok ? { cloud: trayCloud(cloud.ok ? cloud.data : null, health.ok ? health.data : null) } : {}),
         });

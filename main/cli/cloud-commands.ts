@@ -12,13 +12,22 @@ const readStdin = async (): Promise<string> => {
   return Buffer.concat(chunks).toString('utf8').trim();
 };
 
-function statusText(s: CloudStatusView): string {
-  if (!s.connected) return ['Not connected to a cloud gateway: the local free plan applies.', 'Connect with: gatehouse cloud connect --url GATEWAY_URL'].concat(s.warnings.map((w) => safe`! ${w.message}`)).join('\n');
+/** The license in words: no license (never activated, or deactivated) is the free plan, not "invalid". */
+function licenseLine(s: CloudStatusView): string {
   const c = s.certificate;
+  if (s.license_state === 'deactivated') return 'License: deactivated: the free plan applies (gatehouse cloud activate LICENSE_KEY to use one again)';
+  if (s.license_state === 'none' || !c) return 'License: none activated: the free plan applies (gatehouse cloud activate LICENSE_KEY)';
+  return safe`License: ${c.license.status}, plan ${c.license.plan ?? '-'}, key ${c.license.key_preview ?? '-'}; certificate until ${c.grants_until} (${c.reason})`;
+}
+
+function statusText(s: CloudStatusView): string {
+  const p = s.previous_site;
+  const history = p ? [safe`Before: site ${p.site_id ?? '-'} on ${p.gateway_url}, disconnected ${p.disconnected_at}; ${p.delivered} usage event(s) delivered, ${p.rejected} refused, ${p.abandoned} written off.`] : [];
+  if (!s.connected) return ['Not connected to a cloud gateway: the local free plan applies.', 'Connect with: gatehouse cloud connect --url GATEWAY_URL', ...history].concat(s.warnings.map((w) => safe`! ${w.message}`)).join('\n');
   return [
     safe`Connected to ${s.gateway_url} (${s.environment}) as site ${s.site_id}`,
     safe`Pinned key: ${s.pinned_key?.kid ?? '-'} ${s.pinned_key?.fingerprint ?? ''}`,
-    c ? safe`License: ${c.license.status}, plan ${c.license.plan ?? '-'}, key ${c.license.key_preview ?? '-'}; certificate until ${c.grants_until} (${c.reason})` : 'License: none activated (gatehouse cloud activate LICENSE_KEY)',
+    licenseLine(s),
     safe`Products: ${Object.entries(s.products).map(([p, v]) => `${p}=${v}`).join(' ')}`,
     safe`Last sync: ${s.last_sync ?? 'never'}; outbox: ${s.outbox.depth} waiting, ${s.outbox.delivered} delivered`,
     ...s.last_errors.slice(0, 3).map((e) => safe`Last error: ${e.operation} ${e.code}: ${e.message} (request ${e.request_id})`),
@@ -57,6 +66,7 @@ export async function cloud(args: string[]): Promise<void> {
     if (sub === 'activate' || sub === 'deactivate') {
       const r = unwrap(sub === 'activate' ? await c.dispatch('cloud.activate', { license_key: licenseKey }) : await c.dispatch('cloud.deactivate', {}));
       const l = r.license;
+      if (sub === 'deactivate') return out(json, r, () => safe`License deactivated on this site: the free plan applies; its seat is free again (request ${r.request_id}).`);
       return out(json, r, () => safe`License ${l.key_preview ?? ''}: ${l.status}, plan ${l.plan ?? '-'}${l.license_expires_at ? `, expires ${l.license_expires_at}` : ''}${l.site_limit !== null ? `, ${l.sites_used ?? '?'} of ${l.site_limit} sites` : ''} (request ${r.request_id}).`);
     }
     if (sub === 'status') {

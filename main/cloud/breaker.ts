@@ -38,6 +38,15 @@ export function breakerTrip(s: BreakerState, now: number, askedMs = 0): BreakerS
   return { trips: s.trips + 1, open_ms: openMs, open_until: now + Math.max(openMs, Math.min(askedMs, BREAKER_MAX_MS)) };
 }
 
+/**
+ * A person asked (a manual sync): the wait is over now, so the next request is the half-open probe
+ * whatever the saved state says (after a restart it would refuse for up to 10 min although the gateway
+ * may be back). A failed probe opens it again, for longer, as any failed probe does.
+ */
+export function breakerProbeNow(s: BreakerState, now: number): BreakerState {
+  return s.open_until !== null && now < s.open_until ? { ...s, open_until: now } : s;
+}
+
 export function breakerView(s: BreakerState, now: number): BreakerView {
   const state = s.open_until === null ? 'closed' : now < s.open_until ? 'open' : 'half_open';
   return { state, open_until: s.open_until === null ? null : new Date(s.open_until).toISOString(), open_ms: s.open_ms, trips: s.trips };

@@ -60,6 +60,9 @@ export class CertificateKeeper {
     }
     this.refusal = null;
     this.siteRefusal = null;
+    // Only a certificate newer than any taken was just made by the gateway: its issued_at is the gateway's time now.
+    const issued = Date.parse(v.payload.issued_at);
+    if (issued > this.newestIssuedMs) this.runtime.takeSignedTime(issued, this.clock.now());
     this.take(cert, v.payload);
     const newest = new Date(this.newestIssuedMs).toISOString();
     await this.runtime.update((d) => void Object.assign(d, { certificate: cert, newest_certificate_issued_at: newest }));

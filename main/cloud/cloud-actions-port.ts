@@ -10,6 +10,7 @@ import { VERSION } from '../version.ts';
 import type { CloudClient } from './cloud-client.ts';
 import { failure } from './cloud-client-types.ts';
 import { isCloudClientError } from './errors.ts';
+import { counterKey } from './outbox-answers.ts';
 
 const DAY = 24 * 3600_000;
 const MAX_REFUSAL_ALERTS = 20;
@@ -28,6 +29,25 @@ const asFailure = (e: unknown): CloudFailure => {
   return { code, message, request_id };
 };
 
+const NO_UPDATES: Omit<UpdatesView, 'connected' | 'current_version'> = { channel: null, eligible: null, checked_at: null, latest_version: null, update_available: false, release: null, refused: null, error: null };
+
+const LEVEL_RANK = { exceeded: 2, near: 1 } as const;
+
+/** Alerts about one counter (scope, subject, metric, period) become one: the worse level, then the newer word. */
+export function onePerCounter(alerts: readonly QuotaAlert[]): QuotaAlert[] {
+  const byCounter = new Map<string, QuotaAlert>();
+  for (const a of alerts) {
+    // a refusal that does not name its subject or period (an older gateway's error) stands for its scope's counter of that metric
+    const key = [...byCounter.keys()].find((k) => sameCounter(byCounter.get(k)!, a)) ?? counterKey(a);
+    const held = byCounter.get(key);
+    if (!held || LEVEL_RANK[a.level] > LEVEL_RANK[held.level] || (a.level === held.level && a.seen_at > held.seen_at)) byCounter.set(key, a);
+  }
+  return [...byCounter.values()];
+}
+
+const sameCounter = (x: QuotaAlert, y: QuotaAlert): boolean =>
+  x.scope === y.scope && x.metric === y.metric && (x.subject === null || y.subject === null || x.subject === y.subject) && (x.period === null || y.period === null || x.period === y.period);
+
 const platformOf = (): 'win' | 'mac' | 'linux' => (process.platform === 'win32' ? 'win' : process.platform === 'darwin' ? 'mac' : 'linux');
 
 /**
@@ -41,18 +61,23 @@ export function cloudActions(d: CloudActionsDeps): CloudActions & { noticeRefusa
   const iso = (t: number) => new Date(t).toISOString();
   let usageCache: { fetched_at: string; limits: LimitState[]; summary: CloudUsageView['summary']; history: CloudUsageView['history'] } | null = null;
   let refusals: QuotaAlert[] = [];
-  let updates: Omit<UpdatesView, 'connected' | 'current_version'> = { channel: null, eligible: null, checked_at: null, latest_version: null, update_available: false, release: null, refused: null, error: null };
+  let updates = NO_UPDATES;
 
+  /** One alert per counter: a refusal (a call's, or events' at upload) and the limits as last fetched; the worse wins, then the newer word. */
   const alerts = (): QuotaAlert[] => {
     const now = d.clock.now();
     refusals = refusals.filter((a) => Date.parse(a.reset_at) > now);
+    const fromEvents = c.usage.quotaRefusals().flatMap(({ quota: q, seen_at }) => {
+      const a = QuotaAlert.safeParse({ level: 'exceeded', ...q, source: 'refusal', seen_at });
+      return a.success ? [a.data] : [];
+    });
     const fromLimits: QuotaAlert[] = (usageCache?.limits ?? []).flatMap((l) => {
       if (l.limit <= 0 || Date.parse(l.reset_at) <= now) return [];
       const used = l.used + l.reserved;
       const level = used >= l.limit ? 'exceeded' : used >= l.limit * QUOTA_NEAR_SHARE ? 'near' : null;
       return level ? [{ level, scope: l.scope, subject: l.subject, metric: l.metric, period: l.period, limit: l.limit, used, reset_at: l.reset_at, source: 'limits' as const, seen_at: usageCache!.fetched_at }] : [];
     });
-    return [...refusals, ...fromLimits];
+    return onePerCounter([...refusals, ...fromEvents, ...fromLimits]);
   };
 
   const local = () => {
@@ -103,8 +128,10 @@ export function cloudActions(d: CloudActionsDeps): CloudActions & { noticeRefusa
     async disconnect() {
       try {
         const r = await c.disconnect();
+        // the old site's figures, alerts and update checks are not the next one's
         usageCache = null;
         refusals = [];
+        updates = NO_UPDATES;
         return r;
       } finally {
         d.changed();

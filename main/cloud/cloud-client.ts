@@ -7,7 +7,7 @@ import { systemClock, type Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createLogger } from '../lib/logger.ts';
 import { VERSION } from '../version.ts';
-import { CLOSED } from './breaker.ts';
+import { breakerProbeNow } from './breaker.ts';
 import { CloudApi } from './cloud-api.ts';
 import { CertificateKeeper } from './certificate-keeper.ts';
 import { failure, licenseFromSite, type CloudClientOptions, type ConnectInput, type ConnectResult, type DisconnectResult, type SyncResult } from './cloud-client-types.ts';
@@ -69,7 +69,7 @@ export class CloudClient {
     this.entitlements = new CloudEntitlements({
       clock: this.clock,
       certificate: () => (this.connected() && !this.certs.siteRefusal ? this.certs.held : null),
-      offsetMs: () => runtime.offsetMs(),
+      offsetMs: () => runtime.trustedOffsetMs(),
       highWaterMs: () => runtime.highWaterMs(),
       observeTime: (t) => runtime.observeTime(t),
       local: o.local,
@@ -87,6 +87,7 @@ export class CloudClient {
           throw await this.certs.notice(e);
         }
       },
+      onChange: o.onChange,
       ...o.outbox,
     });
   }
@@ -136,7 +137,8 @@ export class CloudClient {
     const environment = i.environment ?? 'production';
     const explicit = i.publicKey !== undefined ? parsePublicKey(i.publicKey) : null;
     this.setGateway(gatewayUrl);
-    this.runtime.setBreaker(CLOSED); // a new gateway starts with a clean slate
+    this.runtime.forgetSite(); // a new gateway starts with a clean slate
+    this.usage.startOver();
     const api = this.apiInstance!;
     const pin = explicit ?? firstKey((await api.keys()).data);
     const fingerprint = fingerprintOf(pin.x);
@@ -183,6 +185,8 @@ export class CloudClient {
   /**
    * Uploads the outbox, then reports to sites/sync and takes the current
    * certificate: the on-demand `gatehouse cloud sync` and the daily refresh.
+   * An interactive sync is a person asking: it probes the gateway at once,
+   * whatever the breaker says (see breakerProbeNow).
    */
   sync(mode: CallMode = 'interactive'): Promise<SyncResult> {
     return this.inTurn(() => this.syncNow(mode));
@@ -216,7 +220,7 @@ export class CloudClient {
       this.still(epoch, 'the activation');
       throw await this.certs.notice(e);
     }
-    await this.runtime.update((d) => void (d.license = ans.data.license));
+    await this.runtime.update((d) => void Object.assign(d, { license: ans.data.license, license_deactivated: false }));
     this.still(epoch, 'the activation');
     await this.certs.accept(ans.data.certificate, ans.requestId);
     this.log.info('cloud: license activated', { key_preview: ans.data.license.key_preview, plan: ans.data.license.plan, request_id: ans.requestId });
@@ -237,7 +241,7 @@ export class CloudClient {
     await this.certs.drop();
     await this.creds.forgetLicenseKey();
     this.still(epoch, 'the deactivation');
-    await this.runtime.update((d) => void (d.license = ans.data.license));
+    await this.runtime.update((d) => void Object.assign(d, { license: ans.data.license, license_deactivated: true }));
     // The signed word that the license is gone, for the status screens (the gates already follow the free policy).
     const status = await api.licenseStatus().catch(() => null);
     this.still(epoch, 'the deactivation');
@@ -249,6 +253,7 @@ export class CloudClient {
     const api = this.requireApi();
     this.notDisconnecting('the sync');
     const epoch = this.epoch;
+    if (mode === 'interactive') this.runtime.setBreaker(breakerProbeNow(this.runtime.breaker(), this.clock.now()));
     const outbox = await this.usage.flush(mode);
     this.still(epoch, 'the sync');
     const now = new Date(this.clock.now()).toISOString();
@@ -263,8 +268,7 @@ export class CloudClient {
       throw await this.certs.notice(e);
     }
     this.certs.siteRefusal = null;
-    const serverTime = Date.parse(ans.data.server_time);
-    if (Number.isFinite(serverTime)) this.runtime.observeTime(serverTime);
+    // The answer's server_time is not signed: the clock is taken from the certificate's issued_at (certificate-keeper.ts).
     const accepted = await this.certs.accept(ans.data.certificate, ans.requestId).then(
       () => true,
       () => false,
@@ -445,12 +449,17 @@ export class CloudClient {
     });
   }
 
+  /** Forgets the site; its counts stay readable as history (`previous_site`), the current ones start from zero. */
   private async forgetLocally(why: string): Promise<number> {
     const unsent = this.usage.abandonAll(why);
+    const o = this.usage.view();
+    const conn = this.runtime.doc().connection;
+    const previous = conn && { site_id: this.identity?.site_id ?? null, gateway_url: conn.gateway_url, disconnected_at: new Date(this.clock.now()).toISOString(), delivered: o.delivered, rejected: o.rejected, abandoned: o.abandoned };
+    this.usage.startOver();
     await this.creds.forgetAll();
-    this.runtime.setBreaker(CLOSED);
+    this.runtime.forgetSite();
     await this.runtime.update((d) => {
-      Object.assign(d, { connection: null, ...NO_SITE_STATE });
+      Object.assign(d, { connection: null, ...NO_SITE_STATE, previous_site: previous ?? d.previous_site });
     });
     this.identity = null;
     this.apiInstance = null;

@@ -50,8 +50,9 @@ export interface CallResult<T> {
 
 /** What the policy reads and moves; kept by CloudRuntime (cloud-state.ts) and persisted there. */
 export interface PolicyState {
+  /** the offset requests are signed with */
   offsetMs(): number;
-  /** the gateway told us its time: set the offset (and trust that time) */
+  /** a token_expired answer told us the gateway's time (unsigned): sign with it, trust nothing else to it */
   resyncClock(serverTimeMs: number, localNowMs: number): void;
   breaker(): BreakerState;
   setBreaker(s: BreakerState): void;

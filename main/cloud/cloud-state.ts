@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { Certificate } from '../contract/cloud/certificate.ts';
 import { LicenseView } from '../contract/cloud/license.ts';
 import { Environment } from '../contract/cloud/sites.ts';
-import { CloudErrorRecord } from '../contract/cloud-status.ts';
+import { CloudErrorRecord, PreviousSite } from '../contract/cloud-status.ts';
 import type { Logger } from '../lib/logger.ts';
 import { JsonFileStore } from '../store/json-file-store.ts';
 import { BreakerState, CLOSED } from './breaker.ts';
@@ -43,18 +43,27 @@ export const CloudStateDoc = z.object({
   newest_certificate_issued_at: z.string().max(64).nullable().default(null),
   /** the license as the last license answer showed it (display only; grants come from the certificate) */
   license: LicenseView.nullable(),
+  /** the license was deactivated on this site and none activated since (the free plan applies: said so, not "invalid") */
+  license_deactivated: z.boolean().default(false),
   last_sync: z.string().nullable(),
   last_refresh_attempt: z.string().nullable(),
   next_refresh_at: z.number().nullable(),
   refresh_failures: z.number().int().nonnegative(),
   clock: z.object({
-    /** gateway time minus local time, learned from server_time */
+    /** gateway time minus local time, learned from signed data only (a fresh certificate's issued_at): the gates read time with it */
     offset_ms: z.number(),
+    /**
+     * the offset requests are signed and usage events stamped with: also moved by the unsigned server_time of a
+     * token_expired answer (a forged one can only make our own requests fail, which a man in the middle can anyway)
+     */
+    signing_offset_ms: z.number().optional(),
     /** the latest trusted time seen (corrected): a local time well before it means the clock was set back */
     high_water_ms: z.number(),
   }),
   breaker: BreakerState,
   last_errors: z.array(CloudErrorRecord).max(MAX_ERRORS),
+  /** the site before the current one (or none), as history: see CloudClientStatus.previous_site */
+  previous_site: PreviousSite.nullable().default(null),
 });
 export type CloudStateDoc = z.infer<typeof CloudStateDoc>;
 
@@ -63,6 +72,7 @@ export const NO_SITE_STATE = {
   certificate: null,
   newest_certificate_issued_at: null,
   license: null,
+  license_deactivated: false,
   last_sync: null,
   last_refresh_attempt: null,
   next_refresh_at: null,
@@ -76,6 +86,7 @@ const defaults = (): CloudStateDoc => ({
   clock: { offset_ms: 0, high_water_ms: 0 },
   breaker: CLOSED,
   last_errors: [],
+  previous_site: null,
 });
 
 /** How far the high-water mark may lag the time seen before it is written down again. */
@@ -121,14 +132,29 @@ export class CloudRuntime implements PolicyState {
     return this.store.flush();
   }
 
+  /** The signing offset (see the document): what a request's `created` and a usage event's time are moved by. */
   offsetMs(): number {
+    return this.live.clock.signing_offset_ms ?? this.live.clock.offset_ms;
+  }
+
+  /** The offset learned from signed data: what the feature gates read time with. */
+  trustedOffsetMs(): number {
     return this.live.clock.offset_ms;
   }
 
+  /** An unsigned server_time (token_expired): it moves the signing offset only, never the gates' time nor the high-water mark. */
   resyncClock(serverTimeMs: number, localNowMs: number): void {
-    // The gateway's time is trusted: it also resets the high-water mark, so a clock that was
-    // ahead and is now right is not mistaken for one set back.
-    this.live.clock = { offset_ms: serverTimeMs - localNowMs, high_water_ms: serverTimeMs };
+    this.live.clock = { ...this.live.clock, signing_offset_ms: serverTimeMs - localNowMs };
+    this.persist();
+  }
+
+  /**
+   * A signed time (the issued_at of a certificate newer than any taken, so just made by the gateway): both
+   * offsets follow it; the high-water mark only ever moves up.
+   */
+  takeSignedTime(signedMs: number, localNowMs: number): void {
+    const offset = signedMs - localNowMs;
+    this.live.clock = { offset_ms: offset, signing_offset_ms: offset, high_water_ms: Math.max(this.live.clock.high_water_ms, signedMs) };
     this.persist();
   }
 
@@ -150,6 +176,12 @@ export class CloudRuntime implements PolicyState {
   setBreaker(s: BreakerState): void {
     this.live.breaker = s;
     this.persist();
+  }
+
+  /** Another site (or none) from now: the old one's breaker and request errors are not its (the next update writes it). */
+  forgetSite(): void {
+    this.live.breaker = CLOSED;
+    this.live.last_errors = [];
   }
 
   recordError(r: CloudErrorRecord): void {

@@ -72,7 +72,8 @@ export function requiredPlanOf(feature: string): string {
 export function decide(feature: string, cert: CertificatePayload | null, validity: Validity | null, local: Entitlement, now: number): Decision {
   const fromLocal = (): Decision => {
     if (local.allowed) return { entitlement: local, source: 'local', code: null };
-    const status = cert && validity?.reason === 'license_not_active' ? cert.license.status : null;
+    // A certificate with no key holds no license (never activated, or deactivated): the free plan, not a revoked license.
+    const status = cert && validity?.reason === 'license_not_active' && cert.license.key_preview ? cert.license.status : null;
     return { entitlement: local, source: 'local', code: status === 'expired' ? 'license_expired' : status === 'invalid' ? 'license_invalid' : 'entitlement_required' };
   };
   if (!cert || !validity?.usable) return fromLocal();

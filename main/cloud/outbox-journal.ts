@@ -1,7 +1,8 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { CloudUsageEvent } from '../contract/cloud/usage.ts';
+import { errorCode } from '../lib/os-error.ts';
 
 /**
  * The usage outbox on disk: an append-only JSON-lines journal. A queued
@@ -55,12 +56,18 @@ export interface Replayed {
 export class OutboxJournal {
   private fd: number;
   private lines: number;
+  /** the file's size: where a torn write is cut back to */
+  private bytes: number;
+  /** records the disk refused, in order (write()) */
+  private backlog: JournalRecord[] = [];
+  private failing: { error: string; since: number } | null = null;
 
   private constructor(
     readonly file: string,
     replayed: Replayed,
   ) {
     this.fd = openSync(file, 'a', 0o600);
+    this.bytes = fstatSync(this.fd).size;
     this.lines = replayed.lines;
   }
 
@@ -75,10 +82,62 @@ export class OutboxJournal {
     return this.lines;
   }
 
-  /** Synchronous, so the record is on disk (in the page cache) when this returns. */
+  /**
+   * Synchronous, so the record is on disk (in the page cache) when this returns. A write the disk cut short
+   * (a full disk takes what fits) is taken back before the error goes up: a torn line would join the next one.
+   */
   append(rec: JournalRecord): void {
-    writeSync(this.fd, `${JSON.stringify(rec)}\n`);
+    const buf = Buffer.from(`${JSON.stringify(rec)}\n`, 'utf8');
+    let done = 0;
+    try {
+      while (done < buf.length) done += writeSync(this.fd, buf, done, buf.length - done);
+    } catch (e) {
+      if (done > 0) {
+        try {
+          ftruncateSync(this.fd, this.bytes);
+        } catch {
+          // left torn: replay cuts a torn last line, and one in the middle is skipped as unreadable
+        }
+      }
+      throw e;
+    }
+    this.bytes += buf.length;
     this.lines++;
+  }
+
+  /**
+   * Appends, never throwing: when the disk refuses (ENOSPC, EIO), the record
+   * is held in memory, in order behind any held before it, and written by a
+   * later write or retry(). Answers whether it is on disk now.
+   */
+  write(rec: JournalRecord, now: number): boolean {
+    this.backlog.push(rec);
+    return this.retry(now);
+  }
+
+  /** Writes the held records, in order, until the disk refuses one; answers whether none is left. */
+  retry(now: number): boolean {
+    while (this.backlog.length > 0) {
+      try {
+        this.append(this.backlog[0]!);
+      } catch (e) {
+        this.failing ??= { error: errorCode(e), since: now };
+        return false;
+      }
+      this.backlog.shift();
+    }
+    this.failing = null;
+    return true;
+  }
+
+  /** The write error while records are held in memory, else null. */
+  fault(): { error: string; since: number } | null {
+    return this.failing;
+  }
+
+  /** Events (`a` records) held in memory, not yet on disk. */
+  get heldEvents(): number {
+    return this.backlog.reduce((n, r) => n + ('a' in r ? 1 : 0), 0);
   }
 
   /** Rewrites the journal to exactly this state. */
@@ -96,7 +155,11 @@ export class OutboxJournal {
     renameSync(temp, this.file);
     closeSync(this.fd);
     this.fd = openSync(this.file, 'a', 0o600);
+    this.bytes = fstatSync(this.fd).size;
     this.lines = out.length;
+    // the file is the whole state now: what was held in memory is in it
+    this.backlog = [];
+    this.failing = null;
   }
 
   /** Forces what was appended to stable storage (power loss; a killed process loses nothing without it). */

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { CloudUsageEvent, USAGE_BATCH_MAX, type UsageRecordAnswer } from '../contract/cloud/usage.ts';
 import type { OutboxView } from '../contract/cloud-status.ts';
-import type { UsageEvent } from '../contract/usage.ts';
-import { uuidv7 } from '../lib/ids.ts';
-import type { UsageSink } from '../core/ports.ts';
+import type { RecordedUsage, UsageSink } from '../core/ports.ts';
+import type { StoragePart } from '../core/storage-guard.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { CallMode } from './cloud-http.ts';
 import { OutboxJournal, RECENT_REJECTIONS, type Rejection, type Totals } from './outbox-journal.ts';
+import { QuotaRefusals, sortAnswers } from './outbox-answers.ts';
 
 /**
  * The usage outbox (DESIGN.md "Usage outbox"), the cloud side of the
@@ -36,12 +36,14 @@ export interface OutboxOptions {
   capacity?: number;
   batchSize?: number;
   intervalMs?: number;
+  /** what the outbox shows changed (a counter refused events): the console and the tray reload */
+  onChange?: () => void;
 }
 
 export type FlushResult = { ok: true; sent: number; remaining: number } | { ok: false; sent: number; remaining: number; error: unknown };
 
-/** What record() takes: the port's event, with or without the id and time the recorder gives it. */
-export type OutboxInput = Omit<UsageEvent, 'event_id' | 'site_id' | 'timestamp'> & Partial<Pick<UsageEvent, 'event_id' | 'site_id' | 'timestamp'>>;
+/** What record() takes: the recorder's event (its id and time); the outbox stamps the connected site. */
+export type OutboxInput = RecordedUsage;
 
 const FULL_LOG_EVERY_MS = 60_000;
 
@@ -52,9 +54,12 @@ export class UsageOutbox implements UsageSink {
   private readonly pending: Map<string, CloudUsageEvent>;
   private totals: Totals;
   private recent: Rejection[];
-  private counters = { refused_full: 0, unconnected: 0, invalid: 0, cloud_recorded: 0, not_persisted: 0 };
+  private counters = { refused_full: 0, unconnected: 0, invalid: 0, cloud_recorded: 0, };
   private lastUploadAt: number | null = null;
   private lastFullLog = 0;
+  private writable = true;
+  /** counters that refused events, until they reset (quotaRefusals()) */
+  private readonly quotas = new QuotaRefusals();
   private running: Promise<FlushResult> | null = null;
   /** events sent again once after the clock offset changed under their batch */
   private readonly restamped = new Set<string>();
@@ -78,9 +83,8 @@ export class UsageOutbox implements UsageSink {
     if (!siteId) return void this.counters.unconnected++;
     if (this.pending.size >= this.capacity) return this.refuseFull(input.event);
     const now = this.o.clock.now();
-    const at = typeof input.timestamp === 'string' && Number.isFinite(Date.parse(input.timestamp)) ? Date.parse(input.timestamp) : now;
     const parsed = CloudUsageEvent.safeParse({
-      event_id: input.event_id ?? uuidv7(now),
+      event_id: input.event_id,
       event: input.event,
       site_id: siteId,
       product: input.product,
@@ -90,7 +94,7 @@ export class UsageOutbox implements UsageSink {
       tokens_input: input.tokens_input ?? 0,
       tokens_output: input.tokens_output ?? 0,
       // local time: the clock offset is applied when the batch is sent (it may be learned later)
-      timestamp: new Date(at).toISOString(),
+      timestamp: input.timestamp,
     });
     if (!parsed.success) {
       this.counters.invalid++;
@@ -99,13 +103,8 @@ export class UsageOutbox implements UsageSink {
     }
     const e = parsed.data;
     if (this.pending.has(e.event_id)) return;
-    try {
-      this.journal.append({ a: e });
-    } catch (err) {
-      this.counters.not_persisted++;
-      this.o.log.error('cloud outbox: could not write the event to the outbox file; it was not queued', { event_id: e.event_id, error: (err as Error).message });
-      return;
-    }
+    // A disk that refuses the line does not cost the event: it is held in memory (and uploaded) until the file takes it.
+    this.written(this.journal.write({ a: e }, now));
     this.pending.set(e.event_id, e);
     if (this.pending.size % this.batchSize === 0) this.flushSoon();
   }
@@ -153,12 +152,32 @@ export class UsageOutbox implements UsageSink {
   abandonAll(why: string): number {
     const ids = [...this.pending.keys()];
     if (!ids.length) return 0;
-    this.journal.append({ x: ids, why });
+    this.written(this.journal.write({ x: ids, why }, this.o.clock.now()));
     for (const id of ids) this.pending.delete(id);
     this.totals.abandoned += ids.length;
     this.compactIfLarge();
     this.o.log.warn(`cloud outbox: ${ids.length} usage event(s) were not uploaded and are written off: ${why}`);
     return ids.length;
+  }
+
+  /** The counters that refused events and have not reset: quota alerts for cloud status, the console and the tray. */
+  quotaRefusals(): ReturnType<QuotaRefusals['list']> {
+    return this.quotas.list(this.o.clock.now());
+  }
+
+  /**
+   * A new site (or none): the counts, rejections and refusals of the old one
+   * are not this one's. Call after abandonAll(); the journal says so too, so a
+   * restart starts from zero.
+   */
+  startOver(): void {
+    this.totals = { accepted: 0, duplicate: 0, rejected: 0, abandoned: 0 };
+    this.recent = [];
+    this.counters = { refused_full: 0, unconnected: 0, invalid: 0, cloud_recorded: 0 };
+    this.lastUploadAt = null;
+    this.quotas.clear();
+    this.restamped.clear();
+    this.written(this.journal.write({ h: { ...this.totals, recent: [] } }, this.o.clock.now()));
   }
 
   view(): OutboxView {
@@ -175,11 +194,13 @@ export class UsageOutbox implements UsageSink {
       rejected: this.totals.rejected,
       abandoned: this.totals.abandoned,
       unconnected: this.counters.unconnected,
-      invalid: this.counters.invalid + this.counters.not_persisted,
+      invalid: this.counters.invalid,
       cloud_recorded: this.counters.cloud_recorded,
       recent_rejections: this.recent.slice(0, 10),
       last_upload_at: this.lastUploadAt === null ? null : new Date(this.lastUploadAt).toISOString(),
       uploading: this.running !== null,
+      unsaved: this.journal.heldEvents,
+      write_error: this.journal.fault()?.error ?? null,
     };
   }
 
@@ -221,29 +242,18 @@ export class UsageOutbox implements UsageSink {
   }
 
   /**
-   * Applies the gateway's per-event answers. A `timestamp_out_of_range` on a
-   * batch stamped with an offset the client has since corrected (the request
-   * itself re-synced the clock on token_expired, but its body was already
-   * made) stays queued once, to be stamped again: the gateway did not store
-   * it, so sending it again cannot count it twice. Answers whether any did.
+   * Applies the gateway's per-event answers (outbox-answers.ts). A
+   * `timestamp_out_of_range` on a batch stamped with an offset the client has
+   * since corrected (the request itself re-synced the clock on token_expired,
+   * but its body was already made) stays queued once, to be stamped again.
+   * Answers whether any did.
    */
   private settle(batch: CloudUsageEvent[], answer: UsageRecordAnswer, offsetUsed: number): boolean {
-    const delivered: string[] = [];
-    const dup: string[] = [];
-    const rejected: Rejection[] = [];
-    let restamped = false;
-    batch.forEach((e, i) => {
-      const r = answer.results[i];
-      if (!r || (r.event_id !== null && r.event_id !== e.event_id)) return;
-      if (r.status === 'accepted') delivered.push(e.event_id);
-      else if (r.status === 'duplicate') dup.push(e.event_id);
-      else if (r.reason === 'timestamp_out_of_range' && this.o.offsetMs() !== offsetUsed && !this.restamped.has(e.event_id)) {
-        this.restamped.add(e.event_id);
-        restamped = true;
-      } else rejected.push({ event_id: e.event_id, reason: r.reason ?? 'rejected', message: (r.message ?? '').slice(0, 500) });
-    });
-    if (delivered.length || dup.length) this.journal.append({ d: delivered, ...(dup.length ? { dup } : {}) });
-    if (rejected.length) this.journal.append({ r: rejected });
+    const { delivered, dup, rejected, again, quotas } = sortAnswers(batch, answer, (id) => this.o.offsetMs() !== offsetUsed && !this.restamped.has(id));
+    for (const id of again) this.restamped.add(id);
+    const now = this.o.clock.now();
+    if (delivered.length || dup.length) this.written(this.journal.write({ d: delivered, ...(dup.length ? { dup } : {}) }, now));
+    if (rejected.length) this.written(this.journal.write({ r: rejected }, now));
     for (const id of delivered) if (this.pending.delete(id)) this.totals.accepted++;
     for (const id of dup) if (this.pending.delete(id)) this.totals.duplicate++;
     for (const r of rejected) {
@@ -254,7 +264,29 @@ export class UsageOutbox implements UsageSink {
     }
     this.recent.length = Math.min(this.recent.length, RECENT_REJECTIONS);
     if (this.restamped.size > this.capacity) this.restamped.clear();
-    return restamped;
+    for (const q of quotas) this.quotas.note(q, now);
+    if (quotas.length) this.o.onChange?.();
+    return again.length > 0;
+  }
+
+  /** The outbox as a part of the storage guard (core/storage-guard.ts): failing while records are held in memory. */
+  readonly storage: StoragePart = {
+    fault: () => {
+      const f = this.journal.fault();
+      return f && { part: 'usage outbox', error: f.error, since: new Date(f.since).toISOString() };
+    },
+    probe: async () => {
+      this.written(this.journal.retry(this.o.clock.now()));
+      return this.storage.fault();
+    },
+  };
+
+  /** Says once per run of failures that the file refuses writes, and when it takes them again. */
+  private written(ok: boolean): void {
+    if (ok === this.writable) return;
+    this.writable = ok;
+    if (ok) this.o.log.info('cloud outbox: the outbox file takes writes again; the events held in memory are in it');
+    else this.o.log.error('cloud outbox: the outbox file refuses writes; events are held in memory (uploaded as usual) and written once it can', { error: this.journal.fault()?.error });
   }
 
   private compactIfLarge(): void {

@@ -73,6 +73,10 @@ export const OutboxView = z.object({
   recent_rejections: z.array(z.object({ event_id: z.string().nullable(), reason: z.string(), message: z.string() })),
   last_upload_at: z.string().nullable(),
   uploading: z.boolean(),
+  /** events the outbox file could not take (a full or failing disk): held in memory, uploaded and written down once it can */
+  unsaved: z.number().int(),
+  /** the outbox file's last write error while it refuses writes, else null */
+  write_error: z.string().nullable(),
 });
 export type OutboxView = z.infer<typeof OutboxView>;
 
@@ -92,6 +96,17 @@ export const CertificateView = z.object({
 });
 export type CertificateView = z.infer<typeof CertificateView>;
 
+export const PreviousSite = z.object({
+  site_id: z.string().nullable(),
+  gateway_url: z.string(),
+  disconnected_at: z.string(),
+  delivered: z.number().int(),
+  rejected: z.number().int(),
+  /** events written off at the disconnect */
+  abandoned: z.number().int(),
+});
+export type PreviousSite = z.infer<typeof PreviousSite>;
+
 export const CloudClientStatus = z.object({
   /** the seed's health report shape */
   health: CloudHealth,
@@ -102,6 +117,11 @@ export const CloudClientStatus = z.object({
   /** the pinned gateway key: its kid (when known) and SHA-256 fingerprint, for a person to compare */
   pinned_key: z.object({ kid: z.string().nullable(), fingerprint: z.string() }).nullable(),
   certificate: CertificateView.nullable(),
+  /**
+   * The license in one word: `none` (never activated on this site) and `deactivated` (let go here) both mean
+   * the free plan applies, which is no fault; `invalid` is a license revoked or suspended by its vendor.
+   */
+  license_state: z.enum(['none', 'deactivated', 'active', 'expired', 'invalid', 'unknown']),
   products: z.record(z.string(), z.string()),
   last_sync: z.string().nullable(),
   last_refresh_attempt: z.string().nullable(),
@@ -111,5 +131,7 @@ export const CloudClientStatus = z.object({
   clock: z.object({ offset_ms: z.number(), set_back: z.boolean() }),
   last_errors: z.array(CloudErrorRecord),
   warnings: z.array(Warning),
+  /** the last site this service was connected as, kept as history after a disconnect (its counts are not the current site's) */
+  previous_site: PreviousSite.nullable(),
 });
 export type CloudClientStatus = z.infer<typeof CloudClientStatus>;

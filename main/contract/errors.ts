@@ -58,6 +58,8 @@ export const ErrorCode = z.enum([
   'site_limit_reached',
   // MCP 2026-07-28: the request names a protocol revision the server does not serve
   'unsupported_protocol_version',
+  /** what a call must write (its usage event, its audit line) cannot be persisted now (a full or failing disk): it did not run */
+  'storage_unavailable',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
@@ -135,6 +137,7 @@ export const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   upstream_unavailable: 503,
   gateway_unavailable: 503,
   internal_error: 500,
+  storage_unavailable: 503,
 };
 
 /** The `{ok, data} | {ok:false, code, message}` shape of IPC and the admin API. */

@@ -13,6 +13,7 @@ import { GatehouseError } from './errors.ts';
 import { DEFAULT_CALL_TIMEOUT_MS, withDeadline } from './deadline.ts';
 import { USAGE_EVENTS } from './usage.ts';
 import { argsShape } from './args-shape.ts';
+import { storageMessage, type StorageGuard } from './storage-guard.ts';
 
 /** What a tools/call produces before the MCP layer wraps it. */
 export type CallOutcome =
@@ -30,11 +31,14 @@ export interface PipelineDeps {
   usage: UsageReporter;
   /** the time limit of a call whose tool names none */
   timeoutMs?: number;
+  /** whether the call's usage event and audit line can be persisted: a call is refused before it runs when not */
+  storage?: Pick<StorageGuard, 'ready'>;
 }
 
 /**
  * tools/call: resolve (hidden -> unknown tool) -> validate input -> feature
- * gate -> write? stage : run (under a deadline the tool's signal carries) ->
+ * gate -> storage (a call whose usage event or audit line cannot be
+ * persisted does not run) -> write? stage : run (under a deadline the tool's signal carries) ->
  * check the result against the output schema -> audit -> usage event. Every
  * step that refuses still writes exactly one audit entry. resources/read goes
  * the same way: the same visibility rule, one audit entry per read.
@@ -77,6 +81,11 @@ export class Pipeline {
       const refusal = refusalOf(code, tool.name, tool.feature, entitlement.plan);
       auditor.record({ ...facts, result: 'denied', error_code: refusal.code, duration_ms: elapsed() }, actor);
       return { kind: 'refused', ...refusal, details: { feature: tool.feature, required_plan: entitlement.plan } };
+    }
+    const fault = await this.d.storage?.ready();
+    if (fault) {
+      auditor.record({ ...facts, result: 'denied', error_code: 'storage_unavailable', duration_ms: elapsed() }, actor);
+      return { kind: 'refused', code: 'storage_unavailable', message: storageMessage(fault), details: { part: fault.part, since: fault.since } };
     }
 
     const limit = tool.timeout_ms ?? this.timeoutMs;

@@ -60,8 +60,11 @@ export interface EntitlementSource {
  * counters and the cloud client's persistent outbox. Must not throw
  * for a well-formed event and must not block: it is called on the call path.
  */
+/** A usage event as its recorder made it: id and time are the recorder's; the site is the sink's to say. */
+export type RecordedUsage = Omit<UsageEvent, 'site_id'>;
+
 export interface UsageSink {
-  record(event: UsageEvent): void;
+  record(event: RecordedUsage): void;
 }
 
 /** A text-generating AI provider (the cloud gateway's `ai/generate`, main/cloud/cloud-ai.ts). */

@@ -1,6 +1,5 @@
 import { UNKNOWN_TOOL, type AuditResult, type Stats, type UsageTotals } from '../contract/audit.ts';
-import type { UsageEvent } from '../contract/usage.ts';
-import type { DocumentStore, UsageSink } from './ports.ts';
+import type { DocumentStore, RecordedUsage, UsageSink } from './ports.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { OptionsData } from './options-data.ts';
 import { ownEntry } from './safe-record.ts';
@@ -51,7 +50,7 @@ export class StatsRecorder implements UsageSink {
   }
 
   /** The local usage sink: totals per event name and feature, for the Usage screen. */
-  record(event: UsageEvent): void {
+  record(event: RecordedUsage): void {
     const key = `${event.event}\n${event.feature}`;
     let slot = this.usage.get(key);
     if (!slot) this.usage.set(key, (slot = { event: event.event, feature: event.feature, totals: { events: 0, units: 0, tokens_input: 0, tokens_output: 0 } }));

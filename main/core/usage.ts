@@ -1,5 +1,4 @@
-import type { UsageEvent } from '../contract/usage.ts';
-import type { UsageSink } from './ports.ts';
+import type { RecordedUsage, UsageSink } from './ports.ts';
 import type { Clock } from '../lib/clock.ts';
 import { uuidv7 } from '../lib/ids.ts';
 
@@ -15,7 +14,7 @@ export const USAGE_EVENTS = {
   translated: 'translation.page.translated',
 } as const;
 
-/** What a caller says about a usage event; the recorder adds the id, site and time. */
+/** What a caller says about a usage event; the recorder adds the id and time, the sink the site. */
 export interface UsageFacts {
   event: string;
   product: string;
@@ -35,23 +34,22 @@ const count = (n: number | undefined, fallback: number) => (Number.isSafeInteger
 
 /**
  * Makes usage events in the spec's shape, each with its UUIDv7 `event_id`
- * from the moment it happened, and hands them to the sink. A sink that fails
+ * from the moment it happened, and hands them to the sink, which stamps the
+ * site (the cloud outbox: the connected site's id). A sink that fails
  * is reported and never fails the call that was being counted.
  */
 export class UsageRecorder implements UsageReporter {
   constructor(
     private readonly sink: UsageSink,
     private readonly clock: Clock,
-    private readonly siteId: () => string,
-    private readonly onError: (error: unknown, event: UsageEvent) => void = () => {},
+    private readonly onError: (error: unknown, event: RecordedUsage) => void = () => {},
   ) {}
 
   record(facts: UsageFacts): void {
     const now = this.clock.now();
-    const event: UsageEvent = {
+    const event: RecordedUsage = {
       event_id: uuidv7(now),
       event: facts.event,
-      site_id: this.siteId(),
       product: facts.product,
       feature: facts.feature,
       model: facts.model ?? '',

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { Low } from 'lowdb';
 import type { Adapter } from 'lowdb';
 import type { z } from 'zod';
+import { errorCode, isDiskRefusal } from '../lib/os-error.ts';
 import { GatehouseError } from '../core/errors.ts';
 import type { DocumentStore } from '../core/ports.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -161,8 +162,10 @@ export class JsonFileStore<T> implements DocumentStore<T> {
     try {
       await this.#db.adapter.write(base);
     } catch (e) {
-      const reason = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
-      const err = new GatehouseError('internal_error', `store: could not save ${this.file} (${reason}); the change was not applied`, { file: this.file });
+      // The disk refusing (ENOSPC, EIO, ...) is not a bug of ours: say so, with the code a caller can act on.
+      const err = isDiskRefusal(e)
+        ? new GatehouseError('storage_unavailable', `store: the disk refused to save ${this.file} (${errorCode(e)}); the change was not applied: free space on the disk that holds the data dir and try again`, { file: this.file })
+        : new GatehouseError('internal_error', `store: could not save ${this.file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); the change was not applied`, { file: this.file });
       for (const { job } of applied) job.reject(err);
       return;
     }

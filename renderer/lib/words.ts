@@ -12,6 +12,7 @@ const ERROR_WORDS: Record<string, string> = {
   not_found: 'the tool that staged it is no longer available',
   conflict: 'it conflicts with the current state of the site',
   internal_error: 'Gatehouse hit an internal error',
+  storage_unavailable: 'the disk refused to save it (full or failing)',
 };
 
 /** Why a staged write failed, in words; unknown codes stay as they are. */
@@ -21,6 +22,8 @@ const WARNING_TITLES: Record<string, string> = {
   vault_file: 'Secrets are in a plain file',
   store_corrupt: 'A damaged data file was set aside',
   upstream_down: 'A connected server is down',
+  storage_full: 'The disk is full',
+  storage_failing: 'The disk refuses writes',
   ...CLOUD_WARNING_TITLES,
 };
 

@@ -10,13 +10,14 @@ vi.mock('electron', () => import('./electron-mock.ts'));
 const electron = await import('./electron-mock.ts');
 const { TrayController } = await import('../../main/app/tray.ts');
 const { TrayStateKeeper, createTrayActions } = await import('../../main/app/tray-state.ts');
+const { trayStorage } = await import('../../main/app/tray-menu.ts');
 const { openLocalCore } = await import('../../main/local-core.ts');
 const { dispatchAs } = await import('../../main/core/invoke.ts');
 
 beforeEach(() => electron.resetElectron());
 
 const noActions = { openConsole: vi.fn(), approve: vi.fn(), discard: vi.fn(), setEnabled: vi.fn(), setOpenAtLogin: vi.fn(), installUpdate: vi.fn(), quit: vi.fn() };
-const running = { phase: 'running' as const, enabled: true, pending: [], pendingTotal: 0, error: null, openAtLogin: false, cloud: { connected: false, problem: null, quotas: [] }, update: null };
+const running = { phase: 'running' as const, enabled: true, pending: [], pendingTotal: 0, error: null, openAtLogin: false, cloud: { connected: false, problem: null, quotas: [] }, update: null, storage: null };
 
 describe('tray controller', () => {
   it('uses template icons on macOS and follows the state with icon, tooltip, menu and badge', () => {
@@ -32,6 +33,23 @@ describe('tray controller', () => {
     expect(t.tooltip).toBe('Gatehouse: on · 2 pending approvals');
     expect(electron.app.badge).toBe(2);
     expect((t.menu!.template as MenuItemConstructorOptions[]).find((m) => m.id === 'pending')!.label).toBe('Pending approvals (2)');
+  });
+
+  it('says when the disk is full: attention icon, tooltip and a menu line that opens the console', () => {
+    const openConsole = vi.fn();
+    const tray = new TrayController({ iconDir: '/assets', platform: 'darwin', actions: { ...noActions, openConsole } });
+    const t = electron.Tray.created[0]!;
+    tray.update({ ...running, storage: trayStorage([{ code: 'vault_file' }, { code: 'storage_full' }]) });
+    expect(t.image.path).toBe('/assets/tray-attentionTemplate.png');
+    expect(t.tooltip).toBe('Gatehouse: on · the disk is full');
+    const line = (t.menu!.template as MenuItemConstructorOptions[]).find((m) => m.id === 'storage')!;
+    expect(line.label).toBe('the disk is full: tool calls are refused');
+    (line.click as () => void)();
+    expect(openConsole).toHaveBeenCalled();
+    expect(trayStorage([{ code: 'storage_failing' }])).toBe('the disk refuses writes');
+    tray.update({ ...running, storage: trayStorage([]) });
+    expect(t.image.path).toBe('/assets/tray-onTemplate.png');
+    expect((t.menu!.template as MenuItemConstructorOptions[]).find((m) => m.id === 'storage')).toBeUndefined();
   });
 
   it('uses coloured icons elsewhere, and a left click opens the console', () => {

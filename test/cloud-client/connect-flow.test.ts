@@ -55,8 +55,8 @@ describe('connect flow', () => {
     expect(r.first_sync).toEqual({ ok: true });
     const s = c.status();
     expect(s).toMatchObject({ connected: true, site_id: r.site_id, environment: 'production', pinned_key: { kid: keys[0]!.kid } });
-    // no license yet: the certificate is the signed word that the site is on no plan
-    expect(s.health.gateway).toMatchObject({ connected: true, license: 'invalid', entitlements: 'local', usage: 'synced', cloud_token: 'valid' });
+    // no license yet: the certificate is the signed word that the site is on no plan (none, not a bad license)
+    expect(s.health.gateway).toMatchObject({ connected: true, license: 'none', entitlements: 'local', usage: 'synced', cloud_token: 'valid' });
     expect(s.certificate).toMatchObject({ usable: false, reason: 'license_not_active' });
     expect(await c.entitlements.check('mcp.core')).toMatchObject({ allowed: true });
     const sites = await gw.op<Array<{ id: string; name: string; status: string }>>('sites.list');
@@ -147,10 +147,13 @@ describe('connect flow', () => {
 
   it('deactivates: the signed answer takes the paid features away at once, the free ones stay', async () => {
     await c.deactivate();
-    expect(await c.entitlements.decide('verto.translate')).toMatchObject({ source: 'local', code: 'license_invalid', entitlement: { allowed: false } });
+    // the free plan applies: the refusal asks for a plan, it does not call the license revoked
+    expect(await c.entitlements.decide('verto.translate')).toMatchObject({ source: 'local', code: 'entitlement_required', entitlement: { allowed: false } });
     expect(await c.entitlements.check('mcp.core')).toMatchObject({ allowed: true });
     expect(await t.vault.get(vaultAccounts(t.dataDir).license)).toBeNull();
-    expect(c.status().warnings.map((w) => w.code)).toContain('cloud_license_inactive');
+    // deactivated is the free plan, said so, not a license problem to warn about
+    expect(c.status().license_state).toBe('deactivated');
+    expect(c.status().warnings.map((w) => w.code)).not.toContain('cloud_license_inactive');
   });
 
   it('disconnects: the gateway stops the key, the vault and the state are cleared', async () => {

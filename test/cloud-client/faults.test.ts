@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CloudClientError } from '../../main/cloud/index.ts';
 import { envelope, type Fault } from '../fixtures/fault-proxy.ts';
@@ -127,6 +129,25 @@ describe('circuit breaker', () => {
     expect(c.status().health.gateway.connected).toBe(true);
   });
 
+  it('a manual sync probes the gateway at once whatever the saved breaker says (after a restart too); a failed probe opens it again', async () => {
+    const { t } = await connected();
+    suite.proxy.rule(() => ({ kind: 'status', status: 503 }));
+    await expect(t.client.sync()).rejects.toMatchObject({ code: 'gateway_unavailable' });
+    expect(t.client.status().breaker).toMatchObject({ state: 'open', trips: 1 });
+    await t.reopen();
+    expect(t.client.status().breaker).toMatchObject({ state: 'open', trips: 1 });
+    // still down: the manual sync is one probe (its attempts), then the breaker is open again, for longer, and the rest of the sync is not sent
+    const sent = suite.proxy.count();
+    await expect(t.client.sync()).rejects.toMatchObject({ code: 'gateway_unavailable' });
+    expect(suite.proxy.count() - sent).toBe(3);
+    expect(t.client.status().breaker).toMatchObject({ state: 'open', trips: 2, open_ms: 120_000 });
+    // the gateway is back: the next manual sync goes through at once and closes the breaker
+    suite.proxy.rule(null);
+    const r = await t.client.sync();
+    expect(r.certificate).toBe('accepted');
+    expect(t.client.status().breaker).toMatchObject({ state: 'closed', trips: 0 });
+  });
+
   it('grows to at most 10 minutes', async () => {
     const { t, c } = await connected();
     suite.proxy.rule(() => ({ kind: 'reset' }));
@@ -152,28 +173,34 @@ describe('circuit breaker', () => {
 describe('background refresh', () => {
   it('is due daily; a failed one backs off to minutes and the breaker, never a tight loop', async () => {
     const { t, c } = await connected();
-    const due = Date.parse(c.status().next_refresh_at!);
-    expect(due - Date.now()).toBeGreaterThan(22 * HOUR - 60_000);
-    await c.tick();
-    expect(suite.proxy.count()).toBe(0);
+    // the day passes on both sides (the gateway's clock follows the client's)
+    const both = (ms: number) => void (t.clock.skewMs = suite.gw.clock.skewMs = ms);
+    try {
+      const due = Date.parse(c.status().next_refresh_at!);
+      expect(due - Date.now()).toBeGreaterThan(22 * HOUR - 60_000);
+      await c.tick();
+      expect(suite.proxy.count()).toBe(0);
 
-    t.clock.skewMs = due - Date.now() + 1000;
-    suite.proxy.rule(() => ({ kind: 'status', status: 503 }));
-    await c.tick();
-    expect(suite.proxy.count('sites/sync')).toBe(3);
-    for (let i = 0; i < 5; i++) await c.tick();
-    expect(suite.proxy.count()).toBe(3);
-    const s = c.status();
-    expect(Date.parse(s.next_refresh_at!) - c.status().breaker.open_ms).toBeGreaterThanOrEqual(Date.now() + t.clock.skewMs - 1000);
-    expect(s.warnings.map((w) => w.code)).toContain('cloud_gateway_unreachable');
-    expect(await c.entitlements.check('verto.translate')).toMatchObject({ allowed: true });
+      both(due - Date.now() + 1000);
+      suite.proxy.rule(() => ({ kind: 'status', status: 503 }));
+      await c.tick();
+      expect(suite.proxy.count('sites/sync')).toBe(3);
+      for (let i = 0; i < 5; i++) await c.tick();
+      expect(suite.proxy.count()).toBe(3);
+      const s = c.status();
+      expect(Date.parse(s.next_refresh_at!) - c.status().breaker.open_ms).toBeGreaterThanOrEqual(Date.now() + t.clock.skewMs - 1000);
+      expect(s.warnings.map((w) => w.code)).toContain('cloud_gateway_unreachable');
+      expect(await c.entitlements.check('verto.translate')).toMatchObject({ allowed: true });
 
-    suite.proxy.rule(null);
-    t.clock.skewMs = Date.parse(s.next_refresh_at!) - Date.now() + 1000;
-    await c.tick();
-    expect(suite.proxy.count()).toBeLessThanOrEqual(5); // one logical sync: a token_expired (the clock moved a day) and its re-signed attempt
-    expect(c.status()).toMatchObject({ breaker: { state: 'closed' }, warnings: [] });
-    expect(Date.parse(c.status().next_refresh_at!) - (Date.now() + t.clock.skewMs)).toBeGreaterThan(22 * HOUR - 60_000);
+      suite.proxy.rule(null);
+      both(Date.parse(s.next_refresh_at!) - Date.now() + 1000);
+      await c.tick();
+      expect(suite.proxy.count()).toBe(4); // one more request: sites/sync (the outbox is empty; no token_expired, the clocks agree)
+      expect(c.status()).toMatchObject({ breaker: { state: 'closed' }, warnings: [] });
+      expect(Date.parse(c.status().next_refresh_at!) - (Date.now() + t.clock.skewMs)).toBeGreaterThan(22 * HOUR - 60_000);
+    } finally {
+      suite.gw.clock.skewMs = 0;
+    }
   });
 });
 
@@ -181,7 +208,7 @@ describe('clock skew', () => {
   it('a local clock an hour ahead: one token_expired, one resync, one re-signed attempt; events stamped with the gateway time', async () => {
     const { t, c, siteId } = await connected();
     t.clock.skewMs = HOUR;
-    for (let i = 0; i < 5; i++) c.usage.record(toolCall());
+    for (let i = 0; i < 5; i++) c.usage.record(toolCall(1, t.clock));
     const r = await c.sync();
     expect(r.outbox).toMatchObject({ ok: true, sent: 5 });
     const upload = suite.proxy.seen.find((s) => s.path.endsWith('usage/record'))!;
@@ -197,6 +224,33 @@ describe('clock skew', () => {
     expect(rows).toHaveLength(5);
     for (const row of rows) expect(Math.abs(new Date(row.occurred_at).getTime() - Date.now())).toBeLessThan(60_000);
     expect(delays).toEqual([0]);
+  });
+});
+
+describe('the clock from signed data only', () => {
+  it('an unsigned server_time forged into token_expired answers neither moves the gates\' clock nor lowers the high-water mark: an expired certificate stays expired', async () => {
+    const { t, c } = await connected();
+    const cert = c.status().certificate!;
+    expect(cert.usable).toBe(true);
+    t.clock.skewMs = Date.parse(cert.grants_until) - Date.now() + HOUR; // the certificate has run out
+    expect(c.status().certificate).toMatchObject({ usable: false, reason: 'expired' });
+    const before = c.status().clock.offset_ms;
+    // a man in the middle answers every request with a token_expired whose server_time is the certificate's own issue time
+    suite.proxy.rule(() => ({ kind: 'status', status: 401, body: envelope('token_expired', { retryable: true, server_time: cert.issued_at }) }));
+    await expect(c.sync()).rejects.toMatchObject({ code: 'token_expired' });
+    expect(suite.proxy.count('sites/sync')).toBe(2); // re-signed once with the unsigned time, as the protocol says
+    expect(c.status().clock.offset_ms).toBe(before);
+    expect(c.status().certificate).toMatchObject({ usable: false, reason: 'expired' });
+    expect(await c.entitlements.check('verto.translate')).toMatchObject({ allowed: false });
+    await t.reopen();
+    expect(t.client.status().certificate).toMatchObject({ usable: false, reason: 'expired' });
+    const saved = JSON.parse(await readFile(join(t.dataDir, 'cloud-state.json'), 'utf8')) as { clock: { high_water_ms: number } };
+    expect(saved.clock.high_water_ms).toBeGreaterThanOrEqual(Date.parse(cert.issued_at));
+    // the gateway itself (no proxy fault): a fresh signed certificate sets the clock; the mark never went back
+    suite.proxy.rule(null);
+    const r = await t.client.sync();
+    expect(r.certificate).toBe('accepted');
+    expect(t.client.status().clock.offset_ms).toBeLessThan(-(Date.parse(cert.grants_until) - Date.parse(cert.issued_at)));
   });
 });
 

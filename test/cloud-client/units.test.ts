@@ -153,8 +153,11 @@ describe('grant policy', () => {
     expect(decide('not.in.cert', p, ok, local(true), at)).toMatchObject({ source: 'local', entitlement: { allowed: true } });
     const expiring = cert({ entitlements: [{ feature: 'verto.translate', allowed: true, plan: 'pro', expires_at: new Date(at + 1000).toISOString() }] });
     expect(decide('verto.translate', expiring, ok, local(false), at + 1000)).toMatchObject({ code: 'license_expired', entitlement: { allowed: false } });
-    const revoked = cert({ license: { status: 'invalid', plan: 'pro', key_preview: null, expires_at: null } });
+    const revoked = cert({ license: { status: 'invalid', plan: 'pro', key_preview: 'ghl_…AAAA', expires_at: null } });
     expect(decide('verto.translate', revoked, certificateValidity(revoked, { now: at, highWater: 0 }), local(false), at)).toMatchObject({ source: 'local', code: 'license_invalid' });
+    // no key at all: no license on the site (never activated, or deactivated), the free plan, not a revoked license
+    const none = cert({ license: { status: 'invalid', plan: null, key_preview: null, expires_at: null } });
+    expect(decide('verto.translate', none, certificateValidity(none, { now: at, highWater: 0 }), local(false), at)).toMatchObject({ source: 'local', code: 'entitlement_required' });
   });
   it('refreshes daily, up to 2 h early; after a failure in 5 min, doubling to 1 h', () => {
     expect(nextRefreshAt(0, () => 0)).toBe(REFRESH_EVERY_MS);

@@ -145,7 +145,7 @@ export async function openCore(opts: { consoleUrl?: string | null } = {}) {
   const tokens = new Tokens(options, clock);
   const registry = new Registry(jsonSchemaCompiler);
   const stats = new StatsRecorder(options, clock, (name) => registry.has(name) || name === RESOURCE_READ);
-  const usage = new UsageRecorder(stats, clock, () => 'local');
+  const usage = new UsageRecorder(stats, clock);
   const site = createSitePlugin({ store: siteStore, clock, ai: NO_AI, usage, adminUserId: admin.id });
   await site.seedIfEmpty();
   const auditor = new Auditor(audit, stats, clock, () => 'local');
@@ -352,7 +352,8 @@ export function pipelineCore(settings: Partial<Settings> = {}) {
   const usageEvents: UsageEvent[] = [];
   const registry = new Registry(jsonSchemaCompiler);
   const stats = new StatsRecorder(store, clock, (name) => registry.has(name) || name === RESOURCE_READ);
-  const usage = new UsageRecorder({ record: (e) => { usageEvents.push(e); stats.record(e); } }, clock, () => 'site_test');
+  // a sink that stamps its site, as the cloud outbox does (the recorder owns id and time, the sink the site)
+  const usage = new UsageRecorder({ record: (e) => { usageEvents.push({ ...e, site_id: 'site_test' }); stats.record(e); } }, clock);
   const auditor = new Auditor(memoryAudit, stats, clock, () => 'https://site.test/');
   const staging = new Staging({
     store: new MemoryStagedStore(), users: (id) => store.read().users.find((u) => u.id === id), registry, auditor, events, clock, usage,

@@ -14,7 +14,7 @@ export const FINGERPRINT = 'SHA256:3f9a0c1d7b2e4f5a6c8d9e0f1a2b3c4d5e6f7a8b9c0d1
 export function makeOutbox(over: Partial<OutboxView> = {}): OutboxView {
   return {
     depth: 0, capacity: 10_000, full: false, refused_full: 0, oldest_at: null, delivered: 0, accepted: 0, duplicate: 0, rejected: 0,
-    abandoned: 0, unconnected: 0, invalid: 0, cloud_recorded: 0, recent_rejections: [], last_upload_at: null, uploading: false, ...over,
+    abandoned: 0, unconnected: 0, invalid: 0, cloud_recorded: 0, recent_rejections: [], last_upload_at: null, uploading: false, unsaved: 0, write_error: null, ...over,
   };
 }
 
@@ -25,10 +25,10 @@ export function makeCloudStatus(over: Partial<CloudStatusView> = {}): CloudStatu
       gateway: { connected: false, last_sync: null, license: 'not_connected', entitlements: 'local', usage: 'local', cloud_token: 'none' },
       products: { aeo: 'inactive', code: 'inactive', verto: 'inactive', mcp: 'active', pro: 'inactive' },
     },
-    connected: false, gateway_url: null, environment: null, site_id: null, pinned_key: null, certificate: null, products: {},
+    connected: false, gateway_url: null, environment: null, site_id: null, pinned_key: null, certificate: null, license_state: 'none', products: {},
     last_sync: null, last_refresh_attempt: null, next_refresh_at: null, outbox: makeOutbox(),
     breaker: { state: 'closed', open_until: null, open_ms: 30_000, trips: 0 }, clock: { offset_ms: 0, set_back: false },
-    last_errors: [], warnings: [], quota_alerts: [], ...over,
+    last_errors: [], warnings: [], quota_alerts: [], previous_site: null, ...over,
   };
 }
 
@@ -42,7 +42,7 @@ export function connectedStatus(now = Date.now(), over: Partial<CloudStatusView>
       kid: 'gw-2026-11', issued_at: at(-3_600_000), cert_expires_at: at(7 * 86_400_000 - 3_600_000), grants_until: at(7 * 86_400_000 - 3_600_000), usable: true, reason: 'ok',
       license: { status: 'active', plan: 'pro', key_preview: 'ghl_…QQQQ', expires_at: null }, update: { channel: 'stable', eligible: true }, products,
     },
-    products, last_sync: at(-3_600_000), next_refresh_at: at(23 * 3_600_000),
+    license_state: 'active', products, last_sync: at(-3_600_000), next_refresh_at: at(23 * 3_600_000),
     health: { success: true, gateway: { connected: true, last_sync: at(-3_600_000), license: 'active', entitlements: 'synced', usage: 'synced', cloud_token: 'valid' }, products },
     ...over,
   });

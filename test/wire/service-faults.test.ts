@@ -90,11 +90,12 @@ describe('the gateway killed mid-sync, the service in-process', () => {
       const health = HealthReport.parse(ok(await svc.dispatch('health.get', {})));
       const cloudWarnings = health.warnings.filter((w) => w.code.startsWith('cloud_'));
       expect(cloudWarnings.length).toBeGreaterThan(0);
-      // the open breaker: another sync sends nothing at all
+      // the open breaker: another sync (a person asking) is one probe, its attempts and nothing more
       const sent1 = proxy.count();
       expect((await svc.dispatch('cloud.sync', {})).ok).toBe(false);
       const whileOpen = proxy.count() - sent1;
-      expect(whileOpen).toBe(0);
+      expect(whileOpen).toBeGreaterThan(0);
+      expect(whileOpen).toBeLessThanOrEqual(3);
       expect(CloudStatusView.parse(ok(await svc.dispatch('cloud.status', {}))).outbox.depth).toBe(before + away);
 
       await restartCloud();

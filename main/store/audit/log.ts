@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { AuditPage, AuditQueryInput, AuditResult } from '../../contract/audit.ts';
 import { AuditEntry, AuditQuery } from '../../contract/audit.ts';
 import { GatehouseError } from '../../core/errors.ts';
+import type { StoragePart } from '../../core/storage-guard.ts';
 import type { AuditReader, AuditSink, AuditTrail } from '../../core/ports.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -103,6 +104,18 @@ export class AuditLog implements AuditSink, AuditReader, AuditTrail {
   flush(): Promise<void> {
     return this.writer.flush();
   }
+
+  /** The audit log as a part of the storage guard: failing while its writer cannot write (lines stay queued). */
+  readonly storage: StoragePart = {
+    fault: () => {
+      const f = this.writer.fault();
+      return f && { part: 'audit', error: f.error, since: new Date(f.since).toISOString() };
+    },
+    probe: async () => {
+      await this.writer.flush().catch(() => undefined);
+      return this.storage.fault();
+    },
+  };
 
   /** Resolves when every entry appended so far is written and fsynced: what a decision waits for before it is acknowledged. */
   sync(): Promise<void> {

@@ -5,6 +5,7 @@ import type { Logger } from '../../lib/logger.ts';
 import type { AuditFileRecord, AuditFileSet } from './file-set.ts';
 import type { SummaryFields } from './summary.ts';
 import { addToSummary } from './summary.ts';
+import { errorCode } from '../../lib/os-error.ts';
 
 /** One serialized entry waiting for the disk. `text` ends with a newline. */
 export interface QueuedLine {
@@ -52,6 +53,8 @@ export class AuditWriter {
   private draining = false;
   private retryTimer: NodeJS.Timeout | null = null;
   private failures = 0;
+  /** the write error of the current run of failures, and when it began (null while writes go through) */
+  private failing: { error: string; since: number } | null = null;
   private lock: Promise<unknown> = Promise.resolve();
   /** lines known to be on disk: written and fsynced (a sealed file was synced when sealed) */
   private synced = 0;
@@ -110,6 +113,11 @@ export class AuditWriter {
       });
       await this.syncing;
     }
+  }
+
+  /** The write error while the disk refuses lines (they stay queued and are retried), else null. */
+  fault(): { error: string; since: number } | null {
+    return this.failing;
   }
 
   isActive(rec: AuditFileRecord): boolean {
@@ -177,7 +185,9 @@ export class AuditWriter {
       try {
         await this.writeBatch(batch, progress);
         this.failures = 0;
+        this.failing = null;
       } catch (e) {
+        this.failing ??= { error: errorCode(e), since: this.clock.now() };
         this.queue = batch.slice(progress.written).concat(this.queue);
         this.failures++;
         const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (this.failures - 1));

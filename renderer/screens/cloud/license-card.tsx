@@ -52,8 +52,8 @@ export function LicenseCard({ status, onChanged }: { status: CloudStatusView; on
       <dl className="facts">
         <dt>State</dt>
         <dd className={active ? 'state-on' : 'state-off'}>
-          {/* the gateway's certificate says `invalid` for a site that never activated a key: that is "none yet", not a bad key */}
-          {!license || (!active && !license.key_preview) ? 'No license activated' : licenseWords(license.status)}
+          {/* the gateway's certificate says `invalid` for a site that holds no key: that is "none" or "deactivated", not a bad key */}
+          {status.license_state === 'deactivated' ? 'Deactivated: the free plan applies' : !license || (!active && !license.key_preview) ? 'No license activated' : licenseWords(license.status)}
           {license && license.key_preview && licenseWords(license.status).toLowerCase() !== license.status ? <span className="detail"> ({license.status})</span> : null}
         </dd>
         <dt>Plan</dt>
@@ -72,7 +72,7 @@ export function LicenseCard({ status, onChanged }: { status: CloudStatusView; on
             <dd>{formatDateTime(license.expires_at)}</dd>
           </>
         ) : null}
-        {status.certificate && status.certificate.reason === 'license_not_active' ? (
+        {status.certificate && status.certificate.reason === 'license_not_active' && status.certificate.license.key_preview ? (
           <>
             <dt>Features</dt>
             <dd className="state-warn">{certificateWords('license_not_active')}</dd>

@@ -8,6 +8,7 @@
  */
 import { CloudClient } from '../../../main/cloud/index.ts';
 import { nodeTransport, type Transport } from '../../../main/cloud/transport.ts';
+import { uuidv7 } from '../../../main/lib/ids.ts';
 import { createLogger } from '../../../main/lib/logger.ts';
 import { openVault } from '../../../main/store/vault.ts';
 
@@ -24,7 +25,7 @@ const transport: Transport = async (req) => {
 
 const vault = await openVault({ dataDir, backend: 'file', log });
 const client = await CloudClient.open({ dataDir, vault, log, transport, sleep: async () => {} });
-for (let i = 0; i < events; i++) client.usage.record({ event: 'mcp.tool.called', product: 'mcp', feature: 'site.pages.read', model: '', units: 1, tokens_input: 0, tokens_output: 0 });
+for (let i = 0; i < events; i++) client.usage.record({ event_id: uuidv7(Date.now()), event: 'mcp.tool.called', product: 'mcp', feature: 'site.pages.read', model: '', units: 1, tokens_input: 0, tokens_output: 0, timestamp: new Date().toISOString() });
 if (mode === 'record') {
   process.stdout.write('READY\n');
   setInterval(() => {}, 60_000);
