@@ -12,7 +12,7 @@ import { pruneNonces } from './repo/nonces-repo.ts';
 import { lockDataDir, removeRuntime, writeRuntime } from './runtime.ts';
 import type { Ctx } from './services/context.ts';
 import type { Logger } from '../main/lib/logger.ts';
-import { sweepReservations } from './services/reservations-service.ts';
+import { flushSettles, sweepReservations } from './services/reservations-service.ts';
 
 export interface CloudServiceOptions {
   dataDir: string;
@@ -121,6 +121,7 @@ export async function startCloudService(o: CloudServiceOptions): Promise<CloudSe
         await settleWithin(inflight, (o.drainMs ?? DEFAULT_DRAIN_MS) + RELEASE_MS);
         await closed;
         dropGauges();
+        await flushSettles(ctx);
         await ctx.tasks.idle();
         await ctx.requestLog.flush();
         await ctx.db.close();
