@@ -81,7 +81,7 @@ export function createCloudHandler(ctx: Ctx, opts: HandlerOptions = {}) {
   const admit = compose<CloudRequest>(
     matchRoute(router),
     addressRate(limits, !!opts.trustProxy, now),
-    metricsAccess(opts.metricsToken),
+    metricsAccess(opts.metricsToken, !!opts.trustProxy),
     readRequestBody(),
     authenticate(ctx),
     callerRate(bySite, limits.perSite, now),
