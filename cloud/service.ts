@@ -12,7 +12,7 @@ import { pruneNonces } from './repo/nonces-repo.ts';
 import { lockDataDir, removeRuntime, writeRuntime } from './runtime.ts';
 import type { Ctx } from './services/context.ts';
 import type { Logger } from '../main/lib/logger.ts';
-import { sweepReservations } from './services/reservations-service.ts';
+import { flushSettles, sweepReservations } from './services/reservations-service.ts';
 
 export interface CloudServiceOptions {
   dataDir: string;
@@ -67,6 +67,8 @@ export async function startCloudService(o: CloudServiceOptions): Promise<CloudSe
     throw e;
   }
   let stopping = false;
+  const halt = new AbortController();
+  ctx.ai.halt = halt.signal;
   const handler = createCloudHandler(ctx, { rateLimits: o.rateLimits, trustProxy: o.trustProxy, publicUrl: o.publicUrl, metricsToken: o.metricsToken, stopping: () => stopping });
   const inflight = new Set<Promise<void>>();
   const server = createEdgeServer((req, res) => {
@@ -117,10 +119,16 @@ export async function startCloudService(o: CloudServiceOptions): Promise<CloudSe
         // their connections are cut, which aborts a generation and releases its hold through the ledger.
         stopping = true;
         clearInterval(housekeeping);
-        const closed = Promise.all([closeServer(server, o.drainMs ?? DEFAULT_DRAIN_MS), operator ? closeServer(operator, 1000) : null]);
-        await settleWithin(inflight, (o.drainMs ?? DEFAULT_DRAIN_MS) + RELEASE_MS);
+        const drainMs = o.drainMs ?? DEFAULT_DRAIN_MS;
+        const closed = Promise.all([closeServer(server, drainMs), operator ? closeServer(operator, 1000) : null]);
+        // The site's connection going away does not cut a provider call (its answer is still recorded); the stop does.
+        const cut = setTimeout(() => halt.abort(), drainMs);
+        await settleWithin(inflight, drainMs + RELEASE_MS);
+        clearTimeout(cut);
+        halt.abort();
         await closed;
         dropGauges();
+        await flushSettles(ctx);
         await ctx.tasks.idle();
         await ctx.requestLog.flush();
         await ctx.db.close();

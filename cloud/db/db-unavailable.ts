@@ -23,19 +23,24 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'
 /** node-postgres's own words for a lost or unusable connection, and pg-pool's connect timeout. */
 const DRIVER_TEXT = /Connection terminated|not queryable|Client was closed|Connection is closed|timeout exceeded when trying to connect|PGlite is closed/i;
 
+/** A server's error code (SQLSTATE: five digits or capitals), as opposed to a driver's or Node's. */
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+
 /**
  * Whether an error is the database being away rather than our statement
- * failing: SQLSTATE class 08 (connection exception), 57P01-57P03 (shut down
- * by the administrator, crash recovery, not accepting connections yet), a
- * socket error, or the driver saying the connection is gone.
+ * failing: SQLSTATE class 08 (connection exception; not 08P01, a protocol
+ * violation: our bug), 57P01-57P03 (shut down by the administrator, crash
+ * recovery, not accepting connections yet), a socket error, or the driver
+ * saying the connection is gone. A server's error is judged by its SQLSTATE
+ * alone: its message may quote a value, which a caller can choose.
  */
 export function isConnectionFault(e: unknown): boolean {
   if (e instanceof DatabaseUnavailable) return true;
   // A service's own refusal thrown inside a transaction passes through as it is, whatever its words.
   if (e instanceof CloudError) return false;
   const state = sqlState(e) ?? '';
-  if (state.startsWith('08') || state === '57P01' || state === '57P02' || state === '57P03') return true;
   if (SOCKET_CODES.has(state)) return true; // Node puts its errno name in `code` too
+  if (SQLSTATE.test(state)) return (state.startsWith('08') && state !== '08P01') || state === '57P01' || state === '57P02' || state === '57P03';
   return e instanceof Error && DRIVER_TEXT.test(e.message);
 }
 

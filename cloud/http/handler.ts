@@ -8,6 +8,7 @@ import { CloudError } from '../errors.ts';
 import { recordQuotaRefusal } from '../metrics.ts';
 import type { SiteRow } from '../repo/sites-repo.ts';
 import { ClientGone } from '../services/ai-service.ts';
+import { claimDeferredNonce } from '../services/auth-service.ts';
 import type { Ctx } from '../services/context.ts';
 import { logRequest } from './access-log.ts';
 import { identify, newRequest, type CloudRequest } from './cloud-request.ts';
@@ -80,7 +81,7 @@ export function createCloudHandler(ctx: Ctx, opts: HandlerOptions = {}) {
   const admit = compose<CloudRequest>(
     matchRoute(router),
     addressRate(limits, !!opts.trustProxy, now),
-    metricsAccess(opts.metricsToken),
+    metricsAccess(opts.metricsToken, !!opts.trustProxy),
     readRequestBody(),
     authenticate(ctx),
     callerRate(bySite, limits.perSite, now),
@@ -88,6 +89,16 @@ export function createCloudHandler(ctx: Ctx, opts: HandlerOptions = {}) {
   );
 
   const serve = async (c: CloudRequest): Promise<void> => {
+    try {
+      await route(c);
+    } finally {
+      // A request refused after authentication but before its route's own statement claimed the nonce (a guard,
+      // a bad body or event): spent here, so the signed request can never be replayed to act later.
+      if (c.site) await claimDeferredNonce(ctx, c.site);
+    }
+  };
+
+  const route = async (c: CloudRequest): Promise<void> => {
     const refused = await admit(c);
     if (refused === ANSWERED) return;
     if (refused) throw refused;

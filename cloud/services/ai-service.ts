@@ -121,7 +121,7 @@ async function generate(ctx: Ctx, site: SiteRow, req: AiGenerateRequest, call: G
 
   const result = await generateAi(rctx, req, {
     signal: walk,
-    hopSignal: deadline,
+    hopSignal: ctx.ai.halt ? AbortSignal.any([deadline, ctx.ai.halt]) : deadline,
     log: ctx.log,
     call: { env: ctx.ai.env, timeoutMs: ctx.ai.hopTimeoutMs },
     // Every hop, the first included, holds the upper bound against every limit first: a fallback can never escape a budget.

@@ -16,6 +16,8 @@ export interface AiRuntime {
   hopTimeoutMs: number;
   /** the whole generation, every fallback included (below the client's own 120 s) */
   deadlineMs: number;
+  /** aborted when a stopping service's drain is over: a provider call still in flight is cut, so its hold is released before the database closes */
+  halt?: AbortSignal;
 }
 
 export interface Ctx {

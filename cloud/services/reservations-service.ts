@@ -111,11 +111,27 @@ export async function settle(ctx: Ctx, site: SiteRow, r: Pick<Reservation, 'id' 
 /** Retries of a settlement the database refused (it went away): the provider's answer is recorded once it is back. */
 export const SETTLE_RETRY = { firstMs: 500, maxMs: 30_000, forMs: 15 * 60_000 };
 
+/** A settlement waiting for its next try; kick() tries now (once, however often it is called meanwhile). */
+interface PendingSettle {
+  kick(): Promise<void>;
+}
+/** Each service's settlements waiting for the database: flushed once when it stops (flushSettles). */
+const pendingSettles = new WeakMap<object, { closing: boolean; all: Set<PendingSettle> }>();
+
+function pendingOf(ctx: object) {
+  let p = pendingSettles.get(ctx);
+  if (!p) pendingSettles.set(ctx, (p = { closing: false, all: new Set() }));
+  return p;
+}
+
 /**
  * Settles; when the database refuses (it went away), logs it and tries again
  * in the background until it takes it (the event id is fixed, so it is
  * recorded once; a hold the sweeper released meanwhile settles late). Never
  * throws: the provider's answer goes to the site whatever the ledger says.
+ * A service that stops tries each waiting settlement once more
+ * (flushSettles); what still fails is logged as an error with its tokens,
+ * never dropped silently.
  */
 export async function settleDurably(ctx: Ctx, site: SiteRow, r: Pick<Reservation, 'id' | 'amount' | 'counters'>, event: CloudUsageEvent, opts: SettleOptions = {}): Promise<void> {
   const until = Date.now() + SETTLE_RETRY.forMs;
@@ -131,16 +147,40 @@ export async function settleDurably(ctx: Ctx, site: SiteRow, r: Pick<Reservation
     }
   };
   if (await attempt()) return;
-  const again = (): void => {
-    const t = setTimeout(async () => {
-      if (await attempt()) return;
-      if (Date.now() > until) return void ctx.log.error('gave up settling an AI generation: its usage is not recorded', { ...fields, tokens_input: event.tokens_input, tokens_output: event.tokens_output });
+  const pending = pendingOf(ctx);
+  const giveUp = (why: string) => ctx.log.error(`gave up settling an AI generation (${why}): its usage is not recorded`, { ...fields, tokens_input: event.tokens_input, tokens_output: event.tokens_output });
+  if (pending.closing) return void giveUp('the service is stopping');
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | null = null;
+  const step = async (): Promise<void> => {
+    const ok = await attempt();
+    running = null;
+    if (!ok && !pending.closing && Date.now() <= until) {
       wait = Math.min(wait * 2, SETTLE_RETRY.maxMs);
-      again();
-    }, wait);
-    t.unref();
+      return schedule();
+    }
+    pending.all.delete(entry);
+    if (!ok) giveUp(pending.closing ? 'the service stopped' : 'the database stayed away');
   };
-  again();
+  const entry: PendingSettle = {
+    kick: () => {
+      clearTimeout(timer);
+      return (running ??= step());
+    },
+  };
+  const schedule = (): void => {
+    timer = setTimeout(() => void entry.kick(), wait);
+    timer.unref();
+  };
+  pending.all.add(entry);
+  schedule();
+}
+
+/** On stop, before the database closes: every settlement still waiting is tried once more, and given up (logged) if it fails. */
+export async function flushSettles(ctx: object): Promise<void> {
+  const p = pendingOf(ctx);
+  p.closing = true;
+  await Promise.all([...p.all].map((e) => e.kick()));
 }
 
 /** Gives a hold back (gatehouse_release: counters locked first, then the reservation); false when it was closed already. */

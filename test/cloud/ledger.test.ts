@@ -180,5 +180,17 @@ describe('the ledger', () => {
     expect(again.status).toBe(401);
     expect(again.body.error.code).toBe('signature_invalid');
     expect(await sql('SELECT 1 FROM usage_events WHERE site_id = $1', [site.creds.site_id])).toHaveLength(2);
+
+    // usage/record refused before its statement (an event from the far future, a body that is not JSON): the nonce
+    // is spent all the same, so the signed request cannot be replayed to act later (once the time has come).
+    const early = { ...ev, event_id: uuidv7(), timestamp: new Date(Date.now() + 30 * 86_400_000).toISOString() };
+    const earlyNonce = nonceOf('ledger-nonce-4');
+    expect((await site.post('usage/record', early, { nonce: earlyNonce, idempotencyKey: 'k-2' })).status).toBe(400);
+    const later = await site.post('usage/record', { ...early, timestamp: new Date().toISOString() }, { nonce: earlyNonce, idempotencyKey: 'k-2' });
+    expect(later.body.error?.code).toBe('signature_invalid');
+    const garbledNonce = nonceOf('ledger-nonce-5');
+    expect((await site.call('POST', 'ai/generate', { rawBody: '{"not json', nonce: garbledNonce })).status).toBe(400);
+    expect((await site.post('ai/generate', { ...REQ, model: 'small-1' }, { nonce: garbledNonce })).body.error?.code).toBe('signature_invalid');
+    expect(await sql('SELECT 1 FROM usage_events WHERE site_id = $1', [site.creds.site_id])).toHaveLength(2);
   });
 });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from '../../main/lib/ids.ts';
 import { siteById, type SiteRow } from '../../cloud/repo/sites-repo.ts';
-import { release, reserve, settle, sweepReservations } from '../../cloud/services/reservations-service.ts';
+import { flushSettles, release, reserve, settle, settleDurably, sweepReservations } from '../../cloud/services/reservations-service.ts';
+import { DatabaseUnavailable } from '../../cloud/db/db-unavailable.ts';
 import type { CloudUsageEvent } from '../../main/contract/cloud/index.ts';
 import { register } from './helpers/client.ts';
 import { startHarness, type Harness } from './helpers/cloud-harness.ts';
@@ -53,6 +54,29 @@ describe('reservations', () => {
     expect(await settle(h.svc.ctx, site, r, e)).toBe(true);
     expect(await settle(h.svc.ctx, site, r, e)).toBe(false);
     expect(await tokens()).toEqual({ used: before.used + 30, reserved: before.reserved });
+  });
+
+  it('a settlement the database refused is tried once more when the service stops, not left to a timer the stop cuts', async () => {
+    const before = await tokens();
+    const r = await reserve(h.svc.ctx, site, 'ai_tokens', 50);
+    const e = aiEvent(40);
+    const db = h.svc.ctx.db;
+    const query = db.query;
+    let refused = 0;
+    db.query = (async (sql: string, params?: readonly unknown[]) => {
+      if (sql.includes('gatehouse_settle') && refused++ === 0) throw new DatabaseUnavailable('Connection terminated unexpectedly');
+      return query.call(db, sql, params);
+    }) as typeof db.query;
+    try {
+      await settleDurably(h.svc.ctx, site, r, e);
+      expect(refused).toBe(1);
+      await flushSettles(h.svc.ctx);
+    } finally {
+      db.query = query;
+    }
+    expect(refused).toBe(2);
+    expect(await tokens()).toEqual({ used: before.used + 40, reserved: before.reserved });
+    expect((await db.query('SELECT 1 FROM usage_events WHERE site_id = $1 AND event_id = $2', [site.id, e.event_id])).rows).toHaveLength(1);
   });
 
   it('a hold that does not fit changes nothing', async () => {

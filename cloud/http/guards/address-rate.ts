@@ -1,5 +1,5 @@
 import type { Guard } from '../../../main/lib/http/compose.ts';
-import { clientAddress } from '../../../main/lib/http/client-address.ts';
+import { addressBucket, clientAddress } from '../../../main/lib/http/client-address.ts';
 import { checkRate } from '../../../main/lib/http/rate-limit.ts';
 import { RateLimiter } from '../../../main/lib/rate-limiter.ts';
 import type { CloudRequest } from '../cloud-request.ts';
@@ -9,7 +9,7 @@ export function addressRate(limits: { perAddress: number; register: number }, tr
   const byAddress = new RateLimiter();
   const byRegister = new RateLimiter();
   return (c) => {
-    const address = clientAddress(c.req, trustProxy);
+    const address = addressBucket(clientAddress(c.req, trustProxy));
     const t = now();
     return checkRate(c.res, byAddress, address, limits.perAddress, t) ?? (c.entry?.name === 'register' ? checkRate(c.res, byRegister, address, limits.register, t) : null);
   };

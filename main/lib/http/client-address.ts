@@ -30,3 +30,22 @@ export function clientAddress(req: IncomingMessage, trustProxy: boolean): string
   const last = lastElement(req.headers['x-forwarded-for']);
   return last && ADDRESS.test(last) ? last : peer;
 }
+
+/**
+ * The key an address is limited by (connection caps, rate limits): an IPv4
+ * address as it is (also when written IPv4-mapped, ::ffff:a.b.c.d), an IPv6
+ * address by its /64, the smallest block one subscriber is given: counted
+ * one by one, a single host could take a fresh address for every connection.
+ */
+export function addressBucket(address: string): string {
+  const a = address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
+  if (!a.includes(':')) return a;
+  const [head = '', tail] = a.split('%')[0]!.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => (/^[0-9a-f]{1,4}$/i.test(g) ? parseInt(g, 16).toString(16) : '0'))
+    .join(':')}::/64`;
+}

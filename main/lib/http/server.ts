@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { addressBucket } from './client-address.ts';
 
 export interface ServerLimits {
   /** open sockets at most; more are closed at once (default 256) */
@@ -56,8 +57,8 @@ export function createEdgeServer(handler: (req: IncomingMessage, res: ServerResp
 function capPerAddress(server: Server, cap: number): void {
   const open = new Map<string, number>();
   server.prependListener('connection', (socket: Socket) => {
-    // An IPv4 peer on a dual-stack socket is ::ffff:a.b.c.d: one address either way.
-    const peer = (socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+    // An IPv4 peer on a dual-stack socket is ::ffff:a.b.c.d: one address either way; an IPv6 peer counts by its /64.
+    const peer = addressBucket(socket.remoteAddress ?? '');
     const n = open.get(peer) ?? 0;
     if (n >= cap) {
       socket.destroy();

@@ -23,6 +23,14 @@ describe('isConnectionFault', () => {
       expect(asDbFault(e)).toBe(e);
     }
   });
+  it('classifies a server error by its SQLSTATE alone: its message may quote a value (a caller\'s text), and 08P01 is a bug of ours', () => {
+    for (const e of [
+      withCode('invalid input syntax for type integer: "Connection terminated unexpectedly"', '22P02'),
+      withCode('value too long: "PGlite is closed"', '22001'),
+      withCode('bind message supplies 3 parameters, but prepared statement "" requires 2', '08P01'),
+    ]) expect(isConnectionFault(e), e.message).toBe(false);
+    expect(isConnectionFault(withCode('broken pipe', 'EPIPE'))).toBe(true);
+  });
   it('as DatabaseUnavailable: 503 gateway_unavailable with Retry-After, the driver text kept for the log only', () => {
     const out = asDbFault(withCode('connect ECONNREFUSED 10.1.2.3:5432', 'ECONNREFUSED')) as DatabaseUnavailable;
     expect(out).toBeInstanceOf(DatabaseUnavailable);

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { parseCookies } from '../../../main/lib/http/cookies.ts';
-import { clientAddress } from '../../../main/lib/http/client-address.ts';
+import { addressBucket, clientAddress } from '../../../main/lib/http/client-address.ts';
 
 describe('parseCookies (issue 8: a bad escape made every admin request answer 500)', () => {
   it('parses pairs, trims, unquotes and decodes', () => {
@@ -44,5 +44,19 @@ describe('clientAddress', () => {
   it('a forwarded value that is not address-shaped falls back to the peer (bounded rate-limit keys)', () => {
     expect(clientAddress(req({ 'x-forwarded-for': 'x'.repeat(5000) }), true)).toBe('127.0.0.1');
     expect(clientAddress(req({ 'x-forwarded-for': '<script>' }), true)).toBe('127.0.0.1');
+  });
+});
+
+describe('addressBucket (issue 19: one IPv6 host has a /64 of addresses to spread its connections over)', () => {
+  it('counts IPv4 by address, mapped or not, and IPv6 by its /64 however it is written', () => {
+    expect(addressBucket('203.0.113.7')).toBe('203.0.113.7');
+    expect(addressBucket('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(addressBucket('2001:db8:1:2::1')).toBe('2001:db8:1:2::/64');
+    expect(addressBucket('2001:0DB8:0001:0002:ffff:1:2:3')).toBe('2001:db8:1:2::/64');
+    expect(addressBucket('2001:db8:1:3::1')).not.toBe(addressBucket('2001:db8:1:2::1'));
+    expect(addressBucket('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(addressBucket('::1')).toBe('0:0:0:0::/64');
+    expect(addressBucket('fe80::1%eth0')).toBe(addressBucket('fe80::2%eth1'));
+    expect(addressBucket('::ffff:abcd:1')).toBe('0:0:0:0::/64');
   });
 });
