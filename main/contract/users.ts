@@ -35,3 +35,13 @@ export const User = z.object({
   created: z.string(),
 });
 export type User = z.infer<typeof User>;
+
+/**
+ * The user a token is bound to when none is named: `agent`, an editor. The
+ * least privilege the built-in tools need (read, edit and publish pages,
+ * others' too as the seeded pages are the administrator's, delete, use AI),
+ * and nothing of the administrator's (`manage_options`). Created the first
+ * time a token needs it; a person may change its role like any user's. The
+ * administrator only when asked (`--user admin`). See docs/decisions.md.
+ */
+export const DEFAULT_TOKEN_USER = { login: 'agent', role: 'editor', display_name: 'AI agent (default for tokens)' } as const satisfies { login: string; role: Role; display_name: string };

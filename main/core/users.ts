@@ -1,4 +1,4 @@
-import { ROLE_CAPABILITIES, type Capability, type Role, type User, Login } from '../contract/users.ts';
+import { ROLE_CAPABILITIES, DEFAULT_TOKEN_USER, type Capability, type Role, type User, Login } from '../contract/users.ts';
 import type { DocumentStore } from './ports.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { OptionsData } from './options-data.ts';
@@ -8,16 +8,6 @@ import { shortId } from '../lib/ids.ts';
 /** One set per role, made once: it is asked for on every request. */
 const CAPABILITIES = new Map<Role, ReadonlySet<Capability>>(Object.entries(ROLE_CAPABILITIES).map(([role, caps]) => [role as Role, new Set(caps)]));
 export const capabilitiesOf = (role: Role): ReadonlySet<Capability> => CAPABILITIES.get(role) ?? new Set();
-
-/**
- * The user a token is bound to when none is named: `agent`, an editor. The
- * least privilege the built-in tools need (read, edit and publish pages,
- * others' too as the seeded pages are the administrator's, delete, use AI),
- * and nothing of the administrator's (`manage_options`). Created the first
- * time a token needs it; a person may change its role like any user's. The
- * administrator only when asked (`--user admin`). See docs/decisions.md.
- */
-export const DEFAULT_TOKEN_USER = { login: 'agent', role: 'editor', display_name: 'AI agent (default for tokens)' } as const satisfies { login: string; role: Role; display_name: string };
 
 export class Users {
   private readonly roleListeners = new Set<(user: User) => void>();

@@ -1,6 +1,6 @@
 import { cloudHandlers, initialCloud } from './fake-cloud.ts';
 import type { FakeCloudState } from './fake-cloud.ts';
-import { API_ACTIONS, PRINCIPALS, RPC_ACTIONS, SETTINGS_DEFAULTS, SettingsPatch } from '../../main/contract/index.ts';
+import { API_ACTIONS, DEFAULT_TOKEN_USER, PRINCIPALS, RPC_ACTIONS, SETTINGS_DEFAULTS, SettingsPatch } from '../../main/contract/index.ts';
 import type {
   Api, ApiAction, ApiEvent, ApiInput, ApiOutput, AuditEntry, ErrorCode, HealthReport, PluginInfo, Result, Settings,
   StagedPayload, Stats, TokenView, ToolInfo, User,
@@ -231,7 +231,11 @@ export class FakeApi {
       },
       'tokens.list': () => s.tokens,
       'tokens.create': (input) => {
-        const user = s.users.find((u) => u.login === (input.user ?? 'admin'));
+        // As the service: no user named means the least-privileged token user, made on first use.
+        if (!input.user && !s.users.some((u) => u.login === DEFAULT_TOKEN_USER.login)) {
+          s.users.push({ id: `u_${DEFAULT_TOKEN_USER.login}`, ...DEFAULT_TOKEN_USER, created: new Date().toISOString() });
+        }
+        const user = s.users.find((u) => u.login === (input.user ?? DEFAULT_TOKEN_USER.login));
         if (!user) throw new Refusal('not_found', `no user ${input.user}`);
         const token = `gth_${'A'.repeat(39)}${String(s.tokens.length).padStart(4, '0')}`;
         const record: TokenView = {

@@ -54,8 +54,10 @@ describe('Tokens', () => {
     const user = userEvent.setup();
     await user.type(await screen.findByLabelText('Label'), 'Claude Desktop on laptop');
     await user.click(screen.getByLabelText('Read only'));
+    expect((screen.getByLabelText('Acts as user') as HTMLSelectElement).selectedOptions[0]?.textContent).toMatch(/^AI agent .*agent, editor/);
     await user.click(screen.getByRole('button', { name: 'Create token' }));
-    expect(fake.callsTo('tokens.create')).toEqual([{ label: 'Claude Desktop on laptop', user: 'admin', scope: { read_only: true } }]);
+    // least privilege by default: no user named, so the service binds the token to its `agent` user, never the administrator
+    expect(fake.callsTo('tokens.create')).toEqual([{ label: 'Claude Desktop on laptop', scope: { read_only: true } }]);
     const panel = await screen.findByRole('region', { name: /Token “Claude Desktop on laptop” created/ });
     const clear = within(panel).getByLabelText('The new token') as HTMLInputElement;
     expect(clear.value).toMatch(/^gth_/);
@@ -85,7 +87,7 @@ describe('Tokens', () => {
     await user.click(screen.getByLabelText(/Save it/));
     await user.type(screen.getByLabelText('Account name'), 'cursor-desk');
     await user.click(screen.getByRole('button', { name: 'Create token' }));
-    expect(fake.callsTo('tokens.create')).toEqual([{ label: 'Cursor', user: 'admin', keychain_account: 'cursor-desk' }]);
+    expect(fake.callsTo('tokens.create')).toEqual([{ label: 'Cursor', keychain_account: 'cursor-desk' }]);
     const panel = await screen.findByRole('region', { name: /created/ });
     const pre = panel.querySelector('pre')!;
     expect(pre.textContent).toContain('"--token-keychain"');

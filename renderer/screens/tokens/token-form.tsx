@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { FormEvent } from 'react';
-import { TokenCreateInput } from '../../../main/contract/index.ts';
+import { DEFAULT_TOKEN_USER, TokenCreateInput } from '../../../main/contract/index.ts';
 import type { TokenCreated, User } from '../../../main/contract/index.ts';
 import { ErrorBox } from '../../components/load-state.tsx';
 import { useApi } from '../../lib/console-context.tsx';
@@ -11,7 +11,9 @@ type FieldErrors = Partial<Record<'label' | 'user' | 'keychain_account', string>
 export function TokenForm({ users, onCreated }: { users: User[]; onCreated: (created: TokenCreated) => void }) {
   const api = useApi();
   const [label, setLabel] = useState('');
-  const [user, setUser] = useState(users[0]?.login ?? '');
+  // Least privilege by default: the service's token user (made on first use), as `gatehouse tokens create` does.
+  const hasDefault = users.some((u) => u.login === DEFAULT_TOKEN_USER.login);
+  const [user, setUser] = useState(hasDefault ? DEFAULT_TOKEN_USER.login : '');
   const [readOnly, setReadOnly] = useState(false);
   const [keychain, setKeychain] = useState(false);
   const [account, setAccount] = useState('');
@@ -71,6 +73,7 @@ export function TokenForm({ users, onCreated }: { users: User[]; onCreated: (cre
       <div className="field">
         <label htmlFor="tk-user">Acts as user</label>
         <select id="tk-user" value={user} onChange={(e) => setUser(e.target.value)} aria-describedby="tk-user-help">
+          {hasDefault ? null : <option value="">{DEFAULT_TOKEN_USER.display_name} ({DEFAULT_TOKEN_USER.login}, {DEFAULT_TOKEN_USER.role}; made on first use)</option>}
           {users.map((u) => (
             <option key={u.id} value={u.login}>
               {u.display_name} ({u.login}, {u.role})
