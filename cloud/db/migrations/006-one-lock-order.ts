@@ -316,18 +316,20 @@ BEGIN
   END IF;
   -- Each counter once (in the one order): a batch names the same few counters on every event.
   SELECT COALESCE(jsonb_agg(c.cd ORDER BY c.ck COLLATE "C"), '[]'::jsonb) INTO all_deltas
-    FROM gatehouse_counters_in_order((SELECT COALESCE(jsonb_agg(dd), '[]'::jsonb) FROM jsonb_array_elements(p_events) ev, jsonb_array_elements(ev->'deltas') dd)) c(ck, cd);
+    FROM (SELECT DISTINCT ON (gatehouse_counter_key(dd) COLLATE "C") gatehouse_counter_key(dd) AS ck, dd AS cd
+            FROM jsonb_array_elements(p_events) ev, jsonb_array_elements(ev->'deltas') dd) c;
   s := gatehouse_lock_counters(all_deltas);
   SELECT COALESCE(array_agg(u.event_id), '{}') INTO existing FROM usage_events u
    WHERE u.site_id = p_site AND u.event_id IN (SELECT ev->'e'->>'event_id' FROM jsonb_array_elements(p_events) ev);
   -- Set-based when every new event fits every limit even with all the events before it counted (the usual
   -- case, and then the walk below would accept them all): the same decisions without a statement per event.
+  -- Only limited deltas are summed: a counter's limit is the same on each of its deltas (one per scope, subject, metric, period).
   SELECT NOT EXISTS (
            SELECT 1 FROM (
-             SELECT dl->>'limit' AS lim, (s->>gatehouse_counter_key(dl))::bigint
-                    + sum((dl->>'amount')::bigint) OVER (PARTITION BY gatehouse_counter_key(dl) ORDER BY (ev->>'i')::integer) AS total
-               FROM jsonb_array_elements(p_events) ev, jsonb_array_elements(ev->'deltas') dl
-              WHERE NOT (ev->'e'->>'event_id') = ANY(existing)) t
+             SELECT u.lim, (s->>u.ck)::bigint + sum(u.amt) OVER (PARTITION BY u.ck ORDER BY u.ei) AS total
+               FROM (SELECT gatehouse_counter_key(dl) AS ck, dl->>'limit' AS lim, (dl->>'amount')::bigint AS amt, (ev->>'i')::integer AS ei
+                       FROM jsonb_array_elements(p_events) ev, jsonb_array_elements(ev->'deltas') dl
+                      WHERE dl->>'limit' IS NOT NULL AND NOT (ev->'e'->>'event_id') = ANY(existing)) u) t
             WHERE t.lim IS NOT NULL AND t.total > t.lim::bigint)
      AND (SELECT count(DISTINCT ev->'e'->>'event_id') = count(*) FROM jsonb_array_elements(p_events) ev)
     INTO fits;
