@@ -126,6 +126,25 @@ describe('quotas', () => {
     const summary = await s.get('usage/summary', { query: 'period=month' });
     expect(summary.body.totals.cloud_tasks).toBe(50);
   });
+
+  it('a batch repeating stored events among new ones answers them as duplicates and counts them once, in the counters and the rollups', async () => {
+    const s = await licensed();
+    const stored = [ev(s, { units: 2 }), ev(s, { units: 5 })];
+    expect((await s.post('usage/record', { events: stored })).body).toMatchObject({ accepted: 2, duplicate: 0 });
+    const fresh = [ev(s, { units: 3 }), ev(s, { units: 7 })];
+    const r = await s.post('usage/record', { events: [fresh[0], stored[1], fresh[1], stored[0]] });
+    expect(r.body.results).toEqual([
+      { event_id: fresh[0]!.event_id, status: 'accepted' },
+      { event_id: stored[1]!.event_id, status: 'duplicate' },
+      { event_id: fresh[1]!.event_id, status: 'accepted' },
+      { event_id: stored[0]!.event_id, status: 'duplicate' },
+    ]);
+    expect(r.body).toMatchObject({ accepted: 2, duplicate: 2, rejected: 0 });
+    const sum = UsageSummaryAnswer.parse((await s.get('usage/summary', { query: 'period=day' })).body);
+    expect([sum.events, sum.totals.mcp_actions]).toEqual([4, 17]);
+    const limits = (await s.get('usage/limits')).body.limits;
+    expect(limits.find((l: { scope: string; metric: string; period: string }) => l.scope === 'site' && l.metric === 'mcp_actions' && l.period === 'day')?.used).toBe(17);
+  });
 });
 
 describe('usage/summary, usage/limits, usage/history', () => {

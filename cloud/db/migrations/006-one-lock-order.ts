@@ -279,7 +279,9 @@ $fn$;
 -- [{scope, subject, metric, period, period_start, amount, limit, reset_at}]}. Claims the nonce (GH002 on a
 -- replay) and the Idempotency-Key (a used key answers {prior: {body_hash, answer}}), locks the counters, then
 -- accepts events in request order while each fits every limit (an event stored already is a duplicate),
--- inserts the accepted ones and moves the counters. The answer is stored with the key, except when p_single
+-- inserts the accepted ones and moves the counters: in statements over the whole batch (never one per event)
+-- when every new event fits with all before it counted, else by the per-event walk (a limit is reached, so some
+-- are refused; the walk's answers are the same). The answer is stored with the key, except when p_single
 -- and the event was refused: then {refused: quota} and the key is left free.
 CREATE FUNCTION gatehouse_record(p_site text, p_key text, p_body_hash text, p_results jsonb, p_events jsonb, p_single boolean, p_now timestamptz,
                                  p_key_id text, p_nonce text, p_nonce_expires timestamptz)
@@ -312,44 +314,64 @@ BEGIN
     SELECT body_hash, answer INTO prior FROM idempotency_keys WHERE site_id = p_site AND key = p_key;
     RETURN jsonb_build_object('prior', jsonb_build_object('body_hash', prior.body_hash, 'answer', prior.answer));
   END IF;
-  SELECT COALESCE(jsonb_agg(dd), '[]'::jsonb) INTO all_deltas FROM jsonb_array_elements(p_events) ev, jsonb_array_elements(ev->'deltas') dd;
+  -- Each counter once (in the one order): a batch names the same few counters on every event.
+  SELECT COALESCE(jsonb_agg(c.cd ORDER BY c.ck COLLATE "C"), '[]'::jsonb) INTO all_deltas
+    FROM (SELECT DISTINCT ON (gatehouse_counter_key(dd) COLLATE "C") gatehouse_counter_key(dd) AS ck, dd AS cd
+            FROM jsonb_array_elements(p_events) ev, jsonb_array_elements(ev->'deltas') dd) c;
   s := gatehouse_lock_counters(all_deltas);
   SELECT COALESCE(array_agg(u.event_id), '{}') INTO existing FROM usage_events u
    WHERE u.site_id = p_site AND u.event_id IN (SELECT ev->'e'->>'event_id' FROM jsonb_array_elements(p_events) ev);
-  FOR x IN SELECT value FROM jsonb_array_elements(p_events) ORDER BY (value->>'i')::integer LOOP
-    IF (x->'e'->>'event_id') = ANY(existing) OR (x->'e'->>'event_id') = ANY(taken) THEN
-      results := jsonb_set(results, ARRAY[x->>'i'], jsonb_build_object('event_id', x->'e'->>'event_id', 'status', 'duplicate'));
-      CONTINUE;
-    END IF;
-    fits := true;
-    FOR d IN SELECT value FROM jsonb_array_elements(x->'deltas') LOOP
-      k := gatehouse_counter_key(d);
-      IF d->>'limit' IS NOT NULL AND (s->>k)::bigint + COALESCE((pending->>k)::bigint, 0) + (d->>'amount')::bigint > (d->>'limit')::bigint THEN
-        fits := false;
-        over := d;
-        EXIT;
+  -- Set-based when every new event fits every limit even with all the events before it counted (the usual
+  -- case, and then the walk below would accept them all): the same decisions without a statement per event.
+  -- Only limited deltas are summed: a counter's limit is the same on each of its deltas (one per scope, subject, metric, period).
+  SELECT NOT EXISTS (
+           SELECT 1 FROM (
+             SELECT u.lim, (s->>u.ck)::bigint + sum(u.amt) OVER (PARTITION BY u.ck ORDER BY u.ei) AS total
+               FROM (SELECT gatehouse_counter_key(dl) AS ck, dl->>'limit' AS lim, (dl->>'amount')::bigint AS amt, (ev->>'i')::integer AS ei
+                       FROM jsonb_array_elements(p_events) ev, jsonb_array_elements(ev->'deltas') dl
+                      WHERE dl->>'limit' IS NOT NULL AND NOT (ev->'e'->>'event_id') = ANY(existing)) u) t
+            WHERE t.lim IS NOT NULL AND t.total > t.lim::bigint)
+     AND (SELECT count(DISTINCT ev->'e'->>'event_id') = count(*) FROM jsonb_array_elements(p_events) ev)
+    INTO fits;
+  IF fits THEN
+    SELECT COALESCE(jsonb_agg(ev ORDER BY (ev->>'i')::integer), '[]'::jsonb) INTO accepted
+      FROM jsonb_array_elements(p_events) ev WHERE NOT (ev->'e'->>'event_id') = ANY(existing);
+  ELSE
+    FOR x IN SELECT value FROM jsonb_array_elements(p_events) ORDER BY (value->>'i')::integer LOOP
+      IF (x->'e'->>'event_id') = ANY(existing) OR (x->'e'->>'event_id') = ANY(taken) THEN
+        results := jsonb_set(results, ARRAY[x->>'i'], jsonb_build_object('event_id', x->'e'->>'event_id', 'status', 'duplicate'));
+        CONTINUE;
       END IF;
-    END LOOP;
-    IF NOT fits THEN
-      quota := jsonb_build_object('scope', over->'scope', 'subject', over->'subject', 'metric', over->'metric', 'period', over->'period',
-                                  'limit', (over->>'limit')::bigint, 'used', (s->>gatehouse_counter_key(over))::bigint + COALESCE((pending->>gatehouse_counter_key(over))::bigint, 0),
-                                  'reset_at', over->'reset_at');
-      IF p_single THEN
-        DELETE FROM idempotency_keys WHERE site_id = p_site AND key = p_key;
-        RETURN jsonb_build_object('refused', quota);
+      fits := true;
+      FOR d IN SELECT value FROM jsonb_array_elements(x->'deltas') LOOP
+        k := gatehouse_counter_key(d);
+        IF d->>'limit' IS NOT NULL AND (s->>k)::bigint + COALESCE((pending->>k)::bigint, 0) + (d->>'amount')::bigint > (d->>'limit')::bigint THEN
+          fits := false;
+          over := d;
+          EXIT;
+        END IF;
+      END LOOP;
+      IF NOT fits THEN
+        quota := jsonb_build_object('scope', over->'scope', 'subject', over->'subject', 'metric', over->'metric', 'period', over->'period',
+                                    'limit', (over->>'limit')::bigint, 'used', (s->>gatehouse_counter_key(over))::bigint + COALESCE((pending->>gatehouse_counter_key(over))::bigint, 0),
+                                    'reset_at', over->'reset_at');
+        IF p_single THEN
+          DELETE FROM idempotency_keys WHERE site_id = p_site AND key = p_key;
+          RETURN jsonb_build_object('refused', quota);
+        END IF;
+        results := jsonb_set(results, ARRAY[x->>'i'], jsonb_build_object('event_id', x->'e'->>'event_id', 'status', 'rejected', 'reason', 'quota_exceeded',
+          'message', format('the %s %s limit of the %s is reached', CASE over->>'period' WHEN 'day' THEN 'daily' ELSE 'monthly' END, over->>'metric', over->>'scope'),
+          'quota', quota));
+        CONTINUE;
       END IF;
-      results := jsonb_set(results, ARRAY[x->>'i'], jsonb_build_object('event_id', x->'e'->>'event_id', 'status', 'rejected', 'reason', 'quota_exceeded',
-        'message', format('the %s %s limit of the %s is reached', CASE over->>'period' WHEN 'day' THEN 'daily' ELSE 'monthly' END, over->>'metric', over->>'scope'),
-        'quota', quota));
-      CONTINUE;
-    END IF;
-    FOR d IN SELECT value FROM jsonb_array_elements(x->'deltas') LOOP
-      k := gatehouse_counter_key(d);
-      pending := pending || jsonb_build_object(k, COALESCE((pending->>k)::bigint, 0) + (d->>'amount')::bigint);
+      FOR d IN SELECT value FROM jsonb_array_elements(x->'deltas') LOOP
+        k := gatehouse_counter_key(d);
+        pending := pending || jsonb_build_object(k, COALESCE((pending->>k)::bigint, 0) + (d->>'amount')::bigint);
+      END LOOP;
+      taken := taken || (x->'e'->>'event_id');
+      accepted := accepted || jsonb_build_array(x);
     END LOOP;
-    taken := taken || (x->'e'->>'event_id');
-    accepted := accepted || jsonb_build_array(x);
-  END LOOP;
+  END IF;
 
   WITH ins AS (
     INSERT INTO usage_events (site_id, event_id, event, product, feature, model, units, tokens_input, tokens_output, units_metric, occurred_at, received_at)
@@ -362,18 +384,20 @@ BEGIN
   )
   SELECT COALESCE(array_agg(event_id), '{}') INTO inserted FROM ins;
 
-  FOR x IN SELECT value FROM jsonb_array_elements(accepted) LOOP
-    IF (x->'e'->>'event_id') = ANY(inserted) THEN
-      results := jsonb_set(results, ARRAY[x->>'i'], jsonb_build_object('event_id', x->'e'->>'event_id', 'status', 'accepted'));
-      FOR d IN SELECT value FROM jsonb_array_elements(x->'deltas') LOOP
-        k := gatehouse_counter_key(d);
-        add := add || jsonb_build_object(k, jsonb_build_object('used', COALESCE((add->k->>'used')::bigint, 0) + (d->>'amount')::bigint));
-      END LOOP;
-    ELSE
-      -- Stored by another request between our read and our insert (an event that moves no counter).
-      results := jsonb_set(results, ARRAY[x->>'i'], jsonb_build_object('event_id', x->'e'->>'event_id', 'status', 'duplicate'));
-    END IF;
-  END LOOP;
+  -- An accepted event not inserted was stored by another request between our read and our insert (an event
+  -- that moves no counter): a duplicate. Events stored before are duplicates too (the walk marked them already).
+  SELECT COALESCE(jsonb_agg(CASE WHEN a.ax IS NOT NULL AND (a.ax->'e'->>'event_id') = ANY(inserted) THEN jsonb_build_object('event_id', a.ax->'e'->>'event_id', 'status', 'accepted')
+                                 WHEN a.ax IS NOT NULL OR (ev.evx->'e'->>'event_id') = ANY(existing) THEN jsonb_build_object('event_id', ev.evx->'e'->>'event_id', 'status', 'duplicate')
+                                 ELSE r.rv END ORDER BY r.rn), '[]'::jsonb)
+    INTO results
+    FROM jsonb_array_elements(results) WITH ORDINALITY r(rv, rn)
+    LEFT JOIN jsonb_array_elements(p_events) ev(evx) ON (ev.evx->>'i')::bigint = r.rn - 1
+    LEFT JOIN jsonb_array_elements(accepted) a(ax) ON (a.ax->>'i')::bigint = r.rn - 1;
+  SELECT COALESCE(jsonb_object_agg(t.tk, jsonb_build_object('used', t.used)), '{}'::jsonb) INTO add
+    FROM (SELECT gatehouse_counter_key(dl) AS tk, sum((dl->>'amount')::bigint) AS used
+            FROM jsonb_array_elements(accepted) a(ax), jsonb_array_elements(a.ax->'deltas') dl
+           WHERE (a.ax->'e'->>'event_id') = ANY(inserted)
+           GROUP BY 1) t;
   PERFORM gatehouse_move_counters(all_deltas, add);
 
   v_answer := jsonb_build_object('success', true, 'results', results,
