@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { withFileMutex } from '../../main/store/file-mutex.ts';
-import { exited, spawnFixture, waitForLine } from './fixtures/spawn-tsx.ts';
+import { deadPid, exited, spawnFixture, waitForLine } from './fixtures/spawn-tsx.ts';
 
 let dir: string;
 const children: Array<ReturnType<typeof spawnFixture>> = [];
@@ -18,13 +17,6 @@ afterEach(async () => {
   }
   await rm(dir, { recursive: true, force: true });
 });
-
-async function deadPid(): Promise<number> {
-  const child = spawn(process.execPath, ['-e', '0']);
-  const pid = child.pid as number;
-  await new Promise((r) => child.once('exit', r));
-  return pid;
-}
 
 /** Every "done" line a racer prints from now on, counted. */
 function doneCounter(child: ReturnType<typeof spawnFixture>): () => number {

@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { access, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GatehouseError } from '../../main/core/errors.ts';
 import { LOCK_FILE, acquireLock, readLockOwner } from '../../main/store/process-lock.ts';
-import { exited, spawnFixture, waitForLine } from './fixtures/spawn-tsx.ts';
+import { deadPid, exited, spawnFixture, waitForLine } from './fixtures/spawn-tsx.ts';
 
 let dir: string;
 const children: Array<ReturnType<typeof spawnFixture>> = [];
@@ -22,14 +21,6 @@ afterEach(async () => {
   }
   await rm(dir, { recursive: true, force: true });
 });
-
-/** The pid of a process that has certainly exited. */
-async function deadPid(): Promise<number> {
-  const child = spawn(process.execPath, ['-e', '0']);
-  const pid = child.pid as number;
-  await new Promise((r) => child.once('exit', r));
-  return pid;
-}
 
 const exists = (p: string): Promise<boolean> => access(p).then(() => true, () => false);
 
