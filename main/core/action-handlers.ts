@@ -19,10 +19,13 @@ import { createCloudHandlers } from './cloud-handlers.ts';
 import type { CloudActions } from './cloud-port.ts';
 import type { UpstreamActions } from './upstreams-port.ts';
 import { createUpstreamHandlers } from './upstream-handlers.ts';
+import type { Profiles } from './profiles.ts';
+import { createProfileHandlers, withToolCounts } from './profile-handlers.ts';
 
 export interface ActionDeps {
   users: Users;
   tokens: Tokens;
+  profiles: Profiles;
   staging: Staging;
   registry: Registry;
   settings: SettingsService;
@@ -67,7 +70,7 @@ export function createHandlers(deps: ActionDeps): Handlers {
     'health.get': async () => deps.health(),
     'settings.get': async () => settings.get(),
     'settings.update': async (input) => settings.update(input),
-    'tokens.list': async () => tokens.list(),
+    'tokens.list': async () => withToolCounts(tokens.list(), deps),
     'tokens.create': async (input) => {
       const user = input.user ? users.require(input.user) : users.list().find((u) => u.login === 'admin') ?? users.list().find((u) => u.role === 'administrator');
       if (!user) throw new GatehouseError('not_found', 'no administrator user exists');
@@ -113,6 +116,7 @@ export function createHandlers(deps: ActionDeps): Handlers {
     ...createProHandlers(deps),
     ...createCloudHandlers(deps),
     ...createUpstreamHandlers(deps),
+    ...createProfileHandlers(deps),
   };
 }
 
