@@ -194,7 +194,7 @@ export async function openCore(opts: { consoleUrl?: string | null } = {}) {
     return { kind: 'token', surface: 'rest', token_id: ctx.token!.id, token_preview: ctx.token!.preview, user_id: ctx.user.id, login: ctx.user.login };
   }
 
-  return { clock, options, siteStore, events, settings, audit, vault, users, admin, tokens, registry, stats, auditor, staging, pipeline, site, sessions, invoke, tokenFor, ctxOf, restPrincipal };
+  return { clock, options, siteStore, events, settings, audit, vault, users, admin, tokens, profiles, registry, stats, auditor, staging, pipeline, site, sessions, invoke, tokenFor, ctxOf, restPrincipal };
 }
 export type Core = Awaited<ReturnType<typeof openCore>>;
 
