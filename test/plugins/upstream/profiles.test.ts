@@ -108,5 +108,8 @@ describe('profiles', () => {
       }
     }
     expect((await u.ok<ProfileView[]>('GET', 'profiles')).map((p) => p.name).sort()).toEqual(['site-readers', 'upstream-t']);
+    // the local REST opens read-only actions to un-narrowed administrator tokens only: a profile-bound one is narrowed
+    expect((await u.w.rest('GET', 'pro/license', { token: u.token })).status).toBe(200);
+    expect((await u.w.rest('GET', 'pro/license', { token: bound })).status).toBe(403);
   });
 });
