@@ -9,6 +9,7 @@ import { systemClock } from './lib/clock.ts';
 import { OptionsData, dropLegacyStaged, emptyOptions, legacyStaged, salvageOptions } from './core/options-data.ts';
 import { Users } from './core/users.ts';
 import { Tokens } from './core/tokens.ts';
+import { Profiles } from './core/profiles.ts';
 import { Registry } from './core/registry.ts';
 import { EventHub } from './core/events.ts';
 import { StatsRecorder } from './core/stats.ts';
@@ -95,6 +96,8 @@ export async function openLocalCore(config: LocalCoreConfig) {
     const admin = await users.ensureAdmin();
     const tokens = new Tokens(options, clock);
     const registry = new Registry(jsonSchemaCompiler);
+    const profiles = new Profiles(options, clock, registry);
+    registry.useProfiles((name) => profiles.get(name));
     const stats = new StatsRecorder(options, clock, (name) => registry.has(name) || name === RESOURCE_READ || name === HTTP_REFUSAL);
     const urls = { base_url: '', mcp_url: '', console_url: '' };
     const localPolicy = new LocalEntitlements('free');
@@ -146,7 +149,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
     });
     const sessions = new ConsoleSessions(clock);
     const invoke = createInvoke({
-      users, tokens, staging, registry, settings, stats, audit, events, sessions, clock, health, log,
+      users, tokens, profiles, staging, registry, settings, stats, audit, events, sessions, clock, health, log,
       clientVault: clientTokenVault(vault),
       consoleUrl: () => urls.console_url || null,
       // pro/cloud/status says what the health report says

@@ -1,5 +1,6 @@
 import { LIST_SETTINGS, SETTINGS_HELP, SETTINGS_KEYS, Settings, type SettingsKey } from '../contract/settings.ts';
 import { Role } from '../contract/users.ts';
+import type { TokenScope } from '../contract/tokens.ts';
 import { GatehouseError } from '../core/errors.ts';
 import { safe, table, unwrap, UsageError } from './output.ts';
 import { list, out, parse, withConnection } from './args.ts';
@@ -21,17 +22,23 @@ function settingValue(key: string, raw: string): unknown {
   return raw;
 }
 
+/** A token's narrowing in one line of `tokens list`. */
+function scopeText(scope: TokenScope): string {
+  const parts = [scope.read_only ? 'read-only' : '', scope.tools ? `tools=${scope.tools.join(',')}` : '', scope.plugins ? `plugins=${scope.plugins.join(',')}` : '', scope.profile ? `profile=${scope.profile}` : ''].filter(Boolean);
+  return parts.length ? parts.join(' ') : 'full';
+}
+
 /** `gatehouse tokens create|list|revoke` */
 export async function tokens(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
-  const { values, positionals } = parse(rest, { label: { type: 'string' }, user: { type: 'string' }, keychain: { type: 'string' }, 'read-only': { type: 'boolean' }, tools: { type: 'string' }, plugins: { type: 'string' } });
+  const { values, positionals } = parse(rest, { label: { type: 'string' }, user: { type: 'string' }, keychain: { type: 'string' }, 'read-only': { type: 'boolean' }, tools: { type: 'string' }, plugins: { type: 'string' }, profile: { type: 'string' } });
   const json = !!values.json;
   if (sub === 'create' && !values.label) throw new UsageError('tokens create needs --label (e.g. --label "Claude Desktop")');
   if (sub === 'revoke' && !positionals[0]) throw new UsageError('tokens revoke needs a token id (see: gatehouse tokens list)');
   await withConnection(values, async (c) => {
     if (sub === 'create') {
       if (!values.label) throw new UsageError('tokens create needs --label');
-      const scope = { ...(values['read-only'] ? { read_only: true } : {}), ...(list(values.tools) ? { tools: list(values.tools) } : {}), ...(list(values.plugins) ? { plugins: list(values.plugins) } : {}) };
+      const scope = { ...(values['read-only'] ? { read_only: true } : {}), ...(list(values.tools) ? { tools: list(values.tools) } : {}), ...(list(values.plugins) ? { plugins: list(values.plugins) } : {}), ...(values.profile ? { profile: values.profile } : {}) };
       const created = unwrap(await c.dispatch('tokens.create', { label: values.label, ...(values.user ? { user: values.user } : {}), ...(Object.keys(scope).length ? { scope } : {}), ...(values.keychain ? { keychain_account: values.keychain } : {}) } as never));
       return out(json, created, () =>
         [
@@ -44,7 +51,7 @@ export async function tokens(args: string[]): Promise<void> {
     }
     if (sub === 'list') {
       const rows = unwrap(await c.dispatch('tokens.list', {} as never));
-      return out(json, rows, () => table(rows.map((t) => ({ ...t, user: t.user_login, scope: t.scope.read_only || t.scope.tools || t.scope.plugins ? [t.scope.read_only ? 'read-only' : '', t.scope.tools ? `tools=${t.scope.tools.join(',')}` : '', t.scope.plugins ? `plugins=${t.scope.plugins.join(',')}` : ''].filter(Boolean).join(' ') : 'full' })), ['id', 'label', 'user', 'preview', 'scope', 'created', 'last_used']));
+      return out(json, rows, () => table(rows.map((t) => ({ ...t, user: t.user_login, scope: scopeText(t.scope) })), ['id', 'label', 'user', 'preview', 'scope', 'tool_count', 'created', 'last_used']));
     }
     if (sub === 'revoke') {
       const r = unwrap(await c.dispatch('tokens.revoke', { id: positionals[0]! }));

@@ -9,6 +9,7 @@ Usage: gatehouse <command> [options]
   tokens create --label L [--user LOGIN] [--keychain ACCOUNT]
                 [--read-only] [--tools a,b] [--plugins p,q]        create a token (shown once), bound to
                                                                  LOGIN, or to the editor 'agent' (--user admin: the administrator)
+                [--profile NAME]                                 narrowed to a profile (see profiles)
   tokens list | tokens revoke ID
   users list | users add LOGIN --role R | users set-role LOGIN R
   settings get [KEY] | settings set KEY VALUE
@@ -22,6 +23,8 @@ Usage: gatehouse <command> [options]
   upstreams add ID --stdio [--env NAME=VALUE]... [--read TOOL]... [--timeout-ms N] -- COMMAND ARGS...
   upstreams add ID --url URL [--header "Name: value"]... [--token-keychain ACCOUNT] [--read TOOL]... [--timeout-ms N]
   upstreams list | show ID | remove ID | enable ID | disable ID | test ID | tools ID
+  profiles create NAME [--tools a,b] [--upstreams x,y]         a named tool set for tokens
+  profiles list | show NAME | remove NAME   (remove refuses while tokens use it)
   upstreams review ID [--approve TOOL]... [--approve-all] [--hide TOOL]... [--read TOOL]... [--write TOOL]...
 
 Every command: --data-dir DIR (or GATEHOUSE_DATA_DIR), --json, --vault auto|keychain|file, --help.

@@ -23,11 +23,13 @@ import {
   UpdatesCheckInput,
   UpdatesView,
 } from './cloud-actions.ts';
+import { ProfileCreateInput, ProfileName, ProfileView } from './profiles.ts';
 import { UpstreamAddInput, UpstreamDetail, UpstreamId, UpstreamReviewInput, UpstreamTestAnswer, UpstreamToolView, UpstreamView } from './upstreams.ts';
 
 const none = z.object({}).strict();
 const byId = z.object({ id: z.string().min(1).max(200) }).strict();
 const upstreamById = z.object({ id: UpstreamId }).strict();
+const profileByName = z.object({ name: ProfileName }).strict();
 
 /**
  * Who may call an action: a person through one of `people`'s surfaces and,
@@ -130,6 +132,11 @@ export const API_ACTIONS = {
   'upstreams.test': { method: 'POST', path: 'upstreams/:id/test', input: upstreamById, output: UpstreamTestAnswer, who: PEOPLE },
   'upstreams.tools': { method: 'GET', path: 'upstreams/:id/tools', input: upstreamById, output: z.array(UpstreamToolView), who: PEOPLE },
   'upstreams.review': { method: 'POST', path: 'upstreams/:id/review', input: UpstreamReviewInput, output: z.array(UpstreamToolView), who: PEOPLE },
+  /** Profiles: named tool sets tokens are bound to (main/contract/profiles.ts): people only, never a client token. */
+  'profiles.list': { method: 'GET', path: 'profiles', input: none, output: z.array(ProfileView), who: PEOPLE },
+  'profiles.get': { method: 'GET', path: 'profiles/:name', input: profileByName, output: ProfileView, who: PEOPLE },
+  'profiles.create': { method: 'POST', path: 'profiles', input: ProfileCreateInput, output: ProfileView, who: PEOPLE },
+  'profiles.remove': { method: 'DELETE', path: 'profiles/:name', input: profileByName, output: z.object({ name: z.string() }), who: PEOPLE },
   'pro.cloudStatus': { method: 'GET', path: 'pro/cloud/status', base: 'rest', input: none, output: CloudHealth, who: PEOPLE_OR_READER },
   'pro.license': { method: 'GET', path: 'pro/license', base: 'rest', input: none, output: ProLicense, who: PEOPLE_OR_READER },
   'pro.entitlements': { method: 'GET', path: 'pro/entitlements', base: 'rest', input: none, output: ProEntitlements, who: PEOPLE_OR_READER },

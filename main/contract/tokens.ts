@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { nameText } from './cloud/names.ts';
+import { ProfileName } from './profiles.ts';
 
 /** `gth_` + 43 base64url characters (32 random bytes). */
 export const TOKEN_PATTERN = /^gth_[A-Za-z0-9_-]{43}$/;
@@ -12,6 +13,8 @@ export const TokenScope = z.object({
   tools: z.array(z.string()).optional(),
   /** When set, only tools owned by these plugins. */
   plugins: z.array(z.string()).optional(),
+  /** When set, only tools of this profile (main/contract/profiles.ts); a profile that no longer exists leaves nothing. */
+  profile: z.string().optional(),
 });
 export type TokenScope = z.infer<typeof TokenScope>;
 
@@ -31,7 +34,11 @@ export const TokenRecord = z.object({
 export type TokenRecord = z.infer<typeof TokenRecord>;
 
 /** A token as shown to people: no hash. */
-export const TokenView = TokenRecord.omit({ hash: true }).extend({ user_login: z.string().optional() });
+export const TokenView = TokenRecord.omit({ hash: true }).extend({
+  user_login: z.string().optional(),
+  /** how many tools the token may see now (user's role, scope, profile, disabled tools); set by tokens.list */
+  tool_count: z.number().int().optional(),
+});
 export type TokenView = z.infer<typeof TokenView>;
 
 const scopeNames = z.array(z.string().min(1).max(128)).max(500);
@@ -41,7 +48,7 @@ export const KEYCHAIN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 export const TokenCreateInput = z.object({
   label: z.string().trim().min(1, 'a label is required').pipe(nameText(100)),
   user: z.string().max(60).optional(),
-  scope: z.object({ read_only: z.boolean().optional(), tools: scopeNames.optional(), plugins: scopeNames.optional() }).strict().optional(),
+  scope: z.object({ read_only: z.boolean().optional(), tools: scopeNames.optional(), plugins: scopeNames.optional(), profile: ProfileName.optional() }).strict().optional(),
   /**
    * Save the clear token in the vault for gatehouse-bridge under this name
    * (`--token-keychain NAME`); the service keeps it in the clients' own

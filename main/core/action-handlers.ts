@@ -7,6 +7,8 @@ import { GatehouseError, toErrorShape } from './errors.ts';
 import { createProHandlers } from './pro-handlers.ts';
 import { createCloudHandlers } from './cloud-handlers.ts';
 import { createUpstreamHandlers } from './upstream-handlers.ts';
+import type { Profiles } from './profiles.ts';
+import { createProfileHandlers, withToolCounts } from './profile-handlers.ts';
 
 /**
  * What each action does, once. Reached only through `invoke` (invoke.ts),
@@ -24,7 +26,7 @@ export function createHandlers(deps: ActionDeps): Handlers {
     'health.get': async () => deps.health(),
     'settings.get': async () => settings.get(),
     'settings.update': async (input) => settings.update(input),
-    'tokens.list': async () => tokens.list(),
+    'tokens.list': async () => withToolCounts(tokens.list(), deps),
     'tokens.create': async (input) => {
       // Least privilege: without a named user, the default `agent` (an editor), never the administrator.
       const user = input.user ? users.require(input.user) : await users.defaultTokenUser();
@@ -70,6 +72,7 @@ export function createHandlers(deps: ActionDeps): Handlers {
     ...createProHandlers(deps),
     ...createCloudHandlers(deps),
     ...createUpstreamHandlers(deps),
+    ...createProfileHandlers(deps),
   };
 }
 

@@ -14,6 +14,7 @@ import type { EventHub } from './events.ts';
 import type { ConsoleSessions } from './console-sessions.ts';
 import type { CloudActions } from './cloud-port.ts';
 import type { UpstreamActions } from './upstreams-port.ts';
+import type { Profiles } from './profiles.ts';
 
 /**
  * What the action handlers (action-handlers.ts, pro-handlers.ts,
@@ -24,6 +25,7 @@ import type { UpstreamActions } from './upstreams-port.ts';
 export interface ActionDeps {
   users: Users;
   tokens: Tokens;
+  profiles: Profiles;
   staging: Staging;
   registry: Registry;
   settings: SettingsService;

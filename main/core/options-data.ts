@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Settings } from '../contract/settings.ts';
 import { User } from '../contract/users.ts';
 import { TokenRecord } from '../contract/tokens.ts';
+import { Profile } from '../contract/profiles.ts';
 import { Stats } from '../contract/audit.ts';
 import { StagedPayload } from '../contract/staged.ts';
 import { salvageDocument } from './salvage.ts';
@@ -15,6 +16,8 @@ export const OptionsData = z.object({
   settings: Settings.default(Settings.parse({})),
   users: z.array(User).default([]),
   tokens: z.array(TokenRecord).default([]),
+  /** named tool sets tokens are bound to (`tokens create --profile NAME`) */
+  profiles: z.array(Profile).default([]),
   stats: Stats.default(Stats.parse({})),
   transients: z.record(z.string(), Transient).default({}),
   /** legacy: decided staged writes before they moved to `staged/`; emptied by the migration at start */

@@ -30,7 +30,7 @@ export function checkCaller(action: AnyAction, who: Who, principal: Principal, s
       const record = state.tokens.list().find((t) => t.id === principal.token_id);
       const user = record ? state.users.byId(record.user_id) : undefined;
       if (!record || !user) throw new GatehouseError('unauthorized', 'token unknown or revoked');
-      if (record.scope.tools || record.scope.plugins) throw new GatehouseError('forbidden', `${action}: this token is narrowed to some tools or plugins; the local REST needs an un-narrowed token (or a person)`);
+      if (record.scope.tools || record.scope.plugins || record.scope.profile !== undefined) throw new GatehouseError('forbidden', `${action}: this token is narrowed to some tools, plugins or a profile; the local REST needs an un-narrowed token (or a person)`);
       if (!capabilitiesOf(user.role).has(who.token)) throw new GatehouseError('forbidden', `${action} needs a token whose user has ${who.token}`);
       return;
     }

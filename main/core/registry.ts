@@ -7,6 +7,12 @@ import { compileSchema, type CompiledSchema, type JsonSchemaCompiler } from './t
 import { GatehouseError } from './errors.ts';
 import { isObjectMemberName } from './safe-record.ts';
 
+/** What the registry needs of a profile (main/contract/profiles.ts). */
+export interface ProfileSet {
+  readonly tools: readonly string[];
+  readonly upstreams: readonly string[];
+}
+
 /** Who is asking, as far as visibility goes. */
 export interface Viewer {
   capabilities: ReadonlySet<Capability>;
@@ -59,8 +65,15 @@ export class Registry {
   private readonly listeners = new Set<(change: RegistryChange) => void>();
   private revisions = 0;
   private stopping: AbortController | null = null;
+  /** the tool set of a token's profile; none until the composition root hands the profiles over, and a token's unknown profile leaves it nothing */
+  private profileOf: (name: string) => ProfileSet | undefined = () => undefined;
 
   constructor(private readonly compileJson: JsonSchemaCompiler) {}
+
+  /** Where tokens' profiles are looked up, at every check: a changed profile applies to its tokens' next request. */
+  useProfiles(lookup: (name: string) => ProfileSet | undefined): void {
+    this.profileOf = lookup;
+  }
 
   /** Registers a plugin and the tools it starts with; a duplicate tool name or plugin id is refused, and nothing of it is kept. */
   add(plugin: Plugin): void {
@@ -174,6 +187,10 @@ export class Registry {
       if (scope.read_only && tool.write) return false;
       if (scope.tools && !scope.tools.includes(tool.name)) return false;
       if (scope.plugins && !scope.plugins.includes(tool.plugin)) return false;
+      if (scope.profile !== undefined) {
+        const profile = this.profileOf(scope.profile);
+        if (!profile || !(profile.tools.includes(tool.name) || profile.upstreams.includes(tool.plugin))) return false;
+      }
     }
     return true;
   }
@@ -203,13 +220,19 @@ export class Registry {
         if (r.tool !== undefined) {
           const tool = this.byName.get(r.tool)?.tool;
           if (!tool || !this.isVisible(tool, viewer, settings)) continue;
-        } else if (!r.public && (viewer.scope?.tools || (viewer.scope?.plugins && !viewer.scope.plugins.includes(slot.plugin.id)))) {
+        } else if (!r.public && (viewer.scope?.tools || (viewer.scope?.plugins && !viewer.scope.plugins.includes(slot.plugin.id)) || !this.profileAllowsPlugin(viewer.scope, slot.plugin.id))) {
           continue;
         }
         out.push(r);
       }
     }
     return out;
+  }
+
+  /** A resource tied to no tool: within a token's profile only when the profile names its plugin. */
+  private profileAllowsPlugin(scope: TokenScope | null, plugin: string): boolean {
+    if (scope?.profile === undefined) return true;
+    return this.profileOf(scope.profile)?.upstreams.includes(plugin) ?? false;
   }
 
   info(settings: Settings): ToolInfo[] {

@@ -47,9 +47,13 @@ export class Tokens {
       preview: previewOf(token),
       created: new Date(this.clock.now()).toISOString(),
       last_used: null,
-      scope: { read_only: scope.read_only ?? false, ...(scope.tools ? { tools: scope.tools } : {}), ...(scope.plugins ? { plugins: scope.plugins } : {}) },
+      scope: { read_only: scope.read_only ?? false, ...(scope.tools ? { tools: scope.tools } : {}), ...(scope.plugins ? { plugins: scope.plugins } : {}), ...(scope.profile ? { profile: scope.profile } : {}) },
     };
     await this.store.update((d) => {
+      // Checked in the same write that binds it, so a profile removed meanwhile cannot leave a token bound to nothing.
+      if (scope.profile !== undefined && !d.profiles.some((p) => p.name === scope.profile)) {
+        throw new GatehouseError('not_found', `no profile '${scope.profile}' (see: gatehouse profiles list)`);
+      }
       d.tokens.push(record);
     });
     const { hash: _hash, ...view } = record;

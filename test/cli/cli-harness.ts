@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { ensureCliBundle } from '../bridge/helpers/bundle.ts';
 
 /**
@@ -85,6 +85,29 @@ export async function tempDataDir(): Promise<string> {
 
 export async function removeDir(dir: string | undefined): Promise<void> {
   if (dir) await rm(dir, { recursive: true, force: true });
+}
+
+/**
+ * One data dir for a whole test file, used first by commands on the files and
+ * then by a service the file starts (`w.serve()`); both are cleaned up after
+ * all its tests.
+ */
+export function sharedDataDir(): { readonly dir: string; serve(): Promise<Served> } {
+  let dir = '';
+  let served: Served | null = null;
+  beforeAll(async () => {
+    dir = await tempDataDir();
+  }, 60_000);
+  afterAll(async () => {
+    await served?.stop('SIGKILL');
+    await removeDir(dir);
+  });
+  return {
+    get dir() {
+      return dir;
+    },
+    serve: async () => (served = await startServe(dir)),
+  };
 }
 
 export interface ServeInfo {

@@ -1,79 +1,70 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { UpstreamDetail, UpstreamToolView, UpstreamView } from '../../main/contract/upstreams.ts';
 import { connectClient } from '../helpers/service.ts';
-import { cliJson, cliJsonError, dirArgs, removeDir, runCli, startServe, tempDataDir, type Served } from './cli-harness.ts';
+import { cliJson, cliJsonError, dirArgs, runCli, sharedDataDir } from './cli-harness.ts';
 import { EVERYTHING } from '../plugins/upstream/upstream-world.ts';
 
 /** `gatehouse upstreams ...` as scripts run it: on the data dir, then through a running service (no restart). */
-let dir: string;
-let served: Served | null = null;
+const data = sharedDataDir();
 const HEADER_SECRET = 'hdr-9d2e7b-never-printed';
-
-beforeAll(async () => {
-  dir = await tempDataDir();
-}, 60_000);
-afterAll(async () => {
-  await served?.stop('SIGKILL');
-  await removeDir(dir);
-});
 
 describe('gatehouse upstreams on the data dir', () => {
   it('add --stdio connects, prints the command, args and env names, pins the tools; --read marks a read', async () => {
-    const r = await runCli(['upstreams', 'add', 'ev', '--stdio', '--env', 'LOG_LEVEL=quiet-value-77', '--read', 'echo', ...dirArgs(dir), '--', process.execPath, EVERYTHING, 'stdio']);
+    const r = await runCli(['upstreams', 'add', 'ev', '--stdio', '--env', 'LOG_LEVEL=quiet-value-77', '--read', 'echo', ...dirArgs(data.dir), '--', process.execPath, EVERYTHING, 'stdio']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`command: ${process.execPath}`);
     expect(r.stdout).toContain(`args: ["${EVERYTHING}","stdio"]`);
     expect(r.stdout).toContain('env (names only): LOG_LEVEL');
     expect(r.stdout).not.toContain('quiet-value-77');
     expect(r.stdout).toMatch(/ev__echo\s+read\s+approved\s+sha256:[0-9a-f]{64}/);
-    expect(await readFile(join(dir, 'upstreams.json'), 'utf8')).not.toContain('quiet-value-77');
+    expect(await readFile(join(data.dir, 'upstreams.json'), 'utf8')).not.toContain('quiet-value-77');
   });
 
   it('list, tools, review and test work on the files', async () => {
-    const list = await cliJson<UpstreamView[]>(dir, ['upstreams', 'list']);
+    const list = await cliJson<UpstreamView[]>(data.dir, ['upstreams', 'list']);
     expect(list).toEqual([expect.objectContaining({ id: 'ev', kind: 'stdio', env_names: ['LOG_LEVEL'] })]);
     expect(list[0]!.tools.approved).toBeGreaterThan(5);
-    const tools = await cliJson<UpstreamToolView[]>(dir, ['upstreams', 'tools', 'ev']);
+    const tools = await cliJson<UpstreamToolView[]>(data.dir, ['upstreams', 'tools', 'ev']);
     expect(tools.find((t) => t.tool === 'get-env')).toMatchObject({ name: 'ev__get-env', state: 'approved', class: 'read' });
-    const reviewed = await cliJson<UpstreamToolView[]>(dir, ['upstreams', 'review', 'ev', '--hide', 'ev__get-env', '--write', 'get-sum']);
+    const reviewed = await cliJson<UpstreamToolView[]>(data.dir, ['upstreams', 'review', 'ev', '--hide', 'ev__get-env', '--write', 'get-sum']);
     expect(reviewed.find((t) => t.tool === 'get-env')!.state).toBe('hidden');
     expect(reviewed.find((t) => t.tool === 'get-sum')!.class).toBe('write');
-    expect((await runCli(['upstreams', 'review', 'ev', ...dirArgs(dir)])).stdout).toContain('Nothing waits for review.');
-    expect(await cliJson(dir, ['upstreams', 'test', 'ev'])).toMatchObject({ id: 'ev', ok: true });
+    expect((await runCli(['upstreams', 'review', 'ev', ...dirArgs(data.dir)])).stdout).toContain('Nothing waits for review.');
+    expect(await cliJson(data.dir, ['upstreams', 'test', 'ev'])).toMatchObject({ id: 'ev', ok: true });
   });
 
   it('a header value never appears in an error, a list or the files; bad usage is exit 2', async () => {
-    const e = await cliJsonError(dir, ['upstreams', 'add', 'web', '--url', 'http://127.0.0.1:9/mcp', '--header', `X-Api-Key: ${HEADER_SECRET}`]);
+    const e = await cliJsonError(data.dir, ['upstreams', 'add', 'web', '--url', 'http://127.0.0.1:9/mcp', '--header', `X-Api-Key: ${HEADER_SECRET}`]);
     expect(e.code).toBe('upstream_unavailable');
     expect(e.stderr).not.toContain(HEADER_SECRET);
-    expect(await readFile(join(dir, 'upstreams.json'), 'utf8')).not.toContain(HEADER_SECRET);
-    expect((await runCli(['upstreams', 'add', 'x', '--stdio', ...dirArgs(dir)])).code).toBe(2);
-    expect((await runCli(['upstreams', 'add', 'x', '--url', 'http://a/', '--env', 'A=b', ...dirArgs(dir)])).code).toBe(2);
-    expect((await cliJsonError(dir, ['upstreams', 'add', 'Bad_Id', '--url', 'http://127.0.0.1:9/'])).code).toBe('invalid_value');
-    expect((await cliJsonError(dir, ['upstreams', 'show', 'nope'])).code).toBe('not_found');
+    expect(await readFile(join(data.dir, 'upstreams.json'), 'utf8')).not.toContain(HEADER_SECRET);
+    expect((await runCli(['upstreams', 'add', 'x', '--stdio', ...dirArgs(data.dir)])).code).toBe(2);
+    expect((await runCli(['upstreams', 'add', 'x', '--url', 'http://a/', '--env', 'A=b', ...dirArgs(data.dir)])).code).toBe(2);
+    expect((await cliJsonError(data.dir, ['upstreams', 'add', 'Bad_Id', '--url', 'http://127.0.0.1:9/'])).code).toBe('invalid_value');
+    expect((await cliJsonError(data.dir, ['upstreams', 'show', 'nope'])).code).toBe('not_found');
   });
 });
 
 describe('gatehouse upstreams through a running service', () => {
   it('add takes effect at once for MCP clients; remove too', async () => {
-    served = await startServe(dir);
-    const token = (await cliJson<{ token: string }>(dir, ['tokens', 'create', '--label', 'cli-test'])).token;
+    const served = await data.serve();
+    const token = (await cliJson<{ token: string }>(data.dir, ['tokens', 'create', '--label', 'cli-test'])).token;
     const client = await connectClient(served.info.mcp_url, token);
     try {
       const names = async () => (await client.listTools()).tools.map((t) => t.name);
       expect(await names()).toContain('ev__echo');
       expect(await names()).not.toContain('ev__get-env');
       // Options go before `--`: what follows is the upstream's own command line.
-      const r = await runCli(['upstreams', 'add', 'ev2', '--stdio', ...dirArgs(dir), '--json', '--', process.execPath, EVERYTHING, 'stdio']);
+      const r = await runCli(['upstreams', 'add', 'ev2', '--stdio', ...dirArgs(data.dir), '--json', '--', process.execPath, EVERYTHING, 'stdio']);
       expect(r.code, r.stderr).toBe(0);
       const added = JSON.parse(r.stdout) as UpstreamDetail;
       expect(added.health.status).toBe('connected');
       expect(await names()).toContain('ev2__echo');
-      const shown = await cliJson<UpstreamDetail>(dir, ['upstreams', 'show', 'ev']);
+      const shown = await cliJson<UpstreamDetail>(data.dir, ['upstreams', 'show', 'ev']);
       expect(shown.health.status).toBe('connected');
-      await cliJson(dir, ['upstreams', 'remove', 'ev2']);
+      await cliJson(data.dir, ['upstreams', 'remove', 'ev2']);
       expect(await names()).not.toContain('ev2__echo');
     } finally {
       await client.close();

@@ -5,6 +5,7 @@ import { GatehouseError } from '../../main/core/errors.ts';
 import type { RegistryChange } from '../../main/core/registry.ts';
 import { defineTool, type ResourceDef, type Tool } from '../../main/core/tool.ts';
 import type { StandardSchema } from '../../main/core/tool-schema.ts';
+import type { ProfileSet } from '../../main/core/registry.ts';
 import { ctxForRole as ctxFor, echoTool, pipelineCore as openCore, runtimePlugin } from '../helpers/core.ts';
 import { viewerOf } from '../../main/core/registry.ts';
 
@@ -231,6 +232,31 @@ describe('registry: visibility', () => {
     expect(uris('administrator', { tools: ['other'] })).toEqual(['test://docs']);
     expect(uris('administrator', { plugins: ['site'] })).toEqual(['test://docs']);
     expect(core.registry.resources(viewerOf(ctxFor('administrator')), settings)[0]!.plugin).toBe('runtime');
+  });
+
+  it('a profile narrows to its named tools and upstreams, within the role and the scope; a missing profile leaves nothing', () => {
+    const core = openCore();
+    core.registry.add(runtimePlugin('runtime', [echoTool('reader'), write]).plugin);
+    core.registry.add(runtimePlugin('second', [echoTool('second_reader', 'second')]).plugin);
+    const profiles: Record<string, ProfileSet> = { one: { tools: ['writer'], upstreams: [] }, whole: { tools: ['second_reader'], upstreams: ['runtime'] } };
+    core.registry.useProfiles((name) => (Object.hasOwn(profiles, name) ? profiles[name] : undefined));
+    const names = (role: Parameters<typeof ctxFor>[0], scope: Parameters<typeof ctxFor>[1]) =>
+      core.registry.visible(viewerOf(ctxFor(role, scope)), settings).map((e) => e.tool.name).sort();
+    expect(names('administrator', { profile: 'one' })).toEqual(['writer']);
+    expect(names('administrator', { profile: 'whole' })).toEqual(['reader', 'second_reader', 'writer']);
+    expect(names('subscriber', { profile: 'whole' })).toEqual(['reader', 'second_reader']);
+    expect(names('administrator', { profile: 'whole', read_only: true })).toEqual(['reader', 'second_reader']);
+    expect(names('administrator', { profile: 'whole', plugins: ['second'] })).toEqual(['second_reader']);
+    expect(names('administrator', { profile: 'gone' })).toEqual([]);
+    expect(names('administrator', { profile: '__proto__' })).toEqual([]);
+    const res = (uri: string): ResourceDef => ({ uri, name: uri, mimeType: 'text/plain', capability: 'read', read: async () => uri });
+    const plugin = runtimePlugin('other').plugin;
+    plugin.resources = () => [res('test://other-data'), { ...res('test://other-docs'), public: true }];
+    core.registry.add(plugin);
+    profiles['with-other'] = { tools: [], upstreams: ['other'] };
+    const uris = (profile: string) => core.registry.resources(viewerOf(ctxFor('administrator', { profile })), settings).map((r) => r.uri);
+    expect(uris('with-other')).toEqual(['test://other-data', 'test://other-docs']);
+    expect(uris('one')).toEqual(['test://other-docs']);
   });
 
   it('refuses a resource URI another plugin owns', () => {

@@ -18,6 +18,7 @@ import { EventHub } from '../../main/core/events.ts';
 import { SettingsService } from '../../main/core/settings-service.ts';
 import { Users } from '../../main/core/users.ts';
 import { Tokens } from '../../main/core/tokens.ts';
+import { Profiles } from '../../main/core/profiles.ts';
 import { Registry } from '../../main/core/registry.ts';
 import { StatsRecorder } from '../../main/core/stats.ts';
 import { Auditor } from '../../main/core/auditor.ts';
@@ -144,6 +145,8 @@ export async function openCore(opts: { consoleUrl?: string | null } = {}) {
   const admin = await users.ensureAdmin();
   const tokens = new Tokens(options, clock);
   const registry = new Registry(jsonSchemaCompiler);
+  const profiles = new Profiles(options, clock, registry);
+  registry.useProfiles((name) => profiles.get(name));
   const stats = new StatsRecorder(options, clock, (name) => registry.has(name) || name === RESOURCE_READ);
   const usage = new UsageRecorder(stats, clock);
   const site = createSitePlugin({ store: siteStore, clock, ai: NO_AI, usage, adminUserId: admin.id });
@@ -159,7 +162,7 @@ export async function openCore(opts: { consoleUrl?: string | null } = {}) {
   const sessions = new ConsoleSessions(clock);
   const consoleUrl = opts.consoleUrl === undefined ? 'http://127.0.0.1:7823/console/' : opts.consoleUrl;
   const invoke = createInvoke({
-    users, tokens, staging, registry, settings, stats, audit, events, sessions, clock,
+    users, tokens, profiles, staging, registry, settings, stats, audit, events, sessions, clock,
     clientVault: clientTokenVault(vault),
     health: () => ({
       name: 'gatehouse', version: VERSION, enabled: settings.get().enabled, base_url: '', mcp_url: '', console_url: consoleUrl ?? '', data_dir: '(memory)',
@@ -191,7 +194,7 @@ export async function openCore(opts: { consoleUrl?: string | null } = {}) {
     return { kind: 'token', surface: 'rest', token_id: ctx.token!.id, token_preview: ctx.token!.preview, user_id: ctx.user.id, login: ctx.user.login };
   }
 
-  return { clock, options, siteStore, events, settings, audit, vault, users, admin, tokens, registry, stats, auditor, staging, pipeline, site, sessions, invoke, tokenFor, ctxOf, restPrincipal };
+  return { clock, options, siteStore, events, settings, audit, vault, users, admin, tokens, profiles, registry, stats, auditor, staging, pipeline, site, sessions, invoke, tokenFor, ctxOf, restPrincipal };
 }
 export type Core = Awaited<ReturnType<typeof openCore>>;
 

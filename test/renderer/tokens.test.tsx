@@ -39,6 +39,17 @@ describe('Tokens', () => {
     expect(row.textContent).toContain('never');
   });
 
+  it("shows each token's tool count and its profile", async () => {
+    const bound = { ...token(2, 'Files bot'), scope: { read_only: false, profile: 'files' }, tool_count: 7 };
+    renderWith(new FakeApi({ tokens: [bound, { ...token(3, 'Full'), tool_count: 31 }] }), <Tokens />);
+    const row = (await screen.findByText('Files bot')).closest('tr')!;
+    expect(within(row).getAllByRole('cell').map((c) => c.textContent)).toContain('7');
+    expect(row.textContent).toContain('profile files');
+    const full = screen.getByText('Full').closest('tr')!;
+    expect(within(full).getAllByRole('cell').map((c) => c.textContent)).toContain('31');
+    expect(screen.getByRole('columnheader', { name: 'Tools' })).toBeTruthy();
+  });
+
   it('refuses an empty label before calling the service', async () => {
     const fake = new FakeApi();
     renderWith(fake, <Tokens />);

@@ -88,6 +88,7 @@ function TokenTable({ tokens, onRevoked }: { tokens: TokenView[]; onRevoked: (id
             <th scope="col">Label</th>
             <th scope="col">User</th>
             <th scope="col">Token</th>
+            <th scope="col">Tools</th>
             <th scope="col">Created</th>
             <th scope="col">Last used</th>
             <th scope="col">
@@ -101,11 +102,13 @@ function TokenTable({ tokens, onRevoked }: { tokens: TokenView[]; onRevoked: (id
               <td>
                 {t.label}
                 {t.scope.read_only ? <span className="badge"> read only</span> : null}
+                {t.scope.profile ? <span className="badge"> profile {t.scope.profile}</span> : null}
               </td>
               <td>{t.user_login ?? t.user_id}</td>
               <td>
                 <code>{t.preview}</code>
               </td>
+              <td className="num" title="tools this token may see now (its user's role, its scope and profile, disabled tools)">{t.tool_count ?? '–'}</td>
               <TimeAgoCell at={t.created} />
               <TimeAgoCell at={t.last_used} />
               <td className="actions">
