@@ -6,10 +6,11 @@ import { forwardBody, forwardSse, mediaType } from './forward.ts';
 import { NetworkError, readBody } from './http-side.ts';
 import { Aborted, type Link, Unreachable } from './link.ts';
 import { MessageTooLarge } from './message-limit.ts';
-import { backoffDelay, parseRetryAfter, sleep } from '../main/lib/retry.ts';
+import { sleep } from '../main/lib/retry.ts';
 import type { BridgeLogger } from './log.ts';
 import { requestDone } from './memory.ts';
 import { modernHeaders } from './protocol-headers.ts';
+import { MAX_TRANSIENT_RETRIES, readRefusal, transientRetries } from './refusal.ts';
 import { isSessionGone, POST_HEADERS, Session } from './session.ts';
 import type { LineWriter } from './stdio-side.ts';
 
@@ -35,8 +36,6 @@ interface Flight {
 // See deliver(): how long a response waits behind a notification that went out just before it.
 const RESPONSE_GAP_MS = 10;
 
-const MAX_TRANSIENT_RETRIES = 3;
-const MAX_RETRY_AFTER_MS = 30_000;
 const ERROR_BODY_LIMIT = 64 * 1024;
 
 export class Pump {
@@ -99,9 +98,7 @@ export class Pump {
     const signal = flight.ctrl.signal;
     const deadline = Date.now() + this.link.connectTimeoutMs;
     let renewed = false;
-    let transient = 0;
-    // Bounded, jittered: about 250 ms, 500 ms, 1 s (each up to a quarter less).
-    const backoff = () => backoffDelay(++transient, 250, 2000, 0.25);
+    const retries = transientRetries();
 
     for (;;) {
       await this.session.ready();
@@ -118,9 +115,9 @@ export class Pump {
         if (e instanceof Unreachable) return this.fail(flight, fail.unreachable(e.reason, e.waitedMs));
         if (e instanceof NetworkError) {
           // The request may have reached a handler: only what is harmless twice goes again.
-          if (IDEMPOTENT.has(method) && transient < MAX_TRANSIENT_RETRIES) {
+          if (IDEMPOTENT.has(method) && retries.count < MAX_TRANSIENT_RETRIES) {
             this.log.debug('connection failed; retrying', { method, reason: e.message });
-            await sleep(backoff(), signal);
+            await sleep(retries.backoff(), signal);
             continue;
           }
           return this.fail(flight, fail.connectionLost(method));
@@ -138,8 +135,8 @@ export class Pump {
         // The stream ended without the answer: resume it where the server supports that, else retry what is safe.
         if (end.lastEventId !== undefined && this.session.id !== undefined && (await this.resume(flight, end.lastEventId))) return;
         if (signal.aborted) return;
-        if (IDEMPOTENT.has(method) && transient < MAX_TRANSIENT_RETRIES) {
-          await sleep(backoff(), signal);
+        if (IDEMPOTENT.has(method) && retries.count < MAX_TRANSIENT_RETRIES) {
+          await sleep(retries.backoff(), signal);
           continue;
         }
         return this.fail(flight, fail.connectionLost(method));
@@ -150,44 +147,20 @@ export class Pump {
       }
 
       const errBody = await readBody(res, ERROR_BODY_LIMIT).catch(() => Buffer.alloc(0));
-      const said = fail.serverMessage(errBody);
-      if (sid !== undefined && isSessionGone(status, said.text)) {
-        // The server never handled it (unknown session), so sending it again is safe for any method.
-        if (renewed) return this.fail(flight, fail.sessionLost('the new session was refused as well'));
-        renewed = true;
-        try {
-          await this.session.renew(sid);
-        } catch (e) {
-          return this.fail(flight, fail.sessionLost(e instanceof Error ? e.message : String(e)));
-        }
+      const next = readRefusal(status, res.headers, errBody, { method, id: flight.id, idempotent: IDEMPOTENT.has(method), onSession: sid !== undefined, renewed, hasCredential: this.hasCredential, retries });
+      if (next.then === 'answer') return void this.out.write(next.line);
+      if (next.then === 'fail') return this.fail(flight, next.failure);
+      if (next.then === 'retry') {
+        if (next.note) this.log.info(next.note, { method });
+        await sleep(next.waitMs, signal);
         continue;
       }
-      if (status === 401) return this.fail(flight, fail.unauthorized(this.hasCredential));
-      if (status === 403) return this.fail(flight, fail.forbidden(said.text));
-      if (status === 503 && said.dataCode === 'gateway_disabled') return this.fail(flight, fail.gatewayDisabled());
-      if (status === 429 || status === 503) {
-        // Refused before handling: safe to send again for any method, after the wait the server asks for.
-        const asked = parseRetryAfter(res.headers['retry-after']);
-        const wait = asked ?? backoff();
-        if (asked !== undefined) transient++;
-        if (transient <= MAX_TRANSIENT_RETRIES && wait <= MAX_RETRY_AFTER_MS) {
-          this.log.info(`the server answered ${status}; retrying in ${Math.ceil(wait / 1000)} s`, { method });
-          await sleep(wait, signal);
-          continue;
-        }
-        return this.fail(flight, status === 429 ? fail.rateLimited(wait) : fail.httpError(503, said.text));
+      renewed = true;
+      try {
+        await this.session.renew(sid!);
+      } catch (e) {
+        return this.fail(flight, fail.sessionLost(e instanceof Error ? e.message : String(e)));
       }
-      if ((status === 502 || status === 504) && IDEMPOTENT.has(method) && transient < MAX_TRANSIENT_RETRIES) {
-        await sleep(backoff(), signal);
-        continue;
-      }
-      // A JSON-RPC error in a 4xx body (400 invalid params, ...) is the server's own answer.
-      const own = status < 500 ? ownError(errBody, flight.id) : undefined;
-      if (own) {
-        this.out.write(own);
-        return;
-      }
-      return this.fail(flight, fail.httpError(status, said.text));
     }
   }
 
@@ -317,15 +290,4 @@ export class Pump {
     this.life.abort();
     await this.session.close();
   }
-}
-
-function ownError(body: Buffer, id: JsonRpcId): string | undefined {
-  if (body.length === 0) return undefined;
-  try {
-    const parsed = JSON.parse(body.toString('utf8')) as { error?: unknown };
-    if (parsed && typeof parsed.error === 'object' && parsed.error !== null) return JSON.stringify({ jsonrpc: '2.0', id, error: parsed.error });
-  } catch {
-    // not JSON: the caller reports the status instead
-  }
-  return undefined;
 }

@@ -59,7 +59,6 @@ export const AgencySitesQuery = z.object({
 /** A site as its account sees it: sites/status's view plus the department and project it is assigned to. */
 export const AgencySite = SiteInfo.omit({ account_id: true, support_priority: true }).extend({ department: z.string().nullable(), project: z.string().nullable() });
 export type AgencySite = z.infer<typeof AgencySite>;
-export const AgencySitesAnswer = z.object({ success: z.literal(true), account: AccountInfo, sites: z.array(AgencySite), next_cursor: z.string().nullable() });
 
 // ---- agency/usage: roll-ups per site, product, metric and period
 export const AgencyUsageQuery = z.object({
@@ -76,25 +75,9 @@ export const AgencyUsageQuery = z.object({
 });
 export const UsageRollup = z.object({ site_id: z.string(), product: z.string(), metric: Metric, period_start: z.string(), amount: z.number().int(), events: z.number().int() });
 export type UsageRollup = z.infer<typeof UsageRollup>;
-export const AgencyUsageAnswer = z.object({
-  success: z.literal(true),
-  account: AccountInfo,
-  period: Period,
-  from: z.string(),
-  to: z.string(),
-  items: z.array(UsageRollup),
-  next_cursor: z.string().nullable(),
-});
 
 // ---- agency/entitlements: the matrix site x feature
 export const AgencyEntitlementsQuery = z.object({ limit: limit(1000, 500), cursor: z.string().max(200).optional() });
-export const AgencyEntitlementsAnswer = z.object({
-  success: z.literal(true),
-  account: AccountInfo,
-  features: z.array(z.string()),
-  sites: z.array(z.object({ site_id: z.string(), name: z.string().nullable(), status: z.string(), plan: z.string().nullable(), license_status: z.string(), allowed: z.record(z.string(), z.boolean()) })),
-  next_cursor: z.string().nullable(),
-});
 
 // ---- agency/reports: generated as a cloud task
 export const ReportKind = z.enum(['usage']);
@@ -144,8 +127,6 @@ export const UsageReport = z.object({
   totals: z.record(z.string(), z.number().int()),
 });
 export type UsageReport = z.infer<typeof UsageReport>;
-export const ReportTaskAnswer = z.object({ success: z.literal(true), account: AccountInfo, task: ReportTask, report: UsageReport.nullable().optional() });
-export const ReportListAnswer = z.object({ success: z.literal(true), account: AccountInfo, tasks: z.array(ReportTask) });
 
 // ---- enterprise/policy
 export const AiPolicyView = z.object({
