@@ -98,6 +98,9 @@ export function cloudActions(d: CloudActionsDeps): CloudActions & { noticeRefusa
     error,
   });
 
+  const statusView = () => ({ ...c.status(), quota_alerts: alerts() });
+  const updatesView = (): UpdatesView => ({ connected: c.connected(), current_version: VERSION, ...updates });
+
   const licenseAnswer = (r: CloudLicenseAnswer): CloudLicenseAnswer => {
     d.changed();
     return { license: r.license, request_id: r.request_id };
@@ -106,18 +109,19 @@ export function cloudActions(d: CloudActionsDeps): CloudActions & { noticeRefusa
   return {
     connected: () => c.connected(),
     health: () => c.status().health,
-    status: () => ({ ...c.status(), quota_alerts: alerts() }),
+    status: () => statusView(),
+    'cloud.status': async () => statusView(),
 
-    async connect(i) {
+    async 'cloud.connect'(i) {
       try {
         return await c.connect({ url: i.url, environment: i.environment, ...(i.public_key ? { publicKey: i.public_key } : {}), ...(i.name ? { name: i.name } : {}) });
       } finally {
         d.changed();
       }
     },
-    activate: async (key) => licenseAnswer(await c.activate(key)),
-    deactivate: async () => licenseAnswer(await c.deactivate()),
-    async sync() {
+    'cloud.activate': async (i) => licenseAnswer(await c.activate(i.license_key)),
+    'cloud.deactivate': async () => licenseAnswer(await c.deactivate()),
+    async 'cloud.sync'() {
       try {
         const r = await c.sync('interactive');
         return { outbox: { ok: r.outbox.ok, sent: r.outbox.sent, remaining: r.outbox.remaining, error: r.outbox.ok ? null : asFailure(r.outbox.error) }, certificate: r.certificate, request_id: r.request_id };
@@ -125,7 +129,7 @@ export function cloudActions(d: CloudActionsDeps): CloudActions & { noticeRefusa
         d.changed();
       }
     },
-    async disconnect() {
+    async 'cloud.disconnect'() {
       try {
         const r = await c.disconnect();
         // the old site's figures, alerts and update checks are not the next one's
@@ -138,7 +142,7 @@ export function cloudActions(d: CloudActionsDeps): CloudActions & { noticeRefusa
       }
     },
 
-    async usage(i) {
+    async 'cloud.usage'(i) {
       const api = c.api;
       if (!api) return usageView('local', null);
       const now = d.clock.now();
@@ -157,14 +161,14 @@ export function cloudActions(d: CloudActionsDeps): CloudActions & { noticeRefusa
     },
     cachedUsage: () => usageView(c.connected() ? (usageCache ? 'cached' : 'local') : 'local', null),
 
-    updatesStatus: () => ({ connected: c.connected(), current_version: VERSION, ...updates }),
-    async updatesCheck(i) {
+    'updates.status': async () => updatesView(),
+    async 'updates.check'(i) {
       const api = c.api;
       const checked_at = iso(d.clock.now());
       const channel = i.channel ?? c.status().certificate?.update.channel ?? null;
       if (!api) {
         updates = { ...updates, checked_at, channel, error: { code: 'invalid_site', message: 'this service is not connected to a cloud gateway: connect it first (gatehouse cloud connect --url GATEWAY_URL)', request_id: null } };
-        return this.updatesStatus();
+        return updatesView();
       }
       try {
         const ans = (await api.updatesCheck({ product: APP_PRODUCT, version: VERSION, ...(i.channel ? { channel: i.channel } : {}), platform: platformOf() })).data;
@@ -193,7 +197,7 @@ export function cloudActions(d: CloudActionsDeps): CloudActions & { noticeRefusa
         updates = { ...updates, channel, checked_at, error: asFailure(e) };
       }
       d.changed();
-      return this.updatesStatus();
+      return updatesView();
     },
 
     /** A quota_exceeded seen on a call (AI, usage upload): an alert until its reset. */
