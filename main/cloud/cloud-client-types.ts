@@ -1,5 +1,6 @@
 import type { CloudProduct } from '../contract/cloud/catalog.ts';
 import type { LicenseView } from '../contract/cloud/license.ts';
+import type { CloudFailure } from '../contract/cloud-actions.ts';
 import type { Environment } from '../contract/cloud/sites.ts';
 import { GatehouseError } from '../core/errors.ts';
 import type { EntitlementSource, Vault } from '../core/ports.ts';
@@ -72,6 +73,12 @@ export function failure(e: unknown): Failure {
   if (isCloudClientError(e)) return { ok: false, code: e.cloudCode, message: e.message, request_id: e.requestId };
   if (e instanceof GatehouseError) return { ok: false, code: e.code, message: e.message, request_id: null };
   return { ok: false, code: 'internal_error', message: 'internal error: see the service log', request_id: null };
+}
+
+/** A failure as the cloud actions' answers carry it (CloudFailure: no `ok`). */
+export function asFailure(e: unknown): CloudFailure {
+  const { code, message, request_id } = failure(e);
+  return { code, message, request_id };
 }
 
 /** The license fields of sites/sync's site info, as a LicenseView. */

@@ -6,11 +6,9 @@ import { GatehouseError } from '../core/errors.ts';
 import { systemClock, type Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createLogger } from '../lib/logger.ts';
-import { VERSION } from '../version.ts';
-import { breakerProbeNow } from './breaker.ts';
 import { CloudApi } from './cloud-api.ts';
 import { CertificateKeeper } from './certificate-keeper.ts';
-import { failure, licenseFromSite, type CloudClientOptions, type ConnectInput, type ConnectResult, type DisconnectResult, type SyncResult } from './cloud-client-types.ts';
+import { failure, type CloudClientOptions, type ConnectInput, type ConnectResult, type DisconnectResult, type SyncResult } from './cloud-client-types.ts';
 import { CloudEntitlements } from './cloud-entitlements.ts';
 import { CloudHttp, type CallMode } from './cloud-http.ts';
 import { CloudRuntime, NO_SITE_STATE } from './cloud-state.ts';
@@ -18,9 +16,11 @@ import { buildStatus } from './cloud-status.ts';
 import { CloudCredentials, type SiteIdentity } from './credentials.ts';
 import { CloudClientError } from './errors.ts';
 import { normalizeGatewayUrl } from './gateway-url.ts';
-import { nextRefreshAt, retryRefreshAt } from './grant-policy.ts';
+import { retryRefreshAt } from './grant-policy.ts';
 import { fingerprintOf, firstKey, parsePublicKey, verifyManifest, type Opened } from './pinned-key.ts';
 import { UsageOutbox } from './usage-outbox.ts';
+import { ChangeGuard } from './cloud-turns.ts';
+import { activateLicense, deactivateLicense, syncSite, type FlowParts } from './cloud-flows.ts';
 
 /**
  * The app's cloud client, one object for the composition root to wire:
@@ -43,16 +43,7 @@ export class CloudClient {
   private ticker: NodeJS.Timeout | null = null;
   private closed = false;
   private refreshing: Promise<unknown> | null = null;
-  /** the connect or disconnect running now (console, tray and CLI share this client): another one answers conflict */
-  private changing: 'connect' | 'disconnect' | null = null;
-  /**
-   * Moves when a disconnect starts: an activate, deactivate or sync that
-   * began before it stops at its next step instead of writing its answer
-   * (credentials, license, certificate) into the disconnected state.
-   */
-  private epoch = 0;
-  /** the end of the last activate, deactivate or sync queued (see `activate`) */
-  private turn: Promise<unknown> = Promise.resolve();
+  private readonly guard = new ChangeGuard();
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly random: () => number;
@@ -121,13 +112,8 @@ export class CloudClient {
    * credentials behind).
    */
   async connect(i: ConnectInput): Promise<ConnectResult> {
-    this.exclusive('connect');
-    this.changing = 'connect';
-    try {
-      return await this.connectNow(i);
-    } finally {
-      this.changing = null;
-    }
+    this.guard.exclusive('connect');
+    return this.guard.alone('connect', () => this.connectNow(i));
   }
 
   private async connectNow(i: ConnectInput): Promise<ConnectResult> {
@@ -175,11 +161,11 @@ export class CloudClient {
    * than the one held (a replay, to the certificate keeper).
    */
   activate(licenseKey: string): Promise<{ license: LicenseView; request_id: string }> {
-    return this.inTurn(() => this.activateNow(licenseKey));
+    return this.guard.inTurn(() => activateLicense(this.flowParts(), licenseKey));
   }
 
   deactivate(): Promise<{ license: LicenseView; request_id: string }> {
-    return this.inTurn(() => this.deactivateNow());
+    return this.guard.inTurn(() => deactivateLicense(this.flowParts()));
   }
 
   /**
@@ -189,118 +175,20 @@ export class CloudClient {
    * whatever the breaker says (see breakerProbeNow).
    */
   sync(mode: CallMode = 'interactive'): Promise<SyncResult> {
-    return this.inTurn(() => this.syncNow(mode));
-  }
-
-  private inTurn<T>(run: () => Promise<T>): Promise<T> {
-    const mine = this.turn.then(run);
-    this.turn = mine.catch(() => undefined);
-    return mine;
-  }
-
-  private async activateNow(licenseKey: string): Promise<{ license: LicenseView; request_id: string }> {
-    const api = this.requireApi();
-    this.notDisconnecting('the activation');
-    const epoch = this.epoch;
-    // A refused key must not cost the key of the license in force: it goes back when the request fails.
-    const previous = await this.creds.licenseKey();
-    await this.creds.saveLicenseKey(licenseKey.trim()).catch((e: unknown) => {
-      throw e instanceof GatehouseError ? e : new GatehouseError('invalid_value', 'the license key is not in the form ghl_ followed by 32 characters');
-    });
-    let ans;
-    try {
-      this.still(epoch, 'the activation');
-      ans = await api.licenseActivate(licenseKey.trim());
-      this.still(epoch, 'the activation');
-    } catch (e) {
-      // The vault failing here must not hide why the activation failed.
-      await (previous === null || this.epoch !== epoch ? this.creds.forgetLicenseKey() : this.creds.saveLicenseKey(previous)).catch((v: unknown) =>
-        this.log.error('cloud: the license key could not be put back after a failed activation', { reason: v instanceof Error ? v.message : String(v) }),
-      );
-      this.still(epoch, 'the activation');
-      throw await this.certs.notice(e);
-    }
-    await this.runtime.update((d) => void Object.assign(d, { license: ans.data.license, license_deactivated: false }));
-    this.still(epoch, 'the activation');
-    await this.certs.accept(ans.data.certificate, ans.requestId);
-    this.log.info('cloud: license activated', { key_preview: ans.data.license.key_preview, plan: ans.data.license.plan, request_id: ans.requestId });
-    return { license: ans.data.license, request_id: ans.requestId };
-  }
-
-  private async deactivateNow(): Promise<{ license: LicenseView; request_id: string }> {
-    const api = this.requireApi();
-    this.notDisconnecting('the deactivation');
-    const epoch = this.epoch;
-    const ans = await api.licenseDeactivate().catch(async (e: unknown) => {
-      this.still(epoch, 'the deactivation');
-      throw await this.certs.notice(e);
-    });
-    this.still(epoch, 'the deactivation');
-    // The gateway let the license go: the licensed certificate goes first (here and in the state file), so a
-    // failure or a kill in a later step leaves no paid grant behind, now or at the next start.
-    await this.certs.drop();
-    await this.creds.forgetLicenseKey();
-    this.still(epoch, 'the deactivation');
-    await this.runtime.update((d) => void Object.assign(d, { license: ans.data.license, license_deactivated: true }));
-    // The signed word that the license is gone, for the status screens (the gates already follow the free policy).
-    const status = await api.licenseStatus().catch(() => null);
-    this.still(epoch, 'the deactivation');
-    if (status) await this.certs.accept(status.data.certificate, status.requestId);
-    return { license: ans.data.license, request_id: ans.requestId };
-  }
-
-  private async syncNow(mode: CallMode): Promise<SyncResult> {
-    const api = this.requireApi();
-    this.notDisconnecting('the sync');
-    const epoch = this.epoch;
-    if (mode === 'interactive') this.runtime.setBreaker(breakerProbeNow(this.runtime.breaker(), this.clock.now()));
-    const outbox = await this.usage.flush(mode);
-    this.still(epoch, 'the sync');
-    const now = new Date(this.clock.now()).toISOString();
-    await this.runtime.update((d) => void (d.last_refresh_attempt = now));
-    let ans;
-    try {
-      ans = await api.siteSync({ version: VERSION, products_in_use: this.o.productsInUse?.() ?? ['mcp'], outbox_depth: this.usage.depth }, { mode });
-      this.still(epoch, 'the sync');
-    } catch (e) {
-      this.still(epoch, 'the sync');
-      await this.refreshFailed();
-      throw await this.certs.notice(e);
-    }
-    this.certs.siteRefusal = null;
-    // The answer's server_time is not signed: the clock is taken from the certificate's issued_at (certificate-keeper.ts).
-    const accepted = await this.certs.accept(ans.data.certificate, ans.requestId).then(
-      () => true,
-      () => false,
-    );
-    this.still(epoch, 'the sync');
-    const at = this.clock.now();
-    await this.runtime.update((d) => {
-      d.last_sync = new Date(at).toISOString();
-      d.license = d.license && { ...d.license, ...licenseFromSite(ans.data.site.license) };
-      if (accepted) Object.assign(d, { next_refresh_at: nextRefreshAt(at, this.random), refresh_failures: 0 });
-    });
-    if (!accepted) await this.refreshFailed();
-    return { outbox, certificate: accepted ? 'accepted' : 'refused', request_id: ans.requestId };
+    return this.guard.inTurn(() => syncSite(this.flowParts(), mode));
   }
 
   /**
    * Tells the gateway (when it can) and forgets the identity. While a connect
    * runs it answers `conflict` and changes nothing (the connect would write
    * its credentials back after it); an activate, deactivate or sync under way
-   * stops without writing (see `epoch`).
+   * stops without writing (see ChangeGuard in cloud-turns.ts).
    */
   async disconnect(): Promise<DisconnectResult> {
-    this.exclusive('disconnect');
+    this.guard.exclusive('disconnect');
     const conn = this.runtime.doc().connection;
     if (!conn) return { site_id: null, remote: { ok: true }, unsent_events: 0 };
-    this.changing = 'disconnect';
-    this.epoch++;
-    try {
-      return await this.disconnectNow();
-    } finally {
-      this.changing = null;
-    }
+    return this.guard.alone('disconnect', () => this.disconnectNow());
   }
 
   private async disconnectNow(): Promise<DisconnectResult> {
@@ -417,22 +305,8 @@ export class CloudClient {
     this.apiInstance = new CloudApi(http);
   }
 
-  /** Refuses a connect or disconnect while one of them runs. */
-  private exclusive(what: 'connect' | 'disconnect'): void {
-    if (this.changing === null) return;
-    const running = this.changing === 'connect' ? 'a cloud connect' : 'a cloud disconnect';
-    const then = this.changing === 'connect' ? 'once it has finished, see cloud status (disconnect then if you want another gateway)' : 'once it has finished';
-    throw new GatehouseError('conflict', `${running} is in progress (from the console, the tray or the CLI): ${what} again ${then}`);
-  }
-
-  /** An activate, deactivate or sync does not start while a disconnect runs (it would start on the identity being dropped). */
-  private notDisconnecting(what: string): void {
-    if (this.changing === 'disconnect') throw new GatehouseError('conflict', `a cloud disconnect is in progress: ${what} was not started`);
-  }
-
-  /** An operation that began before a disconnect stops here instead of writing into the disconnected state. */
-  private still(epoch: number, what: string): void {
-    if (this.epoch !== epoch) throw new GatehouseError('conflict', `the site was disconnected while ${what} ran: nothing of its answer was kept`);
+  private flowParts(): FlowParts {
+    return { api: this.requireApi(), guard: this.guard, creds: this.creds, runtime: this.runtime, certs: this.certs, usage: this.usage, log: this.log, clock: this.clock, random: this.random, productsInUse: this.o.productsInUse, refreshFailed: () => this.refreshFailed() };
   }
 
   private requireApi(): CloudApi {

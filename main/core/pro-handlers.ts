@@ -53,8 +53,8 @@ export function createProHandlers(deps: Pick<ActionDeps, 'cloud' | 'entitlements
       const u = deps.cloudActions!.cachedUsage();
       return { ...local, source: u.fetched_at ? 'cloud-cached' : 'local', limits: u.limits, fetched_at: u.fetched_at, outbox: u.outbox, quota_alerts: u.quota_alerts };
     },
-    'pro.licenseActivate': async (input) => ({ success: true, ...(await cloud().activate(input.license_key)) }),
-    'pro.licenseDeactivate': async () => ({ success: true, ...(await cloud().deactivate()) }),
-    'pro.cloudSync': async () => ({ success: true, ...(await cloud().sync()) }),
+    'pro.licenseActivate': async (input) => ({ success: true, ...(await cloud()['cloud.activate']({ license_key: input.license_key })) }),
+    'pro.licenseDeactivate': async () => ({ success: true, ...(await cloud()['cloud.deactivate']({})) }),
+    'pro.cloudSync': async () => ({ success: true, ...(await cloud()['cloud.sync']({})) }),
   };
 }

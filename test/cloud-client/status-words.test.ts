@@ -46,7 +46,7 @@ describe('quota alerts', () => {
     const p = port(c);
     for (let i = 0; i < 4; i++) c.usage.record(toolCall());
     await c.usage.flush();
-    await p.usage({ period: 'day', days: 1 });
+    await p['cloud.usage']({ period: 'day', days: 1 });
     expect(p.status().quota_alerts).toMatchObject([{ level: 'near', metric: 'mcp_actions', scope: 'site' }]);
     for (let i = 0; i < 3; i++) c.usage.record(toolCall());
     await c.usage.flush();
@@ -54,7 +54,7 @@ describe('quota alerts', () => {
     const alerts = p.status().quota_alerts;
     expect(alerts).toHaveLength(1);
     expect(alerts[0]).toMatchObject({ level: 'exceeded', metric: 'mcp_actions', scope: 'site', subject: siteId, period: 'day', limit: 5, source: 'refusal' });
-    await p.usage({ period: 'day', days: 1 });
+    await p['cloud.usage']({ period: 'day', days: 1 });
     expect(p.status().quota_alerts).toMatchObject([{ level: 'exceeded', metric: 'mcp_actions' }]);
   });
 });
