@@ -12,7 +12,8 @@ export const DB_RETRY_AFTER_S = 5;
  * message) is for the service log only.
  */
 export class DatabaseUnavailable extends CloudError {
-  constructor(readonly reason: string) {
+  /** `fault`: the driver's own error, kept for the operator CLI's words on a start that cannot connect (never sent to a site) */
+  constructor(readonly reason: string, readonly fault?: unknown) {
     super('gateway_unavailable', 'the gateway cannot reach its database right now: retry shortly', {}, { retryAfter: DB_RETRY_AFTER_S });
     this.name = 'DatabaseUnavailable';
   }
@@ -54,5 +55,5 @@ export function failedStatement(e: unknown): unknown {
 /** A connection fault as DatabaseUnavailable; any other error as it is. */
 export function asDbFault(e: unknown): unknown {
   if (e instanceof DatabaseUnavailable || !isConnectionFault(e)) return e;
-  return new DatabaseUnavailable(e instanceof Error ? e.message : String(e));
+  return new DatabaseUnavailable(e instanceof Error ? e.message : String(e), e);
 }

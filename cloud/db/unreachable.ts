@@ -1,5 +1,6 @@
 import { CloudError } from '../errors.ts';
 import { sqlState } from './db.ts';
+import { DatabaseUnavailable } from './db-unavailable.ts';
 
 /**
  * A database that cannot be reached or entered, as one clear error instead
@@ -40,6 +41,8 @@ export function shownUrl(url: string): string {
 }
 
 function why(e: unknown): string | null {
+  // The adapters turn a lost connection into a 503 for sites; the operator is told the driver's reason.
+  if (e instanceof DatabaseUnavailable && e.fault !== undefined) return why(e.fault);
   const err = e as { code?: unknown; errors?: Array<{ code?: unknown }>; message?: unknown } | null;
   const net = typeof err?.code === 'string' ? err.code : typeof err?.errors?.[0]?.code === 'string' ? err.errors[0].code : undefined;
   if (net && NETWORK[net]) return NETWORK[net];

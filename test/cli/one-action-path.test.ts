@@ -108,7 +108,7 @@ describe('one action path', () => {
       console: { kind: 'person', surface: 'console', via: 'session', session: expect.stringMatching(/^ses_[0-9a-f]{12}$/) },
       window: PRINCIPALS.appConsole,
       cli: PRINCIPALS.cliViaService,
-      agent: { kind: 'token', surface: 'mcp', token_id: token.id, token_preview: token.preview, user_id: token.user_id, login: 'admin' },
+      agent: { kind: 'token', surface: 'mcp', token_id: token.id, token_preview: token.preview, user_id: token.user_id, login: 'agent' }, // a token made without --user acts as `agent`
     };
     const sessionId = (await fetch(`${svc.baseUrl}${ADMIN_PREFIX}/staged/${decided.console}`, { headers: { Cookie: cookie } }).then((r) => r.json()) as { data: StagedPayload }).data.decided_by;
     for (const [who, id] of Object.entries(decided)) {

@@ -71,7 +71,7 @@ describe('a full disk', () => {
       await svc.core.settings.update({ rate_limit: 0 });
       const { token } = await svc.createToken({ label: 'agent' });
       const client = await connectClient(svc.mcpUrl, token);
-      const call = async () => (await client.callTool({ name: 'pages_list', arguments: {} })) as { isError?: boolean; structuredContent?: { error?: { code: string } } };
+      const call = async () => (await client.callTool({ name: 'pages_list', arguments: {} })) as { isError?: boolean; _meta?: { 'gatehouse/error'?: { code: string } } };
       let acked = 0;
       for (let i = 0; i < 5; i++) if (!(await call()).isError) acked++;
       expect(acked).toBe(5);
@@ -82,7 +82,7 @@ describe('a full disk', () => {
       for (let i = 0; i < 200 && refusals.length < 3; i++) {
         const r = await call();
         if (!r.isError) acked++;
-        else refusals.push(r.structuredContent?.error?.code ?? 'none');
+        else refusals.push(r._meta?.['gatehouse/error']?.code ?? 'none');
       }
       expect(refusals).toEqual(['storage_unavailable', 'storage_unavailable', 'storage_unavailable']);
       // an upload settling on the full disk (the gateway's answers held in memory), then the sync's state that cannot be saved: a clear answer, no crash
