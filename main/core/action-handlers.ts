@@ -7,7 +7,6 @@ import { GatehouseError, toErrorShape } from './errors.ts';
 import { createProHandlers } from './pro-handlers.ts';
 import { createCloudHandlers } from './cloud-handlers.ts';
 import { createUpstreamHandlers } from './upstream-handlers.ts';
-import type { Profiles } from './profiles.ts';
 import { createProfileHandlers, withToolCounts } from './profile-handlers.ts';
 
 /**
