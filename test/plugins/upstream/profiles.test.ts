@@ -96,7 +96,7 @@ describe('profiles', () => {
   });
 
   it('a client token reaches none of the profile admin routes, a profile-bound one neither', async () => {
-    const bound = await tokenFor('bound-admin-try', 'upstream-t');
+    const bound = await tokenFor('bound-admin-try', 'upstream-t', 'admin');
     const routes: Array<[string, string, unknown?]> = [
       ['GET', 'profiles'], ['GET', 'profiles/upstream-t'], ['POST', 'profiles', { name: 'evil', upstreams: ['t'] }], ['DELETE', 'profiles/site-readers'],
       ['POST', 'tokens', { label: 'evil', scope: { profile: 'upstream-t' } }],

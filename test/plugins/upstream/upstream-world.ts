@@ -30,7 +30,7 @@ export async function startUpstreamWorld(): Promise<UpstreamWorld> {
   const lic = await w.h.op<{ license_key: string }>('licenses.create', { plan: 'pro' });
   const activated = await w.admin('POST', 'cloud/activate', { license_key: lic.license_key });
   if (activated.status !== 200) throw new Error(`activate: ${JSON.stringify(activated.body)}`);
-  const token = (await w.svc.createToken({ label: 'upstream tests' })).token;
+  const token = (await w.svc.createToken({ label: 'upstream tests', user: 'admin' })).token;
   return {
     w,
     token,
