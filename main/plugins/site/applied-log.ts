@@ -50,7 +50,7 @@ function record(draft: SiteData, id: string, out: ToolOutput, now: number): void
   const text = out.text ?? '';
   const small = JSON.stringify(out.structured).length <= MARKER_MAX_CHARS;
   const structured = small ? out.structured : { result_omitted: 'too large to keep for crash recovery; the change itself is in the site', summary: text.slice(0, 1000) };
-  draft.applied[id] = { at: Math.max(now, last?.at ?? now), text, structured };
+  draft.applied[id] = { at: Math.max(now, last?.at ?? now), text, structured, ...(out.target ? { target: out.target } : {}) };
   const ids = Object.keys(draft.applied);
   for (const old of ids.slice(0, Math.max(0, ids.length - APPLIED_KEEP))) {
     const gone = draft.applied[old] as AppliedMarker;
@@ -59,4 +59,4 @@ function record(draft: SiteData, id: string, out: ToolOutput, now: number): void
   }
 }
 
-const outputOf = (m: AppliedMarker): ToolOutput => ({ structured: m.structured, text: m.text });
+const outputOf = (m: AppliedMarker): ToolOutput => ({ structured: m.structured, text: m.text, ...(m.target ? { target: m.target } : {}) });

@@ -65,6 +65,8 @@ export const AppliedMarker = z.object({
   at: z.number(),
   text: z.string(),
   structured: z.record(z.string(), z.unknown()),
+  /** what the apply made (a creation's page), so a recovered confirm audits the same target */
+  target: z.string().max(128).optional(),
 });
 export type AppliedMarker = z.infer<typeof AppliedMarker>;
 
