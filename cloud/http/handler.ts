@@ -76,7 +76,7 @@ function originOf(req: IncomingMessage, trustProxy: boolean): string {
 export function createCloudHandler(ctx: Ctx, opts: HandlerOptions = {}) {
   const limits = { ...DEFAULT_RATE_LIMITS, ...opts.rateLimits };
   const now = () => ctx.now().getTime();
-  const router = routeTable(opts.stopping ?? (() => false));
+  const router = routeTable(opts.stopping ?? (() => false), opts.publicUrl);
   const bySite = new RateLimiter();
   const admit = compose<CloudRequest>(
     matchRoute(router),

@@ -5,9 +5,11 @@ import { ACCOUNT_ROUTES } from './routes-account.ts';
 import { PART2_ROUTES } from './routes-part2.ts';
 import { health, keys, live, metrics, PROBE_PATHS, ready } from './routes-probes.ts';
 import { ROUTES, type RouteHandler } from './routes.ts';
+import { clientMetadata } from './routes-client-metadata.ts';
+import { CLIENT_METADATA_PATH } from '../../main/contract/oauth.ts';
 
 /** Every route of the gateway, from the contract's endpoint tables, plus the probes at the root. */
-export function routeTable(stopping: () => boolean): Router<Entry> {
+export function routeTable(stopping: () => boolean, publicUrl?: string): Router<Entry> {
   const router = new Router<Entry>();
   const add = (name: string, method: string, path: string, template: string, auth: Auth, handler: RouteHandler, maxBody = CLOUD_MAX_BODY_BYTES) =>
     router.on(method, path, { name, template, auth, maxBody, handler, watchClose: name === 'aiGenerate' });
@@ -22,5 +24,6 @@ export function routeTable(stopping: () => boolean): Router<Entry> {
   add('live', 'GET', PROBE_PATHS.live, PROBE_PATHS.live, 'none', live);
   add('ready', 'GET', PROBE_PATHS.ready, PROBE_PATHS.ready, 'none', ready(stopping));
   add('metrics', 'GET', PROBE_PATHS.metrics, PROBE_PATHS.metrics, 'none', metrics, 0);
+  add('clientMetadata', 'GET', CLIENT_METADATA_PATH, CLIENT_METADATA_PATH, 'none', clientMetadata(publicUrl), 0);
   return router;
 }
