@@ -21,6 +21,8 @@ export interface HeaderFlag {
 
 export interface BridgeOptions {
   url?: string;
+  /** a remote MCP server reached through the Gatehouse service (remote-target.ts), not straight */
+  remote?: string;
   dataDir?: string;
   tokenKeychain?: string;
   tokenEnv?: string;
@@ -49,6 +51,7 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 const BRIDGE_OPTIONS = {
   url: { type: 'string' },
+  remote: { type: 'string' },
   'data-dir': { type: 'string' },
   'token-keychain': { type: 'string' },
   'token-env': { type: 'string' },
@@ -76,7 +79,7 @@ const CONFIG_OPTIONS = {
  * the entry's `env` or `inputs` for --token-env).
  */
 // --vault travels with the token source (client-config's tokenArgs), as in the console's snippets.
-const PASSED_THROUGH = ['url', 'header', 'connect-timeout', 'log-level'] as const;
+const PASSED_THROUGH = ['url', 'remote', 'header', 'connect-timeout', 'log-level'] as const;
 
 export function parseCommand(argv: string[]): Command {
   if (argv[0] === 'config') return parseConfig(argv.slice(1));
@@ -92,7 +95,7 @@ function parseConfig(argv: string[]): Command {
   const client = values.client;
   if (!client) throw new UsageError(`config needs --client (${CLIENTS.join('|')})`);
   if (!(CLIENTS as readonly string[]).includes(client)) throw new UsageError(`unknown --client "${client}": use one of ${CLIENTS.join(', ')}`);
-  const name = values.name ?? DEFAULT_SERVER_NAME;
+  const name = values.name ?? (typeof values.remote === 'string' ? remoteServerName(values.remote) : DEFAULT_SERVER_NAME);
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)) {
     throw new UsageError(`--name "${name}" is not usable as a server name: letters, digits, "_", "." and "-", at most 64`);
   }
@@ -128,7 +131,9 @@ function bridgeOptions(values: Values): BridgeOptions {
     return typeof v === 'string' ? v : undefined;
   };
   const url = str('url');
-  if (url !== undefined) checkUrl(url);
+  if (url !== undefined) checkUrl(url, '--url');
+  const remote = str('remote');
+  if (remote !== undefined) checkUrl(remote, '--remote');
 
   const tokenKeychain = str('token-keychain');
   const tokenEnv = str('token-env');
@@ -136,6 +141,7 @@ function bridgeOptions(values: Values): BridgeOptions {
   if (tokenEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv)) throw new UsageError(`--token-env "${tokenEnv}" is not an environment variable name`);
 
   const headers = ((values.header as string[] | undefined) ?? []).map(parseHeader);
+  if (remote !== undefined) checkRemote({ url, tokenKeychain, tokenEnv, headers });
   if ((tokenKeychain || tokenEnv) && headers.some((h) => h.name.toLowerCase() === 'authorization')) {
     throw new UsageError('--header "Authorization: ..." conflicts with --token-keychain/--token-env: use one way to pass the token');
   }
@@ -155,6 +161,7 @@ function bridgeOptions(values: Values): BridgeOptions {
 
   return {
     url,
+    remote,
     dataDir: str('data-dir'),
     tokenKeychain,
     tokenEnv,
@@ -166,16 +173,39 @@ function bridgeOptions(values: Values): BridgeOptions {
   };
 }
 
-function checkUrl(url: string): void {
+function checkUrl(url: string, flag: '--url' | '--remote'): void {
   let u: URL;
   try {
     u = new URL(url);
   } catch {
-    throw new UsageError(`--url "${url}" is not a URL`);
+    throw new UsageError(`${flag} "${url.slice(0, 200)}" is not a URL`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`--url must be http:// or https://, not ${u.protocol}`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`${flag} must be http:// or https://, not ${u.protocol}`);
   // Credentials in a URL end up in process lists and logs; --header and the keychain exist for them.
-  if (u.username || u.password) throw new UsageError('--url must not carry a user name or password: pass credentials with --token-keychain, --token-env or --header');
+  if (u.username || u.password) throw new UsageError(`${flag} must not carry a user name or password: pass credentials with --token-keychain, --token-env or --header`);
+}
+
+/**
+ * --remote talks to the Gatehouse service, never to the remote itself: the
+ * token is the bridge's own Gatehouse token, and the remote's credentials
+ * belong to the upstream in the service (so none ends up in a client's config).
+ */
+function checkRemote(o: { url: string | undefined; tokenKeychain: string | undefined; tokenEnv: string | undefined; headers: HeaderFlag[] }): void {
+  if (o.url !== undefined) throw new UsageError('use --url (straight to an MCP endpoint) or --remote (a remote server through the Gatehouse service), not both');
+  if (o.headers.length > 0) throw new UsageError('--header does not go with --remote: the remote server\'s headers and tokens belong to its upstream in Gatehouse (`gatehouse upstreams add ID --url URL --header "Name: value"`), never to the bridge');
+  if (!o.tokenKeychain && !o.tokenEnv) throw new UsageError('--remote needs this bridge\'s Gatehouse token: --token-keychain ACCOUNT (`gatehouse tokens create --keychain ACCOUNT`) or --token-env VAR');
+}
+
+/** A client-side server name for a remote: "gatehouse-" and its host, e.g. gatehouse-mcp-linear-app. */
+export function remoteServerName(remote: string): string {
+  let host = 'remote';
+  try {
+    host = new URL(remote).hostname;
+  } catch {
+    // the URL is refused with its own message
+  }
+  const slug = host.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'remote';
+  return `gatehouse-${slug}`.slice(0, 64).replace(/-+$/, '');
 }
 
 export function parseHeader(raw: string): HeaderFlag {

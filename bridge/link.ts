@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { type HttpMethod, type HttpSide, NetworkError } from './http-side.ts';
 import type { BridgeLogger } from './log.ts';
-import type { Target } from './target.ts';
+import type { TargetSource } from './target.ts';
+import type { Failure } from './failures.ts';
 import { retry, sleep } from '../main/lib/retry.ts';
 
 /**
@@ -15,6 +16,8 @@ export class Unreachable extends Error {
   constructor(
     readonly reason: string,
     readonly waitedMs: number,
+    /** what the client is told instead of "cannot reach": the target refused, waiting would not help */
+    readonly failure?: Failure,
   ) {
     super(reason);
   }
@@ -30,7 +33,7 @@ export class Link {
 
   constructor(
     private readonly http: HttpSide,
-    private readonly target: Target,
+    private readonly target: TargetSource,
     private readonly baseHeaders: () => Promise<Record<string, string>>,
     private readonly log: BridgeLogger,
     readonly connectTimeoutMs: number,
@@ -44,7 +47,8 @@ export class Link {
       const res = await retry(
         async () => {
           if (signal.aborted) throw new Aborted('aborted');
-          const found = await this.target.lookup();
+          const found = await this.target.lookup(signal);
+          if (!found.ok && found.failure) throw new Unreachable(found.reason, Date.now() - started, found.failure);
           if (!found.ok) throw new NotReached(found.reason);
           url = found.url;
           try {

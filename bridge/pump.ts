@@ -112,7 +112,7 @@ export class Pump {
         res = await this.link.send('POST', headers, body, signal, deadline);
       } catch (e) {
         if (e instanceof Aborted || signal.aborted) return;
-        if (e instanceof Unreachable) return this.fail(flight, fail.unreachable(e.reason, e.waitedMs));
+        if (e instanceof Unreachable) return this.fail(flight, e.failure ?? fail.unreachable(e.reason, e.waitedMs));
         if (e instanceof NetworkError) {
           // The request may have reached a handler: only what is harmless twice goes again.
           if (IDEMPOTENT.has(method) && retries.count < MAX_TRANSIENT_RETRIES) {

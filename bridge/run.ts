@@ -9,7 +9,8 @@ import { Link } from './link.ts';
 import { createBridgeLogger } from './log.ts';
 import { Pump } from './pump.ts';
 import { LineReader, LineWriter } from './stdio-side.ts';
-import { Target } from './target.ts';
+import { RemoteTarget } from './remote-target.ts';
+import { Target, type TargetSource } from './target.ts';
 import { EXIT } from './usage.ts';
 
 /**
@@ -28,7 +29,6 @@ export function runBridge(opts: BridgeOptions, io: BridgeIo): Promise<number> {
   const log = createBridgeLogger({ level: opts.logLevel, file: opts.logFile });
   let dataDir: string | undefined;
   const getDataDir = () => (dataDir ??= resolveDataDir(opts.dataDir, process.platform, io.env, homedir()));
-  const target = new Target(opts.url, getDataDir);
   const http = new HttpSide();
 
   return new Promise<number>((resolve) => {
@@ -54,9 +54,11 @@ export function runBridge(opts: BridgeOptions, io: BridgeIo): Promise<number> {
       setImmediate(() => void end(EXIT.credential, 'no credential'));
     });
 
+    const hasCredential = Boolean(opts.tokenEnv || opts.tokenKeychain || opts.headers.some((h) => h.name.toLowerCase() === 'authorization'));
+    const target: TargetSource = opts.remote ? new RemoteTarget(opts.remote, getDataDir, http, () => headers, hasCredential) : new Target(opts.url, getDataDir);
     const link = new Link(http, target, () => headers, log, opts.connectTimeoutMs);
     const out = new LineWriter(io.stdout, () => void end(EXIT.ok, 'stdout closed'));
-    const pump = new Pump(link, out, log, Boolean(opts.tokenEnv || opts.tokenKeychain || opts.headers.some((h) => h.name.toLowerCase() === 'authorization')));
+    const pump = new Pump(link, out, log, hasCredential);
     new LineReader(io.stdin, (line) => pump.onLine(line), () => void end(EXIT.ok, 'stdin closed'));
 
     const onSignal = (sig: NodeJS.Signals) => void end(EXIT.ok, sig);

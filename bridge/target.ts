@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { RuntimeInfo } from '../main/contract/health.ts';
 import { RUNTIME_FILE } from '../main/contract/paths.ts';
+import type { Failure } from './failures.ts';
 
 /**
  * Where requests go: --url, or the local service's `mcp_url` from
@@ -8,9 +9,18 @@ import { RUNTIME_FILE } from '../main/contract/paths.ts';
  * service may have restarted on another port, or not be up yet.
  */
 
-export type TargetLookup = { ok: true; url: URL } | { ok: false; reason: string };
+/** `failure`: waiting cannot help (the service refused): the request fails with it at once instead of retrying until the deadline. */
+export type TargetLookup = { ok: true; url: URL } | { ok: false; reason: string; failure?: Failure };
 
-export class Target {
+/** Where requests go, as the link sees it: this class (--url or the service's endpoint), or remote-target.ts (--remote). */
+export interface TargetSource {
+  lookup(signal?: AbortSignal): Promise<TargetLookup>;
+  /** forget what was found, so the next lookup starts over (after a connection failure) */
+  invalidate(): void;
+  describe(): string;
+}
+
+export class Target implements TargetSource {
   private cached: URL | undefined;
 
   constructor(
@@ -41,7 +51,7 @@ export class Target {
  * bridge ~70 ms of start-up, and only `mcp_url` and `pid` matter here. The
  * RuntimeInfo type still ties these field names to the contract.
  */
-export async function readRuntimeUrl(dataDir: string): Promise<TargetLookup> {
+export async function readRuntimeUrl(dataDir: string, orElse = ', or pass --url'): Promise<TargetLookup> {
   const file = join(dataDir, RUNTIME_FILE);
   let text: string;
   try {
@@ -50,7 +60,7 @@ export async function readRuntimeUrl(dataDir: string): Promise<TargetLookup> {
     text = await readFile(file, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { ok: false, reason: `Gatehouse is not running (no ${RUNTIME_FILE} in ${dataDir}): start the Gatehouse app or \`gatehouse serve\`, or pass --url` };
+    if (code === 'ENOENT') return { ok: false, reason: `Gatehouse is not running (no ${RUNTIME_FILE} in ${dataDir}): start the Gatehouse app or \`gatehouse serve\`${orElse}` };
     return { ok: false, reason: `cannot read ${file}: ${code ?? String(e)}` };
   }
   let info: Partial<Record<keyof RuntimeInfo, unknown>>;

@@ -9,7 +9,7 @@ export const EXIT = {
   configFile: 4,
 } as const;
 
-export const USAGE_LINE = 'usage: gatehouse-bridge [--url URL] [--token-keychain ACCOUNT | --token-env VAR] [--header "Name: value"]... [options]   (gatehouse-bridge --help for more)';
+export const USAGE_LINE = 'usage: gatehouse-bridge [--url URL | --remote URL] [--token-keychain ACCOUNT | --token-env VAR] [--header "Name: value"]... [options]   (gatehouse-bridge --help for more)';
 
 export const HELP = `gatehouse-bridge: connects an MCP client that speaks stdio to a Streamable HTTP MCP endpoint
 (the local Gatehouse service, a site's /wp-json/gatehouse-mcp/v1/mcp, or any other MCP server).
@@ -20,8 +20,14 @@ usage:
   gatehouse-bridge config --client ${CLIENTS.join('|')} [--write] [--name NAME] [--config-file PATH] [options]
 
 target:
-  --url URL                 the MCP endpoint; without it, the local Gatehouse service found through
-                            runtime.json in the data dir
+  --url URL                 the MCP endpoint, reached straight (the bridge sends the token and headers
+                            itself); without it, the local Gatehouse service found through runtime.json
+                            in the data dir
+  --remote URL              a remote MCP server reached THROUGH the running Gatehouse service: the
+                            upstream configured for URL (\`gatehouse upstreams add ID --url URL --oauth\`)
+                            with its own tool names; the service holds its sign-in and headers, stages
+                            its writes for approval and audits every call. Needs this bridge's Gatehouse
+                            token (--token-keychain or --token-env); --header does not apply
   --data-dir DIR            Gatehouse data dir (default: $GATEHOUSE_DATA_DIR, else the platform's app data folder)
   --connect-timeout SECS    how long to wait for the endpoint to come up (default ${DEFAULT_CONNECT_TIMEOUT_S})
 

@@ -181,7 +181,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
 
     let closed = false;
     return {
-      clock, log, options, siteStore, vault, events, settings, audit, users, tokens, registry, stats, usage, auditor, staging, pipeline, storage, site, builtin, siteIdentity, entitlements, sessions, invoke, dispatch, health, cloud, upstreams,
+      clock, log, options, siteStore, vault, events, settings, audit, users, tokens, registry, stats, usage, auditor, staging, pipeline, storage, site, builtin, siteIdentity, entitlements, sessions, invoke, dispatch, health, cloud, upstreams, profiles,
       /** set the service URLs once the HTTP server listens */
       setUrls(base: string) {
         urls.base_url = base;

@@ -55,6 +55,8 @@ export async function startService(config: ServiceConfig) {
         return () => offs.forEach((off) => off());
       },
       tokens: core.tokens, limiter: new RateLimiter(), auditor: core.auditor, clock: core.clock, log: core.log, allowedHosts, bodyBudget,
+      // gatehouse-bridge --remote URL finds the upstream configured for URL (main/mcp/upstream-lookup.ts)
+      remotes: () => core.upstreams.list().flatMap((u) => (u.url ? [{ id: u.id, url: u.url }] : [])), profileOf: (name) => core.profiles.get(name),
     });
     const actions = createAdminRoutes({
       invoke: core.invoke, auth, origin: () => origin, log: core.log, bodyBudget,

@@ -25,6 +25,11 @@ import { serveThroughSdk } from './web-exchange.ts';
 import { RefusalAudit } from './refusal-audit.ts';
 import { ClientNames } from './client-names.ts';
 import { endListenStream } from './listen-close.ts';
+import { requestTarget } from '../lib/http/url.ts';
+import { UPSTREAM_LOOKUP_PATH, upstreamOfMcpPath } from '../contract/remote-upstreams.ts';
+import type { ProfileSet } from '../core/registry.ts';
+import { createUpstreamLookup } from './upstream-lookup.ts';
+import { upstreamViewDeps } from './upstream-view.ts';
 
 export interface EndpointDeps extends ServerDeps {
   tokens: Tokens;
@@ -38,6 +43,10 @@ export interface EndpointDeps extends ServerDeps {
   maxBody?: number;
   /** memory shared by every body being read at once (with the admin API's) */
   bodyBudget?: BodyBudget;
+  /** the HTTP upstreams configured (id and URL), for `gatehouse-bridge --remote URL` (upstream-lookup.ts); none when absent */
+  remotes?: () => ReadonlyArray<{ id: string; url: string }>;
+  /** tokens' profiles, for the same lookup */
+  profileOf?: (name: string) => ProfileSet | undefined;
 }
 
 /**
@@ -62,8 +71,13 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     },
   });
   const unwatch = [deps.registry.onChange(() => lists.changed()), deps.watchSettings(() => lists.changed())];
-  const factory = (ctx: CallContext) => buildServer(ctx, deps);
-  const sdk = createMcpHandler((rc) => factory((rc.authInfo?.extra as { ctx: CallContext }).ctx), {
+  // A view is one upstream's own endpoint (upstream-view.ts); none is the main endpoint.
+  const factory = (ctx: CallContext, view?: string) => buildServer(ctx, view ? upstreamViewDeps(deps, view) : deps);
+  const lookup = createUpstreamLookup({ ...deps, now: () => deps.clock.now(), remotes: deps.remotes ?? (() => []), profileOf: deps.profileOf ?? (() => undefined) });
+  const sdk = createMcpHandler((rc) => {
+    const { ctx, view } = rc.authInfo?.extra as { ctx: CallContext; view?: string };
+    return factory(ctx, view);
+  }, {
     maxRequestBodySize: maxBody,
     bus: lists.bus,
     onerror: (e) => deps.log.debug('mcp handler', { error: e.message }),
@@ -84,6 +98,9 @@ export function createMcpEndpoint(deps: EndpointDeps) {
   );
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = pathOf(req);
+    if (path === UPSTREAM_LOOKUP_PATH) return lookup(req, res);
+    const view = upstreamOfMcpPath(path) ?? undefined;
     const now = deps.clock.now();
     const c: McpRequest = { req, res, requestId: requestId(req, res, now), settings: deps.settings(), now, address: '', stream: false, rpcId: null };
     c.address = clientAddress(req, c.settings.trust_proxy_headers);
@@ -116,9 +133,9 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     const client = clients.name(req, rpc.message, record.id, c.address);
     const ctx: CallContext = { user, capabilities: capabilitiesOf(user.role), token: record, request_id: c.requestId, client: client.name, client_source: client.source };
     deps.tokens.touch(record, ctx.client);
-    const authInfo: AuthInfo = { token: record.id, clientId: record.id, scopes: [], extra: { ctx } };
+    const authInfo: AuthInfo = { token: record.id, clientId: record.id, scopes: [], extra: { ctx, ...(view ? { view } : {}) } };
 
-    if (rpc.era === 'legacy') return serveLegacy(res, rpc.message as JSONRPCMessage, ctx, authInfo);
+    if (rpc.era === 'legacy') return serveLegacy(res, rpc.message as JSONRPCMessage, ctx, authInfo, view);
     if (rpc.message.method === 'subscriptions/listen') {
       // The SDK holds this stream open and subscribes it to our bus: name the token it belongs to
       // (ListChanges.attach then ends the token's oldest stream past its bound).
@@ -131,8 +148,8 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     if (refused) audit(refused);
   }
 
-  async function serveLegacy(res: ServerResponse, message: JSONRPCMessage, ctx: CallContext, authInfo: AuthInfo): Promise<void> {
-    const server = factory(ctx);
+  async function serveLegacy(res: ServerResponse, message: JSONRPCMessage, ctx: CallContext, authInfo: AuthInfo, view?: string): Promise<void> {
+    const server = factory(ctx, view);
     const exchange = new LegacyExchange(res, ctx.request_id, authInfo);
     try {
       await server.connect(exchange);
@@ -160,4 +177,13 @@ export function createMcpEndpoint(deps: EndpointDeps) {
       await sdk.close();
     },
   };
+}
+
+/** The request's path; a target the router would refuse names no view (the guards answer it). */
+function pathOf(req: IncomingMessage): string {
+  try {
+    return requestTarget(req).path;
+  } catch {
+    return '';
+  }
 }

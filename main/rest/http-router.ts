@@ -13,6 +13,7 @@ import type { AdminAuth } from './admin-auth.ts';
 import { SESSION_COOKIE, SESSION_MAX_AGE_S } from './admin-auth.ts';
 import { serveConsole } from './console-static.ts';
 import { USED_LINK_PAGE } from './login-page.ts';
+import { isUpstreamMcpSidePath } from '../contract/remote-upstreams.ts';
 
 /** A handler for everything under a prefix: the rest of the path (still percent-encoded) and the query. */
 export type SubRoutes = (req: IncomingMessage, res: ServerResponse, subpath: string, query: URLSearchParams) => Promise<void> | void;
@@ -51,7 +52,7 @@ export function createRouter(deps: RouterDeps) {
   return errorBoundary(
     async (req, res) => {
       const { path, query } = requestTarget(req);
-      if (path === MCP_PATH) return deps.mcp(req, res);
+      if (path === MCP_PATH || isUpstreamMcpSidePath(path)) return deps.mcp(req, res);
       requestId(req, res);
       const badHost = checkHost(req, deps.allowedHosts);
       if (badHost) throw badHost;
