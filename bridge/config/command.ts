@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bridgeLaunchArgs, CLIENT_FORMATS, ClientConfigError, clientDocument, clientEntry, claudeMcpAddCommand, type TokenSource } from '../../main/contract/client-config.ts';
+import { bridgeLaunchArgs, CLIENT_FORMATS, ClientConfigError, clientDocument, clientEntry, claudeMcpAddCommand, quotePosix, type TokenSource } from '../../main/contract/client-config.ts';
 import { defaultDataDir } from '../../main/contract/paths.ts';
 import type { Command } from '../args.ts';
 import { EXIT } from '../usage.ts';
@@ -61,6 +61,10 @@ export async function runConfig(cmd: Extract<Command, { kind: 'config' }>, io: C
     if (!/\$\{[A-Za-z_][A-Za-z0-9_]*\}/.test(h.value)) {
       io.err(`note: the value of --header ${h.name} will be stored in ${format.label}'s config file as given; for a secret, use --token-keychain or a \${VAR} reference instead\n`);
     }
+  }
+  if (cmd.opts.remote) {
+    const url = quotePosix(cmd.opts.remote);
+    io.err(`note: this entry reaches ${cmd.opts.remote} through the running Gatehouse service, which needs an upstream for it (\`gatehouse upstreams add ID --url ${url} --oauth\`, then \`gatehouse upstreams login ID\`) and a token whose user may use upstreams\n`);
   }
   if (token.kind === 'env') {
     io.err(

@@ -248,3 +248,47 @@ describe('config file locations', () => {
     );
   });
 });
+
+describe('--remote entries (a remote MCP server through the Gatehouse service)', () => {
+  const remote = 'https://mcp.linear.app/mcp';
+
+  it('prints the entry for each client under a name of the remote, with the bridge\'s own token source and no header', () => {
+    const home = tempHome();
+    const desktop = config(['--client', 'claude-desktop', '--remote', remote, '--token-keychain', 'bridge'], home);
+    expect(desktop.code, desktop.err).toBe(0);
+    expect(JSON.parse(desktop.out)).toEqual({ mcpServers: { 'gatehouse-mcp-linear-app': { command: process.execPath, args: [realBin, '--remote', remote, '--token-keychain', 'bridge'] } } });
+    expect(desktop.err).toContain(`gatehouse upstreams add ID --url ${remote} --oauth`);
+    const cursor = config(['--client', 'cursor', '--remote', remote, '--token-keychain', 'bridge', '--name', 'linear'], home);
+    expect(JSON.parse(cursor.out).mcpServers.linear.args).toEqual([realBin, '--remote', remote, '--token-keychain', 'bridge']);
+    const code = config(['--client', 'claude-code', '--remote', remote, '--token-keychain', 'bridge'], home);
+    const e = clientEntry('claude-code', { command: process.execPath, args: [realBin], platform: process.platform }, { kind: 'keychain', account: 'bridge' }, ['--remote', remote]);
+    expect(code.out.trim()).toBe(claudeMcpAddCommand('gatehouse-mcp-linear-app', e, process.platform));
+    expect(code.out).toContain(`--remote ${remote} --token-keychain bridge`);
+  });
+
+  it('--write puts the remote beside the main entry (VS Code: the token from a password prompt)', () => {
+    const home = tempHome();
+    const file = join(home, '.config', 'Code', 'User', 'mcp.json');
+    expect(config(['--client', 'vscode', '--write', '--token-env', 'GATEHOUSE_TOKEN'], home).code).toBe(0);
+    const r = config(['--client', 'vscode', '--write', '--remote', remote, '--token-env', 'GATEHOUSE_TOKEN'], home);
+    expect(r.code, r.err).toBe(0);
+    const written = parseJsonc(readFileSync(file, 'utf8'));
+    expect(Object.keys(written.servers)).toEqual(['gatehouse', 'gatehouse-mcp-linear-app']);
+    expect(written.servers['gatehouse-mcp-linear-app']).toEqual({ type: 'stdio', command: process.execPath, args: [realBin, '--remote', remote, '--token-env', 'GATEHOUSE_TOKEN'], env: { GATEHOUSE_TOKEN: '${input:gatehouse-token}' } });
+    expect(config(['--client', 'vscode', '--write', '--remote', remote, '--token-env', 'GATEHOUSE_TOKEN'], home).out).toContain('nothing changed');
+  });
+
+  it('refuses what would put a remote\'s credential in the config, or could not work', () => {
+    const home = tempHome();
+    const header = config(['--client', 'cursor', '--remote', remote, '--token-keychain', 'b', '--header', 'Authorization: Bearer lin_api_secret'], home);
+    expect([header.code, header.out]).toEqual([2, '']);
+    expect(header.err).toContain('belong to its upstream in Gatehouse');
+    expect(header.err).not.toContain('lin_api_secret');
+    const noToken = config(['--client', 'cursor', '--remote', remote], home);
+    expect([noToken.code, noToken.err.includes('--remote needs this bridge\'s Gatehouse token')]).toEqual([2, true]);
+    const both = config(['--client', 'cursor', '--remote', remote, '--url', 'http://127.0.0.1:1/mcp', '--token-keychain', 'b'], home);
+    expect([both.code, both.err.includes('not both')]).toEqual([2, true]);
+    const bad = config(['--client', 'cursor', '--remote', 'javascript:alert(1)', '--token-keychain', 'b'], home);
+    expect([bad.code, bad.err.includes('--remote must be http:// or https://')]).toEqual([2, true]);
+  });
+});
