@@ -67,6 +67,8 @@ const COVERAGE: Record<string, Coverage> = {
   'npm run build:renderer': { by: 'ci', proof: () => scripts.build!.includes('npm run build:renderer') && /npm run build/.test(readFileSync(join(ROOT, 'scripts', 'setup.sh'), 'utf8')) },
   'npx vite build --mode preload': { by: 'ci', proof: () => scripts['build:preload'] === 'vite build --mode preload' && scripts.build!.includes('npm run build:preload') },
   'GATEHOUSE_URL=http://127.0.0.1:7823 npx vite': { by: 'test' },
+  'gatehouse upstreams add linear --url https://mcp.linear.app/mcp --oauth': { by: 'not-run', why: 'it signs in to a real SaaS server over the internet; test/bridge/remote.test.ts runs the same path against a real local remote MCP server' },
+  'gatehouse-bridge config --client claude-desktop --remote https://mcp.linear.app/mcp --token-keychain claude-desktop --write': { by: 'not-run', why: 'the entry it writes is checked by test/bridge/config.test.ts (--remote entries) and started by test/bridge/remote.test.ts' },
   'npx electron-builder': { by: 'not-run', why: 'packaging needs the Electron binary, which cannot be downloaded on these machines; test/app/builder-config.test.ts checks electron-builder.yml against electron-builder\'s own schema' },
   'node assets/generate-icons.mjs': { by: 'test' },
   'gatehouse cloud connect --url "$GATEWAY_URL"': { by: 'test' },
