@@ -1,5 +1,6 @@
 import { viewerOf, type Registry, type RegisteredTool, type Viewer } from '../core/registry.ts';
 import type { Pipeline } from '../core/pipeline.ts';
+import type { CallContext } from '../core/tool.ts';
 import type { Settings } from '../contract/settings.ts';
 import { NAMESPACE_SEPARATOR } from '../contract/upstreams.ts';
 import { GatehouseError } from '../core/errors.ts';
@@ -32,17 +33,6 @@ function bareNamed(entry: RegisteredTool, prefix: string): RegisteredTool {
   return out;
 }
 
-/** `target` with some methods replaced; every other member still the target's own, bound to it. */
-function overlay<T extends object>(target: T, replaced: Partial<T>): T {
-  return new Proxy(target, {
-    get(t, prop) {
-      if (Object.hasOwn(replaced, prop)) return (replaced as Record<string | symbol, unknown>)[prop];
-      const v = Reflect.get(t, prop, t) as unknown;
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
-    },
-  });
-}
-
 export function upstreamViewDeps<D extends ServerDeps>(deps: D, id: string): D {
   const prefix = `${id}${NAMESPACE_SEPARATOR}`;
   const own = (viewer: Viewer, settings: Settings) => deps.registry.visible(viewer, settings).filter((e) => e.tool.plugin === id && e.tool.name.startsWith(prefix));
@@ -57,16 +47,18 @@ export function upstreamViewDeps<D extends ServerDeps>(deps: D, id: string): D {
     VIEW_GATEHOUSE_TOOLS.includes(name) && !own(viewer, settings).some((e) => e.tool.name === `${prefix}${name}`) ? name : `${prefix}${name}`;
   const resources = (viewer: Viewer, settings: Settings) => deps.registry.resources(viewer, settings).filter((r) => r.plugin === id);
 
-  const registry = overlay<Registry>(deps.registry, { visible, resources });
-  const pipeline = overlay<Pipeline>(deps.pipeline, {
-    call: (name, args, ctx) => deps.pipeline.call(fullName(name, viewerOf(ctx), deps.settings()), args, ctx),
-    readResource: async (uri, ctx) => {
+  // Only what the window narrows, nothing passed through: a list the server factory learns to serve
+  // later (prompts, templates) fails in the window until it is narrowed here, instead of showing every upstream's.
+  const registry = { visible, resources } as Pick<Registry, 'visible' | 'resources'> as Registry;
+  const pipeline = {
+    call: (name: string, args: unknown, ctx: CallContext) => deps.pipeline.call(fullName(name, viewerOf(ctx), deps.settings()), args, ctx),
+    readResource: async (uri: string, ctx: CallContext) => {
       if (!resources(viewerOf(ctx), deps.settings()).some((r) => r.uri === uri)) {
         throw new GatehouseError('not_found', `resource not found: ${uri.slice(0, 300)}`, { uri: uri.slice(0, 300) });
       }
       return deps.pipeline.readResource(uri, ctx);
     },
-  });
+  } as Pick<Pipeline, 'call' | 'readResource'> as Pipeline;
   const instructions = () => viewInstructions(id, deps.settings().approval_mode === 'agent');
   return { ...deps, registry, pipeline, instructions };
 }

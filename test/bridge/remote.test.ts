@@ -152,13 +152,19 @@ describe('what a client token learns from the lookup and the per-upstream endpoi
     const bad = await fetch(`${u.w.svc.baseUrl}${UPSTREAM_LOOKUP_PATH}`, { method: 'POST', headers: { Authorization: `Bearer ${narrow}`, 'Content-Type': 'application/json' }, body: '{"url": {"__proto__": 1}}' });
     expect([bad.status, (await bad.json()).code]).toEqual([400, 'invalid_value']);
 
-    // The other upstream's own endpoint shows this token nothing of it, and calls there are unknown tools.
-    const c = await connectClient(`${u.w.svc.baseUrl}${upstreamMcpPath('other')}`, narrow);
-    try {
-      expect((await c.listTools()).tools.map((t) => t.name).filter((n) => !n.startsWith('staged_writes_'))).toEqual([]);
-      await expect(c.callTool({ name: 'read_notes', arguments: {} })).rejects.toThrow(/unknown tool/i);
-    } finally {
-      await c.close();
+    // The other upstream's own endpoint shows this token nothing of it, and calls there are unknown tools (both protocol eras).
+    for (const era of ['legacy', 'modern'] as const) {
+      const c = await connectClient(`${u.w.svc.baseUrl}${upstreamMcpPath('other')}`, narrow, era);
+      try {
+        expect((await c.listTools()).tools.map((t) => t.name).filter((n) => !n.startsWith('staged_writes_'))).toEqual([]);
+        await expect(c.callTool({ name: 'read_notes', arguments: {} })).rejects.toThrow(/unknown tool/i);
+        // while its own window works for it, under the remote's names
+        const mine = await connectClient(`${u.w.svc.baseUrl}${upstreamMcpPath('notes')}`, narrow, era);
+        expect((await mine.listTools()).tools.map((t) => t.name)).toContain('read_notes');
+        await mine.close();
+      } finally {
+        await c.close();
+      }
     }
     expect(other.notes).toEqual([]);
     // And the admin API stays closed to client tokens.
