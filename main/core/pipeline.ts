@@ -98,8 +98,9 @@ export class Pipeline {
         output = { structured: staged, text: stagedText(staged.staged_id, staged.preview.summary, staged.expires_at, this.d.settings().approval_mode === 'agent') };
       } else {
         output = await withDeadline((signal) => tool.run(input, { ...ctx, signal }), limit, ctx.signal, tool.name);
-        if (entry.output) await checkOutput(entry, output);
-        auditor.record({ ...facts, result: 'ok', duration_ms: elapsed() }, actor);
+        // An input-required answer is no result yet: there is nothing to check against the output schema.
+        if (entry.output && !output.inputRequired) await checkOutput(entry, output);
+        auditor.record({ ...facts, result: 'ok', duration_ms: elapsed(), ...(output.asked ? { asked: output.asked } : {}) }, actor);
       }
       this.d.usage.record({ event: USAGE_EVENTS.toolCalled, product: 'mcp', feature: tool.feature, units: 1 });
       return { kind: 'result', output };

@@ -25,6 +25,8 @@ import { serveThroughSdk } from './web-exchange.ts';
 import { RefusalAudit } from './refusal-audit.ts';
 import { ClientNames } from './client-names.ts';
 import { endListenStream } from './listen-close.ts';
+import { ClientCapabilities } from './client-capabilities.ts';
+import { LegacyRoutes } from './legacy-routes.ts';
 
 export interface EndpointDeps extends ServerDeps {
   tokens: Tokens;
@@ -69,6 +71,8 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     onerror: (e) => deps.log.debug('mcp handler', { error: e.message }),
   });
   const clients = new ClientNames();
+  const declared = new ClientCapabilities();
+  const routes = new LegacyRoutes();
   const refusals = new RefusalAudit(deps.auditor, deps.clock);
 
   // Open notification streams, so shutdown can end them with their last event before connections are cut.
@@ -114,10 +118,13 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     }
     const rpc = c.rpc!;
     const client = clients.name(req, rpc.message, record.id, c.address);
-    const ctx: CallContext = { user, capabilities: capabilitiesOf(user.role), token: record, request_id: c.requestId, client: client.name, client_source: client.source };
+    const remembered = rpc.era === 'legacy' ? declared.seen(rpc.message, record.id) : undefined;
+    const ctx: CallContext = { user, capabilities: capabilitiesOf(user.role), token: record, request_id: c.requestId, client: client.name, client_source: client.source, ...(remembered ? { clientCapabilities: remembered } : {}) };
     deps.tokens.touch(record, ctx.client);
     const authInfo: AuthInfo = { token: record.id, clientId: record.id, scopes: [], extra: { ctx } };
 
+    // A 2025 client's answer to what a call in flight asked it, or its cancellation of that call: to that exchange.
+    if (rpc.era === 'legacy' && routes.route(record.id, rpc.message)) return void res.writeHead(202).end();
     if (rpc.era === 'legacy') return serveLegacy(res, rpc.message as JSONRPCMessage, ctx, authInfo);
     if (rpc.message.method === 'subscriptions/listen') {
       // The SDK holds this stream open and subscribes it to our bus: name the token it belongs to
@@ -133,7 +140,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
 
   async function serveLegacy(res: ServerResponse, message: JSONRPCMessage, ctx: CallContext, authInfo: AuthInfo): Promise<void> {
     const server = factory(ctx);
-    const exchange = new LegacyExchange(res, ctx.request_id, authInfo);
+    const exchange = new LegacyExchange(res, ctx.request_id, authInfo, routes);
     try {
       await server.connect(exchange);
       await exchange.serve(message);
