@@ -100,6 +100,20 @@ type Asked = { resultType?: string; inputRequests?: Record<string, unknown>; req
 const manual = (c: Client, name: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
   c.callTool({ name, arguments: args, ...extra } as never, { allowInputRequired: true } as never) as Promise<Asked & { isError?: boolean; content?: Array<{ text?: string }> }>;
 
+describe('a 2026-07-28 client and a 2025-era upstream asking mid-call', () => {
+  it('cannot be asked then (no server-to-client requests in 2026-07-28): the call fails with client_capability_missing saying why', async () => {
+    const seen: string[] = [];
+    const c = await clientWith({ elicitation: { form: {} } }, seen, 'modern');
+    try {
+      const r = await c.callTool({ name: 'ev__trigger-elicitation-request', arguments: {} });
+      expect(textOf(r)).toMatch(/^client_capability_missing: upstream 'ev' asks for elicitation\/create:form in the middle of the call, and this client cannot be asked then \(a 2026-07-28 client/);
+      expect(seen).toEqual([]);
+    } finally {
+      await c.close();
+    }
+  });
+});
+
 describe('a 2026-07-28 upstream asking for input (input_required)', () => {
   it('a 2026-07-28 client gets the input request with a wrapped requestState; its retry reaches the upstream with the upstream\'s own state', async () => {
     const seen: string[] = [];
