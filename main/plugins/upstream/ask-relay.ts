@@ -87,6 +87,7 @@ export class AskRelay {
     }
     if (call.refused) throw call.refused;
     call.asked.push(askLabel(ask));
-    return call.ctx.ask!(ask, signal);
+    // Given up by either side: the upstream cancels its request, or the client cancels (or leaves) its call.
+    return call.ctx.ask!(ask, call.ctx.signal ? AbortSignal.any([signal, call.ctx.signal]) : signal);
   }
 }
