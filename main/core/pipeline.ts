@@ -66,6 +66,11 @@ export class Pipeline {
     // An upstream call is audited with the shape of its arguments (names and types, never values).
     const facts: Partial<AuditFacts> & Pick<AuditFacts, 'tool' | 'write'> = { tool: tool.name, write: tool.write, source_plugin: tool.plugin, feature_key: tool.feature, ...(entry.pluginKind === 'upstream' ? { args_shape: argsShape(args ?? {}) } : {}) };
 
+    // A retried round whose requestState was issued for another call: refused (and audited) before anything runs.
+    if (ctx.resume?.refused) {
+      auditor.record({ ...facts, result: 'denied', error_code: 'invalid_params', duration_ms: elapsed() }, actor);
+      throw new GatehouseError('invalid_params', ctx.resume.refused);
+    }
     const checked = await entry.input.validate(args ?? {});
     if (!checked.ok) {
       auditor.record({ ...facts, result: 'error', error_code: 'invalid_params', duration_ms: elapsed() }, actor);

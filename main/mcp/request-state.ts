@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createRequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
 import type { CallContext } from '../core/tool.ts';
-import { GatehouseError } from '../core/errors.ts';
 
 /** How long a client may take to answer what an upstream asked (its wrapped requestState expires then). */
 export const REQUEST_STATE_TTL_S = 15 * 60;
@@ -52,13 +51,14 @@ export function wrapState(tool: string, args: Record<string, unknown>, state: st
  * arguments, else the call is refused before anything reaches an upstream.
  */
 export function resumeOf(tool: string, args: Record<string, unknown>, extra: ServerContext): CallContext['resume'] {
+  // (the refusal travels in `resume.refused`: the pipeline refuses and audits it like every refusal)
   const responses = extra.mcpReq.inputResponses;
   const wrapped = extra.mcpReq.requestState<Wrapped>();
   if (wrapped === undefined && responses === undefined) return undefined;
   if (wrapped !== undefined) {
     const ok = typeof wrapped === 'object' && wrapped !== null && typeof wrapped.t === 'string' && typeof wrapped.a === 'string';
     if (!ok || wrapped.t !== tool || wrapped.a !== argsDigest(args)) {
-      throw new GatehouseError('invalid_params', `the requestState was issued for ${ok && wrapped.t !== tool ? `another tool ('${wrapped.t.slice(0, 128)}')` : 'another call (other arguments)'}, not for this call of '${tool.slice(0, 128)}': refused; call the tool again without requestState to start over`);
+      return { refused: `the requestState was issued for ${ok && wrapped.t !== tool ? `another tool ('${wrapped.t.slice(0, 128)}')` : 'another call (other arguments)'}, not for this call of '${tool.slice(0, 128)}': refused; call the tool again without requestState to start over` };
     }
   }
   return { ...(responses ? { inputResponses: responses } : {}), ...(wrapped?.s != null ? { requestState: wrapped.s } : {}) };

@@ -176,6 +176,7 @@ describe('a 2026-07-28 upstream asking for input (input_required)', () => {
       await expect(manual(c2, 'ma__confirm', { word: 'tea' }, { ...answers, requestState })).rejects.toThrow(/Invalid or expired requestState/);
       const replayed = await manual(c, 'mb__confirm', { word: 'tea' }, { ...answers, requestState });
       expect(textOf(replayed)).toMatch(/^invalid_params: the requestState was issued for another tool \('ma__confirm'\)/);
+      expect((await audited('mb__confirm'))[0]).toMatchObject({ result: 'denied', error_code: 'invalid_params', source_plugin: 'mb' });
       const otherCall = await manual(c, 'ma__confirm', { word: 'coffee' }, { ...answers, requestState });
       expect(textOf(otherCall)).toMatch(/^invalid_params: the requestState was issued for another call/);
       // the real one still works
