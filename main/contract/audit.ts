@@ -37,6 +37,8 @@ export const AuditEntry = z.object({
   principal: Principal.nullable().optional(),
   /** an upstream call's arguments as their shape only (names and types, never values), e.g. `{path:string,lines:[number]}` */
   args_shape: z.string().nullable().optional(),
+  /** what an upstream asked of the client during the call, passed through (methods and modes, e.g. `elicitation/create:form`; never values) */
+  asked: z.string().nullable().optional(),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 

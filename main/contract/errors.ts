@@ -44,6 +44,8 @@ export const ErrorCode = z.enum([
   'upstream_unavailable',
   /** an upstream write was in flight when the service stopped: whether it took effect is unknown; a person checks (never retried) */
   'outcome_unknown',
+  /** an upstream asked the client for input (elicitation, sampling) that the client did not declare it can give */
+  'client_capability_missing',
   'internal_error',
   // cloud gateway (seed part B)
   'gateway_unavailable',

@@ -8,7 +8,7 @@ import { uuidv7 } from '../lib/ids.ts';
 import { clientText } from './client-text.ts';
 
 /** Bounds on what an audit entry keeps of strings a client chose. */
-export const AUDIT_TEXT_LIMITS = { tool: 128, client: 80, target: 300, args_shape: 500 } as const;
+export const AUDIT_TEXT_LIMITS = { tool: 128, client: 80, target: 300, args_shape: 500, asked: 300 } as const;
 
 export interface AuditFacts {
   tool: string;
@@ -22,6 +22,8 @@ export interface AuditFacts {
   staged_id?: string | null;
   /** an upstream call's argument shape (argsShape in args-shape.ts), never values */
   args_shape?: string | null;
+  /** what the tool asked of the client mid-call (e.g. `elicitation/create:form`), never what was asked or answered */
+  asked?: string | null;
 }
 
 /**
@@ -98,6 +100,7 @@ export class Auditor {
       ...(actor.client_source ? { client_source: actor.client_source } : {}),
       staged_id: facts.staged_id ?? null,
       ...(facts.args_shape ? { args_shape: clientText(facts.args_shape, AUDIT_TEXT_LIMITS.args_shape) } : {}),
+      ...(facts.asked ? { asked: clientText(facts.asked, AUDIT_TEXT_LIMITS.asked) } : {}),
     };
     this.sink.append(entry);
     this.stats.count(entry.tool, entry.result);

@@ -66,6 +66,11 @@ export class Pipeline {
     // An upstream call is audited with the shape of its arguments (names and types, never values).
     const facts: Partial<AuditFacts> & Pick<AuditFacts, 'tool' | 'write'> = { tool: tool.name, write: tool.write, source_plugin: tool.plugin, feature_key: tool.feature, ...(entry.pluginKind === 'upstream' ? { args_shape: argsShape(args ?? {}) } : {}) };
 
+    // A retried round whose requestState was issued for another call: refused (and audited) before anything runs.
+    if (ctx.resume?.refused) {
+      auditor.record({ ...facts, result: 'denied', error_code: 'invalid_params', duration_ms: elapsed() }, actor);
+      throw new GatehouseError('invalid_params', ctx.resume.refused);
+    }
     const checked = await entry.input.validate(args ?? {});
     if (!checked.ok) {
       auditor.record({ ...facts, result: 'error', error_code: 'invalid_params', duration_ms: elapsed() }, actor);
@@ -98,8 +103,9 @@ export class Pipeline {
         output = { structured: staged, text: stagedText(staged.staged_id, staged.preview.summary, staged.expires_at, this.d.settings().approval_mode === 'agent') };
       } else {
         output = await withDeadline((signal) => tool.run(input, { ...ctx, signal }), limit, ctx.signal, tool.name);
-        if (entry.output) await checkOutput(entry, output);
-        auditor.record({ ...facts, result: 'ok', duration_ms: elapsed() }, actor);
+        // An input-required answer is no result yet: there is nothing to check against the output schema.
+        if (entry.output && !output.inputRequired) await checkOutput(entry, output);
+        auditor.record({ ...facts, result: 'ok', duration_ms: elapsed(), ...(output.asked ? { asked: output.asked } : {}) }, actor);
       }
       this.d.usage.record({ event: USAGE_EVENTS.toolCalled, product: 'mcp', feature: tool.feature, units: 1 });
       return { kind: 'result', output };

@@ -17,6 +17,18 @@ export interface CallContext {
   signal?: AbortSignal;
   /** set when the client asked for progress (a progressToken): passes an upstream's progress on to it */
   progress?: (p: { progress: number; total?: number; message?: string }) => void;
+  /** what the calling client declared it can do (elicitation, sampling, ...): a tool that asks it for input checks here first */
+  clientCapabilities?: Readonly<Record<string, unknown>>;
+  /** asks the calling client now, in the middle of the call (2025-era clients only: a 2026-07-28 one is asked by an input-required answer) */
+  ask?: (request: ClientAsk, signal?: AbortSignal) => Promise<Record<string, unknown>>;
+  /** a retried call's answers to the input a previous round asked for, with that round's state (already verified and unwrapped) */
+  resume?: { inputResponses?: Record<string, unknown>; requestState?: string; refused?: string };
+}
+
+/** A request to the client on behalf of a tool: elicitation/create, sampling/createMessage. */
+export interface ClientAsk {
+  method: string;
+  params: Record<string, unknown>;
 }
 
 /** MCP tool annotations (hints for clients). The title is the tool's own `title`, never set twice. */
@@ -38,6 +50,10 @@ export interface ToolOutput {
   sendStructured?: boolean;
   /** what an apply made, when the staged write could not name it before (a creation: "page:12"); audited with the confirm */
   target?: string;
+  /** the call needs the client's input first (MCP 2026-07-28 input_required): the embedded requests and the source's state, answered instead of a result */
+  inputRequired?: { inputRequests: Record<string, ClientAsk>; requestState?: string };
+  /** what was asked of the client during the call (methods and modes, never values): audited */
+  asked?: string;
 }
 
 /** What a write tool proposes instead of changing anything. */

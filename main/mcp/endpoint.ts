@@ -30,6 +30,8 @@ import { UPSTREAM_LOOKUP_PATH, upstreamOfMcpPath } from '../contract/remote-upst
 import type { ProfileSet } from '../core/registry.ts';
 import { createUpstreamLookup } from './upstream-lookup.ts';
 import { upstreamViewDeps } from './upstream-view.ts';
+import { ClientCapabilities } from './client-capabilities.ts';
+import { LegacyRoutes } from './legacy-routes.ts';
 
 export interface EndpointDeps extends ServerDeps {
   tokens: Tokens;
@@ -83,6 +85,8 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     onerror: (e) => deps.log.debug('mcp handler', { error: e.message }),
   });
   const clients = new ClientNames();
+  const declared = new ClientCapabilities();
+  const routes = new LegacyRoutes();
   const refusals = new RefusalAudit(deps.auditor, deps.clock);
 
   // Open notification streams, so shutdown can end them with their last event before connections are cut.
@@ -131,10 +135,13 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     }
     const rpc = c.rpc!;
     const client = clients.name(req, rpc.message, record.id, c.address);
-    const ctx: CallContext = { user, capabilities: capabilitiesOf(user.role), token: record, request_id: c.requestId, client: client.name, client_source: client.source };
+    const remembered = rpc.era === 'legacy' ? declared.seen(rpc.message, record.id) : undefined;
+    const ctx: CallContext = { user, capabilities: capabilitiesOf(user.role), token: record, request_id: c.requestId, client: client.name, client_source: client.source, ...(remembered ? { clientCapabilities: remembered } : {}) };
     deps.tokens.touch(record, ctx.client);
     const authInfo: AuthInfo = { token: record.id, clientId: record.id, scopes: [], extra: { ctx, ...(view ? { view } : {}) } };
 
+    // A 2025 client's answer to what a call in flight asked it, or its cancellation of that call: to that exchange.
+    if (rpc.era === 'legacy' && routes.route(record.id, rpc.message)) return void res.writeHead(202).end();
     if (rpc.era === 'legacy') return serveLegacy(res, rpc.message as JSONRPCMessage, ctx, authInfo, view);
     if (rpc.message.method === 'subscriptions/listen') {
       // The SDK holds this stream open and subscribes it to our bus: name the token it belongs to
@@ -150,7 +157,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
 
   async function serveLegacy(res: ServerResponse, message: JSONRPCMessage, ctx: CallContext, authInfo: AuthInfo, view?: string): Promise<void> {
     const server = factory(ctx, view);
-    const exchange = new LegacyExchange(res, ctx.request_id, authInfo);
+    const exchange = new LegacyExchange(res, ctx.request_id, authInfo, routes);
     try {
       await server.connect(exchange);
       await exchange.serve(message);

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { AuthInfo, JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
 import { finishRpcError } from './rpc-errors.ts';
+import type { LegacyRoutes } from './legacy-routes.ts';
 
 type Id = string | number;
 
@@ -24,11 +25,14 @@ export class LegacyExchange implements Transport {
   private streaming = false;
   private done = false;
   private finished: () => void = () => {};
+  /** routing of what the client posts back about this exchange (its answers to our requests, a cancellation) */
+  private readonly routed: Array<() => void> = [];
 
   constructor(
     private readonly res: ServerResponse,
     private readonly requestId: string,
     private readonly authInfo: AuthInfo,
+    private readonly routes?: LegacyRoutes,
   ) {}
 
   async start(): Promise<void> {}
@@ -43,6 +47,7 @@ export class LegacyExchange implements Transport {
       return Promise.resolve();
     }
     this.id = message.id;
+    if (this.routes) this.routed.push(this.routes.open(this.authInfo.clientId, message.id, (m) => this.onmessage?.(m, extra)));
     const answered = new Promise<void>((resolve) => (this.finished = resolve));
     this.res.once('close', () => {
       if (this.done) return;
@@ -70,6 +75,14 @@ export class LegacyExchange implements Transport {
     }
     // Only messages about this request can travel on its answer; there is no session to carry others.
     if (options?.relatedRequestId !== this.id) return;
+    if ('method' in message && 'id' in message) {
+      // A request to the client (elicitation, sampling): its answer comes in another POST, routed back here.
+      if (!this.routes) return;
+      const original = message.id;
+      const wire = this.routes.expect(this.authInfo.clientId, original, (m) => this.onmessage?.(m, { authInfo: this.authInfo }));
+      this.routed.push(() => this.routes!.forgetAsk(wire));
+      message = { ...message, id: wire };
+    }
     if (!this.streaming) {
       this.streaming = true;
       this.res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
@@ -97,6 +110,7 @@ export class LegacyExchange implements Transport {
   }
 
   private finish(): void {
+    for (const forget of this.routed.splice(0)) forget();
     this.done = true;
     this.finished();
   }

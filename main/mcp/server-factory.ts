@@ -1,4 +1,4 @@
-import { Server, ProtocolError } from '@modelcontextprotocol/server';
+import { Server, ProtocolError, inputRequired } from '@modelcontextprotocol/server';
 import type { Settings } from '../contract/settings.ts';
 import { JSONRPC_CODES } from '../contract/errors.ts';
 import type { CallContext } from '../core/tool.ts';
@@ -7,6 +7,8 @@ import type { Pipeline } from '../core/pipeline.ts';
 import { GatehouseError, toErrorShape } from '../core/errors.ts';
 import { VERSION } from '../version.ts';
 import { SERVED_PROTOCOL_VERSIONS } from './protocol-versions.ts';
+import { REQUEST_STATE_OPTIONS, resumeOf, wrapState } from './request-state.ts';
+import { clientAskOf } from './client-ask.ts';
 
 export interface ServerDeps {
   registry: Registry;
@@ -90,7 +92,7 @@ function discoverServedVersions(server: Server): void {
  * staging and audit in its own pipeline, and tools/list is per caller.
  */
 export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
-  const server = new Server({ ...SERVER_INFO }, { capabilities: SERVER_CAPABILITIES, instructions: deps.instructions(ctx) });
+  const server = new Server({ ...SERVER_INFO }, { capabilities: SERVER_CAPABILITIES, instructions: deps.instructions(ctx), requestState: REQUEST_STATE_OPTIONS });
   discoverServedVersions(server);
   const viewer = viewerOf(ctx);
 
@@ -98,12 +100,17 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
 
   server.setRequestHandler('tools/call', async (request, extra) => {
     const progress = progressOf(extra.mcpReq);
-    const call: CallContext = { ...ctx, ...(extra.mcpReq.signal ? { signal: extra.mcpReq.signal } : {}), ...progress.sink };
+    const args = request.params.arguments ?? {};
     try {
-      const outcome = await deps.pipeline.call(request.params.name, request.params.arguments ?? {}, call);
+      // What the client declared and (2025 era) how to ask it mid-call; a retried round's verified answers (request-state.ts).
+      const resume = resumeOf(request.params.name, args, extra);
+      const call: CallContext = { ...ctx, ...(extra.mcpReq.signal ? { signal: extra.mcpReq.signal } : {}), ...progress.sink, ...clientAskOf(extra, ctx.clientCapabilities), ...(resume ? { resume } : {}) };
+      const outcome = await deps.pipeline.call(request.params.name, args, call);
       // Progress sent on the way goes out before the result, never after it.
       await progress.flush();
       if (outcome.kind === 'refused') return toolError(outcome.code, outcome.message, outcome.details);
+      const asks = outcome.output.inputRequired;
+      if (asks) return inputRequired({ inputRequests: asks.inputRequests as never, requestState: await wrapState(request.params.name, args, asks.requestState, extra) }) as never;
       const { structured, text, content, sendStructured } = outcome.output;
       return {
         content: (content ?? [{ type: 'text' as const, text: text ?? JSON.stringify(structured, null, 2) }]) as never,

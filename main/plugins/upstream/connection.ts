@@ -8,6 +8,9 @@ import type { Logger } from '../../lib/logger.ts';
 import { VERSION } from '../../version.ts';
 import type { StoredTransport, ToolDefinition, UpstreamSecrets } from './upstream-data.ts';
 import { definitionOf } from './pinning.ts';
+import type { CallContext } from '../../core/tool.ts';
+import { AskRelay, type InputRequired } from './ask-relay.ts';
+import { askedSummary, askLabel } from './client-asks.ts';
 
 export interface ConnectionSpec {
   id: string;
@@ -34,7 +37,13 @@ export interface UpstreamResult {
   content: Array<Record<string, unknown>>;
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
+  /** the upstream (2026-07-28) needs the client's input first: handed on to a 2026-07-28 client as the call's answer */
+  inputRequired?: InputRequired;
+  /** what was asked of the client on the way (audit) */
+  asked?: string;
 }
+
+const isInputRequired = (r: unknown): r is InputRequired => (r as { resultType?: unknown } | null)?.resultType === 'input_required';
 
 /** How long a connection must have lasted for the next crash to start the backoff over. */
 const STABLE_MS = 10_000;
@@ -55,10 +64,12 @@ export class UpstreamConnection {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private attempt = 0;
   private connecting: Promise<ToolDefinition[]> | null = null;
+  private readonly relay: AskRelay;
   private readonly health: UpstreamHealth = { status: 'down', last_error: null, latency_ms: null, restarts: 0, protocol: null, era: null, connected_at: null };
 
   constructor(private readonly spec: ConnectionSpec, private readonly hooks: ConnectionHooks) {
     this.health.era = spec.era;
+    this.relay = new AskRelay(spec.id);
   }
 
   snapshot(): UpstreamHealth {
@@ -87,26 +98,45 @@ export class UpstreamConnection {
     await c?.close().catch(() => undefined);
   }
 
-  async call(name: string, args: Record<string, unknown>, opts: { signal?: AbortSignal; progress?: (p: { progress: number; total?: number; message?: string }) => void; maxTotalMs: number }): Promise<UpstreamResult> {
+  /**
+   * One tools/call. What the upstream asks of the client on the way
+   * (ask-relay.ts) reaches the client in `ctx`; `definition` is the pinned
+   * one, from which the SDK mirrors `x-mcp-header` parameters into
+   * `Mcp-Param-*` headers (2026-07-28; `Mcp-Name` is the upstream's own name).
+   */
+  async call(name: string, args: Record<string, unknown>, opts: { ctx: CallContext; maxTotalMs: number; definition?: Record<string, unknown> }): Promise<UpstreamResult> {
     const client = this.client;
     if (!client || this.health.status === 'down') throw this.unavailable();
+    const { ctx } = opts;
     const started = Date.now();
+    const options = {
+      timeout: this.spec.timeoutMs,
+      resetTimeoutOnProgress: true,
+      maxTotalTimeout: opts.maxTotalMs,
+      // A 2026-07-28 upstream's input_required comes back to us (never fulfilled by the SDK on its own).
+      allowInputRequired: true,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+      ...(opts.definition && client.getProtocolEra() === 'modern' ? { toolDefinition: opts.definition as never } : {}),
+      // Asking for progress also lets it extend the timeout: the upstream's progress goes on to the client when it asked.
+      onprogress: (p: { progress: number; total?: number; message?: string }) => ctx.progress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message !== undefined ? { message: p.message } : {}) }),
+    };
+    const send = (extra: Record<string, unknown>) => client.callTool({ name, arguments: args, ...extra } as never, options) as Promise<unknown>;
+    const call = this.relay.open(ctx);
     try {
-      const r = await client.callTool(
-        { name, arguments: args },
-        {
-          timeout: this.spec.timeoutMs,
-          resetTimeoutOnProgress: true,
-          maxTotalTimeout: opts.maxTotalMs,
-          ...(opts.signal ? { signal: opts.signal } : {}),
-          // Asking for progress also lets it extend the timeout: the upstream's progress goes on to the client when it asked.
-          onprogress: (p) => opts.progress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message !== undefined ? { message: p.message } : {}) }),
-        },
-      );
+      let r = await send(ctx.resume ? { ...(ctx.resume.inputResponses ? { inputResponses: ctx.resume.inputResponses } : {}), ...(ctx.resume.requestState !== undefined ? { requestState: ctx.resume.requestState } : {}) } : {});
+      if (isInputRequired(r)) {
+        const done = await this.relay.fulfil(call, r, (inputResponses, requestState) => send({ inputResponses, ...(requestState !== undefined ? { requestState } : {}) }), isInputRequired);
+        if (!done) return { content: [], inputRequired: { inputRequests: r.inputRequests, ...(r.requestState !== undefined ? { requestState: r.requestState } : {}) }, asked: askedSummary(Object.values(r.inputRequests).map(askLabel)) ?? '' };
+        r = done.result;
+      }
+      if (call.refused) throw call.refused;
       this.ok(Date.now() - started);
-      return r as UpstreamResult;
+      const asked = askedSummary(call.asked);
+      return { ...(r as UpstreamResult), ...(asked ? { asked } : {}) };
     } catch (e) {
-      throw this.callError(e);
+      throw call.refused ?? this.callError(e);
+    } finally {
+      this.relay.close(call);
     }
   }
 
@@ -131,8 +161,11 @@ export class UpstreamConnection {
         // HTTP: 2026-07-28 first (server/discover), the 2025 handshake as fallback; a known era skips the probe.
         ...(this.spec.transport.kind === 'http' && this.spec.era === null ? { versionNegotiation: { mode: 'auto' as const } } : {}),
         listChanged: { tools: { debounceMs: 50, onChanged: (error, tools) => this.listed(client, error, tools) } },
+        // What an upstream may ask of the client mid-call; whether the calling client can is checked per call (ask-relay.ts).
+        capabilities: { elicitation: { form: {}, url: {} }, sampling: {} },
       },
     );
+    this.relay.install(client);
     const transport = this.makeTransport();
     try {
       const prior = this.spec.transport.kind === 'http' && this.spec.era === 'legacy' ? { prior: { kind: 'legacy' as const } } : {};

@@ -36,7 +36,7 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
     timeout_ms: UPSTREAM_MAX_TOTAL_MS,
   };
   const call = (args: Record<string, unknown>, ctx: CallContext) =>
-    up.connection.call(pin.name, args, { ...(ctx.signal ? { signal: ctx.signal } : {}), ...(ctx.progress ? { progress: ctx.progress } : {}), maxTotalMs: UPSTREAM_MAX_TOTAL_MS });
+    up.connection.call(pin.name, args, { ctx, maxTotalMs: UPSTREAM_MAX_TOTAL_MS, definition: def as unknown as Record<string, unknown> });
 
   if (classOf(pin) === 'read') {
     return { ...base, write: false, run: async (input, ctx) => outputOf(up.id, pin.name, await call(input as Record<string, unknown>, ctx)) };
@@ -61,6 +61,7 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
         }
         throw e;
       }
+      if (r.inputRequired) throw new GatehouseError('client_capability_missing', `upstream '${up.id}' asks for input (${r.asked}) while a confirmed write is applied, and there is no client to ask then: nothing was done upstream; stage the write again from a client that can answer`, { upstream: up.id });
       const out = outputOf(up.id, pin.name, r);
       return { ...out, structured: { content: r.content, ...(r.structuredContent ? { structuredContent: r.structuredContent } : {}) } };
     },
@@ -86,7 +87,9 @@ function outputOf(id: string, tool: string, r: UpstreamResult): ToolOutput {
     const text = r.content.map((c) => (typeof c.text === 'string' ? c.text : '')).join('\n').slice(0, 2000);
     throw new GatehouseError('upstream_error', `${tool} on upstream ${id} failed: ${text || 'no message'}`, { upstream: id });
   }
-  return { structured: r.structuredContent ?? {}, content: r.content, sendStructured: r.structuredContent !== undefined };
+  const asked = r.asked ? { asked: r.asked } : {};
+  if (r.inputRequired) return { structured: {}, inputRequired: r.inputRequired, ...asked };
+  return { structured: r.structuredContent ?? {}, content: r.content, sendStructured: r.structuredContent !== undefined, ...asked };
 }
 
 /** Arguments for a person's eyes: secret-named fields and secret-shaped text masked, depth bounded. */

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { ClientCapabilities } from '../../main/mcp/client-capabilities.ts';
+import { LegacyRoutes } from '../../main/mcp/legacy-routes.ts';
+import { argsDigest } from '../../main/mcp/request-state.ts';
+import { askedSummary, missingCapability } from '../../main/plugins/upstream/client-asks.ts';
+
+describe('what a client declared (2025 era, remembered per token)', () => {
+  it('keeps the last initialize per token; a hostile or huge declaration is kept as plain data or not at all', () => {
+    const m = new ClientCapabilities();
+    expect(m.seen({ method: 'tools/call' }, 't1')).toBeUndefined();
+    expect(m.seen({ method: 'initialize', params: { capabilities: { sampling: {} } } }, 't1')).toEqual({ sampling: {} });
+    expect(m.seen({ method: 'tools/call' }, 't1')).toEqual({ sampling: {} });
+    expect(m.seen({ method: 'tools/call' }, 't2')).toBeUndefined();
+    const hostile = m.seen({ method: 'initialize', params: { capabilities: JSON.parse('{"__proto__":{"elicitation":{}}}') as Record<string, unknown> } }, 't1')!;
+    expect(Object.getPrototypeOf(hostile)).toBeNull();
+    expect(missingCapability({ method: 'elicitation/create', params: {} }, hostile)).toBe('elicitation');
+    expect(m.seen({ method: 'initialize', params: { capabilities: { x: 'y'.repeat(10_000) } } }, 't1')).toBeUndefined();
+  });
+});
+
+describe('which capability an ask needs', () => {
+  it('form mode from a bare elicitation, URL mode only when declared, sampling with tools only with sampling.tools', () => {
+    const form = { method: 'elicitation/create', params: { message: 'm' } };
+    const url = { method: 'elicitation/create', params: { mode: 'url', message: 'm', url: 'https://x' } };
+    expect(missingCapability(form, { elicitation: {} })).toBeNull();
+    expect(missingCapability(url, { elicitation: {} })).toBe('elicitation.url');
+    expect(missingCapability(form, { elicitation: { url: {} } })).toBe('elicitation.form');
+    expect(missingCapability(url, { elicitation: { url: {} } })).toBeNull();
+    expect(missingCapability({ method: 'sampling/createMessage', params: { tools: [] } }, { sampling: {} })).toBe('sampling.tools');
+    expect(missingCapability({ method: 'roots/list', params: {} }, { roots: {} })).toBe('roots/list');
+    expect(askedSummary(['sampling/createMessage', 'elicitation/create:form', 'elicitation/create:form'])).toBe('sampling/createMessage, elicitation/create:form x2');
+  });
+
+  it('an arguments digest ignores key order and tells other values apart', () => {
+    expect(argsDigest({ a: 1, b: { c: 2, d: 3 } })).toBe(argsDigest({ b: { d: 3, c: 2 }, a: 1 }));
+    expect(argsDigest({ a: 1 })).not.toBe(argsDigest({ a: 2 }));
+  });
+});
+
+describe('routing what a 2025 client posts back', () => {
+  it('an answer reaches the exchange that asked, with its original id, once, and only for the same token', () => {
+    const r = new LegacyRoutes();
+    const got: unknown[] = [];
+    const wire = r.expect('tok', 0, (m) => got.push(m));
+    expect(wire).toMatch(/^gatehouse-/);
+    expect(r.route('other', { id: wire })).toBe(false);
+    expect(r.route('tok', { id: wire })).toBe(true);
+    expect(got).toEqual([{ id: 0 }]);
+    expect(r.route('tok', { id: wire })).toBe(false);
+  });
+
+  it('a cancellation reaches the call it names, for the same token, until the call ends', () => {
+    const r = new LegacyRoutes();
+    const got: unknown[] = [];
+    const close = r.open('tok', 7, (m) => got.push(m));
+    const cancel = { method: 'notifications/cancelled', params: { requestId: 7 } };
+    expect(r.route('other', cancel)).toBe(false);
+    expect(r.route('tok', { method: 'notifications/cancelled', params: { requestId: '7' } })).toBe(false);
+    expect(r.route('tok', cancel)).toBe(true);
+    close();
+    expect(r.route('tok', cancel)).toBe(false);
+    expect(got).toHaveLength(1);
+  });
+});
