@@ -1,11 +1,12 @@
 import { useState } from 'react';
-import { showControlsByLine, type UpstreamDetail, type UpstreamToolView, type UpstreamView } from '../../../main/contract/index.ts';
+import { showControlsByLine, type UpstreamDetail, type UpstreamReviewInput, type UpstreamToolView, type UpstreamView } from '../../../main/contract/index.ts';
 import { ErrorBox, LoadState } from '../../components/load-state.tsx';
 import { useApi } from '../../lib/console-context.tsx';
 import { useApiEvents } from '../../lib/use-events.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import { AddUpstream } from './add-upstream.tsx';
 import { UpstreamActions } from './upstream-actions.tsx';
+import { ClassToggle } from './class-toggle.tsx';
 
 /**
  * Upstream MCP servers (docs/upstreams.md): each one's health and what it
@@ -95,13 +96,17 @@ function UpstreamPanel({ id, onChanged, onRemoved }: { id: string; onChanged: ()
   useApiEvents((event) => {
     if (event.type === 'health') detail.reload();
   });
-  const review = async (input: { approve?: string[]; hide?: string[] }) => {
+  const review = async (input: ReviewActs) => {
     setBusy(true);
     setFailure(null);
     const r = await api['upstreams.review']({ id, ...input });
     setBusy(false);
     if (r.ok) detail.reload();
-    else setFailure(r.message);
+    else {
+      setFailure(`${r.message} (${r.code})`);
+      // refused because the definition moved on: show the one waiting now
+      if (r.code === 'conflict') detail.reload();
+    }
   };
   return (
     <section aria-labelledby="up-detail">
@@ -147,7 +152,10 @@ function UpstreamPanel({ id, onChanged, onRemoved }: { id: string; onChanged: ()
   );
 }
 
-function ToolTable({ tools, busy, onReview }: { tools: UpstreamToolView[]; busy: boolean; onReview: (input: { approve?: string[]; hide?: string[] }) => void }) {
+/** What the panel's buttons send to upstreams.review (an approval names the hash of the diff shown). */
+type ReviewActs = Omit<UpstreamReviewInput, 'id'>;
+
+function ToolTable({ tools, busy, onReview }: { tools: UpstreamToolView[]; busy: boolean; onReview: (input: ReviewActs) => void }) {
   return (
     <table className="upstream-tools">
       <Head columns={['Tool', 'Class', 'State', 'Definition']} />
@@ -159,6 +167,10 @@ function ToolTable({ tools, busy, onReview }: { tools: UpstreamToolView[]; busy:
             <td>{t.state}</td>
             <td>
               <code title={t.hash ?? ''}>{t.hash ? `${t.hash.slice(0, 19)}…` : 'new'}</code>
+              {t.removed ? null : <ClassToggle tool={t} busy={busy} onMark={(cls) => onReview({ [cls]: [t.tool] })} />}
+              {t.state === 'hidden' && !t.pending ? (
+                <button type="button" className="inline-action" disabled={busy} onClick={() => onReview({ approve: [t.tool] })}>Offer {t.name} again</button>
+              ) : null}
               {t.pending ? (
                 <div className="pending" aria-label={`Changes to ${t.name}`}>
                   <p>{t.pending.reason === 'new' ? 'New tool' : t.pending.reason === 'hint_flipped' ? 'Its read-only hint flipped' : 'Its definition changed'}: not offered until approved.</p>
@@ -169,7 +181,7 @@ function ToolTable({ tools, busy, onReview }: { tools: UpstreamToolView[]; busy:
                       {c.after !== undefined ? <pre className="add">+ {JSON.stringify(c.after, null, 2)}</pre> : null}
                     </div>
                   ))}
-                  <button type="button" disabled={busy} onClick={() => onReview({ approve: [t.tool] })}>Approve {t.name}</button>{' '}
+                  <button type="button" disabled={busy} onClick={() => onReview({ consent: [{ tool: t.tool, hash: t.pending!.hash }] })}>Approve {t.name}</button>{' '}
                   <button type="button" className="danger-outline" disabled={busy} onClick={() => onReview({ hide: [t.tool] })}>Hide {t.name}</button>
                 </div>
               ) : null}
