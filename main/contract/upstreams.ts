@@ -60,11 +60,11 @@ export const UpstreamAddInput = z
     read: z.array(z.string().min(1).max(128)).max(1000).default([]),
     timeout_ms: z.number().int().min(100).max(3_600_000).optional(),
     /**
-     * true (the CLI): adding is consenting to the tools listed now, each pinned approved.
+     * true or absent (the CLI): adding is consenting to the tools listed now, each pinned approved.
      * false (the console's two steps): the listed tools wait in quarantine, offered to
      * no client, until the person consents to that set (`consent` in upstreams.review).
      */
-    approve_listed: z.boolean().default(true),
+    approve_listed: z.boolean().optional(),
   })
   .strict();
 export type UpstreamAddInput = z.input<typeof UpstreamAddInput>;
@@ -149,7 +149,7 @@ export const UpstreamReviewInput = z
      * Approves each named tool only if its listed definition still has the hash the
      * person was shown; one that changed since refuses the whole review (`conflict`).
      */
-    consent: z.array(z.object({ tool: z.string().min(1).max(200), hash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'a definition hash is sha256:<64 hex>') }).strict()).max(1000).default([]),
+    consent: z.array(z.object({ tool: z.string().min(1).max(200), hash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'a definition hash is sha256:<64 hex>') }).strict()).max(1000).optional(),
   })
   .strict();
 export type UpstreamReviewInput = z.input<typeof UpstreamReviewInput>;

@@ -74,7 +74,7 @@ export class UpstreamManager implements UpstreamActions {
     }
     const unknown = input.read.filter((n) => !listed.some((d) => d.name === n));
     // The person consents to the set listed now (every tool pinned approved), or will in a second step (the console): until then each waits as new.
-    rec.tools = reconcile([], listed).pins.map((p) => ({ ...(input.approve_listed ? approve(p) : p), marked: input.read.includes(p.name) ? 'read' : null }));
+    rec.tools = reconcile([], listed).pins.map((p) => ({ ...(input.approve_listed === false ? p : approve(p)), marked: input.read.includes(p.name) ? 'read' : null }));
     rec.era = plugin.connection.snapshot().era;
     if (unknown.length) {
       await plugin.connection.stop();

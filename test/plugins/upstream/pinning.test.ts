@@ -8,7 +8,7 @@ import type { PinnedTool, ToolDefinition } from '../../../main/plugins/upstream/
 
 const def = (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition => ({ name, description: `${name} does things`, inputSchema: { type: 'object', properties: { a: { type: 'string' } } }, ...extra });
 const added = (defs: ToolDefinition[]): PinnedTool[] => reconcile([], defs).pins.map(approve);
-const review = (pins: PinnedTool[], r: Partial<Parameters<typeof applyReview>[2]>) => applyReview('up', pins, { id: 'up', approve: [], approve_all: false, hide: [], read: [], write: [], consent: [], ...r });
+const review = (pins: PinnedTool[], r: Partial<Parameters<typeof applyReview>[2]>) => applyReview('up', pins, { id: 'up', approve: [], approve_all: false, hide: [], read: [], write: [], ...r });
 
 describe('pinning', () => {
   it('hashes the definition, not the key order', () => {
