@@ -108,11 +108,14 @@ describe('settling a write whose outcome is unknown', () => {
     const before = await client.callTool({ name: 'staged_writes_status', arguments: { staged_id: id } });
     expect(before.structuredContent).toMatchObject({ status: 'failed', error_code: 'outcome_unknown' });
     expect(before.structuredContent).not.toHaveProperty('settled');
+    const warned = async () => (await u.ok<{ warnings: Array<{ code: string; message: string }> }>('GET', 'health')).warnings.filter((x) => x.code === 'outcome_unknown');
+    expect(await warned()).toEqual([{ code: 'outcome_unknown', message: expect.stringMatching(/^1 write was sent, but whether it took effect is unknown/) }]);
 
     const s = await u.ok<StagedPayload>('POST', `staged/${id}/settle`, { outcome: 'not_applied' });
     expect(s).toMatchObject({ status: 'failed', error_code: 'not_applied', settlement: { outcome: 'not_applied', was: 'outcome_unknown', by: { kind: 'person', surface: 'cli', via: 'admin_key' } } });
     const after = await client.callTool({ name: 'staged_writes_status', arguments: { staged_id: id } });
     expect(after.structuredContent).toMatchObject({ status: 'failed', error_code: 'not_applied', settled: { outcome: 'not_applied', was: 'outcome_unknown' } });
+    expect(await warned()).toEqual([]);
 
     const audit = await u.ok<{ entries: AuditEntry[] }>('GET', 'audit?tool=quick__append');
     const mine = audit.entries.filter((e) => e.staged_id === id);
