@@ -117,7 +117,7 @@ export function healthReporter(deps: HealthDeps): () => HealthReport {
   };
 }
 
-/** Writes sent whose effect nobody knows wait for a person (docs/upstreams.md, "Settling it"): the tray and the Overview say so. */
+/** Writes sent whose effect nobody knows wait for a person (docs/upstreams.md, "Settling it"): the Overview says so. */
 function unsettledWarning(n: number): Warning[] {
   if (n === 0) return [];
   const one = n === 1;
