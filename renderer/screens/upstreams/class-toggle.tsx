@@ -9,7 +9,7 @@ import { ConfirmInline } from '../../components/confirm-inline.tsx';
 export function ClassToggle({ tool, busy, onMark }: { tool: UpstreamToolView; busy: boolean; onMark: (cls: 'read' | 'write') => void }) {
   const [asking, setAsking] = useState(false);
   if (tool.class === 'read') {
-    return <button type="button" className="inline-action" disabled={busy} onClick={() => onMark('write')}>Make {tool.name} a write</button>;
+    return <button type="button" className="inline-action" disabled={busy} aria-label={`Make ${tool.name} a write`} onClick={() => onMark('write')}>make it a write</button>;
   }
   return asking ? (
     <ConfirmInline
@@ -23,6 +23,6 @@ export function ClassToggle({ tool, busy, onMark }: { tool: UpstreamToolView; bu
       onCancel={() => setAsking(false)}
     />
   ) : (
-    <button type="button" className="inline-action" disabled={busy} onClick={() => setAsking(true)}>Make {tool.name} a read…</button>
+    <button type="button" className="inline-action" disabled={busy} aria-label={`Make ${tool.name} a read…`} onClick={() => setAsking(true)}>make it a read…</button>
   );
 }

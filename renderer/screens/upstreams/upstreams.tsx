@@ -169,7 +169,7 @@ function ToolTable({ tools, busy, onReview }: { tools: UpstreamToolView[]; busy:
               <code title={t.hash ?? ''}>{t.hash ? `${t.hash.slice(0, 19)}…` : 'new'}</code>
               {t.removed ? null : <ClassToggle tool={t} busy={busy} onMark={(cls) => onReview({ [cls]: [t.tool] })} />}
               {t.state === 'hidden' && !t.pending ? (
-                <button type="button" className="inline-action" disabled={busy} onClick={() => onReview({ approve: [t.tool] })}>Offer {t.name} again</button>
+                <button type="button" className="inline-action" disabled={busy} aria-label={`Offer ${t.name} again`} onClick={() => onReview({ approve: [t.tool] })}>offer it again</button>
               ) : null}
               {t.pending ? (
                 <div className="pending" aria-label={`Changes to ${t.name}`}>
