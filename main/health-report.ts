@@ -9,6 +9,7 @@ import type { Tokens } from './core/tokens.ts';
 import type { LabelledVault } from './store/vault.ts';
 import type { StagedFiles } from './store/staged-files.ts';
 import { VERSION } from './version.ts';
+import { awaitsSettlement } from './contract/staged.ts';
 
 /** The cloud part of the health report while no cloud gateway is connected. */
 export const NOT_CONNECTED: CloudHealth = {
@@ -33,7 +34,7 @@ export interface HealthDeps {
   siteStore: StoreFacts;
   stagedFiles: Pick<StagedFiles, 'problems'>;
   registry: Registry;
-  staging: Pick<Staging, 'pendingCount'>;
+  staging: Pick<Staging, 'pendingCount' | 'list'>;
   tokens: Tokens;
   /** the service's URLs; empty until the HTTP server listens */
   urls: { base_url: string; mcp_url: string; console_url: string };
@@ -89,6 +90,7 @@ export function healthReporter(deps: HealthDeps): () => HealthReport {
       const s = p.status?.();
       return s?.status === 'down' ? [{ code: 'upstream_down', message: `${p.title} is down: ${s.detail ?? ''}` }] : [];
     }),
+    ...unsettledWarning(deps.staging.list({ status: 'failed' }).filter(awaitsSettlement).length),
     ...(deps.cloudWarnings?.() ?? []),
     ...[deps.storage?.()].flatMap((f) => (f ? [storageWarning(f)] : [])),
   ];
@@ -113,4 +115,11 @@ export function healthReporter(deps: HealthDeps): () => HealthReport {
       warnings: warnings(),
     };
   };
+}
+
+/** Writes sent whose effect nobody knows wait for a person (docs/upstreams.md, "Settling it"): the Overview says so. */
+function unsettledWarning(n: number): Warning[] {
+  if (n === 0) return [];
+  const one = n === 1;
+  return [{ code: 'outcome_unknown', message: `${n} ${one ? 'write was' : 'writes were'} sent, but whether ${one ? 'it' : 'they'} took effect is unknown: check the other side, then settle ${one ? 'it' : 'them'} in Approvals (or: gatehouse staged settle ID applied|not-applied).` }];
 }

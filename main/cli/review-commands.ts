@@ -1,16 +1,25 @@
 import { AuditQuery, AuditResult } from '../contract/audit.ts';
 import { principalLabel } from '../contract/principal.ts';
+import type { SettleOutcome } from '../contract/staged.ts';
 import { safe, table, unwrap, UsageError } from './output.ts';
 import { out, parse, withConnection } from './args.ts';
 import { stagedText } from './staged-text.ts';
 
-/** `gatehouse staged list|show|confirm|discard`: a person's decision on staged writes. */
+/** `applied` or `not-applied` (`not_applied` too), the person's finding on a write whose outcome is unknown. */
+function settleOutcome(word: string | undefined): SettleOutcome {
+  const outcome = word?.replace('-', '_');
+  if (outcome !== 'applied' && outcome !== 'not_applied') throw new UsageError('staged settle ID needs what you found on the other side: applied or not-applied');
+  return outcome;
+}
+
+/** `gatehouse staged list|show|confirm|discard|settle`: a person's decision on staged writes. */
 export async function staged(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   const { values, positionals } = parse(rest, { status: { type: 'string' } });
   const json = !!values.json;
   const id = positionals[0];
   if (sub !== 'list' && !id) throw new UsageError(`staged ${sub ?? '<command>'} needs a staged id (see: gatehouse staged list)`);
+  if (sub === 'settle') settleOutcome(positionals[1]);
   await withConnection(values, async (c) => {
     if (sub === 'list') {
       const rows = unwrap(await c.dispatch('staged.list', values.status ? { status: values.status as 'pending' } : {}));
@@ -24,7 +33,11 @@ export async function staged(args: string[]): Promise<void> {
       const s = unwrap(await c.dispatch(sub === 'confirm' ? 'staged.confirm' : 'staged.discard', { id: id! }));
       return out(json, s, () => safe`${s.id} ${s.status}.` + (s.status === 'confirmed' ? `\n${JSON.stringify(s.result, null, 2).split('\n').map((l) => safe`${l}`).join('\n')}` : ''));
     }
-    throw new UsageError(`unknown staged command '${sub ?? ''}': use list, show, confirm or discard`);
+    if (sub === 'settle') {
+      const s = unwrap(await c.dispatch('staged.settle', { id: id!, outcome: settleOutcome(positionals[1]) }));
+      return out(json, s, () => safe`${s.id} settled: ${s.settlement?.outcome === 'applied' ? 'it was applied (now confirmed)' : 'it was not applied'}. Nothing was sent to the upstream.`);
+    }
+    throw new UsageError(`unknown staged command '${sub ?? ''}': use list, show, confirm, discard or settle`);
   });
 }
 

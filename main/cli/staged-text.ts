@@ -1,4 +1,4 @@
-import type { FieldChange, StagedPayload } from '../contract/staged.ts';
+import { awaitsSettlement, type FieldChange, type StagedPayload } from '../contract/staged.ts';
 import { principalLabel } from '../contract/principal.ts';
 import { safe } from './output.ts';
 
@@ -14,5 +14,8 @@ export function stagedText(s: StagedPayload): string {
     ...(s.preview.arguments ? [JSON.stringify(s.preview.arguments, null, 2).split('\n').map((l) => safe`${l}`).join('\n')] : []),
     safe`expires ${s.expires_at}`,
     ...(s.decided_by ? [safe`decided by ${principalLabel(s.decided_by)} at ${s.decided_at ?? '-'}`] : []),
+    ...(s.error_code ? [safe`error: ${s.error_code}`] : []),
+    ...(s.settlement ? [safe`settled by ${principalLabel(s.settlement.by)} at ${s.settlement.at}: ${s.settlement.outcome === 'applied' ? 'it was applied' : 'it was not applied'} (was ${s.settlement.was})`] : []),
+    ...(awaitsSettlement(s) ? [safe`its outcome is unknown: check the other side, then: gatehouse staged settle ${s.id} applied|not-applied`] : []),
   ].join('\n');
 }

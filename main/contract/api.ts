@@ -3,7 +3,7 @@ import type { Result } from './errors.ts';
 import { Settings, SettingsPatch } from './settings.ts';
 import { TokenCreateInput, TokenCreated, TokenView } from './tokens.ts';
 import { Login, Role, User } from './users.ts';
-import { StagedPayload, StagedStatus } from './staged.ts';
+import { SettleOutcome, StagedPayload, StagedStatus } from './staged.ts';
 import { AuditEntry, AuditExportQuery, AuditPage, AuditQuery, Stats } from './audit.ts';
 import { ADMIN_PREFIX, CloudHealth, HealthReport, REST_PREFIX } from './health.ts';
 import { PluginInfo, ToolInfo } from './tools.ts';
@@ -97,6 +97,12 @@ export const API_ACTIONS = {
   'staged.get': { method: 'GET', path: 'staged/:id', input: byId, output: StagedPayload, who: PEOPLE },
   'staged.confirm': { method: 'POST', path: 'staged/:id/confirm', input: byId, output: StagedPayload, who: PEOPLE },
   'staged.discard': { method: 'POST', path: 'staged/:id/discard', input: byId, output: StagedPayload, who: PEOPLE },
+  /** a person's word on a write whose outcome is unknown: it was applied, or it was not (never re-sent); people only */
+  'staged.settle': {
+    method: 'POST', path: 'staged/:id/settle',
+    input: z.object({ id: z.string().min(1).max(200), outcome: SettleOutcome }).strict(),
+    output: StagedPayload, who: PEOPLE,
+  },
   'audit.query': { method: 'GET', path: 'audit', input: AuditQuery, output: AuditPage, who: PEOPLE },
   'audit.export': { method: 'GET', path: 'audit/export', input: AuditExportQuery, output: z.custom<Download>(), who: PEOPLE, stream: 'download' },
   'stats.get': { method: 'GET', path: 'stats', input: none, output: Stats, who: PEOPLE },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ClientSource } from './audit.ts';
-import { DecidedBy } from './principal.ts';
+import { DecidedBy, Principal } from './principal.ts';
 
 export const STAGED_LIFETIME_MS = 15 * 60 * 1000;
 
@@ -48,6 +48,26 @@ export const Preview = z.object({
 });
 export type Preview = z.infer<typeof Preview>;
 
+/**
+ * Settling a write whose outcome is unknown (docs/upstreams.md, "Outcome
+ * unknown"): the service could not learn whether it took effect, a person
+ * checked on the upstream's side and says so. Nothing is sent again.
+ */
+export const SettleOutcome = z.enum(['applied', 'not_applied']);
+export type SettleOutcome = z.infer<typeof SettleOutcome>;
+/** The error codes of a failed write whose effect nobody knows: only these can be settled. */
+export const UNKNOWN_OUTCOME_CODES: readonly string[] = ['outcome_unknown', 'apply_interrupted'];
+/** The error code a write settled as not applied ends with. */
+export const NOT_APPLIED_CODE = 'not_applied';
+export const Settlement = z.object({
+  outcome: SettleOutcome,
+  /** the code it settled (`outcome_unknown`, `apply_interrupted`) */
+  was: z.string().max(64),
+  by: Principal,
+  at: z.string(),
+});
+export type Settlement = z.infer<typeof Settlement>;
+
 /** The staged payload (seed: tool, payload, preview, user_id, created) plus what staging needs. */
 export const StagedPayload = z.object({
   id: z.string(),
@@ -77,6 +97,8 @@ export const StagedPayload = z.object({
   /** the apply result, kept so a second confirm returns the first result */
   result: z.unknown().optional(),
   error_code: z.string().nullable().default(null),
+  /** a person's word on a write whose outcome was unknown (staged.settle); absent until then */
+  settlement: Settlement.optional(),
 });
 export type StagedPayload = z.infer<typeof StagedPayload>;
 
@@ -88,3 +110,7 @@ export const StagedResponse = z.object({
   expires_at: z.string(),
 });
 export type StagedResponse = z.infer<typeof StagedResponse>;
+
+/** Whether a person can still settle this write: failed with an unknown outcome, not settled yet. */
+export const awaitsSettlement = (s: Pick<StagedPayload, 'status' | 'error_code' | 'settlement'>): boolean =>
+  s.status === 'failed' && !s.settlement && s.error_code !== null && UNKNOWN_OUTCOME_CODES.includes(s.error_code);

@@ -36,8 +36,10 @@ export const UpstreamAddInput = z
     transport: z.discriminatedUnion('kind', [
       z.object({
         kind: z.literal('stdio'),
-        command: z.string().min(1).max(4096),
-        args: z.array(z.string().max(4096)).max(200).default([]),
+        // eslint-disable-next-line no-control-regex -- finding control characters is the point
+        command: z.string().min(1).max(4096).refine((v) => !/[\u0000-\u001f\u007f]/.test(v), 'the command must not contain control characters'),
+        /** passed to the process as they are (no shell); NUL cannot be passed to a process at all */
+        args: z.array(z.string().max(4096).refine((v) => !v.includes('\0'), 'an argument must not contain NUL')).max(200).default([]),
         /** the process's whole environment besides the minimal one (PATH, HOME, ...): nothing of Gatehouse's own */
         env: z.array(NamedValue(EnvName)).max(100).default([]),
       }).strict(),
@@ -57,6 +59,12 @@ export const UpstreamAddInput = z
     /** the upstream's own tool names a person marks as reads (everything else is a write unless its readOnlyHint is accepted) */
     read: z.array(z.string().min(1).max(128)).max(1000).default([]),
     timeout_ms: z.number().int().min(100).max(3_600_000).optional(),
+    /**
+     * true or absent (the CLI): adding is consenting to the tools listed now, each pinned approved.
+     * false (the console's two steps): the listed tools wait in quarantine, offered to
+     * no client, until the person consents to that set (`consent` in upstreams.review).
+     */
+    approve_listed: z.boolean().optional(),
   })
   .strict();
 export type UpstreamAddInput = z.input<typeof UpstreamAddInput>;
@@ -137,6 +145,11 @@ export const UpstreamReviewInput = z
     hide: z.array(z.string().min(1).max(200)).max(1000).default([]),
     read: z.array(z.string().min(1).max(200)).max(1000).default([]),
     write: z.array(z.string().min(1).max(200)).max(1000).default([]),
+    /**
+     * Approves each named tool only if its listed definition still has the hash the
+     * person was shown; one that changed since refuses the whole review (`conflict`).
+     */
+    consent: z.array(z.object({ tool: z.string().min(1).max(200), hash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'a definition hash is sha256:<64 hex>') }).strict()).max(1000).optional(),
   })
   .strict();
 export type UpstreamReviewInput = z.input<typeof UpstreamReviewInput>;

@@ -52,6 +52,7 @@ export function createHandlers(deps: ActionDeps): Handlers {
     'staged.get': async (input) => staging.get(input.id),
     'staged.confirm': async (input, p, meta) => staging.confirm(input.id, person(p, meta)),
     'staged.discard': async (input, p, meta) => staging.discard(input.id, person(p, meta)),
+    'staged.settle': async (input, p, meta) => staging.settle(input.id, input.outcome, person(p, meta)),
     'audit.query': async (input) => deps.audit.query(input),
     'audit.export': async ({ format, ...filters }): Promise<Download> => ({
       filename: `gatehouse-audit-${new Date(deps.clock.now()).toISOString().slice(0, 19).replace(/[:T]/g, '-')}.${format}`,

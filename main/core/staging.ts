@@ -1,4 +1,4 @@
-import { STAGED_LIFETIME_MS, type StagedPayload, type StagedResponse, type StagedStatus } from '../contract/staged.ts';
+import { STAGED_LIFETIME_MS, type SettleOutcome, type StagedPayload, type StagedResponse, type StagedStatus } from '../contract/staged.ts';
 import type { User } from '../contract/users.ts';
 import type { Settings } from '../contract/settings.ts';
 import { principalLabel } from '../contract/principal.ts';
@@ -11,6 +11,7 @@ import type { EventHub } from './events.ts';
 import type { StagedStore } from './staged-store.ts';
 import { type Actor, type AuditFacts, type Auditor, actorOf } from './auditor.ts';
 import { StagingLedger } from './staging-ledger.ts';
+import { settleUnknown } from './staging-settle.ts';
 import { RECOVERY, deciderPrincipal, expiredError, hashPayload, newStagedItem, refOf, type Decider } from './staging-parts.ts';
 
 export { canonicalJson, type Decider } from './staging-parts.ts';
@@ -143,6 +144,11 @@ export class Staging {
       await this.deps.auditor.durable();
       return done;
     });
+  }
+
+  /** A person's word on a write whose outcome is unknown: applied or not; nothing is sent again (staging-settle.ts). */
+  settle(id: string, outcome: SettleOutcome, by: Extract<Decider, { kind: 'person' }>): Promise<StagedPayload> {
+    return this.ledger.exclusive(id, () => settleUnknown({ ledger: this.ledger, auditor: this.deps.auditor, clock: this.deps.clock }, id, outcome, by));
   }
 
   /** Moves expired pending writes to history with one `expired` audit entry each. */

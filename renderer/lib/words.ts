@@ -13,6 +13,9 @@ const ERROR_WORDS: Record<string, string> = {
   conflict: 'it conflicts with the current state of the site',
   internal_error: 'Gatehouse hit an internal error',
   storage_unavailable: 'the disk refused to save it (full or failing)',
+  outcome_unknown: 'it was sent, but whether it took effect is unknown: check the other side',
+  apply_interrupted: 'the service stopped while applying it; whether it took effect is unknown',
+  not_applied: 'a person checked: it did not take effect',
 };
 
 /** Why a staged write failed, in words; unknown codes stay as they are. */
@@ -22,6 +25,7 @@ const WARNING_TITLES: Record<string, string> = {
   vault_file: 'Secrets are in a plain file',
   store_corrupt: 'A damaged data file was set aside',
   upstream_down: 'A connected server is down',
+  outcome_unknown: 'A write needs checking',
   storage_full: 'The disk is full',
   storage_failing: 'The disk refuses writes',
   ...CLOUD_WARNING_TITLES,

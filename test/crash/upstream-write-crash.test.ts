@@ -66,4 +66,18 @@ it('a write in flight at SIGKILL ends outcome_unknown and is never applied twice
   expect(again.stderr).toContain('staged_already_decided');
   await new Promise((r) => setTimeout(r, 500));
   expect(await readFile(journal, 'utf8')).toBe('once\n');
+
+  // A person checks the upstream (the journal has the line) and settles it from the CLI: recorded, never re-sent.
+  const shown = await runCli(['staged', 'show', id, ...dirArgs(dir)]);
+  expect(shown.stdout).toContain(`gatehouse staged settle ${id} applied|not-applied`);
+  const usage = await runCli(['staged', 'settle', id, 'maybe', ...dirArgs(dir)]);
+  expect(usage.code).toBe(2);
+  const settled = await runCli(['staged', 'settle', id, 'applied', ...dirArgs(dir)]);
+  expect(settled.code, settled.stderr).toBe(0);
+  expect(settled.stdout).toContain('settled: it was applied');
+  expect(await cliJson<StagedPayload>(dir, ['staged', 'show', id])).toMatchObject({ status: 'confirmed', settlement: { outcome: 'applied', was: 'outcome_unknown', by: { kind: 'person', surface: 'cli' } } });
+  const twice = await runCli(['staged', 'settle', id, 'not-applied', ...dirArgs(dir), '--json']);
+  expect(twice.code).toBe(1);
+  expect(twice.stderr).toContain('staged_already_decided');
+  expect(await readFile(journal, 'utf8')).toBe('once\n');
 }, 180_000);

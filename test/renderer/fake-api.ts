@@ -272,6 +272,9 @@ export class FakeApi {
       },
       'staged.confirm': ({ id }) => this.decide(id, 'confirmed'),
       'staged.discard': ({ id }) => this.decide(id, 'discarded'),
+      'staged.settle': ({ id }) => {
+        throw new Refusal('staged_not_found', `no staged write ${id}`);
+      },
       'audit.query': (q) => {
         const all = s.audit
           .filter((e) => (!q.tool || e.tool === q.tool) && (!q.result || e.result === q.result) && (!q.user_id || e.user_id === q.user_id))

@@ -66,3 +66,34 @@ describe('Upstreams', () => {
     expect(tools.ok && tools.data.find((t) => t.tool === 'lookup')).toMatchObject({ state: 'approved', description: 'Looks a word up, differently.' });
   });
 });
+
+describe('the panel\'s actions', () => {
+  it('marks a class (making a read is asked once more), disables, enables, tests and removes, each said in words', async () => {
+    renderWith(realApi(), <Upstreams />);
+    await userEvent.click(within((await screen.findByText('fx')).closest('tr')!).getByRole('button', { name: 'Details of fx' }));
+    const lookup = () => screen.getByText('fx__lookup').closest('tr')!;
+    await screen.findByText('fx__lookup');
+    await userEvent.click(within(lookup()).getByRole('button', { name: 'Make fx__lookup a write' }));
+    await waitFor(() => expect(within(lookup()).getAllByRole('cell')[1]!.textContent).toBe('write'));
+    await userEvent.click(within(lookup()).getByRole('button', { name: 'Make fx__lookup a read…' }));
+    // Asked first: nothing changes until the person confirms.
+    expect(within(lookup()).getAllByRole('cell')[1]!.textContent).toBe('write');
+    await userEvent.click(within(within(lookup()).getByRole('group')).getByRole('button', { name: 'Make fx__lookup a read' }));
+    await waitFor(() => expect(within(lookup()).getAllByRole('cell')[1]!.textContent).toBe('read'));
+    const marked = await svc.dispatch('upstreams.tools', { id: 'fx' });
+    expect(marked.ok && marked.data.find((t) => t.tool === 'lookup')!.class).toBe('read');
+
+    await userEvent.click(screen.getByRole('button', { name: 'Disable fx' }));
+    expect(await screen.findByText(/fx is disabled: its tools are offered to no client/, {}, { timeout: 10_000 })).toBeTruthy();
+    await userEvent.click(await screen.findByRole('button', { name: 'Enable fx' }));
+    expect(await screen.findByText(/fx is enabled/, {}, { timeout: 10_000 })).toBeTruthy();
+    await userEvent.click(screen.getByRole('button', { name: 'Test fx' }));
+    expect(await screen.findByText(/fx answered: \d+ tools/, {}, { timeout: 10_000 })).toBeTruthy();
+
+    await userEvent.click(screen.getByRole('button', { name: 'Remove fx…' }));
+    await userEvent.click(within(screen.getByRole('group', { name: /^Remove fx\?/ })).getByRole('button', { name: 'Remove fx' }));
+    expect(await screen.findByText(/No upstream servers/, {}, { timeout: 10_000 })).toBeTruthy();
+    const left = await svc.dispatch('upstreams.list', {});
+    expect(left.ok && left.data).toEqual([]);
+  }, 30_000);
+});

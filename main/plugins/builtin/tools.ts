@@ -23,6 +23,8 @@ const stagedView = (s: StagedPayload) => ({
   decided_at: s.decided_at,
   error_code: s.error_code,
   ...(s.status === 'confirmed' ? { result: s.result } : {}),
+  // A person's word on a write whose outcome was unknown: the agent learns whether it took effect.
+  ...(s.settlement ? { settled: { outcome: s.settlement.outcome, was: s.settlement.was, at: s.settlement.at } } : {}),
 });
 
 /** The caller's own staged write, or not found (others' writes are not revealed). */
@@ -96,7 +98,7 @@ export function stagedReadTools(staging: Staging): Tool[] {
     }),
     defineTool({
       ...base, name: 'staged_writes_status', title: 'Staged write status', write: false, capability: 'read',
-      description: 'The state of one of your staged writes (pending, confirmed with its result, discarded, expired or failed).',
+      description: 'The state of one of your staged writes (pending, confirmed with its result, discarded, expired or failed; `settled` says what a person found when its outcome was unknown).',
       input: z.object({ staged_id: z.string().min(1).max(64).describe('the staged_id a write tool returned') }),
       annotations: { readOnlyHint: true, openWorldHint: false },
       run: async (input, ctx) => ({ structured: stagedView(own(staging, input.staged_id, ctx)) }),

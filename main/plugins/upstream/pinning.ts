@@ -46,8 +46,11 @@ function onlyHintFlipped(before: ToolDefinition, after: ToolDefinition): boolean
   return definitionHash(strip(before)) === definitionHash(strip(after));
 }
 
-/** A tool is a read when a person marked it so, or accepted its readOnlyHint: true when approving it; else a write. */
-export const classOf = (pin: PinnedTool): ToolClass => pin.marked ?? (readOnlyHint(pin.approved?.definition) ? 'read' : 'write');
+/**
+ * A tool is a read when a person marked it so, or accepted its readOnlyHint: true when approving it; else a write.
+ * A tool never approved shows the class approving its listed definition would give (it is offered to no one yet).
+ */
+export const classOf = (pin: PinnedTool): ToolClass => pin.marked ?? (readOnlyHint(pin.approved?.definition ?? pin.pending?.definition) ? 'read' : 'write');
 
 export const stateOf = (pin: PinnedTool): ToolState => (pin.hidden ? 'hidden' : pin.approved && !pin.pending ? 'approved' : 'quarantined');
 

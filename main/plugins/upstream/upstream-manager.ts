@@ -73,8 +73,8 @@ export class UpstreamManager implements UpstreamActions {
       throw e;
     }
     const unknown = input.read.filter((n) => !listed.some((d) => d.name === n));
-    // The person consents to the set listed now: every tool is pinned approved.
-    rec.tools = reconcile([], listed).pins.map((p) => ({ ...approve(p), marked: input.read.includes(p.name) ? 'read' : null }));
+    // The person consents to the set listed now (every tool pinned approved), or will in a second step (the console): until then each waits as new.
+    rec.tools = reconcile([], listed).pins.map((p) => ({ ...(input.approve_listed === false ? p : approve(p)), marked: input.read.includes(p.name) ? 'read' : null }));
     rec.era = plugin.connection.snapshot().era;
     if (unknown.length) {
       await plugin.connection.stop();

@@ -7,6 +7,7 @@ import { useLoad } from '../../lib/use-load.ts';
 import { DecisionHistory } from './history.tsx';
 import { useApprovalKeys, useApprovalLists, useRowFocus, useStableRowActions, type Refusal } from './approval-hooks.ts';
 import { PendingList } from './pending-list.tsx';
+import { UnknownOutcomes } from './unknown-outcomes.tsx';
 
 /** Put a changed payload into the list (replacing the one with its id), newest state wins. */
 function upsert(list: StagedPayload[], item: StagedPayload): StagedPayload[] {
@@ -108,6 +109,7 @@ function ApprovalsBody({ all, update, reload }: { all: StagedPayload[]; update: 
         </p>
         <PendingList pending={pending} listRef={listRef} selected={selected} busy={busy} refused={refused} sameTarget={sameTarget} on={on} />
       </section>
+      <UnknownOutcomes all={all} onSettled={(item) => update((list) => upsert(list, item))} />
       <DecisionHistory items={history} />
     </div>
   );

@@ -1,33 +1,54 @@
 import { useState } from 'react';
-import type { UpstreamDetail, UpstreamToolView, UpstreamView } from '../../../main/contract/index.ts';
+import { showControlsByLine, type UpstreamDetail, type UpstreamReviewInput, type UpstreamToolView, type UpstreamView } from '../../../main/contract/index.ts';
 import { ErrorBox, LoadState } from '../../components/load-state.tsx';
 import { useApi } from '../../lib/console-context.tsx';
 import { useApiEvents } from '../../lib/use-events.ts';
 import { useLoad } from '../../lib/use-load.ts';
+import { AddUpstream } from './add-upstream.tsx';
+import { UpstreamActions } from './upstream-actions.tsx';
+import { ClassToggle } from './class-toggle.tsx';
 
 /**
  * Upstream MCP servers (docs/upstreams.md): each one's health and what it
  * runs (the command, arguments and environment names of a stdio server; the
  * URL and header names of an HTTP one; never a value), its tools with class,
  * state and pinned hash, the diff of every quarantined definition with an
- * Approve and a Hide button, and the last lines of its stderr. Adding and
- * removing is done with `gatehouse upstreams` for now.
+ * Approve and a Hide button, and the last lines of its stderr; adding one
+ * (add-upstream.tsx, with the person's consent twice), testing, disabling and
+ * removing it.
  */
 export function Upstreams() {
   const api = useApi();
   const list = useLoad(() => api['upstreams.list']({}), [api]);
   const [open, setOpen] = useState<string | null>(null);
+  const [adding, setAdding] = useState(false);
   useApiEvents((event) => {
     if (event.type === 'health') list.reload();
   });
   return (
     <div className="upstreams">
+      {adding ? (
+        <AddUpstream
+          onClose={() => {
+            setAdding(false);
+            list.reload();
+          }}
+          onAdded={(id) => {
+            setAdding(false);
+            setOpen(id);
+            list.reload();
+          }}
+        />
+      ) : null}
       <section aria-labelledby="up-list">
-        <h2 id="up-list">Upstream servers</h2>
+        <div className="section-head">
+          <h2 id="up-list">Upstream servers</h2>
+          {adding ? null : <button type="button" className="primary" onClick={() => setAdding(true)}>Add an upstream server</button>}
+        </div>
         <LoadState state={list.state} what="upstream servers" onRetry={list.reload}>
           {(rows: UpstreamView[]) =>
             rows.length === 0 ? (
-              <p className="empty">No upstream servers. Add one with <code>gatehouse upstreams add ID --stdio -- COMMAND ARGS</code> or <code>--url URL</code>.</p>
+              <p className="empty">No upstream servers. Add one here, or with <code>gatehouse upstreams add ID --stdio -- COMMAND ARGS</code> or <code>--url URL</code>.</p>
             ) : (
               <table className="upstream-table">
                 <Head columns={['Server', 'Status', 'Tools', 'Restarts', 'Last error']} hidden="Details" />
@@ -52,12 +73,22 @@ export function Upstreams() {
           }
         </LoadState>
       </section>
-      {open ? <UpstreamPanel key={open} id={open} /> : null}
+      {open ? (
+        <UpstreamPanel
+          key={open}
+          id={open}
+          onChanged={list.reload}
+          onRemoved={() => {
+            setOpen(null);
+            list.reload();
+          }}
+        />
+      ) : null}
     </div>
   );
 }
 
-function UpstreamPanel({ id }: { id: string }) {
+function UpstreamPanel({ id, onChanged, onRemoved }: { id: string; onChanged: () => void; onRemoved: () => void }) {
   const api = useApi();
   const detail = useLoad(() => api['upstreams.get']({ id }), [api, id]);
   const [failure, setFailure] = useState<string | null>(null);
@@ -65,13 +96,17 @@ function UpstreamPanel({ id }: { id: string }) {
   useApiEvents((event) => {
     if (event.type === 'health') detail.reload();
   });
-  const review = async (input: { approve?: string[]; hide?: string[] }) => {
+  const review = async (input: ReviewActs) => {
     setBusy(true);
     setFailure(null);
     const r = await api['upstreams.review']({ id, ...input });
     setBusy(false);
     if (r.ok) detail.reload();
-    else setFailure(r.message);
+    else {
+      setFailure(`${r.message} (${r.code})`);
+      // refused because the definition moved on: show the one waiting now
+      if (r.code === 'conflict') detail.reload();
+    }
   };
   return (
     <section aria-labelledby="up-detail">
@@ -80,6 +115,14 @@ function UpstreamPanel({ id }: { id: string }) {
       <LoadState state={detail.state} what={`upstream ${id}`} onRetry={detail.reload}>
         {(d: UpstreamDetail) => (
           <>
+            <UpstreamActions
+              upstream={d}
+              onChanged={() => {
+                detail.reload();
+                onChanged();
+              }}
+              onRemoved={onRemoved}
+            />
             <dl className="upstream-how">
               {d.kind === 'stdio' ? (
                 <>
@@ -96,10 +139,10 @@ function UpstreamPanel({ id }: { id: string }) {
             </dl>
             {d.problems.map((p) => <p key={p} className="warning">Not offered: {p}</p>)}
             <ToolTable tools={d.tool_list} busy={busy} onReview={(input) => void review(input)} />
-            {d.stderr.length ? (
+            {d.kind === 'stdio' ? (
               <details>
-                <summary>stderr (last {d.stderr.length} lines)</summary>
-                <pre>{d.stderr.join('\n')}</pre>
+                <summary>Log: what the program wrote to stderr (last {d.stderr.length} lines)</summary>
+                {d.stderr.length ? <pre aria-label={`stderr of ${id}`}>{showControlsByLine(d.stderr.join('\n'))}</pre> : <p className="muted">Nothing yet.</p>}
               </details>
             ) : null}
           </>
@@ -109,7 +152,10 @@ function UpstreamPanel({ id }: { id: string }) {
   );
 }
 
-function ToolTable({ tools, busy, onReview }: { tools: UpstreamToolView[]; busy: boolean; onReview: (input: { approve?: string[]; hide?: string[] }) => void }) {
+/** What the panel's buttons send to upstreams.review (an approval names the hash of the diff shown). */
+type ReviewActs = Omit<UpstreamReviewInput, 'id'>;
+
+function ToolTable({ tools, busy, onReview }: { tools: UpstreamToolView[]; busy: boolean; onReview: (input: ReviewActs) => void }) {
   return (
     <table className="upstream-tools">
       <Head columns={['Tool', 'Class', 'State', 'Definition']} />
@@ -121,6 +167,10 @@ function ToolTable({ tools, busy, onReview }: { tools: UpstreamToolView[]; busy:
             <td>{t.state}</td>
             <td>
               <code title={t.hash ?? ''}>{t.hash ? `${t.hash.slice(0, 19)}…` : 'new'}</code>
+              {t.removed ? null : <ClassToggle tool={t} busy={busy} onMark={(cls) => onReview({ [cls]: [t.tool] })} />}
+              {t.state === 'hidden' && !t.pending ? (
+                <button type="button" className="inline-action" disabled={busy} aria-label={`Offer ${t.name} again`} onClick={() => onReview({ approve: [t.tool] })}>offer it again</button>
+              ) : null}
               {t.pending ? (
                 <div className="pending" aria-label={`Changes to ${t.name}`}>
                   <p>{t.pending.reason === 'new' ? 'New tool' : t.pending.reason === 'hint_flipped' ? 'Its read-only hint flipped' : 'Its definition changed'}: not offered until approved.</p>
@@ -131,7 +181,7 @@ function ToolTable({ tools, busy, onReview }: { tools: UpstreamToolView[]; busy:
                       {c.after !== undefined ? <pre className="add">+ {JSON.stringify(c.after, null, 2)}</pre> : null}
                     </div>
                   ))}
-                  <button type="button" disabled={busy} onClick={() => onReview({ approve: [t.tool] })}>Approve {t.name}</button>{' '}
+                  <button type="button" disabled={busy} onClick={() => onReview({ consent: [{ tool: t.tool, hash: t.pending!.hash }] })}>Approve {t.name}</button>{' '}
                   <button type="button" className="danger-outline" disabled={busy} onClick={() => onReview({ hide: [t.tool] })}>Hide {t.name}</button>
                 </div>
               ) : null}

@@ -24,8 +24,9 @@ export interface UpstreamWorld {
   stop(): Promise<void>;
 }
 
-export async function startUpstreamWorld(): Promise<UpstreamWorld> {
-  const w = await startWireWorld({ service: { upstreams: { backoff: { baseMs: 50, maxMs: 400 } } } });
+/** `service`: more of the service's config (the console's end-to-end test serves a fresh build with `consoleDir`). */
+export async function startUpstreamWorld(service: { consoleDir?: string } = {}): Promise<UpstreamWorld> {
+  const w = await startWireWorld({ service: { upstreams: { backoff: { baseMs: 50, maxMs: 400 } }, ...service } });
   await w.admin('POST', 'cloud/connect', { url: w.proxy.url });
   const lic = await w.h.op<{ license_key: string }>('licenses.create', { plan: 'pro' });
   const activated = await w.admin('POST', 'cloud/activate', { license_key: lic.license_key });

@@ -1,0 +1,86 @@
+import { useState } from 'react';
+import { shown, type ToolClass, type UpstreamDetail, type UpstreamToolView } from '../../../main/contract/index.ts';
+import { ErrorBox } from '../../components/load-state.tsx';
+import { useApi } from '../../lib/console-context.tsx';
+
+/**
+ * The second consent: the tools the new upstream listed, each with its class
+ * (read runs at once; write is staged for approval) and definition hash. None
+ * is offered to a client until the person agrees to this set; agreeing pins
+ * exactly the definitions shown (the service refuses if one changed since).
+ * "Don't add it" removes the upstream and its secrets.
+ */
+export function ToolConsent({ detail, onDone, onDropped, onReload }: {
+  detail: UpstreamDetail;
+  onDone: () => void;
+  onDropped: () => void;
+  /** the set changed under the person: show the new one */
+  onReload: () => void;
+}) {
+  const api = useApi();
+  const waiting = detail.tool_list.filter((t) => t.pending && !t.removed);
+  // Only the classes the person changed; a tool listed anew after a reload starts from its own.
+  const [classes, setClasses] = useState<ReadonlyMap<string, ToolClass>>(new Map());
+  const classOf = (t: UpstreamToolView) => classes.get(t.tool) ?? t.class;
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<{ message: string; code: string } | null>(null);
+
+  const agree = async () => {
+    setBusy(true);
+    setFailure(null);
+    // A changed class is the person's mark; an unchanged one keeps what the listing says (its hint), so a later flip comes back to review.
+    const changed = waiting.filter((t) => classOf(t) !== t.class);
+    const r = await api['upstreams.review']({
+      id: detail.id,
+      consent: waiting.map((t) => ({ tool: t.tool, hash: t.pending!.hash })),
+      read: changed.filter((t) => classOf(t) === 'read').map((t) => t.tool),
+      write: changed.filter((t) => classOf(t) === 'write').map((t) => t.tool),
+    });
+    setBusy(false);
+    if (r.ok) return onDone();
+    setFailure({ message: r.message, code: r.code });
+    if (r.code === 'conflict') onReload();
+  };
+  const drop = async () => {
+    setBusy(true);
+    const r = await api['upstreams.remove']({ id: detail.id });
+    setBusy(false);
+    if (r.ok) onDropped();
+    else setFailure({ message: r.message, code: r.code });
+  };
+
+  return (
+    <section className="card consent" aria-labelledby="up-tools-consent">
+      <h2 id="up-tools-consent">Offer these {waiting.length} tools of “{detail.id}” to your clients?</h2>
+      <p className="help">
+        Connected{detail.health.protocol ? ` (${detail.health.protocol})` : ''}. A read runs when a client calls it; a write waits in Approvals for you.
+        The class comes from the tool’s own read-only hint or your Read tools; change it here. If a definition changes later, that tool waits for your review again.
+      </p>
+      {failure ? <ErrorBox message={failure.code === 'conflict' ? `${failure.message} The list below is the new one.` : failure.message} code={failure.code} /> : null}
+      <table className="upstream-tools">
+        <thead>
+          <tr><th scope="col">Tool</th><th scope="col">Description</th><th scope="col">Class</th><th scope="col">Definition</th></tr>
+        </thead>
+        <tbody>
+          {waiting.map((t) => (
+            <tr key={t.tool}>
+              <td><code>{shown(t.name)}</code></td>
+              <td>{shown(t.description ?? t.title ?? '')}</td>
+              <td>
+                <select aria-label={`Class of ${t.name}`} value={classOf(t)} onChange={(e) => setClasses((c) => new Map(c).set(t.tool, e.target.value as ToolClass))}>
+                  <option value="read">read</option>
+                  <option value="write">write (staged)</option>
+                </select>
+              </td>
+              <td><code title={t.pending!.hash}>{t.pending!.hash.slice(0, 19)}…</code></td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div className="form-buttons">
+        <button type="button" className="primary" disabled={busy || waiting.length === 0} onClick={() => void agree()}>Offer these {waiting.length} tools</button>
+        <button type="button" className="danger-outline" disabled={busy} onClick={() => void drop()}>Don’t add it</button>
+      </div>
+    </section>
+  );
+}
