@@ -7,6 +7,7 @@ import type { Pipeline } from '../core/pipeline.ts';
 import { GatehouseError, toErrorShape } from '../core/errors.ts';
 import { VERSION } from '../version.ts';
 import { SERVED_PROTOCOL_VERSIONS } from './protocol-versions.ts';
+import { installSurfaceHandlers, readSurfaceResource } from './surface-handlers.ts';
 
 export interface ServerDeps {
   registry: Registry;
@@ -67,7 +68,7 @@ const toolError = (code: string, message: string, extra: Record<string, unknown>
 export const SERVER_INFO = { name: 'gatehouse', title: 'Gatehouse', version: VERSION } as const;
 
 /** Server capabilities: lists change at run time (plugins, settings), and we say so. */
-export const SERVER_CAPABILITIES = { tools: { listChanged: true }, resources: { listChanged: true }, logging: {} } as const;
+export const SERVER_CAPABILITIES = { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, logging: {} } as const;
 
 type Discover = { _ondiscover(): Record<string, unknown> };
 
@@ -121,13 +122,15 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
   server.setRequestHandler('resources/list', async () => ({
     resources: deps.registry.resources(viewer, deps.settings()).map(({ uri, name, title, description, mimeType }) => ({
       uri, name, mimeType, ...(title ? { title } : {}), ...(description ? { description } : {}),
-    })),
+    })).concat(deps.pipeline.surfaces.resources(ctx) as never[]),
   }));
 
-  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
+  installSurfaceHandlers(server, ctx, deps.pipeline.surfaces);
 
   server.setRequestHandler('resources/read', async (request, extra) => {
     const call: CallContext = extra.mcpReq.signal ? { ...ctx, signal: extra.mcpReq.signal } : ctx;
+    const passed = await readSurfaceResource(request.params.uri, call, deps.pipeline.surfaces);
+    if (passed) return passed as never;
     try {
       const { resource, text } = await deps.pipeline.readResource(request.params.uri, call);
       return { contents: [{ uri: resource.uri, mimeType: resource.mimeType, text }] };
