@@ -186,9 +186,10 @@ export class UpstreamConnection {
       transport.stderr?.on('data', (chunk: Buffer) => this.stderr.write(chunk.toString('utf8')));
       return transport;
     }
-    const headers: Record<string, string> = {};
-    for (const h of this.spec.secrets.headers) headers[h.name] = h.value;
-    if (this.spec.token) headers.Authorization = `Bearer ${this.spec.token}`;
+    // Pairs, not an object: header names are the person's, and an object keyed by them is one more place a name every
+    // object has could go wrong (`__proto__` itself is refused at add: Node's fetch never sends it).
+    const headers: Array<[string, string]> = this.spec.secrets.headers.map((h) => [h.name, h.value]);
+    if (this.spec.token) headers.push(['Authorization', `Bearer ${this.spec.token}`]);
     return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers } }) as Transport;
   }
 
