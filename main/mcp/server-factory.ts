@@ -8,6 +8,7 @@ import { GatehouseError, toErrorShape } from '../core/errors.ts';
 import { VERSION } from '../version.ts';
 import { SERVED_PROTOCOL_VERSIONS } from './protocol-versions.ts';
 import { installSurfaceHandlers, readSurfaceResource } from './surface-handlers.ts';
+import { ToolListCache } from './list-cache.ts';
 
 export interface ServerDeps {
   registry: Registry;
@@ -37,6 +38,9 @@ function toMcpTool(entry: RegisteredTool): Record<string, unknown> {
   }
   return listed;
 }
+
+/** tools/list answers made once per visible tool set (list-cache.ts). */
+const toolLists = new ToolListCache(toMcpTool);
 
 /** A progress sink when the client sent a progressToken: what a tool (an upstream's) reports goes to it as notifications/progress. */
 function progressOf(req: { _meta?: { progressToken?: string | number }; notify: (n: { method: 'notifications/progress'; params: Record<string, unknown> }) => Promise<void> }): { sink: Pick<CallContext, 'progress'>; flush: () => Promise<unknown> } {
@@ -95,7 +99,7 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
   discoverServedVersions(server);
   const viewer = viewerOf(ctx);
 
-  server.setRequestHandler('tools/list', async () => ({ tools: deps.registry.visible(viewer, deps.settings()).map(toMcpTool) as never }));
+  server.setRequestHandler('tools/list', async () => toolLists.result(deps.registry.visible(viewer, deps.settings())) as never);
 
   server.setRequestHandler('tools/call', async (request, extra) => {
     const progress = progressOf(extra.mcpReq);
