@@ -68,10 +68,11 @@ export class UpstreamSurface implements PluginSurface {
   refresh(what: 'connected' | 'prompts' | 'resources'): Promise<void> {
     this.queue = this.queue.then(async () => {
       const caps = await this.connection.request(async (c) => c.getServerCapabilities() ?? {});
-      if (what !== 'resources') await this.listPrompts(caps.prompts !== undefined);
-      if (what !== 'prompts') await this.listResources(caps.resources !== undefined);
+      // One failing list (a server that declares prompts and answers -32601) leaves the other's listing alone.
+      if (what !== 'resources') await this.listPrompts(caps.prompts !== undefined).catch((e: unknown) => this.failed('prompts', e));
+      if (what !== 'prompts') await this.listResources(caps.resources !== undefined).catch((e: unknown) => this.failed('resources', e));
       this.deps.changed();
-    }).catch((e: unknown) => this.deps.log.warn('upstream: listing its prompts or resources failed', { upstream: this.id, error: (e as Error).message }));
+    }).catch((e: unknown) => this.failed('prompts and resources', e));
     return this.queue;
   }
 
@@ -139,6 +140,10 @@ export class UpstreamSurface implements PluginSurface {
     this.listedResources = out;
     this.listedTemplates = tpl;
     this.rev.resources++;
+  }
+
+  private failed(what: string, e: unknown): void {
+    this.deps.log.warn(`upstream: listing its ${what} failed`, { upstream: this.id, error: (e as Error).message });
   }
 
   /** Every page of one list, bounded. */

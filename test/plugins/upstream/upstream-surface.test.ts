@@ -1,7 +1,10 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startEverythingHttp } from './everything-http.ts';
-import { EVERYTHING, startUpstreamWorld, until, type UpstreamWorld } from './upstream-world.ts';
+import { EVERYTHING, TEST_UPSTREAM, startUpstreamWorld, until, type UpstreamWorld } from './upstream-world.ts';
 
 /**
  * Prompts and resources of upstreams (issue 17): the real server-everything
@@ -14,11 +17,19 @@ let http: { stop(): Promise<void> };
 const clients: Client[] = [];
 const DOC = 'demo://resource/static/document/features.md';
 
-/** The real SDK client, 2025 era, hearing resources list_changed. */
+let dir: string;
+
+/** The real SDK client, 2025 era, hearing resources and prompts list_changed (the URIs and names it then lists). */
 async function connect(token: string, heard: string[] = []): Promise<Client> {
   const c = new Client(
     { name: 'surface-test', version: '1.0.0' },
-    { versionNegotiation: { mode: 'legacy' }, listChanged: { resources: { debounceMs: 0, onChanged: (e, items) => void (!e && items && heard.push(...items.map((r) => r.uri))) } } },
+    {
+      versionNegotiation: { mode: 'legacy' },
+      listChanged: {
+        resources: { debounceMs: 0, onChanged: (e, items) => void (!e && items && heard.push(...items.map((r) => r.uri))) },
+        prompts: { debounceMs: 0, onChanged: (e, items) => void (!e && items && heard.push(...items.map((p) => p.name))) },
+      },
+    },
   );
   await c.connect(new StreamableHTTPClientTransport(new URL(u.w.svc.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
   clients.push(c);
@@ -27,6 +38,7 @@ async function connect(token: string, heard: string[] = []): Promise<Client> {
 const textOfRead = (r: { contents: Array<{ uri: string; text?: unknown }> }) => r.contents.map((c) => String(c.text ?? '')).join('');
 
 beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'gh-surface-'));
   const port = await freePort();
   http = await startEverythingHttp(port);
   u = await startUpstreamWorld();
@@ -39,6 +51,7 @@ afterAll(async () => {
   for (const c of clients) await c.close().catch(() => undefined);
   await u?.stop();
   await http?.stop();
+  await rm(dir, { recursive: true, force: true });
 });
 
 describe.each(['evs', 'evh'])('server-everything (%s) through Gatehouse', (id) => {
@@ -90,6 +103,18 @@ describe('list_changed and narrowing', () => {
     await until(() => heard.includes(made), 10_000, 'resources/list_changed with the session resource');
     const read = await c.readResource({ uri: made });
     expect(read.contents[0]).toMatchObject({ uri: made, mimeType: 'application/gzip' });
+  });
+
+  it("an upstream's prompts/list_changed reaches the client, and the new prompt answers", async () => {
+    const control = join(dir, 'control.json');
+    await writeFile(control, '{}');
+    await u.ok('POST', 'upstreams', { id: 'tp', transport: { kind: 'stdio', command: process.execPath, args: [TEST_UPSTREAM], env: [{ name: 'CONTROL_FILE', value: control }] } });
+    const heard: string[] = [];
+    const c = await connect(u.token, heard);
+    expect((await c.listPrompts()).prompts.map((p) => p.name)).toContain('tp__hello');
+    await writeFile(control, JSON.stringify({ prompt: 'made-later' }));
+    await until(() => heard.includes('tp__made-later'), 10_000, 'prompts/list_changed with the new prompt');
+    expect(JSON.stringify((await c.getPrompt({ name: 'tp__made-later' })).messages)).toContain('prompt made-later');
   });
 
   it('follows the rule of resources tied to no tool: role, token scope and profile narrow prompts and resources', async () => {
