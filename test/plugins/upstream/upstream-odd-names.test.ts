@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import type { UpstreamDetail, UpstreamToolView } from '../../../main/contract/upstreams.ts';
-import { startAuthProxy, type AuthProxy } from '../../helpers/auth-proxy.ts';
+import { startAuthProxy } from '../../helpers/auth-proxy.ts';
 import { freePort, startEverythingHttp } from './everything-http.ts';
 import { REPO, TEST_UPSTREAM, startUpstreamWorld, textOf, type UpstreamWorld } from './upstream-world.ts';
 
@@ -16,19 +16,19 @@ const ODD = ['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty'
 const ODD_UPSTREAM = `${REPO}test/fixtures/upstream/odd-names-upstream.mjs`;
 let u: UpstreamWorld;
 let client: Client;
-let http: { stop(): Promise<void> } | null = null;
-let proxy: AuthProxy | null = null;
 const PROTOTYPE_BEFORE = Object.getOwnPropertyNames(Object.prototype).sort();
+
+/** What to stop at the end, last started first. */
+const started: Array<{ stop(): Promise<unknown> }> = [];
 
 beforeAll(async () => {
   u = await startUpstreamWorld();
+  started.push(u);
   client = await u.mcp();
+  started.push({ stop: () => client.close() });
 }, 120_000);
 afterAll(async () => {
-  await client?.close();
-  await u?.stop();
-  await proxy?.close();
-  await http?.stop();
+  for (const s of started.reverse()) await s.stop();
 });
 
 describe('names every object has', () => {
@@ -73,9 +73,10 @@ describe('names every object has', () => {
 
   it("as --header names: constructor and toString are sent to the HTTP upstream; __proto__ (Node's fetch drops it) is refused, not lost", async () => {
     const port = await freePort();
-    http = await startEverythingHttp(port);
+    started.push(await startEverythingHttp(port));
     const heard: string[] = [];
-    proxy = await startAuthProxy(`http://127.0.0.1:${port}/mcp`, 'unused-by-server-everything', (raw) => heard.push(...raw.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase())));
+    const proxy = await startAuthProxy(`http://127.0.0.1:${port}/mcp`, 'unused-by-server-everything', (raw) => heard.push(...raw.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase())));
+    started.push({ stop: () => proxy.close() });
     const refused = await u.w.admin('POST', 'upstreams', { id: 'hdrs', transport: { kind: 'http', url: proxy.url, headers: [{ name: '__proto__', value: 'x' }] } });
     expect(refused.status).toBe(400);
     expect(JSON.stringify(refused.body)).toContain("a header named '__proto__' cannot be sent");
