@@ -20,11 +20,11 @@ const DOC = 'demo://resource/static/document/features.md';
 let dir: string;
 
 /** The real SDK client, 2025 era, hearing resources and prompts list_changed (the URIs and names it then lists). */
-async function connect(token: string, heard: string[] = []): Promise<Client> {
+async function connect(token: string, heard: string[] = [], era: 'legacy' | 'modern' = 'legacy'): Promise<Client> {
   const c = new Client(
     { name: 'surface-test', version: '1.0.0' },
     {
-      versionNegotiation: { mode: 'legacy' },
+      versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } },
       listChanged: {
         resources: { debounceMs: 0, onChanged: (e, items) => void (!e && items && heard.push(...items.map((r) => r.uri))) },
         prompts: { debounceMs: 0, onChanged: (e, items) => void (!e && items && heard.push(...items.map((p) => p.name))) },
@@ -105,15 +105,19 @@ describe('list_changed and narrowing', () => {
     expect(read.contents[0]).toMatchObject({ uri: made, mimeType: 'application/gzip' });
   });
 
-  it("an upstream's prompts/list_changed reaches the client, and the new prompt answers", async () => {
+  it("an upstream's prompts/list_changed reaches clients of both eras, and the new prompt answers", async () => {
     const control = join(dir, 'control.json');
     await writeFile(control, '{}');
     await u.ok('POST', 'upstreams', { id: 'tp', transport: { kind: 'stdio', command: process.execPath, args: [TEST_UPSTREAM], env: [{ name: 'CONTROL_FILE', value: control }] } });
     const heard: string[] = [];
+    const modern: string[] = [];
     const c = await connect(u.token, heard);
+    const m = await connect(u.token, modern, 'modern');
     expect((await c.listPrompts()).prompts.map((p) => p.name)).toContain('tp__hello');
+    expect((await m.listPrompts()).prompts.map((p) => p.name)).toContain('tp__hello');
     await writeFile(control, JSON.stringify({ prompt: 'made-later' }));
     await until(() => heard.includes('tp__made-later'), 10_000, 'prompts/list_changed with the new prompt');
+    await until(() => modern.includes('tp__made-later'), 10_000, 'prompts list_changed on a 2026-07-28 subscriptions/listen stream');
     expect(JSON.stringify((await c.getPrompt({ name: 'tp__made-later' })).messages)).toContain('prompt made-later');
   });
 
