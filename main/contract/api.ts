@@ -24,11 +24,11 @@ import {
   UpdatesView,
 } from './cloud-actions.ts';
 import { ProfileCreateInput, ProfileName, ProfileView } from './profiles.ts';
-import { UpstreamAddInput, UpstreamDetail, UpstreamId, UpstreamReviewInput, UpstreamTestAnswer, UpstreamToolView, UpstreamView } from './upstreams.ts';
+import { UpstreamAddInput, UpstreamDetail, UpstreamIdRef, UpstreamReviewInput, UpstreamTestAnswer, UpstreamToolView, UpstreamView } from './upstreams.ts';
 
 const none = z.object({}).strict();
 const byId = z.object({ id: z.string().min(1).max(200) }).strict();
-const upstreamById = z.object({ id: UpstreamId }).strict();
+const upstreamById = z.object({ id: UpstreamIdRef }).strict();
 const profileByName = z.object({ name: ProfileName }).strict();
 
 /**

@@ -76,6 +76,8 @@ export type AuditPage = z.infer<typeof AuditPage>;
 export const UNKNOWN_TOOL = '(unknown tool)';
 /** Resource reads are audited and counted under this name. */
 export const RESOURCE_READ = 'resources/read';
+/** Prompt gets (an upstream's prompts) are audited and counted under this name, the prompt in `target`. */
+export const PROMPT_GET = 'prompts/get';
 /** Requests the MCP endpoint refused before any tool was involved (401, 403, 413, 429, gateway off, malformed). */
 export const HTTP_REFUSAL = '(http refusal)';
 

@@ -14,7 +14,10 @@ import { FieldChange } from './staged.ts';
  * can never produce the same namespaced name.
  */
 export const UPSTREAM_ID = /^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/;
-export const UpstreamId = z.string().regex(UPSTREAM_ID, 'an upstream id is 1-32 of a-z 0-9 and inner hyphens (no underscores), e.g. "files" or "git-work"');
+/** An id naming an upstream that exists (show, remove, ...): the rule alone. */
+export const UpstreamIdRef = z.string().regex(UPSTREAM_ID, 'an upstream id is 1-32 of a-z 0-9 and inner hyphens (no underscores), e.g. "files" or "git-work"');
+/** A new upstream's id. `constructor` fits the rule but is a member of every JavaScript object: refused, as it is for profile names. */
+export const UpstreamId = UpstreamIdRef.refine((id) => !(id in Object.prototype), { error: (issue) => `'${String(issue.input)}' is a name every JavaScript object has and cannot be an upstream id: pick another` });
 /** Between the upstream id and its tool's own name in the one namespace clients see. */
 export const NAMESPACE_SEPARATOR = '__';
 /** Plugin ids Gatehouse's own tools use: an upstream cannot take them. */
@@ -24,7 +27,11 @@ export const DEFAULT_UPSTREAM_TIMEOUT_MS = 60_000;
 
 export const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'an environment variable name is letters, digits and _ (not starting with a digit)');
 /** An HTTP header name (RFC 9110 token). */
-export const HeaderName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, 'a header name is 1-100 token characters');
+export const HeaderName = z
+  .string()
+  .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, 'a header name is 1-100 token characters')
+  // A valid token, but Node's fetch drops it without a word (its header list is a plain object): refused rather than lost.
+  .refine((n) => n !== '__proto__', { error: "a header named '__proto__' cannot be sent (Node's fetch drops it): pick another name" });
 /** Headers Gatehouse sets itself and a person may not (the upstream's own protocol and the token Gatehouse sends). */
 export const RESERVED_HEADERS: readonly string[] = ['host', 'content-length', 'content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'connection', 'transfer-encoding'];
 const secretValue = z.string().max(16 * 1024).refine((v) => !/[\r\n\0]/.test(v), 'a value must not contain line breaks or NUL');
@@ -139,7 +146,7 @@ export type UpstreamDetail = z.infer<typeof UpstreamDetail>;
 
 export const UpstreamReviewInput = z
   .object({
-    id: UpstreamId,
+    id: UpstreamIdRef,
     approve: z.array(z.string().min(1).max(200)).max(1000).default([]),
     approve_all: z.boolean().default(false),
     hide: z.array(z.string().min(1).max(200)).max(1000).default([]),

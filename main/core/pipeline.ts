@@ -14,6 +14,7 @@ import { DEFAULT_CALL_TIMEOUT_MS, withDeadline } from './deadline.ts';
 import { USAGE_EVENTS } from './usage.ts';
 import { argsShape } from './args-shape.ts';
 import { storageMessage, type StorageGuard } from './storage-guard.ts';
+import { SurfaceCalls } from './surface-calls.ts';
 
 /** What a tools/call produces before the MCP layer wraps it. */
 export type CallOutcome =
@@ -45,9 +46,12 @@ export interface PipelineDeps {
  */
 export class Pipeline {
   private readonly timeoutMs: number;
+  /** prompts and passed-through resources of plugin surfaces (an upstream's): the same gating and audit */
+  readonly surfaces: SurfaceCalls;
 
   constructor(private readonly d: PipelineDeps) {
     this.timeoutMs = d.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    this.surfaces = new SurfaceCalls(d);
   }
 
   async call(name: string, args: unknown, ctx: CallContext): Promise<CallOutcome> {

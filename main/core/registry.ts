@@ -6,6 +6,7 @@ import type { CallContext, Plugin, PluginHost, ResourceDef, Tool } from './tool.
 import { compileSchema, type CompiledSchema, type JsonSchemaCompiler } from './tool-schema.ts';
 import { GatehouseError } from './errors.ts';
 import { isObjectMemberName } from './safe-record.ts';
+import type { PluginSurface } from './surface.ts';
 
 /** What the registry needs of a profile (main/contract/profiles.ts). */
 export interface ProfileSet {
@@ -37,6 +38,8 @@ export interface RegistryChange {
   removed: string[];
   changed: string[];
   resources: boolean;
+  /** the plugin's surface (prompts, passed-through resources) may have changed */
+  surface?: boolean;
 }
 
 /** The MCP tool name rule (SEP-986): 1-128 of A-Z a-z 0-9 _ - . */
@@ -229,6 +232,23 @@ export class Registry {
     return out;
   }
 
+  /**
+   * The surfaces (prompts, passed-through resources) a caller sees, by
+   * plugin: the rule of a resource tied to no tool, for the plugin as a
+   * whole. The capability; not for a token narrowed to named tools; within
+   * the token's plugins and its profile's upstreams.
+   */
+  surfaces(viewer: Viewer): Array<{ plugin: string; surface: PluginSurface }> {
+    const out: Array<{ plugin: string; surface: PluginSurface }> = [];
+    for (const { plugin } of this.slots.values()) {
+      const surface = plugin.surface;
+      if (!surface || !viewer.capabilities.has(surface.capability)) continue;
+      if (viewer.scope?.tools || (viewer.scope?.plugins && !viewer.scope.plugins.includes(plugin.id)) || !this.profileAllowsPlugin(viewer.scope, plugin.id)) continue;
+      out.push({ plugin: plugin.id, surface });
+    }
+    return out;
+  }
+
   /** A resource tied to no tool: within a token's profile only when the profile names its plugin. */
   private profileAllowsPlugin(scope: TokenScope | null, plugin: string): boolean {
     if (scope?.profile === undefined) return true;
@@ -265,6 +285,9 @@ export class Registry {
       },
       setTools: (tools) => this.apply(slot, this.prepareAll(slot, tools), slot.resources),
       setResources: (resources) => this.apply(slot, [...slot.tools.values()], this.checkResources(slot, resources)),
+      surfaceChanged: () => {
+        if (this.slots.get(slot.plugin.id) === slot) this.emit({ plugin: slot.plugin.id, added: [], removed: [], changed: [], resources: false, surface: true });
+      },
     };
   }
 
@@ -342,6 +365,10 @@ export class Registry {
     slot.resources = resources;
     this.ordered = null;
     if (!change.added.length && !change.removed.length && !change.changed.length && !change.resources) return;
+    this.emit(change);
+  }
+
+  private emit(change: RegistryChange): void {
     for (const l of this.listeners) {
       try {
         l(change);

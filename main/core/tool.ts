@@ -3,6 +3,7 @@ import type { TokenRecord } from '../contract/tokens.ts';
 import type { Preview } from '../contract/staged.ts';
 import type { ClientSource } from '../contract/audit.ts';
 import type { InferOutput, ToolSchema } from './tool-schema.ts';
+import type { PluginSurface } from './surface.ts';
 
 /** Who is calling, resolved from the bearer token before any tool runs. */
 export interface CallContext {
@@ -164,6 +165,8 @@ export interface PluginHost {
   /** Replaces all of the plugin's tools at once. */
   setTools(tools: readonly Tool[]): void;
   setResources(resources: readonly ResourceDef[]): void;
+  /** The plugin's surface (prompts, resources passed through) changed: channels re-check what their tokens see. */
+  surfaceChanged?(): void;
 }
 
 /** A source of tools: the built-in site, an upstream MCP server, ... */
@@ -174,6 +177,8 @@ export interface Plugin {
   /** The tools it has when registered; later changes go through the host handed to `start`. */
   tools?(): readonly Tool[];
   resources?(): readonly ResourceDef[];
+  /** prompts and resources passed through from elsewhere (an upstream's), visible as the plugin's tools-free resources are */
+  surface?: PluginSurface;
   status?(): { status: 'ok' | 'down' | 'disabled'; detail: string | null };
   /** Called once by the service after registration; `signal` aborts when the service stops. */
   start?(host: PluginHost, signal: AbortSignal): Promise<void>;

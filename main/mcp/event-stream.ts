@@ -6,6 +6,7 @@ const KEEPALIVE_MS = 15_000;
 const NOTIFICATION: Record<ListKind, string> = {
   tools: `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`,
   resources: `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/resources/list_changed' })}\n\n`,
+  prompts: `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed' })}\n\n`,
 };
 
 /** Whether a GET asks for the server's event stream (Streamable HTTP, 2025 era). */

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { AuthInfo, JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
 import { finishRpcError } from './rpc-errors.ts';
 import type { LegacyRoutes } from './legacy-routes.ts';
+import { answerText } from './list-cache.ts';
 
 type Id = string | number;
 
@@ -63,7 +64,7 @@ export class LegacyExchange implements Transport {
     if (this.done) return;
     const isAnswer = ('result' in message || 'error' in message) && message.id === this.id;
     if (isAnswer) {
-      const text = JSON.stringify('error' in message ? this.withCode(message) : message);
+      const text = 'error' in message ? JSON.stringify(this.withCode(message)) : answerText(message);
       if (this.streaming) {
         this.res.end(`event: message\ndata: ${text}\n\n`);
       } else {

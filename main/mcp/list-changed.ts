@@ -3,12 +3,14 @@ import type { ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
 import type { Settings } from '../contract/settings.ts';
 import type { Registry, Viewer } from '../core/registry.ts';
 
-export type ListKind = 'tools' | 'resources';
+export type ListKind = 'tools' | 'resources' | 'prompts';
 
 /** Channels one token may hold open (a client that reconnects leaves one behind): a new one past this ends its oldest. */
 export const MAX_STREAMS_PER_TOKEN = 4;
 /** Channels in all. */
 export const MAX_STREAMS = 256;
+
+type Fingerprints = { tools: string; resources: string; prompts: string };
 
 /** One open channel to a client that can take server notifications. */
 export interface Listener {
@@ -43,7 +45,7 @@ export interface ListChangesDeps {
  * tools/list.
  */
 export class ListChanges {
-  private readonly channels = new Map<Listener, { tools: string; resources: string }>();
+  private readonly channels = new Map<Listener, Fingerprints>();
   private readonly ids = new WeakMap<object, number>();
   private nextId = 0;
   private pending = false;
@@ -133,7 +135,7 @@ export class ListChanges {
       if (serving === undefined) return () => {};
       const listener: Listener = {
         tokenId: serving.tokenId,
-        send: (kind) => deliver({ kind: kind === 'tools' ? 'tools_list_changed' : 'resources_list_changed' }),
+        send: (kind) => deliver({ kind: `${kind}_list_changed` }),
         close: () => serving.end(),
       };
       return this.attach(listener);
@@ -153,6 +155,7 @@ export class ListChanges {
       try {
         if (now.tools !== seen.tools) listener.send('tools');
         if (now.resources !== seen.resources) listener.send('resources');
+        if (now.prompts !== seen.prompts) listener.send('prompts');
       } catch {
         this.channels.delete(listener);
         listener.close();
@@ -161,11 +164,14 @@ export class ListChanges {
   }
 
   /** The visible lists as ids of the registry's entries: a changed definition is a new entry, so a new id. */
-  private fingerprints(viewer: Viewer): { tools: string; resources: string } {
+  private fingerprints(viewer: Viewer): Fingerprints {
     const settings = this.deps.settings();
+    // Passed-through prompts and resources (upstreams') as their surface's revision: it changes with every re-listing.
+    const surfaces = this.deps.registry.surfaces(viewer).map((s) => ({ id: s.plugin, ...s.surface.revision() }));
     return {
       tools: this.deps.registry.visible(viewer, settings).map((e) => this.idOf(e)).join(','),
-      resources: this.deps.registry.resources(viewer, settings).map((r) => this.idOf(r)).join(','),
+      resources: this.deps.registry.resources(viewer, settings).map((r) => String(this.idOf(r))).concat(surfaces.map((s) => `${s.id}:${s.resources}`)).join(','),
+      prompts: surfaces.map((s) => `${s.id}:${s.prompts}`).join(','),
     };
   }
 

@@ -9,6 +9,8 @@ import { VERSION } from '../version.ts';
 import { SERVED_PROTOCOL_VERSIONS } from './protocol-versions.ts';
 import { REQUEST_STATE_OPTIONS, resumeOf, wrapState } from './request-state.ts';
 import { clientAskOf } from './client-ask.ts';
+import { installSurfaceHandlers, readSurfaceResource } from './surface-handlers.ts';
+import { ToolListCache } from './list-cache.ts';
 
 export interface ServerDeps {
   registry: Registry;
@@ -38,6 +40,9 @@ function toMcpTool(entry: RegisteredTool): Record<string, unknown> {
   }
   return listed;
 }
+
+/** tools/list answers made once per visible tool set (list-cache.ts). */
+const toolLists = new ToolListCache(toMcpTool);
 
 /** A progress sink when the client sent a progressToken: what a tool (an upstream's) reports goes to it as notifications/progress. */
 function progressOf(req: { _meta?: { progressToken?: string | number }; notify: (n: { method: 'notifications/progress'; params: Record<string, unknown> }) => Promise<void> }): { sink: Pick<CallContext, 'progress'>; flush: () => Promise<unknown> } {
@@ -69,7 +74,7 @@ const toolError = (code: string, message: string, extra: Record<string, unknown>
 export const SERVER_INFO = { name: 'gatehouse', title: 'Gatehouse', version: VERSION } as const;
 
 /** Server capabilities: lists change at run time (plugins, settings), and we say so. */
-export const SERVER_CAPABILITIES = { tools: { listChanged: true }, resources: { listChanged: true }, logging: {} } as const;
+export const SERVER_CAPABILITIES = { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, logging: {} } as const;
 
 type Discover = { _ondiscover(): Record<string, unknown> };
 
@@ -96,7 +101,7 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
   discoverServedVersions(server);
   const viewer = viewerOf(ctx);
 
-  server.setRequestHandler('tools/list', async () => ({ tools: deps.registry.visible(viewer, deps.settings()).map(toMcpTool) as never }));
+  server.setRequestHandler('tools/list', async () => toolLists.result(deps.registry.visible(viewer, deps.settings())) as never);
 
   server.setRequestHandler('tools/call', async (request, extra) => {
     const progress = progressOf(extra.mcpReq);
@@ -128,13 +133,15 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
   server.setRequestHandler('resources/list', async () => ({
     resources: deps.registry.resources(viewer, deps.settings()).map(({ uri, name, title, description, mimeType }) => ({
       uri, name, mimeType, ...(title ? { title } : {}), ...(description ? { description } : {}),
-    })),
+    })).concat(deps.pipeline.surfaces.resources(ctx) as never[]),
   }));
 
-  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
+  installSurfaceHandlers(server, ctx, deps.pipeline.surfaces);
 
   server.setRequestHandler('resources/read', async (request, extra) => {
     const call: CallContext = extra.mcpReq.signal ? { ...ctx, signal: extra.mcpReq.signal } : ctx;
+    const passed = await readSurfaceResource(request.params.uri, call, deps.pipeline.surfaces);
+    if (passed) return passed as never;
     try {
       const { resource, text } = await deps.pipeline.readResource(request.params.uri, call);
       return { contents: [{ uri: resource.uri, mimeType: resource.mimeType, text }] };

@@ -37,12 +37,14 @@ function forwardableHeaders(raw: readonly string[], token: string): string[] {
   return out;
 }
 
-export async function startAuthProxy(targetMcpUrl: string, token: string): Promise<AuthProxy> {
+/** `seen` gets each request's raw headers as they arrived (a test checking what a client sent). */
+export async function startAuthProxy(targetMcpUrl: string, token: string, seen?: (rawHeaders: readonly string[]) => void): Promise<AuthProxy> {
   const target = new URL(targetMcpUrl);
   if (target.protocol !== 'http:') throw new Error(`auth proxy: only http:// targets are supported, got ${target.protocol}`);
   const sockets = new Set<Socket>();
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    seen?.(req.rawHeaders);
     // Raw headers keep the client's exact Host and Origin (and their case).
     const upstream = httpRequest({
       host: target.hostname,

@@ -30,6 +30,8 @@ export interface ConnectionHooks {
   log: Logger;
   /** first and largest wait between reconnects */
   backoff?: { baseMs: number; maxMs: number };
+  /** connected (again), or the upstream's prompts or resources list changed: its surface re-lists them (upstream-surface.ts) */
+  onSurface?(what: 'connected' | 'prompts' | 'resources'): void;
 }
 
 /** A call's result as the upstream gave it. */
@@ -140,6 +142,20 @@ export class UpstreamConnection {
     }
   }
 
+  /** A request of its own (prompts, resources) on the live session: the call's timeout, its cancellation, the same error mapping. */
+  async request<T>(send: (client: Client, options: { timeout: number; signal?: AbortSignal }) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const client = this.client;
+    if (!client || this.health.status === 'down') throw this.unavailable();
+    const started = Date.now();
+    try {
+      const r = await send(client, { timeout: this.spec.timeoutMs, ...(signal ? { signal } : {}) });
+      this.ok(Date.now() - started);
+      return r;
+    } catch (e) {
+      throw this.callError(e);
+    }
+  }
+
   private async relist(client: Client): Promise<ToolDefinition[]> {
     const started = Date.now();
     try {
@@ -155,12 +171,16 @@ export class UpstreamConnection {
 
   private async open(): Promise<ToolDefinition[]> {
     const started = Date.now();
-    const client = new Client(
+    const client: Client = new Client(
       { name: 'gatehouse', version: VERSION },
       {
         // HTTP: 2026-07-28 first (server/discover), the 2025 handshake as fallback; a known era skips the probe.
         ...(this.spec.transport.kind === 'http' && this.spec.era === null ? { versionNegotiation: { mode: 'auto' as const } } : {}),
-        listChanged: { tools: { debounceMs: 50, onChanged: (error, tools) => this.listed(client, error, tools) } },
+        listChanged: {
+          tools: { debounceMs: 50, onChanged: (error, tools) => this.listed(client, error, tools) },
+          prompts: { debounceMs: 50, autoRefresh: false, onChanged: () => client === this.client && this.hooks.onSurface?.('prompts') },
+          resources: { debounceMs: 50, autoRefresh: false, onChanged: () => client === this.client && this.hooks.onSurface?.('resources') },
+        },
         // What an upstream may ask of the client mid-call; whether the calling client can is checked per call (ask-relay.ts).
         capabilities: { elicitation: { form: {}, url: {} }, sampling: {} },
       },
@@ -180,6 +200,7 @@ export class UpstreamConnection {
       const defs = tools.map(definitionOf);
       this.hooks.onTools(defs);
       this.hooks.onChange();
+      this.hooks.onSurface?.('connected');
       return defs;
     } catch (e) {
       await client.close().catch(() => undefined);
@@ -198,9 +219,10 @@ export class UpstreamConnection {
       transport.stderr?.on('data', (chunk: Buffer) => this.stderr.write(chunk.toString('utf8')));
       return transport;
     }
-    const headers: Record<string, string> = {};
-    for (const h of this.spec.secrets.headers) headers[h.name] = h.value;
-    if (this.spec.token) headers.Authorization = `Bearer ${this.spec.token}`;
+    // Pairs, not an object: header names are the person's, and an object keyed by them is one more place a name every
+    // object has could go wrong (`__proto__` itself is refused at add: Node's fetch never sends it).
+    const headers: Array<[string, string]> = this.spec.secrets.headers.map((h) => [h.name, h.value]);
+    if (this.spec.token) headers.push(['Authorization', `Bearer ${this.spec.token}`]);
     return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers } }) as Transport;
   }
 

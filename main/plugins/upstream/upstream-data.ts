@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EnvName, HeaderName, QuarantineReason, ToolClass, UpstreamId } from '../../contract/upstreams.ts';
+import { EnvName, HeaderName, QuarantineReason, ToolClass, UpstreamIdRef } from '../../contract/upstreams.ts';
 
 /**
  * `upstreams.json` in the data dir: each upstream's configuration and the
@@ -42,7 +42,8 @@ export const StoredTransport = z.discriminatedUnion('kind', [
 export type StoredTransport = z.infer<typeof StoredTransport>;
 
 export const UpstreamRecord = z.object({
-  id: UpstreamId,
+  /** the id rule without the refusal of new `constructor` ids: a file written before it still loads */
+  id: UpstreamIdRef,
   enabled: z.boolean(),
   created: z.string(),
   transport: StoredTransport,

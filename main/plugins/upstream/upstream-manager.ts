@@ -187,7 +187,7 @@ export class UpstreamManager implements UpstreamActions {
       ...(t.kind === 'stdio' ? { command: t.command, args: t.args, env_names: t.env_names } : { url: t.url, header_names: t.header_names, token_keychain: t.token_keychain }),
       health: rec.enabled ? health : { ...health, status: 'disabled' },
       tools: { approved: count('approved'), quarantined: count('quarantined'), hidden: count('hidden'), removed: rec.tools.filter((p) => p.removed).length },
-      problems: plugin?.problems ?? [],
+      problems: plugin ? [...plugin.problems, ...plugin.surface.problems] : [],
     };
   }
 }

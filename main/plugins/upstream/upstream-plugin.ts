@@ -6,6 +6,7 @@ import { UpstreamConnection, type ConnectionSpec } from './connection.ts';
 import type { ToolDefinition, UpstreamRecord, UpstreamsData } from './upstream-data.ts';
 import { isOffered, namespaced, reconcile } from './pinning.ts';
 import { toolFor } from './upstream-tools.ts';
+import { UpstreamSurface } from './upstream-surface.ts';
 
 export interface UpstreamPluginDeps {
   store: DocumentStore<UpstreamsData>;
@@ -29,6 +30,8 @@ export class UpstreamPlugin implements Plugin {
   readonly kind = 'upstream' as const;
   readonly title: string;
   readonly connection: UpstreamConnection;
+  /** its prompts and resources, passed through (upstream-surface.ts) */
+  readonly surface: UpstreamSurface;
   /** names that could not be offered at the last (re)load, for people */
   problems: string[] = [];
   private host: PluginHost | null = null;
@@ -41,6 +44,14 @@ export class UpstreamPlugin implements Plugin {
       onChange: () => deps.changed(),
       log: deps.log,
       ...(deps.backoff ? { backoff: deps.backoff } : {}),
+      onSurface: (what) => void this.surface.refresh(what),
+    });
+    this.surface = new UpstreamSurface(id, this.connection, {
+      log: deps.log,
+      changed: () => {
+        this.host?.surfaceChanged?.();
+        deps.changed();
+      },
     });
   }
 

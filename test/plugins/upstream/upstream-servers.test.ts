@@ -1,6 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
@@ -9,39 +7,24 @@ import type { UpstreamDetail, UpstreamView } from '../../../main/contract/upstre
 import type { StagedPayload } from '../../../main/contract/staged.ts';
 import { clientTokenAccount } from '../../../main/store/vault-account.ts';
 import { startTestService } from '../../helpers/service.ts';
-import { EVERYTHING, FILESYSTEM, startUpstreamWorld, textOf, until, type UpstreamWorld } from './upstream-world.ts';
+import { freePort, startEverythingHttp } from './everything-http.ts';
+import { FILESYSTEM, startUpstreamWorld, textOf, until, type UpstreamWorld } from './upstream-world.ts';
 
 /** The real MCP servers from npm behind Gatehouse: server-everything over Streamable HTTP, server-filesystem over stdio, a second Gatehouse. */
 let u: UpstreamWorld;
 let client: Client;
 let dir: string;
 let port: number;
-let everything: ChildProcess | null = null;
+let everything: { stop(): Promise<void> } | null = null;
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
-
-/** server-everything's own HTTP mode (`node dist/index.js streamableHttp`, PORT from the environment). */
-async function startEverythingHttp(): Promise<void> {
-  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { PATH: process.env.PATH, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
-  everything = child;
-  await new Promise<void>((resolve, reject) => {
-    child.stderr!.on('data', (c: Buffer) => c.toString().includes('listening on port') && resolve());
-    child.once('exit', (code) => reject(new Error(`server-everything exited ${code}`)));
-  });
+/** server-everything's own HTTP mode, started and stopped by the tests. */
+async function startEverything(): Promise<void> {
+  everything = await startEverythingHttp(port);
 }
-async function stopEverythingHttp(): Promise<void> {
-  const child = everything;
+async function stopEverything(): Promise<void> {
+  const e = everything;
   everything = null;
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGKILL');
-  await exited;
+  await e?.stop();
 }
 const call = (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args });
 const view = async (id: string) => (await u.ok<UpstreamView[]>('GET', 'upstreams')).find((x) => x.id === id)!;
@@ -49,14 +32,14 @@ const view = async (id: string) => (await u.ok<UpstreamView[]>('GET', 'upstreams
 beforeAll(async () => {
   dir = await realpath(await mkdtemp(join(tmpdir(), 'gh-upstream-fs-')));
   port = await freePort();
-  await startEverythingHttp();
+  await startEverything();
   u = await startUpstreamWorld();
   client = await u.mcp();
 }, 120_000);
 afterAll(async () => {
   await client?.close();
   await u?.stop();
-  await stopEverythingHttp();
+  await stopEverything();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -80,7 +63,7 @@ describe('server-everything over Streamable HTTP', () => {
   });
 
   it('down: answers upstream_unavailable at once; back: reconnects by itself (also when it was down when the plugin started)', async () => {
-    await stopEverythingHttp();
+    await stopEverything();
     const first = await call('evh__echo', { message: 'x' });
     expect(textOf(first)).toMatch(/^upstream_unavailable: /);
     await until(async () => (await view('evh')).health.status === 'down', 5000, 'down');
@@ -92,7 +75,7 @@ describe('server-everything over Streamable HTTP', () => {
     await u.ok('POST', 'upstreams/evh/enable');
     await until(async () => (await view('evh')).health.last_error !== null, 5000, 'a failed first connect');
     expect(textOf(await call('evh__echo', { message: 'x' }))).toMatch(/^upstream_unavailable/);
-    await startEverythingHttp();
+    await startEverything();
     await until(async () => !(await call('evh__echo', { message: 'back' })).isError, 15_000, 'the upstream back');
     expect((await view('evh')).health.status).toBe('connected');
   });

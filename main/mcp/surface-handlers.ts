@@ -1,0 +1,42 @@
+import { ProtocolError, type Server } from '@modelcontextprotocol/server';
+import { JSONRPC_CODES } from '../contract/errors.ts';
+import type { CallContext } from '../core/tool.ts';
+import type { SurfaceCalls } from '../core/surface-calls.ts';
+import { toErrorShape } from '../core/errors.ts';
+
+/** A refusal or failure of a prompt get or resource read as the JSON-RPC error: a missing and a hidden one answer alike (-32602). */
+export function surfaceError(e: unknown, ctx: CallContext, extra: Record<string, unknown>): ProtocolError {
+  const shape = toErrorShape(e);
+  const code = shape.code === 'not_found' || shape.code === 'invalid_params' ? JSONRPC_CODES.invalid_params : JSONRPC_CODES.internal_error;
+  return new ProtocolError(code, shape.message, { code: shape.code, request_id: ctx.request_id, ...(shape.code === 'not_found' ? extra : {}) });
+}
+
+/**
+ * prompts/list, prompts/get and resources/templates/list: what plugin
+ * surfaces (upstream MCP servers) offer this caller. Built-in plugins have
+ * no prompts or templates, so these lists are the surfaces' only.
+ */
+export function installSurfaceHandlers(server: Server, ctx: CallContext, surfaces: SurfaceCalls): void {
+  server.setRequestHandler('prompts/list', async () => ({ prompts: surfaces.prompts(ctx) as never }));
+
+  server.setRequestHandler('prompts/get', async (request, extra) => {
+    const call: CallContext = extra.mcpReq.signal ? { ...ctx, signal: extra.mcpReq.signal } : ctx;
+    try {
+      return (await surfaces.getPrompt(request.params.name, request.params.arguments ?? {}, call)) as never;
+    } catch (e) {
+      throw surfaceError(e, ctx, { name: request.params.name.slice(0, 128) });
+    }
+  });
+
+  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: surfaces.templates(ctx) as never }));
+}
+
+/** resources/read of a URI a surface owns (null when none does: a built-in resource or an unknown URI). */
+export async function readSurfaceResource(uri: string, ctx: CallContext, surfaces: SurfaceCalls): Promise<Record<string, unknown> | null> {
+  if (!surfaces.ownsUri(uri)) return null;
+  try {
+    return await surfaces.readResource(uri, ctx);
+  } catch (e) {
+    throw surfaceError(e, ctx, { uri: uri.slice(0, 300) });
+  }
+}

@@ -1,0 +1,168 @@
+import type { Client } from '@modelcontextprotocol/client';
+import type { CallContext } from '../../core/tool.ts';
+import type { ListedPrompt, ListedResource, ListedTemplate, PluginSurface } from '../../core/surface.ts';
+import { GatehouseError } from '../../core/errors.ts';
+import { TOOL_NAME } from '../../core/registry.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { UpstreamConnection } from './connection.ts';
+import { namespaced } from './pinning.ts';
+import { UPSTREAM_FEATURE } from './upstream-tools.ts';
+import { ownPromptName, unwrapUri, uriPrefix, usableUri, wrapBlockUris, wrapUri } from './surface-names.ts';
+
+/** Pages of one list followed at most (a server that never stops paging cannot hold the connection). */
+const MAX_PAGES = 20;
+/** Items kept of one list. */
+const MAX_ITEMS = 2000;
+
+type Page<K extends string> = { nextCursor?: string } & Record<K, unknown[]>;
+const text = (v: unknown, max: number): string | undefined => (typeof v === 'string' ? v.slice(0, max) : undefined);
+const opt = <K extends string, V>(k: K, v: V | undefined) => (v === undefined ? {} : ({ [k]: v } as Record<K, V>));
+
+/**
+ * An upstream's prompts, resources and resource templates, passed through
+ * under Gatehouse's names (surface-names.ts). Listed at every connect and on
+ * the upstream's prompts or resources list_changed; the last listing stays
+ * while the upstream is down (a get or read then answers
+ * upstream_unavailable, as a call does). Not pinned: a prompt's messages and
+ * a resource's contents come with each get or read, like a tool's result.
+ */
+export class UpstreamSurface implements PluginSurface {
+  readonly capability = 'use_upstreams' as const;
+  readonly feature = UPSTREAM_FEATURE;
+  /** names and URIs that could not be offered at the last listing, for people */
+  problems: string[] = [];
+  private listedPrompts: ListedPrompt[] = [];
+  private listedResources: ListedResource[] = [];
+  private listedTemplates: ListedTemplate[] = [];
+  private readonly rev = { prompts: 0, resources: 0 };
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(private readonly id: string, private readonly connection: UpstreamConnection, private readonly deps: { log: Logger; changed(): void }) {}
+
+  prompts(): readonly ListedPrompt[] {
+    return this.listedPrompts;
+  }
+
+  resources(): readonly ListedResource[] {
+    return this.listedResources;
+  }
+
+  templates(): readonly ListedTemplate[] {
+    return this.listedTemplates;
+  }
+
+  revision(): { prompts: number; resources: number } {
+    return { ...this.rev };
+  }
+
+  ownsUri(uri: string): boolean {
+    return uri.startsWith(uriPrefix(this.id));
+  }
+
+  ownsPrompt(name: string): boolean {
+    const own = ownPromptName(this.id, name);
+    return own !== null && this.listedPrompts.some((p) => p.name === name);
+  }
+
+  /** Re-lists what changed (everything after a connect); one listing at a time, errors logged. */
+  refresh(what: 'connected' | 'prompts' | 'resources'): Promise<void> {
+    this.queue = this.queue.then(async () => {
+      const caps = await this.connection.request(async (c) => c.getServerCapabilities() ?? {});
+      // One failing list (a server that declares prompts and answers -32601) leaves the other's listing alone.
+      if (what !== 'resources') await this.listPrompts(caps.prompts !== undefined).catch((e: unknown) => this.failed('prompts', e));
+      if (what !== 'prompts') await this.listResources(caps.resources !== undefined).catch((e: unknown) => this.failed('resources', e));
+      this.deps.changed();
+    }).catch((e: unknown) => this.failed('prompts and resources', e));
+    return this.queue;
+  }
+
+  async getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<Record<string, unknown>> {
+    const own = ownPromptName(this.id, name);
+    if (own === null) throw new GatehouseError('not_found', `prompt not found: ${name.slice(0, 128)}`);
+    const r = await this.connection.request((c, o) => c.getPrompt({ name: own, arguments: args }, o), ctx.signal);
+    const messages = (r.messages ?? []).map((m) => ({ ...m, content: wrapBlockUris(this.id, m.content) }));
+    return { ...opt('description', text(r.description, 10_000)), messages };
+  }
+
+  async readResource(uri: string, ctx: CallContext): Promise<Record<string, unknown>> {
+    const own = unwrapUri(this.id, uri);
+    if (own === null) throw new GatehouseError('not_found', `resource not found: ${uri.slice(0, 300)}`, { uri: uri.slice(0, 300) });
+    const r = await this.connection.request((c, o) => c.readResource({ uri: own }, { ...o, cacheMode: 'bypass' }), ctx.signal);
+    // The contents name the URI the client asked by; another URI of the upstream's, wrapped as well.
+    return { contents: (r.contents ?? []).map((c) => ({ ...c, uri: c.uri === own ? uri : usableUri(c.uri) ? wrapUri(this.id, c.uri) : uri })) };
+  }
+
+  private async listPrompts(offered: boolean): Promise<void> {
+    const listed = offered ? await this.all('prompts', (c, cursor, o) => c.listPrompts(cursor ? { cursor } : undefined, { ...o, cacheMode: 'bypass' })) : [];
+    const problems: string[] = [];
+    const seen = new Set<string>();
+    const out: ListedPrompt[] = [];
+    for (const raw of listed as Array<Record<string, unknown>>) {
+      const own = typeof raw.name === 'string' ? raw.name : '';
+      const name = namespaced(this.id, own);
+      if (!TOOL_NAME.test(name)) problems.push(`prompt ${name.slice(0, 140)}: not offered: a prompt name is 1-128 of A-Z a-z 0-9 _ - . with the upstream id`);
+      else if (seen.has(name)) problems.push(`prompt ${name}: not offered: the upstream lists it twice`);
+      else {
+        seen.add(name);
+        const args = Array.isArray(raw.arguments) ? (raw.arguments as Array<Record<string, unknown>>).filter((a) => typeof a?.name === 'string').slice(0, 100) : null;
+        out.push({
+          name, ...opt('title', text(raw.title, 200)), ...opt('description', text(raw.description, 10_000)),
+          ...(args ? { arguments: args.map((a) => ({ name: (a.name as string).slice(0, 128), ...opt('description', text(a.description, 2000)), ...(typeof a.required === 'boolean' ? { required: a.required } : {}) })) } : {}),
+        });
+      }
+    }
+    this.set('prompts', problems);
+    this.listedPrompts = out;
+    this.rev.prompts++;
+  }
+
+  private async listResources(offered: boolean): Promise<void> {
+    const resources = offered ? await this.all('resources', (c, cursor, o) => c.listResources(cursor ? { cursor } : undefined, { ...o, cacheMode: 'bypass' })) : [];
+    const templates = offered ? await this.all('resourceTemplates', (c, cursor, o) => c.listResourceTemplates(cursor ? { cursor } : undefined, { ...o, cacheMode: 'bypass' })) : [];
+    const problems: string[] = [];
+    const seen = new Set<string>();
+    const described = (raw: Record<string, unknown>) => ({ name: text(raw.name, 200) ?? '', ...opt('title', text(raw.title, 200)), ...opt('description', text(raw.description, 10_000)), ...opt('mimeType', text(raw.mimeType, 200)) });
+    const out: ListedResource[] = [];
+    for (const raw of resources as Array<Record<string, unknown>>) {
+      if (!usableUri(raw.uri)) problems.push(`resource ${String(raw.uri).slice(0, 200)}: not offered: not a usable URI (1-2048 characters, no spaces or control characters)`);
+      else if (seen.has(raw.uri)) problems.push(`resource ${raw.uri.slice(0, 200)}: not offered: the upstream lists it twice`);
+      else {
+        seen.add(raw.uri);
+        out.push({ uri: wrapUri(this.id, raw.uri), ...described(raw), ...(typeof raw.size === 'number' ? { size: raw.size } : {}) });
+      }
+    }
+    const tpl: ListedTemplate[] = [];
+    for (const raw of templates as Array<Record<string, unknown>>) {
+      if (!usableUri(raw.uriTemplate)) problems.push(`resource template ${String(raw.uriTemplate).slice(0, 200)}: not offered: not a usable URI template`);
+      else tpl.push({ uriTemplate: wrapUri(this.id, raw.uriTemplate), ...described(raw) });
+    }
+    this.set('resource', problems);
+    this.listedResources = out;
+    this.listedTemplates = tpl;
+    this.rev.resources++;
+  }
+
+  private failed(what: string, e: unknown): void {
+    this.deps.log.warn(`upstream: listing its ${what} failed`, { upstream: this.id, error: (e as Error).message });
+  }
+
+  /** Every page of one list, bounded. */
+  private async all<K extends string>(key: K, page: (c: Client, cursor: string | undefined, o: { timeout: number }) => Promise<Page<K>>): Promise<unknown[]> {
+    const items: unknown[] = [];
+    let cursor: string | undefined;
+    for (let i = 0; i < MAX_PAGES && items.length < MAX_ITEMS; i++) {
+      const r = await this.connection.request((c, o) => page(c, cursor, o));
+      items.push(...(r[key] ?? []));
+      cursor = r.nextCursor;
+      if (!cursor) break;
+    }
+    return items.slice(0, MAX_ITEMS);
+  }
+
+  /** Replaces the problems of one kind (prompt or resource), keeps the other's; logged when there are any. */
+  private set(kind: 'prompts' | 'resource', problems: string[]): void {
+    const other = kind === 'prompts' ? (p: string) => !p.startsWith('prompt ') : (p: string) => p.startsWith('prompt ');
+    this.problems = this.problems.filter(other).concat(problems);
+    if (problems.length) this.deps.log.warn('upstream: some prompts or resources cannot be offered', { upstream: this.id, problems: problems.slice(0, 20) });
+  }
+}

@@ -1,0 +1,152 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, startEverythingHttp } from './everything-http.ts';
+import { EVERYTHING, TEST_UPSTREAM, startUpstreamWorld, until, type UpstreamWorld } from './upstream-world.ts';
+
+/**
+ * Prompts and resources of upstreams (issue 17): the real server-everything
+ * over stdio and over Streamable HTTP behind the real service, read with the
+ * real SDK client: namespaced prompts, wrapped resource URIs and templates,
+ * list_changed passed on, narrowing by role, token scope and profile, audit.
+ */
+let u: UpstreamWorld;
+let http: { stop(): Promise<void> };
+const clients: Client[] = [];
+const DOC = 'demo://resource/static/document/features.md';
+
+let dir: string;
+
+/** The real SDK client, 2025 era, hearing resources and prompts list_changed (the URIs and names it then lists). */
+async function connect(token: string, heard: string[] = [], era: 'legacy' | 'modern' = 'legacy'): Promise<Client> {
+  const c = new Client(
+    { name: 'surface-test', version: '1.0.0' },
+    {
+      versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } },
+      listChanged: {
+        resources: { debounceMs: 0, onChanged: (e, items) => void (!e && items && heard.push(...items.map((r) => r.uri))) },
+        prompts: { debounceMs: 0, onChanged: (e, items) => void (!e && items && heard.push(...items.map((p) => p.name))) },
+      },
+    },
+  );
+  await c.connect(new StreamableHTTPClientTransport(new URL(u.w.svc.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  clients.push(c);
+  return c;
+}
+const textOfRead = (r: { contents: Array<{ uri: string; text?: unknown }> }) => r.contents.map((c) => String(c.text ?? '')).join('');
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'gh-surface-'));
+  const port = await freePort();
+  http = await startEverythingHttp(port);
+  u = await startUpstreamWorld();
+  await u.ok('POST', 'upstreams', { id: 'evs', transport: { kind: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] }, read: ['gzip-file-as-resource'] });
+  await u.ok('POST', 'upstreams', { id: 'evh', transport: { kind: 'http', url: `http://127.0.0.1:${port}/mcp` } });
+  await u.ok('POST', 'profiles', { name: 'evs-only', upstreams: ['evs'] });
+  await u.ok('POST', 'profiles', { name: 'evs-echo', tools: ['evs__echo'] });
+}, 120_000);
+afterAll(async () => {
+  for (const c of clients) await c.close().catch(() => undefined);
+  await u?.stop();
+  await http?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe.each(['evs', 'evh'])('server-everything (%s) through Gatehouse', (id) => {
+  it('lists its prompts as <id>__<name> and gets one with arguments', async () => {
+    const c = await connect(u.token);
+    const prompts = (await until(async () => {
+      const { prompts: p } = await c.listPrompts();
+      return p.some((x) => x.name === `${id}__args-prompt`) ? p : null;
+    }, 10_000, 'the prompts'))!;
+    expect(prompts.map((p) => p.name)).toEqual(expect.arrayContaining([`${id}__simple-prompt`, `${id}__args-prompt`, `${id}__resource-prompt`]));
+    expect(prompts.find((p) => p.name === `${id}__args-prompt`)!.arguments).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'city', required: true })]));
+    const got = await c.getPrompt({ name: `${id}__args-prompt`, arguments: { city: 'Trondheim' } });
+    expect(JSON.stringify(got.messages)).toContain('Trondheim');
+    // An embedded resource names the URI a client reads it back by, through Gatehouse.
+    const embedded = await c.getPrompt({ name: `${id}__resource-prompt`, arguments: { resourceType: 'Text', resourceId: '3' } });
+    const block = embedded.messages.map((m) => m.content).find((b) => b.type === 'resource') as { resource: { uri: string } };
+    expect(block.resource.uri).toBe(`gatehouse-upstream://${id}/demo://resource/dynamic/text/3`);
+    await expect(c.getPrompt({ name: `${id}__no-such-prompt` })).rejects.toThrow(/prompt not found/);
+  });
+
+  it('lists resources and templates under gatehouse-upstream://<id>/ and reads them (templates expanded), audited with the upstream as source', async () => {
+    const c = await connect(u.token);
+    const { resources } = await c.listResources();
+    const wrapped = `gatehouse-upstream://${id}/${DOC}`;
+    expect(resources.map((r) => r.uri)).toContain(wrapped);
+    expect(resources.map((r) => r.uri)).toContain('gatehouse://manual');
+    const { resourceTemplates } = await c.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toContain(`gatehouse-upstream://${id}/demo://resource/dynamic/text/{resourceId}`);
+    const doc = await c.readResource({ uri: wrapped });
+    expect(doc.contents[0]!.uri).toBe(wrapped);
+    expect(textOfRead(doc as never)).toMatch(/Prompts/);
+    const expanded = await c.readResource({ uri: `gatehouse-upstream://${id}/demo://resource/dynamic/text/7` });
+    expect(expanded.contents[0]!.uri).toBe(`gatehouse-upstream://${id}/demo://resource/dynamic/text/7`);
+    expect(textOfRead(expanded as never)).toMatch(/7/);
+    const audit = await u.ok<{ entries: Array<{ tool: string; target: string; result: string; source_plugin: string }> }>('GET', 'audit?tool=resources/read');
+    expect(audit.entries.find((e) => e.target === wrapped)).toMatchObject({ result: 'ok', source_plugin: id });
+    const prompts = await u.ok<{ entries: Array<{ target: string; source_plugin: string; result: string }> }>('GET', 'audit?tool=prompts/get');
+    expect(prompts.entries.find((e) => e.target === `${id}__args-prompt`)).toMatchObject({ result: 'ok', source_plugin: id });
+  });
+});
+
+describe('list_changed and narrowing', () => {
+  it("an upstream's resources/list_changed reaches the client with the new resource wrapped", async () => {
+    const heard: string[] = [];
+    const c = await connect(u.token, heard);
+    const r = await c.callTool({ name: 'evs__gzip-file-as-resource', arguments: { name: 'made-now.txt.gz', data: 'data:text/plain;base64,aGVsbG8=' } });
+    expect(r.isError).toBeFalsy();
+    const made = 'gatehouse-upstream://evs/demo://resource/session/made-now.txt.gz';
+    await until(() => heard.includes(made), 10_000, 'resources/list_changed with the session resource');
+    const read = await c.readResource({ uri: made });
+    expect(read.contents[0]).toMatchObject({ uri: made, mimeType: 'application/gzip' });
+  });
+
+  it("an upstream's prompts/list_changed reaches clients of both eras, and the new prompt answers", async () => {
+    const control = join(dir, 'control.json');
+    await writeFile(control, '{}');
+    await u.ok('POST', 'upstreams', { id: 'tp', transport: { kind: 'stdio', command: process.execPath, args: [TEST_UPSTREAM], env: [{ name: 'CONTROL_FILE', value: control }] } });
+    const heard: string[] = [];
+    const modern: string[] = [];
+    const c = await connect(u.token, heard);
+    const m = await connect(u.token, modern, 'modern');
+    expect((await c.listPrompts()).prompts.map((p) => p.name)).toContain('tp__hello');
+    expect((await m.listPrompts()).prompts.map((p) => p.name)).toContain('tp__hello');
+    await writeFile(control, JSON.stringify({ prompt: 'made-later' }));
+    await until(() => heard.includes('tp__made-later'), 10_000, 'prompts/list_changed with the new prompt');
+    await until(() => modern.includes('tp__made-later'), 10_000, 'prompts list_changed on a 2026-07-28 subscriptions/listen stream');
+    expect(JSON.stringify((await c.getPrompt({ name: 'tp__made-later' })).messages)).toContain('prompt made-later');
+  });
+
+  it('follows the rule of resources tied to no tool: role, token scope and profile narrow prompts and resources', async () => {
+    const see = async (token: string) => {
+      const c = await connect(token);
+      return { prompts: (await c.listPrompts()).prompts.map((p) => p.name), resources: (await c.listResources()).resources.map((r) => r.uri), c };
+    };
+    await u.w.svc.dispatch('users.add', { login: 'writer', role: 'author' });
+    const author = await see((await u.w.svc.createToken({ label: 'author', user: 'writer' })).token);
+    expect(author.prompts).toEqual([]);
+    expect(author.resources.some((r) => r.startsWith('gatehouse-upstream://'))).toBe(false);
+    await expect(author.c.readResource({ uri: `gatehouse-upstream://evs/${DOC}` })).rejects.toThrow(/resource not found/);
+    await expect(author.c.getPrompt({ name: 'evs__simple-prompt' })).rejects.toThrow(/prompt not found/);
+
+    const site = await see((await u.w.svc.createToken({ label: 'site only', user: 'admin', scope: { plugins: ['site', 'evh'] } })).token);
+    expect(site.prompts.every((p) => p.startsWith('evh__'))).toBe(true);
+    expect(site.prompts.length).toBeGreaterThan(0);
+    await expect(site.c.readResource({ uri: `gatehouse-upstream://evs/${DOC}` })).rejects.toThrow(/resource not found/);
+
+    const profiled = await see((await u.w.svc.createToken({ label: 'evs profile', user: 'admin', scope: { profile: 'evs-only' } })).token);
+    expect(profiled.prompts.length).toBeGreaterThan(0);
+    expect(profiled.prompts.every((p) => p.startsWith('evs__'))).toBe(true);
+    expect(profiled.resources).toContain(`gatehouse-upstream://evs/${DOC}`);
+    expect(profiled.resources.some((r) => r.startsWith('gatehouse-upstream://evh/'))).toBe(false);
+
+    const toolsOnly = await see((await u.w.svc.createToken({ label: 'echo profile', user: 'admin', scope: { profile: 'evs-echo' } })).token);
+    expect(toolsOnly.prompts).toEqual([]);
+    const denied = await u.ok<{ entries: Array<{ result: string; error_code: string }> }>('GET', `audit?tool=resources/read`);
+    expect(denied.entries.some((e) => e.result === 'denied' && e.error_code === 'not_found')).toBe(true);
+  });
+});
