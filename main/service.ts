@@ -44,6 +44,7 @@ export async function startService(config: ServiceConfig) {
   try {
     if (config.enable) await core.settings.update({ enabled: true });
     const auth = await AdminAuth.open(core.vault, core.tokens, core.sessions);
+    core.approvalLinks.useKey(auth.approvalLinkKey());
     const allowedHosts = allowedHostnames(host, config.allowedHosts);
     const bodyBudget = new BodyBudget(config.limits?.bodyBudgetBytes);
     let origin = '';
@@ -55,6 +56,7 @@ export async function startService(config: ServiceConfig) {
         return () => offs.forEach((off) => off());
       },
       tokens: core.tokens, limiter: new RateLimiter(), auditor: core.auditor, clock: core.clock, log: core.log, allowedHosts, bodyBudget,
+      tasks: { staging: core.staging, approvalUrl: (id) => core.approvalLinks.urlFor(id) },
     });
     const actions = createAdminRoutes({
       invoke: core.invoke, auth, origin: () => origin, log: core.log, bodyBudget,

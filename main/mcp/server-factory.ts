@@ -7,6 +7,8 @@ import type { Pipeline } from '../core/pipeline.ts';
 import { GatehouseError, toErrorShape } from '../core/errors.ts';
 import { VERSION } from '../version.ts';
 import { SERVED_PROTOCOL_VERSIONS } from './protocol-versions.ts';
+import type { TaskDeps } from './staged-tasks.ts';
+import { declaredCapabilities, serveTasks, taskAnswer, withApprovalLink } from './task-methods.ts';
 
 export interface ServerDeps {
   registry: Registry;
@@ -14,6 +16,8 @@ export interface ServerDeps {
   settings: () => Settings;
   /** the operating manual for this caller (what it says about approving depends on what the caller may do) */
   instructions: (ctx: CallContext) => string;
+  /** staged writes as MCP tasks and their approval links (docs/tasks.md); absent: plain pending_approval answers only */
+  tasks?: TaskDeps;
 }
 
 /** What tools/list shows of a tool, built once per registration (a changed tool is a new entry). */
@@ -93,6 +97,7 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
   const server = new Server({ ...SERVER_INFO }, { capabilities: SERVER_CAPABILITIES, instructions: deps.instructions(ctx) });
   discoverServedVersions(server);
   const viewer = viewerOf(ctx);
+  serveTasks(server, ctx, deps.tasks);
 
   server.setRequestHandler('tools/list', async () => ({ tools: deps.registry.visible(viewer, deps.settings()).map(toMcpTool) as never }));
 
@@ -104,7 +109,10 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
       // Progress sent on the way goes out before the result, never after it.
       await progress.flush();
       if (outcome.kind === 'refused') return toolError(outcome.code, outcome.message, outcome.details);
-      const { structured, text, content, sendStructured } = outcome.output;
+      const caps = declaredCapabilities(extra);
+      const task = taskAnswer(outcome.output, caps, deps.tasks, ctx);
+      if (task) return task as never;
+      const { structured, text, content, sendStructured } = withApprovalLink(outcome.output, caps, deps.tasks);
       return {
         content: (content ?? [{ type: 'text' as const, text: text ?? JSON.stringify(structured, null, 2) }]) as never,
         ...(sendStructured === false ? {} : { structuredContent: structured }),
