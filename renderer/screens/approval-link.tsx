@@ -59,7 +59,11 @@ export function ApprovalLinkPage({ link }: { link: string }) {
         {view.target ? <> on {shown(view.target)}</> : null}
         {view.client ? <> · asked by {shown(view.client)}</> : null}
         {view.token_label ? <> (token {shown(view.token_label)})</> : null} · staged {formatTime(view.created)} ·{' '}
-        {done ? null : <Countdown expiresAt={view.expires_at} />}
+        {done ? null : (
+          <>
+            expires {formatTime(view.expires_at)} (<Countdown expiresAt={view.expires_at} />)
+          </>
+        )}
       </p>
       <PreviewView preview={view.preview} idBase="approval-link" />
       {refusal ? <div className="row-error" role="alert">{refusal}</div> : null}
