@@ -112,7 +112,7 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
       const caps = declaredCapabilities(extra);
       const task = taskAnswer(outcome.output, caps, deps.tasks, ctx);
       if (task) return task as never;
-      const { structured, text, content, sendStructured } = withApprovalLink(outcome.output, caps, deps.tasks);
+      const { structured, text, content, sendStructured } = withApprovalLink(outcome.output, caps, deps.tasks, ctx);
       return {
         content: (content ?? [{ type: 'text' as const, text: text ?? JSON.stringify(structured, null, 2) }]) as never,
         ...(sendStructured === false ? {} : { structuredContent: structured }),

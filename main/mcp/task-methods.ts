@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ProtocolError, type Server } from '@modelcontextprotocol/server';
 import { JSONRPC_CODES } from '../contract/errors.ts';
+import type { StagedPayload } from '../contract/staged.ts';
 import type { CallContext, ToolOutput } from '../core/tool.ts';
 import { GatehouseError, toErrorShape } from '../core/errors.ts';
 import { TASKS_EXTENSION, findTask, taskOf, type DeclaredCapabilities, type TaskDeps } from './staged-tasks.ts';
@@ -26,8 +27,20 @@ export function declaredCapabilities(extra: { mcpReq?: { envelope?: unknown } })
   return { tasks: Boolean(caps.extensions && Object.hasOwn(caps.extensions, TASKS_EXTENSION)), urlElicitation: Boolean(caps.elicitation?.url) };
 }
 
-const stagedIdOf = (output: ToolOutput): string | null =>
-  output.structured.status === 'pending_approval' && typeof output.structured.staged_id === 'string' ? output.structured.staged_id : null;
+/**
+ * The write a `pending_approval` answer staged here, for this token; null for
+ * any other answer, including a remote Gatehouse's own `pending_approval`
+ * passed through by an upstream (its staged id is not ours).
+ */
+function stagedHere(output: ToolOutput, deps: TaskDeps, ctx: CallContext): StagedPayload | null {
+  const id = output.structured.status === 'pending_approval' ? output.structured.staged_id : undefined;
+  if (typeof id !== 'string') return null;
+  try {
+    return findTask(deps, id, ctx);
+  } catch {
+    return null;
+  }
+}
 
 /**
  * A staged write's answer for a client that declared the Tasks extension: the
@@ -35,15 +48,14 @@ const stagedIdOf = (output: ToolOutput): string | null =>
  * staged record itself. Null for any other answer or client.
  */
 export function taskAnswer(output: ToolOutput, caps: DeclaredCapabilities, deps: TaskDeps | undefined, ctx: CallContext): TaskAnswer | null {
-  const id = stagedIdOf(output);
-  if (!deps || !caps.tasks || !id) return null;
-  return new TaskAnswer({ resultType: 'task', ...taskOf(findTask(deps, id, ctx), caps, deps.approvalUrl) });
+  const item = deps && caps.tasks ? stagedHere(output, deps, ctx) : null;
+  return item && deps ? new TaskAnswer({ resultType: 'task', ...taskOf(item, caps, deps.approvalUrl) }) : null;
 }
 
 /** A staged write's plain answer, plus its approval link for a client that declared URL-mode elicitation. */
-export function withApprovalLink(output: ToolOutput, caps: DeclaredCapabilities, deps: TaskDeps | undefined): ToolOutput {
-  const id = stagedIdOf(output);
-  const url = id && deps && caps.urlElicitation ? deps.approvalUrl(id) : null;
+export function withApprovalLink(output: ToolOutput, caps: DeclaredCapabilities, deps: TaskDeps | undefined, ctx: CallContext): ToolOutput {
+  const item = deps && caps.urlElicitation ? stagedHere(output, deps, ctx) : null;
+  const url = item && deps ? deps.approvalUrl(item.id) : null;
   if (!url) return output;
   return { ...output, structured: { ...output.structured, approval_url: url }, ...(output.text ? { text: `${output.text}\nA person can approve or discard it here: ${url}` } : {}) };
 }

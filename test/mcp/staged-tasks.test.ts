@@ -6,6 +6,8 @@ import { startService, type RunningService } from '../../main/service.ts';
 import { silentLogger } from '../../main/lib/logger.ts';
 import { connectClient, rawPost, TestClock } from '../helpers/service.ts';
 import type { StagedResponse } from '../../main/contract/staged.ts';
+import { taskAnswer, withApprovalLink } from '../../main/mcp/task-methods.ts';
+import type { CallContext } from '../../main/core/tool.ts';
 
 /** Staged writes as MCP tasks (SEP-2663, 2026-07-28), over raw HTTP: the SDK v2 client has no task runtime (it refuses resultType "task"). */
 
@@ -122,6 +124,17 @@ describe('staged writes as tasks (2026-07-28 clients that declare io.modelcontex
     }
     expect(svc.core.staging.get(taskId).status).toBe('pending');
     expect((await taskGet('stg_doesnotexist')).error?.code).toBe(-32602);
+  });
+
+  it('odd task ids answer "Task not found" without a crash; a remote pending_approval passed through stays a plain answer', async () => {
+    for (const taskId of ['__proto__', 'constructor', 'x'.repeat(5000)]) expect((await taskGet(taskId)).error?.code).toBe(-32602);
+    expect((await rpc('tasks/get', {}, { caps: TASKS })).error?.code).toBe(-32602);
+    // An upstream Gatehouse's own pending_approval (its staged id is not ours) is not made a task or given a link here.
+    const output = { structured: { status: 'pending_approval', staged_id: 'stg_remote0000', preview: { summary: 'remote' }, expires_at: '' } };
+    const ctx = { token: { id: 'tok_any' } } as unknown as CallContext;
+    const deps = { staging: svc.core.staging, approvalUrl: (id: string) => svc.core.approvalLinks.urlFor(id) };
+    expect(taskAnswer(output, { tasks: true, urlElicitation: true }, deps, ctx)).toBeNull();
+    expect(withApprovalLink(output, { tasks: false, urlElicitation: true }, deps, ctx)).toBe(output);
   });
 
   it('the agent cannot approve through any task method: tasks/update with crafted input, tasks/result, tasks/list', async () => {
