@@ -12,6 +12,7 @@ import { BodyBudget } from './lib/http/body.ts';
 import { createEdgeServer, type ServerLimits } from './lib/http/server.ts';
 import { AdminAuth } from './rest/admin-auth.ts';
 import { createAdminRoutes } from './rest/admin-routes.ts';
+import { ElicitationMemory } from './mcp/elicitation-memory.ts';
 import { createRouter } from './rest/http-router.ts';
 import { openLocalCore, type LocalCoreConfig } from './local-core.ts';
 import { VERSION } from './version.ts';
@@ -56,7 +57,7 @@ export async function startService(config: ServiceConfig) {
         return () => offs.forEach((off) => off());
       },
       tokens: core.tokens, limiter: new RateLimiter(), auditor: core.auditor, clock: core.clock, log: core.log, allowedHosts, bodyBudget,
-      tasks: { staging: core.staging, approvalUrl: (id) => core.approvalLinks.urlFor(id) },
+      tasks: { staging: core.staging, approvalUrl: (id) => core.approvalLinks.urlFor(id), elicitation: new ElicitationMemory() },
     });
     const actions = createAdminRoutes({
       invoke: core.invoke, auth, origin: () => origin, log: core.log, bodyBudget,

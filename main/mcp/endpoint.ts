@@ -118,7 +118,10 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     deps.tokens.touch(record, ctx.client);
     const authInfo: AuthInfo = { token: record.id, clientId: record.id, scopes: [], extra: { ctx } };
 
-    if (rpc.era === 'legacy') return serveLegacy(res, rpc.message as JSONRPCMessage, ctx, authInfo);
+    if (rpc.era === 'legacy') {
+      deps.tasks?.elicitation?.note(record.id, rpc.message);
+      return serveLegacy(res, rpc.message as JSONRPCMessage, ctx, authInfo);
+    }
     if (rpc.message.method === 'subscriptions/listen') {
       // The SDK holds this stream open and subscribes it to our bus: name the token it belongs to
       // (ListChanges.attach then ends the token's oldest stream past its bound).

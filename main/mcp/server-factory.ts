@@ -109,7 +109,7 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
       // Progress sent on the way goes out before the result, never after it.
       await progress.flush();
       if (outcome.kind === 'refused') return toolError(outcome.code, outcome.message, outcome.details);
-      const caps = declaredCapabilities(extra);
+      const caps = declaredCapabilities(extra, ctx, deps.tasks);
       const task = taskAnswer(outcome.output, caps, deps.tasks, ctx);
       if (task) return task as never;
       const { structured, text, content, sendStructured } = withApprovalLink(outcome.output, caps, deps.tasks, ctx);

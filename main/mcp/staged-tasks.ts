@@ -3,6 +3,7 @@ import type { ErrorCode } from '../contract/errors.ts';
 import type { CallContext } from '../core/tool.ts';
 import type { Staging } from '../core/staging.ts';
 import { GatehouseError } from '../core/errors.ts';
+import type { ElicitationMemory } from './elicitation-memory.ts';
 
 /** The MCP Tasks extension (SEP-2663), declared per request by a 2026-07-28 client and by us in server/discover. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -16,6 +17,8 @@ export interface TaskDeps {
   staging: Pick<Staging, 'get' | 'withdraw'>;
   /** the approval page's address for a staged write, or null while none can be made */
   approvalUrl: (stagedId: string) => string | null;
+  /** what 2025-era clients declared in `initialize`, per token (they declare nothing per request) */
+  elicitation?: ElicitationMemory;
 }
 
 /** What a client declared it can do on this request (2026-07-28 envelope capabilities). */

@@ -20,9 +20,14 @@ type Internals = {
   _wrapHandler(method: string, handler: (request: unknown, ctx: unknown) => Promise<unknown>): (request: unknown, ctx: unknown) => Promise<unknown>;
 };
 
-/** What the client declared on this 2026-07-28 request (its envelope); a 2025-era request declares nothing here. */
-export function declaredCapabilities(extra: { mcpReq?: { envelope?: unknown } }): DeclaredCapabilities {
-  const envelope = (extra.mcpReq?.envelope ?? {}) as Record<string, unknown>;
+/**
+ * What the client declared: on a 2026-07-28 request, its envelope; on a
+ * 2025-era one (no envelope), URL-mode elicitation as its token's last
+ * `initialize` declared it (tasks are 2026-07-28 only).
+ */
+export function declaredCapabilities(extra: { mcpReq?: { envelope?: unknown } }, ctx?: CallContext, deps?: TaskDeps): DeclaredCapabilities {
+  if (!extra.mcpReq?.envelope) return { tasks: false, urlElicitation: Boolean(ctx?.token && deps?.elicitation?.declaredUrl(ctx.token.id)) };
+  const envelope = extra.mcpReq.envelope as Record<string, unknown>;
   const caps = (envelope[CLIENT_CAPABILITIES] ?? envelope['clientCapabilities'] ?? {}) as { extensions?: Record<string, unknown>; elicitation?: { url?: unknown } };
   return { tasks: Boolean(caps.extensions && Object.hasOwn(caps.extensions, TASKS_EXTENSION)), urlElicitation: Boolean(caps.elicitation?.url) };
 }

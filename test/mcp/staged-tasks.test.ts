@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startService, type RunningService } from '../../main/service.ts';
 import { silentLogger } from '../../main/lib/logger.ts';
 import { connectClient, rawPost, TestClock } from '../helpers/service.ts';
@@ -167,6 +168,19 @@ describe('staged writes as tasks (2026-07-28 clients that declare io.modelcontex
       } finally {
         await client.close();
       }
+    }
+  });
+
+  it('a 2025-11-25 client (SDK v2) that declared URL-mode elicitation at initialize gets the approval link in pending_approval', async () => {
+    const client = new Client({ name: 'url-client', version: '1' }, { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: 'legacy' } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(svc.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${other}` } } }));
+    try {
+      const res = await client.callTool({ name: 'pages_update', arguments: { id: firstPageId(), title: 'Linked 2025' } });
+      const staged = res.structuredContent as StagedResponse & { approval_url?: string };
+      expect(staged).toMatchObject({ status: 'pending_approval', approval_url: expect.stringMatching(/#approve\/[A-Za-z0-9_-]{43}$/) });
+      expect(JSON.stringify(res.content)).toContain(staged.approval_url);
+    } finally {
+      await client.close();
     }
   });
 
