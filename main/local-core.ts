@@ -20,6 +20,7 @@ import { SettingsService } from './core/settings-service.ts';
 import { LocalEntitlements } from './core/local-entitlements.ts';
 import { createInvoke, dispatchAs } from './core/invoke.ts';
 import { ConsoleSessions } from './core/console-sessions.ts';
+import { ApprovalLinks } from './core/approval-links.ts';
 import { PRINCIPALS } from './contract/principal.ts';
 import { clientTokenVault } from './store/vault-account.ts';
 import { JsonFileStore } from './store/json-file-store.ts';
@@ -148,7 +149,10 @@ export async function openLocalCore(config: LocalCoreConfig) {
       storage: () => storage.fault(),
     });
     const sessions = new ConsoleSessions(clock);
+    // keyed by the service once its admin key is loaded (service.ts): a CLI on the data dir makes no links
+    const approvalLinks = new ApprovalLinks(staging, () => urls.console_url || null);
     const invoke = createInvoke({
+      approvalLinks,
       users, tokens, profiles, staging, registry, settings, stats, audit, events, sessions, clock, health, log,
       clientVault: clientTokenVault(vault),
       consoleUrl: () => urls.console_url || null,
@@ -181,7 +185,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
 
     let closed = false;
     return {
-      clock, log, options, siteStore, vault, events, settings, audit, users, tokens, registry, stats, usage, auditor, staging, pipeline, storage, site, builtin, siteIdentity, entitlements, sessions, invoke, dispatch, health, cloud, upstreams, profiles,
+      clock, log, options, siteStore, vault, events, settings, audit, users, tokens, registry, stats, usage, auditor, staging, pipeline, storage, site, builtin, siteIdentity, entitlements, sessions, invoke, dispatch, health, cloud, upstreams, profiles, approvalLinks,
       /** set the service URLs once the HTTP server listens */
       setUrls(base: string) {
         urls.base_url = base;

@@ -44,6 +44,7 @@ export async function startService(config: ServiceConfig) {
   try {
     if (config.enable) await core.settings.update({ enabled: true });
     const auth = await AdminAuth.open(core.vault, core.tokens, core.sessions);
+    core.approvalLinks.useKey(auth.approvalLinkKey());
     const allowedHosts = allowedHostnames(host, config.allowedHosts);
     const bodyBudget = new BodyBudget(config.limits?.bodyBudgetBytes);
     let origin = '';
@@ -57,6 +58,7 @@ export async function startService(config: ServiceConfig) {
       tokens: core.tokens, limiter: new RateLimiter(), auditor: core.auditor, clock: core.clock, log: core.log, allowedHosts, bodyBudget,
       // gatehouse-bridge --remote URL finds the upstream configured for URL (main/mcp/upstream-lookup.ts)
       remotes: () => core.upstreams.list().flatMap((u) => (u.url ? [{ id: u.id, url: u.url }] : [])), profileOf: (name) => core.profiles.get(name),
+      tasks: { staging: core.staging, approvalUrl: (id) => core.approvalLinks.urlFor(id) },
     });
     const actions = createAdminRoutes({
       invoke: core.invoke, auth, origin: () => origin, log: core.log, bodyBudget,

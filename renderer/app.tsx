@@ -5,7 +5,8 @@ import { CONSOLE_SCREENS, type ConsoleScreen } from '../main/contract/index.ts';
 import { Logo } from './components/logo.tsx';
 import { ConsoleProvider } from './lib/console-context.tsx';
 import { watchSession } from './lib/session-watch.ts';
-import { useHashRoute } from './lib/use-hash-route.ts';
+import { useApprovalLinkRoute, useHashRoute } from './lib/use-hash-route.ts';
+import { ApprovalLinkPage } from './screens/approval-link.tsx';
 import { Activity } from './screens/activity/activity.tsx';
 import { Approvals } from './screens/approvals/approvals.tsx';
 import { Cloud } from './screens/cloud/cloud.tsx';
@@ -22,6 +23,32 @@ const SCREENS: ReadonlyArray<{ key: ConsoleScreen; title: string; Screen: Compon
 const KEYS = SCREENS.map((s) => s.key);
 
 export function App({ env }: { env: ConsoleEnv }) {
+  const link = useApprovalLinkRoute();
+  if (link) return <ApprovalLinkApp env={env} link={link} />;
+  return <ConsoleApp env={env} />;
+}
+
+/** An approval link's page: that one write, no navigation to the rest of the console. */
+function ApprovalLinkApp({ env, link }: { env: ConsoleEnv; link: string }) {
+  return (
+    <ConsoleProvider value={env}>
+      <div className="shell">
+        <header className="top">
+          <div className="brand">
+            <Logo />
+            <span>Gatehouse</span>
+          </div>
+        </header>
+        <main id="main">
+          <h1>Approve a staged write</h1>
+          <ApprovalLinkPage link={link} />
+        </main>
+      </div>
+    </ConsoleProvider>
+  );
+}
+
+function ConsoleApp({ env }: { env: ConsoleEnv }) {
   const [signedOut, setSignedOut] = useState(false);
   const watched = useMemo<ConsoleEnv>(() => ({ ...env, api: watchSession(env.api, () => setSignedOut(true)) }), [env]);
   const route = useHashRoute(KEYS, 'overview');

@@ -24,6 +24,7 @@ import {
   UpdatesView,
 } from './cloud-actions.ts';
 import { ProfileCreateInput, ProfileName, ProfileView } from './profiles.ts';
+import { ApprovalView, ByLink } from './approval-link.ts';
 import { UpstreamAddInput, UpstreamDetail, UpstreamIdRef, UpstreamReviewInput, UpstreamTestAnswer, UpstreamToolView, UpstreamView } from './upstreams.ts';
 
 const none = z.object({}).strict();
@@ -150,6 +151,10 @@ export const API_ACTIONS = {
   'pro.licenseActivate': { method: 'POST', path: 'pro/license/activate', base: 'rest', input: ProLicenseKey, output: ProAccepted, who: PEOPLE },
   'pro.licenseDeactivate': { method: 'POST', path: 'pro/license/deactivate', base: 'rest', input: z.object({}), output: ProAccepted, who: PEOPLE },
   'pro.cloudSync': { method: 'POST', path: 'pro/cloud/sync', base: 'rest', input: z.object({}), output: ProAccepted, who: PEOPLE },
+  /** The page of one approval link (docs/tasks.md): that write only, people only (a console session), never a client token. */
+  'approval.get': { method: 'GET', path: 'approval/:link', input: ByLink, output: ApprovalView, who: PEOPLE },
+  'approval.confirm': { method: 'POST', path: 'approval/:link/confirm', input: ByLink, output: ApprovalView, who: PEOPLE },
+  'approval.discard': { method: 'POST', path: 'approval/:link/discard', input: ByLink, output: ApprovalView, who: PEOPLE },
 } as const satisfies Record<string, ActionDef>;
 
 export type ApiActions = typeof API_ACTIONS;

@@ -62,6 +62,10 @@ export const ErrorCode = z.enum([
   'unsupported_protocol_version',
   /** what a call must write (its usage event, its audit line) cannot be persisted now (a full or failing disk): it did not run */
   'storage_unavailable',
+  /** a person discarded the staged write (an MCP task that waited for approval fails with it) */
+  'staged_discarded',
+  /** an approval link whose write was decided, expired or pruned: the link died with it */
+  'approval_link_gone',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
@@ -140,6 +144,7 @@ export const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   gateway_unavailable: 503,
   internal_error: 500,
   storage_unavailable: 503,
+  approval_link_gone: 410,
 };
 
 /** The `{ok, data} | {ok:false, code, message}` shape of IPC and the admin API. */

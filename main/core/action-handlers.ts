@@ -8,6 +8,7 @@ import { createProHandlers } from './pro-handlers.ts';
 import { createCloudHandlers } from './cloud-handlers.ts';
 import { createUpstreamHandlers } from './upstream-handlers.ts';
 import { createProfileHandlers, withToolCounts } from './profile-handlers.ts';
+import { createApprovalLinkHandlers } from './approval-link-handlers.ts';
 
 /**
  * What each action does, once. Reached only through `invoke` (invoke.ts),
@@ -73,6 +74,7 @@ export function createHandlers(deps: ActionDeps): Handlers {
     ...createCloudHandlers(deps),
     ...createUpstreamHandlers(deps),
     ...createProfileHandlers(deps),
+    ...createApprovalLinkHandlers(deps, person),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { ApprovalLinks } from './approval-links.ts';
 import type { z } from 'zod';
 import type { AnyAction, ApiActions, ApiOutput } from '../contract/api.ts';
 import type { CloudHealth, HealthReport } from '../contract/health.ts';
@@ -44,6 +45,8 @@ export interface ActionDeps {
   cloudActions?: CloudActions;
   /** the upstream MCP servers (main/plugins/upstream); absent in unit fixtures */
   upstreams?: UpstreamActions;
+  /** approval links (docs/tasks.md); absent in unit fixtures */
+  approvalLinks?: ApprovalLinks;
 }
 
 /** Per-call facts a transport knows beyond the principal. */

@@ -135,9 +135,25 @@ export class Staging {
   }
 
   async discard(id: string, by: Decider): Promise<StagedPayload> {
+    return this.discardAs(id, by, true);
+  }
+
+  /**
+   * The client that staged a write takes it back (MCP `tasks/cancel`): a
+   * discard by the very token that staged it, in either approval mode, since
+   * withdrawing one's own request approves nothing. Another token's write
+   * answers as if it did not exist.
+   */
+  async withdraw(id: string, ctx: CallContext): Promise<StagedPayload> {
+    const found = this.index.get(id);
+    if (!found || !ctx.token || found.token_id !== ctx.token.id) throw new GatehouseError('staged_not_found', `no staged write '${id}'`);
+    return this.discardAs(id, { kind: 'agent', ctx }, false);
+  }
+
+  private async discardAs(id: string, by: Decider, checkAgent: boolean): Promise<StagedPayload> {
     if (this.inFlight.has(id)) throw new GatehouseError('staged_already_decided', `staged write '${id}' is being applied`);
     return this.ledger.exclusive(id, async () => {
-      const item = await this.pendingOrThrow(id, by, 'discard');
+      const item = await this.pendingOrThrow(id, by, 'discard', checkAgent);
       const started = this.deps.clock.now();
       const done = await this.ledger.finish(item, 'discarded', by);
       this.ledger.audit(item, 'discarded', this.actorFor(by, item), { duration_ms: this.deps.clock.now() - started });
@@ -303,7 +319,7 @@ export class Staging {
     return done;
   }
 
-  private async pendingOrThrow(id: string, by: Decider, verb: 'confirm' | 'discard'): Promise<StagedPayload> {
+  private async pendingOrThrow(id: string, by: Decider, verb: 'confirm' | 'discard', checkAgent = true): Promise<StagedPayload> {
     const item = this.index.openItem(id);
     if (!item || item.status !== 'pending') {
       const past = this.index.decided(id);
@@ -312,7 +328,7 @@ export class Staging {
       if (item) throw new GatehouseError('staged_already_decided', `staged write '${id}' is being applied`);
       throw new GatehouseError('staged_not_found', `no staged write '${id}'`);
     }
-    if (by.kind === 'agent') checkAgentDecision(item, by.ctx, this.deps.settings(), this.deps.registry, verb);
+    if (by.kind === 'agent' && checkAgent) checkAgentDecision(item, by.ctx, this.deps.settings(), this.deps.registry, verb);
     if (this.ledger.isExpired(item)) {
       await this.ledger.expire(item);
       throw expiredError(item);

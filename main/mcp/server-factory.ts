@@ -11,6 +11,8 @@ import { REQUEST_STATE_OPTIONS, resumeOf, wrapState } from './request-state.ts';
 import { clientAskOf } from './client-ask.ts';
 import { installSurfaceHandlers, readSurfaceResource } from './surface-handlers.ts';
 import { ToolListCache } from './list-cache.ts';
+import type { TaskDeps } from './staged-tasks.ts';
+import { declaredCapabilities, serveTasks, taskAnswer, withApprovalLink } from './task-methods.ts';
 
 export interface ServerDeps {
   registry: Registry;
@@ -18,6 +20,8 @@ export interface ServerDeps {
   settings: () => Settings;
   /** the operating manual for this caller (what it says about approving depends on what the caller may do) */
   instructions: (ctx: CallContext) => string;
+  /** staged writes as MCP tasks and their approval links (docs/tasks.md); absent: plain pending_approval answers only */
+  tasks?: TaskDeps;
 }
 
 /** What tools/list shows of a tool, built once per registration (a changed tool is a new entry). */
@@ -100,6 +104,7 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
   const server = new Server({ ...SERVER_INFO }, { capabilities: SERVER_CAPABILITIES, instructions: deps.instructions(ctx), requestState: REQUEST_STATE_OPTIONS });
   discoverServedVersions(server);
   const viewer = viewerOf(ctx);
+  serveTasks(server, ctx, deps.tasks);
 
   server.setRequestHandler('tools/list', async () => toolLists.result(deps.registry.visible(viewer, deps.settings())) as never);
 
@@ -116,7 +121,10 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
       if (outcome.kind === 'refused') return toolError(outcome.code, outcome.message, outcome.details);
       const asks = outcome.output.inputRequired;
       if (asks) return inputRequired({ inputRequests: asks.inputRequests as never, requestState: await wrapState(request.params.name, args, asks.requestState, extra) }) as never;
-      const { structured, text, content, sendStructured } = outcome.output;
+      const caps = declaredCapabilities(extra, ctx, deps.tasks);
+      const task = taskAnswer(outcome.output, caps, deps.tasks, ctx);
+      if (task) return task as never;
+      const { structured, text, content, sendStructured } = withApprovalLink(outcome.output, caps, deps.tasks, ctx);
       return {
         content: (content ?? [{ type: 'text' as const, text: text ?? JSON.stringify(structured, null, 2) }]) as never,
         ...(sendStructured === false ? {} : { structuredContent: structured }),

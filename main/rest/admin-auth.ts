@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Vault } from '../core/ports.ts';
 import type { Tokens } from '../core/tokens.ts';
@@ -33,6 +33,11 @@ export class AdminAuth {
       await vault.set(ADMIN_KEY_ACCOUNT, key);
     }
     return new AdminAuth(key, tokens, sessions);
+  }
+
+  /** A key for approval links (main/core/approval-links.ts), derived from the admin key: the same across restarts, useless as the key itself. */
+  approvalLinkKey(): Buffer {
+    return createHmac('sha256', this.adminKey).update('gatehouse approval links v1').digest();
   }
 
   /** A code for the one-time console login link. */

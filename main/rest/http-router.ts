@@ -14,6 +14,8 @@ import { SESSION_COOKIE, SESSION_MAX_AGE_S } from './admin-auth.ts';
 import { serveConsole } from './console-static.ts';
 import { USED_LINK_PAGE } from './login-page.ts';
 import { isUpstreamMcpSidePath } from '../contract/remote-upstreams.ts';
+import { APPROVAL_ROUTE } from '../contract/approval-link.ts';
+import { NEXT_COOKIE, askToSignIn, returnTo } from './approval-return.ts';
 
 /** A handler for everything under a prefix: the rest of the path (still percent-encoded) and the query. */
 export type SubRoutes = (req: IncomingMessage, res: ServerResponse, subpath: string, query: URLSearchParams) => Promise<void> | void;
@@ -42,7 +44,7 @@ export function createRouter(deps: RouterDeps) {
     .get('/', (_req, res) => sendJson(res, 200, deps.info()))
     .on('*', `${ADMIN_PREFIX}/*`, (req, res, p, query) => deps.admin(req, res, p['*']!, query))
     .on('*', `${REST_PREFIX}/pro/*`, (req, res, p, query) => deps.pro(req, res, `pro/${p['*']!}`, query))
-    .get(`${CONSOLE_PATH}login`, (_req, res, _p, query) => login(res, query, deps.auth))
+    .get(`${CONSOLE_PATH}login`, (req, res, _p, query) => login(req, res, query, deps.auth))
     .on('*', CONSOLE_PATH.replace(/\/$/, ''), (_req, res) => {
       res.writeHead(302, { Location: CONSOLE_PATH });
       res.end();
@@ -64,16 +66,24 @@ export function createRouter(deps: RouterDeps) {
   );
 }
 
-/** The one-time link: spends the code, sets an HttpOnly SameSite=Strict session cookie. */
-function login(res: ServerResponse, query: URLSearchParams, auth: AdminAuth): void {
-  const sid = auth.redeem(query.get('code') ?? '');
+/**
+ * The one-time link: spends the code, sets an HttpOnly SameSite=Strict session
+ * cookie. Without a code but with `next` (an approval link's id, sent by its
+ * page to a browser without a session), it remembers where to come back to
+ * and says how to sign in; the login that follows returns there.
+ */
+function login(req: IncomingMessage, res: ServerResponse, query: URLSearchParams, auth: AdminAuth): void {
+  const code = query.get('code');
+  if (code === null && query.has('next')) return askToSignIn(res, query.get('next')!);
+  const sid = auth.redeem(code ?? '');
   if (!sid) {
     res.writeHead(USED_LINK_PAGE.status, USED_LINK_PAGE.headers);
     return void res.end(USED_LINK_PAGE.body);
   }
+  const next = returnTo(req);
   res.writeHead(302, {
-    'Set-Cookie': `${SESSION_COOKIE}=${sid}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${SESSION_MAX_AGE_S}`,
-    Location: CONSOLE_PATH,
+    'Set-Cookie': [`${SESSION_COOKIE}=${sid}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${SESSION_MAX_AGE_S}`, ...(next ? [`${NEXT_COOKIE}=; Path=${CONSOLE_PATH}login; HttpOnly; SameSite=Lax; Max-Age=0`] : [])],
+    Location: next ? `${CONSOLE_PATH}#${APPROVAL_ROUTE}/${next}` : CONSOLE_PATH,
     'Cache-Control': 'no-store',
     'Referrer-Policy': 'no-referrer',
   });

@@ -19,35 +19,48 @@ code { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 0.92em;
 .muted { color: var(--muted); font-size: 0.92rem; }
 `;
 
-const BODY = `<!doctype html>
+/** A self-contained page: the shared style (allowed by its hash), no script, no form. */
+function staticPage(status: number, title: string, inner: string) {
+  return {
+    status,
+    headers: {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'Content-Security-Policy': `default-src 'none'; style-src 'sha256-${styleHash}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+    },
+    body: `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Login link used up · Gatehouse</title>
+<title>${title} · Gatehouse</title>
 <style>${STYLE}</style>
 </head>
 <body>
 <main>
-<h1>This login link has already been used or has expired</h1>
-<p>Each console login link opens one session, once. To sign in again, get a new link:</p>
-<p><code>gatehouse console-link</code></p>
-<p class="muted">It is also printed when <code>gatehouse serve</code> starts. In the desktop app, open the console from the tray instead.</p>
+${inner}
 </main>
 </body>
 </html>
-`;
+`,
+  } as const;
+}
 
 const styleHash = createHash('sha256').update(STYLE).digest('base64');
 
-export const USED_LINK_PAGE = {
-  status: 401,
-  headers: {
-    'Content-Type': 'text/html; charset=utf-8',
-    'Cache-Control': 'no-store',
-    'Content-Security-Policy': `default-src 'none'; style-src 'sha256-${styleHash}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
-  },
-  body: BODY,
-} as const;
+export const USED_LINK_PAGE = staticPage(401, 'Login link used up', `<h1>This login link has already been used or has expired</h1>
+<p>Each console login link opens one session, once. To sign in again, get a new link:</p>
+<p><code>gatehouse console-link</code></p>
+<p class="muted">It is also printed when <code>gatehouse serve</code> starts. In the desktop app, open the console from the tray instead.</p>`);
+
+/**
+ * Where an approval link sends a browser without a console session: only a
+ * person approves, so the person signs in first, with a one-time login link
+ * opened in this browser, and comes back to the write (http-router.ts).
+ */
+export const SIGN_IN_TO_APPROVE_PAGE = staticPage(401, 'Sign in to approve', `<h1>Sign in to decide on this write</h1>
+<p>Only a person signed in to the Gatehouse console approves or discards a staged write. Get a one-time login link and open it in this browser:</p>
+<p><code>gatehouse console-link</code></p>
+<p class="muted">After signing in you come back to the write you were asked about. The link you followed grants nothing by itself.</p>`);

@@ -12,3 +12,10 @@ export function useHashRoute<K extends string>(keys: readonly K[], fallback: K):
   const key = hash.split(/[?/]/)[0] ?? '';
   return (keys as readonly string[]).includes(key) ? (key as K) : fallback;
 }
+
+/** The approval link an address names (`#approve/<link>`), or null: that page stands alone, without the console's screens. */
+export function useApprovalLinkRoute(): string | null {
+  const hash = useSyncExternalStore(subscribe, read, () => '');
+  const m = /^approve\/([A-Za-z0-9_-]{1,100})$/.exec(hash);
+  return m ? m[1]! : null;
+}

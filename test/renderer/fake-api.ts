@@ -291,6 +291,8 @@ export class FakeApi {
       // No upstreams in the console's fixtures: the list is empty and every one is unknown.
       'upstreams.list': () => [],
       'profiles.list': () => [],
+      // No approval links in the console's fixtures (test/e2e/approval-link.e2e.test.ts drives the real ones).
+      ...Object.fromEntries((['approval.get', 'approval.confirm', 'approval.discard'] as const).map((a) => [a, () => { throw new Refusal('not_found', 'no write has this approval link'); }])) as unknown as Pick<Handlers, 'approval.get' | 'approval.confirm' | 'approval.discard'>,
       ...Object.fromEntries((['profiles.get', 'profiles.create', 'profiles.remove'] as const).map((a) => [a, () => { throw new Refusal('not_found', 'no such profile'); }])) as unknown as Pick<Handlers, 'profiles.get' | 'profiles.create' | 'profiles.remove'>,
       ...Object.fromEntries((['upstreams.get', 'upstreams.add', 'upstreams.remove', 'upstreams.enable', 'upstreams.disable', 'upstreams.test', 'upstreams.tools', 'upstreams.review'] as const).map((a) => [a, () => { throw new Refusal('not_found', 'no such upstream'); }])) as unknown as Pick<Handlers, 'upstreams.get' | 'upstreams.add' | 'upstreams.remove' | 'upstreams.enable' | 'upstreams.disable' | 'upstreams.test' | 'upstreams.tools' | 'upstreams.review'>,
       ...cloudHandlers(s, (e) => this.emit(e), (code, message, details) => {

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { Preview, StagedStatus } from './staged.ts';
+
+/**
+ * An approval link's id: the base64url HMAC of one staged write's id under a
+ * key only the service holds (main/core/approval-links.ts). It names that one
+ * write and grants nothing: the page behind it needs a console session.
+ */
+export const ApprovalLinkId = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'not an approval link id');
+
+export const ByLink = z.object({ link: ApprovalLinkId }).strict();
+
+/** Where the console serves the page of one link: `{console_url}#approve/<link>`. */
+export const APPROVAL_ROUTE = 'approve';
+
+/** What the page of an approval link shows of its write, and nothing of any other. */
+export const ApprovalView = z.object({
+  link: z.string(),
+  staged_id: z.string(),
+  tool: z.string(),
+  summary: z.string(),
+  preview: Preview,
+  target: z.string().nullable(),
+  client: z.string().nullable(),
+  token_label: z.string().nullable(),
+  created: z.string(),
+  expires_at: z.string(),
+  status: StagedStatus,
+});
+export type ApprovalView = z.infer<typeof ApprovalView>;
