@@ -121,7 +121,7 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
       if (outcome.kind === 'refused') return toolError(outcome.code, outcome.message, outcome.details);
       const asks = outcome.output.inputRequired;
       if (asks) return inputRequired({ inputRequests: asks.inputRequests as never, requestState: await wrapState(request.params.name, args, asks.requestState, extra) }) as never;
-      const caps = declaredCapabilities(extra, ctx, deps.tasks);
+      const caps = declaredCapabilities(extra, ctx);
       const task = taskAnswer(outcome.output, caps, deps.tasks, ctx);
       if (task) return task as never;
       const { structured, text, content, sendStructured } = withApprovalLink(outcome.output, caps, deps.tasks, ctx);

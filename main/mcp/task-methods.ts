@@ -25,7 +25,7 @@ type Internals = {
  * 2025-era one (no envelope), URL-mode elicitation as its token's last
  * `initialize` declared it (tasks are 2026-07-28 only).
  */
-export function declaredCapabilities(extra: { mcpReq?: { envelope?: unknown } }, ctx?: CallContext, deps?: TaskDeps): DeclaredCapabilities {
+export function declaredCapabilities(extra: { mcpReq?: { envelope?: unknown } }, ctx?: CallContext): DeclaredCapabilities {
   // 2025 era: what its initialize declared, remembered per token (client-capabilities.ts)
   if (!extra.mcpReq?.envelope) return { tasks: false, urlElicitation: Boolean((ctx?.clientCapabilities?.elicitation as { url?: unknown } | undefined)?.url) };
   const envelope = extra.mcpReq.envelope as Record<string, unknown>;
