@@ -60,6 +60,8 @@ export const ErrorCode = z.enum([
   'unsupported_protocol_version',
   /** what a call must write (its usage event, its audit line) cannot be persisted now (a full or failing disk): it did not run */
   'storage_unavailable',
+  /** an upstream that signs in with OAuth has no usable token: a person signs in (gatehouse upstreams login ID, or the console) */
+  'sign_in_required',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
@@ -138,6 +140,7 @@ export const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   gateway_unavailable: 503,
   internal_error: 500,
   storage_unavailable: 503,
+  sign_in_required: 409,
 };
 
 /** The `{ok, data} | {ok:false, code, message}` shape of IPC and the admin API. */

@@ -289,7 +289,7 @@ export class FakeApi {
       'upstreams.list': () => [],
       'profiles.list': () => [],
       ...Object.fromEntries((['profiles.get', 'profiles.create', 'profiles.remove'] as const).map((a) => [a, () => { throw new Refusal('not_found', 'no such profile'); }])) as unknown as Pick<Handlers, 'profiles.get' | 'profiles.create' | 'profiles.remove'>,
-      ...Object.fromEntries((['upstreams.get', 'upstreams.add', 'upstreams.remove', 'upstreams.enable', 'upstreams.disable', 'upstreams.test', 'upstreams.tools', 'upstreams.review'] as const).map((a) => [a, () => { throw new Refusal('not_found', 'no such upstream'); }])) as unknown as Pick<Handlers, 'upstreams.get' | 'upstreams.add' | 'upstreams.remove' | 'upstreams.enable' | 'upstreams.disable' | 'upstreams.test' | 'upstreams.tools' | 'upstreams.review'>,
+      ...Object.fromEntries((['upstreams.get', 'upstreams.add', 'upstreams.remove', 'upstreams.enable', 'upstreams.disable', 'upstreams.test', 'upstreams.tools', 'upstreams.review', 'upstreams.oauth', 'upstreams.login', 'upstreams.logout'] as const).map((a) => [a, () => { throw new Refusal('not_found', 'no such upstream'); }])) as unknown as Pick<Handlers, 'upstreams.get' | 'upstreams.add' | 'upstreams.remove' | 'upstreams.enable' | 'upstreams.disable' | 'upstreams.test' | 'upstreams.tools' | 'upstreams.review' | 'upstreams.oauth' | 'upstreams.login' | 'upstreams.logout'>,
       ...cloudHandlers(s, (e) => this.emit(e), (code, message, details) => {
         throw new Refusal(code, message, details);
       }),

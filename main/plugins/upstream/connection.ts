@@ -8,6 +8,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { VERSION } from '../../version.ts';
 import type { StoredTransport, ToolDefinition, UpstreamSecrets } from './upstream-data.ts';
 import { definitionOf } from './pinning.ts';
+import type { UpstreamAuth } from './oauth/oauth-errors.ts';
 
 export interface ConnectionSpec {
   id: string;
@@ -17,6 +18,8 @@ export interface ConnectionSpec {
   token: string | null;
   timeoutMs: number;
   era: 'modern' | 'legacy' | null;
+  /** an OAuth upstream's sign-in (oauth/coordinator.ts): the token per request, what a 401 does */
+  auth?: UpstreamAuth;
 }
 
 export interface ConnectionHooks {
@@ -150,6 +153,8 @@ export class UpstreamConnection {
       return defs;
     } catch (e) {
       await client.close().catch(() => undefined);
+      const signIn = this.spec.auth?.explain(e);
+      if (signIn) throw (this.down(signIn.message), signIn);
       const message = this.scrub(e instanceof Error ? e.message : String(e));
       this.down(message);
       throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' could not be reached: ${message}`);
@@ -168,7 +173,9 @@ export class UpstreamConnection {
     const headers: Record<string, string> = {};
     for (const h of this.spec.secrets.headers) headers[h.name] = h.value;
     if (this.spec.token) headers.Authorization = `Bearer ${this.spec.token}`;
-    return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers } }) as Transport;
+    // OAuth: the coordinator's token per request; a 403 insufficient_scope is thrown to us (explain), never a browser from here.
+    const oauth = this.spec.auth ? { authProvider: this.spec.auth.provider, onInsufficientScope: 'throw' as const } : {};
+    return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers }, ...oauth }) as Transport;
   }
 
   private listed(client: Client, error: Error | null, tools: unknown[] | null): void {
@@ -223,6 +230,8 @@ export class UpstreamConnection {
   /** An SDK failure as one of our codes; the connection's health follows. */
   private callError(e: unknown): GatehouseError {
     if (e instanceof GatehouseError) return e;
+    const signIn = this.spec.auth?.explain(e);
+    if (signIn) return signIn;
     const message = this.scrub(e instanceof Error ? e.message : String(e));
     if (e instanceof SdkError && e.code === SdkErrorCode.RequestTimeout) {
       Object.assign(this.health, { status: 'degraded', last_error: `a call timed out after ${this.spec.timeoutMs} ms without progress` });

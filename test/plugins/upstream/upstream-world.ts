@@ -24,8 +24,8 @@ export interface UpstreamWorld {
   stop(): Promise<void>;
 }
 
-export async function startUpstreamWorld(): Promise<UpstreamWorld> {
-  const w = await startWireWorld({ service: { upstreams: { backoff: { baseMs: 50, maxMs: 400 } } } });
+export async function startUpstreamWorld(extra: { oauth?: { callbackPorts?: number[] }; dataDir?: string } = {}): Promise<UpstreamWorld> {
+  const w = await startWireWorld({ service: { upstreams: { backoff: { baseMs: 50, maxMs: 400 }, ...(extra.oauth ? { oauth: extra.oauth } : {}) }, ...(extra.dataDir ? { dataDir: extra.dataDir } : {}) } });
   await w.admin('POST', 'cloud/connect', { url: w.proxy.url });
   const lic = await w.h.op<{ license_key: string }>('licenses.create', { plan: 'pro' });
   const activated = await w.admin('POST', 'cloud/activate', { license_key: lic.license_key });
