@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UpstreamDetail } from '../../../main/contract/upstreams.ts';
 import type { OAuthStatus } from '../../../main/contract/oauth-status.ts';
 import { startOAuthWorld, type OAuthWorld } from './oauth-helpers.ts';
+import { startResourceServer } from '../../fixtures/oauth/resource-server.ts';
 import { textOf, until } from './upstream-world.ts';
 
 /**
@@ -47,4 +48,99 @@ describe('OAuth upstreams: sign-in, refresh, sign in again, step-up, sharing', (
     const tokenCalls = W.as.seen.filter((r) => r.path === '/token' && r.method === 'POST');
     expect(tokenCalls.length).toBeGreaterThanOrEqual(1);
   }, 60_000);
+  it('a second upstream on the same issuer and resource shares the sign-in: no second browser step', async () => {
+    const authorizations = W.as.seen.filter((r) => r.path === '/auth').length;
+    await W.ok('POST', 'upstreams', { id: 'second', transport: { kind: 'http', url: W.rs.url('/b/mcp'), oauth: {} } });
+    await until(async () => (await W.ok<UpstreamDetail>('GET', 'upstreams/second')).health.status === 'connected', 10_000, 'second connected with the shared sign-in');
+    expect((await W.status('second')).state).toBe('signed_in');
+    await until(async () => (await W.ok<UpstreamDetail>('GET', 'upstreams/second')).tool_list.some((t) => t.state === 'approved'), 10_000, 'second pinned');
+    expect(textOf(await call('second__whoami'))).toMatch(/mcp:read/);
+    expect(W.as.seen.filter((r) => r.path === '/auth').length).toBe(authorizations);
+  }, 30_000);
+
+  it('refreshes before expiry, once for both upstreams, sending the resource', async () => {
+    W.as.accessTtl = 8;
+    await W.ok('POST', 'upstreams/remote/logout');
+    expect((await W.status('second')).state).toBe('sign_in_required');
+    const started = await W.ok<OAuthStatus>('POST', 'upstreams/remote/login');
+    expect(await W.signInWithBrowser(started.authorization_url!)).toMatch(/Signed in/);
+    const first = await W.status('remote', 10_000);
+    expect(first.state).toBe('signed_in');
+    const tokenPosts = () => W.as.seen.filter((r) => r.path === '/token').length;
+    const before = tokenPosts();
+    await until(async () => (await W.status('remote')).expires_at !== first.expires_at, 15_000, 'a proactive refresh');
+    // One refresh for the shared sign-in (not one per upstream), and both upstreams still answer.
+    expect(tokenPosts() - before).toBe(1);
+    expect((await W.status('second')).expires_at).toBe((await W.status('remote')).expires_at);
+    expect(textOf(await call('second__whoami'))).toMatch(/mcp:read/);
+    W.as.accessTtl = 300;
+  }, 40_000);
+
+  it('a refused refresh (invalid_grant) becomes one "sign in again" item, never a loop of browser tabs', async () => {
+    W.as.accessTtl = 8;
+    await W.ok('POST', 'upstreams/remote/logout');
+    const started = await W.ok<OAuthStatus>('POST', 'upstreams/remote/login');
+    expect(await W.signInWithBrowser(started.authorization_url!)).toMatch(/Signed in/);
+    expect((await W.status('remote', 10_000)).state).toBe('signed_in');
+    W.as.forget('RefreshToken');
+    const authorizations = W.as.seen.filter((r) => r.path === '/auth').length;
+    const s = await until(async () => {
+      const st = await W.status('remote');
+      return st.state === 'sign_in_required' ? st : null;
+    }, 15_000, 'sign in again');
+    expect(s?.reason).toMatch(/refused the refresh/);
+    for (let i = 0; i < 3; i++) {
+      const r = await call('remote__whoami').catch((e: Error) => ({ isError: true, content: [{ type: 'text', text: e.message }] }));
+      expect(JSON.stringify(r)).toMatch(/sign-in|sign in/i);
+    }
+    expect((await W.status('second')).state).toBe('sign_in_required');
+    // Nothing went to the authorization endpoint by itself: a person signs in again, once.
+    expect(W.as.seen.filter((r) => r.path === '/auth').length).toBe(authorizations);
+    W.as.accessTtl = 300;
+    const again = await W.ok<OAuthStatus>('POST', 'upstreams/second/login');
+    expect(await W.signInWithBrowser(again.authorization_url!)).toMatch(/Signed in/);
+    expect((await W.status('remote', 10_000)).state).toBe('signed_in');
+    await until(async () => !JSON.stringify(await call('remote__whoami').catch((e: Error) => e.message)).includes('sign'), 10_000, 'calls work again');
+  }, 60_000);
+
+  it('step-up: a server asking for more scope (insufficient_scope) gets a sign-in for the union, then the call works', async () => {
+    const rs2 = await startResourceServer(W.as.issuer);
+    try {
+      await W.ok('POST', 'upstreams', { id: 'narrow', transport: { kind: 'http', url: rs2.url('/mcp'), oauth: { scopes: 'mcp:read' } } });
+      const s = await W.ok<OAuthStatus>('POST', 'upstreams/narrow/login');
+      expect(new URL(s.authorization_url!).searchParams.get('scope')?.split(' ')).not.toContain('mcp:write');
+      expect(await W.signInWithBrowser(s.authorization_url!)).toMatch(/Signed in/);
+      expect((await W.status('narrow', 10_000)).scopes).not.toMatch(/mcp:write/);
+      await until(async () => (await W.ok<UpstreamDetail>('GET', 'upstreams/narrow')).tool_list.some((t) => t.state === 'approved'), 10_000, 'narrow pinned');
+      rs2.requiredScopes = ['mcp:read', 'mcp:write'];
+      const refused = await call('narrow__whoami').catch((e: Error) => ({ isError: true, content: [{ type: 'text', text: e.message }] }));
+      expect(textOf(refused)).toMatch(/more permission/);
+      const st = await W.status('narrow');
+      expect(st.state).toBe('sign_in_required');
+      const up = await W.ok<OAuthStatus>('POST', 'upstreams/narrow/login');
+      expect(new URL(up.authorization_url!).searchParams.get('scope')?.split(' ')).toEqual(expect.arrayContaining(['mcp:read', 'mcp:write']));
+      expect(await W.signInWithBrowser(up.authorization_url!)).toMatch(/Signed in/);
+      expect((await W.status('narrow', 10_000)).scopes).toMatch(/mcp:write/);
+      await until(async () => /mcp:write/.test(textOf(await call('narrow__whoami').catch(() => ({ content: [] })))), 10_000, 'the call with the wider token');
+    } finally {
+      await rs2.stop();
+    }
+  }, 60_000);
+
+  it('a callback with a tampered state is refused and leaves the sign-in under way; a tampered iss fails it', async () => {
+    await W.ok('POST', 'upstreams/remote/logout');
+    const s = await W.ok<OAuthStatus>('POST', 'upstreams/remote/login');
+    const redirect = new URL(new URL(s.authorization_url!).searchParams.get('redirect_uri')!);
+    const forged = await fetch(`${redirect.href}?code=x&state=not-the-state&iss=${encodeURIComponent(W.as.issuer)}`);
+    expect(forged.status).toBe(400);
+    expect(await forged.text()).toMatch(/state does not match/);
+    expect((await W.status('remote')).state).toBe('signing_in');
+    // The browser's own callback with iss changed on the way (the authorization server's redirect rewritten): the SDK's RFC 9207 check refuses it.
+    W.as.rewriteCallback = (u) => u.searchParams.set('iss', 'http://127.0.0.1:1/evil');
+    const body = await W.signInWithBrowser(s.authorization_url!).finally(() => (W.as.rewriteCallback = null));
+    expect(body).toMatch(/failed/i);
+    const after = await W.status('remote');
+    expect(after.state).toBe('sign_in_required');
+    expect(after.reason).toMatch(/iss|issuer/i);
+  }, 40_000);
 });

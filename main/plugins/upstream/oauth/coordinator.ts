@@ -52,6 +52,8 @@ export class OAuthCoordinator {
   private readonly waiters = new Set<() => void>();
   private callback: CallbackServer | null = null;
   private starting: Promise<unknown> = Promise.resolve();
+  /** sign-ins between their first step and their flow's registration: the callback server stays up for them */
+  private startingNow = 0;
 
   constructor(private readonly deps: CoordinatorDeps) {}
 
@@ -99,9 +101,13 @@ export class OAuthCoordinator {
    */
   async login(id: string): Promise<OAuthStatus> {
     const t = this.target(id);
-    const joined = [...this.flows.values()].find((f) => f.ids.has(id) || (t.binding && f.key === keyOf(t.binding)));
-    if (joined) return (joined.ids.add(id), this.status(id));
-    const run = this.starting.then(() => this.start(t));
+    // Two upstreams of one issuer and resource share one sign-in: an upstream never signed in finds out which it is first.
+    const key = t.binding ?? (await this.discoverBinding(t).catch(() => null));
+    // Checked once the sign-ins started before this one are registered, so two never write the same flow item.
+    const run = this.starting.then(() => {
+      const joined = [...this.flows.values()].find((f) => f.ids.has(id) || (key && f.key === keyOf(key)));
+      return joined ? void joined.ids.add(id) : this.start(t);
+    });
     this.starting = run.catch(() => undefined);
     await run;
     return this.status(id);
@@ -203,8 +209,8 @@ export class OAuthCoordinator {
     await this.refresh(id);
   }
 
-  private async discoverBinding(t: Target, response: Response): Promise<Binding | null> {
-    const { resourceMetadataUrl } = extractWWWAuthenticateParams(response);
+  private async discoverBinding(t: Target, response?: Response): Promise<Binding | null> {
+    const { resourceMetadataUrl } = response ? extractWWWAuthenticateParams(response) : {};
     const info = await discoverOAuthServerInfo(t.target.url, { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(this.deps.fetch ? { fetchFn: this.deps.fetch } : {}) });
     const probe = this.provider(t.target, { kind: 'refresh' });
     probe.saveDiscoveryState({ authorizationServerUrl: String(info.authorizationServerUrl), resourceMetadata: info.resourceMetadata, authorizationServerMetadata: info.authorizationServerMetadata });
@@ -273,7 +279,7 @@ export class OAuthCoordinator {
     clearTimeout(this.timers.get(key));
     if (t.expires_at === undefined) return;
     const left = t.expires_at - Date.now();
-    const wait = Math.max(1_000, Math.min(left - EARLY_MS, left * 0.8));
+    const wait = Math.max(1_000, left - Math.min(EARLY_MS, left * 0.2));
     const timer = setTimeout(() => {
       this.timers.delete(key);
       const id = this.boundTo(key)[0];
@@ -296,6 +302,15 @@ export class OAuthCoordinator {
   }
 
   private async start(t: Target): Promise<void> {
+    this.startingNow++;
+    try {
+      await this.startFlow(t);
+    } finally {
+      this.startingNow--;
+    }
+  }
+
+  private async startFlow(t: Target): Promise<void> {
     const cb = await this.ensureCallback();
     const state = randomBytes(32).toString('base64url');
     let url: URL | null = null;
@@ -321,7 +336,7 @@ export class OAuthCoordinator {
   }
 
   private async closeCallbackIfIdle(): Promise<void> {
-    if (this.flows.size || !this.callback) return;
+    if (this.flows.size || this.startingNow || !this.callback) return;
     const cb = this.callback;
     this.callback = null;
     await cb.close();
