@@ -4,6 +4,7 @@ import { ErrorBox, LoadState } from '../../components/load-state.tsx';
 import { useApi } from '../../lib/console-context.tsx';
 import { useApiEvents } from '../../lib/use-events.ts';
 import { useLoad } from '../../lib/use-load.ts';
+import { SignIn } from './sign-in.tsx';
 
 /**
  * Upstream MCP servers (docs/upstreams.md): each one's health and what it
@@ -94,6 +95,7 @@ function UpstreamPanel({ id }: { id: string }) {
                 </>
               )}
             </dl>
+            {d.oauth ? <SignIn id={id} status={d.oauth} onChanged={detail.reload} /> : null}
             {d.problems.map((p) => <p key={p} className="warning">Not offered: {p}</p>)}
             <ToolTable tools={d.tool_list} busy={busy} onReview={(input) => void review(input)} />
             {d.stderr.length ? (

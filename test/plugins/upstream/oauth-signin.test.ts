@@ -1,3 +1,7 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UpstreamDetail } from '../../../main/contract/upstreams.ts';
 import type { OAuthStatus } from '../../../main/contract/oauth-status.ts';
@@ -143,4 +147,75 @@ describe('OAuth upstreams: sign-in, refresh, sign in again, step-up, sharing', (
     expect(after.state).toBe('sign_in_required');
     expect(after.reason).toMatch(/iss|issuer/i);
   }, 40_000);
+  /** A server pretending to be both resource and authorization server, with the metadata a test gives it. */
+  async function fakeServer(meta: (origin: string) => Record<string, unknown>): Promise<{ url: string; stop(): Promise<void> }> {
+    const http: Server = createServer((req, res) => {
+      const origin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+      if (req.url?.startsWith('/.well-known/oauth-protected-resource')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ resource: `${origin}/`, authorization_servers: [origin] }));
+      if (req.url?.startsWith('/.well-known/')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(meta(origin)));
+      res.writeHead(401, { 'www-authenticate': `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`, 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+    return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, stop: () => new Promise((r) => http.close(() => r())) };
+  }
+  const goodMeta = (origin: string) => ({ issuer: origin, authorization_endpoint: `${origin}/authorize`, token_endpoint: `${origin}/token`, registration_endpoint: `${origin}/register`, response_types_supported: ['code'], code_challenge_methods_supported: ['S256'] });
+
+  it.each([
+    ['PKCE not advertised', (o: string) => ({ ...goodMeta(o), code_challenge_methods_supported: undefined }), /PKCE S256/],
+    ['PKCE plain only', (o: string) => ({ ...goodMeta(o), code_challenge_methods_supported: ['plain'] }), /PKCE S256/],
+    ['an issuer that is not the URL (mix-up)', (o: string) => ({ ...goodMeta(o), issuer: 'http://127.0.0.1:1' }), /issuer/i],
+    ['a javascript: authorization URL', (o: string) => ({ ...goodMeta(o), authorization_endpoint: 'javascript:alert(1)' }), /refused|invalid|URL/i],
+    ['a file: authorization URL', (o: string) => ({ ...goodMeta(o), authorization_endpoint: 'file:///etc/passwd' }), /refused|invalid|URL/i],
+  ])('refuses to sign in with %s, before anything is stored', async (_name, meta, message) => {
+    const fake = await fakeServer(meta);
+    const id = `bad-${Math.random().toString(36).slice(2, 8)}`;
+    try {
+      await W.ok('POST', 'upstreams', { id, transport: { kind: 'http', url: fake.url, oauth: { client_id: 'preset' } } });
+      const r = await W.w.admin<{ message: string }>('POST', `upstreams/${id}/login`);
+      expect(r.status).not.toBe(200);
+      expect(r.body.message).toMatch(message);
+      expect((await W.status(id)).authorization_url).toBeNull();
+    } finally {
+      await W.ok('DELETE', `upstreams/${id}`);
+      await fake.stop();
+    }
+  });
+
+  it('a client token reaches none of the sign-in routes', async () => {
+    for (const path of ['upstreams/remote/login', 'upstreams/remote/logout', 'upstreams/remote/oauth']) {
+      const res = await fetch(`${W.w.svc.adminUrl}/${path}`, { method: 'POST', headers: { Authorization: `Bearer ${W.token}`, 'Content-Type': 'application/json' }, body: '{}' });
+      expect([401, 403], path).toContain(res.status);
+    }
+  });
+
+  it('no access or refresh token in any file of the data dir but the vault, nor in a log, audit line or error', async () => {
+    const vault = JSON.parse(await readFile(join(W.w.svc.dataDir, 'vault.json'), 'utf8')) as { secrets: Record<string, string> };
+    const secrets = Object.entries(vault.secrets).filter(([k]) => k.startsWith('oauth-tokens/')).flatMap(([, v]) => {
+      const t = JSON.parse(v) as { access_token: string; refresh_token?: string };
+      return [t.access_token, t.refresh_token].filter((x): x is string => !!x);
+    });
+    const seenByServer = W.rs.authorizations.filter((a) => a.startsWith('Bearer ')).map((a) => a.slice(7));
+    const needles = [...new Set([...secrets, ...seenByServer])].filter((x) => x.length > 20);
+    expect(needles.length).toBeGreaterThan(3);
+    const files: string[] = [];
+    const walk = async (dir: string): Promise<void> => {
+      for (const name of await readdir(dir)) {
+        const full = join(dir, name);
+        if ((await stat(full)).isDirectory()) await walk(full);
+        else if (name !== 'vault.json') files.push(full);
+      }
+    };
+    await walk(W.w.svc.dataDir);
+    expect(files.some((f) => f.endsWith('upstreams.json'))).toBe(true);
+    for (const f of files) {
+      const text = await readFile(f, 'latin1');
+      for (const n of needles) expect(text.includes(n), `${f} holds a token`).toBe(false);
+    }
+    // What people see: the upstream list, the health report, the audit.
+    const shown = JSON.stringify([await W.ok('GET', 'upstreams'), await W.ok('GET', 'health'), await W.w.admin('GET', 'audit')]);
+    for (const n of needles) expect(shown.includes(n)).toBe(false);
+    // Every error the sign-in gave in these tests went through the same scrubbing: a failed call's message names no token.
+    const refused = await W.w.admin<{ message: string }>('POST', 'upstreams/remote/login');
+    for (const n of needles) expect(JSON.stringify(refused.body).includes(n)).toBe(false);
+  });
 });

@@ -168,15 +168,16 @@ export class OAuthCoordinator {
     this.deps.changed();
   }
 
-  private async load(b: Binding): Promise<StoredTokens | undefined> {
+  /** The key's tokens (cached); `fresh` reads the vault again, replacing the cached copy only once read (never a moment without). */
+  private async load(b: Binding, fresh = false): Promise<StoredTokens | undefined> {
     const key = keyOf(b);
     const cached = this.tokens.get(key);
-    if (cached) return cached;
+    if (cached && !fresh) return cached;
     const t = await readItem(this.deps.vault, tokensAccount(b.issuer, b.resource), StoredTokens);
     if (t) {
       this.tokens.set(key, t);
       this.schedule(key, t);
-    }
+    } else if (fresh) this.tokens.delete(key);
     const client = await readItem(this.deps.vault, clientAccount(b.issuer), StoredClient);
     if (client) this.registrations.set(b.issuer, client.registration);
     return t;
@@ -242,8 +243,7 @@ export class OAuthCoordinator {
     }
     const b = provider.key()!;
     if (keyOf(b) !== key) return void this.require(key, 'its authorization server changed');
-    this.tokens.delete(key);
-    await this.load(b);
+    await this.load(b, true);
     this.deps.changed();
   }
 
@@ -390,9 +390,8 @@ export class OAuthCoordinator {
     const iss = params.get('iss');
     await auth(provider, { serverUrl: first.target.url, authorizationCode: code, ...(iss !== null ? { iss } : {}), ...this.fetchOpt() });
     const binding = provider.key()!;
-    this.tokens.delete(keyOf(binding));
     // Tokens first (one vault item), then the binding in upstreams.json: a stop between leaves tokens nobody points at, overwritten by the next sign-in.
-    await this.load(binding);
+    await this.load(binding, true);
     await this.bindAll([...flow.ids, ...this.boundTo(keyOf(binding))], binding);
     this.deps.reconnect([...new Set([...flow.ids, ...this.boundTo(keyOf(binding))])]);
   }
