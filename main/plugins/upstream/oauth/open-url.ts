@@ -31,7 +31,7 @@ export function openerFor(platform: NodeJS.Platform, url: string): { command: st
 }
 
 /** Opens a checked authorization URL in the default browser; false when no opener ran (the URL is printed anyway). */
-export function openInBrowser(raw: URL | string, platform: NodeJS.Platform = process.platform): Promise<boolean> {
+export async function openInBrowser(raw: URL | string, platform: NodeJS.Platform = process.platform): Promise<boolean> {
   const url = checkAuthorizationUrl(raw);
   const { command, args } = openerFor(platform, url.href);
   return new Promise((resolve) => {
