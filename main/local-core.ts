@@ -44,7 +44,7 @@ import { CloudClient, type CloudClientOptions } from './cloud/index.ts';
 import { cloudActions } from './cloud/cloud-actions-port.ts';
 import { cloudAiFor } from './cloud/cloud-ai.ts';
 import type { CloudProduct } from './contract/cloud/catalog.ts';
-import { UpstreamManager } from './plugins/upstream/upstream-manager.ts';
+import { UpstreamManager, type UpstreamManagerDeps } from './plugins/upstream/upstream-manager.ts';
 import { UpstreamsData, emptyUpstreams } from './plugins/upstream/upstream-data.ts';
 
 export interface LocalCoreConfig {
@@ -64,7 +64,7 @@ export interface LocalCoreConfig {
   /** cloud client options (tests: a transport, timeouts, the refresh tick, the outbox's interval, a clock of its own) */
   cloud?: Partial<Omit<CloudClientOptions, 'dataDir' | 'vault' | 'log'>>;
   /** upstream MCP servers: the reconnect backoff (tests shorten it) */
-  upstreams?: { backoff?: { baseMs: number; maxMs: number } };
+  upstreams?: { backoff?: { baseMs: number; maxMs: number }; oauth?: UpstreamManagerDeps['oauth'] };
 }
 
 /** No AI provider at all (unit fixtures without a cloud client), and we say so. */
@@ -138,6 +138,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
       store: upstreamStore, vault, registry, log, autoConnect: (config.owner ?? 'service') === 'service',
       changed: () => events.emit({ type: 'health' }),
       ...(config.upstreams?.backoff ? { backoff: config.upstreams.backoff } : {}),
+      ...(config.upstreams?.oauth ? { oauth: config.upstreams.oauth } : {}),
     });
     for (const p of await upstreams.load()) registry.add(p);
     await registry.start((id, e) => log.error(`plugin '${id}' failed to start`, { error: (e as Error).message }));
@@ -197,6 +198,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
         closed = true;
         jobs.stop();
         await registry.stop((id, e) => log.error(`plugin '${id}' failed to stop`, { error: (e as Error).message }));
+        await upstreams.oauth.close();
         await cloud.close().catch((e) => log.error('cloud client close failed', { error: (e as Error).message }));
         await stats.flush().catch((e) => log.error('stats flush at close failed: the last few seconds of counters are lost', { error: (e as Error).message }));
         await audit.close();

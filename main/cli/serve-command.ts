@@ -18,7 +18,9 @@ export async function serve(args: string[]): Promise<void> {
   const log = createLogger({ level: (values['log-level'] as 'info') ?? 'info' });
   // A CLI command holding the lock finishes in a moment: wait for it. Another service never lets go: fail at once.
   const lifetime = testStagedLifetime(process.env);
-  const svc = await retryWhileLocked(() => startService({ dataDir, host: values.host ?? '127.0.0.1', port, vault: vaultChoice(values.vault), log, ...(values.enable ? { enable: true } : {}), ...(lifetime ? { stagedLifetimeMs: lifetime } : {}) }), {
+  // For tests only: the sign-in callback on a port the test picked, so test files running at once never meet on 47823.
+  const callbackPort = Number(process.env.GATEHOUSE_TEST_OAUTH_CALLBACK_PORT) || 0;
+  const svc = await retryWhileLocked(() => startService({ dataDir, host: values.host ?? '127.0.0.1', port, vault: vaultChoice(values.vault), log, ...(values.enable ? { enable: true } : {}), ...(lifetime ? { stagedLifetimeMs: lifetime } : {}), ...(callbackPort > 0 && callbackPort < 65536 ? { upstreams: { oauth: { callbackPorts: [callbackPort] } } } : {}) }), {
     wait: (e) => e.details.owner === 'cli',
   });
   // The stop must finish within 2 s (with a margin for the exit itself).

@@ -2,11 +2,13 @@ import type { UpstreamDetail, UpstreamToolView, UpstreamView } from '../contract
 import { GatehouseError } from '../core/errors.ts';
 import { safe, table, unwrap, UsageError } from './output.ts';
 import { out, parse, withConnection } from './args.ts';
+import { login, logout, signInLine } from './oauth-commands.ts';
 
 const many = { type: 'string', multiple: true } as const;
 const FLAGS = {
   stdio: { type: 'boolean' }, url: { type: 'string' }, env: many, header: many, 'token-keychain': { type: 'string' }, read: many, write: many,
   approve: many, 'approve-all': { type: 'boolean' }, hide: many, 'timeout-ms': { type: 'string' },
+  oauth: { type: 'boolean' }, 'client-id': { type: 'string' }, scopes: { type: 'string' }, 'no-browser': { type: 'boolean' },
 } as const;
 
 /** `NAME=VALUE` and `Name: value`, split at the first separator; the value is never echoed in an error. */
@@ -29,7 +31,9 @@ function addInput(id: string, values: Record<string, unknown>, command: string[]
   }
   if (command.length || values.env) throw new UsageError('--env and a command after -- are for --stdio upstreams');
   const token = values['token-keychain'] ? { token_keychain: values['token-keychain'] } : {};
-  return { id, transport: { kind: 'http', url: values.url, headers: pairs(values.header as string[], ':', '--header'), ...token }, read, ...timeout };
+  if (!values.oauth && (values['client-id'] || values.scopes)) throw new UsageError('--client-id and --scopes go with --oauth');
+  const oauth = values.oauth ? { oauth: { ...(values['client-id'] ? { client_id: values['client-id'] } : {}), ...(values.scopes ? { scopes: values.scopes } : {}) } } : {};
+  return { id, transport: { kind: 'http', url: values.url, headers: pairs(values.header as string[], ':', '--header'), ...token, ...oauth }, read, ...timeout };
 }
 
 const toolRows = (tools: UpstreamToolView[]) =>
@@ -38,7 +42,7 @@ const toolRows = (tools: UpstreamToolView[]) =>
 function describe(u: UpstreamView): string[] {
   const how = u.kind === 'stdio'
     ? [safe`  command: ${u.command}`, safe`  args: ${JSON.stringify(u.args)}`, safe`  env (names only): ${u.env_names?.join(', ') || '-'}`]
-    : [safe`  url: ${u.url}`, safe`  headers (names only): ${u.header_names?.join(', ') || '-'}`, safe`  token from the vault: ${u.token_keychain ?? '-'}`];
+    : [safe`  url: ${u.url}`, safe`  headers (names only): ${u.header_names?.join(', ') || '-'}`, safe`  token from the vault: ${u.token_keychain ?? '-'}`, ...(u.oauth ? [signInLine(u.oauth)] : [])];
   const h = u.health;
   return [
     safe`${u.id}  ${u.kind}  ${u.enabled ? 'enabled' : 'disabled'}  ${h.status}${h.protocol ? ` (${h.protocol})` : ''}`,
@@ -68,6 +72,7 @@ export async function upstreams(args: string[]): Promise<void> {
   await withConnection(values, async (c) => {
     if (sub === 'add') {
       const d = unwrap(await c.dispatch('upstreams.add', input as never));
+      if (d.oauth && d.oauth.state !== 'signed_in') return out(json, d, () => [safe`Added upstream ${d.id}; sign in to list and pin its tools: gatehouse upstreams login ${d.id}`, ...describe(d)].join('\n'));
       return out(json, d, () => [safe`Added upstream ${d.id}; its tools are pinned as listed now (changed or new ones wait for: gatehouse upstreams review ${d.id}).`, ...describe(d), toolRows(d.tool_list)].join('\n'));
     }
     if (sub === 'list') {
@@ -88,6 +93,8 @@ export async function upstreams(args: string[]): Promise<void> {
       const tools = unwrap(acting ? await c.dispatch('upstreams.review', { id: id!, ...acts }) : await c.dispatch('upstreams.tools', { id: id! }));
       return out(json, tools, () => (acting ? toolRows(tools) : pendingText(tools)));
     }
+    if (sub === 'login') return login(c, id!, { json, browser: !values['no-browser'] });
+    if (sub === 'logout') return logout(c, id!, json);
     if (sub === 'remove') {
       const r = unwrap(await c.dispatch('upstreams.remove', { id: id! }));
       return out(json, r, () => safe`Removed upstream ${r.id}: its tools are gone and its secrets deleted from the vault.`);

@@ -24,6 +24,7 @@ import {
   UpdatesView,
 } from './cloud-actions.ts';
 import { ProfileCreateInput, ProfileName, ProfileView } from './profiles.ts';
+import { OAuthStatus } from './oauth-status.ts';
 import { ApprovalView, ByLink } from './approval-link.ts';
 import { UpstreamAddInput, UpstreamDetail, UpstreamIdRef, UpstreamReviewInput, UpstreamTestAnswer, UpstreamToolView, UpstreamView } from './upstreams.ts';
 
@@ -139,6 +140,10 @@ export const API_ACTIONS = {
   'upstreams.test': { method: 'POST', path: 'upstreams/:id/test', input: upstreamById, output: UpstreamTestAnswer, who: PEOPLE },
   'upstreams.tools': { method: 'GET', path: 'upstreams/:id/tools', input: upstreamById, output: z.array(UpstreamToolView), who: PEOPLE },
   'upstreams.review': { method: 'POST', path: 'upstreams/:id/review', input: UpstreamReviewInput, output: z.array(UpstreamToolView), who: PEOPLE },
+  /** OAuth sign-in of a remote upstream (docs/oauth.md): people only; `wait_ms` holds the answer until the sign-in ends (at most 60 s). */
+  'upstreams.oauth': { method: 'POST', path: 'upstreams/:id/oauth', input: z.object({ id: UpstreamIdRef, wait_ms: z.number().int().min(0).max(60_000).default(0) }).strict(), output: OAuthStatus, who: PEOPLE },
+  'upstreams.login': { method: 'POST', path: 'upstreams/:id/login', input: upstreamById, output: OAuthStatus, who: PEOPLE },
+  'upstreams.logout': { method: 'POST', path: 'upstreams/:id/logout', input: upstreamById, output: OAuthStatus, who: PEOPLE },
   /** Profiles: named tool sets tokens are bound to (main/contract/profiles.ts): people only, never a client token. */
   'profiles.list': { method: 'GET', path: 'profiles', input: none, output: z.array(ProfileView), who: PEOPLE },
   'profiles.get': { method: 'GET', path: 'profiles/:name', input: profileByName, output: ProfileView, who: PEOPLE },

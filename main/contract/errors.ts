@@ -66,6 +66,8 @@ export const ErrorCode = z.enum([
   'staged_discarded',
   /** an approval link whose write was decided, expired or pruned: the link died with it */
   'approval_link_gone',
+  /** an upstream that signs in with OAuth has no usable token: a person signs in (gatehouse upstreams login ID, or the console) */
+  'sign_in_required',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
@@ -145,6 +147,7 @@ export const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   internal_error: 500,
   storage_unavailable: 503,
   approval_link_gone: 410,
+  sign_in_required: 409,
 };
 
 /** The `{ok, data} | {ok:false, code, message}` shape of IPC and the admin API. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FieldChange } from './staged.ts';
+import { OAuthConfigInput, OAuthStatus } from './oauth-status.ts';
 
 /**
  * Upstream MCP servers behind Gatehouse (docs/upstreams.md): what a person
@@ -61,6 +62,8 @@ export const UpstreamAddInput = z
         headers: z.array(NamedValue(HeaderName)).max(50).default([]),
         /** a vault account holding a bearer token (`tokens create --keychain NAME` on the other side, or the bridge's) */
         token_keychain: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/).optional(),
+        /** sign in with OAuth (docs/oauth.md): tokens in the vault, never here */
+        oauth: OAuthConfigInput.optional(),
       }).strict(),
     ]),
     /** the upstream's own tool names a person marks as reads (everything else is a write unless its readOnlyHint is accepted) */
@@ -111,6 +114,8 @@ export const UpstreamView = z.object({
   url: z.string().optional(),
   header_names: z.array(z.string()).optional(),
   token_keychain: z.string().nullable().optional(),
+  /** an OAuth upstream's sign-in (docs/oauth.md); absent for the others */
+  oauth: OAuthStatus.optional(),
   timeout_ms: z.number().int(),
   health: UpstreamHealth,
   tools: z.object({ approved: z.number().int(), quarantined: z.number().int(), hidden: z.number().int(), removed: z.number().int() }),

@@ -13,6 +13,9 @@ export function createUpstreamHandlers(deps: Pick<ActionDeps, 'upstreams'>): {
   'upstreams.test': Handler<'upstreams.test'>;
   'upstreams.tools': Handler<'upstreams.tools'>;
   'upstreams.review': Handler<'upstreams.review'>;
+  'upstreams.oauth': Handler<'upstreams.oauth'>;
+  'upstreams.login': Handler<'upstreams.login'>;
+  'upstreams.logout': Handler<'upstreams.logout'>;
 } {
   const up = (): UpstreamActions => {
     if (!deps.upstreams) throw new GatehouseError('service_unavailable', 'upstream servers are not managed in this process');
@@ -28,5 +31,8 @@ export function createUpstreamHandlers(deps: Pick<ActionDeps, 'upstreams'>): {
     'upstreams.test': async (input) => up().test(input.id),
     'upstreams.tools': async (input) => up().tools(input.id),
     'upstreams.review': async (input) => up().review(input),
+    'upstreams.oauth': async (input) => up().oauthStatus(input.id, input.wait_ms),
+    'upstreams.login': async (input) => up().login(input.id),
+    'upstreams.logout': async (input) => up().logout(input.id),
   };
 }

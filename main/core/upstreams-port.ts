@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { OAuthStatus } from '../contract/oauth-status.ts';
 import type { UpstreamAddInput, UpstreamDetail, UpstreamReviewInput, UpstreamTestAnswer, UpstreamToolView, UpstreamView } from '../contract/upstreams.ts';
 
 /**
@@ -15,4 +16,8 @@ export interface UpstreamActions {
   test(id: string): Promise<UpstreamTestAnswer>;
   tools(id: string): UpstreamToolView[];
   review(input: z.output<typeof UpstreamReviewInput>): Promise<UpstreamToolView[]>;
+  /** OAuth sign-in (docs/oauth.md): start or join, end, and its state (waiting up to waitMs while a sign-in is under way) */
+  login(id: string): Promise<OAuthStatus>;
+  logout(id: string): Promise<OAuthStatus>;
+  oauthStatus(id: string, waitMs?: number): Promise<OAuthStatus>;
 }

@@ -11,6 +11,7 @@ import { definitionOf } from './pinning.ts';
 import type { CallContext } from '../../core/tool.ts';
 import { AskRelay, type InputRequired } from './ask-relay.ts';
 import { askedSummary, askLabel } from './client-asks.ts';
+import type { UpstreamAuth } from './oauth/oauth-errors.ts';
 
 export interface ConnectionSpec {
   id: string;
@@ -20,6 +21,8 @@ export interface ConnectionSpec {
   token: string | null;
   timeoutMs: number;
   era: 'modern' | 'legacy' | null;
+  /** an OAuth upstream's sign-in (oauth/coordinator.ts): the token per request, what a 401 does */
+  auth?: UpstreamAuth;
 }
 
 export interface ConnectionHooks {
@@ -204,6 +207,8 @@ export class UpstreamConnection {
       return defs;
     } catch (e) {
       await client.close().catch(() => undefined);
+      const signIn = this.spec.auth?.explain(e);
+      if (signIn) throw (this.down(signIn.message), signIn);
       const message = this.scrub(e instanceof Error ? e.message : String(e));
       this.down(message);
       throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' could not be reached: ${message}`);
@@ -223,7 +228,9 @@ export class UpstreamConnection {
     // object has could go wrong (`__proto__` itself is refused at add: Node's fetch never sends it).
     const headers: Array<[string, string]> = this.spec.secrets.headers.map((h) => [h.name, h.value]);
     if (this.spec.token) headers.push(['Authorization', `Bearer ${this.spec.token}`]);
-    return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers } }) as Transport;
+    // OAuth: the coordinator's token per request; a 403 insufficient_scope is thrown to us (explain), never a browser from here.
+    const oauth = this.spec.auth ? { authProvider: this.spec.auth.provider, onInsufficientScope: 'throw' as const } : {};
+    return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers }, ...oauth }) as Transport;
   }
 
   private listed(client: Client, error: Error | null, tools: unknown[] | null): void {
@@ -278,6 +285,8 @@ export class UpstreamConnection {
   /** An SDK failure as one of our codes; the connection's health follows. */
   private callError(e: unknown): GatehouseError {
     if (e instanceof GatehouseError) return e;
+    const signIn = this.spec.auth?.explain(e);
+    if (signIn) return signIn;
     const message = this.scrub(e instanceof Error ? e.message : String(e));
     if (e instanceof SdkError && e.code === SdkErrorCode.RequestTimeout) {
       Object.assign(this.health, { status: 'degraded', last_error: `a call timed out after ${this.spec.timeoutMs} ms without progress` });

@@ -35,9 +35,21 @@ export const PinnedTool = z.object({
 });
 export type PinnedTool = z.infer<typeof PinnedTool>;
 
+/** An OAuth upstream's configuration and the issuer/resource it signed in with: references only, the tokens are in the vault (oauth/oauth-vault.ts). */
+export const StoredOAuth = z.object({
+  client_id: z.string().nullable(),
+  scopes: z.string().nullable(),
+  client_metadata_url: z.string().nullable(),
+  issuer: z.string().nullable().default(null),
+  resource: z.string().nullable().default(null),
+  /** added before its first sign-in: the first listing after it is what the person consented to (pinned approved) */
+  first_listing_pending: z.boolean().default(false),
+});
+export type StoredOAuth = z.infer<typeof StoredOAuth>;
+
 export const StoredTransport = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('stdio'), command: z.string(), args: z.array(z.string()), env_names: z.array(EnvName) }),
-  z.object({ kind: z.literal('http'), url: z.string(), header_names: z.array(HeaderName), token_keychain: z.string().nullable() }),
+  z.object({ kind: z.literal('http'), url: z.string(), header_names: z.array(HeaderName), token_keychain: z.string().nullable(), oauth: StoredOAuth.optional() }),
 ]);
 export type StoredTransport = z.infer<typeof StoredTransport>;
 

@@ -10,10 +10,15 @@ import type { ConnectionSpec } from './connection.ts';
 import { approve, reconcile, stateOf, toolView } from './pinning.ts';
 import { UpstreamPlugin, type UpstreamPluginDeps } from './upstream-plugin.ts';
 import { applyReview } from './review.ts';
+import { OAuthCoordinator, type CoordinatorDeps } from './oauth/coordinator.ts';
+import { oauthOf, storedOAuth, targetOf } from './oauth/oauth-upstreams.ts';
+import type { OAuthStatus } from '../../contract/oauth-status.ts';
 
 export interface UpstreamManagerDeps extends Omit<UpstreamPluginDeps, 'ownerOf'> {
   vault: Vault;
   registry: Registry;
+  /** OAuth sign-in seams (tests): callback ports, fetch, the default Client ID Metadata Document URL */
+  oauth?: Pick<CoordinatorDeps, 'callbackPorts' | 'fetch' | 'flowTtlMs'> & { clientMetadataUrl?: string };
 }
 
 /**
@@ -24,13 +29,26 @@ export interface UpstreamManagerDeps extends Omit<UpstreamPluginDeps, 'ownerOf'>
  */
 export class UpstreamManager implements UpstreamActions {
   private readonly plugins = new Map<string, UpstreamPlugin>();
+  /** the service's one OAuth coordinator (docs/oauth.md) */
+  readonly oauth: OAuthCoordinator;
 
-  constructor(private readonly deps: UpstreamManagerDeps) {}
+  constructor(private readonly deps: UpstreamManagerDeps) {
+    this.oauth = new OAuthCoordinator({
+      vault: deps.vault, log: deps.log, changed: () => deps.changed(), ...deps.oauth,
+      reconnect: (ids) => ids.forEach((id) => void this.restart(id)),
+      bind: (id, b) => deps.store.update((d) => {
+        const o = oauthOf(d.upstreams.find((u) => u.id === id) ?? ({ transport: { kind: 'stdio' } } as UpstreamRecord));
+        if (o) Object.assign(o, { issuer: b.issuer, resource: b.resource });
+      }),
+    });
+  }
 
   /** A plugin for every stored upstream, before the registry starts (they connect when it does). */
   async load(): Promise<UpstreamPlugin[]> {
     const out: UpstreamPlugin[] = [];
     for (const rec of this.deps.store.read().upstreams) {
+      const o = targetOf(rec, this.deps.oauth?.clientMetadataUrl ?? null);
+      if (o) await this.oauth.register(o.target, o.binding);
       const p = this.pluginFor(rec, await this.specFor(rec).catch((e: unknown) => this.unusable(rec, e)));
       this.plugins.set(rec.id, p);
       out.push(p);
@@ -58,11 +76,13 @@ export class UpstreamManager implements UpstreamActions {
     const t = input.transport;
     const secrets: UpstreamSecrets = { env: t.kind === 'stdio' ? t.env : [], headers: t.kind === 'http' ? t.headers : [] };
     for (const h of secrets.headers) if (RESERVED_HEADERS.includes(h.name.toLowerCase()) || (h.name.toLowerCase() === 'authorization' && t.kind === 'http' && t.token_keychain)) throw new GatehouseError('invalid_value', `the header '${h.name}' is set by Gatehouse itself`);
+    const oauth = t.kind === 'http' ? storedOAuth(t) : undefined;
     const rec: UpstreamRecord = {
       id, enabled: true, created: new Date().toISOString(), timeout_ms: input.timeout_ms ?? DEFAULT_UPSTREAM_TIMEOUT_MS, era: null, tools: [],
       secrets_account: secrets.env.length || secrets.headers.length ? upstreamSecretsAccount(id) : null,
-      transport: t.kind === 'stdio' ? { kind: 'stdio', command: t.command, args: t.args, env_names: t.env.map((e) => e.name) } : { kind: 'http', url: t.url, header_names: t.headers.map((h) => h.name), token_keychain: t.token_keychain ?? null },
+      transport: t.kind === 'stdio' ? { kind: 'stdio', command: t.command, args: t.args, env_names: t.env.map((e) => e.name) } : { kind: 'http', url: t.url, header_names: t.headers.map((h) => h.name), token_keychain: t.token_keychain ?? null, ...(oauth ? { oauth } : {}) },
     };
+    if (oauth) return this.addSignedOut(rec, secrets);
     const spec: ConnectionSpec = { id, transport: rec.transport, secrets, token: await this.tokenFor(rec), timeoutMs: rec.timeout_ms, era: null };
     const plugin = this.pluginFor(rec, spec);
     let listed;
@@ -94,8 +114,49 @@ export class UpstreamManager implements UpstreamActions {
     return this.get(id);
   }
 
+  /**
+   * An OAuth upstream is stored before its first sign-in (its tools cannot be
+   * listed without one); the first listing after the sign-in is pinned approved.
+   */
+  private async addSignedOut(rec: UpstreamRecord, secrets: UpstreamSecrets): Promise<UpstreamDetail> {
+    const o = targetOf(rec, this.deps.oauth?.clientMetadataUrl ?? null)!;
+    if (rec.secrets_account) await this.deps.vault.set(rec.secrets_account, JSON.stringify(secrets));
+    await this.deps.store.update((d) => void d.upstreams.push(rec));
+    await this.oauth.register(o.target, null);
+    const plugin = this.pluginFor(rec, await this.specFor(rec));
+    this.plugins.set(rec.id, plugin);
+    await this.deps.registry.addRunning(plugin);
+    this.deps.changed();
+    return this.get(rec.id);
+  }
+
+  /** Starts (or joins) the sign-in of an OAuth upstream: its status carries the authorization URL. */
+  login(id: string): Promise<OAuthStatus> {
+    this.record(id);
+    return this.oauth.login(id);
+  }
+
+  logout(id: string): Promise<OAuthStatus> {
+    this.record(id);
+    return this.oauth.logout(id);
+  }
+
+  oauthStatus(id: string, waitMs = 0): Promise<OAuthStatus> {
+    this.record(id);
+    return this.oauth.wait(id, waitMs);
+  }
+
+  /** A fresh connection (after a sign-in or sign-out): the token it sends changed. */
+  private async restart(id: string): Promise<void> {
+    const plugin = this.plugins.get(id);
+    if (!plugin || !this.record(id).enabled) return;
+    await plugin.connection.stop();
+    plugin.connection.start();
+  }
+
   async remove(id: string): Promise<{ id: string }> {
     const rec = this.record(id);
+    this.oauth.forget(id);
     await this.deps.registry.remove(id);
     this.plugins.delete(id);
     await this.deps.store.update((d) => void (d.upstreams = d.upstreams.filter((u) => u.id !== id)));
@@ -159,7 +220,7 @@ export class UpstreamManager implements UpstreamActions {
       if (raw === null) throw new GatehouseError('vault_unavailable', `the secrets of upstream '${rec.id}' are not in the vault; add it again`);
       secrets = UpstreamSecrets.parse(JSON.parse(raw));
     }
-    return { id: rec.id, transport: rec.transport, secrets, token: await this.tokenFor(rec), timeoutMs: rec.timeout_ms, era: rec.era };
+    return { id: rec.id, transport: rec.transport, secrets, token: await this.tokenFor(rec), timeoutMs: rec.timeout_ms, era: rec.era, ...(oauthOf(rec) ? { auth: this.oauth.authFor(rec.id) } : {}) };
   }
 
   /** A connection that reports why it cannot run (its secrets are gone) instead of failing the whole start. */
@@ -184,7 +245,7 @@ export class UpstreamManager implements UpstreamActions {
     const count = (s: string) => rec.tools.filter((p) => !p.removed && stateOf(p) === s).length;
     return {
       id: rec.id, kind: t.kind, enabled: rec.enabled, created: rec.created, timeout_ms: rec.timeout_ms,
-      ...(t.kind === 'stdio' ? { command: t.command, args: t.args, env_names: t.env_names } : { url: t.url, header_names: t.header_names, token_keychain: t.token_keychain }),
+      ...(t.kind === 'stdio' ? { command: t.command, args: t.args, env_names: t.env_names } : { url: t.url, header_names: t.header_names, token_keychain: t.token_keychain, ...(t.oauth ? { oauth: this.oauth.status(rec.id) } : {}) }),
       health: rec.enabled ? health : { ...health, status: 'disabled' },
       tools: { approved: count('approved'), quarantined: count('quarantined'), hidden: count('hidden'), removed: rec.tools.filter((p) => p.removed).length },
       problems: plugin ? [...plugin.problems, ...plugin.surface.problems] : [],

@@ -7,6 +7,7 @@ import type { ToolDefinition, UpstreamRecord, UpstreamsData } from './upstream-d
 import { isOffered, namespaced, reconcile } from './pinning.ts';
 import { toolFor } from './upstream-tools.ts';
 import { UpstreamSurface } from './upstream-surface.ts';
+import { firstListing } from './oauth/oauth-upstreams.ts';
 
 export interface UpstreamPluginDeps {
   store: DocumentStore<UpstreamsData>;
@@ -93,7 +94,7 @@ export class UpstreamPlugin implements Plugin {
         const rec = d.upstreams.find((u) => u.id === this.id);
         if (!rec) return null;
         const out = reconcile(rec.tools, defs);
-        rec.tools = out.pins;
+        rec.tools = firstListing(rec, out.pins);
         return out;
       });
       if (!r) return;

@@ -7,6 +7,7 @@ import { useLoad } from '../../lib/use-load.ts';
 import { AddUpstream } from './add-upstream.tsx';
 import { UpstreamActions } from './upstream-actions.tsx';
 import { ClassToggle } from './class-toggle.tsx';
+import { SignIn } from './sign-in.tsx';
 
 /**
  * Upstream MCP servers (docs/upstreams.md): each one's health and what it
@@ -137,6 +138,7 @@ function UpstreamPanel({ id, onChanged, onRemoved }: { id: string; onChanged: ()
                 </>
               )}
             </dl>
+            {d.oauth ? <SignIn id={id} status={d.oauth} onChanged={detail.reload} /> : null}
             {d.problems.map((p) => <p key={p} className="warning">Not offered: {p}</p>)}
             <ToolTable tools={d.tool_list} busy={busy} onReview={(input) => void review(input)} />
             {d.kind === 'stdio' ? (

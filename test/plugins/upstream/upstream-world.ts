@@ -24,9 +24,10 @@ export interface UpstreamWorld {
   stop(): Promise<void>;
 }
 
-/** `service`: more of the service's config (the console's end-to-end test serves a fresh build with `consoleDir`). */
-export async function startUpstreamWorld(service: { consoleDir?: string } = {}): Promise<UpstreamWorld> {
-  const w = await startWireWorld({ service: { upstreams: { backoff: { baseMs: 50, maxMs: 400 } }, ...service } });
+/** `service`: more of the service's config (the console's end-to-end test serves a fresh build with `consoleDir`); `oauth`, `dataDir`: the sign-in tests'. */
+export async function startUpstreamWorld(extra: { consoleDir?: string; oauth?: { callbackPorts?: number[] }; dataDir?: string } = {}): Promise<UpstreamWorld> {
+  const { oauth, ...service } = extra;
+  const w = await startWireWorld({ service: { upstreams: { backoff: { baseMs: 50, maxMs: 400 }, ...(oauth ? { oauth } : {}) }, ...service } });
   await w.admin('POST', 'cloud/connect', { url: w.proxy.url });
   const lic = await w.h.op<{ license_key: string }>('licenses.create', { plan: 'pro' });
   const activated = await w.admin('POST', 'cloud/activate', { license_key: lic.license_key });

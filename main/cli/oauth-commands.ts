@@ -1,0 +1,35 @@
+import type { OAuthStatus } from '../contract/oauth-status.ts';
+import { GatehouseError } from '../core/errors.ts';
+import { openInBrowser } from '../plugins/upstream/oauth/open-url.ts';
+import type { Connection } from './connect.ts';
+import { out } from './args.ts';
+import { safe, unwrap } from './output.ts';
+
+/** One line about an OAuth upstream's sign-in, for `show`, `login` and `logout`. */
+export function signInLine(s: OAuthStatus): string {
+  const detail = [s.scopes ? `scopes ${s.scopes}` : null, s.expires_at ? `expires ${s.expires_at}` : null, s.refreshable ? 'refreshable' : null, s.issuer ? `issuer ${s.issuer}` : null, s.reason].filter(Boolean).join('; ');
+  return safe`  sign-in: ${s.state.replace(/_/g, ' ')}${detail ? ` (${detail})` : ''}`;
+}
+
+/**
+ * `gatehouse upstreams login ID [--no-browser]`: starts (or joins) the
+ * sign-in in the service, prints the authorization URL, opens it unless told
+ * not to, and waits for the callback, which any browser on this machine can
+ * deliver. The tokens stay in the service; this process never sees them.
+ */
+export async function login(c: Connection, id: string, o: { json: boolean; browser: boolean }): Promise<void> {
+  let s = unwrap(await c.dispatch('upstreams.login', { id }));
+  if (s.state === 'signing_in' && s.authorization_url) {
+    // With --json the answer is the final status on stdout; the URL goes to stderr so a person (or a script) can still open it.
+    (o.json ? process.stderr : process.stdout).write(`Open this URL in a browser on this machine to sign in ${id}:\n${s.authorization_url}\n`);
+    if (o.browser && !(await openInBrowser(s.authorization_url))) process.stderr.write('(no browser could be opened: open the URL yourself)\n');
+    while (s.state === 'signing_in') s = unwrap(await c.dispatch('upstreams.oauth', { id, wait_ms: 25_000 }));
+  }
+  if (s.state !== 'signed_in') throw new GatehouseError('sign_in_required', `upstream '${id}' is not signed in: ${s.reason ?? s.state}`);
+  out(o.json, s, () => [safe`Signed in ${id}.`, signInLine(s)].join('\n'));
+}
+
+export async function logout(c: Connection, id: string, json: boolean): Promise<void> {
+  const s = unwrap(await c.dispatch('upstreams.logout', { id }));
+  out(json, s, () => [safe`Signed out ${id}: its tokens are deleted from the vault (the registration with the authorization server stays).`, signInLine(s)].join('\n'));
+}

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+
+/**
+ * OAuth sign-in of remote MCP servers (docs/oauth.md): what a person
+ * configures on an HTTP upstream and what the service shows of its sign-in.
+ * Never a token, a client secret or a PKCE verifier: those are in the vault.
+ */
+
+/** An OAuth scope list as the CLI takes it: space-separated scope tokens (RFC 6749 section 3.3). */
+export const ScopeList = z.string().max(1000).regex(/^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/, 'scopes are space-separated tokens of printable characters (no quotes or backslashes)');
+
+export const OAuthConfigInput = z
+  .object({
+    /** a client id a person registered with the authorization server beforehand (used first) */
+    client_id: z.string().min(1).max(500).regex(/^[\x21-\x7e]+$/, 'a client id is printable characters without spaces').optional(),
+    scopes: ScopeList.optional(),
+    /** where Gatehouse's Client ID Metadata Document is served (https, a path); the default is the cloud gateway's */
+    client_metadata_url: z.string().max(2048).url().refine((u) => /^https:\/\/[^/]+\/./i.test(u), 'the client metadata URL is https:// with a path').optional(),
+  })
+  .strict();
+export type OAuthConfigInput = z.input<typeof OAuthConfigInput>;
+
+export const SignInState = z.enum(['signed_in', 'signed_out', 'sign_in_required', 'signing_in']);
+export type SignInState = z.infer<typeof SignInState>;
+
+export const OAuthStatus = z.object({
+  id: z.string(),
+  state: SignInState,
+  /** why a sign-in is needed (expired refresh, more scopes asked for, signed out), for people */
+  reason: z.string().nullable(),
+  issuer: z.string().nullable(),
+  resource: z.string().nullable(),
+  /** the scopes granted (space-separated), or those a sign-in will ask for */
+  scopes: z.string().nullable(),
+  /** when the access token expires (ISO), when known */
+  expires_at: z.string().nullable(),
+  /** whether a refresh token is held (never the token itself) */
+  refreshable: z.boolean(),
+  /** how the client is registered with the authorization server */
+  registration: z.enum(['preregistered', 'metadata_document', 'dynamic']).nullable(),
+  /** while signing in: the authorization URL to open in a browser on this machine */
+  authorization_url: z.string().nullable(),
+});
+export type OAuthStatus = z.infer<typeof OAuthStatus>;

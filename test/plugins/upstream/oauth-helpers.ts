@@ -1,0 +1,63 @@
+import { createServer } from 'node:net';
+import { chromium, type Browser } from 'playwright-core';
+import { startAuthServer, type AuthServer } from '../../fixtures/oauth/auth-server.ts';
+import { startResourceServer, type ResourceServer } from '../../fixtures/oauth/resource-server.ts';
+import { startUpstreamWorld, type UpstreamWorld } from './upstream-world.ts';
+import type { OAuthStatus } from '../../../main/contract/oauth-status.ts';
+
+/**
+ * The OAuth tests' world: a real authorization server (oidc-provider), a
+ * real SDK MCP server requiring its tokens, the real licensed service with
+ * its sign-in callback on a free loopback port, and headless Chromium for
+ * the person's browser step (oidc-provider's own login and consent pages).
+ */
+export interface OAuthWorld extends UpstreamWorld {
+  as: AuthServer;
+  rs: ResourceServer;
+  browser: Browser;
+  /** opens the authorization URL, signs in as `login`, consents; answers the callback page's text */
+  signInWithBrowser(url: string, login?: string): Promise<string>;
+  status(id: string, waitMs?: number): Promise<OAuthStatus>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startOAuthWorld(o: { dataDir?: string; callbackPort?: number } = {}): Promise<OAuthWorld> {
+  const as = await startAuthServer();
+  const rs = await startResourceServer(as.issuer);
+  const up = await startUpstreamWorld({ oauth: { callbackPorts: [o.callbackPort ?? (await freePort())] }, ...(o.dataDir ? { dataDir: o.dataDir } : {}) });
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  return {
+    ...up, as, rs, browser,
+    async signInWithBrowser(url, login = 'alice') {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      try {
+        await page.goto(url);
+        await page.fill('input[name=login]', login);
+        await page.fill('input[name=password]', 'any');
+        await page.click('button[type=submit]');
+        await page.waitForSelector('button[type=submit]');
+        await page.click('button[type=submit]');
+        await page.waitForURL(/oauth\/callback/);
+        return await page.innerText('body');
+      } finally {
+        await context.close();
+      }
+    },
+    status: (id, waitMs = 0) => up.ok<OAuthStatus>('POST', `upstreams/${id}/oauth`, { wait_ms: waitMs }),
+    async stop() {
+      await browser.close();
+      await up.stop();
+      await rs.stop();
+      await as.stop();
+    },
+  };
+}
