@@ -37,6 +37,8 @@ export const AuditEntry = z.object({
   principal: Principal.nullable().optional(),
   /** an upstream call's arguments as their shape only (names and types, never values), e.g. `{path:string,lines:[number]}` */
   args_shape: z.string().nullable().optional(),
+  /** the ids of the tool-call policies that made the decision: the forbids of a refusal, the permits of a write run without approval */
+  policy: z.array(z.string().max(100)).max(20).nullable().optional(),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 

@@ -60,6 +60,10 @@ export const ErrorCode = z.enum([
   'unsupported_protocol_version',
   /** what a call must write (its usage event, its audit line) cannot be persisted now (a full or failing disk): it did not run */
   'storage_unavailable',
+  /** the tool-call policy refused the call (docs/policy.md): the policy ids are in the message and details */
+  'policy_denied',
+  /** the active policy cannot be evaluated (it no longer validates, or the engine failed to load): calls are refused, not let through */
+  'policy_unavailable',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
@@ -138,6 +142,8 @@ export const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   gateway_unavailable: 503,
   internal_error: 500,
   storage_unavailable: 503,
+  policy_denied: 403,
+  policy_unavailable: 503,
 };
 
 /** The `{ok, data} | {ok:false, code, message}` shape of IPC and the admin API. */

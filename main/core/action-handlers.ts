@@ -8,6 +8,7 @@ import { createProHandlers } from './pro-handlers.ts';
 import { createCloudHandlers } from './cloud-handlers.ts';
 import { createUpstreamHandlers } from './upstream-handlers.ts';
 import { createProfileHandlers, withToolCounts } from './profile-handlers.ts';
+import { createPolicyHandlers } from './policy-handlers.ts';
 
 /**
  * What each action does, once. Reached only through `invoke` (invoke.ts),
@@ -72,6 +73,7 @@ export function createHandlers(deps: ActionDeps): Handlers {
     ...createCloudHandlers(deps),
     ...createUpstreamHandlers(deps),
     ...createProfileHandlers(deps),
+    ...createPolicyHandlers(deps),
   };
 }
 

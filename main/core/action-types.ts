@@ -15,6 +15,7 @@ import type { ConsoleSessions } from './console-sessions.ts';
 import type { CloudActions } from './cloud-port.ts';
 import type { UpstreamActions } from './upstreams-port.ts';
 import type { Profiles } from './profiles.ts';
+import type { PolicyActions } from './policy-handlers.ts';
 
 /**
  * What the action handlers (action-handlers.ts, pro-handlers.ts,
@@ -44,6 +45,8 @@ export interface ActionDeps {
   cloudActions?: CloudActions;
   /** the upstream MCP servers (main/plugins/upstream); absent in unit fixtures */
   upstreams?: UpstreamActions;
+  /** the tool-call policy (main/policy); absent in unit fixtures */
+  policy?: PolicyActions;
 }
 
 /** Per-call facts a transport knows beyond the principal. */

@@ -14,6 +14,8 @@ import { DEFAULT_CALL_TIMEOUT_MS, withDeadline } from './deadline.ts';
 import { USAGE_EVENTS } from './usage.ts';
 import { argsShape } from './args-shape.ts';
 import { storageMessage, type StorageGuard } from './storage-guard.ts';
+import type { PolicyGate } from './policy-gate.ts';
+import { runUnattended } from './unattended.ts';
 
 /** What a tools/call produces before the MCP layer wraps it. */
 export type CallOutcome =
@@ -33,6 +35,8 @@ export interface PipelineDeps {
   timeoutMs?: number;
   /** whether the call's usage event and audit line can be persisted: a call is refused before it runs when not */
   storage?: Pick<StorageGuard, 'ready'>;
+  /** the tool-call policy (docs/policy.md); without it, calls the registry lets through run and every write is staged */
+  policy?: PolicyGate;
 }
 
 /**
@@ -75,6 +79,12 @@ export class Pipeline {
     // From here on every entry names what the call names (a page read, a write refused on a named page).
     Object.assign(facts, { target: targetOf(tool, input) });
 
+    const gate = this.d.policy ? await this.d.policy.check(ctx, entry, input, facts.target ?? null) : { refused: null, unattended: null };
+    if (gate.refused) {
+      auditor.record({ ...facts, result: 'denied', error_code: gate.refused.code, policy: gate.policies, duration_ms: elapsed() }, actor);
+      return { kind: 'refused', ...gate.refused };
+    }
+
     const source = this.d.entitlements();
     const { entitlement, code } = source.decide ? await source.decide(tool.feature) : { entitlement: await source.check(tool.feature), code: null };
     if (!entitlement.allowed) {
@@ -95,7 +105,13 @@ export class Pipeline {
         // Only the preview runs under the deadline: once it is done, staging it is quick and must not be cut in half.
         const timed: WriteTool = { ...tool, preview: (i, c) => withDeadline((signal) => tool.preview(i, { ...c, signal }), limit, c.signal, `${tool.name} (preview)`) };
         const staged = await this.d.staging.stage(timed, input, ctx);
-        output = { structured: staged, text: stagedText(staged.staged_id, staged.preview.summary, staged.expires_at, this.d.settings().approval_mode === 'agent') };
+        if (gate.unattended) {
+          const done = await runUnattended(this.d, staged.staged_id, ctx, gate.unattended);
+          if (done.kind === 'refused') return done;
+          output = done.output;
+        } else {
+          output = { structured: staged, text: stagedText(staged.staged_id, staged.preview.summary, staged.expires_at, this.d.settings().approval_mode === 'agent') };
+        }
       } else {
         output = await withDeadline((signal) => tool.run(input, { ...ctx, signal }), limit, ctx.signal, tool.name);
         if (entry.output) await checkOutput(entry, output);

@@ -288,6 +288,8 @@ export class FakeApi {
       // No upstreams in the console's fixtures: the list is empty and every one is unknown.
       'upstreams.list': () => [],
       'profiles.list': () => [],
+      // The Policy screen's tests run on the real core and engine (core-api.ts): the fake has no policy.
+      ...Object.fromEntries((['policy.get', 'policy.check', 'policy.set', 'policy.explain'] as const).map((a) => [a, () => { throw new Refusal('service_unavailable', 'the fake API has no policy engine'); }])) as unknown as Pick<Handlers, 'policy.get' | 'policy.check' | 'policy.set' | 'policy.explain'>,
       ...Object.fromEntries((['profiles.get', 'profiles.create', 'profiles.remove'] as const).map((a) => [a, () => { throw new Refusal('not_found', 'no such profile'); }])) as unknown as Pick<Handlers, 'profiles.get' | 'profiles.create' | 'profiles.remove'>,
       ...Object.fromEntries((['upstreams.get', 'upstreams.add', 'upstreams.remove', 'upstreams.enable', 'upstreams.disable', 'upstreams.test', 'upstreams.tools', 'upstreams.review'] as const).map((a) => [a, () => { throw new Refusal('not_found', 'no such upstream'); }])) as unknown as Pick<Handlers, 'upstreams.get' | 'upstreams.add' | 'upstreams.remove' | 'upstreams.enable' | 'upstreams.disable' | 'upstreams.test' | 'upstreams.tools' | 'upstreams.review'>,
       ...cloudHandlers(s, (e) => this.emit(e), (code, message, details) => {
