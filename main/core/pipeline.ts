@@ -155,7 +155,7 @@ export class Pipeline {
 }
 
 /** The target a call names; a tool's own function failing on odd input names none rather than failing the call. */
-function targetOf(tool: RegisteredTool['tool'], input: Record<string, unknown>): string | null {
+export function targetOf(tool: RegisteredTool['tool'], input: Record<string, unknown>): string | null {
   try {
     return tool.target?.(input as never) ?? null;
   } catch {

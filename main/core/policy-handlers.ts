@@ -6,6 +6,7 @@ import type { PolicyGate } from './policy-gate.ts';
 import { capabilitiesOf } from './users.ts';
 import { refusalMessage } from './policy.ts';
 import { GatehouseError } from './errors.ts';
+import { targetOf } from './pipeline.ts';
 
 /** What the policy actions need beyond the other handlers' deps: the engine, the gate and where the person's policy is kept. */
 export interface PolicyActions {
@@ -70,12 +71,7 @@ async function explain(p: PolicyActions, deps: Deps, input: { token_id: string; 
   const checked = await entry.input.validate(args);
   if (!checked.ok) return { ...base, ...none, outcome: 'invalid_params', summary: `the arguments do not fit ${input.tool}'s input schema: ${checked.issues.slice(0, 3).join('; ')}` };
   const value = checked.value as Record<string, unknown>;
-  let target: string | null = null;
-  try {
-    target = entry.tool.target?.(value as never) ?? null;
-  } catch {
-    target = null;
-  }
+  const target = targetOf(entry.tool, value);
   const call = await p.gate.decide('call', caller, entry, value, target);
   const run = entry.tool.write && call.decision === 'allow' ? await p.gate.decide('run_without_approval', caller, entry, value, target) : null;
   const context = p.gate.queryFor('call', caller, entry, value, target).context as unknown as Record<string, unknown>;
