@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import type * as CedarWasm from '@cedar-policy/cedar-wasm/nodejs';
 import { z } from 'zod';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROLE_CAPABILITIES, type Role } from '../../main/contract/users.ts';
@@ -22,7 +23,7 @@ import { openCore } from '../helpers/core.ts';
  * `call` equals the registry's visibility rule, and `run_without_approval`
  * is never permitted (every write was staged for a person).
  */
-const cedar = createRequire(import.meta.url)('@cedar-policy/cedar-wasm/nodejs') as typeof import('@cedar-policy/cedar-wasm/nodejs');
+const cedar = createRequire(import.meta.url)('@cedar-policy/cedar-wasm/nodejs') as typeof CedarWasm;
 const ROLES = Object.keys(ROLE_CAPABILITIES) as Role[];
 
 const upstream: Plugin = {
