@@ -22,7 +22,7 @@ const CACHE_MAX = 2000;
  * request (entities and context, the time being to the minute), so a
  * repeated call costs a map lookup; a new policy empties that memory.
  */
-export function createCedarEngine(opts: { activeText: () => string | null; dir?: string }): PolicyEngine {
+export function createCedarEngine(opts: { activeText: () => string | null; dir?: string; cacheSize?: number }): PolicyEngine {
   const dir = opts.dir ?? POLICY_DIR;
   let files: { policy: string; schema: string } | null = null;
   const shipped = () => (files ??= { policy: readFileSync(join(dir, 'default.cedar'), 'utf8'), schema: readFileSync(join(dir, 'gatehouse.cedarschema'), 'utf8') });
@@ -30,6 +30,7 @@ export function createCedarEngine(opts: { activeText: () => string | null; dir?:
   let active: { text: string; id: string } | null = null;
   let generation = 0;
   const cache = new Map<string, PolicyVerdict>();
+  const cacheMax = opts.cacheSize ?? CACHE_MAX;
 
   const cedar = (): Promise<Cedar> => {
     loading ??= import('@cedar-policy/cedar-wasm/nodejs').then((m) => {
@@ -86,7 +87,8 @@ export function createCedarEngine(opts: { activeText: () => string | null; dir?:
       if (answer.type !== 'success') throw new GatehouseError('policy_unavailable', `the policy could not be evaluated: ${answer.errors.map((e) => e.message).join('; ').slice(0, 500)}`);
       const { decision, diagnostics } = answer.response;
       const verdict: PolicyVerdict = { decision, policies: [...diagnostics.reason].sort(), errors: diagnostics.errors.map((e) => e.policyId) };
-      if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
+      if (cacheMax <= 0) return verdict;
+      if (cache.size >= cacheMax) cache.delete(cache.keys().next().value!);
       cache.set(key, verdict);
       return verdict;
     },
