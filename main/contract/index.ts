@@ -23,3 +23,4 @@ export * from './cloud-status.ts';
 export * from './action-http.ts';
 export * from './quota-words.ts';
 export * from './upstreams.ts';
+export * from './policy.ts';

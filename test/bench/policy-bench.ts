@@ -42,7 +42,13 @@ const drop = async () => {
   for (const s of staging.list({ status: 'pending' })) await staging.discard(s.id, PERSON);
 };
 // Warm: the engine loads and compiles, every path runs.
-for (const p of Object.values(variants)) for (let i = 0; i < 40; i++) (await calls.read(p), await calls.write(p, i), await drop());
+for (const p of Object.values(variants)) {
+  for (let i = 0; i < 40; i++) {
+    await calls.read(p);
+    await calls.write(p, i);
+    await drop();
+  }
+}
 
 const samples: Record<string, number[]> = {};
 for (let round = 0; round < ROUNDS; round++) {
