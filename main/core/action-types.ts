@@ -15,7 +15,7 @@ import type { ConsoleSessions } from './console-sessions.ts';
 import type { CloudActions } from './cloud-port.ts';
 import type { UpstreamActions } from './upstreams-port.ts';
 import type { Profiles } from './profiles.ts';
-import type { PolicyActions } from './policy-handlers.ts';
+import type { PolicyActions } from './policy-gate.ts';
 
 /**
  * What the action handlers (action-handlers.ts, pro-handlers.ts,

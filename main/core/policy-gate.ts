@@ -1,4 +1,5 @@
 import type { Settings } from '../contract/settings.ts';
+import type { StoredPolicy } from '../contract/policy.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { RegisteredTool, ProfileSet } from './registry.ts';
 import type { PolicyAction, PolicyCaller, PolicyEngine, PolicyQuery, PolicyVerdict } from './policy.ts';
@@ -49,4 +50,13 @@ export class PolicyGate {
       throw e;
     }
   }
+}
+
+/** What the policy actions need beyond the other handlers' deps: the engine, the gate and where the person's policy is kept. */
+export interface PolicyActions {
+  engine: PolicyEngine;
+  gate: PolicyGate;
+  stored(): StoredPolicy | null;
+  /** writes the policy atomically (one options.json update); null goes back to the shipped default */
+  save(policy: StoredPolicy | null): Promise<void>;
 }

@@ -1,21 +1,12 @@
-import type { PolicyExplainAnswer, PolicyView, StoredPolicy } from '../contract/policy.ts';
+import type { PolicyExplainAnswer, PolicyView } from '../contract/policy.ts';
 import type { Settings } from '../contract/settings.ts';
 import type { ActionDeps, Handler } from './action-types.ts';
-import type { PolicyEngine, PolicyVerdict } from './policy.ts';
-import type { PolicyGate } from './policy-gate.ts';
+import type { PolicyVerdict } from './policy.ts';
+import type { PolicyActions } from './policy-gate.ts';
 import { capabilitiesOf } from './users.ts';
 import { refusalMessage } from './policy.ts';
 import { GatehouseError } from './errors.ts';
 import { targetOf } from './pipeline.ts';
-
-/** What the policy actions need beyond the other handlers' deps: the engine, the gate and where the person's policy is kept. */
-export interface PolicyActions {
-  engine: PolicyEngine;
-  gate: PolicyGate;
-  stored(): StoredPolicy | null;
-  /** writes the policy atomically (one options.json update); null goes back to the shipped default */
-  save(policy: StoredPolicy | null): Promise<void>;
-}
 
 type Deps = Pick<ActionDeps, 'tokens' | 'registry' | 'settings' | 'clock'> & { policy?: PolicyActions };
 

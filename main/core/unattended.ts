@@ -1,6 +1,6 @@
 import type { CallContext } from './tool.ts';
 import type { Staging } from './staging.ts';
-import type { CallOutcome } from './pipeline.ts';
+import type { ToolOutput } from './tool.ts';
 import { GatehouseError } from './errors.ts';
 
 /**
@@ -10,7 +10,10 @@ import { GatehouseError } from './errors.ts';
  * the policies. A confirm that fails has audited itself: it is answered as
  * a refusal, not audited twice.
  */
-export async function runUnattended(d: { staging: Staging }, stagedId: string, ctx: CallContext, policies: readonly string[]): Promise<CallOutcome> {
+/** The pipeline's CallOutcome, as far as this step makes one (pipeline.ts imports this file). */
+type Unattended = { kind: 'result'; output: ToolOutput } | { kind: 'refused'; code: string; message: string; details: Record<string, unknown> };
+
+export async function runUnattended(d: { staging: Staging }, stagedId: string, ctx: CallContext, policies: readonly string[]): Promise<Unattended> {
   let done;
   try {
     done = await d.staging.confirm(stagedId, { kind: 'agent', ctx, policy: policies });
