@@ -16,6 +16,8 @@ import { StatsRecorder } from './core/stats.ts';
 import { Auditor } from './core/auditor.ts';
 import { Staging } from './core/staging.ts';
 import { Pipeline } from './core/pipeline.ts';
+import { PolicyGate } from './core/policy-gate.ts';
+import { createCedarEngine } from './policy/cedar-engine.ts';
 import { SettingsService } from './core/settings-service.ts';
 import { LocalEntitlements } from './core/local-entitlements.ts';
 import { createInvoke, dispatchAs } from './core/invoke.ts';
@@ -126,7 +128,10 @@ export async function openLocalCore(config: LocalCoreConfig) {
     const entitlements = cloud.entitlements;
     // A call runs only when its audit line and usage event can be written (decisions.md "Storage failures").
     const storage = new StorageGuard([audit.storage, cloud.usage.storage], () => events.emit({ type: 'health' }));
-    const pipeline = new Pipeline({ registry, staging, auditor, entitlements: () => entitlements, settings: () => settings.get(), clock, usage, storage });
+    // The tool-call policy: the person's (options.json) or the shipped default; the engine loads at its first question.
+    const policyEngine = createCedarEngine({ activeText: () => options.read().policy?.text ?? null });
+    const policy = new PolicyGate({ engine: policyEngine, settings: () => settings.get(), profileOf: (name) => profiles.get(name), clock });
+    const pipeline = new Pipeline({ registry, staging, auditor, entitlements: () => entitlements, settings: () => settings.get(), clock, usage, storage, policy });
     const watchSettings = (listener: (s: Settings) => void) => events.subscribe((e) => e.type === 'settings' && listener(e.settings));
     const builtin = builtinPlugin({ registry, staging, settings: () => settings.get(), watchSettings, siteIdentity });
     registry.add(builtin);
@@ -162,6 +167,11 @@ export async function openLocalCore(config: LocalCoreConfig) {
       entitlements: () => entitlements,
       cloudActions: cloudPort,
       upstreams,
+      policy: {
+        engine: policyEngine, gate: policy,
+        stored: () => options.read().policy,
+        save: (stored) => options.update((d) => void (d.policy = stored)),
+      },
     });
     /** invoke as the console in the app's window would call it: for in-process callers (the service API, tests) */
     const dispatch = dispatchAs(invoke, PRINCIPALS.appConsole);

@@ -27,6 +27,8 @@ export async function buildCli(): Promise<void> {
       outExtension: { '.js': '.mjs' },
       splitting: true,
       chunkNames: 'chunks/[name]-[hash]',
+      // The Cedar engine's CommonJS loader finds its .wasm beside itself (__dirname): it must load from node_modules, not the bundle.
+      external: [...(common.external ?? []), '@cedar-policy/cedar-wasm', '@cedar-policy/cedar-wasm/nodejs'],
     }),
   );
 }

@@ -29,6 +29,8 @@ Usage: gatehouse <command> [options]
   profiles create NAME [--tools a,b] [--upstreams x,y]         a named tool set for tokens
   profiles list | show NAME | remove NAME   (remove refuses while tokens use it)
   upstreams review ID [--approve TOOL]... [--approve-all] [--hide TOOL]... [--read TOOL]... [--write TOOL]...
+  policy show | check FILE | set FILE                            the tool-call policy (Cedar; FILE - reads stdin)
+  policy explain --token ID --tool NAME [--args JSON]            what a call would do, and the policies that decide it
 
 Every command: --data-dir DIR (or GATEHOUSE_DATA_DIR), --json, --vault auto|keychain|file, --help.
 Exit codes: 0 ok, 1 the operation failed, 2 bad usage.`;

@@ -24,6 +24,7 @@ import {
   UpdatesView,
 } from './cloud-actions.ts';
 import { ProfileCreateInput, ProfileName, ProfileView } from './profiles.ts';
+import { PolicyCheckAnswer, PolicyExplainAnswer, PolicyExplainInput, PolicyTextInput, PolicyView } from './policy.ts';
 import { OAuthStatus } from './oauth-status.ts';
 import { ApprovalView, ByLink } from './approval-link.ts';
 import { UpstreamAddInput, UpstreamDetail, UpstreamIdRef, UpstreamReviewInput, UpstreamTestAnswer, UpstreamToolView, UpstreamView } from './upstreams.ts';
@@ -149,6 +150,11 @@ export const API_ACTIONS = {
   'profiles.get': { method: 'GET', path: 'profiles/:name', input: profileByName, output: ProfileView, who: PEOPLE },
   'profiles.create': { method: 'POST', path: 'profiles', input: ProfileCreateInput, output: ProfileView, who: PEOPLE },
   'profiles.remove': { method: 'DELETE', path: 'profiles/:name', input: profileByName, output: z.object({ name: z.string() }), who: PEOPLE },
+  /** The tool-call policy (Cedar, docs/policy.md): people only, never a client token; no MCP tool reads or changes it. */
+  'policy.get': { method: 'GET', path: 'policy', input: none, output: PolicyView, who: PEOPLE },
+  'policy.check': { method: 'POST', path: 'policy/check', input: PolicyTextInput, output: PolicyCheckAnswer, who: PEOPLE },
+  'policy.set': { method: 'PUT', path: 'policy', input: PolicyTextInput, output: PolicyView, who: PEOPLE },
+  'policy.explain': { method: 'POST', path: 'policy/explain', input: PolicyExplainInput, output: PolicyExplainAnswer, who: PEOPLE },
   'pro.cloudStatus': { method: 'GET', path: 'pro/cloud/status', base: 'rest', input: none, output: CloudHealth, who: PEOPLE_OR_READER },
   'pro.license': { method: 'GET', path: 'pro/license', base: 'rest', input: none, output: ProLicense, who: PEOPLE_OR_READER },
   'pro.entitlements': { method: 'GET', path: 'pro/entitlements', base: 'rest', input: none, output: ProEntitlements, who: PEOPLE_OR_READER },

@@ -39,6 +39,8 @@ export const AuditEntry = z.object({
   args_shape: z.string().nullable().optional(),
   /** what an upstream asked of the client during the call, passed through (methods and modes, e.g. `elicitation/create:form`; never values) */
   asked: z.string().nullable().optional(),
+  /** the ids of the tool-call policies that made the decision: the forbids of a refusal, the permits of a write run without approval */
+  policy: z.array(z.string().max(100)).max(20).nullable().optional(),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 

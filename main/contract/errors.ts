@@ -68,6 +68,10 @@ export const ErrorCode = z.enum([
   'approval_link_gone',
   /** an upstream that signs in with OAuth has no usable token: a person signs in (gatehouse upstreams login ID, or the console) */
   'sign_in_required',
+  /** the tool-call policy refused the call (docs/policy.md): the policy ids are in the message and details */
+  'policy_denied',
+  /** the active policy cannot be evaluated (it no longer validates, or the engine failed to load): calls are refused, not let through */
+  'policy_unavailable',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
@@ -148,6 +152,8 @@ export const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   storage_unavailable: 503,
   approval_link_gone: 410,
   sign_in_required: 409,
+  policy_denied: 403,
+  policy_unavailable: 503,
 };
 
 /** The `{ok, data} | {ok:false, code, message}` shape of IPC and the admin API. */

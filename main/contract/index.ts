@@ -24,3 +24,4 @@ export * from './action-http.ts';
 export * from './quota-words.ts';
 export * from './upstreams.ts';
 export * from './approval-link.ts';
+export * from './policy.ts';

@@ -9,6 +9,7 @@ import { createCloudHandlers } from './cloud-handlers.ts';
 import { createUpstreamHandlers } from './upstream-handlers.ts';
 import { createProfileHandlers, withToolCounts } from './profile-handlers.ts';
 import { createApprovalLinkHandlers } from './approval-link-handlers.ts';
+import { createPolicyHandlers } from './policy-handlers.ts';
 
 /**
  * What each action does, once. Reached only through `invoke` (invoke.ts),
@@ -75,6 +76,7 @@ export function createHandlers(deps: ActionDeps): Handlers {
     ...createUpstreamHandlers(deps),
     ...createProfileHandlers(deps),
     ...createApprovalLinkHandlers(deps, person),
+    ...createPolicyHandlers(deps),
   };
 }
 

@@ -16,6 +16,7 @@ import type { ConsoleSessions } from './console-sessions.ts';
 import type { CloudActions } from './cloud-port.ts';
 import type { UpstreamActions } from './upstreams-port.ts';
 import type { Profiles } from './profiles.ts';
+import type { PolicyActions } from './policy-gate.ts';
 
 /**
  * What the action handlers (action-handlers.ts, pro-handlers.ts,
@@ -47,6 +48,8 @@ export interface ActionDeps {
   upstreams?: UpstreamActions;
   /** approval links (docs/tasks.md); absent in unit fixtures */
   approvalLinks?: ApprovalLinks;
+  /** the tool-call policy (main/policy); absent in unit fixtures */
+  policy?: PolicyActions;
 }
 
 /** Per-call facts a transport knows beyond the principal. */

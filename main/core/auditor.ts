@@ -24,6 +24,8 @@ export interface AuditFacts {
   args_shape?: string | null;
   /** what the tool asked of the client mid-call (e.g. `elicitation/create:form`), never what was asked or answered */
   asked?: string | null;
+  /** the policy ids behind a policy decision (docs/policy.md) */
+  policy?: readonly string[] | null;
 }
 
 /**
@@ -101,6 +103,7 @@ export class Auditor {
       staged_id: facts.staged_id ?? null,
       ...(facts.args_shape ? { args_shape: clientText(facts.args_shape, AUDIT_TEXT_LIMITS.args_shape) } : {}),
       ...(facts.asked ? { asked: clientText(facts.asked, AUDIT_TEXT_LIMITS.asked) } : {}),
+      ...(facts.policy?.length ? { policy: facts.policy.slice(0, 20).map((p) => p.slice(0, 100)) } : {}),
     };
     this.sink.append(entry);
     this.stats.count(entry.tool, entry.result);

@@ -6,6 +6,7 @@ import { Profile } from '../contract/profiles.ts';
 import { Stats } from '../contract/audit.ts';
 import { StagedPayload } from '../contract/staged.ts';
 import { salvageDocument } from './salvage.ts';
+import { StoredPolicy } from '../contract/policy.ts';
 
 /** A record with an expiry; ignored once expired and swept on a timer. */
 export const Transient = z.object({ value: z.unknown(), expires_at: z.number() });
@@ -22,6 +23,8 @@ export const OptionsData = z.object({
   transients: z.record(z.string(), Transient).default({}),
   /** legacy: decided staged writes before they moved to `staged/`; emptied by the migration at start */
   staged_history: z.array(StagedPayload).default([]),
+  /** the person's tool-call policy (Cedar, docs/policy.md); null: the shipped default (policy/default.cedar) */
+  policy: StoredPolicy.nullable().default(null),
 });
 export type OptionsData = z.infer<typeof OptionsData>;
 export const emptyOptions = (): OptionsData => OptionsData.parse({});

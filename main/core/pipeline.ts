@@ -15,6 +15,8 @@ import { USAGE_EVENTS } from './usage.ts';
 import { argsShape } from './args-shape.ts';
 import { storageMessage, type StorageGuard } from './storage-guard.ts';
 import { SurfaceCalls } from './surface-calls.ts';
+import type { PolicyGate } from './policy-gate.ts';
+import { runUnattended } from './unattended.ts';
 
 /** What a tools/call produces before the MCP layer wraps it. */
 export type CallOutcome =
@@ -34,6 +36,8 @@ export interface PipelineDeps {
   timeoutMs?: number;
   /** whether the call's usage event and audit line can be persisted: a call is refused before it runs when not */
   storage?: Pick<StorageGuard, 'ready'>;
+  /** the tool-call policy (docs/policy.md); without it, calls the registry lets through run and every write is staged */
+  policy?: PolicyGate;
 }
 
 /**
@@ -84,6 +88,12 @@ export class Pipeline {
     // From here on every entry names what the call names (a page read, a write refused on a named page).
     Object.assign(facts, { target: targetOf(tool, input) });
 
+    const gate = this.d.policy ? await this.d.policy.check(ctx, entry, input, facts.target ?? null) : { refused: null, unattended: null };
+    if (gate.refused) {
+      auditor.record({ ...facts, result: 'denied', error_code: gate.refused.code, policy: gate.policies, duration_ms: elapsed() }, actor);
+      return { kind: 'refused', ...gate.refused };
+    }
+
     const source = this.d.entitlements();
     const { entitlement, code } = source.decide ? await source.decide(tool.feature) : { entitlement: await source.check(tool.feature), code: null };
     if (!entitlement.allowed) {
@@ -104,7 +114,13 @@ export class Pipeline {
         // Only the preview runs under the deadline: once it is done, staging it is quick and must not be cut in half.
         const timed: WriteTool = { ...tool, preview: (i, c) => withDeadline((signal) => tool.preview(i, { ...c, signal }), limit, c.signal, `${tool.name} (preview)`) };
         const staged = await this.d.staging.stage(timed, input, ctx);
-        output = { structured: staged, text: stagedText(staged.staged_id, staged.preview.summary, staged.expires_at, this.d.settings().approval_mode === 'agent') };
+        if (gate.unattended) {
+          const done = await runUnattended(this.d, staged.staged_id, ctx, gate.unattended);
+          if (done.kind === 'refused') return done;
+          output = done.output;
+        } else {
+          output = { structured: staged, text: stagedText(staged.staged_id, staged.preview.summary, staged.expires_at, this.d.settings().approval_mode === 'agent') };
+        }
       } else {
         output = await withDeadline((signal) => tool.run(input, { ...ctx, signal }), limit, ctx.signal, tool.name);
         // An input-required answer is no result yet: there is nothing to check against the output schema.
@@ -149,7 +165,7 @@ export class Pipeline {
 }
 
 /** The target a call names; a tool's own function failing on odd input names none rather than failing the call. */
-function targetOf(tool: RegisteredTool['tool'], input: Record<string, unknown>): string | null {
+export function targetOf(tool: RegisteredTool['tool'], input: Record<string, unknown>): string | null {
   try {
     return tool.target?.(input as never) ?? null;
   } catch {

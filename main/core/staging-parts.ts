@@ -23,7 +23,10 @@ export const hashPayload = (p: unknown): string => createHash('sha256').update(c
  * or, in `agent` mode, the token's own user through an MCP tool (checked here
  * at decision time by checkAgentDecision).
  */
-export type Decider = { kind: 'person'; principal: PersonPrincipal; request_id?: string | null } | { kind: 'agent'; ctx: CallContext };
+export type Decider =
+  | { kind: 'person'; principal: PersonPrincipal; request_id?: string | null }
+  /** `policy`: the write runs without a person because these policies permit `run_without_approval` (main/core/policy-gate.ts) */
+  | { kind: 'agent'; ctx: CallContext; policy?: readonly string[] };
 
 /** What `decided_by` records: the person's principal, or the agent's token over MCP. */
 export const deciderPrincipal = (by: Decider | Principal): Principal => {

@@ -263,7 +263,8 @@ export class Staging {
       throw e;
     }
     // A creation names its target only once applied: the confirm's entry records what was made.
-    return this.markConfirmed(intent, result, this.actorFor(by, item), { feature_key: tool.feature, duration_ms: this.deps.clock.now() - started, ...(made && !item.target ? { target: made } : {}) });
+    const policy = by.kind === 'agent' && by.policy ? { policy: by.policy } : {};
+    return this.markConfirmed(intent, result, this.actorFor(by, item), { feature_key: tool.feature, duration_ms: this.deps.clock.now() - started, ...(made && !item.target ? { target: made } : {}), ...policy });
   }
 
   /**
@@ -328,7 +329,8 @@ export class Staging {
       if (item) throw new GatehouseError('staged_already_decided', `staged write '${id}' is being applied`);
       throw new GatehouseError('staged_not_found', `no staged write '${id}'`);
     }
-    if (by.kind === 'agent' && checkAgent) checkAgentDecision(item, by.ctx, this.deps.settings(), this.deps.registry, verb);
+    // A write the policy lets run without a person is confirmed in the call that staged it, not by the agent's own decision.
+    if (by.kind === 'agent' && checkAgent && !by.policy) checkAgentDecision(item, by.ctx, this.deps.settings(), this.deps.registry, verb);
     if (this.ledger.isExpired(item)) {
       await this.ledger.expire(item);
       throw expiredError(item);

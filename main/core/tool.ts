@@ -87,6 +87,8 @@ interface ToolBase<S extends ToolSchema> {
   target?(input: InferOutput<S>): string | null;
   /** how long one call (or one preview) may take; the pipeline's default otherwise */
   timeout_ms?: number;
+  /** it decides staged writes (the agent's confirm/discard): the policy's `decides_staged` (docs/policy.md) */
+  decides_staged?: boolean;
 }
 
 export interface ReadTool<S extends ToolSchema = ToolSchema> extends ToolBase<S> {

@@ -5,7 +5,9 @@
  * through tsx (how bin/gatehouse.mjs ran before the bundle) for comparison.
  *
  * Targets (issue 10): `serve` ready within 2x `node -e 0` + 300 ms; a CLI
- * command within 3x `node -e 0`; the idle service under 80 MB RSS.
+ * command within 3x `node -e 0`; the idle service under 80 MB RSS. Issue 20:
+ * the same with the Cedar policy engine in (it loads at the first decision,
+ * never at start); the service's RSS once it has loaded is shown beside.
  *
  *   npx tsx test/bench/startup-bench.ts     (BENCH_ROUNDS=9 by default)
  */
@@ -37,7 +39,7 @@ function timed(argv: string[]): number {
 }
 
 /** Spawn `serve`, time it to its printed addresses, then read its RSS after it idles. */
-async function serveOnce(prefix: string[], dataDir: string, idle: boolean): Promise<{ readyMs: number; answerMs: number; rssMb: number | null }> {
+async function serveOnce(prefix: string[], dataDir: string, idle: boolean): Promise<{ readyMs: number; answerMs: number; rssMb: number | null; engineRssMb: number | null }> {
   const t = process.hrtime.bigint();
   const child = spawn(process.execPath, [...prefix, 'serve', '--port', '0', '--json', '--data-dir', dataDir, '--vault', 'file'], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
   let out = '';
@@ -58,17 +60,25 @@ async function serveOnce(prefix: string[], dataDir: string, idle: boolean): Prom
   const res = await fetch(mcpUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
   await res.arrayBuffer();
   const answerMs = Number(process.hrtime.bigint() - t) / 1e6;
-  let rssMb: number | null = null;
-  if (idle) {
-    await new Promise((r) => setTimeout(r, IDLE_MS));
+  const rssNow = async () => {
     const status = await readFile(`/proc/${child.pid}/status`, 'utf8').catch(() => '');
     const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
-    rssMb = kb ? Number(kb) / 1024 : null;
+    return kb ? Number(kb) / 1024 : null;
+  };
+  let rssMb: number | null = null;
+  let engineRssMb: number | null = null;
+  if (idle) {
+    await new Promise((r) => setTimeout(r, IDLE_MS));
+    rssMb = await rssNow();
+    // The policy engine loads in the service at its first question (here: `policy show`); RSS once it has settled.
+    timed([BIN, 'policy', 'show', '--data-dir', dataDir, '--vault', 'file']);
+    await new Promise((r) => setTimeout(r, IDLE_MS));
+    engineRssMb = await rssNow();
   }
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
   await exited;
-  return { readyMs, answerMs, rssMb };
+  return { readyMs, answerMs, rssMb, engineRssMb };
 }
 
 await ensureCliBundle();
@@ -87,17 +97,20 @@ try {
   const add = (k: string, v: number) => (s[k] ??= []).push(v);
   const rss: number[] = [];
   const rssTsx: number[] = [];
+  const rssEngine: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     add('node -e 0', timed(['-e', '0']));
     add('gatehouse --version', timed([BIN, '--version']));
     add('gatehouse settings get (no service: opens the files)', timed([BIN, 'settings', 'get', 'enabled', '--data-dir', direct, '--vault', 'file']));
     add('gatehouse tokens list (through the running service)', timed([BIN, 'tokens', 'list', '--data-dir', served, '--vault', 'file']));
+    add('gatehouse policy show (through the running service)', timed([BIN, 'policy', 'show', '--data-dir', served, '--vault', 'file']));
     add('tsx: gatehouse tokens list (through the running service)', timed([...TSX, 'tokens', 'list', '--data-dir', served, '--vault', 'file']));
     const idle = round < 3;
     const b = await serveOnce([BIN], serveDirs[0]!, idle);
     add('gatehouse serve, ready', b.readyMs);
     add('gatehouse serve, first MCP answer (no target)', b.answerMs);
     if (b.rssMb !== null) rss.push(b.rssMb);
+    if (b.engineRssMb !== null) rssEngine.push(b.engineRssMb);
     const x = await serveOnce(TSX, serveDirs[1]!, idle);
     add('tsx: gatehouse serve, ready', x.readyMs);
     add('tsx: gatehouse serve, first MCP answer', x.answerMs);
@@ -120,6 +133,7 @@ try {
   const med = (a: number[]) => summarize(a).p50;
   printTable(`idle RSS of serve after ${IDLE_MS / 1000} s (MB, median of ${rss.length})`, ['what', 'RSS MB', 'target', ''], [
     ['gatehouse serve (bundle)', med(rss), '< 80 MB', med(rss) < 80 ? 'met' : 'NOT met'],
+    ['gatehouse serve (bundle), after the policy engine loaded', med(rssEngine), '', ''],
     ['tsx: gatehouse serve', med(rssTsx), '', ''],
   ]);
 } finally {

@@ -110,7 +110,7 @@ export function stagedReadTools(staging: Staging): Tool[] {
 export function agentDecisionTools(staging: Staging): Tool[] {
   return [
     defineTool({
-      ...base, name: CONFIRM_TOOL, title: 'Confirm my staged write', write: false, capability: 'read',
+      ...base, name: CONFIRM_TOOL, title: 'Confirm my staged write', write: false, capability: 'read', decides_staged: true,
       description: 'Apply one of your own staged writes (approval mode "agent" only). Check its preview first. A second confirm returns the first result.',
       input: z.object({ staged_id: z.string().min(1).max(64).describe('the staged_id to apply') }),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -121,7 +121,7 @@ export function agentDecisionTools(staging: Staging): Tool[] {
       },
     }),
     defineTool({
-      ...base, name: 'staged_writes_discard', title: 'Discard my staged write', write: false, capability: 'read',
+      ...base, name: 'staged_writes_discard', title: 'Discard my staged write', write: false, capability: 'read', decides_staged: true,
       description: 'Drop one of your own pending staged writes (approval mode "agent" only).',
       input: z.object({ staged_id: z.string().min(1).max(64).describe('the staged_id to drop') }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

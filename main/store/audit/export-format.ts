@@ -40,6 +40,7 @@ export function entryToJsonLine(e: AuditEntry): string {
     principal: e.principal,
     args_shape: e.args_shape,
     asked: e.asked,
+    policy: e.policy,
   });
 }
 

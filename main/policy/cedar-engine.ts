@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type * as CedarWasm from '@cedar-policy/cedar-wasm/nodejs';
+import type { PolicyCheckAnswer } from '../contract/policy.ts';
+import type { PolicyEngine, PolicyQuery, PolicyVerdict } from '../core/policy.ts';
+import { GatehouseError } from '../core/errors.ts';
+import { PACKAGE_ROOT } from '../package-root.ts';
+import { splitPolicies, validationMessage } from './cedar-text.ts';
+
+type Cedar = typeof CedarWasm;
+
+export const POLICY_DIR = join(PACKAGE_ROOT, 'policy');
+const SCHEMA_NAME = 'gatehouse';
+const CACHE_MAX = 2000;
+
+/**
+ * The Cedar adapter behind the core's PolicyEngine port. The WASM engine
+ * (~4 MB, tens of MB once compiled) loads at the first question, never at
+ * start: a CLI command or a service that evaluates nothing pays nothing.
+ * The active policy is read through `activeText` at every decision and
+ * parsed again only when its text changed. Decisions are kept per exact
+ * request (entities and context, the time being to the minute), so a
+ * repeated call costs a map lookup; a new policy empties that memory.
+ */
+export function createCedarEngine(opts: { activeText: () => string | null; dir?: string; cacheSize?: number }): PolicyEngine {
+  const dir = opts.dir ?? POLICY_DIR;
+  let files: { policy: string; schema: string } | null = null;
+  const shipped = () => (files ??= { policy: readFileSync(join(dir, 'default.cedar'), 'utf8'), schema: readFileSync(join(dir, 'gatehouse.cedarschema'), 'utf8') });
+  let loading: Promise<Cedar> | null = null;
+  let active: { text: string; id: string } | null = null;
+  let generation = 0;
+  const cache = new Map<string, PolicyVerdict>();
+  const cacheMax = opts.cacheSize ?? CACHE_MAX;
+
+  const cedar = (): Promise<Cedar> => {
+    loading ??= import('@cedar-policy/cedar-wasm/nodejs').then((m) => {
+      const c = ((m as unknown as { default?: Cedar }).default ?? m) as Cedar;
+      const s = c.preparseSchema(SCHEMA_NAME, shipped().schema);
+      if (s.type !== 'success') throw new Error(`the policy schema does not parse: ${s.errors.map((e) => e.message).join('; ')}`);
+      return c;
+    });
+    return loading;
+  };
+
+  /** Parsed, split by id and validated: the one gate every policy passes, whether checked, set or loaded. */
+  const prepare = (c: Cedar, text: string): Record<string, string> => {
+    const set = splitPolicies(c, text);
+    const v = c.validate({ schema: shipped().schema, policies: { staticPolicies: set }, validationSettings: { mode: 'strict' } });
+    const message = validationMessage(v);
+    if (message) throw new GatehouseError('invalid_value', message);
+    return set;
+  };
+
+  const activate = async (): Promise<{ c: Cedar; id: string }> => {
+    let c: Cedar;
+    try {
+      c = await cedar();
+    } catch (e) {
+      throw new GatehouseError('policy_unavailable', `the policy engine could not be loaded (${(e as Error).message}); calls are refused until it can`);
+    }
+    const text = opts.activeText() ?? shipped().policy;
+    if (active?.text === text) return { c, id: active.id };
+    let set: Record<string, string>;
+    try {
+      set = prepare(c, text);
+    } catch (e) {
+      throw new GatehouseError('policy_unavailable', `the stored policy cannot be used (${(e as Error).message}); calls are refused until a valid one is set (gatehouse policy set FILE)`);
+    }
+    const id = `active-${++generation}`;
+    const r = c.preparsePolicySet(id, { staticPolicies: set });
+    if (r.type !== 'success') throw new GatehouseError('policy_unavailable', `the policy could not be loaded: ${r.errors.map((e) => e.message).join('; ')}`);
+    active = { text, id };
+    cache.clear();
+    return { c, id };
+  };
+
+  return {
+    async decide(q: PolicyQuery): Promise<PolicyVerdict> {
+      const { c, id } = await activate();
+      const key = `${id}\n${q.action}\n${JSON.stringify(q.context)}\n${JSON.stringify(q.entities)}`;
+      const hit = cache.get(key);
+      if (hit) return hit;
+      const answer = c.statefulIsAuthorized({
+        principal: q.principal, action: { type: 'Action', id: q.action }, resource: q.resource,
+        context: q.context as unknown as CedarWasm.Context, entities: q.entities as unknown as CedarWasm.Entities, preparsedPolicySetId: id,
+      });
+      if (answer.type !== 'success') throw new GatehouseError('policy_unavailable', `the policy could not be evaluated: ${answer.errors.map((e) => e.message).join('; ').slice(0, 500)}`);
+      const { decision, diagnostics } = answer.response;
+      const verdict: PolicyVerdict = { decision, policies: [...diagnostics.reason].sort(), errors: diagnostics.errors.map((e) => e.policyId) };
+      if (cacheMax <= 0) return verdict;
+      if (cache.size >= cacheMax) cache.delete(cache.keys().next().value!);
+      cache.set(key, verdict);
+      return verdict;
+    },
+    async check(text: string): Promise<PolicyCheckAnswer> {
+      const c = await cedar();
+      return { policies: Object.keys(prepare(c, text)) };
+    },
+    defaultText: () => shipped().policy,
+    schemaText: () => shipped().schema,
+  };
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import type { PolicyQuery } from '../../main/core/policy.ts';
+import { createCedarEngine } from '../../main/policy/cedar-engine.ts';
+
+/** The Cedar adapter on its own: what it refuses to keep, and that it fails closed. */
+const q = (tool = 'pages_list'): PolicyQuery => ({
+  action: 'call',
+  principal: { type: 'User', id: 'u' },
+  resource: { type: 'Tool', id: tool },
+  context: { arg_names: [], secret_kinds: [], approval_mode: 'admin', time: { date: '2026-11-26', hour: 9, minute: 0, weekday: 4 } },
+  entities: [
+    { uid: { type: 'User', id: 'u' }, attrs: { login: 'a', role: 'editor', capabilities: ['read'], token: { id: 't', label: 'l', client: '', read_only: false } }, parents: [] },
+    { uid: { type: 'Tool', id: tool }, attrs: { name: tool, plugin: 'site', plugin_kind: 'site', class: 'read', capability: 'read', feature: 'f', target: '', disabled: false, decides_staged: false }, parents: [] },
+  ],
+});
+
+describe('the Cedar engine', () => {
+  const engine = createCedarEngine({ activeText: () => null });
+  const refused = async (text: string) => engine.check(text).then(() => null, (e: { code: string; message: string }) => e);
+
+  it('refuses duplicate ids, templates, an empty policy and a wrong type, with a message that says which', async () => {
+    expect(await refused('@id("a") permit (principal, action, resource);\n@id("a") forbid (principal, action, resource);')).toMatchObject({ code: 'invalid_value', message: expect.stringContaining("share the id 'a'") });
+    expect(await refused('permit (principal == ?principal, action, resource);')).toMatchObject({ code: 'invalid_value', message: expect.stringContaining('templates') });
+    expect(await refused('// nothing but a comment\n')).toMatchObject({ code: 'invalid_value', message: expect.stringContaining('no statement') });
+    expect(await refused('permit (principal, action, resource) when { principal.role == 3 };')).toMatchObject({ code: 'invalid_value', message: expect.stringContaining('does not validate') });
+    expect(await refused('@id("bad id with spaces") permit (principal, action, resource);')).toMatchObject({ code: 'invalid_value' });
+    expect(await engine.check('@id("__proto__") permit (principal, action == Action::"call", resource);')).toEqual({ policies: ['__proto__'] });
+  });
+
+  it('refuses every call (policy_unavailable) when the stored policy no longer validates: never lets one through', async () => {
+    const broken = createCedarEngine({ activeText: () => 'permit (principal, action, resource) when { principal.gone };' });
+    await expect(broken.decide(q())).rejects.toMatchObject({ code: 'policy_unavailable' });
+  });
+
+  it('follows the active text: a new policy applies to the next decision', async () => {
+    let text: string | null = 'permit (principal, action, resource);';
+    const live = createCedarEngine({ activeText: () => text });
+    expect((await live.decide(q())).decision).toBe('allow');
+    text = '@id("stop") forbid (principal, action, resource == Tool::"pages_list");\npermit (principal, action, resource);';
+    expect(await live.decide(q())).toMatchObject({ decision: 'deny', policies: ['stop'] });
+    expect((await live.decide(q('pages_get'))).decision).toBe('allow');
+  });
+});
