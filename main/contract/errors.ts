@@ -60,6 +60,12 @@ export const ErrorCode = z.enum([
   'unsupported_protocol_version',
   /** what a call must write (its usage event, its audit line) cannot be persisted now (a full or failing disk): it did not run */
   'storage_unavailable',
+  /** a confirm of a staged write whose arguments, preview or (upstream) tool definition changed since the person saw it */
+  'stale_approval',
+  /** the token that staged a write was revoked: the write is discarded and cannot be approved */
+  'token_revoked',
+  /** the token that staged a write was narrowed (profile, scope, its user's role) and may not make it now: it cannot be approved */
+  'token_narrowed',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 

@@ -22,6 +22,8 @@ export interface AuditFacts {
   staged_id?: string | null;
   /** an upstream call's argument shape (argsShape in args-shape.ts), never values */
   args_shape?: string | null;
+  /** a staged decision: the hashes the approval was bound to (approval-binding.ts) */
+  binding?: AuditEntry['binding'];
 }
 
 /**
@@ -98,6 +100,7 @@ export class Auditor {
       ...(actor.client_source ? { client_source: actor.client_source } : {}),
       staged_id: facts.staged_id ?? null,
       ...(facts.args_shape ? { args_shape: clientText(facts.args_shape, AUDIT_TEXT_LIMITS.args_shape) } : {}),
+      ...(facts.binding ? { binding: facts.binding } : {}),
     };
     this.sink.append(entry);
     this.stats.count(entry.tool, entry.result);

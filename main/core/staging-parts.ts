@@ -3,6 +3,7 @@ import type { StagedPayload } from '../contract/staged.ts';
 import type { PersonPrincipal, Principal } from '../contract/principal.ts';
 import type { CallContext, StagedRef, WritePlan, WriteTool } from './tool.ts';
 import { shortId } from '../lib/ids.ts';
+import { maskSecrets } from '../lib/secret-scan.ts';
 import { principalOf } from './auditor.ts';
 import { GatehouseError } from './errors.ts';
 
@@ -23,7 +24,7 @@ export const hashPayload = (p: unknown): string => createHash('sha256').update(c
  * or, in `agent` mode, the token's own user through an MCP tool (checked here
  * at decision time by checkAgentDecision).
  */
-export type Decider = { kind: 'person'; principal: PersonPrincipal; request_id?: string | null } | { kind: 'agent'; ctx: CallContext };
+export type Decider = { kind: 'person'; principal: PersonPrincipal; request_id?: string | null; preview_hash?: string | null } | { kind: 'agent'; ctx: CallContext };
 
 /** What `decided_by` records: the person's principal, or the agent's token over MCP. */
 export const deciderPrincipal = (by: Decider | Principal): Principal => {
@@ -39,12 +40,14 @@ export const refOf = (item: StagedPayload): StagedRef => ({ id: item.id, since: 
 
 /** A new pending write as staged by `ctx` from `plan`, open until `now + lifetimeMs`. */
 export function newStagedItem(tool: WriteTool, plan: WritePlan, ctx: CallContext, now: number, lifetimeMs: number): StagedPayload {
+  // What a person is shown never holds a secret (docs/secrets.md); the binding is to exactly that.
+  const preview = maskSecrets(plan.preview);
   return {
     id: shortId('stg'),
     tool: tool.name,
     plugin: tool.plugin,
     payload: plan.payload,
-    preview: plan.preview,
+    preview,
     user_id: ctx.user.id,
     token_id: ctx.token?.id ?? null,
     token_label: ctx.token?.label ?? null,
@@ -60,5 +63,7 @@ export function newStagedItem(tool: WriteTool, plan: WritePlan, ctx: CallContext
     decided_at: null,
     decided_by: null,
     error_code: null,
+    preview_hash: hashPayload(preview),
+    definition_hash: tool.definition_hash ?? null,
   };
 }

@@ -39,6 +39,7 @@ export function entryToJsonLine(e: AuditEntry): string {
     staged_id: e.staged_id,
     principal: e.principal,
     args_shape: e.args_shape,
+    binding: e.binding,
   });
 }
 
