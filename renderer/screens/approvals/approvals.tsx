@@ -1,4 +1,4 @@
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { Result, StagedView } from '../../../main/contract/index.ts';
 import { LoadState } from '../../components/load-state.tsx';
 import { useApi } from '../../lib/console-context.tsx';
@@ -16,6 +16,8 @@ function upsert(list: StagedView[], item: StagedView): StagedView[] {
   next[at] = item;
   return next;
 }
+
+const focusFromHash = (): string | null => window.location.hash.replace(/^#\/?/, '').split('/')[1] || null;
 
 function failureText(result: Extract<Result<unknown>, { ok: false }>): string {
   if (result.code === 'stale_preview') return 'Not applied: the target changed after this preview was made. Nothing was changed; ask the agent to stage it again.';
@@ -44,7 +46,16 @@ function ApprovalsBody({ all, update, reload }: { all: StagedView[]; update: (f:
   // A refused write stays in the list, where the person was looking, until they dismiss it.
   const [refused, setRefused] = useState<Readonly<Record<string, Refusal>>>({});
   const { pending, sameTarget, history } = useApprovalLists(all, refused);
-  const [chosen, setChosen] = useState<string | null>(null);
+  // `#approvals/stg_…` (a notification's click) selects that write.
+  const [chosen, setChosen] = useState<string | null>(focusFromHash);
+  useEffect(() => {
+    const onHash = () => {
+      const id = focusFromHash();
+      if (id) setChosen(id);
+    };
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
   const [busy, setBusy] = useState<ReadonlySet<string>>(new Set());
   const [announcement, setAnnouncement] = useState('');
   const listRef = useRef<HTMLUListElement>(null);
