@@ -15,6 +15,7 @@ import { EventHub } from './core/events.ts';
 import { StatsRecorder } from './core/stats.ts';
 import { Auditor } from './core/auditor.ts';
 import { Staging } from './core/staging.ts';
+import { standingOf } from './core/staged-standing.ts';
 import { Pipeline } from './core/pipeline.ts';
 import { PolicyGate } from './core/policy-gate.ts';
 import { createCedarEngine } from './policy/cedar-engine.ts';
@@ -124,7 +125,8 @@ export async function openLocalCore(config: LocalCoreConfig) {
     else await site.seedIfEmpty();
     const siteIdentity = () => site.identity() as unknown as Record<string, unknown>;
     const auditor = new Auditor(audit, stats, clock, () => siteStore.read().site.url || 'local');
-    const staging = new Staging({ store: stagedFiles, users: (id) => users.byId(id), registry, auditor, events, clock, auditTrail: audit, settings: () => settings.get(), log, usage, ...(config.stagedLifetimeMs ? { lifetimeMs: config.stagedLifetimeMs } : {}) });
+    const standing = standingOf({ token: (id) => tokens.byId(id), registry, settings: () => settings.get() });
+    const staging = new Staging({ store: stagedFiles, users: (id) => users.byId(id), registry, auditor, events, clock, auditTrail: audit, settings: () => settings.get(), log, usage, standing, ...(config.stagedLifetimeMs ? { lifetimeMs: config.stagedLifetimeMs } : {}) });
     const entitlements = cloud.entitlements;
     // A call runs only when its audit line and usage event can be written (decisions.md "Storage failures").
     const storage = new StorageGuard([audit.storage, cloud.usage.storage], () => events.emit({ type: 'health' }));
@@ -191,6 +193,8 @@ export async function openLocalCore(config: LocalCoreConfig) {
       log.info('staging: moved staged writes from options.json to staged/', { count: legacy.length });
     }
     await staging.recover();
+    // A revocation whose discards a crash cut short: finished now, as the service's own decision.
+    await staging.discardRevoked({ kind: 'service', job: 'token_check' });
     // A CLI command working on the data dir makes no background cloud request: only the service refreshes and uploads.
     if ((config.owner ?? 'service') === 'service') cloud.start();
 

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { MCP_PATH, CONSOLE_PATH, ADMIN_PREFIX, DEFAULT_PORT, type RuntimeInfo } from './contract/health.ts';
 import type { TokenCreateInput } from './contract/tokens.ts';
+import type { ApiEvent } from './contract/api.ts';
+import { deskEvent } from './core/staged-standing.ts';
 import { RateLimiter } from './lib/rate-limiter.ts';
 import { GatehouseError } from './core/errors.ts';
 import { writeRuntime, removeRuntime } from './store/runtime-file.ts';
@@ -98,7 +100,8 @@ export async function startService(config: ServiceConfig) {
       invoke: core.invoke,
       /** invoke as the console in the app's window: for in-process callers (tests, embedders) */
       dispatch: core.dispatch,
-      events: core.events,
+      /** the live feed as the desk (tray, window) gets it: staged writes masked, with their `blocked` reason */
+      events: { subscribe: (listener: (e: ApiEvent) => void) => core.events.subscribe((e) => listener(deskEvent(e, (x) => core.staging.blockOf(x)))) },
       vaultLabel: core.vault.label,
       /** open notification channels (GET streams and subscriptions/listen) of MCP clients */
       notificationChannels: () => mcp.lists.size,

@@ -12,8 +12,10 @@ const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
 
 export type { ConsoleScreen } from '../contract/screens.ts';
 
-export function appUrl(screen?: ConsoleScreen): string {
-  return `${APP_ORIGIN}/index.html${screen ? `#${screen}` : ''}`;
+/** `focus`: a staged write's id for the Approvals screen to select (`#approvals/stg_…`); anything but an id is dropped. */
+export function appUrl(screen?: ConsoleScreen, focus?: string): string {
+  const item = screen && focus && /^[A-Za-z0-9_-]{1,64}$/.test(focus) ? `/${focus}` : '';
+  return `${APP_ORIGIN}/index.html${screen ? `#${screen}${item}` : ''}`;
 }
 
 /** Whether `url` is a page of our console (any path, query or fragment). */

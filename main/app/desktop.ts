@@ -83,22 +83,19 @@ export async function runDesktop(startService: StartDesktopService): Promise<voi
   };
   let service: DesktopService | null = null;
   let quitting = false;
-  const tray = new TrayController({
-    iconDir: join(root, 'assets'),
-    platform,
-    actions: createTrayActions({
-      dispatch: () => (service ? dispatchAs(service.invoke, PRINCIPALS.tray) : null),
-      openConsole: (screen) => windows.show(screen),
-      setOpenAtLogin: async (enabled) => {
-        await setOpenAtLogin(app, enabled, login);
-        keeper.set({ openAtLogin: await getOpenAtLogin(app, login) });
-      },
-      installUpdate: async () => (updates ? updates.updater.install(openInstaller) : { ok: false, reason: 'updates are not available' }),
-      quit: () => app.quit(),
-      refresh: () => void keeper.refresh(),
-      report: showProblem,
-    }),
+  const trayActions = createTrayActions({
+    dispatch: () => (service ? dispatchAs(service.invoke, PRINCIPALS.tray) : null),
+    openConsole: (screen) => windows.show(screen),
+    setOpenAtLogin: async (enabled) => {
+      await setOpenAtLogin(app, enabled, login);
+      keeper.set({ openAtLogin: await getOpenAtLogin(app, login) });
+    },
+    installUpdate: async () => (updates ? updates.updater.install(openInstaller) : { ok: false, reason: 'updates are not available' }),
+    quit: () => app.quit(),
+    refresh: () => void keeper.refresh(),
+    report: showProblem,
   });
+  const tray = new TrayController({ iconDir: join(root, 'assets'), platform, actions: trayActions });
   const notifyQuota = createQuotaNotifier({ openUsage: () => windows.show('usage') });
   const notifyUpdate = createUpdateNotifier({ openCloud: () => windows.show('cloud') });
   let updates: ReturnType<typeof startAppUpdates> = null;
@@ -144,7 +141,8 @@ export async function runDesktop(startService: StartDesktopService): Promise<voi
 
   const running = service;
   registerIpc({ ipcMain, dispatch: dispatchAs(running.invoke, PRINCIPALS.appConsole), owns: (contents) => windows.owns(contents), log: (m, f) => console.warn(m, f ?? {}) });
-  const notify = createStagedNotifier({ openApprovals: () => windows.show('approvals') });
+  // A notification's Approve / Discard (macOS buttons the person presses) decide as the tray does.
+  const notify = createStagedNotifier({ openApprovals: (id) => windows.show('approvals', id), approve: (id, hash) => trayActions.approve(id, hash), discard: (id) => trayActions.discard(id), platform });
   running.events.subscribe((event) => {
     windows.send(IPC_EVENT_CHANNEL, event);
     notify(event);

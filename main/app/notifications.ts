@@ -2,6 +2,7 @@ import { Notification } from 'electron';
 import type { ApiEvent } from '../contract/api.ts';
 import type { TrayQuota } from './tray-cloud.ts';
 import { trayText } from './tray-text.ts';
+import { ApprovalNotices, NOTICE_LIMITS, type WriteNotice } from '../core/approval-notices.ts';
 
 /** Bounds for text from outside (clients, the cloud) in a notification; each piece goes through trayText. */
 const TITLE_PART_MAX = 64;
@@ -9,52 +10,49 @@ const BODY_PART_MAX = 200;
 const NAME_MAX = 80;
 const PROBLEM_MAX = 400;
 
-const BURST = 3;
-const BURST_WINDOW_MS = 10_000;
-const SEEN_MAX = 2000;
-
 /**
- * One native notification per new staged write; clicking it opens Approvals.
- * An agent staging fifty writes at once gets three notifications and one
- * "and 47 more", not fifty.
+ * One native notification per new staged write (what and when: ApprovalNotices
+ * in main/core). Where the platform has notification buttons (macOS), it
+ * carries Approve and Discard: pressing one is the person's own action in the
+ * OS, and the approval names the preview the notification showed. Elsewhere,
+ * and on a click, it opens the console on that write. A burst folds into
+ * "N more".
  */
-export function createStagedNotifier(deps: { openApprovals: () => void; now?: () => number }) {
-  const now = deps.now ?? Date.now;
-  const seen = new Set<string>();
+export function createStagedNotifier(deps: {
+  openApprovals: (stagedId?: string) => void;
+  approve?: (stagedId: string, previewHash: string | null) => void;
+  discard?: (stagedId: string) => void;
+  platform?: NodeJS.Platform;
+  now?: () => number;
+}) {
+  const planner = new ApprovalNotices(deps.now ?? Date.now);
+  const buttons = (deps.platform ?? process.platform) === 'darwin' && !!deps.approve && !!deps.discard;
   const live = new Set<Notification>();
-  let recent: number[] = [];
-  let held = 0;
   let flush: ReturnType<typeof setTimeout> | null = null;
 
-  const show = (title: string, body: string) => {
-    const n = new Notification({ title, body });
+  const show = (title: string, body: string, notice?: WriteNotice) => {
+    const withActions = buttons && notice?.actions;
+    const n = new Notification({ title, body, ...(withActions ? { actions: [{ type: 'button' as const, text: 'Approve' }, { type: 'button' as const, text: 'Discard' }] } : {}) });
     // keep a reference until it is gone, or some platforms drop the click handler
     live.add(n);
-    n.on('click', () => deps.openApprovals());
+    n.on('click', () => deps.openApprovals(notice?.staged_id));
+    // 'action' is emitted only when the person presses a button the OS drew
+    if (withActions && notice) n.on('action', (_e: unknown, index: number) => (index === 0 ? deps.approve!(notice.staged_id, notice.preview_hash) : deps.discard!(notice.staged_id)));
     n.on('close', () => live.delete(n));
     n.show();
   };
 
   return function onEvent(event: ApiEvent): void {
-    if (event.type !== 'staged' || event.item.status !== 'pending' || seen.has(event.item.id)) return;
-    seen.add(event.item.id);
-    if (seen.size > SEEN_MAX) seen.delete(seen.values().next().value as string);
     if (!Notification.isSupported()) return;
-    const t = now();
-    recent = recent.filter((x) => t - x < BURST_WINDOW_MS);
-    if (recent.length >= BURST) {
-      held++;
+    const { show: notice, hold } = planner.onEvent(event);
+    if (notice) show(`Approval needed: ${trayText(notice.tool, TITLE_PART_MAX)}`, `${trayText(notice.summary, BODY_PART_MAX)}${notice.who ? `\nAsked by ${trayText(notice.who, NAME_MAX)}` : ''}`, notice);
+    if (hold) {
       flush ??= setTimeout(() => {
         flush = null;
-        if (held) show('More approvals needed', `${held} more staged write${held === 1 ? '' : 's'} waiting in Gatehouse`);
-        held = 0;
-      }, BURST_WINDOW_MS);
-      return;
+        const held = planner.flush();
+        if (held) show(held.title, held.body);
+      }, NOTICE_LIMITS.windowMs);
     }
-    recent.push(t);
-    const { item } = event;
-    const who = item.token_label ?? item.client;
-    show(`Approval needed: ${trayText(item.tool, TITLE_PART_MAX)}`, `${trayText(item.preview.summary, BODY_PART_MAX)}${who ? `\nAsked by ${trayText(who, NAME_MAX)}` : ''}`);
   };
 }
 

@@ -1,5 +1,5 @@
 import type { MenuItemConstructorOptions } from 'electron';
-import type { StagedPayload } from '../contract/staged.ts';
+import type { StagedView } from '../contract/staged.ts';
 import type { ConsoleScreen } from './app-url.ts';
 import { NO_CLOUD, cloudLine, quotaTooltip } from './tray-cloud.ts';
 import { trayText } from './tray-text.ts';
@@ -28,11 +28,15 @@ export interface PendingItem {
   tool: string;
   summary: string;
   who: string | null;
+  /** the preview the menu shows: an approval names it, so a changed write is refused */
+  preview_hash: string | null;
+  /** set when the write may not be approved (its token revoked or narrowed): the menu offers only Discard */
+  blocked: StagedView['blocked'];
 }
 
 export interface TrayActions {
   openConsole(screen?: ConsoleScreen): void;
-  approve(id: string): void;
+  approve(id: string, previewHash: string | null): void;
   discard(id: string): void;
   setEnabled(enabled: boolean): void;
   setOpenAtLogin(enabled: boolean): void;
@@ -45,12 +49,12 @@ export type TrayIconState = 'off' | 'on' | 'attention';
 
 export const INITIAL_TRAY_STATE: TrayState = { phase: 'starting', enabled: false, pending: [], pendingTotal: 0, error: null, openAtLogin: false, cloud: NO_CLOUD, update: null, storage: null };
 
-export function pendingItems(list: readonly StagedPayload[]): PendingItem[] {
+export function pendingItems(list: readonly StagedView[]): PendingItem[] {
   return list
     .filter((s) => s.status === 'pending')
     .sort((a, b) => a.expires_at.localeCompare(b.expires_at))
     .slice(0, MENU_PENDING_MAX)
-    .map((s) => ({ id: s.id, tool: s.tool, summary: s.preview.summary, who: s.token_label ?? s.client ?? null }));
+    .map((s) => ({ id: s.id, tool: s.tool, summary: s.preview.summary, who: s.token_label ?? s.client ?? null, preview_hash: s.preview_hash ?? null, blocked: s.blocked ?? null }));
 }
 
 export function trayIconState(state: TrayState): TrayIconState {
@@ -101,7 +105,7 @@ export function buildTrayMenu(state: TrayState, act: TrayActions): MenuItemConst
     label: menuLabel(`${p.summary} (${p.tool})`),
     submenu: [
       { label: menuLabel(p.who ? `Asked by ${p.who}` : 'Asked by an MCP client'), enabled: false },
-      { label: 'Approve', click: () => act.approve(p.id) },
+      p.blocked ? { label: p.blocked === 'token_revoked' ? 'Its token was revoked: cannot be approved' : 'Its token may no longer make it: cannot be approved', enabled: false } : { label: 'Approve', click: () => act.approve(p.id, p.preview_hash) },
       { label: 'Discard', click: () => act.discard(p.id) },
       { type: 'separator' },
       { label: 'Show in the console', click: () => act.openConsole('approvals') },

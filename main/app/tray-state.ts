@@ -91,7 +91,7 @@ export function createTrayActions(deps: TrayActionDeps): TrayActions {
   };
   return {
     openConsole: (screen) => deps.openConsole(screen),
-    approve: (id) => void call('Could not approve', (d) => d('staged.confirm', { id })),
+    approve: (id, previewHash) => void call('Could not approve', (d) => d('staged.confirm', { id, ...(previewHash ? { preview_hash: previewHash } : {}) })),
     discard: (id) => void call('Could not discard', (d) => d('staged.discard', { id })),
     setEnabled: (enabled) => void call(enabled ? 'Could not switch the gateway on' : 'Could not switch the gateway off', (d) => d('settings.update', { enabled })),
     setOpenAtLogin: (enabled) => {

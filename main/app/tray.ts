@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Menu, Tray, app, nativeImage } from 'electron';
 import type { NativeImage } from 'electron';
 import { buildTrayMenu, trayIconState, trayTooltip } from './tray-menu.ts';
+import { pendingBadge } from '../core/approval-notices.ts';
 import type { TrayActions, TrayIconState, TrayState } from './tray-menu.ts';
 
 /**
@@ -33,8 +34,9 @@ export class TrayController {
     }
     this.tray.setToolTip(trayTooltip(state));
     this.tray.setContextMenu(Menu.buildFromTemplate(buildTrayMenu(state, this.deps.actions)));
-    // The Dock badge on macOS (and the launcher count on Linux desktops that have one).
+    // The Dock badge on macOS (and the launcher count on Linux desktops that have one); on macOS the count beside the menu-bar icon too.
     if (this.deps.platform === 'darwin' || this.deps.platform === 'linux') app.setBadgeCount(state.pendingTotal);
+    if (this.deps.platform === 'darwin') this.tray.setTitle(pendingBadge(state.pendingTotal));
   }
 
   destroy(): void {

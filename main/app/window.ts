@@ -49,10 +49,10 @@ export class ConsoleWindows {
   }
 
   /** Show the console, on `screen` when given (a fragment change: no reload when it is already open). */
-  show(screen?: ConsoleScreen): BrowserWindow {
+  show(screen?: ConsoleScreen, focus?: string): BrowserWindow {
     const existing = this.window;
     if (existing && !existing.isDestroyed()) {
-      if (screen) void existing.loadURL(appUrl(screen));
+      if (screen) void existing.loadURL(appUrl(screen, focus));
       if (existing.isMinimized()) existing.restore();
       existing.show();
       existing.focus();
@@ -60,7 +60,7 @@ export class ConsoleWindows {
       return existing;
     }
     const win = this.create();
-    void win.loadURL(appUrl(screen));
+    void win.loadURL(appUrl(screen, focus));
     return win;
   }
 

@@ -15,7 +15,7 @@ function settleOutcome(word: string | undefined): SettleOutcome {
 /** `gatehouse staged list|show|confirm|discard|settle`: a person's decision on staged writes. */
 export async function staged(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
-  const { values, positionals } = parse(rest, { status: { type: 'string' } });
+  const { values, positionals } = parse(rest, { status: { type: 'string' }, 'preview-hash': { type: 'string' } });
   const json = !!values.json;
   const id = positionals[0];
   if (sub !== 'list' && !id) throw new UsageError(`staged ${sub ?? '<command>'} needs a staged id (see: gatehouse staged list)`);
@@ -30,7 +30,9 @@ export async function staged(args: string[]): Promise<void> {
       return out(json, s, () => stagedText(s));
     }
     if (sub === 'confirm' || sub === 'discard') {
-      const s = unwrap(await c.dispatch(sub === 'confirm' ? 'staged.confirm' : 'staged.discard', { id: id! }));
+      // An approval names the preview it approves: the one `staged show` printed (--preview-hash), or the one fetched now.
+      const previewHash = sub === 'confirm' ? (values['preview-hash'] ?? unwrap(await c.dispatch('staged.get', { id: id! })).preview_hash ?? undefined) : undefined;
+      const s = unwrap(sub === 'confirm' ? await c.dispatch('staged.confirm', { id: id!, ...(previewHash ? { preview_hash: previewHash } : {}) }) : await c.dispatch('staged.discard', { id: id! }));
       return out(json, s, () => safe`${s.id} ${s.status}.` + (s.status === 'confirmed' ? `\n${JSON.stringify(s.result, null, 2).split('\n').map((l) => safe`${l}`).join('\n')}` : ''));
     }
     if (sub === 'settle') {

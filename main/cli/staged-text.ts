@@ -1,4 +1,4 @@
-import { awaitsSettlement, type FieldChange, type StagedPayload } from '../contract/staged.ts';
+import { awaitsSettlement, type FieldChange, type StagedPayload, type StagedView } from '../contract/staged.ts';
 import { principalLabel } from '../contract/principal.ts';
 import { safe } from './output.ts';
 
@@ -6,13 +6,15 @@ import { safe } from './output.ts';
 const side = (value: FieldChange['before'], missing: string): string => (value === undefined ? missing : JSON.stringify(value));
 
 /** `gatehouse staged show` for a person: the summary, field by field, then who decided. */
-export function stagedText(s: StagedPayload): string {
+export function stagedText(s: StagedView): string {
   return [
     safe`${s.id}  ${s.status}  ${s.tool}`,
     safe`${s.preview.summary}`,
     ...s.preview.changes.map((ch) => safe`  ${ch.field}:` + '\n' + safe`    - ${side(ch.before, '(none)')}` + '\n' + safe`    + ${side(ch.after, '(removed)')}`),
     ...(s.preview.arguments ? [JSON.stringify(s.preview.arguments, null, 2).split('\n').map((l) => safe`${l}`).join('\n')] : []),
     safe`expires ${s.expires_at}`,
+    ...(s.preview_hash ? [safe`preview ${s.preview_hash} (gatehouse staged confirm ${s.id} --preview-hash ${s.preview_hash})`] : []),
+    ...(s.blocked ? [safe`cannot be approved: ${s.blocked === 'token_revoked' ? 'its token was revoked' : 'its token may no longer make it'} (${s.blocked})`] : []),
     ...(s.decided_by ? [safe`decided by ${principalLabel(s.decided_by)} at ${s.decided_at ?? '-'}`] : []),
     ...(s.error_code ? [safe`error: ${s.error_code}`] : []),
     ...(s.settlement ? [safe`settled by ${principalLabel(s.settlement.by)} at ${s.settlement.at}: ${s.settlement.outcome === 'applied' ? 'it was applied' : 'it was not applied'} (was ${s.settlement.was})`] : []),

@@ -13,7 +13,7 @@ Usage: gatehouse <command> [options]
   tokens list | tokens revoke ID
   users list | users add LOGIN --role R | users set-role LOGIN R
   settings get [KEY] | settings set KEY VALUE
-  staged list [--status S] | staged show ID | staged confirm ID | staged discard ID
+  staged list [--status S] | staged show ID | staged confirm ID [--preview-hash H] | staged discard ID
   staged settle ID applied|not-applied                           record what you found for a write whose outcome is unknown
   audit list [--tool T] [--result R] [--user U] [--token ID] [--plugin P] [--from ISO] [--to ISO] [--limit N] [--cursor C]
   audit export --format csv|jsonl [filters as for list] [> file]

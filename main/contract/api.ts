@@ -3,7 +3,7 @@ import type { Result } from './errors.ts';
 import { Settings, SettingsPatch } from './settings.ts';
 import { TokenCreateInput, TokenCreated, TokenView } from './tokens.ts';
 import { Login, Role, User } from './users.ts';
-import { SettleOutcome, StagedPayload, StagedStatus } from './staged.ts';
+import { SettleOutcome, StagedPayload, StagedStatus, StagedView } from './staged.ts';
 import { AuditEntry, AuditExportQuery, AuditPage, AuditQuery, Stats } from './audit.ts';
 import { ADMIN_PREFIX, CloudHealth, HealthReport, REST_PREFIX } from './health.ts';
 import { PluginInfo, ToolInfo } from './tools.ts';
@@ -95,16 +95,21 @@ export const API_ACTIONS = {
   'staged.list': {
     method: 'GET', path: 'staged',
     input: z.object({ status: StagedStatus.optional() }).strict(),
-    output: z.array(StagedPayload), who: PEOPLE,
+    output: z.array(StagedView), who: PEOPLE,
   },
-  'staged.get': { method: 'GET', path: 'staged/:id', input: byId, output: StagedPayload, who: PEOPLE },
-  'staged.confirm': { method: 'POST', path: 'staged/:id/confirm', input: byId, output: StagedPayload, who: PEOPLE },
-  'staged.discard': { method: 'POST', path: 'staged/:id/discard', input: byId, output: StagedPayload, who: PEOPLE },
+  'staged.get': { method: 'GET', path: 'staged/:id', input: byId, output: StagedView, who: PEOPLE },
+  /** `preview_hash`: the preview the person was shown (its `preview_hash`); a confirm of a write whose preview differs is refused as stale */
+  'staged.confirm': {
+    method: 'POST', path: 'staged/:id/confirm',
+    input: z.object({ id: z.string().min(1).max(200), preview_hash: z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 hex digest').optional() }).strict(),
+    output: StagedView, who: PEOPLE,
+  },
+  'staged.discard': { method: 'POST', path: 'staged/:id/discard', input: byId, output: StagedView, who: PEOPLE },
   /** a person's word on a write whose outcome is unknown: it was applied, or it was not (never re-sent); people only */
   'staged.settle': {
     method: 'POST', path: 'staged/:id/settle',
     input: z.object({ id: z.string().min(1).max(200), outcome: SettleOutcome }).strict(),
-    output: StagedPayload, who: PEOPLE,
+    output: StagedView, who: PEOPLE,
   },
   'audit.query': { method: 'GET', path: 'audit', input: AuditQuery, output: AuditPage, who: PEOPLE },
   'audit.export': { method: 'GET', path: 'audit/export', input: AuditExportQuery, output: z.custom<Download>(), who: PEOPLE, stream: 'download' },
@@ -193,7 +198,7 @@ export type Api = { [A in ApiAction]: (input: ApiInput<A>) => Promise<Result<Api
 
 /** Live updates pushed to the console. */
 export const ApiEvent = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('staged'), item: StagedPayload }),
+  z.object({ type: z.literal('staged'), item: StagedView }),
   z.object({ type: z.literal('audit'), entry: AuditEntry }),
   z.object({ type: z.literal('settings'), settings: Settings }),
   z.object({ type: z.literal('health') }),

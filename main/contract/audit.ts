@@ -41,6 +41,8 @@ export const AuditEntry = z.object({
   asked: z.string().nullable().optional(),
   /** the ids of the tool-call policies that made the decision: the forbids of a refusal, the permits of a write run without approval */
   policy: z.array(z.string().max(100)).max(20).nullable().optional(),
+  /** a staged write's decision: the sha256 hashes it was bound to (its arguments, its preview, an upstream tool's pinned definition) */
+  binding: z.object({ args: z.string(), preview: z.string().nullable(), definition: z.string().nullable() }).nullable().optional(),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 
@@ -106,10 +108,11 @@ export type Stats = z.infer<typeof Stats>;
 export const AUDIT_CSV_COLUMNS = [
   'id', 'at', 'request_id', 'tool', 'write', 'result', 'error_code', 'source_plugin', 'feature_key', 'site',
   'token_id', 'token_preview', 'user_id', 'target', 'duration_ms', 'client', 'client_source', 'staged_id', 'principal',
-  'args_shape',
+  'args_shape', 'binding',
 ] as const;
 
 /** A CSV cell's plain value for a column: the principal as its one-line label, everything else as stored. */
 export function auditCsvValue(e: AuditEntry, column: (typeof AUDIT_CSV_COLUMNS)[number]): unknown {
+  if (column === 'binding') return e.binding ? `args=${e.binding.args} preview=${e.binding.preview ?? '-'} definition=${e.binding.definition ?? '-'}` : null;
   return column === 'principal' ? (e.principal ? principalLabel(e.principal) : null) : e[column];
 }

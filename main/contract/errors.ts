@@ -72,6 +72,12 @@ export const ErrorCode = z.enum([
   'policy_denied',
   /** the active policy cannot be evaluated (it no longer validates, or the engine failed to load): calls are refused, not let through */
   'policy_unavailable',
+  /** a confirm of a staged write whose arguments, preview or (upstream) tool definition changed since the person saw it */
+  'stale_approval',
+  /** the token that staged a write was revoked: the write is discarded and cannot be approved */
+  'token_revoked',
+  /** the token that staged a write was narrowed (profile, scope, its user's role) and may not make it now: it cannot be approved */
+  'token_narrowed',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 

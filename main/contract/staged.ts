@@ -99,8 +99,20 @@ export const StagedPayload = z.object({
   error_code: z.string().nullable().default(null),
   /** a person's word on a write whose outcome was unknown (staged.settle); absent until then */
   settlement: Settlement.optional(),
+  /** sha256 of the canonical preview as stored (what a person is shown); a person's confirm names it (docs/staging.md, "Bound to what was shown"); absent in older records */
+  preview_hash: z.string().nullable().optional(),
+  /** an upstream tool's pinned definition hash when the write was staged: a confirm after the definition changed is refused as stale */
+  definition_hash: z.string().nullable().optional(),
 });
 export type StagedPayload = z.infer<typeof StagedPayload>;
+
+/** Why a pending write can no longer be approved: the token that staged it was revoked, or narrowed so that it may not make it now. */
+export const StagedBlock = z.enum(['token_revoked', 'token_narrowed']);
+export type StagedBlock = z.infer<typeof StagedBlock>;
+
+/** A staged write as the desk (console, tray, CLI) sees it: secrets masked, and `blocked` when it may not be approved. */
+export const StagedView = StagedPayload.extend({ blocked: StagedBlock.nullable().optional() });
+export type StagedView = z.infer<typeof StagedView>;
 
 /** What a write tool returns instead of changing anything. */
 export const StagedResponse = z.object({

@@ -10,6 +10,7 @@ import { createUpstreamHandlers } from './upstream-handlers.ts';
 import { createProfileHandlers, withToolCounts } from './profile-handlers.ts';
 import { createApprovalLinkHandlers } from './approval-link-handlers.ts';
 import { createPolicyHandlers } from './policy-handlers.ts';
+import { deskEvent, deskView } from './staged-standing.ts';
 
 /**
  * What each action does, once. Reached only through `invoke` (invoke.ts),
@@ -22,6 +23,7 @@ export function createHandlers(deps: ActionDeps): Handlers {
     if (p.kind !== 'person') throw new GatehouseError('forbidden', 'only a person decides staged writes here');
     return { kind: 'person' as const, principal: p, request_id: meta.request_id ?? null };
   };
+  const desk = (item: Parameters<typeof deskView>[0]) => deskView(item, (x) => staging.blockOf(x));
 
   return {
     'health.get': async () => deps.health(),
@@ -43,18 +45,20 @@ export function createHandlers(deps: ActionDeps): Handlers {
       }
       return { ...created, ...(input.keychain_account ? { keychain_account: input.keychain_account } : {}) };
     },
-    'tokens.revoke': async (input) => {
+    'tokens.revoke': async (input, p, meta) => {
       await tokens.revoke(input.id);
+      // Its pending writes are discarded, decided by the person who revoked it (at the next start if a crash comes between).
+      await staging.discardRevoked(person(p, meta));
       return { id: input.id };
     },
     'users.list': async () => users.list(),
     'users.add': async (input) => users.add(input.login, input.role, input.display_name),
     'users.setRole': async (input) => users.setRole(input.login, input.role),
-    'staged.list': async (input) => staging.list(input.status ? { status: input.status } : {}),
-    'staged.get': async (input) => staging.get(input.id),
-    'staged.confirm': async (input, p, meta) => staging.confirm(input.id, person(p, meta)),
-    'staged.discard': async (input, p, meta) => staging.discard(input.id, person(p, meta)),
-    'staged.settle': async (input, p, meta) => staging.settle(input.id, input.outcome, person(p, meta)),
+    'staged.list': async (input) => staging.list(input.status ? { status: input.status } : {}).map(desk),
+    'staged.get': async (input) => desk(staging.get(input.id)),
+    'staged.confirm': async (input, p, meta) => desk(await staging.confirm(input.id, { ...person(p, meta), preview_hash: input.preview_hash ?? null })),
+    'staged.discard': async (input, p, meta) => desk(await staging.discard(input.id, person(p, meta))),
+    'staged.settle': async (input, p, meta) => desk(await staging.settle(input.id, input.outcome, person(p, meta))),
     'audit.query': async (input) => deps.audit.query(input),
     'audit.export': async ({ format, ...filters }): Promise<Download> => ({
       filename: `gatehouse-audit-${new Date(deps.clock.now()).toISOString().slice(0, 19).replace(/[:T]/g, '-')}.${format}`,
@@ -64,7 +68,7 @@ export function createHandlers(deps: ActionDeps): Handlers {
     'stats.get': async () => deps.stats.snapshot(),
     'tools.list': async () => registry.info(settings.get()),
     'plugins.list': async () => registry.plugins(),
-    'events.subscribe': async () => ({ subscribe: (listener) => deps.events.subscribe(listener) }),
+    'events.subscribe': async () => ({ subscribe: (listener) => deps.events.subscribe((e) => listener(deskEvent(e, (x) => staging.blockOf(x)))) }),
     'console.loginLink': async () => {
       const base = deps.consoleUrl();
       if (!base) throw new GatehouseError('service_unavailable', 'no service is running: start one with `gatehouse serve`; it prints a login link');

@@ -26,6 +26,8 @@ export interface AuditFacts {
   asked?: string | null;
   /** the policy ids behind a policy decision (docs/policy.md) */
   policy?: readonly string[] | null;
+  /** a staged decision: the hashes the approval was bound to (approval-binding.ts) */
+  binding?: AuditEntry['binding'];
 }
 
 /**
@@ -104,6 +106,7 @@ export class Auditor {
       ...(facts.args_shape ? { args_shape: clientText(facts.args_shape, AUDIT_TEXT_LIMITS.args_shape) } : {}),
       ...(facts.asked ? { asked: clientText(facts.asked, AUDIT_TEXT_LIMITS.asked) } : {}),
       ...(facts.policy?.length ? { policy: facts.policy.slice(0, 20).map((p) => p.slice(0, 100)) } : {}),
+      ...(facts.binding ? { binding: facts.binding } : {}),
     };
     this.sink.append(entry);
     this.stats.count(entry.tool, entry.result);

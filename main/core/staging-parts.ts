@@ -3,6 +3,7 @@ import type { StagedPayload } from '../contract/staged.ts';
 import type { PersonPrincipal, Principal } from '../contract/principal.ts';
 import type { CallContext, StagedRef, WritePlan, WriteTool } from './tool.ts';
 import { shortId } from '../lib/ids.ts';
+import { maskSecrets } from '../lib/secret-scan.ts';
 import { principalOf } from './auditor.ts';
 import { GatehouseError } from './errors.ts';
 
@@ -24,7 +25,7 @@ export const hashPayload = (p: unknown): string => createHash('sha256').update(c
  * at decision time by checkAgentDecision).
  */
 export type Decider =
-  | { kind: 'person'; principal: PersonPrincipal; request_id?: string | null }
+  | { kind: 'person'; principal: PersonPrincipal; request_id?: string | null; preview_hash?: string | null }
   /** `policy`: the write runs without a person because these policies permit `run_without_approval` (main/core/policy-gate.ts) */
   | { kind: 'agent'; ctx: CallContext; policy?: readonly string[] };
 
@@ -42,12 +43,14 @@ export const refOf = (item: StagedPayload): StagedRef => ({ id: item.id, since: 
 
 /** A new pending write as staged by `ctx` from `plan`, open until `now + lifetimeMs`. */
 export function newStagedItem(tool: WriteTool, plan: WritePlan, ctx: CallContext, now: number, lifetimeMs: number): StagedPayload {
+  // What a person is shown never holds a secret (docs/secrets.md); the binding is to exactly that.
+  const preview = maskSecrets(plan.preview);
   return {
     id: shortId('stg'),
     tool: tool.name,
     plugin: tool.plugin,
     payload: plan.payload,
-    preview: plan.preview,
+    preview,
     user_id: ctx.user.id,
     token_id: ctx.token?.id ?? null,
     token_label: ctx.token?.label ?? null,
@@ -63,5 +66,7 @@ export function newStagedItem(tool: WriteTool, plan: WritePlan, ctx: CallContext
     decided_at: null,
     decided_by: null,
     error_code: null,
+    preview_hash: hashPayload(preview),
+    definition_hash: tool.definition_hash ?? null,
   };
 }

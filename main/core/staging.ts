@@ -1,7 +1,7 @@
 import { STAGED_LIFETIME_MS, type SettleOutcome, type StagedPayload, type StagedResponse, type StagedStatus } from '../contract/staged.ts';
 import type { User } from '../contract/users.ts';
 import type { Settings } from '../contract/settings.ts';
-import { principalLabel } from '../contract/principal.ts';
+import { principalLabel, type Principal } from '../contract/principal.ts';
 import type { AuditTrail } from './ports.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -12,13 +12,15 @@ import type { StagedStore } from './staged-store.ts';
 import { type Actor, type AuditFacts, type Auditor, actorOf } from './auditor.ts';
 import { StagingLedger } from './staging-ledger.ts';
 import { settleUnknown } from './staging-settle.ts';
-import { RECOVERY, deciderPrincipal, expiredError, hashPayload, newStagedItem, refOf, type Decider } from './staging-parts.ts';
+import { RECOVERY, deciderPrincipal, expiredError, newStagedItem, refOf, type Decider } from './staging-parts.ts';
 
 export { canonicalJson, type Decider } from './staging-parts.ts';
 import { checkAgentDecision } from './permissions.ts';
 import { DEFAULT_STAGING_LIMITS, StagedIndex, jsonBytes, ownerKey, type StagingLimits } from './staged-index.ts';
 import { GatehouseError } from './errors.ts';
 import { capabilitiesOf } from './users.ts';
+import { bindingOf, checkPresented, stalenessOf } from './approval-binding.ts';
+import { BLOCK_MESSAGES, type Standing } from './staged-standing.ts';
 import { USAGE_EVENTS, type UsageReporter } from './usage.ts';
 
 export interface StagingDeps {
@@ -38,6 +40,8 @@ export interface StagingDeps {
   log?: Logger;
   /** a confirmed write is a usage event (once, live or in recovery) */
   usage: UsageReporter;
+  /** whether the token that staged a write may still make it (staged-standing.ts); without it, every write stands */
+  standing?: Standing;
 }
 
 /** What recovery did at start. */
@@ -156,7 +160,7 @@ export class Staging {
       const item = await this.pendingOrThrow(id, by, 'discard', checkAgent);
       const started = this.deps.clock.now();
       const done = await this.ledger.finish(item, 'discarded', by);
-      this.ledger.audit(item, 'discarded', this.actorFor(by, item), { duration_ms: this.deps.clock.now() - started });
+      this.ledger.audit(item, 'discarded', this.actorFor(by, item), { duration_ms: this.deps.clock.now() - started, binding: bindingOf(item) });
       await this.deps.auditor.durable();
       return done;
     });
@@ -226,18 +230,25 @@ export class Staging {
     const item = await this.pendingOrThrow(id, by, 'confirm');
     const started = this.deps.clock.now();
     const tool = this.deps.registry.get(item.tool);
+    const binding = bindingOf(item);
+    if (by.kind === 'person') await this.refuseUnseen(item, by);
     // Every way a confirm can end records the transition once: history + one audit entry.
     const settleFailed = async (from: StagedPayload, code: string) => {
       await this.ledger.finish(from, 'failed', by, { error_code: code });
-      this.ledger.audit(item, 'error', this.actorFor(by, item), { error_code: code, duration_ms: this.deps.clock.now() - started });
+      this.ledger.audit(item, 'error', this.actorFor(by, item), { error_code: code, duration_ms: this.deps.clock.now() - started, binding });
       await this.deps.auditor.durable();
     };
-    const refuse = async (code: 'stale_preview' | 'forbidden' | 'not_found' | 'conflict', message: string): Promise<never> => {
+    const refuse = async (code: 'stale_preview' | 'stale_approval' | 'forbidden' | 'not_found', message: string, details: Record<string, unknown> = {}): Promise<never> => {
       await settleFailed(item, code);
-      throw new GatehouseError(code, message, { staged_id: id });
+      throw new GatehouseError(code, message, { staged_id: id, ...details });
     };
+    const block = this.deps.standing?.(item);
+    if (block === 'token_revoked') {
+      await this.discardBlocked(item, block, by);
+      throw new GatehouseError('token_revoked', BLOCK_MESSAGES.token_revoked, { staged_id: id });
+    }
+    if (block === 'token_narrowed') await this.refuseNow(item, by, 'token_narrowed', BLOCK_MESSAGES.token_narrowed);
     if (!tool || !tool.write) return refuse('not_found', `the tool '${item.tool}' that staged this write is no longer available`);
-    if (hashPayload(item.payload) !== item.payload_hash) return refuse('conflict', 'the staged payload does not match its hash; it was not applied');
     const owner = this.deps.users(item.user_id);
     if (!owner || !capabilitiesOf(owner.role).has(tool.capability)) return refuse('forbidden', 'the user who asked for this write no longer has the permission it needs');
     if (item.target && item.target_version !== null && tool.currentVersion) {
@@ -245,6 +256,8 @@ export class Staging {
       if (current !== item.target_version) return refuse('stale_preview', `${item.target} changed since the preview was made (version ${item.target_version} -> ${current ?? 'deleted'}); ask the agent to stage it again`);
     }
     const ctx: CallContext = by.kind === 'agent' ? by.ctx : { user: owner, capabilities: capabilitiesOf(owner.role), token: null, request_id: by.request_id ?? item.request_id ?? id, client: item.client };
+    const stale = await stalenessOf(item, tool, ctx);
+    if (stale) return refuse('stale_approval', stale.message, { changed: stale.what });
 
     // The checks above took time: the decision is made now, and never after the expiry.
     if (this.ledger.isExpired(item)) {
@@ -264,7 +277,7 @@ export class Staging {
     }
     // A creation names its target only once applied: the confirm's entry records what was made.
     const policy = by.kind === 'agent' && by.policy ? { policy: by.policy } : {};
-    return this.markConfirmed(intent, result, this.actorFor(by, item), { feature_key: tool.feature, duration_ms: this.deps.clock.now() - started, ...(made && !item.target ? { target: made } : {}), ...policy });
+    return this.markConfirmed(intent, result, this.actorFor(by, item), { feature_key: tool.feature, duration_ms: this.deps.clock.now() - started, binding, ...(made && !item.target ? { target: made } : {}), ...policy });
   }
 
   /**
@@ -318,6 +331,55 @@ export class Staging {
     this.ledger.audit(item, 'error', { principal: RECOVERY, user_id: item.user_id, client: actor.client ?? principalLabel(decider), request_id: actor.request_id ?? null }, { error_code: code });
     await this.deps.auditor.durable();
     return done;
+  }
+
+  /** Why a pending write may not be approved now (its token revoked or narrowed), or null. */
+  blockOf(item: StagedPayload): ReturnType<Standing> {
+    return this.deps.standing?.(item) ?? null;
+  }
+
+  /**
+   * Discards every pending write whose token was revoked, with `token_revoked`
+   * as its error code and one `discarded` audit entry each, decided by `by`
+   * (the person who revoked, or the service at start when a crash cut a
+   * revocation short). A narrowed token's writes stay: a narrowing may be
+   * undone, and a person may still discard them. Returns how many.
+   */
+  async discardRevoked(by: Decider | Principal): Promise<number> {
+    let n = 0;
+    for (const open of this.index.openItems()) {
+      if (open.status !== 'pending' || this.blockOf(open) !== 'token_revoked') continue;
+      n += await this.ledger.exclusive(open.id, async () => {
+        const item = this.index.openItem(open.id);
+        if (item?.status !== 'pending' || this.blockOf(item) !== 'token_revoked') return 0;
+        await this.discardBlocked(item, 'token_revoked', by);
+        return 1;
+      });
+    }
+    return n;
+  }
+
+  private async discardBlocked(item: StagedPayload, block: NonNullable<ReturnType<Standing>>, by: Decider | Principal): Promise<void> {
+    await this.ledger.finish(item, 'discarded', by, { error_code: block });
+    const actor: Actor = 'ctx' in by || 'principal' in by ? this.actorFor(by, item) : { principal: by, user_id: item.user_id, request_id: null };
+    this.ledger.audit(item, 'discarded', actor, { error_code: block, binding: bindingOf(item) });
+    await this.deps.auditor.durable();
+  }
+
+  /** A person's approve request names the preview they saw: another one is refused and the write stays pending. */
+  private async refuseUnseen(item: StagedPayload, by: Extract<Decider, { kind: 'person' }>): Promise<void> {
+    try {
+      checkPresented(item, by.preview_hash);
+    } catch (e) {
+      await this.refuseNow(item, by, 'stale_approval', (e as Error).message, { changed: 'preview' });
+    }
+  }
+
+  /** Refuses a confirm without deciding the write: one `denied` audit entry (with the binding), and it stays pending. */
+  private async refuseNow(item: StagedPayload, by: Decider, code: 'stale_approval' | 'token_narrowed', message: string, details: Record<string, unknown> = {}): Promise<never> {
+    this.ledger.audit(item, 'denied', this.actorFor(by, item), { error_code: code, binding: bindingOf(item) });
+    await this.deps.auditor.durable();
+    throw new GatehouseError(code, message, { staged_id: item.id, ...details });
   }
 
   private async pendingOrThrow(id: string, by: Decider, verb: 'confirm' | 'discard', checkAgent = true): Promise<StagedPayload> {

@@ -89,6 +89,8 @@ interface ToolBase<S extends ToolSchema> {
   timeout_ms?: number;
   /** it decides staged writes (the agent's confirm/discard): the policy's `decides_staged` (docs/policy.md) */
   decides_staged?: boolean;
+  /** a tool from elsewhere (an upstream's): the hash of the definition a person approved; a staged write is bound to it */
+  definition_hash?: string;
 }
 
 export interface ReadTool<S extends ToolSchema = ToolSchema> extends ToolBase<S> {
@@ -110,6 +112,12 @@ export interface WriteTool<S extends ToolSchema = ToolSchema> extends ToolBase<S
   write: true;
   /** Build the preview; must not change anything. */
   preview(input: InferOutput<S>, ctx: CallContext): Promise<WritePlan>;
+  /**
+   * true when preview() depends on the payload alone (an upstream's
+   * arguments): a confirm builds it again from the payload and refuses the
+   * write as stale when it differs from the one the person saw.
+   */
+  repeatablePreview?: boolean;
   /** The target's current version, so a confirm can refuse a stale preview. */
   currentVersion?(target: string): Promise<number | null>;
   /**

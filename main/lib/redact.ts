@@ -5,6 +5,8 @@
  * server echoes one back. Dependency-free (the bridge bundles it).
  */
 
+import { SECRET_PATTERNS } from './secret-patterns.ts';
+
 export const REDACTED = '[redacted]';
 
 /** Words that make a field name secret: `license_key`, `apiKey`, `x-api-key`, `client_secret`, `Set-Cookie`, ... */
@@ -23,8 +25,8 @@ export function isSecretName(name: string): boolean {
 type Rule = { re: RegExp; mask: (m: string, ...g: string[]) => string };
 
 const RULES: Rule[] = [
-  // Our credentials: gth_ client tokens, gha_ admin keys, and any gh?_ secret we add (a license key, a site secret).
-  { re: /\b(?:gth|gh[a-z])_[A-Za-z0-9_-]{8,}/g, mask: () => REDACTED },
+  // Well-known secret shapes (secret-patterns.ts): private keys, cloud keys, common token formats, JWTs, and ours (gth_, gha_, any gh?_).
+  ...SECRET_PATTERNS.filter((p) => !p.marker).map((p): Rule => ({ re: p.re, mask: () => REDACTED })),
   // A header dump: "Authorization: Bearer x", "Cookie: a=b; c=d" — the rest of the line.
   { re: /\b((?:proxy-)?authorization|(?:set-)?cookie|x-api-key)(\s*:\s*)[^\r\n]+/gi, mask: (_m, name, sep) => `${name}${sep}${REDACTED}` },
   // "Bearer <credential>" / "Basic <credential>"; a short all-letter word is prose ("bearer tokens").

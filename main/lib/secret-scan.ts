@@ -1,41 +1,135 @@
-import { isSecretName } from './redact.ts';
+import { isSecretName, redact, REDACTED } from './redact.ts';
+import { SECRET_PATTERNS, looksRandom } from './secret-patterns.ts';
 
 /**
- * Secret-looking values in a JSON value: which kind, and where (a dotted
- * path). A minimal version of the scanner (the policy's `secret_kinds`
- * needs only this signature): the shapes redact.ts masks in logs, plus
- * private keys and cloud keys. Never returns the value itself.
+ * The secret scanner (docs/secrets.md): finds secret-looking values in any
+ * JSON-like value (a tool's arguments, a preview, a result) and masks them.
+ * Rules: the well-known shapes of secret-patterns.ts anywhere in a string,
+ * a GCP service-account key object, and a high-entropy string under a
+ * key-like name (isSecretName). Domain-free, bounded in depth, nodes and
+ * characters, never throws on any input; `__proto__` keys are plain keys.
  */
+
 export interface SecretFinding {
+  /** which rule: a SECRET_PATTERNS kind, `gcp_service_account_key`, `secret_named_value`, or `scan_limit` (too large or deep to check) */
   kind: string;
+  /** where: `$` the value itself, `$.a.b[0]`, `$["odd key"]` */
   path: string;
 }
 
-const SHAPES: ReadonlyArray<{ kind: string; re: RegExp }> = [
-  { kind: 'private_key', re: /-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----/ },
-  { kind: 'aws_access_key', re: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/ },
-  { kind: 'github_token', re: /\bgh[pousr]_[A-Za-z0-9]{36,}\b/ },
-  { kind: 'gatehouse_token', re: /\b(?:gth|gha)_[A-Za-z0-9_-]{20,}/ },
-  { kind: 'bearer', re: /\bbearer\s+[A-Za-z0-9._~+/=-]{16,}/i },
-];
+export const SCAN_LIMITS = { depth: 64, nodes: 100_000, chars: 8 * 1024 * 1024, findings: 200 } as const;
+/** what replaces a value the scanner could not check (too deep, too large): masking never lets one through */
+export const UNCHECKED = '[not checked: too large]';
 
-const MAX_DEPTH = 32;
-const MAX_FINDINGS = 100;
+const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const childPath = (path: string, key: string | number): string => (typeof key === 'number' ? `${path}[${key}]` : IDENT.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
 
-export function scanSecrets(value: unknown): SecretFinding[] {
-  const found: SecretFinding[] = [];
-  const walk = (v: unknown, path: string, name: string, depth: number): void => {
-    if (found.length >= MAX_FINDINGS || depth > MAX_DEPTH) return;
+/** `name: value` / `name=value` / `"name": "value"` in free text, where the value follows a key-like name. */
+const NAMED_IN_TEXT = /["']?([A-Za-z][\w-]{1,60})["']?\s*[:=]\s*["']?([^\s"',;&]{8,})/g;
+
+interface Budget {
+  nodes: number;
+  chars: number;
+}
+
+/** The kinds of secret found in one string (each kind once). */
+function textKinds(text: string): string[] {
+  // The shortest rule (a key-like name, a separator and 8 characters) needs more than this.
+  if (text.length < 10) return [];
+  const kinds: string[] = [];
+  for (const p of SECRET_PATTERNS) {
+    p.re.lastIndex = 0;
+    if (p.re.test(text)) kinds.push(p.kind);
+    p.re.lastIndex = 0;
+  }
+  NAMED_IN_TEXT.lastIndex = 0;
+  for (const m of text.matchAll(NAMED_IN_TEXT)) {
+    if (isSecretName(m[1]!) && looksRandom(m[2]!)) {
+      kinds.push('secret_named_value');
+      break;
+    }
+  }
+  return kinds;
+}
+
+const isGcpKey = (o: Record<string, unknown>): boolean => o.type === 'service_account' && typeof o.private_key === 'string';
+const namedSecret = (key: string, v: unknown): boolean => typeof v === 'string' && isSecretName(key) && looksRandom(v);
+
+/** Every secret-looking value in `value`, with where it is. */
+export function scanSecrets(value: unknown): { kind: string; path: string }[] {
+  const out: SecretFinding[] = [];
+  const budget: Budget = { nodes: SCAN_LIMITS.nodes, chars: SCAN_LIMITS.chars };
+  const seen = new WeakSet<object>();
+  const add = (kind: string, path: string) => {
+    if (out.length < SCAN_LIMITS.findings) out.push({ kind, path });
+  };
+  const walk = (v: unknown, path: string, depth: number): void => {
+    if (--budget.nodes < 0) return void (budget.nodes === -1 && add('scan_limit', path));
     if (typeof v === 'string') {
-      for (const { kind, re } of SHAPES) if (re.test(v)) found.push({ kind, path });
-      // A value under a secret-like name (api_key, password) that is long enough to be one.
-      if (name && isSecretName(name) && v.length >= 8 && !found.some((f) => f.path === path)) found.push({ kind: 'secret_field', path });
+      budget.chars -= v.length;
+      if (budget.chars < 0) return add('scan_limit', path);
+      for (const kind of textKinds(v)) add(kind, path);
       return;
     }
-    if (!v || typeof v !== 'object') return;
-    if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${path}[${i}]`, name, depth + 1));
-    for (const [k, x] of Object.entries(v)) walk(x, path ? `${path}.${k}` : k, k, depth + 1);
+    if (v === null || typeof v !== 'object' || seen.has(v)) return;
+    if (depth >= SCAN_LIMITS.depth) return add('scan_limit', path);
+    seen.add(v);
+    if (Array.isArray(v)) {
+      v.forEach((x, i) => walk(x, childPath(path, i), depth + 1));
+      return;
+    }
+    const o = v as Record<string, unknown>;
+    if (isGcpKey(o)) add('gcp_service_account_key', path);
+    for (const [k, x] of Object.entries(o)) {
+      const p = childPath(path, k);
+      if (namedSecret(k, x)) add('secret_named_value', p);
+      else walk(x, p, depth + 1);
+    }
   };
-  walk(value, '', '', 0);
-  return found;
+  try {
+    walk(value, '$', 0);
+  } catch {
+    // A getter that throws, a proxy: what cannot be read is reported, never a crash.
+    add('scan_limit', '$');
+  }
+  return out;
+}
+
+/** Free text with every secret-looking part masked (`[redacted]`): the scanner's shapes, then the log redactor's rules. */
+export function maskSecretText(text: string): string {
+  const named = text.replace(NAMED_IN_TEXT, (m: string, name: string, value: string) => (isSecretName(name) && looksRandom(value) ? m.slice(0, m.length - value.length) + REDACTED : m));
+  return redact(named);
+}
+
+/**
+ * A deep copy of `value` for a person's eyes (previews, the audit, the
+ * console): secret-shaped text masked inside every string, and every string
+ * or number under a key-like name replaced whole (a password need not look
+ * random to be one). Beyond the limits a value is replaced, never passed on
+ * unchecked. JSON in, JSON out: `__proto__` stays an own key.
+ */
+export function maskSecrets<T>(value: T): T {
+  const budget: Budget = { nodes: SCAN_LIMITS.nodes, chars: SCAN_LIMITS.chars };
+  const seen = new WeakSet<object>();
+  const walk = (v: unknown, depth: number): unknown => {
+    if (--budget.nodes < 0) return UNCHECKED;
+    if (typeof v === 'string') {
+      budget.chars -= v.length;
+      return budget.chars < 0 ? UNCHECKED : maskSecretText(v);
+    }
+    if (v === null || typeof v !== 'object') return v;
+    if (seen.has(v)) return '[circular]';
+    if (depth >= SCAN_LIMITS.depth) return UNCHECKED;
+    seen.add(v);
+    const result = Array.isArray(v)
+      ? v.map((x) => walk(x, depth + 1))
+      : Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, isSecretName(k) && (typeof x === 'string' || typeof x === 'number') ? REDACTED : walk(x, depth + 1)]));
+    seen.delete(v);
+    return result;
+  };
+  try {
+    return walk(value, 0) as T;
+  } catch {
+    return UNCHECKED as T;
+  }
 }

@@ -62,7 +62,9 @@ describe('desktop shell wiring', () => {
     expect(win.webContents.sent.some((m) => m.channel === 'gatehouse:event' && (m.payload as { type: string }).type === 'staged')).toBe(true);
     expect(electron.Notification.shown.map((n) => n.options.title)).toEqual(['Approval needed: pages_update']);
     electron.Notification.shown[0]!.emit('click');
-    expect(win.loaded.at(-1)).toBe('app://console/index.html#approvals');
+    // the console opens on that write
+    const id = gw.staging.list({ status: 'pending' })[0]!.id;
+    expect(win.loaded.at(-1)).toBe(`app://console/index.html#approvals/${id}`);
 
     // quitting stops the service before the app goes
     electron.app.emit('before-quit');

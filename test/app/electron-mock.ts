@@ -129,6 +129,7 @@ export class Tray extends EventEmitter {
   static created: Tray[] = [];
   image: FakeImage;
   tooltip = '';
+  title = '';
   menu: { template: unknown[] } | null = null;
   destroyed = false;
   constructor(image: FakeImage) {
@@ -141,6 +142,9 @@ export class Tray extends EventEmitter {
   }
   setToolTip(text: string) {
     this.tooltip = text;
+  }
+  setTitle(text: string) {
+    this.title = text;
   }
   setContextMenu(menu: { template: unknown[] }) {
     this.menu = menu;
@@ -155,7 +159,7 @@ export const Menu = { buildFromTemplate: (template: unknown[]) => ({ template })
 export class Notification extends EventEmitter {
   static supported = true;
   static shown: Notification[] = [];
-  constructor(readonly options: { title: string; body: string }) {
+  constructor(readonly options: { title: string; body: string; actions?: Array<{ type: 'button'; text: string }> }) {
     super();
   }
   static isSupported() {

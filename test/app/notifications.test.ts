@@ -22,7 +22,7 @@ describe('staged-write notifications', () => {
     const n = electron.Notification.shown[0]!;
     expect(n.options).toEqual({ title: 'Approval needed: pages_update', body: 'Update page 1\nAsked by Claude Desktop' });
     n.emit('click');
-    expect(openApprovals).toHaveBeenCalledTimes(1);
+    expect(openApprovals).toHaveBeenCalledWith('stg_0001');
   });
 
   it('folds a burst into a summary', () => {
@@ -35,6 +35,37 @@ describe('staged-write notifications', () => {
     expect(electron.Notification.shown[3]!.options.body).toBe('47 more staged writes waiting in Gatehouse');
     notify({ type: 'staged', item: makeStaged(99) });
     expect(electron.Notification.shown).toHaveLength(5);
+  });
+
+  it('on macOS it carries Approve and Discard: a pressed button decides as the tray does, naming the preview shown; a click opens the console on that write', () => {
+    const approve = vi.fn();
+    const discard = vi.fn();
+    const openApprovals = vi.fn();
+    const notify = createStagedNotifier({ openApprovals, approve, discard, platform: 'darwin' });
+    notify({ type: 'staged', item: makeStaged(1, { preview_hash: 'b'.repeat(64) }) });
+    notify({ type: 'staged', item: makeStaged(2) });
+    const [first, second] = electron.Notification.shown;
+    expect(first!.options.actions).toEqual([{ type: 'button', text: 'Approve' }, { type: 'button', text: 'Discard' }]);
+    // nothing is decided until the person presses a button the OS drew
+    expect(approve).not.toHaveBeenCalled();
+    first!.emit('action', {}, 0);
+    expect(approve).toHaveBeenCalledWith('stg_0001', 'b'.repeat(64));
+    second!.emit('action', {}, 1);
+    expect(discard).toHaveBeenCalledWith('stg_0002');
+    first!.emit('click');
+    expect(openApprovals).toHaveBeenCalledWith('stg_0001');
+  });
+
+  it('offers no buttons for a write that cannot be approved, nor where the platform has none (a click opens that write)', () => {
+    const approve = vi.fn();
+    createStagedNotifier({ openApprovals: vi.fn(), approve, discard: vi.fn(), platform: 'darwin' })({ type: 'staged', item: { ...makeStaged(1), blocked: 'token_revoked' } });
+    const openApprovals = vi.fn();
+    createStagedNotifier({ openApprovals, approve, discard: vi.fn(), platform: 'linux' })({ type: 'staged', item: makeStaged(2) });
+    expect(electron.Notification.shown.map((n) => n.options.actions)).toEqual([undefined, undefined]);
+    electron.Notification.shown[1]!.emit('action', {}, 0);
+    expect(approve).not.toHaveBeenCalled();
+    electron.Notification.shown[1]!.emit('click');
+    expect(openApprovals).toHaveBeenCalledWith('stg_0002');
   });
 
   it('stays quiet where the system has no notifications', () => {

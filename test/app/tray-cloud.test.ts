@@ -114,7 +114,7 @@ describe('the tray and the cloud', () => {
 
     it('an update version and the staged writes in the menu are cleaned the same way', () => {
       const menu = buildTrayMenu(
-        running({ update: `9.9.9\u001b]8;;https://evil.example\u0007 now\u202e`, pending: [{ id: 'stg_1', tool: `pages_update\u0000${'t'.repeat(300)}`, summary: hostile, who: `Claude\u000d\u000aAsked by nobody\u2066` }], pendingTotal: 1 }),
+        running({ update: `9.9.9\u001b]8;;https://evil.example\u0007 now\u202e`, pending: [{ id: 'stg_1', tool: `pages_update\u0000${'t'.repeat(300)}`, summary: hostile, who: `Claude\u000d\u000aAsked by nobody\u2066`, preview_hash: null, blocked: null }], pendingTotal: 1 }),
         actions(),
       );
       for (const label of labels(menu)) {

@@ -22,9 +22,20 @@ describe('tray menu, built from the state', () => {
     expect(byId(menu, 'pending').submenu).toEqual([{ label: 'Nothing is waiting', enabled: false }]);
   });
 
+  it('offers no Approve for a write whose token was revoked or narrowed away, only Discard', () => {
+    const act = actions();
+    const state = running({ pending: pendingItems([{ ...makeStaged(1), blocked: 'token_revoked' }, { ...makeStaged(2), blocked: 'token_narrowed' }]), pendingTotal: 2 });
+    for (const item of byId(buildTrayMenu(state, act), 'pending').submenu as MenuItemConstructorOptions[]) {
+      const sub = item.submenu as MenuItemConstructorOptions[];
+      expect(sub.find((i) => i.label === 'Approve')).toBeUndefined();
+      expect(sub.find((i) => /cannot be approved/.test(i.label ?? ''))).toMatchObject({ enabled: false });
+      expect(sub.find((i) => i.label === 'Discard')).toBeDefined();
+    }
+  });
+
   it('lists pending writes, each with approve and discard', () => {
     const act = actions();
-    const staged = [makeStaged(2), makeStaged(1, { token_label: 'Cursor & co' })];
+    const staged = [makeStaged(2), makeStaged(1, { token_label: 'Cursor & co', preview_hash: 'a'.repeat(64) })];
     const state = running({ pending: pendingItems(staged), pendingTotal: 2 });
     const menu = buildTrayMenu(state, act);
     const pending = byId(menu, 'pending');
@@ -34,7 +45,7 @@ describe('tray menu, built from the state', () => {
     const first = items[0]!.submenu as MenuItemConstructorOptions[];
     expect(first[0]).toEqual({ label: 'Asked by Cursor && co', enabled: false });
     click(first.find((i) => i.label === 'Approve'));
-    expect(act.approve).toHaveBeenCalledWith('stg_0001');
+    expect(act.approve).toHaveBeenCalledWith('stg_0001', 'a'.repeat(64));
     click((items[1]!.submenu as MenuItemConstructorOptions[]).find((i) => i.label === 'Discard'));
     expect(act.discard).toHaveBeenCalledWith('stg_0002');
     click(first.find((i) => i.label === 'Show in the console'));

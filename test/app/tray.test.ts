@@ -104,7 +104,8 @@ describe('tray against the real core', () => {
     const item = keeper.current.pending[0]!;
     expect(item.tool).toBe('pages_update');
 
-    actions.approve(item.id);
+    expect(item.preview_hash).toMatch(/^[0-9a-f]{64}$/);
+    actions.approve(item.id, item.preview_hash);
     await vi.waitFor(() => expect(keeper.current.pendingTotal).toBe(0));
     // it leaves the pending list as soon as its confirm records its intent (`applying`), before it is applied
     await vi.waitFor(() => expect(gw.staging.get(item.id).status).toBe('confirmed'));
@@ -115,6 +116,8 @@ describe('tray against the real core', () => {
     expect(gw.staging.get(item.id).decided_by).toEqual(PRINCIPALS.tray);
     const audit = await gw.audit.query({ result: 'confirmed', limit: 10 });
     expect(audit.entries.map((e) => [e.staged_id, e.principal])).toEqual([[item.id, PRINCIPALS.tray]]);
+    // the decision's line carries what the approval was bound to: the preview the menu showed
+    expect(audit.entries[0]!.binding).toMatchObject({ preview: item.preview_hash, args: expect.stringMatching(/^[0-9a-f]{64}$/), definition: null });
   });
 
   it('tells the person when the core refuses a tray action', async () => {
@@ -124,7 +127,7 @@ describe('tray against the real core', () => {
       dispatch: () => gw.dispatch as ApiDispatch, openConsole: vi.fn(), setOpenAtLogin: async () => {}, installUpdate: async () => ({ ok: true as const }), quit: vi.fn(),
       refresh: () => void keeper.refresh(), report: (title, m) => reports.push(`${title}: ${m}`),
     });
-    actions.approve('stg_does_not_exist');
+    actions.approve('stg_does_not_exist', null);
     await vi.waitFor(() => expect(reports).toHaveLength(1));
     expect(reports[0]).toMatch(/^Could not approve: /);
   });
@@ -151,7 +154,7 @@ describe('tray against the real core', () => {
     const report = vi.fn();
     keeper.failed('port 7823 on 127.0.0.1 is in use');
     const actions = createTrayActions({ dispatch: () => null, openConsole: vi.fn(), setOpenAtLogin: async () => {}, installUpdate: async () => ({ ok: true as const }), quit: vi.fn(), refresh: vi.fn(), report });
-    actions.approve('x');
+    actions.approve('x', null);
     await vi.waitFor(() => expect(report).toHaveBeenCalledWith('Could not approve', 'The Gatehouse service is not running.'));
     const refused = createTrayActions({ dispatch: () => null, openConsole: vi.fn(), setOpenAtLogin: async () => {}, installUpdate: async () => ({ ok: false as const, reason: 'no verified update is ready' }), quit: vi.fn(), refresh: vi.fn(), report });
     refused.installUpdate();

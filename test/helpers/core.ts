@@ -23,6 +23,7 @@ import { Registry } from '../../main/core/registry.ts';
 import { StatsRecorder } from '../../main/core/stats.ts';
 import { Auditor } from '../../main/core/auditor.ts';
 import { Staging } from '../../main/core/staging.ts';
+import { standingOf } from '../../main/core/staged-standing.ts';
 import { Pipeline } from '../../main/core/pipeline.ts';
 import { LocalEntitlements } from '../../main/core/local-entitlements.ts';
 import { ConsoleSessions } from '../../main/core/console-sessions.ts';
@@ -152,7 +153,8 @@ export async function openCore(opts: { consoleUrl?: string | null } = {}) {
   const site = createSitePlugin({ store: siteStore, clock, ai: NO_AI, usage, adminUserId: admin.id });
   await site.seedIfEmpty();
   const auditor = new Auditor(audit, stats, clock, () => 'local');
-  const staging = new Staging({ store: new MemoryStagedStore(), users: (id) => users.byId(id), registry, auditor, events, clock, auditTrail: audit, settings: () => settings.get(), usage });
+  const standing = standingOf({ token: (id) => tokens.byId(id), registry, settings: () => settings.get() });
+  const staging = new Staging({ store: new MemoryStagedStore(), users: (id) => users.byId(id), registry, auditor, events, clock, auditTrail: audit, settings: () => settings.get(), usage, standing });
   const entitlements = new LocalEntitlements('free');
   const pipeline = new Pipeline({ registry, staging, auditor, entitlements: () => entitlements, settings: () => settings.get(), clock, usage });
   const watchSettings = (listener: (s: Settings) => void) => events.subscribe((e) => e.type === 'settings' && listener(e.settings));

@@ -35,6 +35,18 @@ describe('Approvals', () => {
     expect(await screen.findByText('Update page 1')).toBeTruthy();
   });
 
+  it('approving names the preview the row showed; a write whose token was revoked or narrowed away offers only Discard', async () => {
+    const fake = new FakeApi({ staged: [makeStaged(1, { preview_hash: 'c'.repeat(64) }), { ...makeStaged(2), blocked: 'token_revoked' }] });
+    renderWith(fake, <Approvals />);
+    await screen.findByText('Update page 1');
+    const [open, blocked] = rows();
+    expect(within(blocked!).queryByRole('button', { name: 'Approve' })).toBeNull();
+    expect(within(blocked!).getByRole('button', { name: 'Discard' })).toBeTruthy();
+    expect(blocked!.textContent).toMatch(/was revoked: it can no longer be approved/);
+    await userEvent.click(within(open!).getByRole('button', { name: 'Approve' }));
+    await waitFor(() => expect(fake.callsTo('staged.confirm')).toEqual([{ id: 'stg_0001', preview_hash: 'c'.repeat(64) }]));
+  });
+
   it('says so when nothing is waiting', async () => {
     renderWith(new FakeApi(), <Approvals />);
     expect(await screen.findByText(/Nothing is waiting for approval/)).toBeTruthy();

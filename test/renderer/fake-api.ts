@@ -3,7 +3,7 @@ import type { FakeCloudState } from './fake-cloud.ts';
 import { API_ACTIONS, DEFAULT_TOKEN_USER, PRINCIPALS, RPC_ACTIONS, SETTINGS_DEFAULTS, SettingsPatch } from '../../main/contract/index.ts';
 import type {
   Api, ApiAction, ApiEvent, ApiInput, ApiOutput, AuditEntry, ErrorCode, HealthReport, PluginInfo, Result, Settings,
-  StagedPayload, Stats, TokenView, ToolInfo, User,
+  StagedView, Stats, TokenView, ToolInfo, User,
 } from '../../main/contract/index.ts';
 
 /**
@@ -19,7 +19,7 @@ export interface FakeState {
   settings: Settings;
   tokens: TokenView[];
   users: User[];
-  staged: StagedPayload[];
+  staged: StagedView[];
   audit: AuditEntry[];
   stats: Stats;
   health: HealthReport;
@@ -31,7 +31,7 @@ export interface FakeState {
 const T0 = Date.parse('2026-11-22T08:00:00Z');
 export const iso = (ms: number) => new Date(ms).toISOString();
 
-export function makeStaged(i: number, over: Partial<StagedPayload> = {}, now = Date.now()): StagedPayload {
+export function makeStaged(i: number, over: Partial<StagedView> = {}, now = Date.now()): StagedView {
   return {
     id: `stg_${String(i).padStart(4, '0')}`,
     tool: 'pages_update',
@@ -208,7 +208,7 @@ export class FakeApi {
     return this.calls.filter((c) => c.action === action).map((c) => c.input);
   }
 
-  private decide(id: string, status: 'confirmed' | 'discarded'): StagedPayload {
+  private decide(id: string, status: 'confirmed' | 'discarded'): StagedView {
     const item = this.state.staged.find((s) => s.id === id);
     if (!item) throw new Refusal('staged_not_found', `no staged write ${id}`);
     if (item.status !== 'pending') throw new Refusal('staged_already_decided', `${id} is already ${item.status}`);

@@ -1,7 +1,7 @@
 import type { AppliedState, CallContext, Tool, ToolAnnotations, ToolOutput, WritePlan } from '../../core/tool.ts';
 import type { JsonObjectSchema } from '../../core/tool-schema.ts';
 import { GatehouseError } from '../../core/errors.ts';
-import { isSecretName, redact, REDACTED } from '../../lib/redact.ts';
+import { maskSecrets } from '../../lib/secret-scan.ts';
 import type { UpstreamConnection, UpstreamResult } from './connection.ts';
 import type { PinnedTool, ToolDefinition } from './upstream-data.ts';
 import { classOf, namespaced } from './pinning.ts';
@@ -34,6 +34,8 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
     plugin: up.id,
     annotations: hintsOf(def),
     timeout_ms: UPSTREAM_MAX_TOTAL_MS,
+    // a staged write is bound to the definition a person approved: another one approved since makes it stale
+    definition_hash: pin.approved!.hash,
   };
   const call = (args: Record<string, unknown>, ctx: CallContext) =>
     up.connection.call(pin.name, args, { ctx, maxTotalMs: UPSTREAM_MAX_TOTAL_MS, definition: def as unknown as Record<string, unknown> });
@@ -44,8 +46,10 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
   return {
     ...base,
     write: true,
+    // the preview is the arguments alone: a confirm builds it again and compares
+    repeatablePreview: true,
     preview: async (input): Promise<WritePlan> => ({
-      preview: { summary: `${pin.name} on upstream ${up.id}`, kind: 'arguments', changes: [], arguments: { upstream: up.id, tool: pin.name, arguments: masked(input) } },
+      preview: { summary: `${pin.name} on upstream ${up.id}`, kind: 'arguments', changes: [], arguments: { upstream: up.id, tool: pin.name, arguments: maskSecrets(input) } },
       payload: input as Record<string, unknown>,
       target: `upstream:${up.id}`,
       target_version: null,
@@ -90,13 +94,4 @@ function outputOf(id: string, tool: string, r: UpstreamResult): ToolOutput {
   const asked = r.asked ? { asked: r.asked } : {};
   if (r.inputRequired) return { structured: {}, inputRequired: r.inputRequired, ...asked };
   return { structured: r.structuredContent ?? {}, content: r.content, sendStructured: r.structuredContent !== undefined, ...asked };
-}
-
-/** Arguments for a person's eyes: secret-named fields and secret-shaped text masked, depth bounded. */
-export function masked(v: unknown, depth = 0): unknown {
-  if (depth > 20) return '[…]';
-  if (typeof v === 'string') return redact(v);
-  if (Array.isArray(v)) return v.map((x) => masked(x, depth + 1));
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, isSecretName(k) && x !== null && typeof x !== 'object' ? REDACTED : masked(x, depth + 1)]));
-  return v;
 }

@@ -41,6 +41,7 @@ export function entryToJsonLine(e: AuditEntry): string {
     args_shape: e.args_shape,
     asked: e.asked,
     policy: e.policy,
+    binding: e.binding,
   });
 }
 

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, type RefObject } from 'react';
-import type { StagedPayload } from '../../../main/contract/index.ts';
+import type { StagedView } from '../../../main/contract/index.ts';
 
 // The Approvals screen's hooks: what it lists, which row has focus, its keys and its rows' callbacks.
 
@@ -14,12 +14,12 @@ export interface RowActions {
 
 export interface Refusal {
   /** the row as it was when the person acted on it */
-  item: StagedPayload;
+  item: StagedView;
   message: string;
 }
 
 /** What the Approvals screen shows of the staged writes: the open ones (refused rows kept in place), how many share a target, and recent decisions. */
-export function useApprovalLists(all: StagedPayload[], refused: Readonly<Record<string, Refusal>>) {
+export function useApprovalLists(all: StagedView[], refused: Readonly<Record<string, Refusal>>) {
   const pending = useMemo(() => {
     const live = all.filter((x) => x.status === 'pending' && !refused[x.id]);
     return [...live, ...Object.values(refused).map((r) => r.item)].sort((a, b) => a.expires_at.localeCompare(b.expires_at) || a.id.localeCompare(b.id));
@@ -65,7 +65,7 @@ export function useApprovalKeys(listRef: RefObject<HTMLUListElement | null>, mov
 }
 
 /** Moving the selection, and the row whose title gets focus after the next render (keyboard moves, or the focused row went away). */
-export function useRowFocus(pending: StagedPayload[], selected: string | null, setChosen: (id: string) => void) {
+export function useRowFocus(pending: StagedView[], selected: string | null, setChosen: (id: string) => void) {
   const focusWanted = useRef<string | null>(null);
   const move = (step: number) => {
     if (pending.length === 0) return;

@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import type { StagedPayload } from '../../../main/contract/index.ts';
+import type { StagedView } from '../../../main/contract/index.ts';
 import { shown } from '../../../main/contract/index.ts';
 import { useNow } from '../../lib/clock.ts';
 import { formatDateTime, formatTime, plural } from '../../lib/format.ts';
@@ -7,7 +7,7 @@ import { Countdown } from './countdown.tsx';
 import { PreviewView } from './preview-view.tsx';
 
 export interface RowProps {
-  item: StagedPayload;
+  item: StagedView;
   /** the asking user's login (or id until users are loaded) */
   userName: string;
   selected: boolean;
@@ -21,6 +21,12 @@ export interface RowProps {
   onDiscard: (id: string) => void;
   onDismiss: (id: string) => void;
 }
+
+/** Why the desk offers no Approve for this write (the service would refuse it): only Discard is left. */
+const BLOCKED: Record<NonNullable<StagedView['blocked']>, string> = {
+  token_revoked: 'The token that asked for this write was revoked: it can no longer be approved. Discard it.',
+  token_narrowed: 'The token that asked for this write may not make it any more (its profile, scope or user\'s role changed): it can no longer be approved. Discard it.',
+};
 
 const GUESS: Record<string, string> = {
   remembered: 'a guess: the last client that introduced itself with this token',
@@ -59,7 +65,7 @@ export const ApprovalRow = memo(function ApprovalRow({ item, userName, selected,
             </button>
           ) : (
             <>
-              <ApproveButton expiresAt={item.expires_at} busy={busy} describedBy={`${base}-title`} onApprove={() => onApprove(item.id)} />
+              {item.blocked ? null : <ApproveButton expiresAt={item.expires_at} busy={busy} describedBy={`${base}-title`} onApprove={() => onApprove(item.id)} />}
               <button type="button" disabled={busy} onClick={() => onDiscard(item.id)} aria-describedby={`${base}-title`}>
                 Discard
               </button>
@@ -88,6 +94,11 @@ export const ApprovalRow = memo(function ApprovalRow({ item, userName, selected,
         <p className="approval-hint">
           {plural(sameTarget, 'other pending write')} {sameTarget === 1 ? 'changes' : 'change'} {item.target ? <code>{shown(item.target)}</code> : 'this target'} too:
           approving this one makes {sameTarget === 1 ? 'that one' : 'those'} stale.
+        </p>
+      ) : null}
+      {item.blocked && !refusal ? (
+        <p className="row-error" id={`${base}-blocked`}>
+          {BLOCKED[item.blocked]}
         </p>
       ) : null}
       {refusal ? (

@@ -1,5 +1,5 @@
-import { useRef, useState } from 'react';
-import type { Result, StagedPayload } from '../../../main/contract/index.ts';
+import { useEffect, useRef, useState } from 'react';
+import type { Result, StagedView } from '../../../main/contract/index.ts';
 import { LoadState } from '../../components/load-state.tsx';
 import { useApi } from '../../lib/console-context.tsx';
 import { useApiEvents } from '../../lib/use-events.ts';
@@ -10,7 +10,7 @@ import { PendingList } from './pending-list.tsx';
 import { UnknownOutcomes } from './unknown-outcomes.tsx';
 
 /** Put a changed payload into the list (replacing the one with its id), newest state wins. */
-function upsert(list: StagedPayload[], item: StagedPayload): StagedPayload[] {
+function upsert(list: StagedView[], item: StagedView): StagedView[] {
   const at = list.findIndex((x) => x.id === item.id);
   if (at === -1) return [...list, item];
   const next = list.slice();
@@ -18,8 +18,12 @@ function upsert(list: StagedPayload[], item: StagedPayload): StagedPayload[] {
   return next;
 }
 
+const focusFromHash = (): string | null => window.location.hash.replace(/^#\/?/, '').split('/')[1] || null;
+
 function failureText(result: Extract<Result<unknown>, { ok: false }>): string {
   if (result.code === 'stale_preview') return 'Not applied: the target changed after this preview was made. Nothing was changed; ask the agent to stage it again.';
+  if (result.code === 'stale_approval') return `Not applied: ${result.message}`;
+  if (result.code === 'token_revoked' || result.code === 'token_narrowed') return `Not applied: ${result.message}`;
   if (result.code === 'staged_expired') return 'Not applied: this write expired before it was approved. Nothing was changed.';
   return `Not applied: ${result.message}`;
 }
@@ -38,12 +42,21 @@ export function Approvals() {
   );
 }
 
-function ApprovalsBody({ all, update, reload }: { all: StagedPayload[]; update: (f: (l: StagedPayload[]) => StagedPayload[]) => void; reload: () => void }) {
+function ApprovalsBody({ all, update, reload }: { all: StagedView[]; update: (f: (l: StagedView[]) => StagedView[]) => void; reload: () => void }) {
   const api = useApi();
   // A refused write stays in the list, where the person was looking, until they dismiss it.
   const [refused, setRefused] = useState<Readonly<Record<string, Refusal>>>({});
   const { pending, sameTarget, history } = useApprovalLists(all, refused);
-  const [chosen, setChosen] = useState<string | null>(null);
+  // `#approvals/stg_…` (a notification's click) selects that write.
+  const [chosen, setChosen] = useState<string | null>(focusFromHash);
+  useEffect(() => {
+    const onHash = () => {
+      const id = focusFromHash();
+      if (id) setChosen(id);
+    };
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
   const [busy, setBusy] = useState<ReadonlySet<string>>(new Set());
   const [announcement, setAnnouncement] = useState('');
   const listRef = useRef<HTMLUListElement>(null);
@@ -54,10 +67,11 @@ function ApprovalsBody({ all, update, reload }: { all: StagedPayload[]; update: 
   const decide = async (id: string, kind: 'approve' | 'discard') => {
     const item = pending.find((x) => x.id === id);
     if (!item || busy.has(id) || refused[id]) return;
-    if (kind === 'approve' && Date.parse(item.expires_at) <= Date.now()) return;
+    if (kind === 'approve' && (Date.parse(item.expires_at) <= Date.now() || item.blocked)) return;
     const at = pending.indexOf(item);
     setBusy((b) => new Set(b).add(id));
-    const result = kind === 'approve' ? await api['staged.confirm']({ id }) : await api['staged.discard']({ id });
+    // The approval names the preview this row showed: the service refuses it if the write changed since.
+    const result = kind === 'approve' ? await api['staged.confirm']({ id, ...(item.preview_hash ? { preview_hash: item.preview_hash } : {}) }) : await api['staged.discard']({ id });
     setBusy((b) => {
       const next = new Set(b);
       next.delete(id);

@@ -1,5 +1,5 @@
 import type { RefObject } from 'react';
-import type { StagedPayload } from '../../../main/contract/index.ts';
+import type { StagedView } from '../../../main/contract/index.ts';
 import { plural } from '../../lib/format.ts';
 import { useUserNames } from '../../lib/use-user-names.ts';
 import { ApprovalRow } from './approval-row.tsx';
@@ -7,7 +7,7 @@ import type { Refusal, RowActions } from './approval-hooks.ts';
 
 /** The writes waiting for a decision, soonest to expire first. */
 export function PendingList({ pending, listRef, selected, busy, refused, sameTarget, on }: {
-  pending: StagedPayload[];
+  pending: StagedView[];
   listRef: RefObject<HTMLUListElement | null>;
   selected: string | null;
   busy: ReadonlySet<string>;

@@ -1,0 +1,53 @@
+import type { ApiEvent } from '../contract/api.ts';
+import type { Settings } from '../contract/settings.ts';
+import type { StagedBlock, StagedPayload, StagedView } from '../contract/staged.ts';
+import type { TokenRecord } from '../contract/tokens.ts';
+import type { User } from '../contract/users.ts';
+import { maskSecrets } from '../lib/secret-scan.ts';
+import type { Registry } from './registry.ts';
+import { capabilitiesOf } from './users.ts';
+
+/**
+ * Whether the token that staged a write may still make it (docs/staging.md,
+ * "Revoked and narrowed tokens"): a revoked token's writes are discarded, a
+ * narrowed token's writes that it may not make now (its profile, scope or
+ * user's role changed) cannot be approved. The desk never offers either.
+ */
+export interface StandingDeps {
+  token: (id: string) => { record: TokenRecord; user: User } | null;
+  registry: Pick<Registry, 'get' | 'isVisible'>;
+  settings: () => Settings;
+}
+
+export type Standing = (item: StagedPayload) => StagedBlock | null;
+
+export function standingOf(deps: StandingDeps): Standing {
+  return (item) => {
+    if (item.token_id === null) return null;
+    const found = deps.token(item.token_id);
+    if (!found || found.user.id !== item.user_id) return 'token_revoked';
+    const tool = deps.registry.get(item.tool);
+    // A tool gone (an upstream down) is the confirm's own refusal; a tool a person disabled is still theirs to approve.
+    if (!tool) return null;
+    const viewer = { capabilities: capabilitiesOf(found.user.role), scope: found.record.scope };
+    return deps.registry.isVisible(tool, viewer, { ...deps.settings(), disabled_tools: [] }) ? null : 'token_narrowed';
+  };
+}
+
+export const BLOCK_MESSAGES: Record<StagedBlock, string> = {
+  token_revoked: 'the token that staged this write was revoked: it is discarded and cannot be approved',
+  token_narrowed: 'the token that staged this write may not make it any more (its profile, scope or user\'s role changed): it cannot be approved',
+};
+
+/**
+ * A write as the desk shows it: arguments and result masked for a person's
+ * eyes (the stored preview is masked already), and `blocked` when a pending
+ * write may not be approved.
+ */
+export function deskView(item: StagedPayload, standing: Standing | undefined): StagedView {
+  const blocked = item.status === 'pending' && standing ? standing(item) : null;
+  return { ...item, payload: maskSecrets(item.payload), ...(item.result !== undefined ? { result: maskSecrets(item.result) } : {}), ...(blocked ? { blocked } : {}) };
+}
+
+/** A live event as the desk gets it: a staged write through deskView, anything else as it is. */
+export const deskEvent = (event: ApiEvent, standing: Standing | undefined): ApiEvent => (event.type === 'staged' ? { type: 'staged', item: deskView(event.item, standing) } : event);
