@@ -1,4 +1,4 @@
-import { awaitsSettlement, type FieldChange, type StagedPayload, type StagedView } from '../contract/staged.ts';
+import { awaitsSettlement, type FieldChange, type StagedView } from '../contract/staged.ts';
 import { principalLabel } from '../contract/principal.ts';
 import { safe } from './output.ts';
 

@@ -3,7 +3,7 @@ import type { Result } from './errors.ts';
 import { Settings, SettingsPatch } from './settings.ts';
 import { TokenCreateInput, TokenCreated, TokenView } from './tokens.ts';
 import { Login, Role, User } from './users.ts';
-import { SettleOutcome, StagedPayload, StagedStatus, StagedView } from './staged.ts';
+import { SettleOutcome, StagedStatus, StagedView } from './staged.ts';
 import { AuditEntry, AuditExportQuery, AuditPage, AuditQuery, Stats } from './audit.ts';
 import { ADMIN_PREFIX, CloudHealth, HealthReport, REST_PREFIX } from './health.ts';
 import { PluginInfo, ToolInfo } from './tools.ts';
