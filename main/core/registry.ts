@@ -6,7 +6,7 @@ import type { CallContext, Plugin, PluginHost, ResourceDef, Tool } from './tool.
 import { compileSchema, type CompiledSchema, type JsonSchemaCompiler } from './tool-schema.ts';
 import { GatehouseError } from './errors.ts';
 import { isObjectMemberName } from './safe-record.ts';
-import type { PluginSurface } from './surface.ts';
+import type { PluginSurface } from './tool.ts';
 
 /** What the registry needs of a profile (main/contract/profiles.ts). */
 export interface ProfileSet {

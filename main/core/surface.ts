@@ -1,5 +1,4 @@
-import type { Capability } from '../contract/users.ts';
-import type { CallContext } from './tool.ts';
+/* The shapes a plugin's surface lists (PluginSurface, in tool.ts, is the plugin side). */
 
 /** A prompt as prompts/list shows it, under the name clients use. */
 export interface ListedPrompt {
@@ -26,29 +25,4 @@ export interface ListedTemplate {
   title?: string;
   description?: string;
   mimeType?: string;
-}
-
-/**
- * Prompts, resources and resource templates a plugin passes through from
- * elsewhere (an upstream MCP server), already under the names and URIs
- * clients see. Unlike a ResourceDef, a surface answers for every URI it
- * `owns` (a template's expansions, resources made at run time), and its
- * answers are the source's own JSON (several contents, blobs, messages).
- * Visibility is the plugin's as a whole: Registry.surfaces.
- */
-export interface PluginSurface {
-  /** what a caller needs to see any of it */
-  readonly capability: Capability;
-  /** the feature a get or read is gated on (entitlements); listing is not gated, as for tools */
-  readonly feature: string;
-  prompts(): readonly ListedPrompt[];
-  resources(): readonly ListedResource[];
-  templates(): readonly ListedTemplate[];
-  /** changes whenever prompts (resp. resources or templates) may have changed: channels compare it to send list_changed */
-  revision(): { prompts: number; resources: number };
-  /** whether a resources/read of this URI is for this surface */
-  ownsUri(uri: string): boolean;
-  ownsPrompt(name: string): boolean;
-  getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<Record<string, unknown>>;
-  readResource(uri: string, ctx: CallContext): Promise<Record<string, unknown>>;
 }

@@ -3,7 +3,7 @@ import type { TokenRecord } from '../contract/tokens.ts';
 import type { Preview } from '../contract/staged.ts';
 import type { ClientSource } from '../contract/audit.ts';
 import type { InferOutput, ToolSchema } from './tool-schema.ts';
-import type { PluginSurface } from './surface.ts';
+import type { ListedPrompt, ListedResource, ListedTemplate } from './surface.ts';
 
 /** Who is calling, resolved from the bearer token before any tool runs. */
 export interface CallContext {
@@ -197,3 +197,28 @@ export interface Plugin {
 
 /** Helper for plugin authors: keeps the input type tied to the schema. */
 export const defineTool = <S extends ToolSchema>(tool: ReadTool<S> | WriteTool<S>): Tool => tool as unknown as Tool;
+
+/**
+ * Prompts, resources and resource templates a plugin passes through from
+ * elsewhere (an upstream MCP server), already under the names and URIs
+ * clients see. Unlike a ResourceDef, a surface answers for every URI it
+ * `owns` (a template's expansions, resources made at run time), and its
+ * answers are the source's own JSON (several contents, blobs, messages).
+ * Visibility is the plugin's as a whole: Registry.surfaces.
+ */
+export interface PluginSurface {
+  /** what a caller needs to see any of it */
+  readonly capability: Capability;
+  /** the feature a get or read is gated on (entitlements); listing is not gated, as for tools */
+  readonly feature: string;
+  prompts(): readonly ListedPrompt[];
+  resources(): readonly ListedResource[];
+  templates(): readonly ListedTemplate[];
+  /** changes whenever prompts (resp. resources or templates) may have changed: channels compare it to send list_changed */
+  revision(): { prompts: number; resources: number };
+  /** whether a resources/read of this URI is for this surface */
+  ownsUri(uri: string): boolean;
+  ownsPrompt(name: string): boolean;
+  getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<Record<string, unknown>>;
+  readResource(uri: string, ctx: CallContext): Promise<Record<string, unknown>>;
+}

@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import type { CallContext } from '../../core/tool.ts';
-import type { ListedPrompt, ListedResource, ListedTemplate, PluginSurface } from '../../core/surface.ts';
+import type { ListedPrompt, ListedResource, ListedTemplate } from '../../core/surface.ts';
+import type { PluginSurface } from '../../core/tool.ts';
 import { GatehouseError } from '../../core/errors.ts';
 import { TOOL_NAME } from '../../core/registry.ts';
 import type { Logger } from '../../lib/logger.ts';
