@@ -37,7 +37,7 @@ export interface CoordinatorDeps {
 
 interface Need { reason: string; scopes?: string }
 interface Target { target: OAuthTarget; binding: Binding | null; need: Need | null }
-interface Flow { key: string; binding: Binding; state: string; url: string; ids: Set<string>; timer: ReturnType<typeof setTimeout>; error: string | null }
+interface Flow { key: string; binding: Binding; state: string; url: string; ids: Set<string>; timer: ReturnType<typeof setTimeout>; error: string | null; finishing?: boolean }
 
 const keyOf = (b: Binding) => `${b.issuer}\n${b.resource}`;
 /** refresh this long before expiry (or at 80% of a shorter lifetime) */
@@ -359,8 +359,10 @@ export class OAuthCoordinator {
   private async onCallback(params: URLSearchParams): Promise<CallbackAnswer> {
     const state = params.get('state');
     const flow = state ? this.flows.get(state) : undefined;
-    if (!flow) return { status: 400, message: 'This sign-in is unknown or has expired (its state does not match). Start it again from Gatehouse.' };
-    this.flows.delete(flow.state);
+    if (!flow || flow.finishing) return { status: 400, message: 'This sign-in is unknown or has expired (its state does not match). Start it again from Gatehouse.' };
+    // The flow stays listed (its upstreams still `signing_in`) until its tokens are stored: a waiter woken in between
+    // would otherwise read `signed_out` and give up on a sign-in that is about to succeed. A second callback is refused.
+    flow.finishing = true;
     clearTimeout(flow.timer);
     try {
       await this.finish(flow, params);
@@ -371,6 +373,7 @@ export class OAuthCoordinator {
       this.deps.log.warn('oauth: a sign-in failed', { upstreams: [...flow.ids], error: message });
       return { status: 400, message: `The sign-in failed: ${message}` };
     } finally {
+      this.flows.delete(flow.state);
       await this.deps.vault.delete(flowAccount(flow.binding.issuer, flow.binding.resource)).catch(() => false);
       // Closed once this answer reached the browser, not before.
       setTimeout(() => void this.closeCallbackIfIdle(), 500).unref?.();
