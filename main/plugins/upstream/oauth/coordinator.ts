@@ -6,7 +6,7 @@ import { GatehouseError } from '../../../core/errors.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import { startCallbackServer, type CallbackAnswer, type CallbackServer } from './callback-server.ts';
 import { clientAccount, flowAccount, readItem, StoredClient, StoredFlow, StoredTokens, tokensAccount } from './oauth-vault.ts';
-import { scrubOAuth, sdkFailure, type UpstreamAuth } from './oauth-errors.ts';
+import { scrubOAuth, sdkFailure, startFailure, type UpstreamAuth } from './oauth-errors.ts';
 import { signInRequired, VaultOAuthProvider, type OAuthTarget } from './vault-provider.ts';
 
 /**
@@ -321,7 +321,7 @@ export class OAuthCoordinator {
       if (result === 'AUTHORIZED' || !url) throw new GatehouseError('upstream_error', `upstream '${t.target.id}': the authorization server did not ask for a sign-in`);
     } catch (e) {
       await this.closeCallbackIfIdle();
-      throw e instanceof GatehouseError ? e : new GatehouseError('upstream_error', `upstream '${t.target.id}': the sign-in could not start: ${scrubOAuth(e)}`);
+      throw e instanceof GatehouseError ? e : startFailure(t.target.id, e);
     }
     const binding = provider.key()!;
     const flow: Flow = { key: keyOf(binding), binding, state, url: String(url), ids: new Set([t.target.id]), error: null, timer: setTimeout(() => void this.expire(state), this.deps.flowTtlMs ?? 600_000) };
