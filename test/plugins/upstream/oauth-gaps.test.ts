@@ -3,7 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OAuthStatus } from '../../../main/contract/oauth-status.ts';
 import type { UpstreamDetail } from '../../../main/contract/upstreams.ts';
-import { startOAuthWorld, type OAuthWorld } from './oauth-helpers.ts';
+import { silentLogger } from '../../../main/lib/logger.ts';
+import { OAuthCoordinator } from '../../../main/plugins/upstream/oauth/coordinator.ts';
+import { cloudMetadataUrl } from '../../../main/plugins/upstream/oauth/oauth-upstreams.ts';
+import { MemoryVault } from '../../helpers/core.ts';
+import { freePort, startOAuthWorld, type OAuthWorld } from './oauth-helpers.ts';
 import { textOf, until } from './upstream-world.ts';
 
 /**
@@ -27,6 +31,9 @@ async function claimingServer(prm: (origin: string) => Record<string, unknown>, 
   const origin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   return { url: `${origin}/mcp`, origin, seen, stop: () => new Promise<void>((r) => (http.closeAllConnections(), http.close(() => r()))) };
 }
+
+const cimdMeta = (o: string) => ({ issuer: o, authorization_endpoint: `${o}/authorize`, token_endpoint: `${o}/token`, response_types_supported: ['code'], code_challenge_methods_supported: ['S256'], client_id_metadata_document_supported: true });
+const CIMD = 'https://gateway.example/.well-known/gatehouse/oauth-client.json';
 
 describe('OAuth upstreams: no refresh token, another server\'s resource, no way to register', () => {
   let W: OAuthWorld;
@@ -105,4 +112,47 @@ describe('OAuth upstreams: no refresh token, another server\'s resource, no way 
       await closed.stop();
     }
   }, 30_000);
+
+
+  it('an authorization server advertising Client ID Metadata Documents: the sign-in uses the URL as client_id, no registration', async () => {
+    const as = await claimingServer((o) => ({ resource: `${o}/`, authorization_servers: [o] }), cimdMeta);
+    try {
+      await W.ok('POST', 'upstreams', { id: 'cimd', transport: { kind: 'http', url: as.url, oauth: { client_metadata_url: CIMD } } });
+      const s = await W.ok<OAuthStatus>('POST', 'upstreams/cimd/login');
+      expect(new URL(s.authorization_url!).searchParams.get('client_id')).toBe(CIMD);
+    } finally {
+      await W.ok('DELETE', 'upstreams/cimd');
+      await as.stop();
+    }
+  }, 30_000);
+});
+
+describe('the Client ID Metadata Document URL by default', () => {
+  it('is the connected cloud gateway\'s, https only', () => {
+    expect(cloudMetadataUrl('https://gw.example')).toBe('https://gw.example/.well-known/gatehouse/oauth-client.json');
+    expect(cloudMetadataUrl('https://gw.example/base/')).toBe('https://gw.example/base/.well-known/gatehouse/oauth-client.json');
+    expect(cloudMetadataUrl('http://127.0.0.1:8080')).toBeNull();
+    expect(cloudMetadataUrl(null)).toBeNull();
+    expect(cloudMetadataUrl('not a url')).toBeNull();
+  });
+
+  it('a sign-in of an upstream naming none uses the default the service gives at that moment', async () => {
+    const as = await claimingServer((o) => ({ resource: `${o}/`, authorization_servers: [o] }), cimdMeta);
+    let gateway: string | null = null;
+    const coordinator = new OAuthCoordinator({
+      vault: new MemoryVault(), log: silentLogger, reconnect: () => {}, changed: () => {}, bind: async () => {},
+      callbackPorts: [await freePort()], defaultClientMetadataUrl: () => cloudMetadataUrl(gateway),
+    });
+    try {
+      await coordinator.register({ id: 'u', url: as.url, client_id: null, scopes: null, client_metadata_url: null }, null);
+      // Not connected (or over http): no document to name, and this server offers no registration either.
+      await expect(coordinator.login('u')).rejects.toThrow(/--client-id/);
+      gateway = 'https://gw.example';
+      const s = await coordinator.login('u');
+      expect(new URL(s.authorization_url!).searchParams.get('client_id')).toBe(cloudMetadataUrl(gateway));
+    } finally {
+      await coordinator.close();
+      await as.stop();
+    }
+  });
 });

@@ -33,6 +33,8 @@ export interface CoordinatorDeps {
   fetch?: FetchLike;
   /** how long a started sign-in waits for its browser step (default 10 minutes) */
   flowTtlMs?: number;
+  /** the Client ID Metadata Document URL for upstreams that name none (the connected cloud gateway's), asked at each sign-in */
+  defaultClientMetadataUrl?(): string | null;
 }
 
 interface Need { reason: string; scopes?: string }
@@ -294,7 +296,8 @@ export class OAuthCoordinator {
   private provider(target: OAuthTarget, run: ConstructorParameters<typeof VaultOAuthProvider>[4], cb?: { redirectUri: string; redirectUris: string[] }): VaultOAuthProvider {
     const ports = this.deps.callbackPorts ?? [];
     const uris = cb?.redirectUris ?? (this.callback?.redirectUris ?? ports.filter((p) => p > 0).map((p) => `http://127.0.0.1:${p}/oauth/callback`));
-    return new VaultOAuthProvider(this.deps.vault, target, cb?.redirectUri ?? uris[0] ?? 'http://127.0.0.1/oauth/callback', uris, run);
+    const metadataUrl = target.client_metadata_url ?? this.deps.defaultClientMetadataUrl?.() ?? null;
+    return new VaultOAuthProvider(this.deps.vault, { ...target, client_metadata_url: metadataUrl }, cb?.redirectUri ?? uris[0] ?? 'http://127.0.0.1/oauth/callback', uris, run);
   }
 
   private fetchOpt(): { fetchFn?: FetchLike } {
