@@ -395,8 +395,19 @@ export class OAuthCoordinator {
     const binding = provider.key()!;
     // Tokens first (one vault item), then the binding in upstreams.json: a stop between leaves tokens nobody points at, overwritten by the next sign-in.
     await this.load(binding, true);
-    await this.bindAll([...flow.ids, ...this.boundTo(keyOf(binding))], binding);
-    this.deps.reconnect([...new Set([...flow.ids, ...this.boundTo(keyOf(binding))])]);
+    const ids = [...flow.ids, ...this.boundTo(keyOf(binding)), ...(await this.sameKeyUnbound(binding))];
+    await this.bindAll(ids, binding);
+    this.deps.reconnect([...new Set(ids)]);
+  }
+
+  /** Upstreams never signed in (added before this sign-in) whose discovery names the same issuer and resource: they share it. */
+  private async sameKeyUnbound(binding: Binding): Promise<string[]> {
+    const unbound = [...this.targets.values()].filter((x) => !x.binding);
+    const found = await Promise.all(unbound.map(async (x) => {
+      const b = await this.discoverBinding(x).catch(() => null);
+      return b && keyOf(b) === keyOf(binding) ? x.target.id : null;
+    }));
+    return found.filter((id): id is string => id !== null);
   }
 
   private async bindAll(ids: string[], binding: Binding): Promise<void> {
