@@ -98,6 +98,23 @@ describe('OAuth upstreams: no refresh token, another server\'s resource, no way 
     }
   }, 40_000);
 
+  it('a signed-in server redirecting its requests to another server: the other server never sees the token', async () => {
+    expect(textOf(await call('plain__whoami'))).toMatch(/mcp:read/);
+    const other = await claimingServer((o) => ({ resource: `${o}/`, authorization_servers: [W.as.issuer] }));
+    const bearers = () => W.rs.authorizations.filter((a) => a.startsWith('Bearer ')).length;
+    const before = bearers();
+    W.rs.redirectTo = other.url;
+    try {
+      for (let i = 0; i < 3; i++) await call('plain__whoami');
+      // The signed-in server got its token on these calls and answered with the redirect; the other got none of it.
+      expect(bearers()).toBeGreaterThan(before);
+      expect(other.seen.filter((h) => h !== '')).toEqual([]);
+    } finally {
+      W.rs.redirectTo = null;
+      await other.stop();
+    }
+  }, 30_000);
+
   it('no client id, no Client ID Metadata Document support, no registration endpoint: a message naming --client-id', async () => {
     const meta = (o: string) => ({ issuer: o, authorization_endpoint: `${o}/authorize`, token_endpoint: `${o}/token`, response_types_supported: ['code'], code_challenge_methods_supported: ['S256'] });
     const closed = await claimingServer((o) => ({ resource: `${o}/`, authorization_servers: [o] }), meta);
