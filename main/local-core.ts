@@ -48,6 +48,7 @@ import { cloudActions } from './cloud/cloud-actions-port.ts';
 import { cloudAiFor } from './cloud/cloud-ai.ts';
 import type { CloudProduct } from './contract/cloud/catalog.ts';
 import { UpstreamManager, type UpstreamManagerDeps } from './plugins/upstream/upstream-manager.ts';
+import { cloudMetadataUrl } from './plugins/upstream/oauth/oauth-upstreams.ts';
 import { UpstreamsData, emptyUpstreams } from './plugins/upstream/upstream-data.ts';
 
 export interface LocalCoreConfig {
@@ -145,7 +146,8 @@ export async function openLocalCore(config: LocalCoreConfig) {
       store: upstreamStore, vault, registry, log, autoConnect: (config.owner ?? 'service') === 'service',
       changed: () => events.emit({ type: 'health' }),
       ...(config.upstreams?.backoff ? { backoff: config.upstreams.backoff } : {}),
-      ...(config.upstreams?.oauth ? { oauth: config.upstreams.oauth } : {}),
+      // Upstreams without a Client ID Metadata Document URL of their own use the connected cloud gateway's (https only).
+      oauth: { defaultClientMetadataUrl: () => (cloud.connected() ? cloudMetadataUrl(cloud.status().gateway_url) : null), ...config.upstreams?.oauth },
     });
     for (const p of await upstreams.load()) registry.add(p);
     await registry.start((id, e) => log.error(`plugin '${id}' failed to start`, { error: (e as Error).message }));

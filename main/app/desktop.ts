@@ -85,7 +85,7 @@ export async function runDesktop(startService: StartDesktopService): Promise<voi
   let quitting = false;
   const trayActions = createTrayActions({
     dispatch: () => (service ? dispatchAs(service.invoke, PRINCIPALS.tray) : null),
-    openConsole: (screen) => windows.show(screen),
+    openConsole: (screen, focus) => windows.show(screen, focus),
     setOpenAtLogin: async (enabled) => {
       await setOpenAtLogin(app, enabled, login);
       keeper.set({ openAtLogin: await getOpenAtLogin(app, login) });

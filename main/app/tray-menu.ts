@@ -21,6 +21,13 @@ export interface TrayState {
   update: string | null;
   /** the disk refuses writes, in words (tool calls are refused meanwhile), or null */
   storage: string | null;
+  /** OAuth upstreams whose sign-in ran out (docs/oauth.md): one "sign in again" item each */
+  signIns: SignInItem[];
+}
+
+export interface SignInItem {
+  id: string;
+  reason: string | null;
 }
 
 export interface PendingItem {
@@ -35,7 +42,8 @@ export interface PendingItem {
 }
 
 export interface TrayActions {
-  openConsole(screen?: ConsoleScreen): void;
+  /** `focus`: the item the screen selects (a staged write, an upstream) */
+  openConsole(screen?: ConsoleScreen, focus?: string): void;
   approve(id: string, previewHash: string | null): void;
   discard(id: string): void;
   setEnabled(enabled: boolean): void;
@@ -47,7 +55,7 @@ export interface TrayActions {
 const MENU_PENDING_MAX = 10;
 export type TrayIconState = 'off' | 'on' | 'attention';
 
-export const INITIAL_TRAY_STATE: TrayState = { phase: 'starting', enabled: false, pending: [], pendingTotal: 0, error: null, openAtLogin: false, cloud: NO_CLOUD, update: null, storage: null };
+export const INITIAL_TRAY_STATE: TrayState = { phase: 'starting', enabled: false, pending: [], pendingTotal: 0, error: null, openAtLogin: false, cloud: NO_CLOUD, update: null, storage: null, signIns: [] };
 
 export function pendingItems(list: readonly StagedView[]): PendingItem[] {
   return list
@@ -57,8 +65,14 @@ export function pendingItems(list: readonly StagedView[]): PendingItem[] {
     .map((s) => ({ id: s.id, tool: s.tool, summary: s.preview.summary, who: s.token_label ?? s.client ?? null, preview_hash: s.preview_hash ?? null, blocked: s.blocked ?? null }));
 }
 
+/** The upstreams a person has to sign in to again (never those they signed out of themselves). */
+export function signInItems(list: readonly { id: string; oauth?: { state: string; reason: string | null } | undefined }[]): SignInItem[] {
+  return list.filter((u) => u.oauth?.state === 'sign_in_required' && u.oauth.reason !== 'signed out').map((u) => ({ id: u.id, reason: u.oauth!.reason }));
+}
+
 export function trayIconState(state: TrayState): TrayIconState {
   if (state.phase === 'failed' || state.pendingTotal > 0) return 'attention';
+  if (state.phase === 'running' && state.signIns.length > 0) return 'attention';
   if (state.phase === 'running' && state.storage) return 'attention';
   if (state.phase === 'running' && state.cloud.quotas.some((q) => q.level === 'exceeded')) return 'attention';
   return state.phase === 'running' && state.enabled ? 'on' : 'off';
@@ -119,6 +133,7 @@ export function buildTrayMenu(state: TrayState, act: TrayActions): MenuItemConst
   return [
     { id: 'status', label: menuLabel(statusLine(state), 80), enabled: false },
     ...(running && state.storage ? [{ id: 'storage', label: menuLabel(`${state.storage}: tool calls are refused`, 80), click: () => act.openConsole() }] : []),
+    ...(running ? signInMenu(state.signIns, act) : []),
     { type: 'separator' },
     { id: 'open', label: 'Open the console', click: () => act.openConsole() },
     { id: 'pending', label: state.pendingTotal ? `Pending approvals (${state.pendingTotal})` : 'Pending approvals', enabled: running, submenu: items },
@@ -145,4 +160,18 @@ function cloudItems(state: TrayState, act: TrayActions): MenuItemConstructorOpti
   }));
   if (cloud.quotas.length > MENU_QUOTAS_MAX) quotas.push({ label: `${cloud.quotas.length - MENU_QUOTAS_MAX} more quota warnings…`, click: () => act.openConsole('usage') });
   return [{ id: 'cloud', label: menuLabel(cloudLine(cloud), 80), click: () => act.openConsole('cloud') }, ...quotas, { type: 'separator' }];
+}
+
+const MENU_SIGN_INS_MAX = 5;
+
+/** One "sign in again" item per upstream concerned: it opens the console on that upstream, where the person signs in (never a browser from here). */
+function signInMenu(list: readonly SignInItem[], act: TrayActions): MenuItemConstructorOptions[] {
+  const items = list.slice(0, MENU_SIGN_INS_MAX).map((u): MenuItemConstructorOptions => ({
+    id: `signin-${u.id}`,
+    label: menuLabel(`Sign in again: ${u.id}`),
+    ...(u.reason ? { toolTip: trayText(u.reason, 200) } : {}),
+    click: () => act.openConsole('upstreams', u.id),
+  }));
+  if (list.length > MENU_SIGN_INS_MAX) items.push({ id: 'signin-more', label: `${list.length - MENU_SIGN_INS_MAX} more sign-ins in the console…`, click: () => act.openConsole('upstreams') });
+  return items;
 }

@@ -1,7 +1,7 @@
 import type { ApiDispatch, ApiEvent } from '../contract/api.ts';
 import type { ConsoleScreen } from './app-url.ts';
 import { NO_CLOUD, trayCloud } from './tray-cloud.ts';
-import { INITIAL_TRAY_STATE, pendingItems, trayStorage } from './tray-menu.ts';
+import { INITIAL_TRAY_STATE, pendingItems, signInItems, trayStorage } from './tray-menu.ts';
 import type { TrayActions, TrayState } from './tray-menu.ts';
 
 /**
@@ -34,7 +34,7 @@ export class TrayStateKeeper {
 
   failed(message: string): void {
     this.dispatch = null;
-    this.set({ phase: 'failed', error: message, pending: [], pendingTotal: 0, cloud: NO_CLOUD });
+    this.set({ phase: 'failed', error: message, pending: [], pendingTotal: 0, cloud: NO_CLOUD, signIns: [] });
   }
 
   onEvent(event: ApiEvent): void {
@@ -53,11 +53,12 @@ export class TrayStateKeeper {
         const dispatch = this.dispatch;
         if (!dispatch) return;
         // cloud.status answers from what the service holds: no request to the gateway on a tray refresh
-        const [health, staged, cloud] = await Promise.all([dispatch('health.get', {}), dispatch('staged.list', { status: 'pending' }), dispatch('cloud.status', {})]);
+        const [health, staged, cloud, upstreams] = await Promise.all([dispatch('health.get', {}), dispatch('staged.list', { status: 'pending' }), dispatch('cloud.status', {}), dispatch('upstreams.list', {})]);
         if (this.dispatch !== dispatch) return;
         this.set({
           ...(health.ok ? { enabled: health.data.enabled, storage: trayStorage(health.data.warnings) } : {}),
           ...(staged.ok ? { pending: pendingItems(staged.data), pendingTotal: staged.data.length } : {}),
+          ...(upstreams.ok ? { signIns: signInItems(upstreams.data) } : {}),
           ...(cloud.ok || health.ok ? { cloud: trayCloud(cloud.ok ? cloud.data : null, health.ok ? health.data : null) } : {}),
         });
       } while (this.again);
@@ -70,7 +71,7 @@ export class TrayStateKeeper {
 
 export interface TrayActionDeps {
   dispatch: () => ApiDispatch | null;
-  openConsole: (screen?: ConsoleScreen) => void;
+  openConsole: (screen?: ConsoleScreen, focus?: string) => void;
   setOpenAtLogin: (enabled: boolean) => Promise<void>;
   /** hand the verified update to the system installer (only ever from the person's click) */
   installUpdate: () => Promise<{ ok: true } | { ok: false; reason: string }>;
@@ -90,7 +91,7 @@ export function createTrayActions(deps: TrayActionDeps): TrayActions {
     deps.refresh();
   };
   return {
-    openConsole: (screen) => deps.openConsole(screen),
+    openConsole: (screen, focus) => deps.openConsole(screen, focus),
     approve: (id, previewHash) => void call('Could not approve', (d) => d('staged.confirm', { id, ...(previewHash ? { preview_hash: previewHash } : {}) })),
     discard: (id) => void call('Could not discard', (d) => d('staged.discard', { id })),
     setEnabled: (enabled) => void call(enabled ? 'Could not switch the gateway on' : 'Could not switch the gateway off', (d) => d('settings.update', { enabled })),

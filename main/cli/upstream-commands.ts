@@ -8,7 +8,7 @@ const many = { type: 'string', multiple: true } as const;
 const FLAGS = {
   stdio: { type: 'boolean' }, url: { type: 'string' }, env: many, header: many, 'token-keychain': { type: 'string' }, read: many, write: many,
   approve: many, 'approve-all': { type: 'boolean' }, hide: many, 'timeout-ms': { type: 'string' },
-  oauth: { type: 'boolean' }, 'client-id': { type: 'string' }, scopes: { type: 'string' }, 'no-browser': { type: 'boolean' },
+  oauth: { type: 'boolean' }, 'client-id': { type: 'string' }, 'client-metadata-url': { type: 'string' }, scopes: { type: 'string' }, 'no-browser': { type: 'boolean' },
 } as const;
 
 /** `NAME=VALUE` and `Name: value`, split at the first separator; the value is never echoed in an error. */
@@ -31,8 +31,9 @@ function addInput(id: string, values: Record<string, unknown>, command: string[]
   }
   if (command.length || values.env) throw new UsageError('--env and a command after -- are for --stdio upstreams');
   const token = values['token-keychain'] ? { token_keychain: values['token-keychain'] } : {};
-  if (!values.oauth && (values['client-id'] || values.scopes)) throw new UsageError('--client-id and --scopes go with --oauth');
-  const oauth = values.oauth ? { oauth: { ...(values['client-id'] ? { client_id: values['client-id'] } : {}), ...(values.scopes ? { scopes: values.scopes } : {}) } } : {};
+  if (!values.oauth && (values['client-id'] || values['client-metadata-url'] || values.scopes)) throw new UsageError('--client-id, --client-metadata-url and --scopes go with --oauth');
+  const metadata = values['client-metadata-url'] ? { client_metadata_url: values['client-metadata-url'] } : {};
+  const oauth = values.oauth ? { oauth: { ...(values['client-id'] ? { client_id: values['client-id'] } : {}), ...metadata, ...(values.scopes ? { scopes: values.scopes } : {}) } } : {};
   return { id, transport: { kind: 'http', url: values.url, headers: pairs(values.header as string[], ':', '--header'), ...token, ...oauth }, read, ...timeout };
 }
 

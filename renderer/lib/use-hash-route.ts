@@ -1,4 +1,4 @@
-import { useSyncExternalStore } from 'react';
+import { useEffect, useSyncExternalStore } from 'react';
 
 const subscribe = (onChange: () => void) => {
   window.addEventListener('hashchange', onChange);
@@ -18,4 +18,19 @@ export function useApprovalLinkRoute(): string | null {
   const hash = useSyncExternalStore(subscribe, read, () => '');
   const m = /^approve\/([A-Za-z0-9_-]{1,100})$/.exec(hash);
   return m ? m[1]! : null;
+}
+
+/** The item an address names after its screen (`#approvals/stg_…`, `#upstreams/linear`), or null. */
+export const hashFocus = (): string | null => read().split('/')[1] || null;
+
+/** Calls `choose` with the item the address names each time it changes (a notification's or the tray's click). */
+export function useHashFocus(choose: (id: string) => void): void {
+  useEffect(() => {
+    const onHash = () => {
+      const id = hashFocus();
+      if (id) choose(id);
+    };
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, [choose]);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { MenuItemConstructorOptions } from 'electron';
-import { INITIAL_TRAY_STATE, buildTrayMenu, menuLabel, pendingItems, trayIconState, trayTooltip } from '../../main/app/tray-menu.ts';
+import { INITIAL_TRAY_STATE, buildTrayMenu, menuLabel, pendingItems, signInItems, trayIconState, trayTooltip } from '../../main/app/tray-menu.ts';
 import type { TrayActions, TrayState } from '../../main/app/tray-menu.ts';
 import { makeStaged } from '../renderer/fake-api.ts';
 
@@ -94,5 +94,33 @@ describe('tray menu, built from the state', () => {
   it('keeps labels to one short line', () => {
     expect(menuLabel('a\nb   c')).toBe('a b c');
     expect(menuLabel('x'.repeat(100))).toHaveLength(60);
+  });
+
+  it('one "sign in again" item per OAuth upstream whose sign-in ran out, opening the console on it; none for one signed out on purpose', () => {
+    const act = actions();
+    const oauth = (state: string, reason: string | null = null) => ({ state, reason });
+    const signIns = signInItems([
+      { id: 'linear', oauth: oauth('sign_in_required', 'the authorization server refused the refresh (sign in again)') },
+      { id: 'github', oauth: oauth('signed_in') },
+      { id: 'files' },
+      { id: 'notes', oauth: oauth('sign_in_required', 'signed out') },
+      { id: 'a&b\u0007', oauth: oauth('sign_in_required', 'the access token expired and the server gave no refresh token') },
+    ]);
+    expect(signIns.map((s) => s.id)).toEqual(['linear', 'a&b\u0007']);
+    const state = running({ enabled: true, signIns });
+    expect(trayIconState(state)).toBe('attention');
+    const menu = buildTrayMenu(state, act);
+    const items = menu.filter((m) => m.id?.startsWith('signin-'));
+    expect(items.map((m) => m.label)).toEqual(['Sign in again: linear', 'Sign in again: a&&b']);
+    expect(items[0]!.toolTip).toMatch(/refused the refresh/);
+    click(items[1]);
+    expect(act.openConsole).toHaveBeenCalledWith('upstreams', 'a&b\u0007');
+    // Not running: no item (the service answers nothing), and an empty list shows none.
+    expect(buildTrayMenu({ ...state, phase: 'failed' }, act).some((m) => m.id?.startsWith('signin-'))).toBe(false);
+    expect(buildTrayMenu(running({ enabled: true }), act).some((m) => m.id?.startsWith('signin-'))).toBe(false);
+    const many = buildTrayMenu(running({ signIns: Array.from({ length: 8 }, (_, i) => ({ id: `u${i}`, reason: null })) }), act);
+    expect(many.filter((m) => m.id?.startsWith('signin-u'))).toHaveLength(5);
+    click(byId(many, 'signin-more'));
+    expect(act.openConsole).toHaveBeenLastCalledWith('upstreams');
   });
 });

@@ -17,7 +17,7 @@ const { dispatchAs } = await import('../../main/core/invoke.ts');
 beforeEach(() => electron.resetElectron());
 
 const noActions = { openConsole: vi.fn(), approve: vi.fn(), discard: vi.fn(), setEnabled: vi.fn(), setOpenAtLogin: vi.fn(), installUpdate: vi.fn(), quit: vi.fn() };
-const running = { phase: 'running' as const, enabled: true, pending: [], pendingTotal: 0, error: null, openAtLogin: false, cloud: { connected: false, problem: null, quotas: [] }, update: null, storage: null };
+const running = { phase: 'running' as const, enabled: true, pending: [], pendingTotal: 0, error: null, openAtLogin: false, cloud: { connected: false, problem: null, quotas: [] }, update: null, storage: null, signIns: [] };
 
 describe('tray controller', () => {
   it('uses template icons on macOS and follows the state with icon, tooltip, menu and badge', () => {

@@ -47,6 +47,19 @@ describe('gatehouse upstreams on the data dir', () => {
   });
 });
 
+describe('gatehouse upstreams add --oauth --client-metadata-url', () => {
+  it('stores the Client ID Metadata Document URL; https with a path only, and only with --oauth', async () => {
+    const url = 'https://gw.example/.well-known/gatehouse/oauth-client.json';
+    const r = await runCli(['upstreams', 'add', 'cimd', '--url', 'http://127.0.0.1:9/mcp', '--oauth', '--client-metadata-url', url, ...dirArgs(data.dir)]);
+    expect(r.code, r.stderr).toBe(0);
+    const stored = JSON.parse(await readFile(join(data.dir, 'upstreams.json'), 'utf8')) as { upstreams: Array<{ id: string; transport: { oauth?: { client_metadata_url: string | null } } }> };
+    expect(stored.upstreams.find((u) => u.id === 'cimd')?.transport.oauth?.client_metadata_url).toBe(url);
+    expect((await runCli(['upstreams', 'add', 'x', '--url', 'http://127.0.0.1:9/mcp', '--client-metadata-url', url, ...dirArgs(data.dir)])).code).toBe(2);
+    expect((await cliJsonError(data.dir, ['upstreams', 'add', 'y', '--url', 'http://127.0.0.1:9/mcp', '--oauth', '--client-metadata-url', 'http://gw.example/doc.json'])).code).toBe('invalid_value');
+    expect((await cliJson(data.dir, ['upstreams', 'remove', 'cimd']))).toBeTruthy();
+  });
+});
+
 describe('gatehouse upstreams through a running service', () => {
   it('add takes effect at once for MCP clients; remove too', async () => {
     const served = await data.serve();

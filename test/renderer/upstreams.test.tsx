@@ -51,6 +51,17 @@ describe('Upstreams', () => {
     expect(container.textContent).not.toContain(SECRET);
   });
 
+  it('opens the upstream the address names (#upstreams/ID, the tray\'s "Sign in again" item)', async () => {
+    window.location.hash = '#upstreams/fx';
+    try {
+      renderWith(realApi(), <Upstreams />);
+      expect(await screen.findByText('CONTROL_FILE, JOURNAL, API_KEY')).toBeTruthy();
+      expect(screen.getByRole('button', { name: 'Details of fx' }).getAttribute('aria-expanded')).toBe('true');
+    } finally {
+      window.location.hash = '';
+    }
+  });
+
   it('shows a changed definition with its diff and approves it', async () => {
     renderWith(realApi(), <Upstreams />);
     await userEvent.click(within((await screen.findByText('fx')).closest('tr')!).getByRole('button', { name: 'Details of fx' }));

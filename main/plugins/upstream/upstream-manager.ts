@@ -18,7 +18,7 @@ export interface UpstreamManagerDeps extends Omit<UpstreamPluginDeps, 'ownerOf'>
   vault: Vault;
   registry: Registry;
   /** OAuth sign-in seams (tests): callback ports, fetch, the default Client ID Metadata Document URL */
-  oauth?: Pick<CoordinatorDeps, 'callbackPorts' | 'fetch' | 'flowTtlMs'> & { clientMetadataUrl?: string };
+  oauth?: Pick<CoordinatorDeps, 'callbackPorts' | 'fetch' | 'flowTtlMs' | 'defaultClientMetadataUrl'> & { clientMetadataUrl?: string };
 }
 
 /**

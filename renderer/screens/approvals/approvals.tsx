@@ -1,9 +1,10 @@
-import { useEffect, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import type { Result, StagedView } from '../../../main/contract/index.ts';
 import { LoadState } from '../../components/load-state.tsx';
 import { useApi } from '../../lib/console-context.tsx';
 import { useApiEvents } from '../../lib/use-events.ts';
 import { useLoad } from '../../lib/use-load.ts';
+import { hashFocus, useHashFocus } from '../../lib/use-hash-route.ts';
 import { DecisionHistory } from './history.tsx';
 import { useApprovalKeys, useApprovalLists, useRowFocus, useStableRowActions, type Refusal } from './approval-hooks.ts';
 import { PendingList } from './pending-list.tsx';
@@ -18,7 +19,6 @@ function upsert(list: StagedView[], item: StagedView): StagedView[] {
   return next;
 }
 
-const focusFromHash = (): string | null => window.location.hash.replace(/^#\/?/, '').split('/')[1] || null;
 
 function failureText(result: Extract<Result<unknown>, { ok: false }>): string {
   if (result.code === 'stale_preview') return 'Not applied: the target changed after this preview was made. Nothing was changed; ask the agent to stage it again.';
@@ -48,15 +48,8 @@ function ApprovalsBody({ all, update, reload }: { all: StagedView[]; update: (f:
   const [refused, setRefused] = useState<Readonly<Record<string, Refusal>>>({});
   const { pending, sameTarget, history } = useApprovalLists(all, refused);
   // `#approvals/stg_…` (a notification's click) selects that write.
-  const [chosen, setChosen] = useState<string | null>(focusFromHash);
-  useEffect(() => {
-    const onHash = () => {
-      const id = focusFromHash();
-      if (id) setChosen(id);
-    };
-    window.addEventListener('hashchange', onHash);
-    return () => window.removeEventListener('hashchange', onHash);
-  }, []);
+  const [chosen, setChosen] = useState<string | null>(hashFocus);
+  useHashFocus(setChosen);
   const [busy, setBusy] = useState<ReadonlySet<string>>(new Set());
   const [announcement, setAnnouncement] = useState('');
   const listRef = useRef<HTMLUListElement>(null);

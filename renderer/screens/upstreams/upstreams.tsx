@@ -4,6 +4,7 @@ import { ErrorBox, LoadState } from '../../components/load-state.tsx';
 import { useApi } from '../../lib/console-context.tsx';
 import { useApiEvents } from '../../lib/use-events.ts';
 import { useLoad } from '../../lib/use-load.ts';
+import { hashFocus, useHashFocus } from '../../lib/use-hash-route.ts';
 import { AddUpstream } from './add-upstream.tsx';
 import { UpstreamActions } from './upstream-actions.tsx';
 import { ClassToggle } from './class-toggle.tsx';
@@ -21,7 +22,9 @@ import { SignIn } from './sign-in.tsx';
 export function Upstreams() {
   const api = useApi();
   const list = useLoad(() => api['upstreams.list']({}), [api]);
-  const [open, setOpen] = useState<string | null>(null);
+  // `#upstreams/ID` (the tray's "Sign in again" item) opens that upstream's panel.
+  const [open, setOpen] = useState<string | null>(hashFocus);
+  useHashFocus(setOpen);
   const [adding, setAdding] = useState(false);
   useApiEvents((event) => {
     if (event.type === 'health') list.reload();

@@ -49,8 +49,9 @@ describe('OAuth upstreams: sign-in, refresh, sign in again, step-up, sharing', (
     await until(async () => (await W.ok<UpstreamDetail>('GET', 'upstreams/remote')).tool_list.some((t) => t.state === 'approved'), 10_000, 'tools pinned after sign-in');
     expect(textOf(await call('remote__whoami'))).toMatch(/scopes .*mcp:read/);
     // The token request named the resource too.
-    const tokenCalls = W.as.seen.filter((r) => r.path === '/token' && r.method === 'POST');
-    expect(tokenCalls.length).toBeGreaterThanOrEqual(1);
+    const tokenCalls = W.as.tokenRequests.filter((r) => r.grant_type === 'authorization_code');
+    expect(tokenCalls.length).toBe(1);
+    expect(tokenCalls[0]).toMatchObject({ resource: `${W.rs.origin}/`, status: 200 });
   }, 60_000);
   it('a second upstream on the same issuer and resource shares the sign-in: no second browser step', async () => {
     const authorizations = W.as.seen.filter((r) => r.path === '/auth').length;
@@ -72,7 +73,11 @@ describe('OAuth upstreams: sign-in, refresh, sign in again, step-up, sharing', (
     expect(first.state).toBe('signed_in');
     const tokenPosts = () => W.as.seen.filter((r) => r.path === '/token').length;
     const before = tokenPosts();
+    const refreshesBefore = W.as.tokenRequests.filter((r) => r.grant_type === 'refresh_token').length;
     await until(async () => (await W.status('remote')).expires_at !== first.expires_at, 15_000, 'a proactive refresh');
+    // RFC 8707: the refresh names the same resource, and the server granted it.
+    const refreshes = W.as.tokenRequests.filter((r) => r.grant_type === 'refresh_token').slice(refreshesBefore);
+    expect(refreshes).toEqual([{ grant_type: 'refresh_token', resource: `${W.rs.origin}/`, status: 200 }]);
     // One refresh for the shared sign-in (not one per upstream), and both upstreams still answer.
     expect(tokenPosts() - before).toBe(1);
     expect((await W.status('second')).expires_at).toBe((await W.status('remote')).expires_at);

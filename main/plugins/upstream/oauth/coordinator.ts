@@ -6,7 +6,7 @@ import { GatehouseError } from '../../../core/errors.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import { startCallbackServer, type CallbackAnswer, type CallbackServer } from './callback-server.ts';
 import { clientAccount, flowAccount, readItem, StoredClient, StoredFlow, StoredTokens, tokensAccount } from './oauth-vault.ts';
-import { scrubOAuth, sdkFailure, type UpstreamAuth } from './oauth-errors.ts';
+import { scrubOAuth, sdkFailure, startFailure, type UpstreamAuth } from './oauth-errors.ts';
 import { signInRequired, VaultOAuthProvider, type OAuthTarget } from './vault-provider.ts';
 
 /**
@@ -33,6 +33,8 @@ export interface CoordinatorDeps {
   fetch?: FetchLike;
   /** how long a started sign-in waits for its browser step (default 10 minutes) */
   flowTtlMs?: number;
+  /** the Client ID Metadata Document URL for upstreams that name none (the connected cloud gateway's), asked at each sign-in */
+  defaultClientMetadataUrl?(): string | null;
 }
 
 interface Need { reason: string; scopes?: string }
@@ -294,7 +296,8 @@ export class OAuthCoordinator {
   private provider(target: OAuthTarget, run: ConstructorParameters<typeof VaultOAuthProvider>[4], cb?: { redirectUri: string; redirectUris: string[] }): VaultOAuthProvider {
     const ports = this.deps.callbackPorts ?? [];
     const uris = cb?.redirectUris ?? (this.callback?.redirectUris ?? ports.filter((p) => p > 0).map((p) => `http://127.0.0.1:${p}/oauth/callback`));
-    return new VaultOAuthProvider(this.deps.vault, target, cb?.redirectUri ?? uris[0] ?? 'http://127.0.0.1/oauth/callback', uris, run);
+    const metadataUrl = target.client_metadata_url ?? this.deps.defaultClientMetadataUrl?.() ?? null;
+    return new VaultOAuthProvider(this.deps.vault, { ...target, client_metadata_url: metadataUrl }, cb?.redirectUri ?? uris[0] ?? 'http://127.0.0.1/oauth/callback', uris, run);
   }
 
   private fetchOpt(): { fetchFn?: FetchLike } {
@@ -321,7 +324,7 @@ export class OAuthCoordinator {
       if (result === 'AUTHORIZED' || !url) throw new GatehouseError('upstream_error', `upstream '${t.target.id}': the authorization server did not ask for a sign-in`);
     } catch (e) {
       await this.closeCallbackIfIdle();
-      throw e instanceof GatehouseError ? e : new GatehouseError('upstream_error', `upstream '${t.target.id}': the sign-in could not start: ${scrubOAuth(e)}`);
+      throw e instanceof GatehouseError ? e : startFailure(t.target.id, e);
     }
     const binding = provider.key()!;
     const flow: Flow = { key: keyOf(binding), binding, state, url: String(url), ids: new Set([t.target.id]), error: null, timer: setTimeout(() => void this.expire(state), this.deps.flowTtlMs ?? 600_000) };
@@ -395,8 +398,19 @@ export class OAuthCoordinator {
     const binding = provider.key()!;
     // Tokens first (one vault item), then the binding in upstreams.json: a stop between leaves tokens nobody points at, overwritten by the next sign-in.
     await this.load(binding, true);
-    await this.bindAll([...flow.ids, ...this.boundTo(keyOf(binding))], binding);
-    this.deps.reconnect([...new Set([...flow.ids, ...this.boundTo(keyOf(binding))])]);
+    const ids = [...flow.ids, ...this.boundTo(keyOf(binding)), ...(await this.sameKeyUnbound(binding))];
+    await this.bindAll(ids, binding);
+    this.deps.reconnect([...new Set(ids)]);
+  }
+
+  /** Upstreams never signed in (added before this sign-in) whose discovery names the same issuer and resource: they share it. */
+  private async sameKeyUnbound(binding: Binding): Promise<string[]> {
+    const unbound = [...this.targets.values()].filter((x) => !x.binding);
+    const found = await Promise.all(unbound.map(async (x) => {
+      const b = await this.discoverBinding(x).catch(() => null);
+      return b && keyOf(b) === keyOf(binding) ? x.target.id : null;
+    }));
+    return found.filter((id): id is string => id !== null);
   }
 
   private async bindAll(ids: string[], binding: Binding): Promise<void> {

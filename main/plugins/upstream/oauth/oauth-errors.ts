@@ -1,4 +1,5 @@
 import { InsufficientScopeError, SdkError, SdkErrorCode, UnauthorizedError, type AuthProvider } from '@modelcontextprotocol/client';
+import { OAUTH_CALLBACK_PATH, OAUTH_CALLBACK_PORTS } from '../../../contract/oauth.ts';
 import { GatehouseError } from '../../../core/errors.ts';
 import { redact, REDACTED } from '../../../lib/redact.ts';
 import { signInRequired } from './vault-provider.ts';
@@ -27,4 +28,17 @@ export function sdkFailure(e: unknown, id: string, stepUp: (scope: string | unde
   if (cause instanceof InsufficientScopeError) return stepUp(cause.requiredScope);
   if (e instanceof UnauthorizedError || (e instanceof SdkError && e.code === SdkErrorCode.ClientHttpAuthentication)) return signInRequired(id, 'the server refused the token');
   return null;
+}
+
+/**
+ * Why a sign-in could not start. The one a person can act on is named: an
+ * authorization server Gatehouse cannot register with by itself (no dynamic
+ * registration, no Client ID Metadata Documents) needs a client id made there.
+ */
+export function startFailure(id: string, e: unknown): GatehouseError {
+  const text = scrubOAuth(e);
+  if (/does not support dynamic client registration/i.test(text)) {
+    return new GatehouseError('upstream_error', `upstream '${id}': its authorization server offers neither dynamic client registration nor Client ID Metadata Documents, so Gatehouse cannot register itself there. Register a client for Gatehouse with that server (redirect URIs ${OAUTH_CALLBACK_PORTS.map((p) => `http://127.0.0.1:${p}${OAUTH_CALLBACK_PATH}`).join(', ')}) and add the upstream again with --client-id ID (gatehouse upstreams add ${id} --url URL --oauth --client-id ID)`);
+  }
+  return new GatehouseError('upstream_error', `upstream '${id}': the sign-in could not start: ${text}`);
 }

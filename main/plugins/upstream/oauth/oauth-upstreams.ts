@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { UpstreamAddInput } from '../../../contract/upstreams.ts';
+import { CLIENT_METADATA_PATH } from '../../../contract/oauth.ts';
 import { GatehouseError } from '../../../core/errors.ts';
 import { approve } from '../pinning.ts';
 import type { PinnedTool, StoredOAuth, UpstreamRecord } from '../upstream-data.ts';
@@ -41,4 +42,19 @@ export function firstListing(rec: UpstreamRecord, pins: PinnedTool[]): PinnedToo
   if (!o?.first_listing_pending || pins.length === 0) return pins;
   o.first_listing_pending = false;
   return pins.map((p) => approve(p));
+}
+
+/**
+ * The Client ID Metadata Document the reference cloud gateway serves for
+ * this installation, when the service is connected to one over https (an
+ * authorization server fetches the URL, so plain http never qualifies).
+ */
+export function cloudMetadataUrl(gatewayUrl: string | null | undefined): string | null {
+  if (!gatewayUrl) return null;
+  try {
+    const u = new URL(gatewayUrl);
+    return u.protocol === 'https:' ? `${u.origin}${u.pathname.replace(/\/+$/, '')}${CLIENT_METADATA_PATH}` : null;
+  } catch {
+    return null;
+  }
 }

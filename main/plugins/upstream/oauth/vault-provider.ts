@@ -1,3 +1,4 @@
+import { checkResourceAllowed, resourceUrlFromServerUrl } from '@modelcontextprotocol/client';
 import type { OAuthClientInformationContext, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client';
 import type { Vault } from '../../../core/ports.ts';
 import { GatehouseError } from '../../../core/errors.ts';
@@ -32,6 +33,15 @@ export interface OAuthTarget {
   client_id: string | null;
   scopes: string | null;
   client_metadata_url: string | null;
+}
+
+/** The SDK's own RFC 8707 rule: the claimed resource is this server's origin and a prefix of its path. */
+function resourceAllowed(serverUrl: string, claimed: string): boolean {
+  try {
+    return checkResourceAllowed({ requestedResource: resourceUrlFromServerUrl(serverUrl), configuredResource: claimed });
+  } catch {
+    return false;
+  }
 }
 
 export type RunKind = { kind: 'refresh' } | { kind: 'start'; state: string; onAuthorizationUrl(url: URL): void } | { kind: 'callback'; flow: StoredFlow };
@@ -161,6 +171,10 @@ export class VaultOAuthProvider implements OAuthClientProvider {
     // The MCP authorization spec: the metadata's issuer is exactly the URL it was fetched for (RFC 8414 section 3.3), no trailing-slash leniency.
     if (meta.issuer !== state.authorizationServerUrl) throw new GatehouseError('upstream_error', `upstream '${this.target.id}': the authorization server's metadata names issuer ${JSON.stringify(meta.issuer).slice(0, 300)}, not ${JSON.stringify(state.authorizationServerUrl).slice(0, 300)}: refused`);
     if (!meta.code_challenge_methods_supported?.includes('S256')) throw new GatehouseError('upstream_error', `upstream '${this.target.id}': the authorization server does not advertise PKCE S256 (code_challenge_methods_supported): refused`);
+    // Never a token for another server: metadata naming a resource this URL is not part of is refused on every path (the
+    // SDK checks it inside auth() only, and a 401's discovery would otherwise reuse that other resource's sign-in).
+    const claimed = state.resourceMetadata?.resource;
+    if (claimed && !resourceAllowed(this.target.url, claimed)) throw new GatehouseError('upstream_error', `upstream '${this.target.id}': its protected resource metadata names the resource ${JSON.stringify(claimed).slice(0, 300)}, which ${this.target.url.slice(0, 300)} is not part of: refused (a token for it would go to another server)`);
     this.discovery = state;
     this.issuer = meta.issuer;
     this.resource ??= state.resourceMetadata?.resource ?? null;
