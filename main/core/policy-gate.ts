@@ -3,7 +3,7 @@ import type { StoredPolicy } from '../contract/policy.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { RegisteredTool, ProfileSet } from './registry.ts';
 import type { PolicyAction, PolicyCaller, PolicyEngine, PolicyQuery, PolicyVerdict } from './policy.ts';
-import { policyQuery, refusalMessage, type CallShape } from './policy.ts';
+import { callShapeOf, policyQuery, refusalMessage, type CallShape } from './policy.ts';
 import { GatehouseError } from './errors.ts';
 
 export interface PolicyGateDeps {
@@ -37,11 +37,15 @@ export class PolicyGate {
   }
 
   async check(caller: PolicyCaller, entry: RegisteredTool, args: unknown, target: string | null): Promise<GateAnswer> {
+    // The arguments are scanned once for both questions.
+    const shape = callShapeOf(args);
     try {
-      const call = await this.decide('call', caller, entry, args, target);
+      const call = await this.decide('call', caller, entry, args, target, shape);
       if (call.decision === 'deny') return callRefusal(entry, call);
       if (!entry.tool.write) return { refused: null, unattended: null };
-      const run = await this.decide('run_without_approval', caller, entry, args, target);
+      // Most policies (the default among them) permit no write without a person: no need to ask, at ~0.3 ms a question.
+      if (!(await this.d.engine.mayPermit('run_without_approval'))) return { refused: null, unattended: null };
+      const run = await this.decide('run_without_approval', caller, entry, args, target, shape);
       return { refused: null, unattended: run.decision === 'allow' ? run.policies : null };
     } catch (e) {
       return unavailable(e);

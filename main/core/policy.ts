@@ -40,6 +40,8 @@ export type PolicyVerdict = PolicyVerdictView;
 export interface PolicyEngine {
   /** The active policy's decision; rejects with `policy_unavailable` when it cannot be evaluated (fail closed). */
   decide(query: PolicyQuery): Promise<PolicyVerdict>;
+  /** Whether any `permit` of the active policy can apply to this action: when none can, its answer is deny without evaluating. */
+  mayPermit(action: PolicyAction): Promise<boolean>;
   /** Parses and validates a policy against the schema; rejects with `invalid_value` and the validator's message. */
   check(text: string): Promise<PolicyCheckAnswer>;
   /** The shipped default policy and the schema (their files in policy/). */
