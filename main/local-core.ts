@@ -15,6 +15,7 @@ import { EventHub } from './core/events.ts';
 import { StatsRecorder } from './core/stats.ts';
 import { Auditor } from './core/auditor.ts';
 import { Staging } from './core/staging.ts';
+import { confirmPolicyOf } from './core/staged-policy.ts';
 import { standingOf } from './core/staged-standing.ts';
 import { Pipeline } from './core/pipeline.ts';
 import { PolicyGate } from './core/policy-gate.ts';
@@ -126,14 +127,15 @@ export async function openLocalCore(config: LocalCoreConfig) {
     else await site.seedIfEmpty();
     const siteIdentity = () => site.identity() as unknown as Record<string, unknown>;
     const auditor = new Auditor(audit, stats, clock, () => siteStore.read().site.url || 'local');
-    const standing = standingOf({ token: (id) => tokens.byId(id), registry, settings: () => settings.get() });
-    const staging = new Staging({ store: stagedFiles, users: (id) => users.byId(id), registry, auditor, events, clock, auditTrail: audit, settings: () => settings.get(), log, usage, standing, ...(config.stagedLifetimeMs ? { lifetimeMs: config.stagedLifetimeMs } : {}) });
-    const entitlements = cloud.entitlements;
-    // A call runs only when its audit line and usage event can be written (decisions.md "Storage failures").
-    const storage = new StorageGuard([audit.storage, cloud.usage.storage], () => events.emit({ type: 'health' }));
     // The tool-call policy: the person's (options.json) or the shipped default; the engine loads at its first question.
     const policyEngine = createCedarEngine({ activeText: () => options.read().policy?.text ?? null });
     const policy = new PolicyGate({ engine: policyEngine, settings: () => settings.get(), profileOf: (name) => profiles.get(name), clock });
+    const standing = standingOf({ token: (id) => tokens.byId(id), registry, settings: () => settings.get() });
+    const confirmPolicy = confirmPolicyOf({ gate: policy, registry, token: (id) => tokens.byId(id), users: (id) => users.byId(id) });
+    const staging = new Staging({ store: stagedFiles, users: (id) => users.byId(id), registry, auditor, events, clock, auditTrail: audit, settings: () => settings.get(), log, usage, standing, confirmPolicy, ...(config.stagedLifetimeMs ? { lifetimeMs: config.stagedLifetimeMs } : {}) });
+    const entitlements = cloud.entitlements;
+    // A call runs only when its audit line and usage event can be written (decisions.md "Storage failures").
+    const storage = new StorageGuard([audit.storage, cloud.usage.storage], () => events.emit({ type: 'health' }));
     const pipeline = new Pipeline({ registry, staging, auditor, entitlements: () => entitlements, settings: () => settings.get(), clock, usage, storage, policy });
     const watchSettings = (listener: (s: Settings) => void) => events.subscribe((e) => e.type === 'settings' && listener(e.settings));
     const builtin = builtinPlugin({ registry, staging, settings: () => settings.get(), watchSettings, siteIdentity });

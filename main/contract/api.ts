@@ -26,7 +26,7 @@ import {
 import { ProfileCreateInput, ProfileName, ProfileView } from './profiles.ts';
 import { PolicyCheckAnswer, PolicyExplainAnswer, PolicyExplainInput, PolicyTextInput, PolicyView } from './policy.ts';
 import { OAuthStatus } from './oauth-status.ts';
-import { ApprovalView, ByLink } from './approval-link.ts';
+import { ApprovalConfirm, ApprovalView, ByLink } from './approval-link.ts';
 import { UpstreamAddInput, UpstreamDetail, UpstreamIdRef, UpstreamReviewInput, UpstreamTestAnswer, UpstreamToolView, UpstreamView } from './upstreams.ts';
 
 const none = z.object({}).strict();
@@ -169,7 +169,7 @@ export const API_ACTIONS = {
   'pro.cloudSync': { method: 'POST', path: 'pro/cloud/sync', base: 'rest', input: z.object({}), output: ProAccepted, who: PEOPLE },
   /** The page of one approval link (docs/tasks.md): that write only, people only (a console session), never a client token. */
   'approval.get': { method: 'GET', path: 'approval/:link', input: ByLink, output: ApprovalView, who: PEOPLE },
-  'approval.confirm': { method: 'POST', path: 'approval/:link/confirm', input: ByLink, output: ApprovalView, who: PEOPLE },
+  'approval.confirm': { method: 'POST', path: 'approval/:link/confirm', input: ApprovalConfirm, output: ApprovalView, who: PEOPLE },
   'approval.discard': { method: 'POST', path: 'approval/:link/discard', input: ByLink, output: ApprovalView, who: PEOPLE },
 } as const satisfies Record<string, ActionDef>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Preview, StagedStatus } from './staged.ts';
+import { Preview, StagedBlock, StagedStatus } from './staged.ts';
 
 /**
  * An approval link's id: the base64url HMAC of one staged write's id under a
@@ -9,6 +9,9 @@ import { Preview, StagedStatus } from './staged.ts';
 export const ApprovalLinkId = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'not an approval link id');
 
 export const ByLink = z.object({ link: ApprovalLinkId }).strict();
+
+/** The page's Approve names the preview it showed (`preview_hash`): a write whose preview differs is refused as stale, as on the desk. */
+export const ApprovalConfirm = z.object({ link: ApprovalLinkId, preview_hash: z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 hex digest').optional() }).strict();
 
 /** Where the console serves the page of one link: `{console_url}#approve/<link>`. */
 export const APPROVAL_ROUTE = 'approve';
@@ -26,5 +29,9 @@ export const ApprovalView = z.object({
   created: z.string(),
   expires_at: z.string(),
   status: StagedStatus,
+  /** the preview's hash, echoed by the page's Approve; null for a record from before hashes */
+  preview_hash: z.string().nullable().default(null),
+  /** set while the write may not be approved (its token revoked or narrowed): the page offers only Discard */
+  blocked: StagedBlock.nullable().default(null),
 });
 export type ApprovalView = z.infer<typeof ApprovalView>;

@@ -103,6 +103,8 @@ export const StagedPayload = z.object({
   preview_hash: z.string().nullable().optional(),
   /** an upstream tool's pinned definition hash when the write was staged: a confirm after the definition changed is refused as stale */
   definition_hash: z.string().nullable().optional(),
+  /** the call's argument names and the kinds of secret found in its arguments: what the policy is asked again at a confirm (docs/policy.md); absent in older records */
+  call_shape: z.object({ arg_names: z.array(z.string()), secret_kinds: z.array(z.string()) }).optional(),
 });
 export type StagedPayload = z.infer<typeof StagedPayload>;
 

@@ -40,6 +40,8 @@ export type PolicyVerdict = PolicyVerdictView;
 export interface PolicyEngine {
   /** The active policy's decision; rejects with `policy_unavailable` when it cannot be evaluated (fail closed). */
   decide(query: PolicyQuery): Promise<PolicyVerdict>;
+  /** Whether any `permit` of the active policy can apply to this action: when none can, its answer is deny without evaluating. */
+  mayPermit(action: PolicyAction): Promise<boolean>;
   /** Parses and validates a policy against the schema; rejects with `invalid_value` and the validator's message. */
   check(text: string): Promise<PolicyCheckAnswer>;
   /** The shipped default policy and the schema (their files in policy/). */
@@ -64,8 +66,20 @@ export interface PolicyFacts {
 /** Tools that decide staged writes: the agent may call them only in approval_mode "agent". */
 export const isDecisionTool = (tool: Tool): boolean => tool.decides_staged === true;
 
-export function policyQuery(action: PolicyAction, caller: PolicyCaller, tool: Tool, pluginKind: Plugin['kind'], call: { args: unknown; target: string | null }, facts: PolicyFacts): PolicyQuery {
-  const args = call.args && typeof call.args === 'object' && !Array.isArray(call.args) ? (call.args as Record<string, unknown>) : {};
+/** What the policy's context says of a call's arguments: their names and the kinds of secret in them (kept with a staged write for its confirm). */
+export interface CallShape {
+  arg_names: string[];
+  secret_kinds: string[];
+}
+
+export function callShapeOf(args: unknown): CallShape {
+  const obj = args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+  return { arg_names: Object.keys(obj), secret_kinds: [...new Set(scanSecrets(obj).map((f) => f.kind))] };
+}
+
+/** `call.args` is the call's arguments, or their shape already taken (a staged write's confirm). */
+export function policyQuery(action: PolicyAction, caller: PolicyCaller, tool: Tool, pluginKind: Plugin['kind'], call: { args: unknown; target: string | null; shape?: CallShape }, facts: PolicyFacts): PolicyQuery {
+  const shape = call.shape ?? callShapeOf(call.args);
   const user: EntityJson = {
     uid: { type: 'User', id: caller.user.id },
     attrs: { login: caller.user.login, role: caller.user.role, capabilities: [...caller.capabilities], token: tokenInfo(caller, facts) },
@@ -87,8 +101,8 @@ export function policyQuery(action: PolicyAction, caller: PolicyCaller, tool: To
     parents: [],
   };
   const context: PolicyContext = {
-    arg_names: Object.keys(args),
-    secret_kinds: [...new Set(scanSecrets(args).map((f) => f.kind))],
+    arg_names: shape.arg_names,
+    secret_kinds: shape.secret_kinds,
     approval_mode: facts.settings.approval_mode,
     time: timeOf(facts.now),
   };

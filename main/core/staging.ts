@@ -21,6 +21,8 @@ import { GatehouseError } from './errors.ts';
 import { capabilitiesOf } from './users.ts';
 import { bindingOf, checkPresented, stalenessOf } from './approval-binding.ts';
 import { BLOCK_MESSAGES, type Standing } from './staged-standing.ts';
+import type { ConfirmPolicy } from './staged-policy.ts';
+import { callShapeOf } from './policy.ts';
 import { USAGE_EVENTS, type UsageReporter } from './usage.ts';
 
 export interface StagingDeps {
@@ -42,6 +44,8 @@ export interface StagingDeps {
   usage: UsageReporter;
   /** whether the token that staged a write may still make it (staged-standing.ts); without it, every write stands */
   standing?: Standing;
+  /** the tool-call policy asked again at a confirm (staged-policy.ts); without it, no policy is asked */
+  confirmPolicy?: ConfirmPolicy;
 }
 
 /** What recovery did at start. */
@@ -94,7 +98,7 @@ export class Staging {
     this.index.assertRoom(ownerKey({ token_id: ctx.token?.id ?? null, user_id: ctx.user.id }), 0);
     const plan = await tool.preview(input, ctx);
     const now = this.deps.clock.now();
-    const item = newStagedItem(tool, plan, ctx, now, this.lifetimeMs);
+    const item: StagedPayload = { ...newStagedItem(tool, plan, ctx, now, this.lifetimeMs), call_shape: callShapeOf(input) };
     const writeBytes = jsonBytes({ payload: item.payload, preview: item.preview });
     if (writeBytes > this.index.limits.writeBytes) {
       throw new GatehouseError('staged_too_large', `this write's payload and preview take ${Math.ceil(writeBytes / 1024)} KiB; the limit is ${Math.floor(this.index.limits.writeBytes / 1024)} KiB: split it into smaller writes`, { bytes: writeBytes, limit: this.index.limits.writeBytes });
@@ -249,6 +253,9 @@ export class Staging {
     }
     if (block === 'token_narrowed') await this.refuseNow(item, by, 'token_narrowed', BLOCK_MESSAGES.token_narrowed);
     if (!tool || !tool.write) return refuse('not_found', `the tool '${item.tool}' that staged this write is no longer available`);
+    // A policy that forbids the call now refuses the confirm; the write stays pending for a person to discard (or the policy to change).
+    const denied = await this.deps.confirmPolicy?.(item, by);
+    if (denied) await this.refuseNow(item, by, denied.code, denied.message, { policies: denied.policies }, denied.policies);
     const owner = this.deps.users(item.user_id);
     if (!owner || !capabilitiesOf(owner.role).has(tool.capability)) return refuse('forbidden', 'the user who asked for this write no longer has the permission it needs');
     if (item.target && item.target_version !== null && tool.currentVersion) {
@@ -376,8 +383,8 @@ export class Staging {
   }
 
   /** Refuses a confirm without deciding the write: one `denied` audit entry (with the binding), and it stays pending. */
-  private async refuseNow(item: StagedPayload, by: Decider, code: 'stale_approval' | 'token_narrowed', message: string, details: Record<string, unknown> = {}): Promise<never> {
-    this.ledger.audit(item, 'denied', this.actorFor(by, item), { error_code: code, binding: bindingOf(item) });
+  private async refuseNow(item: StagedPayload, by: Decider, code: 'stale_approval' | 'token_narrowed' | 'policy_denied' | 'policy_unavailable', message: string, details: Record<string, unknown> = {}, policy?: string[]): Promise<never> {
+    this.ledger.audit(item, 'denied', this.actorFor(by, item), { error_code: code, binding: bindingOf(item), ...(policy ? { policy } : {}) });
     await this.deps.auditor.durable();
     throw new GatehouseError(code, message, { staged_id: item.id, ...details });
   }

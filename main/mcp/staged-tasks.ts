@@ -86,6 +86,8 @@ export function taskOf(item: StagedPayload, caps: DeclaredCapabilities, approval
     case 'discarded':
       // The client's own tasks/cancel withdrew it: cancelled. A person's discard: the request failed.
       if (item.decided_by?.kind === 'token' && item.decided_by.token_id === item.token_id) return { ...base, status: 'cancelled', statusMessage: 'Cancelled by the client; nothing was changed' };
+      // Revoking the token that staged it discarded it (docs/tasks.md): the reason is the revocation, not a person's review.
+      if (item.error_code === 'token_revoked') return failed('token_revoked', 'The token that staged this write was revoked, so the write was discarded; nothing was changed');
       return failed('staged_discarded', 'A person discarded this write; nothing was changed');
     case 'expired':
       return failed('staged_expired', `Nobody approved this write before ${item.expires_at}; nothing was changed (stage it again)`);

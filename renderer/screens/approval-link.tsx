@@ -17,8 +17,16 @@ function refusalText(r: Extract<Result<unknown>, { ok: false }>): string {
   if (r.code === 'approval_link_gone' || r.code === 'staged_expired') return 'This approval link is no longer valid: its write was already decided, or it expired. Nothing more can be done here.';
   if (r.code === 'not_found') return 'No staged write has this approval link.';
   if (r.code === 'stale_preview') return 'Not applied: the target changed after this preview was made. Nothing was changed; ask the agent to stage it again.';
+  if (r.code === 'stale_approval') return 'Not applied: this write changed since this page showed it. Nothing was changed; reload the page to see it as it is now.';
+  if (r.code === 'token_revoked') return 'Not applied: the token that staged this write was revoked, so it was discarded.';
+  if (r.code === 'token_narrowed') return 'This write cannot be approved: the token that staged it may not make it any more. You can discard it.';
   return r.message;
 }
+
+const BLOCKED: Record<NonNullable<ApprovalView['blocked']>, string> = {
+  token_revoked: 'The token that staged this write was revoked: it cannot be approved.',
+  token_narrowed: 'The token that staged this write may not make it any more (its profile, scope or user\'s role changed): it cannot be approved. You can discard it.',
+};
 
 /**
  * The page of one approval link (`#approve/<link>`): that write only, with
@@ -41,7 +49,8 @@ export function ApprovalLinkPage({ link }: { link: string }) {
 
   const decide = async (view: ApprovalView, verb: 'approval.confirm' | 'approval.discard') => {
     setState({ kind: 'shown', view, busy: true, refusal: null });
-    const r = await api[verb]({ link });
+    // Approve names the preview shown here: a write that changed since is refused as stale, never applied unseen.
+    const r = verb === 'approval.confirm' ? await api[verb]({ link, ...(view.preview_hash ? { preview_hash: view.preview_hash } : {}) }) : await api[verb]({ link });
     if (r.ok) setState({ kind: 'shown', view: r.data, busy: false, refusal: null });
     else if (r.code === 'unauthorized') refused(r);
     else setState({ kind: 'shown', view, busy: false, refusal: refusalText(r) });
@@ -67,13 +76,16 @@ export function ApprovalLinkPage({ link }: { link: string }) {
       </p>
       <PreviewView preview={view.preview} idBase="approval-link" />
       {refusal ? <div className="row-error" role="alert">{refusal}</div> : null}
+      {!done && view.blocked ? <div className="row-error" role="alert">{BLOCKED[view.blocked]}</div> : null}
       {done ? (
         <p role="status">{done}</p>
       ) : (
         <div className="form-buttons">
-          <button type="button" className="primary" disabled={busy} onClick={() => void decide(view, 'approval.confirm')}>
-            Approve
-          </button>
+          {view.blocked ? null : (
+            <button type="button" className="primary" disabled={busy} onClick={() => void decide(view, 'approval.confirm')}>
+              Approve
+            </button>
+          )}
           <button type="button" disabled={busy} onClick={() => void decide(view, 'approval.discard')}>
             Discard
           </button>

@@ -70,7 +70,10 @@ describe('approval link (Chromium against the headless service)', () => {
     expect(await page.getByRole('navigation', { name: 'Console' }).count()).toBe(0);
     await shot(page, 'approval-link');
 
+    // Approve is bound to the preview the page showed: it sends that preview's hash.
+    const sent = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/confirm'), STEP);
     await page.getByRole('button', { name: 'Approve' }).click();
+    expect((await sent).postDataJSON()).toEqual({ preview_hash: svc.core.staging.get(taskId).preview_hash });
     await page.getByRole('status').filter({ hasText: 'Approved and applied' }).waitFor(STEP);
     const done = (await rpc('tasks/get', { taskId })).result;
     expect(done).toMatchObject({ status: 'completed', result: { isError: false } });

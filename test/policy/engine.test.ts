@@ -40,4 +40,18 @@ describe('the Cedar engine', () => {
     expect(await live.decide(q())).toMatchObject({ decision: 'deny', policies: ['stop'] });
     expect((await live.decide(q('pages_get'))).decision).toBe('allow');
   });
+
+  it('knows which actions some permit can apply to, so the gate skips run_without_approval when none can', async () => {
+    let text: string | null = null;
+    const e = createCedarEngine({ activeText: () => text });
+    expect(await e.mayPermit('call')).toBe(true);
+    expect(await e.mayPermit('run_without_approval')).toBe(false);
+    for (const scope of ['action', 'action == Action::"run_without_approval"', 'action in [Action::"call", Action::"run_without_approval"]']) {
+      text = `${e.defaultText()}\n@id("x") permit (principal, ${scope}, resource) when { resource.name == "pages_create" };`;
+      expect(await e.mayPermit('run_without_approval'), scope).toBe(true);
+    }
+    // a forbid on every action permits nothing more
+    text = `${e.defaultText()}\n@id("y") forbid (principal, action, resource) when { resource.name == "pages_create" };`;
+    expect(await e.mayPermit('run_without_approval')).toBe(false);
+  });
 });
