@@ -160,6 +160,10 @@ export const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   sign_in_required: 409,
   policy_denied: 403,
   policy_unavailable: 503,
+  // a confirm refused because the write, its preview or its token changed since the person saw it: a conflict with the state, like stale_preview
+  stale_approval: 409,
+  token_narrowed: 409,
+  token_revoked: 409,
 };
 
 /** The `{ok, data} | {ok:false, code, message}` shape of IPC and the admin API. */
