@@ -7,7 +7,7 @@ import { silentLogger } from '../../../main/lib/logger.ts';
 import { OAuthCoordinator } from '../../../main/plugins/upstream/oauth/coordinator.ts';
 import { cloudMetadataUrl } from '../../../main/plugins/upstream/oauth/oauth-upstreams.ts';
 import { MemoryVault } from '../../helpers/core.ts';
-import { freePort, startOAuthWorld, type OAuthWorld } from './oauth-helpers.ts';
+import { callCatching, freePort, startOAuthWorld, type OAuthWorld } from './oauth-helpers.ts';
 import { textOf, until } from './upstream-world.ts';
 
 /**
@@ -42,15 +42,7 @@ describe('OAuth upstreams: no refresh token, another server\'s resource, no way 
   }, 60_000);
   afterAll(async () => W?.stop());
 
-  const call = (name: string) => W.mcp().then(async (c) => {
-    try {
-      return await c.callTool({ name, arguments: {} });
-    } catch (e) {
-      return { isError: true, content: [{ type: 'text', text: (e as Error).message }] };
-    } finally {
-      await c.close();
-    }
-  });
+  const call = (name: string) => callCatching(W, name);
 
   it('an authorization server that issues no refresh token: at expiry one "sign in again", no refresh tried, no browser', async () => {
     W.as.issueRefresh = false;

@@ -29,6 +29,17 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Calls a tool through the gateway as a client would; a thrown error comes back as an error result (its message as text). */
+export const callCatching = (W: UpstreamWorld, name: string) => W.mcp().then(async (c) => {
+  try {
+    return await c.callTool({ name, arguments: {} });
+  } catch (e) {
+    return { isError: true, content: [{ type: 'text', text: (e as Error).message }] };
+  } finally {
+    await c.close();
+  }
+});
+
 export async function startOAuthWorld(o: { dataDir?: string; callbackPort?: number } = {}): Promise<OAuthWorld> {
   const as = await startAuthServer();
   const rs = await startResourceServer(as.issuer);
