@@ -238,7 +238,9 @@ export class OAuthCoordinator {
     } catch (e) {
       if (e instanceof GatehouseError && e.code === 'sign_in_required') {
         this.tokens.delete(key);
-        throw this.require(key, 'the authorization server refused the refresh (sign in again)');
+        // A resource now naming another authorization server has no tokens under the new key: a sign-in, not a refused refresh.
+        const now = provider.key();
+        throw this.require(key, now && keyOf(now) !== key ? 'its authorization server changed' : 'the authorization server refused the refresh (sign in again)');
       }
       this.deps.log.warn('oauth: refreshing the token failed; trying again later', { upstream: t.target.id, error: scrubOAuth(e) });
       throw new GatehouseError('upstream_unavailable', `upstream '${t.target.id}': refreshing its sign-in failed (${scrubOAuth(e)}); Gatehouse tries again`);
