@@ -7,6 +7,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.{ts,tsx}'],
     exclude: ['node_modules/**', 'dist/**'],
+    // Names the file whose worker died, if one does (see the file).
+    setupFiles: ['test/helpers/worker-trace.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
