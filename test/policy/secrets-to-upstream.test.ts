@@ -1,10 +1,8 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditPage } from '../../main/contract/audit.ts';
-import { startUpstreamWorld, TEST_UPSTREAM, textOf, type UpstreamWorld } from '../plugins/upstream/upstream-world.ts';
+import { startFixtureWorld, textOf, type FixtureWorld, type UpstreamWorld } from '../plugins/upstream/upstream-world.ts';
 
 /**
  * A policy that keeps secrets away from upstream servers: a call whose
@@ -13,9 +11,9 @@ import { startUpstreamWorld, TEST_UPSTREAM, textOf, type UpstreamWorld } from '.
  * policy; the same tool without a secret, and a secret to a local tool, run.
  * A real licensed service, a real stdio upstream (the SDK fixture), the SDK client.
  */
+let f: FixtureWorld;
 let u: UpstreamWorld;
 let client: Client;
-let dir: string;
 let journal: string;
 const AWS_KEY = 'AKIAIOSFODNN7EXAMPLE';
 const NO_SECRETS_UPSTREAM = `
@@ -24,21 +22,12 @@ forbid (principal, action, resource)
 when { resource.plugin_kind == "upstream" && !context.secret_kinds.isEmpty() };`;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'gh-policy-up-'));
-  journal = join(dir, 'journal.txt');
-  await writeFile(journal, '');
-  await writeFile(join(dir, 'control.json'), '{}');
-  u = await startUpstreamWorld();
-  await u.ok('POST', 'upstreams', { id: 't', transport: { kind: 'stdio', command: process.execPath, args: [TEST_UPSTREAM], env: [{ name: 'JOURNAL', value: journal }, { name: 'CONTROL_FILE', value: join(dir, 'control.json') }] } });
+  f = await startFixtureWorld({ prefix: 'gh-policy-up-', id: 't', control: true });
+  ({ u, client, journal } = f);
   const current = await u.ok<{ text: string }>('GET', 'policy');
   await u.ok('PUT', 'policy', { text: `${current.text}\n${NO_SECRETS_UPSTREAM}` });
-  client = await u.mcp();
 }, 120_000);
-afterAll(async () => {
-  await client?.close();
-  await u?.stop();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => f?.stop());
 
 describe('a policy refusing secrets sent to an upstream', () => {
   it('refuses the call with the policy id, audits it, and sends nothing', async () => {

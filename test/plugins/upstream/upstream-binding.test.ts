@@ -1,40 +1,28 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UpstreamToolView } from '../../../main/contract/upstreams.ts';
 import type { StagedView } from '../../../main/contract/staged.ts';
 import type { AuditPage } from '../../../main/contract/audit.ts';
-import { startUpstreamWorld, TEST_UPSTREAM, until, type UpstreamWorld } from './upstream-world.ts';
+import { startFixtureWorld, until, type FixtureWorld, type UpstreamWorld } from './upstream-world.ts';
 
 // Issue 20, stale case 3: an upstream write is bound to the tool definition a
 // person approved. The fixture's `lookup` changes its definition at run time
 // (CONTROL_FILE); once a person approves the new one, a write staged under the
 // old one is refused as stale, with the hashes in the audit line.
 
+let f: FixtureWorld;
 let u: UpstreamWorld;
 let client: Client;
-let dir: string;
 let control: string;
 let journal: string;
 const toolOf = async (name: string) => (await u.ok<UpstreamToolView[]>('GET', 'upstreams/b/tools')).find((t) => t.tool === name)!;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'gh-binding-'));
-  control = join(dir, 'control.json');
-  journal = join(dir, 'journal.txt');
-  await writeFile(control, '{}');
-  await writeFile(journal, '');
-  u = await startUpstreamWorld();
-  await u.ok('POST', 'upstreams', { id: 'b', transport: { kind: 'stdio', command: process.execPath, args: [TEST_UPSTREAM], env: [{ name: 'JOURNAL', value: journal }, { name: 'CONTROL_FILE', value: control }] } });
-  client = await u.mcp();
+  f = await startFixtureWorld({ prefix: 'gh-binding-', id: 'b', control: true });
+  ({ u, client, control, journal } = f);
 }, 120_000);
-afterAll(async () => {
-  await client?.close();
-  await u?.stop();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => f?.stop());
 
 describe('an upstream write is bound to the pinned definition', () => {
   it('records the definition hash and masks a secret in the preview; confirm after the definition changed (and was approved again) is refused as stale', async () => {

@@ -1,12 +1,10 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UpstreamDetail, UpstreamToolView } from '../../../main/contract/upstreams.ts';
 import type { StagedPayload } from '../../../main/contract/staged.ts';
 import type { AuditEntry } from '../../../main/contract/audit.ts';
-import { startUpstreamWorld, TEST_UPSTREAM, until, type UpstreamWorld } from './upstream-world.ts';
+import { startFixtureWorld, until, type FixtureWorld, type UpstreamWorld } from './upstream-world.ts';
 
 /**
  * The desk's side of upstreams through the real admin API: the console's
@@ -15,16 +13,12 @@ import { startUpstreamWorld, TEST_UPSTREAM, until, type UpstreamWorld } from './
  * unknown (a real upstream timeout after the call was sent), with bad input
  * and a client token tried on the new routes.
  */
+let f: FixtureWorld;
 let u: UpstreamWorld;
 let client: Client;
-let dir: string;
 let journal: string;
+let stdio: FixtureWorld['stdio'];
 
-const stdio = (id: string, extra: Record<string, unknown> = {}) => ({
-  id,
-  transport: { kind: 'stdio', command: process.execPath, args: [TEST_UPSTREAM], env: [{ name: 'JOURNAL', value: journal }] },
-  ...extra,
-});
 const names = async () => (await client.listTools()).tools.map((t) => t.name);
 const byToken = (method: string, path: string, body?: unknown) =>
   fetch(`${u.w.svc.adminUrl}/${path}`, { method, headers: { Authorization: `Bearer ${u.token}`, 'Content-Type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
@@ -39,18 +33,10 @@ async function unknownWrite(line: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'gh-updesk-'));
-  journal = join(dir, 'journal.txt');
-  await writeFile(journal, '');
-  u = await startUpstreamWorld();
-  await u.ok('POST', 'upstreams', stdio('quick', { timeout_ms: 300 }));
-  client = await u.mcp();
+  f = await startFixtureWorld({ prefix: 'gh-updesk-', id: 'quick', extra: { timeout_ms: 300 } });
+  ({ u, client, journal, stdio } = f);
 }, 120_000);
-afterAll(async () => {
-  await client?.close();
-  await u?.stop();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => f?.stop());
 
 describe('adding in two steps (the console)', () => {
   it('lists the tools without offering any; consent binds to the hashes shown; then they are offered', async () => {

@@ -1,3 +1,5 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { startWireWorld, type WireWorld } from '../../wire/helpers/wire-world.ts';
@@ -58,4 +60,44 @@ export async function until<T>(check: () => Promise<T> | T, ms = 10_000, what = 
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** A licensed world with the stdio test upstream (TEST_UPSTREAM) added as `id`, its journal and control files in a fresh temporary folder. */
+export interface FixtureWorld {
+  u: UpstreamWorld;
+  /** the SDK client of the administrator's token */
+  client: Client;
+  dir: string;
+  /** the file the fixture's writes append to (empty at start) */
+  journal: string;
+  /** the file that changes the fixture's `lookup` definition at run time (`{}` at start) */
+  control: string;
+  /** the admin API body adding the fixture as `id`; `control` also passes CONTROL_FILE */
+  stdio(id: string, extra?: Record<string, unknown>, opts?: { control?: boolean }): Record<string, unknown>;
+  stop(): Promise<void>;
+}
+
+/** `prefix`: the temporary folder's; `id`, `extra`, `control`: the first upstream added (see `stdio`). */
+export async function startFixtureWorld(opts: { prefix: string; id: string; extra?: Record<string, unknown>; control?: boolean }): Promise<FixtureWorld> {
+  const dir = await mkdtemp(join(tmpdir(), opts.prefix));
+  const journal = join(dir, 'journal.txt');
+  const control = join(dir, 'control.json');
+  await writeFile(journal, '');
+  await writeFile(control, '{}');
+  const stdio: FixtureWorld['stdio'] = (id, extra = {}, o = {}) => ({
+    id,
+    transport: { kind: 'stdio', command: process.execPath, args: [TEST_UPSTREAM], env: [{ name: 'JOURNAL', value: journal }, ...(o.control ? [{ name: 'CONTROL_FILE', value: control }] : [])] },
+    ...extra,
+  });
+  const u = await startUpstreamWorld();
+  await u.ok('POST', 'upstreams', stdio(opts.id, opts.extra, { control: opts.control }));
+  const client = await u.mcp();
+  return {
+    u, client, dir, journal, control, stdio,
+    async stop() {
+      await client.close();
+      await u.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
