@@ -43,6 +43,8 @@ export const AuditEntry = z.object({
   policy: z.array(z.string().max(100)).max(20).nullable().optional(),
   /** a staged write's decision: the sha256 hashes it was bound to (its arguments, its preview, an upstream tool's pinned definition) */
   binding: z.object({ args: z.string(), preview: z.string().nullable(), definition: z.string().nullable() }).nullable().optional(),
+  /** why a refusal was made, in words, where the error code alone does not say (e.g. a requestState issued to another token); never the refused values */
+  reason: z.string().max(300).nullable().optional(),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 
@@ -108,7 +110,7 @@ export type Stats = z.infer<typeof Stats>;
 export const AUDIT_CSV_COLUMNS = [
   'id', 'at', 'request_id', 'tool', 'write', 'result', 'error_code', 'source_plugin', 'feature_key', 'site',
   'token_id', 'token_preview', 'user_id', 'target', 'duration_ms', 'client', 'client_source', 'staged_id', 'principal',
-  'args_shape', 'binding',
+  'args_shape', 'binding', 'reason',
 ] as const;
 
 /** A CSV cell's plain value for a column: the principal as its one-line label, everything else as stored. */

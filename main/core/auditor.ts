@@ -8,7 +8,7 @@ import { uuidv7 } from '../lib/ids.ts';
 import { clientText } from './client-text.ts';
 
 /** Bounds on what an audit entry keeps of strings a client chose. */
-export const AUDIT_TEXT_LIMITS = { tool: 128, client: 80, target: 300, args_shape: 500, asked: 300 } as const;
+export const AUDIT_TEXT_LIMITS = { tool: 128, client: 80, target: 300, args_shape: 500, asked: 300, reason: 300 } as const;
 
 export interface AuditFacts {
   tool: string;
@@ -28,6 +28,8 @@ export interface AuditFacts {
   policy?: readonly string[] | null;
   /** a staged decision: the hashes the approval was bound to (approval-binding.ts) */
   binding?: AuditEntry['binding'];
+  /** why it was refused, where the error code alone does not say; never the refused values */
+  reason?: string | null;
 }
 
 /**
@@ -107,6 +109,7 @@ export class Auditor {
       ...(facts.asked ? { asked: clientText(facts.asked, AUDIT_TEXT_LIMITS.asked) } : {}),
       ...(facts.policy?.length ? { policy: facts.policy.slice(0, 20).map((p) => p.slice(0, 100)) } : {}),
       ...(facts.binding ? { binding: facts.binding } : {}),
+      ...(facts.reason ? { reason: clientText(facts.reason, AUDIT_TEXT_LIMITS.reason) } : {}),
     };
     this.sink.append(entry);
     this.stats.count(entry.tool, entry.result);

@@ -1,5 +1,5 @@
 import type { Settings } from '../contract/settings.ts';
-import { RESOURCE_READ } from '../contract/audit.ts';
+import { RESOURCE_READ, UNKNOWN_TOOL } from '../contract/audit.ts';
 import type { EntitlementSource } from './ports.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { CallContext, ResourceDef, ToolOutput, WriteTool } from './tool.ts';
@@ -76,8 +76,8 @@ export class Pipeline {
 
     // A retried round whose requestState was issued for another call: refused (and audited) before anything runs.
     if (ctx.resume?.refused) {
-      auditor.record({ ...facts, result: 'denied', error_code: 'invalid_params', duration_ms: elapsed() }, actor);
-      throw new GatehouseError('invalid_params', ctx.resume.refused);
+      auditor.record({ ...facts, result: 'denied', error_code: 'invalid_params', reason: ctx.resume.refused.reason, duration_ms: elapsed() }, actor);
+      throw new GatehouseError('invalid_params', ctx.resume.refused.message);
     }
     const checked = await entry.input.validate(args ?? {});
     if (!checked.ok) {
@@ -142,6 +142,22 @@ export class Pipeline {
    * with the URI as target. `extra` are resources the caller may always read
    * (the operating manual), audited the same way.
    */
+  /**
+   * A retried round of `name` whose requestState the MCP layer refused before
+   * the call could run (forged, expired, another token's): audited like the
+   * pipeline's own refusals, principal = the token, with the reason (never the state).
+   */
+  auditRefusedState(name: string, ctx: CallContext, reason: string): void {
+    let tool: RegisteredTool['tool'] | null = null;
+    try {
+      tool = this.d.registry.resolve(name, viewerOf(ctx), this.d.settings()).tool;
+    } catch {
+      // a name the caller cannot call: counted under UNKNOWN_TOOL, never the name it made up
+    }
+    const facts = tool ? { tool: tool.name, write: tool.write, source_plugin: tool.plugin, feature_key: tool.feature } : { tool: UNKNOWN_TOOL, write: false };
+    this.d.auditor.record({ ...facts, result: 'denied', error_code: 'invalid_params', reason }, actorOf(ctx));
+  }
+
   async readResource(uri: string, ctx: CallContext, extra: readonly ResourceDef[] = []): Promise<{ resource: ResourceDef; text: string }> {
     const { auditor, clock } = this.d;
     const started = clock.now();

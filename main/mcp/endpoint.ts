@@ -31,7 +31,7 @@ import type { ProfileSet } from '../core/registry.ts';
 import { createUpstreamLookup } from './upstream-lookup.ts';
 import { upstreamViewDeps } from './upstream-view.ts';
 import { ClientCapabilities } from './client-capabilities.ts';
-import { LegacyRoutes } from './legacy-routes.ts';
+import { LegacyRoutes, type CallRoute } from './legacy-routes.ts';
 
 export interface EndpointDeps extends ServerDeps {
   tokens: Tokens;
@@ -142,7 +142,15 @@ export function createMcpEndpoint(deps: EndpointDeps) {
 
     // A 2025 client's answer to what a call in flight asked it, or its cancellation of that call: to that exchange.
     if (rpc.era === 'legacy' && routes.route(record.id, rpc.message)) return void res.writeHead(202).end();
-    if (rpc.era === 'legacy') return serveLegacy(res, rpc.message as JSONRPCMessage, ctx, authInfo, view);
+    if (rpc.era === 'legacy') {
+      // A call's cancellation route, reserved now (before any await) so two calls cannot take one id.
+      const route = rpc.message.method !== undefined && rpc.message.id !== undefined ? routes.open(record.id, rpc.message.id) : undefined;
+      if (route instanceof HttpError) {
+        audit(route.code);
+        return sendError(res, route, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
+      }
+      return serveLegacy(res, rpc.message as JSONRPCMessage, ctx, authInfo, view, route);
+    }
     if (rpc.message.method === 'subscriptions/listen') {
       // The SDK holds this stream open and subscribes it to our bus: name the token it belongs to
       // (ListChanges.attach then ends the token's oldest stream past its bound).
@@ -155,13 +163,14 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     if (refused) audit(refused);
   }
 
-  async function serveLegacy(res: ServerResponse, message: JSONRPCMessage, ctx: CallContext, authInfo: AuthInfo, view?: string): Promise<void> {
+  async function serveLegacy(res: ServerResponse, message: JSONRPCMessage, ctx: CallContext, authInfo: AuthInfo, view?: string, route?: CallRoute): Promise<void> {
     const server = factory(ctx, view);
     const exchange = new LegacyExchange(res, ctx.request_id, authInfo, routes);
     try {
       await server.connect(exchange);
-      await exchange.serve(message);
+      await exchange.serve(message, route);
     } finally {
+      route?.close();
       void server.close().catch(() => {});
     }
   }

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { AuthInfo, JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
 import { finishRpcError } from './rpc-errors.ts';
-import type { LegacyRoutes } from './legacy-routes.ts';
+import type { CallRoute, LegacyRoutes } from './legacy-routes.ts';
 import { answerText } from './list-cache.ts';
 
 type Id = string | number;
@@ -38,8 +38,8 @@ export class LegacyExchange implements Transport {
 
   async start(): Promise<void> {}
 
-  /** Hands the one message to the connected server; resolves once the exchange is answered. */
-  serve(message: JSONRPCMessage): Promise<void> {
+  /** Hands the one message to the connected server; resolves once the exchange is answered. `route`: the call's cancellation route (LegacyRoutes.open). */
+  serve(message: JSONRPCMessage, route?: CallRoute): Promise<void> {
     const extra = { authInfo: this.authInfo };
     if (!('method' in message) || !('id' in message)) {
       // a notification or a posted response: nothing to answer but 202
@@ -48,7 +48,14 @@ export class LegacyExchange implements Transport {
       return Promise.resolve();
     }
     this.id = message.id;
-    if (this.routes) this.routed.push(this.routes.open(this.authInfo.clientId, message.id, (m) => this.onmessage?.(m, extra)));
+    if (route) {
+      route.deliver = (m) => {
+        this.onmessage?.(m, extra);
+        // Cancelled: no answer will come (the spec has the receiver send none), so end the HTTP answer empty and free the id.
+        if ('method' in m && m.method === 'notifications/cancelled') this.endUnanswered();
+      };
+      this.routed.push(route.close);
+    }
     const answered = new Promise<void>((resolve) => (this.finished = resolve));
     this.res.once('close', () => {
       if (this.done) return;
@@ -99,6 +106,14 @@ export class LegacyExchange implements Transport {
       this.finish();
     }
     this.onclose?.();
+  }
+
+  /** Ends the exchange with no JSON-RPC answer: an event stream that closes without one. */
+  private endUnanswered(): void {
+    if (this.done) return;
+    if (!this.streaming) this.res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform' });
+    this.res.end();
+    this.finish();
   }
 
   private withCode(message: Extract<JSONRPCMessage, { error: unknown }>): JSONRPCMessage {

@@ -1,10 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { HttpError } from '../lib/http/http-error.ts';
 
 type Id = string | number;
 type Deliver = (message: JSONRPCMessage) => void;
 
 const callKey = (token: string, id: Id) => `${token}\u0000${typeof id}:${id}`;
+
+/** Calls of one token in progress at once (each is an open HTTP request; a route is held for each). */
+export const MAX_OPEN_CALLS_PER_TOKEN = 256;
+
+/** A call's cancellation route: `deliver` is set once its exchange is connected; `close` ends the route (idempotent). */
+export interface CallRoute {
+  deliver: Deliver | null;
+  close(): void;
+}
 
 /**
  * Routes the messages a 2025-era client posts about an exchange still open
@@ -14,10 +24,17 @@ const callKey = (token: string, id: Id) => `${token}\u0000${typeof id}:${id}`;
  * to the call it cancels, in both cases only for the same token. A request
  * sent to the client gets an id of its own here (each server instance
  * numbers from 0, so two calls would send the same ids).
+ *
+ * A request id names one call of the token while it is in progress: MCP
+ * forbids a requestor to reuse a request id within a session, and with no
+ * session the token is the scope. A second call with the id of one still in
+ * progress is refused (invalid_request), so a cancellation always names one
+ * call; at most MAX_OPEN_CALLS_PER_TOKEN are held per token.
  */
 export class LegacyRoutes {
   private readonly asks = new Map<string, { token: string; id: Id; deliver: Deliver }>();
-  private readonly calls = new Map<string, Deliver>();
+  private readonly calls = new Map<string, CallRoute>();
+  private readonly openPerToken = new Map<string, number>();
 
   /** A request going out to the client: the id it travels with (routed back to `deliver` with the original id). */
   expect(token: string, id: Id, deliver: Deliver): string {
@@ -30,13 +47,31 @@ export class LegacyRoutes {
     this.asks.delete(wire);
   }
 
-  /** A call in flight that a posted cancellation may reach; returns the unregister. */
-  open(token: string, id: Id, deliver: Deliver): () => void {
+  /** A call in flight that a posted cancellation may reach, reserved before its exchange starts; refused when its id is taken or the token holds too many. */
+  open(token: string, id: Id): CallRoute | HttpError {
     const key = callKey(token, id);
-    this.calls.set(key, deliver);
-    return () => {
-      if (this.calls.get(key) === deliver) this.calls.delete(key);
+    if (this.calls.has(key)) {
+      return new HttpError('invalid_request', 'this request id is already used by a call of this token still in progress: a request id must not be reused while its call runs (a cancellation could not tell them apart)');
+    }
+    const held = this.openPerToken.get(token) ?? 0;
+    if (held >= MAX_OPEN_CALLS_PER_TOKEN) {
+      return new HttpError('rate_limited', `this token has ${MAX_OPEN_CALLS_PER_TOKEN} calls in progress: wait for one to end`, { headers: { 'Retry-After': '1' } });
+    }
+    this.openPerToken.set(token, held + 1);
+    let open = true;
+    const route: CallRoute = {
+      deliver: null,
+      close: () => {
+        if (!open) return;
+        open = false;
+        this.calls.delete(key);
+        const left = (this.openPerToken.get(token) ?? 1) - 1;
+        if (left > 0) this.openPerToken.set(token, left);
+        else this.openPerToken.delete(token);
+      },
     };
+    this.calls.set(key, route);
+    return route;
   }
 
   /** Delivers a posted answer or cancellation to its exchange; false when it belongs to none of this token's. */
@@ -51,7 +86,7 @@ export class LegacyRoutes {
     if (message.method === 'notifications/cancelled') {
       const id = message.params?.requestId;
       if (typeof id !== 'string' && typeof id !== 'number') return false;
-      const deliver = this.calls.get(callKey(token, id));
+      const deliver = this.calls.get(callKey(token, id))?.deliver;
       if (!deliver) return false;
       deliver(message as JSONRPCMessage);
       return true;

@@ -28,8 +28,32 @@ const codec = createRequestStateCodec<Wrapped>({
   bind: (ctx) => `gatehouse.tools/call\u0000${ctx.http?.authInfo?.clientId ?? '(no token)'}`,
 });
 
-/** Goes in the Server's options: the SDK verifies an echoed state before the handler runs (-32602 "Invalid or expired requestState" when not). */
-export const REQUEST_STATE_OPTIONS = { verify: codec.verify } as const;
+/** Why the codec refused a state (its error's message), in words for the audit. */
+const VERIFY_REASONS = new Map([
+  ['malformed', 'the requestState is malformed'],
+  ['mac', 'the requestState was not issued by Gatehouse (its signature does not match)'],
+  ['expired', 'the requestState expired'],
+  ['bind', 'the requestState was issued to another token'],
+]);
+
+/**
+ * Goes in the Server's options: the SDK verifies an echoed state before the
+ * handler runs (-32602 "Invalid or expired requestState" when not).
+ * `refused` hears each refusal first (the reason and the tool the 2026-07-28
+ * request names in its Mcp-Name header), so it is audited.
+ */
+export function requestStateOptions(refused: (reason: string, tool: string) => void) {
+  return {
+    verify: async (state: string, ctx: ServerContext): Promise<unknown> => {
+      try {
+        return await codec.verify(state, ctx);
+      } catch (e) {
+        refused(VERIFY_REASONS.get(e instanceof Error ? e.message : '') ?? 'the requestState is invalid', ctx.http?.req?.headers.get('mcp-name') ?? '');
+        throw e;
+      }
+    },
+  };
+}
 
 /** The arguments as a short stable digest (keys sorted), so a state answers only the call it was issued for. */
 export function argsDigest(args: Record<string, unknown>): string {
@@ -58,7 +82,10 @@ export function resumeOf(tool: string, args: Record<string, unknown>, extra: Ser
   if (wrapped !== undefined) {
     const ok = typeof wrapped === 'object' && wrapped !== null && typeof wrapped.t === 'string' && typeof wrapped.a === 'string';
     if (!ok || wrapped.t !== tool || wrapped.a !== argsDigest(args)) {
-      return { refused: `the requestState was issued for ${ok && wrapped.t !== tool ? `another tool ('${wrapped.t.slice(0, 128)}')` : 'another call (other arguments)'}, not for this call of '${tool.slice(0, 128)}': refused; call the tool again without requestState to start over` };
+      const otherTool = ok && wrapped.t !== tool;
+      const reason = `the requestState was issued for ${otherTool ? 'another tool' : 'another call (other arguments)'}`;
+      const message = `the requestState was issued for ${otherTool ? `another tool ('${wrapped.t.slice(0, 128)}')` : 'another call (other arguments)'}, not for this call of '${tool.slice(0, 128)}': refused; call the tool again without requestState to start over`;
+      return { refused: { message, reason } };
     }
   }
   return { ...(responses ? { inputResponses: responses } : {}), ...(wrapped?.s != null ? { requestState: wrapped.s } : {}) };

@@ -7,7 +7,7 @@ import type { Pipeline } from '../core/pipeline.ts';
 import { GatehouseError, toErrorShape } from '../core/errors.ts';
 import { VERSION } from '../version.ts';
 import { SERVED_PROTOCOL_VERSIONS } from './protocol-versions.ts';
-import { REQUEST_STATE_OPTIONS, resumeOf, wrapState } from './request-state.ts';
+import { requestStateOptions, resumeOf, wrapState } from './request-state.ts';
 import { clientAskOf } from './client-ask.ts';
 import { installSurfaceHandlers, readSurfaceResource } from './surface-handlers.ts';
 import { ToolListCache } from './list-cache.ts';
@@ -101,7 +101,7 @@ function discoverServedVersions(server: Server): void {
  * staging and audit in its own pipeline, and tools/list is per caller.
  */
 export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
-  const server = new Server({ ...SERVER_INFO }, { capabilities: SERVER_CAPABILITIES, instructions: deps.instructions(ctx), requestState: REQUEST_STATE_OPTIONS });
+  const server = new Server({ ...SERVER_INFO }, { capabilities: SERVER_CAPABILITIES, instructions: deps.instructions(ctx), requestState: requestStateOptions((reason, tool) => deps.pipeline.auditRefusedState(tool, ctx, reason)) });
   discoverServedVersions(server);
   const viewer = viewerOf(ctx);
   serveTasks(server, ctx, deps.tasks);

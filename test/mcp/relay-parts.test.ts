@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ClientCapabilities } from '../../main/mcp/client-capabilities.ts';
-import { LegacyRoutes } from '../../main/mcp/legacy-routes.ts';
+import { LegacyRoutes, MAX_OPEN_CALLS_PER_TOKEN, type CallRoute } from '../../main/mcp/legacy-routes.ts';
+import { HttpError } from '../../main/lib/http/http-error.ts';
 import { argsDigest } from '../../main/mcp/request-state.ts';
 import { askedSummary, missingCapability } from '../../main/plugins/upstream/client-asks.ts';
 
@@ -52,13 +53,31 @@ describe('routing what a 2025 client posts back', () => {
   it('a cancellation reaches the call it names, for the same token, until the call ends', () => {
     const r = new LegacyRoutes();
     const got: unknown[] = [];
-    const close = r.open('tok', 7, (m) => got.push(m));
+    const route = r.open('tok', 7) as CallRoute;
+    route.deliver = (m) => got.push(m);
     const cancel = { method: 'notifications/cancelled', params: { requestId: 7 } };
     expect(r.route('other', cancel)).toBe(false);
     expect(r.route('tok', { method: 'notifications/cancelled', params: { requestId: '7' } })).toBe(false);
     expect(r.route('tok', cancel)).toBe(true);
-    close();
+    route.close();
     expect(r.route('tok', cancel)).toBe(false);
     expect(got).toHaveLength(1);
+  });
+
+  it('refuses a second call with the id of one in progress (another token may use it); holds a bounded number per token', () => {
+    const r = new LegacyRoutes();
+    const first = r.open('tok', 7) as CallRoute;
+    expect(r.open('tok', 7)).toMatchObject({ code: 'invalid_request', status: 400 });
+    expect(r.open('tok', '7')).not.toBeInstanceOf(HttpError);
+    expect(r.open('other', 7)).not.toBeInstanceOf(HttpError);
+    first.close();
+    first.close();
+    expect(r.open('tok', 7)).not.toBeInstanceOf(HttpError);
+
+    const many = Array.from({ length: MAX_OPEN_CALLS_PER_TOKEN - 2 }, (_, i) => r.open('tok', `n${i}`) as CallRoute);
+    expect(r.open('tok', 'one-too-many')).toMatchObject({ code: 'rate_limited', status: 429 });
+    expect(r.open('third', 1)).not.toBeInstanceOf(HttpError);
+    many[0]!.close();
+    expect(r.open('tok', 'one-too-many')).not.toBeInstanceOf(HttpError);
   });
 });

@@ -42,6 +42,7 @@ export function entryToJsonLine(e: AuditEntry): string {
     asked: e.asked,
     policy: e.policy,
     binding: e.binding,
+    reason: e.reason,
   });
 }
 

@@ -163,22 +163,34 @@ describe('a 2026-07-28 upstream asking for input (input_required)', () => {
     }
   });
 
-  it('a forged requestState, one replayed against another upstream, and one replayed with another token are refused', async () => {
+  it('a forged requestState, one replayed against another upstream, and one replayed with another token are refused, each audited with its reason', async () => {
     const c = await clientWith({ elicitation: { form: {} } }, [], 'modern');
-    const other = (await u.w.svc.createToken({ label: 'other', user: 'admin' })).token;
-    const c2 = await clientWith({ elicitation: { form: {} } }, [], 'modern', other);
+    const other = await u.w.svc.createToken({ label: 'other', user: 'admin' });
+    const c2 = await clientWith({ elicitation: { form: {} } }, [], 'modern', other.token);
+    const mine = (await u.ok<Array<{ id: string; label: string }>>('GET', 'tokens')).find((t) => t.label === 'upstream tests')!.id;
+    /** the newest audit line of `tool`: a denial by `token` for `reason` */
+    const refusal = async (tool: string, token: string, reason: string) =>
+      expect((await audited(tool))[0]).toMatchObject({ result: 'denied', error_code: 'invalid_params', source_plugin: tool.slice(0, 2), reason, token_id: token, principal: { kind: 'token', token_id: token } });
     try {
       const { requestState } = await manual(c, 'ma__confirm', { word: 'tea' });
       const answers = { inputResponses: { confirm: { action: 'accept', content: { ok: true } } } };
       const [body, mac] = [requestState!.slice(0, requestState!.lastIndexOf('.')), requestState!.slice(requestState!.lastIndexOf('.') + 1)];
       const forged = `${body}.${mac.startsWith('A') ? 'B' : 'A'}${mac.slice(1)}`;
       await expect(manual(c, 'ma__confirm', { word: 'tea' }, { ...answers, requestState: forged })).rejects.toThrow(/Invalid or expired requestState/);
+      await refusal('ma__confirm', mine, 'the requestState was not issued by Gatehouse (its signature does not match)');
+      await expect(manual(c, 'ma__confirm', { word: 'tea' }, { ...answers, requestState: 'v1.not-a-state' })).rejects.toThrow(/Invalid or expired requestState/);
+      await refusal('ma__confirm', mine, 'the requestState is malformed');
       await expect(manual(c2, 'ma__confirm', { word: 'tea' }, { ...answers, requestState })).rejects.toThrow(/Invalid or expired requestState/);
+      await refusal('ma__confirm', other.record.id, 'the requestState was issued to another token');
       const replayed = await manual(c, 'mb__confirm', { word: 'tea' }, { ...answers, requestState });
       expect(textOf(replayed)).toMatch(/^invalid_params: the requestState was issued for another tool \('ma__confirm'\)/);
-      expect((await audited('mb__confirm'))[0]).toMatchObject({ result: 'denied', error_code: 'invalid_params', source_plugin: 'mb' });
+      await refusal('mb__confirm', mine, 'the requestState was issued for another tool');
       const otherCall = await manual(c, 'ma__confirm', { word: 'coffee' }, { ...answers, requestState });
       expect(textOf(otherCall)).toMatch(/^invalid_params: the requestState was issued for another call/);
+      await refusal('ma__confirm', mine, 'the requestState was issued for another call (other arguments)');
+      // never the state's contents: neither the wrapped state nor the upstream's own
+      const lines = JSON.stringify(await u.ok('GET', 'audit?limit=50'));
+      for (const part of [body.slice(3, 40), mac.slice(0, 20), 'state-of-confirm-tea']) expect(lines).not.toContain(part);
       // the real one still works
       expect(textOf(await manual(c, 'ma__confirm', { word: 'tea' }, { ...answers, requestState }))).toBe('answered {"action":"accept","content":{"ok":true}} with state state-of-confirm-tea');
     } finally {
@@ -219,6 +231,34 @@ describe('cancellation', () => {
       }
     });
   }
+
+  it('a 2025 client reusing the id of a call in progress is refused (audited); its cancellation reaches the first call', async () => {
+    const post = (body: unknown, signal: AbortSignal = AbortSignal.timeout(5000)) =>
+      fetch(u.w.svc.mcpUrl, { method: 'POST', signal, body: JSON.stringify(body), headers: { Authorization: `Bearer ${u.token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25' } });
+    const call = { jsonrpc: '2.0', id: 'same-id', method: 'tools/call', params: { name: 'ma__wait', arguments: {} } };
+    const [started, aborted] = [count('started wait'), count('aborted wait')];
+    const firstAnswer = post(call).catch(() => null);
+    await until(() => count('started wait') > started, 10_000, 'the first call');
+
+    const second = await post(call);
+    expect(second.status).toBe(400);
+    expect(await second.json()).toMatchObject({ id: 'same-id', error: { code: -32600, message: expect.stringMatching(/already used by a call of this token still in progress/), data: { code: 'invalid_request' } } });
+    expect(count('started wait')).toBe(started + 1);
+    const [refusal] = (await u.ok<{ entries: AuditEntry[] }>('GET', 'audit?result=error&limit=1')).entries;
+    expect(refusal).toMatchObject({ error_code: 'invalid_request', token_preview: expect.stringMatching(/^gth_/) });
+
+    expect((await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'same-id' } })).status).toBe(202);
+    await until(() => count('aborted wait') > aborted, 10_000, 'the first call to be cancelled');
+    // no answer comes to a cancelled call: its HTTP answer ends empty, and the id is free for a next call
+    const ended = await firstAnswer;
+    expect(ended?.status).toBe(200);
+    expect(await ended?.text()).toBe('');
+    const third = new AbortController();
+    const thirdAnswer = post(call, third.signal).catch(() => null);
+    await until(() => count('started wait') > started + 1, 10_000, 'a next call with the same id');
+    third.abort();
+    await thirdAnswer;
+  });
 
   it('an upstream that drops the call mid-way: a clear error to the client', async () => {
     const c = await clientWith({});

@@ -159,9 +159,9 @@ describe('AuditLog export', () => {
 describe('stored line format', () => {
   it('writes keys in AUDIT_CSV_COLUMNS order, which the readers’ substring pre-checks rely on', async () => {
     const { entryToJsonLine } = await import('../../../main/store/audit/export-format.ts');
-    const line = entryToJsonLine({ ...entry(1), client_source: 'request', staged_id: 'stg_1', principal: { kind: 'person', surface: 'cli', via: 'admin_key', session: null }, args_shape: '{path:string}', binding: { args: 'a', preview: 'b', definition: null } });
+    const line = entryToJsonLine({ ...entry(1), client_source: 'request', staged_id: 'stg_1', principal: { kind: 'person', surface: 'cli', via: 'admin_key', session: null }, args_shape: '{path:string}', binding: { args: 'a', preview: 'b', definition: null }, reason: 'why' });
     expect(Object.keys(JSON.parse(line) as object)).toEqual([...AUDIT_CSV_COLUMNS]);
     // the optional fields are left out when absent (lines written before they existed read the same)
-    expect(Object.keys(JSON.parse(entryToJsonLine(entry(1))) as object)).toEqual(AUDIT_CSV_COLUMNS.filter((c) => c !== 'staged_id' && c !== 'client_source' && c !== 'principal' && c !== 'args_shape' && c !== 'binding'));
+    expect(Object.keys(JSON.parse(entryToJsonLine(entry(1))) as object)).toEqual(AUDIT_CSV_COLUMNS.filter((c) => c !== 'staged_id' && c !== 'client_source' && c !== 'principal' && c !== 'args_shape' && c !== 'binding' && c !== 'reason'));
   });
 });
