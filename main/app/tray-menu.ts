@@ -113,13 +113,19 @@ export function trayStorage(warnings: readonly { code: string }[]): string | nul
   return !w ? null : w.code === 'storage_full' ? 'the disk is full' : 'the disk refuses writes';
 }
 
+const TRAY_BLOCKED: Record<NonNullable<StagedView['blocked']>, string> = {
+  token_revoked: 'Its token was revoked: cannot be approved',
+  token_narrowed: 'Its token may no longer make it: cannot be approved',
+  policy_denied: 'The policy now forbids it: cannot be approved',
+};
+
 export function buildTrayMenu(state: TrayState, act: TrayActions): MenuItemConstructorOptions[] {
   const running = state.phase === 'running';
   const items: MenuItemConstructorOptions[] = state.pending.map((p) => ({
     label: menuLabel(`${p.summary} (${p.tool})`),
     submenu: [
       { label: menuLabel(p.who ? `Asked by ${p.who}` : 'Asked by an MCP client'), enabled: false },
-      p.blocked ? { label: p.blocked === 'token_revoked' ? 'Its token was revoked: cannot be approved' : 'Its token may no longer make it: cannot be approved', enabled: false } : { label: 'Approve', click: () => act.approve(p.id, p.preview_hash) },
+      p.blocked ? { label: TRAY_BLOCKED[p.blocked], enabled: false } : { label: 'Approve', click: () => act.approve(p.id, p.preview_hash) },
       { label: 'Discard', click: () => act.discard(p.id) },
       { type: 'separator' },
       { label: 'Show in the console', click: () => act.openConsole('approvals') },

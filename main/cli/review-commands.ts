@@ -23,7 +23,7 @@ export async function staged(args: string[]): Promise<void> {
   await withConnection(values, async (c) => {
     if (sub === 'list') {
       const rows = unwrap(await c.dispatch('staged.list', values.status ? { status: values.status as 'pending' } : {}));
-      return out(json, rows, () => table(rows.map((s) => ({ id: s.id, status: s.status, tool: s.tool, summary: s.preview.summary, by: s.token_label, expires_at: s.expires_at, decided_by: s.decided_by ? principalLabel(s.decided_by) : null })), ['id', 'status', 'tool', 'summary', 'by', 'expires_at', 'decided_by']));
+      return out(json, rows, () => table(rows.map((s) => ({ id: s.id, status: s.blocked ? `${s.status}, blocked: ${s.blocked}` : s.status, tool: s.tool, summary: s.preview.summary, by: s.token_label, expires_at: s.expires_at, decided_by: s.decided_by ? principalLabel(s.decided_by) : null })), ['id', 'status', 'tool', 'summary', 'by', 'expires_at', 'decided_by']));
     }
     if (sub === 'show') {
       const s = unwrap(await c.dispatch('staged.get', { id: id! }));

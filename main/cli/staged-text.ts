@@ -5,6 +5,13 @@ import { safe } from './output.ts';
 /** One side of a change as the console shows it: a value the write does not have reads "(none)" before and "(removed)" after. */
 const side = (value: FieldChange['before'], missing: string): string => (value === undefined ? missing : JSON.stringify(value));
 
+/** Why a pending write cannot be approved, in a few words (`blocked_reason` says more). */
+export const BLOCKED_TEXT: Record<NonNullable<StagedView['blocked']>, string> = {
+  token_revoked: 'its token was revoked',
+  token_narrowed: 'its token may no longer make it',
+  policy_denied: 'the policy in force now forbids the call',
+};
+
 /** `gatehouse staged show` for a person: the summary, field by field, then who decided. */
 export function stagedText(s: StagedView): string {
   return [
@@ -14,7 +21,8 @@ export function stagedText(s: StagedView): string {
     ...(s.preview.arguments ? [JSON.stringify(s.preview.arguments, null, 2).split('\n').map((l) => safe`${l}`).join('\n')] : []),
     safe`expires ${s.expires_at}`,
     ...(s.preview_hash ? [safe`preview ${s.preview_hash} (gatehouse staged confirm ${s.id} --preview-hash ${s.preview_hash})`] : []),
-    ...(s.blocked ? [safe`cannot be approved: ${s.blocked === 'token_revoked' ? 'its token was revoked' : 'its token may no longer make it'} (${s.blocked})`] : []),
+    ...(s.blocked ? [safe`cannot be approved: ${BLOCKED_TEXT[s.blocked]} (${s.blocked})`] : []),
+    ...(s.blocked === 'policy_denied' && s.blocked_reason ? [safe`  ${s.blocked_reason}`] : []),
     ...(s.decided_by ? [safe`decided by ${principalLabel(s.decided_by)} at ${s.decided_at ?? '-'}`] : []),
     ...(s.error_code ? [safe`error: ${s.error_code}`] : []),
     ...(s.settlement ? [safe`settled by ${principalLabel(s.settlement.by)} at ${s.settlement.at}: ${s.settlement.outcome === 'applied' ? 'it was applied' : 'it was not applied'} (was ${s.settlement.was})`] : []),

@@ -31,7 +31,9 @@ export const ApprovalView = z.object({
   status: StagedStatus,
   /** the preview's hash, echoed by the page's Approve; null for a record from before hashes */
   preview_hash: z.string().nullable().default(null),
-  /** set while the write may not be approved (its token revoked or narrowed): the page offers only Discard */
+  /** set while the write may not be approved (its token revoked or narrowed, or the policy now forbids the call): the page offers only Discard */
   blocked: StagedBlock.nullable().default(null),
+  /** with `blocked`: why, in words (for `policy_denied`, the policies that forbid the call now) */
+  blocked_reason: z.string().nullable().default(null),
 });
 export type ApprovalView = z.infer<typeof ApprovalView>;

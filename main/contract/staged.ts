@@ -108,12 +108,16 @@ export const StagedPayload = z.object({
 });
 export type StagedPayload = z.infer<typeof StagedPayload>;
 
-/** Why a pending write can no longer be approved: the token that staged it was revoked, or narrowed so that it may not make it now. */
-export const StagedBlock = z.enum(['token_revoked', 'token_narrowed']);
+/** Why a pending write can no longer be approved: the token that staged it was revoked, or narrowed so that it may not make it now, or the policy in force now forbids the call. */
+export const StagedBlock = z.enum(['token_revoked', 'token_narrowed', 'policy_denied']);
 export type StagedBlock = z.infer<typeof StagedBlock>;
 
 /** A staged write as the desk (console, tray, CLI) sees it: secrets masked, and `blocked` when it may not be approved. */
-export const StagedView = StagedPayload.extend({ blocked: StagedBlock.nullable().optional() });
+export const StagedView = StagedPayload.extend({
+  blocked: StagedBlock.nullable().optional(),
+  /** with `blocked`: why, in words (for `policy_denied`, the refusal naming the policies that forbid the call now) */
+  blocked_reason: z.string().nullable().optional(),
+});
 export type StagedView = z.infer<typeof StagedView>;
 
 /** What a write tool returns instead of changing anything. */

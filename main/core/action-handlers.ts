@@ -23,7 +23,7 @@ export function createHandlers(deps: ActionDeps): Handlers {
     if (p.kind !== 'person') throw new GatehouseError('forbidden', 'only a person decides staged writes here');
     return { kind: 'person' as const, principal: p, request_id: meta.request_id ?? null };
   };
-  const desk = (item: Parameters<typeof deskView>[0]) => deskView(item, (x) => staging.blockOf(x));
+  const desk = async (item: Parameters<typeof deskView>[0]) => deskView(item, await staging.blockNow(item));
 
   return {
     'health.get': async () => deps.health(),
@@ -54,7 +54,7 @@ export function createHandlers(deps: ActionDeps): Handlers {
     'users.list': async () => users.list(),
     'users.add': async (input) => users.add(input.login, input.role, input.display_name),
     'users.setRole': async (input) => users.setRole(input.login, input.role),
-    'staged.list': async (input) => staging.list(input.status ? { status: input.status } : {}).map(desk),
+    'staged.list': async (input) => Promise.all(staging.list(input.status ? { status: input.status } : {}).map(desk)),
     'staged.get': async (input) => desk(staging.get(input.id)),
     'staged.confirm': async (input, p, meta) => desk(await staging.confirm(input.id, { ...person(p, meta), preview_hash: input.preview_hash ?? null })),
     'staged.discard': async (input, p, meta) => desk(await staging.discard(input.id, person(p, meta))),

@@ -20,7 +20,7 @@ export class ApprovalLinks {
   private key: Buffer | null = null;
   private readonly known = new Map<string, string>();
 
-  constructor(private readonly staging: Pick<Staging, 'list' | 'get' | 'blockOf'>, private readonly consoleUrl: () => string | null) {}
+  constructor(private readonly staging: Pick<Staging, 'list' | 'get' | 'blockNow'>, private readonly consoleUrl: () => string | null) {}
 
   /** Set by the service once its admin key is loaded; without one (a CLI on the data dir) no link is made. */
   useKey(key: Buffer): void {
@@ -53,11 +53,12 @@ export class ApprovalLinks {
     return item;
   }
 
-  view(link: string, item: StagedPayload): ApprovalView {
+  async view(link: string, item: StagedPayload): Promise<ApprovalView> {
+    const blocked = await this.staging.blockNow(item);
     return {
       link, staged_id: item.id, tool: item.tool, summary: item.preview.summary, preview: item.preview, target: item.target,
       client: item.client, token_label: item.token_label, created: item.created, expires_at: item.expires_at, status: item.status,
-      preview_hash: item.preview_hash ?? null, blocked: item.status === 'pending' ? this.staging.blockOf(item) : null,
+      preview_hash: item.preview_hash ?? null, blocked: blocked?.block ?? null, blocked_reason: blocked?.reason ?? null,
     };
   }
 

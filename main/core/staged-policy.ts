@@ -15,7 +15,10 @@ import { capabilitiesOf } from './users.ts';
  * names and secret kinds (`call_shape`), its target; the principal is the deciding agent (its own
  * token), or, for a person, the token and user that staged it.
  */
-export type ConfirmPolicy = (item: StagedPayload, by: Decider) => Promise<ConfirmRefusal | null>;
+export type ConfirmPolicy = (item: StagedPayload, by: Decider | typeof A_PERSON) => Promise<ConfirmRefusal | null>;
+
+/** The desk's question, before anyone decides: would a person's confirm be refused by the policy now? */
+export const A_PERSON = 'a person' as const;
 
 export interface ConfirmRefusal {
   code: 'policy_denied' | 'policy_unavailable';
@@ -33,9 +36,10 @@ export interface ConfirmPolicyDeps {
 export function confirmPolicyOf(deps: ConfirmPolicyDeps): ConfirmPolicy {
   return async (item, by) => {
     // A write the policy let run without a person was asked both questions in the very call that staged it.
-    if (by.kind === 'agent' && by.policy) return null;
+    const agent = by !== A_PERSON && by.kind === 'agent' ? by : null;
+    if (agent?.policy) return null;
     const entry = deps.registry.entry(item.tool);
-    const caller = by.kind === 'agent' ? by.ctx : stagerOf(item, deps);
+    const caller = agent ? agent.ctx : stagerOf(item, deps);
     // No tool (gone) or no owner: the confirm's own checks refuse it with their precise reasons.
     if (!entry || !caller) return null;
     // The call's own argument names when the record kept them (an older record: the payload's).

@@ -19,7 +19,14 @@ export interface StandingDeps {
   settings: () => Settings;
 }
 
-export type Standing = (item: StagedPayload) => StagedBlock | null;
+/** The token's side of it; the policy's (`policy_denied`) is asked apart, as it is asynchronous (Staging.blockNow). */
+export type Standing = (item: StagedPayload) => Exclude<StagedBlock, 'policy_denied'> | null;
+
+/** A pending write the desk may not offer to approve, and why in words. */
+export interface Blocked {
+  block: StagedBlock;
+  reason: string;
+}
 
 export function standingOf(deps: StandingDeps): Standing {
   return (item) => {
@@ -37,17 +44,26 @@ export function standingOf(deps: StandingDeps): Standing {
 export const BLOCK_MESSAGES: Record<StagedBlock, string> = {
   token_revoked: 'the token that staged this write was revoked: it is discarded and cannot be approved',
   token_narrowed: 'the token that staged this write may not make it any more (its profile, scope or user\'s role changed): it cannot be approved',
+  policy_denied: 'the policy in force now forbids this call, so it cannot be approved (change the policy, or discard it)',
 };
 
 /**
  * A write as the desk shows it: arguments and result masked for a person's
- * eyes (the stored preview is masked already), and `blocked` when a pending
- * write may not be approved.
+ * eyes (the stored preview is masked already), and `blocked` (with its
+ * reason) when a pending write may not be approved.
  */
-export function deskView(item: StagedPayload, standing: Standing | undefined): StagedView {
-  const blocked = item.status === 'pending' && standing ? standing(item) : null;
-  return { ...item, payload: maskSecrets(item.payload), ...(item.result !== undefined ? { result: maskSecrets(item.result) } : {}), ...(blocked ? { blocked } : {}) };
+export function deskView(item: StagedPayload, blocked: Blocked | null): StagedView {
+  return { ...item, payload: maskSecrets(item.payload), ...(item.result !== undefined ? { result: maskSecrets(item.result) } : {}), ...(blocked ? { blocked: blocked.block, blocked_reason: blocked.reason } : {}) };
 }
 
-/** A live event as the desk gets it: a staged write through deskView, anything else as it is. */
-export const deskEvent = (event: ApiEvent, standing: Standing | undefined): ApiEvent => (event.type === 'staged' ? { type: 'staged', item: deskView(event.item, standing) } : event);
+/**
+ * A live event as the desk gets it: a staged write through deskView, anything
+ * else as it is. Synchronous, so the token's standing only: a write is staged
+ * only when the policy permits its call, and a policy change sends no staged
+ * event; the desk's list and get ask the policy too (Staging.blockNow).
+ */
+export function deskEvent(event: ApiEvent, standing: Standing | undefined): ApiEvent {
+  if (event.type !== 'staged') return event;
+  const block = event.item.status === 'pending' && standing ? standing(event.item) : null;
+  return { type: 'staged', item: deskView(event.item, block ? { block, reason: BLOCK_MESSAGES[block] } : null) };
+}

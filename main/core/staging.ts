@@ -20,8 +20,8 @@ import { DEFAULT_STAGING_LIMITS, StagedIndex, jsonBytes, ownerKey, type StagingL
 import { GatehouseError } from './errors.ts';
 import { capabilitiesOf } from './users.ts';
 import { bindingOf, checkPresented, stalenessOf } from './approval-binding.ts';
-import { BLOCK_MESSAGES, type Standing } from './staged-standing.ts';
-import type { ConfirmPolicy } from './staged-policy.ts';
+import { BLOCK_MESSAGES, type Blocked, type Standing } from './staged-standing.ts';
+import { A_PERSON, type ConfirmPolicy } from './staged-policy.ts';
 import { callShapeOf } from './policy.ts';
 import { USAGE_EVENTS, type UsageReporter } from './usage.ts';
 
@@ -343,6 +343,15 @@ export class Staging {
   /** Why a pending write may not be approved now (its token revoked or narrowed), or null. */
   blockOf(item: StagedPayload): ReturnType<Standing> {
     return this.deps.standing?.(item) ?? null;
+  }
+
+  /** What the desk shows of a pending write that may not be approved now: its token's standing, then the policy a person's confirm would ask (staged-policy.ts). */
+  async blockNow(item: StagedPayload): Promise<Blocked | null> {
+    if (item.status !== 'pending') return null;
+    const block = this.blockOf(item);
+    if (block) return { block, reason: BLOCK_MESSAGES[block] };
+    const denied = await this.deps.confirmPolicy?.(item, A_PERSON);
+    return denied?.code === 'policy_denied' ? { block: 'policy_denied', reason: denied.message } : null;
   }
 
   /**

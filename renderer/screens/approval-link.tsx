@@ -20,12 +20,14 @@ function refusalText(r: Extract<Result<unknown>, { ok: false }>): string {
   if (r.code === 'stale_approval') return 'Not applied: this write changed since this page showed it. Nothing was changed; reload the page to see it as it is now.';
   if (r.code === 'token_revoked') return 'Not applied: the token that staged this write was revoked, so it was discarded.';
   if (r.code === 'token_narrowed') return 'This write cannot be approved: the token that staged it may not make it any more. You can discard it.';
+  if (r.code === 'policy_denied') return `This write cannot be approved now: ${r.message}. You can discard it.`;
   return r.message;
 }
 
 const BLOCKED: Record<NonNullable<ApprovalView['blocked']>, string> = {
   token_revoked: 'The token that staged this write was revoked: it cannot be approved.',
   token_narrowed: 'The token that staged this write may not make it any more (its profile, scope or user\'s role changed): it cannot be approved. You can discard it.',
+  policy_denied: 'The policy in force now forbids this call: it cannot be approved. You can discard it (or a person can change the policy).',
 };
 
 /**
@@ -76,7 +78,7 @@ export function ApprovalLinkPage({ link }: { link: string }) {
       </p>
       <PreviewView preview={view.preview} idBase="approval-link" />
       {refusal ? <div className="row-error" role="alert">{refusal}</div> : null}
-      {!done && view.blocked ? <div className="row-error" role="alert">{BLOCKED[view.blocked]}</div> : null}
+      {!done && view.blocked ? <div className="row-error" role="alert">{BLOCKED[view.blocked]}{view.blocked === 'policy_denied' && view.blocked_reason ? ` Why: ${view.blocked_reason}.` : ''}</div> : null}
       {done ? (
         <p role="status">{done}</p>
       ) : (

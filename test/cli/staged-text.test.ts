@@ -22,4 +22,11 @@ describe('staged show text', () => {
     const text = stagedText(record([{ field: 'excerpt', before: '', after: null }]));
     expect(text).toContain('    - ""\n    + null');
   });
+
+  it('names why a pending write cannot be approved; for a policy, the refusal with its policy ids', () => {
+    const text = stagedText({ ...record([]), blocked: 'policy_denied', blocked_reason: "calling pages_create is forbidden by policy 'no-drafts'" });
+    expect(text).toContain('cannot be approved: the policy in force now forbids the call (policy_denied)');
+    expect(text).toContain("  calling pages_create is forbidden by policy 'no-drafts'");
+    expect(stagedText({ ...record([]), blocked: 'token_narrowed' })).toContain('cannot be approved: its token may no longer make it (token_narrowed)');
+  });
 });

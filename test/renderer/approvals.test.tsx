@@ -47,6 +47,20 @@ describe('Approvals', () => {
     await waitFor(() => expect(fake.callsTo('staged.confirm')).toEqual([{ id: 'stg_0001', preview_hash: 'c'.repeat(64) }]));
   });
 
+  it('a write the policy now forbids offers only Discard and says which policy forbids it', async () => {
+    const reason = "calling pages_update is forbidden by policy 'no-title-changes'";
+    const fake = new FakeApi({ staged: [{ ...makeStaged(1), blocked: 'policy_denied', blocked_reason: reason }, makeStaged(2)] });
+    renderWith(fake, <Approvals />);
+    await screen.findByText('Update page 1');
+    const [blocked, open] = rows();
+    expect(within(blocked!).queryByRole('button', { name: 'Approve' })).toBeNull();
+    expect(within(blocked!).getByRole('button', { name: 'Discard' })).toBeTruthy();
+    expect(blocked!.textContent).toContain('The policy in force now forbids this call: it cannot be approved');
+    expect(blocked!.textContent).toContain(`Why: ${reason}.`);
+    expect(within(open!).getByRole('button', { name: 'Approve' })).toBeTruthy();
+    expect(open!.textContent).not.toContain('forbids');
+  });
+
   it('says so when nothing is waiting', async () => {
     renderWith(new FakeApi(), <Approvals />);
     expect(await screen.findByText(/Nothing is waiting for approval/)).toBeTruthy();

@@ -69,6 +69,35 @@ describe('approval links', () => {
     expect((await api('not-a-link', { auth: { Cookie: cookie } })).status).toBe(400);
   });
 
+  it('a write the policy now forbids: the link page and the desk (staged get and list) show it blocked with the reason; approve refused, discard works', async () => {
+    const { id, link } = await stage('Forbidden after staging');
+    const other = await stage('Still allowed');
+    const before = await svc.dispatch('policy.get', {});
+    const text = before.ok ? (before.data as { text: string }).text : '';
+    const set = await svc.dispatch('policy.set', { text: `${text}\n@id("no-title-changes")\nforbid (principal, action == Action::"call", resource == Tool::"pages_update") when { context.arg_names.contains("title") };` });
+    expect(set.ok).toBe(true);
+    const desk = (path: string) => fetch(`${svc.baseUrl}${ADMIN_PREFIX}/${path}`, { headers: { Cookie: cookie } }).then((r) => r.json() as Promise<{ ok: boolean; data: unknown }>);
+    try {
+      const blocked = { blocked: 'policy_denied', blocked_reason: "calling pages_update is forbidden by policy 'no-title-changes'" };
+      expect(await (await api(link, { auth: { Cookie: cookie } })).json()).toMatchObject({ ok: true, data: { staged_id: id, ...blocked } });
+      expect(await desk(`staged/${id}`)).toMatchObject({ ok: true, data: { id, status: 'pending', ...blocked } });
+      const listed = (await desk('staged?status=pending')).data as Array<{ id: string; blocked?: string | null }>;
+      expect(listed.find((x) => x.id === id)).toMatchObject(blocked);
+      expect(listed.find((x) => x.id === other.id)).toMatchObject(blocked);
+
+      const refused = await api(`${link}/confirm`, { method: 'POST', auth: { Cookie: cookie } });
+      expect(await refused.json()).toMatchObject({ ok: false, code: 'policy_denied' });
+      expect(svc.core.staging.get(id).status).toBe('pending');
+      expect(await (await api(`${link}/discard`, { method: 'POST', auth: { Cookie: cookie } })).json()).toMatchObject({ ok: true, data: { status: 'discarded', blocked: null } });
+    } finally {
+      await svc.dispatch('policy.set', { text });
+    }
+    // the policy no longer forbids it: offered again
+    const again = (await desk(`staged/${other.id}`)).data as { blocked?: string | null };
+    expect(again.blocked ?? null).toBeNull();
+    expect(await (await api(other.link, { auth: { Cookie: cookie } })).json()).toMatchObject({ ok: true, data: { blocked: null, blocked_reason: null } });
+  });
+
   it('a browser without a session is sent to sign in and back: the next login returns to the link', async () => {
     const { link } = await stage('Sign in first');
     const ask = await fetch(`${svc.baseUrl}/console/login?next=${link}`, { redirect: 'manual' });

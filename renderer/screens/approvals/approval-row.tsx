@@ -26,6 +26,7 @@ export interface RowProps {
 const BLOCKED: Record<NonNullable<StagedView['blocked']>, string> = {
   token_revoked: 'The token that asked for this write was revoked: it can no longer be approved. Discard it.',
   token_narrowed: 'The token that asked for this write may not make it any more (its profile, scope or user\'s role changed): it can no longer be approved. Discard it.',
+  policy_denied: 'The policy in force now forbids this call: it cannot be approved unless a person changes the policy. Discard it, or change the policy.',
 };
 
 const GUESS: Record<string, string> = {
@@ -99,6 +100,7 @@ export const ApprovalRow = memo(function ApprovalRow({ item, userName, selected,
       {item.blocked && !refusal ? (
         <p className="row-error" id={`${base}-blocked`}>
           {BLOCKED[item.blocked]}
+          {item.blocked === 'policy_denied' && item.blocked_reason ? ` Why: ${item.blocked_reason}.` : null}
         </p>
       ) : null}
       {refusal ? (
