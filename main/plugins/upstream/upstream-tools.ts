@@ -5,6 +5,7 @@ import { maskSecrets } from '../../lib/secret-scan.ts';
 import type { UpstreamConnection, UpstreamResult } from './connection.ts';
 import type { PinnedTool, ToolDefinition } from './upstream-data.ts';
 import { classOf, namespaced } from './pinning.ts';
+import { wrapBlockUris } from './surface-names.ts';
 
 /** The longest a call may run however much progress it reports (the SDK's per-call timeout, extended by progress, is the usual bound). */
 export const UPSTREAM_MAX_TOTAL_MS = 60 * 60 * 1000;
@@ -67,7 +68,7 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
       }
       if (r.inputRequired) throw new GatehouseError('client_capability_missing', `upstream '${up.id}' asks for input (${r.asked}) while a confirmed write is applied, and there is no client to ask then: nothing was done upstream; stage the write again from a client that can answer`, { upstream: up.id });
       const out = outputOf(up.id, pin.name, r);
-      return { ...out, structured: { content: r.content, ...(r.structuredContent ? { structuredContent: r.structuredContent } : {}) } };
+      return { ...out, structured: { content: out.content, ...(r.structuredContent ? { structuredContent: r.structuredContent } : {}) } };
     },
     // The upstream cannot be asked whether a call sent before a crash took effect.
     applied: async (): Promise<AppliedState> => ({ state: 'unknown', code: 'outcome_unknown' }),
@@ -85,7 +86,11 @@ function hintsOf(def: ToolDefinition): ToolAnnotations {
   return out;
 }
 
-/** The upstream's answer as ours: its content blocks as they are; an error answer becomes `upstream_error` with its text. */
+/**
+ * The upstream's answer as ours: its content blocks with the resource URIs
+ * they name wrapped (resource links, embedded resources), so the client can
+ * read them back through Gatehouse; an error answer becomes `upstream_error` with its text.
+ */
 function outputOf(id: string, tool: string, r: UpstreamResult): ToolOutput {
   if (r.isError) {
     const text = r.content.map((c) => (typeof c.text === 'string' ? c.text : '')).join('\n').slice(0, 2000);
@@ -93,5 +98,5 @@ function outputOf(id: string, tool: string, r: UpstreamResult): ToolOutput {
   }
   const asked = r.asked ? { asked: r.asked } : {};
   if (r.inputRequired) return { structured: {}, inputRequired: r.inputRequired, ...asked };
-  return { structured: r.structuredContent ?? {}, content: r.content, sendStructured: r.structuredContent !== undefined, ...asked };
+  return { structured: r.structuredContent ?? {}, content: r.content.map((b) => wrapBlockUris(id, b)) as UpstreamResult['content'], sendStructured: r.structuredContent !== undefined, ...asked };
 }

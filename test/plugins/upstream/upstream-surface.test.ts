@@ -93,6 +93,36 @@ describe.each(['evs', 'evh'])('server-everything (%s) through Gatehouse', (id) =
   });
 });
 
+describe('resources in tool results', () => {
+  type Block = { type: string; uri?: string; resource?: { uri: string } };
+  const WRAPPED = /^gatehouse-upstream:\/\/evs\/demo:\/\/resource\//;
+
+  it('resource links a tool returns are wrapped, and each reads back through Gatehouse', async () => {
+    const c = await connect(u.token);
+    const r = (await c.callTool({ name: 'evs__get-resource-links', arguments: { count: 2 } })) as { content: Block[] };
+    const links = r.content.filter((b) => b.type === 'resource_link');
+    expect(links).toHaveLength(2);
+    for (const link of links) {
+      expect(link.uri).toMatch(WRAPPED);
+      const read = await c.readResource({ uri: link.uri! });
+      expect(read.contents[0]).toMatchObject({ uri: link.uri });
+    }
+  });
+
+  it("an embedded resource in a staged write's stored result is wrapped too, and reads back", async () => {
+    await u.ok('POST', 'upstreams/evs/review', { write: ['get-resource-reference'] });
+    const c = await connect(u.token);
+    const staged = (await c.callTool({ name: 'evs__get-resource-reference', arguments: { resourceType: 'Text', resourceId: 2 } })) as { structuredContent: { status: string; staged_id: string } };
+    expect(staged.structuredContent.status).toBe('pending_approval');
+    await u.ok('POST', `staged/${staged.structuredContent.staged_id}/confirm`);
+    const status = JSON.stringify(await c.callTool({ name: 'staged_writes_status', arguments: { staged_id: staged.structuredContent.staged_id } }));
+    const uri = 'gatehouse-upstream://evs/demo://resource/dynamic/text/2';
+    expect(status).toContain(uri);
+    expect(status).not.toMatch(/"uri":"demo:/);
+    expect(textOfRead((await c.readResource({ uri })) as never)).toContain('Resource 2');
+  });
+});
+
 describe('list_changed and narrowing', () => {
   it("an upstream's resources/list_changed reaches the client with the new resource wrapped", async () => {
     const heard: string[] = [];
