@@ -9,6 +9,8 @@ export interface RelayedCall {
   asked: string[];
   /** set when the client could not be asked: the call fails with this, whatever the upstream makes of it */
   refused: GatehouseError | null;
+  /** stops the call's upstream timeout while its client is asked (the time a person takes is not the upstream's); returns the resume */
+  pause?: () => () => void;
 }
 
 /** An upstream's 2026-07-28 answer asking for input first. */
@@ -39,8 +41,8 @@ export class AskRelay {
     client.setRequestHandler('sampling/createMessage', (req, extra) => this.pushed({ method: 'sampling/createMessage', params: req.params as Record<string, unknown> }, extra.mcpReq.signal) as never);
   }
 
-  open(ctx: CallContext): RelayedCall {
-    const call: RelayedCall = { ctx, asked: [], refused: null };
+  open(ctx: CallContext, pause?: RelayedCall['pause']): RelayedCall {
+    const call: RelayedCall = { ctx, asked: [], refused: null, ...(pause ? { pause } : {}) };
     this.calls.add(call);
     return call;
   }
@@ -63,7 +65,7 @@ export class AskRelay {
       const answers: Record<string, unknown> = {};
       for (const [key, ask] of Object.entries(pending.inputRequests)) {
         call.asked.push(askLabel(ask));
-        answers[key] = await call.ctx.ask(ask, call.ctx.signal);
+        answers[key] = await asking(call, () => call.ctx.ask!(ask, call.ctx.signal));
       }
       const r = await retry(answers, pending.requestState);
       if (!isInputRequired(r)) return { result: r };
@@ -88,6 +90,16 @@ export class AskRelay {
     if (call.refused) throw call.refused;
     call.asked.push(askLabel(ask));
     // Given up by either side: the upstream cancels its request, or the client cancels (or leaves) its call.
-    return call.ctx.ask!(ask, call.ctx.signal ? AbortSignal.any([signal, call.ctx.signal]) : signal);
+    return asking(call, () => call.ctx.ask!(ask, call.ctx.signal ? AbortSignal.any([signal, call.ctx.signal]) : signal));
+  }
+}
+
+/** The client's answer, with the call's upstream timeout stopped while it is awaited. */
+async function asking<T>(call: RelayedCall, ask: () => Promise<T>): Promise<T> {
+  const resume = call.pause?.();
+  try {
+    return await ask();
+  } finally {
+    resume?.();
   }
 }

@@ -3,6 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { UpstreamHealth } from '../../contract/upstreams.ts';
 import { GatehouseError } from '../../core/errors.ts';
 import { LineRing } from '../../lib/line-ring.ts';
+import { IdleTimer } from '../../lib/idle-timer.ts';
 import { redact, REDACTED } from '../../lib/redact.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { VERSION } from '../../version.ts';
@@ -114,19 +115,24 @@ export class UpstreamConnection {
     if (!client || this.health.status === 'down') throw this.unavailable();
     const { ctx } = opts;
     const started = Date.now();
+    // The per-upstream timeout is ours, not the SDK's: progress extends it, and it stops while the call's client is asked
+    // (a person filling a form). The SDK's own timeout is only the bound on the whole call.
+    const idle = new AbortController();
+    const timer = new IdleTimer(this.spec.timeoutMs, () => idle.abort());
     const options = {
-      timeout: this.spec.timeoutMs,
-      resetTimeoutOnProgress: true,
-      maxTotalTimeout: opts.maxTotalMs,
+      timeout: opts.maxTotalMs,
       // A 2026-07-28 upstream's input_required comes back to us (never fulfilled by the SDK on its own).
       allowInputRequired: true,
-      ...(ctx.signal ? { signal: ctx.signal } : {}),
+      signal: ctx.signal ? AbortSignal.any([ctx.signal, idle.signal]) : idle.signal,
       ...(opts.definition && client.getProtocolEra() === 'modern' ? { toolDefinition: opts.definition as never } : {}),
       // Asking for progress also lets it extend the timeout: the upstream's progress goes on to the client when it asked.
-      onprogress: (p: { progress: number; total?: number; message?: string }) => ctx.progress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message !== undefined ? { message: p.message } : {}) }),
+      onprogress: (p: { progress: number; total?: number; message?: string }) => {
+        timer.touch();
+        ctx.progress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message !== undefined ? { message: p.message } : {}) });
+      },
     };
     const send = (extra: Record<string, unknown>) => client.callTool({ name, arguments: args, ...extra } as never, options) as Promise<unknown>;
-    const call = this.relay.open(ctx);
+    const call = this.relay.open(ctx, () => timer.pause());
     try {
       let r = await send(ctx.resume ? { ...(ctx.resume.inputResponses ? { inputResponses: ctx.resume.inputResponses } : {}), ...(ctx.resume.requestState !== undefined ? { requestState: ctx.resume.requestState } : {}) } : {});
       if (isInputRequired(r)) {
@@ -139,8 +145,9 @@ export class UpstreamConnection {
       const asked = askedSummary(call.asked);
       return { ...(r as UpstreamResult), ...(asked ? { asked } : {}) };
     } catch (e) {
-      throw call.refused ?? this.callError(e);
+      throw call.refused ?? (idle.signal.aborted && !ctx.signal?.aborted ? this.timedOut() : this.callError(e));
     } finally {
+      timer.stop();
       this.relay.close(call);
     }
   }
@@ -288,17 +295,19 @@ export class UpstreamConnection {
     const signIn = this.spec.auth?.explain(e);
     if (signIn) return signIn;
     const message = this.scrub(e instanceof Error ? e.message : String(e));
-    if (e instanceof SdkError && e.code === SdkErrorCode.RequestTimeout) {
-      Object.assign(this.health, { status: 'degraded', last_error: `a call timed out after ${this.spec.timeoutMs} ms without progress` });
-      this.hooks.onChange();
-      return new GatehouseError('timeout', `upstream '${this.spec.id}' did not answer within ${this.spec.timeoutMs / 1000} s (without progress); the call was cancelled`, { upstream: this.spec.id, timeout_ms: this.spec.timeoutMs });
-    }
+    if (e instanceof SdkError && e.code === SdkErrorCode.RequestTimeout) return this.timedOut();
     if (e instanceof Error && e.name === 'AbortError') return new GatehouseError('cancelled', `the call to upstream '${this.spec.id}' was cancelled`);
     if (e instanceof SdkError && (e.code === SdkErrorCode.ConnectionClosed || e.code === SdkErrorCode.NotConnected || e.code === SdkErrorCode.SendFailed) || (e instanceof TypeError && /fetch failed/i.test(e.message))) {
       if (this.spec.transport.kind === 'http' && this.client) this.closed(this.client);
       return new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' went away during the call (${message}); it is being restarted`, { upstream: this.spec.id });
     }
     return new GatehouseError('upstream_error', `upstream '${this.spec.id}' answered with an error: ${message}`, { upstream: this.spec.id });
+  }
+
+  private timedOut(): GatehouseError {
+    Object.assign(this.health, { status: 'degraded', last_error: `a call timed out after ${this.spec.timeoutMs} ms without progress` });
+    this.hooks.onChange();
+    return new GatehouseError('timeout', `upstream '${this.spec.id}' did not answer within ${this.spec.timeoutMs / 1000} s (without progress); the call was cancelled`, { upstream: this.spec.id, timeout_ms: this.spec.timeoutMs });
   }
 
   /** No configured value (a header, an env variable, the token) ever reaches a message, whatever the upstream echoes. */

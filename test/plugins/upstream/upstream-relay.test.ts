@@ -42,6 +42,9 @@ beforeAll(async () => {
   modern = await startModernUpstream();
   // The same 2026-07-28 server under two ids: a requestState one issued must not work for the other.
   for (const id of ['ma', 'mb']) await u.ok('POST', 'upstreams', { id, transport: { kind: 'http', url: modern.url, headers: [] } });
+  // The same two servers with a short timeout: a person answering a form must not run into it.
+  await u.ok('POST', 'upstreams', { id: 'evq', transport: { kind: 'stdio', command: process.execPath, args: [EVERYTHING], env: [] }, read: ASKERS, timeout_ms: 400 });
+  await u.ok('POST', 'upstreams', { id: 'mq', transport: { kind: 'http', url: modern.url, headers: [] }, timeout_ms: 400 });
 }, 120_000);
 afterAll(async () => {
   await u?.stop();
@@ -99,6 +102,52 @@ describe('server-everything (2025 era, stdio) asking the client mid-call', () =>
 type Asked = { resultType?: string; inputRequests?: Record<string, unknown>; requestState?: string };
 const manual = (c: Client, name: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
   c.callTool({ name, arguments: args, ...extra } as never, { allowInputRequired: true } as never) as Promise<Asked & { isError?: boolean; content?: Array<{ text?: string }> }>;
+
+describe('the upstream timeout while the client is asked', () => {
+  /** A 2025 client whose person takes `ms` to fill in each form. */
+  async function slowClient(ms: number): Promise<Client> {
+    const c = new Client({ name: 'slow-person', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'legacy' } });
+    c.setRequestHandler('elicitation/create', async (req) => {
+      await new Promise((r) => setTimeout(r, ms));
+      const message = (req.params as { message: string }).message;
+      return { action: 'accept', content: message.startsWith('Confirm') ? { ok: true } : { name: 'Ada Lovelace', check: true, integer: 3, email: 'ada@example.com' } } as never;
+    });
+    await c.connect(new StreamableHTTPClientTransport(new URL(u.w.svc.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${u.token}` } } }));
+    return c;
+  }
+
+  it('does not run while the client answers a form a 2025-era upstream asked for (timeout 400 ms, the answer takes 1.2 s)', async () => {
+    const c = await slowClient(1200);
+    try {
+      const r = await c.callTool({ name: 'evq__trigger-elicitation-request', arguments: {} });
+      expect(textOf(r)).toContain('Ada Lovelace');
+      expect(r.isError).toBeFalsy();
+    } finally {
+      await c.close();
+    }
+  });
+
+  it("nor while it answers a 2026-07-28 upstream's input request between rounds", async () => {
+    const c = await slowClient(1200);
+    try {
+      expect(textOf(await c.callTool({ name: 'mq__confirm', arguments: { word: 'slow' } }))).toBe('answered {"action":"accept","content":{"ok":true}} with state state-of-confirm-slow');
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('still cancels an upstream that does not answer once the client has answered', async () => {
+    const c = await slowClient(0);
+    const aborted = modern.events.filter((e) => e === 'aborted wait').length;
+    try {
+      const r = await c.callTool({ name: 'mq__wait', arguments: {} });
+      expect(textOf(r)).toMatch(/^timeout: upstream 'mq' did not answer within 0.4 s/);
+      await until(() => modern.events.filter((e) => e === 'aborted wait').length > aborted, 10_000, 'the upstream to see the cancellation');
+    } finally {
+      await c.close();
+    }
+  });
+});
 
 describe('a 2026-07-28 client and a 2025-era upstream asking mid-call', () => {
   it('cannot be asked then (no server-to-client requests in 2026-07-28): the call fails with client_capability_missing saying why', async () => {
