@@ -25,15 +25,19 @@ export interface CallRoute {
  * sent to the client gets an id of its own here (each server instance
  * numbers from 0, so two calls would send the same ids).
  *
- * A request id names one call of the token while it is in progress: MCP
- * forbids a requestor to reuse a request id within a session, and with no
- * session the token is the scope. A second call with the id of one still in
- * progress is refused (invalid_request), so a cancellation always names one
- * call; at most MAX_OPEN_CALLS_PER_TOKEN are held per token.
+ * A request id is unique per requestor (MCP: not reused within a session),
+ * but with no session the token is all Gatehouse knows, and two clients may
+ * share a token (each numbering its requests from 0). So a call never takes
+ * over another's route: each call with that token and id keeps its own, a
+ * cancellation reaches the call it names when exactly one of the token's
+ * calls in progress has that id, and none while several do (no client's
+ * call is cancelled on another's behalf; a client that cancels also closes
+ * the call's HTTP request, which cancels it). At most
+ * MAX_OPEN_CALLS_PER_TOKEN calls are held per token.
  */
 export class LegacyRoutes {
   private readonly asks = new Map<string, { token: string; id: Id; deliver: Deliver }>();
-  private readonly calls = new Map<string, CallRoute>();
+  private readonly calls = new Map<string, Set<CallRoute>>();
   private readonly openPerToken = new Map<string, number>();
 
   /** A request going out to the client: the id it travels with (routed back to `deliver` with the original id). */
@@ -47,30 +51,30 @@ export class LegacyRoutes {
     this.asks.delete(wire);
   }
 
-  /** A call in flight that a posted cancellation may reach, reserved before its exchange starts; refused when its id is taken or the token holds too many. */
+  /** A call in flight that a posted cancellation may reach, reserved before its exchange starts; refused when the token holds too many. */
   open(token: string, id: Id): CallRoute | HttpError {
-    const key = callKey(token, id);
-    if (this.calls.has(key)) {
-      return new HttpError('invalid_request', 'this request id is already used by a call of this token still in progress: a request id must not be reused while its call runs (a cancellation could not tell them apart)');
-    }
     const held = this.openPerToken.get(token) ?? 0;
     if (held >= MAX_OPEN_CALLS_PER_TOKEN) {
       return new HttpError('rate_limited', `this token has ${MAX_OPEN_CALLS_PER_TOKEN} calls in progress: wait for one to end`, { headers: { 'Retry-After': '1' } });
     }
     this.openPerToken.set(token, held + 1);
+    const key = callKey(token, id);
+    const routes = this.calls.get(key) ?? new Set<CallRoute>();
+    this.calls.set(key, routes);
     let open = true;
     const route: CallRoute = {
       deliver: null,
       close: () => {
         if (!open) return;
         open = false;
-        this.calls.delete(key);
+        routes.delete(route);
+        if (routes.size === 0 && this.calls.get(key) === routes) this.calls.delete(key);
         const left = (this.openPerToken.get(token) ?? 1) - 1;
         if (left > 0) this.openPerToken.set(token, left);
         else this.openPerToken.delete(token);
       },
     };
-    this.calls.set(key, route);
+    routes.add(route);
     return route;
   }
 
@@ -86,7 +90,9 @@ export class LegacyRoutes {
     if (message.method === 'notifications/cancelled') {
       const id = message.params?.requestId;
       if (typeof id !== 'string' && typeof id !== 'number') return false;
-      const deliver = this.calls.get(callKey(token, id))?.deliver;
+      const routes = this.calls.get(callKey(token, id));
+      // Several calls of this token have that id (two clients sharing it): which one is meant is unknown.
+      const deliver = routes?.size === 1 ? [...routes][0]!.deliver : null;
       if (!deliver) return false;
       deliver(message as JSONRPCMessage);
       return true;

@@ -64,19 +64,26 @@ describe('routing what a 2025 client posts back', () => {
     expect(got).toHaveLength(1);
   });
 
-  it('refuses a second call with the id of one in progress (another token may use it); holds a bounded number per token', () => {
+  it('two calls of a token with one id keep a route each: a cancellation reaches one only when it is the only one; a bounded number per token', () => {
     const r = new LegacyRoutes();
+    const got: string[] = [];
     const first = r.open('tok', 7) as CallRoute;
-    expect(r.open('tok', 7)).toMatchObject({ code: 'invalid_request', status: 400 });
-    expect(r.open('tok', '7')).not.toBeInstanceOf(HttpError);
-    expect(r.open('other', 7)).not.toBeInstanceOf(HttpError);
+    const second = r.open('tok', 7) as CallRoute;
+    first.deliver = () => got.push('first');
+    second.deliver = () => got.push('second');
+    const cancel = { method: 'notifications/cancelled', params: { requestId: 7 } };
+    expect(r.route('tok', cancel)).toBe(false);
+    expect(got).toEqual([]);
+    second.close();
+    second.close();
+    expect(r.route('tok', cancel)).toBe(true);
+    expect(got).toEqual(['first']);
     first.close();
-    first.close();
-    expect(r.open('tok', 7)).not.toBeInstanceOf(HttpError);
+    expect(r.route('tok', cancel)).toBe(false);
 
-    const many = Array.from({ length: MAX_OPEN_CALLS_PER_TOKEN - 2 }, (_, i) => r.open('tok', `n${i}`) as CallRoute);
+    const many = Array.from({ length: MAX_OPEN_CALLS_PER_TOKEN }, (_, i) => r.open('tok', i % 3) as CallRoute);
     expect(r.open('tok', 'one-too-many')).toMatchObject({ code: 'rate_limited', status: 429 });
-    expect(r.open('third', 1)).not.toBeInstanceOf(HttpError);
+    expect(r.open('other', 1)).not.toBeInstanceOf(HttpError);
     many[0]!.close();
     expect(r.open('tok', 'one-too-many')).not.toBeInstanceOf(HttpError);
   });
