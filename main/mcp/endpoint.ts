@@ -143,7 +143,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     // A 2025 client's answer to what a call in flight asked it, or its cancellation of that call: to that exchange.
     if (rpc.era === 'legacy' && routes.route(record.id, rpc.message)) return void res.writeHead(202).end();
     if (rpc.era === 'legacy') {
-      // A call's cancellation route, reserved now (before any await) so two calls cannot take one id.
+      // The call's cancellation route, taken now (before any await): at most MAX_OPEN_CALLS_PER_TOKEN per token.
       const route = rpc.message.method !== undefined && rpc.message.id !== undefined ? routes.open(record.id, rpc.message.id) : undefined;
       if (route instanceof HttpError) {
         audit(route.code);
