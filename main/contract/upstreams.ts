@@ -119,6 +119,8 @@ export const UpstreamView = z.object({
   timeout_ms: z.number().int(),
   health: UpstreamHealth,
   tools: z.object({ approved: z.number().int(), quarantined: z.number().int(), hidden: z.number().int(), removed: z.number().int() }),
+  /** its prompts, pinned like its tools (docs/upstreams.md, "Prompts and resources") */
+  prompts: z.object({ approved: z.number().int(), quarantined: z.number().int(), hidden: z.number().int(), removed: z.number().int() }),
   /** names that could not be offered (collision with a built-in tool, too long, invalid): reported at every (re)load */
   problems: z.array(z.string()),
 });
@@ -142,12 +144,32 @@ export const UpstreamToolView = z.object({
 });
 export type UpstreamToolView = z.infer<typeof UpstreamToolView>;
 
+/** An upstream prompt as shown to people: pinned by hash like a tool (name, title, description, arguments), no class. */
+export const UpstreamPromptView = z.object({
+  /** the name clients see: `<id>__<prompt>` */
+  name: z.string(),
+  /** the upstream's own name */
+  prompt: z.string(),
+  state: ToolState,
+  /** sha256 of the approved definition; null before any approval */
+  hash: z.string().nullable(),
+  /** set while quarantined: why (`new` or `changed`), the listed definition's hash and what changed (old -> new) */
+  pending: z.object({ reason: QuarantineReason, hash: z.string(), changes: z.array(FieldChange) }).nullable(),
+  removed: z.boolean(),
+  title: z.string().nullable(),
+  description: z.string().nullable(),
+});
+export type UpstreamPromptView = z.infer<typeof UpstreamPromptView>;
+
 export const UpstreamDetail = UpstreamView.extend({
   tool_list: z.array(UpstreamToolView),
+  prompt_list: z.array(UpstreamPromptView),
   /** the last lines the stdio process wrote to stderr (bounded) */
   stderr: z.array(z.string()),
 });
 export type UpstreamDetail = z.infer<typeof UpstreamDetail>;
+
+const DefinitionHash = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'a definition hash is sha256:<64 hex>');
 
 export const UpstreamReviewInput = z
   .object({
@@ -161,7 +183,12 @@ export const UpstreamReviewInput = z
      * Approves each named tool only if its listed definition still has the hash the
      * person was shown; one that changed since refuses the whole review (`conflict`).
      */
-    consent: z.array(z.object({ tool: z.string().min(1).max(200), hash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'a definition hash is sha256:<64 hex>') }).strict()).max(1000).optional(),
+    consent: z.array(z.object({ tool: z.string().min(1).max(200), hash: DefinitionHash }).strict()).max(1000).optional(),
+    /** prompts (their own or namespaced names), kept apart from tools so a prompt and a tool of one name are never confused; `approve_all` covers both */
+    approve_prompts: z.array(z.string().min(1).max(200)).max(1000).default([]),
+    hide_prompts: z.array(z.string().min(1).max(200)).max(1000).default([]),
+    /** as `consent`, for prompts: approved only while the listed definition still has that hash */
+    prompt_consent: z.array(z.object({ prompt: z.string().min(1).max(200), hash: DefinitionHash }).strict()).max(1000).optional(),
   })
   .strict();
 export type UpstreamReviewInput = z.input<typeof UpstreamReviewInput>;

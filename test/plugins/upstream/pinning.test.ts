@@ -8,7 +8,7 @@ import type { PinnedTool, ToolDefinition } from '../../../main/plugins/upstream/
 
 const def = (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition => ({ name, description: `${name} does things`, inputSchema: { type: 'object', properties: { a: { type: 'string' } } }, ...extra });
 const added = (defs: ToolDefinition[]): PinnedTool[] => reconcile([], defs).pins.map(approve);
-const review = (pins: PinnedTool[], r: Partial<Parameters<typeof applyReview>[2]>) => applyReview('up', pins, { id: 'up', approve: [], approve_all: false, hide: [], read: [], write: [], ...r });
+const review = (pins: PinnedTool[], r: Partial<Parameters<typeof applyReview>[2]>) => applyReview('up', pins, { id: 'up', approve: [], approve_all: false, hide: [], read: [], write: [], approve_prompts: [], hide_prompts: [], ...r });
 
 describe('pinning', () => {
   it('hashes the definition, not the key order', () => {
