@@ -74,7 +74,7 @@ describe('upstreams from the console (Chromium against the licensed service)', (
     expect(await u.ok<UpstreamView[]>('GET', 'upstreams')).toEqual([]);
 
     await consent.getByRole('button', { name: 'Run it and list its tools' }).click();
-    const tools = page.getByRole('region', { name: /^Offer these \d+ tools of “every” to your clients\?$/ });
+    const tools = page.getByRole('region', { name: /^Offer these \d+ tools( and \d+ prompts)? of “every” to your clients\?$/ });
     await tools.waitFor(STEP);
     expect(await tools.getByText('every__echo', { exact: true }).count()).toBe(1);
     // Listed and pinned as they were shown, but offered to no client yet.
@@ -82,7 +82,7 @@ describe('upstreams from the console (Chromium against the licensed service)', (
     const echoClass = tools.getByLabel('Class of every__echo');
     await echoClass.selectOption('read');
     await shotOf(page, 'upstream-add-tools');
-    await tools.getByRole('button', { name: /^Offer these \d+ tools$/ }).click();
+    await tools.getByRole('button', { name: /^Offer these \d+ tools( and \d+ prompts)?$/ }).click();
 
     await page.getByRole('heading', { level: 2, name: 'every' }).waitFor(STEP);
     await until(async () => (await names()).includes('every__echo'), 15_000, 'the agreed tools to be offered');
