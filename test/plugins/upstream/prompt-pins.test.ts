@@ -112,7 +112,7 @@ describe('upstream prompts are pinned', () => {
       const all = await prompts();
       return all.filter((p) => p.prompt === '__proto__' || p.prompt === 'constructor').length === 2 ? all : null;
     }, 10_000, 'the odd prompts listed');
-    expect(odd.filter((p) => p.state === 'quarantined').map((p) => p.name).sort()).toEqual(['pp____proto__', 'pp__constructor']);
+    expect(odd!.filter((p) => p.state === 'quarantined').map((p) => p.name).sort()).toEqual(['pp____proto__', 'pp__constructor']);
     expect(await listed()).not.toContain('pp__constructor');
     expect(await refusal('pp__constructor')).toEqual(await refusal('pp__no-such-prompt'));
     await u.ok('POST', 'upstreams/pp/review', { approve_all: true });
