@@ -196,6 +196,7 @@ export class UpstreamManager implements UpstreamActions {
     try {
       const listed = await plugin.connection.connect();
       await plugin.settled();
+      await plugin.surface.settled();
       return { id, ok: true, latency_ms: Date.now() - started, protocol: plugin.connection.snapshot().protocol, tools: listed.length, error: null };
     } catch (e) {
       return { id, ok: false, latency_ms: null, protocol: null, tools: 0, error: (e as Error).message };
