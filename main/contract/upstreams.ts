@@ -126,14 +126,12 @@ export const UpstreamView = z.object({
 });
 export type UpstreamView = z.infer<typeof UpstreamView>;
 
-export const UpstreamToolView = z.object({
-  /** the name clients see: `<id>__<tool>` */
+/** What a person sees of any pinned definition, a tool's or a prompt's. */
+const PinView = z.object({
+  /** the name clients see: `<id>__<name>` */
   name: z.string(),
-  /** the upstream's own name */
-  tool: z.string(),
-  class: ToolClass,
   state: ToolState,
-  /** sha256 of the approved definition (name, title, description, schemas, annotations); null before any approval */
+  /** sha256 of the approved definition; null before any approval */
   hash: z.string().nullable(),
   /** set while quarantined: why, the listed definition's hash and what changed (old -> new) */
   pending: z.object({ reason: QuarantineReason, hash: z.string(), changes: z.array(FieldChange) }).nullable(),
@@ -142,22 +140,19 @@ export const UpstreamToolView = z.object({
   title: z.string().nullable(),
   description: z.string().nullable(),
 });
+
+/** A tool: its definition is name, title, description, schemas and annotations. */
+export const UpstreamToolView = PinView.extend({
+  /** the upstream's own name */
+  tool: z.string(),
+  class: ToolClass,
+});
 export type UpstreamToolView = z.infer<typeof UpstreamToolView>;
 
-/** An upstream prompt as shown to people: pinned by hash like a tool (name, title, description, arguments), no class. */
-export const UpstreamPromptView = z.object({
-  /** the name clients see: `<id>__<prompt>` */
-  name: z.string(),
+/** A prompt: its definition is name, title, description and arguments; no class, and never `hint_flipped`. */
+export const UpstreamPromptView = PinView.extend({
   /** the upstream's own name */
   prompt: z.string(),
-  state: ToolState,
-  /** sha256 of the approved definition; null before any approval */
-  hash: z.string().nullable(),
-  /** set while quarantined: why (`new` or `changed`), the listed definition's hash and what changed (old -> new) */
-  pending: z.object({ reason: QuarantineReason, hash: z.string(), changes: z.array(FieldChange) }).nullable(),
-  removed: z.boolean(),
-  title: z.string().nullable(),
-  description: z.string().nullable(),
 });
 export type UpstreamPromptView = z.infer<typeof UpstreamPromptView>;
 

@@ -129,16 +129,23 @@ export function approve<P extends Pin<{ name: string }>>(pin: P): P {
 
 export const namespaced = (upstream: string, tool: string): string => `${upstream}${NAMESPACE_SEPARATOR}${tool}`;
 
+/** What a person sees of any pin: the namespaced name, state, hashes and the diff of what waits (old -> new). */
+export function pinView<D extends { name: string }>(upstream: string, pin: Pin<D>, fields: ReadonlyArray<keyof D & string>) {
+  return {
+    name: namespaced(upstream, pin.name),
+    state: stateOf(pin),
+    hash: pin.approved?.hash ?? null,
+    pending: pin.pending ? { reason: pin.pending.reason, hash: pin.pending.hash, changes: changesOf(fields, pin.approved?.definition ?? null, pin.pending.definition) } : null,
+    removed: pin.removed,
+  };
+}
+
 export function toolView(upstream: string, pin: PinnedTool): UpstreamToolView {
   const def = pin.pending?.definition ?? pin.approved?.definition;
   return {
-    name: namespaced(upstream, pin.name),
+    ...pinView(upstream, pin, FIELDS),
     tool: pin.name,
     class: classOf(pin),
-    state: stateOf(pin),
-    hash: pin.approved?.hash ?? null,
-    pending: pin.pending ? { reason: pin.pending.reason, hash: pin.pending.hash, changes: definitionChanges(pin.approved?.definition ?? null, pin.pending.definition) } : null,
-    removed: pin.removed,
     title: def?.title ?? (typeof def?.annotations?.title === 'string' ? def.annotations.title : null),
     description: def?.description ?? null,
   };

@@ -1,7 +1,7 @@
 import type { UpstreamPromptView } from '../../contract/upstreams.ts';
 import type { ListedPrompt } from '../../core/surface.ts';
 import type { PinnedPrompt, PromptDefinition } from './upstream-data.ts';
-import { approve, changesOf, hashOf, namespaced, reconcilePins, stateOf, type PinKind, type Reconciled } from './pinning.ts';
+import { approve, hashOf, namespaced, pinView, reconcilePins, type PinKind, type Reconciled } from './pinning.ts';
 
 /**
  * Upstream prompts pinned like tools (pinning.ts; docs/upstreams.md, "Prompts
@@ -52,14 +52,5 @@ export function listedPrompt(upstream: string, pin: PinnedPrompt): ListedPrompt 
 
 export function promptView(upstream: string, pin: PinnedPrompt): UpstreamPromptView {
   const def = pin.pending?.definition ?? pin.approved?.definition;
-  return {
-    name: namespaced(upstream, pin.name),
-    prompt: pin.name,
-    state: stateOf(pin),
-    hash: pin.approved?.hash ?? null,
-    pending: pin.pending ? { reason: pin.pending.reason, hash: pin.pending.hash, changes: changesOf(FIELDS, pin.approved?.definition ?? null, pin.pending.definition) } : null,
-    removed: pin.removed,
-    title: def?.title ?? null,
-    description: def?.description ?? null,
-  };
+  return { ...pinView(upstream, pin, FIELDS), prompt: pin.name, title: def?.title ?? null, description: def?.description ?? null };
 }

@@ -3,10 +3,11 @@ import type { FieldChange, UpstreamPromptView, UpstreamReviewInput } from '../..
 /** What the panel's buttons send to upstreams.review (an approval names the hash of the diff shown). */
 export type ReviewActs = Omit<UpstreamReviewInput, 'id'>;
 
-/** A quarantined definition's changes, field by field: old `-`, new `+`. */
-export function DefinitionDiff({ changes }: { changes: FieldChange[] }) {
+/** A quarantined tool or prompt: why it waits, its changes field by field (old `-`, new `+`), Approve and Hide. */
+export function PendingReview({ label, why, changes, busy, onApprove, onHide }: { label: string; why: string; changes: FieldChange[]; busy: boolean; onApprove: () => void; onHide: () => void }) {
   return (
-    <>
+    <div className="pending" aria-label={`Changes to ${label}`}>
+      <p>{why}: not offered until approved.</p>
       {changes.map((c) => (
         <div key={c.field}>
           <strong>{c.field}</strong>
@@ -14,7 +15,9 @@ export function DefinitionDiff({ changes }: { changes: FieldChange[] }) {
           {c.after !== undefined ? <pre className="add">+ {JSON.stringify(c.after, null, 2)}</pre> : null}
         </div>
       ))}
-    </>
+      <button type="button" disabled={busy} onClick={onApprove}>Approve {label}</button>{' '}
+      <button type="button" className="danger-outline" disabled={busy} onClick={onHide}>Hide {label}</button>
+    </div>
   );
 }
 
@@ -41,12 +44,14 @@ export function PromptTable({ prompts, busy, onReview }: { prompts: UpstreamProm
                 <button type="button" className="inline-action" disabled={busy} aria-label={`Offer prompt ${p.name} again`} onClick={() => onReview({ approve_prompts: [p.prompt] })}>offer it again</button>
               ) : null}
               {p.pending ? (
-                <div className="pending" aria-label={`Changes to prompt ${p.name}`}>
-                  <p>{p.pending.reason === 'new' ? 'New prompt' : 'Its definition changed'}: not offered until approved.</p>
-                  <DefinitionDiff changes={p.pending.changes} />
-                  <button type="button" disabled={busy} onClick={() => onReview({ prompt_consent: [{ prompt: p.prompt, hash: p.pending!.hash }] })}>Approve prompt {p.name}</button>{' '}
-                  <button type="button" className="danger-outline" disabled={busy} onClick={() => onReview({ hide_prompts: [p.prompt] })}>Hide prompt {p.name}</button>
-                </div>
+                <PendingReview
+                  label={`prompt ${p.name}`}
+                  why={p.pending.reason === 'new' ? 'New prompt' : 'Its definition changed'}
+                  changes={p.pending.changes}
+                  busy={busy}
+                  onApprove={() => onReview({ prompt_consent: [{ prompt: p.prompt, hash: p.pending!.hash }] })}
+                  onHide={() => onReview({ hide_prompts: [p.prompt] })}
+                />
               ) : null}
             </td>
           </tr>

@@ -9,7 +9,7 @@ import { AddUpstream } from './add-upstream.tsx';
 import { UpstreamActions } from './upstream-actions.tsx';
 import { ClassToggle } from './class-toggle.tsx';
 import { SignIn } from './sign-in.tsx';
-import { DefinitionDiff, PromptTable, type ReviewActs } from './prompt-review.tsx';
+import { PendingReview, PromptTable, type ReviewActs } from './prompt-review.tsx';
 
 /**
  * Upstream MCP servers (docs/upstreams.md): each one's health and what it
@@ -176,12 +176,14 @@ function ToolTable({ tools, busy, onReview }: { tools: UpstreamToolView[]; busy:
                 <button type="button" className="inline-action" disabled={busy} aria-label={`Offer ${t.name} again`} onClick={() => onReview({ approve: [t.tool] })}>offer it again</button>
               ) : null}
               {t.pending ? (
-                <div className="pending" aria-label={`Changes to ${t.name}`}>
-                  <p>{t.pending.reason === 'new' ? 'New tool' : t.pending.reason === 'hint_flipped' ? 'Its read-only hint flipped' : 'Its definition changed'}: not offered until approved.</p>
-                  <DefinitionDiff changes={t.pending.changes} />
-                  <button type="button" disabled={busy} onClick={() => onReview({ consent: [{ tool: t.tool, hash: t.pending!.hash }] })}>Approve {t.name}</button>{' '}
-                  <button type="button" className="danger-outline" disabled={busy} onClick={() => onReview({ hide: [t.tool] })}>Hide {t.name}</button>
-                </div>
+                <PendingReview
+                  label={t.name}
+                  why={t.pending.reason === 'new' ? 'New tool' : t.pending.reason === 'hint_flipped' ? 'Its read-only hint flipped' : 'Its definition changed'}
+                  changes={t.pending.changes}
+                  busy={busy}
+                  onApprove={() => onReview({ consent: [{ tool: t.tool, hash: t.pending!.hash }] })}
+                  onHide={() => onReview({ hide: [t.tool] })}
+                />
               ) : null}
             </td>
           </tr>
