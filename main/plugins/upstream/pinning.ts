@@ -30,6 +30,9 @@ export function definitionOf(tool: { name: string; title?: string; description?:
 const stable = (v: unknown): string =>
   JSON.stringify(v, (_k, x: unknown) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x)) ?? 'null';
 
+/** Two sets of pins alike, whatever their keys' order (a re-listing that changed nothing is not saved). */
+export const samePins = (a: readonly unknown[], b: readonly unknown[]): boolean => stable(a) === stable(b);
+
 /** The hash a pin holds, of a definition already cut down to its pinned parts. */
 export const hashOf = (pinned: unknown): string => `sha256:${createHash('sha256').update(stable(pinned)).digest('hex')}`;
 

@@ -5,7 +5,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { UpstreamConnection, type ConnectionSpec } from './connection.ts';
 import type { PromptDefinition, ToolDefinition, UpstreamRecord, UpstreamsData } from './upstream-data.ts';
 import { reconcilePrompts } from './prompt-pins.ts';
-import { isOffered, namespaced, reconcile } from './pinning.ts';
+import { isOffered, namespaced, reconcile, samePins } from './pinning.ts';
 import { toolFor } from './upstream-tools.ts';
 import { UpstreamSurface } from './upstream-surface.ts';
 import { firstListing } from './oauth/oauth-upstreams.ts';
@@ -112,6 +112,9 @@ export class UpstreamPlugin implements Plugin {
 
   /** A fresh prompt listing against the prompt pins, saved (prompt-pins.ts); the surface then offers the approved ones. */
   private async pinPrompts(defs: readonly PromptDefinition[]): Promise<void> {
+    // The usual re-listing changes nothing: no write to the disk for it.
+    const now = this.record()?.prompts;
+    if (now && samePins(reconcilePrompts(now, defs).pins, now)) return;
     const r = await this.deps.store.update((d) => {
       const rec = d.upstreams.find((u) => u.id === this.id);
       if (!rec) return null;
