@@ -21,6 +21,8 @@ describe('gatehouse upstreams on the data dir', () => {
     expect(r.stdout).toContain('env (names only): LOG_LEVEL');
     expect(r.stdout).not.toContain('quiet-value-77');
     expect(r.stdout).toMatch(/ev__echo\s+read\s+approved\s+sha256:[0-9a-f]{64}/);
+    // its prompts printed with the tools, pinned approved as well
+    expect(r.stdout).toMatch(/ev__simple-prompt\s+approved\s+sha256:[0-9a-f]{64}/);
     expect(await readFile(join(data.dir, 'upstreams.json'), 'utf8')).not.toContain('quiet-value-77');
   });
 
