@@ -20,7 +20,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   policy: async () => (await import('./cli/policy-commands.ts')).policy,
 };
 // Checked before anything opens the data dir: a typo must not create a store or wait for the lock.
-const SUBCOMMANDS: Record<string, string[]> = { tokens: ['create', 'list', 'revoke'], users: ['list', 'add', 'set-role'], settings: ['get', 'set'], staged: ['list', 'show', 'confirm', 'discard', 'settle'], audit: ['list', 'export'], cloud: ['connect', 'activate', 'deactivate', 'status', 'sync', 'disconnect'], upstreams: ['add', 'list', 'show', 'remove', 'enable', 'disable', 'test', 'tools', 'review', 'login', 'logout'], profiles: ['create', 'list', 'show', 'remove'], policy: ['show', 'check', 'set', 'explain'] };
+const SUBCOMMANDS: Record<string, string[]> = { tokens: ['create', 'list', 'revoke'], users: ['list', 'add', 'set-role'], settings: ['get', 'set'], staged: ['list', 'show', 'confirm', 'discard', 'settle'], audit: ['list', 'export'], cloud: ['connect', 'activate', 'deactivate', 'status', 'sync', 'disconnect'], upstreams: ['add', 'list', 'show', 'remove', 'enable', 'disable', 'test', 'tools', 'review', 'login', 'logout', 'prompts'], profiles: ['create', 'list', 'show', 'remove'], policy: ['show', 'check', 'set', 'explain'] };
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;

@@ -1,4 +1,5 @@
-import type { UpstreamDetail, UpstreamToolView, UpstreamView } from '../contract/upstreams.ts';
+import type { FieldChange } from '../contract/staged.ts';
+import type { UpstreamDetail, UpstreamPromptView, UpstreamToolView, UpstreamView } from '../contract/upstreams.ts';
 import { GatehouseError } from '../core/errors.ts';
 import { safe, table, unwrap, UsageError } from './output.ts';
 import { out, parse, withConnection } from './args.ts';
@@ -7,7 +8,7 @@ import { login, logout, signInLine } from './oauth-commands.ts';
 const many = { type: 'string', multiple: true } as const;
 const FLAGS = {
   stdio: { type: 'boolean' }, url: { type: 'string' }, env: many, header: many, 'token-keychain': { type: 'string' }, read: many, write: many,
-  approve: many, 'approve-all': { type: 'boolean' }, hide: many, 'timeout-ms': { type: 'string' },
+  approve: many, 'approve-all': { type: 'boolean' }, hide: many, 'timeout-ms': { type: 'string' }, 'approve-prompt': many, 'hide-prompt': many,
   oauth: { type: 'boolean' }, 'client-id': { type: 'string' }, 'client-metadata-url': { type: 'string' }, scopes: { type: 'string' }, 'no-browser': { type: 'boolean' },
 } as const;
 
@@ -40,6 +41,9 @@ function addInput(id: string, values: Record<string, unknown>, command: string[]
 const toolRows = (tools: UpstreamToolView[]) =>
   table(tools.map((t) => ({ name: t.name, class: t.class, state: t.removed ? `${t.state} (removed)` : t.state, hash: t.hash ?? '-', pending: t.pending ? `${t.pending.reason} -> ${t.pending.hash}` : '' })), ['name', 'class', 'state', 'hash', 'pending']);
 
+const promptRows = (prompts: UpstreamPromptView[]) =>
+  table(prompts.map((p) => ({ prompt: p.name, state: p.removed ? `${p.state} (removed)` : p.state, hash: p.hash ?? '-', pending: p.pending ? `${p.pending.reason} -> ${p.pending.hash}` : '' })), ['prompt', 'state', 'hash', 'pending']);
+
 function describe(u: UpstreamView): string[] {
   const how = u.kind === 'stdio'
     ? [safe`  command: ${u.command}`, safe`  args: ${JSON.stringify(u.args)}`, safe`  env (names only): ${u.env_names?.join(', ') || '-'}`]
@@ -49,18 +53,22 @@ function describe(u: UpstreamView): string[] {
     safe`${u.id}  ${u.kind}  ${u.enabled ? 'enabled' : 'disabled'}  ${h.status}${h.protocol ? ` (${h.protocol})` : ''}`,
     ...how,
     safe`  tools: ${u.tools.approved} approved, ${u.tools.quarantined} quarantined, ${u.tools.hidden} hidden, ${u.tools.removed} removed; timeout ${u.timeout_ms} ms; restarts ${h.restarts}${h.last_error ? `; last error: ${h.last_error}` : ''}`,
+    safe`  prompts: ${u.prompts.approved} approved, ${u.prompts.quarantined} quarantined, ${u.prompts.hidden} hidden, ${u.prompts.removed} removed`,
     ...u.problems.map((p) => safe`  not offered: ${p}`),
   ];
 }
 
-/** What changed in each quarantined tool, old -> new, for `review ID` without an action. */
-const pendingText = (tools: UpstreamToolView[]) =>
-  tools.filter((t) => t.pending).flatMap((t) => [
-    safe`${t.name}  ${t.pending!.reason}  ${t.hash ?? '(new)'} -> ${t.pending!.hash}`,
-    ...t.pending!.changes.flatMap((c) => [safe`  ${c.field}:`, ...(c.before !== undefined ? [safe`    - ${JSON.stringify(c.before)}`] : []), ...(c.after !== undefined ? [safe`    + ${JSON.stringify(c.after)}`] : [])]),
-  ]).join('\n') || 'Nothing waits for review.';
+const diffLines = (changes: FieldChange[]) =>
+  changes.flatMap((c) => [safe`  ${c.field}:`, ...(c.before !== undefined ? [safe`    - ${JSON.stringify(c.before)}`] : []), ...(c.after !== undefined ? [safe`    + ${JSON.stringify(c.after)}`] : [])]);
 
-/** `gatehouse upstreams add|list|show|remove|enable|disable|test|tools|review` */
+/** What changed in each quarantined tool and prompt, old -> new, for `review ID` without an action. */
+const pendingText = (tools: UpstreamToolView[], prompts: UpstreamPromptView[]) =>
+  [
+    ...tools.filter((t) => t.pending).flatMap((t) => [safe`${t.name}  ${t.pending!.reason}  ${t.hash ?? '(new)'} -> ${t.pending!.hash}`, ...diffLines(t.pending!.changes)]),
+    ...prompts.filter((p) => p.pending).flatMap((p) => [safe`prompt ${p.name}  ${p.pending!.reason}  ${p.hash ?? '(new)'} -> ${p.pending!.hash}`, ...diffLines(p.pending!.changes)]),
+  ].join('\n') || 'Nothing waits for review.';
+
+/** `gatehouse upstreams add|list|show|remove|enable|disable|test|tools|prompts|review` */
 export async function upstreams(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   const cut = rest.indexOf('--');
@@ -74,7 +82,7 @@ export async function upstreams(args: string[]): Promise<void> {
     if (sub === 'add') {
       const d = unwrap(await c.dispatch('upstreams.add', input as never));
       if (d.oauth && d.oauth.state !== 'signed_in') return out(json, d, () => [safe`Added upstream ${d.id}; sign in to list and pin its tools: gatehouse upstreams login ${d.id}`, ...describe(d)].join('\n'));
-      return out(json, d, () => [safe`Added upstream ${d.id}; its tools are pinned as listed now (changed or new ones wait for: gatehouse upstreams review ${d.id}).`, ...describe(d), toolRows(d.tool_list)].join('\n'));
+      return out(json, d, () => [safe`Added upstream ${d.id}; its tools and prompts are pinned as listed now (changed or new ones wait for: gatehouse upstreams review ${d.id}).`, ...describe(d), toolRows(d.tool_list), ...(d.prompt_list.length ? [promptRows(d.prompt_list)] : [])].join('\n'));
     }
     if (sub === 'list') {
       const rows = unwrap(await c.dispatch('upstreams.list', {} as never));
@@ -82,17 +90,23 @@ export async function upstreams(args: string[]): Promise<void> {
     }
     if (sub === 'show') {
       const d: UpstreamDetail = unwrap(await c.dispatch('upstreams.get', { id: id! }));
-      return out(json, d, () => [...describe(d), toolRows(d.tool_list), ...(d.stderr.length ? ['stderr (last lines):', ...d.stderr.slice(-20).map((l) => safe`  ${l}`)] : [])].join('\n'));
+      return out(json, d, () => [...describe(d), toolRows(d.tool_list), ...(d.prompt_list.length ? [promptRows(d.prompt_list)] : []), ...(d.stderr.length ? ['stderr (last lines):', ...d.stderr.slice(-20).map((l) => safe`  ${l}`)] : [])].join('\n'));
     }
     if (sub === 'tools') {
       const tools = unwrap(await c.dispatch('upstreams.tools', { id: id! }));
       return out(json, tools, () => toolRows(tools));
     }
+    if (sub === 'prompts') {
+      const prompts = unwrap(await c.dispatch('upstreams.prompts', { id: id! }));
+      return out(json, prompts, () => (prompts.length ? promptRows(prompts) : safe`Upstream ${id} lists no prompts.`));
+    }
     if (sub === 'review') {
-      const acts = { approve: values.approve ?? [], approve_all: !!values['approve-all'], hide: values.hide ?? [], read: values.read ?? [], write: values.write ?? [] };
-      const acting = acts.approve_all || [acts.approve, acts.hide, acts.read, acts.write].some((l) => l.length);
+      const acts = { approve: values.approve ?? [], approve_all: !!values['approve-all'], hide: values.hide ?? [], read: values.read ?? [], write: values.write ?? [], approve_prompts: values['approve-prompt'] ?? [], hide_prompts: values['hide-prompt'] ?? [] };
+      const acting = acts.approve_all || [acts.approve, acts.hide, acts.read, acts.write, acts.approve_prompts, acts.hide_prompts].some((l) => l.length);
       const tools = unwrap(acting ? await c.dispatch('upstreams.review', { id: id!, ...acts }) : await c.dispatch('upstreams.tools', { id: id! }));
-      return out(json, tools, () => (acting ? toolRows(tools) : pendingText(tools)));
+      const prompts = unwrap(await c.dispatch('upstreams.prompts', { id: id! }));
+      // --json answers the tools, as before prompts were pinned (scripts read it); the prompts: upstreams prompts ID --json
+      return out(json, tools, () => (acting ? [toolRows(tools), ...(prompts.length ? [promptRows(prompts)] : [])].join('\n') : pendingText(tools, prompts)));
     }
     if (sub === 'login') return login(c, id!, { json, browser: !values['no-browser'] });
     if (sub === 'logout') return logout(c, id!, json);

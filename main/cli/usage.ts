@@ -29,6 +29,7 @@ Usage: gatehouse <command> [options]
   profiles create NAME [--tools a,b] [--upstreams x,y]         a named tool set for tokens
   profiles list | show NAME | remove NAME   (remove refuses while tokens use it)
   upstreams review ID [--approve TOOL]... [--approve-all] [--hide TOOL]... [--read TOOL]... [--write TOOL]...
+  upstreams review ID [--approve-prompt NAME]... [--hide-prompt NAME]...   prompts (--approve-all covers them); upstreams prompts ID lists them
   policy show | check FILE | set FILE                            the tool-call policy (Cedar; FILE - reads stdin)
   policy explain --token ID --tool NAME [--args JSON]            what a call would do, and the policies that decide it
 

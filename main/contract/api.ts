@@ -27,7 +27,7 @@ import { ProfileCreateInput, ProfileName, ProfileView } from './profiles.ts';
 import { PolicyCheckAnswer, PolicyExplainAnswer, PolicyExplainInput, PolicyTextInput, PolicyView } from './policy.ts';
 import { OAuthStatus } from './oauth-status.ts';
 import { ApprovalConfirm, ApprovalView, ByLink } from './approval-link.ts';
-import { UpstreamAddInput, UpstreamDetail, UpstreamIdRef, UpstreamReviewInput, UpstreamTestAnswer, UpstreamToolView, UpstreamView } from './upstreams.ts';
+import { UpstreamAddInput, UpstreamDetail, UpstreamIdRef, UpstreamPromptView, UpstreamReviewInput, UpstreamTestAnswer, UpstreamToolView, UpstreamView } from './upstreams.ts';
 
 const none = z.object({}).strict();
 const byId = z.object({ id: z.string().min(1).max(200) }).strict();
@@ -146,6 +146,7 @@ export const API_ACTIONS = {
   'upstreams.test': { method: 'POST', path: 'upstreams/:id/test', input: upstreamById, output: UpstreamTestAnswer, who: PEOPLE },
   'upstreams.tools': { method: 'GET', path: 'upstreams/:id/tools', input: upstreamById, output: z.array(UpstreamToolView), who: PEOPLE },
   'upstreams.review': { method: 'POST', path: 'upstreams/:id/review', input: UpstreamReviewInput, output: z.array(UpstreamToolView), who: PEOPLE },
+  'upstreams.prompts': { method: 'GET', path: 'upstreams/:id/prompts', input: upstreamById, output: z.array(UpstreamPromptView), who: PEOPLE },
   /** OAuth sign-in of a remote upstream (docs/oauth.md): people only; `wait_ms` holds the answer until the sign-in ends (at most 60 s). */
   'upstreams.oauth': { method: 'POST', path: 'upstreams/:id/oauth', input: z.object({ id: UpstreamIdRef, wait_ms: z.number().int().min(0).max(60_000).default(0) }).strict(), output: OAuthStatus, who: PEOPLE },
   'upstreams.login': { method: 'POST', path: 'upstreams/:id/login', input: upstreamById, output: OAuthStatus, who: PEOPLE },

@@ -119,19 +119,19 @@ export const UpstreamView = z.object({
   timeout_ms: z.number().int(),
   health: UpstreamHealth,
   tools: z.object({ approved: z.number().int(), quarantined: z.number().int(), hidden: z.number().int(), removed: z.number().int() }),
+  /** its prompts, pinned like its tools (docs/upstreams.md, "Prompts and resources") */
+  prompts: z.object({ approved: z.number().int(), quarantined: z.number().int(), hidden: z.number().int(), removed: z.number().int() }),
   /** names that could not be offered (collision with a built-in tool, too long, invalid): reported at every (re)load */
   problems: z.array(z.string()),
 });
 export type UpstreamView = z.infer<typeof UpstreamView>;
 
-export const UpstreamToolView = z.object({
-  /** the name clients see: `<id>__<tool>` */
+/** What a person sees of any pinned definition, a tool's or a prompt's. */
+const PinView = z.object({
+  /** the name clients see: `<id>__<name>` */
   name: z.string(),
-  /** the upstream's own name */
-  tool: z.string(),
-  class: ToolClass,
   state: ToolState,
-  /** sha256 of the approved definition (name, title, description, schemas, annotations); null before any approval */
+  /** sha256 of the approved definition; null before any approval */
   hash: z.string().nullable(),
   /** set while quarantined: why, the listed definition's hash and what changed (old -> new) */
   pending: z.object({ reason: QuarantineReason, hash: z.string(), changes: z.array(FieldChange) }).nullable(),
@@ -140,14 +140,31 @@ export const UpstreamToolView = z.object({
   title: z.string().nullable(),
   description: z.string().nullable(),
 });
+
+/** A tool: its definition is name, title, description, schemas and annotations. */
+export const UpstreamToolView = PinView.extend({
+  /** the upstream's own name */
+  tool: z.string(),
+  class: ToolClass,
+});
 export type UpstreamToolView = z.infer<typeof UpstreamToolView>;
+
+/** A prompt: its definition is name, title, description and arguments; no class, and never `hint_flipped`. */
+export const UpstreamPromptView = PinView.extend({
+  /** the upstream's own name */
+  prompt: z.string(),
+});
+export type UpstreamPromptView = z.infer<typeof UpstreamPromptView>;
 
 export const UpstreamDetail = UpstreamView.extend({
   tool_list: z.array(UpstreamToolView),
+  prompt_list: z.array(UpstreamPromptView),
   /** the last lines the stdio process wrote to stderr (bounded) */
   stderr: z.array(z.string()),
 });
 export type UpstreamDetail = z.infer<typeof UpstreamDetail>;
+
+const DefinitionHash = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'a definition hash is sha256:<64 hex>');
 
 export const UpstreamReviewInput = z
   .object({
@@ -161,7 +178,12 @@ export const UpstreamReviewInput = z
      * Approves each named tool only if its listed definition still has the hash the
      * person was shown; one that changed since refuses the whole review (`conflict`).
      */
-    consent: z.array(z.object({ tool: z.string().min(1).max(200), hash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'a definition hash is sha256:<64 hex>') }).strict()).max(1000).optional(),
+    consent: z.array(z.object({ tool: z.string().min(1).max(200), hash: DefinitionHash }).strict()).max(1000).optional(),
+    /** prompts (their own or namespaced names), kept apart from tools so a prompt and a tool of one name are never confused; `approve_all` covers both */
+    approve_prompts: z.array(z.string().min(1).max(200)).max(1000).default([]),
+    hide_prompts: z.array(z.string().min(1).max(200)).max(1000).default([]),
+    /** as `consent`, for prompts: approved only while the listed definition still has that hash */
+    prompt_consent: z.array(z.object({ prompt: z.string().min(1).max(200), hash: DefinitionHash }).strict()).max(1000).optional(),
   })
   .strict();
 export type UpstreamReviewInput = z.input<typeof UpstreamReviewInput>;

@@ -13,6 +13,7 @@ export function createUpstreamHandlers(deps: Pick<ActionDeps, 'upstreams'>): {
   'upstreams.test': Handler<'upstreams.test'>;
   'upstreams.tools': Handler<'upstreams.tools'>;
   'upstreams.review': Handler<'upstreams.review'>;
+  'upstreams.prompts': Handler<'upstreams.prompts'>;
   'upstreams.oauth': Handler<'upstreams.oauth'>;
   'upstreams.login': Handler<'upstreams.login'>;
   'upstreams.logout': Handler<'upstreams.logout'>;
@@ -31,6 +32,7 @@ export function createUpstreamHandlers(deps: Pick<ActionDeps, 'upstreams'>): {
     'upstreams.test': async (input) => up().test(input.id),
     'upstreams.tools': async (input) => up().tools(input.id),
     'upstreams.review': async (input) => up().review(input),
+    'upstreams.prompts': async (input) => up().prompts(input.id),
     'upstreams.oauth': async (input) => up().oauthStatus(input.id, input.wait_ms),
     'upstreams.login': async (input) => up().login(input.id),
     'upstreams.logout': async (input) => up().logout(input.id),

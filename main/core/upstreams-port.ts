@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { OAuthStatus } from '../contract/oauth-status.ts';
-import type { UpstreamAddInput, UpstreamDetail, UpstreamReviewInput, UpstreamTestAnswer, UpstreamToolView, UpstreamView } from '../contract/upstreams.ts';
+import type { UpstreamAddInput, UpstreamDetail, UpstreamPromptView, UpstreamReviewInput, UpstreamTestAnswer, UpstreamToolView, UpstreamView } from '../contract/upstreams.ts';
 
 /**
  * What the action handlers need of the upstream servers (main/plugins/upstream
@@ -15,7 +15,9 @@ export interface UpstreamActions {
   setEnabled(id: string, enabled: boolean): Promise<UpstreamView>;
   test(id: string): Promise<UpstreamTestAnswer>;
   tools(id: string): UpstreamToolView[];
+  /** reviews tools and prompts in one step (all or nothing); answers the tools, as before prompts were pinned (the prompts: `prompts`) */
   review(input: z.output<typeof UpstreamReviewInput>): Promise<UpstreamToolView[]>;
+  prompts(id: string): UpstreamPromptView[];
   /** OAuth sign-in (docs/oauth.md): start or join, end, and its state (waiting up to waitMs while a sign-in is under way) */
   login(id: string): Promise<OAuthStatus>;
   logout(id: string): Promise<OAuthStatus>;

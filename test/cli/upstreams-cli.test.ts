@@ -1,7 +1,9 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { UpstreamDetail, UpstreamToolView, UpstreamView } from '../../main/contract/upstreams.ts';
+import type { UpstreamDetail, UpstreamPromptView, UpstreamToolView, UpstreamView } from '../../main/contract/upstreams.ts';
+import { promptHash } from '../../main/plugins/upstream/prompt-pins.ts';
+import type { PromptDefinition } from '../../main/plugins/upstream/upstream-data.ts';
 import { connectClient } from '../helpers/service.ts';
 import { cliJson, cliJsonError, dirArgs, runCli, sharedDataDir } from './cli-harness.ts';
 import { EVERYTHING } from '../plugins/upstream/upstream-world.ts';
@@ -19,6 +21,8 @@ describe('gatehouse upstreams on the data dir', () => {
     expect(r.stdout).toContain('env (names only): LOG_LEVEL');
     expect(r.stdout).not.toContain('quiet-value-77');
     expect(r.stdout).toMatch(/ev__echo\s+read\s+approved\s+sha256:[0-9a-f]{64}/);
+    // its prompts printed with the tools, pinned approved as well
+    expect(r.stdout).toMatch(/ev__simple-prompt\s+approved\s+sha256:[0-9a-f]{64}/);
     expect(await readFile(join(data.dir, 'upstreams.json'), 'utf8')).not.toContain('quiet-value-77');
   });
 
@@ -33,6 +37,35 @@ describe('gatehouse upstreams on the data dir', () => {
     expect(reviewed.find((t) => t.tool === 'get-sum')!.class).toBe('write');
     expect((await runCli(['upstreams', 'review', 'ev', ...dirArgs(data.dir)])).stdout).toContain('Nothing waits for review.');
     expect(await cliJson(data.dir, ['upstreams', 'test', 'ev'])).toMatchObject({ id: 'ev', ok: true });
+  });
+
+  it('prompts: pinned at add, listed by upstreams prompts; a changed one waits for review --approve-prompt; a store from before prompt pins pins its first listing', async () => {
+    const listed = await cliJson<UpstreamPromptView[]>(data.dir, ['upstreams', 'prompts', 'ev']);
+    expect(listed.find((p) => p.prompt === 'simple-prompt')).toMatchObject({ name: 'ev__simple-prompt', state: 'approved', hash: expect.stringMatching(/^sha256:/) });
+    expect((await runCli(['upstreams', 'prompts', 'ev', ...dirArgs(data.dir)])).stdout).toMatch(/ev__args-prompt\s+approved\s+sha256:[0-9a-f]{64}/);
+    // What the upstream lists now differs from what was pinned (as if it changed its description since).
+    const file = join(data.dir, 'upstreams.json');
+    const edit = async (change: (u: { prompts?: Array<{ name: string; approved: { hash: string; definition: PromptDefinition } }> | null }) => void) => {
+      const stored = JSON.parse(await readFile(file, 'utf8')) as { upstreams: Array<Parameters<typeof change>[0] & { id: string }> };
+      change(stored.upstreams.find((x) => x.id === 'ev')!);
+      await writeFile(file, JSON.stringify(stored));
+    };
+    const older = { name: 'simple-prompt', description: 'An older description.' };
+    await edit((u) => void (u.prompts!.find((p) => p.name === 'simple-prompt')!.approved = { hash: promptHash(older), definition: older }));
+    expect(await cliJson(data.dir, ['upstreams', 'test', 'ev'])).toMatchObject({ ok: true });
+    expect((await cliJson<UpstreamPromptView[]>(data.dir, ['upstreams', 'prompts', 'ev'])).find((p) => p.prompt === 'simple-prompt')).toMatchObject({ state: 'quarantined', pending: { reason: 'changed' } });
+    const shown = (await runCli(['upstreams', 'review', 'ev', ...dirArgs(data.dir)])).stdout;
+    expect(shown).toMatch(/prompt ev__simple-prompt\s+changed/);
+    expect(shown).toContain('- "An older description."');
+    await cliJson(data.dir, ['upstreams', 'review', 'ev', '--approve-prompt', 'ev__simple-prompt']);
+    expect((await cliJson<UpstreamPromptView[]>(data.dir, ['upstreams', 'prompts', 'ev'])).every((p) => p.state === 'approved')).toBe(true);
+
+    // Stored before prompts were pinned: the first listing is pinned approved, once.
+    await edit((u) => void delete u.prompts);
+    expect(await cliJson(data.dir, ['upstreams', 'test', 'ev'])).toMatchObject({ ok: true });
+    const pinned = await cliJson<UpstreamPromptView[]>(data.dir, ['upstreams', 'prompts', 'ev']);
+    expect(pinned.length).toBe(listed.length);
+    expect(pinned.map((p) => [p.name, p.state, p.hash])).toEqual(listed.map((p) => [p.name, 'approved', p.hash]));
   });
 
   it('a header value never appears in an error, a list or the files; bad usage is exit 2', async () => {

@@ -74,18 +74,22 @@ describe('upstreams from the console (Chromium against the licensed service)', (
     expect(await u.ok<UpstreamView[]>('GET', 'upstreams')).toEqual([]);
 
     await consent.getByRole('button', { name: 'Run it and list its tools' }).click();
-    const tools = page.getByRole('region', { name: /^Offer these \d+ tools of “every” to your clients\?$/ });
+    const tools = page.getByRole('region', { name: /^Offer these \d+ tools and \d+ prompts of “every” to your clients\?$/ });
     await tools.waitFor(STEP);
     expect(await tools.getByText('every__echo', { exact: true }).count()).toBe(1);
     // Listed and pinned as they were shown, but offered to no client yet.
     expect((await names()).filter((n) => n.startsWith('every__'))).toEqual([]);
+    // Its prompts too (pinned like tools): listed on the same screen, offered to no client yet.
+    expect(await tools.getByRole('table', { name: 'Prompts of every' }).getByText('every__simple-prompt', { exact: true }).count()).toBe(1);
+    expect((await client.listPrompts()).prompts.filter((p) => p.name.startsWith('every__'))).toEqual([]);
     const echoClass = tools.getByLabel('Class of every__echo');
     await echoClass.selectOption('read');
     await shotOf(page, 'upstream-add-tools');
-    await tools.getByRole('button', { name: /^Offer these \d+ tools$/ }).click();
+    await tools.getByRole('button', { name: /^Offer these \d+ tools and \d+ prompts$/ }).click();
 
     await page.getByRole('heading', { level: 2, name: 'every' }).waitFor(STEP);
     await until(async () => (await names()).includes('every__echo'), 15_000, 'the agreed tools to be offered');
+    await until(async () => (await client.listPrompts()).prompts.some((p) => p.name === 'every__simple-prompt'), 15_000, 'the agreed prompts to be offered');
     const echo = await client.callTool({ name: 'every__echo', arguments: { message: 'hello from e2e' } });
     expect(JSON.stringify(echo.content)).toContain('hello from e2e');
     expect(await readFile(join(u.w.svc.dataDir, 'upstreams.json'), 'utf8')).not.toContain(SECRET);

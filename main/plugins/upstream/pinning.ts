@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FieldChange } from '../../contract/staged.ts';
-import type { ToolClass, ToolState, UpstreamToolView } from '../../contract/upstreams.ts';
+import type { QuarantineReason, ToolClass, ToolState, UpstreamToolView } from '../../contract/upstreams.ts';
 import { NAMESPACE_SEPARATOR } from '../../contract/upstreams.ts';
 import type { PinnedTool, ToolDefinition } from './upstream-data.ts';
 
@@ -30,12 +30,20 @@ export function definitionOf(tool: { name: string; title?: string; description?:
 const stable = (v: unknown): string =>
   JSON.stringify(v, (_k, x: unknown) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x)) ?? 'null';
 
-export const definitionHash = (def: ToolDefinition): string => `sha256:${createHash('sha256').update(stable(definitionOf(def))).digest('hex')}`;
+/** Two sets of pins alike, whatever their keys' order (a re-listing that changed nothing is not saved). */
+export const samePins = (a: readonly unknown[], b: readonly unknown[]): boolean => stable(a) === stable(b);
+
+/** The hash a pin holds, of a definition already cut down to its pinned parts. */
+export const hashOf = (pinned: unknown): string => `sha256:${createHash('sha256').update(stable(pinned)).digest('hex')}`;
+
+export const definitionHash = (def: ToolDefinition): string => hashOf(definitionOf(def));
 
 /** What changed between two definitions, field by field (old -> new). */
-export function definitionChanges(before: ToolDefinition | null, after: ToolDefinition): FieldChange[] {
-  return FIELDS.filter((f) => stable(before?.[f]) !== stable(after[f])).map((f) => ({ field: f, ...(before?.[f] !== undefined ? { before: before[f] } : {}), ...(after[f] !== undefined ? { after: after[f] } : {}) }));
+export function changesOf<D extends object>(fields: ReadonlyArray<keyof D & string>, before: D | null, after: D): FieldChange[] {
+  return fields.filter((f) => stable(before?.[f]) !== stable(after[f])).map((f) => ({ field: f, ...(before?.[f] !== undefined ? { before: before[f] } : {}), ...(after[f] !== undefined ? { after: after[f] } : {}) }));
 }
+
+export const definitionChanges = (before: ToolDefinition | null, after: ToolDefinition): FieldChange[] => changesOf(FIELDS, before, after);
 
 const readOnlyHint = (def: ToolDefinition | undefined): boolean => def?.annotations?.readOnlyHint === true;
 
@@ -46,40 +54,62 @@ function onlyHintFlipped(before: ToolDefinition, after: ToolDefinition): boolean
   return definitionHash(strip(before)) === definitionHash(strip(after));
 }
 
+/** What a tool's pin and a prompt's pin share (prompt-pins.ts pins prompts with it). */
+export interface Pin<D extends { name: string }> {
+  name: string;
+  approved: { hash: string; definition: D } | null;
+  pending: { hash: string; definition: D; reason: QuarantineReason } | null;
+  hidden: boolean;
+  removed: boolean;
+}
+
+/** How one kind of definition is pinned: its hash, a pin never seen before, why a changed one waits. */
+export interface PinKind<D extends { name: string }, P extends Pin<D>> {
+  hash(def: D): string;
+  fresh(name: string): P;
+  reason(before: D, after: D): QuarantineReason;
+}
+
+const TOOLS: PinKind<ToolDefinition, PinnedTool> = {
+  hash: definitionHash,
+  fresh: (name) => ({ name, approved: null, pending: null, hidden: false, marked: null, removed: false }),
+  reason: (before, after) => (onlyHintFlipped(before, after) ? 'hint_flipped' : 'changed'),
+};
+
 /**
  * A tool is a read when a person marked it so, or accepted its readOnlyHint: true when approving it; else a write.
  * A tool never approved shows the class approving its listed definition would give (it is offered to no one yet).
  */
 export const classOf = (pin: PinnedTool): ToolClass => pin.marked ?? (readOnlyHint(pin.approved?.definition ?? pin.pending?.definition) ? 'read' : 'write');
 
-export const stateOf = (pin: PinnedTool): ToolState => (pin.hidden ? 'hidden' : pin.approved && !pin.pending ? 'approved' : 'quarantined');
+export const stateOf = <D extends { name: string }>(pin: Pin<D>): ToolState => (pin.hidden ? 'hidden' : pin.approved && !pin.pending ? 'approved' : 'quarantined');
 
 /** Offered to clients: approved, not hidden, still listed. */
-export const isOffered = (pin: PinnedTool): boolean => stateOf(pin) === 'approved' && !pin.removed;
+export const isOffered = <D extends { name: string }>(pin: Pin<D>): boolean => stateOf(pin) === 'approved' && !pin.removed;
 
-export interface Reconciled {
-  pins: PinnedTool[];
+export interface Reconciled<P = PinnedTool> {
+  pins: P[];
   /** upstream names, for the log and the console */
   quarantined: string[];
   removed: string[];
 }
 
 /** Sets a fresh listing against the pins: unchanged stays approved, changed or new waits for a person, missing is marked removed. */
-export function reconcile(pins: readonly PinnedTool[], listed: readonly ToolDefinition[]): Reconciled {
+export function reconcilePins<D extends { name: string }, P extends Pin<D>>(pins: readonly P[], listed: readonly D[], kind: PinKind<D, P>): Reconciled<P> {
   const byName = new Map(pins.map((p) => [p.name, p]));
   const seen = new Set<string>();
-  const out: PinnedTool[] = [];
+  const out: P[] = [];
   const quarantined: string[] = [];
   for (const def of listed) {
     if (seen.has(def.name)) continue;
     seen.add(def.name);
-    const pin = byName.get(def.name) ?? { name: def.name, approved: null, pending: null, hidden: false, marked: null, removed: false };
-    const hash = definitionHash(def);
+    const pin = byName.get(def.name) ?? kind.fresh(def.name);
+    const hash = kind.hash(def);
     if (pin.approved?.hash === hash) {
       out.push({ ...pin, pending: null, removed: false });
       continue;
     }
-    const reason = !pin.approved ? 'new' : onlyHintFlipped(pin.approved.definition, def) ? 'hint_flipped' : 'changed';
+    const reason = !pin.approved ? 'new' : kind.reason(pin.approved.definition, def);
     if (pin.pending?.hash !== hash && !pin.hidden) quarantined.push(def.name);
     out.push({ ...pin, pending: { hash, definition: def, reason }, removed: false });
   }
@@ -92,24 +122,33 @@ export function reconcile(pins: readonly PinnedTool[], listed: readonly ToolDefi
   return { pins: out, quarantined, removed };
 }
 
+export const reconcile = (pins: readonly PinnedTool[], listed: readonly ToolDefinition[]): Reconciled => reconcilePins(pins, listed, TOOLS);
+
 /** A person's approval of what is listed now: the pending definition becomes the pinned one. */
-export function approve(pin: PinnedTool): PinnedTool {
+export function approve<P extends Pin<{ name: string }>>(pin: P): P {
   if (!pin.pending) return { ...pin, hidden: false };
   return { ...pin, approved: { hash: pin.pending.hash, definition: pin.pending.definition }, pending: null, hidden: false };
 }
 
 export const namespaced = (upstream: string, tool: string): string => `${upstream}${NAMESPACE_SEPARATOR}${tool}`;
 
+/** What a person sees of any pin: the namespaced name, state, hashes and the diff of what waits (old -> new). */
+export function pinView<D extends { name: string }>(upstream: string, pin: Pin<D>, fields: ReadonlyArray<keyof D & string>) {
+  return {
+    name: namespaced(upstream, pin.name),
+    state: stateOf(pin),
+    hash: pin.approved?.hash ?? null,
+    pending: pin.pending ? { reason: pin.pending.reason, hash: pin.pending.hash, changes: changesOf(fields, pin.approved?.definition ?? null, pin.pending.definition) } : null,
+    removed: pin.removed,
+  };
+}
+
 export function toolView(upstream: string, pin: PinnedTool): UpstreamToolView {
   const def = pin.pending?.definition ?? pin.approved?.definition;
   return {
-    name: namespaced(upstream, pin.name),
+    ...pinView(upstream, pin, FIELDS),
     tool: pin.name,
     class: classOf(pin),
-    state: stateOf(pin),
-    hash: pin.approved?.hash ?? null,
-    pending: pin.pending ? { reason: pin.pending.reason, hash: pin.pending.hash, changes: definitionChanges(pin.approved?.definition ?? null, pin.pending.definition) } : null,
-    removed: pin.removed,
     title: def?.title ?? (typeof def?.annotations?.title === 'string' ? def.annotations.title : null),
     description: def?.description ?? null,
   };

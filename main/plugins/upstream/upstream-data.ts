@@ -35,6 +35,22 @@ export const PinnedTool = z.object({
 });
 export type PinnedTool = z.infer<typeof PinnedTool>;
 
+/** A prompt definition as pinned, under the upstream's own name: exactly what is hashed and shown to clients (no `_meta`, no icons). */
+export const PromptDefinition = z.object({
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  arguments: z.array(z.object({ name: z.string(), description: z.string().optional(), required: z.boolean().optional() })).optional(),
+});
+export type PromptDefinition = z.infer<typeof PromptDefinition>;
+
+/** A prompt's pin: as a tool's, without a class (a prompt's messages come with each get, like a tool's result). */
+export const PinnedPrompt = PinnedTool.omit({ approved: true, pending: true, marked: true }).extend({
+  approved: z.object({ hash: z.string(), definition: PromptDefinition }).nullable(),
+  pending: z.object({ hash: z.string(), definition: PromptDefinition, reason: QuarantineReason }).nullable().default(null),
+});
+export type PinnedPrompt = z.infer<typeof PinnedPrompt>;
+
 /** An OAuth upstream's configuration and the issuer/resource it signed in with: references only, the tokens are in the vault (oauth/oauth-vault.ts). */
 export const StoredOAuth = z.object({
   client_id: z.string().nullable(),
@@ -65,6 +81,12 @@ export const UpstreamRecord = z.object({
   /** what an HTTP upstream spoke last time (2026-07-28 `modern` or the 2025 handshake): the next connect starts with it */
   era: z.enum(['modern', 'legacy']).nullable().default(null),
   tools: z.array(PinnedTool),
+  /**
+   * Its prompts' pins. null: none yet (an upstream stored before prompts were
+   * pinned, or an OAuth one before its first sign-in): the first listing is
+   * pinned approved, once (docs/decisions.md, "Upstream prompt pinning").
+   */
+  prompts: z.array(PinnedPrompt).nullable().default(null),
 });
 export type UpstreamRecord = z.infer<typeof UpstreamRecord>;
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, RESERVED_HEADERS, RESERVED_UPSTREAM_IDS, type UpstreamAddInput, type UpstreamDetail, type UpstreamReviewInput, type UpstreamTestAnswer, type UpstreamToolView, type UpstreamView } from '../../contract/upstreams.ts';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, RESERVED_HEADERS, RESERVED_UPSTREAM_IDS, type UpstreamAddInput, type UpstreamDetail, type UpstreamPromptView, type UpstreamReviewInput, type UpstreamTestAnswer, type UpstreamToolView, type UpstreamView } from '../../contract/upstreams.ts';
 import type { Vault } from '../../core/ports.ts';
 import type { Registry } from '../../core/registry.ts';
 import type { UpstreamActions } from '../../core/upstreams-port.ts';
@@ -7,9 +7,10 @@ import { GatehouseError } from '../../core/errors.ts';
 import { clientTokenLookup, upstreamSecretsAccount } from '../../store/vault-account.ts';
 import { UpstreamSecrets, type UpstreamRecord } from './upstream-data.ts';
 import type { ConnectionSpec } from './connection.ts';
-import { approve, reconcile, stateOf, toolView } from './pinning.ts';
+import { approve, reconcile, stateOf, toolView, type Pin } from './pinning.ts';
+import { promptView, reconcilePrompts } from './prompt-pins.ts';
 import { UpstreamPlugin, type UpstreamPluginDeps } from './upstream-plugin.ts';
-import { applyReview } from './review.ts';
+import { applyPromptReview, applyReview } from './review.ts';
 import { OAuthCoordinator, type CoordinatorDeps } from './oauth/coordinator.ts';
 import { oauthOf, storedOAuth, targetOf } from './oauth/oauth-upstreams.ts';
 import type { OAuthStatus } from '../../contract/oauth-status.ts';
@@ -62,11 +63,15 @@ export class UpstreamManager implements UpstreamActions {
 
   get(id: string): UpstreamDetail {
     const rec = this.record(id);
-    return { ...this.view(rec), tool_list: rec.tools.map((t) => toolView(id, t)), stderr: this.plugins.get(id)?.connection.stderr.snapshot() ?? [] };
+    return { ...this.view(rec), tool_list: rec.tools.map((t) => toolView(id, t)), prompt_list: (rec.prompts ?? []).map((p) => promptView(id, p)), stderr: this.plugins.get(id)?.connection.stderr.snapshot() ?? [] };
   }
 
   tools(id: string): UpstreamToolView[] {
     return this.record(id).tools.map((t) => toolView(id, t));
+  }
+
+  prompts(id: string): UpstreamPromptView[] {
+    return (this.record(id).prompts ?? []).map((p) => promptView(id, p));
   }
 
   async add(input: z.output<typeof UpstreamAddInput>): Promise<UpstreamDetail> {
@@ -78,7 +83,7 @@ export class UpstreamManager implements UpstreamActions {
     for (const h of secrets.headers) if (RESERVED_HEADERS.includes(h.name.toLowerCase()) || (h.name.toLowerCase() === 'authorization' && t.kind === 'http' && t.token_keychain)) throw new GatehouseError('invalid_value', `the header '${h.name}' is set by Gatehouse itself`);
     const oauth = t.kind === 'http' ? storedOAuth(t) : undefined;
     const rec: UpstreamRecord = {
-      id, enabled: true, created: new Date().toISOString(), timeout_ms: input.timeout_ms ?? DEFAULT_UPSTREAM_TIMEOUT_MS, era: null, tools: [],
+      id, enabled: true, created: new Date().toISOString(), timeout_ms: input.timeout_ms ?? DEFAULT_UPSTREAM_TIMEOUT_MS, era: null, tools: [], prompts: null,
       secrets_account: secrets.env.length || secrets.headers.length ? upstreamSecretsAccount(id) : null,
       transport: t.kind === 'stdio' ? { kind: 'stdio', command: t.command, args: t.args, env_names: t.env.map((e) => e.name) } : { kind: 'http', url: t.url, header_names: t.headers.map((h) => h.name), token_keychain: t.token_keychain ?? null, ...(oauth ? { oauth } : {}) },
     };
@@ -95,6 +100,9 @@ export class UpstreamManager implements UpstreamActions {
     const unknown = input.read.filter((n) => !listed.some((d) => d.name === n));
     // The person consents to the set listed now (every tool pinned approved), or will in a second step (the console): until then each waits as new.
     rec.tools = reconcile([], listed).pins.map((p) => ({ ...(input.approve_listed === false ? p : approve(p)), marked: input.read.includes(p.name) ? 'read' : null }));
+    // Its prompts the same way (none when their listing failed: a prompt listed later then waits as new).
+    await plugin.surface.settled();
+    rec.prompts = reconcilePrompts([], plugin.surface.listedPromptDefinitions() ?? []).pins.map((p) => (input.approve_listed === false ? p : approve(p)));
     rec.era = plugin.connection.snapshot().era;
     if (unknown.length) {
       await plugin.connection.stop();
@@ -109,6 +117,8 @@ export class UpstreamManager implements UpstreamActions {
       throw e;
     }
     this.plugins.set(id, plugin);
+    // A prompt listing that arrived while the record was not stored yet is pinned now.
+    await plugin.surface.repin();
     await this.deps.registry.addRunning(plugin);
     this.deps.changed();
     return this.get(id);
@@ -186,6 +196,7 @@ export class UpstreamManager implements UpstreamActions {
     try {
       const listed = await plugin.connection.connect();
       await plugin.settled();
+      await plugin.surface.settled();
       return { id, ok: true, latency_ms: Date.now() - started, protocol: plugin.connection.snapshot().protocol, tools: listed.length, error: null };
     } catch (e) {
       return { id, ok: false, latency_ms: null, protocol: null, tools: 0, error: (e as Error).message };
@@ -196,7 +207,9 @@ export class UpstreamManager implements UpstreamActions {
     this.record(input.id);
     await this.deps.store.update((d) => {
       const rec = d.upstreams.find((u) => u.id === input.id)!;
-      rec.tools = applyReview(input.id, rec.tools, input);
+      // Both checked before either is kept: a refused prompt leaves the tools as they were.
+      const [tools, prompts] = [applyReview(input.id, rec.tools, input), applyPromptReview(input.id, rec.prompts, input)];
+      Object.assign(rec, { tools, prompts });
     });
     this.plugins.get(input.id)?.publish();
     this.deps.changed();
@@ -242,12 +255,16 @@ export class UpstreamManager implements UpstreamActions {
     const t = rec.transport;
     const plugin = this.plugins.get(rec.id);
     const health = plugin?.connection.snapshot() ?? { status: 'down' as const, last_error: null, latency_ms: null, restarts: 0, protocol: null, era: rec.era, connected_at: null };
-    const count = (s: string) => rec.tools.filter((p) => !p.removed && stateOf(p) === s).length;
+    const counts = (pins: ReadonlyArray<Pin<{ name: string }>>) => {
+      const count = (s: string) => pins.filter((p) => !p.removed && stateOf(p) === s).length;
+      return { approved: count('approved'), quarantined: count('quarantined'), hidden: count('hidden'), removed: pins.filter((p) => p.removed).length };
+    };
     return {
       id: rec.id, kind: t.kind, enabled: rec.enabled, created: rec.created, timeout_ms: rec.timeout_ms,
       ...(t.kind === 'stdio' ? { command: t.command, args: t.args, env_names: t.env_names } : { url: t.url, header_names: t.header_names, token_keychain: t.token_keychain, ...(t.oauth ? { oauth: this.oauth.status(rec.id) } : {}) }),
       health: rec.enabled ? health : { ...health, status: 'disabled' },
-      tools: { approved: count('approved'), quarantined: count('quarantined'), hidden: count('hidden'), removed: rec.tools.filter((p) => p.removed).length },
+      tools: counts(rec.tools),
+      prompts: counts(rec.prompts ?? []),
       problems: plugin ? [...plugin.problems, ...plugin.surface.problems] : [],
     };
   }

@@ -3,8 +3,9 @@ import { TOOL_NAME } from '../../core/registry.ts';
 import type { DocumentStore } from '../../core/ports.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { UpstreamConnection, type ConnectionSpec } from './connection.ts';
-import type { ToolDefinition, UpstreamRecord, UpstreamsData } from './upstream-data.ts';
-import { isOffered, namespaced, reconcile } from './pinning.ts';
+import type { PromptDefinition, ToolDefinition, UpstreamRecord, UpstreamsData } from './upstream-data.ts';
+import { reconcilePrompts } from './prompt-pins.ts';
+import { isOffered, namespaced, reconcile, samePins } from './pinning.ts';
 import { toolFor } from './upstream-tools.ts';
 import { UpstreamSurface } from './upstream-surface.ts';
 import { firstListing } from './oauth/oauth-upstreams.ts';
@@ -49,11 +50,14 @@ export class UpstreamPlugin implements Plugin {
     });
     this.surface = new UpstreamSurface(id, this.connection, {
       log: deps.log,
-      changed: () => {
-        this.host?.surfaceChanged?.();
-        deps.changed();
-      },
+      changed: () => this.surfaceChanged(),
+      pins: { read: () => this.record()?.prompts ?? null, pin: (defs) => this.pinPrompts(defs) },
     });
+  }
+
+  private surfaceChanged(): void {
+    this.host?.surfaceChanged?.();
+    this.deps.changed();
   }
 
   record(): UpstreamRecord | undefined {
@@ -106,8 +110,27 @@ export class UpstreamPlugin implements Plugin {
     return this.relisting;
   }
 
-  /** Offers the approved tools; names that cannot be offered are reported, never resolved by last-wins. */
+  /** A fresh prompt listing against the prompt pins, saved (prompt-pins.ts); the surface then offers the approved ones. */
+  private async pinPrompts(defs: readonly PromptDefinition[]): Promise<void> {
+    // The usual re-listing changes nothing: no write to the disk for it.
+    const now = this.record()?.prompts;
+    if (now && samePins(reconcilePrompts(now, defs).pins, now)) return;
+    const r = await this.deps.store.update((d) => {
+      const rec = d.upstreams.find((u) => u.id === this.id);
+      if (!rec) return null;
+      const out = reconcilePrompts(rec.prompts, defs);
+      rec.prompts = out.pins;
+      return out;
+    }).catch((e: unknown) => void this.deps.log.error('upstream: could not save a prompt listing', { upstream: this.id, error: (e as Error).message }));
+    if (!r) return;
+    if (r.first && r.pins.length) this.deps.log.info('upstream: its prompts were not pinned yet: those listed now are pinned approved (see gatehouse upstreams prompts)', { upstream: this.id, prompts: r.pins.slice(0, 50).map((p) => p.name) });
+    if (r.quarantined.length) this.deps.log.warn('upstream: prompts quarantined until a person approves them (gatehouse upstreams review)', { upstream: this.id, prompts: r.quarantined.slice(0, 50) });
+    if (r.removed.length) this.deps.log.warn('upstream: prompts no longer listed', { upstream: this.id, prompts: r.removed.slice(0, 50) });
+  }
+
+  /** Offers the approved tools and prompts; names that cannot be offered are reported, never resolved by last-wins. */
   publish(): void {
+    if (this.surface.offer()) this.surfaceChanged();
     if (!this.host) return;
     const tools = this.offered();
     try {

@@ -6,9 +6,18 @@ import { GatehouseError } from '../../core/errors.ts';
 import { TOOL_NAME } from '../../core/registry.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { UpstreamConnection } from './connection.ts';
-import { namespaced } from './pinning.ts';
+import { isOffered, namespaced } from './pinning.ts';
+import { listedPrompt, promptDefinitionOf } from './prompt-pins.ts';
+import type { PinnedPrompt, PromptDefinition } from './upstream-data.ts';
 import { UPSTREAM_FEATURE } from './upstream-tools.ts';
 import { ownPromptName, unwrapUri, uriPrefix, usableUri, wrapBlockUris, wrapUri } from './surface-names.ts';
+
+export interface SurfaceDeps {
+  log: Logger;
+  changed(): void;
+  /** the prompt pins in the upstream's record (null: none yet), and pinning a listing against them (saved) */
+  pins: { read(): readonly PinnedPrompt[] | null; pin(defs: readonly PromptDefinition[]): Promise<void> };
+}
 
 /** Pages of one list followed at most (a server that never stops paging cannot hold the connection). */
 const MAX_PAGES = 20;
@@ -24,8 +33,10 @@ const opt = <K extends string, V>(k: K, v: V | undefined) => (v === undefined ? 
  * under Gatehouse's names (surface-names.ts). Listed at every connect and on
  * the upstream's prompts or resources list_changed; the last listing stays
  * while the upstream is down (a get or read then answers
- * upstream_unavailable, as a call does). Not pinned: a prompt's messages and
- * a resource's contents come with each get or read, like a tool's result.
+ * upstream_unavailable, as a call does). Prompts are pinned like tools
+ * (prompt-pins.ts): only approved ones are offered. Not pinned: a prompt's
+ * messages and a resource's contents come with each get or read, like a
+ * tool's result, and resource lists change with the upstream's data.
  */
 export class UpstreamSurface implements PluginSurface {
   readonly capability = 'use_upstreams' as const;
@@ -33,12 +44,13 @@ export class UpstreamSurface implements PluginSurface {
   /** names and URIs that could not be offered at the last listing, for people */
   problems: string[] = [];
   private listedPrompts: ListedPrompt[] = [];
+  private listedDefs: PromptDefinition[] | null = null;
   private listedResources: ListedResource[] = [];
   private listedTemplates: ListedTemplate[] = [];
   private readonly rev = { prompts: 0, resources: 0 };
   private queue: Promise<void> = Promise.resolve();
 
-  constructor(private readonly id: string, private readonly connection: UpstreamConnection, private readonly deps: { log: Logger; changed(): void }) {}
+  constructor(private readonly id: string, private readonly connection: UpstreamConnection, private readonly deps: SurfaceDeps) {}
 
   prompts(): readonly ListedPrompt[] {
     return this.listedPrompts;
@@ -79,7 +91,8 @@ export class UpstreamSurface implements PluginSurface {
 
   async getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<Record<string, unknown>> {
     const own = ownPromptName(this.id, name);
-    if (own === null) throw new GatehouseError('not_found', `prompt not found: ${name.slice(0, 128)}`);
+    // A prompt not offered (quarantined, hidden, never listed) answers like one that does not exist.
+    if (own === null || !this.ownsPrompt(name)) throw new GatehouseError('not_found', `prompt not found: ${name.slice(0, 128)}`);
     const r = await this.connection.request((c, o) => c.getPrompt({ name: own, arguments: args }, o), ctx.signal);
     const messages = (r.messages ?? []).map((m) => ({ ...m, content: wrapBlockUris(this.id, m.content) }));
     return { ...opt('description', text(r.description, 10_000)), messages };
@@ -97,7 +110,7 @@ export class UpstreamSurface implements PluginSurface {
     const listed = offered ? await this.all('prompts', (c, cursor, o) => c.listPrompts(cursor ? { cursor } : undefined, { ...o, cacheMode: 'bypass' })) : [];
     const problems: string[] = [];
     const seen = new Set<string>();
-    const out: ListedPrompt[] = [];
+    const defs: PromptDefinition[] = [];
     for (const raw of listed as Array<Record<string, unknown>>) {
       const own = typeof raw.name === 'string' ? raw.name : '';
       const name = namespaced(this.id, own);
@@ -105,16 +118,43 @@ export class UpstreamSurface implements PluginSurface {
       else if (seen.has(name)) problems.push(`prompt ${name}: not offered: the upstream lists it twice`);
       else {
         seen.add(name);
-        const args = Array.isArray(raw.arguments) ? (raw.arguments as Array<Record<string, unknown>>).filter((a) => typeof a?.name === 'string').slice(0, 100) : null;
-        out.push({
-          name, ...opt('title', text(raw.title, 200)), ...opt('description', text(raw.description, 10_000)),
-          ...(args ? { arguments: args.map((a) => ({ name: (a.name as string).slice(0, 128), ...opt('description', text(a.description, 2000)), ...(typeof a.required === 'boolean' ? { required: a.required } : {}) })) } : {}),
-        });
+        defs.push(promptDefinitionOf(own, raw));
       }
     }
     this.set('prompts', problems);
-    this.listedPrompts = out;
+    this.listedDefs = defs;
+    await this.deps.pins.pin(defs);
+    this.offer();
     this.rev.prompts++;
+  }
+
+  /** The prompts of the last listing, under the upstream's own names (null before one): `add` pins them. */
+  listedPromptDefinitions(): readonly PromptDefinition[] | null {
+    return this.listedDefs;
+  }
+
+  /** Pins the last listing again (the record was stored after it arrived). */
+  async repin(): Promise<void> {
+    if (this.listedDefs) await this.deps.pins.pin(this.listedDefs);
+    this.offer();
+  }
+
+  /** Waits for the listings queued so far. */
+  settled(): Promise<void> {
+    return this.queue;
+  }
+
+  /**
+   * Offers the approved prompts of the last listing (none before one, as
+   * before prompts were pinned); after a review, a change of what is offered
+   * counts as a new revision, so clients hear list_changed. True when it changed.
+   */
+  offer(): boolean {
+    const next = this.listedDefs === null ? [] : (this.deps.pins.read() ?? []).filter(isOffered).map((p) => listedPrompt(this.id, p));
+    if (JSON.stringify(next) === JSON.stringify(this.listedPrompts)) return false;
+    this.listedPrompts = next;
+    this.rev.prompts++;
+    return true;
   }
 
   private async listResources(offered: boolean): Promise<void> {

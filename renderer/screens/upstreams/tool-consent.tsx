@@ -1,11 +1,18 @@
 import { useState } from 'react';
-import { shown, type ToolClass, type UpstreamDetail, type UpstreamToolView } from '../../../main/contract/index.ts';
+import { shown, type ToolClass, type UpstreamDetail, type UpstreamPromptView, type UpstreamToolView } from '../../../main/contract/index.ts';
 import { ErrorBox } from '../../components/load-state.tsx';
 import { useApi } from '../../lib/console-context.tsx';
 
+/** A waiting prompt's argument names as listed (required ones marked). */
+const argumentsOf = (p: UpstreamPromptView): string[] => {
+  const args = p.pending?.changes.find((c) => c.field === 'arguments')?.after;
+  return Array.isArray(args) ? args.map((a: { name?: unknown; required?: unknown }) => `${String(a.name)}${a.required ? ' (required)' : ''}`) : [];
+};
+
 /**
  * The second consent: the tools the new upstream listed, each with its class
- * (read runs at once; write is staged for approval) and definition hash. None
+ * (read runs at once; write is staged for approval) and definition hash, and
+ * its prompts with their descriptions and arguments. None
  * is offered to a client until the person agrees to this set; agreeing pins
  * exactly the definitions shown (the service refuses if one changed since).
  * "Don't add it" removes the upstream and its secrets.
@@ -19,6 +26,9 @@ export function ToolConsent({ detail, onDone, onDropped, onReload }: {
 }) {
   const api = useApi();
   const waiting = detail.tool_list.filter((t) => t.pending && !t.removed);
+  const prompts = detail.prompt_list.filter((p) => p.pending && !p.removed);
+  // "N tools" as before; its prompts named too when it lists any
+  const what = `${waiting.length} tools${prompts.length ? ` and ${prompts.length} prompts` : ''}`;
   // Only the classes the person changed; a tool listed anew after a reload starts from its own.
   const [classes, setClasses] = useState<ReadonlyMap<string, ToolClass>>(new Map());
   const classOf = (t: UpstreamToolView) => classes.get(t.tool) ?? t.class;
@@ -33,6 +43,7 @@ export function ToolConsent({ detail, onDone, onDropped, onReload }: {
     const r = await api['upstreams.review']({
       id: detail.id,
       consent: waiting.map((t) => ({ tool: t.tool, hash: t.pending!.hash })),
+      prompt_consent: prompts.map((p) => ({ prompt: p.prompt, hash: p.pending!.hash })),
       read: changed.filter((t) => classOf(t) === 'read').map((t) => t.tool),
       write: changed.filter((t) => classOf(t) === 'write').map((t) => t.tool),
     });
@@ -51,7 +62,7 @@ export function ToolConsent({ detail, onDone, onDropped, onReload }: {
 
   return (
     <section className="card consent" aria-labelledby="up-tools-consent">
-      <h2 id="up-tools-consent">Offer these {waiting.length} tools of “{detail.id}” to your clients?</h2>
+      <h2 id="up-tools-consent">Offer these {what} of “{detail.id}” to your clients?</h2>
       <p className="help">
         Connected{detail.health.protocol ? ` (${detail.health.protocol})` : ''}. A read runs when a client calls it; a write waits in Approvals for you.
         The class comes from the tool’s own read-only hint or your Read tools; change it here. If a definition changes later, that tool waits for your review again.
@@ -77,8 +88,25 @@ export function ToolConsent({ detail, onDone, onDropped, onReload }: {
           ))}
         </tbody>
       </table>
+      {prompts.length ? (
+        <table className="upstream-tools" aria-label={`Prompts of ${detail.id}`}>
+          <thead>
+            <tr><th scope="col">Prompt</th><th scope="col">Description</th><th scope="col">Arguments</th><th scope="col">Definition</th></tr>
+          </thead>
+          <tbody>
+            {prompts.map((p) => (
+              <tr key={p.prompt}>
+                <td><code>{shown(p.name)}</code></td>
+                <td>{shown(p.description ?? p.title ?? '')}</td>
+                <td>{shown(argumentsOf(p).join(', ') || '—')}</td>
+                <td><code title={p.pending!.hash}>{p.pending!.hash.slice(0, 19)}…</code></td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
       <div className="form-buttons">
-        <button type="button" className="primary" disabled={busy || waiting.length === 0} onClick={() => void agree()}>Offer these {waiting.length} tools</button>
+        <button type="button" className="primary" disabled={busy || waiting.length + prompts.length === 0} onClick={() => void agree()}>Offer these {what}</button>
         <button type="button" className="danger-outline" disabled={busy} onClick={() => void drop()}>Don’t add it</button>
       </div>
     </section>

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { showControlsByLine, type UpstreamDetail, type UpstreamReviewInput, type UpstreamToolView, type UpstreamView } from '../../../main/contract/index.ts';
+import { showControlsByLine, type UpstreamDetail, type UpstreamToolView, type UpstreamView } from '../../../main/contract/index.ts';
 import { ErrorBox, LoadState } from '../../components/load-state.tsx';
 import { useApi } from '../../lib/console-context.tsx';
 import { useApiEvents } from '../../lib/use-events.ts';
@@ -9,13 +9,14 @@ import { AddUpstream } from './add-upstream.tsx';
 import { UpstreamActions } from './upstream-actions.tsx';
 import { ClassToggle } from './class-toggle.tsx';
 import { SignIn } from './sign-in.tsx';
+import { PendingReview, PromptTable, type ReviewActs } from './prompt-review.tsx';
 
 /**
  * Upstream MCP servers (docs/upstreams.md): each one's health and what it
  * runs (the command, arguments and environment names of a stdio server; the
  * URL and header names of an HTTP one; never a value), its tools with class,
- * state and pinned hash, the diff of every quarantined definition with an
- * Approve and a Hide button, and the last lines of its stderr; adding one
+ * state and pinned hash, its prompts likewise (prompt-review.tsx), the diff
+ * of every quarantined definition with an Approve and a Hide button, and the last lines of its stderr; adding one
  * (add-upstream.tsx, with the person's consent twice), testing, disabling and
  * removing it.
  */
@@ -61,7 +62,7 @@ export function Upstreams() {
                     <tr key={u.id}>
                       <td><strong>{u.id}</strong> <span className="badge">{u.kind}</span></td>
                       <td>{u.health.status}{u.health.protocol ? ` (${u.health.protocol})` : ''}</td>
-                      <td>{u.tools.approved} approved{u.tools.quarantined ? `, ${u.tools.quarantined} to review` : ''}{u.tools.hidden ? `, ${u.tools.hidden} hidden` : ''}</td>
+                      <td>{u.tools.approved} approved{u.tools.quarantined ? `, ${u.tools.quarantined} to review` : ''}{u.tools.hidden ? `, ${u.tools.hidden} hidden` : ''}{u.prompts.quarantined ? `; ${u.prompts.quarantined} prompts to review` : ''}</td>
                       <td>{u.health.restarts}</td>
                       <td>{u.health.last_error ?? '—'}</td>
                       <td className="actions">
@@ -144,6 +145,7 @@ function UpstreamPanel({ id, onChanged, onRemoved }: { id: string; onChanged: ()
             {d.oauth ? <SignIn id={id} status={d.oauth} onChanged={detail.reload} /> : null}
             {d.problems.map((p) => <p key={p} className="warning">Not offered: {p}</p>)}
             <ToolTable tools={d.tool_list} busy={busy} onReview={(input) => void review(input)} />
+            <PromptTable prompts={d.prompt_list} busy={busy} onReview={(input) => void review(input)} />
             {d.kind === 'stdio' ? (
               <details>
                 <summary>Log: what the program wrote to stderr (last {d.stderr.length} lines)</summary>
@@ -156,9 +158,6 @@ function UpstreamPanel({ id, onChanged, onRemoved }: { id: string; onChanged: ()
     </section>
   );
 }
-
-/** What the panel's buttons send to upstreams.review (an approval names the hash of the diff shown). */
-type ReviewActs = Omit<UpstreamReviewInput, 'id'>;
 
 function ToolTable({ tools, busy, onReview }: { tools: UpstreamToolView[]; busy: boolean; onReview: (input: ReviewActs) => void }) {
   return (
@@ -177,18 +176,14 @@ function ToolTable({ tools, busy, onReview }: { tools: UpstreamToolView[]; busy:
                 <button type="button" className="inline-action" disabled={busy} aria-label={`Offer ${t.name} again`} onClick={() => onReview({ approve: [t.tool] })}>offer it again</button>
               ) : null}
               {t.pending ? (
-                <div className="pending" aria-label={`Changes to ${t.name}`}>
-                  <p>{t.pending.reason === 'new' ? 'New tool' : t.pending.reason === 'hint_flipped' ? 'Its read-only hint flipped' : 'Its definition changed'}: not offered until approved.</p>
-                  {t.pending.changes.map((c) => (
-                    <div key={c.field}>
-                      <strong>{c.field}</strong>
-                      {c.before !== undefined ? <pre className="del">- {JSON.stringify(c.before, null, 2)}</pre> : null}
-                      {c.after !== undefined ? <pre className="add">+ {JSON.stringify(c.after, null, 2)}</pre> : null}
-                    </div>
-                  ))}
-                  <button type="button" disabled={busy} onClick={() => onReview({ consent: [{ tool: t.tool, hash: t.pending!.hash }] })}>Approve {t.name}</button>{' '}
-                  <button type="button" className="danger-outline" disabled={busy} onClick={() => onReview({ hide: [t.tool] })}>Hide {t.name}</button>
-                </div>
+                <PendingReview
+                  label={t.name}
+                  why={t.pending.reason === 'new' ? 'New tool' : t.pending.reason === 'hint_flipped' ? 'Its read-only hint flipped' : 'Its definition changed'}
+                  changes={t.pending.changes}
+                  busy={busy}
+                  onApprove={() => onReview({ consent: [{ tool: t.tool, hash: t.pending!.hash }] })}
+                  onHide={() => onReview({ hide: [t.tool] })}
+                />
               ) : null}
             </td>
           </tr>

@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { UpstreamAddInput, UpstreamId } from '../../../main/contract/upstreams.ts';
 import { approve, classOf, definitionHash, isOffered, reconcile, stateOf, toolView } from '../../../main/plugins/upstream/pinning.ts';
-import { applyReview } from '../../../main/plugins/upstream/review.ts';
+import { applyPromptReview, applyReview } from '../../../main/plugins/upstream/review.ts';
+import { promptDefinitionOf, promptHash, reconcilePrompts } from '../../../main/plugins/upstream/prompt-pins.ts';
 import { maskSecrets as masked, UNCHECKED } from '../../../main/lib/secret-scan.ts';
 import { argsShape } from '../../../main/core/args-shape.ts';
-import type { PinnedTool, ToolDefinition } from '../../../main/plugins/upstream/upstream-data.ts';
+import type { PinnedPrompt, PinnedTool, ToolDefinition } from '../../../main/plugins/upstream/upstream-data.ts';
 
 const def = (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition => ({ name, description: `${name} does things`, inputSchema: { type: 'object', properties: { a: { type: 'string' } } }, ...extra });
 const added = (defs: ToolDefinition[]): PinnedTool[] => reconcile([], defs).pins.map(approve);
-const review = (pins: PinnedTool[], r: Partial<Parameters<typeof applyReview>[2]>) => applyReview('up', pins, { id: 'up', approve: [], approve_all: false, hide: [], read: [], write: [], ...r });
+const review = (pins: PinnedTool[], r: Partial<Parameters<typeof applyReview>[2]>) => applyReview('up', pins, { id: 'up', approve: [], approve_all: false, hide: [], read: [], write: [], approve_prompts: [], hide_prompts: [], ...r });
 
 describe('pinning', () => {
   it('hashes the definition, not the key order', () => {
@@ -84,5 +85,41 @@ describe('input rules', () => {
     let deep: unknown = 'x';
     for (let i = 0; i < 100; i++) deep = { d: deep };
     expect(JSON.stringify(masked(deep))).toContain(UNCHECKED);
+  });
+});
+
+describe('prompt pins', () => {
+  const prompt = (name: string, description = `${name} prompt`) => promptDefinitionOf(name, { name, description, arguments: [{ name: 'city', required: true }], icons: [{ src: 'x' }], _meta: { x: 1 } });
+  const reviewPrompts = (pins: PinnedPrompt[] | null, r: Partial<Parameters<typeof applyPromptReview>[2]>) =>
+    applyPromptReview('up', pins, { id: 'up', approve: [], approve_all: false, hide: [], read: [], write: [], approve_prompts: [], hide_prompts: [], ...r });
+
+  it('hashes name, title, description and arguments only, in any key order', () => {
+    const a = prompt('p');
+    expect(a).toEqual({ name: 'p', description: 'p prompt', arguments: [{ name: 'city', required: true }] });
+    expect(promptHash(a)).toBe(promptHash({ arguments: [{ required: true, name: 'city' }], description: 'p prompt', name: 'p' }));
+    expect(promptHash(a)).not.toBe(promptHash({ ...a, arguments: [{ name: 'city' }] }));
+    expect(promptHash(a)).not.toBe(definitionHash({ name: 'p', description: 'p prompt', inputSchema: {} }));
+  });
+
+  it('no pins yet (a store from before): the first listing is pinned approved, once; then new and changed ones wait', () => {
+    const first = reconcilePrompts(null, [prompt('a'), prompt('b')]);
+    expect(first).toMatchObject({ first: true, quarantined: [], removed: [] });
+    expect(first.pins.every((p) => isOffered(p))).toBe(true);
+    const next = reconcilePrompts(first.pins, [prompt('a', 'now steers the model'), prompt('c')]);
+    expect(next).toMatchObject({ first: false, quarantined: ['a', 'c'], removed: ['b'] });
+    expect(next.pins.map((p) => [p.name, stateOf(p), p.pending?.reason ?? null, p.removed])).toEqual([['a', 'quarantined', 'changed', false], ['c', 'quarantined', 'new', false], ['b', 'approved', null, true]]);
+    expect(reconcilePrompts([], [prompt('a')]).pins.map((p) => stateOf(p))).toEqual(['quarantined']);
+  });
+
+  it('reviews prompts apart from tools; names every JavaScript object has are plain names', () => {
+    const pins = reconcilePrompts([], [prompt('__proto__'), prompt('constructor'), prompt('hasOwnProperty')]).pins;
+    const approved = reviewPrompts(pins, { approve_prompts: ['up____proto__', 'constructor'], hide_prompts: ['hasOwnProperty'] })!;
+    expect(approved.map((p) => [p.name, stateOf(p)])).toEqual([['__proto__', 'approved'], ['constructor', 'approved'], ['hasOwnProperty', 'hidden']]);
+    expect(Object.keys(Object.prototype)).toEqual([]);
+    expect(() => reviewPrompts(pins, { approve_prompts: ['toString'] })).toThrow(/has no prompt 'toString'/);
+    expect(() => reviewPrompts(pins, { prompt_consent: [{ prompt: 'constructor', hash: `sha256:${'1'.repeat(64)}` }] })).toThrow(/changed \(or was approved\) since it was shown/);
+    expect(reviewPrompts(pins, { approve_all: true })!.every((p) => stateOf(p) === 'approved')).toBe(true);
+    // Nothing asked of the prompts of an upstream that has no pins yet leaves them unpinned (its first listing is still to come).
+    expect(reviewPrompts(null, { approve_all: true })).toBeNull();
   });
 });

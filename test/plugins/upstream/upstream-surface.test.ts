@@ -135,7 +135,7 @@ describe('list_changed and narrowing', () => {
     expect(read.contents[0]).toMatchObject({ uri: made, mimeType: 'application/gzip' });
   });
 
-  it("an upstream's prompts/list_changed reaches clients of both eras, and the new prompt answers", async () => {
+  it("an upstream's prompts/list_changed reaches clients of both eras, and the new prompt answers once approved", async () => {
     const control = join(dir, 'control.json');
     await writeFile(control, '{}');
     await u.ok('POST', 'upstreams', { id: 'tp', transport: { kind: 'stdio', command: process.execPath, args: [TEST_UPSTREAM], env: [{ name: 'CONTROL_FILE', value: control }] } });
@@ -146,6 +146,9 @@ describe('list_changed and narrowing', () => {
     expect((await c.listPrompts()).prompts.map((p) => p.name)).toContain('tp__hello');
     expect((await m.listPrompts()).prompts.map((p) => p.name)).toContain('tp__hello');
     await writeFile(control, JSON.stringify({ prompt: 'made-later' }));
+    // A new prompt is pinned like a new tool: offered once a person approves it (prompt-pins.test.ts goes further).
+    await until(async () => (await u.ok<Array<{ prompt: string; state: string }>>('GET', 'upstreams/tp/prompts')).some((p) => p.prompt === 'made-later' && p.state === 'quarantined'), 10_000, 'the new prompt quarantined');
+    await u.ok('POST', 'upstreams/tp/review', { approve_prompts: ['made-later'] });
     await until(() => heard.includes('tp__made-later'), 10_000, 'prompts/list_changed with the new prompt');
     await until(() => modern.includes('tp__made-later'), 10_000, 'prompts list_changed on a 2026-07-28 subscriptions/listen stream');
     expect(JSON.stringify((await c.getPrompt({ name: 'tp__made-later' })).messages)).toContain('prompt made-later');
