@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { OAuthStatus } from '../../../main/contract/oauth-status.ts';
 import type { UpstreamDetail } from '../../../main/contract/upstreams.ts';
 import { silentLogger } from '../../../main/lib/logger.ts';
@@ -41,12 +41,18 @@ describe('OAuth upstreams: no refresh token, another server\'s resource, no way 
     W = await startOAuthWorld();
   }, 60_000);
   afterAll(async () => W?.stop());
+  // A test that failed half way must not leave its short-lived tokens to the next one.
+  beforeEach(() => {
+    W.as.issueRefresh = true;
+    W.as.accessTtl = 300;
+  });
 
   const call = (name: string) => callCatching(W, name);
 
   it('an authorization server that issues no refresh token: at expiry one "sign in again", no refresh tried, no browser', async () => {
     W.as.issueRefresh = false;
-    W.as.accessTtl = 6;
+    // Expiry fires at 80% of it (12 s): long enough that a loaded machine reads "signed in" first.
+    W.as.accessTtl = 15;
     await W.ok('POST', 'upstreams', { id: 'plain', transport: { kind: 'http', url: W.rs.url('/a/mcp'), oauth: {} } });
     const started = await W.ok<OAuthStatus>('POST', 'upstreams/plain/login');
     expect(await W.signInWithBrowser(started.authorization_url!)).toMatch(/Signed in/);
@@ -56,7 +62,7 @@ describe('OAuth upstreams: no refresh token, another server\'s resource, no way 
     const again = await until(async () => {
       const st = await W.status('plain');
       return st.state === 'sign_in_required' ? st : null;
-    }, 15_000, 'sign in again at expiry');
+    }, 30_000, 'sign in again at expiry');
     expect(again?.reason).toMatch(/no refresh token/);
     for (let i = 0; i < 3; i++) expect(textOf(await call('plain__whoami'))).toMatch(/sign-in|sign in/i);
     // Never a refresh with a token it was not given, never a browser step by itself.
@@ -68,7 +74,7 @@ describe('OAuth upstreams: no refresh token, another server\'s resource, no way 
     const back = await W.ok<OAuthStatus>('POST', 'upstreams/plain/login');
     expect(await W.signInWithBrowser(back.authorization_url!)).toMatch(/Signed in/);
     expect(await W.status('plain', 10_000)).toMatchObject({ state: 'signed_in', refreshable: true });
-  }, 60_000);
+  }, 90_000);
 
   it('a server whose metadata claims another server\'s resource never gets that server\'s token', async () => {
     await until(async () => (await W.ok<UpstreamDetail>('GET', 'upstreams/plain')).health.status === 'connected', 10_000, 'plain connected');

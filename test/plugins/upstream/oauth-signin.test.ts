@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { UpstreamDetail } from '../../../main/contract/upstreams.ts';
 import type { OAuthStatus } from '../../../main/contract/oauth-status.ts';
 import { startOAuthWorld, type OAuthWorld } from './oauth-helpers.ts';
@@ -20,6 +20,10 @@ describe('OAuth upstreams: sign-in, refresh, sign in again, step-up, sharing', (
     W = await startOAuthWorld();
   }, 60_000);
   afterAll(async () => W?.stop());
+  // A test that failed half way must not leave its short-lived tokens to the next one.
+  beforeEach(() => {
+    W.as.accessTtl = 300;
+  });
 
   const call = async (name: string) => {
     const c = await W.mcp();
@@ -64,7 +68,7 @@ describe('OAuth upstreams: sign-in, refresh, sign in again, step-up, sharing', (
   }, 30_000);
 
   it('refreshes before expiry, once for both upstreams, sending the resource', async () => {
-    W.as.accessTtl = 8;
+    W.as.accessTtl = 15; // refreshed at 80% (12 s): a loaded machine reads "signed in" first
     await W.ok('POST', 'upstreams/remote/logout');
     expect((await W.status('second')).state).toBe('sign_in_required');
     const started = await W.ok<OAuthStatus>('POST', 'upstreams/remote/login');
@@ -83,10 +87,10 @@ describe('OAuth upstreams: sign-in, refresh, sign in again, step-up, sharing', (
     expect((await W.status('second')).expires_at).toBe((await W.status('remote')).expires_at);
     expect(textOf(await call('second__whoami'))).toMatch(/mcp:read/);
     W.as.accessTtl = 300;
-  }, 40_000);
+  }, 60_000);
 
   it('a refused refresh (invalid_grant) becomes one "sign in again" item, never a loop of browser tabs', async () => {
-    W.as.accessTtl = 8;
+    W.as.accessTtl = 15; // refreshed at 80% (12 s): a loaded machine reads "signed in" first
     await W.ok('POST', 'upstreams/remote/logout');
     const started = await W.ok<OAuthStatus>('POST', 'upstreams/remote/login');
     expect(await W.signInWithBrowser(started.authorization_url!)).toMatch(/Signed in/);
@@ -96,7 +100,7 @@ describe('OAuth upstreams: sign-in, refresh, sign in again, step-up, sharing', (
     const s = await until(async () => {
       const st = await W.status('remote');
       return st.state === 'sign_in_required' ? st : null;
-    }, 15_000, 'sign in again');
+    }, 30_000, 'sign in again');
     expect(s?.reason).toMatch(/refused the refresh/);
     for (let i = 0; i < 3; i++) {
       const r = await call('remote__whoami').catch((e: Error) => ({ isError: true, content: [{ type: 'text', text: e.message }] }));
@@ -110,7 +114,7 @@ describe('OAuth upstreams: sign-in, refresh, sign in again, step-up, sharing', (
     expect(await W.signInWithBrowser(again.authorization_url!)).toMatch(/Signed in/);
     expect((await W.status('remote', 10_000)).state).toBe('signed_in');
     await until(async () => !JSON.stringify(await call('remote__whoami').catch((e: Error) => e.message)).includes('sign'), 10_000, 'calls work again');
-  }, 60_000);
+  }, 90_000);
 
   it('step-up: a server asking for more scope (insufficient_scope) gets a sign-in for the union, then the call works', async () => {
     const rs2 = await startResourceServer(W.as.issuer);
