@@ -29,7 +29,17 @@ export async function login(c: Connection, id: string, o: { json: boolean; brows
   out(o.json, s, () => [safe`Signed in ${id}.`, signInLine(s)].join('\n'));
 }
 
+const REVOCATION_TEXT: Record<NonNullable<OAuthStatus['revocation']>['outcome'], string> = {
+  revoked: 'the authorization server revoked its tokens, and they are deleted from the vault',
+  not_offered: 'its tokens are deleted from the vault (the authorization server offers no revocation: they stay valid there until they expire)',
+  failed: 'its tokens are deleted from the vault',
+  not_signed_in: 'it held no tokens',
+};
+
 export async function logout(c: Connection, id: string, json: boolean): Promise<void> {
   const s = unwrap(await c.dispatch('upstreams.logout', { id }));
-  out(json, s, () => [safe`Signed out ${id}: its tokens are deleted from the vault (the registration with the authorization server stays).`, signInLine(s)].join('\n'));
+  // A failed revocation never fails the sign-out: it is said on stderr, and the exit status stays 0.
+  if (s.revocation?.warning) process.stderr.write(safe`warning: ${s.revocation.warning}\n`);
+  const what = REVOCATION_TEXT[s.revocation?.outcome ?? 'failed'];
+  out(json, s, () => [safe`Signed out ${id}: ${what} (the registration with the authorization server stays).`, signInLine(s)].join('\n'));
 }

@@ -23,6 +23,15 @@ export type OAuthConfigInput = z.input<typeof OAuthConfigInput>;
 export const SignInState = z.enum(['signed_in', 'signed_out', 'sign_in_required', 'signing_in']);
 export type SignInState = z.infer<typeof SignInState>;
 
+/** What a sign-out told the authorization server (RFC 7009 revocation); the local copy is deleted whatever it says. */
+export const OAuthRevocation = z.object({
+  /** revoked: the server took the revocation; not_offered: its metadata names no revocation_endpoint; failed: see warning; not_signed_in: no tokens were held */
+  outcome: z.enum(['revoked', 'not_offered', 'failed', 'not_signed_in']),
+  /** for people, when it failed (never a token) */
+  warning: z.string().nullable(),
+});
+export type OAuthRevocation = z.infer<typeof OAuthRevocation>;
+
 export const OAuthStatus = z.object({
   id: z.string(),
   state: SignInState,
@@ -40,5 +49,7 @@ export const OAuthStatus = z.object({
   registration: z.enum(['preregistered', 'metadata_document', 'dynamic']).nullable(),
   /** while signing in: the authorization URL to open in a browser on this machine */
   authorization_url: z.string().nullable(),
+  /** only in the answer to a sign-out */
+  revocation: OAuthRevocation.optional(),
 });
 export type OAuthStatus = z.infer<typeof OAuthStatus>;

@@ -100,4 +100,16 @@ describe('the sign-in panel', () => {
     expect(open).not.toHaveBeenCalled();
     expect(onChanged).not.toHaveBeenCalled();
   });
+
+  it('a sign-out whose revocation failed says so as a warning, and is still a sign-out', async () => {
+    const warning = 'the authorization server could not be told to revoke the tokens (503); they are deleted here anyway and stay valid there until they expire';
+    const api = apiFrom(async () => ({ ok: true, data: status({ state: 'signed_out', reason: 'signed out', revocation: { outcome: 'failed', warning } }) }), () => () => {});
+    const onChanged = vi.fn();
+    renderWith({ api }, <SignIn id="remote" status={status({ state: 'signed_in', issuer: 'https://as.example' })} onChanged={onChanged} />);
+    expect(within(panel()).queryByRole('status')).toBeNull();
+    await userEvent.click(button('Sign out'));
+    await waitFor(() => expect(onChanged).toHaveBeenCalledTimes(1));
+    expect(within(panel()).getByRole('status').textContent).toBe(`Signed out, but ${warning}`);
+    expect(within(panel()).queryByRole('alert')).toBeNull();
+  });
 });

@@ -17,18 +17,23 @@ const safeLink = (url: string | null) => (url && /^https?:\/\//i.test(url) ? url
  * An OAuth upstream's sign-in on the Upstreams screen (docs/oauth.md): its
  * state, scopes and expiry, Sign in (the service starts the sign-in; the
  * authorization URL opens in a new tab and stays shown as a link for any
- * browser on this machine) and Sign out. Never a token: the service keeps them.
+ * browser on this machine) and Sign out (which says so when the authorization
+ * server could not revoke the tokens). Never a token: the service keeps them.
  */
 export function SignIn({ id, status, onChanged }: { id: string; status: OAuthStatus; onChanged: () => void }) {
   const api = useApi();
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
+  const [warning, setWarning] = useState<string | null>(null);
   const act = async (action: 'upstreams.login' | 'upstreams.logout') => {
     setBusy(true);
     setFailure(null);
+    setWarning(null);
     const r = await api[action]({ id });
     setBusy(false);
     if (!r.ok) return setFailure(r.message);
+    // Signed out here even when the authorization server could not be told: said, never a failure.
+    setWarning(r.data.revocation?.warning ?? null);
     const link = action === 'upstreams.login' ? safeLink(r.data.authorization_url) : null;
     if (link) window.open(link, '_blank', 'noopener,noreferrer');
     onChanged();
@@ -37,6 +42,7 @@ export function SignIn({ id, status, onChanged }: { id: string; status: OAuthSta
   return (
     <section aria-label={`Sign-in of ${id}`} className="upstream-sign-in">
       {failure ? <ErrorBox message={failure} /> : null}
+      {warning ? <p role="status" className="warning">Signed out, but {warning}</p> : null}
       <dl>
         <dt>Sign-in</dt>
         <dd>{STATE_TEXT[status.state]}{status.reason ? ` (${status.reason})` : ''}</dd>

@@ -40,8 +40,8 @@ export const callCatching = (W: UpstreamWorld, name: string) => W.mcp().then(asy
   }
 });
 
-export async function startOAuthWorld(o: { dataDir?: string; callbackPort?: number } = {}): Promise<OAuthWorld> {
-  const as = await startAuthServer();
+export async function startOAuthWorld(o: { dataDir?: string; callbackPort?: number; authServer?: Parameters<typeof startAuthServer>[0] } = {}): Promise<OAuthWorld> {
+  const as = await startAuthServer(o.authServer);
   const rs = await startResourceServer(as.issuer);
   const up = await startUpstreamWorld({ oauth: { callbackPorts: [o.callbackPort ?? (await freePort())] }, ...(o.dataDir ? { dataDir: o.dataDir } : {}) });
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });

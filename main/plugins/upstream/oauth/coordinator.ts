@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { auth, computeScopeUnion, discoverOAuthServerInfo, extractWWWAuthenticateParams, type AuthProvider, type FetchLike } from '@modelcontextprotocol/client';
-import type { OAuthStatus } from '../../../contract/oauth-status.ts';
+import type { OAuthRevocation, OAuthStatus } from '../../../contract/oauth-status.ts';
 import type { Vault } from '../../../core/ports.ts';
 import { GatehouseError } from '../../../core/errors.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import { startCallbackServer, type CallbackAnswer, type CallbackServer } from './callback-server.ts';
 import { clientAccount, flowAccount, readItem, StoredClient, StoredFlow, StoredTokens, tokensAccount } from './oauth-vault.ts';
 import { scrubOAuth, sdkFailure, startFailure, type UpstreamAuth } from './oauth-errors.ts';
+import { revokeTokens, type RevokeInput } from './revoke.ts';
 import { signInRequired, VaultOAuthProvider, type OAuthTarget } from './vault-provider.ts';
 
 /**
@@ -128,22 +129,44 @@ export class OAuthCoordinator {
     return this.status(id);
   }
 
-  /** Deletes the tokens (shared by every upstream bound to the same issuer and resource); the registration stays. */
+  /**
+   * Signs out every upstream bound to the same issuer and resource: first
+   * nothing may use or refresh the tokens (a refresh under way is waited
+   * for), then the authorization server is asked to revoke them when it
+   * offers revocation (revoke.ts), then they are deleted from the vault
+   * whatever it answered. A kill before the delete leaves them stored, and
+   * signing out again finishes it. The registration stays.
+   */
   async logout(id: string): Promise<OAuthStatus> {
     const t = this.target(id);
+    let revocation: OAuthRevocation = { outcome: 'not_signed_in', warning: null };
     if (t.binding) {
-      const key = keyOf(t.binding);
-      await this.deps.vault.delete(tokensAccount(t.binding.issuer, t.binding.resource));
-      this.tokens.delete(key);
-      clearTimeout(this.timers.get(key));
-      this.timers.delete(key);
+      const b = t.binding;
+      const key = keyOf(b);
       const ids = this.boundTo(key);
       for (const other of ids) this.target(other).need = { reason: 'signed out' };
+      clearTimeout(this.timers.get(key));
+      this.timers.delete(key);
+      await this.refreshing.get(key)?.catch(() => undefined);
+      const tokens = await readItem(this.deps.vault, tokensAccount(b.issuer, b.resource), StoredTokens);
+      if (tokens) revocation = await revokeTokens({ tokens, client: await this.clientFor(t.target, b.issuer), ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}) });
+      if (revocation.warning) this.deps.log.warn('oauth: sign-out could not revoke at the authorization server', { upstreams: ids, warning: revocation.warning });
+      await this.deps.vault.delete(tokensAccount(b.issuer, b.resource));
+      this.tokens.delete(key);
       this.deps.reconnect(ids);
     }
     t.need = { reason: 'signed out' };
     this.notify();
-    return this.status(id);
+    return { ...this.status(id), revocation };
+  }
+
+  /** The registration tokens of this issuer were issued to: the client id a person entered, or the stored one. */
+  private async clientFor(target: OAuthTarget, issuer: string): Promise<RevokeInput['client']> {
+    if (target.client_id) return { client_id: target.client_id };
+    const stored = await readItem(this.deps.vault, clientAccount(issuer), StoredClient);
+    if (!stored) return null;
+    const method = typeof stored.token_endpoint_auth_method === 'string' ? stored.token_endpoint_auth_method : undefined;
+    return { client_id: stored.client_id, ...(stored.client_secret ? { client_secret: stored.client_secret } : {}), ...(method ? { token_endpoint_auth_method: method } : {}) };
   }
 
   async close(): Promise<void> {
