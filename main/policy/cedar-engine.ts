@@ -4,8 +4,10 @@ import type * as CedarWasm from '@cedar-policy/cedar-wasm/nodejs';
 import type { PolicyCheckAnswer } from '../contract/policy.ts';
 import type { PolicyAction, PolicyEngine, PolicyQuery, PolicyVerdict } from '../core/policy.ts';
 import { GatehouseError } from '../core/errors.ts';
+import { avoidJsToWasmInlining } from '../lib/wasm-jit-guard.ts';
 import { PACKAGE_ROOT } from '../package-root.ts';
 import { splitPolicies, validationMessage } from './cedar-text.ts';
+import { narrowed, readsOf, type PolicyReads } from './policy-reads.ts';
 
 type Cedar = typeof CedarWasm;
 
@@ -18,21 +20,26 @@ const CACHE_MAX = 2000;
  * (~4 MB, tens of MB once compiled) loads at the first question, never at
  * start: a CLI command or a service that evaluates nothing pays nothing.
  * The active policy is read through `activeText` at every decision and
- * parsed again only when its text changed. Decisions are kept per exact
- * request (entities and context, the time being to the minute), so a
- * repeated call costs a map lookup; a new policy empties that memory.
+ * parsed (into Cedar's own memory: preparsePolicySet) only when its text
+ * changed. Each request is narrowed to the attributes the policy can read
+ * (policy-reads.ts), and decisions are kept per exact narrowed request, so a
+ * repeated call costs a map lookup, and so does one that differs only in
+ * what the policy never reads (the time, with the default policy); a new
+ * policy empties that memory. `narrow: false` sends every request whole (the
+ * benchmark's comparison only).
  */
-export function createCedarEngine(opts: { activeText: () => string | null; dir?: string; cacheSize?: number }): PolicyEngine {
+export function createCedarEngine(opts: { activeText: () => string | null; dir?: string; cacheSize?: number; narrow?: boolean }): PolicyEngine {
   const dir = opts.dir ?? POLICY_DIR;
   let files: { policy: string; schema: string } | null = null;
   const shipped = () => (files ??= { policy: readFileSync(join(dir, 'default.cedar'), 'utf8'), schema: readFileSync(join(dir, 'gatehouse.cedarschema'), 'utf8') });
   let loading: Promise<Cedar> | null = null;
-  let active: { text: string; id: string; permits: ReadonlySet<string> | 'any' } | null = null;
+  let active: { text: string; id: string; permits: ReadonlySet<string> | 'any'; reads: PolicyReads | null } | null = null;
   let generation = 0;
   const cache = new Map<string, PolicyVerdict>();
   const cacheMax = opts.cacheSize ?? CACHE_MAX;
 
   const cedar = (): Promise<Cedar> => {
+    avoidJsToWasmInlining(); // before the module: Node 20's V8 can abort deoptimizing an inlined call into it
     loading ??= import('@cedar-policy/cedar-wasm/nodejs').then((m) => {
       const c = ((m as unknown as { default?: Cedar }).default ?? m) as Cedar;
       const s = c.preparseSchema(SCHEMA_NAME, shipped().schema);
@@ -51,7 +58,7 @@ export function createCedarEngine(opts: { activeText: () => string | null; dir?:
     return set;
   };
 
-  const activate = async (): Promise<{ c: Cedar; id: string; permits: ReadonlySet<string> | 'any' }> => {
+  const activate = async (): Promise<{ c: Cedar; id: string; permits: ReadonlySet<string> | 'any'; reads: PolicyReads | null }> => {
     let c: Cedar;
     try {
       c = await cedar();
@@ -69,20 +76,26 @@ export function createCedarEngine(opts: { activeText: () => string | null; dir?:
     const id = `active-${++generation}`;
     const r = c.preparsePolicySet(id, { staticPolicies: set });
     if (r.type !== 'success') throw new GatehouseError('policy_unavailable', `the policy could not be loaded: ${r.errors.map((e) => e.message).join('; ')}`);
-    active = { text, id, permits: permittedActions(c, set) };
+    const json = policiesAsJson(c, set);
+    active = { text, id, permits: json ? permittedActions(json) : 'any', reads: json && opts.narrow !== false ? readsOf(json) : null };
     cache.clear();
     return { c, ...active };
   };
 
   return {
-    async decide(q: PolicyQuery): Promise<PolicyVerdict> {
-      const { c, id } = await activate();
-      const key = `${id}\n${q.action}\n${JSON.stringify([q.context, q.entities])}`;
+    async decide(whole: PolicyQuery): Promise<PolicyVerdict> {
+      const { c, id, reads } = await activate();
+      const q = reads ? narrowed(whole, reads) : whole;
+      const facts = JSON.stringify([q.context, q.entities]);
+      const key = `${id}\n${q.action}\n${facts}`;
       const hit = cache.get(key);
       if (hit) return hit;
+      // Cedar gets objects fresh from JSON.parse: handed the narrowed objects (built key by key) themselves, Node 20's V8
+      // died in its deoptimizer ("unreachable code") in 4 of 6 benchmark runs; from JSON.parse, in none of 6 (decisions.md).
+      const [context, entities] = JSON.parse(facts) as [CedarWasm.Context, CedarWasm.Entities];
       const answer = c.statefulIsAuthorized({
         principal: q.principal, action: { type: 'Action', id: q.action }, resource: q.resource,
-        context: q.context as unknown as CedarWasm.Context, entities: q.entities as unknown as CedarWasm.Entities, preparsedPolicySetId: id,
+        context, entities, preparsedPolicySetId: id,
         // The request is built by our own code (core/policy.ts), to the schema the policy was validated against: checking it again costs ~0.1 ms a call.
         validateRequest: false,
       });
@@ -107,14 +120,23 @@ export function createCedarEngine(opts: { activeText: () => string | null; dir?:
   };
 }
 
-/** The actions some `permit` of the set names (its action scope); 'any' when one applies to every action or cannot be read. */
-function permittedActions(c: Cedar, set: Record<string, string>): ReadonlySet<string> | 'any' {
-  const named = new Set<string>();
+/** Each policy of the set in Cedar's JSON form; null when one cannot be read (then nothing is narrowed or skipped). */
+function policiesAsJson(c: Cedar, set: Record<string, string>): CedarWasm.PolicyJson[] | null {
+  const out: CedarWasm.PolicyJson[] = [];
   for (const text of Object.values(set)) {
     const json = c.policyToJson(text);
-    if (json.type !== 'success') return 'any';
-    if (json.json.effect !== 'permit') continue;
-    const scope = json.json.action;
+    if (json.type !== 'success') return null;
+    out.push(json.json);
+  }
+  return out;
+}
+
+/** The actions some `permit` of the set names (its action scope); 'any' when one applies to every action. */
+function permittedActions(policies: CedarWasm.PolicyJson[]): ReadonlySet<string> | 'any' {
+  const named = new Set<string>();
+  for (const p of policies) {
+    if (p.effect !== 'permit') continue;
+    const scope = p.action;
     if (scope.op === 'All') return 'any';
     if ('entity' in scope) named.add(uidOf(scope.entity));
     else if ('entities' in scope) for (const e of scope.entities) named.add(uidOf(e));

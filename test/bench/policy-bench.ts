@@ -1,13 +1,14 @@
 /**
  * What the tool-call policy adds to a tools/call: the same pipeline (real
- * registry, site plugin, auditor, staging, in memory) with the policy off,
- * on (the default policy, decisions reused per exact request), and on with
- * that memory off (every call a full Cedar evaluation), interleaved in one
- * run so a busy machine slows all alike; and on with the clock moved a
- * minute before each call, so every call is a request never seen before
- * (the time, to the minute, is part of it): the cost of the first decision
- * for a new caller, tool, argument names or minute. Reads (`pages_list`) and
- * writes (`pages_update`: `call` and `run_without_approval`, then staged).
+ * registry, site plugin, auditor, staging, in memory) with the policy off
+ * and on in several ways, interleaved in one run so a busy machine slows
+ * all alike. Reads (`pages_list`) and writes (`pages_update`: `call`, then
+ * staged). "before" rows send Cedar the whole request (`narrow: false`, as
+ * the engine did before requests were narrowed to what the policy reads);
+ * "a new minute each call" moves the clock a minute before every call, so
+ * each is a request never seen before unless narrowing drops the time (the
+ * first call of a new caller/tool/arguments combination costs the same);
+ * "every call evaluated" keeps no decisions at all.
  *
  * Target (issue 20): p50 added per tools/call <= 0.1 ms.
  *
@@ -29,9 +30,17 @@ const { registry, staging, auditor, settings, clock, profiles } = core;
 const entitlements = new LocalEntitlements('free');
 const usage = { record: () => {} };
 const pipelineWith = (policy?: PolicyGate) => new Pipeline({ registry, staging, auditor, entitlements: () => entitlements, settings: () => settings.get(), clock, usage, ...(policy ? { policy } : {}) });
-const gate = (cacheSize?: number) => new PolicyGate({ engine: createCedarEngine({ activeText: () => null, ...(cacheSize !== undefined ? { cacheSize } : {}) }), settings: () => settings.get(), profileOf: (n) => profiles.get(n), clock });
-const variants = { 'policy off': pipelineWith(), 'policy on (default, decisions reused)': pipelineWith(gate()), 'policy on (a new minute each call)': pipelineWith(gate()), 'policy on (every call evaluated)': pipelineWith(gate(0)) };
-const TICKS = 'policy on (a new minute each call)';
+const gate = (o: { cacheSize?: number; narrow?: boolean } = {}) => new PolicyGate({ engine: createCedarEngine({ activeText: () => null, ...o }), settings: () => settings.get(), profileOf: (n) => profiles.get(n), clock });
+/** `tick`: the clock moves a minute before each call. */
+const variants: Record<string, { p: Pipeline; tick?: boolean }> = {
+  'policy off': { p: pipelineWith() },
+  'on, same call repeated (before)': { p: pipelineWith(gate({ narrow: false })) },
+  'on, same call repeated (narrowed)': { p: pipelineWith(gate()) },
+  'on, a new minute each call (before)': { p: pipelineWith(gate({ narrow: false })), tick: true },
+  'on, a new minute each call (narrowed)': { p: pipelineWith(gate()), tick: true },
+  'on, every call evaluated (before)': { p: pipelineWith(gate({ cacheSize: 0, narrow: false })) },
+  'on, every call evaluated (narrowed)': { p: pipelineWith(gate({ cacheSize: 0 })) },
+};
 const { record } = await core.tokenFor('bench', 'administrator');
 const ctx = core.ctxOf(record.id);
 
@@ -46,7 +55,7 @@ const drop = async () => {
   for (const s of staging.list({ status: 'pending' })) await staging.discard(s.id, PERSON);
 };
 // Warm: the engine loads and compiles, every path runs.
-for (const p of Object.values(variants)) {
+for (const { p } of Object.values(variants)) {
   for (let i = 0; i < 40; i++) {
     await calls.read(p);
     await calls.write(p, i);
@@ -57,10 +66,10 @@ for (const p of Object.values(variants)) {
 const samples: Record<string, number[]> = {};
 for (let round = 0; round < ROUNDS; round++) {
   for (const [kind, call] of Object.entries(calls)) {
-    for (const [name, p] of Object.entries(variants)) {
+    for (const [name, { p, tick }] of Object.entries(variants)) {
       const into = (samples[`${kind}: ${name}`] ??= []);
       for (let i = 0; i < CALLS; i++) {
-        if (name === TICKS) clock.advance(60_000);
+        if (tick) clock.advance(60_000);
         const t = process.hrtime.bigint();
         await call(p, i);
         into.push(Number(process.hrtime.bigint() - t) / 1e6);

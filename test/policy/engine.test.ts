@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PolicyQuery } from '../../main/core/policy.ts';
 import { createCedarEngine } from '../../main/policy/cedar-engine.ts';
+import { narrowed, readsOf } from '../../main/policy/policy-reads.ts';
 
 /** The Cedar adapter on its own: what it refuses to keep, and that it fails closed. */
 const q = (tool = 'pages_list'): PolicyQuery => ({
@@ -53,5 +54,53 @@ describe('the Cedar engine', () => {
     // a forbid on every action permits nothing more
     text = `${e.defaultText()}\n@id("y") forbid (principal, action, resource) when { resource.name == "pages_create" };`;
     expect(await e.mayPermit('run_without_approval')).toBe(false);
+  });
+
+  describe('requests narrowed to what the policy reads', () => {
+    const at = (over: Partial<PolicyQuery['context']>, login = 'a'): PolicyQuery => {
+      const base = q();
+      base.entities[0]!.attrs.login = login;
+      return { ...base, context: { ...base.context, ...over } };
+    };
+
+    it('drops what the default policy never reads (the time, the argument names, the login) and keeps what it does', async () => {
+      const c = (await import('@cedar-policy/cedar-wasm/nodejs')) as unknown as { policySetTextToParts(t: string): { policies: string[] }; policyToJson(p: string): { json: unknown } };
+      const reads = readsOf(c.policySetTextToParts(engine.defaultText()).policies.map((p) => c.policyToJson(p).json));
+      expect(reads.wholeContext).toBe(false);
+      const n = narrowed(at({ arg_names: ['x'], time: { date: '2026-11-27', hour: 1, minute: 2, weekday: 5 } }), reads);
+      expect(n.context).toEqual({ approval_mode: 'admin' });
+      expect(Object.keys(n.entities[0]!.attrs).sort()).toEqual(['capabilities', 'token']);
+      expect(Object.keys(n.entities[1]!.attrs).sort()).toEqual(['capability', 'class', 'decides_staged', 'disabled', 'name', 'plugin']);
+      // The context compared whole is never narrowed (strict validation already makes such a literal name every key).
+      const of = (p: string) => readsOf([c.policyToJson(p).json]);
+      expect(of('forbid (principal, action, resource) when { context.time.hour == 9 && context has arg_names };').wholeContext).toBe(false);
+      expect(of('forbid (principal, action, resource) when { [context].isEmpty() };').wholeContext).toBe(true);
+      // Two calls the default policy cannot tell apart are one request to it (one decision, reused).
+      expect(narrowed(at({ arg_names: ['y'] }, 'b'), reads)).toEqual(narrowed(at({ arg_names: ['z'], time: { date: '2027-01-01', hour: 23, minute: 59, weekday: 5 } }), reads));
+    });
+
+    it('decides exactly as with the whole request, for policies reading the time, the arguments, the context whole, or an attribute by index', async () => {
+      const whole = 'approval_mode: "admin", arg_names: ["x"], secret_kinds: ["aws"], time: { date: "2026-11-26", hour: 9, minute: 0, weekday: 4 }';
+      const policies = [
+        null,
+        '@id("nine") forbid (principal, action, resource) when { context.time.hour == 9 };\npermit (principal, action, resource);',
+        '@id("args") forbid (principal, action, resource) when { context.arg_names.contains("secret") };\npermit (principal, action, resource);',
+        `@id("exact") forbid (principal, action, resource) when { context == { ${whole} } };\npermit (principal, action, resource);`,
+        '@id("login") forbid (principal, action, resource) when { principal["login"] == "b" };\npermit (principal, action, resource);',
+      ];
+      const requests = [at({}), at({ arg_names: ['secret'] }), at({ arg_names: ['x'], secret_kinds: ['aws'] }), at({ time: { date: '2026-11-26', hour: 10, minute: 0, weekday: 4 } }), at({}, 'b'), at({ arg_names: ['other'] })];
+      const seen = new Set<string>();
+      for (const text of policies) {
+        const on = createCedarEngine({ activeText: () => text });
+        const off = createCedarEngine({ activeText: () => text, narrow: false });
+        for (const r of requests) {
+          const [a, b] = [await on.decide(r), await off.decide(r)];
+          expect(a, `${text} / ${JSON.stringify(r.context)}`).toEqual(b);
+          seen.add(`${text}:${a.decision}`);
+        }
+      }
+      // Each policy above both allowed and denied some request (the comparison is not between two "allow"s).
+      for (const text of policies.slice(1)) expect([seen.has(`${text}:allow`), seen.has(`${text}:deny`)]).toEqual([true, true]);
+    });
   });
 });
