@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startEverythingHttp } from './everything-http.ts';
 import { EVERYTHING, TEST_UPSTREAM, startUpstreamWorld, until, type UpstreamWorld } from './upstream-world.ts';
 
@@ -47,8 +47,13 @@ beforeAll(async () => {
   await u.ok('POST', 'profiles', { name: 'evs-only', upstreams: ['evs'] });
   await u.ok('POST', 'profiles', { name: 'evs-echo', tools: ['evs__echo'] });
 }, 120_000);
+// Each test's clients end with it: a token holds at most 4 notification streams (the oldest ends past that), and
+// clients left open by earlier tests, reconnecting their streams, could end a later test's stream just before the
+// list_changed it waits for (seen: "timed out waiting for prompts/list_changed").
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.close().catch(() => undefined);
+});
 afterAll(async () => {
-  for (const c of clients) await c.close().catch(() => undefined);
   await u?.stop();
   await http?.stop();
   await rm(dir, { recursive: true, force: true });
