@@ -1,13 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { OAuthStatus } from '../../../main/contract/oauth-status.ts';
 import type { UpstreamDetail } from '../../../main/contract/upstreams.ts';
 import { silentLogger } from '../../../main/lib/logger.ts';
 import { OAuthCoordinator } from '../../../main/plugins/upstream/oauth/coordinator.ts';
 import { cloudMetadataUrl } from '../../../main/plugins/upstream/oauth/oauth-upstreams.ts';
 import { MemoryVault } from '../../helpers/core.ts';
-import { callCatching, freePort, startOAuthWorld, type OAuthWorld } from './oauth-helpers.ts';
+import { callCatching, freePort, type OAuthWorld, useOAuthWorld } from './oauth-helpers.ts';
 import { textOf, until } from './upstream-world.ts';
 
 /**
@@ -37,15 +37,7 @@ const CIMD = 'https://gateway.example/.well-known/gatehouse/oauth-client.json';
 
 describe('OAuth upstreams: no refresh token, another server\'s resource, no way to register', () => {
   let W: OAuthWorld;
-  beforeAll(async () => {
-    W = await startOAuthWorld();
-  }, 60_000);
-  afterAll(async () => W?.stop());
-  // A test that failed half way must not leave its short-lived tokens to the next one.
-  beforeEach(() => {
-    W.as.issueRefresh = true;
-    W.as.accessTtl = 300;
-  });
+  useOAuthWorld((w) => (W = w));
 
   const call = (name: string) => callCatching(W, name);
 

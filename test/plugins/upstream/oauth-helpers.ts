@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { startAuthServer, type AuthServer } from '../../fixtures/oauth/auth-server.ts';
 import { startResourceServer, type ResourceServer } from '../../fixtures/oauth/resource-server.ts';
 import { startUpstreamWorld, type UpstreamWorld } from './upstream-world.ts';
@@ -18,6 +19,23 @@ export interface OAuthWorld extends UpstreamWorld {
   /** opens the authorization URL, signs in as `login`, consents; answers the callback page's text */
   signInWithBrowser(url: string, login?: string): Promise<string>;
   status(id: string, waitMs?: number): Promise<OAuthStatus>;
+}
+
+/**
+ * One world for the calling file's tests, handed to `set` once started. Each
+ * test starts from the authorization server's default tokens (refreshable,
+ * 300 s): a test that failed half way must not leave its short-lived tokens
+ * to the next one.
+ */
+export function useOAuthWorld(set: (w: OAuthWorld) => void): void {
+  let world: OAuthWorld | undefined;
+  beforeAll(async () => set((world = await startOAuthWorld())), 60_000);
+  afterAll(async () => world?.stop());
+  beforeEach(() => {
+    if (!world) return; // the start failed: its own error says why
+    world.as.issueRefresh = true;
+    world.as.accessTtl = 300;
+  });
 }
 
 export async function freePort(): Promise<number> {

@@ -2,10 +2,10 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { UpstreamDetail } from '../../../main/contract/upstreams.ts';
 import type { OAuthStatus } from '../../../main/contract/oauth-status.ts';
-import { startOAuthWorld, type OAuthWorld } from './oauth-helpers.ts';
+import { type OAuthWorld, useOAuthWorld } from './oauth-helpers.ts';
 import { startResourceServer } from '../../fixtures/oauth/resource-server.ts';
 import { textOf, until } from './upstream-world.ts';
 
@@ -16,14 +16,7 @@ import { textOf, until } from './upstream-world.ts';
  */
 describe('OAuth upstreams: sign-in, refresh, sign in again, step-up, sharing', () => {
   let W: OAuthWorld;
-  beforeAll(async () => {
-    W = await startOAuthWorld();
-  }, 60_000);
-  afterAll(async () => W?.stop());
-  // A test that failed half way must not leave its short-lived tokens to the next one.
-  beforeEach(() => {
-    W.as.accessTtl = 300;
-  });
+  useOAuthWorld((w) => (W = w));
 
   const call = async (name: string) => {
     const c = await W.mcp();
