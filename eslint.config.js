@@ -27,7 +27,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         paths: [...noIo, noElectron],
-        patterns: [{ regex: '^(\\.\\./)+(store|mcp|plugins|cloud|rest|app)/', message: 'core imports only contract, core and main/lib code.' }],
+        patterns: [{ regex: '^(\\.\\./)+(store|mcp|plugins|cloud|cloud-client|rest|app)/', message: 'core imports only contract, core and main/lib code.' }],
       }],
     },
   },
@@ -70,7 +70,7 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         paths: [noElectron],
         patterns: [
-          { regex: '^(\\.\\./)+(core|store|mcp|rest|plugins|cloud|app|cli)/', message: 'main/lib/ is domain-free: it imports other main/lib files and main/contract only (core imports lib, never the other way).' },
+          { regex: '^(\\.\\./)+(core|store|mcp|rest|plugins|cloud|cloud-client|app|cli)/', message: 'main/lib/ is domain-free: it imports other main/lib files and main/contract only (core imports lib, never the other way).' },
           { regex: '^(\\.\\./)+(service|local-core|cli)\\.ts$', message: 'main/lib/ must not import the composition roots.' },
         ],
       }],

@@ -1,11 +1,11 @@
 import type { BridgeLaunchInfo, CloudHealth, HealthReport, Warning } from './contract/health.ts';
 import type { Clock } from './lib/clock.ts';
-import type { StorageFault } from './core/storage-guard.ts';
+import type { StorageFault } from './core/calls/storage-guard.ts';
 import type { CloudStatusView } from './contract/cloud-actions.ts';
-import type { Registry } from './core/registry.ts';
-import type { SettingsService } from './core/settings-service.ts';
-import type { Staging } from './core/staging.ts';
-import type { Tokens } from './core/tokens.ts';
+import type { Registry } from './core/calls/registry.ts';
+import type { SettingsService } from './core/admin/settings-service.ts';
+import type { Staging } from './core/staging/staging.ts';
+import type { Tokens } from './core/identity/tokens.ts';
 import type { LabelledVault } from './store/vault.ts';
 import type { StagedFiles } from './store/staged-files.ts';
 import { VERSION } from './version.ts';

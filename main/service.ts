@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { MCP_PATH, CONSOLE_PATH, ADMIN_PREFIX, DEFAULT_PORT, type RuntimeInfo } from './contract/health.ts';
 import type { TokenCreateInput } from './contract/tokens.ts';
 import type { ApiEvent } from './contract/api.ts';
-import { deskEvent } from './core/staged-standing.ts';
+import { deskEvent } from './core/staging/staged-standing.ts';
 import { RateLimiter } from './lib/rate-limiter.ts';
 import { GatehouseError } from './core/errors.ts';
 import { writeRuntime, removeRuntime } from './store/runtime-file.ts';

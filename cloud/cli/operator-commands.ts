@@ -8,8 +8,8 @@ import { runOperator, type OperatorCommand } from '../services/operator.ts';
 import type { Logger } from '../../main/lib/logger.ts';
 import { intFlag, list, out, parse, resolveCloudDataDir, resolveDatabaseUrl, UsageError } from './args.ts';
 import { operatorOutput } from './operator-output.ts';
-import { NESTED, PART2_FLAGS, part2ArgsFor } from './part2-args.ts';
-import { PART2_COMMANDS, type Part2Command } from '../services/operator-part2.ts';
+import { NESTED, AI_RELEASES_FLAGS, aiReleasesArgsFor } from './ai-releases-args.ts';
+import { AI_RELEASES_COMMANDS, type AiReleasesCommand } from '../services/operator-ai-releases.ts';
 
 /**
  * The operator commands: flags -> `{command, args}`, then run on the ledger
@@ -48,7 +48,7 @@ const FLAGS = {
   limit: { type: 'string' },
   department: { type: 'string' },
   project: { type: 'string' },
-  ...PART2_FLAGS,
+  ...AI_RELEASES_FLAGS,
 } as const;
 
 type Values = ReturnType<typeof parse<typeof FLAGS>>['values'];
@@ -120,7 +120,7 @@ export async function runOperatorCli(group: string, args: string[], env: NodeJS.
   if (verbs && !verbs.includes(args[1] ?? '')) throw new UsageError(`${group} ${args[0]} needs a command: ${verbs.join(', ')}`);
   const { values, positionals } = parse(args.slice(verbs ? 2 : 1), FLAGS);
   const command = (verbs ? `${group}.${args[0]}.${args[1]}` : `${group}.${args[0]}`) as OperatorCommand;
-  const commandArgs = Object.hasOwn(PART2_COMMANDS, command) ? part2ArgsFor(command as Part2Command, positionals, values) : argsFor(command, positionals, values);
+  const commandArgs = Object.hasOwn(AI_RELEASES_COMMANDS, command) ? aiReleasesArgsFor(command as AiReleasesCommand, positionals, values) : argsFor(command, positionals, values);
   const dataDir = resolveCloudDataDir(values['data-dir'], env);
   const databaseUrl = resolveDatabaseUrl(values['database-url'], env);
   let data: unknown;

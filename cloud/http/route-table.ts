@@ -1,8 +1,8 @@
-import { ACCOUNT_ENDPOINTS, AI_MAX_BODY_BYTES, CLOUD_BASE_PATH, CLOUD_ENDPOINTS, CLOUD_MAX_BODY_BYTES, CLOUD_PART2_ENDPOINTS } from '../../main/contract/cloud/index.ts';
+import { ACCOUNT_ENDPOINTS, AI_MAX_BODY_BYTES, CLOUD_BASE_PATH, CLOUD_ENDPOINTS, CLOUD_MAX_BODY_BYTES, CLOUD_AI_UPDATES_ENDPOINTS } from '../../main/contract/cloud/index.ts';
 import { Router } from '../../main/lib/http/router.ts';
 import type { Auth, Entry } from './cloud-request.ts';
 import { ACCOUNT_ROUTES } from './routes-account.ts';
-import { PART2_ROUTES } from './routes-part2.ts';
+import { AI_UPDATES_ROUTES } from './routes-ai-updates.ts';
 import { health, keys, live, metrics, PROBE_PATHS, ready } from './routes-probes.ts';
 import { ROUTES, type RouteHandler } from './routes.ts';
 import { clientMetadata } from './routes-client-metadata.ts';
@@ -16,9 +16,9 @@ export function routeTable(stopping: () => boolean, publicUrl?: string): Router<
   const api = (name: string, e: { method: string; path: string }, auth: Auth, handler: RouteHandler, maxBody?: number) => add(name, e.method, `${CLOUD_BASE_PATH}/${e.path}`, e.path, auth, handler, maxBody);
   const probes: Record<string, RouteHandler> = { health, keys };
   for (const [name, e] of Object.entries(CLOUD_ENDPOINTS)) api(name, e, e.signed ? 'site' : 'none', probes[name] ?? ROUTES[name as keyof typeof ROUTES]);
-  for (const [name, e] of Object.entries(CLOUD_PART2_ENDPOINTS)) {
+  for (const [name, e] of Object.entries(CLOUD_AI_UPDATES_ENDPOINTS)) {
     const big = name === 'aiGenerate' || name === 'aiRoute';
-    api(name, e, e.signed ? 'site' : 'token', PART2_ROUTES[name as keyof typeof PART2_ROUTES], big ? AI_MAX_BODY_BYTES : CLOUD_MAX_BODY_BYTES);
+    api(name, e, e.signed ? 'site' : 'token', AI_UPDATES_ROUTES[name as keyof typeof AI_UPDATES_ROUTES], big ? AI_MAX_BODY_BYTES : CLOUD_MAX_BODY_BYTES);
   }
   for (const [name, e] of Object.entries(ACCOUNT_ENDPOINTS)) api(name, e, 'account', ACCOUNT_ROUTES[name as keyof typeof ACCOUNT_ROUTES]);
   add('live', 'GET', PROBE_PATHS.live, PROBE_PATHS.live, 'none', live);

@@ -1,4 +1,4 @@
-import { CLOUD_BASE_PATH, CLOUD_ENDPOINTS, CLOUD_PART2_ENDPOINTS, INVALID_SITE_DISCONNECTED_STATUS, NONCE_TTL_SECONDS, SIGNATURE_WINDOW_SECONDS } from '../../main/contract/cloud/index.ts';
+import { CLOUD_BASE_PATH, CLOUD_ENDPOINTS, CLOUD_AI_UPDATES_ENDPOINTS, INVALID_SITE_DISCONNECTED_STATUS, NONCE_TTL_SECONDS, SIGNATURE_WINDOW_SECONDS } from '../../main/contract/cloud/index.ts';
 import { parseSignature, verifyContentDigest, verifyMac, type RequestTarget } from '../crypto/request-signature.ts';
 import { CloudError } from '../errors.ts';
 import { listPlans } from '../repo/catalog-repo.ts';
@@ -26,9 +26,9 @@ export const nonceExpiry = (now: Date): Date => new Date((Math.floor(now.getTime
 const replayed = () => new CloudError('signature_invalid', 'this nonce was already used: every request needs a fresh nonce');
 const pathOf = (e: { path: string }) => `${CLOUD_BASE_PATH}/${e.path}`;
 /** Routes that claim the nonce in their own statement, together with what they do (one commit instead of two). */
-const DEFERRED = new Set([pathOf(CLOUD_PART2_ENDPOINTS.aiGenerate), pathOf(CLOUD_ENDPOINTS.usageRecord)]);
+const DEFERRED = new Set([pathOf(CLOUD_AI_UPDATES_ENDPOINTS.aiGenerate), pathOf(CLOUD_ENDPOINTS.usageRecord)]);
 /** POST routes that change nothing: their nonce need not wait for a durable commit (docs/decisions.md). */
-const READ_ONLY_POSTS = new Set([pathOf(CLOUD_ENDPOINTS.entitlementsCheck), pathOf(CLOUD_PART2_ENDPOINTS.aiRoute)]);
+const READ_ONLY_POSTS = new Set([pathOf(CLOUD_ENDPOINTS.entitlementsCheck), pathOf(CLOUD_AI_UPDATES_ENDPOINTS.aiRoute)]);
 
 /** How a request's nonce is claimed, by its route. */
 export function nonceClaimFor(method: string, url: string): NonceClaim {

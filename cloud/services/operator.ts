@@ -14,7 +14,7 @@ import { accountById, insertAccount, insertLicense, licenseById, listAccounts, l
 import { assignSite, listSites, siteById } from '../repo/sites-repo.ts';
 import type { Ctx } from './context.ts';
 import { hashLicenseKey } from './licenses-service.ts';
-import { PART2_COMMANDS, type Part2Command } from './operator-part2.ts';
+import { AI_RELEASES_COMMANDS, type AiReleasesCommand } from './operator-ai-releases.ts';
 import { resignReleases } from './releases-service.ts';
 import { disconnect } from './sites-service.ts';
 
@@ -58,8 +58,8 @@ export const OPERATOR_COMMANDS = {
   'keys.rotate': z.strictObject({}),
 } as const;
 type Part1Command = keyof typeof OPERATOR_COMMANDS;
-export type OperatorCommand = Part1Command | Part2Command;
-export const isOperatorCommand = (c: string): c is OperatorCommand => Object.hasOwn(OPERATOR_COMMANDS, c) || Object.hasOwn(PART2_COMMANDS, c);
+export type OperatorCommand = Part1Command | AiReleasesCommand;
+export const isOperatorCommand = (c: string): c is OperatorCommand => Object.hasOwn(OPERATOR_COMMANDS, c) || Object.hasOwn(AI_RELEASES_COMMANDS, c);
 
 type Args<C extends Part1Command> = z.infer<(typeof OPERATOR_COMMANDS)[C]>;
 type Handler<C extends Part1Command> = (ctx: Ctx, a: Args<C>) => Promise<unknown>;
@@ -171,8 +171,8 @@ async function switchProduct(ctx: Ctx, a: { product: CloudProduct; account?: str
 export async function runOperator(ctx: Ctx, command: string, args: unknown): Promise<unknown> {
   if (!isOperatorCommand(command)) throw new CloudError('invalid_request', `unknown operator command '${command}'`);
   const describe = (e: z.ZodError) => e.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ');
-  if (Object.hasOwn(PART2_COMMANDS, command)) {
-    const c = PART2_COMMANDS[command as Part2Command];
+  if (Object.hasOwn(AI_RELEASES_COMMANDS, command)) {
+    const c = AI_RELEASES_COMMANDS[command as AiReleasesCommand];
     const parsed = c.args.safeParse(args ?? {});
     if (!parsed.success) throw new CloudError('invalid_request', describe(parsed.error));
     return (c.run as (ctx: Ctx, a: unknown) => Promise<unknown>)(ctx, parsed.data);

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { PRINCIPALS } from '../contract/principal.ts';
-import { dispatchAs } from '../core/invoke.ts';
-import type { Invoke } from '../core/invoke.ts';
+import { dispatchAs } from '../core/admin/invoke.ts';
+import type { Invoke } from '../core/admin/invoke.ts';
 import { DesktopUpdater } from '../updates/desktop-updater.ts';
 import type { UpdaterState } from '../updates/desktop-updater.ts';
 import { cloudPackageSource, releaseTarget } from '../updates/release-source.ts';

@@ -4,7 +4,7 @@ import { app, ipcMain, protocol, session, shell } from 'electron';
 import { IPC_EVENT_CHANNEL } from '../contract/api.ts';
 import type { ApiEvent } from '../contract/api.ts';
 import { PRINCIPALS } from '../contract/principal.ts';
-import { dispatchAs, type Invoke } from '../core/invoke.ts';
+import { dispatchAs, type Invoke } from '../core/admin/invoke.ts';
 import { resolveDataDir } from '../contract/paths.ts';
 import { serveApp } from './app-protocol.ts';
 import { registerIpc } from './ipc.ts';

@@ -2,7 +2,7 @@ import { Notification } from 'electron';
 import type { ApiEvent } from '../contract/api.ts';
 import type { TrayQuota } from './tray-cloud.ts';
 import { trayText } from './tray-text.ts';
-import { ApprovalNotices, NOTICE_LIMITS, type WriteNotice } from '../core/approval-notices.ts';
+import { ApprovalNotices, NOTICE_LIMITS, type WriteNotice } from '../core/staging/approval-notices.ts';
 
 /** Bounds for text from outside (clients, the cloud) in a notification; each piece goes through trayText. */
 const TITLE_PART_MAX = 64;

@@ -1,4 +1,4 @@
-import { clientText } from '../core/client-text.ts';
+import { clientText } from '../core/calls/client-text.ts';
 
 /** Bidi embeddings, overrides, isolates and marks: not controls to clientText, but they reorder what a person reads. */
 const BIDI = /[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;

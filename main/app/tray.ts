@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Menu, Tray, app, nativeImage } from 'electron';
 import type { NativeImage } from 'electron';
 import { buildTrayMenu, trayIconState, trayTooltip } from './tray-menu.ts';
-import { pendingBadge } from '../core/approval-notices.ts';
+import { pendingBadge } from '../core/staging/approval-notices.ts';
 import type { TrayActions, TrayIconState, TrayState } from './tray-menu.ts';
 
 /**

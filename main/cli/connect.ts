@@ -91,7 +91,7 @@ async function viaService(dataDir: string, runtime: RuntimeInfo, vaultChoice: Va
 
 async function direct(dataDir: string, vaultChoice: VaultChoice, log: Logger): Promise<Connection> {
   // Loaded only here: with a service running, the CLI never pays for the whole gateway.
-  const [{ openLocalCore }, { dispatchAs }] = await Promise.all([import('../local-core.ts'), import('../core/invoke.ts')]);
+  const [{ openLocalCore }, { dispatchAs }] = await Promise.all([import('../local-core.ts'), import('../core/admin/invoke.ts')]);
   const gw = await openLocalCore({ dataDir, vault: vaultChoice, log, owner: 'cli', warnFileVault: false });
   return {
     mode: 'direct',

@@ -76,7 +76,7 @@ interface ActionDef {
  * and the local REST's. The Electron preload, the IPC handlers, the HTTP
  * routes, the browser client and the CLI's HTTP client are all derived from
  * this table, never written twice by hand; `who` says which principals may
- * call each one (main/core/invoke.ts checks it).
+ * call each one (main/core/admin/invoke.ts checks it).
  */
 export const API_ACTIONS = {
   'health.get': { method: 'GET', path: 'health', input: none, output: HealthReport, who: PEOPLE },
@@ -225,7 +225,7 @@ export function actionPath(action: AnyAction, input: Record<string, unknown>): {
 }
 
 /**
- * One principal's way into the core (main/core/invoke.ts bound to a caller:
+ * One principal's way into the core (main/core/admin/invoke.ts bound to a caller:
  * the tray, the CLI, a test): raw input in, checked there, Result out.
  */
 export type ApiDispatch = <A extends ApiAction>(action: A, input: ApiInput<A>) => Promise<Result<ApiOutput<A>>>;

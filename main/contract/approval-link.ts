@@ -3,7 +3,7 @@ import { Preview, StagedBlock, StagedStatus } from './staged.ts';
 
 /**
  * An approval link's id: the base64url HMAC of one staged write's id under a
- * key only the service holds (main/core/approval-links.ts). It names that one
+ * key only the service holds (main/core/staging/approval-links.ts). It names that one
  * write and grants nothing: the page behind it needs a console session.
  */
 export const ApprovalLinkId = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'not an approval link id');

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Tokens, Verified } from '../core/tokens.ts';
+import type { Tokens, Verified } from '../core/identity/tokens.ts';
 import { HttpError } from '../lib/http/http-error.ts';
 
 export const WWW_AUTHENTICATE = 'Bearer realm="gatehouse", error="invalid_token"';

@@ -1,5 +1,5 @@
 import { CLIENT_CAPABILITIES_META_KEY, type ServerContext } from '@modelcontextprotocol/server';
-import type { CallContext } from '../core/tool.ts';
+import type { CallContext } from '../core/calls/tool.ts';
 
 /** How long a client (a person, an LLM) may take to answer one request, as the SDK's own shim allows; its progress extends it. */
 const ASK_TIMEOUT_MS = 10 * 60 * 1000;

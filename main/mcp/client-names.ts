@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { CLIENT_INFO_META_KEY } from '@modelcontextprotocol/server';
 import type { ClientSource } from '../contract/audit.ts';
-import { clientText } from '../core/client-text.ts';
+import { clientText } from '../core/calls/client-text.ts';
 
 /** Tokens whose last client name is remembered; the least recently named is forgotten first. */
 const MAX_TOKENS = 10_000;

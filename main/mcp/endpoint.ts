@@ -3,12 +3,12 @@ import { createMcpHandler, type AuthInfo, type JSONRPCMessage } from '@modelcont
 import type { ErrorCode } from '../contract/errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
-import type { Tokens } from '../core/tokens.ts';
+import type { Tokens } from '../core/identity/tokens.ts';
 import type { RateLimiter } from '../lib/rate-limiter.ts';
-import type { Auditor } from '../core/auditor.ts';
-import type { CallContext } from '../core/tool.ts';
-import { viewerOf } from '../core/registry.ts';
-import { capabilitiesOf } from '../core/users.ts';
+import type { Auditor } from '../core/calls/auditor.ts';
+import type { CallContext } from '../core/calls/tool.ts';
+import { viewerOf } from '../core/calls/registry.ts';
+import { capabilitiesOf } from '../core/identity/users.ts';
 import { HttpError } from '../lib/http/http-error.ts';
 import { ANSWERED, compose } from '../lib/http/compose.ts';
 import { jsonRpcEnvelope } from '../lib/http/envelope.ts';
@@ -20,18 +20,18 @@ import { buildServer, type ServerDeps } from './server-factory.ts';
 import { ListChanges } from './list-changed.ts';
 import { openEventStream } from './event-stream.ts';
 import { authGuard, bodyGuard, corsGuard, enabledGuard, hostGuard, methodGuard, tokenRateGuard, type McpRequest } from './guards.ts';
-import { LegacyExchange } from './legacy-exchange.ts';
+import { Exchange2025 } from './exchange-2025.ts';
 import { serveThroughSdk } from './web-exchange.ts';
 import { RefusalAudit } from './refusal-audit.ts';
 import { ClientNames } from './client-names.ts';
 import { endListenStream } from './listen-close.ts';
 import { requestTarget } from '../lib/http/url.ts';
 import { UPSTREAM_LOOKUP_PATH, upstreamOfMcpPath } from '../contract/remote-upstreams.ts';
-import type { ProfileSet } from '../core/registry.ts';
+import type { ProfileSet } from '../core/calls/registry.ts';
 import { createUpstreamLookup } from './upstream-lookup.ts';
 import { upstreamViewDeps } from './upstream-view.ts';
 import { ClientCapabilities } from './client-capabilities.ts';
-import { LegacyRoutes, type CallRoute } from './legacy-routes.ts';
+import { Routes2025, type CallRoute } from './routes-2025.ts';
 
 export interface EndpointDeps extends ServerDeps {
   tokens: Tokens;
@@ -86,7 +86,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
   });
   const clients = new ClientNames();
   const declared = new ClientCapabilities();
-  const routes = new LegacyRoutes();
+  const routes = new Routes2025();
   const refusals = new RefusalAudit(deps.auditor, deps.clock);
 
   // Open notification streams, so shutdown can end them with their last event before connections are cut.
@@ -149,7 +149,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
         audit(route.code);
         return sendError(res, route, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
       }
-      return serveLegacy(res, rpc.message as JSONRPCMessage, ctx, authInfo, view, route);
+      return serve2025(res, rpc.message as JSONRPCMessage, ctx, authInfo, view, route);
     }
     if (rpc.message.method === 'subscriptions/listen') {
       // The SDK holds this stream open and subscribes it to our bus: name the token it belongs to
@@ -163,9 +163,9 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     if (refused) audit(refused);
   }
 
-  async function serveLegacy(res: ServerResponse, message: JSONRPCMessage, ctx: CallContext, authInfo: AuthInfo, view?: string, route?: CallRoute): Promise<void> {
+  async function serve2025(res: ServerResponse, message: JSONRPCMessage, ctx: CallContext, authInfo: AuthInfo, view?: string, route?: CallRoute): Promise<void> {
     const server = factory(ctx, view);
-    const exchange = new LegacyExchange(res, ctx.request_id, authInfo, routes);
+    const exchange = new Exchange2025(res, ctx.request_id, authInfo, routes);
     try {
       await server.connect(exchange);
       await exchange.serve(message, route);

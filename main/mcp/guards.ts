@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isJsonContentType } from '@modelcontextprotocol/server';
 import type { Settings } from '../contract/settings.ts';
-import type { Tokens, Verified } from '../core/tokens.ts';
+import type { Tokens, Verified } from '../core/identity/tokens.ts';
 import type { RateLimiter } from '../lib/rate-limiter.ts';
 import { HttpError } from '../lib/http/http-error.ts';
 import { ANSWERED, type Guard } from '../lib/http/compose.ts';
@@ -12,7 +12,7 @@ import { readBody, type BodyBudget } from '../lib/http/body.ts';
 import { parseJson } from '../lib/http/json.ts';
 import { authenticate } from './bearer-auth.ts';
 import { wantsEventStream } from './event-stream.ts';
-import { checkRpc, checkLegacyHeaders, type CheckedRpc } from './rpc-check.ts';
+import { checkRpc, check2025Headers, type CheckedRpc } from './rpc-check.ts';
 
 /** What the guards learn about one request, in the order they learn it. */
 export interface McpRequest {
@@ -92,5 +92,5 @@ export const bodyGuard = (limit: number, budget?: BodyBudget): Guard<McpRequest>
   const id = (parsed as { id?: unknown } | null)?.id;
   if (typeof id === 'number' || typeof id === 'string') c.rpcId = id;
   c.rpc = checkRpc(c.req, parsed);
-  if (c.rpc.era === 'legacy') checkLegacyHeaders(c.req, c.rpc);
+  if (c.rpc.era === 'legacy') check2025Headers(c.req, c.rpc);
 };

@@ -1,5 +1,5 @@
 import { fromJsonSchema } from '@modelcontextprotocol/server';
-import type { JsonSchemaCompiler, StandardSchema } from '../core/tool-schema.ts';
+import type { JsonSchemaCompiler, StandardSchema } from '../core/calls/tool-schema.ts';
 
 /**
  * JSON Schema validation for tools that declare one (remote MCP servers'

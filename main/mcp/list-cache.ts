@@ -1,4 +1,4 @@
-import type { RegisteredTool } from '../core/registry.ts';
+import type { RegisteredTool } from '../core/calls/registry.ts';
 
 /** The JSON text of results made once (a tools/list answer), by the result object the handler returned. */
 const prepared = new WeakMap<object, string>();

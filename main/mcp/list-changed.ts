@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
 import type { Settings } from '../contract/settings.ts';
-import type { Registry, Viewer } from '../core/registry.ts';
+import type { Registry, Viewer } from '../core/calls/registry.ts';
 
 export type ListKind = 'tools' | 'resources' | 'prompts';
 

@@ -1,7 +1,7 @@
 import { HTTP_REFUSAL, type AuditResult } from '../contract/audit.ts';
 import type { ErrorCode } from '../contract/errors.ts';
 import { tokenPrincipal } from '../contract/principal.ts';
-import type { Auditor } from '../core/auditor.ts';
+import type { Auditor } from '../core/calls/auditor.ts';
 import type { Clock } from '../lib/clock.ts';
 import { RateLimiter } from '../lib/rate-limiter.ts';
 

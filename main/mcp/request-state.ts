@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createRequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
-import type { CallContext } from '../core/tool.ts';
+import type { CallContext } from '../core/calls/tool.ts';
 
 /** How long a client may take to answer what an upstream asked (its wrapped requestState expires then). */
 export const REQUEST_STATE_TTL_S = 15 * 60;

@@ -111,7 +111,7 @@ export function checkRpc(req: IncomingMessage, body: unknown): CheckedRpc {
  * SSE, 406 otherwise) and an Mcp-Method header (a 2026-07-28 header; 2025 clients do not send
  * it) agrees with the body, as it must in 2026-07-28.
  */
-export function checkLegacyHeaders(req: IncomingMessage, rpc: CheckedRpc): void {
+export function check2025Headers(req: IncomingMessage, rpc: CheckedRpc): void {
   const accept = headerOf(req, 'accept') ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
     throw new HttpError('invalid_request', 'Not Acceptable: the client must accept both application/json and text/event-stream', { status: 406 });

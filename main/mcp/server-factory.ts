@@ -1,9 +1,9 @@
 import { Server, ProtocolError, inputRequired } from '@modelcontextprotocol/server';
 import type { Settings } from '../contract/settings.ts';
 import { JSONRPC_CODES } from '../contract/errors.ts';
-import type { CallContext } from '../core/tool.ts';
-import { viewerOf, type Registry, type RegisteredTool } from '../core/registry.ts';
-import type { Pipeline } from '../core/pipeline.ts';
+import type { CallContext } from '../core/calls/tool.ts';
+import { viewerOf, type Registry, type RegisteredTool } from '../core/calls/registry.ts';
+import type { Pipeline } from '../core/calls/pipeline.ts';
 import { GatehouseError, toErrorShape } from '../core/errors.ts';
 import { VERSION } from '../version.ts';
 import { SERVED_PROTOCOL_VERSIONS } from './protocol-versions.ts';

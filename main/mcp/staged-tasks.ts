@@ -1,7 +1,7 @@
 import type { StagedPayload } from '../contract/staged.ts';
 import type { ErrorCode } from '../contract/errors.ts';
-import type { CallContext } from '../core/tool.ts';
-import type { Staging } from '../core/staging.ts';
+import type { CallContext } from '../core/calls/tool.ts';
+import type { Staging } from '../core/staging/staging.ts';
 import { GatehouseError } from '../core/errors.ts';
 
 /** The MCP Tasks extension (SEP-2663), declared per request by a 2026-07-28 client and by us in server/discover. */

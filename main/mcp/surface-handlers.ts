@@ -1,7 +1,7 @@
 import { ProtocolError, type Server } from '@modelcontextprotocol/server';
 import { JSONRPC_CODES } from '../contract/errors.ts';
-import type { CallContext } from '../core/tool.ts';
-import type { SurfaceCalls } from '../core/surface-calls.ts';
+import type { CallContext } from '../core/calls/tool.ts';
+import type { SurfaceCalls } from '../core/calls/surface-calls.ts';
 import { toErrorShape } from '../core/errors.ts';
 
 /** A refusal or failure of a prompt get or resource read as the JSON-RPC error: a missing and a hidden one answer alike (-32602). */

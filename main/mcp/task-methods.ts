@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ProtocolError, type Server } from '@modelcontextprotocol/server';
 import { JSONRPC_CODES } from '../contract/errors.ts';
 import type { StagedPayload } from '../contract/staged.ts';
-import type { CallContext, ToolOutput } from '../core/tool.ts';
+import type { CallContext, ToolOutput } from '../core/calls/tool.ts';
 import { GatehouseError, toErrorShape } from '../core/errors.ts';
 import { TASKS_EXTENSION, findTask, taskOf, type DeclaredCapabilities, type TaskDeps } from './staged-tasks.ts';
 

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { upstreamMcpPath, type UpstreamLookupAnswer } from '../contract/remote-upstreams.ts';
-import type { Tokens } from '../core/tokens.ts';
-import { viewerOf, type ProfileSet } from '../core/registry.ts';
-import { capabilitiesOf } from '../core/users.ts';
-import type { CallContext } from '../core/tool.ts';
-import { mayUseUpstream, remoteUrlKey } from '../core/upstream-access.ts';
+import type { Tokens } from '../core/identity/tokens.ts';
+import { viewerOf, type ProfileSet } from '../core/calls/registry.ts';
+import { capabilitiesOf } from '../core/identity/users.ts';
+import type { CallContext } from '../core/calls/tool.ts';
+import { mayUseUpstream, remoteUrlKey } from '../core/calls/upstream-access.ts';
 import type { Settings } from '../contract/settings.ts';
 import type { RateLimiter } from '../lib/rate-limiter.ts';
 import { HttpError } from '../lib/http/http-error.ts';

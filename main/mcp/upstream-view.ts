@@ -1,6 +1,6 @@
-import { viewerOf, type Registry, type RegisteredTool, type Viewer } from '../core/registry.ts';
-import type { Pipeline } from '../core/pipeline.ts';
-import type { CallContext } from '../core/tool.ts';
+import { viewerOf, type Registry, type RegisteredTool, type Viewer } from '../core/calls/registry.ts';
+import type { Pipeline } from '../core/calls/pipeline.ts';
+import type { CallContext } from '../core/calls/tool.ts';
 import type { Settings } from '../contract/settings.ts';
 import { NAMESPACE_SEPARATOR } from '../contract/upstreams.ts';
 import { GatehouseError } from '../core/errors.ts';

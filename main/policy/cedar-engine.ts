@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as CedarWasm from '@cedar-policy/cedar-wasm/nodejs';
 import type { PolicyCheckAnswer } from '../contract/policy.ts';
-import type { PolicyAction, PolicyEngine, PolicyQuery, PolicyVerdict } from '../core/policy.ts';
+import type { PolicyAction, PolicyEngine, PolicyQuery, PolicyVerdict } from '../core/policy/policy.ts';
 import { GatehouseError } from '../core/errors.ts';
 import { avoidJsToWasmInlining } from '../lib/wasm-jit-guard.ts';
 import { PACKAGE_ROOT } from '../package-root.ts';
@@ -96,7 +96,7 @@ export function createCedarEngine(opts: { activeText: () => string | null; dir?:
       const answer = c.statefulIsAuthorized({
         principal: q.principal, action: { type: 'Action', id: q.action }, resource: q.resource,
         context, entities, preparsedPolicySetId: id,
-        // The request is built by our own code (core/policy.ts), to the schema the policy was validated against: checking it again costs ~0.1 ms a call.
+        // The request is built by our own code (core/policy/policy.ts), to the schema the policy was validated against: checking it again costs ~0.1 ms a call.
         validateRequest: false,
       });
       if (answer.type !== 'success') throw new GatehouseError('policy_unavailable', `the policy could not be evaluated: ${answer.errors.map((e) => e.message).join('; ').slice(0, 500)}`);

@@ -1,4 +1,4 @@
-import type { EntityJson, PolicyQuery } from '../core/policy.ts';
+import type { EntityJson, PolicyQuery } from '../core/policy/policy.ts';
 
 /**
  * What a policy set can read of a request, found in its JSON form (Cedar's

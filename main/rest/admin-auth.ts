@@ -1,9 +1,9 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Vault } from '../core/ports.ts';
-import type { Tokens } from '../core/tokens.ts';
-import type { ConsoleSessions } from '../core/console-sessions.ts';
-import { SESSION_TTL_MS } from '../core/console-sessions.ts';
+import type { Vault } from '../core/ports/ports.ts';
+import type { Tokens } from '../core/identity/tokens.ts';
+import type { ConsoleSessions } from '../core/identity/console-sessions.ts';
+import { SESSION_TTL_MS } from '../core/identity/console-sessions.ts';
 import { randomBase64Url } from '../lib/ids.ts';
 import { PRINCIPALS, consoleSession, tokenPrincipal, type Principal } from '../contract/principal.ts';
 import { ADMIN_KEY_ACCOUNT } from '../store/vault-account.ts';
@@ -35,7 +35,7 @@ export class AdminAuth {
     return new AdminAuth(key, tokens, sessions);
   }
 
-  /** A key for approval links (main/core/approval-links.ts), derived from the admin key: the same across restarts, useless as the key itself. */
+  /** A key for approval links (main/core/staging/approval-links.ts), derived from the admin key: the same across restarts, useless as the key itself. */
   approvalLinkKey(): Buffer {
     return createHmac('sha256', this.adminKey).update('gatehouse approval links v1').digest();
   }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ALL_ACTIONS, API_ACTIONS, type AnyAction, type ApiEvent, type Download, type EventFeed } from '../contract/api.ts';
 import { HTTP_STATUS, type Result } from '../contract/errors.ts';
 import type { Principal } from '../contract/principal.ts';
-import type { Invoke } from '../core/invoke.ts';
+import type { Invoke } from '../core/admin/invoke.ts';
 import type { Logger } from '../lib/logger.ts';
 import { HttpError } from '../lib/http/http-error.ts';
 import { Router, type Params } from '../lib/http/router.ts';

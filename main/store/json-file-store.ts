@@ -6,7 +6,7 @@ import type { Adapter } from 'lowdb';
 import type { z } from 'zod';
 import { errorCode, isDiskRefusal } from '../lib/os-error.ts';
 import { GatehouseError } from '../core/errors.ts';
-import type { DocumentStore } from '../core/ports.ts';
+import type { DocumentStore } from '../core/ports/ports.ts';
 import type { Logger } from '../lib/logger.ts';
 import { ensurePrivateDir, removeStaleTemps, writeFileAtomic } from './atomic-write.ts';
 import { moveAside } from './corrupt-backup.ts';
@@ -44,7 +44,7 @@ export class JsonFileStore<T> implements DocumentStore<T> {
 
   /**
    * `salvage` gets a file that is JSON but not a valid document and returns
-   * what can be kept (see core/salvage.ts); the original is moved aside and
+   * what can be kept (see core/ports/salvage.ts); the original is moved aside and
    * the loss is logged as an error. Without it, or when it returns null, the
    * whole file is moved aside and the store starts from `defaults`.
    */

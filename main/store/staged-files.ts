@@ -2,7 +2,7 @@ import { readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StagedPayload } from '../contract/staged.ts';
 import type { Logger } from '../lib/logger.ts';
-import type { StagedStore } from '../core/staged-store.ts';
+import type { StagedStore } from '../core/staging/staged-store.ts';
 import { stringifyWellFormed } from '../lib/well-formed.ts';
 import { ensurePrivateDir, removeStaleTemps, writeFileAtomic } from './atomic-write.ts';
 import { moveAside } from './corrupt-backup.ts';

@@ -1,5 +1,5 @@
 import { GatehouseError } from '../core/errors.ts';
-import type { ClientTokenVault, Vault } from '../core/ports.ts';
+import type { ClientTokenVault, Vault } from '../core/ports/ports.ts';
 import { KEYCHAIN_NAME } from '../contract/tokens.ts';
 
 /**

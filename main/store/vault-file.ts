@@ -2,7 +2,7 @@ import { chmod, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { GatehouseError } from '../core/errors.ts';
-import type { Vault } from '../core/ports.ts';
+import type { Vault } from '../core/ports/ports.ts';
 import type { Logger } from '../lib/logger.ts';
 import { ensurePrivateDir, writeFileAtomic } from './atomic-write.ts';
 import { moveAside } from './corrupt-backup.ts';

@@ -1,6 +1,6 @@
 import { VAULT_SERVICE } from '../contract/paths.ts';
 import { GatehouseError } from '../core/errors.ts';
-import type { Vault } from '../core/ports.ts';
+import type { Vault } from '../core/ports/ports.ts';
 import { redact } from '../lib/redact.ts';
 import { checkAccount, checkSecret } from './vault-account.ts';
 

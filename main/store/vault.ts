@@ -1,5 +1,5 @@
 import { GatehouseError } from '../core/errors.ts';
-import type { Vault } from '../core/ports.ts';
+import type { Vault } from '../core/ports/ports.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createLogger } from '../lib/logger.ts';
 import { FileVault } from './vault-file.ts';

@@ -1,6 +1,6 @@
 import { APP_PRODUCT } from '../contract/cloud/updates.ts';
 import type { ReleaseArch, ReleaseFile, ReleaseManifest, ReleasePlatform } from '../contract/cloud/updates.ts';
-import type { UpdatesPackageAnswer, UpdatesQuery } from '../contract/cloud/part2-answers.ts';
+import type { UpdatesPackageAnswer, UpdatesQuery } from '../contract/cloud/ai-updates-answers.ts';
 
 /** A release whose manifest verified against the pinned gateway key, with the gateway's download links. */
 export interface VerifiedPackage {

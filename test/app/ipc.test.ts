@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { PRINCIPALS, RPC_ACTIONS, SETTINGS_DEFAULTS, ipcChannel } from '../../main/contract/index.ts';
 import type { ApiDispatch } from '../../main/contract/index.ts';
-import { dispatchAs } from '../../main/core/invoke.ts';
+import { dispatchAs } from '../../main/core/admin/invoke.ts';
 import { openCore } from '../helpers/core.ts';
 
 vi.mock('electron', () => import('./electron-mock.ts'));

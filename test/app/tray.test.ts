@@ -12,7 +12,7 @@ const { TrayController } = await import('../../main/app/tray.ts');
 const { TrayStateKeeper, createTrayActions } = await import('../../main/app/tray-state.ts');
 const { trayStorage } = await import('../../main/app/tray-menu.ts');
 const { openLocalCore } = await import('../../main/local-core.ts');
-const { dispatchAs } = await import('../../main/core/invoke.ts');
+const { dispatchAs } = await import('../../main/core/admin/invoke.ts');
 
 beforeEach(() => electron.resetElectron());
 

@@ -15,9 +15,9 @@
  *   npx tsx test/bench/policy-bench.ts     (BENCH_ROUNDS=7, BENCH_CALLS=300 by default)
  */
 import { execSync } from 'node:child_process';
-import { Pipeline } from '../../main/core/pipeline.ts';
-import { PolicyGate } from '../../main/core/policy-gate.ts';
-import { LocalEntitlements } from '../../main/core/local-entitlements.ts';
+import { Pipeline } from '../../main/core/calls/pipeline.ts';
+import { PolicyGate } from '../../main/core/policy/policy-gate.ts';
+import { LocalEntitlements } from '../../main/core/policy/local-entitlements.ts';
 import { createCedarEngine } from '../../main/policy/cedar-engine.ts';
 import { openCore } from '../helpers/core.ts';
 import { printTable, summarize } from './stats.ts';

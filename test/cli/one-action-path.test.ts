@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import { ADMIN_PREFIX, PRINCIPALS, actionRequest, type AnyAction, type AuditPage, type StagedPayload, type StagedResponse } from '../../main/contract/index.ts';
-import { dispatchAs } from '../../main/core/invoke.ts';
+import { dispatchAs } from '../../main/core/admin/invoke.ts';
 import { connectClient, startTestService } from '../helpers/service.ts';
 import { cliJson, cliJsonError } from './cli-harness.ts';
 

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CloudClientError, type CloudClient } from '../../main/cloud/index.ts';
-import { vaultAccounts } from '../../main/cloud/credentials.ts';
+import { CloudClientError, type CloudClient } from '../../main/cloud-client/index.ts';
+import { vaultAccounts } from '../../main/cloud-client/credentials.ts';
 import { CloudClientStatus } from '../../main/contract/cloud-status.ts';
 import { newClient, startGateway, type Gateway, type TestClient } from './helpers/world.ts';
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CloudClientError } from '../../main/cloud/index.ts';
+import { CloudClientError } from '../../main/cloud-client/index.ts';
 import { envelope, type Fault } from '../fixtures/fault-proxy.ts';
 import { gatewaySuite, HOUR, toolCall } from './helpers/world.ts';
 

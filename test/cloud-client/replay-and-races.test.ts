@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { vaultAccounts } from '../../main/cloud/credentials.ts';
+import { vaultAccounts } from '../../main/cloud-client/credentials.ts';
 import type { Certificate } from '../../main/contract/cloud/certificate.ts';
 import { envelope } from '../fixtures/fault-proxy.ts';
 import { gatewaySuite, type TestClient } from './helpers/world.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cloudActions } from '../../main/cloud/cloud-actions-port.ts';
-import type { CloudClient } from '../../main/cloud/index.ts';
+import { cloudActions } from '../../main/cloud-client/cloud-actions-port.ts';
+import type { CloudClient } from '../../main/cloud-client/index.ts';
 import { gatewaySuite, toolCall } from './helpers/world.ts';
 
 /**

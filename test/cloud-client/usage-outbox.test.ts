@@ -1,7 +1,7 @@
 import { appendFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { OUTBOX_FILE } from '../../main/cloud/index.ts';
+import { OUTBOX_FILE } from '../../main/cloud-client/index.ts';
 import { uuidv7 } from '../../main/lib/ids.ts';
 import { gatewaySuite, toolCall } from './helpers/world.ts';
 

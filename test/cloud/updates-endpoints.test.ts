@@ -49,7 +49,7 @@ describe('updates/check', () => {
     const r = await site.get('updates/check', { query: 'product=mcp&version=1.0.0&platform=linux&arch=x64' });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ success: true, product: 'mcp', channel: 'stable', eligible: true, update_available: true, latest: { version: '1.4.0', staging_percentage: 100, in_rollout: true, notes: 'Faster approvals.' } });
-    // The app's client reads it with the contract's schema (main/contract/cloud/part2-answers.ts).
+    // The app's client reads it with the contract's schema (main/contract/cloud/ai-updates-answers.ts).
     expect(UpdatesCheckAnswer.safeParse(r.body).success).toBe(true);
     const m = verifyCertificate(r.body.manifest, await jwks());
     expect(m).toMatchObject({ type: 'gatehouse.release-manifest', product: 'mcp', channel: 'stable', version: '1.4.0' });

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { PolicyQuery } from '../../main/core/policy.ts';
+import type { PolicyQuery } from '../../main/core/policy/policy.ts';
 import { createCedarEngine, POLICY_DIR } from '../../main/policy/cedar-engine.ts';
 
 /** Every ```cedar block of docs/policy.md, added to the default policy, validates and decides as the doc says. */

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { DocumentStore } from '../../main/core/ports.ts';
+import type { DocumentStore } from '../../main/core/ports/ports.ts';
 
 /**
  * The DocumentStore contract without a file, for pure-core tests: updates run

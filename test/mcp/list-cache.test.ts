@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RegisteredTool } from '../../main/core/registry.ts';
+import type { RegisteredTool } from '../../main/core/calls/registry.ts';
 import { answerText, ToolListCache } from '../../main/mcp/list-cache.ts';
 
 const entry = (name: string, revision: number) => ({ tool: { name }, revision }) as unknown as RegisteredTool;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ClientCapabilities } from '../../main/mcp/client-capabilities.ts';
-import { LegacyRoutes, MAX_OPEN_CALLS_PER_TOKEN, type CallRoute } from '../../main/mcp/legacy-routes.ts';
+import { Routes2025, MAX_OPEN_CALLS_PER_TOKEN, type CallRoute } from '../../main/mcp/routes-2025.ts';
 import { HttpError } from '../../main/lib/http/http-error.ts';
 import { argsDigest } from '../../main/mcp/request-state.ts';
 import { askedSummary, missingCapability } from '../../main/plugins/upstream/client-asks.ts';
@@ -40,7 +40,7 @@ describe('which capability an ask needs', () => {
 
 describe('routing what a 2025 client posts back', () => {
   it('an answer reaches the exchange that asked, with its original id, once, and only for the same token', () => {
-    const r = new LegacyRoutes();
+    const r = new Routes2025();
     const got: unknown[] = [];
     const wire = r.expect('tok', 0, (m) => got.push(m));
     expect(wire).toMatch(/^gatehouse-/);
@@ -51,7 +51,7 @@ describe('routing what a 2025 client posts back', () => {
   });
 
   it('a cancellation reaches the call it names, for the same token, until the call ends', () => {
-    const r = new LegacyRoutes();
+    const r = new Routes2025();
     const got: unknown[] = [];
     const route = r.open('tok', 7) as CallRoute;
     route.deliver = (m) => got.push(m);
@@ -65,7 +65,7 @@ describe('routing what a 2025 client posts back', () => {
   });
 
   it('two calls of a token with one id keep a route each: a cancellation reaches one only when it is the only one; a bounded number per token', () => {
-    const r = new LegacyRoutes();
+    const r = new Routes2025();
     const got: string[] = [];
     const first = r.open('tok', 7) as CallRoute;
     const second = r.open('tok', 7) as CallRoute;

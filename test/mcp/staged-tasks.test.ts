@@ -8,7 +8,7 @@ import { silentLogger } from '../../main/lib/logger.ts';
 import { connectClient, rawPost, TestClock } from '../helpers/service.ts';
 import type { StagedResponse } from '../../main/contract/staged.ts';
 import { taskAnswer, withApprovalLink } from '../../main/mcp/task-methods.ts';
-import type { CallContext } from '../../main/core/tool.ts';
+import type { CallContext } from '../../main/core/calls/tool.ts';
 
 /** Staged writes as MCP tasks (SEP-2663, 2026-07-28), over raw HTTP: the SDK v2 client has no task runtime (it refuses resultType "task"). */
 

@@ -7,11 +7,11 @@ import { z } from 'zod';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROLE_CAPABILITIES, type Role } from '../../main/contract/users.ts';
 import type { TokenRecord, TokenScope } from '../../main/contract/tokens.ts';
-import { defineTool, type Plugin } from '../../main/core/tool.ts';
-import { capabilitiesOf } from '../../main/core/users.ts';
-import { policyQuery } from '../../main/core/policy.ts';
+import { defineTool, type Plugin } from '../../main/core/calls/tool.ts';
+import { capabilitiesOf } from '../../main/core/identity/users.ts';
+import { policyQuery } from '../../main/core/policy/policy.ts';
 import { createCedarEngine, POLICY_DIR } from '../../main/policy/cedar-engine.ts';
-import type { RegisteredTool } from '../../main/core/registry.ts';
+import type { RegisteredTool } from '../../main/core/calls/registry.ts';
 import { openCore } from '../helpers/core.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PolicyQuery } from '../../main/core/policy.ts';
+import type { PolicyQuery } from '../../main/core/policy/policy.ts';
 import { createCedarEngine } from '../../main/policy/cedar-engine.ts';
 import { narrowed, readsOf } from '../../main/policy/policy-reads.ts';
 

@@ -1,5 +1,5 @@
 import { PRINCIPALS, type Api } from '../../main/contract/index.ts';
-import { dispatchAs } from '../../main/core/invoke.ts';
+import { dispatchAs } from '../../main/core/admin/invoke.ts';
 import { apiFrom } from '../../renderer/api/api-from.ts';
 import type { Core } from '../helpers/core.ts';
 

@@ -2,7 +2,7 @@
 import { cleanup, screen, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
-import { USAGE_EVENTS } from '../../main/core/usage.ts';
+import { USAGE_EVENTS } from '../../main/core/calls/usage.ts';
 import { EVENT_LABELS } from '../../renderer/screens/usage/usage-events.tsx';
 import { Usage } from '../../renderer/screens/usage/usage.tsx';
 import type { LimitState } from '../../main/contract/cloud/usage.ts';

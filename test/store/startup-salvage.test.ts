@@ -108,7 +108,7 @@ describe('staged writes of an earlier version', () => {
       tool: 'pages_publish', plugin: 'site', preview: { summary: 'old', kind: 'diff' as const, changes: [] }, user_id: admin.id, token_id: null, token_label: null,
       client: null, request_id: null, target: `page:${pageId}`, target_version: 1, decided_at: null, decided_by: null, error_code: null, client_source: null,
     };
-    const { canonicalJson } = await import('../../main/core/staging.ts');
+    const { canonicalJson } = await import('../../main/core/staging/staging.ts');
     const { createHash } = await import('node:crypto');
     const payload = { id: pageId, base_version: 1, status: 'draft' };
     const pending: StagedPayload = { ...base, id: 'stg_legacypend', payload, payload_hash: createHash('sha256').update(canonicalJson(payload)).digest('hex'), created: new Date(now).toISOString(), expires_at: new Date(now + 600_000).toISOString(), status: 'pending' };

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GatehouseError } from '../../main/core/errors.ts';
-import type { Vault } from '../../main/core/ports.ts';
+import type { Vault } from '../../main/core/ports/ports.ts';
 import { createLogger } from '../../main/lib/logger.ts';
 import { openVault } from '../../main/store/vault.ts';
 import type { KeychainClient } from '../../main/store/vault-keychain.ts';

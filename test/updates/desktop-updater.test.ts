@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PRINCIPALS } from '../../main/contract/index.ts';
 import type { ReleaseFile } from '../../main/contract/cloud/updates.ts';
-import { dispatchAs } from '../../main/core/invoke.ts';
+import { dispatchAs } from '../../main/core/admin/invoke.ts';
 import { DesktopUpdater } from '../../main/updates/desktop-updater.ts';
 import type { UpdaterDeps } from '../../main/updates/desktop-updater.ts';
 import { releaseOf } from '../../cloud/repo/releases-repo.ts';

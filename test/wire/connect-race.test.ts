@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { vaultAccounts } from '../../main/cloud/credentials.ts';
+import { vaultAccounts } from '../../main/cloud-client/credentials.ts';
 import { CloudStatusView } from '../../main/contract/cloud-actions.ts';
 import { startWireWorld, type WireWorld } from './helpers/wire-world.ts';
 

@@ -1,6 +1,6 @@
 import * as m001 from './001-ledger.ts';
 import * as m002 from './002-hot-path-functions.ts';
-import * as m003 from './003-part2.ts';
+import * as m003 from './003-ai-policies-releases.ts';
 import * as m004 from './004-reservation-retention.ts';
 import * as m005 from './005-certificate-order.ts';
 import * as m006 from './006-one-lock-order.ts';

@@ -9,5 +9,5 @@ export * from './entitlements.ts';
 export * from './paths.ts';
 export * from './ai.ts';
 export * from './updates.ts';
-export * from './part2-answers.ts';
+export * from './ai-updates-answers.ts';
 export * from './account.ts';

@@ -1,7 +1,7 @@
 import type { Settings } from '../../contract/settings.ts';
-import type { Plugin, ResourceDef, CallContext } from '../../core/tool.ts';
-import { viewerOf, type Registry } from '../../core/registry.ts';
-import type { Staging } from '../../core/staging.ts';
+import type { Plugin, ResourceDef, CallContext } from '../../core/calls/tool.ts';
+import { viewerOf, type Registry } from '../../core/calls/registry.ts';
+import type { Staging } from '../../core/staging/staging.ts';
 import { CONFIRM_TOOL, IDENTITY_URI, MANUAL_URI, operatingManual } from './manual.ts';
 import { agentDecisionTools, readTools, stagedReadTools } from './tools.ts';
 

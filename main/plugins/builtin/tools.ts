@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { Capability } from '../../contract/users.ts';
 import { StagedStatus, type StagedPayload } from '../../contract/staged.ts';
-import type { Tool, CallContext } from '../../core/tool.ts';
-import { defineTool } from '../../core/tool.ts';
-import { viewerOf, type Registry } from '../../core/registry.ts';
-import type { Staging } from '../../core/staging.ts';
+import type { Tool, CallContext } from '../../core/calls/tool.ts';
+import { defineTool } from '../../core/calls/tool.ts';
+import { viewerOf, type Registry } from '../../core/calls/registry.ts';
+import type { Staging } from '../../core/staging/staging.ts';
 import { GatehouseError } from '../../core/errors.ts';
 import { CONFIRM_TOOL } from './manual.ts';
 import type { Settings } from '../../contract/settings.ts';

@@ -1,4 +1,4 @@
-import type { AppliedState, StagedRef, ToolOutput } from '../../core/tool.ts';
+import type { AppliedState, StagedRef, ToolOutput } from '../../core/calls/tool.ts';
 import type { AppliedMarker, SiteData } from './site-data.ts';
 import type { SiteDeps } from './site-deps.ts';
 

@@ -1,4 +1,4 @@
-import type { Tool } from '../../core/tool.ts';
+import type { Tool } from '../../core/calls/tool.ts';
 import type { SiteData } from './site-data.ts';
 
 /** What the gateway serves as gatehouse://site/identity: enough for an agent to orient itself. */

@@ -1,7 +1,7 @@
-import type { AiProviderSource, DocumentStore } from '../../core/ports.ts';
+import type { AiProviderSource, DocumentStore } from '../../core/ports/ports.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { UsageReporter } from '../../core/usage.ts';
-import type { Plugin, ResourceDef, Tool } from '../../core/tool.ts';
+import type { UsageReporter } from '../../core/calls/usage.ts';
+import type { Plugin, ResourceDef, Tool } from '../../core/calls/tool.ts';
 import { siteIdentity, type SiteIdentity } from './identity.ts';
 import { visiblePages } from './page-access.ts';
 import { seedIfEmpty } from './seed.ts';

@@ -1,5 +1,5 @@
 import { GatehouseError } from '../../core/errors.ts';
-import type { CallContext } from '../../core/tool.ts';
+import type { CallContext } from '../../core/calls/tool.ts';
 import type { Capability } from '../../contract/users.ts';
 import type { Page, SiteData, SiteSettings } from './site-data.ts';
 

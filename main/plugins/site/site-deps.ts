@@ -1,6 +1,6 @@
-import type { AiProviderSource, DocumentStore } from '../../core/ports.ts';
+import type { AiProviderSource, DocumentStore } from '../../core/ports/ports.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { UsageReporter } from '../../core/usage.ts';
+import type { UsageReporter } from '../../core/calls/usage.ts';
 import type { SiteData } from './site-data.ts';
 
 /** What the site plugin's tools are built from; injected by createSitePlugin. */

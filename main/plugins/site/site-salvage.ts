@@ -1,11 +1,11 @@
-import { salvageDocument } from '../../core/salvage.ts';
+import { salvageDocument } from '../../core/ports/salvage.ts';
 import { forgetAppliedBefore } from './applied-log.ts';
 import { DEFAULT_SITE_SETTINGS, SiteData, SiteSettings } from './site-data.ts';
 import type { SiteDeps } from './site-deps.ts';
 
 /**
  * When site.json is damaged: keep every valid page and setting (see
- * core/salvage.ts), never hand out an id a kept page has, and remember that
+ * core/ports/salvage.ts), never hand out an id a kept page has, and remember that
  * data was lost, so the site is not seeded over it and crash recovery does
  * not vouch for applies it can no longer see.
  */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GatehouseError } from '../../core/errors.ts';
-import { defineTool, type Tool } from '../../core/tool.ts';
+import { defineTool, type Tool } from '../../core/calls/tool.ts';
 import type { FieldChange } from '../../contract/staged.ts';
 import { findVisiblePage, freeSlug, requireCanEdit, requireCapability, requireSlugFree, requireVersion, targetOf, pageRefTarget } from './page-access.ts';
 import { fieldList, languageName, linksText, pageChanges, pageLabel } from './page-preview.ts';
@@ -12,7 +12,7 @@ import { toOut } from './tools-pages-read.ts';
 import { applyOnce, appliedFrom } from './applied-log.ts';
 import { insertPage, parsePayload, previewFields, versionOf, WRITE_ANNOTATIONS } from './tools-pages-write.ts';
 import { translateFields } from './translate-fields.ts';
-import { USAGE_EVENTS } from '../../core/usage.ts';
+import { USAGE_EVENTS } from '../../core/calls/usage.ts';
 
 /**
  * translate_page: the AI provider writes the translation at preview time, so

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GatehouseError } from '../../core/errors.ts';
-import { defineTool, type Tool } from '../../core/tool.ts';
+import { defineTool, type Tool } from '../../core/calls/tool.ts';
 import type { FieldChange } from '../../contract/staged.ts';
 import { findPage, requireCapability, requireVersion, targetOf, pageRefTarget } from './page-access.ts';
 import { linksText, pageChanges, pageLabel } from './page-preview.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, type Tool } from '../../core/tool.ts';
+import { defineTool, type Tool } from '../../core/calls/tool.ts';
 import { findVisiblePage, pageUrl, visiblePages, pageRefTarget } from './page-access.ts';
 import { searchPages } from './page-search.ts';
 import type { Page, SiteSettings } from './site-data.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GatehouseError } from '../../core/errors.ts';
-import { defineTool, type CallContext, type Tool } from '../../core/tool.ts';
+import { defineTool, type CallContext, type Tool } from '../../core/calls/tool.ts';
 import { findPage, freeSlug, parseTarget, requireCanEdit, requireCapability, requireSlugFree, requireVersion, targetOf, pageRefTarget } from './page-access.ts';
 import { fieldList, pageChanges, pageLabel, type PageFields } from './page-preview.ts';
 import { Page, PageId, type SiteData } from './site-data.ts';

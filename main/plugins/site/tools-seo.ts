@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, type Tool } from '../../core/tool.ts';
+import { defineTool, type Tool } from '../../core/calls/tool.ts';
 import { keywordIdeas } from './keywords.ts';
 import { findVisiblePage, visiblePages, pageRefTarget } from './page-access.ts';
 import { analyzePage } from './seo-analyze.ts';

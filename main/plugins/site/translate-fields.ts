@@ -1,5 +1,5 @@
 import { GatehouseError } from '../../core/errors.ts';
-import type { AiProvider } from '../../core/ports.ts';
+import type { AiProvider } from '../../core/ports/ports.ts';
 import { languageName } from './page-preview.ts';
 import { CONTENT_MAX_BYTES, EXCERPT_MAX, FOCUS_KEYWORD_MAX, SEO_DESCRIPTION_MAX, SEO_TITLE_MAX, TITLE_MAX, type Page } from './site-data.ts';
 

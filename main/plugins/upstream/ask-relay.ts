@@ -1,5 +1,5 @@
 import type { Client } from '@modelcontextprotocol/client';
-import type { CallContext, ClientAsk } from '../../core/tool.ts';
+import type { CallContext, ClientAsk } from '../../core/calls/tool.ts';
 import { GatehouseError } from '../../core/errors.ts';
 import { askLabel, capabilityMissing, checkAsks, missingCapability } from './client-asks.ts';
 

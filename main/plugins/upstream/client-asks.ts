@@ -1,4 +1,4 @@
-import type { CallContext, ClientAsk } from '../../core/tool.ts';
+import type { CallContext, ClientAsk } from '../../core/calls/tool.ts';
 import { GatehouseError } from '../../core/errors.ts';
 
 /** The requests an upstream may send (2025 era) or embed (2026-07-28 `inputRequests`) that Gatehouse passes to its client. */

@@ -9,7 +9,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { VERSION } from '../../version.ts';
 import type { StoredTransport, ToolDefinition, UpstreamSecrets } from './upstream-data.ts';
 import { definitionOf } from './pinning.ts';
-import type { CallContext } from '../../core/tool.ts';
+import type { CallContext } from '../../core/calls/tool.ts';
 import { AskRelay, type InputRequired } from './ask-relay.ts';
 import { askedSummary, askLabel } from './client-asks.ts';
 import type { UpstreamAuth } from './oauth/oauth-errors.ts';

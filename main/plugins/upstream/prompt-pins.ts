@@ -1,5 +1,5 @@
 import type { UpstreamPromptView } from '../../contract/upstreams.ts';
-import type { ListedPrompt } from '../../core/surface.ts';
+import type { ListedPrompt } from '../../core/calls/surface.ts';
 import type { PinnedPrompt, PromptDefinition } from './upstream-data.ts';
 import { approve, hashOf, namespaced, pinView, reconcilePins, type PinKind, type Reconciled } from './pinning.ts';
 

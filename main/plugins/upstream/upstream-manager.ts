@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, RESERVED_HEADERS, RESERVED_UPSTREAM_IDS, type UpstreamAddInput, type UpstreamDetail, type UpstreamPromptView, type UpstreamReviewInput, type UpstreamTestAnswer, type UpstreamToolView, type UpstreamView } from '../../contract/upstreams.ts';
-import type { Vault } from '../../core/ports.ts';
-import type { Registry } from '../../core/registry.ts';
-import type { UpstreamActions } from '../../core/upstreams-port.ts';
+import type { Vault } from '../../core/ports/ports.ts';
+import type { Registry } from '../../core/calls/registry.ts';
+import type { UpstreamActions } from '../../core/ports/upstreams-port.ts';
 import { GatehouseError } from '../../core/errors.ts';
 import { clientTokenLookup, upstreamSecretsAccount } from '../../store/vault-account.ts';
 import { UpstreamSecrets, type UpstreamRecord } from './upstream-data.ts';

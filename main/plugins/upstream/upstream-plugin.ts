@@ -1,6 +1,6 @@
-import type { Plugin, PluginHost, Tool } from '../../core/tool.ts';
-import { TOOL_NAME } from '../../core/registry.ts';
-import type { DocumentStore } from '../../core/ports.ts';
+import type { Plugin, PluginHost, Tool } from '../../core/calls/tool.ts';
+import { TOOL_NAME } from '../../core/calls/registry.ts';
+import type { DocumentStore } from '../../core/ports/ports.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { UpstreamConnection, type ConnectionSpec } from './connection.ts';
 import type { PromptDefinition, ToolDefinition, UpstreamRecord, UpstreamsData } from './upstream-data.ts';

@@ -1,9 +1,9 @@
 import type { Client } from '@modelcontextprotocol/client';
-import type { CallContext } from '../../core/tool.ts';
-import type { ListedPrompt, ListedResource, ListedTemplate } from '../../core/surface.ts';
-import type { PluginSurface } from '../../core/tool.ts';
+import type { CallContext } from '../../core/calls/tool.ts';
+import type { ListedPrompt, ListedResource, ListedTemplate } from '../../core/calls/surface.ts';
+import type { PluginSurface } from '../../core/calls/tool.ts';
 import { GatehouseError } from '../../core/errors.ts';
-import { TOOL_NAME } from '../../core/registry.ts';
+import { TOOL_NAME } from '../../core/calls/registry.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { UpstreamConnection } from './connection.ts';
 import { isOffered, namespaced } from './pinning.ts';

@@ -1,5 +1,5 @@
-import type { AppliedState, CallContext, Tool, ToolAnnotations, ToolOutput, WritePlan } from '../../core/tool.ts';
-import type { JsonObjectSchema } from '../../core/tool-schema.ts';
+import type { AppliedState, CallContext, Tool, ToolAnnotations, ToolOutput, WritePlan } from '../../core/calls/tool.ts';
+import type { JsonObjectSchema } from '../../core/calls/tool-schema.ts';
 import { GatehouseError } from '../../core/errors.ts';
 import { maskSecrets } from '../../lib/secret-scan.ts';
 import type { UpstreamConnection, UpstreamResult } from './connection.ts';

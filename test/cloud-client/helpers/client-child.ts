@@ -6,8 +6,8 @@
  *    moment the gateway's answer to usage/record has arrived, before the
  *    outbox could write down what was accepted.
  */
-import { CloudClient } from '../../../main/cloud/index.ts';
-import { nodeTransport, type Transport } from '../../../main/cloud/transport.ts';
+import { CloudClient } from '../../../main/cloud-client/index.ts';
+import { nodeTransport, type Transport } from '../../../main/cloud-client/transport.ts';
 import { uuidv7 } from '../../../main/lib/ids.ts';
 import { createLogger } from '../../../main/lib/logger.ts';
 import { openVault } from '../../../main/store/vault.ts';

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { CloudClient, type CloudClientOptions } from '../../../main/cloud/index.ts';
-import type { Vault } from '../../../main/core/ports.ts';
+import { CloudClient, type CloudClientOptions } from '../../../main/cloud-client/index.ts';
+import type { Vault } from '../../../main/core/ports/ports.ts';
 import type { Clock } from '../../../main/lib/clock.ts';
 import { uuidv7 } from '../../../main/lib/ids.ts';
 import { createLogger } from '../../../main/lib/logger.ts';
@@ -96,7 +96,7 @@ export async function newClient(o: Partial<CloudClientOptions> & { vaultBackend?
   return t;
 }
 
-/** What a usage event from the MCP pipeline looks like (main/core/usage.ts makes them: its id and time, at `clock`'s now). */
+/** What a usage event from the MCP pipeline looks like (main/core/calls/usage.ts makes them: its id and time, at `clock`'s now). */
 export const toolCall = (n = 1, clock: Clock = { now: () => Date.now() }) => {
   const now = clock.now();
   return { event_id: uuidv7(now), event: 'mcp.tool.called', product: 'mcp', feature: 'site.pages.read', model: '', units: n, tokens_input: 0, tokens_output: 0, timestamp: new Date(now).toISOString() };

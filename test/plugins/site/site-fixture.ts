@@ -3,13 +3,13 @@ import type { z } from 'zod';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROLE_CAPABILITIES, type Role, type User } from '../../../main/contract/users.ts';
-import type { AiProvider, AiProviderSource } from '../../../main/core/ports.ts';
+import type { AiProvider, AiProviderSource } from '../../../main/core/ports/ports.ts';
 import type { Clock } from '../../../main/lib/clock.ts';
-import type { CallContext, ReadTool, WriteTool } from '../../../main/core/tool.ts';
+import type { CallContext, ReadTool, WriteTool } from '../../../main/core/calls/tool.ts';
 import { createSitePlugin, type SitePlugin } from '../../../main/plugins/site/index.ts';
 import { SiteData, emptySiteData } from '../../../main/plugins/site/site-data.ts';
 import { JsonFileStore } from '../../../main/store/json-file-store.ts';
-import type { UsageFacts } from '../../../main/core/usage.ts';
+import type { UsageFacts } from '../../../main/core/calls/usage.ts';
 import { silentLogger } from '../../../main/lib/logger.ts';
 
 export const ADMIN_ID = 'usr_admin';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import type { StagedResponse } from '../../../main/contract/staged.ts';
-import type { WriteTool } from '../../../main/core/tool.ts';
+import type { WriteTool } from '../../../main/core/calls/tool.ts';
 import { connectClient, startTestService } from '../../helpers/service.ts';
 import { aiSource, TaggingProvider } from './site-fixture.ts';
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GatehouseError } from '../../../main/core/errors.ts';
-import type { CallContext, WritePlan } from '../../../main/core/tool.ts';
+import type { CallContext, WritePlan } from '../../../main/core/calls/tool.ts';
 import { ctxFor, HOW_TO, openSite, pageById, plan, type SiteFixture } from './site-fixture.ts';
 
 let site: SiteFixture;

@@ -4,7 +4,7 @@ import { approve, classOf, definitionHash, isOffered, reconcile, stateOf, toolVi
 import { applyPromptReview, applyReview } from '../../../main/plugins/upstream/review.ts';
 import { promptDefinitionOf, promptHash, reconcilePrompts } from '../../../main/plugins/upstream/prompt-pins.ts';
 import { maskSecrets as masked, UNCHECKED } from '../../../main/lib/secret-scan.ts';
-import { argsShape } from '../../../main/core/args-shape.ts';
+import { argsShape } from '../../../main/core/calls/args-shape.ts';
 import type { PinnedPrompt, PinnedTool, ToolDefinition } from '../../../main/plugins/upstream/upstream-data.ts';
 
 const def = (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition => ({ name, description: `${name} does things`, inputSchema: { type: 'object', properties: { a: { type: 'string' } } }, ...extra });

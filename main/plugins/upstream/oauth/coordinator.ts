@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { auth, computeScopeUnion, discoverOAuthServerInfo, extractWWWAuthenticateParams, type AuthProvider, type FetchLike } from '@modelcontextprotocol/client';
 import type { OAuthRevocation, OAuthStatus } from '../../../contract/oauth-status.ts';
-import type { Vault } from '../../../core/ports.ts';
+import type { Vault } from '../../../core/ports/ports.ts';
 import { GatehouseError } from '../../../core/errors.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import { startCallbackServer, type CallbackAnswer, type CallbackServer } from './callback-server.ts';

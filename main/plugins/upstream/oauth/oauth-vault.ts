@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { Vault } from '../../../core/ports.ts';
+import type { Vault } from '../../../core/ports/ports.ts';
 
 /**
  * What of a sign-in is kept in the vault, and under which account. Each kind

@@ -1,6 +1,6 @@
 import { checkResourceAllowed, resourceUrlFromServerUrl } from '@modelcontextprotocol/client';
 import type { OAuthClientInformationContext, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client';
-import type { Vault } from '../../../core/ports.ts';
+import type { Vault } from '../../../core/ports/ports.ts';
 import { GatehouseError } from '../../../core/errors.ts';
 import { VERSION } from '../../../version.ts';
 import type { StoredFlow} from './oauth-vault.ts';

@@ -1,0 +1,90 @@
+import type { Settings } from '../../contract/settings.ts';
+import { PROMPT_GET, RESOURCE_READ } from '../../contract/audit.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { EntitlementSource } from '../ports/ports.ts';
+import type { Auditor, AuditFacts } from './auditor.ts';
+import type { Registry } from './registry.ts';
+import type { CallContext, PluginSurface } from './tool.ts';
+import type { ListedPrompt, ListedResource, ListedTemplate } from './surface.ts';
+import { actorOf } from './auditor.ts';
+import { viewerOf } from './registry.ts';
+import { GatehouseError } from '../errors.ts';
+import { withDeadline, DEFAULT_CALL_TIMEOUT_MS } from './deadline.ts';
+
+export interface SurfaceCallsDeps {
+  registry: Registry;
+  auditor: Auditor;
+  entitlements: () => EntitlementSource;
+  settings: () => Settings;
+  clock: Clock;
+  timeoutMs?: number;
+}
+
+type Seen = { plugin: string; surface: PluginSurface };
+
+/**
+ * prompts/list|get and the passed-through part of resources/list|read and
+ * resources/templates/list (plugin surfaces: an upstream's prompts and
+ * resources). What a caller sees is Registry.surfaces; a prompt or URI it
+ * does not see answers `not_found`, like one that does not exist. Every get
+ * and read is gated on the surface's feature and audited once, with the
+ * plugin as source_plugin.
+ */
+export class SurfaceCalls {
+  constructor(private readonly deps: SurfaceCallsDeps) {}
+
+  prompts(ctx: CallContext): ListedPrompt[] {
+    return this.seen(ctx).flatMap((s) => [...s.surface.prompts()]);
+  }
+
+  resources(ctx: CallContext): ListedResource[] {
+    return this.seen(ctx).flatMap((s) => [...s.surface.resources()]);
+  }
+
+  templates(ctx: CallContext): ListedTemplate[] {
+    return this.seen(ctx).flatMap((s) => [...s.surface.templates()]);
+  }
+
+  /** Whether a resources/read of this URI is a surface's (seen by the caller or not: a hidden one must answer not_found here, not fall through). */
+  ownsUri(uri: string): boolean {
+    return this.deps.registry.listPlugins().some((p) => p.surface?.ownsUri(uri));
+  }
+
+  async getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<Record<string, unknown>> {
+    const s = this.seen(ctx).find((x) => x.surface.ownsPrompt(name));
+    return this.run({ tool: PROMPT_GET, target: name }, s, ctx, `prompt not found: ${name.slice(0, 128)}`, (surface, c) => surface.getPrompt(name, args, c));
+  }
+
+  async readResource(uri: string, ctx: CallContext): Promise<Record<string, unknown>> {
+    const s = this.seen(ctx).find((x) => x.surface.ownsUri(uri));
+    return this.run({ tool: RESOURCE_READ, target: uri }, s, ctx, `resource not found: ${uri.slice(0, 300)}`, (surface, c) => surface.readResource(uri, c));
+  }
+
+  private seen(ctx: CallContext): Seen[] {
+    return this.deps.registry.surfaces(viewerOf(ctx));
+  }
+
+  private async run(what: { tool: string; target: string }, s: Seen | undefined, ctx: CallContext, missing: string, go: (surface: PluginSurface, ctx: CallContext) => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
+    const started = this.deps.clock.now();
+    const audit = (f: Partial<AuditFacts> & Pick<AuditFacts, 'result'>) =>
+      this.deps.auditor.record({ tool: what.tool, write: false, target: what.target, duration_ms: this.deps.clock.now() - started, ...(s ? { source_plugin: s.plugin, feature_key: s.surface.feature } : {}), ...f }, actorOf(ctx));
+    if (!s) {
+      audit({ result: 'denied', error_code: 'not_found' });
+      throw new GatehouseError('not_found', missing, what.tool === RESOURCE_READ ? { uri: what.target.slice(0, 300) } : { name: what.target.slice(0, 128) });
+    }
+    const source = this.deps.entitlements();
+    const { entitlement } = source.decide ? await source.decide(s.surface.feature) : { entitlement: await source.check(s.surface.feature) };
+    if (!entitlement.allowed) {
+      audit({ result: 'denied', error_code: 'entitlement_required' });
+      throw new GatehouseError('entitlement_required', `${what.target.slice(0, 128)} needs the '${entitlement.plan}' plan (feature ${s.surface.feature}); upgrade the license in Gatehouse to use it`, { feature: s.surface.feature, required_plan: entitlement.plan });
+    }
+    try {
+      const out = await withDeadline((signal) => go(s.surface, { ...ctx, signal }), this.deps.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, ctx.signal, `${what.tool} ${what.target.slice(0, 128)}`);
+      audit({ result: 'ok' });
+      return out;
+    } catch (e) {
+      audit({ result: 'error', error_code: e instanceof GatehouseError ? e.code : 'internal_error' });
+      throw e;
+    }
+  }
+}

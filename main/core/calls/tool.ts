@@ -1,0 +1,224 @@
+import type { Capability, User } from '../../contract/users.ts';
+import type { TokenRecord } from '../../contract/tokens.ts';
+import type { Preview } from '../../contract/staged.ts';
+import type { ClientSource } from '../../contract/audit.ts';
+import type { InferOutput, ToolSchema } from './tool-schema.ts';
+import type { ListedPrompt, ListedResource, ListedTemplate } from './surface.ts';
+
+/** Who is calling, resolved from the bearer token before any tool runs. */
+export interface CallContext {
+  user: User;
+  capabilities: ReadonlySet<Capability>;
+  token: TokenRecord | null;
+  request_id: string;
+  client: string | null;
+  /** how `client` is known (this request's clientInfo, or a guess) */
+  client_source?: ClientSource | null;
+  /** aborted when the client cancels or the call's time runs out: long work should stop then */
+  signal?: AbortSignal;
+  /** set when the client asked for progress (a progressToken): passes an upstream's progress on to it */
+  progress?: (p: { progress: number; total?: number; message?: string }) => void;
+  /** what the calling client declared it can do (elicitation, sampling, ...): a tool that asks it for input checks here first */
+  clientCapabilities?: Readonly<Record<string, unknown>>;
+  /** asks the calling client now, in the middle of the call (2025-era clients only: a 2026-07-28 one is asked by an input-required answer) */
+  ask?: (request: ClientAsk, signal?: AbortSignal) => Promise<Record<string, unknown>>;
+  /** a retried call's answers to the input a previous round asked for, with that round's state (already verified and unwrapped) */
+  resume?: { inputResponses?: Record<string, unknown>; requestState?: string; refused?: { message: string; reason: string } };
+}
+
+/** A request to the client on behalf of a tool: elicitation/create, sampling/createMessage. */
+export interface ClientAsk {
+  method: string;
+  params: Record<string, unknown>;
+}
+
+/** MCP tool annotations (hints for clients). The title is the tool's own `title`, never set twice. */
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** What a tool hands back; the MCP layer turns it into content + structuredContent. */
+export interface ToolOutput {
+  structured: Record<string, unknown>;
+  /** human-readable text; defaults to pretty JSON of `structured` */
+  text?: string;
+  /** MCP content blocks as the tool's source gave them (an upstream server's): sent instead of `text` */
+  content?: ReadonlyArray<Record<string, unknown>>;
+  /** false: `structured` is kept (staged result, output check) but not sent as structuredContent (the source gave none) */
+  sendStructured?: boolean;
+  /** what an apply made, when the staged write could not name it before (a creation: "page:12"); audited with the confirm */
+  target?: string;
+  /** the call needs the client's input first (MCP 2026-07-28 input_required): the embedded requests and the source's state, answered instead of a result */
+  inputRequired?: { inputRequests: Record<string, ClientAsk>; requestState?: string };
+  /** what was asked of the client during the call (methods and modes, never values): audited */
+  asked?: string;
+}
+
+/** What a write tool proposes instead of changing anything. */
+export interface WritePlan {
+  preview: Preview;
+  /** normalized arguments that `apply` will receive */
+  payload: Record<string, unknown>;
+  /** what it touches, e.g. "page:12"; null when nothing exists yet */
+  target: string | null;
+  /** the target's version at preview time; null for creations */
+  target_version: number | null;
+}
+
+interface ToolBase<S extends ToolSchema> {
+  /** 1-128 of A-Z a-z 0-9 _ - . (the MCP tool name rule); unique across all plugins */
+  name: string;
+  title: string;
+  description: string;
+  /** a Standard Schema (e.g. zod) or a JSON Schema object; listed as JSON Schema, validated before the tool runs */
+  input: S;
+  /** when set, structured results are checked against it */
+  output?: ToolSchema;
+  capability: Capability;
+  /** dotted feature key checked by the feature gate, e.g. "site.pages.write" */
+  feature: string;
+  /** owning plugin id */
+  plugin: string;
+  annotations?: ToolAnnotations;
+  /** what a call names (e.g. "page:12"), from its validated input: the audit entry of every outcome records it */
+  target?(input: InferOutput<S>): string | null;
+  /** how long one call (or one preview) may take; the pipeline's default otherwise */
+  timeout_ms?: number;
+  /** it decides staged writes (the agent's confirm/discard): the policy's `decides_staged` (docs/policy.md) */
+  decides_staged?: boolean;
+  /** a tool from elsewhere (an upstream's): the hash of the definition a person approved; a staged write is bound to it */
+  definition_hash?: string;
+}
+
+export interface ReadTool<S extends ToolSchema = ToolSchema> extends ToolBase<S> {
+  write: false;
+  run(input: InferOutput<S>, ctx: CallContext): Promise<ToolOutput>;
+}
+
+/** The staged write an apply belongs to. */
+export interface StagedRef {
+  id: string;
+  /** when the confirm recorded its intent (ms since the epoch, the service's clock): an apply of this id happens after it */
+  since: number;
+}
+
+/** What a plugin can tell about a staged write that was being applied when the service stopped. */
+export type AppliedState = { state: 'applied'; output: ToolOutput } | { state: 'not_applied' } | { state: 'unknown'; code?: 'outcome_unknown' };
+
+export interface WriteTool<S extends ToolSchema = ToolSchema> extends ToolBase<S> {
+  write: true;
+  /** Build the preview; must not change anything. */
+  preview(input: InferOutput<S>, ctx: CallContext): Promise<WritePlan>;
+  /**
+   * true when preview() depends on the payload alone (an upstream's
+   * arguments): a confirm builds it again from the payload and refuses the
+   * write as stale when it differs from the one the person saw.
+   */
+  repeatablePreview?: boolean;
+  /** The target's current version, so a confirm can refuse a stale preview. */
+  currentVersion?(target: string): Promise<number | null>;
+  /**
+   * Apply a confirmed plan: all of it and resolve, or nothing and throw.
+   * Called at most once per staged write. `staged` names the write: a plugin
+   * that records `staged.id` in the same atomic write as the change can
+   * return the recorded result instead of applying twice, and answer
+   * `applied` after a crash (docs/staging.md, "Crash safety").
+   */
+  apply(payload: Record<string, unknown>, ctx: CallContext, staged?: StagedRef): Promise<ToolOutput>;
+  /**
+   * Asked at start for a write whose confirm was in flight when the service
+   * stopped: did its apply take effect? `applied` completes the confirm with
+   * that output, `not_applied` puts it back to pending. Without this method,
+   * or with `unknown`, the write is marked failed (`apply_interrupted`) for a
+   * person to check: it is never applied again on its own.
+   */
+  applied?(staged: StagedRef): Promise<AppliedState>;
+}
+
+/** Any tool, its schema's types erased: the registry's and the pipeline's view. */
+export type Tool = ReadTool<ToolSchema> | WriteTool<ToolSchema>;
+
+/** A resource a plugin exposes (resources/list, resources/read). */
+export interface ResourceDef {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType: string;
+  capability: Capability;
+  /**
+   * The tool that reads the same data: the resource is visible exactly when
+   * that tool is (token narrowing, `disabled_tools`), so a hidden tool's data
+   * cannot be read around it.
+   */
+  tool?: string;
+  /** Without a `tool`: true keeps it visible to a token narrowed to some tools or plugins (documentation, no data). */
+  public?: boolean;
+  /** the owning plugin; the registry sets it */
+  plugin?: string;
+  read(ctx: CallContext): Promise<string>;
+}
+
+/**
+ * What a running plugin uses to change its tools. Every change is checked
+ * like a registration (schemas compile, names are valid and not another
+ * plugin's) and ends in one registry change event.
+ */
+export interface PluginHost {
+  /** Adds the tool, or replaces this plugin's tool of the same name. */
+  putTool(tool: Tool): void;
+  /** false when the plugin had no tool of that name */
+  removeTool(name: string): boolean;
+  /** Replaces all of the plugin's tools at once. */
+  setTools(tools: readonly Tool[]): void;
+  setResources(resources: readonly ResourceDef[]): void;
+  /** The plugin's surface (prompts, resources passed through) changed: channels re-check what their tokens see. */
+  surfaceChanged?(): void;
+}
+
+/** A source of tools: the built-in site, an upstream MCP server, ... */
+export interface Plugin {
+  id: string;
+  title: string;
+  kind: 'builtin' | 'site' | 'upstream';
+  /** The tools it has when registered; later changes go through the host handed to `start`. */
+  tools?(): readonly Tool[];
+  resources?(): readonly ResourceDef[];
+  /** prompts and resources passed through from elsewhere (an upstream's), visible as the plugin's tools-free resources are */
+  surface?: PluginSurface;
+  status?(): { status: 'ok' | 'down' | 'disabled'; detail: string | null };
+  /** Called once by the service after registration; `signal` aborts when the service stops. */
+  start?(host: PluginHost, signal: AbortSignal): Promise<void>;
+  stop?(): Promise<void>;
+}
+
+/** Helper for plugin authors: keeps the input type tied to the schema. */
+export const defineTool = <S extends ToolSchema>(tool: ReadTool<S> | WriteTool<S>): Tool => tool as unknown as Tool;
+
+/**
+ * Prompts, resources and resource templates a plugin passes through from
+ * elsewhere (an upstream MCP server), already under the names and URIs
+ * clients see. Unlike a ResourceDef, a surface answers for every URI it
+ * `owns` (a template's expansions, resources made at run time), and its
+ * answers are the source's own JSON (several contents, blobs, messages).
+ * Visibility is the plugin's as a whole: Registry.surfaces.
+ */
+export interface PluginSurface {
+  /** what a caller needs to see any of it */
+  readonly capability: Capability;
+  /** the feature a get or read is gated on (entitlements); listing is not gated, as for tools */
+  readonly feature: string;
+  prompts(): readonly ListedPrompt[];
+  resources(): readonly ListedResource[];
+  templates(): readonly ListedTemplate[];
+  /** changes whenever prompts (resp. resources or templates) may have changed: channels compare it to send list_changed */
+  revision(): { prompts: number; resources: number };
+  /** whether a resources/read of this URI is for this surface */
+  ownsUri(uri: string): boolean;
+  ownsPrompt(name: string): boolean;
+  getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<Record<string, unknown>>;
+  readResource(uri: string, ctx: CallContext): Promise<Record<string, unknown>>;
+}

@@ -1,0 +1,136 @@
+import type { Settings } from '../../contract/settings.ts';
+import type { PolicyCheckAnswer, PolicyVerdictView } from '../../contract/policy.ts';
+import type { Plugin, Tool } from '../calls/tool.ts';
+import type { ProfileSet } from '../calls/registry.ts';
+import type { Capability, User } from '../../contract/users.ts';
+import type { TokenRecord } from '../../contract/tokens.ts';
+import { scanSecrets } from '../../lib/secret-scan.ts';
+
+/**
+ * The tool-call policy as the core sees it (docs/policy.md): a port the
+ * Cedar adapter (main/policy/cedar-engine.ts) implements, and the pure
+ * building of one request (principal, action, resource, context, entities)
+ * from a call. The core never loads the engine; it only asks.
+ */
+export type PolicyAction = 'call' | 'run_without_approval';
+
+export interface EntityJson {
+  uid: { type: string; id: string };
+  attrs: Record<string, unknown>;
+  parents: Array<{ type: string; id: string }>;
+}
+
+export interface PolicyQuery {
+  action: PolicyAction;
+  principal: { type: 'User'; id: string };
+  resource: { type: 'Tool'; id: string };
+  context: PolicyContext;
+  entities: EntityJson[];
+}
+
+export interface PolicyContext {
+  arg_names: string[];
+  secret_kinds: string[];
+  approval_mode: Settings['approval_mode'];
+  time: { date: string; hour: number; minute: number; weekday: number };
+}
+
+export type PolicyVerdict = PolicyVerdictView;
+
+export interface PolicyEngine {
+  /** The active policy's decision; rejects with `policy_unavailable` when it cannot be evaluated (fail closed). */
+  decide(query: PolicyQuery): Promise<PolicyVerdict>;
+  /** Whether any `permit` of the active policy can apply to this action: when none can, its answer is deny without evaluating. */
+  mayPermit(action: PolicyAction): Promise<boolean>;
+  /** Parses and validates a policy against the schema; rejects with `invalid_value` and the validator's message. */
+  check(text: string): Promise<PolicyCheckAnswer>;
+  /** The shipped default policy and the schema (their files in policy/). */
+  defaultText(): string;
+  schemaText(): string;
+}
+
+/** Who is calling, as the policy sees it: the user, its capabilities and the token it came with. */
+export interface PolicyCaller {
+  user: Pick<User, 'id' | 'login' | 'role'>;
+  capabilities: ReadonlySet<Capability>;
+  token: TokenRecord | null;
+  client: string | null;
+}
+
+export interface PolicyFacts {
+  settings: Settings;
+  profileOf: (name: string) => ProfileSet | undefined;
+  now: number;
+}
+
+/** Tools that decide staged writes: the agent may call them only in approval_mode "agent". */
+export const isDecisionTool = (tool: Tool): boolean => tool.decides_staged === true;
+
+/** What the policy's context says of a call's arguments: their names and the kinds of secret in them (kept with a staged write for its confirm). */
+export interface CallShape {
+  arg_names: string[];
+  secret_kinds: string[];
+}
+
+export function callShapeOf(args: unknown): CallShape {
+  const obj = args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+  return { arg_names: Object.keys(obj), secret_kinds: [...new Set(scanSecrets(obj).map((f) => f.kind))] };
+}
+
+/** `call.args` is the call's arguments, or their shape already taken (a staged write's confirm). */
+export function policyQuery(action: PolicyAction, caller: PolicyCaller, tool: Tool, pluginKind: Plugin['kind'], call: { args: unknown; target: string | null; shape?: CallShape }, facts: PolicyFacts): PolicyQuery {
+  const shape = call.shape ?? callShapeOf(call.args);
+  const user: EntityJson = {
+    uid: { type: 'User', id: caller.user.id },
+    attrs: { login: caller.user.login, role: caller.user.role, capabilities: [...caller.capabilities], token: tokenInfo(caller, facts) },
+    parents: [],
+  };
+  const resource: EntityJson = {
+    uid: { type: 'Tool', id: tool.name },
+    attrs: {
+      name: tool.name,
+      plugin: tool.plugin,
+      plugin_kind: pluginKind,
+      class: tool.write ? 'write' : 'read',
+      capability: tool.capability,
+      feature: tool.feature,
+      target: call.target ?? '',
+      disabled: facts.settings.disabled_tools.includes(tool.name),
+      decides_staged: isDecisionTool(tool),
+    },
+    parents: [],
+  };
+  const context: PolicyContext = {
+    arg_names: shape.arg_names,
+    secret_kinds: shape.secret_kinds,
+    approval_mode: facts.settings.approval_mode,
+    time: timeOf(facts.now),
+  };
+  return { action, principal: { type: 'User', id: caller.user.id }, resource: { type: 'Tool', id: tool.name }, context, entities: [user, resource] };
+}
+
+function tokenInfo(caller: PolicyCaller, facts: PolicyFacts): Record<string, unknown> {
+  const t = caller.token;
+  const scope = t?.scope;
+  const out: Record<string, unknown> = { id: t?.id ?? '', label: t?.label ?? '', client: caller.client ?? '', read_only: scope?.read_only ?? false };
+  if (scope?.tools) out.tools = [...scope.tools];
+  if (scope?.plugins) out.plugins = [...scope.plugins];
+  if (scope?.profile !== undefined) {
+    // An unknown profile leaves the token nothing, as the registry does.
+    const p = facts.profileOf(scope.profile);
+    out.profile = { name: scope.profile, tools: [...(p?.tools ?? [])], upstreams: [...(p?.upstreams ?? [])] };
+  }
+  return out;
+}
+
+/** UTC, to the minute: a policy on hours or weekdays needs no more, and the same minute's decisions can be reused. */
+function timeOf(now: number): PolicyContext['time'] {
+  const d = new Date(now);
+  return { date: d.toISOString().slice(0, 10), hour: d.getUTCHours(), minute: d.getUTCMinutes(), weekday: d.getUTCDay() };
+}
+
+/** The text an agent and the audit read when a policy refuses: which policies, never the policy text. */
+export function refusalMessage(toolName: string, action: PolicyAction, verdict: PolicyVerdict): string {
+  const what = action === 'call' ? `calling ${toolName}` : `running ${toolName} without a person's approval`;
+  return verdict.policies.length ? `${what} is forbidden by policy ${verdict.policies.map((p) => `'${p}'`).join(', ')}` : `no policy permits ${what}`;
+}

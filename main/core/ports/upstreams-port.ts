@@ -1,0 +1,25 @@
+import type { z } from 'zod';
+import type { OAuthStatus } from '../../contract/oauth-status.ts';
+import type { UpstreamAddInput, UpstreamDetail, UpstreamPromptView, UpstreamReviewInput, UpstreamTestAnswer, UpstreamToolView, UpstreamView } from '../../contract/upstreams.ts';
+
+/**
+ * What the action handlers need of the upstream servers (main/plugins/upstream
+ * implements it in upstream-manager.ts), so the core stays free of processes
+ * and sockets. Reached only after `invoke` checked the caller: people only.
+ */
+export interface UpstreamActions {
+  list(): UpstreamView[];
+  get(id: string): UpstreamDetail;
+  add(input: z.output<typeof UpstreamAddInput>): Promise<UpstreamDetail>;
+  remove(id: string): Promise<{ id: string }>;
+  setEnabled(id: string, enabled: boolean): Promise<UpstreamView>;
+  test(id: string): Promise<UpstreamTestAnswer>;
+  tools(id: string): UpstreamToolView[];
+  /** reviews tools and prompts in one step (all or nothing); answers the tools, as before prompts were pinned (the prompts: `prompts`) */
+  review(input: z.output<typeof UpstreamReviewInput>): Promise<UpstreamToolView[]>;
+  prompts(id: string): UpstreamPromptView[];
+  /** OAuth sign-in (docs/oauth.md): start or join, end, and its state (waiting up to waitMs while a sign-in is under way) */
+  login(id: string): Promise<OAuthStatus>;
+  logout(id: string): Promise<OAuthStatus>;
+  oauthStatus(id: string, waitMs?: number): Promise<OAuthStatus>;
+}
