@@ -4,10 +4,12 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const ioModules = ['fs', 'fs/promises', 'net', 'http', 'https', 'http2', 'child_process', 'dgram', 'tls'];
-const noIo = ioModules.flatMap((m) => [m, `node:${m}`]).map((name) => ({
-  name,
-  message: 'main/core and main/contract stay pure: do I/O in an adapter (main/store, main/mcp, ...) and inject it.',
-}));
+const noIo = ioModules
+  .flatMap((m) => [m, `node:${m}`])
+  .map((name) => ({
+    name,
+    message: 'main/core and main/contract stay pure: do I/O in an adapter (main/store, main/mcp, ...) and inject it.',
+  }));
 const noElectron = { name: 'electron', message: 'Only main/app/ may import electron.' };
 
 export default tseslint.config(
@@ -15,9 +17,35 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { ecmaVersion: 2023, sourceType: 'module', globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', URL: 'readonly', Buffer: 'readonly', fetch: 'readonly', AbortController: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', structuredClone: 'readonly', queueMicrotask: 'readonly', globalThis: 'readonly', window: 'readonly', document: 'readonly', navigator: 'readonly' } },
+    languageOptions: {
+      ecmaVersion: 2023,
+      sourceType: 'module',
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        URL: 'readonly',
+        Buffer: 'readonly',
+        fetch: 'readonly',
+        AbortController: 'readonly',
+        TextEncoder: 'readonly',
+        TextDecoder: 'readonly',
+        structuredClone: 'readonly',
+        queueMicrotask: 'readonly',
+        globalThis: 'readonly',
+        window: 'readonly',
+        document: 'readonly',
+        navigator: 'readonly',
+      },
+    },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': 'off',
     },
@@ -25,19 +53,30 @@ export default tseslint.config(
   {
     files: ['main/core/**', 'main/contract/**'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [...noIo, noElectron],
-        patterns: [{ regex: '^(\\.\\./)+(store|mcp|plugins|cloud|cloud-client|rest|app)/', message: 'core imports only contract, core and main/lib code.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [...noIo, noElectron],
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(store|mcp|plugins|cloud|cloud-client|rest|app)/',
+              message: 'core imports only contract, core and main/lib code.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['main/contract/**'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [...noIo, noElectron],
-        patterns: [{ regex: '^\\.\\./', message: 'main/contract imports nothing of ours.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [...noIo, noElectron],
+          patterns: [{ regex: '^\\.\\./', message: 'main/contract imports nothing of ours.' }],
+        },
+      ],
     },
   },
   {
@@ -48,41 +87,72 @@ export default tseslint.config(
   {
     files: ['renderer/**'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [noElectron],
-        patterns: [{ regex: '(^|/)main/(?!contract(/|$))', message: 'renderer/ may import only main/contract from main/.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [noElectron],
+          patterns: [
+            { regex: '(^|/)main/(?!contract(/|$))', message: 'renderer/ may import only main/contract from main/.' },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['bridge/**'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [noElectron],
-        patterns: [{ regex: '(^|/)main/(?!contract(/|$)|store/vault|lib/)', message: 'bridge/ may import only main/contract, main/lib and the vault adapter (main/store/vault*).' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [noElectron],
+          patterns: [
+            {
+              regex: '(^|/)main/(?!contract(/|$)|store/vault|lib/)',
+              message: 'bridge/ may import only main/contract, main/lib and the vault adapter (main/store/vault*).',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     // Domain-free helpers shared with core, cloud/ and the bridge: no domain, no adapters, no electron.
     files: ['main/lib/**'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [noElectron],
-        patterns: [
-          { regex: '^(\\.\\./)+(core|store|mcp|rest|plugins|cloud|cloud-client|app|cli)/', message: 'main/lib/ is domain-free: it imports other main/lib files and main/contract only (core imports lib, never the other way).' },
-          { regex: '^(\\.\\./)+(service|local-core|cli)\\.ts$', message: 'main/lib/ must not import the composition roots.' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [noElectron],
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(core|store|mcp|rest|plugins|cloud|cloud-client|app|cli)/',
+              message:
+                'main/lib/ is domain-free: it imports other main/lib files and main/contract only (core imports lib, never the other way).',
+            },
+            {
+              regex: '^(\\.\\./)+(service|local-core|cli)\\.ts$',
+              message: 'main/lib/ must not import the composition roots.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['cloud/**'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [noElectron],
-        patterns: [{ regex: '(^|/)main/(?!contract(/|$)|lib/|version\\.ts$)', message: 'cloud/ may import only main/contract, main/lib and main/version.ts.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [noElectron],
+          patterns: [
+            {
+              regex: '(^|/)main/(?!contract(/|$)|lib/|version\\.ts$)',
+              message: 'cloud/ may import only main/contract, main/lib and main/version.ts.',
+            },
+          ],
+        },
+      ],
     },
   },
 );

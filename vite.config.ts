@@ -22,9 +22,14 @@ function consoleCsp(): Plugin {
       handler(html, ctx) {
         if (ctx.server) return html.replace(CSP_META, '');
         const meta = CSP_META.exec(html);
-        if (!meta || meta[1] !== CONSOLE_CSP_META) throw new Error('renderer/index.html: the CSP meta tag must equal CONSOLE_CSP_META from main/contract/csp.ts');
-        if (/<script(?![^>]*\bsrc=)[^>]*>/i.test(html)) throw new Error('built console has an inline <script>; the CSP forbids it');
-        if (/<style[\s>]/i.test(html) || /\sstyle="/i.test(html)) throw new Error('built console has inline styles; the CSP forbids them');
+        if (!meta || meta[1] !== CONSOLE_CSP_META)
+          throw new Error(
+            'renderer/index.html: the CSP meta tag must equal CONSOLE_CSP_META from main/contract/csp.ts',
+          );
+        if (/<script(?![^>]*\bsrc=)[^>]*>/i.test(html))
+          throw new Error('built console has an inline <script>; the CSP forbids it');
+        if (/<style[\s>]/i.test(html) || /\sstyle="/i.test(html))
+          throw new Error('built console has inline styles; the CSP forbids them');
         return html;
       },
     },

@@ -58,7 +58,10 @@ const roundRect = (x, y, w, h, r) => (px, py) => {
   return (px - cx) ** 2 + (py - cy) ** 2 <= r * r;
 };
 const circle = (cx, cy, r) => (px, py) => (px - cx) ** 2 + (py - cy) ** 2 <= r * r;
-const union = (...shapes) => (px, py) => shapes.some((s) => s(px, py));
+const union =
+  (...shapes) =>
+  (px, py) =>
+    shapes.some((s) => s(px, py));
 const minus = (a, b) => (px, py) => a(px, py) && !b(px, py);
 
 const GATE = union(
@@ -77,7 +80,10 @@ function render(size, layers, { scale = size / 32, offset = 0 } = {}) {
   const S = 4;
   for (let y = 0; y < size; y++) {
     for (let x = 0; x < size; x++) {
-      let r = 0, g = 0, b = 0, a = 0; // premultiplied, "over" compositing
+      let r = 0,
+        g = 0,
+        b = 0,
+        a = 0; // premultiplied, "over" compositing
       for (const layer of layers) {
         let hits = 0;
         for (let sy = 0; sy < S; sy++) {
@@ -90,7 +96,10 @@ function render(size, layers, { scale = size / 32, offset = 0 } = {}) {
         const cov = (hits / (S * S)) * (layer.alpha ?? 1);
         if (!cov) continue;
         if (layer.erase) {
-          r *= 1 - cov; g *= 1 - cov; b *= 1 - cov; a *= 1 - cov;
+          r *= 1 - cov;
+          g *= 1 - cov;
+          b *= 1 - cov;
+          a *= 1 - cov;
           continue;
         }
         r = layer.color[0] * cov + r * (1 - cov);
@@ -120,8 +129,14 @@ const TRAY = {
   off: { template: [{ shape: GATE, color: BLACK, alpha: 0.4 }], colour: [{ shape: GATE, color: GREY }] },
   on: { template: [{ shape: GATE, color: BLACK }], colour: [{ shape: GATE, color: BLUE }] },
   attention: {
-    template: [{ shape: minus(GATE, DOT_GAP), color: BLACK }, { shape: DOT, color: BLACK }],
-    colour: [{ shape: minus(GATE, DOT_GAP), color: BLUE }, { shape: DOT, color: ORANGE }],
+    template: [
+      { shape: minus(GATE, DOT_GAP), color: BLACK },
+      { shape: DOT, color: BLACK },
+    ],
+    colour: [
+      { shape: minus(GATE, DOT_GAP), color: BLUE },
+      { shape: DOT, color: ORANGE },
+    ],
   },
 };
 
@@ -135,7 +150,10 @@ function appIcon(size) {
   for (let i = 0; i < 16; i++) {
     const t = i / 15;
     const color = top.map((c, k) => Math.round(c + (bottom[k] - c) * t));
-    rows.push({ shape: (px, py) => bg(px, py) && py >= 1 + i * (30 / 16) && py < 1 + (i + 1) * (30 / 16) + 0.01, color });
+    rows.push({
+      shape: (px, py) => bg(px, py) && py >= 1 + i * (30 / 16) && py < 1 + (i + 1) * (30 / 16) + 0.01,
+      color,
+    });
   }
   return render(size, [...rows, { shape: GATE, color: WHITE }]);
 }
@@ -143,7 +161,10 @@ function appIcon(size) {
 export function buildAll() {
   const files = {};
   for (const [state, looks] of Object.entries(TRAY)) {
-    for (const [suffix, size] of [['', 16], ['@2x', 32]]) {
+    for (const [suffix, size] of [
+      ['', 16],
+      ['@2x', 32],
+    ]) {
       files[`tray-${state}Template${suffix}.png`] = encodePng(size, render(size, looks.template));
       files[`tray-${state}${suffix}.png`] = encodePng(size, render(size, looks.colour));
     }

@@ -37,7 +37,15 @@ export type Command =
   | { kind: 'run'; opts: BridgeOptions }
   | { kind: 'help' }
   | { kind: 'version' }
-  | { kind: 'config'; client: ClientName; write: boolean; name: string; configFile?: string; bridgeArgs: string[]; opts: BridgeOptions };
+  | {
+      kind: 'config';
+      client: ClientName;
+      write: boolean;
+      name: string;
+      configFile?: string;
+      bridgeArgs: string[];
+      opts: BridgeOptions;
+    };
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -46,7 +54,19 @@ export class UsageError extends Error {
 export const DEFAULT_CONNECT_TIMEOUT_S = 30;
 
 // Transport-owned headers: a user value would break the protocol or the session.
-const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'accept', 'host', 'connection', 'transfer-encoding', 'mcp-session-id', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'last-event-id']);
+const RESERVED_HEADERS = new Set([
+  'content-type',
+  'content-length',
+  'accept',
+  'host',
+  'connection',
+  'transfer-encoding',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'mcp-method',
+  'mcp-name',
+  'last-event-id',
+]);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 const BRIDGE_OPTIONS = {
@@ -94,10 +114,14 @@ function parseConfig(argv: string[]): Command {
   if (values.help) return { kind: 'help' };
   const client = values.client;
   if (!client) throw new UsageError(`config needs --client (${CLIENTS.join('|')})`);
-  if (!(CLIENTS as readonly string[]).includes(client)) throw new UsageError(`unknown --client "${client}": use one of ${CLIENTS.join(', ')}`);
-  const name = values.name ?? (typeof values.remote === 'string' ? remoteServerName(values.remote) : DEFAULT_SERVER_NAME);
+  if (!(CLIENTS as readonly string[]).includes(client))
+    throw new UsageError(`unknown --client "${client}": use one of ${CLIENTS.join(', ')}`);
+  const name =
+    values.name ?? (typeof values.remote === 'string' ? remoteServerName(values.remote) : DEFAULT_SERVER_NAME);
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)) {
-    throw new UsageError(`--name "${name}" is not usable as a server name: letters, digits, "_", "." and "-", at most 64`);
+    throw new UsageError(
+      `--name "${name}" is not usable as a server name: letters, digits, "_", "." and "-", at most 64`,
+    );
   }
   const opts = bridgeOptions(values);
   const bridgeArgs: string[] = [];
@@ -106,12 +130,23 @@ function parseConfig(argv: string[]): Command {
     if (v === undefined) continue;
     for (const item of Array.isArray(v) ? v : [v]) bridgeArgs.push(`--${key}`, String(item));
   }
-  return { kind: 'config', client: client as ClientName, write: values.write === true, name, configFile: values['config-file'], bridgeArgs, opts };
+  return {
+    kind: 'config',
+    client: client as ClientName,
+    write: values.write === true,
+    name,
+    configFile: values['config-file'],
+    bridgeArgs,
+    opts,
+  };
 }
 
 type Values = { [k: string]: string | boolean | string[] | undefined };
 
-function parse<T extends Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>>(argv: string[], options: T) {
+function parse<T extends Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>>(
+  argv: string[],
+  options: T,
+) {
   let result;
   try {
     result = parseArgs({ args: argv, options, strict: true, allowPositionals: true });
@@ -121,7 +156,9 @@ function parse<T extends Record<string, { type: 'string' | 'boolean'; multiple?:
     throw new UsageError(msg);
   }
   if (result.positionals.length > 0) throw new UsageError(`unexpected argument "${result.positionals[0]}"`);
-  return result.values as Values & { [K in keyof T]?: T[K]['multiple'] extends true ? string[] : T[K]['type'] extends 'boolean' ? boolean : string };
+  return result.values as Values & {
+    [K in keyof T]?: T[K]['multiple'] extends true ? string[] : T[K]['type'] extends 'boolean' ? boolean : string;
+  };
 }
 
 function bridgeOptions(values: Values): BridgeOptions {
@@ -138,26 +175,32 @@ function bridgeOptions(values: Values): BridgeOptions {
   const tokenKeychain = str('token-keychain');
   const tokenEnv = str('token-env');
   if (tokenKeychain && tokenEnv) throw new UsageError('use either --token-keychain or --token-env, not both');
-  if (tokenEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv)) throw new UsageError(`--token-env "${tokenEnv}" is not an environment variable name`);
+  if (tokenEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv))
+    throw new UsageError(`--token-env "${tokenEnv}" is not an environment variable name`);
 
   const headers = ((values.header as string[] | undefined) ?? []).map(parseHeader);
   if (remote !== undefined) checkRemote({ url, tokenKeychain, tokenEnv, headers });
   if ((tokenKeychain || tokenEnv) && headers.some((h) => h.name.toLowerCase() === 'authorization')) {
-    throw new UsageError('--header "Authorization: ..." conflicts with --token-keychain/--token-env: use one way to pass the token');
+    throw new UsageError(
+      '--header "Authorization: ..." conflicts with --token-keychain/--token-env: use one way to pass the token',
+    );
   }
 
   let connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_S * 1000;
   const ct = str('connect-timeout');
   if (ct !== undefined) {
     const n = Number(ct);
-    if (!Number.isFinite(n) || n < 0 || n > 3600) throw new UsageError(`--connect-timeout "${ct}" must be a number of seconds between 0 and 3600`);
+    if (!Number.isFinite(n) || n < 0 || n > 3600)
+      throw new UsageError(`--connect-timeout "${ct}" must be a number of seconds between 0 and 3600`);
     connectTimeoutMs = Math.round(n * 1000);
   }
 
   const level = str('log-level') ?? 'info';
-  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new UsageError(`--log-level "${level}" must be one of ${LOG_LEVELS.join(', ')}`);
+  if (!(LOG_LEVELS as readonly string[]).includes(level))
+    throw new UsageError(`--log-level "${level}" must be one of ${LOG_LEVELS.join(', ')}`);
   const vault = str('vault') ?? 'auto';
-  if (!(VAULT_CHOICES as readonly string[]).includes(vault)) throw new UsageError(`--vault "${vault}" must be one of ${VAULT_CHOICES.join(', ')}`);
+  if (!(VAULT_CHOICES as readonly string[]).includes(vault))
+    throw new UsageError(`--vault "${vault}" must be one of ${VAULT_CHOICES.join(', ')}`);
 
   return {
     url,
@@ -180,9 +223,13 @@ function checkUrl(url: string, flag: '--url' | '--remote'): void {
   } catch {
     throw new UsageError(`${flag} "${url.slice(0, 200)}" is not a URL`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`${flag} must be http:// or https://, not ${u.protocol}`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new UsageError(`${flag} must be http:// or https://, not ${u.protocol}`);
   // Credentials in a URL end up in process lists and logs; --header and the keychain exist for them.
-  if (u.username || u.password) throw new UsageError(`${flag} must not carry a user name or password: pass credentials with --token-keychain, --token-env or --header`);
+  if (u.username || u.password)
+    throw new UsageError(
+      `${flag} must not carry a user name or password: pass credentials with --token-keychain, --token-env or --header`,
+    );
 }
 
 /**
@@ -190,10 +237,24 @@ function checkUrl(url: string, flag: '--url' | '--remote'): void {
  * token is the bridge's own Gatehouse token, and the remote's credentials
  * belong to the upstream in the service (so none ends up in a client's config).
  */
-function checkRemote(o: { url: string | undefined; tokenKeychain: string | undefined; tokenEnv: string | undefined; headers: HeaderFlag[] }): void {
-  if (o.url !== undefined) throw new UsageError('use --url (straight to an MCP endpoint) or --remote (a remote server through the Gatehouse service), not both');
-  if (o.headers.length > 0) throw new UsageError('--header does not go with --remote: the remote server\'s headers and tokens belong to its upstream in Gatehouse (`gatehouse upstreams add ID --url URL --header "Name: value"`), never to the bridge');
-  if (!o.tokenKeychain && !o.tokenEnv) throw new UsageError('--remote needs this bridge\'s Gatehouse token: --token-keychain ACCOUNT (`gatehouse tokens create --keychain ACCOUNT`) or --token-env VAR');
+function checkRemote(o: {
+  url: string | undefined;
+  tokenKeychain: string | undefined;
+  tokenEnv: string | undefined;
+  headers: HeaderFlag[];
+}): void {
+  if (o.url !== undefined)
+    throw new UsageError(
+      'use --url (straight to an MCP endpoint) or --remote (a remote server through the Gatehouse service), not both',
+    );
+  if (o.headers.length > 0)
+    throw new UsageError(
+      '--header does not go with --remote: the remote server\'s headers and tokens belong to its upstream in Gatehouse (`gatehouse upstreams add ID --url URL --header "Name: value"`), never to the bridge',
+    );
+  if (!o.tokenKeychain && !o.tokenEnv)
+    throw new UsageError(
+      "--remote needs this bridge's Gatehouse token: --token-keychain ACCOUNT (`gatehouse tokens create --keychain ACCOUNT`) or --token-env VAR",
+    );
 }
 
 /** A client-side server name for a remote: "gatehouse-" and its host, e.g. gatehouse-mcp-linear-app. */
@@ -204,7 +265,11 @@ export function remoteServerName(remote: string): string {
   } catch {
     // the URL is refused with its own message
   }
-  const slug = host.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'remote';
+  const slug =
+    host
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'remote';
   return `gatehouse-${slug}`.slice(0, 64).replace(/-+$/, '');
 }
 
@@ -215,7 +280,8 @@ export function parseHeader(raw: string): HeaderFlag {
   const name = raw.slice(0, i).trim();
   const value = raw.slice(i + 1).trim();
   if (!HEADER_NAME.test(name)) throw new UsageError(`--header name "${name}" is not a valid HTTP header name`);
-  if (RESERVED_HEADERS.has(name.toLowerCase())) throw new UsageError(`--header ${name} is set by the bridge itself and cannot be overridden`);
+  if (RESERVED_HEADERS.has(name.toLowerCase()))
+    throw new UsageError(`--header ${name} is set by the bridge itself and cannot be overridden`);
   if (value === '') throw new UsageError(`--header ${name} has an empty value`);
   if (/[\r\n\0]/.test(value)) throw new UsageError(`--header ${name} contains a line break`);
   return { name, value };

@@ -44,12 +44,17 @@ const lazyExternal: Plugin = {
 export const zodEnglishOnly: Plugin = {
   name: 'zod-english-only',
   setup(b) {
-    b.onLoad({ filter: /zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({ contents: 'export { default as en } from "./en.js";', loader: 'js' }));
+    b.onLoad({ filter: /zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({
+      contents: 'export { default as en } from "./en.js";',
+      loader: 'js',
+    }));
   },
 };
 
 // Bundled CommonJS code may call require(); ESM has none unless we make one.
-export const REQUIRE_BANNER = { js: "import { createRequire as __bridgeCreateRequire } from 'node:module'; const require = __bridgeCreateRequire(import.meta.url);" };
+export const REQUIRE_BANNER = {
+  js: "import { createRequire as __bridgeCreateRequire } from 'node:module'; const require = __bridgeCreateRequire(import.meta.url);",
+};
 
 export const common: BuildOptions = {
   bundle: true,
@@ -79,19 +84,26 @@ export async function buildSwapped(final: string, build: (tmp: string) => Promis
 }
 
 export async function buildBridge(): Promise<void> {
-  await buildSwapped(dirname(BUNDLE), (tmp) => Promise.all([
-    build({ ...common, entryPoints: [join(root, 'bridge', 'entry.ts')], outfile: join(tmp, 'gatehouse-bridge.mjs'), plugins: [lazyExternal, zodEnglishOnly] }),
-    build({
-      ...common,
-      banner: REQUIRE_BANNER,
-      entryPoints: LAZY,
-      outdir: join(tmp, 'lazy'),
-      outExtension: { '.js': '.mjs' },
-      splitting: true,
-      chunkNames: 'chunks/[name]-[hash]',
-      plugins: [lazyExternal, zodEnglishOnly],
-    }),
-  ]));
+  await buildSwapped(dirname(BUNDLE), (tmp) =>
+    Promise.all([
+      build({
+        ...common,
+        entryPoints: [join(root, 'bridge', 'entry.ts')],
+        outfile: join(tmp, 'gatehouse-bridge.mjs'),
+        plugins: [lazyExternal, zodEnglishOnly],
+      }),
+      build({
+        ...common,
+        banner: REQUIRE_BANNER,
+        entryPoints: LAZY,
+        outdir: join(tmp, 'lazy'),
+        outExtension: { '.js': '.mjs' },
+        splitting: true,
+        chunkNames: 'chunks/[name]-[hash]',
+        plugins: [lazyExternal, zodEnglishOnly],
+      }),
+    ]),
+  );
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -22,7 +22,8 @@ export async function resolveHeaders(opts: BridgeOptions, ctx: CredentialContext
   const headers: Record<string, string> = {};
   for (const h of opts.headers) {
     const value = expandVars(h.value, ctx.env, `--header ${h.name}`);
-    if (/[\r\n\0]/.test(value)) throw new CredentialError(`--header ${h.name}: the expanded value contains a line break`);
+    if (/[\r\n\0]/.test(value))
+      throw new CredentialError(`--header ${h.name}: the expanded value contains a line break`);
     ctx.log.redactor.add(value);
     headers[h.name] = value;
   }
@@ -30,13 +31,17 @@ export async function resolveHeaders(opts: BridgeOptions, ctx: CredentialContext
   let token: string | undefined;
   if (opts.tokenEnv) {
     token = ctx.env[opts.tokenEnv]?.trim();
-    if (!token) throw new CredentialError(`--token-env ${opts.tokenEnv}: the variable is not set or empty; set it in the client's "env" for this server`);
+    if (!token)
+      throw new CredentialError(
+        `--token-env ${opts.tokenEnv}: the variable is not set or empty; set it in the client's "env" for this server`,
+      );
   } else if (opts.tokenKeychain) {
     token = await readKeychain(opts, ctx);
   }
   if (token !== undefined) {
     ctx.log.redactor.add(token);
-    if (/\s/.test(token)) throw new CredentialError('the token contains whitespace; store the token itself, without "Bearer "');
+    if (/\s/.test(token))
+      throw new CredentialError('the token contains whitespace; store the token itself, without "Bearer "');
     headers.Authorization = `Bearer ${token}`;
   }
   return headers;
@@ -51,7 +56,10 @@ async function readKeychain(opts: BridgeOptions, ctx: CredentialContext): Promis
   const dataDir = ctx.dataDir();
   try {
     const vault = await openVault({ dataDir, backend: opts.vault, log: ctx.log });
-    where = vault.backend === 'file' ? `the file vault of the data dir ${dataDir}` : `the ${vault.label} (not the file vault of the data dir ${dataDir}: add --vault file if the service keeps its secrets there)`;
+    where =
+      vault.backend === 'file'
+        ? `the file vault of the data dir ${dataDir}`
+        : `the ${vault.label} (not the file vault of the data dir ${dataDir}: add --vault file if the service keeps its secrets there)`;
     // `tokens create --keychain NAME` saves into the clients' namespace; older tokens sit under the bare name.
     for (const stored of clientTokenLookup(account)) {
       secret = await vault.get(stored);
@@ -59,7 +67,9 @@ async function readKeychain(opts: BridgeOptions, ctx: CredentialContext): Promis
       if (secret) break;
     }
   } catch (e) {
-    throw new CredentialError(`--token-keychain ${account}: ${ctx.log.redactor.apply(e instanceof Error ? e.message : String(e))}`);
+    throw new CredentialError(
+      `--token-keychain ${account}: ${ctx.log.redactor.apply(e instanceof Error ? e.message : String(e))}`,
+    );
   }
   const token = secret?.trim();
   if (!token) {
@@ -75,7 +85,8 @@ async function readKeychain(opts: BridgeOptions, ctx: CredentialContext): Promis
 export function expandVars(value: string, env: Record<string, string | undefined>, what: string): string {
   return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
     const v = env[name];
-    if (v === undefined || v === '') throw new CredentialError(`${what} refers to \${${name}}, which is not set in the environment`);
+    if (v === undefined || v === '')
+      throw new CredentialError(`${what} refers to \${${name}}, which is not set in the environment`);
     return v;
   });
 }

@@ -106,6 +106,11 @@ export const IDEMPOTENT = new Set([
 ]);
 
 /** A JSON-RPC error response, serialized. `id` is the client's id as it sent it. */
-export function errorResponse(id: JsonRpcId | null, code: number, message: string, data?: Record<string, unknown>): string {
+export function errorResponse(
+  id: JsonRpcId | null,
+  code: number,
+  message: string,
+  data?: Record<string, unknown>,
+): string {
   return JSON.stringify({ jsonrpc: '2.0', id, error: data ? { code, message, data } : { code, message } });
 }

@@ -48,7 +48,8 @@ export function gatewayDisabled(): Failure {
     code: 'gateway_disabled',
     httpStatus: 503,
     announce: true,
-    message: 'the gateway is switched off in Gatehouse settings: switch it on in the console, the tray or with `gatehouse settings set enabled true`, then try again',
+    message:
+      'the gateway is switched off in Gatehouse settings: switch it on in the console, the tray or with `gatehouse settings set enabled true`, then try again',
   };
 }
 
@@ -70,7 +71,11 @@ export function connectionLost(method: string): Failure {
 }
 
 export function httpError(status: number, serverSays: string | undefined): Failure {
-  return { code: 'upstream_error', httpStatus: status, message: `the server answered HTTP ${status}${serverSays ? `: ${serverSays}` : ''}` };
+  return {
+    code: 'upstream_error',
+    httpStatus: status,
+    message: `the server answered HTTP ${status}${serverSays ? `: ${serverSays}` : ''}`,
+  };
 }
 
 /** The answer was cut off by the bridge's message bound (the request may have had its effect on the server). */
@@ -79,7 +84,10 @@ export function messageTooLarge(reason: string): Failure {
 }
 
 export function internal(): Failure {
-  return { code: 'internal_error', message: 'the bridge failed unexpectedly while forwarding this request; see its log (stderr)' };
+  return {
+    code: 'internal_error',
+    message: 'the bridge failed unexpectedly while forwarding this request; see its log (stderr)',
+  };
 }
 
 export function sessionLost(reason: string): Failure {
@@ -93,9 +101,15 @@ export function serverMessage(body: Buffer): { text: string | undefined; dataCod
     const parsed = JSON.parse(raw) as { error?: { message?: unknown; data?: { code?: unknown } }; message?: unknown };
     const message = parsed.error?.message ?? parsed.message;
     const dataCode = parsed.error?.data?.code;
-    return { text: typeof message === 'string' ? clip(message) : undefined, dataCode: typeof dataCode === 'string' ? dataCode : undefined };
+    return {
+      text: typeof message === 'string' ? clip(message) : undefined,
+      dataCode: typeof dataCode === 'string' ? dataCode : undefined,
+    };
   } catch {
-    const text = raw.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+    const text = raw
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
     return { text: text ? clip(text) : undefined, dataCode: undefined };
   }
 }

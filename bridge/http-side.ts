@@ -24,7 +24,15 @@ export class NetworkError extends Error {
 }
 
 // Errors that happen before a connection exists: nothing was delivered.
-const UNREACHED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ETIMEDOUT_CONNECT']);
+const UNREACHED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'ETIMEDOUT_CONNECT',
+]);
 const CONNECT_TIMEOUT_MS = 10_000;
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
@@ -32,7 +40,13 @@ export class HttpSide {
   private readonly httpAgent = new Agent({ keepAlive: true, scheduling: 'lifo' });
   private https: { mod: typeof HttpsModule; agent: HttpsModule.Agent } | undefined;
 
-  async send(url: URL, method: HttpMethod, headers: Record<string, string>, body: Buffer | undefined, signal: AbortSignal): Promise<IncomingMessage> {
+  async send(
+    url: URL,
+    method: HttpMethod,
+    headers: Record<string, string>,
+    body: Buffer | undefined,
+    signal: AbortSignal,
+  ): Promise<IncomingMessage> {
     const secure = url.protocol === 'https:';
     if (secure && !this.https) {
       // Loaded on first use: most bridges talk plain HTTP to 127.0.0.1.
@@ -54,7 +68,14 @@ export class HttpSide {
           return;
         }
         connectTimer = setTimeout(() => {
-          if (!connected) req.destroy(new NetworkError('ETIMEDOUT_CONNECT', true, `no connection to ${url.host} within ${CONNECT_TIMEOUT_MS / 1000} s`));
+          if (!connected)
+            req.destroy(
+              new NetworkError(
+                'ETIMEDOUT_CONNECT',
+                true,
+                `no connection to ${url.host} within ${CONNECT_TIMEOUT_MS / 1000} s`,
+              ),
+            );
         }, CONNECT_TIMEOUT_MS);
         connectTimer.unref();
         socket.once('connect', () => {

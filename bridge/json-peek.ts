@@ -62,7 +62,8 @@ function skipValue(buf: Buffer, i: number): number {
   }
   while (i < buf.length) {
     const b = buf[i]!;
-    if (b === COMMA || b === CLOSE_OBJ || b === CLOSE_ARR || b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09) break;
+    if (b === COMMA || b === CLOSE_OBJ || b === CLOSE_ARR || b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09)
+      break;
     i++;
   }
   return i;

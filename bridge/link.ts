@@ -39,7 +39,13 @@ export class Link {
     readonly connectTimeoutMs: number,
   ) {}
 
-  async send(method: HttpMethod, headers: Record<string, string>, body: Buffer | undefined, signal: AbortSignal, waitUntil?: number): Promise<IncomingMessage> {
+  async send(
+    method: HttpMethod,
+    headers: Record<string, string>,
+    body: Buffer | undefined,
+    signal: AbortSignal,
+    waitUntil?: number,
+  ): Promise<IncomingMessage> {
     const started = Date.now();
     const base = await this.baseHeaders();
     let url: URL | undefined;
@@ -72,14 +78,19 @@ export class Link {
           onRetry: ({ error }) => {
             if (this.waitingSaid) return;
             this.waitingSaid = true;
-            this.log.info(`waiting for the MCP endpoint to come up (up to ${Math.round(this.connectTimeoutMs / 1000)} s)`, { reason: (error as Error).message });
+            this.log.info(
+              `waiting for the MCP endpoint to come up (up to ${Math.round(this.connectTimeoutMs / 1000)} s)`,
+              { reason: (error as Error).message },
+            );
           },
         },
       );
       if (this.waitingSaid) {
         this.waitingSaid = false;
         // "again" only when it was reached before: the first connection after waiting for start-up is not a recovery.
-        this.log.info(this.everReached ? 'the MCP endpoint is reachable again' : 'the MCP endpoint is up', { url: url?.href });
+        this.log.info(this.everReached ? 'the MCP endpoint is reachable again' : 'the MCP endpoint is up', {
+          url: url?.href,
+        });
       }
       this.everReached = true;
       return res;

@@ -15,6 +15,8 @@ export class MessageTooLarge extends Error {
     readonly limit: number,
     readonly lastEventId?: string,
   ) {
-    super(`the server sent a message larger than ${Math.round(limit / (1024 * 1024))} MiB; the bridge stopped reading it`);
+    super(
+      `the server sent a message larger than ${Math.round(limit / (1024 * 1024))} MiB; the bridge stopped reading it`,
+    );
   }
 }

@@ -34,6 +34,7 @@ export function modernHeaders(msg: ClientMessage): Record<string, string> | unde
 
 /** Plain printable ASCII goes as is; anything else as `=?base64?<utf-8 base64>?=`, as the spec says. */
 export function encodeFieldValue(s: string): string {
-  const plain = s.length > 0 && s === s.trim() && /^[\t\x20-\x7e]*$/.test(s) && !(s.startsWith('=?base64?') && s.endsWith('?='));
+  const plain =
+    s.length > 0 && s === s.trim() && /^[\t\x20-\x7e]*$/.test(s) && !(s.startsWith('=?base64?') && s.endsWith('?='));
   return plain ? s : `=?base64?${Buffer.from(s, 'utf8').toString('base64')}?=`;
 }

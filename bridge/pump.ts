@@ -1,6 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import { CredentialError } from './credentials.ts';
-import { type ClientMessage, errorResponse, IDEMPOTENT, idKey, type JsonRpcId, peekServerMessage, readClientMessage } from './envelope.ts';
+import {
+  type ClientMessage,
+  errorResponse,
+  IDEMPOTENT,
+  idKey,
+  type JsonRpcId,
+  peekServerMessage,
+  readClientMessage,
+} from './envelope.ts';
 import * as fail from './failures.ts';
 import { forwardBody, forwardSse, mediaType } from './forward.ts';
 import { NetworkError, readBody } from './http-side.ts';
@@ -73,7 +81,15 @@ export class Pump {
   }
 
   private async request(msg: ClientMessage, body: Buffer): Promise<void> {
-    const flight: Flight = { id: msg.id!, key: idKey(msg.id), method: msg.method!, ctrl: new AbortController(), cancelled: false, lastNoteAt: 0, modern: modernHeaders(msg) !== undefined };
+    const flight: Flight = {
+      id: msg.id!,
+      key: idKey(msg.id),
+      method: msg.method!,
+      ctrl: new AbortController(),
+      cancelled: false,
+      lastNoteAt: 0,
+      modern: modernHeaders(msg) !== undefined,
+    };
     this.flights.set(flight.key, flight);
     if (flight.method === 'initialize') this.session.beginInitialize(body);
     try {
@@ -85,7 +101,10 @@ export class Pump {
         await this.fail(flight, { code: 'unauthorized', message: e.message });
         return;
       }
-      this.log.error('unexpected failure while forwarding a request', { method: flight.method, reason: e instanceof Error ? e.message : String(e) });
+      this.log.error('unexpected failure while forwarding a request', {
+        method: flight.method,
+        reason: e instanceof Error ? e.message : String(e),
+      });
       await this.fail(flight, fail.internal());
     } finally {
       this.flights.delete(flight.key);
@@ -133,7 +152,12 @@ export class Pump {
         if (end instanceof Error) return this.fail(flight, fail.httpError(status, end.message));
         if (end.sawResponse || flight.cancelled || this.closed) return;
         // The stream ended without the answer: resume it where the server supports that, else retry what is safe.
-        if (end.lastEventId !== undefined && this.session.id !== undefined && (await this.resume(flight, end.lastEventId))) return;
+        if (
+          end.lastEventId !== undefined &&
+          this.session.id !== undefined &&
+          (await this.resume(flight, end.lastEventId))
+        )
+          return;
         if (signal.aborted) return;
         if (IDEMPOTENT.has(method) && retries.count < MAX_TRANSIENT_RETRIES) {
           await sleep(retries.backoff(), signal);
@@ -147,7 +171,15 @@ export class Pump {
       }
 
       const errBody = await readBody(res, ERROR_BODY_LIMIT).catch(() => Buffer.alloc(0));
-      const next = readRefusal(status, res.headers, errBody, { method, id: flight.id, idempotent: IDEMPOTENT.has(method), onSession: sid !== undefined, renewed, hasCredential: this.hasCredential, retries });
+      const next = readRefusal(status, res.headers, errBody, {
+        method,
+        id: flight.id,
+        idempotent: IDEMPOTENT.has(method),
+        onSession: sid !== undefined,
+        renewed,
+        hasCredential: this.hasCredential,
+        retries,
+      });
       if (next.then === 'answer') return void this.out.write(next.line);
       if (next.then === 'fail') return this.fail(flight, next.failure);
       if (next.then === 'retry') {
@@ -197,7 +229,12 @@ export class Pump {
   private async resume(flight: Flight, lastEventId: string): Promise<boolean> {
     for (let attempt = 0; attempt < 2 && !flight.ctrl.signal.aborted; attempt++) {
       try {
-        const res = await this.link.send('GET', { accept: 'text/event-stream', 'last-event-id': lastEventId, ...this.session.headers() }, undefined, flight.ctrl.signal);
+        const res = await this.link.send(
+          'GET',
+          { accept: 'text/event-stream', 'last-event-id': lastEventId, ...this.session.headers() },
+          undefined,
+          flight.ctrl.signal,
+        );
         if (res.statusCode !== 200 || mediaType(res) !== 'text/event-stream') {
           res.resume();
           return false;
@@ -244,7 +281,11 @@ export class Pump {
     try {
       res = await this.link.send('POST', headers, body, this.life.signal, Date.now() + this.link.connectTimeoutMs);
     } catch (e) {
-      if (!this.closed) this.log.warn('could not deliver a client message', { what: msg.method ?? 'response', reason: e instanceof Error ? e.message : String(e) });
+      if (!this.closed)
+        this.log.warn('could not deliver a client message', {
+          what: msg.method ?? 'response',
+          reason: e instanceof Error ? e.message : String(e),
+        });
       return false;
     }
     const status = res.statusCode ?? 0;
@@ -254,11 +295,24 @@ export class Pump {
     }
     const said = fail.serverMessage(await readBody(res, ERROR_BODY_LIMIT).catch(() => Buffer.alloc(0)));
     // A notification for the old session still makes sense in the new one; an answer to the old session's request does not.
-    if (!again && sid !== undefined && msg.kind === 'notification' && msg.method !== 'notifications/cancelled' && isSessionGone(status, said.text)) {
-      const renewedOk = await this.session.renew(sid).then(() => true, () => false);
+    if (
+      !again &&
+      sid !== undefined &&
+      msg.kind === 'notification' &&
+      msg.method !== 'notifications/cancelled' &&
+      isSessionGone(status, said.text)
+    ) {
+      const renewedOk = await this.session.renew(sid).then(
+        () => true,
+        () => false,
+      );
       return renewedOk && this.post(msg, body, true);
     }
-    this.log.warn(`the server refused a client ${msg.kind}`, { what: msg.method ?? 'response', status, said: said.text });
+    this.log.warn(`the server refused a client ${msg.kind}`, {
+      what: msg.method ?? 'response',
+      status,
+      said: said.text,
+    });
     return false;
   }
 

@@ -54,7 +54,9 @@ export function readRefusal(status: number, headers: IncomingHttpHeaders, body: 
   const said = fail.serverMessage(body);
   if (a.onSession && isSessionGone(status, said.text)) {
     // The server never handled it (unknown session), so sending it again is safe for any method.
-    return a.renewed ? { then: 'fail', failure: fail.sessionLost('the new session was refused as well') } : { then: 'renew' };
+    return a.renewed
+      ? { then: 'fail', failure: fail.sessionLost('the new session was refused as well') }
+      : { then: 'renew' };
   }
   if (status === 401) return { then: 'fail', failure: fail.unauthorized(a.hasCredential) };
   if (status === 403) return { then: 'fail', failure: fail.forbidden(said.text) };
@@ -65,11 +67,16 @@ export function readRefusal(status: number, headers: IncomingHttpHeaders, body: 
     const wait = asked ?? a.retries.backoff();
     if (asked !== undefined) a.retries.countOne();
     if (a.retries.count <= MAX_TRANSIENT_RETRIES && wait <= MAX_RETRY_AFTER_MS) {
-      return { then: 'retry', waitMs: wait, note: `the server answered ${status}; retrying in ${Math.ceil(wait / 1000)} s` };
+      return {
+        then: 'retry',
+        waitMs: wait,
+        note: `the server answered ${status}; retrying in ${Math.ceil(wait / 1000)} s`,
+      };
     }
     return { then: 'fail', failure: status === 429 ? fail.rateLimited(wait) : fail.httpError(503, said.text) };
   }
-  if ((status === 502 || status === 504) && a.idempotent && a.retries.count < MAX_TRANSIENT_RETRIES) return { then: 'retry', waitMs: a.retries.backoff() };
+  if ((status === 502 || status === 504) && a.idempotent && a.retries.count < MAX_TRANSIENT_RETRIES)
+    return { then: 'retry', waitMs: a.retries.backoff() };
   // A JSON-RPC error in a 4xx body (400 invalid params, ...) is the server's own answer.
   const own = status < 500 ? ownError(body, a.id) : undefined;
   if (own) return { then: 'answer', line: own };
@@ -80,7 +87,8 @@ function ownError(body: Buffer, id: JsonRpcId): string | undefined {
   if (body.length === 0) return undefined;
   try {
     const parsed = JSON.parse(body.toString('utf8')) as { error?: unknown };
-    if (parsed && typeof parsed.error === 'object' && parsed.error !== null) return JSON.stringify({ jsonrpc: '2.0', id, error: parsed.error });
+    if (parsed && typeof parsed.error === 'object' && parsed.error !== null)
+      return JSON.stringify({ jsonrpc: '2.0', id, error: parsed.error });
   } catch {
     // not JSON: the caller reports the status instead
   }

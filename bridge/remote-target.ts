@@ -36,11 +36,21 @@ export class RemoteTarget implements TargetSource {
     let status: number;
     let body: Buffer;
     try {
-      const res = await this.http.send(at, 'POST', { ...(await this.headers()), 'content-type': 'application/json', accept: 'application/json' }, Buffer.from(JSON.stringify({ url: this.remote })), signal);
+      const res = await this.http.send(
+        at,
+        'POST',
+        { ...(await this.headers()), 'content-type': 'application/json', accept: 'application/json' },
+        Buffer.from(JSON.stringify({ url: this.remote })),
+        signal,
+      );
       status = res.statusCode ?? 0;
       body = await readBody(res, ANSWER_LIMIT);
     } catch (e) {
-      if (e instanceof NetworkError && e.unreached) return { ok: false, reason: `${service.url.origin}: ${e.code === 'ECONNREFUSED' ? 'connection refused' : e.message}` };
+      if (e instanceof NetworkError && e.unreached)
+        return {
+          ok: false,
+          reason: `${service.url.origin}: ${e.code === 'ECONNREFUSED' ? 'connection refused' : e.message}`,
+        };
       throw e;
     }
     const found = this.judge(status, body);
@@ -62,7 +72,13 @@ export class RemoteTarget implements TargetSource {
     if (status === 401) return refused(fail.unauthorized(this.hasCredential));
     const said = fail.serverMessage(body);
     if (status === 503 && said.dataCode === 'gateway_disabled') return refused(fail.gatewayDisabled());
-    if (status === 404) return refused({ code: 'not_found', httpStatus: 404, announce: true, message: 'this Gatehouse service does not relay remote servers (--remote): update Gatehouse' });
+    if (status === 404)
+      return refused({
+        code: 'not_found',
+        httpStatus: 404,
+        announce: true,
+        message: 'this Gatehouse service does not relay remote servers (--remote): update Gatehouse',
+      });
     if (status !== 200) return refused(fail.httpError(status, said.text));
     let answer: UpstreamLookupAnswer | undefined;
     try {
@@ -71,10 +87,15 @@ export class RemoteTarget implements TargetSource {
       // judged below as an answer without upstreams
     }
     const found = Array.isArray(answer?.upstreams) ? answer.upstreams : [];
-    if (found.length === 1 && typeof found[0]!.mcp_path === 'string' && found[0]!.mcp_path.startsWith('/')) return { ok: true, path: found[0]!.mcp_path };
+    if (found.length === 1 && typeof found[0]!.mcp_path === 'string' && found[0]!.mcp_path.startsWith('/'))
+      return { ok: true, path: found[0]!.mcp_path };
     if (found.length > 1) {
       const ids = found.map((u) => String(u.id)).join(', ');
-      return refused({ code: 'conflict', announce: true, message: `several upstreams in Gatehouse use ${this.remote} (${ids}): give this bridge a token bound to a profile that names one (\`gatehouse profiles create NAME --upstreams ID\`, \`gatehouse tokens create --profile NAME --keychain ACCOUNT\`), or remove the others` });
+      return refused({
+        code: 'conflict',
+        announce: true,
+        message: `several upstreams in Gatehouse use ${this.remote} (${ids}): give this bridge a token bound to a profile that names one (\`gatehouse profiles create NAME --upstreams ID\`, \`gatehouse tokens create --profile NAME --keychain ACCOUNT\`), or remove the others`,
+      });
     }
     return refused(notConfigured(this.remote));
   }

@@ -46,7 +46,10 @@ export function runBridge(opts: BridgeOptions, io: BridgeIo): Promise<number> {
     const headers = resolveHeaders(opts, { env: io.env, log, dataDir: getDataDir });
     // Settled once; every request awaits the same promise, so the keychain is read once.
     headers.catch(async (e: unknown) => {
-      const msg = e instanceof CredentialError ? e.message : `could not read the token: ${e instanceof Error ? e.message : String(e)}`;
+      const msg =
+        e instanceof CredentialError
+          ? e.message
+          : `could not read the token: ${e instanceof Error ? e.message : String(e)}`;
       log.error(msg);
       // A request already waiting for the token is answered with the reason first (the pump
       // sees the same rejection and needs the error codes for its answer); then the bridge exits.
@@ -54,12 +57,20 @@ export function runBridge(opts: BridgeOptions, io: BridgeIo): Promise<number> {
       setImmediate(() => void end(EXIT.credential, 'no credential'));
     });
 
-    const hasCredential = Boolean(opts.tokenEnv || opts.tokenKeychain || opts.headers.some((h) => h.name.toLowerCase() === 'authorization'));
-    const target: TargetSource = opts.remote ? new RemoteTarget(opts.remote, getDataDir, http, () => headers, hasCredential) : new Target(opts.url, getDataDir);
+    const hasCredential = Boolean(
+      opts.tokenEnv || opts.tokenKeychain || opts.headers.some((h) => h.name.toLowerCase() === 'authorization'),
+    );
+    const target: TargetSource = opts.remote
+      ? new RemoteTarget(opts.remote, getDataDir, http, () => headers, hasCredential)
+      : new Target(opts.url, getDataDir);
     const link = new Link(http, target, () => headers, log, opts.connectTimeoutMs);
     const out = new LineWriter(io.stdout, () => void end(EXIT.ok, 'stdout closed'));
     const pump = new Pump(link, out, log, hasCredential);
-    new LineReader(io.stdin, (line) => pump.onLine(line), () => void end(EXIT.ok, 'stdin closed'));
+    new LineReader(
+      io.stdin,
+      (line) => pump.onLine(line),
+      () => void end(EXIT.ok, 'stdin closed'),
+    );
 
     const onSignal = (sig: NodeJS.Signals) => void end(EXIT.ok, sig);
     process.once('SIGINT', onSignal);

@@ -15,7 +15,10 @@ import type { BridgeLogger } from './log.ts';
  */
 
 const INITIALIZED = Buffer.from('{"jsonrpc":"2.0","method":"notifications/initialized"}');
-export const POST_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } as const;
+export const POST_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+} as const;
 
 export class Session {
   id: string | undefined;
@@ -80,7 +83,9 @@ export class Session {
     const knownVersion = this.protocolVersion;
     this.protocolVersion = undefined;
     if (!this.initBody) throw new Error('the client never sent initialize, so there is nothing to replay');
-    this.log.info('the server no longer knows the session: starting a new one by replaying the client\'s initialize', { old_session: old });
+    this.log.info("the server no longer knows the session: starting a new one by replaying the client's initialize", {
+      old_session: old,
+    });
 
     const deadline = Date.now() + this.link.connectTimeoutMs;
     const res = await this.link.send('POST', { ...POST_HEADERS }, this.initBody, this.life, deadline);
@@ -103,7 +108,10 @@ export class Session {
     if (!answer || 'error' in answer) throw new Error('the server refused the replayed initialize');
     this.noteInitializeResult(answer);
     if (knownVersion && this.protocolVersion !== knownVersion) {
-      this.log.warn('the new session negotiated another protocol version than the client knows', { was: knownVersion, now: this.protocolVersion });
+      this.log.warn('the new session negotiated another protocol version than the client knows', {
+        was: knownVersion,
+        now: this.protocolVersion,
+      });
     }
     const ack = await this.link.send('POST', { ...POST_HEADERS, ...this.headers() }, INITIALIZED, this.life, deadline);
     ack.resume();
@@ -152,7 +160,9 @@ export class Session {
         if (sid !== undefined && isSessionGone(status, said)) {
           if (this.listening === ctrl) this.listening = undefined;
           // renew() opens a new stream when it is done.
-          this.renew(sid).catch((e: unknown) => this.log.warn('could not start a new session', { reason: e instanceof Error ? e.message : String(e) }));
+          this.renew(sid).catch((e: unknown) =>
+            this.log.warn('could not start a new session', { reason: e instanceof Error ? e.message : String(e) }),
+          );
           return;
         }
         this.log.debug('GET stream refused', { status });
@@ -166,7 +176,9 @@ export class Session {
         // A message past the bridge's bound: the stream was closed; reopening it backs off like a failure,
         // after the last whole event (so what was delivered is not replayed).
         if (e instanceof MessageTooLarge && e.lastEventId !== undefined) lastEventId = e.lastEventId;
-        this.log.warn('the server\'s notification stream was closed', { reason: e instanceof Error ? e.message : String(e) });
+        this.log.warn("the server's notification stream was closed", {
+          reason: e instanceof Error ? e.message : String(e),
+        });
         return undefined;
       });
       if (signal.aborted) return;

@@ -60,7 +60,11 @@ export async function readRuntimeUrl(dataDir: string, orElse = ', or pass --url'
     text = await readFile(file, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { ok: false, reason: `Gatehouse is not running (no ${RUNTIME_FILE} in ${dataDir}): start the Gatehouse app or \`gatehouse serve\`${orElse}` };
+    if (code === 'ENOENT')
+      return {
+        ok: false,
+        reason: `Gatehouse is not running (no ${RUNTIME_FILE} in ${dataDir}): start the Gatehouse app or \`gatehouse serve\`${orElse}`,
+      };
     return { ok: false, reason: `cannot read ${file}: ${code ?? String(e)}` };
   }
   let info: Partial<Record<keyof RuntimeInfo, unknown>>;
@@ -70,9 +74,13 @@ export async function readRuntimeUrl(dataDir: string, orElse = ', or pass --url'
     return { ok: false, reason: `${file} is not valid JSON (the service may be writing it)` };
   }
   const mcpUrl: unknown = info?.mcp_url;
-  if (typeof mcpUrl !== 'string' || !/^https?:\/\//.test(mcpUrl)) return { ok: false, reason: `${file} has no usable mcp_url` };
+  if (typeof mcpUrl !== 'string' || !/^https?:\/\//.test(mcpUrl))
+    return { ok: false, reason: `${file} has no usable mcp_url` };
   if (typeof info.pid === 'number' && !pidAlive(info.pid)) {
-    return { ok: false, reason: `Gatehouse is not running (${RUNTIME_FILE} was left by process ${info.pid}, which has exited): start the Gatehouse app or \`gatehouse serve\`` };
+    return {
+      ok: false,
+      reason: `Gatehouse is not running (${RUNTIME_FILE} was left by process ${info.pid}, which has exited): start the Gatehouse app or \`gatehouse serve\``,
+    };
   }
   try {
     return { ok: true, url: new URL(mcpUrl) };

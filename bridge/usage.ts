@@ -9,7 +9,8 @@ export const EXIT = {
   configFile: 4,
 } as const;
 
-export const USAGE_LINE = 'usage: gatehouse-bridge [--url URL | --remote URL] [--token-keychain ACCOUNT | --token-env VAR] [--header "Name: value"]... [options]   (gatehouse-bridge --help for more)';
+export const USAGE_LINE =
+  'usage: gatehouse-bridge [--url URL | --remote URL] [--token-keychain ACCOUNT | --token-env VAR] [--header "Name: value"]... [options]   (gatehouse-bridge --help for more)';
 
 export const HELP = `gatehouse-bridge: connects an MCP client that speaks stdio to a Streamable HTTP MCP endpoint
 (the local Gatehouse service, a site's /wp-json/gatehouse-mcp/v1/mcp, or any other MCP server).

@@ -17,8 +17,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (answered !== undefined || command === undefined) return answered ?? 2;
   const levelFlag = argv.indexOf('--log-level');
   try {
-    const log = createLogger({ level: logLevel(levelFlag >= 0 ? argv[levelFlag + 1] : undefined, command === 'serve' ? 'info' : 'warn'), json: command === 'serve', bindings: { component: 'gatehouse-cloud' } });
-    if (args.includes('--help') || args.includes('-h')) return void console.log(USAGE), 0;
+    const log = createLogger({
+      level: logLevel(levelFlag >= 0 ? argv[levelFlag + 1] : undefined, command === 'serve' ? 'info' : 'warn'),
+      json: command === 'serve',
+      bindings: { component: 'gatehouse-cloud' },
+    });
+    if (args.includes('--help') || args.includes('-h')) return (void console.log(USAGE), 0);
     if (command === 'serve') {
       await serve(args, env, log);
       return 0;
@@ -30,13 +34,23 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     return 0;
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(json ? `${JSON.stringify({ ok: false, code: 'invalid_request', message: e.message })}\n` : `gatehouse-cloud: ${e.message}\nUsage: gatehouse-cloud <command> [options]   (gatehouse-cloud --help)\n`);
+      process.stderr.write(
+        json
+          ? `${JSON.stringify({ ok: false, code: 'invalid_request', message: e.message })}\n`
+          : `gatehouse-cloud: ${e.message}\nUsage: gatehouse-cloud <command> [options]   (gatehouse-cloud --help)\n`,
+      );
       return 2;
     }
-    const shape = e instanceof CloudError ? { code: e.code, message: e.message } : { code: 'internal_error', message: (e as Error).message ?? String(e) };
+    const shape =
+      e instanceof CloudError
+        ? { code: e.code, message: e.message }
+        : { code: 'internal_error', message: (e as Error).message ?? String(e) };
     // A stack helps only with a bug: shown with --log-level debug.
-    if (!(e instanceof CloudError) && levelFlag >= 0 && argv[levelFlag + 1] === 'debug') process.stderr.write(`${(e as Error).stack ?? e}\n`);
-    process.stderr.write(json ? `${JSON.stringify({ ok: false, ...shape })}\n` : `gatehouse-cloud: ${shape.message} [${shape.code}]\n`);
+    if (!(e instanceof CloudError) && levelFlag >= 0 && argv[levelFlag + 1] === 'debug')
+      process.stderr.write(`${(e as Error).stack ?? e}\n`);
+    process.stderr.write(
+      json ? `${JSON.stringify({ ok: false, ...shape })}\n` : `gatehouse-cloud: ${shape.message} [${shape.code}]\n`,
+    );
     return e instanceof DatabaseUnreachable ? 3 : 1;
   }
 }

@@ -39,7 +39,10 @@ export const RELEASES_DIR_ENV = 'GATEHOUSE_CLOUD_RELEASES_DIR';
 export const PGDATA_DIR = 'pgdata';
 
 async function openDatabase(o: LedgerOptions): Promise<Db> {
-  if (o.databaseUrl) return openPostgres(o.databaseUrl, { onConnectionError: (e) => o.log.warn('the database dropped a connection', { error: e.message }) });
+  if (o.databaseUrl)
+    return openPostgres(o.databaseUrl, {
+      onConnectionError: (e) => o.log.warn('the database dropped a connection', { error: e.message }),
+    });
   if (o.memory) return openPglite(undefined, o.pgliteTemplate ? { loadDataDir: o.pgliteTemplate } : {});
   const dir = join(o.dataDir, PGDATA_DIR);
   // initdb in WebAssembly takes a while (15 s and more on a busy machine): say so rather than sit silent.
@@ -67,7 +70,14 @@ export async function openLedger(o: LedgerOptions): Promise<Ctx> {
     const base = { db, box, keys, now, log: o.log };
     const tasks = new TaskRunner(base);
     const requestLog = new RequestLog(db, o.log, o.requestLog);
-    return { ...base, ai, releasesDir: o.releasesDir ?? (env[RELEASES_DIR_ENV] || join(o.dataDir, 'releases')), tasks, requestLog, cache: new ConfigCache() };
+    return {
+      ...base,
+      ai,
+      releasesDir: o.releasesDir ?? (env[RELEASES_DIR_ENV] || join(o.dataDir, 'releases')),
+      tasks,
+      requestLog,
+      cache: new ConfigCache(),
+    };
   } catch (e) {
     await db.close().catch(() => {});
     throw e;

@@ -85,7 +85,12 @@ async function load(): Promise<Instruments> {
     collect() {
       this.reset();
       const uses = [...sources].map((s) => s.pool?.()).filter((u): u is PoolUse => !!u);
-      for (const state of ['total', 'idle', 'waiting'] as const) if (uses.length) this.set({ state }, uses.reduce((n, u) => n + u[state], 0));
+      for (const state of ['total', 'idle', 'waiting'] as const)
+        if (uses.length)
+          this.set(
+            { state },
+            uses.reduce((n, u) => n + u[state], 0),
+          );
     },
   });
   new prom.Gauge({
@@ -100,12 +105,42 @@ async function load(): Promise<Instruments> {
   });
   instruments = {
     registry,
-    requests: new prom.Counter({ name: 'gatehouse_cloud_http_requests_total', help: 'Answered requests by route template, method and status', labelNames: ['route', 'method', 'status'], registers: [registry] }),
-    latency: new prom.Histogram({ name: 'gatehouse_cloud_http_request_duration_seconds', help: 'Time from the request to its answer, by route template', labelNames: ['route'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [registry] }),
-    dbErrors: new prom.Counter({ name: 'gatehouse_cloud_db_errors_total', help: 'Database errors: connection (the server away) or query', labelNames: ['kind'], registers: [registry] }),
-    quotaRefusals: new prom.Counter({ name: 'gatehouse_cloud_quota_refusals_total', help: 'Requests refused with quota_exceeded, by metric', labelNames: ['metric'], registers: [registry] }),
-    providerCalls: new prom.Counter({ name: 'gatehouse_cloud_provider_calls_total', help: 'Calls to AI providers by provider id and outcome', labelNames: ['provider', 'outcome'], registers: [registry] }),
-    usageEvents: new prom.Counter({ name: 'gatehouse_cloud_usage_events_recorded_total', help: 'Usage events newly stored', registers: [registry] }),
+    requests: new prom.Counter({
+      name: 'gatehouse_cloud_http_requests_total',
+      help: 'Answered requests by route template, method and status',
+      labelNames: ['route', 'method', 'status'],
+      registers: [registry],
+    }),
+    latency: new prom.Histogram({
+      name: 'gatehouse_cloud_http_request_duration_seconds',
+      help: 'Time from the request to its answer, by route template',
+      labelNames: ['route'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    dbErrors: new prom.Counter({
+      name: 'gatehouse_cloud_db_errors_total',
+      help: 'Database errors: connection (the server away) or query',
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
+    quotaRefusals: new prom.Counter({
+      name: 'gatehouse_cloud_quota_refusals_total',
+      help: 'Requests refused with quota_exceeded, by metric',
+      labelNames: ['metric'],
+      registers: [registry],
+    }),
+    providerCalls: new prom.Counter({
+      name: 'gatehouse_cloud_provider_calls_total',
+      help: 'Calls to AI providers by provider id and outcome',
+      labelNames: ['provider', 'outcome'],
+      registers: [registry],
+    }),
+    usageEvents: new prom.Counter({
+      name: 'gatehouse_cloud_usage_events_recorded_total',
+      help: 'Usage events newly stored',
+      registers: [registry],
+    }),
   };
   return instruments;
 }

@@ -49,7 +49,8 @@ export async function readRuntime(dataDir: string): Promise<CloudRuntime | null>
 
 export async function removeRuntime(dataDir: string): Promise<void> {
   const current = await readFile(join(dataDir, RUNTIME_FILE), 'utf8').catch(() => null);
-  if (current && CloudRuntime.safeParse(JSON.parse(current)).data?.pid === process.pid) await unlink(join(dataDir, RUNTIME_FILE)).catch(() => {});
+  if (current && CloudRuntime.safeParse(JSON.parse(current)).data?.pid === process.pid)
+    await unlink(join(dataDir, RUNTIME_FILE)).catch(() => {});
 }
 
 /** Takes the embedded database's lock for this process; answers the release. */
@@ -69,7 +70,11 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       const owner = Number(await readFile(file, 'utf8').catch(() => 'NaN'));
       if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && pidAlive(owner)) {
-        throw new CloudError('conflict', `the embedded database in ${dataDir} is in use by process ${owner}: operator commands go through that service while it runs, or stop it first`, { pid: owner });
+        throw new CloudError(
+          'conflict',
+          `the embedded database in ${dataDir} is in use by process ${owner}: operator commands go through that service while it runs, or stop it first`,
+          { pid: owner },
+        );
       }
       // A crashed owner's lock: remove it and try again.
       await unlink(file).catch(() => {});

@@ -61,7 +61,18 @@ export async function startCloudService(o: CloudServiceOptions): Promise<CloudSe
   const unlock = embedded ? await lockDataDir(o.dataDir) : async () => {};
   let ctx: Ctx;
   try {
-    ctx = await openLedger({ dataDir: o.dataDir, databaseUrl: o.databaseUrl, memory: o.memory, pgliteTemplate: o.pgliteTemplate, env: o.env, log: o.log, now: o.now, releasesDir: o.releasesDir, ai: o.ai, requestLog: o.requestLog });
+    ctx = await openLedger({
+      dataDir: o.dataDir,
+      databaseUrl: o.databaseUrl,
+      memory: o.memory,
+      pgliteTemplate: o.pgliteTemplate,
+      env: o.env,
+      log: o.log,
+      now: o.now,
+      releasesDir: o.releasesDir,
+      ai: o.ai,
+      requestLog: o.requestLog,
+    });
   } catch (e) {
     await unlock();
     throw e;
@@ -69,7 +80,13 @@ export async function startCloudService(o: CloudServiceOptions): Promise<CloudSe
   let stopping = false;
   const halt = new AbortController();
   ctx.ai.halt = halt.signal;
-  const handler = createCloudHandler(ctx, { rateLimits: o.rateLimits, trustProxy: o.trustProxy, publicUrl: o.publicUrl, metricsToken: o.metricsToken, stopping: () => stopping });
+  const handler = createCloudHandler(ctx, {
+    rateLimits: o.rateLimits,
+    trustProxy: o.trustProxy,
+    publicUrl: o.publicUrl,
+    metricsToken: o.metricsToken,
+    stopping: () => stopping,
+  });
   const inflight = new Set<Promise<void>>();
   const server = createEdgeServer((req, res) => {
     const p = handler(req, res).finally(() => inflight.delete(p));
@@ -77,9 +94,15 @@ export async function startCloudService(o: CloudServiceOptions): Promise<CloudSe
   }, o.serverLimits);
   const dropGauges = addGaugeSource({
     pool: () => ('poolStats' in ctx.db ? (ctx.db as { poolStats(): PoolUse }).poolStats() : null),
-    openHolds: async () => Number((await ctx.db.query<{ n: number }>(`SELECT count(*) AS n FROM usage_reservations WHERE status = 'held'`)).rows[0]?.n ?? 0),
+    openHolds: async () =>
+      Number(
+        (await ctx.db.query<{ n: number }>(`SELECT count(*) AS n FROM usage_reservations WHERE status = 'held'`))
+          .rows[0]?.n ?? 0,
+      ),
   });
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(o.port ?? 0, o.host ?? '127.0.0.1', () => resolve()));
+  await new Promise<void>((resolve, reject) =>
+    server.once('error', reject).listen(o.port ?? 0, o.host ?? '127.0.0.1', () => resolve()),
+  );
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const baseUrl = `http://${host}:${addr.port}`;
@@ -93,7 +116,14 @@ export async function startCloudService(o: CloudServiceOptions): Promise<CloudSe
       operator = await listenOperatorSocket(ctx, candidate, token);
       socketPath = candidate;
     }
-    await writeRuntime(o.dataDir, { pid: process.pid, base_url: baseUrl, database: ctx.db.kind, started_at: ctx.now().toISOString(), operator_socket: socketPath, operator_token: socketPath ? token : null });
+    await writeRuntime(o.dataDir, {
+      pid: process.pid,
+      base_url: baseUrl,
+      database: ctx.db.kind,
+      started_at: ctx.now().toISOString(),
+      operator_socket: socketPath,
+      operator_token: socketPath ? token : null,
+    });
   }
 
   const housekeeping = setInterval(() => {
@@ -153,7 +183,10 @@ async function settleWithin(inflight: Set<Promise<void>>, ms: number): Promise<v
   const deadline = Date.now() + ms;
   while (inflight.size && Date.now() < deadline) {
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.allSettled([...inflight]), new Promise((r) => (timer = setTimeout(r, deadline - Date.now())))]);
+    await Promise.race([
+      Promise.allSettled([...inflight]),
+      new Promise((r) => (timer = setTimeout(r, deadline - Date.now()))),
+    ]);
     clearTimeout(timer);
   }
 }

@@ -13,7 +13,10 @@ export interface BackgroundJob {
  */
 export function startBackgroundJobs(log: Logger, jobs: readonly BackgroundJob[]): { stop(): void } {
   const timers = jobs.map((job) => {
-    const t = setInterval(() => void job.run().catch((e) => log.error(`${job.what} failed`, { error: (e as Error).message })), job.every);
+    const t = setInterval(
+      () => void job.run().catch((e) => log.error(`${job.what} failed`, { error: (e as Error).message })),
+      job.every,
+    );
     t.unref();
     return t;
   });

@@ -20,7 +20,30 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   policy: async () => (await import('./cli/policy-commands.ts')).policy,
 };
 // Checked before anything opens the data dir: a typo must not create a store or wait for the lock.
-const SUBCOMMANDS: Record<string, string[]> = { tokens: ['create', 'list', 'revoke'], users: ['list', 'add', 'set-role'], settings: ['get', 'set'], staged: ['list', 'show', 'confirm', 'discard', 'settle'], audit: ['list', 'export'], cloud: ['connect', 'activate', 'deactivate', 'status', 'sync', 'disconnect'], upstreams: ['add', 'list', 'show', 'remove', 'enable', 'disable', 'test', 'tools', 'review', 'login', 'logout', 'prompts'], profiles: ['create', 'list', 'show', 'remove'], policy: ['show', 'check', 'set', 'explain'] };
+const SUBCOMMANDS: Record<string, string[]> = {
+  tokens: ['create', 'list', 'revoke'],
+  users: ['list', 'add', 'set-role'],
+  settings: ['get', 'set'],
+  staged: ['list', 'show', 'confirm', 'discard', 'settle'],
+  audit: ['list', 'export'],
+  cloud: ['connect', 'activate', 'deactivate', 'status', 'sync', 'disconnect'],
+  upstreams: [
+    'add',
+    'list',
+    'show',
+    'remove',
+    'enable',
+    'disable',
+    'test',
+    'tools',
+    'review',
+    'login',
+    'logout',
+    'prompts',
+  ],
+  profiles: ['create', 'list', 'show', 'remove'],
+  policy: ['show', 'check', 'set', 'explain'],
+};
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
@@ -32,14 +55,20 @@ export async function main(argv: string[]): Promise<number> {
     if (!load) throw new UsageError(`unknown command '${command}'`);
     // After `--` come an upstream's own command and arguments, not ours.
     const own = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
-    if (own.includes('--help') || own.includes('-h')) return void console.log(USAGE), 0;
+    if (own.includes('--help') || own.includes('-h')) return (void console.log(USAGE), 0);
     const subs = SUBCOMMANDS[command];
     if (subs) requireSubcommand(command, args[0], subs);
-    await (await load())(args);
+    await (
+      await load()
+    )(args);
     return 0;
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(json ? `${JSON.stringify({ ok: false, code: 'invalid_request', message: e.message })}\n` : `gatehouse: ${printable(e.message)}\nUsage: gatehouse <command> [options]   (gatehouse --help)\n`);
+      process.stderr.write(
+        json
+          ? `${JSON.stringify({ ok: false, code: 'invalid_request', message: e.message })}\n`
+          : `gatehouse: ${printable(e.message)}\nUsage: gatehouse <command> [options]   (gatehouse --help)\n`,
+      );
       return 2;
     }
     // Loaded only on failure: the error family pulls in zod, which --help and --version never need.
@@ -47,7 +76,11 @@ export async function main(argv: string[]): Promise<number> {
     const shape = toErrorShape(e);
     if (shape.code === 'internal_error') process.stderr.write(`${(e as Error).stack ?? e}\n`);
     // An error message may quote client input (a tool name, a label): escaped for the terminal.
-    process.stderr.write(json ? `${JSON.stringify({ ok: false, ...shape })}\n` : `gatehouse: ${printable(shape.message)} [${shape.code}]\n`);
+    process.stderr.write(
+      json
+        ? `${JSON.stringify({ ok: false, ...shape })}\n`
+        : `gatehouse: ${printable(shape.message)} [${shape.code}]\n`,
+    );
     return 1;
   }
 }

@@ -14,7 +14,14 @@ import { awaitsSettlement } from './contract/staged.ts';
 /** The cloud part of the health report while no cloud gateway is connected. */
 export const NOT_CONNECTED: CloudHealth = {
   success: false,
-  gateway: { connected: false, last_sync: null, license: 'not_connected', entitlements: 'local', usage: 'local', cloud_token: 'none' },
+  gateway: {
+    connected: false,
+    last_sync: null,
+    license: 'not_connected',
+    entitlements: 'local',
+    usage: 'local',
+    cloud_token: 'none',
+  },
   products: { aeo: 'inactive', code: 'inactive', verto: 'inactive', mcp: 'active', pro: 'inactive' },
 };
 
@@ -49,8 +56,13 @@ export interface HealthDeps {
 /** The disk refuses writes: what the console's overview and the tray say (storage_full for a full disk). */
 export function storageWarning(f: StorageFault): Warning {
   const full = f.error === 'ENOSPC' || f.error === 'EDQUOT';
-  const what = full ? 'The disk that holds the data dir is full' : `The disk that holds the data dir refuses writes (${f.error})`;
-  return { code: full ? 'storage_full' : 'storage_failing', message: `${what} since ${f.since} (${f.part}): tool calls are refused (storage_unavailable) so that none goes unrecorded. Free space; nothing recorded so far is lost, and calls resume by themselves.` };
+  const what = full
+    ? 'The disk that holds the data dir is full'
+    : `The disk that holds the data dir refuses writes (${f.error})`;
+  return {
+    code: full ? 'storage_full' : 'storage_failing',
+    message: `${what} since ${f.since} (${f.part}): tool calls are refused (storage_unavailable) so that none goes unrecorded. Free space; nothing recorded so far is lost, and calls resume by themselves.`,
+  };
 }
 
 /** The cloud client's warnings plus its quota alerts, as health warnings (the tray reads one place). */
@@ -82,9 +94,30 @@ export function truthfulCloud(cloud: CloudHealth, endpointOn: boolean): CloudHea
 /** What the console's overview, the tray and `GET health` show: built fresh on every call. */
 export function healthReporter(deps: HealthDeps): () => HealthReport {
   const warnings = (): Warning[] => [
-    ...(deps.vault.backend === 'file' ? [{ code: 'vault_file', message: 'Secrets are kept in a plain file (vault: file (not encrypted)): no OS keychain was reachable.' }] : []),
-    ...[deps.options.corruptBackup, deps.siteStore.corruptBackup].filter(Boolean).map((f) => ({ code: 'store_corrupt', message: `A corrupt data file was moved aside to ${f}; Gatehouse started from defaults for it.` })),
-    ...[deps.options, deps.siteStore].flatMap((s) => (s.salvaged ? [{ code: 'store_salvaged', message: `${s.file} had invalid parts; everything else was kept. Dropped: ${s.salvaged.dropped.join(', ')}. The original is in ${s.salvaged.backup}.` }] : [])),
+    ...(deps.vault.backend === 'file'
+      ? [
+          {
+            code: 'vault_file',
+            message: 'Secrets are kept in a plain file (vault: file (not encrypted)): no OS keychain was reachable.',
+          },
+        ]
+      : []),
+    ...[deps.options.corruptBackup, deps.siteStore.corruptBackup]
+      .filter(Boolean)
+      .map((f) => ({
+        code: 'store_corrupt',
+        message: `A corrupt data file was moved aside to ${f}; Gatehouse started from defaults for it.`,
+      })),
+    ...[deps.options, deps.siteStore].flatMap((s) =>
+      s.salvaged
+        ? [
+            {
+              code: 'store_salvaged',
+              message: `${s.file} had invalid parts; everything else was kept. Dropped: ${s.salvaged.dropped.join(', ')}. The original is in ${s.salvaged.backup}.`,
+            },
+          ]
+        : [],
+    ),
     ...deps.stagedFiles.problems.map((message) => ({ code: 'store_corrupt', message })),
     ...deps.registry.listPlugins().flatMap((p) => {
       const s = p.status?.();
@@ -110,7 +143,12 @@ export function healthReporter(deps: HealthDeps): () => HealthReport {
         .list()
         .filter((t) => t.last_used && Date.parse(t.last_used) >= since)
         .sort((a, b) => (b.last_used ?? '').localeCompare(a.last_used ?? ''))
-        .map((t) => ({ token_id: t.id, label: t.label, client: deps.tokens.lastClient(t.id), last_used: t.last_used! })),
+        .map((t) => ({
+          token_id: t.id,
+          label: t.label,
+          client: deps.tokens.lastClient(t.id),
+          last_used: t.last_used!,
+        })),
       cloud: truthfulCloud(deps.cloud(), enabled),
       warnings: warnings(),
     };
@@ -121,5 +159,10 @@ export function healthReporter(deps: HealthDeps): () => HealthReport {
 function unsettledWarning(n: number): Warning[] {
   if (n === 0) return [];
   const one = n === 1;
-  return [{ code: 'outcome_unknown', message: `${n} ${one ? 'write was' : 'writes were'} sent, but whether ${one ? 'it' : 'they'} took effect is unknown: check the other side, then settle ${one ? 'it' : 'them'} in Approvals (or: gatehouse staged settle ID applied|not-applied).` }];
+  return [
+    {
+      code: 'outcome_unknown',
+      message: `${n} ${one ? 'write was' : 'writes were'} sent, but whether ${one ? 'it' : 'they'} took effect is unknown: check the other side, then settle ${one ? 'it' : 'them'} in Approvals (or: gatehouse staged settle ID applied|not-applied).`,
+    },
+  ];
 }

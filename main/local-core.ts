@@ -6,7 +6,13 @@ import type { Clock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
 import type { Plugin } from './core/calls/tool.ts';
 import { systemClock } from './lib/clock.ts';
-import { OptionsData, dropLegacyStaged, emptyOptions, legacyStaged, salvageOptions } from './core/ports/options-data.ts';
+import {
+  OptionsData,
+  dropLegacyStaged,
+  emptyOptions,
+  legacyStaged,
+  salvageOptions,
+} from './core/ports/options-data.ts';
 import { Users } from './core/identity/users.ts';
 import { Tokens } from './core/identity/tokens.ts';
 import { Profiles } from './core/identity/profiles.ts';
@@ -75,7 +81,8 @@ export interface LocalCoreConfig {
 /** No AI provider at all (unit fixtures without a cloud client), and we say so. */
 export const NO_AI: AiProviderSource = {
   current: () => null,
-  howToConfigure: 'AI features route through the Gatehouse cloud gateway: connect it (gatehouse cloud connect --url GATEWAY_URL) and activate a license. Nothing was translated.',
+  howToConfigure:
+    'AI features route through the Gatehouse cloud gateway: connect it (gatehouse cloud connect --url GATEWAY_URL) and activate a license. Nothing was translated.',
 };
 
 /**
@@ -89,13 +96,35 @@ export async function openLocalCore(config: LocalCoreConfig) {
   const log = config.log ?? createLogger();
   const lock: LockHandle = await acquireLock(config.dataDir, config.owner ?? 'service');
   try {
-    const options = await JsonFileStore.open({ file: join(config.dataDir, 'options.json'), schema: OptionsData, defaults: emptyOptions, log, salvage: salvageOptions });
-    const siteStore = await JsonFileStore.open({ file: join(config.dataDir, 'site.json'), schema: SiteData, defaults: emptySiteData, log, salvage: (raw) => salvageSite(raw, clock.now()) });
+    const options = await JsonFileStore.open({
+      file: join(config.dataDir, 'options.json'),
+      schema: OptionsData,
+      defaults: emptyOptions,
+      log,
+      salvage: salvageOptions,
+    });
+    const siteStore = await JsonFileStore.open({
+      file: join(config.dataDir, 'site.json'),
+      schema: SiteData,
+      defaults: emptySiteData,
+      log,
+      salvage: (raw) => salvageSite(raw, clock.now()),
+    });
     const stagedFiles = await StagedFiles.open({ dir: join(config.dataDir, 'staged'), log });
-    const vault: LabelledVault = await openVault({ dataDir: config.dataDir, backend: config.vault ?? 'auto', log, warnFileVault: config.warnFileVault ?? true });
+    const vault: LabelledVault = await openVault({
+      dataDir: config.dataDir,
+      backend: config.vault ?? 'auto',
+      log,
+      warnFileVault: config.warnFileVault ?? true,
+    });
     const events = new EventHub();
     const settings = new SettingsService(options, events);
-    const audit = await AuditLog.open({ dir: join(config.dataDir, 'audit'), clock, log, retentionDays: () => settings.get().audit_retention_days });
+    const audit = await AuditLog.open({
+      dir: join(config.dataDir, 'audit'),
+      clock,
+      log,
+      retentionDays: () => settings.get().audit_retention_days,
+    });
     audit.onAppend((entry) => events.emit({ type: 'audit', entry }));
 
     const users = new Users(options, clock);
@@ -104,23 +133,46 @@ export async function openLocalCore(config: LocalCoreConfig) {
     const registry = new Registry(jsonSchemaCompiler);
     const profiles = new Profiles(options, clock, registry);
     registry.useProfiles((name) => profiles.get(name));
-    const stats = new StatsRecorder(options, clock, (name) => registry.has(name) || name === RESOURCE_READ || name === HTTP_REFUSAL);
+    const stats = new StatsRecorder(
+      options,
+      clock,
+      (name) => registry.has(name) || name === RESOURCE_READ || name === HTTP_REFUSAL,
+    );
     const urls = { base_url: '', mcp_url: '', console_url: '' };
     const localPolicy = new LocalEntitlements('free');
     // One cloud client per data dir: it answers the feature gates from its verified certificate once connected (the free policy otherwise).
     const cloud = await CloudClient.open({
-      dataDir: config.dataDir, vault, clock, log, local: localPolicy,
+      dataDir: config.dataDir,
+      vault,
+      clock,
+      log,
+      local: localPolicy,
       siteUrl: () => urls.base_url || 'http://127.0.0.1/',
       productsInUse: (): CloudProduct[] => ['mcp', 'verto'],
       // a background refresh changed what the console shows: it reloads cloud.status / health.get
       onChange: () => events.emit({ type: 'health' }),
       ...config.cloud,
     });
-    const cloudPort = cloudActions({ client: cloud, clock, stats: () => stats.snapshot(), changed: () => events.emit({ type: 'health' }) });
+    const cloudPort = cloudActions({
+      client: cloud,
+      clock,
+      stats: () => stats.snapshot(),
+      changed: () => events.emit({ type: 'health' }),
+    });
     // Every event is counted locally (the Usage screen) and queued in the cloud outbox, which keeps it only while a site is connected.
-    const usageSink = { record: (e: Parameters<StatsRecorder['record']>[0]) => (stats.record(e), cloud.usage.record(e)) };
-    const usage = new UsageRecorder(usageSink, clock, (e, ev) => log.error('usage event not recorded', { event: ev.event, error: (e as Error).message }));
-    const ai = config.ai ?? cloudAiFor(() => cloud.api, { product: 'verto', feature: 'verto.translate' }, (e) => cloudPort.noticeRefusal(e));
+    const usageSink = {
+      record: (e: Parameters<StatsRecorder['record']>[0]) => (stats.record(e), cloud.usage.record(e)),
+    };
+    const usage = new UsageRecorder(usageSink, clock, (e, ev) =>
+      log.error('usage event not recorded', { event: ev.event, error: (e as Error).message }),
+    );
+    const ai =
+      config.ai ??
+      cloudAiFor(
+        () => cloud.api,
+        { product: 'verto', feature: 'verto.translate' },
+        (e) => cloudPort.noticeRefusal(e),
+      );
     const site = createSitePlugin({ store: siteStore, clock, ai, usage, adminUserId: admin.id });
     // A site file that was corrupt is never re-seeded over: the person's pages are in the backup.
     if (siteStore.corruptBackup) await site.markDataLost();
@@ -129,33 +181,91 @@ export async function openLocalCore(config: LocalCoreConfig) {
     const auditor = new Auditor(audit, stats, clock, () => siteStore.read().site.url || 'local');
     // The tool-call policy: the person's (options.json) or the shipped default; the engine loads at its first question.
     const policyEngine = createCedarEngine({ activeText: () => options.read().policy?.text ?? null });
-    const policy = new PolicyGate({ engine: policyEngine, settings: () => settings.get(), profileOf: (name) => profiles.get(name), clock });
+    const policy = new PolicyGate({
+      engine: policyEngine,
+      settings: () => settings.get(),
+      profileOf: (name) => profiles.get(name),
+      clock,
+    });
     const standing = standingOf({ token: (id) => tokens.byId(id), registry, settings: () => settings.get() });
-    const confirmPolicy = confirmPolicyOf({ gate: policy, registry, token: (id) => tokens.byId(id), users: (id) => users.byId(id) });
-    const staging = new Staging({ store: stagedFiles, users: (id) => users.byId(id), registry, auditor, events, clock, auditTrail: audit, settings: () => settings.get(), log, usage, standing, confirmPolicy, ...(config.stagedLifetimeMs ? { lifetimeMs: config.stagedLifetimeMs } : {}) });
+    const confirmPolicy = confirmPolicyOf({
+      gate: policy,
+      registry,
+      token: (id) => tokens.byId(id),
+      users: (id) => users.byId(id),
+    });
+    const staging = new Staging({
+      store: stagedFiles,
+      users: (id) => users.byId(id),
+      registry,
+      auditor,
+      events,
+      clock,
+      auditTrail: audit,
+      settings: () => settings.get(),
+      log,
+      usage,
+      standing,
+      confirmPolicy,
+      ...(config.stagedLifetimeMs ? { lifetimeMs: config.stagedLifetimeMs } : {}),
+    });
     const entitlements = cloud.entitlements;
     // A call runs only when its audit line and usage event can be written (decisions.md "Storage failures").
     const storage = new StorageGuard([audit.storage, cloud.usage.storage], () => events.emit({ type: 'health' }));
-    const pipeline = new Pipeline({ registry, staging, auditor, entitlements: () => entitlements, settings: () => settings.get(), clock, usage, storage, policy });
-    const watchSettings = (listener: (s: Settings) => void) => events.subscribe((e) => e.type === 'settings' && listener(e.settings));
+    const pipeline = new Pipeline({
+      registry,
+      staging,
+      auditor,
+      entitlements: () => entitlements,
+      settings: () => settings.get(),
+      clock,
+      usage,
+      storage,
+      policy,
+    });
+    const watchSettings = (listener: (s: Settings) => void) =>
+      events.subscribe((e) => e.type === 'settings' && listener(e.settings));
     const builtin = builtinPlugin({ registry, staging, settings: () => settings.get(), watchSettings, siteIdentity });
     registry.add(builtin);
     registry.add(site);
     for (const p of config.plugins ?? []) registry.add(p);
     // Upstream MCP servers (docs/upstreams.md): the service connects them; a CLI command on the data dir only when asked.
-    const upstreamStore = await JsonFileStore.open({ file: join(config.dataDir, 'upstreams.json'), schema: UpstreamsData, defaults: emptyUpstreams, log });
+    const upstreamStore = await JsonFileStore.open({
+      file: join(config.dataDir, 'upstreams.json'),
+      schema: UpstreamsData,
+      defaults: emptyUpstreams,
+      log,
+    });
     const upstreams = new UpstreamManager({
-      store: upstreamStore, vault, registry, log, autoConnect: (config.owner ?? 'service') === 'service',
+      store: upstreamStore,
+      vault,
+      registry,
+      log,
+      autoConnect: (config.owner ?? 'service') === 'service',
       changed: () => events.emit({ type: 'health' }),
       ...(config.upstreams?.backoff ? { backoff: config.upstreams.backoff } : {}),
       // Upstreams without a Client ID Metadata Document URL of their own use the connected cloud gateway's (https only).
-      oauth: { defaultClientMetadataUrl: () => (cloud.connected() ? cloudMetadataUrl(cloud.status().gateway_url) : null), ...config.upstreams?.oauth },
+      oauth: {
+        defaultClientMetadataUrl: () => (cloud.connected() ? cloudMetadataUrl(cloud.status().gateway_url) : null),
+        ...config.upstreams?.oauth,
+      },
     });
     for (const p of await upstreams.load()) registry.add(p);
     await registry.start((id, e) => log.error(`plugin '${id}' failed to start`, { error: (e as Error).message }));
 
     const health = healthReporter({
-      dataDir: config.dataDir, clock, settings, vault, options, siteStore, stagedFiles, registry, staging, tokens, urls, bridge: bridgeLaunchFor(config.dataDir),
+      dataDir: config.dataDir,
+      clock,
+      settings,
+      vault,
+      options,
+      siteStore,
+      stagedFiles,
+      registry,
+      staging,
+      tokens,
+      urls,
+      bridge: bridgeLaunchFor(config.dataDir),
       cloud: () => cloudPort.health(),
       cloudWarnings: () => cloudWarnings(cloudPort.status()),
       storage: () => storage.fault(),
@@ -165,7 +275,19 @@ export async function openLocalCore(config: LocalCoreConfig) {
     const approvalLinks = new ApprovalLinks(staging, () => urls.console_url || null);
     const invoke = createInvoke({
       approvalLinks,
-      users, tokens, profiles, staging, registry, settings, stats, audit, events, sessions, clock, health, log,
+      users,
+      tokens,
+      profiles,
+      staging,
+      registry,
+      settings,
+      stats,
+      audit,
+      events,
+      sessions,
+      clock,
+      health,
+      log,
       clientVault: clientTokenVault(vault),
       consoleUrl: () => urls.console_url || null,
       // pro/cloud/status says what the health report says
@@ -174,7 +296,8 @@ export async function openLocalCore(config: LocalCoreConfig) {
       cloudActions: cloudPort,
       upstreams,
       policy: {
-        engine: policyEngine, gate: policy,
+        engine: policyEngine,
+        gate: policy,
         stored: () => options.read().policy,
         save: (stored) => options.update((d) => void (d.policy = stored)),
       },
@@ -204,7 +327,35 @@ export async function openLocalCore(config: LocalCoreConfig) {
 
     let closed = false;
     return {
-      clock, log, options, siteStore, vault, events, settings, audit, users, tokens, registry, stats, usage, auditor, staging, pipeline, storage, site, builtin, siteIdentity, entitlements, sessions, invoke, dispatch, health, cloud, upstreams, profiles, approvalLinks,
+      clock,
+      log,
+      options,
+      siteStore,
+      vault,
+      events,
+      settings,
+      audit,
+      users,
+      tokens,
+      registry,
+      stats,
+      usage,
+      auditor,
+      staging,
+      pipeline,
+      storage,
+      site,
+      builtin,
+      siteIdentity,
+      entitlements,
+      sessions,
+      invoke,
+      dispatch,
+      health,
+      cloud,
+      upstreams,
+      profiles,
+      approvalLinks,
       /** set the service URLs once the HTTP server listens */
       setUrls(base: string) {
         urls.base_url = base;
@@ -218,7 +369,13 @@ export async function openLocalCore(config: LocalCoreConfig) {
         await registry.stop((id, e) => log.error(`plugin '${id}' failed to stop`, { error: (e as Error).message }));
         await upstreams.oauth.close();
         await cloud.close().catch((e) => log.error('cloud client close failed', { error: (e as Error).message }));
-        await stats.flush().catch((e) => log.error('stats flush at close failed: the last few seconds of counters are lost', { error: (e as Error).message }));
+        await stats
+          .flush()
+          .catch((e) =>
+            log.error('stats flush at close failed: the last few seconds of counters are lost', {
+              error: (e as Error).message,
+            }),
+          );
         await audit.close();
         await options.flush();
         await siteStore.flush();

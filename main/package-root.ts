@@ -11,7 +11,8 @@ function findRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
     const pkg = join(dir, 'package.json');
-    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'gatehouse') return dir;
+    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'gatehouse')
+      return dir;
     dir = dirname(dir);
   }
   throw new Error('gatehouse: cannot find the package root (package.json) above main/');

@@ -51,29 +51,73 @@ export async function startService(config: ServiceConfig) {
     const bodyBudget = new BodyBudget(config.limits?.bodyBudgetBytes);
     let origin = '';
     const mcp = lazyEndpoint({
-      registry: core.registry, pipeline: core.pipeline, settings: () => core.settings.get(), instructions: (ctx) => core.builtin.instructions(ctx),
+      registry: core.registry,
+      pipeline: core.pipeline,
+      settings: () => core.settings.get(),
+      instructions: (ctx) => core.builtin.instructions(ctx),
       // settings, a revoked token (its streams end now) and a changed role all change what a token may see
       watchSettings: (listener) => {
-        const offs = [core.events.subscribe((e) => e.type === 'settings' && listener()), core.tokens.onRevoke(listener), core.users.onRoleChange(listener)];
+        const offs = [
+          core.events.subscribe((e) => e.type === 'settings' && listener()),
+          core.tokens.onRevoke(listener),
+          core.users.onRoleChange(listener),
+        ];
         return () => offs.forEach((off) => off());
       },
-      tokens: core.tokens, limiter: new RateLimiter(), auditor: core.auditor, clock: core.clock, log: core.log, allowedHosts, bodyBudget,
+      tokens: core.tokens,
+      limiter: new RateLimiter(),
+      auditor: core.auditor,
+      clock: core.clock,
+      log: core.log,
+      allowedHosts,
+      bodyBudget,
       // gatehouse-bridge --remote URL finds the upstream configured for URL (main/mcp/upstream-lookup.ts)
-      remotes: () => core.upstreams.list().flatMap((u) => (u.url ? [{ id: u.id, url: u.url }] : [])), profileOf: (name) => core.profiles.get(name),
+      remotes: () => core.upstreams.list().flatMap((u) => (u.url ? [{ id: u.id, url: u.url }] : [])),
+      profileOf: (name) => core.profiles.get(name),
       tasks: { staging: core.staging, approvalUrl: (id) => core.approvalLinks.urlFor(id) },
     });
     const actions = createAdminRoutes({
-      invoke: core.invoke, auth, origin: () => origin, log: core.log, bodyBudget,
-      failures: new RateLimiter(), now: () => core.clock.now(), trustProxy: () => core.settings.get().trust_proxy_headers,
+      invoke: core.invoke,
+      auth,
+      origin: () => origin,
+      log: core.log,
+      bodyBudget,
+      failures: new RateLimiter(),
+      now: () => core.clock.now(),
+      trustProxy: () => core.settings.get().trust_proxy_headers,
     });
-    const info = () => ({ name: 'gatehouse', version: VERSION, base_url: origin, mcp_url: `${origin}${MCP_PATH}`, console_url: `${origin}${CONSOLE_PATH}`, admin_url: `${origin}${ADMIN_PREFIX}`, enabled: core.settings.get().enabled });
-    const route = createRouter({ mcp: mcp.handle, admin: actions.admin, pro: actions.pro, auth, consoleDir: config.consoleDir ?? DEFAULT_CONSOLE_DIR, allowedHosts, info, log: core.log });
+    const info = () => ({
+      name: 'gatehouse',
+      version: VERSION,
+      base_url: origin,
+      mcp_url: `${origin}${MCP_PATH}`,
+      console_url: `${origin}${CONSOLE_PATH}`,
+      admin_url: `${origin}${ADMIN_PREFIX}`,
+      enabled: core.settings.get().enabled,
+    });
+    const route = createRouter({
+      mcp: mcp.handle,
+      admin: actions.admin,
+      pro: actions.pro,
+      auth,
+      consoleDir: config.consoleDir ?? DEFAULT_CONSOLE_DIR,
+      allowedHosts,
+      info,
+      log: core.log,
+    });
 
     server = createEdgeServer((req, res) => void route(req, res), config.limits);
     const listening = server;
     await new Promise<void>((resolve, reject) => {
       listening.once('error', (e: NodeJS.ErrnoException) =>
-        reject(e.code === 'EADDRINUSE' ? new GatehouseError('conflict', `port ${config.port ?? DEFAULT_PORT} on ${host} is in use: pick another with --port (0 = any free port)`) : e),
+        reject(
+          e.code === 'EADDRINUSE'
+            ? new GatehouseError(
+                'conflict',
+                `port ${config.port ?? DEFAULT_PORT} on ${host} is in use: pick another with --port (0 = any free port)`,
+              )
+            : e,
+        ),
       );
       listening.listen(config.port ?? DEFAULT_PORT, host, () => resolve());
     });
@@ -82,8 +126,13 @@ export async function startService(config: ServiceConfig) {
     core.setUrls(origin);
 
     const runtime: RuntimeInfo = {
-      pid: process.pid, base_url: origin, mcp_url: `${origin}${MCP_PATH}`, console_url: `${origin}${CONSOLE_PATH}`,
-      admin_url: `${origin}${ADMIN_PREFIX}`, version: VERSION, started: new Date(core.clock.now()).toISOString(),
+      pid: process.pid,
+      base_url: origin,
+      mcp_url: `${origin}${MCP_PATH}`,
+      console_url: `${origin}${CONSOLE_PATH}`,
+      admin_url: `${origin}${ADMIN_PREFIX}`,
+      version: VERSION,
+      started: new Date(core.clock.now()).toISOString(),
     };
     if (config.writeRuntimeFile !== false) await writeRuntime(config.dataDir, runtime);
     // Ready: the endpoint's code (the MCP SDK) loads now, in the background, before a client is likely to ask.
@@ -101,7 +150,10 @@ export async function startService(config: ServiceConfig) {
       /** invoke as the console in the app's window: for in-process callers (tests, embedders) */
       dispatch: core.dispatch,
       /** the live feed as the desk (tray, window) gets it: staged writes masked, with their `blocked` reason */
-      events: { subscribe: (listener: (e: ApiEvent) => void) => core.events.subscribe((e) => listener(deskEvent(e, (x) => core.staging.blockOf(x)))) },
+      events: {
+        subscribe: (listener: (e: ApiEvent) => void) =>
+          core.events.subscribe((e) => listener(deskEvent(e, (x) => core.staging.blockOf(x)))),
+      },
       vaultLabel: core.vault.label,
       /** open notification channels (GET streams and subscriptions/listen) of MCP clients */
       notificationChannels: () => mcp.lists.size,
@@ -151,8 +203,15 @@ function lazyEndpoint(deps: EndpointDeps) {
   const load = () => (endpoint ??= import('./mcp/endpoint.ts').then((m) => (loaded = m.createMcpEndpoint(deps))));
   return {
     /** open notification channels; none before the endpoint has loaded */
-    lists: { get size() { return loaded?.lists.size ?? 0; } },
-    warm: () => void load().catch((e: unknown) => deps.log.error('loading the MCP endpoint failed', { error: (e as Error).message })),
+    lists: {
+      get size() {
+        return loaded?.lists.size ?? 0;
+      },
+    },
+    warm: () =>
+      void load().catch((e: unknown) =>
+        deps.log.error('loading the MCP endpoint failed', { error: (e as Error).message }),
+      ),
     handle: async (req: IncomingMessage, res: ServerResponse) => (await load()).handle(req, res),
     endStreams: async () => {
       if (endpoint) await (await endpoint).endStreams();

@@ -18,8 +18,20 @@ import { Upstreams } from './screens/upstreams/upstreams.tsx';
 import { PolicyScreen } from './screens/policy/policy.tsx';
 
 // The screen list (keys, titles, order) is the contract's, shared with the desktop shell's links.
-const COMPONENTS: Record<ConsoleScreen, ComponentType> = { overview: Overview, approvals: Approvals, tokens: Tokens, upstreams: Upstreams, policy: PolicyScreen, activity: Activity, usage: Usage, cloud: Cloud, settings: SettingsScreen };
-const SCREENS: ReadonlyArray<{ key: ConsoleScreen; title: string; Screen: ComponentType }> = CONSOLE_SCREENS.map((s) => ({ ...s, Screen: COMPONENTS[s.key] }));
+const COMPONENTS: Record<ConsoleScreen, ComponentType> = {
+  overview: Overview,
+  approvals: Approvals,
+  tokens: Tokens,
+  upstreams: Upstreams,
+  policy: PolicyScreen,
+  activity: Activity,
+  usage: Usage,
+  cloud: Cloud,
+  settings: SettingsScreen,
+};
+const SCREENS: ReadonlyArray<{ key: ConsoleScreen; title: string; Screen: ComponentType }> = CONSOLE_SCREENS.map(
+  (s) => ({ ...s, Screen: COMPONENTS[s.key] }),
+);
 
 const KEYS = SCREENS.map((s) => s.key);
 

@@ -20,10 +20,12 @@ function appConfigDir(app: string, platform: string, env: Env, home: string): st
 }
 
 export const CLIENT_FILES: Record<McpClient, (platform: string, env: Env, home: string) => string> = {
-  'claude-desktop': (platform, env, home) => pathFor(platform).join(appConfigDir('Claude', platform, env, home), 'claude_desktop_config.json'),
+  'claude-desktop': (platform, env, home) =>
+    pathFor(platform).join(appConfigDir('Claude', platform, env, home), 'claude_desktop_config.json'),
   cursor: (platform, _env, home) => pathFor(platform).join(home, '.cursor', 'mcp.json'),
   // VS Code's user-profile mcp.json ("MCP: Open User Configuration"): servers under "servers".
-  vscode: (platform, env, home) => pathFor(platform).join(appConfigDir('Code', platform, env, home), 'User', 'mcp.json'),
+  vscode: (platform, env, home) =>
+    pathFor(platform).join(appConfigDir('Code', platform, env, home), 'User', 'mcp.json'),
   windsurf: (platform, _env, home) => pathFor(platform).join(home, '.codeium', 'windsurf', 'mcp_config.json'),
   // User-scope servers live in ~/.claude.json; `claude mcp add --scope user` writes the same entry.
   'claude-code': (platform, _env, home) => pathFor(platform).join(home, '.claude.json'),

@@ -1,7 +1,16 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bridgeLaunchArgs, CLIENT_FORMATS, ClientConfigError, clientDocument, clientEntry, claudeMcpAddCommand, quotePosix, type TokenSource } from '../../main/contract/client-config.ts';
+import {
+  bridgeLaunchArgs,
+  CLIENT_FORMATS,
+  ClientConfigError,
+  clientDocument,
+  clientEntry,
+  claudeMcpAddCommand,
+  quotePosix,
+  type TokenSource,
+} from '../../main/contract/client-config.ts';
 import { defaultDataDir } from '../../main/contract/paths.ts';
 import type { Command } from '../args.ts';
 import { EXIT } from '../usage.ts';
@@ -31,7 +40,9 @@ export interface ConfigIo {
 
 export async function runConfig(cmd: Extract<Command, { kind: 'config' }>, io: ConfigIo): Promise<number> {
   const format = CLIENT_FORMATS[cmd.client];
-  const file = cmd.configFile ? resolve(io.cwd, cmd.configFile) : CLIENT_FILES[cmd.client](io.platform, io.env, io.home);
+  const file = cmd.configFile
+    ? resolve(io.cwd, cmd.configFile)
+    : CLIENT_FILES[cmd.client](io.platform, io.env, io.home);
   const dataDirGiven = cmd.opts.dataDir ?? (io.env.GATEHOUSE_DATA_DIR || undefined);
   const dataDir = dataDirGiven ? resolve(io.cwd, dataDirGiven) : defaultDataDir(io.platform, io.env, io.home);
   const launch = {
@@ -43,7 +54,11 @@ export async function runConfig(cmd: Extract<Command, { kind: 'config' }>, io: C
   const token: TokenSource = cmd.opts.tokenKeychain
     ? { kind: 'keychain', account: cmd.opts.tokenKeychain, vault: cmd.opts.vault }
     : cmd.opts.tokenEnv
-      ? { kind: 'env', variable: cmd.opts.tokenEnv, ...(io.env[cmd.opts.tokenEnv]?.trim() ? { value: io.env[cmd.opts.tokenEnv]!.trim() } : {}) }
+      ? {
+          kind: 'env',
+          variable: cmd.opts.tokenEnv,
+          ...(io.env[cmd.opts.tokenEnv]?.trim() ? { value: io.env[cmd.opts.tokenEnv]!.trim() } : {}),
+        }
       : { kind: 'none' };
 
   let entry;
@@ -59,12 +74,16 @@ export async function runConfig(cmd: Extract<Command, { kind: 'config' }>, io: C
 
   for (const h of cmd.opts.headers) {
     if (!/\$\{[A-Za-z_][A-Za-z0-9_]*\}/.test(h.value)) {
-      io.err(`note: the value of --header ${h.name} will be stored in ${format.label}'s config file as given; for a secret, use --token-keychain or a \${VAR} reference instead\n`);
+      io.err(
+        `note: the value of --header ${h.name} will be stored in ${format.label}'s config file as given; for a secret, use --token-keychain or a \${VAR} reference instead\n`,
+      );
     }
   }
   if (cmd.opts.remote) {
     const url = quotePosix(cmd.opts.remote);
-    io.err(`note: this entry reaches ${cmd.opts.remote} through the running Gatehouse service, which needs an upstream for it (\`gatehouse upstreams add ID --url ${url} --oauth\`, then \`gatehouse upstreams login ID\`) and a token whose user may use upstreams\n`);
+    io.err(
+      `note: this entry reaches ${cmd.opts.remote} through the running Gatehouse service, which needs an upstream for it (\`gatehouse upstreams add ID --url ${url} --oauth\`, then \`gatehouse upstreams login ID\`) and a token whose user may use upstreams\n`,
+    );
   }
   if (token.kind === 'env') {
     io.err(
@@ -80,17 +99,27 @@ export async function runConfig(cmd: Extract<Command, { kind: 'config' }>, io: C
       io.err(`(or run again with --write to add it to ${file})\n`);
     } else {
       io.out(`${JSON.stringify(clientDocument(cmd.client, cmd.name, entry), null, 2)}\n`);
-      io.err(`add this under "${format.key}" in ${file}${entry.inputs ? ' (and the "inputs" beside it)' : ''}, or run again with --write\n`);
+      io.err(
+        `add this under "${format.key}" in ${file}${entry.inputs ? ' (and the "inputs" beside it)' : ''}, or run again with --write\n`,
+      );
     }
     return EXIT.ok;
   }
 
   try {
-    const result = await writeServerEntry(file, { key: format.key, name: cmd.name, entry: entry.entry, ...(entry.inputs ? { inputs: entry.inputs } : {}) });
+    const result = await writeServerEntry(file, {
+      key: format.key,
+      name: cmd.name,
+      entry: entry.entry,
+      ...(entry.inputs ? { inputs: entry.inputs } : {}),
+    });
     if (!result.changed) io.out(`${file} already starts "${cmd.name}" this way; nothing changed\n`);
     else if (result.created) io.out(`created ${file} with the "${cmd.name}" server\n`);
     else io.out(`${result.replaced ? 'updated' : 'added'} "${cmd.name}" in ${file} (backup: ${result.backup})\n`);
-    if (entry.containsToken && (result.mode & 0o077) !== 0) io.err(`warning: ${file} now holds the token and other users may read it (mode ${result.mode.toString(8)}): chmod 600 it\n`);
+    if (entry.containsToken && (result.mode & 0o077) !== 0)
+      io.err(
+        `warning: ${file} now holds the token and other users may read it (mode ${result.mode.toString(8)}): chmod 600 it\n`,
+      );
     if (result.changed) io.err(`restart ${format.label} to pick it up\n`);
     return EXIT.ok;
   } catch (e) {

@@ -2,7 +2,15 @@ import { constants } from 'node:fs';
 import { copyFile, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { applyEdits, format, modify, parse, printParseErrorCode, type FormattingOptions, type ParseError } from 'jsonc-parser';
+import {
+  applyEdits,
+  format,
+  modify,
+  parse,
+  printParseErrorCode,
+  type FormattingOptions,
+  type ParseError,
+} from 'jsonc-parser';
 
 /**
  * Puts one server entry into a client's config file and touches nothing
@@ -41,7 +49,8 @@ export async function writeServerEntry(file: string, want: ServerEntry, now = ne
   try {
     original = await readFile(file, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new ConfigFileError(`cannot read ${file}: ${(e as Error).message}`);
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new ConfigFileError(`cannot read ${file}: ${(e as Error).message}`);
   }
   const bom = original?.charCodeAt(0) === 0xfeff ? '\ufeff' : '';
   const blank = original === undefined || original.trim() === '' || original === bom;
@@ -49,12 +58,16 @@ export async function writeServerEntry(file: string, want: ServerEntry, now = ne
 
   const doc = parseDocument(text, file);
   const servers = doc[want.key] ?? {};
-  if (!isPlainObject(servers)) throw new ConfigFileError(`"${want.key}" in ${file} is not an object; it was left untouched`);
+  if (!isPlainObject(servers))
+    throw new ConfigFileError(`"${want.key}" in ${file} is not an object; it was left untouched`);
   const inputs = doc.inputs ?? [];
-  if (want.inputs && !Array.isArray(inputs)) throw new ConfigFileError(`"inputs" in ${file} is not an array; it was left untouched`);
+  if (want.inputs && !Array.isArray(inputs))
+    throw new ConfigFileError(`"inputs" in ${file} is not an array; it was left untouched`);
 
   const replaced = Object.hasOwn(servers, want.name);
-  const inputEdits = (want.inputs ?? []).filter((input) => !(inputs as unknown[]).some((x) => isDeepStrictEqual(x, input)));
+  const inputEdits = (want.inputs ?? []).filter(
+    (input) => !(inputs as unknown[]).some((x) => isDeepStrictEqual(x, input)),
+  );
   if (replaced && isDeepStrictEqual(servers[want.name], want.entry) && inputEdits.length === 0) {
     return { changed: false, created: false, replaced: false, mode: (await stat(file)).mode & 0o777 };
   }
@@ -95,11 +108,17 @@ export async function writeServerEntry(file: string, want: ServerEntry, now = ne
 
 function parseDocument(text: string, file: string): Record<string, unknown> {
   const errors: ParseError[] = [];
-  const parsed: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
+  const parsed: unknown = parse(text, errors, {
+    allowTrailingComma: true,
+    disallowComments: false,
+    allowEmptyContent: false,
+  });
   if (errors.length > 0) {
     const first = errors[0]!;
     const line = text.slice(0, first.offset).split('\n').length;
-    throw new ConfigFileError(`${file} is not valid JSON or JSONC (${printParseErrorCode(first.error)} on line ${line}); it was left untouched. Fix it, or add the entry printed without --write by hand`);
+    throw new ConfigFileError(
+      `${file} is not valid JSON or JSONC (${printParseErrorCode(first.error)} on line ${line}); it was left untouched. Fix it, or add the entry printed without --write by hand`,
+    );
   }
   if (!isPlainObject(parsed)) throw new ConfigFileError(`${file} does not hold a JSON object; it was left untouched`);
   return parsed;
@@ -109,7 +128,11 @@ function parseDocument(text: string, file: string): Record<string, unknown> {
 function formattingOf(text: string): FormattingOptions {
   const m = text.match(/\n([ \t]+)["/]/);
   const indent = m ? m[1]! : '  ';
-  return { insertSpaces: !indent.includes('\t'), tabSize: indent.includes('\t') ? 1 : indent.length, eol: text.includes('\r\n') ? '\r\n' : '\n' };
+  return {
+    insertSpaces: !indent.includes('\t'),
+    tabSize: indent.includes('\t') ? 1 : indent.length,
+    eol: text.includes('\r\n') ? '\r\n' : '\n',
+  };
 }
 
 async function backupCopy(file: string, now: Date): Promise<string> {
@@ -120,7 +143,8 @@ async function backupCopy(file: string, now: Date): Promise<string> {
       await copyFile(file, candidate, constants.COPYFILE_EXCL);
       return candidate;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new ConfigFileError(`cannot back up ${file}: ${(e as Error).message}; nothing was changed`);
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new ConfigFileError(`cannot back up ${file}: ${(e as Error).message}; nothing was changed`);
     }
   }
   throw new ConfigFileError(`too many backups of ${file} in one second; nothing was changed`);

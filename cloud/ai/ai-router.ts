@@ -52,15 +52,23 @@ export function reservationFor(req: Pick<AiGenerateRequest, 'messages' | 'max_to
   return bytes + MESSAGE_OVERHEAD_TOKENS * (req.messages.length + 1) + (req.max_tokens ?? DEFAULT_MAX_TOKENS);
 }
 
-export interface GenerateOptions extends Pick<ExecuteOptions, 'beforeHop' | 'afterHop' | 'signal' | 'hopSignal' | 'log'> {
+export interface GenerateOptions extends Pick<
+  ExecuteOptions,
+  'beforeHop' | 'afterHop' | 'signal' | 'hopSignal' | 'log'
+> {
   /** ask providers to stream (the answer is the same; a stalled stream is noticed sooner) */
   stream?: boolean;
   call?: Omit<CallOptions, 'signal'>;
 }
 
-export type GenerateResult = { planned: false; plan: Extract<RoutePlan, { ok: false }> } | ({ planned: true; reasons: string[] } & ExecuteResult);
+export type GenerateResult =
+  { planned: false; plan: Extract<RoutePlan, { ok: false }> } | ({ planned: true; reasons: string[] } & ExecuteResult);
 
-export async function generateAi(ctx: AiRoutingContext, req: AiGenerateRequest, opts: GenerateOptions = {}): Promise<GenerateResult> {
+export async function generateAi(
+  ctx: AiRoutingContext,
+  req: AiGenerateRequest,
+  opts: GenerateOptions = {},
+): Promise<GenerateResult> {
   const plan = routeAi(ctx, req);
   if (!plan.ok) return { planned: false, plan };
   const maxTokens = req.max_tokens ?? DEFAULT_MAX_TOKENS;
@@ -68,7 +76,11 @@ export async function generateAi(ctx: AiRoutingContext, req: AiGenerateRequest, 
     routes: plan.routes,
     breakers: ctx.breakers,
     call: (route, signal) =>
-      callProvider(route.provider, { model: route.model, messages: req.messages, max_tokens: maxTokens, stream: opts.stream ?? false }, { ...opts.call, ...(signal ? { signal } : {}) }),
+      callProvider(
+        route.provider,
+        { model: route.model, messages: req.messages, max_tokens: maxTokens, stream: opts.stream ?? false },
+        { ...opts.call, ...(signal ? { signal } : {}) },
+      ),
     ...(opts.beforeHop ? { beforeHop: opts.beforeHop } : {}),
     ...(opts.afterHop ? { afterHop: opts.afterHop } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),

@@ -10,7 +10,9 @@ import { AiModelName, AiTag } from '../../main/contract/cloud/ai.ts';
 export const ProviderKind = z.enum(['openai', 'anthropic']);
 export type ProviderKind = z.infer<typeof ProviderKind>;
 
-export const ProviderId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,47}$/, 'a provider id: lower-case letters, digits, _ and -, at most 48');
+export const ProviderId = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,47}$/, 'a provider id: lower-case letters, digits, _ and -, at most 48');
 
 /** http(s) only, no credentials in the URL (they would end up in logs), no query or fragment. */
 export const ProviderBaseUrl = z
@@ -44,6 +46,11 @@ export const ProviderRecord = z
 export type ProviderRecord = z.infer<typeof ProviderRecord>;
 
 /** What a site may see of a provider (`ai/providers`): never the URL or the key's variable. */
-export function publicProviderView(p: ProviderRecord): { id: string; kind: ProviderKind; models: string[]; tags: string[] } {
+export function publicProviderView(p: ProviderRecord): {
+  id: string;
+  kind: ProviderKind;
+  models: string[];
+  tags: string[];
+} {
   return { id: p.id, kind: p.kind, models: [...p.models], tags: [...p.tags] };
 }

@@ -42,15 +42,26 @@ function one(p: string[], what: string): string {
 const none = (p: string[]) => {
   if (p.length) throw new UsageError(`unexpected argument '${p[0]}'`);
 };
-const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, x]) => x !== undefined));
+const defined = (o: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(o).filter(([, x]) => x !== undefined));
 /** `none` (or empty) clears a list; `all` for the allowed providers means no restriction. */
-const listOrNull = (v: string | undefined, nullWord: string) => (v === undefined ? undefined : v === nullWord ? null : list(v));
+const listOrNull = (v: string | undefined, nullWord: string) =>
+  v === undefined ? undefined : v === nullWord ? null : list(v);
 
 export function aiReleasesArgsFor(command: AiReleasesCommand, p: string[], v: V): Record<string, unknown> {
   switch (command) {
     case 'providers.add':
-      for (const f of ['kind', 'base-url', 'api-key-env', 'models']) if (!v[f]) throw new UsageError(`providers add needs --${f}`);
-      return defined({ id: one(p, 'provider id'), kind: str(v, 'kind'), base_url: str(v, 'base-url'), api_key_env: str(v, 'api-key-env'), models: list(str(v, 'models')), tags: list(str(v, 'tags')), enabled: v.disabled ? false : undefined });
+      for (const f of ['kind', 'base-url', 'api-key-env', 'models'])
+        if (!v[f]) throw new UsageError(`providers add needs --${f}`);
+      return defined({
+        id: one(p, 'provider id'),
+        kind: str(v, 'kind'),
+        base_url: str(v, 'base-url'),
+        api_key_env: str(v, 'api-key-env'),
+        models: list(str(v, 'models')),
+        tags: list(str(v, 'tags')),
+        enabled: v.disabled ? false : undefined,
+      });
     case 'providers.remove':
     case 'providers.disable':
     case 'providers.enable':
@@ -77,8 +88,12 @@ export function aiReleasesArgsFor(command: AiReleasesCommand, p: string[], v: V)
         support_priority: str(v, 'support-priority') === 'plan' ? null : str(v, 'support-priority'),
       });
     case 'releases.publish':
-      for (const f of ['product', 'channel', 'version']) if (!v[f]) throw new UsageError(`releases publish needs --${f}`);
-      if (!p.length) throw new UsageError('releases publish needs the release files: releases publish --product P --channel C --version V FILE...');
+      for (const f of ['product', 'channel', 'version'])
+        if (!v[f]) throw new UsageError(`releases publish needs --${f}`);
+      if (!p.length)
+        throw new UsageError(
+          'releases publish needs the release files: releases publish --product P --channel C --version V FILE...',
+        );
       return defined({
         product: str(v, 'product'),
         channel: str(v, 'channel'),
@@ -94,9 +109,15 @@ export function aiReleasesArgsFor(command: AiReleasesCommand, p: string[], v: V)
       none(p);
       return defined({ product: str(v, 'product'), channel: str(v, 'channel') });
     case 'releases.stage':
-      for (const f of ['product', 'channel', 'version', 'percentage']) if (!v[f]) throw new UsageError(`releases stage needs --${f}`);
+      for (const f of ['product', 'channel', 'version', 'percentage'])
+        if (!v[f]) throw new UsageError(`releases stage needs --${f}`);
       none(p);
-      return { product: str(v, 'product'), channel: str(v, 'channel'), version: str(v, 'version'), percentage: intFlag('percentage', str(v, 'percentage'), 0, 100) };
+      return {
+        product: str(v, 'product'),
+        channel: str(v, 'channel'),
+        version: str(v, 'version'),
+        percentage: intFlag('percentage', str(v, 'percentage'), 0, 100),
+      };
     default:
       none(p);
       return {};

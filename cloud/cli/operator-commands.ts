@@ -68,20 +68,29 @@ const none = (positionals: string[]) => {
 function planLimits(v: string | undefined) {
   return list(v)?.map((item) => {
     const [metric, period, n] = item.split(':');
-    if (!metric || !period || n === undefined || !/^\d+$/.test(n)) throw new UsageError(`--limits takes metric:period:N items, like ai_tokens:month:1000000 (got '${item}')`);
+    if (!metric || !period || n === undefined || !/^\d+$/.test(n))
+      throw new UsageError(`--limits takes metric:period:N items, like ai_tokens:month:1000000 (got '${item}')`);
     return { metric, period, limit: Number(n) };
   });
 }
 
 /** Builds the command's arguments from the flags; the command validates them again itself. */
 function argsFor(command: OperatorCommand, p: string[], v: Values): Record<string, unknown> {
-  const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, x]) => x !== undefined));
+  const defined = (o: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(o).filter(([, x]) => x !== undefined));
   switch (command) {
     case 'accounts.add':
       return { name: one(p, 'account name') };
     case 'licenses.create':
       if (!v.plan) throw new UsageError('licenses create needs --plan');
-      return defined({ ...none(p), plan: v.plan, account: v.account, sites: intFlag('sites', v.sites, 0, 100_000), staging_sites: intFlag('staging-sites', v['staging-sites'], 0, 100_000), expires: v.expires });
+      return defined({
+        ...none(p),
+        plan: v.plan,
+        account: v.account,
+        sites: intFlag('sites', v.sites, 0, 100_000),
+        staging_sites: intFlag('staging-sites', v['staging-sites'], 0, 100_000),
+        expires: v.expires,
+      });
     case 'licenses.list':
     case 'sites.list':
       return defined({ ...none(p), account: v.account });
@@ -103,24 +112,44 @@ function argsFor(command: OperatorCommand, p: string[], v: Values): Record<strin
         update_channels: list(v.channels),
       });
     case 'limits.set':
-      for (const f of ['scope', 'subject', 'metric', 'period', 'limit'] as const) if (!v[f]) throw new UsageError(`limits set needs --${f}`);
-      return { ...none(p), scope: v.scope, subject: v.subject, metric: v.metric, period: v.period, limit: v.limit === 'none' ? null : intFlag('limit', v.limit, 0, Number.MAX_SAFE_INTEGER) };
+      for (const f of ['scope', 'subject', 'metric', 'period', 'limit'] as const)
+        if (!v[f]) throw new UsageError(`limits set needs --${f}`);
+      return {
+        ...none(p),
+        scope: v.scope,
+        subject: v.subject,
+        metric: v.metric,
+        period: v.period,
+        limit: v.limit === 'none' ? null : intFlag('limit', v.limit, 0, Number.MAX_SAFE_INTEGER),
+      };
     case 'products.enable':
     case 'products.disable':
       return defined({ product: one(p, 'product'), account: v.account, site: v.site });
     case 'sites.assign':
-      return defined({ id: one(p, 'site id'), department: v.department === '' ? null : v.department, project: v.project === '' ? null : v.project });
+      return defined({
+        id: one(p, 'site id'),
+        department: v.department === '' ? null : v.department,
+        project: v.project === '' ? null : v.project,
+      });
     default:
       return none(p);
   }
 }
 
-export async function runOperatorCli(group: string, args: string[], env: NodeJS.ProcessEnv, log: Logger): Promise<void> {
+export async function runOperatorCli(
+  group: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  log: Logger,
+): Promise<void> {
   const verbs = NESTED[group]?.[args[0]!];
-  if (verbs && !verbs.includes(args[1] ?? '')) throw new UsageError(`${group} ${args[0]} needs a command: ${verbs.join(', ')}`);
+  if (verbs && !verbs.includes(args[1] ?? ''))
+    throw new UsageError(`${group} ${args[0]} needs a command: ${verbs.join(', ')}`);
   const { values, positionals } = parse(args.slice(verbs ? 2 : 1), FLAGS);
   const command = (verbs ? `${group}.${args[0]}.${args[1]}` : `${group}.${args[0]}`) as OperatorCommand;
-  const commandArgs = Object.hasOwn(AI_RELEASES_COMMANDS, command) ? aiReleasesArgsFor(command as AiReleasesCommand, positionals, values) : argsFor(command, positionals, values);
+  const commandArgs = Object.hasOwn(AI_RELEASES_COMMANDS, command)
+    ? aiReleasesArgsFor(command as AiReleasesCommand, positionals, values)
+    : argsFor(command, positionals, values);
   const dataDir = resolveCloudDataDir(values['data-dir'], env);
   const databaseUrl = resolveDatabaseUrl(values['database-url'], env);
   let data: unknown;
@@ -130,7 +159,10 @@ export async function runOperatorCli(group: string, args: string[], env: NodeJS.
   } else {
     const unlock = databaseUrl ? async () => {} : await lockDataDir(dataDir);
     try {
-      if (!databaseUrl && !existsSync(join(dataDir, PGDATA_DIR))) process.stderr.write(`Creating the embedded database in ${join(dataDir, PGDATA_DIR)} (first use: this takes a little while)...\n`);
+      if (!databaseUrl && !existsSync(join(dataDir, PGDATA_DIR)))
+        process.stderr.write(
+          `Creating the embedded database in ${join(dataDir, PGDATA_DIR)} (first use: this takes a little while)...\n`,
+        );
       const ctx = await openLedger({ dataDir, databaseUrl, env, log, releasesDir: values['releases-dir'] });
       try {
         data = await runOperator(ctx, command, commandArgs);

@@ -25,10 +25,17 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv, log: Logger)
   const port = intFlag('port', values.port, 0, 65535) ?? DEFAULT_CLOUD_PORT;
   const dataDir = resolveCloudDataDir(values['data-dir'], env);
   const rateLimits = Object.fromEntries(
-    Object.entries({ perAddress: intFlag('rate-limit-address', values['rate-limit-address'], 0, 1_000_000), perSite: intFlag('rate-limit-site', values['rate-limit-site'], 0, 1_000_000), register: intFlag('rate-limit-register', values['rate-limit-register'], 0, 1_000_000) }).filter(([, v]) => v !== undefined),
+    Object.entries({
+      perAddress: intFlag('rate-limit-address', values['rate-limit-address'], 0, 1_000_000),
+      perSite: intFlag('rate-limit-site', values['rate-limit-site'], 0, 1_000_000),
+      register: intFlag('rate-limit-register', values['rate-limit-register'], 0, 1_000_000),
+    }).filter(([, v]) => v !== undefined),
   );
   const publicUrl = values['public-url'];
-  if (publicUrl !== undefined && !/^https?:\/\/[^/?#\s]+$/.test(publicUrl)) throw new UsageError('--public-url is the scheme and host the sites reach the gateway at, like https://gateway.example (no path)');
+  if (publicUrl !== undefined && !/^https?:\/\/[^/?#\s]+$/.test(publicUrl))
+    throw new UsageError(
+      '--public-url is the scheme and host the sites reach the gateway at, like https://gateway.example (no path)',
+    );
   const retention = intFlag('log-retention-days', values['log-retention-days'], 1, 3650);
   const drainMs = (intFlag('drain-seconds', values['drain-seconds'], 0, 300) ?? DEFAULT_DRAIN_MS / 1000) * 1000;
   const svc = await startCloudService({
@@ -45,11 +52,31 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv, log: Logger)
     metricsToken: env[METRICS_TOKEN_ENV] || undefined,
     drainMs,
     // Behind a proxy every client shares its address: raise the cap or switch it off (0) there.
-    serverLimits: { maxConnectionsPerAddress: intFlag('max-connections-per-address', values['max-connections-per-address'], 0, 100_000) },
+    serverLimits: {
+      maxConnectionsPerAddress: intFlag(
+        'max-connections-per-address',
+        values['max-connections-per-address'],
+        0,
+        100_000,
+      ),
+    },
     ...(retention ? { requestLog: { retentionDays: retention } } : {}),
   });
   // The drain, then cut requests releasing their holds, then the flush: a stop past all that has hung.
   stopOnSignals(() => svc.stop(), log, drainMs + 10_000);
-  const info = { base_url: svc.baseUrl, gateway_url: `${svc.baseUrl}/gateway/v1`, database: svc.ctx.db.kind, data_dir: dataDir, pid: process.pid };
-  out(!!values.json, info, () => [`gatehouse-cloud is running.`, `  gateway:  ${info.gateway_url}`, `  database: ${info.database}${info.database === 'pglite' ? ` (embedded, ${dataDir})` : ''}`, 'Stop with Ctrl+C.'].join('\n'));
+  const info = {
+    base_url: svc.baseUrl,
+    gateway_url: `${svc.baseUrl}/gateway/v1`,
+    database: svc.ctx.db.kind,
+    data_dir: dataDir,
+    pid: process.pid,
+  };
+  out(!!values.json, info, () =>
+    [
+      `gatehouse-cloud is running.`,
+      `  gateway:  ${info.gateway_url}`,
+      `  database: ${info.database}${info.database === 'pglite' ? ` (embedded, ${dataDir})` : ''}`,
+      'Stop with Ctrl+C.',
+    ].join('\n'),
+  );
 }

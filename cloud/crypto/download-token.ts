@@ -29,7 +29,8 @@ export function mintDownloadToken(key: Buffer, g: DownloadGrant): string {
   return `${body}.${mac(key, body)}`;
 }
 
-export type TokenCheck = { ok: true; grant: DownloadGrant } | { ok: false; reason: 'malformed' | 'bad_signature' | 'expired' };
+export type TokenCheck =
+  { ok: true; grant: DownloadGrant } | { ok: false; reason: 'malformed' | 'bad_signature' | 'expired' };
 
 export function openDownloadToken(key: Buffer, token: string, nowSeconds: number): TokenCheck {
   const m = TOKEN.exec(token);

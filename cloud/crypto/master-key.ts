@@ -16,8 +16,14 @@ export const MASTER_KEY_FILE = 'master.key';
 
 export function parseMasterKey(text: string): Buffer {
   const t = text.trim();
-  const bytes = /^[0-9a-fA-F]{64}$/.test(t) ? Buffer.from(t, 'hex') : Buffer.from(t.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-  if (bytes.length !== 32) throw new CloudError('invalid_request', `${MASTER_KEY_ENV} must be 32 bytes as hex (64 characters) or base64 (44 characters); the value given decodes to ${bytes.length} bytes`);
+  const bytes = /^[0-9a-fA-F]{64}$/.test(t)
+    ? Buffer.from(t, 'hex')
+    : Buffer.from(t.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  if (bytes.length !== 32)
+    throw new CloudError(
+      'invalid_request',
+      `${MASTER_KEY_ENV} must be 32 bytes as hex (64 characters) or base64 (44 characters); the value given decodes to ${bytes.length} bytes`,
+    );
   return bytes;
 }
 
@@ -40,11 +46,17 @@ export interface KeyStore {
 
 const describe = (s: KeySource) => (s.kind === 'env' ? MASTER_KEY_ENV : s.path);
 const readKeyFile = async (path: string) => new SecretBox(parseMasterKey(await readFile(path, 'utf8')));
-const exists = (path: string) => readFile(path, 'utf8').then(() => true, (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? false : Promise.reject(e)));
+const exists = (path: string) =>
+  readFile(path, 'utf8').then(
+    () => true,
+    (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? false : Promise.reject(e)),
+  );
 
 function howToPass(record: KeyRecord): string {
-  if (record.source?.kind === 'file') return `it is in ${record.source.path} (the data dir serve used): pass --data-dir ${dirname(record.source.path)} or set ${MASTER_KEY_ENV} to the contents of that file`;
-  if (record.source?.kind === 'env') return `it was given in ${MASTER_KEY_ENV} when the database was set up: set the variable to that key`;
+  if (record.source?.kind === 'file')
+    return `it is in ${record.source.path} (the data dir serve used): pass --data-dir ${dirname(record.source.path)} or set ${MASTER_KEY_ENV} to the contents of that file`;
+  if (record.source?.kind === 'env')
+    return `it was given in ${MASTER_KEY_ENV} when the database was set up: set the variable to that key`;
   return `set ${MASTER_KEY_ENV} to the key serve uses, or pass --data-dir with the data dir serve uses (its master.key)`;
 }
 
@@ -57,28 +69,47 @@ function howToPass(record: KeyRecord): string {
  * master.key next to a database that has one), and a key that is not the
  * database's is one clear error saying where the right one is.
  */
-export async function loadMasterKey(env: NodeJS.ProcessEnv, dataDir: string, store: KeyStore, warn: (msg: string, fields?: Record<string, unknown>) => void): Promise<SecretBox> {
+export async function loadMasterKey(
+  env: NodeJS.ProcessEnv,
+  dataDir: string,
+  store: KeyStore,
+  warn: (msg: string, fields?: Record<string, unknown>) => void,
+): Promise<SecretBox> {
   const record = await store.record();
   const local = resolve(dataDir, MASTER_KEY_FILE);
   let found: { box: SecretBox; source: KeySource } | null = null;
   const fromEnv = env[MASTER_KEY_ENV];
   if (fromEnv) found = { box: new SecretBox(parseMasterKey(fromEnv)), source: { kind: 'env' } };
   else if (await exists(local)) found = { box: await readKeyFile(local), source: { kind: 'file', path: local } };
-  else if (record.check && record.source?.kind === 'file' && (await exists(record.source.path))) found = { box: await readKeyFile(record.source.path), source: record.source };
+  else if (record.check && record.source?.kind === 'file' && (await exists(record.source.path)))
+    found = { box: await readKeyFile(record.source.path), source: record.source };
   if (!found) {
-    if (record.check) throw new CloudError('invalid_request', `this database was set up with a master key that is not here: ${howToPass(record)}`, { master_key: record.source ? describe(record.source) : null });
+    if (record.check)
+      throw new CloudError(
+        'invalid_request',
+        `this database was set up with a master key that is not here: ${howToPass(record)}`,
+        { master_key: record.source ? describe(record.source) : null },
+      );
     return generate(local, store, warn);
   }
   const check = record.check ?? (await store.claim(found.box.checkValue(), found.source));
   if (check !== found.box.checkValue()) {
-    throw new CloudError('invalid_request', `the master key from ${describe(found.source)} is not the one this database was set up with: ${howToPass(record)}`, { master_key: record.source ? describe(record.source) : null });
+    throw new CloudError(
+      'invalid_request',
+      `the master key from ${describe(found.source)} is not the one this database was set up with: ${howToPass(record)}`,
+      { master_key: record.source ? describe(record.source) : null },
+    );
   }
   // A database set up before its key's place was recorded learns it now.
   if (record.check && !record.source) await store.noteSource(found.source);
   return found.box;
 }
 
-async function generate(file: string, store: KeyStore, warn: (msg: string, fields?: Record<string, unknown>) => void): Promise<SecretBox> {
+async function generate(
+  file: string,
+  store: KeyStore,
+  warn: (msg: string, fields?: Record<string, unknown>) => void,
+): Promise<SecretBox> {
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
   const key = randomBytes(32);
   // 'wx': a second process starting at the same moment in this data dir keeps the first one's key.
@@ -88,9 +119,15 @@ async function generate(file: string, store: KeyStore, warn: (msg: string, field
   if ((await store.claim(box.checkValue(), { kind: 'file', path: file })) !== box.checkValue()) {
     // Another instance set the database up at the same moment with its own key: ours is of no use, leave nothing behind.
     await unlink(file).catch(() => {});
-    throw new CloudError('conflict', `another gatehouse-cloud set this database up at the same moment with its own master key: start again with ${MASTER_KEY_ENV} set to that key (several instances on one database must share it)`);
+    throw new CloudError(
+      'conflict',
+      `another gatehouse-cloud set this database up at the same moment with its own master key: start again with ${MASTER_KEY_ENV} set to that key (several instances on one database must share it)`,
+    );
   }
-  warn(`${MASTER_KEY_ENV} is not set: generated a master key in the data dir. Back it up, or set the variable (required for several instances on one database)`, { file });
+  warn(
+    `${MASTER_KEY_ENV} is not set: generated a master key in the data dir. Back it up, or set the variable (required for several instances on one database)`,
+    { file },
+  );
   return box;
 }
 

@@ -1,5 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { NONCE_PATTERN, SIGNATURE_ALG, SIGNATURE_COMPONENTS, SIGNATURE_LABEL, signatureBase } from '../../main/contract/cloud/index.ts';
+import {
+  NONCE_PATTERN,
+  SIGNATURE_ALG,
+  SIGNATURE_COMPONENTS,
+  SIGNATURE_LABEL,
+  signatureBase,
+} from '../../main/contract/cloud/index.ts';
 import { CloudError } from '../errors.ts';
 import { sha256Base64 } from './hash.ts';
 
@@ -67,11 +73,16 @@ export function parseSignature(headers: Record<string, string | string[] | undef
   const input = header(headers, 'signature-input');
   const signature = header(headers, 'signature');
   const digest = header(headers, 'content-digest');
-  if (!input || !signature) throw bad('the request is not signed: send Signature-Input and Signature headers (RFC 9421) as the gateway API reference describes');
-  if (!digest) throw bad('the request has no Content-Digest header: send sha-256 of the body (RFC 9530), an empty body included');
+  if (!input || !signature)
+    throw bad(
+      'the request is not signed: send Signature-Input and Signature headers (RFC 9421) as the gateway API reference describes',
+    );
+  if (!digest)
+    throw bad('the request has no Content-Digest header: send sha-256 of the body (RFC 9530), an empty body included');
   const params = dictionaryMembers(input).get(SIGNATURE_LABEL);
   if (params === undefined) throw bad(`Signature-Input has no '${SIGNATURE_LABEL}' signature`);
-  if (!params.startsWith(COMPONENTS)) throw bad(`the '${SIGNATURE_LABEL}' signature must cover exactly ${COMPONENTS}, in that order`);
+  if (!params.startsWith(COMPONENTS))
+    throw bad(`the '${SIGNATURE_LABEL}' signature must cover exactly ${COMPONENTS}, in that order`);
   const values = new Map<string, string>();
   PARAM.lastIndex = COMPONENTS.length;
   while (PARAM.lastIndex < params.length) {
@@ -90,7 +101,13 @@ export function parseSignature(headers: Record<string, string | string[] | undef
   const nonce = unquote('nonce');
   const keyid = unquote('keyid');
   const alg = unquote('alg');
-  if (values.size !== 4 || !Number.isSafeInteger(created) || nonce === undefined || keyid === undefined || alg === undefined) {
+  if (
+    values.size !== 4 ||
+    !Number.isSafeInteger(created) ||
+    nonce === undefined ||
+    keyid === undefined ||
+    alg === undefined
+  ) {
     throw bad('Signature-Input must carry exactly the parameters created, nonce, keyid and alg');
   }
   if (alg !== SIGNATURE_ALG) throw bad(`the signature algorithm must be ${SIGNATURE_ALG}`);
@@ -111,7 +128,8 @@ export function verifyContentDigest(contentDigest: string, body: Buffer): void {
   if (!m) throw bad('Content-Digest has no sha-256 member');
   const sent = Buffer.from(m[1]!, 'base64');
   const actual = Buffer.from(sha256Base64(body), 'base64');
-  if (sent.length !== actual.length || !timingSafeEqual(sent, actual)) throw bad('Content-Digest does not match the body: the body was changed or the digest computed over other bytes');
+  if (sent.length !== actual.length || !timingSafeEqual(sent, actual))
+    throw bad('Content-Digest does not match the body: the body was changed or the digest computed over other bytes');
 }
 
 export interface RequestTarget {
@@ -134,5 +152,8 @@ export function verifyMac(sig: ParsedSignature, target: RequestTarget, secret: B
     params: sig.params,
   });
   const expected = createHmac('sha256', secret).update(base).digest();
-  if (!timingSafeEqual(expected, sig.mac)) throw bad('the signature does not match: check the secret, and sign the method, Host, path and query exactly as sent');
+  if (!timingSafeEqual(expected, sig.mac))
+    throw bad(
+      'the signature does not match: check the secret, and sign the method, Host, path and query exactly as sent',
+    );
 }

@@ -13,16 +13,35 @@ export const DB_RETRY_AFTER_S = 5;
  */
 export class DatabaseUnavailable extends CloudError {
   /** `fault`: the driver's own error, kept for the operator CLI's words on a start that cannot connect (never sent to a site) */
-  constructor(readonly reason: string, readonly fault?: unknown) {
-    super('gateway_unavailable', 'the gateway cannot reach its database right now: retry shortly', {}, { retryAfter: DB_RETRY_AFTER_S });
+  constructor(
+    readonly reason: string,
+    readonly fault?: unknown,
+  ) {
+    super(
+      'gateway_unavailable',
+      'the gateway cannot reach its database right now: retry shortly',
+      {},
+      { retryAfter: DB_RETRY_AFTER_S },
+    );
     this.name = 'DatabaseUnavailable';
   }
 }
 
 /** Node socket errors that mean "no connection", not "bad statement". */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+]);
 /** node-postgres's own words for a lost or unusable connection, and pg-pool's connect timeout. */
-const DRIVER_TEXT = /Connection terminated|not queryable|Client was closed|Connection is closed|timeout exceeded when trying to connect|PGlite is closed/i;
+const DRIVER_TEXT =
+  /Connection terminated|not queryable|Client was closed|Connection is closed|timeout exceeded when trying to connect|PGlite is closed/i;
 
 /** A server's error code (SQLSTATE: five digits or capitals), as opposed to a driver's or Node's. */
 const SQLSTATE = /^[0-9A-Z]{5}$/;
@@ -41,7 +60,8 @@ export function isConnectionFault(e: unknown): boolean {
   if (e instanceof CloudError) return false;
   const state = sqlState(e) ?? '';
   if (SOCKET_CODES.has(state)) return true; // Node puts its errno name in `code` too
-  if (SQLSTATE.test(state)) return (state.startsWith('08') && state !== '08P01') || state === '57P01' || state === '57P02' || state === '57P03';
+  if (SQLSTATE.test(state))
+    return (state.startsWith('08') && state !== '08P01') || state === '57P01' || state === '57P02' || state === '57P03';
   return e instanceof Error && DRIVER_TEXT.test(e.message);
 }
 

@@ -48,7 +48,11 @@ export function sqlState(e: unknown): string | undefined {
 export const isUniqueViolation = (e: unknown): boolean => sqlState(e) === '23505';
 
 /** One statement (atomic on its own), run again on a deadlock or a serialization failure: a failed statement changed nothing. */
-export async function queryRetried<T = Row>(q: Queryable, sql: string, params: readonly unknown[]): Promise<QueryResult<T>> {
+export async function queryRetried<T = Row>(
+  q: Queryable,
+  sql: string,
+  params: readonly unknown[],
+): Promise<QueryResult<T>> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await q.query<T>(sql, params);

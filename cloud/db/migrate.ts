@@ -10,15 +10,23 @@ const MIGRATION_LOCK = 7_461_001;
  * advisory lock, so several instances starting at once on one server apply
  * each migration exactly once. A database newer than this code is refused.
  */
-export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): Promise<{ from: number; to: number }> {
+export async function migrate(
+  db: Db,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<{ from: number; to: number }> {
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await tx.query('CREATE TABLE IF NOT EXISTS cloud_schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+    await tx.query(
+      'CREATE TABLE IF NOT EXISTS cloud_schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
     const { rows } = await tx.query<{ v: number | null }>('SELECT max(version) AS v FROM cloud_schema_migrations');
     const from = rows[0]?.v ?? 0;
     const newest = migrations.at(-1)?.version ?? 0;
     if (from > newest) {
-      throw new CloudError('internal_error', `the database schema is version ${from} but this gatehouse-cloud knows versions up to ${newest}: run a newer gatehouse-cloud`);
+      throw new CloudError(
+        'internal_error',
+        `the database schema is version ${from} but this gatehouse-cloud knows versions up to ${newest}: run a newer gatehouse-cloud`,
+      );
     }
     for (const m of migrations) {
       if (m.version <= from) continue;

@@ -1,5 +1,13 @@
 import pg from 'pg';
-import { PARSERS, RETRYABLE_SQLSTATES, TRANSACTION_ATTEMPTS, sqlState, type Db, type Queryable, type QueryResult } from './db.ts';
+import {
+  PARSERS,
+  RETRYABLE_SQLSTATES,
+  TRANSACTION_ATTEMPTS,
+  sqlState,
+  type Db,
+  type Queryable,
+  type QueryResult,
+} from './db.ts';
 import { failedStatement } from './db-unavailable.ts';
 
 export interface PoolStats {
@@ -34,7 +42,13 @@ export function openPostgres(url: string, opts: PostgresOptions = {}): Db & { po
       return p && format !== 'binary' ? p : pg.types.getTypeParser(oid, format as 'text');
     },
   };
-  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, application_name: opts.applicationName ?? 'gatehouse-cloud', types: types as pg.CustomTypesConfig, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.max ?? 10,
+    application_name: opts.applicationName ?? 'gatehouse-cloud',
+    types: types as pg.CustomTypesConfig,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
   const lost = (e: Error) => opts.onConnectionError?.(e);
   // The pool listens on idle clients only; a checked-out one whose server goes away between two statements emits
   // 'error' with no listener, which kills the process. Its next statement fails instead, and release(err) drops it.
@@ -47,9 +61,15 @@ export function openPostgres(url: string, opts: PostgresOptions = {}): Db & { po
     if (!n) names.set(sql, (n = `gh${names.size}`));
     return n;
   };
-  const run = async <T>(q: pg.Pool | pg.PoolClient, sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> => {
+  const run = async <T>(
+    q: pg.Pool | pg.PoolClient,
+    sql: string,
+    params: readonly unknown[] = [],
+  ): Promise<QueryResult<T>> => {
     try {
-      const r = params.length ? await q.query({ name: nameOf(sql), text: sql, values: params as unknown[] }) : await q.query(sql);
+      const r = params.length
+        ? await q.query({ name: nameOf(sql), text: sql, values: params as unknown[] })
+        : await q.query(sql);
       return { rows: r.rows as T[], rowCount: r.rowCount ?? r.rows.length };
     } catch (e) {
       throw failedStatement(e);

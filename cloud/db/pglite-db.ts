@@ -2,7 +2,15 @@ import v8 from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
 import { avoidJsToWasmInlining } from '../../main/lib/wasm-jit-guard.ts';
 import { migrate } from './migrate.ts';
-import { PARSERS, RETRYABLE_SQLSTATES, TRANSACTION_ATTEMPTS, sqlState, type Db, type Queryable, type QueryResult } from './db.ts';
+import {
+  PARSERS,
+  RETRYABLE_SQLSTATES,
+  TRANSACTION_ATTEMPTS,
+  sqlState,
+  type Db,
+  type Queryable,
+  type QueryResult,
+} from './db.ts';
 import { asDbFault, failedStatement } from './db-unavailable.ts';
 
 /**
@@ -16,7 +24,14 @@ import { asDbFault, failedStatement } from './db-unavailable.ts';
 export async function openPglite(dir: string | undefined, opts: { loadDataDir?: Blob } = {}): Promise<Db> {
   baselineWasm();
   avoidJsToWasmInlining(); // PGlite is WebAssembly too: the same V8 abort is not worth risking (main/lib/wasm-jit-guard.ts)
-  return adapt(await PGlite.create({ ...(dir ? { dataDir: dir } : {}), ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}), parsers: PARSERS, postgresqlconf: PGLITE_SETTINGS }));
+  return adapt(
+    await PGlite.create({
+      ...(dir ? { dataDir: dir } : {}),
+      ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+      parsers: PARSERS,
+      postgresqlconf: PGLITE_SETTINGS,
+    }),
+  );
 }
 
 /**

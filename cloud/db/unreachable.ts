@@ -44,11 +44,17 @@ function why(e: unknown): string | null {
   // The adapters turn a lost connection into a 503 for sites; the operator is told the driver's reason.
   if (e instanceof DatabaseUnavailable && e.fault !== undefined) return why(e.fault);
   const err = e as { code?: unknown; errors?: Array<{ code?: unknown }>; message?: unknown } | null;
-  const net = typeof err?.code === 'string' ? err.code : typeof err?.errors?.[0]?.code === 'string' ? err.errors[0].code : undefined;
+  const net =
+    typeof err?.code === 'string'
+      ? err.code
+      : typeof err?.errors?.[0]?.code === 'string'
+        ? err.errors[0].code
+        : undefined;
   if (net && NETWORK[net]) return NETWORK[net];
   const state = sqlState(e);
   if (state && SERVER[state]) return SERVER[state];
-  if (typeof err?.message === 'string' && /Connection terminated|connection timeout/i.test(err.message)) return 'the connection was cut before the server answered';
+  if (typeof err?.message === 'string' && /Connection terminated|connection timeout/i.test(err.message))
+    return 'the connection was cut before the server answered';
   return null;
 }
 
@@ -59,6 +65,9 @@ export async function reachable<T>(fn: () => Promise<T>, url: string | undefined
   } catch (e) {
     const reason = url ? why(e) : null;
     if (!reason || !url) throw e;
-    throw new DatabaseUnreachable(`cannot use the database at ${shownUrl(url)}: ${reason}. Check --database-url or DATABASE_URL`, shownUrl(url));
+    throw new DatabaseUnreachable(
+      `cannot use the database at ${shownUrl(url)}: ${reason}. Check --database-url or DATABASE_URL`,
+      shownUrl(url),
+    );
   }
 }

@@ -3,7 +3,10 @@ import type { z } from 'zod';
 /** A zod error as one short line for a person: `field: problem; field: problem` (at most 5). */
 export function describeZod(error: z.ZodError): string {
   const parts = error.issues.slice(0, 5).map((i) => {
-    const path = i.path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').slice(0, 80);
+    const path = i.path
+      .map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
+      .join('.')
+      .slice(0, 80);
     return path ? `${path}: ${i.message}` : i.message;
   });
   const more = error.issues.length > 5 ? ` (and ${error.issues.length - 5} more)` : '';

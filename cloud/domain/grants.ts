@@ -1,4 +1,11 @@
-import { CLOUD_PRODUCTS, FEATURE_CATALOG, type CloudEntitlement, type CloudProduct, type LicenseStatus, type ProductStates } from '../../main/contract/cloud/index.ts';
+import {
+  CLOUD_PRODUCTS,
+  FEATURE_CATALOG,
+  type CloudEntitlement,
+  type CloudProduct,
+  type LicenseStatus,
+  type ProductStates,
+} from '../../main/contract/cloud/index.ts';
 import type { PlanDef } from './plans.ts';
 
 /**
@@ -21,7 +28,8 @@ export function licenseStatus(license: LicenseFacts | null, now: Date): LicenseS
 /** Product states: in the plan and not switched off for the account or the site. */
 export function productStates(plan: PlanDef | null, switchedOff: ReadonlySet<CloudProduct>): ProductStates {
   const out = {} as ProductStates;
-  for (const p of CLOUD_PRODUCTS) out[p] = plan && plan.products.includes(p) && !switchedOff.has(p) ? 'active' : 'inactive';
+  for (const p of CLOUD_PRODUCTS)
+    out[p] = plan && plan.products.includes(p) && !switchedOff.has(p) ? 'active' : 'inactive';
   return out;
 }
 
@@ -34,12 +42,23 @@ export interface Grants {
 const NONE: ReadonlySet<string> = new Set();
 
 /** `featuresOff`: features the site's account switched off for all its sites (enterprise policy). */
-export function computeGrants(license: LicenseFacts | null, plan: PlanDef | null, switchedOff: ReadonlySet<CloudProduct>, now: Date, featuresOff: ReadonlySet<string> = NONE): Grants {
+export function computeGrants(
+  license: LicenseFacts | null,
+  plan: PlanDef | null,
+  switchedOff: ReadonlySet<CloudProduct>,
+  now: Date,
+  featuresOff: ReadonlySet<string> = NONE,
+): Grants {
   const status = licenseStatus(license, now);
   const products = productStates(status === 'active' ? plan : null, switchedOff);
   const entitlements = FEATURE_CATALOG.map((f) => ({
     feature: f.key,
-    allowed: status === 'active' && !!plan && plan.features.includes(f.key) && products[f.product] === 'active' && !featuresOff.has(f.key),
+    allowed:
+      status === 'active' &&
+      !!plan &&
+      plan.features.includes(f.key) &&
+      products[f.product] === 'active' &&
+      !featuresOff.has(f.key),
     plan: plan?.id ?? 'none',
     expires_at: license?.expires_at ?? null,
   }));
@@ -48,7 +67,13 @@ export function computeGrants(license: LicenseFacts | null, plan: PlanDef | null
 
 export type CheckOutcome =
   | { ok: true; entitlement: CloudEntitlement }
-  | { ok: false; code: 'license_invalid' | 'license_expired' | 'product_inactive' | 'entitlement_required'; product?: CloudProduct; required_plan?: string | null; switched_off?: true };
+  | {
+      ok: false;
+      code: 'license_invalid' | 'license_expired' | 'product_inactive' | 'entitlement_required';
+      product?: CloudProduct;
+      required_plan?: string | null;
+      switched_off?: true;
+    };
 
 /** The order of refusals: no valid license, then the product, then the account's feature switches, then the plan. */
 export async function checkFeature(
@@ -62,11 +87,14 @@ export async function checkFeature(
   const def = FEATURE_CATALOG.find((f) => f.key === feature)!;
   if (grants.status === 'invalid') return { ok: false, code: 'license_invalid' };
   if (grants.status === 'expired') return { ok: false, code: 'license_expired' };
-  if (plan && plan.products.includes(def.product) && switchedOff.has(def.product)) return { ok: false, code: 'product_inactive', product: def.product };
+  if (plan && plan.products.includes(def.product) && switchedOff.has(def.product))
+    return { ok: false, code: 'product_inactive', product: def.product };
   // No plan change lifts an account's own switch: no required_plan.
-  if (featuresOff.has(feature)) return { ok: false, code: 'entitlement_required', product: def.product, required_plan: null, switched_off: true };
+  if (featuresOff.has(feature))
+    return { ok: false, code: 'entitlement_required', product: def.product, required_plan: null, switched_off: true };
   const e = grants.entitlements.find((x) => x.feature === feature)!;
   // Only a refusal needs the other plans: the lookup is a function so an allowed check reads nothing more.
-  if (!e.allowed) return { ok: false, code: 'entitlement_required', product: def.product, required_plan: await requiredPlanOf() };
+  if (!e.allowed)
+    return { ok: false, code: 'entitlement_required', product: def.product, required_plan: await requiredPlanOf() };
   return { ok: true, entitlement: e };
 }

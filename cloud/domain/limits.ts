@@ -30,13 +30,29 @@ export interface OperatorLimit {
  * constraint (an account can budget, never raise what it bought). When
  * several limits hold one counter, each is checked: the tightest decides.
  */
-export function effectiveLimits(siteId: string, planLimits: readonly PlanLimit[], stored: readonly OperatorLimit[], subjects: readonly Subject[]): EffectiveLimit[] {
+export function effectiveLimits(
+  siteId: string,
+  planLimits: readonly PlanLimit[],
+  stored: readonly OperatorLimit[],
+  subjects: readonly Subject[],
+): EffectiveLimit[] {
   const mine = stored.filter((o) => subjects.some((s) => s.scope === o.scope && s.subject === o.subject));
   const out: EffectiveLimit[] = mine.map(({ set_by, ...o }) => ({ ...o, source: set_by ?? 'operator' }));
   for (const p of planLimits) {
-    if (mine.some((o) => (o.set_by ?? 'operator') === 'operator' && o.scope === 'site' && o.metric === p.metric && o.period === p.period)) continue;
+    if (
+      mine.some(
+        (o) =>
+          (o.set_by ?? 'operator') === 'operator' &&
+          o.scope === 'site' &&
+          o.metric === p.metric &&
+          o.period === p.period,
+      )
+    )
+      continue;
     out.push({ scope: 'site', subject: siteId, metric: p.metric, period: p.period, limit: p.limit, source: 'plan' });
   }
   const order: Record<Scope, number> = { site: 0, project: 1, department: 2, account: 3 };
-  return out.sort((a, b) => order[a.scope] - order[b.scope] || a.metric.localeCompare(b.metric) || a.period.localeCompare(b.period));
+  return out.sort(
+    (a, b) => order[a.scope] - order[b.scope] || a.metric.localeCompare(b.metric) || a.period.localeCompare(b.period),
+  );
 }

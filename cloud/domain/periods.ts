@@ -10,8 +10,11 @@ export function periodStart(period: Period, at: Date): Date {
 /** When the period containing `at` resets (the start of the next one). */
 export function periodReset(period: Period, at: Date): Date {
   const s = periodStart(period, at);
-  return period === 'day' ? new Date(s.getTime() + 86_400_000) : new Date(Date.UTC(s.getUTCFullYear(), s.getUTCMonth() + 1, 1));
+  return period === 'day'
+    ? new Date(s.getTime() + 86_400_000)
+    : new Date(Date.UTC(s.getUTCFullYear(), s.getUTCMonth() + 1, 1));
 }
 
 /** Whole seconds until the reset, at least 1 (a Retry-After value). */
-export const secondsUntil = (reset: Date, now: Date): number => Math.max(1, Math.ceil((reset.getTime() - now.getTime()) / 1000));
+export const secondsUntil = (reset: Date, now: Date): number =>
+  Math.max(1, Math.ceil((reset.getTime() - now.getTime()) / 1000));

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { CloudProduct, DEFAULT_PLAN_FEATURES, DEFAULT_PLAN_ORDER, Metric, Period } from '../../main/contract/cloud/index.ts';
+import {
+  CloudProduct,
+  DEFAULT_PLAN_FEATURES,
+  DEFAULT_PLAN_ORDER,
+  Metric,
+  Period,
+} from '../../main/contract/cloud/index.ts';
 
 /** A plan as stored: the features and products it includes, its site limit, per-site limits and update channels. */
 export const PlanLimit = z.object({ metric: Metric, period: Period, limit: z.number().int().nonnegative() });
@@ -24,22 +30,48 @@ const L = (metric: Metric, period: Period, limit: number): PlanLimit => ({ metri
 export function defaultPlans(): PlanDef[] {
   const cumulative: string[] = [];
   const spec: Record<(typeof DEFAULT_PLAN_ORDER)[number], Omit<PlanDef, 'id' | 'rank' | 'features'>> = {
-    free: { products: ['mcp', 'aeo'], site_limit: 1, limits: [L('mcp_actions', 'day', 500), L('indexing_requests', 'month', 100), L('reports', 'month', 5)], update_channels: ['stable'], support_priority: 'p4' },
+    free: {
+      products: ['mcp', 'aeo'],
+      site_limit: 1,
+      limits: [L('mcp_actions', 'day', 500), L('indexing_requests', 'month', 100), L('reports', 'month', 5)],
+      update_channels: ['stable'],
+      support_priority: 'p4',
+    },
     pro: {
       products: ALL_PRODUCTS,
       site_limit: 3,
-      limits: [L('ai_tokens', 'month', 2_000_000), L('translation_characters', 'month', 500_000), L('mcp_actions', 'day', 10_000), L('indexing_requests', 'month', 5_000), L('reports', 'month', 100), L('cloud_tasks', 'month', 500)],
+      limits: [
+        L('ai_tokens', 'month', 2_000_000),
+        L('translation_characters', 'month', 500_000),
+        L('mcp_actions', 'day', 10_000),
+        L('indexing_requests', 'month', 5_000),
+        L('reports', 'month', 100),
+        L('cloud_tasks', 'month', 500),
+      ],
       update_channels: ['stable', 'beta'],
       support_priority: 'p3',
     },
     agency: {
       products: ALL_PRODUCTS,
       site_limit: 50,
-      limits: [L('ai_tokens', 'month', 10_000_000), L('translation_characters', 'month', 2_500_000), L('mcp_actions', 'day', 50_000), L('indexing_requests', 'month', 25_000), L('reports', 'month', 500), L('cloud_tasks', 'month', 2_500)],
+      limits: [
+        L('ai_tokens', 'month', 10_000_000),
+        L('translation_characters', 'month', 2_500_000),
+        L('mcp_actions', 'day', 50_000),
+        L('indexing_requests', 'month', 25_000),
+        L('reports', 'month', 500),
+        L('cloud_tasks', 'month', 2_500),
+      ],
       update_channels: ['stable', 'beta'],
       support_priority: 'p2',
     },
-    enterprise: { products: ALL_PRODUCTS, site_limit: 1000, limits: [], update_channels: ['stable', 'beta'], support_priority: 'p1' },
+    enterprise: {
+      products: ALL_PRODUCTS,
+      site_limit: 1000,
+      limits: [],
+      update_channels: ['stable', 'beta'],
+      support_priority: 'p1',
+    },
   };
   return DEFAULT_PLAN_ORDER.map((id, rank) => {
     cumulative.push(...DEFAULT_PLAN_FEATURES[id]);

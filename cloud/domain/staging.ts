@@ -13,7 +13,10 @@ import type { PlanLimit } from './plans.ts';
 export const STAGING_QUOTA_PERCENT = 10;
 
 /** Staging sites a license takes: its `staging_limit` when the operator set one, else one per production seat. */
-export function stagingCap(license: { staging_limit?: number | null; site_limit: number | null }, planSiteLimit: number | undefined): number {
+export function stagingCap(
+  license: { staging_limit?: number | null; site_limit: number | null },
+  planSiteLimit: number | undefined,
+): number {
   return license.staging_limit ?? license.site_limit ?? planSiteLimit ?? 0;
 }
 

@@ -1,4 +1,11 @@
-import { CloudUsageEvent, unitsMetricOf, type Metric, type Period, type Scope, type UsageRecordResult } from '../../main/contract/cloud/index.ts';
+import {
+  CloudUsageEvent,
+  unitsMetricOf,
+  type Metric,
+  type Period,
+  type Scope,
+  type UsageRecordResult,
+} from '../../main/contract/cloud/index.ts';
 import { describeZod } from './describe-zod.ts';
 import { periodStart } from './periods.ts';
 
@@ -35,7 +42,9 @@ export interface Contribution {
 }
 
 /** An event's units go to its name's metric; its tokens go to ai_tokens. */
-export function contributionsOf(e: Pick<CloudUsageEvent, 'event' | 'units' | 'tokens_input' | 'tokens_output'>): Contribution[] {
+export function contributionsOf(
+  e: Pick<CloudUsageEvent, 'event' | 'units' | 'tokens_input' | 'tokens_output'>,
+): Contribution[] {
   const out: Contribution[] = [];
   const m = unitsMetricOf(e.event);
   if (m && e.units > 0) out.push({ metric: m, amount: e.units });
@@ -55,12 +64,17 @@ export interface CounterKey extends Subject {
 export const counterId = (k: CounterKey): string => `${k.scope}|${k.subject}|${k.metric}|${k.period}|${k.period_start}`;
 
 /** Every counter one event moves, with its amount. */
-export function countersFor(scopes: SiteScopes, contributions: readonly Contribution[], at: Date): Array<CounterKey & { amount: number }> {
+export function countersFor(
+  scopes: SiteScopes,
+  contributions: readonly Contribution[],
+  at: Date,
+): Array<CounterKey & { amount: number }> {
   const out: Array<CounterKey & { amount: number }> = [];
   for (const c of contributions) {
     for (const p of PERIODS) {
       const start = periodStart(p, at).toISOString();
-      for (const s of subjectsOf(scopes)) out.push({ ...s, metric: c.metric, period: p, period_start: start, amount: c.amount });
+      for (const s of subjectsOf(scopes))
+        out.push({ ...s, metric: c.metric, period: p, period_start: start, amount: c.amount });
     }
   }
   return out;
@@ -74,14 +88,22 @@ export type Checked = { ok: true; event: CloudUsageEvent; at: Date } | { ok: fal
 
 /** Validates one raw event of a request for the signing site. */
 export function checkEvent(raw: unknown, siteId: string, now: Date): Checked {
-  const idGuess = raw && typeof raw === 'object' && typeof (raw as { event_id?: unknown }).event_id === 'string' ? ((raw as { event_id: string }).event_id.slice(0, 64)) : null;
-  const reject = (reason: UsageRecordResult['reason'], message: string): Checked => ({ ok: false, result: { event_id: idGuess, status: 'rejected', reason, message } });
+  const idGuess =
+    raw && typeof raw === 'object' && typeof (raw as { event_id?: unknown }).event_id === 'string'
+      ? (raw as { event_id: string }).event_id.slice(0, 64)
+      : null;
+  const reject = (reason: UsageRecordResult['reason'], message: string): Checked => ({
+    ok: false,
+    result: { event_id: idGuess, status: 'rejected', reason, message },
+  });
   const parsed = CloudUsageEvent.safeParse(raw);
   if (!parsed.success) return reject('invalid_event', describeZod(parsed.error));
   const e = parsed.data;
   if (e.site_id !== siteId) return reject('site_mismatch', 'site_id must be the id of the site that signs the request');
   const at = new Date(e.timestamp);
-  if (at.getTime() > now.getTime() + FUTURE_SKEW_MS) return reject('timestamp_out_of_range', 'timestamp is more than 5 minutes in the future: check the site clock');
-  if (at.getTime() < now.getTime() - MAX_AGE_MS) return reject('timestamp_out_of_range', 'timestamp is more than 90 days old');
+  if (at.getTime() > now.getTime() + FUTURE_SKEW_MS)
+    return reject('timestamp_out_of_range', 'timestamp is more than 5 minutes in the future: check the site clock');
+  if (at.getTime() < now.getTime() - MAX_AGE_MS)
+    return reject('timestamp_out_of_range', 'timestamp is more than 90 days old');
   return { ok: true, event: e, at };
 }

@@ -4,7 +4,10 @@ import type { CloudRequest } from './cloud-request.ts';
 
 /** A path that matched no route, fit for the log: no query, and no download token (a bearer credential) even in a malformed download path. */
 export function loggablePath(url: string): string {
-  return url.split('?')[0]!.replace(/(\/updates\/files\/)[^/]*/, '$1:token').slice(0, 200);
+  return url
+    .split('?')[0]!
+    .replace(/(\/updates\/files\/)[^/]*/, '$1:token')
+    .slice(0, 200);
 }
 
 /**
@@ -17,7 +20,16 @@ export function logRequest(ctx: Ctx, c: CloudRequest): void {
   const status = c.statusOverride ?? c.res.statusCode;
   const ms = Math.round((performance.now() - c.started) * 10) / 10;
   const route = c.entry ? c.entry.template : loggablePath(c.req.url ?? '');
-  const fields = { request_id: c.id, method: c.req.method, path: route, status, ms, ...(c.site ? { site_id: c.site.id } : {}), ...(c.account ? { account_id: c.account.account.id } : {}), ...(c.failure ? { error: c.failure } : {}) };
+  const fields = {
+    request_id: c.id,
+    method: c.req.method,
+    path: route,
+    status,
+    ms,
+    ...(c.site ? { site_id: c.site.id } : {}),
+    ...(c.account ? { account_id: c.account.account.id } : {}),
+    ...(c.failure ? { error: c.failure } : {}),
+  };
   if (c.code === 'gateway_unavailable') ctx.log.warn('request', fields);
   else if (status >= 500) ctx.log.error('request', fields);
   else if (status >= 400) ctx.log.info('request refused', fields);

@@ -44,7 +44,23 @@ export interface CloudRequest {
 }
 
 export function newRequest(req: IncomingMessage, res: ServerResponse): CloudRequest {
-  return { req, res, id: requestId(req, res), started: performance.now(), path: '', query: new URLSearchParams(), entry: null, params: {}, raw: Buffer.alloc(0), body: {}, site: null, account: null, code: null, failure: null, statusOverride: null };
+  return {
+    req,
+    res,
+    id: requestId(req, res),
+    started: performance.now(),
+    path: '',
+    query: new URLSearchParams(),
+    entry: null,
+    params: {},
+    raw: Buffer.alloc(0),
+    body: {},
+    site: null,
+    account: null,
+    code: null,
+    failure: null,
+    statusOverride: null,
+  };
 }
 
 /** The plan and support priority headers, for answers to a known site or account. */

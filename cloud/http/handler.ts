@@ -58,7 +58,11 @@ function closeSignal(res: ServerResponse): AbortSignal {
 }
 
 function originOf(req: IncomingMessage, trustProxy: boolean): string {
-  const forwarded = trustProxy ? String(req.headers['x-forwarded-proto'] ?? '').split(',')[0]!.trim() : '';
+  const forwarded = trustProxy
+    ? String(req.headers['x-forwarded-proto'] ?? '')
+        .split(',')[0]!
+        .trim()
+    : '';
   const scheme = forwarded === 'https' || (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
   return `${scheme}://${String(req.headers.host ?? 'localhost').toLowerCase()}`;
 }
@@ -110,7 +114,20 @@ export function createCloudHandler(ctx: Ctx, opts: HandlerOptions = {}) {
       if (r) throw r;
     };
     const { req, res } = c;
-    const answer = await entry.handler({ ctx, site: c.site!, account: c.account!, body: c.body, raw: c.raw, query: c.query, headers: req.headers, params: c.params, origin: opts.publicUrl ?? originOf(req, !!opts.trustProxy), requestId: c.id, signal: entry.watchClose ? closeSignal(res) : NEVER, admitSite });
+    const answer = await entry.handler({
+      ctx,
+      site: c.site!,
+      account: c.account!,
+      body: c.body,
+      raw: c.raw,
+      query: c.query,
+      headers: req.headers,
+      params: c.params,
+      origin: opts.publicUrl ?? originOf(req, !!opts.trustProxy),
+      requestId: c.id,
+      signal: entry.watchClose ? closeSignal(res) : NEVER,
+      admitSite,
+    });
     if (answer.site) c.site = answer.site;
     if (answer.support) identify(c, answer.support);
     await sendAnswer(res, answer.status ?? 200, answer);
@@ -118,7 +135,12 @@ export function createCloudHandler(ctx: Ctx, opts: HandlerOptions = {}) {
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const c = newRequest(req, res);
-    await errorBoundary(() => serve(c), { envelope: cloudEnvelope, log: ctx.log, meta: answerMeta, translate: (e) => translate(c, e) })(req, res);
+    await errorBoundary(() => serve(c), {
+      envelope: cloudEnvelope,
+      log: ctx.log,
+      meta: answerMeta,
+      translate: (e) => translate(c, e),
+    })(req, res);
     logRequest(ctx, c);
   };
 }

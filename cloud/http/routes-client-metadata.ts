@@ -44,15 +44,22 @@ export function clientMetadataDocument(clientId: string): Record<string, unknown
  * machine); anything else is refused with what to configure.
  */
 export function clientIdBase(publicUrl: string | undefined, requestOrigin: string): URL {
-  const why = 'configure the gateway\'s public https address with `gatehouse-cloud serve --public-url https://gateway.example`';
+  const why =
+    "configure the gateway's public https address with `gatehouse-cloud serve --public-url https://gateway.example`";
   if (publicUrl !== undefined) {
     const u = new URL(publicUrl);
     if (u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackBase(u))) return u;
-    throw new HttpError('not_found', `Gatehouse's OAuth client metadata needs an https client_id, and the public URL ${u.origin} is plain http: ${why}`);
+    throw new HttpError(
+      'not_found',
+      `Gatehouse's OAuth client metadata needs an https client_id, and the public URL ${u.origin} is plain http: ${why}`,
+    );
   }
   const u = new URL(requestOrigin);
   if (u.protocol === 'http:' && isLoopbackBase(u)) return u;
-  throw new HttpError('not_found', `Gatehouse's OAuth client metadata is served only at a configured public https address: ${why}`);
+  throw new HttpError(
+    'not_found',
+    `Gatehouse's OAuth client metadata is served only at a configured public https address: ${why}`,
+  );
 }
 
 /** `GET /.well-known/gatehouse/oauth-client.json`: public, cacheable, with an ETag for conditional fetches. */
@@ -61,9 +68,14 @@ export function clientMetadata(publicUrl: string | undefined): RouteHandler {
     const base = clientIdBase(publicUrl, origin);
     const text = JSON.stringify(clientMetadataDocument(`${base.origin}${CLIENT_METADATA_PATH}`));
     const etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
-    const cache = { 'Cache-Control': `public, max-age=${CLIENT_METADATA_MAX_AGE_S}`, ETag: etag, 'Access-Control-Allow-Origin': '*' };
+    const cache = {
+      'Cache-Control': `public, max-age=${CLIENT_METADATA_MAX_AGE_S}`,
+      ETag: etag,
+      'Access-Control-Allow-Origin': '*',
+    };
     const ifNoneMatch = headers['if-none-match'];
-    if (typeof ifNoneMatch === 'string' && ifNoneMatch.split(',').some((t) => t.trim() === etag)) return { status: 304, raw: { contentType: 'application/json' }, headers: cache };
+    if (typeof ifNoneMatch === 'string' && ifNoneMatch.split(',').some((t) => t.trim() === etag))
+      return { status: 304, raw: { contentType: 'application/json' }, headers: cache };
     return { raw: { contentType: 'application/json; charset=utf-8', text }, headers: cache };
   };
 }

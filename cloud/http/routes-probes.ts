@@ -16,19 +16,30 @@ async function notReady(ctx: Ctx): Promise<string | null> {
   try {
     const { rows } = await ctx.db.query<{ v: number | null }>('SELECT max(version) AS v FROM cloud_schema_migrations');
     const v = rows[0]?.v ?? 0;
-    return v === NEWEST_SCHEMA ? null : `the database schema is version ${v}, this gatehouse-cloud needs ${NEWEST_SCHEMA}`;
+    return v === NEWEST_SCHEMA
+      ? null
+      : `the database schema is version ${v}, this gatehouse-cloud needs ${NEWEST_SCHEMA}`;
   } catch {
     return 'this instance cannot reach its database';
   }
 }
 
-const unavailable = (why: string) => new HttpError('gateway_unavailable', why, { status: 503, headers: { 'Retry-After': String(DB_RETRY_AFTER_S) } });
+const unavailable = (why: string) =>
+  new HttpError('gateway_unavailable', why, { status: 503, headers: { 'Retry-After': String(DB_RETRY_AFTER_S) } });
 
 /** `GET /gateway/v1/health`: a load balancer's probe in the API's own shape; 503 when the database is away. */
 export const health: RouteHandler = async ({ ctx }) => {
   const why = await notReady(ctx);
   if (why) throw unavailable(why);
-  return { body: { success: true, status: 'ok', version: VERSION, database: ctx.db.kind, server_time: ctx.now().toISOString() } };
+  return {
+    body: {
+      success: true,
+      status: 'ok',
+      version: VERSION,
+      database: ctx.db.kind,
+      server_time: ctx.now().toISOString(),
+    },
+  };
 };
 
 export const keys: RouteHandler = async ({ ctx }) => ({ body: await ctx.keys.jwks(ctx.now()) });
@@ -47,5 +58,6 @@ export function ready(stopping: () => boolean): RouteHandler {
 }
 
 /** `GET /metrics` (Prometheus text); who may read it is the metricsAccess guard's decision. */
-export const metrics: RouteHandler = async () => ({ raw: { contentType: METRICS_CONTENT_TYPE, text: await renderMetrics() } });
-
+export const metrics: RouteHandler = async () => ({
+  raw: { contentType: METRICS_CONTENT_TYPE, text: await renderMetrics() },
+});

@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { ActivateBody, CheckBody, HEADER_IDEMPOTENCY_KEY, RegisterBody, SyncBody, UsageHistoryQuery, UsageSummaryQuery, type CloudEndpoint } from '../../main/contract/cloud/index.ts';
+import {
+  ActivateBody,
+  CheckBody,
+  HEADER_IDEMPOTENCY_KEY,
+  RegisterBody,
+  SyncBody,
+  UsageHistoryQuery,
+  UsageSummaryQuery,
+  type CloudEndpoint,
+} from '../../main/contract/cloud/index.ts';
 import { sha256Hex } from '../crypto/hash.ts';
 import { CloudError } from '../errors.ts';
 import type { SiteRow } from '../repo/sites-repo.ts';
@@ -41,7 +50,11 @@ export interface RouteAnswer {
   body?: unknown;
   headers?: Record<string, string>;
   /** or a text or file answer */
-  raw?: { contentType: string; text?: string; file?: { size: number; stream: () => NodeJS.ReadableStream; name: string } };
+  raw?: {
+    contentType: string;
+    text?: string;
+    file?: { size: number; stream: () => NodeJS.ReadableStream; name: string };
+  };
   /** token routes: whom the answer is for (the log, and the plan and support headers) */
   site?: SiteRow;
   support?: { plan: string | null; support_priority: string | null };
@@ -71,7 +84,11 @@ export const ROUTES: Record<Exclude<CloudEndpoint, 'health' | 'keys'>, RouteHand
   entitlementsCheck: (i) => ok(entitlements.check(i.ctx, i.site, parseBody(CheckBody, i.body).feature)),
   usageRecord: async (i) => {
     const key = i.headers[HEADER_IDEMPOTENCY_KEY];
-    if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) throw new CloudError('invalid_request', 'usage/record needs an Idempotency-Key header: 1 to 200 printable characters, new for each new request and the same on its retries');
+    if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))
+      throw new CloudError(
+        'invalid_request',
+        'usage/record needs an Idempotency-Key header: 1 to 200 printable characters, new for each new request and the same on its retries',
+      );
     const out = await recordUsage(i.ctx, i.site, { body: i.body, idempotencyKey: key, bodyHash: sha256Hex(i.raw) });
     const headers: Record<string, string> = out.replayed ? { 'Idempotent-Replayed': 'true' } : {};
     if (!out.replayed) recordUsageEvents(out.answer.accepted);
@@ -79,6 +96,21 @@ export const ROUTES: Record<Exclude<CloudEndpoint, 'health' | 'keys'>, RouteHand
   },
   usageSummary: (i) => ok(usageSummary(i.ctx, i.site, parseQuery(UsageSummaryQuery, i.query, ['period', 'at']))),
   usageLimits: (i) => (noQuery(i), ok(usageLimits(i.ctx, i.site))),
-  usageHistory: (i) => ok(usageHistory(i.ctx, i.site, parseQuery(UsageHistoryQuery, i.query, ['period', 'metric', 'feature', 'product', 'from', 'to', 'limit', 'cursor']))),
+  usageHistory: (i) =>
+    ok(
+      usageHistory(
+        i.ctx,
+        i.site,
+        parseQuery(UsageHistoryQuery, i.query, [
+          'period',
+          'metric',
+          'feature',
+          'product',
+          'from',
+          'to',
+          'limit',
+          'cursor',
+        ]),
+      ),
+    ),
 };
-

@@ -11,12 +11,20 @@ import type { CloudError } from '../errors.ts';
 export function toHttpError(e: CloudError): HttpError {
   const headers: Record<string, string> = { ...e.headers };
   if (e.retryAfter !== undefined) headers['Retry-After'] = String(e.retryAfter);
-  return new HttpError(e.code, e.message, { status: e.status, headers, details: { ...e.details, retryable: CLOUD_ERRORS[e.code].retryable } });
+  return new HttpError(e.code, e.message, {
+    status: e.status,
+    headers,
+    details: { ...e.details, retryable: CLOUD_ERRORS[e.code].retryable },
+  });
 }
 
 /** An edge refusal (body too large, bad JSON, rate limit) with the contract's retry rule. */
 export function withRetryRule(e: HttpError): HttpError {
   const rule = (CLOUD_ERRORS as Record<string, { retryable: boolean } | undefined>)[e.code];
   if (!rule || typeof e.details?.retryable === 'boolean') return e;
-  return new HttpError(e.code, e.message, { status: e.status, headers: { ...e.headers }, details: { ...e.details, retryable: rule.retryable } });
+  return new HttpError(e.code, e.message, {
+    status: e.status,
+    headers: { ...e.headers },
+    details: { ...e.details, retryable: rule.retryable },
+  });
 }

@@ -8,14 +8,34 @@ import type { SiteRow } from './sites-repo.ts';
  * account id first (`sites.account_id`), so one account's view can never
  * reach another's rows.
  */
-export type AccountSiteRow = Pick<SiteRow, 'id' | 'url' | 'name' | 'environment' | 'status' | 'department' | 'project' | 'version' | 'products_in_use' | 'outbox_depth' | 'last_sync_at' | 'created_at'> & {
+export type AccountSiteRow = Pick<
+  SiteRow,
+  | 'id'
+  | 'url'
+  | 'name'
+  | 'environment'
+  | 'status'
+  | 'department'
+  | 'project'
+  | 'version'
+  | 'products_in_use'
+  | 'outbox_depth'
+  | 'last_sync_at'
+  | 'created_at'
+> & {
   l_status: 'active' | 'revoked' | null;
   l_plan_id: string | null;
   l_key_preview: string | null;
   l_expires_at: string | null;
 };
 
-export async function accountSites(q: Queryable, accountId: string, f: { status?: string; environment?: string }, offset: number, limit: number): Promise<AccountSiteRow[]> {
+export async function accountSites(
+  q: Queryable,
+  accountId: string,
+  f: { status?: string; environment?: string },
+  offset: number,
+  limit: number,
+): Promise<AccountSiteRow[]> {
   const r = await q.query<AccountSiteRow>(
     `SELECT s.id, s.url, s.name, s.environment, s.status, s.department, s.project, s.version, s.products_in_use, s.outbox_depth, s.last_sync_at, s.created_at,
             l.status AS l_status, l.plan_id AS l_plan_id, l.key_preview AS l_key_preview, l.expires_at AS l_expires_at
@@ -37,8 +57,20 @@ export interface SiteGrantRow {
 }
 
 /** Each site's license, plan and switched-off products, for the entitlement matrix. */
-export async function accountSiteGrants(q: Queryable, accountId: string, offset: number, limit: number): Promise<SiteGrantRow[]> {
-  const r = await q.query<{ id: string; name: string | null; status: string; license: SiteGrantRow['license']; plan: unknown; off: CloudProduct[] }>(
+export async function accountSiteGrants(
+  q: Queryable,
+  accountId: string,
+  offset: number,
+  limit: number,
+): Promise<SiteGrantRow[]> {
+  const r = await q.query<{
+    id: string;
+    name: string | null;
+    status: string;
+    license: SiteGrantRow['license'];
+    plan: unknown;
+    off: CloudProduct[];
+  }>(
     `SELECT s.id, s.name, s.status,
             CASE WHEN l.id IS NULL THEN NULL ELSE jsonb_build_object('status', l.status, 'plan_id', l.plan_id, 'expires_at', l.expires_at) END AS license,
             CASE WHEN p.id IS NULL THEN NULL ELSE jsonb_build_object('id', p.id, 'rank', p.rank, 'features', p.features, 'products', p.products, 'site_limit', p.site_limit,
@@ -79,7 +111,13 @@ export interface RollupRow {
  * (units, tokens): hash aggregation over the events instead of sorting them.
  * `events` counts the events that added to the metric.
  */
-export async function accountRollups(q: Queryable, accountId: string, f: RollupFilter, offset: number, limit: number | null): Promise<RollupRow[]> {
+export async function accountRollups(
+  q: Queryable,
+  accountId: string,
+  f: RollupFilter,
+  offset: number,
+  limit: number | null,
+): Promise<RollupRow[]> {
   const r = await q.query<RollupRow>(
     `WITH g AS (
        SELECT e.site_id, e.product, e.units_metric, date_trunc($2, e.occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS period_start,
@@ -96,7 +134,16 @@ export async function accountRollups(q: Queryable, accountId: string, f: RollupF
       GROUP BY 1, 2, 3, 4
       ORDER BY 4 DESC, 1, 2, 3
       ${limit === null ? '' : 'LIMIT $8 OFFSET $9'}`,
-    [accountId, f.period, f.from, f.to, f.site ?? null, f.product ?? null, f.metric ?? null, ...(limit === null ? [] : [limit, offset])],
+    [
+      accountId,
+      f.period,
+      f.from,
+      f.to,
+      f.site ?? null,
+      f.product ?? null,
+      f.metric ?? null,
+      ...(limit === null ? [] : [limit, offset]),
+    ],
   );
   return r.rows;
 }

@@ -31,7 +31,13 @@ export async function readCounters(q: Queryable, keys: readonly CounterKey[]): P
        FROM usage_counters c
        JOIN unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[]) AS k(scope, subject, metric, period, period_start)
          ON c.scope = k.scope AND c.subject = k.subject AND c.metric = k.metric AND c.period = k.period AND c.period_start = k.period_start`,
-    [keys.map((k) => k.scope), keys.map((k) => k.subject), keys.map((k) => k.metric), keys.map((k) => k.period), keys.map((k) => k.period_start)],
+    [
+      keys.map((k) => k.scope),
+      keys.map((k) => k.subject),
+      keys.map((k) => k.metric),
+      keys.map((k) => k.period),
+      keys.map((k) => k.period_start),
+    ],
   );
   for (const row of r.rows) out.set(counterId(row), row);
   return out;

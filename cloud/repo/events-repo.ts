@@ -20,7 +20,12 @@ export interface TotalsRow {
  * rollups: a few rows per day whatever the number of events. metric ''
  * holds the event count.
  */
-export async function siteTotals(q: Queryable, siteId: string, from: Date, to: Date): Promise<{ events: number; rows: TotalsRow[] }> {
+export async function siteTotals(
+  q: Queryable,
+  siteId: string,
+  from: Date,
+  to: Date,
+): Promise<{ events: number; rows: TotalsRow[] }> {
   const r = await q.query<TotalsRow>(
     `SELECT product, metric, sum(CASE WHEN metric = '' THEN events ELSE amount END)::bigint AS amount
        FROM usage_rollups WHERE site_id = $1 AND bucket >= $2 AND bucket < $3
@@ -60,7 +65,13 @@ const ceilDay = (d: Date) => new Date(Math.ceil(d.getTime() / DAY_MS) * DAY_MS);
  * events (at most a day at each end), so the cost follows the days asked
  * for, not the events stored.
  */
-export async function history(q: Queryable, siteId: string, f: HistoryFilter, offset: number, limit: number): Promise<HistoryRow[]> {
+export async function history(
+  q: Queryable,
+  siteId: string,
+  f: HistoryFilter,
+  offset: number,
+  limit: number,
+): Promise<HistoryRow[]> {
   const params: unknown[] = [siteId, f.period];
   const p = (v: unknown) => (params.push(v), `$${params.length}`);
   const filters: string[] = [];
@@ -71,7 +82,13 @@ export async function history(q: Queryable, siteId: string, f: HistoryFilter, of
   let lo = f.from ? ceilDay(f.from) : null;
   let hi = f.to ? floorDay(f.to) : null;
   if (lo && hi && lo > hi) lo = hi = f.from!; // within one day: the events only
-  const rollupWhere = ['site_id = $1', "metric <> ''", ...filters, ...(lo ? [`bucket >= ${p(lo)}`] : []), ...(hi ? [`bucket < ${p(hi)}`] : [])];
+  const rollupWhere = [
+    'site_id = $1',
+    "metric <> ''",
+    ...filters,
+    ...(lo ? [`bucket >= ${p(lo)}`] : []),
+    ...(hi ? [`bucket < ${p(hi)}`] : []),
+  ];
   const edges: string[] = [];
   if (f.from && lo && f.from < lo) edges.push(`(occurred_at >= ${p(f.from)} AND occurred_at < ${p(lo)})`);
   if (f.to && hi && hi < f.to) edges.push(`(occurred_at >= ${p(hi)} AND occurred_at < ${p(f.to)})`);

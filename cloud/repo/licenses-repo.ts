@@ -21,7 +21,8 @@ export interface LicenseRow {
   revoked_at: string | null;
 }
 
-const LCOLS = 'id, key_hash, key_preview, account_id, plan_id, site_limit, staging_limit, status, expires_at, created_at, revoked_at';
+const LCOLS =
+  'id, key_hash, key_preview, account_id, plan_id, site_limit, staging_limit, status, expires_at, created_at, revoked_at';
 
 export async function insertAccount(q: Queryable, a: { id: string; name: string }, now: Date): Promise<void> {
   await q.query('INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)', [a.id, a.name, now]);
@@ -52,32 +53,47 @@ export async function listAccounts(q: Queryable): Promise<Array<AccountRow & { l
   ).rows;
 }
 
-export async function insertLicense(q: Queryable, l: Omit<LicenseRow, 'created_at' | 'revoked_at' | 'status'>, now: Date): Promise<void> {
-  await q.query(`INSERT INTO licenses (id, key_hash, key_preview, account_id, plan_id, site_limit, staging_limit, status, expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 'active', $8, $9)`, [
-    l.id,
-    l.key_hash,
-    l.key_preview,
-    l.account_id,
-    l.plan_id,
-    l.site_limit,
-    l.staging_limit,
-    l.expires_at,
-    now,
-  ]);
+export async function insertLicense(
+  q: Queryable,
+  l: Omit<LicenseRow, 'created_at' | 'revoked_at' | 'status'>,
+  now: Date,
+): Promise<void> {
+  await q.query(
+    `INSERT INTO licenses (id, key_hash, key_preview, account_id, plan_id, site_limit, staging_limit, status, expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 'active', $8, $9)`,
+    [l.id, l.key_hash, l.key_preview, l.account_id, l.plan_id, l.site_limit, l.staging_limit, l.expires_at, now],
+  );
 }
 
-export async function licenseByHash(q: Queryable, keyHash: string, opts: { lock?: boolean } = {}): Promise<LicenseRow | null> {
-  return (await q.query<LicenseRow>(`SELECT ${LCOLS} FROM licenses WHERE key_hash = $1${opts.lock ? ' FOR UPDATE' : ''}`, [keyHash])).rows[0] ?? null;
+export async function licenseByHash(
+  q: Queryable,
+  keyHash: string,
+  opts: { lock?: boolean } = {},
+): Promise<LicenseRow | null> {
+  return (
+    (
+      await q.query<LicenseRow>(`SELECT ${LCOLS} FROM licenses WHERE key_hash = $1${opts.lock ? ' FOR UPDATE' : ''}`, [
+        keyHash,
+      ])
+    ).rows[0] ?? null
+  );
 }
 
 export async function licenseById(q: Queryable, id: string, opts: { lock?: boolean } = {}): Promise<LicenseRow | null> {
-  return (await q.query<LicenseRow>(`SELECT ${LCOLS} FROM licenses WHERE id = $1${opts.lock ? ' FOR UPDATE' : ''}`, [id])).rows[0] ?? null;
+  return (
+    (await q.query<LicenseRow>(`SELECT ${LCOLS} FROM licenses WHERE id = $1${opts.lock ? ' FOR UPDATE' : ''}`, [id]))
+      .rows[0] ?? null
+  );
 }
 
-export async function listLicenses(q: Queryable, accountId?: string): Promise<Array<LicenseRow & { sites_used: number; staging_used: number }>> {
+export async function listLicenses(
+  q: Queryable,
+  accountId?: string,
+): Promise<Array<LicenseRow & { sites_used: number; staging_used: number }>> {
   return (
     await q.query<LicenseRow & { sites_used: number; staging_used: number }>(
-      `SELECT ${LCOLS.split(', ').map((c) => `l.${c}`).join(', ')},
+      `SELECT ${LCOLS.split(', ')
+        .map((c) => `l.${c}`)
+        .join(', ')},
               (SELECT count(*)::int FROM sites s WHERE s.license_id = l.id AND s.environment = 'production' AND s.status = 'active') AS sites_used,
               (SELECT count(*)::int FROM sites s WHERE s.license_id = l.id AND s.environment = 'staging' AND s.status = 'active') AS staging_used
          FROM licenses l ${accountId ? 'WHERE l.account_id = $1' : ''} ORDER BY l.created_at, l.id`,
@@ -87,7 +103,14 @@ export async function listLicenses(q: Queryable, accountId?: string): Promise<Ar
 }
 
 export async function revokeLicense(q: Queryable, id: string, now: Date): Promise<boolean> {
-  return (await q.query(`UPDATE licenses SET status = 'revoked', revoked_at = $2 WHERE id = $1 AND status = 'active'`, [id, now])).rowCount > 0;
+  return (
+    (
+      await q.query(`UPDATE licenses SET status = 'revoked', revoked_at = $2 WHERE id = $1 AND status = 'active'`, [
+        id,
+        now,
+      ])
+    ).rowCount > 0
+  );
 }
 
 export async function setLicenseExpiry(q: Queryable, id: string, expiresAt: string | null): Promise<boolean> {

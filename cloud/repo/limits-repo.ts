@@ -12,8 +12,18 @@ export async function setLimit(q: Queryable, l: OperatorLimit, now: Date): Promi
   );
 }
 
-export async function removeLimit(q: Queryable, l: { scope: Scope; subject: string; metric: Metric; period: Period; set_by?: SetBy }): Promise<boolean> {
-  return (await q.query('DELETE FROM usage_limits WHERE scope = $1 AND subject = $2 AND metric = $3 AND period = $4 AND set_by = $5', [l.scope, l.subject, l.metric, l.period, l.set_by ?? 'operator'])).rowCount > 0;
+export async function removeLimit(
+  q: Queryable,
+  l: { scope: Scope; subject: string; metric: Metric; period: Period; set_by?: SetBy },
+): Promise<boolean> {
+  return (
+    (
+      await q.query(
+        'DELETE FROM usage_limits WHERE scope = $1 AND subject = $2 AND metric = $3 AND period = $4 AND set_by = $5',
+        [l.scope, l.subject, l.metric, l.period, l.set_by ?? 'operator'],
+      )
+    ).rowCount > 0
+  );
 }
 
 export async function limitsFor(q: Queryable, subjects: readonly Subject[]): Promise<OperatorLimit[]> {
@@ -26,11 +36,18 @@ export async function limitsFor(q: Queryable, subjects: readonly Subject[]): Pro
 }
 
 export async function listLimits(q: Queryable): Promise<Array<OperatorLimit & { updated_at: string }>> {
-  return (await q.query<OperatorLimit & { updated_at: string }>('SELECT scope, subject, metric, period, limit_value AS "limit", set_by, updated_at FROM usage_limits ORDER BY scope, subject, metric, period, set_by')).rows;
+  return (
+    await q.query<OperatorLimit & { updated_at: string }>(
+      'SELECT scope, subject, metric, period, limit_value AS "limit", set_by, updated_at FROM usage_limits ORDER BY scope, subject, metric, period, set_by',
+    )
+  ).rows;
 }
 
 /** Every limit on an account's scopes: the account, its departments and projects (`<account>/...`), and its sites. */
-export async function accountLimits(q: Queryable, accountId: string): Promise<Array<OperatorLimit & { set_by: SetBy }>> {
+export async function accountLimits(
+  q: Queryable,
+  accountId: string,
+): Promise<Array<OperatorLimit & { set_by: SetBy }>> {
   return (
     await q.query<OperatorLimit & { set_by: SetBy }>(
       `SELECT l.scope, l.subject, l.metric, l.period, l.limit_value AS "limit", l.set_by FROM usage_limits l
@@ -57,6 +74,16 @@ export async function countAccountSetLimits(q: Queryable, accountId: string): Pr
   ).rows[0]!.n;
 }
 
-export async function limitExists(q: Queryable, l: { scope: Scope; subject: string; metric: Metric; period: Period; set_by: SetBy }): Promise<boolean> {
-  return (await q.query('SELECT 1 FROM usage_limits WHERE scope = $1 AND subject = $2 AND metric = $3 AND period = $4 AND set_by = $5', [l.scope, l.subject, l.metric, l.period, l.set_by])).rows.length > 0;
+export async function limitExists(
+  q: Queryable,
+  l: { scope: Scope; subject: string; metric: Metric; period: Period; set_by: SetBy },
+): Promise<boolean> {
+  return (
+    (
+      await q.query(
+        'SELECT 1 FROM usage_limits WHERE scope = $1 AND subject = $2 AND metric = $3 AND period = $4 AND set_by = $5',
+        [l.scope, l.subject, l.metric, l.period, l.set_by],
+      )
+    ).rows.length > 0
+  );
 }

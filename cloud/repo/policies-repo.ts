@@ -18,10 +18,14 @@ export interface PolicyRow {
   updated_at: string;
 }
 
-const COLS = 'account_id, ai_allowed_providers, ai_required_tags, ai_fallback_order, features_off, support_priority, updated_at';
+const COLS =
+  'account_id, ai_allowed_providers, ai_required_tags, ai_fallback_order, features_off, support_priority, updated_at';
 
 export async function policyOf(q: Queryable, accountId: string): Promise<PolicyRow | null> {
-  return (await q.query<PolicyRow>(`SELECT ${COLS} FROM account_policies WHERE account_id = $1`, [accountId])).rows[0] ?? null;
+  return (
+    (await q.query<PolicyRow>(`SELECT ${COLS} FROM account_policies WHERE account_id = $1`, [accountId])).rows[0] ??
+    null
+  );
 }
 
 export const aiPolicyOf = (row: PolicyRow | null): AccountAiPolicy => ({
@@ -47,11 +51,26 @@ export interface PolicyLayers {
  * different fields or layers at once both land; `guard` sees the layers as
  * they are under the lock and may refuse the change.
  */
-export async function updatePolicy(db: Db, accountId: string, layer: keyof PolicyLayers, c: PolicyChange, now: Date, guard?: (current: PolicyLayers) => void): Promise<void> {
+export async function updatePolicy(
+  db: Db,
+  accountId: string,
+  layer: keyof PolicyLayers,
+  c: PolicyChange,
+  now: Date,
+  guard?: (current: PolicyLayers) => void,
+): Promise<void> {
   const { support_priority, ...change } = c;
   await db.transaction(async (tx) => {
-    await tx.query('INSERT INTO account_policies (account_id, updated_at) VALUES ($1, $2) ON CONFLICT (account_id) DO NOTHING', [accountId, now]);
-    const row = (await tx.query<{ operator_layer: PolicyLayer; account_layer: PolicyLayer }>('SELECT operator_layer, account_layer FROM account_policies WHERE account_id = $1 FOR UPDATE', [accountId])).rows[0]!;
+    await tx.query(
+      'INSERT INTO account_policies (account_id, updated_at) VALUES ($1, $2) ON CONFLICT (account_id) DO NOTHING',
+      [accountId, now],
+    );
+    const row = (
+      await tx.query<{ operator_layer: PolicyLayer; account_layer: PolicyLayer }>(
+        'SELECT operator_layer, account_layer FROM account_policies WHERE account_id = $1 FOR UPDATE',
+        [accountId],
+      )
+    ).rows[0]!;
     const current = { operator: row.operator_layer, account: row.account_layer };
     guard?.(current);
     const next = { ...current, [layer]: mergeLayer(current[layer], change) };
@@ -60,14 +79,30 @@ export async function updatePolicy(db: Db, accountId: string, layer: keyof Polic
       `UPDATE account_policies SET operator_layer = $2::jsonb, account_layer = $3::jsonb, ai_allowed_providers = $4::jsonb, ai_required_tags = $5::jsonb, ai_fallback_order = $6::jsonb,
               features_off = $7::jsonb, support_priority = CASE WHEN $8 THEN $9 ELSE support_priority END, updated_at = $10
         WHERE account_id = $1`,
-      [accountId, JSON.stringify(next.operator), JSON.stringify(next.account), JSON.stringify(e.allowed_providers), JSON.stringify(e.required_tags), JSON.stringify(e.fallback_order), JSON.stringify(e.features_off), support_priority !== undefined, support_priority ?? null, now],
+      [
+        accountId,
+        JSON.stringify(next.operator),
+        JSON.stringify(next.account),
+        JSON.stringify(e.allowed_providers),
+        JSON.stringify(e.required_tags),
+        JSON.stringify(e.fallback_order),
+        JSON.stringify(e.features_off),
+        support_priority !== undefined,
+        support_priority ?? null,
+        now,
+      ],
     );
   });
 }
 
 /** Both layers of the account's policy (empty ones when it has none). */
 export async function policyLayersOf(q: Queryable, accountId: string): Promise<PolicyLayers> {
-  const row = (await q.query<{ operator_layer: PolicyLayer; account_layer: PolicyLayer }>('SELECT operator_layer, account_layer FROM account_policies WHERE account_id = $1', [accountId])).rows[0];
+  const row = (
+    await q.query<{ operator_layer: PolicyLayer; account_layer: PolicyLayer }>(
+      'SELECT operator_layer, account_layer FROM account_policies WHERE account_id = $1',
+      [accountId],
+    )
+  ).rows[0];
   return { operator: row?.operator_layer ?? {}, account: row?.account_layer ?? {} };
 }
 
@@ -83,12 +118,24 @@ export interface AccountKeyRow {
 
 const KCOLS = 'id, account_id, key_preview, label, created_at, last_used_at, revoked_at';
 
-export async function insertAccountKey(q: Queryable, k: { id: string; account_id: string; key_hash: string; key_preview: string; label: string | null }, now: Date): Promise<void> {
-  await q.query('INSERT INTO account_api_keys (id, account_id, key_hash, key_preview, label, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [k.id, k.account_id, k.key_hash, k.key_preview, k.label, now]);
+export async function insertAccountKey(
+  q: Queryable,
+  k: { id: string; account_id: string; key_hash: string; key_preview: string; label: string | null },
+  now: Date,
+): Promise<void> {
+  await q.query(
+    'INSERT INTO account_api_keys (id, account_id, key_hash, key_preview, label, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
+    [k.id, k.account_id, k.key_hash, k.key_preview, k.label, now],
+  );
 }
 
 export async function listAccountKeys(q: Queryable, accountId?: string): Promise<AccountKeyRow[]> {
-  return (await q.query<AccountKeyRow>(`SELECT ${KCOLS} FROM account_api_keys ${accountId ? 'WHERE account_id = $1' : ''} ORDER BY created_at, id`, accountId ? [accountId] : [])).rows;
+  return (
+    await q.query<AccountKeyRow>(
+      `SELECT ${KCOLS} FROM account_api_keys ${accountId ? 'WHERE account_id = $1' : ''} ORDER BY created_at, id`,
+      accountId ? [accountId] : [],
+    )
+  ).rows;
 }
 
 export async function revokeAccountKey(q: Queryable, id: string, now: Date): Promise<AccountKeyRow | null> {

@@ -14,24 +14,24 @@ const CLASSES_SETTING = 'ai_model_classes';
 
 export async function insertProvider(q: Queryable, p: ProviderRecord, now: Date): Promise<void> {
   try {
-    await q.query(`INSERT INTO ai_providers (id, kind, base_url, api_key_env, models, tags, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8, $8)`, [
-      p.id,
-      p.kind,
-      p.base_url,
-      p.api_key_env,
-      JSON.stringify(p.models),
-      JSON.stringify(p.tags),
-      p.enabled,
-      now,
-    ]);
+    await q.query(
+      `INSERT INTO ai_providers (id, kind, base_url, api_key_env, models, tags, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8, $8)`,
+      [p.id, p.kind, p.base_url, p.api_key_env, JSON.stringify(p.models), JSON.stringify(p.tags), p.enabled, now],
+    );
   } catch (e) {
-    if (isUniqueViolation(e)) throw new CloudError('conflict', `a provider '${p.id}' is already registered: remove it first, or pick another id`);
+    if (isUniqueViolation(e))
+      throw new CloudError(
+        'conflict',
+        `a provider '${p.id}' is already registered: remove it first, or pick another id`,
+      );
     throw e;
   }
 }
 
 export async function listProviders(q: Queryable): Promise<ProviderRecord[]> {
-  const r = await q.query('SELECT id, kind, base_url, api_key_env, models, tags, enabled FROM ai_providers ORDER BY position');
+  const r = await q.query(
+    'SELECT id, kind, base_url, api_key_env, models, tags, enabled FROM ai_providers ORDER BY position',
+  );
   return r.rows.map((row) => ProviderRecord.parse(row));
 }
 
@@ -40,16 +40,23 @@ export async function removeProvider(q: Queryable, id: string): Promise<boolean>
 }
 
 export async function setProviderEnabled(q: Queryable, id: string, enabled: boolean, now: Date): Promise<boolean> {
-  return (await q.query('UPDATE ai_providers SET enabled = $2, updated_at = $3 WHERE id = $1', [id, enabled, now])).rowCount > 0;
+  return (
+    (await q.query('UPDATE ai_providers SET enabled = $2, updated_at = $3 WHERE id = $1', [id, enabled, now]))
+      .rowCount > 0
+  );
 }
 
 export async function modelClasses(q: Queryable): Promise<ModelClasses> {
-  const v = (await q.query<{ value: string }>('SELECT value FROM cloud_settings WHERE key = $1', [CLASSES_SETTING])).rows[0]?.value;
+  const v = (await q.query<{ value: string }>('SELECT value FROM cloud_settings WHERE key = $1', [CLASSES_SETTING]))
+    .rows[0]?.value;
   return v ? ModelClasses.parse(JSON.parse(v)) : {};
 }
 
 export async function saveModelClasses(q: Queryable, classes: ModelClasses): Promise<void> {
-  await q.query('INSERT INTO cloud_settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value', [CLASSES_SETTING, JSON.stringify(classes)]);
+  await q.query(
+    'INSERT INTO cloud_settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value',
+    [CLASSES_SETTING, JSON.stringify(classes)],
+  );
 }
 
 export interface RoutingData {
@@ -69,7 +76,11 @@ export async function routingData(q: Queryable, accountId: string | null): Promi
     [accountId ?? '', CLASSES_SETTING],
   );
   const row = r.rows[0]!;
-  return { providers: row.providers.map((p) => ProviderRecord.parse(p)), policy: row.policy, classes: row.classes ? ModelClasses.parse(JSON.parse(row.classes)) : {} };
+  return {
+    providers: row.providers.map((p) => ProviderRecord.parse(p)),
+    policy: row.policy,
+    classes: row.classes ? ModelClasses.parse(JSON.parse(row.classes)) : {},
+  };
 }
 
 export interface OvershootSummary {

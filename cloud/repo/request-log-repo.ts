@@ -20,7 +20,18 @@ export async function insertLogEntries(q: Queryable, entries: readonly RequestLo
   await q.query(
     `INSERT INTO request_log (at, request_id, account_id, site_id, auth, endpoint, method, status, code, ms)
      SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[], $10::real[])`,
-    [col('at'), col('request_id'), col('account_id'), col('site_id'), col('auth'), col('endpoint'), col('method'), col('status'), col('code'), col('ms')],
+    [
+      col('at'),
+      col('request_id'),
+      col('account_id'),
+      col('site_id'),
+      col('auth'),
+      col('endpoint'),
+      col('method'),
+      col('status'),
+      col('code'),
+      col('ms'),
+    ],
   );
 }
 
@@ -47,7 +58,17 @@ export async function accountLog(q: Queryable, f: LogFilter): Promise<LogRow[]> 
         AND ($3::text IS NULL OR site_id = $3) AND ($4::text IS NULL OR endpoint = $4)
         AND ($5::int IS NULL OR status BETWEEN $5 AND $6) AND ($7::timestamptz IS NULL OR at >= $7) AND ($8::timestamptz IS NULL OR at < $8)
       ORDER BY id LIMIT $9`,
-    [f.account_id, f.after, f.site ?? null, f.endpoint ?? null, f.status?.[0] ?? null, f.status?.[1] ?? null, f.from ?? null, f.to ?? null, f.limit],
+    [
+      f.account_id,
+      f.after,
+      f.site ?? null,
+      f.endpoint ?? null,
+      f.status?.[0] ?? null,
+      f.status?.[1] ?? null,
+      f.from ?? null,
+      f.to ?? null,
+      f.limit,
+    ],
   );
   return r.rows;
 }
@@ -59,15 +80,23 @@ export async function accountLog(q: Queryable, f: LogFilter): Promise<LogRow[]> 
  */
 export async function pruneLog(q: Queryable, before: Date, maxRows: number): Promise<number> {
   const old = await q.query('DELETE FROM request_log WHERE at < $1', [before]);
-  const span = (await q.query<{ lo: number | null; hi: number | null }>('SELECT min(id) AS lo, max(id) AS hi FROM request_log')).rows[0];
+  const span = (
+    await q.query<{ lo: number | null; hi: number | null }>('SELECT min(id) AS lo, max(id) AS hi FROM request_log')
+  ).rows[0];
   if (!span || span.lo === null || span.hi === null || span.hi - span.lo + 1 <= maxRows) return old.rowCount;
-  const over = await q.query('DELETE FROM request_log WHERE id <= (SELECT id FROM request_log ORDER BY id DESC OFFSET $1 LIMIT 1)', [maxRows]);
+  const over = await q.query(
+    'DELETE FROM request_log WHERE id <= (SELECT id FROM request_log ORDER BY id DESC OFFSET $1 LIMIT 1)',
+    [maxRows],
+  );
   return old.rowCount + over.rowCount;
 }
 
 /** One account's rows beyond its newest `keep` (the (account_id, id) index finds the cut). */
 export async function pruneAccountLog(q: Queryable, accountId: string, keep: number): Promise<number> {
   return (
-    await q.query('DELETE FROM request_log WHERE account_id = $1 AND id <= (SELECT id FROM request_log WHERE account_id = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)', [accountId, keep])
+    await q.query(
+      'DELETE FROM request_log WHERE account_id = $1 AND id <= (SELECT id FROM request_log WHERE account_id = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)',
+      [accountId, keep],
+    )
   ).rowCount;
 }

@@ -21,18 +21,43 @@ export interface AccountPrincipal {
 export const hashAccountKey = (key: string): string => sha256Hex(key);
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="gatehouse-cloud"' };
 
-export async function authenticateAccount(ctx: Ctx, headers: Record<string, string | string[] | undefined>): Promise<AccountPrincipal> {
+export async function authenticateAccount(
+  ctx: Ctx,
+  headers: Record<string, string | string[] | undefined>,
+): Promise<AccountPrincipal> {
   const auth = headers.authorization;
   const m = typeof auth === 'string' ? /^Bearer ([\x21-\x7e]{1,200})$/.exec(auth) : null;
   if (!m) {
-    if (headers[HEADER_SIGNATURE_INPUT] !== undefined) throw new CloudError('forbidden', "agency and enterprise views need the account's API key (Authorization: Bearer gha_...): a site signature reaches only the site's own data");
-    throw new CloudError('unauthorized', 'this endpoint needs the account API key: Authorization: Bearer gha_... (gatehouse-cloud accounts keys create)', {}, { headers: CHALLENGE });
+    if (headers[HEADER_SIGNATURE_INPUT] !== undefined)
+      throw new CloudError(
+        'forbidden',
+        "agency and enterprise views need the account's API key (Authorization: Bearer gha_...): a site signature reaches only the site's own data",
+      );
+    throw new CloudError(
+      'unauthorized',
+      'this endpoint needs the account API key: Authorization: Bearer gha_... (gatehouse-cloud accounts keys create)',
+      {},
+      { headers: CHALLENGE },
+    );
   }
-  const found = ACCOUNT_KEY_PATTERN.test(m[1]!) ? await accountByKeyHash(ctx.db, hashAccountKey(m[1]!), ctx.now()) : null;
-  if (!found) throw new CloudError('unauthorized', 'the account API key is unknown or was revoked: ask the vendor for a new one', {}, { headers: CHALLENGE });
+  const found = ACCOUNT_KEY_PATTERN.test(m[1]!)
+    ? await accountByKeyHash(ctx.db, hashAccountKey(m[1]!), ctx.now())
+    : null;
+  if (!found)
+    throw new CloudError(
+      'unauthorized',
+      'the account API key is unknown or was revoked: ask the vendor for a new one',
+      {},
+      { headers: CHALLENGE },
+    );
   return {
     key_id: found.key_id,
-    account: { id: found.account_id, name: found.name, plan: found.plan, support_priority: found.support_priority ?? found.plan_priority },
+    account: {
+      id: found.account_id,
+      name: found.name,
+      plan: found.plan,
+      support_priority: found.support_priority ?? found.plan_priority,
+    },
     features: new Set(found.features),
   };
 }
@@ -41,5 +66,9 @@ export async function authenticateAccount(ctx: Ctx, headers: Record<string, stri
 export async function requireAccountFeature(ctx: Ctx, p: AccountPrincipal, feature: string): Promise<void> {
   if (p.features.has(feature)) return;
   const plan = requiredPlan(await listPlans(ctx.db), feature);
-  throw new CloudError('entitlement_required', `'${feature}' needs an active license on the ${plan ?? 'right'} plan for this account`, { required_plan: plan, feature });
+  throw new CloudError(
+    'entitlement_required',
+    `'${feature}' needs an active license on the ${plan ?? 'right'} plan for this account`,
+    { required_plan: plan, feature },
+  );
 }

@@ -29,13 +29,21 @@ import { claimDeferredNonce } from './auth-service.ts';
 export const AI_FEATURE = 'ai.generate';
 
 /** The gates before any routing: the license, the product and the feature asked for, and cloud AI itself. */
-async function gate(ctx: Ctx, site: SiteRow, req?: Pick<AiGenerateRequest, 'product' | 'feature'>): Promise<CloudProduct | null> {
+async function gate(
+  ctx: Ctx,
+  site: SiteRow,
+  req?: Pick<AiGenerateRequest, 'product' | 'feature'>,
+): Promise<CloudProduct | null> {
   const g = await loadGrants(ctx.db, site, ctx.now());
   let product: CloudProduct | null = null;
   if (req) {
     const def = FEATURE_CATALOG.find((f) => f.key === req.feature);
     if (!def) throw new CloudError('invalid_request', `unknown feature '${req.feature}': GET features lists them`);
-    if (def.product !== req.product) throw new CloudError('invalid_request', `feature '${req.feature}' belongs to product '${def.product}', not '${req.product}'`);
+    if (def.product !== req.product)
+      throw new CloudError(
+        'invalid_request',
+        `feature '${req.feature}' belongs to product '${def.product}', not '${req.product}'`,
+      );
     await requireFeature(ctx, g, req.feature);
     product = def.product;
   }
@@ -47,7 +55,9 @@ async function gate(ctx: Ctx, site: SiteRow, req?: Pick<AiGenerateRequest, 'prod
 function allowedProviders(d: RoutingData): ProviderRecord[] {
   const policy = aiPolicyOf(d.policy);
   const allowed = policy.allowed_providers ? new Set(policy.allowed_providers) : null;
-  return d.providers.filter((p) => p.enabled && (!allowed || allowed.has(p.id)) && policy.required_tags.every((t) => p.tags.includes(t)));
+  return d.providers.filter(
+    (p) => p.enabled && (!allowed || allowed.has(p.id)) && policy.required_tags.every((t) => p.tags.includes(t)),
+  );
 }
 
 export async function aiProviders(ctx: Ctx, site: SiteRow) {
@@ -61,7 +71,12 @@ export async function aiModels(ctx: Ctx, site: SiteRow) {
   const d = await routing(ctx, site);
   const byModel = new Map<string, ProviderRecord[]>();
   for (const p of allowedProviders(d)) for (const m of p.models) byModel.set(m, [...(byModel.get(m) ?? []), p]);
-  const models = [...byModel].map(([id, ps]) => ({ id, provider: ps[0]!.id, providers: ps.map((p) => p.id), tags: [...new Set(ps.flatMap((p) => p.tags))] }));
+  const models = [...byModel].map(([id, ps]) => ({
+    id,
+    provider: ps[0]!.id,
+    providers: ps.map((p) => p.id),
+    tags: [...new Set(ps.flatMap((p) => p.tags))],
+  }));
   const classes = Object.keys(d.classes)
     .map((name) => ({ name, models: (classModels(d.classes, name) ?? []).filter((m) => byModel.has(m)) }))
     .filter((c) => c.models.length > 0);
@@ -69,18 +84,30 @@ export async function aiModels(ctx: Ctx, site: SiteRow) {
 }
 
 /** The registry, the account's policy and the model classes, kept per instance while the 'ai' config version holds. */
-const routing = (ctx: Ctx, site: SiteRow): Promise<RoutingData> => ctx.cache.get(`ai|${site.account_id ?? ''}`, site.snapshot?.config.ai, () => routingData(ctx.db, site.account_id));
+const routing = (ctx: Ctx, site: SiteRow): Promise<RoutingData> =>
+  ctx.cache.get(`ai|${site.account_id ?? ''}`, site.snapshot?.config.ai, () => routingData(ctx.db, site.account_id));
 
 function routingContext(ctx: Ctx, d: RoutingData): AiRoutingContext {
   ctx.ai.breakers.retain(d.providers.map((p) => p.id));
-  return { providers: d.providers, policy: aiPolicyOf(d.policy), classes: d.classes, breakers: ctx.ai.breakers, now: ctx.now().getTime() };
+  return {
+    providers: d.providers,
+    policy: aiPolicyOf(d.policy),
+    classes: d.classes,
+    breakers: ctx.ai.breakers,
+    now: ctx.now().getTime(),
+  };
 }
 
 function planRefusal(plan: Extract<RoutePlan, { ok: false }>): CloudError {
   if (plan.code === 'invalid_value') return new CloudError('invalid_request', plan.message, { reasons: plan.reasons });
   if (plan.code === 'forbidden') return new CloudError('forbidden', plan.message, { reasons: plan.reasons });
   const retry = plan.retry_after_s ?? 5;
-  return new CloudError('provider_unavailable', plan.message, { reasons: plan.reasons, retry_after_s: retry }, { retryAfter: retry });
+  return new CloudError(
+    'provider_unavailable',
+    plan.message,
+    { reasons: plan.reasons, retry_after_s: retry },
+    { retryAfter: retry },
+  );
 }
 
 export async function aiRoute(ctx: Ctx, site: SiteRow, req: AiGenerateRequest) {
@@ -88,7 +115,13 @@ export async function aiRoute(ctx: Ctx, site: SiteRow, req: AiGenerateRequest) {
   const plan = routeAi(routingContext(ctx, await routing(ctx, site)), req);
   if (!plan.ok) throw planRefusal(plan);
   const first = plan.routes[0]!;
-  return { success: true as const, provider: first.provider.id, model: first.model, reasons: plan.reasons, fallbacks: plan.routes.slice(1).map((r) => ({ provider: r.provider.id, model: r.model })) };
+  return {
+    success: true as const,
+    provider: first.provider.id,
+    model: first.model,
+    reasons: plan.reasons,
+    fallbacks: plan.routes.slice(1).map((r) => ({ provider: r.provider.id, model: r.model })),
+  };
 }
 
 /** The site went away before the answer: nothing is sent, the hold is already released. */
@@ -133,7 +166,10 @@ async function generate(ctx: Ctx, site: SiteRow, req: AiGenerateRequest, call: G
       held = null;
       recordProviderCall(route.provider.id, out.ok ? 'ok' : 'error');
       const spent = out.tokens_input + out.tokens_output;
-      if (!out.ok && spent === 0) return void (await release(ctx, r.id).catch((e) => ctx.log.warn('could not release an AI hold: the sweeper will', { reservation_id: r.id, error: String(e) })));
+      if (!out.ok && spent === 0)
+        return void (await release(ctx, r.id).catch((e) =>
+          ctx.log.warn('could not release an AI hold: the sweeper will', { reservation_id: r.id, error: String(e) }),
+        ));
       const event = {
         event_id: uuidv7(ctx.now().getTime()),
         // A failed stream that had begun spent tokens too: recorded, under its own name.
@@ -149,9 +185,18 @@ async function generate(ctx: Ctx, site: SiteRow, req: AiGenerateRequest, call: G
       };
       let overshoot: SettleOptions['overshoot'];
       if (out.tokens_output > maxTokens || spent > r.amount) {
-        overshoot = { provider: route.provider.id, allowed_output: maxTokens, reported_output: out.tokens_output, held: r.amount, reported_total: spent };
+        overshoot = {
+          provider: route.provider.id,
+          allowed_output: maxTokens,
+          reported_output: out.tokens_output,
+          held: r.amount,
+          reported_total: spent,
+        };
         ctx.ai.breakers.trip(route.provider.id);
-        ctx.log.warn('an AI provider answered more tokens than it was allowed: recorded as reported, counted up to its hold, its breaker opened', { site_id: site.id, ...overshoot });
+        ctx.log.warn(
+          'an AI provider answered more tokens than it was allowed: recorded as reported, counted up to its hold, its breaker opened',
+          { site_id: site.id, ...overshoot },
+        );
       }
       await settleDurably(ctx, site, r, event, { cap: r.amount, ...(overshoot ? { overshoot } : {}) });
     },
@@ -173,7 +218,17 @@ async function generate(ctx: Ctx, site: SiteRow, req: AiGenerateRequest, call: G
   if (result.outcome === 'refused') throw new CloudError('invalid_request', result.message);
   if (result.outcome === 'aborted') {
     if (!deadline.aborted) throw new ClientGone('the site closed the connection');
-    throw new CloudError('provider_unavailable', `no AI provider answered within ${Math.round(ctx.ai.deadlineMs / 1000)} s`, { retry_after_s: 5 }, { retryAfter: 5 });
+    throw new CloudError(
+      'provider_unavailable',
+      `no AI provider answered within ${Math.round(ctx.ai.deadlineMs / 1000)} s`,
+      { retry_after_s: 5 },
+      { retryAfter: 5 },
+    );
   }
-  throw new CloudError('provider_unavailable', result.message, { retry_after_s: result.retry_after_s }, { retryAfter: result.retry_after_s });
+  throw new CloudError(
+    'provider_unavailable',
+    result.message,
+    { retry_after_s: result.retry_after_s },
+    { retryAfter: result.retry_after_s },
+  );
 }

@@ -1,4 +1,11 @@
-import { CLOUD_BASE_PATH, CLOUD_ENDPOINTS, CLOUD_AI_UPDATES_ENDPOINTS, INVALID_SITE_DISCONNECTED_STATUS, NONCE_TTL_SECONDS, SIGNATURE_WINDOW_SECONDS } from '../../main/contract/cloud/index.ts';
+import {
+  CLOUD_BASE_PATH,
+  CLOUD_ENDPOINTS,
+  CLOUD_AI_UPDATES_ENDPOINTS,
+  INVALID_SITE_DISCONNECTED_STATUS,
+  NONCE_TTL_SECONDS,
+  SIGNATURE_WINDOW_SECONDS,
+} from '../../main/contract/cloud/index.ts';
 import { parseSignature, verifyContentDigest, verifyMac, type RequestTarget } from '../crypto/request-signature.ts';
 import { CloudError } from '../errors.ts';
 import { listPlans } from '../repo/catalog-repo.ts';
@@ -13,7 +20,8 @@ export interface SignedRequest extends RequestTarget {
 }
 
 const secretContext = (siteId: string) => `site-secret:${siteId}`;
-export const sealSiteSecret = (ctx: Pick<Ctx, 'box'>, siteId: string, secret: string) => ctx.box.seal(secret, secretContext(siteId));
+export const sealSiteSecret = (ctx: Pick<Ctx, 'box'>, siteId: string, secret: string) =>
+  ctx.box.seal(secret, secretContext(siteId));
 
 /**
  * Until when a nonce claimed now is kept. The window compares whole seconds,
@@ -21,14 +29,19 @@ export const sealSiteSecret = (ctx: Pick<Ctx, 'box'>, siteId: string, secret: st
  * end of the second 600 s from now: the nonce is held that long, not 600 s
  * from this millisecond (a capture replayed in that last second passed).
  */
-export const nonceExpiry = (now: Date): Date => new Date((Math.floor(now.getTime() / 1000) + NONCE_TTL_SECONDS + 1) * 1000);
+export const nonceExpiry = (now: Date): Date =>
+  new Date((Math.floor(now.getTime() / 1000) + NONCE_TTL_SECONDS + 1) * 1000);
 
-const replayed = () => new CloudError('signature_invalid', 'this nonce was already used: every request needs a fresh nonce');
+const replayed = () =>
+  new CloudError('signature_invalid', 'this nonce was already used: every request needs a fresh nonce');
 const pathOf = (e: { path: string }) => `${CLOUD_BASE_PATH}/${e.path}`;
 /** Routes that claim the nonce in their own statement, together with what they do (one commit instead of two). */
 const DEFERRED = new Set([pathOf(CLOUD_AI_UPDATES_ENDPOINTS.aiGenerate), pathOf(CLOUD_ENDPOINTS.usageRecord)]);
 /** POST routes that change nothing: their nonce need not wait for a durable commit (docs/decisions.md). */
-const READ_ONLY_POSTS = new Set([pathOf(CLOUD_ENDPOINTS.entitlementsCheck), pathOf(CLOUD_AI_UPDATES_ENDPOINTS.aiRoute)]);
+const READ_ONLY_POSTS = new Set([
+  pathOf(CLOUD_ENDPOINTS.entitlementsCheck),
+  pathOf(CLOUD_AI_UPDATES_ENDPOINTS.aiRoute),
+]);
 
 /** How a request's nonce is claimed, by its route. */
 export function nonceClaimFor(method: string, url: string): NonceClaim {
@@ -45,7 +58,12 @@ export function nonceClaimFor(method: string, url: string): NonceClaim {
 export async function claimDeferredNonce(ctx: Pick<Ctx, 'db' | 'now'>, site: SiteRow): Promise<void> {
   const n = site.nonce;
   if (!n || n.claimed) return;
-  const r = await ctx.db.query<{ fresh: boolean }>('SELECT gatehouse_claim_nonce($1, $2, $3, $4) AS fresh', [n.key_id, n.nonce, n.expires, ctx.now()]);
+  const r = await ctx.db.query<{ fresh: boolean }>('SELECT gatehouse_claim_nonce($1, $2, $3, $4) AS fresh', [
+    n.key_id,
+    n.nonce,
+    n.expires,
+    ctx.now(),
+  ]);
   n.claimed = true;
   if (!r.rows[0]?.fresh) throw replayed();
 }
@@ -59,7 +77,8 @@ export function replayError(e: unknown): unknown {
 }
 
 /** The nonce parameters of gatehouse_hold and gatehouse_record: nulls when the nonce is claimed already. */
-export const nonceParams = (n: DeferredNonce | null): unknown[] => (n ? [n.key_id, n.nonce, n.expires] : [null, null, null]);
+export const nonceParams = (n: DeferredNonce | null): unknown[] =>
+  n ? [n.key_id, n.nonce, n.expires] : [null, null, null];
 
 /**
  * Verifies a signed request exactly as DESIGN.md says and answers the site.
@@ -86,20 +105,34 @@ export class Authenticator {
       sig.nonce,
       nonceExpiry(now),
       now,
-      async (id, version) => (await this.ctx.cache.get('plans', version, () => listPlans(this.ctx.db))).find((p) => p.id === id) ?? null,
+      async (id, version) =>
+        (await this.ctx.cache.get('plans', version, () => listPlans(this.ctx.db))).find((p) => p.id === id) ?? null,
       nonceClaimFor(req.method, req.url),
     );
-    if (!site) throw new CloudError('invalid_site', 'the key id is not known to this gateway: register the site again (sites/register)');
+    if (!site)
+      throw new CloudError(
+        'invalid_site',
+        'the key id is not known to this gateway: register the site again (sites/register)',
+      );
     if (site.status !== 'active' || !site.secret_enc) {
-      throw new CloudError('invalid_site', 'this site was disconnected: register it again to get a new key', { site_id: site.id }, { status: INVALID_SITE_DISCONNECTED_STATUS });
+      throw new CloudError(
+        'invalid_site',
+        'this site was disconnected: register it again to get a new key',
+        { site_id: site.id },
+        { status: INVALID_SITE_DISCONNECTED_STATUS },
+      );
     }
     verifyContentDigest(sig.contentDigest, req.body);
     verifyMac(sig, req, this.secretOf(site));
     const skew = sig.created - Math.floor(now.getTime() / 1000);
     if (Math.abs(skew) > SIGNATURE_WINDOW_SECONDS) {
-      throw new CloudError('token_expired', `the signature's created time is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the gateway's clock (window ±${SIGNATURE_WINDOW_SECONDS} s): re-sync the clock offset from server_time and sign again`, {
-        server_time: now.toISOString(),
-      });
+      throw new CloudError(
+        'token_expired',
+        `the signature's created time is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the gateway's clock (window ±${SIGNATURE_WINDOW_SECONDS} s): re-sync the clock offset from server_time and sign again`,
+        {
+          server_time: now.toISOString(),
+        },
+      );
     }
     if (!site.nonce_fresh) throw replayed();
     return site;

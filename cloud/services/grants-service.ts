@@ -1,4 +1,9 @@
-import { CERTIFICATE_TTL_SECONDS, type Certificate, type CloudProduct, type LicenseView } from '../../main/contract/cloud/index.ts';
+import {
+  CERTIFICATE_TTL_SECONDS,
+  type Certificate,
+  type CloudProduct,
+  type LicenseView,
+} from '../../main/contract/cloud/index.ts';
 import type { Queryable } from '../db/db.ts';
 import { computeGrants, type Grants } from '../domain/grants.ts';
 import type { PlanDef } from '../domain/plans.ts';
@@ -30,7 +35,15 @@ export interface SiteGrants {
 export async function loadGrants(q: Queryable, site: SiteRow, now: Date): Promise<SiteGrants> {
   if (site.snapshot) {
     const { license, plan, off, featuresOff, accountPriority } = site.snapshot;
-    return { site, license, plan, off, featuresOff, accountPriority, grants: computeGrants(license, plan, off, now, featuresOff) };
+    return {
+      site,
+      license,
+      plan,
+      off,
+      featuresOff,
+      accountPriority,
+      grants: computeGrants(license, plan, off, now, featuresOff),
+    };
   }
   // One after another: a transaction's queries share one connection.
   const license = site.license_id ? await licenseById(q, site.license_id) : null;
@@ -38,22 +51,49 @@ export async function loadGrants(q: Queryable, site: SiteRow, now: Date): Promis
   const off = await switchedOff(q, site.id, site.account_id);
   const policy = site.account_id ? await policyOf(q, site.account_id) : null;
   const featuresOff = new Set(policy?.features_off ?? []);
-  return { site, license, plan, off, featuresOff, accountPriority: policy?.support_priority ?? null, grants: computeGrants(license, plan, off, now, featuresOff) };
+  return {
+    site,
+    license,
+    plan,
+    off,
+    featuresOff,
+    accountPriority: policy?.support_priority ?? null,
+    grants: computeGrants(license, plan, off, now, featuresOff),
+  };
 }
 
 /** Plan and support priority, named in every answer to the site (the account's priority wins over the plan's). */
-export function supportOf(g: Pick<SiteGrants, 'plan' | 'accountPriority' | 'grants'>): { plan: string | null; support_priority: string | null } {
+export function supportOf(g: Pick<SiteGrants, 'plan' | 'accountPriority' | 'grants'>): {
+  plan: string | null;
+  support_priority: string | null;
+} {
   const plan = g.grants.status === 'active' ? (g.plan?.id ?? null) : null;
   return { plan, support_priority: g.accountPriority ?? (plan ? (g.plan?.support_priority ?? null) : null) };
 }
 
 /** The limits of the site's plan and the stored limits on its scopes (kept per instance while the limits' version holds). */
-export async function siteLimits(q: Queryable, g: Pick<SiteGrants, 'site' | 'plan'>, cache?: ConfigCache): Promise<EffectiveLimit[]> {
-  const subjects = subjectsOf({ site_id: g.site.id, account_id: g.site.account_id, department: g.site.department, project: g.site.project });
+export async function siteLimits(
+  q: Queryable,
+  g: Pick<SiteGrants, 'site' | 'plan'>,
+  cache?: ConfigCache,
+): Promise<EffectiveLimit[]> {
+  const subjects = subjectsOf({
+    site_id: g.site.id,
+    account_id: g.site.account_id,
+    department: g.site.department,
+    project: g.site.project,
+  });
   const key = `limits|${subjects.map((s) => `${s.scope}:${s.subject}`).join('|')}`;
-  const stored = cache ? await cache.get(key, g.site.snapshot?.config.limits, () => limitsFor(q, subjects)) : await limitsFor(q, subjects);
+  const stored = cache
+    ? await cache.get(key, g.site.snapshot?.config.limits, () => limitsFor(q, subjects))
+    : await limitsFor(q, subjects);
   const planLimits = g.plan?.limits ?? [];
-  return effectiveLimits(g.site.id, g.site.environment === 'staging' ? stagingPlanLimits(planLimits) : planLimits, stored, subjects);
+  return effectiveLimits(
+    g.site.id,
+    g.site.environment === 'staging' ? stagingPlanLimits(planLimits) : planLimits,
+    stored,
+    subjects,
+  );
 }
 
 export async function licenseView(q: Queryable, g: SiteGrants): Promise<LicenseView> {
@@ -83,14 +123,23 @@ async function issueTime(q: Queryable, siteId: string, now: Date): Promise<Date>
 }
 
 /** The signed certificate of DESIGN.md for the site's current grants. */
-export async function issueCertificate(ctx: Ctx, q: Queryable, g: SiteGrants): Promise<{ certificate: Certificate; cert_expires_at: string }> {
+export async function issueCertificate(
+  ctx: Ctx,
+  q: Queryable,
+  g: SiteGrants,
+): Promise<{ certificate: Certificate; cert_expires_at: string }> {
   const limits = await siteLimits(q, g, ctx.cache);
   const channel = g.plan?.update_channels[0] ?? 'stable';
   const now = await issueTime(q, g.site.id, ctx.now());
   const certExpires = new Date(now.getTime() + CERTIFICATE_TTL_SECONDS * 1000).toISOString();
   const certificate = await ctx.keys.certify({
     site_id: g.site.id,
-    license: { status: g.grants.status, plan: g.license?.plan_id ?? null, key_preview: g.license?.key_preview ?? null, expires_at: g.license?.expires_at ?? null },
+    license: {
+      status: g.grants.status,
+      plan: g.license?.plan_id ?? null,
+      key_preview: g.license?.key_preview ?? null,
+      expires_at: g.license?.expires_at ?? null,
+    },
     entitlements: g.grants.entitlements,
     products: g.grants.products,
     limits: limits.map((l) => ({ scope: l.scope, metric: l.metric, period: l.period, limit: l.limit })),

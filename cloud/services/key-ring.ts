@@ -23,7 +23,11 @@ export class KeyRing {
   async ensureKey(now: Date): Promise<void> {
     if (await activeKey(this.db)) return;
     const k = generateSigningKey();
-    await insertActiveKey(this.db, { kid: k.kid, public_x: k.x, private_enc: this.box.seal(k.privateDer, context(k.kid)) }, now);
+    await insertActiveKey(
+      this.db,
+      { kid: k.kid, public_x: k.x, private_enc: this.box.seal(k.privateDer, context(k.kid)) },
+      now,
+    );
   }
 
   /** `keys rotate`: a new active key in the same transaction that retires the old one. */
@@ -31,7 +35,11 @@ export class KeyRing {
     const k = generateSigningKey();
     return this.db.transaction(async (tx) => {
       const retired = await retireActiveKey(tx, now);
-      await insertActiveKey(tx, { kid: k.kid, public_x: k.x, private_enc: this.box.seal(k.privateDer, context(k.kid)) }, now);
+      await insertActiveKey(
+        tx,
+        { kid: k.kid, public_x: k.x, private_enc: this.box.seal(k.privateDer, context(k.kid)) },
+        now,
+      );
       return { retired, active: k.kid };
     });
   }

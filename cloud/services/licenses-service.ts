@@ -21,7 +21,11 @@ async function answer(ctx: Ctx, siteId: string) {
 const refusal = (status: LicenseStatus, details: Record<string, unknown>) =>
   status === 'expired'
     ? new CloudError('license_expired', 'the license has expired: renew it, or activate another license', details)
-    : new CloudError('license_invalid', 'no valid license is activated on this site: activate one with license/activate', details);
+    : new CloudError(
+        'license_invalid',
+        'no valid license is activated on this site: activate one with license/activate',
+        details,
+      );
 
 /**
  * license/activate: binds the license to the site. The license row is locked
@@ -33,22 +37,38 @@ export async function activate(ctx: Ctx, site: SiteRow, licenseKey: string) {
   const now = ctx.now();
   await ctx.db.transaction(async (tx) => {
     const license = await licenseByHash(tx, hashLicenseKey(licenseKey), { lock: true });
-    if (!license || license.status === 'revoked') throw new CloudError('license_invalid', license ? 'this license was revoked: contact the vendor' : 'no license has this key: check it for typos');
-    if (licenseStatus(license, now) === 'expired') throw new CloudError('license_expired', `this license expired at ${license.expires_at}: renew it`, { license_expires_at: license.expires_at });
+    if (!license || license.status === 'revoked')
+      throw new CloudError(
+        'license_invalid',
+        license ? 'this license was revoked: contact the vendor' : 'no license has this key: check it for typos',
+      );
+    if (licenseStatus(license, now) === 'expired')
+      throw new CloudError('license_expired', `this license expired at ${license.expires_at}: renew it`, {
+        license_expires_at: license.expires_at,
+      });
     const current = await siteById(tx, site.id, { lock: true });
-    if (!current || current.status !== 'active') throw new CloudError('invalid_site', 'this site was disconnected', {}, { status: 403 });
+    if (!current || current.status !== 'active')
+      throw new CloudError('invalid_site', 'this site was disconnected', {}, { status: 403 });
     if (current.license_id === license.id) return;
     const plan = (await listPlans(tx)).find((p) => p.id === license.plan_id);
     const used = await seatsUsed(tx, license.id, site.id, current.environment);
     if (current.environment === 'production') {
       const limit = license.site_limit ?? plan?.site_limit ?? 0;
       if (used >= limit) {
-        throw new CloudError('site_limit_reached', `this license allows ${limit} production site${limit === 1 ? '' : 's'} and all are in use: deactivate the license on another site first`, { site_limit: limit, sites_used: used });
+        throw new CloudError(
+          'site_limit_reached',
+          `this license allows ${limit} production site${limit === 1 ? '' : 's'} and all are in use: deactivate the license on another site first`,
+          { site_limit: limit, sites_used: used },
+        );
       }
     } else {
       const limit = stagingCap(license, plan?.site_limit);
       if (used >= limit) {
-        throw new CloudError('site_limit_reached', `this license allows ${limit} staging site${limit === 1 ? '' : 's'} and all are in use: deactivate the license on another staging site first, or ask the vendor for more (licenses create --staging-sites)`, { staging_limit: limit, staging_used: used });
+        throw new CloudError(
+          'site_limit_reached',
+          `this license allows ${limit} staging site${limit === 1 ? '' : 's'} and all are in use: deactivate the license on another staging site first, or ask the vendor for more (licenses create --staging-sites)`,
+          { staging_limit: limit, staging_used: used },
+        );
       }
     }
     await bindLicense(tx, site.id, license.id, license.account_id);

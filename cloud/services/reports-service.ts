@@ -4,7 +4,20 @@ import { csvRow } from '../../main/contract/csv.ts';
 import { CloudError } from '../errors.ts';
 import { accountRollups, accountSites } from '../repo/agency-repo.ts';
 import { lockAccount } from '../repo/licenses-repo.ts';
-import { activeTasks, claimTask, failAbandoned, failTask, finishTask, insertTask, listTasks, pruneFinished, pruneTasks, taskOf, taskResult, type TaskRow } from '../repo/tasks-repo.ts';
+import {
+  activeTasks,
+  claimTask,
+  failAbandoned,
+  failTask,
+  finishTask,
+  insertTask,
+  listTasks,
+  pruneFinished,
+  pruneTasks,
+  taskOf,
+  taskResult,
+  type TaskRow,
+} from '../repo/tasks-repo.ts';
 import type { AccountPrincipal } from './account-auth.ts';
 import { agencySite, rollupRange } from './agency-service.ts';
 import type { Ctx, TaskQueue } from './context.ts';
@@ -51,15 +64,33 @@ export function taskView(t: TaskRow): ReportTask {
 export async function createReport(ctx: Ctx, p: AccountPrincipal, body: ReportCreateBody) {
   const now = ctx.now();
   const range = rollupRange(body.period, body.from, body.to, now);
-  const params: ReportParams = { period: body.period, from: range.from.toISOString(), to: range.to.toISOString(), account: p.account };
+  const params: ReportParams = {
+    period: body.period,
+    from: range.from.toISOString(),
+    to: range.to.toISOString(),
+    account: p.account,
+  };
   // Count and insert under the account's lock: concurrent requests (on any instance) cannot all see room for one more.
   const t = await ctx.db.transaction(async (tx) => {
     await lockAccount(tx, p.account.id);
     if ((await activeTasks(tx, p.account.id)) >= MAX_ACTIVE_REPORTS) return null;
     await pruneFinished(tx, p.account.id, KEEP_FINISHED);
-    return insertTask(tx, { id: shortId('task', 12), account_id: p.account.id, kind: body.kind, params: params as unknown as Record<string, unknown>, created_at: now.toISOString(), expires_at: new Date(now.getTime() + REPORT_TTL_MS).toISOString() });
+    return insertTask(tx, {
+      id: shortId('task', 12),
+      account_id: p.account.id,
+      kind: body.kind,
+      params: params as unknown as Record<string, unknown>,
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + REPORT_TTL_MS).toISOString(),
+    });
   });
-  if (!t) throw new CloudError('rate_limited', `${MAX_ACTIVE_REPORTS} reports are already being generated for this account: wait for one to finish`, {}, { retryAfter: 10 });
+  if (!t)
+    throw new CloudError(
+      'rate_limited',
+      `${MAX_ACTIVE_REPORTS} reports are already being generated for this account: wait for one to finish`,
+      {},
+      { retryAfter: 10 },
+    );
   ctx.tasks.kick();
   return { status: 202, body: { success: true as const, account: p.account, task: taskView(t) } };
 }
@@ -85,18 +116,47 @@ export async function getReport(ctx: Ctx, p: AccountPrincipal, id: string) {
 
 export async function getReportCsv(ctx: Ctx, p: AccountPrincipal, id: string): Promise<string> {
   const t = await ownTask(ctx, p, id);
-  if (t.status !== 'done') throw new CloudError('conflict', t.status === 'failed' ? `the report failed: ${t.error ?? 'no reason given'}` : `the report is ${t.status}: ask again when GET agency/reports/${t.id} says done`);
+  if (t.status !== 'done')
+    throw new CloudError(
+      'conflict',
+      t.status === 'failed'
+        ? `the report failed: ${t.error ?? 'no reason given'}`
+        : `the report is ${t.status}: ask again when GET agency/reports/${t.id} says done`,
+    );
   return String(await taskResult(ctx.db, p.account.id, id, 'result_csv'));
 }
 
-const CSV_COLUMNS = ['site_id', 'site_name', 'site_url', 'environment', 'site_status', 'plan', 'license_status', 'product', 'metric', 'period_start', 'amount', 'events'];
+const CSV_COLUMNS = [
+  'site_id',
+  'site_name',
+  'site_url',
+  'environment',
+  'site_status',
+  'plan',
+  'license_status',
+  'product',
+  'metric',
+  'period_start',
+  'amount',
+  'events',
+];
 
 /** The report itself: every site of the account with its totals, and the roll-up rows; JSON and CSV. */
 export async function buildUsageReport(ctx: Pick<Ctx, 'db' | 'now'>, accountId: string, params: ReportParams) {
   const now = ctx.now();
   const sites = (await accountSites(ctx.db, accountId, {}, 0, 1_000_000)).map((r) => agencySite(r, now));
-  const rows = await accountRollups(ctx.db, accountId, { period: params.period, from: new Date(params.from), to: new Date(params.to) }, 0, REPORT_MAX_ROWS + 1);
-  if (rows.length > REPORT_MAX_ROWS) throw new CloudError('invalid_request', `the report would have more than ${REPORT_MAX_ROWS} rows: narrow the range or use period=month`);
+  const rows = await accountRollups(
+    ctx.db,
+    accountId,
+    { period: params.period, from: new Date(params.from), to: new Date(params.to) },
+    0,
+    REPORT_MAX_ROWS + 1,
+  );
+  if (rows.length > REPORT_MAX_ROWS)
+    throw new CloudError(
+      'invalid_request',
+      `the report would have more than ${REPORT_MAX_ROWS} rows: narrow the range or use period=month`,
+    );
   const bySite = new Map<string, Record<string, number>>();
   const totals: Record<string, number> = {};
   for (const r of rows) {
@@ -111,7 +171,18 @@ export async function buildUsageReport(ctx: Pick<Ctx, 'db' | 'now'>, accountId: 
     from: params.from,
     to: params.to,
     generated_at: now.toISOString(),
-    sites: sites.map((s) => ({ site_id: s.site_id, name: s.name, url: s.url, environment: s.environment, status: s.status, plan: s.license.plan, license_status: s.license.status, version: s.version, last_sync_at: s.last_sync_at, totals: bySite.get(s.site_id) ?? {} })),
+    sites: sites.map((s) => ({
+      site_id: s.site_id,
+      name: s.name,
+      url: s.url,
+      environment: s.environment,
+      status: s.status,
+      plan: s.license.plan,
+      license_status: s.license.status,
+      version: s.version,
+      last_sync_at: s.last_sync_at,
+      totals: bySite.get(s.site_id) ?? {},
+    })),
     rows,
     totals,
   };
@@ -119,7 +190,22 @@ export async function buildUsageReport(ctx: Pick<Ctx, 'db' | 'now'>, accountId: 
   const lines = [csvRow(CSV_COLUMNS)];
   for (const r of rows) {
     const s = siteOf.get(r.site_id);
-    lines.push(csvRow([r.site_id, s?.name, s?.url, s?.environment, s?.status, s?.plan, s?.license_status, r.product, r.metric, r.period_start, r.amount, r.events]));
+    lines.push(
+      csvRow([
+        r.site_id,
+        s?.name,
+        s?.url,
+        s?.environment,
+        s?.status,
+        s?.plan,
+        s?.license_status,
+        r.product,
+        r.metric,
+        r.period_start,
+        r.amount,
+        r.events,
+      ]),
+    );
   }
   return { json: report, csv: lines.join(''), rows: rows.length };
 }
@@ -177,11 +263,18 @@ async function runTask(ctx: Pick<Ctx, 'db' | 'now' | 'log'>, t: TaskRow): Promis
   try {
     const out = await buildUsageReport(ctx, t.account_id, t.params as unknown as ReportParams);
     await finishTask(ctx.db, t, out, ctx.now());
-    ctx.log.info('report generated', { task_id: t.id, account_id: t.account_id, rows: out.rows, ms: Math.round(performance.now() - started) });
+    ctx.log.info('report generated', {
+      task_id: t.id,
+      account_id: t.account_id,
+      rows: out.rows,
+      ms: Math.round(performance.now() - started),
+    });
   } catch (e) {
-    const message = e instanceof CloudError ? e.message : 'the report could not be generated: the vendor has the details in the gateway log';
+    const message =
+      e instanceof CloudError
+        ? e.message
+        : 'the report could not be generated: the vendor has the details in the gateway log';
     if (!(e instanceof CloudError)) ctx.log.error('report failed', { task_id: t.id, error: (e as Error).message });
     await failTask(ctx.db, t, message, ctx.now());
   }
 }
-

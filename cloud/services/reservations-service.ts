@@ -41,28 +41,67 @@ export interface Reservation {
  * `nonce` (ai/generate), the same statement claims the request's nonce: one
  * commit for authentication and the hold.
  */
-export async function reserve(ctx: Ctx, site: SiteRow, metric: Metric, amount: number, ttlMs = RESERVATION_TTL_MS, nonce?: DeferredNonce): Promise<Reservation> {
-  if (!Number.isSafeInteger(amount) || amount < 0) throw new CloudError('invalid_request', 'a reservation amount is a whole number of units');
+export async function reserve(
+  ctx: Ctx,
+  site: SiteRow,
+  metric: Metric,
+  amount: number,
+  ttlMs = RESERVATION_TTL_MS,
+  nonce?: DeferredNonce,
+): Promise<Reservation> {
+  if (!Number.isSafeInteger(amount) || amount < 0)
+    throw new CloudError('invalid_request', 'a reservation amount is a whole number of units');
   const now = ctx.now();
   const id = `rsv_${randomUUID()}`;
   const expires = new Date(now.getTime() + ttlMs).toISOString();
   const limits = await limitMap(ctx.db, site, now, ctx.cache);
-  const deltas = mergeDeltas(countersFor(scopesOf(site), [{ metric, amount }], now).map((c) => ({ ...c, limit: limits.get(`${c.scope}|${c.subject}|${c.metric}|${c.period}`) ?? null })));
+  const deltas = mergeDeltas(
+    countersFor(scopesOf(site), [{ metric, amount }], now).map((c) => ({
+      ...c,
+      limit: limits.get(`${c.scope}|${c.subject}|${c.metric}|${c.period}`) ?? null,
+    })),
+  );
   const refuse = async (over: CounterDelta) => {
     const quota = await quotaDetails(ctx.db, over);
-    return new CloudError('quota_exceeded', `the ${quota.period === 'day' ? 'daily' : 'monthly'} ${quota.metric} limit of the ${quota.scope} (${quota.limit}) has no room for ${amount} more; it resets at ${quota.reset_at}`, { ...quota }, { retryAfter: secondsUntil(new Date(quota.reset_at), now) });
+    return new CloudError(
+      'quota_exceeded',
+      `the ${quota.period === 'day' ? 'daily' : 'monthly'} ${quota.metric} limit of the ${quota.scope} (${quota.limit}) has no room for ${amount} more; it resets at ${quota.reset_at}`,
+      { ...quota },
+      { retryAfter: secondsUntil(new Date(quota.reset_at), now) },
+    );
   };
   const tooBig = deltas.find((d) => d.limit !== null && amount > d.limit);
   if (tooBig) throw await refuse(tooBig);
   const claim = nonce && !nonce.claimed ? nonce : null;
   try {
-    await queryRetried(ctx.db, 'SELECT gatehouse_hold($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10)', [id, site.id, metric, amount, JSON.stringify(deltas), expires, now, ...nonceParams(claim)]);
+    await queryRetried(ctx.db, 'SELECT gatehouse_hold($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10)', [
+      id,
+      site.id,
+      metric,
+      amount,
+      JSON.stringify(deltas),
+      expires,
+      now,
+      ...nonceParams(claim),
+    ]);
   } catch (e) {
     if (sqlState(e) === QUOTA_SQLSTATE) throw await refuse(deltas[Number((e as { detail?: string }).detail)]!);
     throw replayError(e);
   }
   if (claim) claim.claimed = true;
-  return { id, metric, amount, expires_at: expires, counters: deltas.map(({ scope, subject, metric: m, period, period_start }) => ({ scope, subject, metric: m, period, period_start })) };
+  return {
+    id,
+    metric,
+    amount,
+    expires_at: expires,
+    counters: deltas.map(({ scope, subject, metric: m, period, period_start }) => ({
+      scope,
+      subject,
+      metric: m,
+      period,
+      period_start,
+    })),
+  };
 }
 
 /** What gatehouse_hold raises when a counter has no room. */
@@ -72,7 +111,13 @@ export interface SettleOptions {
   /** the most that is counted against the limits (the hold: a provider that answered more than it was allowed overshoots no limit) */
   cap?: number;
   /** kept for the operator when the provider reported more than it was allowed */
-  overshoot?: { provider: string; allowed_output: number; reported_output: number; held: number; reported_total: number };
+  overshoot?: {
+    provider: string;
+    allowed_output: number;
+    reported_output: number;
+    held: number;
+    reported_total: number;
+  };
 }
 
 /**
@@ -85,26 +130,48 @@ export interface SettleOptions {
  * work outlived its time) still gets its event: the work was done and is
  * counted once.
  */
-export async function settle(ctx: Ctx, site: SiteRow, r: Pick<Reservation, 'id' | 'amount' | 'counters'>, event: CloudUsageEvent, opts: SettleOptions = {}): Promise<boolean> {
+export async function settle(
+  ctx: Ctx,
+  site: SiteRow,
+  r: Pick<Reservation, 'id' | 'amount' | 'counters'>,
+  event: CloudUsageEvent,
+  opts: SettleOptions = {},
+): Promise<boolean> {
   const now = ctx.now();
   const byId = new Map<string, CounterKey & { used: number; reserved: number }>();
   for (const c of r.counters) byId.set(counterId(c), { ...c, used: 0, reserved: r.amount });
   for (const c of countersFor(scopesOf(site), contributionsOf(event), new Date(event.timestamp))) {
     const prev = byId.get(counterId(c));
     const amount = c.metric === 'ai_tokens' && opts.cap !== undefined ? Math.min(c.amount, opts.cap) : c.amount;
-    byId.set(counterId(c), { scope: c.scope, subject: c.subject, metric: c.metric, period: c.period, period_start: c.period_start, used: (prev?.used ?? 0) + amount, reserved: prev?.reserved ?? 0 });
+    byId.set(counterId(c), {
+      scope: c.scope,
+      subject: c.subject,
+      metric: c.metric,
+      period: c.period,
+      period_start: c.period_start,
+      used: (prev?.used ?? 0) + amount,
+      reserved: prev?.reserved ?? 0,
+    });
   }
   const deltas = [...byId.values()];
-  const out = await queryRetried<{ outcome: string }>(ctx.db, 'SELECT gatehouse_settle($1, $2, $3::jsonb, $4::jsonb, $5, $6::jsonb) AS outcome', [
-    r.id,
-    site.id,
-    JSON.stringify({ ...event, units_metric: unitsMetricOf(event.event) }),
-    JSON.stringify(deltas),
-    now,
-    opts.overshoot ? JSON.stringify(opts.overshoot) : null,
-  ]);
+  const out = await queryRetried<{ outcome: string }>(
+    ctx.db,
+    'SELECT gatehouse_settle($1, $2, $3::jsonb, $4::jsonb, $5, $6::jsonb) AS outcome',
+    [
+      r.id,
+      site.id,
+      JSON.stringify({ ...event, units_metric: unitsMetricOf(event.event) }),
+      JSON.stringify(deltas),
+      now,
+      opts.overshoot ? JSON.stringify(opts.overshoot) : null,
+    ],
+  );
   const outcome = out.rows[0]?.outcome;
-  if (outcome === 'late') ctx.log.warn('a reservation was settled after it timed out: usage recorded without its hold', { site_id: site.id, reservation_id: r.id });
+  if (outcome === 'late')
+    ctx.log.warn('a reservation was settled after it timed out: usage recorded without its hold', {
+      site_id: site.id,
+      reservation_id: r.id,
+    });
   return outcome === 'settled' || outcome === 'late';
 }
 
@@ -133,7 +200,13 @@ function pendingOf(ctx: object) {
  * (flushSettles); what still fails is logged as an error with its tokens,
  * never dropped silently.
  */
-export async function settleDurably(ctx: Ctx, site: SiteRow, r: Pick<Reservation, 'id' | 'amount' | 'counters'>, event: CloudUsageEvent, opts: SettleOptions = {}): Promise<void> {
+export async function settleDurably(
+  ctx: Ctx,
+  site: SiteRow,
+  r: Pick<Reservation, 'id' | 'amount' | 'counters'>,
+  event: CloudUsageEvent,
+  opts: SettleOptions = {},
+): Promise<void> {
   const until = Date.now() + SETTLE_RETRY.forMs;
   let wait = SETTLE_RETRY.firstMs;
   const fields = { site_id: site.id, reservation_id: r.id, event_id: event.event_id };
@@ -142,13 +215,21 @@ export async function settleDurably(ctx: Ctx, site: SiteRow, r: Pick<Reservation
       if (await settle(ctx, site, r, event, opts)) recordUsageEvents(1);
       return true;
     } catch (e) {
-      ctx.log.warn('could not settle an AI generation yet: trying again', { ...fields, error: e instanceof Error ? e.message : String(e) });
+      ctx.log.warn('could not settle an AI generation yet: trying again', {
+        ...fields,
+        error: e instanceof Error ? e.message : String(e),
+      });
       return false;
     }
   };
   if (await attempt()) return;
   const pending = pendingOf(ctx);
-  const giveUp = (why: string) => ctx.log.error(`gave up settling an AI generation (${why}): its usage is not recorded`, { ...fields, tokens_input: event.tokens_input, tokens_output: event.tokens_output });
+  const giveUp = (why: string) =>
+    ctx.log.error(`gave up settling an AI generation (${why}): its usage is not recorded`, {
+      ...fields,
+      tokens_input: event.tokens_input,
+      tokens_output: event.tokens_output,
+    });
   if (pending.closing) return void giveUp('the service is stopping');
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | null = null;
@@ -185,7 +266,10 @@ export async function flushSettles(ctx: object): Promise<void> {
 
 /** Gives a hold back (gatehouse_release: counters locked first, then the reservation); false when it was closed already. */
 export async function release(ctx: Pick<Ctx, 'db' | 'now'>, reservationId: string): Promise<boolean> {
-  const r = await queryRetried<{ released: boolean }>(ctx.db, 'SELECT gatehouse_release($1, $2) AS released', [reservationId, ctx.now()]);
+  const r = await queryRetried<{ released: boolean }>(ctx.db, 'SELECT gatehouse_release($1, $2) AS released', [
+    reservationId,
+    ctx.now(),
+  ]);
   return r.rows[0]?.released === true;
 }
 

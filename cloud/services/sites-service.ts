@@ -14,7 +14,18 @@ export async function registerSite(ctx: Ctx, body: RegisterBody) {
   const id = shortId('site', 12);
   const keyId = `key_${randomBytes(12).toString('base64url')}`;
   const secret = newSecret('ghs_', 32);
-  await insertSite(ctx.db, { id, key_id: keyId, secret_enc: sealSiteSecret(ctx, id, secret), url: body.url, name: body.name ?? null, environment: body.environment }, ctx.now());
+  await insertSite(
+    ctx.db,
+    {
+      id,
+      key_id: keyId,
+      secret_enc: sealSiteSecret(ctx, id, secret),
+      url: body.url,
+      name: body.name ?? null,
+      environment: body.environment,
+    },
+    ctx.now(),
+  );
   ctx.log.info('site registered', { site_id: id, environment: body.environment });
   return { success: true as const, site_id: id, key_id: keyId, secret, environment: body.environment };
 }
@@ -41,7 +52,11 @@ export async function siteInfo(q: Queryable, g: SiteGrants): Promise<SiteInfo> {
 
 export async function siteStatus(ctx: Ctx, site: SiteRow) {
   const now = ctx.now();
-  return { success: true as const, site: await siteInfo(ctx.db, await loadGrants(ctx.db, site, now)), server_time: now.toISOString() };
+  return {
+    success: true as const,
+    site: await siteInfo(ctx.db, await loadGrants(ctx.db, site, now)),
+    server_time: now.toISOString(),
+  };
 }
 
 /** sites/sync: the site reports itself and gets its current certificate. */

@@ -1,5 +1,12 @@
 import { dump } from 'js-yaml';
-import { ReleaseArch, ReleaseChannel, type ReleaseArch as Arch, type ReleaseFile, type ReleaseManifest, type ReleasePlatform } from '../../main/contract/cloud/updates.ts';
+import {
+  ReleaseArch,
+  ReleaseChannel,
+  type ReleaseArch as Arch,
+  type ReleaseFile,
+  type ReleaseManifest,
+  type ReleasePlatform,
+} from '../../main/contract/cloud/updates.ts';
 
 /**
  * The electron-updater "generic" provider feed for a release: the channel
@@ -69,7 +76,11 @@ export function feedFiles(m: ReleaseManifest, t: FeedTarget): ReleaseFile[] {
  * it. `urlFor` says where each file is downloaded from; a relative URL is
  * resolved by electron-updater against the feed's own URL.
  */
-export function buildUpdateInfo(m: ReleaseManifest, t: FeedTarget, urlFor: (f: ReleaseFile) => string = (f) => f.name): UpdateInfo | null {
+export function buildUpdateInfo(
+  m: ReleaseManifest,
+  t: FeedTarget,
+  urlFor: (f: ReleaseFile) => string = (f) => f.name,
+): UpdateInfo | null {
   const files = feedFiles(m, t).map((f) => ({ url: urlFor(f), sha512: f.sha512, size: f.size }));
   const first = files[0];
   if (!first) return null;

@@ -14,6 +14,16 @@ export function guessTarget(name: string): { platform: ReleasePlatform; arch: Re
   else if (/\.(appimage|deb|rpm|snap|pacman|tar\.gz|tar\.xz)$/.test(n)) platform = 'linux';
   if (!platform) return null;
   const has = (re: string) => new RegExp(`(^|[-_.])(${re})([-_.]|$)`).test(n);
-  const arch: ReleaseArch = has('arm64|aarch64') ? 'arm64' : has('armv7l') ? 'armv7l' : has('x86_64|amd64|x64') ? 'x64' : has('ia32|i386|x86') ? 'ia32' : has('universal') ? 'universal' : 'x64';
+  const arch: ReleaseArch = has('arm64|aarch64')
+    ? 'arm64'
+    : has('armv7l')
+      ? 'armv7l'
+      : has('x86_64|amd64|x64')
+        ? 'x64'
+        : has('ia32|i386|x86')
+          ? 'ia32'
+          : has('universal')
+            ? 'universal'
+            : 'x64';
   return { platform, arch };
 }

@@ -61,7 +61,9 @@ export function openManifest(signed: unknown, keys: readonly VerifyKey[]): OpenR
   const sig = Buffer.from(env.data.sig, 'base64url');
   let good: boolean;
   try {
-    good = sig.length === 64 && verify(null, bytes, createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: key.x }, format: 'jwk' }), sig);
+    good =
+      sig.length === 64 &&
+      verify(null, bytes, createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: key.x }, format: 'jwk' }), sig);
   } catch {
     good = false;
   }
@@ -73,7 +75,9 @@ export function openManifest(signed: unknown, keys: readonly VerifyKey[]): OpenR
     return { ok: false, reason: 'the signed payload is not JSON' };
   }
   const m = ReleaseManifest.safeParse(json);
-  return m.success ? { ok: true, manifest: m.data } : { ok: false, reason: 'the signed payload is not a release manifest' };
+  return m.success
+    ? { ok: true, manifest: m.data }
+    : { ok: false, reason: 'the signed payload is not a release manifest' };
 }
 
 export type FileCheck = { ok: true; file: ReleaseFile } | { ok: false; reason: string };
@@ -81,8 +85,14 @@ export type FileCheck = { ok: true; file: ReleaseFile } | { ok: false; reason: s
 /** Does this file (by name, with this digest) belong to the release the manifest describes? */
 export function checkReleaseFile(manifest: ReleaseManifest, name: string, actual: FileDigest): FileCheck {
   const file = manifest.files.find((f) => f.name === name);
-  if (!file) return { ok: false, reason: `${manifest.product} ${manifest.version} has no file named ${JSON.stringify(name.slice(0, 200))}` };
-  if (file.size !== actual.size) return { ok: false, reason: `${file.name} should be ${file.size} bytes, this one is ${actual.size}` };
-  if (!sameSha512(file.sha512, actual.sha512)) return { ok: false, reason: `${file.name} does not match the sha512 in the signed manifest` };
+  if (!file)
+    return {
+      ok: false,
+      reason: `${manifest.product} ${manifest.version} has no file named ${JSON.stringify(name.slice(0, 200))}`,
+    };
+  if (file.size !== actual.size)
+    return { ok: false, reason: `${file.name} should be ${file.size} bytes, this one is ${actual.size}` };
+  if (!sameSha512(file.sha512, actual.sha512))
+    return { ok: false, reason: `${file.name} does not match the sha512 in the signed manifest` };
   return { ok: true, file };
 }

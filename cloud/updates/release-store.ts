@@ -14,15 +14,26 @@ import type { FileDigest } from './file-hash.ts';
  * so a reader never sees half a file and the digest is of the bytes stored.
  * Several instances of one deployment share the root (a network folder).
  */
-export const releasePath = (root: string, product: string, channel: string, version: string, name: string): string => join(root, product, channel, version, name);
+export const releasePath = (root: string, product: string, channel: string, version: string, name: string): string =>
+  join(root, product, channel, version, name);
 
 export interface StoredFile extends FileDigest {
   name: string;
 }
 
-export async function storeReleaseFile(root: string, product: string, channel: string, version: string, source: string): Promise<StoredFile> {
+export async function storeReleaseFile(
+  root: string,
+  product: string,
+  channel: string,
+  version: string,
+  source: string,
+): Promise<StoredFile> {
   const name = basename(source);
-  if (!ReleaseFileName.safeParse(name).success) throw new CloudError('invalid_request', `'${name.slice(0, 200)}' is not a release file name: letters, digits and . _ + -, at most 200, no spaces (rename the file)`);
+  if (!ReleaseFileName.safeParse(name).success)
+    throw new CloudError(
+      'invalid_request',
+      `'${name.slice(0, 200)}' is not a release file name: letters, digits and . _ + -, at most 200, no spaces (rename the file)`,
+    );
   const info = await stat(source).catch(() => null);
   if (!info?.isFile()) throw new CloudError('invalid_request', `no file at ${source.slice(0, 500)}`);
   const dir = join(root, product, channel, version);
@@ -51,7 +62,9 @@ export async function storeReleaseFile(root: string, product: string, channel: s
 }
 
 /** A stored file for reading, or null when it is not there. */
-export async function openReleaseFile(path: string): Promise<{ size: number; stream: () => NodeJS.ReadableStream } | null> {
+export async function openReleaseFile(
+  path: string,
+): Promise<{ size: number; stream: () => NodeJS.ReadableStream } | null> {
   const info = await stat(path).catch(() => null);
   if (!info?.isFile()) return null;
   return { size: info.size, stream: () => createReadStream(path) };

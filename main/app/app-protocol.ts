@@ -6,7 +6,10 @@ import { APP_SCHEME, contentType, resolveAppFile } from './app-url.ts';
 /** Must run before the app is ready: app:// behaves like https (standard, secure origin). */
 export function registerAppScheme(protocol: Pick<Protocol, 'registerSchemesAsPrivileged'>): void {
   protocol.registerSchemesAsPrivileged([
-    { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: false, corsEnabled: false, stream: false } },
+    {
+      scheme: APP_SCHEME,
+      privileges: { standard: true, secure: true, supportFetchAPI: false, corsEnabled: false, stream: false },
+    },
   ]);
 }
 

@@ -56,4 +56,5 @@ const TYPES: Record<string, string> = {
   woff2: 'font/woff2',
 };
 
-export const contentType = (file: string): string => TYPES[file.split('.').pop()?.toLowerCase() ?? ''] ?? 'application/octet-stream';
+export const contentType = (file: string): string =>
+  TYPES[file.split('.').pop()?.toLowerCase() ?? ''] ?? 'application/octet-stream';

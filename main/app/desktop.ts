@@ -90,7 +90,8 @@ export async function runDesktop(startService: StartDesktopService): Promise<voi
       await setOpenAtLogin(app, enabled, login);
       keeper.set({ openAtLogin: await getOpenAtLogin(app, login) });
     },
-    installUpdate: async () => (updates ? updates.updater.install(openInstaller) : { ok: false, reason: 'updates are not available' }),
+    installUpdate: async () =>
+      updates ? updates.updater.install(openInstaller) : { ok: false, reason: 'updates are not available' },
     quit: () => app.quit(),
     refresh: () => void keeper.refresh(),
     report: showProblem,
@@ -140,9 +141,19 @@ export async function runDesktop(startService: StartDesktopService): Promise<voi
   }
 
   const running = service;
-  registerIpc({ ipcMain, dispatch: dispatchAs(running.invoke, PRINCIPALS.appConsole), owns: (contents) => windows.owns(contents), log: (m, f) => console.warn(m, f ?? {}) });
+  registerIpc({
+    ipcMain,
+    dispatch: dispatchAs(running.invoke, PRINCIPALS.appConsole),
+    owns: (contents) => windows.owns(contents),
+    log: (m, f) => console.warn(m, f ?? {}),
+  });
   // A notification's Approve / Discard (macOS buttons the person presses) decide as the tray does.
-  const notify = createStagedNotifier({ openApprovals: (id) => windows.show('approvals', id), approve: (id, hash) => trayActions.approve(id, hash), discard: (id) => trayActions.discard(id), platform });
+  const notify = createStagedNotifier({
+    openApprovals: (id) => windows.show('approvals', id),
+    approve: (id, hash) => trayActions.approve(id, hash),
+    discard: (id) => trayActions.discard(id),
+    platform,
+  });
   running.events.subscribe((event) => {
     windows.send(IPC_EVENT_CHANNEL, event);
     notify(event);
@@ -151,7 +162,11 @@ export async function runDesktop(startService: StartDesktopService): Promise<voi
   await keeper.connect(dispatchAs(running.invoke, PRINCIPALS.tray));
   if (running.core && running.dataDir) {
     updates = startAppUpdates({
-      invoke: running.invoke, cloud: running.core.cloud, dataDir: running.dataDir, platform, arch: process.arch,
+      invoke: running.invoke,
+      cloud: running.core.cloud,
+      dataDir: running.dataDir,
+      platform,
+      arch: process.arch,
       onState: (s) => keeper.set({ update: s.phase === 'ready' ? s.version : null }),
     });
   }

@@ -19,7 +19,10 @@ export interface IpcDeps {
  * navigated away, an iframe, a devtools extension page, a window someone
  * else opened) is dropped.
  */
-export function isTrustedSender(event: Pick<IpcMainInvokeEvent, 'sender' | 'senderFrame'>, owns: (c: WebContents) => boolean): boolean {
+export function isTrustedSender(
+  event: Pick<IpcMainInvokeEvent, 'sender' | 'senderFrame'>,
+  owns: (c: WebContents) => boolean,
+): boolean {
   const frame = event.senderFrame;
   if (!frame || frame.parent !== null) return false;
   if (!owns(event.sender)) return false;

@@ -41,7 +41,10 @@ export function autostartEntry(execPath: string): string {
  */
 export async function getOpenAtLogin(app: LoginApp, opts: LoginItemOptions): Promise<boolean> {
   if (opts.platform === 'linux') {
-    return access(join(opts.autostartDir, DESKTOP_FILE)).then(() => true, () => false);
+    return access(join(opts.autostartDir, DESKTOP_FILE)).then(
+      () => true,
+      () => false,
+    );
   }
   return app.getLoginItemSettings({ args: [HIDDEN_FLAG] }).openAtLogin;
 }
@@ -58,7 +61,11 @@ export async function setOpenAtLogin(app: LoginApp, enabled: boolean, opts: Logi
 }
 
 /** Started by the system at login (so: stay in the tray)? */
-export function startedHidden(argv: readonly string[], app: Pick<App, 'getLoginItemSettings'>, platform: NodeJS.Platform): boolean {
+export function startedHidden(
+  argv: readonly string[],
+  app: Pick<App, 'getLoginItemSettings'>,
+  platform: NodeJS.Platform,
+): boolean {
   if (argv.includes(HIDDEN_FLAG)) return true;
   return platform === 'darwin' && app.getLoginItemSettings().wasOpenedAtLogin === true;
 }

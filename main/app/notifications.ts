@@ -32,12 +32,26 @@ export function createStagedNotifier(deps: {
 
   const show = (title: string, body: string, notice?: WriteNotice) => {
     const withActions = buttons && notice?.actions;
-    const n = new Notification({ title, body, ...(withActions ? { actions: [{ type: 'button' as const, text: 'Approve' }, { type: 'button' as const, text: 'Discard' }] } : {}) });
+    const n = new Notification({
+      title,
+      body,
+      ...(withActions
+        ? {
+            actions: [
+              { type: 'button' as const, text: 'Approve' },
+              { type: 'button' as const, text: 'Discard' },
+            ],
+          }
+        : {}),
+    });
     // keep a reference until it is gone, or some platforms drop the click handler
     live.add(n);
     n.on('click', () => deps.openApprovals(notice?.staged_id));
     // 'action' is emitted only when the person presses a button the OS drew
-    if (withActions && notice) n.on('action', (_e: unknown, index: number) => (index === 0 ? deps.approve!(notice.staged_id, notice.preview_hash) : deps.discard!(notice.staged_id)));
+    if (withActions && notice)
+      n.on('action', (_e: unknown, index: number) =>
+        index === 0 ? deps.approve!(notice.staged_id, notice.preview_hash) : deps.discard!(notice.staged_id),
+      );
     n.on('close', () => live.delete(n));
     n.show();
   };
@@ -45,7 +59,12 @@ export function createStagedNotifier(deps: {
   return function onEvent(event: ApiEvent): void {
     if (!Notification.isSupported()) return;
     const { show: notice, hold } = planner.onEvent(event);
-    if (notice) show(`Approval needed: ${trayText(notice.tool, TITLE_PART_MAX)}`, `${trayText(notice.summary, BODY_PART_MAX)}${notice.who ? `\nAsked by ${trayText(notice.who, NAME_MAX)}` : ''}`, notice);
+    if (notice)
+      show(
+        `Approval needed: ${trayText(notice.tool, TITLE_PART_MAX)}`,
+        `${trayText(notice.summary, BODY_PART_MAX)}${notice.who ? `\nAsked by ${trayText(notice.who, NAME_MAX)}` : ''}`,
+        notice,
+      );
     if (hold) {
       flush ??= setTimeout(() => {
         flush = null;
@@ -74,7 +93,10 @@ export function createQuotaNotifier(deps: { openUsage: () => void }) {
       seen.add(q.key);
       if (seen.size > QUOTA_SEEN_MAX) seen.delete(seen.values().next().value as string);
       if (!Notification.isSupported()) continue;
-      const n = new Notification({ title: 'A cloud quota is used up', body: `${trayText(q.text, BODY_PART_MAX)}. Calls that need it are refused until then (quota_exceeded).` });
+      const n = new Notification({
+        title: 'A cloud quota is used up',
+        body: `${trayText(q.text, BODY_PART_MAX)}. Calls that need it are refused until then (quota_exceeded).`,
+      });
       live.add(n);
       n.on('click', () => deps.openUsage());
       n.on('close', () => live.delete(n));
@@ -91,7 +113,10 @@ export function createUpdateNotifier(deps: { openCloud: () => void }) {
     if (!version || version === told) return;
     told = version;
     if (!Notification.isSupported()) return;
-    const n = new Notification({ title: `Gatehouse ${trayText(version, TITLE_PART_MAX)} is ready to install`, body: 'Downloaded and checked against the signed release manifest. Install it from the tray menu when it suits you.' });
+    const n = new Notification({
+      title: `Gatehouse ${trayText(version, TITLE_PART_MAX)} is ready to install`,
+      body: 'Downloaded and checked against the signed release manifest. Install it from the tray menu when it suits you.',
+    });
     live.add(n);
     n.on('click', () => deps.openCloud());
     n.on('close', () => live.delete(n));

@@ -37,15 +37,22 @@ const PROBLEMS: Record<string, string> = {
 };
 
 /** "2026-12-01 00:00 UTC": the tray has no locale of its own to follow, and a fixed form reads the same everywhere. */
-const when = (iso: string): string => (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(iso) ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : iso);
+const when = (iso: string): string =>
+  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(iso) ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : iso;
 
-export const quotaKey = (q: QuotaAlert): string => [q.scope, q.subject ?? '', q.metric, q.period ?? '', q.reset_at].join('|');
+export const quotaKey = (q: QuotaAlert): string =>
+  [q.scope, q.subject ?? '', q.metric, q.period ?? '', q.reset_at].join('|');
 
 export function trayQuota(q: QuotaAlert): TrayQuota {
-  return { level: q.level, key: quotaKey(q), text: `${quotaName(q)} ${q.level === 'exceeded' ? 'used up' : 'nearly used up'}, resets ${when(q.reset_at)}` };
+  return {
+    level: q.level,
+    key: quotaKey(q),
+    text: `${quotaName(q)} ${q.level === 'exceeded' ? 'used up' : 'nearly used up'}, resets ${when(q.reset_at)}`,
+  };
 }
 
-const urgentFirst = (quotas: TrayQuota[]) => [...quotas].sort((a, b) => (a.level === b.level ? 0 : a.level === 'exceeded' ? -1 : 1));
+const urgentFirst = (quotas: TrayQuota[]) =>
+  [...quotas].sort((a, b) => (a.level === b.level ? 0 : a.level === 'exceeded' ? -1 : 1));
 
 function problemOf(warnings: readonly { code: string }[]): string | null {
   const w = warnings.find((x) => x.code.startsWith('cloud_') && !QUOTA_CODES.has(x.code));
@@ -54,12 +61,25 @@ function problemOf(warnings: readonly { code: string }[]): string | null {
 
 /** The tray's cloud part: from cloud.status when it answered, else the health report's summary and warnings. */
 export function trayCloud(status: CloudStatusView | null, health: HealthReport | null): TrayCloud {
-  if (status) return { connected: status.connected, problem: status.connected ? problemOf(status.warnings) : null, quotas: urgentFirst(status.quota_alerts.map(trayQuota)) };
+  if (status)
+    return {
+      connected: status.connected,
+      problem: status.connected ? problemOf(status.warnings) : null,
+      quotas: urgentFirst(status.quota_alerts.map(trayQuota)),
+    };
   if (!health) return NO_CLOUD;
   const quotas = health.warnings
     .filter((w) => QUOTA_CODES.has(w.code))
-    .map((w): TrayQuota => ({ level: w.code === 'cloud_quota_exceeded' ? 'exceeded' : 'near', key: `${w.code}|${w.message}`, text: w.message }));
-  return { connected: health.cloud.gateway.connected, problem: health.cloud.gateway.connected ? problemOf(health.warnings) : null, quotas: urgentFirst(quotas) };
+    .map((w): TrayQuota => ({
+      level: w.code === 'cloud_quota_exceeded' ? 'exceeded' : 'near',
+      key: `${w.code}|${w.message}`,
+      text: w.message,
+    }));
+  return {
+    connected: health.cloud.gateway.connected,
+    problem: health.cloud.gateway.connected ? problemOf(health.warnings) : null,
+    quotas: urgentFirst(quotas),
+  };
 }
 
 /** The tray's one cloud line. */

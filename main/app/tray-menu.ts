@@ -55,19 +55,41 @@ export interface TrayActions {
 const MENU_PENDING_MAX = 10;
 export type TrayIconState = 'off' | 'on' | 'attention';
 
-export const INITIAL_TRAY_STATE: TrayState = { phase: 'starting', enabled: false, pending: [], pendingTotal: 0, error: null, openAtLogin: false, cloud: NO_CLOUD, update: null, storage: null, signIns: [] };
+export const INITIAL_TRAY_STATE: TrayState = {
+  phase: 'starting',
+  enabled: false,
+  pending: [],
+  pendingTotal: 0,
+  error: null,
+  openAtLogin: false,
+  cloud: NO_CLOUD,
+  update: null,
+  storage: null,
+  signIns: [],
+};
 
 export function pendingItems(list: readonly StagedView[]): PendingItem[] {
   return list
     .filter((s) => s.status === 'pending')
     .sort((a, b) => a.expires_at.localeCompare(b.expires_at))
     .slice(0, MENU_PENDING_MAX)
-    .map((s) => ({ id: s.id, tool: s.tool, summary: s.preview.summary, who: s.token_label ?? s.client ?? null, preview_hash: s.preview_hash ?? null, blocked: s.blocked ?? null }));
+    .map((s) => ({
+      id: s.id,
+      tool: s.tool,
+      summary: s.preview.summary,
+      who: s.token_label ?? s.client ?? null,
+      preview_hash: s.preview_hash ?? null,
+      blocked: s.blocked ?? null,
+    }));
 }
 
 /** The upstreams a person has to sign in to again (never those they signed out of themselves). */
-export function signInItems(list: readonly { id: string; oauth?: { state: string; reason: string | null } | undefined }[]): SignInItem[] {
-  return list.filter((u) => u.oauth?.state === 'sign_in_required' && u.oauth.reason !== 'signed out').map((u) => ({ id: u.id, reason: u.oauth!.reason }));
+export function signInItems(
+  list: readonly { id: string; oauth?: { state: string; reason: string | null } | undefined }[],
+): SignInItem[] {
+  return list
+    .filter((u) => u.oauth?.state === 'sign_in_required' && u.oauth.reason !== 'signed out')
+    .map((u) => ({ id: u.id, reason: u.oauth!.reason }));
 }
 
 export function trayIconState(state: TrayState): TrayIconState {
@@ -125,30 +147,66 @@ export function buildTrayMenu(state: TrayState, act: TrayActions): MenuItemConst
     label: menuLabel(`${p.summary} (${p.tool})`),
     submenu: [
       { label: menuLabel(p.who ? `Asked by ${p.who}` : 'Asked by an MCP client'), enabled: false },
-      p.blocked ? { label: TRAY_BLOCKED[p.blocked], enabled: false } : { label: 'Approve', click: () => act.approve(p.id, p.preview_hash) },
+      p.blocked
+        ? { label: TRAY_BLOCKED[p.blocked], enabled: false }
+        : { label: 'Approve', click: () => act.approve(p.id, p.preview_hash) },
       { label: 'Discard', click: () => act.discard(p.id) },
       { type: 'separator' },
       { label: 'Show in the console', click: () => act.openConsole('approvals') },
     ],
   }));
   if (state.pendingTotal > state.pending.length) {
-    items.push({ type: 'separator' }, { label: `${state.pendingTotal - state.pending.length} more in the console…`, click: () => act.openConsole('approvals') });
+    items.push(
+      { type: 'separator' },
+      {
+        label: `${state.pendingTotal - state.pending.length} more in the console…`,
+        click: () => act.openConsole('approvals'),
+      },
+    );
   }
   if (items.length === 0) items.push({ label: 'Nothing is waiting', enabled: false });
 
   return [
     { id: 'status', label: menuLabel(statusLine(state), 80), enabled: false },
-    ...(running && state.storage ? [{ id: 'storage', label: menuLabel(`${state.storage}: tool calls are refused`, 80), click: () => act.openConsole() }] : []),
+    ...(running && state.storage
+      ? [
+          {
+            id: 'storage',
+            label: menuLabel(`${state.storage}: tool calls are refused`, 80),
+            click: () => act.openConsole(),
+          },
+        ]
+      : []),
     ...(running ? signInMenu(state.signIns, act) : []),
     { type: 'separator' },
     { id: 'open', label: 'Open the console', click: () => act.openConsole() },
-    { id: 'pending', label: state.pendingTotal ? `Pending approvals (${state.pendingTotal})` : 'Pending approvals', enabled: running, submenu: items },
+    {
+      id: 'pending',
+      label: state.pendingTotal ? `Pending approvals (${state.pendingTotal})` : 'Pending approvals',
+      enabled: running,
+      submenu: items,
+    },
     { type: 'separator' },
     ...cloudItems(state, act),
-    { id: 'gateway', label: 'Gateway on', type: 'checkbox', checked: running && state.enabled, enabled: running, click: () => act.setEnabled(!state.enabled) },
-    { id: 'login', label: 'Start at login', type: 'checkbox', checked: state.openAtLogin, click: () => act.setOpenAtLogin(!state.openAtLogin) },
+    {
+      id: 'gateway',
+      label: 'Gateway on',
+      type: 'checkbox',
+      checked: running && state.enabled,
+      enabled: running,
+      click: () => act.setEnabled(!state.enabled),
+    },
+    {
+      id: 'login',
+      label: 'Start at login',
+      type: 'checkbox',
+      checked: state.openAtLogin,
+      click: () => act.setOpenAtLogin(!state.openAtLogin),
+    },
     { type: 'separator' },
-    ...(state.update ? [{ id: 'update', label: menuLabel(`Install Gatehouse ${state.update}…`), click: () => act.installUpdate() }] : []),
+    ...(state.update
+      ? [{ id: 'update', label: menuLabel(`Install Gatehouse ${state.update}…`), click: () => act.installUpdate() }]
+      : []),
     { id: 'quit', label: 'Quit Gatehouse', click: () => act.quit() },
   ];
 }
@@ -164,8 +222,16 @@ function cloudItems(state: TrayState, act: TrayActions): MenuItemConstructorOpti
     label: menuLabel(`${q.level === 'exceeded' ? '⚠ ' : ''}${q.text}`, 80),
     click: () => act.openConsole('usage'),
   }));
-  if (cloud.quotas.length > MENU_QUOTAS_MAX) quotas.push({ label: `${cloud.quotas.length - MENU_QUOTAS_MAX} more quota warnings…`, click: () => act.openConsole('usage') });
-  return [{ id: 'cloud', label: menuLabel(cloudLine(cloud), 80), click: () => act.openConsole('cloud') }, ...quotas, { type: 'separator' }];
+  if (cloud.quotas.length > MENU_QUOTAS_MAX)
+    quotas.push({
+      label: `${cloud.quotas.length - MENU_QUOTAS_MAX} more quota warnings…`,
+      click: () => act.openConsole('usage'),
+    });
+  return [
+    { id: 'cloud', label: menuLabel(cloudLine(cloud), 80), click: () => act.openConsole('cloud') },
+    ...quotas,
+    { type: 'separator' },
+  ];
 }
 
 const MENU_SIGN_INS_MAX = 5;
@@ -178,6 +244,11 @@ function signInMenu(list: readonly SignInItem[], act: TrayActions): MenuItemCons
     ...(u.reason ? { toolTip: trayText(u.reason, 200) } : {}),
     click: () => act.openConsole('upstreams', u.id),
   }));
-  if (list.length > MENU_SIGN_INS_MAX) items.push({ id: 'signin-more', label: `${list.length - MENU_SIGN_INS_MAX} more sign-ins in the console…`, click: () => act.openConsole('upstreams') });
+  if (list.length > MENU_SIGN_INS_MAX)
+    items.push({
+      id: 'signin-more',
+      label: `${list.length - MENU_SIGN_INS_MAX} more sign-ins in the console…`,
+      click: () => act.openConsole('upstreams'),
+    });
   return items;
 }

@@ -53,13 +53,20 @@ export class TrayStateKeeper {
         const dispatch = this.dispatch;
         if (!dispatch) return;
         // cloud.status answers from what the service holds: no request to the gateway on a tray refresh
-        const [health, staged, cloud, upstreams] = await Promise.all([dispatch('health.get', {}), dispatch('staged.list', { status: 'pending' }), dispatch('cloud.status', {}), dispatch('upstreams.list', {})]);
+        const [health, staged, cloud, upstreams] = await Promise.all([
+          dispatch('health.get', {}),
+          dispatch('staged.list', { status: 'pending' }),
+          dispatch('cloud.status', {}),
+          dispatch('upstreams.list', {}),
+        ]);
         if (this.dispatch !== dispatch) return;
         this.set({
           ...(health.ok ? { enabled: health.data.enabled, storage: trayStorage(health.data.warnings) } : {}),
           ...(staged.ok ? { pending: pendingItems(staged.data), pendingTotal: staged.data.length } : {}),
           ...(upstreams.ok ? { signIns: signInItems(upstreams.data) } : {}),
-          ...(cloud.ok || health.ok ? { cloud: trayCloud(cloud.ok ? cloud.data : null, health.ok ? health.data : null) } : {}),
+          ...(cloud.ok || health.ok
+            ? { cloud: trayCloud(cloud.ok ? cloud.data : null, health.ok ? health.data : null) }
+            : {}),
         });
       } while (this.again);
     })().finally(() => {
@@ -92,11 +99,21 @@ export function createTrayActions(deps: TrayActionDeps): TrayActions {
   };
   return {
     openConsole: (screen, focus) => deps.openConsole(screen, focus),
-    approve: (id, previewHash) => void call('Could not approve', (d) => d('staged.confirm', { id, ...(previewHash ? { preview_hash: previewHash } : {}) })),
+    approve: (id, previewHash) =>
+      void call('Could not approve', (d) =>
+        d('staged.confirm', { id, ...(previewHash ? { preview_hash: previewHash } : {}) }),
+      ),
     discard: (id) => void call('Could not discard', (d) => d('staged.discard', { id })),
-    setEnabled: (enabled) => void call(enabled ? 'Could not switch the gateway on' : 'Could not switch the gateway off', (d) => d('settings.update', { enabled })),
+    setEnabled: (enabled) =>
+      void call(enabled ? 'Could not switch the gateway on' : 'Could not switch the gateway off', (d) =>
+        d('settings.update', { enabled }),
+      ),
     setOpenAtLogin: (enabled) => {
-      deps.setOpenAtLogin(enabled).then(deps.refresh, (e: unknown) => deps.report('Could not change start at login', e instanceof Error ? e.message : String(e)));
+      deps
+        .setOpenAtLogin(enabled)
+        .then(deps.refresh, (e: unknown) =>
+          deps.report('Could not change start at login', e instanceof Error ? e.message : String(e)),
+        );
     },
     installUpdate: () => {
       deps.installUpdate().then(

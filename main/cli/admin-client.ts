@@ -25,19 +25,23 @@ export interface RawResponse {
 
 function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers: { ...headers, ...(body ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}) } }, (res) => {
-      const status = res.statusCode ?? 0;
-      resolve({
-        status,
-        ok: status >= 200 && status < 300,
-        body: res,
-        async json() {
-          const chunks: Buffer[] = [];
-          for await (const c of res) chunks.push(c as Buffer);
-          return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-        },
-      });
-    });
+    const req = request(
+      url,
+      { method, headers: { ...headers, ...(body ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}) } },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        resolve({
+          status,
+          ok: status >= 200 && status < 300,
+          body: res,
+          async json() {
+            const chunks: Buffer[] = [];
+            for await (const c of res) chunks.push(c as Buffer);
+            return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+          },
+        });
+      },
+    );
     req.once('error', reject);
     req.end(body);
   });
@@ -45,8 +49,20 @@ function send(url: string, method: string, headers: Record<string, string>, body
 
 export function httpDispatch(runtime: RuntimeInfo, adminKey: string) {
   const call = (req: ActionRequest) =>
-    send(`${runtime.base_url}${req.path}`, req.method, { Authorization: `Bearer ${adminKey}`, ...(req.body !== undefined ? { 'Content-Type': 'application/json' } : {}) }, req.body);
-  const unreachable = (e: unknown) => ({ ok: false as const, code: 'service_unavailable' as const, message: `the running service at ${runtime.base_url} did not answer (${(e as Error).message})` });
+    send(
+      `${runtime.base_url}${req.path}`,
+      req.method,
+      {
+        Authorization: `Bearer ${adminKey}`,
+        ...(req.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+      },
+      req.body,
+    );
+  const unreachable = (e: unknown) => ({
+    ok: false as const,
+    code: 'service_unavailable' as const,
+    message: `the running service at ${runtime.base_url} did not answer (${(e as Error).message})`,
+  });
 
   const dispatch = (async (action: ApiAction, input: unknown): Promise<Result<unknown>> => {
     try {
@@ -58,7 +74,11 @@ export function httpDispatch(runtime: RuntimeInfo, adminKey: string) {
   }) as ApiDispatch;
 
   /** A download action's bytes, streamed to `out`; its error answer becomes the same GatehouseError as in-process. */
-  async function download<A extends StreamAction>(action: A, input: ApiInput<A>, out: NodeJS.WritableStream): Promise<void> {
+  async function download<A extends StreamAction>(
+    action: A,
+    input: ApiInput<A>,
+    out: NodeJS.WritableStream,
+  ): Promise<void> {
     let res: RawResponse;
     try {
       res = await call(actionRequest(action, input));
@@ -68,7 +88,9 @@ export function httpDispatch(runtime: RuntimeInfo, adminKey: string) {
     }
     if (!res.ok) {
       const r = decodeActionAnswer(action, res.status, await res.json().catch(() => undefined));
-      throw r.ok ? new GatehouseError('internal_error', `${action} answered HTTP ${res.status}`) : new GatehouseError(r.code, r.message, r.details ?? {});
+      throw r.ok
+        ? new GatehouseError('internal_error', `${action} answered HTTP ${res.status}`)
+        : new GatehouseError(r.code, r.message, r.details ?? {});
     }
     for await (const chunk of res.body) out.write(chunk);
   }

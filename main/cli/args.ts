@@ -21,7 +21,8 @@ export function parse<O extends ParseArgsConfig['options']>(args: string[], opti
 }
 
 /** Prints data: JSON with --json, else the human form. */
-export const out = (json: boolean, data: unknown, human: () => string) => process.stdout.write(`${json ? JSON.stringify(data, null, 2) : human()}\n`);
+export const out = (json: boolean, data: unknown, human: () => string) =>
+  process.stdout.write(`${json ? JSON.stringify(data, null, 2) : human()}\n`);
 
 export function vaultChoice(v: unknown): VaultChoice {
   if (v === undefined) return 'auto';
@@ -30,7 +31,13 @@ export function vaultChoice(v: unknown): VaultChoice {
 }
 
 /** A comma-separated flag value as a list. */
-export const list = (v: unknown) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
+export const list = (v: unknown) =>
+  typeof v === 'string'
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
 
 /** The data dir for this command; an empty --data-dir is bad usage, never the default profile. */
 export function dataDirOf(values: { 'data-dir'?: string | boolean }): string {
@@ -41,9 +48,16 @@ export function dataDirOf(values: { 'data-dir'?: string | boolean }): string {
 }
 
 /** Runs `fn` against the running service, or on the files under the lock when none runs. */
-export async function withConnection<T>(values: { 'data-dir'?: string | boolean; vault?: string | boolean; 'log-level'?: string | boolean }, fn: (c: Connection) => Promise<T>): Promise<T> {
+export async function withConnection<T>(
+  values: { 'data-dir'?: string | boolean; vault?: string | boolean; 'log-level'?: string | boolean },
+  fn: (c: Connection) => Promise<T>,
+): Promise<T> {
   const dataDir = dataDirOf(values);
-  const c = await connect(dataDir, vaultChoice(values.vault), createLogger({ level: (values['log-level'] as 'warn') ?? 'warn' }));
+  const c = await connect(
+    dataDir,
+    vaultChoice(values.vault),
+    createLogger({ level: (values['log-level'] as 'warn') ?? 'warn' }),
+  );
   try {
     return await fn(c);
   } finally {

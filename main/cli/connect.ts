@@ -31,7 +31,11 @@ function lockWaitMs(env: NodeJS.ProcessEnv): number {
   const raw = env.GATEHOUSE_LOCK_WAIT_MS;
   if (raw === undefined || raw === '') return DEFAULT_LOCK_WAIT_MS;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new GatehouseError('invalid_value', `GATEHOUSE_LOCK_WAIT_MS must be a whole number of milliseconds (got '${raw}')`);
+  if (!Number.isInteger(n) || n < 0)
+    throw new GatehouseError(
+      'invalid_value',
+      `GATEHOUSE_LOCK_WAIT_MS must be a whole number of milliseconds (got '${raw}')`,
+    );
   return n;
 }
 
@@ -43,7 +47,12 @@ function lockWaitMs(env: NodeJS.ProcessEnv): number {
  * still starting or stopping) it waits a bounded time, re-checking for a
  * service each round, then fails with store_locked.
  */
-export async function connect(dataDir: string, vaultChoice: VaultChoice, log: Logger, opts: { lockWaitMs?: number } = {}): Promise<Connection> {
+export async function connect(
+  dataDir: string,
+  vaultChoice: VaultChoice,
+  log: Logger,
+  opts: { lockWaitMs?: number } = {},
+): Promise<Connection> {
   return retryWhileLocked(async () => {
     const runtime = await readRuntime(dataDir);
     return runtime ? viaService(dataDir, runtime, vaultChoice, log) : direct(dataDir, vaultChoice, log);
@@ -55,7 +64,10 @@ export async function connect(dataDir: string, vaultChoice: VaultChoice, log: Lo
  * for at most `lockWaitMs` (default GATEHOUSE_LOCK_WAIT_MS or 15 s); then the
  * last store_locked error is thrown, saying how long it waited.
  */
-export async function retryWhileLocked<T>(attempt: () => Promise<T>, opts: { lockWaitMs?: number; wait?: (e: GatehouseError) => boolean } = {}): Promise<T> {
+export async function retryWhileLocked<T>(
+  attempt: () => Promise<T>,
+  opts: { lockWaitMs?: number; wait?: (e: GatehouseError) => boolean } = {},
+): Promise<T> {
   const waitMs = opts.lockWaitMs ?? lockWaitMs(process.env);
   const started = Date.now();
   let outwaited = false;
@@ -66,20 +78,34 @@ export async function retryWhileLocked<T>(attempt: () => Promise<T>, opts: { loc
       // Jittered backoff so a crowd of waiters does not retry in lockstep.
       baseMs: 40,
       capMs: 300,
-      retryable: (e) => (outwaited = e instanceof GatehouseError && e.code === 'store_locked' && (!opts.wait || opts.wait(e))),
+      retryable: (e) =>
+        (outwaited = e instanceof GatehouseError && e.code === 'store_locked' && (!opts.wait || opts.wait(e))),
     });
   } catch (e) {
     // still locked when the time ran out: say how long we waited
     if (!outwaited || waitMs === 0) throw e;
     const locked = e as GatehouseError;
-    throw new GatehouseError('store_locked', `${locked.message} (waited ${((Date.now() - started) / 1000).toFixed(1)} s)`, locked.details);
+    throw new GatehouseError(
+      'store_locked',
+      `${locked.message} (waited ${((Date.now() - started) / 1000).toFixed(1)} s)`,
+      locked.details,
+    );
   }
 }
 
-async function viaService(dataDir: string, runtime: RuntimeInfo, vaultChoice: VaultChoice, log: Logger): Promise<Connection> {
+async function viaService(
+  dataDir: string,
+  runtime: RuntimeInfo,
+  vaultChoice: VaultChoice,
+  log: Logger,
+): Promise<Connection> {
   const vault = await openVault({ dataDir, backend: vaultChoice, log, warnFileVault: false });
   const key = await vault.get(ADMIN_KEY_ACCOUNT);
-  if (!key) throw new GatehouseError('unauthorized', `a service runs (pid ${runtime.pid}) but its admin key is not in the ${vault.label} vault of this user; run the CLI as the same OS user`);
+  if (!key)
+    throw new GatehouseError(
+      'unauthorized',
+      `a service runs (pid ${runtime.pid}) but its admin key is not in the ${vault.label} vault of this user; run the CLI as the same OS user`,
+    );
   const http = httpDispatch(runtime, key);
   return {
     mode: 'service',
@@ -91,7 +117,10 @@ async function viaService(dataDir: string, runtime: RuntimeInfo, vaultChoice: Va
 
 async function direct(dataDir: string, vaultChoice: VaultChoice, log: Logger): Promise<Connection> {
   // Loaded only here: with a service running, the CLI never pays for the whole gateway.
-  const [{ openLocalCore }, { dispatchAs }] = await Promise.all([import('../local-core.ts'), import('../core/admin/invoke.ts')]);
+  const [{ openLocalCore }, { dispatchAs }] = await Promise.all([
+    import('../local-core.ts'),
+    import('../core/admin/invoke.ts'),
+  ]);
   const gw = await openLocalCore({ dataDir, vault: vaultChoice, log, owner: 'cli', warnFileVault: false });
   return {
     mode: 'direct',

@@ -7,7 +7,15 @@ import { safe, unwrap } from './output.ts';
 
 /** One line about an OAuth upstream's sign-in, for `show`, `login` and `logout`. */
 export function signInLine(s: OAuthStatus): string {
-  const detail = [s.scopes ? `scopes ${s.scopes}` : null, s.expires_at ? `expires ${s.expires_at}` : null, s.refreshable ? 'refreshable' : null, s.issuer ? `issuer ${s.issuer}` : null, s.reason].filter(Boolean).join('; ');
+  const detail = [
+    s.scopes ? `scopes ${s.scopes}` : null,
+    s.expires_at ? `expires ${s.expires_at}` : null,
+    s.refreshable ? 'refreshable' : null,
+    s.issuer ? `issuer ${s.issuer}` : null,
+    s.reason,
+  ]
+    .filter(Boolean)
+    .join('; ');
   return safe`  sign-in: ${s.state.replace(/_/g, ' ')}${detail ? ` (${detail})` : ''}`;
 }
 
@@ -21,17 +29,22 @@ export async function login(c: Connection, id: string, o: { json: boolean; brows
   let s = unwrap(await c.dispatch('upstreams.login', { id }));
   if (s.state === 'signing_in' && s.authorization_url) {
     // With --json the answer is the final status on stdout; the URL goes to stderr so a person (or a script) can still open it.
-    (o.json ? process.stderr : process.stdout).write(`Open this URL in a browser on this machine to sign in ${id}:\n${s.authorization_url}\n`);
-    if (o.browser && !(await openInBrowser(s.authorization_url))) process.stderr.write('(no browser could be opened: open the URL yourself)\n');
+    (o.json ? process.stderr : process.stdout).write(
+      `Open this URL in a browser on this machine to sign in ${id}:\n${s.authorization_url}\n`,
+    );
+    if (o.browser && !(await openInBrowser(s.authorization_url)))
+      process.stderr.write('(no browser could be opened: open the URL yourself)\n');
     while (s.state === 'signing_in') s = unwrap(await c.dispatch('upstreams.oauth', { id, wait_ms: 25_000 }));
   }
-  if (s.state !== 'signed_in') throw new GatehouseError('sign_in_required', `upstream '${id}' is not signed in: ${s.reason ?? s.state}`);
+  if (s.state !== 'signed_in')
+    throw new GatehouseError('sign_in_required', `upstream '${id}' is not signed in: ${s.reason ?? s.state}`);
   out(o.json, s, () => [safe`Signed in ${id}.`, signInLine(s)].join('\n'));
 }
 
 const REVOCATION_TEXT: Record<NonNullable<OAuthStatus['revocation']>['outcome'], string> = {
   revoked: 'the authorization server revoked its tokens, and they are deleted from the vault',
-  not_offered: 'its tokens are deleted from the vault (the authorization server offers no revocation: they stay valid there until they expire)',
+  not_offered:
+    'its tokens are deleted from the vault (the authorization server offers no revocation: they stay valid there until they expire)',
   failed: 'its tokens are deleted from the vault',
   not_signed_in: 'it held no tokens',
 };
@@ -41,5 +54,7 @@ export async function logout(c: Connection, id: string, json: boolean): Promise<
   // A failed revocation never fails the sign-out: it is said on stderr, and the exit status stays 0.
   if (s.revocation?.warning) process.stderr.write(safe`warning: ${s.revocation.warning}\n`);
   const what = REVOCATION_TEXT[s.revocation?.outcome ?? 'failed'];
-  out(json, s, () => [safe`Signed out ${id}: ${what} (the registration with the authorization server stays).`, signInLine(s)].join('\n'));
+  out(json, s, () =>
+    [safe`Signed out ${id}: ${what} (the registration with the authorization server stays).`, signInLine(s)].join('\n'),
+  );
 }

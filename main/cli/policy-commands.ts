@@ -5,10 +5,16 @@ import { safe, unwrap, UsageError } from './output.ts';
 import { out, parse, withConnection } from './args.ts';
 
 const verdictLine = (name: string, v: PolicyVerdictView | null) =>
-  v ? safe`  ${name}: ${v.decision}${v.policies.length ? ` (${v.policies.join(', ')})` : v.decision === 'deny' ? ' (no policy permits it)' : ''}${v.errors.length ? ` [errors in: ${v.errors.join(', ')}]` : ''}` : safe`  ${name}: not evaluated`;
+  v
+    ? safe`  ${name}: ${v.decision}${v.policies.length ? ` (${v.policies.join(', ')})` : v.decision === 'deny' ? ' (no policy permits it)' : ''}${v.errors.length ? ` [errors in: ${v.errors.join(', ')}]` : ''}`
+    : safe`  ${name}: not evaluated`;
 
 const explained = (e: PolicyExplainAnswer) =>
-  [safe`${e.outcome}: ${e.summary}`, verdictLine('call', e.call), ...(e.run_without_approval ? [verdictLine('run_without_approval', e.run_without_approval)] : [])].join('\n');
+  [
+    safe`${e.outcome}: ${e.summary}`,
+    verdictLine('call', e.call),
+    ...(e.run_without_approval ? [verdictLine('run_without_approval', e.run_without_approval)] : []),
+  ].join('\n');
 
 /** A policy file's text ("-" reads stdin), bounded like the service's limit. */
 async function policyFile(path: string | undefined, sub: string): Promise<string> {
@@ -23,7 +29,8 @@ async function policyFile(path: string | undefined, sub: string): Promise<string
       throw new UsageError(`cannot read ${path}: ${e.code ?? e.message}`);
     });
   }
-  if (text.length > POLICY_MAX_CHARS) throw new UsageError(`${path} is larger than a policy may be (${POLICY_MAX_CHARS} characters)`);
+  if (text.length > POLICY_MAX_CHARS)
+    throw new UsageError(`${path} is larger than a policy may be (${POLICY_MAX_CHARS} characters)`);
   return text;
 }
 
@@ -35,33 +42,60 @@ function argsOf(raw: string | undefined): Record<string, unknown> | undefined {
   } catch (e) {
     throw new UsageError(`--args is not JSON: ${(e as Error).message}`);
   }
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new UsageError('--args must be a JSON object, e.g. \'{"id": 12}\'');
+  if (!v || typeof v !== 'object' || Array.isArray(v))
+    throw new UsageError('--args must be a JSON object, e.g. \'{"id": 12}\'');
   return v as Record<string, unknown>;
 }
 
 /** `gatehouse policy show | check FILE | set FILE | explain --token ID --tool NAME [--args JSON]` */
 export async function policy(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
-  const { values, positionals } = parse(rest, { token: { type: 'string' }, tool: { type: 'string' }, args: { type: 'string' } });
+  const { values, positionals } = parse(rest, {
+    token: { type: 'string' },
+    tool: { type: 'string' },
+    args: { type: 'string' },
+  });
   const json = !!values.json;
   const text = sub === 'check' || sub === 'set' ? await policyFile(positionals[0], sub) : '';
-  if (sub === 'explain' && (!values.token || !values.tool)) throw new UsageError('policy explain needs --token ID and --tool NAME (and optionally --args JSON)');
+  if (sub === 'explain' && (!values.token || !values.tool))
+    throw new UsageError('policy explain needs --token ID and --tool NAME (and optionally --args JSON)');
   const callArgs = sub === 'explain' ? argsOf(values.args as string | undefined) : undefined;
   await withConnection(values, async (c) => {
     if (sub === 'show') {
       const p = unwrap(await c.dispatch('policy.get', {} as never));
-      return out(json, p, () => [safe`# ${p.source === 'default' ? 'the shipped default policy' : `set ${p.updated}`}; policies: ${p.policies.join(', ')}`, p.text.trimEnd()].join('\n'));
+      return out(json, p, () =>
+        [
+          safe`# ${p.source === 'default' ? 'the shipped default policy' : `set ${p.updated}`}; policies: ${p.policies.join(', ')}`,
+          p.text.trimEnd(),
+        ].join('\n'),
+      );
     }
     if (sub === 'check') {
       const r = unwrap(await c.dispatch('policy.check', { text }));
-      return out(json, r, () => safe`valid: ${r.policies.length} ${r.policies.length === 1 ? 'policy' : 'policies'} (${r.policies.join(', ')})`);
+      return out(
+        json,
+        r,
+        () =>
+          safe`valid: ${r.policies.length} ${r.policies.length === 1 ? 'policy' : 'policies'} (${r.policies.join(', ')})`,
+      );
     }
     if (sub === 'set') {
       const p = unwrap(await c.dispatch('policy.set', { text }));
-      return out(json, p, () => safe`Policy set (${p.policies.length} ${p.policies.length === 1 ? 'policy' : 'policies'}: ${p.policies.join(', ')}); it applies to the next call.`);
+      return out(
+        json,
+        p,
+        () =>
+          safe`Policy set (${p.policies.length} ${p.policies.length === 1 ? 'policy' : 'policies'}: ${p.policies.join(', ')}); it applies to the next call.`,
+      );
     }
     if (sub === 'explain') {
-      const e = unwrap(await c.dispatch('policy.explain', { token_id: values.token as string, tool: values.tool as string, ...(callArgs ? { args: callArgs } : {}) }));
+      const e = unwrap(
+        await c.dispatch('policy.explain', {
+          token_id: values.token as string,
+          tool: values.tool as string,
+          ...(callArgs ? { args: callArgs } : {}),
+        }),
+      );
       return out(json, e, () => explained(e));
     }
     throw new UsageError(`unknown policy command '${sub ?? ''}': use show, check, set or explain`);

@@ -8,7 +8,8 @@ import { stagedText } from './staged-text.ts';
 /** `applied` or `not-applied` (`not_applied` too), the person's finding on a write whose outcome is unknown. */
 function settleOutcome(word: string | undefined): SettleOutcome {
   const outcome = word?.replace('-', '_');
-  if (outcome !== 'applied' && outcome !== 'not_applied') throw new UsageError('staged settle ID needs what you found on the other side: applied or not-applied');
+  if (outcome !== 'applied' && outcome !== 'not_applied')
+    throw new UsageError('staged settle ID needs what you found on the other side: applied or not-applied');
   return outcome;
 }
 
@@ -18,12 +19,26 @@ export async function staged(args: string[]): Promise<void> {
   const { values, positionals } = parse(rest, { status: { type: 'string' }, 'preview-hash': { type: 'string' } });
   const json = !!values.json;
   const id = positionals[0];
-  if (sub !== 'list' && !id) throw new UsageError(`staged ${sub ?? '<command>'} needs a staged id (see: gatehouse staged list)`);
+  if (sub !== 'list' && !id)
+    throw new UsageError(`staged ${sub ?? '<command>'} needs a staged id (see: gatehouse staged list)`);
   if (sub === 'settle') settleOutcome(positionals[1]);
   await withConnection(values, async (c) => {
     if (sub === 'list') {
       const rows = unwrap(await c.dispatch('staged.list', values.status ? { status: values.status as 'pending' } : {}));
-      return out(json, rows, () => table(rows.map((s) => ({ id: s.id, status: s.blocked ? `${s.status}, blocked: ${s.blocked}` : s.status, tool: s.tool, summary: s.preview.summary, by: s.token_label, expires_at: s.expires_at, decided_by: s.decided_by ? principalLabel(s.decided_by) : null })), ['id', 'status', 'tool', 'summary', 'by', 'expires_at', 'decided_by']));
+      return out(json, rows, () =>
+        table(
+          rows.map((s) => ({
+            id: s.id,
+            status: s.blocked ? `${s.status}, blocked: ${s.blocked}` : s.status,
+            tool: s.tool,
+            summary: s.preview.summary,
+            by: s.token_label,
+            expires_at: s.expires_at,
+            decided_by: s.decided_by ? principalLabel(s.decided_by) : null,
+          })),
+          ['id', 'status', 'tool', 'summary', 'by', 'expires_at', 'decided_by'],
+        ),
+      );
     }
     if (sub === 'show') {
       const s = unwrap(await c.dispatch('staged.get', { id: id! }));
@@ -31,13 +46,36 @@ export async function staged(args: string[]): Promise<void> {
     }
     if (sub === 'confirm' || sub === 'discard') {
       // An approval names the preview it approves: the one `staged show` printed (--preview-hash), or the one fetched now.
-      const previewHash = sub === 'confirm' ? (values['preview-hash'] ?? unwrap(await c.dispatch('staged.get', { id: id! })).preview_hash ?? undefined) : undefined;
-      const s = unwrap(sub === 'confirm' ? await c.dispatch('staged.confirm', { id: id!, ...(previewHash ? { preview_hash: previewHash } : {}) }) : await c.dispatch('staged.discard', { id: id! }));
-      return out(json, s, () => safe`${s.id} ${s.status}.` + (s.status === 'confirmed' ? `\n${JSON.stringify(s.result, null, 2).split('\n').map((l) => safe`${l}`).join('\n')}` : ''));
+      const previewHash =
+        sub === 'confirm'
+          ? (values['preview-hash'] ?? unwrap(await c.dispatch('staged.get', { id: id! })).preview_hash ?? undefined)
+          : undefined;
+      const s = unwrap(
+        sub === 'confirm'
+          ? await c.dispatch('staged.confirm', { id: id!, ...(previewHash ? { preview_hash: previewHash } : {}) })
+          : await c.dispatch('staged.discard', { id: id! }),
+      );
+      return out(
+        json,
+        s,
+        () =>
+          safe`${s.id} ${s.status}.` +
+          (s.status === 'confirmed'
+            ? `\n${JSON.stringify(s.result, null, 2)
+                .split('\n')
+                .map((l) => safe`${l}`)
+                .join('\n')}`
+            : ''),
+      );
     }
     if (sub === 'settle') {
       const s = unwrap(await c.dispatch('staged.settle', { id: id!, outcome: settleOutcome(positionals[1]) }));
-      return out(json, s, () => safe`${s.id} settled: ${s.settlement?.outcome === 'applied' ? 'it was applied (now confirmed)' : 'it was not applied'}. Nothing was sent to the upstream.`);
+      return out(
+        json,
+        s,
+        () =>
+          safe`${s.id} settled: ${s.settlement?.outcome === 'applied' ? 'it was applied (now confirmed)' : 'it was not applied'}. Nothing was sent to the upstream.`,
+      );
     }
     throw new UsageError(`unknown staged command '${sub ?? ''}': use list, show, confirm, discard or settle`);
   });
@@ -46,14 +84,36 @@ export async function staged(args: string[]): Promise<void> {
 /** `gatehouse audit list|export` */
 export async function audit(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
-  const { values } = parse(rest, { tool: { type: 'string' }, result: { type: 'string' }, user: { type: 'string' }, token: { type: 'string' }, plugin: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' }, format: { type: 'string' } });
-  if (values.result !== undefined && !AuditResult.safeParse(values.result).success) throw new UsageError(`--result is one of ${AuditResult.options.join(', ')}`);
+  const { values } = parse(rest, {
+    tool: { type: 'string' },
+    result: { type: 'string' },
+    user: { type: 'string' },
+    token: { type: 'string' },
+    plugin: { type: 'string' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    limit: { type: 'string' },
+    cursor: { type: 'string' },
+    format: { type: 'string' },
+  });
+  if (values.result !== undefined && !AuditResult.safeParse(values.result).success)
+    throw new UsageError(`--result is one of ${AuditResult.options.join(', ')}`);
   const filters = {
-    ...(values.tool ? { tool: values.tool } : {}), ...(values.result ? { result: values.result as 'ok' } : {}), ...(values.user ? { user_id: values.user } : {}),
-    ...(values.token ? { token_id: values.token } : {}), ...(values.plugin ? { plugin: values.plugin } : {}), ...(values.from ? { from: values.from } : {}), ...(values.to ? { to: values.to } : {}),
+    ...(values.tool ? { tool: values.tool } : {}),
+    ...(values.result ? { result: values.result as 'ok' } : {}),
+    ...(values.user ? { user_id: values.user } : {}),
+    ...(values.token ? { token_id: values.token } : {}),
+    ...(values.plugin ? { plugin: values.plugin } : {}),
+    ...(values.from ? { from: values.from } : {}),
+    ...(values.to ? { to: values.to } : {}),
   };
-  const q = AuditQuery.safeParse({ ...filters, ...(values.limit ? { limit: Number(values.limit) } : {}), ...(values.cursor ? { cursor: values.cursor } : {}) });
-  if (sub === 'list' && !q.success) throw new UsageError(`audit list: ${q.error.issues[0]?.path.join('.')}: ${q.error.issues[0]?.message}`);
+  const q = AuditQuery.safeParse({
+    ...filters,
+    ...(values.limit ? { limit: Number(values.limit) } : {}),
+    ...(values.cursor ? { cursor: values.cursor } : {}),
+  });
+  if (sub === 'list' && !q.success)
+    throw new UsageError(`audit list: ${q.error.issues[0]?.path.join('.')}: ${q.error.issues[0]?.message}`);
   const format = values.format ?? 'jsonl';
   if (sub === 'export' && format !== 'csv' && format !== 'jsonl') throw new UsageError('--format is csv or jsonl');
   await withConnection(values, async (c) => {
@@ -63,8 +123,17 @@ export async function audit(args: string[]): Promise<void> {
       // People know logins, not user ids: show the login (the id stays in --json and the export).
       const users = await c.dispatch('users.list', {} as never);
       const login = new Map(users.ok ? users.data.map((u) => [u.id, u.login]) : []);
-      const rows = page.entries.map((e) => ({ ...e, user: e.user_id ? (login.get(e.user_id) ?? e.user_id) : null, by: e.principal ? principalLabel(e.principal) : null }));
-      return out(false, page, () => `${table(rows as unknown as Array<Record<string, unknown>>, ['at', 'tool', 'result', 'error_code', 'user', 'token_preview', 'by', 'target', 'duration_ms'])}${page.next_cursor ? safe`\nmore: --cursor ${page.next_cursor}` : ''}`);
+      const rows = page.entries.map((e) => ({
+        ...e,
+        user: e.user_id ? (login.get(e.user_id) ?? e.user_id) : null,
+        by: e.principal ? principalLabel(e.principal) : null,
+      }));
+      return out(
+        false,
+        page,
+        () =>
+          `${table(rows as unknown as Array<Record<string, unknown>>, ['at', 'tool', 'result', 'error_code', 'user', 'token_preview', 'by', 'target', 'duration_ms'])}${page.next_cursor ? safe`\nmore: --cursor ${page.next_cursor}` : ''}`,
+      );
     }
     if (sub === 'export') {
       return c.exportAudit({ ...filters, format: format as 'csv' | 'jsonl' }, process.stdout);

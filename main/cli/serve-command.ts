@@ -13,21 +13,46 @@ export async function serve(args: string[]): Promise<void> {
   const { values } = parse(args, { host: { type: 'string' }, port: { type: 'string' }, enable: { type: 'boolean' } });
   if (values.help) return void console.log(USAGE);
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a number from 0 to 65535 (got '${values.port}')`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port must be a number from 0 to 65535 (got '${values.port}')`);
   const dataDir = dataDirOf(values);
   const log = createLogger({ level: (values['log-level'] as 'info') ?? 'info' });
   // A CLI command holding the lock finishes in a moment: wait for it. Another service never lets go: fail at once.
   const lifetime = testStagedLifetime(process.env);
   // For tests only: the sign-in callback on a port the test picked, so test files running at once never meet on 47823.
   const callbackPort = Number(process.env.GATEHOUSE_TEST_OAUTH_CALLBACK_PORT) || 0;
-  const svc = await retryWhileLocked(() => startService({ dataDir, host: values.host ?? '127.0.0.1', port, vault: vaultChoice(values.vault), log, ...(values.enable ? { enable: true } : {}), ...(lifetime ? { stagedLifetimeMs: lifetime } : {}), ...(callbackPort > 0 && callbackPort < 65536 ? { upstreams: { oauth: { callbackPorts: [callbackPort] } } } : {}) }), {
-    wait: (e) => e.details.owner === 'cli',
-  });
+  const svc = await retryWhileLocked(
+    () =>
+      startService({
+        dataDir,
+        host: values.host ?? '127.0.0.1',
+        port,
+        vault: vaultChoice(values.vault),
+        log,
+        ...(values.enable ? { enable: true } : {}),
+        ...(lifetime ? { stagedLifetimeMs: lifetime } : {}),
+        ...(callbackPort > 0 && callbackPort < 65536
+          ? { upstreams: { oauth: { callbackPorts: [callbackPort] } } }
+          : {}),
+      }),
+    {
+      wait: (e) => e.details.owner === 'cli',
+    },
+  );
   // The stop must finish within 2 s (with a margin for the exit itself).
   stopOnSignals(() => svc.stop(), log, 1900);
   // Data that had to be salvaged or moved aside is said here too, not only in the log and the console.
   const warnings = svc.core.health().warnings.filter((w) => w.code === 'store_salvaged' || w.code === 'store_corrupt');
-  const info = { base_url: svc.baseUrl, mcp_url: svc.mcpUrl, console_login_url: svc.loginUrl(), data_dir: dataDir, vault: svc.vaultLabel, enabled: svc.core.settings.get().enabled, pid: process.pid, ...(warnings.length ? { warnings } : {}) };
+  const info = {
+    base_url: svc.baseUrl,
+    mcp_url: svc.mcpUrl,
+    console_login_url: svc.loginUrl(),
+    data_dir: dataDir,
+    vault: svc.vaultLabel,
+    enabled: svc.core.settings.get().enabled,
+    pid: process.pid,
+    ...(warnings.length ? { warnings } : {}),
+  };
   out(!!values.json, info, () =>
     [
       `Gatehouse ${VERSION} is running.`,
@@ -52,6 +77,9 @@ function testStagedLifetime(env: NodeJS.ProcessEnv): number | null {
   const raw = env.GATEHOUSE_TEST_STAGED_LIFETIME_MS;
   if (raw === undefined || raw === '') return null;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1000) throw new UsageError(`GATEHOUSE_TEST_STAGED_LIFETIME_MS must be a whole number of milliseconds, at least 1000 (got '${raw}')`);
+  if (!Number.isInteger(n) || n < 1000)
+    throw new UsageError(
+      `GATEHOUSE_TEST_STAGED_LIFETIME_MS must be a whole number of milliseconds, at least 1000 (got '${raw}')`,
+    );
   return n;
 }

@@ -3,7 +3,8 @@ import { principalLabel } from '../contract/principal.ts';
 import { safe } from './output.ts';
 
 /** One side of a change as the console shows it: a value the write does not have reads "(none)" before and "(removed)" after. */
-const side = (value: FieldChange['before'], missing: string): string => (value === undefined ? missing : JSON.stringify(value));
+const side = (value: FieldChange['before'], missing: string): string =>
+  value === undefined ? missing : JSON.stringify(value);
 
 /** Why a pending write cannot be approved, in a few words (`blocked_reason` says more). */
 export const BLOCKED_TEXT: Record<NonNullable<StagedView['blocked']>, string> = {
@@ -17,15 +18,37 @@ export function stagedText(s: StagedView): string {
   return [
     safe`${s.id}  ${s.status}  ${s.tool}`,
     safe`${s.preview.summary}`,
-    ...s.preview.changes.map((ch) => safe`  ${ch.field}:` + '\n' + safe`    - ${side(ch.before, '(none)')}` + '\n' + safe`    + ${side(ch.after, '(removed)')}`),
-    ...(s.preview.arguments ? [JSON.stringify(s.preview.arguments, null, 2).split('\n').map((l) => safe`${l}`).join('\n')] : []),
+    ...s.preview.changes.map(
+      (ch) =>
+        safe`  ${ch.field}:` +
+        '\n' +
+        safe`    - ${side(ch.before, '(none)')}` +
+        '\n' +
+        safe`    + ${side(ch.after, '(removed)')}`,
+    ),
+    ...(s.preview.arguments
+      ? [
+          JSON.stringify(s.preview.arguments, null, 2)
+            .split('\n')
+            .map((l) => safe`${l}`)
+            .join('\n'),
+        ]
+      : []),
     safe`expires ${s.expires_at}`,
-    ...(s.preview_hash ? [safe`preview ${s.preview_hash} (gatehouse staged confirm ${s.id} --preview-hash ${s.preview_hash})`] : []),
+    ...(s.preview_hash
+      ? [safe`preview ${s.preview_hash} (gatehouse staged confirm ${s.id} --preview-hash ${s.preview_hash})`]
+      : []),
     ...(s.blocked ? [safe`cannot be approved: ${BLOCKED_TEXT[s.blocked]} (${s.blocked})`] : []),
     ...(s.blocked === 'policy_denied' && s.blocked_reason ? [safe`  ${s.blocked_reason}`] : []),
     ...(s.decided_by ? [safe`decided by ${principalLabel(s.decided_by)} at ${s.decided_at ?? '-'}`] : []),
     ...(s.error_code ? [safe`error: ${s.error_code}`] : []),
-    ...(s.settlement ? [safe`settled by ${principalLabel(s.settlement.by)} at ${s.settlement.at}: ${s.settlement.outcome === 'applied' ? 'it was applied' : 'it was not applied'} (was ${s.settlement.was})`] : []),
-    ...(awaitsSettlement(s) ? [safe`its outcome is unknown: check the other side, then: gatehouse staged settle ${s.id} applied|not-applied`] : []),
+    ...(s.settlement
+      ? [
+          safe`settled by ${principalLabel(s.settlement.by)} at ${s.settlement.at}: ${s.settlement.outcome === 'applied' ? 'it was applied' : 'it was not applied'} (was ${s.settlement.was})`,
+        ]
+      : []),
+    ...(awaitsSettlement(s)
+      ? [safe`its outcome is unknown: check the other side, then: gatehouse staged settle ${s.id} applied|not-applied`]
+      : []),
   ].join('\n');
 }

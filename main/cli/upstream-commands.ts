@@ -7,16 +7,34 @@ import { login, logout, signInLine } from './oauth-commands.ts';
 
 const many = { type: 'string', multiple: true } as const;
 const FLAGS = {
-  stdio: { type: 'boolean' }, url: { type: 'string' }, env: many, header: many, 'token-keychain': { type: 'string' }, read: many, write: many,
-  approve: many, 'approve-all': { type: 'boolean' }, hide: many, 'timeout-ms': { type: 'string' }, 'approve-prompt': many, 'hide-prompt': many,
-  oauth: { type: 'boolean' }, 'client-id': { type: 'string' }, 'client-metadata-url': { type: 'string' }, scopes: { type: 'string' }, 'no-browser': { type: 'boolean' },
+  stdio: { type: 'boolean' },
+  url: { type: 'string' },
+  env: many,
+  header: many,
+  'token-keychain': { type: 'string' },
+  read: many,
+  write: many,
+  approve: many,
+  'approve-all': { type: 'boolean' },
+  hide: many,
+  'timeout-ms': { type: 'string' },
+  'approve-prompt': many,
+  'hide-prompt': many,
+  oauth: { type: 'boolean' },
+  'client-id': { type: 'string' },
+  'client-metadata-url': { type: 'string' },
+  scopes: { type: 'string' },
+  'no-browser': { type: 'boolean' },
 } as const;
 
 /** `NAME=VALUE` and `Name: value`, split at the first separator; the value is never echoed in an error. */
 function pairs(list: string[] | undefined, sep: '=' | ':', what: string): Array<{ name: string; value: string }> {
   return (list ?? []).map((raw) => {
     const at = raw.indexOf(sep);
-    if (at <= 0) throw new UsageError(`${what} takes ${sep === '=' ? 'NAME=VALUE' : '"Name: value"'} (got one without '${sep}' or without a name)`);
+    if (at <= 0)
+      throw new UsageError(
+        `${what} takes ${sep === '=' ? 'NAME=VALUE' : '"Name: value"'} (got one without '${sep}' or without a name)`,
+      );
     return { name: raw.slice(0, at).trim(), value: sep === ':' ? raw.slice(at + 1).trim() : raw.slice(at + 1) };
   });
 }
@@ -24,30 +42,92 @@ function pairs(list: string[] | undefined, sep: '=' | ':', what: string): Array<
 function addInput(id: string, values: Record<string, unknown>, command: string[]): Record<string, unknown> {
   const read = (values.read as string[] | undefined) ?? [];
   const timeout = values['timeout-ms'] === undefined ? {} : { timeout_ms: Number(values['timeout-ms']) };
-  if (values.stdio === !!values.url) throw new UsageError('upstreams add needs either --stdio (and -- COMMAND ARGS...) or --url URL');
+  if (values.stdio === !!values.url)
+    throw new UsageError('upstreams add needs either --stdio (and -- COMMAND ARGS...) or --url URL');
   if (values.stdio) {
-    if (!command.length) throw new UsageError('upstreams add ID --stdio needs the command after --, e.g. -- npx -y @modelcontextprotocol/server-filesystem /tmp');
-    if (values.header || values['token-keychain']) throw new UsageError('--header and --token-keychain are for --url upstreams');
-    return { id, transport: { kind: 'stdio', command: command[0], args: command.slice(1), env: pairs(values.env as string[], '=', '--env') }, read, ...timeout };
+    if (!command.length)
+      throw new UsageError(
+        'upstreams add ID --stdio needs the command after --, e.g. -- npx -y @modelcontextprotocol/server-filesystem /tmp',
+      );
+    if (values.header || values['token-keychain'])
+      throw new UsageError('--header and --token-keychain are for --url upstreams');
+    return {
+      id,
+      transport: {
+        kind: 'stdio',
+        command: command[0],
+        args: command.slice(1),
+        env: pairs(values.env as string[], '=', '--env'),
+      },
+      read,
+      ...timeout,
+    };
   }
   if (command.length || values.env) throw new UsageError('--env and a command after -- are for --stdio upstreams');
   const token = values['token-keychain'] ? { token_keychain: values['token-keychain'] } : {};
-  if (!values.oauth && (values['client-id'] || values['client-metadata-url'] || values.scopes)) throw new UsageError('--client-id, --client-metadata-url and --scopes go with --oauth');
+  if (!values.oauth && (values['client-id'] || values['client-metadata-url'] || values.scopes))
+    throw new UsageError('--client-id, --client-metadata-url and --scopes go with --oauth');
   const metadata = values['client-metadata-url'] ? { client_metadata_url: values['client-metadata-url'] } : {};
-  const oauth = values.oauth ? { oauth: { ...(values['client-id'] ? { client_id: values['client-id'] } : {}), ...metadata, ...(values.scopes ? { scopes: values.scopes } : {}) } } : {};
-  return { id, transport: { kind: 'http', url: values.url, headers: pairs(values.header as string[], ':', '--header'), ...token, ...oauth }, read, ...timeout };
+  const oauth = values.oauth
+    ? {
+        oauth: {
+          ...(values['client-id'] ? { client_id: values['client-id'] } : {}),
+          ...metadata,
+          ...(values.scopes ? { scopes: values.scopes } : {}),
+        },
+      }
+    : {};
+  return {
+    id,
+    transport: {
+      kind: 'http',
+      url: values.url,
+      headers: pairs(values.header as string[], ':', '--header'),
+      ...token,
+      ...oauth,
+    },
+    read,
+    ...timeout,
+  };
 }
 
 const toolRows = (tools: UpstreamToolView[]) =>
-  table(tools.map((t) => ({ name: t.name, class: t.class, state: t.removed ? `${t.state} (removed)` : t.state, hash: t.hash ?? '-', pending: t.pending ? `${t.pending.reason} -> ${t.pending.hash}` : '' })), ['name', 'class', 'state', 'hash', 'pending']);
+  table(
+    tools.map((t) => ({
+      name: t.name,
+      class: t.class,
+      state: t.removed ? `${t.state} (removed)` : t.state,
+      hash: t.hash ?? '-',
+      pending: t.pending ? `${t.pending.reason} -> ${t.pending.hash}` : '',
+    })),
+    ['name', 'class', 'state', 'hash', 'pending'],
+  );
 
 const promptRows = (prompts: UpstreamPromptView[]) =>
-  table(prompts.map((p) => ({ prompt: p.name, state: p.removed ? `${p.state} (removed)` : p.state, hash: p.hash ?? '-', pending: p.pending ? `${p.pending.reason} -> ${p.pending.hash}` : '' })), ['prompt', 'state', 'hash', 'pending']);
+  table(
+    prompts.map((p) => ({
+      prompt: p.name,
+      state: p.removed ? `${p.state} (removed)` : p.state,
+      hash: p.hash ?? '-',
+      pending: p.pending ? `${p.pending.reason} -> ${p.pending.hash}` : '',
+    })),
+    ['prompt', 'state', 'hash', 'pending'],
+  );
 
 function describe(u: UpstreamView): string[] {
-  const how = u.kind === 'stdio'
-    ? [safe`  command: ${u.command}`, safe`  args: ${JSON.stringify(u.args)}`, safe`  env (names only): ${u.env_names?.join(', ') || '-'}`]
-    : [safe`  url: ${u.url}`, safe`  headers (names only): ${u.header_names?.join(', ') || '-'}`, safe`  token from the vault: ${u.token_keychain ?? '-'}`, ...(u.oauth ? [signInLine(u.oauth)] : [])];
+  const how =
+    u.kind === 'stdio'
+      ? [
+          safe`  command: ${u.command}`,
+          safe`  args: ${JSON.stringify(u.args)}`,
+          safe`  env (names only): ${u.env_names?.join(', ') || '-'}`,
+        ]
+      : [
+          safe`  url: ${u.url}`,
+          safe`  headers (names only): ${u.header_names?.join(', ') || '-'}`,
+          safe`  token from the vault: ${u.token_keychain ?? '-'}`,
+          ...(u.oauth ? [signInLine(u.oauth)] : []),
+        ];
   const h = u.health;
   return [
     safe`${u.id}  ${u.kind}  ${u.enabled ? 'enabled' : 'disabled'}  ${h.status}${h.protocol ? ` (${h.protocol})` : ''}`,
@@ -59,13 +139,27 @@ function describe(u: UpstreamView): string[] {
 }
 
 const diffLines = (changes: FieldChange[]) =>
-  changes.flatMap((c) => [safe`  ${c.field}:`, ...(c.before !== undefined ? [safe`    - ${JSON.stringify(c.before)}`] : []), ...(c.after !== undefined ? [safe`    + ${JSON.stringify(c.after)}`] : [])]);
+  changes.flatMap((c) => [
+    safe`  ${c.field}:`,
+    ...(c.before !== undefined ? [safe`    - ${JSON.stringify(c.before)}`] : []),
+    ...(c.after !== undefined ? [safe`    + ${JSON.stringify(c.after)}`] : []),
+  ]);
 
 /** What changed in each quarantined tool and prompt, old -> new, for `review ID` without an action. */
 const pendingText = (tools: UpstreamToolView[], prompts: UpstreamPromptView[]) =>
   [
-    ...tools.filter((t) => t.pending).flatMap((t) => [safe`${t.name}  ${t.pending!.reason}  ${t.hash ?? '(new)'} -> ${t.pending!.hash}`, ...diffLines(t.pending!.changes)]),
-    ...prompts.filter((p) => p.pending).flatMap((p) => [safe`prompt ${p.name}  ${p.pending!.reason}  ${p.hash ?? '(new)'} -> ${p.pending!.hash}`, ...diffLines(p.pending!.changes)]),
+    ...tools
+      .filter((t) => t.pending)
+      .flatMap((t) => [
+        safe`${t.name}  ${t.pending!.reason}  ${t.hash ?? '(new)'} -> ${t.pending!.hash}`,
+        ...diffLines(t.pending!.changes),
+      ]),
+    ...prompts
+      .filter((p) => p.pending)
+      .flatMap((p) => [
+        safe`prompt ${p.name}  ${p.pending!.reason}  ${p.hash ?? '(new)'} -> ${p.pending!.hash}`,
+        ...diffLines(p.pending!.changes),
+      ]),
   ].join('\n') || 'Nothing waits for review.';
 
 /** `gatehouse upstreams add|list|show|remove|enable|disable|test|tools|prompts|review` */
@@ -76,21 +170,57 @@ export async function upstreams(args: string[]): Promise<void> {
   const command = cut === -1 ? [] : rest.slice(cut + 1);
   const json = !!values.json;
   const id = positionals[0];
-  if (sub !== 'list' && !id) throw new UsageError(`upstreams ${sub} needs an upstream id (see: gatehouse upstreams list)`);
+  if (sub !== 'list' && !id)
+    throw new UsageError(`upstreams ${sub} needs an upstream id (see: gatehouse upstreams list)`);
   const input = sub === 'add' ? addInput(id!, values, command) : null;
   await withConnection(values, async (c) => {
     if (sub === 'add') {
       const d = unwrap(await c.dispatch('upstreams.add', input as never));
-      if (d.oauth && d.oauth.state !== 'signed_in') return out(json, d, () => [safe`Added upstream ${d.id}; sign in to list and pin its tools: gatehouse upstreams login ${d.id}`, ...describe(d)].join('\n'));
-      return out(json, d, () => [safe`Added upstream ${d.id}; its tools and prompts are pinned as listed now (changed or new ones wait for: gatehouse upstreams review ${d.id}).`, ...describe(d), toolRows(d.tool_list), ...(d.prompt_list.length ? [promptRows(d.prompt_list)] : [])].join('\n'));
+      if (d.oauth && d.oauth.state !== 'signed_in')
+        return out(json, d, () =>
+          [
+            safe`Added upstream ${d.id}; sign in to list and pin its tools: gatehouse upstreams login ${d.id}`,
+            ...describe(d),
+          ].join('\n'),
+        );
+      return out(json, d, () =>
+        [
+          safe`Added upstream ${d.id}; its tools and prompts are pinned as listed now (changed or new ones wait for: gatehouse upstreams review ${d.id}).`,
+          ...describe(d),
+          toolRows(d.tool_list),
+          ...(d.prompt_list.length ? [promptRows(d.prompt_list)] : []),
+        ].join('\n'),
+      );
     }
     if (sub === 'list') {
       const rows = unwrap(await c.dispatch('upstreams.list', {} as never));
-      return out(json, rows, () => table(rows.map((u) => ({ id: u.id, kind: u.kind, status: u.health.status, protocol: u.health.protocol, approved: u.tools.approved, quarantined: u.tools.quarantined, restarts: u.health.restarts, latency_ms: u.health.latency_ms, last_error: u.health.last_error })), ['id', 'kind', 'status', 'protocol', 'approved', 'quarantined', 'restarts', 'latency_ms', 'last_error']));
+      return out(json, rows, () =>
+        table(
+          rows.map((u) => ({
+            id: u.id,
+            kind: u.kind,
+            status: u.health.status,
+            protocol: u.health.protocol,
+            approved: u.tools.approved,
+            quarantined: u.tools.quarantined,
+            restarts: u.health.restarts,
+            latency_ms: u.health.latency_ms,
+            last_error: u.health.last_error,
+          })),
+          ['id', 'kind', 'status', 'protocol', 'approved', 'quarantined', 'restarts', 'latency_ms', 'last_error'],
+        ),
+      );
     }
     if (sub === 'show') {
       const d: UpstreamDetail = unwrap(await c.dispatch('upstreams.get', { id: id! }));
-      return out(json, d, () => [...describe(d), toolRows(d.tool_list), ...(d.prompt_list.length ? [promptRows(d.prompt_list)] : []), ...(d.stderr.length ? ['stderr (last lines):', ...d.stderr.slice(-20).map((l) => safe`  ${l}`)] : [])].join('\n'));
+      return out(json, d, () =>
+        [
+          ...describe(d),
+          toolRows(d.tool_list),
+          ...(d.prompt_list.length ? [promptRows(d.prompt_list)] : []),
+          ...(d.stderr.length ? ['stderr (last lines):', ...d.stderr.slice(-20).map((l) => safe`  ${l}`)] : []),
+        ].join('\n'),
+      );
     }
     if (sub === 'tools') {
       const tools = unwrap(await c.dispatch('upstreams.tools', { id: id! }));
@@ -101,18 +231,40 @@ export async function upstreams(args: string[]): Promise<void> {
       return out(json, prompts, () => (prompts.length ? promptRows(prompts) : safe`Upstream ${id} lists no prompts.`));
     }
     if (sub === 'review') {
-      const acts = { approve: values.approve ?? [], approve_all: !!values['approve-all'], hide: values.hide ?? [], read: values.read ?? [], write: values.write ?? [], approve_prompts: values['approve-prompt'] ?? [], hide_prompts: values['hide-prompt'] ?? [] };
-      const acting = acts.approve_all || [acts.approve, acts.hide, acts.read, acts.write, acts.approve_prompts, acts.hide_prompts].some((l) => l.length);
-      const tools = unwrap(acting ? await c.dispatch('upstreams.review', { id: id!, ...acts }) : await c.dispatch('upstreams.tools', { id: id! }));
+      const acts = {
+        approve: values.approve ?? [],
+        approve_all: !!values['approve-all'],
+        hide: values.hide ?? [],
+        read: values.read ?? [],
+        write: values.write ?? [],
+        approve_prompts: values['approve-prompt'] ?? [],
+        hide_prompts: values['hide-prompt'] ?? [],
+      };
+      const acting =
+        acts.approve_all ||
+        [acts.approve, acts.hide, acts.read, acts.write, acts.approve_prompts, acts.hide_prompts].some((l) => l.length);
+      const tools = unwrap(
+        acting
+          ? await c.dispatch('upstreams.review', { id: id!, ...acts })
+          : await c.dispatch('upstreams.tools', { id: id! }),
+      );
       const prompts = unwrap(await c.dispatch('upstreams.prompts', { id: id! }));
       // --json answers the tools, as before prompts were pinned (scripts read it); the prompts: upstreams prompts ID --json
-      return out(json, tools, () => (acting ? [toolRows(tools), ...(prompts.length ? [promptRows(prompts)] : [])].join('\n') : pendingText(tools, prompts)));
+      return out(json, tools, () =>
+        acting
+          ? [toolRows(tools), ...(prompts.length ? [promptRows(prompts)] : [])].join('\n')
+          : pendingText(tools, prompts),
+      );
     }
     if (sub === 'login') return login(c, id!, { json, browser: !values['no-browser'] });
     if (sub === 'logout') return logout(c, id!, json);
     if (sub === 'remove') {
       const r = unwrap(await c.dispatch('upstreams.remove', { id: id! }));
-      return out(json, r, () => safe`Removed upstream ${r.id}: its tools are gone and its secrets deleted from the vault.`);
+      return out(
+        json,
+        r,
+        () => safe`Removed upstream ${r.id}: its tools are gone and its secrets deleted from the vault.`,
+      );
     }
     if (sub === 'enable' || sub === 'disable') {
       const v = unwrap(await c.dispatch(sub === 'enable' ? 'upstreams.enable' : 'upstreams.disable', { id: id! }));

@@ -49,5 +49,10 @@ export function breakerProbeNow(s: BreakerState, now: number): BreakerState {
 
 export function breakerView(s: BreakerState, now: number): BreakerView {
   const state = s.open_until === null ? 'closed' : now < s.open_until ? 'open' : 'half_open';
-  return { state, open_until: s.open_until === null ? null : new Date(s.open_until).toISOString(), open_ms: s.open_ms, trips: s.trips };
+  return {
+    state,
+    open_until: s.open_until === null ? null : new Date(s.open_until).toISOString(),
+    open_ms: s.open_ms,
+    trips: s.trips,
+  };
 }

@@ -54,9 +54,24 @@ export class CertificateKeeper {
     if (!v.ok) {
       this.refusal = v.reason;
       const message = `certificate refused: ${v.reason}`;
-      this.runtime.recordError({ at: new Date(this.clock.now()).toISOString(), operation: 'certificate', code: 'signature_invalid', message, request_id: requestId, attempts: 1, stopped: 'not_retryable', http_status: 200 });
+      this.runtime.recordError({
+        at: new Date(this.clock.now()).toISOString(),
+        operation: 'certificate',
+        code: 'signature_invalid',
+        message,
+        request_id: requestId,
+        attempts: 1,
+        stopped: 'not_retryable',
+        http_status: 200,
+      });
       this.log.error(`cloud: ${message}`, { request_id: requestId });
-      throw new CloudClientError('signature_invalid', message, { requestId, httpStatus: 200, retryable: false, attempts: 1, stopped: 'not_retryable' });
+      throw new CloudClientError('signature_invalid', message, {
+        requestId,
+        httpStatus: 200,
+        retryable: false,
+        attempts: 1,
+        stopped: 'not_retryable',
+      });
     }
     this.refusal = null;
     this.siteRefusal = null;
@@ -65,7 +80,9 @@ export class CertificateKeeper {
     if (issued > this.newestIssuedMs) this.runtime.takeSignedTime(issued, this.clock.now());
     this.take(cert, v.payload);
     const newest = new Date(this.newestIssuedMs).toISOString();
-    await this.runtime.update((d) => void Object.assign(d, { certificate: cert, newest_certificate_issued_at: newest }));
+    await this.runtime.update(
+      (d) => void Object.assign(d, { certificate: cert, newest_certificate_issued_at: newest }),
+    );
   }
 
   /**
@@ -77,7 +94,8 @@ export class CertificateKeeper {
   async notice(e: unknown): Promise<unknown> {
     if (!isCloudClientError(e)) return e;
     const cert = e.info.details?.certificate;
-    if (cert && this.pin && verifyCertificate(cert, this.pin).ok) await this.accept(cert as Certificate, e.requestId ?? '').catch(() => undefined);
+    if (cert && this.pin && verifyCertificate(cert, this.pin).ok)
+      await this.accept(cert as Certificate, e.requestId ?? '').catch(() => undefined);
     if (e.cloudCode === 'invalid_site' && e.info.httpStatus !== null) {
       this.siteRefusal = { code: e.cloudCode, message: e.message };
       this.held = null;
@@ -94,7 +112,9 @@ export class CertificateKeeper {
     this.held = null;
     if (Number.isFinite(this.newestIssuedMs)) this.newestIssuedMs += 1;
     const newest = Number.isFinite(this.newestIssuedMs) ? new Date(this.newestIssuedMs).toISOString() : null;
-    await this.runtime.update((d) => void Object.assign(d, { certificate: null, newest_certificate_issued_at: newest }));
+    await this.runtime.update(
+      (d) => void Object.assign(d, { certificate: null, newest_certificate_issued_at: newest }),
+    );
   }
 
   clear(): void {
@@ -110,10 +130,18 @@ export class CertificateKeeper {
     if (!v.ok) return v;
     const site = this.siteId();
     if (site === null) return { ok: false, reason: 'there is no site identity to check it against (not connected)' };
-    if (v.payload.site_id !== site) return { ok: false, reason: `it was signed for another site (${JSON.stringify(v.payload.site_id.slice(0, 64))}), not this one (${site})` };
+    if (v.payload.site_id !== site)
+      return {
+        ok: false,
+        reason: `it was signed for another site (${JSON.stringify(v.payload.site_id.slice(0, 64))}), not this one (${site})`,
+      };
     const issued = Date.parse(v.payload.issued_at);
     if (!Number.isFinite(issued)) return { ok: false, reason: 'its issued_at is not a time' };
-    if (issued < this.newestIssuedMs) return { ok: false, reason: `it was issued at ${v.payload.issued_at}, before the one already held (${new Date(this.newestIssuedMs).toISOString()}): an old certificate replayed` };
+    if (issued < this.newestIssuedMs)
+      return {
+        ok: false,
+        reason: `it was issued at ${v.payload.issued_at}, before the one already held (${new Date(this.newestIssuedMs).toISOString()}): an old certificate replayed`,
+      };
     return v;
   }
 

@@ -26,7 +26,12 @@ export interface CloudActionsDeps {
 export function cloudActions(d: CloudActionsDeps): CloudActions & { noticeRefusal(e: unknown): void } {
   const c = d.client;
   const usage = usageViews({ client: c, clock: d.clock, stats: d.stats, alerts: () => alerts.list() });
-  const alerts = quotaAlerts({ client: c, clock: d.clock, changed: d.changed, fetchedLimits: () => usage.fetchedLimits() });
+  const alerts = quotaAlerts({
+    client: c,
+    clock: d.clock,
+    changed: d.changed,
+    fetchedLimits: () => usage.fetchedLimits(),
+  });
   const updates = updateChecks({ client: c, clock: d.clock, changed: d.changed });
 
   const statusView = () => ({ ...c.status(), quota_alerts: alerts.list() });
@@ -51,13 +56,30 @@ export function cloudActions(d: CloudActionsDeps): CloudActions & { noticeRefusa
     noticeRefusal: (e) => alerts.notice(e),
 
     'cloud.status': async () => statusView(),
-    'cloud.connect': (i) => thenChanged(() => c.connect({ url: i.url, environment: i.environment, ...(i.public_key ? { publicKey: i.public_key } : {}), ...(i.name ? { name: i.name } : {}) })),
+    'cloud.connect': (i) =>
+      thenChanged(() =>
+        c.connect({
+          url: i.url,
+          environment: i.environment,
+          ...(i.public_key ? { publicKey: i.public_key } : {}),
+          ...(i.name ? { name: i.name } : {}),
+        }),
+      ),
     'cloud.activate': async (i) => licenseAnswer(await c.activate(i.license_key)),
     'cloud.deactivate': async () => licenseAnswer(await c.deactivate()),
     'cloud.sync': () =>
       thenChanged(async () => {
         const r = await c.sync('interactive');
-        return { outbox: { ok: r.outbox.ok, sent: r.outbox.sent, remaining: r.outbox.remaining, error: r.outbox.ok ? null : asFailure(r.outbox.error) }, certificate: r.certificate, request_id: r.request_id };
+        return {
+          outbox: {
+            ok: r.outbox.ok,
+            sent: r.outbox.sent,
+            remaining: r.outbox.remaining,
+            error: r.outbox.ok ? null : asFailure(r.outbox.error),
+          },
+          certificate: r.certificate,
+          request_id: r.request_id,
+        };
       }),
     'cloud.disconnect': () =>
       thenChanged(async () => {

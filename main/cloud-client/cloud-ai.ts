@@ -22,9 +22,26 @@ export function cloudAiProvider(api: () => CloudApi | null, use: AiUse): AiProvi
     async generate(req, signal) {
       const a = api();
       if (!a) throw new Error('cloud AI used while not connected');
-      const messages = [...(req.system ? [{ role: 'system' as const, content: req.system }] : []), { role: 'user' as const, content: req.prompt }];
-      const { data } = await a.aiGenerate({ product: use.product, feature: use.feature, messages, ...(req.model ? { model: req.model } : {}), ...(req.max_tokens ? { max_tokens: req.max_tokens } : {}) }, { signal });
-      return { text: data.text, model: data.model, tokens_input: data.usage.tokens_input, tokens_output: data.usage.tokens_output };
+      const messages = [
+        ...(req.system ? [{ role: 'system' as const, content: req.system }] : []),
+        { role: 'user' as const, content: req.prompt },
+      ];
+      const { data } = await a.aiGenerate(
+        {
+          product: use.product,
+          feature: use.feature,
+          messages,
+          ...(req.model ? { model: req.model } : {}),
+          ...(req.max_tokens ? { max_tokens: req.max_tokens } : {}),
+        },
+        { signal },
+      );
+      return {
+        text: data.text,
+        model: data.model,
+        tokens_input: data.usage.tokens_input,
+        tokens_output: data.usage.tokens_output,
+      };
     },
   };
 }
@@ -34,7 +51,8 @@ export function cloudAiSource(api: () => CloudApi | null, use: AiUse): AiProvide
   const provider = cloudAiProvider(api, use);
   return {
     current: () => (api() ? provider : null),
-    howToConfigure: 'AI features run through the Gatehouse cloud gateway: connect it (gatehouse cloud connect --url GATEWAY_URL) and activate a license whose plan includes the feature (gatehouse cloud activate LICENSE_KEY).',
+    howToConfigure:
+      'AI features run through the Gatehouse cloud gateway: connect it (gatehouse cloud connect --url GATEWAY_URL) and activate a license whose plan includes the feature (gatehouse cloud activate LICENSE_KEY).',
   };
 }
 

@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { AiGenerateAnswer, AiGenerateRequest, AiRouteAnswer } from '../contract/cloud/ai.ts';
 import { Jwks } from '../contract/cloud/certificate.ts';
-import { CheckAnswer, CheckBody, EntitlementsAnswer, FeaturesAnswer, ProductsAnswer } from '../contract/cloud/entitlements.ts';
+import {
+  CheckAnswer,
+  CheckBody,
+  EntitlementsAnswer,
+  FeaturesAnswer,
+  ProductsAnswer,
+} from '../contract/cloud/entitlements.ts';
 import { ActivateBody, DeactivateAnswer, LicenseAnswer } from '../contract/cloud/license.ts';
 import {
   AiModelsAnswer,
@@ -14,8 +20,22 @@ import {
   UpdatesVerifyBody,
 } from '../contract/cloud/ai-updates-answers.ts';
 import { CLOUD_ENDPOINTS } from '../contract/cloud/paths.ts';
-import { DisconnectAnswer, RegisterAnswer, RegisterBody, SiteStatusAnswer, SyncAnswer, SyncBody } from '../contract/cloud/sites.ts';
-import { UsageHistoryAnswer, UsageHistoryQuery, UsageLimitsAnswer, UsageRecordAnswer, UsageSummaryAnswer, UsageSummaryQuery } from '../contract/cloud/usage.ts';
+import {
+  DisconnectAnswer,
+  RegisterAnswer,
+  RegisterBody,
+  SiteStatusAnswer,
+  SyncAnswer,
+  SyncBody,
+} from '../contract/cloud/sites.ts';
+import {
+  UsageHistoryAnswer,
+  UsageHistoryQuery,
+  UsageLimitsAnswer,
+  UsageRecordAnswer,
+  UsageSummaryAnswer,
+  UsageSummaryQuery,
+} from '../contract/cloud/usage.ts';
 import { GatehouseError } from '../core/errors.ts';
 import type { CallMode, CallResult, CloudHttp, Endpoint } from './cloud-http.ts';
 
@@ -31,7 +51,11 @@ export interface Call {
   signal?: AbortSignal;
 }
 
-const HealthAnswer = z.looseObject({ success: z.literal(true), status: z.string(), server_time: z.string().optional() });
+const HealthAnswer = z.looseObject({
+  success: z.literal(true),
+  status: z.string(),
+  server_time: z.string().optional(),
+});
 /** ai/generate waits for a model: it gets a longer deadline than the other calls. */
 export const AI_GENERATE_TIMEOUT_MS = 120_000;
 
@@ -47,25 +71,44 @@ function input<S extends z.ZodType>(schema: S, value: unknown, what: string): z.
 export class CloudApi {
   constructor(readonly http: CloudHttp) {}
 
-  private get<T>(e: Endpoint, schema: z.ZodType<T>, c: Call = {}, query?: Record<string, string | number | undefined>): Promise<CallResult<T>> {
+  private get<T>(
+    e: Endpoint,
+    schema: z.ZodType<T>,
+    c: Call = {},
+    query?: Record<string, string | number | undefined>,
+  ): Promise<CallResult<T>> {
     return this.http.call(e, { schema, query, mode: c.mode, signal: c.signal });
   }
-  private post<T>(e: Endpoint, schema: z.ZodType<T>, body: unknown, c: Call = {}, timeoutMs?: number): Promise<CallResult<T>> {
+  private post<T>(
+    e: Endpoint,
+    schema: z.ZodType<T>,
+    body: unknown,
+    c: Call = {},
+    timeoutMs?: number,
+  ): Promise<CallResult<T>> {
     return this.http.call(e, { schema, body, mode: c.mode, signal: c.signal, timeoutMs });
   }
 
   // unsigned
   health = async (c?: Call) => this.get(CLOUD_ENDPOINTS.health, HealthAnswer, c);
   keys = async (c?: Call) => this.get(CLOUD_ENDPOINTS.keys, Jwks, c);
-  register = async (body: z.input<typeof RegisterBody>, c?: Call) => this.post(CLOUD_ENDPOINTS.register, RegisterAnswer, input(RegisterBody, body, 'sites/register'), c);
+  register = async (body: z.input<typeof RegisterBody>, c?: Call) =>
+    this.post(CLOUD_ENDPOINTS.register, RegisterAnswer, input(RegisterBody, body, 'sites/register'), c);
 
   // sites
   siteStatus = async (c?: Call) => this.get(CLOUD_ENDPOINTS.siteStatus, SiteStatusAnswer, c);
-  siteSync = async (body: z.input<typeof SyncBody>, c?: Call) => this.post(CLOUD_ENDPOINTS.siteSync, SyncAnswer, input(SyncBody, body, 'sites/sync'), c);
+  siteSync = async (body: z.input<typeof SyncBody>, c?: Call) =>
+    this.post(CLOUD_ENDPOINTS.siteSync, SyncAnswer, input(SyncBody, body, 'sites/sync'), c);
   siteDisconnect = async (c?: Call) => this.post(CLOUD_ENDPOINTS.siteDisconnect, DisconnectAnswer, undefined, c);
 
   // license
-  licenseActivate = async (licenseKey: string, c?: Call) => this.post(CLOUD_ENDPOINTS.licenseActivate, LicenseAnswer, input(ActivateBody, { license_key: licenseKey }, 'license key'), c);
+  licenseActivate = async (licenseKey: string, c?: Call) =>
+    this.post(
+      CLOUD_ENDPOINTS.licenseActivate,
+      LicenseAnswer,
+      input(ActivateBody, { license_key: licenseKey }, 'license key'),
+      c,
+    );
   licenseDeactivate = async (c?: Call) => this.post(CLOUD_ENDPOINTS.licenseDeactivate, DeactivateAnswer, undefined, c);
   licenseStatus = async (c?: Call) => this.get(CLOUD_ENDPOINTS.licenseStatus, LicenseAnswer, c);
   licenseRefresh = async (c?: Call) => this.post(CLOUD_ENDPOINTS.licenseRefresh, LicenseAnswer, undefined, c);
@@ -74,27 +117,56 @@ export class CloudApi {
   products = async (c?: Call) => this.get(CLOUD_ENDPOINTS.products, ProductsAnswer, c);
   features = async (c?: Call) => this.get(CLOUD_ENDPOINTS.features, FeaturesAnswer, c);
   entitlements = async (c?: Call) => this.get(CLOUD_ENDPOINTS.entitlements, EntitlementsAnswer, c);
-  entitlementsCheck = async (feature: string, c?: Call) => this.post(CLOUD_ENDPOINTS.entitlementsCheck, CheckAnswer, input(CheckBody, { feature }, 'feature'), c);
+  entitlementsCheck = async (feature: string, c?: Call) =>
+    this.post(CLOUD_ENDPOINTS.entitlementsCheck, CheckAnswer, input(CheckBody, { feature }, 'feature'), c);
 
   // usage
   /** A batch as exact bytes (the outbox hashes them for the Idempotency-Key). */
   usageRecord = async (rawBody: Buffer, idempotencyKey: string, c: Call = {}) =>
-    this.http.call(CLOUD_ENDPOINTS.usageRecord, { schema: UsageRecordAnswer, rawBody, idempotencyKey, mode: c.mode, signal: c.signal });
-  usageSummary = async (q: z.input<typeof UsageSummaryQuery> = {}, c?: Call) => this.get(CLOUD_ENDPOINTS.usageSummary, UsageSummaryAnswer, c, queryOf(UsageSummaryQuery, q, 'usage/summary'));
+    this.http.call(CLOUD_ENDPOINTS.usageRecord, {
+      schema: UsageRecordAnswer,
+      rawBody,
+      idempotencyKey,
+      mode: c.mode,
+      signal: c.signal,
+    });
+  usageSummary = async (q: z.input<typeof UsageSummaryQuery> = {}, c?: Call) =>
+    this.get(CLOUD_ENDPOINTS.usageSummary, UsageSummaryAnswer, c, queryOf(UsageSummaryQuery, q, 'usage/summary'));
   usageLimits = async (c?: Call) => this.get(CLOUD_ENDPOINTS.usageLimits, UsageLimitsAnswer, c);
-  usageHistory = async (q: z.input<typeof UsageHistoryQuery> = {}, c?: Call) => this.get(CLOUD_ENDPOINTS.usageHistory, UsageHistoryAnswer, c, queryOf(UsageHistoryQuery, q, 'usage/history'));
+  usageHistory = async (q: z.input<typeof UsageHistoryQuery> = {}, c?: Call) =>
+    this.get(CLOUD_ENDPOINTS.usageHistory, UsageHistoryAnswer, c, queryOf(UsageHistoryQuery, q, 'usage/history'));
 
   // AI (part 2)
   aiProviders = async (c?: Call) => this.get(CLOUD_AI_UPDATES_ENDPOINTS.aiProviders, AiProvidersAnswer, c);
   aiModels = async (c?: Call) => this.get(CLOUD_AI_UPDATES_ENDPOINTS.aiModels, AiModelsAnswer, c);
-  aiRoute = async (req: z.input<typeof AiGenerateRequest>, c?: Call) => this.post(CLOUD_AI_UPDATES_ENDPOINTS.aiRoute, AiRouteAnswer, input(AiGenerateRequest, req, 'ai/route'), c);
+  aiRoute = async (req: z.input<typeof AiGenerateRequest>, c?: Call) =>
+    this.post(CLOUD_AI_UPDATES_ENDPOINTS.aiRoute, AiRouteAnswer, input(AiGenerateRequest, req, 'ai/route'), c);
   aiGenerate = async (req: z.input<typeof AiGenerateRequest>, c?: Call) =>
-    this.post(CLOUD_AI_UPDATES_ENDPOINTS.aiGenerate, AiGenerateAnswer, input(AiGenerateRequest, req, 'ai/generate'), c, AI_GENERATE_TIMEOUT_MS);
+    this.post(
+      CLOUD_AI_UPDATES_ENDPOINTS.aiGenerate,
+      AiGenerateAnswer,
+      input(AiGenerateRequest, req, 'ai/generate'),
+      c,
+      AI_GENERATE_TIMEOUT_MS,
+    );
 
   // updates (part 2)
-  updatesCheck = async (q: UpdatesQuery, c?: Call) => this.get(CLOUD_AI_UPDATES_ENDPOINTS.updatesCheck, UpdatesCheckAnswer, c, queryOf(UpdatesQuery, q, 'updates/check'));
-  updatesPackage = async (q: UpdatesQuery, c?: Call) => this.get(CLOUD_AI_UPDATES_ENDPOINTS.updatesPackage, UpdatesPackageAnswer, c, queryOf(UpdatesQuery, q, 'updates/package'));
-  updatesVerify = async (body: UpdatesVerifyBody, c?: Call) => this.post(CLOUD_AI_UPDATES_ENDPOINTS.updatesVerify, UpdatesVerifyAnswer, input(UpdatesVerifyBody, body, 'updates/verify'), c);
+  updatesCheck = async (q: UpdatesQuery, c?: Call) =>
+    this.get(CLOUD_AI_UPDATES_ENDPOINTS.updatesCheck, UpdatesCheckAnswer, c, queryOf(UpdatesQuery, q, 'updates/check'));
+  updatesPackage = async (q: UpdatesQuery, c?: Call) =>
+    this.get(
+      CLOUD_AI_UPDATES_ENDPOINTS.updatesPackage,
+      UpdatesPackageAnswer,
+      c,
+      queryOf(UpdatesQuery, q, 'updates/package'),
+    );
+  updatesVerify = async (body: UpdatesVerifyBody, c?: Call) =>
+    this.post(
+      CLOUD_AI_UPDATES_ENDPOINTS.updatesVerify,
+      UpdatesVerifyAnswer,
+      input(UpdatesVerifyBody, body, 'updates/verify'),
+      c,
+    );
 }
 
 /** A query object checked by its schema, as strings (absent and default-less fields left out). */

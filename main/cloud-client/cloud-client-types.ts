@@ -82,6 +82,16 @@ export function asFailure(e: unknown): CloudFailure {
 }
 
 /** The license fields of sites/sync's site info, as a LicenseView. */
-export function licenseFromSite(l: { status: string; plan: string | null; key_preview: string | null; expires_at: string | null }): Partial<LicenseView> {
-  return { status: l.status as LicenseView['status'], plan: l.plan, key_preview: l.key_preview, license_expires_at: l.expires_at };
+export function licenseFromSite(l: {
+  status: string;
+  plan: string | null;
+  key_preview: string | null;
+  expires_at: string | null;
+}): Partial<LicenseView> {
+  return {
+    status: l.status as LicenseView['status'],
+    plan: l.plan,
+    key_preview: l.key_preview,
+    license_expires_at: l.expires_at,
+  };
 }

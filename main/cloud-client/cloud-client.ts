@@ -8,7 +8,14 @@ import type { Logger } from '../lib/logger.ts';
 import { createLogger } from '../lib/logger.ts';
 import { CloudApi } from './cloud-api.ts';
 import { CertificateKeeper } from './certificate-keeper.ts';
-import { failure, type CloudClientOptions, type ConnectInput, type ConnectResult, type DisconnectResult, type SyncResult } from './cloud-client-types.ts';
+import {
+  failure,
+  type CloudClientOptions,
+  type ConnectInput,
+  type ConnectResult,
+  type DisconnectResult,
+  type SyncResult,
+} from './cloud-client-types.ts';
 import { CloudEntitlements } from './cloud-entitlements.ts';
 import { CloudHttp, type CallMode } from './cloud-http.ts';
 import { CloudRuntime, NO_SITE_STATE } from './cloud-state.ts';
@@ -85,7 +92,11 @@ export class CloudClient {
 
   static async open(o: CloudClientOptions): Promise<CloudClient> {
     const log = o.log ?? createLogger();
-    const client = new CloudClient(o, await CloudRuntime.open(o.dataDir, log), new CloudCredentials(o.vault, o.dataDir));
+    const client = new CloudClient(
+      o,
+      await CloudRuntime.open(o.dataDir, log),
+      new CloudCredentials(o.vault, o.dataDir),
+    );
     await client.recover();
     return client;
   }
@@ -118,7 +129,11 @@ export class CloudClient {
 
   private async connectNow(i: ConnectInput): Promise<ConnectResult> {
     const current = this.runtime.doc().connection;
-    if (current) throw new GatehouseError('conflict', `already connected to ${current.gateway_url}: disconnect first (gatehouse cloud disconnect)`);
+    if (current)
+      throw new GatehouseError(
+        'conflict',
+        `already connected to ${current.gateway_url}: disconnect first (gatehouse cloud disconnect)`,
+      );
     const gatewayUrl = normalizeGatewayUrl(i.url, { allowInsecureHttp: this.o.allowInsecureHttp });
     const environment = i.environment ?? 'production';
     const explicit = i.publicKey !== undefined ? parsePublicKey(i.publicKey) : null;
@@ -130,7 +145,14 @@ export class CloudClient {
     const fingerprint = fingerprintOf(pin.x);
     await this.creds.forgetAll(); // nothing of an earlier identity may linger
     await this.runtime.update((d) => {
-      d.connection = { gateway_url: gatewayUrl, environment, site_url: this.siteUrl(), connected_at: new Date(this.clock.now()).toISOString(), pin: { fingerprint, kid: pin.kid, source: explicit ? 'explicit' : 'fetched' }, phase: 'connecting' };
+      d.connection = {
+        gateway_url: gatewayUrl,
+        environment,
+        site_url: this.siteUrl(),
+        connected_at: new Date(this.clock.now()).toISOString(),
+        pin: { fingerprint, kid: pin.kid, source: explicit ? 'explicit' : 'fetched' },
+        phase: 'connecting',
+      };
       Object.assign(d, NO_SITE_STATE);
     });
     let reg;
@@ -146,12 +168,31 @@ export class CloudClient {
     this.identity = { site_id: reg.site_id, key_id: reg.key_id, secret: reg.secret };
     this.certs.clear();
     this.certs.load(pin, null, null);
-    this.log.info('cloud: connected', { site_id: reg.site_id, gateway_url: gatewayUrl, environment, key_fingerprint: fingerprint });
+    this.log.info('cloud: connected', {
+      site_id: reg.site_id,
+      gateway_url: gatewayUrl,
+      environment,
+      key_fingerprint: fingerprint,
+    });
     const first: ConnectResult['first_sync'] = await this.sync('interactive').then(
-      (r) => (r.certificate === 'accepted' ? { ok: true as const } : { ok: false as const, code: 'signature_invalid', message: `certificate refused: ${this.certs.refusal}`, request_id: r.request_id }),
+      (r) =>
+        r.certificate === 'accepted'
+          ? { ok: true as const }
+          : {
+              ok: false as const,
+              code: 'signature_invalid',
+              message: `certificate refused: ${this.certs.refusal}`,
+              request_id: r.request_id,
+            },
       (e: unknown) => failure(e),
     );
-    return { site_id: reg.site_id, environment, gateway_url: gatewayUrl, pinned_key: { kid: pin.kid, fingerprint, source: explicit ? 'explicit' : 'fetched' }, first_sync: first };
+    return {
+      site_id: reg.site_id,
+      environment,
+      gateway_url: gatewayUrl,
+      pinned_key: { kid: pin.kid, fingerprint, source: explicit ? 'explicit' : 'fetched' },
+      first_sync: first,
+    };
   }
 
   /**
@@ -203,14 +244,19 @@ export class CloudClient {
       );
     }
     const unsent = await this.forgetLocally('the site was disconnected');
-    if (!remote.ok) this.log.warn('cloud: disconnected locally; the gateway could not be told, so the site key stays valid there until an operator disconnects it', { site_id: siteId, code: remote.code, request_id: remote.request_id });
+    if (!remote.ok)
+      this.log.warn(
+        'cloud: disconnected locally; the gateway could not be told, so the site key stays valid there until an operator disconnects it',
+        { site_id: siteId, code: remote.code, request_id: remote.request_id },
+      );
     return { site_id: siteId, remote, unsent_events: unsent };
   }
 
   /** A release manifest from updates/check or updates/package, verified with the pinned key: an update is offered only when this says ok. */
   openManifest(signed: unknown): Opened<ReleaseManifest> {
     const pin = this.certs.pin;
-    if (!pin || !this.connected()) return { ok: false, reason: 'not connected: there is no pinned gateway key to verify the manifest with' };
+    if (!pin || !this.connected())
+      return { ok: false, reason: 'not connected: there is no pinned gateway key to verify the manifest with' };
     return verifyManifest(signed, pin);
   }
 
@@ -243,7 +289,11 @@ export class CloudClient {
     const due = d.next_refresh_at ?? 0;
     if (this.clock.now() < due) return;
     this.refreshing = this.sync('background')
-      .catch((e: unknown) => this.log.warn('cloud: the background refresh failed; local features keep working', { code: (e as GatehouseError).code }))
+      .catch((e: unknown) =>
+        this.log.warn('cloud: the background refresh failed; local features keep working', {
+          code: (e as GatehouseError).code,
+        }),
+      )
       .finally(() => {
         this.refreshing = null;
         this.o.onChange?.();
@@ -272,7 +322,9 @@ export class CloudClient {
     const identity = await this.creds.site();
     const pin = await this.creds.pin();
     if (conn?.phase === 'disconnecting' || (conn?.phase === 'connecting' && !(identity && pin))) {
-      await this.forgetLocally(conn.phase === 'disconnecting' ? 'the site was disconnected' : 'a connect attempt did not finish');
+      await this.forgetLocally(
+        conn.phase === 'disconnecting' ? 'the site was disconnected' : 'a connect attempt did not finish',
+      );
       return;
     }
     if (!conn) {
@@ -281,7 +333,9 @@ export class CloudClient {
       return;
     }
     if (!identity || !pin) {
-      this.log.error('cloud: connected in the state file, but the site identity is not in the vault (was the keychain reset?): disconnect and connect again');
+      this.log.error(
+        'cloud: connected in the state file, but the site identity is not in the vault (was the keychain reset?): disconnect and connect again',
+      );
       return;
     }
     if (conn.phase === 'connecting') await this.runtime.update((d) => void (d.connection!.phase = 'connected'));
@@ -306,11 +360,28 @@ export class CloudClient {
   }
 
   private flowParts(): FlowParts {
-    return { api: this.requireApi(), guard: this.guard, creds: this.creds, runtime: this.runtime, certs: this.certs, usage: this.usage, log: this.log, clock: this.clock, random: this.random, productsInUse: this.o.productsInUse, refreshFailed: () => this.refreshFailed() };
+    return {
+      api: this.requireApi(),
+      guard: this.guard,
+      creds: this.creds,
+      runtime: this.runtime,
+      certs: this.certs,
+      usage: this.usage,
+      log: this.log,
+      clock: this.clock,
+      random: this.random,
+      productsInUse: this.o.productsInUse,
+      refreshFailed: () => this.refreshFailed(),
+    };
   }
 
   private requireApi(): CloudApi {
-    if (!this.connected() || !this.apiInstance) throw new CloudClientError('invalid_site', 'this service is not connected to a cloud gateway: connect it first (gatehouse cloud connect --url GATEWAY_URL)', { requestId: null, httpStatus: null, retryable: false });
+    if (!this.connected() || !this.apiInstance)
+      throw new CloudClientError(
+        'invalid_site',
+        'this service is not connected to a cloud gateway: connect it first (gatehouse cloud connect --url GATEWAY_URL)',
+        { requestId: null, httpStatus: null, retryable: false },
+      );
     return this.apiInstance;
   }
 
@@ -328,7 +399,14 @@ export class CloudClient {
     const unsent = this.usage.abandonAll(why);
     const o = this.usage.view();
     const conn = this.runtime.doc().connection;
-    const previous = conn && { site_id: this.identity?.site_id ?? null, gateway_url: conn.gateway_url, disconnected_at: new Date(this.clock.now()).toISOString(), delivered: o.delivered, rejected: o.rejected, abandoned: o.abandoned };
+    const previous = conn && {
+      site_id: this.identity?.site_id ?? null,
+      gateway_url: conn.gateway_url,
+      disconnected_at: new Date(this.clock.now()).toISOString(),
+      delivered: o.delivered,
+      rejected: o.rejected,
+      abandoned: o.abandoned,
+    };
     this.usage.startOver();
     await this.creds.forgetAll();
     this.runtime.forgetSite();

@@ -48,7 +48,12 @@ export class CloudEntitlements implements EntitlementSource {
   /** The answer with who gave it and, for a refusal, its code (entitlement_required, product_inactive, license_*). */
   async decide(feature: string): Promise<Decision> {
     // Not a dotted feature key (e.g. `__proto__`): nothing grants it, and it is never looked up in a plain object.
-    if (!FeatureKey.safeParse(feature).success) return { entitlement: { feature: String(feature).slice(0, 100), allowed: false, plan: 'pro', expires_at: null }, source: 'local', code: 'entitlement_required' };
+    if (!FeatureKey.safeParse(feature).success)
+      return {
+        entitlement: { feature: String(feature).slice(0, 100), allowed: false, plan: 'pro', expires_at: null },
+        source: 'local',
+        code: 'entitlement_required',
+      };
     const held = this.deps.certificate();
     const local = await this.local.check(feature);
     const now = this.now();

@@ -38,7 +38,9 @@ export async function activateLicense(f: FlowParts, licenseKey: string): Promise
   // A refused key must not cost the key of the license in force: it goes back when the request fails.
   const previous = await f.creds.licenseKey();
   await f.creds.saveLicenseKey(licenseKey.trim()).catch((e: unknown) => {
-    throw e instanceof GatehouseError ? e : new GatehouseError('invalid_value', 'the license key is not in the form ghl_ followed by 32 characters');
+    throw e instanceof GatehouseError
+      ? e
+      : new GatehouseError('invalid_value', 'the license key is not in the form ghl_ followed by 32 characters');
   });
   let ans;
   try {
@@ -47,8 +49,12 @@ export async function activateLicense(f: FlowParts, licenseKey: string): Promise
     f.guard.still(epoch, 'the activation');
   } catch (e) {
     // The vault failing here must not hide why the activation failed.
-    await (previous === null || f.guard.epoch !== epoch ? f.creds.forgetLicenseKey() : f.creds.saveLicenseKey(previous)).catch((v: unknown) =>
-      f.log.error('cloud: the license key could not be put back after a failed activation', { reason: v instanceof Error ? v.message : String(v) }),
+    await (
+      previous === null || f.guard.epoch !== epoch ? f.creds.forgetLicenseKey() : f.creds.saveLicenseKey(previous)
+    ).catch((v: unknown) =>
+      f.log.error('cloud: the license key could not be put back after a failed activation', {
+        reason: v instanceof Error ? v.message : String(v),
+      }),
     );
     f.guard.still(epoch, 'the activation');
     throw await f.certs.notice(e);
@@ -56,7 +62,11 @@ export async function activateLicense(f: FlowParts, licenseKey: string): Promise
   await f.runtime.update((d) => void Object.assign(d, { license: ans.data.license, license_deactivated: false }));
   f.guard.still(epoch, 'the activation');
   await f.certs.accept(ans.data.certificate, ans.requestId);
-  f.log.info('cloud: license activated', { key_preview: ans.data.license.key_preview, plan: ans.data.license.plan, request_id: ans.requestId });
+  f.log.info('cloud: license activated', {
+    key_preview: ans.data.license.key_preview,
+    plan: ans.data.license.plan,
+    request_id: ans.requestId,
+  });
   return { license: ans.data.license, request_id: ans.requestId };
 }
 
@@ -93,7 +103,10 @@ export async function syncSite(f: FlowParts, mode: CallMode): Promise<SyncResult
   await f.runtime.update((d) => void (d.last_refresh_attempt = now));
   let ans;
   try {
-    ans = await api.siteSync({ version: VERSION, products_in_use: f.productsInUse?.() ?? ['mcp'], outbox_depth: f.usage.depth }, { mode });
+    ans = await api.siteSync(
+      { version: VERSION, products_in_use: f.productsInUse?.() ?? ['mcp'], outbox_depth: f.usage.depth },
+      { mode },
+    );
     f.guard.still(epoch, 'the sync');
   } catch (e) {
     f.guard.still(epoch, 'the sync');

@@ -65,7 +65,12 @@ export interface Timeouts {
   backgroundMs: number;
   maxAnswerBytes: number;
 }
-export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 5_000, interactiveMs: 20_000, backgroundMs: 30_000, maxAnswerBytes: 4 * 1024 * 1024 };
+export const DEFAULT_TIMEOUTS: Timeouts = {
+  connectMs: 5_000,
+  interactiveMs: 20_000,
+  backgroundMs: 30_000,
+  maxAnswerBytes: 4 * 1024 * 1024,
+};
 
 export const MAX_ATTEMPTS = 3;
 export const RETRY_BASE_MS = 500;
@@ -106,11 +111,15 @@ export class CloudHttp {
     const probe = gate.pass && gate.probe;
     if (!gate.pass || (probe && this.probing)) {
       const until = gate.pass ? this.o.state.breaker().open_until! : gate.retryAt;
-      const err = unavailable(`the cloud gateway failed repeatedly, so the client waits until ${new Date(until).toISOString()} before trying again`, requestId, {
-        retryable: false,
-        reason: 'breaker_open',
-        retryAfterMs: Math.max(0, until - this.o.clock.now()),
-      });
+      const err = unavailable(
+        `the cloud gateway failed repeatedly, so the client waits until ${new Date(until).toISOString()} before trying again`,
+        requestId,
+        {
+          retryable: false,
+          reason: 'breaker_open',
+          retryAfterMs: Math.max(0, until - this.o.clock.now()),
+        },
+      );
       throw this.stopped(endpoint, err, 0, 'breaker_open');
     }
     if (probe) this.probing = true;
@@ -121,27 +130,39 @@ export class CloudHttp {
       const at = Date.parse(String(e.info.details?.server_time ?? ''));
       if (resynced || !Number.isFinite(at)) return false;
       this.o.state.resyncClock(at, this.o.clock.now());
-      this.o.log.warn('cloud: the gateway says our clock is off; re-synced the offset and signing again', { request_id: requestId, offset_ms: this.o.state.offsetMs() });
+      this.o.log.warn('cloud: the gateway says our clock is off; re-synced the offset and signing again', {
+        request_id: requestId,
+        offset_ms: this.o.state.offsetMs(),
+      });
       return (resynced = true);
     };
     try {
-      const data = await retry((attempt, signal) => ((attempts = attempt), this.once(endpoint, opts, body, requestId, attempt, mode, signal)), {
-        attempts: MAX_ATTEMPTS,
-        baseMs: RETRY_BASE_MS,
-        capMs: RETRY_CAP_MS,
-        jitter: 0.5,
-        retryable: (e) => isCloudClientError(e) && e.info.retryable && (e.cloudCode !== 'token_expired' || resync(e)),
-        retryAfterMs: (e) => (isCloudClientError(e) ? (e.cloudCode === 'token_expired' ? 0 : e.info.retryAfterMs) : undefined),
-        maxRetryAfterMs: MAX_RETRY_AFTER_MS[mode],
-        signal: opts.signal,
-        random: this.o.random,
-        sleep: this.o.sleep,
-        now: () => this.o.clock.now(),
-      });
+      const data = await retry(
+        (attempt, signal) => ((attempts = attempt), this.once(endpoint, opts, body, requestId, attempt, mode, signal)),
+        {
+          attempts: MAX_ATTEMPTS,
+          baseMs: RETRY_BASE_MS,
+          capMs: RETRY_CAP_MS,
+          jitter: 0.5,
+          retryable: (e) => isCloudClientError(e) && e.info.retryable && (e.cloudCode !== 'token_expired' || resync(e)),
+          retryAfterMs: (e) =>
+            isCloudClientError(e) ? (e.cloudCode === 'token_expired' ? 0 : e.info.retryAfterMs) : undefined,
+          maxRetryAfterMs: MAX_RETRY_AFTER_MS[mode],
+          signal: opts.signal,
+          random: this.o.random,
+          sleep: this.o.sleep,
+          now: () => this.o.clock.now(),
+        },
+      );
       if (this.o.state.breaker().trips > 0) this.o.state.setBreaker(CLOSED);
       return { data, requestId, attempts };
     } catch (e) {
-      const err = isCloudClientError(e) ? e : unavailable(`unexpected failure: ${(e as Error).message ?? String(e)}`, requestId, { retryable: false, reason: 'client' });
+      const err = isCloudClientError(e)
+        ? e
+        : unavailable(`unexpected failure: ${(e as Error).message ?? String(e)}`, requestId, {
+            retryable: false,
+            reason: 'client',
+          });
       if (err.cloudCode === 'token_expired') resync(err);
       const stop = this.stopReason(err, attempts, mode, opts.signal);
       if (transient(err) && (stop === 'attempts_exhausted' || stop === 'retry_after_too_long')) {
@@ -156,7 +177,15 @@ export class CloudHttp {
     }
   }
 
-  private async once<T>(endpoint: Endpoint, opts: CallOptions<T>, body: Buffer, requestId: string, attempt: number, mode: CallMode, signal?: AbortSignal): Promise<T> {
+  private async once<T>(
+    endpoint: Endpoint,
+    opts: CallOptions<T>,
+    body: Buffer,
+    requestId: string,
+    attempt: number,
+    mode: CallMode,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const url = new URL(endpoint.path, this.base);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = {
@@ -170,7 +199,12 @@ export class CloudHttp {
     if (opts.idempotencyKey) headers['Idempotency-Key'] = opts.idempotencyKey;
     if (endpoint.signed) {
       const key = this.o.key();
-      if (!key) throw new CloudClientError('invalid_site', 'this service is not connected to a cloud gateway: connect it first (gatehouse cloud connect)', { requestId, httpStatus: null, retryable: false });
+      if (!key)
+        throw new CloudClientError(
+          'invalid_site',
+          'this service is not connected to a cloud gateway: connect it first (gatehouse cloud connect)',
+          { requestId, httpStatus: null, retryable: false },
+        );
       const created = Math.floor((this.o.clock.now() + this.o.state.offsetMs()) / 1000);
       Object.assign(headers, signRequest(key, { method: endpoint.method, url, body, created }));
     }
@@ -182,26 +216,42 @@ export class CloudHttp {
         headers,
         body,
         connectTimeoutMs: this.timeouts.connectMs,
-        timeoutMs: opts.timeoutMs ?? (mode === 'interactive' ? this.timeouts.interactiveMs : this.timeouts.backgroundMs),
+        timeoutMs:
+          opts.timeoutMs ?? (mode === 'interactive' ? this.timeouts.interactiveMs : this.timeouts.backgroundMs),
         maxAnswerBytes: this.timeouts.maxAnswerBytes,
         signal,
       });
     } catch (e) {
       const kind = e instanceof TransportError ? e.kind : 'network';
-      throw unavailable(`could not reach the cloud gateway: ${(e as Error).message}`, requestId, { retryable: kind !== 'aborted' && kind !== 'too_large', reason: kind });
+      throw unavailable(`could not reach the cloud gateway: ${(e as Error).message}`, requestId, {
+        retryable: kind !== 'aborted' && kind !== 'too_large',
+        reason: kind,
+      });
     }
     const retryAfterMs = parseRetryAfter(answer.headers['retry-after'], this.o.clock.now());
     let json: unknown = null;
     try {
       json = answer.body.length ? JSON.parse(answer.body.toString('utf8')) : null;
     } catch {
-      if (answer.status >= 200 && answer.status < 300) throw unavailable('the gateway answered something that is not JSON', requestId, { retryable: false, httpStatus: answer.status, reason: 'bad_answer' });
+      if (answer.status >= 200 && answer.status < 300)
+        throw unavailable('the gateway answered something that is not JSON', requestId, {
+          retryable: false,
+          httpStatus: answer.status,
+          reason: 'bad_answer',
+        });
     }
     if (answer.status < 200 || answer.status >= 300) throw fromAnswer(answer.status, json, requestId, retryAfterMs);
     const parsed = opts.schema.safeParse(json);
     if (!parsed.success) {
-      const where = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(answer)'}: ${i.message}`).join('; ');
-      throw unavailable(`the gateway's answer to ${endpoint.path} does not match the contract (${where})`, requestId, { retryable: false, httpStatus: answer.status, reason: 'bad_answer' });
+      const where = parsed.error.issues
+        .slice(0, 3)
+        .map((i) => `${i.path.join('.') || '(answer)'}: ${i.message}`)
+        .join('; ');
+      throw unavailable(`the gateway's answer to ${endpoint.path} does not match the contract (${where})`, requestId, {
+        retryable: false,
+        httpStatus: answer.status,
+        reason: 'bad_answer',
+      });
     }
     return parsed.data;
   }
@@ -228,7 +278,12 @@ export class CloudHttp {
       stopped,
       http_status: err.info.httpStatus,
     });
-    this.o.log.warn(`cloud: ${endpoint.path} failed: ${err.message}`, { code: err.cloudCode, request_id: err.requestId, attempts, stopped });
+    this.o.log.warn(`cloud: ${endpoint.path} failed: ${err.message}`, {
+      code: err.cloudCode,
+      request_id: err.requestId,
+      attempts,
+      stopped,
+    });
     return out;
   }
 }

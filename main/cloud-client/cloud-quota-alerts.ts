@@ -16,13 +16,17 @@ export function onePerCounter(alerts: readonly QuotaAlert[]): QuotaAlert[] {
     // a refusal that does not name its subject or period (an older gateway's error) stands for its scope's counter of that metric
     const key = [...byCounter.keys()].find((k) => sameCounter(byCounter.get(k)!, a)) ?? counterKey(a);
     const held = byCounter.get(key);
-    if (!held || LEVEL_RANK[a.level] > LEVEL_RANK[held.level] || (a.level === held.level && a.seen_at > held.seen_at)) byCounter.set(key, a);
+    if (!held || LEVEL_RANK[a.level] > LEVEL_RANK[held.level] || (a.level === held.level && a.seen_at > held.seen_at))
+      byCounter.set(key, a);
   }
   return [...byCounter.values()];
 }
 
 const sameCounter = (x: QuotaAlert, y: QuotaAlert): boolean =>
-  x.scope === y.scope && x.metric === y.metric && (x.subject === null || y.subject === null || x.subject === y.subject) && (x.period === null || y.period === null || x.period === y.period);
+  x.scope === y.scope &&
+  x.metric === y.metric &&
+  (x.subject === null || y.subject === null || x.subject === y.subject) &&
+  (x.period === null || y.period === null || x.period === y.period);
 
 export interface QuotaAlertsDeps {
   client: CloudClient;
@@ -50,7 +54,22 @@ export function quotaAlerts(d: QuotaAlertsDeps) {
         if (l.limit <= 0 || Date.parse(l.reset_at) <= now) return [];
         const used = l.used + l.reserved;
         const level = used >= l.limit ? 'exceeded' : used >= l.limit * QUOTA_NEAR_SHARE ? 'near' : null;
-        return level ? [{ level, scope: l.scope, subject: l.subject, metric: l.metric, period: l.period, limit: l.limit, used, reset_at: l.reset_at, source: 'limits' as const, seen_at: fetched!.fetched_at }] : [];
+        return level
+          ? [
+              {
+                level,
+                scope: l.scope,
+                subject: l.subject,
+                metric: l.metric,
+                period: l.period,
+                limit: l.limit,
+                used,
+                reset_at: l.reset_at,
+                source: 'limits' as const,
+                seen_at: fetched!.fetched_at,
+              },
+            ]
+          : [];
       });
       return onePerCounter([...refusals, ...fromEvents, ...fromLimits]);
     },
@@ -75,7 +94,10 @@ export function quotaAlerts(d: QuotaAlertsDeps) {
       });
       if (!parsed.success) return;
       const alert = parsed.data;
-      refusals = [alert, ...refusals.filter((a) => !(a.scope === alert.scope && a.metric === alert.metric))].slice(0, MAX_REFUSAL_ALERTS);
+      refusals = [alert, ...refusals.filter((a) => !(a.scope === alert.scope && a.metric === alert.metric))].slice(
+        0,
+        MAX_REFUSAL_ALERTS,
+      );
       d.changed();
     },
 

@@ -25,7 +25,11 @@ export const Connection = z.object({
   environment: Environment,
   site_url: z.string().max(2048),
   connected_at: z.string(),
-  pin: z.object({ fingerprint: z.string().max(200), kid: z.string().max(100).nullable(), source: z.enum(['explicit', 'fetched']) }),
+  pin: z.object({
+    fingerprint: z.string().max(200),
+    kid: z.string().max(100).nullable(),
+    source: z.enum(['explicit', 'fetched']),
+  }),
   /** connecting: registered, credentials maybe not yet in the vault; disconnecting: on the way out */
   phase: z.enum(['connecting', 'connected', 'disconnecting']),
 });
@@ -111,7 +115,12 @@ export class CloudRuntime implements PolicyState {
   }
 
   static async open(dataDir: string, log: Logger): Promise<CloudRuntime> {
-    const store = await JsonFileStore.open({ file: join(dataDir, CLOUD_STATE_FILE), schema: CloudStateDoc, defaults, log });
+    const store = await JsonFileStore.open({
+      file: join(dataDir, CLOUD_STATE_FILE),
+      schema: CloudStateDoc,
+      defaults,
+      log,
+    });
     return new CloudRuntime(store, log);
   }
 
@@ -154,7 +163,11 @@ export class CloudRuntime implements PolicyState {
    */
   takeSignedTime(signedMs: number, localNowMs: number): void {
     const offset = signedMs - localNowMs;
-    this.live.clock = { offset_ms: offset, signing_offset_ms: offset, high_water_ms: Math.max(this.live.clock.high_water_ms, signedMs) };
+    this.live.clock = {
+      offset_ms: offset,
+      signing_offset_ms: offset,
+      high_water_ms: Math.max(this.live.clock.high_water_ms, signedMs),
+    };
     this.persist();
   }
 
@@ -195,6 +208,8 @@ export class CloudRuntime implements PolicyState {
 
   private persist(): void {
     this.persistedHighWater = this.live.clock.high_water_ms;
-    this.update(() => undefined).catch((e: unknown) => this.log.warn('cloud: could not save the client state', { error: (e as Error).message }));
+    this.update(() => undefined).catch((e: unknown) =>
+      this.log.warn('cloud: could not save the client state', { error: (e as Error).message }),
+    );
   }
 }

@@ -11,7 +11,13 @@ import { STALE_WARN_MS } from './grant-policy.ts';
  * with their request ids, and warnings that say what to do. No network.
  */
 /** Unconnected, the local free policy: the MCP gateway itself, nothing of the paid products (as main/health-report.ts reports today). */
-export const UNCONNECTED_PRODUCTS: Readonly<Record<(typeof CLOUD_PRODUCTS)[number], string>> = { aeo: 'inactive', code: 'inactive', verto: 'inactive', mcp: 'active', pro: 'inactive' };
+export const UNCONNECTED_PRODUCTS: Readonly<Record<(typeof CLOUD_PRODUCTS)[number], string>> = {
+  aeo: 'inactive',
+  code: 'inactive',
+  verto: 'inactive',
+  mcp: 'active',
+  pro: 'inactive',
+};
 
 export interface StatusInput {
   doc: CloudStateDoc;
@@ -46,14 +52,23 @@ export function buildStatus(i: StatusInput): CloudClientStatus {
   const free = !connected || FREE.has(license);
   const productsFromCert = cert && (cert.usable || cert.reason === 'license_not_active');
   const products: Record<string, string> = {};
-  for (const p of CLOUD_PRODUCTS) products[p] = free ? UNCONNECTED_PRODUCTS[p] : productsFromCert ? (cert.products[p] ?? 'unknown') : 'unknown';
+  for (const p of CLOUD_PRODUCTS)
+    products[p] = free ? UNCONNECTED_PRODUCTS[p] : productsFromCert ? (cert.products[p] ?? 'unknown') : 'unknown';
   const health: CloudHealth = {
     success: connected && !i.siteRefusal,
     gateway: {
       connected: connected && !i.siteRefusal && breaker.state !== 'open',
       last_sync: doc.last_sync,
       license: !connected ? 'not_connected' : license,
-      entitlements: !connected ? 'local' : !cert ? 'pending' : cert.reason === 'ok' ? 'synced' : cert.reason === 'license_not_active' ? 'local' : cert.reason,
+      entitlements: !connected
+        ? 'local'
+        : !cert
+          ? 'pending'
+          : cert.reason === 'ok'
+            ? 'synced'
+            : cert.reason === 'license_not_active'
+              ? 'local'
+              : cert.reason,
       usage: !connected ? 'local' : outbox.full ? 'full' : outbox.depth > 0 ? 'pending' : 'synced',
       cloud_token: !connected ? 'none' : i.siteRefusal ? 'invalid' : 'valid',
     },
@@ -86,18 +101,55 @@ function warnings(i: StatusInput, openUntil: string | null): Warning[] {
   const cert = i.certificate;
   const last = i.doc.last_errors[0];
   const ref = last ? ` (last error ${last.code}, request id ${last.request_id})` : '';
-  if (i.siteRefusal) out.push({ code: 'cloud_site_refused', message: `The gateway no longer accepts this site's key (${i.siteRefusal.code}): it was disconnected there. Local features work on the free policy; disconnect and connect again.` });
-  if (i.certRefusal) out.push({ code: 'cloud_certificate_refused', message: `The gateway's certificate was refused: ${i.certRefusal}` });
-  if (openUntil) out.push({ code: 'cloud_gateway_unreachable', message: `The cloud gateway failed repeatedly; the client waits until ${openUntil} before trying again${ref}. Local features keep working.` });
+  if (i.siteRefusal)
+    out.push({
+      code: 'cloud_site_refused',
+      message: `The gateway no longer accepts this site's key (${i.siteRefusal.code}): it was disconnected there. Local features work on the free policy; disconnect and connect again.`,
+    });
+  if (i.certRefusal)
+    out.push({ code: 'cloud_certificate_refused', message: `The gateway's certificate was refused: ${i.certRefusal}` });
+  if (openUntil)
+    out.push({
+      code: 'cloud_gateway_unreachable',
+      message: `The cloud gateway failed repeatedly; the client waits until ${openUntil} before trying again${ref}. Local features keep working.`,
+    });
   if (cert?.reason === 'stale') {
-    out.push({ code: 'cloud_certificate_stale', message: `No fresh certificate for more than ${STALE_WARN_MS / 3600_000} hours (issued ${cert.issued_at}); paid features stop at ${cert.grants_until} unless a sync succeeds${ref}. Check the connection and run gatehouse cloud sync.` });
+    out.push({
+      code: 'cloud_certificate_stale',
+      message: `No fresh certificate for more than ${STALE_WARN_MS / 3600_000} hours (issued ${cert.issued_at}); paid features stop at ${cert.grants_until} unless a sync succeeds${ref}. Check the connection and run gatehouse cloud sync.`,
+    });
   }
-  if (cert?.reason === 'expired') out.push({ code: 'cloud_certificate_expired', message: `The certificate ran out at ${cert.grants_until}: paid features are off until a sync succeeds${ref}. Local free features keep working.` });
-  if (cert?.reason === 'clock_set_back') out.push({ code: 'cloud_clock_set_back', message: 'This computer\'s clock is earlier than the last certificate or the last trusted time: paid features are off until the clock is right and a sync succeeds.' });
+  if (cert?.reason === 'expired')
+    out.push({
+      code: 'cloud_certificate_expired',
+      message: `The certificate ran out at ${cert.grants_until}: paid features are off until a sync succeeds${ref}. Local free features keep working.`,
+    });
+  if (cert?.reason === 'clock_set_back')
+    out.push({
+      code: 'cloud_clock_set_back',
+      message:
+        "This computer's clock is earlier than the last certificate or the last trusted time: paid features are off until the clock is right and a sync succeeds.",
+    });
   // No license (never activated, or deactivated here) is the free plan, not a fault: the status says it, no warning.
-  if (cert?.reason === 'license_not_active' && cert.license.key_preview) out.push({ code: 'cloud_license_inactive', message: `The license is ${cert.license.status}: the site is on the free policy. Activate a license (gatehouse cloud activate LICENSE_KEY).` });
-  if (i.connected && !cert && !i.siteRefusal) out.push({ code: 'cloud_certificate_missing', message: `No certificate from the gateway yet${ref}: run gatehouse cloud sync.` });
-  if (i.outbox.full) out.push({ code: 'cloud_outbox_full', message: `The usage outbox is full (${i.outbox.capacity} events): ${i.outbox.refused_full} event(s) were refused. They are counted in the log; reconnect to the gateway so the outbox can drain.` });
-  if (i.doc.refresh_failures > 0 && !openUntil) out.push({ code: 'cloud_sync_failed', message: `The last ${i.doc.refresh_failures} sync(s) failed${ref}; local features keep working and the client tries again.` });
+  if (cert?.reason === 'license_not_active' && cert.license.key_preview)
+    out.push({
+      code: 'cloud_license_inactive',
+      message: `The license is ${cert.license.status}: the site is on the free policy. Activate a license (gatehouse cloud activate LICENSE_KEY).`,
+    });
+  if (i.connected && !cert && !i.siteRefusal)
+    out.push({
+      code: 'cloud_certificate_missing',
+      message: `No certificate from the gateway yet${ref}: run gatehouse cloud sync.`,
+    });
+  if (i.outbox.full)
+    out.push({
+      code: 'cloud_outbox_full',
+      message: `The usage outbox is full (${i.outbox.capacity} events): ${i.outbox.refused_full} event(s) were refused. They are counted in the log; reconnect to the gateway so the outbox can drain.`,
+    });
+  if (i.doc.refresh_failures > 0 && !openUntil)
+    out.push({
+      code: 'cloud_sync_failed',
+      message: `The last ${i.doc.refresh_failures} sync(s) failed${ref}; local features keep working and the client tries again.`,
+    });
   return out;
 }

@@ -38,17 +38,28 @@ export class ChangeGuard {
   exclusive(what: 'connect' | 'disconnect'): void {
     if (this.changing === null) return;
     const running = this.changing === 'connect' ? 'a cloud connect' : 'a cloud disconnect';
-    const then = this.changing === 'connect' ? 'once it has finished, see cloud status (disconnect then if you want another gateway)' : 'once it has finished';
-    throw new GatehouseError('conflict', `${running} is in progress (from the console, the tray or the CLI): ${what} again ${then}`);
+    const then =
+      this.changing === 'connect'
+        ? 'once it has finished, see cloud status (disconnect then if you want another gateway)'
+        : 'once it has finished';
+    throw new GatehouseError(
+      'conflict',
+      `${running} is in progress (from the console, the tray or the CLI): ${what} again ${then}`,
+    );
   }
 
   /** An activate, deactivate or sync does not start while a disconnect runs (it would start on the identity being dropped). */
   notDisconnecting(what: string): void {
-    if (this.changing === 'disconnect') throw new GatehouseError('conflict', `a cloud disconnect is in progress: ${what} was not started`);
+    if (this.changing === 'disconnect')
+      throw new GatehouseError('conflict', `a cloud disconnect is in progress: ${what} was not started`);
   }
 
   /** An operation that began before a disconnect stops here instead of writing into the disconnected state. */
   still(epoch: number, what: string): void {
-    if (this.epoch !== epoch) throw new GatehouseError('conflict', `the site was disconnected while ${what} ran: nothing of its answer was kept`);
+    if (this.epoch !== epoch)
+      throw new GatehouseError(
+        'conflict',
+        `the site was disconnected while ${what} ran: nothing of its answer was kept`,
+      );
   }
 }

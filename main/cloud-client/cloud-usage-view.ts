@@ -8,7 +8,12 @@ import { asFailure } from './cloud-client-types.ts';
 
 const DAY = 24 * 3600_000;
 
-type UsageCache = { fetched_at: string; limits: LimitState[]; summary: CloudUsageView['summary']; history: CloudUsageView['history'] };
+type UsageCache = {
+  fetched_at: string;
+  limits: LimitState[];
+  summary: CloudUsageView['summary'];
+  history: CloudUsageView['history'];
+};
 
 /** cloud.usage: the gateway's limits, summary and history, kept for when the gateway cannot be asked, beside the local counts. */
 export function usageViews(d: { client: CloudClient; clock: Clock; stats: () => Stats; alerts: () => QuotaAlert[] }) {

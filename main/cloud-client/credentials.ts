@@ -20,7 +20,11 @@ const ACCOUNTS = { site: 'cloud-site', license: 'cloud-license-key', pin: 'cloud
  */
 export function vaultAccounts(dataDir: string): Record<keyof typeof ACCOUNTS, string> {
   const scope = createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12);
-  return { site: `${ACCOUNTS.site}@${scope}`, license: `${ACCOUNTS.license}@${scope}`, pin: `${ACCOUNTS.pin}@${scope}` };
+  return {
+    site: `${ACCOUNTS.site}@${scope}`,
+    license: `${ACCOUNTS.license}@${scope}`,
+    pin: `${ACCOUNTS.pin}@${scope}`,
+  };
 }
 
 export const SiteIdentity = z.object({

@@ -28,7 +28,10 @@ export class CloudClientError extends GatehouseError {
       stopped?: StopReason;
     },
   ) {
-    super(cloudCode satisfies ErrorCode, message, { ...(info.details ?? {}), ...(info.requestId ? { request_id: info.requestId } : {}) });
+    super(cloudCode satisfies ErrorCode, message, {
+      ...(info.details ?? {}),
+      ...(info.requestId ? { request_id: info.requestId } : {}),
+    });
     this.name = 'CloudClientError';
   }
 
@@ -44,7 +47,11 @@ const MAX_MESSAGE = 500;
 const clean = (s: string) => redact(s.replace(/[\u0000-\u001f\u007f]/g, ' ')).slice(0, MAX_MESSAGE);
 
 /** The gateway could not be reached, or answered something that is not the contract. The client makes the code up, as DESIGN.md says. */
-export function unavailable(message: string, requestId: string | null, opts: { retryable: boolean; httpStatus?: number | null; retryAfterMs?: number; reason: string }): CloudClientError {
+export function unavailable(
+  message: string,
+  requestId: string | null,
+  opts: { retryable: boolean; httpStatus?: number | null; retryAfterMs?: number; reason: string },
+): CloudClientError {
   return new CloudClientError('gateway_unavailable', clean(message), {
     requestId,
     httpStatus: opts.httpStatus ?? null,
@@ -64,16 +71,48 @@ export function policyRetries(status: number, code: CloudErrorCode | null): bool
 }
 
 /** Maps a non-2xx answer to the typed error: the envelope when there is one, else the status. */
-export function fromAnswer(status: number, body: unknown, requestId: string, retryAfterMs: number | undefined): CloudClientError {
+export function fromAnswer(
+  status: number,
+  body: unknown,
+  requestId: string,
+  retryAfterMs: number | undefined,
+): CloudClientError {
   const env = CloudErrorEnvelope.safeParse(body);
   if (env.success) {
     const { code, message, request_id: _rid, retryable: _r, ...details } = env.data.error;
-    return new CloudClientError(code, clean(message), { requestId, httpStatus: status, retryable: policyRetries(status, code), retryAfterMs, details: boundDetails(details) });
+    return new CloudClientError(code, clean(message), {
+      requestId,
+      httpStatus: status,
+      retryable: policyRetries(status, code),
+      retryAfterMs,
+      details: boundDetails(details),
+    });
   }
-  if (status === 429) return new CloudClientError('rate_limited', `the gateway (or a proxy before it) answered 429 Too Many Requests`, { requestId, httpStatus: status, retryable: true, retryAfterMs });
-  if (status >= 500 || status === 408) return unavailable(`the gateway (or a proxy before it) answered HTTP ${status}`, requestId, { retryable: true, httpStatus: status, retryAfterMs, reason: 'http_status' });
-  if (status === 404) return new CloudClientError('not_found', `the gateway has no such endpoint (HTTP 404): check the gateway URL`, { requestId, httpStatus: status, retryable: false });
-  return new CloudClientError('invalid_request', `the gateway refused the request with HTTP ${status} and no error details`, { requestId, httpStatus: status, retryable: false });
+  if (status === 429)
+    return new CloudClientError('rate_limited', `the gateway (or a proxy before it) answered 429 Too Many Requests`, {
+      requestId,
+      httpStatus: status,
+      retryable: true,
+      retryAfterMs,
+    });
+  if (status >= 500 || status === 408)
+    return unavailable(`the gateway (or a proxy before it) answered HTTP ${status}`, requestId, {
+      retryable: true,
+      httpStatus: status,
+      retryAfterMs,
+      reason: 'http_status',
+    });
+  if (status === 404)
+    return new CloudClientError('not_found', `the gateway has no such endpoint (HTTP 404): check the gateway URL`, {
+      requestId,
+      httpStatus: status,
+      retryable: false,
+    });
+  return new CloudClientError(
+    'invalid_request',
+    `the gateway refused the request with HTTP ${status} and no error details`,
+    { requestId, httpStatus: status, retryable: false },
+  );
 }
 
 /** Keeps what a person or phase B needs from the details, bounded: no huge strings, no deep nesting beyond JSON of 16 KB. */

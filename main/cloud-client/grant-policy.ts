@@ -46,7 +46,8 @@ export function certificateValidity(p: CertificatePayload, t: TimeFacts): Validi
   const grantsUntil = Math.min(Number.isFinite(expires) ? expires : issuedAt, issuedAt + MAX_OFFLINE_MS);
   const v = (usable: boolean, reason: Validity['reason']): Validity => ({ usable, reason, grantsUntil, issuedAt });
   if (!Number.isFinite(issuedAt)) return v(false, 'expired');
-  if (t.now < issuedAt - CLOCK_TOLERANCE_MS || t.now < t.highWater - CLOCK_TOLERANCE_MS) return v(false, 'clock_set_back');
+  if (t.now < issuedAt - CLOCK_TOLERANCE_MS || t.now < t.highWater - CLOCK_TOLERANCE_MS)
+    return v(false, 'clock_set_back');
   if (t.now >= grantsUntil) return v(false, 'expired');
   if (p.license.status !== 'active') return v(false, 'license_not_active');
   if (t.now - issuedAt >= STALE_WARN_MS) return v(true, 'stale');
@@ -69,12 +70,24 @@ export function requiredPlanOf(feature: string): string {
   return 'pro';
 }
 
-export function decide(feature: string, cert: CertificatePayload | null, validity: Validity | null, local: Entitlement, now: number): Decision {
+export function decide(
+  feature: string,
+  cert: CertificatePayload | null,
+  validity: Validity | null,
+  local: Entitlement,
+  now: number,
+): Decision {
   const fromLocal = (): Decision => {
     if (local.allowed) return { entitlement: local, source: 'local', code: null };
     // A certificate with no key holds no license (never activated, or deactivated): the free plan, not a revoked license.
-    const status = cert && validity?.reason === 'license_not_active' && cert.license.key_preview ? cert.license.status : null;
-    return { entitlement: local, source: 'local', code: status === 'expired' ? 'license_expired' : status === 'invalid' ? 'license_invalid' : 'entitlement_required' };
+    const status =
+      cert && validity?.reason === 'license_not_active' && cert.license.key_preview ? cert.license.status : null;
+    return {
+      entitlement: local,
+      source: 'local',
+      code:
+        status === 'expired' ? 'license_expired' : status === 'invalid' ? 'license_invalid' : 'entitlement_required',
+    };
   };
   if (!cert || !validity?.usable) return fromLocal();
   const e = cert.entitlements.find((x) => x.feature === feature);
@@ -82,17 +95,35 @@ export function decide(feature: string, cert: CertificatePayload | null, validit
   const plan = cert.license.plan ?? e.plan;
   if (e.allowed) {
     if (e.expires_at !== null && Date.parse(e.expires_at) <= now) {
-      return { entitlement: { feature, allowed: false, plan, expires_at: e.expires_at }, source: 'certificate', code: 'license_expired' };
+      return {
+        entitlement: { feature, allowed: false, plan, expires_at: e.expires_at },
+        source: 'certificate',
+        code: 'license_expired',
+      };
     }
-    return { entitlement: { feature, allowed: true, plan: e.plan, expires_at: e.expires_at }, source: 'certificate', code: null };
+    return {
+      entitlement: { feature, allowed: true, plan: e.plan, expires_at: e.expires_at },
+      source: 'certificate',
+      code: null,
+    };
   }
   const product = FEATURE_CATALOG.find((f) => f.key === feature)?.product;
   const required = requiredPlanOf(feature);
-  const planIncludes = DEFAULT_PLAN_ORDER.indexOf(plan as never) >= DEFAULT_PLAN_ORDER.indexOf(required as never) && DEFAULT_PLAN_ORDER.includes(plan as never);
+  const planIncludes =
+    DEFAULT_PLAN_ORDER.indexOf(plan as never) >= DEFAULT_PLAN_ORDER.indexOf(required as never) &&
+    DEFAULT_PLAN_ORDER.includes(plan as never);
   if (product && cert.products[product] === 'inactive' && planIncludes) {
-    return { entitlement: { feature, allowed: false, plan, expires_at: e.expires_at }, source: 'certificate', code: 'product_inactive' };
+    return {
+      entitlement: { feature, allowed: false, plan, expires_at: e.expires_at },
+      source: 'certificate',
+      code: 'product_inactive',
+    };
   }
-  return { entitlement: { feature, allowed: false, plan: required, expires_at: e.expires_at }, source: 'certificate', code: 'entitlement_required' };
+  return {
+    entitlement: { feature, allowed: false, plan: required, expires_at: e.expires_at },
+    source: 'certificate',
+    code: 'entitlement_required',
+  };
 }
 
 /** The daily refresh time after a success at `at`: 24 h less up to 2 h at random. */

@@ -6,7 +6,13 @@
  * typed endpoints and `status()` the health data.
  */
 export { CloudClient, OUTBOX_FILE } from './cloud-client.ts';
-export type { CloudClientOptions, ConnectInput, ConnectResult, DisconnectResult, SyncResult } from './cloud-client-types.ts';
+export type {
+  CloudClientOptions,
+  ConnectInput,
+  ConnectResult,
+  DisconnectResult,
+  SyncResult,
+} from './cloud-client-types.ts';
 export { CloudApi, type Call } from './cloud-api.ts';
 export { CloudEntitlements } from './cloud-entitlements.ts';
 export { UsageOutbox, CLOUD_RECORDED_EVENTS, type FlushResult, type OutboxInput } from './usage-outbox.ts';

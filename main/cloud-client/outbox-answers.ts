@@ -19,7 +19,11 @@ export interface SortedAnswers {
  * `timestamp_out_of_range` may be sent again (the gateway did not store it,
  * so sending it again cannot count it twice).
  */
-export function sortAnswers(batch: readonly CloudUsageEvent[], answer: UsageRecordAnswer, mayRestamp: (eventId: string) => boolean): SortedAnswers {
+export function sortAnswers(
+  batch: readonly CloudUsageEvent[],
+  answer: UsageRecordAnswer,
+  mayRestamp: (eventId: string) => boolean,
+): SortedAnswers {
   const out: SortedAnswers = { delivered: [], dup: [], rejected: [], again: [], quotas: [] };
   batch.forEach((e, i) => {
     const r = answer.results[i];
@@ -28,7 +32,11 @@ export function sortAnswers(batch: readonly CloudUsageEvent[], answer: UsageReco
     else if (r.status === 'duplicate') out.dup.push(e.event_id);
     else if (r.reason === 'timestamp_out_of_range' && mayRestamp(e.event_id)) out.again.push(e.event_id);
     else {
-      out.rejected.push({ event_id: e.event_id, reason: r.reason ?? 'rejected', message: (r.message ?? '').slice(0, 500) });
+      out.rejected.push({
+        event_id: e.event_id,
+        reason: r.reason ?? 'rejected',
+        message: (r.message ?? '').slice(0, 500),
+      });
       if (r.reason === 'quota_exceeded' && r.quota) out.quotas.push(r.quota);
     }
   });
@@ -36,7 +44,12 @@ export function sortAnswers(batch: readonly CloudUsageEvent[], answer: UsageReco
 }
 
 /** The counter a quota answer is about: one alert per counter. */
-export const counterKey = (q: { scope: string; subject: string | null; metric: string; period: string | null }): string => [q.scope, q.subject ?? '', q.metric, q.period ?? ''].join('|');
+export const counterKey = (q: {
+  scope: string;
+  subject: string | null;
+  metric: string;
+  period: string | null;
+}): string => [q.scope, q.subject ?? '', q.metric, q.period ?? ''].join('|');
 
 const MAX_COUNTERS = 50;
 

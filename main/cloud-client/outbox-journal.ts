@@ -1,4 +1,17 @@
-import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  truncateSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { CloudUsageEvent } from '../contract/cloud/usage.ts';
@@ -32,13 +45,23 @@ export interface Rejection {
   message: string;
 }
 
-const Rejections = z.array(z.object({ event_id: z.string().nullable(), reason: z.string().max(100), message: z.string().max(500) })).max(200);
+const Rejections = z
+  .array(z.object({ event_id: z.string().nullable(), reason: z.string().max(100), message: z.string().max(500) }))
+  .max(200);
 const Record_ = z.union([
   z.strictObject({ a: CloudUsageEvent }),
   z.strictObject({ d: z.array(z.string()).max(200), dup: z.array(z.string()).max(200).optional() }),
   z.strictObject({ r: Rejections }),
   z.strictObject({ x: z.array(z.string()), why: z.string().max(200) }),
-  z.strictObject({ h: z.object({ accepted: z.number().int(), duplicate: z.number().int(), rejected: z.number().int(), abandoned: z.number().int(), recent: Rejections }) }),
+  z.strictObject({
+    h: z.object({
+      accepted: z.number().int(),
+      duplicate: z.number().int(),
+      rejected: z.number().int(),
+      abandoned: z.number().int(),
+      recent: Rejections,
+    }),
+  }),
 ]);
 type JournalRecord = z.infer<typeof Record_>;
 
@@ -173,7 +196,13 @@ export class OutboxJournal {
 }
 
 function replay(file: string): Replayed {
-  const out: Replayed = { pending: new Map(), totals: { accepted: 0, duplicate: 0, rejected: 0, abandoned: 0 }, recent: [], unreadable: 0, lines: 0 };
+  const out: Replayed = {
+    pending: new Map(),
+    totals: { accepted: 0, duplicate: 0, rejected: 0, abandoned: 0 },
+    recent: [],
+    unreadable: 0,
+    lines: 0,
+  };
   const temp = `${file}.compact-${process.pid}`;
   if (existsSync(temp)) unlinkSync(temp);
   let text: string;

@@ -39,7 +39,8 @@ export function parsePublicKey(text: string): PinnedKey {
       throw badKey('it looks like JSON but does not parse');
     }
     const jwk = Jwk.safeParse(json);
-    if (!jwk.success) throw badKey('it is not an Ed25519 JWK ({"kty":"OKP","crv":"Ed25519","x":...,"kid":...,"use":"sig"})');
+    if (!jwk.success)
+      throw badKey('it is not an Ed25519 JWK ({"kty":"OKP","crv":"Ed25519","x":...,"kid":...,"use":"sig"})');
     return checked({ x: jwk.data.x, kid: jwk.data.kid });
   }
   const m = /^(?:([A-Za-z0-9_.-]{1,100}):)?([A-Za-z0-9_-]{43})$/.exec(t);
@@ -50,7 +51,11 @@ export function parsePublicKey(text: string): PinnedKey {
 /** The first key a gateway publishes: what is pinned when no key was given. */
 export function firstKey(jwks: Jwks): PinnedKey {
   const k = jwks.keys[0];
-  if (!k) throw new GatehouseError('gateway_unavailable', 'the gateway publishes no signing key (GET keys is empty): it cannot sign certificates');
+  if (!k)
+    throw new GatehouseError(
+      'gateway_unavailable',
+      'the gateway publishes no signing key (GET keys is empty): it cannot sign certificates',
+    );
   return checked({ x: k.x, kid: k.kid });
 }
 
@@ -74,7 +79,12 @@ const MAX_PAYLOAD_CHARS = 256 * 1024;
 
 export type Opened<T> = { ok: true; payload: T } | { ok: false; reason: string };
 
-const SignedEnvelope = z.object({ payload: z.string(), sig: z.string().max(200), alg: z.literal('ed25519'), kid: z.string().max(100) });
+const SignedEnvelope = z.object({
+  payload: z.string(),
+  sig: z.string().max(200),
+  alg: z.literal('ed25519'),
+  kid: z.string().max(100),
+});
 
 /**
  * Opens a gateway-signed envelope (`{payload, sig, alg: "ed25519", kid}`,
@@ -88,7 +98,10 @@ export function openSigned<T>(raw: unknown, pin: PinnedKey, schema: z.ZodType<T>
   const c = env.data;
   if (c.payload.length > MAX_PAYLOAD_CHARS) return { ok: false, reason: `the ${what} is larger than any real one` };
   if (pin.kid !== null && c.kid !== pin.kid) {
-    return { ok: false, reason: `the ${what} is signed by key ${c.kid}, not by the pinned key ${pin.kid}: the gateway's key changed or this is another gateway; reconnect with --public-key if the vendor confirms the new key` };
+    return {
+      ok: false,
+      reason: `the ${what} is signed by key ${c.kid}, not by the pinned key ${pin.kid}: the gateway's key changed or this is another gateway; reconnect with --public-key if the vendor confirms the new key`,
+    };
   }
   const bytes = Buffer.from(c.payload, 'base64url');
   const sig = Buffer.from(c.sig, 'base64url');
@@ -98,7 +111,11 @@ export function openSigned<T>(raw: unknown, pin: PinnedKey, schema: z.ZodType<T>
   } catch {
     good = false;
   }
-  if (!good) return { ok: false, reason: `the ${what}'s signature does not verify with the pinned key (fingerprint ${fingerprintOf(pin.x)})` };
+  if (!good)
+    return {
+      ok: false,
+      reason: `the ${what}'s signature does not verify with the pinned key (fingerprint ${fingerprintOf(pin.x)})`,
+    };
   let json: unknown;
   try {
     json = JSON.parse(bytes.toString('utf8'));
@@ -106,7 +123,9 @@ export function openSigned<T>(raw: unknown, pin: PinnedKey, schema: z.ZodType<T>
     return { ok: false, reason: `the signed ${what} is not JSON` };
   }
   const payload = schema.safeParse(json);
-  return payload.success ? { ok: true, payload: payload.data } : { ok: false, reason: `the signed ${what} is not in the contract shape` };
+  return payload.success
+    ? { ok: true, payload: payload.data }
+    : { ok: false, reason: `the signed ${what} is not in the contract shape` };
 }
 
 /** A grant certificate, verified with the pinned key. */

@@ -1,5 +1,11 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { contentDigestValue, signatureBase, signatureHeader, signatureInputHeader, signatureParamsValue } from '../contract/cloud/signing.ts';
+import {
+  contentDigestValue,
+  signatureBase,
+  signatureHeader,
+  signatureInputHeader,
+  signatureParamsValue,
+} from '../contract/cloud/signing.ts';
 
 /**
  * Signs one request as DESIGN.md section 3 "Request signing" says, with the
@@ -24,7 +30,11 @@ export interface SignInput {
 
 export function signRequest(key: SigningKey, i: SignInput): Record<string, string> {
   const digest = contentDigestValue(createHash('sha256').update(i.body).digest('base64'));
-  const params = signatureParamsValue({ created: i.created, nonce: i.nonce ?? randomBytes(16).toString('base64url'), keyid: key.key_id });
+  const params = signatureParamsValue({
+    created: i.created,
+    nonce: i.nonce ?? randomBytes(16).toString('base64url'),
+    keyid: key.key_id,
+  });
   const base = signatureBase({
     method: i.method,
     // URL.host is what node:http sends as Host (the port only when it is not the default)

@@ -40,7 +40,10 @@ export class TransportError extends Error {
 
 export type Transport = (req: TransportRequest) => Promise<TransportAnswer>;
 
-const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 8 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 8 }) };
+const agents = {
+  http: new HttpAgent({ keepAlive: true, maxSockets: 8 }),
+  https: new HttpsAgent({ keepAlive: true, maxSockets: 8 }),
+};
 
 export const nodeTransport: Transport = (r) =>
   new Promise<TransportAnswer>((resolve, reject) => {
@@ -65,11 +68,19 @@ export const nodeTransport: Transport = (r) =>
       agent: https ? agents.https : agents.http,
       headers: { ...r.headers, 'Content-Length': String(r.body.length) },
     });
-    timers.push(setTimeout(() => finish(new TransportError('timeout', `no complete answer within ${r.timeoutMs} ms`)), r.timeoutMs));
+    timers.push(
+      setTimeout(
+        () => finish(new TransportError('timeout', `no complete answer within ${r.timeoutMs} ms`)),
+        r.timeoutMs,
+      ),
+    );
     req.on('socket', (socket) => {
       // A reused keep-alive socket is already connected.
       if (!socket.connecting) return;
-      const t = setTimeout(() => finish(new TransportError('connect_timeout', `could not connect within ${r.connectTimeoutMs} ms`)), r.connectTimeoutMs);
+      const t = setTimeout(
+        () => finish(new TransportError('connect_timeout', `could not connect within ${r.connectTimeoutMs} ms`)),
+        r.connectTimeoutMs,
+      );
       timers.push(t);
       socket.once('connect', () => clearTimeout(t));
     });
@@ -79,15 +90,20 @@ export const nodeTransport: Transport = (r) =>
       let size = 0;
       res.on('data', (c: Buffer) => {
         size += c.length;
-        if (size > r.maxAnswerBytes) return finish(new TransportError('too_large', `the answer is larger than ${r.maxAnswerBytes} bytes`));
+        if (size > r.maxAnswerBytes)
+          return finish(new TransportError('too_large', `the answer is larger than ${r.maxAnswerBytes} bytes`));
         chunks.push(c);
       });
       res.on('error', (e: NodeJS.ErrnoException) => finish(new TransportError('network', networkMessage(e))));
-      res.on('aborted', () => finish(new TransportError('network', 'the connection closed before the answer was complete')));
+      res.on('aborted', () =>
+        finish(new TransportError('network', 'the connection closed before the answer was complete')),
+      );
       res.on('end', () => {
-        if (!res.complete) return finish(new TransportError('network', 'the connection closed before the answer was complete'));
+        if (!res.complete)
+          return finish(new TransportError('network', 'the connection closed before the answer was complete'));
         const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+        for (const [k, v] of Object.entries(res.headers))
+          if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
         finish(null, { status: res.statusCode ?? 0, headers, body: Buffer.concat(chunks) });
       });
     });

@@ -40,7 +40,8 @@ export interface OutboxOptions {
   onChange?: () => void;
 }
 
-export type FlushResult = { ok: true; sent: number; remaining: number } | { ok: false; sent: number; remaining: number; error: unknown };
+export type FlushResult =
+  { ok: true; sent: number; remaining: number } | { ok: false; sent: number; remaining: number; error: unknown };
 
 /** What record() takes: the recorder's event (its id and time); the outbox stamps the connected site. */
 export type OutboxInput = RecordedUsage;
@@ -54,7 +55,7 @@ export class UsageOutbox implements UsageSink {
   private readonly pending: Map<string, CloudUsageEvent>;
   private totals: Totals;
   private recent: Rejection[];
-  private counters = { refused_full: 0, unconnected: 0, invalid: 0, cloud_recorded: 0, };
+  private counters = { refused_full: 0, unconnected: 0, invalid: 0, cloud_recorded: 0 };
   private lastUploadAt: number | null = null;
   private lastFullLog = 0;
   private writable = true;
@@ -74,7 +75,8 @@ export class UsageOutbox implements UsageSink {
     this.pending = replayed.pending;
     this.totals = replayed.totals;
     this.recent = replayed.recent;
-    if (replayed.unreadable) o.log.warn(`cloud outbox: ${replayed.unreadable} unreadable line(s) in ${o.file} were skipped`, { file: o.file });
+    if (replayed.unreadable)
+      o.log.warn(`cloud outbox: ${replayed.unreadable} unreadable line(s) in ${o.file} were skipped`, { file: o.file });
   }
 
   record(input: OutboxInput): void {
@@ -98,7 +100,10 @@ export class UsageOutbox implements UsageSink {
     });
     if (!parsed.success) {
       this.counters.invalid++;
-      this.o.log.warn('cloud outbox: a usage event is not a valid cloud usage event and was not queued', { event: String(input.event).slice(0, 100), issue: parsed.error.issues[0]?.message });
+      this.o.log.warn('cloud outbox: a usage event is not a valid cloud usage event and was not queued', {
+        event: String(input.event).slice(0, 100),
+        issue: parsed.error.issues[0]?.message,
+      });
       return;
     }
     const e = parsed.data;
@@ -249,10 +254,15 @@ export class UsageOutbox implements UsageSink {
    * Answers whether any did.
    */
   private settle(batch: CloudUsageEvent[], answer: UsageRecordAnswer, offsetUsed: number): boolean {
-    const { delivered, dup, rejected, again, quotas } = sortAnswers(batch, answer, (id) => this.o.offsetMs() !== offsetUsed && !this.restamped.has(id));
+    const { delivered, dup, rejected, again, quotas } = sortAnswers(
+      batch,
+      answer,
+      (id) => this.o.offsetMs() !== offsetUsed && !this.restamped.has(id),
+    );
     for (const id of again) this.restamped.add(id);
     const now = this.o.clock.now();
-    if (delivered.length || dup.length) this.written(this.journal.write({ d: delivered, ...(dup.length ? { dup } : {}) }, now));
+    if (delivered.length || dup.length)
+      this.written(this.journal.write({ d: delivered, ...(dup.length ? { dup } : {}) }, now));
     if (rejected.length) this.written(this.journal.write({ r: rejected }, now));
     for (const id of delivered) if (this.pending.delete(id)) this.totals.accepted++;
     for (const id of dup) if (this.pending.delete(id)) this.totals.duplicate++;
@@ -260,7 +270,11 @@ export class UsageOutbox implements UsageSink {
       if (!this.pending.delete(r.event_id!)) continue;
       this.totals.rejected++;
       this.recent.unshift(r);
-      this.o.log.warn('cloud outbox: the gateway refused a usage event for good', { event_id: r.event_id, reason: r.reason, message: r.message });
+      this.o.log.warn('cloud outbox: the gateway refused a usage event for good', {
+        event_id: r.event_id,
+        reason: r.reason,
+        message: r.message,
+      });
     }
     this.recent.length = Math.min(this.recent.length, RECENT_REJECTIONS);
     if (this.restamped.size > this.capacity) this.restamped.clear();
@@ -286,7 +300,11 @@ export class UsageOutbox implements UsageSink {
     if (ok === this.writable) return;
     this.writable = ok;
     if (ok) this.o.log.info('cloud outbox: the outbox file takes writes again; the events held in memory are in it');
-    else this.o.log.error('cloud outbox: the outbox file refuses writes; events are held in memory (uploaded as usual) and written once it can', { error: this.journal.fault()?.error });
+    else
+      this.o.log.error(
+        'cloud outbox: the outbox file refuses writes; events are held in memory (uploaded as usual) and written once it can',
+        { error: this.journal.fault()?.error },
+      );
   }
 
   private compactIfLarge(): void {
@@ -303,7 +321,9 @@ export class UsageOutbox implements UsageSink {
     const now = this.o.clock.now();
     if (now - this.lastFullLog >= FULL_LOG_EVERY_MS) {
       this.lastFullLog = now;
-      this.o.log.error(`cloud outbox: full (${this.capacity} events waiting); usage events are being refused (${this.counters.refused_full} so far, the last one ${event.slice(0, 100)}) until the gateway can be reached`);
+      this.o.log.error(
+        `cloud outbox: full (${this.capacity} events waiting); usage events are being refused (${this.counters.refused_full} so far, the last one ${event.slice(0, 100)}) until the gateway can be reached`,
+      );
     }
   }
 

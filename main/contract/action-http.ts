@@ -45,10 +45,17 @@ export function actionRequest(action: AnyAction, input: unknown): ActionRequest 
   const { method } = API_ACTIONS[action];
   const { path, rest } = actionPath(action, (input ?? {}) as Record<string, unknown>);
   const inQuery = method === 'GET' || method === 'DELETE';
-  return { method, path: `${actionPrefix(action)}/${path}${inQuery ? encodeQuery(rest) : ''}`, ...(inQuery ? {} : { body: JSON.stringify(rest) }) };
+  return {
+    method,
+    path: `${actionPrefix(action)}/${path}${inQuery ? encodeQuery(rest) : ''}`,
+    ...(inQuery ? {} : { body: JSON.stringify(rest) }),
+  };
 }
 
-const SeedError = z.object({ success: z.literal(false), error: z.object({ code: ErrorCode, message: z.string() }).loose() });
+const SeedError = z.object({
+  success: z.literal(false),
+  error: z.object({ code: ErrorCode, message: z.string() }).loose(),
+});
 
 /** An HTTP answer's body as a Result, checked against the action's output schema. */
 export function decodeActionAnswer(action: AnyAction, status: number, body: unknown): Result<unknown> {
@@ -63,7 +70,12 @@ export function decodeActionAnswer(action: AnyAction, status: number, body: unkn
     return { ok: false, code: statusCode(status), message: `The service answered ${status} with an unexpected body.` };
   }
   const data = def.output.safeParse(payload);
-  if (!data.success) return { ok: false, code: 'internal_error', message: `The service's answer to ${action} does not match the contract.` };
+  if (!data.success)
+    return {
+      ok: false,
+      code: 'internal_error',
+      message: `The service's answer to ${action} does not match the contract.`,
+    };
   return { ok: true, data: data.data };
 }
 

@@ -27,7 +27,16 @@ import { ProfileCreateInput, ProfileName, ProfileView } from './profiles.ts';
 import { PolicyCheckAnswer, PolicyExplainAnswer, PolicyExplainInput, PolicyTextInput, PolicyView } from './policy.ts';
 import { OAuthStatus } from './oauth-status.ts';
 import { ApprovalConfirm, ApprovalView, ByLink } from './approval-link.ts';
-import { UpstreamAddInput, UpstreamDetail, UpstreamIdRef, UpstreamPromptView, UpstreamReviewInput, UpstreamTestAnswer, UpstreamToolView, UpstreamView } from './upstreams.ts';
+import {
+  UpstreamAddInput,
+  UpstreamDetail,
+  UpstreamIdRef,
+  UpstreamPromptView,
+  UpstreamReviewInput,
+  UpstreamTestAnswer,
+  UpstreamToolView,
+  UpstreamView,
+} from './upstreams.ts';
 
 const none = z.object({}).strict();
 const byId = z.object({ id: z.string().min(1).max(200) }).strict();
@@ -84,43 +93,97 @@ export const API_ACTIONS = {
   'settings.update': { method: 'PATCH', path: 'settings', input: SettingsPatch, output: Settings, who: PEOPLE },
   'tokens.list': { method: 'GET', path: 'tokens', input: none, output: z.array(TokenView), who: PEOPLE },
   'tokens.create': { method: 'POST', path: 'tokens', input: TokenCreateInput, output: TokenCreated, who: PEOPLE },
-  'tokens.revoke': { method: 'DELETE', path: 'tokens/:id', input: byId, output: z.object({ id: z.string() }), who: PEOPLE },
+  'tokens.revoke': {
+    method: 'DELETE',
+    path: 'tokens/:id',
+    input: byId,
+    output: z.object({ id: z.string() }),
+    who: PEOPLE,
+  },
   'users.list': { method: 'GET', path: 'users', input: none, output: z.array(User), who: PEOPLE },
   'users.add': {
-    method: 'POST', path: 'users',
+    method: 'POST',
+    path: 'users',
     input: z.object({ login: Login, role: Role, display_name: z.string().max(100).optional() }).strict(),
-    output: User, who: PEOPLE,
+    output: User,
+    who: PEOPLE,
   },
-  'users.setRole': { method: 'PUT', path: 'users/:login/role', input: z.object({ login: Login, role: Role }).strict(), output: User, who: PEOPLE },
+  'users.setRole': {
+    method: 'PUT',
+    path: 'users/:login/role',
+    input: z.object({ login: Login, role: Role }).strict(),
+    output: User,
+    who: PEOPLE,
+  },
   'staged.list': {
-    method: 'GET', path: 'staged',
+    method: 'GET',
+    path: 'staged',
     input: z.object({ status: StagedStatus.optional() }).strict(),
-    output: z.array(StagedView), who: PEOPLE,
+    output: z.array(StagedView),
+    who: PEOPLE,
   },
   'staged.get': { method: 'GET', path: 'staged/:id', input: byId, output: StagedView, who: PEOPLE },
   /** `preview_hash`: the preview the person was shown (its `preview_hash`); a confirm of a write whose preview differs is refused as stale */
   'staged.confirm': {
-    method: 'POST', path: 'staged/:id/confirm',
-    input: z.object({ id: z.string().min(1).max(200), preview_hash: z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 hex digest').optional() }).strict(),
-    output: StagedView, who: PEOPLE,
+    method: 'POST',
+    path: 'staged/:id/confirm',
+    input: z
+      .object({
+        id: z.string().min(1).max(200),
+        preview_hash: z
+          .string()
+          .regex(/^[0-9a-f]{64}$/, 'a sha256 hex digest')
+          .optional(),
+      })
+      .strict(),
+    output: StagedView,
+    who: PEOPLE,
   },
   'staged.discard': { method: 'POST', path: 'staged/:id/discard', input: byId, output: StagedView, who: PEOPLE },
   /** a person's word on a write whose outcome is unknown: it was applied, or it was not (never re-sent); people only */
   'staged.settle': {
-    method: 'POST', path: 'staged/:id/settle',
+    method: 'POST',
+    path: 'staged/:id/settle',
     input: z.object({ id: z.string().min(1).max(200), outcome: SettleOutcome }).strict(),
-    output: StagedView, who: PEOPLE,
+    output: StagedView,
+    who: PEOPLE,
   },
   'audit.query': { method: 'GET', path: 'audit', input: AuditQuery, output: AuditPage, who: PEOPLE },
-  'audit.export': { method: 'GET', path: 'audit/export', input: AuditExportQuery, output: z.custom<Download>(), who: PEOPLE, stream: 'download' },
+  'audit.export': {
+    method: 'GET',
+    path: 'audit/export',
+    input: AuditExportQuery,
+    output: z.custom<Download>(),
+    who: PEOPLE,
+    stream: 'download',
+  },
   'stats.get': { method: 'GET', path: 'stats', input: none, output: Stats, who: PEOPLE },
   'tools.list': { method: 'GET', path: 'tools', input: none, output: z.array(ToolInfo), who: PEOPLE },
   'plugins.list': { method: 'GET', path: 'plugins', input: none, output: z.array(PluginInfo), who: PEOPLE },
-  'events.subscribe': { method: 'GET', path: 'events', input: none, output: z.custom<EventFeed>(), who: PEOPLE, stream: 'events' },
+  'events.subscribe': {
+    method: 'GET',
+    path: 'events',
+    input: none,
+    output: z.custom<EventFeed>(),
+    who: PEOPLE,
+    stream: 'events',
+  },
   /** a fresh one-time console login link, for `gatehouse console-link` (the admin key's holder) */
-  'console.loginLink': { method: 'POST', path: 'login-link', input: none, output: z.object({ url: z.string() }), who: { people: ['cli'] } },
+  'console.loginLink': {
+    method: 'POST',
+    path: 'login-link',
+    input: none,
+    output: z.object({ url: z.string() }),
+    who: { people: ['cli'] },
+  },
   /** ends the calling console session (the HTTP answer also clears its cookie) */
-  'console.logout': { method: 'POST', path: 'logout', input: none, output: z.object({ ended: z.boolean() }), who: { people: ['console'] } },
+  'console.logout': {
+    method: 'POST',
+    path: 'logout',
+    input: none,
+    output: z.object({ ended: z.boolean() }),
+    who: { people: ['console'] },
+  },
   /**
    * The cloud client (main/cloud): people only. Shapes and meaning in
    * main/contract/cloud-actions.ts. Only connect/activate/deactivate/sync/
@@ -128,50 +191,212 @@ export const API_ACTIONS = {
    * and updates.status answer from what the service holds, with no request.
    */
   'cloud.status': { method: 'GET', path: 'cloud/status', input: none, output: CloudStatusView, who: PEOPLE },
-  'cloud.connect': { method: 'POST', path: 'cloud/connect', input: CloudConnectInput, output: CloudConnectAnswer, who: PEOPLE },
-  'cloud.activate': { method: 'POST', path: 'cloud/activate', input: CloudActivateInput, output: CloudLicenseAnswer, who: PEOPLE },
-  'cloud.deactivate': { method: 'POST', path: 'cloud/deactivate', input: none, output: CloudLicenseAnswer, who: PEOPLE },
+  'cloud.connect': {
+    method: 'POST',
+    path: 'cloud/connect',
+    input: CloudConnectInput,
+    output: CloudConnectAnswer,
+    who: PEOPLE,
+  },
+  'cloud.activate': {
+    method: 'POST',
+    path: 'cloud/activate',
+    input: CloudActivateInput,
+    output: CloudLicenseAnswer,
+    who: PEOPLE,
+  },
+  'cloud.deactivate': {
+    method: 'POST',
+    path: 'cloud/deactivate',
+    input: none,
+    output: CloudLicenseAnswer,
+    who: PEOPLE,
+  },
   'cloud.sync': { method: 'POST', path: 'cloud/sync', input: none, output: CloudSyncAnswer, who: PEOPLE },
-  'cloud.disconnect': { method: 'POST', path: 'cloud/disconnect', input: none, output: CloudDisconnectAnswer, who: PEOPLE },
+  'cloud.disconnect': {
+    method: 'POST',
+    path: 'cloud/disconnect',
+    input: none,
+    output: CloudDisconnectAnswer,
+    who: PEOPLE,
+  },
   'cloud.usage': { method: 'GET', path: 'cloud/usage', input: CloudUsageInput, output: CloudUsageView, who: PEOPLE },
   'updates.status': { method: 'GET', path: 'updates/status', input: none, output: UpdatesView, who: PEOPLE },
-  'updates.check': { method: 'POST', path: 'updates/check', input: UpdatesCheckInput, output: UpdatesView, who: PEOPLE },
+  'updates.check': {
+    method: 'POST',
+    path: 'updates/check',
+    input: UpdatesCheckInput,
+    output: UpdatesView,
+    who: PEOPLE,
+  },
   /** Upstream MCP servers (main/contract/upstreams.ts, docs/upstreams.md): people only, never a client token. */
   'upstreams.list': { method: 'GET', path: 'upstreams', input: none, output: z.array(UpstreamView), who: PEOPLE },
   'upstreams.get': { method: 'GET', path: 'upstreams/:id', input: upstreamById, output: UpstreamDetail, who: PEOPLE },
   'upstreams.add': { method: 'POST', path: 'upstreams', input: UpstreamAddInput, output: UpstreamDetail, who: PEOPLE },
-  'upstreams.remove': { method: 'DELETE', path: 'upstreams/:id', input: upstreamById, output: z.object({ id: z.string() }), who: PEOPLE },
-  'upstreams.enable': { method: 'POST', path: 'upstreams/:id/enable', input: upstreamById, output: UpstreamView, who: PEOPLE },
-  'upstreams.disable': { method: 'POST', path: 'upstreams/:id/disable', input: upstreamById, output: UpstreamView, who: PEOPLE },
-  'upstreams.test': { method: 'POST', path: 'upstreams/:id/test', input: upstreamById, output: UpstreamTestAnswer, who: PEOPLE },
-  'upstreams.tools': { method: 'GET', path: 'upstreams/:id/tools', input: upstreamById, output: z.array(UpstreamToolView), who: PEOPLE },
-  'upstreams.review': { method: 'POST', path: 'upstreams/:id/review', input: UpstreamReviewInput, output: z.array(UpstreamToolView), who: PEOPLE },
-  'upstreams.prompts': { method: 'GET', path: 'upstreams/:id/prompts', input: upstreamById, output: z.array(UpstreamPromptView), who: PEOPLE },
+  'upstreams.remove': {
+    method: 'DELETE',
+    path: 'upstreams/:id',
+    input: upstreamById,
+    output: z.object({ id: z.string() }),
+    who: PEOPLE,
+  },
+  'upstreams.enable': {
+    method: 'POST',
+    path: 'upstreams/:id/enable',
+    input: upstreamById,
+    output: UpstreamView,
+    who: PEOPLE,
+  },
+  'upstreams.disable': {
+    method: 'POST',
+    path: 'upstreams/:id/disable',
+    input: upstreamById,
+    output: UpstreamView,
+    who: PEOPLE,
+  },
+  'upstreams.test': {
+    method: 'POST',
+    path: 'upstreams/:id/test',
+    input: upstreamById,
+    output: UpstreamTestAnswer,
+    who: PEOPLE,
+  },
+  'upstreams.tools': {
+    method: 'GET',
+    path: 'upstreams/:id/tools',
+    input: upstreamById,
+    output: z.array(UpstreamToolView),
+    who: PEOPLE,
+  },
+  'upstreams.review': {
+    method: 'POST',
+    path: 'upstreams/:id/review',
+    input: UpstreamReviewInput,
+    output: z.array(UpstreamToolView),
+    who: PEOPLE,
+  },
+  'upstreams.prompts': {
+    method: 'GET',
+    path: 'upstreams/:id/prompts',
+    input: upstreamById,
+    output: z.array(UpstreamPromptView),
+    who: PEOPLE,
+  },
   /** OAuth sign-in of a remote upstream (docs/oauth.md): people only; `wait_ms` holds the answer until the sign-in ends (at most 60 s). */
-  'upstreams.oauth': { method: 'POST', path: 'upstreams/:id/oauth', input: z.object({ id: UpstreamIdRef, wait_ms: z.number().int().min(0).max(60_000).default(0) }).strict(), output: OAuthStatus, who: PEOPLE },
-  'upstreams.login': { method: 'POST', path: 'upstreams/:id/login', input: upstreamById, output: OAuthStatus, who: PEOPLE },
-  'upstreams.logout': { method: 'POST', path: 'upstreams/:id/logout', input: upstreamById, output: OAuthStatus, who: PEOPLE },
+  'upstreams.oauth': {
+    method: 'POST',
+    path: 'upstreams/:id/oauth',
+    input: z.object({ id: UpstreamIdRef, wait_ms: z.number().int().min(0).max(60_000).default(0) }).strict(),
+    output: OAuthStatus,
+    who: PEOPLE,
+  },
+  'upstreams.login': {
+    method: 'POST',
+    path: 'upstreams/:id/login',
+    input: upstreamById,
+    output: OAuthStatus,
+    who: PEOPLE,
+  },
+  'upstreams.logout': {
+    method: 'POST',
+    path: 'upstreams/:id/logout',
+    input: upstreamById,
+    output: OAuthStatus,
+    who: PEOPLE,
+  },
   /** Profiles: named tool sets tokens are bound to (main/contract/profiles.ts): people only, never a client token. */
   'profiles.list': { method: 'GET', path: 'profiles', input: none, output: z.array(ProfileView), who: PEOPLE },
   'profiles.get': { method: 'GET', path: 'profiles/:name', input: profileByName, output: ProfileView, who: PEOPLE },
   'profiles.create': { method: 'POST', path: 'profiles', input: ProfileCreateInput, output: ProfileView, who: PEOPLE },
-  'profiles.remove': { method: 'DELETE', path: 'profiles/:name', input: profileByName, output: z.object({ name: z.string() }), who: PEOPLE },
+  'profiles.remove': {
+    method: 'DELETE',
+    path: 'profiles/:name',
+    input: profileByName,
+    output: z.object({ name: z.string() }),
+    who: PEOPLE,
+  },
   /** The tool-call policy (Cedar, docs/policy.md): people only, never a client token; no MCP tool reads or changes it. */
   'policy.get': { method: 'GET', path: 'policy', input: none, output: PolicyView, who: PEOPLE },
-  'policy.check': { method: 'POST', path: 'policy/check', input: PolicyTextInput, output: PolicyCheckAnswer, who: PEOPLE },
+  'policy.check': {
+    method: 'POST',
+    path: 'policy/check',
+    input: PolicyTextInput,
+    output: PolicyCheckAnswer,
+    who: PEOPLE,
+  },
   'policy.set': { method: 'PUT', path: 'policy', input: PolicyTextInput, output: PolicyView, who: PEOPLE },
-  'policy.explain': { method: 'POST', path: 'policy/explain', input: PolicyExplainInput, output: PolicyExplainAnswer, who: PEOPLE },
-  'pro.cloudStatus': { method: 'GET', path: 'pro/cloud/status', base: 'rest', input: none, output: CloudHealth, who: PEOPLE_OR_READER },
-  'pro.license': { method: 'GET', path: 'pro/license', base: 'rest', input: none, output: ProLicense, who: PEOPLE_OR_READER },
-  'pro.entitlements': { method: 'GET', path: 'pro/entitlements', base: 'rest', input: none, output: ProEntitlements, who: PEOPLE_OR_READER },
+  'policy.explain': {
+    method: 'POST',
+    path: 'policy/explain',
+    input: PolicyExplainInput,
+    output: PolicyExplainAnswer,
+    who: PEOPLE,
+  },
+  'pro.cloudStatus': {
+    method: 'GET',
+    path: 'pro/cloud/status',
+    base: 'rest',
+    input: none,
+    output: CloudHealth,
+    who: PEOPLE_OR_READER,
+  },
+  'pro.license': {
+    method: 'GET',
+    path: 'pro/license',
+    base: 'rest',
+    input: none,
+    output: ProLicense,
+    who: PEOPLE_OR_READER,
+  },
+  'pro.entitlements': {
+    method: 'GET',
+    path: 'pro/entitlements',
+    base: 'rest',
+    input: none,
+    output: ProEntitlements,
+    who: PEOPLE_OR_READER,
+  },
   'pro.usage': { method: 'GET', path: 'pro/usage', base: 'rest', input: none, output: ProUsage, who: PEOPLE_OR_READER },
-  'pro.licenseActivate': { method: 'POST', path: 'pro/license/activate', base: 'rest', input: ProLicenseKey, output: ProAccepted, who: PEOPLE },
-  'pro.licenseDeactivate': { method: 'POST', path: 'pro/license/deactivate', base: 'rest', input: z.object({}), output: ProAccepted, who: PEOPLE },
-  'pro.cloudSync': { method: 'POST', path: 'pro/cloud/sync', base: 'rest', input: z.object({}), output: ProAccepted, who: PEOPLE },
+  'pro.licenseActivate': {
+    method: 'POST',
+    path: 'pro/license/activate',
+    base: 'rest',
+    input: ProLicenseKey,
+    output: ProAccepted,
+    who: PEOPLE,
+  },
+  'pro.licenseDeactivate': {
+    method: 'POST',
+    path: 'pro/license/deactivate',
+    base: 'rest',
+    input: z.object({}),
+    output: ProAccepted,
+    who: PEOPLE,
+  },
+  'pro.cloudSync': {
+    method: 'POST',
+    path: 'pro/cloud/sync',
+    base: 'rest',
+    input: z.object({}),
+    output: ProAccepted,
+    who: PEOPLE,
+  },
   /** The page of one approval link (docs/tasks.md): that write only, people only (a console session), never a client token. */
   'approval.get': { method: 'GET', path: 'approval/:link', input: ByLink, output: ApprovalView, who: PEOPLE },
-  'approval.confirm': { method: 'POST', path: 'approval/:link/confirm', input: ApprovalConfirm, output: ApprovalView, who: PEOPLE },
-  'approval.discard': { method: 'POST', path: 'approval/:link/discard', input: ByLink, output: ApprovalView, who: PEOPLE },
+  'approval.confirm': {
+    method: 'POST',
+    path: 'approval/:link/confirm',
+    input: ApprovalConfirm,
+    output: ApprovalView,
+    who: PEOPLE,
+  },
+  'approval.discard': {
+    method: 'POST',
+    path: 'approval/:link/discard',
+    input: ByLink,
+    output: ApprovalView,
+    who: PEOPLE,
+  },
 } as const satisfies Record<string, ActionDef>;
 
 export type ApiActions = typeof API_ACTIONS;
@@ -214,7 +439,10 @@ export const ipcChannel = (action: ApiAction): string => `gatehouse:${action}`;
 export const IPC_EVENT_CHANNEL = 'gatehouse:event';
 
 /** Fill `:param` segments of an action's path from its input; the rest becomes query or body. */
-export function actionPath(action: AnyAction, input: Record<string, unknown>): { path: string; rest: Record<string, unknown> } {
+export function actionPath(
+  action: AnyAction,
+  input: Record<string, unknown>,
+): { path: string; rest: Record<string, unknown> } {
   const rest = { ...input };
   const path = API_ACTIONS[action].path.replace(/:([a-z_]+)/g, (_m, key: string) => {
     const value = rest[key];

@@ -11,7 +11,15 @@ export const ApprovalLinkId = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'not an ap
 export const ByLink = z.object({ link: ApprovalLinkId }).strict();
 
 /** The page's Approve names the preview it showed (`preview_hash`): a write whose preview differs is refused as stale, as on the desk. */
-export const ApprovalConfirm = z.object({ link: ApprovalLinkId, preview_hash: z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 hex digest').optional() }).strict();
+export const ApprovalConfirm = z
+  .object({
+    link: ApprovalLinkId,
+    preview_hash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'a sha256 hex digest')
+      .optional(),
+  })
+  .strict();
 
 /** Where the console serves the page of one link: `{console_url}#approve/<link>`. */
 export const APPROVAL_ROUTE = 'approve';

@@ -9,7 +9,16 @@ import { Principal, principalLabel } from './principal.ts';
 export const ClientSource = z.enum(['request', 'remembered', 'user_agent', 'address']);
 export type ClientSource = z.infer<typeof ClientSource>;
 
-export const AuditResult = z.enum(['ok', 'error', 'staged', 'confirmed', 'discarded', 'expired', 'denied', 'rate_limited']);
+export const AuditResult = z.enum([
+  'ok',
+  'error',
+  'staged',
+  'confirmed',
+  'discarded',
+  'expired',
+  'denied',
+  'rate_limited',
+]);
 export type AuditResult = z.infer<typeof AuditResult>;
 
 /** DESIGN.md "Audit entry". Never the clear token, never a credential. */
@@ -42,7 +51,10 @@ export const AuditEntry = z.object({
   /** the ids of the tool-call policies that made the decision: the forbids of a refusal, the permits of a write run without approval */
   policy: z.array(z.string().max(100)).max(20).nullable().optional(),
   /** a staged write's decision: the sha256 hashes it was bound to (its arguments, its preview, an upstream tool's pinned definition) */
-  binding: z.object({ args: z.string(), preview: z.string().nullable(), definition: z.string().nullable() }).nullable().optional(),
+  binding: z
+    .object({ args: z.string(), preview: z.string().nullable(), definition: z.string().nullable() })
+    .nullable()
+    .optional(),
   /** why a refusal was made, in words, where the error code alone does not say (e.g. a requestState issued to another token); never the refused values */
   reason: z.string().max(300).nullable().optional(),
 });
@@ -66,7 +78,9 @@ export type AuditQuery = z.infer<typeof AuditQuery>;
 export type AuditQueryInput = z.input<typeof AuditQuery>;
 
 /** `audit.export`: the query's filters (no paging) and a file format. */
-export const AuditExportQuery = AuditQuery.omit({ limit: true, cursor: true }).extend({ format: z.enum(['csv', 'jsonl']).default('csv') });
+export const AuditExportQuery = AuditQuery.omit({ limit: true, cursor: true }).extend({
+  format: z.enum(['csv', 'jsonl']).default('csv'),
+});
 export type AuditExportQuery = z.infer<typeof AuditExportQuery>;
 
 export const AuditPage = z.object({
@@ -108,13 +122,35 @@ export const Stats = z.object({
 export type Stats = z.infer<typeof Stats>;
 
 export const AUDIT_CSV_COLUMNS = [
-  'id', 'at', 'request_id', 'tool', 'write', 'result', 'error_code', 'source_plugin', 'feature_key', 'site',
-  'token_id', 'token_preview', 'user_id', 'target', 'duration_ms', 'client', 'client_source', 'staged_id', 'principal',
-  'args_shape', 'binding', 'reason',
+  'id',
+  'at',
+  'request_id',
+  'tool',
+  'write',
+  'result',
+  'error_code',
+  'source_plugin',
+  'feature_key',
+  'site',
+  'token_id',
+  'token_preview',
+  'user_id',
+  'target',
+  'duration_ms',
+  'client',
+  'client_source',
+  'staged_id',
+  'principal',
+  'args_shape',
+  'binding',
+  'reason',
 ] as const;
 
 /** A CSV cell's plain value for a column: the principal as its one-line label, everything else as stored. */
 export function auditCsvValue(e: AuditEntry, column: (typeof AUDIT_CSV_COLUMNS)[number]): unknown {
-  if (column === 'binding') return e.binding ? `args=${e.binding.args} preview=${e.binding.preview ?? '-'} definition=${e.binding.definition ?? '-'}` : null;
+  if (column === 'binding')
+    return e.binding
+      ? `args=${e.binding.args} preview=${e.binding.preview ?? '-'} definition=${e.binding.definition ?? '-'}`
+      : null;
   return column === 'principal' ? (e.principal ? principalLabel(e.principal) : null) : e[column];
 }

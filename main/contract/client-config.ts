@@ -27,11 +27,41 @@ export interface ClientFormat {
 }
 
 export const CLIENT_FORMATS: Record<McpClient, ClientFormat> = {
-  'claude-desktop': { label: 'Claude Desktop', key: 'mcpServers', typed: false, prompts: false, where: 'claude_desktop_config.json (Claude Desktop: Settings, Developer, Edit Config), inside "mcpServers"' },
-  cursor: { label: 'Cursor', key: 'mcpServers', typed: false, prompts: false, where: '~/.cursor/mcp.json, or .cursor/mcp.json in a project, inside "mcpServers"' },
-  vscode: { label: 'VS Code', key: 'servers', typed: true, prompts: true, where: 'the user mcp.json (MCP: Open User Configuration), or .vscode/mcp.json in a workspace' },
-  'claude-code': { label: 'Claude Code', key: 'mcpServers', typed: true, prompts: false, where: 'a terminal (user scope: every project sees it)' },
-  windsurf: { label: 'Windsurf', key: 'mcpServers', typed: false, prompts: false, where: '~/.codeium/windsurf/mcp_config.json, inside "mcpServers"' },
+  'claude-desktop': {
+    label: 'Claude Desktop',
+    key: 'mcpServers',
+    typed: false,
+    prompts: false,
+    where: 'claude_desktop_config.json (Claude Desktop: Settings, Developer, Edit Config), inside "mcpServers"',
+  },
+  cursor: {
+    label: 'Cursor',
+    key: 'mcpServers',
+    typed: false,
+    prompts: false,
+    where: '~/.cursor/mcp.json, or .cursor/mcp.json in a project, inside "mcpServers"',
+  },
+  vscode: {
+    label: 'VS Code',
+    key: 'servers',
+    typed: true,
+    prompts: true,
+    where: 'the user mcp.json (MCP: Open User Configuration), or .vscode/mcp.json in a workspace',
+  },
+  'claude-code': {
+    label: 'Claude Code',
+    key: 'mcpServers',
+    typed: true,
+    prompts: false,
+    where: 'a terminal (user scope: every project sees it)',
+  },
+  windsurf: {
+    label: 'Windsurf',
+    key: 'mcpServers',
+    typed: false,
+    prompts: false,
+    where: '~/.codeium/windsurf/mcp_config.json, inside "mcpServers"',
+  },
 };
 
 export const DEFAULT_SERVER_NAME = 'gatehouse';
@@ -60,7 +90,10 @@ export function bridgeLaunchArgs(script: string, o: { dataDir: string; defaultDa
  * Where the bridge gets the token. `value` is the clear token when the caller has it (the console, right after creating it).
  * `vault` names the vault the account is in when the bridge's `auto` would not find it (the service keeps its secrets in the file vault).
  */
-export type TokenSource = { kind: 'keychain'; account: string; vault?: 'keychain' | 'file' | 'auto' | undefined } | { kind: 'env'; variable: string; value?: string } | { kind: 'none' };
+export type TokenSource =
+  | { kind: 'keychain'; account: string; vault?: 'keychain' | 'file' | 'auto' | undefined }
+  | { kind: 'env'; variable: string; value?: string }
+  | { kind: 'none' };
 
 export interface ClientEntry {
   /** the server entry, stored under `[key][name]` */
@@ -81,10 +114,17 @@ export class ClientConfigError extends Error {
  * start servers with their own environment, so the entry's `env` carries the
  * value, and without a value there is no working entry (ClientConfigError).
  */
-export function clientEntry(client: McpClient, launch: BridgeLaunch, token: TokenSource, extraArgs: readonly string[] = []): ClientEntry {
+export function clientEntry(
+  client: McpClient,
+  launch: BridgeLaunch,
+  token: TokenSource,
+  extraArgs: readonly string[] = [],
+): ClientEntry {
   const format = CLIENT_FORMATS[client];
   const args = [...launch.args, ...extraArgs, ...tokenArgs(token)];
-  const base: Record<string, unknown> = format.typed ? { type: 'stdio', command: launch.command, args } : { command: launch.command, args };
+  const base: Record<string, unknown> = format.typed
+    ? { type: 'stdio', command: launch.command, args }
+    : { command: launch.command, args };
   if (token.kind !== 'env') return { entry: base, containsToken: false };
   if (format.prompts) {
     return {
@@ -102,7 +142,12 @@ export function clientEntry(client: McpClient, launch: BridgeLaunch, token: Toke
 }
 
 function tokenArgs(token: TokenSource): string[] {
-  if (token.kind === 'keychain') return ['--token-keychain', token.account, ...(token.vault && token.vault !== 'auto' ? ['--vault', token.vault] : [])];
+  if (token.kind === 'keychain')
+    return [
+      '--token-keychain',
+      token.account,
+      ...(token.vault && token.vault !== 'auto' ? ['--vault', token.vault] : []),
+    ];
   if (token.kind === 'env') return ['--token-env', token.variable];
   return [];
 }
@@ -118,7 +163,20 @@ export function claudeMcpAddCommand(name: string, e: ClientEntry, platform: stri
   const env = (e.entry.env ?? {}) as Record<string, string>;
   const envFlags = Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
   // -e takes several values, so it goes after the name and before "--".
-  return ['claude', 'mcp', 'add', '--scope', 'user', name, ...envFlags, '--', e.entry.command as string, ...(e.entry.args as string[])].map(q).join(' ');
+  return [
+    'claude',
+    'mcp',
+    'add',
+    '--scope',
+    'user',
+    name,
+    ...envFlags,
+    '--',
+    e.entry.command as string,
+    ...(e.entry.args as string[]),
+  ]
+    .map(q)
+    .join(' ');
 }
 
 export function quotePosix(s: string): string {
@@ -131,5 +189,7 @@ function quoteWindows(s: string): string {
 
 /** What a person copies for one client: the `claude mcp add` line or the JSON document. */
 export function clientSnippet(client: McpClient, name: string, e: ClientEntry, platform: string): string {
-  return client === 'claude-code' ? claudeMcpAddCommand(name, e, platform) : JSON.stringify(clientDocument(client, name, e), null, 2);
+  return client === 'claude-code'
+    ? claudeMcpAddCommand(name, e, platform)
+    : JSON.stringify(clientDocument(client, name, e), null, 2);
 }

@@ -17,8 +17,14 @@ import { nameText } from './cloud/names.ts';
  * vault.
  */
 
-// eslint-disable-next-line no-control-regex -- refusing control characters is the point
-const line = (max: number) => z.string().trim().min(1).max(max).regex(/^[^\x00-\x1f\x7f]*$/, 'no control characters');
+const line = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    // eslint-disable-next-line no-control-regex -- refusing control characters is the point
+    .regex(/^[^\x00-\x1f\x7f]*$/, 'no control characters');
 
 /** A part of an answer that failed, as data (the first sync of a connect, the remote half of a disconnect, a usage fetch). */
 export const CloudFailure = z.object({
@@ -48,9 +54,16 @@ export const CloudConnectAnswer = z.object({
   environment: Environment,
   gateway_url: z.string(),
   /** the key now pinned: compare the fingerprint with the one the gateway's operator gives */
-  pinned_key: z.object({ kid: z.string().nullable(), fingerprint: z.string(), source: z.enum(['explicit', 'fetched']) }),
+  pinned_key: z.object({
+    kid: z.string().nullable(),
+    fingerprint: z.string(),
+    source: z.enum(['explicit', 'fetched']),
+  }),
   /** the first sync right after registering; the connection stands even when it failed */
-  first_sync: z.discriminatedUnion('ok', [z.object({ ok: z.literal(true) }), CloudFailure.extend({ ok: z.literal(false) })]),
+  first_sync: z.discriminatedUnion('ok', [
+    z.object({ ok: z.literal(true) }),
+    CloudFailure.extend({ ok: z.literal(false) }),
+  ]),
 });
 export type CloudConnectAnswer = z.infer<typeof CloudConnectAnswer>;
 
@@ -71,7 +84,12 @@ export type CloudLicenseAnswer = z.infer<typeof CloudLicenseAnswer>;
 
 export const CloudSyncAnswer = z.object({
   /** the usage outbox's upload before the sync: what went, what is left, and why it stopped if it did */
-  outbox: z.object({ ok: z.boolean(), sent: z.number().int(), remaining: z.number().int(), error: CloudFailure.nullable() }),
+  outbox: z.object({
+    ok: z.boolean(),
+    sent: z.number().int(),
+    remaining: z.number().int(),
+    error: CloudFailure.nullable(),
+  }),
   /** whether the fresh certificate verified against the pinned key */
   certificate: z.enum(['accepted', 'refused']),
   request_id: z.string(),
@@ -84,7 +102,10 @@ export const CloudDisconnectAnswer = z.object({
   /** null when nothing was connected */
   site_id: z.string().nullable(),
   /** whether the gateway was told; when not, the site key stays valid there until its operator disconnects it */
-  remote: z.discriminatedUnion('ok', [z.object({ ok: z.literal(true) }), CloudFailure.extend({ ok: z.literal(false) })]),
+  remote: z.discriminatedUnion('ok', [
+    z.object({ ok: z.literal(true) }),
+    CloudFailure.extend({ ok: z.literal(false) }),
+  ]),
   /** usage events that could not be uploaded before the identity was dropped (counted, never silently) */
   unsent_events: z.number().int(),
 });
@@ -145,7 +166,14 @@ export const CloudUsageView = z.object({
   /** every limit that applies to this site with its use, from usage/limits: the quota bars */
   limits: z.array(LimitState),
   /** the site's totals in the current period, from usage/summary */
-  summary: UsageSummaryAnswer.pick({ period: true, period_start: true, reset_at: true, events: true, totals: true, by_product: true }).nullable(),
+  summary: UsageSummaryAnswer.pick({
+    period: true,
+    period_start: true,
+    reset_at: true,
+    events: true,
+    totals: true,
+    by_product: true,
+  }).nullable(),
   /** daily amounts per metric, product and feature from usage/history, oldest first: the chart */
   history: z.array(UsageHistoryItem),
   /** what this service counted itself (every event, connected or not), per event name and feature */

@@ -90,7 +90,12 @@ export const CertificateView = z.object({
   usable: z.boolean(),
   /** why it is not usable, or why it warns */
   reason: z.enum(['ok', 'stale', 'expired', 'clock_set_back', 'license_not_active']),
-  license: z.object({ status: z.string(), plan: z.string().nullable(), key_preview: z.string().nullable(), expires_at: z.string().nullable() }),
+  license: z.object({
+    status: z.string(),
+    plan: z.string().nullable(),
+    key_preview: z.string().nullable(),
+    expires_at: z.string().nullable(),
+  }),
   update: z.object({ channel: z.string(), eligible: z.boolean() }),
   products: z.record(z.string(), z.string()),
 });

@@ -167,7 +167,8 @@ export const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
 };
 
 /** The `{ok, data} | {ok:false, code, message}` shape of IPC and the admin API. */
-export type Result<T> = { ok: true; data: T } | { ok: false; code: ErrorCode; message: string; details?: Record<string, unknown> };
+export type Result<T> =
+  { ok: true; data: T } | { ok: false; code: ErrorCode; message: string; details?: Record<string, unknown> };
 
 export const ErrorBody = z.object({
   ok: z.literal(false),

@@ -41,7 +41,9 @@ export const HealthReport = z.object({
   vault: z.object({ backend: VaultBackend, label: z.string() }),
   bridge: BridgeLaunchInfo,
   pending_approvals: z.number().int(),
-  recent_clients: z.array(z.object({ token_id: z.string(), label: z.string(), client: z.string().nullable(), last_used: z.string() })),
+  recent_clients: z.array(
+    z.object({ token_id: z.string(), label: z.string(), client: z.string().nullable(), last_used: z.string() }),
+  ),
   cloud: CloudHealth,
   warnings: z.array(Warning),
 });

@@ -7,15 +7,31 @@ import { z } from 'zod';
  */
 
 /** An OAuth scope list as the CLI takes it: space-separated scope tokens (RFC 6749 section 3.3). */
-export const ScopeList = z.string().max(1000).regex(/^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/, 'scopes are space-separated tokens of printable characters (no quotes or backslashes)');
+export const ScopeList = z
+  .string()
+  .max(1000)
+  .regex(
+    /^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/,
+    'scopes are space-separated tokens of printable characters (no quotes or backslashes)',
+  );
 
 export const OAuthConfigInput = z
   .object({
     /** a client id a person registered with the authorization server beforehand (used first) */
-    client_id: z.string().min(1).max(500).regex(/^[\x21-\x7e]+$/, 'a client id is printable characters without spaces').optional(),
+    client_id: z
+      .string()
+      .min(1)
+      .max(500)
+      .regex(/^[\x21-\x7e]+$/, 'a client id is printable characters without spaces')
+      .optional(),
     scopes: ScopeList.optional(),
     /** where Gatehouse's Client ID Metadata Document is served (https, a path); the default is the cloud gateway's */
-    client_metadata_url: z.string().max(2048).url().refine((u) => /^https:\/\/[^/]+\/./i.test(u), 'the client metadata URL is https:// with a path').optional(),
+    client_metadata_url: z
+      .string()
+      .max(2048)
+      .url()
+      .refine((u) => /^https:\/\/[^/]+\/./i.test(u), 'the client metadata URL is https:// with a path')
+      .optional(),
   })
   .strict();
 export type OAuthConfigInput = z.input<typeof OAuthConfigInput>;

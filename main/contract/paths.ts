@@ -21,13 +21,19 @@ export function defaultDataDir(platform: string, env: Record<string, string | un
  */
 export function dataDirProblem(flag: string | undefined): string | null {
   if (flag === undefined) return null;
-  if (flag.trim() === '') return '--data-dir is empty (an unset shell variable?): name a folder, or leave the flag out to use the default data dir';
+  if (flag.trim() === '')
+    return '--data-dir is empty (an unset shell variable?): name a folder, or leave the flag out to use the default data dir';
   if (/[\0\r\n]/.test(flag)) return '--data-dir must not contain NUL or line breaks';
   return null;
 }
 
 /** --data-dir wins, then GATEHOUSE_DATA_DIR, then the platform's app data folder. Throws on a flag dataDirProblem refuses. */
-export function resolveDataDir(flag: string | undefined, platform: string, env: Record<string, string | undefined>, home: string): string {
+export function resolveDataDir(
+  flag: string | undefined,
+  platform: string,
+  env: Record<string, string | undefined>,
+  home: string,
+): string {
   const problem = dataDirProblem(flag);
   if (problem) throw new Error(problem);
   return flag || env.GATEHOUSE_DATA_DIR || defaultDataDir(platform, env, home);

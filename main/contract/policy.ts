@@ -7,7 +7,10 @@ import { z } from 'zod';
 
 /** A policy's text: bounded, so a pasted file cannot exhaust the service. */
 export const POLICY_MAX_CHARS = 256 * 1024;
-export const PolicyText = z.string().min(1, 'a policy needs at least one statement').max(POLICY_MAX_CHARS, `a policy is at most ${POLICY_MAX_CHARS} characters`);
+export const PolicyText = z
+  .string()
+  .min(1, 'a policy needs at least one statement')
+  .max(POLICY_MAX_CHARS, `a policy is at most ${POLICY_MAX_CHARS} characters`);
 
 /** What options.json keeps: the person's policy; absent, the shipped default applies. */
 export const StoredPolicy = z.object({ text: PolicyText, updated: z.string() });

@@ -53,11 +53,19 @@ export type ServicePrincipal = z.infer<typeof ServicePrincipal>;
 export const LegacyPrincipal = z.object({ kind: z.literal('legacy'), label: z.string().max(200) });
 export type LegacyPrincipal = z.infer<typeof LegacyPrincipal>;
 
-export const Principal = z.discriminatedUnion('kind', [PersonPrincipal, TokenPrincipal, ServicePrincipal, LegacyPrincipal]);
+export const Principal = z.discriminatedUnion('kind', [
+  PersonPrincipal,
+  TokenPrincipal,
+  ServicePrincipal,
+  LegacyPrincipal,
+]);
 export type Principal = z.infer<typeof Principal>;
 
 /** `decided_by` as stored: a Principal; a string from an older record reads as a legacy principal. */
-export const DecidedBy = z.preprocess((v) => (typeof v === 'string' ? { kind: 'legacy', label: v.slice(0, 200) } : v), Principal.nullable());
+export const DecidedBy = z.preprocess(
+  (v) => (typeof v === 'string' ? { kind: 'legacy', label: v.slice(0, 200) } : v),
+  Principal.nullable(),
+);
 
 /** The principals of the surfaces that have no per-call detail. */
 export const PRINCIPALS = {
@@ -72,11 +80,25 @@ export const PRINCIPALS = {
 } as const satisfies Record<string, Principal>;
 
 /** A client token's principal, from its record and user. */
-export const tokenPrincipal = (token: { id: string; preview: string }, user: { id: string; login: string }, surface: TokenSurface): TokenPrincipal => ({
-  kind: 'token', surface, token_id: token.id, token_preview: token.preview, user_id: user.id, login: user.login,
+export const tokenPrincipal = (
+  token: { id: string; preview: string },
+  user: { id: string; login: string },
+  surface: TokenSurface,
+): TokenPrincipal => ({
+  kind: 'token',
+  surface,
+  token_id: token.id,
+  token_preview: token.preview,
+  user_id: user.id,
+  login: user.login,
 });
 
-export const consoleSession = (session: string): PersonPrincipal => ({ kind: 'person', surface: 'console', via: 'session', session });
+export const consoleSession = (session: string): PersonPrincipal => ({
+  kind: 'person',
+  surface: 'console',
+  via: 'session',
+  session,
+});
 
 /** One short line for people: the console's history, the CLI, the audit's `client` column. */
 export function principalLabel(p: Principal | null | undefined): string {

@@ -9,12 +9,21 @@ import { LicenseKey } from './cloud/license.ts';
  */
 export const ProLicense = z.looseObject({
   success: z.literal(true),
-  license: z.looseObject({ status: z.string(), plan: z.string(), site_bound: z.boolean(), expires_at: z.string().nullable() }),
+  license: z.looseObject({
+    status: z.string(),
+    plan: z.string(),
+    site_bound: z.boolean(),
+    expires_at: z.string().nullable(),
+  }),
   message: z.string().optional(),
 });
 export type ProLicense = z.infer<typeof ProLicense>;
 
-export const ProEntitlements = z.looseObject({ success: z.literal(true), source: z.string(), entitlements: z.array(Entitlement) });
+export const ProEntitlements = z.looseObject({
+  success: z.literal(true),
+  source: z.string(),
+  entitlements: z.array(Entitlement),
+});
 export type ProEntitlements = z.infer<typeof ProEntitlements>;
 
 export const ProUsage = z.looseObject({

@@ -31,7 +31,10 @@ export type Profile = z.infer<typeof Profile>;
 export const ProfileCreateInput = z
   .object({ name: ProfileName, tools: toolNames.optional(), upstreams: upstreamIds.optional() })
   .strict()
-  .refine((p) => (p.tools?.length ?? 0) + (p.upstreams?.length ?? 0) > 0, 'a profile names at least one tool (--tools a,b) or upstream (--upstreams x,y)');
+  .refine(
+    (p) => (p.tools?.length ?? 0) + (p.upstreams?.length ?? 0) > 0,
+    'a profile names at least one tool (--tools a,b) or upstream (--upstreams x,y)',
+  );
 export type ProfileCreateInput = z.infer<typeof ProfileCreateInput>;
 
 /** A profile as shown: with the tokens bound to it. */

@@ -11,12 +11,19 @@ const METRIC_NAMES: Record<string, string> = {
   reports: 'Reports',
   cloud_tasks: 'Cloud tasks',
 };
-export const metricName = (metric: string): string => (Object.hasOwn(METRIC_NAMES, metric) ? METRIC_NAMES[metric]! : metric);
+export const metricName = (metric: string): string =>
+  Object.hasOwn(METRIC_NAMES, metric) ? METRIC_NAMES[metric]! : metric;
 
-const SCOPE_NAMES: Record<string, string> = { account: 'account', department: 'department', site: 'this site', project: 'project' };
+const SCOPE_NAMES: Record<string, string> = {
+  account: 'account',
+  department: 'department',
+  site: 'this site',
+  project: 'project',
+};
 export const scopeName = (scope: string): string => (Object.hasOwn(SCOPE_NAMES, scope) ? SCOPE_NAMES[scope]! : scope);
 
-export const periodName = (period: string | null): string => (period === 'day' ? 'per day' : period === 'month' ? 'per month' : '');
+export const periodName = (period: string | null): string =>
+  period === 'day' ? 'per day' : period === 'month' ? 'per month' : '';
 
 /** "AI tokens per month (account acme)"; a site's own id is left out (it is this site). */
 export function quotaName(q: { metric: string; period: string | null; scope: string; subject: string | null }): string {

@@ -39,7 +39,7 @@ export const SETTINGS_HELP: Record<SettingsKey, string> = {
   trust_proxy_headers: 'Take the client address from X-Forwarded-For (its last element); only behind a proxy you run.',
   cors: 'Browser origins allowed to call the MCP endpoint (comma-separated); others get 403.',
   disabled_tools: 'Tools hidden from every client (comma-separated); a hidden tool answers like an unknown one.',
-  approval_mode: 'admin: only a person approves staged writes; agent: the token\'s user may confirm through a tool.',
+  approval_mode: "admin: only a person approves staged writes; agent: the token's user may confirm through a tool.",
   audit_retention_days: 'How many days of audit files are kept before they are deleted.',
 };
 
@@ -49,7 +49,11 @@ export const SETTINGS_HELP: Record<SettingsKey, string> = {
  * every setting the caller did not name.
  */
 export const SettingsPatch = z
-  .object(Object.fromEntries(Object.entries(Settings.shape).map(([k, v]) => [k, (v as z.ZodDefault).unwrap()])) as { [K in SettingsKey]: z.ZodType<Settings[K]> })
+  .object(
+    Object.fromEntries(Object.entries(Settings.shape).map(([k, v]) => [k, (v as z.ZodDefault).unwrap()])) as {
+      [K in SettingsKey]: z.ZodType<Settings[K]>;
+    },
+  )
   .partial()
   .strict();
 export type SettingsPatch = z.infer<typeof SettingsPatch>;

@@ -7,8 +7,9 @@
  */
 
 // C0 and C1 controls, DEL, bidi embeddings/overrides/isolates, line/paragraph separators, and lone surrogates.
-// eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const UNSAFE =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 export function showControls(s: string): string {
   return s.replace(UNSAFE, (c) => `\\u{${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}}`);
@@ -23,4 +24,3 @@ export const shown = (s: string | null | undefined): string => (s == null ? '' :
  * control character, bidi control and lone surrogate is made visible.
  */
 export const showControlsByLine = (s: string): string => s.split(/\r?\n/).map(showControls).join('\n');
-

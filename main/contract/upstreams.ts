@@ -16,9 +16,17 @@ import { OAuthConfigInput, OAuthStatus } from './oauth-status.ts';
  */
 export const UPSTREAM_ID = /^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/;
 /** An id naming an upstream that exists (show, remove, ...): the rule alone. */
-export const UpstreamIdRef = z.string().regex(UPSTREAM_ID, 'an upstream id is 1-32 of a-z 0-9 and inner hyphens (no underscores), e.g. "files" or "git-work"');
+export const UpstreamIdRef = z
+  .string()
+  .regex(
+    UPSTREAM_ID,
+    'an upstream id is 1-32 of a-z 0-9 and inner hyphens (no underscores), e.g. "files" or "git-work"',
+  );
 /** A new upstream's id. `constructor` fits the rule but is a member of every JavaScript object: refused, as it is for profile names. */
-export const UpstreamId = UpstreamIdRef.refine((id) => !(id in Object.prototype), { error: (issue) => `'${String(issue.input)}' is a name every JavaScript object has and cannot be an upstream id: pick another` });
+export const UpstreamId = UpstreamIdRef.refine((id) => !(id in Object.prototype), {
+  error: (issue) =>
+    `'${String(issue.input)}' is a name every JavaScript object has and cannot be an upstream id: pick another`,
+});
 /** Between the upstream id and its tool's own name in the one namespace clients see. */
 export const NAMESPACE_SEPARATOR = '__';
 /** Plugin ids Gatehouse's own tools use: an upstream cannot take them. */
@@ -26,45 +34,86 @@ export const RESERVED_UPSTREAM_IDS: readonly string[] = ['gatehouse', 'site', 'b
 /** The default time one upstream call may take without progress (progress extends it). */
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 60_000;
 
-export const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'an environment variable name is letters, digits and _ (not starting with a digit)');
+export const EnvName = z
+  .string()
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_]{0,127}$/,
+    'an environment variable name is letters, digits and _ (not starting with a digit)',
+  );
 /** An HTTP header name (RFC 9110 token). */
 export const HeaderName = z
   .string()
   .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, 'a header name is 1-100 token characters')
   // A valid token, but Node's fetch drops it without a word (its header list is a plain object): refused rather than lost.
-  .refine((n) => n !== '__proto__', { error: "a header named '__proto__' cannot be sent (Node's fetch drops it): pick another name" });
+  .refine((n) => n !== '__proto__', {
+    error: "a header named '__proto__' cannot be sent (Node's fetch drops it): pick another name",
+  });
 /** Headers Gatehouse sets itself and a person may not (the upstream's own protocol and the token Gatehouse sends). */
-export const RESERVED_HEADERS: readonly string[] = ['host', 'content-length', 'content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'connection', 'transfer-encoding'];
-const secretValue = z.string().max(16 * 1024).refine((v) => !/[\r\n\0]/.test(v), 'a value must not contain line breaks or NUL');
+export const RESERVED_HEADERS: readonly string[] = [
+  'host',
+  'content-length',
+  'content-type',
+  'accept',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'connection',
+  'transfer-encoding',
+];
+const secretValue = z
+  .string()
+  .max(16 * 1024)
+  .refine((v) => !/[\r\n\0]/.test(v), 'a value must not contain line breaks or NUL');
 const NamedValue = <N extends z.ZodType<string>>(name: N) => z.object({ name, value: secretValue }).strict();
 
 export const UpstreamAddInput = z
   .object({
     id: UpstreamId,
     transport: z.discriminatedUnion('kind', [
-      z.object({
-        kind: z.literal('stdio'),
-        // eslint-disable-next-line no-control-regex -- finding control characters is the point
-        command: z.string().min(1).max(4096).refine((v) => !/[\u0000-\u001f\u007f]/.test(v), 'the command must not contain control characters'),
-        /** passed to the process as they are (no shell); NUL cannot be passed to a process at all */
-        args: z.array(z.string().max(4096).refine((v) => !v.includes('\0'), 'an argument must not contain NUL')).max(200).default([]),
-        /** the process's whole environment besides the minimal one (PATH, HOME, ...): nothing of Gatehouse's own */
-        env: z.array(NamedValue(EnvName)).max(100).default([]),
-      }).strict(),
-      z.object({
-        kind: z.literal('http'),
-        url: z
-          .string()
-          .max(2048)
-          .url()
-          .refine((u) => /^https?:\/\//i.test(u), 'the URL is http:// or https://')
-          .refine((u) => !/^https?:\/\/[^/?#]*@/i.test(u), 'put credentials in --header or --token-keychain, not in the URL'),
-        headers: z.array(NamedValue(HeaderName)).max(50).default([]),
-        /** a vault account holding a bearer token (`tokens create --keychain NAME` on the other side, or the bridge's) */
-        token_keychain: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/).optional(),
-        /** sign in with OAuth (docs/oauth.md): tokens in the vault, never here */
-        oauth: OAuthConfigInput.optional(),
-      }).strict(),
+      z
+        .object({
+          kind: z.literal('stdio'),
+          command: z
+            .string()
+            .min(1)
+            .max(4096)
+            // eslint-disable-next-line no-control-regex -- finding control characters is the point
+            .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), 'the command must not contain control characters'),
+          /** passed to the process as they are (no shell); NUL cannot be passed to a process at all */
+          args: z
+            .array(
+              z
+                .string()
+                .max(4096)
+                .refine((v) => !v.includes('\0'), 'an argument must not contain NUL'),
+            )
+            .max(200)
+            .default([]),
+          /** the process's whole environment besides the minimal one (PATH, HOME, ...): nothing of Gatehouse's own */
+          env: z.array(NamedValue(EnvName)).max(100).default([]),
+        })
+        .strict(),
+      z
+        .object({
+          kind: z.literal('http'),
+          url: z
+            .string()
+            .max(2048)
+            .url()
+            .refine((u) => /^https?:\/\//i.test(u), 'the URL is http:// or https://')
+            .refine(
+              (u) => !/^https?:\/\/[^/?#]*@/i.test(u),
+              'put credentials in --header or --token-keychain, not in the URL',
+            ),
+          headers: z.array(NamedValue(HeaderName)).max(50).default([]),
+          /** a vault account holding a bearer token (`tokens create --keychain NAME` on the other side, or the bridge's) */
+          token_keychain: z
+            .string()
+            .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/)
+            .optional(),
+          /** sign in with OAuth (docs/oauth.md): tokens in the vault, never here */
+          oauth: OAuthConfigInput.optional(),
+        })
+        .strict(),
     ]),
     /** the upstream's own tool names a person marks as reads (everything else is a write unless its readOnlyHint is accepted) */
     read: z.array(z.string().min(1).max(128)).max(1000).default([]),
@@ -118,9 +167,19 @@ export const UpstreamView = z.object({
   oauth: OAuthStatus.optional(),
   timeout_ms: z.number().int(),
   health: UpstreamHealth,
-  tools: z.object({ approved: z.number().int(), quarantined: z.number().int(), hidden: z.number().int(), removed: z.number().int() }),
+  tools: z.object({
+    approved: z.number().int(),
+    quarantined: z.number().int(),
+    hidden: z.number().int(),
+    removed: z.number().int(),
+  }),
   /** its prompts, pinned like its tools (docs/upstreams.md, "Prompts and resources") */
-  prompts: z.object({ approved: z.number().int(), quarantined: z.number().int(), hidden: z.number().int(), removed: z.number().int() }),
+  prompts: z.object({
+    approved: z.number().int(),
+    quarantined: z.number().int(),
+    hidden: z.number().int(),
+    removed: z.number().int(),
+  }),
   /** names that could not be offered (collision with a built-in tool, too long, invalid): reported at every (re)load */
   problems: z.array(z.string()),
 });
@@ -178,15 +237,28 @@ export const UpstreamReviewInput = z
      * Approves each named tool only if its listed definition still has the hash the
      * person was shown; one that changed since refuses the whole review (`conflict`).
      */
-    consent: z.array(z.object({ tool: z.string().min(1).max(200), hash: DefinitionHash }).strict()).max(1000).optional(),
+    consent: z
+      .array(z.object({ tool: z.string().min(1).max(200), hash: DefinitionHash }).strict())
+      .max(1000)
+      .optional(),
     /** prompts (their own or namespaced names), kept apart from tools so a prompt and a tool of one name are never confused; `approve_all` covers both */
     approve_prompts: z.array(z.string().min(1).max(200)).max(1000).default([]),
     hide_prompts: z.array(z.string().min(1).max(200)).max(1000).default([]),
     /** as `consent`, for prompts: approved only while the listed definition still has that hash */
-    prompt_consent: z.array(z.object({ prompt: z.string().min(1).max(200), hash: DefinitionHash }).strict()).max(1000).optional(),
+    prompt_consent: z
+      .array(z.object({ prompt: z.string().min(1).max(200), hash: DefinitionHash }).strict())
+      .max(1000)
+      .optional(),
   })
   .strict();
 export type UpstreamReviewInput = z.input<typeof UpstreamReviewInput>;
 
-export const UpstreamTestAnswer = z.object({ id: z.string(), ok: z.boolean(), latency_ms: z.number().nullable(), protocol: z.string().nullable(), tools: z.number().int(), error: z.string().nullable() });
+export const UpstreamTestAnswer = z.object({
+  id: z.string(),
+  ok: z.boolean(),
+  latency_ms: z.number().nullable(),
+  protocol: z.string().nullable(),
+  tools: z.number().int(),
+  error: z.string().nullable(),
+});
 export type UpstreamTestAnswer = z.infer<typeof UpstreamTestAnswer>;

@@ -19,13 +19,27 @@ export type Capability = z.infer<typeof Capability>;
 /** Role -> capabilities, modelled on the host platform's roles. */
 export const ROLE_CAPABILITIES: Record<Role, readonly Capability[]> = {
   administrator: Capability.options,
-  editor: ['read', 'edit_pages', 'edit_others_pages', 'publish_pages', 'delete_pages', 'use_ai', 'view_audit', 'use_upstreams'],
+  editor: [
+    'read',
+    'edit_pages',
+    'edit_others_pages',
+    'publish_pages',
+    'delete_pages',
+    'use_ai',
+    'view_audit',
+    'use_upstreams',
+  ],
   author: ['read', 'edit_pages', 'publish_pages', 'use_ai'],
   contributor: ['read', 'edit_pages'],
   subscriber: ['read'],
 };
 
-export const Login = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,59}$/, 'a login is 1-60 characters: lower-case letters, digits, . _ -, starting with a letter or digit');
+export const Login = z
+  .string()
+  .regex(
+    /^[a-z0-9][a-z0-9._-]{0,59}$/,
+    'a login is 1-60 characters: lower-case letters, digits, . _ -, starting with a letter or digit',
+  );
 
 export const User = z.object({
   id: z.string(),
@@ -44,4 +58,8 @@ export type User = z.infer<typeof User>;
  * time a token needs it; a person may change its role like any user's. The
  * administrator only when asked (`--user admin`). See docs/decisions.md.
  */
-export const DEFAULT_TOKEN_USER = { login: 'agent', role: 'editor', display_name: 'AI agent (default for tokens)' } as const satisfies { login: string; role: Role; display_name: string };
+export const DEFAULT_TOKEN_USER = {
+  login: 'agent',
+  role: 'editor',
+  display_name: 'AI agent (default for tokens)',
+} as const satisfies { login: string; role: Role; display_name: string };

@@ -16,6 +16,7 @@ export const isGatehouseError = (e: unknown): e is GatehouseError => e instanceo
 
 /** Turn anything thrown into `{code, message}` without leaking internals. */
 export function toErrorShape(e: unknown): { code: ErrorCode; message: string; details?: Record<string, unknown> } {
-  if (isGatehouseError(e)) return { code: e.code, message: e.message, ...(Object.keys(e.details).length ? { details: e.details } : {}) };
+  if (isGatehouseError(e))
+    return { code: e.code, message: e.message, ...(Object.keys(e.details).length ? { details: e.details } : {}) };
   return { code: 'internal_error', message: 'internal error: see the service log' };
 }

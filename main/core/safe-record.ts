@@ -14,7 +14,8 @@ export function ownEntry<T>(rec: Record<string, T>, key: string, make: () => T):
 }
 
 /** The own value under `key`, or undefined: never an inherited member such as `constructor`. */
-export const ownValue = <T>(rec: Readonly<Record<string, T>>, key: string): T | undefined => (Object.hasOwn(rec, key) ? rec[key] : undefined);
+export const ownValue = <T>(rec: Readonly<Record<string, T>>, key: string): T | undefined =>
+  Object.hasOwn(rec, key) ? rec[key] : undefined;
 
 /** Names that are members of every object; refused where a name becomes a key. */
 export const isObjectMemberName = (name: string): boolean => name in Object.prototype;

@@ -25,7 +25,11 @@ export function parseFlags<C extends Flags, O extends Flags>(args: string[], com
 export function requireSubcommand(command: string, sub: string | undefined, subs: readonly string[]): void {
   if (subs.includes(sub ?? '')) return;
   const choices = `${subs.slice(0, -1).join(', ')} or ${subs[subs.length - 1]}`;
-  throw new UsageError(sub === undefined || sub.startsWith('-') ? `${command} needs a command first: ${choices}` : `unknown ${command} command '${sub}': use ${choices}`);
+  throw new UsageError(
+    sub === undefined || sub.startsWith('-')
+      ? `${command} needs a command first: ${choices}`
+      : `unknown ${command} command '${sub}': use ${choices}`,
+  );
 }
 
 /** Answers help and --version; the exit code when it did, undefined when the command is something else. */
@@ -35,7 +39,7 @@ export function answerHelpOrVersion(command: string | undefined, usage: string, 
     (command ? console.log : console.error)(usage);
     return command ? 0 : 2;
   }
-  if (command === '--version') return void console.log(version), 0;
+  if (command === '--version') return (void console.log(version), 0);
   return undefined;
 }
 

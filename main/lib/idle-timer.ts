@@ -9,7 +9,10 @@ export class IdleTimer {
   private paused = 0;
   private done = false;
 
-  constructor(private readonly ms: number, private readonly onIdle: () => void) {
+  constructor(
+    private readonly ms: number,
+    private readonly onIdle: () => void,
+  ) {
     this.arm();
   }
 

@@ -7,7 +7,10 @@ export class LineRing {
   private readonly lines: string[] = [];
   private partial = '';
 
-  constructor(private readonly maxLines = 200, private readonly maxLineChars = 1000) {}
+  constructor(
+    private readonly maxLines = 200,
+    private readonly maxLineChars = 1000,
+  ) {}
 
   write(chunk: string): void {
     const parts = (this.partial + chunk).split(/\r?\n/);

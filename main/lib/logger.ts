@@ -26,7 +26,10 @@ export interface LoggerOptions {
   bindings?: Record<string, unknown>;
 }
 
-export type GatehouseLogger = Logger & { child(bindings: Record<string, unknown>): GatehouseLogger; readonly level: LogLevel };
+export type GatehouseLogger = Logger & {
+  child(bindings: Record<string, unknown>): GatehouseLogger;
+  readonly level: LogLevel;
+};
 
 export function createLogger(opts: LoggerOptions = {}): GatehouseLogger {
   const level = opts.level ?? 'info';

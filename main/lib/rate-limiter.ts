@@ -37,10 +37,22 @@ export class RateLimiter {
     const next = tat + interval;
     const allowAt = next - WINDOW_MS;
     if (now < allowAt) {
-      return { allowed: false, limit, remaining: 0, reset: Math.ceil((tat - now) / 1000), retry_after: Math.max(1, Math.ceil((allowAt - now) / 1000)) };
+      return {
+        allowed: false,
+        limit,
+        remaining: 0,
+        reset: Math.ceil((tat - now) / 1000),
+        retry_after: Math.max(1, Math.ceil((allowAt - now) / 1000)),
+      };
     }
     this.remember(key, next);
-    return { allowed: true, limit, remaining: Math.max(0, Math.floor((WINDOW_MS - (next - now)) / interval)), reset: Math.ceil((next - now) / 1000), retry_after: 0 };
+    return {
+      allowed: true,
+      limit,
+      remaining: Math.max(0, Math.floor((WINDOW_MS - (next - now)) / interval)),
+      reset: Math.ceil((next - now) / 1000),
+      retry_after: 0,
+    };
   }
 
   /**

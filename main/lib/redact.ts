@@ -10,14 +10,35 @@ import { SECRET_PATTERNS } from './secret-patterns.ts';
 export const REDACTED = '[redacted]';
 
 /** Words that make a field name secret: `license_key`, `apiKey`, `x-api-key`, `client_secret`, `Set-Cookie`, ... */
-const SECRET_WORDS = new Set(['authorization', 'auth', 'token', 'tokens', 'secret', 'secrets', 'password', 'passwd', 'passphrase', 'key', 'apikey', 'cookie', 'cookies', 'credential', 'credentials', 'signature']);
+const SECRET_WORDS = new Set([
+  'authorization',
+  'auth',
+  'token',
+  'tokens',
+  'secret',
+  'secrets',
+  'password',
+  'passwd',
+  'passphrase',
+  'key',
+  'apikey',
+  'cookie',
+  'cookies',
+  'credential',
+  'credentials',
+  'signature',
+]);
 /** Names of what we log instead of secrets: ids, previews, counts, times, public keys and fingerprints (a hash a person compares). */
-const SAFE_NAME = /(^|_)(id|ids|preview|label|count|expires_at|created|last_used|kid|keyid|key_id|public_key|idempotency_key|fingerprint)$|^tokens_(input|output)$|^keys$/;
+const SAFE_NAME =
+  /(^|_)(id|ids|preview|label|count|expires_at|created|last_used|kid|keyid|key_id|public_key|idempotency_key|fingerprint)$|^tokens_(input|output)$|^keys$/;
 
 /** True for a field name whose value must not be logged. */
 export function isSecretName(name: string): boolean {
   // snake_case, kebab-case and camelCase -> lower-case words joined by '_'
-  const snake = name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase().replace(/[^a-z0-9]+/g, '_');
+  const snake = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_');
   if (SAFE_NAME.test(snake)) return false;
   return snake.split('_').some((w) => SECRET_WORDS.has(w));
 }
@@ -28,14 +49,20 @@ const RULES: Rule[] = [
   // Well-known secret shapes (secret-patterns.ts): private keys, cloud keys, common token formats, JWTs, and ours (gth_, gha_, any gh?_).
   ...SECRET_PATTERNS.filter((p) => !p.marker).map((p): Rule => ({ re: p.re, mask: () => REDACTED })),
   // A header dump: "Authorization: Bearer x", "Cookie: a=b; c=d" — the rest of the line.
-  { re: /\b((?:proxy-)?authorization|(?:set-)?cookie|x-api-key)(\s*:\s*)[^\r\n]+/gi, mask: (_m, name, sep) => `${name}${sep}${REDACTED}` },
+  {
+    re: /\b((?:proxy-)?authorization|(?:set-)?cookie|x-api-key)(\s*:\s*)[^\r\n]+/gi,
+    mask: (_m, name, sep) => `${name}${sep}${REDACTED}`,
+  },
   // "Bearer <credential>" / "Basic <credential>"; a short all-letter word is prose ("bearer tokens").
   {
     re: /\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=-]{6,})/gi,
     mask: (m, scheme, sp, cred) => (/^[A-Za-z]{1,15}$/.test(cred) ? m : `${scheme}${sp}${REDACTED}`),
   },
   // name=value in URLs, forms and text log lines.
-  { re: /([\w-]+)=([^\s&"',;]+)/g, mask: (m, name, value) => (value === REDACTED || !isSecretName(name) ? m : `${name}=${REDACTED}`) },
+  {
+    re: /([\w-]+)=([^\s&"',;]+)/g,
+    mask: (m, name, value) => (value === REDACTED || !isSecretName(name) ? m : `${name}=${REDACTED}`),
+  },
   // "name": "value" in dumped JSON.
   {
     re: /"([\w-]+)"(\s*:\s*)"(?:[^"\\]|\\.)*"/g,
@@ -67,7 +94,10 @@ export function redactFields(value: unknown, depth = 0, seen = new WeakSet<objec
   const out = Object.create(null) as Record<string, unknown>;
   for (const [k, v] of Object.entries(value)) {
     // Numbers and booleans under a secret-like name (tokens_used, has_password) carry no secret.
-    out[k] = isSecretName(k) && v !== null && (typeof v === 'string' || typeof v === 'object') ? REDACTED : redactFields(v, depth + 1, seen);
+    out[k] =
+      isSecretName(k) && v !== null && (typeof v === 'string' || typeof v === 'object')
+        ? REDACTED
+        : redactFields(v, depth + 1, seen);
   }
   return out;
 }

@@ -34,7 +34,13 @@ export interface RetryOptions {
 }
 
 /** min(base * 2^(n-1), cap) less up to `jitter` of it; n is the retry number (1 = first retry). */
-export function backoffDelay(n: number, baseMs: number, capMs: number, jitter = 0.5, random: () => number = Math.random): number {
+export function backoffDelay(
+  n: number,
+  baseMs: number,
+  capMs: number,
+  jitter = 0.5,
+  random: () => number = Math.random,
+): number {
   const full = Math.min(baseMs * 2 ** Math.max(0, n - 1), capMs);
   return full * (1 - Math.min(1, Math.max(0, jitter)) * random());
 }
@@ -44,7 +50,10 @@ export function backoffDelay(n: number, baseMs: number, capMs: number, jitter = 
  * stop; then the last error is thrown. `fn` gets the attempt number (1-based,
  * for an `X-Attempt` header) and the signal.
  */
-export async function retry<T>(fn: (attempt: number, signal?: AbortSignal) => Promise<T>, opts: RetryOptions): Promise<T> {
+export async function retry<T>(
+  fn: (attempt: number, signal?: AbortSignal) => Promise<T>,
+  opts: RetryOptions,
+): Promise<T> {
   if (!(opts.attempts >= 1) || (!Number.isFinite(opts.attempts) && opts.maxElapsedMs === undefined)) {
     throw new RangeError('retry: attempts must be >= 1, and finite unless maxElapsedMs bounds the time');
   }
@@ -86,7 +95,8 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new DOMException('The operation was aborted', 'AbortError');
+  if (signal?.aborted)
+    throw signal.reason instanceof Error ? signal.reason : new DOMException('The operation was aborted', 'AbortError');
 }
 
 /** A Retry-After value (delta seconds or an HTTP date) in ms from `now`; undefined when absent or unreadable. */

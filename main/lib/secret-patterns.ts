@@ -14,18 +14,30 @@ export interface SecretPattern {
 
 export const SECRET_PATTERNS: readonly SecretPattern[] = [
   // A PEM private key, header to footer (or to the end of a cut-off text): RSA, EC, OPENSSH, ENCRYPTED, PKCS#8.
-  { kind: 'private_key', re: /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----|$)/g },
+  {
+    kind: 'private_key',
+    re: /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----|$)/g,
+  },
   { kind: 'aws_access_key_id', re: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[A-Z0-9]{16}\b/g },
   // The 40-character secret only next to its name: alone it is any base64 string.
-  { kind: 'aws_secret_access_key', re: /\baws_?secret(?:_?access)?_?key["']?\s*[:=]\s*["']?[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])/gi },
+  {
+    kind: 'aws_secret_access_key',
+    re: /\baws_?secret(?:_?access)?_?key["']?\s*[:=]\s*["']?[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])/gi,
+  },
   // A service-account key file pasted as text: its private key is found as private_key too.
   { kind: 'gcp_service_account_key', re: /"type"\s*:\s*"service_account"/g, marker: true },
   { kind: 'github_token', re: /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b|\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g },
   { kind: 'gitlab_token', re: /\b(?:glpat|gldt|glrt|glptt|gloas|glft|glsoat)-[A-Za-z0-9_-]{20,}/g },
-  { kind: 'slack_token', re: /\bxox[abposre]-[A-Za-z0-9-]{10,}|\bhttps:\/\/hooks\.slack\.com\/services\/T[A-Za-z0-9]+\/B[A-Za-z0-9]+\/[A-Za-z0-9]+/g },
+  {
+    kind: 'slack_token',
+    re: /\bxox[abposre]-[A-Za-z0-9-]{10,}|\bhttps:\/\/hooks\.slack\.com\/services\/T[A-Za-z0-9]+\/B[A-Za-z0-9]+\/[A-Za-z0-9]+/g,
+  },
   { kind: 'stripe_key', re: /\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}\b|\bwhsec_[A-Za-z0-9]{24,}\b/g },
   { kind: 'anthropic_key', re: /\bsk-ant-(?:api|admin|oat)\d{2}-[A-Za-z0-9_-]{20,}/g },
-  { kind: 'openai_key', re: /\bsk-(?!ant-)(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{20,}(?:T3BlbkFJ[A-Za-z0-9_-]{20,})?/g },
+  {
+    kind: 'openai_key',
+    re: /\bsk-(?!ant-)(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{20,}(?:T3BlbkFJ[A-Za-z0-9_-]{20,})?/g,
+  },
   // header.payload.signature, the first two base64url JSON objects ("{" is "eyJ").
   { kind: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
   // Our own: gth_ client tokens, gha_ admin keys and any gh?_ secret of ours (GitHub's are above).

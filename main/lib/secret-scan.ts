@@ -22,7 +22,8 @@ export const SCAN_LIMITS = { depth: 64, nodes: 100_000, chars: 8 * 1024 * 1024, 
 export const UNCHECKED = '[not checked: too large]';
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-const childPath = (path: string, key: string | number): string => (typeof key === 'number' ? `${path}[${key}]` : IDENT.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
+const childPath = (path: string, key: string | number): string =>
+  typeof key === 'number' ? `${path}[${key}]` : IDENT.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 
 /** `name: value` / `name=value` / `"name": "value"` in free text, where the value follows a key-like name. */
 const NAMED_IN_TEXT = /["']?([A-Za-z][\w-]{1,60})["']?\s*[:=]\s*["']?([^\s"',;&]{8,})/g;
@@ -52,7 +53,8 @@ function textKinds(text: string): string[] {
   return kinds;
 }
 
-const isGcpKey = (o: Record<string, unknown>): boolean => o.type === 'service_account' && typeof o.private_key === 'string';
+const isGcpKey = (o: Record<string, unknown>): boolean =>
+  o.type === 'service_account' && typeof o.private_key === 'string';
 const namedSecret = (key: string, v: unknown): boolean => typeof v === 'string' && isSecretName(key) && looksRandom(v);
 
 /** Every secret-looking value in `value`, with where it is. */
@@ -97,7 +99,9 @@ export function scanSecrets(value: unknown): { kind: string; path: string }[] {
 
 /** Free text with every secret-looking part masked (`[redacted]`): the scanner's shapes, then the log redactor's rules. */
 export function maskSecretText(text: string): string {
-  const named = text.replace(NAMED_IN_TEXT, (m: string, name: string, value: string) => (isSecretName(name) && looksRandom(value) ? m.slice(0, m.length - value.length) + REDACTED : m));
+  const named = text.replace(NAMED_IN_TEXT, (m: string, name: string, value: string) =>
+    isSecretName(name) && looksRandom(value) ? m.slice(0, m.length - value.length) + REDACTED : m,
+  );
   return redact(named);
 }
 
@@ -123,7 +127,12 @@ export function maskSecrets<T>(value: T): T {
     seen.add(v);
     const result = Array.isArray(v)
       ? v.map((x) => walk(x, depth + 1))
-      : Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, isSecretName(k) && (typeof x === 'string' || typeof x === 'number') ? REDACTED : walk(x, depth + 1)]));
+      : Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).map(([k, x]) => [
+            k,
+            isSecretName(k) && (typeof x === 'string' || typeof x === 'number') ? REDACTED : walk(x, depth + 1),
+          ]),
+        );
     seen.delete(v);
     return result;
   };

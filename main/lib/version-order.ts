@@ -33,4 +33,5 @@ function compareIdentifier(x: string, y: string): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-export const newestFirst = <T extends { version: string }>(xs: readonly T[]): T[] => [...xs].sort((p, q) => compareVersions(q.version, p.version));
+export const newestFirst = <T extends { version: string }>(xs: readonly T[]): T[] =>
+  [...xs].sort((p, q) => compareVersions(q.version, p.version));

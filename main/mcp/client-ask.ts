@@ -12,15 +12,24 @@ const ASK_TIMEOUT_MS = 10 * 60 * 1000;
  * a way to send it a request now. A 2026-07-28 client is never sent one:
  * it is asked through the call's input-required answer instead.
  */
-export function clientAskOf(extra: ServerContext, remembered: CallContext['clientCapabilities']): Pick<CallContext, 'clientCapabilities' | 'ask'> {
+export function clientAskOf(
+  extra: ServerContext,
+  remembered: CallContext['clientCapabilities'],
+): Pick<CallContext, 'clientCapabilities' | 'ask'> {
   const envelope = extra.mcpReq.envelope as Record<string, unknown> | undefined;
   if (envelope !== undefined) {
     const declared = envelope[CLIENT_CAPABILITIES_META_KEY];
-    return typeof declared === 'object' && declared !== null ? { clientCapabilities: declared as Record<string, unknown> } : {};
+    return typeof declared === 'object' && declared !== null
+      ? { clientCapabilities: declared as Record<string, unknown> }
+      : {};
   }
   return {
     ...(remembered ? { clientCapabilities: remembered } : {}),
     ask: async (request, signal) =>
-      (await extra.mcpReq.send({ method: request.method, params: request.params } as never, { timeout: ASK_TIMEOUT_MS, resetTimeoutOnProgress: true, ...(signal ? { signal } : {}) })) as unknown as Record<string, unknown>,
+      (await extra.mcpReq.send({ method: request.method, params: request.params } as never, {
+        timeout: ASK_TIMEOUT_MS,
+        resetTimeoutOnProgress: true,
+        ...(signal ? { signal } : {}),
+      })) as unknown as Record<string, unknown>,
   };
 }

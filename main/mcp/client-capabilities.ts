@@ -20,10 +20,18 @@ export class ClientCapabilities {
     if (message.method === 'initialize') {
       const declared = message.params?.capabilities;
       this.byToken.delete(tokenId);
-      if (typeof declared === 'object' && declared !== null && !Array.isArray(declared) && JSON.stringify(declared).length <= MAX_JSON) {
+      if (
+        typeof declared === 'object' &&
+        declared !== null &&
+        !Array.isArray(declared) &&
+        JSON.stringify(declared).length <= MAX_JSON
+      ) {
         if (this.byToken.size >= MAX_TOKENS) this.byToken.delete(this.byToken.keys().next().value!);
         // a null-prototype copy: a declared `__proto__` is a plain key here, never a prototype
-        this.byToken.set(tokenId, Object.freeze(Object.assign(Object.create(null) as Record<string, unknown>, declared)));
+        this.byToken.set(
+          tokenId,
+          Object.freeze(Object.assign(Object.create(null) as Record<string, unknown>, declared)),
+        );
       }
     }
     return this.byToken.get(tokenId);

@@ -20,8 +20,14 @@ type Message = { params?: Record<string, unknown> };
 export class ClientNames {
   private readonly byToken = new Map<string, string>();
 
-  name(req: IncomingMessage, message: Message, tokenId: string, address: string): { name: string; source: ClientSource } {
-    const params = message.params as { clientInfo?: { name?: unknown }; _meta?: Record<string, { name?: unknown } | undefined> } | undefined;
+  name(
+    req: IncomingMessage,
+    message: Message,
+    tokenId: string,
+    address: string,
+  ): { name: string; source: ClientSource } {
+    const params = message.params as
+      { clientInfo?: { name?: unknown }; _meta?: Record<string, { name?: unknown } | undefined> } | undefined;
     const sent = params?.clientInfo?.name ?? params?._meta?.[CLIENT_INFO_META_KEY]?.name;
     if (typeof sent === 'string' && sent) {
       const name = clientText(sent, MAX_NAME);

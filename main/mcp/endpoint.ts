@@ -19,7 +19,16 @@ import { DEFAULT_MAX_BODY, type BodyBudget } from '../lib/http/body.ts';
 import { buildServer, type ServerDeps } from './server-factory.ts';
 import { ListChanges } from './list-changed.ts';
 import { openEventStream } from './event-stream.ts';
-import { authGuard, bodyGuard, corsGuard, enabledGuard, hostGuard, methodGuard, tokenRateGuard, type McpRequest } from './guards.ts';
+import {
+  authGuard,
+  bodyGuard,
+  corsGuard,
+  enabledGuard,
+  hostGuard,
+  methodGuard,
+  tokenRateGuard,
+  type McpRequest,
+} from './guards.ts';
 import { Exchange2025 } from './exchange-2025.ts';
 import { serveThroughSdk } from './web-exchange.ts';
 import { RefusalAudit } from './refusal-audit.ts';
@@ -75,15 +84,23 @@ export function createMcpEndpoint(deps: EndpointDeps) {
   const unwatch = [deps.registry.onChange(() => lists.changed()), deps.watchSettings(() => lists.changed())];
   // A view is one upstream's own endpoint (upstream-view.ts); none is the main endpoint.
   const factory = (ctx: CallContext, view?: string) => buildServer(ctx, view ? upstreamViewDeps(deps, view) : deps);
-  const lookup = createUpstreamLookup({ ...deps, now: () => deps.clock.now(), remotes: deps.remotes ?? (() => []), profileOf: deps.profileOf ?? (() => undefined) });
-  const sdk = createMcpHandler((rc) => {
-    const { ctx, view } = rc.authInfo?.extra as { ctx: CallContext; view?: string };
-    return factory(ctx, view);
-  }, {
-    maxRequestBodySize: maxBody,
-    bus: lists.bus,
-    onerror: (e) => deps.log.debug('mcp handler', { error: e.message }),
+  const lookup = createUpstreamLookup({
+    ...deps,
+    now: () => deps.clock.now(),
+    remotes: deps.remotes ?? (() => []),
+    profileOf: deps.profileOf ?? (() => undefined),
   });
+  const sdk = createMcpHandler(
+    (rc) => {
+      const { ctx, view } = rc.authInfo?.extra as { ctx: CallContext; view?: string };
+      return factory(ctx, view);
+    },
+    {
+      maxRequestBodySize: maxBody,
+      bus: lists.bus,
+      onerror: (e) => deps.log.debug('mcp handler', { error: e.message }),
+    },
+  );
   const clients = new ClientNames();
   const declared = new ClientCapabilities();
   const routes = new Routes2025();
@@ -97,8 +114,13 @@ export function createMcpEndpoint(deps: EndpointDeps) {
   };
 
   const guards = compose<McpRequest>(
-    hostGuard(deps.allowedHosts), corsGuard, methodGuard, enabledGuard,
-    authGuard(deps.tokens, deps.limiter), tokenRateGuard(deps.limiter), bodyGuard(maxBody, deps.bodyBudget),
+    hostGuard(deps.allowedHosts),
+    corsGuard,
+    methodGuard,
+    enabledGuard,
+    authGuard(deps.tokens, deps.limiter),
+    tokenRateGuard(deps.limiter),
+    bodyGuard(maxBody, deps.bodyBudget),
   );
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -106,7 +128,16 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     if (path === UPSTREAM_LOOKUP_PATH) return lookup(req, res);
     const view = upstreamOfMcpPath(path) ?? undefined;
     const now = deps.clock.now();
-    const c: McpRequest = { req, res, requestId: requestId(req, res, now), settings: deps.settings(), now, address: '', stream: false, rpcId: null };
+    const c: McpRequest = {
+      req,
+      res,
+      requestId: requestId(req, res, now),
+      settings: deps.settings(),
+      now,
+      address: '',
+      stream: false,
+      rpcId: null,
+    };
     c.address = clientAddress(req, c.settings.trust_proxy_headers);
     const stop = await guards(c).catch((e: unknown): typeof ANSWERED => {
       // a body the client cut off: nothing to answer
@@ -114,17 +145,32 @@ export function createMcpEndpoint(deps: EndpointDeps) {
       throw e;
     });
     if (stop === ANSWERED) return;
-    const audit = (code: ErrorCode) => refusals.record({ code, requestId: c.requestId, address: c.address, token: c.auth ? { id: c.auth.record.id, preview: c.auth.record.preview, user_id: c.auth.user.id, login: c.auth.user.login } : null });
+    const audit = (code: ErrorCode) =>
+      refusals.record({
+        code,
+        requestId: c.requestId,
+        address: c.address,
+        token: c.auth
+          ? { id: c.auth.record.id, preview: c.auth.record.preview, user_id: c.auth.user.id, login: c.auth.user.login }
+          : null,
+      });
     if (stop) {
       audit(stop.code);
       // Refused before its body was read: close the connection after the answer instead of reading the rest.
-      const unread = !req.readableEnded && (Number(req.headers['content-length']) > 0 || req.headers['transfer-encoding'] !== undefined);
-      return sendError(res, unread ? stop.withHeaders({ Connection: 'close' }) : stop, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
+      const unread =
+        !req.readableEnded &&
+        (Number(req.headers['content-length']) > 0 || req.headers['transfer-encoding'] !== undefined);
+      return sendError(res, unread ? stop.withHeaders({ Connection: 'close' }) : stop, jsonRpcEnvelope, {
+        requestId: c.requestId,
+        rpcId: c.rpcId,
+      });
     }
 
     const { record, user } = c.auth!;
     const busy = () => {
-      const refusal = new HttpError('service_unavailable', 'too many notification streams are open: retry later', { headers: { 'Retry-After': '30' } });
+      const refusal = new HttpError('service_unavailable', 'too many notification streams are open: retry later', {
+        headers: { 'Retry-After': '30' },
+      });
       audit(refusal.code);
       sendError(res, refusal, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
     };
@@ -136,15 +182,31 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     const rpc = c.rpc!;
     const client = clients.name(req, rpc.message, record.id, c.address);
     const remembered = rpc.era === 'legacy' ? declared.seen(rpc.message, record.id) : undefined;
-    const ctx: CallContext = { user, capabilities: capabilitiesOf(user.role), token: record, request_id: c.requestId, client: client.name, client_source: client.source, ...(remembered ? { clientCapabilities: remembered } : {}) };
+    const ctx: CallContext = {
+      user,
+      capabilities: capabilitiesOf(user.role),
+      token: record,
+      request_id: c.requestId,
+      client: client.name,
+      client_source: client.source,
+      ...(remembered ? { clientCapabilities: remembered } : {}),
+    };
     deps.tokens.touch(record, ctx.client);
-    const authInfo: AuthInfo = { token: record.id, clientId: record.id, scopes: [], extra: { ctx, ...(view ? { view } : {}) } };
+    const authInfo: AuthInfo = {
+      token: record.id,
+      clientId: record.id,
+      scopes: [],
+      extra: { ctx, ...(view ? { view } : {}) },
+    };
 
     // A 2025 client's answer to what a call in flight asked it, or its cancellation of that call: to that exchange.
     if (rpc.era === 'legacy' && routes.route(record.id, rpc.message)) return void res.writeHead(202).end();
     if (rpc.era === 'legacy') {
       // The call's cancellation route, taken now (before any await): at most MAX_OPEN_CALLS_PER_TOKEN per token.
-      const route = rpc.message.method !== undefined && rpc.message.id !== undefined ? routes.open(record.id, rpc.message.id) : undefined;
+      const route =
+        rpc.message.method !== undefined && rpc.message.id !== undefined
+          ? routes.open(record.id, rpc.message.id)
+          : undefined;
       if (route instanceof HttpError) {
         audit(route.code);
         return sendError(res, route, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
@@ -156,14 +218,25 @@ export function createMcpEndpoint(deps: EndpointDeps) {
       // (ListChanges.attach then ends the token's oldest stream past its bound).
       if (!lists.hasRoomFor(record.id)) return busy();
       holdStream(res);
-      await lists.servingListenFor(record.id, () => endListenStream(res, rpc.message.id!), () => serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId));
+      await lists.servingListenFor(
+        record.id,
+        () => endListenStream(res, rpc.message.id!),
+        () => serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId),
+      );
       return;
     }
     const refused = await serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId);
     if (refused) audit(refused);
   }
 
-  async function serve2025(res: ServerResponse, message: JSONRPCMessage, ctx: CallContext, authInfo: AuthInfo, view?: string, route?: CallRoute): Promise<void> {
+  async function serve2025(
+    res: ServerResponse,
+    message: JSONRPCMessage,
+    ctx: CallContext,
+    authInfo: AuthInfo,
+    view?: string,
+    route?: CallRoute,
+  ): Promise<void> {
     const server = factory(ctx, view);
     const exchange = new Exchange2025(res, ctx.request_id, authInfo, routes);
     try {
@@ -183,7 +256,13 @@ export function createMcpEndpoint(deps: EndpointDeps) {
       const open = [...streams];
       lists.closeAll();
       await Promise.race([
-        Promise.all(open.map((res) => (res.writableFinished || res.destroyed ? null : new Promise((resolve) => res.once('close', resolve).once('finish', resolve))))),
+        Promise.all(
+          open.map((res) =>
+            res.writableFinished || res.destroyed
+              ? null
+              : new Promise((resolve) => res.once('close', resolve).once('finish', resolve)),
+          ),
+        ),
         new Promise((resolve) => setTimeout(resolve, ms).unref()),
       ]);
     },

@@ -10,7 +10,8 @@ const NOTIFICATION: Record<ListKind, string> = {
 };
 
 /** Whether a GET asks for the server's event stream (Streamable HTTP, 2025 era). */
-export const wantsEventStream = (req: IncomingMessage): boolean => /\btext\/event-stream\b/i.test(req.headers.accept ?? '');
+export const wantsEventStream = (req: IncomingMessage): boolean =>
+  /\btext\/event-stream\b/i.test(req.headers.accept ?? '');
 
 /**
  * The 2025-era Streamable HTTP GET stream, for an authenticated token: the
@@ -22,9 +23,19 @@ export const wantsEventStream = (req: IncomingMessage): boolean => /\btext\/even
  * ends: `ListChanges.attach` keeps the bounds), or at shutdown. Returns false
  * when the service holds too many streams already.
  */
-export function openEventStream(req: IncomingMessage, res: ServerResponse, tokenId: string, lists: ListChanges): boolean {
+export function openEventStream(
+  req: IncomingMessage,
+  res: ServerResponse,
+  tokenId: string,
+  lists: ListChanges,
+): boolean {
   if (!lists.hasRoomFor(tokenId)) return false;
-  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+  res.writeHead(200, {
+    'Content-Type': 'text/event-stream',
+    'Cache-Control': 'no-cache, no-transform',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+  });
   res.write(': gatehouse: list changes arrive here\n\n');
   let detach = () => {};
   const end = () => {

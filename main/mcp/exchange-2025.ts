@@ -60,7 +60,14 @@ export class Exchange2025 implements Transport {
     this.res.once('close', () => {
       if (this.done) return;
       // The client went away: cancel the handler, then let the exchange go.
-      this.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: this.id!, reason: 'the client closed the connection' } }, extra);
+      this.onmessage?.(
+        {
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: this.id!, reason: 'the client closed the connection' },
+        },
+        extra,
+      );
       this.finish();
     });
     this.onmessage?.(message, extra);
@@ -75,7 +82,11 @@ export class Exchange2025 implements Transport {
       if (this.streaming) {
         this.res.end(`event: message\ndata: ${text}\n\n`);
       } else {
-        this.res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-store' });
+        this.res.writeHead(200, {
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(text),
+          'Cache-Control': 'no-store',
+        });
         this.res.end(text);
       }
       this.finish();
@@ -87,13 +98,20 @@ export class Exchange2025 implements Transport {
       // A request to the client (elicitation, sampling): its answer comes in another POST, routed back here.
       if (!this.routes) return;
       const original = message.id;
-      const wire = this.routes.expect(this.authInfo.clientId, original, (m) => this.onmessage?.(m, { authInfo: this.authInfo }));
+      const wire = this.routes.expect(this.authInfo.clientId, original, (m) =>
+        this.onmessage?.(m, { authInfo: this.authInfo }),
+      );
       this.routed.push(() => this.routes!.forgetAsk(wire));
       message = { ...message, id: wire };
     }
     if (!this.streaming) {
       this.streaming = true;
-      this.res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+      this.res.writeHead(200, {
+        'Content-Type': 'text/event-stream',
+        'Cache-Control': 'no-cache, no-transform',
+        Connection: 'keep-alive',
+        'X-Accel-Buffering': 'no',
+      });
     }
     this.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   }
@@ -111,7 +129,8 @@ export class Exchange2025 implements Transport {
   /** Ends the exchange with no JSON-RPC answer: an event stream that closes without one. */
   private endUnanswered(): void {
     if (this.done) return;
-    if (!this.streaming) this.res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform' });
+    if (!this.streaming)
+      this.res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform' });
     this.res.end();
     this.finish();
   }
@@ -121,7 +140,10 @@ export class Exchange2025 implements Transport {
   }
 
   private end(status: number, body: string | null): void {
-    this.res.writeHead(status, body ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } : {});
+    this.res.writeHead(
+      status,
+      body ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } : {},
+    );
     this.res.end(body ?? undefined);
   }
 

@@ -30,14 +30,23 @@ export interface McpRequest {
   rpc?: CheckedRpc;
 }
 
-const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name, Last-Event-ID, X-Request-Id';
-const EXPOSE_HEADERS = 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, X-Request-Id';
+const ALLOW_HEADERS =
+  'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name, Last-Event-ID, X-Request-Id';
+const EXPOSE_HEADERS =
+  'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, X-Request-Id';
 export const METHODS = 'GET, POST, OPTIONS';
-const corsPolicy = (s: Settings): CorsPolicy => ({ origins: s.cors, methods: METHODS, allowHeaders: ALLOW_HEADERS, exposeHeaders: EXPOSE_HEADERS });
+const corsPolicy = (s: Settings): CorsPolicy => ({
+  origins: s.cors,
+  methods: METHODS,
+  allowHeaders: ALLOW_HEADERS,
+  exposeHeaders: EXPOSE_HEADERS,
+});
 
 /** DNS rebinding: the Host must be one we serve; a browser's Origin must be allowed by `cors`. */
-export const hostGuard = (allowedHosts: ReadonlySet<string>): Guard<McpRequest> => (c) =>
-  checkHost(c.req, allowedHosts) ?? checkOrigin(c.req, c.settings.cors, allowedHosts);
+export const hostGuard =
+  (allowedHosts: ReadonlySet<string>): Guard<McpRequest> =>
+  (c) =>
+    checkHost(c.req, allowedHosts) ?? checkOrigin(c.req, c.settings.cors, allowedHosts);
 
 /** CORS headers on every answer; a preflight is answered here. */
 export const corsGuard: Guard<McpRequest> = (c) => {
@@ -49,13 +58,21 @@ export const corsGuard: Guard<McpRequest> = (c) => {
 export const methodGuard: Guard<McpRequest> = (c) => {
   c.stream = c.req.method === 'GET' && wantsEventStream(c.req);
   if (c.req.method !== 'POST' && !c.stream) {
-    return new HttpError('invalid_request', `${c.req.method} is not supported on the MCP endpoint: POST a JSON-RPC message, or GET with Accept: text/event-stream for change notifications`, { status: 405, headers: { Allow: METHODS } });
+    return new HttpError(
+      'invalid_request',
+      `${c.req.method} is not supported on the MCP endpoint: POST a JSON-RPC message, or GET with Accept: text/event-stream for change notifications`,
+      { status: 405, headers: { Allow: METHODS } },
+    );
   }
 };
 
 /** The gateway switched off in settings answers 503 to everyone. */
 export const enabledGuard: Guard<McpRequest> = (c) => {
-  if (!c.settings.enabled) return new HttpError('gateway_disabled', 'the gateway is switched off in Gatehouse settings: switch it on in the console, the tray or with `gatehouse settings set enabled true`');
+  if (!c.settings.enabled)
+    return new HttpError(
+      'gateway_disabled',
+      'the gateway is switched off in Gatehouse settings: switch it on in the console, the tray or with `gatehouse settings set enabled true`',
+    );
 };
 
 /**
@@ -63,19 +80,23 @@ export const enabledGuard: Guard<McpRequest> = (c) => {
  * guessing tokens is rate limited; a valid token is never held back by
  * someone else's failures (every local client shares 127.0.0.1).
  */
-export const authGuard = (tokens: Tokens, limiter: RateLimiter): Guard<McpRequest> => (c) => {
-  const verified = authenticate(c.req, tokens);
-  if (!(verified instanceof HttpError)) {
-    c.auth = verified;
-    return;
-  }
-  const d = limiter.check(`addr:${c.address}`, c.settings.rate_limit, c.now);
-  return d.allowed ? verified : rateLimitedError(d);
-};
+export const authGuard =
+  (tokens: Tokens, limiter: RateLimiter): Guard<McpRequest> =>
+  (c) => {
+    const verified = authenticate(c.req, tokens);
+    if (!(verified instanceof HttpError)) {
+      c.auth = verified;
+      return;
+    }
+    const d = limiter.check(`addr:${c.address}`, c.settings.rate_limit, c.now);
+    return d.allowed ? verified : rateLimitedError(d);
+  };
 
 /** The token's own budget, before the body: a token over it costs us no read, no parse. */
-export const tokenRateGuard = (limiter: RateLimiter): Guard<McpRequest> => (c) =>
-  checkRate(c.res, limiter, `tok:${c.auth!.record.id}`, c.settings.rate_limit, c.now);
+export const tokenRateGuard =
+  (limiter: RateLimiter): Guard<McpRequest> =>
+  (c) =>
+    checkRate(c.res, limiter, `tok:${c.auth!.record.id}`, c.settings.rate_limit, c.now);
 
 /**
  * The body of a POST: JSON by Content-Type, within the size limit (and the
@@ -83,14 +104,19 @@ export const tokenRateGuard = (limiter: RateLimiter): Guard<McpRequest> => (c) =
  * the protocol checks of its era (rpc-check.ts). The request's id is kept as
  * soon as it is read, so a refusal answers with it.
  */
-export const bodyGuard = (limit: number, budget?: BodyBudget): Guard<McpRequest> => async (c) => {
-  if (c.stream) return;
-  if (!isJsonContentType(c.req.headers['content-type'] ?? null)) {
-    return new HttpError('invalid_request', 'Content-Type must be application/json', { status: 415, headers: { Connection: 'close' } });
-  }
-  const parsed = parseJson(await readBody(c.req, { limit, ...(budget ? { budget } : {}) }));
-  const id = (parsed as { id?: unknown } | null)?.id;
-  if (typeof id === 'number' || typeof id === 'string') c.rpcId = id;
-  c.rpc = checkRpc(c.req, parsed);
-  if (c.rpc.era === 'legacy') check2025Headers(c.req, c.rpc);
-};
+export const bodyGuard =
+  (limit: number, budget?: BodyBudget): Guard<McpRequest> =>
+  async (c) => {
+    if (c.stream) return;
+    if (!isJsonContentType(c.req.headers['content-type'] ?? null)) {
+      return new HttpError('invalid_request', 'Content-Type must be application/json', {
+        status: 415,
+        headers: { Connection: 'close' },
+      });
+    }
+    const parsed = parseJson(await readBody(c.req, { limit, ...(budget ? { budget } : {}) }));
+    const id = (parsed as { id?: unknown } | null)?.id;
+    if (typeof id === 'number' || typeof id === 'string') c.rpcId = id;
+    c.rpc = checkRpc(c.req, parsed);
+    if (c.rpc.era === 'legacy') check2025Headers(c.req, c.rpc);
+  };

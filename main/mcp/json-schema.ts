@@ -7,4 +7,5 @@ import type { JsonSchemaCompiler, StandardSchema } from '../core/calls/tool-sche
  * (2020-12 by default, draft-07 and 2019-09 by `$schema`, formats on). One
  * well-kept validator, the same one the SDK's client uses, and no second copy.
  */
-export const jsonSchemaCompiler: JsonSchemaCompiler = (schema) => fromJsonSchema(schema as Parameters<typeof fromJsonSchema>[0]) as unknown as StandardSchema;
+export const jsonSchemaCompiler: JsonSchemaCompiler = (schema) =>
+  fromJsonSchema(schema as Parameters<typeof fromJsonSchema>[0]) as unknown as StandardSchema;

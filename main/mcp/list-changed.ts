@@ -169,8 +169,15 @@ export class ListChanges {
     // Passed-through prompts and resources (upstreams') as their surface's revision: it changes with every re-listing.
     const surfaces = this.deps.registry.surfaces(viewer).map((s) => ({ id: s.plugin, ...s.surface.revision() }));
     return {
-      tools: this.deps.registry.visible(viewer, settings).map((e) => this.idOf(e)).join(','),
-      resources: this.deps.registry.resources(viewer, settings).map((r) => String(this.idOf(r))).concat(surfaces.map((s) => `${s.id}:${s.resources}`)).join(','),
+      tools: this.deps.registry
+        .visible(viewer, settings)
+        .map((e) => this.idOf(e))
+        .join(','),
+      resources: this.deps.registry
+        .resources(viewer, settings)
+        .map((r) => String(this.idOf(r)))
+        .concat(surfaces.map((s) => `${s.id}:${s.resources}`))
+        .join(','),
       prompts: surfaces.map((s) => `${s.id}:${s.prompts}`).join(','),
     };
   }

@@ -17,6 +17,10 @@ export function endListenStream(res: ServerResponse, id: string | number): void 
     res.destroy();
     return;
   }
-  const result = { jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID_META_KEY]: id, [SERVER_INFO_META_KEY]: SERVER_INFO } } };
+  const result = {
+    jsonrpc: '2.0',
+    id,
+    result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID_META_KEY]: id, [SERVER_INFO_META_KEY]: SERVER_INFO } },
+  };
   res.end(`event: message\ndata: ${JSON.stringify(result)}\n\n`);
 }

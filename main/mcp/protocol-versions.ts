@@ -10,6 +10,9 @@ export const MODERN_PROTOCOL_VERSION = '2026-07-28';
  * `server/discover`'s `supportedVersions`, so a client reads the same truth
  * in both places.
  */
-export const SERVED_PROTOCOL_VERSIONS: readonly string[] = [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v < MODERN_PROTOCOL_VERSION)];
+export const SERVED_PROTOCOL_VERSIONS: readonly string[] = [
+  MODERN_PROTOCOL_VERSION,
+  ...SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v < MODERN_PROTOCOL_VERSION),
+];
 
 export const servesVersion = (v: string): boolean => SERVED_PROTOCOL_VERSIONS.includes(v);

@@ -8,7 +8,12 @@ import { RateLimiter } from '../lib/rate-limiter.ts';
 /** Refusal entries written per minute for each kind of refusal (error code); the rest are counted. */
 export const REFUSALS_AUDITED_PER_MINUTE = 60;
 
-const RESULT: Partial<Record<ErrorCode, AuditResult>> = { unauthorized: 'denied', forbidden: 'denied', gateway_disabled: 'denied', rate_limited: 'rate_limited' };
+const RESULT: Partial<Record<ErrorCode, AuditResult>> = {
+  unauthorized: 'denied',
+  forbidden: 'denied',
+  gateway_disabled: 'denied',
+  rate_limited: 'rate_limited',
+};
 
 export interface Refused {
   code: ErrorCode;
@@ -44,8 +49,20 @@ export class RefusalAudit {
     const skipped = this.skipped.get(r.code) ?? 0;
     this.skipped.delete(r.code);
     this.auditor.record(
-      { tool: HTTP_REFUSAL, write: false, result: RESULT[r.code] ?? 'error', error_code: r.code, target: skipped ? `${skipped} earlier ${r.code} refusal(s) not audited (over ${this.perMinute} a minute)` : null },
-      { principal: r.token ? tokenPrincipal(r.token, { id: r.token.user_id, login: r.token.login }, 'mcp') : null, request_id: r.requestId, client: `address ${r.address}` },
+      {
+        tool: HTTP_REFUSAL,
+        write: false,
+        result: RESULT[r.code] ?? 'error',
+        error_code: r.code,
+        target: skipped
+          ? `${skipped} earlier ${r.code} refusal(s) not audited (over ${this.perMinute} a minute)`
+          : null,
+      },
+      {
+        principal: r.token ? tokenPrincipal(r.token, { id: r.token.user_id, login: r.token.login }, 'mcp') : null,
+        request_id: r.requestId,
+        client: `address ${r.address}`,
+      },
     );
   }
 }

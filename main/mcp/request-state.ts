@@ -48,7 +48,10 @@ export function requestStateOptions(refused: (reason: string, tool: string) => v
       try {
         return await codec.verify(state, ctx);
       } catch (e) {
-        refused(VERIFY_REASONS.get(e instanceof Error ? e.message : '') ?? 'the requestState is invalid', ctx.http?.req?.headers.get('mcp-name') ?? '');
+        refused(
+          VERIFY_REASONS.get(e instanceof Error ? e.message : '') ?? 'the requestState is invalid',
+          ctx.http?.req?.headers.get('mcp-name') ?? '',
+        );
         throw e;
       }
     },
@@ -59,13 +62,26 @@ export function requestStateOptions(refused: (reason: string, tool: string) => v
 export function argsDigest(args: Record<string, unknown>): string {
   const sorted = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(sorted);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])]));
+    if (v && typeof v === 'object')
+      return Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
+      );
     return v;
   };
-  return createHash('sha256').update(JSON.stringify(sorted(args))).digest('base64url').slice(0, 22);
+  return createHash('sha256')
+    .update(JSON.stringify(sorted(args)))
+    .digest('base64url')
+    .slice(0, 22);
 }
 
-export function wrapState(tool: string, args: Record<string, unknown>, state: string | undefined, extra: ServerContext): Promise<string> {
+export function wrapState(
+  tool: string,
+  args: Record<string, unknown>,
+  state: string | undefined,
+  extra: ServerContext,
+): Promise<string> {
   return codec.mint({ t: tool, a: argsDigest(args), s: state ?? null }, extra);
 }
 
@@ -80,7 +96,8 @@ export function resumeOf(tool: string, args: Record<string, unknown>, extra: Ser
   const wrapped = extra.mcpReq.requestState<Wrapped>();
   if (wrapped === undefined && responses === undefined) return undefined;
   if (wrapped !== undefined) {
-    const ok = typeof wrapped === 'object' && wrapped !== null && typeof wrapped.t === 'string' && typeof wrapped.a === 'string';
+    const ok =
+      typeof wrapped === 'object' && wrapped !== null && typeof wrapped.t === 'string' && typeof wrapped.a === 'string';
     if (!ok || wrapped.t !== tool || wrapped.a !== argsDigest(args)) {
       const otherTool = ok && wrapped.t !== tool;
       const reason = `the requestState was issued for ${otherTool ? 'another tool' : 'another call (other arguments)'}`;
@@ -88,5 +105,8 @@ export function resumeOf(tool: string, args: Record<string, unknown>, extra: Ser
       return { refused: { message, reason } };
     }
   }
-  return { ...(responses ? { inputResponses: responses } : {}), ...(wrapped?.s != null ? { requestState: wrapped.s } : {}) };
+  return {
+    ...(responses ? { inputResponses: responses } : {}),
+    ...(wrapped?.s != null ? { requestState: wrapped.s } : {}),
+  };
 }

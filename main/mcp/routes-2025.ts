@@ -55,7 +55,11 @@ export class Routes2025 {
   open(token: string, id: Id): CallRoute | HttpError {
     const held = this.openPerToken.get(token) ?? 0;
     if (held >= MAX_OPEN_CALLS_PER_TOKEN) {
-      return new HttpError('rate_limited', `this token has ${MAX_OPEN_CALLS_PER_TOKEN} calls in progress: wait for one to end`, { headers: { 'Retry-After': '1' } });
+      return new HttpError(
+        'rate_limited',
+        `this token has ${MAX_OPEN_CALLS_PER_TOKEN} calls in progress: wait for one to end`,
+        { headers: { 'Retry-After': '1' } },
+      );
     }
     this.openPerToken.set(token, held + 1);
     const key = callKey(token, id);

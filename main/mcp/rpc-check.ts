@@ -1,5 +1,10 @@
 import type { IncomingMessage } from 'node:http';
-import { classifyInboundRequest, parseJSONRPCMessage, PROTOCOL_VERSION_META_KEY, type InboundClassificationOutcome } from '@modelcontextprotocol/server';
+import {
+  classifyInboundRequest,
+  parseJSONRPCMessage,
+  PROTOCOL_VERSION_META_KEY,
+  type InboundClassificationOutcome,
+} from '@modelcontextprotocol/server';
 import { codeOfRpcError, JSONRPC_CODES } from '../contract/errors.ts';
 import { HttpError } from '../lib/http/http-error.ts';
 import { MODERN_PROTOCOL_VERSION, SERVED_PROTOCOL_VERSIONS, servesVersion } from './protocol-versions.ts';
@@ -26,9 +31,13 @@ const metaOf = (body: unknown): Record<string, unknown> | null => {
 /** The -32022 refusal, naming every revision we serve (the list server/discover gives). */
 export function unsupportedVersion(requested: string): HttpError {
   const shown = requested.slice(0, 40);
-  return new HttpError('unsupported_protocol_version', `unsupported protocol version '${shown}': this server serves ${SERVED_PROTOCOL_VERSIONS.join(', ')}`, {
-    details: { supported: [...SERVED_PROTOCOL_VERSIONS], requested: shown },
-  });
+  return new HttpError(
+    'unsupported_protocol_version',
+    `unsupported protocol version '${shown}': this server serves ${SERVED_PROTOCOL_VERSIONS.join(', ')}`,
+    {
+      details: { supported: [...SERVED_PROTOCOL_VERSIONS], requested: shown },
+    },
+  );
 }
 
 /**
@@ -80,21 +89,31 @@ function plainEra(req: IncomingMessage, body: unknown): 'legacy' | 'modern' | nu
  */
 export function checkRpc(req: IncomingMessage, body: unknown): CheckedRpc {
   if (Array.isArray(body)) {
-    throw new HttpError('invalid_request', 'JSON-RPC batches are not supported: send one request per HTTP POST (MCP removed batching in 2025-06-18)');
+    throw new HttpError(
+      'invalid_request',
+      'JSON-RPC batches are not supported: send one request per HTTP POST (MCP removed batching in 2025-06-18)',
+    );
   }
   checkVersion(req, body);
   const plain = plainEra(req, body);
-  const outcome: InboundClassificationOutcome | { kind: 'legacy' | 'modern' } = plain ? { kind: plain } : classifyInboundRequest({
-    httpMethod: 'POST',
-    body,
-    ...optional('protocolVersionHeader', headerOf(req, 'mcp-protocol-version')),
-    ...optional('mcpMethodHeader', headerOf(req, 'mcp-method')),
-    ...optional('mcpNameHeader', headerOf(req, 'mcp-name')),
-  });
+  const outcome: InboundClassificationOutcome | { kind: 'legacy' | 'modern' } = plain
+    ? { kind: plain }
+    : classifyInboundRequest({
+        httpMethod: 'POST',
+        body,
+        ...optional('protocolVersionHeader', headerOf(req, 'mcp-protocol-version')),
+        ...optional('mcpMethodHeader', headerOf(req, 'mcp-method')),
+        ...optional('mcpNameHeader', headerOf(req, 'mcp-name')),
+      });
   if (outcome.kind === 'reject') {
-    const data = typeof outcome.data === 'object' && outcome.data !== null ? (outcome.data as Record<string, unknown>) : {};
-    if (outcome.code === JSONRPC_CODES.unsupported_protocol_version) throw unsupportedVersion(typeof data.requested === 'string' ? data.requested : '');
-    throw new HttpError(codeOfRpcError(outcome.code), outcome.message, { status: outcome.httpStatus, details: { ...data, jsonrpc_code: outcome.code } });
+    const data =
+      typeof outcome.data === 'object' && outcome.data !== null ? (outcome.data as Record<string, unknown>) : {};
+    if (outcome.code === JSONRPC_CODES.unsupported_protocol_version)
+      throw unsupportedVersion(typeof data.requested === 'string' ? data.requested : '');
+    throw new HttpError(codeOfRpcError(outcome.code), outcome.message, {
+      status: outcome.httpStatus,
+      details: { ...data, jsonrpc_code: outcome.code },
+    });
   }
   const message = body as RpcMessage;
   const isRequest = typeof message.method === 'string' && message.id !== undefined;
@@ -114,10 +133,15 @@ export function checkRpc(req: IncomingMessage, body: unknown): CheckedRpc {
 export function check2025Headers(req: IncomingMessage, rpc: CheckedRpc): void {
   const accept = headerOf(req, 'accept') ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
-    throw new HttpError('invalid_request', 'Not Acceptable: the client must accept both application/json and text/event-stream', { status: 406 });
+    throw new HttpError(
+      'invalid_request',
+      'Not Acceptable: the client must accept both application/json and text/event-stream',
+      { status: 406 },
+    );
   }
   const method = headerOf(req, 'mcp-method');
-  if (method !== undefined && method !== rpc.message.method) throw new HttpError('invalid_request', 'the Mcp-Method header and the body name different methods');
+  if (method !== undefined && method !== rpc.message.method)
+    throw new HttpError('invalid_request', 'the Mcp-Method header and the body name different methods');
 }
 
 const LISTS = new Set(['tools/list', 'resources/list', 'resources/templates/list', 'prompts/list']);
@@ -139,17 +163,23 @@ function checkParams(m: RpcMessage): void {
     if (typeof p.name !== 'string' || p.name.length === 0) throw bad('name must be a non-empty string');
     if (p.arguments !== undefined && !isObject(p.arguments)) throw bad('arguments must be an object');
   } else if (m.method === 'resources/read') {
-    if (typeof p.uri !== 'string' || p.uri.length === 0 || p.uri.length > MAX_URI) throw bad(`uri must be a string of 1-${MAX_URI} characters`);
+    if (typeof p.uri !== 'string' || p.uri.length === 0 || p.uri.length > MAX_URI)
+      throw bad(`uri must be a string of 1-${MAX_URI} characters`);
   } else if (LISTS.has(m.method!)) {
     if (p.cursor === undefined) return;
     if (typeof p.cursor !== 'string') throw bad('cursor must be a string');
-    throw bad('unknown cursor: this server answers every list in one page and never issues a cursor; send the request without one');
+    throw bad(
+      'unknown cursor: this server answers every list in one page and never issues a cursor; send the request without one',
+    );
   } else if (m.method === 'initialize') {
-    if (m.params === undefined) throw bad('params are required: {protocolVersion, capabilities, clientInfo: {name, version}}');
+    if (m.params === undefined)
+      throw bad('params are required: {protocolVersion, capabilities, clientInfo: {name, version}}');
     if (typeof p.protocolVersion !== 'string') throw bad('protocolVersion must be a string, e.g. "2025-11-25"');
     if (!isObject(p.capabilities)) throw bad('capabilities must be an object ({} when the client offers none)');
-    if (!isObject(p.clientInfo) || typeof p.clientInfo.name !== 'string' || typeof p.clientInfo.version !== 'string') throw bad('clientInfo must be an object with a string name and version');
+    if (!isObject(p.clientInfo) || typeof p.clientInfo.name !== 'string' || typeof p.clientInfo.version !== 'string')
+      throw bad('clientInfo must be an object with a string name and version');
   }
 }
 
-const optional = <K extends string>(key: K, value: string | undefined) => (value === undefined ? {} : ({ [key]: value } as Record<K, string>));
+const optional = <K extends string>(key: K, value: string | undefined) =>
+  value === undefined ? {} : ({ [key]: value } as Record<K, string>);

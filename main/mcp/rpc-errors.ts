@@ -31,7 +31,10 @@ function schemaIssues(message: string): string | null {
  * -32602 on every revision, as 2026-07-28 asks).
  */
 export function finishRpcError(error: RpcErrorObject, requestId: string, era: 'legacy' | 'modern'): RpcErrorObject {
-  const data: Record<string, unknown> = typeof error.data === 'object' && error.data !== null && !Array.isArray(error.data) ? { ...(error.data as Record<string, unknown>) } : {};
+  const data: Record<string, unknown> =
+    typeof error.data === 'object' && error.data !== null && !Array.isArray(error.data)
+      ? { ...(error.data as Record<string, unknown>) }
+      : {};
   let { code, message } = error;
   const issues = code === JSONRPC_CODES.internal_error ? schemaIssues(message) : null;
   if (issues !== null) {

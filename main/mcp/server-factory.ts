@@ -38,7 +38,12 @@ function toMcpTool(entry: RegisteredTool): Record<string, unknown> {
       ...(entry.output ? { outputSchema: entry.output.json } : {}),
       // The title has one source, the tool's own; the hints default from `write`.
       annotations: { readOnlyHint: !t.write, ...t.annotations, title: t.title },
-      _meta: { 'gatehouse/plugin': t.plugin, 'gatehouse/capability': t.capability, 'gatehouse/feature': t.feature, 'gatehouse/write': t.write },
+      _meta: {
+        'gatehouse/plugin': t.plugin,
+        'gatehouse/capability': t.capability,
+        'gatehouse/feature': t.feature,
+        'gatehouse/write': t.write,
+      },
     };
     listings.set(entry, listed);
   }
@@ -49,12 +54,20 @@ function toMcpTool(entry: RegisteredTool): Record<string, unknown> {
 const toolLists = new ToolListCache(toMcpTool);
 
 /** A progress sink when the client sent a progressToken: what a tool (an upstream's) reports goes to it as notifications/progress. */
-function progressOf(req: { _meta?: { progressToken?: string | number }; notify: (n: { method: 'notifications/progress'; params: Record<string, unknown> }) => Promise<void> }): { sink: Pick<CallContext, 'progress'>; flush: () => Promise<unknown> } {
+function progressOf(req: {
+  _meta?: { progressToken?: string | number };
+  notify: (n: { method: 'notifications/progress'; params: Record<string, unknown> }) => Promise<void>;
+}): { sink: Pick<CallContext, 'progress'>; flush: () => Promise<unknown> } {
   const token = req._meta?.progressToken;
   if (token === undefined) return { sink: {}, flush: async () => undefined };
   let last: Promise<unknown> = Promise.resolve();
   return {
-    sink: { progress: (p) => void (last = req.notify({ method: 'notifications/progress', params: { progressToken: token, ...p } }).catch(() => undefined)) },
+    sink: {
+      progress: (p) =>
+        void (last = req
+          .notify({ method: 'notifications/progress', params: { progressToken: token, ...p } })
+          .catch(() => undefined)),
+    },
     flush: () => last,
   };
 }
@@ -78,7 +91,12 @@ const toolError = (code: string, message: string, extra: Record<string, unknown>
 export const SERVER_INFO = { name: 'gatehouse', title: 'Gatehouse', version: VERSION } as const;
 
 /** Server capabilities: lists change at run time (plugins, settings), and we say so. */
-export const SERVER_CAPABILITIES = { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, logging: {} } as const;
+export const SERVER_CAPABILITIES = {
+  tools: { listChanged: true },
+  resources: { listChanged: true },
+  prompts: { listChanged: true },
+  logging: {},
+} as const;
 
 type Discover = { _ondiscover(): Record<string, unknown> };
 
@@ -101,12 +119,22 @@ function discoverServedVersions(server: Server): void {
  * staging and audit in its own pipeline, and tools/list is per caller.
  */
 export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
-  const server = new Server({ ...SERVER_INFO }, { capabilities: SERVER_CAPABILITIES, instructions: deps.instructions(ctx), requestState: requestStateOptions((reason, tool) => deps.pipeline.auditRefusedState(tool, ctx, reason)) });
+  const server = new Server(
+    { ...SERVER_INFO },
+    {
+      capabilities: SERVER_CAPABILITIES,
+      instructions: deps.instructions(ctx),
+      requestState: requestStateOptions((reason, tool) => deps.pipeline.auditRefusedState(tool, ctx, reason)),
+    },
+  );
   discoverServedVersions(server);
   const viewer = viewerOf(ctx);
   serveTasks(server, ctx, deps.tasks);
 
-  server.setRequestHandler('tools/list', async () => toolLists.result(deps.registry.visible(viewer, deps.settings())) as never);
+  server.setRequestHandler(
+    'tools/list',
+    async () => toolLists.result(deps.registry.visible(viewer, deps.settings())) as never,
+  );
 
   server.setRequestHandler('tools/call', async (request, extra) => {
     const progress = progressOf(extra.mcpReq);
@@ -114,13 +142,23 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
     try {
       // What the client declared and (2025 era) how to ask it mid-call; a retried round's verified answers (request-state.ts).
       const resume = resumeOf(request.params.name, args, extra);
-      const call: CallContext = { ...ctx, ...(extra.mcpReq.signal ? { signal: extra.mcpReq.signal } : {}), ...progress.sink, ...clientAskOf(extra, ctx.clientCapabilities), ...(resume ? { resume } : {}) };
+      const call: CallContext = {
+        ...ctx,
+        ...(extra.mcpReq.signal ? { signal: extra.mcpReq.signal } : {}),
+        ...progress.sink,
+        ...clientAskOf(extra, ctx.clientCapabilities),
+        ...(resume ? { resume } : {}),
+      };
       const outcome = await deps.pipeline.call(request.params.name, args, call);
       // Progress sent on the way goes out before the result, never after it.
       await progress.flush();
       if (outcome.kind === 'refused') return toolError(outcome.code, outcome.message, outcome.details);
       const asks = outcome.output.inputRequired;
-      if (asks) return inputRequired({ inputRequests: asks.inputRequests as never, requestState: await wrapState(request.params.name, args, asks.requestState, extra) }) as never;
+      if (asks)
+        return inputRequired({
+          inputRequests: asks.inputRequests as never,
+          requestState: await wrapState(request.params.name, args, asks.requestState, extra),
+        }) as never;
       const caps = declaredCapabilities(extra, ctx);
       const task = taskAnswer(outcome.output, caps, deps.tasks, ctx);
       if (task) return task as never;
@@ -131,7 +169,10 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
       };
     } catch (e) {
       if (e instanceof GatehouseError && e.code === 'unknown_tool') {
-        throw new ProtocolError(JSONRPC_CODES.unknown_tool, e.message, { code: 'unknown_tool', request_id: ctx.request_id });
+        throw new ProtocolError(JSONRPC_CODES.unknown_tool, e.message, {
+          code: 'unknown_tool',
+          request_id: ctx.request_id,
+        });
       }
       const shape = toErrorShape(e);
       return toolError(shape.code, shape.message, shape.details ?? {});
@@ -139,9 +180,16 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
   });
 
   server.setRequestHandler('resources/list', async () => ({
-    resources: deps.registry.resources(viewer, deps.settings()).map(({ uri, name, title, description, mimeType }) => ({
-      uri, name, mimeType, ...(title ? { title } : {}), ...(description ? { description } : {}),
-    })).concat(deps.pipeline.surfaces.resources(ctx) as never[]),
+    resources: deps.registry
+      .resources(viewer, deps.settings())
+      .map(({ uri, name, title, description, mimeType }) => ({
+        uri,
+        name,
+        mimeType,
+        ...(title ? { title } : {}),
+        ...(description ? { description } : {}),
+      }))
+      .concat(deps.pipeline.surfaces.resources(ctx) as never[]),
   }));
 
   installSurfaceHandlers(server, ctx, deps.pipeline.surfaces);
@@ -157,7 +205,11 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
       const shape = toErrorShape(e);
       // A missing and a hidden resource answer alike, as for tools.
       const code = shape.code === 'not_found' ? JSONRPC_CODES.invalid_params : JSONRPC_CODES.internal_error;
-      throw new ProtocolError(code, shape.message, { code: shape.code, request_id: ctx.request_id, ...(shape.code === 'not_found' ? { uri: request.params.uri.slice(0, 300) } : {}) });
+      throw new ProtocolError(code, shape.message, {
+        code: shape.code,
+        request_id: ctx.request_id,
+        ...(shape.code === 'not_found' ? { uri: request.params.uri.slice(0, 300) } : {}),
+      });
     }
   });
 

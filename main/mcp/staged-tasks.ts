@@ -51,7 +51,10 @@ export const approvalRequestKey = (item: Pick<StagedPayload, 'id'>): string => `
  * else (another token's id answers as unknown).
  */
 export function findTask(deps: TaskDeps, taskId: unknown, ctx: CallContext): StagedPayload {
-  const unknown = () => new GatehouseError('invalid_params', 'Failed to retrieve task: Task not found', { taskId: typeof taskId === 'string' ? taskId.slice(0, 64) : null });
+  const unknown = () =>
+    new GatehouseError('invalid_params', 'Failed to retrieve task: Task not found', {
+      taskId: typeof taskId === 'string' ? taskId.slice(0, 64) : null,
+    });
   if (typeof taskId !== 'string' || taskId.length > 64 || !ctx.token) throw unknown();
   let item: StagedPayload;
   try {
@@ -64,10 +67,23 @@ export function findTask(deps: TaskDeps, taskId: unknown, ctx: CallContext): Sta
 }
 
 /** The task a staged write is now; `caps` are the polling request's own, so a link is offered to clients that can open one. */
-export function taskOf(item: StagedPayload, caps: DeclaredCapabilities, approvalUrl: (id: string) => string | null): TaskView {
-  const base = { taskId: item.id, createdAt: item.created, lastUpdatedAt: item.decided_at ?? item.created, ttlMs: null, pollIntervalMs: TASK_POLL_MS };
+export function taskOf(
+  item: StagedPayload,
+  caps: DeclaredCapabilities,
+  approvalUrl: (id: string) => string | null,
+): TaskView {
+  const base = {
+    taskId: item.id,
+    createdAt: item.created,
+    lastUpdatedAt: item.decided_at ?? item.created,
+    ttlMs: null,
+    pollIntervalMs: TASK_POLL_MS,
+  };
   const failed = (code: ErrorCode | string, message: string): TaskView => ({
-    ...base, status: 'failed', statusMessage: message, error: { code: WRITE_NOT_APPLIED, message, data: { code, staged_id: item.id } },
+    ...base,
+    status: 'failed',
+    statusMessage: message,
+    error: { code: WRITE_NOT_APPLIED, message, data: { code, staged_id: item.id } },
   });
   switch (item.status) {
     case 'pending': {
@@ -75,8 +91,20 @@ export function taskOf(item: StagedPayload, caps: DeclaredCapabilities, approval
       const waiting = `Waiting for a person to approve this write in Gatehouse before ${item.expires_at}: ${item.preview.summary}`;
       if (!url) return { ...base, status: 'working', statusMessage: waiting };
       return {
-        ...base, status: 'input_required', statusMessage: waiting,
-        inputRequests: { [approvalRequestKey(item)]: { method: 'elicitation/create', params: { mode: 'url', elicitationId: item.id, url, message: `Gatehouse: a person approves or discards this write on this page: ${item.preview.summary}` } } },
+        ...base,
+        status: 'input_required',
+        statusMessage: waiting,
+        inputRequests: {
+          [approvalRequestKey(item)]: {
+            method: 'elicitation/create',
+            params: {
+              mode: 'url',
+              elicitationId: item.id,
+              url,
+              message: `Gatehouse: a person approves or discards this write on this page: ${item.preview.summary}`,
+            },
+          },
+        },
       };
     }
     case 'applying':
@@ -85,25 +113,36 @@ export function taskOf(item: StagedPayload, caps: DeclaredCapabilities, approval
       return { ...base, status: 'completed', statusMessage: 'Approved and applied', result: callResultOf(item.result) };
     case 'discarded':
       // The client's own tasks/cancel withdrew it: cancelled. A person's discard: the request failed.
-      if (item.decided_by?.kind === 'token' && item.decided_by.token_id === item.token_id) return { ...base, status: 'cancelled', statusMessage: 'Cancelled by the client; nothing was changed' };
+      if (item.decided_by?.kind === 'token' && item.decided_by.token_id === item.token_id)
+        return { ...base, status: 'cancelled', statusMessage: 'Cancelled by the client; nothing was changed' };
       // Revoking the token that staged it discarded it (docs/tasks.md): the reason is the revocation, not a person's review.
-      if (item.error_code === 'token_revoked') return failed('token_revoked', 'The token that staged this write was revoked, so the write was discarded; nothing was changed');
+      if (item.error_code === 'token_revoked')
+        return failed(
+          'token_revoked',
+          'The token that staged this write was revoked, so the write was discarded; nothing was changed',
+        );
       return failed('staged_discarded', 'A person discarded this write; nothing was changed');
     case 'expired':
-      return failed('staged_expired', `Nobody approved this write before ${item.expires_at}; nothing was changed (stage it again)`);
+      return failed(
+        'staged_expired',
+        `Nobody approved this write before ${item.expires_at}; nothing was changed (stage it again)`,
+      );
     case 'failed':
       return failed(item.error_code ?? 'internal_error', failureMessage(item.error_code));
   }
 }
 
 function failureMessage(code: string | null): string {
-  if (code === 'stale_preview') return 'The target changed since the preview was made; nothing was changed (stage it again)';
-  if (code === 'apply_interrupted' || code === 'outcome_unknown') return 'The service stopped while the write was being applied; a person checks whether it took effect';
+  if (code === 'stale_preview')
+    return 'The target changed since the preview was made; nothing was changed (stage it again)';
+  if (code === 'apply_interrupted' || code === 'outcome_unknown')
+    return 'The service stopped while the write was being applied; a person checks whether it took effect';
   return `The write was approved but could not be applied (${code ?? 'internal_error'}); nothing was changed`;
 }
 
 /** A confirmed write's result as the tools/call result it stands for. */
 function callResultOf(result: unknown): Record<string, unknown> {
-  const structured = result !== null && typeof result === 'object' && !Array.isArray(result) ? { structuredContent: result } : {};
+  const structured =
+    result !== null && typeof result === 'object' && !Array.isArray(result) ? { structuredContent: result } : {};
   return { content: [{ type: 'text', text: JSON.stringify(result ?? null, null, 2) }], ...structured, isError: false };
 }

@@ -7,8 +7,15 @@ import { toErrorShape } from '../core/errors.ts';
 /** A refusal or failure of a prompt get or resource read as the JSON-RPC error: a missing and a hidden one answer alike (-32602). */
 export function surfaceError(e: unknown, ctx: CallContext, extra: Record<string, unknown>): ProtocolError {
   const shape = toErrorShape(e);
-  const code = shape.code === 'not_found' || shape.code === 'invalid_params' ? JSONRPC_CODES.invalid_params : JSONRPC_CODES.internal_error;
-  return new ProtocolError(code, shape.message, { code: shape.code, request_id: ctx.request_id, ...(shape.code === 'not_found' ? extra : {}) });
+  const code =
+    shape.code === 'not_found' || shape.code === 'invalid_params'
+      ? JSONRPC_CODES.invalid_params
+      : JSONRPC_CODES.internal_error;
+  return new ProtocolError(code, shape.message, {
+    code: shape.code,
+    request_id: ctx.request_id,
+    ...(shape.code === 'not_found' ? extra : {}),
+  });
 }
 
 /**
@@ -28,11 +35,17 @@ export function installSurfaceHandlers(server: Server, ctx: CallContext, surface
     }
   });
 
-  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: surfaces.templates(ctx) as never }));
+  server.setRequestHandler('resources/templates/list', async () => ({
+    resourceTemplates: surfaces.templates(ctx) as never,
+  }));
 }
 
 /** resources/read of a URI a surface owns (null when none does: a built-in resource or an unknown URI). */
-export async function readSurfaceResource(uri: string, ctx: CallContext, surfaces: SurfaceCalls): Promise<Record<string, unknown> | null> {
+export async function readSurfaceResource(
+  uri: string,
+  ctx: CallContext,
+  surfaces: SurfaceCalls,
+): Promise<Record<string, unknown> | null> {
   if (!surfaces.ownsUri(uri)) return null;
   try {
     return await surfaces.readResource(uri, ctx);

@@ -8,7 +8,9 @@ import { TASKS_EXTENSION, findTask, taskOf, type DeclaredCapabilities, type Task
 
 const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 const ByTask = z.object({ taskId: z.string() }).passthrough();
-const TaskUpdate = z.object({ taskId: z.string(), inputResponses: z.record(z.string(), z.unknown()).optional() }).passthrough();
+const TaskUpdate = z
+  .object({ taskId: z.string(), inputResponses: z.record(z.string(), z.unknown()).optional() })
+  .passthrough();
 
 /** A tools/call answer that is a task: carried past the SDK's CallToolResult check (see serveTasks). */
 class TaskAnswer {
@@ -17,7 +19,10 @@ class TaskAnswer {
 
 type Internals = {
   _ondiscover(): Record<string, unknown>;
-  _wrapHandler(method: string, handler: (request: unknown, ctx: unknown) => Promise<unknown>): (request: unknown, ctx: unknown) => Promise<unknown>;
+  _wrapHandler(
+    method: string,
+    handler: (request: unknown, ctx: unknown) => Promise<unknown>,
+  ): (request: unknown, ctx: unknown) => Promise<unknown>;
 };
 
 /**
@@ -25,12 +30,25 @@ type Internals = {
  * 2025-era one (no envelope), URL-mode elicitation as its token's last
  * `initialize` declared it (tasks are 2026-07-28 only).
  */
-export function declaredCapabilities(extra: { mcpReq?: { envelope?: unknown } }, ctx?: CallContext): DeclaredCapabilities {
+export function declaredCapabilities(
+  extra: { mcpReq?: { envelope?: unknown } },
+  ctx?: CallContext,
+): DeclaredCapabilities {
   // 2025 era: what its initialize declared, remembered per token (client-capabilities.ts)
-  if (!extra.mcpReq?.envelope) return { tasks: false, urlElicitation: Boolean((ctx?.clientCapabilities?.elicitation as { url?: unknown } | undefined)?.url) };
+  if (!extra.mcpReq?.envelope)
+    return {
+      tasks: false,
+      urlElicitation: Boolean((ctx?.clientCapabilities?.elicitation as { url?: unknown } | undefined)?.url),
+    };
   const envelope = extra.mcpReq.envelope as Record<string, unknown>;
-  const caps = (envelope[CLIENT_CAPABILITIES] ?? envelope['clientCapabilities'] ?? {}) as { extensions?: Record<string, unknown>; elicitation?: { url?: unknown } };
-  return { tasks: Boolean(caps.extensions && Object.hasOwn(caps.extensions, TASKS_EXTENSION)), urlElicitation: Boolean(caps.elicitation?.url) };
+  const caps = (envelope[CLIENT_CAPABILITIES] ?? envelope['clientCapabilities'] ?? {}) as {
+    extensions?: Record<string, unknown>;
+    elicitation?: { url?: unknown };
+  };
+  return {
+    tasks: Boolean(caps.extensions && Object.hasOwn(caps.extensions, TASKS_EXTENSION)),
+    urlElicitation: Boolean(caps.elicitation?.url),
+  };
 }
 
 /**
@@ -53,17 +71,31 @@ function stagedHere(output: ToolOutput, deps: TaskDeps, ctx: CallContext): Stage
  * task (resultType "task"), durable before it is returned since it is the
  * staged record itself. Null for any other answer or client.
  */
-export function taskAnswer(output: ToolOutput, caps: DeclaredCapabilities, deps: TaskDeps | undefined, ctx: CallContext): TaskAnswer | null {
+export function taskAnswer(
+  output: ToolOutput,
+  caps: DeclaredCapabilities,
+  deps: TaskDeps | undefined,
+  ctx: CallContext,
+): TaskAnswer | null {
   const item = deps && caps.tasks ? stagedHere(output, deps, ctx) : null;
   return item && deps ? new TaskAnswer({ resultType: 'task', ...taskOf(item, caps, deps.approvalUrl) }) : null;
 }
 
 /** A staged write's plain answer, plus its approval link for a client that declared URL-mode elicitation. */
-export function withApprovalLink(output: ToolOutput, caps: DeclaredCapabilities, deps: TaskDeps | undefined, ctx: CallContext): ToolOutput {
+export function withApprovalLink(
+  output: ToolOutput,
+  caps: DeclaredCapabilities,
+  deps: TaskDeps | undefined,
+  ctx: CallContext,
+): ToolOutput {
   const item = deps && caps.urlElicitation ? stagedHere(output, deps, ctx) : null;
   const url = item && deps ? deps.approvalUrl(item.id) : null;
   if (!url) return output;
-  return { ...output, structured: { ...output.structured, approval_url: url }, ...(output.text ? { text: `${output.text}\nA person can approve or discard it here: ${url}` } : {}) };
+  return {
+    ...output,
+    structured: { ...output.structured, approval_url: url },
+    ...(output.text ? { text: `${output.text}\nA person can approve or discard it here: ${url}` } : {}),
+  };
 }
 
 /**
@@ -84,7 +116,13 @@ export function serveTasks(server: Server, ctx: CallContext, deps: TaskDeps | un
   s._ondiscover = () => {
     const answer = discover();
     const capabilities = (answer.capabilities ?? {}) as Record<string, unknown>;
-    return { ...answer, capabilities: { ...capabilities, extensions: { ...(capabilities.extensions as object | undefined), [TASKS_EXTENSION]: {} } } };
+    return {
+      ...answer,
+      capabilities: {
+        ...capabilities,
+        extensions: { ...(capabilities.extensions as object | undefined), [TASKS_EXTENSION]: {} },
+      },
+    };
   };
   const wrap = s._wrapHandler.bind(server);
   s._wrapHandler = (method, handler) => {
@@ -104,17 +142,28 @@ export function serveTasks(server: Server, ctx: CallContext, deps: TaskDeps | un
     };
   };
 
-  const register = server.setRequestHandler.bind(server) as unknown as (method: string, schemas: { params: z.ZodType }, handler: (params: never, extra: never) => Promise<unknown>) => void;
-  register('tasks/get', { params: ByTask }, async (params: z.infer<typeof ByTask>, extra: { mcpReq?: { envelope?: unknown } }) =>
-    rpc(ctx, () => ({ ...taskOf(findTask(deps, params.taskId, ctx), declaredCapabilities(extra), deps.approvalUrl) })),
+  const register = server.setRequestHandler.bind(server) as unknown as (
+    method: string,
+    schemas: { params: z.ZodType },
+    handler: (params: never, extra: never) => Promise<unknown>,
+  ) => void;
+  register(
+    'tasks/get',
+    { params: ByTask },
+    async (params: z.infer<typeof ByTask>, extra: { mcpReq?: { envelope?: unknown } }) =>
+      rpc(ctx, () => ({
+        ...taskOf(findTask(deps, params.taskId, ctx), declaredCapabilities(extra), deps.approvalUrl),
+      })),
   );
   register('tasks/cancel', { params: ByTask }, async (params: z.infer<typeof ByTask>) =>
     rpc(ctx, async () => {
       const item = findTask(deps, params.taskId, ctx);
       // Cancellation is cooperative: a write already decided (or being applied) stays as it is, and the ack is the same.
-      if (item.status === 'pending') await deps.staging.withdraw(item.id, ctx).catch((e: unknown) => {
-        if (!(e instanceof GatehouseError && (e.code === 'staged_already_decided' || e.code === 'staged_expired'))) throw e;
-      });
+      if (item.status === 'pending')
+        await deps.staging.withdraw(item.id, ctx).catch((e: unknown) => {
+          if (!(e instanceof GatehouseError && (e.code === 'staged_already_decided' || e.code === 'staged_expired')))
+            throw e;
+        });
       return {};
     }),
   );

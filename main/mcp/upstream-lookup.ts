@@ -42,39 +42,73 @@ export interface LookupDeps {
 const MAX_BODY = 8 * 1024;
 
 const postOnly: Guard<McpRequest> = (c) => {
-  if (c.req.method !== 'POST') return new HttpError('invalid_request', `${c.req.method} is not supported here: POST {"url": "https://..."}`, { status: 405, headers: { Allow: 'POST' } });
+  if (c.req.method !== 'POST')
+    return new HttpError('invalid_request', `${c.req.method} is not supported here: POST {"url": "https://..."}`, {
+      status: 405,
+      headers: { Allow: 'POST' },
+    });
 };
 
 export function createUpstreamLookup(deps: LookupDeps) {
-  const guards = compose<McpRequest>(hostGuard(deps.allowedHosts), postOnly, enabledGuard, authGuard(deps.tokens, deps.limiter), tokenRateGuard(deps.limiter));
+  const guards = compose<McpRequest>(
+    hostGuard(deps.allowedHosts),
+    postOnly,
+    enabledGuard,
+    authGuard(deps.tokens, deps.limiter),
+    tokenRateGuard(deps.limiter),
+  );
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const now = deps.now();
-    const c: McpRequest = { req, res, requestId: requestId(req, res, now), settings: deps.settings(), now, address: '', stream: false, rpcId: null };
+    const c: McpRequest = {
+      req,
+      res,
+      requestId: requestId(req, res, now),
+      settings: deps.settings(),
+      now,
+      address: '',
+      stream: false,
+      rpcId: null,
+    };
     c.address = clientAddress(req, c.settings.trust_proxy_headers);
     const meta = { requestId: c.requestId };
     try {
       const stop = await guards(c);
       if (stop === ANSWERED) return;
       if (stop) return sendError(res, stop, adminEnvelope, meta);
-      const url = urlOf(parseJson(await readBody(req, { limit: MAX_BODY, ...(deps.bodyBudget ? { budget: deps.bodyBudget } : {}) })));
+      const url = urlOf(
+        parseJson(await readBody(req, { limit: MAX_BODY, ...(deps.bodyBudget ? { budget: deps.bodyBudget } : {}) })),
+      );
       const key = remoteUrlKey(url);
       if (key === null) throw new HttpError('invalid_value', 'url must be an http:// or https:// URL');
       const { record, user } = c.auth!;
       const viewer = viewerOf({ capabilities: capabilitiesOf(user.role), token: record } as CallContext);
-      const found = deps.remotes().filter((r) => remoteUrlKey(r.url) === key && mayUseUpstream(viewer, r.id, deps.profileOf));
-      const answer: UpstreamLookupAnswer = { upstreams: found.map((r) => ({ id: r.id, mcp_path: upstreamMcpPath(r.id) })) };
+      const found = deps
+        .remotes()
+        .filter((r) => remoteUrlKey(r.url) === key && mayUseUpstream(viewer, r.id, deps.profileOf));
+      const answer: UpstreamLookupAnswer = {
+        upstreams: found.map((r) => ({ id: r.id, mcp_path: upstreamMcpPath(r.id) })),
+      };
       sendJson(res, 200, { ok: true, data: answer });
     } catch (e) {
       // A client that went away gets no answer (a read request is destroyed once its body was read: only the answer side counts).
       if (res.destroyed) return;
-      sendError(res, e instanceof HttpError ? e : new HttpError('internal_error', 'internal error: see the service log'), adminEnvelope, meta);
+      sendError(
+        res,
+        e instanceof HttpError ? e : new HttpError('internal_error', 'internal error: see the service log'),
+        adminEnvelope,
+        meta,
+      );
     }
   };
 }
 
 function urlOf(body: unknown): string {
   const url = (body as { url?: unknown } | null)?.url;
-  if (typeof url !== 'string' || url.length === 0 || url.length > 2048) throw new HttpError('invalid_value', 'the body is {"url": "..."}: the remote MCP server\'s URL, at most 2048 characters');
+  if (typeof url !== 'string' || url.length === 0 || url.length > 2048)
+    throw new HttpError(
+      'invalid_value',
+      'the body is {"url": "..."}: the remote MCP server\'s URL, at most 2048 characters',
+    );
   return url;
 }

@@ -20,7 +20,12 @@ import type { ServerDeps } from './server-factory.ts';
  */
 
 /** Gatehouse's own tools an agent needs next to a remote's tools: a staged write's state, and deciding it in `agent` mode. */
-export const VIEW_GATEHOUSE_TOOLS: readonly string[] = ['staged_writes_status', 'staged_writes_list', CONFIRM_TOOL, 'staged_writes_discard'];
+export const VIEW_GATEHOUSE_TOOLS: readonly string[] = [
+  'staged_writes_status',
+  'staged_writes_list',
+  CONFIRM_TOOL,
+  'staged_writes_discard',
+];
 
 /** Renamed entries, one per registered entry, so the server factory's listing cache keeps working. */
 const renamed = new WeakMap<RegisteredTool, RegisteredTool>();
@@ -35,23 +40,32 @@ function bareNamed(entry: RegisteredTool, prefix: string): RegisteredTool {
 
 export function upstreamViewDeps<D extends ServerDeps>(deps: D, id: string): D {
   const prefix = `${id}${NAMESPACE_SEPARATOR}`;
-  const own = (viewer: Viewer, settings: Settings) => deps.registry.visible(viewer, settings).filter((e) => e.tool.plugin === id && e.tool.name.startsWith(prefix));
+  const own = (viewer: Viewer, settings: Settings) =>
+    deps.registry.visible(viewer, settings).filter((e) => e.tool.plugin === id && e.tool.name.startsWith(prefix));
   const visible = (viewer: Viewer, settings: Settings): RegisteredTool[] => {
     const remote = own(viewer, settings).map((e) => bareNamed(e, prefix));
     // The remote's own name wins: the window exists for it (Gatehouse's tools stay on the main endpoint).
     const taken = new Set(remote.map((e) => e.tool.name));
-    const ours = deps.registry.visible(viewer, settings).filter((e) => e.tool.plugin === 'gatehouse' && VIEW_GATEHOUSE_TOOLS.includes(e.tool.name) && !taken.has(e.tool.name));
+    const ours = deps.registry
+      .visible(viewer, settings)
+      .filter(
+        (e) => e.tool.plugin === 'gatehouse' && VIEW_GATEHOUSE_TOOLS.includes(e.tool.name) && !taken.has(e.tool.name),
+      );
     return [...remote, ...ours];
   };
   const fullName = (name: string, viewer: Viewer, settings: Settings) =>
-    VIEW_GATEHOUSE_TOOLS.includes(name) && !own(viewer, settings).some((e) => e.tool.name === `${prefix}${name}`) ? name : `${prefix}${name}`;
-  const resources = (viewer: Viewer, settings: Settings) => deps.registry.resources(viewer, settings).filter((r) => r.plugin === id);
+    VIEW_GATEHOUSE_TOOLS.includes(name) && !own(viewer, settings).some((e) => e.tool.name === `${prefix}${name}`)
+      ? name
+      : `${prefix}${name}`;
+  const resources = (viewer: Viewer, settings: Settings) =>
+    deps.registry.resources(viewer, settings).filter((r) => r.plugin === id);
 
   // Only what the window narrows, nothing passed through: a list the server factory learns to serve
   // later (prompts, templates) fails in the window until it is narrowed here, instead of showing every upstream's.
   const registry = { visible, resources } as Pick<Registry, 'visible' | 'resources'> as Registry;
   const pipeline = {
-    call: (name: string, args: unknown, ctx: CallContext) => deps.pipeline.call(fullName(name, viewerOf(ctx), deps.settings()), args, ctx),
+    call: (name: string, args: unknown, ctx: CallContext) =>
+      deps.pipeline.call(fullName(name, viewerOf(ctx), deps.settings()), args, ctx),
     readResource: async (uri: string, ctx: CallContext) => {
       if (!resources(viewerOf(ctx), deps.settings()).some((r) => r.uri === uri)) {
         throw new GatehouseError('not_found', `resource not found: ${uri.slice(0, 300)}`, { uri: uri.slice(0, 300) });

@@ -4,7 +4,15 @@ import type { ErrorCode } from '../contract/errors.ts';
 import { finishRpcError, type RpcErrorObject } from './rpc-errors.ts';
 
 /** The request headers the SDK's handler reads; nothing else crosses (the bearer token least of all). */
-const FORWARDED = ['content-type', 'accept', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-session-id', 'last-event-id'] as const;
+const FORWARDED = [
+  'content-type',
+  'accept',
+  'mcp-protocol-version',
+  'mcp-method',
+  'mcp-name',
+  'mcp-session-id',
+  'last-event-id',
+] as const;
 const URL_SEEN_BY_SDK = 'http://gatehouse.local/mcp';
 
 /**
@@ -19,7 +27,14 @@ const URL_SEEN_BY_SDK = 'http://gatehouse.local/mcp';
  * disagree with the body) gets `data: {code, request_id}` like every other
  * Gatehouse error; its code is returned, so the refusal can be audited.
  */
-export async function serveThroughSdk(handler: McpHttpHandler, req: IncomingMessage, res: ServerResponse, body: unknown, authInfo: AuthInfo, requestId: string): Promise<ErrorCode | null> {
+export async function serveThroughSdk(
+  handler: McpHttpHandler,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+  authInfo: AuthInfo,
+  requestId: string,
+): Promise<ErrorCode | null> {
   const abort = new AbortController();
   const onClose = () => abort.abort();
   res.once('close', onClose);
@@ -28,7 +43,10 @@ export async function serveThroughSdk(handler: McpHttpHandler, req: IncomingMess
     const v = req.headers[name];
     if (typeof v === 'string') headers.set(name, v);
   }
-  const response = await handler.fetch(new Request(URL_SEEN_BY_SDK, { method: 'POST', headers, signal: abort.signal }), { authInfo, parsedBody: body });
+  const response = await handler.fetch(
+    new Request(URL_SEEN_BY_SDK, { method: 'POST', headers, signal: abort.signal }),
+    { authInfo, parsedBody: body },
+  );
   const out: Record<string, string> = {};
   response.headers.forEach((value, name) => (out[name] = value));
   if (response.body === null) {
@@ -59,10 +77,11 @@ export async function serveThroughSdk(handler: McpHttpHandler, req: IncomingMess
       const { done, value } = await reader.read();
       // ended by us (a listen stream closed with its result): nothing more may be written
       if (done || abort.signal.aborted || res.writableEnded) break;
-      if (!res.write(value)) await new Promise<void>((resolve) => {
-        res.once('drain', resolve);
-        res.once('close', resolve);
-      });
+      if (!res.write(value))
+        await new Promise<void>((resolve) => {
+          res.once('drain', resolve);
+          res.once('close', resolve);
+        });
     }
   } catch {
     // the stream ended abruptly (handler closed, client gone): end what was sent

@@ -28,12 +28,22 @@ const CACHE_MAX = 2000;
  * policy empties that memory. `narrow: false` sends every request whole (the
  * benchmark's comparison only).
  */
-export function createCedarEngine(opts: { activeText: () => string | null; dir?: string; cacheSize?: number; narrow?: boolean }): PolicyEngine {
+export function createCedarEngine(opts: {
+  activeText: () => string | null;
+  dir?: string;
+  cacheSize?: number;
+  narrow?: boolean;
+}): PolicyEngine {
   const dir = opts.dir ?? POLICY_DIR;
   let files: { policy: string; schema: string } | null = null;
-  const shipped = () => (files ??= { policy: readFileSync(join(dir, 'default.cedar'), 'utf8'), schema: readFileSync(join(dir, 'gatehouse.cedarschema'), 'utf8') });
+  const shipped = () =>
+    (files ??= {
+      policy: readFileSync(join(dir, 'default.cedar'), 'utf8'),
+      schema: readFileSync(join(dir, 'gatehouse.cedarschema'), 'utf8'),
+    });
   let loading: Promise<Cedar> | null = null;
-  let active: { text: string; id: string; permits: ReadonlySet<string> | 'any'; reads: PolicyReads | null } | null = null;
+  let active: { text: string; id: string; permits: ReadonlySet<string> | 'any'; reads: PolicyReads | null } | null =
+    null;
   let generation = 0;
   const cache = new Map<string, PolicyVerdict>();
   const cacheMax = opts.cacheSize ?? CACHE_MAX;
@@ -43,7 +53,8 @@ export function createCedarEngine(opts: { activeText: () => string | null; dir?:
     loading ??= import('@cedar-policy/cedar-wasm/nodejs').then((m) => {
       const c = ((m as unknown as { default?: Cedar }).default ?? m) as Cedar;
       const s = c.preparseSchema(SCHEMA_NAME, shipped().schema);
-      if (s.type !== 'success') throw new Error(`the policy schema does not parse: ${s.errors.map((e) => e.message).join('; ')}`);
+      if (s.type !== 'success')
+        throw new Error(`the policy schema does not parse: ${s.errors.map((e) => e.message).join('; ')}`);
       return c;
     });
     return loading;
@@ -52,18 +63,30 @@ export function createCedarEngine(opts: { activeText: () => string | null; dir?:
   /** Parsed, split by id and validated: the one gate every policy passes, whether checked, set or loaded. */
   const prepare = (c: Cedar, text: string): Record<string, string> => {
     const set = splitPolicies(c, text);
-    const v = c.validate({ schema: shipped().schema, policies: { staticPolicies: set }, validationSettings: { mode: 'strict' } });
+    const v = c.validate({
+      schema: shipped().schema,
+      policies: { staticPolicies: set },
+      validationSettings: { mode: 'strict' },
+    });
     const message = validationMessage(v);
     if (message) throw new GatehouseError('invalid_value', message);
     return set;
   };
 
-  const activate = async (): Promise<{ c: Cedar; id: string; permits: ReadonlySet<string> | 'any'; reads: PolicyReads | null }> => {
+  const activate = async (): Promise<{
+    c: Cedar;
+    id: string;
+    permits: ReadonlySet<string> | 'any';
+    reads: PolicyReads | null;
+  }> => {
     let c: Cedar;
     try {
       c = await cedar();
     } catch (e) {
-      throw new GatehouseError('policy_unavailable', `the policy engine could not be loaded (${(e as Error).message}); calls are refused until it can`);
+      throw new GatehouseError(
+        'policy_unavailable',
+        `the policy engine could not be loaded (${(e as Error).message}); calls are refused until it can`,
+      );
     }
     const text = opts.activeText() ?? shipped().policy;
     if (active?.text === text) return { c, ...active };
@@ -71,13 +94,25 @@ export function createCedarEngine(opts: { activeText: () => string | null; dir?:
     try {
       set = prepare(c, text);
     } catch (e) {
-      throw new GatehouseError('policy_unavailable', `the stored policy cannot be used (${(e as Error).message}); calls are refused until a valid one is set (gatehouse policy set FILE)`);
+      throw new GatehouseError(
+        'policy_unavailable',
+        `the stored policy cannot be used (${(e as Error).message}); calls are refused until a valid one is set (gatehouse policy set FILE)`,
+      );
     }
     const id = `active-${++generation}`;
     const r = c.preparsePolicySet(id, { staticPolicies: set });
-    if (r.type !== 'success') throw new GatehouseError('policy_unavailable', `the policy could not be loaded: ${r.errors.map((e) => e.message).join('; ')}`);
+    if (r.type !== 'success')
+      throw new GatehouseError(
+        'policy_unavailable',
+        `the policy could not be loaded: ${r.errors.map((e) => e.message).join('; ')}`,
+      );
     const json = policiesAsJson(c, set);
-    active = { text, id, permits: json ? permittedActions(json) : 'any', reads: json && opts.narrow !== false ? readsOf(json) : null };
+    active = {
+      text,
+      id,
+      permits: json ? permittedActions(json) : 'any',
+      reads: json && opts.narrow !== false ? readsOf(json) : null,
+    };
     cache.clear();
     return { c, ...active };
   };
@@ -94,14 +129,29 @@ export function createCedarEngine(opts: { activeText: () => string | null; dir?:
       // died in its deoptimizer ("unreachable code") in 4 of 6 benchmark runs; from JSON.parse, in none of 6 (decisions.md).
       const [context, entities] = JSON.parse(facts) as [CedarWasm.Context, CedarWasm.Entities];
       const answer = c.statefulIsAuthorized({
-        principal: q.principal, action: { type: 'Action', id: q.action }, resource: q.resource,
-        context, entities, preparsedPolicySetId: id,
+        principal: q.principal,
+        action: { type: 'Action', id: q.action },
+        resource: q.resource,
+        context,
+        entities,
+        preparsedPolicySetId: id,
         // The request is built by our own code (core/policy/policy.ts), to the schema the policy was validated against: checking it again costs ~0.1 ms a call.
         validateRequest: false,
       });
-      if (answer.type !== 'success') throw new GatehouseError('policy_unavailable', `the policy could not be evaluated: ${answer.errors.map((e) => e.message).join('; ').slice(0, 500)}`);
+      if (answer.type !== 'success')
+        throw new GatehouseError(
+          'policy_unavailable',
+          `the policy could not be evaluated: ${answer.errors
+            .map((e) => e.message)
+            .join('; ')
+            .slice(0, 500)}`,
+        );
       const { decision, diagnostics } = answer.response;
-      const verdict: PolicyVerdict = { decision, policies: [...diagnostics.reason].sort(), errors: diagnostics.errors.map((e) => e.policyId) };
+      const verdict: PolicyVerdict = {
+        decision,
+        policies: [...diagnostics.reason].sort(),
+        errors: diagnostics.errors.map((e) => e.policyId),
+      };
       if (cacheMax <= 0) return verdict;
       if (cache.size >= cacheMax) cache.delete(cache.keys().next().value!);
       cache.set(key, verdict);

@@ -53,6 +53,8 @@ export function narrowed(q: PolicyQuery, reads: PolicyReads): PolicyQuery {
   };
   const entities: EntityJson[] = [];
   for (const e of q.entities) entities.push({ uid: e.uid, attrs: keep(e.attrs), parents: e.parents });
-  const context = reads.wholeContext ? q.context : (keep(q.context as unknown as Record<string, unknown>) as unknown as PolicyQuery['context']);
+  const context = reads.wholeContext
+    ? q.context
+    : (keep(q.context as unknown as Record<string, unknown>) as unknown as PolicyQuery['context']);
   return { action: q.action, principal: q.principal, resource: q.resource, context, entities };
 }

@@ -23,7 +23,11 @@ const sameSecret = (a: string, b: string) => timingSafeEqual(sha(a), sha(b));
  * core's invoke (a token opens no admin action and no state change).
  */
 export class AdminAuth {
-  private constructor(private readonly adminKey: string, private readonly tokens: Tokens, private readonly sessions: ConsoleSessions) {}
+  private constructor(
+    private readonly adminKey: string,
+    private readonly tokens: Tokens,
+    private readonly sessions: ConsoleSessions,
+  ) {}
 
   /** Loads the admin key from the vault, creating it on first run. */
   static async open(vault: Vault, tokens: Tokens, sessions: ConsoleSessions): Promise<AdminAuth> {

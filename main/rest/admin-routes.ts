@@ -1,5 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ALL_ACTIONS, API_ACTIONS, type AnyAction, type ApiEvent, type Download, type EventFeed } from '../contract/api.ts';
+import {
+  ALL_ACTIONS,
+  API_ACTIONS,
+  type AnyAction,
+  type ApiEvent,
+  type Download,
+  type EventFeed,
+} from '../contract/api.ts';
 import { HTTP_STATUS, type Result } from '../contract/errors.ts';
 import type { Principal } from '../contract/principal.ts';
 import type { Invoke } from '../core/admin/invoke.ts';
@@ -55,7 +62,10 @@ export function createAdminRoutes(deps: AdminRoutesDeps): { admin: SubRoutes; pr
       const method = req.method ?? 'GET';
       const match = routes.match(method, subpath);
       if (!match) throw new HttpError('not_found', `no ${where} route '${subpath.slice(0, 200)}'`);
-      if (!match.handler) throw new HttpError('invalid_request', `${method} is not allowed on ${subpath.slice(0, 200)}`, { headers: { Allow: match.allow.join(', ') } });
+      if (!match.handler)
+        throw new HttpError('invalid_request', `${method} is not allowed on ${subpath.slice(0, 200)}`, {
+          headers: { Allow: match.allow.join(', ') },
+        });
       await match.handler({ req, res, params: match.params, query, who });
     };
   return { admin: serve(tables.admin, 'admin'), pro: serve(tables.rest, 'local REST') };
@@ -67,14 +77,20 @@ async function runAction(action: AnyAction, c: Ctx, deps: AdminRoutesDeps): Prom
   let raw: Record<string, unknown>;
   if (def.method === 'GET' || def.method === 'DELETE') raw = queryToInput(c.query, def.input);
   else {
-    const body = await readBody(c.req, { limit: ADMIN_MAX_BODY, ...(deps.bodyBudget ? { budget: deps.bodyBudget } : {}) });
+    const body = await readBody(c.req, {
+      limit: ADMIN_MAX_BODY,
+      ...(deps.bodyBudget ? { budget: deps.bodyBudget } : {}),
+    });
     const value = body.length === 0 ? {} : parseJson(body);
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new HttpError('invalid_value', 'the request body must be a JSON object');
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw new HttpError('invalid_value', 'the request body must be a JSON object');
     raw = value as Record<string, unknown>;
   }
   for (const [k, v] of Object.entries(c.params)) raw[k] = v;
   const requestId = c.res.getHeader('x-request-id');
-  const result = await deps.invoke(action, raw, c.who, { request_id: typeof requestId === 'string' ? requestId : null });
+  const result = await deps.invoke(action, raw, c.who, {
+    request_id: typeof requestId === 'string' ? requestId : null,
+  });
   return answer(action, result, c, deps.log);
 }
 
@@ -82,7 +98,10 @@ function answer(action: AnyAction, result: Result<unknown>, c: Ctx, log: Logger)
   const def = API_ACTIONS[action];
   if ('base' in def) return sendSeed(c.res, result);
   if (!result.ok) return sendResult(c.res, result);
-  if ('stream' in def) return def.stream === 'events' ? streamEvents(c.req, c.res, result.data as EventFeed) : download(c.res, result.data as Download, log);
+  if ('stream' in def)
+    return def.stream === 'events'
+      ? streamEvents(c.req, c.res, result.data as EventFeed)
+      : download(c.res, result.data as Download, log);
   if (action === 'console.logout' && c.who.kind === 'person' && c.who.via === 'session') {
     c.res.setHeader('Set-Cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`);
   }
@@ -107,7 +126,12 @@ function sendSeed(res: ServerResponse, result: Result<unknown>): void {
 }
 
 function streamEvents(req: IncomingMessage, res: ServerResponse, feed: EventFeed): void {
-  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+  res.writeHead(200, {
+    'Content-Type': 'text/event-stream',
+    'Cache-Control': 'no-store',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+  });
   res.write(': connected\n\n');
   const send = (e: ApiEvent) => res.write(`data: ${JSON.stringify(e)}\n\n`);
   const off = feed.subscribe(send);
@@ -121,7 +145,11 @@ function streamEvents(req: IncomingMessage, res: ServerResponse, feed: EventFeed
 }
 
 async function download(res: ServerResponse, file: Download, log: Logger): Promise<void> {
-  res.writeHead(200, { 'Content-Type': file.content_type, 'Content-Disposition': `attachment; filename="${file.filename}"`, 'Cache-Control': 'no-store' });
+  res.writeHead(200, {
+    'Content-Type': file.content_type,
+    'Content-Disposition': `attachment; filename="${file.filename}"`,
+    'Cache-Control': 'no-store',
+  });
   try {
     await file.write(res);
   } catch (e) {

@@ -19,7 +19,11 @@ export function askToSignIn(res: ServerResponse, next: string): void {
   res.writeHead(SIGN_IN_TO_APPROVE_PAGE.status, {
     ...SIGN_IN_TO_APPROVE_PAGE.headers,
     // Lax: the login link is often opened from a terminal or another app (a navigation from outside the site)
-    ...(ok ? { 'Set-Cookie': `${NEXT_COOKIE}=${next}; Path=${CONSOLE_PATH}login; HttpOnly; SameSite=Lax; Max-Age=${NEXT_MAX_AGE_S}` } : {}),
+    ...(ok
+      ? {
+          'Set-Cookie': `${NEXT_COOKIE}=${next}; Path=${CONSOLE_PATH}login; HttpOnly; SameSite=Lax; Max-Age=${NEXT_MAX_AGE_S}`,
+        }
+      : {}),
   });
   res.end(SIGN_IN_TO_APPROVE_PAGE.body);
 }

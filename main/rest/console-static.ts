@@ -37,6 +37,10 @@ export async function serveConsole(res: ServerResponse, dir: string, relPath: st
     return void res.end('The console is not built yet: run `npm run build`, then reload.\n');
   }
   const immutable = target.includes(`${sep}assets${sep}`);
-  res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': TYPES[extname(target)] ?? 'application/octet-stream', 'Cache-Control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache' });
+  res.writeHead(200, {
+    ...SECURITY_HEADERS,
+    'Content-Type': TYPES[extname(target)] ?? 'application/octet-stream',
+    'Cache-Control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+  });
   res.end(body);
 }

@@ -18,7 +18,12 @@ import { APPROVAL_ROUTE } from '../contract/approval-link.ts';
 import { NEXT_COOKIE, askToSignIn, returnTo } from './approval-return.ts';
 
 /** A handler for everything under a prefix: the rest of the path (still percent-encoded) and the query. */
-export type SubRoutes = (req: IncomingMessage, res: ServerResponse, subpath: string, query: URLSearchParams) => Promise<void> | void;
+export type SubRoutes = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  subpath: string,
+  query: URLSearchParams,
+) => Promise<void> | void;
 
 export interface RouterDeps {
   mcp: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -31,7 +36,12 @@ export interface RouterDeps {
   log: Logger;
 }
 
-type Handler = (req: IncomingMessage, res: ServerResponse, params: Params, query: URLSearchParams) => Promise<void> | void;
+type Handler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: Params,
+  query: URLSearchParams,
+) => Promise<void> | void;
 
 /**
  * The one HTTP entry: the MCP endpoint (which runs its own guards and answers
@@ -59,7 +69,8 @@ export function createRouter(deps: RouterDeps) {
       const badHost = checkHost(req, deps.allowedHosts);
       if (badHost) throw badHost;
       const match = routes.match(req.method ?? 'GET', path);
-      if (!match?.handler) throw new HttpError('not_found', `nothing at ${path.slice(0, 200)}: the MCP endpoint is ${MCP_PATH}`);
+      if (!match?.handler)
+        throw new HttpError('not_found', `nothing at ${path.slice(0, 200)}: the MCP endpoint is ${MCP_PATH}`);
       await match.handler(req, res, match.params, query);
     },
     { envelope: adminEnvelope, log: deps.log, meta: answerMeta },
@@ -82,7 +93,10 @@ function login(req: IncomingMessage, res: ServerResponse, query: URLSearchParams
   }
   const next = returnTo(req);
   res.writeHead(302, {
-    'Set-Cookie': [`${SESSION_COOKIE}=${sid}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${SESSION_MAX_AGE_S}`, ...(next ? [`${NEXT_COOKIE}=; Path=${CONSOLE_PATH}login; HttpOnly; SameSite=Lax; Max-Age=0`] : [])],
+    'Set-Cookie': [
+      `${SESSION_COOKIE}=${sid}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${SESSION_MAX_AGE_S}`,
+      ...(next ? [`${NEXT_COOKIE}=; Path=${CONSOLE_PATH}login; HttpOnly; SameSite=Lax; Max-Age=0`] : []),
+    ],
     Location: next ? `${CONSOLE_PATH}#${APPROVAL_ROUTE}/${next}` : CONSOLE_PATH,
     'Cache-Control': 'no-store',
     'Referrer-Policy': 'no-referrer',

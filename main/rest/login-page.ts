@@ -50,17 +50,25 @@ ${inner}
 
 const styleHash = createHash('sha256').update(STYLE).digest('base64');
 
-export const USED_LINK_PAGE = staticPage(401, 'Login link used up', `<h1>This login link has already been used or has expired</h1>
+export const USED_LINK_PAGE = staticPage(
+  401,
+  'Login link used up',
+  `<h1>This login link has already been used or has expired</h1>
 <p>Each console login link opens one session, once. To sign in again, get a new link:</p>
 <p><code>gatehouse console-link</code></p>
-<p class="muted">It is also printed when <code>gatehouse serve</code> starts. In the desktop app, open the console from the tray instead.</p>`);
+<p class="muted">It is also printed when <code>gatehouse serve</code> starts. In the desktop app, open the console from the tray instead.</p>`,
+);
 
 /**
  * Where an approval link sends a browser without a console session: only a
  * person approves, so the person signs in first, with a one-time login link
  * opened in this browser, and comes back to the write (http-router.ts).
  */
-export const SIGN_IN_TO_APPROVE_PAGE = staticPage(401, 'Sign in to approve', `<h1>Sign in to decide on this write</h1>
+export const SIGN_IN_TO_APPROVE_PAGE = staticPage(
+  401,
+  'Sign in to approve',
+  `<h1>Sign in to decide on this write</h1>
 <p>Only a person signed in to the Gatehouse console approves or discards a staged write. Get a one-time login link and open it in this browser:</p>
 <p><code>gatehouse console-link</code></p>
-<p class="muted">After signing in you come back to the write you were asked about. The link you followed grants nothing by itself.</p>`);
+<p class="muted">After signing in you come back to the write you were asked about. The link you followed grants nothing by itself.</p>`,
+);

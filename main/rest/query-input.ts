@@ -26,7 +26,8 @@ export function queryToInput(params: URLSearchParams, schema: z.ZodType): Record
     const kind = field ? base(field) : undefined;
     if (kind instanceof z.ZodArray) out[key] = values;
     else if (kind instanceof z.ZodNumber) out[key] = values[0] === '' ? undefined : Number(values[0]);
-    else if (kind instanceof z.ZodBoolean) out[key] = values[0] === 'true' ? true : values[0] === 'false' ? false : values[0];
+    else if (kind instanceof z.ZodBoolean)
+      out[key] = values[0] === 'true' ? true : values[0] === 'false' ? false : values[0];
     else out[key] = values[0];
   }
   return out;

@@ -21,7 +21,11 @@ export function tempPrefix(file: string): string {
   return `.${basename(file)}${TEMP_MARK}`;
 }
 
-export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { mode?: number } = {}): Promise<void> {
+export async function writeFileAtomic(
+  file: string,
+  data: string | Uint8Array,
+  opts: { mode?: number } = {},
+): Promise<void> {
   const mode = opts.mode ?? 0o600;
   const temp = join(dirname(file), `${tempPrefix(file)}${process.pid}-${randomBytes(6).toString('hex')}`);
   const handle = await open(temp, 'wx', mode);
@@ -48,7 +52,8 @@ async function renameWithRetry(from: string, to: string): Promise<void> {
       return;
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      if (process.platform !== 'win32' || attempt >= 10 || (code !== 'EPERM' && code !== 'EACCES' && code !== 'EBUSY')) throw e;
+      if (process.platform !== 'win32' || attempt >= 10 || (code !== 'EPERM' && code !== 'EACCES' && code !== 'EBUSY'))
+        throw e;
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -84,7 +89,10 @@ export async function removeStaleTemps(file: string): Promise<number> {
     // The temp of a writer that is still alive (this process included) may be in flight.
     const pid = Number(name.slice(prefix.length).split('-')[0]);
     if (isPidAlive(pid)) continue;
-    await unlink(join(dir, name)).then(() => removed++, () => undefined);
+    await unlink(join(dir, name)).then(
+      () => removed++,
+      () => undefined,
+    );
   }
   return removed;
 }
@@ -100,13 +108,19 @@ export async function ensurePrivateDir(dir: string): Promise<void> {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const why =
-      code === 'EEXIST' ? 'is a file, not a folder'
-        : code === 'ENOTDIR' ? 'is inside a file, not a folder'
-          : code === 'EACCES' || code === 'EPERM' ? 'cannot be created or opened by this user (permission denied)'
-            : code === 'EROFS' ? 'is on a read-only file system'
+      code === 'EEXIST'
+        ? 'is a file, not a folder'
+        : code === 'ENOTDIR'
+          ? 'is inside a file, not a folder'
+          : code === 'EACCES' || code === 'EPERM'
+            ? 'cannot be created or opened by this user (permission denied)'
+            : code === 'EROFS'
+              ? 'is on a read-only file system'
               : null;
     if (!why) throw e;
-    throw new GatehouseError('invalid_value', `the data folder ${dir} ${why}: choose another with --data-dir`, { path: dir });
+    throw new GatehouseError('invalid_value', `the data folder ${dir} ${why}: choose another with --data-dir`, {
+      path: dir,
+    });
   }
 }
 

@@ -2,7 +2,10 @@ import { link, rename, stat, unlink } from 'node:fs/promises';
 
 /** `20250131T235959Z`: sorts by time and is safe in a file name on every platform. */
 export function backupStamp(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+  return date
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '');
 }
 
 /**
@@ -23,7 +26,10 @@ export async function moveAside(file: string, now: Date = new Date()): Promise<s
       if (code === 'EEXIST') continue;
       // No hard links here (some network or FAT file systems): check, then rename.
       if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EXDEV' || code === 'ENOSYS') {
-        const taken = await stat(target).then(() => true, () => false);
+        const taken = await stat(target).then(
+          () => true,
+          () => false,
+        );
         if (taken) continue;
         await rename(file, target);
         return target;

@@ -48,7 +48,13 @@ export class JsonFileStore<T> implements DocumentStore<T> {
    * the loss is logged as an error. Without it, or when it returns null, the
    * whole file is moved aside and the store starts from `defaults`.
    */
-  static async open<T>(opts: { file: string; schema: z.ZodType<T>; defaults: () => T; log?: Logger; salvage?: (raw: unknown) => { data: T; dropped: string[] } | null }): Promise<JsonFileStore<T>> {
+  static async open<T>(opts: {
+    file: string;
+    schema: z.ZodType<T>;
+    defaults: () => T;
+    log?: Logger;
+    salvage?: (raw: unknown) => { data: T; dropped: string[] } | null;
+  }): Promise<JsonFileStore<T>> {
     const log = opts.log ?? createLogger();
     await ensurePrivateDir(dirname(opts.file));
     await removeStaleTemps(opts.file);
@@ -66,14 +72,21 @@ export class JsonFileStore<T> implements DocumentStore<T> {
       data = loaded.data;
     } else if (rescued) {
       const backup = await moveAside(opts.file).catch((e: unknown) => {
-        throw new GatehouseError('store_corrupt', `${opts.file} has invalid parts and could not be moved aside (${(e as Error).message}); fix or remove it, then start again`, { file: opts.file });
+        throw new GatehouseError(
+          'store_corrupt',
+          `${opts.file} has invalid parts and could not be moved aside (${(e as Error).message}); fix or remove it, then start again`,
+          { file: opts.file },
+        );
       });
       salvaged = { backup, dropped: rescued.dropped };
-      log.error(`store: ${opts.file} had invalid parts (${loaded.kind === 'bad' ? loaded.reason : ''}); kept everything else and dropped: ${rescued.dropped.join(', ')}. The original is in ${backup}.`, {
-        file: opts.file,
-        backup,
-        dropped: rescued.dropped,
-      });
+      log.error(
+        `store: ${opts.file} had invalid parts (${loaded.kind === 'bad' ? loaded.reason : ''}); kept everything else and dropped: ${rescued.dropped.join(', ')}. The original is in ${backup}.`,
+        {
+          file: opts.file,
+          backup,
+          dropped: rescued.dropped,
+        },
+      );
       data = opts.schema.parse(rescued.data);
       mustWrite = true;
     } else if (loaded.kind === 'missing') {
@@ -88,11 +101,14 @@ export class JsonFileStore<T> implements DocumentStore<T> {
           { file: opts.file },
         );
       });
-      log.error(`store: ${opts.file} was ${loaded.reason}; moved it to ${corruptBackup} and started from defaults. Your earlier data is in that file.`, {
-        file: opts.file,
-        backup: corruptBackup,
-        reason: loaded.reason,
-      });
+      log.error(
+        `store: ${opts.file} was ${loaded.reason}; moved it to ${corruptBackup} and started from defaults. Your earlier data is in that file.`,
+        {
+          file: opts.file,
+          backup: corruptBackup,
+          reason: loaded.reason,
+        },
+      );
       data = validDefaults(opts.schema, opts.defaults);
       mustWrite = true;
     }
@@ -121,7 +137,12 @@ export class JsonFileStore<T> implements DocumentStore<T> {
   update<R>(mutate: (draft: T) => R | Promise<R>): Promise<R> {
     const ctx = this.#inMutation.getStore();
     if (ctx !== undefined && ctx === this.#running) {
-      return Promise.reject(new GatehouseError('internal_error', 'store: update() called from inside an update of the same store; change the draft instead'));
+      return Promise.reject(
+        new GatehouseError(
+          'internal_error',
+          'store: update() called from inside an update of the same store; change the draft instead',
+        ),
+      );
     }
     return new Promise<R>((resolve, reject) => {
       this.#pending.push({ mutate, resolve: resolve as (v: unknown) => void, reject });
@@ -164,8 +185,16 @@ export class JsonFileStore<T> implements DocumentStore<T> {
     } catch (e) {
       // The disk refusing (ENOSPC, EIO, ...) is not a bug of ours: say so, with the code a caller can act on.
       const err = isDiskRefusal(e)
-        ? new GatehouseError('storage_unavailable', `store: the disk refused to save ${this.file} (${errorCode(e)}); the change was not applied: free space on the disk that holds the data dir and try again`, { file: this.file })
-        : new GatehouseError('internal_error', `store: could not save ${this.file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); the change was not applied`, { file: this.file });
+        ? new GatehouseError(
+            'storage_unavailable',
+            `store: the disk refused to save ${this.file} (${errorCode(e)}); the change was not applied: free space on the disk that holds the data dir and try again`,
+            { file: this.file },
+          )
+        : new GatehouseError(
+            'internal_error',
+            `store: could not save ${this.file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); the change was not applied`,
+            { file: this.file },
+          );
       for (const { job } of applied) job.reject(err);
       return;
     }
@@ -220,14 +249,19 @@ async function load<T>(file: string, schema: z.ZodType<T>): Promise<Loaded<T>> {
     return { kind: 'bad', reason: raw.trim() === '' ? 'empty' : 'not valid JSON' };
   }
   const parsed = schema.safeParse(json);
-  if (!parsed.success) return { kind: 'bad', reason: `not a valid document (${describeIssues(parsed.error).text})`, json };
+  if (!parsed.success)
+    return { kind: 'bad', reason: `not a valid document (${describeIssues(parsed.error).text})`, json };
   return { kind: 'ok', data: parsed.data };
 }
 
 function validDefaults<T>(schema: z.ZodType<T>, defaults: () => T): T {
   const parsed = schema.safeParse(defaults());
   // A bug in the caller, not bad user data: say so plainly.
-  if (!parsed.success) throw new GatehouseError('internal_error', `store defaults do not match the schema: ${describeIssues(parsed.error).text}`);
+  if (!parsed.success)
+    throw new GatehouseError(
+      'internal_error',
+      `store defaults do not match the schema: ${describeIssues(parsed.error).text}`,
+    );
   return parsed.data;
 }
 

@@ -32,11 +32,15 @@ export type LockFileRecord = z.infer<typeof LockFileRecord>;
 export const BREAKER_MAX_AGE_MS = 10_000;
 
 export const newLockRecord = (owner?: string): LockFileRecord => ({
-  pid: process.pid, started: new Date().toISOString(), nonce: randomBytes(9).toString('base64url'), ...(owner ? { owner } : {}),
+  pid: process.pid,
+  started: new Date().toISOString(),
+  nonce: randomBytes(9).toString('base64url'),
+  ...(owner ? { owner } : {}),
 });
 
 /** One try: taken; held by a live process; held by something unreadable (not old yet); or try again now (it changed hands, or a stale one was broken). */
-export type LockAttempt = { state: 'taken' } | { state: 'held'; by: LockFileRecord } | { state: 'unreadable' } | { state: 'retry' };
+export type LockAttempt =
+  { state: 'taken' } | { state: 'held'; by: LockFileRecord } | { state: 'unreadable' } | { state: 'retry' };
 
 export async function tryLock(file: string, record: LockFileRecord): Promise<LockAttempt> {
   if (await createExclusive(file, JSON.stringify(record))) return { state: 'taken' };
@@ -75,7 +79,9 @@ async function breakStale(file: string, seen: LockFileRecord | 'invalid'): Promi
   if (!(await createExclusive(breaker, JSON.stringify(newLockRecord())))) {
     // Someone else is breaking it. If that someone died mid-break, clear their breaker.
     const other = await readLockFile(breaker);
-    const abandoned = (other !== 'missing' && other !== 'invalid' && !isPidAlive(other.pid)) || (await olderThan(breaker, BREAKER_MAX_AGE_MS));
+    const abandoned =
+      (other !== 'missing' && other !== 'invalid' && !isPidAlive(other.pid)) ||
+      (await olderThan(breaker, BREAKER_MAX_AGE_MS));
     if (abandoned) await unlink(breaker).catch(() => undefined);
     await sleep(15 + Math.random() * 30);
     return;

@@ -2,7 +2,15 @@ import { join } from 'node:path';
 import { GatehouseError } from '../core/errors.ts';
 import { ensurePrivateDir } from './atomic-write.ts';
 import { isPidAlive } from './pid-alive.ts';
-import { heldUntilExit, newLockRecord, readLockFile, releaseLock, sleep, tryLock, type LockFileRecord } from './lock-file.ts';
+import {
+  heldUntilExit,
+  newLockRecord,
+  readLockFile,
+  releaseLock,
+  sleep,
+  tryLock,
+  type LockFileRecord,
+} from './lock-file.ts';
 
 /**
  * One process writes the store: the running service holds this lock; the CLI
@@ -35,7 +43,10 @@ export async function acquireLock(dataDir: string, owner: LockOwnerKind): Promis
     if (unreadable) await sleep(20 + attempt * 10);
   }
   if (unreadable) {
-    throw new GatehouseError('store_locked', `${file} is not a lock file Gatehouse wrote; if no Gatehouse process is running, delete it and try again`);
+    throw new GatehouseError(
+      'store_locked',
+      `${file} is not a lock file Gatehouse wrote; if no Gatehouse process is running, delete it and try again`,
+    );
   }
   throw new GatehouseError('store_locked', `could not take the lock ${file}: it keeps changing hands; try again`);
 }

@@ -19,7 +19,8 @@ export function runtimeFilePath(dataDir: string): string {
 
 export async function writeRuntime(dataDir: string, info: RuntimeInfo): Promise<void> {
   const parsed = RuntimeInfo.safeParse(info);
-  if (!parsed.success) throw new GatehouseError('invalid_value', `invalid runtime info: ${describeIssues(parsed.error).text}`);
+  if (!parsed.success)
+    throw new GatehouseError('invalid_value', `invalid runtime info: ${describeIssues(parsed.error).text}`);
   await ensurePrivateDir(dataDir);
   await writeFileAtomic(runtimeFilePath(dataDir), `${JSON.stringify(parsed.data, null, 2)}\n`, { mode: 0o600 });
 }

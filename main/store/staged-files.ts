@@ -79,7 +79,9 @@ async function readRecord(file: string, id: string, out: StagedPayload[]): Promi
   try {
     json = JSON.parse(await readFile(file, 'utf8'));
   } catch (e) {
-    return e instanceof SyntaxError ? 'not valid JSON' : `unreadable (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+    return e instanceof SyntaxError
+      ? 'not valid JSON'
+      : `unreadable (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
   }
   const parsed = StagedPayload.safeParse(json);
   if (!parsed.success) return `not a valid staged write (${describeIssues(parsed.error).text})`;

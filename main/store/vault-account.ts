@@ -18,7 +18,11 @@ export const upstreamSecretsAccount = (upstreamId: string): string => `upstream-
 
 /** The vault account for a client token saved under `name`. */
 export function clientTokenAccount(name: string): string {
-  if (!KEYCHAIN_NAME.test(name)) throw new GatehouseError('invalid_value', `a keychain name is 1-100 letters, digits, . _ - starting with a letter or digit (got '${name.slice(0, 100)}')`);
+  if (!KEYCHAIN_NAME.test(name))
+    throw new GatehouseError(
+      'invalid_value',
+      `a keychain name is 1-100 letters, digits, . _ - starting with a letter or digit (got '${name.slice(0, 100)}')`,
+    );
   return CLIENT_TOKEN_NAMESPACE + name;
 }
 
@@ -48,7 +52,10 @@ export function checkAccount(account: unknown): asserts account is string {
     throw new GatehouseError('invalid_value', 'vault: the account name must be a non-empty string');
   }
   if (account.length > MAX_ACCOUNT_LENGTH) {
-    throw new GatehouseError('invalid_value', `vault: the account name is ${account.length} characters long; at most ${MAX_ACCOUNT_LENGTH} are allowed`);
+    throw new GatehouseError(
+      'invalid_value',
+      `vault: the account name is ${account.length} characters long; at most ${MAX_ACCOUNT_LENGTH} are allowed`,
+    );
   }
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(account)) {
@@ -59,7 +66,10 @@ export function checkAccount(account: unknown): asserts account is string {
 /** The secret itself never appears in these messages. */
 export function checkSecret(secret: unknown): asserts secret is string {
   if (typeof secret !== 'string' || secret.length === 0) {
-    throw new GatehouseError('invalid_value', 'vault: the secret must be a non-empty string (use delete to remove one)');
+    throw new GatehouseError(
+      'invalid_value',
+      'vault: the secret must be a non-empty string (use delete to remove one)',
+    );
   }
   if (Buffer.byteLength(secret, 'utf8') > MAX_SECRET_BYTES) {
     throw new GatehouseError('invalid_value', `vault: the secret is longer than ${MAX_SECRET_BYTES} bytes`);

@@ -66,7 +66,9 @@ export class FileVault implements Vault {
     const info = await stat(this.file).catch(() => null);
     if (info && (info.mode & 0o077) !== 0) {
       await chmod(this.file, 0o600);
-      this.log.warn(`vault: ${this.file} was readable by other users (mode ${(info.mode & 0o777).toString(8)}); set it to 0600`);
+      this.log.warn(
+        `vault: ${this.file} was readable by other users (mode ${(info.mode & 0o777).toString(8)}); set it to 0600`,
+      );
     }
   }
 
@@ -133,7 +135,11 @@ export class FileVault implements Vault {
     if (doc) return doc;
     // Keep what we cannot read for a person to recover; never overwrite it. Another process may have moved it already.
     const backup = await moveAside(this.file).catch(() => null);
-    if (backup) this.log.error(`vault: ${this.file} was not a valid vault file; moved it to ${backup} and started an empty vault. Secrets stored before are in that file.`, { backup });
+    if (backup)
+      this.log.error(
+        `vault: ${this.file} was not a valid vault file; moved it to ${backup} and started an empty vault. Secrets stored before are in that file.`,
+        { backup },
+      );
     return { version: 1, secrets: Object.create(null) as Record<string, string> };
   }
 }

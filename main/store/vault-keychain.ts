@@ -45,7 +45,10 @@ const OPERATION_TIMEOUT_MS = 30_000;
  * delete of a probe item show it can store (a Secret Service with no unlocked
  * collection answers reads with "nothing" but fails every write).
  */
-export async function probeKeychain(client: KeychainClient, timeoutMs: number): Promise<{ ok: true } | { ok: false; reason: string }> {
+export async function probeKeychain(
+  client: KeychainClient,
+  timeoutMs: number,
+): Promise<{ ok: true } | { ok: false; reason: string }> {
   try {
     await withTimeout(client.getPassword(VAULT_SERVICE, PROBE_ACCOUNT), timeoutMs, 'read');
     await withTimeout(client.setPassword(VAULT_SERVICE, PROBE_ACCOUNT, 'probe'), timeoutMs, 'write');
@@ -84,7 +87,10 @@ export class KeychainVault implements Vault {
     try {
       return await withTimeout(fn(), this.timeoutMs, what);
     } catch (e) {
-      throw new GatehouseError('vault_unavailable', `vault: the ${keychainStoreName()} could not ${what} "${account}": ${describe(e)}`);
+      throw new GatehouseError(
+        'vault_unavailable',
+        `vault: the ${keychainStoreName()} could not ${what} "${account}": ${describe(e)}`,
+      );
     }
   }
 }
@@ -92,7 +98,13 @@ export class KeychainVault implements Vault {
 function withTimeout<R>(p: Promise<R>, ms: number, what: string): Promise<R> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer to a ${what} within ${Math.round(ms / 100) / 10} s (is it locked or not running?)`)), ms);
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(`no answer to a ${what} within ${Math.round(ms / 100) / 10} s (is it locked or not running?)`),
+        ),
+      ms,
+    );
   });
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }

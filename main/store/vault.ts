@@ -54,9 +54,12 @@ export async function openVault(opts: OpenVaultOptions): Promise<LabelledVault> 
     const vault = await openFileVault(opts.dataDir, log);
     if (opts.warnFileVault !== false && !warnedFor.has(vault.file)) {
       warnedFor.add(vault.file);
-      log.warn(`vault: file (not encrypted) at ${vault.file}, readable only by this OS user: the ${keychainStoreName()} is not reachable (${reached.reason})`, {
-        backend: 'file',
-      });
+      log.warn(
+        `vault: file (not encrypted) at ${vault.file}, readable only by this OS user: the ${keychainStoreName()} is not reachable (${reached.reason})`,
+        {
+          backend: 'file',
+        },
+      );
     }
     return labelled(vault, FILE_VAULT_LABEL);
   }
@@ -71,7 +74,10 @@ async function reachKeychain(
   try {
     client = await load();
   } catch (e) {
-    return { ok: false, reason: `keytar could not be loaded: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}` };
+    return {
+      ok: false,
+      reason: `keytar could not be loaded: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`,
+    };
   }
   const probe = await probeKeychain(client, timeoutMs);
   return probe.ok ? { ok: true, client } : probe;

@@ -70,7 +70,10 @@ export class DesktopUpdater {
     if (s.phase !== 'ready') return { ok: false, reason: 'no verified update is ready' };
     const now = await hashFile(s.path).catch(() => null);
     if (!now || now.sha512 !== s.file.sha512 || now.size !== s.file.size) {
-      this.set({ phase: 'failed', reason: 'the downloaded update changed on disk after it was verified; it was not opened' });
+      this.set({
+        phase: 'failed',
+        reason: 'the downloaded update changed on disk after it was verified; it was not opened',
+      });
       return { ok: false, reason: 'the downloaded update changed on disk after it was verified' };
     }
     await open(s.path);
@@ -91,27 +94,61 @@ export class DesktopUpdater {
     const view = checked.data;
     if (view.error) return this.set({ phase: 'failed', reason: `${view.error.message} (${view.error.code})` });
     if (view.refused) return this.set({ phase: 'failed', reason: view.refused });
-    if (!view.update_available || !view.latest_version) return this.set({ phase: 'up_to_date', version: view.current_version });
+    if (!view.update_available || !view.latest_version)
+      return this.set({ phase: 'up_to_date', version: view.current_version });
     const version = view.latest_version;
     const current = this.deps.currentVersion ?? VERSION;
-    if (!newerThan(version, current)) return this.set({ phase: 'failed', reason: `the service offered version ${version}, which is not newer than the running ${current}; nothing was downloaded` });
+    if (!newerThan(version, current))
+      return this.set({
+        phase: 'failed',
+        reason: `the service offered version ${version}, which is not newer than the running ${current}; nothing was downloaded`,
+      });
     if (ready && ready.version === version) return this.set(ready);
 
     this.set({ phase: 'downloading', version });
     const pkg = await this.deps.package();
     if (!pkg.ok) return this.set({ phase: 'failed', reason: pkg.reason });
     const { manifest, links } = pkg.pkg;
-    if (manifest.product !== APP_PRODUCT) return this.set({ phase: 'failed', reason: `the package's signed manifest is for the product '${manifest.product}', not '${APP_PRODUCT}'; nothing was downloaded` });
-    if (!view.release) return this.set({ phase: 'failed', reason: 'the check offered a version without its verified release; nothing was downloaded' });
-    if (manifest.channel !== view.release.channel) return this.set({ phase: 'failed', reason: `the package is from the '${manifest.channel}' channel, the check offered '${view.release.channel}'; nothing was downloaded` });
-    if (manifest.version !== version) return this.set({ phase: 'failed', reason: `the package is version ${manifest.version}, the check offered ${version}; nothing was downloaded` });
-    if (!newerThan(manifest.version, current)) return this.set({ phase: 'failed', reason: `the package is version ${manifest.version}, not newer than the running ${current}; nothing was downloaded` });
+    if (manifest.product !== APP_PRODUCT)
+      return this.set({
+        phase: 'failed',
+        reason: `the package's signed manifest is for the product '${manifest.product}', not '${APP_PRODUCT}'; nothing was downloaded`,
+      });
+    if (!view.release)
+      return this.set({
+        phase: 'failed',
+        reason: 'the check offered a version without its verified release; nothing was downloaded',
+      });
+    if (manifest.channel !== view.release.channel)
+      return this.set({
+        phase: 'failed',
+        reason: `the package is from the '${manifest.channel}' channel, the check offered '${view.release.channel}'; nothing was downloaded`,
+      });
+    if (manifest.version !== version)
+      return this.set({
+        phase: 'failed',
+        reason: `the package is version ${manifest.version}, the check offered ${version}; nothing was downloaded`,
+      });
+    if (!newerThan(manifest.version, current))
+      return this.set({
+        phase: 'failed',
+        reason: `the package is version ${manifest.version}, not newer than the running ${current}; nothing was downloaded`,
+      });
     const file = pickFile(manifest.files, this.deps.target);
-    if (!file) return this.set({ phase: 'failed', reason: `release ${version} has no file for ${this.deps.target.platform} ${this.deps.target.arch}` });
+    if (!file)
+      return this.set({
+        phase: 'failed',
+        reason: `release ${version} has no file for ${this.deps.target.platform} ${this.deps.target.arch}`,
+      });
     const link = links.find((l) => l.name === file.name);
     if (!link) return this.set({ phase: 'failed', reason: `the gateway gave no download link for ${file.name}` });
     const expected: ExpectedFile = { name: file.name, size: file.size, sha512: file.sha512 };
-    const got = await downloadVerified({ url: link.url, file: expected, dir: this.deps.dir, ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}) });
+    const got = await downloadVerified({
+      url: link.url,
+      file: expected,
+      dir: this.deps.dir,
+      ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}),
+    });
     if (!got.ok) return this.set({ phase: 'failed', reason: got.reason });
     return this.set({ phase: 'ready', version, path: got.path, file: expected, notes: manifest.notes });
   }

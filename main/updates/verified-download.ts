@@ -45,10 +45,18 @@ export async function hashFile(path: string): Promise<{ sha512: string; size: nu
  * its real name only once verified, so a killed download or a tampered file
  * never looks like a finished one.
  */
-export async function downloadVerified(o: { url: string; file: ExpectedFile; dir: string; fetch?: typeof fetch; signal?: AbortSignal }): Promise<Verified> {
+export async function downloadVerified(o: {
+  url: string;
+  file: ExpectedFile;
+  dir: string;
+  fetch?: typeof fetch;
+  signal?: AbortSignal;
+}): Promise<Verified> {
   const name = ReleaseFileName.safeParse(o.file.name);
-  if (!name.success) return { ok: false, reason: 'the manifest names the file with something that is not a bare file name' };
-  if (!downloadUrlAllowed(o.url)) return { ok: false, reason: 'the download link is not https (or http to this machine)' };
+  if (!name.success)
+    return { ok: false, reason: 'the manifest names the file with something that is not a bare file name' };
+  if (!downloadUrlAllowed(o.url))
+    return { ok: false, reason: 'the download link is not https (or http to this machine)' };
   await mkdir(o.dir, { recursive: true });
   const final = join(o.dir, name.data);
   const partial = `${final}.partial`;
@@ -83,7 +91,8 @@ export async function downloadVerified(o: { url: string; file: ExpectedFile; dir
     await out.close();
   }
   if (!failure && size !== o.file.size) failure = `the download has ${size} bytes, the manifest signed ${o.file.size}`;
-  if (!failure && hash.digest('base64') !== o.file.sha512) failure = 'the downloaded file does not match the SHA-512 the manifest signed';
+  if (!failure && hash.digest('base64') !== o.file.sha512)
+    failure = 'the downloaded file does not match the SHA-512 the manifest signed';
   if (failure) {
     await res.body.cancel().catch(() => undefined);
     await rm(partial, { force: true });

@@ -19,11 +19,12 @@ declare global {
  */
 export function createElectronApi(bridge: Api): Api {
   const call = callOf(bridge);
-  const hub = createEventHub(() => (emit) =>
-    bridge.subscribe((raw) => {
-      const parsed = ApiEvent.safeParse(raw);
-      if (parsed.success) emit(parsed.data);
-    }),
+  const hub = createEventHub(
+    () => (emit) =>
+      bridge.subscribe((raw) => {
+        const parsed = ApiEvent.safeParse(raw);
+        if (parsed.success) emit(parsed.data);
+      }),
   );
   return apiFrom(async (action, input) => {
     try {
@@ -31,7 +32,11 @@ export function createElectronApi(bridge: Api): Api {
       if (result && typeof result === 'object' && typeof result.ok === 'boolean') return result;
       return { ok: false, code: 'internal_error', message: `The app answered ${action} with something unexpected.` };
     } catch {
-      return { ok: false, code: 'service_unavailable', message: 'The Gatehouse service inside the app is not answering.' };
+      return {
+        ok: false,
+        code: 'service_unavailable',
+        message: 'The Gatehouse service inside the app is not answering.',
+      };
     }
   }, hub.subscribe);
 }

@@ -15,7 +15,6 @@ export interface ConsoleEnv {
   exportHref(format: ExportFormat, filters: AuditQueryInput): string | null;
 }
 
-
 /** Electron when the preload put `window.gatehouse` there, else the admin REST of the page's own service. */
 export function pickConsoleEnv(win: Window = window): ConsoleEnv {
   if (win.gatehouse) {

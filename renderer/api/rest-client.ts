@@ -1,4 +1,14 @@
-import { API_EVENTS_PATH, ApiEvent, CONSOLE_PATH, CSRF_HEADER, actionPrefix, actionRequest, decodeActionAnswer, encodeQuery, statusCode } from '../../main/contract/index.ts';
+import {
+  API_EVENTS_PATH,
+  ApiEvent,
+  CONSOLE_PATH,
+  CSRF_HEADER,
+  actionPrefix,
+  actionRequest,
+  decodeActionAnswer,
+  encodeQuery,
+  statusCode,
+} from '../../main/contract/index.ts';
 import type { Api, ApiAction, Result } from '../../main/contract/index.ts';
 import { apiFrom } from './api-from.ts';
 import { createEventHub } from './event-hub.ts';
@@ -56,7 +66,11 @@ export function createRestApi(baseUrl: string = defaultBaseUrl(), options: RestA
     try {
       body = await response.json();
     } catch {
-      return { ok: false, code: statusCode(response.status), message: `The service answered ${response.status} without a readable body.` };
+      return {
+        ok: false,
+        code: statusCode(response.status),
+        message: `The service answered ${response.status} without a readable body.`,
+      };
     }
     return decodeActionAnswer(action, response.status, body);
   }

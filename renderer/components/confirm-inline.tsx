@@ -4,7 +4,13 @@ import { useEffect, useRef } from 'react';
  * A confirmation that replaces the button that asked for it: focus moves to
  * the safe choice (Cancel), Escape cancels.
  */
-export function ConfirmInline({ question, confirmLabel, onConfirm, onCancel, busy }: {
+export function ConfirmInline({
+  question,
+  confirmLabel,
+  onConfirm,
+  onCancel,
+  busy,
+}: {
   question: string;
   confirmLabel: string;
   onConfirm: () => void;

@@ -7,9 +7,12 @@ import { useEffect, useRef, useState } from 'react';
 export function CopyButton({ text, label, className }: { text: string; label: string; className?: string }) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  useEffect(() => () => {
-    if (timer.current) clearTimeout(timer.current);
-  }, []);
+  useEffect(
+    () => () => {
+      if (timer.current) clearTimeout(timer.current);
+    },
+    [],
+  );
 
   const copy = async () => {
     try {
@@ -26,7 +29,11 @@ export function CopyButton({ text, label, className }: { text: string; label: st
     <button type="button" className={`copy ${className ?? ''}`} onClick={copy} aria-label={label}>
       <span aria-hidden="true">{state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : 'Copy'}</span>
       <span className="visually-hidden" role="status">
-        {state === 'copied' ? 'Copied to the clipboard' : state === 'failed' ? 'Copying failed: select the text and copy it by hand' : ''}
+        {state === 'copied'
+          ? 'Copied to the clipboard'
+          : state === 'failed'
+            ? 'Copying failed: select the text and copy it by hand'
+            : ''}
       </span>
     </button>
   );

@@ -26,8 +26,19 @@ export function ErrorBox({ message, code, onRetry }: { message: string; code?: s
 }
 
 /** Loading and error states of a `useLoad`; renders `children(data)` once ready. */
-export function LoadState<T>({ state, what, onRetry, children }: { state: Loaded<T>; what: string; onRetry: () => void; children: (data: T) => ReactNode }) {
+export function LoadState<T>({
+  state,
+  what,
+  onRetry,
+  children,
+}: {
+  state: Loaded<T>;
+  what: string;
+  onRetry: () => void;
+  children: (data: T) => ReactNode;
+}) {
   if (state.status === 'loading') return <Loading what={what} />;
-  if (state.status === 'error') return <ErrorBox message={`Could not load ${what}: ${state.message}`} code={state.code} onRetry={onRetry} />;
+  if (state.status === 'error')
+    return <ErrorBox message={`Could not load ${what}: ${state.message}`} code={state.code} onRetry={onRetry} />;
   return <>{children(state.data)}</>;
 }

@@ -27,7 +27,10 @@ export function QuotaAlerts({ alerts }: { alerts: readonly QuotaAlert[] }) {
           <li key={`${q.scope}:${q.subject ?? ''}:${q.metric}:${q.period ?? ''}`} className={`quota-${q.level}`}>
             {quotaAlertText(q)}
             {q.level === 'exceeded' ? (
-              <span className="detail"> (code quota_exceeded{q.source === 'refusal' ? ', seen on a refused request' : ''})</span>
+              <span className="detail">
+                {' '}
+                (code quota_exceeded{q.source === 'refusal' ? ', seen on a refused request' : ''})
+              </span>
             ) : null}
           </li>
         ))}

@@ -1,5 +1,11 @@
 /** An on/off switch: a button with role=switch, so it is one Tab stop toggled by Space or Enter. */
-export function Switch({ checked, onChange, label, disabled, describedBy }: {
+export function Switch({
+  checked,
+  onChange,
+  label,
+  disabled,
+  describedBy,
+}: {
   checked: boolean;
   onChange: (next: boolean) => void;
   label: string;
@@ -20,7 +26,9 @@ export function Switch({ checked, onChange, label, disabled, describedBy }: {
       <span className="switch-track" aria-hidden="true">
         <span className="switch-thumb" />
       </span>
-      <span className="switch-text" aria-hidden="true">{checked ? 'On' : 'Off'}</span>
+      <span className="switch-text" aria-hidden="true">
+        {checked ? 'On' : 'Off'}
+      </span>
     </button>
   );
 }

@@ -5,7 +5,14 @@ import type { KeyboardEvent, ReactNode } from 'react';
  * WAI-ARIA tabs: one Tab stop for the tab list, arrow keys (and Home/End)
  * move between tabs and select them.
  */
-export function Tabs<K extends string>({ id, label, tabs, selected, onSelect, children }: {
+export function Tabs<K extends string>({
+  id,
+  label,
+  tabs,
+  selected,
+  onSelect,
+  children,
+}: {
   id: string;
   label: string;
   tabs: readonly { key: K; title: string }[];

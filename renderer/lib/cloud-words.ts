@@ -50,7 +50,11 @@ const LICENSE_WORDS: Record<string, string> = {
 };
 export const licenseWords = (status: string): string => LICENSE_WORDS[status] ?? status;
 
-export { metricName as metricWords, periodName as periodWords, scopeName as scopeWords } from '../../main/contract/index.ts';
+export {
+  metricName as metricWords,
+  periodName as periodWords,
+  scopeName as scopeWords,
+} from '../../main/contract/index.ts';
 
 export const CLOUD_WARNING_TITLES: Record<string, string> = {
   cloud_gateway_unreachable: 'The cloud gateway cannot be reached',

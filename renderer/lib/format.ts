@@ -15,7 +15,14 @@ export function formatRelative(iso: string | null | undefined, now: number): str
   if (Number.isNaN(t)) return iso;
   const diff = now - t;
   const abs = Math.abs(diff);
-  const unit = abs < 45_000 ? null : abs < 3_600_000 ? [Math.round(abs / 60_000), 'min'] : abs < 86_400_000 ? [Math.round(abs / 3_600_000), 'h'] : [Math.round(abs / 86_400_000), abs < 1.5 * 86_400_000 ? 'day' : 'days'];
+  const unit =
+    abs < 45_000
+      ? null
+      : abs < 3_600_000
+        ? [Math.round(abs / 60_000), 'min']
+        : abs < 86_400_000
+          ? [Math.round(abs / 3_600_000), 'h']
+          : [Math.round(abs / 86_400_000), abs < 1.5 * 86_400_000 ? 'day' : 'days'];
   if (!unit) return 'just now';
   return diff >= 0 ? `${unit[0]} ${unit[1]} ago` : `in ${unit[0]} ${unit[1]}`;
 }

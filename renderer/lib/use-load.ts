@@ -2,9 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ErrorCode, Result } from '../../main/contract/index.ts';
 
 export type Loaded<T> =
-  | { status: 'loading' }
-  | { status: 'error'; code: ErrorCode; message: string }
-  | { status: 'ready'; data: T };
+  { status: 'loading' } | { status: 'error'; code: ErrorCode; message: string } | { status: 'ready'; data: T };
 
 /**
  * Load something through the Api and keep it. A reload keeps showing the
@@ -22,7 +20,11 @@ export function useLoad<T>(load: () => Promise<Result<T>>, deps: readonly unknow
     loadRef.current().then(
       (result) => {
         if (mine !== seq.current) return;
-        setState(result.ok ? { status: 'ready', data: result.data } : { status: 'error', code: result.code, message: result.message });
+        setState(
+          result.ok
+            ? { status: 'ready', data: result.data }
+            : { status: 'error', code: result.code, message: result.message },
+        );
       },
       () => {
         if (mine !== seq.current) return;

@@ -5,7 +5,9 @@ import { useApi } from './console-context.tsx';
  * User ids as people know them (their login), for tables and approvals.
  * Best effort: until the list arrives, or if it cannot be read, the id is shown.
  */
-export function useUserNames(): ((id: string | null | undefined) => string) & { all: readonly (readonly [string, string])[] } {
+export function useUserNames(): ((id: string | null | undefined) => string) & {
+  all: readonly (readonly [string, string])[];
+} {
   const api = useApi();
   const [names, setNames] = useState<ReadonlyMap<string, string>>(new Map());
   useEffect(() => {

@@ -32,7 +32,15 @@ export function Overview() {
   );
 }
 
-function OverviewBody({ report, cloud, onChanged }: { report: HealthReport; cloud: CloudStatusView | null; onChanged: () => void }) {
+function OverviewBody({
+  report,
+  cloud,
+  onChanged,
+}: {
+  report: HealthReport;
+  cloud: CloudStatusView | null;
+  onChanged: () => void;
+}) {
   return (
     <div className="grid">
       <GatewayCard report={report} onChanged={onChanged} />
@@ -70,7 +78,13 @@ function GatewayCard({ report, onChanged }: { report: HealthReport; onChanged: (
     <section className="card wide" aria-labelledby="ov-gateway">
       <div className="card-head">
         <h2 id="ov-gateway">Gateway</h2>
-        <Switch checked={report.enabled} onChange={toggle} label="Gateway" disabled={busy} describedBy="ov-gateway-state" />
+        <Switch
+          checked={report.enabled}
+          onChange={toggle}
+          label="Gateway"
+          disabled={busy}
+          describedBy="ov-gateway-state"
+        />
       </div>
       <p id="ov-gateway-state" className={report.enabled ? 'state-on' : 'state-off'}>
         {report.enabled
@@ -113,7 +127,10 @@ function ClientsCard({ report }: { report: HealthReport }) {
     <section className="card wide" aria-labelledby="ov-clients">
       <h2 id="ov-clients">Clients seen recently</h2>
       {report.recent_clients.length === 0 ? (
-        <p className="muted">No client has connected yet. Create a token in <a href="#tokens">Tokens</a> and point an MCP client at the endpoint.</p>
+        <p className="muted">
+          No client has connected yet. Create a token in <a href="#tokens">Tokens</a> and point an MCP client at the
+          endpoint.
+        </p>
       ) : (
         <table>
           <thead>
@@ -146,13 +163,19 @@ function CloudCard({ report, status }: { report: HealthReport; status: CloudStat
       <h2 id="ov-cloud">Cloud, license and products</h2>
       {gateway.connected ? (
         <p className="state-on">
-          Connected{status?.gateway_url ? <> to <code>{status.gateway_url}</code></> : null}
+          Connected
+          {status?.gateway_url ? (
+            <>
+              {' '}
+              to <code>{status.gateway_url}</code>
+            </>
+          ) : null}
           {gateway.last_sync ? `, last sync ${formatDateTime(gateway.last_sync)}` : ''}. <a href="#cloud">Open Cloud</a>
         </p>
       ) : (
         <p className="state-off">
-          Not connected. This Gatehouse is not linked to a cloud gateway, so license, entitlements and quotas come from the
-          local policy. <a href="#cloud">Connect on the Cloud screen</a>
+          Not connected. This Gatehouse is not linked to a cloud gateway, so license, entitlements and quotas come from
+          the local policy. <a href="#cloud">Connect on the Cloud screen</a>
         </p>
       )}
       {status ? <QuotaAlerts alerts={status.quota_alerts} /> : null}
@@ -163,7 +186,9 @@ function CloudCard({ report, status }: { report: HealthReport; status: CloudStat
             <dd>{cert.license.plan ?? 'none'}</dd>
             <dt>Certificate</dt>
             <dd className={cert.reason === 'ok' ? undefined : 'state-warn'}>
-              {cert.reason === 'ok' ? `Valid until ${formatDateTime(cert.grants_until)}` : certificateWords(cert.reason)}
+              {cert.reason === 'ok'
+                ? `Valid until ${formatDateTime(cert.grants_until)}`
+                : certificateWords(cert.reason)}
             </dd>
           </>
         ) : null}
@@ -171,7 +196,9 @@ function CloudCard({ report, status }: { report: HealthReport; status: CloudStat
           <>
             <dt>Usage outbox</dt>
             <dd className={status.outbox.full ? 'state-warn' : undefined}>
-              {status.outbox.full ? `Full (${status.outbox.depth} waiting)` : `${plural(status.outbox.depth, 'event')} waiting`}
+              {status.outbox.full
+                ? `Full (${status.outbox.depth} waiting)`
+                : `${plural(status.outbox.depth, 'event')} waiting`}
             </dd>
           </>
         ) : null}

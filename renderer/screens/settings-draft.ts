@@ -25,11 +25,18 @@ const toDraft = (s: Settings): Draft => ({
   audit_retention_days: String(s.audit_retention_days),
 });
 
-const list = (text: string) => text.split(/[\s,]+/).map((x) => x.trim()).filter(Boolean);
+const list = (text: string) =>
+  text
+    .split(/[\s,]+/)
+    .map((x) => x.trim())
+    .filter(Boolean);
 const num = (text: string) => (text.trim() === '' ? NaN : Number(text));
 
 /** Validate the draft with the contract's schema; the patch holds only what changed. */
-function draftToPatch(draft: Draft, current: Settings): { ok: true; patch: SettingsPatch } | { ok: false; errors: Partial<Record<SettingsKey, string>> } {
+function draftToPatch(
+  draft: Draft,
+  current: Settings,
+): { ok: true; patch: SettingsPatch } | { ok: false; errors: Partial<Record<SettingsKey, string>> } {
   const candidate = {
     enabled: draft.enabled,
     rate_limit: num(draft.rate_limit),
@@ -44,7 +51,8 @@ function draftToPatch(draft: Draft, current: Settings): { ok: true; patch: Setti
     const errors: Partial<Record<SettingsKey, string>> = {};
     for (const issue of parsed.error.issues) {
       const key = issue.path[0] as SettingsKey;
-      const message = issue.code === 'invalid_type' && issue.expected === 'number' ? 'enter a whole number' : issue.message;
+      const message =
+        issue.code === 'invalid_type' && issue.expected === 'number' ? 'enter a whole number' : issue.message;
       errors[key] ??= message;
     }
     return { ok: false, errors };

@@ -4,7 +4,8 @@ import type { SettingsKey, ToolInfo } from '../../main/contract/index.ts';
 
 /** The Settings form's fields that are more than one input, and the help and error lines under every field. */
 
-export const describedBy = (key: SettingsKey, errors: Partial<Record<SettingsKey, string>>): string => `st-${key}-help${errors[key] ? ` st-${key}-error` : ''}`;
+export const describedBy = (key: SettingsKey, errors: Partial<Record<SettingsKey, string>>): string =>
+  `st-${key}-help${errors[key] ? ` st-${key}-error` : ''}`;
 
 export function FieldHelp({ field, error }: { field: SettingsKey; error: string | undefined }) {
   return (
@@ -22,14 +23,34 @@ export function FieldHelp({ field, error }: { field: SettingsKey; error: string 
   );
 }
 
-export function ApprovalModeField({ value, onChange, described, children }: { value: string; onChange: (mode: ApprovalMode) => void; described: string; children: ReactNode }) {
+export function ApprovalModeField({
+  value,
+  onChange,
+  described,
+  children,
+}: {
+  value: string;
+  onChange: (mode: ApprovalMode) => void;
+  described: string;
+  children: ReactNode;
+}) {
   return (
     <fieldset className="field">
       <legend>Approval mode</legend>
       {ApprovalMode.options.map((mode) => (
         <div key={mode} className="check">
-          <input id={`st-mode-${mode}`} type="radio" name="approval_mode" value={mode} checked={value === mode} onChange={() => onChange(mode)} aria-describedby={described} />
-          <label htmlFor={`st-mode-${mode}`}>{mode === 'admin' ? 'A person approves (admin)' : 'The agent’s user may confirm (agent)'}</label>
+          <input
+            id={`st-mode-${mode}`}
+            type="radio"
+            name="approval_mode"
+            value={mode}
+            checked={value === mode}
+            onChange={() => onChange(mode)}
+            aria-describedby={described}
+          />
+          <label htmlFor={`st-mode-${mode}`}>
+            {mode === 'admin' ? 'A person approves (admin)' : 'The agent’s user may confirm (agent)'}
+          </label>
         </div>
       ))}
       {children}
@@ -38,7 +59,19 @@ export function ApprovalModeField({ value, onChange, described, children }: { va
 }
 
 /** One checkbox per tool (registered ones, and hidden names no plugin registers now). */
-export function HiddenToolsField({ tools, hidden, onChange, described, children }: { tools: ToolInfo[]; hidden: string[]; onChange: (hidden: string[]) => void; described: string; children: ReactNode }) {
+export function HiddenToolsField({
+  tools,
+  hidden,
+  onChange,
+  described,
+  children,
+}: {
+  tools: ToolInfo[];
+  hidden: string[];
+  onChange: (hidden: string[]) => void;
+  described: string;
+  children: ReactNode;
+}) {
   const toolNames = [...new Set([...tools.map((t) => t.name), ...hidden])].sort();
   return (
     <fieldset className="field">

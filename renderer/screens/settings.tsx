@@ -26,7 +26,15 @@ export function SettingsScreen() {
   );
 }
 
-function SettingsForm({ current, tools, onSaved }: { current: Settings; tools: ToolInfo[]; onSaved: (s: Settings) => void }) {
+function SettingsForm({
+  current,
+  tools,
+  onSaved,
+}: {
+  current: Settings;
+  tools: ToolInfo[];
+  onSaved: (s: Settings) => void;
+}) {
   const { draft, change, errors, status, failure, busy, dirty, submit, undo } = useSettingsDraft(current, onSaved);
 
   const help = (key: SettingsKey) => <FieldHelp field={key} error={errors[key]} />;
@@ -36,34 +44,77 @@ function SettingsForm({ current, tools, onSaved }: { current: Settings; tools: T
     <form className="card form settings" onSubmit={submit} noValidate aria-labelledby="st-title">
       <h2 id="st-title">Gateway settings</h2>
       <div className="field check">
-        <input id="st-enabled" type="checkbox" checked={draft.enabled} onChange={(e) => change('enabled', e.target.checked)} aria-describedby={described('enabled')} />
+        <input
+          id="st-enabled"
+          type="checkbox"
+          checked={draft.enabled}
+          onChange={(e) => change('enabled', e.target.checked)}
+          aria-describedby={described('enabled')}
+        />
         <label htmlFor="st-enabled">Gateway on</label>
         {help('enabled')}
       </div>
       <div className="field">
         <label htmlFor="st-rate">Rate limit (requests per minute)</label>
-        <input id="st-rate" inputMode="numeric" value={draft.rate_limit} onChange={(e) => change('rate_limit', e.target.value)} aria-invalid={!!errors.rate_limit} aria-describedby={described('rate_limit')} />
+        <input
+          id="st-rate"
+          inputMode="numeric"
+          value={draft.rate_limit}
+          onChange={(e) => change('rate_limit', e.target.value)}
+          aria-invalid={!!errors.rate_limit}
+          aria-describedby={described('rate_limit')}
+        />
         {help('rate_limit')}
       </div>
-      <ApprovalModeField value={draft.approval_mode} onChange={(mode) => change('approval_mode', mode)} described={described('approval_mode')}>
+      <ApprovalModeField
+        value={draft.approval_mode}
+        onChange={(mode) => change('approval_mode', mode)}
+        described={described('approval_mode')}
+      >
         {help('approval_mode')}
       </ApprovalModeField>
       <div className="field">
         <label htmlFor="st-cors">Allowed browser origins</label>
-        <textarea id="st-cors" rows={3} value={draft.cors} onChange={(e) => change('cors', e.target.value)} aria-invalid={!!errors.cors} aria-describedby={described('cors')} placeholder="https://app.example.com" />
+        <textarea
+          id="st-cors"
+          rows={3}
+          value={draft.cors}
+          onChange={(e) => change('cors', e.target.value)}
+          aria-invalid={!!errors.cors}
+          aria-describedby={described('cors')}
+          placeholder="https://app.example.com"
+        />
         {help('cors')}
       </div>
-      <HiddenToolsField tools={tools} hidden={draft.disabled_tools} onChange={(hidden) => change('disabled_tools', hidden)} described={described('disabled_tools')}>
+      <HiddenToolsField
+        tools={tools}
+        hidden={draft.disabled_tools}
+        onChange={(hidden) => change('disabled_tools', hidden)}
+        described={described('disabled_tools')}
+      >
         {help('disabled_tools')}
       </HiddenToolsField>
       <div className="field check">
-        <input id="st-proxy" type="checkbox" checked={draft.trust_proxy_headers} onChange={(e) => change('trust_proxy_headers', e.target.checked)} aria-describedby={described('trust_proxy_headers')} />
+        <input
+          id="st-proxy"
+          type="checkbox"
+          checked={draft.trust_proxy_headers}
+          onChange={(e) => change('trust_proxy_headers', e.target.checked)}
+          aria-describedby={described('trust_proxy_headers')}
+        />
         <label htmlFor="st-proxy">Trust proxy headers</label>
         {help('trust_proxy_headers')}
       </div>
       <div className="field">
         <label htmlFor="st-retention">Keep audit files (days)</label>
-        <input id="st-retention" inputMode="numeric" value={draft.audit_retention_days} onChange={(e) => change('audit_retention_days', e.target.value)} aria-invalid={!!errors.audit_retention_days} aria-describedby={described('audit_retention_days')} />
+        <input
+          id="st-retention"
+          inputMode="numeric"
+          value={draft.audit_retention_days}
+          onChange={(e) => change('audit_retention_days', e.target.value)}
+          aria-invalid={!!errors.audit_retention_days}
+          aria-describedby={described('audit_retention_days')}
+        />
         {help('audit_retention_days')}
       </div>
       {failure ? <ErrorBox message={`Could not save: ${failure}`} /> : null}
@@ -71,11 +122,7 @@ function SettingsForm({ current, tools, onSaved }: { current: Settings; tools: T
         <button type="submit" className="primary" disabled={busy}>
           {busy ? 'Saving…' : 'Save settings'}
         </button>
-        <button
-          type="button"
-          disabled={!dirty || busy}
-          onClick={undo}
-        >
+        <button type="button" disabled={!dirty || busy} onClick={undo}>
           Undo changes
         </button>
         <span role="status" className="form-status">

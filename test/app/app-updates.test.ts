@@ -15,7 +15,14 @@ describe('the desktop app’s update checks', () => {
     try {
       vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval'] });
       const states: UpdaterState[] = [];
-      const updates = startAppUpdates({ invoke: core.invoke, cloud: core.cloud, dataDir: dir, platform: 'linux', arch: 'x64', onState: (s) => states.push(s) });
+      const updates = startAppUpdates({
+        invoke: core.invoke,
+        cloud: core.cloud,
+        dataDir: dir,
+        platform: 'linux',
+        arch: 'x64',
+        onState: (s) => states.push(s),
+      });
       expect(updates).not.toBeNull();
       vi.advanceTimersByTime(59_000);
       expect(states).toEqual([]);
@@ -32,6 +39,15 @@ describe('the desktop app’s update checks', () => {
   });
 
   it('does nothing on a platform no release is built for', () => {
-    expect(startAppUpdates({ invoke: vi.fn(), cloud: { api: null, openManifest: vi.fn() }, dataDir: '/nowhere', platform: 'aix', arch: 'ppc64', onState: vi.fn() })).toBeNull();
+    expect(
+      startAppUpdates({
+        invoke: vi.fn(),
+        cloud: { api: null, openManifest: vi.fn() },
+        dataDir: '/nowhere',
+        platform: 'aix',
+        arch: 'ppc64',
+        onState: vi.fn(),
+      }),
+    ).toBeNull();
   });
 });

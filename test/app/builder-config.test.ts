@@ -21,7 +21,7 @@ const root = new URL('../../', import.meta.url).pathname;
 describe('electron-builder.yml', async () => {
   const config = await getConfig(root, null, null);
 
-  it('passes electron-builder\'s schema', async () => {
+  it("passes electron-builder's schema", async () => {
     await expect(validateConfiguration(config, new DebugLogger(false))).resolves.toBeUndefined();
   });
 
@@ -41,12 +41,18 @@ describe('electron-builder.yml', async () => {
     expect(config.win.target).toEqual(['nsis']);
     expect(config.linux.target).toEqual(['AppImage', 'deb']);
     expect(config.files.flatMap((f) => f.filter)).toEqual(expect.arrayContaining(['dist/**', 'dist-renderer/**']));
-    for (const icon of [config.mac.icon, config.win.icon, config.linux.icon]) expect(existsSync(root + icon), icon).toBe(true);
+    for (const icon of [config.mac.icon, config.win.icon, config.linux.icon])
+      expect(existsSync(root + icon), icon).toBe(true);
   });
 
   it('ships a tray icon for every state, template and coloured, at 1x and 2x', () => {
     for (const state of ['off', 'on', 'attention']) {
-      for (const name of [`tray-${state}Template.png`, `tray-${state}Template@2x.png`, `tray-${state}.png`, `tray-${state}@2x.png`]) {
+      for (const name of [
+        `tray-${state}Template.png`,
+        `tray-${state}Template@2x.png`,
+        `tray-${state}.png`,
+        `tray-${state}@2x.png`,
+      ]) {
         const png = readFileSync(`${root}assets/${name}`);
         expect(png.subarray(1, 4).toString(), name).toBe('PNG');
         expect(png.readUInt32BE(16), name).toBe(name.includes('@2x') ? 32 : 16);

@@ -43,13 +43,21 @@ describe('desktop shell wiring', () => {
     expect(started?.dataDir).toBe(dir);
     // the console window, with the secure options, on app://
     const win = electron.BrowserWindow.created[0]!;
-    expect(win.options.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, preload: join('/app', 'dist', 'main', 'app', 'preload.cjs') });
+    expect(win.options.webPreferences).toMatchObject({
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      preload: join('/app', 'dist', 'main', 'app', 'preload.cjs'),
+    });
     expect(win.loaded).toEqual(['app://console/index.html']);
     expect(electron.protocol.handlers.has('app')).toBe(true);
     // one IPC handler per action, answering from the real core
     expect(electron.ipcMain.handlers.size).toBe(RPC_ACTIONS.length);
     const ours = { sender: win.webContents, senderFrame: win.webContents.mainFrame };
-    const health = (await electron.ipcMain.invoke('gatehouse:health.get', ours, {})) as { ok: boolean; data: { data_dir: string } };
+    const health = (await electron.ipcMain.invoke('gatehouse:health.get', ours, {})) as {
+      ok: boolean;
+      data: { data_dir: string };
+    };
     expect(health.ok && health.data.data_dir).toBe(dir);
     const tray = electron.Tray.created[0]!;
     expect(tray.tooltip).toBe('Gatehouse: off');
@@ -57,9 +65,23 @@ describe('desktop shell wiring', () => {
     // an agent stages a write: the page hears of it, a notification shows, the tray counts it
     const gw = started!.core;
     const admin = gw.users.list().find((u) => u.role === 'administrator')!;
-    await gw.pipeline.call('pages_update', { id: 1, title: 'From the desktop test' }, { user: admin, capabilities: new Set(ROLE_CAPABILITIES.administrator), token: null, request_id: 'r1', client: 'test' });
+    await gw.pipeline.call(
+      'pages_update',
+      { id: 1, title: 'From the desktop test' },
+      {
+        user: admin,
+        capabilities: new Set(ROLE_CAPABILITIES.administrator),
+        token: null,
+        request_id: 'r1',
+        client: 'test',
+      },
+    );
     await vi.waitFor(() => expect(tray.tooltip).toBe('Gatehouse: off · 1 pending approval'));
-    expect(win.webContents.sent.some((m) => m.channel === 'gatehouse:event' && (m.payload as { type: string }).type === 'staged')).toBe(true);
+    expect(
+      win.webContents.sent.some(
+        (m) => m.channel === 'gatehouse:event' && (m.payload as { type: string }).type === 'staged',
+      ),
+    ).toBe(true);
     expect(electron.Notification.shown.map((n) => n.options.title)).toEqual(['Approval needed: pages_update']);
     electron.Notification.shown[0]!.emit('click');
     // the console opens on that write

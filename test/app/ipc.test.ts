@@ -42,7 +42,10 @@ describe('guarded IPC registrar', () => {
   });
 
   it('passes a call from our window to the core as it came: the core checks it', async () => {
-    expect(await electron.ipcMain.invoke('gatehouse:settings.get', ours(), {})).toEqual({ ok: true, data: SETTINGS_DEFAULTS });
+    expect(await electron.ipcMain.invoke('gatehouse:settings.get', ours(), {})).toEqual({
+      ok: true,
+      data: SETTINGS_DEFAULTS,
+    });
     await electron.ipcMain.invoke('gatehouse:audit.query', ours(), { tool: 'pages_get' });
     expect(calls).toEqual([
       { action: 'settings.get', input: {} },
@@ -53,7 +56,11 @@ describe('guarded IPC registrar', () => {
   it('refuses a sender it did not create', async () => {
     const stranger = new electron.FakeWebContents();
     stranger.mainFrame.url = 'app://console/index.html';
-    const r = await electron.ipcMain.invoke('gatehouse:tokens.create', { sender: stranger, senderFrame: stranger.mainFrame }, { label: 'x' });
+    const r = await electron.ipcMain.invoke(
+      'gatehouse:tokens.create',
+      { sender: stranger, senderFrame: stranger.mainFrame },
+      { label: 'x' },
+    );
     expect(r).toMatchObject({ ok: false, code: 'forbidden' });
     expect(calls).toEqual([]);
   });
@@ -61,20 +68,31 @@ describe('guarded IPC registrar', () => {
   it('refuses our window once it shows anything but the console, a subframe, or a frame that is gone', async () => {
     const event = ours();
     event.senderFrame.url = 'https://evil.example/';
-    expect(await electron.ipcMain.invoke('gatehouse:staged.confirm', event, { id: 'x' })).toMatchObject({ ok: false, code: 'forbidden' });
+    expect(await electron.ipcMain.invoke('gatehouse:staged.confirm', event, { id: 'x' })).toMatchObject({
+      ok: false,
+      code: 'forbidden',
+    });
     event.senderFrame.url = 'app://console/index.html';
     const child = new electron.FakeWebFrame('app://console/index.html');
     child.parent = event.senderFrame;
-    expect(await electron.ipcMain.invoke('gatehouse:staged.confirm', { ...event, senderFrame: child }, { id: 'x' })).toMatchObject({ ok: false, code: 'forbidden' });
-    expect(await electron.ipcMain.invoke('gatehouse:staged.confirm', { ...event, senderFrame: null }, { id: 'x' })).toMatchObject({ ok: false, code: 'forbidden' });
+    expect(
+      await electron.ipcMain.invoke('gatehouse:staged.confirm', { ...event, senderFrame: child }, { id: 'x' }),
+    ).toMatchObject({ ok: false, code: 'forbidden' });
+    expect(
+      await electron.ipcMain.invoke('gatehouse:staged.confirm', { ...event, senderFrame: null }, { id: 'x' }),
+    ).toMatchObject({ ok: false, code: 'forbidden' });
     expect(calls).toEqual([]);
     expect(await electron.ipcMain.invoke('gatehouse:staged.confirm', event, { id: 'x' })).toMatchObject({ ok: true });
   });
 
-  it('answers input that does not match the action\'s schema as the core does (invalid_value), nothing applied', async () => {
+  it("answers input that does not match the action's schema as the core does (invalid_value), nothing applied", async () => {
     unregister();
     const core = await openCore();
-    unregister = registerIpc({ ipcMain: electron.ipcMain as never, dispatch: dispatchAs(core.invoke, PRINCIPALS.appConsole), owns: (c) => windows.owns(c) });
+    unregister = registerIpc({
+      ipcMain: electron.ipcMain as never,
+      dispatch: dispatchAs(core.invoke, PRINCIPALS.appConsole),
+      owns: (c) => windows.owns(c),
+    });
     const cases: [string, unknown][] = [
       ['gatehouse:staged.confirm', {}],
       ['gatehouse:staged.confirm', { id: 'x', extra: true }],
@@ -85,7 +103,11 @@ describe('guarded IPC registrar', () => {
     ];
     for (const [channel, input] of cases) {
       const r = await electron.ipcMain.invoke(channel, ours(), input);
-      expect(r, channel).toMatchObject({ ok: false, code: 'invalid_value', message: expect.stringMatching(new RegExp(`^${channel.slice('gatehouse:'.length).replace('.', '\\.')}: `)) });
+      expect(r, channel).toMatchObject({
+        ok: false,
+        code: 'invalid_value',
+        message: expect.stringMatching(new RegExp(`^${channel.slice('gatehouse:'.length).replace('.', '\\.')}: `)),
+      });
     }
     expect(core.settings.get()).toEqual(SETTINGS_DEFAULTS);
     expect(core.tokens.list()).toEqual([]);

@@ -16,7 +16,11 @@ afterEach(() => rm(dir, { recursive: true, force: true }));
 
 describe('start at login', () => {
   it('on Linux writes and removes an XDG autostart entry that starts hidden', async () => {
-    const opts = { platform: 'linux' as const, autostartDir: join(dir, 'autostart'), execPath: '/opt/My Apps/Gatehouse.AppImage' };
+    const opts = {
+      platform: 'linux' as const,
+      autostartDir: join(dir, 'autostart'),
+      execPath: '/opt/My Apps/Gatehouse.AppImage',
+    };
     expect(await getOpenAtLogin(electron.app as never, opts)).toBe(false);
     await setOpenAtLogin(electron.app as never, true, opts);
     expect(await getOpenAtLogin(electron.app as never, opts)).toBe(true);

@@ -3,7 +3,8 @@ import { makeStaged } from '../renderer/fake-api.ts';
 
 vi.mock('electron', () => import('./electron-mock.ts'));
 const electron = await import('./electron-mock.ts');
-const { createQuotaNotifier, createStagedNotifier, createUpdateNotifier, showProblem } = await import('../../main/app/notifications.ts');
+const { createQuotaNotifier, createStagedNotifier, createUpdateNotifier, showProblem } =
+  await import('../../main/app/notifications.ts');
 const { trayQuota } = await import('../../main/app/tray-cloud.ts');
 const { quotaAlert } = await import('../renderer/fake-cloud.ts');
 
@@ -20,7 +21,10 @@ describe('staged-write notifications', () => {
     notify({ type: 'health' });
     expect(electron.Notification.shown).toHaveLength(1);
     const n = electron.Notification.shown[0]!;
-    expect(n.options).toEqual({ title: 'Approval needed: pages_update', body: 'Update page 1\nAsked by Claude Desktop' });
+    expect(n.options).toEqual({
+      title: 'Approval needed: pages_update',
+      body: 'Update page 1\nAsked by Claude Desktop',
+    });
     n.emit('click');
     expect(openApprovals).toHaveBeenCalledWith('stg_0001');
   });
@@ -45,7 +49,10 @@ describe('staged-write notifications', () => {
     notify({ type: 'staged', item: makeStaged(1, { preview_hash: 'b'.repeat(64) }) });
     notify({ type: 'staged', item: makeStaged(2) });
     const [first, second] = electron.Notification.shown;
-    expect(first!.options.actions).toEqual([{ type: 'button', text: 'Approve' }, { type: 'button', text: 'Discard' }]);
+    expect(first!.options.actions).toEqual([
+      { type: 'button', text: 'Approve' },
+      { type: 'button', text: 'Discard' },
+    ]);
     // nothing is decided until the person presses a button the OS drew
     expect(approve).not.toHaveBeenCalled();
     first!.emit('action', {}, 0);
@@ -58,9 +65,15 @@ describe('staged-write notifications', () => {
 
   it('offers no buttons for a write that cannot be approved, nor where the platform has none (a click opens that write)', () => {
     const approve = vi.fn();
-    createStagedNotifier({ openApprovals: vi.fn(), approve, discard: vi.fn(), platform: 'darwin' })({ type: 'staged', item: { ...makeStaged(1), blocked: 'token_revoked' } });
+    createStagedNotifier({ openApprovals: vi.fn(), approve, discard: vi.fn(), platform: 'darwin' })({
+      type: 'staged',
+      item: { ...makeStaged(1), blocked: 'token_revoked' },
+    });
     const openApprovals = vi.fn();
-    createStagedNotifier({ openApprovals, approve, discard: vi.fn(), platform: 'linux' })({ type: 'staged', item: makeStaged(2) });
+    createStagedNotifier({ openApprovals, approve, discard: vi.fn(), platform: 'linux' })({
+      type: 'staged',
+      item: makeStaged(2),
+    });
     expect(electron.Notification.shown.map((n) => n.options.actions)).toEqual([undefined, undefined]);
     electron.Notification.shown[1]!.emit('action', {}, 0);
     expect(approve).not.toHaveBeenCalled();
@@ -120,11 +133,22 @@ describe('text from outside in notifications', () => {
   const hostile = 'acme\u001b[2J\r\nFAKE: click to approve\u0007\u202etxt.exe\u2028end';
 
   it('quota, update and staged-write notifications carry cloud and client text as bounded lines without control characters', () => {
-    createQuotaNotifier({ openUsage: vi.fn() })([trayQuota(quotaAlert({ scope: 'account', subject: `${hostile}${'s'.repeat(5000)}` }))]);
+    createQuotaNotifier({ openUsage: vi.fn() })([
+      trayQuota(quotaAlert({ scope: 'account', subject: `${hostile}${'s'.repeat(5000)}` })),
+    ]);
     createUpdateNotifier({ openCloud: vi.fn() })(`9.9.9\u001b]8;;https://evil.example\u0007\u202e${'9'.repeat(500)}`);
-    createStagedNotifier({ openApprovals: vi.fn() })({ type: 'staged', item: makeStaged(1, { tool: `pages_update\u0000${hostile}`, preview: { ...makeStaged(1).preview, summary: `${hostile}${'x'.repeat(5000)}` }, token_label: `Claude${hostile}` }) });
+    createStagedNotifier({ openApprovals: vi.fn() })({
+      type: 'staged',
+      item: makeStaged(1, {
+        tool: `pages_update\u0000${hostile}`,
+        preview: { ...makeStaged(1).preview, summary: `${hostile}${'x'.repeat(5000)}` },
+        token_label: `Claude${hostile}`,
+      }),
+    });
     expect(electron.Notification.shown).toHaveLength(3);
-    const [quota, update, staged] = electron.Notification.shown.map((n) => n.options as { title: string; body: string });
+    const [quota, update, staged] = electron.Notification.shown.map(
+      (n) => n.options as { title: string; body: string },
+    );
     for (const { title, body } of [quota!, update!, staged!]) {
       expect(title).not.toMatch(UNSAFE);
       expect(title.length).toBeLessThanOrEqual(120);
@@ -132,8 +156,12 @@ describe('text from outside in notifications', () => {
       expect(body.length).toBeLessThanOrEqual(400);
     }
     // the one line break Gatehouse puts there itself stays
-    expect(staged!.body).toMatch(/^acme\[2J FAKE: click to approvetxt\.exe endx+…\nAsked by Claudeacme\[2J FAKE: click to approvetxt\.exe end$/);
-    expect(quota!.body).toMatch(/^AI tokens per month \(account acme\[2J FAKE: click to approvetxt\.exe ends+…\. Calls that need it are refused until then \(quota_exceeded\)\.$/);
+    expect(staged!.body).toMatch(
+      /^acme\[2J FAKE: click to approvetxt\.exe endx+…\nAsked by Claudeacme\[2J FAKE: click to approvetxt\.exe end$/,
+    );
+    expect(quota!.body).toMatch(
+      /^AI tokens per month \(account acme\[2J FAKE: click to approvetxt\.exe ends+…\. Calls that need it are refused until then \(quota_exceeded\)\.$/,
+    );
     expect(update!.title).toMatch(/^Gatehouse 9\.9\.9\]8;;https:\/\/evil\.example9+… is ready to install$/);
   });
 

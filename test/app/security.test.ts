@@ -29,12 +29,18 @@ describe('session hardening', () => {
     const ses = electron.session.defaultSession;
     hardenSession(ses as never);
     const answers: boolean[] = [];
-    for (const permission of ['media', 'geolocation', 'notifications', 'clipboard-read', 'openExternal']) ses.permissionRequest!(null, permission, (ok: boolean) => answers.push(ok));
+    for (const permission of ['media', 'geolocation', 'notifications', 'clipboard-read', 'openExternal'])
+      ses.permissionRequest!(null, permission, (ok: boolean) => answers.push(ok));
     expect(answers).toEqual([false, false, false, false, false]);
     expect(ses.permissionCheck!(null, 'media')).toBe(false);
     expect(ses.devicePermission!({})).toBe(false);
     let headers: Record<string, string[]> = {};
-    ses.headersReceived!({ responseHeaders: { 'content-security-policy': ["default-src *; script-src 'unsafe-inline'"], 'X-Other': ['1'] } }, (r: { responseHeaders: Record<string, string[]> }) => (headers = r.responseHeaders));
+    ses.headersReceived!(
+      {
+        responseHeaders: { 'content-security-policy': ["default-src *; script-src 'unsafe-inline'"], 'X-Other': ['1'] },
+      },
+      (r: { responseHeaders: Record<string, string[]> }) => (headers = r.responseHeaders),
+    );
     expect(headers).toEqual({ 'X-Other': ['1'], 'Content-Security-Policy': [CONSOLE_CSP] });
   });
 
@@ -42,7 +48,16 @@ describe('session hardening', () => {
     expect(isAllowedExternal('https://github.com/x/y')).toBe(true);
     expect(isAllowedExternal('https://docs.github.com/x')).toBe(true);
     expect(isAllowedExternal('https://modelcontextprotocol.io/specification')).toBe(true);
-    for (const url of ['http://github.com/', 'https://github.com.evil.example/', 'https://evilgithub.com/', 'https://user@github.com/', 'https://github.com:8443/', 'file:///etc/passwd', 'javascript:alert(1)', 'not a url']) {
+    for (const url of [
+      'http://github.com/',
+      'https://github.com.evil.example/',
+      'https://evilgithub.com/',
+      'https://user@github.com/',
+      'https://github.com:8443/',
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+      'not a url',
+    ]) {
       expect(isAllowedExternal(url), url).toBe(false);
     }
   });
@@ -51,7 +66,9 @@ describe('session hardening', () => {
 describe('app:// protocol', () => {
   it('registers app:// as a standard, secure scheme', () => {
     registerAppScheme(electron.protocol as never);
-    expect(electron.protocol.privileged).toEqual([{ scheme: 'app', privileges: expect.objectContaining({ standard: true, secure: true }) }]);
+    expect(electron.protocol.privileged).toEqual([
+      { scheme: 'app', privileges: expect.objectContaining({ standard: true, secure: true }) },
+    ]);
   });
 
   it('serves the console with the CSP header and never a file outside it', async () => {
@@ -65,7 +82,12 @@ describe('app:// protocol', () => {
     const js = await handle(new Request('app://console/assets/index-1.js'));
     expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     const name = `secret-${dir.split('-').pop()}.txt`;
-    for (const url of [`app://console/..%2f${name}`, `app://console/%2e%2e/${name}`, 'app://console/missing.js', `app://other/${name}`]) {
+    for (const url of [
+      `app://console/..%2f${name}`,
+      `app://console/%2e%2e/${name}`,
+      'app://console/missing.js',
+      `app://other/${name}`,
+    ]) {
       const r = await handle(new Request(url));
       expect(r.status, url).toBe(404);
       expect(r.headers.get('content-security-policy')).toBe(CONSOLE_CSP);

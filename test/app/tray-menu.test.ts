@@ -1,11 +1,25 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { MenuItemConstructorOptions } from 'electron';
-import { INITIAL_TRAY_STATE, buildTrayMenu, menuLabel, pendingItems, signInItems, trayIconState, trayTooltip } from '../../main/app/tray-menu.ts';
+import {
+  INITIAL_TRAY_STATE,
+  buildTrayMenu,
+  menuLabel,
+  pendingItems,
+  signInItems,
+  trayIconState,
+  trayTooltip,
+} from '../../main/app/tray-menu.ts';
 import type { TrayActions, TrayState } from '../../main/app/tray-menu.ts';
 import { makeStaged } from '../renderer/fake-api.ts';
 
 const actions = (): TrayActions & Record<string, ReturnType<typeof vi.fn>> => ({
-  openConsole: vi.fn(), approve: vi.fn(), discard: vi.fn(), setEnabled: vi.fn(), setOpenAtLogin: vi.fn(), installUpdate: vi.fn(), quit: vi.fn(),
+  openConsole: vi.fn(),
+  approve: vi.fn(),
+  discard: vi.fn(),
+  setEnabled: vi.fn(),
+  setOpenAtLogin: vi.fn(),
+  installUpdate: vi.fn(),
+  quit: vi.fn(),
 });
 const running = (over: Partial<TrayState> = {}): TrayState => ({ ...INITIAL_TRAY_STATE, phase: 'running', ...over });
 const byId = (menu: MenuItemConstructorOptions[], id: string) => menu.find((m) => m.id === id)!;
@@ -15,7 +29,13 @@ describe('tray menu, built from the state', () => {
   it('has a status line, open, pending, gateway switch, start at login and quit', () => {
     const menu = buildTrayMenu(running({ enabled: true }), actions());
     expect(menu.filter((m) => m.type !== 'separator').map((m) => m.label)).toEqual([
-      'Gatehouse is on', 'Open the console', 'Pending approvals', 'Cloud: not connected', 'Gateway on', 'Start at login', 'Quit Gatehouse',
+      'Gatehouse is on',
+      'Open the console',
+      'Pending approvals',
+      'Cloud: not connected',
+      'Gateway on',
+      'Start at login',
+      'Quit Gatehouse',
     ]);
     expect(byId(menu, 'status').enabled).toBe(false);
     expect(byId(menu, 'gateway')).toMatchObject({ type: 'checkbox', checked: true, enabled: true });
@@ -24,7 +44,13 @@ describe('tray menu, built from the state', () => {
 
   it('offers no Approve for a write whose token was revoked or narrowed away, only Discard', () => {
     const act = actions();
-    const state = running({ pending: pendingItems([{ ...makeStaged(1), blocked: 'token_revoked' }, { ...makeStaged(2), blocked: 'token_narrowed' }]), pendingTotal: 2 });
+    const state = running({
+      pending: pendingItems([
+        { ...makeStaged(1), blocked: 'token_revoked' },
+        { ...makeStaged(2), blocked: 'token_narrowed' },
+      ]),
+      pendingTotal: 2,
+    });
     for (const item of byId(buildTrayMenu(state, act), 'pending').submenu as MenuItemConstructorOptions[]) {
       const sub = item.submenu as MenuItemConstructorOptions[];
       expect(sub.find((i) => i.label === 'Approve')).toBeUndefined();
@@ -54,7 +80,10 @@ describe('tray menu, built from the state', () => {
 
   it('shows at most ten, and points to the console for the rest', () => {
     const staged = Array.from({ length: 14 }, (_, i) => makeStaged(i));
-    const items = byId(buildTrayMenu(running({ pending: pendingItems(staged), pendingTotal: 14 }), actions()), 'pending').submenu as MenuItemConstructorOptions[];
+    const items = byId(
+      buildTrayMenu(running({ pending: pendingItems(staged), pendingTotal: 14 }), actions()),
+      'pending',
+    ).submenu as MenuItemConstructorOptions[];
     expect(items.filter((i) => i.submenu)).toHaveLength(10);
     expect(items.at(-1)!.label).toBe('4 more in the console…');
   });
@@ -77,7 +106,10 @@ describe('tray menu, built from the state', () => {
     expect(byId(starting, 'status').label).toBe('Gatehouse is starting…');
     expect(byId(starting, 'gateway')).toMatchObject({ enabled: false, checked: false });
     expect(byId(starting, 'pending').enabled).toBe(false);
-    const failed = buildTrayMenu({ ...INITIAL_TRAY_STATE, phase: 'failed', error: 'port 7823 on 127.0.0.1 is in use' }, actions());
+    const failed = buildTrayMenu(
+      { ...INITIAL_TRAY_STATE, phase: 'failed', error: 'port 7823 on 127.0.0.1 is in use' },
+      actions(),
+    );
     expect(byId(failed, 'status').label).toBe('Not running: port 7823 on 127.0.0.1 is in use');
   });
 
@@ -100,11 +132,17 @@ describe('tray menu, built from the state', () => {
     const act = actions();
     const oauth = (state: string, reason: string | null = null) => ({ state, reason });
     const signIns = signInItems([
-      { id: 'linear', oauth: oauth('sign_in_required', 'the authorization server refused the refresh (sign in again)') },
+      {
+        id: 'linear',
+        oauth: oauth('sign_in_required', 'the authorization server refused the refresh (sign in again)'),
+      },
       { id: 'github', oauth: oauth('signed_in') },
       { id: 'files' },
       { id: 'notes', oauth: oauth('sign_in_required', 'signed out') },
-      { id: 'a&b\u0007', oauth: oauth('sign_in_required', 'the access token expired and the server gave no refresh token') },
+      {
+        id: 'a&b\u0007',
+        oauth: oauth('sign_in_required', 'the access token expired and the server gave no refresh token'),
+      },
     ]);
     expect(signIns.map((s) => s.id)).toEqual(['linear', 'a&b\u0007']);
     const state = running({ enabled: true, signIns });
@@ -118,7 +156,10 @@ describe('tray menu, built from the state', () => {
     // Not running: no item (the service answers nothing), and an empty list shows none.
     expect(buildTrayMenu({ ...state, phase: 'failed' }, act).some((m) => m.id?.startsWith('signin-'))).toBe(false);
     expect(buildTrayMenu(running({ enabled: true }), act).some((m) => m.id?.startsWith('signin-'))).toBe(false);
-    const many = buildTrayMenu(running({ signIns: Array.from({ length: 8 }, (_, i) => ({ id: `u${i}`, reason: null })) }), act);
+    const many = buildTrayMenu(
+      running({ signIns: Array.from({ length: 8 }, (_, i) => ({ id: `u${i}`, reason: null })) }),
+      act,
+    );
     expect(many.filter((m) => m.id?.startsWith('signin-u'))).toHaveLength(5);
     click(byId(many, 'signin-more'));
     expect(act.openConsole).toHaveBeenLastCalledWith('upstreams');

@@ -16,8 +16,27 @@ const { dispatchAs } = await import('../../main/core/admin/invoke.ts');
 
 beforeEach(() => electron.resetElectron());
 
-const noActions = { openConsole: vi.fn(), approve: vi.fn(), discard: vi.fn(), setEnabled: vi.fn(), setOpenAtLogin: vi.fn(), installUpdate: vi.fn(), quit: vi.fn() };
-const running = { phase: 'running' as const, enabled: true, pending: [], pendingTotal: 0, error: null, openAtLogin: false, cloud: { connected: false, problem: null, quotas: [] }, update: null, storage: null, signIns: [] };
+const noActions = {
+  openConsole: vi.fn(),
+  approve: vi.fn(),
+  discard: vi.fn(),
+  setEnabled: vi.fn(),
+  setOpenAtLogin: vi.fn(),
+  installUpdate: vi.fn(),
+  quit: vi.fn(),
+};
+const running = {
+  phase: 'running' as const,
+  enabled: true,
+  pending: [],
+  pendingTotal: 0,
+  error: null,
+  openAtLogin: false,
+  cloud: { connected: false, problem: null, quotas: [] },
+  update: null,
+  storage: null,
+  signIns: [],
+};
 
 describe('tray controller', () => {
   it('uses template icons on macOS and follows the state with icon, tooltip, menu and badge', () => {
@@ -32,7 +51,9 @@ describe('tray controller', () => {
     expect(t.image.path).toBe('/assets/tray-attentionTemplate.png');
     expect(t.tooltip).toBe('Gatehouse: on · 2 pending approvals');
     expect(electron.app.badge).toBe(2);
-    expect((t.menu!.template as MenuItemConstructorOptions[]).find((m) => m.id === 'pending')!.label).toBe('Pending approvals (2)');
+    expect((t.menu!.template as MenuItemConstructorOptions[]).find((m) => m.id === 'pending')!.label).toBe(
+      'Pending approvals (2)',
+    );
   });
 
   it('says when the disk is full: attention icon, tooltip and a menu line that opens the console', () => {
@@ -79,7 +100,17 @@ describe('tray against the real core', () => {
   /** Stage a page update the way an MCP client would, through the call pipeline. */
   async function stageTitle(id: number, title: string) {
     const admin = gw.users.list().find((u) => u.role === 'administrator')!;
-    return gw.pipeline.call('pages_update', { id, title }, { user: admin, capabilities: new Set(ROLE_CAPABILITIES.administrator), token: null, request_id: `r-${id}`, client: 'test' });
+    return gw.pipeline.call(
+      'pages_update',
+      { id, title },
+      {
+        user: admin,
+        capabilities: new Set(ROLE_CAPABILITIES.administrator),
+        token: null,
+        request_id: `r-${id}`,
+        client: 'test',
+      },
+    );
   }
 
   it('approving from the tray menu confirms the write in the core, recorded as decided in the tray', async () => {
@@ -88,15 +119,22 @@ describe('tray against the real core', () => {
     const reports: string[] = [];
     const dispatch = dispatchAs(gw.invoke, PRINCIPALS.tray);
     const actions = createTrayActions({
-      dispatch: () => dispatch, openConsole: vi.fn(), setOpenAtLogin: async () => {}, installUpdate: async () => ({ ok: true as const }), quit: vi.fn(),
-      refresh: () => void keeper.refresh(), report: (title, m) => reports.push(`${title}: ${m}`),
+      dispatch: () => dispatch,
+      openConsole: vi.fn(),
+      setOpenAtLogin: async () => {},
+      installUpdate: async () => ({ ok: true as const }),
+      quit: vi.fn(),
+      refresh: () => void keeper.refresh(),
+      report: (title, m) => reports.push(`${title}: ${m}`),
     });
     gw.events.subscribe((e) => keeper.onEvent(e));
     await keeper.connect(dispatch);
     expect(keeper.current).toMatchObject({ phase: 'running', enabled: false, pendingTotal: 0 });
     // the real core's cloud.status, not connected: the tray says so and warns of nothing
     expect(keeper.current.cloud).toEqual({ connected: false, problem: null, quotas: [] });
-    expect((electron.Tray.created[0]!.menu!.template as MenuItemConstructorOptions[]).find((m) => m.id === 'cloud')!.label).toBe('Cloud: not connected');
+    expect(
+      (electron.Tray.created[0]!.menu!.template as MenuItemConstructorOptions[]).find((m) => m.id === 'cloud')!.label,
+    ).toBe('Cloud: not connected');
 
     await stageTitle(1, 'Approved from the tray');
     await vi.waitFor(() => expect(keeper.current.pendingTotal).toBe(1));
@@ -117,15 +155,24 @@ describe('tray against the real core', () => {
     const audit = await gw.audit.query({ result: 'confirmed', limit: 10 });
     expect(audit.entries.map((e) => [e.staged_id, e.principal])).toEqual([[item.id, PRINCIPALS.tray]]);
     // the decision's line carries what the approval was bound to: the preview the menu showed
-    expect(audit.entries[0]!.binding).toMatchObject({ preview: item.preview_hash, args: expect.stringMatching(/^[0-9a-f]{64}$/), definition: null });
+    expect(audit.entries[0]!.binding).toMatchObject({
+      preview: item.preview_hash,
+      args: expect.stringMatching(/^[0-9a-f]{64}$/),
+      definition: null,
+    });
   });
 
   it('tells the person when the core refuses a tray action', async () => {
     const keeper = new TrayStateKeeper(() => {});
     const reports: string[] = [];
     const actions = createTrayActions({
-      dispatch: () => gw.dispatch as ApiDispatch, openConsole: vi.fn(), setOpenAtLogin: async () => {}, installUpdate: async () => ({ ok: true as const }), quit: vi.fn(),
-      refresh: () => void keeper.refresh(), report: (title, m) => reports.push(`${title}: ${m}`),
+      dispatch: () => gw.dispatch as ApiDispatch,
+      openConsole: vi.fn(),
+      setOpenAtLogin: async () => {},
+      installUpdate: async () => ({ ok: true as const }),
+      quit: vi.fn(),
+      refresh: () => void keeper.refresh(),
+      report: (title, m) => reports.push(`${title}: ${m}`),
     });
     actions.approve('stg_does_not_exist', null);
     await vi.waitFor(() => expect(reports).toHaveLength(1));
@@ -135,7 +182,15 @@ describe('tray against the real core', () => {
   it('discards from the tray and switches the gateway through the core', async () => {
     const keeper = new TrayStateKeeper(() => {});
     const dispatch = gw.dispatch as ApiDispatch;
-    const actions = createTrayActions({ dispatch: () => dispatch, openConsole: vi.fn(), setOpenAtLogin: async () => {}, installUpdate: async () => ({ ok: true as const }), quit: vi.fn(), refresh: () => void keeper.refresh(), report: vi.fn() });
+    const actions = createTrayActions({
+      dispatch: () => dispatch,
+      openConsole: vi.fn(),
+      setOpenAtLogin: async () => {},
+      installUpdate: async () => ({ ok: true as const }),
+      quit: vi.fn(),
+      refresh: () => void keeper.refresh(),
+      report: vi.fn(),
+    });
     gw.events.subscribe((e) => keeper.onEvent(e));
     await keeper.connect(dispatch);
     await stageTitle(2, 'Never applied');
@@ -153,12 +208,32 @@ describe('tray against the real core', () => {
     const keeper = new TrayStateKeeper(() => {});
     const report = vi.fn();
     keeper.failed('port 7823 on 127.0.0.1 is in use');
-    const actions = createTrayActions({ dispatch: () => null, openConsole: vi.fn(), setOpenAtLogin: async () => {}, installUpdate: async () => ({ ok: true as const }), quit: vi.fn(), refresh: vi.fn(), report });
+    const actions = createTrayActions({
+      dispatch: () => null,
+      openConsole: vi.fn(),
+      setOpenAtLogin: async () => {},
+      installUpdate: async () => ({ ok: true as const }),
+      quit: vi.fn(),
+      refresh: vi.fn(),
+      report,
+    });
     actions.approve('x', null);
-    await vi.waitFor(() => expect(report).toHaveBeenCalledWith('Could not approve', 'The Gatehouse service is not running.'));
-    const refused = createTrayActions({ dispatch: () => null, openConsole: vi.fn(), setOpenAtLogin: async () => {}, installUpdate: async () => ({ ok: false as const, reason: 'no verified update is ready' }), quit: vi.fn(), refresh: vi.fn(), report });
+    await vi.waitFor(() =>
+      expect(report).toHaveBeenCalledWith('Could not approve', 'The Gatehouse service is not running.'),
+    );
+    const refused = createTrayActions({
+      dispatch: () => null,
+      openConsole: vi.fn(),
+      setOpenAtLogin: async () => {},
+      installUpdate: async () => ({ ok: false as const, reason: 'no verified update is ready' }),
+      quit: vi.fn(),
+      refresh: vi.fn(),
+      report,
+    });
     refused.installUpdate();
-    await vi.waitFor(() => expect(report).toHaveBeenCalledWith('Could not install the update', 'no verified update is ready'));
+    await vi.waitFor(() =>
+      expect(report).toHaveBeenCalledWith('Could not install the update', 'no verified update is ready'),
+    );
     expect(keeper.current).toMatchObject({ phase: 'failed', error: 'port 7823 on 127.0.0.1 is in use' });
   });
 });

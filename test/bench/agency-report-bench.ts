@@ -15,29 +15,45 @@ const SITES = 200;
 const EVENTS = 1_000_000;
 const DAYS = 30;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the answers of several endpoints
-function call(url: string, key: string, method = 'GET', body?: unknown): Promise<{ status: number; body: any; bytes: number }> {
+function call(
+  url: string,
+  key: string,
+  method = 'GET',
+  body?: unknown,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the answers of several endpoints
+): Promise<{ status: number; body: any; bytes: number }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
-        const text = Buffer.concat(chunks).toString();
-        let parsed: unknown = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          // CSV
-        }
-        resolve({ status: res.statusCode ?? 0, body: parsed, bytes: Buffer.byteLength(text) });
-      });
-    });
+    const req = request(
+      url,
+      { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res
+          .on('data', (c: Buffer) => chunks.push(c))
+          .on('end', () => {
+            const text = Buffer.concat(chunks).toString();
+            let parsed: unknown = text;
+            try {
+              parsed = JSON.parse(text);
+            } catch {
+              // CSV
+            }
+            resolve({ status: res.statusCode ?? 0, body: parsed, bytes: Buffer.byteLength(text) });
+          });
+      },
+    );
     req.on('error', reject);
     req.end(body === undefined ? undefined : JSON.stringify(body));
   });
 }
 
 /** 200 sites of one account on one license, and `events` events spread over the last 30 days, in SQL. */
-async function seed(h: Harness, prefix: string, sites: number, events: number): Promise<{ accountId: string; key: string }> {
+async function seed(
+  h: Harness,
+  prefix: string,
+  sites: number,
+  events: number,
+): Promise<{ accountId: string; key: string }> {
   const lic = await h.op<{ id: string; account_id: string }>('licenses.create', { plan: 'agency', sites });
   const db = h.svc.ctx.db;
   await db.query(
@@ -81,7 +97,14 @@ async function report(h: Harness, key: string, period: 'month' | 'day') {
       if (r.body.task.status === 'failed') throw new Error(`report failed: ${r.body.task.error}`);
       const csv = await call(`${h.gateway}/agency/reports/${created.body.task.id}/csv`, key);
       const task = r.body.task;
-      return { ms, taskMs: Date.parse(task.finished_at) - Date.parse(task.started_at), rows: task.rows, jsonBytes: r.bytes, csvBytes: csv.bytes, events: Object.values(r.body.report.totals as Record<string, number>).length };
+      return {
+        ms,
+        taskMs: Date.parse(task.finished_at) - Date.parse(task.started_at),
+        rows: task.rows,
+        jsonBytes: r.bytes,
+        csvBytes: csv.bytes,
+        events: Object.values(r.body.report.totals as Record<string, number>).length,
+      };
     }
     await new Promise((res) => setTimeout(res, 100));
   }
@@ -95,14 +118,28 @@ async function bench(label: string, h: Harness) {
   const month = await report(h, agency.key, 'month');
   const day = await report(h, agency.key, 'day');
   t = performance.now();
-  const page = await call(`${h.gateway}/agency/usage?period=month&from=${encodeURIComponent(new Date(Date.now() - DAYS * 86_400_000).toISOString())}&limit=1000`, agency.key);
+  const page = await call(
+    `${h.gateway}/agency/usage?period=month&from=${encodeURIComponent(new Date(Date.now() - DAYS * 86_400_000).toISOString())}&limit=1000`,
+    agency.key,
+  );
   const pageMs = performance.now() - t;
   if (page.status !== 200) throw new Error(`agency/usage ${page.status}`);
-  printTable(`agency report, ${SITES} sites and ${EVENTS.toLocaleString('en')} events, on ${label} (seeding took ${(seedMs / 1000).toFixed(1)} s)`, ['what', 'wall ms', 'task ms', 'rows', 'JSON bytes', 'CSV bytes'], [
-    ['report, period=month (queued to done)', Math.round(month.ms), month.taskMs, month.rows, month.jsonBytes, month.csvBytes],
-    ['report, period=day (queued to done)', Math.round(day.ms), day.taskMs, day.rows, day.jsonBytes, day.csvBytes],
-    ['agency/usage, one page of 1000 (month)', Math.round(pageMs), '', page.body.items.length, page.bytes, ''],
-  ]);
+  printTable(
+    `agency report, ${SITES} sites and ${EVENTS.toLocaleString('en')} events, on ${label} (seeding took ${(seedMs / 1000).toFixed(1)} s)`,
+    ['what', 'wall ms', 'task ms', 'rows', 'JSON bytes', 'CSV bytes'],
+    [
+      [
+        'report, period=month (queued to done)',
+        Math.round(month.ms),
+        month.taskMs,
+        month.rows,
+        month.jsonBytes,
+        month.csvBytes,
+      ],
+      ['report, period=day (queued to done)', Math.round(day.ms), day.taskMs, day.rows, day.jsonBytes, day.csvBytes],
+      ['agency/usage, one page of 1000 (month)', Math.round(pageMs), '', page.body.items.length, page.bytes, ''],
+    ],
+  );
   return { month: month.ms, day: day.ms };
 }
 
@@ -118,6 +155,12 @@ if (process.env.DATABASE_URL) {
   results.push(['PostgreSQL', await bench('PostgreSQL (server on 127.0.0.1)', h)]);
   await h.stop();
 } else {
-  console.log('\n(PostgreSQL skipped: run `bash scripts/with-postgres.sh npm run bench -- agency-report` to include it)');
+  console.log(
+    '\n(PostgreSQL skipped: run `bash scripts/with-postgres.sh npm run bench -- agency-report` to include it)',
+  );
 }
-printTable('agency report generation (200 sites, 1,000,000 events)', ['database', 'month report s', 'day report s'], results.map(([db, r]) => [db, (r.month / 1000).toFixed(2), (r.day / 1000).toFixed(2)]));
+printTable(
+  'agency report generation (200 sites, 1,000,000 events)',
+  ['database', 'month report s', 'day report s'],
+  results.map(([db, r]) => [db, (r.month / 1000).toFixed(2), (r.day / 1000).toFixed(2)]),
+);

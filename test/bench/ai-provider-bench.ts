@@ -15,7 +15,15 @@ import { printTable, summarize } from './stats.ts';
 
 const N = Number(process.env.BENCH_N ?? 400);
 const fx = await startOpenAiFixture();
-const provider = { id: 'fx', kind: 'openai' as const, base_url: fx.baseUrl, api_key_env: 'BENCH_KEY', models: ['m'], tags: [], enabled: true };
+const provider = {
+  id: 'fx',
+  kind: 'openai' as const,
+  base_url: fx.baseUrl,
+  api_key_env: 'BENCH_KEY',
+  models: ['m'],
+  tags: [],
+  enabled: true,
+};
 const env = { BENCH_KEY: fx.key };
 const messages = [{ role: 'user' as const, content: 'Say hello to the benchmark.' }];
 const agent = new http.Agent({ keepAlive: true });
@@ -23,25 +31,48 @@ const body = JSON.stringify({ model: 'm', messages, max_tokens: 32 });
 
 function bare(): Promise<void> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${fx.baseUrl}/chat/completions`, { method: 'POST', agent, headers: { authorization: `Bearer ${fx.key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => {
-        JSON.parse(Buffer.concat(parts).toString());
-        resolve();
-      });
-    });
+    const req = http.request(
+      `${fx.baseUrl}/chat/completions`,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          authorization: `Bearer ${fx.key}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () => {
+          JSON.parse(Buffer.concat(parts).toString());
+          resolve();
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
-const ctx: AiRoutingContext = { providers: [provider], policy: OPEN_POLICY, breakers: new BreakerBoard(), now: Date.now() };
+const ctx: AiRoutingContext = {
+  providers: [provider],
+  policy: OPEN_POLICY,
+  breakers: new BreakerBoard(),
+  now: Date.now(),
+};
 const cases: Array<[string, () => Promise<unknown>]> = [
   ['bare node:http POST', bare],
   ['callProvider', () => callProvider(provider, { model: 'm', messages, max_tokens: 32 }, { env })],
-  ['callProvider stream', () => callProvider(provider, { model: 'm', messages, max_tokens: 32, stream: true }, { env })],
-  ['generateAi', () => generateAi(ctx, { product: 'aeo', feature: 'aeo.answers', messages, max_tokens: 32 }, { call: { env } })],
+  [
+    'callProvider stream',
+    () => callProvider(provider, { model: 'm', messages, max_tokens: 32, stream: true }, { env }),
+  ],
+  [
+    'generateAi',
+    () => generateAi(ctx, { product: 'aeo', feature: 'aeo.answers', messages, max_tokens: 32 }, { call: { env } }),
+  ],
 ];
 
 const samples = cases.map(() => [] as number[]);

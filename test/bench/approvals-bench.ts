@@ -13,9 +13,15 @@ import { printTable, summarize } from './stats.ts';
 
 // jsdom ships no types; this is the little of it we use.
 const { JSDOM } = createRequire(import.meta.url)('jsdom') as {
-  JSDOM: new (html: string, options: { url: string; pretendToBeVisual: boolean }) => { window: Window & typeof globalThis };
+  JSDOM: new (
+    html: string,
+    options: { url: string; pretendToBeVisual: boolean },
+  ) => { window: Window & typeof globalThis };
 };
-const dom = new JSDOM('<!doctype html><html><body><div id="root"></div></body></html>', { url: 'http://127.0.0.1:7823/console/', pretendToBeVisual: true });
+const dom = new JSDOM('<!doctype html><html><body><div id="root"></div></body></html>', {
+  url: 'http://127.0.0.1:7823/console/',
+  pretendToBeVisual: true,
+});
 const g = globalThis as Record<string, unknown>;
 for (const key of Object.getOwnPropertyNames(dom.window)) {
   if (!(key in g)) g[key] = (dom.window as unknown as Record<string, unknown>)[key];
@@ -34,7 +40,8 @@ const ROUNDS = Number(process.env.APPROVALS_BENCH_ROUNDS ?? 7);
 const rows = () => document.querySelectorAll('li[data-id]').length;
 const key = (k: string) => window.dispatchEvent(new window.KeyboardEvent('keydown', { key: k, bubbles: true }));
 const tick = () => new Promise<void>((r) => setImmediate(r));
-const selectedIndex = () => [...document.querySelectorAll('li[data-id]')].findIndex((li) => li.getAttribute('aria-current') === 'true');
+const selectedIndex = () =>
+  [...document.querySelectorAll('li[data-id]')].findIndex((li) => li.getAttribute('aria-current') === 'true');
 
 /** Time from `action` until `done()` holds (React renders on its scheduler, so poll between macrotasks). */
 async function timed(action: () => void, done: () => boolean): Promise<number> {
@@ -54,12 +61,24 @@ async function round(n: number) {
   const root = createRoot(container);
   const env = { mode: 'browser' as const, api: fake.api, exportHref: () => null };
 
-  const render = await timed(() => root.render(createElement(ConsoleProvider, { value: env }, createElement(Approvals))), () => rows() === n);
+  const render = await timed(
+    () => root.render(createElement(ConsoleProvider, { value: env }, createElement(Approvals))),
+    () => rows() === n,
+  );
   // passive effects (the keyboard listener, the clock subscription) run after the first paint
   for (let i = 0; i < 20; i++) await tick();
-  const move = await timed(() => key('j'), () => selectedIndex() === 1);
-  const approve = await timed(() => key('a'), () => rows() === n - 1 && selectedIndex() === 1);
-  const insert = await timed(() => fake.emit({ type: 'staged', item: makeStaged(n + 1) }), () => rows() === n);
+  const move = await timed(
+    () => key('j'),
+    () => selectedIndex() === 1,
+  );
+  const approve = await timed(
+    () => key('a'),
+    () => rows() === n - 1 && selectedIndex() === 1,
+  );
+  const insert = await timed(
+    () => fake.emit({ type: 'staged', item: makeStaged(n + 1) }),
+    () => rows() === n,
+  );
 
   root.unmount();
   container.remove();
@@ -77,7 +96,12 @@ for (const n of [50, 500]) {
   results.set(n, acc);
 }
 
-const labels = { render: 'first render (ms)', move: 'keyboard move j (ms)', approve: 'keyboard approve a (ms)', insert: 'live insert (ms)' } as const;
+const labels = {
+  render: 'first render (ms)',
+  move: 'keyboard move j (ms)',
+  approve: 'keyboard approve a (ms)',
+  insert: 'live insert (ms)',
+} as const;
 const small = results.get(50)!;
 const big = results.get(500)!;
 printTable(

@@ -19,7 +19,12 @@ const T0 = Date.parse('2026-10-01T00:00:00.000Z');
 const RARE_TOOL = 'site.translate.rare';
 const RARE_EVERY = 50_000; // 20 entries in a million
 
-const quiet: Logger = { debug: () => undefined, info: () => undefined, warn: (m) => console.error(m), error: (m) => console.error(m) };
+const quiet: Logger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (m) => console.error(m),
+  error: (m) => console.error(m),
+};
 const RESULTS: AuditResult[] = ['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'error', 'denied', 'staged'];
 
 function makeEntry(i: number, atMs: number): AuditEntry {
@@ -93,9 +98,17 @@ async function main(): Promise<void> {
   try {
     // 1. Appends, all the way to the disk.
     const burst = await appendThroughput(join(root, 'burst'), 200_000, 200_000);
-    rows.push(['append 200k in one burst + flush', `${Math.round(burst).toLocaleString('en')} entries/s`, `${(burst / 10_000).toFixed(1)}x target`]);
+    rows.push([
+      'append 200k in one burst + flush',
+      `${Math.round(burst).toLocaleString('en')} entries/s`,
+      `${(burst / 10_000).toFixed(1)}x target`,
+    ]);
     const ticks = await appendThroughput(join(root, 'ticks'), 100_000, 10);
-    rows.push(['append 100k, 10 per tick (a write per tick) + flush', `${Math.round(ticks).toLocaleString('en')} entries/s`, `${(ticks / 10_000).toFixed(1)}x target`]);
+    rows.push([
+      'append 100k, 10 per tick (a write per tick) + flush',
+      `${Math.round(ticks).toLocaleString('en')} entries/s`,
+      `${(ticks / 10_000).toFixed(1)}x target`,
+    ]);
 
     // 2. A million entries over 30 days.
     const dir = join(root, 'million');
@@ -110,7 +123,11 @@ async function main(): Promise<void> {
     const files = (await readdir(dir)).filter((f) => f.endsWith('.jsonl'));
     let bytes = 0;
     for (const f of files) bytes += (await stat(join(dir, f))).size;
-    rows.push([`write ${TOTAL.toLocaleString('en')} entries (${files.length} files, ${(bytes / 2 ** 20).toFixed(0)} MiB)`, `${(fill.ms / 1000).toFixed(1)} s`, `${Math.round(TOTAL / (fill.ms / 1000)).toLocaleString('en')} entries/s`]);
+    rows.push([
+      `write ${TOTAL.toLocaleString('en')} entries (${files.length} files, ${(bytes / 2 ** 20).toFixed(0)} MiB)`,
+      `${(fill.ms / 1000).toFixed(1)} s`,
+      `${Math.round(TOTAL / (fill.ms / 1000)).toLocaleString('en')} entries/s`,
+    ]);
 
     const opened = await timed(() => AuditLog.open({ dir, log: quiet }));
     const log = opened.value;
@@ -122,10 +139,18 @@ async function main(): Promise<void> {
 
     const rare = await log.query({ tool: RARE_TOOL, limit: 50 });
     const q2 = await measure(page({ tool: RARE_TOOL, limit: 50 }));
-    rows.push([`first page, rare tool (${rare.entries.length} of ${TOTAL.toLocaleString('en')})`, `${fmt(q2.median)} ms`, `first run ${fmt(q2.first)} ms`]);
+    rows.push([
+      `first page, rare tool (${rare.entries.length} of ${TOTAL.toLocaleString('en')})`,
+      `${fmt(q2.median)} ms`,
+      `first run ${fmt(q2.first)} ms`,
+    ]);
 
     const q3 = await measure(page({ result: 'denied', user_id: 'user_3', limit: 50 }));
-    rows.push(['first page, result=denied AND user (2% of entries)', `${fmt(q3.median)} ms`, `first run ${fmt(q3.first)} ms`]);
+    rows.push([
+      'first page, result=denied AND user (2% of entries)',
+      `${fmt(q3.median)} ms`,
+      `first run ${fmt(q3.first)} ms`,
+    ]);
 
     // A day 25 days back: 29 of 30 days of entries lie outside it.
     const from = new Date(T0 + 5 * 86_400_000).toISOString();
@@ -133,21 +158,37 @@ async function main(): Promise<void> {
     const q4 = await measure(page({ from, to, limit: 50 }));
     rows.push(['first page of a one-day range 25 days back', `${fmt(q4.median)} ms`, `first run ${fmt(q4.first)} ms`]);
     let cursor: string | undefined;
-    for (let p = 0; p < 20; p++) cursor = (await log.query({ from, to, limit: 50, ...(cursor ? { cursor } : {}) })).next_cursor ?? undefined;
+    for (let p = 0; p < 20; p++)
+      cursor = (await log.query({ from, to, limit: 50, ...(cursor ? { cursor } : {}) })).next_cursor ?? undefined;
     const q5 = await measure(page({ from, to, limit: 50, cursor }));
     rows.push(['21st page inside that range (cursor)', `${fmt(q5.median)} ms`, `first run ${fmt(q5.first)} ms`]);
 
     const walk = await measure(async () => {
       let c: string | undefined;
-      for (let p = 0; p < 10; p++) c = (await log.query({ limit: 50, ...(c ? { cursor: c } : {}) })).next_cursor ?? undefined;
+      for (let p = 0; p < 10; p++)
+        c = (await log.query({ limit: 50, ...(c ? { cursor: c } : {}) })).next_cursor ?? undefined;
     });
-    rows.push(['cursor walk, 10 pages of 50, unfiltered', `${fmt(walk.median)} ms`, `${fmt(walk.median / 10)} ms/page`]);
+    rows.push([
+      'cursor walk, 10 pages of 50, unfiltered',
+      `${fmt(walk.median)} ms`,
+      `${fmt(walk.median / 10)} ms/page`,
+    ]);
 
-    const rangeExport = await timed(() => log.export({ from, to }, 'csv', new Writable({ write: (_c, _e, cb) => cb() })));
-    rows.push([`export CSV of that day (${rangeExport.value.toLocaleString('en')} entries)`, `${fmt(rangeExport.ms)} ms`, '']);
+    const rangeExport = await timed(() =>
+      log.export({ from, to }, 'csv', new Writable({ write: (_c, _e, cb) => cb() })),
+    );
+    rows.push([
+      `export CSV of that day (${rangeExport.value.toLocaleString('en')} entries)`,
+      `${fmt(rangeExport.ms)} ms`,
+      '',
+    ]);
 
     const naive = await timed(() => naiveScan(dir, (e) => e.tool === RARE_TOOL));
-    rows.push(['naive: parse every line for the rare tool', `${fmt(naive.ms)} ms`, `${Math.round(naive.ms / q2.median)}x slower than the query`]);
+    rows.push([
+      'naive: parse every line for the rare tool',
+      `${fmt(naive.ms)} ms`,
+      `${Math.round(naive.ms / q2.median)}x slower than the query`,
+    ]);
 
     await log.close();
   } finally {

@@ -44,10 +44,14 @@ interface Figures {
 }
 
 async function startEverything(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'streamableHttp'], {
-    env: { ...process.env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'streamableHttp'],
+    {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     let err = '';
     child.stderr!.on('data', (d: Buffer) => {
@@ -66,10 +70,29 @@ function transportFor(kind: Kind, url: string) {
   const args =
     kind === 'bridge'
       ? // Started exactly as `gatehouse-bridge config` writes it into a client's config.
-        (clientEntry('cursor', { command: process.execPath, args: [join(root, 'bin', 'gatehouse-bridge.mjs')], platform: process.platform }, { kind: 'none' }, ['--url', url, '--log-level', 'warn']).entry.args as string[])
+        (clientEntry(
+          'cursor',
+          { command: process.execPath, args: [join(root, 'bin', 'gatehouse-bridge.mjs')], platform: process.platform },
+          { kind: 'none' },
+          ['--url', url, '--log-level', 'warn'],
+        ).entry.args as string[])
       : // A static Authorization header keeps mcp-remote from starting an OAuth flow; its state stays in a temp folder.
-        [join(root, 'node_modules/mcp-remote/dist/proxy.js'), url, '--transport', 'http-only', '--allow-http', '--silent', '--header', 'Authorization: Bearer bench'];
-  return new StdioClientTransport({ command: process.execPath, args, env: { ...(process.env as Record<string, string>), MCP_REMOTE_CONFIG_DIR: mcpRemoteConfig }, stderr: 'ignore' });
+        [
+          join(root, 'node_modules/mcp-remote/dist/proxy.js'),
+          url,
+          '--transport',
+          'http-only',
+          '--allow-http',
+          '--silent',
+          '--header',
+          'Authorization: Bearer bench',
+        ];
+  return new StdioClientTransport({
+    command: process.execPath,
+    args,
+    env: { ...(process.env as Record<string, string>), MCP_REMOTE_CONFIG_DIR: mcpRemoteConfig },
+    stderr: 'ignore',
+  });
 }
 
 async function connect(kind: Kind, url: string): Promise<{ client: Client; pid: number | undefined; ms: number }> {
@@ -121,7 +144,8 @@ async function measure(kind: Kind, url: string): Promise<Figures> {
     const r = await echo(BIG);
     big.push(performance.now() - t);
     const text = (r.content as Array<{ text: string }>)[0]!.text;
-    if (text.length !== BIG.length + 'Echo: '.length) throw new Error(`${kind}: 512 KB echo came back with ${text.length} characters`);
+    if (text.length !== BIG.length + 'Echo: '.length)
+      throw new Error(`${kind}: 512 KB echo came back with ${text.length} characters`);
   }
 
   const rssMb = peakRssMb(pid);
@@ -152,17 +176,72 @@ async function main() {
   const m = results['mcp-remote'];
   const ms = (n: number) => `${n.toFixed(2)} ms`;
   const mb = (n: number | undefined) => (n === undefined ? 'n/a' : `${n.toFixed(1)} MB`);
-  const x = (a: number | undefined, base: number | undefined) => (a === undefined || base === undefined ? 'n/a' : `${(a / base).toFixed(2)}x`);
+  const x = (a: number | undefined, base: number | undefined) =>
+    a === undefined || base === undefined ? 'n/a' : `${(a / base).toFixed(2)}x`;
   printTable(
     `gatehouse-bridge vs direct HTTP vs mcp-remote (server-everything, ${CALLS} sequential calls, ${CALLS * 2} with ${CONCURRENCY} callers, node ${process.version})`,
     ['figure', 'direct', 'bridge', 'mcp-remote', 'bridge/direct', 'mcp-remote/direct', 'bridge/mcp-remote', 'target'],
     [
-      ['cold start (spawn -> initialize answered), p50', ms(d.coldStart), ms(b.coldStart), ms(m.coldStart), x(b.coldStart, d.coldStart), x(m.coldStart, d.coldStart), x(b.coldStart, m.coldStart), 'bridge < 120 ms'],
-      ['tools/call p50', ms(d.p50), ms(b.p50), ms(m.p50), x(b.p50, d.p50), x(m.p50, d.p50), x(b.p50, m.p50), '<= 1.15x direct'],
-      ['tools/call p99', ms(d.p99), ms(b.p99), ms(m.p99), x(b.p99, d.p99), x(m.p99, d.p99), x(b.p99, m.p99), 'below mcp-remote'],
-      [`calls/s, ${CONCURRENCY} concurrent`, d.rps.toFixed(0), b.rps.toFixed(0), m.rps.toFixed(0), x(b.rps, d.rps), x(m.rps, d.rps), x(b.rps, m.rps), '>= 0.9x direct'],
-      ['512 KB echo round trip, p50', ms(d.big), ms(b.big), ms(m.big), x(b.big, d.big), x(m.big, d.big), x(b.big, m.big), 'below mcp-remote'],
-      ['peak RSS of the bridging process', 'n/a', mb(b.rssMb), mb(m.rssMb), 'n/a', 'n/a', x(b.rssMb, m.rssMb), 'bridge < 60 MB'],
+      [
+        'cold start (spawn -> initialize answered), p50',
+        ms(d.coldStart),
+        ms(b.coldStart),
+        ms(m.coldStart),
+        x(b.coldStart, d.coldStart),
+        x(m.coldStart, d.coldStart),
+        x(b.coldStart, m.coldStart),
+        'bridge < 120 ms',
+      ],
+      [
+        'tools/call p50',
+        ms(d.p50),
+        ms(b.p50),
+        ms(m.p50),
+        x(b.p50, d.p50),
+        x(m.p50, d.p50),
+        x(b.p50, m.p50),
+        '<= 1.15x direct',
+      ],
+      [
+        'tools/call p99',
+        ms(d.p99),
+        ms(b.p99),
+        ms(m.p99),
+        x(b.p99, d.p99),
+        x(m.p99, d.p99),
+        x(b.p99, m.p99),
+        'below mcp-remote',
+      ],
+      [
+        `calls/s, ${CONCURRENCY} concurrent`,
+        d.rps.toFixed(0),
+        b.rps.toFixed(0),
+        m.rps.toFixed(0),
+        x(b.rps, d.rps),
+        x(m.rps, d.rps),
+        x(b.rps, m.rps),
+        '>= 0.9x direct',
+      ],
+      [
+        '512 KB echo round trip, p50',
+        ms(d.big),
+        ms(b.big),
+        ms(m.big),
+        x(b.big, d.big),
+        x(m.big, d.big),
+        x(b.big, m.big),
+        'below mcp-remote',
+      ],
+      [
+        'peak RSS of the bridging process',
+        'n/a',
+        mb(b.rssMb),
+        mb(m.rssMb),
+        'n/a',
+        'n/a',
+        x(b.rssMb, m.rssMb),
+        'bridge < 60 MB',
+      ],
     ],
   );
   const verdicts: Array<[string, boolean]> = [
@@ -170,7 +249,15 @@ async function main() {
     ['p50 <= 1.15x direct', b.p50 <= 1.15 * d.p50],
     ['peak RSS < 60 MB', (b.rssMb ?? Infinity) < 60],
     ['calls/s >= 0.9x direct', b.rps >= 0.9 * d.rps],
-    ['ahead of mcp-remote on every figure', b.coldStart < m.coldStart && b.p50 < m.p50 && b.p99 < m.p99 && b.rps > m.rps && b.big < m.big && (b.rssMb ?? Infinity) < (m.rssMb ?? 0)],
+    [
+      'ahead of mcp-remote on every figure',
+      b.coldStart < m.coldStart &&
+        b.p50 < m.p50 &&
+        b.p99 < m.p99 &&
+        b.rps > m.rps &&
+        b.big < m.big &&
+        (b.rssMb ?? Infinity) < (m.rssMb ?? 0),
+    ],
   ];
   console.log(`\n${verdicts.map(([what, ok]) => `${ok ? 'met ' : 'MISSED'}  ${what}`).join('\n')}`);
 }

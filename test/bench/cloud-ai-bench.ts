@@ -18,25 +18,58 @@ const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
 function send(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-    });
+    const req = request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res
+          .on('data', (c: Buffer) => chunks.push(c))
+          .on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
 async function bench(label: string, h: Harness, provider: FixtureProvider) {
-  await h.op('providers.add', { id: 'fixture', kind: 'openai', base_url: provider.baseUrl, api_key_env: 'KEY_FIXTURE', models: ['small-1'] });
-  const reg = JSON.parse((await send(`${h.gateway}/sites/register`, {}, JSON.stringify({ url: 'https://bench.example', environment: 'production' }))).text);
+  await h.op('providers.add', {
+    id: 'fixture',
+    kind: 'openai',
+    base_url: provider.baseUrl,
+    api_key_env: 'KEY_FIXTURE',
+    models: ['small-1'],
+  });
+  const reg = JSON.parse(
+    (
+      await send(
+        `${h.gateway}/sites/register`,
+        {},
+        JSON.stringify({ url: 'https://bench.example', environment: 'production' }),
+      )
+    ).text,
+  );
   const creds: SiteCredentials = { key_id: reg.key_id, secret: reg.secret };
   const lic = await h.op<{ license_key: string }>('licenses.create', { plan: 'enterprise' });
   const act = JSON.stringify({ license_key: lic.license_key });
-  await send(`${h.gateway}/license/activate`, signHeaders(creds, { method: 'POST', url: `${h.gateway}/license/activate`, body: act }), act);
+  await send(
+    `${h.gateway}/license/activate`,
+    signHeaders(creds, { method: 'POST', url: `${h.gateway}/license/activate`, body: act }),
+    act,
+  );
 
-  const messages = [{ role: 'system', content: 'You translate into French.' }, { role: 'user', content: 'Good morning, how are you today?' }];
-  const gatewayBody = JSON.stringify({ product: 'verto', feature: 'verto.translate', model: 'small-1', max_tokens: 64, messages });
+  const messages = [
+    { role: 'system', content: 'You translate into French.' },
+    { role: 'user', content: 'Good morning, how are you today?' },
+  ];
+  const gatewayBody = JSON.stringify({
+    product: 'verto',
+    feature: 'verto.translate',
+    model: 'small-1',
+    max_tokens: 64,
+    messages,
+  });
   const directBody = JSON.stringify({ model: 'small-1', messages, max_tokens: 64, stream: false });
   const directUrl = `${provider.baseUrl}/chat/completions`;
   const viaGateway = async () => {
@@ -67,11 +100,15 @@ async function bench(label: string, h: Harness, provider: FixtureProvider) {
   const gs = summarize(g);
   const ds = summarize(d);
   const added = gs.p50 - ds.p50;
-  printTable(`ai/generate through the gateway vs the fixture provider directly, on ${label}`, ['request', 'n', 'p50 ms', 'p99 ms'], [
-    ['ai/generate (signed, via gateway)', gs.n, gs.p50, gs.p99],
-    ['chat/completions (provider directly)', ds.n, ds.p50, ds.p99],
-    ['added p50 (target <= 5 ms)', '', added, ''],
-  ]);
+  printTable(
+    `ai/generate through the gateway vs the fixture provider directly, on ${label}`,
+    ['request', 'n', 'p50 ms', 'p99 ms'],
+    [
+      ['ai/generate (signed, via gateway)', gs.n, gs.p50, gs.p99],
+      ['chat/completions (provider directly)', ds.n, ds.p50, ds.p99],
+      ['added p50 (target <= 5 ms)', '', added, ''],
+    ],
+  );
   return added;
 }
 
@@ -93,4 +130,8 @@ if (process.env.DATABASE_URL) {
 }
 await provider.close();
 agent.destroy();
-printTable('ai/generate added latency', ['database', 'added p50 (<= 5 ms)'], results.map(([db, ms]) => [db, `${ms.toFixed(2)} ms ${ms <= 5 ? 'ok' : 'MISSED'}`]));
+printTable(
+  'ai/generate added latency',
+  ['database', 'added p50 (<= 5 ms)'],
+  results.map(([db, ms]) => [db, `${ms.toFixed(2)} ms ${ms <= 5 ? 'ok' : 'MISSED'}`]),
+);

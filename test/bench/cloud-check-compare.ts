@@ -37,9 +37,13 @@ function post(url: string, headers: Record<string, string>, body: string): Promi
   let agent = agents.get(host);
   if (!agent) agents.set(host, (agent = new Agent({ keepAlive: true, maxSockets: 1 })));
   return new Promise((done, fail) => {
-    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      res.resume().on('end', () => (res.statusCode === 200 ? done() : fail(new Error(`${url}: ${res.statusCode}`))));
-    });
+    const req = request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        res.resume().on('end', () => (res.statusCode === 200 ? done() : fail(new Error(`${url}: ${res.statusCode}`))));
+      },
+    );
     req.on('error', fail);
     req.end(body);
   });
@@ -49,7 +53,9 @@ function child(args: string[]): Promise<Side> {
   const proc = spawn(process.execPath, ['--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((done, fail) => {
     proc.once('exit', (code) => fail(new Error(`${args[0]} exited (${code}) before it was ready`)));
-    createInterface({ input: proc.stdout! }).once('line', (l) => done({ ...(JSON.parse(l) as Omit<Side, 'proc'>), proc }));
+    createInterface({ input: proc.stdout! }).once('line', (l) =>
+      done({ ...(JSON.parse(l) as Omit<Side, 'proc'>), proc }),
+    );
   });
 }
 
@@ -77,7 +83,14 @@ async function timed(f: () => Promise<void>): Promise<number> {
   await f();
   return performance.now() - t;
 }
-const check = (g: Side) => timed(() => post(`${g.gateway}/entitlements/check`, signHeaders(g.creds, { method: 'POST', url: `${g.gateway}/entitlements/check`, body }), body));
+const check = (g: Side) =>
+  timed(() =>
+    post(
+      `${g.gateway}/entitlements/check`,
+      signHeaders(g.creds, { method: 'POST', url: `${g.gateway}/entitlements/check`, body }),
+      body,
+    ),
+  );
 const echoOnce = () => timed(() => post(echo.gateway, {}, body));
 
 for (let i = 0; i < 80; i++) {
@@ -96,14 +109,23 @@ for (let i = 0; i < N; i++) {
     echoes.push(await echoOnce());
   }
 }
-const pct = (a: number[], p: number) => percentile([...a].sort((x, y) => x - y), p);
-const blocks = (a: number[], k: number) => Array.from({ length: Math.floor(a.length / k) }, (_, b) => pct(a.slice(b * k, (b + 1) * k), 50).toFixed(2)).join(' ');
+const pct = (a: number[], p: number) =>
+  percentile(
+    [...a].sort((x, y) => x - y),
+    p,
+  );
+const blocks = (a: number[], k: number) =>
+  Array.from({ length: Math.floor(a.length / k) }, (_, b) => pct(a.slice(b * k, (b + 1) * k), 50).toFixed(2)).join(' ');
 const e50 = pct(echoes, 50);
 console.log(`${cluster ? 'PostgreSQL (durable)' : 'PGlite (in memory)'}, ${N} rounds`);
-console.log(`echo: p50 ${e50.toFixed(3)} ms, p99 ${pct(echoes, 99).toFixed(3)}; block p50s ${blocks(echoes, 100 * gateways.length)}`);
+console.log(
+  `echo: p50 ${e50.toFixed(3)} ms, p99 ${pct(echoes, 99).toFixed(3)}; block p50s ${blocks(echoes, 100 * gateways.length)}`,
+);
 for (const [j, s] of samples.entries()) {
   const q = [25, 50, 75, 99].map((p) => pct(s, p).toFixed(3)).join(' / ');
-  console.log(`${roots[j]}: check p25/p50/p75/p99 ${q} ms, p50 ${(pct(s, 50) / e50).toFixed(2)}x the echo; block p50s ${blocks(s, 100)}`);
+  console.log(
+    `${roots[j]}: check p25/p50/p75/p99 ${q} ms, p50 ${(pct(s, 50) / e50).toFixed(2)}x the echo; block p50s ${blocks(s, 100)}`,
+  );
 }
 for (const side of [...gateways, echo]) side.proc.kill('SIGTERM');
 for (const a of agents.values()) a.destroy();

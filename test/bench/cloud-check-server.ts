@@ -10,15 +10,23 @@ import { signHeaders } from '../cloud/helpers/sign.ts';
 
 const root = process.argv[2];
 if (!root) throw new Error('usage: cloud-check-server.ts <worktree> [database url]');
-const { startHarness } = (await import(pathToFileURL(`${root}/test/cloud/helpers/cloud-harness.ts`).href)) as { startHarness: typeof StartHarness };
-const h = await startHarness({ rateLimits: { perAddress: 0, perSite: 0, register: 0 }, databaseUrl: process.argv[3] || undefined });
+const { startHarness } = (await import(pathToFileURL(`${root}/test/cloud/helpers/cloud-harness.ts`).href)) as {
+  startHarness: typeof StartHarness;
+};
+const h = await startHarness({
+  rateLimits: { perAddress: 0, perSite: 0, register: 0 },
+  databaseUrl: process.argv[3] || undefined,
+});
 
 async function post(url: string, body: string, headers: Record<string, string> = {}): Promise<Record<string, string>> {
   const r = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
   if (!r.ok) throw new Error(`${url}: ${r.status} ${(await r.text()).slice(0, 200)}`);
   return (await r.json()) as Record<string, string>;
 }
-const reg = await post(`${h.gateway}/sites/register`, JSON.stringify({ url: 'https://bench.example', environment: 'production' }));
+const reg = await post(
+  `${h.gateway}/sites/register`,
+  JSON.stringify({ url: 'https://bench.example', environment: 'production' }),
+);
 const creds = { key_id: reg.key_id!, secret: reg.secret! };
 const lic = await h.op<{ license_key: string }>('licenses.create', { plan: 'pro' });
 const url = `${h.gateway}/license/activate`;

@@ -66,8 +66,19 @@ async function bench(label: string, h: Harness) {
   }
   const first = p50s[0]!;
   const last = p50s.at(-1)!;
-  rows.push([`ratio ${SIZES.at(-1)} / ${SIZES[0]} (target <= 2x)`, '', `${(last.summary / first.summary).toFixed(2)}x`, '', `${(last.history / first.history).toFixed(2)}x`, '']);
-  printTable(`usage reads for one site on ${label}`, ['events', 'seed ms', 'summary p50 ms', 'summary p99', 'history p50 ms', 'history p99'], rows);
+  rows.push([
+    `ratio ${SIZES.at(-1)} / ${SIZES[0]} (target <= 2x)`,
+    '',
+    `${(last.summary / first.summary).toFixed(2)}x`,
+    '',
+    `${(last.history / first.history).toFixed(2)}x`,
+    '',
+  ]);
+  printTable(
+    `usage reads for one site on ${label}`,
+    ['events', 'seed ms', 'summary p50 ms', 'summary p99', 'history p50 ms', 'history p99'],
+    rows,
+  );
   return { site_id, creds, last };
 }
 
@@ -75,7 +86,15 @@ async function bench(label: string, h: Harness) {
 async function writesUnderReads(h: Harness, reader: { creds: { key_id: string; secret: string } }) {
   const { site_id, creds } = await licensedSite(h);
   const record = () => {
-    const body = JSON.stringify({ event_id: uuidv7(), event: 'mcp.tool.called', site_id, product: 'mcp', feature: 'mcp.core', units: 1, timestamp: new Date().toISOString() });
+    const body = JSON.stringify({
+      event_id: uuidv7(),
+      event: 'mcp.tool.called',
+      site_id,
+      product: 'mcp',
+      feature: 'mcp.core',
+      units: 1,
+      timestamp: new Date().toISOString(),
+    });
     return signed(creds, `${h.gateway}/usage/record`, 'POST', body, { 'Idempotency-Key': randomUUID() });
   };
   for (let i = 0; i < 20; i++) await record();
@@ -93,11 +112,15 @@ async function writesUnderReads(h: Harness, reader: { creds: { key_id: string; s
   const during = summarize(await timed(100, record));
   reading = false;
   await readLoop;
-  printTable('PGlite: another site\'s usage/record while one site\'s summary and history (1M events) run back to back', ['writes', 'n', 'p50 ms', 'p99 ms'], [
-    ['alone', alone.n, alone.p50, alone.p99],
-    ['during reads', during.n, during.p50, during.p99],
-    ['ratio of p50', '', `${(during.p50 / alone.p50).toFixed(2)}x`, ''],
-  ]);
+  printTable(
+    "PGlite: another site's usage/record while one site's summary and history (1M events) run back to back",
+    ['writes', 'n', 'p50 ms', 'p99 ms'],
+    [
+      ['alone', alone.n, alone.p50, alone.p99],
+      ['during reads', during.n, during.p50, during.p99],
+      ['ratio of p50', '', `${(during.p50 / alone.p50).toFixed(2)}x`, ''],
+    ],
+  );
 }
 
 const quiet = { rateLimits: { perAddress: 0, perSite: 0, register: 0 } };
@@ -122,4 +145,12 @@ const results: Array<[string, { summary: number; history: number }]> = [];
   await h.stop();
 }
 closeClient();
-printTable(`usage reads at ${SIZES.at(-1)} events`, ['database', 'summary p50 ms (< 50)', 'history p50 ms (< 50)'], results.map(([db, r]) => [db, `${r.summary.toFixed(1)} ${r.summary < 50 ? 'ok' : 'MISSED'}`, `${r.history.toFixed(1)} ${r.history < 50 ? 'ok' : 'MISSED'}`]));
+printTable(
+  `usage reads at ${SIZES.at(-1)} events`,
+  ['database', 'summary p50 ms (< 50)', 'history p50 ms (< 50)'],
+  results.map(([db, r]) => [
+    db,
+    `${r.summary.toFixed(1)} ${r.summary < 50 ? 'ok' : 'MISSED'}`,
+    `${r.history.toFixed(1)} ${r.history < 50 ? 'ok' : 'MISSED'}`,
+  ]),
+);

@@ -18,7 +18,9 @@ export interface Cluster {
 function serverBin(): string | null {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return null;
-  const v = readdirSync(root).sort((a, b) => Number(a) - Number(b)).at(-1);
+  const v = readdirSync(root)
+    .sort((a, b) => Number(a) - Number(b))
+    .at(-1);
   return v && existsSync(join(root, v, 'bin', 'initdb')) ? join(root, v, 'bin') : null;
 }
 
@@ -37,10 +39,14 @@ export async function startDurablePostgres(): Promise<Cluster | null> {
   const dir = mkdtempSync(join(tmpdir(), 'gh-durable-pg-'));
   const root = process.getuid?.() === 0;
   if (root) {
-    if (spawnSync('id', ['-u', 'postgres']).status !== 0) execFileSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres']);
+    if (spawnSync('id', ['-u', 'postgres']).status !== 0)
+      execFileSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres']);
     chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString().trim()), 0);
   }
-  const run = (cmd: string, args: string[]) => (root ? execFileSync('runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args], { stdio: 'pipe' }) : execFileSync(join(bin, cmd), args, { stdio: 'pipe' }));
+  const run = (cmd: string, args: string[]) =>
+    root
+      ? execFileSync('runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args], { stdio: 'pipe' })
+      : execFileSync(join(bin, cmd), args, { stdio: 'pipe' });
   const port = await freePort();
   run('initdb', ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'gatehouse', '-E', 'UTF8']);
   const opts = `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories=${dir} -c fsync=on -c synchronous_commit=on -c full_page_writes=on -c max_connections=100`;

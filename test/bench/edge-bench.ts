@@ -35,8 +35,15 @@ async function child(unbounded: boolean): Promise<void> {
   const { silentLogger } = await import('../../main/lib/logger.ts');
   const dataDir = await mkdtemp(join(tmpdir(), 'edge-bench-'));
   const svc = await startService({
-    dataDir, port: 0, vault: 'file', enable: true, log: silentLogger, writeRuntimeFile: false,
-    ...(unbounded ? { limits: { bodyBudgetBytes: Infinity, maxConnections: Infinity, maxConnectionsPerAddress: 0 } } : {}),
+    dataDir,
+    port: 0,
+    vault: 'file',
+    enable: true,
+    log: silentLogger,
+    writeRuntimeFile: false,
+    ...(unbounded
+      ? { limits: { bodyBudgetBytes: Infinity, maxConnections: Infinity, maxConnectionsPerAddress: 0 } }
+      : {}),
   });
   const { token } = await svc.createToken({ label: 'bench' });
   process.stdout.write(`${JSON.stringify({ port: Number(new URL(svc.baseUrl).port), token })}\n`);
@@ -44,16 +51,32 @@ async function child(unbounded: boolean): Promise<void> {
   process.stdin.on('data', (d: Buffer) => {
     if (d.toString().includes('gc')) globalThis.gc?.();
   });
-  process.stdin.on('end', () => void svc.stop().then(() => rm(dataDir, { recursive: true, force: true })).then(() => process.exit(0)));
+  process.stdin.on(
+    'end',
+    () =>
+      void svc
+        .stop()
+        .then(() => rm(dataDir, { recursive: true, force: true }))
+        .then(() => process.exit(0)),
+  );
   process.stdin.resume();
 }
 
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
+const rssMb = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
 const settle = () => new Promise((r) => setTimeout(r, 1500));
 
-async function stalledUploads(mode: 'bounded' | 'unbounded'): Promise<{ before: number; after: number; refused: number }> {
-  const proc: ChildProcess = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', mode], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const info = await new Promise<{ port: number; token: string }>((resolve) => proc.stdout!.once('data', (d: Buffer) => resolve(JSON.parse(d.toString()))));
+async function stalledUploads(
+  mode: 'bounded' | 'unbounded',
+): Promise<{ before: number; after: number; refused: number }> {
+  const proc: ChildProcess = spawn(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', mode],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const info = await new Promise<{ port: number; token: string }>((resolve) =>
+    proc.stdout!.once('data', (d: Buffer) => resolve(JSON.parse(d.toString()))),
+  );
   proc.stdin!.write('gc\n');
   await settle();
   const before = rssMb(proc.pid!);
@@ -72,7 +95,8 @@ async function stalledUploads(mode: 'bounded' | 'unbounded'): Promise<{ before: 
       await new Promise<void>((r) => s.once('connect', () => r()));
       s.write(head);
       for (let sent = 0; sent < BODY - 1024 && !s.destroyed; sent += chunk.length) {
-        if (!s.write(chunk.subarray(0, Math.min(chunk.length, BODY - 1024 - sent)))) await new Promise((r) => (s.once('drain', r), s.once('close', r)));
+        if (!s.write(chunk.subarray(0, Math.min(chunk.length, BODY - 1024 - sent))))
+          await new Promise((r) => (s.once('drain', r), s.once('close', r)));
       }
     }),
   );
@@ -110,15 +134,36 @@ async function main(): Promise<void> {
   const bounded = await stalledUploads('bounded');
   const unbounded = await stalledUploads('unbounded');
   const growth = (r: typeof bounded) => r.after - r.before;
-  printTable(`${STALLED} authenticated uploads stalled at 4 MiB - 1 KiB (service RSS, MB)`, ['service', 'before', 'after', 'growth', 'refused 5xx'], [
-    ['edge defaults', bounded.before, bounded.after, growth(bounded), bounded.refused],
-    ['unbounded (before)', unbounded.before, unbounded.after, growth(unbounded), unbounded.refused],
-  ]);
+  printTable(
+    `${STALLED} authenticated uploads stalled at 4 MiB - 1 KiB (service RSS, MB)`,
+    ['service', 'before', 'after', 'growth', 'refused 5xx'],
+    [
+      ['edge defaults', bounded.before, bounded.after, growth(bounded), bounded.refused],
+      ['unbounded (before)', unbounded.before, unbounded.after, growth(unbounded), unbounded.refused],
+    ],
+  );
   const ratio = growth(bounded) / growth(unbounded);
   console.log(`growth ratio bounded/unbounded: ${ratio.toFixed(3)} (target <= 0.25)`);
 
-  const call = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'pages_update', arguments: { id: 12, title: 'Über uns 😀', content: 'x'.repeat(2000), tags: ['a', 'b'] } } });
-  const page = (line: string) => JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'pages_create', arguments: { title: 'Big', content: line.repeat(Math.ceil(BODY / line.length)).slice(0, BODY - 300) } } });
+  const call = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 7,
+    method: 'tools/call',
+    params: {
+      name: 'pages_update',
+      arguments: { id: 12, title: 'Über uns 😀', content: 'x'.repeat(2000), tags: ['a', 'b'] },
+    },
+  });
+  const page = (line: string) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 8,
+      method: 'tools/call',
+      params: {
+        name: 'pages_create',
+        arguments: { title: 'Big', content: line.repeat(Math.ceil(BODY / line.length)).slice(0, BODY - 300) },
+      },
+    });
   const rows = [
     parseCost('tools/call, 2 KB', call, 20_000),
     parseCost('4 MiB page (markdown)', page('## Über uns\nWe build *things* for "people" — since 1999.\n\n'), 40),
@@ -126,7 +171,9 @@ async function main(): Promise<void> {
   ];
   printTable('parseJson vs JSON.parse (p50, µs)', ['body', 'JSON.parse', 'parseJson', 'ratio'], rows);
   const [small, pageRatio] = [rows[0]![3] as number, rows[1]![3] as number];
-  console.log(`parse ratios: tools/call ${small.toFixed(3)} (target <= 1.5), 4 MiB page ${pageRatio.toFixed(3)} (target <= 1.5)`);
+  console.log(
+    `parse ratios: tools/call ${small.toFixed(3)} (target <= 1.5), 4 MiB page ${pageRatio.toFixed(3)} (target <= 1.5)`,
+  );
   process.exit(ratio <= 0.25 && small <= 1.5 && pageRatio <= 1.5 ? 0 : 1);
 }
 

@@ -43,7 +43,10 @@ function bareFactory(identity: () => Record<string, unknown>) {
 async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void) {
   const server = createServer(handler);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 /** The bare baseline of each era, answering JSON. */
@@ -56,7 +59,10 @@ async function bareServer(era: Era, identity: () => Record<string, unknown>) {
   return listen((req, res) => {
     void (async () => {
       const server = factory();
-      const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const transport = new NodeStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
       res.on('close', () => {
         void transport.close();
         void server.close();
@@ -68,8 +74,16 @@ async function bareServer(era: Era, identity: () => Record<string, unknown>) {
 }
 
 async function connect(url: string, era: Era, token?: string) {
-  const c = new Client({ name: 'bench', version: '1.0.0' }, { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } } });
-  await c.connect(new StreamableHTTPClientTransport(new URL(url), token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {}));
+  const c = new Client(
+    { name: 'bench', version: '1.0.0' },
+    { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } } },
+  );
+  await c.connect(
+    new StreamableHTTPClientTransport(
+      new URL(url),
+      token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {},
+    ),
+  );
   return c;
 }
 
@@ -106,12 +120,24 @@ async function compare(era: Era, gw: Client, bare: Client) {
     all.bare.push(...b);
   }
   const sorted = [...ratios].sort((x, y) => x - y);
-  return { era, gw: summarize(all.gw), bare: summarize(all.bare), ratio: { median: percentile(sorted, 50), min: sorted[0]!, max: sorted[sorted.length - 1]!, all: ratios } };
+  return {
+    era,
+    gw: summarize(all.gw),
+    bare: summarize(all.bare),
+    ratio: { median: percentile(sorted, 50), min: sorted[0]!, max: sorted[sorted.length - 1]!, all: ratios },
+  };
 }
 
 export async function runGatewayBench() {
   const dataDir = await mkdtemp(join(tmpdir(), 'gatehouse-bench-'));
-  const svc = await startService({ dataDir, port: 0, vault: 'file', enable: true, log: silentLogger, writeRuntimeFile: false });
+  const svc = await startService({
+    dataDir,
+    port: 0,
+    vault: 'file',
+    enable: true,
+    log: silentLogger,
+    writeRuntimeFile: false,
+  });
   // the limiter stays on (as for users), with room for the whole run
   await svc.dispatch('settings.update', { rate_limit: 100_000 });
   const { token } = await svc.createToken({ label: 'bench' });
@@ -126,10 +152,31 @@ export async function runGatewayBench() {
       await b.close();
       await bare.close();
     }
-    printTable(`tools/call site_identity, ${ROUNDS} rounds x ${PER_ROUND} calls, gateway and bare SDK v2 (JSON answers) interleaved call by call`, ['era', 'bare p50 ms', 'gateway p50 ms', 'p50 ratio (median of rounds)', 'ratio spread (min..max)', 'bare p99', 'gateway p99'], results.map((r) => [
-      r.era === 'legacy' ? '2025-11-25' : '2026-07-28', r.bare.p50, r.gw.p50, r.ratio.median, `${r.ratio.min.toFixed(3)}..${r.ratio.max.toFixed(3)}`, r.bare.p99, r.gw.p99,
-    ]));
-    for (const r of results) console.log(`${r.era}: per-round p50 ratios ${r.ratio.all.map((x) => x.toFixed(3)).join(' ')} -> target p50 ratio <= 1.15: ${r.ratio.median <= 1.15 ? 'met' : 'NOT met'}`);
+    printTable(
+      `tools/call site_identity, ${ROUNDS} rounds x ${PER_ROUND} calls, gateway and bare SDK v2 (JSON answers) interleaved call by call`,
+      [
+        'era',
+        'bare p50 ms',
+        'gateway p50 ms',
+        'p50 ratio (median of rounds)',
+        'ratio spread (min..max)',
+        'bare p99',
+        'gateway p99',
+      ],
+      results.map((r) => [
+        r.era === 'legacy' ? '2025-11-25' : '2026-07-28',
+        r.bare.p50,
+        r.gw.p50,
+        r.ratio.median,
+        `${r.ratio.min.toFixed(3)}..${r.ratio.max.toFixed(3)}`,
+        r.bare.p99,
+        r.gw.p99,
+      ]),
+    );
+    for (const r of results)
+      console.log(
+        `${r.era}: per-round p50 ratios ${r.ratio.all.map((x) => x.toFixed(3)).join(' ')} -> target p50 ratio <= 1.15: ${r.ratio.median <= 1.15 ? 'met' : 'NOT met'}`,
+      );
     await svc.core.audit.flush();
   } finally {
     await svc.stop();

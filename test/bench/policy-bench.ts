@@ -29,8 +29,24 @@ const core = await openCore();
 const { registry, staging, auditor, settings, clock, profiles } = core;
 const entitlements = new LocalEntitlements('free');
 const usage = { record: () => {} };
-const pipelineWith = (policy?: PolicyGate) => new Pipeline({ registry, staging, auditor, entitlements: () => entitlements, settings: () => settings.get(), clock, usage, ...(policy ? { policy } : {}) });
-const gate = (o: { cacheSize?: number; narrow?: boolean } = {}) => new PolicyGate({ engine: createCedarEngine({ activeText: () => null, ...o }), settings: () => settings.get(), profileOf: (n) => profiles.get(n), clock });
+const pipelineWith = (policy?: PolicyGate) =>
+  new Pipeline({
+    registry,
+    staging,
+    auditor,
+    entitlements: () => entitlements,
+    settings: () => settings.get(),
+    clock,
+    usage,
+    ...(policy ? { policy } : {}),
+  });
+const gate = (o: { cacheSize?: number; narrow?: boolean } = {}) =>
+  new PolicyGate({
+    engine: createCedarEngine({ activeText: () => null, ...o }),
+    settings: () => settings.get(),
+    profileOf: (n) => profiles.get(n),
+    clock,
+  });
 /** `tick`: the clock moves a minute before each call. */
 const variants: Record<string, { p: Pipeline; tick?: boolean }> = {
   'policy off': { p: pipelineWith() },
@@ -50,7 +66,10 @@ const calls = {
   write: (p: Pipeline, i: number) => p.call('pages_update', { id: 1, title: `Bench ${i}` }, ctx),
 };
 // Staged writes pile up against the per-token limit: dropped after each timed call.
-const PERSON = { kind: 'person' as const, principal: { kind: 'person' as const, surface: 'cli' as const, via: 'data_dir' as const, session: null } };
+const PERSON = {
+  kind: 'person' as const,
+  principal: { kind: 'person' as const, surface: 'cli' as const, via: 'data_dir' as const, session: null },
+};
 const drop = async () => {
   for (const s of staging.list({ status: 'pending' })) await staging.discard(s.id, PERSON);
 };
@@ -85,9 +104,19 @@ for (const kind of Object.keys(calls)) {
   for (const name of Object.keys(variants)) {
     const s = summarize(samples[`${kind}: ${name}`]!);
     const added = s.p50 - off;
-    rows.push([`${kind}: ${name}`, s.p50, s.p99, name === 'policy off' ? '' : added.toFixed(3), name === 'policy off' ? '' : added <= 0.1 ? 'met' : 'NOT met']);
+    rows.push([
+      `${kind}: ${name}`,
+      s.p50,
+      s.p99,
+      name === 'policy off' ? '' : added.toFixed(3),
+      name === 'policy off' ? '' : added <= 0.1 ? 'met' : 'NOT met',
+    ]);
   }
 }
-printTable(`tools/call in process, p50/p99 of ${ROUNDS} x ${CALLS} interleaved calls (ms); target: <= 0.1 ms added`, ['what', 'p50 ms', 'p99 ms', 'added p50 ms', '<= 0.1 ms'], rows);
+printTable(
+  `tools/call in process, p50/p99 of ${ROUNDS} x ${CALLS} interleaved calls (ms); target: <= 0.1 ms added`,
+  ['what', 'p50 ms', 'p99 ms', 'added p50 ms', '<= 0.1 ms'],
+  rows,
+);
 console.log(`\nload: ${execSync('uptime').toString().trim()}`);
 process.exit(0);

@@ -36,9 +36,11 @@ const agent = new Agent({ keepAlive: true, maxSockets: 32 });
 const children: ChildProcess[] = [];
 
 const http = sendWith(agent);
-const send = (url: string, headers: Record<string, string>, body?: string, method = 'POST') => http(url, method, headers, body);
+const send = (url: string, headers: Record<string, string>, body?: string, method = 'POST') =>
+  http(url, method, headers, body);
 
-const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+const rssMb = (pid: number): number =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function freePort(): Promise<number> {
@@ -57,10 +59,16 @@ function started(child: ChildProcess): ChildProcess {
 
 async function startPortkey(): Promise<{ pid: number; url: string }> {
   const port = await freePort();
-  const child = started(spawn(process.execPath, [PORTKEY, `--port=${port}`, '--headless'], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_ENV: 'production' } }));
+  const child = started(
+    spawn(process.execPath, [PORTKEY, `--port=${port}`, '--headless'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, NODE_ENV: 'production' },
+    }),
+  );
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
-    if ((await send(url, {}, undefined, 'GET').catch(() => ({ status: 0 }))).status === 200) return { pid: child.pid!, url };
+    if ((await send(url, {}, undefined, 'GET').catch(() => ({ status: 0 }))).status === 200)
+      return { pid: child.pid!, url };
     await sleep(100);
   }
   throw new Error('portkey did not start');
@@ -77,8 +85,28 @@ interface Gateway {
 
 async function startGateway(provider: FixtureProvider, databaseUrl?: string, existingDir?: string): Promise<Gateway> {
   const dataDir = existingDir ?? (await mkdtemp(join(tmpdir(), 'gh-bench-rss-')));
-  const env = { ...process.env, GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY, KEY_FIXTURE: provider.key, GATEHOUSE_CLOUD_DATA_DIR: dataDir, DATABASE_URL: databaseUrl ?? '' };
-  const args = [CLOUD_BIN, 'serve', '--port', '0', '--json', '--log-level', 'warn', '--rate-limit-address', '0', '--rate-limit-site', '0', '--rate-limit-register', '0'];
+  const env = {
+    ...process.env,
+    GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY,
+    KEY_FIXTURE: provider.key,
+    GATEHOUSE_CLOUD_DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl ?? '',
+  };
+  const args = [
+    CLOUD_BIN,
+    'serve',
+    '--port',
+    '0',
+    '--json',
+    '--log-level',
+    'warn',
+    '--rate-limit-address',
+    '0',
+    '--rate-limit-site',
+    '0',
+    '--rate-limit-register',
+    '0',
+  ];
   const child = started(spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] }));
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c));
@@ -101,17 +129,50 @@ async function setUp(g: Gateway, provider: FixtureProvider): Promise<void> {
     if (r.status !== 0) throw new Error(`${a.join(' ')}: ${r.stderr}`);
     return JSON.parse(r.stdout);
   };
-  op('providers', 'add', 'fixture', '--kind', 'openai', '--base-url', provider.baseUrl, '--api-key-env', 'KEY_FIXTURE', '--models', 'small-1');
+  op(
+    'providers',
+    'add',
+    'fixture',
+    '--kind',
+    'openai',
+    '--base-url',
+    provider.baseUrl,
+    '--api-key-env',
+    'KEY_FIXTURE',
+    '--models',
+    'small-1',
+  );
   const lic = op('licenses', 'create', '--plan', 'enterprise');
-  const reg = JSON.parse((await send(`${g.gateway}/sites/register`, {}, JSON.stringify({ url: 'https://bench.example', environment: 'production' }))).text);
+  const reg = JSON.parse(
+    (
+      await send(
+        `${g.gateway}/sites/register`,
+        {},
+        JSON.stringify({ url: 'https://bench.example', environment: 'production' }),
+      )
+    ).text,
+  );
   g.creds = { key_id: reg.key_id, secret: reg.secret };
   const act = JSON.stringify({ license_key: lic.license_key });
-  const r = await send(`${g.gateway}/license/activate`, signHeaders(g.creds, { method: 'POST', url: `${g.gateway}/license/activate`, body: act }), act);
+  const r = await send(
+    `${g.gateway}/license/activate`,
+    signHeaders(g.creds, { method: 'POST', url: `${g.gateway}/license/activate`, body: act }),
+    act,
+  );
   if (r.status !== 200) throw new Error(`activate: ${r.status} ${r.text}`);
 }
 
-const messages = [{ role: 'system', content: 'You translate into French.' }, { role: 'user', content: 'Good morning, how are you today?' }];
-const gatewayBody = JSON.stringify({ product: 'verto', feature: 'verto.translate', model: 'small-1', max_tokens: 64, messages });
+const messages = [
+  { role: 'system', content: 'You translate into French.' },
+  { role: 'user', content: 'Good morning, how are you today?' },
+];
+const gatewayBody = JSON.stringify({
+  product: 'verto',
+  feature: 'verto.translate',
+  model: 'small-1',
+  max_tokens: 64,
+  messages,
+});
 const openAiBody = JSON.stringify({ model: 'small-1', messages, max_tokens: 64, stream: false });
 
 function callers(provider: FixtureProvider, portkey: { url: string }, g: Gateway) {
@@ -120,10 +181,22 @@ function callers(provider: FixtureProvider, portkey: { url: string }, g: Gateway
   };
   const url = `${g.gateway}/ai/generate`;
   return {
-    direct: () => send(`${provider.baseUrl}/chat/completions`, { authorization: `Bearer ${provider.key}` }, openAiBody).then(ok('provider')),
+    direct: () =>
+      send(`${provider.baseUrl}/chat/completions`, { authorization: `Bearer ${provider.key}` }, openAiBody).then(
+        ok('provider'),
+      ),
     portkey: () =>
-      send(`${portkey.url}/v1/chat/completions`, { authorization: `Bearer ${provider.key}`, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': provider.baseUrl }, openAiBody).then(ok('portkey')),
-    gateway: () => send(url, signHeaders(g.creds, { method: 'POST', url, body: gatewayBody }), gatewayBody).then(ok('ai/generate')),
+      send(
+        `${portkey.url}/v1/chat/completions`,
+        {
+          authorization: `Bearer ${provider.key}`,
+          'x-portkey-provider': 'openai',
+          'x-portkey-custom-host': provider.baseUrl,
+        },
+        openAiBody,
+      ).then(ok('portkey')),
+    gateway: () =>
+      send(url, signHeaders(g.creds, { method: 'POST', url, body: gatewayBody }), gatewayBody).then(ok('ai/generate')),
   };
 }
 
@@ -141,11 +214,21 @@ async function latency(label: string, c: ReturnType<typeof callers>, withPortkey
   const s = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v)]));
   const addedGateway = s.gateway!.p50 - s.direct!.p50;
   const addedPortkey = withPortkey ? s.portkey!.p50 - s.direct!.p50 : NaN;
-  printTable(`added latency over the provider, ${label}`, ['request', 'n', 'p50 ms', 'p99 ms', 'added p50 ms'], [
-    ['provider directly (chat/completions)', s.direct!.n, s.direct!.p50, s.direct!.p99, ''],
-    ...(withPortkey ? [['Portkey gateway (routing only)', s.portkey!.n, s.portkey!.p50, s.portkey!.p99, addedPortkey] as Array<string | number>] : []),
-    ['gatehouse ai/generate (signed, metered)', s.gateway!.n, s.gateway!.p50, s.gateway!.p99, addedGateway],
-  ]);
+  printTable(
+    `added latency over the provider, ${label}`,
+    ['request', 'n', 'p50 ms', 'p99 ms', 'added p50 ms'],
+    [
+      ['provider directly (chat/completions)', s.direct!.n, s.direct!.p50, s.direct!.p99, ''],
+      ...(withPortkey
+        ? [
+            ['Portkey gateway (routing only)', s.portkey!.n, s.portkey!.p50, s.portkey!.p99, addedPortkey] as Array<
+              string | number
+            >,
+          ]
+        : []),
+      ['gatehouse ai/generate (signed, metered)', s.gateway!.n, s.gateway!.p50, s.gateway!.p99, addedGateway],
+    ],
+  );
   return { addedGateway, addedPortkey };
 }
 
@@ -154,9 +237,11 @@ async function load(pid: number, call: () => Promise<void>, total = 3000, concur
   let peak = rssMb(pid);
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 100);
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next++ < total) await call();
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next++ < total) await call();
+    }),
+  );
   clearInterval(sampler);
   return Math.max(peak, rssMb(pid));
 }
@@ -173,11 +258,22 @@ async function durablePostgres(): Promise<{ url: string; stop: () => Promise<voi
   const asRoot = process.getuid?.() === 0;
   if (asRoot) spawnSync('chown', ['postgres', dir]);
   const run = (cmd: string, args: string[]) => {
-    const r = asRoot ? spawnSync('runuser', ['-u', 'postgres', '--', cmd, ...args], { encoding: 'utf8' }) : spawnSync(cmd, args, { encoding: 'utf8' });
+    const r = asRoot
+      ? spawnSync('runuser', ['-u', 'postgres', '--', cmd, ...args], { encoding: 'utf8' })
+      : spawnSync(cmd, args, { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`${cmd}: ${r.stderr}`);
   };
   run(bin('initdb'), ['-D', join(dir, 'data'), '-U', 'gatehouse', '-A', 'trust', '-E', 'UTF8']);
-  run(bin('pg_ctl'), ['-D', join(dir, 'data'), '-l', join(dir, 'log'), '-w', '-o', `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories=${dir} -c fsync=on -c synchronous_commit=on -c full_page_writes=on`, 'start']);
+  run(bin('pg_ctl'), [
+    '-D',
+    join(dir, 'data'),
+    '-l',
+    join(dir, 'log'),
+    '-w',
+    '-o',
+    `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories=${dir} -c fsync=on -c synchronous_commit=on -c full_page_writes=on`,
+    'start',
+  ]);
   return {
     url: `postgresql://gatehouse@127.0.0.1:${port}/postgres`,
     stop: async () => {
@@ -213,25 +309,49 @@ try {
   const peak = { gateway: await load(g.pid, c.gateway), portkey: await load(portkey.pid, c.portkey) };
   await sleep(5000);
   const after = { gateway: rssMb(g.pid), portkey: rssMb(portkey.pid) };
-  printTable('resident memory (VmRSS, MiB)', ['process', 'idle after start', 'peak under load (16 at once, 3000 requests)', 'idle after load'], [
-    ['gatehouse-cloud serve (PGlite)', idle.gateway, peak.gateway, after.gateway],
-    ['Portkey gateway', idle.portkey, peak.portkey, after.portkey],
-  ]);
-  console.log(`(the gateway's very first start, which creates the embedded database: ${firstStart.toFixed(0)} MiB idle)`);
+  printTable(
+    'resident memory (VmRSS, MiB)',
+    ['process', 'idle after start', 'peak under load (16 at once, 3000 requests)', 'idle after load'],
+    [
+      ['gatehouse-cloud serve (PGlite)', idle.gateway, peak.gateway, after.gateway],
+      ['Portkey gateway', idle.portkey, peak.portkey, after.portkey],
+    ],
+  );
+  console.log(
+    `(the gateway's very first start, which creates the embedded database: ${firstStart.toFixed(0)} MiB idle)`,
+  );
   await stopChild(g.pid);
   await rm(g.dataDir, { recursive: true, force: true });
 
   const rows: Array<Array<string | number>> = [
-    ['gateway RSS idle on PGlite (<= 150 MB)', `${idle.gateway.toFixed(0)} MiB (Portkey ${idle.portkey.toFixed(0)} MiB)`, idle.gateway <= 150 ? 'ok' : 'MISSED'],
-    ['ai/generate added p50 vs Portkey on PGlite (<= 1.5x)', `${pglite.addedGateway.toFixed(2)} ms vs ${pglite.addedPortkey.toFixed(2)} ms = ${(pglite.addedGateway / pglite.addedPortkey).toFixed(2)}x`, pglite.addedGateway <= 1.5 * pglite.addedPortkey ? 'ok' : 'MISSED'],
+    [
+      'gateway RSS idle on PGlite (<= 150 MB)',
+      `${idle.gateway.toFixed(0)} MiB (Portkey ${idle.portkey.toFixed(0)} MiB)`,
+      idle.gateway <= 150 ? 'ok' : 'MISSED',
+    ],
+    [
+      'ai/generate added p50 vs Portkey on PGlite (<= 1.5x)',
+      `${pglite.addedGateway.toFixed(2)} ms vs ${pglite.addedPortkey.toFixed(2)} ms = ${(pglite.addedGateway / pglite.addedPortkey).toFixed(2)}x`,
+      pglite.addedGateway <= 1.5 * pglite.addedPortkey ? 'ok' : 'MISSED',
+    ],
   ];
-  const pg = await durablePostgres().catch((e: Error) => (console.log(`\n(durable PostgreSQL skipped: ${e.message.split('\n')[0]})`), null));
+  const pg = await durablePostgres().catch(
+    (e: Error) => (console.log(`\n(durable PostgreSQL skipped: ${e.message.split('\n')[0]})`), null),
+  );
   if (pg) {
     try {
       const gp = await startGateway(provider, pg.url);
       await setUp(gp, provider);
-      const durable = await latency('gateway on PostgreSQL (durable: fsync, synchronous_commit on)', callers(provider, portkey, gp), true);
-      rows.push(['ai/generate added p50 on durable PostgreSQL (<= 3 ms)', `${durable.addedGateway.toFixed(2)} ms (Portkey ${durable.addedPortkey.toFixed(2)} ms)`, durable.addedGateway <= 3 ? 'ok' : 'MISSED']);
+      const durable = await latency(
+        'gateway on PostgreSQL (durable: fsync, synchronous_commit on)',
+        callers(provider, portkey, gp),
+        true,
+      );
+      rows.push([
+        'ai/generate added p50 on durable PostgreSQL (<= 3 ms)',
+        `${durable.addedGateway.toFixed(2)} ms (Portkey ${durable.addedPortkey.toFixed(2)} ms)`,
+        durable.addedGateway <= 3 ? 'ok' : 'MISSED',
+      ]);
       await stopChild(gp.pid);
       await rm(gp.dataDir, { recursive: true, force: true });
     } finally {

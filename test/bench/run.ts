@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const only = process.argv.slice(2);
-const benches = readdirSync(dir).filter((f) => f.endsWith('-bench.ts') && (only.length === 0 || only.some((o) => f.includes(o))));
+const benches = readdirSync(dir).filter(
+  (f) => f.endsWith('-bench.ts') && (only.length === 0 || only.some((o) => f.includes(o))),
+);
 let failed = 0;
 for (const file of benches) {
   console.log(`\n=== ${file} ===`);

@@ -35,10 +35,21 @@ const PENDING = [0, 500];
 const TEXT = '## Section\n\nSome paragraph text for the page, long enough to be a realistic write. '.repeat(40);
 
 const tool = defineTool({
-  name: 'bench_write', title: 'Bench write', description: 'A write with a page-sized payload.', plugin: 'bench', feature: 'bench.write', capability: 'edit_pages', write: true,
+  name: 'bench_write',
+  title: 'Bench write',
+  description: 'A write with a page-sized payload.',
+  plugin: 'bench',
+  feature: 'bench.write',
+  capability: 'edit_pages',
+  write: true,
   input: z.object({ n: z.number() }),
   async preview(input) {
-    return { preview: { summary: `write ${input.n}`, kind: 'diff' as const, changes: [{ field: 'content', after: TEXT }] }, payload: { n: input.n, content: TEXT }, target: null, target_version: null };
+    return {
+      preview: { summary: `write ${input.n}`, kind: 'diff' as const, changes: [{ field: 'content', after: TEXT }] },
+      payload: { n: input.n, content: TEXT },
+      target: null,
+      target_version: null,
+    };
   },
   async apply() {
     return { structured: {} };
@@ -53,12 +64,28 @@ async function stagedFilesWorld(dir: string) {
   const clock = { now: () => Date.now() };
   const store = await StagedFiles.open({ dir: join(dir, 'staged'), log: silentLogger });
   const limits = { pendingTotal: 10_000, pendingPerToken: 10_000 };
-  return new Staging({ store, users: (id) => options.read().users.find((u) => u.id === id), registry, auditor: new Auditor(audit, new StatsRecorder(options, clock), clock, () => 'local'), events: new EventHub(), clock, auditTrail: audit, settings: () => SETTINGS_DEFAULTS, usage: NO_USAGE, limits });
+  return new Staging({
+    store,
+    users: (id) => options.read().users.find((u) => u.id === id),
+    registry,
+    auditor: new Auditor(audit, new StatsRecorder(options, clock), clock, () => 'local'),
+    events: new EventHub(),
+    clock,
+    auditTrail: audit,
+    settings: () => SETTINGS_DEFAULTS,
+    usage: NO_USAGE,
+    limits,
+  });
 }
 
 /** The old layout: every staged write a transient in options.json. */
 async function optionsWorld(dir: string) {
-  const store = await JsonFileStore.open({ file: join(dir, 'options.json'), schema: OptionsData, defaults: emptyOptions, log: silentLogger });
+  const store = await JsonFileStore.open({
+    file: join(dir, 'options.json'),
+    schema: OptionsData,
+    defaults: emptyOptions,
+    log: silentLogger,
+  });
   const transients = new Transients(store, { now: () => Date.now() });
   let n = 0;
   return {
@@ -66,8 +93,26 @@ async function optionsWorld(dir: string) {
       const plan = await tool.preview({ n }, ctxFor(WRITER));
       const now = new Date().toISOString();
       const item: StagedPayload = {
-        id: `stg_bench${n++}`, tool: tool.name, plugin: tool.plugin, payload: plan.payload, preview: plan.preview, user_id: WRITER.id, token_id: 'tok_a', token_label: 'a',
-        client: 'bench', request_id: null, created: now, expires_at: now, payload_hash: 'h', target: null, target_version: null, status: 'pending', decided_at: null, decided_by: null, error_code: null, client_source: null,
+        id: `stg_bench${n++}`,
+        tool: tool.name,
+        plugin: tool.plugin,
+        payload: plan.payload,
+        preview: plan.preview,
+        user_id: WRITER.id,
+        token_id: 'tok_a',
+        token_label: 'a',
+        client: 'bench',
+        request_id: null,
+        created: now,
+        expires_at: now,
+        payload_hash: 'h',
+        target: null,
+        target_version: null,
+        status: 'pending',
+        decided_at: null,
+        decided_by: null,
+        error_code: null,
+        client_source: null,
       };
       await transients.set(`staged:${item.id}`, item, 15 * 60_000);
       return item.id;
@@ -76,7 +121,12 @@ async function optionsWorld(dir: string) {
       await store.update((d) => {
         const item = d.transients[`staged:${id}`]?.value as StagedPayload;
         delete d.transients[`staged:${id}`];
-        d.staged_history.push({ ...item, status: 'discarded', decided_at: new Date().toISOString(), decided_by: PRINCIPALS.cliDirect });
+        d.staged_history.push({
+          ...item,
+          status: 'discarded',
+          decided_at: new Date().toISOString(),
+          decided_by: PRINCIPALS.cliDirect,
+        });
         if (d.staged_history.length > 500) d.staged_history.shift();
       });
     },
@@ -125,5 +175,9 @@ for (const kind of ['staged/ files', 'options.json (before)'] as const) {
   rows.push([`${kind}: stage one write`, empty.stage.p50, full.stage.p50, full.stage.p50 / empty.stage.p50]);
   rows.push([`${kind}: decide one write`, empty.decide.p50, full.decide.p50, full.decide.p50 / empty.decide.p50]);
 }
-printTable(`Staging with 0 vs 500 pending writes (p50 ms of ${SAMPLES}; ~4 KB payload + preview; fsync on)`, ['measure', '0 pending', '500 pending', 'ratio 500/0'], rows);
+printTable(
+  `Staging with 0 vs 500 pending writes (p50 ms of ${SAMPLES}; ~4 KB payload + preview; fsync on)`,
+  ['measure', '0 pending', '500 pending', 'ratio 500/0'],
+  rows,
+);
 process.exit(0);

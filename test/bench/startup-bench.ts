@@ -39,9 +39,17 @@ function timed(argv: string[]): number {
 }
 
 /** Spawn `serve`, time it to its printed addresses, then read its RSS after it idles. */
-async function serveOnce(prefix: string[], dataDir: string, idle: boolean): Promise<{ readyMs: number; answerMs: number; rssMb: number | null; engineRssMb: number | null }> {
+async function serveOnce(
+  prefix: string[],
+  dataDir: string,
+  idle: boolean,
+): Promise<{ readyMs: number; answerMs: number; rssMb: number | null; engineRssMb: number | null }> {
   const t = process.hrtime.bigint();
-  const child = spawn(process.execPath, [...prefix, 'serve', '--port', '0', '--json', '--data-dir', dataDir, '--vault', 'file'], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(
+    process.execPath,
+    [...prefix, 'serve', '--port', '0', '--json', '--data-dir', dataDir, '--vault', 'file'],
+    { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] },
+  );
   let out = '';
   const readyMs = await new Promise<number>((resolve, reject) => {
     child.stdout.on('data', (c: Buffer) => {
@@ -90,7 +98,11 @@ try {
   // First runs create and seed the data dirs; they are not measured.
   timed([BIN, 'settings', 'get', 'enabled', '--data-dir', direct, '--vault', 'file']);
   for (const d of serveDirs) await serveOnce([BIN], d, false);
-  const running = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', served, '--vault', 'file'], { env, cwd: ROOT, stdio: 'ignore' });
+  const running = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', served, '--vault', 'file'], {
+    env,
+    cwd: ROOT,
+    stdio: 'ignore',
+  });
   await new Promise((r) => setTimeout(r, 3000));
 
   const s: Record<string, number[]> = {};
@@ -101,10 +113,22 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     add('node -e 0', timed(['-e', '0']));
     add('gatehouse --version', timed([BIN, '--version']));
-    add('gatehouse settings get (no service: opens the files)', timed([BIN, 'settings', 'get', 'enabled', '--data-dir', direct, '--vault', 'file']));
-    add('gatehouse tokens list (through the running service)', timed([BIN, 'tokens', 'list', '--data-dir', served, '--vault', 'file']));
-    add('gatehouse policy show (through the running service)', timed([BIN, 'policy', 'show', '--data-dir', served, '--vault', 'file']));
-    add('tsx: gatehouse tokens list (through the running service)', timed([...TSX, 'tokens', 'list', '--data-dir', served, '--vault', 'file']));
+    add(
+      'gatehouse settings get (no service: opens the files)',
+      timed([BIN, 'settings', 'get', 'enabled', '--data-dir', direct, '--vault', 'file']),
+    );
+    add(
+      'gatehouse tokens list (through the running service)',
+      timed([BIN, 'tokens', 'list', '--data-dir', served, '--vault', 'file']),
+    );
+    add(
+      'gatehouse policy show (through the running service)',
+      timed([BIN, 'policy', 'show', '--data-dir', served, '--vault', 'file']),
+    );
+    add(
+      'tsx: gatehouse tokens list (through the running service)',
+      timed([...TSX, 'tokens', 'list', '--data-dir', served, '--vault', 'file']),
+    );
     const idle = round < 3;
     const b = await serveOnce([BIN], serveDirs[0]!, idle);
     add('gatehouse serve, ready', b.readyMs);
@@ -122,20 +146,33 @@ try {
   const base = summarize(s['node -e 0']!).p50;
   const cliTarget = 3 * base;
   const serveTarget = 2 * base + 300;
-  const target = (k: string) => (k.startsWith('tsx') || k === 'node -e 0' || k.includes('no target') ? '' : k.includes('serve') ? `<= ${serveTarget.toFixed(0)} ms` : `<= ${cliTarget.toFixed(0)} ms (3x)`);
+  const target = (k: string) =>
+    k.startsWith('tsx') || k === 'node -e 0' || k.includes('no target')
+      ? ''
+      : k.includes('serve')
+        ? `<= ${serveTarget.toFixed(0)} ms`
+        : `<= ${cliTarget.toFixed(0)} ms (3x)`;
   const rows = Object.entries(s).map(([k, v]) => {
     const p50 = summarize(v).p50;
     const t = target(k);
     const met = t === '' ? '' : p50 <= (k.includes('serve') ? serveTarget : cliTarget) ? 'met' : 'NOT met';
     return [k, p50, (p50 / base).toFixed(2), t, met];
   });
-  printTable(`start-up, p50 of ${ROUNDS} interleaved rounds (ms)`, ['what', 'p50 ms', 'x node -e 0', 'target', ''], rows);
+  printTable(
+    `start-up, p50 of ${ROUNDS} interleaved rounds (ms)`,
+    ['what', 'p50 ms', 'x node -e 0', 'target', ''],
+    rows,
+  );
   const med = (a: number[]) => summarize(a).p50;
-  printTable(`idle RSS of serve after ${IDLE_MS / 1000} s (MB, median of ${rss.length})`, ['what', 'RSS MB', 'target', ''], [
-    ['gatehouse serve (bundle)', med(rss), '< 80 MB', med(rss) < 80 ? 'met' : 'NOT met'],
-    ['gatehouse serve (bundle), after the policy engine loaded', med(rssEngine), '', ''],
-    ['tsx: gatehouse serve', med(rssTsx), '', ''],
-  ]);
+  printTable(
+    `idle RSS of serve after ${IDLE_MS / 1000} s (MB, median of ${rss.length})`,
+    ['what', 'RSS MB', 'target', ''],
+    [
+      ['gatehouse serve (bundle)', med(rss), '< 80 MB', med(rss) < 80 ? 'met' : 'NOT met'],
+      ['gatehouse serve (bundle), after the policy engine loaded', med(rssEngine), '', ''],
+      ['tsx: gatehouse serve', med(rssTsx), '', ''],
+    ],
+  );
 } finally {
   await rm(work, { recursive: true, force: true });
 }

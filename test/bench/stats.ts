@@ -11,7 +11,10 @@ export function summarize(samples: number[]) {
 }
 
 export function printTable(title: string, header: string[], rows: Array<Array<string | number>>): void {
-  const cells = [header, ...rows.map((r) => r.map((c) => (typeof c === 'number' ? (Number.isInteger(c) ? String(c) : c.toFixed(3)) : c)))];
+  const cells = [
+    header,
+    ...rows.map((r) => r.map((c) => (typeof c === 'number' ? (Number.isInteger(c) ? String(c) : c.toFixed(3)) : c))),
+  ];
   const widths = header.map((_, i) => Math.max(...cells.map((r) => String(r[i] ?? '').length)));
   console.log(`\n${title}`);
   for (const [n, r] of cells.entries()) {

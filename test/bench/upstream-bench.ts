@@ -27,7 +27,21 @@ const LISTS = Number(process.env.BENCH_LISTS ?? 200);
 const newClient = () => new Client({ name: 'bench', version: '1' });
 
 async function startSupergateway(port: number): Promise<{ child: ChildProcess; client: Client }> {
-  const child = spawn(join(REPO, 'node_modules/.bin/supergateway'), ['--stdio', `${process.execPath} ${EVERYTHING} stdio`, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(port), '--logLevel', 'none'], { stdio: 'ignore' });
+  const child = spawn(
+    join(REPO, 'node_modules/.bin/supergateway'),
+    [
+      '--stdio',
+      `${process.execPath} ${EVERYTHING} stdio`,
+      '--outputTransport',
+      'streamableHttp',
+      '--stateful',
+      '--port',
+      String(port),
+      '--logLevel',
+      'none',
+    ],
+    { stdio: 'ignore' },
+  );
   for (let i = 0; ; i++) {
     const client = newClient();
     try {
@@ -43,13 +57,22 @@ async function startSupergateway(port: number): Promise<{ child: ChildProcess; c
 const u = await startUpstreamWorld();
 // The per-token rate limit (120/min by default) would measure itself, not the path.
 await u.ok('PATCH', 'settings', { rate_limit: 0 });
-await u.ok('POST', 'upstreams', { id: 'ev', transport: { kind: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] } });
+await u.ok('POST', 'upstreams', {
+  id: 'ev',
+  transport: { kind: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] },
+});
 const direct = newClient();
-await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }));
+await direct.connect(
+  new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }),
+);
 const gatehouse = await u.mcp();
 const sg = await startSupergateway(await freePort());
 
-const paths = { direct: { c: direct, tool: 'echo' }, gatehouse: { c: gatehouse, tool: 'ev__echo' }, supergateway: { c: sg.client, tool: 'echo' } } as const;
+const paths = {
+  direct: { c: direct, tool: 'echo' },
+  gatehouse: { c: gatehouse, tool: 'ev__echo' },
+  supergateway: { c: sg.client, tool: 'echo' },
+} as const;
 const samples: Record<keyof typeof paths, number[]> = { direct: [], gatehouse: [], supergateway: [] };
 for (let i = 0; i < CALLS + 50; i++) {
   for (const [name, p] of Object.entries(paths) as Array<[keyof typeof paths, (typeof paths)[keyof typeof paths]]>) {
@@ -61,15 +84,29 @@ for (let i = 0; i < CALLS + 50; i++) {
   }
 }
 const base = summarize(samples.direct);
-printTable(`tools/call echo, ${CALLS} calls each, interleaved (ms)`, ['path', 'p50', 'p99', 'added p50', 'p50 ratio'], (Object.keys(paths) as Array<keyof typeof paths>).map((k) => {
-  const s = summarize(samples[k]);
-  return [k, s.p50, s.p99, s.p50 - base.p50, s.p50 / base.p50];
-}));
+printTable(
+  `tools/call echo, ${CALLS} calls each, interleaved (ms)`,
+  ['path', 'p50', 'p99', 'added p50', 'p50 ratio'],
+  (Object.keys(paths) as Array<keyof typeof paths>).map((k) => {
+    const s = summarize(samples[k]);
+    return [k, s.p50, s.p99, s.p50 - base.p50, s.p50 / base.p50];
+  }),
+);
 const added = { gh: summarize(samples.gatehouse).p50 - base.p50, sg: summarize(samples.supergateway).p50 - base.p50 };
-console.log(`Gatehouse adds ${added.gh.toFixed(3)} ms p50, supergateway ${added.sg.toFixed(3)} ms: ratio ${(added.gh / added.sg).toFixed(2)} (target <= 1)`);
+console.log(
+  `Gatehouse adds ${added.gh.toFixed(3)} ms p50, supergateway ${added.sg.toFixed(3)} ms: ratio ${(added.gh / added.sg).toFixed(2)} (target <= 1)`,
+);
 
 for (let i = 0; i < 5; i++) {
-  await u.ok('POST', 'upstreams', { id: `many${i}`, transport: { kind: 'stdio', command: process.execPath, args: [join(REPO, 'test/fixtures/upstream/many-tools.mjs')], env: [{ name: 'TOOL_COUNT', value: '100' }] } });
+  await u.ok('POST', 'upstreams', {
+    id: `many${i}`,
+    transport: {
+      kind: 'stdio',
+      command: process.execPath,
+      args: [join(REPO, 'test/fixtures/upstream/many-tools.mjs')],
+      env: [{ name: 'TOOL_COUNT', value: '100' }],
+    },
+  });
 }
 const lister = await u.mcp();
 const lists: number[] = [];
@@ -87,7 +124,12 @@ for (let i = 0; i < LISTS + 20; i++) {
   const t = performance.now();
   const res = await fetch(u.w.svc.mcpUrl, {
     method: 'POST',
-    headers: { Authorization: `Bearer ${u.token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25' },
+    headers: {
+      Authorization: `Bearer ${u.token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2025-11-25',
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list', params: {} }),
   });
   const body = await res.text();
@@ -97,7 +139,14 @@ for (let i = 0; i < LISTS + 20; i++) {
 }
 const l = summarize(lists);
 const r = summarize(raw);
-printTable(`tools/list through Gatehouse, ${count} tools (500 from 5 upstreams + built-ins), ${LISTS} lists (ms)`, ['client', 'p50', 'p99', 'target p50'], [['SDK client (parses and validates)', l.p50, l.p99, 20], ['raw HTTP (bytes only)', r.p50, r.p99, 20]]);
+printTable(
+  `tools/list through Gatehouse, ${count} tools (500 from 5 upstreams + built-ins), ${LISTS} lists (ms)`,
+  ['client', 'p50', 'p99', 'target p50'],
+  [
+    ['SDK client (parses and validates)', l.p50, l.p99, 20],
+    ['raw HTTP (bytes only)', r.p50, r.p99, 20],
+  ],
+);
 
 await Promise.all([direct.close(), gatehouse.close(), sg.client.close(), lister.close()]);
 sg.child.kill('SIGKILL');

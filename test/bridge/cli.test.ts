@@ -19,7 +19,18 @@ describe('gatehouse-bridge command line', () => {
   it('--help documents the flags and every exit code', () => {
     const r = run(['--help']);
     expect(r.code).toBe(0);
-    for (const flag of ['--url', '--token-keychain', '--token-env', '--header', '--connect-timeout', '--log-level', '--log-file', '--data-dir', 'config --client']) expect(r.out).toContain(flag);
+    for (const flag of [
+      '--url',
+      '--token-keychain',
+      '--token-env',
+      '--header',
+      '--connect-timeout',
+      '--log-level',
+      '--log-file',
+      '--data-dir',
+      'config --client',
+    ])
+      expect(r.out).toContain(flag);
     expect(r.out).toMatch(/exit codes:\n\s+0 .*\n\s+1 .*\n\s+2 .*bad command line\n\s+3 .*\n\s+4 /);
   });
 
@@ -68,10 +79,16 @@ describe('gatehouse-bridge command line', () => {
       copyFileSync(BIN, join(tree, 'bin', 'gatehouse-bridge.mjs'));
       for (const d of ['bridge', 'main', 'node_modules']) symlinkSync(join(ROOT, d), join(tree, d));
       copyFileSync(join(ROOT, 'package.json'), join(tree, 'package.json'));
-      const r = spawnSync(process.execPath, [join(tree, 'bin', 'gatehouse-bridge.mjs'), '--bogus'], { encoding: 'utf8', timeout: 30_000 });
+      const r = spawnSync(process.execPath, [join(tree, 'bin', 'gatehouse-bridge.mjs'), '--bogus'], {
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
       expect(r.status).toBe(2);
       expect(r.stderr).toContain("Unknown option '--bogus'");
-      const v = spawnSync(process.execPath, [join(tree, 'bin', 'gatehouse-bridge.mjs'), '--version'], { encoding: 'utf8', timeout: 30_000 });
+      const v = spawnSync(process.execPath, [join(tree, 'bin', 'gatehouse-bridge.mjs'), '--version'], {
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
       expect(v.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
     } finally {
       // Links first, on their own: the removal must never reach the real folders behind them.

@@ -20,9 +20,16 @@ beforeAll(async () => {
       c.setRequestHandler('sampling/createMessage', async (req) => {
         const last = req.params.messages.at(-1)?.content;
         samplingPrompts.push(last && 'text' in last ? String(last.text) : '');
-        return { model: 'test-model', role: 'assistant', content: { type: 'text', text: 'sampled by the test client' } };
+        return {
+          model: 'test-model',
+          role: 'assistant',
+          content: { type: 'text', text: 'sampled by the test client' },
+        };
       });
-      c.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Ada Lovelace', check: true } }));
+      c.setRequestHandler('elicitation/create', async () => ({
+        action: 'accept',
+        content: { name: 'Ada Lovelace', check: true },
+      }));
       c.setRequestHandler('roots/list', async () => {
         rootsAsked++;
         return { roots: [{ uri: 'file:///work/project', name: 'project' }] };
@@ -36,7 +43,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const text = (r: { content?: unknown }) => (r.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('\n');
+const text = (r: { content?: unknown }) =>
+  (r.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('\n');
 
 describe('gatehouse-bridge against server-everything', () => {
   it('initializes with the server behind it', () => {
@@ -46,8 +54,18 @@ describe('gatehouse-bridge against server-everything', () => {
 
   it('lists and calls tools', async () => {
     const { tools } = await bridged.client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'get-sum', 'trigger-sampling-request', 'trigger-elicitation-request', 'get-roots-list']));
-    expect(text(await bridged.client.callTool({ name: 'echo', arguments: { message: 'through the bridge ✓' } }))).toBe('Echo: through the bridge ✓');
+    expect(tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining([
+        'echo',
+        'get-sum',
+        'trigger-sampling-request',
+        'trigger-elicitation-request',
+        'get-roots-list',
+      ]),
+    );
+    expect(text(await bridged.client.callTool({ name: 'echo', arguments: { message: 'through the bridge ✓' } }))).toBe(
+      'Echo: through the bridge ✓',
+    );
     expect(text(await bridged.client.callTool({ name: 'get-sum', arguments: { a: 2, b: 40 } }))).toContain('42');
   });
 
@@ -83,7 +101,10 @@ describe('gatehouse-bridge against server-everything', () => {
   });
 
   it('carries a sampling request from the server to the client and the answer back', async () => {
-    const result = await bridged.client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'say hi', maxTokens: 10 } });
+    const result = await bridged.client.callTool({
+      name: 'trigger-sampling-request',
+      arguments: { prompt: 'say hi', maxTokens: 10 },
+    });
     expect(samplingPrompts.at(-1)).toContain('say hi');
     expect(text(result)).toContain('sampled by the test client');
   });

@@ -79,29 +79,44 @@ describe.each([
     expect(stderr()).not.toContain(token);
   });
 
-  it.skipIf(skip)('speaks the 2026-07-28 revision through the bridge too (per-request headers from the body)', async () => {
-    const { client } = await bridge({ clientOptions: { versionNegotiation: { mode: { pin: '2026-07-28' } } } });
-    const res = await client.callTool({ name: 'site_identity', arguments: {} });
-    expect(res.isError).toBeFalsy();
-  });
+  it.skipIf(skip)(
+    'speaks the 2026-07-28 revision through the bridge too (per-request headers from the body)',
+    async () => {
+      const { client } = await bridge({ clientOptions: { versionNegotiation: { mode: { pin: '2026-07-28' } } } });
+      const res = await client.callTool({ name: 'site_identity', arguments: {} });
+      expect(res.isError).toBeFalsy();
+    },
+  );
 
-  it.skipIf(skip)('a stdio client hears tools/list_changed through the bridge (the GET stream) when approval_mode changes its tools', async () => {
-    const lists: string[][] = [];
-    const open = svc.notificationChannels();
-    const { client } = await bridge({
-      clientOptions: { capabilities: {}, listChanged: { tools: { debounceMs: 0, onChanged: (error, tools) => void (!error && tools && lists.push(tools.map((t) => t.name))) } } },
-    });
-    expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('staged_writes_confirm');
-    const deadline = Date.now() + 15_000;
-    while (svc.notificationChannels() === open && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect((await svc.dispatch('settings.update', { approval_mode: 'agent' })).ok).toBe(true);
-    try {
-      while (!lists.some((names) => names.includes('staged_writes_confirm')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      expect(lists.at(-1)).toContain('staged_writes_confirm');
-    } finally {
-      expect((await svc.dispatch('settings.update', { approval_mode: 'admin' })).ok).toBe(true);
-    }
-  });
+  it.skipIf(skip)(
+    'a stdio client hears tools/list_changed through the bridge (the GET stream) when approval_mode changes its tools',
+    async () => {
+      const lists: string[][] = [];
+      const open = svc.notificationChannels();
+      const { client } = await bridge({
+        clientOptions: {
+          capabilities: {},
+          listChanged: {
+            tools: {
+              debounceMs: 0,
+              onChanged: (error, tools) => void (!error && tools && lists.push(tools.map((t) => t.name))),
+            },
+          },
+        },
+      });
+      expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('staged_writes_confirm');
+      const deadline = Date.now() + 15_000;
+      while (svc.notificationChannels() === open && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect((await svc.dispatch('settings.update', { approval_mode: 'agent' })).ok).toBe(true);
+      try {
+        while (!lists.some((names) => names.includes('staged_writes_confirm')) && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 20));
+        expect(lists.at(-1)).toContain('staged_writes_confirm');
+      } finally {
+        expect((await svc.dispatch('settings.update', { approval_mode: 'admin' })).ok).toBe(true);
+      }
+    },
+  );
 
   it.skipIf(skip)('gateway switched off -> "switched off in Gatehouse settings"; on again -> works', async () => {
     const { client, stderr } = await bridge();
@@ -126,13 +141,16 @@ describe.each([
     expect((await c.client.callTool({ name: 'site_identity', arguments: {} })).isError).toBeFalsy();
   });
 
-  it.skipIf(skip)('never reads one of the service\'s own accounts as a client token (the admin key stays home)', async () => {
-    expect(await svc.core.vault.get(ADMIN_KEY_ACCOUNT)).toMatch(/^gha_/);
-    const raw = rawBridge(['--data-dir', dataDir, '--token-keychain', ADMIN_KEY_ACCOUNT, '--vault', vault]);
-    raw.send(INITIALIZE);
-    expect((await raw.exit()).code).toBe(3);
-    expect(raw.stderr()).toContain(`--token-keychain ${ADMIN_KEY_ACCOUNT}: no token is stored under that account`);
-  });
+  it.skipIf(skip)(
+    "never reads one of the service's own accounts as a client token (the admin key stays home)",
+    async () => {
+      expect(await svc.core.vault.get(ADMIN_KEY_ACCOUNT)).toMatch(/^gha_/);
+      const raw = rawBridge(['--data-dir', dataDir, '--token-keychain', ADMIN_KEY_ACCOUNT, '--vault', vault]);
+      raw.send(INITIALIZE);
+      expect((await raw.exit()).code).toBe(3);
+      expect(raw.stderr()).toContain(`--token-keychain ${ADMIN_KEY_ACCOUNT}: no token is stored under that account`);
+    },
+  );
 
   it.skipIf(skip)('exits 3 with how to create one when nothing is stored under the account', async () => {
     const raw = rawBridge(['--data-dir', dataDir, '--token-keychain', 'nobody-saved-this', '--vault', vault]);
@@ -141,25 +159,37 @@ describe.each([
     expect(exit.code).toBe(3);
     // It names where it looked: a service with another data dir or vault keeps its tokens elsewhere.
     const where = vault === 'file' ? `the file vault of the data dir ${dataDir}` : `the keychain`;
-    const why = new RegExp(`^--token-keychain nobody-saved-this: no token is stored under that account in ${escape(where)}.*; create one with \`gatehouse tokens create --keychain nobody-saved-this --data-dir ${escape(dataDir)}\``);
+    const why = new RegExp(
+      `^--token-keychain nobody-saved-this: no token is stored under that account in ${escape(where)}.*; create one with \`gatehouse tokens create --keychain nobody-saved-this --data-dir ${escape(dataDir)}\``,
+    );
     expect(raw.stderr()).toMatch(new RegExp(why.source.slice(1), 'm'));
     // The client's initialize, already waiting for the token, is answered with the same reason.
-    const answer = JSON.parse(raw.stdout()) as { id: number; error: { code: number; message: string; data: { code: string } } };
+    const answer = JSON.parse(raw.stdout()) as {
+      id: number;
+      error: { code: number; message: string; data: { code: string } };
+    };
     expect(answer).toMatchObject({ id: 0, error: { code: -32001, data: { code: 'unauthorized' } } });
     expect(answer.error.message).toMatch(why);
   });
 
-  it.skipIf(skip)('revoked token -> "token unknown or revoked: create one with `gatehouse tokens create`"', async () => {
-    const { client, stderr } = await bridge();
-    await client.listTools();
-    await svc.revokeToken(tokenId);
-    await expect(client.callTool({ name: 'site_identity', arguments: {} })).rejects.toMatchObject({
-      code: -32001,
-      message: expect.stringMatching(/token unknown or revoked: create one with `gatehouse tokens create/),
-    });
-    expect(stderr().split('\n').filter((l) => l.includes('token unknown or revoked'))).toHaveLength(1);
-    expect(stderr()).not.toContain(token);
-  });
+  it.skipIf(skip)(
+    'revoked token -> "token unknown or revoked: create one with `gatehouse tokens create`"',
+    async () => {
+      const { client, stderr } = await bridge();
+      await client.listTools();
+      await svc.revokeToken(tokenId);
+      await expect(client.callTool({ name: 'site_identity', arguments: {} })).rejects.toMatchObject({
+        code: -32001,
+        message: expect.stringMatching(/token unknown or revoked: create one with `gatehouse tokens create/),
+      });
+      expect(
+        stderr()
+          .split('\n')
+          .filter((l) => l.includes('token unknown or revoked')),
+      ).toHaveLength(1);
+      expect(stderr()).not.toContain(token);
+    },
+  );
 });
 
 function escape(s: string): string {

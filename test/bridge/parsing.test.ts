@@ -15,7 +15,10 @@ describe('json-peek', () => {
     const doc = {
       jsonrpc: '2.0',
       method: 'tools/call',
-      params: { name: 'quote"and\\slash', arguments: { text: 'a "quoted" \\\\" string }{ ][', list: [1, [2, { x: '}' }]], n: -1.5e3 } },
+      params: {
+        name: 'quote"and\\slash',
+        arguments: { text: 'a "quoted" \\\\" string }{ ][', list: [1, [2, { x: '}' }]], n: -1.5e3 },
+      },
       id: 'req-\u00e9\u{1F600}',
       t: true,
       z: null,
@@ -44,28 +47,48 @@ describe('json-peek', () => {
 });
 
 describe('reading client messages', () => {
-  it.each([false, true])('gets id, method and the header-relevant params alike for small and large messages (large: %s)', (large) => {
-    const msg = {
-      method: 'tools/call',
-      params: { name: 'echo', arguments: { text: large ? big(100_000) : 'hi' }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
-      jsonrpc: '2.0',
-      id: 7,
-    };
-    const read = readClientMessage(Buffer.from(JSON.stringify(msg)))!;
-    expect(read).toMatchObject({ kind: 'request', id: 7, method: 'tools/call' });
-    expect(modernHeaders(read)).toEqual({ 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo' });
-  });
+  it.each([false, true])(
+    'gets id, method and the header-relevant params alike for small and large messages (large: %s)',
+    (large) => {
+      const msg = {
+        method: 'tools/call',
+        params: {
+          name: 'echo',
+          arguments: { text: large ? big(100_000) : 'hi' },
+          _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' },
+        },
+        jsonrpc: '2.0',
+        id: 7,
+      };
+      const read = readClientMessage(Buffer.from(JSON.stringify(msg)))!;
+      expect(read).toMatchObject({ kind: 'request', id: 7, method: 'tools/call' });
+      expect(modernHeaders(read)).toEqual({
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'echo',
+      });
+    },
+  );
 
   it('classifies notifications and responses, and refuses what is not JSON-RPC', () => {
-    expect(readClientMessage(Buffer.from('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}'))).toMatchObject({ kind: 'notification', params: { requestId: 'a' } });
-    expect(readClientMessage(Buffer.from('{"jsonrpc":"2.0","id":"s1","result":{}}'))).toMatchObject({ kind: 'response', id: 's1' });
+    expect(
+      readClientMessage(Buffer.from('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}')),
+    ).toMatchObject({ kind: 'notification', params: { requestId: 'a' } });
+    expect(readClientMessage(Buffer.from('{"jsonrpc":"2.0","id":"s1","result":{}}'))).toMatchObject({
+      kind: 'response',
+      id: 's1',
+    });
     expect(readClientMessage(Buffer.from('not json'))).toBeUndefined();
     expect(readClientMessage(Buffer.from('[1]'))).toBeUndefined();
     expect(idKey(1)).not.toBe(idKey('1'));
   });
 
   it('a 2025-era request gets no per-request headers', () => {
-    expect(modernHeaders(readClientMessage(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}'))!)).toBeUndefined();
+    expect(
+      modernHeaders(
+        readClientMessage(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}'))!,
+      ),
+    ).toBeUndefined();
   });
 
   it('encodes Mcp-Name values that are not plain ASCII', () => {
@@ -77,11 +100,22 @@ describe('reading client messages', () => {
 
 describe('peeking at server messages', () => {
   it('tells responses from notifications and requests, small or large', () => {
-    expect(peekServerMessage(Buffer.from('{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}')).isResponse).toBe(false);
-    expect(peekServerMessage(Buffer.from('{"jsonrpc":"2.0","id":4,"method":"sampling/createMessage"}')).isResponse).toBe(false);
-    const large = peekServerMessage(Buffer.from(JSON.stringify({ result: { content: [{ type: 'text', text: big(300_000) }] }, jsonrpc: '2.0', id: 'q' })));
+    expect(
+      peekServerMessage(Buffer.from('{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}'))
+        .isResponse,
+    ).toBe(false);
+    expect(
+      peekServerMessage(Buffer.from('{"jsonrpc":"2.0","id":4,"method":"sampling/createMessage"}')).isResponse,
+    ).toBe(false);
+    const large = peekServerMessage(
+      Buffer.from(
+        JSON.stringify({ result: { content: [{ type: 'text', text: big(300_000) }] }, jsonrpc: '2.0', id: 'q' }),
+      ),
+    );
     expect(large).toEqual({ isResponse: true, parsed: { id: 'q' } });
-    const largeNote = peekServerMessage(Buffer.from(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { data: big(300_000) } })));
+    const largeNote = peekServerMessage(
+      Buffer.from(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { data: big(300_000) } })),
+    );
     expect(largeNote.isResponse).toBe(false);
   });
 });
@@ -95,7 +129,8 @@ describe('SSE parser', () => {
   }
 
   it('reassembles events split at any byte, with CRLF, comments, ids and retry', () => {
-    const stream = ': keep-alive\r\nid: 1\r\nretry: 1500\r\nevent: message\r\ndata: {"a":1}\r\n\r\nid: 2\ndata: {"b":"\u00e9"}\n\n';
+    const stream =
+      ': keep-alive\r\nid: 1\r\nretry: 1500\r\nevent: message\r\ndata: {"a":1}\r\n\r\nid: 2\ndata: {"b":"\u00e9"}\n\n';
     const bytes = Buffer.from(stream);
     for (let cut = 1; cut < bytes.length; cut += 3) {
       const events: SseEvent[] = [];
@@ -164,7 +199,10 @@ describe('redaction', () => {
     const redactor = new Redactor();
     redactor.add('s3cr3t-value-1234');
     const log = createBridgeLogger({ level: 'debug', sink: (l) => lines.push(l), redactor });
-    log.warn('server said: s3cr3t-value-1234 and gth_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', { header: 'Authorization: Bearer abcdefghijkl', nested: { token: 'tok-123456789' } });
+    log.warn('server said: s3cr3t-value-1234 and gth_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', {
+      header: 'Authorization: Bearer abcdefghijkl',
+      nested: { token: 'tok-123456789' },
+    });
     expect(lines.join('')).not.toMatch(/s3cr3t|gth_A|abcdefghijkl|tok-123456789/);
     expect(lines.join('')).toContain('[redacted]');
   });

@@ -31,19 +31,35 @@ afterAll(async () => {
 });
 
 describe('gatehouse-bridge --remote URL with an OAuth upstream', () => {
-  it('two bridges to two upstreams sharing one sign-in: calls use the service\'s token, no bridge ever sees it', async () => {
+  it("two bridges to two upstreams sharing one sign-in: calls use the service's token, no bridge ever sees it", async () => {
     await W.ok('POST', 'upstreams', { id: 'alpha', transport: { kind: 'http', url: W.rs.url('/a/mcp'), oauth: {} } });
     await W.ok('POST', 'upstreams', { id: 'beta', transport: { kind: 'http', url: W.rs.url('/b/mcp'), oauth: {} } });
     const started = await W.ok<OAuthStatus>('POST', 'upstreams/alpha/login');
     expect(await W.signInWithBrowser(started.authorization_url!)).toMatch(/Signed in/);
     for (const id of ['alpha', 'beta']) {
-      await until(async () => (await W.ok<UpstreamDetail>('GET', `upstreams/${id}`)).tool_list.some((t) => t.state === 'approved'), 15_000, `${id} pinned`);
+      await until(
+        async () =>
+          (await W.ok<UpstreamDetail>('GET', `upstreams/${id}`)).tool_list.some((t) => t.state === 'approved'),
+        15_000,
+        `${id} pinned`,
+      );
     }
     const authorizationsBefore = W.as.seen.filter((r) => r.path === '/auth').length;
 
     const seen: string[] = [];
     for (const path of ['/a/mcp', '/b/mcp']) {
-      const b = await bridgedClient(['--data-dir', W.w.svc.dataDir, '--vault', 'file', '--token-keychain', account, '--log-level', 'debug', '--remote', W.rs.url(path)]);
+      const b = await bridgedClient([
+        '--data-dir',
+        W.w.svc.dataDir,
+        '--vault',
+        'file',
+        '--token-keychain',
+        account,
+        '--log-level',
+        'debug',
+        '--remote',
+        W.rs.url(path),
+      ]);
       bridges.push(b);
       const onmessage = b.client.transport!.onmessage!;
       b.client.transport!.onmessage = (m, extra) => (seen.push(JSON.stringify(m)), onmessage(m, extra));

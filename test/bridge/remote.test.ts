@@ -34,17 +34,38 @@ const bridge = async (args: string[], env: Record<string, string> = {}) => {
   bridges.push(b);
   return b;
 };
-const remoteArgs = (url: string) => ['--data-dir', u.w.svc.dataDir, '--vault', 'file', '--token-keychain', account, '--log-level', 'debug', '--remote', url];
+const remoteArgs = (url: string) => [
+  '--data-dir',
+  u.w.svc.dataDir,
+  '--vault',
+  'file',
+  '--token-keychain',
+  account,
+  '--log-level',
+  'debug',
+  '--remote',
+  url,
+];
 const lookup = (token: string | null, url: string) =>
-  fetch(`${u.w.svc.baseUrl}${UPSTREAM_LOOKUP_PATH}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify({ url }) });
+  fetch(`${u.w.svc.baseUrl}${UPSTREAM_LOOKUP_PATH}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify({ url }),
+  });
 
 beforeAll(async () => {
   await ensureBundle();
   notes = await startNotesServer(SECRET);
   other = await startNotesServer(OTHER_SECRET);
   u = await startUpstreamWorld();
-  await u.ok('POST', 'upstreams', { id: 'notes', transport: { kind: 'http', url: notes.url, headers: [{ name: 'Authorization', value: `Bearer ${SECRET}` }] } });
-  await u.ok('POST', 'upstreams', { id: 'other', transport: { kind: 'http', url: other.url, headers: [{ name: 'Authorization', value: `Bearer ${OTHER_SECRET}` }] } });
+  await u.ok('POST', 'upstreams', {
+    id: 'notes',
+    transport: { kind: 'http', url: notes.url, headers: [{ name: 'Authorization', value: `Bearer ${SECRET}` }] },
+  });
+  await u.ok('POST', 'upstreams', {
+    id: 'other',
+    transport: { kind: 'http', url: other.url, headers: [{ name: 'Authorization', value: `Bearer ${OTHER_SECRET}` }] },
+  });
   account = `remote-bridge-${randomUUID()}`;
   await u.w.svc.createToken({ label: 'remote bridge', user: 'admin', keychain_account: account });
 }, 120_000);
@@ -56,7 +77,7 @@ afterAll(async () => {
 });
 
 describe('gatehouse-bridge --remote URL through the service', () => {
-  it('lists the remote\'s tools under their own names, reads at once, stages a write that applies once after approval, and audits it', async () => {
+  it("lists the remote's tools under their own names, reads at once, stages a write that applies once after approval, and audits it", async () => {
     // Written the other way round from what was stored (upper-case host, trailing slash): the same remote.
     const given = `${notes.url.replace('127.0.0.1', '127.0.0.1'.toUpperCase())}/`;
     const { client, stderr, pid } = await bridge(remoteArgs(given));
@@ -105,7 +126,10 @@ describe('gatehouse-bridge --remote URL through the service', () => {
     const url = 'https://mcp.unconfigured.example/mcp';
     const b = await bridgedClient(remoteArgs(url), { connect: false });
     bridges.push(b);
-    const failed = await b.client.connect(b.transport).then(() => null, (e: Error) => e.message);
+    const failed = await b.client.connect(b.transport).then(
+      () => null,
+      (e: Error) => e.message,
+    );
     expect(failed).toContain(`gatehouse upstreams add ID --url ${url} --oauth`);
     expect(b.stderr()).toContain('no upstream in Gatehouse is configured for');
   });
@@ -113,9 +137,15 @@ describe('gatehouse-bridge --remote URL through the service', () => {
   it('with no service running: says how to start one', async () => {
     const empty = await mkdtemp(join(tmpdir(), 'gh-remote-nosvc-'));
     try {
-      const b = await bridgedClient(['--data-dir', empty, '--token-env', 'GH_TEST_TOKEN', '--connect-timeout', '0', '--remote', notes.url], { env: { GH_TEST_TOKEN: `gth_${'a'.repeat(43)}` }, connect: false });
+      const b = await bridgedClient(
+        ['--data-dir', empty, '--token-env', 'GH_TEST_TOKEN', '--connect-timeout', '0', '--remote', notes.url],
+        { env: { GH_TEST_TOKEN: `gth_${'a'.repeat(43)}` }, connect: false },
+      );
       bridges.push(b);
-      const failed = await b.client.connect(b.transport).then(() => null, (e: Error) => e.message);
+      const failed = await b.client.connect(b.transport).then(
+        () => null,
+        (e: Error) => e.message,
+      );
       expect(failed).toMatch(/Gatehouse is not running/);
       expect(failed).toMatch(/start the Gatehouse app or `gatehouse serve`/);
       expect(failed).toMatch(/--remote goes through the Gatehouse service/);
@@ -128,7 +158,8 @@ describe('gatehouse-bridge --remote URL through the service', () => {
 describe('what a client token learns from the lookup and the per-upstream endpoint', () => {
   it('only ids of upstreams it may use, never a URL or a header; others answer exactly like none', async () => {
     await u.ok('POST', 'profiles', { name: 'only-notes', upstreams: ['notes'] });
-    const narrow = (await u.w.svc.createToken({ label: 'only notes', user: 'admin', scope: { profile: 'only-notes' } })).token;
+    const narrow = (await u.w.svc.createToken({ label: 'only notes', user: 'admin', scope: { profile: 'only-notes' } }))
+      .token;
     await u.ok('POST', 'users', { login: 'reader', role: 'author' });
     const agent = (await u.w.svc.createToken({ label: 'no upstreams', user: 'reader' })).token;
 
@@ -137,7 +168,10 @@ describe('what a client token learns from the lookup and the per-upstream endpoi
       return { status: r.status, text: await r.text() };
     };
     const mine = await answer(narrow, notes.url);
-    expect(JSON.parse(mine.text)).toEqual({ ok: true, data: { upstreams: [{ id: 'notes', mcp_path: upstreamMcpPath('notes') }] } });
+    expect(JSON.parse(mine.text)).toEqual({
+      ok: true,
+      data: { upstreams: [{ id: 'notes', mcp_path: upstreamMcpPath('notes') }] },
+    });
     const none = JSON.stringify({ ok: true, data: { upstreams: [] } });
     // Another upstream's URL, a URL nobody configured, and a token whose user may not use upstreams (an author): the same empty answer.
     expect(await answer(narrow, other.url)).toEqual({ status: 200, text: none });
@@ -148,15 +182,24 @@ describe('what a client token learns from the lookup and the per-upstream endpoi
     }
     // No token, a GET, a body that is not {url}: refused.
     expect((await answer(null, notes.url)).status).toBe(401);
-    expect((await fetch(`${u.w.svc.baseUrl}${UPSTREAM_LOOKUP_PATH}`, { headers: { Authorization: `Bearer ${narrow}` } })).status).toBe(405);
-    const bad = await fetch(`${u.w.svc.baseUrl}${UPSTREAM_LOOKUP_PATH}`, { method: 'POST', headers: { Authorization: `Bearer ${narrow}`, 'Content-Type': 'application/json' }, body: '{"url": {"__proto__": 1}}' });
+    expect(
+      (await fetch(`${u.w.svc.baseUrl}${UPSTREAM_LOOKUP_PATH}`, { headers: { Authorization: `Bearer ${narrow}` } }))
+        .status,
+    ).toBe(405);
+    const bad = await fetch(`${u.w.svc.baseUrl}${UPSTREAM_LOOKUP_PATH}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${narrow}`, 'Content-Type': 'application/json' },
+      body: '{"url": {"__proto__": 1}}',
+    });
     expect([bad.status, (await bad.json()).code]).toEqual([400, 'invalid_value']);
 
     // The other upstream's own endpoint shows this token nothing of it, and calls there are unknown tools (both protocol eras).
     for (const era of ['legacy', 'modern'] as const) {
       const c = await connectClient(`${u.w.svc.baseUrl}${upstreamMcpPath('other')}`, narrow, era);
       try {
-        expect((await c.listTools()).tools.map((t) => t.name).filter((n) => !n.startsWith('staged_writes_'))).toEqual([]);
+        expect((await c.listTools()).tools.map((t) => t.name).filter((n) => !n.startsWith('staged_writes_'))).toEqual(
+          [],
+        );
         await expect(c.callTool({ name: 'read_notes', arguments: {} })).rejects.toThrow(/unknown tool/i);
         // while its own window works for it, under the remote's names
         const mine = await connectClient(`${u.w.svc.baseUrl}${upstreamMcpPath('notes')}`, narrow, era);
@@ -168,6 +211,8 @@ describe('what a client token learns from the lookup and the per-upstream endpoi
     }
     expect(other.notes).toEqual([]);
     // And the admin API stays closed to client tokens.
-    expect((await fetch(`${u.w.svc.adminUrl}/upstreams`, { headers: { Authorization: `Bearer ${narrow}` } })).status).toBe(403);
+    expect(
+      (await fetch(`${u.w.svc.adminUrl}/upstreams`, { headers: { Authorization: `Bearer ${narrow}` } })).status,
+    ).toBe(403);
   });
 });

@@ -2,7 +2,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type BridgedClient, bridgedClient, INITIALIZE, INITIALIZED, type RawBridge, rawBridge } from './helpers/bridge-client.ts';
+import {
+  type BridgedClient,
+  bridgedClient,
+  INITIALIZE,
+  INITIALIZED,
+  type RawBridge,
+  rawBridge,
+} from './helpers/bridge-client.ts';
 import { ensureBundle } from './helpers/bundle.ts';
 import { type Everything, everything, freePort } from './helpers/everything.ts';
 import { bigText, sha256, type TinyServer, tinyServer } from './helpers/tiny-server.ts';
@@ -76,7 +83,15 @@ describe('endpoint coming up after the bridge', () => {
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const server = await withTiny();
     const timer = setTimeout(() => {
-      const info = { pid: process.pid, base_url: server.url.replace('/mcp', ''), mcp_url: server.url, console_url: '', admin_url: '', version: '0', started: new Date().toISOString() };
+      const info = {
+        pid: process.pid,
+        base_url: server.url.replace('/mcp', ''),
+        mcp_url: server.url,
+        console_url: '',
+        admin_url: '',
+        version: '0',
+        started: new Date().toISOString(),
+      };
       writeFileSync(join(dataDir, 'runtime.json'), JSON.stringify(info));
     }, 1500);
     cleanups.push(() => clearTimeout(timer));
@@ -87,7 +102,10 @@ describe('endpoint coming up after the bridge', () => {
   it('answers initialize with a clear error when runtime.json names a process that has exited', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gh-bridge-rt-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    writeFileSync(join(dataDir, 'runtime.json'), JSON.stringify({ pid: 2 ** 22 + 12345, mcp_url: 'http://127.0.0.1:9/mcp' }));
+    writeFileSync(
+      join(dataDir, 'runtime.json'),
+      JSON.stringify({ pid: 2 ** 22 + 12345, mcp_url: 'http://127.0.0.1:9/mcp' }),
+    );
     const raw = withRaw(['--data-dir', dataDir, '--connect-timeout', '0.5']);
     raw.send(INITIALIZE);
     const reply = await raw.reply(0);
@@ -114,7 +132,9 @@ describe('cancellation', () => {
 
   it('against a 2026-07-28 server: closing the request is the cancellation, with no notification the server would refuse', async () => {
     const server = await withTiny();
-    const { client, stderr } = await withClient(['--url', server.url], { clientOptions: { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } } });
+    const { client, stderr } = await withClient(['--url', server.url], {
+      clientOptions: { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    });
     for (let i = 0; i < 3; i++) {
       const ctrl = new AbortController();
       const call = client.callTool({ name: 'slow', arguments: { ms: 20_000 } }, { signal: ctrl.signal });
@@ -150,11 +170,15 @@ describe('a server whose answer never ends', () => {
       const { client } = await withClient(['--url', server.url]);
       const flood = { kind: 'flood' as const, as, onlyFor: 'tools/call', times: 1, sent: 0 };
       server.trouble = flood;
-      const failed = await client.callTool({ name: 'echo', arguments: { text: 'never answered' } }, { timeout: 60_000 }).then(
-        () => null,
-        (e: Error) => e,
+      const failed = await client
+        .callTool({ name: 'echo', arguments: { text: 'never answered' } }, { timeout: 60_000 })
+        .then(
+          () => null,
+          (e: Error) => e,
+        );
+      expect(failed?.message).toMatch(
+        /larger than 64 MiB; the bridge stopped reading it; the server's answer to this request was not delivered/,
       );
-      expect(failed?.message).toMatch(/larger than 64 MiB; the bridge stopped reading it; the server's answer to this request was not delivered/);
       // The bridge hung up soon after the bound: not much more than 64 MiB was sent before it did.
       expect(flood.sent).toBeGreaterThanOrEqual(64 * 1024 * 1024);
       expect(flood.sent).toBeLessThan(80 * 1024 * 1024);
@@ -170,7 +194,12 @@ describe('stopping', () => {
     raw.send(INITIALIZE);
     await raw.reply(0);
     raw.send(INITIALIZED);
-    raw.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 30, steps: 3 } } });
+    raw.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'trigger-long-running-operation', arguments: { duration: 30, steps: 3 } },
+    });
     await expect.poll(() => server.log()).toContain('Received MCP POST request');
     await new Promise((r) => setTimeout(r, 300));
     raw.child.stdin!.end();
@@ -178,7 +207,8 @@ describe('stopping', () => {
     expect(exit).toEqual({ code: 0, signal: null });
     expect(server.log()).toContain('Received session termination request');
     // Nothing but protocol on stdout: every line is a JSON-RPC message.
-    for (const line of raw.stdout().split('\n').filter(Boolean)) expect(JSON.parse(line)).toHaveProperty('jsonrpc', '2.0');
+    for (const line of raw.stdout().split('\n').filter(Boolean))
+      expect(JSON.parse(line)).toHaveProperty('jsonrpc', '2.0');
   });
 
   it('on SIGTERM: exits 0 with the request aborted at the server', async () => {

@@ -61,12 +61,19 @@ export function dirArgs(dataDir: string): string[] {
 /** `--json` command that must succeed: returns the parsed stdout. */
 export async function cliJson<T = unknown>(dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<T> {
   const r = await runCli([...args, ...dirArgs(dataDir), '--json'], env);
-  if (r.code !== 0) throw new Error(`gatehouse ${args.join(' ')} exited ${r.code ?? r.signal}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+  if (r.code !== 0)
+    throw new Error(
+      `gatehouse ${args.join(' ')} exited ${r.code ?? r.signal}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`,
+    );
   return JSON.parse(r.stdout) as T;
 }
 
 /** `--json` command that must fail: exit code, the JSON error from stderr, and an empty stdout. */
-export async function cliJsonError(dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ exit: number | null; code: string; message: string; stderr: string }> {
+export async function cliJsonError(
+  dataDir: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ exit: number | null; code: string; message: string; stderr: string }> {
   const r = await runCli([...args, ...dirArgs(dataDir), '--json'], env);
   expect(r.code, `gatehouse ${args.join(' ')} should fail; stdout: ${r.stdout}`).not.toBe(0);
   expect(r.stdout).toBe('');
@@ -131,13 +138,23 @@ export interface Served {
 }
 
 /** `gatehouse serve --port 0 --enable --json`, resolved once it has printed its addresses. */
-export async function startServe(dataDir: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}, vaultArgs = ['--vault', 'file']): Promise<Served> {
-  const child = spawnCli(['serve', '--port', '0', '--enable', '--json', '--data-dir', dataDir, ...vaultArgs, ...extra], env);
+export async function startServe(
+  dataDir: string,
+  extra: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+  vaultArgs = ['--vault', 'file'],
+): Promise<Served> {
+  const child = spawnCli(
+    ['serve', '--port', '0', '--enable', '--json', '--data-dir', dataDir, ...vaultArgs, ...extra],
+    env,
+  );
   child.stdin.end();
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const info = await new Promise<ServeInfo>((resolve, reject) => {
     // --json prints one pretty-printed object: done when the text so far parses.
     child.stdout.on('data', (c: Buffer) => {
@@ -148,7 +165,13 @@ export async function startServe(dataDir: string, extra: string[] = [], env: Nod
         // not complete yet
       }
     });
-    void exit.then(({ code, signal }) => reject(new Error(`serve exited (${code ?? signal}) before printing its addresses\nstdout: ${stdout}\nstderr: ${stderr}`)));
+    void exit.then(({ code, signal }) =>
+      reject(
+        new Error(
+          `serve exited (${code ?? signal}) before printing its addresses\nstdout: ${stdout}\nstderr: ${stderr}`,
+        ),
+      ),
+    );
   });
   let stopped: ReturnType<Served['stop']> | null = null;
   return {
@@ -235,7 +258,10 @@ export function cleanedUp() {
       dirs.push(dir);
       return dir;
     },
-    async serve(dir: string, ...rest: Parameters<typeof startServe> extends [string, ...infer R] ? R : never): Promise<Served> {
+    async serve(
+      dir: string,
+      ...rest: Parameters<typeof startServe> extends [string, ...infer R] ? R : never
+    ): Promise<Served> {
       const svc = await startServe(dir, ...rest);
       running.push(svc);
       return svc;

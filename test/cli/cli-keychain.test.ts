@@ -10,7 +10,16 @@ import type { TokenCreated } from '../../main/contract/tokens.ts';
 import { ADMIN_KEY_ACCOUNT, clientTokenAccount } from '../../main/store/vault-account.ts';
 import { loadKeytar, type KeychainClient } from '../../main/store/vault-keychain.ts';
 import { INIT, rawPost } from '../helpers/service.ts';
-import { expectTokenInNoFile, filesContaining, removeDir, runCli, startServe, tempDataDir, TOKEN_RE, type Served } from './cli-harness.ts';
+import {
+  expectTokenInNoFile,
+  filesContaining,
+  removeDir,
+  runCli,
+  startServe,
+  tempDataDir,
+  TOKEN_RE,
+  type Served,
+} from './cli-harness.ts';
 
 // Every step here is a child process loading the CLI through tsx: seconds each on a busy two-core machine.
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
@@ -53,7 +62,10 @@ beforeAll(async () => {
     // The service keeps its admin key here too; restore whatever was there before we ran.
     adminKeyBefore = await keytar.getPassword(VAULT_SERVICE, ADMIN_KEY_ACCOUNT);
   } catch (e) {
-    throw new Error(`no reachable keychain: run this under dbus-run-session with .ci/with-keyring.sh (${(e as Error).message})`, { cause: e });
+    throw new Error(
+      `no reachable keychain: run this under dbus-run-session with .ci/with-keyring.sh (${(e as Error).message})`,
+      { cause: e },
+    );
   }
 });
 afterAll(async () => {
@@ -65,7 +77,19 @@ afterAll(async () => {
 });
 
 async function createWithKeychain(dir: string, acct: string, vault: 'keychain' | 'file'): Promise<TokenCreated> {
-  const r = await runCli(['tokens', 'create', '--label', 'bridge', '--keychain', acct, '--data-dir', dir, '--vault', vault, '--json']);
+  const r = await runCli([
+    'tokens',
+    'create',
+    '--label',
+    'bridge',
+    '--keychain',
+    acct,
+    '--data-dir',
+    dir,
+    '--vault',
+    vault,
+    '--json',
+  ]);
   expect(r.code, r.stderr).toBe(0);
   const created = JSON.parse(r.stdout) as TokenCreated;
   expect(created.token).toMatch(TOKEN_RE);

@@ -9,7 +9,19 @@ import { AUDIT_CSV_COLUMNS, type AuditEntry, type AuditPage } from '../../main/c
 import type { TokenCreated, TokenView } from '../../main/contract/tokens.ts';
 import type { User } from '../../main/contract/users.ts';
 import { connectClient, INIT, rawPost } from '../helpers/service.ts';
-import { cliJson, cliJsonError, dirArgs, expectTokenInNoFile, mapLimit, removeDir, runCli, startServe, tempDataDir, TOKEN_RE, type Served } from './cli-harness.ts';
+import {
+  cliJson,
+  cliJsonError,
+  dirArgs,
+  expectTokenInNoFile,
+  mapLimit,
+  removeDir,
+  runCli,
+  startServe,
+  tempDataDir,
+  TOKEN_RE,
+  type Served,
+} from './cli-harness.ts';
 
 // Every step here is a child process loading the CLI through tsx: seconds each on a busy two-core machine.
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
@@ -63,7 +75,8 @@ describe.each<Mode>(['service', 'direct'])('gatehouse CLI, %s mode', (mode) => {
     }
   }
 
-  const initStatus = async (s: Served, token: string) => (await rawPost(s.info.mcp_url, INIT, { Authorization: `Bearer ${token}` })).status;
+  const initStatus = async (s: Served, token: string) =>
+    (await rawPost(s.info.mcp_url, INIT, { Authorization: `Bearer ${token}` })).status;
 
   it('tokens create, list and revoke; the token works until it is revoked; its clear text lands in no file', async () => {
     const a = await cli<TokenCreated>('tokens', 'create', '--label', 'Claude Desktop');
@@ -81,7 +94,9 @@ describe.each<Mode>(['service', 'direct'])('gatehouse CLI, %s mode', (mode) => {
     expect(a.record.label).toBe('Claude Desktop');
     expect(b.record.scope.read_only).toBe(true);
     expect(a.token).not.toBe(b.token);
-    expect((await cli<User[]>('users', 'list')).filter((u) => u.login === 'agent').map((u) => u.role)).toEqual(['editor']);
+    expect((await cli<User[]>('users', 'list')).filter((u) => u.login === 'agent').map((u) => u.role)).toEqual([
+      'editor',
+    ]);
     const ops = await cli<TokenCreated>('tokens', 'create', '--label', 'Ops', '--user', 'admin');
     tokensMade.push(ops.token);
     expect(ops.record.user_login).toBe('admin');
@@ -142,7 +157,10 @@ describe.each<Mode>(['service', 'direct'])('gatehouse CLI, %s mode', (mode) => {
       expect(ids).toHaveLength(2);
       const out: StagedResponse[] = [];
       for (const [i, id] of ids.entries()) {
-        const res = await client.callTool({ name: 'pages_update', arguments: { id, title: `Staged title ${mode} ${i}` } });
+        const res = await client.callTool({
+          name: 'pages_update',
+          arguments: { id, title: `Staged title ${mode} ${i}` },
+        });
         expect(res.isError).toBeFalsy();
         out.push(res.structuredContent as StagedResponse);
       }
@@ -170,7 +188,10 @@ describe.each<Mode>(['service', 'direct'])('gatehouse CLI, %s mode', (mode) => {
     expect(missing.message).toContain('stg_nope');
     expect(await cli<StagedPayload[]>('staged', 'list', '--status', 'pending')).toEqual([]);
     expect((await cli<StagedPayload[]>('staged', 'list')).map((p) => [p.id, p.status])).toEqual(
-      expect.arrayContaining([[keep.staged_id, 'confirmed'], [drop.staged_id, 'discarded']]),
+      expect.arrayContaining([
+        [keep.staged_id, 'confirmed'],
+        [drop.staged_id, 'discarded'],
+      ]),
     );
 
     // Applied exactly once, the discarded one not at all.
@@ -178,10 +199,19 @@ describe.each<Mode>(['service', 'direct'])('gatehouse CLI, %s mode', (mode) => {
     if (mode === 'service') {
       const c = client! as Client;
       titles = [];
-      for (const id of pageIds) titles.push(((await c.callTool({ name: 'pages_get', arguments: { id } })).structuredContent as { page: { title: string } }).page.title);
+      for (const id of pageIds)
+        titles.push(
+          (
+            (await c.callTool({ name: 'pages_get', arguments: { id } })).structuredContent as {
+              page: { title: string };
+            }
+          ).page.title,
+        );
       await c.close();
     } else {
-      const site = JSON.parse(await readFile(join(dir, 'site.json'), 'utf8')) as { pages: Array<{ id: number; title: string }> };
+      const site = JSON.parse(await readFile(join(dir, 'site.json'), 'utf8')) as {
+        pages: Array<{ id: number; title: string }>;
+      };
       titles = pageIds.map((id) => site.pages.find((p) => p.id === id)!.title);
     }
     expect(titles[0]).toBe(`Staged title ${mode} 0`);
@@ -192,7 +222,10 @@ describe.each<Mode>(['service', 'direct'])('gatehouse CLI, %s mode', (mode) => {
     const page = await cli<AuditPage>('audit', 'list', '--limit', '1000');
     await expectMode();
     expect(page.next_cursor).toBeNull();
-    const results = page.entries.filter((e) => e.tool === 'pages_update').map((e) => e.result).sort();
+    const results = page.entries
+      .filter((e) => e.tool === 'pages_update')
+      .map((e) => e.result)
+      .sort();
     expect(results).toEqual(['confirmed', 'discarded', 'staged', 'staged']);
     expect(page.entries.some((e) => e.tool === 'site_identity' && e.result === 'ok')).toBe(true);
 
@@ -210,13 +243,19 @@ describe.each<Mode>(['service', 'direct'])('gatehouse CLI, %s mode', (mode) => {
       runCli(['audit', 'export', '--format', 'jsonl', '--tool', 'pages_update', ...dirArgs(dir)]),
     ]);
     for (const r of [jsonl, csv, filtered]) expect(r.code, r.stderr).toBe(0);
-    const exported = jsonl.stdout.trim().split('\n').map((l) => JSON.parse(l) as AuditEntry);
+    const exported = jsonl.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as AuditEntry);
     expect(exported.map((e) => e.id).sort()).toEqual(page.entries.map((e) => e.id).sort());
     const rows = csv.stdout.split('\r\n').filter(Boolean);
     expect(rows[0]).toBe(AUDIT_CSV_COLUMNS.join(','));
     expect(rows).toHaveLength(page.entries.length + 1);
     for (const e of page.entries) expect(csv.stdout).toContain(e.id);
-    const onlyUpdates = filtered.stdout.trim().split('\n').map((l) => JSON.parse(l) as AuditEntry);
+    const onlyUpdates = filtered.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as AuditEntry);
     expect(onlyUpdates.map((e) => e.tool)).toEqual(['pages_update', 'pages_update', 'pages_update', 'pages_update']);
   });
 
@@ -248,13 +287,24 @@ describe.each<Mode>(['service', 'direct'])('gatehouse CLI, %s mode', (mode) => {
     expect(all.enabled).toBe(true);
     expect(await cli<Settings>('settings', 'set', 'rate_limit', '60')).toEqual({ ...all, rate_limit: 60 });
     await expectMode();
-    expect((await cli<Settings>('settings', 'set', 'cors', 'http://a.example, https://b.example:8443')).cors).toEqual(['http://a.example', 'https://b.example:8443']);
+    expect((await cli<Settings>('settings', 'set', 'cors', 'http://a.example, https://b.example:8443')).cors).toEqual([
+      'http://a.example',
+      'https://b.example:8443',
+    ]);
     expect((await cli<Settings>('settings', 'set', 'trust_proxy_headers', 'on')).trust_proxy_headers).toBe(true);
     expect((await cli<Settings>('settings', 'set', 'approval_mode', 'agent')).approval_mode).toBe('agent');
-    expect(await cli<Settings>('settings', 'get')).toEqual({ ...all, rate_limit: 60, cors: ['http://a.example', 'https://b.example:8443'], trust_proxy_headers: true, approval_mode: 'agent' });
+    expect(await cli<Settings>('settings', 'get')).toEqual({
+      ...all,
+      rate_limit: 60,
+      cors: ['http://a.example', 'https://b.example:8443'],
+      trust_proxy_headers: true,
+      approval_mode: 'agent',
+    });
 
     // The running service (or the next one) applies it: a disabled tool disappears from tools/list.
-    expect((await cli<Settings>('settings', 'set', 'disabled_tools', 'site_identity,pages_delete')).disabled_tools).toEqual(['site_identity', 'pages_delete']);
+    expect(
+      (await cli<Settings>('settings', 'set', 'disabled_tools', 'site_identity,pages_delete')).disabled_tools,
+    ).toEqual(['site_identity', 'pages_delete']);
     const names = await withService(async (s) => {
       const client = await connectClient(s.info.mcp_url, tokensMade[1]!);
       const { tools } = await client.listTools();
@@ -267,7 +317,14 @@ describe.each<Mode>(['service', 'direct'])('gatehouse CLI, %s mode', (mode) => {
 
     // Persisted in the options file (directly, or by the service's atomic write).
     const onDisk = JSON.parse(await readFile(join(dir, 'options.json'), 'utf8')) as { settings: Settings };
-    expect(onDisk.settings).toEqual({ ...all, rate_limit: 60, cors: ['http://a.example', 'https://b.example:8443'], trust_proxy_headers: true, approval_mode: 'agent', disabled_tools: [] });
+    expect(onDisk.settings).toEqual({
+      ...all,
+      rate_limit: 60,
+      cors: ['http://a.example', 'https://b.example:8443'],
+      trust_proxy_headers: true,
+      approval_mode: 'agent',
+      disabled_tools: [],
+    });
   });
 
   it('bad values exit 1 with a message naming the problem; nothing changes', async () => {

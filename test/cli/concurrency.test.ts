@@ -6,7 +6,19 @@ import type { Settings } from '../../main/contract/settings.ts';
 import type { TokenView } from '../../main/contract/tokens.ts';
 import type { User } from '../../main/contract/users.ts';
 import { acquireLock, type LockHandle } from '../../main/store/process-lock.ts';
-import { cliJson, cliJsonError, collect, dirArgs, removeDir, runCli, spawnCli, startServe, tempDataDir, type CliResult, type Served } from './cli-harness.ts';
+import {
+  cliJson,
+  cliJsonError,
+  collect,
+  dirArgs,
+  removeDir,
+  runCli,
+  spawnCli,
+  startServe,
+  tempDataDir,
+  type CliResult,
+  type Served,
+} from './cli-harness.ts';
 
 // Every step here is a child process loading the CLI through tsx: seconds each on a busy two-core machine.
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
@@ -60,7 +72,11 @@ async function expectAllLanded(dir: string, tag: string, readFileToo: boolean): 
   expect(tokens.map((t) => t.label)).toEqual(expect.arrayContaining([0, 1, 2].map((i) => `${tag}-t${i}`)));
   expect(settings).toMatchObject({ rate_limit: 61, audit_retention_days: 33, cors: ['https://app.example'] });
   if (readFileToo) {
-    const onDisk = JSON.parse(await readFile(join(dir, 'options.json'), 'utf8')) as { users: User[]; tokens: TokenView[]; settings: Settings };
+    const onDisk = JSON.parse(await readFile(join(dir, 'options.json'), 'utf8')) as {
+      users: User[];
+      tokens: TokenView[];
+      settings: Settings;
+    };
     expect(onDisk.users.filter((u) => u.login.startsWith(`${tag}-`))).toHaveLength(4);
     expect(onDisk.tokens.filter((t) => t.label.startsWith(`${tag}-`))).toHaveLength(3);
     expect(onDisk.settings).toMatchObject({ rate_limit: 61, audit_retention_days: 33, cors: ['https://app.example'] });
@@ -153,7 +169,11 @@ describe('concurrent CLI processes', () => {
     const attempted = new Promise<void>((resolve) => {
       // serve's pid is known only once spawned; watch for any attempt that is not ours.
       const w = watch(dir, (_e, name) => {
-        if (name?.startsWith('gatehouse.lock.') && name.endsWith('.tmp') && !name.startsWith(`gatehouse.lock.${process.pid}-`)) {
+        if (
+          name?.startsWith('gatehouse.lock.') &&
+          name.endsWith('.tmp') &&
+          !name.startsWith(`gatehouse.lock.${process.pid}-`)
+        ) {
           w.close();
           resolve();
         }

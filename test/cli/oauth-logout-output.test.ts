@@ -7,10 +7,20 @@ import { logout } from '../../main/cli/oauth-commands.ts';
 afterEach(() => vi.restoreAllMocks());
 
 const answer = (revocation: OAuthStatus['revocation']): OAuthStatus => ({
-  id: 'linear', state: 'sign_in_required', reason: 'signed out', issuer: 'https://as.example', resource: 'https://mcp.example/', scopes: null,
-  expires_at: null, refreshable: false, registration: 'dynamic', authorization_url: null, ...(revocation ? { revocation } : {}),
+  id: 'linear',
+  state: 'sign_in_required',
+  reason: 'signed out',
+  issuer: 'https://as.example',
+  resource: 'https://mcp.example/',
+  scopes: null,
+  expires_at: null,
+  refreshable: false,
+  registration: 'dynamic',
+  authorization_url: null,
+  ...(revocation ? { revocation } : {}),
 });
-const connection = (s: OAuthStatus) => ({ mode: 'service', dispatch: async () => ({ ok: true, data: s }) }) as unknown as Connection;
+const connection = (s: OAuthStatus) =>
+  ({ mode: 'service', dispatch: async () => ({ ok: true, data: s }) }) as unknown as Connection;
 
 async function run(s: OAuthStatus): Promise<{ stdout: string; stderr: string }> {
   const written = { stdout: '', stderr: '' };
@@ -23,10 +33,23 @@ async function run(s: OAuthStatus): Promise<{ stdout: string; stderr: string }> 
 
 describe('upstreams logout output', () => {
   it('says what the authorization server was told; a failed revocation is a warning on stderr and no failure', async () => {
-    expect(await run(answer({ outcome: 'revoked', warning: null }))).toMatchObject({ stdout: expect.stringContaining('Signed out linear: the authorization server revoked its tokens'), stderr: '' });
-    expect((await run(answer({ outcome: 'not_offered', warning: null }))).stdout).toContain('offers no revocation: they stay valid there until they expire');
-    const failed = await run(answer({ outcome: 'failed', warning: 'the authorization server could not be told to revoke the tokens (HTTP 503: temporarily_unavailable); they are deleted here anyway' }));
-    expect(failed.stderr).toBe('warning: the authorization server could not be told to revoke the tokens (HTTP 503: temporarily_unavailable); they are deleted here anyway\n');
+    expect(await run(answer({ outcome: 'revoked', warning: null }))).toMatchObject({
+      stdout: expect.stringContaining('Signed out linear: the authorization server revoked its tokens'),
+      stderr: '',
+    });
+    expect((await run(answer({ outcome: 'not_offered', warning: null }))).stdout).toContain(
+      'offers no revocation: they stay valid there until they expire',
+    );
+    const failed = await run(
+      answer({
+        outcome: 'failed',
+        warning:
+          'the authorization server could not be told to revoke the tokens (HTTP 503: temporarily_unavailable); they are deleted here anyway',
+      }),
+    );
+    expect(failed.stderr).toBe(
+      'warning: the authorization server could not be told to revoke the tokens (HTTP 503: temporarily_unavailable); they are deleted here anyway\n',
+    );
     expect(failed.stdout).toContain('Signed out linear: its tokens are deleted from the vault');
     expect((await run(answer({ outcome: 'not_signed_in', warning: null }))).stdout).toContain('it held no tokens');
   });

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
-import { ADMIN_PREFIX, PRINCIPALS, actionRequest, type AnyAction, type AuditPage, type StagedPayload, type StagedResponse } from '../../main/contract/index.ts';
+import {
+  ADMIN_PREFIX,
+  PRINCIPALS,
+  actionRequest,
+  type AnyAction,
+  type AuditPage,
+  type StagedPayload,
+  type StagedResponse,
+} from '../../main/contract/index.ts';
 import { dispatchAs } from '../../main/core/admin/invoke.ts';
 import { connectClient, startTestService } from '../helpers/service.ts';
 import { cliJson, cliJsonError } from './cli-harness.ts';
@@ -30,7 +38,11 @@ beforeAll(async () => {
   agent = await connectClient(svc.mcpUrl, (await svc.createToken({ label: 'agent' })).token);
   electron.resetElectron();
   windows = new ConsoleWindows({ preload: '/p.cjs' });
-  registerIpc({ ipcMain: electron.ipcMain as never, dispatch: dispatchAs(svc.invoke, PRINCIPALS.appConsole), owns: (c) => windows.owns(c) });
+  registerIpc({
+    ipcMain: electron.ipcMain as never,
+    dispatch: dispatchAs(svc.invoke, PRINCIPALS.appConsole),
+    owns: (c) => windows.owns(c),
+  });
 });
 afterAll(async () => {
   await agent?.close();
@@ -41,7 +53,11 @@ afterAll(async () => {
 async function viaIpc(action: AnyAction, input: unknown) {
   windows.show();
   const win = electron.BrowserWindow.created[0]!;
-  return electron.ipcMain.invoke(`gatehouse:${action}`, { sender: win.webContents, senderFrame: win.webContents.mainFrame }, input) as Promise<{ ok: boolean; code?: string; message?: string; data?: unknown }>;
+  return electron.ipcMain.invoke(
+    `gatehouse:${action}`,
+    { sender: win.webContents, senderFrame: win.webContents.mainFrame },
+    input,
+  ) as Promise<{ ok: boolean; code?: string; message?: string; data?: unknown }>;
 }
 
 /** The browser console's REST call, as renderer/api/rest-client.ts makes it. */
@@ -52,7 +68,10 @@ async function viaRest(action: AnyAction, input: unknown) {
     headers: { Cookie: cookie, 'X-Gatehouse-CSRF': '1', ...(req.body ? { 'Content-Type': 'application/json' } : {}) },
     ...(req.body ? { body: req.body } : {}),
   });
-  return { status: res.status, body: (await res.json()) as { ok: boolean; code?: string; message?: string; data?: unknown } };
+  return {
+    status: res.status,
+    body: (await res.json()) as { ok: boolean; code?: string; message?: string; data?: unknown },
+  };
 }
 
 async function stage(title: string): Promise<string> {
@@ -62,10 +81,30 @@ async function stage(title: string): Promise<string> {
 }
 
 const BAD: Array<{ action: AnyAction; input: Record<string, unknown>; cli: string[]; code: string }> = [
-  { action: 'users.add', input: { login: 'Bad Login!', role: 'editor' }, cli: ['users', 'add', 'Bad Login!', '--role', 'editor'], code: 'invalid_value' },
-  { action: 'tokens.create', input: { label: 'x', keychain_account: 'no spaces please' }, cli: ['tokens', 'create', '--label', 'x', '--keychain', 'no spaces please'], code: 'invalid_value' },
-  { action: 'tokens.create', input: { label: 'y'.repeat(101) }, cli: ['tokens', 'create', '--label', 'y'.repeat(101)], code: 'invalid_value' },
-  { action: 'staged.confirm', input: { id: 'stg_nosuchwrite' }, cli: ['staged', 'confirm', 'stg_nosuchwrite'], code: 'staged_not_found' },
+  {
+    action: 'users.add',
+    input: { login: 'Bad Login!', role: 'editor' },
+    cli: ['users', 'add', 'Bad Login!', '--role', 'editor'],
+    code: 'invalid_value',
+  },
+  {
+    action: 'tokens.create',
+    input: { label: 'x', keychain_account: 'no spaces please' },
+    cli: ['tokens', 'create', '--label', 'x', '--keychain', 'no spaces please'],
+    code: 'invalid_value',
+  },
+  {
+    action: 'tokens.create',
+    input: { label: 'y'.repeat(101) },
+    cli: ['tokens', 'create', '--label', 'y'.repeat(101)],
+    code: 'invalid_value',
+  },
+  {
+    action: 'staged.confirm',
+    input: { id: 'stg_nosuchwrite' },
+    cli: ['staged', 'confirm', 'stg_nosuchwrite'],
+    code: 'staged_not_found',
+  },
 ];
 
 const withService: Array<{ code: string; message: string }> = [];
@@ -80,7 +119,10 @@ describe('one action path', () => {
       expect(ipc, action).toMatchObject({ ok: false, code });
       expect(rest.body, action).toMatchObject({ ok: false, code: ipc.code, message: ipc.message });
       expect(rest.status).toBe(code === 'invalid_value' ? 400 : 404);
-      expect({ code: fromCli.code, message: fromCli.message }, action).toEqual({ code: ipc.code, message: ipc.message });
+      expect({ code: fromCli.code, message: fromCli.message }, action).toEqual({
+        code: ipc.code,
+        message: ipc.message,
+      });
       expect(fromCli.exit).toBe(1);
       withService.push({ code: fromCli.code, message: fromCli.message });
     }
@@ -105,12 +147,28 @@ describe('one action path', () => {
 
     const token = svc.core.tokens.list().find((t) => t.label === 'agent')!;
     const expected: Record<string, unknown> = {
-      console: { kind: 'person', surface: 'console', via: 'session', session: expect.stringMatching(/^ses_[0-9a-f]{12}$/) },
+      console: {
+        kind: 'person',
+        surface: 'console',
+        via: 'session',
+        session: expect.stringMatching(/^ses_[0-9a-f]{12}$/),
+      },
       window: PRINCIPALS.appConsole,
       cli: PRINCIPALS.cliViaService,
-      agent: { kind: 'token', surface: 'mcp', token_id: token.id, token_preview: token.preview, user_id: token.user_id, login: 'agent' }, // a token made without --user acts as `agent`
+      agent: {
+        kind: 'token',
+        surface: 'mcp',
+        token_id: token.id,
+        token_preview: token.preview,
+        user_id: token.user_id,
+        login: 'agent',
+      }, // a token made without --user acts as `agent`
     };
-    const sessionId = (await fetch(`${svc.baseUrl}${ADMIN_PREFIX}/staged/${decided.console}`, { headers: { Cookie: cookie } }).then((r) => r.json()) as { data: StagedPayload }).data.decided_by;
+    const sessionId = (
+      (await fetch(`${svc.baseUrl}${ADMIN_PREFIX}/staged/${decided.console}`, { headers: { Cookie: cookie } }).then(
+        (r) => r.json(),
+      )) as { data: StagedPayload }
+    ).data.decided_by;
     for (const [who, id] of Object.entries(decided)) {
       if (who === 'offline') continue;
       expect(svc.core.staging.get(id).decided_by, who).toEqual(expected[who]);
@@ -120,7 +178,10 @@ describe('one action path', () => {
     const audit = await svc.core.audit.query({ result: 'confirmed', limit: 10 });
     for (const [who, id] of Object.entries(decided)) {
       if (who === 'offline') continue;
-      expect(audit.entries.filter((e) => e.staged_id === id).map((e) => e.principal), who).toEqual([expected[who]]);
+      expect(
+        audit.entries.filter((e) => e.staged_id === id).map((e) => e.principal),
+        who,
+      ).toEqual([expected[who]]);
     }
   });
 
@@ -131,9 +192,12 @@ describe('one action path', () => {
       const offline = await cliJsonError(dataDir, cli);
       expect({ code: offline.code, message: offline.message }, cli.join(' ')).toEqual(withService[i]);
     }
-    expect((await cliJson<StagedPayload>(dataDir, ['staged', 'discard', decided.offline!])).decided_by).toEqual(PRINCIPALS.cliDirect);
+    expect((await cliJson<StagedPayload>(dataDir, ['staged', 'discard', decided.offline!])).decided_by).toEqual(
+      PRINCIPALS.cliDirect,
+    );
     const page = await cliJson<AuditPage>(dataDir, ['audit', 'list', '--limit', '50']);
-    const principalOf = (id: string, result: string) => page.entries.find((e) => e.staged_id === id && e.result === result)?.principal;
+    const principalOf = (id: string, result: string) =>
+      page.entries.find((e) => e.staged_id === id && e.result === result)?.principal;
     expect(principalOf(decided.offline!, 'discarded')).toEqual(PRINCIPALS.cliDirect);
     expect(principalOf(decided.cli!, 'confirmed')).toEqual(PRINCIPALS.cliViaService);
     expect(principalOf(decided.agent!, 'confirmed')).toMatchObject({ kind: 'token', surface: 'mcp' });

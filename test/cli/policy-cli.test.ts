@@ -14,7 +14,7 @@ const onDir = (args: string[]) => runCli([...args, ...dirArgs(data.dir)]);
 const FORBID_LIST = '@id("no-lists")\nforbid (principal, action == Action::"call", resource == Tool::"pages_list");\n';
 
 describe('gatehouse policy', () => {
-  it('show, check and explain on the data dir; an invalid file is refused with the validator\'s message and changes nothing', async () => {
+  it("show, check and explain on the data dir; an invalid file is refused with the validator's message and changes nothing", async () => {
     const shown = await cliJson<PolicyView>(['policy', 'show']);
     expect(shown).toMatchObject({ source: 'default', updated: null });
     expect(shown.policies).toContain('role-capabilities');
@@ -28,9 +28,31 @@ describe('gatehouse policy', () => {
     expect((await onDir(['policy', 'explain', '--tool', 'pages_list'])).code).toBe(2);
     expect((await onDir(['policy', 'explain', '--token', 'x', '--tool', 'pages_list', '--args', '[1]'])).code).toBe(2);
     const token = await cliJson<{ record: TokenView }>(['tokens', 'create', '--label', 'policy bot']);
-    const why = await cliJson<PolicyExplainAnswer>(['policy', 'explain', '--token', token.record.id, '--tool', 'pages_update', '--args', '{"id": 1, "title": "New"}']);
-    expect(why).toMatchObject({ outcome: 'staged', call: { decision: 'allow', policies: ['role-capabilities'] }, run_without_approval: { decision: 'deny', policies: [] } });
-    const human = await onDir(['policy', 'explain', '--token', token.record.id, '--tool', 'pages_update', '--args', '{"id": 1}']);
+    const why = await cliJson<PolicyExplainAnswer>([
+      'policy',
+      'explain',
+      '--token',
+      token.record.id,
+      '--tool',
+      'pages_update',
+      '--args',
+      '{"id": 1, "title": "New"}',
+    ]);
+    expect(why).toMatchObject({
+      outcome: 'staged',
+      call: { decision: 'allow', policies: ['role-capabilities'] },
+      run_without_approval: { decision: 'deny', policies: [] },
+    });
+    const human = await onDir([
+      'policy',
+      'explain',
+      '--token',
+      token.record.id,
+      '--tool',
+      'pages_update',
+      '--args',
+      '{"id": 1}',
+    ]);
     expect(human.stdout).toContain('run_without_approval: deny (no policy permits it)');
   }, 120_000);
 
@@ -45,7 +67,10 @@ describe('gatehouse policy', () => {
     const token = await cliJson<{ token: string; record: TokenView }>(['tokens', 'create', '--label', 'refused bot']);
     const client = await connectClient(served.info.mcp_url, token.token);
     try {
-      const r = (await client.callTool({ name: 'pages_list', arguments: {} })) as { isError?: boolean; content: Array<{ text: string }> };
+      const r = (await client.callTool({ name: 'pages_list', arguments: {} })) as {
+        isError?: boolean;
+        content: Array<{ text: string }>;
+      };
       expect(r.isError).toBe(true);
       expect(r.content[0]!.text).toContain("'no-lists'");
     } finally {

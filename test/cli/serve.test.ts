@@ -35,13 +35,23 @@ describe('gatehouse serve', () => {
     expect(info.pid).toBe(svc.child.pid);
 
     const runtime = await readJson<Record<string, unknown>>(join(dir, 'runtime.json'));
-    expect(runtime).toMatchObject({ pid: svc.child.pid, base_url: info.base_url, mcp_url: info.mcp_url, console_url: `${info.base_url}/console/` });
+    expect(runtime).toMatchObject({
+      pid: svc.child.pid,
+      base_url: info.base_url,
+      mcp_url: info.mcp_url,
+      console_url: `${info.base_url}/console/`,
+    });
 
     const res = await fetch(`${info.base_url}/`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/application\/json/);
     const root = (await res.json()) as Record<string, unknown>;
-    expect(root).toMatchObject({ name: 'gatehouse', base_url: info.base_url, mcp_url: info.mcp_url, console_url: `${info.base_url}/console/` });
+    expect(root).toMatchObject({
+      name: 'gatehouse',
+      base_url: info.base_url,
+      mcp_url: info.mcp_url,
+      console_url: `${info.base_url}/console/`,
+    });
     expect(typeof root.version).toBe('string');
 
     // The printed login link is one-time: it opens a session once, then is spent.
@@ -68,21 +78,34 @@ describe('gatehouse serve', () => {
     // Work that lives in memory until a flush: tool-call stats (folded every few seconds) and audit batches.
     const { token } = await cliJson<{ token: string }>(dir, ['tokens', 'create', '--label', 'flush-check']);
     const client = await connectClient(info.mcp_url, token);
-    for (let i = 0; i < 3; i++) expect((await client.callTool({ name: 'site_identity', arguments: {} })).isError).toBeFalsy();
+    for (let i = 0; i < 3; i++)
+      expect((await client.callTool({ name: 'site_identity', arguments: {} })).isError).toBeFalsy();
     await client.close();
 
     const stopped = await svc.stop('SIGINT');
     expect(stopped).toEqual({ code: 0, signal: null, killed: false });
     expect(existsSync(join(dir, 'runtime.json'))).toBe(false);
     expect(existsSync(join(dir, 'gatehouse.lock'))).toBe(false);
-    const options = await readJson<{ stats: { tools: Record<string, Record<string, number>> } }>(join(dir, 'options.json'));
+    const options = await readJson<{ stats: { tools: Record<string, Record<string, number>> } }>(
+      join(dir, 'options.json'),
+    );
     expect(options.stats.tools.site_identity?.ok).toBe(3);
     const logs = (await readdir(join(dir, 'audit'))).filter((f) => f.endsWith('.jsonl'));
-    const lines = (await Promise.all(logs.map((f) => readFile(join(dir, 'audit', f), 'utf8')))).join('').split('\n').filter(Boolean);
-    expect(lines.map((l) => JSON.parse(l) as { tool: string }).filter((e) => e.tool === 'site_identity')).toHaveLength(3);
+    const lines = (await Promise.all(logs.map((f) => readFile(join(dir, 'audit', f), 'utf8'))))
+      .join('')
+      .split('\n')
+      .filter(Boolean);
+    expect(lines.map((l) => JSON.parse(l) as { tool: string }).filter((e) => e.tool === 'site_identity')).toHaveLength(
+      3,
+    );
 
     // The lock is free: a CLI command now works on the files directly and sees the flushed entries.
-    const page = await cliJson<{ entries: Array<{ tool: string; result: string }> }>(dir, ['audit', 'list', '--tool', 'site_identity']);
+    const page = await cliJson<{ entries: Array<{ tool: string; result: string }> }>(dir, [
+      'audit',
+      'list',
+      '--tool',
+      'site_identity',
+    ]);
     expect(page.entries.map((e) => e.result)).toEqual(['ok', 'ok', 'ok']);
   });
 
@@ -94,7 +117,9 @@ describe('gatehouse serve', () => {
     expect(stopped).toEqual({ code: 0, signal: null, killed: false });
     expect(existsSync(join(dir, 'runtime.json'))).toBe(false);
     expect(existsSync(join(dir, 'gatehouse.lock'))).toBe(false);
-    expect((await readJson<{ settings: { rate_limit: number } }>(join(dir, 'options.json'))).settings.rate_limit).toBe(77);
+    expect((await readJson<{ settings: { rate_limit: number } }>(join(dir, 'options.json'))).settings.rate_limit).toBe(
+      77,
+    );
     await expect(fetch(`${svc.info.base_url}/`)).rejects.toThrow();
   });
 

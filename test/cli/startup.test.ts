@@ -49,7 +49,17 @@ describe('gatehouse audit list', () => {
   it('shows who acted by login, not by user id', async () => {
     const dir = await scope.dir();
     const svc = await scope.serve(dir);
-    const created = await runCli(['tokens', 'create', '--label', 'audit-list', '--json', '--data-dir', dir, '--vault', 'file']);
+    const created = await runCli([
+      'tokens',
+      'create',
+      '--label',
+      'audit-list',
+      '--json',
+      '--data-dir',
+      dir,
+      '--vault',
+      'file',
+    ]);
     const { token, record } = JSON.parse(created.stdout) as { token: string; record: { user_id: string } };
     const client = await connectClient(svc.info.mcp_url, token);
     await client.callTool({ name: 'site_identity', arguments: {} });

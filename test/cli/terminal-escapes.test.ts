@@ -17,7 +17,7 @@ const HOSTILE_WIRE = 'Hi\u001b[2J\u001b]0;pwned\u0007\u009b31m\u202egnp.exe!';
 // eslint-disable-next-line no-control-regex
 const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])/;
 
-describe('the CLI\'s text helpers', () => {
+describe("the CLI's text helpers", () => {
   it('escape every interpolated value and every table cell, and nothing of ours', () => {
     expect(safe`title ${HOSTILE_WIRE} by ${'a\u0000b'}\n`).toBe(`title ${printable(HOSTILE_WIRE)} by a\\u{0000}b\n`);
     expect(printable(HOSTILE_WIRE)).not.toMatch(RAW);

@@ -1,7 +1,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { UpstreamDetail, UpstreamPromptView, UpstreamToolView, UpstreamView } from '../../main/contract/upstreams.ts';
+import type {
+  UpstreamDetail,
+  UpstreamPromptView,
+  UpstreamToolView,
+  UpstreamView,
+} from '../../main/contract/upstreams.ts';
 import { promptHash } from '../../main/plugins/upstream/prompt-pins.ts';
 import type { PromptDefinition } from '../../main/plugins/upstream/upstream-data.ts';
 import { connectClient } from '../helpers/service.ts';
@@ -14,7 +19,21 @@ const HEADER_SECRET = 'hdr-9d2e7b-never-printed';
 
 describe('gatehouse upstreams on the data dir', () => {
   it('add --stdio connects, prints the command, args and env names, pins the tools; --read marks a read', async () => {
-    const r = await runCli(['upstreams', 'add', 'ev', '--stdio', '--env', 'LOG_LEVEL=quiet-value-77', '--read', 'echo', ...dirArgs(data.dir), '--', process.execPath, EVERYTHING, 'stdio']);
+    const r = await runCli([
+      'upstreams',
+      'add',
+      'ev',
+      '--stdio',
+      '--env',
+      'LOG_LEVEL=quiet-value-77',
+      '--read',
+      'echo',
+      ...dirArgs(data.dir),
+      '--',
+      process.execPath,
+      EVERYTHING,
+      'stdio',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`command: ${process.execPath}`);
     expect(r.stdout).toContain(`args: ["${EVERYTHING}","stdio"]`);
@@ -31,34 +50,74 @@ describe('gatehouse upstreams on the data dir', () => {
     expect(list).toEqual([expect.objectContaining({ id: 'ev', kind: 'stdio', env_names: ['LOG_LEVEL'] })]);
     expect(list[0]!.tools.approved).toBeGreaterThan(5);
     const tools = await cliJson<UpstreamToolView[]>(data.dir, ['upstreams', 'tools', 'ev']);
-    expect(tools.find((t) => t.tool === 'get-env')).toMatchObject({ name: 'ev__get-env', state: 'approved', class: 'read' });
-    const reviewed = await cliJson<UpstreamToolView[]>(data.dir, ['upstreams', 'review', 'ev', '--hide', 'ev__get-env', '--write', 'get-sum']);
+    expect(tools.find((t) => t.tool === 'get-env')).toMatchObject({
+      name: 'ev__get-env',
+      state: 'approved',
+      class: 'read',
+    });
+    const reviewed = await cliJson<UpstreamToolView[]>(data.dir, [
+      'upstreams',
+      'review',
+      'ev',
+      '--hide',
+      'ev__get-env',
+      '--write',
+      'get-sum',
+    ]);
     expect(reviewed.find((t) => t.tool === 'get-env')!.state).toBe('hidden');
     expect(reviewed.find((t) => t.tool === 'get-sum')!.class).toBe('write');
-    expect((await runCli(['upstreams', 'review', 'ev', ...dirArgs(data.dir)])).stdout).toContain('Nothing waits for review.');
+    expect((await runCli(['upstreams', 'review', 'ev', ...dirArgs(data.dir)])).stdout).toContain(
+      'Nothing waits for review.',
+    );
     expect(await cliJson(data.dir, ['upstreams', 'test', 'ev'])).toMatchObject({ id: 'ev', ok: true });
   });
 
   it('prompts: pinned at add, listed by upstreams prompts; a changed one waits for review --approve-prompt; a store from before prompt pins pins its first listing', async () => {
     const listed = await cliJson<UpstreamPromptView[]>(data.dir, ['upstreams', 'prompts', 'ev']);
-    expect(listed.find((p) => p.prompt === 'simple-prompt')).toMatchObject({ name: 'ev__simple-prompt', state: 'approved', hash: expect.stringMatching(/^sha256:/) });
-    expect((await runCli(['upstreams', 'prompts', 'ev', ...dirArgs(data.dir)])).stdout).toMatch(/ev__args-prompt\s+approved\s+sha256:[0-9a-f]{64}/);
+    expect(listed.find((p) => p.prompt === 'simple-prompt')).toMatchObject({
+      name: 'ev__simple-prompt',
+      state: 'approved',
+      hash: expect.stringMatching(/^sha256:/),
+    });
+    expect((await runCli(['upstreams', 'prompts', 'ev', ...dirArgs(data.dir)])).stdout).toMatch(
+      /ev__args-prompt\s+approved\s+sha256:[0-9a-f]{64}/,
+    );
     // What the upstream lists now differs from what was pinned (as if it changed its description since).
     const file = join(data.dir, 'upstreams.json');
-    const edit = async (change: (u: { prompts?: Array<{ name: string; approved: { hash: string; definition: PromptDefinition } }> | null }) => void) => {
-      const stored = JSON.parse(await readFile(file, 'utf8')) as { upstreams: Array<Parameters<typeof change>[0] & { id: string }> };
+    const edit = async (
+      change: (u: {
+        prompts?: Array<{ name: string; approved: { hash: string; definition: PromptDefinition } }> | null;
+      }) => void,
+    ) => {
+      const stored = JSON.parse(await readFile(file, 'utf8')) as {
+        upstreams: Array<Parameters<typeof change>[0] & { id: string }>;
+      };
       change(stored.upstreams.find((x) => x.id === 'ev')!);
       await writeFile(file, JSON.stringify(stored));
     };
     const older = { name: 'simple-prompt', description: 'An older description.' };
-    await edit((u) => void (u.prompts!.find((p) => p.name === 'simple-prompt')!.approved = { hash: promptHash(older), definition: older }));
+    await edit(
+      (u) =>
+        void (u.prompts!.find((p) => p.name === 'simple-prompt')!.approved = {
+          hash: promptHash(older),
+          definition: older,
+        }),
+    );
     expect(await cliJson(data.dir, ['upstreams', 'test', 'ev'])).toMatchObject({ ok: true });
-    expect((await cliJson<UpstreamPromptView[]>(data.dir, ['upstreams', 'prompts', 'ev'])).find((p) => p.prompt === 'simple-prompt')).toMatchObject({ state: 'quarantined', pending: { reason: 'changed' } });
+    expect(
+      (await cliJson<UpstreamPromptView[]>(data.dir, ['upstreams', 'prompts', 'ev'])).find(
+        (p) => p.prompt === 'simple-prompt',
+      ),
+    ).toMatchObject({ state: 'quarantined', pending: { reason: 'changed' } });
     const shown = (await runCli(['upstreams', 'review', 'ev', ...dirArgs(data.dir)])).stdout;
     expect(shown).toMatch(/prompt ev__simple-prompt\s+changed/);
     expect(shown).toContain('- "An older description."');
     await cliJson(data.dir, ['upstreams', 'review', 'ev', '--approve-prompt', 'ev__simple-prompt']);
-    expect((await cliJson<UpstreamPromptView[]>(data.dir, ['upstreams', 'prompts', 'ev'])).every((p) => p.state === 'approved')).toBe(true);
+    expect(
+      (await cliJson<UpstreamPromptView[]>(data.dir, ['upstreams', 'prompts', 'ev'])).every(
+        (p) => p.state === 'approved',
+      ),
+    ).toBe(true);
 
     // Stored before prompts were pinned: the first listing is pinned approved, once.
     await edit((u) => void delete u.prompts);
@@ -69,13 +128,25 @@ describe('gatehouse upstreams on the data dir', () => {
   });
 
   it('a header value never appears in an error, a list or the files; bad usage is exit 2', async () => {
-    const e = await cliJsonError(data.dir, ['upstreams', 'add', 'web', '--url', 'http://127.0.0.1:9/mcp', '--header', `X-Api-Key: ${HEADER_SECRET}`]);
+    const e = await cliJsonError(data.dir, [
+      'upstreams',
+      'add',
+      'web',
+      '--url',
+      'http://127.0.0.1:9/mcp',
+      '--header',
+      `X-Api-Key: ${HEADER_SECRET}`,
+    ]);
     expect(e.code).toBe('upstream_unavailable');
     expect(e.stderr).not.toContain(HEADER_SECRET);
     expect(await readFile(join(data.dir, 'upstreams.json'), 'utf8')).not.toContain(HEADER_SECRET);
     expect((await runCli(['upstreams', 'add', 'x', '--stdio', ...dirArgs(data.dir)])).code).toBe(2);
-    expect((await runCli(['upstreams', 'add', 'x', '--url', 'http://a/', '--env', 'A=b', ...dirArgs(data.dir)])).code).toBe(2);
-    expect((await cliJsonError(data.dir, ['upstreams', 'add', 'Bad_Id', '--url', 'http://127.0.0.1:9/'])).code).toBe('invalid_value');
+    expect(
+      (await runCli(['upstreams', 'add', 'x', '--url', 'http://a/', '--env', 'A=b', ...dirArgs(data.dir)])).code,
+    ).toBe(2);
+    expect((await cliJsonError(data.dir, ['upstreams', 'add', 'Bad_Id', '--url', 'http://127.0.0.1:9/'])).code).toBe(
+      'invalid_value',
+    );
     expect((await cliJsonError(data.dir, ['upstreams', 'show', 'nope'])).code).toBe('not_found');
   });
 });
@@ -83,13 +154,51 @@ describe('gatehouse upstreams on the data dir', () => {
 describe('gatehouse upstreams add --oauth --client-metadata-url', () => {
   it('stores the Client ID Metadata Document URL; https with a path only, and only with --oauth', async () => {
     const url = 'https://gw.example/.well-known/gatehouse/oauth-client.json';
-    const r = await runCli(['upstreams', 'add', 'cimd', '--url', 'http://127.0.0.1:9/mcp', '--oauth', '--client-metadata-url', url, ...dirArgs(data.dir)]);
+    const r = await runCli([
+      'upstreams',
+      'add',
+      'cimd',
+      '--url',
+      'http://127.0.0.1:9/mcp',
+      '--oauth',
+      '--client-metadata-url',
+      url,
+      ...dirArgs(data.dir),
+    ]);
     expect(r.code, r.stderr).toBe(0);
-    const stored = JSON.parse(await readFile(join(data.dir, 'upstreams.json'), 'utf8')) as { upstreams: Array<{ id: string; transport: { oauth?: { client_metadata_url: string | null } } }> };
+    const stored = JSON.parse(await readFile(join(data.dir, 'upstreams.json'), 'utf8')) as {
+      upstreams: Array<{ id: string; transport: { oauth?: { client_metadata_url: string | null } } }>;
+    };
     expect(stored.upstreams.find((u) => u.id === 'cimd')?.transport.oauth?.client_metadata_url).toBe(url);
-    expect((await runCli(['upstreams', 'add', 'x', '--url', 'http://127.0.0.1:9/mcp', '--client-metadata-url', url, ...dirArgs(data.dir)])).code).toBe(2);
-    expect((await cliJsonError(data.dir, ['upstreams', 'add', 'y', '--url', 'http://127.0.0.1:9/mcp', '--oauth', '--client-metadata-url', 'http://gw.example/doc.json'])).code).toBe('invalid_value');
-    expect((await cliJson(data.dir, ['upstreams', 'remove', 'cimd']))).toBeTruthy();
+    expect(
+      (
+        await runCli([
+          'upstreams',
+          'add',
+          'x',
+          '--url',
+          'http://127.0.0.1:9/mcp',
+          '--client-metadata-url',
+          url,
+          ...dirArgs(data.dir),
+        ])
+      ).code,
+    ).toBe(2);
+    expect(
+      (
+        await cliJsonError(data.dir, [
+          'upstreams',
+          'add',
+          'y',
+          '--url',
+          'http://127.0.0.1:9/mcp',
+          '--oauth',
+          '--client-metadata-url',
+          'http://gw.example/doc.json',
+        ])
+      ).code,
+    ).toBe('invalid_value');
+    expect(await cliJson(data.dir, ['upstreams', 'remove', 'cimd'])).toBeTruthy();
   });
 });
 
@@ -103,7 +212,18 @@ describe('gatehouse upstreams through a running service', () => {
       expect(await names()).toContain('ev__echo');
       expect(await names()).not.toContain('ev__get-env');
       // Options go before `--`: what follows is the upstream's own command line.
-      const r = await runCli(['upstreams', 'add', 'ev2', '--stdio', ...dirArgs(data.dir), '--json', '--', process.execPath, EVERYTHING, 'stdio']);
+      const r = await runCli([
+        'upstreams',
+        'add',
+        'ev2',
+        '--stdio',
+        ...dirArgs(data.dir),
+        '--json',
+        '--',
+        process.execPath,
+        EVERYTHING,
+        'stdio',
+      ]);
       expect(r.code, r.stderr).toBe(0);
       const added = JSON.parse(r.stdout) as UpstreamDetail;
       expect(added.health.status).toBe('connected');

@@ -63,7 +63,16 @@ describe('bad usage', () => {
 
   it('with --json: {ok:false, code, message} on stderr, stdout empty, exit 2', async () => {
     // One of each kind of check: the JSON shape is written in one place.
-    const picked = BAD.filter(([args]) => ['frobnicate', 'tokens list --bogus', 'tokens frob', 'users add carol', 'audit export --format xml', 'users list --vault safe'].includes(args.join(' ')));
+    const picked = BAD.filter(([args]) =>
+      [
+        'frobnicate',
+        'tokens list --bogus',
+        'tokens frob',
+        'users add carol',
+        'audit export --format xml',
+        'users list --vault safe',
+      ].includes(args.join(' ')),
+    );
     expect(picked).toHaveLength(6);
     const results = await mapLimit(picked, 4, ([args]) => runCli([...args, '--data-dir', dataDir, '--json']));
     for (const [i, r] of results.entries()) {
@@ -81,14 +90,28 @@ describe('bad usage', () => {
   });
 
   it('no command prints the usage to stderr and exits 2; --help prints it to stdout and exits 0', async () => {
-    const [none, help, sub, version] = await Promise.all([runCli([]), runCli(['--help']), runCli(['tokens', '--help']), runCli(['--version'])]);
+    const [none, help, sub, version] = await Promise.all([
+      runCli([]),
+      runCli(['--help']),
+      runCli(['tokens', '--help']),
+      runCli(['--version']),
+    ]);
     expect(none.code).toBe(2);
     expect(none.stdout).toBe('');
     expect(none.stderr).toMatch(/^gatehouse \S+ — local MCP gateway\n\nUsage: gatehouse <command> \[options\]/);
     for (const r of [help, sub]) {
       expect(r.code).toBe(0);
       expect(r.stderr).toBe('');
-      for (const cmd of ['serve', 'tokens create', 'users add', 'settings set', 'staged confirm', 'audit export', 'console-link']) expect(r.stdout).toContain(cmd);
+      for (const cmd of [
+        'serve',
+        'tokens create',
+        'users add',
+        'settings set',
+        'staged confirm',
+        'audit export',
+        'console-link',
+      ])
+        expect(r.stdout).toContain(cmd);
     }
     expect(version.code).toBe(0);
     expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\S*\n$/);
@@ -99,7 +122,10 @@ describe('bad usage', () => {
       [['settings', 'set', 'colour', 'blue'], /unknown setting 'colour'; settings are: enabled, rate_limit/],
       [['settings', 'set', 'rate_limit', 'abc'], /rate_limit takes a whole number \(got 'abc'\)/],
       [['settings', 'set', 'enabled', 'maybe'], /enabled takes true or false \(got 'maybe'\)/],
-      [['users', 'add', 'carol', '--role', 'overlord'], /unknown role 'overlord': a role is one of administrator, editor, author, contributor, subscriber/],
+      [
+        ['users', 'add', 'carol', '--role', 'overlord'],
+        /unknown role 'overlord': a role is one of administrator, editor, author, contributor, subscriber/,
+      ],
       [['users', 'set-role', 'admin', 'overlord'], /unknown role 'overlord'/],
     ];
     const results = await mapLimit(cases, 4, ([args]) => runCli([...args, '--data-dir', dataDir, '--json']));
@@ -108,10 +134,18 @@ describe('bad usage', () => {
       const what = `gatehouse ${args.join(' ')}: ${r.stderr}`;
       expect(r.code, what).toBe(1);
       expect(r.stdout, what).toBe('');
-      expect(JSON.parse(r.stderr), what).toEqual({ ok: false, code: 'invalid_value', message: expect.stringMatching(message) });
+      expect(JSON.parse(r.stderr), what).toEqual({
+        ok: false,
+        code: 'invalid_value',
+        message: expect.stringMatching(message),
+      });
     }
     const human = await runCli(['settings', 'set', 'rate_limit', 'abc', '--data-dir', dataDir]);
-    expect(human).toMatchObject({ code: 1, stdout: '', stderr: "gatehouse: rate_limit takes a whole number (got 'abc') [invalid_value]\n" });
+    expect(human).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: "gatehouse: rate_limit takes a whole number (got 'abc') [invalid_value]\n",
+    });
     expect(existsSync(dataDir)).toBe(false);
   });
 });
@@ -120,7 +154,10 @@ describe('the data dir', () => {
   it('an empty --data-dir (an unset shell variable) is bad usage, never the default profile', async () => {
     const home = await tempDataDir();
     try {
-      for (const args of [['tokens', 'list', '--data-dir', ''], ['serve', '--port', '0', '--data-dir', '']]) {
+      for (const args of [
+        ['tokens', 'list', '--data-dir', ''],
+        ['serve', '--port', '0', '--data-dir', ''],
+      ]) {
         const r = await runCli(args, { HOME: home, XDG_CONFIG_HOME: join(home, '.config') });
         expect(r.code, r.stderr).toBe(2);
         expect(r.stderr).toMatch(/--data-dir is empty/);
@@ -134,7 +171,10 @@ describe('the data dir', () => {
   it('a data dir that is a file, or under one, is a clear error without a stack trace', async () => {
     const file = join(parent, 'a-file');
     writeFileSync(file, 'not a folder');
-    for (const [dir, why] of [[file, /is a file, not a folder/], [join(file, 'sub'), /is inside a file/]] as const) {
+    for (const [dir, why] of [
+      [file, /is a file, not a folder/],
+      [join(file, 'sub'), /is inside a file/],
+    ] as const) {
       const r = await runCli(['tokens', 'list', '--data-dir', dir, '--vault', 'file']);
       expect(r.code, r.stderr).toBe(1);
       expect(r.stderr).toMatch(why);

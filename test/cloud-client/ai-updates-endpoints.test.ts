@@ -32,7 +32,10 @@ let siteId: string;
 
 /** Verifies a request exactly as DESIGN.md says, from the headers received and the site's secret in the client's vault. */
 async function verified(s: SeenRequest): Promise<boolean> {
-  const identity = JSON.parse((await t.vault.get(vaultAccounts(t.dataDir).site))!) as { key_id: string; secret: string };
+  const identity = JSON.parse((await t.vault.get(vaultAccounts(t.dataDir).site))!) as {
+    key_id: string;
+    secret: string;
+  };
   const input = String(s.headers['signature-input'] ?? '');
   const m = /^gatehouse=(\(.*\);created=\d+;nonce="[^"]+";keyid="([^"]+)";alg="hmac-sha256")$/.exec(input);
   if (!m || m[2] !== identity.key_id) return false;
@@ -44,16 +47,37 @@ async function verified(s: SeenRequest): Promise<boolean> {
   return got.length === mac.length && timingSafeEqual(got, mac);
 }
 
-const view = async (s: SeenRequest) => ({ method: s.method, path: s.path.replace('/gateway/v1/', ''), query: s.query, body: s.body.length ? JSON.parse(s.body.toString()) : null, verified: await verified(s) });
+const view = async (s: SeenRequest) => ({
+  method: s.method,
+  path: s.path.replace('/gateway/v1/', ''),
+  query: s.query,
+  body: s.body.length ? JSON.parse(s.body.toString()) : null,
+  verified: await verified(s),
+});
 const last = () => view(proxy.seen[proxy.seen.length - 1]!);
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'gh-p2-'));
   provider = await startOpenAiFixture();
-  h = await startHarness({ releasesDir: join(dir, 'store'), env: { GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY, KEY_MAIN: provider.key } });
-  await h.op('providers.add', { id: 'openai-main', kind: 'openai', base_url: provider.baseUrl, api_key_env: 'KEY_MAIN', models: ['gpt-4o-mini'], tags: ['eu'] });
+  h = await startHarness({
+    releasesDir: join(dir, 'store'),
+    env: { GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY, KEY_MAIN: provider.key },
+  });
+  await h.op('providers.add', {
+    id: 'openai-main',
+    kind: 'openai',
+    base_url: provider.baseUrl,
+    api_key_env: 'KEY_MAIN',
+    models: ['gpt-4o-mini'],
+    tags: ['eu'],
+  });
   await writeFile(join(dir, 'Gatehouse-9.9.9.AppImage'), RELEASE);
-  await h.op('releases.publish', { product: 'mcp', channel: 'stable', version: '9.9.9', files: [join(dir, 'Gatehouse-9.9.9.AppImage')] });
+  await h.op('releases.publish', {
+    product: 'mcp',
+    channel: 'stable',
+    version: '9.9.9',
+    files: [join(dir, 'Gatehouse-9.9.9.AppImage')],
+  });
   proxy = await startFaultProxy(h.svc.baseUrl);
   t = await newClient({ vaultBackend: 'file', sleep: async () => {} });
   const r = await t.client.connect({ url: proxy.url });
@@ -76,25 +100,47 @@ describe('AI through the gateway', () => {
     expect((await api.aiProviders()).data.providers[0]!.id).toBe('openai-main');
     expect(await last()).toMatchObject({ method: 'GET', path: 'ai/providers', verified: true });
     expect((await api.aiModels()).data.models[0]!.id).toBe('gpt-4o-mini');
-    const req = { product: 'verto', feature: 'verto.translate', messages: [{ role: 'user' as const, content: 'Hello' }], max_tokens: 50 };
+    const req = {
+      product: 'verto',
+      feature: 'verto.translate',
+      messages: [{ role: 'user' as const, content: 'Hello' }],
+      max_tokens: 50,
+    };
     expect((await api.aiRoute(req)).data).toMatchObject({
       provider: 'openai-main',
       model: 'gpt-4o-mini',
-      reasons: ['account policy allows every provider', "no model requested: each provider's default model", 'fallback order (registry): openai-main', 'route: openai-main/gpt-4o-mini'],
+      reasons: [
+        'account policy allows every provider',
+        "no model requested: each provider's default model",
+        'fallback order (registry): openai-main',
+        'route: openai-main/gpt-4o-mini',
+      ],
     });
     expect(await last()).toMatchObject({ method: 'POST', path: 'ai/route', body: req, verified: true });
     provider.script({ kind: 'success', text: 'Bonjour', usage: { input: 12, output: 3 } });
     expect((await api.aiGenerate(req)).data.usage).toEqual({ tokens_input: 12, tokens_output: 3 });
     expect(await last()).toMatchObject({ method: 'POST', path: 'ai/generate', body: req, verified: true });
-    await expect(api.aiGenerate({ ...req, messages: [{ role: 'user', content: 'a\u0000b' }] })).rejects.toMatchObject({ code: 'invalid_value' });
+    await expect(api.aiGenerate({ ...req, messages: [{ role: 'user', content: 'a\u0000b' }] })).rejects.toMatchObject({
+      code: 'invalid_value',
+    });
   });
 
   it('is the AiProvider port for the translation: system + prompt in, text and token counts out', async () => {
     provider.script({ kind: 'success', text: 'Bonjour', usage: { input: 12, output: 3 } });
     const source = cloudAiSource(() => t.client.api, { product: 'verto', feature: 'verto.translate' });
-    const out = await source.current()!.generate({ system: 'Translate to French', prompt: 'Hello', model: 'gpt-4o-mini' });
+    const out = await source
+      .current()!
+      .generate({ system: 'Translate to French', prompt: 'Hello', model: 'gpt-4o-mini' });
     expect(out).toEqual({ text: 'Bonjour', model: 'gpt-4o-mini', tokens_input: 12, tokens_output: 3 });
-    expect((await last()).body).toEqual({ product: 'verto', feature: 'verto.translate', model: 'gpt-4o-mini', messages: [{ role: 'system', content: 'Translate to French' }, { role: 'user', content: 'Hello' }] });
+    expect((await last()).body).toEqual({
+      product: 'verto',
+      feature: 'verto.translate',
+      model: 'gpt-4o-mini',
+      messages: [
+        { role: 'system', content: 'Translate to French' },
+        { role: 'user', content: 'Hello' },
+      ],
+    });
   });
 
   it('retries provider_unavailable (503), never quota_exceeded; both reach the caller with their details', async () => {
@@ -105,7 +151,13 @@ describe('AI through the gateway', () => {
     provider.reset();
     expect(e1).toMatchObject({ code: 'provider_unavailable', info: { attempts: 3, stopped: 'attempts_exhausted' } });
     expect(t.client.status().breaker.state).toBe('closed'); // the providers failed, not the gateway
-    const used = (await h.svc.ctx.db.query<{ used: number }>(`SELECT used::int FROM usage_counters WHERE scope = 'site' AND subject = $1 AND metric = 'ai_tokens' AND period = 'month'`, [siteId])).rows[0]?.used ?? 0;
+    const used =
+      (
+        await h.svc.ctx.db.query<{ used: number }>(
+          `SELECT used::int FROM usage_counters WHERE scope = 'site' AND subject = $1 AND metric = 'ai_tokens' AND period = 'month'`,
+          [siteId],
+        )
+      ).rows[0]?.used ?? 0;
     await h.op('limits.set', { scope: 'site', subject: siteId, metric: 'ai_tokens', period: 'month', limit: used });
     const before = proxy.seen.length;
     const calls = provider.count;
@@ -114,7 +166,10 @@ describe('AI through the gateway', () => {
     expect(provider.count).toBe(calls);
     const d = new Date();
     const nextMonth = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)).toISOString();
-    expect(e2).toMatchObject({ code: 'quota_exceeded', details: { scope: 'site', metric: 'ai_tokens', limit: used, reset_at: nextMonth } });
+    expect(e2).toMatchObject({
+      code: 'quota_exceeded',
+      details: { scope: 'site', metric: 'ai_tokens', limit: used, reset_at: nextMonth },
+    });
     await h.op('limits.set', { scope: 'site', subject: siteId, metric: 'ai_tokens', period: 'month', limit: null });
   });
 });
@@ -123,14 +178,29 @@ describe('updates through the gateway', () => {
   it('checks, fetches the package, verifies a file; the manifest is read only after its signature verifies with the pinned key', async () => {
     const api = t.client.api!;
     const check = (await api.updatesCheck({ version: '1.0.0', platform: 'linux', arch: 'x64' })).data;
-    expect(await last()).toMatchObject({ method: 'GET', path: 'updates/check', query: 'product=mcp&version=1.0.0&platform=linux&arch=x64', verified: true });
+    expect(await last()).toMatchObject({
+      method: 'GET',
+      path: 'updates/check',
+      query: 'product=mcp&version=1.0.0&platform=linux&arch=x64',
+      verified: true,
+    });
     const opened = t.client.openManifest(check.manifest);
     expect(opened).toMatchObject({ ok: true, payload: { version: '9.9.9', channel: 'stable' } });
-    const tampered = { ...check.manifest!, payload: Buffer.from(Buffer.from(check.manifest!.payload, 'base64url').toString().replace('9.9.9', '9.9.8')).toString('base64url') };
-    expect(t.client.openManifest(tampered)).toMatchObject({ ok: false, reason: expect.stringMatching(/does not verify/) });
+    const tampered = {
+      ...check.manifest!,
+      payload: Buffer.from(
+        Buffer.from(check.manifest!.payload, 'base64url').toString().replace('9.9.9', '9.9.8'),
+      ).toString('base64url'),
+    };
+    expect(t.client.openManifest(tampered)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/does not verify/),
+    });
     const pkg = (await api.updatesPackage({ version: '1.0.0' })).data;
     expect(pkg.files[0]!.name).toBe('Gatehouse-9.9.9.AppImage');
-    const v = (await api.updatesVerify({ version: '9.9.9', name: 'Gatehouse-9.9.9.AppImage', sha512: RELEASE_SHA512, size: 10 })).data;
+    const v = (
+      await api.updatesVerify({ version: '9.9.9', name: 'Gatehouse-9.9.9.AppImage', sha512: RELEASE_SHA512, size: 10 })
+    ).data;
     expect(v.valid).toBe(true);
     expect(await last()).toMatchObject({ method: 'POST', path: 'updates/verify', verified: true });
     await expect(api.updatesCheck({ version: 'v1' })).rejects.toMatchObject({ code: 'invalid_value' });
@@ -139,6 +209,8 @@ describe('updates through the gateway', () => {
   it('every signed request the client sent verified', async () => {
     const signed = proxy.seen.filter((s) => !['/gateway/v1/keys', '/gateway/v1/sites/register'].includes(s.path));
     expect(signed.length).toBeGreaterThan(10);
-    expect((await Promise.all(signed.map(async (s) => ((await verified(s)) ? null : s.path)))).filter(Boolean)).toEqual([]);
+    expect((await Promise.all(signed.map(async (s) => ((await verified(s)) ? null : s.path)))).filter(Boolean)).toEqual(
+      [],
+    );
   });
 });

@@ -32,7 +32,12 @@ describe('connect flow', () => {
     const s = c.status();
     expect(CloudClientStatus.parse(s)).toBeTruthy();
     expect(s.connected).toBe(false);
-    expect(s.health.gateway).toMatchObject({ connected: false, license: 'not_connected', entitlements: 'local', cloud_token: 'none' });
+    expect(s.health.gateway).toMatchObject({
+      connected: false,
+      license: 'not_connected',
+      entitlements: 'local',
+      cloud_token: 'none',
+    });
     expect(await c.entitlements.check('mcp.core')).toMatchObject({ allowed: true, plan: 'free' });
     expect(await c.entitlements.check('verto.translate')).toMatchObject({ allowed: false, plan: 'pro' });
     expect(c.api).toBeNull();
@@ -54,9 +59,20 @@ describe('connect flow', () => {
     expect(r.pinned_key).toEqual({ kid: keys[0]!.kid, fingerprint: keys[0]!.fingerprint, source: 'fetched' });
     expect(r.first_sync).toEqual({ ok: true });
     const s = c.status();
-    expect(s).toMatchObject({ connected: true, site_id: r.site_id, environment: 'production', pinned_key: { kid: keys[0]!.kid } });
+    expect(s).toMatchObject({
+      connected: true,
+      site_id: r.site_id,
+      environment: 'production',
+      pinned_key: { kid: keys[0]!.kid },
+    });
     // no license yet: the certificate is the signed word that the site is on no plan (none, not a bad license)
-    expect(s.health.gateway).toMatchObject({ connected: true, license: 'none', entitlements: 'local', usage: 'synced', cloud_token: 'valid' });
+    expect(s.health.gateway).toMatchObject({
+      connected: true,
+      license: 'none',
+      entitlements: 'local',
+      usage: 'synced',
+      cloud_token: 'valid',
+    });
     expect(s.certificate).toMatchObject({ usable: false, reason: 'license_not_active' });
     expect(await c.entitlements.check('mcp.core')).toMatchObject({ allowed: true });
     const sites = await gw.op<Array<{ id: string; name: string; status: string }>>('sites.list');
@@ -78,10 +94,17 @@ describe('connect flow', () => {
   it('refuses a wrong license key with the gateway code and the request id, and keeps nothing of it', async () => {
     const err = await c.activate('ghl_' + 'A'.repeat(32)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CloudClientError);
-    expect(err).toMatchObject({ code: 'license_invalid', info: { httpStatus: 403, attempts: 1, stopped: 'not_retryable' } });
+    expect(err).toMatchObject({
+      code: 'license_invalid',
+      info: { httpStatus: 403, attempts: 1, stopped: 'not_retryable' },
+    });
     expect((err as CloudClientError).requestId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
     expect(await t.vault.get(vaultAccounts(t.dataDir).license)).toBeNull();
-    expect(c.status().last_errors[0]).toMatchObject({ operation: 'license/activate', code: 'license_invalid', request_id: (err as CloudClientError).requestId });
+    expect(c.status().last_errors[0]).toMatchObject({
+      operation: 'license/activate',
+      code: 'license_invalid',
+      request_id: (err as CloudClientError).requestId,
+    });
     await expect(c.activate('not-a-key')).rejects.toMatchObject({ code: 'invalid_value' });
   });
 
@@ -92,7 +115,11 @@ describe('connect flow', () => {
     const s = c.status();
     expect(s.health.gateway).toMatchObject({ license: 'active', entitlements: 'synced' });
     expect(s.health.products).toEqual({ aeo: 'active', code: 'active', verto: 'active', mcp: 'active', pro: 'active' });
-    expect(await c.entitlements.decide('verto.translate')).toMatchObject({ source: 'certificate', code: null, entitlement: { allowed: true, plan: 'pro' } });
+    expect(await c.entitlements.decide('verto.translate')).toMatchObject({
+      source: 'certificate',
+      code: null,
+      entitlement: { allowed: true, plan: 'pro' },
+    });
     expect(await c.entitlements.check('agency.sites')).toMatchObject({ allowed: false, plan: 'agency' });
     expect(await t.vault.get(vaultAccounts(t.dataDir).license)).toBe(license.license_key);
     const state = await readFile(join(t.dataDir, 'cloud-state.json'), 'utf8');
@@ -105,7 +132,10 @@ describe('connect flow', () => {
     await expect(c.activate('ghl_' + 'B'.repeat(32))).rejects.toMatchObject({ code: 'license_invalid' });
     expect(await t.vault.get(vaultAccounts(t.dataDir).license)).toBe(license.license_key);
     expect(c.status().health.gateway).toMatchObject({ license: 'active', entitlements: 'synced' });
-    expect(await c.entitlements.decide('verto.translate')).toMatchObject({ source: 'certificate', entitlement: { allowed: true } });
+    expect(await c.entitlements.decide('verto.translate')).toMatchObject({
+      source: 'certificate',
+      entitlement: { allowed: true },
+    });
   });
 
   it('answers every endpoint of part 1 through the typed client', async () => {
@@ -116,9 +146,18 @@ describe('connect flow', () => {
     expect((await api.licenseRefresh()).data.certificate.alg).toBe('ed25519');
     expect((await api.products()).data.states.verto).toBe('active');
     expect((await api.features()).data.features.length).toBeGreaterThan(5);
-    expect((await api.entitlements()).data.entitlements.some((e) => e.feature === 'verto.translate' && e.allowed)).toBe(true);
-    expect((await api.entitlementsCheck('verto.translate')).data.entitlement).toMatchObject({ feature: 'verto.translate', allowed: true, plan: 'pro' });
-    await expect(api.entitlementsCheck('agency.sites')).rejects.toMatchObject({ code: 'entitlement_required', details: { required_plan: 'agency' } });
+    expect((await api.entitlements()).data.entitlements.some((e) => e.feature === 'verto.translate' && e.allowed)).toBe(
+      true,
+    );
+    expect((await api.entitlementsCheck('verto.translate')).data.entitlement).toMatchObject({
+      feature: 'verto.translate',
+      allowed: true,
+      plan: 'pro',
+    });
+    await expect(api.entitlementsCheck('agency.sites')).rejects.toMatchObject({
+      code: 'entitlement_required',
+      details: { required_plan: 'agency' },
+    });
     expect((await api.usageLimits()).data.limits.length).toBeGreaterThan(0);
     expect((await api.usageSummary({ period: 'day' })).data.period).toBe('day');
     expect((await api.usageHistory({ period: 'month', limit: 10 })).data.items).toBeInstanceOf(Array);
@@ -148,7 +187,11 @@ describe('connect flow', () => {
   it('deactivates: the signed answer takes the paid features away at once, the free ones stay', async () => {
     await c.deactivate();
     // the free plan applies: the refusal asks for a plan, it does not call the license revoked
-    expect(await c.entitlements.decide('verto.translate')).toMatchObject({ source: 'local', code: 'entitlement_required', entitlement: { allowed: false } });
+    expect(await c.entitlements.decide('verto.translate')).toMatchObject({
+      source: 'local',
+      code: 'entitlement_required',
+      entitlement: { allowed: false },
+    });
     expect(await c.entitlements.check('mcp.core')).toMatchObject({ allowed: true });
     expect(await t.vault.get(vaultAccounts(t.dataDir).license)).toBeNull();
     // deactivated is the free plan, said so, not a license problem to warn about

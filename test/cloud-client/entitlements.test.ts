@@ -28,7 +28,11 @@ describe('what the vendor changes reaches the gates at the next sync', () => {
     try {
       expect(await allowed(t, 'aeo.reports')).toBe(true); // the gates answer from the certificate they hold
       await c.sync();
-      expect(await c.entitlements.decide('aeo.reports')).toMatchObject({ source: 'certificate', code: 'entitlement_required', entitlement: { allowed: false } });
+      expect(await c.entitlements.decide('aeo.reports')).toMatchObject({
+        source: 'certificate',
+        code: 'entitlement_required',
+        entitlement: { allowed: false },
+      });
       expect(await allowed(t, 'verto.translate')).toBe(true);
     } finally {
       await suite.gw.op('plans.set', { id: 'pro', features });
@@ -41,7 +45,11 @@ describe('what the vendor changes reaches the gates at the next sync', () => {
     const { t, c, siteId } = await licensed('pro');
     await suite.gw.op('products.disable', { product: 'verto', site: siteId });
     await c.sync();
-    expect(await c.entitlements.decide('verto.translate')).toMatchObject({ source: 'certificate', code: 'product_inactive', entitlement: { allowed: false, plan: 'pro' } });
+    expect(await c.entitlements.decide('verto.translate')).toMatchObject({
+      source: 'certificate',
+      code: 'product_inactive',
+      entitlement: { allowed: false, plan: 'pro' },
+    });
     expect(c.status().health.products.verto).toBe('inactive');
     expect(await allowed(t, 'seo.analyze')).toBe(true);
     await suite.gw.op('products.enable', { product: 'verto', site: siteId });
@@ -54,7 +62,11 @@ describe('what the vendor changes reaches the gates at the next sync', () => {
     expect(await allowed(t, 'verto.translate')).toBe(true);
     await suite.gw.op('licenses.revoke', { id: license.id });
     await c.sync();
-    expect(await c.entitlements.decide('verto.translate')).toMatchObject({ source: 'local', code: 'license_invalid', entitlement: { allowed: false } });
+    expect(await c.entitlements.decide('verto.translate')).toMatchObject({
+      source: 'local',
+      code: 'license_invalid',
+      entitlement: { allowed: false },
+    });
     expect(await allowed(t, 'mcp.core')).toBe(true);
     expect(c.status().health.gateway.license).toBe('invalid');
   });
@@ -63,7 +75,10 @@ describe('what the vendor changes reaches the gates at the next sync', () => {
     const { t, c, license } = await licensed('pro');
     await suite.gw.op('licenses.extend', { id: license.id, expires: new Date(Date.now() - HOUR).toISOString() });
     await c.sync();
-    expect(await c.entitlements.decide('verto.translate')).toMatchObject({ code: 'license_expired', entitlement: { allowed: false } });
+    expect(await c.entitlements.decide('verto.translate')).toMatchObject({
+      code: 'license_expired',
+      entitlement: { allowed: false },
+    });
     expect(await allowed(t, 'site.pages.write')).toBe(true);
     expect(c.status().health.gateway.license).toBe('expired');
   });
@@ -82,7 +97,10 @@ describe('time', () => {
 
       // then the local clock runs four days ahead of the gateway's
       t.clock.skewMs = 7 * DAY + HOUR;
-      expect(await c.entitlements.decide('verto.translate')).toMatchObject({ source: 'local', entitlement: { allowed: false } });
+      expect(await c.entitlements.decide('verto.translate')).toMatchObject({
+        source: 'local',
+        entitlement: { allowed: false },
+      });
       expect(c.status().certificate).toMatchObject({ usable: false, reason: 'expired' });
       expect(c.status().health.gateway.entitlements).toBe('expired');
       expect(await allowed(t, 'mcp.core')).toBe(true);
@@ -111,7 +129,10 @@ describe('time', () => {
     const { t, c } = await licensed('pro');
     expect(await allowed(t, 'verto.translate')).toBe(true);
     t.clock.skewMs = -2 * DAY;
-    expect(await c.entitlements.decide('verto.translate')).toMatchObject({ source: 'local', entitlement: { allowed: false } });
+    expect(await c.entitlements.decide('verto.translate')).toMatchObject({
+      source: 'local',
+      entitlement: { allowed: false },
+    });
     expect(c.status().clock.set_back).toBe(true);
     expect(c.status().warnings.map((w) => w.code)).toContain('cloud_clock_set_back');
     // and across a restart

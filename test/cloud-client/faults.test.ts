@@ -66,8 +66,25 @@ describe('retries', () => {
   it('never retries quota_exceeded, other 4xx, or a refusal', async () => {
     const { c } = await connected();
     const cases: Array<[Fault, string]> = [
-      [{ kind: 'status', status: 429, retryAfter: '3600', body: envelope('quota_exceeded', { scope: 'site', metric: 'ai_tokens', limit: 1, used: 1, reset_at: '2030-01-01T00:00:00Z' }) }, 'quota_exceeded'],
-      [{ kind: 'status', status: 403, body: envelope('entitlement_required', { required_plan: 'agency' }) }, 'entitlement_required'],
+      [
+        {
+          kind: 'status',
+          status: 429,
+          retryAfter: '3600',
+          body: envelope('quota_exceeded', {
+            scope: 'site',
+            metric: 'ai_tokens',
+            limit: 1,
+            used: 1,
+            reset_at: '2030-01-01T00:00:00Z',
+          }),
+        },
+        'quota_exceeded',
+      ],
+      [
+        { kind: 'status', status: 403, body: envelope('entitlement_required', { required_plan: 'agency' }) },
+        'entitlement_required',
+      ],
       [{ kind: 'status', status: 400 }, 'invalid_request'],
       [{ kind: 'status', status: 401, body: envelope('signature_invalid') }, 'signature_invalid'],
     ];
@@ -79,7 +96,12 @@ describe('retries', () => {
       expect(attemptsOf(err.requestId)).toHaveLength(1);
     }
     const quota = c.status().last_errors.find((e) => e.code === 'quota_exceeded')!;
-    expect(quota).toMatchObject({ operation: 'entitlements/check', attempts: 1, stopped: 'not_retryable', http_status: 429 });
+    expect(quota).toMatchObject({
+      operation: 'entitlements/check',
+      attempts: 1,
+      stopped: 'not_retryable',
+      http_status: 429,
+    });
     expect(c.status().breaker.state).toBe('closed');
     expect(delays).toEqual([]);
   });
@@ -114,7 +136,8 @@ describe('circuit breaker', () => {
     expect(c.status().health.gateway.connected).toBe(false);
     expect(c.status().warnings.map((w) => w.code)).toContain('cloud_gateway_unreachable');
 
-    for (let i = 0; i < 5; i++) await expect(c.api!.siteStatus()).rejects.toMatchObject({ info: { stopped: 'breaker_open', attempts: 0 } });
+    for (let i = 0; i < 5; i++)
+      await expect(c.api!.siteStatus()).rejects.toMatchObject({ info: { stopped: 'breaker_open', attempts: 0 } });
     expect(suite.proxy.count()).toBe(3);
 
     t.clock.skewMs += 61_000;
@@ -188,7 +211,9 @@ describe('background refresh', () => {
       for (let i = 0; i < 5; i++) await c.tick();
       expect(suite.proxy.count()).toBe(3);
       const s = c.status();
-      expect(Date.parse(s.next_refresh_at!) - c.status().breaker.open_ms).toBeGreaterThanOrEqual(Date.now() + t.clock.skewMs - 1000);
+      expect(Date.parse(s.next_refresh_at!) - c.status().breaker.open_ms).toBeGreaterThanOrEqual(
+        Date.now() + t.clock.skewMs - 1000,
+      );
       expect(s.warnings.map((w) => w.code)).toContain('cloud_gateway_unreachable');
       expect(await c.entitlements.check('verto.translate')).toMatchObject({ allowed: true });
 
@@ -197,7 +222,9 @@ describe('background refresh', () => {
       await c.tick();
       expect(suite.proxy.count()).toBe(4); // one more request: sites/sync (the outbox is empty; no token_expired, the clocks agree)
       expect(c.status()).toMatchObject({ breaker: { state: 'closed' }, warnings: [] });
-      expect(Date.parse(c.status().next_refresh_at!) - (Date.now() + t.clock.skewMs)).toBeGreaterThan(22 * HOUR - 60_000);
+      expect(Date.parse(c.status().next_refresh_at!) - (Date.now() + t.clock.skewMs)).toBeGreaterThan(
+        22 * HOUR - 60_000,
+      );
     } finally {
       suite.gw.clock.skewMs = 0;
     }
@@ -220,7 +247,12 @@ describe('clock skew', () => {
     expect(suite.proxy.seen.filter((s) => s.path.endsWith('usage/record'))).toHaveLength(3);
     expect(attemptsOf(r.request_id)).toHaveLength(1); // the offset is kept for the next request
     expect(c.status().clock.offset_ms).toBeLessThan(-HOUR + 60_000);
-    const rows = (await suite.gw.h.svc.ctx.db.query<{ occurred_at: Date }>('SELECT occurred_at FROM usage_events WHERE site_id = $1', [siteId])).rows;
+    const rows = (
+      await suite.gw.h.svc.ctx.db.query<{ occurred_at: Date }>(
+        'SELECT occurred_at FROM usage_events WHERE site_id = $1',
+        [siteId],
+      )
+    ).rows;
     expect(rows).toHaveLength(5);
     for (const row of rows) expect(Math.abs(new Date(row.occurred_at).getTime() - Date.now())).toBeLessThan(60_000);
     expect(delays).toEqual([0]);
@@ -228,7 +260,7 @@ describe('clock skew', () => {
 });
 
 describe('the clock from signed data only', () => {
-  it('an unsigned server_time forged into token_expired answers neither moves the gates\' clock nor lowers the high-water mark: an expired certificate stays expired', async () => {
+  it("an unsigned server_time forged into token_expired answers neither moves the gates' clock nor lowers the high-water mark: an expired certificate stays expired", async () => {
     const { t, c } = await connected();
     const cert = c.status().certificate!;
     expect(cert.usable).toBe(true);
@@ -236,7 +268,11 @@ describe('the clock from signed data only', () => {
     expect(c.status().certificate).toMatchObject({ usable: false, reason: 'expired' });
     const before = c.status().clock.offset_ms;
     // a man in the middle answers every request with a token_expired whose server_time is the certificate's own issue time
-    suite.proxy.rule(() => ({ kind: 'status', status: 401, body: envelope('token_expired', { retryable: true, server_time: cert.issued_at }) }));
+    suite.proxy.rule(() => ({
+      kind: 'status',
+      status: 401,
+      body: envelope('token_expired', { retryable: true, server_time: cert.issued_at }),
+    }));
     await expect(c.sync()).rejects.toMatchObject({ code: 'token_expired' });
     expect(suite.proxy.count('sites/sync')).toBe(2); // re-signed once with the unsigned time, as the protocol says
     expect(c.status().clock.offset_ms).toBe(before);
@@ -244,13 +280,17 @@ describe('the clock from signed data only', () => {
     expect(await c.entitlements.check('verto.translate')).toMatchObject({ allowed: false });
     await t.reopen();
     expect(t.client.status().certificate).toMatchObject({ usable: false, reason: 'expired' });
-    const saved = JSON.parse(await readFile(join(t.dataDir, 'cloud-state.json'), 'utf8')) as { clock: { high_water_ms: number } };
+    const saved = JSON.parse(await readFile(join(t.dataDir, 'cloud-state.json'), 'utf8')) as {
+      clock: { high_water_ms: number };
+    };
     expect(saved.clock.high_water_ms).toBeGreaterThanOrEqual(Date.parse(cert.issued_at));
     // the gateway itself (no proxy fault): a fresh signed certificate sets the clock; the mark never went back
     suite.proxy.rule(null);
     const r = await t.client.sync();
     expect(r.certificate).toBe('accepted');
-    expect(t.client.status().clock.offset_ms).toBeLessThan(-(Date.parse(cert.grants_until) - Date.parse(cert.issued_at)));
+    expect(t.client.status().clock.offset_ms).toBeLessThan(
+      -(Date.parse(cert.grants_until) - Date.parse(cert.issued_at)),
+    );
   });
 });
 
@@ -272,7 +312,7 @@ describe('no usage event lost or counted twice', () => {
   it('chaos: 600 events through drops, resets, 503s, 429s, lost answers and hangs; both sides count 600, no request tried more than 3 times', async () => {
     const { t, c, siteId } = await connected();
     let seed = 42;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const faults: Fault[] = [
       { kind: 'status', status: 503 },
       { kind: 'status', status: 502 },

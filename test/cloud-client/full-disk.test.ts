@@ -63,15 +63,30 @@ const ok = <T>(r: { ok: boolean; data?: unknown; code?: string; message?: string
 describe('a full disk', () => {
   it('refuses metered calls with storage_unavailable and stays up; every acknowledged call is counted at the gateway once space is back', async () => {
     let logs = '';
-    const log = createLogger({ level: 'info', stream: new Writable({ write: (c, _e, cb) => ((logs += String(c)), cb()) }) });
-    const svc = await startService({ dataDir: dir, port: 0, vault: 'file', enable: true, log, writeRuntimeFile: false, cloud: { tickMs: 3_600_000, outbox: { intervalMs: 3_600_000 }, sleep: async () => {} } });
+    const log = createLogger({
+      level: 'info',
+      stream: new Writable({ write: (c, _e, cb) => ((logs += String(c)), cb()) }),
+    });
+    const svc = await startService({
+      dataDir: dir,
+      port: 0,
+      vault: 'file',
+      enable: true,
+      log,
+      writeRuntimeFile: false,
+      cloud: { tickMs: 3_600_000, outbox: { intervalMs: 3_600_000 }, sleep: async () => {} },
+    });
     try {
       const conn = ok<{ site_id: string }>(await svc.dispatch('cloud.connect', { url: gw.url }));
       ok(await svc.dispatch('cloud.activate', { license_key: (await gw.license('pro')).license_key }));
       await svc.core.settings.update({ rate_limit: 0 });
       const { token } = await svc.createToken({ label: 'agent' });
       const client = await connectClient(svc.mcpUrl, token);
-      const call = async () => (await client.callTool({ name: 'pages_list', arguments: {} })) as { isError?: boolean; _meta?: { 'gatehouse/error'?: { code: string } } };
+      const call = async () =>
+        (await client.callTool({ name: 'pages_list', arguments: {} })) as {
+          isError?: boolean;
+          _meta?: { 'gatehouse/error'?: { code: string } };
+        };
       let acked = 0;
       for (let i = 0; i < 5; i++) if (!(await call()).isError) acked++;
       expect(acked).toBe(5);
@@ -108,7 +123,9 @@ describe('a full disk', () => {
     } finally {
       await svc.stop().catch(() => undefined);
     }
-    console.log(`[full disk] log lines mentioning ENOSPC: ${logs.split('\n').filter((l) => l.includes('ENOSPC')).length}`);
+    console.log(
+      `[full disk] log lines mentioning ENOSPC: ${logs.split('\n').filter((l) => l.includes('ENOSPC')).length}`,
+    );
   });
 
   it('the outbox file refusing writes: events held in memory and uploaded (the settle on the full disk throws nothing), written once space is back', async () => {

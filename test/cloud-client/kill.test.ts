@@ -33,7 +33,12 @@ afterAll(async () => {
 });
 
 const connected = async () =>
-  (await pool.connected(proxy.url, () => cloud.op('licenses.create', { plan: 'pro' }), { timeouts: { connectMs: 1000, interactiveMs: 5000, backgroundMs: 5000 }, sleep: async () => {} })).t;
+  (
+    await pool.connected(proxy.url, () => cloud.op('licenses.create', { plan: 'pro' }), {
+      timeouts: { connectMs: 1000, interactiveMs: 5000, backgroundMs: 5000 },
+      sleep: async () => {},
+    })
+  ).t;
 
 /** The gateway's own count of the site's events today (usage/summary), through the client. */
 async function cloudCount(t: TestClient): Promise<number> {
@@ -83,15 +88,24 @@ describe('the gateway killed', () => {
 
     const o = c.status().outbox;
     const stored = await cloudCount(t);
-    console.log(`[fault counts] gateway SIGKILLed twice mid-sync: made ${made}, cloud counted ${stored}, client delivered ${o.delivered} (accepted ${o.accepted}, duplicate ${o.duplicate}), usage/record requests at proxy ${proxy.count('usage/record')}`);
+    console.log(
+      `[fault counts] gateway SIGKILLed twice mid-sync: made ${made}, cloud counted ${stored}, client delivered ${o.delivered} (accepted ${o.accepted}, duplicate ${o.duplicate}), usage/record requests at proxy ${proxy.count('usage/record')}`,
+    );
     expect(stored).toBe(made);
     expect(o.delivered).toBe(made);
     expect(o.depth).toBe(0);
   }, 300_000);
 });
 
-function runChild(dataDir: string, mode: string, events: number): { ready: Promise<void>; kill(): void; done: Promise<NodeJS.Signals | null> } {
-  const p = spawn(process.execPath, ['--import', 'tsx', CHILD], { env: { ...process.env, DATA_DIR: dataDir, MODE: mode, EVENTS: String(events) }, stdio: ['ignore', 'pipe', 'pipe'] });
+function runChild(
+  dataDir: string,
+  mode: string,
+  events: number,
+): { ready: Promise<void>; kill(): void; done: Promise<NodeJS.Signals | null> } {
+  const p = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+    env: { ...process.env, DATA_DIR: dataDir, MODE: mode, EVENTS: String(events) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   p.stderr!.on('data', (c: Buffer) => (err += String(c)));
   const done = new Promise<NodeJS.Signals | null>((resolve) => p.once('exit', (_code, signal) => resolve(signal)));
@@ -116,7 +130,9 @@ describe('the client killed', () => {
     expect(afterRestart).toBe(300);
     await c.usage.flush();
     const stored = await cloudCount(t);
-    console.log(`[fault counts] client SIGKILLed with events queued: made 300, outbox after restart ${afterRestart}, cloud counted ${stored}`);
+    console.log(
+      `[fault counts] client SIGKILLed with events queued: made 300, outbox after restart ${afterRestart}, cloud counted ${stored}`,
+    );
     expect(stored).toBe(300);
     expect(c.status().outbox).toMatchObject({ depth: 0, delivered: 300 });
   }, 120_000);
@@ -133,7 +149,9 @@ describe('the client killed', () => {
     await c.usage.flush();
     const o = c.status().outbox;
     const stored = await cloudCount(t);
-    console.log(`[fault counts] client SIGKILLed after the gateway's answer: made 150, cloud counted ${stored}, client delivered ${o.delivered} (accepted ${o.accepted}, duplicate ${o.duplicate}), uploads after restart ${proxy.count('usage/record')}`);
+    console.log(
+      `[fault counts] client SIGKILLed after the gateway's answer: made 150, cloud counted ${stored}, client delivered ${o.delivered} (accepted ${o.accepted}, duplicate ${o.duplicate}), uploads after restart ${proxy.count('usage/record')}`,
+    );
     expect(stored).toBe(150);
     expect(o).toMatchObject({ depth: 0, delivered: 150 });
   }, 120_000);

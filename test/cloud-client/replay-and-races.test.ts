@@ -17,11 +17,17 @@ const suite = gatewaySuite({ proxy: true });
 const pool = suite.pool;
 
 /** The signed certificate a client saved (as the gateway sent it). */
-const savedCertificate = async (t: TestClient): Promise<Certificate> => JSON.parse(await readFile(join(t.dataDir, 'cloud-state.json'), 'utf8')).certificate;
+const savedCertificate = async (t: TestClient): Promise<Certificate> =>
+  JSON.parse(await readFile(join(t.dataDir, 'cloud-state.json'), 'utf8')).certificate;
 const issuedAt = (c: Certificate): string => JSON.parse(Buffer.from(c.payload, 'base64url').toString('utf8')).issued_at;
 const allowed = async (t: TestClient, feature: string) => (await t.client.entitlements.check(feature)).allowed;
 /** sites/sync answered with `cert` in place of the gateway's certificate. */
-const syncAnswersWith = (cert: Certificate) => suite.proxy.rule((r) => (r.path.endsWith('/sites/sync') ? { kind: 'rewrite', change: (a) => ({ ...(a as object), certificate: cert }) } : undefined));
+const syncAnswersWith = (cert: Certificate) =>
+  suite.proxy.rule((r) =>
+    r.path.endsWith('/sites/sync')
+      ? { kind: 'rewrite', change: (a) => ({ ...(a as object), certificate: cert }) }
+      : undefined,
+  );
 
 describe('a certificate of another site or an older one is refused, and the held one stays', () => {
   it("another site's certificate (signed by the same gateway) in a sites/sync answer", async () => {
@@ -36,7 +42,11 @@ describe('a certificate of another site or an older one is refused, and the held
     expect(r.certificate).toBe('refused');
     expect(await allowed(t, 'verto.translate')).toBe(false);
     expect(c.status().certificate).toEqual(mine);
-    expect(c.status().last_errors[0]).toMatchObject({ operation: 'certificate', code: 'signature_invalid', message: expect.stringMatching(/signed for another site/) });
+    expect(c.status().last_errors[0]).toMatchObject({
+      operation: 'certificate',
+      code: 'signature_invalid',
+      message: expect.stringMatching(/signed for another site/),
+    });
     expect(c.status().warnings.map((w) => w.code)).toContain('cloud_certificate_refused');
     // and nothing of it was saved: after a restart the site's own certificate is held
     const reopened = await t.reopen();
@@ -53,7 +63,10 @@ describe('a certificate of another site or an older one is refused, and the held
     await expect(c.sync()).rejects.toMatchObject({ code: 'license_expired' });
     expect(await allowed(t, 'verto.translate')).toBe(false);
     expect(c.status().certificate).toEqual(mine);
-    expect(c.status().last_errors.find((e) => e.operation === 'certificate')).toMatchObject({ code: 'signature_invalid', message: expect.stringMatching(/signed for another site/) });
+    expect(c.status().last_errors.find((e) => e.operation === 'certificate')).toMatchObject({
+      code: 'signature_invalid',
+      message: expect.stringMatching(/signed for another site/),
+    });
   });
 
   it('an older certificate of this site replayed after the license was revoked', async () => {
@@ -73,7 +86,11 @@ describe('a certificate of another site or an older one is refused, and the held
     expect(r.certificate).toBe('refused');
     expect(await allowed(t, 'verto.translate')).toBe(false);
     expect(c.status().certificate).toEqual(revoked);
-    expect(c.status().last_errors[0]).toMatchObject({ operation: 'certificate', code: 'signature_invalid', message: expect.stringMatching(/before the one already held.*replayed/) });
+    expect(c.status().last_errors[0]).toMatchObject({
+      operation: 'certificate',
+      code: 'signature_invalid',
+      message: expect.stringMatching(/before the one already held.*replayed/),
+    });
 
     // the same old one in a refusal's body
     suite.proxy.reset();
@@ -86,7 +103,11 @@ describe('a certificate of another site or an older one is refused, and the held
   it('a deactivation whose license/status fails grants nothing from the licensed certificate, also after a restart', async () => {
     const { t, c } = await pool.connected(suite.proxy.url, () => suite.gw.license('pro'));
     expect(await allowed(t, 'verto.translate')).toBe(true);
-    suite.proxy.rule((r) => (r.path.endsWith('/license/status') ? { kind: 'status', status: 400, body: envelope('invalid_request') } : undefined));
+    suite.proxy.rule((r) =>
+      r.path.endsWith('/license/status')
+        ? { kind: 'status', status: 400, body: envelope('invalid_request') }
+        : undefined,
+    );
     await c.deactivate();
     expect(await allowed(t, 'verto.translate')).toBe(false);
     // The licensed certificate stayed in the state file and was taken again at start: paid features until the next sync.
@@ -115,7 +136,11 @@ describe('a certificate of another site or an older one is refused, and the held
   it('an older certificate replayed after a restart is refused although none was saved (the mark outlives the certificate)', async () => {
     const { t, c } = await pool.connected(suite.proxy.url, () => suite.gw.license('pro'));
     const licensed = await savedCertificate(t);
-    suite.proxy.rule((r) => (r.path.endsWith('/license/status') ? { kind: 'status', status: 400, body: envelope('invalid_request') } : undefined));
+    suite.proxy.rule((r) =>
+      r.path.endsWith('/license/status')
+        ? { kind: 'status', status: 400, body: envelope('invalid_request') }
+        : undefined,
+    );
     await c.deactivate(); // no signed word: the licensed certificate is dropped, from the state file too
     suite.proxy.reset();
     const reopened = await t.reopen();
@@ -174,12 +199,18 @@ function holdAnswers(path: string, o: { firstOnly?: boolean } = {}) {
 describe('overlapping connects and disconnects', () => {
   it('two connects at once: one connects, the other answers conflict; one site registered, one identity kept', async () => {
     const t = await pool.fresh();
-    const results = await Promise.allSettled([t.client.connect({ url: suite.proxy.url }), t.client.connect({ url: suite.proxy.url })]);
+    const results = await Promise.allSettled([
+      t.client.connect({ url: suite.proxy.url }),
+      t.client.connect({ url: suite.proxy.url }),
+    ]);
     const ok = results.filter((r) => r.status === 'fulfilled');
     const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(ok).toHaveLength(1);
     expect(refused).toHaveLength(1);
-    expect(refused[0]!.reason).toMatchObject({ code: 'conflict', message: expect.stringMatching(/a cloud connect is in progress/) });
+    expect(refused[0]!.reason).toMatchObject({
+      code: 'conflict',
+      message: expect.stringMatching(/a cloud connect is in progress/),
+    });
     expect(suite.proxy.count('/sites/register')).toBe(1);
     const s = await stored(t);
     expect(s.connection).toMatchObject({ phase: 'connected' });
@@ -194,7 +225,10 @@ describe('overlapping connects and disconnects', () => {
     await held.seen;
     const disconnected = await t.client.disconnect().catch((e: unknown) => e);
     held.release();
-    expect(disconnected).toMatchObject({ code: 'conflict', message: expect.stringMatching(/a cloud connect is in progress/) });
+    expect(disconnected).toMatchObject({
+      code: 'conflict',
+      message: expect.stringMatching(/a cloud connect is in progress/),
+    });
     const r = await connecting;
     const s = await stored(t);
     expect(s.connection).toMatchObject({ phase: 'connected' });
@@ -216,8 +250,18 @@ describe('overlapping connects and disconnects', () => {
     suite.proxy.reset(); // the disconnect goes through
     await t.client.disconnect();
     held.release();
-    expect(await activating).toMatchObject({ code: 'conflict', message: expect.stringMatching(/disconnected while the activation ran/) });
-    expect(await stored(t)).toMatchObject({ vaultSite: null, vaultPin: null, vaultLicense: null, connection: null, certificate: null, license: null });
+    expect(await activating).toMatchObject({
+      code: 'conflict',
+      message: expect.stringMatching(/disconnected while the activation ran/),
+    });
+    expect(await stored(t)).toMatchObject({
+      vaultSite: null,
+      vaultPin: null,
+      vaultLicense: null,
+      connection: null,
+      certificate: null,
+      license: null,
+    });
     expect(t.client.status().certificate).toBeNull();
   });
 
@@ -231,8 +275,17 @@ describe('overlapping connects and disconnects', () => {
     suite.proxy.reset();
     await t.client.disconnect();
     held.release();
-    expect(await syncing).toMatchObject({ code: 'conflict', message: expect.stringMatching(/disconnected while the sync ran/) });
-    expect(await stored(t)).toMatchObject({ vaultSite: null, connection: null, certificate: null, license: null, lastSync: null });
+    expect(await syncing).toMatchObject({
+      code: 'conflict',
+      message: expect.stringMatching(/disconnected while the sync ran/),
+    });
+    expect(await stored(t)).toMatchObject({
+      vaultSite: null,
+      connection: null,
+      certificate: null,
+      license: null,
+      lastSync: null,
+    });
     expect(t.client.status().certificate).toBeNull();
   });
 
@@ -269,4 +322,3 @@ describe('overlapping connects and disconnects', () => {
     expect(t.client.status().warnings.map((w) => w.code)).not.toContain('cloud_certificate_refused');
   });
 });
-

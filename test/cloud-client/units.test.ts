@@ -7,7 +7,17 @@ import { BREAKER_BASE_MS, BREAKER_MAX_MS, breakerGate, breakerTrip, CLOSED } fro
 import { CloudEntitlements } from '../../main/cloud-client/cloud-entitlements.ts';
 import { fromAnswer, policyRetries } from '../../main/cloud-client/errors.ts';
 import { normalizeGatewayUrl } from '../../main/cloud-client/gateway-url.ts';
-import { certificateValidity, CLOCK_TOLERANCE_MS, decide, MAX_OFFLINE_MS, nextRefreshAt, REFRESH_EVERY_MS, REFRESH_JITTER_MS, retryRefreshAt, STALE_WARN_MS } from '../../main/cloud-client/grant-policy.ts';
+import {
+  certificateValidity,
+  CLOCK_TOLERANCE_MS,
+  decide,
+  MAX_OFFLINE_MS,
+  nextRefreshAt,
+  REFRESH_EVERY_MS,
+  REFRESH_JITTER_MS,
+  retryRefreshAt,
+  STALE_WARN_MS,
+} from '../../main/cloud-client/grant-policy.ts';
 import { OutboxJournal } from '../../main/cloud-client/outbox-journal.ts';
 import { fingerprintOf, parsePublicKey } from '../../main/cloud-client/pinned-key.ts';
 import { signRequest } from '../../main/cloud-client/request-signing.ts';
@@ -27,7 +37,13 @@ describe('request signing', () => {
       ['GET', 'https://gw.example/gateway/v1/usage/history?period=day&limit=5', ''],
       ['POST', 'http://127.0.0.1:9/gateway/v1/sites/disconnect', ''],
     ] as const) {
-      const mine = signRequest(key, { method, url: new URL(url), body: Buffer.from(body), created: 1764000000, nonce: 'q1w2e3r4t5y6u7i8o9p0aa' });
+      const mine = signRequest(key, {
+        method,
+        url: new URL(url),
+        body: Buffer.from(body),
+        created: 1764000000,
+        nonce: 'q1w2e3r4t5y6u7i8o9p0aa',
+      });
       const theirs = signHeaders(key, { method, url, body, created: 1764000000, nonce: 'q1w2e3r4t5y6u7i8o9p0aa' });
       expect(mine).toEqual(theirs);
     }
@@ -43,7 +59,10 @@ describe('breaker', () => {
       opened.push(s.open_ms);
     }
     expect(opened).toEqual([60_000, 120_000, 240_000, 480_000, 600_000, 600_000, 600_000]);
-    expect(breakerGate(breakerTrip(CLOSED, 1000), 1000 + BREAKER_BASE_MS - 1)).toEqual({ pass: false, retryAt: 1000 + BREAKER_BASE_MS });
+    expect(breakerGate(breakerTrip(CLOSED, 1000), 1000 + BREAKER_BASE_MS - 1)).toEqual({
+      pass: false,
+      retryAt: 1000 + BREAKER_BASE_MS,
+    });
     expect(breakerGate(breakerTrip(CLOSED, 1000), 1000 + BREAKER_BASE_MS)).toEqual({ pass: true, probe: true });
     expect(breakerTrip(CLOSED, 0, 90_000).open_until).toBe(90_000);
     expect(breakerTrip(CLOSED, 0, 10 * BREAKER_MAX_MS).open_until).toBe(BREAKER_MAX_MS);
@@ -58,23 +77,45 @@ describe('retry rules and error mapping', () => {
     expect(policyRetries(429, 'rate_limited')).toBe(true);
     expect(policyRetries(429, 'quota_exceeded')).toBe(false);
     expect(policyRetries(401, 'token_expired')).toBe(true);
-    for (const [s, c] of [[401, 'signature_invalid'], [403, 'invalid_site'], [403, 'entitlement_required'], [409, 'site_limit_reached'], [400, 'invalid_request'], [404, null]] as const) expect(policyRetries(s, c)).toBe(false);
+    for (const [s, c] of [
+      [401, 'signature_invalid'],
+      [403, 'invalid_site'],
+      [403, 'entitlement_required'],
+      [409, 'site_limit_reached'],
+      [400, 'invalid_request'],
+      [404, null],
+    ] as const)
+      expect(policyRetries(s, c)).toBe(false);
   });
 
   it('keeps the details a caller needs, bounded, without prototype keys; unknown answers get a code from their status', () => {
-    const body = JSON.parse('{"success":false,"error":{"code":"quota_exceeded","message":"limit\\u0000 reached ghs_secretsecretsecret","request_id":"x","retryable":false,"scope":"site","reset_at":"2030-01-01T00:00:00Z","__proto__":{"polluted":1},"huge":"' + 'x'.repeat(20_000) + '"}}');
+    const body = JSON.parse(
+      '{"success":false,"error":{"code":"quota_exceeded","message":"limit\\u0000 reached ghs_secretsecretsecret","request_id":"x","retryable":false,"scope":"site","reset_at":"2030-01-01T00:00:00Z","__proto__":{"polluted":1},"huge":"' +
+        'x'.repeat(20_000) +
+        '"}}',
+    );
     const e = fromAnswer(429, body, 'req-1', 5000);
-    expect(e).toMatchObject({ code: 'quota_exceeded', requestId: 'req-1', info: { retryable: false, retryAfterMs: 5000, httpStatus: 429 } });
+    expect(e).toMatchObject({
+      code: 'quota_exceeded',
+      requestId: 'req-1',
+      info: { retryable: false, retryAfterMs: 5000, httpStatus: 429 },
+    });
     expect(e.details).toMatchObject({ scope: 'site', reset_at: '2030-01-01T00:00:00Z', request_id: 'req-1' });
     expect(Object.hasOwn(e.details, '__proto__')).toBe(false);
     expect(e.details.huge).toBeUndefined();
     expect(e.message).not.toContain('ghs_secret');
     expect(e.message).not.toContain('\u0000');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect(fromAnswer(502, '<html>', 'r', undefined)).toMatchObject({ code: 'gateway_unavailable', info: { retryable: true } });
+    expect(fromAnswer(502, '<html>', 'r', undefined)).toMatchObject({
+      code: 'gateway_unavailable',
+      info: { retryable: true },
+    });
     expect(fromAnswer(429, null, 'r', 1000)).toMatchObject({ code: 'rate_limited', info: { retryable: true } });
     expect(fromAnswer(404, null, 'r', undefined)).toMatchObject({ code: 'not_found', info: { retryable: false } });
-    expect(fromAnswer(418, null, 'r', undefined)).toMatchObject({ code: 'invalid_request', info: { retryable: false } });
+    expect(fromAnswer(418, null, 'r', undefined)).toMatchObject({
+      code: 'invalid_request',
+      info: { retryable: false },
+    });
   });
 });
 
@@ -84,7 +125,16 @@ describe('gateway URL', () => {
     expect(normalizeGatewayUrl('https://gw.example.com/vendor/')).toBe('https://gw.example.com/vendor');
     expect(normalizeGatewayUrl('http://[::1]:8787')).toBe('http://[::1]:8787');
     expect(normalizeGatewayUrl('http://localhost:8787/gateway/v1')).toBe('http://localhost:8787');
-    for (const bad of ['ftp://gw.example', 'http://gw.example', 'https://user:pw@gw.example', 'https://gw.example/?a=1', 'https://gw.example/#x', '', 'x'.repeat(3000), 'http://127.0.0.1.evil.example']) {
+    for (const bad of [
+      'ftp://gw.example',
+      'http://gw.example',
+      'https://user:pw@gw.example',
+      'https://gw.example/?a=1',
+      'https://gw.example/#x',
+      '',
+      'x'.repeat(3000),
+      'http://127.0.0.1.evil.example',
+    ]) {
       expect(() => normalizeGatewayUrl(bad)).toThrow(/--url/);
     }
   });
@@ -93,13 +143,24 @@ describe('gateway URL', () => {
 describe('public key to pin', () => {
   const x = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x!;
   it('accepts the JWK, the bare key and kid:key, and shows the same fingerprint the operator sees', () => {
-    expect(parsePublicKey(JSON.stringify({ kty: 'OKP', crv: 'Ed25519', x, kid: 'ed_1', use: 'sig' }))).toEqual({ x, kid: 'ed_1' });
+    expect(parsePublicKey(JSON.stringify({ kty: 'OKP', crv: 'Ed25519', x, kid: 'ed_1', use: 'sig' }))).toEqual({
+      x,
+      kid: 'ed_1',
+    });
     expect(parsePublicKey(` ${x} `)).toEqual({ x, kid: null });
     expect(parsePublicKey(`ed_2:${x}`)).toEqual({ x, kid: 'ed_2' });
     expect(fingerprintOf(x)).toMatch(/^([0-9a-f]{2}:){31}[0-9a-f]{2}$/);
   });
   it('refuses anything else with a clear message', () => {
-    for (const bad of ['', 'abc', '{"kty":"RSA"}', '{not json', `${x}x`, 'a'.repeat(5000), JSON.stringify({ kty: 'OKP', crv: 'X25519', x, kid: 'k', use: 'sig' })]) {
+    for (const bad of [
+      '',
+      'abc',
+      '{"kty":"RSA"}',
+      '{not json',
+      `${x}x`,
+      'a'.repeat(5000),
+      JSON.stringify({ kty: 'OKP', crv: 'X25519', x, kid: 'k', use: 'sig' }),
+    ]) {
       expect(() => parsePublicKey(bad)).toThrow(/--public-key/);
     }
   });
@@ -147,17 +208,41 @@ describe('grant policy', () => {
   it('decides from the certificate, with the refusal code', () => {
     const local = (allowed: boolean) => ({ feature: 'f', allowed, plan: 'free', expires_at: null });
     const ok = v(at);
-    expect(decide('verto.translate', p, ok, local(false), at)).toMatchObject({ source: 'certificate', code: null, entitlement: { allowed: true } });
-    expect(decide('aeo.reports', p, ok, local(false), at)).toMatchObject({ code: 'product_inactive', entitlement: { allowed: false, plan: 'pro' } });
-    expect(decide('agency.sites', p, ok, local(false), at)).toMatchObject({ code: 'entitlement_required', entitlement: { allowed: false, plan: 'agency' } });
-    expect(decide('not.in.cert', p, ok, local(true), at)).toMatchObject({ source: 'local', entitlement: { allowed: true } });
-    const expiring = cert({ entitlements: [{ feature: 'verto.translate', allowed: true, plan: 'pro', expires_at: new Date(at + 1000).toISOString() }] });
-    expect(decide('verto.translate', expiring, ok, local(false), at + 1000)).toMatchObject({ code: 'license_expired', entitlement: { allowed: false } });
+    expect(decide('verto.translate', p, ok, local(false), at)).toMatchObject({
+      source: 'certificate',
+      code: null,
+      entitlement: { allowed: true },
+    });
+    expect(decide('aeo.reports', p, ok, local(false), at)).toMatchObject({
+      code: 'product_inactive',
+      entitlement: { allowed: false, plan: 'pro' },
+    });
+    expect(decide('agency.sites', p, ok, local(false), at)).toMatchObject({
+      code: 'entitlement_required',
+      entitlement: { allowed: false, plan: 'agency' },
+    });
+    expect(decide('not.in.cert', p, ok, local(true), at)).toMatchObject({
+      source: 'local',
+      entitlement: { allowed: true },
+    });
+    const expiring = cert({
+      entitlements: [
+        { feature: 'verto.translate', allowed: true, plan: 'pro', expires_at: new Date(at + 1000).toISOString() },
+      ],
+    });
+    expect(decide('verto.translate', expiring, ok, local(false), at + 1000)).toMatchObject({
+      code: 'license_expired',
+      entitlement: { allowed: false },
+    });
     const revoked = cert({ license: { status: 'invalid', plan: 'pro', key_preview: 'ghl_…AAAA', expires_at: null } });
-    expect(decide('verto.translate', revoked, certificateValidity(revoked, { now: at, highWater: 0 }), local(false), at)).toMatchObject({ source: 'local', code: 'license_invalid' });
+    expect(
+      decide('verto.translate', revoked, certificateValidity(revoked, { now: at, highWater: 0 }), local(false), at),
+    ).toMatchObject({ source: 'local', code: 'license_invalid' });
     // no key at all: no license on the site (never activated, or deactivated), the free plan, not a revoked license
     const none = cert({ license: { status: 'invalid', plan: null, key_preview: null, expires_at: null } });
-    expect(decide('verto.translate', none, certificateValidity(none, { now: at, highWater: 0 }), local(false), at)).toMatchObject({ source: 'local', code: 'entitlement_required' });
+    expect(
+      decide('verto.translate', none, certificateValidity(none, { now: at, highWater: 0 }), local(false), at),
+    ).toMatchObject({ source: 'local', code: 'entitlement_required' });
   });
   it('refreshes daily, up to 2 h early; after a failure in 5 min, doubling to 1 h', () => {
     expect(nextRefreshAt(0, () => 0)).toBe(REFRESH_EVERY_MS);
@@ -167,14 +252,32 @@ describe('grant policy', () => {
     expect(retryRefreshAt(0, 20, () => 1)).toBe(3600_000);
   });
   it('never looks a name like __proto__ up, and grants nothing for it', async () => {
-    const e = new CloudEntitlements({ clock: { now: () => at }, certificate: () => ({ kid: 'k', payload: p }), offsetMs: () => 0, highWaterMs: () => 0, observeTime: () => {} });
-    for (const f of ['__proto__', 'constructor', 'toString', 'x'.repeat(500), 'mcp.core\n']) expect((await e.check(f)).allowed).toBe(false);
+    const e = new CloudEntitlements({
+      clock: { now: () => at },
+      certificate: () => ({ kid: 'k', payload: p }),
+      offsetMs: () => 0,
+      highWaterMs: () => 0,
+      observeTime: () => {},
+    });
+    for (const f of ['__proto__', 'constructor', 'toString', 'x'.repeat(500), 'mcp.core\n'])
+      expect((await e.check(f)).allowed).toBe(false);
     expect((await e.check('verto.translate')).allowed).toBe(true);
   });
 });
 
 describe('outbox journal', () => {
-  const event = () => ({ event_id: uuidv7(), event: 'mcp.tool.called', site_id: 's', product: 'mcp' as const, feature: 'f', model: '', units: 1, tokens_input: 0, tokens_output: 0, timestamp: new Date().toISOString() });
+  const event = () => ({
+    event_id: uuidv7(),
+    event: 'mcp.tool.called',
+    site_id: 's',
+    product: 'mcp' as const,
+    feature: 'f',
+    model: '',
+    units: 1,
+    tokens_input: 0,
+    tokens_output: 0,
+    timestamp: new Date().toISOString(),
+  });
   it('replays adds and answers in order, skips unreadable lines, ignores answers for unknown ids, compacts to the same state', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gh-oj-'));
     dirs.push(dir);

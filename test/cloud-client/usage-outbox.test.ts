@@ -13,7 +13,8 @@ import { gatewaySuite, toolCall } from './helpers/world.ts';
 const suite = gatewaySuite();
 const pool = suite.pool;
 
-const connected = (o: Parameters<typeof pool.fresh>[0] = {}) => pool.connected(suite.gw.url, () => suite.gw.license('pro'), o);
+const connected = (o: Parameters<typeof pool.fresh>[0] = {}) =>
+  pool.connected(suite.gw.url, () => suite.gw.license('pro'), o);
 
 describe('usage outbox', () => {
   it('uploads every event once, in batches of 100, and the gateway counts exactly as many', async () => {
@@ -36,7 +37,12 @@ describe('usage outbox', () => {
     c.usage.record({ ...toolCall(), event_id: id, timestamp: new Date().toISOString() }); // same id: one event
     await c.usage.flush();
     expect(await suite.gw.storedEvents(siteId)).toBe(1);
-    const row = (await suite.gw.h.svc.ctx.db.query<{ site_id: string; occurred_at: Date }>('SELECT site_id, occurred_at FROM usage_events WHERE event_id = $1', [id])).rows[0]!;
+    const row = (
+      await suite.gw.h.svc.ctx.db.query<{ site_id: string; occurred_at: Date }>(
+        'SELECT site_id, occurred_at FROM usage_events WHERE event_id = $1',
+        [id],
+      )
+    ).rows[0]!;
     expect(row.site_id).toBe(siteId);
     expect(Math.abs(new Date(row.occurred_at).getTime() - (Date.now() - 60_000))).toBeLessThan(5_000);
   });
@@ -53,7 +59,15 @@ describe('usage outbox', () => {
     t.client.usage.record(toolCall());
     expect(t.client.status().outbox).toMatchObject({ depth: 0, unconnected: 1 });
     await t.client.connect({ url: suite.gw.url });
-    t.client.usage.record({ ...toolCall(), event: 'ai.generation.completed', product: 'verto', feature: 'verto.translate', model: 'm', tokens_input: 10, tokens_output: 20 });
+    t.client.usage.record({
+      ...toolCall(),
+      event: 'ai.generation.completed',
+      product: 'verto',
+      feature: 'verto.translate',
+      model: 'm',
+      tokens_input: 10,
+      tokens_output: 20,
+    });
     t.client.usage.record({ ...toolCall(), product: 'bogus' });
     t.client.usage.record({ ...toolCall(), feature: 'x\u0000y' });
     expect(t.client.status().outbox).toMatchObject({ depth: 0, cloud_recorded: 1, invalid: 2 });

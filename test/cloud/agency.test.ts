@@ -32,10 +32,28 @@ async function account(plan: string, n: number, names: string[] = []): Promise<A
   return { id: lic.account_id, key: key.account_key, sites };
 }
 
-const as = (acc: { key: string }, path: string, o: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) =>
-  rawRequest(`${h.gateway}/${path}`, o.method ?? 'GET', { Authorization: `Bearer ${acc.key}`, ...o.headers }, o.body === undefined ? undefined : JSON.stringify(o.body));
+const as = (
+  acc: { key: string },
+  path: string,
+  o: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+) =>
+  rawRequest(
+    `${h.gateway}/${path}`,
+    o.method ?? 'GET',
+    { Authorization: `Bearer ${acc.key}`, ...o.headers },
+    o.body === undefined ? undefined : JSON.stringify(o.body),
+  );
 
-const event = (site: SiteClient, units: number, over: Record<string, unknown> = {}) => ({ event_id: uuidv7(), event: 'mcp.tool.called', site_id: site.creds.site_id, product: 'mcp', feature: 'mcp.core', units, timestamp: new Date().toISOString(), ...over });
+const event = (site: SiteClient, units: number, over: Record<string, unknown> = {}) => ({
+  event_id: uuidv7(),
+  event: 'mcp.tool.called',
+  site_id: site.creds.site_id,
+  product: 'mcp',
+  feature: 'mcp.core',
+  units,
+  timestamp: new Date().toISOString(),
+  ...over,
+});
 
 async function waitDone(acc: Account, id: string) {
   for (let i = 0; i < 200; i++) {
@@ -50,7 +68,12 @@ beforeAll(async () => {
   h = await startHarness();
   a = await account('agency', 3, ['=HYPERLINK("http://evil.example","click")', 'Shop, "main"', '+1 site']);
   b = await account('agency', 1);
-  await a.sites[0]!.post('usage/record', { events: [event(a.sites[0]!, 5), event(a.sites[0]!, 2, { product: 'aeo', feature: 'seo.analyze', event: 'indexing.page.queued' })] });
+  await a.sites[0]!.post('usage/record', {
+    events: [
+      event(a.sites[0]!, 5),
+      event(a.sites[0]!, 2, { product: 'aeo', feature: 'seo.analyze', event: 'indexing.page.queued' }),
+    ],
+  });
   await a.sites[1]!.post('usage/record', event(a.sites[1]!, 7));
   await b.sites[0]!.post('usage/record', event(b.sites[0]!, 100));
 }, 180_000);
@@ -90,7 +113,14 @@ describe('agency/sites', () => {
     const r = await as(a, 'agency/sites');
     expect(r.status).toBe(200);
     expect(r.body.sites.map((s: { site_id: string }) => s.site_id)).toEqual(a.sites.map((s) => s.creds.site_id));
-    expect(r.body.sites[0]).toMatchObject({ environment: 'production', status: 'active', version: '1.2.3', outbox_depth: 4, last_sync_at: expect.any(String), license: { status: 'active', plan: 'agency' } });
+    expect(r.body.sites[0]).toMatchObject({
+      environment: 'production',
+      status: 'active',
+      version: '1.2.3',
+      outbox_depth: 4,
+      last_sync_at: expect.any(String),
+      license: { status: 'active', plan: 'agency' },
+    });
     const other = await as(b, 'agency/sites');
     expect(other.body.sites.map((s: { site_id: string }) => s.site_id)).toEqual([b.sites[0]!.creds.site_id]);
     const page = await as(a, 'agency/sites?limit=2');
@@ -105,9 +135,15 @@ describe('agency/usage', () => {
   it('rolls usage up per site, product, metric and period, for the own account only', async () => {
     const r = await as(a, 'agency/usage?period=month');
     expect(r.status).toBe(200);
-    const items = r.body.items.map((i: Record<string, unknown>) => `${i.site_id}|${i.product}|${i.metric}|${i.amount}`).sort();
+    const items = r.body.items
+      .map((i: Record<string, unknown>) => `${i.site_id}|${i.product}|${i.metric}|${i.amount}`)
+      .sort();
     expect(items).toEqual(
-      [`${a.sites[0]!.creds.site_id}|mcp|mcp_actions|5`, `${a.sites[0]!.creds.site_id}|aeo|indexing_requests|2`, `${a.sites[1]!.creds.site_id}|mcp|mcp_actions|7`].sort(),
+      [
+        `${a.sites[0]!.creds.site_id}|mcp|mcp_actions|5`,
+        `${a.sites[0]!.creds.site_id}|aeo|indexing_requests|2`,
+        `${a.sites[1]!.creds.site_id}|mcp|mcp_actions|7`,
+      ].sort(),
     );
     expect(JSON.stringify(r.body)).not.toContain(b.sites[0]!.creds.site_id);
     const filtered = await as(a, `agency/usage?metric=indexing_requests`);
@@ -136,7 +172,11 @@ describe('agency/reports', () => {
   it('generates a report as a task: id and status at once, then JSON and formula-safe CSV', async () => {
     const created = await as(a, 'agency/reports', { method: 'POST', body: { period: 'month' } });
     expect(created.status).toBe(202);
-    expect(created.body.task).toMatchObject({ id: expect.stringMatching(/^task_/), kind: 'usage', status: expect.stringMatching(/queued|running|done/) });
+    expect(created.body.task).toMatchObject({
+      id: expect.stringMatching(/^task_/),
+      kind: 'usage',
+      status: expect.stringMatching(/queued|running|done/),
+    });
     const done = await waitDone(a, created.body.task.id);
     expect(done.body.task).toMatchObject({ status: 'done', rows: 3, error: null });
     expect(done.body.report.totals).toEqual({ mcp_actions: 12, indexing_requests: 2 });
@@ -147,7 +187,9 @@ describe('agency/reports', () => {
     expect(csv.status).toBe(200);
     expect(csv.headers['content-type']).toMatch(/^text\/csv/);
     const text = csv.body as string;
-    expect(text.split('\r\n')[0]).toBe('site_id,site_name,site_url,environment,site_status,plan,license_status,product,metric,period_start,amount,events');
+    expect(text.split('\r\n')[0]).toBe(
+      'site_id,site_name,site_url,environment,site_status,plan,license_status,product,metric,period_start,amount,events',
+    );
     expect(text).toContain(`"'=HYPERLINK(""http://evil.example"",""click"")"`);
     expect(text).not.toMatch(/(^|,)=HYPERLINK/m);
     expect(text).not.toContain(b.sites[0]!.creds.site_id);
@@ -164,7 +206,9 @@ describe('agency/reports', () => {
       expect(r.status).toBe(404);
       expect(r.body.error.code).toBe('not_found');
     }
-    expect((await as(b, 'agency/reports')).body.tasks.map((t: { id: string }) => t.id)).not.toContain(created.body.task.id);
+    expect((await as(b, 'agency/reports')).body.tasks.map((t: { id: string }) => t.id)).not.toContain(
+      created.body.task.id,
+    );
   });
 
   it('keeps a bounded number of finished reports per account', async () => {
@@ -177,6 +221,13 @@ describe('agency/reports', () => {
 
   it('refuses a bad report request with 400', async () => {
     expect((await as(a, 'agency/reports', { method: 'POST', body: { kind: 'everything' } })).status).toBe(400);
-    expect((await as(a, 'agency/reports', { method: 'POST', body: { from: '2026-02-01T00:00:00Z', to: '2026-01-01T00:00:00Z' } })).status).toBe(400);
+    expect(
+      (
+        await as(a, 'agency/reports', {
+          method: 'POST',
+          body: { from: '2026-02-01T00:00:00Z', to: '2026-01-01T00:00:00Z' },
+        })
+      ).status,
+    ).toBe(400);
   });
 });

@@ -4,7 +4,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reservationFor } from '../../cloud/ai/ai-router.ts';
 import { AiGenerateAnswer, AiModelsAnswer, AiProvidersAnswer, AiRouteAnswer } from '../../main/contract/cloud/index.ts';
 import { createLogger } from '../../main/lib/logger.ts';
-import { startAnthropicFixture, startOpenAiFixture, type FixtureProvider } from '../fixtures/ai-providers/fixture-provider.ts';
+import {
+  startAnthropicFixture,
+  startOpenAiFixture,
+  type FixtureProvider,
+} from '../fixtures/ai-providers/fixture-provider.ts';
 import { register, type SiteClient } from './helpers/client.ts';
 import { signHeaders } from './helpers/sign.ts';
 import { startHarness, TEST_MASTER_KEY, type Harness } from './helpers/cloud-harness.ts';
@@ -25,17 +29,37 @@ const logged = new PassThrough();
 let logText = '';
 logged.on('data', (c: Buffer) => (logText += c.toString()));
 
-const MODEL_REQ = { product: 'verto', feature: 'verto.translate', messages: [{ role: 'user' as const, content: 'Translate: good morning' }], max_tokens: 40 };
+const MODEL_REQ = {
+  product: 'verto',
+  feature: 'verto.translate',
+  messages: [{ role: 'user' as const, content: 'Translate: good morning' }],
+  max_tokens: 40,
+};
 const counts = () => [primary.count, backup.count, outside.count];
-const tokenRows = async () => (await h.svc.ctx.db.query<{ used: number; reserved: number }>(`SELECT used::int, reserved::int FROM usage_counters WHERE scope = 'site' AND subject = $1 AND metric = 'ai_tokens' AND period = 'month'`, [site.creds.site_id])).rows[0] ?? { used: 0, reserved: 0 };
-const aiEvents = async () => (await h.svc.ctx.db.query<{ n: number; tokens: number }>(`SELECT count(*)::int AS n, COALESCE(sum(tokens_input + tokens_output), 0)::int AS tokens FROM usage_events WHERE site_id = $1 AND event = 'ai.generation.completed'`, [site.creds.site_id])).rows[0]!;
+const tokenRows = async () =>
+  (
+    await h.svc.ctx.db.query<{ used: number; reserved: number }>(
+      `SELECT used::int, reserved::int FROM usage_counters WHERE scope = 'site' AND subject = $1 AND metric = 'ai_tokens' AND period = 'month'`,
+      [site.creds.site_id],
+    )
+  ).rows[0] ?? { used: 0, reserved: 0 };
+const aiEvents = async () =>
+  (
+    await h.svc.ctx.db.query<{ n: number; tokens: number }>(
+      `SELECT count(*)::int AS n, COALESCE(sum(tokens_input + tokens_output), 0)::int AS tokens FROM usage_events WHERE site_id = $1 AND event = 'ai.generation.completed'`,
+      [site.creds.site_id],
+    )
+  ).rows[0]!;
 
 /** A signed ai/generate sent by hand (so a test can drop the connection), once the primary provider has it and its hold is on. */
 async function generateUntilCalled(): Promise<ReturnType<typeof httpRequest>> {
   const before = primary.count;
   const url = `${h.gateway}/ai/generate`;
   const body = JSON.stringify({ ...MODEL_REQ, model: 'small-1' });
-  const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', ...signHeaders(site.creds, { method: 'POST', url, body }) } });
+  const req = httpRequest(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...signHeaders(site.creds, { method: 'POST', url, body }) },
+  });
   req.on('error', () => {});
   req.end(body);
   for (let i = 0; i < 500 && primary.count === before; i++) await new Promise((r) => setTimeout(r, 20));
@@ -44,21 +68,56 @@ async function generateUntilCalled(): Promise<ReturnType<typeof httpRequest>> {
 }
 
 beforeAll(async () => {
-  [primary, backup, outside] = await Promise.all([startOpenAiFixture(), startAnthropicFixture(), startOpenAiFixture({ key: 'sk-fixture-outside-0123456789abcdefghij' })]);
+  [primary, backup, outside] = await Promise.all([
+    startOpenAiFixture(),
+    startAnthropicFixture(),
+    startOpenAiFixture({ key: 'sk-fixture-outside-0123456789abcdefghij' }),
+  ]);
   h = await startHarness({
-    env: { GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY, KEY_PRIMARY: primary.key, KEY_BACKUP: backup.key, KEY_OUTSIDE: outside.key },
+    env: {
+      GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY,
+      KEY_PRIMARY: primary.key,
+      KEY_BACKUP: backup.key,
+      KEY_OUTSIDE: outside.key,
+    },
     log: createLogger({ level: 'debug', stream: logged, json: true }),
     ai: { hopTimeoutMs: 2000, deadlineMs: 20_000 },
   });
-  await h.op('providers.add', { id: 'outside-us', kind: 'openai', base_url: outside.baseUrl, api_key_env: 'KEY_OUTSIDE', models: ['small-1', 'us-only-1'], tags: ['us'] });
-  await h.op('providers.add', { id: 'primary-eu', kind: 'openai', base_url: primary.baseUrl, api_key_env: 'KEY_PRIMARY', models: ['small-1', 'large-1'], tags: ['eu', 'approved'] });
-  await h.op('providers.add', { id: 'backup-eu', kind: 'anthropic', base_url: backup.baseUrl, api_key_env: 'KEY_BACKUP', models: ['haiku-1', 'small-1'], tags: ['eu', 'approved'] });
+  await h.op('providers.add', {
+    id: 'outside-us',
+    kind: 'openai',
+    base_url: outside.baseUrl,
+    api_key_env: 'KEY_OUTSIDE',
+    models: ['small-1', 'us-only-1'],
+    tags: ['us'],
+  });
+  await h.op('providers.add', {
+    id: 'primary-eu',
+    kind: 'openai',
+    base_url: primary.baseUrl,
+    api_key_env: 'KEY_PRIMARY',
+    models: ['small-1', 'large-1'],
+    tags: ['eu', 'approved'],
+  });
+  await h.op('providers.add', {
+    id: 'backup-eu',
+    kind: 'anthropic',
+    base_url: backup.baseUrl,
+    api_key_env: 'KEY_BACKUP',
+    models: ['haiku-1', 'small-1'],
+    tags: ['eu', 'approved'],
+  });
   await h.op('providers.class', { name: 'fast', models: ['small-1', 'haiku-1'] });
   site = await register(h.gateway);
   const lic = await h.op<{ license_key: string; account_id: string }>('licenses.create', { plan: 'pro' });
   accountId = lic.account_id;
   expect((await site.post('license/activate', { license_key: lic.license_key })).status).toBe(200);
-  await h.op('accounts.policy.set', { account: accountId, ai_allowed_providers: ['primary-eu', 'backup-eu'], ai_required_tags: ['eu'], ai_fallback_order: ['primary-eu', 'backup-eu'] });
+  await h.op('accounts.policy.set', {
+    account: accountId,
+    ai_allowed_providers: ['primary-eu', 'backup-eu'],
+    ai_required_tags: ['eu'],
+    ai_fallback_order: ['primary-eu', 'backup-eu'],
+  });
 }, 180_000);
 afterAll(async () => {
   await h?.stop();
@@ -74,14 +133,22 @@ describe('ai/providers and ai/models', () => {
     const p = await site.get('ai/providers');
     expect(p.status).toBe(200);
     expect(p.body.providers.map((x: { id: string }) => x.id)).toEqual(['primary-eu', 'backup-eu']);
-    expect(p.body.providers[0]).toEqual({ id: 'primary-eu', kind: 'openai', models: ['small-1', 'large-1'], tags: ['eu', 'approved'] });
+    expect(p.body.providers[0]).toEqual({
+      id: 'primary-eu',
+      kind: 'openai',
+      models: ['small-1', 'large-1'],
+      tags: ['eu', 'approved'],
+    });
     const text = JSON.stringify(p.body);
     for (const secret of ['127.0.0.1', 'KEY_PRIMARY', primary.key]) expect(text).not.toContain(secret);
     expect(AiProvidersAnswer.safeParse(p.body).success).toBe(true);
     const m = await site.get('ai/models');
     expect(AiModelsAnswer.safeParse(m.body).success).toBe(true);
     expect(m.body.models.map((x: { id: string }) => x.id).sort()).toEqual(['haiku-1', 'large-1', 'small-1']);
-    expect(m.body.models.find((x: { id: string }) => x.id === 'small-1')).toMatchObject({ provider: 'primary-eu', providers: ['primary-eu', 'backup-eu'] });
+    expect(m.body.models.find((x: { id: string }) => x.id === 'small-1')).toMatchObject({
+      provider: 'primary-eu',
+      providers: ['primary-eu', 'backup-eu'],
+    });
     expect(m.body.classes).toEqual([{ name: 'fast', models: ['small-1', 'haiku-1'] }]);
     expect(JSON.stringify(m.body)).not.toContain('us-only-1');
   });
@@ -117,13 +184,31 @@ describe('ai/generate', () => {
     const events = await aiEvents();
     const r = await site.post('ai/generate', MODEL_REQ, { headers: { 'X-Request-Id': 'req-ai-1' } });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ success: true, text: 'echo: Translate: good morning', provider: 'primary-eu', model: 'small-1', usage: { tokens_input: expect.any(Number), tokens_output: expect.any(Number) }, request_id: 'req-ai-1' });
+    expect(r.body).toEqual({
+      success: true,
+      text: 'echo: Translate: good morning',
+      provider: 'primary-eu',
+      model: 'small-1',
+      usage: { tokens_input: expect.any(Number), tokens_output: expect.any(Number) },
+      request_id: 'req-ai-1',
+    });
     expect(AiGenerateAnswer.safeParse(r.body).success).toBe(true);
     const spent = r.body.usage.tokens_input + r.body.usage.tokens_output;
     expect(await tokenRows()).toEqual({ used: before.used + spent, reserved: 0 });
     expect(await aiEvents()).toEqual({ n: events.n + 1, tokens: events.tokens + spent });
-    const ev = (await h.svc.ctx.db.query(`SELECT event, product, feature, model, units FROM usage_events WHERE site_id = $1 AND event = 'ai.generation.completed' ORDER BY received_at DESC LIMIT 1`, [site.creds.site_id])).rows[0];
-    expect(ev).toEqual({ event: 'ai.generation.completed', product: 'verto', feature: 'verto.translate', model: 'small-1', units: 1 });
+    const ev = (
+      await h.svc.ctx.db.query(
+        `SELECT event, product, feature, model, units FROM usage_events WHERE site_id = $1 AND event = 'ai.generation.completed' ORDER BY received_at DESC LIMIT 1`,
+        [site.creds.site_id],
+      )
+    ).rows[0];
+    expect(ev).toEqual({
+      event: 'ai.generation.completed',
+      product: 'verto',
+      feature: 'verto.translate',
+      model: 'small-1',
+      units: 1,
+    });
   });
 
   it('falls back from a failing provider to the next allowed one, and counts only the answer', async () => {
@@ -166,9 +251,19 @@ describe('ai/generate', () => {
     const hold = reservationFor(req);
     const { used } = await tokenRows();
     const LIMIT = used + 3 * hold;
-    await h.op('limits.set', { scope: 'site', subject: site.creds.site_id, metric: 'ai_tokens', period: 'month', limit: LIMIT });
+    await h.op('limits.set', {
+      scope: 'site',
+      subject: site.creds.site_id,
+      metric: 'ai_tokens',
+      period: 'month',
+      limit: LIMIT,
+    });
     // The primary answers slowly or fails, so generations overlap and half of them need a second hop.
-    primary.script(...Array.from({ length: 10 }, (_, i) => (i % 2 ? { kind: 'server_error' as const } : { kind: 'slow' as const, delay_ms: 150 })));
+    primary.script(
+      ...Array.from({ length: 10 }, (_, i) =>
+        i % 2 ? { kind: 'server_error' as const } : { kind: 'slow' as const, delay_ms: 150 },
+      ),
+    );
     backup.setDefault({ kind: 'slow', delay_ms: 100 });
     let peak = 0;
     let sampling = true;
@@ -197,14 +292,32 @@ describe('ai/generate', () => {
     expect(peak).toBeLessThanOrEqual(LIMIT);
     const spent = ok.reduce((n, r) => n + r.body.usage.tokens_input + r.body.usage.tokens_output, 0);
     expect(after.used).toBe(used + spent);
-    await h.op('limits.set', { scope: 'site', subject: site.creds.site_id, metric: 'ai_tokens', period: 'month', limit: null });
+    await h.op('limits.set', {
+      scope: 'site',
+      subject: site.creds.site_id,
+      metric: 'ai_tokens',
+      period: 'month',
+      limit: null,
+    });
   });
 
   it('takes a body over the usual 256 KiB (up to the content limits) and refuses malformed requests with 400', async () => {
     const big = 'é'.repeat(99_000);
-    const r = await site.post('ai/generate', { ...MODEL_REQ, max_tokens: 10, messages: [{ role: 'system', content: big }, { role: 'user', content: big }] });
+    const r = await site.post('ai/generate', {
+      ...MODEL_REQ,
+      max_tokens: 10,
+      messages: [
+        { role: 'system', content: big },
+        { role: 'user', content: big },
+      ],
+    });
     expect(r.status).toBe(200);
-    for (const bad of [{ ...MODEL_REQ, messages: [] }, { ...MODEL_REQ, feature: 'seo.analyze' }, { ...MODEL_REQ, messages: [{ role: 'user', content: 'a\u0000b' }] }, { ...MODEL_REQ, extra: 1 }]) {
+    for (const bad of [
+      { ...MODEL_REQ, messages: [] },
+      { ...MODEL_REQ, feature: 'seo.analyze' },
+      { ...MODEL_REQ, messages: [{ role: 'user', content: 'a\u0000b' }] },
+      { ...MODEL_REQ, extra: 1 },
+    ]) {
       const x = await site.post('ai/generate', bad);
       expect(x.status).toBe(400);
       expect(x.body.error.code).toBe('invalid_request');

@@ -21,9 +21,26 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => h?.stop());
 
-const ev = (s: SiteClient, o: Record<string, unknown> = {}) => ({ event_id: uuidv7(), event: 'mcp.tool.called', site_id: s.creds.site_id, product: 'mcp', feature: 'mcp.core', model: '', units: 1, tokens_input: 0, tokens_output: 0, timestamp: new Date().toISOString(), ...o });
+const ev = (s: SiteClient, o: Record<string, unknown> = {}) => ({
+  event_id: uuidv7(),
+  event: 'mcp.tool.called',
+  site_id: s.creds.site_id,
+  product: 'mcp',
+  feature: 'mcp.core',
+  model: '',
+  units: 1,
+  tokens_input: 0,
+  tokens_output: 0,
+  timestamp: new Date().toISOString(),
+  ...o,
+});
 const asAccount = (path: string, o: { method?: string; body?: unknown } = {}) =>
-  rawRequest(`${h.gateway}/${path}`, o.method ?? 'GET', { Authorization: `Bearer ${own.key}` }, o.body === undefined ? undefined : JSON.stringify(o.body));
+  rawRequest(
+    `${h.gateway}/${path}`,
+    o.method ?? 'GET',
+    { Authorization: `Bearer ${own.key}` },
+    o.body === undefined ? undefined : JSON.stringify(o.body),
+  );
 
 /** `at` written in local time at a UTC offset of `minutes` (RFC 3339 allows hours up to 23). */
 function withOffset(at: Date, minutes: number): string {
@@ -38,7 +55,13 @@ describe('usage/record: event times the contract accepts', () => {
     for (const minutes of [20 * 60, -(23 * 60 + 59)]) {
       const e = ev(site, { timestamp: withOffset(new Date(), minutes) });
       const r = await site.post('usage/record', e);
-      expect(r.body).toEqual({ success: true, results: [{ event_id: e.event_id, status: 'accepted' }], accepted: 1, duplicate: 0, rejected: 0 });
+      expect(r.body).toEqual({
+        success: true,
+        results: [{ event_id: e.event_id, status: 'accepted' }],
+        accepted: 1,
+        duplicate: 0,
+        rejected: 0,
+      });
     }
   });
 
@@ -51,10 +74,17 @@ describe('usage/record: event times the contract accepts', () => {
       `SELECT period_start, used::int AS used FROM usage_counters WHERE scope = 'site' AND subject = $1 AND metric = 'mcp_actions' AND period = 'day'`,
       [s.creds.site_id],
     );
-    expect(counted.rows.map((r) => [new Date(r.period_start).toISOString(), r.used])).toEqual([[`${yesterday}T00:00:00.000Z`, 3]]);
+    expect(counted.rows.map((r) => [new Date(r.period_start).toISOString(), r.used])).toEqual([
+      [`${yesterday}T00:00:00.000Z`, 3],
+    ]);
     // The history (from the stored events) agrees with the counter that holds the quota.
     const hist = await s.get('usage/history', { query: 'period=day' });
-    expect(hist.body.items.map((i: { period_start: string; amount: number }) => [new Date(i.period_start).toISOString(), i.amount])).toEqual([[`${yesterday}T00:00:00.000Z`, 3]]);
+    expect(
+      hist.body.items.map((i: { period_start: string; amount: number }) => [
+        new Date(i.period_start).toISOString(),
+        i.amount,
+      ]),
+    ).toEqual([[`${yesterday}T00:00:00.000Z`, 3]]);
   });
 });
 
@@ -69,7 +99,13 @@ describe('times in queries and report requests', () => {
     expect400(await site.get('usage/summary', { query: 'period=day&at=9999-12-31T23:59:59Z' }), 'at');
     expect400(await asAccount('agency/usage?period=day&from=0000-01-01T00:00:00Z&to=0000-01-02T00:00:00Z'), 'from');
     expect400(await asAccount('enterprise/logs?from=0000-01-01T00:00:00Z'), 'from');
-    expect400(await asAccount('agency/reports', { method: 'POST', body: { period: 'day', from: '0000-01-01T00:00:00Z', to: '0000-01-02T00:00:00Z' } }), 'from');
+    expect400(
+      await asAccount('agency/reports', {
+        method: 'POST',
+        body: { period: 'day', from: '0000-01-01T00:00:00Z', to: '0000-01-02T00:00:00Z' },
+      }),
+      'from',
+    );
   });
 
   it('a year before 100 is not read as 19xx', async () => {
@@ -119,7 +155,14 @@ describe('behind a load balancer (--trust-proxy): the per-address limits', () =>
       // What a proxy that appends (nginx $proxy_add_x_forwarded_for, cloud load balancers) passes on:
       // the caller's own header first, then the address the proxy saw.
       const viaProxy = (i: number, kind: 'xff' | 'forwarded') =>
-        rawRequest(`${lb.gateway}/sites/register`, 'POST', kind === 'xff' ? { 'X-Forwarded-For': `198.51.100.${i}, 203.0.113.9` } : { Forwarded: `for=198.51.100.${i}, for=203.0.113.9` }, body);
+        rawRequest(
+          `${lb.gateway}/sites/register`,
+          'POST',
+          kind === 'xff'
+            ? { 'X-Forwarded-For': `198.51.100.${i}, 203.0.113.9` }
+            : { Forwarded: `for=198.51.100.${i}, for=203.0.113.9` },
+          body,
+        );
       const xff = [];
       for (let i = 1; i <= 4; i++) xff.push((await viaProxy(i, 'xff')).status);
       expect(xff).toEqual([200, 200, 429, 429]);
@@ -129,10 +172,25 @@ describe('behind a load balancer (--trust-proxy): the per-address limits', () =>
       expect(fwd).toEqual([200, 200, 429, 429]);
       // The caller's own Forwarded header beside the X-Forwarded-For the proxy appended to: still its real budget.
       const both = [];
-      for (let i = 9; i <= 10; i++) both.push((await rawRequest(`${lb.gateway}/sites/register`, 'POST', { Forwarded: `for=198.51.100.${i}`, 'X-Forwarded-For': '203.0.113.9' }, body)).status);
+      for (let i = 9; i <= 10; i++)
+        both.push(
+          (
+            await rawRequest(
+              `${lb.gateway}/sites/register`,
+              'POST',
+              { Forwarded: `for=198.51.100.${i}`, 'X-Forwarded-For': '203.0.113.9' },
+              body,
+            )
+          ).status,
+        );
       expect(both).toEqual([429, 429]);
       // Another client behind the same proxy has its own budget.
-      const other = await rawRequest(`${lb.gateway}/sites/register`, 'POST', { 'X-Forwarded-For': '203.0.113.10' }, body);
+      const other = await rawRequest(
+        `${lb.gateway}/sites/register`,
+        'POST',
+        { 'X-Forwarded-For': '203.0.113.10' },
+        body,
+      );
       expect(other.status).toBe(200);
     } finally {
       await lb.stop();

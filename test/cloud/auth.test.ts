@@ -12,7 +12,15 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => h?.stop());
 
-const expectError = (r: { status: number; body: { success: boolean; error: { code: string; request_id: string; retryable: boolean } }; headers: Record<string, unknown> }, status: number, code: string) => {
+const expectError = (
+  r: {
+    status: number;
+    body: { success: boolean; error: { code: string; request_id: string; retryable: boolean } };
+    headers: Record<string, unknown>;
+  },
+  status: number,
+  code: string,
+) => {
   expect(r.body.success).toBe(false);
   expect(r.body.error.code).toBe(code);
   expect(r.status).toBe(status);
@@ -40,7 +48,11 @@ describe('signed requests (DESIGN.md "Request signing")', () => {
   });
 
   it('refuses a tampered body (digest no longer matches)', async () => {
-    const r = await site.post('sites/sync', { version: '1.0.0' }, { tamper: { body: JSON.stringify({ version: '6.6.6' }) } });
+    const r = await site.post(
+      'sites/sync',
+      { version: '1.0.0' },
+      { tamper: { body: JSON.stringify({ version: '6.6.6' }) } },
+    );
     expectError(r, 401, 'signature_invalid');
     expect(r.body.error.message).toMatch(/Content-Digest/);
   });
@@ -50,11 +62,19 @@ describe('signed requests (DESIGN.md "Request signing")', () => {
     const signed = signHeaders(site.creds, { method: 'POST', url, body: '{"version":"1.0.0"}' });
     const forged = '{"version":"6.6.6"}';
     const digest = signHeaders(site.creds, { method: 'POST', url, body: forged })['Content-Digest']!;
-    expectError(await rawRequest(url, 'POST', { ...signed, 'Content-Digest': digest }, forged), 401, 'signature_invalid');
+    expectError(
+      await rawRequest(url, 'POST', { ...signed, 'Content-Digest': digest }, forged),
+      401,
+      'signature_invalid',
+    );
   });
 
   it('refuses a tampered query', async () => {
-    expectError(await site.get('usage/history', { query: 'period=day', tamper: { query: 'period=month' } }), 401, 'signature_invalid');
+    expectError(
+      await site.get('usage/history', { query: 'period=day', tamper: { query: 'period=month' } }),
+      401,
+      'signature_invalid',
+    );
   });
 
   it('refuses a tampered method and path', async () => {
@@ -84,16 +104,28 @@ describe('signed requests (DESIGN.md "Request signing")', () => {
   });
 
   it('answers invalid_site 401 for an unknown key id', async () => {
-    const r = await rawRequest(`${h.gateway}/sites/status`, 'GET', signHeaders({ key_id: 'key_nobody', secret: 'x' }, { method: 'GET', url: `${h.gateway}/sites/status` }));
+    const r = await rawRequest(
+      `${h.gateway}/sites/status`,
+      'GET',
+      signHeaders({ key_id: 'key_nobody', secret: 'x' }, { method: 'GET', url: `${h.gateway}/sites/status` }),
+    );
     expectError(r, 401, 'invalid_site');
   });
 
   it('refuses a wrong secret', async () => {
     const url = `${h.gateway}/sites/status`;
-    expectError(await rawRequest(url, 'GET', signHeaders({ key_id: site.creds.key_id, secret: 'not-the-secret' }, { method: 'GET', url })), 401, 'signature_invalid');
+    expectError(
+      await rawRequest(
+        url,
+        'GET',
+        signHeaders({ key_id: site.creds.key_id, secret: 'not-the-secret' }, { method: 'GET', url }),
+      ),
+      401,
+      'signature_invalid',
+    );
   });
 
-  it('a disconnected site\'s key stops working at once: invalid_site 403', async () => {
+  it("a disconnected site's key stops working at once: invalid_site 403", async () => {
     const s = await register(h.gateway);
     expect((await s.get('sites/status')).status).toBe(200);
     const d = await s.post('sites/disconnect');
@@ -111,11 +143,19 @@ describe('signed requests (DESIGN.md "Request signing")', () => {
 
   it('refuses bad JSON and deep nesting as 400 after a valid signature', async () => {
     expectError(await site.call('POST', 'entitlements/check', { rawBody: '{"feature":' }), 400, 'parse_error');
-    expectError(await site.call('POST', 'entitlements/check', { rawBody: '['.repeat(200) + ']'.repeat(200) }), 400, 'parse_error');
+    expectError(
+      await site.call('POST', 'entitlements/check', { rawBody: '['.repeat(200) + ']'.repeat(200) }),
+      400,
+      'parse_error',
+    );
   });
 
   it('refuses a body over the limit with 413', async () => {
-    expectError(await site.call('POST', 'usage/record', { rawBody: `{"events":["${'x'.repeat(300 * 1024)}"]}` }), 413, 'payload_too_large');
+    expectError(
+      await site.call('POST', 'usage/record', { rawBody: `{"events":["${'x'.repeat(300 * 1024)}"]}` }),
+      413,
+      'payload_too_large',
+    );
   });
 
   it('answers health and keys unsigned', async () => {

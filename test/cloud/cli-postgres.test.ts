@@ -28,7 +28,13 @@ const baseEnv = () => {
   for (const k of ['GATEHOUSE_CLOUD_MASTER_KEY', 'GATEHOUSE_CLOUD_DATA_DIR', 'DATABASE_URL']) delete e[k];
   return e;
 };
-const cli = (extra: NodeJS.ProcessEnv, ...args: string[]) => spawnSync(process.execPath, [BIN, ...args, '--database-url', url], { env: { ...baseEnv(), ...extra }, encoding: 'utf8', timeout: 120_000, cwd: home });
+const cli = (extra: NodeJS.ProcessEnv, ...args: string[]) =>
+  spawnSync(process.execPath, [BIN, ...args, '--database-url', url], {
+    env: { ...baseEnv(), ...extra },
+    encoding: 'utf8',
+    timeout: 120_000,
+    cwd: home,
+  });
 const operatorDefaultKey = () => join(home, 'gatehouse-cloud', 'master.key');
 
 beforeAll(async () => {
@@ -36,7 +42,10 @@ beforeAll(async () => {
   url = await freshDatabaseUrl();
   serveDir = await mkdtemp(join(tmpdir(), 'gh-serve-'));
   home = await mkdtemp(join(tmpdir(), 'gh-operator-home-'));
-  ({ child, gateway } = await spawnServe(['--log-level', 'error', '--data-dir', serveDir, '--database-url', url], baseEnv()));
+  ({ child, gateway } = await spawnServe(
+    ['--log-level', 'error', '--data-dir', serveDir, '--database-url', url],
+    baseEnv(),
+  ));
 }, 180_000);
 
 afterAll(async () => {
@@ -65,7 +74,9 @@ describe.runIf(onPostgres)('operator commands on PostgreSQL', { timeout: 240_000
     try {
       const r = cli({}, 'licenses', 'list');
       expect(r.status).toBe(1);
-      expect(r.stderr).toContain(`this database was set up with a master key that is not here: it is in ${key} (the data dir serve used): pass --data-dir ${serveDir} or set GATEHOUSE_CLOUD_MASTER_KEY`);
+      expect(r.stderr).toContain(
+        `this database was set up with a master key that is not here: it is in ${key} (the data dir serve used): pass --data-dir ${serveDir} or set GATEHOUSE_CLOUD_MASTER_KEY`,
+      );
       expect(r.stderr).toMatch(/\[invalid_request\]\n$/);
       expect(r.stderr).not.toMatch(/internal_error|\n\s+at /);
       expect(existsSync(operatorDefaultKey())).toBe(false);
@@ -80,7 +91,9 @@ describe.runIf(onPostgres)('operator commands on PostgreSQL', { timeout: 240_000
     expect(r.status).toBe(1);
     const err = JSON.parse(r.stderr);
     expect(err).toMatchObject({ ok: false, code: 'invalid_request' });
-    expect(err.message).toContain('the master key from GATEHOUSE_CLOUD_MASTER_KEY is not the one this database was set up with');
+    expect(err.message).toContain(
+      'the master key from GATEHOUSE_CLOUD_MASTER_KEY is not the one this database was set up with',
+    );
     expect(err.message).toContain(join(serveDir, 'master.key'));
   });
 

@@ -11,9 +11,16 @@ let dataDir: string;
 let child: ChildProcess;
 let gateway: string;
 let serveLog: () => string;
-const env = () => ({ ...process.env, GATEHOUSE_CLOUD_DATA_DIR: dataDir, GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY, DATABASE_URL: '' });
-const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { env: env(), encoding: 'utf8', timeout: 120_000 });
-const cliIn = (cwd: string, ...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { env: env(), encoding: 'utf8', timeout: 120_000, cwd });
+const env = () => ({
+  ...process.env,
+  GATEHOUSE_CLOUD_DATA_DIR: dataDir,
+  GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY,
+  DATABASE_URL: '',
+});
+const cli = (...args: string[]) =>
+  spawnSync(process.execPath, [BIN, ...args], { env: env(), encoding: 'utf8', timeout: 120_000 });
+const cliIn = (cwd: string, ...args: string[]) =>
+  spawnSync(process.execPath, [BIN, ...args], { env: env(), encoding: 'utf8', timeout: 120_000, cwd });
 
 beforeAll(async () => {
   if (onPostgres) return;
@@ -60,11 +67,36 @@ describe.skipIf(onPostgres)('gatehouse-cloud CLI', { timeout: 240_000 }, () => {
   });
 
   it('part 2 commands: providers (no key anywhere), account keys shown once, policies, releases from relative paths', async () => {
-    const add = cli('providers', 'add', 'openai-main', '--kind', 'openai', '--base-url', 'http://127.0.0.1:9/v1', '--api-key-env', 'OPENAI_MAIN_KEY', '--models', 'gpt-4o-mini,gpt-4o', '--tags', 'eu,approved', '--json');
+    const add = cli(
+      'providers',
+      'add',
+      'openai-main',
+      '--kind',
+      'openai',
+      '--base-url',
+      'http://127.0.0.1:9/v1',
+      '--api-key-env',
+      'OPENAI_MAIN_KEY',
+      '--models',
+      'gpt-4o-mini,gpt-4o',
+      '--tags',
+      'eu,approved',
+      '--json',
+    );
     expect(add.status).toBe(0);
     expect(cli('providers', 'disable', 'openai-main').status).toBe(0);
     const providers = JSON.parse(cli('providers', 'list', '--json').stdout);
-    expect(providers.providers).toEqual([{ id: 'openai-main', kind: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key_env: 'OPENAI_MAIN_KEY', models: ['gpt-4o-mini', 'gpt-4o'], tags: ['eu', 'approved'], enabled: false }]);
+    expect(providers.providers).toEqual([
+      {
+        id: 'openai-main',
+        kind: 'openai',
+        base_url: 'http://127.0.0.1:9/v1',
+        api_key_env: 'OPENAI_MAIN_KEY',
+        models: ['gpt-4o-mini', 'gpt-4o'],
+        tags: ['eu', 'approved'],
+        enabled: false,
+      },
+    ]);
     expect(cli('providers', 'add', 'x', '--base-url', 'http://a/v1').status).toBe(2);
 
     const acc = JSON.parse(cli('accounts', 'add', 'Agency One', '--json').stdout);
@@ -73,41 +105,130 @@ describe.skipIf(onPostgres)('gatehouse-cloud CLI', { timeout: 240_000 }, () => {
     const key = /key: (gha_\S+)/.exec(created.stdout)![1]!;
     expect(key).toMatch(/^gha_[A-Za-z0-9_-]{43}$/);
     const keys = cli('accounts', 'keys', 'list', '--account', acc.id, '--json');
-    expect(JSON.parse(keys.stdout)).toEqual([expect.objectContaining({ account_id: acc.id, label: 'reporting', revoked_at: null })]);
+    expect(JSON.parse(keys.stdout)).toEqual([
+      expect.objectContaining({ account_id: acc.id, label: 'reporting', revoked_at: null }),
+    ]);
     expect(keys.stdout).not.toContain(key);
     expect(cli('accounts', 'keys', 'nope').status).toBe(2);
-    const policy = cli('accounts', 'policy', 'set', acc.id, '--ai-providers', 'openai-main', '--ai-tags', 'eu', '--support-priority', 'p1', '--json');
-    expect(JSON.parse(policy.stdout)).toMatchObject({ ai_allowed_providers: ['openai-main'], ai_required_tags: ['eu'], support_priority: 'p1' });
+    const policy = cli(
+      'accounts',
+      'policy',
+      'set',
+      acc.id,
+      '--ai-providers',
+      'openai-main',
+      '--ai-tags',
+      'eu',
+      '--support-priority',
+      'p1',
+      '--json',
+    );
+    expect(JSON.parse(policy.stdout)).toMatchObject({
+      ai_allowed_providers: ['openai-main'],
+      ai_required_tags: ['eu'],
+      support_priority: 'p1',
+    });
 
     const dir = await mkdtemp(join(tmpdir(), 'gh-cli-rel-'));
     await writeFile(join(dir, 'Gatehouse-2.0.0.AppImage'), 'release bytes');
-    const pub = cliIn(dir, 'releases', 'publish', '--product', 'mcp', '--channel', 'stable', '--version', '2.0.0', '--staging', '20', 'Gatehouse-2.0.0.AppImage', '--json');
+    const pub = cliIn(
+      dir,
+      'releases',
+      'publish',
+      '--product',
+      'mcp',
+      '--channel',
+      'stable',
+      '--version',
+      '2.0.0',
+      '--staging',
+      '20',
+      'Gatehouse-2.0.0.AppImage',
+      '--json',
+    );
     expect(pub.status).toBe(0);
-    expect(JSON.parse(pub.stdout)).toMatchObject({ version: '2.0.0', staging_percentage: 20, files: [{ name: 'Gatehouse-2.0.0.AppImage', platform: 'linux', arch: 'x64', size: 13 }] });
-    expect(await readFile(join(dataDir, 'releases/mcp/stable/2.0.0/Gatehouse-2.0.0.AppImage'), 'utf8')).toBe('release bytes');
-    expect(JSON.parse(cli('releases', 'list', '--json').stdout)).toContainEqual(expect.objectContaining({ product: 'mcp', channel: 'stable', version: '2.0.0', staging_percentage: 20 }));
+    expect(JSON.parse(pub.stdout)).toMatchObject({
+      version: '2.0.0',
+      staging_percentage: 20,
+      files: [{ name: 'Gatehouse-2.0.0.AppImage', platform: 'linux', arch: 'x64', size: 13 }],
+    });
+    expect(await readFile(join(dataDir, 'releases/mcp/stable/2.0.0/Gatehouse-2.0.0.AppImage'), 'utf8')).toBe(
+      'release bytes',
+    );
+    expect(JSON.parse(cli('releases', 'list', '--json').stdout)).toContainEqual(
+      expect.objectContaining({ product: 'mcp', channel: 'stable', version: '2.0.0', staging_percentage: 20 }),
+    );
     await rm(dir, { recursive: true, force: true });
   });
 
   it('says what the first start of the embedded database is doing before the wait', () => {
-    const lines = serveLog().trim().split('\n').map((l) => JSON.parse(l) as { msg: string });
+    const lines = serveLog()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { msg: string });
     const creating = lines.findIndex((l) => /creating the embedded database in .*pgdata/.test(l.msg));
     expect(creating).toBeGreaterThanOrEqual(0);
     expect(creating).toBeLessThan(lines.findIndex((l) => l.msg === 'gatehouse-cloud listening'));
   });
 
   it('operator output: sentences by default, the same data as JSON with --json', () => {
-    const add = cli('providers', 'add', 'words-main', '--kind', 'openai', '--base-url', 'http://127.0.0.1:9/v1', '--api-key-env', 'WORDS_KEY', '--models', 'm-1', '--tags', 'eu');
+    const add = cli(
+      'providers',
+      'add',
+      'words-main',
+      '--kind',
+      'openai',
+      '--base-url',
+      'http://127.0.0.1:9/v1',
+      '--api-key-env',
+      'WORDS_KEY',
+      '--models',
+      'm-1',
+      '--tags',
+      'eu',
+    );
     expect(add.status).toBe(0);
-    expect(add.stdout).toBe('Provider words-main added (openai, enabled): models m-1; tags eu. Its key is read from $WORDS_KEY when a call is made.\n');
-    const limit = cli('limits', 'set', '--scope', 'account', '--subject', 'acc_words', '--metric', 'reports', '--period', 'month', '--limit', '7');
+    expect(add.stdout).toBe(
+      'Provider words-main added (openai, enabled): models m-1; tags eu. Its key is read from $WORDS_KEY when a call is made.\n',
+    );
+    const limit = cli(
+      'limits',
+      'set',
+      '--scope',
+      'account',
+      '--subject',
+      'acc_words',
+      '--metric',
+      'reports',
+      '--period',
+      'month',
+      '--limit',
+      '7',
+    );
     expect(limit.stdout).toBe('Limit set: reports at most 7 a month for account acc_words.\n');
-    expect(cli('limits', 'set', '--scope', 'account', '--subject', 'acc_words', '--metric', 'reports', '--period', 'month', '--limit', 'none').stdout).toBe('The limit is removed.\n');
+    expect(
+      cli(
+        'limits',
+        'set',
+        '--scope',
+        'account',
+        '--subject',
+        'acc_words',
+        '--metric',
+        'reports',
+        '--period',
+        'month',
+        '--limit',
+        'none',
+      ).stdout,
+    ).toBe('The limit is removed.\n');
     const lic = JSON.parse(cli('licenses', 'create', '--plan', 'pro', '--json').stdout);
     const table = cli('licenses', 'list', '--account', lic.account_id);
     expect(table.stdout.split('\n')[0]).toMatch(/SITES_USED\s+SITES_ALLOWED\s+STAGING_USED\s+STAGING_ALLOWED/);
     expect(table.stdout.split('\n')[1]).toMatch(new RegExp(`${lic.id}.*\\bpro\\s+active\\s+0\\s+3\\s+0\\s+3\\b`));
-    expect(JSON.parse(cli('licenses', 'list', '--account', lic.account_id, '--json').stdout)).toEqual([expect.objectContaining({ site_limit: null, sites_allowed: 3, staging_allowed: 3 })]);
+    expect(JSON.parse(cli('licenses', 'list', '--account', lic.account_id, '--json').stdout)).toEqual([
+      expect.objectContaining({ site_limit: null, sites_allowed: 3, staging_allowed: 3 }),
+    ]);
     const acc = JSON.parse(cli('accounts', 'add', 'Words Inc', '--json').stdout);
     const human = [
       cli('accounts', 'add', 'Words Two'),
@@ -139,7 +260,9 @@ describe.skipIf(onPostgres)('gatehouse-cloud CLI', { timeout: 240_000 }, () => {
   it('a database that cannot be reached: one clear line and exit code 3, no stack', () => {
     const r = cli('licenses', 'list', '--database-url', 'postgres://ops:hunter2@127.0.0.1:1/gatehouse');
     expect(r.status).toBe(3);
-    expect(r.stderr).toBe('gatehouse-cloud: cannot use the database at postgres://ops@127.0.0.1:1/gatehouse: the connection was refused (is PostgreSQL running there, on that port?). Check --database-url or DATABASE_URL [gateway_unavailable]\n');
+    expect(r.stderr).toBe(
+      'gatehouse-cloud: cannot use the database at postgres://ops@127.0.0.1:1/gatehouse: the connection was refused (is PostgreSQL running there, on that port?). Check --database-url or DATABASE_URL [gateway_unavailable]\n',
+    );
     const j = cli('licenses', 'list', '--database-url', 'postgres://127.0.0.1:1/gatehouse', '--json');
     expect([j.status, JSON.parse(j.stderr).code]).toEqual([3, 'gateway_unavailable']);
   });

@@ -34,10 +34,24 @@ describe.skipIf(!onPostgres)('two instances on one PostgreSQL', () => {
     const lic = await a.op<{ license_key: string }>('licenses.create', { plan: 'pro' });
     expect((await site.post('license/activate', { license_key: lic.license_key })).status).toBe(200);
     const LIMIT = 300;
-    await b.op('limits.set', { scope: 'site', subject: site.creds.site_id, metric: 'mcp_actions', period: 'day', limit: LIMIT });
+    await b.op('limits.set', {
+      scope: 'site',
+      subject: site.creds.site_id,
+      metric: 'mcp_actions',
+      period: 'day',
+      limit: LIMIT,
+    });
 
     // 600 distinct events of 1 unit; every client sends its own share plus its neighbour's (replays), in batches of 25, through alternating instances.
-    const events = Array.from({ length: 600 }, () => ({ event_id: uuidv7(), event: 'mcp.tool.called', site_id: site.creds.site_id, product: 'mcp', feature: 'mcp.core', units: 1, timestamp: new Date().toISOString() }));
+    const events = Array.from({ length: 600 }, () => ({
+      event_id: uuidv7(),
+      event: 'mcp.tool.called',
+      site_id: site.creds.site_id,
+      product: 'mcp',
+      feature: 'mcp.core',
+      units: 1,
+      timestamp: new Date().toISOString(),
+    }));
     const share = (i: number) => events.slice(i * 75, (i + 1) * 75);
     const clients = Array.from({ length: 8 }, (_, i) => new SiteClient(i % 2 ? b.gateway : a.gateway, site.creds));
     const accepted = new Map<string, number>();
@@ -60,19 +74,31 @@ describe.skipIf(!onPostgres)('two instances on one PostgreSQL', () => {
 
     const db = new pg.Client({ connectionString: url });
     await db.connect();
-    const rows = (await db.query('SELECT count(*)::int AS n, sum(units)::int AS units FROM usage_events WHERE site_id = $1', [site.creds.site_id])).rows[0];
-    const counter = (await db.query(`SELECT used::int FROM usage_counters WHERE scope = 'site' AND subject = $1 AND metric = 'mcp_actions' AND period = 'day'`, [site.creds.site_id])).rows[0];
+    const rows = (
+      await db.query('SELECT count(*)::int AS n, sum(units)::int AS units FROM usage_events WHERE site_id = $1', [
+        site.creds.site_id,
+      ])
+    ).rows[0];
+    const counter = (
+      await db.query(
+        `SELECT used::int FROM usage_counters WHERE scope = 'site' AND subject = $1 AND metric = 'mcp_actions' AND period = 'day'`,
+        [site.creds.site_id],
+      )
+    ).rows[0];
     await db.end();
     expect(rows).toEqual({ n: LIMIT, units: LIMIT });
     expect(counter.used).toBe(LIMIT);
-    expect(new Set((await pgIds(url, site.creds.site_id)))).toEqual(new Set(accepted.keys()));
+    expect(new Set(await pgIds(url, site.creds.site_id))).toEqual(new Set(accepted.keys()));
 
     for (const h of [a, b]) {
       const c = new SiteClient(h.gateway, site.creds);
       const sum = await c.get('usage/summary', { query: 'period=day' });
       expect(sum.body.totals.mcp_actions).toBe(LIMIT);
       expect(sum.body.events).toBe(LIMIT);
-      const lim = (await c.get('usage/limits')).body.limits.find((l: { metric: string; period: string; scope: string }) => l.scope === 'site' && l.metric === 'mcp_actions' && l.period === 'day');
+      const lim = (await c.get('usage/limits')).body.limits.find(
+        (l: { metric: string; period: string; scope: string }) =>
+          l.scope === 'site' && l.metric === 'mcp_actions' && l.period === 'day',
+      );
       expect(lim).toMatchObject({ limit: LIMIT, used: LIMIT, remaining: 0 });
     }
   });
@@ -81,10 +107,28 @@ describe.skipIf(!onPostgres)('two instances on one PostgreSQL', () => {
     const site = await register(a.gateway);
     const lic = await a.op<{ license_key: string }>('licenses.create', { plan: 'pro' });
     expect((await site.post('license/activate', { license_key: lic.license_key })).status).toBe(200);
-    await a.op('providers.add', { id: 'fixture', kind: 'openai', base_url: provider.baseUrl, api_key_env: 'KEY_FIXTURE', models: ['small-1'] });
-    const req = { product: 'verto', feature: 'verto.translate', model: 'small-1', max_tokens: 30, messages: [{ role: 'user', content: 'Hello there' }] };
+    await a.op('providers.add', {
+      id: 'fixture',
+      kind: 'openai',
+      base_url: provider.baseUrl,
+      api_key_env: 'KEY_FIXTURE',
+      models: ['small-1'],
+    });
+    const req = {
+      product: 'verto',
+      feature: 'verto.translate',
+      model: 'small-1',
+      max_tokens: 30,
+      messages: [{ role: 'user', content: 'Hello there' }],
+    };
     const LIMIT = 4 * reservationFor(req as never);
-    await b.op('limits.set', { scope: 'site', subject: site.creds.site_id, metric: 'ai_tokens', period: 'month', limit: LIMIT });
+    await b.op('limits.set', {
+      scope: 'site',
+      subject: site.creds.site_id,
+      metric: 'ai_tokens',
+      period: 'month',
+      limit: LIMIT,
+    });
     provider.setDefault({ kind: 'slow', delay_ms: 200 });
     const clients = [site, new SiteClient(b.gateway, site.creds)];
     const results = await Promise.all(Array.from({ length: 12 }, (_, i) => clients[i % 2]!.post('ai/generate', req)));
@@ -93,8 +137,18 @@ describe.skipIf(!onPostgres)('two instances on one PostgreSQL', () => {
     expect(results.filter((r) => r.status === 429).length).toBe(12 - ok.length);
     const db = new pg.Client({ connectionString: url });
     await db.connect();
-    const counter = (await db.query(`SELECT used::int, reserved::int FROM usage_counters WHERE scope = 'site' AND subject = $1 AND metric = 'ai_tokens' AND period = 'month'`, [site.creds.site_id])).rows[0];
-    const events = (await db.query(`SELECT count(*)::int AS n, sum(tokens_input + tokens_output)::int AS tokens FROM usage_events WHERE site_id = $1 AND event = 'ai.generation.completed'`, [site.creds.site_id])).rows[0];
+    const counter = (
+      await db.query(
+        `SELECT used::int, reserved::int FROM usage_counters WHERE scope = 'site' AND subject = $1 AND metric = 'ai_tokens' AND period = 'month'`,
+        [site.creds.site_id],
+      )
+    ).rows[0];
+    const events = (
+      await db.query(
+        `SELECT count(*)::int AS n, sum(tokens_input + tokens_output)::int AS tokens FROM usage_events WHERE site_id = $1 AND event = 'ai.generation.completed'`,
+        [site.creds.site_id],
+      )
+    ).rows[0];
     await db.end();
     expect(counter.reserved).toBe(0);
     expect(counter.used).toBeLessThanOrEqual(LIMIT);

@@ -17,8 +17,21 @@ let ent: { id: string; key: string; license: string; sites: SiteClient[] };
 let other: { id: string; key: string; sites: SiteClient[] };
 
 const as = (key: string, path: string, o: { method?: string; body?: unknown } = {}) =>
-  rawRequest(`${h.gateway}/${path}`, o.method ?? 'GET', { Authorization: `Bearer ${key}` }, o.body === undefined ? undefined : JSON.stringify(o.body));
-const mcp = (s: SiteClient, units = 1) => ({ event_id: uuidv7(), event: 'mcp.tool.called', site_id: s.creds.site_id, product: 'mcp', feature: 'mcp.core', units, timestamp: new Date().toISOString() });
+  rawRequest(
+    `${h.gateway}/${path}`,
+    o.method ?? 'GET',
+    { Authorization: `Bearer ${key}` },
+    o.body === undefined ? undefined : JSON.stringify(o.body),
+  );
+const mcp = (s: SiteClient, units = 1) => ({
+  event_id: uuidv7(),
+  event: 'mcp.tool.called',
+  site_id: s.creds.site_id,
+  product: 'mcp',
+  feature: 'mcp.core',
+  units,
+  timestamp: new Date().toISOString(),
+});
 
 const account = (plan: string, n: number) => accountWithSites(h, plan, n);
 
@@ -41,7 +54,9 @@ describe('plan and support priority', () => {
     expect(refused.status).toBe(400);
     expect(refused.headers['gatehouse-support-priority']).toBe('p1');
     await h.op('accounts.policy.set', { account: ent.id, support_priority: 'p0' });
-    expect((await ent.sites[1]!.post('entitlements/check', { feature: 'mcp.core' })).headers['gatehouse-support-priority']).toBe('p0');
+    expect(
+      (await ent.sites[1]!.post('entitlements/check', { feature: 'mcp.core' })).headers['gatehouse-support-priority'],
+    ).toBe('p0');
     expect((await as(ent.key, 'enterprise/policy')).body.account.support_priority).toBe('p0');
     await h.op('accounts.policy.set', { account: ent.id, support_priority: null });
     expect((await ent.sites[1]!.get('sites/status')).headers['gatehouse-support-priority']).toBe('p1');
@@ -50,15 +65,23 @@ describe('plan and support priority', () => {
 
 describe('enterprise/policy', () => {
   it("switches a feature off for every site of the account at once, and only that account's", async () => {
-    const set = await as(ent.key, 'enterprise/policy', { method: 'POST', body: { features_off: ['verto.translate'], ai: { allowed_providers: ['primary-eu'], required_tags: ['eu'] } } });
+    const set = await as(ent.key, 'enterprise/policy', {
+      method: 'POST',
+      body: { features_off: ['verto.translate'], ai: { allowed_providers: ['primary-eu'], required_tags: ['eu'] } },
+    });
     expect(set.status).toBe(200);
-    expect(set.body.policy).toMatchObject({ features_off: ['verto.translate'], ai: { allowed_providers: ['primary-eu'], required_tags: ['eu'], fallback_order: [] } });
+    expect(set.body.policy).toMatchObject({
+      features_off: ['verto.translate'],
+      ai: { allowed_providers: ['primary-eu'], required_tags: ['eu'], fallback_order: [] },
+    });
     for (const s of ent.sites) {
       const r = await s.post('entitlements/check', { feature: 'verto.translate' });
       expect(r.status).toBe(403);
       expect(r.body.error).toMatchObject({ code: 'entitlement_required', required_plan: null, switched_off: true });
       const all = await s.get('entitlements');
-      expect(all.body.entitlements.find((e: { feature: string }) => e.feature === 'verto.translate').allowed).toBe(false);
+      expect(all.body.entitlements.find((e: { feature: string }) => e.feature === 'verto.translate').allowed).toBe(
+        false,
+      );
     }
     expect((await other.sites[0]!.post('entitlements/check', { feature: 'verto.translate' })).status).toBe(200);
     // The policy's other fields stay when one is changed.
@@ -68,8 +91,12 @@ describe('enterprise/policy', () => {
   });
 
   it('refuses unknown features, unknown fields and a plan without enterprise controls', async () => {
-    expect((await as(ent.key, 'enterprise/policy', { method: 'POST', body: { features_off: ['made.up'] } })).status).toBe(400);
-    expect((await as(ent.key, 'enterprise/policy', { method: 'POST', body: { support_priority: 'p0' } })).status).toBe(400);
+    expect(
+      (await as(ent.key, 'enterprise/policy', { method: 'POST', body: { features_off: ['made.up'] } })).status,
+    ).toBe(400);
+    expect((await as(ent.key, 'enterprise/policy', { method: 'POST', body: { support_priority: 'p0' } })).status).toBe(
+      400,
+    );
     const agency = await account('agency', 0);
     const r = await as(agency.key, 'enterprise/policy');
     expect(r.status).toBe(403);
@@ -79,30 +106,82 @@ describe('enterprise/policy', () => {
 
 describe('enterprise/limits', () => {
   it('limits a department across its sites; the tighter of two limits holds; never another account', async () => {
-    const r = await as(ent.key, 'enterprise/limits', { method: 'POST', body: { scope: 'department', subject: 'sales', metric: 'mcp_actions', period: 'day', limit: 5 } });
+    const r = await as(ent.key, 'enterprise/limits', {
+      method: 'POST',
+      body: { scope: 'department', subject: 'sales', metric: 'mcp_actions', period: 'day', limit: 5 },
+    });
     expect(r.status).toBe(200);
-    expect(r.body.policy.limits).toContainEqual({ scope: 'department', subject: `${ent.id}/sales`, metric: 'mcp_actions', period: 'day', limit: 5, set_by: 'account' });
+    expect(r.body.policy.limits).toContainEqual({
+      scope: 'department',
+      subject: `${ent.id}/sales`,
+      metric: 'mcp_actions',
+      period: 'day',
+      limit: 5,
+      set_by: 'account',
+    });
     expect((await ent.sites[0]!.post('usage/record', mcp(ent.sites[0]!, 3))).status).toBe(200);
     const over = await ent.sites[1]!.post('usage/record', mcp(ent.sites[1]!, 3));
     expect(over.status).toBe(429);
-    expect(over.body.error).toMatchObject({ code: 'quota_exceeded', scope: 'department', subject: `${ent.id}/sales`, limit: 5, used: 3 });
+    expect(over.body.error).toMatchObject({
+      code: 'quota_exceeded',
+      scope: 'department',
+      subject: `${ent.id}/sales`,
+      limit: 5,
+      used: 3,
+    });
     // The third site is not in sales.
     expect((await ent.sites[2]!.post('usage/record', mcp(ent.sites[2]!, 3))).status).toBe(200);
 
     // A vendor limit of 100 on a site, and the account's own 2: the account's holds.
     const s2 = ent.sites[2]!.creds.site_id;
     await h.op('limits.set', { scope: 'site', subject: s2, metric: 'mcp_actions', period: 'day', limit: 100 });
-    expect((await as(ent.key, 'enterprise/limits', { method: 'POST', body: { scope: 'site', subject: s2, metric: 'mcp_actions', period: 'day', limit: 4 } })).status).toBe(200);
+    expect(
+      (
+        await as(ent.key, 'enterprise/limits', {
+          method: 'POST',
+          body: { scope: 'site', subject: s2, metric: 'mcp_actions', period: 'day', limit: 4 },
+        })
+      ).status,
+    ).toBe(200);
     expect((await ent.sites[2]!.post('usage/record', mcp(ent.sites[2]!, 2))).status).toBe(429);
-    const limits = (await ent.sites[2]!.get('usage/limits')).body.limits.filter((l: { scope: string; metric: string; period: string }) => l.scope === 'site' && l.metric === 'mcp_actions' && l.period === 'day');
-    expect(limits.map((l: { source: string; limit: number }) => `${l.source}:${l.limit}`).sort()).toEqual(['account:4', 'operator:100']);
+    const limits = (await ent.sites[2]!.get('usage/limits')).body.limits.filter(
+      (l: { scope: string; metric: string; period: string }) =>
+        l.scope === 'site' && l.metric === 'mcp_actions' && l.period === 'day',
+    );
+    expect(limits.map((l: { source: string; limit: number }) => `${l.source}:${l.limit}`).sort()).toEqual([
+      'account:4',
+      'operator:100',
+    ]);
 
     // Another account's site, or a department name with a slash, is refused.
-    expect((await as(ent.key, 'enterprise/limits', { method: 'POST', body: { scope: 'site', subject: other.sites[0]!.creds.site_id, metric: 'mcp_actions', period: 'day', limit: 1 } })).status).toBe(404);
-    expect((await as(ent.key, 'enterprise/limits', { method: 'POST', body: { scope: 'project', subject: 'x/y', metric: 'mcp_actions', period: 'day', limit: 1 } })).status).toBe(400);
+    expect(
+      (
+        await as(ent.key, 'enterprise/limits', {
+          method: 'POST',
+          body: {
+            scope: 'site',
+            subject: other.sites[0]!.creds.site_id,
+            metric: 'mcp_actions',
+            period: 'day',
+            limit: 1,
+          },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await as(ent.key, 'enterprise/limits', {
+          method: 'POST',
+          body: { scope: 'project', subject: 'x/y', metric: 'mcp_actions', period: 'day', limit: 1 },
+        })
+      ).status,
+    ).toBe(400);
     expect((await other.sites[0]!.post('usage/record', mcp(other.sites[0]!, 50))).status).toBe(200);
     // Removing the account's limit leaves the vendor's.
-    await as(ent.key, 'enterprise/limits', { method: 'POST', body: { scope: 'site', subject: s2, metric: 'mcp_actions', period: 'day', limit: null } });
+    await as(ent.key, 'enterprise/limits', {
+      method: 'POST',
+      body: { scope: 'site', subject: s2, metric: 'mcp_actions', period: 'day', limit: null },
+    });
     expect((await ent.sites[2]!.post('usage/record', mcp(ent.sites[2]!, 2))).status).toBe(200);
   });
 });
@@ -115,19 +194,41 @@ describe('enterprise/logs', () => {
     const r = await as(ent.key, 'enterprise/logs');
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toMatch(/^application\/x-ndjson/);
-    const rows = (r.body as string).trim().split('\n').map((l) => JSON.parse(l));
+    const rows = (r.body as string)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows.length).toBeGreaterThan(5);
-    expect(Object.keys(rows[0])).toEqual(['at', 'request_id', 'site_id', 'auth', 'endpoint', 'method', 'status', 'code', 'ms']);
+    expect(Object.keys(rows[0])).toEqual([
+      'at',
+      'request_id',
+      'site_id',
+      'auth',
+      'endpoint',
+      'method',
+      'status',
+      'code',
+      'ms',
+    ]);
     const mine = new Set(ent.sites.map((s) => s.creds.site_id));
     for (const row of rows) expect(row.site_id === null || mine.has(row.site_id)).toBe(true);
-    expect(rows.some((x) => x.endpoint === 'entitlements/check' && x.status === 400 && x.code === 'invalid_request')).toBe(true);
+    expect(
+      rows.some((x) => x.endpoint === 'entitlements/check' && x.status === 400 && x.code === 'invalid_request'),
+    ).toBe(true);
     expect(rows.some((x) => x.endpoint === 'enterprise/policy' && x.auth === 'account')).toBe(true);
 
     const text = r.body as string;
-    for (const secret of [ent.key, ent.license, ent.sites[0]!.creds.secret, other.sites[0]!.creds.site_id]) expect(text).not.toContain(secret);
+    for (const secret of [ent.key, ent.license, ent.sites[0]!.creds.secret, other.sites[0]!.creds.site_id])
+      expect(text).not.toContain(secret);
 
-    const refused = await as(ent.key, `enterprise/logs?status=4xx&endpoint=entitlements/check&site=${ent.sites[0]!.creds.site_id}`);
-    const only = (refused.body as string).trim().split('\n').map((l) => JSON.parse(l));
+    const refused = await as(
+      ent.key,
+      `enterprise/logs?status=4xx&endpoint=entitlements/check&site=${ent.sites[0]!.creds.site_id}`,
+    );
+    const only = (refused.body as string)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(only.length).toBeGreaterThan(0);
     for (const x of only) {
       expect(x).toMatchObject({ endpoint: 'entitlements/check', site_id: ent.sites[0]!.creds.site_id });
@@ -149,8 +250,14 @@ describe('enterprise/logs', () => {
     expect((await as(ent.key, 'enterprise/logs?from=yesterday')).status).toBe(400);
     const future = encodeURIComponent(new Date(Date.now() + 86_400_000).toISOString());
     expect((await as(ent.key, `enterprise/logs?from=${future}`)).body).toBe('');
-    const window = await as(ent.key, `enterprise/logs?from=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}&to=${future}`);
-    const inWindow = (window.body as string).trim().split('\n').map((l) => JSON.parse(l));
+    const window = await as(
+      ent.key,
+      `enterprise/logs?from=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}&to=${future}`,
+    );
+    const inWindow = (window.body as string)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(inWindow.length).toBeGreaterThan(rows.length);
     expect(inWindow[0].request_id).toBe(rows[0].request_id);
     const past = encodeURIComponent(new Date(Date.now() - 86_400_000).toISOString());

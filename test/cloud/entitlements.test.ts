@@ -14,18 +14,24 @@ beforeAll(async () => {
   free = await register(h.gateway);
   pro = await register(h.gateway);
   const f = await h.op<{ license_key: string }>('licenses.create', { plan: 'free' });
-  const p = await h.op<{ license_key: string; account_id: string }>('licenses.create', { plan: 'pro', expires: '2099-12-31' });
+  const p = await h.op<{ license_key: string; account_id: string }>('licenses.create', {
+    plan: 'pro',
+    expires: '2099-12-31',
+  });
   proAccount = p.account_id;
   await free.post('license/activate', { license_key: f.license_key });
   await pro.post('license/activate', { license_key: p.license_key });
 }, 180_000);
 afterAll(() => h?.stop());
 
-describe('entitlements/check (the seed\'s shapes)', () => {
+describe("entitlements/check (the seed's shapes)", () => {
   it('answers {success: true, entitlement: {feature, allowed, plan, expires_at}}', async () => {
     const r = await pro.post('entitlements/check', { feature: 'verto.translate' });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ success: true, entitlement: { feature: 'verto.translate', allowed: true, plan: 'pro', expires_at: '2099-12-31T00:00:00.000Z' } });
+    expect(r.body).toEqual({
+      success: true,
+      entitlement: { feature: 'verto.translate', allowed: true, plan: 'pro', expires_at: '2099-12-31T00:00:00.000Z' },
+    });
     CheckAnswer.parse(r.body);
   });
 
@@ -65,7 +71,9 @@ describe('entitlements/check (the seed\'s shapes)', () => {
   });
 
   it('refuses an unknown or malformed feature with a clear 400', async () => {
-    expect((await pro.post('entitlements/check', { feature: 'no.such' })).body.error).toMatchObject({ code: 'invalid_request' });
+    expect((await pro.post('entitlements/check', { feature: 'no.such' })).body.error).toMatchObject({
+      code: 'invalid_request',
+    });
     expect((await pro.post('entitlements/check', { feature: '__proto__' })).status).toBe(400);
     expect((await pro.post('entitlements/check', { feature: 'x'.repeat(10_000) })).status).toBe(400);
     expect((await pro.post('entitlements/check', { feature: 'mcp.core', extra: 1 })).status).toBe(400);
@@ -80,7 +88,7 @@ describe('entitlements/check (the seed\'s shapes)', () => {
 });
 
 describe('entitlements, products, features', () => {
-  it('GET entitlements lists all of the site\'s, with a certificate holding the same list', async () => {
+  it("GET entitlements lists all of the site's, with a certificate holding the same list", async () => {
     const r = await pro.get('entitlements');
     const jwks = (await rawRequest(`${h.gateway}/keys`, 'GET', {})).body;
     const payload = verifyCertificate(r.body.certificate, jwks);
@@ -88,10 +96,15 @@ describe('entitlements, products, features', () => {
     expect(r.body.entitlements.length).toBeGreaterThan(10);
   });
 
-  it('GET features names each feature\'s product and required plan', async () => {
+  it("GET features names each feature's product and required plan", async () => {
     const r = await pro.get('features');
     expect(r.body.plan).toBe('pro');
-    expect(r.body.features).toContainEqual({ key: 'agency.sites', product: 'pro', title: 'Agency multi-site views', required_plan: 'agency' });
+    expect(r.body.features).toContainEqual({
+      key: 'agency.sites',
+      product: 'pro',
+      title: 'Agency multi-site views',
+      required_plan: 'agency',
+    });
   });
 
   it('refuses unknown query parameters', async () => {

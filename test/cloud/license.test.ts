@@ -6,7 +6,8 @@ import { startHarness, type Harness } from './helpers/cloud-harness.ts';
 
 let h: Harness;
 const jwks = async () => (await rawRequest(`${h.gateway}/keys`, 'GET', {})).body;
-const newLicense = (args: Record<string, unknown>) => h.op<{ id: string; license_key: string; account_id: string }>('licenses.create', args);
+const newLicense = (args: Record<string, unknown>) =>
+  h.op<{ id: string; license_key: string; account_id: string }>('licenses.create', args);
 
 /** How far the gateway's clock is moved (an NTP step back, or another instance whose clock is behind). */
 let skewMs = 0;
@@ -25,14 +26,25 @@ describe('licenses', () => {
     lic = await newLicense({ plan: 'pro', expires: '2099-01-01' });
     const r = await site.post('license/activate', { license_key: lic.license_key });
     expect(r.status).toBe(200);
-    expect(r.body.license).toMatchObject({ status: 'active', plan: 'pro', license_expires_at: '2099-01-01T00:00:00.000Z', sites_used: 1, site_limit: 3 });
+    expect(r.body.license).toMatchObject({
+      status: 'active',
+      plan: 'pro',
+      license_expires_at: '2099-01-01T00:00:00.000Z',
+      sites_used: 1,
+      site_limit: 3,
+    });
     expect(r.body.license.key_preview).toMatch(/^ghl_…/);
     expect(JSON.stringify(r.body)).not.toContain(lic.license_key);
     const payload = CertificatePayload.parse(verifyCertificate(r.body.certificate, await jwks()));
     expect(payload.site_id).toBe(site.creds.site_id);
     expect(payload.license).toMatchObject({ status: 'active', plan: 'pro', expires_at: '2099-01-01T00:00:00.000Z' });
     expect(payload.products).toEqual({ aeo: 'active', code: 'active', verto: 'active', mcp: 'active', pro: 'active' });
-    expect(payload.entitlements.find((e) => e.feature === 'verto.translate')).toEqual({ feature: 'verto.translate', allowed: true, plan: 'pro', expires_at: '2099-01-01T00:00:00.000Z' });
+    expect(payload.entitlements.find((e) => e.feature === 'verto.translate')).toEqual({
+      feature: 'verto.translate',
+      allowed: true,
+      plan: 'pro',
+      expires_at: '2099-01-01T00:00:00.000Z',
+    });
     expect(payload.entitlements.find((e) => e.feature === 'agency.sites')?.allowed).toBe(false);
     const certTtl = Date.parse(payload.cert_expires_at) - Date.parse(payload.issued_at);
     expect(certTtl).toBe(7 * 86_400_000);
@@ -94,7 +106,9 @@ describe('licenses', () => {
     await h.op('licenses.extend', { id: l.id, expires: '2020-01-01' });
     const exp = await s.get('license/status');
     expect(exp.body.license).toMatchObject({ status: 'expired', license_expires_at: '2020-01-01T00:00:00.000Z' });
-    expect(verifyCertificate(exp.body.certificate, await jwks()).entitlements.every((e: { allowed: boolean }) => !e.allowed)).toBe(true);
+    expect(
+      verifyCertificate(exp.body.certificate, await jwks()).entitlements.every((e: { allowed: boolean }) => !e.allowed),
+    ).toBe(true);
   });
 
   it('refresh: a fresh certificate while good; license_expired / license_invalid (with a signed refusal) when not', async () => {
@@ -121,12 +135,21 @@ describe('licenses', () => {
     // The app refuses a certificate older than the one it holds (a replay); one gateway behind another must not look like one.
     const s = await register(h.gateway);
     const l = await newLicense({ plan: 'pro' });
-    const first = CertificatePayload.parse(verifyCertificate((await s.post('license/activate', { license_key: l.license_key })).body.certificate, await jwks()));
+    const first = CertificatePayload.parse(
+      verifyCertificate(
+        (await s.post('license/activate', { license_key: l.license_key })).body.certificate,
+        await jwks(),
+      ),
+    );
     try {
       skewMs = -10_000;
-      const later = CertificatePayload.parse(verifyCertificate((await s.get('license/status')).body.certificate, await jwks()));
+      const later = CertificatePayload.parse(
+        verifyCertificate((await s.get('license/status')).body.certificate, await jwks()),
+      );
       expect(Date.parse(later.issued_at)).toBeGreaterThan(Date.parse(first.issued_at));
-      expect(Date.parse(later.cert_expires_at) - Date.parse(later.issued_at)).toBe(Date.parse(first.cert_expires_at) - Date.parse(first.issued_at));
+      expect(Date.parse(later.cert_expires_at) - Date.parse(later.issued_at)).toBe(
+        Date.parse(first.cert_expires_at) - Date.parse(first.issued_at),
+      );
     } finally {
       skewMs = 0;
     }

@@ -14,7 +14,19 @@ import { onPostgres, startHarness, type Harness } from './helpers/cloud-harness.
  */
 let h: Harness;
 let site: SiteClient;
-const ev = (s: SiteClient, o: Record<string, unknown> = {}) => ({ event_id: uuidv7(), event: 'report.generated', site_id: s.creds.site_id, product: 'aeo', feature: 'aeo.reports', model: '', units: 1, tokens_input: 0, tokens_output: 0, timestamp: new Date().toISOString(), ...o });
+const ev = (s: SiteClient, o: Record<string, unknown> = {}) => ({
+  event_id: uuidv7(),
+  event: 'report.generated',
+  site_id: s.creds.site_id,
+  product: 'aeo',
+  feature: 'aeo.reports',
+  model: '',
+  units: 1,
+  tokens_input: 0,
+  tokens_output: 0,
+  timestamp: new Date().toISOString(),
+  ...o,
+});
 
 /** The value of one series (name plus its exact label set), 0 when absent. */
 function series(text: string, name: string): number {
@@ -22,7 +34,8 @@ function series(text: string, name: string): number {
   return line ? Number(line.slice(name.length + 1)) : 0;
 }
 
-const scrape = async (headers: Record<string, string> = {}, base = h.svc.baseUrl) => rawRequest(`${base}/metrics`, 'GET', headers);
+const scrape = async (headers: Record<string, string> = {}, base = h.svc.baseUrl) =>
+  rawRequest(`${base}/metrics`, 'GET', headers);
 
 beforeAll(async () => {
   h = await startHarness();
@@ -37,7 +50,13 @@ describe('/metrics', () => {
     expect(first.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
     const before = String((await scrape()).body);
 
-    await h.op('limits.set', { scope: 'site', subject: site.creds.site_id, metric: 'reports', period: 'day', limit: 3 });
+    await h.op('limits.set', {
+      scope: 'site',
+      subject: site.creds.site_id,
+      metric: 'reports',
+      period: 'day',
+      limit: 3,
+    });
     expect((await site.post('usage/record', { events: [ev(site), ev(site)] })).status).toBe(200);
     const refused = await site.post('usage/record', ev(site, { units: 5 }));
     expect(refused.status).toBe(429);
@@ -50,10 +69,18 @@ describe('/metrics', () => {
     expect(series(after, quota) - series(before, quota)).toBe(1);
     const unmatched = 'gatehouse_cloud_http_requests_total{route="unmatched",method="GET",status="404"}';
     expect(series(after, unmatched) - series(before, unmatched)).toBe(1);
-    expect(series(after, 'gatehouse_cloud_http_request_duration_seconds_count{route="usage/record"}')).toBeGreaterThanOrEqual(2);
+    expect(
+      series(after, 'gatehouse_cloud_http_request_duration_seconds_count{route="usage/record"}'),
+    ).toBeGreaterThanOrEqual(2);
     expect(after).toMatch(/gatehouse_cloud_http_request_duration_seconds_bucket\{le="0\.005",route="usage\/record"\}/);
-    expect(series(after, 'gatehouse_cloud_usage_events_recorded_total') - series(before, 'gatehouse_cloud_usage_events_recorded_total')).toBe(2);
-    expect(series(after, 'gatehouse_cloud_quota_refusals_total{metric="reports"}') - series(before, 'gatehouse_cloud_quota_refusals_total{metric="reports"}')).toBe(1);
+    expect(
+      series(after, 'gatehouse_cloud_usage_events_recorded_total') -
+        series(before, 'gatehouse_cloud_usage_events_recorded_total'),
+    ).toBe(2);
+    expect(
+      series(after, 'gatehouse_cloud_quota_refusals_total{metric="reports"}') -
+        series(before, 'gatehouse_cloud_quota_refusals_total{metric="reports"}'),
+    ).toBe(1);
     expect(after).toContain('gatehouse_cloud_ai_holds_open 0');
     expect(after).toContain('# TYPE gatehouse_cloud_provider_calls_total counter');
     expect(after).toContain('# TYPE gatehouse_cloud_db_errors_total counter');
@@ -80,15 +107,31 @@ describe('/metrics', () => {
     const fx = await startOpenAiFixture();
     try {
       h.svc.ctx.ai.env.KEY_METRICS_FX = fx.key;
-      await h.op('providers.add', { id: 'metrics-fx', kind: 'openai', base_url: fx.baseUrl, api_key_env: 'KEY_METRICS_FX', models: ['m-1'] });
+      await h.op('providers.add', {
+        id: 'metrics-fx',
+        kind: 'openai',
+        base_url: fx.baseUrl,
+        api_key_env: 'KEY_METRICS_FX',
+        models: ['m-1'],
+      });
       const before = String((await scrape()).body);
       fx.script({ kind: 'server_error' });
-      const generate = () => site.post('ai/generate', { product: 'verto', feature: 'verto.translate', model: 'm-1', messages: [{ role: 'user', content: 'hi' }], max_tokens: 20 });
+      const generate = () =>
+        site.post('ai/generate', {
+          product: 'verto',
+          feature: 'verto.translate',
+          model: 'm-1',
+          messages: [{ role: 'user', content: 'hi' }],
+          max_tokens: 20,
+        });
       expect((await generate()).status).toBe(503);
       expect((await generate()).status).toBe(200);
       const after = String((await scrape()).body);
       const delta = (name: string) => series(after, name) - series(before, name);
-      expect([delta('gatehouse_cloud_provider_calls_total{provider="metrics-fx",outcome="error"}'), delta('gatehouse_cloud_provider_calls_total{provider="metrics-fx",outcome="ok"}')]).toEqual([1, 1]);
+      expect([
+        delta('gatehouse_cloud_provider_calls_total{provider="metrics-fx",outcome="error"}'),
+        delta('gatehouse_cloud_provider_calls_total{provider="metrics-fx",outcome="ok"}'),
+      ]).toEqual([1, 1]);
       expect(delta('gatehouse_cloud_usage_events_recorded_total')).toBe(1);
     } finally {
       await fx.close();
@@ -103,7 +146,10 @@ describe('/metrics', () => {
   });
 
   it('is refused (404, as a path that does not exist) through a proxy on this host', async () => {
-    for (const headers of [{ 'X-Forwarded-For': '203.0.113.9' }, { Forwarded: 'for=203.0.113.9' }] as Record<string, string>[]) {
+    for (const headers of [{ 'X-Forwarded-For': '203.0.113.9' }, { Forwarded: 'for=203.0.113.9' }] as Record<
+      string,
+      string
+    >[]) {
       const r = await scrape(headers);
       expect([r.status, r.body.error?.code]).toEqual([404, 'not_found']);
     }

@@ -14,7 +14,11 @@ afterAll(() => db?.close());
 
 describe('migrations', () => {
   it('split on statement ends but not inside dollar-quoted function bodies', () => {
-    expect(splitStatements('CREATE TABLE a (x int);\nCREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS $fn$\nBEGIN\n  RETURN 1;\nEND\n$fn$;\nSELECT 1;')).toEqual([
+    expect(
+      splitStatements(
+        'CREATE TABLE a (x int);\nCREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS $fn$\nBEGIN\n  RETURN 1;\nEND\n$fn$;\nSELECT 1;',
+      ),
+    ).toEqual([
       'CREATE TABLE a (x int)',
       'CREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS $fn$\nBEGIN\n  RETURN 1;\nEND\n$fn$',
       'SELECT 1',
@@ -30,7 +34,10 @@ describe('migrations', () => {
   });
 
   it('refuse a database newer than the code', async () => {
-    await expect(migrate(db, MIGRATIONS.slice(0, 1))).rejects.toMatchObject({ code: 'internal_error', message: expect.stringMatching(/newer gatehouse-cloud/) });
+    await expect(migrate(db, MIGRATIONS.slice(0, 1))).rejects.toMatchObject({
+      code: 'internal_error',
+      message: expect.stringMatching(/newer gatehouse-cloud/),
+    });
   });
 
   // Only on PostgreSQL: one PGlite connection serialises everything anyway, so off it this is reported as skipped.

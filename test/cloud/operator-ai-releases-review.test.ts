@@ -27,7 +27,12 @@ const lines: string[] = [];
 const account = (plan: string, n: number) => accountWithSites(h, plan, n);
 
 const as = (key: string, path: string, o: { method?: string; body?: unknown } = {}) =>
-  rawRequest(`${h.gateway}/${path}`, o.method ?? 'GET', { Authorization: `Bearer ${key}` }, o.body === undefined ? undefined : JSON.stringify(o.body));
+  rawRequest(
+    `${h.gateway}/${path}`,
+    o.method ?? 'GET',
+    { Authorization: `Bearer ${key}` },
+    o.body === undefined ? undefined : JSON.stringify(o.body),
+  );
 
 beforeAll(async () => {
   // Every log line the service writes, at every level, kept for the secret checks.
@@ -45,11 +50,18 @@ describe('agency/reports: at most MAX_ACTIVE_REPORTS at once per account', () =>
     const kick = runner.kick;
     runner.kick = () => {};
     try {
-      const answers = await Promise.all(Array.from({ length: 12 }, () => as(own.key, 'agency/reports', { method: 'POST', body: {} })));
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, () => as(own.key, 'agency/reports', { method: 'POST', body: {} })),
+      );
       const accepted = answers.filter((a) => a.status === 202).length;
-      expect(answers.every((a) => a.status === 202 || (a.status === 429 && a.body.error.code === 'rate_limited'))).toBe(true);
+      expect(answers.every((a) => a.status === 202 || (a.status === 429 && a.body.error.code === 'rate_limited'))).toBe(
+        true,
+      );
       expect(accepted).toBe(MAX_ACTIVE_REPORTS);
-      const n = await h.svc.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM cloud_tasks WHERE account_id = $1 AND status IN ('queued', 'running')`, [own.id]);
+      const n = await h.svc.ctx.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM cloud_tasks WHERE account_id = $1 AND status IN ('queued', 'running')`,
+        [own.id],
+      );
       expect(n.rows[0]!.n).toBe(MAX_ACTIVE_REPORTS);
     } finally {
       runner.kick = kick;
@@ -80,7 +92,10 @@ describe('download tokens stay out of the log', () => {
   it('not in the line of a failure inside the download route', async () => {
     const { url, token, channel } = await feedUrl('zzbroken');
     // A release row the code cannot read: the route fails with a bug, not a refusal.
-    await h.svc.ctx.db.query(`INSERT INTO releases (id, product, channel, version, manifest, signed, published_at, updated_at) VALUES ('rel_review', 'zzbroken', $1, '9.9.9', '{}', '{}', now(), now())`, [channel]);
+    await h.svc.ctx.db.query(
+      `INSERT INTO releases (id, product, channel, version, manifest, signed, published_at, updated_at) VALUES ('rel_review', 'zzbroken', $1, '9.9.9', '{}', '{}', now(), now())`,
+      [channel],
+    );
     const r = await rawRequest(`${url}latest-linux.yml`, 'GET', {});
     expect(r.status).toBe(500);
     expect(r.body.error.code).toBe('internal_error');
@@ -96,7 +111,11 @@ describe('download tokens stay out of the log', () => {
 describe('enterprise/limits: what one account key can make the service store', () => {
   it('is bounded: department names are free, the number of limits is not', async () => {
     const own = await account('enterprise', 0);
-    const set = (subject: string, limit: number | null) => as(own.key, 'enterprise/limits', { method: 'POST', body: { scope: 'department', subject, metric: 'mcp_actions', period: 'day', limit } });
+    const set = (subject: string, limit: number | null) =>
+      as(own.key, 'enterprise/limits', {
+        method: 'POST',
+        body: { scope: 'department', subject, metric: 'mcp_actions', period: 'day', limit },
+      });
     expect((await set('d0', 5)).status).toBe(200);
     // The rest up to the cap stored directly: thousands of requests would only make the test slow.
     await h.svc.ctx.db.query(
@@ -111,7 +130,10 @@ describe('enterprise/limits: what one account key can make the service store', (
     expect((await set('d0', 7)).status).toBe(200);
     expect((await set('d0', null)).status).toBe(200);
     expect((await set('one-more', 5)).status).toBe(200);
-    const n = await h.svc.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM usage_limits WHERE starts_with(subject, $1 || '/')`, [own.id]);
+    const n = await h.svc.ctx.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM usage_limits WHERE starts_with(subject, $1 || '/')`,
+      [own.id],
+    );
     expect(n.rows[0]!.n).toBe(MAX_ACCOUNT_LIMITS);
   });
 });
@@ -123,10 +145,28 @@ describe('AI holds: what every generation leaves behind', () => {
     const released = await reserve(h.svc.ctx, site, 'ai_tokens', 10);
     await release(h.svc.ctx, released.id);
     const settled = await reserve(h.svc.ctx, site, 'ai_tokens', 10);
-    const event = { event_id: uuidv7(), event: 'ai.generation.completed', site_id: site.id, product: 'pro' as const, feature: 'ai.generate', model: 'm', units: 1, tokens_input: 3, tokens_output: 2, timestamp: new Date().toISOString() };
+    const event = {
+      event_id: uuidv7(),
+      event: 'ai.generation.completed',
+      site_id: site.id,
+      product: 'pro' as const,
+      feature: 'ai.generate',
+      model: 'm',
+      units: 1,
+      tokens_input: 3,
+      tokens_output: 2,
+      timestamp: new Date().toISOString(),
+    };
     expect(await settle(h.svc.ctx, site, settled, event)).toBe(true);
     const running = await reserve(h.svc.ctx, site, 'ai_tokens', 10, 3 * 86_400_000);
-    const rows = async () => (await h.svc.ctx.db.query<{ id: string }>('SELECT id FROM usage_reservations WHERE site_id = $1 ORDER BY id', [site.id])).rows.map((r) => r.id).sort();
+    const rows = async () =>
+      (
+        await h.svc.ctx.db.query<{ id: string }>('SELECT id FROM usage_reservations WHERE site_id = $1 ORDER BY id', [
+          site.id,
+        ])
+      ).rows
+        .map((r) => r.id)
+        .sort();
 
     // The housekeeping sweep an hour later keeps them; two days later only the running hold is left.
     await sweepReservations({ db: h.svc.ctx.db, now: () => new Date(Date.now() + 3_600_000) });
@@ -134,7 +174,10 @@ describe('AI holds: what every generation leaves behind', () => {
     await sweepReservations({ db: h.svc.ctx.db, now: () => new Date(Date.now() + 2 * 86_400_000) });
     expect(await rows()).toEqual([running.id]);
     // The settled usage stays counted: only the hold's bookkeeping went.
-    const used = await h.svc.ctx.db.query<{ used: number }>(`SELECT used::int FROM usage_counters WHERE scope = 'site' AND subject = $1 AND metric = 'ai_tokens' AND period = 'month'`, [site.id]);
+    const used = await h.svc.ctx.db.query<{ used: number }>(
+      `SELECT used::int FROM usage_counters WHERE scope = 'site' AND subject = $1 AND metric = 'ai_tokens' AND period = 'month'`,
+      [site.id],
+    );
     expect(used.rows[0]!.used).toBe(5);
   });
 });
@@ -175,12 +218,24 @@ describe('updates/verify without a manifest', () => {
       await publish('beta', beta);
       await publish('stable', stable);
       for (const bytes of [beta, stable]) {
-        const r = await own.sites[0]!.post('updates/verify', { product: 'zzverify', version: '7.0.0', name, sha512: createHash('sha512').update(bytes).digest('base64'), size: bytes.length });
+        const r = await own.sites[0]!.post('updates/verify', {
+          product: 'zzverify',
+          version: '7.0.0',
+          name,
+          sha512: createHash('sha512').update(bytes).digest('base64'),
+          size: bytes.length,
+        });
         expect(r.status).toBe(200);
         expect(r.body).toMatchObject({ valid: true, reason: null });
       }
       const forged = Buffer.alloc(400, 3);
-      const bad = await own.sites[0]!.post('updates/verify', { product: 'zzverify', version: '7.0.0', name, sha512: createHash('sha512').update(forged).digest('base64'), size: forged.length });
+      const bad = await own.sites[0]!.post('updates/verify', {
+        product: 'zzverify',
+        version: '7.0.0',
+        name,
+        sha512: createHash('sha512').update(forged).digest('base64'),
+        size: forged.length,
+      });
       expect(bad.body).toMatchObject({ valid: false });
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -206,11 +261,16 @@ describe('the request log between accounts', () => {
       const r = await rawRequest(`${small.gateway}/enterprise/logs`, 'GET', { Authorization: `Bearer ${quiet.key}` });
       const text = typeof r.body === 'string' ? r.body : JSON.stringify(r.body);
       expect(text).toContain('"request_id":"quiet-1"');
-      const n = await small.svc.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM request_log WHERE account_id = $1', [busy.id]);
+      const n = await small.svc.ctx.db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM request_log WHERE account_id = $1',
+        [busy.id],
+      );
       expect(n.rows[0]!.n).toBe(10);
       // The table's own cap counts rows (the ids have holes now), keeping the newest.
       expect(await pruneLog(small.svc.ctx.db, new Date(0), 4)).toBe(7);
-      const left = await small.svc.ctx.db.query<{ account_id: string }>('SELECT account_id FROM request_log ORDER BY id');
+      const left = await small.svc.ctx.db.query<{ account_id: string }>(
+        'SELECT account_id FROM request_log ORDER BY id',
+      );
       expect(left.rows.map((x) => x.account_id)).toEqual([busy.id, busy.id, busy.id, busy.id]);
     } finally {
       await small.stop();

@@ -16,7 +16,8 @@ afterAll(() => h?.stop());
 
 describe.skipIf(onPostgres)('the embedded database', () => {
   it('runs with 8 MB of shared buffers and durability as PGlite sets it', async () => {
-    const show = async (name: string) => (await h.svc.ctx.db.query<Record<string, string>>(`SHOW ${name}`)).rows[0]![name];
+    const show = async (name: string) =>
+      (await h.svc.ctx.db.query<Record<string, string>>(`SHOW ${name}`)).rows[0]![name];
     expect(await show('shared_buffers')).toBe('8MB');
     expect(await show('max_connections')).toBe('10');
     expect(await show('synchronous_commit')).toBe('on');

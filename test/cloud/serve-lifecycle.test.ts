@@ -25,7 +25,17 @@ let provider: FixtureProvider;
 let gw: ServeProcess;
 let site: SiteClient;
 
-const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args, '--json'], { env: { ...process.env, GATEHOUSE_CLOUD_DATA_DIR: dataDir, GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY, DATABASE_URL: '' }, encoding: 'utf8', timeout: 120_000 });
+const cli = (...args: string[]) =>
+  spawnSync(process.execPath, [BIN, ...args, '--json'], {
+    env: {
+      ...process.env,
+      GATEHOUSE_CLOUD_DATA_DIR: dataDir,
+      GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY,
+      DATABASE_URL: '',
+    },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
 
 // The embedded database's own lifecycle: not repeated in the PostgreSQL pass (db-fault.test.ts covers PostgreSQL).
 describe.skipIf(onPostgres)('gatehouse-cloud serve: probes and a graceful stop', { timeout: 180_000 }, () => {
@@ -33,7 +43,21 @@ describe.skipIf(onPostgres)('gatehouse-cloud serve: probes and a graceful stop',
     provider = await startOpenAiFixture();
     dataDir = await mkdtemp(join(tmpdir(), 'gh-cloud-life-'));
     gw = await spawnServe(dataDir, ['--drain-seconds', '1'], { KEY_FIXTURE: provider.key });
-    expect(cli('providers', 'add', 'fixture', '--kind', 'openai', '--base-url', provider.baseUrl, '--api-key-env', 'KEY_FIXTURE', '--models', 'small-1').status).toBe(0);
+    expect(
+      cli(
+        'providers',
+        'add',
+        'fixture',
+        '--kind',
+        'openai',
+        '--base-url',
+        provider.baseUrl,
+        '--api-key-env',
+        'KEY_FIXTURE',
+        '--models',
+        'small-1',
+      ).status,
+    ).toBe(0);
     const lic = JSON.parse(cli('licenses', 'create', '--plan', 'pro').stdout);
     site = await register(gw.gateway);
     expect((await site.post('license/activate', { license_key: lic.license_key })).status).toBe(200);
@@ -54,9 +78,22 @@ describe.skipIf(onPostgres)('gatehouse-cloud serve: probes and a graceful stop',
   it('on SIGTERM releases the hold of a generation still in flight and exits 0', async () => {
     provider.script({ kind: 'hang' });
     const url = `${gw.gateway}/ai/generate`;
-    const body = JSON.stringify({ product: 'verto', feature: 'verto.translate', model: 'small-1', messages: [{ role: 'user', content: 'hello' }], max_tokens: 40 });
+    const body = JSON.stringify({
+      product: 'verto',
+      feature: 'verto.translate',
+      model: 'small-1',
+      messages: [{ role: 'user', content: 'hello' }],
+      max_tokens: 40,
+    });
     const answered = new Promise<string>((resolve) => {
-      const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', ...signHeaders(site.creds, { method: 'POST', url, body }) } }, (res) => resolve(String(res.statusCode)));
+      const req = httpRequest(
+        url,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...signHeaders(site.creds, { method: 'POST', url, body }) },
+        },
+        (res) => resolve(String(res.statusCode)),
+      );
       req.on('error', (e) => resolve(e.message));
       req.end(body);
     });
@@ -70,9 +107,15 @@ describe.skipIf(onPostgres)('gatehouse-cloud serve: probes and a graceful stop',
 
     const db = await openPglite(join(dataDir, PGDATA_DIR));
     try {
-      const holds = (await db.query<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM usage_reservations GROUP BY status`)).rows;
+      const holds = (
+        await db.query<{ status: string; n: number }>(
+          `SELECT status, count(*)::int AS n FROM usage_reservations GROUP BY status`,
+        )
+      ).rows;
       expect(holds).toEqual([{ status: 'released', n: 1 }]);
-      const reserved = (await db.query<{ r: number }>(`SELECT COALESCE(sum(reserved), 0)::int AS r FROM usage_counters`)).rows[0]!.r;
+      const reserved = (
+        await db.query<{ r: number }>(`SELECT COALESCE(sum(reserved), 0)::int AS r FROM usage_counters`)
+      ).rows[0]!.r;
       expect(reserved).toBe(0);
     } finally {
       await db.close();

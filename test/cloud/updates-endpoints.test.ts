@@ -22,7 +22,11 @@ let dir: string;
 let site: SiteClient;
 let licenseId: string;
 const bytes = (seed: number, n: number) => Buffer.from(Array.from({ length: n }, (_, i) => (i * seed + 7) & 0xff));
-const FILES: Record<string, Buffer> = { 'Gatehouse-1.4.0.AppImage': bytes(3, 50_000), 'Gatehouse-1.4.0-mac.zip': bytes(5, 30_000), 'Gatehouse-Setup-1.4.0.exe': bytes(11, 20_000) };
+const FILES: Record<string, Buffer> = {
+  'Gatehouse-1.4.0.AppImage': bytes(3, 50_000),
+  'Gatehouse-1.4.0-mac.zip': bytes(5, 30_000),
+  'Gatehouse-Setup-1.4.0.exe': bytes(11, 20_000),
+};
 const sha512 = (b: Buffer) => createHash('sha512').update(b).digest('base64');
 
 beforeAll(async () => {
@@ -30,8 +34,19 @@ beforeAll(async () => {
   h = await startHarness({ releasesDir: join(dir, 'store') });
   for (const [n, b] of Object.entries(FILES)) await writeFile(join(dir, n), b);
   await writeFile(join(dir, 'Gatehouse-1.3.0.AppImage'), bytes(2, 1000));
-  await h.op('releases.publish', { product: 'mcp', channel: 'stable', version: '1.3.0', files: [join(dir, 'Gatehouse-1.3.0.AppImage')] });
-  await h.op('releases.publish', { product: 'mcp', channel: 'stable', version: '1.4.0', notes: 'Faster approvals.', files: Object.keys(FILES).map((n) => join(dir, n)) });
+  await h.op('releases.publish', {
+    product: 'mcp',
+    channel: 'stable',
+    version: '1.3.0',
+    files: [join(dir, 'Gatehouse-1.3.0.AppImage')],
+  });
+  await h.op('releases.publish', {
+    product: 'mcp',
+    channel: 'stable',
+    version: '1.4.0',
+    notes: 'Faster approvals.',
+    files: Object.keys(FILES).map((n) => join(dir, n)),
+  });
   site = await register(h.gateway);
   const lic = await h.op<{ license_key: string; id: string }>('licenses.create', { plan: 'pro' });
   licenseId = lic.id;
@@ -48,12 +63,30 @@ describe('updates/check', () => {
   it('offers the newest release of the channel with its signed manifest and a feed URL', async () => {
     const r = await site.get('updates/check', { query: 'product=mcp&version=1.0.0&platform=linux&arch=x64' });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ success: true, product: 'mcp', channel: 'stable', eligible: true, update_available: true, latest: { version: '1.4.0', staging_percentage: 100, in_rollout: true, notes: 'Faster approvals.' } });
+    expect(r.body).toMatchObject({
+      success: true,
+      product: 'mcp',
+      channel: 'stable',
+      eligible: true,
+      update_available: true,
+      latest: { version: '1.4.0', staging_percentage: 100, in_rollout: true, notes: 'Faster approvals.' },
+    });
     // The app's client reads it with the contract's schema (main/contract/cloud/ai-updates-answers.ts).
     expect(UpdatesCheckAnswer.safeParse(r.body).success).toBe(true);
     const m = verifyCertificate(r.body.manifest, await jwks());
-    expect(m).toMatchObject({ type: 'gatehouse.release-manifest', product: 'mcp', channel: 'stable', version: '1.4.0' });
-    expect(m.files.find((f: { name: string }) => f.name === 'Gatehouse-1.4.0.AppImage')).toEqual({ name: 'Gatehouse-1.4.0.AppImage', platform: 'linux', arch: 'x64', size: 50_000, sha512: sha512(FILES['Gatehouse-1.4.0.AppImage']!) });
+    expect(m).toMatchObject({
+      type: 'gatehouse.release-manifest',
+      product: 'mcp',
+      channel: 'stable',
+      version: '1.4.0',
+    });
+    expect(m.files.find((f: { name: string }) => f.name === 'Gatehouse-1.4.0.AppImage')).toEqual({
+      name: 'Gatehouse-1.4.0.AppImage',
+      platform: 'linux',
+      arch: 'x64',
+      size: 50_000,
+      sha512: sha512(FILES['Gatehouse-1.4.0.AppImage']!),
+    });
     expect(r.body.feed_url).toMatch(/\/gateway\/v1\/updates\/files\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\/$/);
     const same = await site.get('updates/check', { query: 'product=mcp&version=1.4.0' });
     expect(same.body.update_available).toBe(false);
@@ -62,7 +95,11 @@ describe('updates/check', () => {
   it('refuses a channel that is not in the plan, and bad queries', async () => {
     const r = await site.get('updates/check', { query: 'product=mcp&version=1.0.0&channel=nightly' });
     expect(r.status).toBe(403);
-    expect(r.body.error).toMatchObject({ code: 'update_not_allowed', reason: 'channel_not_in_plan', channels: ['stable', 'beta'] });
+    expect(r.body.error).toMatchObject({
+      code: 'update_not_allowed',
+      reason: 'channel_not_in_plan',
+      channels: ['stable', 'beta'],
+    });
     expect((await site.get('updates/check', { query: 'version=v1' })).status).toBe(400);
     expect((await site.get('updates/check', { query: 'version=1.0.0&extra=1' })).status).toBe(400);
   });
@@ -104,24 +141,49 @@ describe('updates/package and the files', () => {
 describe('updates/verify', () => {
   it('accepts the published bytes and refuses a tampered file', async () => {
     const good = FILES['Gatehouse-1.4.0.AppImage']!;
-    const ok = await site.post('updates/verify', { product: 'mcp', version: '1.4.0', name: 'Gatehouse-1.4.0.AppImage', sha512: sha512(good), size: good.length });
+    const ok = await site.post('updates/verify', {
+      product: 'mcp',
+      version: '1.4.0',
+      name: 'Gatehouse-1.4.0.AppImage',
+      sha512: sha512(good),
+      size: good.length,
+    });
     expect(ok.body).toMatchObject({ success: true, valid: true, reason: null });
     expect(UpdatesVerifyAnswer.safeParse(ok.body).success).toBe(true);
     const bad = Buffer.from(good);
     bad[100] = bad[100]! ^ 1;
-    const tampered = await site.post('updates/verify', { product: 'mcp', version: '1.4.0', name: 'Gatehouse-1.4.0.AppImage', sha512: sha512(bad), size: bad.length });
-    expect(tampered.body).toMatchObject({ success: true, valid: false, reason: expect.stringMatching(/does not match the sha512/) });
+    const tampered = await site.post('updates/verify', {
+      product: 'mcp',
+      version: '1.4.0',
+      name: 'Gatehouse-1.4.0.AppImage',
+      sha512: sha512(bad),
+      size: bad.length,
+    });
+    expect(tampered.body).toMatchObject({
+      success: true,
+      valid: false,
+      reason: expect.stringMatching(/does not match the sha512/),
+    });
   });
 
   it('checks a manifest it is given: its signature first', async () => {
     const { manifest } = (await site.get('updates/check', { query: 'product=mcp&version=1.0.0' })).body;
     const good = FILES['Gatehouse-1.4.0-mac.zip']!;
-    const body = { product: 'mcp', version: '1.4.0', name: 'Gatehouse-1.4.0-mac.zip', sha512: sha512(good), size: good.length };
+    const body = {
+      product: 'mcp',
+      version: '1.4.0',
+      name: 'Gatehouse-1.4.0-mac.zip',
+      sha512: sha512(good),
+      size: good.length,
+    };
     expect((await site.post('updates/verify', { ...body, manifest })).body.valid).toBe(true);
     const payload = JSON.parse(Buffer.from(manifest.payload, 'base64url').toString());
     payload.files[1].sha512 = sha512(Buffer.from('evil'));
     const forged = { ...manifest, payload: Buffer.from(JSON.stringify(payload)).toString('base64url') };
-    expect((await site.post('updates/verify', { ...body, manifest: forged })).body).toMatchObject({ valid: false, reason: expect.stringMatching(/does not verify/) });
+    expect((await site.post('updates/verify', { ...body, manifest: forged })).body).toMatchObject({
+      valid: false,
+      reason: expect.stringMatching(/does not verify/),
+    });
   });
 });
 
@@ -134,22 +196,34 @@ describe('the electron-updater feed', () => {
     expect(yml.headers.get('content-type')).toMatch(/yaml/);
     const info = parseUpdateInfo(await yml.text(), 'latest-linux.yml', new URL('latest-linux.yml', feed_url));
     expect(info).toMatchObject({ version: '1.4.0', stagingPercentage: 100, releaseNotes: 'Faster approvals.' });
-    expect(resolveFiles(info, new URL(feed_url)).map((f) => f.url.href)).toEqual([`${feed_url}Gatehouse-1.4.0.AppImage`]);
-    const mac = parseUpdateInfo(await (await fetch(`${feed_url}latest-mac.yml`)).text(), 'latest-mac.yml', new URL(feed_url));
+    expect(resolveFiles(info, new URL(feed_url)).map((f) => f.url.href)).toEqual([
+      `${feed_url}Gatehouse-1.4.0.AppImage`,
+    ]);
+    const mac = parseUpdateInfo(
+      await (await fetch(`${feed_url}latest-mac.yml`)).text(),
+      'latest-mac.yml',
+      new URL(feed_url),
+    );
     expect(mac.files.map((f) => f.url)).toEqual(['Gatehouse-1.4.0-mac.zip']);
 
     const result = await (await updater(feed_url)).checkForUpdates();
     expect(result?.isUpdateAvailable).toBe(true);
     const file = result!.updateInfo.files[0]!;
     const dest = join(dir, 'downloaded.AppImage');
-    await new NodeExecutor().download(new URL(file.url, feed_url), dest, { sha512: file.sha512, cancellationToken: new CancellationToken() });
+    await new NodeExecutor().download(new URL(file.url, feed_url), dest, {
+      sha512: file.sha512,
+      cancellationToken: new CancellationToken(),
+    });
     expect((await readFile(dest)).equals(FILES['Gatehouse-1.4.0.AppImage']!)).toBe(true);
   });
 
   it('follows a staged rollout: a narrower percentage holds the release back from sites outside it', async () => {
     await h.op('releases.stage', { product: 'mcp', channel: 'stable', version: '1.4.0', percentage: 0 });
     const r = (await site.get('updates/check', { query: 'product=mcp&version=1.0.0' })).body;
-    expect(r).toMatchObject({ update_available: false, latest: { version: '1.4.0', staging_percentage: 0, in_rollout: false } });
+    expect(r).toMatchObject({
+      update_available: false,
+      latest: { version: '1.4.0', staging_percentage: 0, in_rollout: false },
+    });
     const yml = await (await fetch(`${r.feed_url}latest-linux.yml`)).text();
     expect(parseUpdateInfo(yml, 'latest-linux.yml', new URL(r.feed_url)).stagingPercentage).toBe(0);
     expect(verifyCertificate(r.manifest, await jwks()).staging_percentage).toBe(0);
@@ -158,10 +232,19 @@ describe('the electron-updater feed', () => {
 
   it('a published version never changes its bytes', async () => {
     await writeFile(join(dir, 'Gatehouse-1.4.0.AppImage'), bytes(99, 50_000));
-    await expect(h.op('releases.publish', { product: 'mcp', channel: 'stable', version: '1.4.0', files: Object.keys(FILES).map((n) => join(dir, n)) })).rejects.toMatchObject({ code: 'conflict' });
+    await expect(
+      h.op('releases.publish', {
+        product: 'mcp',
+        channel: 'stable',
+        version: '1.4.0',
+        files: Object.keys(FILES).map((n) => join(dir, n)),
+      }),
+    ).rejects.toMatchObject({ code: 'conflict' });
     await writeFile(join(dir, 'Gatehouse-1.4.0.AppImage'), FILES['Gatehouse-1.4.0.AppImage']!);
     const p = await site.get('updates/package', { query: 'product=mcp&version=1.0.0&platform=linux' });
-    expect(sha512(Buffer.from(await (await fetch(p.body.files[0].url)).arrayBuffer()))).toBe(sha512(FILES['Gatehouse-1.4.0.AppImage']!));
+    expect(sha512(Buffer.from(await (await fetch(p.body.files[0].url)).arrayBuffer()))).toBe(
+      sha512(FILES['Gatehouse-1.4.0.AppImage']!),
+    );
   });
 
   it('signs every release again when the gateway key rotates', async () => {

@@ -10,7 +10,17 @@ import { startHarness, type Harness } from './helpers/cloud-harness.ts';
  */
 let h: Harness;
 let site: SiteClient;
-type Ev = { event_id: string; event: string; site_id: string; product: string; feature: string; units: number; tokens_input: number; tokens_output: number; timestamp: string };
+type Ev = {
+  event_id: string;
+  event: string;
+  site_id: string;
+  product: string;
+  feature: string;
+  units: number;
+  tokens_input: number;
+  tokens_output: number;
+  timestamp: string;
+};
 const events: Ev[] = [];
 const HOUR = 3_600_000;
 const now = Date.now();
@@ -45,24 +55,43 @@ afterAll(async () => h?.stop());
 
 /** What history must answer, computed from the events themselves. */
 function expected(period: 'day' | 'month', from?: number, to?: number) {
-  const buckets = new Map<string, { period_start: string; metric: string; product: string; feature: string; amount: number; events: number }>();
+  const buckets = new Map<
+    string,
+    { period_start: string; metric: string; product: string; feature: string; amount: number; events: number }
+  >();
   for (const e of events) {
     const t = Date.parse(e.timestamp);
     if ((from !== undefined && t < from) || (to !== undefined && t >= to)) continue;
     const d = new Date(t);
     const start = period === 'day' ? dayStart(t) : Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
     const metric = e.event.startsWith('mcp.') ? 'mcp_actions' : 'translation_characters';
-    for (const [m, amount] of [[metric, e.units], ['ai_tokens', e.tokens_input + e.tokens_output]] as const) {
+    for (const [m, amount] of [
+      [metric, e.units],
+      ['ai_tokens', e.tokens_input + e.tokens_output],
+    ] as const) {
       if (amount <= 0) continue;
       const key = `${start}|${m}|${e.product}|${e.feature}`;
-      const b = buckets.get(key) ?? { period_start: new Date(start).toISOString(), metric: m, product: e.product, feature: e.feature, amount: 0, events: 0 };
+      const b = buckets.get(key) ?? {
+        period_start: new Date(start).toISOString(),
+        metric: m,
+        product: e.product,
+        feature: e.feature,
+        amount: 0,
+        events: 0,
+      };
       b.amount += amount;
       b.events += 1;
       buckets.set(key, b);
     }
   }
   const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
-  return [...buckets.values()].sort((x, y) => cmp(y.period_start, x.period_start) || cmp(x.metric, y.metric) || cmp(x.product, y.product) || cmp(x.feature, y.feature));
+  return [...buckets.values()].sort(
+    (x, y) =>
+      cmp(y.period_start, x.period_start) ||
+      cmp(x.metric, y.metric) ||
+      cmp(x.product, y.product) ||
+      cmp(x.feature, y.feature),
+  );
 }
 
 describe('usage reads from the rollups', () => {
@@ -77,7 +106,12 @@ describe('usage reads from the rollups', () => {
     ];
     for (const period of ['day', 'month'] as const) {
       for (const [from, to] of cuts) {
-        const q = [`period=${period}`, 'limit=500', ...(from !== undefined ? [`from=${new Date(from).toISOString()}`] : []), ...(to !== undefined ? [`to=${new Date(to).toISOString()}`] : [])].join('&');
+        const q = [
+          `period=${period}`,
+          'limit=500',
+          ...(from !== undefined ? [`from=${new Date(from).toISOString()}`] : []),
+          ...(to !== undefined ? [`to=${new Date(to).toISOString()}`] : []),
+        ].join('&');
         const r = await site.get('usage/history', { query: q });
         expect(r.status).toBe(200);
         expect(r.body.items, q).toEqual(expected(period, from, to));

@@ -7,7 +7,19 @@ import { startHarness, type Harness } from './helpers/cloud-harness.ts';
 let h: Harness;
 let site: SiteClient;
 
-const ev = (s: SiteClient, o: Record<string, unknown> = {}) => ({ event_id: uuidv7(), event: 'mcp.tool.called', site_id: s.creds.site_id, product: 'mcp', feature: 'mcp.core', model: '', units: 1, tokens_input: 0, tokens_output: 0, timestamp: new Date().toISOString(), ...o });
+const ev = (s: SiteClient, o: Record<string, unknown> = {}) => ({
+  event_id: uuidv7(),
+  event: 'mcp.tool.called',
+  site_id: s.creds.site_id,
+  product: 'mcp',
+  feature: 'mcp.core',
+  model: '',
+  units: 1,
+  tokens_input: 0,
+  tokens_output: 0,
+  timestamp: new Date().toISOString(),
+  ...o,
+});
 
 async function licensed(plan = 'pro'): Promise<SiteClient> {
   const s = await register(h.gateway);
@@ -24,10 +36,24 @@ afterAll(() => h?.stop());
 
 describe('usage/record', () => {
   it('records one event; a retry with the same event_id is a duplicate', async () => {
-    const e = ev(site, { event: 'ai.generation.completed', product: 'verto', feature: 'verto.translate', model: 'm1', units: 0, tokens_input: 10, tokens_output: 5 });
+    const e = ev(site, {
+      event: 'ai.generation.completed',
+      product: 'verto',
+      feature: 'verto.translate',
+      model: 'm1',
+      units: 0,
+      tokens_input: 10,
+      tokens_output: 5,
+    });
     const r = await site.post('usage/record', e);
     expect(r.status).toBe(200);
-    expect(UsageRecordAnswer.parse(r.body)).toEqual({ success: true, results: [{ event_id: e.event_id, status: 'accepted' }], accepted: 1, duplicate: 0, rejected: 0 });
+    expect(UsageRecordAnswer.parse(r.body)).toEqual({
+      success: true,
+      results: [{ event_id: e.event_id, status: 'accepted' }],
+      accepted: 1,
+      duplicate: 0,
+      rejected: 0,
+    });
     const again = await site.post('usage/record', e);
     expect(again.body.results[0].status).toBe('duplicate');
   });
@@ -48,8 +74,28 @@ describe('usage/record', () => {
     const r = await site.post('usage/record', { events });
     expect(r.status).toBe(200);
     const res = r.body.results;
-    expect(res.map((x: { status: string }) => x.status)).toEqual(['accepted', 'rejected', 'rejected', 'rejected', 'rejected', 'rejected', 'rejected', 'accepted', 'duplicate']);
-    expect(res.map((x: { reason?: string }) => x.reason ?? null)).toEqual([null, 'invalid_event', 'site_mismatch', 'timestamp_out_of_range', 'invalid_event', 'invalid_event', 'invalid_event', null, null]);
+    expect(res.map((x: { status: string }) => x.status)).toEqual([
+      'accepted',
+      'rejected',
+      'rejected',
+      'rejected',
+      'rejected',
+      'rejected',
+      'rejected',
+      'accepted',
+      'duplicate',
+    ]);
+    expect(res.map((x: { reason?: string }) => x.reason ?? null)).toEqual([
+      null,
+      'invalid_event',
+      'site_mismatch',
+      'timestamp_out_of_range',
+      'invalid_event',
+      'invalid_event',
+      'invalid_event',
+      null,
+      null,
+    ]);
     expect(res[1].message).toMatch(/units/);
     expect(r.body).toMatchObject({ accepted: 2, duplicate: 1, rejected: 6 });
   });
@@ -86,20 +132,50 @@ describe('quotas', () => {
   it('enforces a limit: a single event over it is 429 quota_exceeded with Retry-After and the details; a batch is accepted up to the limit', async () => {
     const s = await licensed();
     await h.op('limits.set', { scope: 'site', subject: s.creds.site_id, metric: 'reports', period: 'day', limit: 5 });
-    const batch = Array.from({ length: 4 }, () => ev(s, { event: 'report.generated', product: 'aeo', feature: 'aeo.reports', units: 2 }));
+    const batch = Array.from({ length: 4 }, () =>
+      ev(s, { event: 'report.generated', product: 'aeo', feature: 'aeo.reports', units: 2 }),
+    );
     const r = await s.post('usage/record', { events: batch });
-    expect(r.body.results.map((x: { status: string }) => x.status)).toEqual(['accepted', 'accepted', 'rejected', 'rejected']);
-    expect(r.body.results[2]).toMatchObject({ reason: 'quota_exceeded', quota: { scope: 'site', subject: s.creds.site_id, metric: 'reports', period: 'day', limit: 5, used: 4 } });
-    const one = await s.post('usage/record', ev(s, { event: 'report.generated', product: 'aeo', feature: 'aeo.reports', units: 2 }));
+    expect(r.body.results.map((x: { status: string }) => x.status)).toEqual([
+      'accepted',
+      'accepted',
+      'rejected',
+      'rejected',
+    ]);
+    expect(r.body.results[2]).toMatchObject({
+      reason: 'quota_exceeded',
+      quota: { scope: 'site', subject: s.creds.site_id, metric: 'reports', period: 'day', limit: 5, used: 4 },
+    });
+    const one = await s.post(
+      'usage/record',
+      ev(s, { event: 'report.generated', product: 'aeo', feature: 'aeo.reports', units: 2 }),
+    );
     expect([one.status, one.body.error.code]).toEqual([429, 'quota_exceeded']);
     expect(one.body.error).toMatchObject({ scope: 'site', metric: 'reports', limit: 5, used: 4, retryable: false });
     const resetIn = (Date.parse(one.body.error.reset_at) - Date.now()) / 1000;
     expect(Number(one.headers['retry-after'])).toBeGreaterThan(0);
     expect(Math.abs(Number(one.headers['retry-after']) - resetIn)).toBeLessThan(5);
     // one unit still fits
-    expect((await s.post('usage/record', ev(s, { event: 'report.generated', product: 'aeo', feature: 'aeo.reports', units: 1 }))).status).toBe(200);
+    expect(
+      (
+        await s.post(
+          'usage/record',
+          ev(s, { event: 'report.generated', product: 'aeo', feature: 'aeo.reports', units: 1 }),
+        )
+      ).status,
+    ).toBe(200);
     const limits = await s.get('usage/limits');
-    expect(limits.body.limits).toContainEqual(expect.objectContaining({ scope: 'site', metric: 'reports', period: 'day', limit: 5, used: 5, remaining: 0, source: 'operator' }));
+    expect(limits.body.limits).toContainEqual(
+      expect.objectContaining({
+        scope: 'site',
+        metric: 'reports',
+        period: 'day',
+        limit: 5,
+        used: 5,
+        remaining: 0,
+        source: 'operator',
+      }),
+    );
   });
 
   it('account, department and project limits count every site of the account', async () => {
@@ -109,8 +185,22 @@ describe('quotas', () => {
     await b.post('license/activate', { license_key: l.license_key });
     await h.op('sites.assign', { id: a.creds.site_id, department: 'marketing' });
     await h.op('sites.assign', { id: b.creds.site_id, department: 'marketing' });
-    await h.op('limits.set', { scope: 'department', subject: `${l.account_id}/marketing`, metric: 'ai_tokens', period: 'month', limit: 100 });
-    const ai = (s: SiteClient, n: number) => ev(s, { event: 'ai.generation.completed', product: 'pro', feature: 'ai.generate', units: 0, tokens_input: n, tokens_output: 0 });
+    await h.op('limits.set', {
+      scope: 'department',
+      subject: `${l.account_id}/marketing`,
+      metric: 'ai_tokens',
+      period: 'month',
+      limit: 100,
+    });
+    const ai = (s: SiteClient, n: number) =>
+      ev(s, {
+        event: 'ai.generation.completed',
+        product: 'pro',
+        feature: 'ai.generate',
+        units: 0,
+        tokens_input: n,
+        tokens_output: 0,
+      });
     expect((await a.post('usage/record', ai(a, 60))).status).toBe(200);
     const over = await b.post('usage/record', ai(b, 50));
     expect([over.status, over.body.error.scope, over.body.error.used]).toEqual([429, 'department', 60]);
@@ -119,8 +209,22 @@ describe('quotas', () => {
 
   it('concurrent batches against one limit never overshoot it', async () => {
     const s = await licensed();
-    await h.op('limits.set', { scope: 'site', subject: s.creds.site_id, metric: 'cloud_tasks', period: 'month', limit: 50 });
-    const answers = await Promise.all(Array.from({ length: 8 }, () => s.post('usage/record', { events: Array.from({ length: 10 }, () => ev(s, { event: 'task.completed', product: 'pro', feature: 'ai.generate' })) })));
+    await h.op('limits.set', {
+      scope: 'site',
+      subject: s.creds.site_id,
+      metric: 'cloud_tasks',
+      period: 'month',
+      limit: 50,
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        s.post('usage/record', {
+          events: Array.from({ length: 10 }, () =>
+            ev(s, { event: 'task.completed', product: 'pro', feature: 'ai.generate' }),
+          ),
+        }),
+      ),
+    );
     const accepted = answers.reduce((n, r) => n + r.body.accepted, 0);
     expect(accepted).toBe(50);
     const summary = await s.get('usage/summary', { query: 'period=month' });
@@ -143,7 +247,12 @@ describe('quotas', () => {
     const sum = UsageSummaryAnswer.parse((await s.get('usage/summary', { query: 'period=day' })).body);
     expect([sum.events, sum.totals.mcp_actions]).toEqual([4, 17]);
     const limits = (await s.get('usage/limits')).body.limits;
-    expect(limits.find((l: { scope: string; metric: string; period: string }) => l.scope === 'site' && l.metric === 'mcp_actions' && l.period === 'day')?.used).toBe(17);
+    expect(
+      limits.find(
+        (l: { scope: string; metric: string; period: string }) =>
+          l.scope === 'site' && l.metric === 'mcp_actions' && l.period === 'day',
+      )?.used,
+    ).toBe(17);
   });
 });
 
@@ -154,7 +263,14 @@ describe('usage/summary, usage/limits, usage/history', () => {
     await s.post('usage/record', {
       events: [
         ev(s, { units: 2, timestamp: day }),
-        ev(s, { event: 'translation.completed', product: 'verto', feature: 'verto.translate', units: 1000, tokens_input: 300, tokens_output: 400 }),
+        ev(s, {
+          event: 'translation.completed',
+          product: 'verto',
+          feature: 'verto.translate',
+          units: 1000,
+          tokens_input: 300,
+          tokens_output: 400,
+        }),
         ev(s, { event: 'indexing.requested', product: 'aeo', feature: 'seo.analyze', units: 3 }),
       ],
     });
@@ -163,10 +279,30 @@ describe('usage/summary, usage/limits, usage/history', () => {
     expect(sum.totals).toEqual({ mcp_actions: 2, translation_characters: 1000, ai_tokens: 700, indexing_requests: 3 });
     expect(sum.by_product.verto).toEqual({ translation_characters: 1000, ai_tokens: 700 });
     const limits = (await s.get('usage/limits')).body.limits;
-    const used = (metric: string, period: string) => limits.find((l: { scope: string; metric: string; period: string }) => l.scope === 'site' && l.metric === metric && l.period === period)?.used;
-    expect([used('mcp_actions', 'day'), used('translation_characters', 'month'), used('ai_tokens', 'month'), used('indexing_requests', 'month')]).toEqual([2, 1000, 700, 3]);
-    const hist = UsageHistoryAnswer.parse((await s.get('usage/history', { query: 'period=day&metric=ai_tokens' })).body);
-    expect(hist.items).toEqual([{ period_start: sum.period_start, metric: 'ai_tokens', product: 'verto', feature: 'verto.translate', amount: 700, events: 1 }]);
+    const used = (metric: string, period: string) =>
+      limits.find(
+        (l: { scope: string; metric: string; period: string }) =>
+          l.scope === 'site' && l.metric === metric && l.period === period,
+      )?.used;
+    expect([
+      used('mcp_actions', 'day'),
+      used('translation_characters', 'month'),
+      used('ai_tokens', 'month'),
+      used('indexing_requests', 'month'),
+    ]).toEqual([2, 1000, 700, 3]);
+    const hist = UsageHistoryAnswer.parse(
+      (await s.get('usage/history', { query: 'period=day&metric=ai_tokens' })).body,
+    );
+    expect(hist.items).toEqual([
+      {
+        period_start: sum.period_start,
+        metric: 'ai_tokens',
+        product: 'verto',
+        feature: 'verto.translate',
+        amount: 700,
+        events: 1,
+      },
+    ]);
     const byProduct = (await s.get('usage/history', { query: 'period=month&product=aeo' })).body;
     expect(byProduct.items).toHaveLength(1);
     expect(byProduct.items[0]).toMatchObject({ metric: 'indexing_requests', amount: 3 });

@@ -16,7 +16,14 @@ import { fileURLToPath } from 'node:url';
  * Every active scenario that applies to Gatehouse: the ones issue 3 names, except
  * resources-read-text, which reads the fixture test://static-text (see the baseline).
  */
-export const REQUIRED = ['server-initialize', 'ping', 'tools-list', 'resources-list', 'logging-set-level', 'dns-rebinding-protection'] as const;
+export const REQUIRED = [
+  'server-initialize',
+  'ping',
+  'tools-list',
+  'resources-list',
+  'logging-set-level',
+  'dns-rebinding-protection',
+] as const;
 
 type Check = { id: string; status: string; errorMessage?: string };
 
@@ -43,7 +50,10 @@ export function readResults(dir: string): Map<string, Check[]> {
   return results;
 }
 
-export function evaluate(results: Map<string, Check[]>, baseline: readonly string[]): { lines: string[]; problems: string[] } {
+export function evaluate(
+  results: Map<string, Check[]>,
+  baseline: readonly string[],
+): { lines: string[]; problems: string[] } {
   const lines: string[] = [];
   const problems: string[] = [];
   for (const name of REQUIRED) {
@@ -57,13 +67,20 @@ export function evaluate(results: Map<string, Check[]>, baseline: readonly strin
     if (checks.length === 0) problems.push(`${name} ran no checks`);
     for (const c of bad) problems.push(`${name}: ${c.id} ${c.status}${c.errorMessage ? `: ${c.errorMessage}` : ''}`);
   }
-  for (const name of baseline) if (!results.has(name)) problems.push(`baseline entry ${name} names no scenario that ran`);
+  for (const name of baseline)
+    if (!results.has(name)) problems.push(`baseline entry ${name} names no scenario that ran`);
   for (const [name, checks] of [...results].sort(([a], [b]) => a.localeCompare(b))) {
     const ok = checks.length > 0 && checks.every((c) => c.status === 'SUCCESS');
     const required = REQUIRED.includes(name as (typeof REQUIRED)[number]);
     const expected = baseline.includes(name);
     // The suite itself already judged unlisted scenarios; this is the readable table.
-    const verdict = ok ? (expected ? 'STALE (passes, still in baseline)' : 'pass') : expected ? 'expected failure' : 'FAIL';
+    const verdict = ok
+      ? expected
+        ? 'STALE (passes, still in baseline)'
+        : 'pass'
+      : expected
+        ? 'expected failure'
+        : 'FAIL';
     lines.push(`${verdict.padEnd(16)}  ${required ? 'required' : '        '}  ${name}`);
   }
   return { lines, problems };
@@ -78,7 +95,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const { lines, problems } = evaluate(readResults(dir), baselineScenarios(readFileSync(baselineFile, 'utf8')));
   process.stdout.write(`${lines.join('\n')}\n`);
   if (problems.length > 0) {
-    process.stderr.write(`conformance: ${problems.length} problem(s):\n${problems.map((p) => `  - ${p}`).join('\n')}\n`);
+    process.stderr.write(
+      `conformance: ${problems.length} problem(s):\n${problems.map((p) => `  - ${p}`).join('\n')}\n`,
+    );
     process.exit(1);
   }
   process.stdout.write(`conformance: all ${REQUIRED.length} required scenarios passed; baseline entries all ran\n`);

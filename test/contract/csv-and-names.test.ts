@@ -13,8 +13,27 @@ import { TokenCreateInput } from '../../main/contract/tokens.ts';
  */
 describe('csvCell defuses formulas', () => {
   const defused = [
-    '=1+1', '+1+1', '-2+3', '@SUM(A1)', ' =1+1', '   +1', '\u00a0=1+1', '\u3000=1+1', '\t=1', '\r=1', '\n=1', '\tplain',
-    '\uff1d1+1', '\uff0b1', '\uff0d1', '\uff20SUM(A1)', ' \uff1d1+1', '\ufe661+1', '\u200b=1+1', '\ufeff=1', '\u202e=1',
+    '=1+1',
+    '+1+1',
+    '-2+3',
+    '@SUM(A1)',
+    ' =1+1',
+    '   +1',
+    '\u00a0=1+1',
+    '\u3000=1+1',
+    '\t=1',
+    '\r=1',
+    '\n=1',
+    '\tplain',
+    '\uff1d1+1',
+    '\uff0b1',
+    '\uff0d1',
+    '\uff20SUM(A1)',
+    ' \uff1d1+1',
+    '\ufe661+1',
+    '\u200b=1+1',
+    '\ufeff=1',
+    '\u202e=1',
   ];
   it.each(defused)('%j starts with a quote', (v) => {
     expect(csvCell(v).replace(/^"/, '')).toMatch(/^'/);
@@ -50,13 +69,27 @@ describe('names refuse bidi controls and zero-width characters', () => {
   ];
   it.each(bad)('%j is refused, naming %s', (name, code) => {
     expect(nameProblem(name)).toContain(code);
-    for (const r of [RegisterBody.safeParse({ url: 'https://a.example', environment: 'production', name }), CloudConnectInput.safeParse({ url: 'https://g.example', name }), TokenCreateInput.safeParse({ label: name })]) {
+    for (const r of [
+      RegisterBody.safeParse({ url: 'https://a.example', environment: 'production', name }),
+      CloudConnectInput.safeParse({ url: 'https://g.example', name }),
+      TokenCreateInput.safeParse({ label: name }),
+    ]) {
       expect(r.success).toBe(false);
       expect(r.error!.issues[0]!.message).toContain(code);
     }
   });
 
-  const good = ['Acme Corp', 'Café Müller', '東京 サイト', 'שלום world', 'مرحبا', 'emoji 👩\u200d💻 team', 'می\u200cخواهم', 'क्\u200dष', 'a-b_c.d (prod)'];
+  const good = [
+    'Acme Corp',
+    'Café Müller',
+    '東京 サイト',
+    'שלום world',
+    'مرحبا',
+    'emoji 👩\u200d💻 team',
+    'می\u200cخواهم',
+    'क्\u200dष',
+    'a-b_c.d (prod)',
+  ];
   it.each(good)('%j is taken', (name) => {
     expect(nameProblem(name)).toBeNull();
     expect(RegisterBody.safeParse({ url: 'https://a.example', environment: 'staging', name }).success).toBe(true);

@@ -25,7 +25,10 @@ describe('agent decisions', () => {
     const t = await core.tokenFor('writer', 'editor');
     const id = await stage(t.record.id);
     const before = title();
-    await expect(core.staging.confirm(id, agent(t.record.id))).rejects.toMatchObject({ code: 'forbidden', message: expect.stringMatching(/approval_mode is 'admin'/) });
+    await expect(core.staging.confirm(id, agent(t.record.id))).rejects.toMatchObject({
+      code: 'forbidden',
+      message: expect.stringMatching(/approval_mode is 'admin'/),
+    });
     await expect(core.staging.discard(id, agent(t.record.id))).rejects.toMatchObject({ code: 'forbidden' });
     expect(core.staging.get(id).status).toBe('pending');
     expect(title()).toBe(before);
@@ -39,16 +42,22 @@ describe('agent decisions', () => {
     const t = await core.tokenFor('writer', 'editor');
     const id = await stage(t.record.id);
     const done = await core.staging.confirm(id, agent(t.record.id));
-    expect(done).toMatchObject({ status: 'confirmed', decided_by: { kind: 'token', surface: 'mcp', token_id: t.record.id, user_id: t.user.id, login: 'writer' } });
+    expect(done).toMatchObject({
+      status: 'confirmed',
+      decided_by: { kind: 'token', surface: 'mcp', token_id: t.record.id, user_id: t.user.id, login: 'writer' },
+    });
     expect(core.audit.entries.find((e) => e.result === 'confirmed')?.principal).toEqual(done.decided_by);
   });
 
-  it('a write staged before its tool was disabled is not the agent\'s to confirm any more', async () => {
+  it("a write staged before its tool was disabled is not the agent's to confirm any more", async () => {
     await core.settings.update({ approval_mode: 'agent' });
     const t = await core.tokenFor('writer', 'editor');
     const id = await stage(t.record.id);
     await core.settings.update({ disabled_tools: ['pages_update'] });
-    await expect(core.staging.confirm(id, agent(t.record.id))).rejects.toMatchObject({ code: 'forbidden', message: expect.stringMatching(/may not call 'pages_update' now/) });
+    await expect(core.staging.confirm(id, agent(t.record.id))).rejects.toMatchObject({
+      code: 'forbidden',
+      message: expect.stringMatching(/may not call 'pages_update' now/),
+    });
     expect(core.staging.get(id).status).toBe('pending');
   });
 
@@ -76,7 +85,7 @@ describe('agent decisions', () => {
     expect(core.staging.get(createId).status).toBe('pending');
   });
 
-  it('never another user\'s write: it does not exist for that agent', async () => {
+  it("never another user's write: it does not exist for that agent", async () => {
     await core.settings.update({ approval_mode: 'agent' });
     const mine = await core.tokenFor('writer', 'editor');
     const other = await core.tokenFor('other', 'editor');

@@ -21,7 +21,10 @@ describe('withdraw', () => {
     const t = await core.tokenFor('writer', 'editor');
     const id = await stage(t.record.id);
     const done = await core.staging.withdraw(id, core.ctxOf(t.record.id));
-    expect(done).toMatchObject({ status: 'discarded', decided_by: { kind: 'token', surface: 'mcp', token_id: t.record.id } });
+    expect(done).toMatchObject({
+      status: 'discarded',
+      decided_by: { kind: 'token', surface: 'mcp', token_id: t.record.id },
+    });
     expect(core.audit.entries.filter((e) => e.staged_id === id).map((e) => e.result)).toEqual(['staged', 'discarded']);
     expect(core.siteStore.read().pages.find((p) => p.id === 1)?.title).not.toBe('Withdrawn title');
   });
@@ -30,10 +33,17 @@ describe('withdraw', () => {
     const t = await core.tokenFor('writer', 'editor');
     const sibling = await core.tokenFor('writer', 'editor');
     const id = await stage(t.record.id);
-    await expect(core.staging.withdraw(id, core.ctxOf(sibling.record.id))).rejects.toMatchObject({ code: 'staged_not_found' });
+    await expect(core.staging.withdraw(id, core.ctxOf(sibling.record.id))).rejects.toMatchObject({
+      code: 'staged_not_found',
+    });
     expect(core.staging.get(id).status).toBe('pending');
-    await core.staging.confirm(id, { kind: 'person', principal: { kind: 'person', surface: 'tray', via: 'app', session: null } });
-    await expect(core.staging.withdraw(id, core.ctxOf(t.record.id))).rejects.toMatchObject({ code: 'staged_already_decided' });
+    await core.staging.confirm(id, {
+      kind: 'person',
+      principal: { kind: 'person', surface: 'tray', via: 'app', session: null },
+    });
+    await expect(core.staging.withdraw(id, core.ctxOf(t.record.id))).rejects.toMatchObject({
+      code: 'staged_already_decided',
+    });
     expect(core.staging.get(id).status).toBe('confirmed');
   });
 });

@@ -18,7 +18,12 @@ import type { Journal } from './crash-load.ts';
  * - no write was confirmed after its expiry, and a pending write past its
  *   expiry cannot be confirmed.
  */
-export async function checkInvariants(dataDir: string, admin: ApiDispatch, j: Journal, now: () => number): Promise<{ violations: string[]; expiredProbes: number }> {
+export async function checkInvariants(
+  dataDir: string,
+  admin: ApiDispatch,
+  j: Journal,
+  now: () => number,
+): Promise<{ violations: string[]; expiredProbes: number }> {
   const v: string[] = [];
   // An audit query first: it waits for the writer, which then stays idle until this check confirms anything.
   const confirmedEntries = await auditCounts(admin, 'confirmed');
@@ -29,7 +34,9 @@ export async function checkInvariants(dataDir: string, admin: ApiDispatch, j: Jo
   const list = await admin('staged.list', {});
   if (!list.ok) return { violations: [...v, `staged.list failed: ${list.code} ${list.message}`], expiredProbes: 0 };
   const records = new Map(list.data.map((s: StagedPayload) => [s.id, s]));
-  const site = JSON.parse(await readFile(join(dataDir, 'site.json'), 'utf8')) as { pages: Array<{ slug: string; title: string }> };
+  const site = JSON.parse(await readFile(join(dataDir, 'site.json'), 'utf8')) as {
+    pages: Array<{ slug: string; title: string }>;
+  };
 
   for (const s of j.staged.values()) {
     const r = records.get(s.id);
@@ -46,25 +53,35 @@ export async function checkInvariants(dataDir: string, admin: ApiDispatch, j: Jo
     const audits = confirmedEntries.get(s.id) ?? 0;
     if (r.status === 'confirmed' && audits !== 1) v.push(`${s.id}: confirmed with ${audits} confirmed audit entries`);
     if (r.status !== 'confirmed' && audits !== 0) v.push(`${s.id}: ${r.status} with ${audits} confirmed audit entries`);
-    if (j.confirmed.has(s.id) && r.status !== 'confirmed') v.push(`${s.id}: acknowledged confirm (${j.confirmed.get(s.id)}) but the record says ${r.status}`);
-    if (j.discarded.has(s.id) && (r.status !== 'discarded' || applied !== 0)) v.push(`${s.id}: acknowledged discard but ${r.status}, applied ${applied}`);
+    if (j.confirmed.has(s.id) && r.status !== 'confirmed')
+      v.push(`${s.id}: acknowledged confirm (${j.confirmed.get(s.id)}) but the record says ${r.status}`);
+    if (j.discarded.has(s.id) && (r.status !== 'discarded' || applied !== 0))
+      v.push(`${s.id}: acknowledged discard but ${r.status}, applied ${applied}`);
     const discards = discardedEntries.get(s.id) ?? 0;
     if (j.discarded.has(s.id) ? discards !== 1 : discards > 1) v.push(`${s.id}: ${discards} discarded audit entries`);
     if (j.refusedExpired.has(s.id) && applied !== 0) v.push(`${s.id}: refused as expired but applied`);
-    if (r.status === 'confirmed' && r.decided_at && r.decided_at > r.expires_at) v.push(`${s.id}: confirmed at ${r.decided_at}, after its expiry ${r.expires_at}`);
+    if (r.status === 'confirmed' && r.decided_at && r.decided_at > r.expires_at)
+      v.push(`${s.id}: confirmed at ${r.decided_at}, after its expiry ${r.expires_at}`);
   }
   // Nothing else applied: every page this test created belongs to a write it staged.
   const titles = new Set([...j.staged.values()].map((s) => s.title));
-  for (const p of site.pages) if (p.title.startsWith('Crash ') && !titles.has(p.title)) v.push(`page '${p.title}' was applied without an acknowledged stage`);
-  for (const id of confirmedEntries.keys()) if (!j.staged.has(id) && records.get(id)?.tool === 'pages_create') v.push(`${id}: confirmed entry for an unknown write`);
+  for (const p of site.pages)
+    if (p.title.startsWith('Crash ') && !titles.has(p.title))
+      v.push(`page '${p.title}' was applied without an acknowledged stage`);
+  for (const id of confirmedEntries.keys())
+    if (!j.staged.has(id) && records.get(id)?.tool === 'pages_create')
+      v.push(`${id}: confirmed entry for an unknown write`);
 
   // Past its expiry, a pending write cannot be confirmed (the restart's sweep has usually expired it already).
   let expiredProbes = 0;
-  const late = [...records.values()].filter((r) => r.status !== 'confirmed' && Date.parse(r.expires_at) < now() && j.staged.has(r.id)).slice(-4);
+  const late = [...records.values()]
+    .filter((r) => r.status !== 'confirmed' && Date.parse(r.expires_at) < now() && j.staged.has(r.id))
+    .slice(-4);
   for (const r of late) {
     const res = await admin('staged.confirm', { id: r.id });
     expiredProbes++;
-    if (res.ok || (res.code !== 'staged_expired' && res.code !== 'staged_already_decided')) v.push(`${r.id}: a confirm after expiry answered ${res.ok ? 'ok' : res.code}`);
+    if (res.ok || (res.code !== 'staged_expired' && res.code !== 'staged_already_decided'))
+      v.push(`${r.id}: a confirm after expiry answered ${res.ok ? 'ok' : res.code}`);
     else j.refusedExpired.add(r.id);
   }
   return { violations: v, expiredProbes };

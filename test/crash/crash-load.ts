@@ -42,7 +42,14 @@ export interface Journal {
   unknown: number;
 }
 
-export const newJournal = (): Journal => ({ staged: new Map(), confirmed: new Map(), discarded: new Set(), refusedExpired: new Set(), ops: 0, unknown: 0 });
+export const newJournal = (): Journal => ({
+  staged: new Map(),
+  confirmed: new Map(),
+  discarded: new Set(),
+  refusedExpired: new Set(),
+  ops: 0,
+  unknown: 0,
+});
 
 export interface LoadTarget {
   mcpUrl: string;
@@ -53,7 +60,11 @@ export interface LoadTarget {
 const structured = (r: { structuredContent?: unknown }) => (r.structuredContent ?? {}) as Record<string, unknown>;
 
 /** Runs `workers` loops until `stop()` says so; at most `stageBudget` new writes in all. */
-export async function runLoad(t: LoadTarget, j: Journal, opts: { round: number; seed: number; workers: number; stageBudget: number; stop: () => boolean }): Promise<void> {
+export async function runLoad(
+  t: LoadTarget,
+  j: Journal,
+  opts: { round: number; seed: number; workers: number; stageBudget: number; stop: () => boolean },
+): Promise<void> {
   let budget = opts.stageBudget;
   let n = 0;
   const worker = async (w: number) => {
@@ -77,7 +88,8 @@ export async function runLoad(t: LoadTarget, j: Journal, opts: { round: number; 
             const title = `Crash ${opts.seed} round ${opts.round} write ${k}`;
             const r = await client.callTool({ name: 'pages_create', arguments: { title, slug } });
             const s = structured(r) as Partial<StagedResponse>;
-            if (!r.isError && s.staged_id) j.staged.set(s.staged_id, { id: s.staged_id, slug, title, round: opts.round });
+            if (!r.isError && s.staged_id)
+              j.staged.set(s.staged_id, { id: s.staged_id, slug, title, round: opts.round });
           } else if (pick < 0.75 && target) {
             if (rnd() < 0.5) {
               const r = await t.admin('staged.confirm', { id: target.id });
@@ -88,7 +100,8 @@ export async function runLoad(t: LoadTarget, j: Journal, opts: { round: number; 
               const r = await client.callTool({ name: 'staged_writes_confirm', arguments: { staged_id: target.id } });
               const s = structured(r);
               if (!r.isError && s.status === 'confirmed') j.confirmed.set(target.id, 'mcp');
-              else if ((r._meta?.['gatehouse/error'] as { code?: string } | undefined)?.code === 'staged_expired') j.refusedExpired.add(target.id);
+              else if ((r._meta?.['gatehouse/error'] as { code?: string } | undefined)?.code === 'staged_expired')
+                j.refusedExpired.add(target.id);
             }
           } else if (pick < 0.85 && target) {
             const r = await t.admin('staged.discard', { id: target.id });

@@ -30,7 +30,11 @@ beforeAll(async () => {
   gw = await startGateway();
   as = await startAuthServer();
   rs = await startResourceServer(as.issuer);
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu'],
+  });
   dir = await mkdtemp(join(tmpdir(), 'gh-oauthcrash-'));
   env.GATEHOUSE_TEST_OAUTH_CALLBACK_PORT = String(await freePort());
 }, 120_000);
@@ -80,7 +84,10 @@ async function browserStep(url: string, hold: boolean): Promise<string> {
   }
 }
 
-const vaultKeys = async () => Object.keys((JSON.parse(await readFile(join(dir, 'vault.json'), 'utf8')) as { secrets: Record<string, string> }).secrets);
+const vaultKeys = async () =>
+  Object.keys(
+    (JSON.parse(await readFile(join(dir, 'vault.json'), 'utf8')) as { secrets: Record<string, string> }).secrets,
+  );
 
 it('a sign-in cut by SIGKILL leaves no half credential, its callback is refused after the restart, and the next sign-in works', async () => {
   served = await startServe(dir, [], env);
@@ -89,7 +96,10 @@ it('a sign-in cut by SIGKILL leaves no half credential, its callback is refused 
   const activate = spawnCli(['cloud', 'activate', '-', ...dirArgs(dir), '--json'], env);
   activate.stdin.end(`${lic.license_key}\n`);
   expect((await collect(activate)).code).toBe(0);
-  const added = await runCli(['upstreams', 'add', 'remote', '--url', rs.url('/mcp'), '--oauth', '--scopes', 'mcp:read', ...dirArgs(dir)], env);
+  const added = await runCli(
+    ['upstreams', 'add', 'remote', '--url', rs.url('/mcp'), '--oauth', '--scopes', 'mcp:read', ...dirArgs(dir)],
+    env,
+  );
   expect(added.code, added.stderr).toBe(0);
   expect(added.stdout).toMatch(/gatehouse upstreams login remote/);
 

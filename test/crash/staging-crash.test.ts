@@ -33,7 +33,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function adminFor(served: Served, key: string) {
   const base = served.info.base_url;
-  const runtime: RuntimeInfo = { pid: served.info.pid, base_url: base, mcp_url: `${base}${MCP_PATH}`, console_url: `${base}/console/`, admin_url: `${base}${ADMIN_PREFIX}`, version: '', started: '' };
+  const runtime: RuntimeInfo = {
+    pid: served.info.pid,
+    base_url: base,
+    mcp_url: `${base}${MCP_PATH}`,
+    console_url: `${base}/console/`,
+    admin_url: `${base}${ADMIN_PREFIX}`,
+    version: '',
+    started: '',
+  };
   return httpDispatch(runtime, key).dispatch;
 }
 
@@ -63,7 +71,13 @@ describe('staged writes survive SIGKILL', () => {
       // Load until a random moment, then SIGKILL: no flush, no clean stop.
       let stop = false;
       const served = running;
-      const load = runLoad({ mcpUrl: served.info.mcp_url, token, admin }, journal, { round, seed: SEED, workers: 3, stageBudget: 8, stop: () => stop });
+      const load = runLoad({ mcpUrl: served.info.mcp_url, token, admin }, journal, {
+        round,
+        seed: SEED,
+        workers: 3,
+        stageBudget: 8,
+        stop: () => stop,
+      });
       await sleep(300 + rnd() * 2200);
       served.child.kill('SIGKILL');
       stop = true;
@@ -73,7 +87,10 @@ describe('staged writes survive SIGKILL', () => {
 
       // Now and then, kill the next start too, while it opens the stores and recovers.
       if (round % 5 === 4) {
-        const early = spawnCli(['serve', '--port', '0', '--enable', '--json', '--data-dir', dir, '--vault', 'file'], ENV);
+        const early = spawnCli(
+          ['serve', '--port', '0', '--enable', '--json', '--data-dir', dir, '--vault', 'file'],
+          ENV,
+        );
         early.stdin.end();
         const exited = new Promise((r) => early.once('exit', r));
         await Promise.race([sleep(800 + rnd() * 3000), new Promise((r) => early.stdout.once('data', r)), exited]);

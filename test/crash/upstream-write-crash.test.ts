@@ -40,7 +40,19 @@ it('a write in flight at SIGKILL ends outcome_unknown and is never applied twice
   const activate = spawnCli(['cloud', 'activate', '-', ...dirArgs(dir), '--json']);
   activate.stdin.end(`${lic.license_key}\n`);
   expect((await collect(activate)).code).toBe(0);
-  const added = await runCli(['upstreams', 'add', 't', '--stdio', '--env', `JOURNAL=${journal}`, ...dirArgs(dir), '--json', '--', process.execPath, TEST_UPSTREAM]);
+  const added = await runCli([
+    'upstreams',
+    'add',
+    't',
+    '--stdio',
+    '--env',
+    `JOURNAL=${journal}`,
+    ...dirArgs(dir),
+    '--json',
+    '--',
+    process.execPath,
+    TEST_UPSTREAM,
+  ]);
   expect(added.code, added.stderr).toBe(0);
   const { token } = await cliJson<{ token: string }>(dir, ['tokens', 'create', '--label', 'agent']);
 
@@ -60,7 +72,11 @@ it('a write in flight at SIGKILL ends outcome_unknown and is never applied twice
 
   served = await startServe(dir);
   const after = await cliJson<StagedPayload>(dir, ['staged', 'show', id]);
-  expect(after).toMatchObject({ status: 'failed', error_code: 'outcome_unknown', decided_by: { kind: 'service', job: 'recovery' } });
+  expect(after).toMatchObject({
+    status: 'failed',
+    error_code: 'outcome_unknown',
+    decided_by: { kind: 'service', job: 'recovery' },
+  });
   const again = await runCli(['staged', 'confirm', id, ...dirArgs(dir), '--json']);
   expect(again.code).toBe(1);
   expect(again.stderr).toContain('staged_already_decided');
@@ -75,7 +91,10 @@ it('a write in flight at SIGKILL ends outcome_unknown and is never applied twice
   const settled = await runCli(['staged', 'settle', id, 'applied', ...dirArgs(dir)]);
   expect(settled.code, settled.stderr).toBe(0);
   expect(settled.stdout).toContain('settled: it was applied');
-  expect(await cliJson<StagedPayload>(dir, ['staged', 'show', id])).toMatchObject({ status: 'confirmed', settlement: { outcome: 'applied', was: 'outcome_unknown', by: { kind: 'person', surface: 'cli' } } });
+  expect(await cliJson<StagedPayload>(dir, ['staged', 'show', id])).toMatchObject({
+    status: 'confirmed',
+    settlement: { outcome: 'applied', was: 'outcome_unknown', by: { kind: 'person', surface: 'cli' } },
+  });
   const twice = await runCli(['staged', 'settle', id, 'not-applied', ...dirArgs(dir), '--json']);
   expect(twice.code).toBe(1);
   expect(twice.stderr).toContain('staged_already_decided');

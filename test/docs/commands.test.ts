@@ -22,7 +22,14 @@ vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 // eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-9;]*m/g;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DOCS = ['README.md', 'docs/bridge.md', 'docs/console.md', 'docs/conformance.md', 'docs/decisions.md', 'main/plugins/site/README.md'];
+const DOCS = [
+  'README.md',
+  'docs/bridge.md',
+  'docs/console.md',
+  'docs/conformance.md',
+  'docs/decisions.md',
+  'main/plugins/site/README.md',
+];
 
 /** The commands of every ```sh block, `\` continuations joined, comments dropped. */
 function documentedCommands(): Array<{ file: string; command: string }> {
@@ -41,35 +48,67 @@ function documentedCommands(): Array<{ file: string; command: string }> {
 }
 
 const ciRun = readFileSync(join(ROOT, '.ci', 'run'), 'utf8');
-const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
+  .scripts;
 
-type Coverage = { by: 'test' } | { by: 'ci'; proof: () => boolean } | { by: 'synopsis' } | { by: 'not-run'; why: string };
+type Coverage =
+  { by: 'test' } | { by: 'ci'; proof: () => boolean } | { by: 'synopsis' } | { by: 'not-run'; why: string };
 
 /** How each documented command is covered. `test`: run in this file (see `ran`). */
 const COVERAGE: Record<string, Coverage> = {
   'bash scripts/setup.sh && npm run serve -- --enable': { by: 'test' },
   'bash scripts/setup.sh --test && dbus-run-session -- bash .ci/with-keyring.sh npm test': {
     by: 'ci',
-    proof: () => ciRun.includes('bash scripts/setup.sh --test') && ciRun.includes('dbus-run-session -- bash .ci/with-keyring.sh npm test'),
+    proof: () =>
+      ciRun.includes('bash scripts/setup.sh --test') &&
+      ciRun.includes('dbus-run-session -- bash .ci/with-keyring.sh npm test'),
   },
   'node bin/gatehouse.mjs settings set enabled true': { by: 'test' },
   'node bin/gatehouse.mjs tokens create --label "Claude Desktop" --keychain claude-desktop': { by: 'test' },
-  'node bin/gatehouse-bridge.mjs config --client claude-desktop --token-keychain claude-desktop --write': { by: 'test' },
+  'node bin/gatehouse-bridge.mjs config --client claude-desktop --token-keychain claude-desktop --write': {
+    by: 'test',
+  },
   'gatehouse settings set enabled true': { by: 'test' },
   'gatehouse tokens create --label "Claude Desktop" --keychain claude-desktop': { by: 'test' },
   'gatehouse-bridge config --client claude-desktop --token-keychain claude-desktop --write': { by: 'test' },
-  'gatehouse-bridge config --client claude-desktop|cursor|vscode|claude-code|windsurf [--write] [--name NAME] [--config-file PATH] [bridge flags...]': { by: 'synopsis' },
+  'gatehouse-bridge config --client claude-desktop|cursor|vscode|claude-code|windsurf [--write] [--name NAME] [--config-file PATH] [bridge flags...]':
+    { by: 'synopsis' },
   'node bin/gatehouse.mjs tokens create --label Inspector --keychain inspector': { by: 'test' },
-  'node bin/gatehouse-bridge.mjs config --client cursor --token-keychain inspector --config-file "$HOME/gatehouse-inspector.json" --write': { by: 'test' },
-  'npx mcp-inspector --cli --config "$HOME/gatehouse-inspector.json" --server gatehouse --method tools/list': { by: 'test' },
+  'node bin/gatehouse-bridge.mjs config --client cursor --token-keychain inspector --config-file "$HOME/gatehouse-inspector.json" --write':
+    { by: 'test' },
+  'npx mcp-inspector --cli --config "$HOME/gatehouse-inspector.json" --server gatehouse --method tools/list': {
+    by: 'test',
+  },
   'bash scripts/conformance.sh': { by: 'ci', proof: () => /bash scripts\/conformance\.sh/.test(ciRun) },
-  'bash scripts/conformance.sh --keep-results out/': { by: 'ci', proof: () => /bash scripts\/conformance\.sh --keep-results /.test(ciRun) },
-  'npm run build:renderer': { by: 'ci', proof: () => scripts.build!.includes('npm run build:renderer') && /npm run build/.test(readFileSync(join(ROOT, 'scripts', 'setup.sh'), 'utf8')) },
-  'npx vite build --mode preload': { by: 'ci', proof: () => scripts['build:preload'] === 'vite build --mode preload' && scripts.build!.includes('npm run build:preload') },
+  'bash scripts/conformance.sh --keep-results out/': {
+    by: 'ci',
+    proof: () => /bash scripts\/conformance\.sh --keep-results /.test(ciRun),
+  },
+  'npm run build:renderer': {
+    by: 'ci',
+    proof: () =>
+      scripts.build!.includes('npm run build:renderer') &&
+      /npm run build/.test(readFileSync(join(ROOT, 'scripts', 'setup.sh'), 'utf8')),
+  },
+  'npx vite build --mode preload': {
+    by: 'ci',
+    proof: () =>
+      scripts['build:preload'] === 'vite build --mode preload' && scripts.build!.includes('npm run build:preload'),
+  },
   'GATEHOUSE_URL=http://127.0.0.1:7823 npx vite': { by: 'test' },
-  'gatehouse upstreams add linear --url https://mcp.linear.app/mcp --oauth': { by: 'not-run', why: 'it signs in to a real SaaS server over the internet; test/bridge/remote.test.ts runs the same path against a real local remote MCP server' },
-  'gatehouse-bridge config --client claude-desktop --remote https://mcp.linear.app/mcp --token-keychain claude-desktop --write': { by: 'not-run', why: 'the entry it writes is checked by test/bridge/config.test.ts (--remote entries) and started by test/bridge/remote.test.ts' },
-  'npx electron-builder': { by: 'not-run', why: 'packaging needs the Electron binary, which cannot be downloaded on these machines; test/app/builder-config.test.ts checks electron-builder.yml against electron-builder\'s own schema' },
+  'gatehouse upstreams add linear --url https://mcp.linear.app/mcp --oauth': {
+    by: 'not-run',
+    why: 'it signs in to a real SaaS server over the internet; test/bridge/remote.test.ts runs the same path against a real local remote MCP server',
+  },
+  'gatehouse-bridge config --client claude-desktop --remote https://mcp.linear.app/mcp --token-keychain claude-desktop --write':
+    {
+      by: 'not-run',
+      why: 'the entry it writes is checked by test/bridge/config.test.ts (--remote entries) and started by test/bridge/remote.test.ts',
+    },
+  'npx electron-builder': {
+    by: 'not-run',
+    why: "packaging needs the Electron binary, which cannot be downloaded on these machines; test/app/builder-config.test.ts checks electron-builder.yml against electron-builder's own schema",
+  },
   'node assets/generate-icons.mjs': { by: 'test' },
   'gatehouse cloud connect --url "$GATEWAY_URL"': { by: 'test' },
   'gatehouse cloud activate - < "$HOME/gatehouse-license.txt"': { by: 'test' },
@@ -89,15 +128,29 @@ let serve: ChildProcess | null = null;
 let serveOut = '';
 
 function env(): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = { ...process.env, HOME: home, GATEHOUSE_DATA_DIR: dataDir, PATH: `${shims}:${process.env.PATH ?? ''}` };
+  const e: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOME: home,
+    GATEHOUSE_DATA_DIR: dataDir,
+    PATH: `${shims}:${process.env.PATH ?? ''}`,
+  };
   delete e.XDG_CONFIG_HOME;
   return e;
 }
 
 /** Runs one documented command as written (bash, from the checkout's folder). */
-function sh(command: string, timeoutMs = 60_000, extraEnv: NodeJS.ProcessEnv = {}): { code: number | null; out: string; err: string } {
+function sh(
+  command: string,
+  timeoutMs = 60_000,
+  extraEnv: NodeJS.ProcessEnv = {},
+): { code: number | null; out: string; err: string } {
   RUN_HERE.push(command);
-  const r = spawnSync('bash', ['-c', command], { cwd: ROOT, env: { ...env(), ...extraEnv }, encoding: 'utf8', timeout: timeoutMs });
+  const r = spawnSync('bash', ['-c', command], {
+    cwd: ROOT,
+    env: { ...env(), ...extraEnv },
+    encoding: 'utf8',
+    timeout: timeoutMs,
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -117,7 +170,10 @@ beforeAll(async () => {
   shims = join(home, 'bin');
   mkdirSync(shims);
   // What an installed package's bin links do: run this checkout's bins.
-  for (const [name, bin] of [['gatehouse', 'gatehouse.mjs'], ['gatehouse-bridge', 'gatehouse-bridge.mjs']] as const) {
+  for (const [name, bin] of [
+    ['gatehouse', 'gatehouse.mjs'],
+    ['gatehouse-bridge', 'gatehouse-bridge.mjs'],
+  ] as const) {
     writeFileSync(join(shims, name), `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, 'bin', bin)}" "$@"\n`);
     chmodSync(join(shims, name), 0o755);
   }
@@ -133,12 +189,17 @@ afterAll(async () => {
 });
 
 describe('README quick start and "connect a client"', () => {
-  it('npm run serve -- --enable starts the service (setup.sh is CI\'s first step)', async () => {
+  it("npm run serve -- --enable starts the service (setup.sh is CI's first step)", async () => {
     const command = 'bash scripts/setup.sh && npm run serve -- --enable';
     RUN_HERE.push(command);
     // The setup half runs in .ci/run before the tests; the serve half runs here, on a free port
     // instead of 7823 (other test files run services at the same time).
-    serve = spawn('npm', ['run', 'serve', '--', '--enable', '--port', '0'], { cwd: ROOT, env: env(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    serve = spawn('npm', ['run', 'serve', '--', '--enable', '--port', '0'], {
+      cwd: ROOT,
+      env: env(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     serve.stdout!.on('data', (c: Buffer) => (serveOut += c.toString('utf8')));
     await expect.poll(() => serveOut, { timeout: 60_000 }).toContain('Stop with Ctrl+C.');
     expect(serveOut).toContain('gateway:       on');
@@ -152,26 +213,43 @@ describe('README quick start and "connect a client"', () => {
 
   it.each([
     ['the checkout form', 'node bin/gatehouse.mjs', 'node bin/gatehouse-bridge.mjs'],
-    ['the installed form (docs/bridge.md), with `gatehouse` and `gatehouse-bridge` on PATH', 'gatehouse', 'gatehouse-bridge'],
-  ])('%s: settings, a token in the vault, and a client config that starts a working bridge', async (_form, gatehouse, bridge) => {
-    runAll(connectSteps(gatehouse, bridge));
-    // README: the documented token acts as the editor `agent` (least privilege), not as the administrator
-    const listed = spawnSync('node', ['bin/gatehouse.mjs', 'tokens', 'list', '--json'], { cwd: ROOT, env: env(), encoding: 'utf8' });
-    const made = (JSON.parse(listed.stdout) as Array<{ label: string; user_login?: string }>).filter((t) => t.label === 'Claude Desktop');
-    expect(made.length).toBeGreaterThan(0);
-    for (const t of made) expect(t.user_login).toBe('agent');
-    await expectWorkingEntry(join(home, '.config', 'Claude', 'claude_desktop_config.json'));
-  });
+    [
+      'the installed form (docs/bridge.md), with `gatehouse` and `gatehouse-bridge` on PATH',
+      'gatehouse',
+      'gatehouse-bridge',
+    ],
+  ])(
+    '%s: settings, a token in the vault, and a client config that starts a working bridge',
+    async (_form, gatehouse, bridge) => {
+      runAll(connectSteps(gatehouse, bridge));
+      // README: the documented token acts as the editor `agent` (least privilege), not as the administrator
+      const listed = spawnSync('node', ['bin/gatehouse.mjs', 'tokens', 'list', '--json'], {
+        cwd: ROOT,
+        env: env(),
+        encoding: 'utf8',
+      });
+      const made = (JSON.parse(listed.stdout) as Array<{ label: string; user_login?: string }>).filter(
+        (t) => t.label === 'Claude Desktop',
+      );
+      expect(made.length).toBeGreaterThan(0);
+      for (const t of made) expect(t.user_login).toBe('agent');
+      await expectWorkingEntry(join(home, '.config', 'Claude', 'claude_desktop_config.json'));
+    },
+  );
 });
 
 /** Starts the entry exactly as the client would (no shell, the client's own environment) and lists tools. */
 async function expectWorkingEntry(file: string): Promise<void> {
-  const entry = (JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: { gatehouse: { command: string; args: string[] } } }).mcpServers.gatehouse;
+  const entry = (
+    JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: { gatehouse: { command: string; args: string[] } } }
+  ).mcpServers.gatehouse;
   expect(entry.args).toEqual(expect.arrayContaining(['--data-dir', dataDir]));
   const clientEnv: Record<string, string> = { ...(process.env as Record<string, string>), HOME: home };
   delete clientEnv.GATEHOUSE_DATA_DIR;
   const client = new Client({ name: 'docs-test', version: '1' }, { capabilities: {} });
-  await client.connect(new StdioClientTransport({ command: entry.command, args: entry.args, env: clientEnv, stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({ command: entry.command, args: entry.args, env: clientEnv, stderr: 'ignore' }),
+  );
   try {
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('pages_list');
   } finally {
@@ -188,7 +266,9 @@ describe('README "Connect the app to a cloud gateway"', () => {
     try {
       const lic = await gw.op<{ license_key: string }>('licenses.create', { plan: 'pro' });
       writeFileSync(join(home, 'gatehouse-license.txt'), `${lic.license_key}\n`, { mode: 0o600 });
-      const commands = documentedCommands().filter((d) => d.file === 'README.md' && d.command.startsWith('gatehouse cloud ')).map((d) => d.command);
+      const commands = documentedCommands()
+        .filter((d) => d.file === 'README.md' && d.command.startsWith('gatehouse cloud '))
+        .map((d) => d.command);
       expect(commands.length).toBeGreaterThanOrEqual(6);
       const outputs: string[] = [];
       for (const c of commands) {
@@ -211,7 +291,9 @@ describe('docs/conformance.md: the Inspector example with the pinned Inspector 0
       'node bin/gatehouse.mjs tokens create --label Inspector --keychain inspector',
       'node bin/gatehouse-bridge.mjs config --client cursor --token-keychain inspector --config-file "$HOME/gatehouse-inspector.json" --write',
     ]);
-    const r = sh('npx mcp-inspector --cli --config "$HOME/gatehouse-inspector.json" --server gatehouse --method tools/list');
+    const r = sh(
+      'npx mcp-inspector --cli --config "$HOME/gatehouse-inspector.json" --server gatehouse --method tools/list',
+    );
     expect(r.code, r.err).toBe(0);
     expect((JSON.parse(r.out) as { tools: Array<{ name: string }> }).tools.map((t) => t.name)).toContain('pages_get');
   });
@@ -223,7 +305,12 @@ describe('docs/console.md', () => {
     RUN_HERE.push(command);
     const base = /base URL:\s+(\S+)/.exec(serveOut)![1]!;
     // As documented, with the running service's own URL instead of the default port.
-    const vite = spawn('npx', ['vite', '--port', '0', '--strictPort', 'false'], { cwd: ROOT, env: { ...env(), GATEHOUSE_URL: base }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const vite = spawn('npx', ['vite', '--port', '0', '--strictPort', 'false'], {
+      cwd: ROOT,
+      env: { ...env(), GATEHOUSE_URL: base },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let out = '';
     vite.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
     try {

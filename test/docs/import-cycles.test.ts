@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 // No import cycles in the source, type-only imports included (they tie the files' meaning together just as
 // much): a cycle is a seam that was never cut. Strongly connected components of the relative-import graph.
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const files = execFileSync('git', ['ls-files', '*.ts', '*.tsx'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter((f) => f && !f.startsWith('test/'));
+const files = execFileSync('git', ['ls-files', '*.ts', '*.tsx'], { cwd: ROOT, encoding: 'utf8' })
+  .split('\n')
+  .filter((f) => f && !f.startsWith('test/'));
 const known = new Set(files);
 const IMPORT = /(?:import|export)\s+(?:type\s+)?[^'";]*?from\s+['"](\.[^'"]+)['"]/g;
 
@@ -15,7 +17,10 @@ function graph(): Map<string, string[]> {
   const g = new Map<string, string[]>();
   for (const f of files) {
     const text = readFileSync(join(ROOT, f), 'utf8');
-    g.set(f, [...text.matchAll(IMPORT)].map((m) => normalize(join(dirname(f), m[1]!))).filter((p) => known.has(p)));
+    g.set(
+      f,
+      [...text.matchAll(IMPORT)].map((m) => normalize(join(dirname(f), m[1]!))).filter((p) => known.has(p)),
+    );
   }
   return g;
 }
@@ -57,6 +62,15 @@ describe('import graph', () => {
   });
 
   it('finds one when there is one (the check itself works)', () => {
-    expect(cycles(new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']], ['d.ts', ['a.ts']]]))).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+    expect(
+      cycles(
+        new Map([
+          ['a.ts', ['b.ts']],
+          ['b.ts', ['c.ts']],
+          ['c.ts', ['a.ts']],
+          ['d.ts', ['a.ts']],
+        ]),
+      ),
+    ).toEqual([['a.ts', 'b.ts', 'c.ts']]);
   });
 });

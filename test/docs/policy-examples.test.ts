@@ -9,16 +9,52 @@ const doc = await readFile(join(POLICY_DIR, '..', 'docs', 'policy.md'), 'utf8');
 const blocks = [...doc.matchAll(/```cedar\n([\s\S]*?)```/g)].map((m) => m[1]!);
 const base = await readFile(join(POLICY_DIR, 'default.cedar'), 'utf8');
 
-function query(over: { action?: PolicyQuery['action']; tool?: string; kind?: string; token?: string; secrets?: string[]; weekday?: number; hour?: number }): PolicyQuery {
+function query(over: {
+  action?: PolicyQuery['action'];
+  tool?: string;
+  kind?: string;
+  token?: string;
+  secrets?: string[];
+  weekday?: number;
+  hour?: number;
+}): PolicyQuery {
   const tool = over.tool ?? 'pages_update';
   return {
     action: over.action ?? 'call',
     principal: { type: 'User', id: 'usr_1' },
     resource: { type: 'Tool', id: tool },
-    context: { arg_names: ['id'], secret_kinds: over.secrets ?? [], approval_mode: 'admin', time: { date: '2026-11-25', hour: over.hour ?? 10, minute: 0, weekday: over.weekday ?? 3 } },
+    context: {
+      arg_names: ['id'],
+      secret_kinds: over.secrets ?? [],
+      approval_mode: 'admin',
+      time: { date: '2026-11-25', hour: over.hour ?? 10, minute: 0, weekday: over.weekday ?? 3 },
+    },
     entities: [
-      { uid: { type: 'User', id: 'usr_1' }, attrs: { login: 'admin', role: 'administrator', capabilities: ['read', 'edit_pages', 'publish_pages', 'delete_pages', 'manage_options'], token: { id: over.token ?? 'tok_other', label: 'l', client: '', read_only: false } }, parents: [] },
-      { uid: { type: 'Tool', id: tool }, attrs: { name: tool, plugin: over.kind === 'upstream' ? 'files' : 'site', plugin_kind: over.kind ?? 'site', class: 'write', capability: 'edit_pages', feature: 'site.pages.write', target: '', disabled: false, decides_staged: false }, parents: [] },
+      {
+        uid: { type: 'User', id: 'usr_1' },
+        attrs: {
+          login: 'admin',
+          role: 'administrator',
+          capabilities: ['read', 'edit_pages', 'publish_pages', 'delete_pages', 'manage_options'],
+          token: { id: over.token ?? 'tok_other', label: 'l', client: '', read_only: false },
+        },
+        parents: [],
+      },
+      {
+        uid: { type: 'Tool', id: tool },
+        attrs: {
+          name: tool,
+          plugin: over.kind === 'upstream' ? 'files' : 'site',
+          plugin_kind: over.kind ?? 'site',
+          class: 'write',
+          capability: 'edit_pages',
+          feature: 'site.pages.write',
+          target: '',
+          disabled: false,
+          decides_staged: false,
+        },
+        parents: [],
+      },
     ],
   };
 }
@@ -32,16 +68,25 @@ describe('docs/policy.md examples', () => {
 
   it('decide as described', async () => {
     const [deletes, ciBot, secrets] = blocks.map((b) => createCedarEngine({ activeText: () => `${base}\n${b}` }));
-    expect(await deletes!.decide(query({ tool: 'pages_delete' }))).toMatchObject({ decision: 'deny', policies: ['no-page-deletes'] });
+    expect(await deletes!.decide(query({ tool: 'pages_delete' }))).toMatchObject({
+      decision: 'deny',
+      policies: ['no-page-deletes'],
+    });
     expect((await deletes!.decide(query({}))).decision).toBe('allow');
 
     const unattended = { action: 'run_without_approval' as const, token: 'tok_ci0bot01' };
-    expect(await ciBot!.decide(query(unattended))).toMatchObject({ decision: 'allow', policies: ['ci-bot-updates-unattended'] });
+    expect(await ciBot!.decide(query(unattended))).toMatchObject({
+      decision: 'allow',
+      policies: ['ci-bot-updates-unattended'],
+    });
     expect((await ciBot!.decide(query({ ...unattended, weekday: 0 }))).decision).toBe('deny');
     expect((await ciBot!.decide(query({ ...unattended, hour: 19 }))).decision).toBe('deny');
     expect((await ciBot!.decide(query({ ...unattended, token: 'tok_other' }))).decision).toBe('deny');
 
-    expect(await secrets!.decide(query({ kind: 'upstream', secrets: ['aws_access_key'] }))).toMatchObject({ decision: 'deny', policies: ['no-secrets-upstream'] });
+    expect(await secrets!.decide(query({ kind: 'upstream', secrets: ['aws_access_key'] }))).toMatchObject({
+      decision: 'deny',
+      policies: ['no-secrets-upstream'],
+    });
     expect((await secrets!.decide(query({ kind: 'upstream' }))).decision).toBe('allow');
     expect((await secrets!.decide(query({ secrets: ['aws_access_key'] }))).decision).toBe('allow');
   });

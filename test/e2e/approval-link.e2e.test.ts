@@ -24,9 +24,17 @@ let token: string;
 const browserErrors: string[] = [];
 
 async function rpc(method: string, params: Record<string, unknown>): Promise<{ result: Record<string, unknown> }> {
-  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'agent', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': CAPS };
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'agent', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': CAPS,
+  };
   const name = String(params.name ?? params.taskId ?? '');
-  const res = await rawPost(svc.mcpUrl, { jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta } }, { Authorization: `Bearer ${token}`, 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method, 'Mcp-Name': name });
+  const res = await rawPost(
+    svc.mcpUrl,
+    { jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta } },
+    { Authorization: `Bearer ${token}`, 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method, 'Mcp-Name': name },
+  );
   return (await res.json()) as { result: Record<string, unknown> };
 }
 
@@ -48,7 +56,9 @@ afterAll(async () => {
 describe('approval link (Chromium against the headless service)', () => {
   it('opens the link, is sent to sign in, approves after logging in, and the task completes', async () => {
     const pageId = svc.core.siteStore.read().pages[0]!.id;
-    const created = (await rpc('tools/call', { name: 'pages_update', arguments: { id: pageId, title: 'Approved in the browser' } })).result;
+    const created = (
+      await rpc('tools/call', { name: 'pages_update', arguments: { id: pageId, title: 'Approved in the browser' } })
+    ).result;
     expect(created).toMatchObject({ resultType: 'task', status: 'input_required' });
     const taskId = created.taskId as string;
     const request = Object.values(created.inputRequests as Record<string, { params: { url: string } }>)[0]!;
@@ -77,8 +87,14 @@ describe('approval link (Chromium against the headless service)', () => {
     await page.getByRole('status').filter({ hasText: 'Approved and applied' }).waitFor(STEP);
     const done = (await rpc('tasks/get', { taskId })).result;
     expect(done).toMatchObject({ status: 'completed', result: { isError: false } });
-    expect(svc.core.siteStore.read().pages.find((p: { id: number }) => p.id === pageId)!.title).toBe('Approved in the browser');
-    expect(svc.core.staging.get(taskId).decided_by).toMatchObject({ kind: 'person', surface: 'console', via: 'session' });
+    expect(svc.core.siteStore.read().pages.find((p: { id: number }) => p.id === pageId)!.title).toBe(
+      'Approved in the browser',
+    );
+    expect(svc.core.staging.get(taskId).decided_by).toMatchObject({
+      kind: 'person',
+      surface: 'console',
+      via: 'session',
+    });
 
     // The link died with its write.
     await page.reload();

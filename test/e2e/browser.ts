@@ -15,20 +15,40 @@ import { build } from 'vite';
  */
 export const CHROMIUM = '/usr/bin/chromium';
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const SHOTS = process.env.GATEHOUSE_UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'screenshots') : join(ROOT, 'test-results', 'screenshots');
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const SHOTS =
+  process.env.GATEHOUSE_UPDATE_SCREENSHOTS === '1'
+    ? join(ROOT, 'docs', 'screenshots')
+    : join(ROOT, 'test-results', 'screenshots');
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** Build the console as it ships into `<work>/console` (never a stale dist-renderer/). */
 export async function buildConsole(work: string): Promise<string> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (.ci/run does)`);
   const consoleDir = join(work, 'console');
-  await build({ configFile: join(ROOT, 'vite.config.ts'), logLevel: 'error', build: { outDir: consoleDir, emptyOutDir: true } });
+  await build({
+    configFile: join(ROOT, 'vite.config.ts'),
+    logLevel: 'error',
+    build: { outDir: consoleDir, emptyOutDir: true },
+  });
   await mkdir(SHOTS, { recursive: true });
   return consoleDir;
 }
 
 /** Chromium with a profile in `<work>/profile`; script errors and console errors (unless `ignore` matches) go to `errors`. */
-export async function launchBrowser(work: string, errors: string[], ignore?: RegExp): Promise<{ context: BrowserContext; page: Page }> {
+export async function launchBrowser(
+  work: string,
+  errors: string[],
+  ignore?: RegExp,
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await chromium.launchPersistentContext(join(work, 'profile'), {
     executablePath: CHROMIUM,
     headless: true,
@@ -53,6 +73,9 @@ export async function shot(page: Page, name: string): Promise<void> {
 
 /** Open a screen from the navigation and wait for its heading. */
 export async function go(page: Page, screen: string, step: { timeout: number }): Promise<void> {
-  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: new RegExp(`^${screen}`) }).click();
+  await page
+    .getByRole('navigation', { name: 'Console' })
+    .getByRole('link', { name: new RegExp(`^${screen}`) })
+    .click();
   await page.getByRole('heading', { level: 1, name: screen }).waitFor(step);
 }

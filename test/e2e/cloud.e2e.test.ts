@@ -35,9 +35,21 @@ const browserErrors: string[] = [];
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'gatehouse-cloud-e2e-'));
   const consoleDir = await buildConsole(work);
-  h = await startHarness({ env: { GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY }, log: createLogger({ level: 'error' }) });
+  h = await startHarness({
+    env: { GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY },
+    log: createLogger({ level: 'error' }),
+  });
   // background refreshes and uploads out of the way: the test syncs when it means to
-  svc = await startTestService({ enable: true, consoleDir, cloud: { tickMs: 3_600_000, outbox: { intervalMs: 3_600_000 }, timeouts: { connectMs: 2000, interactiveMs: 5000, backgroundMs: 5000 }, sleep: async () => {} } });
+  svc = await startTestService({
+    enable: true,
+    consoleDir,
+    cloud: {
+      tickMs: 3_600_000,
+      outbox: { intervalMs: 3_600_000 },
+      timeouts: { connectMs: 2000, interactiveMs: 5000, backgroundMs: 5000 },
+      sleep: async () => {},
+    },
+  });
   // a refused action is a 4xx answer, which Chromium logs as a failed resource; anything else is a bug
   ({ context, page } = await launchBrowser(work, browserErrors, /status of 4\d\d/));
 }, 180_000);
@@ -54,7 +66,10 @@ const shot = (name: string) => shotOf(page, name);
 const go = (screen: string) => goTo(page, screen, STEP);
 
 const region = (name: string) => page.getByRole('region', { name, exact: true });
-const fact = (where: string, what: string) => region(where).locator('dt', { hasText: new RegExp(`^${what}$`) }).locator('xpath=following-sibling::dd[1]');
+const fact = (where: string, what: string) =>
+  region(where)
+    .locator('dt', { hasText: new RegExp(`^${what}$`) })
+    .locator('xpath=following-sibling::dd[1]');
 
 describe('Cloud screen end to end (Chromium, the service and the reference cloud gateway)', () => {
   let siteId = '';
@@ -90,20 +105,28 @@ describe('Cloud screen end to end (Chromium, the service and the reference cloud
     const alert = region('License').getByRole('alert');
     await alert.waitFor(STEP);
     const said = (await alert.textContent())!;
-    expect(said).toMatch(/^Could not activate\. The license key is not valid.*\(code license_invalid, request id \S+\)$/);
+    expect(said).toMatch(
+      /^Could not activate\. The license key is not valid.*\(code license_invalid, request id \S+\)$/,
+    );
     refusedRequest = /request id (\S+)\)$/.exec(said)![1]!;
     expect(await field.inputValue()).toBe('');
 
     await field.fill(license.license_key);
     await region('License').getByRole('button', { name: 'Activate' }).click();
-    await region('License').getByRole('status').filter({ hasText: /^License activated: pro/ }).waitFor(STEP);
+    await region('License')
+      .getByRole('status')
+      .filter({ hasText: /^License activated: pro/ })
+      .waitFor(STEP);
     expect(await fact('License', 'State').textContent()).toBe('Active');
     expect(await page.content()).not.toContain(license.license_key);
   }, 60_000);
 
   it('shows the certificate, the products, the outbox, and the refused request under its id', async () => {
     await region('Connection').getByRole('button', { name: 'Sync now' }).click();
-    await region('Connection').getByRole('status').filter({ hasText: /^Synced: certificate renewed and verified/ }).waitFor(STEP);
+    await region('Connection')
+      .getByRole('status')
+      .filter({ hasText: /^Synced: certificate renewed and verified/ })
+      .waitFor(STEP);
     expect(await fact('Certificate', 'State').textContent()).toBe('Valid');
     expect(await fact('Certificate', 'Signed by key').textContent()).toBe(svc.core.cloud.status().certificate!.kid);
     expect(await region('Products').textContent()).toContain('MCP gateway (this app): Active');
@@ -116,15 +139,25 @@ describe('Cloud screen end to end (Chromium, the service and the reference cloud
   }, 60_000);
 
   it('meters the agent’s calls at the gateway and shows the quota bars with a warning when near', async () => {
-    await h.op('limits.set', { scope: 'site', subject: siteId, metric: 'mcp_actions', period: 'month', limit: MONTH_LIMIT });
+    await h.op('limits.set', {
+      scope: 'site',
+      subject: siteId,
+      metric: 'mcp_actions',
+      period: 'month',
+      limit: MONTH_LIMIT,
+    });
     await h.op('limits.set', { scope: 'site', subject: siteId, metric: 'mcp_actions', period: 'day', limit: 100 });
     const { token } = await svc.createToken({ label: 'E2E agent' });
     agent = await connectClient(svc.mcpUrl, token);
-    for (let i = 0; i < CALLS; i++) expect((await agent.callTool({ name: 'pages_get', arguments: { id: 1 } })).isError).toBeFalsy();
+    for (let i = 0; i < CALLS; i++)
+      expect((await agent.callTool({ name: 'pages_get', arguments: { id: 1 } })).isError).toBeFalsy();
 
     await go('Cloud');
     await region('Connection').getByRole('button', { name: 'Sync now' }).click();
-    await region('Connection').getByRole('status').filter({ hasText: `${CALLS} usage events uploaded` }).waitFor(STEP);
+    await region('Connection')
+      .getByRole('status')
+      .filter({ hasText: `${CALLS} usage events uploaded` })
+      .waitFor(STEP);
 
     await go('Usage');
     const quotas = region('Cloud quotas');
@@ -133,8 +166,12 @@ describe('Cloud screen end to end (Chromium, the service and the reference cloud
     expect(await month.getAttribute('aria-valuenow')).toBe(String(CALLS));
     expect(await month.getAttribute('aria-valuemax')).toBe(String(MONTH_LIMIT));
     expect(await month.getAttribute('aria-valuetext')).toBe('80% used, nearly used up');
-    expect(await quotas.getByRole('meter', { name: 'MCP tool calls per day (this site)' }).getAttribute('aria-valuenow')).toBe(String(CALLS));
-    expect(await quotas.getByRole('list', { name: 'Quota warnings' }).textContent()).toMatch(/^MCP tool calls per month \(this site\) is nearly used up: 4 of 5\./);
+    expect(
+      await quotas.getByRole('meter', { name: 'MCP tool calls per day (this site)' }).getAttribute('aria-valuenow'),
+    ).toBe(String(CALLS));
+    expect(await quotas.getByRole('list', { name: 'Quota warnings' }).textContent()).toMatch(
+      /^MCP tool calls per month \(this site\) is nearly used up: 4 of 5\./,
+    );
     await quotas.getByRole('img', { name: 'MCP tool calls per day, last 30 days, by product' }).waitFor(STEP);
     // the quotas panel alone (the local charts above it are in usage.png), cut out of a full-page
     // picture taken from the top, so the sticky header is not drawn over it
@@ -143,12 +180,21 @@ describe('Cloud screen end to end (Chromium, the service and the reference cloud
       window.scrollTo(0, 0);
     });
     const box = (await quotas.boundingBox())!;
-    await page.screenshot({ path: join(SHOTS, 'usage-quotas.png'), fullPage: true, clip: { x: box.x - 8, y: box.y - 8, width: box.width + 16, height: box.height + 16 } });
+    await page.screenshot({
+      path: join(SHOTS, 'usage-quotas.png'),
+      fullPage: true,
+      clip: { x: box.x - 8, y: box.y - 8, width: box.width + 16, height: box.height + 16 },
+    });
 
     await go('Overview');
     const card = region('Cloud, license and products');
     await card.getByText(/is nearly used up: 4 of 5/).waitFor(STEP);
-    expect(await card.locator('dt', { hasText: /^Plan$/ }).locator('xpath=following-sibling::dd[1]').textContent()).toBe('pro');
+    expect(
+      await card
+        .locator('dt', { hasText: /^Plan$/ })
+        .locator('xpath=following-sibling::dd[1]')
+        .textContent(),
+    ).toBe('pro');
   }, 90_000);
 
   it('reads well in dark mode and at 390 px', async () => {
@@ -168,7 +214,10 @@ describe('Cloud screen end to end (Chromium, the service and the reference cloud
 
   it('disconnects after a confirmation and offers to connect again', async () => {
     await region('Connection').getByRole('button', { name: 'Disconnect…' }).click();
-    await page.getByRole('group', { name: /^Disconnect from this cloud gateway\?/ }).getByRole('button', { name: 'Disconnect', exact: true }).click();
+    await page
+      .getByRole('group', { name: /^Disconnect from this cloud gateway\?/ })
+      .getByRole('button', { name: 'Disconnect', exact: true })
+      .click();
     await page.getByRole('form', { name: 'Connect to a cloud gateway' }).waitFor(STEP);
     await page.getByText(/^Disconnected\./).waitFor(STEP);
     expect(svc.core.cloud.status().connected).toBe(false);

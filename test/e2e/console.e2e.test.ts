@@ -96,7 +96,9 @@ describe('console end to end (Chromium against the headless service)', () => {
     expect(token).toMatch(/^gth_[A-Za-z0-9_-]{43}$/);
     // The Claude Desktop snippet starts the bridge the way the service says it starts here (no bare
     // `gatehouse-bridge`, which a checkout does not put on PATH): start it exactly so and use it.
-    const snippet = JSON.parse((await page.locator('.snippet pre').textContent())!) as { mcpServers: { gatehouse: { command: string; args: string[]; env: Record<string, string> } } };
+    const snippet = JSON.parse((await page.locator('.snippet pre').textContent())!) as {
+      mcpServers: { gatehouse: { command: string; args: string[]; env: Record<string, string> } };
+    };
     const entry = snippet.mcpServers.gatehouse;
     expect(entry.command).toBe(process.execPath);
     expect(entry.args[0]).toMatch(/\/bin\/gatehouse-bridge\.mjs$/);
@@ -104,7 +106,14 @@ describe('console end to end (Chromium against the headless service)', () => {
     // The token travels in the environment, so the vault is no concern of this entry (the writer adds no --vault either).
     expect(entry.args).not.toContain('--vault');
     const bridged = new Client({ name: 'snippet', version: '1' }, { capabilities: {} });
-    await bridged.connect(new StdioClientTransport({ command: entry.command, args: entry.args, env: { PATH: process.env.PATH ?? '', HOME: work, ...entry.env }, stderr: 'ignore' }));
+    await bridged.connect(
+      new StdioClientTransport({
+        command: entry.command,
+        args: entry.args,
+        env: { PATH: process.env.PATH ?? '', HOME: work, ...entry.env },
+        stderr: 'ignore',
+      }),
+    );
     try {
       expect((await bridged.listTools()).tools.map((t) => t.name)).toContain('pages_get');
     } finally {
@@ -122,7 +131,10 @@ describe('console end to end (Chromium against the headless service)', () => {
     await page.evaluate(() => ((window as unknown as { e2eMarker: number }).e2eMarker = 1));
 
     client = await connectClient(svc.mcpUrl, token);
-    const result = await client.callTool({ name: 'pages_update', arguments: { id: 1, title: 'Changed from the e2e test' } });
+    const result = await client.callTool({
+      name: 'pages_update',
+      arguments: { id: 1, title: 'Changed from the e2e test' },
+    });
     expect(result.isError).toBeFalsy();
     staged = result.structuredContent as StagedResponse;
     expect(staged.status).toBe('pending_approval');
@@ -143,11 +155,15 @@ describe('console end to end (Chromium against the headless service)', () => {
 
     const read = await client.callTool({ name: 'pages_get', arguments: { id: 1 } });
     expect(JSON.stringify(read.structuredContent)).toContain('Changed from the e2e test');
-    expect(svc.core.siteStore.read().pages.find((p: { id: number }) => p.id === 1)?.title).toBe('Changed from the e2e test');
+    expect(svc.core.siteStore.read().pages.find((p: { id: number }) => p.id === 1)?.title).toBe(
+      'Changed from the e2e test',
+    );
   }, 60_000);
 
   it('keeps a refused approval on its row, says when writes share a target, and lays out at 390 px', async () => {
-    const stage = async (title: string) => (await client!.callTool({ name: 'pages_update', arguments: { id: 3, title } })).structuredContent as StagedResponse;
+    const stage = async (title: string) =>
+      (await client!.callTool({ name: 'pages_update', arguments: { id: 3, title } }))
+        .structuredContent as StagedResponse;
     const first = await stage('First of two edits');
     const second = await stage('Second of two edits');
     await go('Approvals');
@@ -158,7 +174,8 @@ describe('console end to end (Chromium against the headless service)', () => {
 
     // A phone-sized window: nothing sticks out sideways and a row's parts do not overlap.
     await page.setViewportSize({ width: 390, height: 844 });
-    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = () =>
+      page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(await overflow()).toBeLessThanOrEqual(0);
     const title = (await row1.locator('.approval-select').boundingBox())!;
     const actions = (await row1.locator('.approval-actions').boundingBox())!;
@@ -176,12 +193,18 @@ describe('console end to end (Chromium against the headless service)', () => {
     await row1.getByRole('button', { name: 'Approve' }).click();
     await row1.waitFor({ state: 'detached', ...STEP });
     await row2.getByRole('button', { name: 'Approve' }).click();
-    await row2.getByRole('alert').getByText(/target changed after this preview/).waitFor(STEP);
+    await row2
+      .getByRole('alert')
+      .getByText(/target changed after this preview/)
+      .waitFor(STEP);
     expect(svc.core.staging.get(second.staged_id).status).toBe('failed');
     await shot('approvals-refused');
     await row2.getByRole('button', { name: 'Dismiss' }).click();
     await row2.waitFor({ state: 'detached', ...STEP });
-    await page.getByRole('region', { name: 'Recent decisions' }).getByText(/the target changed after the preview was made \(stale_preview\)/).waitFor(STEP);
+    await page
+      .getByRole('region', { name: 'Recent decisions' })
+      .getByText(/the target changed after the preview was made \(stale_preview\)/)
+      .waitFor(STEP);
   }, 90_000);
 
   it('shows the staged and confirmed entries in Activity', async () => {
@@ -192,8 +215,12 @@ describe('console end to end (Chromium against the headless service)', () => {
     await rows.filter({ hasText: 'confirmed' }).first().waitFor(STEP);
     await rows.filter({ hasText: 'staged' }).first().waitFor(STEP);
     // At 1280 px the whole row shows, up to the last column, even with long client-chosen text.
-    const wide = '/home/someone/projects/northbank-roasters/content/drafts/2026/brewing-guides/aeropress-inverted-method.md';
-    svc.core.auditor.record({ tool: 'files_read', write: false, result: 'ok', target: `file:${wide}` }, { principal: null, client: 'claude-code/2.1.3 (Linux; a long client name)' });
+    const wide =
+      '/home/someone/projects/northbank-roasters/content/drafts/2026/brewing-guides/aeropress-inverted-method.md';
+    svc.core.auditor.record(
+      { tool: 'files_read', write: false, result: 'ok', target: `file:${wide}` },
+      { principal: null, client: 'claude-code/2.1.3 (Linux; a long client name)' },
+    );
     await page.reload();
     await table.locator('tbody tr', { hasText: 'files_read' }).waitFor(STEP);
     const cut = await table.evaluate((el) => el.scrollWidth - el.clientWidth);
@@ -215,7 +242,10 @@ describe('console end to end (Chromium against the headless service)', () => {
   }, 60_000);
 
   it('reads well in dark mode too', async () => {
-    const second = await client!.callTool({ name: 'pages_update', arguments: { id: 2, content: 'A new opening paragraph.\n\nThe rest stays.' } });
+    const second = await client!.callTool({
+      name: 'pages_update',
+      arguments: { id: 2, content: 'A new opening paragraph.\n\nThe rest stays.' },
+    });
     const pending = second.structuredContent as StagedResponse;
     await page.emulateMedia({ colorScheme: 'dark' });
     await go('Approvals');
@@ -233,7 +263,10 @@ describe('console end to end (Chromium against the headless service)', () => {
   it('revokes the token; the client gets 401', async () => {
     await go('Tokens');
     await page.getByRole('button', { name: 'Revoke “E2E client”' }).click();
-    await page.getByRole('group', { name: /Revoke “E2E client”\?/ }).getByRole('button', { name: 'Revoke' }).click();
+    await page
+      .getByRole('group', { name: /Revoke “E2E client”\?/ })
+      .getByRole('button', { name: 'Revoke' })
+      .click();
     await page.getByRole('cell', { name: 'E2E client', exact: true }).waitFor({ state: 'detached', ...STEP });
     await expect(client!.callTool({ name: 'pages_get', arguments: { id: 1 } })).rejects.toThrow();
     const raw = await rawPost(svc.mcpUrl, INIT, { Authorization: `Bearer ${token}` });

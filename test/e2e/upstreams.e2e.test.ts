@@ -13,7 +13,13 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry, StagedPayload, UpstreamView } from '../../main/contract/index.ts';
-import { EVERYTHING, TEST_UPSTREAM, startUpstreamWorld, until, type UpstreamWorld } from '../plugins/upstream/upstream-world.ts';
+import {
+  EVERYTHING,
+  TEST_UPSTREAM,
+  startUpstreamWorld,
+  until,
+  type UpstreamWorld,
+} from '../plugins/upstream/upstream-world.ts';
 import { buildConsole, go as goTo, launchBrowser, shot as shotOf } from './browser.ts';
 
 const STEP = { timeout: 20_000 };
@@ -66,7 +72,10 @@ describe('upstreams from the console (Chromium against the licensed service)', (
     const consent = page.getByRole('region', { name: 'Run this program for “every”?' });
     await consent.waitFor(STEP);
     expect(await consent.getByLabel('Program').textContent()).toBe(process.execPath);
-    expect(await consent.getByRole('list', { name: 'Arguments' }).getByRole('listitem').allTextContents()).toEqual([JSON.stringify(EVERYTHING), '"stdio"']);
+    expect(await consent.getByRole('list', { name: 'Arguments' }).getByRole('listitem').allTextContents()).toEqual([
+      JSON.stringify(EVERYTHING),
+      '"stdio"',
+    ]);
     expect(await consent.getByLabel('Environment variable names').textContent()).toBe('E2E_SECRET');
     expect(await page.content()).not.toContain(SECRET);
     await shotOf(page, 'upstream-add-consent');
@@ -74,13 +83,20 @@ describe('upstreams from the console (Chromium against the licensed service)', (
     expect(await u.ok<UpstreamView[]>('GET', 'upstreams')).toEqual([]);
 
     await consent.getByRole('button', { name: 'Run it and list its tools' }).click();
-    const tools = page.getByRole('region', { name: /^Offer these \d+ tools and \d+ prompts of “every” to your clients\?$/ });
+    const tools = page.getByRole('region', {
+      name: /^Offer these \d+ tools and \d+ prompts of “every” to your clients\?$/,
+    });
     await tools.waitFor(STEP);
     expect(await tools.getByText('every__echo', { exact: true }).count()).toBe(1);
     // Listed and pinned as they were shown, but offered to no client yet.
     expect((await names()).filter((n) => n.startsWith('every__'))).toEqual([]);
     // Its prompts too (pinned like tools): listed on the same screen, offered to no client yet.
-    expect(await tools.getByRole('table', { name: 'Prompts of every' }).getByText('every__simple-prompt', { exact: true }).count()).toBe(1);
+    expect(
+      await tools
+        .getByRole('table', { name: 'Prompts of every' })
+        .getByText('every__simple-prompt', { exact: true })
+        .count(),
+    ).toBe(1);
     expect((await client.listPrompts()).prompts.filter((p) => p.name.startsWith('every__'))).toEqual([]);
     const echoClass = tools.getByLabel('Class of every__echo');
     await echoClass.selectOption('read');
@@ -89,7 +105,11 @@ describe('upstreams from the console (Chromium against the licensed service)', (
 
     await page.getByRole('heading', { level: 2, name: 'every' }).waitFor(STEP);
     await until(async () => (await names()).includes('every__echo'), 15_000, 'the agreed tools to be offered');
-    await until(async () => (await client.listPrompts()).prompts.some((p) => p.name === 'every__simple-prompt'), 15_000, 'the agreed prompts to be offered');
+    await until(
+      async () => (await client.listPrompts()).prompts.some((p) => p.name === 'every__simple-prompt'),
+      15_000,
+      'the agreed prompts to be offered',
+    );
     const echo = await client.callTool({ name: 'every__echo', arguments: { message: 'hello from e2e' } });
     expect(JSON.stringify(echo.content)).toContain('hello from e2e');
     expect(await readFile(join(u.w.svc.dataDir, 'upstreams.json'), 'utf8')).not.toContain(SECRET);
@@ -97,7 +117,10 @@ describe('upstreams from the console (Chromium against the licensed service)', (
 
     // The panel's actions: a test answers in words; the log of its stderr is there.
     await page.getByRole('button', { name: 'Test every' }).click();
-    await page.getByRole('status').filter({ hasText: /every answered: \d+ tools/ }).waitFor(STEP);
+    await page
+      .getByRole('status')
+      .filter({ hasText: /every answered: \d+ tools/ })
+      .waitFor(STEP);
     await page.getByText(/^Log: what the program wrote to stderr/).waitFor(STEP);
     await shotOf(page, 'upstream-added');
   }, 120_000);
@@ -105,10 +128,22 @@ describe('upstreams from the console (Chromium against the licensed service)', (
   it('settles a write whose outcome is unknown: nothing is sent again, the agent sees what the person found', async () => {
     const journal = join(work, 'journal.txt');
     await writeFile(journal, '');
-    await u.ok('POST', 'upstreams', { id: 'slow', timeout_ms: 300, transport: { kind: 'stdio', command: process.execPath, args: [TEST_UPSTREAM], env: [{ name: 'JOURNAL', value: journal }] } });
+    await u.ok('POST', 'upstreams', {
+      id: 'slow',
+      timeout_ms: 300,
+      transport: {
+        kind: 'stdio',
+        command: process.execPath,
+        args: [TEST_UPSTREAM],
+        env: [{ name: 'JOURNAL', value: journal }],
+      },
+    });
     const staged = await client.callTool({ name: 'slow__append', arguments: { line: 'sent once', hold_ms: 3000 } });
     const id = (staged.structuredContent as { staged_id: string }).staged_id;
-    expect((await u.w.admin('POST', `staged/${id}/confirm`)).body).toMatchObject({ ok: false, code: 'outcome_unknown' });
+    expect((await u.w.admin('POST', `staged/${id}/confirm`)).body).toMatchObject({
+      ok: false,
+      code: 'outcome_unknown',
+    });
 
     await go('Approvals');
     const unknown = page.getByRole('region', { name: /^Check these yourself/ });
@@ -119,14 +154,26 @@ describe('upstreams from the console (Chromium against the licensed service)', (
     await row.getByRole('button', { name: 'It was not applied' }).click();
     await row.getByRole('group').getByRole('button', { name: 'It was not applied' }).click();
     await unknown.waitFor({ state: 'detached', ...STEP });
-    await page.getByRole('region', { name: 'Recent decisions' }).getByText(/settled by a person, it was not applied/).waitFor(STEP);
+    await page
+      .getByRole('region', { name: 'Recent decisions' })
+      .getByText(/settled by a person, it was not applied/)
+      .waitFor(STEP);
 
     const status = await client.callTool({ name: 'staged_writes_status', arguments: { staged_id: id } });
-    expect(status.structuredContent).toMatchObject({ status: 'failed', error_code: 'not_applied', settled: { outcome: 'not_applied', was: 'outcome_unknown' } });
+    expect(status.structuredContent).toMatchObject({
+      status: 'failed',
+      error_code: 'not_applied',
+      settled: { outcome: 'not_applied', was: 'outcome_unknown' },
+    });
     const s = await u.ok<StagedPayload>('GET', `staged/${id}`);
     expect(s.settlement?.by).toMatchObject({ kind: 'person', surface: 'console', via: 'session' });
     const audit = await u.ok<{ entries: AuditEntry[] }>('GET', 'audit?tool=slow__append');
-    expect(audit.entries[0]).toMatchObject({ staged_id: id, result: 'error', error_code: 'not_applied', principal: { kind: 'person', surface: 'console' } });
+    expect(audit.entries[0]).toMatchObject({
+      staged_id: id,
+      result: 'error',
+      error_code: 'not_applied',
+      principal: { kind: 'person', surface: 'console' },
+    });
     expect(await readFile(journal, 'utf8')).toBe('sent once\n');
     expect(browserErrors).toEqual([]);
   }, 90_000);

@@ -25,7 +25,15 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       res.writeHead(201, { 'Content-Type': 'application/json', 'X-Upstream': 'yes', 'WWW-Authenticate': 'Bearer' });
-      res.end(JSON.stringify({ method: req.method, url: req.url, headers: req.headers, rawHeaders: req.rawHeaders, body: Buffer.concat(chunks).toString() }));
+      res.end(
+        JSON.stringify({
+          method: req.method,
+          url: req.url,
+          headers: req.headers,
+          rawHeaders: req.rawHeaders,
+          body: Buffer.concat(chunks).toString(),
+        }),
+      );
     });
   });
   await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
@@ -43,13 +51,25 @@ afterAll(async () => {
 function send(path: string, headers: Record<string, string>, body?: string): Promise<IncomingMessage> {
   const u = new URL(proxy.url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, path, method: body === undefined ? 'GET' : 'POST', headers, setHost: !('Host' in headers) }, resolve);
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path,
+        method: body === undefined ? 'GET' : 'POST',
+        headers,
+        setHost: !('Host' in headers),
+      },
+      resolve,
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
-async function json(res: IncomingMessage): Promise<{ method: string; url: string; headers: Record<string, string>; rawHeaders: string[]; body: string }> {
+async function json(
+  res: IncomingMessage,
+): Promise<{ method: string; url: string; headers: Record<string, string>; rawHeaders: string[]; body: string }> {
   let s = '';
   for await (const c of res) s += String(c);
   return JSON.parse(s);
@@ -62,13 +82,27 @@ describe('test-only auth proxy', () => {
 
   it('adds the bearer token and forwards method, path, body, Host and Origin unchanged', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
-    const res = await send('/mcp?x=1', { Host: 'evil.example.com:1234', Origin: 'http://evil.example.com', 'Content-Type': 'application/json', 'X-Request-Id': 'abc' }, body);
+    const res = await send(
+      '/mcp?x=1',
+      {
+        Host: 'evil.example.com:1234',
+        Origin: 'http://evil.example.com',
+        'Content-Type': 'application/json',
+        'X-Request-Id': 'abc',
+      },
+      body,
+    );
     const seen = await json(res);
     expect(res.statusCode).toBe(201);
     expect(res.headers['x-upstream']).toBe('yes');
     expect(res.headers['www-authenticate']).toBe('Bearer');
     expect(seen).toMatchObject({ method: 'POST', url: '/mcp?x=1', body });
-    expect(seen.headers).toMatchObject({ host: 'evil.example.com:1234', origin: 'http://evil.example.com', 'x-request-id': 'abc', authorization: 'Bearer gth_secret-token' });
+    expect(seen.headers).toMatchObject({
+      host: 'evil.example.com:1234',
+      origin: 'http://evil.example.com',
+      'x-request-id': 'abc',
+      authorization: 'Bearer gth_secret-token',
+    });
   });
 
   it('replaces a client Authorization header instead of sending two', async () => {

@@ -23,7 +23,17 @@ export interface AuthProxy {
 }
 
 // Connection-scoped headers a proxy must not forward (RFC 9110 section 7.6.1).
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-authorization',
+  'proxy-authenticate',
+]);
 
 function forwardableHeaders(raw: readonly string[], token: string): string[] {
   const out: string[] = [];
@@ -38,9 +48,14 @@ function forwardableHeaders(raw: readonly string[], token: string): string[] {
 }
 
 /** `seen` gets each request's raw headers as they arrived (a test checking what a client sent). */
-export async function startAuthProxy(targetMcpUrl: string, token: string, seen?: (rawHeaders: readonly string[]) => void): Promise<AuthProxy> {
+export async function startAuthProxy(
+  targetMcpUrl: string,
+  token: string,
+  seen?: (rawHeaders: readonly string[]) => void,
+): Promise<AuthProxy> {
   const target = new URL(targetMcpUrl);
-  if (target.protocol !== 'http:') throw new Error(`auth proxy: only http:// targets are supported, got ${target.protocol}`);
+  if (target.protocol !== 'http:')
+    throw new Error(`auth proxy: only http:// targets are supported, got ${target.protocol}`);
   const sockets = new Set<Socket>();
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -102,7 +117,9 @@ async function main(argv: string[]): Promise<void> {
   const [target, tokenArg] = argv;
   const token = tokenArg ?? process.env.GATEHOUSE_TOKEN;
   if (!target || !token) {
-    process.stderr.write('usage: tsx test/helpers/auth-proxy.ts <target-mcp-url> [token]   (token defaults to $GATEHOUSE_TOKEN)\n');
+    process.stderr.write(
+      'usage: tsx test/helpers/auth-proxy.ts <target-mcp-url> [token]   (token defaults to $GATEHOUSE_TOKEN)\n',
+    );
     process.exit(2);
   }
   const proxy = await startAuthProxy(target, token);

@@ -1,12 +1,28 @@
 import { z } from 'zod';
-import { AuditQuery, RESOURCE_READ, type AuditEntry, type AuditPage, type AuditQueryInput, type AuditResult } from '../../main/contract/audit.ts';
+import {
+  AuditQuery,
+  RESOURCE_READ,
+  type AuditEntry,
+  type AuditPage,
+  type AuditQueryInput,
+  type AuditResult,
+} from '../../main/contract/audit.ts';
 import type { Principal } from '../../main/contract/principal.ts';
 import { SETTINGS_DEFAULTS, type Settings } from '../../main/contract/settings.ts';
 import type { TokenRecord, TokenScope } from '../../main/contract/tokens.ts';
 import type { UsageEvent } from '../../main/contract/usage.ts';
 import { ROLE_CAPABILITIES, type Role, type User } from '../../main/contract/users.ts';
 import type { AuditReader, AuditSink, AuditTrail, Vault } from '../../main/core/ports/ports.ts';
-import { defineTool, type AppliedState, type CallContext, type Plugin, type PluginHost, type StagedRef, type Tool, type ToolOutput } from '../../main/core/calls/tool.ts';
+import {
+  defineTool,
+  type AppliedState,
+  type CallContext,
+  type Plugin,
+  type PluginHost,
+  type StagedRef,
+  type Tool,
+  type ToolOutput,
+} from '../../main/core/calls/tool.ts';
 import { UsageRecorder, type UsageReporter } from '../../main/core/calls/usage.ts';
 import { jsonSchemaCompiler } from '../../main/mcp/json-schema.ts';
 import { MemoryStagedStore } from '../../main/core/staging/staged-store.ts';
@@ -78,7 +94,9 @@ export class MemoryAudit implements AuditSink, AuditReader, AuditTrail {
   }
 
   async hasStagedEntry(stagedId: string, result: AuditResult, sinceMs: number): Promise<boolean> {
-    return this.entries.slice(0, this.synced).some((e) => e.staged_id === stagedId && e.result === result && Date.parse(e.at) >= sinceMs - 3600_000);
+    return this.entries
+      .slice(0, this.synced)
+      .some((e) => e.staged_id === stagedId && e.result === result && Date.parse(e.at) >= sinceMs - 3600_000);
   }
 
   /** what survives a kill: the synced entries only */
@@ -97,7 +115,11 @@ export class MemoryAudit implements AuditSink, AuditReader, AuditTrail {
     return { entries: page, next_cursor: start + q.limit < all.length ? String(start + q.limit) : null };
   }
 
-  async export(q: Omit<AuditQueryInput, 'limit' | 'cursor'>, format: 'jsonl' | 'csv', out: NodeJS.WritableStream): Promise<number> {
+  async export(
+    q: Omit<AuditQueryInput, 'limit' | 'cursor'>,
+    format: 'jsonl' | 'csv',
+    out: NodeJS.WritableStream,
+  ): Promise<number> {
     const entries = this.matching(AuditQuery.parse(q));
     if (format === 'csv') out.write(CSV_HEADER);
     for (const e of entries) out.write(format === 'csv' ? entryToCsvRow(e) : `${entryToJsonLine(e)}\n`);
@@ -107,8 +129,13 @@ export class MemoryAudit implements AuditSink, AuditReader, AuditTrail {
   private matching(q: Omit<AuditQuery, 'limit' | 'cursor'>): AuditEntry[] {
     return this.entries.filter(
       (e) =>
-        (!q.tool || e.tool === q.tool) && (!q.result || e.result === q.result) && (!q.user_id || e.user_id === q.user_id) &&
-        (!q.token_id || e.token_id === q.token_id) && (!q.plugin || e.source_plugin === q.plugin) && (!q.from || e.at >= q.from) && (!q.to || e.at < q.to),
+        (!q.tool || e.tool === q.tool) &&
+        (!q.result || e.result === q.result) &&
+        (!q.user_id || e.user_id === q.user_id) &&
+        (!q.token_id || e.token_id === q.token_id) &&
+        (!q.plugin || e.source_plugin === q.plugin) &&
+        (!q.from || e.at >= q.from) &&
+        (!q.to || e.at < q.to),
     );
   }
 }
@@ -154,21 +181,70 @@ export async function openCore(opts: { consoleUrl?: string | null } = {}) {
   await site.seedIfEmpty();
   const auditor = new Auditor(audit, stats, clock, () => 'local');
   const standing = standingOf({ token: (id) => tokens.byId(id), registry, settings: () => settings.get() });
-  const staging = new Staging({ store: new MemoryStagedStore(), users: (id) => users.byId(id), registry, auditor, events, clock, auditTrail: audit, settings: () => settings.get(), usage, standing });
+  const staging = new Staging({
+    store: new MemoryStagedStore(),
+    users: (id) => users.byId(id),
+    registry,
+    auditor,
+    events,
+    clock,
+    auditTrail: audit,
+    settings: () => settings.get(),
+    usage,
+    standing,
+  });
   const entitlements = new LocalEntitlements('free');
-  const pipeline = new Pipeline({ registry, staging, auditor, entitlements: () => entitlements, settings: () => settings.get(), clock, usage });
-  const watchSettings = (listener: (s: Settings) => void) => events.subscribe((e) => e.type === 'settings' && listener(e.settings));
-  registry.add(builtinPlugin({ registry, staging, settings: () => settings.get(), watchSettings, siteIdentity: () => site.identity() as unknown as Record<string, unknown> }));
+  const pipeline = new Pipeline({
+    registry,
+    staging,
+    auditor,
+    entitlements: () => entitlements,
+    settings: () => settings.get(),
+    clock,
+    usage,
+  });
+  const watchSettings = (listener: (s: Settings) => void) =>
+    events.subscribe((e) => e.type === 'settings' && listener(e.settings));
+  registry.add(
+    builtinPlugin({
+      registry,
+      staging,
+      settings: () => settings.get(),
+      watchSettings,
+      siteIdentity: () => site.identity() as unknown as Record<string, unknown>,
+    }),
+  );
   registry.add(site);
   await registry.start(() => undefined);
   const sessions = new ConsoleSessions(clock);
   const consoleUrl = opts.consoleUrl === undefined ? 'http://127.0.0.1:7823/console/' : opts.consoleUrl;
   const invoke = createInvoke({
-    users, tokens, profiles, staging, registry, settings, stats, audit, events, sessions, clock,
+    users,
+    tokens,
+    profiles,
+    staging,
+    registry,
+    settings,
+    stats,
+    audit,
+    events,
+    sessions,
+    clock,
     clientVault: clientTokenVault(vault),
     health: () => ({
-      name: 'gatehouse', version: VERSION, enabled: settings.get().enabled, base_url: '', mcp_url: '', console_url: consoleUrl ?? '', data_dir: '(memory)',
-      vault: { backend: 'file', label: 'memory' }, bridge: { command: 'gatehouse-bridge', args: [], platform: process.platform }, pending_approvals: staging.pendingCount(), recent_clients: [], cloud: NOT_CONNECTED, warnings: [],
+      name: 'gatehouse',
+      version: VERSION,
+      enabled: settings.get().enabled,
+      base_url: '',
+      mcp_url: '',
+      console_url: consoleUrl ?? '',
+      data_dir: '(memory)',
+      vault: { backend: 'file', label: 'memory' },
+      bridge: { command: 'gatehouse-bridge', args: [], platform: process.platform },
+      pending_approvals: staging.pendingCount(),
+      recent_clients: [],
+      cloud: NOT_CONNECTED,
+      warnings: [],
     }),
     consoleUrl: () => consoleUrl,
     cloud: () => NOT_CONNECTED,
@@ -176,7 +252,11 @@ export async function openCore(opts: { consoleUrl?: string | null } = {}) {
   });
 
   /** A user with this role (created once per login) and a client token for it. */
-  async function tokenFor(login: string, role: Role, scope: { read_only?: boolean; tools?: string[]; plugins?: string[] } = {}) {
+  async function tokenFor(
+    login: string,
+    role: Role,
+    scope: { read_only?: boolean; tools?: string[]; plugins?: string[] } = {},
+  ) {
     const user: User = users.byLogin(login) ?? (await users.add(login, role));
     const created = await tokens.create(`${login} agent`, user, scope);
     const record = options.read().tokens.find((t) => t.id === created.record.id)!;
@@ -187,16 +267,52 @@ export async function openCore(opts: { consoleUrl?: string | null } = {}) {
   function ctxOf(tokenId: string, request_id = 'req-test'): CallContext {
     const record = options.read().tokens.find((t) => t.id === tokenId)!;
     const user = users.byId(record.user_id)!;
-    return { user, capabilities: new Set(ROLE_CAPABILITIES[user.role]), token: record, request_id, client: 'test-agent' };
+    return {
+      user,
+      capabilities: new Set(ROLE_CAPABILITIES[user.role]),
+      token: record,
+      request_id,
+      client: 'test-agent',
+    };
   }
 
   /** The principal of a client token over the local REST. */
   function restPrincipal(tokenId: string): Principal {
     const ctx = ctxOf(tokenId);
-    return { kind: 'token', surface: 'rest', token_id: ctx.token!.id, token_preview: ctx.token!.preview, user_id: ctx.user.id, login: ctx.user.login };
+    return {
+      kind: 'token',
+      surface: 'rest',
+      token_id: ctx.token!.id,
+      token_preview: ctx.token!.preview,
+      user_id: ctx.user.id,
+      login: ctx.user.login,
+    };
   }
 
-  return { clock, options, siteStore, events, settings, audit, vault, users, admin, tokens, profiles, registry, stats, auditor, staging, pipeline, site, sessions, invoke, tokenFor, ctxOf, restPrincipal };
+  return {
+    clock,
+    options,
+    siteStore,
+    events,
+    settings,
+    audit,
+    vault,
+    users,
+    admin,
+    tokens,
+    profiles,
+    registry,
+    stats,
+    auditor,
+    staging,
+    pipeline,
+    site,
+    sessions,
+    invoke,
+    tokenFor,
+    ctxOf,
+    restPrincipal,
+  };
 }
 export type Core = Awaited<ReturnType<typeof openCore>>;
 
@@ -214,10 +330,21 @@ export type StopAt = 'none' | 'before-apply' | 'after-apply';
 export function notesPlugin(state: NotesState, opts: { stopAt?: () => StopAt; canTell?: boolean } = {}): Plugin {
   const never = new Promise<never>(() => undefined);
   const add = defineTool({
-    name: 'notes_add', title: 'Add a note', description: 'Stage a note.', plugin: 'notes', feature: 'notes.write', capability: 'edit_pages', write: true,
+    name: 'notes_add',
+    title: 'Add a note',
+    description: 'Stage a note.',
+    plugin: 'notes',
+    feature: 'notes.write',
+    capability: 'edit_pages',
+    write: true,
     input: z.object({ text: z.string() }),
     async preview(input) {
-      return { preview: { summary: `Add '${input.text.slice(0, 40)}'`, kind: 'diff' as const, changes: [] }, payload: { text: input.text }, target: null, target_version: null };
+      return {
+        preview: { summary: `Add '${input.text.slice(0, 40)}'`, kind: 'diff' as const, changes: [] },
+        payload: { text: input.text },
+        target: null,
+        target_version: null,
+      };
     },
     async apply(payload, _ctx: CallContext, staged?: StagedRef) {
       if (opts.stopAt?.() === 'before-apply') return never;
@@ -231,19 +358,44 @@ export function notesPlugin(state: NotesState, opts: { stopAt?: () => StopAt; ca
     },
     ...(opts.canTell === false
       ? {}
-      : { applied: async (staged: StagedRef): Promise<AppliedState> => {
-          const out = state.applied.get(staged.id);
-          return out ? { state: 'applied', output: out } : { state: 'not_applied' };
-        } }),
+      : {
+          applied: async (staged: StagedRef): Promise<AppliedState> => {
+            const out = state.applied.get(staged.id);
+            return out ? { state: 'applied', output: out } : { state: 'not_applied' };
+          },
+        }),
   });
   return { id: 'notes', title: 'Notes', kind: 'site', tools: () => [add] };
 }
 
-export const ADMIN: User = { id: 'usr_admin', login: 'admin', display_name: 'Admin', role: 'administrator', created: '2026-01-01T00:00:00.000Z' };
-export const WRITER: User = { id: 'usr_writer', login: 'writer', display_name: 'Writer', role: 'contributor', created: '2026-01-01T00:00:00.000Z' };
+export const ADMIN: User = {
+  id: 'usr_admin',
+  login: 'admin',
+  display_name: 'Admin',
+  role: 'administrator',
+  created: '2026-01-01T00:00:00.000Z',
+};
+export const WRITER: User = {
+  id: 'usr_writer',
+  login: 'writer',
+  display_name: 'Writer',
+  role: 'contributor',
+  created: '2026-01-01T00:00:00.000Z',
+};
 
 export function ctxFor(user: User, tokenId: string | null = 'tok_a'): CallContext {
-  const token = tokenId ? { id: tokenId, label: tokenId, hash: '0'.repeat(64), user_id: user.id, preview: 'gth_…test', created: '2026-01-01T00:00:00.000Z', last_used: null, scope: { read_only: false } } : null;
+  const token = tokenId
+    ? {
+        id: tokenId,
+        label: tokenId,
+        hash: '0'.repeat(64),
+        user_id: user.id,
+        preview: 'gth_…test',
+        created: '2026-01-01T00:00:00.000Z',
+        last_used: null,
+        scope: { read_only: false },
+      }
+    : null;
   return { user, capabilities: capabilitiesOf(user.role), token, request_id: 'req-1', client: 'test-client' };
 }
 
@@ -263,7 +415,9 @@ export interface CoreWorld {
 }
 
 /** Staging alone on in-memory stores with the notes plugin; `restart()` is a crash and a new start. */
-export function coreWorld(opts: { limits?: Partial<StagingLimits>; lifetimeMs?: number; canTell?: boolean } = {}): CoreWorld {
+export function coreWorld(
+  opts: { limits?: Partial<StagingLimits>; lifetimeMs?: number; canTell?: boolean } = {},
+): CoreWorld {
   const clock = new TestClock(Date.parse('2026-11-22T10:00:00Z'));
   const audit = new MemoryAudit();
   const store = new MemoryStagedStore();
@@ -277,7 +431,19 @@ export function coreWorld(opts: { limits?: Partial<StagingLimits>; lifetimeMs?: 
     const registry = new Registry(jsonSchemaCompiler);
     registry.add(notesPlugin(notes, { stopAt: () => world.stopAt, ...(canTell === undefined ? {} : { canTell }) }));
     const auditor = new Auditor(audit, new StatsRecorder(options, clock), clock, () => 'local');
-    const staging = new Staging({ store, users, registry, auditor, events, clock, auditTrail: audit, settings: () => settings.get(), usage: NO_USAGE, ...(opts.limits ? { limits: opts.limits } : {}), ...(opts.lifetimeMs ? { lifetimeMs: opts.lifetimeMs } : {}) });
+    const staging = new Staging({
+      store,
+      users,
+      registry,
+      auditor,
+      events,
+      clock,
+      auditTrail: audit,
+      settings: () => settings.get(),
+      usage: NO_USAGE,
+      ...(opts.limits ? { limits: opts.limits } : {}),
+      ...(opts.lifetimeMs ? { lifetimeMs: opts.lifetimeMs } : {}),
+    });
     Object.assign(world, { events, registry, staging });
     return staging;
   };
@@ -292,14 +458,36 @@ export function coreWorld(opts: { limits?: Partial<StagingLimits>; lifetimeMs?: 
 
 // ---- the registry and the pipeline: one user per role, plugins that change while running ----
 
-export const userOf = (role: Role): User => ({ id: `usr_${role}`, login: role === 'administrator' ? 'admin' : role, display_name: role, role, created: new Date(T0).toISOString() });
+export const userOf = (role: Role): User => ({
+  id: `usr_${role}`,
+  login: role === 'administrator' ? 'admin' : role,
+  display_name: role,
+  role,
+  created: new Date(T0).toISOString(),
+});
 
 /** The call context of a `role` user; with a token narrowed by `scope` when one is given. */
 export function ctxForRole(role: Role, scope: Partial<TokenScope> | null = null, signal?: AbortSignal): CallContext {
   const token: TokenRecord | null = scope
-    ? { id: `tok_${role}`, label: role, hash: '0'.repeat(64), user_id: `usr_${role}`, preview: 'gth_…test', created: new Date(T0).toISOString(), last_used: null, scope: { read_only: false, ...scope } }
+    ? {
+        id: `tok_${role}`,
+        label: role,
+        hash: '0'.repeat(64),
+        user_id: `usr_${role}`,
+        preview: 'gth_…test',
+        created: new Date(T0).toISOString(),
+        last_used: null,
+        scope: { read_only: false, ...scope },
+      }
     : null;
-  return { user: userOf(role), capabilities: new Set(ROLE_CAPABILITIES[role]), token, request_id: `req_${role}`, client: 'core-test', ...(signal ? { signal } : {}) };
+  return {
+    user: userOf(role),
+    capabilities: new Set(ROLE_CAPABILITIES[role]),
+    token,
+    request_id: `req_${role}`,
+    client: 'core-test',
+    ...(signal ? { signal } : {}),
+  };
 }
 
 /** A plugin whose tools tests change while it runs, through the host the registry gives it. */
@@ -338,7 +526,13 @@ export function runtimePlugin(id = 'runtime', initial: Tool[] = []) {
 export const echoTool = (name: string, plugin = 'runtime', over: Partial<Tool> = {}): Tool =>
   ({
     ...defineTool({
-      name, title: `Echo ${name}`, description: 'echoes its input', plugin, capability: 'read', feature: 'mcp.core', write: false,
+      name,
+      title: `Echo ${name}`,
+      description: 'echoes its input',
+      plugin,
+      capability: 'read',
+      feature: 'mcp.core',
+      write: false,
       input: z.object({ text: z.string().max(50).default('hi') }),
       run: async (input) => ({ structured: { echoed: input.text } }),
     }),
@@ -348,7 +542,11 @@ export const echoTool = (name: string, plugin = 'runtime', over: Partial<Tool> =
 /** The registry, staging and the pipeline over an in-memory store with one user per role: what the gateway wires, minus files and sockets. */
 export function pipelineCore(settings: Partial<Settings> = {}) {
   const store = new MemoryStore(
-    { ...emptyOptions(), settings: { ...SETTINGS_DEFAULTS, ...settings }, users: (['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const).map(userOf) },
+    {
+      ...emptyOptions(),
+      settings: { ...SETTINGS_DEFAULTS, ...settings },
+      users: (['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const).map(userOf),
+    },
     OptionsData,
   );
   const clock = new TestClock(T0);
@@ -358,17 +556,51 @@ export function pipelineCore(settings: Partial<Settings> = {}) {
   const registry = new Registry(jsonSchemaCompiler);
   const stats = new StatsRecorder(store, clock, (name) => registry.has(name) || name === RESOURCE_READ);
   // a sink that stamps its site, as the cloud outbox does (the recorder owns id and time, the sink the site)
-  const usage = new UsageRecorder({ record: (e) => { usageEvents.push({ ...e, site_id: 'site_test' }); stats.record(e); } }, clock);
+  const usage = new UsageRecorder(
+    {
+      record: (e) => {
+        usageEvents.push({ ...e, site_id: 'site_test' });
+        stats.record(e);
+      },
+    },
+    clock,
+  );
   const auditor = new Auditor(memoryAudit, stats, clock, () => 'https://site.test/');
   const staging = new Staging({
-    store: new MemoryStagedStore(), users: (id) => store.read().users.find((u) => u.id === id), registry, auditor, events, clock, usage,
-    auditTrail: memoryAudit, settings: () => store.read().settings,
+    store: new MemoryStagedStore(),
+    users: (id) => store.read().users.find((u) => u.id === id),
+    registry,
+    auditor,
+    events,
+    clock,
+    usage,
+    auditTrail: memoryAudit,
+    settings: () => store.read().settings,
   });
   const entitlements = new LocalEntitlements('free');
-  const pipeline = new Pipeline({ registry, staging, auditor, entitlements: () => entitlements, settings: () => store.read().settings, clock, usage, timeoutMs: 5_000 });
+  const pipeline = new Pipeline({
+    registry,
+    staging,
+    auditor,
+    entitlements: () => entitlements,
+    settings: () => store.read().settings,
+    clock,
+    usage,
+    timeoutMs: 5_000,
+  });
   const audit = memoryAudit.entries;
   return {
-    store, clock, events, audit, usageEvents, registry, stats, usage, auditor, staging, pipeline,
+    store,
+    clock,
+    events,
+    audit,
+    usageEvents,
+    registry,
+    stats,
+    usage,
+    auditor,
+    staging,
+    pipeline,
     setSettings: (patch: Partial<Settings>) => store.update((d) => void Object.assign(d.settings, patch)),
     lastAudit: () => audit[audit.length - 1]!,
   };

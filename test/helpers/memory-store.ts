@@ -14,7 +14,10 @@ export class MemoryStore<T> implements DocumentStore<T> {
   failWrites = false;
   writes = 0;
 
-  constructor(initial: T, private readonly schema?: z.ZodType<T>) {
+  constructor(
+    initial: T,
+    private readonly schema?: z.ZodType<T>,
+  ) {
     this.doc = schema ? schema.parse(initial) : initial;
   }
 

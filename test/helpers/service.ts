@@ -18,7 +18,9 @@ export class TestClock implements Clock {
 }
 
 /** A real service on 127.0.0.1:0 in a temp data dir, with the file vault (the keychain has its own tests). */
-export async function startTestService(extra: Partial<ServiceConfig> = {}): Promise<RunningService & { cleanup(): Promise<void> }> {
+export async function startTestService(
+  extra: Partial<ServiceConfig> = {},
+): Promise<RunningService & { cleanup(): Promise<void> }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'gatehouse-test-'));
   const svc = await startService({ dataDir, port: 0, vault: 'file', enable: true, log: silentLogger, ...extra });
   return Object.assign(svc, {
@@ -37,11 +39,19 @@ export async function connectClient(mcpUrl: string, token: string, era: Era = 'l
     { name: 'gatehouse-test', version: '1.0.0' },
     { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } } },
   );
-  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(mcpUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
   return client;
 }
 
-export async function rawPost(url: string, body: string | object, headers: Record<string, string> = {}): Promise<Response> {
+export async function rawPost(
+  url: string,
+  body: string | object,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(url, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
@@ -49,4 +59,9 @@ export async function rawPost(url: string, body: string | object, headers: Recor
   });
 }
 
-export const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+export const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};

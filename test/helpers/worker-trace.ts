@@ -23,7 +23,10 @@ if (dir) {
   const state = traceState(dir);
   beforeAll(() => {
     state.running = true;
-    writeFileSync(state.trace, `${new Date().toISOString()} running ${expect.getState().testPath ?? '(unknown file)'}\n`);
+    writeFileSync(
+      state.trace,
+      `${new Date().toISOString()} running ${expect.getState().testPath ?? '(unknown file)'}\n`,
+    );
   });
   afterAll(() => {
     state.running = false;

@@ -28,14 +28,18 @@ describe('redact', () => {
   });
 
   it('masks secret-named pairs in URLs, forms, header dumps and JSON, but not ids or previews', () => {
-    const out = redact('GET /cb?code=1&token=s3cr3tvalue&state=ok password=hunter22 token_id=tok_123 token_preview=gth_…abcd');
+    const out = redact(
+      'GET /cb?code=1&token=s3cr3tvalue&state=ok password=hunter22 token_id=tok_123 token_preview=gth_…abcd',
+    );
     expect(out).toContain('token=[redacted]');
     expect(out).toContain('password=[redacted]');
     expect(out).toContain('code=1');
     expect(out).toContain('state=ok');
     expect(out).toContain('token_id=tok_123');
     expect(out).toContain('token_preview=gth_…abcd');
-    expect(redact('{"client_secret": "abc\\"def", "site_id": "s1"}')).toBe('{"client_secret": "[redacted]", "site_id": "s1"}');
+    expect(redact('{"client_secret": "abc\\"def", "site_id": "s1"}')).toBe(
+      '{"client_secret": "[redacted]", "site_id": "s1"}',
+    );
     expect(redact('Cookie: session=abc; other=def')).toBe('Cookie: [redacted]');
   });
 
@@ -97,7 +101,11 @@ describe('createLogger', () => {
     const { stream, lines } = sink();
     const child = createLogger({ stream, json: true }).child({ component: 'bridge', api_key: 'k-123456' });
     child.info('hello');
-    expect(JSON.parse(lines()[0] as string)).toMatchObject({ component: 'bridge', api_key: '[redacted]', msg: 'hello' });
+    expect(JSON.parse(lines()[0] as string)).toMatchObject({
+      component: 'bridge',
+      api_key: '[redacted]',
+      msg: 'hello',
+    });
   });
 
   it('survives circular fields and a stream that throws', () => {

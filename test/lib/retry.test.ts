@@ -61,7 +61,9 @@ describe('retry', () => {
     await expect(retry(async () => (calls++, Promise.reject(new Transient())), opts)).rejects.toBeInstanceOf(Transient);
     expect(calls).toBe(3);
     calls = 0;
-    await expect(retry(async () => (calls++, Promise.reject(new Error('quota_exceeded'))), opts)).rejects.toThrow('quota_exceeded');
+    await expect(retry(async () => (calls++, Promise.reject(new Error('quota_exceeded'))), opts)).rejects.toThrow(
+      'quota_exceeded',
+    );
     expect(calls).toBe(1);
   });
 
@@ -74,12 +76,20 @@ describe('retry', () => {
     }, opts);
     expect(waits).toEqual([12_000]);
     calls = 0;
-    await expect(retry(async () => (calls++, Promise.reject(new Transient(31_000))), opts)).rejects.toBeInstanceOf(Transient);
+    await expect(retry(async () => (calls++, Promise.reject(new Transient(31_000))), opts)).rejects.toBeInstanceOf(
+      Transient,
+    );
     expect(calls).toBe(1);
   });
 
   it('stops at maxElapsedMs, shortening the last wait to fit (unbounded attempts need it)', async () => {
-    const { opts, waits } = harness({ attempts: Infinity, maxElapsedMs: 2000, baseMs: 400, capMs: 400, random: () => 0 });
+    const { opts, waits } = harness({
+      attempts: Infinity,
+      maxElapsedMs: 2000,
+      baseMs: 400,
+      capMs: 400,
+      random: () => 0,
+    });
     let calls = 0;
     await expect(retry(async () => (calls++, Promise.reject(new Transient())), opts)).rejects.toBeInstanceOf(Transient);
     expect(waits).toEqual([400, 400, 400, 400, 400]);
@@ -103,14 +113,22 @@ describe('retry', () => {
     expect(calls).toBe(1);
     const done = new AbortController();
     done.abort();
-    await expect(retry(async () => 1, { attempts: 1, baseMs: 1, capMs: 1, retryable: () => true, signal: done.signal })).rejects.toThrow();
+    await expect(
+      retry(async () => 1, { attempts: 1, baseMs: 1, capMs: 1, retryable: () => true, signal: done.signal }),
+    ).rejects.toThrow();
   });
 
   it('tells onRetry about each wait', async () => {
     const { opts } = harness({ random: () => 0 });
     const told: Array<{ attempt: number; delayMs: number }> = [];
-    await retry(async (n) => (n < 3 ? Promise.reject(new Transient()) : 'ok'), { ...opts, onRetry: ({ attempt, delayMs }) => told.push({ attempt, delayMs }) });
-    expect(told).toEqual([{ attempt: 1, delayMs: 500 }, { attempt: 2, delayMs: 1000 }]);
+    await retry(async (n) => (n < 3 ? Promise.reject(new Transient()) : 'ok'), {
+      ...opts,
+      onRetry: ({ attempt, delayMs }) => told.push({ attempt, delayMs }),
+    });
+    expect(told).toEqual([
+      { attempt: 1, delayMs: 500 },
+      { attempt: 2, delayMs: 1000 },
+    ]);
   });
 });
 
@@ -121,7 +139,8 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter('0', now)).toBe(0);
     expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:30 GMT', now)).toBe(30_000);
     expect(parseRetryAfter('Wed, 31 Dec 2025 00:00:00 GMT', now)).toBe(0);
-    for (const bad of [undefined, null, '', '  ', '-5', 'soon', '1e3x']) expect(parseRetryAfter(bad, now)).toBeUndefined();
+    for (const bad of [undefined, null, '', '  ', '-5', 'soon', '1e3x'])
+      expect(parseRetryAfter(bad, now)).toBeUndefined();
   });
 });
 
@@ -130,15 +149,30 @@ describe('the cloud client policy of DESIGN.md section 3, over real HTTP', () =>
     const { serve } = await import('./http/serve.ts');
     const seen: Array<{ id: string | undefined; attempt: string | undefined; path: string | undefined }> = [];
     const srv = await serve((req, res) => {
-      seen.push({ id: req.headers['x-request-id'] as string, attempt: req.headers['x-attempt'] as string, path: req.url });
+      seen.push({
+        id: req.headers['x-request-id'] as string,
+        attempt: req.headers['x-attempt'] as string,
+        path: req.url,
+      });
       const n = seen.filter((s) => s.path === req.url).length;
-      if (req.url === '/flaky' && n === 1) return void res.writeHead(503, { 'Retry-After': '1' }).end('{"success":false,"error":{"code":"gateway_unavailable","retryable":true}}');
-      if (req.url === '/flaky' && n === 2) return void res.writeHead(429, {}).end('{"success":false,"error":{"code":"rate_limited","retryable":true}}');
-      if (req.url === '/quota') return void res.writeHead(429, { 'Retry-After': '5' }).end('{"success":false,"error":{"code":"quota_exceeded","retryable":false}}');
+      if (req.url === '/flaky' && n === 1)
+        return void res
+          .writeHead(503, { 'Retry-After': '1' })
+          .end('{"success":false,"error":{"code":"gateway_unavailable","retryable":true}}');
+      if (req.url === '/flaky' && n === 2)
+        return void res.writeHead(429, {}).end('{"success":false,"error":{"code":"rate_limited","retryable":true}}');
+      if (req.url === '/quota')
+        return void res
+          .writeHead(429, { 'Retry-After': '5' })
+          .end('{"success":false,"error":{"code":"quota_exceeded","retryable":false}}');
       res.end('{"success":true}');
     });
     class Refused extends Error {
-      constructor(readonly status: number, readonly retryable: boolean, readonly retryAfter: number | undefined) {
+      constructor(
+        readonly status: number,
+        readonly retryable: boolean,
+        readonly retryAfter: number | undefined,
+      ) {
         super(`HTTP ${status}`);
       }
     }
@@ -146,9 +180,12 @@ describe('the cloud client policy of DESIGN.md section 3, over real HTTP', () =>
     const call = (path: string) =>
       retry(
         async (attempt) => {
-          const res = await fetch(`${srv.url}${path}`, { headers: { 'X-Request-Id': `req-${path.slice(1)}`, 'X-Attempt': String(attempt) } });
+          const res = await fetch(`${srv.url}${path}`, {
+            headers: { 'X-Request-Id': `req-${path.slice(1)}`, 'X-Attempt': String(attempt) },
+          });
           const body = (await res.json()) as { success: boolean; error?: { retryable: boolean } };
-          if (!body.success) throw new Refused(res.status, body.error!.retryable, parseRetryAfter(res.headers.get('retry-after')));
+          if (!body.success)
+            throw new Refused(res.status, body.error!.retryable, parseRetryAfter(res.headers.get('retry-after')));
           return body;
         },
         {
@@ -163,7 +200,9 @@ describe('the cloud client policy of DESIGN.md section 3, over real HTTP', () =>
       );
     try {
       expect(await call('/flaky')).toEqual({ success: true });
-      expect(seen.filter((s) => s.path === '/flaky')).toEqual([1, 2, 3].map((n) => ({ id: 'req-flaky', attempt: String(n), path: '/flaky' })));
+      expect(seen.filter((s) => s.path === '/flaky')).toEqual(
+        [1, 2, 3].map((n) => ({ id: 'req-flaky', attempt: String(n), path: '/flaky' })),
+      );
       expect(waits[0]).toBe(1000); // Retry-After: 1
       expect(waits[1]).toBeGreaterThanOrEqual(500);
       expect(waits[1]).toBeLessThanOrEqual(1000); // min(0.5 s * 2^1, 5 s), less jitter

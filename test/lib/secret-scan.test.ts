@@ -64,11 +64,25 @@ describe('scanSecrets: the rule set', () => {
       { kind: 'secret_named_value', path: '$.client_secret' },
       { kind: 'secret_named_value', path: '$.headers["X-Api-Key"]' },
     ]);
-    expect(scanSecrets({ comment: 'x7Kq9v-2mZpL', password: 'hunter22', key_id: 'key_9fA2kLm3Qz', token_count: 12345678, public_key: 'x7Kq9v-2mZpL' })).toEqual([]);
+    expect(
+      scanSecrets({
+        comment: 'x7Kq9v-2mZpL',
+        password: 'hunter22',
+        key_id: 'key_9fA2kLm3Qz',
+        token_count: 12345678,
+        public_key: 'x7Kq9v-2mZpL',
+      }),
+    ).toEqual([]);
   });
 
   it('a GCP service-account key object is found as such, its private key too', () => {
-    const key = { type: 'service_account', project_id: 'demo', private_key_id: 'abc', private_key: `-----BEGIN PRIVATE KEY-----\n${alnum(64)}\n-----END PRIVATE KEY-----\n`, client_email: 'x@demo.iam.gserviceaccount.com' };
+    const key = {
+      type: 'service_account',
+      project_id: 'demo',
+      private_key_id: 'abc',
+      private_key: `-----BEGIN PRIVATE KEY-----\n${alnum(64)}\n-----END PRIVATE KEY-----\n`,
+      client_email: 'x@demo.iam.gserviceaccount.com',
+    };
     const found = scanSecrets({ creds: key });
     expect(found).toContainEqual({ kind: 'gcp_service_account_key', path: '$.creds' });
     expect(found).toContainEqual({ kind: 'private_key', path: '$.creds.private_key' });
@@ -87,10 +101,17 @@ describe('scanSecrets: the rule set', () => {
 describe('maskSecrets and the log redactor', () => {
   it('masks every positive sample in text, in a value at any depth, and in a log line', () => {
     for (const [, sample] of POSITIVE.filter(([k]) => k !== 'gcp_service_account_key')) {
-      const secret = sample.includes('=') || sample.includes(': ') ? sample.split(/[=:] ?/).pop()!.trim() : sample;
+      const secret =
+        sample.includes('=') || sample.includes(': ')
+          ? sample
+              .split(/[=:] ?/)
+              .pop()!
+              .trim()
+          : sample;
       expect(maskSecretText(`x ${sample} y`)).not.toContain(secret);
       expect(JSON.stringify(maskSecrets({ a: [{ b: `x ${sample} y` }] }))).not.toContain(secret);
-      if (!sample.startsWith('password') && !sample.startsWith('API_KEY')) expect(redact(`x ${sample} y`)).not.toContain(secret);
+      if (!sample.startsWith('password') && !sample.startsWith('API_KEY'))
+        expect(redact(`x ${sample} y`)).not.toContain(secret);
     }
   });
 
@@ -99,7 +120,17 @@ describe('maskSecrets and the log redactor', () => {
   });
 
   it('replaces every string or number under a key-like name (a password need not look random), keeps the rest', () => {
-    expect(maskSecrets({ path: '/tmp/a', password: 'hunter22', pin_code: 7, api_key: 123456, note: 'ok', keep: true, n: null })).toEqual({ path: '/tmp/a', password: REDACTED, pin_code: 7, api_key: REDACTED, note: 'ok', keep: true, n: null });
+    expect(
+      maskSecrets({
+        path: '/tmp/a',
+        password: 'hunter22',
+        pin_code: 7,
+        api_key: 123456,
+        note: 'ok',
+        keep: true,
+        n: null,
+      }),
+    ).toEqual({ path: '/tmp/a', password: REDACTED, pin_code: 7, api_key: REDACTED, note: 'ok', keep: true, n: null });
   });
 
   it('`__proto__` stays a plain own key: found, masked, and nothing polluted', () => {
@@ -134,7 +165,12 @@ describe('bounded, and never a crash', () => {
     a.self = a;
     expect(() => scanSecrets(a)).not.toThrow();
     expect(JSON.stringify(maskSecrets(a))).toContain('[circular]');
-    const bad = Object.defineProperty({}, 'boom', { enumerable: true, get: () => { throw new Error('no'); } });
+    const bad = Object.defineProperty({}, 'boom', {
+      enumerable: true,
+      get: () => {
+        throw new Error('no');
+      },
+    });
     expect(scanSecrets(bad)).toEqual([{ kind: 'scan_limit', path: '$' }]);
     expect(maskSecrets(bad)).toBe(UNCHECKED);
   });

@@ -39,7 +39,9 @@ for (const era of ['legacy', 'modern'] as const) {
     it('a write refused on a named page names it', async () => {
       const res = await client.callTool({ name: 'pages_update', arguments: { id: 9999, title: 'Nowhere' } });
       expect(res.isError).toBe(true);
-      expect((await entries('pages_update')).filter((e) => e.result === 'error').map((e) => e.target)).toContain('page:9999');
+      expect((await entries('pages_update')).filter((e) => e.result === 'error').map((e) => e.target)).toContain(
+        'page:9999',
+      );
     });
 
     it('a confirmed pages_create names the page it made', async () => {
@@ -48,7 +50,9 @@ for (const era of ['legacy', 'modern'] as const) {
       const confirmed = await svc.dispatch('staged.confirm', { id: staged.staged_id });
       expect(confirmed.ok).toBe(true);
       const made = (confirmed as { data: { result: { page: { id: number } } } }).data.result.page.id;
-      const entry = (await entries('pages_create')).find((e) => e.result === 'confirmed' && e.staged_id === staged.staged_id);
+      const entry = (await entries('pages_create')).find(
+        (e) => e.result === 'confirmed' && e.staged_id === staged.staged_id,
+      );
       expect(entry?.target).toBe(`page:${made}`);
     });
   });

@@ -21,7 +21,9 @@ async function stagedFrom(client: Awaited<ReturnType<typeof connectClient>>, tit
   const res = await client.callTool({ name: 'pages_update', arguments: { id: pageId(), title } });
   const { staged_id } = res.structuredContent as StagedResponse;
   await svc.core.audit.flush();
-  const audit = (await svc.core.audit.query({ limit: 50 })).entries.find((e) => e.staged_id === staged_id && e.result === 'staged')!;
+  const audit = (await svc.core.audit.query({ limit: 50 })).entries.find(
+    (e) => e.staged_id === staged_id && e.result === 'staged',
+  )!;
   return { staged: svc.core.staging.get(staged_id), audit };
 }
 
@@ -42,7 +44,11 @@ describe('where the client name of a staged write comes from', () => {
     const { token } = await svc.createToken({ label: 'legacy' });
     // Another process with the same token initializes last, under another name.
     const client = await connectClient(svc.mcpUrl, token, 'legacy');
-    const other = await rawPost(svc.mcpUrl, { ...INIT, params: { ...INIT.params, clientInfo: { name: 'someone-else', version: '9' } } }, { Authorization: `Bearer ${token}` });
+    const other = await rawPost(
+      svc.mcpUrl,
+      { ...INIT, params: { ...INIT.params, clientInfo: { name: 'someone-else', version: '9' } } },
+      { Authorization: `Bearer ${token}` },
+    );
     expect(other.status).toBe(200);
     try {
       const { staged, audit } = await stagedFrom(client, 'Named by a guess');
@@ -55,8 +61,17 @@ describe('where the client name of a staged write comes from', () => {
 
   it('no clientInfo ever: the User-Agent, marked as such', async () => {
     const { token } = await svc.createToken({ label: 'raw' });
-    const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'pages_update', arguments: { id: pageId(), title: 'Named by the UA' } } };
-    const res = await rawPost(svc.mcpUrl, call, { Authorization: `Bearer ${token}`, 'User-Agent': 'curl/8.0', 'MCP-Protocol-Version': '2025-11-25' });
+    const call = {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'pages_update', arguments: { id: pageId(), title: 'Named by the UA' } },
+    };
+    const res = await rawPost(svc.mcpUrl, call, {
+      Authorization: `Bearer ${token}`,
+      'User-Agent': 'curl/8.0',
+      'MCP-Protocol-Version': '2025-11-25',
+    });
     expect(res.status).toBe(200);
     const pending = svc.core.staging.list({ status: 'pending' }).find((s) => s.token_label === 'raw')!;
     expect(pending).toMatchObject({ client: 'curl/8.0', client_source: 'user_agent' });

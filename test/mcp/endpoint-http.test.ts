@@ -14,7 +14,10 @@ afterAll(async () => svc?.cleanup());
 const auth = () => ({ Authorization: `Bearer ${token}` });
 
 async function errorBody(res: Response) {
-  const body = (await res.json()) as { jsonrpc: string; error: { code: number; message: string; data: { code: string; request_id: string } } };
+  const body = (await res.json()) as {
+    jsonrpc: string;
+    error: { code: number; message: string; data: { code: string; request_id: string } };
+  };
   expect(body.jsonrpc).toBe('2.0');
   expect(body.error.data.request_id).toBe(res.headers.get('x-request-id'));
   return body.error;
@@ -29,7 +32,12 @@ describe('HTTP statuses and headers of the MCP endpoint', () => {
   });
 
   it('no, malformed and unknown tokens get 401 with WWW-Authenticate: Bearer', async () => {
-    for (const headers of [{} as Record<string, string>, { Authorization: 'Basic abc' }, { Authorization: `Bearer gth_${'A'.repeat(43)}` }, { Authorization: 'Bearer nonsense' }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { Authorization: 'Basic abc' },
+      { Authorization: `Bearer gth_${'A'.repeat(43)}` },
+      { Authorization: 'Bearer nonsense' },
+    ]) {
       const res = await rawPost(svc.mcpUrl, INIT, headers);
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
@@ -74,10 +82,19 @@ describe('HTTP statuses and headers of the MCP endpoint', () => {
     const port = new URL(svc.mcpUrl).port;
     const { request } = await import('node:http');
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path: new URL(svc.mcpUrl).pathname, method: 'POST', headers: { Host: `evil.example:${port}`, 'Content-Type': 'application/json', ...auth() } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: new URL(svc.mcpUrl).pathname,
+          method: 'POST',
+          headers: { Host: `evil.example:${port}`, 'Content-Type': 'application/json', ...auth() },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify(INIT));
     });
@@ -91,10 +108,20 @@ describe('HTTP statuses and headers of the MCP endpoint', () => {
 
   it('CORS preflight and responses follow the cors setting, live', async () => {
     const origin = 'https://app.example';
-    const before = await fetch(svc.mcpUrl, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'POST' } });
+    const before = await fetch(svc.mcpUrl, {
+      method: 'OPTIONS',
+      headers: { Origin: origin, 'Access-Control-Request-Method': 'POST' },
+    });
     expect(before.status).toBe(403);
     await svc.dispatch('settings.update', { cors: [origin] });
-    const pre = await fetch(svc.mcpUrl, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type' } });
+    const pre = await fetch(svc.mcpUrl, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: origin,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization, content-type',
+      },
+    });
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-origin')).toBe(origin);
     expect(pre.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
@@ -141,7 +168,12 @@ describe('HTTP statuses and headers of the MCP endpoint', () => {
       await svc.core.audit.flush();
       const page = await svc.core.audit.query({ token_id: limited.record.id, result: 'rate_limited', limit: 10 });
       expect(page.entries).toHaveLength(1);
-      expect(page.entries[0]).toMatchObject({ tool: HTTP_REFUSAL, error_code: 'rate_limited', token_preview: limited.record.preview, client: expect.stringMatching(/^address /) });
+      expect(page.entries[0]).toMatchObject({
+        tool: HTTP_REFUSAL,
+        error_code: 'rate_limited',
+        token_preview: limited.record.preview,
+        client: expect.stringMatching(/^address /),
+      });
     } finally {
       await svc.dispatch('settings.update', { rate_limit: 120 });
     }

@@ -23,7 +23,9 @@ describe.each<Era>(['legacy', 'modern'])('MCP over Streamable HTTP, %s era', (er
       expect(instructions).toContain('site_identity');
       const list = await client.listResources();
       const uris = list.resources.map((r) => r.uri);
-      expect(uris).toEqual(expect.arrayContaining(['gatehouse://manual', 'gatehouse://site/identity', 'gatehouse://site/pages']));
+      expect(uris).toEqual(
+        expect.arrayContaining(['gatehouse://manual', 'gatehouse://site/identity', 'gatehouse://site/pages']),
+      );
       const manual = await client.readResource({ uri: 'gatehouse://manual' });
       expect((manual.contents[0] as { text: string }).text).toContain('staged');
       const identity = await client.readResource({ uri: 'gatehouse://site/identity' });
@@ -38,7 +40,18 @@ describe.each<Era>(['legacy', 'modern'])('MCP over Streamable HTTP, %s era', (er
     try {
       const { tools } = await client.listTools();
       const names = tools.map((t) => t.name);
-      expect(names).toEqual(expect.arrayContaining(['site_identity', 'discover_tools', 'staged_writes_list', 'staged_writes_status', 'pages_list', 'pages_update', 'pages_delete', 'seo_analyze_page']));
+      expect(names).toEqual(
+        expect.arrayContaining([
+          'site_identity',
+          'discover_tools',
+          'staged_writes_list',
+          'staged_writes_status',
+          'pages_list',
+          'pages_update',
+          'pages_delete',
+          'seo_analyze_page',
+        ]),
+      );
       expect(names).not.toContain('staged_writes_confirm');
       const update = tools.find((t) => t.name === 'pages_update')!;
       expect(update.inputSchema.type).toBe('object');
@@ -60,7 +73,9 @@ describe.each<Era>(['legacy', 'modern'])('MCP over Streamable HTTP, %s era', (er
       const names = (await client.listTools()).tools.map((t) => t.name);
       expect(names).toContain('pages_update');
       expect(names).not.toContain('pages_delete');
-      await expect(client.callTool({ name: 'pages_delete', arguments: { id: 1 } })).rejects.toMatchObject({ code: -32602 });
+      await expect(client.callTool({ name: 'pages_delete', arguments: { id: 1 } })).rejects.toMatchObject({
+        code: -32602,
+      });
       await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({ code: -32602 });
     } finally {
       await client.close();
@@ -73,14 +88,22 @@ describe('discover_tools', () => {
     const client = await connectClient(svc.mcpUrl, authorToken);
     try {
       const first = await client.callTool({ name: 'discover_tools', arguments: { query: 'page', limit: 2 } });
-      const page1 = first.structuredContent as { tools: Array<{ name: string }>; next_cursor: string | null; total: number };
+      const page1 = first.structuredContent as {
+        tools: Array<{ name: string }>;
+        next_cursor: string | null;
+        total: number;
+      };
       expect(page1.tools).toHaveLength(2);
       expect(page1.next_cursor).not.toBeNull();
       const all = await client.callTool({ name: 'discover_tools', arguments: { query: 'page', limit: 100 } });
       const names = (all.structuredContent as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
       expect(names).not.toContain('pages_delete');
-      const writes = await client.callTool({ name: 'discover_tools', arguments: { plugin: 'site', write: true, limit: 100 } });
-      for (const t of (writes.structuredContent as { tools: Array<{ write: boolean; name: string }> }).tools) expect(t.write).toBe(true);
+      const writes = await client.callTool({
+        name: 'discover_tools',
+        arguments: { plugin: 'site', write: true, limit: 100 },
+      });
+      for (const t of (writes.structuredContent as { tools: Array<{ write: boolean; name: string }> }).tools)
+        expect(t.write).toBe(true);
     } finally {
       await client.close();
     }
@@ -93,6 +116,8 @@ describe('health', () => {
     await client.callTool({ name: 'site_identity', arguments: {} });
     await client.close();
     const health = await svc.dispatch('health.get', {});
-    expect(health.ok && health.data.recent_clients.find((c) => c.label === 'admin client')?.client).toBe('gatehouse-test');
+    expect(health.ok && health.data.recent_clients.find((c) => c.label === 'admin client')?.client).toBe(
+      'gatehouse-test',
+    );
   });
 });

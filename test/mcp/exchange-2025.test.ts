@@ -25,10 +25,16 @@ async function serve(): Promise<string> {
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
       const server = new Server({ name: 'exchange-test', version: '1.0.0' }, { capabilities: { tools: {} } });
-      server.setRequestHandler('tools/list', async () => ({ tools: [{ name: 'work', inputSchema: { type: 'object' } }] }));
+      server.setRequestHandler('tools/list', async () => ({
+        tools: [{ name: 'work', inputSchema: { type: 'object' } }],
+      }));
       server.setRequestHandler('tools/call', async (request, ctx) => {
         const token = request.params._meta?.progressToken;
-        if (token !== undefined) await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 2 } });
+        if (token !== undefined)
+          await ctx.mcpReq.notify({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: 1, total: 2 },
+          });
         if (request.params.name === 'fail') throw new Error('no such luck');
         return { content: [{ type: 'text', text: 'done' }] };
       });
@@ -83,12 +89,19 @@ describe('Exchange2025', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'prompts/list' }),
     });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ id: 4, error: { code: -32601, data: { code: 'method_not_found', request_id: 'req-test' } } });
+    expect(await res.json()).toMatchObject({
+      id: 4,
+      error: { code: -32601, data: { code: 'method_not_found', request_id: 'req-test' } },
+    });
   });
 
   it('answers a notification with 202 and no body', async () => {
     const url = await serve();
-    const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
     expect(res.status).toBe(202);
     expect(await res.text()).toBe('');
   });

@@ -10,7 +10,16 @@ import { allowedHostnames } from '../../main/lib/http/host.ts';
 import { ANSWERED, compose, type Guard } from '../../main/lib/http/compose.ts';
 import { jsonRpcEnvelope } from '../../main/lib/http/envelope.ts';
 import { sendError, sendJson } from '../../main/lib/http/send.ts';
-import { authGuard, bodyGuard, corsGuard, enabledGuard, hostGuard, methodGuard, tokenRateGuard, type McpRequest } from '../../main/mcp/guards.ts';
+import {
+  authGuard,
+  bodyGuard,
+  corsGuard,
+  enabledGuard,
+  hostGuard,
+  methodGuard,
+  tokenRateGuard,
+  type McpRequest,
+} from '../../main/mcp/guards.ts';
 import { MemoryStore } from '../helpers/memory-store.ts';
 import { TestClock } from '../helpers/service.ts';
 
@@ -26,24 +35,49 @@ let settings: Settings = SETTINGS_DEFAULTS;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
-    const c: McpRequest = { req, res, requestId: 'rid', settings, now: 0, address: '127.0.0.1', stream: false, rpcId: null };
-    void compose(guard)(c).then((stop) => {
-      if (stop === ANSWERED) return;
-      if (stop) return sendError(res, stop, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
-      sendJson(res, 200, { stream: c.stream, user: c.auth?.user?.login ?? null, era: c.rpc?.era ?? null, rpcId: c.rpcId });
-    }, (e: Error) => sendJson(res, 500, { bug: e.message }));
+    const c: McpRequest = {
+      req,
+      res,
+      requestId: 'rid',
+      settings,
+      now: 0,
+      address: '127.0.0.1',
+      stream: false,
+      rpcId: null,
+    };
+    void compose(guard)(c).then(
+      (stop) => {
+        if (stop === ANSWERED) return;
+        if (stop) return sendError(res, stop, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
+        sendJson(res, 200, {
+          stream: c.stream,
+          user: c.auth?.user?.login ?? null,
+          era: c.rpc?.era ?? null,
+          rpcId: c.rpcId,
+        });
+      },
+      (e: Error) => sendJson(res, 500, { bug: e.message }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-async function send(g: Guard<McpRequest>, init: RequestInit & { headers?: Record<string, string> } = {}, s: Partial<Settings> = {}) {
+async function send(
+  g: Guard<McpRequest>,
+  init: RequestInit & { headers?: Record<string, string> } = {},
+  s: Partial<Settings> = {},
+) {
   guard = g;
   settings = { ...SETTINGS_DEFAULTS, enabled: true, ...s };
   const res = await fetch(url, { method: 'POST', ...init });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as { error?: unknown; [k: string]: unknown }) : null };
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: text ? (JSON.parse(text) as { error?: unknown; [k: string]: unknown }) : null,
+  };
 }
 
 describe('MCP endpoint guards, one at a time', () => {
@@ -57,7 +91,11 @@ describe('MCP endpoint guards, one at a time', () => {
   });
 
   it('corsGuard: a preflight from an allowed origin is answered by the guard itself', async () => {
-    const r = await send(corsGuard, { method: 'OPTIONS', headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'POST' } }, { cors: ['https://app.example'] });
+    const r = await send(
+      corsGuard,
+      { method: 'OPTIONS', headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'POST' } },
+      { cors: ['https://app.example'] },
+    );
     expect(r.status).toBe(204);
     expect(r.headers.get('access-control-allow-origin')).toBe('https://app.example');
     expect((await send(corsGuard)).status).toBe(200);
@@ -88,7 +126,8 @@ describe('MCP endpoint guards, one at a time', () => {
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get('www-authenticate')).toMatch(/^Bearer/);
     const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push((await send(g, { headers: { Authorization: 'Bearer gth_nope' } }, { rate_limit: 2 })).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push((await send(g, { headers: { Authorization: 'Bearer gth_nope' } }, { rate_limit: 2 })).status);
     expect(statuses).toContain(429);
   });
 
@@ -113,7 +152,10 @@ describe('MCP endpoint guards, one at a time', () => {
     expect((await send(g, { headers: json, body: JSON.stringify({ pad: 'x'.repeat(2048) }) })).status).toBe(413);
     const batch = await send(g, { headers: json, body: JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'ping' }]) });
     expect(batch.body!.error).toMatchObject({ code: -32600 });
-    const badParams = await send(g, { headers: json, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: { cursor: 5 } }) });
+    const badParams = await send(g, {
+      headers: json,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: { cursor: 5 } }),
+    });
     expect(badParams.body).toMatchObject({ id: 7, error: { code: -32602, data: { code: 'invalid_params' } } });
   });
 });

@@ -28,10 +28,19 @@ async function listeningClient(url: string, token: string, era: 'legacy' | 'mode
     { name: 'list-changed-test', version: '1.0.0' },
     {
       versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } },
-      listChanged: { tools: { debounceMs: 0, onChanged: (error, tools) => { if (!error && tools) lists.push(tools.map((t) => t.name)); } } },
+      listChanged: {
+        tools: {
+          debounceMs: 0,
+          onChanged: (error, tools) => {
+            if (!error && tools) lists.push(tools.map((t) => t.name));
+          },
+        },
+      },
     },
   );
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+  );
   clients.push(client);
   return { client, lists, latest: () => lists[lists.length - 1] ?? [] };
 }
@@ -39,7 +48,10 @@ async function listeningClient(url: string, token: string, era: 'legacy' | 'mode
 /** A raw Streamable HTTP GET stream, counting the notifications it carries. */
 async function rawStream(url: string, token: string) {
   const ctrl = new AbortController();
-  const res = await fetch(url, { headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream' }, signal: ctrl.signal });
+  const res = await fetch(url, {
+    headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream' },
+    signal: ctrl.signal,
+  });
   const seen: string[] = [];
   let ended = false;
   void (async () => {
@@ -80,10 +92,15 @@ describe.each(['legacy', 'modern'] as const)('list_changed reaches a connected %
     await until('the new tool in the refreshed list', () => c.latest().includes('added_at_runtime'));
     const tool = (await c.client.listTools()).tools.find((t) => t.name === 'added_at_runtime')!;
     expect(tool.inputSchema).toMatchObject({ type: 'object', properties: { text: { type: 'string' } } });
-    expect((await c.client.callTool({ name: 'added_at_runtime', arguments: { text: 'hello' } })).structuredContent).toEqual({ echoed: 'hello' });
+    expect(
+      (await c.client.callTool({ name: 'added_at_runtime', arguments: { text: 'hello' } })).structuredContent,
+    ).toEqual({ echoed: 'hello' });
 
     rt.host.removeTool('added_at_runtime');
-    await until('the tool gone from the refreshed list', () => c.lists.length >= 2 && !c.latest().includes('added_at_runtime'));
+    await until(
+      'the tool gone from the refreshed list',
+      () => c.lists.length >= 2 && !c.latest().includes('added_at_runtime'),
+    );
   });
 
   it('when approval_mode changes which tools the token sees', async () => {
@@ -136,7 +153,9 @@ describe('list_changed goes only to tokens whose view changed', () => {
     await svc.dispatch('settings.update', { disabled_tools: ['site_identity'] });
     await until('every stream ended', () => streams.every((s) => s.ended()));
     expect(svc.notificationChannels()).toBe(0);
-    const again = await fetch(svc.mcpUrl, { headers: { Authorization: `Bearer ${created.token}`, Accept: 'text/event-stream' } });
+    const again = await fetch(svc.mcpUrl, {
+      headers: { Authorization: `Bearer ${created.token}`, Accept: 'text/event-stream' },
+    });
     expect(again.status).toBe(401);
   });
 });

@@ -16,14 +16,29 @@ beforeAll(async () => {
 });
 afterAll(async () => svc?.cleanup());
 
-const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 
 /** Opens a listen stream with its own id; `text` resolves with everything it carried once it ends. */
 async function listen(url: string, id: string): Promise<{ text: Promise<string> }> {
   const res = await fetch(url, {
     method: 'POST',
-    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: META } }),
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'subscriptions/listen' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'subscriptions/listen',
+      params: { notifications: { toolsListChanged: true }, _meta: META },
+    }),
+    headers: {
+      Authorization: `Bearer ${token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2026-07-28',
+      'Mcp-Method': 'subscriptions/listen',
+    },
   });
   expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
   const reader = res.body!.getReader();
@@ -41,15 +56,29 @@ async function listen(url: string, id: string): Promise<{ text: Promise<string> 
 }
 
 /** The last event of a stream, parsed. */
-const lastEvent = (text: string) => JSON.parse(text.trim().split('\n\n').at(-1)!.replace(/^event: message\ndata: /, '')) as Record<string, unknown>;
+const lastEvent = (text: string) =>
+  JSON.parse(
+    text
+      .trim()
+      .split('\n\n')
+      .at(-1)!
+      .replace(/^event: message\ndata: /, ''),
+  ) as Record<string, unknown>;
 
-it('the oldest stream past the token\'s bound ends with the listen request\'s result', async () => {
+it("the oldest stream past the token's bound ends with the listen request's result", async () => {
   const streams = [];
   for (let i = 0; i <= MAX_STREAMS_PER_TOKEN; i++) streams.push(await listen(svc.mcpUrl, `listen-${i}`));
   const text = await streams[0]!.text;
   expect(lastEvent(text)).toMatchObject({
-    jsonrpc: '2.0', id: 'listen-0',
-    result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-0', 'io.modelcontextprotocol/serverInfo': { name: 'gatehouse' } } },
+    jsonrpc: '2.0',
+    id: 'listen-0',
+    result: {
+      resultType: 'complete',
+      _meta: {
+        'io.modelcontextprotocol/subscriptionId': 'listen-0',
+        'io.modelcontextprotocol/serverInfo': { name: 'gatehouse' },
+      },
+    },
   });
 });
 

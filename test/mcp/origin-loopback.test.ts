@@ -16,9 +16,15 @@ beforeAll(async () => {
 afterAll(async () => svc?.cleanup());
 
 describe('Origin check for requests from this machine', () => {
-  it('accepts the gateway\'s own origin and other loopback origins on any port, without granting CORS', async () => {
+  it("accepts the gateway's own origin and other loopback origins on any port, without granting CORS", async () => {
     const own = new URL(svc.mcpUrl).origin;
-    for (const origin of [own, 'http://localhost:6274', 'http://127.0.0.1:1', 'http://[::1]:3000', 'https://localhost']) {
+    for (const origin of [
+      own,
+      'http://localhost:6274',
+      'http://127.0.0.1:1',
+      'http://[::1]:3000',
+      'https://localhost',
+    ]) {
       const res = await rawPost(svc.mcpUrl, INIT, { ...auth, Origin: origin });
       expect(res.status, origin).toBe(200);
       expect(res.headers.get('access-control-allow-origin'), origin).toBeNull();
@@ -27,7 +33,14 @@ describe('Origin check for requests from this machine', () => {
   });
 
   it('still refuses foreign, look-alike and opaque origins with 403 forbidden', async () => {
-    for (const origin of ['http://evil.example.com', 'http://localhost.evil.example', 'http://127.0.0.1.nip.io:8080', 'null', 'file://', 'chrome-extension://abc']) {
+    for (const origin of [
+      'http://evil.example.com',
+      'http://localhost.evil.example',
+      'http://127.0.0.1.nip.io:8080',
+      'null',
+      'file://',
+      'chrome-extension://abc',
+    ]) {
       const res = await rawPost(svc.mcpUrl, INIT, { ...auth, Origin: origin });
       expect(res.status, origin).toBe(403);
       const body = (await res.json()) as { error: { code: number; data: { code: string } } };
@@ -36,7 +49,10 @@ describe('Origin check for requests from this machine', () => {
   });
 
   it('a loopback origin not in cors still gets no CORS preflight', async () => {
-    const res = await fetch(svc.mcpUrl, { method: 'OPTIONS', headers: { Origin: 'http://localhost:6274', 'Access-Control-Request-Method': 'POST' } });
+    const res = await fetch(svc.mcpUrl, {
+      method: 'OPTIONS',
+      headers: { Origin: 'http://localhost:6274', 'Access-Control-Request-Method': 'POST' },
+    });
     expect(res.status).toBe(403);
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
   });

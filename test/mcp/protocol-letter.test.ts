@@ -13,14 +13,26 @@ beforeAll(async () => {
 afterAll(async () => svc?.cleanup());
 
 const bearer = () => ({ Authorization: `Bearer ${token}` });
-const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 /** One request of either era, as raw HTTP: the 2025 era without the envelope, 2026-07-28 with it and its headers. */
 function request(era: Era, method: string, params: Record<string, unknown> = {}, id: string | number = 1) {
   if (era === 'legacy') return rawPost(svc.mcpUrl, { jsonrpc: '2.0', id, method, params }, bearer());
   const name: Record<string, string> = typeof params.uri === 'string' ? { 'Mcp-Name': params.uri } : {};
-  return rawPost(svc.mcpUrl, { jsonrpc: '2.0', id, method, params: { ...params, _meta: META } }, { ...bearer(), 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method, ...name });
+  return rawPost(
+    svc.mcpUrl,
+    { jsonrpc: '2.0', id, method, params: { ...params, _meta: META } },
+    { ...bearer(), 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method, ...name },
+  );
 }
-type RpcAnswer = { id: unknown; error?: { code: number; message: string; data: Record<string, unknown> }; result?: Record<string, unknown> };
+type RpcAnswer = {
+  id: unknown;
+  error?: { code: number; message: string; data: Record<string, unknown> };
+  result?: Record<string, unknown>;
+};
 
 for (const era of ['legacy', 'modern'] as const) {
   describe(`${era === 'legacy' ? '2025-11-25' : '2026-07-28'}`, () => {
@@ -41,7 +53,10 @@ for (const era of ['legacy', 'modern'] as const) {
     });
 
     it('invalid params answer -32602 in words: a cursor of the wrong type, a cursor we never issued', async () => {
-      for (const [cursor, words] of [[5, 'cursor must be a string'], ['garbage!!', 'unknown cursor']] as const) {
+      for (const [cursor, words] of [
+        [5, 'cursor must be a string'],
+        ['garbage!!', 'unknown cursor'],
+      ] as const) {
         for (const method of ['tools/list', 'resources/list']) {
           const res = await request(era, method, { cursor });
           const body = (await res.json()) as RpcAnswer;
@@ -56,10 +71,13 @@ for (const era of ['legacy', 'modern'] as const) {
     it('a resources/read of an unknown URI: -32002 in the 2025 era, -32602 in 2026-07-28 (SEP-2164)', async () => {
       const res = await request(era, 'resources/read', { uri: 'gatehouse://nope' });
       const body = (await res.json()) as RpcAnswer;
-      expect(body.error).toMatchObject({ code: era === 'legacy' ? -32002 : -32602, data: { code: 'not_found', uri: 'gatehouse://nope' } });
+      expect(body.error).toMatchObject({
+        code: era === 'legacy' ? -32002 : -32602,
+        data: { code: 'not_found', uri: 'gatehouse://nope' },
+      });
     });
 
-    it('a string id longer than the bound is refused clearly, and the answer names the request\'s own id', async () => {
+    it("a string id longer than the bound is refused clearly, and the answer names the request's own id", async () => {
       const id = 'i'.repeat(300);
       const res = await request(era, 'tools/list', {}, id);
       expect(res.status).toBe(400);
@@ -69,13 +87,27 @@ for (const era of ['legacy', 'modern'] as const) {
     });
 
     it('a version we do not serve is -32022 naming every revision we do serve', async () => {
-      const headers: Record<string, string> = era === 'legacy' ? { 'MCP-Protocol-Version': '1999-01-01' } : { 'MCP-Protocol-Version': '2099-01-01', 'Mcp-Method': 'tools/list' };
-      const body = era === 'legacy' ? { jsonrpc: '2.0', id: 3, method: 'tools/list' } : { jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } } };
+      const headers: Record<string, string> =
+        era === 'legacy'
+          ? { 'MCP-Protocol-Version': '1999-01-01' }
+          : { 'MCP-Protocol-Version': '2099-01-01', 'Mcp-Method': 'tools/list' };
+      const body =
+        era === 'legacy'
+          ? { jsonrpc: '2.0', id: 3, method: 'tools/list' }
+          : {
+              jsonrpc: '2.0',
+              id: 3,
+              method: 'tools/list',
+              params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } },
+            };
       const res = await rawPost(svc.mcpUrl, body, { ...bearer(), ...headers });
       expect(res.status).toBe(400);
       const answer = (await res.json()) as RpcAnswer;
       expect(answer.id).toBe(3);
-      expect(answer.error).toMatchObject({ code: -32022, data: { code: 'unsupported_protocol_version', supported: [...SERVED_PROTOCOL_VERSIONS] } });
+      expect(answer.error).toMatchObject({
+        code: -32022,
+        data: { code: 'unsupported_protocol_version', supported: [...SERVED_PROTOCOL_VERSIONS] },
+      });
     });
   });
 }
@@ -85,12 +117,22 @@ describe('one list of versions, true everywhere', () => {
     expect(SERVED_PROTOCOL_VERSIONS).toEqual(expect.arrayContaining(['2026-07-28', '2025-11-25']));
     const discover = (await (await request('modern', 'server/discover')).json()) as RpcAnswer;
     expect(discover.result!.supportedVersions).toEqual([...SERVED_PROTOCOL_VERSIONS]);
-    const refused = (await (await rawPost(svc.mcpUrl, { jsonrpc: '2.0', id: 1, method: 'ping' }, { ...bearer(), 'MCP-Protocol-Version': 'nonsense' })).json()) as RpcAnswer;
+    const refused = (await (
+      await rawPost(
+        svc.mcpUrl,
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { ...bearer(), 'MCP-Protocol-Version': 'nonsense' },
+      )
+    ).json()) as RpcAnswer;
     expect(refused.error!.data.supported).toEqual(discover.result!.supportedVersions);
   });
 
   it('a JSON-RPC response posted with a 2026-07-28 header is taken (202), not refused with a 2025 list', async () => {
-    const res = await rawPost(svc.mcpUrl, { jsonrpc: '2.0', id: 5, result: {} }, { ...bearer(), 'MCP-Protocol-Version': '2026-07-28' });
+    const res = await rawPost(
+      svc.mcpUrl,
+      { jsonrpc: '2.0', id: 5, result: {} },
+      { ...bearer(), 'MCP-Protocol-Version': '2026-07-28' },
+    );
     expect(res.status).toBe(202);
   });
 
@@ -99,7 +141,13 @@ describe('one list of versions, true everywhere', () => {
     const body = (await res.json()) as RpcAnswer;
     expect(body.error).toMatchObject({ code: -32602, data: { code: 'invalid_params' } });
     expect(body.error!.message).toMatch(/params are required.*protocolVersion/);
-    const noClient = (await (await rawPost(svc.mcpUrl, { jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {} } }, bearer())).json()) as RpcAnswer;
+    const noClient = (await (
+      await rawPost(
+        svc.mcpUrl,
+        { jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {} } },
+        bearer(),
+      )
+    ).json()) as RpcAnswer;
     expect(noClient.error).toMatchObject({ code: -32602 });
     expect(noClient.error!.message).toContain('clientInfo');
   });
@@ -116,9 +164,16 @@ describe('our codes in the implementation-defined range collide with none the MC
     const off = await startTestService({ enable: false });
     try {
       const t = (await off.createToken({ label: 'off' })).token;
-      const res = await rawPost(off.mcpUrl, { jsonrpc: '2.0', id: 7, method: 'ping' }, { Authorization: `Bearer ${t}` });
+      const res = await rawPost(
+        off.mcpUrl,
+        { jsonrpc: '2.0', id: 7, method: 'ping' },
+        { Authorization: `Bearer ${t}` },
+      );
       expect(res.status).toBe(503);
-      expect(((await res.json()) as RpcAnswer).error).toMatchObject({ code: -32010, data: { code: 'gateway_disabled' } });
+      expect(((await res.json()) as RpcAnswer).error).toMatchObject({
+        code: -32010,
+        data: { code: 'gateway_disabled' },
+      });
     } finally {
       await off.cleanup();
     }

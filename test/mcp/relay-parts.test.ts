@@ -9,10 +9,18 @@ describe('what a client declared (2025 era, remembered per token)', () => {
   it('keeps the last initialize per token; a hostile or huge declaration is kept as plain data or not at all', () => {
     const m = new ClientCapabilities();
     expect(m.seen({ method: 'tools/call' }, 't1')).toBeUndefined();
-    expect(m.seen({ method: 'initialize', params: { capabilities: { sampling: {} } } }, 't1')).toEqual({ sampling: {} });
+    expect(m.seen({ method: 'initialize', params: { capabilities: { sampling: {} } } }, 't1')).toEqual({
+      sampling: {},
+    });
     expect(m.seen({ method: 'tools/call' }, 't1')).toEqual({ sampling: {} });
     expect(m.seen({ method: 'tools/call' }, 't2')).toBeUndefined();
-    const hostile = m.seen({ method: 'initialize', params: { capabilities: JSON.parse('{"__proto__":{"elicitation":{}}}') as Record<string, unknown> } }, 't1')!;
+    const hostile = m.seen(
+      {
+        method: 'initialize',
+        params: { capabilities: JSON.parse('{"__proto__":{"elicitation":{}}}') as Record<string, unknown> },
+      },
+      't1',
+    )!;
     expect(Object.getPrototypeOf(hostile)).toBeNull();
     expect(missingCapability({ method: 'elicitation/create', params: {} }, hostile)).toBe('elicitation');
     expect(m.seen({ method: 'initialize', params: { capabilities: { x: 'y'.repeat(10_000) } } }, 't1')).toBeUndefined();
@@ -27,9 +35,13 @@ describe('which capability an ask needs', () => {
     expect(missingCapability(url, { elicitation: {} })).toBe('elicitation.url');
     expect(missingCapability(form, { elicitation: { url: {} } })).toBe('elicitation.form');
     expect(missingCapability(url, { elicitation: { url: {} } })).toBeNull();
-    expect(missingCapability({ method: 'sampling/createMessage', params: { tools: [] } }, { sampling: {} })).toBe('sampling.tools');
+    expect(missingCapability({ method: 'sampling/createMessage', params: { tools: [] } }, { sampling: {} })).toBe(
+      'sampling.tools',
+    );
     expect(missingCapability({ method: 'roots/list', params: {} }, { roots: {} })).toBe('roots/list');
-    expect(askedSummary(['sampling/createMessage', 'elicitation/create:form', 'elicitation/create:form'])).toBe('sampling/createMessage, elicitation/create:form x2');
+    expect(askedSummary(['sampling/createMessage', 'elicitation/create:form', 'elicitation/create:form'])).toBe(
+      'sampling/createMessage, elicitation/create:form x2',
+    );
   });
 
   it('an arguments digest ignores key order and tells other values apart', () => {

@@ -38,7 +38,9 @@ describe('bounded staging over MCP', () => {
     expect(error).toMatchObject({ code: 'staged_limit_reached', scope: 'token', limit: STAGED_LIMITS.pendingPerToken });
     expect(error.message).toMatch(/already has 50 staged writes waiting for a decision/);
 
-    expect((await readdir(join(svc.dataDir, 'staged'))).filter((n) => n.endsWith('.json'))).toHaveLength(STAGED_LIMITS.pendingPerToken);
+    expect((await readdir(join(svc.dataDir, 'staged'))).filter((n) => n.endsWith('.json'))).toHaveLength(
+      STAGED_LIMITS.pendingPerToken,
+    );
     await svc.core.stats.flush();
     await svc.core.options.flush();
     const after = await readFile(options, 'utf8');

@@ -12,7 +12,10 @@ import type { CallContext } from '../../main/core/calls/tool.ts';
 
 /** Staged writes as MCP tasks (SEP-2663, 2026-07-28), over raw HTTP: the SDK v2 client has no task runtime (it refuses resultType "task"). */
 
-type Answer = { result?: Record<string, unknown> & { status?: string; taskId?: string; resultType?: string }; error?: { code: number; message: string; data?: { code?: string } } };
+type Answer = {
+  result?: Record<string, unknown> & { status?: string; taskId?: string; resultType?: string };
+  error?: { code: number; message: string; data?: { code?: string } };
+};
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 const TASKS_AND_URL = { ...TASKS, elicitation: { url: {} } };
 
@@ -23,21 +26,47 @@ let other: string;
 const clock = new TestClock();
 
 async function start(): Promise<void> {
-  svc = await startService({ dataDir, port: 0, vault: 'file', enable: true, log: silentLogger, writeRuntimeFile: false, clock });
+  svc = await startService({
+    dataDir,
+    port: 0,
+    vault: 'file',
+    enable: true,
+    log: silentLogger,
+    writeRuntimeFile: false,
+    clock,
+  });
 }
 
-async function rpc(method: string, params: Record<string, unknown>, opts: { caps?: object; bearer?: string } = {}): Promise<Answer> {
-  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'task-client', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': opts.caps ?? {} };
-  const name = typeof params.name === 'string' ? params.name : typeof params.taskId === 'string' ? params.taskId : undefined;
-  const res = await rawPost(svc.mcpUrl, { jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta } }, {
-    Authorization: `Bearer ${opts.bearer ?? token}`, 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method, ...(name ? { 'Mcp-Name': name } : {}),
-  });
+async function rpc(
+  method: string,
+  params: Record<string, unknown>,
+  opts: { caps?: object; bearer?: string } = {},
+): Promise<Answer> {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'task-client', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': opts.caps ?? {},
+  };
+  const name =
+    typeof params.name === 'string' ? params.name : typeof params.taskId === 'string' ? params.taskId : undefined;
+  const res = await rawPost(
+    svc.mcpUrl,
+    { jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta } },
+    {
+      Authorization: `Bearer ${opts.bearer ?? token}`,
+      'MCP-Protocol-Version': '2026-07-28',
+      'Mcp-Method': method,
+      ...(name ? { 'Mcp-Name': name } : {}),
+    },
+  );
   return (await res.json()) as Answer;
 }
 
 const firstPageId = () => svc.core.siteStore.read().pages[0]!.id as number;
-const stageAsTask = (title: string, caps: object = TASKS) => rpc('tools/call', { name: 'pages_update', arguments: { id: firstPageId(), title } }, { caps });
-const taskGet = (taskId: string, caps: object = TASKS, bearer?: string) => rpc('tasks/get', { taskId }, { caps, ...(bearer ? { bearer } : {}) });
+const stageAsTask = (title: string, caps: object = TASKS) =>
+  rpc('tools/call', { name: 'pages_update', arguments: { id: firstPageId(), title } }, { caps });
+const taskGet = (taskId: string, caps: object = TASKS, bearer?: string) =>
+  rpc('tasks/get', { taskId }, { caps, ...(bearer ? { bearer } : {}) });
 
 async function auditOf(stagedId: string) {
   await svc.core.audit.flush();
@@ -58,7 +87,9 @@ afterAll(async () => {
 describe('staged writes as tasks (2026-07-28 clients that declare io.modelcontextprotocol/tasks)', () => {
   it('server/discover names the extension', async () => {
     const discover = await rpc('server/discover', {});
-    expect((discover.result?.capabilities as { extensions?: object }).extensions).toHaveProperty(['io.modelcontextprotocol/tasks']);
+    expect((discover.result?.capabilities as { extensions?: object }).extensions).toHaveProperty([
+      'io.modelcontextprotocol/tasks',
+    ]);
   });
 
   it('a write answers a working task; approved by a person it completes with the tool result', async () => {
@@ -67,30 +98,57 @@ describe('staged writes as tasks (2026-07-28 clients that declare io.modelcontex
     expect(created.result).toMatchObject({ resultType: 'task', status: 'working', pollIntervalMs: expect.any(Number) });
     const taskId = created.result!.taskId!;
     expect(svc.core.siteStore.read().pages[0]!.title).toBe(before);
-    expect((await taskGet(taskId)).result).toMatchObject({ resultType: 'complete', taskId, status: 'working', statusMessage: expect.stringContaining('Waiting for a person') });
+    expect((await taskGet(taskId)).result).toMatchObject({
+      resultType: 'complete',
+      taskId,
+      status: 'working',
+      statusMessage: expect.stringContaining('Waiting for a person'),
+    });
 
     expect((await svc.dispatch('staged.confirm', { id: taskId })).ok).toBe(true);
     const done = await taskGet(taskId);
-    expect(done.result).toMatchObject({ status: 'completed', result: { isError: false, structuredContent: expect.objectContaining({ page: expect.objectContaining({ title: 'Task title one' }) }) } });
+    expect(done.result).toMatchObject({
+      status: 'completed',
+      result: {
+        isError: false,
+        structuredContent: expect.objectContaining({ page: expect.objectContaining({ title: 'Task title one' }) }),
+      },
+    });
     expect(svc.core.siteStore.read().pages[0]!.title).toBe('Task title one');
   });
 
   it('a person discarding, or the write expiring, fails the task with the reason', async () => {
     const discarded = (await stageAsTask('Never applied')).result!.taskId!;
     await svc.dispatch('staged.discard', { id: discarded });
-    expect((await taskGet(discarded)).result).toMatchObject({ status: 'failed', error: { code: -32012, data: { code: 'staged_discarded', staged_id: discarded } } });
+    expect((await taskGet(discarded)).result).toMatchObject({
+      status: 'failed',
+      error: { code: -32012, data: { code: 'staged_discarded', staged_id: discarded } },
+    });
 
     const lapsed = (await stageAsTask('Too late')).result!.taskId!;
     clock.advance(16 * 60_000);
-    expect((await taskGet(lapsed)).result).toMatchObject({ status: 'failed', error: { data: { code: 'staged_expired' } } });
+    expect((await taskGet(lapsed)).result).toMatchObject({
+      status: 'failed',
+      error: { data: { code: 'staged_expired' } },
+    });
     await svc.core.staging.sweep();
-    expect((await taskGet(lapsed)).result).toMatchObject({ status: 'failed', error: { data: { code: 'staged_expired' } } });
+    expect((await taskGet(lapsed)).result).toMatchObject({
+      status: 'failed',
+      error: { data: { code: 'staged_expired' } },
+    });
   });
 
   it('a 2026-07-28 client with URL-mode elicitation and no tasks gets the approval link in its pending_approval answer', async () => {
-    const answer = await rpc('tools/call', { name: 'pages_update', arguments: { id: firstPageId(), title: 'Link in result' } }, { caps: { elicitation: { url: {} } } });
+    const answer = await rpc(
+      'tools/call',
+      { name: 'pages_update', arguments: { id: firstPageId(), title: 'Link in result' } },
+      { caps: { elicitation: { url: {} } } },
+    );
     const structured = answer.result!.structuredContent as StagedResponse & { approval_url: string };
-    expect(structured).toMatchObject({ status: 'pending_approval', approval_url: expect.stringMatching(/#approve\/[A-Za-z0-9_-]{43}$/) });
+    expect(structured).toMatchObject({
+      status: 'pending_approval',
+      approval_url: expect.stringMatching(/#approve\/[A-Za-z0-9_-]{43}$/),
+    });
     expect(JSON.stringify(answer.result!.content)).toContain(structured.approval_url);
   });
 
@@ -98,8 +156,13 @@ describe('staged writes as tasks (2026-07-28 clients that declare io.modelcontex
     const created = await stageAsTask('Linked title', TASKS_AND_URL);
     expect(created.result!.status).toBe('input_required');
     const got = await taskGet(created.result!.taskId!, TASKS_AND_URL);
-    const request = Object.values(got.result!.inputRequests as Record<string, { method: string; params: { mode: string; url: string } }>)[0]!;
-    expect(request).toMatchObject({ method: 'elicitation/create', params: { mode: 'url', url: expect.stringMatching(/\/console\/#approve\/[A-Za-z0-9_-]{43}$/) } });
+    const request = Object.values(
+      got.result!.inputRequests as Record<string, { method: string; params: { mode: string; url: string } }>,
+    )[0]!;
+    expect(request).toMatchObject({
+      method: 'elicitation/create',
+      params: { mode: 'url', url: expect.stringMatching(/\/console\/#approve\/[A-Za-z0-9_-]{43}$/) },
+    });
     // The link carries no credential: not the token, not the staged id.
     expect(request.params.url).not.toContain(token);
     expect(request.params.url).not.toContain(created.result!.taskId!);
@@ -128,10 +191,18 @@ describe('staged writes as tasks (2026-07-28 clients that declare io.modelcontex
   });
 
   it('odd task ids answer "Task not found" without a crash; a remote pending_approval passed through stays a plain answer', async () => {
-    for (const taskId of ['__proto__', 'constructor', 'x'.repeat(5000)]) expect((await taskGet(taskId)).error?.code).toBe(-32602);
+    for (const taskId of ['__proto__', 'constructor', 'x'.repeat(5000)])
+      expect((await taskGet(taskId)).error?.code).toBe(-32602);
     expect((await rpc('tasks/get', {}, { caps: TASKS })).error?.code).toBe(-32602);
     // An upstream Gatehouse's own pending_approval (its staged id is not ours) is not made a task or given a link here.
-    const output = { structured: { status: 'pending_approval', staged_id: 'stg_remote0000', preview: { summary: 'remote' }, expires_at: '' } };
+    const output = {
+      structured: {
+        status: 'pending_approval',
+        staged_id: 'stg_remote0000',
+        preview: { summary: 'remote' },
+        expires_at: '',
+      },
+    };
     const ctx = { token: { id: 'tok_any' } } as unknown as CallContext;
     const deps = { staging: svc.core.staging, approvalUrl: (id: string) => svc.core.approvalLinks.urlFor(id) };
     expect(taskAnswer(output, { tasks: true, urlElicitation: true }, deps, ctx)).toBeNull();
@@ -142,7 +213,12 @@ describe('staged writes as tasks (2026-07-28 clients that declare io.modelcontex
     const created = await stageAsTask('Self approval attempt', TASKS_AND_URL);
     const taskId = created.result!.taskId!;
     const key = Object.keys((await taskGet(taskId, TASKS_AND_URL)).result!.inputRequests as object)[0]!;
-    for (const inputResponses of [{ [key]: { action: 'accept' } }, { [key]: { action: 'accept', content: { approve: true } } }, { approve: { action: 'accept' } }, { __proto__: { action: 'accept' } }]) {
+    for (const inputResponses of [
+      { [key]: { action: 'accept' } },
+      { [key]: { action: 'accept', content: { approve: true } } },
+      { approve: { action: 'accept' } },
+      { __proto__: { action: 'accept' } },
+    ]) {
       const answer = await rpc('tasks/update', { taskId, inputResponses }, { caps: TASKS_AND_URL });
       expect(answer.error).toBeUndefined();
     }
@@ -159,11 +235,17 @@ describe('staged writes as tasks (2026-07-28 clients that declare io.modelcontex
     for (const era of ['legacy', 'modern'] as const) {
       const client = await connectClient(svc.mcpUrl, token, era);
       try {
-        const res = await client.callTool({ name: 'pages_update', arguments: { id: firstPageId(), title: `Plain ${era}` } });
+        const res = await client.callTool({
+          name: 'pages_update',
+          arguments: { id: firstPageId(), title: `Plain ${era}` },
+        });
         const staged = res.structuredContent as StagedResponse & { approval_url?: string };
         expect(staged.status).toBe('pending_approval');
         expect(staged.approval_url).toBeUndefined();
-        const status = await client.callTool({ name: 'staged_writes_status', arguments: { staged_id: staged.staged_id } });
+        const status = await client.callTool({
+          name: 'staged_writes_status',
+          arguments: { staged_id: staged.staged_id },
+        });
         expect((status.structuredContent as { status: string }).status).toBe('pending');
       } finally {
         await client.close();
@@ -172,12 +254,25 @@ describe('staged writes as tasks (2026-07-28 clients that declare io.modelcontex
   });
 
   it('a 2025-11-25 client (SDK v2) that declared URL-mode elicitation at initialize gets the approval link in pending_approval', async () => {
-    const client = new Client({ name: 'url-client', version: '1' }, { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: 'legacy' } });
-    await client.connect(new StreamableHTTPClientTransport(new URL(svc.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${other}` } } }));
+    const client = new Client(
+      { name: 'url-client', version: '1' },
+      { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: 'legacy' } },
+    );
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(svc.mcpUrl), {
+        requestInit: { headers: { Authorization: `Bearer ${other}` } },
+      }),
+    );
     try {
-      const res = await client.callTool({ name: 'pages_update', arguments: { id: firstPageId(), title: 'Linked 2025' } });
+      const res = await client.callTool({
+        name: 'pages_update',
+        arguments: { id: firstPageId(), title: 'Linked 2025' },
+      });
       const staged = res.structuredContent as StagedResponse & { approval_url?: string };
-      expect(staged).toMatchObject({ status: 'pending_approval', approval_url: expect.stringMatching(/#approve\/[A-Za-z0-9_-]{43}$/) });
+      expect(staged).toMatchObject({
+        status: 'pending_approval',
+        approval_url: expect.stringMatching(/#approve\/[A-Za-z0-9_-]{43}$/),
+      });
       expect(JSON.stringify(res.content)).toContain(staged.approval_url);
     } finally {
       await client.close();

@@ -32,7 +32,10 @@ async function stageTitle(id: number, title: string): Promise<StagedResponse> {
 async function auditFor(stagedId: string) {
   await svc.core.audit.flush();
   const page = await svc.core.audit.query({ limit: 100 });
-  return page.entries.filter((e) => e.staged_id === stagedId).map((e) => e.result).sort();
+  return page.entries
+    .filter((e) => e.staged_id === stagedId)
+    .map((e) => e.result)
+    .sort();
 }
 
 describe('staged writes', () => {
@@ -43,7 +46,10 @@ describe('staged writes', () => {
     expect(staged.preview.changes.map((c) => c.field)).toContain('title');
     expect(page(id)).toEqual(before);
 
-    const [a, b] = await Promise.all([svc.dispatch('staged.confirm', { id: staged.staged_id }), svc.dispatch('staged.confirm', { id: staged.staged_id })]);
+    const [a, b] = await Promise.all([
+      svc.dispatch('staged.confirm', { id: staged.staged_id }),
+      svc.dispatch('staged.confirm', { id: staged.staged_id }),
+    ]);
     expect(a.ok && b.ok).toBe(true);
     const again = await svc.dispatch('staged.confirm', { id: staged.staged_id });
     expect(again.ok && again.data.status).toBe('confirmed');
@@ -75,9 +81,15 @@ describe('staged writes', () => {
         expect(synced, `${action} answered before its audit entry was synced`).toBeGreaterThan(before);
         // and the entry is in the file, read straight from disk
         const dir = join(svc.dataDir, 'audit');
-        const text = (await Promise.all((await readdir(dir)).filter((n) => n.endsWith('.jsonl')).map((n) => readFile(join(dir, n), 'utf8')))).join('');
+        const text = (
+          await Promise.all(
+            (await readdir(dir)).filter((n) => n.endsWith('.jsonl')).map((n) => readFile(join(dir, n), 'utf8')),
+          )
+        ).join('');
         const lines = text.split('\n').filter((l) => l.includes(`"staged_id":"${staged.staged_id}"`));
-        expect(lines.map((l) => (JSON.parse(l) as { result: string }).result)).toContain(action === 'staged.confirm' ? 'confirmed' : 'discarded');
+        expect(lines.map((l) => (JSON.parse(l) as { result: string }).result)).toContain(
+          action === 'staged.confirm' ? 'confirmed' : 'discarded',
+        );
       }
     } finally {
       audit.sync = realSync;
@@ -154,7 +166,10 @@ describe('staged writes', () => {
   });
 
   it('entitlement_required is a tool result with the required plan', async () => {
-    const res = await client.callTool({ name: 'translate_page', arguments: { id: firstPageId(), target_language: 'fr' } });
+    const res = await client.callTool({
+      name: 'translate_page',
+      arguments: { id: firstPageId(), target_language: 'fr' },
+    });
     expect(res.isError).toBe(true);
     expect(res.structuredContent).toBeUndefined();
     expect(res._meta?.['gatehouse/error']).toMatchObject({ code: 'entitlement_required', required_plan: 'pro' });
@@ -164,14 +179,16 @@ describe('staged writes', () => {
     await svc.dispatch('settings.update', { disabled_tools: ['pages_search'] });
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('pages_search');
-      await expect(client.callTool({ name: 'pages_search', arguments: { query: 'coffee' } })).rejects.toMatchObject({ code: -32602 });
+      await expect(client.callTool({ name: 'pages_search', arguments: { query: 'coffee' } })).rejects.toMatchObject({
+        code: -32602,
+      });
     } finally {
       await svc.dispatch('settings.update', { disabled_tools: [] });
     }
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('pages_search');
   });
 
-  it('approval_mode agent adds confirm/discard tools for the caller\'s own writes', async () => {
+  it("approval_mode agent adds confirm/discard tools for the caller's own writes", async () => {
     await svc.dispatch('settings.update', { approval_mode: 'agent' });
     try {
       const names = (await client.listTools()).tools.map((t) => t.name);
@@ -192,7 +209,9 @@ describe('staged writes', () => {
     try {
       const names = (await c.listTools()).tools.map((t) => t.name);
       expect(names).toContain('pages_get');
-      expect(names.filter((n) => ['pages_update', 'pages_create', 'pages_delete', 'pages_publish'].includes(n))).toEqual([]);
+      expect(
+        names.filter((n) => ['pages_update', 'pages_create', 'pages_delete', 'pages_publish'].includes(n)),
+      ).toEqual([]);
     } finally {
       await c.close();
     }

@@ -22,7 +22,10 @@ describe('least privilege: narrowing a token', () => {
     const t = await svc.createToken({ label: 'narrow', scope: { tools: ['pages_get', 'site_identity'] } });
     expect(await toolNames(t.token)).toEqual(['pages_get', 'site_identity']);
     const listed = await svc.dispatch('tokens.list', {});
-    expect(listed.ok && listed.data.find((r) => r.id === t.record.id)?.scope.tools).toEqual(['pages_get', 'site_identity']);
+    expect(listed.ok && listed.data.find((r) => r.id === t.record.id)?.scope.tools).toEqual([
+      'pages_get',
+      'site_identity',
+    ]);
   });
 
   it('--plugins limits the token to tools owned by those plugins', async () => {
@@ -33,9 +36,15 @@ describe('least privilege: narrowing a token', () => {
   });
 
   it('can never be wider than the user: a contributor token cannot name delete', async () => {
-    await expect(svc.createToken({ label: 'wide', user: 'carl', scope: { tools: ['pages_delete'] } })).rejects.toMatchObject({ code: 'invalid_value' });
-    await expect(svc.createToken({ label: 'typo', scope: { tools: ['pages_gett'] } })).rejects.toMatchObject({ code: 'invalid_value' });
-    await expect(svc.createToken({ label: 'typo', scope: { plugins: ['nope'] } })).rejects.toMatchObject({ code: 'invalid_value' });
+    await expect(
+      svc.createToken({ label: 'wide', user: 'carl', scope: { tools: ['pages_delete'] } }),
+    ).rejects.toMatchObject({ code: 'invalid_value' });
+    await expect(svc.createToken({ label: 'typo', scope: { tools: ['pages_gett'] } })).rejects.toMatchObject({
+      code: 'invalid_value',
+    });
+    await expect(svc.createToken({ label: 'typo', scope: { plugins: ['nope'] } })).rejects.toMatchObject({
+      code: 'invalid_value',
+    });
     const ok = await svc.createToken({ label: 'contrib', user: 'carl', scope: { tools: ['pages_get'] } });
     expect(await toolNames(ok.token)).toEqual(['pages_get']);
   });

@@ -18,10 +18,12 @@ let tokenId: string;
 let defaultText: string;
 type Answer = { isError?: boolean; content: Array<{ text?: string }>; structuredContent?: Record<string, unknown> };
 
-const FORBID = '@id("no-page-updates")\nforbid (principal, action == Action::"call", resource == Tool::"pages_update") when { context.arg_names.contains("title") };';
+const FORBID =
+  '@id("no-page-updates")\nforbid (principal, action == Action::"call", resource == Tool::"pages_update") when { context.arg_names.contains("title") };';
 const title = () => svc.core.siteStore.read().pages.find((p: { id: number }) => p.id === 1)?.title;
 const setPolicy = async (text: string) => expect((await svc.dispatch('policy.set', { text })).ok).toBe(true);
-const entriesOf = async (id: string) => (await svc.core.audit.query({ limit: 200 })).entries.filter((e: { staged_id?: string | null }) => e.staged_id === id);
+const entriesOf = async (id: string) =>
+  (await svc.core.audit.query({ limit: 200 })).entries.filter((e: { staged_id?: string | null }) => e.staged_id === id);
 
 async function stage(t: string): Promise<string> {
   const res = (await client.callTool({ name: 'pages_update', arguments: { id: 1, title: t } })) as Answer;
@@ -47,7 +49,7 @@ beforeEach(async () => {
 });
 
 describe('a tool forbidden after its write was staged', () => {
-  it('the agent\'s own confirm (agent mode) is refused with policy_denied, audited with the policy id; the write stays pending', async () => {
+  it("the agent's own confirm (agent mode) is refused with policy_denied, audited with the policy id; the write stays pending", async () => {
     await svc.dispatch('settings.update', { approval_mode: 'agent' });
     const id = await stage('Agent-confirmed');
     const before = title();
@@ -70,7 +72,7 @@ describe('a tool forbidden after its write was staged', () => {
     await svc.dispatch('settings.update', { approval_mode: 'admin' });
   });
 
-  it('a person\'s approval is refused the same way (decisions.md): the policy is the person\'s own rule; discarding still works', async () => {
+  it("a person's approval is refused the same way (decisions.md): the policy is the person's own rule; discarding still works", async () => {
     const id = await stage('Person-approved');
     const before = title();
     await setPolicy(`${defaultText}\n${FORBID}`);
@@ -83,7 +85,10 @@ describe('a tool forbidden after its write was staged', () => {
     expect(svc.core.staging.get(id).status).toBe('pending');
     expect(title()).toBe(before);
     // The principal asked about is the token that staged the write.
-    expect((await entriesOf(id)).find((e: { result: string }) => e.result === 'denied')).toMatchObject({ error_code: 'policy_denied', policy: ['no-page-updates'] });
+    expect((await entriesOf(id)).find((e: { result: string }) => e.result === 'denied')).toMatchObject({
+      error_code: 'policy_denied',
+      policy: ['no-page-updates'],
+    });
 
     const gone = await svc.dispatch('staged.discard', { id });
     expect(gone.ok && gone.data.status).toBe('discarded');
@@ -91,7 +96,9 @@ describe('a tool forbidden after its write was staged', () => {
 
   it('a policy that forbids something else does not stand in the way of a confirm', async () => {
     const id = await stage('Unrelated forbid');
-    await setPolicy(`${defaultText}\n@id("no-lists")\nforbid (principal, action == Action::"call", resource == Tool::"pages_list");`);
+    await setPolicy(
+      `${defaultText}\n@id("no-lists")\nforbid (principal, action == Action::"call", resource == Tool::"pages_list");`,
+    );
     const r = await svc.dispatch('staged.confirm', { id, preview_hash: svc.core.staging.get(id).preview_hash! });
     expect(r.ok && r.data.status).toBe('confirmed');
     expect(title()).toBe('Unrelated forbid');

@@ -27,12 +27,36 @@ const cedar = createRequire(import.meta.url)('@cedar-policy/cedar-wasm/nodejs') 
 const ROLES = Object.keys(ROLE_CAPABILITIES) as Role[];
 
 const upstream: Plugin = {
-  id: 'files', title: 'Files (upstream)', kind: 'upstream',
+  id: 'files',
+  title: 'Files (upstream)',
+  kind: 'upstream',
   tools: () => [
-    defineTool({ name: 'files__read', title: 'Read', description: 'r', input: z.object({ path: z.string() }), capability: 'read', feature: 'mcp.upstreams', plugin: 'files', write: false, run: async () => ({ structured: {} }) }),
     defineTool({
-      name: 'files__write', title: 'Write', description: 'w', input: z.object({ path: z.string() }), capability: 'manage_options', feature: 'mcp.upstreams', plugin: 'files', write: true,
-      preview: async () => ({ preview: { summary: 'w', kind: 'diff', changes: [] }, payload: {}, target: null, target_version: null }),
+      name: 'files__read',
+      title: 'Read',
+      description: 'r',
+      input: z.object({ path: z.string() }),
+      capability: 'read',
+      feature: 'mcp.upstreams',
+      plugin: 'files',
+      write: false,
+      run: async () => ({ structured: {} }),
+    }),
+    defineTool({
+      name: 'files__write',
+      title: 'Write',
+      description: 'w',
+      input: z.object({ path: z.string() }),
+      capability: 'manage_options',
+      feature: 'mcp.upstreams',
+      plugin: 'files',
+      write: true,
+      preview: async () => ({
+        preview: { summary: 'w', kind: 'diff', changes: [] },
+        payload: {},
+        target: null,
+        target_version: null,
+      }),
       apply: async () => ({ structured: {} }),
     }),
   ],
@@ -48,7 +72,11 @@ beforeAll(async () => {
   core.registry.add(upstream);
   await core.settings.update({ approval_mode: 'agent' });
   allTools = [...core.registry.all()];
-  await core.profiles.create({ name: 'writers', tools: ['pages_update', 'staged_writes_confirm'], upstreams: ['files'] });
+  await core.profiles.create({
+    name: 'writers',
+    tools: ['pages_update', 'staged_writes_confirm'],
+    upstreams: ['files'],
+  });
   schema = await readFile(join(POLICY_DIR, 'gatehouse.cedarschema'), 'utf8');
 });
 
@@ -57,7 +85,17 @@ const subset = <T>(all: () => T[]) => fc.subarray(all()).map((xs) => [...xs]);
 
 describe('the default policy equals the rules before policies', () => {
   it('covers the whole tool set: built-in (both modes), site, upstream reads and writes', () => {
-    expect(names()).toEqual(expect.arrayContaining(['staged_writes_confirm', 'staged_writes_discard', 'pages_list', 'pages_update', 'pages_delete', 'files__read', 'files__write']));
+    expect(names()).toEqual(
+      expect.arrayContaining([
+        'staged_writes_confirm',
+        'staged_writes_discard',
+        'pages_list',
+        'pages_update',
+        'pages_delete',
+        'files__read',
+        'files__write',
+      ]),
+    );
     expect(allTools.some((t) => t.tool.write)).toBe(true);
   });
 
@@ -65,39 +103,76 @@ describe('the default policy equals the rules before policies', () => {
     const scopeArb = fc.record({
       read_only: fc.boolean(),
       tools: fc.option(subset(names), { nil: undefined }),
-      plugins: fc.option(subset(() => ['gatehouse', 'site', 'files']), { nil: undefined }),
+      plugins: fc.option(
+        subset(() => ['gatehouse', 'site', 'files']),
+        { nil: undefined },
+      ),
       profile: fc.option(fc.constantFrom('writers', 'gone'), { nil: undefined }),
     });
     await fc.assert(
-      fc.asyncProperty(scopeArb, subset(names), fc.constantFrom('admin' as const, 'agent' as const), async (raw, disabled, mode) => {
-        const scope: TokenScope = { read_only: raw.read_only, ...(raw.tools ? { tools: raw.tools } : {}), ...(raw.plugins ? { plugins: raw.plugins } : {}), ...(raw.profile ? { profile: raw.profile } : {}) };
-        await core.settings.update({ approval_mode: mode, disabled_tools: disabled });
-        const settings = core.settings.get();
-        const registered = new Set(core.registry.all().map((t) => t.tool.name));
-        for (const role of ROLES) {
-          const capabilities = capabilitiesOf(role);
-          const token = { id: 'tok_eq', label: 'eq', scope } as TokenRecord;
-          for (const entry of allTools) {
-            const today = registered.has(entry.tool.name) && core.registry.isVisible(entry.tool, { capabilities, scope }, settings);
-            const facts = { settings, profileOf: (n: string) => core.profiles.get(n), now: Date.now() };
-            const caller = { user: { id: `usr_${role}`, login: role, role }, capabilities, token, client: 'eq' };
-            const q = policyQuery('call', caller, entry.tool, entry.pluginKind, { args: {}, target: null }, facts);
-            const call = await engine.decide(q);
-            expect(call.decision === 'allow', `${role} ${entry.tool.name} ${mode} ${JSON.stringify(scope)} disabled=${disabled.join(',')}`).toBe(today);
-            if (entry.tool.write) expect((await engine.decide({ ...q, action: 'run_without_approval' })).decision).toBe('deny');
+      fc.asyncProperty(
+        scopeArb,
+        subset(names),
+        fc.constantFrom('admin' as const, 'agent' as const),
+        async (raw, disabled, mode) => {
+          const scope: TokenScope = {
+            read_only: raw.read_only,
+            ...(raw.tools ? { tools: raw.tools } : {}),
+            ...(raw.plugins ? { plugins: raw.plugins } : {}),
+            ...(raw.profile ? { profile: raw.profile } : {}),
+          };
+          await core.settings.update({ approval_mode: mode, disabled_tools: disabled });
+          const settings = core.settings.get();
+          const registered = new Set(core.registry.all().map((t) => t.tool.name));
+          for (const role of ROLES) {
+            const capabilities = capabilitiesOf(role);
+            const token = { id: 'tok_eq', label: 'eq', scope } as TokenRecord;
+            for (const entry of allTools) {
+              const today =
+                registered.has(entry.tool.name) &&
+                core.registry.isVisible(entry.tool, { capabilities, scope }, settings);
+              const facts = { settings, profileOf: (n: string) => core.profiles.get(n), now: Date.now() };
+              const caller = { user: { id: `usr_${role}`, login: role, role }, capabilities, token, client: 'eq' };
+              const q = policyQuery('call', caller, entry.tool, entry.pluginKind, { args: {}, target: null }, facts);
+              const call = await engine.decide(q);
+              expect(
+                call.decision === 'allow',
+                `${role} ${entry.tool.name} ${mode} ${JSON.stringify(scope)} disabled=${disabled.join(',')}`,
+              ).toBe(today);
+              if (entry.tool.write)
+                expect((await engine.decide({ ...q, action: 'run_without_approval' })).decision).toBe('deny');
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 12 },
     );
   }, 60_000);
 
   it('every request the core builds is well-typed under the schema (entities and context)', async () => {
-    const caller = { user: { id: 'usr_1', login: 'ed', role: 'editor' as Role }, capabilities: capabilitiesOf('editor'), token: { id: 'tok_1', label: 'l', scope: { read_only: true, tools: ['pages_list'], plugins: ['site'], profile: 'writers' } } as TokenRecord, client: 'c' };
+    const caller = {
+      user: { id: 'usr_1', login: 'ed', role: 'editor' as Role },
+      capabilities: capabilitiesOf('editor'),
+      token: {
+        id: 'tok_1',
+        label: 'l',
+        scope: { read_only: true, tools: ['pages_list'], plugins: ['site'], profile: 'writers' },
+      } as TokenRecord,
+      client: 'c',
+    };
     for (const entry of allTools) {
-      const q = policyQuery('call', caller, entry.tool, entry.pluginKind, { args: { api_key: 'AKIAIOSFODNN7EXAMPLE', n: 1 }, target: 'page:1' }, { settings: core.settings.get(), profileOf: (n) => core.profiles.get(n), now: Date.now() });
+      const q = policyQuery(
+        'call',
+        caller,
+        entry.tool,
+        entry.pluginKind,
+        { args: { api_key: 'AKIAIOSFODNN7EXAMPLE', n: 1 }, target: 'page:1' },
+        { settings: core.settings.get(), profileOf: (n) => core.profiles.get(n), now: Date.now() },
+      );
       expect(cedar.checkParseEntities({ entities: q.entities as never, schema })).toEqual({ type: 'success' });
-      expect(cedar.checkParseContext({ context: q.context as never, schema, action: { type: 'Action', id: 'call' } })).toEqual({ type: 'success' });
+      expect(
+        cedar.checkParseContext({ context: q.context as never, schema, action: { type: 'Action', id: 'call' } }),
+      ).toEqual({ type: 'success' });
       expect(q.context.secret_kinds.length).toBeGreaterThan(0);
     }
   });

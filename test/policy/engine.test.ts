@@ -8,28 +8,77 @@ const q = (tool = 'pages_list'): PolicyQuery => ({
   action: 'call',
   principal: { type: 'User', id: 'u' },
   resource: { type: 'Tool', id: tool },
-  context: { arg_names: [], secret_kinds: [], approval_mode: 'admin', time: { date: '2026-11-26', hour: 9, minute: 0, weekday: 4 } },
+  context: {
+    arg_names: [],
+    secret_kinds: [],
+    approval_mode: 'admin',
+    time: { date: '2026-11-26', hour: 9, minute: 0, weekday: 4 },
+  },
   entities: [
-    { uid: { type: 'User', id: 'u' }, attrs: { login: 'a', role: 'editor', capabilities: ['read'], token: { id: 't', label: 'l', client: '', read_only: false } }, parents: [] },
-    { uid: { type: 'Tool', id: tool }, attrs: { name: tool, plugin: 'site', plugin_kind: 'site', class: 'read', capability: 'read', feature: 'f', target: '', disabled: false, decides_staged: false }, parents: [] },
+    {
+      uid: { type: 'User', id: 'u' },
+      attrs: {
+        login: 'a',
+        role: 'editor',
+        capabilities: ['read'],
+        token: { id: 't', label: 'l', client: '', read_only: false },
+      },
+      parents: [],
+    },
+    {
+      uid: { type: 'Tool', id: tool },
+      attrs: {
+        name: tool,
+        plugin: 'site',
+        plugin_kind: 'site',
+        class: 'read',
+        capability: 'read',
+        feature: 'f',
+        target: '',
+        disabled: false,
+        decides_staged: false,
+      },
+      parents: [],
+    },
   ],
 });
 
 describe('the Cedar engine', () => {
   const engine = createCedarEngine({ activeText: () => null });
-  const refused = async (text: string) => engine.check(text).then(() => null, (e: { code: string; message: string }) => e);
+  const refused = async (text: string) =>
+    engine.check(text).then(
+      () => null,
+      (e: { code: string; message: string }) => e,
+    );
 
   it('refuses duplicate ids, templates, an empty policy and a wrong type, with a message that says which', async () => {
-    expect(await refused('@id("a") permit (principal, action, resource);\n@id("a") forbid (principal, action, resource);')).toMatchObject({ code: 'invalid_value', message: expect.stringContaining("share the id 'a'") });
-    expect(await refused('permit (principal == ?principal, action, resource);')).toMatchObject({ code: 'invalid_value', message: expect.stringContaining('templates') });
-    expect(await refused('// nothing but a comment\n')).toMatchObject({ code: 'invalid_value', message: expect.stringContaining('no statement') });
-    expect(await refused('permit (principal, action, resource) when { principal.role == 3 };')).toMatchObject({ code: 'invalid_value', message: expect.stringContaining('does not validate') });
-    expect(await refused('@id("bad id with spaces") permit (principal, action, resource);')).toMatchObject({ code: 'invalid_value' });
-    expect(await engine.check('@id("__proto__") permit (principal, action == Action::"call", resource);')).toEqual({ policies: ['__proto__'] });
+    expect(
+      await refused('@id("a") permit (principal, action, resource);\n@id("a") forbid (principal, action, resource);'),
+    ).toMatchObject({ code: 'invalid_value', message: expect.stringContaining("share the id 'a'") });
+    expect(await refused('permit (principal == ?principal, action, resource);')).toMatchObject({
+      code: 'invalid_value',
+      message: expect.stringContaining('templates'),
+    });
+    expect(await refused('// nothing but a comment\n')).toMatchObject({
+      code: 'invalid_value',
+      message: expect.stringContaining('no statement'),
+    });
+    expect(await refused('permit (principal, action, resource) when { principal.role == 3 };')).toMatchObject({
+      code: 'invalid_value',
+      message: expect.stringContaining('does not validate'),
+    });
+    expect(await refused('@id("bad id with spaces") permit (principal, action, resource);')).toMatchObject({
+      code: 'invalid_value',
+    });
+    expect(await engine.check('@id("__proto__") permit (principal, action == Action::"call", resource);')).toEqual({
+      policies: ['__proto__'],
+    });
   });
 
   it('refuses every call (policy_unavailable) when the stored policy no longer validates: never lets one through', async () => {
-    const broken = createCedarEngine({ activeText: () => 'permit (principal, action, resource) when { principal.gone };' });
+    const broken = createCedarEngine({
+      activeText: () => 'permit (principal, action, resource) when { principal.gone };',
+    });
     await expect(broken.decide(q())).rejects.toMatchObject({ code: 'policy_unavailable' });
   });
 
@@ -37,7 +86,8 @@ describe('the Cedar engine', () => {
     let text: string | null = 'permit (principal, action, resource);';
     const live = createCedarEngine({ activeText: () => text });
     expect((await live.decide(q())).decision).toBe('allow');
-    text = '@id("stop") forbid (principal, action, resource == Tool::"pages_list");\npermit (principal, action, resource);';
+    text =
+      '@id("stop") forbid (principal, action, resource == Tool::"pages_list");\npermit (principal, action, resource);';
     expect(await live.decide(q())).toMatchObject({ decision: 'deny', policies: ['stop'] });
     expect((await live.decide(q('pages_get'))).decision).toBe('allow');
   });
@@ -47,7 +97,11 @@ describe('the Cedar engine', () => {
     const e = createCedarEngine({ activeText: () => text });
     expect(await e.mayPermit('call')).toBe(true);
     expect(await e.mayPermit('run_without_approval')).toBe(false);
-    for (const scope of ['action', 'action == Action::"run_without_approval"', 'action in [Action::"call", Action::"run_without_approval"]']) {
+    for (const scope of [
+      'action',
+      'action == Action::"run_without_approval"',
+      'action in [Action::"call", Action::"run_without_approval"]',
+    ]) {
       text = `${e.defaultText()}\n@id("x") permit (principal, ${scope}, resource) when { resource.name == "pages_create" };`;
       expect(await e.mayPermit('run_without_approval'), scope).toBe(true);
     }
@@ -64,23 +118,39 @@ describe('the Cedar engine', () => {
     };
 
     it('drops what the default policy never reads (the time, the argument names, the login) and keeps what it does', async () => {
-      const c = (await import('@cedar-policy/cedar-wasm/nodejs')) as unknown as { policySetTextToParts(t: string): { policies: string[] }; policyToJson(p: string): { json: unknown } };
+      const c = (await import('@cedar-policy/cedar-wasm/nodejs')) as unknown as {
+        policySetTextToParts(t: string): { policies: string[] };
+        policyToJson(p: string): { json: unknown };
+      };
       const reads = readsOf(c.policySetTextToParts(engine.defaultText()).policies.map((p) => c.policyToJson(p).json));
       expect(reads.wholeContext).toBe(false);
       const n = narrowed(at({ arg_names: ['x'], time: { date: '2026-11-27', hour: 1, minute: 2, weekday: 5 } }), reads);
       expect(n.context).toEqual({ approval_mode: 'admin' });
       expect(Object.keys(n.entities[0]!.attrs).sort()).toEqual(['capabilities', 'token']);
-      expect(Object.keys(n.entities[1]!.attrs).sort()).toEqual(['capability', 'class', 'decides_staged', 'disabled', 'name', 'plugin']);
+      expect(Object.keys(n.entities[1]!.attrs).sort()).toEqual([
+        'capability',
+        'class',
+        'decides_staged',
+        'disabled',
+        'name',
+        'plugin',
+      ]);
       // The context compared whole is never narrowed (strict validation already makes such a literal name every key).
       const of = (p: string) => readsOf([c.policyToJson(p).json]);
-      expect(of('forbid (principal, action, resource) when { context.time.hour == 9 && context has arg_names };').wholeContext).toBe(false);
+      expect(
+        of('forbid (principal, action, resource) when { context.time.hour == 9 && context has arg_names };')
+          .wholeContext,
+      ).toBe(false);
       expect(of('forbid (principal, action, resource) when { [context].isEmpty() };').wholeContext).toBe(true);
       // Two calls the default policy cannot tell apart are one request to it (one decision, reused).
-      expect(narrowed(at({ arg_names: ['y'] }, 'b'), reads)).toEqual(narrowed(at({ arg_names: ['z'], time: { date: '2027-01-01', hour: 23, minute: 59, weekday: 5 } }), reads));
+      expect(narrowed(at({ arg_names: ['y'] }, 'b'), reads)).toEqual(
+        narrowed(at({ arg_names: ['z'], time: { date: '2027-01-01', hour: 23, minute: 59, weekday: 5 } }), reads),
+      );
     });
 
     it('decides exactly as with the whole request, for policies reading the time, the arguments, the context whole, or an attribute by index', async () => {
-      const whole = 'approval_mode: "admin", arg_names: ["x"], secret_kinds: ["aws"], time: { date: "2026-11-26", hour: 9, minute: 0, weekday: 4 }';
+      const whole =
+        'approval_mode: "admin", arg_names: ["x"], secret_kinds: ["aws"], time: { date: "2026-11-26", hour: 9, minute: 0, weekday: 4 }';
       const policies = [
         null,
         '@id("nine") forbid (principal, action, resource) when { context.time.hour == 9 };\npermit (principal, action, resource);',
@@ -88,7 +158,14 @@ describe('the Cedar engine', () => {
         `@id("exact") forbid (principal, action, resource) when { context == { ${whole} } };\npermit (principal, action, resource);`,
         '@id("login") forbid (principal, action, resource) when { principal["login"] == "b" };\npermit (principal, action, resource);',
       ];
-      const requests = [at({}), at({ arg_names: ['secret'] }), at({ arg_names: ['x'], secret_kinds: ['aws'] }), at({ time: { date: '2026-11-26', hour: 10, minute: 0, weekday: 4 } }), at({}, 'b'), at({ arg_names: ['other'] })];
+      const requests = [
+        at({}),
+        at({ arg_names: ['secret'] }),
+        at({ arg_names: ['x'], secret_kinds: ['aws'] }),
+        at({ time: { date: '2026-11-26', hour: 10, minute: 0, weekday: 4 } }),
+        at({}, 'b'),
+        at({ arg_names: ['other'] }),
+      ];
       const seen = new Set<string>();
       for (const text of policies) {
         const on = createCedarEngine({ activeText: () => text });
@@ -100,7 +177,8 @@ describe('the Cedar engine', () => {
         }
       }
       // Each policy above both allowed and denied some request (the comparison is not between two "allow"s).
-      for (const text of policies.slice(1)) expect([seen.has(`${text}:allow`), seen.has(`${text}:deny`)]).toEqual([true, true]);
+      for (const text of policies.slice(1))
+        expect([seen.has(`${text}:allow`), seen.has(`${text}:deny`)]).toEqual([true, true]);
     });
   });
 });

@@ -21,7 +21,8 @@ let b: Client;
 type Answer = { isError?: boolean; content: Array<{ text?: string }>; structuredContent?: Record<string, unknown> };
 
 const setPolicy = async (text: string) => svc.core.dispatch('policy.set', { text });
-const withDefault = async (extra: string) => `${(await svc.core.dispatch('policy.get', {})).ok ? ((await svc.core.dispatch('policy.get', {})) as { data: PolicyView }).data.text : ''}\n${extra}`;
+const withDefault = async (extra: string) =>
+  `${(await svc.core.dispatch('policy.get', {})).ok ? ((await svc.core.dispatch('policy.get', {})) as { data: PolicyView }).data.text : ''}\n${extra}`;
 const audit = async (tool: string) => {
   const r = await svc.core.dispatch('audit.query', { tool, limit: 20 });
   if (!r.ok) throw new Error(r.message);
@@ -54,19 +55,28 @@ describe('the tool-call policy in tools/call', () => {
   });
 
   it('a forbidden tool is refused with the policy id in the error and in the audit line', async () => {
-    const r = await setPolicy(await withDefault('@id("no-page-lists")\nforbid (principal, action == Action::"call", resource == Tool::"pages_list");'));
+    const r = await setPolicy(
+      await withDefault(
+        '@id("no-page-lists")\nforbid (principal, action == Action::"call", resource == Tool::"pages_list");',
+      ),
+    );
     expect(r.ok).toBe(true);
     const refused = (await a.callTool({ name: 'pages_list', arguments: {} })) as Answer;
     expect(refused.isError).toBe(true);
     expect(refused.content[0]!.text).toContain("'no-page-lists'");
     expect(refused.content[0]!.text).toContain('policy_denied');
     const [last] = await audit('pages_list');
-    expect(last).toMatchObject({ result: 'denied', error_code: 'policy_denied', policy: ['no-page-lists'], token_id: tokenA.id });
+    expect(last).toMatchObject({
+      result: 'denied',
+      error_code: 'policy_denied',
+      policy: ['no-page-lists'],
+      token_id: tokenA.id,
+    });
     // other tools still run
     expect(((await a.callTool({ name: 'pages_search', arguments: { query: 'x' } })) as Answer).isError).toBeFalsy();
   });
 
-  it('a permit of run_without_approval for one token applies that token\'s write at once, and only that token\'s', async () => {
+  it("a permit of run_without_approval for one token applies that token's write at once, and only that token's", async () => {
     const permit = `@id("a-creates-unattended")\npermit (principal, action == Action::"run_without_approval", resource == Tool::"pages_create") when { principal.token.id == "${tokenA.id}" };`;
     expect((await setPolicy(await withDefault(permit))).ok).toBe(true);
     const fromA = (await a.callTool({ name: 'pages_create', arguments: { title: 'Unattended page' } })) as Answer;
@@ -74,19 +84,28 @@ describe('the tool-call policy in tools/call', () => {
     expect(fromA.structuredContent).toMatchObject({ status: 'confirmed', policy: ['a-creates-unattended'] });
     const id = fromA.structuredContent!.staged_id as string;
     const entries = await audit('pages_create');
-    expect(entries.find((e) => e.staged_id === id && e.result === 'confirmed')).toMatchObject({ policy: ['a-creates-unattended'], token_id: tokenA.id });
-    const pages = JSON.parse(await readFile(join(svc.dataDir, 'site.json'), 'utf8')) as { pages: Array<{ title: string }> };
+    expect(entries.find((e) => e.staged_id === id && e.result === 'confirmed')).toMatchObject({
+      policy: ['a-creates-unattended'],
+      token_id: tokenA.id,
+    });
+    const pages = JSON.parse(await readFile(join(svc.dataDir, 'site.json'), 'utf8')) as {
+      pages: Array<{ title: string }>;
+    };
     expect(pages.pages.map((p) => p.title)).toContain('Unattended page');
 
     const fromB = (await b.callTool({ name: 'pages_create', arguments: { title: 'Waits for a person' } })) as Answer;
     expect(fromB.structuredContent).toMatchObject({ status: 'pending_approval' });
-    const again = JSON.parse(await readFile(join(svc.dataDir, 'site.json'), 'utf8')) as { pages: Array<{ title: string }> };
+    const again = JSON.parse(await readFile(join(svc.dataDir, 'site.json'), 'utf8')) as {
+      pages: Array<{ title: string }>;
+    };
     expect(again.pages.map((p) => p.title)).not.toContain('Waits for a person');
   });
 
-  it('an invalid policy is refused with the validator\'s message and the old one stays, in memory and on disk', async () => {
+  it("an invalid policy is refused with the validator's message and the old one stays, in memory and on disk", async () => {
     const before = (await svc.core.dispatch('policy.get', {})) as { ok: true; data: PolicyView };
-    const bad = await setPolicy('permit (principal, action == Action::"call", resource) when { principal.nickname == "x" };');
+    const bad = await setPolicy(
+      'permit (principal, action == Action::"call", resource) when { principal.nickname == "x" };',
+    );
     expect(bad).toMatchObject({ ok: false, code: 'invalid_value' });
     expect((bad as { message: string }).message).toMatch(/does not validate.*nickname/);
     const unparsable = await setPolicy('permit (principal, action, resource');
@@ -94,14 +113,23 @@ describe('the tool-call policy in tools/call', () => {
     expect((unparsable as { message: string }).message).toMatch(/does not parse/);
     const after = (await svc.core.dispatch('policy.get', {})) as { ok: true; data: PolicyView };
     expect(after.data.text).toBe(before.data.text);
-    const onDisk = JSON.parse(await readFile(join(svc.dataDir, 'options.json'), 'utf8')) as { policy: { text: string } };
+    const onDisk = JSON.parse(await readFile(join(svc.dataDir, 'options.json'), 'utf8')) as {
+      policy: { text: string };
+    };
     expect(onDisk.policy.text).toBe(before.data.text);
     // and it is still the policy in force
-    expect(((await a.callTool({ name: 'pages_list', arguments: {} })) as Answer).content[0]!.text).toContain("'no-page-lists'");
+    expect(((await a.callTool({ name: 'pages_list', arguments: {} })) as Answer).content[0]!.text).toContain(
+      "'no-page-lists'",
+    );
   });
 
   it('refuses a client token on every policy route, whatever its user may do', async () => {
-    const routes: Array<[string, string, unknown?]> = [['GET', 'policy'], ['POST', 'policy/check', { text: 'permit (principal, action, resource);' }], ['PUT', 'policy', { text: 'permit (principal, action, resource);' }], ['POST', 'policy/explain', { token_id: tokenA.id, tool: 'pages_list' }]];
+    const routes: Array<[string, string, unknown?]> = [
+      ['GET', 'policy'],
+      ['POST', 'policy/check', { text: 'permit (principal, action, resource);' }],
+      ['PUT', 'policy', { text: 'permit (principal, action, resource);' }],
+      ['POST', 'policy/explain', { token_id: tokenA.id, tool: 'pages_list' }],
+    ];
     for (const [method, path, body] of routes) {
       const res = await fetch(`${svc.baseUrl}${ADMIN_PREFIX}/${path}`, {
         method,
@@ -120,18 +148,38 @@ describe('the tool-call policy in tools/call', () => {
       await svc.core.dispatch('settings.update', { approval_mode: mode });
       const tools = (await a.listTools()).tools.map((t) => `${t.name} ${t.description ?? ''}`);
       expect(tools.filter((t) => /polic|cedar/i.test(t))).toEqual([]);
-      const r = await a.callTool({ name: 'policy_set', arguments: { text: 'permit (principal, action, resource);' } }).catch((e: Error) => e);
+      const r = await a
+        .callTool({ name: 'policy_set', arguments: { text: 'permit (principal, action, resource);' } })
+        .catch((e: Error) => e);
       expect(r).toBeInstanceOf(Error);
     }
   });
 
   it('explains a decision with the policies that made it', async () => {
-    const r = await svc.core.dispatch('policy.explain', { token_id: tokenA.id, tool: 'pages_create', args: { title: 'x' } });
-    expect(r).toMatchObject({ ok: true, data: { outcome: 'runs_without_approval', call: { decision: 'allow', policies: ['role-capabilities'] }, run_without_approval: { decision: 'allow', policies: ['a-creates-unattended'] } } });
-    const other = await svc.core.dispatch('policy.explain', { token_id: tokenB.id, tool: 'pages_create', args: { title: 'x' } });
+    const r = await svc.core.dispatch('policy.explain', {
+      token_id: tokenA.id,
+      tool: 'pages_create',
+      args: { title: 'x' },
+    });
+    expect(r).toMatchObject({
+      ok: true,
+      data: {
+        outcome: 'runs_without_approval',
+        call: { decision: 'allow', policies: ['role-capabilities'] },
+        run_without_approval: { decision: 'allow', policies: ['a-creates-unattended'] },
+      },
+    });
+    const other = await svc.core.dispatch('policy.explain', {
+      token_id: tokenB.id,
+      tool: 'pages_create',
+      args: { title: 'x' },
+    });
     expect(other).toMatchObject({ ok: true, data: { outcome: 'staged' } });
     expect((other as { data: { summary: string } }).data.summary).toContain('no policy permits run_without_approval');
     const refused = await svc.core.dispatch('policy.explain', { token_id: tokenB.id, tool: 'pages_list' });
-    expect(refused).toMatchObject({ ok: true, data: { outcome: 'refused', call: { decision: 'deny', policies: ['no-page-lists'] } } });
+    expect(refused).toMatchObject({
+      ok: true,
+      data: { outcome: 'refused', call: { decision: 'deny', policies: ['no-page-lists'] } },
+    });
   });
 });

@@ -11,7 +11,10 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-const bodyRows = () => within(screen.getByRole('region', { name: 'Audit entries' })).getAllByRole('row').slice(1);
+const bodyRows = () =>
+  within(screen.getByRole('region', { name: 'Audit entries' }))
+    .getAllByRole('row')
+    .slice(1);
 
 describe('Activity', () => {
   it('shows loading, then an empty log', async () => {
@@ -49,7 +52,12 @@ describe('Activity', () => {
     await user.selectOptions(screen.getByLabelText('User'), 'admin');
     await user.click(screen.getByRole('button', { name: 'Apply filters' }));
     await waitFor(() => expect(bodyRows()).toHaveLength(5));
-    expect(fake.callsTo('audit.query').at(-1)).toEqual({ tool: 'pages_update', result: 'staged', user_id: 'u_admin', limit: 50 });
+    expect(fake.callsTo('audit.query').at(-1)).toEqual({
+      tool: 'pages_update',
+      result: 'staged',
+      user_id: 'u_admin',
+      limit: 50,
+    });
     // users are shown by login, their id on hover
     expect(within(bodyRows()[0]!).getByTitle('u_admin').textContent).toBe('admin');
     const csv = screen.getByRole('link', { name: 'CSV' });
@@ -59,10 +67,33 @@ describe('Activity', () => {
 
   it('filters by token label and preview (no id to type), and names the token in each row', async () => {
     const tokens = [
-      { id: 'tok_1', label: 'Claude Desktop', user_id: 'u_admin', user_login: 'admin', preview: 'gth_…abcd', created: new Date().toISOString(), last_used: null, scope: { read_only: false } },
-      { id: 'tok_2', label: 'Cursor', user_id: 'u_admin', user_login: 'admin', preview: 'gth_…wxyz', created: new Date().toISOString(), last_used: null, scope: { read_only: false } },
+      {
+        id: 'tok_1',
+        label: 'Claude Desktop',
+        user_id: 'u_admin',
+        user_login: 'admin',
+        preview: 'gth_…abcd',
+        created: new Date().toISOString(),
+        last_used: null,
+        scope: { read_only: false },
+      },
+      {
+        id: 'tok_2',
+        label: 'Cursor',
+        user_id: 'u_admin',
+        user_login: 'admin',
+        preview: 'gth_…wxyz',
+        created: new Date().toISOString(),
+        last_used: null,
+        scope: { read_only: false },
+      },
     ];
-    const fake = new FakeApi({ tokens, audit: [makeAudit(1, { token_id: 'tok_2', token_preview: 'gth_…wxyz', client: 'cursor', client_source: 'remembered' })] });
+    const fake = new FakeApi({
+      tokens,
+      audit: [
+        makeAudit(1, { token_id: 'tok_2', token_preview: 'gth_…wxyz', client: 'cursor', client_source: 'remembered' }),
+      ],
+    });
     renderWith(fake, <Activity />);
     await screen.findByRole('region', { name: 'Audit entries' });
     const select = screen.getByLabelText('Token');

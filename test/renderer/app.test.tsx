@@ -12,7 +12,11 @@ beforeEach(() => {
 });
 afterEach(cleanup);
 
-const envOf = (fake: FakeApi, mode: ConsoleEnv['mode'] = 'browser'): ConsoleEnv => ({ mode, api: fake.api, exportHref: () => null });
+const envOf = (fake: FakeApi, mode: ConsoleEnv['mode'] = 'browser'): ConsoleEnv => ({
+  mode,
+  api: fake.api,
+  exportHref: () => null,
+});
 
 describe('App shell', () => {
   it('opens on Overview and moves between screens by the address fragment', async () => {
@@ -42,11 +46,20 @@ describe('App shell', () => {
     await waitFor(() => expect(document.title).toBe('(2) Overview · Gatehouse'));
   });
 
-  it('tells a browser without a session how to sign in, in words, instead of the API\'s refusal on every card', async () => {
+  it("tells a browser without a session how to sign in, in words, instead of the API's refusal on every card", async () => {
     // The admin API's own words, written for scripts.
-    const refusal = 'log in through the console link printed by `gatehouse serve`, or send the admin key as a Bearer token';
+    const refusal =
+      'log in through the console link printed by `gatehouse serve`, or send the admin key as a Bearer token';
     const fake = new FakeApi();
-    for (const action of ['health.get', 'settings.get', 'tools.list', 'stats.get', 'staged.list', 'cloud.status'] as const) fake.fail(action, 'unauthorized', refusal);
+    for (const action of [
+      'health.get',
+      'settings.get',
+      'tools.list',
+      'stats.get',
+      'staged.list',
+      'cloud.status',
+    ] as const)
+      fake.fail(action, 'unauthorized', refusal);
     render(<App env={envOf(fake)} />);
     const banner = await screen.findByText(/not signed in to Gatehouse/);
     expect(banner.textContent).toBe(

@@ -46,14 +46,26 @@ describe('Approvals on the real core', () => {
   it('what an agent wrote into a preview cannot reorder, hide or fake text in the diff: control characters and bidi overrides show as escapes', async () => {
     // A contributor's agent stages a page whose title reads one way and is stored another (U+202E reverses what follows),
     // with a bell and a carriage return in the excerpt and a bidi isolate in the body; and an update of a long body.
-    const created = await core.pipeline.call('pages_create', { title: 'Invoice \u202egpj.exe', excerpt: 'ok\u0007\rfake', content: '# Body\n\nline \u2066two\u2069' }, core.ctxOf(agentToken));
+    const created = await core.pipeline.call(
+      'pages_create',
+      { title: 'Invoice \u202egpj.exe', excerpt: 'ok\u0007\rfake', content: '# Body\n\nline \u2066two\u2069' },
+      core.ctxOf(agentToken),
+    );
     if (created.kind !== 'result') throw new Error(created.message);
-    const longBody = (tail: string) => `# Home\n\n${Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n')}\n${tail}`;
+    const longBody = (tail: string) =>
+      `# Home\n\n${Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n')}\n${tail}`;
     const base = core.siteStore.read().pages.find((p) => p.id === 1)!;
     await core.siteStore.update((d) => {
-      Object.assign(d.pages.find((p) => p.id === 1)!, { content: longBody('end'), version: base.version + 1 });
+      Object.assign(
+        d.pages.find((p) => p.id === 1)!,
+        { content: longBody('end'), version: base.version + 1 },
+      );
     });
-    const updated = await core.pipeline.call('pages_update', { id: 1, content: longBody('end \u202eevil'), excerpt: 'short\nsecond \u202eline' }, core.ctxOf(agentToken));
+    const updated = await core.pipeline.call(
+      'pages_update',
+      { id: 1, content: longBody('end \u202eevil'), excerpt: 'short\nsecond \u202eline' },
+      core.ctxOf(agentToken),
+    );
     if (updated.kind !== 'result') throw new Error(updated.message);
     renderWith({ api: coreApi(core) }, <Approvals />);
     await waitFor(() => expect(rows()).toHaveLength(2));

@@ -36,7 +36,9 @@ describe('Approvals', () => {
   });
 
   it('approving names the preview the row showed; a write whose token was revoked or narrowed away offers only Discard', async () => {
-    const fake = new FakeApi({ staged: [makeStaged(1, { preview_hash: 'c'.repeat(64) }), { ...makeStaged(2), blocked: 'token_revoked' }] });
+    const fake = new FakeApi({
+      staged: [makeStaged(1, { preview_hash: 'c'.repeat(64) }), { ...makeStaged(2), blocked: 'token_revoked' }],
+    });
     renderWith(fake, <Approvals />);
     await screen.findByText('Update page 1');
     const [open, blocked] = rows();
@@ -44,12 +46,16 @@ describe('Approvals', () => {
     expect(within(blocked!).getByRole('button', { name: 'Discard' })).toBeTruthy();
     expect(blocked!.textContent).toMatch(/was revoked: it can no longer be approved/);
     await userEvent.click(within(open!).getByRole('button', { name: 'Approve' }));
-    await waitFor(() => expect(fake.callsTo('staged.confirm')).toEqual([{ id: 'stg_0001', preview_hash: 'c'.repeat(64) }]));
+    await waitFor(() =>
+      expect(fake.callsTo('staged.confirm')).toEqual([{ id: 'stg_0001', preview_hash: 'c'.repeat(64) }]),
+    );
   });
 
   it('a write the policy now forbids offers only Discard and says which policy forbids it', async () => {
     const reason = "calling pages_update is forbidden by policy 'no-title-changes'";
-    const fake = new FakeApi({ staged: [{ ...makeStaged(1), blocked: 'policy_denied', blocked_reason: reason }, makeStaged(2)] });
+    const fake = new FakeApi({
+      staged: [{ ...makeStaged(1), blocked: 'policy_denied', blocked_reason: reason }, makeStaged(2)],
+    });
     renderWith(fake, <Approvals />);
     await screen.findByText('Update page 1');
     const [blocked, open] = rows();
@@ -80,18 +86,35 @@ describe('Approvals', () => {
     expect(first.textContent).toContain('page:1');
     expect(within(first).getByText(/^1[34]:\d\d left$/)).toBeTruthy();
     const diff = within(first).getByRole('table');
-    const cells = within(diff).getAllByRole('cell').map((c) => c.textContent);
+    const cells = within(diff)
+      .getAllByRole('cell')
+      .map((c) => c.textContent);
     expect(cells).toEqual(['Page 1', 'Page 1 v2']);
     // the second row is collapsed: no diff rendered until selected
     expect(within(rows()[1]!).queryByRole('table')).toBeNull();
   });
 
   it('shows a line diff for long text fields and pretty-printed arguments for upstream tools', async () => {
-    const body = (n: number) => Array.from({ length: 12 }, (_, i) => `line ${i}${i === n ? ' changed' : ''}`).join('\n');
+    const body = (n: number) =>
+      Array.from({ length: 12 }, (_, i) => `line ${i}${i === n ? ' changed' : ''}`).join('\n');
     const fake = new FakeApi({
       staged: [
-        makeStaged(1, { preview: { summary: 'Rewrite body', kind: 'diff', changes: [{ field: 'content', before: body(-1), after: body(5) }] } }),
-        makeStaged(2, { tool: 'github.create_issue', preview: { summary: 'Create an issue', kind: 'arguments', changes: [], arguments: { repo: 'a/b', title: 'Bug' } } }),
+        makeStaged(1, {
+          preview: {
+            summary: 'Rewrite body',
+            kind: 'diff',
+            changes: [{ field: 'content', before: body(-1), after: body(5) }],
+          },
+        }),
+        makeStaged(2, {
+          tool: 'github.create_issue',
+          preview: {
+            summary: 'Create an issue',
+            kind: 'arguments',
+            changes: [],
+            arguments: { repo: 'a/b', title: 'Bug' },
+          },
+        }),
       ],
     });
     renderWith(fake, <Approvals />);
@@ -105,9 +128,23 @@ describe('Approvals', () => {
     expect(document.querySelector('pre.code-block')?.textContent).toBe('{\n  "repo": "a/b",\n  "title": "Bug"\n}');
   });
 
-  it('shows a plugin\'s pre-clipped hunks side by side instead of diffing them again', async () => {
+  it("shows a plugin's pre-clipped hunks side by side instead of diffing them again", async () => {
     const fake = new FakeApi({
-      staged: [makeStaged(1, { preview: { summary: 'Long edit', kind: 'diff', changes: [{ field: 'content', before: '@@ line 40 @@\n  context\n- old line', after: '@@ line 40 @@\n  context\n+ new line' }] } })],
+      staged: [
+        makeStaged(1, {
+          preview: {
+            summary: 'Long edit',
+            kind: 'diff',
+            changes: [
+              {
+                field: 'content',
+                before: '@@ line 40 @@\n  context\n- old line',
+                after: '@@ line 40 @@\n  context\n+ new line',
+              },
+            ],
+          },
+        }),
+      ],
     });
     renderWith(fake, <Approvals />);
     await screen.findByText('Long edit');
@@ -153,12 +190,13 @@ describe('Approvals', () => {
 
   it('ignores shortcuts typed into a field', async () => {
     const fake = new FakeApi({ staged: [makeStaged(1)] });
-    renderWith(fake, (
+    renderWith(
+      fake,
       <>
         <input aria-label="elsewhere" />
         <Approvals />
-      </>
-    ));
+      </>,
+    );
     await screen.findByText('Update page 1');
     await userEvent.type(screen.getByLabelText('elsewhere'), 'ad');
     expect(fake.callsTo('staged.confirm')).toEqual([]);
@@ -173,7 +211,12 @@ describe('Approvals', () => {
     expect(await screen.findByText('Update page 7')).toBeTruthy();
     expect(fake.callsTo('staged.list')).toHaveLength(1);
     // a decision made elsewhere (the tray, the CLI) moves it to the history
-    act(() => fake.emit({ type: 'staged', item: makeStaged(7, { status: 'discarded', decided_at: new Date().toISOString(), decided_by: PRINCIPALS.tray }) }));
+    act(() =>
+      fake.emit({
+        type: 'staged',
+        item: makeStaged(7, { status: 'discarded', decided_at: new Date().toISOString(), decided_by: PRINCIPALS.tray }),
+      }),
+    );
     await waitFor(() => expect(rows()).toHaveLength(1));
     expect(within(screen.getByRole('region', { name: 'Recent decisions' })).getByText('tray')).toBeTruthy();
   });
@@ -195,10 +238,22 @@ describe('Approvals', () => {
     renderWith(fake, <Approvals />);
     await screen.findByText('Update page 1');
     await userEvent.click(within(rows()[0]!).getByRole('button', { name: 'Approve' }));
-    act(() => fake.emit({ type: 'staged', item: makeStaged(1, { status: 'failed', error_code: 'stale_preview', decided_at: new Date().toISOString(), decided_by: PRINCIPALS.appConsole }) }));
+    act(() =>
+      fake.emit({
+        type: 'staged',
+        item: makeStaged(1, {
+          status: 'failed',
+          error_code: 'stale_preview',
+          decided_at: new Date().toISOString(),
+          decided_by: PRINCIPALS.appConsole,
+        }),
+      }),
+    );
     const row = rows()[0]!;
     expect(row.getAttribute('data-id')).toBe('stg_0001');
-    expect(within(row).getByRole('alert').textContent).toMatch(/Not applied: the target changed after this preview was made/);
+    expect(within(row).getByRole('alert').textContent).toMatch(
+      /Not applied: the target changed after this preview was made/,
+    );
     expect(row.getAttribute('aria-current')).toBe('true');
     expect(within(row).queryByRole('button', { name: 'Approve' })).toBeNull();
     // the shortcut does nothing on it either
@@ -213,22 +268,54 @@ describe('Approvals', () => {
   });
 
   it('says when other pending writes change the same target', async () => {
-    renderWith(new FakeApi({ staged: [makeStaged(1, { target: 'page:7' }), makeStaged(2, { target: 'page:7' }), makeStaged(3, { target: 'page:8' })] }), <Approvals />);
+    renderWith(
+      new FakeApi({
+        staged: [
+          makeStaged(1, { target: 'page:7' }),
+          makeStaged(2, { target: 'page:7' }),
+          makeStaged(3, { target: 'page:8' }),
+        ],
+      }),
+      <Approvals />,
+    );
     await screen.findByText('Update page 1');
-    expect(within(rows()[0]!).getByText(/1 other pending write changes/).textContent).toMatch(/page:7 too: approving this one makes that one stale/);
+    expect(within(rows()[0]!).getByText(/1 other pending write changes/).textContent).toMatch(
+      /page:7 too: approving this one makes that one stale/,
+    );
     expect(within(rows()[2]!).queryByText(/other pending write/)).toBeNull();
   });
 
   it('names the client, and says when the name is a guess', async () => {
-    renderWith(new FakeApi({ staged: [makeStaged(1, { client: 'claude-ai', client_source: 'request' }), makeStaged(2, { client: 'cursor', client_source: 'remembered' })] }), <Approvals />);
+    renderWith(
+      new FakeApi({
+        staged: [
+          makeStaged(1, { client: 'claude-ai', client_source: 'request' }),
+          makeStaged(2, { client: 'cursor', client_source: 'remembered' }),
+        ],
+      }),
+      <Approvals />,
+    );
     await screen.findByText('Update page 1');
     expect(rows()[0]!.textContent).toContain('via claude-ai');
     expect(rows()[0]!.textContent).not.toContain('guess');
-    expect(rows()[1]!.textContent).toContain('via cursor (a guess: the last client that introduced itself with this token)');
+    expect(rows()[1]!.textContent).toContain(
+      'via cursor (a guess: the last client that introduced itself with this token)',
+    );
   });
 
   it('shows control characters in client-supplied names as escapes', async () => {
-    renderWith(new FakeApi({ staged: [makeStaged(1, { tool: 'pages\u202eetadpu', preview: { summary: 'Title\nInjected line', kind: 'diff', changes: [] }, client: 'evil\u0007' })] }), <Approvals />);
+    renderWith(
+      new FakeApi({
+        staged: [
+          makeStaged(1, {
+            tool: 'pages\u202eetadpu',
+            preview: { summary: 'Title\nInjected line', kind: 'diff', changes: [] },
+            client: 'evil\u0007',
+          }),
+        ],
+      }),
+      <Approvals />,
+    );
     const row = (await screen.findAllByRole('listitem')).find((li) => li.hasAttribute('data-id'))!;
     expect(row.textContent).toContain('pages\\u{202E}etadpu');
     expect(row.textContent).toContain('Title\\u{000A}Injected line');
@@ -258,7 +345,11 @@ describe('Approvals', () => {
   it('counts down on one shared timer, however many rows there are', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
     const now = Date.now();
-    const fake = new FakeApi({ staged: Array.from({ length: 40 }, (_, i) => makeStaged(i, { expires_at: new Date(now + 65_000 + i * 60_000).toISOString() }, now)) });
+    const fake = new FakeApi({
+      staged: Array.from({ length: 40 }, (_, i) =>
+        makeStaged(i, { expires_at: new Date(now + 65_000 + i * 60_000).toISOString() }, now),
+      ),
+    });
     renderWith(fake, <Approvals />);
     await screen.findByText('Update page 0');
     // one timer for all 40 rows, once their effects have subscribed (a busy machine may paint first)

@@ -20,7 +20,10 @@ describe('audit export built in the console', () => {
     const csv = auditToCsv(entries).split('\r\n');
     expect(csv[0]).toBe(AUDIT_CSV_COLUMNS.join(','));
     expect(csv[2]).toContain('"a,b"');
-    const jsonl = auditToJsonl(entries).trim().split('\n').map((l) => JSON.parse(l));
+    const jsonl = auditToJsonl(entries)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(jsonl).toEqual(entries);
   });
 

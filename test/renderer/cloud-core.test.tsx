@@ -19,7 +19,12 @@ let dir: string;
 let core: Awaited<ReturnType<typeof openLocalCore>>;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'gh-cloud-core-'));
-  core = await openLocalCore({ dataDir: dir, vault: 'file', owner: 'cli', cloud: { timeouts: { connectMs: 1000, interactiveMs: 2000, backgroundMs: 2000 }, sleep: async () => {} } });
+  core = await openLocalCore({
+    dataDir: dir,
+    vault: 'file',
+    owner: 'cli',
+    cloud: { timeouts: { connectMs: 1000, interactiveMs: 2000, backgroundMs: 2000 }, sleep: async () => {} },
+  });
 });
 afterEach(async () => {
   cleanup();
@@ -43,7 +48,9 @@ describe('Cloud screen on the real core', () => {
     await userEvent.type(await screen.findByLabelText('Gateway address'), `http://127.0.0.1:${await closedPort()}`);
     await userEvent.click(screen.getByRole('button', { name: 'Connect' }));
     const alert = await screen.findByRole('alert', {}, { timeout: 15_000 });
-    expect(alert.textContent).toMatch(/^Could not connect\. The cloud gateway could not be reached.* \(code gateway_unavailable/);
+    expect(alert.textContent).toMatch(
+      /^Could not connect\. The cloud gateway could not be reached.* \(code gateway_unavailable/,
+    );
     expect(screen.getByRole('form', { name: 'Connect to a cloud gateway' })).toBeTruthy();
     expect(core.cloud.status().connected).toBe(false);
     // the attempt is on record (the next test relies on that to show "no request")

@@ -9,7 +9,10 @@ import type { Core } from '../helpers/core.ts';
  * answers are structured-cloned as IPC does, and events come from the core.
  */
 export function coreApi(core: Core): Api {
-  const call = dispatchAs(core.invoke, PRINCIPALS.appConsole) as unknown as (action: string, input: unknown) => Promise<unknown>;
+  const call = dispatchAs(core.invoke, PRINCIPALS.appConsole) as unknown as (
+    action: string,
+    input: unknown,
+  ) => Promise<unknown>;
   return apiFrom(
     async (action, input) => structuredClone(await call(action, input)) as never,
     (listener) => core.events.subscribe((e) => listener(structuredClone(e))),

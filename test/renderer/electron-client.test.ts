@@ -9,11 +9,15 @@ describe('Electron client', () => {
   it('has every action and passes calls and answers through the preload', async () => {
     const fake = new FakeApi({ staged: [makeStaged(1)] });
     const api = createElectronApi(fake.api);
-    for (const action of RPC_ACTIONS) expect(typeof (api as unknown as Record<string, unknown>)[action]).toBe('function');
+    for (const action of RPC_ACTIONS)
+      expect(typeof (api as unknown as Record<string, unknown>)[action]).toBe('function');
     const r = await api['staged.confirm']({ id: 'stg_0001' });
     expect(r.ok && r.data.status).toBe('confirmed');
     expect(fake.callsTo('staged.confirm')).toEqual([{ id: 'stg_0001' }]);
-    expect(await api['staged.confirm']({ id: 'stg_0001' })).toMatchObject({ ok: false, code: 'staged_already_decided' });
+    expect(await api['staged.confirm']({ id: 'stg_0001' })).toMatchObject({
+      ok: false,
+      code: 'staged_already_decided',
+    });
   });
 
   it('turns a rejected IPC call into service_unavailable and a malformed answer into internal_error', async () => {
@@ -53,7 +57,10 @@ describe('Electron client', () => {
 
   it('is picked when the preload exposed window.gatehouse, else the REST client with download links', () => {
     const fake = new FakeApi();
-    const electronWin = { gatehouse: fake.api, location: { origin: 'app://console', pathname: '/index.html' } } as unknown as Window;
+    const electronWin = {
+      gatehouse: fake.api,
+      location: { origin: 'app://console', pathname: '/index.html' },
+    } as unknown as Window;
     expect(pickConsoleEnv(electronWin).mode).toBe('electron');
     expect(pickConsoleEnv(electronWin).exportHref('csv', {})).toBeNull();
     const browserWin = { location: { origin: 'http://127.0.0.1:7823', pathname: '/console/' } } as unknown as Window;

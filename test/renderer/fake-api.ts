@@ -1,9 +1,30 @@
 import { cloudHandlers, initialCloud } from './fake-cloud.ts';
 import type { FakeCloudState } from './fake-cloud.ts';
-import { API_ACTIONS, DEFAULT_TOKEN_USER, PRINCIPALS, RPC_ACTIONS, SETTINGS_DEFAULTS, SettingsPatch } from '../../main/contract/index.ts';
+import {
+  API_ACTIONS,
+  DEFAULT_TOKEN_USER,
+  PRINCIPALS,
+  RPC_ACTIONS,
+  SETTINGS_DEFAULTS,
+  SettingsPatch,
+} from '../../main/contract/index.ts';
 import type {
-  Api, ApiAction, ApiEvent, ApiInput, ApiOutput, AuditEntry, ErrorCode, HealthReport, PluginInfo, Result, Settings,
-  StagedView, Stats, TokenView, ToolInfo, User,
+  Api,
+  ApiAction,
+  ApiEvent,
+  ApiInput,
+  ApiOutput,
+  AuditEntry,
+  ErrorCode,
+  HealthReport,
+  PluginInfo,
+  Result,
+  Settings,
+  StagedView,
+  Stats,
+  TokenView,
+  ToolInfo,
+  User,
 } from '../../main/contract/index.ts';
 
 /**
@@ -37,7 +58,11 @@ export function makeStaged(i: number, over: Partial<StagedView> = {}, now = Date
     tool: 'pages_update',
     plugin: 'site',
     payload: { id: i, title: `Page ${i} v2` },
-    preview: { summary: `Update page ${i}`, kind: 'diff', changes: [{ field: 'title', before: `Page ${i}`, after: `Page ${i} v2` }] },
+    preview: {
+      summary: `Update page ${i}`,
+      kind: 'diff',
+      changes: [{ field: 'title', before: `Page ${i}`, after: `Page ${i} v2` }],
+    },
     user_id: 'u_admin',
     token_id: 'tok_1',
     token_label: 'Claude Desktop',
@@ -98,7 +123,14 @@ export function makeHealth(over: Partial<HealthReport> = {}): HealthReport {
     recent_clients: [],
     cloud: {
       success: false,
-      gateway: { connected: false, last_sync: null, license: 'not_connected', entitlements: 'local', usage: 'local', cloud_token: 'none' },
+      gateway: {
+        connected: false,
+        last_sync: null,
+        license: 'not_connected',
+        entitlements: 'local',
+        usage: 'local',
+        cloud_token: 'none',
+      },
       products: { aeo: 'inactive', code: 'inactive', verto: 'inactive', mcp: 'active', pro: 'inactive' },
     },
     warnings: [],
@@ -116,8 +148,26 @@ export function initialState(over: Partial<FakeState> = {}): FakeState {
     stats: { since: null, tools: {}, hourly: {}, usage: {} },
     health: makeHealth(),
     tools: [
-      { name: 'pages_get', title: 'Get a page', description: '', plugin: 'site', capability: 'read', feature: 'site.pages.read', write: false, disabled: false },
-      { name: 'pages_update', title: 'Update a page', description: '', plugin: 'site', capability: 'edit_pages', feature: 'site.pages.write', write: true, disabled: false },
+      {
+        name: 'pages_get',
+        title: 'Get a page',
+        description: '',
+        plugin: 'site',
+        capability: 'read',
+        feature: 'site.pages.read',
+        write: false,
+        disabled: false,
+      },
+      {
+        name: 'pages_update',
+        title: 'Update a page',
+        description: '',
+        plugin: 'site',
+        capability: 'edit_pages',
+        feature: 'site.pages.write',
+        write: true,
+        disabled: false,
+      },
     ],
     plugins: [],
     cloud: initialCloud(),
@@ -129,13 +179,20 @@ export function initialState(over: Partial<FakeState> = {}): FakeState {
 type ScreenAction = Exclude<ApiAction, `pro.${string}` | `console.${string}`>;
 type Handlers = { [A in ScreenAction]: (input: ApiInput<A>) => ApiOutput<A> };
 class Refusal {
-  constructor(readonly code: ErrorCode, readonly message: string, readonly details?: Record<string, unknown>) {}
+  constructor(
+    readonly code: ErrorCode,
+    readonly message: string,
+    readonly details?: Record<string, unknown>,
+  ) {}
 }
 
 export class FakeApi {
   readonly state: FakeState;
   readonly calls: { action: ApiAction; input: unknown }[] = [];
-  private readonly failures = new Map<ApiAction, { code: ErrorCode; message: string; details?: Record<string, unknown> }>();
+  private readonly failures = new Map<
+    ApiAction,
+    { code: ErrorCode; message: string; details?: Record<string, unknown> }
+  >();
   private readonly held = new Map<ApiAction, { promise: Promise<void>; release: () => void }>();
   private readonly listeners = new Set<(e: ApiEvent) => void>();
   readonly api: Api;
@@ -155,13 +212,16 @@ export class FakeApi {
           const handler = (handlers as Partial<Record<ApiAction, (i: unknown) => unknown>>)[action];
           if (!handler) throw new Refusal('not_found', `the fake API has no ${action}`);
           const parsed = API_ACTIONS[action].input.safeParse(input ?? {});
-          if (!parsed.success) throw new Error(`the console sent ${action} an input the contract refuses: ${parsed.error.message}`);
+          if (!parsed.success)
+            throw new Error(`the console sent ${action} an input the contract refuses: ${parsed.error.message}`);
           const data = structuredClone(handler(parsed.data));
           const answer = API_ACTIONS[action].output.safeParse(data);
-          if (!answer.success) throw new Error(`the fake answered ${action} with what the contract refuses: ${answer.error.message}`);
+          if (!answer.success)
+            throw new Error(`the fake answered ${action} with what the contract refuses: ${answer.error.message}`);
           return { ok: true, data };
         } catch (e) {
-          if (e instanceof Refusal) return { ok: false, code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) };
+          if (e instanceof Refusal)
+            return { ok: false, code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) };
           throw e;
         }
       };
@@ -173,7 +233,12 @@ export class FakeApi {
     this.api = api as Api;
   }
 
-  fail(action: ApiAction, code: ErrorCode = 'internal_error', message = `${action} failed on purpose`, details?: Record<string, unknown>): this {
+  fail(
+    action: ApiAction,
+    code: ErrorCode = 'internal_error',
+    message = `${action} failed on purpose`,
+    details?: Record<string, unknown>,
+  ): this {
     this.failures.set(action, { code, message, ...(details ? { details } : {}) });
     return this;
   }
@@ -222,7 +287,11 @@ export class FakeApi {
   private handlers(): Handlers {
     const s = this.state;
     return {
-      'health.get': () => ({ ...s.health, enabled: s.settings.enabled, pending_approvals: s.staged.filter((x) => x.status === 'pending').length }),
+      'health.get': () => ({
+        ...s.health,
+        enabled: s.settings.enabled,
+        pending_approvals: s.staged.filter((x) => x.status === 'pending').length,
+      }),
       'settings.get': () => s.settings,
       'settings.update': (patch) => {
         s.settings = { ...s.settings, ...SettingsPatch.parse(patch) };
@@ -233,14 +302,23 @@ export class FakeApi {
       'tokens.create': (input) => {
         // As the service: no user named means the least-privileged token user, made on first use.
         if (!input.user && !s.users.some((u) => u.login === DEFAULT_TOKEN_USER.login)) {
-          s.users.push({ id: `u_${DEFAULT_TOKEN_USER.login}`, ...DEFAULT_TOKEN_USER, created: new Date().toISOString() });
+          s.users.push({
+            id: `u_${DEFAULT_TOKEN_USER.login}`,
+            ...DEFAULT_TOKEN_USER,
+            created: new Date().toISOString(),
+          });
         }
         const user = s.users.find((u) => u.login === (input.user ?? DEFAULT_TOKEN_USER.login));
         if (!user) throw new Refusal('not_found', `no user ${input.user}`);
         const token = `gth_${'A'.repeat(39)}${String(s.tokens.length).padStart(4, '0')}`;
         const record: TokenView = {
-          id: `tok_${s.tokens.length + 1}`, label: input.label.trim(), user_id: user.id, user_login: user.login,
-          preview: `gth_…${token.slice(-4)}`, created: new Date().toISOString(), last_used: null,
+          id: `tok_${s.tokens.length + 1}`,
+          label: input.label.trim(),
+          user_id: user.id,
+          user_login: user.login,
+          preview: `gth_…${token.slice(-4)}`,
+          created: new Date().toISOString(),
+          last_used: null,
           scope: { read_only: input.scope?.read_only ?? false },
         };
         s.tokens.push(record);
@@ -254,7 +332,13 @@ export class FakeApi {
       },
       'users.list': () => s.users,
       'users.add': (input) => {
-        const user: User = { id: `u_${input.login}`, login: input.login, display_name: input.display_name ?? input.login, role: input.role, created: new Date().toISOString() };
+        const user: User = {
+          id: `u_${input.login}`,
+          login: input.login,
+          display_name: input.display_name ?? input.login,
+          role: input.role,
+          created: new Date().toISOString(),
+        };
         s.users.push(user);
         return user;
       },
@@ -277,7 +361,12 @@ export class FakeApi {
       },
       'audit.query': (q) => {
         const all = s.audit
-          .filter((e) => (!q.tool || e.tool === q.tool) && (!q.result || e.result === q.result) && (!q.user_id || e.user_id === q.user_id))
+          .filter(
+            (e) =>
+              (!q.tool || e.tool === q.tool) &&
+              (!q.result || e.result === q.result) &&
+              (!q.user_id || e.user_id === q.user_id),
+          )
           .sort((a, b) => b.at.localeCompare(a.at));
         // Opaque, as the service's (main/store/audit/log.ts encodes a position): a screen only hands it back.
         const start = q.cursor ? Number((JSON.parse(atob(q.cursor)) as { offset: number }).offset) : 0;
@@ -292,14 +381,75 @@ export class FakeApi {
       'upstreams.list': () => [],
       'profiles.list': () => [],
       // No approval links in the console's fixtures (test/e2e/approval-link.e2e.test.ts drives the real ones).
-      ...Object.fromEntries((['approval.get', 'approval.confirm', 'approval.discard'] as const).map((a) => [a, () => { throw new Refusal('not_found', 'no write has this approval link'); }])) as unknown as Pick<Handlers, 'approval.get' | 'approval.confirm' | 'approval.discard'>,
+      ...(Object.fromEntries(
+        (['approval.get', 'approval.confirm', 'approval.discard'] as const).map((a) => [
+          a,
+          () => {
+            throw new Refusal('not_found', 'no write has this approval link');
+          },
+        ]),
+      ) as unknown as Pick<Handlers, 'approval.get' | 'approval.confirm' | 'approval.discard'>),
       // The Policy screen's tests run on the real core and engine (core-api.ts): the fake has no policy.
-      ...Object.fromEntries((['policy.get', 'policy.check', 'policy.set', 'policy.explain'] as const).map((a) => [a, () => { throw new Refusal('service_unavailable', 'the fake API has no policy engine'); }])) as unknown as Pick<Handlers, 'policy.get' | 'policy.check' | 'policy.set' | 'policy.explain'>,
-      ...Object.fromEntries((['profiles.get', 'profiles.create', 'profiles.remove'] as const).map((a) => [a, () => { throw new Refusal('not_found', 'no such profile'); }])) as unknown as Pick<Handlers, 'profiles.get' | 'profiles.create' | 'profiles.remove'>,
-      ...Object.fromEntries((['upstreams.get', 'upstreams.add', 'upstreams.remove', 'upstreams.enable', 'upstreams.disable', 'upstreams.test', 'upstreams.tools', 'upstreams.review', 'upstreams.prompts', 'upstreams.oauth', 'upstreams.login', 'upstreams.logout'] as const).map((a) => [a, () => { throw new Refusal('not_found', 'no such upstream'); }])) as unknown as Pick<Handlers, 'upstreams.get' | 'upstreams.add' | 'upstreams.remove' | 'upstreams.enable' | 'upstreams.disable' | 'upstreams.test' | 'upstreams.tools' | 'upstreams.review' | 'upstreams.prompts' | 'upstreams.oauth' | 'upstreams.login' | 'upstreams.logout'>,
-      ...cloudHandlers(s, (e) => this.emit(e), (code, message, details) => {
-        throw new Refusal(code, message, details);
-      }),
+      ...(Object.fromEntries(
+        (['policy.get', 'policy.check', 'policy.set', 'policy.explain'] as const).map((a) => [
+          a,
+          () => {
+            throw new Refusal('service_unavailable', 'the fake API has no policy engine');
+          },
+        ]),
+      ) as unknown as Pick<Handlers, 'policy.get' | 'policy.check' | 'policy.set' | 'policy.explain'>),
+      ...(Object.fromEntries(
+        (['profiles.get', 'profiles.create', 'profiles.remove'] as const).map((a) => [
+          a,
+          () => {
+            throw new Refusal('not_found', 'no such profile');
+          },
+        ]),
+      ) as unknown as Pick<Handlers, 'profiles.get' | 'profiles.create' | 'profiles.remove'>),
+      ...(Object.fromEntries(
+        (
+          [
+            'upstreams.get',
+            'upstreams.add',
+            'upstreams.remove',
+            'upstreams.enable',
+            'upstreams.disable',
+            'upstreams.test',
+            'upstreams.tools',
+            'upstreams.review',
+            'upstreams.prompts',
+            'upstreams.oauth',
+            'upstreams.login',
+            'upstreams.logout',
+          ] as const
+        ).map((a) => [
+          a,
+          () => {
+            throw new Refusal('not_found', 'no such upstream');
+          },
+        ]),
+      ) as unknown as Pick<
+        Handlers,
+        | 'upstreams.get'
+        | 'upstreams.add'
+        | 'upstreams.remove'
+        | 'upstreams.enable'
+        | 'upstreams.disable'
+        | 'upstreams.test'
+        | 'upstreams.tools'
+        | 'upstreams.review'
+        | 'upstreams.prompts'
+        | 'upstreams.oauth'
+        | 'upstreams.login'
+        | 'upstreams.logout'
+      >),
+      ...cloudHandlers(
+        s,
+        (e) => this.emit(e),
+        (code, message, details) => {
+          throw new Refusal(code, message, details);
+        },
+      ),
     };
   }
 }

@@ -25,7 +25,10 @@ describe('line diff', () => {
   });
 
   it('collapses long unchanged runs around the changes', () => {
-    const lines = lineDiff(Array.from({ length: 20 }, (_, i) => `l${i}`).join('\n'), Array.from({ length: 20 }, (_, i) => (i === 10 ? 'X' : `l${i}`)).join('\n'))!;
+    const lines = lineDiff(
+      Array.from({ length: 20 }, (_, i) => `l${i}`).join('\n'),
+      Array.from({ length: 20 }, (_, i) => (i === 10 ? 'X' : `l${i}`)).join('\n'),
+    )!;
     const shown = withContext(lines, 1);
     expect(shown[0]).toEqual({ op: 'skip', count: 9 });
     expect(shown.at(-1)).toEqual({ op: 'skip', count: 8 });

@@ -37,7 +37,9 @@ describe('Overview', () => {
     // Raw values in words, the value itself kept as a detail; product codes explained.
     const license = within(cloud).getByText('License').nextElementSibling!;
     expect(license.textContent).toBe('Not connected (not_connected)');
-    expect(within(cloud).getByText('Entitlements').nextElementSibling!.textContent).toBe('Local policy (this computer decides) (local)');
+    expect(within(cloud).getByText('Entitlements').nextElementSibling!.textContent).toBe(
+      'Local policy (this computer decides) (local)',
+    );
     expect(cloud.textContent).toContain('Verto: translation: Not active');
     expect(cloud.textContent).toContain('MCP gateway (this app): Active');
   });
@@ -47,8 +49,20 @@ describe('Overview', () => {
       staged: [makeStaged(1), makeStaged(2)],
       health: makeHealth({
         vault: { backend: 'file', label: '/data/vault.json' },
-        recent_clients: [{ token_id: 't1', label: 'Cursor', client: 'cursor/1.2', last_used: new Date(Date.now() - 120_000).toISOString() }],
-        warnings: [{ code: 'vault_file', message: 'Secrets are kept in a plain file (vault: file (not encrypted)): no OS keychain was reachable.' }],
+        recent_clients: [
+          {
+            token_id: 't1',
+            label: 'Cursor',
+            client: 'cursor/1.2',
+            last_used: new Date(Date.now() - 120_000).toISOString(),
+          },
+        ],
+        warnings: [
+          {
+            code: 'vault_file',
+            message: 'Secrets are kept in a plain file (vault: file (not encrypted)): no OS keychain was reachable.',
+          },
+        ],
       }),
     });
     renderWith(fake, <Overview />);
@@ -57,8 +71,12 @@ describe('Overview', () => {
     expect(within(clients).getByText('cursor/1.2')).toBeTruthy();
     expect(within(clients).getByText('2 min ago')).toBeTruthy();
     const warning = within(screen.getByRole('region', { name: 'Warnings' })).getByRole('listitem');
-    expect(warning.textContent).toMatch(/^Secrets are in a plain file\. .*no OS keychain was reachable\. \(code vault_file\)$/);
-    expect(screen.getByText(/^In a plain file readable only by your user account/).textContent).toContain('(/data/vault.json)');
+    expect(warning.textContent).toMatch(
+      /^Secrets are in a plain file\. .*no OS keychain was reachable\. \(code vault_file\)$/,
+    );
+    expect(screen.getByText(/^In a plain file readable only by your user account/).textContent).toContain(
+      '(/data/vault.json)',
+    );
   });
 
   it('shows the cloud connection, plan, certificate, outbox and quota warnings from cloud.status', async () => {
@@ -69,11 +87,15 @@ describe('Overview', () => {
     renderWith(fake, <Overview />);
     const cloud = await screen.findByRole('region', { name: 'Cloud, license and products' });
     await waitFor(() => expect(within(cloud).getByText('Plan').nextElementSibling!.textContent).toBe('pro'));
-    expect(cloud.textContent).toMatch(/^Cloud, license and productsConnected to http:\/\/127\.0\.0\.1:8787\/gateway\/v1, last sync .+\. Open Cloud/);
+    expect(cloud.textContent).toMatch(
+      /^Cloud, license and productsConnected to http:\/\/127\.0\.0\.1:8787\/gateway\/v1, last sync .+\. Open Cloud/,
+    );
     expect(within(cloud).getByRole('link', { name: 'Open Cloud' }).getAttribute('href')).toBe('#cloud');
     expect(within(cloud).getByText('Certificate').nextElementSibling!.textContent).toMatch(/^Valid until /);
     expect(within(cloud).getByText('Usage outbox').nextElementSibling!.textContent).toBe('12 events waiting');
-    expect(within(cloud).getByRole('alert').textContent).toMatch(/^AI tokens per month \(this site\) is used up: 10,000 of 10,000\./);
+    expect(within(cloud).getByRole('alert').textContent).toMatch(
+      /^AI tokens per month \(this site\) is used up: 10,000 of 10,000\./,
+    );
     expect(within(cloud).getByText('License').nextElementSibling!.textContent).toBe('Active');
   });
 
@@ -91,18 +113,24 @@ describe('Overview', () => {
     const toggle = await screen.findByRole('switch', { name: 'Gateway' });
     expect(toggle.getAttribute('aria-checked')).toBe('false');
     await userEvent.click(toggle);
-    await waitFor(() => expect(screen.getByRole('switch', { name: 'Gateway' }).getAttribute('aria-checked')).toBe('true'));
+    await waitFor(() =>
+      expect(screen.getByRole('switch', { name: 'Gateway' }).getAttribute('aria-checked')).toBe('true'),
+    );
     expect(fake.callsTo('settings.update')).toEqual([{ enabled: true }]);
     expect(screen.getByText(/On: MCP clients with a valid token can connect/)).toBeTruthy();
     await userEvent.click(screen.getByRole('switch', { name: 'Gateway' }));
-    await waitFor(() => expect(screen.getByRole('switch', { name: 'Gateway' }).getAttribute('aria-checked')).toBe('false'));
+    await waitFor(() =>
+      expect(screen.getByRole('switch', { name: 'Gateway' }).getAttribute('aria-checked')).toBe('false'),
+    );
   });
 
   it('reports a failed switch', async () => {
     const fake = new FakeApi().fail('settings.update', 'store_locked', 'the settings file is locked');
     renderWith(fake, <Overview />);
     await userEvent.click(await screen.findByRole('switch', { name: 'Gateway' }));
-    expect((await screen.findByRole('alert')).textContent).toContain('Could not switch the gateway: the settings file is locked');
+    expect((await screen.findByRole('alert')).textContent).toContain(
+      'Could not switch the gateway: the settings file is locked',
+    );
   });
 
   it('follows live changes made elsewhere', async () => {
@@ -111,7 +139,9 @@ describe('Overview', () => {
     await screen.findByRole('switch', { name: 'Gateway' });
     fake.state.settings.enabled = true;
     act(() => fake.emit({ type: 'settings', settings: { ...fake.state.settings } }));
-    await waitFor(() => expect(screen.getByRole('switch', { name: 'Gateway' }).getAttribute('aria-checked')).toBe('true'));
+    await waitFor(() =>
+      expect(screen.getByRole('switch', { name: 'Gateway' }).getAttribute('aria-checked')).toBe('true'),
+    );
     fake.state.staged.push(makeStaged(3));
     act(() => fake.emit({ type: 'staged', item: makeStaged(3) }));
     expect(await screen.findByRole('link', { name: 'Review 1 staged write' })).toBeTruthy();

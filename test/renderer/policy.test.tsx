@@ -18,15 +18,22 @@ beforeAll(async () => {
 afterAll(async () => svc?.cleanup());
 afterEach(cleanup);
 
-const realApi = () => ({ api: apiFrom((action, input) => svc.dispatch(action as never, input as never) as never, (listener) => svc.events.subscribe((e) => listener(structuredClone(e)))) });
+const realApi = () => ({
+  api: apiFrom(
+    (action, input) => svc.dispatch(action as never, input as never) as never,
+    (listener) => svc.events.subscribe((e) => listener(structuredClone(e))),
+  ),
+});
 
 describe('Policy', () => {
-  it('shows the default policy; an invalid edit is refused with the validator\'s message and nothing changes', async () => {
+  it("shows the default policy; an invalid edit is refused with the validator's message and nothing changes", async () => {
     renderWith(realApi(), <PolicyScreen />);
     expect(await screen.findByText(/shipped default policy/, undefined, { timeout: 15_000 })).toBeTruthy();
     expect(screen.getByText(/role-capabilities, disabled-tools/)).toBeTruthy();
     const editor = screen.getByLabelText('Cedar policy') as HTMLTextAreaElement;
-    fireEvent.change(editor, { target: { value: 'permit (principal, action, resource) when { resource.colour == "red" };' } });
+    fireEvent.change(editor, {
+      target: { value: 'permit (principal, action, resource) when { resource.colour == "red" };' },
+    });
     await userEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect(await screen.findByText(/does not validate.*colour/, undefined, { timeout: 15_000 })).toBeTruthy();
     const r = await svc.dispatch('policy.get', {});

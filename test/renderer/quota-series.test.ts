@@ -1,23 +1,55 @@
 import { describe, expect, it } from 'vitest';
-import { cloudSeries, historyMetrics, quotaLevel, sortLimits, usedPercent } from '../../renderer/screens/usage/quota-series.ts';
+import {
+  cloudSeries,
+  historyMetrics,
+  quotaLevel,
+  sortLimits,
+  usedPercent,
+} from '../../renderer/screens/usage/quota-series.ts';
 import type { LimitState } from '../../main/contract/cloud/usage.ts';
 
 const NOW = Date.parse('2026-11-22T10:30:00Z');
-const row = (day: string, metric: LimitState['metric'], product: string, amount: number) => ({ period_start: `${day}T00:00:00.000Z`, metric, product, feature: 'f', amount, events: 1 });
+const row = (day: string, metric: LimitState['metric'], product: string, amount: number) => ({
+  period_start: `${day}T00:00:00.000Z`,
+  metric,
+  product,
+  feature: 'f',
+  amount,
+  events: 1,
+});
 const limit = (over: Partial<LimitState>): LimitState => ({
-  scope: 'site', subject: 's', metric: 'mcp_actions', period: 'month', limit: 100, used: 0, reserved: 0, remaining: 100, period_start: '', reset_at: '', source: 'plan', ...over,
+  scope: 'site',
+  subject: 's',
+  metric: 'mcp_actions',
+  period: 'month',
+  limit: 100,
+  used: 0,
+  reserved: 0,
+  remaining: 100,
+  period_start: '',
+  reset_at: '',
+  source: 'plan',
+  ...over,
 });
 
 describe('cloud quota series', () => {
   it('puts daily history of one metric into the last N UTC days, today last, stacked by product in a fixed order', () => {
     const history = [
-      row('2026-11-22', 'mcp_actions', 'verto', 2), row('2026-11-22', 'mcp_actions', 'mcp', 5), row('2026-11-20', 'mcp_actions', 'zeta', 1),
-      row('2026-11-22', 'ai_tokens', 'verto', 900), row('2026-10-01', 'mcp_actions', 'mcp', 50), row('2026-11-23', 'mcp_actions', 'mcp', 7),
+      row('2026-11-22', 'mcp_actions', 'verto', 2),
+      row('2026-11-22', 'mcp_actions', 'mcp', 5),
+      row('2026-11-20', 'mcp_actions', 'zeta', 1),
+      row('2026-11-22', 'ai_tokens', 'verto', 900),
+      row('2026-10-01', 'mcp_actions', 'mcp', 50),
+      row('2026-11-23', 'mcp_actions', 'mcp', 7),
       { ...row('2026-11-21', 'mcp_actions', 'mcp', 3), period_start: 'garbage' },
     ];
     const s = cloudSeries(history, 'mcp_actions', 30, NOW);
     expect(s.buckets).toHaveLength(30);
-    expect(s.buckets.at(-1)).toEqual({ start: Date.parse('2026-11-22T00:00:00Z'), counts: { verto: 2, mcp: 5 }, total: 7 });
+    expect(s.buckets.at(-1)).toEqual({
+      start: Date.parse('2026-11-22T00:00:00Z'),
+      counts: { verto: 2, mcp: 5 },
+      total: 7,
+    });
     expect(s.buckets.at(-3)!.counts).toEqual({ zeta: 1 });
     expect(s.results).toEqual(['mcp', 'verto', 'zeta']);
     expect(s.total).toBe(8); // older than 30 days, tomorrow, another metric and a bad date are left out
@@ -37,7 +69,12 @@ describe('cloud quota series', () => {
   });
 
   it('sorts the most urgent limits first', () => {
-    const sorted = sortLimits([limit({ metric: 'reports', limit: 0 }), limit({ metric: 'ai_tokens', used: 10 }), limit({ metric: 'mcp_actions', used: 100 }), limit({ metric: 'cloud_tasks', used: 90 })]);
+    const sorted = sortLimits([
+      limit({ metric: 'reports', limit: 0 }),
+      limit({ metric: 'ai_tokens', used: 10 }),
+      limit({ metric: 'mcp_actions', used: 100 }),
+      limit({ metric: 'cloud_tasks', used: 90 }),
+    ]);
     expect(sorted.map((l) => l.metric)).toEqual(['mcp_actions', 'cloud_tasks', 'ai_tokens', 'reports']);
   });
 });

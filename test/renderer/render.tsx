@@ -9,7 +9,8 @@ export function renderWith(fake: Pick<FakeApi, 'api'>, ui: ReactElement, env: Pa
   const value: ConsoleEnv = {
     mode: 'browser',
     api: fake.api,
-    exportHref: (format, filters) => `/export?format=${format}&${new URLSearchParams(filters as Record<string, string>).toString()}`,
+    exportHref: (format, filters) =>
+      `/export?format=${format}&${new URLSearchParams(filters as Record<string, string>).toString()}`,
     ...env,
   };
   return render(<ConsoleProvider value={value}>{ui}</ConsoleProvider>);

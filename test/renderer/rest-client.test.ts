@@ -7,7 +7,12 @@ import type { ApiEvent } from '../../main/contract/index.ts';
 import { CSRF_HEADER, createRestApi, defaultBaseUrl, encodeQuery } from '../../renderer/api/rest-client.ts';
 import { makeHealth, makeStaged } from './fake-api.ts';
 
-interface Seen { method: string; url: string; headers: IncomingMessage['headers']; body: string }
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
 
 let server: Server;
 let base: string;
@@ -16,7 +21,8 @@ let reply: (res: ServerResponse, req: Seen) => void;
 
 beforeEach(async () => {
   seen = [];
-  reply = (res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ ok: true, data: {} }));
+  reply = (res) =>
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ ok: true, data: {} }));
   server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
@@ -34,7 +40,8 @@ afterEach(async () => {
   vi.useRealTimers();
 });
 
-const json = (status: number, body: unknown) => (res: ServerResponse) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+const json = (status: number, body: unknown) => (res: ServerResponse) =>
+  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
 
 describe('REST client (browser mode) over real HTTP', () => {
   it('sends GET input as a query string, without the CSRF header, and checks the answer against the contract', async () => {
@@ -72,9 +79,13 @@ describe('REST client (browser mode) over real HTTP', () => {
     expect(seen[2]!.headers['x-gatehouse-csrf']).toBe('1');
   });
 
-  it('passes the service\'s error codes through', async () => {
+  it("passes the service's error codes through", async () => {
     reply = json(403, { ok: false, code: 'forbidden', message: 'missing X-Gatehouse-CSRF header' });
-    expect(await createRestApi(base)['tokens.create']({ label: 'x' })).toEqual({ ok: false, code: 'forbidden', message: 'missing X-Gatehouse-CSRF header' });
+    expect(await createRestApi(base)['tokens.create']({ label: 'x' })).toEqual({
+      ok: false,
+      code: 'forbidden',
+      message: 'missing X-Gatehouse-CSRF header',
+    });
   });
 
   it('maps unreadable answers by status, and a contract mismatch to internal_error', async () => {
@@ -83,7 +94,11 @@ describe('REST client (browser mode) over real HTTP', () => {
     reply = (res) => res.writeHead(401).end();
     expect(await createRestApi(base)['health.get']({})).toMatchObject({ ok: false, code: 'unauthorized' });
     reply = json(200, { ok: true, data: { ...makeHealth(), name: 'something else' } });
-    expect(await createRestApi(base)['health.get']({})).toMatchObject({ ok: false, code: 'internal_error', message: expect.stringContaining('health.get') });
+    expect(await createRestApi(base)['health.get']({})).toMatchObject({
+      ok: false,
+      code: 'internal_error',
+      message: expect.stringContaining('health.get'),
+    });
   });
 
   it('turns a service that is not there into service_unavailable', async () => {
@@ -97,13 +112,17 @@ describe('REST client (browser mode) over real HTTP', () => {
 
 describe('query encoding and base URL', () => {
   it('encodes scalars, repeats array keys and leaves out empty values', () => {
-    expect(encodeQuery({ a: ['x', 'y z'], b: undefined, c: 1, d: true, e: null, f: [], g: { k: 1 } })).toBe('?a=x&a=y+z&c=1&d=true&g=%7B%22k%22%3A1%7D');
+    expect(encodeQuery({ a: ['x', 'y z'], b: undefined, c: 1, d: true, e: null, f: [], g: { k: 1 } })).toBe(
+      '?a=x&a=y+z&c=1&d=true&g=%7B%22k%22%3A1%7D',
+    );
     expect(encodeQuery({})).toBe('');
   });
 
   it('finds {base_url} in front of /console/', () => {
     expect(defaultBaseUrl({ origin: 'http://127.0.0.1:7823', pathname: '/console/' })).toBe('http://127.0.0.1:7823');
-    expect(defaultBaseUrl({ origin: 'https://h.example', pathname: '/site/console/index.html' })).toBe('https://h.example/site');
+    expect(defaultBaseUrl({ origin: 'https://h.example', pathname: '/site/console/index.html' })).toBe(
+      'https://h.example/site',
+    );
     expect(defaultBaseUrl({ origin: 'https://h.example', pathname: '/other' })).toBe('https://h.example');
   });
 });
@@ -139,7 +158,11 @@ class FakeEventSource {
 describe('live updates over SSE', () => {
   const make = () => {
     FakeEventSource.all = [];
-    return createRestApi('http://svc', { EventSource: FakeEventSource as unknown as new (url: string) => EventSource, reconnectMs: 1000, maxReconnectMs: 4000 });
+    return createRestApi('http://svc', {
+      EventSource: FakeEventSource as unknown as new (url: string) => EventSource,
+      reconnectMs: 1000,
+      maxReconnectMs: 4000,
+    });
   };
 
   it('shares one stream, delivers valid events and drops anything else', () => {

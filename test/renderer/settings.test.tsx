@@ -22,7 +22,8 @@ describe('Settings', () => {
     const rate = await screen.findByLabelText('Rate limit (requests per minute)');
     expect((rate as HTMLInputElement).value).toBe('120');
     expect(document.getElementById(rate.getAttribute('aria-describedby')!)?.textContent).toBe(SETTINGS_HELP.rate_limit);
-    for (const help of Object.values(SETTINGS_HELP)) expect(screen.getByText(help.replace(' (comma-separated)', ''))).toBeTruthy();
+    for (const help of Object.values(SETTINGS_HELP))
+      expect(screen.getByText(help.replace(' (comma-separated)', ''))).toBeTruthy();
     expect(screen.getByRole('checkbox', { name: 'pages_update' })).toBeTruthy();
   });
 
@@ -54,7 +55,12 @@ describe('Settings', () => {
     await user.click(screen.getByRole('button', { name: 'Save settings' }));
     await waitFor(() => expect(screen.getByText('Saved.')).toBeTruthy());
     expect(fake.callsTo('settings.update')).toEqual([
-      { rate_limit: 30, cors: ['https://a.example', 'https://b.example'], disabled_tools: ['pages_update'], approval_mode: 'agent' },
+      {
+        rate_limit: 30,
+        cors: ['https://a.example', 'https://b.example'],
+        disabled_tools: ['pages_update'],
+        approval_mode: 'agent',
+      },
     ]);
     expect(fake.state.settings.rate_limit).toBe(30);
     await user.click(screen.getByRole('button', { name: 'Save settings' }));
@@ -68,7 +74,9 @@ describe('Settings', () => {
     const user = userEvent.setup();
     await user.click(await screen.findByLabelText('Trust proxy headers'));
     await user.click(screen.getByRole('button', { name: 'Save settings' }));
-    expect((await screen.findByRole('alert')).textContent).toContain('rate_limit too high for this plan (invalid_value)');
+    expect((await screen.findByRole('alert')).textContent).toContain(
+      'rate_limit too high for this plan (invalid_value)',
+    );
     expect((screen.getByLabelText('Trust proxy headers') as HTMLInputElement).checked).toBe(true);
   });
 

@@ -7,16 +7,26 @@ import { runConfig } from '../../bridge/config/command.ts';
 
 const token = `gth_${'x'.repeat(43)}`;
 // What the service reports in its health report: an absolute node and script, never a bare `gatehouse-bridge`.
-const launch = { command: '/usr/local/bin/node', args: ['/home/ada/gatehouse/bin/gatehouse-bridge.mjs', '--data-dir', '/srv/gh data'], platform: 'linux' };
+const launch = {
+  command: '/usr/local/bin/node',
+  args: ['/home/ada/gatehouse/bin/gatehouse-bridge.mjs', '--data-dir', '/srv/gh data'],
+  platform: 'linux',
+};
 
 describe('client snippets', () => {
   it('every JSON snippet is valid JSON that starts the bridge the way the service says it starts here', () => {
     for (const client of SNIPPET_CLIENTS.filter((c) => c !== 'claude-code')) {
       for (const keychainAccount of [undefined, 'my laptop']) {
-        const parsed = JSON.parse(snippetFor(client, { token, keychainAccount, launch }).text) as Record<string, Record<string, { command: string; args: string[] }>>;
+        const parsed = JSON.parse(snippetFor(client, { token, keychainAccount, launch }).text) as Record<
+          string,
+          Record<string, { command: string; args: string[] }>
+        >;
         const server = (parsed.mcpServers ?? parsed.servers)!.gatehouse!;
         expect(server.command).toBe('/usr/local/bin/node');
-        expect(server.args).toEqual([...launch.args, ...(keychainAccount ? ['--token-keychain', keychainAccount] : ['--token-env', 'GATEHOUSE_TOKEN'])]);
+        expect(server.args).toEqual([
+          ...launch.args,
+          ...(keychainAccount ? ['--token-keychain', keychainAccount] : ['--token-env', 'GATEHOUSE_TOKEN']),
+        ]);
       }
     }
   });
@@ -29,7 +39,9 @@ describe('client snippets', () => {
     }
     const vscode = snippetFor('vscode', { token, launch });
     expect(vscode.text).not.toContain(token);
-    expect(JSON.parse(vscode.text).inputs).toEqual([{ type: 'promptString', id: 'gatehouse-token', description: 'Gatehouse token', password: true }]);
+    expect(JSON.parse(vscode.text).inputs).toEqual([
+      { type: 'promptString', id: 'gatehouse-token', description: 'Gatehouse token', password: true },
+    ]);
     expect(JSON.parse(vscode.text).servers.gatehouse.env).toEqual({ GATEHOUSE_TOKEN: '${input:gatehouse-token}' });
     const cursor = snippetFor('cursor', { token, launch });
     expect(cursor.containsToken).toBe(true);
@@ -52,19 +64,45 @@ describe('client snippets', () => {
     const env = { GATEHOUSE_TOKEN: token };
     const dataDir = '/srv/gh data';
     // The service's launch line for a data dir that is not the default (main/bridge-launch.ts), as the health report carries it.
-    const served = { command: '/usr/local/bin/node', args: bridgeLaunchArgs('/opt/gh/bin/gatehouse-bridge.mjs', { dataDir, defaultDataDir: defaultDataDir('linux', env, home) }), platform: 'linux' };
+    const served = {
+      command: '/usr/local/bin/node',
+      args: bridgeLaunchArgs('/opt/gh/bin/gatehouse-bridge.mjs', {
+        dataDir,
+        defaultDataDir: defaultDataDir('linux', env, home),
+      }),
+      platform: 'linux',
+    };
     const cases = [
-      { flags: ['--token-keychain', 'acct', '--vault', 'file'], input: { keychainAccount: 'acct', vault: 'file' as const } },
+      {
+        flags: ['--token-keychain', 'acct', '--vault', 'file'],
+        input: { keychainAccount: 'acct', vault: 'file' as const },
+      },
       { flags: ['--token-keychain', 'acct'], input: { keychainAccount: 'acct', vault: 'keychain' as const } },
       { flags: ['--token-env', 'GATEHOUSE_TOKEN'], input: { vault: 'file' as const } },
     ];
     for (const client of MCP_CLIENTS) {
       for (const c of cases) {
         const printed: string[] = [];
-        const io = { out: (t: string) => printed.push(t), err: () => {}, env, platform: 'linux', home, cwd: '/', nodePath: served.command, binPath: '/opt/gh/bin/gatehouse-bridge.mjs' };
-        const code = await runConfig(parseCommand(['config', '--client', client, '--data-dir', dataDir, ...c.flags]) as Parameters<typeof runConfig>[0], io);
+        const io = {
+          out: (t: string) => printed.push(t),
+          err: () => {},
+          env,
+          platform: 'linux',
+          home,
+          cwd: '/',
+          nodePath: served.command,
+          binPath: '/opt/gh/bin/gatehouse-bridge.mjs',
+        };
+        const code = await runConfig(
+          parseCommand(['config', '--client', client, '--data-dir', dataDir, ...c.flags]) as Parameters<
+            typeof runConfig
+          >[0],
+          io,
+        );
         expect(code).toBe(0);
-        expect(snippetFor(client, { token, launch: served, ...c.input }).text, `${client} ${c.flags.join(' ')}`).toBe(printed.join('').trimEnd());
+        expect(snippetFor(client, { token, launch: served, ...c.input }).text, `${client} ${c.flags.join(' ')}`).toBe(
+          printed.join('').trimEnd(),
+        );
       }
     }
   });

@@ -9,8 +9,14 @@ import { renderWith } from './render.tsx';
 afterEach(cleanup);
 
 const token = (i: number, label: string) => ({
-  id: `tok_${i}`, label, user_id: 'u_admin', user_login: 'admin', preview: `gth_…000${i}`,
-  created: new Date(Date.now() - i * 3_600_000).toISOString(), last_used: null, scope: { read_only: false },
+  id: `tok_${i}`,
+  label,
+  user_id: 'u_admin',
+  user_login: 'admin',
+  preview: `gth_…000${i}`,
+  created: new Date(Date.now() - i * 3_600_000).toISOString(),
+  last_used: null,
+  scope: { read_only: false },
 });
 
 describe('Tokens', () => {
@@ -43,10 +49,18 @@ describe('Tokens', () => {
     const bound = { ...token(2, 'Files bot'), scope: { read_only: false, profile: 'files' }, tool_count: 7 };
     renderWith(new FakeApi({ tokens: [bound, { ...token(3, 'Full'), tool_count: 31 }] }), <Tokens />);
     const row = (await screen.findByText('Files bot')).closest('tr')!;
-    expect(within(row).getAllByRole('cell').map((c) => c.textContent)).toContain('7');
+    expect(
+      within(row)
+        .getAllByRole('cell')
+        .map((c) => c.textContent),
+    ).toContain('7');
     expect(row.textContent).toContain('profile files');
     const full = screen.getByText('Full').closest('tr')!;
-    expect(within(full).getAllByRole('cell').map((c) => c.textContent)).toContain('31');
+    expect(
+      within(full)
+        .getAllByRole('cell')
+        .map((c) => c.textContent),
+    ).toContain('31');
     expect(screen.getByRole('columnheader', { name: 'Tools' })).toBeTruthy();
   });
 
@@ -65,7 +79,9 @@ describe('Tokens', () => {
     const user = userEvent.setup();
     await user.type(await screen.findByLabelText('Label'), 'Claude Desktop on laptop');
     await user.click(screen.getByLabelText('Read only'));
-    expect((screen.getByLabelText('Acts as user') as HTMLSelectElement).selectedOptions[0]?.textContent).toMatch(/^AI agent .*agent, editor/);
+    expect((screen.getByLabelText('Acts as user') as HTMLSelectElement).selectedOptions[0]?.textContent).toMatch(
+      /^AI agent .*agent, editor/,
+    );
     await user.click(screen.getByRole('button', { name: 'Create token' }));
     // least privilege by default: no user named, so the service binds the token to its `agent` user, never the administrator
     expect(fake.callsTo('tokens.create')).toEqual([{ label: 'Claude Desktop on laptop', scope: { read_only: true } }]);
@@ -80,7 +96,11 @@ describe('Tokens', () => {
     expect(within(panel).getByText(/"GATEHOUSE_TOKEN": "gth_/)).toBeTruthy();
     await user.click(within(panel).getByRole('tab', { name: 'Claude Code' }));
     // the launch line the service reported (FakeApi's health), never a bare `gatehouse-bridge` that is not on PATH
-    expect(within(panel).getByText(/^claude mcp add --scope user gatehouse -e GATEHOUSE_TOKEN=gth_\S+ -- \/usr\/bin\/node \/opt\/gatehouse\/bin\/gatehouse-bridge\.mjs --token-env GATEHOUSE_TOKEN$/)).toBeTruthy();
+    expect(
+      within(panel).getByText(
+        /^claude mcp add --scope user gatehouse -e GATEHOUSE_TOKEN=gth_\S+ -- \/usr\/bin\/node \/opt\/gatehouse\/bin\/gatehouse-bridge\.mjs --token-env GATEHOUSE_TOKEN$/,
+      ),
+    ).toBeTruthy();
     await user.keyboard('{ArrowLeft}');
     expect(within(panel).getByRole('tab', { name: 'VS Code' }).getAttribute('aria-selected')).toBe('true');
     expect(within(panel).getByText(/"password": true/)).toBeTruthy();
@@ -108,7 +128,9 @@ describe('Tokens', () => {
   });
 
   it('does not claim the keychain when the service keeps secrets in the file vault', async () => {
-    const fake = new FakeApi({ health: makeHealth({ vault: { backend: 'file', label: 'file (not encrypted)' }, data_dir: '/srv/gh' }) });
+    const fake = new FakeApi({
+      health: makeHealth({ vault: { backend: 'file', label: 'file (not encrypted)' }, data_dir: '/srv/gh' }),
+    });
     renderWith(fake, <Tokens />);
     const user = userEvent.setup();
     await user.type(await screen.findByLabelText('Label'), 'Cursor');

@@ -24,12 +24,37 @@ describe('addInput', () => {
     expect(bad({ env: [{ name: '1BAD', value: 'v' }] }).env).toMatch(/^row 1: /);
     expect(bad({ timeoutMs: '5s' }).timeoutMs).toBeTruthy();
     expect(bad({ kind: 'http', url: 'http://user:pw@example.com/mcp' }).url).toMatch(/credentials/);
-    expect(bad({ kind: 'http', url: 'http://example.com/mcp', headers: [{ name: 'X-Key', value: 'a\nb' }] }).headers).toMatch(/line breaks/);
+    expect(
+      bad({ kind: 'http', url: 'http://example.com/mcp', headers: [{ name: 'X-Key', value: 'a\nb' }] }).headers,
+    ).toMatch(/line breaks/);
   });
 
   it('sends one argument per line as typed, drops empty rows, and asks for the two-step add', () => {
-    const r = addInput({ ...EMPTY_FORM, id: 'files', command: ' npx ', args: '-y\n\n@scope/pkg\n /tmp/with space ', env: [{ name: 'A', value: ' v ' }, { name: '', value: '' }], read: 'read_file, list_dir' });
-    expect(r).toEqual({ ok: true, input: { id: 'files', transport: { kind: 'stdio', command: 'npx', args: ['-y', '@scope/pkg', ' /tmp/with space '], env: [{ name: 'A', value: ' v ' }] }, read: ['read_file', 'list_dir'], approve_listed: false } });
+    const r = addInput({
+      ...EMPTY_FORM,
+      id: 'files',
+      command: ' npx ',
+      args: '-y\n\n@scope/pkg\n /tmp/with space ',
+      env: [
+        { name: 'A', value: ' v ' },
+        { name: '', value: '' },
+      ],
+      read: 'read_file, list_dir',
+    });
+    expect(r).toEqual({
+      ok: true,
+      input: {
+        id: 'files',
+        transport: {
+          kind: 'stdio',
+          command: 'npx',
+          args: ['-y', '@scope/pkg', ' /tmp/with space '],
+          env: [{ name: 'A', value: ' v ' }],
+        },
+        read: ['read_file', 'list_dir'],
+        approve_listed: false,
+      },
+    });
   });
 });
 
@@ -54,7 +79,18 @@ describe('adding an HTTP upstream', () => {
     expect(fake.callsTo('upstreams.add')).toEqual([]);
 
     await userEvent.click(within(consent).getByRole('button', { name: 'Connect and list its tools' }));
-    expect(fake.callsTo('upstreams.add')).toEqual([{ id: 'remote', transport: { kind: 'http', url: 'https://mcp.example.com/mcp', headers: [{ name: 'X-Api-Key', value: HEADER_VALUE }] }, read: [], approve_listed: false }]);
+    expect(fake.callsTo('upstreams.add')).toEqual([
+      {
+        id: 'remote',
+        transport: {
+          kind: 'http',
+          url: 'https://mcp.example.com/mcp',
+          headers: [{ name: 'X-Api-Key', value: HEADER_VALUE }],
+        },
+        read: [],
+        approve_listed: false,
+      },
+    ]);
     expect((await screen.findByRole('alert')).textContent).toMatch(/^Not added: .*\(not_found\)$/);
     expect((screen.getByLabelText('URL') as HTMLInputElement).value).toBe('https://mcp.example.com/mcp');
   });

@@ -5,7 +5,16 @@ const NOW = Date.parse('2026-11-22T10:30:00Z');
 
 describe('usage series', () => {
   it('puts hourly counts into the last 24 one-hour buckets, ending with the current hour', () => {
-    const s = buildSeries({ '2026-11-22T10': { ok: 2 }, '2026-11-22T09': { ok: 1, error: 1 }, '2026-11-21T10': { ok: 50 }, 'garbage': { ok: 9 } }, '24h', NOW);
+    const s = buildSeries(
+      {
+        '2026-11-22T10': { ok: 2 },
+        '2026-11-22T09': { ok: 1, error: 1 },
+        '2026-11-21T10': { ok: 50 },
+        garbage: { ok: 9 },
+      },
+      '24h',
+      NOW,
+    );
     expect(s.buckets).toHaveLength(24);
     expect(s.buckets.at(-1)!.start).toBe(Date.parse('2026-11-22T10:00:00Z'));
     expect(s.buckets.at(-1)!.counts).toEqual({ ok: 2 });
@@ -16,7 +25,12 @@ describe('usage series', () => {
   });
 
   it('groups into 6-hour and daily buckets aligned to UTC', () => {
-    const hourly = { '2026-11-22T10': { ok: 1 }, '2026-11-22T06': { ok: 1 }, '2026-11-22T05': { staged: 1 }, '2026-10-25T00': { ok: 1 } };
+    const hourly = {
+      '2026-11-22T10': { ok: 1 },
+      '2026-11-22T06': { ok: 1 },
+      '2026-11-22T05': { staged: 1 },
+      '2026-10-25T00': { ok: 1 },
+    };
     const week = buildSeries(hourly, '7d', NOW);
     expect(week.buckets).toHaveLength(28);
     expect(week.buckets.at(-1)!.start).toBe(Date.parse('2026-11-22T06:00:00Z'));
@@ -34,6 +48,9 @@ describe('usage series', () => {
   });
 
   it('lists tools busiest first, without idle ones', () => {
-    expect(toolRows({ a: { ok: 1 }, b: { ok: 2, error: 1 }, c: { ok: 0 } }).map((r) => [r.tool, r.total])).toEqual([['b', 3], ['a', 1]]);
+    expect(toolRows({ a: { ok: 1 }, b: { ok: 2, error: 1 }, c: { ok: 0 } }).map((r) => [r.tool, r.total])).toEqual([
+      ['b', 3],
+      ['a', 1],
+    ]);
   });
 });

@@ -39,7 +39,12 @@ describe('admin API', () => {
     expect(read.status).toBe(200);
     expect(((await read.json()) as { ok: boolean }).ok).toBe(true);
 
-    const patch = (headers: Record<string, string>) => fetch(admin('settings'), { method: 'PATCH', headers: { Cookie: cookie, 'Content-Type': 'application/json', ...headers }, body: JSON.stringify({ rate_limit: 77 }) });
+    const patch = (headers: Record<string, string>) =>
+      fetch(admin('settings'), {
+        method: 'PATCH',
+        headers: { Cookie: cookie, 'Content-Type': 'application/json', ...headers },
+        body: JSON.stringify({ rate_limit: 77 }),
+      });
     expect((await patch({})).status).toBe(403);
     expect((await patch({ 'X-Gatehouse-CSRF': '1', Origin: 'https://evil.example' })).status).toBe(403);
     const ok = await patch({ 'X-Gatehouse-CSRF': '1', Origin: svc.baseUrl });
@@ -50,7 +55,11 @@ describe('admin API', () => {
   });
 
   it('validates input against the contract with a specific message', async () => {
-    const res = await fetch(admin('settings'), { method: 'PATCH', headers: { Cookie: cookie, 'X-Gatehouse-CSRF': '1', 'Content-Type': 'application/json' }, body: JSON.stringify({ rate_limit: 'lots' }) });
+    const res = await fetch(admin('settings'), {
+      method: 'PATCH',
+      headers: { Cookie: cookie, 'X-Gatehouse-CSRF': '1', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ rate_limit: 'lots' }),
+    });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { code: string; message: string };
     expect(body.code).toBe('invalid_value');
@@ -59,9 +68,13 @@ describe('admin API', () => {
 
   it('creates a token (clear once), lists it without hash, revokes it', async () => {
     const h = { Cookie: cookie, 'X-Gatehouse-CSRF': '1', 'Content-Type': 'application/json' };
-    const created = (await (await fetch(admin('tokens'), { method: 'POST', headers: h, body: JSON.stringify({ label: 'from console' }) })).json()) as { ok: true; data: { token: string; record: { id: string } } };
+    const created = (await (
+      await fetch(admin('tokens'), { method: 'POST', headers: h, body: JSON.stringify({ label: 'from console' }) })
+    ).json()) as { ok: true; data: { token: string; record: { id: string } } };
     expect(created.data.token).toMatch(/^gth_/);
-    const list = (await (await fetch(admin('tokens'), { headers: { Cookie: cookie } })).json()) as { data: Array<Record<string, unknown>> };
+    const list = (await (await fetch(admin('tokens'), { headers: { Cookie: cookie } })).json()) as {
+      data: Array<Record<string, unknown>>;
+    };
     const row = list.data.find((t) => t.id === created.data.record.id)!;
     expect(row).toBeDefined();
     expect(row).not.toHaveProperty('hash');
@@ -70,14 +83,20 @@ describe('admin API', () => {
     expect(del.status).toBe(200);
   });
 
-  it('MCP client tokens never open the admin API, not even an administrator\'s; a wrong key is 401', async () => {
+  it("MCP client tokens never open the admin API, not even an administrator's; a wrong key is 401", async () => {
     const adminTok = await svc.createToken({ label: 'ops', user: 'admin' });
     const byToken = await fetch(admin('health'), { headers: { Authorization: `Bearer ${adminTok.token}` } });
     expect(byToken.status).toBe(403);
-    expect(await byToken.json()).toMatchObject({ ok: false, code: 'forbidden', message: expect.stringContaining('MCP client tokens are for the MCP endpoint only') });
+    expect(await byToken.json()).toMatchObject({
+      ok: false,
+      code: 'forbidden',
+      message: expect.stringContaining('MCP client tokens are for the MCP endpoint only'),
+    });
     await svc.dispatch('users.add', { login: 'writer', role: 'author' });
     const authorTok = await svc.createToken({ label: 'w', user: 'writer' });
-    expect((await fetch(admin('health'), { headers: { Authorization: `Bearer ${authorTok.token}` } })).status).toBe(403);
+    expect((await fetch(admin('health'), { headers: { Authorization: `Bearer ${authorTok.token}` } })).status).toBe(
+      403,
+    );
     expect((await fetch(admin('health'), { headers: { Authorization: 'Bearer gha_not-the-key' } })).status).toBe(401);
   });
 
@@ -94,18 +113,42 @@ describe('admin API', () => {
   });
 
   it('serves the local REST of the seed with honest cloud state', async () => {
-    const status = (await (await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/cloud/status`, { headers: { Cookie: cookie } })).json()) as { gateway: { connected: boolean } };
+    const status = (await (
+      await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/cloud/status`, { headers: { Cookie: cookie } })
+    ).json()) as { gateway: { connected: boolean } };
     expect(status.gateway.connected).toBe(false);
-    const ent = (await (await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/entitlements`, { headers: { Cookie: cookie } })).json()) as { entitlements: Array<{ feature: string; allowed: boolean; plan: string }> };
-    expect(ent.entitlements.find((e) => e.feature === 'verto.translate')).toMatchObject({ allowed: false, plan: 'pro' });
+    const ent = (await (
+      await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/entitlements`, { headers: { Cookie: cookie } })
+    ).json()) as { entitlements: Array<{ feature: string; allowed: boolean; plan: string }> };
+    expect(ent.entitlements.find((e) => e.feature === 'verto.translate')).toMatchObject({
+      allowed: false,
+      plan: 'pro',
+    });
     // the local usage sink's totals, per usage event and feature
-    svc.core.usage.record({ event: 'ai.generation.completed', product: 'verto', feature: 'verto.translate', model: 'm', tokens_input: 7, tokens_output: 5 });
-    const usage = (await (await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/usage`, { headers: { Cookie: cookie } })).json()) as { usage: Record<string, Record<string, { tokens_input: number }>> };
+    svc.core.usage.record({
+      event: 'ai.generation.completed',
+      product: 'verto',
+      feature: 'verto.translate',
+      model: 'm',
+      tokens_input: 7,
+      tokens_output: 5,
+    });
+    const usage = (await (
+      await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/usage`, { headers: { Cookie: cookie } })
+    ).json()) as { usage: Record<string, Record<string, { tokens_input: number }>> };
     expect(usage.usage['ai.generation.completed']?.['verto.translate']?.tokens_input).toBe(7);
     // the local REST sits behind the same gate as the admin API: no CSRF header, no state change
-    const noCsrf = await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/license/activate`, { method: 'POST', headers: { Cookie: cookie } });
+    const noCsrf = await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/license/activate`, {
+      method: 'POST',
+      headers: { Cookie: cookie },
+    });
     expect(noCsrf.status).toBe(403);
-    const post = (body: unknown) => fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/license/activate`, { method: 'POST', headers: { Cookie: cookie, 'X-Gatehouse-CSRF': '1', 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (body: unknown) =>
+      fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/license/activate`, {
+        method: 'POST',
+        headers: { Cookie: cookie, 'X-Gatehouse-CSRF': '1', 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     // a key not in the form is the caller's error, and the answer never repeats it
     const bad = await post({ license_key: 'not-a-key-secret-1234' });
     expect(bad.status).toBe(400);
@@ -131,7 +174,10 @@ describe('admin API', () => {
     }
     // the service's clock stands still here: a burst of exactly the limit (two failures earlier in this file counted too)
     const earlier = 2;
-    expect(statuses).toEqual([...Array(ADMIN_AUTH_FAILURES_PER_MINUTE - earlier).fill(401), ...Array(5 + earlier).fill(429)]);
+    expect(statuses).toEqual([
+      ...Array(ADMIN_AUTH_FAILURES_PER_MINUTE - earlier).fill(401),
+      ...Array(5 + earlier).fill(429),
+    ]);
     clock.advance(60_000);
     expect((await fetch(admin('settings'))).status).toBe(401);
     const key = (await svc.core.vault.get(ADMIN_KEY_ACCOUNT))!;
@@ -146,10 +192,14 @@ describe('admin API', () => {
 });
 
 describe('admin API input from the query string', () => {
-  it('prototype names in the query are plain unknown keys, refused by strict schemas and never reaching an object\'s prototype', async () => {
+  it("prototype names in the query are plain unknown keys, refused by strict schemas and never reaching an object's prototype", async () => {
     const strict = await fetch(`${admin('tokens')}?__proto__=x&constructor=y`, { headers: { Cookie: cookie } });
     expect(strict.status).toBe(400);
-    expect(await strict.json()).toMatchObject({ ok: false, code: 'invalid_value', message: expect.stringMatching(/^tokens\.list: /) });
+    expect(await strict.json()).toMatchObject({
+      ok: false,
+      code: 'invalid_value',
+      message: expect.stringMatching(/^tokens\.list: /),
+    });
     const loose = await fetch(`${admin('audit')}?__proto__=x&limit=5`, { headers: { Cookie: cookie } });
     expect(loose.status).toBe(200);
     expect(({} as Record<string, unknown>).x).toBeUndefined();

@@ -42,7 +42,11 @@ describe('malformed MCP bodies get a 4xx with the right JSON-RPC code, never a 5
   });
 
   it('a lone surrogate escape is refused before it can reach the audit log or options.json', async () => {
-    const res = await rawPost(svc.mcpUrl, '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"\\ud800","arguments":{}}}', auth());
+    const res = await rawPost(
+      svc.mcpUrl,
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"\\ud800","arguments":{}}}',
+      auth(),
+    );
     expect(res.status).toBe(400);
     expect((await rpcError(res)).data.code).toBe('parse_error');
   });
@@ -52,8 +56,27 @@ describe('malformed MCP bodies get a 4xx with the right JSON-RPC code, never a 5
     console.log(`MCP body fuzz seed: ${seed} (GATEHOUSE_FUZZ_SEED to replay)`);
     let a = seed;
     const rnd = () => ((a = (Math.imul(a ^ (a >>> 15), 2246822519) + 0x9e3779b9) | 0) >>> 0) / 4294967296;
-    const valid = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'site_identity', arguments: { q: 'é😀' } } });
-    const junk = ['\\ud800', '\u0000', '[', '{', '"', '\\', '}', ']', ',', 'null', '\udfff', '__proto__', 'x'.repeat(5000)];
+    const valid = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'site_identity', arguments: { q: 'é😀' } },
+    });
+    const junk = [
+      '\\ud800',
+      '\u0000',
+      '[',
+      '{',
+      '"',
+      '\\',
+      '}',
+      ']',
+      ',',
+      'null',
+      '\udfff',
+      '__proto__',
+      'x'.repeat(5000),
+    ];
     const statuses = new Map<number, number>();
     for (let i = 0; i < 120; i++) {
       let body = valid;
@@ -67,7 +90,8 @@ describe('malformed MCP bodies get a 4xx with the right JSON-RPC code, never a 5
       }
       const res = await rawPost(svc.mcpUrl, body, auth());
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-      if (res.status >= 500) throw new Error(`seed ${seed}, case ${i}: ${res.status} for ${JSON.stringify(body.slice(0, 300))}`);
+      if (res.status >= 500)
+        throw new Error(`seed ${seed}, case ${i}: ${res.status} for ${JSON.stringify(body.slice(0, 300))}`);
       await res.arrayBuffer();
     }
     expect(statuses.get(400)).toBeGreaterThan(0);
@@ -76,12 +100,14 @@ describe('malformed MCP bodies get a 4xx with the right JSON-RPC code, never a 5
 
 describe('malformed requests elsewhere get a 4xx', () => {
   it('a Host with user info or garbage answers 400 (MCP and admin), a foreign Host 403', async () => {
-    const mcpHead = (host: string) => `POST /wp-json/gatehouse-mcp/v1/mcp HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream`;
+    const mcpHead = (host: string) =>
+      `POST /wp-json/gatehouse-mcp/v1/mcp HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream`;
     expect((await rawRequest(port, mcpHead(`user@127.0.0.1:${port}`), JSON.stringify(INIT))).status).toBe(400);
     expect((await rawRequest(port, mcpHead(`127.0.0.1:${port}/x`), JSON.stringify(INIT))).status).toBe(400);
     expect((await rawRequest(port, mcpHead(`evil.example:${port}`), JSON.stringify(INIT))).status).toBe(403);
     expect((await rawPost(svc.mcpUrl, INIT, auth())).status).toBe(200);
-    const adminHead = (host: string) => `GET ${ADMIN_PREFIX}/settings HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${adminKey}`;
+    const adminHead = (host: string) =>
+      `GET ${ADMIN_PREFIX}/settings HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${adminKey}`;
     const refused = await rawRequest(port, adminHead(`admin@127.0.0.1:${port}`));
     expect(refused.status).toBe(400);
     expect(refused.text).toContain('"code":"invalid_request"');
@@ -89,9 +115,13 @@ describe('malformed requests elsewhere get a 4xx', () => {
 
   it('a cookie with a bad percent escape (settable from any local port) does not break the admin API or pro/*', async () => {
     const cookie = 'junk=%E0%A4%A; other=1';
-    const settings = await fetch(`${svc.adminUrl}/settings`, { headers: { Authorization: `Bearer ${adminKey}`, Cookie: cookie } });
+    const settings = await fetch(`${svc.adminUrl}/settings`, {
+      headers: { Authorization: `Bearer ${adminKey}`, Cookie: cookie },
+    });
     expect(settings.status).toBe(200);
-    const pro = await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/license`, { headers: { Authorization: `Bearer ${adminKey}`, Cookie: cookie } });
+    const pro = await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/license`, {
+      headers: { Authorization: `Bearer ${adminKey}`, Cookie: cookie },
+    });
     expect(pro.status).toBe(200);
     // without credentials it is the ordinary 401, not a 500
     expect((await fetch(`${svc.adminUrl}/settings`, { headers: { Cookie: cookie } })).status).toBe(401);
@@ -101,13 +131,20 @@ describe('malformed requests elsewhere get a 4xx', () => {
     const console = await fetch(`${svc.baseUrl}/console/%E0%A4%A`);
     expect(console.status).toBe(400);
     expect(await console.json()).toMatchObject({ ok: false, code: 'invalid_request' });
-    const del = await fetch(`${svc.adminUrl}/tokens/%E0%A4%A`, { method: 'DELETE', headers: { Authorization: `Bearer ${adminKey}` } });
+    const del = await fetch(`${svc.adminUrl}/tokens/%E0%A4%A`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${adminKey}` },
+    });
     expect(del.status).toBe(400);
   });
 
   it('admin bodies: deep nesting is a 400 parse_error; an unknown route 404; a known one under another method 400 with Allow', async () => {
     const h = { Authorization: `Bearer ${adminKey}`, 'Content-Type': 'application/json' };
-    const deep = await fetch(`${svc.adminUrl}/settings`, { method: 'PATCH', headers: h, body: `{"cors":${'['.repeat(5000)}${']'.repeat(5000)}}` });
+    const deep = await fetch(`${svc.adminUrl}/settings`, {
+      method: 'PATCH',
+      headers: h,
+      body: `{"cors":${'['.repeat(5000)}${']'.repeat(5000)}}`,
+    });
     expect(deep.status).toBe(400);
     expect(await deep.json()).toMatchObject({ ok: false, code: 'parse_error' });
     expect((await fetch(`${svc.adminUrl}/nope`, { headers: h })).status).toBe(404);

@@ -32,7 +32,11 @@ afterAll(async () => {
 
 const admin = (path: string) => `${svc.baseUrl}${ADMIN_PREFIX}/${path}`;
 const pro = (path: string) => `${svc.baseUrl}${REST_PREFIX}/pro/${path}`;
-const bearer = (token: string, extra: Record<string, string> = {}) => ({ Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...extra });
+const bearer = (token: string, extra: Record<string, string> = {}) => ({
+  Authorization: `Bearer ${token}`,
+  'Content-Type': 'application/json',
+  ...extra,
+});
 const send = (url: string, method: string, headers: Record<string, string>, body?: unknown) =>
   fetch(url, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
 const page = (id: number) => svc.core.siteStore.read().pages.find((p: { id: number }) => p.id === id)!;
@@ -88,10 +92,13 @@ describe('who may approve: attacker paths are refused', () => {
     expect((await send(pro('license'), 'GET', bearer(ro.token))).status).toBe(200);
   });
 
-  it('a --tools-narrowed token cannot confirm its own write over the admin API, nor a wider token\'s over MCP', async () => {
+  it("a --tools-narrowed token cannot confirm its own write over the admin API, nor a wider token's over MCP", async () => {
     // (the confirm tool exists only in agent mode, so only then can a token be narrowed to it)
     await svc.dispatch('settings.update', { approval_mode: 'agent' });
-    const narrow = await token({ label: 'narrow', scope: { tools: ['pages_update', 'staged_writes_confirm', 'staged_writes_status'] } });
+    const narrow = await token({
+      label: 'narrow',
+      scope: { tools: ['pages_update', 'staged_writes_confirm', 'staged_writes_status'] },
+    });
     const narrowClient = await mcp(narrow.token);
     const own = await stage(narrowClient, 'pages_update', { id: 2, title: 'Self-approved' });
     await expectNoAdminPower(narrow.token, own);
@@ -143,39 +150,77 @@ describe('who may approve: attacker paths are refused', () => {
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('staged_writes_confirm');
     const id = await stage(client, 'pages_update', { id: 1, title: 'Confirmed in admin mode' });
     await svc.dispatch('settings.update', { approval_mode: 'admin' });
-    await expect(client.callTool({ name: 'staged_writes_confirm', arguments: { staged_id: id } })).rejects.toMatchObject({ code: -32602 });
-    await expect(svc.core.staging.confirm(id, { kind: 'agent', ctx: { user: svc.core.users.byLogin('admin')!, capabilities: new Set(ROLE_CAPABILITIES.administrator), token: svc.core.options.read().tokens.find((t) => t.id === writer.record.id)!, request_id: 'r', client: 'x' } })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(
+      client.callTool({ name: 'staged_writes_confirm', arguments: { staged_id: id } }),
+    ).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      svc.core.staging.confirm(id, {
+        kind: 'agent',
+        ctx: {
+          user: svc.core.users.byLogin('admin')!,
+          capabilities: new Set(ROLE_CAPABILITIES.administrator),
+          token: svc.core.options.read().tokens.find((t) => t.id === writer.record.id)!,
+          request_id: 'r',
+          client: 'x',
+        },
+      }),
+    ).rejects.toMatchObject({ code: 'forbidden' });
     expect(status(id)).toBe('pending');
   });
 
-  it('a page on another origin (another local port: cookies are not port-scoped) gets nothing with the console\'s session cookie', async () => {
+  it("a page on another origin (another local port: cookies are not port-scoped) gets nothing with the console's session cookie", async () => {
     const writer = await token({ label: 'victim-agent' });
     const id = await stage(await mcp(writer.token), 'pages_update', { id: 1, title: 'Approved by a web page' });
     const evil = 'http://127.0.0.1:9';
     // a form POST or fetch from that page: the browser sends its Origin
-    const post = await send(admin(`staged/${id}/confirm`), 'POST', { Cookie: cookie, 'X-Gatehouse-CSRF': '1', Origin: evil, 'Sec-Fetch-Site': 'same-site', 'Content-Type': 'application/json' }, {});
+    const post = await send(
+      admin(`staged/${id}/confirm`),
+      'POST',
+      {
+        Cookie: cookie,
+        'X-Gatehouse-CSRF': '1',
+        Origin: evil,
+        'Sec-Fetch-Site': 'same-site',
+        'Content-Type': 'application/json',
+      },
+      {},
+    );
     expect(post.status).toBe(403);
     // an <img>/<script>/<a> GET from that page: no Origin header, but Fetch Metadata says same-site
     for (const path of ['tokens', 'audit/export?format=jsonl', 'settings']) {
-      const get = await send(admin(path), 'GET', { Cookie: cookie, 'Sec-Fetch-Site': 'same-site', 'Sec-Fetch-Mode': 'no-cors' });
+      const get = await send(admin(path), 'GET', {
+        Cookie: cookie,
+        'Sec-Fetch-Site': 'same-site',
+        'Sec-Fetch-Mode': 'no-cors',
+      });
       expect(get.status, path).toBe(403);
     }
     expect((await send(pro('license'), 'GET', { Cookie: cookie, 'Sec-Fetch-Site': 'same-site' })).status).toBe(403);
     expect(status(id)).toBe('pending');
     // the console's own page still works
-    expect((await send(admin('settings'), 'GET', { Cookie: cookie, 'Sec-Fetch-Site': 'same-origin' })).status).toBe(200);
+    expect((await send(admin('settings'), 'GET', { Cookie: cookie, 'Sec-Fetch-Site': 'same-origin' })).status).toBe(
+      200,
+    );
   });
 
-  it('naming the service\'s admin-api-key as a keychain account never replaces the admin key', async () => {
+  it("naming the service's admin-api-key as a keychain account never replaces the admin key", async () => {
     const vault = svc.core.vault;
     const key = (await vault.get(ADMIN_KEY_ACCOUNT))!;
     expect(key).toMatch(/^gha_/);
     // a token holder tries through the admin API
     const ops = await token({ label: 'ops', user: 'admin' });
-    const byToken = await send(admin('tokens'), 'POST', bearer(ops.token), { label: 'takeover', keychain_account: ADMIN_KEY_ACCOUNT });
+    const byToken = await send(admin('tokens'), 'POST', bearer(ops.token), {
+      label: 'takeover',
+      keychain_account: ADMIN_KEY_ACCOUNT,
+    });
     expect(byToken.status).toBe(403);
     // a person (the console) names it too: the token goes to the clients' namespace instead
-    const byPerson = await send(admin('tokens'), 'POST', { Cookie: cookie, 'X-Gatehouse-CSRF': '1', 'Content-Type': 'application/json' }, { label: 'bridge', keychain_account: ADMIN_KEY_ACCOUNT });
+    const byPerson = await send(
+      admin('tokens'),
+      'POST',
+      { Cookie: cookie, 'X-Gatehouse-CSRF': '1', 'Content-Type': 'application/json' },
+      { label: 'bridge', keychain_account: ADMIN_KEY_ACCOUNT },
+    );
     expect(byPerson.status).toBe(200);
     const created = ((await byPerson.json()) as { data: { token: string } }).data;
     expect(await vault.get(ADMIN_KEY_ACCOUNT)).toBe(key);

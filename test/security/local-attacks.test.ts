@@ -17,10 +17,18 @@ beforeAll(async () => {
 });
 afterAll(async () => svc?.cleanup());
 
-const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 
 /** An open notification channel: its HTTP status, whether the server ended it, and how to close it. */
-interface Channel { status: number; ended(): boolean; close(): void }
+interface Channel {
+  status: number;
+  ended(): boolean;
+  close(): void;
+}
 
 async function channel(res: Promise<Response>, ctrl: AbortController): Promise<Channel> {
   // a stream the server ends before its answer began is a connection it closed: ended, with no status
@@ -42,17 +50,39 @@ async function channel(res: Promise<Response>, ctrl: AbortController): Promise<C
 /** A 2026-07-28 `subscriptions/listen` stream. */
 function listen(token: string): Promise<Channel> {
   const ctrl = new AbortController();
-  const body = { jsonrpc: '2.0', id: 1, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true, resourcesListChanged: true }, _meta: META } };
-  return channel(fetch(svc.mcpUrl, {
-    method: 'POST', signal: ctrl.signal, body: JSON.stringify(body),
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'subscriptions/listen' },
-  }), ctrl);
+  const body = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'subscriptions/listen',
+    params: { notifications: { toolsListChanged: true, resourcesListChanged: true }, _meta: META },
+  };
+  return channel(
+    fetch(svc.mcpUrl, {
+      method: 'POST',
+      signal: ctrl.signal,
+      body: JSON.stringify(body),
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'MCP-Protocol-Version': '2026-07-28',
+        'Mcp-Method': 'subscriptions/listen',
+      },
+    }),
+    ctrl,
+  );
 }
 
 /** A 2025-era GET stream. */
 function getStream(token: string): Promise<Channel> {
   const ctrl = new AbortController();
-  return channel(fetch(svc.mcpUrl, { signal: ctrl.signal, headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream' } }), ctrl);
+  return channel(
+    fetch(svc.mcpUrl, {
+      signal: ctrl.signal,
+      headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream' },
+    }),
+    ctrl,
+  );
 }
 
 async function until(what: string, cond: () => boolean, ms = 5000): Promise<void> {
@@ -107,7 +137,10 @@ describe('notification channels: what one token can hold open', () => {
     await svc.dispatch('users.add', { login: 'ed', role: 'editor' });
     const { token } = await svc.createToken({ label: 'editor', user: 'ed' });
     const ctrl = new AbortController();
-    const res = await fetch(svc.mcpUrl, { signal: ctrl.signal, headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream' } });
+    const res = await fetch(svc.mcpUrl, {
+      signal: ctrl.signal,
+      headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream' },
+    });
     let text = '';
     void (async () => {
       try {

@@ -54,19 +54,36 @@ describe('an agent trying to approve its own write', () => {
       [desk(`staged/${id}/discard`), { Authorization: `Bearer ${tok}` }, {}, [403]],
       [desk(`staged/${id}/confirm`), { Cookie: `gatehouse_session=${tok}` }, {}, [401]],
       [`${desk(`staged/${id}/confirm`)}?access_token=${tok}`, {}, {}, [401]],
-      [`${svc.baseUrl}${REST_PREFIX}/admin/staged/${encodeURIComponent(id)}/confirm`, { Authorization: `bearer ${tok}` }, { id }, [403]],
+      [
+        `${svc.baseUrl}${REST_PREFIX}/admin/staged/${encodeURIComponent(id)}/confirm`,
+        { Authorization: `bearer ${tok}` },
+        { id },
+        [403],
+      ],
     ];
     for (const [url, headers, body, expected] of attempts) {
-      const r = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+      const r = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
       expect(expected, `${url} ${JSON.stringify(headers).slice(0, 60)}`).toContain(r.status);
     }
     // The in-process path an MCP tool would take, with the agent as decider: refused by staging itself.
-    const ctx = { user: svc.core.users.byLogin('admin')!, capabilities: new Set<never>(), token: svc.core.options.read().tokens.find((t: { label: string }) => t.label === 'would-be self-approver')!, request_id: 'r', client: 'x' };
+    const ctx = {
+      user: svc.core.users.byLogin('admin')!,
+      capabilities: new Set<never>(),
+      token: svc.core.options.read().tokens.find((t: { label: string }) => t.label === 'would-be self-approver')!,
+      request_id: 'r',
+      client: 'x',
+    };
     await expect(svc.core.staging.confirm(id, { kind: 'agent', ctx })).rejects.toMatchObject({ code: 'forbidden' });
 
     expect(svc.core.staging.get(id).status).toBe('pending');
     expect(title()).toBe(before);
-    const decided = (await svc.core.audit.query({ limit: 100 })).entries.filter((e: { staged_id?: string | null; result: string }) => e.staged_id === id && e.result !== 'staged');
+    const decided = (await svc.core.audit.query({ limit: 100 })).entries.filter(
+      (e: { staged_id?: string | null; result: string }) => e.staged_id === id && e.result !== 'staged',
+    );
     expect(decided).toEqual([]);
     // A person still decides it.
     const done = await svc.dispatch('staged.confirm', { id, preview_hash: previewHash });
@@ -75,13 +92,27 @@ describe('an agent trying to approve its own write', () => {
 });
 
 const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'self-approver', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} }, elicitation: { url: {} } },
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'self-approver', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {
+    extensions: { 'io.modelcontextprotocol/tasks': {} },
+    elicitation: { url: {} },
+  },
 };
-async function rpc(method: string, params: Record<string, unknown>): Promise<{ result?: Record<string, unknown>; error?: { code: number } }> {
-  const res = await rawPost(svc.mcpUrl, { jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: META } }, {
-    Authorization: `Bearer ${tok}`, 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method, 'Mcp-Name': String(params.name ?? params.taskId ?? ''),
-  });
+async function rpc(
+  method: string,
+  params: Record<string, unknown>,
+): Promise<{ result?: Record<string, unknown>; error?: { code: number } }> {
+  const res = await rawPost(
+    svc.mcpUrl,
+    { jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: META } },
+    {
+      Authorization: `Bearer ${tok}`,
+      'MCP-Protocol-Version': '2026-07-28',
+      'Mcp-Method': method,
+      'Mcp-Name': String(params.name ?? params.taskId ?? ''),
+    },
+  );
   return (await res.json()) as { result?: Record<string, unknown>; error?: { code: number } };
 }
 
@@ -89,7 +120,9 @@ describe('an agent trying the task, link and policy paths', () => {
   it('is refused on every one: nothing decided or applied, the policy and approval mode unchanged', async () => {
     const policyBefore = await svc.dispatch('policy.get', {});
     const modeBefore = svc.core.settings.get().approval_mode;
-    const task = (await rpc('tools/call', { name: 'pages_update', arguments: { id: 1, title: 'Self-approved by task' } })).result as { taskId: string; status: string; inputRequests: Record<string, { params: { url: string } }> };
+    const task = (
+      await rpc('tools/call', { name: 'pages_update', arguments: { id: 1, title: 'Self-approved by task' } })
+    ).result as { taskId: string; status: string; inputRequests: Record<string, { params: { url: string } }> };
     expect(task.status).toBe('input_required');
     const id = task.taskId;
     const [key, request] = Object.entries(task.inputRequests)[0]!;
@@ -98,7 +131,11 @@ describe('an agent trying the task, link and policy paths', () => {
     const before = title();
 
     // Tasks: every answer to the input request is acknowledged and decides nothing; there is no tasks/result.
-    for (const inputResponses of [{ [key]: { action: 'accept' } }, { [key]: { action: 'accept', content: { approve: true, preview_hash: previewHash } } }, { approve: { action: 'accept' } }]) {
+    for (const inputResponses of [
+      { [key]: { action: 'accept' } },
+      { [key]: { action: 'accept', content: { approve: true, preview_hash: previewHash } } },
+      { approve: { action: 'accept' } },
+    ]) {
       expect((await rpc('tasks/update', { taskId: id, inputResponses })).error).toBeUndefined();
     }
     expect((await rpc('tasks/result', { taskId: id })).error).toMatchObject({ code: -32601 });
@@ -116,23 +153,37 @@ describe('an agent trying the task, link and policy paths', () => {
       [admin('policy/check'), 'POST', { text: 'permit (principal, action, resource);' }, [403]],
       [admin('policy/explain'), 'POST', { token: 'x', tool: 'pages_update' }, [403]],
       [admin('settings'), 'PATCH', { approval_mode: 'agent' }, [403]],
-      [`${svc.baseUrl}${REST_PREFIX}/admin/policy`, 'PUT', { text: 'permit (principal, action, resource);' }, [403, 404]],
+      [
+        `${svc.baseUrl}${REST_PREFIX}/admin/policy`,
+        'PUT',
+        { text: 'permit (principal, action, resource);' },
+        [403, 404],
+      ],
     ];
     for (const [url, method, body, expected] of attempts) {
-      const r = await fetch(url, { method, headers: { 'Content-Type': 'application/json', ...bearer }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      const r = await fetch(url, {
+        method,
+        headers: { 'Content-Type': 'application/json', ...bearer },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
       expect(expected, `${method} ${url}`).toContain(r.status);
     }
     // No MCP tool reads or changes the policy or the approval mode; made-up ones are unknown tools.
     const tools = ((await rpc('tools/list', {})).result as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
     expect(tools.filter((n) => /polic|setting|approv|confirm|discard/.test(n))).toEqual([]);
     for (const name of ['policy_set', 'policy_get', 'settings_update', 'staged_writes_confirm', 'approval_confirm']) {
-      const r = await rpc('tools/call', { name, arguments: { text: 'permit (principal, action, resource);', staged_id: id } });
+      const r = await rpc('tools/call', {
+        name,
+        arguments: { text: 'permit (principal, action, resource);', staged_id: id },
+      });
       expect(r.error ?? (r.result as { isError?: boolean }).isError, name).toBeTruthy();
     }
 
     expect(svc.core.staging.get(id).status).toBe('pending');
     expect(title()).toBe(before);
-    const decided = (await svc.core.audit.query({ limit: 200 })).entries.filter((e: { staged_id?: string | null; result: string }) => e.staged_id === id && e.result !== 'staged');
+    const decided = (await svc.core.audit.query({ limit: 200 })).entries.filter(
+      (e: { staged_id?: string | null; result: string }) => e.staged_id === id && e.result !== 'staged',
+    );
     expect(decided).toEqual([]);
     expect(await svc.dispatch('policy.get', {})).toEqual(policyBefore);
     expect(svc.core.options.read().policy ?? null).toBeNull();

@@ -21,11 +21,18 @@ afterEach(async () => {
 /** Every "done" line a racer prints from now on, counted. */
 function doneCounter(child: ReturnType<typeof spawnFixture>): () => number {
   let count = 0;
-  child.stdout.on('data', (chunk: Buffer) => (count += chunk.toString('utf8').split('\n').filter((l) => l === 'done').length));
+  child.stdout.on(
+    'data',
+    (chunk: Buffer) =>
+      (count += chunk
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l === 'done').length),
+  );
   return () => count;
 }
 
-describe('file mutex (the vault file\'s lock)', () => {
+describe("file mutex (the vault file's lock)", () => {
   it('lets one process at a time in, also when several find the same stale lock and break it at once', async () => {
     const mutex = join(dir, 'vault.json.lock');
     const counter = join(dir, 'counter');
@@ -37,7 +44,10 @@ describe('file mutex (the vault file\'s lock)', () => {
     const rounds = 8;
     for (let round = 1; round <= rounds; round++) {
       // A lock left by a process that died: every racer finds it stale at the same moment.
-      await writeFile(mutex, JSON.stringify({ pid: await deadPid(), started: '2020-01-01T00:00:00.000Z', nonce: `dead${round}` }));
+      await writeFile(
+        mutex,
+        JSON.stringify({ pid: await deadPid(), started: '2020-01-01T00:00:00.000Z', nonce: `dead${round}` }),
+      );
       for (const c of racers) c.stdin.write('go\n');
       while (dones.some((d) => d() < round)) await new Promise((r) => setTimeout(r, 10));
     }

@@ -61,7 +61,12 @@ describe('JsonFileStore under SIGKILL', () => {
     console.log(`crash test: ${KILLS} kills, ${killedMidWrite} of them between a temp file's creation and its rename`);
 
     // Opening afterwards finds no corrupt file, and sweeps the temp files the killed writers left.
-    const store = await JsonFileStore.open({ file, schema: BigDoc, defaults: () => ({ n: 0, rows: [], checksum: checksumOf(0, 0) }), log: silentLogger });
+    const store = await JsonFileStore.open({
+      file,
+      schema: BigDoc,
+      defaults: () => ({ n: 0, rows: [], checksum: checksumOf(0, 0) }),
+      log: silentLogger,
+    });
     expect(store.corruptBackup).toBeNull();
     expect(store.read().n).toBe(lastN);
     expect((await readdir(dir)).filter((n) => n !== 'big.json')).toEqual([]);

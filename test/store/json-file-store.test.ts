@@ -12,7 +12,10 @@ const Doc = z.object({
   counter: z.number().int().nonnegative(),
   items: z.array(z.string()),
   settings: z
-    .object({ rate_limit: z.number().int().min(0).default(120), approval_mode: z.enum(['admin', 'agent']).default('admin') })
+    .object({
+      rate_limit: z.number().int().min(0).default(120),
+      approval_mode: z.enum(['admin', 'agent']).default('admin'),
+    })
     .default({ rate_limit: 120, approval_mode: 'admin' }),
 });
 type Doc = z.infer<typeof Doc>;
@@ -131,7 +134,10 @@ describe('JsonFileStore', () => {
     const store = await JsonFileStore.open({ file, schema: Doc, defaults, log: capture().log });
     await store.update((d) => (d.counter = 1));
     await rm(join(dir, 'data'), { recursive: true }); // the folder is gone: the temp file cannot be created
-    await expect(store.update((d) => (d.counter = 2))).rejects.toMatchObject({ code: 'internal_error', message: expect.stringMatching(/could not save .*ENOENT.*not applied/) });
+    await expect(store.update((d) => (d.counter = 2))).rejects.toMatchObject({
+      code: 'internal_error',
+      message: expect.stringMatching(/could not save .*ENOENT.*not applied/),
+    });
     expect(store.read().counter).toBe(1);
   });
 

@@ -22,7 +22,11 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const exists = (p: string): Promise<boolean> => access(p).then(() => true, () => false);
+const exists = (p: string): Promise<boolean> =>
+  access(p).then(
+    () => true,
+    () => false,
+  );
 
 describe('process lock', () => {
   it('writes {pid, owner, started} and removes the file on release', async () => {
@@ -54,7 +58,10 @@ describe('process lock', () => {
 
   it('takes over a stale lock whose pid is gone', async () => {
     const pid = await deadPid();
-    await writeFile(join(dir, LOCK_FILE), JSON.stringify({ pid, owner: 'service', started: '2020-01-01T00:00:00.000Z' }));
+    await writeFile(
+      join(dir, LOCK_FILE),
+      JSON.stringify({ pid, owner: 'service', started: '2020-01-01T00:00:00.000Z' }),
+    );
     expect(await readLockOwner(dir)).toMatchObject({ pid, alive: false });
     const lock = await acquireLock(dir, 'cli');
     releases.push(() => lock.release());
@@ -64,11 +71,15 @@ describe('process lock', () => {
   it('lets exactly one of many interleaved acquirers take over a stale lock', async () => {
     // In one process the acquirers interleave at every await: the finest-grained race we can stage.
     for (let round = 0; round < 5; round++) {
-      await writeFile(join(dir, LOCK_FILE), JSON.stringify({ pid: await deadPid(), owner: 'service', started: '2020-01-01T00:00:00.000Z' }));
+      await writeFile(
+        join(dir, LOCK_FILE),
+        JSON.stringify({ pid: await deadPid(), owner: 'service', started: '2020-01-01T00:00:00.000Z' }),
+      );
       const results = await Promise.allSettled(Array.from({ length: 12 }, () => acquireLock(dir, 'cli')));
       const won = results.filter((r) => r.status === 'fulfilled');
       expect(won).toHaveLength(1);
-      for (const r of results) if (r.status === 'rejected') expect((r.reason as GatehouseError).code).toBe('store_locked');
+      for (const r of results)
+        if (r.status === 'rejected') expect((r.reason as GatehouseError).code).toBe('store_locked');
       await (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof acquireLock>>>).value.release();
       expect(await readdir(dir)).toEqual([]);
     }
@@ -77,7 +88,10 @@ describe('process lock', () => {
   it('treats a lock file it cannot read as held while fresh and as stale once old', async () => {
     const lockFile = join(dir, LOCK_FILE);
     await writeFile(lockFile, 'not json');
-    await expect(acquireLock(dir, 'cli')).rejects.toMatchObject({ code: 'store_locked', message: expect.stringContaining('not a lock file') });
+    await expect(acquireLock(dir, 'cli')).rejects.toMatchObject({
+      code: 'store_locked',
+      message: expect.stringContaining('not a lock file'),
+    });
     expect(await readFile(lockFile, 'utf8')).toBe('not json');
     const old = new Date(Date.now() - 60_000);
     await utimes(lockFile, old, old);
@@ -88,7 +102,12 @@ describe('process lock', () => {
 
   it('release leaves a lock alone that is no longer ours', async () => {
     const lock = await acquireLock(dir, 'cli');
-    const someoneElse = JSON.stringify({ pid: process.pid, owner: 'service', started: new Date().toISOString(), nonce: 'other' });
+    const someoneElse = JSON.stringify({
+      pid: process.pid,
+      owner: 'service',
+      started: new Date().toISOString(),
+      nonce: 'other',
+    });
     await writeFile(join(dir, LOCK_FILE), someoneElse);
     await lock.release();
     expect(await readFile(join(dir, LOCK_FILE), 'utf8')).toBe(someoneElse);
@@ -97,13 +116,19 @@ describe('process lock', () => {
   for (const stale of [false, true]) {
     it(`lets exactly one of two racing processes win${stale ? ' when both find a stale lock' : ''}`, async () => {
       for (let round = 0; round < 3; round++) {
-        if (stale) await writeFile(join(dir, LOCK_FILE), JSON.stringify({ pid: await deadPid(), owner: 'service', started: '2020-01-01T00:00:00.000Z' }));
+        if (stale)
+          await writeFile(
+            join(dir, LOCK_FILE),
+            JSON.stringify({ pid: await deadPid(), owner: 'service', started: '2020-01-01T00:00:00.000Z' }),
+          );
         const racers = [spawnFixture('lock-racer.ts', [dir]), spawnFixture('lock-racer.ts', [dir])];
         children.push(...racers);
         await Promise.all(racers.map((c) => waitForLine(c, (l) => l === 'ready')));
         const outcomes = racers.map((c) => waitForLine(c, (l) => l.startsWith('{')));
         for (const c of racers) c.stdin.write('go\n');
-        const results = (await Promise.all(outcomes)).map((l) => JSON.parse(l) as { won: boolean; code?: string; pid?: number });
+        const results = (await Promise.all(outcomes)).map(
+          (l) => JSON.parse(l) as { won: boolean; code?: string; pid?: number },
+        );
 
         expect(results.filter((r) => r.won)).toHaveLength(1);
         expect(results.find((r) => !r.won)?.code).toBe('store_locked');

@@ -52,7 +52,9 @@ describe('runtime file', () => {
   });
 
   it('refuses to write an invalid record', async () => {
-    await expect(writeRuntime(dir, { ...info(process.pid), pid: 1.5 })).rejects.toMatchObject({ code: 'invalid_value' });
+    await expect(writeRuntime(dir, { ...info(process.pid), pid: 1.5 })).rejects.toMatchObject({
+      code: 'invalid_value',
+    });
     expect(await readdir(dir)).toEqual([]);
   });
 

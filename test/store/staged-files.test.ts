@@ -15,10 +15,27 @@ beforeEach(async () => {
 afterEach(async () => rm(dir, { recursive: true, force: true }));
 
 const record = (id: string, over: Partial<StagedPayload> = {}): StagedPayload => ({
-  id, tool: 'pages_create', plugin: 'site', payload: { title: 'x' }, preview: { summary: 's', kind: 'diff', changes: [] },
-  user_id: 'usr_1', token_id: 'tok_1', token_label: 'a', client: 'c', request_id: 'r', created: '2026-01-01T00:00:00.000Z',
-  expires_at: '2026-01-01T00:15:00.000Z', payload_hash: 'h', target: null, target_version: null, status: 'pending',
-  decided_at: null, decided_by: null, error_code: null, client_source: null, ...over,
+  id,
+  tool: 'pages_create',
+  plugin: 'site',
+  payload: { title: 'x' },
+  preview: { summary: 's', kind: 'diff', changes: [] },
+  user_id: 'usr_1',
+  token_id: 'tok_1',
+  token_label: 'a',
+  client: 'c',
+  request_id: 'r',
+  created: '2026-01-01T00:00:00.000Z',
+  expires_at: '2026-01-01T00:15:00.000Z',
+  payload_hash: 'h',
+  target: null,
+  target_version: null,
+  status: 'pending',
+  decided_at: null,
+  decided_by: null,
+  error_code: null,
+  client_source: null,
+  ...over,
 });
 
 describe('StagedFiles: one file per staged write', () => {
@@ -27,7 +44,13 @@ describe('StagedFiles: one file per staged write', () => {
     const a = await StagedFiles.open({ dir: staged, log: silentLogger });
     await a.put(record('stg_aaaa1'));
     await a.put(record('stg_bbbb2', { status: 'confirmed', result: { ok: true } }));
-    await a.put(record('stg_aaaa1', { status: 'applying', decided_by: PRINCIPALS.cliDirect, decided_at: '2026-01-01T00:01:00.000Z' }));
+    await a.put(
+      record('stg_aaaa1', {
+        status: 'applying',
+        decided_by: PRINCIPALS.cliDirect,
+        decided_at: '2026-01-01T00:01:00.000Z',
+      }),
+    );
     await a.remove('stg_bbbb2');
     await a.remove('stg_gone1');
     expect((await readdir(staged)).sort()).toEqual(['stg_aaaa1.json']);
@@ -61,7 +84,11 @@ describe('StagedFiles: one file per staged write', () => {
     await a.put(record('stg_surr1', { client: 'bad \ud800 client', payload: { ['k\udc00']: 'v\ud83d' } }));
     expect(await strictJsonProblems([join(staged, 'stg_surr1.json')])).toEqual([]);
     const back = JSON.parse(await readFile(join(staged, 'stg_surr1.json'), 'utf8')) as StagedPayload;
-    expect([back.client, Object.keys(back.payload), back.payload['k\ufffd']]).toEqual(['bad \ufffd client', ['k\ufffd'], 'v\ufffd']);
+    expect([back.client, Object.keys(back.payload), back.payload['k\ufffd']]).toEqual([
+      'bad \ufffd client',
+      ['k\ufffd'],
+      'v\ufffd',
+    ]);
   });
 
   it('never turns anything but a staged id into a path', async () => {

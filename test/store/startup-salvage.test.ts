@@ -61,7 +61,9 @@ describe('a damaged options.json', () => {
     expect(gw.options.salvaged?.dropped).toEqual(['settings.rate_limit', 'users[1]', 'tokens[1]']);
     expect(await readFile(gw.options.salvaged!.backup, 'utf8')).toBe(original);
     const warning = gw.health().warnings.find((w) => w.code === 'store_salvaged');
-    expect(warning?.message).toMatch(/Dropped: settings\.rate_limit, users\[1\], tokens\[1\]\. The original is in .*options\.json\.corrupt-/);
+    expect(warning?.message).toMatch(
+      /Dropped: settings\.rate_limit, users\[1\], tokens\[1\]\. The original is in .*options\.json\.corrupt-/,
+    );
     // the site was not touched
     expect(gw.siteStore.salvaged).toBeNull();
     expect(gw.site.identity()).toBeTruthy();
@@ -105,16 +107,49 @@ describe('staged writes of an earlier version', () => {
     await stop(first);
     const now = Date.now();
     const base = {
-      tool: 'pages_publish', plugin: 'site', preview: { summary: 'old', kind: 'diff' as const, changes: [] }, user_id: admin.id, token_id: null, token_label: null,
-      client: null, request_id: null, target: `page:${pageId}`, target_version: 1, decided_at: null, decided_by: null, error_code: null, client_source: null,
+      tool: 'pages_publish',
+      plugin: 'site',
+      preview: { summary: 'old', kind: 'diff' as const, changes: [] },
+      user_id: admin.id,
+      token_id: null,
+      token_label: null,
+      client: null,
+      request_id: null,
+      target: `page:${pageId}`,
+      target_version: 1,
+      decided_at: null,
+      decided_by: null,
+      error_code: null,
+      client_source: null,
     };
     const { canonicalJson } = await import('../../main/core/staging/staging.ts');
     const { createHash } = await import('node:crypto');
     const payload = { id: pageId, base_version: 1, status: 'draft' };
-    const pending: StagedPayload = { ...base, id: 'stg_legacypend', payload, payload_hash: createHash('sha256').update(canonicalJson(payload)).digest('hex'), created: new Date(now).toISOString(), expires_at: new Date(now + 600_000).toISOString(), status: 'pending' };
-    const decided: StagedPayload = { ...base, id: 'stg_legacydone', payload: {}, payload_hash: 'x', created: new Date(now - 10_000).toISOString(), expires_at: new Date(now).toISOString(), status: 'discarded', decided_at: new Date(now - 5_000).toISOString(), decided_by: LEGACY_ADMIN };
+    const pending: StagedPayload = {
+      ...base,
+      id: 'stg_legacypend',
+      payload,
+      payload_hash: createHash('sha256').update(canonicalJson(payload)).digest('hex'),
+      created: new Date(now).toISOString(),
+      expires_at: new Date(now + 600_000).toISOString(),
+      status: 'pending',
+    };
+    const decided: StagedPayload = {
+      ...base,
+      id: 'stg_legacydone',
+      payload: {},
+      payload_hash: 'x',
+      created: new Date(now - 10_000).toISOString(),
+      expires_at: new Date(now).toISOString(),
+      status: 'discarded',
+      decided_at: new Date(now - 5_000).toISOString(),
+      decided_by: LEGACY_ADMIN,
+    };
     const doc = await readJson('options.json');
-    doc.transients = { 'staged:stg_legacypend': { value: pending, expires_at: now + 600_000 }, other: { value: 1, expires_at: now + 600_000 } };
+    doc.transients = {
+      'staged:stg_legacypend': { value: pending, expires_at: now + 600_000 },
+      other: { value: 1, expires_at: now + 600_000 },
+    };
     doc.staged_history = [decided];
     await writeFile(join(dir, 'options.json'), JSON.stringify(doc));
 
@@ -123,7 +158,10 @@ describe('staged writes of an earlier version', () => {
     const after = await readJson('options.json');
     expect(Object.keys(after.transients)).toEqual(['other']);
     expect(after.staged_history).toEqual([]);
-    expect(gw.staging.list().map((s) => [s.id, s.status])).toEqual([['stg_legacypend', 'pending'], ['stg_legacydone', 'discarded']]);
+    expect(gw.staging.list().map((s) => [s.id, s.status])).toEqual([
+      ['stg_legacypend', 'pending'],
+      ['stg_legacydone', 'discarded'],
+    ]);
     // the old record's decider, a plain string then, reads as a legacy principal
     expect(gw.staging.get('stg_legacydone').decided_by).toEqual({ kind: 'legacy', label: 'admin' });
     const done = await gw.staging.confirm('stg_legacypend', { kind: 'person', principal: PRINCIPALS.cliDirect });

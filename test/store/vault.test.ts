@@ -85,7 +85,9 @@ function behavesLikeAVault(open: () => Promise<Vault>): void {
 describe('vault: keychain (real Secret Service)', () => {
   beforeEach(async () => {
     keychain ??= await openVault({ dataDir: dir, backend: 'keychain', log: capture().log }).catch((e: unknown) => {
-      throw new Error(`no reachable keychain: run this under dbus-run-session with .ci/with-keyring.sh (${(e as Error).message})`);
+      throw new Error(
+        `no reachable keychain: run this under dbus-run-session with .ci/with-keyring.sh (${(e as Error).message})`,
+      );
     });
   });
 
@@ -130,7 +132,9 @@ describe('vault: file backend', () => {
 
   it('tightens a vault file someone made readable by others', async () => {
     if (process.platform === 'win32') return;
-    await writeFile(join(dir, 'vault.json'), JSON.stringify({ version: 1, secrets: { a: 'b'.repeat(10) } }), { mode: 0o644 });
+    await writeFile(join(dir, 'vault.json'), JSON.stringify({ version: 1, secrets: { a: 'b'.repeat(10) } }), {
+      mode: 0o644,
+    });
     const { log, text } = capture();
     const v = await openVault({ dataDir: dir, backend: 'file', log });
     expect((await stat(join(dir, 'vault.json'))).mode & 0o777).toBe(0o600);
@@ -154,7 +158,8 @@ describe('vault: file backend', () => {
     const results = await Promise.all(writers);
     for (const r of results) expect(r.stdout, r.stderr).toBe('done\n');
     const v = await openVault({ dataDir: dir, backend: 'file', log: capture().log });
-    for (const prefix of ['p', 'q']) for (let i = 0; i < 40; i++) expect(await v.get(`${prefix}-${i}`)).toBe(`secret-${prefix}-${i}`);
+    for (const prefix of ['p', 'q'])
+      for (let i = 0; i < 40; i++) expect(await v.get(`${prefix}-${i}`)).toBe(`secret-${prefix}-${i}`);
     expect((await readdir(dir)).sort()).toEqual(['vault.json']);
   }, 120_000); // ceiling for two Node start-ups and 80 locked writes on a busy machine
 
@@ -185,9 +190,13 @@ describe('vault: choosing a backend', () => {
       .split('\n')
       .filter(Boolean)
       .map((l) => JSON.parse(l) as { level: string; msg: string });
-    expect(warnings.filter((w) => w.level === 'warn' && w.msg.startsWith('vault: file (not encrypted)'))).toHaveLength(1);
+    expect(warnings.filter((w) => w.level === 'warn' && w.msg.startsWith('vault: file (not encrypted)'))).toHaveLength(
+      1,
+    );
     expect(stderr).not.toContain(s);
-    expect((await stat(join(dir, 'vault.json'))).mode & 0o777).toBe(process.platform === 'win32' ? expect.any(Number) : 0o600);
+    expect((await stat(join(dir, 'vault.json'))).mode & 0o777).toBe(
+      process.platform === 'win32' ? expect.any(Number) : 0o600,
+    );
   });
 
   it('forced keychain with no reachable Secret Service fails with vault_unavailable (real child process)', async () => {
@@ -211,7 +220,12 @@ describe('vault: choosing a backend', () => {
       deletePassword: () => new Promise(() => undefined),
     };
     const a = capture();
-    const v1 = await openVault({ dataDir: join(dir, 'a'), log: a.log, loadKeychain: async () => hanging, probeTimeoutMs: 100 });
+    const v1 = await openVault({
+      dataDir: join(dir, 'a'),
+      log: a.log,
+      loadKeychain: async () => hanging,
+      probeTimeoutMs: 100,
+    });
     expect(v1.backend).toBe('file');
     expect(a.text()).toMatch(/no answer to a read within 0\.1 s/);
 
@@ -226,7 +240,14 @@ describe('vault: choosing a backend', () => {
     expect(v2.label).toBe('file (not encrypted)');
     expect(b.text()).toMatch(/keytar could not be loaded/);
 
-    await expect(openVault({ dataDir: join(dir, 'c'), backend: 'keychain', loadKeychain: async () => hanging, probeTimeoutMs: 100 })).rejects.toMatchObject({
+    await expect(
+      openVault({
+        dataDir: join(dir, 'c'),
+        backend: 'keychain',
+        loadKeychain: async () => hanging,
+        probeTimeoutMs: 100,
+      }),
+    ).rejects.toMatchObject({
       code: 'vault_unavailable',
     });
   });

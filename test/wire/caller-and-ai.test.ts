@@ -18,16 +18,29 @@ let readerToken: string;
 let narrowToken: string;
 let cookie: string;
 
-type ToolAnswer = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: Record<string, unknown> };
+type ToolAnswer = {
+  isError?: boolean;
+  content: Array<{ type: string; text?: string }>;
+  structuredContent?: Record<string, unknown>;
+};
 const text = (r: ToolAnswer) => r.content.map((c) => c.text ?? '').join('');
-const codeOf = (r: ToolAnswer) => (r.isError ? (/\b(entitlement_required|provider_unavailable|quota_exceeded|forbidden|not_found|upstream_error|unknown_tool|product_inactive)\b/.exec(text(r))?.[1] ?? text(r)) : null);
+const codeOf = (r: ToolAnswer) =>
+  r.isError
+    ? (/\b(entitlement_required|provider_unavailable|quota_exceeded|forbidden|not_found|upstream_error|unknown_tool|product_inactive)\b/.exec(
+        text(r),
+      )?.[1] ?? text(r))
+    : null;
 
 beforeAll(async () => {
   w = await startWireWorld({ ai: true });
   const c = await w.admin<{ site_id: string }>('POST', 'cloud/connect', { url: w.proxy.url });
   siteId = c.body.data!.site_id;
   const lic = await w.h.op<{ license_key: string; account_id: string }>('licenses.create', { plan: 'pro' });
-  await w.h.op('accounts.policy.set', { account: lic.account_id, ai_allowed_providers: ['fixture'], ai_fallback_order: ['fixture'] });
+  await w.h.op('accounts.policy.set', {
+    account: lic.account_id,
+    ai_allowed_providers: ['fixture'],
+    ai_fallback_order: ['fixture'],
+  });
   expect((await w.admin('POST', 'cloud/activate', { license_key: lic.license_key })).status).toBe(200);
   adminToken = (await w.svc.createToken({ label: 'admin agent', user: 'admin' })).token;
   await w.svc.dispatch('users.add', { login: 'reader', role: 'subscriber' });
@@ -40,8 +53,18 @@ afterAll(async () => w?.stop());
 
 describe('the caller is verified before any cloud request', () => {
   it('refused callers cause no request at all (counted at the proxy)', async () => {
-    const admin = (path: string, headers: Record<string, string>, method = 'POST') => fetch(`${w.svc.adminUrl}/${path}`, { method, headers: { 'Content-Type': 'application/json', ...headers }, body: method === 'POST' ? '{}' : undefined });
-    const rest = (path: string, headers: Record<string, string>, method = 'POST') => fetch(`${w.svc.baseUrl}/wp-json/gatehouse/v1/${path}`, { method, headers: { 'Content-Type': 'application/json', ...headers }, body: method === 'POST' ? '{}' : undefined });
+    const admin = (path: string, headers: Record<string, string>, method = 'POST') =>
+      fetch(`${w.svc.adminUrl}/${path}`, {
+        method,
+        headers: { 'Content-Type': 'application/json', ...headers },
+        body: method === 'POST' ? '{}' : undefined,
+      });
+    const rest = (path: string, headers: Record<string, string>, method = 'POST') =>
+      fetch(`${w.svc.baseUrl}/wp-json/gatehouse/v1/${path}`, {
+        method,
+        headers: { 'Content-Type': 'application/json', ...headers },
+        body: method === 'POST' ? '{}' : undefined,
+      });
     const before = w.proxy.count();
     const statuses = [
       // nobody
@@ -67,7 +90,9 @@ describe('the caller is verified before any cloud request', () => {
     // an MCP call whose token's user lacks the tool's capability (use_ai): refused before the AI is asked
     const reader = await w.mcp(readerToken);
     // the tool is hidden from a user without use_ai: the call is refused as an unknown tool
-    await expect(reader.callTool({ name: 'translate_page', arguments: { id: 1, target_language: 'de' } })).rejects.toThrow(/unknown tool/);
+    await expect(
+      reader.callTool({ name: 'translate_page', arguments: { id: 1, target_language: 'de' } }),
+    ).rejects.toThrow(/unknown tool/);
     await reader.close();
     expect(w.proxy.count()).toBe(before);
     expect(w.ai!.count).toBe(0);
@@ -75,7 +100,11 @@ describe('the caller is verified before any cloud request', () => {
 
   it('allowed callers do reach the gateway: a console session with CSRF, the admin key, a manage_options token reading pro/*', async () => {
     let before = w.proxy.count();
-    const s = await fetch(`${w.svc.adminUrl}/cloud/sync`, { method: 'POST', headers: { Cookie: cookie, 'X-Gatehouse-CSRF': '1', Origin: w.svc.baseUrl, 'Content-Type': 'application/json' }, body: '{}' });
+    const s = await fetch(`${w.svc.adminUrl}/cloud/sync`, {
+      method: 'POST',
+      headers: { Cookie: cookie, 'X-Gatehouse-CSRF': '1', Origin: w.svc.baseUrl, 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     expect(s.status).toBe(200);
     expect(w.proxy.count()).toBeGreaterThan(before);
     before = w.proxy.count();
@@ -94,14 +123,19 @@ describe('translate_page through the cloud', () => {
   it('translates with the fixture provider behind ai/generate; each generation is counted once, on the gateway only', async () => {
     const client = await w.mcp(adminToken);
     const list = (await client.callTool({ name: 'pages_list', arguments: {} })) as ToolAnswer;
-    const id = (list.structuredContent as { pages: Array<{ id: number; language: string }> }).pages.find((p) => p.language === 'en')!.id;
+    const id = (list.structuredContent as { pages: Array<{ id: number; language: string }> }).pages.find(
+      (p) => p.language === 'en',
+    )!.id;
     expect(id).toBeGreaterThan(0);
     const sc = CloudStatusView.parse((await w.admin('GET', 'cloud/status')).body.data).outbox;
     // Local counts are read after a flush: StatsRecorder.snapshot() misses a batch while its flush is being written (seen, left to its owner).
     await w.svc.core.stats.flush();
     const localBefore = w.svc.core.stats.snapshot().usage['ai.generation.completed']?.['verto.translate']?.events ?? 0;
     const generateBefore = w.proxy.count('ai/generate');
-    const r = (await client.callTool({ name: 'translate_page', arguments: { id, target_language: 'fr' } })) as ToolAnswer;
+    const r = (await client.callTool({
+      name: 'translate_page',
+      arguments: { id, target_language: 'fr' },
+    })) as ToolAnswer;
     expect(r.isError ?? false, text(r)).toBe(false);
     const generations = w.proxy.count('ai/generate') - generateBefore;
     expect(generations).toBeGreaterThan(0);
@@ -112,7 +146,9 @@ describe('translate_page through the cloud', () => {
     const after = CloudStatusView.parse((await w.admin('GET', 'cloud/status')).body.data).outbox;
     expect(after.cloud_recorded - sc.cloud_recorded).toBe(generations);
     await w.svc.core.stats.flush();
-    expect((w.svc.core.stats.snapshot().usage['ai.generation.completed']?.['verto.translate']?.events ?? 0) - localBefore).toBe(generations);
+    expect(
+      (w.svc.core.stats.snapshot().usage['ai.generation.completed']?.['verto.translate']?.events ?? 0) - localBefore,
+    ).toBe(generations);
     // the call itself is one MCP action on the gateway, and the translation one event with its characters (translation_characters)
     expect(await w.storedEvents(siteId, 'mcp.tool.called')).toBe(2);
     expect(await w.storedEvents(siteId, 'translation.page.translated')).toBe(1);
@@ -123,8 +159,13 @@ describe('translate_page through the cloud', () => {
     await w.h.op('limits.set', { scope: 'site', subject: siteId, metric: 'ai_tokens', period: 'day', limit: 1 });
     const client = await w.mcp(adminToken);
     const list = (await client.callTool({ name: 'pages_list', arguments: {} })) as ToolAnswer;
-    const id = (list.structuredContent as { pages: Array<{ id: number; language: string }> }).pages.find((p) => p.language === 'en')!.id;
-    const r = (await client.callTool({ name: 'translate_page', arguments: { id, target_language: 'es' } })) as ToolAnswer;
+    const id = (list.structuredContent as { pages: Array<{ id: number; language: string }> }).pages.find(
+      (p) => p.language === 'en',
+    )!.id;
+    const r = (await client.callTool({
+      name: 'translate_page',
+      arguments: { id, target_language: 'es' },
+    })) as ToolAnswer;
     expect(codeOf(r)).toBe('quota_exceeded');
     // the agent reads the scope and the reset time
     expect(text(r)).toMatch(/ of the site\b/);

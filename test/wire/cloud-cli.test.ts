@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CloudStatusView } from '../../main/contract/cloud-actions.ts';
 import { startGateway, type Gateway } from '../cloud-client/helpers/world.ts';
-import { collect, filesContaining, removeDir, runCli, spawnCli, startServe, tempDataDir, type Served } from '../cli/cli-harness.ts';
+import {
+  collect,
+  filesContaining,
+  removeDir,
+  runCli,
+  spawnCli,
+  startServe,
+  tempDataDir,
+  type Served,
+} from '../cli/cli-harness.ts';
 
 /**
  * `gatehouse cloud ...` against the real reference gateway, through a running
@@ -29,20 +38,36 @@ async function cloud<T = unknown>(dir: string, sub: string[], stdin?: string): P
   const child = spawnCli(['cloud', ...sub, ...args(dir), '--json']);
   child.stdin.end(stdin ?? '');
   const r = await collect(child);
-  if (r.code !== 0) throw new Error(`gatehouse cloud ${sub.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+  if (r.code !== 0)
+    throw new Error(`gatehouse cloud ${sub.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
   return JSON.parse(r.stdout) as T;
 }
 
 async function flow(dir: string, mode: 'service' | 'direct'): Promise<{ siteId: string; key: string }> {
   const before = await cloud<CloudStatusView>(dir, ['status']);
   expect(before.connected).toBe(false);
-  const c = await cloud<{ site_id: string; first_sync: { ok: boolean }; pinned_key: { fingerprint: string } }>(dir, ['connect', '--url', gw.url, '--environment', 'staging']);
+  const c = await cloud<{ site_id: string; first_sync: { ok: boolean }; pinned_key: { fingerprint: string } }>(dir, [
+    'connect',
+    '--url',
+    gw.url,
+    '--environment',
+    'staging',
+  ]);
   expect(c.first_sync).toEqual({ ok: true });
   const lic = await gw.license('pro');
-  const a = await cloud<{ license: { status: string; plan: string; key_preview: string } }>(dir, ['activate', '-'], `${lic.license_key}\n`);
+  const a = await cloud<{ license: { status: string; plan: string; key_preview: string } }>(
+    dir,
+    ['activate', '-'],
+    `${lic.license_key}\n`,
+  );
   expect(a.license).toMatchObject({ status: 'active', plan: 'pro' });
   const s = await cloud<CloudStatusView>(dir, ['status']);
-  expect(s).toMatchObject({ connected: true, site_id: c.site_id, environment: 'staging', certificate: { usable: true, license: { plan: 'pro' } } });
+  expect(s).toMatchObject({
+    connected: true,
+    site_id: c.site_id,
+    environment: 'staging',
+    certificate: { usable: true, license: { plan: 'pro' } },
+  });
   const human = await runCli(['cloud', 'status', ...args(dir)]);
   expect(human.code).toBe(0);
   expect(human.stdout).toContain(`as site ${c.site_id}`);

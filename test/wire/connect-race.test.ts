@@ -41,12 +41,19 @@ function holdAnswers(path: string) {
 
 describe('connect and disconnect from two places at once', () => {
   it('two connects at once: one connects, the other is 409 conflict; one site, one identity', async () => {
-    const [a, b] = await Promise.all([w.admin('POST', 'cloud/connect', { url: w.proxy.url }), w.admin('POST', 'cloud/connect', { url: w.proxy.url })]);
+    const [a, b] = await Promise.all([
+      w.admin('POST', 'cloud/connect', { url: w.proxy.url }),
+      w.admin('POST', 'cloud/connect', { url: w.proxy.url }),
+    ]);
     const statuses = [a.status, b.status].sort();
     expect(statuses).toEqual([200, 409]);
     const refused = a.status === 409 ? a : b;
     const won = a.status === 200 ? a : b;
-    expect(refused.body).toMatchObject({ ok: false, code: 'conflict', message: expect.stringMatching(/a cloud connect is in progress/) });
+    expect(refused.body).toMatchObject({
+      ok: false,
+      code: 'conflict',
+      message: expect.stringMatching(/a cloud connect is in progress/),
+    });
     expect(w.proxy.count('/sites/register')).toBe(1);
     const siteId = (won.body.data as { site_id: string }).site_id;
     expect((await status()).site_id).toBe(siteId);
@@ -61,7 +68,10 @@ describe('connect and disconnect from two places at once', () => {
     const d = await w.admin('POST', 'cloud/disconnect', {});
     held.release();
     expect(d.status).toBe(409);
-    expect(d.body).toMatchObject({ code: 'conflict', message: expect.stringMatching(/a cloud connect is in progress/) });
+    expect(d.body).toMatchObject({
+      code: 'conflict',
+      message: expect.stringMatching(/a cloud connect is in progress/),
+    });
     const c = await connecting;
     expect(c.status).toBe(200);
     const siteId = (c.body.data as { site_id: string }).site_id;

@@ -38,7 +38,9 @@ it('connected on the free plan: mcp active while the endpoint serves; one failed
   }
   const after = await health();
   expect(after.cloud.gateway.connected).toBe(true);
-  expect(after.warnings.map((x) => x.code)).toEqual(expect.arrayContaining([expect.stringMatching(/^cloud_(sync_failed|gateway_unreachable)$/)]));
+  expect(after.warnings.map((x) => x.code)).toEqual(
+    expect.arrayContaining([expect.stringMatching(/^cloud_(sync_failed|gateway_unreachable)$/)]),
+  );
   const pro = await w.rest<{ gateway: { connected: boolean }; products: { mcp: string } }>('GET', 'pro/cloud/status');
   expect(pro.body).toMatchObject({ gateway: { connected: true }, products: { mcp: 'active' } });
 });

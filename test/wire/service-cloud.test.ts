@@ -23,7 +23,11 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => w?.stop());
 
-type ToolAnswer = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: Record<string, unknown> };
+type ToolAnswer = {
+  isError?: boolean;
+  content: Array<{ type: string; text?: string }>;
+  structuredContent?: Record<string, unknown>;
+};
 const errorCode = (r: ToolAnswer): string | null => {
   if (!r.isError) return null;
   const text = r.content.map((c) => c.text ?? '').join('');
@@ -45,18 +49,29 @@ describe('connect flow through the service', () => {
   });
 
   it('connect, activate: health and pro/* report the site, the license and the products', async () => {
-    const c = await w.admin<{ site_id: string; pinned_key: { fingerprint: string }; first_sync: { ok: boolean } }>('POST', 'cloud/connect', { url: w.proxy.url });
+    const c = await w.admin<{ site_id: string; pinned_key: { fingerprint: string }; first_sync: { ok: boolean } }>(
+      'POST',
+      'cloud/connect',
+      { url: w.proxy.url },
+    );
     expect(c.status).toBe(200);
     expect(c.body.data!.first_sync).toEqual({ ok: true });
     siteId = c.body.data!.site_id;
     // a second connect is a conflict, and nothing changes
-    expect((await w.admin('POST', 'cloud/connect', { url: w.proxy.url })).body).toMatchObject({ ok: false, code: 'conflict' });
+    expect((await w.admin('POST', 'cloud/connect', { url: w.proxy.url })).body).toMatchObject({
+      ok: false,
+      code: 'conflict',
+    });
 
     license = await w.h.op('licenses.create', { plan: 'pro' });
     const bad = await w.admin('POST', 'cloud/activate', { license_key: 'nope-secret-value' });
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).not.toContain('nope-secret-value');
-    const a = await w.admin<{ license: { status: string; plan: string; key_preview: string } }>('POST', 'cloud/activate', { license_key: license.license_key });
+    const a = await w.admin<{ license: { status: string; plan: string; key_preview: string } }>(
+      'POST',
+      'cloud/activate',
+      { license_key: license.license_key },
+    );
     expect(a.body.data!.license).toMatchObject({ status: 'active', plan: 'pro' });
     expect(JSON.stringify(a.body)).not.toContain(license.license_key);
 
@@ -64,10 +79,20 @@ describe('connect flow through the service', () => {
     expect(h.cloud.gateway.connected).toBe(true);
     expect(h.cloud.gateway.license).toBe('active');
     const st = CloudStatusView.parse((await w.admin('GET', 'cloud/status')).body.data);
-    expect(st).toMatchObject({ connected: true, site_id: siteId, certificate: { usable: true, license: { plan: 'pro' } } });
-    const lic = await w.rest<{ success: boolean; license: { status: string; plan: string; site_bound: boolean } }>('GET', 'pro/license');
+    expect(st).toMatchObject({
+      connected: true,
+      site_id: siteId,
+      certificate: { usable: true, license: { plan: 'pro' } },
+    });
+    const lic = await w.rest<{ success: boolean; license: { status: string; plan: string; site_bound: boolean } }>(
+      'GET',
+      'pro/license',
+    );
     expect(lic.body).toMatchObject({ success: true, license: { status: 'active', plan: 'pro', site_bound: true } });
-    const ent = await w.rest<{ source: string; entitlements: Array<{ feature: string; allowed: boolean }> }>('GET', 'pro/entitlements');
+    const ent = await w.rest<{ source: string; entitlements: Array<{ feature: string; allowed: boolean }> }>(
+      'GET',
+      'pro/entitlements',
+    );
     expect(ent.body.source).toBe('certificate');
     expect(ent.body.entitlements.find((e) => e.feature === 'verto.translate')?.allowed).toBe(true);
     // the whole exchange never put the key in the service's files' answers
@@ -84,7 +109,11 @@ describe('connect flow through the service', () => {
     await client.close();
     const seen: string[] = [];
     const unsubscribe = w.svc.events.subscribe((e) => seen.push(e.type));
-    const sync = await w.admin<{ outbox: { ok: boolean; sent: number; remaining: number }; certificate: string }>('POST', 'cloud/sync', {});
+    const sync = await w.admin<{ outbox: { ok: boolean; sent: number; remaining: number }; certificate: string }>(
+      'POST',
+      'cloud/sync',
+      {},
+    );
     unsubscribe();
     // the console and the tray reload the cloud state on this event
     expect(seen).toContain('health');
@@ -105,12 +134,16 @@ describe('connect flow through the service', () => {
   it('entitlements gate a real MCP tool: on with the pro plan; off when the plan drops it, when the product is switched off, when the certificate expires with the clock moved, and when the license is revoked', async () => {
     const client = await w.mcp(agentToken);
     const list = (await client.callTool({ name: 'pages_list', arguments: {} })) as ToolAnswer;
-    const id = (list.structuredContent as { pages: Array<{ id: number; language: string }> }).pages.find((p) => p.language === 'en')!.id;
+    const id = (list.structuredContent as { pages: Array<{ id: number; language: string }> }).pages.find(
+      (p) => p.language === 'en',
+    )!.id;
     // granted: the gate passes and the tool asks the gateway's ai/generate (which has no provider configured here, so it refuses);
     // refused: the gate stops the call before any AI request
     const translate = async () => {
       const before = w.proxy.count('ai/generate');
-      const code = errorCode((await client.callTool({ name: 'translate_page', arguments: { id, target_language: 'it' } })) as ToolAnswer);
+      const code = errorCode(
+        (await client.callTool({ name: 'translate_page', arguments: { id, target_language: 'it' } })) as ToolAnswer,
+      );
       return { code, asked_ai: w.proxy.count('ai/generate') > before };
     };
     const granted = await translate();

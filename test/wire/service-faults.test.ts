@@ -52,7 +52,15 @@ const ok = <T>(r: { ok: boolean; data?: unknown; code?: string; message?: string
 /** The service in this process (its cloud client on a clock the test moves), connected through the proxy with a pro license, and an agent's token. */
 async function licensedService() {
   const clock = new MovableClock();
-  const svc = await startTestService({ cloud: { clock, tickMs: 3_600_000, outbox: { intervalMs: 3_600_000 }, timeouts: { connectMs: 1000, interactiveMs: 5000, backgroundMs: 5000 }, sleep: async () => {} } });
+  const svc = await startTestService({
+    cloud: {
+      clock,
+      tickMs: 3_600_000,
+      outbox: { intervalMs: 3_600_000 },
+      timeouts: { connectMs: 1000, interactiveMs: 5000, backgroundMs: 5000 },
+      sleep: async () => {},
+    },
+  });
   ok(await svc.dispatch('cloud.connect', { url: proxy.url }));
   const lic = await cloud.op<{ license_key: string }>('licenses.create', { plan: 'pro' });
   ok(await svc.dispatch('cloud.activate', { license_key: lic.license_key }));
@@ -74,10 +82,11 @@ describe('the gateway killed mid-sync, the service in-process', () => {
   it('no event lost or doubled, retries bounded, MCP and local REST answering while the gateway is away', async () => {
     const { clock, svc, token } = await licensedService();
     try {
-
       const before = await calls(svc.mcpUrl, token, 40);
       // the gateway stores the batch, then dies before its answer gets back
-      proxy.rule(({ path }) => (path.endsWith('usage/record') ? { kind: 'lose_answer', after: () => void cloud.kill() } : undefined));
+      proxy.rule(({ path }) =>
+        path.endsWith('usage/record') ? { kind: 'lose_answer', after: () => void cloud.kill() } : undefined,
+      );
       const sent0 = proxy.count();
       const failed = await svc.dispatch('cloud.sync', {});
       expect(failed.ok).toBe(false);
@@ -85,7 +94,9 @@ describe('the gateway killed mid-sync, the service in-process', () => {
       // while the gateway is away: the MCP endpoint and the local REST answer, the health report says what to do
       const away = await calls(svc.mcpUrl, token, 15);
       expect(away).toBe(15);
-      const rest = await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/cloud/status`, { headers: { Authorization: `Bearer ${(await svc.core.vault.get(ADMIN_KEY_ACCOUNT))!}` } });
+      const rest = await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/cloud/status`, {
+        headers: { Authorization: `Bearer ${(await svc.core.vault.get(ADMIN_KEY_ACCOUNT))!}` },
+      });
       expect(rest.status).toBe(200);
       const health = HealthReport.parse(ok(await svc.dispatch('health.get', {})));
       const cloudWarnings = health.warnings.filter((w) => w.code.startsWith('cloud_'));
@@ -109,7 +120,9 @@ describe('the gateway killed mid-sync, the service in-process', () => {
       const made = before + away;
       expect(usage.summary!.events).toBe(made);
       expect(usage.outbox.delivered).toBe(made);
-      console.log(`[wire faults] gateway killed mid-sync: ${made} MCP calls made (${before} before, ${away} while the gateway was away); gateway counted ${usage.summary!.events}; outbox delivered ${usage.outbox.delivered} (accepted ${usage.outbox.accepted}, duplicate ${usage.outbox.duplicate}); requests: ${duringFailedSync} during the failed sync, ${whileOpen} while the breaker was open, ${afterRestart} for the sync after the restart; warnings while away: ${cloudWarnings.map((w) => w.code).join(', ')}`);
+      console.log(
+        `[wire faults] gateway killed mid-sync: ${made} MCP calls made (${before} before, ${away} while the gateway was away); gateway counted ${usage.summary!.events}; outbox delivered ${usage.outbox.delivered} (accepted ${usage.outbox.accepted}, duplicate ${usage.outbox.duplicate}); requests: ${duringFailedSync} during the failed sync, ${whileOpen} while the breaker was open, ${afterRestart} for the sync after the restart; warnings while away: ${cloudWarnings.map((w) => w.code).join(', ')}`,
+      );
       expect(duringFailedSync).toBeLessThanOrEqual(8);
     } finally {
       proxy.rule(null);
@@ -125,7 +138,9 @@ describe('the local clock skewed', () => {
       clock.skewMs = -3 * 3600_000;
       const made = await calls(svc.mcpUrl, token, 25);
       const sent = proxy.count();
-      const sync = ok<{ outbox: { ok: boolean; remaining: number }; certificate: string }>(await svc.dispatch('cloud.sync', {}));
+      const sync = ok<{ outbox: { ok: boolean; remaining: number }; certificate: string }>(
+        await svc.dispatch('cloud.sync', {}),
+      );
       expect(sync).toMatchObject({ outbox: { ok: true, remaining: 0 }, certificate: 'accepted' });
       const requests = proxy.count() - sent;
       const expired = proxy.seen.slice(-requests).filter((r) => r.status === 401).length;
@@ -134,7 +149,9 @@ describe('the local clock skewed', () => {
       const st = CloudStatusView.parse(ok(await svc.dispatch('cloud.status', {})));
       expect(Math.abs(st.clock.offset_ms - 3 * 3600_000)).toBeLessThan(60_000);
       expect(requests).toBeLessThanOrEqual(4);
-      console.log(`[wire faults] clock 3 h behind: ${made} MCP calls made, gateway counted ${usage.summary!.events}; ${requests} requests for the sync (${expired} refused as expired before the offset was learned); offset learned ${Math.round(st.clock.offset_ms / 1000)} s`);
+      console.log(
+        `[wire faults] clock 3 h behind: ${made} MCP calls made, gateway counted ${usage.summary!.events}; ${requests} requests for the sync (${expired} refused as expired before the offset was learned); offset learned ${Math.round(st.clock.offset_ms / 1000)} s`,
+      );
     } finally {
       await svc.cleanup();
     }
@@ -163,11 +180,17 @@ describe('the service killed with SIGKILL', () => {
       const seenBefore = proxy.seen.length;
       const killed = served;
       const exited = new Promise((r) => killed.child.once('exit', r));
-      proxy.rule(({ path }) => (path.endsWith('usage/record') ? { kind: 'lose_answer', after: () => void killed.child.kill('SIGKILL') } : undefined));
+      proxy.rule(({ path }) =>
+        path.endsWith('usage/record')
+          ? { kind: 'lose_answer', after: () => void killed.child.kill('SIGKILL') }
+          : undefined,
+      );
       const first = await calls(served.info.mcp_url, token, 100);
       await exited;
       proxy.rule(null);
-      const storedBatches = proxy.seen.slice(seenBefore).filter((s) => s.path.endsWith('usage/record') && s.fault === 'lose_answer').length;
+      const storedBatches = proxy.seen
+        .slice(seenBefore)
+        .filter((s) => s.path.endsWith('usage/record') && s.fault === 'lose_answer').length;
 
       // 2. started again: more calls stay in the outbox (below a batch, long interval), then SIGKILL again
       served = await startServe(dir, [], {}, vaultArgs);
@@ -178,16 +201,25 @@ describe('the service killed with SIGKILL', () => {
       served = await startServe(dir, [], {}, vaultArgs);
       const sync = await cli<{ outbox: { ok: boolean; remaining: number } }>(['cloud', 'sync']);
       expect(sync.outbox).toMatchObject({ ok: true, remaining: 0 });
-      const vault = await openVault({ dataDir: dir, backend: 'keychain', log: createLogger({ level: 'error' }), warnFileVault: false });
+      const vault = await openVault({
+        dataDir: dir,
+        backend: 'keychain',
+        log: createLogger({ level: 'error' }),
+        warnFileVault: false,
+      });
       const key = (await vault.get(ADMIN_KEY_ACCOUNT))!;
-      const res = await fetch(`${served.info.base_url}${ADMIN_PREFIX}/cloud/usage?period=day`, { headers: { Authorization: `Bearer ${key}` } });
+      const res = await fetch(`${served.info.base_url}${ADMIN_PREFIX}/cloud/usage?period=day`, {
+        headers: { Authorization: `Bearer ${key}` },
+      });
       const usage = CloudUsageView.parse(((await res.json()) as { data: unknown }).data);
       const made = first + second;
       expect(first).toBe(100);
       expect(second).toBe(30);
       expect(usage.summary!.events).toBe(made);
       expect(usage.outbox.depth).toBe(0);
-      console.log(`[wire faults] service SIGKILLed twice: ${made} MCP calls made (${first} before the first kill, ${storedBatches} upload(s) the gateway stored whose answer was lost; ${second} left in the outbox at the second kill); gateway counted ${usage.summary!.events}; after restart the outbox delivered ${usage.outbox.delivered} (duplicate ${usage.outbox.duplicate})`);
+      console.log(
+        `[wire faults] service SIGKILLed twice: ${made} MCP calls made (${first} before the first kill, ${storedBatches} upload(s) the gateway stored whose answer was lost; ${second} left in the outbox at the second kill); gateway counted ${usage.summary!.events}; after restart the outbox delivered ${usage.outbox.delivered} (duplicate ${usage.outbox.duplicate})`,
+      );
     } finally {
       proxy.rule(null);
       await served?.stop('SIGKILL');

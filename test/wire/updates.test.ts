@@ -18,7 +18,13 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'gh-wire-rel-'));
   w = await startWireWorld({ harness: { releasesDir: join(dir, 'store') } });
   await writeFile(join(dir, 'Gatehouse-9.9.0.AppImage'), Buffer.alloc(4096, 7));
-  await w.h.op('releases.publish', { product: 'mcp', channel: 'stable', version: '9.9.0', notes: 'Newer.', files: [join(dir, 'Gatehouse-9.9.0.AppImage')] });
+  await w.h.op('releases.publish', {
+    product: 'mcp',
+    channel: 'stable',
+    version: '9.9.0',
+    notes: 'Newer.',
+    files: [join(dir, 'Gatehouse-9.9.0.AppImage')],
+  });
 }, 120_000);
 afterAll(async () => {
   await w?.stop();
@@ -41,8 +47,20 @@ describe('updates through the service', () => {
     const lic = await w.h.op<{ license_key: string }>('licenses.create', { plan: 'pro' });
     await w.admin('POST', 'cloud/activate', { license_key: lic.license_key });
     const c = UpdatesView.parse((await w.admin('POST', 'updates/check', {})).body.data);
-    expect(c).toMatchObject({ connected: true, eligible: true, update_available: true, latest_version: '9.9.0', refused: null, error: null });
-    expect(c.release).toMatchObject({ version: '9.9.0', channel: 'stable', notes: 'Newer.', files: [{ name: 'Gatehouse-9.9.0.AppImage', size: 4096 }] });
+    expect(c).toMatchObject({
+      connected: true,
+      eligible: true,
+      update_available: true,
+      latest_version: '9.9.0',
+      refused: null,
+      error: null,
+    });
+    expect(c.release).toMatchObject({
+      version: '9.9.0',
+      channel: 'stable',
+      notes: 'Newer.',
+      files: [{ name: 'Gatehouse-9.9.0.AppImage', size: 4096 }],
+    });
     // status answers the last check without asking again
     const before = w.proxy.count();
     expect(UpdatesView.parse((await w.admin('GET', 'updates/status')).body.data).latest_version).toBe('9.9.0');

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { failure, type FailureKind } from './outcome.ts';
-import { errorMessageOf, type Answer, type GenerateInput, type ReportedUsage, type StreamReader, type WireFormat } from './wire-format.ts';
+import {
+  errorMessageOf,
+  type Answer,
+  type GenerateInput,
+  type ReportedUsage,
+  type StreamReader,
+  type WireFormat,
+} from './wire-format.ts';
 
 /**
  * The Anthropic messages wire format: `POST {base}/v1/messages` with
@@ -13,7 +20,12 @@ import { errorMessageOf, type Answer, type GenerateInput, type ReportedUsage, ty
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 
-const Usage = z.object({ input_tokens: z.number().int().nonnegative().optional(), output_tokens: z.number().int().nonnegative().optional() }).loose();
+const Usage = z
+  .object({
+    input_tokens: z.number().int().nonnegative().optional(),
+    output_tokens: z.number().int().nonnegative().optional(),
+  })
+  .loose();
 
 const Message = z
   .object({
@@ -26,9 +38,19 @@ const Message = z
 const ErrorObject = z.object({ type: z.string().optional(), message: z.string().optional() }).loose();
 
 const Event = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('message_start'), message: z.object({ model: z.string().max(256).optional(), usage: Usage.optional() }).loose() }).loose(),
+  z
+    .object({
+      type: z.literal('message_start'),
+      message: z.object({ model: z.string().max(256).optional(), usage: Usage.optional() }).loose(),
+    })
+    .loose(),
   z.object({ type: z.literal('content_block_start') }).loose(),
-  z.object({ type: z.literal('content_block_delta'), delta: z.object({ type: z.string(), text: z.string().optional() }).loose() }).loose(),
+  z
+    .object({
+      type: z.literal('content_block_delta'),
+      delta: z.object({ type: z.string(), text: z.string().optional() }).loose(),
+    })
+    .loose(),
   z.object({ type: z.literal('content_block_stop') }).loose(),
   z.object({ type: z.literal('message_delta'), usage: Usage.optional() }).loose(),
   z.object({ type: z.literal('message_stop') }).loose(),
@@ -59,7 +81,12 @@ const textOf = (blocks: Array<{ type: string; text?: string | undefined }>): str
 export const anthropicFormat: WireFormat = {
   path: '/v1/messages',
 
-  headers: (key) => ({ 'x-api-key': key, 'anthropic-version': ANTHROPIC_VERSION, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }),
+  headers: (key) => ({
+    'x-api-key': key,
+    'anthropic-version': ANTHROPIC_VERSION,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  }),
 
   body(input: GenerateInput) {
     const system = input.messages.filter((m) => m.role === 'system').map((m) => m.content);
@@ -75,7 +102,11 @@ export const anthropicFormat: WireFormat = {
   parseAnswer(json): Answer | string {
     const r = Message.safeParse(json);
     if (!r.success) return 'the answer is not a message';
-    return { text: textOf(r.data.content), model: r.data.model, usage: { tokens_input: r.data.usage?.input_tokens, tokens_output: r.data.usage?.output_tokens } };
+    return {
+      text: textOf(r.data.content),
+      model: r.data.model,
+      usage: { tokens_input: r.data.usage?.input_tokens, tokens_output: r.data.usage?.output_tokens },
+    };
   },
 
   errorMessage: errorMessageOf,
@@ -119,7 +150,10 @@ export const anthropicFormat: WireFormat = {
             return 'done';
           case 'error': {
             const kind = ERROR_KINDS[e.error.type ?? ''] ?? 'server_error';
-            return failure(kind, `the provider failed while streaming (${e.error.type ?? 'error'})${e.error.message ? `: ${e.error.message}` : ''}`);
+            return failure(
+              kind,
+              `the provider failed while streaming (${e.error.type ?? 'error'})${e.error.message ? `: ${e.error.message}` : ''}`,
+            );
           }
           default:
             return 'more';

@@ -2,7 +2,17 @@ import type { ProviderKind, ProviderRecord } from '../provider-record.ts';
 import { anthropicFormat } from './anthropic-format.ts';
 import { post, readText, TransportError, type PostResponse } from './http-post.ts';
 import { openaiFormat } from './openai-format.ts';
-import { estimateTokens, failed, failure, fromStatus, fromTransport, safeDetail, type ProviderFailure, type ProviderOutcome, type Usage } from './outcome.ts';
+import {
+  estimateTokens,
+  failed,
+  failure,
+  fromStatus,
+  fromTransport,
+  safeDetail,
+  type ProviderFailure,
+  type ProviderOutcome,
+  type Usage,
+} from './outcome.ts';
 import { SseDecoder, SseTooLarge } from './sse.ts';
 import type { Answer, GenerateInput, WireFormat } from './wire-format.ts';
 
@@ -35,11 +45,27 @@ const KEY_SHAPE = /^[\x21-\x7e]{8,1024}$/;
 
 export type ProviderTarget = Pick<ProviderRecord, 'id' | 'kind' | 'base_url' | 'api_key_env'>;
 
-export async function callProvider(provider: ProviderTarget, input: GenerateInput, opts: CallOptions = {}): Promise<ProviderOutcome> {
+export async function callProvider(
+  provider: ProviderTarget,
+  input: GenerateInput,
+  opts: CallOptions = {},
+): Promise<ProviderOutcome> {
   const env = opts.env ?? process.env;
   const key = env[provider.api_key_env];
-  if (!key) return failed(failure('not_configured', `the key of provider ${provider.id} is not configured (environment variable ${provider.api_key_env} is empty)`));
-  if (!KEY_SHAPE.test(key)) return failed(failure('not_configured', `the key of provider ${provider.id} in ${provider.api_key_env} is not a valid header value`));
+  if (!key)
+    return failed(
+      failure(
+        'not_configured',
+        `the key of provider ${provider.id} is not configured (environment variable ${provider.api_key_env} is empty)`,
+      ),
+    );
+  if (!KEY_SHAPE.test(key))
+    return failed(
+      failure(
+        'not_configured',
+        `the key of provider ${provider.id} in ${provider.api_key_env} is not a valid header value`,
+      ),
+    );
 
   const format = FORMATS[provider.kind];
   const scrub = (f: ProviderFailure): ProviderFailure => ({ ...f, reason: safeDetail(f.reason, key, 400) });
@@ -65,7 +91,9 @@ export async function callProvider(provider: ProviderTarget, input: GenerateInpu
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
   } catch (e) {
-    return failed(scrub(e instanceof TransportError ? fromTransport(e) : failure('network', 'could not reach the provider')));
+    return failed(
+      scrub(e instanceof TransportError ? fromTransport(e) : failure('network', 'could not reach the provider')),
+    );
   }
 
   const zero: Usage = { tokens_input: 0, tokens_output: 0, estimated: false };
@@ -73,7 +101,9 @@ export async function callProvider(provider: ProviderTarget, input: GenerateInpu
   try {
     if (res.status < 200 || res.status >= 300) {
       const body = await readText(res.chunks);
-      return failed(scrub(fromStatus(res.status, res.headers, safeDetail(format.errorMessage(parseJson(body)) ?? '', key))));
+      return failed(
+        scrub(fromStatus(res.status, res.headers, safeDetail(format.errorMessage(parseJson(body)) ?? '', key))),
+      );
     }
     const streamed = String(res.headers['content-type'] ?? '').startsWith('text/event-stream');
     if (!streamed) {
@@ -99,7 +129,14 @@ export async function callProvider(provider: ProviderTarget, input: GenerateInpu
         const counted = Math.max(deltas, a.usage.tokens_output ?? 0);
         if (step !== 'done' && counted > input.max_tokens) {
           const u = usageOf(a);
-          return { ok: true, text: a.text, model: a.model || input.model, ...u, tokens_output: Math.max(u.tokens_output, counted), overran: true };
+          return {
+            ok: true,
+            text: a.text,
+            model: a.model || input.model,
+            ...u,
+            tokens_output: Math.max(u.tokens_output, counted),
+            overran: true,
+          };
         }
         if (step === 'done') {
           return { ok: true, text: a.text, model: a.model || input.model, ...usageOf(a) };
@@ -107,7 +144,10 @@ export async function callProvider(provider: ProviderTarget, input: GenerateInpu
         if (step !== 'more') return failed(scrub(step), partial());
       }
     }
-    return failed(failure('disconnected', 'the stream ended before the provider said the answer was complete'), partial());
+    return failed(
+      failure('disconnected', 'the stream ended before the provider said the answer was complete'),
+      partial(),
+    );
   } catch (e) {
     if (e instanceof TransportError) return failed(scrub(fromTransport(e)), partial());
     if (e instanceof SseTooLarge) return failed(failure('malformed', e.message), partial());

@@ -46,7 +46,10 @@ export function post(opts: PostOptions): Promise<PostResponse> {
   const abortWith = (e: TransportError): void => {
     if (!controller.signal.aborted) controller.abort(e);
   };
-  const overall = setTimeout(() => abortWith(new TransportError('timeout', `no complete answer within ${opts.timeoutMs} ms`)), opts.timeoutMs);
+  const overall = setTimeout(
+    () => abortWith(new TransportError('timeout', `no complete answer within ${opts.timeoutMs} ms`)),
+    opts.timeoutMs,
+  );
   let connectTimer: NodeJS.Timeout | undefined;
   const onCallerAbort = (): void => abortWith(new TransportError('aborted', 'the call was cancelled'));
   if (opts.signal?.aborted) onCallerAbort();
@@ -73,13 +76,20 @@ export function post(opts: PostOptions): Promise<PostResponse> {
     });
     req.on('socket', (socket) => {
       if (!socket.connecting) return;
-      connectTimer = setTimeout(() => abortWith(new TransportError('connect_timeout', `no connection within ${opts.connectTimeoutMs} ms`)), opts.connectTimeoutMs);
+      connectTimer = setTimeout(
+        () => abortWith(new TransportError('connect_timeout', `no connection within ${opts.connectTimeoutMs} ms`)),
+        opts.connectTimeoutMs,
+      );
       socket.once('connect', () => clearTimeout(connectTimer));
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
       release();
       // Only the error code: a message may quote the URL, never the headers, but keep it plain.
-      reject(reasonOr(() => new TransportError('network', `could not reach the provider (${err.code ?? 'connection error'})`)));
+      reject(
+        reasonOr(
+          () => new TransportError('network', `could not reach the provider (${err.code ?? 'connection error'})`),
+        ),
+      );
     });
     req.on('response', (res) => {
       clearTimeout(connectTimer);
@@ -87,7 +97,12 @@ export function post(opts: PostOptions): Promise<PostResponse> {
         release();
         if (!res.complete) res.destroy();
       };
-      resolve({ status: res.statusCode ?? 0, headers: res.headers, chunks: readBody(res, opts.maxBodyBytes, reasonOr, close), close });
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        chunks: readBody(res, opts.maxBodyBytes, reasonOr, close),
+        close,
+      });
     });
     req.end(opts.body);
   });
@@ -106,10 +121,13 @@ async function* readBody(
       if (seen > maxBytes) throw new TransportError('too_large', `the answer is larger than ${maxBytes} bytes`);
       yield chunk;
     }
-    if (!res.complete) throw new TransportError('disconnected', 'the provider closed the connection before the answer was complete');
+    if (!res.complete)
+      throw new TransportError('disconnected', 'the provider closed the connection before the answer was complete');
   } catch (e) {
     if (e instanceof TransportError) throw e;
-    throw reasonOr(() => new TransportError('disconnected', 'the provider closed the connection before the answer was complete'));
+    throw reasonOr(
+      () => new TransportError('disconnected', 'the provider closed the connection before the answer was complete'),
+    );
   } finally {
     close();
   }

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { failure } from './outcome.ts';
-import { errorMessageOf, type Answer, type GenerateInput, type ReportedUsage, type StreamReader, type WireFormat } from './wire-format.ts';
+import {
+  errorMessageOf,
+  type Answer,
+  type GenerateInput,
+  type ReportedUsage,
+  type StreamReader,
+  type WireFormat,
+} from './wire-format.ts';
 
 /**
  * The OpenAI-compatible chat completions wire format: `POST {base}/chat/completions`
@@ -10,7 +17,9 @@ import { errorMessageOf, type Answer, type GenerateInput, type ReportedUsage, ty
  * `data: [DONE]`.
  */
 
-const Usage = z.object({ prompt_tokens: z.number().int().nonnegative(), completion_tokens: z.number().int().nonnegative() }).loose();
+const Usage = z
+  .object({ prompt_tokens: z.number().int().nonnegative(), completion_tokens: z.number().int().nonnegative() })
+  .loose();
 
 const Completion = z
   .object({
@@ -23,12 +32,13 @@ const Completion = z
 const Chunk = z
   .object({
     model: z.string().max(256).optional(),
-    choices: z.array(z.object({ delta: z.object({ content: z.string().nullish() }).loose().optional() }).loose()).optional(),
+    choices: z
+      .array(z.object({ delta: z.object({ content: z.string().nullish() }).loose().optional() }).loose())
+      .optional(),
     usage: Usage.nullish(),
     error: z.object({ message: z.string().optional(), type: z.string().nullish() }).loose().optional(),
   })
   .loose();
-
 
 function usageOf(u: z.infer<typeof Usage> | null | undefined): ReportedUsage {
   return u ? { tokens_input: u.prompt_tokens, tokens_output: u.completion_tokens } : {};
@@ -37,7 +47,11 @@ function usageOf(u: z.infer<typeof Usage> | null | undefined): ReportedUsage {
 export const openaiFormat: WireFormat = {
   path: '/chat/completions',
 
-  headers: (key) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }),
+  headers: (key) => ({
+    authorization: `Bearer ${key}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  }),
 
   body: (input: GenerateInput) => ({
     model: input.model,

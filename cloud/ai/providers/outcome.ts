@@ -74,11 +74,18 @@ export function countsAgainstProvider(kind: FailureKind): boolean {
   return failsOver(kind);
 }
 
-export function failure(kind: FailureKind, reason: string, extra: { status?: number; retry_after_s?: number } = {}): ProviderFailure {
+export function failure(
+  kind: FailureKind,
+  reason: string,
+  extra: { status?: number; retry_after_s?: number } = {},
+): ProviderFailure {
   return { kind, retryable: RETRYABLE[kind], reason, ...extra };
 }
 
-export function failed(f: ProviderFailure, usage: Usage = { tokens_input: 0, tokens_output: 0, estimated: false }): ProviderOutcome {
+export function failed(
+  f: ProviderFailure,
+  usage: Usage = { tokens_input: 0, tokens_output: 0, estimated: false },
+): ProviderOutcome {
   return { ok: false, failure: f, ...usage };
 }
 
@@ -111,12 +118,17 @@ export function retryAfterSeconds(headers: IncomingHttpHeaders, now = Date.now()
 /** An HTTP error answer from a provider, mapped by status; `detail` is the provider's own message, already made safe. */
 export function fromStatus(status: number, headers: IncomingHttpHeaders, detail: string): ProviderFailure {
   const said = detail ? `: ${detail}` : '';
-  const extra = { status, ...(retryAfterSeconds(headers) !== undefined ? { retry_after_s: retryAfterSeconds(headers) } : {}) };
+  const extra = {
+    status,
+    ...(retryAfterSeconds(headers) !== undefined ? { retry_after_s: retryAfterSeconds(headers) } : {}),
+  };
   if (status === 429) return failure('rate_limited', `the provider is rate limiting us (HTTP 429)${said}`, extra);
   if (status === 408) return failure('timeout', `the provider timed out (HTTP 408)${said}`, extra);
   if (status >= 500) return failure('server_error', `the provider failed (HTTP ${status})${said}`, extra);
-  if (status === 401 || status === 403) return failure('auth', `the provider refused our key (HTTP ${status})${said}`, extra);
-  if (status === 404) return failure('not_found', `the provider does not have this model or endpoint (HTTP 404)${said}`, extra);
+  if (status === 401 || status === 403)
+    return failure('auth', `the provider refused our key (HTTP ${status})${said}`, extra);
+  if (status === 404)
+    return failure('not_found', `the provider does not have this model or endpoint (HTTP 404)${said}`, extra);
   if (status >= 400) return failure('bad_request', `the provider refused the request (HTTP ${status})${said}`, extra);
   return failure('malformed', `unexpected HTTP ${status} from the provider${said}`, extra);
 }

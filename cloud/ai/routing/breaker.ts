@@ -17,7 +17,12 @@ export interface BreakerConfig {
   probeLeaseMs: number;
 }
 
-export const BREAKER_DEFAULTS: BreakerConfig = { threshold: 5, cooldownMs: 30_000, maxCooldownMs: 600_000, probeLeaseMs: 60_000 };
+export const BREAKER_DEFAULTS: BreakerConfig = {
+  threshold: 5,
+  cooldownMs: 30_000,
+  maxCooldownMs: 600_000,
+  probeLeaseMs: 60_000,
+};
 
 export interface BreakerState {
   /** consecutive failures since the last success */
@@ -46,7 +51,8 @@ export function viewOf(s: BreakerState, now: number): BreakerView {
   if (s.open_until === null) return { phase: 'closed', failures: s.failures, retry_at: null };
   if (now < s.open_until) return { phase: 'open', failures: s.failures, retry_at: s.open_until };
   // Cooldown over: half-open, unless the one probe is already out.
-  if (s.probe_until !== null && now < s.probe_until) return { phase: 'open', failures: s.failures, retry_at: s.probe_until };
+  if (s.probe_until !== null && now < s.probe_until)
+    return { phase: 'open', failures: s.failures, retry_at: s.probe_until };
   return { phase: 'half_open', failures: s.failures, retry_at: null };
 }
 
@@ -74,15 +80,22 @@ export function onFailure(s: BreakerState, now: number, cfg: BreakerConfig): Bre
     const cooldown = Math.min(cfg.maxCooldownMs, Math.max(cfg.cooldownMs, s.cooldown_ms * 2));
     return { failures, open_until: now + cooldown, cooldown_ms: cooldown, probe_until: null };
   }
-  if (failures >= cfg.threshold) return { failures, open_until: now + cfg.cooldownMs, cooldown_ms: cfg.cooldownMs, probe_until: null };
+  if (failures >= cfg.threshold)
+    return { failures, open_until: now + cfg.cooldownMs, cooldown_ms: cfg.cooldownMs, probe_until: null };
   return { ...s, failures };
 }
 
 /** The breakers of every provider of one service instance. */
 /** Opens the circuit at once (a provider that broke its contract, e.g. answered more tokens than it was allowed). */
 export function onTrip(s: BreakerState, now: number, cfg: BreakerConfig): BreakerState {
-  const cooldown = s.open_until !== null ? Math.min(cfg.maxCooldownMs, Math.max(cfg.cooldownMs, s.cooldown_ms * 2)) : cfg.cooldownMs;
-  return { failures: Math.max(s.failures + 1, cfg.threshold), open_until: now + cooldown, cooldown_ms: cooldown, probe_until: null };
+  const cooldown =
+    s.open_until !== null ? Math.min(cfg.maxCooldownMs, Math.max(cfg.cooldownMs, s.cooldown_ms * 2)) : cfg.cooldownMs;
+  return {
+    failures: Math.max(s.failures + 1, cfg.threshold),
+    open_until: now + cooldown,
+    cooldown_ms: cooldown,
+    probe_until: null,
+  };
 }
 
 export class BreakerBoard {

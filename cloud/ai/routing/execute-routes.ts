@@ -50,8 +50,24 @@ export interface ExecuteOptions {
 }
 
 export type ExecuteResult =
-  | { ok: true; route: Route; text: string; model: string; tokens_input: number; tokens_output: number; estimated: boolean; hops: HopRecord[] }
-  | { ok: false; outcome: 'all_failed'; code: 'provider_unavailable'; message: string; retry_after_s: number; hops: HopRecord[] }
+  | {
+      ok: true;
+      route: Route;
+      text: string;
+      model: string;
+      tokens_input: number;
+      tokens_output: number;
+      estimated: boolean;
+      hops: HopRecord[];
+    }
+  | {
+      ok: false;
+      outcome: 'all_failed';
+      code: 'provider_unavailable';
+      message: string;
+      retry_after_s: number;
+      hops: HopRecord[];
+    }
   | { ok: false; outcome: 'refused'; code: 'invalid_request'; message: string; hops: HopRecord[] }
   | { ok: false; outcome: 'aborted'; hops: HopRecord[] }
   | { ok: false; outcome: 'stopped'; error: unknown; hops: HopRecord[] };
@@ -112,11 +128,34 @@ export async function executeRoutes(opts: ExecuteOptions): Promise<ExecuteResult
     }
 
     const f = out.failure;
-    hops.push({ provider: id, model: route.model, status: 'failed', kind: f.kind, retryable: f.retryable, reason: f.reason, ...usage });
-    opts.log?.warn('ai provider call failed', { provider: id, model: route.model, hop, kind: f.kind, retryable: f.retryable, status: f.status, reason: f.reason });
+    hops.push({
+      provider: id,
+      model: route.model,
+      status: 'failed',
+      kind: f.kind,
+      retryable: f.retryable,
+      reason: f.reason,
+      ...usage,
+    });
+    opts.log?.warn('ai provider call failed', {
+      provider: id,
+      model: route.model,
+      hop,
+      kind: f.kind,
+      retryable: f.retryable,
+      status: f.status,
+      reason: f.reason,
+    });
     if (f.retry_after_s !== undefined) retryAfters.push(f.retry_after_s);
     if (f.kind === 'aborted') return { ok: false, outcome: 'aborted', hops };
-    if (!failsOver(f.kind)) return { ok: false, outcome: 'refused', code: 'invalid_request', message: `the provider refused the request: ${KIND_WORDS[f.kind]}`, hops };
+    if (!failsOver(f.kind))
+      return {
+        ok: false,
+        outcome: 'refused',
+        code: 'invalid_request',
+        message: `the provider refused the request: ${KIND_WORDS[f.kind]}`,
+        hops,
+      };
   }
   const tried = hops.map((h) => `${h.provider} (${KIND_WORDS[h.kind ?? 'server_error']})`);
   // The soonest the providers said they would take calls again, else a short pause.

@@ -54,19 +54,39 @@ export function planRoutes(input: PlanInput): RoutePlan {
 
   // 0. Nothing to route to at all: the operator's to fix, not the account's policy.
   if (enabled.length === 0) {
-    const what = input.providers.length ? `every AI provider registered on this gateway is switched off (${list(input.providers.map((p) => p.id))})` : 'no AI provider is configured on this gateway';
-    const fix = input.providers.length ? 'the operator switches one on with `gatehouse-cloud providers enable ID`' : 'the operator adds one with `gatehouse-cloud providers add ID --kind openai|anthropic --base-url URL --api-key-env VAR --models a,b`';
-    return { ok: false, code: 'provider_unavailable', message: `${what}: ${fix}`, reasons: [what], retry_after_s: NO_PROVIDER_RETRY_S };
+    const what = input.providers.length
+      ? `every AI provider registered on this gateway is switched off (${list(input.providers.map((p) => p.id))})`
+      : 'no AI provider is configured on this gateway';
+    const fix = input.providers.length
+      ? 'the operator switches one on with `gatehouse-cloud providers enable ID`'
+      : 'the operator adds one with `gatehouse-cloud providers add ID --kind openai|anthropic --base-url URL --api-key-env VAR --models a,b`';
+    return {
+      ok: false,
+      code: 'provider_unavailable',
+      message: `${what}: ${fix}`,
+      reasons: [what],
+      retry_after_s: NO_PROVIDER_RETRY_S,
+    };
   }
 
   // 1. What the request asks for: a model, a class, or the defaults.
   const wanted = wantedModels(request.model, enabled, classes);
-  if (!wanted) return { ok: false, code: 'invalid_value', message: `no provider offers model "${request.model}"; ai/models lists the models you may use`, reasons };
+  if (!wanted)
+    return {
+      ok: false,
+      code: 'invalid_value',
+      message: `no provider offers model "${request.model}"; ai/models lists the models you may use`,
+      reasons,
+    };
 
   // 2. The account's allowed providers.
   const allowedSet = policy.allowed_providers ? new Set(policy.allowed_providers) : null;
   const allowed = allowedSet ? enabled.filter((p) => allowedSet.has(p.id)) : enabled;
-  reasons.push(allowedSet ? `account policy allows providers: ${list(allowed.map((p) => p.id)) || 'none'}` : 'account policy allows every provider');
+  reasons.push(
+    allowedSet
+      ? `account policy allows providers: ${list(allowed.map((p) => p.id)) || 'none'}`
+      : 'account policy allows every provider',
+  );
 
   // 3. Approved infrastructure: every required tag, the account's and the request's.
   const tags = [...new Set([...policy.required_tags, ...(request.tags ?? [])])];
@@ -75,7 +95,9 @@ export function planRoutes(input: PlanInput): RoutePlan {
     const missing = (p: ProviderRecord): string[] => tags.filter((t) => !p.tags.includes(t));
     const excluded = candidates.filter((p) => missing(p).length > 0);
     candidates = candidates.filter((p) => missing(p).length === 0);
-    reasons.push(`required tags ${list(tags)}: ${excluded.length ? `excluded ${list(excluded.map((p) => `${p.id} (lacks ${list(missing(p))})`))}` : 'every allowed provider has them'}`);
+    reasons.push(
+      `required tags ${list(tags)}: ${excluded.length ? `excluded ${list(excluded.map((p) => `${p.id} (lacks ${list(missing(p))})`))}` : 'every allowed provider has them'}`,
+    );
   }
 
   // 4. The model: who offers it, in the class's order when it is a class.
@@ -92,12 +114,21 @@ export function planRoutes(input: PlanInput): RoutePlan {
   const modelRank = (m: string): number => (wanted.models === 'default' ? 0 : wanted.models.indexOf(m));
   routes.sort((a, b) => rank(a.provider.id) - rank(b.provider.id) || modelRank(a.model) - modelRank(b.model));
   if (routes.length === 0) {
-    return { ok: false, code: 'forbidden', message: `no provider your account's policy allows${tags.length ? ` (tags ${list(tags)})` : ''} offers ${describeWanted(request.model)}`, reasons };
+    return {
+      ok: false,
+      code: 'forbidden',
+      message: `no provider your account's policy allows${tags.length ? ` (tags ${list(tags)})` : ''} offers ${describeWanted(request.model)}`,
+      reasons,
+    };
   }
 
   // 5. The order: the account's fallback order first, then the registry's.
   const order = [...new Set(routes.map((r) => r.provider.id))];
-  reasons.push(policy.fallback_order.length ? `fallback order (account policy): ${list(order)}` : `fallback order (registry): ${list(order)}`);
+  reasons.push(
+    policy.fallback_order.length
+      ? `fallback order (account policy): ${list(order)}`
+      : `fallback order (registry): ${list(order)}`,
+  );
 
   // 6. Breakers: a provider cooling down after consecutive failures is skipped.
   if (input.breaker) {
@@ -111,14 +142,22 @@ export function planRoutes(input: PlanInput): RoutePlan {
         if (b.phase === 'half_open') reasons.push(`${id}: cooldown over, one probe call allowed`);
         if (b.phase === 'open') {
           cooling.set(id, b.retry_at ?? now);
-          reasons.push(`${id}: skipped, cooling down after ${b.failures} consecutive failures until ${new Date(b.retry_at ?? now).toISOString()}`);
+          reasons.push(
+            `${id}: skipped, cooling down after ${b.failures} consecutive failures until ${new Date(b.retry_at ?? now).toISOString()}`,
+          );
         }
       }
       return b.phase !== 'open';
     });
     if (routes.length === 0) {
       const soonest = Math.min(...cooling.values());
-      return { ok: false, code: 'provider_unavailable', message: 'every provider your request may use is cooling down after repeated failures', reasons, retry_after_s: Math.max(1, Math.ceil((soonest - now) / 1000)) };
+      return {
+        ok: false,
+        code: 'provider_unavailable',
+        message: 'every provider your request may use is cooling down after repeated failures',
+        reasons,
+        retry_after_s: Math.max(1, Math.ceil((soonest - now) / 1000)),
+      };
     }
   }
 
@@ -126,10 +165,16 @@ export function planRoutes(input: PlanInput): RoutePlan {
   return { ok: true, routes, reasons };
 }
 
-function wantedModels(model: string | undefined, enabled: readonly ProviderRecord[], classes: ModelClasses): { models: string[] | 'default'; reason: string } | null {
+function wantedModels(
+  model: string | undefined,
+  enabled: readonly ProviderRecord[],
+  classes: ModelClasses,
+): { models: string[] | 'default'; reason: string } | null {
   if (model === undefined) {
     const def = classModels(classes, 'default');
-    return def ? { models: def, reason: `no model requested: class default (${list(def)})` } : { models: 'default', reason: "no model requested: each provider's default model" };
+    return def
+      ? { models: def, reason: `no model requested: class default (${list(def)})` }
+      : { models: 'default', reason: "no model requested: each provider's default model" };
   }
   // An exact model id wins over a class of the same name.
   if (enabled.some((p) => p.models.includes(model))) return { models: [model], reason: `model ${model} requested` };

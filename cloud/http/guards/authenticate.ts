@@ -16,7 +16,13 @@ export function authenticate(ctx: Ctx): Guard<CloudRequest> {
   return async (c) => {
     const { req } = c;
     if (c.entry!.auth === 'site') {
-      c.site = await auth.verify({ method: req.method ?? 'GET', authority: String(req.headers.host ?? ''), url: req.url ?? '/', headers: req.headers, body: c.raw });
+      c.site = await auth.verify({
+        method: req.method ?? 'GET',
+        authority: String(req.headers.host ?? ''),
+        url: req.url ?? '/',
+        headers: req.headers,
+        body: c.raw,
+      });
       identify(c, supportOf(await loadGrants(ctx.db, c.site, ctx.now())));
     } else if (c.entry!.auth === 'account') {
       c.account = await authenticateAccount(ctx, req.headers);

@@ -12,8 +12,13 @@ export function matchRoute(router: Router<Entry>): Guard<CloudRequest> {
     c.query = query;
     const method = c.req.method ?? 'GET';
     const match = router.match(method, path);
-    if (!match) return new HttpError('not_found', `no endpoint ${method} ${path.slice(0, 200)}: see docs/cloud-gateway.md`);
-    if (!match.handler) return new HttpError('invalid_request', `${method} is not allowed here: use ${match.allow.join(', ')}`, { status: 405, headers: { Allow: match.allow.join(', ') } });
+    if (!match)
+      return new HttpError('not_found', `no endpoint ${method} ${path.slice(0, 200)}: see docs/cloud-gateway.md`);
+    if (!match.handler)
+      return new HttpError('invalid_request', `${method} is not allowed here: use ${match.allow.join(', ')}`, {
+        status: 405,
+        headers: { Allow: match.allow.join(', ') },
+      });
     c.entry = match.handler;
     c.params = match.params;
     return null;

@@ -29,5 +29,8 @@ export function mayReadMetrics(req: IncomingMessage, token: string | undefined, 
 
 /** /metrics is the operator's: anyone else gets the 404 of a path that does not exist. */
 export function metricsAccess(token: string | undefined, trustProxy = false): Guard<CloudRequest> {
-  return (c) => (c.entry?.name !== 'metrics' || mayReadMetrics(c.req, token, trustProxy) ? null : new HttpError('not_found', `no endpoint ${c.req.method} ${c.path}: see docs/cloud-gateway.md`));
+  return (c) =>
+    c.entry?.name !== 'metrics' || mayReadMetrics(c.req, token, trustProxy)
+      ? null
+      : new HttpError('not_found', `no endpoint ${c.req.method} ${c.path}: see docs/cloud-gateway.md`);
 }

@@ -47,7 +47,10 @@ export type AccountInfo = z.infer<typeof AccountInfo>;
 
 const iso = QueryTime;
 const limit = (max: number, def: number) => z.coerce.number().int().min(1).max(max).default(def);
-const siteId = z.string().max(64).regex(/^[A-Za-z0-9_.:-]+$/, 'a site id');
+const siteId = z
+  .string()
+  .max(64)
+  .regex(/^[A-Za-z0-9_.:-]+$/, 'a site id');
 
 // ---- agency/sites
 export const AgencySitesQuery = z.object({
@@ -57,7 +60,10 @@ export const AgencySitesQuery = z.object({
   cursor: z.string().max(200).optional(),
 });
 /** A site as its account sees it: sites/status's view plus the department and project it is assigned to. */
-export const AgencySite = SiteInfo.omit({ account_id: true, support_priority: true }).extend({ department: z.string().nullable(), project: z.string().nullable() });
+export const AgencySite = SiteInfo.omit({ account_id: true, support_priority: true }).extend({
+  department: z.string().nullable(),
+  project: z.string().nullable(),
+});
 export type AgencySite = z.infer<typeof AgencySite>;
 
 // ---- agency/usage: roll-ups per site, product, metric and period
@@ -73,7 +79,14 @@ export const AgencyUsageQuery = z.object({
   limit: limit(5000, 1000),
   cursor: z.string().max(200).optional(),
 });
-export const UsageRollup = z.object({ site_id: z.string(), product: z.string(), metric: Metric, period_start: z.string(), amount: z.number().int(), events: z.number().int() });
+export const UsageRollup = z.object({
+  site_id: z.string(),
+  product: z.string(),
+  metric: Metric,
+  period_start: z.string(),
+  amount: z.number().int(),
+  events: z.number().int(),
+});
 export type UsageRollup = z.infer<typeof UsageRollup>;
 
 // ---- agency/entitlements: the matrix site x feature
@@ -134,7 +147,14 @@ export const AiPolicyView = z.object({
   required_tags: z.array(z.string()),
   fallback_order: z.array(z.string()),
 });
-export const PolicyLimit = z.object({ scope: Scope, subject: z.string(), metric: Metric, period: Period, limit: z.number().int(), set_by: z.enum(['operator', 'account']) });
+export const PolicyLimit = z.object({
+  scope: Scope,
+  subject: z.string(),
+  metric: Metric,
+  period: Period,
+  limit: z.number().int(),
+  set_by: z.enum(['operator', 'account']),
+});
 export const PolicyAnswer = z.object({
   success: z.literal(true),
   account: AccountInfo,
@@ -166,7 +186,12 @@ export type PolicySetBody = z.infer<typeof PolicySetBody>;
 export const LimitSetBody = z.strictObject({
   scope: Scope,
   /** site: a site id of the account; department / project: the label; account: omitted */
-  subject: z.string().min(1).max(100).regex(/^[A-Za-z0-9 _.:-]+$/, 'letters, digits, space, _ . : -').optional(),
+  subject: z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^[A-Za-z0-9 _.:-]+$/, 'letters, digits, space, _ . : -')
+    .optional(),
   metric: Metric,
   period: Period,
   limit: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable(),
@@ -178,15 +203,32 @@ export const LOG_EXPORT_MAX_ROWS = 100_000;
 export const LogsQuery = z.object({
   format: z.enum(['jsonl', 'csv']).default('jsonl'),
   site: siteId.optional(),
-  endpoint: z.string().max(100).regex(/^[a-z0-9/:_-]+$/, 'an endpoint path like ai/generate').optional(),
+  endpoint: z
+    .string()
+    .max(100)
+    .regex(/^[a-z0-9/:_-]+$/, 'an endpoint path like ai/generate')
+    .optional(),
   /** an HTTP status (429) or a class (4xx) */
-  status: z.string().regex(/^([1-5][0-9]{2}|[1-5]xx)$/, 'a status like 429 or a class like 4xx').optional(),
+  status: z
+    .string()
+    .regex(/^([1-5][0-9]{2}|[1-5]xx)$/, 'a status like 429 or a class like 4xx')
+    .optional(),
   from: iso.optional(),
   to: iso.optional(),
   limit: limit(LOG_EXPORT_MAX_ROWS, 10_000),
   cursor: z.string().max(200).optional(),
 });
 /** One request as the log keeps it: no body, no query, no header, no secret. */
-export const LOG_COLUMNS = ['at', 'request_id', 'site_id', 'auth', 'endpoint', 'method', 'status', 'code', 'ms'] as const;
+export const LOG_COLUMNS = [
+  'at',
+  'request_id',
+  'site_id',
+  'auth',
+  'endpoint',
+  'method',
+  'status',
+  'code',
+  'ms',
+] as const;
 /** When an export stops at `limit`, the next page's cursor is in this header. */
 export const HEADER_NEXT_CURSOR = 'gatehouse-next-cursor';

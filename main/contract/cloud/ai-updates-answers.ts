@@ -29,7 +29,9 @@ export type CloudAiUpdatesEndpoint = keyof typeof CLOUD_AI_UPDATES_ENDPOINTS;
 /** GET ai/providers: what the site's policy allows (never a URL or a key variable). */
 export const AiProvidersAnswer = z.object({
   success: z.literal(true),
-  providers: z.array(z.looseObject({ id: z.string(), models: z.array(z.string()).default([]), tags: z.array(z.string()).default([]) })),
+  providers: z.array(
+    z.looseObject({ id: z.string(), models: z.array(z.string()).default([]), tags: z.array(z.string()).default([]) }),
+  ),
 });
 export type AiProvidersAnswer = z.infer<typeof AiProvidersAnswer>;
 
@@ -42,7 +44,10 @@ export type AiModelsAnswer = z.infer<typeof AiModelsAnswer>;
 
 /** Query of updates/check and updates/package. */
 export const UpdatesQuery = z.strictObject({
-  product: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/).default('mcp'),
+  product: z
+    .string()
+    .regex(/^[a-z][a-z0-9_-]{0,31}$/)
+    .default('mcp'),
   version: ReleaseVersion,
   channel: ReleaseChannel.optional(),
   platform: z.enum(['win', 'mac', 'linux']).optional(),
@@ -64,7 +69,13 @@ export type UpdatesCheckAnswer = z.infer<typeof UpdatesCheckAnswer>;
 export const UpdatesPackageAnswer = z.looseObject({
   success: z.literal(true),
   manifest: SignedManifest,
-  files: z.array(z.looseObject({ name: ReleaseFileName, url: z.string().max(4096), expires_at: z.string().nullable().default(null) })),
+  files: z.array(
+    z.looseObject({
+      name: ReleaseFileName,
+      url: z.string().max(4096),
+      expires_at: z.string().nullable().default(null),
+    }),
+  ),
 });
 export type UpdatesPackageAnswer = z.infer<typeof UpdatesPackageAnswer>;
 
@@ -75,13 +86,24 @@ export type UpdatesPackageAnswer = z.infer<typeof UpdatesPackageAnswer>;
  * gateway published as product + version.
  */
 export const UpdatesVerifyBody = z.strictObject({
-  product: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/).default('mcp'),
+  product: z
+    .string()
+    .regex(/^[a-z][a-z0-9_-]{0,31}$/)
+    .default('mcp'),
   version: ReleaseVersion,
   name: ReleaseFileName,
   sha512: Sha512Base64,
-  size: z.number().int().nonnegative().max(2 ** 40),
+  size: z
+    .number()
+    .int()
+    .nonnegative()
+    .max(2 ** 40),
   manifest: SignedManifest.optional(),
 });
 export type UpdatesVerifyBody = z.input<typeof UpdatesVerifyBody>;
-export const UpdatesVerifyAnswer = z.looseObject({ success: z.literal(true), valid: z.boolean(), reason: z.string().nullable().default(null) });
+export const UpdatesVerifyAnswer = z.looseObject({
+  success: z.literal(true),
+  valid: z.boolean(),
+  reason: z.string().nullable().default(null),
+});
 export type UpdatesVerifyAnswer = z.infer<typeof UpdatesVerifyAnswer>;

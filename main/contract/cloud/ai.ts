@@ -32,9 +32,13 @@ const text = (max: number) =>
     .refine((s) => !CONTROL.test(s), 'contains a control character');
 
 /** A model id or a model class name, as providers spell them (`gpt-4o-mini`, `claude-3-5-haiku-latest`, `fast`). */
-export const AiModelName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/, 'a model id or class: letters, digits and . _ : / @ -, at most 128');
+export const AiModelName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/, 'a model id or class: letters, digits and . _ : / @ -, at most 128');
 /** An infrastructure or approval tag (`eu`, `approved`). */
-export const AiTag = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'a tag: lower-case letters, digits, _ and -, at most 32');
+export const AiTag = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'a tag: lower-case letters, digits, _ and -, at most 32');
 
 export const AiRole = z.enum(['system', 'user', 'assistant']);
 export type AiRole = z.infer<typeof AiRole>;
@@ -45,13 +49,19 @@ export type AiMessage = z.infer<typeof AiMessage>;
 export const AiGenerateRequest = z
   .object({
     product: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'a product id'),
-    feature: z.string().regex(/^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/, 'a dotted feature key').max(64),
+    feature: z
+      .string()
+      .regex(/^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/, 'a dotted feature key')
+      .max(64),
     messages: z
       .array(AiMessage)
       .min(1)
       .max(AI_LIMITS.messages)
       .refine((ms) => ms.some((m) => m.role !== 'system'), 'needs at least one user or assistant message')
-      .refine((ms) => ms.reduce((n, m) => n + m.content.length, 0) <= AI_LIMITS.totalContent, `all contents together exceed ${AI_LIMITS.totalContent} characters`),
+      .refine(
+        (ms) => ms.reduce((n, m) => n + m.content.length, 0) <= AI_LIMITS.totalContent,
+        `all contents together exceed ${AI_LIMITS.totalContent} characters`,
+      ),
     model: AiModelName.optional(),
     max_tokens: z.number().int().positive().max(AI_LIMITS.maxTokens).optional(),
     tags: z.array(AiTag).max(AI_LIMITS.tags).optional(),
@@ -59,7 +69,10 @@ export const AiGenerateRequest = z
   .strict();
 export type AiGenerateRequest = z.infer<typeof AiGenerateRequest>;
 
-export const AiUsage = z.object({ tokens_input: z.number().int().nonnegative(), tokens_output: z.number().int().nonnegative() });
+export const AiUsage = z.object({
+  tokens_input: z.number().int().nonnegative(),
+  tokens_output: z.number().int().nonnegative(),
+});
 export type AiUsage = z.infer<typeof AiUsage>;
 
 export const AiGenerateAnswer = z.object({

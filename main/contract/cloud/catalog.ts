@@ -13,7 +13,10 @@ export const CLOUD_PRODUCTS: readonly CloudProduct[] = CloudProduct.options;
 /** A plan id: lower-case, like `free`, `pro`, `agency`, `enterprise` or one the operator adds. */
 export const PlanId = z.string().regex(/^[a-z][a-z0-9_-]{0,39}$/, 'a plan id: a-z, 0-9, _ or -, up to 40 characters');
 /** A dotted feature key like `verto.translate`. */
-export const FeatureKey = z.string().max(100).regex(/^[a-z0-9_]+(\.[a-z0-9_]+)+$/, 'a dotted feature key like verto.translate');
+export const FeatureKey = z
+  .string()
+  .max(100)
+  .regex(/^[a-z0-9_]+(\.[a-z0-9_]+)+$/, 'a dotted feature key like verto.translate');
 
 export interface FeatureDef {
   key: string;
@@ -60,5 +63,11 @@ export type FeatureInfo = z.infer<typeof FeatureInfo>;
 
 export const ProductState = z.enum(['active', 'inactive']);
 export type ProductState = z.infer<typeof ProductState>;
-export const ProductStates = z.object({ aeo: ProductState, code: ProductState, verto: ProductState, mcp: ProductState, pro: ProductState });
+export const ProductStates = z.object({
+  aeo: ProductState,
+  code: ProductState,
+  verto: ProductState,
+  mcp: ProductState,
+  pro: ProductState,
+});
 export type ProductStates = z.infer<typeof ProductStates>;

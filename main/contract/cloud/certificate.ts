@@ -52,7 +52,13 @@ export type Certificate = z.infer<typeof Certificate>;
 /** Lifetime of a certificate; a rotated key stays published at least this long. */
 export const CERTIFICATE_TTL_SECONDS = 7 * 24 * 3600;
 
-export const Jwk = z.object({ kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: z.string(), kid: z.string(), use: z.literal('sig') });
+export const Jwk = z.object({
+  kty: z.literal('OKP'),
+  crv: z.literal('Ed25519'),
+  x: z.string(),
+  kid: z.string(),
+  use: z.literal('sig'),
+});
 export type Jwk = z.infer<typeof Jwk>;
 export const Jwks = z.object({ keys: z.array(Jwk) });
 export type Jwks = z.infer<typeof Jwks>;

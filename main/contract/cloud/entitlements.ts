@@ -9,7 +9,11 @@ export const CheckAnswer = z.object({ success: z.literal(true), entitlement: Clo
 export type CheckAnswer = z.infer<typeof CheckAnswer>;
 
 /** GET entitlements: all of the site's, with the signed certificate. */
-export const EntitlementsAnswer = z.object({ success: z.literal(true), entitlements: z.array(CloudEntitlement), certificate: Certificate });
+export const EntitlementsAnswer = z.object({
+  success: z.literal(true),
+  entitlements: z.array(CloudEntitlement),
+  certificate: Certificate,
+});
 
 /** GET products */
 export const ProductsAnswer = z.object({
@@ -19,4 +23,8 @@ export const ProductsAnswer = z.object({
 });
 
 /** GET features */
-export const FeaturesAnswer = z.object({ success: z.literal(true), features: z.array(FeatureInfo), plan: z.string().nullable() });
+export const FeaturesAnswer = z.object({
+  success: z.literal(true),
+  features: z.array(FeatureInfo),
+  plan: z.string().nullable(),
+});

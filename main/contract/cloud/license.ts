@@ -3,7 +3,10 @@ import { Certificate, LicenseStatus } from './certificate.ts';
 
 /** `ghl_` + 32 base64url characters (24 random bytes); stored hashed, shown once. */
 export const LICENSE_KEY_PATTERN = /^ghl_[A-Za-z0-9_-]{32}$/;
-export const LicenseKey = z.string().max(100).regex(LICENSE_KEY_PATTERN, 'a license key: ghl_ followed by 32 characters');
+export const LicenseKey = z
+  .string()
+  .max(100)
+  .regex(LICENSE_KEY_PATTERN, 'a license key: ghl_ followed by 32 characters');
 
 /** POST license/activate */
 export const ActivateBody = z.strictObject({ license_key: LicenseKey });

@@ -12,10 +12,12 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 // The joiners (ZWNJ, ZWJ) are part of how Persian, Indic scripts and emoji sequences are written: taken only there,
 // between an emoji or a letter of such a script and what it joins to; in Latin, Greek or Cyrillic text they only hide.
 const JOINER = /[\u200c\u200d]/gu;
-const JOINS_AFTER = /(?:[\p{Extended_Pictographic}\p{Emoji_Modifier}\ufe0f]|(?![\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}])[\p{L}\p{M}])$/u;
+const JOINS_AFTER =
+  /(?:[\p{Extended_Pictographic}\p{Emoji_Modifier}\ufe0f]|(?![\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}])[\p{L}\p{M}])$/u;
 const JOINS_BEFORE = /^[\p{L}\p{M}\p{Extended_Pictographic}]/u;
 
-const codePoint = (c: string, at: number) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} at position ${at + 1}`;
+const codePoint = (c: string, at: number) =>
+  `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} at position ${at + 1}`;
 
 /** Why `s` is not fit to be a name, or null: control characters, bidi controls and zero-width characters would hide or reorder what a person reads. */
 export function nameProblem(s: string): string | null {
@@ -24,7 +26,8 @@ export function nameProblem(s: string): string | null {
   const hidden = HIDDEN.exec(s);
   if (hidden) return `no bidi controls or zero-width characters (found ${codePoint(hidden[0], hidden.index)})`;
   for (const j of s.matchAll(JOINER)) {
-    if (!JOINS_AFTER.test(s.slice(0, j.index)) || !JOINS_BEFORE.test(s.slice(j.index + 1))) return `no bidi controls or zero-width characters (found ${codePoint(j[0], j.index)})`;
+    if (!JOINS_AFTER.test(s.slice(0, j.index)) || !JOINS_BEFORE.test(s.slice(j.index + 1)))
+      return `no bidi controls or zero-width characters (found ${codePoint(j[0], j.index)})`;
   }
   return null;
 }

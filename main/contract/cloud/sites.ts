@@ -15,7 +15,13 @@ export const RegisterBody = z.strictObject({
 export type RegisterBody = z.infer<typeof RegisterBody>;
 
 /** The only answer that ever carries the secret; the site keeps it in its vault. */
-export const RegisterAnswer = z.object({ success: z.literal(true), site_id: z.string(), key_id: z.string(), secret: z.string(), environment: Environment });
+export const RegisterAnswer = z.object({
+  success: z.literal(true),
+  site_id: z.string(),
+  key_id: z.string(),
+  secret: z.string(),
+  environment: Environment,
+});
 export type RegisterAnswer = z.infer<typeof RegisterAnswer>;
 
 export const SiteInfo = z.object({
@@ -25,7 +31,12 @@ export const SiteInfo = z.object({
   environment: Environment,
   status: z.enum(['active', 'disconnected']),
   account_id: z.string().nullable(),
-  license: z.object({ status: LicenseStatus, plan: z.string().nullable(), key_preview: z.string().nullable(), expires_at: z.string().nullable() }),
+  license: z.object({
+    status: LicenseStatus,
+    plan: z.string().nullable(),
+    key_preview: z.string().nullable(),
+    expires_at: z.string().nullable(),
+  }),
   version: z.string().nullable(),
   products_in_use: z.array(CloudProduct),
   outbox_depth: z.number().int().nullable(),
@@ -41,12 +52,24 @@ export const SiteStatusAnswer = z.object({ success: z.literal(true), site: SiteI
 
 /** POST sites/sync: what the site reports about itself. */
 export const SyncBody = z.strictObject({
-  version: z.string().max(64).regex(/^[\x21-\x7e]+$/, 'a version without spaces'),
+  version: z
+    .string()
+    .max(64)
+    .regex(/^[\x21-\x7e]+$/, 'a version without spaces'),
   products_in_use: z.array(CloudProduct).max(5).default([]),
   outbox_depth: z.number().int().nonnegative().max(1_000_000_000).default(0),
 });
 export type SyncBody = z.infer<typeof SyncBody>;
-export const SyncAnswer = z.object({ success: z.literal(true), site: SiteInfo, certificate: Certificate, server_time: z.string() });
+export const SyncAnswer = z.object({
+  success: z.literal(true),
+  site: SiteInfo,
+  certificate: Certificate,
+  server_time: z.string(),
+});
 
 /** POST sites/disconnect: the key stops working at once. */
-export const DisconnectAnswer = z.object({ success: z.literal(true), site_id: z.string(), status: z.literal('disconnected') });
+export const DisconnectAnswer = z.object({
+  success: z.literal(true),
+  site_id: z.string(),
+  status: z.literal('disconnected'),
+});

@@ -8,14 +8,24 @@ import { z } from 'zod';
  */
 
 /** No `-`: electron-updater's feed file names (`beta-mac.yml`, `latest-linux-arm64.yml`) use it as the separator. */
-export const ReleaseChannel = z.string().regex(/^[a-z][a-z0-9]{0,31}$/, 'a channel: lower-case letters and digits, at most 32');
+export const ReleaseChannel = z
+  .string()
+  .regex(/^[a-z][a-z0-9]{0,31}$/, 'a channel: lower-case letters and digits, at most 32');
 /** Semantic version without a leading v, as electron-updater compares them. */
 export const ReleaseVersion = z
   .string()
   .max(64)
-  .regex(/^(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/, 'a semantic version such as 1.4.0 or 2.0.0-beta.1');
+  .regex(
+    /^(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/,
+    'a semantic version such as 1.4.0 or 2.0.0-beta.1',
+  );
 /** A bare file name: no directory part, so it can be neither a path nor a URL of its own. */
-export const ReleaseFileName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._+-]{0,199}$/, 'a file name: letters, digits and . _ + -, at most 200, no directories');
+export const ReleaseFileName = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._+-]{0,199}$/,
+    'a file name: letters, digits and . _ + -, at most 200, no directories',
+  );
 export const ReleasePlatform = z.enum(['win', 'mac', 'linux']);
 export type ReleasePlatform = z.infer<typeof ReleasePlatform>;
 export const ReleaseArch = z.enum(['x64', 'arm64', 'ia32', 'armv7l', 'universal']);
@@ -28,7 +38,11 @@ export const ReleaseFile = z
     name: ReleaseFileName,
     platform: ReleasePlatform,
     arch: ReleaseArch,
-    size: z.number().int().nonnegative().max(2 ** 40),
+    size: z
+      .number()
+      .int()
+      .nonnegative()
+      .max(2 ** 40),
     sha512: Sha512Base64,
   })
   .strict();

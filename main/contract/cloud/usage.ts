@@ -3,7 +3,14 @@ import { CloudProduct } from './catalog.ts';
 import { QuotaDetails } from './errors.ts';
 
 /** What quotas count, per scope and period. */
-export const Metric = z.enum(['ai_tokens', 'translation_characters', 'indexing_requests', 'mcp_actions', 'reports', 'cloud_tasks']);
+export const Metric = z.enum([
+  'ai_tokens',
+  'translation_characters',
+  'indexing_requests',
+  'mcp_actions',
+  'reports',
+  'cloud_tasks',
+]);
 export type Metric = z.infer<typeof Metric>;
 export const Scope = z.enum(['account', 'department', 'site', 'project']);
 export type Scope = z.infer<typeof Scope>;
@@ -33,7 +40,11 @@ export function unitsMetricOf(event: string): Metric | null {
 export const USAGE_BATCH_MAX = 100;
 const MAX_UNITS = 1_000_000_000;
 
-const text = (max: number) => z.string().max(max).regex(/^[\x20-\x7e]*$/, 'printable ASCII');
+const text = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .regex(/^[\x20-\x7e]*$/, 'printable ASCII');
 
 /** The times a query or a report may name: from 1970 to the end of 9998, so a period around one (and its end) is a date the database holds. */
 export const TIME_RANGE = { min: Date.UTC(1970, 0, 1), max: Date.UTC(9999, 0, 1) } as const;
@@ -45,8 +56,13 @@ export const QueryTime = z.iso.datetime({ offset: true }).refine((v) => {
 
 /** The seed's usage event plus a client-made `event_id` (UUIDv7), as `usage/record` takes it. */
 export const CloudUsageEvent = z.strictObject({
-  event_id: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'a lower-case UUIDv7'),
-  event: z.string().max(100).regex(/^[a-z0-9_]+(\.[a-z0-9_]+)+$/, 'a dotted event name'),
+  event_id: z
+    .string()
+    .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'a lower-case UUIDv7'),
+  event: z
+    .string()
+    .max(100)
+    .regex(/^[a-z0-9_]+(\.[a-z0-9_]+)+$/, 'a dotted event name'),
   site_id: z.string().max(64),
   product: CloudProduct,
   feature: text(100),

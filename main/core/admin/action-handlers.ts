@@ -40,7 +40,10 @@ export function createHandlers(deps: ActionDeps): Handlers {
           await deps.clientVault.save(input.keychain_account, created.token);
         } catch (e) {
           await tokens.revoke(created.record.id);
-          throw new GatehouseError('vault_unavailable', `could not save the token to the ${deps.clientVault.backend}: ${toErrorShape(e).message}; no token was created`);
+          throw new GatehouseError(
+            'vault_unavailable',
+            `could not save the token to the ${deps.clientVault.backend}: ${toErrorShape(e).message}; no token was created`,
+          );
         }
       }
       return { ...created, ...(input.keychain_account ? { keychain_account: input.keychain_account } : {}) };
@@ -56,7 +59,8 @@ export function createHandlers(deps: ActionDeps): Handlers {
     'users.setRole': async (input) => users.setRole(input.login, input.role),
     'staged.list': async (input) => Promise.all(staging.list(input.status ? { status: input.status } : {}).map(desk)),
     'staged.get': async (input) => desk(staging.get(input.id)),
-    'staged.confirm': async (input, p, meta) => desk(await staging.confirm(input.id, { ...person(p, meta), preview_hash: input.preview_hash ?? null })),
+    'staged.confirm': async (input, p, meta) =>
+      desk(await staging.confirm(input.id, { ...person(p, meta), preview_hash: input.preview_hash ?? null })),
     'staged.discard': async (input, p, meta) => desk(await staging.discard(input.id, person(p, meta))),
     'staged.settle': async (input, p, meta) => desk(await staging.settle(input.id, input.outcome, person(p, meta))),
     'audit.query': async (input) => deps.audit.query(input),
@@ -68,13 +72,21 @@ export function createHandlers(deps: ActionDeps): Handlers {
     'stats.get': async () => deps.stats.snapshot(),
     'tools.list': async () => registry.info(settings.get()),
     'plugins.list': async () => registry.plugins(),
-    'events.subscribe': async () => ({ subscribe: (listener) => deps.events.subscribe((e) => listener(deskEvent(e, (x) => staging.blockOf(x)))) }),
+    'events.subscribe': async () => ({
+      subscribe: (listener) => deps.events.subscribe((e) => listener(deskEvent(e, (x) => staging.blockOf(x)))),
+    }),
     'console.loginLink': async () => {
       const base = deps.consoleUrl();
-      if (!base) throw new GatehouseError('service_unavailable', 'no service is running: start one with `gatehouse serve`; it prints a login link');
+      if (!base)
+        throw new GatehouseError(
+          'service_unavailable',
+          'no service is running: start one with `gatehouse serve`; it prints a login link',
+        );
       return { url: `${base}login?code=${deps.sessions.issueLoginCode()}` };
     },
-    'console.logout': async (_input, p) => ({ ended: p.kind === 'person' && p.session !== null ? deps.sessions.end(p.session) : false }),
+    'console.logout': async (_input, p) => ({
+      ended: p.kind === 'person' && p.session !== null ? deps.sessions.end(p.session) : false,
+    }),
     ...createProHandlers(deps),
     ...createCloudHandlers(deps),
     ...createUpstreamHandlers(deps),
@@ -85,14 +97,31 @@ export function createHandlers(deps: ActionDeps): Handlers {
 }
 
 /** A token may be narrowed, never widened: every named tool must be one the user could call. */
-function checkScope(scope: { tools?: string[]; plugins?: string[] } | undefined, role: Parameters<typeof capabilitiesOf>[0], registry: Registry): void {
+function checkScope(
+  scope: { tools?: string[]; plugins?: string[] } | undefined,
+  role: Parameters<typeof capabilitiesOf>[0],
+  registry: Registry,
+): void {
   if (!scope) return;
   const caps = capabilitiesOf(role);
   for (const name of scope.tools ?? []) {
     const tool = registry.get(name);
-    if (!tool) throw new GatehouseError('invalid_value', `--tools names an unknown tool '${name}' (see the tools list in the console or discover_tools)`);
-    if (!caps.has(tool.capability)) throw new GatehouseError('invalid_value', `the ${role} role cannot use '${name}' (it needs ${tool.capability}); a token cannot be wider than its user`);
+    if (!tool)
+      throw new GatehouseError(
+        'invalid_value',
+        `--tools names an unknown tool '${name}' (see the tools list in the console or discover_tools)`,
+      );
+    if (!caps.has(tool.capability))
+      throw new GatehouseError(
+        'invalid_value',
+        `the ${role} role cannot use '${name}' (it needs ${tool.capability}); a token cannot be wider than its user`,
+      );
   }
   const plugins = new Set(registry.listPlugins().map((p) => p.id));
-  for (const p of scope.plugins ?? []) if (!plugins.has(p)) throw new GatehouseError('invalid_value', `--plugins names an unknown plugin '${p}' (known: ${[...plugins].join(', ')})`);
+  for (const p of scope.plugins ?? [])
+    if (!plugins.has(p))
+      throw new GatehouseError(
+        'invalid_value',
+        `--plugins names an unknown plugin '${p}' (known: ${[...plugins].join(', ')})`,
+      );
 }

@@ -57,6 +57,9 @@ export interface InvokeMeta {
   request_id?: string | null;
 }
 
-export type Handler<A extends AnyAction> = (input: z.output<ApiActions[A]['input']>, principal: Principal, meta: InvokeMeta) => Promise<ApiOutput<A>>;
+export type Handler<A extends AnyAction> = (
+  input: z.output<ApiActions[A]['input']>,
+  principal: Principal,
+  meta: InvokeMeta,
+) => Promise<ApiOutput<A>>;
 export type Handlers = { [A in AnyAction]: Handler<A> };
-

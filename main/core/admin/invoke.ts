@@ -1,5 +1,12 @@
 import type { z } from 'zod';
-import { API_ACTIONS, type AnyAction, type ApiAction, type ApiDispatch, type ApiOutput, type Who } from '../../contract/api.ts';
+import {
+  API_ACTIONS,
+  type AnyAction,
+  type ApiAction,
+  type ApiDispatch,
+  type ApiOutput,
+  type Who,
+} from '../../contract/api.ts';
 import type { Result } from '../../contract/errors.ts';
 import type { Principal } from '../../contract/principal.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -17,13 +24,26 @@ export type { ActionDeps, InvokeMeta } from './action-types.ts';
  * schema, then the handler. The same input from the same kind of caller gets
  * the same answer, code and message, whichever way it came.
  */
-export type Invoke = <A extends AnyAction>(action: A, rawInput: unknown, principal: Principal, meta?: InvokeMeta) => Promise<Result<ApiOutput<A>>>;
+export type Invoke = <A extends AnyAction>(
+  action: A,
+  rawInput: unknown,
+  principal: Principal,
+  meta?: InvokeMeta,
+) => Promise<Result<ApiOutput<A>>>;
 
 const MAX_ISSUES = 20;
 
 export function createInvoke(deps: ActionDeps & { log?: Logger }): Invoke {
-  const handlers = createHandlers(deps) as unknown as Record<AnyAction, (input: unknown, p: Principal, meta: InvokeMeta) => Promise<unknown>>;
-  return (async (action: AnyAction, rawInput: unknown, principal: Principal, meta: InvokeMeta = {}): Promise<Result<unknown>> => {
+  const handlers = createHandlers(deps) as unknown as Record<
+    AnyAction,
+    (input: unknown, p: Principal, meta: InvokeMeta) => Promise<unknown>
+  >;
+  return (async (
+    action: AnyAction,
+    rawInput: unknown,
+    principal: Principal,
+    meta: InvokeMeta = {},
+  ): Promise<Result<unknown>> => {
     // Object.hasOwn: an action name from a transport must not reach `constructor` or `__proto__`.
     if (typeof action !== 'string' || !Object.hasOwn(API_ACTIONS, action)) {
       return { ok: false, code: 'not_found', message: `unknown action '${String(action).slice(0, 100)}'` };
@@ -35,7 +55,8 @@ export function createInvoke(deps: ActionDeps & { log?: Logger }): Invoke {
       if (!parsed.success) throw invalidInput(action, parsed.error);
       return { ok: true, data: await handlers[action](parsed.data, principal, meta) };
     } catch (e) {
-      if (!(e instanceof GatehouseError)) deps.log?.error('action failed', { action, error: e instanceof Error ? e.message : String(e) });
+      if (!(e instanceof GatehouseError))
+        deps.log?.error('action failed', { action, error: e instanceof Error ? e.message : String(e) });
       return { ok: false, ...toErrorShape(e) };
     }
   }) as Invoke;
@@ -43,9 +64,13 @@ export function createInvoke(deps: ActionDeps & { log?: Logger }): Invoke {
 
 /** `action: field.path: what is wrong` from the first issue; all of them (bounded) in details. */
 function invalidInput(action: string, error: z.ZodError): GatehouseError {
-  const issues = error.issues.slice(0, MAX_ISSUES).map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+  const issues = error.issues
+    .slice(0, MAX_ISSUES)
+    .map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
   const first = issues[0];
-  return new GatehouseError('invalid_value', `${action}: ${first?.path || 'input'}: ${first?.message ?? 'invalid'}`, { issues });
+  return new GatehouseError('invalid_value', `${action}: ${first?.path || 'input'}: ${first?.message ?? 'invalid'}`, {
+    issues,
+  });
 }
 
 /** `invoke` bound to one principal: what the tray, a test or the in-process service API hold. */

@@ -19,11 +19,16 @@ export function createProfileHandlers(deps: Pick<ActionDeps, 'profiles'>): {
 }
 
 /** Each token with how many tools it may see now: the same rule tools/list applies to it (the console's Tokens screen shows it). */
-export function withToolCounts(tokens: TokenView[], deps: Pick<ActionDeps, 'users' | 'registry' | 'settings'>): TokenView[] {
+export function withToolCounts(
+  tokens: TokenView[],
+  deps: Pick<ActionDeps, 'users' | 'registry' | 'settings'>,
+): TokenView[] {
   const settings = deps.settings.get();
   return tokens.map((t) => {
     const user = deps.users.byId(t.user_id);
-    const tool_count = user ? deps.registry.visible({ capabilities: capabilitiesOf(user.role), scope: t.scope }, settings).length : 0;
+    const tool_count = user
+      ? deps.registry.visible({ capabilities: capabilitiesOf(user.role), scope: t.scope }, settings).length
+      : 0;
     return { ...t, tool_count };
   });
 }

@@ -6,7 +6,10 @@ import { GatehouseError } from '../errors.ts';
 
 /** Settings are read live on every request, so a change applies to the next one without a restart. */
 export class SettingsService {
-  constructor(private readonly store: DocumentStore<OptionsData>, private readonly events: EventHub) {}
+  constructor(
+    private readonly store: DocumentStore<OptionsData>,
+    private readonly events: EventHub,
+  ) {}
 
   get(): SettingsT {
     return this.store.read().settings;
@@ -16,7 +19,10 @@ export class SettingsService {
     const parsed = SettingsPatch.safeParse(patch);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new GatehouseError('invalid_value', `invalid setting ${issue?.path.join('.') || ''}: ${issue?.message}`.replace('setting : ', 'settings: '));
+      throw new GatehouseError(
+        'invalid_value',
+        `invalid setting ${issue?.path.join('.') || ''}: ${issue?.message}`.replace('setting : ', 'settings: '),
+      );
     }
     const next = await this.store.update((d) => {
       d.settings = Settings.parse({ ...d.settings, ...parsed.data });

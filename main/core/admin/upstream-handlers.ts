@@ -19,7 +19,8 @@ export function createUpstreamHandlers(deps: Pick<ActionDeps, 'upstreams'>): {
   'upstreams.logout': Handler<'upstreams.logout'>;
 } {
   const up = (): UpstreamActions => {
-    if (!deps.upstreams) throw new GatehouseError('service_unavailable', 'upstream servers are not managed in this process');
+    if (!deps.upstreams)
+      throw new GatehouseError('service_unavailable', 'upstream servers are not managed in this process');
     return deps.upstreams;
   };
   return {

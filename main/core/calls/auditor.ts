@@ -8,7 +8,14 @@ import { uuidv7 } from '../../lib/ids.ts';
 import { clientText } from './client-text.ts';
 
 /** Bounds on what an audit entry keeps of strings a client chose. */
-export const AUDIT_TEXT_LIMITS = { tool: 128, client: 80, target: 300, args_shape: 500, asked: 300, reason: 300 } as const;
+export const AUDIT_TEXT_LIMITS = {
+  tool: 128,
+  client: 80,
+  target: 300,
+  args_shape: 500,
+  asked: 300,
+  reason: 300,
+} as const;
 
 export interface AuditFacts {
   tool: string;
@@ -50,7 +57,8 @@ export interface Actor {
 }
 
 /** An MCP call's principal: its token's user over the MCP endpoint (null for a call without a token). */
-export const principalOf = (ctx: CallContext): Principal | null => (ctx.token ? tokenPrincipal(ctx.token, ctx.user, 'mcp') : null);
+export const principalOf = (ctx: CallContext): Principal | null =>
+  ctx.token ? tokenPrincipal(ctx.token, ctx.user, 'mcp') : null;
 
 export const actorOf = (ctx: CallContext): Actor => ({
   principal: principalOf(ctx),

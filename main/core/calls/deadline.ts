@@ -9,7 +9,12 @@ export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
  * happens: a plugin that ignores its signal still cannot hold the call
  * beyond its time. What it does after that is dropped, never reported.
  */
-export function withDeadline<T>(work: (signal: AbortSignal) => Promise<T>, ms: number, outer: AbortSignal | undefined, what: string): Promise<T> {
+export function withDeadline<T>(
+  work: (signal: AbortSignal) => Promise<T>,
+  ms: number,
+  outer: AbortSignal | undefined,
+  what: string,
+): Promise<T> {
   if (outer?.aborted) return Promise.reject(cancelled(what));
   // One promise, one timer, one controller: this runs on every tool call.
   return new Promise<T>((resolve, reject) => {
@@ -28,7 +33,13 @@ export function withDeadline<T>(work: (signal: AbortSignal) => Promise<T>, ms: n
       reject(e);
     };
     const onCancel = () => stop(cancelled(what));
-    const timer = setTimeout(() => stop(new GatehouseError('timeout', `${what} took longer than ${formatMs(ms)} and was stopped`, { timeout_ms: ms })), ms);
+    const timer = setTimeout(
+      () =>
+        stop(
+          new GatehouseError('timeout', `${what} took longer than ${formatMs(ms)} and was stopped`, { timeout_ms: ms }),
+        ),
+      ms,
+    );
     outer?.addEventListener('abort', onCancel, { once: true });
     let running: Promise<T>;
     try {

@@ -67,35 +67,62 @@ export class Pipeline {
     try {
       entry = this.deps.registry.resolve(name, viewerOf(ctx), this.deps.settings());
     } catch (e) {
-      auditor.record({ tool: name, write: false, result: 'denied', error_code: 'unknown_tool', duration_ms: elapsed() }, actor);
+      auditor.record(
+        { tool: name, write: false, result: 'denied', error_code: 'unknown_tool', duration_ms: elapsed() },
+        actor,
+      );
       throw e;
     }
     const tool = entry.tool;
     // An upstream call is audited with the shape of its arguments (names and types, never values).
-    const facts: Partial<AuditFacts> & Pick<AuditFacts, 'tool' | 'write'> = { tool: tool.name, write: tool.write, source_plugin: tool.plugin, feature_key: tool.feature, ...(entry.pluginKind === 'upstream' ? { args_shape: argsShape(args ?? {}) } : {}) };
+    const facts: Partial<AuditFacts> & Pick<AuditFacts, 'tool' | 'write'> = {
+      tool: tool.name,
+      write: tool.write,
+      source_plugin: tool.plugin,
+      feature_key: tool.feature,
+      ...(entry.pluginKind === 'upstream' ? { args_shape: argsShape(args ?? {}) } : {}),
+    };
 
     // A retried round whose requestState was issued for another call: refused (and audited) before anything runs.
     if (ctx.resume?.refused) {
-      auditor.record({ ...facts, result: 'denied', error_code: 'invalid_params', reason: ctx.resume.refused.reason, duration_ms: elapsed() }, actor);
+      auditor.record(
+        {
+          ...facts,
+          result: 'denied',
+          error_code: 'invalid_params',
+          reason: ctx.resume.refused.reason,
+          duration_ms: elapsed(),
+        },
+        actor,
+      );
       throw new GatehouseError('invalid_params', ctx.resume.refused.message);
     }
     const checked = await entry.input.validate(args ?? {});
     if (!checked.ok) {
       auditor.record({ ...facts, result: 'error', error_code: 'invalid_params', duration_ms: elapsed() }, actor);
-      throw new GatehouseError('invalid_params', `invalid arguments for ${tool.name}: ${checked.issues.join('; ')}`, { issues: checked.issues });
+      throw new GatehouseError('invalid_params', `invalid arguments for ${tool.name}: ${checked.issues.join('; ')}`, {
+        issues: checked.issues,
+      });
     }
     const input = checked.value as Record<string, unknown>;
     // From here on every entry names what the call names (a page read, a write refused on a named page).
     Object.assign(facts, { target: targetOf(tool, input) });
 
-    const gate = this.deps.policy ? await this.deps.policy.check(ctx, entry, input, facts.target ?? null) : { refused: null, unattended: null };
+    const gate = this.deps.policy
+      ? await this.deps.policy.check(ctx, entry, input, facts.target ?? null)
+      : { refused: null, unattended: null };
     if (gate.refused) {
-      auditor.record({ ...facts, result: 'denied', error_code: gate.refused.code, policy: gate.policies, duration_ms: elapsed() }, actor);
+      auditor.record(
+        { ...facts, result: 'denied', error_code: gate.refused.code, policy: gate.policies, duration_ms: elapsed() },
+        actor,
+      );
       return { kind: 'refused', ...gate.refused };
     }
 
     const source = this.deps.entitlements();
-    const { entitlement, code } = source.decide ? await source.decide(tool.feature) : { entitlement: await source.check(tool.feature), code: null };
+    const { entitlement, code } = source.decide
+      ? await source.decide(tool.feature)
+      : { entitlement: await source.check(tool.feature), code: null };
     if (!entitlement.allowed) {
       const refusal = refusalOf(code, tool.name, tool.feature, entitlement.plan);
       auditor.record({ ...facts, result: 'denied', error_code: refusal.code, duration_ms: elapsed() }, actor);
@@ -104,7 +131,12 @@ export class Pipeline {
     const fault = await this.deps.storage?.ready();
     if (fault) {
       auditor.record({ ...facts, result: 'denied', error_code: 'storage_unavailable', duration_ms: elapsed() }, actor);
-      return { kind: 'refused', code: 'storage_unavailable', message: storageMessage(fault), details: { part: fault.part, since: fault.since } };
+      return {
+        kind: 'refused',
+        code: 'storage_unavailable',
+        message: storageMessage(fault),
+        details: { part: fault.part, since: fault.since },
+      };
     }
 
     const limit = tool.timeout_ms ?? this.timeoutMs;
@@ -112,26 +144,44 @@ export class Pipeline {
       let output: ToolOutput;
       if (tool.write) {
         // Only the preview runs under the deadline: once it is done, staging it is quick and must not be cut in half.
-        const timed: WriteTool = { ...tool, preview: (i, c) => withDeadline((signal) => tool.preview(i, { ...c, signal }), limit, c.signal, `${tool.name} (preview)`) };
+        const timed: WriteTool = {
+          ...tool,
+          preview: (i, c) =>
+            withDeadline((signal) => tool.preview(i, { ...c, signal }), limit, c.signal, `${tool.name} (preview)`),
+        };
         const staged = await this.deps.staging.stage(timed, input, ctx);
         if (gate.unattended) {
           const done = await runUnattended(this.deps, staged.staged_id, ctx, gate.unattended);
           if (done.kind === 'refused') return done;
           output = done.output;
         } else {
-          output = { structured: staged, text: stagedText(staged.staged_id, staged.preview.summary, staged.expires_at, this.deps.settings().approval_mode === 'agent') };
+          output = {
+            structured: staged,
+            text: stagedText(
+              staged.staged_id,
+              staged.preview.summary,
+              staged.expires_at,
+              this.deps.settings().approval_mode === 'agent',
+            ),
+          };
         }
       } else {
         output = await withDeadline((signal) => tool.run(input, { ...ctx, signal }), limit, ctx.signal, tool.name);
         // An input-required answer is no result yet: there is nothing to check against the output schema.
         if (entry.output && !output.inputRequired) await checkOutput(entry, output);
-        auditor.record({ ...facts, result: 'ok', duration_ms: elapsed(), ...(output.asked ? { asked: output.asked } : {}) }, actor);
+        auditor.record(
+          { ...facts, result: 'ok', duration_ms: elapsed(), ...(output.asked ? { asked: output.asked } : {}) },
+          actor,
+        );
       }
       this.deps.usage.record({ event: USAGE_EVENTS.toolCalled, product: 'mcp', feature: tool.feature, units: 1 });
       return { kind: 'result', output };
     } catch (e) {
       const code = e instanceof GatehouseError ? e.code : 'internal_error';
-      auditor.record({ ...facts, result: code === 'forbidden' ? 'denied' : 'error', error_code: code, duration_ms: elapsed() }, actor);
+      auditor.record(
+        { ...facts, result: code === 'forbidden' ? 'denied' : 'error', error_code: code, duration_ms: elapsed() },
+        actor,
+      );
       throw e;
     }
   }
@@ -154,23 +204,39 @@ export class Pipeline {
     } catch {
       // a name the caller cannot call: counted under UNKNOWN_TOOL, never the name it made up
     }
-    const facts = tool ? { tool: tool.name, write: tool.write, source_plugin: tool.plugin, feature_key: tool.feature } : { tool: UNKNOWN_TOOL, write: false };
+    const facts = tool
+      ? { tool: tool.name, write: tool.write, source_plugin: tool.plugin, feature_key: tool.feature }
+      : { tool: UNKNOWN_TOOL, write: false };
     this.deps.auditor.record({ ...facts, result: 'denied', error_code: 'invalid_params', reason }, actorOf(ctx));
   }
 
-  async readResource(uri: string, ctx: CallContext, extra: readonly ResourceDef[] = []): Promise<{ resource: ResourceDef; text: string }> {
+  async readResource(
+    uri: string,
+    ctx: CallContext,
+    extra: readonly ResourceDef[] = [],
+  ): Promise<{ resource: ResourceDef; text: string }> {
     const { auditor, clock } = this.deps;
     const started = clock.now();
     const audit = (f: Partial<AuditFacts> & Pick<AuditFacts, 'result'>) =>
-      auditor.record({ tool: RESOURCE_READ, write: false, target: uri, duration_ms: clock.now() - started, ...f }, actorOf(ctx));
-    const resource = extra.find((r) => r.uri === uri) ?? this.deps.registry.resources(viewerOf(ctx), this.deps.settings()).find((r) => r.uri === uri);
+      auditor.record(
+        { tool: RESOURCE_READ, write: false, target: uri, duration_ms: clock.now() - started, ...f },
+        actorOf(ctx),
+      );
+    const resource =
+      extra.find((r) => r.uri === uri) ??
+      this.deps.registry.resources(viewerOf(ctx), this.deps.settings()).find((r) => r.uri === uri);
     if (!resource) {
       audit({ result: 'denied', error_code: 'not_found' });
       throw new GatehouseError('not_found', `resource not found: ${uri.slice(0, 300)}`, { uri: uri.slice(0, 300) });
     }
     const source = { source_plugin: resource.plugin ?? null };
     try {
-      const text = await withDeadline((signal) => resource.read({ ...ctx, signal }), this.timeoutMs, ctx.signal, `reading ${uri}`);
+      const text = await withDeadline(
+        (signal) => resource.read({ ...ctx, signal }),
+        this.timeoutMs,
+        ctx.signal,
+        `reading ${uri}`,
+      );
       audit({ result: 'ok', ...source });
       return { resource, text };
     } catch (e) {
@@ -193,7 +259,10 @@ async function checkOutput(entry: RegisteredTool, output: ToolOutput): Promise<v
   const v = await entry.output!.validate(output.structured);
   if (v.ok) return;
   const code = entry.pluginKind === 'upstream' ? 'upstream_error' : 'internal_error';
-  throw new GatehouseError(code, `the result of ${entry.tool.name} does not match its output schema: ${v.issues.slice(0, 5).join('; ')}`);
+  throw new GatehouseError(
+    code,
+    `the result of ${entry.tool.name} does not match its output schema: ${v.issues.slice(0, 5).join('; ')}`,
+  );
 }
 
 function stagedText(id: string, summary: string, expiresAt: string, agentMayConfirm: boolean): string {
@@ -204,10 +273,30 @@ function stagedText(id: string, summary: string, expiresAt: string, agentMayConf
 }
 
 /** What the agent reads when the gate refuses: the precise reason when the certificate gives one. */
-function refusalOf(code: string | null, tool: string, feature: string, plan: string): { code: 'entitlement_required' | 'product_inactive' | 'license_expired' | 'license_invalid'; message: string } {
+function refusalOf(
+  code: string | null,
+  tool: string,
+  feature: string,
+  plan: string,
+): { code: 'entitlement_required' | 'product_inactive' | 'license_expired' | 'license_invalid'; message: string } {
   const product = feature.slice(0, feature.indexOf('.'));
-  if (code === 'product_inactive') return { code, message: `${tool} is switched off: the '${product}' product is not active for this site on the cloud gateway; its operator can enable it` };
-  if (code === 'license_expired') return { code, message: `${tool} needs the '${plan}' plan (feature ${feature}) and this site's license has expired; renew it, then run gatehouse cloud sync` };
-  if (code === 'license_invalid') return { code, message: `${tool} needs the '${plan}' plan (feature ${feature}) and this site's license is no longer valid (revoked or suspended); activate another license (gatehouse cloud activate)` };
-  return { code: 'entitlement_required', message: `${tool} needs the '${plan}' plan (feature ${feature}); upgrade the license in Gatehouse to use it` };
+  if (code === 'product_inactive')
+    return {
+      code,
+      message: `${tool} is switched off: the '${product}' product is not active for this site on the cloud gateway; its operator can enable it`,
+    };
+  if (code === 'license_expired')
+    return {
+      code,
+      message: `${tool} needs the '${plan}' plan (feature ${feature}) and this site's license has expired; renew it, then run gatehouse cloud sync`,
+    };
+  if (code === 'license_invalid')
+    return {
+      code,
+      message: `${tool} needs the '${plan}' plan (feature ${feature}) and this site's license is no longer valid (revoked or suspended); activate another license (gatehouse cloud activate)`,
+    };
+  return {
+    code: 'entitlement_required',
+    message: `${tool} needs the '${plan}' plan (feature ${feature}); upgrade the license in Gatehouse to use it`,
+  };
 }

@@ -20,7 +20,10 @@ export interface Viewer {
   scope: TokenScope | null;
 }
 
-export const viewerOf = (ctx: CallContext): Viewer => ({ capabilities: ctx.capabilities, scope: ctx.token?.scope ?? null });
+export const viewerOf = (ctx: CallContext): Viewer => ({
+  capabilities: ctx.capabilities,
+  scope: ctx.token?.scope ?? null,
+});
 
 /** A tool as the registry keeps it: its schemas compiled once, and a revision that changes with every (re)registration. */
 export interface RegisteredTool {
@@ -80,7 +83,11 @@ export class Registry {
 
   /** Registers a plugin and the tools it starts with; a duplicate tool name or plugin id is refused, and nothing of it is kept. */
   add(plugin: Plugin): void {
-    if (!PLUGIN_ID.test(plugin.id)) throw new GatehouseError('invalid_value', `plugin id '${plugin.id.slice(0, 80)}' must be 1-64 of a-z 0-9 _ . - starting with a letter or digit`);
+    if (!PLUGIN_ID.test(plugin.id))
+      throw new GatehouseError(
+        'invalid_value',
+        `plugin id '${plugin.id.slice(0, 80)}' must be 1-64 of a-z 0-9 _ . - starting with a letter or digit`,
+      );
     if (this.slots.has(plugin.id)) throw new GatehouseError('conflict', `plugin '${plugin.id}' registered twice`);
     const slot: Slot = { plugin, tools: new Map(), resources: [], startError: null };
     const tools = this.prepareAll(slot, plugin.tools?.() ?? []);
@@ -159,8 +166,17 @@ export class Registry {
 
   plugins(): PluginInfo[] {
     return [...this.slots.values()].map(({ plugin, tools, startError }) => {
-      const s = startError ? { status: 'down' as const, detail: `failed to start: ${startError}` } : (plugin.status?.() ?? { status: 'ok' as const, detail: null });
-      return { id: plugin.id, title: plugin.title, kind: plugin.kind, status: s.status, detail: s.detail, tools: tools.size };
+      const s = startError
+        ? { status: 'down' as const, detail: `failed to start: ${startError}` }
+        : (plugin.status?.() ?? { status: 'ok' as const, detail: null });
+      return {
+        id: plugin.id,
+        title: plugin.title,
+        kind: plugin.kind,
+        status: s.status,
+        detail: s.detail,
+        tools: tools.size,
+      };
     });
   }
 
@@ -205,7 +221,8 @@ export class Registry {
   /** The tool, or the same error an unknown tool gets: hidden tools are not revealed. */
   resolve(name: string, viewer: Viewer, settings: Settings): RegisteredTool {
     const entry = this.byName.get(name);
-    if (!entry || !this.isVisible(entry.tool, viewer, settings)) throw new GatehouseError('unknown_tool', `unknown tool: ${name.slice(0, 128)}`);
+    if (!entry || !this.isVisible(entry.tool, viewer, settings))
+      throw new GatehouseError('unknown_tool', `unknown tool: ${name.slice(0, 128)}`);
     return entry;
   }
 
@@ -223,7 +240,12 @@ export class Registry {
         if (r.tool !== undefined) {
           const tool = this.byName.get(r.tool)?.tool;
           if (!tool || !this.isVisible(tool, viewer, settings)) continue;
-        } else if (!r.public && (viewer.scope?.tools || (viewer.scope?.plugins && !viewer.scope.plugins.includes(slot.plugin.id)) || !this.profileAllowsPlugin(viewer.scope, slot.plugin.id))) {
+        } else if (
+          !r.public &&
+          (viewer.scope?.tools ||
+            (viewer.scope?.plugins && !viewer.scope.plugins.includes(slot.plugin.id)) ||
+            !this.profileAllowsPlugin(viewer.scope, slot.plugin.id))
+        ) {
           continue;
         }
         out.push(r);
@@ -243,7 +265,12 @@ export class Registry {
     for (const { plugin } of this.slots.values()) {
       const surface = plugin.surface;
       if (!surface || !viewer.capabilities.has(surface.capability)) continue;
-      if (viewer.scope?.tools || (viewer.scope?.plugins && !viewer.scope.plugins.includes(plugin.id)) || !this.profileAllowsPlugin(viewer.scope, plugin.id)) continue;
+      if (
+        viewer.scope?.tools ||
+        (viewer.scope?.plugins && !viewer.scope.plugins.includes(plugin.id)) ||
+        !this.profileAllowsPlugin(viewer.scope, plugin.id)
+      )
+        continue;
       out.push({ plugin: plugin.id, surface });
     }
     return out;
@@ -286,7 +313,8 @@ export class Registry {
       setTools: (tools) => this.apply(slot, this.prepareAll(slot, tools), slot.resources),
       setResources: (resources) => this.apply(slot, [...slot.tools.values()], this.checkResources(slot, resources)),
       surfaceChanged: () => {
-        if (this.slots.get(slot.plugin.id) === slot) this.emit({ plugin: slot.plugin.id, added: [], removed: [], changed: [], resources: false, surface: true });
+        if (this.slots.get(slot.plugin.id) === slot)
+          this.emit({ plugin: slot.plugin.id, added: [], removed: [], changed: [], resources: false, surface: true });
       },
     };
   }
@@ -296,10 +324,15 @@ export class Registry {
     const seen = new Set<string>();
     return tools.map((tool) => {
       const entry = this.prepare(slot.plugin, tool);
-      if (seen.has(tool.name)) throw new GatehouseError('conflict', `plugin '${slot.plugin.id}' lists the tool '${tool.name}' twice`);
+      if (seen.has(tool.name))
+        throw new GatehouseError('conflict', `plugin '${slot.plugin.id}' lists the tool '${tool.name}' twice`);
       seen.add(tool.name);
       const owner = this.byName.get(tool.name)?.tool.plugin;
-      if (owner !== undefined && owner !== slot.plugin.id) throw new GatehouseError('conflict', `tool '${tool.name}' of plugin '${slot.plugin.id}' is already registered by plugin '${owner}'; tool names are unique across plugins`);
+      if (owner !== undefined && owner !== slot.plugin.id)
+        throw new GatehouseError(
+          'conflict',
+          `tool '${tool.name}' of plugin '${slot.plugin.id}' is already registered by plugin '${owner}'; tool names are unique across plugins`,
+        );
       return entry;
     });
   }
@@ -307,17 +340,24 @@ export class Registry {
   private prepare(plugin: Plugin, tool: Tool): RegisteredTool {
     const pluginId = plugin.id;
     const name = typeof tool?.name === 'string' ? tool.name : '';
-    const bad = (why: string) => new GatehouseError('invalid_value', `tool '${name.slice(0, 128)}' of plugin '${pluginId}': ${why}`);
+    const bad = (why: string) =>
+      new GatehouseError('invalid_value', `tool '${name.slice(0, 128)}' of plugin '${pluginId}': ${why}`);
     if (!TOOL_NAME.test(name)) throw bad('a tool name is 1-128 of A-Z a-z 0-9 _ - .');
     if (isObjectMemberName(name)) throw bad('the name is reserved (a member of every JavaScript object)');
     if (tool.plugin !== pluginId) throw bad(`it names '${String(tool.plugin)}' as its plugin`);
-    if (typeof tool.title !== 'string' || !tool.title.trim() || tool.title.length > 200) throw bad('a title is 1-200 characters');
+    if (typeof tool.title !== 'string' || !tool.title.trim() || tool.title.length > 200)
+      throw bad('a title is 1-200 characters');
     if (typeof tool.description !== 'string') throw bad('a description is required');
     if (!Capability.safeParse(tool.capability).success) throw bad(`unknown capability '${String(tool.capability)}'`);
-    if (tool.write ? typeof tool.preview !== 'function' || typeof tool.apply !== 'function' : typeof tool.run !== 'function') {
+    if (
+      tool.write
+        ? typeof tool.preview !== 'function' || typeof tool.apply !== 'function'
+        : typeof tool.run !== 'function'
+    ) {
       throw bad(tool.write ? 'a write tool has preview and apply' : 'a read tool has run');
     }
-    if (tool.timeout_ms !== undefined && !(Number.isFinite(tool.timeout_ms) && tool.timeout_ms > 0)) throw bad('timeout_ms is a positive number');
+    if (tool.timeout_ms !== undefined && !(Number.isFinite(tool.timeout_ms) && tool.timeout_ms > 0))
+      throw bad('timeout_ms is a positive number');
     try {
       return {
         tool,
@@ -334,13 +374,20 @@ export class Registry {
   /** Resource URIs are unique across plugins, like tool names. */
   private checkResources(slot: Slot, resources: readonly ResourceDef[]): readonly ResourceDef[] {
     const taken = new Map<string, string>();
-    for (const other of this.slots.values()) if (other !== slot) for (const r of other.resources) taken.set(r.uri, other.plugin.id);
+    for (const other of this.slots.values())
+      if (other !== slot) for (const r of other.resources) taken.set(r.uri, other.plugin.id);
     const own = new Set<string>();
     for (const r of resources) {
-      if (typeof r.uri !== 'string' || !r.uri || r.uri.length > 2048) throw new GatehouseError('invalid_value', `plugin '${slot.plugin.id}' lists a resource without a usable URI`);
+      if (typeof r.uri !== 'string' || !r.uri || r.uri.length > 2048)
+        throw new GatehouseError('invalid_value', `plugin '${slot.plugin.id}' lists a resource without a usable URI`);
       const owner = taken.get(r.uri);
-      if (owner !== undefined) throw new GatehouseError('conflict', `resource '${r.uri}' of plugin '${slot.plugin.id}' is already registered by plugin '${owner}'`);
-      if (own.has(r.uri)) throw new GatehouseError('conflict', `plugin '${slot.plugin.id}' lists the resource '${r.uri}' twice`);
+      if (owner !== undefined)
+        throw new GatehouseError(
+          'conflict',
+          `resource '${r.uri}' of plugin '${slot.plugin.id}' is already registered by plugin '${owner}'`,
+        );
+      if (own.has(r.uri))
+        throw new GatehouseError('conflict', `plugin '${slot.plugin.id}' lists the resource '${r.uri}' twice`);
       own.add(r.uri);
     }
     return resources.map((r) => ({ ...r, plugin: slot.plugin.id }));
@@ -352,7 +399,13 @@ export class Registry {
     if (this.slots.get(slot.plugin.id) !== slot) return;
     const before = slot.tools;
     const after = new Map(tools.map((t) => [t.tool.name, t]));
-    const change: RegistryChange = { plugin: slot.plugin.id, added: [], removed: [], changed: [], resources: resources !== slot.resources };
+    const change: RegistryChange = {
+      plugin: slot.plugin.id,
+      added: [],
+      removed: [],
+      changed: [],
+      resources: resources !== slot.resources,
+    };
     for (const [name, entry] of after) {
       const old = before.get(name);
       if (!old) change.added.push(name);
@@ -378,4 +431,3 @@ export class Registry {
     }
   }
 }
-

@@ -53,7 +53,15 @@ export class StatsRecorder implements UsageSink {
   record(event: RecordedUsage): void {
     const key = `${event.event}\n${event.feature}`;
     let slot = this.usage.get(key);
-    if (!slot) this.usage.set(key, (slot = { event: event.event, feature: event.feature, totals: { events: 0, units: 0, tokens_input: 0, tokens_output: 0 } }));
+    if (!slot)
+      this.usage.set(
+        key,
+        (slot = {
+          event: event.event,
+          feature: event.feature,
+          totals: { events: 0, units: 0, tokens_input: 0, tokens_output: 0 },
+        }),
+      );
     addTotals(slot.totals, event);
   }
 
@@ -63,7 +71,8 @@ export class StatsRecorder implements UsageSink {
     const s = structuredClone(doc.stats);
     // A batch being flushed is in neither place until its write commits (the store swaps in a new
     // document then): counted here while the committed document is still the one it was applied to.
-    for (const f of this.flights) if (f.base === undefined || f.base === doc) this.foldInto(s, f.tools, f.hours, f.usage);
+    for (const f of this.flights)
+      if (f.base === undefined || f.base === doc) this.foldInto(s, f.tools, f.hours, f.usage);
     this.foldInto(s, this.tools, this.hours, this.usage);
     return s;
   }
@@ -101,11 +110,22 @@ export class StatsRecorder implements UsageSink {
   }
 
   private foldInto(s: Stats, tools: Map<string, Counts>, hours: Map<string, Counts>, usage: UsageSlots): void {
-    for (const [tool, counts] of tools) addCounts(ownEntry(s.tools, tool, () => ({})), counts);
-    for (const [hour, counts] of hours) addCounts(ownEntry(s.hourly, hour, () => ({})), counts);
+    for (const [tool, counts] of tools)
+      addCounts(
+        ownEntry(s.tools, tool, () => ({})),
+        counts,
+      );
+    for (const [hour, counts] of hours)
+      addCounts(
+        ownEntry(s.hourly, hour, () => ({})),
+        counts,
+      );
     for (const { event, feature, totals } of usage.values()) {
       const byFeature = ownEntry(s.usage, event, () => ({}));
-      addTotals(ownEntry(byFeature, feature, () => ({ events: 0, units: 0, tokens_input: 0, tokens_output: 0 })), totals);
+      addTotals(
+        ownEntry(byFeature, feature, () => ({ events: 0, units: 0, tokens_input: 0, tokens_output: 0 })),
+        totals,
+      );
     }
   }
 }
@@ -120,7 +140,10 @@ function addCounts(into: Record<string, number>, counts: Counts): void {
   for (const [result, n] of counts) into[result] = (Object.hasOwn(into, result) ? into[result]! : 0) + n;
 }
 
-function addTotals(into: UsageTotals, add: { units: number; tokens_input: number; tokens_output: number; events?: number }): void {
+function addTotals(
+  into: UsageTotals,
+  add: { units: number; tokens_input: number; tokens_output: number; events?: number },
+): void {
   into.events += add.events ?? 1;
   into.units += add.units;
   into.tokens_input += add.tokens_input;

@@ -52,34 +52,77 @@ export class SurfaceCalls {
 
   async getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<Record<string, unknown>> {
     const s = this.seen(ctx).find((x) => x.surface.ownsPrompt(name));
-    return this.run({ tool: PROMPT_GET, target: name }, s, ctx, `prompt not found: ${name.slice(0, 128)}`, (surface, c) => surface.getPrompt(name, args, c));
+    return this.run(
+      { tool: PROMPT_GET, target: name },
+      s,
+      ctx,
+      `prompt not found: ${name.slice(0, 128)}`,
+      (surface, c) => surface.getPrompt(name, args, c),
+    );
   }
 
   async readResource(uri: string, ctx: CallContext): Promise<Record<string, unknown>> {
     const s = this.seen(ctx).find((x) => x.surface.ownsUri(uri));
-    return this.run({ tool: RESOURCE_READ, target: uri }, s, ctx, `resource not found: ${uri.slice(0, 300)}`, (surface, c) => surface.readResource(uri, c));
+    return this.run(
+      { tool: RESOURCE_READ, target: uri },
+      s,
+      ctx,
+      `resource not found: ${uri.slice(0, 300)}`,
+      (surface, c) => surface.readResource(uri, c),
+    );
   }
 
   private seen(ctx: CallContext): Seen[] {
     return this.deps.registry.surfaces(viewerOf(ctx));
   }
 
-  private async run(what: { tool: string; target: string }, s: Seen | undefined, ctx: CallContext, missing: string, go: (surface: PluginSurface, ctx: CallContext) => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
+  private async run(
+    what: { tool: string; target: string },
+    s: Seen | undefined,
+    ctx: CallContext,
+    missing: string,
+    go: (surface: PluginSurface, ctx: CallContext) => Promise<Record<string, unknown>>,
+  ): Promise<Record<string, unknown>> {
     const started = this.deps.clock.now();
     const audit = (f: Partial<AuditFacts> & Pick<AuditFacts, 'result'>) =>
-      this.deps.auditor.record({ tool: what.tool, write: false, target: what.target, duration_ms: this.deps.clock.now() - started, ...(s ? { source_plugin: s.plugin, feature_key: s.surface.feature } : {}), ...f }, actorOf(ctx));
+      this.deps.auditor.record(
+        {
+          tool: what.tool,
+          write: false,
+          target: what.target,
+          duration_ms: this.deps.clock.now() - started,
+          ...(s ? { source_plugin: s.plugin, feature_key: s.surface.feature } : {}),
+          ...f,
+        },
+        actorOf(ctx),
+      );
     if (!s) {
       audit({ result: 'denied', error_code: 'not_found' });
-      throw new GatehouseError('not_found', missing, what.tool === RESOURCE_READ ? { uri: what.target.slice(0, 300) } : { name: what.target.slice(0, 128) });
+      throw new GatehouseError(
+        'not_found',
+        missing,
+        what.tool === RESOURCE_READ ? { uri: what.target.slice(0, 300) } : { name: what.target.slice(0, 128) },
+      );
     }
     const source = this.deps.entitlements();
-    const { entitlement } = source.decide ? await source.decide(s.surface.feature) : { entitlement: await source.check(s.surface.feature) };
+    const { entitlement } = source.decide
+      ? await source.decide(s.surface.feature)
+      : { entitlement: await source.check(s.surface.feature) };
     if (!entitlement.allowed) {
       audit({ result: 'denied', error_code: 'entitlement_required' });
-      throw new GatehouseError('entitlement_required', `${what.target.slice(0, 128)} needs the '${entitlement.plan}' plan (feature ${s.surface.feature}); upgrade the license in Gatehouse to use it`, { feature: s.surface.feature, required_plan: entitlement.plan });
+      throw new GatehouseError(
+        'entitlement_required',
+        `${what.target.slice(0, 128)} needs the '${entitlement.plan}' plan (feature ${s.surface.feature}); upgrade the license in Gatehouse to use it`,
+        { feature: s.surface.feature, required_plan: entitlement.plan },
+      );
     }
     try {
-      const out = await withDeadline((signal) => go(s.surface, { ...ctx, signal }), this.deps.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, ctx.signal, `${what.tool} ${what.target.slice(0, 128)}`);
+      const out = await withDeadline(
+        (signal) => go(s.surface, { ...ctx, signal }),
+        this.deps.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+        ctx.signal,
+        `${what.tool} ${what.target.slice(0, 128)}`,
+      );
       audit({ result: 'ok' });
       return out;
     } catch (e) {

@@ -14,14 +14,25 @@ export interface StandardSchema<Input = unknown, Output = Input> {
     readonly validate: (value: unknown) => StandardResult<Output> | Promise<StandardResult<Output>>;
     readonly types?: { readonly input: Input; readonly output: Output } | undefined;
     readonly jsonSchema?: {
-      readonly input: (options: { target: string; libraryOptions?: Record<string, unknown> }) => Record<string, unknown>;
-      readonly output: (options: { target: string; libraryOptions?: Record<string, unknown> }) => Record<string, unknown>;
+      readonly input: (options: {
+        target: string;
+        libraryOptions?: Record<string, unknown>;
+      }) => Record<string, unknown>;
+      readonly output: (options: {
+        target: string;
+        libraryOptions?: Record<string, unknown>;
+      }) => Record<string, unknown>;
     };
   };
 }
 export type StandardResult<Output> =
   | { readonly value: Output; readonly issues?: undefined }
-  | { readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined }> };
+  | {
+      readonly issues: ReadonlyArray<{
+        readonly message: string;
+        readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
+      }>;
+    };
 
 /** What a tool receives once its input is valid: the schema's output type; for a JSON Schema, a plain object. */
 export type InferOutput<S> = [S] extends [StandardSchema<unknown, infer O>] ? O : Record<string, unknown>;
@@ -47,7 +58,9 @@ export interface CompiledSchema {
 }
 
 export const isStandardSchema = (s: unknown): s is StandardSchema =>
-  (typeof s === 'object' || typeof s === 'function') && s !== null && typeof (s as Partial<StandardSchema>)['~standard']?.validate === 'function';
+  (typeof s === 'object' || typeof s === 'function') &&
+  s !== null &&
+  typeof (s as Partial<StandardSchema>)['~standard']?.validate === 'function';
 
 const JSON_TARGET = { target: 'draft-2020-12', libraryOptions: { unrepresentable: 'any' } };
 
@@ -57,10 +70,17 @@ const JSON_TARGET = { target: 'draft-2020-12', libraryOptions: { unrepresentable
  * top-level `$id`, so one schema's id can never make the validator engine
  * hand back another schema's compiled validator).
  */
-export function compileSchema(schema: ToolSchema, io: 'input' | 'output', compileJson: JsonSchemaCompiler): CompiledSchema {
+export function compileSchema(
+  schema: ToolSchema,
+  io: 'input' | 'output',
+  compileJson: JsonSchemaCompiler,
+): CompiledSchema {
   if (isStandardSchema(schema)) {
     const convert = schema['~standard'].jsonSchema?.[io];
-    if (!convert) throw new TypeError(`a Standard Schema without JSON Schema conversion (vendor '${schema['~standard'].vendor}') cannot be listed: pass a JSON Schema, or a schema library that implements Standard JSON Schema`);
+    if (!convert)
+      throw new TypeError(
+        `a Standard Schema without JSON Schema conversion (vendor '${schema['~standard'].vendor}') cannot be listed: pass a JSON Schema, or a schema library that implements Standard JSON Schema`,
+      );
     const { $schema: _dialect, ...json } = convert(JSON_TARGET);
     if (json.type !== 'object') throw new TypeError(`the ${io} schema must describe an object (type: "object")`);
     return { json: json as JsonObjectSchema, validate: validator(schema, io) };

@@ -23,7 +23,11 @@ export interface CallContext {
   /** asks the calling client now, in the middle of the call (2025-era clients only: a 2026-07-28 one is asked by an input-required answer) */
   ask?: (request: ClientAsk, signal?: AbortSignal) => Promise<Record<string, unknown>>;
   /** a retried call's answers to the input a previous round asked for, with that round's state (already verified and unwrapped) */
-  resume?: { inputResponses?: Record<string, unknown>; requestState?: string; refused?: { message: string; reason: string } };
+  resume?: {
+    inputResponses?: Record<string, unknown>;
+    requestState?: string;
+    refused?: { message: string; reason: string };
+  };
 }
 
 /** A request to the client on behalf of a tool: elicitation/create, sampling/createMessage. */
@@ -106,7 +110,8 @@ export interface StagedRef {
 }
 
 /** What a plugin can tell about a staged write that was being applied when the service stopped. */
-export type AppliedState = { state: 'applied'; output: ToolOutput } | { state: 'not_applied' } | { state: 'unknown'; code?: 'outcome_unknown' };
+export type AppliedState =
+  { state: 'applied'; output: ToolOutput } | { state: 'not_applied' } | { state: 'unknown'; code?: 'outcome_unknown' };
 
 export interface WriteTool<S extends ToolSchema = ToolSchema> extends ToolBase<S> {
   write: true;

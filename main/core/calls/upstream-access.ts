@@ -8,7 +8,11 @@ import { NAMESPACE_SEPARATOR } from '../../contract/upstreams.ts';
  * tool needs `use_upstreams`; the token's scope and its profile must leave
  * room for the upstream's plugin or for one of its namespaced tools.
  */
-export function mayUseUpstream(viewer: Viewer, id: string, profileOf: (name: string) => ProfileSet | undefined): boolean {
+export function mayUseUpstream(
+  viewer: Viewer,
+  id: string,
+  profileOf: (name: string) => ProfileSet | undefined,
+): boolean {
   if (!viewer.capabilities.has('use_upstreams')) return false;
   const prefix = `${id}${NAMESPACE_SEPARATOR}`;
   const names = (tools: readonly string[]) => tools.some((t) => t.startsWith(prefix));

@@ -1,5 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { TOKEN_PATTERN, TOKEN_PREFIX, type TokenRecord, type TokenScope, type TokenView } from '../../contract/tokens.ts';
+import {
+  TOKEN_PATTERN,
+  TOKEN_PREFIX,
+  type TokenRecord,
+  type TokenScope,
+  type TokenView,
+} from '../../contract/tokens.ts';
 import type { User } from '../../contract/users.ts';
 import type { DocumentStore } from '../ports/ports.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -26,17 +32,28 @@ export class Tokens {
   private readonly clients = new Map<string, string>();
   private readonly revokeListeners = new Set<(id: string) => void>();
 
-  constructor(private readonly store: DocumentStore<OptionsData>, private readonly clock: Clock) {}
+  constructor(
+    private readonly store: DocumentStore<OptionsData>,
+    private readonly clock: Clock,
+  ) {}
 
   list(): TokenView[] {
     const { tokens, users } = this.store.read();
-    return tokens.map(({ hash: _hash, ...rest }) => ({ ...rest, user_login: users.find((u) => u.id === rest.user_id)?.login }));
+    return tokens.map(({ hash: _hash, ...rest }) => ({
+      ...rest,
+      user_login: users.find((u) => u.id === rest.user_id)?.login,
+    }));
   }
 
   /** Returns the clear token once; only its hash is stored. */
-  async create(label: string, user: User, scope: Partial<TokenScope> = {}): Promise<{ token: string; record: TokenView }> {
+  async create(
+    label: string,
+    user: User,
+    scope: Partial<TokenScope> = {},
+  ): Promise<{ token: string; record: TokenView }> {
     const clean = label.trim();
-    if (!clean) throw new GatehouseError('invalid_value', 'a token needs a label (e.g. the client it is for: "Claude Desktop")');
+    if (!clean)
+      throw new GatehouseError('invalid_value', 'a token needs a label (e.g. the client it is for: "Claude Desktop")');
     if (clean.length > 100) throw new GatehouseError('invalid_value', 'a token label is at most 100 characters');
     const token = generateToken();
     const record: TokenRecord = {
@@ -47,7 +64,12 @@ export class Tokens {
       preview: previewOf(token),
       created: new Date(this.clock.now()).toISOString(),
       last_used: null,
-      scope: { read_only: scope.read_only ?? false, ...(scope.tools ? { tools: scope.tools } : {}), ...(scope.plugins ? { plugins: scope.plugins } : {}), ...(scope.profile ? { profile: scope.profile } : {}) },
+      scope: {
+        read_only: scope.read_only ?? false,
+        ...(scope.tools ? { tools: scope.tools } : {}),
+        ...(scope.plugins ? { plugins: scope.plugins } : {}),
+        ...(scope.profile ? { profile: scope.profile } : {}),
+      },
     };
     await this.store.update((d) => {
       // Checked in the same write that binds it, so a profile removed meanwhile cannot leave a token bound to nothing.

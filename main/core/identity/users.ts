@@ -1,4 +1,11 @@
-import { ROLE_CAPABILITIES, DEFAULT_TOKEN_USER, type Capability, type Role, type User, Login } from '../../contract/users.ts';
+import {
+  ROLE_CAPABILITIES,
+  DEFAULT_TOKEN_USER,
+  type Capability,
+  type Role,
+  type User,
+  Login,
+} from '../../contract/users.ts';
 import type { DocumentStore } from '../ports/ports.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { OptionsData } from '../ports/options-data.ts';
@@ -6,13 +13,18 @@ import { GatehouseError } from '../errors.ts';
 import { shortId } from '../../lib/ids.ts';
 
 /** One set per role, made once: it is asked for on every request. */
-const CAPABILITIES = new Map<Role, ReadonlySet<Capability>>(Object.entries(ROLE_CAPABILITIES).map(([role, caps]) => [role as Role, new Set(caps)]));
+const CAPABILITIES = new Map<Role, ReadonlySet<Capability>>(
+  Object.entries(ROLE_CAPABILITIES).map(([role, caps]) => [role as Role, new Set(caps)]),
+);
 export const capabilitiesOf = (role: Role): ReadonlySet<Capability> => CAPABILITIES.get(role) ?? new Set();
 
 export class Users {
   private readonly roleListeners = new Set<(user: User) => void>();
 
-  constructor(private readonly store: DocumentStore<OptionsData>, private readonly clock: Clock) {}
+  constructor(
+    private readonly store: DocumentStore<OptionsData>,
+    private readonly clock: Clock,
+  ) {}
 
   list(): User[] {
     return this.store.read().users;
@@ -37,7 +49,13 @@ export class Users {
     return this.store.update((d) => {
       const existing = d.users.find((u) => u.role === 'administrator');
       if (existing) return existing;
-      const admin: User = { id: shortId('usr'), login: 'admin', display_name: 'Administrator', role: 'administrator', created: new Date(this.clock.now()).toISOString() };
+      const admin: User = {
+        id: shortId('usr'),
+        login: 'admin',
+        display_name: 'Administrator',
+        role: 'administrator',
+        created: new Date(this.clock.now()).toISOString(),
+      };
       d.users.push(admin);
       return admin;
     });
@@ -48,7 +66,11 @@ export class Users {
     return this.store.update((d) => {
       const existing = d.users.find((u) => u.login === DEFAULT_TOKEN_USER.login);
       if (existing) return { ...existing };
-      const user: User = { id: shortId('usr'), ...DEFAULT_TOKEN_USER, created: new Date(this.clock.now()).toISOString() };
+      const user: User = {
+        id: shortId('usr'),
+        ...DEFAULT_TOKEN_USER,
+        created: new Date(this.clock.now()).toISOString(),
+      };
       d.users.push(user);
       return { ...user };
     });
@@ -56,10 +78,18 @@ export class Users {
 
   async add(login: string, role: Role, displayName?: string): Promise<User> {
     const parsed = Login.safeParse(login);
-    if (!parsed.success) throw new GatehouseError('invalid_value', `invalid login '${login}': ${parsed.error.issues[0]?.message}`);
+    if (!parsed.success)
+      throw new GatehouseError('invalid_value', `invalid login '${login}': ${parsed.error.issues[0]?.message}`);
     return this.store.update((d) => {
-      if (d.users.some((u) => u.login === login)) throw new GatehouseError('conflict', `a user with login '${login}' already exists`);
-      const user: User = { id: shortId('usr'), login, display_name: displayName ?? login, role, created: new Date(this.clock.now()).toISOString() };
+      if (d.users.some((u) => u.login === login))
+        throw new GatehouseError('conflict', `a user with login '${login}' already exists`);
+      const user: User = {
+        id: shortId('usr'),
+        login,
+        display_name: displayName ?? login,
+        role,
+        created: new Date(this.clock.now()).toISOString(),
+      };
       d.users.push(user);
       return user;
     });
@@ -75,8 +105,15 @@ export class Users {
     const user = await this.store.update((d) => {
       const user = d.users.find((u) => u.login === login);
       if (!user) throw new GatehouseError('not_found', `no user with login '${login}'`);
-      if (user.role === 'administrator' && role !== 'administrator' && d.users.filter((u) => u.role === 'administrator').length === 1) {
-        throw new GatehouseError('conflict', `'${login}' is the last administrator; make another user administrator first`);
+      if (
+        user.role === 'administrator' &&
+        role !== 'administrator' &&
+        d.users.filter((u) => u.role === 'administrator').length === 1
+      ) {
+        throw new GatehouseError(
+          'conflict',
+          `'${login}' is the last administrator; make another user administrator first`,
+        );
       }
       user.role = role;
       return { ...user };

@@ -15,7 +15,10 @@ export interface PolicyGateDeps {
 
 /** What the policy says of one call: refused (with the policies that refused it), or allowed, and for a write whether it may run without a person. */
 export type GateAnswer =
-  | { refused: { code: 'policy_denied' | 'policy_unavailable'; message: string; details: Record<string, unknown> }; policies: string[] }
+  | {
+      refused: { code: 'policy_denied' | 'policy_unavailable'; message: string; details: Record<string, unknown> };
+      policies: string[];
+    }
   | { refused: null; unattended: string[] | null };
 
 /**
@@ -27,12 +30,33 @@ export type GateAnswer =
 export class PolicyGate {
   constructor(private readonly deps: PolicyGateDeps) {}
 
-  queryFor(action: PolicyAction, caller: PolicyCaller, entry: RegisteredTool, args: unknown, target: string | null, shape?: CallShape): PolicyQuery {
+  queryFor(
+    action: PolicyAction,
+    caller: PolicyCaller,
+    entry: RegisteredTool,
+    args: unknown,
+    target: string | null,
+    shape?: CallShape,
+  ): PolicyQuery {
     const facts = { settings: this.deps.settings(), profileOf: this.deps.profileOf, now: this.deps.clock.now() };
-    return policyQuery(action, caller, entry.tool, entry.pluginKind, { args, target, ...(shape ? { shape } : {}) }, facts);
+    return policyQuery(
+      action,
+      caller,
+      entry.tool,
+      entry.pluginKind,
+      { args, target, ...(shape ? { shape } : {}) },
+      facts,
+    );
   }
 
-  async decide(action: PolicyAction, caller: PolicyCaller, entry: RegisteredTool, args: unknown, target: string | null, shape?: CallShape): Promise<PolicyVerdict> {
+  async decide(
+    action: PolicyAction,
+    caller: PolicyCaller,
+    entry: RegisteredTool,
+    args: unknown,
+    target: string | null,
+    shape?: CallShape,
+  ): Promise<PolicyVerdict> {
     return this.deps.engine.decide(this.queryFor(action, caller, entry, args, target, shape));
   }
 
@@ -53,7 +77,13 @@ export class PolicyGate {
   }
 
   /** `call` alone, for the confirm of a staged write (staged-policy.ts): the refusal, or null when the policy permits the call now. */
-  async mayCall(caller: PolicyCaller, entry: RegisteredTool, args: unknown, target: string | null, shape?: CallShape): Promise<Extract<GateAnswer, { refused: object }> | null> {
+  async mayCall(
+    caller: PolicyCaller,
+    entry: RegisteredTool,
+    args: unknown,
+    target: string | null,
+    shape?: CallShape,
+  ): Promise<Extract<GateAnswer, { refused: object }> | null> {
     try {
       const call = await this.decide('call', caller, entry, args, target, shape);
       return call.decision === 'deny' ? callRefusal(entry, call) : null;
@@ -64,13 +94,18 @@ export class PolicyGate {
 }
 
 const callRefusal = (entry: RegisteredTool, call: PolicyVerdict): Extract<GateAnswer, { refused: object }> => ({
-  refused: { code: 'policy_denied', message: refusalMessage(entry.tool.name, 'call', call), details: { action: 'call', policies: call.policies } },
+  refused: {
+    code: 'policy_denied',
+    message: refusalMessage(entry.tool.name, 'call', call),
+    details: { action: 'call', policies: call.policies },
+  },
   policies: call.policies,
 });
 
 /** An engine that cannot answer refuses: never let through. Anything else is a bug and propagates. */
 function unavailable(e: unknown): Extract<GateAnswer, { refused: object }> {
-  if (e instanceof GatehouseError && e.code === 'policy_unavailable') return { refused: { code: e.code, message: e.message, details: {} }, policies: [] };
+  if (e instanceof GatehouseError && e.code === 'policy_unavailable')
+    return { refused: { code: e.code, message: e.message, details: {} }, policies: [] };
   throw e;
 }
 

@@ -78,11 +78,23 @@ export function callShapeOf(args: unknown): CallShape {
 }
 
 /** `call.args` is the call's arguments, or their shape already taken (a staged write's confirm). */
-export function policyQuery(action: PolicyAction, caller: PolicyCaller, tool: Tool, pluginKind: Plugin['kind'], call: { args: unknown; target: string | null; shape?: CallShape }, facts: PolicyFacts): PolicyQuery {
+export function policyQuery(
+  action: PolicyAction,
+  caller: PolicyCaller,
+  tool: Tool,
+  pluginKind: Plugin['kind'],
+  call: { args: unknown; target: string | null; shape?: CallShape },
+  facts: PolicyFacts,
+): PolicyQuery {
   const shape = call.shape ?? callShapeOf(call.args);
   const user: EntityJson = {
     uid: { type: 'User', id: caller.user.id },
-    attrs: { login: caller.user.login, role: caller.user.role, capabilities: [...caller.capabilities], token: tokenInfo(caller, facts) },
+    attrs: {
+      login: caller.user.login,
+      role: caller.user.role,
+      capabilities: [...caller.capabilities],
+      token: tokenInfo(caller, facts),
+    },
     parents: [],
   };
   const resource: EntityJson = {
@@ -106,13 +118,24 @@ export function policyQuery(action: PolicyAction, caller: PolicyCaller, tool: To
     approval_mode: facts.settings.approval_mode,
     time: timeOf(facts.now),
   };
-  return { action, principal: { type: 'User', id: caller.user.id }, resource: { type: 'Tool', id: tool.name }, context, entities: [user, resource] };
+  return {
+    action,
+    principal: { type: 'User', id: caller.user.id },
+    resource: { type: 'Tool', id: tool.name },
+    context,
+    entities: [user, resource],
+  };
 }
 
 function tokenInfo(caller: PolicyCaller, facts: PolicyFacts): Record<string, unknown> {
   const t = caller.token;
   const scope = t?.scope;
-  const out: Record<string, unknown> = { id: t?.id ?? '', label: t?.label ?? '', client: caller.client ?? '', read_only: scope?.read_only ?? false };
+  const out: Record<string, unknown> = {
+    id: t?.id ?? '',
+    label: t?.label ?? '',
+    client: caller.client ?? '',
+    read_only: scope?.read_only ?? false,
+  };
   if (scope?.tools) out.tools = [...scope.tools];
   if (scope?.plugins) out.plugins = [...scope.plugins];
   if (scope?.profile !== undefined) {
@@ -126,11 +149,18 @@ function tokenInfo(caller: PolicyCaller, facts: PolicyFacts): Record<string, unk
 /** UTC, to the minute: a policy on hours or weekdays needs no more, and the same minute's decisions can be reused. */
 function timeOf(now: number): PolicyContext['time'] {
   const d = new Date(now);
-  return { date: d.toISOString().slice(0, 10), hour: d.getUTCHours(), minute: d.getUTCMinutes(), weekday: d.getUTCDay() };
+  return {
+    date: d.toISOString().slice(0, 10),
+    hour: d.getUTCHours(),
+    minute: d.getUTCMinutes(),
+    weekday: d.getUTCDay(),
+  };
 }
 
 /** The text an agent and the audit read when a policy refuses: which policies, never the policy text. */
 export function refusalMessage(toolName: string, action: PolicyAction, verdict: PolicyVerdict): string {
   const what = action === 'call' ? `calling ${toolName}` : `running ${toolName} without a person's approval`;
-  return verdict.policies.length ? `${what} is forbidden by policy ${verdict.policies.map((p) => `'${p}'`).join(', ')}` : `no policy permits ${what}`;
+  return verdict.policies.length
+    ? `${what} is forbidden by policy ${verdict.policies.map((p) => `'${p}'`).join(', ')}`
+    : `no policy permits ${what}`;
 }

@@ -4,11 +4,23 @@ import type { CloudHealth } from '../../contract/health.ts';
 import type { CloudStatusView, CloudUsageView } from '../../contract/cloud-actions.ts';
 
 /** The console's cloud actions (main/contract/cloud-actions.ts): each one a method of the port, named by the action. */
-export const CLOUD_ACTIONS = ['cloud.status', 'cloud.connect', 'cloud.activate', 'cloud.deactivate', 'cloud.sync', 'cloud.disconnect', 'cloud.usage', 'updates.status', 'updates.check'] as const;
+export const CLOUD_ACTIONS = [
+  'cloud.status',
+  'cloud.connect',
+  'cloud.activate',
+  'cloud.deactivate',
+  'cloud.sync',
+  'cloud.disconnect',
+  'cloud.usage',
+  'updates.status',
+  'updates.check',
+] as const;
 export type CloudAction = (typeof CLOUD_ACTIONS)[number];
 
 /** Input and answer straight from API_ACTIONS, so the port cannot drift from the contract. */
-export type CloudActionMethods = { [A in CloudAction]: (input: z.output<ApiActions[A]['input']>) => Promise<ApiOutput<A>> };
+export type CloudActionMethods = {
+  [A in CloudAction]: (input: z.output<ApiActions[A]['input']>) => Promise<ApiOutput<A>>;
+};
 
 /**
  * What the action handlers need of the cloud client (main/cloud implements

@@ -45,14 +45,23 @@ export interface AuditTrail {
 export interface AuditReader {
   query(q: AuditQuery): Promise<AuditPage>;
   /** every entry matching the filters, oldest first, written to `out`; resolves with the count */
-  export(q: Omit<AuditQueryInput, 'limit' | 'cursor'>, format: 'jsonl' | 'csv', out: NodeJS.WritableStream): Promise<number>;
+  export(
+    q: Omit<AuditQueryInput, 'limit' | 'cursor'>,
+    format: 'jsonl' | 'csv',
+    out: NodeJS.WritableStream,
+  ): Promise<number>;
 }
 
 /** Feature gates ask this: the cloud client's entitlements (its verified certificate, the local free plan as the floor). */
 export interface EntitlementSource {
   check(feature: string): Promise<Entitlement>;
   /** the answer with why a refused feature is refused (the cloud client's certificate knows: product switched off, license expired or revoked) */
-  decide?(feature: string): Promise<{ entitlement: Entitlement; code: 'entitlement_required' | 'product_inactive' | 'license_expired' | 'license_invalid' | null }>;
+  decide?(
+    feature: string,
+  ): Promise<{
+    entitlement: Entitlement;
+    code: 'entitlement_required' | 'product_inactive' | 'license_expired' | 'license_invalid' | null;
+  }>;
 }
 
 /**

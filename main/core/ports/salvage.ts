@@ -17,7 +17,8 @@ export function salvageDocument<T>(schema: z.ZodType<T>, raw: unknown): { data: 
 type Salvaged = { ok: true; value: unknown } | { ok: false };
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const join = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key);
+const join = (path: string, key: string | number) =>
+  typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key;
 
 function salvage(schema: z.ZodType, raw: unknown, path: string, dropped: string[]): Salvaged {
   const whole = schema.safeParse(raw);

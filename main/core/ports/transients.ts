@@ -4,7 +4,10 @@ import type { OptionsData } from './options-data.ts';
 
 /** Records with an expiry in the options store: ignored once expired, swept on a timer. */
 export class Transients {
-  constructor(private readonly store: DocumentStore<OptionsData>, private readonly clock: Clock) {}
+  constructor(
+    private readonly store: DocumentStore<OptionsData>,
+    private readonly clock: Clock,
+  ) {}
 
   get<T>(key: string): T | undefined {
     const t = this.store.read().transients[key];

@@ -1,6 +1,14 @@
 import type { z } from 'zod';
 import type { OAuthStatus } from '../../contract/oauth-status.ts';
-import type { UpstreamAddInput, UpstreamDetail, UpstreamPromptView, UpstreamReviewInput, UpstreamTestAnswer, UpstreamToolView, UpstreamView } from '../../contract/upstreams.ts';
+import type {
+  UpstreamAddInput,
+  UpstreamDetail,
+  UpstreamPromptView,
+  UpstreamReviewInput,
+  UpstreamTestAnswer,
+  UpstreamToolView,
+  UpstreamView,
+} from '../../contract/upstreams.ts';
 
 /**
  * What the action handlers need of the upstream servers (main/plugins/upstream

@@ -15,7 +15,11 @@ import { hashPayload } from './staging-parts.ts';
 export type Binding = NonNullable<AuditEntry['binding']>;
 
 /** The hashes a write was bound to when it was staged: what the audit line of its decision carries. */
-export const bindingOf = (item: StagedPayload): Binding => ({ args: item.payload_hash, preview: item.preview_hash ?? hashPayload(item.preview), definition: item.definition_hash ?? null });
+export const bindingOf = (item: StagedPayload): Binding => ({
+  args: item.payload_hash,
+  preview: item.preview_hash ?? hashPayload(item.preview),
+  definition: item.definition_hash ?? null,
+});
 
 export interface Staleness {
   what: 'arguments' | 'preview' | 'definition';
@@ -31,14 +35,29 @@ const again = 'ask the agent to stage it again';
  * the preview built again now differs from the one shown.
  */
 export async function stalenessOf(item: StagedPayload, tool: WriteTool, ctx: CallContext): Promise<Staleness | null> {
-  if (hashPayload(item.payload) !== item.payload_hash) return { what: 'arguments', message: `the arguments of staged write '${item.id}' changed since they were shown (their hash differs); it was not applied: ${again}` };
-  if (item.preview_hash != null && hashPayload(item.preview) !== item.preview_hash) return { what: 'preview', message: `the preview of staged write '${item.id}' changed since it was shown; it was not applied: ${again}` };
+  if (hashPayload(item.payload) !== item.payload_hash)
+    return {
+      what: 'arguments',
+      message: `the arguments of staged write '${item.id}' changed since they were shown (their hash differs); it was not applied: ${again}`,
+    };
+  if (item.preview_hash != null && hashPayload(item.preview) !== item.preview_hash)
+    return {
+      what: 'preview',
+      message: `the preview of staged write '${item.id}' changed since it was shown; it was not applied: ${again}`,
+    };
   if (item.definition_hash != null && (tool.definition_hash ?? null) !== item.definition_hash) {
-    return { what: 'definition', message: `the definition of '${item.tool}' changed since this write was staged (approved ${item.definition_hash.slice(0, 19)}…, now ${tool.definition_hash?.slice(0, 19) ?? 'none'}…); it was not applied: ${again}` };
+    return {
+      what: 'definition',
+      message: `the definition of '${item.tool}' changed since this write was staged (approved ${item.definition_hash.slice(0, 19)}…, now ${tool.definition_hash?.slice(0, 19) ?? 'none'}…); it was not applied: ${again}`,
+    };
   }
   if (tool.repeatablePreview && item.preview_hash != null) {
     const rebuilt = maskSecrets((await tool.preview(item.payload, ctx)).preview);
-    if (hashPayload(rebuilt) !== item.preview_hash) return { what: 'preview', message: `the preview of '${item.tool}' built from these arguments now differs from the one shown; it was not applied: ${again}` };
+    if (hashPayload(rebuilt) !== item.preview_hash)
+      return {
+        what: 'preview',
+        message: `the preview of '${item.tool}' built from these arguments now differs from the one shown; it was not applied: ${again}`,
+      };
   }
   return null;
 }
@@ -52,6 +71,10 @@ export function checkPresented(item: StagedPayload, presented: string | null | u
   if (!presented) return;
   const shown = item.preview_hash ?? hashPayload(item.preview);
   if (presented !== shown) {
-    throw new GatehouseError('stale_approval', `the preview you approved is not the one staged write '${item.id}' shows now; look at it again and approve that one`, { staged_id: item.id, changed: 'preview' });
+    throw new GatehouseError(
+      'stale_approval',
+      `the preview you approved is not the one staged write '${item.id}' shows now; look at it again and approve that one`,
+      { staged_id: item.id, changed: 'preview' },
+    );
   }
 }

@@ -20,7 +20,10 @@ export class ApprovalLinks {
   private key: Buffer | null = null;
   private readonly known = new Map<string, string>();
 
-  constructor(private readonly staging: Pick<Staging, 'list' | 'get' | 'blockNow'>, private readonly consoleUrl: () => string | null) {}
+  constructor(
+    private readonly staging: Pick<Staging, 'list' | 'get' | 'blockNow'>,
+    private readonly consoleUrl: () => string | null,
+  ) {}
 
   /** Set by the service once its admin key is loaded; without one (a CLI on the data dir) no link is made. */
   useKey(key: Buffer): void {
@@ -48,7 +51,11 @@ export class ApprovalLinks {
   pending(link: string): StagedPayload {
     const item = this.find(link);
     if (item.status !== 'pending') {
-      throw new GatehouseError('approval_link_gone', `this approval link is no longer valid: the write was ${item.status === 'expired' ? 'not decided in time (expired)' : item.status}`, { status: item.status });
+      throw new GatehouseError(
+        'approval_link_gone',
+        `this approval link is no longer valid: the write was ${item.status === 'expired' ? 'not decided in time (expired)' : item.status}`,
+        { status: item.status },
+      );
     }
     return item;
   }
@@ -56,14 +63,29 @@ export class ApprovalLinks {
   async view(link: string, item: StagedPayload): Promise<ApprovalView> {
     const blocked = await this.staging.blockNow(item);
     return {
-      link, staged_id: item.id, tool: item.tool, summary: item.preview.summary, preview: item.preview, target: item.target,
-      client: item.client, token_label: item.token_label, created: item.created, expires_at: item.expires_at, status: item.status,
-      preview_hash: item.preview_hash ?? null, blocked: blocked?.block ?? null, blocked_reason: blocked?.reason ?? null,
+      link,
+      staged_id: item.id,
+      tool: item.tool,
+      summary: item.preview.summary,
+      preview: item.preview,
+      target: item.target,
+      client: item.client,
+      token_label: item.token_label,
+      created: item.created,
+      expires_at: item.expires_at,
+      status: item.status,
+      preview_hash: item.preview_hash ?? null,
+      blocked: blocked?.block ?? null,
+      blocked_reason: blocked?.reason ?? null,
     };
   }
 
   private find(link: string): StagedPayload {
-    if (!this.key) throw new GatehouseError('service_unavailable', 'approval links are served by the running service (gatehouse serve)');
+    if (!this.key)
+      throw new GatehouseError(
+        'service_unavailable',
+        'approval links are served by the running service (gatehouse serve)',
+      );
     const remembered = this.known.get(link);
     if (remembered) {
       try {

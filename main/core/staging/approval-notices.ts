@@ -41,12 +41,19 @@ export interface HeldNotice {
 }
 
 /** The part of a text that fits a notification line, with secrets masked; the shell still makes it one clean line. */
-const safeText = (text: string, max: number): string => maskSecretText(text.length > max * 4 ? text.slice(0, max * 4) : text);
+const safeText = (text: string, max: number): string =>
+  maskSecretText(text.length > max * 4 ? text.slice(0, max * 4) : text);
 
 /** The words of a notice for one pending write. */
-export function noticeText(item: Pick<StagedView, 'tool' | 'preview' | 'token_label' | 'client'>): Pick<WriteNotice, 'tool' | 'summary' | 'who'> {
+export function noticeText(
+  item: Pick<StagedView, 'tool' | 'preview' | 'token_label' | 'client'>,
+): Pick<WriteNotice, 'tool' | 'summary' | 'who'> {
   const who = item.token_label ?? item.client;
-  return { tool: safeText(item.tool, 64), summary: safeText(item.preview.summary, 200), who: who ? safeText(who, 80) : null };
+  return {
+    tool: safeText(item.tool, 64),
+    summary: safeText(item.preview.summary, 200),
+    who: who ? safeText(who, 80) : null,
+  };
 }
 
 /** The count beside the tray icon (macOS title, badge): empty when nothing waits. */
@@ -57,14 +64,18 @@ export class ApprovalNotices {
   private recent: number[] = [];
   private held = 0;
 
-  constructor(private readonly now: () => number, private readonly limits: NoticeLimits = NOTICE_LIMITS) {}
+  constructor(
+    private readonly now: () => number,
+    private readonly limits: NoticeLimits = NOTICE_LIMITS,
+  ) {}
 
   /**
    * A live event in: the notice to show now, or null. `hold` is true when a
    * write was folded: the caller asks `flush()` once `limits.windowMs` later.
    */
   onEvent(event: ApiEvent): { show: WriteNotice | null; hold: boolean } {
-    if (event.type !== 'staged' || event.item.status !== 'pending' || this.seen.has(event.item.id)) return { show: null, hold: false };
+    if (event.type !== 'staged' || event.item.status !== 'pending' || this.seen.has(event.item.id))
+      return { show: null, hold: false };
     this.seen.add(event.item.id);
     if (this.seen.size > this.limits.seenMax) this.seen.delete(this.seen.values().next().value as string);
     const t = this.now();
@@ -75,13 +86,28 @@ export class ApprovalNotices {
     }
     this.recent.push(t);
     const { item } = event;
-    return { show: { kind: 'write', staged_id: item.id, preview_hash: item.preview_hash ?? null, ...noticeText(item), actions: !item.blocked }, hold: false };
+    return {
+      show: {
+        kind: 'write',
+        staged_id: item.id,
+        preview_hash: item.preview_hash ?? null,
+        ...noticeText(item),
+        actions: !item.blocked,
+      },
+      hold: false,
+    };
   }
 
   /** The folded writes as one notice (once), or null when none were held. */
   flush(): HeldNotice | null {
     const n = this.held;
     this.held = 0;
-    return n ? { kind: 'held', title: 'More approvals needed', body: `${n} more staged write${n === 1 ? '' : 's'} waiting in Gatehouse` } : null;
+    return n
+      ? {
+          kind: 'held',
+          title: 'More approvals needed',
+          body: `${n} more staged write${n === 1 ? '' : 's'} waiting in Gatehouse`,
+        }
+      : null;
   }
 }

@@ -21,7 +21,8 @@ const encoder = new TextEncoder();
 export const jsonBytes = (v: unknown): number => encoder.encode(JSON.stringify(v)).length;
 
 /** Pending writes are counted per token; a write staged without one (in-process callers) counts for its user. */
-export const ownerKey = (item: Pick<StagedPayload, 'token_id' | 'user_id'>): string => item.token_id ?? `user:${item.user_id}`;
+export const ownerKey = (item: Pick<StagedPayload, 'token_id' | 'user_id'>): string =>
+  item.token_id ?? `user:${item.user_id}`;
 
 /**
  * The in-memory view of every staged write: the open ones (pending or
@@ -44,10 +45,17 @@ export class StagedIndex {
 
   /** Fills the index from the store at start; returns the ids of decided records beyond the history limits (to delete). */
   load(records: readonly StagedPayload[]): string[] {
-    const open = records.filter((r) => r.status === 'pending' || r.status === 'applying').sort((a, b) => a.created.localeCompare(b.created) || a.id.localeCompare(b.id));
+    const open = records
+      .filter((r) => r.status === 'pending' || r.status === 'applying')
+      .sort((a, b) => a.created.localeCompare(b.created) || a.id.localeCompare(b.id));
     const decided = records
       .filter((r) => r.status !== 'pending' && r.status !== 'applying')
-      .sort((a, b) => (a.decided_at ?? a.created).localeCompare(b.decided_at ?? b.created) || a.created.localeCompare(b.created) || a.id.localeCompare(b.id));
+      .sort(
+        (a, b) =>
+          (a.decided_at ?? a.created).localeCompare(b.decided_at ?? b.created) ||
+          a.created.localeCompare(b.created) ||
+          a.id.localeCompare(b.id),
+      );
     for (const item of open) this.addOpen(item, jsonBytes(item));
     const pruned: string[] = [];
     for (const item of decided) pruned.push(...this.addDecided(item, jsonBytes(item)));
@@ -98,13 +106,25 @@ export class StagedIndex {
     const mine = this.perOwner.get(owner) ?? 0;
     const pendingTotal = this.open.size + this.reserved;
     if (mine >= L.pendingPerToken) {
-      throw new GatehouseError('staged_limit_reached', `this token already has ${mine} staged writes waiting for a decision (the limit is ${L.pendingPerToken}); ask a person to confirm or discard some first`, { scope: 'token', limit: L.pendingPerToken });
+      throw new GatehouseError(
+        'staged_limit_reached',
+        `this token already has ${mine} staged writes waiting for a decision (the limit is ${L.pendingPerToken}); ask a person to confirm or discard some first`,
+        { scope: 'token', limit: L.pendingPerToken },
+      );
     }
     if (pendingTotal >= L.pendingTotal) {
-      throw new GatehouseError('staged_limit_reached', `${pendingTotal} staged writes are waiting for a decision (the limit is ${L.pendingTotal}); ask a person to confirm or discard some first`, { scope: 'total', limit: L.pendingTotal });
+      throw new GatehouseError(
+        'staged_limit_reached',
+        `${pendingTotal} staged writes are waiting for a decision (the limit is ${L.pendingTotal}); ask a person to confirm or discard some first`,
+        { scope: 'total', limit: L.pendingTotal },
+      );
     }
     if (this.openBytes + this.reservedBytes + bytes > L.pendingBytes) {
-      throw new GatehouseError('staged_limit_reached', `the staged writes waiting for a decision already take ${Math.round((this.openBytes + this.reservedBytes) / 1024 / 1024)} MiB (the limit is ${Math.round(L.pendingBytes / 1024 / 1024)} MiB); ask a person to decide some first`, { scope: 'bytes', limit: L.pendingBytes });
+      throw new GatehouseError(
+        'staged_limit_reached',
+        `the staged writes waiting for a decision already take ${Math.round((this.openBytes + this.reservedBytes) / 1024 / 1024)} MiB (the limit is ${Math.round(L.pendingBytes / 1024 / 1024)} MiB); ask a person to decide some first`,
+        { scope: 'bytes', limit: L.pendingBytes },
+      );
     }
   }
 
@@ -157,7 +177,10 @@ export class StagedIndex {
     this.decidedBytes += bytes;
     const pruned: string[] = [];
     // Oldest decisions go first; the newest one always stays.
-    while (this.history.size > 1 && (this.history.size > this.limits.historyEntries || this.decidedBytes > this.limits.historyBytes)) {
+    while (
+      this.history.size > 1 &&
+      (this.history.size > this.limits.historyEntries || this.decidedBytes > this.limits.historyBytes)
+    ) {
       const [oldestId, oldest] = this.history.entries().next().value as [string, Entry];
       this.history.delete(oldestId);
       this.decidedBytes -= oldest.bytes;

@@ -43,8 +43,10 @@ export function standingOf(deps: StandingDeps): Standing {
 
 export const BLOCK_MESSAGES: Record<StagedBlock, string> = {
   token_revoked: 'the token that staged this write was revoked: it is discarded and cannot be approved',
-  token_narrowed: 'the token that staged this write may not make it any more (its profile, scope or user\'s role changed): it cannot be approved',
-  policy_denied: 'the policy in force now forbids this call, so it cannot be approved (change the policy, or discard it)',
+  token_narrowed:
+    "the token that staged this write may not make it any more (its profile, scope or user's role changed): it cannot be approved",
+  policy_denied:
+    'the policy in force now forbids this call, so it cannot be approved (change the policy, or discard it)',
 };
 
 /**
@@ -53,7 +55,12 @@ export const BLOCK_MESSAGES: Record<StagedBlock, string> = {
  * reason) when a pending write may not be approved.
  */
 export function deskView(item: StagedPayload, blocked: Blocked | null): StagedView {
-  return { ...item, payload: maskSecrets(item.payload), ...(item.result !== undefined ? { result: maskSecrets(item.result) } : {}), ...(blocked ? { blocked: blocked.block, blocked_reason: blocked.reason } : {}) };
+  return {
+    ...item,
+    payload: maskSecrets(item.payload),
+    ...(item.result !== undefined ? { result: maskSecrets(item.result) } : {}),
+    ...(blocked ? { blocked: blocked.block, blocked_reason: blocked.reason } : {}),
+  };
 }
 
 /**

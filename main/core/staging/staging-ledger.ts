@@ -26,7 +26,10 @@ export class StagingLedger {
   /** per write: the transition running on it; transitions of one write never overlap */
   private readonly busy = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly deps: LedgerDeps, readonly index: StagedIndex) {}
+  constructor(
+    private readonly deps: LedgerDeps,
+    readonly index: StagedIndex,
+  ) {}
 
   /** Whether a transition is queued or running on this write. */
   isBusy(id: string): boolean {
@@ -35,12 +38,28 @@ export class StagingLedger {
 
   async expire(item: StagedPayload): Promise<void> {
     await this.finish(item, 'expired', PRINCIPALS.stagedExpiry);
-    this.audit(item, 'expired', { principal: PRINCIPALS.stagedExpiry, user_id: item.user_id, client: item.client, request_id: item.request_id });
+    this.audit(item, 'expired', {
+      principal: PRINCIPALS.stagedExpiry,
+      user_id: item.user_id,
+      client: item.client,
+      request_id: item.request_id,
+    });
   }
 
   /** One audit entry for a transition of a staged write. */
   audit(item: StagedPayload, result: AuditResult, actor: Actor, extra: Partial<AuditFacts> = {}): void {
-    this.deps.auditor.record({ tool: item.tool, write: true, result, source_plugin: item.plugin, target: item.target, staged_id: item.id, ...extra }, actor);
+    this.deps.auditor.record(
+      {
+        tool: item.tool,
+        write: true,
+        result,
+        source_plugin: item.plugin,
+        target: item.target,
+        staged_id: item.id,
+        ...extra,
+      },
+      actor,
+    );
   }
 
   /** Stores a write that stays open (pending <-> applying). */
@@ -52,7 +71,12 @@ export class StagingLedger {
   }
 
   /** Stores a decision; `by` undefined keeps the decider the intent recorded. */
-  async finish(item: StagedPayload, status: StagedStatus, by: Decider | Principal | undefined, extra: Partial<StagedPayload> = {}): Promise<StagedPayload> {
+  async finish(
+    item: StagedPayload,
+    status: StagedStatus,
+    by: Decider | Principal | undefined,
+    extra: Partial<StagedPayload> = {},
+  ): Promise<StagedPayload> {
     const done: StagedPayload = {
       ...item,
       ...extra,
@@ -68,7 +92,11 @@ export class StagingLedger {
 
   /** Deletes a decision pruned from the history; one left behind by a crash is pruned again at the next start. */
   async forget(id: string): Promise<void> {
-    await this.deps.store.remove(id).catch((e: unknown) => this.deps.log?.warn('staging: could not delete an old decision', { id, error: (e as Error).message }));
+    await this.deps.store
+      .remove(id)
+      .catch((e: unknown) =>
+        this.deps.log?.warn('staging: could not delete an old decision', { id, error: (e as Error).message }),
+      );
   }
 
   /** Runs `fn` after every transition already queued for the same write. */

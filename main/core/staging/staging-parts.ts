@@ -13,7 +13,10 @@ import { GatehouseError } from '../errors.ts';
 export function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (v && typeof v === 'object') {
-    return `{${Object.keys(v as object).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(v as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v) ?? 'null';
 }
@@ -37,12 +40,25 @@ export const deciderPrincipal = (by: Decider | Principal): Principal => {
 /** Recovery's own decisions (an apply it cannot confirm) are the service's. */
 export const RECOVERY: Principal = { kind: 'service', job: 'recovery' };
 
-export const expiredError = (item: StagedPayload) => new GatehouseError('staged_expired', `staged write '${item.id}' expired at ${item.expires_at}; ask the agent to stage it again`);
+export const expiredError = (item: StagedPayload) =>
+  new GatehouseError(
+    'staged_expired',
+    `staged write '${item.id}' expired at ${item.expires_at}; ask the agent to stage it again`,
+  );
 
-export const refOf = (item: StagedPayload): StagedRef => ({ id: item.id, since: Date.parse(item.decided_at ?? item.created) });
+export const refOf = (item: StagedPayload): StagedRef => ({
+  id: item.id,
+  since: Date.parse(item.decided_at ?? item.created),
+});
 
 /** A new pending write as staged by `ctx` from `plan`, open until `now + lifetimeMs`. */
-export function newStagedItem(tool: WriteTool, plan: WritePlan, ctx: CallContext, now: number, lifetimeMs: number): StagedPayload {
+export function newStagedItem(
+  tool: WriteTool,
+  plan: WritePlan,
+  ctx: CallContext,
+  now: number,
+  lifetimeMs: number,
+): StagedPayload {
   // What a person is shown never holds a secret (docs/secrets.md); the binding is to exactly that.
   const preview = maskSecrets(plan.preview);
   return {

@@ -1,4 +1,10 @@
-import { STAGED_LIFETIME_MS, type SettleOutcome, type StagedPayload, type StagedResponse, type StagedStatus } from '../../contract/staged.ts';
+import {
+  STAGED_LIFETIME_MS,
+  type SettleOutcome,
+  type StagedPayload,
+  type StagedResponse,
+  type StagedStatus,
+} from '../../contract/staged.ts';
 import type { User } from '../../contract/users.ts';
 import type { Settings } from '../../contract/settings.ts';
 import { principalLabel, type Principal } from '../../contract/principal.ts';
@@ -98,10 +104,17 @@ export class Staging {
     this.index.assertRoom(ownerKey({ token_id: ctx.token?.id ?? null, user_id: ctx.user.id }), 0);
     const plan = await tool.preview(input, ctx);
     const now = this.deps.clock.now();
-    const item: StagedPayload = { ...newStagedItem(tool, plan, ctx, now, this.lifetimeMs), call_shape: callShapeOf(input) };
+    const item: StagedPayload = {
+      ...newStagedItem(tool, plan, ctx, now, this.lifetimeMs),
+      call_shape: callShapeOf(input),
+    };
     const writeBytes = jsonBytes({ payload: item.payload, preview: item.preview });
     if (writeBytes > this.index.limits.writeBytes) {
-      throw new GatehouseError('staged_too_large', `this write's payload and preview take ${Math.ceil(writeBytes / 1024)} KiB; the limit is ${Math.floor(this.index.limits.writeBytes / 1024)} KiB: split it into smaller writes`, { bytes: writeBytes, limit: this.index.limits.writeBytes });
+      throw new GatehouseError(
+        'staged_too_large',
+        `this write's payload and preview take ${Math.ceil(writeBytes / 1024)} KiB; the limit is ${Math.floor(this.index.limits.writeBytes / 1024)} KiB: split it into smaller writes`,
+        { bytes: writeBytes, limit: this.index.limits.writeBytes },
+      );
     }
     const bytes = jsonBytes(item);
     const owner = ownerKey(item);
@@ -113,14 +126,21 @@ export class Staging {
       throw e;
     }
     this.index.commitReserved(item, bytes);
-    this.ledger.audit(item, 'staged', actorOf(ctx), { feature_key: tool.feature, duration_ms: this.deps.clock.now() - started });
+    this.ledger.audit(item, 'staged', actorOf(ctx), {
+      feature_key: tool.feature,
+      duration_ms: this.deps.clock.now() - started,
+    });
     this.deps.events.emit({ type: 'staged', item });
     return { status: 'pending_approval', staged_id: item.id, preview: item.preview, expires_at: item.expires_at };
   }
 
   /** Open writes first (oldest first), then decided ones (newest first). */
   list(filter: { status?: StagedStatus; user_id?: string } = {}): StagedPayload[] {
-    return this.index.list().filter((s) => (!filter.status || s.status === filter.status) && (!filter.user_id || s.user_id === filter.user_id));
+    return this.index
+      .list()
+      .filter(
+        (s) => (!filter.status || s.status === filter.status) && (!filter.user_id || s.user_id === filter.user_id),
+      );
   }
 
   pendingCount(): number {
@@ -154,17 +174,22 @@ export class Staging {
    */
   async withdraw(id: string, ctx: CallContext): Promise<StagedPayload> {
     const found = this.index.get(id);
-    if (!found || !ctx.token || found.token_id !== ctx.token.id) throw new GatehouseError('staged_not_found', `no staged write '${id}'`);
+    if (!found || !ctx.token || found.token_id !== ctx.token.id)
+      throw new GatehouseError('staged_not_found', `no staged write '${id}'`);
     return this.discardAs(id, { kind: 'agent', ctx }, false);
   }
 
   private async discardAs(id: string, by: Decider, checkAgent: boolean): Promise<StagedPayload> {
-    if (this.inFlight.has(id)) throw new GatehouseError('staged_already_decided', `staged write '${id}' is being applied`);
+    if (this.inFlight.has(id))
+      throw new GatehouseError('staged_already_decided', `staged write '${id}' is being applied`);
     return this.ledger.exclusive(id, async () => {
       const item = await this.pendingOrThrow(id, by, 'discard', checkAgent);
       const started = this.deps.clock.now();
       const done = await this.ledger.finish(item, 'discarded', by);
-      this.ledger.audit(item, 'discarded', this.actorFor(by, item), { duration_ms: this.deps.clock.now() - started, binding: bindingOf(item) });
+      this.ledger.audit(item, 'discarded', this.actorFor(by, item), {
+        duration_ms: this.deps.clock.now() - started,
+        binding: bindingOf(item),
+      });
       await this.deps.auditor.durable();
       return done;
     });
@@ -172,7 +197,9 @@ export class Staging {
 
   /** A person's word on a write whose outcome is unknown: applied or not; nothing is sent again (staging-settle.ts). */
   settle(id: string, outcome: SettleOutcome, by: Extract<Decider, { kind: 'person' }>): Promise<StagedPayload> {
-    return this.ledger.exclusive(id, () => settleUnknown({ ledger: this.ledger, auditor: this.deps.auditor, clock: this.deps.clock }, id, outcome, by));
+    return this.ledger.exclusive(id, () =>
+      settleUnknown({ ledger: this.ledger, auditor: this.deps.auditor, clock: this.deps.clock }, id, outcome, by),
+    );
   }
 
   /** Moves expired pending writes to history with one `expired` audit entry each. */
@@ -207,7 +234,10 @@ export class Staging {
         after = await this.ledger.exclusive(item.id, () => this.resolveApplying(item));
       } catch (e) {
         // Left `applying`: the next confirm of it, or the next start, tries again.
-        this.deps.log?.error('staging: could not recover a write that was being applied', { id: item.id, error: (e as Error).message });
+        this.deps.log?.error('staging: could not recover a write that was being applied', {
+          id: item.id,
+          error: (e as Error).message,
+        });
         continue;
       }
       if (after.status === 'confirmed') report.completed++;
@@ -216,7 +246,9 @@ export class Staging {
       else report.interrupted++;
     }
     if (report.completed + report.pending_again + report.expired + report.interrupted > 0) {
-      this.deps.log?.warn('staging: writes that were being applied when the service stopped were recovered', { ...report });
+      this.deps.log?.warn('staging: writes that were being applied when the service stopped were recovered', {
+        ...report,
+      });
     }
     await this.sweep();
     return report;
@@ -239,10 +271,18 @@ export class Staging {
     // Every way a confirm can end records the transition once: history + one audit entry.
     const settleFailed = async (from: StagedPayload, code: string) => {
       await this.ledger.finish(from, 'failed', by, { error_code: code });
-      this.ledger.audit(item, 'error', this.actorFor(by, item), { error_code: code, duration_ms: this.deps.clock.now() - started, binding });
+      this.ledger.audit(item, 'error', this.actorFor(by, item), {
+        error_code: code,
+        duration_ms: this.deps.clock.now() - started,
+        binding,
+      });
       await this.deps.auditor.durable();
     };
-    const refuse = async (code: 'stale_preview' | 'stale_approval' | 'forbidden' | 'not_found', message: string, details: Record<string, unknown> = {}): Promise<never> => {
+    const refuse = async (
+      code: 'stale_preview' | 'stale_approval' | 'forbidden' | 'not_found',
+      message: string,
+      details: Record<string, unknown> = {},
+    ): Promise<never> => {
       await settleFailed(item, code);
       throw new GatehouseError(code, message, { staged_id: id, ...details });
     };
@@ -252,17 +292,33 @@ export class Staging {
       throw new GatehouseError('token_revoked', BLOCK_MESSAGES.token_revoked, { staged_id: id });
     }
     if (block === 'token_narrowed') await this.refuseNow(item, by, 'token_narrowed', BLOCK_MESSAGES.token_narrowed);
-    if (!tool || !tool.write) return refuse('not_found', `the tool '${item.tool}' that staged this write is no longer available`);
+    if (!tool || !tool.write)
+      return refuse('not_found', `the tool '${item.tool}' that staged this write is no longer available`);
     // A policy that forbids the call now refuses the confirm; the write stays pending for a person to discard (or the policy to change).
     const denied = await this.deps.confirmPolicy?.(item, by);
-    if (denied) await this.refuseNow(item, by, denied.code, denied.message, { policies: denied.policies }, denied.policies);
+    if (denied)
+      await this.refuseNow(item, by, denied.code, denied.message, { policies: denied.policies }, denied.policies);
     const owner = this.deps.users(item.user_id);
-    if (!owner || !capabilitiesOf(owner.role).has(tool.capability)) return refuse('forbidden', 'the user who asked for this write no longer has the permission it needs');
+    if (!owner || !capabilitiesOf(owner.role).has(tool.capability))
+      return refuse('forbidden', 'the user who asked for this write no longer has the permission it needs');
     if (item.target && item.target_version !== null && tool.currentVersion) {
       const current = await tool.currentVersion(item.target);
-      if (current !== item.target_version) return refuse('stale_preview', `${item.target} changed since the preview was made (version ${item.target_version} -> ${current ?? 'deleted'}); ask the agent to stage it again`);
+      if (current !== item.target_version)
+        return refuse(
+          'stale_preview',
+          `${item.target} changed since the preview was made (version ${item.target_version} -> ${current ?? 'deleted'}); ask the agent to stage it again`,
+        );
     }
-    const ctx: CallContext = by.kind === 'agent' ? by.ctx : { user: owner, capabilities: capabilitiesOf(owner.role), token: null, request_id: by.request_id ?? item.request_id ?? id, client: item.client };
+    const ctx: CallContext =
+      by.kind === 'agent'
+        ? by.ctx
+        : {
+            user: owner,
+            capabilities: capabilitiesOf(owner.role),
+            token: null,
+            request_id: by.request_id ?? item.request_id ?? id,
+            client: item.client,
+          };
     const stale = await stalenessOf(item, tool, ctx);
     if (stale) return refuse('stale_approval', stale.message, { changed: stale.what });
 
@@ -272,7 +328,12 @@ export class Staging {
       throw expiredError(item);
     }
     // The intent, durable before the plugin changes anything.
-    const intent = await this.ledger.keepOpen({ ...item, status: 'applying', decided_at: new Date(this.deps.clock.now()).toISOString(), decided_by: deciderPrincipal(by) });
+    const intent = await this.ledger.keepOpen({
+      ...item,
+      status: 'applying',
+      decided_at: new Date(this.deps.clock.now()).toISOString(),
+      decided_by: deciderPrincipal(by),
+    });
     let result: unknown;
     let made: string | undefined;
     try {
@@ -284,7 +345,13 @@ export class Staging {
     }
     // A creation names its target only once applied: the confirm's entry records what was made.
     const policy = by.kind === 'agent' && by.policy ? { policy: by.policy } : {};
-    return this.markConfirmed(intent, result, this.actorFor(by, item), { feature_key: tool.feature, duration_ms: this.deps.clock.now() - started, binding, ...(made && !item.target ? { target: made } : {}), ...policy });
+    return this.markConfirmed(intent, result, this.actorFor(by, item), {
+      feature_key: tool.feature,
+      duration_ms: this.deps.clock.now() - started,
+      binding,
+      ...(made && !item.target ? { target: made } : {}),
+      ...policy,
+    });
   }
 
   /**
@@ -293,7 +360,12 @@ export class Staging {
    * the two leaves `applying`, and recovery then finds the entry instead of
    * writing a second one.
    */
-  private async markConfirmed(intent: StagedPayload, result: unknown, actor: Actor, facts: Partial<AuditFacts>): Promise<StagedPayload> {
+  private async markConfirmed(
+    intent: StagedPayload,
+    result: unknown,
+    actor: Actor,
+    facts: Partial<AuditFacts>,
+  ): Promise<StagedPayload> {
     if (!this.confirmRecorded.has(intent.id)) {
       this.ledger.audit(intent, 'confirmed', actor, facts);
       this.confirmRecorded.add(intent.id);
@@ -301,12 +373,21 @@ export class Staging {
     try {
       await this.deps.auditor.durable();
     } catch (e) {
-      throw new GatehouseError('service_unavailable', `the write was applied, but its audit entry could not be saved (${(e as Error).message}); it is retried, and confirming again completes the decision`, { staged_id: intent.id });
+      throw new GatehouseError(
+        'service_unavailable',
+        `the write was applied, but its audit entry could not be saved (${(e as Error).message}); it is retried, and confirming again completes the decision`,
+        { staged_id: intent.id },
+      );
     }
     const done = await this.ledger.finish(intent, 'confirmed', undefined, { result });
     this.confirmRecorded.delete(intent.id);
     // Reported, but no second action: the write's one mcp_action is its tool call (docs/staging.md, "Usage and quotas").
-    this.deps.usage.record({ event: USAGE_EVENTS.writeConfirmed, product: 'mcp', feature: facts.feature_key ?? 'mcp.staging', units: 0 });
+    this.deps.usage.record({
+      event: USAGE_EVENTS.writeConfirmed,
+      product: 'mcp',
+      feature: facts.feature_key ?? 'mcp.staging',
+      units: 0,
+    });
     return done;
   }
 
@@ -317,11 +398,16 @@ export class Staging {
     const answer: AppliedState = tool?.write && tool.applied ? await tool.applied(ref) : { state: 'unknown' };
     // The intent recorded who decided: the completed confirm is still theirs.
     const decider = item.decided_by;
-    const actor: Actor = decider?.kind === 'token'
-      ? { principal: decider, user_id: item.user_id, client: item.client, request_id: item.request_id }
-      : { principal: decider, user_id: item.user_id, request_id: null };
+    const actor: Actor =
+      decider?.kind === 'token'
+        ? { principal: decider, user_id: item.user_id, client: item.client, request_id: item.request_id }
+        : { principal: decider, user_id: item.user_id, request_id: null };
     if (answer.state === 'applied') {
-      if (!this.confirmRecorded.has(item.id) && (await this.deps.auditTrail.hasStagedEntry(item.id, 'confirmed', ref.since))) this.confirmRecorded.add(item.id);
+      if (
+        !this.confirmRecorded.has(item.id) &&
+        (await this.deps.auditTrail.hasStagedEntry(item.id, 'confirmed', ref.since))
+      )
+        this.confirmRecorded.add(item.id);
       return this.markConfirmed(item, answer.output.structured, actor, { feature_key: tool?.feature ?? null });
     }
     if (answer.state === 'not_applied') {
@@ -335,7 +421,17 @@ export class Staging {
     // An upstream write sent before the stop cannot be asked: outcome_unknown, for a person to check.
     const code = answer.state === 'unknown' && answer.code ? answer.code : 'apply_interrupted';
     const done = await this.ledger.finish(item, 'failed', RECOVERY, { error_code: code });
-    this.ledger.audit(item, 'error', { principal: RECOVERY, user_id: item.user_id, client: actor.client ?? principalLabel(decider), request_id: actor.request_id ?? null }, { error_code: code });
+    this.ledger.audit(
+      item,
+      'error',
+      {
+        principal: RECOVERY,
+        user_id: item.user_id,
+        client: actor.client ?? principalLabel(decider),
+        request_id: actor.request_id ?? null,
+      },
+      { error_code: code },
+    );
     await this.deps.auditor.durable();
     return done;
   }
@@ -375,9 +471,16 @@ export class Staging {
     return n;
   }
 
-  private async discardBlocked(item: StagedPayload, block: NonNullable<ReturnType<Standing>>, by: Decider | Principal): Promise<void> {
+  private async discardBlocked(
+    item: StagedPayload,
+    block: NonNullable<ReturnType<Standing>>,
+    by: Decider | Principal,
+  ): Promise<void> {
     await this.ledger.finish(item, 'discarded', by, { error_code: block });
-    const actor: Actor = 'ctx' in by || 'principal' in by ? this.actorFor(by, item) : { principal: by, user_id: item.user_id, request_id: null };
+    const actor: Actor =
+      'ctx' in by || 'principal' in by
+        ? this.actorFor(by, item)
+        : { principal: by, user_id: item.user_id, request_id: null };
     this.ledger.audit(item, 'discarded', actor, { error_code: block, binding: bindingOf(item) });
     await this.deps.auditor.durable();
   }
@@ -392,13 +495,29 @@ export class Staging {
   }
 
   /** Refuses a confirm without deciding the write: one `denied` audit entry (with the binding), and it stays pending. */
-  private async refuseNow(item: StagedPayload, by: Decider, code: 'stale_approval' | 'token_narrowed' | 'policy_denied' | 'policy_unavailable', message: string, details: Record<string, unknown> = {}, policy?: string[]): Promise<never> {
-    this.ledger.audit(item, 'denied', this.actorFor(by, item), { error_code: code, binding: bindingOf(item), ...(policy ? { policy } : {}) });
+  private async refuseNow(
+    item: StagedPayload,
+    by: Decider,
+    code: 'stale_approval' | 'token_narrowed' | 'policy_denied' | 'policy_unavailable',
+    message: string,
+    details: Record<string, unknown> = {},
+    policy?: string[],
+  ): Promise<never> {
+    this.ledger.audit(item, 'denied', this.actorFor(by, item), {
+      error_code: code,
+      binding: bindingOf(item),
+      ...(policy ? { policy } : {}),
+    });
     await this.deps.auditor.durable();
     throw new GatehouseError(code, message, { staged_id: item.id, ...details });
   }
 
-  private async pendingOrThrow(id: string, by: Decider, verb: 'confirm' | 'discard', checkAgent = true): Promise<StagedPayload> {
+  private async pendingOrThrow(
+    id: string,
+    by: Decider,
+    verb: 'confirm' | 'discard',
+    checkAgent = true,
+  ): Promise<StagedPayload> {
     const item = this.index.openItem(id);
     if (!item || item.status !== 'pending') {
       const past = this.index.decided(id);
@@ -408,7 +527,8 @@ export class Staging {
       throw new GatehouseError('staged_not_found', `no staged write '${id}'`);
     }
     // A write the policy lets run without a person is confirmed in the call that staged it, not by the agent's own decision.
-    if (by.kind === 'agent' && checkAgent && !by.policy) checkAgentDecision(item, by.ctx, this.deps.settings(), this.deps.registry, verb);
+    if (by.kind === 'agent' && checkAgent && !by.policy)
+      checkAgentDecision(item, by.ctx, this.deps.settings(), this.deps.registry, verb);
     if (this.ledger.isExpired(item)) {
       await this.ledger.expire(item);
       throw expiredError(item);

@@ -11,9 +11,16 @@ import { GatehouseError } from '../errors.ts';
  * a refusal, not audited twice.
  */
 /** The pipeline's CallOutcome, as far as this step makes one (pipeline.ts imports this file). */
-type Unattended = { kind: 'result'; output: ToolOutput } | { kind: 'refused'; code: string; message: string; details: Record<string, unknown> };
+type Unattended =
+  | { kind: 'result'; output: ToolOutput }
+  | { kind: 'refused'; code: string; message: string; details: Record<string, unknown> };
 
-export async function runUnattended(d: { staging: Staging }, stagedId: string, ctx: CallContext, policies: readonly string[]): Promise<Unattended> {
+export async function runUnattended(
+  d: { staging: Staging },
+  stagedId: string,
+  ctx: CallContext,
+  policies: readonly string[],
+): Promise<Unattended> {
   let done;
   try {
     done = await d.staging.confirm(stagedId, { kind: 'agent', ctx, policy: policies });
@@ -25,7 +32,13 @@ export async function runUnattended(d: { staging: Staging }, stagedId: string, c
   return {
     kind: 'result',
     output: {
-      structured: { status: done.status, staged_id: stagedId, summary: done.preview.summary, result: done.result ?? null, policy: [...policies] },
+      structured: {
+        status: done.status,
+        staged_id: stagedId,
+        summary: done.preview.summary,
+        result: done.result ?? null,
+        policy: [...policies],
+      },
       text: `Applied without approval (policy ${by}): ${done.preview.summary}\nstaged_id: ${stagedId}`,
     },
   };

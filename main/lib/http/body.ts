@@ -75,7 +75,17 @@ export function readBody(req: IncomingMessage, opts: ReadBodyOptions = {}): Prom
       if (budget) {
         const need = Math.max(0, size - budget.freeBytes) - reserved;
         if (need > 0) {
-          if (!budget.take(need)) return finish(refuse(req, new HttpError('service_unavailable', 'too many large requests are being received at once: retry shortly', { headers: { 'Retry-After': '1', Connection: 'close' } })));
+          if (!budget.take(need))
+            return finish(
+              refuse(
+                req,
+                new HttpError(
+                  'service_unavailable',
+                  'too many large requests are being received at once: retry shortly',
+                  { headers: { 'Retry-After': '1', Connection: 'close' } },
+                ),
+              ),
+            );
           reserved += need;
         }
       }
@@ -88,7 +98,8 @@ export function readBody(req: IncomingMessage, opts: ReadBodyOptions = {}): Prom
   });
 }
 
-const tooLarge = (limit: number) => new HttpError('payload_too_large', `request body over ${mib(limit)}`, { headers: { Connection: 'close' } });
+const tooLarge = (limit: number) =>
+  new HttpError('payload_too_large', `request body over ${mib(limit)}`, { headers: { Connection: 'close' } });
 
 /** Discards the rest of a refused body so the refusal can be answered. */
 function refuse(req: IncomingMessage, err: HttpError): HttpError {

@@ -53,7 +53,10 @@ export interface ErrorBoundaryOptions {
  * answered in the envelope; anything else is a bug in us, logged (no request
  * body, no headers) and answered 500 internal_error without details.
  */
-export function errorBoundary(handler: (req: IncomingMessage, res: ServerResponse) => Promise<void> | void, opts: ErrorBoundaryOptions) {
+export function errorBoundary(
+  handler: (req: IncomingMessage, res: ServerResponse) => Promise<void> | void,
+  opts: ErrorBoundaryOptions,
+) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
       await handler(req, res);
@@ -61,11 +64,22 @@ export function errorBoundary(handler: (req: IncomingMessage, res: ServerRespons
       const own = opts.translate?.(e) ?? (e instanceof HttpError ? e : null);
       if (own === ANSWERED) return;
       if (own) return sendError(res, own, opts.envelope, opts.meta(req, res));
-      opts.log.error('request failed', { error: e instanceof Error ? e.message : String(e), method: req.method, path: (req.url ?? '').split('?')[0]!.slice(0, 200) });
-      sendError(res, new HttpError('internal_error', 'internal error: see the service log'), opts.envelope, opts.meta(req, res));
+      opts.log.error('request failed', {
+        error: e instanceof Error ? e.message : String(e),
+        method: req.method,
+        path: (req.url ?? '').split('?')[0]!.slice(0, 200),
+      });
+      sendError(
+        res,
+        new HttpError('internal_error', 'internal error: see the service log'),
+        opts.envelope,
+        opts.meta(req, res),
+      );
     }
   };
 }
 
 /** The request id the answer carries, for envelopes built outside the handler. */
-export const answerMeta = (_req: IncomingMessage, res: ServerResponse): ErrorMeta => ({ requestId: String(res.getHeader('x-request-id') ?? '') });
+export const answerMeta = (_req: IncomingMessage, res: ServerResponse): ErrorMeta => ({
+  requestId: String(res.getHeader('x-request-id') ?? ''),
+});

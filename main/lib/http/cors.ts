@@ -16,7 +16,8 @@ export interface CorsPolicy {
   maxAge?: number;
 }
 
-export const originAllowed = (origin: string, origins: readonly string[]): boolean => origins.includes('*') || origins.includes(origin.replace(/\/$/, ''));
+export const originAllowed = (origin: string, origins: readonly string[]): boolean =>
+  origins.includes('*') || origins.includes(origin.replace(/\/$/, ''));
 
 /**
  * No Origin: a non-browser client, allowed. A present Origin passes when it is
@@ -26,28 +27,46 @@ export const originAllowed = (origin: string, origins: readonly string[]): boole
  * dns-rebinding scenario requires. That grants no CORS: a browser still needs
  * `origins` to pass the preflight and read answers.
  */
-export function checkOrigin(req: IncomingMessage, origins: readonly string[], sameHost: ReadonlySet<string> = new Set()): HttpError | null {
+export function checkOrigin(
+  req: IncomingMessage,
+  origins: readonly string[],
+  sameHost: ReadonlySet<string> = new Set(),
+): HttpError | null {
   const origin = req.headers.origin;
   if (origin === undefined || originAllowed(origin, origins)) return null;
   if (sameHost.size > 0 && validateOriginHeader(origin, [...sameHost]).ok) return null;
-  return new HttpError('forbidden', `Origin '${printable(origin)}' is not allowed: add it to the cors setting to let a browser call the endpoint`);
+  return new HttpError(
+    'forbidden',
+    `Origin '${printable(origin)}' is not allowed: add it to the cors setting to let a browser call the endpoint`,
+  );
 }
 
 /** Response headers for an allowed browser origin; none otherwise. */
 export function corsHeaders(req: IncomingMessage, policy: CorsPolicy): Record<string, string> {
   const origin = req.headers.origin;
   if (!origin || !originAllowed(origin, policy.origins)) return {};
-  return { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': policy.exposeHeaders, Vary: 'Origin' };
+  return {
+    'Access-Control-Allow-Origin': origin,
+    'Access-Control-Expose-Headers': policy.exposeHeaders,
+    Vary: 'Origin',
+  };
 }
 
 /** OPTIONS: the CORS preflight, answered here (204) or refused (403). */
 export function answerPreflight(req: IncomingMessage, res: ServerResponse, policy: CorsPolicy): HttpError | null {
   const origin = req.headers.origin;
-  if (origin !== undefined && !originAllowed(origin, policy.origins)) return new HttpError('forbidden', `Origin '${printable(origin)}' is not allowed by the cors setting`);
+  if (origin !== undefined && !originAllowed(origin, policy.origins))
+    return new HttpError('forbidden', `Origin '${printable(origin)}' is not allowed by the cors setting`);
   res.writeHead(204, {
     Allow: policy.methods,
     ...(origin
-      ? { 'Access-Control-Allow-Origin': origin, 'Access-Control-Allow-Methods': policy.methods, 'Access-Control-Allow-Headers': policy.allowHeaders, 'Access-Control-Max-Age': String(policy.maxAge ?? 600), Vary: 'Origin' }
+      ? {
+          'Access-Control-Allow-Origin': origin,
+          'Access-Control-Allow-Methods': policy.methods,
+          'Access-Control-Allow-Headers': policy.allowHeaders,
+          'Access-Control-Max-Age': String(policy.maxAge ?? 600),
+          Vary: 'Origin',
+        }
       : {}),
   });
   res.end();

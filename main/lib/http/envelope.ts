@@ -12,7 +12,12 @@ export interface ErrorMeta {
 export type Envelope = (err: HttpError, meta: ErrorMeta) => unknown;
 
 /** The local admin API and IPC: `{ok:false, code, message, details?}`. */
-export const adminEnvelope: Envelope = (err) => ({ ok: false, code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) });
+export const adminEnvelope: Envelope = (err) => ({
+  ok: false,
+  code: err.code,
+  message: err.message,
+  ...(err.details ? { details: err.details } : {}),
+});
 
 /**
  * The MCP endpoint: a JSON-RPC error whose `data` carries the string code and
@@ -23,9 +28,15 @@ export const adminEnvelope: Envelope = (err) => ({ ok: false, code: err.code, me
  */
 export const jsonRpcEnvelope: Envelope = (err, meta) => {
   const { jsonrpc_code: own, ...details } = err.details ?? {};
-  const code = typeof own === 'number' && Number.isInteger(own) ? own : ((JSONRPC_CODES as Partial<Record<ErrorCode, number>>)[err.code] ?? -32600);
+  const code =
+    typeof own === 'number' && Number.isInteger(own)
+      ? own
+      : ((JSONRPC_CODES as Partial<Record<ErrorCode, number>>)[err.code] ?? -32600);
   // null prototype: a detail named __proto__ stays a plain field
-  const data: Record<string, unknown> = Object.assign(Object.create(null) as Record<string, unknown>, details, { code: err.code, request_id: meta.requestId });
+  const data: Record<string, unknown> = Object.assign(Object.create(null) as Record<string, unknown>, details, {
+    code: err.code,
+    request_id: meta.requestId,
+  });
   return { jsonrpc: '2.0', id: meta.rpcId ?? null, error: { code, message: err.message, data } };
 };
 

@@ -13,7 +13,8 @@ const HOST_SYNTAX = /^(?:\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,2
 /** Hostnames a request's Host header may name; anything else is DNS rebinding. */
 export function allowedHostnames(bindHost: string, extra: readonly string[] = []): Set<string> {
   const names = new Set([...localhostAllowedHostnames(), ...extra.map((h) => h.toLowerCase())]);
-  if (bindHost !== '0.0.0.0' && bindHost !== '::') names.add(bindHost.includes(':') ? `[${bindHost}]` : bindHost.toLowerCase());
+  if (bindHost !== '0.0.0.0' && bindHost !== '::')
+    names.add(bindHost.includes(':') ? `[${bindHost}]` : bindHost.toLowerCase());
   return names;
 }
 
@@ -24,10 +25,15 @@ export function allowedHostnames(bindHost: string, extra: readonly string[] = []
 export function checkHost(req: IncomingMessage, allowed: ReadonlySet<string>): HttpError | null {
   const host = req.headers.host;
   if (host === undefined || !HOST_SYNTAX.test(host)) {
-    return new HttpError('invalid_request', `the Host header '${printable(host ?? '')}' is missing or malformed: send a host name or address, optionally with a port`);
+    return new HttpError(
+      'invalid_request',
+      `the Host header '${printable(host ?? '')}' is missing or malformed: send a host name or address, optionally with a port`,
+    );
   }
   const r = validateHostHeader(host.toLowerCase(), [...allowed]);
-  return r.ok ? null : new HttpError('forbidden', `Host '${printable(host)}' is not allowed (DNS rebinding protection)`);
+  return r.ok
+    ? null
+    : new HttpError('forbidden', `Host '${printable(host)}' is not allowed (DNS rebinding protection)`);
 }
 
 /** A header value fit for a message: no control characters, bounded. */

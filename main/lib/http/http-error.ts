@@ -25,10 +25,18 @@ export class HttpError extends Error {
 
   /** The same refusal with more response headers (e.g. RateLimit-* on a 429). */
   withHeaders(headers: Record<string, string>): HttpError {
-    return new HttpError(this.code, this.message, { status: this.status, headers: { ...this.headers, ...headers }, ...(this.details ? { details: { ...this.details } } : {}) });
+    return new HttpError(this.code, this.message, {
+      status: this.status,
+      headers: { ...this.headers, ...headers },
+      ...(this.details ? { details: { ...this.details } } : {}),
+    });
   }
 }
 
-export const httpError = (code: ErrorCode, message: string, opts?: ConstructorParameters<typeof HttpError>[2]): HttpError => new HttpError(code, message, opts);
+export const httpError = (
+  code: ErrorCode,
+  message: string,
+  opts?: ConstructorParameters<typeof HttpError>[2],
+): HttpError => new HttpError(code, message, opts);
 
 export const isHttpError = (v: unknown): v is HttpError => v instanceof HttpError;

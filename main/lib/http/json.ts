@@ -20,7 +20,8 @@ const parseError = (message: string) => new HttpError('parse_error', message);
 export function parseJson(body: Buffer | string, opts: JsonOptions = {}): unknown {
   const text = typeof body === 'string' ? body : body.toString('utf8');
   // A Buffer decodes lone surrogates to U+FFFD; a string may hold them raw. (Node 20 has isWellFormed; the ES2023 lib types lack it.)
-  if (typeof body === 'string' && !(text as string & { isWellFormed(): boolean }).isWellFormed()) throw parseError('the body holds a lone UTF-16 surrogate: send well-formed Unicode');
+  if (typeof body === 'string' && !(text as string & { isWellFormed(): boolean }).isWellFormed())
+    throw parseError('the body holds a lone UTF-16 surrogate: send well-formed Unicode');
   checkStructure(text, opts.maxDepth ?? DEFAULT_MAX_DEPTH);
   try {
     return JSON.parse(text);
@@ -74,10 +75,16 @@ function skipEscape(text: string, at: number): number {
   const unit = hex4(text, at + 2);
   if (unit >= 0xd800 && unit <= 0xdbff) {
     const low = text.charCodeAt(at + 6) === BACKSLASH && text.charCodeAt(at + 7) === U ? hex4(text, at + 8) : -1;
-    if (low < 0xdc00 || low > 0xdfff) throw parseError('the body holds a lone UTF-16 surrogate escape (\\ud800-\\udbff without its pair): send well-formed Unicode');
+    if (low < 0xdc00 || low > 0xdfff)
+      throw parseError(
+        'the body holds a lone UTF-16 surrogate escape (\\ud800-\\udbff without its pair): send well-formed Unicode',
+      );
     return at + 12;
   }
-  if (unit >= 0xdc00 && unit <= 0xdfff) throw parseError('the body holds a lone UTF-16 surrogate escape (\\udc00-\\udfff without its pair): send well-formed Unicode');
+  if (unit >= 0xdc00 && unit <= 0xdfff)
+    throw parseError(
+      'the body holds a lone UTF-16 surrogate escape (\\udc00-\\udfff without its pair): send well-formed Unicode',
+    );
   return at + 6;
 }
 
@@ -86,7 +93,8 @@ function hex4(text: string, at: number): number {
   let v = 0;
   for (let k = at; k < at + 4; k++) {
     const c = text.charCodeAt(k);
-    const d = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : -1;
+    const d =
+      c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : -1;
     if (d < 0) return -1;
     v = v * 16 + d;
   }

@@ -16,7 +16,11 @@ export function rateHeaders(d: RateDecision): Record<string, string> {
 
 /** The 429 for a refused decision, with its headers. */
 export function rateLimitedError(d: RateDecision): HttpError {
-  return new HttpError('rate_limited', `rate limit of ${d.limit} requests per minute reached; retry after ${d.retry_after} s`, { headers: rateHeaders(d) });
+  return new HttpError(
+    'rate_limited',
+    `rate limit of ${d.limit} requests per minute reached; retry after ${d.retry_after} s`,
+    { headers: rateHeaders(d) },
+  );
 }
 
 /**
@@ -24,7 +28,13 @@ export function rateLimitedError(d: RateDecision): HttpError {
  * minute, 0 = off), puts the RateLimit headers on the answer, and returns the
  * 429 to send when the budget is spent.
  */
-export function checkRate(res: ServerResponse, limiter: RateLimiter, key: string, limit: number, now: number): HttpError | null {
+export function checkRate(
+  res: ServerResponse,
+  limiter: RateLimiter,
+  key: string,
+  limit: number,
+  now: number,
+): HttpError | null {
   const d = limiter.check(key, limit, now);
   if (!d.allowed) return rateLimitedError(d);
   for (const [k, v] of Object.entries(rateHeaders(d))) res.setHeader(k, v);

@@ -38,7 +38,8 @@ export class Router<H> {
         byMethod.set(verb, handler);
       } else {
         const segments = path.split('/');
-        if (segments.indexOf('*') !== -1 && segments.indexOf('*') !== segments.length - 1) throw new Error(`route ${path}: '*' must be the last segment`);
+        if (segments.indexOf('*') !== -1 && segments.indexOf('*') !== segments.length - 1)
+          throw new Error(`route ${path}: '*' must be the last segment`);
         this.patterns.push({ method: verb, segments, handler });
       }
     }
@@ -67,7 +68,8 @@ export class Router<H> {
       parts ??= path.split('/');
       const params = matchSegments(route.segments, parts);
       if (!params) continue;
-      if (route.method === verb || route.method === ANY) return { handler: route.handler, params: decodeParams(params) };
+      if (route.method === verb || route.method === ANY)
+        return { handler: route.handler, params: decodeParams(params) };
       allow.add(route.method);
     }
     return allow.size > 0 ? { allow: [...allow] } : null;

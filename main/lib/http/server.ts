@@ -36,9 +36,14 @@ export const DEFAULT_SERVER_LIMITS: Required<ServerLimits> = {
  * headers and a stalled upload are cut with 408 by Node). With BodyBudget
  * these bound the memory of stalled bodies.
  */
-export function createEdgeServer(handler: (req: IncomingMessage, res: ServerResponse) => void, limits: ServerLimits = {}): Server {
+export function createEdgeServer(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  limits: ServerLimits = {},
+): Server {
   // A limit given as undefined keeps its default (a spread would let it through).
-  const l = Object.fromEntries(Object.entries(DEFAULT_SERVER_LIMITS).map(([k, v]) => [k, limits[k as keyof ServerLimits] ?? v])) as Required<ServerLimits>;
+  const l = Object.fromEntries(
+    Object.entries(DEFAULT_SERVER_LIMITS).map(([k, v]) => [k, limits[k as keyof ServerLimits] ?? v]),
+  ) as Required<ServerLimits>;
   const server = createServer(
     {
       headersTimeout: Math.min(l.headersTimeoutMs, l.requestTimeoutMs),
@@ -49,7 +54,8 @@ export function createEdgeServer(handler: (req: IncomingMessage, res: ServerResp
     handler,
   );
   server.maxConnections = l.maxConnections;
-  if (l.maxConnectionsPerAddress > 0 && l.maxConnectionsPerAddress < l.maxConnections) capPerAddress(server, l.maxConnectionsPerAddress);
+  if (l.maxConnectionsPerAddress > 0 && l.maxConnectionsPerAddress < l.maxConnections)
+    capPerAddress(server, l.maxConnectionsPerAddress);
   return server;
 }
 

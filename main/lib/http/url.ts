@@ -33,5 +33,7 @@ export function requestTarget(req: IncomingMessage): RequestTarget {
     }
   }
   const q = raw.indexOf('?');
-  return q < 0 ? { path: raw, query: new URLSearchParams() } : { path: raw.slice(0, q), query: new URLSearchParams(raw.slice(q + 1)) };
+  return q < 0
+    ? { path: raw, query: new URLSearchParams() }
+    : { path: raw.slice(0, q), query: new URLSearchParams(raw.slice(q + 1)) };
 }

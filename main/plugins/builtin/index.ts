@@ -40,12 +40,22 @@ export function builtinPlugin(deps: BuiltinDeps): BuiltinPlugin {
   const toolsFor = (s: Settings) => (s.approval_mode === 'agent' ? [...always, ...agentOnly] : always);
   const resources: ResourceDef[] = [
     {
-      uri: MANUAL_URI, name: 'manual', title: 'Gatehouse operating manual', mimeType: 'text/markdown', capability: 'read', public: true,
+      uri: MANUAL_URI,
+      name: 'manual',
+      title: 'Gatehouse operating manual',
+      mimeType: 'text/markdown',
+      capability: 'read',
+      public: true,
       description: 'How to work through this gateway: read it first.',
       read: async (ctx) => operatingManual(mayConfirm(ctx)),
     },
     {
-      uri: IDENTITY_URI, name: 'site-identity', title: 'Site identity', mimeType: 'application/json', capability: 'read', tool: 'site_identity',
+      uri: IDENTITY_URI,
+      name: 'site-identity',
+      title: 'Site identity',
+      mimeType: 'application/json',
+      capability: 'read',
+      tool: 'site_identity',
       description: 'The site: name, URL, languages, conventions.',
       read: async () => JSON.stringify(deps.siteIdentity(), null, 2),
     },

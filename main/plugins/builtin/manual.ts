@@ -38,9 +38,11 @@ Every call you make runs with the permissions of the person your token belongs t
 ## Writes are staged, never immediate
 A write tool (pages_create, pages_update, pages_delete, pages_publish, translate_page, ...) changes nothing when you call it.
 It returns {status: "pending_approval", staged_id, preview, expires_at}: a readable preview of exactly what would change.
-${agentMayConfirm
+${
+  agentMayConfirm
     ? '- Approval mode is "agent": you may confirm or discard your own staged writes with staged_writes_confirm / staged_writes_discard, after checking the preview. A person may also decide them in Gatehouse.'
-    : '- A person approves or discards it in Gatehouse (tray, console or CLI). You cannot approve your own writes.'}
+    : '- A person approves or discards it in Gatehouse (tray, console or CLI). You cannot approve your own writes.'
+}
 - A staged write expires after ${minutes} minutes if nobody decides; then stage it again.
 - Check progress with \`staged_writes_status\` (one) or \`staged_writes_list\` (yours).
 - If the target changed after the preview, confirming fails with stale_preview: read the page again and stage a new write.

@@ -35,19 +35,33 @@ function own(staging: Staging, id: string, ctx: CallContext): StagedPayload {
 }
 
 /** What the site is and which tools there are. */
-export function readTools(deps: { registry: Registry; settings: () => Settings; siteIdentity: () => Record<string, unknown> }): Tool[] {
+export function readTools(deps: {
+  registry: Registry;
+  settings: () => Settings;
+  siteIdentity: () => Record<string, unknown>;
+}): Tool[] {
   const { registry } = deps;
   return [
     defineTool({
-      ...base, name: 'site_identity', title: 'Site identity', write: false, capability: 'read',
-      description: 'Who and what this site is: name, URL, languages, content conventions and what exists. Read this before any site-specific work.',
+      ...base,
+      name: 'site_identity',
+      title: 'Site identity',
+      write: false,
+      capability: 'read',
+      description:
+        'Who and what this site is: name, URL, languages, content conventions and what exists. Read this before any site-specific work.',
       input: z.object({}),
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
       run: async () => ({ structured: deps.siteIdentity() }),
     }),
     defineTool({
-      ...base, name: 'discover_tools', title: 'Discover tools', write: false, capability: 'read',
-      description: 'Search the tools this token may use by keyword, plugin or capability. Paginated; use it instead of reading every tool description.',
+      ...base,
+      name: 'discover_tools',
+      title: 'Discover tools',
+      write: false,
+      capability: 'read',
+      description:
+        'Search the tools this token may use by keyword, plugin or capability. Paginated; use it instead of reading every tool description.',
       input: z.object({
         query: z.string().max(200).optional().describe('words to look for in tool names, titles and descriptions'),
         plugin: z.string().max(100).optional().describe('only tools owned by this plugin, e.g. "site"'),
@@ -62,7 +76,12 @@ export function readTools(deps: { registry: Registry; settings: () => Settings; 
         const scored = registry
           .visible(viewerOf(ctx), deps.settings())
           .map((e) => e.tool)
-          .filter((t) => (!input.plugin || t.plugin === input.plugin) && (!input.capability || t.capability === input.capability) && (input.write === undefined || t.write === input.write))
+          .filter(
+            (t) =>
+              (!input.plugin || t.plugin === input.plugin) &&
+              (!input.capability || t.capability === input.capability) &&
+              (input.write === undefined || t.write === input.write),
+          )
           .map((t) => {
             const name = t.name.toLowerCase();
             const text = `${t.title} ${t.description}`.toLowerCase();
@@ -77,7 +96,14 @@ export function readTools(deps: { registry: Registry; settings: () => Settings; 
         return {
           structured: {
             total: scored.length,
-            tools: page.map(({ t }) => ({ name: t.name, title: t.title, description: t.description, plugin: t.plugin, capability: t.capability, write: t.write })),
+            tools: page.map(({ t }) => ({
+              name: t.name,
+              title: t.title,
+              description: t.description,
+              plugin: t.plugin,
+              capability: t.capability,
+              write: t.write,
+            })),
             next_cursor: next,
           },
         };
@@ -90,15 +116,31 @@ export function readTools(deps: { registry: Registry; settings: () => Settings; 
 export function stagedReadTools(staging: Staging): Tool[] {
   return [
     defineTool({
-      ...base, name: 'staged_writes_list', title: 'My staged writes', write: false, capability: 'read',
+      ...base,
+      name: 'staged_writes_list',
+      title: 'My staged writes',
+      write: false,
+      capability: 'read',
       description: 'Your own staged writes: pending ones first, then recent decisions.',
       input: z.object({ status: StagedStatus.optional().describe('only writes in this state') }),
       annotations: { readOnlyHint: true, openWorldHint: false },
-      run: async (input, ctx) => ({ structured: { staged: staging.list({ user_id: ctx.user.id, ...(input.status ? { status: input.status } : {}) }).slice(0, 100).map(stagedView) } }),
+      run: async (input, ctx) => ({
+        structured: {
+          staged: staging
+            .list({ user_id: ctx.user.id, ...(input.status ? { status: input.status } : {}) })
+            .slice(0, 100)
+            .map(stagedView),
+        },
+      }),
     }),
     defineTool({
-      ...base, name: 'staged_writes_status', title: 'Staged write status', write: false, capability: 'read',
-      description: 'The state of one of your staged writes (pending, confirmed with its result, discarded, expired or failed; `settled` says what a person found when its outcome was unknown).',
+      ...base,
+      name: 'staged_writes_status',
+      title: 'Staged write status',
+      write: false,
+      capability: 'read',
+      description:
+        'The state of one of your staged writes (pending, confirmed with its result, discarded, expired or failed; `settled` says what a person found when its outcome was unknown).',
       input: z.object({ staged_id: z.string().min(1).max(64).describe('the staged_id a write tool returned') }),
       annotations: { readOnlyHint: true, openWorldHint: false },
       run: async (input, ctx) => ({ structured: stagedView(own(staging, input.staged_id, ctx)) }),
@@ -110,8 +152,14 @@ export function stagedReadTools(staging: Staging): Tool[] {
 export function agentDecisionTools(staging: Staging): Tool[] {
   return [
     defineTool({
-      ...base, name: CONFIRM_TOOL, title: 'Confirm my staged write', write: false, capability: 'read', decides_staged: true,
-      description: 'Apply one of your own staged writes (approval mode "agent" only). Check its preview first. A second confirm returns the first result.',
+      ...base,
+      name: CONFIRM_TOOL,
+      title: 'Confirm my staged write',
+      write: false,
+      capability: 'read',
+      decides_staged: true,
+      description:
+        'Apply one of your own staged writes (approval mode "agent" only). Check its preview first. A second confirm returns the first result.',
       input: z.object({ staged_id: z.string().min(1).max(64).describe('the staged_id to apply') }),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       run: async (input, ctx) => {
@@ -121,7 +169,12 @@ export function agentDecisionTools(staging: Staging): Tool[] {
       },
     }),
     defineTool({
-      ...base, name: 'staged_writes_discard', title: 'Discard my staged write', write: false, capability: 'read', decides_staged: true,
+      ...base,
+      name: 'staged_writes_discard',
+      title: 'Discard my staged write',
+      write: false,
+      capability: 'read',
+      decides_staged: true,
       description: 'Drop one of your own pending staged writes (approval mode "agent" only).',
       input: z.object({ staged_id: z.string().min(1).max(64).describe('the staged_id to drop') }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

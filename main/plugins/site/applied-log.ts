@@ -18,7 +18,11 @@ export const APPLIED_KEEP = 200;
 const MARKER_MAX_CHARS = 16 * 1024;
 
 /** Runs `change` on the site document and records its result under `staged.id`, in the same write. */
-export function applyOnce(deps: SiteDeps, staged: StagedRef | undefined, change: (draft: SiteData) => ToolOutput): Promise<ToolOutput> {
+export function applyOnce(
+  deps: SiteDeps,
+  staged: StagedRef | undefined,
+  change: (draft: SiteData) => ToolOutput,
+): Promise<ToolOutput> {
   return deps.store.update((draft) => {
     const done = staged ? draft.applied[staged.id] : undefined;
     if (done) return outputOf(done);
@@ -37,7 +41,10 @@ export function appliedState(data: SiteData, staged: StagedRef): AppliedState {
 }
 
 /** The `applied` method of every site write tool. */
-export const appliedFrom = (deps: SiteDeps) => (staged: StagedRef): Promise<AppliedState> => Promise.resolve(appliedState(deps.store.read(), staged));
+export const appliedFrom =
+  (deps: SiteDeps) =>
+  (staged: StagedRef): Promise<AppliedState> =>
+    Promise.resolve(appliedState(deps.store.read(), staged));
 
 /** After site data was lost (a corrupt file): nothing applied before `now` can be vouched for. */
 export function forgetAppliedBefore(draft: SiteData, now: number): void {
@@ -49,8 +56,18 @@ function record(draft: SiteData, id: string, out: ToolOutput, now: number): void
   const last = markers[markers.length - 1];
   const text = out.text ?? '';
   const small = JSON.stringify(out.structured).length <= MARKER_MAX_CHARS;
-  const structured = small ? out.structured : { result_omitted: 'too large to keep for crash recovery; the change itself is in the site', summary: text.slice(0, 1000) };
-  draft.applied[id] = { at: Math.max(now, last?.at ?? now), text, structured, ...(out.target ? { target: out.target } : {}) };
+  const structured = small
+    ? out.structured
+    : {
+        result_omitted: 'too large to keep for crash recovery; the change itself is in the site',
+        summary: text.slice(0, 1000),
+      };
+  draft.applied[id] = {
+    at: Math.max(now, last?.at ?? now),
+    text,
+    structured,
+    ...(out.target ? { target: out.target } : {}),
+  };
   const ids = Object.keys(draft.applied);
   for (const old of ids.slice(0, Math.max(0, ids.length - APPLIED_KEEP))) {
     const gone = draft.applied[old] as AppliedMarker;
@@ -59,4 +76,8 @@ function record(draft: SiteData, id: string, out: ToolOutput, now: number): void
   }
 }
 
-const outputOf = (m: AppliedMarker): ToolOutput => ({ structured: m.structured, text: m.text, ...(m.target ? { target: m.target } : {}) });
+const outputOf = (m: AppliedMarker): ToolOutput => ({
+  structured: m.structured,
+  text: m.text,
+  ...(m.target ? { target: m.target } : {}),
+});

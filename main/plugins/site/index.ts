@@ -33,7 +33,13 @@ export interface SitePlugin extends Plugin {
 
 export const PAGES_RESOURCE_URI = 'gatehouse://site/pages';
 
-export function createSitePlugin(opts: { store: DocumentStore<SiteData>; clock: Clock; ai: AiProviderSource; usage: UsageReporter; adminUserId: string }): SitePlugin {
+export function createSitePlugin(opts: {
+  store: DocumentStore<SiteData>;
+  clock: Clock;
+  ai: AiProviderSource;
+  usage: UsageReporter;
+  adminUserId: string;
+}): SitePlugin {
   const deps: SiteDeps = { store: opts.store, clock: opts.clock, ai: opts.ai, usage: opts.usage };
   const tools: readonly Tool[] = [
     ...pageReadTools(deps),
@@ -47,14 +53,23 @@ export function createSitePlugin(opts: { store: DocumentStore<SiteData>; clock: 
       uri: PAGES_RESOURCE_URI,
       name: 'site-pages',
       title: 'Page index',
-      description: 'Every page of the local site the token\'s user may read (their own drafts; others\' drafts only with edit_others_pages): id, slug, title, status, language, translations, version. Use pages_get for content.',
+      description:
+        "Every page of the local site the token's user may read (their own drafts; others' drafts only with edit_others_pages): id, slug, title, status, language, translations, version. Use pages_get for content.",
       mimeType: 'application/json',
       capability: 'read',
       tool: 'pages_list',
       async read(ctx) {
         const data = opts.store.read();
         const pages = visiblePages(data, ctx).map((p) => toSummary(data.site, p));
-        return JSON.stringify({ site: { name: data.site.name, url: data.site.url, language: data.site.language }, total: pages.length, pages }, null, 2);
+        return JSON.stringify(
+          {
+            site: { name: data.site.name, url: data.site.url, language: data.site.language },
+            total: pages.length,
+            pages,
+          },
+          null,
+          2,
+        );
       },
     },
   ];

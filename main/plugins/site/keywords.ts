@@ -58,7 +58,10 @@ function pageGrams(page: Page, language: string, stop: ReadonlySet<string> | nul
   const cached = gramCache.get(page)?.get(language);
   if (cached) return cached;
   const parsed = parseMarkdown(page.content);
-  const sources: [string, boolean][] = [[page.title, true], ...parsed.blocks.map((b): [string, boolean] => [b.text, b.type === 'heading'])];
+  const sources: [string, boolean][] = [
+    [page.title, true],
+    ...parsed.blocks.map((b): [string, boolean] => [b.text, b.type === 'heading']),
+  ];
   const grams: PageGrams['grams'] = new Map();
   let length = 0;
   for (const [text, prominent] of sources) {
@@ -89,7 +92,11 @@ function pageGrams(page: Page, language: string, stop: ReadonlySet<string> | nul
   return result;
 }
 
-export function keywordIdeas(pages: readonly Page[], language: string, opts: KeywordOptions): { ideas: KeywordIdea[]; stop_words: boolean } {
+export function keywordIdeas(
+  pages: readonly Page[],
+  language: string,
+  opts: KeywordOptions,
+): { ideas: KeywordIdea[]; stop_words: boolean } {
   const stop = stopWordsFor(language);
   const stats = new Map<string, Stat>();
   const lengths = new Map<number, number>();
@@ -99,7 +106,8 @@ export function keywordIdeas(pages: readonly Page[], language: string, opts: Key
     lengths.set(page.id, pg.length);
     for (const [key, g] of pg.grams) {
       let s = stats.get(key);
-      if (!s) stats.set(key, (s = { surfaces: new Map(), perPage: new Map(), total: 0, prominent: false, words: g.words }));
+      if (!s)
+        stats.set(key, (s = { surfaces: new Map(), perPage: new Map(), total: 0, prominent: false, words: g.words }));
       for (const [surface, c] of g.surfaces) s.surfaces.set(surface, (s.surfaces.get(surface) ?? 0) + c);
       s.perPage.set(page.id, (s.perPage.get(page.id) ?? 0) + g.count);
       s.total += g.count;
@@ -144,7 +152,9 @@ export function keywordIdeas(pages: readonly Page[], language: string, opts: Key
       words: s.words,
       score: Math.round(score * 1000) / 1000,
       occurrences: s.total,
-      pages: [...s.perPage].map(([id, c]) => ({ id, title: titles.get(id) ?? '', occurrences: c })).sort((a, b) => b.occurrences - a.occurrences || a.id - b.id),
+      pages: [...s.perPage]
+        .map(([id, c]) => ({ id, title: titles.get(id) ?? '', occurrences: c }))
+        .sort((a, b) => b.occurrences - a.occurrences || a.id - b.id),
       in_use_by: inUse,
     });
   }

@@ -37,7 +37,10 @@ export function diffLines(before: string, after: string): DiffOp[] {
     const lcs = new Uint32Array((am.length + 1) * w);
     for (let i = am.length - 1; i >= 0; i--) {
       for (let j = bm.length - 1; j >= 0; j--) {
-        lcs[i * w + j] = am[i] === bm[j] ? (lcs[(i + 1) * w + j + 1] ?? 0) + 1 : Math.max(lcs[(i + 1) * w + j] ?? 0, lcs[i * w + j + 1] ?? 0);
+        lcs[i * w + j] =
+          am[i] === bm[j]
+            ? (lcs[(i + 1) * w + j + 1] ?? 0) + 1
+            : Math.max(lcs[(i + 1) * w + j] ?? 0, lcs[i * w + j + 1] ?? 0);
       }
     }
     let i = 0;
@@ -63,7 +66,11 @@ const clip = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1
  * Changed hunks as two texts. Each hunk starts with "@@ line N @@"; changed
  * lines are marked "- " (before) and "+ " (after), context lines "  ".
  */
-export function compactDiff(before: string, after: string, opts: { context?: number; maxLines?: number; maxLineChars?: number } = {}): { before: string; after: string; changed_lines: number } {
+export function compactDiff(
+  before: string,
+  after: string,
+  opts: { context?: number; maxLines?: number; maxLineChars?: number } = {},
+): { before: string; after: string; changed_lines: number } {
   const context = opts.context ?? 1;
   const maxLines = opts.maxLines ?? 40;
   const maxLineChars = opts.maxLineChars ?? 160;
@@ -90,8 +97,24 @@ export function compactDiff(before: string, after: string, opts: { context?: num
       return;
     }
     if (!inHunk) {
-      left.push(hunkHeader(o.oldNo ?? (ops.slice(0, k).reverse().find((x) => x.oldNo)?.oldNo ?? 0) + 1));
-      right.push(hunkHeader(o.newNo ?? (ops.slice(0, k).reverse().find((x) => x.newNo)?.newNo ?? 0) + 1));
+      left.push(
+        hunkHeader(
+          o.oldNo ??
+            (ops
+              .slice(0, k)
+              .reverse()
+              .find((x) => x.oldNo)?.oldNo ?? 0) + 1,
+        ),
+      );
+      right.push(
+        hunkHeader(
+          o.newNo ??
+            (ops
+              .slice(0, k)
+              .reverse()
+              .find((x) => x.newNo)?.newNo ?? 0) + 1,
+        ),
+      );
       inHunk = true;
     }
     const text = clip(o.text, maxLineChars);

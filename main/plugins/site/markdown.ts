@@ -121,7 +121,9 @@ export function parseMarkdown(content: string): ParsedContent {
   });
   flush();
 
-  const headings = blocks.flatMap((b) => (b.type === 'heading' ? [{ level: b.level, text: b.text, line: b.line }] : []));
+  const headings = blocks.flatMap((b) =>
+    b.type === 'heading' ? [{ level: b.level, text: b.text, line: b.line }] : [],
+  );
   const firstParagraph = blocks.find((b) => b.type === 'paragraph')?.text ?? '';
   return {
     blocks,
@@ -129,6 +131,9 @@ export function parseMarkdown(content: string): ParsedContent {
     links,
     firstParagraph,
     plainText: blocks.map((b) => b.text).join('\n'),
-    bodyText: blocks.filter((b) => b.type !== 'heading').map((b) => b.text).join('\n'),
+    bodyText: blocks
+      .filter((b) => b.type !== 'heading')
+      .map((b) => b.text)
+      .join('\n'),
   };
 }

@@ -34,12 +34,20 @@ export function visiblePages(data: SiteData, ctx: CallContext): Page[] {
 
 export function findPage(data: SiteData, id: number): Page {
   const page = data.pages.find((p) => p.id === id);
-  if (!page) throw new GatehouseError('not_found', `no page with id ${id} (pages_list shows the existing pages)`, { page_id: id });
+  if (!page)
+    throw new GatehouseError('not_found', `no page with id ${id} (pages_list shows the existing pages)`, {
+      page_id: id,
+    });
   return page;
 }
 
-export function findVisiblePage(data: SiteData, ctx: CallContext, ref: { id?: number | undefined; slug?: string | undefined }): Page {
-  const page = ref.id !== undefined ? data.pages.find((p) => p.id === ref.id) : data.pages.find((p) => p.slug === ref.slug);
+export function findVisiblePage(
+  data: SiteData,
+  ctx: CallContext,
+  ref: { id?: number | undefined; slug?: string | undefined },
+): Page {
+  const page =
+    ref.id !== undefined ? data.pages.find((p) => p.id === ref.id) : data.pages.find((p) => p.slug === ref.slug);
   if (!page || !canRead(ctx, page)) {
     const what = ref.id !== undefined ? `id ${ref.id}` : `slug '${ref.slug}'`;
     throw new GatehouseError('not_found', `no page with ${what} (pages_list shows the existing pages)`);
@@ -49,20 +57,30 @@ export function findVisiblePage(data: SiteData, ctx: CallContext, ref: { id?: nu
 
 export function requireCapability(ctx: CallContext, cap: Capability, doing: string): void {
   if (!ctx.capabilities.has(cap)) {
-    throw new GatehouseError('forbidden', `${ctx.user.login} (${ctx.user.role}) cannot ${doing}: the '${cap}' capability is needed`, { capability: cap });
+    throw new GatehouseError(
+      'forbidden',
+      `${ctx.user.login} (${ctx.user.role}) cannot ${doing}: the '${cap}' capability is needed`,
+      { capability: cap },
+    );
   }
 }
 
 /** Editing someone else's page needs edit_others_pages on top of edit_pages. */
 export function requireCanEdit(ctx: CallContext, page: Page, doing: string): void {
   requireCapability(ctx, 'edit_pages', doing);
-  if (page.author_id !== ctx.user.id) requireCapability(ctx, 'edit_others_pages', `${doing}: page #${page.id} belongs to another user`);
+  if (page.author_id !== ctx.user.id)
+    requireCapability(ctx, 'edit_others_pages', `${doing}: page #${page.id} belongs to another user`);
 }
 
 /** Slugs are unique across the whole site, translations included. */
 export function requireSlugFree(data: SiteData, slug: string, exceptId: number | null): void {
   const holder = data.pages.find((p) => p.slug === slug && p.id !== exceptId);
-  if (holder) throw new GatehouseError('conflict', `the slug '${slug}' is already used by page #${holder.id} ('${holder.title}'); choose another slug`, { slug, page_id: holder.id });
+  if (holder)
+    throw new GatehouseError(
+      'conflict',
+      `the slug '${slug}' is already used by page #${holder.id} ('${holder.title}'); choose another slug`,
+      { slug, page_id: holder.id },
+    );
 }
 
 /** `base`, or `base-2`, `base-3`... whichever is free first. */
@@ -84,9 +102,18 @@ export function pageUrl(site: SiteSettings, page: Pick<Page, 'slug' | 'language'
 
 /** Throws stale_preview when the page changed since the plan was made. */
 export function requireVersion(page: Page | undefined, id: number, version: number): Page {
-  if (!page) throw new GatehouseError('stale_preview', `page #${id} was deleted after this change was previewed; preview it again`, { page_id: id });
+  if (!page)
+    throw new GatehouseError(
+      'stale_preview',
+      `page #${id} was deleted after this change was previewed; preview it again`,
+      { page_id: id },
+    );
   if (page.version !== version) {
-    throw new GatehouseError('stale_preview', `page #${id} changed after this change was previewed (version ${version}, now ${page.version}); preview it again`, { page_id: id, planned_version: version, current_version: page.version });
+    throw new GatehouseError(
+      'stale_preview',
+      `page #${id} changed after this change was previewed (version ${version}, now ${page.version}); preview it again`,
+      { page_id: id, planned_version: version, current_version: page.version },
+    );
   }
   return page;
 }

@@ -10,7 +10,18 @@ import { truncate } from './text.ts';
  */
 
 /** Fields in the order a person reads them. */
-export const PREVIEW_FIELDS = ['title', 'slug', 'status', 'language', 'excerpt', 'seo_title', 'seo_description', 'focus_keyword', 'content', 'translations'] as const;
+export const PREVIEW_FIELDS = [
+  'title',
+  'slug',
+  'status',
+  'language',
+  'excerpt',
+  'seo_title',
+  'seo_description',
+  'focus_keyword',
+  'content',
+  'translations',
+] as const;
 export type PreviewField = (typeof PREVIEW_FIELDS)[number];
 export type PageFields = Pick<Page, PreviewField>;
 
@@ -30,7 +41,10 @@ export function languageName(code: string): string {
 
 /** Translation links as a person reads them: "de: #8, fr: #9", or "(none)". */
 export const linksText = (t: Page['translations']) =>
-  Object.keys(t).sort().map((lang) => `${lang}: #${t[lang]}`).join(', ') || '(none)';
+  Object.keys(t)
+    .sort()
+    .map((lang) => `${lang}: #${t[lang]}`)
+    .join(', ') || '(none)';
 
 function clipContent(content: string): string {
   if (content.length <= CLIP_CONTENT) return content;
@@ -71,7 +85,8 @@ export function pageChanges(before: PageFields | null, after: PageFields | null)
   return changes;
 }
 
-export const pageLabel = (p: { title: string; id?: number }) => `'${truncate(p.title, 80)}'${p.id ? ` (#${p.id})` : ''}`;
+export const pageLabel = (p: { title: string; id?: number }) =>
+  `'${truncate(p.title, 80)}'${p.id ? ` (#${p.id})` : ''}`;
 
 export function fieldList(changes: readonly FieldChange[]): string {
   return changes.map((c) => c.field).join(', ');

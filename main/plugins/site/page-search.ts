@@ -64,7 +64,8 @@ function frequency(doc: Indexed, q: string): number {
 }
 
 function snippet(doc: Indexed, qTerms: string[], max = 200): string {
-  const matches = (text: string) => new Set(terms(text).filter((t) => qTerms.some((q) => t === q || (q.length >= MIN_PREFIX && t.startsWith(q))))).size;
+  const matches = (text: string) =>
+    new Set(terms(text).filter((t) => qTerms.some((q) => t === q || (q.length >= MIN_PREFIX && t.startsWith(q))))).size;
   let best = doc.blocks[0] ?? doc.page.excerpt;
   let bestScore = 0;
   for (const b of doc.blocks) {
@@ -73,7 +74,10 @@ function snippet(doc: Indexed, qTerms: string[], max = 200): string {
   }
   if (best.length <= max) return best;
   const ws = best.split(' ');
-  const first = Math.max(0, ws.findIndex((w) => matches(w) > 0));
+  const first = Math.max(
+    0,
+    ws.findIndex((w) => matches(w) > 0),
+  );
   let start = Math.max(0, first - 8);
   let out = ws.slice(start, start + 1).join(' ');
   let end = start + 1;
@@ -91,10 +95,12 @@ export function searchPages(pages: readonly Page[], query: string, snippets = In
 
   const docs = pages.map(index);
   const avgLen = docs.reduce((n, d) => n + d.length, 0) / docs.length;
-  const idf = new Map(qTerms.map((q) => {
-    const df = docs.filter((d) => frequency(d, q) > 0).length;
-    return [q, Math.log(1 + (docs.length - df + 0.5) / (df + 0.5))];
-  }));
+  const idf = new Map(
+    qTerms.map((q) => {
+      const df = docs.filter((d) => frequency(d, q) > 0).length;
+      return [q, Math.log(1 + (docs.length - df + 0.5) / (df + 0.5))];
+    }),
+  );
   const phrase = terms(query);
 
   const hits: SearchHit[] = [];

@@ -73,10 +73,17 @@ export function readability(bodyText: string, language: string): Readability {
   const lang = language.slice(0, 2).toLowerCase();
   const counter = lang === 'en' ? syllablesEn : lang === 'de' ? syllablesDe : null;
   const unavailable = (reason: string): Readability => ({
-    available: false, method: null, score: null, band: null, avg_word_syllables: 0, reason, ...base,
+    available: false,
+    method: null,
+    score: null,
+    band: null,
+    avg_word_syllables: 0,
+    reason,
+    ...base,
   });
   if (!counter) return unavailable(`no readability formula for language "${language}" (English and German only)`);
-  if (ws.length < MIN_WORDS_FOR_READABILITY) return unavailable(`too little text to measure (${ws.length} words; at least ${MIN_WORDS_FOR_READABILITY} needed)`);
+  if (ws.length < MIN_WORDS_FOR_READABILITY)
+    return unavailable(`too little text to measure (${ws.length} words; at least ${MIN_WORDS_FOR_READABILITY} needed)`);
 
   // hyphenated compounds count every part's syllables
   const syllables = ws.reduce((sum, w) => sum + w.split(/[-'’]/).reduce((s, part) => s + counter(part), 0), 0);

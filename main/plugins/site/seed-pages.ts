@@ -23,7 +23,8 @@ const home: SeedPage = {
   language: 'en',
   excerpt: 'Small-batch specialty coffee roasted in Bristol every Tuesday and Friday, posted within 48 hours.',
   seo_title: 'Northbank Coffee Roasters | Specialty Coffee Roasted in Bristol',
-  seo_description: 'Small-batch specialty coffee roasted in Bristol twice a week and posted within 48 hours. Single origins, espresso blends, decaf and wholesale.',
+  seo_description:
+    'Small-batch specialty coffee roasted in Bristol twice a week and posted within 48 hours. Single origins, espresso blends, decaf and wholesale.',
   focus_keyword: 'specialty coffee',
   translations: {},
   age_days: 40,
@@ -89,7 +90,8 @@ const coffees: SeedPage = {
   language: 'en',
   excerpt: 'Single-origin filter coffees, the Harbour espresso blend and a Swiss Water decaf, roasted to order.',
   seo_title: 'Buy Fresh Roasted Coffee Beans Online | Northbank Coffee',
-  seo_description: 'Freshly roasted coffee beans from Ethiopia, Colombia and Guatemala, our Harbour espresso blend and a Swiss Water decaf. Roasted to order in Bristol.',
+  seo_description:
+    'Freshly roasted coffee beans from Ethiopia, Colombia and Guatemala, our Harbour espresso blend and a Swiss Water decaf. Roasted to order in Bristol.',
   focus_keyword: 'fresh roasted coffee beans',
   translations: {},
   age_days: 12,
@@ -130,9 +132,11 @@ const wholesale: SeedPage = {
   title: 'Wholesale coffee for cafés and offices',
   status: 'publish',
   language: 'en',
-  excerpt: 'Wholesale coffee, barista training and equipment support for cafés, restaurants and offices in the South West.',
+  excerpt:
+    'Wholesale coffee, barista training and equipment support for cafés, restaurants and offices in the South West.',
   seo_title: 'Wholesale Coffee Supplier in Bristol for Cafés and Offices',
-  seo_description: 'Wholesale specialty coffee for cafés, restaurants and offices in Bristol and the South West, with barista training, equipment support and weekly delivery.',
+  seo_description:
+    'Wholesale specialty coffee for cafés, restaurants and offices in Bristol and the South West, with barista training, equipment support and weekly delivery.',
   focus_keyword: 'wholesale coffee',
   translations: {},
   age_days: 60,
@@ -164,7 +168,8 @@ const ueberUns: SeedPage = {
   language: 'de',
   excerpt: 'Zwei Freunde, ein gebrauchter Röster und ein Eisenbahnbogen: wie Northbank 2016 begann.',
   seo_title: 'Über Northbank Coffee Roasters – Kaffeerösterei in Bristol',
-  seo_description: 'Northbank ist eine kleine Kaffeerösterei in Bristol. Wir kaufen Rohkaffee direkt bei den Farmen, zahlen faire Preise und rösten jede Charge von Hand.',
+  seo_description:
+    'Northbank ist eine kleine Kaffeerösterei in Bristol. Wir kaufen Rohkaffee direkt bei den Farmen, zahlen faire Preise und rösten jede Charge von Hand.',
   focus_keyword: 'kaffeerösterei bristol',
   translations: { en: 2 },
   age_days: 100,

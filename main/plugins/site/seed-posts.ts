@@ -9,7 +9,8 @@ const pourOver: SeedPage = {
   language: 'en',
   excerpt: 'A simple, repeatable pour-over recipe: the ratio, the grind, the water and the four pours.',
   seo_title: 'Pour-Over Coffee: A Simple Recipe for Brewing at Home',
-  seo_description: 'Brew better pour-over coffee at home with one simple recipe: a 1:16 ratio, the right grind size, water just off the boil and four slow, even pours.',
+  seo_description:
+    'Brew better pour-over coffee at home with one simple recipe: a 1:16 ratio, the right grind size, water just off the boil and four slow, even pours.',
   focus_keyword: 'pour-over coffee',
   translations: {},
   age_days: 25,
@@ -58,7 +59,8 @@ const roasts: SeedPage = {
   title: 'Light vs dark roast: what actually changes',
   status: 'publish',
   language: 'en',
-  excerpt: 'Caffeine, acidity, body and bitterness: what the roast level really does to your coffee, and what it does not.',
+  excerpt:
+    'Caffeine, acidity, body and bitterness: what the roast level really does to your coffee, and what it does not.',
   seo_title: 'Light vs Dark Roast Coffee: What Really Changes in the Cup',
   seo_description: '',
   focus_keyword: 'light vs dark roast',

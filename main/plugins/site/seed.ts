@@ -38,7 +38,9 @@ export async function seedIfEmpty(deps: SiteDeps, adminUserId: string): Promise<
       };
     });
     draft.next_id = base + SEED_PAGES.length;
-    const untouched = (Object.keys(DEFAULT_SITE_SETTINGS) as (keyof typeof DEFAULT_SITE_SETTINGS)[]).every((k) => draft.site[k] === DEFAULT_SITE_SETTINGS[k]);
+    const untouched = (Object.keys(DEFAULT_SITE_SETTINGS) as (keyof typeof DEFAULT_SITE_SETTINGS)[]).every(
+      (k) => draft.site[k] === DEFAULT_SITE_SETTINGS[k],
+    );
     if (untouched) draft.site = { ...SEED_SITE };
     draft.seeded_at = new Date(now).toISOString();
     return true;

@@ -20,10 +20,23 @@ export const CONTENT_MAX_BYTES = 200 * 1024;
 const utf8Bytes = (s: string): number => new TextEncoder().encode(s).length;
 
 export const PageId = z.number().int().positive();
-export const Slug = z.string().min(1).max(SLUG_MAX).regex(SLUG_PATTERN, 'a slug is lower-case letters and digits separated by single hyphens, e.g. "about-us"');
-export const Language = z.string().regex(LANGUAGE_PATTERN, 'a language is an ISO 639 code such as "en" or "de", optionally with a region such as "pt-BR"');
+export const Slug = z
+  .string()
+  .min(1)
+  .max(SLUG_MAX)
+  .regex(SLUG_PATTERN, 'a slug is lower-case letters and digits separated by single hyphens, e.g. "about-us"');
+export const Language = z
+  .string()
+  .regex(
+    LANGUAGE_PATTERN,
+    'a language is an ISO 639 code such as "en" or "de", optionally with a region such as "pt-BR"',
+  );
 export const PageTitle = z.string().trim().min(1, 'a title cannot be empty').max(TITLE_MAX);
-export const PageContent = z.string().refine((s) => utf8Bytes(s) <= CONTENT_MAX_BYTES, { message: `content is limited to ${CONTENT_MAX_BYTES / 1024} KB of UTF-8` });
+export const PageContent = z
+  .string()
+  .refine((s) => utf8Bytes(s) <= CONTENT_MAX_BYTES, {
+    message: `content is limited to ${CONTENT_MAX_BYTES / 1024} KB of UTF-8`,
+  });
 export const PageStatus = z.enum(['draft', 'publish']);
 export type PageStatus = z.infer<typeof PageStatus>;
 
@@ -93,5 +106,13 @@ export const DEFAULT_SITE_SETTINGS: SiteSettings = {
 };
 
 export function emptySiteData(): SiteData {
-  return { schema_version: 1, site: { ...DEFAULT_SITE_SETTINGS }, pages: [], next_id: 1, seeded_at: null, applied: {}, applied_horizon: null };
+  return {
+    schema_version: 1,
+    site: { ...DEFAULT_SITE_SETTINGS },
+    pages: [],
+    next_id: 1,
+    seeded_at: null,
+    applied: {},
+    applied_horizon: null,
+  };
 }

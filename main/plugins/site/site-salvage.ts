@@ -33,7 +33,8 @@ export function salvageSite(raw: unknown, now: number): { data: SiteData; droppe
   const maxId = data.pages.reduce((m, p) => Math.max(m, p.id), 0);
   if (data.next_id <= maxId) data.next_id = maxId + 1;
   data.seeded_at ??= new Date(now).toISOString();
-  if (kept.dropped.some((p) => p === 'applied' || p.startsWith('applied.') || p === 'applied_horizon')) forgetAppliedBefore(data, now);
+  if (kept.dropped.some((p) => p === 'applied' || p.startsWith('applied.') || p === 'applied_horizon'))
+    forgetAppliedBefore(data, now);
   return { data, dropped: kept.dropped };
 }
 

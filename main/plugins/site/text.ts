@@ -5,16 +5,16 @@
  */
 
 export function fold(s: string): string {
-  return s
-    .toLowerCase()
-    .replace(/ß/g, 'ss')
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '');
+  return s.toLowerCase().replace(/ß/g, 'ss').normalize('NFKD').replace(/\p{M}/gu, '');
 }
 
 /** Folded terms for matching: apostrophes dropped, hyphens split ("pour-over" -> pour, over). */
 export function terms(text: string): string[] {
-  return fold(text).replace(/['’]/g, '').match(/[\p{L}\p{N}]+/gu) ?? [];
+  return (
+    fold(text)
+      .replace(/['’]/g, '')
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
 }
 
 /** Words as a reader counts them: "pour-over" and "don't" are one word each. */
@@ -29,15 +29,26 @@ export function words(text: string): string[] {
 export function phraseRuns(text: string): string[][] {
   return text
     .split(/[.!?;:,()[\]{}"“”„«»‹›…|/\\–—]+|\s-\s|\n/)
-    .map((chunk) => chunk.toLowerCase().replace(/['’]/g, '').match(/[\p{L}\p{N}]+/gu) ?? [])
+    .map(
+      (chunk) =>
+        chunk
+          .toLowerCase()
+          .replace(/['’]/g, '')
+          .match(/[\p{L}\p{N}]+/gu) ?? [],
+    )
     .filter((run) => run.length > 0);
 }
 
 /** German-aware transliteration, then lower-case ASCII words joined by hyphens. */
 export function slugify(text: string, max = 100): string {
   const ascii = text
-    .replace(/Ä/g, 'Ae').replace(/Ö/g, 'Oe').replace(/Ü/g, 'Ue')
-    .replace(/ä/g, 'ae').replace(/ö/g, 'oe').replace(/ü/g, 'ue').replace(/ß/g, 'ss')
+    .replace(/Ä/g, 'Ae')
+    .replace(/Ö/g, 'Oe')
+    .replace(/Ü/g, 'Ue')
+    .replace(/ä/g, 'ae')
+    .replace(/ö/g, 'oe')
+    .replace(/ü/g, 'ue')
+    .replace(/ß/g, 'ss')
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
     .toLowerCase()

@@ -1,7 +1,17 @@
 import { z } from 'zod';
 import {
-  CONTENT_MAX_BYTES, EXCERPT_MAX, FOCUS_KEYWORD_MAX, Language, Page, PageContent, PageId, PageStatus, PageTitle,
-  SEO_DESCRIPTION_MAX, SEO_TITLE_MAX, Slug,
+  CONTENT_MAX_BYTES,
+  EXCERPT_MAX,
+  FOCUS_KEYWORD_MAX,
+  Language,
+  Page,
+  PageContent,
+  PageId,
+  PageStatus,
+  PageTitle,
+  SEO_DESCRIPTION_MAX,
+  SEO_TITLE_MAX,
+  Slug,
 } from './site-data.ts';
 
 /**
@@ -11,16 +21,35 @@ import {
 
 export const f = {
   id: PageId.describe('Page id, as returned by pages_list or pages_search.'),
-  slug: Slug.describe('URL slug: lower-case letters and digits separated by hyphens, e.g. "pour-over-guide"; unique across the site.'),
+  slug: Slug.describe(
+    'URL slug: lower-case letters and digits separated by hyphens, e.g. "pour-over-guide"; unique across the site.',
+  ),
   title: PageTitle.describe('Page title, 1-200 characters.'),
-  content: PageContent.describe(`Page body in Markdown (at most ${CONTENT_MAX_BYTES / 1024} KB): start with one "# " heading, use "## "/"### " for sections, links as [text](/slug/).`),
+  content: PageContent.describe(
+    `Page body in Markdown (at most ${CONTENT_MAX_BYTES / 1024} KB): start with one "# " heading, use "## "/"### " for sections, links as [text](/slug/).`,
+  ),
   excerpt: z.string().max(EXCERPT_MAX).describe(`Short summary shown in listings, at most ${EXCERPT_MAX} characters.`),
-  seo_title: z.string().max(SEO_TITLE_MAX).describe('Title for search results (ideally 50-60 characters); empty means the page title is used.'),
-  seo_description: z.string().max(SEO_DESCRIPTION_MAX).describe('Meta description for search results (ideally 120-160 characters).'),
-  focus_keyword: z.string().max(FOCUS_KEYWORD_MAX).describe('The search phrase this page should rank for, e.g. "pour-over coffee".'),
+  seo_title: z
+    .string()
+    .max(SEO_TITLE_MAX)
+    .describe('Title for search results (ideally 50-60 characters); empty means the page title is used.'),
+  seo_description: z
+    .string()
+    .max(SEO_DESCRIPTION_MAX)
+    .describe('Meta description for search results (ideally 120-160 characters).'),
+  focus_keyword: z
+    .string()
+    .max(FOCUS_KEYWORD_MAX)
+    .describe('The search phrase this page should rank for, e.g. "pour-over coffee".'),
   language: Language.describe('Language code such as "en" or "de".'),
   status: PageStatus.describe('"draft" (not public) or "publish" (live).'),
-  if_version: z.number().int().positive().describe('Optional: the version you last read; the change is refused with stale_preview if the page has changed since.'),
+  if_version: z
+    .number()
+    .int()
+    .positive()
+    .describe(
+      'Optional: the version you last read; the change is refused with stale_preview if the page has changed since.',
+    ),
 };
 
 /** Which page a read tool means: by id or by slug, exactly one of them. */
@@ -28,7 +57,8 @@ export const PageRef = {
   id: f.id.optional().describe('Page id. Give either id or slug.'),
   slug: f.slug.optional().describe('Page slug, e.g. "about-us". Give either id or slug.'),
 };
-export const hasOneRef = (v: { id?: number | undefined; slug?: string | undefined }) => (v.id === undefined) !== (v.slug === undefined);
+export const hasOneRef = (v: { id?: number | undefined; slug?: string | undefined }) =>
+  (v.id === undefined) !== (v.slug === undefined);
 export const ONE_REF = { message: 'give either id or slug (exactly one)', path: ['id'] };
 
 /** A page as tools return it: the stored page plus its public URL. */
@@ -58,7 +88,12 @@ export const FindingOut = z.object({
   fix: z.string().nullable().describe('A concrete instruction; null when nothing needs to change.'),
 });
 
-const LinkOut = z.object({ text: z.string(), href: z.string(), kind: z.enum(['internal', 'external', 'other']), slug: z.string().nullable() });
+const LinkOut = z.object({
+  text: z.string(),
+  href: z.string(),
+  kind: z.enum(['internal', 'external', 'other']),
+  slug: z.string().nullable(),
+});
 
 export const SeoReportOut = z.object({
   page_id: PageId,
@@ -94,5 +129,7 @@ export const KeywordIdeaOut = z.object({
   score: z.number(),
   occurrences: z.number().int(),
   pages: z.array(z.object({ id: PageId, title: z.string(), occurrences: z.number().int() })),
-  in_use_by: z.array(z.object({ id: PageId, title: z.string() })).describe('Pages that already use this phrase as their focus keyword.'),
+  in_use_by: z
+    .array(z.object({ id: PageId, title: z.string() }))
+    .describe('Pages that already use this phrase as their focus keyword.'),
 });

@@ -14,17 +14,25 @@ import { parsePayload, previewFields, requireFreshVersion, versionOf, WRITE_ANNO
 const DeleteInput = z.object({ id: f.id, if_version: f.if_version.optional() });
 const PublishInput = z.object({
   id: f.id,
-  action: z.enum(['publish', 'unpublish']).default('publish').describe('"publish" makes the page live; "unpublish" turns it back into a draft.'),
+  action: z
+    .enum(['publish', 'unpublish'])
+    .default('publish')
+    .describe('"publish" makes the page live; "unpublish" turns it back into a draft.'),
   if_version: f.if_version.optional(),
 });
 const DeletePayload = z.object({ id: PageId, base_version: z.number().int().positive() });
-const PublishPayload = z.object({ id: PageId, base_version: z.number().int().positive(), status: z.enum(['draft', 'publish']) });
+const PublishPayload = z.object({
+  id: PageId,
+  base_version: z.number().int().positive(),
+  status: z.enum(['draft', 'publish']),
+});
 
 export function pageLifecycleTools(deps: SiteDeps): Tool[] {
   const del = defineTool({
     name: 'pages_delete',
     title: 'Delete a page',
-    description: 'Stage the permanent deletion of a page; its translations stay but lose the link to it. Nothing changes until the preview is approved.',
+    description:
+      'Stage the permanent deletion of a page; its translations stay but lose the link to it. Nothing changes until the preview is approved.',
     input: DeleteInput,
     target: pageRefTarget,
     capability: 'delete_pages',
@@ -36,12 +44,17 @@ export function pageLifecycleTools(deps: SiteDeps): Tool[] {
       const data = deps.store.read();
       const page = findPage(data, input.id);
       requireCapability(ctx, 'delete_pages', 'delete pages');
-      if (page.author_id !== ctx.user.id) requireCapability(ctx, 'edit_others_pages', `delete page #${page.id}: it belongs to another user`);
+      if (page.author_id !== ctx.user.id)
+        requireCapability(ctx, 'edit_others_pages', `delete page #${page.id}: it belongs to another user`);
       requireFreshVersion(page, input.if_version);
       const linked = data.pages.filter((p) => p.id !== page.id && Object.values(p.translations).includes(page.id));
       const unlink: FieldChange[] = linked.map((p) => {
         const after = Object.fromEntries(Object.entries(p.translations).filter(([, id]) => id !== page.id));
-        return { field: `translations of #${p.id} ('${p.title}')`, before: linksText(p.translations), after: linksText(after) };
+        return {
+          field: `translations of #${p.id} ('${p.title}')`,
+          before: linksText(p.translations),
+          after: linksText(after),
+        };
       });
       const tail = linked.length ? `; unlinks ${linked.length} translation(s)` : '';
       return {
@@ -59,7 +72,11 @@ export function pageLifecycleTools(deps: SiteDeps): Tool[] {
     async apply(payload, _ctx, staged) {
       const p = parsePayload(DeletePayload, payload, 'pages_delete');
       return applyOnce(deps, staged, (draft) => {
-        const page = requireVersion(draft.pages.find((x) => x.id === p.id), p.id, p.base_version);
+        const page = requireVersion(
+          draft.pages.find((x) => x.id === p.id),
+          p.id,
+          p.base_version,
+        );
         const now = isoNow(deps);
         const unlinked: number[] = [];
         for (const other of draft.pages) {
@@ -72,7 +89,10 @@ export function pageLifecycleTools(deps: SiteDeps): Tool[] {
         }
         draft.pages = draft.pages.filter((x) => x.id !== page.id);
         const result = { deleted: { id: page.id, title: page.title, slug: page.slug }, unlinked };
-        return { structured: result, text: `Deleted page ${pageLabel(result.deleted)}.${unlinked.length ? ` Unlinked from: ${unlinked.map((i) => `#${i}`).join(', ')}.` : ''}` };
+        return {
+          structured: result,
+          text: `Deleted page ${pageLabel(result.deleted)}.${unlinked.length ? ` Unlinked from: ${unlinked.map((i) => `#${i}`).join(', ')}.` : ''}`,
+        };
       });
     },
     applied: appliedFrom(deps),
@@ -81,7 +101,8 @@ export function pageLifecycleTools(deps: SiteDeps): Tool[] {
   const publish = defineTool({
     name: 'pages_publish',
     title: 'Publish or unpublish a page',
-    description: 'Stage publishing a draft (or, with action "unpublish", turning a live page back into a draft). Nothing changes until the preview is approved.',
+    description:
+      'Stage publishing a draft (or, with action "unpublish", turning a live page back into a draft). Nothing changes until the preview is approved.',
     input: PublishInput,
     target: pageRefTarget,
     capability: 'publish_pages',
@@ -93,10 +114,16 @@ export function pageLifecycleTools(deps: SiteDeps): Tool[] {
       const data = deps.store.read();
       const page = findPage(data, input.id);
       requireCapability(ctx, 'publish_pages', 'publish pages');
-      if (page.author_id !== ctx.user.id) requireCapability(ctx, 'edit_others_pages', `${input.action} page #${page.id}: it belongs to another user`);
+      if (page.author_id !== ctx.user.id)
+        requireCapability(ctx, 'edit_others_pages', `${input.action} page #${page.id}: it belongs to another user`);
       requireFreshVersion(page, input.if_version);
       const status = input.action === 'publish' ? 'publish' : 'draft';
-      if (page.status === status) throw new GatehouseError('conflict', `page #${page.id} is already ${status === 'publish' ? 'published' : 'a draft'}`, { page_id: page.id, status });
+      if (page.status === status)
+        throw new GatehouseError(
+          'conflict',
+          `page #${page.id} is already ${status === 'publish' ? 'published' : 'a draft'}`,
+          { page_id: page.id, status },
+        );
       return {
         preview: {
           summary: `${input.action === 'publish' ? 'Publish' : 'Unpublish'} page ${pageLabel(page)} at /${page.slug}/`,
@@ -112,10 +139,17 @@ export function pageLifecycleTools(deps: SiteDeps): Tool[] {
     async apply(payload, _ctx, staged) {
       const p = parsePayload(PublishPayload, payload, 'pages_publish');
       return applyOnce(deps, staged, (draft) => {
-        const current = requireVersion(draft.pages.find((x) => x.id === p.id), p.id, p.base_version);
+        const current = requireVersion(
+          draft.pages.find((x) => x.id === p.id),
+          p.id,
+          p.base_version,
+        );
         Object.assign(current, { status: p.status, version: current.version + 1, modified: isoNow(deps) });
         const page = structuredClone(current);
-        return { structured: { page: toOut(draft.site, page) }, text: `Page ${pageLabel(page)} is now ${page.status === 'publish' ? 'published' : 'a draft'}.` };
+        return {
+          structured: { page: toOut(draft.site, page) },
+          text: `Page ${pageLabel(page)} is now ${page.status === 'publish' ? 'published' : 'a draft'}.`,
+        };
       });
     },
     applied: appliedFrom(deps),

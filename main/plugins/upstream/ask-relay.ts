@@ -37,8 +37,22 @@ export class AskRelay {
   constructor(private readonly upstream: string) {}
 
   install(client: Client): void {
-    client.setRequestHandler('elicitation/create', (req, extra) => this.pushed({ method: 'elicitation/create', params: req.params as Record<string, unknown> }, extra.mcpReq.signal) as never);
-    client.setRequestHandler('sampling/createMessage', (req, extra) => this.pushed({ method: 'sampling/createMessage', params: req.params as Record<string, unknown> }, extra.mcpReq.signal) as never);
+    client.setRequestHandler(
+      'elicitation/create',
+      (req, extra) =>
+        this.pushed(
+          { method: 'elicitation/create', params: req.params as Record<string, unknown> },
+          extra.mcpReq.signal,
+        ) as never,
+    );
+    client.setRequestHandler(
+      'sampling/createMessage',
+      (req, extra) =>
+        this.pushed(
+          { method: 'sampling/createMessage', params: req.params as Record<string, unknown> },
+          extra.mcpReq.signal,
+        ) as never,
+    );
   }
 
   open(ctx: CallContext, pause?: RelayedCall['pause']): RelayedCall {
@@ -56,12 +70,22 @@ export class AskRelay {
    * answers then go back in a retry, here), or handed on to a 2026-07-28
    * client as the call's answer (null: the caller returns it).
    */
-  async fulfil(call: RelayedCall, first: InputRequired, retry: (inputResponses: Record<string, unknown>, requestState: string | undefined) => Promise<unknown>, isInputRequired: (r: unknown) => r is InputRequired): Promise<{ result: unknown } | null> {
+  async fulfil(
+    call: RelayedCall,
+    first: InputRequired,
+    retry: (inputResponses: Record<string, unknown>, requestState: string | undefined) => Promise<unknown>,
+    isInputRequired: (r: unknown) => r is InputRequired,
+  ): Promise<{ result: unknown } | null> {
     let pending = first;
     for (let round = 1; ; round++) {
       checkAsks(this.upstream, pending.inputRequests, call.ctx);
       if (!call.ctx.ask) return null;
-      if (round > MAX_ROUNDS) throw new GatehouseError('upstream_error', `upstream '${this.upstream}' asked for input more than ${MAX_ROUNDS} times in one call; Gatehouse stopped it there`, { upstream: this.upstream });
+      if (round > MAX_ROUNDS)
+        throw new GatehouseError(
+          'upstream_error',
+          `upstream '${this.upstream}' asked for input more than ${MAX_ROUNDS} times in one call; Gatehouse stopped it there`,
+          { upstream: this.upstream },
+        );
       const answers: Record<string, unknown> = {};
       for (const [key, ask] of Object.entries(pending.inputRequests)) {
         call.asked.push(askLabel(ask));
@@ -77,20 +101,29 @@ export class AskRelay {
   private async pushed(ask: ClientAsk, signal: AbortSignal): Promise<Record<string, unknown>> {
     const calls = [...this.calls];
     if (calls.length !== 1) {
-      throw new GatehouseError('upstream_error', calls.length === 0
-        ? `Gatehouse has no call in progress on upstream '${this.upstream}' whose client could answer ${askLabel(ask)}: refused`
-        : `${calls.length} calls are in progress on upstream '${this.upstream}': Gatehouse cannot tell which client ${askLabel(ask)} is meant for, so it asks none (refused)`);
+      throw new GatehouseError(
+        'upstream_error',
+        calls.length === 0
+          ? `Gatehouse has no call in progress on upstream '${this.upstream}' whose client could answer ${askLabel(ask)}: refused`
+          : `${calls.length} calls are in progress on upstream '${this.upstream}': Gatehouse cannot tell which client ${askLabel(ask)} is meant for, so it asks none (refused)`,
+      );
     }
     const call = calls[0]!;
     const missing = missingCapability(ask, call.ctx.clientCapabilities);
     if (missing) call.refused = capabilityMissing(this.upstream, ask, missing);
     else if (!call.ctx.ask) {
-      call.refused = new GatehouseError('client_capability_missing', `upstream '${this.upstream}' asks for ${askLabel(ask)} in the middle of the call, and this client cannot be asked then (a 2026-07-28 client is asked through an input-required answer, which a 2025-era upstream does not give; a write confirmed in the desk has no client to ask)`, { upstream: this.upstream, asked: askLabel(ask) });
+      call.refused = new GatehouseError(
+        'client_capability_missing',
+        `upstream '${this.upstream}' asks for ${askLabel(ask)} in the middle of the call, and this client cannot be asked then (a 2026-07-28 client is asked through an input-required answer, which a 2025-era upstream does not give; a write confirmed in the desk has no client to ask)`,
+        { upstream: this.upstream, asked: askLabel(ask) },
+      );
     }
     if (call.refused) throw call.refused;
     call.asked.push(askLabel(ask));
     // Given up by either side: the upstream cancels its request, or the client cancels (or leaves) its call.
-    return asking(call, () => call.ctx.ask!(ask, call.ctx.signal ? AbortSignal.any([signal, call.ctx.signal]) : signal));
+    return asking(call, () =>
+      call.ctx.ask!(ask, call.ctx.signal ? AbortSignal.any([signal, call.ctx.signal]) : signal),
+    );
   }
 }
 

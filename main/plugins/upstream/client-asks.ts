@@ -52,7 +52,11 @@ export function capabilityMissing(upstream: string, ask: ClientAsk, capability: 
 export function checkAsks(upstream: string, asks: Record<string, ClientAsk>, ctx: CallContext): void {
   for (const ask of Object.values(asks)) {
     if (!isObject(ask) || !PASSED_METHODS.includes(ask.method as (typeof PASSED_METHODS)[number])) {
-      throw new GatehouseError('upstream_error', `upstream '${upstream}' asks the client for '${String((ask as { method?: unknown })?.method).slice(0, 60)}', which Gatehouse does not pass on (only elicitation and sampling)`, { upstream });
+      throw new GatehouseError(
+        'upstream_error',
+        `upstream '${upstream}' asks the client for '${String((ask as { method?: unknown })?.method).slice(0, 60)}', which Gatehouse does not pass on (only elicitation and sampling)`,
+        { upstream },
+      );
     }
     const missing = missingCapability(ask, ctx.clientCapabilities);
     if (missing) throw capabilityMissing(upstream, ask, missing);

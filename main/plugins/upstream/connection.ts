@@ -1,4 +1,10 @@
-import { Client, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  SdkError,
+  SdkErrorCode,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { UpstreamHealth } from '../../contract/upstreams.ts';
 import { GatehouseError } from '../../core/errors.ts';
@@ -49,7 +55,8 @@ export interface UpstreamResult {
   asked?: string;
 }
 
-const isInputRequired = (r: unknown): r is InputRequired => (r as { resultType?: unknown } | null)?.resultType === 'input_required';
+const isInputRequired = (r: unknown): r is InputRequired =>
+  (r as { resultType?: unknown } | null)?.resultType === 'input_required';
 
 /** How long a connection must have lasted for the next crash to start the backoff over. */
 const STABLE_MS = 10_000;
@@ -71,9 +78,20 @@ export class UpstreamConnection {
   private attempt = 0;
   private connecting: Promise<ToolDefinition[]> | null = null;
   private readonly relay: AskRelay;
-  private readonly health: UpstreamHealth = { status: 'down', last_error: null, latency_ms: null, restarts: 0, protocol: null, era: null, connected_at: null };
+  private readonly health: UpstreamHealth = {
+    status: 'down',
+    last_error: null,
+    latency_ms: null,
+    restarts: 0,
+    protocol: null,
+    era: null,
+    connected_at: null,
+  };
 
-  constructor(private readonly spec: ConnectionSpec, private readonly hooks: ConnectionHooks) {
+  constructor(
+    private readonly spec: ConnectionSpec,
+    private readonly hooks: ConnectionHooks,
+  ) {
     this.health.era = spec.era;
     this.relay = new AskRelay(spec.id);
   }
@@ -110,7 +128,11 @@ export class UpstreamConnection {
    * one, from which the SDK mirrors `x-mcp-header` parameters into
    * `Mcp-Param-*` headers (2026-07-28; `Mcp-Name` is the upstream's own name).
    */
-  async call(name: string, args: Record<string, unknown>, opts: { ctx: CallContext; maxTotalMs: number; definition?: Record<string, unknown> }): Promise<UpstreamResult> {
+  async call(
+    name: string,
+    args: Record<string, unknown>,
+    opts: { ctx: CallContext; maxTotalMs: number; definition?: Record<string, unknown> },
+  ): Promise<UpstreamResult> {
     const client = this.client;
     if (!client || this.health.status === 'down') throw this.unavailable();
     const { ctx } = opts;
@@ -128,16 +150,42 @@ export class UpstreamConnection {
       // Asking for progress also lets it extend the timeout: the upstream's progress goes on to the client when it asked.
       onprogress: (p: { progress: number; total?: number; message?: string }) => {
         timer.touch();
-        ctx.progress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message !== undefined ? { message: p.message } : {}) });
+        ctx.progress?.({
+          progress: p.progress,
+          ...(p.total !== undefined ? { total: p.total } : {}),
+          ...(p.message !== undefined ? { message: p.message } : {}),
+        });
       },
     };
-    const send = (extra: Record<string, unknown>) => client.callTool({ name, arguments: args, ...extra } as never, options) as Promise<unknown>;
+    const send = (extra: Record<string, unknown>) =>
+      client.callTool({ name, arguments: args, ...extra } as never, options) as Promise<unknown>;
     const call = this.relay.open(ctx, () => timer.pause());
     try {
-      let r = await send(ctx.resume ? { ...(ctx.resume.inputResponses ? { inputResponses: ctx.resume.inputResponses } : {}), ...(ctx.resume.requestState !== undefined ? { requestState: ctx.resume.requestState } : {}) } : {});
+      let r = await send(
+        ctx.resume
+          ? {
+              ...(ctx.resume.inputResponses ? { inputResponses: ctx.resume.inputResponses } : {}),
+              ...(ctx.resume.requestState !== undefined ? { requestState: ctx.resume.requestState } : {}),
+            }
+          : {},
+      );
       if (isInputRequired(r)) {
-        const done = await this.relay.fulfil(call, r, (inputResponses, requestState) => send({ inputResponses, ...(requestState !== undefined ? { requestState } : {}) }), isInputRequired);
-        if (!done) return { content: [], inputRequired: { inputRequests: r.inputRequests, ...(r.requestState !== undefined ? { requestState: r.requestState } : {}) }, asked: askedSummary(Object.values(r.inputRequests).map(askLabel)) ?? '' };
+        const done = await this.relay.fulfil(
+          call,
+          r,
+          (inputResponses, requestState) =>
+            send({ inputResponses, ...(requestState !== undefined ? { requestState } : {}) }),
+          isInputRequired,
+        );
+        if (!done)
+          return {
+            content: [],
+            inputRequired: {
+              inputRequests: r.inputRequests,
+              ...(r.requestState !== undefined ? { requestState: r.requestState } : {}),
+            },
+            asked: askedSummary(Object.values(r.inputRequests).map(askLabel)) ?? '',
+          };
         r = done.result;
       }
       if (call.refused) throw call.refused;
@@ -153,7 +201,10 @@ export class UpstreamConnection {
   }
 
   /** A request of its own (prompts, resources) on the live session: the call's timeout, its cancellation, the same error mapping. */
-  async request<T>(send: (client: Client, options: { timeout: number; signal?: AbortSignal }) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async request<T>(
+    send: (client: Client, options: { timeout: number; signal?: AbortSignal }) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const client = this.client;
     if (!client || this.health.status === 'down') throw this.unavailable();
     const started = Date.now();
@@ -185,11 +236,21 @@ export class UpstreamConnection {
       { name: 'gatehouse', version: VERSION },
       {
         // HTTP: 2026-07-28 first (server/discover), the 2025 handshake as fallback; a known era skips the probe.
-        ...(this.spec.transport.kind === 'http' && this.spec.era === null ? { versionNegotiation: { mode: 'auto' as const } } : {}),
+        ...(this.spec.transport.kind === 'http' && this.spec.era === null
+          ? { versionNegotiation: { mode: 'auto' as const } }
+          : {}),
         listChanged: {
           tools: { debounceMs: 50, onChanged: (error, tools) => this.listed(client, error, tools) },
-          prompts: { debounceMs: 50, autoRefresh: false, onChanged: () => client === this.client && this.hooks.onSurface?.('prompts') },
-          resources: { debounceMs: 50, autoRefresh: false, onChanged: () => client === this.client && this.hooks.onSurface?.('resources') },
+          prompts: {
+            debounceMs: 50,
+            autoRefresh: false,
+            onChanged: () => client === this.client && this.hooks.onSurface?.('prompts'),
+          },
+          resources: {
+            debounceMs: 50,
+            autoRefresh: false,
+            onChanged: () => client === this.client && this.hooks.onSurface?.('resources'),
+          },
         },
         // What an upstream may ask of the client mid-call; whether the calling client can is checked per call (ask-relay.ts).
         capabilities: { elicitation: { form: {}, url: {} }, sampling: {} },
@@ -198,12 +259,21 @@ export class UpstreamConnection {
     this.relay.install(client);
     const transport = this.makeTransport();
     try {
-      const prior = this.spec.transport.kind === 'http' && this.spec.era === 'legacy' ? { prior: { kind: 'legacy' as const } } : {};
+      const prior =
+        this.spec.transport.kind === 'http' && this.spec.era === 'legacy' ? { prior: { kind: 'legacy' as const } } : {};
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS, ...prior });
       const { tools } = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS, cacheMode: 'bypass' });
-      if (this.stopped) throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' was stopped while connecting`);
+      if (this.stopped)
+        throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' was stopped while connecting`);
       const era = client.getProtocolEra() ?? null;
-      Object.assign(this.health, { status: 'connected', last_error: null, latency_ms: Date.now() - started, protocol: client.getNegotiatedProtocolVersion() ?? null, era, connected_at: new Date().toISOString() });
+      Object.assign(this.health, {
+        status: 'connected',
+        last_error: null,
+        latency_ms: Date.now() - started,
+        protocol: client.getNegotiatedProtocolVersion() ?? null,
+        era,
+        connected_at: new Date().toISOString(),
+      });
       if (this.spec.transport.kind === 'http') this.spec.era = era;
       this.client = client;
       client.onclose = () => this.closed(client);
@@ -236,14 +306,19 @@ export class UpstreamConnection {
     const headers: Array<[string, string]> = this.spec.secrets.headers.map((h) => [h.name, h.value]);
     if (this.spec.token) headers.push(['Authorization', `Bearer ${this.spec.token}`]);
     // OAuth: the coordinator's token per request; a 403 insufficient_scope is thrown to us (explain), never a browser from here.
-    const oauth = this.spec.auth ? { authProvider: this.spec.auth.provider, onInsufficientScope: 'throw' as const } : {};
+    const oauth = this.spec.auth
+      ? { authProvider: this.spec.auth.provider, onInsufficientScope: 'throw' as const }
+      : {};
     return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers }, ...oauth }) as Transport;
   }
 
   private listed(client: Client, error: Error | null, tools: unknown[] | null): void {
     if (client !== this.client) return;
     if (error || !tools) {
-      this.hooks.log.warn('upstream: re-listing tools after list_changed failed', { upstream: this.spec.id, error: this.scrub(error?.message ?? 'no list') });
+      this.hooks.log.warn('upstream: re-listing tools after list_changed failed', {
+        upstream: this.spec.id,
+        error: this.scrub(error?.message ?? 'no list'),
+      });
       return;
     }
     this.hooks.onTools((tools as Parameters<typeof definitionOf>[0][]).map(definitionOf));
@@ -258,7 +333,11 @@ export class UpstreamConnection {
     if (lasted >= STABLE_MS) this.attempt = 0;
     this.health.restarts++;
     const last = this.stderr.snapshot().at(-1);
-    this.down(this.spec.transport.kind === 'stdio' ? `the process exited${last ? ` (last stderr line: ${this.scrub(last).slice(0, 300)})` : ''}` : 'the session was closed');
+    this.down(
+      this.spec.transport.kind === 'stdio'
+        ? `the process exited${last ? ` (last stderr line: ${this.scrub(last).slice(0, 300)})` : ''}`
+        : 'the session was closed',
+    );
     this.hooks.log.warn('upstream: connection lost, reconnecting', { upstream: this.spec.id });
     this.scheduleReconnect();
   }
@@ -286,7 +365,11 @@ export class UpstreamConnection {
   }
 
   private unavailable(): GatehouseError {
-    return new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' is ${this.stopped ? 'stopped' : 'down'}${this.health.last_error ? `: ${this.health.last_error}` : ''}; nothing was sent to it`, { upstream: this.spec.id });
+    return new GatehouseError(
+      'upstream_unavailable',
+      `upstream '${this.spec.id}' is ${this.stopped ? 'stopped' : 'down'}${this.health.last_error ? `: ${this.health.last_error}` : ''}; nothing was sent to it`,
+      { upstream: this.spec.id },
+    );
   }
 
   /** An SDK failure as one of our codes; the connection's health follows. */
@@ -296,24 +379,46 @@ export class UpstreamConnection {
     if (signIn) return signIn;
     const message = this.scrub(e instanceof Error ? e.message : String(e));
     if (e instanceof SdkError && e.code === SdkErrorCode.RequestTimeout) return this.timedOut();
-    if (e instanceof Error && e.name === 'AbortError') return new GatehouseError('cancelled', `the call to upstream '${this.spec.id}' was cancelled`);
-    if (e instanceof SdkError && (e.code === SdkErrorCode.ConnectionClosed || e.code === SdkErrorCode.NotConnected || e.code === SdkErrorCode.SendFailed) || (e instanceof TypeError && /fetch failed/i.test(e.message))) {
+    if (e instanceof Error && e.name === 'AbortError')
+      return new GatehouseError('cancelled', `the call to upstream '${this.spec.id}' was cancelled`);
+    if (
+      (e instanceof SdkError &&
+        (e.code === SdkErrorCode.ConnectionClosed ||
+          e.code === SdkErrorCode.NotConnected ||
+          e.code === SdkErrorCode.SendFailed)) ||
+      (e instanceof TypeError && /fetch failed/i.test(e.message))
+    ) {
       if (this.spec.transport.kind === 'http' && this.client) this.closed(this.client);
-      return new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' went away during the call (${message}); it is being restarted`, { upstream: this.spec.id });
+      return new GatehouseError(
+        'upstream_unavailable',
+        `upstream '${this.spec.id}' went away during the call (${message}); it is being restarted`,
+        { upstream: this.spec.id },
+      );
     }
-    return new GatehouseError('upstream_error', `upstream '${this.spec.id}' answered with an error: ${message}`, { upstream: this.spec.id });
+    return new GatehouseError('upstream_error', `upstream '${this.spec.id}' answered with an error: ${message}`, {
+      upstream: this.spec.id,
+    });
   }
 
   private timedOut(): GatehouseError {
-    Object.assign(this.health, { status: 'degraded', last_error: `a call timed out after ${this.spec.timeoutMs} ms without progress` });
+    Object.assign(this.health, {
+      status: 'degraded',
+      last_error: `a call timed out after ${this.spec.timeoutMs} ms without progress`,
+    });
     this.hooks.onChange();
-    return new GatehouseError('timeout', `upstream '${this.spec.id}' did not answer within ${this.spec.timeoutMs / 1000} s (without progress); the call was cancelled`, { upstream: this.spec.id, timeout_ms: this.spec.timeoutMs });
+    return new GatehouseError(
+      'timeout',
+      `upstream '${this.spec.id}' did not answer within ${this.spec.timeoutMs / 1000} s (without progress); the call was cancelled`,
+      { upstream: this.spec.id, timeout_ms: this.spec.timeoutMs },
+    );
   }
 
   /** No configured value (a header, an env variable, the token) ever reaches a message, whatever the upstream echoes. */
   private scrub(text: string): string {
     let out = text;
-    const values = [...this.spec.secrets.env, ...this.spec.secrets.headers].map((v) => v.value).concat(this.spec.token ? [this.spec.token] : []);
+    const values = [...this.spec.secrets.env, ...this.spec.secrets.headers]
+      .map((v) => v.value)
+      .concat(this.spec.token ? [this.spec.token] : []);
     for (const v of values) if (v.length >= 4) out = out.split(v).join(REDACTED);
     return redact(out).slice(0, 2000);
   }

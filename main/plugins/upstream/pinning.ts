@@ -15,7 +15,14 @@ import type { PinnedTool, ToolDefinition } from './upstream-data.ts';
 const FIELDS = ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations'] as const;
 
 /** The parts of a listed tool that are pinned, nothing else (no `_meta`, no icons). */
-export function definitionOf(tool: { name: string; title?: string; description?: string; inputSchema: Record<string, unknown>; outputSchema?: Record<string, unknown>; annotations?: Record<string, unknown> }): ToolDefinition {
+export function definitionOf(tool: {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+}): ToolDefinition {
   return {
     name: tool.name,
     ...(tool.title !== undefined ? { title: tool.title } : {}),
@@ -28,22 +35,38 @@ export function definitionOf(tool: { name: string; title?: string; description?:
 
 /** JSON with every object's keys sorted, so the hash does not depend on key order. */
 const stable = (v: unknown): string =>
-  JSON.stringify(v, (_k, x: unknown) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x)) ?? 'null';
+  JSON.stringify(v, (_k, x: unknown) =>
+    x && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : x,
+  ) ?? 'null';
 
 /** Two sets of pins alike, whatever their keys' order (a re-listing that changed nothing is not saved). */
 export const samePins = (a: readonly unknown[], b: readonly unknown[]): boolean => stable(a) === stable(b);
 
 /** The hash a pin holds, of a definition already cut down to its pinned parts. */
-export const hashOf = (pinned: unknown): string => `sha256:${createHash('sha256').update(stable(pinned)).digest('hex')}`;
+export const hashOf = (pinned: unknown): string =>
+  `sha256:${createHash('sha256').update(stable(pinned)).digest('hex')}`;
 
 export const definitionHash = (def: ToolDefinition): string => hashOf(definitionOf(def));
 
 /** What changed between two definitions, field by field (old -> new). */
-export function changesOf<D extends object>(fields: ReadonlyArray<keyof D & string>, before: D | null, after: D): FieldChange[] {
-  return fields.filter((f) => stable(before?.[f]) !== stable(after[f])).map((f) => ({ field: f, ...(before?.[f] !== undefined ? { before: before[f] } : {}), ...(after[f] !== undefined ? { after: after[f] } : {}) }));
+export function changesOf<D extends object>(
+  fields: ReadonlyArray<keyof D & string>,
+  before: D | null,
+  after: D,
+): FieldChange[] {
+  return fields
+    .filter((f) => stable(before?.[f]) !== stable(after[f]))
+    .map((f) => ({
+      field: f,
+      ...(before?.[f] !== undefined ? { before: before[f] } : {}),
+      ...(after[f] !== undefined ? { after: after[f] } : {}),
+    }));
 }
 
-export const definitionChanges = (before: ToolDefinition | null, after: ToolDefinition): FieldChange[] => changesOf(FIELDS, before, after);
+export const definitionChanges = (before: ToolDefinition | null, after: ToolDefinition): FieldChange[] =>
+  changesOf(FIELDS, before, after);
 
 const readOnlyHint = (def: ToolDefinition | undefined): boolean => def?.annotations?.readOnlyHint === true;
 
@@ -80,12 +103,15 @@ const TOOLS: PinKind<ToolDefinition, PinnedTool> = {
  * A tool is a read when a person marked it so, or accepted its readOnlyHint: true when approving it; else a write.
  * A tool never approved shows the class approving its listed definition would give (it is offered to no one yet).
  */
-export const classOf = (pin: PinnedTool): ToolClass => pin.marked ?? (readOnlyHint(pin.approved?.definition ?? pin.pending?.definition) ? 'read' : 'write');
+export const classOf = (pin: PinnedTool): ToolClass =>
+  pin.marked ?? (readOnlyHint(pin.approved?.definition ?? pin.pending?.definition) ? 'read' : 'write');
 
-export const stateOf = <D extends { name: string }>(pin: Pin<D>): ToolState => (pin.hidden ? 'hidden' : pin.approved && !pin.pending ? 'approved' : 'quarantined');
+export const stateOf = <D extends { name: string }>(pin: Pin<D>): ToolState =>
+  pin.hidden ? 'hidden' : pin.approved && !pin.pending ? 'approved' : 'quarantined';
 
 /** Offered to clients: approved, not hidden, still listed. */
-export const isOffered = <D extends { name: string }>(pin: Pin<D>): boolean => stateOf(pin) === 'approved' && !pin.removed;
+export const isOffered = <D extends { name: string }>(pin: Pin<D>): boolean =>
+  stateOf(pin) === 'approved' && !pin.removed;
 
 export interface Reconciled<P = PinnedTool> {
   pins: P[];
@@ -95,7 +121,11 @@ export interface Reconciled<P = PinnedTool> {
 }
 
 /** Sets a fresh listing against the pins: unchanged stays approved, changed or new waits for a person, missing is marked removed. */
-export function reconcilePins<D extends { name: string }, P extends Pin<D>>(pins: readonly P[], listed: readonly D[], kind: PinKind<D, P>): Reconciled<P> {
+export function reconcilePins<D extends { name: string }, P extends Pin<D>>(
+  pins: readonly P[],
+  listed: readonly D[],
+  kind: PinKind<D, P>,
+): Reconciled<P> {
   const byName = new Map(pins.map((p) => [p.name, p]));
   const seen = new Set<string>();
   const out: P[] = [];
@@ -122,23 +152,39 @@ export function reconcilePins<D extends { name: string }, P extends Pin<D>>(pins
   return { pins: out, quarantined, removed };
 }
 
-export const reconcile = (pins: readonly PinnedTool[], listed: readonly ToolDefinition[]): Reconciled => reconcilePins(pins, listed, TOOLS);
+export const reconcile = (pins: readonly PinnedTool[], listed: readonly ToolDefinition[]): Reconciled =>
+  reconcilePins(pins, listed, TOOLS);
 
 /** A person's approval of what is listed now: the pending definition becomes the pinned one. */
 export function approve<P extends Pin<{ name: string }>>(pin: P): P {
   if (!pin.pending) return { ...pin, hidden: false };
-  return { ...pin, approved: { hash: pin.pending.hash, definition: pin.pending.definition }, pending: null, hidden: false };
+  return {
+    ...pin,
+    approved: { hash: pin.pending.hash, definition: pin.pending.definition },
+    pending: null,
+    hidden: false,
+  };
 }
 
 export const namespaced = (upstream: string, tool: string): string => `${upstream}${NAMESPACE_SEPARATOR}${tool}`;
 
 /** What a person sees of any pin: the namespaced name, state, hashes and the diff of what waits (old -> new). */
-export function pinView<D extends { name: string }>(upstream: string, pin: Pin<D>, fields: ReadonlyArray<keyof D & string>) {
+export function pinView<D extends { name: string }>(
+  upstream: string,
+  pin: Pin<D>,
+  fields: ReadonlyArray<keyof D & string>,
+) {
   return {
     name: namespaced(upstream, pin.name),
     state: stateOf(pin),
     hash: pin.approved?.hash ?? null,
-    pending: pin.pending ? { reason: pin.pending.reason, hash: pin.pending.hash, changes: changesOf(fields, pin.approved?.definition ?? null, pin.pending.definition) } : null,
+    pending: pin.pending
+      ? {
+          reason: pin.pending.reason,
+          hash: pin.pending.hash,
+          changes: changesOf(fields, pin.approved?.definition ?? null, pin.pending.definition),
+        }
+      : null,
     removed: pin.removed,
   };
 }

@@ -17,15 +17,32 @@ const opt = <K extends string, V>(k: K, v: V | undefined) => (v === undefined ? 
 
 /** A listed prompt (the upstream's raw JSON) cut down to what is pinned and offered, bounded. */
 export function promptDefinitionOf(own: string, raw: Record<string, unknown>): PromptDefinition {
-  const args = Array.isArray(raw.arguments) ? (raw.arguments as Array<Record<string, unknown>>).filter((a) => typeof a?.name === 'string').slice(0, 100) : null;
+  const args = Array.isArray(raw.arguments)
+    ? (raw.arguments as Array<Record<string, unknown>>).filter((a) => typeof a?.name === 'string').slice(0, 100)
+    : null;
   return {
-    name: own, ...opt('title', text(raw.title, 200)), ...opt('description', text(raw.description, 10_000)),
-    ...(args ? { arguments: args.map((a) => ({ name: (a.name as string).slice(0, 128), ...opt('description', text(a.description, 2000)), ...(typeof a.required === 'boolean' ? { required: a.required } : {}) })) } : {}),
+    name: own,
+    ...opt('title', text(raw.title, 200)),
+    ...opt('description', text(raw.description, 10_000)),
+    ...(args
+      ? {
+          arguments: args.map((a) => ({
+            name: (a.name as string).slice(0, 128),
+            ...opt('description', text(a.description, 2000)),
+            ...(typeof a.required === 'boolean' ? { required: a.required } : {}),
+          })),
+        }
+      : {}),
   };
 }
 
 /** Only the pinned fields, in case a stored definition carries more. */
-const pinned = (d: PromptDefinition): PromptDefinition => ({ name: d.name, ...opt('title', d.title), ...opt('description', d.description), ...opt('arguments', d.arguments) });
+const pinned = (d: PromptDefinition): PromptDefinition => ({
+  name: d.name,
+  ...opt('title', d.title),
+  ...opt('description', d.description),
+  ...opt('arguments', d.arguments),
+});
 
 export const promptHash = (def: PromptDefinition): string => hashOf(pinned(def));
 
@@ -40,9 +57,14 @@ const PROMPTS: PinKind<PromptDefinition, PinnedPrompt> = {
  * before prompts were pinned, or an OAuth upstream before its first listing)
  * pin this listing approved, once: `first` says so.
  */
-export function reconcilePrompts(pins: readonly PinnedPrompt[] | null, listed: readonly PromptDefinition[]): Reconciled<PinnedPrompt> & { first: boolean } {
+export function reconcilePrompts(
+  pins: readonly PinnedPrompt[] | null,
+  listed: readonly PromptDefinition[],
+): Reconciled<PinnedPrompt> & { first: boolean } {
   const r = reconcilePins(pins ?? [], listed, PROMPTS);
-  return pins === null ? { pins: r.pins.map((p) => approve(p)), quarantined: [], removed: [], first: true } : { ...r, first: false };
+  return pins === null
+    ? { pins: r.pins.map((p) => approve(p)), quarantined: [], removed: [], first: true }
+    : { ...r, first: false };
 }
 
 /** The prompt as prompts/list shows it: its approved definition under the namespaced name. */
@@ -52,5 +74,10 @@ export function listedPrompt(upstream: string, pin: PinnedPrompt): ListedPrompt 
 
 export function promptView(upstream: string, pin: PinnedPrompt): UpstreamPromptView {
   const def = pin.pending?.definition ?? pin.approved?.definition;
-  return { ...pinView(upstream, pin, FIELDS), prompt: pin.name, title: def?.title ?? null, description: def?.description ?? null };
+  return {
+    ...pinView(upstream, pin, FIELDS),
+    prompt: pin.name,
+    title: def?.title ?? null,
+    description: def?.description ?? null,
+  };
 }

@@ -16,7 +16,11 @@ interface Acts {
   named?: string[];
 }
 const LISTED_BY: Record<Kind, string> = { tool: 'tools', prompt: 'prompts' };
-const quoted = (names: string[]) => [...new Set(names)].slice(0, 10).map((n) => `'${n.slice(0, 128)}'`).join(', ');
+const quoted = (names: string[]) =>
+  [...new Set(names)]
+    .slice(0, 10)
+    .map((n) => `'${n.slice(0, 128)}'`)
+    .join(', ');
 
 /**
  * A person's review of an upstream's tools: approve (what is listed now
@@ -27,16 +31,34 @@ const quoted = (names: string[]) => [...new Set(names)].slice(0, 10).map((n) => 
 export function applyReview(id: string, pins: readonly PinnedTool[], input: Input): PinnedTool[] {
   const own = ownName(id);
   const both = input.read.map(own).filter((n) => input.write.map(own).includes(n));
-  if (both.length) throw new GatehouseError('invalid_value', `a tool is either read or write: ${both.slice(0, 10).join(', ')}`);
-  const acts: Acts = { approve: input.approve.map(own), hide: input.hide.map(own), all: input.approve_all, consent: (input.consent ?? []).map((c) => ({ name: own(c.tool), hash: c.hash })), named: [...input.read, ...input.write].map(own) };
+  if (both.length)
+    throw new GatehouseError('invalid_value', `a tool is either read or write: ${both.slice(0, 10).join(', ')}`);
+  const acts: Acts = {
+    approve: input.approve.map(own),
+    hide: input.hide.map(own),
+    all: input.approve_all,
+    consent: (input.consent ?? []).map((c) => ({ name: own(c.tool), hash: c.hash })),
+    named: [...input.read, ...input.write].map(own),
+  };
   const [readSet, writeSet] = [new Set(input.read.map(own)), new Set(input.write.map(own))];
-  return reviewPins(id, 'tool', pins, acts).map((p) => (readSet.has(p.name) ? { ...p, marked: 'read' } : writeSet.has(p.name) ? { ...p, marked: 'write' } : p));
+  return reviewPins(id, 'tool', pins, acts).map((p) =>
+    readSet.has(p.name) ? { ...p, marked: 'read' } : writeSet.has(p.name) ? { ...p, marked: 'write' } : p,
+  );
 }
 
 /** The same review of its prompts (`approve_prompts`, `hide_prompts`, `prompt_consent`, `approve_all`); no pins yet reads as none. */
-export function applyPromptReview(id: string, pins: readonly PinnedPrompt[] | null, input: Input): PinnedPrompt[] | null {
+export function applyPromptReview(
+  id: string,
+  pins: readonly PinnedPrompt[] | null,
+  input: Input,
+): PinnedPrompt[] | null {
   const own = ownName(id);
-  const acts: Acts = { approve: input.approve_prompts.map(own), hide: input.hide_prompts.map(own), all: input.approve_all, consent: (input.prompt_consent ?? []).map((c) => ({ name: own(c.prompt), hash: c.hash })) };
+  const acts: Acts = {
+    approve: input.approve_prompts.map(own),
+    hide: input.hide_prompts.map(own),
+    all: input.approve_all,
+    consent: (input.prompt_consent ?? []).map((c) => ({ name: own(c.prompt), hash: c.hash })),
+  };
   if (pins === null && !acts.approve.length && !acts.hide.length && !acts.consent.length) return null;
   return reviewPins(id, 'prompt', pins ?? [], acts);
 }
@@ -48,14 +70,26 @@ const ownName = (id: string) => {
 
 function reviewPins<P extends Pin<{ name: string }>>(id: string, kind: Kind, pins: readonly P[], acts: Acts): P[] {
   const names = new Set(pins.map((p) => p.name));
-  const unknown = [...acts.approve, ...acts.hide, ...(acts.named ?? []), ...acts.consent.map((c) => c.name)].filter((n) => !names.has(n));
-  if (unknown.length) throw new GatehouseError('invalid_value', `upstream '${id}' has no ${kind} ${quoted(unknown)} (see gatehouse upstreams ${LISTED_BY[kind]} ${id})`);
+  const unknown = [...acts.approve, ...acts.hide, ...(acts.named ?? []), ...acts.consent.map((c) => c.name)].filter(
+    (n) => !names.has(n),
+  );
+  if (unknown.length)
+    throw new GatehouseError(
+      'invalid_value',
+      `upstream '${id}' has no ${kind} ${quoted(unknown)} (see gatehouse upstreams ${LISTED_BY[kind]} ${id})`,
+    );
   // Consent binds to what the person saw: every named one must still wait with exactly that definition.
   const moved = acts.consent.filter((c) => pins.find((p) => p.name === c.name)?.pending?.hash !== c.hash);
-  if (moved.length) throw new GatehouseError('conflict', `the definition of ${kind} ${quoted(moved.map((c) => c.name))} on upstream '${id}' changed (or was approved) since it was shown to you: nothing was approved; look at the ${LISTED_BY[kind]} again`);
+  if (moved.length)
+    throw new GatehouseError(
+      'conflict',
+      `the definition of ${kind} ${quoted(moved.map((c) => c.name))} on upstream '${id}' changed (or was approved) since it was shown to you: nothing was approved; look at the ${LISTED_BY[kind]} again`,
+    );
   const approveSet = new Set([...acts.approve, ...acts.consent.map((c) => c.name)]);
   const hideSet = new Set(acts.hide);
-  for (const n of approveSet) if (hideSet.has(n)) throw new GatehouseError('invalid_value', `'${n.slice(0, 128)}' cannot be approved and hidden at once`);
+  for (const n of approveSet)
+    if (hideSet.has(n))
+      throw new GatehouseError('invalid_value', `'${n.slice(0, 128)}' cannot be approved and hidden at once`);
   return pins.map((p) => {
     const next = approveSet.has(p.name) || (acts.all && p.pending && !p.hidden) ? approve(p) : p;
     return hideSet.has(p.name) ? { ...next, hidden: true } : next;

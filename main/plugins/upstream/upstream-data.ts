@@ -25,7 +25,10 @@ export const PinnedTool = z.object({
   /** the approved definition and its hash; null until a person first approves one */
   approved: z.object({ hash: z.string(), definition: ToolDefinition }).nullable(),
   /** a listed definition that differs from the approved one (or a new tool): hidden from clients until approved */
-  pending: z.object({ hash: z.string(), definition: ToolDefinition, reason: QuarantineReason }).nullable().default(null),
+  pending: z
+    .object({ hash: z.string(), definition: ToolDefinition, reason: QuarantineReason })
+    .nullable()
+    .default(null),
   /** a person hid it: never offered, whatever the upstream lists */
   hidden: z.boolean().default(false),
   /** a person's own mark; without it, a tool is a read only when its approved definition says readOnlyHint: true */
@@ -40,14 +43,19 @@ export const PromptDefinition = z.object({
   name: z.string(),
   title: z.string().optional(),
   description: z.string().optional(),
-  arguments: z.array(z.object({ name: z.string(), description: z.string().optional(), required: z.boolean().optional() })).optional(),
+  arguments: z
+    .array(z.object({ name: z.string(), description: z.string().optional(), required: z.boolean().optional() }))
+    .optional(),
 });
 export type PromptDefinition = z.infer<typeof PromptDefinition>;
 
 /** A prompt's pin: as a tool's, without a class (a prompt's messages come with each get, like a tool's result). */
 export const PinnedPrompt = PinnedTool.omit({ approved: true, pending: true, marked: true }).extend({
   approved: z.object({ hash: z.string(), definition: PromptDefinition }).nullable(),
-  pending: z.object({ hash: z.string(), definition: PromptDefinition, reason: QuarantineReason }).nullable().default(null),
+  pending: z
+    .object({ hash: z.string(), definition: PromptDefinition, reason: QuarantineReason })
+    .nullable()
+    .default(null),
 });
 export type PinnedPrompt = z.infer<typeof PinnedPrompt>;
 
@@ -65,7 +73,13 @@ export type StoredOAuth = z.infer<typeof StoredOAuth>;
 
 export const StoredTransport = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('stdio'), command: z.string(), args: z.array(z.string()), env_names: z.array(EnvName) }),
-  z.object({ kind: z.literal('http'), url: z.string(), header_names: z.array(HeaderName), token_keychain: z.string().nullable(), oauth: StoredOAuth.optional() }),
+  z.object({
+    kind: z.literal('http'),
+    url: z.string(),
+    header_names: z.array(HeaderName),
+    token_keychain: z.string().nullable(),
+    oauth: StoredOAuth.optional(),
+  }),
 ]);
 export type StoredTransport = z.infer<typeof StoredTransport>;
 

@@ -1,5 +1,16 @@
 import type { z } from 'zod';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, RESERVED_HEADERS, RESERVED_UPSTREAM_IDS, type UpstreamAddInput, type UpstreamDetail, type UpstreamPromptView, type UpstreamReviewInput, type UpstreamTestAnswer, type UpstreamToolView, type UpstreamView } from '../../contract/upstreams.ts';
+import {
+  DEFAULT_UPSTREAM_TIMEOUT_MS,
+  RESERVED_HEADERS,
+  RESERVED_UPSTREAM_IDS,
+  type UpstreamAddInput,
+  type UpstreamDetail,
+  type UpstreamPromptView,
+  type UpstreamReviewInput,
+  type UpstreamTestAnswer,
+  type UpstreamToolView,
+  type UpstreamView,
+} from '../../contract/upstreams.ts';
 import type { Vault } from '../../core/ports/ports.ts';
 import type { Registry } from '../../core/calls/registry.ts';
 import type { UpstreamActions } from '../../core/ports/upstreams-port.ts';
@@ -19,7 +30,9 @@ export interface UpstreamManagerDeps extends Omit<UpstreamPluginDeps, 'ownerOf'>
   vault: Vault;
   registry: Registry;
   /** OAuth sign-in seams (tests): callback ports, fetch, the default Client ID Metadata Document URL */
-  oauth?: Pick<CoordinatorDeps, 'callbackPorts' | 'fetch' | 'flowTtlMs' | 'defaultClientMetadataUrl'> & { clientMetadataUrl?: string };
+  oauth?: Pick<CoordinatorDeps, 'callbackPorts' | 'fetch' | 'flowTtlMs' | 'defaultClientMetadataUrl'> & {
+    clientMetadataUrl?: string;
+  };
 }
 
 /**
@@ -35,12 +48,18 @@ export class UpstreamManager implements UpstreamActions {
 
   constructor(private readonly deps: UpstreamManagerDeps) {
     this.oauth = new OAuthCoordinator({
-      vault: deps.vault, log: deps.log, changed: () => deps.changed(), ...deps.oauth,
+      vault: deps.vault,
+      log: deps.log,
+      changed: () => deps.changed(),
+      ...deps.oauth,
       reconnect: (ids) => ids.forEach((id) => void this.restart(id)),
-      bind: (id, b) => deps.store.update((d) => {
-        const o = oauthOf(d.upstreams.find((u) => u.id === id) ?? ({ transport: { kind: 'stdio' } } as UpstreamRecord));
-        if (o) Object.assign(o, { issuer: b.issuer, resource: b.resource });
-      }),
+      bind: (id, b) =>
+        deps.store.update((d) => {
+          const o = oauthOf(
+            d.upstreams.find((u) => u.id === id) ?? ({ transport: { kind: 'stdio' } } as UpstreamRecord),
+          );
+          if (o) Object.assign(o, { issuer: b.issuer, resource: b.resource });
+        }),
     });
   }
 
@@ -63,7 +82,12 @@ export class UpstreamManager implements UpstreamActions {
 
   get(id: string): UpstreamDetail {
     const rec = this.record(id);
-    return { ...this.view(rec), tool_list: rec.tools.map((t) => toolView(id, t)), prompt_list: (rec.prompts ?? []).map((p) => promptView(id, p)), stderr: this.plugins.get(id)?.connection.stderr.snapshot() ?? [] };
+    return {
+      ...this.view(rec),
+      tool_list: rec.tools.map((t) => toolView(id, t)),
+      prompt_list: (rec.prompts ?? []).map((p) => promptView(id, p)),
+      stderr: this.plugins.get(id)?.connection.stderr.snapshot() ?? [],
+    };
   }
 
   tools(id: string): UpstreamToolView[] {
@@ -76,19 +100,51 @@ export class UpstreamManager implements UpstreamActions {
 
   async add(input: z.output<typeof UpstreamAddInput>): Promise<UpstreamDetail> {
     const { id } = input;
-    if (RESERVED_UPSTREAM_IDS.includes(id) || this.deps.registry.listPlugins().some((p) => p.id === id)) throw new GatehouseError('conflict', `the id '${id}' is taken: pick another (see gatehouse upstreams list)`);
-    if (this.deps.store.read().upstreams.some((u) => u.id === id)) throw new GatehouseError('conflict', `an upstream '${id}' exists already: remove it first, or pick another id`);
+    if (RESERVED_UPSTREAM_IDS.includes(id) || this.deps.registry.listPlugins().some((p) => p.id === id))
+      throw new GatehouseError('conflict', `the id '${id}' is taken: pick another (see gatehouse upstreams list)`);
+    if (this.deps.store.read().upstreams.some((u) => u.id === id))
+      throw new GatehouseError('conflict', `an upstream '${id}' exists already: remove it first, or pick another id`);
     const t = input.transport;
-    const secrets: UpstreamSecrets = { env: t.kind === 'stdio' ? t.env : [], headers: t.kind === 'http' ? t.headers : [] };
-    for (const h of secrets.headers) if (RESERVED_HEADERS.includes(h.name.toLowerCase()) || (h.name.toLowerCase() === 'authorization' && t.kind === 'http' && t.token_keychain)) throw new GatehouseError('invalid_value', `the header '${h.name}' is set by Gatehouse itself`);
+    const secrets: UpstreamSecrets = {
+      env: t.kind === 'stdio' ? t.env : [],
+      headers: t.kind === 'http' ? t.headers : [],
+    };
+    for (const h of secrets.headers)
+      if (
+        RESERVED_HEADERS.includes(h.name.toLowerCase()) ||
+        (h.name.toLowerCase() === 'authorization' && t.kind === 'http' && t.token_keychain)
+      )
+        throw new GatehouseError('invalid_value', `the header '${h.name}' is set by Gatehouse itself`);
     const oauth = t.kind === 'http' ? storedOAuth(t) : undefined;
     const rec: UpstreamRecord = {
-      id, enabled: true, created: new Date().toISOString(), timeout_ms: input.timeout_ms ?? DEFAULT_UPSTREAM_TIMEOUT_MS, era: null, tools: [], prompts: null,
+      id,
+      enabled: true,
+      created: new Date().toISOString(),
+      timeout_ms: input.timeout_ms ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+      era: null,
+      tools: [],
+      prompts: null,
       secrets_account: secrets.env.length || secrets.headers.length ? upstreamSecretsAccount(id) : null,
-      transport: t.kind === 'stdio' ? { kind: 'stdio', command: t.command, args: t.args, env_names: t.env.map((e) => e.name) } : { kind: 'http', url: t.url, header_names: t.headers.map((h) => h.name), token_keychain: t.token_keychain ?? null, ...(oauth ? { oauth } : {}) },
+      transport:
+        t.kind === 'stdio'
+          ? { kind: 'stdio', command: t.command, args: t.args, env_names: t.env.map((e) => e.name) }
+          : {
+              kind: 'http',
+              url: t.url,
+              header_names: t.headers.map((h) => h.name),
+              token_keychain: t.token_keychain ?? null,
+              ...(oauth ? { oauth } : {}),
+            },
     };
     if (oauth) return this.addSignedOut(rec, secrets);
-    const spec: ConnectionSpec = { id, transport: rec.transport, secrets, token: await this.tokenFor(rec), timeoutMs: rec.timeout_ms, era: null };
+    const spec: ConnectionSpec = {
+      id,
+      transport: rec.transport,
+      secrets,
+      token: await this.tokenFor(rec),
+      timeoutMs: rec.timeout_ms,
+      era: null,
+    };
     const plugin = this.pluginFor(rec, spec);
     let listed;
     try {
@@ -99,14 +155,22 @@ export class UpstreamManager implements UpstreamActions {
     }
     const unknown = input.read.filter((n) => !listed.some((d) => d.name === n));
     // The person consents to the set listed now (every tool pinned approved), or will in a second step (the console): until then each waits as new.
-    rec.tools = reconcile([], listed).pins.map((p) => ({ ...(input.approve_listed === false ? p : approve(p)), marked: input.read.includes(p.name) ? 'read' : null }));
+    rec.tools = reconcile([], listed).pins.map((p) => ({
+      ...(input.approve_listed === false ? p : approve(p)),
+      marked: input.read.includes(p.name) ? 'read' : null,
+    }));
     // Its prompts the same way (none when their listing failed: a prompt listed later then waits as new).
     await plugin.surface.settled();
-    rec.prompts = reconcilePrompts([], plugin.surface.listedPromptDefinitions() ?? []).pins.map((p) => (input.approve_listed === false ? p : approve(p)));
+    rec.prompts = reconcilePrompts([], plugin.surface.listedPromptDefinitions() ?? []).pins.map((p) =>
+      input.approve_listed === false ? p : approve(p),
+    );
     rec.era = plugin.connection.snapshot().era;
     if (unknown.length) {
       await plugin.connection.stop();
-      throw new GatehouseError('invalid_value', `--read names tools '${id}' does not list: ${unknown.slice(0, 10).join(', ')}`);
+      throw new GatehouseError(
+        'invalid_value',
+        `--read names tools '${id}' does not list: ${unknown.slice(0, 10).join(', ')}`,
+      );
     }
     // Secrets first: a record without its secrets could not connect; a secret without a record is overwritten by the next add.
     try {
@@ -191,13 +255,21 @@ export class UpstreamManager implements UpstreamActions {
   async test(id: string): Promise<UpstreamTestAnswer> {
     const rec = this.record(id);
     const plugin = this.plugins.get(id);
-    if (!rec.enabled || !plugin) return { id, ok: false, latency_ms: null, protocol: null, tools: 0, error: 'the upstream is disabled' };
+    if (!rec.enabled || !plugin)
+      return { id, ok: false, latency_ms: null, protocol: null, tools: 0, error: 'the upstream is disabled' };
     const started = Date.now();
     try {
       const listed = await plugin.connection.connect();
       await plugin.settled();
       await plugin.surface.settled();
-      return { id, ok: true, latency_ms: Date.now() - started, protocol: plugin.connection.snapshot().protocol, tools: listed.length, error: null };
+      return {
+        id,
+        ok: true,
+        latency_ms: Date.now() - started,
+        protocol: plugin.connection.snapshot().protocol,
+        tools: listed.length,
+        error: null,
+      };
     } catch (e) {
       return { id, ok: false, latency_ms: null, protocol: null, tools: 0, error: (e as Error).message };
     }
@@ -208,7 +280,10 @@ export class UpstreamManager implements UpstreamActions {
     await this.deps.store.update((d) => {
       const rec = d.upstreams.find((u) => u.id === input.id)!;
       // Both checked before either is kept: a refused prompt leaves the tools as they were.
-      const [tools, prompts] = [applyReview(input.id, rec.tools, input), applyPromptReview(input.id, rec.prompts, input)];
+      const [tools, prompts] = [
+        applyReview(input.id, rec.tools, input),
+        applyPromptReview(input.id, rec.prompts, input),
+      ];
       Object.assign(rec, { tools, prompts });
     });
     this.plugins.get(input.id)?.publish();
@@ -223,23 +298,45 @@ export class UpstreamManager implements UpstreamActions {
   }
 
   private pluginFor(rec: UpstreamRecord, spec: ConnectionSpec): UpstreamPlugin {
-    return new UpstreamPlugin(rec.id, spec, { ...this.deps, ownerOf: (name) => this.deps.registry.entry(name)?.tool.plugin });
+    return new UpstreamPlugin(rec.id, spec, {
+      ...this.deps,
+      ownerOf: (name) => this.deps.registry.entry(name)?.tool.plugin,
+    });
   }
 
   private async specFor(rec: UpstreamRecord): Promise<ConnectionSpec> {
     let secrets: UpstreamSecrets = { env: [], headers: [] };
     if (rec.secrets_account) {
       const raw = await this.deps.vault.get(rec.secrets_account);
-      if (raw === null) throw new GatehouseError('vault_unavailable', `the secrets of upstream '${rec.id}' are not in the vault; add it again`);
+      if (raw === null)
+        throw new GatehouseError(
+          'vault_unavailable',
+          `the secrets of upstream '${rec.id}' are not in the vault; add it again`,
+        );
       secrets = UpstreamSecrets.parse(JSON.parse(raw));
     }
-    return { id: rec.id, transport: rec.transport, secrets, token: await this.tokenFor(rec), timeoutMs: rec.timeout_ms, era: rec.era, ...(oauthOf(rec) ? { auth: this.oauth.authFor(rec.id) } : {}) };
+    return {
+      id: rec.id,
+      transport: rec.transport,
+      secrets,
+      token: await this.tokenFor(rec),
+      timeoutMs: rec.timeout_ms,
+      era: rec.era,
+      ...(oauthOf(rec) ? { auth: this.oauth.authFor(rec.id) } : {}),
+    };
   }
 
   /** A connection that reports why it cannot run (its secrets are gone) instead of failing the whole start. */
   private unusable(rec: UpstreamRecord, e: unknown): ConnectionSpec {
     this.deps.log.error('upstream: cannot load its secrets', { upstream: rec.id, error: (e as Error).message });
-    return { id: rec.id, transport: { kind: 'stdio', command: '/nonexistent/secrets-missing', args: [], env_names: [] }, secrets: { env: [], headers: [] }, token: null, timeoutMs: rec.timeout_ms, era: null };
+    return {
+      id: rec.id,
+      transport: { kind: 'stdio', command: '/nonexistent/secrets-missing', args: [], env_names: [] },
+      secrets: { env: [], headers: [] },
+      token: null,
+      timeoutMs: rec.timeout_ms,
+      era: null,
+    };
   }
 
   private async tokenFor(rec: UpstreamRecord): Promise<string | null> {
@@ -248,20 +345,47 @@ export class UpstreamManager implements UpstreamActions {
       const token = await this.deps.vault.get(account);
       if (token) return token;
     }
-    throw new GatehouseError('not_found', `no token saved as '${rec.transport.token_keychain}' in the vault (save one with: gatehouse tokens create --keychain NAME on the upstream's side)`);
+    throw new GatehouseError(
+      'not_found',
+      `no token saved as '${rec.transport.token_keychain}' in the vault (save one with: gatehouse tokens create --keychain NAME on the upstream's side)`,
+    );
   }
 
   private view(rec: UpstreamRecord): UpstreamView {
     const t = rec.transport;
     const plugin = this.plugins.get(rec.id);
-    const health = plugin?.connection.snapshot() ?? { status: 'down' as const, last_error: null, latency_ms: null, restarts: 0, protocol: null, era: rec.era, connected_at: null };
+    const health = plugin?.connection.snapshot() ?? {
+      status: 'down' as const,
+      last_error: null,
+      latency_ms: null,
+      restarts: 0,
+      protocol: null,
+      era: rec.era,
+      connected_at: null,
+    };
     const counts = (pins: ReadonlyArray<Pin<{ name: string }>>) => {
       const count = (s: string) => pins.filter((p) => !p.removed && stateOf(p) === s).length;
-      return { approved: count('approved'), quarantined: count('quarantined'), hidden: count('hidden'), removed: pins.filter((p) => p.removed).length };
+      return {
+        approved: count('approved'),
+        quarantined: count('quarantined'),
+        hidden: count('hidden'),
+        removed: pins.filter((p) => p.removed).length,
+      };
     };
     return {
-      id: rec.id, kind: t.kind, enabled: rec.enabled, created: rec.created, timeout_ms: rec.timeout_ms,
-      ...(t.kind === 'stdio' ? { command: t.command, args: t.args, env_names: t.env_names } : { url: t.url, header_names: t.header_names, token_keychain: t.token_keychain, ...(t.oauth ? { oauth: this.oauth.status(rec.id) } : {}) }),
+      id: rec.id,
+      kind: t.kind,
+      enabled: rec.enabled,
+      created: rec.created,
+      timeout_ms: rec.timeout_ms,
+      ...(t.kind === 'stdio'
+        ? { command: t.command, args: t.args, env_names: t.env_names }
+        : {
+            url: t.url,
+            header_names: t.header_names,
+            token_keychain: t.token_keychain,
+            ...(t.oauth ? { oauth: this.oauth.status(rec.id) } : {}),
+          }),
       health: rec.enabled ? health : { ...health, status: 'disabled' },
       tools: counts(rec.tools),
       prompts: counts(rec.prompts ?? []),

@@ -39,7 +39,11 @@ export class UpstreamPlugin implements Plugin {
   private host: PluginHost | null = null;
   private relisting: Promise<void> = Promise.resolve();
 
-  constructor(readonly id: string, spec: ConnectionSpec, private readonly deps: UpstreamPluginDeps) {
+  constructor(
+    readonly id: string,
+    spec: ConnectionSpec,
+    private readonly deps: UpstreamPluginDeps,
+  ) {
     this.title = `Upstream ${id}`;
     this.connection = new UpstreamConnection(spec, {
       onTools: (defs) => void this.relist(defs),
@@ -93,20 +97,32 @@ export class UpstreamPlugin implements Plugin {
 
   /** A fresh listing against the pins, saved, then what is offered is published. */
   relist(defs: readonly ToolDefinition[]): Promise<void> {
-    this.relisting = this.relisting.then(async () => {
-      const r = await this.deps.store.update((d) => {
-        const rec = d.upstreams.find((u) => u.id === this.id);
-        if (!rec) return null;
-        const out = reconcile(rec.tools, defs);
-        rec.tools = firstListing(rec, out.pins);
-        return out;
-      });
-      if (!r) return;
-      if (r.quarantined.length) this.deps.log.warn('upstream: tools quarantined until a person approves them (gatehouse upstreams review)', { upstream: this.id, tools: r.quarantined.slice(0, 50) });
-      if (r.removed.length) this.deps.log.warn('upstream: tools no longer listed', { upstream: this.id, tools: r.removed.slice(0, 50) });
-      this.publish();
-      this.deps.changed();
-    }).catch((e: unknown) => this.deps.log.error('upstream: could not save a re-listing', { upstream: this.id, error: (e as Error).message }));
+    this.relisting = this.relisting
+      .then(async () => {
+        const r = await this.deps.store.update((d) => {
+          const rec = d.upstreams.find((u) => u.id === this.id);
+          if (!rec) return null;
+          const out = reconcile(rec.tools, defs);
+          rec.tools = firstListing(rec, out.pins);
+          return out;
+        });
+        if (!r) return;
+        if (r.quarantined.length)
+          this.deps.log.warn('upstream: tools quarantined until a person approves them (gatehouse upstreams review)', {
+            upstream: this.id,
+            tools: r.quarantined.slice(0, 50),
+          });
+        if (r.removed.length)
+          this.deps.log.warn('upstream: tools no longer listed', { upstream: this.id, tools: r.removed.slice(0, 50) });
+        this.publish();
+        this.deps.changed();
+      })
+      .catch((e: unknown) =>
+        this.deps.log.error('upstream: could not save a re-listing', {
+          upstream: this.id,
+          error: (e as Error).message,
+        }),
+      );
     return this.relisting;
   }
 
@@ -115,17 +131,34 @@ export class UpstreamPlugin implements Plugin {
     // The usual re-listing changes nothing: no write to the disk for it.
     const now = this.record()?.prompts;
     if (now && samePins(reconcilePrompts(now, defs).pins, now)) return;
-    const r = await this.deps.store.update((d) => {
-      const rec = d.upstreams.find((u) => u.id === this.id);
-      if (!rec) return null;
-      const out = reconcilePrompts(rec.prompts, defs);
-      rec.prompts = out.pins;
-      return out;
-    }).catch((e: unknown) => void this.deps.log.error('upstream: could not save a prompt listing', { upstream: this.id, error: (e as Error).message }));
+    const r = await this.deps.store
+      .update((d) => {
+        const rec = d.upstreams.find((u) => u.id === this.id);
+        if (!rec) return null;
+        const out = reconcilePrompts(rec.prompts, defs);
+        rec.prompts = out.pins;
+        return out;
+      })
+      .catch(
+        (e: unknown) =>
+          void this.deps.log.error('upstream: could not save a prompt listing', {
+            upstream: this.id,
+            error: (e as Error).message,
+          }),
+      );
     if (!r) return;
-    if (r.first && r.pins.length) this.deps.log.info('upstream: its prompts were not pinned yet: those listed now are pinned approved (see gatehouse upstreams prompts)', { upstream: this.id, prompts: r.pins.slice(0, 50).map((p) => p.name) });
-    if (r.quarantined.length) this.deps.log.warn('upstream: prompts quarantined until a person approves them (gatehouse upstreams review)', { upstream: this.id, prompts: r.quarantined.slice(0, 50) });
-    if (r.removed.length) this.deps.log.warn('upstream: prompts no longer listed', { upstream: this.id, prompts: r.removed.slice(0, 50) });
+    if (r.first && r.pins.length)
+      this.deps.log.info(
+        'upstream: its prompts were not pinned yet: those listed now are pinned approved (see gatehouse upstreams prompts)',
+        { upstream: this.id, prompts: r.pins.slice(0, 50).map((p) => p.name) },
+      );
+    if (r.quarantined.length)
+      this.deps.log.warn('upstream: prompts quarantined until a person approves them (gatehouse upstreams review)', {
+        upstream: this.id,
+        prompts: r.quarantined.slice(0, 50),
+      });
+    if (r.removed.length)
+      this.deps.log.warn('upstream: prompts no longer listed', { upstream: this.id, prompts: r.removed.slice(0, 50) });
   }
 
   /** Offers the approved tools and prompts; names that cannot be offered are reported, never resolved by last-wins. */
@@ -156,11 +189,19 @@ export class UpstreamPlugin implements Plugin {
     for (const pin of rec.tools.filter(isOffered)) {
       const name = namespaced(this.id, pin.name);
       const owner = this.deps.ownerOf(name);
-      if (!TOOL_NAME.test(name)) this.problems.push(`${name}: not offered: a tool name is 1-128 of A-Z a-z 0-9 _ - . (the upstream's name '${pin.name.slice(0, 100)}' does not fit)`);
-      else if (owner !== undefined && owner !== this.id) this.problems.push(`${name}: not offered: the name is taken by plugin '${owner}'`);
+      if (!TOOL_NAME.test(name))
+        this.problems.push(
+          `${name}: not offered: a tool name is 1-128 of A-Z a-z 0-9 _ - . (the upstream's name '${pin.name.slice(0, 100)}' does not fit)`,
+        );
+      else if (owner !== undefined && owner !== this.id)
+        this.problems.push(`${name}: not offered: the name is taken by plugin '${owner}'`);
       else out.push(toolFor({ id: this.id, connection: this.connection }, pin));
     }
-    if (this.problems.length) this.deps.log.warn('upstream: some tools cannot be offered', { upstream: this.id, problems: this.problems.slice(0, 20) });
+    if (this.problems.length)
+      this.deps.log.warn('upstream: some tools cannot be offered', {
+        upstream: this.id,
+        problems: this.problems.slice(0, 20),
+      });
     return out;
   }
 }

@@ -50,7 +50,11 @@ export class UpstreamSurface implements PluginSurface {
   private readonly rev = { prompts: 0, resources: 0 };
   private queue: Promise<void> = Promise.resolve();
 
-  constructor(private readonly id: string, private readonly connection: UpstreamConnection, private readonly deps: SurfaceDeps) {}
+  constructor(
+    private readonly id: string,
+    private readonly connection: UpstreamConnection,
+    private readonly deps: SurfaceDeps,
+  ) {}
 
   prompts(): readonly ListedPrompt[] {
     return this.listedPrompts;
@@ -79,20 +83,25 @@ export class UpstreamSurface implements PluginSurface {
 
   /** Re-lists what changed (everything after a connect); one listing at a time, errors logged. */
   refresh(what: 'connected' | 'prompts' | 'resources'): Promise<void> {
-    this.queue = this.queue.then(async () => {
-      const caps = await this.connection.request(async (c) => c.getServerCapabilities() ?? {});
-      // One failing list (a server that declares prompts and answers -32601) leaves the other's listing alone.
-      if (what !== 'resources') await this.listPrompts(caps.prompts !== undefined).catch((e: unknown) => this.failed('prompts', e));
-      if (what !== 'prompts') await this.listResources(caps.resources !== undefined).catch((e: unknown) => this.failed('resources', e));
-      this.deps.changed();
-    }).catch((e: unknown) => this.failed('prompts and resources', e));
+    this.queue = this.queue
+      .then(async () => {
+        const caps = await this.connection.request(async (c) => c.getServerCapabilities() ?? {});
+        // One failing list (a server that declares prompts and answers -32601) leaves the other's listing alone.
+        if (what !== 'resources')
+          await this.listPrompts(caps.prompts !== undefined).catch((e: unknown) => this.failed('prompts', e));
+        if (what !== 'prompts')
+          await this.listResources(caps.resources !== undefined).catch((e: unknown) => this.failed('resources', e));
+        this.deps.changed();
+      })
+      .catch((e: unknown) => this.failed('prompts and resources', e));
     return this.queue;
   }
 
   async getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<Record<string, unknown>> {
     const own = ownPromptName(this.id, name);
     // A prompt not offered (quarantined, hidden, never listed) answers like one that does not exist.
-    if (own === null || !this.ownsPrompt(name)) throw new GatehouseError('not_found', `prompt not found: ${name.slice(0, 128)}`);
+    if (own === null || !this.ownsPrompt(name))
+      throw new GatehouseError('not_found', `prompt not found: ${name.slice(0, 128)}`);
     const r = await this.connection.request((c, o) => c.getPrompt({ name: own, arguments: args }, o), ctx.signal);
     const messages = (r.messages ?? []).map((m) => ({ ...m, content: wrapBlockUris(this.id, m.content) }));
     return { ...opt('description', text(r.description, 10_000)), messages };
@@ -100,21 +109,37 @@ export class UpstreamSurface implements PluginSurface {
 
   async readResource(uri: string, ctx: CallContext): Promise<Record<string, unknown>> {
     const own = unwrapUri(this.id, uri);
-    if (own === null) throw new GatehouseError('not_found', `resource not found: ${uri.slice(0, 300)}`, { uri: uri.slice(0, 300) });
-    const r = await this.connection.request((c, o) => c.readResource({ uri: own }, { ...o, cacheMode: 'bypass' }), ctx.signal);
+    if (own === null)
+      throw new GatehouseError('not_found', `resource not found: ${uri.slice(0, 300)}`, { uri: uri.slice(0, 300) });
+    const r = await this.connection.request(
+      (c, o) => c.readResource({ uri: own }, { ...o, cacheMode: 'bypass' }),
+      ctx.signal,
+    );
     // The contents name the URI the client asked by; another URI of the upstream's, wrapped as well.
-    return { contents: (r.contents ?? []).map((c) => ({ ...c, uri: c.uri === own ? uri : usableUri(c.uri) ? wrapUri(this.id, c.uri) : uri })) };
+    return {
+      contents: (r.contents ?? []).map((c) => ({
+        ...c,
+        uri: c.uri === own ? uri : usableUri(c.uri) ? wrapUri(this.id, c.uri) : uri,
+      })),
+    };
   }
 
   private async listPrompts(offered: boolean): Promise<void> {
-    const listed = offered ? await this.all('prompts', (c, cursor, o) => c.listPrompts(cursor ? { cursor } : undefined, { ...o, cacheMode: 'bypass' })) : [];
+    const listed = offered
+      ? await this.all('prompts', (c, cursor, o) =>
+          c.listPrompts(cursor ? { cursor } : undefined, { ...o, cacheMode: 'bypass' }),
+        )
+      : [];
     const problems: string[] = [];
     const seen = new Set<string>();
     const defs: PromptDefinition[] = [];
     for (const raw of listed as Array<Record<string, unknown>>) {
       const own = typeof raw.name === 'string' ? raw.name : '';
       const name = namespaced(this.id, own);
-      if (!TOOL_NAME.test(name)) problems.push(`prompt ${name.slice(0, 140)}: not offered: a prompt name is 1-128 of A-Z a-z 0-9 _ - . with the upstream id`);
+      if (!TOOL_NAME.test(name))
+        problems.push(
+          `prompt ${name.slice(0, 140)}: not offered: a prompt name is 1-128 of A-Z a-z 0-9 _ - . with the upstream id`,
+        );
       else if (seen.has(name)) problems.push(`prompt ${name}: not offered: the upstream lists it twice`);
       else {
         seen.add(name);
@@ -150,7 +175,10 @@ export class UpstreamSurface implements PluginSurface {
    * counts as a new revision, so clients hear list_changed. True when it changed.
    */
   offer(): boolean {
-    const next = this.listedDefs === null ? [] : (this.deps.pins.read() ?? []).filter(isOffered).map((p) => listedPrompt(this.id, p));
+    const next =
+      this.listedDefs === null
+        ? []
+        : (this.deps.pins.read() ?? []).filter(isOffered).map((p) => listedPrompt(this.id, p));
     if (JSON.stringify(next) === JSON.stringify(this.listedPrompts)) return false;
     this.listedPrompts = next;
     this.rev.prompts++;
@@ -158,23 +186,47 @@ export class UpstreamSurface implements PluginSurface {
   }
 
   private async listResources(offered: boolean): Promise<void> {
-    const resources = offered ? await this.all('resources', (c, cursor, o) => c.listResources(cursor ? { cursor } : undefined, { ...o, cacheMode: 'bypass' })) : [];
-    const templates = offered ? await this.all('resourceTemplates', (c, cursor, o) => c.listResourceTemplates(cursor ? { cursor } : undefined, { ...o, cacheMode: 'bypass' })) : [];
+    const resources = offered
+      ? await this.all('resources', (c, cursor, o) =>
+          c.listResources(cursor ? { cursor } : undefined, { ...o, cacheMode: 'bypass' }),
+        )
+      : [];
+    const templates = offered
+      ? await this.all('resourceTemplates', (c, cursor, o) =>
+          c.listResourceTemplates(cursor ? { cursor } : undefined, { ...o, cacheMode: 'bypass' }),
+        )
+      : [];
     const problems: string[] = [];
     const seen = new Set<string>();
-    const described = (raw: Record<string, unknown>) => ({ name: text(raw.name, 200) ?? '', ...opt('title', text(raw.title, 200)), ...opt('description', text(raw.description, 10_000)), ...opt('mimeType', text(raw.mimeType, 200)) });
+    const described = (raw: Record<string, unknown>) => ({
+      name: text(raw.name, 200) ?? '',
+      ...opt('title', text(raw.title, 200)),
+      ...opt('description', text(raw.description, 10_000)),
+      ...opt('mimeType', text(raw.mimeType, 200)),
+    });
     const out: ListedResource[] = [];
     for (const raw of resources as Array<Record<string, unknown>>) {
-      if (!usableUri(raw.uri)) problems.push(`resource ${String(raw.uri).slice(0, 200)}: not offered: not a usable URI (1-2048 characters, no spaces or control characters)`);
-      else if (seen.has(raw.uri)) problems.push(`resource ${raw.uri.slice(0, 200)}: not offered: the upstream lists it twice`);
+      if (!usableUri(raw.uri))
+        problems.push(
+          `resource ${String(raw.uri).slice(0, 200)}: not offered: not a usable URI (1-2048 characters, no spaces or control characters)`,
+        );
+      else if (seen.has(raw.uri))
+        problems.push(`resource ${raw.uri.slice(0, 200)}: not offered: the upstream lists it twice`);
       else {
         seen.add(raw.uri);
-        out.push({ uri: wrapUri(this.id, raw.uri), ...described(raw), ...(typeof raw.size === 'number' ? { size: raw.size } : {}) });
+        out.push({
+          uri: wrapUri(this.id, raw.uri),
+          ...described(raw),
+          ...(typeof raw.size === 'number' ? { size: raw.size } : {}),
+        });
       }
     }
     const tpl: ListedTemplate[] = [];
     for (const raw of templates as Array<Record<string, unknown>>) {
-      if (!usableUri(raw.uriTemplate)) problems.push(`resource template ${String(raw.uriTemplate).slice(0, 200)}: not offered: not a usable URI template`);
+      if (!usableUri(raw.uriTemplate))
+        problems.push(
+          `resource template ${String(raw.uriTemplate).slice(0, 200)}: not offered: not a usable URI template`,
+        );
       else tpl.push({ uriTemplate: wrapUri(this.id, raw.uriTemplate), ...described(raw) });
     }
     this.set('resource', problems);
@@ -188,7 +240,10 @@ export class UpstreamSurface implements PluginSurface {
   }
 
   /** Every page of one list, bounded. */
-  private async all<K extends string>(key: K, page: (c: Client, cursor: string | undefined, o: { timeout: number }) => Promise<Page<K>>): Promise<unknown[]> {
+  private async all<K extends string>(
+    key: K,
+    page: (c: Client, cursor: string | undefined, o: { timeout: number }) => Promise<Page<K>>,
+  ): Promise<unknown[]> {
     const items: unknown[] = [];
     let cursor: string | undefined;
     for (let i = 0; i < MAX_PAGES && items.length < MAX_ITEMS; i++) {
@@ -204,6 +259,10 @@ export class UpstreamSurface implements PluginSurface {
   private set(kind: 'prompts' | 'resource', problems: string[]): void {
     const other = kind === 'prompts' ? (p: string) => !p.startsWith('prompt ') : (p: string) => p.startsWith('prompt ');
     this.problems = this.problems.filter(other).concat(problems);
-    if (problems.length) this.deps.log.warn('upstream: some prompts or resources cannot be offered', { upstream: this.id, problems: problems.slice(0, 20) });
+    if (problems.length)
+      this.deps.log.warn('upstream: some prompts or resources cannot be offered', {
+        upstream: this.id,
+        problems: problems.slice(0, 20),
+      });
   }
 }

@@ -39,10 +39,18 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
     definition_hash: pin.approved!.hash,
   };
   const call = (args: Record<string, unknown>, ctx: CallContext) =>
-    up.connection.call(pin.name, args, { ctx, maxTotalMs: UPSTREAM_MAX_TOTAL_MS, definition: def as unknown as Record<string, unknown> });
+    up.connection.call(pin.name, args, {
+      ctx,
+      maxTotalMs: UPSTREAM_MAX_TOTAL_MS,
+      definition: def as unknown as Record<string, unknown>,
+    });
 
   if (classOf(pin) === 'read') {
-    return { ...base, write: false, run: async (input, ctx) => outputOf(up.id, pin.name, await call(input as Record<string, unknown>, ctx)) };
+    return {
+      ...base,
+      write: false,
+      run: async (input, ctx) => outputOf(up.id, pin.name, await call(input as Record<string, unknown>, ctx)),
+    };
   }
   return {
     ...base,
@@ -50,7 +58,12 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
     // the preview is the arguments alone: a confirm builds it again and compares
     repeatablePreview: true,
     preview: async (input): Promise<WritePlan> => ({
-      preview: { summary: `${pin.name} on upstream ${up.id}`, kind: 'arguments', changes: [], arguments: { upstream: up.id, tool: pin.name, arguments: maskSecrets(input) } },
+      preview: {
+        summary: `${pin.name} on upstream ${up.id}`,
+        kind: 'arguments',
+        changes: [],
+        arguments: { upstream: up.id, tool: pin.name, arguments: maskSecrets(input) },
+      },
       payload: input as Record<string, unknown>,
       target: `upstream:${up.id}`,
       target_version: null,
@@ -61,14 +74,32 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
         r = await call(payload, ctx);
       } catch (e) {
         // Sent but not answered (the process died, the time ran out): whether it took effect is unknown, and it is never sent again.
-        if (e instanceof GatehouseError && (e.code === 'timeout' || (e.code === 'upstream_unavailable' && e.message.includes('during the call')))) {
-          throw new GatehouseError('outcome_unknown', `${e.message}; whether the write took effect upstream is unknown: check ${up.id} yourself (it is not retried)`, { upstream: up.id });
+        if (
+          e instanceof GatehouseError &&
+          (e.code === 'timeout' || (e.code === 'upstream_unavailable' && e.message.includes('during the call')))
+        ) {
+          throw new GatehouseError(
+            'outcome_unknown',
+            `${e.message}; whether the write took effect upstream is unknown: check ${up.id} yourself (it is not retried)`,
+            { upstream: up.id },
+          );
         }
         throw e;
       }
-      if (r.inputRequired) throw new GatehouseError('client_capability_missing', `upstream '${up.id}' asks for input (${r.asked}) while a confirmed write is applied, and there is no client to ask then: nothing was done upstream; stage the write again from a client that can answer`, { upstream: up.id });
+      if (r.inputRequired)
+        throw new GatehouseError(
+          'client_capability_missing',
+          `upstream '${up.id}' asks for input (${r.asked}) while a confirmed write is applied, and there is no client to ask then: nothing was done upstream; stage the write again from a client that can answer`,
+          { upstream: up.id },
+        );
       const out = outputOf(up.id, pin.name, r);
-      return { ...out, structured: { content: out.content, ...(r.structuredContent ? { structuredContent: r.structuredContent } : {}) } };
+      return {
+        ...out,
+        structured: {
+          content: out.content,
+          ...(r.structuredContent ? { structuredContent: r.structuredContent } : {}),
+        },
+      };
     },
     // The upstream cannot be asked whether a call sent before a crash took effect.
     applied: async (): Promise<AppliedState> => ({ state: 'unknown', code: 'outcome_unknown' }),
@@ -93,10 +124,20 @@ function hintsOf(def: ToolDefinition): ToolAnnotations {
  */
 function outputOf(id: string, tool: string, r: UpstreamResult): ToolOutput {
   if (r.isError) {
-    const text = r.content.map((c) => (typeof c.text === 'string' ? c.text : '')).join('\n').slice(0, 2000);
-    throw new GatehouseError('upstream_error', `${tool} on upstream ${id} failed: ${text || 'no message'}`, { upstream: id });
+    const text = r.content
+      .map((c) => (typeof c.text === 'string' ? c.text : ''))
+      .join('\n')
+      .slice(0, 2000);
+    throw new GatehouseError('upstream_error', `${tool} on upstream ${id} failed: ${text || 'no message'}`, {
+      upstream: id,
+    });
   }
   const asked = r.asked ? { asked: r.asked } : {};
   if (r.inputRequired) return { structured: {}, inputRequired: r.inputRequired, ...asked };
-  return { structured: r.structuredContent ?? {}, content: r.content.map((b) => wrapBlockUris(id, b)) as UpstreamResult['content'], sendStructured: r.structuredContent !== undefined, ...asked };
+  return {
+    structured: r.structuredContent ?? {},
+    content: r.content.map((b) => wrapBlockUris(id, b)) as UpstreamResult['content'],
+    sendStructured: r.structuredContent !== undefined,
+    ...asked,
+  };
 }

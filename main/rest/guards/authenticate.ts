@@ -29,8 +29,21 @@ export function authenticate(deps: AuthenticateDeps): Guard<AdminRequest> {
   return (c) => {
     c.who = deps.auth.principal(c.req);
     if (c.who) return null;
-    const d = deps.failures.check(`admin-fail:${clientAddress(c.req, deps.trustProxy())}`, ADMIN_AUTH_FAILURES_PER_MINUTE, deps.now());
-    if (!d.allowed) return new HttpError('rate_limited', `too many failed authentications from this address; retry after ${d.retry_after} s`, { headers: rateHeaders(d) });
-    return new HttpError('unauthorized', 'log in through the console link printed by `gatehouse serve`, or send the admin key as a Bearer token', { headers: { 'WWW-Authenticate': 'Bearer realm="gatehouse-admin"' } });
+    const d = deps.failures.check(
+      `admin-fail:${clientAddress(c.req, deps.trustProxy())}`,
+      ADMIN_AUTH_FAILURES_PER_MINUTE,
+      deps.now(),
+    );
+    if (!d.allowed)
+      return new HttpError(
+        'rate_limited',
+        `too many failed authentications from this address; retry after ${d.retry_after} s`,
+        { headers: rateHeaders(d) },
+      );
+    return new HttpError(
+      'unauthorized',
+      'log in through the console link printed by `gatehouse serve`, or send the admin key as a Bearer token',
+      { headers: { 'WWW-Authenticate': 'Bearer realm="gatehouse-admin"' } },
+    );
   };
 }

@@ -8,5 +8,7 @@ const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** A state-changing call made with the session cookie must carry X-Gatehouse-CSRF, which a cross-site form cannot send. */
 export const csrf: Guard<AdminRequest> = ({ req, who }) => {
   const bySession = who?.kind === 'person' && who.via === 'session';
-  return bySession && STATE_CHANGING.has(req.method ?? 'GET') && req.headers[CSRF_HEADER.toLowerCase()] !== '1' ? new HttpError('forbidden', `missing ${CSRF_HEADER} header`) : null;
+  return bySession && STATE_CHANGING.has(req.method ?? 'GET') && req.headers[CSRF_HEADER.toLowerCase()] !== '1'
+    ? new HttpError('forbidden', `missing ${CSRF_HEADER} header`)
+    : null;
 };

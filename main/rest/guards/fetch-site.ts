@@ -9,5 +9,7 @@ import type { AdminRequest } from './admin-request.ts';
  */
 export const fetchSite: Guard<AdminRequest> = ({ req }) => {
   const site = req.headers['sec-fetch-site'];
-  return site === 'cross-site' || site === 'same-site' ? new HttpError('forbidden', `${site} request refused: the admin API answers only the console's own pages`) : null;
+  return site === 'cross-site' || site === 'same-site'
+    ? new HttpError('forbidden', `${site} request refused: the admin API answers only the console's own pages`)
+    : null;
 };

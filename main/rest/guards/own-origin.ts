@@ -6,6 +6,8 @@ import type { AdminRequest } from './admin-request.ts';
 export function ownOrigin(origin: () => string): Guard<AdminRequest> {
   return ({ req }) => {
     const o = req.headers.origin;
-    return o !== undefined && o !== origin() ? new HttpError('forbidden', "the admin API answers only the console's own origin") : null;
+    return o !== undefined && o !== origin()
+      ? new HttpError('forbidden', "the admin API answers only the console's own origin")
+      : null;
   };
 }

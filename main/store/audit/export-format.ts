@@ -57,4 +57,3 @@ export function entryToCsvRow(e: AuditEntry): string {
   }
   return `${row}\r\n`;
 }
-

@@ -44,7 +44,11 @@ export class AuditFileSet {
    * fresh sidecar. Returns the newest file when appending to it is safe: it
    * ends with a whole line and has room left.
    */
-  static async load(dir: string, log: Logger, maxFileBytes: number): Promise<{ set: AuditFileSet; appendable: AuditFileRecord | null }> {
+  static async load(
+    dir: string,
+    log: Logger,
+    maxFileBytes: number,
+  ): Promise<{ set: AuditFileSet; appendable: AuditFileRecord | null }> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await chmod(dir, 0o700).catch(() => undefined);
     const set = new AuditFileSet(dir, log);
@@ -65,7 +69,8 @@ export class AuditFileSet {
         const scanned = await scanSummary(path, size);
         summary = scanned.summary;
         torn = scanned.torn;
-        if (!isNewest && !torn) await writeSidecar(join(dir, sidecarName(f.name)), summary, size).catch(() => undefined);
+        if (!isNewest && !torn)
+          await writeSidecar(join(dir, sidecarName(f.name)), summary, size).catch(() => undefined);
       }
       if (torn) {
         // A write cut short by a kill: its entries were never acknowledged (a decision waits for sync()).
@@ -104,7 +109,10 @@ export class AuditFileSet {
       const size = (await stat(rec.path)).size;
       await writeSidecar(join(this.dir, sidecarName(rec.name)), rec.summary, size);
     } catch (e) {
-      this.log.warn('audit: could not write a file summary; it is rebuilt on the next start', { file: rec.name, error: String(e) });
+      this.log.warn('audit: could not write a file summary; it is rebuilt on the next start', {
+        file: rec.name,
+        error: String(e),
+      });
     }
   }
 
@@ -143,10 +151,16 @@ async function cutTornTail(path: string, keep: number, size: number, log: Logger
     } finally {
       await fh.close();
     }
-    log.warn('audit: a file ended with an incomplete line (a write cut short by a crash); the fragment was removed', { file: name, bytes: size - keep });
+    log.warn('audit: a file ended with an incomplete line (a write cut short by a crash); the fragment was removed', {
+      file: name,
+      bytes: size - keep,
+    });
     return true;
   } catch (e) {
-    log.warn('audit: a file ends with an incomplete line (a write was cut short); readers skip it', { file: name, error: String(e) });
+    log.warn('audit: a file ends with an incomplete line (a write was cut short); readers skip it', {
+      file: name,
+      error: String(e),
+    });
     return false;
   }
 }

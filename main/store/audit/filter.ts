@@ -49,7 +49,8 @@ export function compileFilter(q: FilterInput): AuditFilter {
 function parseBound(name: string, v: string | undefined): number | null {
   if (v === undefined) return null;
   const ms = Date.parse(v);
-  if (Number.isNaN(ms)) throw new GatehouseError('invalid_value', `audit query: "${name}" is not an ISO date-time`, { field: name });
+  if (Number.isNaN(ms))
+    throw new GatehouseError('invalid_value', `audit query: "${name}" is not an ISO date-time`, { field: name });
   return ms;
 }
 
@@ -61,7 +62,13 @@ function canonicalIso(ms: number | null): string | null {
 
 /** `2026-11-22T07:37:46.123Z`: strings of this shape order like the instants they name. */
 function isCanonicalIso(s: string): boolean {
-  return s.length === 24 && s.charCodeAt(4) === 45 && s.charCodeAt(10) === 84 && s.charCodeAt(19) === 46 && s.charCodeAt(23) === 90;
+  return (
+    s.length === 24 &&
+    s.charCodeAt(4) === 45 &&
+    s.charCodeAt(10) === 84 &&
+    s.charCodeAt(19) === 46 &&
+    s.charCodeAt(23) === 90
+  );
 }
 
 export function hasTimeRange(f: AuditFilter): boolean {
@@ -125,6 +132,9 @@ export function encodeCursor(c: AuditCursor): string {
 
 export function decodeCursor(s: string): AuditCursor {
   const m = /^a1:(\d{1,15}):(\d{1,15})$/.exec(Buffer.from(s, 'base64url').toString('utf8'));
-  if (!m?.[1] || !m[2]) throw new GatehouseError('invalid_value', 'audit query: the cursor is not one this log handed out', { field: 'cursor' });
+  if (!m?.[1] || !m[2])
+    throw new GatehouseError('invalid_value', 'audit query: the cursor is not one this log handed out', {
+      field: 'cursor',
+    });
   return { seq: Number(m[1]), offset: Number(m[2]) };
 }

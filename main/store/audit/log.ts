@@ -63,7 +63,9 @@ export class AuditLog implements AuditSink, AuditReader, AuditTrail {
   static async open(opts: AuditLogOptions): Promise<AuditLog> {
     const maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     if (!Number.isSafeInteger(maxFileBytes) || maxFileBytes < 1) {
-      throw new GatehouseError('invalid_value', 'audit log: maxFileBytes must be a positive whole number of bytes', { field: 'maxFileBytes' });
+      throw new GatehouseError('invalid_value', 'audit log: maxFileBytes must be a positive whole number of bytes', {
+        field: 'maxFileBytes',
+      });
     }
     // Without a logger from the service, failures must still be seen: warnings and errors go to stderr, redacted.
     const log = opts.log ?? createLogger({ level: 'warn', json: true });
@@ -175,8 +177,13 @@ export class AuditLog implements AuditSink, AuditReader, AuditTrail {
    * returns how many. CSV starts with a header row. Waits for `out` to drain
    * when it asks to; does not end it.
    */
-  async export(q: Omit<AuditQueryInput, 'limit' | 'cursor'>, format: 'jsonl' | 'csv', out: NodeJS.WritableStream): Promise<number> {
-    if (format !== 'jsonl' && format !== 'csv') throw new GatehouseError('invalid_value', 'audit export: format must be "jsonl" or "csv"', { field: 'format' });
+  async export(
+    q: Omit<AuditQueryInput, 'limit' | 'cursor'>,
+    format: 'jsonl' | 'csv',
+    out: NodeJS.WritableStream,
+  ): Promise<number> {
+    if (format !== 'jsonl' && format !== 'csv')
+      throw new GatehouseError('invalid_value', 'audit export: format must be "jsonl" or "csv"', { field: 'format' });
     const parsed = AuditQuery.omit({ limit: true, cursor: true }).safeParse(q);
     if (!parsed.success) throw invalidQuery(parsed.error);
     const filter = compileFilter(parsed.data as FilterInput);
@@ -241,7 +248,8 @@ export class AuditLog implements AuditSink, AuditReader, AuditTrail {
 
 async function writeOut(out: NodeJS.WritableStream, text: string): Promise<void> {
   // A destroyed stream never drains: waiting on it would hang the export.
-  if ((out as { destroyed?: boolean }).destroyed) throw new GatehouseError('internal_error', 'audit export: the output closed before the export finished');
+  if ((out as { destroyed?: boolean }).destroyed)
+    throw new GatehouseError('internal_error', 'audit export: the output closed before the export finished');
   if (out.write(text)) return;
   const ac = new AbortController();
   try {

@@ -23,7 +23,12 @@ export interface ScanHit {
  * substring peek before any JSON.parse; and in a file whose times only grow,
  * the first entry older than `from` ends the file.
  */
-export async function* scanNewestFirst(files: ScanFile[], f: AuditFilter, after: AuditCursor | null, limit: number): AsyncGenerator<ScanHit[]> {
+export async function* scanNewestFirst(
+  files: ScanFile[],
+  f: AuditFilter,
+  after: AuditCursor | null,
+  limit: number,
+): AsyncGenerator<ScanHit[]> {
   let remaining = limit;
   const scratch = { buf: Buffer.alloc(0) };
   for (const file of files) {

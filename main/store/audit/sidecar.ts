@@ -14,7 +14,12 @@ import { addToSummary, emptySummary, summaryFieldsOf } from './summary.ts';
  */
 
 const Values = z.record(z.enum(SUMMARY_KEYS), z.array(z.string()).nullable());
-const StatsShape = { count: z.number().int().nonnegative(), minMs: z.number().nullable(), maxMs: z.number().nullable(), values: Values };
+const StatsShape = {
+  count: z.number().int().nonnegative(),
+  minMs: z.number().nullable(),
+  maxMs: z.number().nullable(),
+  values: Values,
+};
 const Sidecar = z.object({
   v: z.literal(2),
   /** the file's size when the sidecar was written */
@@ -23,10 +28,13 @@ const Sidecar = z.object({
   monotonic: z.boolean(),
   lastMs: z.number().nullable(),
   ...StatsShape,
-  blocks: z.array(z.object({ start: z.number().int().nonnegative(), end: z.number().int().nonnegative(), ...StatsShape })),
+  blocks: z.array(
+    z.object({ start: z.number().int().nonnegative(), end: z.number().int().nonnegative(), ...StatsShape }),
+  ),
 });
 
-const valuesOut = (v: ValueSets) => Object.fromEntries(SUMMARY_KEYS.map((k) => [k, v[k] ? [...(v[k] as Set<string>)] : null]));
+const valuesOut = (v: ValueSets) =>
+  Object.fromEntries(SUMMARY_KEYS.map((k) => [k, v[k] ? [...(v[k] as Set<string>)] : null]));
 const valuesIn = (v: z.infer<typeof Values>): ValueSets =>
   Object.fromEntries(SUMMARY_KEYS.map((k) => [k, v[k] ? new Set(v[k]) : null])) as ValueSets;
 const statsOut = (s: Stats) => ({ count: s.count, minMs: s.minMs, maxMs: s.maxMs, values: valuesOut(s.values) });
@@ -68,7 +76,14 @@ export async function readSidecar(path: string, fileBytes: number): Promise<File
     monotonic: parsed.monotonic,
     lastMs: parsed.lastMs,
     values: valuesIn(parsed.values),
-    blocks: parsed.blocks.map((b) => ({ start: b.start, end: b.end, count: b.count, minMs: b.minMs, maxMs: b.maxMs, values: valuesIn(b.values) })),
+    blocks: parsed.blocks.map((b) => ({
+      start: b.start,
+      end: b.end,
+      count: b.count,
+      minMs: b.minMs,
+      maxMs: b.maxMs,
+      values: valuesIn(b.values),
+    })),
   };
 }
 

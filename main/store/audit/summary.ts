@@ -51,7 +51,16 @@ export const emptyValues = (): ValueSets => ({
 });
 
 export function emptySummary(): FileSummary {
-  return { bytes: 0, count: 0, minMs: null, maxMs: null, monotonic: true, lastMs: null, values: emptyValues(), blocks: [] };
+  return {
+    bytes: 0,
+    count: 0,
+    minMs: null,
+    maxMs: null,
+    monotonic: true,
+    lastMs: null,
+    values: emptyValues(),
+    blocks: [],
+  };
 }
 
 /** Accounts for one line of `bytes` bytes; `f` null for a line that is not an entry (it still takes room). */

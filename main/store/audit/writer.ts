@@ -148,7 +148,10 @@ export class AuditWriter {
       const lost = this.queue.length;
       this.queue = [];
       this.settle(lost);
-      this.log.error('audit: closing with entries the disk did not take; they are lost', { lost, error: String(failure) });
+      this.log.error('audit: closing with entries the disk did not take; they are lost', {
+        lost,
+        error: String(failure),
+      });
       throw failure;
     }
   }
@@ -248,7 +251,8 @@ export class AuditWriter {
         if (acked !== wrote) await this.sealActive().catch(() => undefined);
         throw e;
       }
-      for (let i = start; i < end; i++) addToSummary(act.rec.summary, (batch[i] as QueuedLine).fields, (batch[i] as QueuedLine).bytes);
+      for (let i = start; i < end; i++)
+        addToSummary(act.rec.summary, (batch[i] as QueuedLine).fields, (batch[i] as QueuedLine).bytes);
       progress.written = end;
       this.settle(end - start);
     }
@@ -263,7 +267,10 @@ export class AuditWriter {
         this.active = { rec, fh: await open(rec.path, 'a', 0o600) };
         return this.active;
       } catch (e) {
-        this.log.warn('audit: could not reopen the newest file; starting a new one', { file: rec.name, error: String(e) });
+        this.log.warn('audit: could not reopen the newest file; starting a new one', {
+          file: rec.name,
+          error: String(e),
+        });
       }
     }
     this.active = await this.files.create(this.clock.now());

@@ -32,10 +32,13 @@ export function Activity() {
 
   useApiEvents((event) => {
     if (!live || event.type !== 'audit' || !matches(event.entry, query)) return;
-    page.update((p) => (p.entries.some((e) => e.id === event.entry.id) ? p : { ...p, entries: [event.entry, ...p.entries] }));
+    page.update((p) =>
+      p.entries.some((e) => e.id === event.entry.id) ? p : { ...p, entries: [event.entry, ...p.entries] },
+    );
   });
 
-  const set = (key: keyof FilterForm) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [key]: e.target.value }));
+  const set = (key: keyof FilterForm) => (e: { target: { value: string } }) =>
+    setForm((f) => ({ ...f, [key]: e.target.value }));
   return (
     <div className="activity">
       <form
@@ -118,7 +121,20 @@ export function Activity() {
         <ExportLinks query={query} />
       </div>
       <LoadState state={page.state} what="the audit log" onRetry={page.reload}>
-        {(data) => <AuditTable page={data} query={query} userName={users} tokenLabel={(id) => tokenList.find((t) => t.id === id)?.label} onMore={(more) => page.update((p) => ({ entries: [...p.entries, ...more.entries.filter((e) => !p.entries.some((x) => x.id === e.id))], next_cursor: more.next_cursor }))} />}
+        {(data) => (
+          <AuditTable
+            page={data}
+            query={query}
+            userName={users}
+            tokenLabel={(id) => tokenList.find((t) => t.id === id)?.label}
+            onMore={(more) =>
+              page.update((p) => ({
+                entries: [...p.entries, ...more.entries.filter((e) => !p.entries.some((x) => x.id === e.id))],
+                next_cursor: more.next_cursor,
+              }))
+            }
+          />
+        )}
       </LoadState>
     </div>
   );
@@ -157,12 +173,27 @@ function ExportLinks({ query }: { query: AuditQueryInput }) {
   );
 }
 
-function AuditTable({ page, query, userName, tokenLabel, onMore }: { page: AuditPage; query: AuditQueryInput; userName: (id: string | null) => string; tokenLabel: (id: string) => string | undefined; onMore: (more: AuditPage) => void }) {
+function AuditTable({
+  page,
+  query,
+  userName,
+  tokenLabel,
+  onMore,
+}: {
+  page: AuditPage;
+  query: AuditQueryInput;
+  userName: (id: string | null) => string;
+  tokenLabel: (id: string) => string | undefined;
+  onMore: (more: AuditPage) => void;
+}) {
   const api = useApi();
   const [loading, setLoading] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
   useEffect(() => setFailure(null), [page]);
-  if (page.entries.length === 0) return <p className="empty">No audit entries match. Every tool call, staged write and decision is recorded here.</p>;
+  if (page.entries.length === 0)
+    return (
+      <p className="empty">No audit entries match. Every tool call, staged write and decision is recorded here.</p>
+    );
   const more = async () => {
     if (!page.next_cursor) return;
     setLoading(true);
@@ -189,7 +220,12 @@ function AuditTable({ page, query, userName, tokenLabel, onMore }: { page: Audit
           </thead>
           <tbody>
             {page.entries.map((e) => (
-              <AuditRow key={e.id} entry={e} user={userName(e.user_id)} token={e.token_id ? tokenLabel(e.token_id) : undefined} />
+              <AuditRow
+                key={e.id}
+                entry={e}
+                user={userName(e.user_id)}
+                token={e.token_id ? tokenLabel(e.token_id) : undefined}
+              />
             ))}
           </tbody>
         </table>
@@ -206,7 +242,15 @@ function AuditTable({ page, query, userName, tokenLabel, onMore }: { page: Audit
   );
 }
 
-const AuditRow = memo(function AuditRow({ entry: e, user, token }: { entry: AuditEntry; user: string; token: string | undefined }) {
+const AuditRow = memo(function AuditRow({
+  entry: e,
+  user,
+  token,
+}: {
+  entry: AuditEntry;
+  user: string;
+  token: string | undefined;
+}) {
   return (
     <tr>
       <td>

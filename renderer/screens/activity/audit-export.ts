@@ -2,20 +2,24 @@ import { AUDIT_CSV_COLUMNS, auditCsvValue, csvCell } from '../../../main/contrac
 import type { Api, AuditEntry, AuditQueryInput } from '../../../main/contract/index.ts';
 import type { ExportFormat } from '../../api/index.ts';
 
-
 export function auditToCsv(entries: readonly AuditEntry[]): string {
   const lines = [AUDIT_CSV_COLUMNS.join(',')];
   for (const e of entries) lines.push(AUDIT_CSV_COLUMNS.map((c) => csvCell(auditCsvValue(e, c))).join(','));
   return `${lines.join('\r\n')}\r\n`;
 }
 
-export const auditToJsonl = (entries: readonly AuditEntry[]): string => entries.map((e) => `${JSON.stringify(e)}\n`).join('');
+export const auditToJsonl = (entries: readonly AuditEntry[]): string =>
+  entries.map((e) => `${JSON.stringify(e)}\n`).join('');
 
 /**
  * Electron has no HTTP server to download from, so the console pages through
  * the audit query itself (1000 entries a page) and builds the file.
  */
-export async function collectAudit(api: Api, filters: AuditQueryInput, max = 100_000): Promise<{ ok: true; entries: AuditEntry[] } | { ok: false; message: string }> {
+export async function collectAudit(
+  api: Api,
+  filters: AuditQueryInput,
+  max = 100_000,
+): Promise<{ ok: true; entries: AuditEntry[] } | { ok: false; message: string }> {
   const entries: AuditEntry[] = [];
   let cursor: string | undefined;
   do {

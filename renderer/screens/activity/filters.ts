@@ -12,7 +12,15 @@ export interface FilterForm {
   to: string;
 }
 
-export const EMPTY_FILTERS: FilterForm = { tool: '', result: '', user_id: '', token_id: '', plugin: '', from: '', to: '' };
+export const EMPTY_FILTERS: FilterForm = {
+  tool: '',
+  result: '',
+  user_id: '',
+  token_id: '',
+  plugin: '',
+  from: '',
+  to: '',
+};
 
 const localToIso = (value: string): string | undefined => {
   if (!value) return undefined;

@@ -22,7 +22,9 @@ export interface Refusal {
 export function useApprovalLists(all: StagedView[], refused: Readonly<Record<string, Refusal>>) {
   const pending = useMemo(() => {
     const live = all.filter((x) => x.status === 'pending' && !refused[x.id]);
-    return [...live, ...Object.values(refused).map((r) => r.item)].sort((a, b) => a.expires_at.localeCompare(b.expires_at) || a.id.localeCompare(b.id));
+    return [...live, ...Object.values(refused).map((r) => r.item)].sort(
+      (a, b) => a.expires_at.localeCompare(b.expires_at) || a.id.localeCompare(b.id),
+    );
   }, [all, refused]);
   const sameTarget = useMemo(() => {
     const counts = new Map<string, number>();
@@ -44,7 +46,11 @@ export function useApprovalLists(all: StagedView[], refused: Readonly<Record<str
  * The screen's keys, on the window: j/k or the arrows (inside the list) move,
  * a approves and d discards the selected row; never while typing or confirming.
  */
-export function useApprovalKeys(listRef: RefObject<HTMLUListElement | null>, move: (step: number) => void, decide: (kind: 'approve' | 'discard') => boolean): void {
+export function useApprovalKeys(
+  listRef: RefObject<HTMLUListElement | null>,
+  move: (step: number) => void,
+  decide: (kind: 'approve' | 'discard') => boolean,
+): void {
   const keysRef = useRef<(e: KeyboardEvent) => void>(() => {});
   keysRef.current = (e: KeyboardEvent) => {
     if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
@@ -69,7 +75,10 @@ export function useRowFocus(pending: StagedView[], selected: string | null, setC
   const focusWanted = useRef<string | null>(null);
   const move = (step: number) => {
     if (pending.length === 0) return;
-    const at = Math.max(0, pending.findIndex((x) => x.id === selected));
+    const at = Math.max(
+      0,
+      pending.findIndex((x) => x.id === selected),
+    );
     const next = pending[Math.min(pending.length - 1, Math.max(0, at + step))];
     if (next) {
       focusWanted.current = next.id;
@@ -88,7 +97,11 @@ export function useRowFocus(pending: StagedView[], selected: string | null, setC
 }
 
 /** Rows get callbacks that never change, so memo() keeps untouched rows as they are. */
-export function useStableRowActions(decide: (id: string, kind: 'approve' | 'discard') => Promise<void>, dismiss: (id: string) => void, setChosen: (f: (c: string | null) => string | null) => void): RowActions {
+export function useStableRowActions(
+  decide: (id: string, kind: 'approve' | 'discard') => Promise<void>,
+  dismiss: (id: string) => void,
+  setChosen: (f: (c: string | null) => string | null) => void,
+): RowActions {
   const decideRef = useRef(decide);
   decideRef.current = decide;
   const dismissRef = useRef(dismiss);

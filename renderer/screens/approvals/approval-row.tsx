@@ -25,8 +25,10 @@ export interface RowProps {
 /** Why the desk offers no Approve for this write (the service would refuse it): only Discard is left. */
 const BLOCKED: Record<NonNullable<StagedView['blocked']>, string> = {
   token_revoked: 'The token that asked for this write was revoked: it can no longer be approved. Discard it.',
-  token_narrowed: 'The token that asked for this write may not make it any more (its profile, scope or user\'s role changed): it can no longer be approved. Discard it.',
-  policy_denied: 'The policy in force now forbids this call: it cannot be approved unless a person changes the policy. Discard it, or change the policy.',
+  token_narrowed:
+    "The token that asked for this write may not make it any more (its profile, scope or user's role changed): it can no longer be approved. Discard it.",
+  policy_denied:
+    'The policy in force now forbids this call: it cannot be approved unless a person changes the policy. Discard it, or change the policy.',
 };
 
 const GUESS: Record<string, string> = {
@@ -40,12 +42,28 @@ const GUESS: Record<string, string> = {
  * (or the selection) re-renders two rows, and the clock only the countdowns
  * and the Approve buttons. Only the selected row renders its full preview.
  */
-export const ApprovalRow = memo(function ApprovalRow({ item, userName, selected, busy, refusal, sameTarget, onSelect, onApprove, onDiscard, onDismiss }: RowProps) {
+export const ApprovalRow = memo(function ApprovalRow({
+  item,
+  userName,
+  selected,
+  busy,
+  refusal,
+  sameTarget,
+  onSelect,
+  onApprove,
+  onDiscard,
+  onDismiss,
+}: RowProps) {
   const who = item.token_label ?? item.token_id ?? 'no token';
   const base = `staged-${item.id}`;
-  const guess = item.client && item.client_source && item.client_source !== 'request' ? GUESS[item.client_source] : undefined;
+  const guess =
+    item.client && item.client_source && item.client_source !== 'request' ? GUESS[item.client_source] : undefined;
   return (
-    <li className={`approval${selected ? ' selected' : ''}${refusal ? ' refused' : ''}`} aria-current={selected ? 'true' : undefined} data-id={item.id}>
+    <li
+      className={`approval${selected ? ' selected' : ''}${refusal ? ' refused' : ''}`}
+      aria-current={selected ? 'true' : undefined}
+      data-id={item.id}
+    >
       <div className="approval-head">
         <button
           type="button"
@@ -66,8 +84,20 @@ export const ApprovalRow = memo(function ApprovalRow({ item, userName, selected,
             </button>
           ) : (
             <>
-              {item.blocked ? null : <ApproveButton expiresAt={item.expires_at} busy={busy} describedBy={`${base}-title`} onApprove={() => onApprove(item.id)} />}
-              <button type="button" disabled={busy} onClick={() => onDiscard(item.id)} aria-describedby={`${base}-title`}>
+              {item.blocked ? null : (
+                <ApproveButton
+                  expiresAt={item.expires_at}
+                  busy={busy}
+                  describedBy={`${base}-title`}
+                  onApprove={() => onApprove(item.id)}
+                />
+              )}
+              <button
+                type="button"
+                disabled={busy}
+                onClick={() => onDiscard(item.id)}
+                aria-describedby={`${base}-title`}
+              >
                 Discard
               </button>
             </>
@@ -79,7 +109,8 @@ export const ApprovalRow = memo(function ApprovalRow({ item, userName, selected,
           Asked by <strong>{shown(who)}</strong> for user <strong>{userName}</strong>
           {item.client ? (
             <>
-              {' '}via <strong>{shown(item.client)}</strong>
+              {' '}
+              via <strong>{shown(item.client)}</strong>
               {guess ? <span className="guess"> ({guess})</span> : null}
             </>
           ) : null}
@@ -87,14 +118,16 @@ export const ApprovalRow = memo(function ApprovalRow({ item, userName, selected,
         <span title={formatDateTime(item.created)}> at {formatTime(item.created)}</span>
         {item.target ? (
           <span>
-            {' '}· target <code>{shown(item.target)}</code>
+            {' '}
+            · target <code>{shown(item.target)}</code>
           </span>
         ) : null}
       </p>
       {sameTarget > 0 && !refusal ? (
         <p className="approval-hint">
-          {plural(sameTarget, 'other pending write')} {sameTarget === 1 ? 'changes' : 'change'} {item.target ? <code>{shown(item.target)}</code> : 'this target'} too:
-          approving this one makes {sameTarget === 1 ? 'that one' : 'those'} stale.
+          {plural(sameTarget, 'other pending write')} {sameTarget === 1 ? 'changes' : 'change'}{' '}
+          {item.target ? <code>{shown(item.target)}</code> : 'this target'} too: approving this one makes{' '}
+          {sameTarget === 1 ? 'that one' : 'those'} stale.
         </p>
       ) : null}
       {item.blocked && !refusal ? (
@@ -118,10 +151,27 @@ export const ApprovalRow = memo(function ApprovalRow({ item, userName, selected,
 });
 
 /** Approve, switched off the moment the write expires (the service would refuse it). */
-function ApproveButton({ expiresAt, busy, describedBy, onApprove }: { expiresAt: string; busy: boolean; describedBy: string; onApprove: () => void }) {
+function ApproveButton({
+  expiresAt,
+  busy,
+  describedBy,
+  onApprove,
+}: {
+  expiresAt: string;
+  busy: boolean;
+  describedBy: string;
+  onApprove: () => void;
+}) {
   const expired = Date.parse(expiresAt) <= useNow();
   return (
-    <button type="button" className="primary" disabled={busy || expired} onClick={onApprove} aria-describedby={describedBy} title={expired ? 'Expired: it can no longer be approved' : undefined}>
+    <button
+      type="button"
+      className="primary"
+      disabled={busy || expired}
+      onClick={onApprove}
+      aria-describedby={describedBy}
+      title={expired ? 'Expired: it can no longer be approved' : undefined}
+    >
       Approve
     </button>
   );

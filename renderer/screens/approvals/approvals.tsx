@@ -19,12 +19,13 @@ function upsert(list: StagedView[], item: StagedView): StagedView[] {
   return next;
 }
 
-
 function failureText(result: Extract<Result<unknown>, { ok: false }>): string {
-  if (result.code === 'stale_preview') return 'Not applied: the target changed after this preview was made. Nothing was changed; ask the agent to stage it again.';
+  if (result.code === 'stale_preview')
+    return 'Not applied: the target changed after this preview was made. Nothing was changed; ask the agent to stage it again.';
   if (result.code === 'stale_approval') return `Not applied: ${result.message}`;
   if (result.code === 'token_revoked' || result.code === 'token_narrowed') return `Not applied: ${result.message}`;
-  if (result.code === 'staged_expired') return 'Not applied: this write expired before it was approved. Nothing was changed.';
+  if (result.code === 'staged_expired')
+    return 'Not applied: this write expired before it was approved. Nothing was changed.';
   return `Not applied: ${result.message}`;
 }
 
@@ -42,7 +43,15 @@ export function Approvals() {
   );
 }
 
-function ApprovalsBody({ all, update, reload }: { all: StagedView[]; update: (f: (l: StagedView[]) => StagedView[]) => void; reload: () => void }) {
+function ApprovalsBody({
+  all,
+  update,
+  reload,
+}: {
+  all: StagedView[];
+  update: (f: (l: StagedView[]) => StagedView[]) => void;
+  reload: () => void;
+}) {
   const api = useApi();
   // A refused write stays in the list, where the person was looking, until they dismiss it.
   const [refused, setRefused] = useState<Readonly<Record<string, Refusal>>>({});
@@ -64,7 +73,10 @@ function ApprovalsBody({ all, update, reload }: { all: StagedView[]; update: (f:
     const at = pending.indexOf(item);
     setBusy((b) => new Set(b).add(id));
     // The approval names the preview this row showed: the service refuses it if the write changed since.
-    const result = kind === 'approve' ? await api['staged.confirm']({ id, ...(item.preview_hash ? { preview_hash: item.preview_hash } : {}) }) : await api['staged.discard']({ id });
+    const result =
+      kind === 'approve'
+        ? await api['staged.confirm']({ id, ...(item.preview_hash ? { preview_hash: item.preview_hash } : {}) })
+        : await api['staged.discard']({ id });
     setBusy((b) => {
       const next = new Set(b);
       next.delete(id);
@@ -108,13 +120,22 @@ function ApprovalsBody({ all, update, reload }: { all: StagedView[]; update: (f:
             Waiting for you <span className="count">{pending.length}</span>
           </h2>
           <p className="shortcuts" id="ap-keys">
-            Keys: <kbd>j</kbd>/<kbd>k</kbd> or <kbd>↓</kbd>/<kbd>↑</kbd> move, <kbd>a</kbd> approve, <kbd>d</kbd> discard
+            Keys: <kbd>j</kbd>/<kbd>k</kbd> or <kbd>↓</kbd>/<kbd>↑</kbd> move, <kbd>a</kbd> approve, <kbd>d</kbd>{' '}
+            discard
           </p>
         </div>
         <p className="visually-hidden" role="status" aria-live="polite">
           {announcement}
         </p>
-        <PendingList pending={pending} listRef={listRef} selected={selected} busy={busy} refused={refused} sameTarget={sameTarget} on={on} />
+        <PendingList
+          pending={pending}
+          listRef={listRef}
+          selected={selected}
+          busy={busy}
+          refused={refused}
+          sameTarget={sameTarget}
+          on={on}
+        />
       </section>
       <UnknownOutcomes all={all} onSettled={(item) => update((list) => upsert(list, item))} />
       <DecisionHistory items={history} />

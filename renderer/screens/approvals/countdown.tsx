@@ -7,7 +7,11 @@ export function Countdown({ expiresAt }: { expiresAt: string }) {
   const left = Date.parse(expiresAt) - now;
   if (left <= 0) return <span className="countdown expired">expired</span>;
   return (
-    <time className={`countdown${left < 60_000 ? ' soon' : ''}`} dateTime={expiresAt} title={`Expires at ${formatTime(expiresAt)}`}>
+    <time
+      className={`countdown${left < 60_000 ? ' soon' : ''}`}
+      dateTime={expiresAt}
+      title={`Expires at ${formatTime(expiresAt)}`}
+    >
       {formatCountdown(left)} left
     </time>
   );

@@ -36,7 +36,13 @@ export const DecisionHistory = memo(function DecisionHistory({ items }: { items:
               <tr key={item.id}>
                 <td>
                   <span className={`badge result-${item.status}`}>{LABEL[item.status]}</span>
-                  {item.settlement ? <span className="reason">: settled by a person, {item.settlement.outcome === 'applied' ? 'it was applied' : 'it was not applied'} <span className="code">(was {item.settlement.was})</span></span> : null}
+                  {item.settlement ? (
+                    <span className="reason">
+                      : settled by a person,{' '}
+                      {item.settlement.outcome === 'applied' ? 'it was applied' : 'it was not applied'}{' '}
+                      <span className="code">(was {item.settlement.was})</span>
+                    </span>
+                  ) : null}
                   {item.error_code ? (
                     <span className="reason">
                       : {errorWords(item.error_code)} <span className="code">({item.error_code})</span>

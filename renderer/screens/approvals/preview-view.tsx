@@ -40,7 +40,6 @@ export function PreviewView({ preview, idBase }: { preview: Preview; idBase: str
   );
 }
 
-
 /** A pre-made hunk text, its "- " / "+ " / "@@" lines coloured. */
 function HunkText({ text }: { text: string }) {
   return (
@@ -50,7 +49,11 @@ function HunkText({ text }: { text: string }) {
         const op = kind === 'header' ? 'skip' : kind;
         return (
           <span key={i} className={`diff-${op}`}>
-            {op === 'add' ? <span className="visually-hidden">added: </span> : op === 'del' ? <span className="visually-hidden">removed: </span> : null}
+            {op === 'add' ? (
+              <span className="visually-hidden">added: </span>
+            ) : op === 'del' ? (
+              <span className="visually-hidden">removed: </span>
+            ) : null}
             {`${showControlsByLine(line)}\n`}
           </span>
         );
@@ -65,12 +68,19 @@ function ChangeRow({ change }: { change: FieldChange }) {
     return (
       <tr>
         <th scope="row">{shown(change.field)}</th>
-        <td className="before">{before === undefined ? <span className="muted">(none)</span> : <HunkText text={String(before)} />}</td>
-        <td className="after">{after === undefined ? <span className="muted">(removed)</span> : <HunkText text={String(after)} />}</td>
+        <td className="before">
+          {before === undefined ? <span className="muted">(none)</span> : <HunkText text={String(before)} />}
+        </td>
+        <td className="after">
+          {after === undefined ? <span className="muted">(removed)</span> : <HunkText text={String(after)} />}
+        </td>
       </tr>
     );
   }
-  const long = typeof before === 'string' && typeof after === 'string' && (before.includes('\n') || after.includes('\n') || before.length + after.length > 160);
+  const long =
+    typeof before === 'string' &&
+    typeof after === 'string' &&
+    (before.includes('\n') || after.includes('\n') || before.length + after.length > 160);
   const lines = long ? lineDiff(before, after) : null;
   if (lines) {
     return (
@@ -83,7 +93,9 @@ function ChangeRow({ change }: { change: FieldChange }) {
                 <span key={i} className="diff-skip">{`… ${l.count} unchanged line${l.count === 1 ? '' : 's'}\n`}</span>
               ) : (
                 <span key={i} className={`diff-${l.op}`}>
-                  <span className="visually-hidden">{l.op === 'add' ? 'added: ' : l.op === 'del' ? 'removed: ' : ''}</span>
+                  <span className="visually-hidden">
+                    {l.op === 'add' ? 'added: ' : l.op === 'del' ? 'removed: ' : ''}
+                  </span>
                   <span aria-hidden="true">{l.op === 'add' ? '+ ' : l.op === 'del' ? '- ' : '  '}</span>
                   {`${showControlsByLine(l.text)}\n`}
                 </span>
@@ -97,8 +109,20 @@ function ChangeRow({ change }: { change: FieldChange }) {
   return (
     <tr>
       <th scope="row">{change.field}</th>
-      <td className="before">{before === undefined ? <span className="muted">(none)</span> : <pre>{showControlsByLine(showValue(before))}</pre>}</td>
-      <td className="after">{after === undefined ? <span className="muted">(removed)</span> : <pre>{showControlsByLine(showValue(after))}</pre>}</td>
+      <td className="before">
+        {before === undefined ? (
+          <span className="muted">(none)</span>
+        ) : (
+          <pre>{showControlsByLine(showValue(before))}</pre>
+        )}
+      </td>
+      <td className="after">
+        {after === undefined ? (
+          <span className="muted">(removed)</span>
+        ) : (
+          <pre>{showControlsByLine(showValue(after))}</pre>
+        )}
+      </td>
     </tr>
   );
 }

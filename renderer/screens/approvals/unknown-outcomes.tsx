@@ -12,7 +12,13 @@ import { PreviewView } from './preview-view.tsx';
  * sends them again; the person checks the other side and says what they
  * found. The agent sees that answer in staged_writes_status.
  */
-export function UnknownOutcomes({ all, onSettled }: { all: StagedPayload[]; onSettled: (item: StagedPayload) => void }) {
+export function UnknownOutcomes({
+  all,
+  onSettled,
+}: {
+  all: StagedPayload[];
+  onSettled: (item: StagedPayload) => void;
+}) {
   const open = all.filter(awaitsSettlement);
   if (open.length === 0) return null;
   return (
@@ -21,18 +27,27 @@ export function UnknownOutcomes({ all, onSettled }: { all: StagedPayload[]; onSe
         Check these yourself <span className="count">{open.length}</span>
       </h2>
       <p className="help">
-        These writes were sent, but Gatehouse never learnt whether they took effect. They are not sent again. Look on the other side, then say what you found.
+        These writes were sent, but Gatehouse never learnt whether they took effect. They are not sent again. Look on
+        the other side, then say what you found.
       </p>
       <ul className="approval-list">
-        {open.map((item) => <UnknownRow key={item.id} item={item} onSettled={onSettled} />)}
+        {open.map((item) => (
+          <UnknownRow key={item.id} item={item} onSettled={onSettled} />
+        ))}
       </ul>
     </section>
   );
 }
 
 const WORDS: Record<SettleOutcome, { button: string; question: string }> = {
-  applied: { button: 'It was applied', question: 'Record that this write took effect? It becomes approved; nothing is sent.' },
-  not_applied: { button: 'It was not applied', question: 'Record that this write did not take effect? Nothing is sent; the agent can stage it again.' },
+  applied: {
+    button: 'It was applied',
+    question: 'Record that this write took effect? It becomes approved; nothing is sent.',
+  },
+  not_applied: {
+    button: 'It was not applied',
+    question: 'Record that this write did not take effect? Nothing is sent; the agent can stage it again.',
+  },
 };
 
 function UnknownRow({ item, onSettled }: { item: StagedPayload; onSettled: (item: StagedPayload) => void }) {
@@ -56,14 +71,27 @@ function UnknownRow({ item, onSettled }: { item: StagedPayload; onSettled: (item
     <li className="approval" data-id={item.id} aria-labelledby={`${base}-title`}>
       <div className="approval-head">
         <p className="approval-select" id={`${base}-title`}>
-          <span className="tool">{shown(item.tool)}</span> <span className="summary">{shown(item.preview.summary)}</span>
+          <span className="tool">{shown(item.tool)}</span>{' '}
+          <span className="summary">{shown(item.preview.summary)}</span>
         </p>
         <div className="approval-actions">
           {asking ? (
-            <ConfirmInline question={WORDS[asking].question} confirmLabel={WORDS[asking].button} busy={busy} onConfirm={() => void settle(asking)} onCancel={() => setAsking(null)} />
+            <ConfirmInline
+              question={WORDS[asking].question}
+              confirmLabel={WORDS[asking].button}
+              busy={busy}
+              onConfirm={() => void settle(asking)}
+              onCancel={() => setAsking(null)}
+            />
           ) : (
             (['applied', 'not_applied'] as const).map((o) => (
-              <button key={o} type="button" disabled={busy} aria-describedby={`${base}-title`} onClick={() => setAsking(o)}>
+              <button
+                key={o}
+                type="button"
+                disabled={busy}
+                aria-describedby={`${base}-title`}
+                onClick={() => setAsking(o)}
+              >
                 {WORDS[o].button}
               </button>
             ))
@@ -72,7 +100,12 @@ function UnknownRow({ item, onSettled }: { item: StagedPayload; onSettled: (item
       </div>
       <p className="approval-meta">
         Sent at {formatDateTime(item.decided_at ?? item.created)} · <span className="code">{item.error_code}</span>
-        {item.target ? <> · target <code>{shown(item.target)}</code></> : null}
+        {item.target ? (
+          <>
+            {' '}
+            · target <code>{shown(item.target)}</code>
+          </>
+        ) : null}
       </p>
       {failure ? <ErrorBox message={failure.message} code={failure.code} /> : null}
       <div className="approval-detail">

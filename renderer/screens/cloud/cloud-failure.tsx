@@ -15,7 +15,11 @@ export function failureOf(result: Extract<Result<unknown>, { ok: false }>): Fail
   return { code: result.code, message: result.message, request_id: typeof id === 'string' ? id : null };
 }
 
-export const fromCloudFailure = (f: CloudFailure): Failure => ({ code: f.code, message: f.message, request_id: f.request_id });
+export const fromCloudFailure = (f: CloudFailure): Failure => ({
+  code: f.code,
+  message: f.message,
+  request_id: f.request_id,
+});
 
 /** What failed, in words, then the service's own message, the code and the request id as details. */
 export function FailureText({ failure }: { failure: Failure }) {

@@ -56,7 +56,15 @@ export function Cloud() {
   );
 }
 
-function Connected({ status, justConnected, onChanged }: { status: CloudStatusView; justConnected: CloudConnectAnswer | null; onChanged: (said?: string) => void }) {
+function Connected({
+  status,
+  justConnected,
+  onChanged,
+}: {
+  status: CloudStatusView;
+  justConnected: CloudConnectAnswer | null;
+  onChanged: (said?: string) => void;
+}) {
   return (
     <div className="grid cloud">
       {status.quota_alerts.length || status.warnings.length ? (

@@ -7,7 +7,15 @@ import { FailureBox, fromCloudFailure } from './cloud-failure.tsx';
 import { useAction } from './use-action.ts';
 
 /** Where this Gatehouse is connected, the key it pinned, the last sync; sync now and disconnect. */
-export function ConnectionCard({ status, justConnected, onChanged }: { status: CloudStatusView; justConnected: CloudConnectAnswer | null; onChanged: (said?: string) => void }) {
+export function ConnectionCard({
+  status,
+  justConnected,
+  onChanged,
+}: {
+  status: CloudStatusView;
+  justConnected: CloudConnectAnswer | null;
+  onChanged: (said?: string) => void;
+}) {
   const api = useApi();
   const action = useAction();
   const [confirming, setConfirming] = useState(false);
@@ -96,7 +104,10 @@ function JustConnected({ answer }: { answer: CloudConnectAnswer }) {
         Fingerprint: <span className="fingerprint">{answer.pinned_key.fingerprint}</span>
       </p>
       {answer.first_sync.ok ? null : (
-        <FailureBox title="The first sync failed; the connection stands and the client tries again" failure={fromCloudFailure(answer.first_sync)} />
+        <FailureBox
+          title="The first sync failed; the connection stands and the client tries again"
+          failure={fromCloudFailure(answer.first_sync)}
+        />
       )}
     </div>
   );

@@ -9,7 +9,8 @@ import { formatDateTime } from '../../lib/format.ts';
 import { FailureBox } from './cloud-failure.tsx';
 import { useAction } from './use-action.ts';
 
-const seats = (l: CloudLicenseAnswer['license']) => (l.site_limit === null ? '' : ` ${l.sites_used ?? 0} of ${l.site_limit} seats in use.`);
+const seats = (l: CloudLicenseAnswer['license']) =>
+  l.site_limit === null ? '' : ` ${l.sites_used ?? 0} of ${l.site_limit} seats in use.`;
 
 /**
  * The license: its state and plan from the certificate, activate (the key is a
@@ -37,12 +38,19 @@ export function LicenseCard({ status, onChanged }: { status: CloudStatusView; on
     }
     setKeyError(null);
     input.value = '';
-    await action.run(() => api['cloud.activate']({ license_key: value }), (a) => `License activated: ${a.license.plan ?? 'no plan'}, key ${a.license.key_preview ?? ''}.${seats(a.license)}`);
+    await action.run(
+      () => api['cloud.activate']({ license_key: value }),
+      (a) =>
+        `License activated: ${a.license.plan ?? 'no plan'}, key ${a.license.key_preview ?? ''}.${seats(a.license)}`,
+    );
     onChanged();
   };
   const deactivate = async () => {
     setConfirming(false);
-    await action.run(() => api['cloud.deactivate']({}), (a) => `License deactivated on this site: its seat is free again.${seats(a.license)}`);
+    await action.run(
+      () => api['cloud.deactivate']({}),
+      (a) => `License deactivated on this site: its seat is free again.${seats(a.license)}`,
+    );
     onChanged();
   };
 
@@ -53,8 +61,14 @@ export function LicenseCard({ status, onChanged }: { status: CloudStatusView; on
         <dt>State</dt>
         <dd className={active ? 'state-on' : 'state-off'}>
           {/* the gateway's certificate says `invalid` for a site that holds no key: that is "none" or "deactivated", not a bad key */}
-          {status.license_state === 'deactivated' ? 'Deactivated: the free plan applies' : !license || (!active && !license.key_preview) ? 'No license activated' : licenseWords(license.status)}
-          {license && license.key_preview && licenseWords(license.status).toLowerCase() !== license.status ? <span className="detail"> ({license.status})</span> : null}
+          {status.license_state === 'deactivated'
+            ? 'Deactivated: the free plan applies'
+            : !license || (!active && !license.key_preview)
+              ? 'No license activated'
+              : licenseWords(license.status)}
+          {license && license.key_preview && licenseWords(license.status).toLowerCase() !== license.status ? (
+            <span className="detail"> ({license.status})</span>
+          ) : null}
         </dd>
         <dt>Plan</dt>
         <dd>{license?.plan ?? 'free (local policy)'}</dd>
@@ -72,18 +86,28 @@ export function LicenseCard({ status, onChanged }: { status: CloudStatusView; on
             <dd>{formatDateTime(license.expires_at)}</dd>
           </>
         ) : null}
-        {status.certificate && status.certificate.reason === 'license_not_active' && status.certificate.license.key_preview ? (
+        {status.certificate &&
+        status.certificate.reason === 'license_not_active' &&
+        status.certificate.license.key_preview ? (
           <>
             <dt>Features</dt>
             <dd className="state-warn">{certificateWords('license_not_active')}</dd>
           </>
         ) : null}
       </dl>
-      {action.failure ? <FailureBox title={active ? 'Could not deactivate' : 'Could not activate'} failure={action.failure} /> : null}
+      {action.failure ? (
+        <FailureBox title={active ? 'Could not deactivate' : 'Could not activate'} failure={action.failure} />
+      ) : null}
       {active ? (
         <div className="form-buttons">
           {confirming ? (
-            <ConfirmInline question="Deactivate the license on this site?" confirmLabel="Deactivate" onConfirm={deactivate} onCancel={() => setConfirming(false)} busy={action.busy} />
+            <ConfirmInline
+              question="Deactivate the license on this site?"
+              confirmLabel="Deactivate"
+              onConfirm={deactivate}
+              onCancel={() => setConfirming(false)}
+              busy={action.busy}
+            />
           ) : (
             <button type="button" onClick={() => setConfirming(true)} disabled={action.busy}>
               Deactivate…
@@ -97,9 +121,18 @@ export function LicenseCard({ status, onChanged }: { status: CloudStatusView; on
         <form className="form" onSubmit={activate} noValidate aria-label="Activate a license">
           <div className="field">
             <label htmlFor="cl-license-key">License key</label>
-            <input id="cl-license-key" ref={key} type="password" autoComplete="off" spellCheck={false} aria-invalid={!!keyError} aria-describedby={`cl-license-help${keyError ? ' cl-license-error' : ''}`} />
+            <input
+              id="cl-license-key"
+              ref={key}
+              type="password"
+              autoComplete="off"
+              spellCheck={false}
+              aria-invalid={!!keyError}
+              aria-describedby={`cl-license-help${keyError ? ' cl-license-error' : ''}`}
+            />
             <p id="cl-license-help" className="help">
-              It starts with ghl_. It is sent to the gateway once and kept in the OS keychain; the console never shows it again.
+              It starts with ghl_. It is sent to the gateway once and kept in the OS keychain; the console never shows
+              it again.
             </p>
             {keyError ? (
               <p id="cl-license-error" className="field-error">

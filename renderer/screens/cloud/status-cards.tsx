@@ -12,7 +12,9 @@ export function CertificateCard({ status }: { status: CloudStatusView }) {
     <section className="card" aria-labelledby="cl-cert">
       <h2 id="cl-cert">Certificate</h2>
       {!cert ? (
-        <p className="state-warn">No certificate from the gateway yet. Sync now to fetch one; until then the free local policy applies.</p>
+        <p className="state-warn">
+          No certificate from the gateway yet. Sync now to fetch one; until then the free local policy applies.
+        </p>
       ) : (
         <dl className="facts">
           <dt>State</dt>
@@ -28,7 +30,8 @@ export function CertificateCard({ status }: { status: CloudStatusView }) {
           <dd>{formatDateTime(cert.grants_until)}</dd>
           <dt>Update channel</dt>
           <dd>
-            {cert.update.channel} {cert.update.eligible ? '(updates included)' : <span className="state-warn">(updates not included)</span>}
+            {cert.update.channel}{' '}
+            {cert.update.eligible ? '(updates included)' : <span className="state-warn">(updates not included)</span>}
           </dd>
           <dt>Signed by key</dt>
           <dd>
@@ -68,8 +71,8 @@ export function OutboxCard({ status }: { status: CloudStatusView }) {
       <h2 id="cl-outbox">Usage outbox</h2>
       {o.full ? (
         <p className="state-warn" role="status">
-          Full: {plural(o.refused_full, 'event was', 'events were')} not queued (each one is in the log). It drains once the
-          gateway can be reached.
+          Full: {plural(o.refused_full, 'event was', 'events were')} not queued (each one is in the log). It drains once
+          the gateway can be reached.
         </p>
       ) : null}
       <dl className="facts">
@@ -81,7 +84,10 @@ export function OutboxCard({ status }: { status: CloudStatusView }) {
         </dd>
         <dt>Delivered</dt>
         <dd>
-          {o.delivered} <span className="detail">({o.accepted} accepted, {o.duplicate} already there)</span>
+          {o.delivered}{' '}
+          <span className="detail">
+            ({o.accepted} accepted, {o.duplicate} already there)
+          </span>
         </dd>
         <dt>Refused by the gateway</dt>
         <dd className={o.rejected ? 'state-warn' : undefined}>{o.rejected}</dd>
@@ -92,7 +98,11 @@ export function OutboxCard({ status }: { status: CloudStatusView }) {
         <ul className="warnings" aria-label="Recently refused events">
           {o.recent_rejections.map((r, i) => (
             <li key={`${r.event_id ?? 'none'}-${i}`}>
-              {shown(r.message)} <span className="detail">({shown(r.reason)}{r.event_id ? `, event ${shown(r.event_id)}` : ''})</span>
+              {shown(r.message)}{' '}
+              <span className="detail">
+                ({shown(r.reason)}
+                {r.event_id ? `, event ${shown(r.event_id)}` : ''})
+              </span>
             </li>
           ))}
         </ul>
@@ -116,7 +126,9 @@ export function ProblemsCard({ status }: { status: CloudStatusView }) {
         </dd>
         <dt>Clock</dt>
         <dd className={clock.set_back ? 'state-warn' : undefined}>
-          {clock.set_back ? 'Set back: paid features are paused until it is right' : `In step with the gateway (${Math.round(clock.offset_ms / 1000)} s apart)`}
+          {clock.set_back
+            ? 'Set back: paid features are paused until it is right'
+            : `In step with the gateway (${Math.round(clock.offset_ms / 1000)} s apart)`}
         </dd>
       </dl>
       {errors.length === 0 ? (

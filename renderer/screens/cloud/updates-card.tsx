@@ -20,7 +20,10 @@ export function UpdatesCard() {
     if (event.type === 'health') updates.reload();
   });
   const check = async () => {
-    const view = await action.run(() => api['updates.check']({}), (v) => (v.error ? '' : v.update_available ? `Version ${v.latest_version} is available.` : 'No newer version.'));
+    const view = await action.run(
+      () => api['updates.check']({}),
+      (v) => (v.error ? '' : v.update_available ? `Version ${v.latest_version} is available.` : 'No newer version.'),
+    );
     if (view) updates.update(() => view);
   };
   return (
@@ -50,19 +53,25 @@ function UpdatesFacts({ view: v }: { view: UpdatesView }) {
         <dd>{v.current_version}</dd>
         <dt>Channel</dt>
         <dd>
-          {v.channel ?? 'not checked yet (the license\'s channel is under Certificate)'}
+          {v.channel ?? "not checked yet (the license's channel is under Certificate)"}
           {v.eligible === false ? <span className="state-warn"> (not included in the license)</span> : null}
         </dd>
         <dt>Latest version</dt>
         <dd className={v.update_available ? 'state-on' : undefined}>
-          {v.latest_version ? `${v.latest_version}${v.update_available ? ' (available)' : ''}` : v.checked_at ? 'none newer' : 'not checked yet'}
+          {v.latest_version
+            ? `${v.latest_version}${v.update_available ? ' (available)' : ''}`
+            : v.checked_at
+              ? 'none newer'
+              : 'not checked yet'}
           {v.release ? <span className="detail"> · released {formatDateTime(v.release.released_at)}</span> : null}
         </dd>
         <dt>Last check</dt>
         <dd>{v.checked_at ? formatDateTime(v.checked_at) : 'never'}</dd>
       </dl>
       {v.update_available ? (
-        <p className="muted">The desktop app downloads it, checks the file against the signed manifest, and asks you before installing.</p>
+        <p className="muted">
+          The desktop app downloads it, checks the file against the signed manifest, and asks you before installing.
+        </p>
       ) : null}
       {v.refused ? <p className="state-warn">Not offered: {v.refused}</p> : null}
       {v.error ? (

@@ -34,20 +34,37 @@ function PolicyEditor({ policy, onSaved }: { policy: PolicyView; onSaved: () => 
     const r = await api[action]({ text });
     setBusy(false);
     if (!r.ok) return setMessage({ ok: false, text: r.message });
-    setMessage({ ok: true, text: action === 'policy.set' ? 'Saved: it applies to the next call.' : `Valid: ${r.data.policies.join(', ')}` });
+    setMessage({
+      ok: true,
+      text: action === 'policy.set' ? 'Saved: it applies to the next call.' : `Valid: ${r.data.policies.join(', ')}`,
+    });
     if (action === 'policy.set') onSaved();
   };
   return (
     <section aria-labelledby="policy-text">
       <h2 id="policy-text">Policy in force</h2>
       <p>
-        {policy.source === 'default' ? 'The shipped default policy (the rules before policies).' : `Set ${policy.updated}.`} Policies: {policy.policies.join(', ') || '—'}
+        {policy.source === 'default'
+          ? 'The shipped default policy (the rules before policies).'
+          : `Set ${policy.updated}.`}{' '}
+        Policies: {policy.policies.join(', ') || '—'}
       </p>
       <label htmlFor="policy-editor">Cedar policy</label>
-      <textarea id="policy-editor" className="policy-text" rows={18} spellCheck={false} value={text} onChange={(e) => setText(e.target.value)} />
+      <textarea
+        id="policy-editor"
+        className="policy-text"
+        rows={18}
+        spellCheck={false}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+      />
       <div className="actions">
-        <button type="button" disabled={busy} onClick={() => void act('policy.check')}>Check</button>
-        <button type="button" disabled={busy || text === policy.text} onClick={() => void act('policy.set')}>Save</button>
+        <button type="button" disabled={busy} onClick={() => void act('policy.check')}>
+          Check
+        </button>
+        <button type="button" disabled={busy || text === policy.text} onClick={() => void act('policy.set')}>
+          Save
+        </button>
       </div>
       {message ? message.ok ? <p role="status">{message.text}</p> : <ErrorBox message={message.text} /> : null}
     </section>
@@ -74,7 +91,8 @@ function ExplainForm() {
     } catch {
       return setFailure('The arguments are not JSON: write an object, e.g. {"id": 12}.');
     }
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return setFailure('The arguments must be a JSON object, e.g. {"id": 12}.');
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+      return setFailure('The arguments must be a JSON object, e.g. {"id": 12}.');
     const r = await api['policy.explain']({ token_id: token, tool, args: parsed as Record<string, unknown> });
     if (r.ok) setAnswer(r.data);
     else setFailure(r.message);
@@ -86,24 +104,43 @@ function ExplainForm() {
         <label htmlFor="policy-token">Token</label>
         <select id="policy-token" value={token} onChange={(e) => setToken(e.target.value)}>
           <option value="">Choose a token</option>
-          {tokenRows.map((t) => <option key={t.id} value={t.id}>{`${t.label} (${t.id})`}</option>)}
+          {tokenRows.map((t) => (
+            <option key={t.id} value={t.id}>{`${t.label} (${t.id})`}</option>
+          ))}
         </select>
         <label htmlFor="policy-tool">Tool</label>
         <select id="policy-tool" value={tool} onChange={(e) => setTool(e.target.value)}>
           <option value="">Choose a tool</option>
-          {toolRows.map((t) => <option key={t.name} value={t.name}>{t.name}</option>)}
+          {toolRows.map((t) => (
+            <option key={t.name} value={t.name}>
+              {t.name}
+            </option>
+          ))}
         </select>
         <label htmlFor="policy-args">Arguments (JSON)</label>
         <textarea id="policy-args" rows={3} spellCheck={false} value={args} onChange={(e) => setArgs(e.target.value)} />
-        <button type="submit" disabled={!token || !tool}>Explain</button>
+        <button type="submit" disabled={!token || !tool}>
+          Explain
+        </button>
       </form>
       {failure ? <ErrorBox message={failure} /> : null}
       {answer ? (
         <div role="status" className="policy-answer">
-          <p><strong>{answer.outcome.replace(/_/g, ' ')}</strong>: {answer.summary}</p>
+          <p>
+            <strong>{answer.outcome.replace(/_/g, ' ')}</strong>: {answer.summary}
+          </p>
           <ul>
-            {answer.call ? <li>call: {answer.call.decision} ({answer.call.policies.join(', ') || 'no policy'})</li> : null}
-            {answer.run_without_approval ? <li>run without approval: {answer.run_without_approval.decision} ({answer.run_without_approval.policies.join(', ') || 'no policy permits it'})</li> : null}
+            {answer.call ? (
+              <li>
+                call: {answer.call.decision} ({answer.call.policies.join(', ') || 'no policy'})
+              </li>
+            ) : null}
+            {answer.run_without_approval ? (
+              <li>
+                run without approval: {answer.run_without_approval.decision} (
+                {answer.run_without_approval.policies.join(', ') || 'no policy permits it'})
+              </li>
+            ) : null}
           </ul>
         </div>
       ) : null}

@@ -1,4 +1,13 @@
-import { CLIENT_FORMATS, DEFAULT_SERVER_NAME, DEFAULT_TOKEN_ENV, MCP_CLIENTS, clientEntry, clientSnippet, type BridgeLaunch, type McpClient } from '../../../main/contract/client-config.ts';
+import {
+  CLIENT_FORMATS,
+  DEFAULT_SERVER_NAME,
+  DEFAULT_TOKEN_ENV,
+  MCP_CLIENTS,
+  clientEntry,
+  clientSnippet,
+  type BridgeLaunch,
+  type McpClient,
+} from '../../../main/contract/client-config.ts';
 import type { VaultBackend } from '../../../main/contract/health.ts';
 
 /**
@@ -12,7 +21,10 @@ import type { VaultBackend } from '../../../main/contract/health.ts';
 export const SNIPPET_CLIENTS: readonly McpClient[] = MCP_CLIENTS;
 export type SnippetClient = McpClient;
 
-export const CLIENT_TITLES = Object.fromEntries(SNIPPET_CLIENTS.map((c) => [c, CLIENT_FORMATS[c].label])) as Record<SnippetClient, string>;
+export const CLIENT_TITLES = Object.fromEntries(SNIPPET_CLIENTS.map((c) => [c, CLIENT_FORMATS[c].label])) as Record<
+  SnippetClient,
+  string
+>;
 
 export interface SnippetInput {
   token: string;
@@ -34,13 +46,28 @@ export interface Snippet {
 }
 
 export function snippetFor(client: SnippetClient, input: SnippetInput): Snippet {
-  const token = input.keychainAccount ? ({ kind: 'keychain', account: input.keychainAccount, vault: input.vault === 'file' ? 'file' : undefined } as const) : ({ kind: 'env', variable: DEFAULT_TOKEN_ENV, value: input.token } as const);
+  const token = input.keychainAccount
+    ? ({
+        kind: 'keychain',
+        account: input.keychainAccount,
+        vault: input.vault === 'file' ? 'file' : undefined,
+      } as const)
+    : ({ kind: 'env', variable: DEFAULT_TOKEN_ENV, value: input.token } as const);
   const entry = clientEntry(client, input.launch, token);
-  return { where: CLIENT_FORMATS[client].where, text: clientSnippet(client, input.name ?? DEFAULT_SERVER_NAME, entry, input.launch.platform), containsToken: entry.containsToken };
+  return {
+    where: CLIENT_FORMATS[client].where,
+    text: clientSnippet(client, input.name ?? DEFAULT_SERVER_NAME, entry, input.launch.platform),
+    containsToken: entry.containsToken,
+  };
 }
 
 /** A keychain account name suggested from the token's label: "Claude Desktop on laptop" -> "claude-desktop-on-laptop". */
 export function suggestAccount(label: string): string {
-  const slug = label.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60);
+  const slug = label
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60);
   return slug || 'gatehouse';
 }

@@ -67,13 +67,24 @@ export function TokenForm({ users, onCreated }: { users: User[]; onCreated: (cre
           maxLength={100}
           required
         />
-        <p id="tk-label-help" className="help">Name the client and machine, e.g. “Claude Desktop on laptop”. One token per client.</p>
-        {errors.label ? <p id="tk-label-error" className="field-error">{errors.label}</p> : null}
+        <p id="tk-label-help" className="help">
+          Name the client and machine, e.g. “Claude Desktop on laptop”. One token per client.
+        </p>
+        {errors.label ? (
+          <p id="tk-label-error" className="field-error">
+            {errors.label}
+          </p>
+        ) : null}
       </div>
       <div className="field">
         <label htmlFor="tk-user">Acts as user</label>
         <select id="tk-user" value={user} onChange={(e) => setUser(e.target.value)} aria-describedby="tk-user-help">
-          {hasDefault ? null : <option value="">{DEFAULT_TOKEN_USER.display_name} ({DEFAULT_TOKEN_USER.login}, {DEFAULT_TOKEN_USER.role}; made on first use)</option>}
+          {hasDefault ? null : (
+            <option value="">
+              {DEFAULT_TOKEN_USER.display_name} ({DEFAULT_TOKEN_USER.login}, {DEFAULT_TOKEN_USER.role}; made on first
+              use)
+            </option>
+          )}
           {users.map((u) => (
             <option key={u.id} value={u.login}>
               {u.display_name} ({u.login}, {u.role})
@@ -81,20 +92,37 @@ export function TokenForm({ users, onCreated }: { users: User[]; onCreated: (cre
           ))}
         </select>
         <p id="tk-user-help" className="help">
-          The token can do what this user may do, nothing more.{selectedUser?.role === 'administrator' ? ' Pick a less powerful user when the client only needs to read or edit.' : ''}
+          The token can do what this user may do, nothing more.
+          {selectedUser?.role === 'administrator'
+            ? ' Pick a less powerful user when the client only needs to read or edit.'
+            : ''}
         </p>
       </div>
       <div className="field check">
-        <input id="tk-ro" type="checkbox" checked={readOnly} onChange={(e) => setReadOnly(e.target.checked)} aria-describedby="tk-ro-help" />
+        <input
+          id="tk-ro"
+          type="checkbox"
+          checked={readOnly}
+          onChange={(e) => setReadOnly(e.target.checked)}
+          aria-describedby="tk-ro-help"
+        />
         <label htmlFor="tk-ro">Read only</label>
-        <p id="tk-ro-help" className="help">The client sees read tools only and cannot stage writes.</p>
+        <p id="tk-ro-help" className="help">
+          The client sees read tools only and cannot stage writes.
+        </p>
       </div>
       <div className="field check">
-        <input id="tk-kc" type="checkbox" checked={keychain} onChange={(e) => setKeychain(e.target.checked)} aria-describedby="tk-kc-help" />
+        <input
+          id="tk-kc"
+          type="checkbox"
+          checked={keychain}
+          onChange={(e) => setKeychain(e.target.checked)}
+          aria-describedby="tk-kc-help"
+        />
         <label htmlFor="tk-kc">Save it for gatehouse-bridge</label>
         <p id="tk-kc-help" className="help">
-          In the OS keychain, or where there is none in Gatehouse’s secrets file. Client configs then name the entry instead of
-          holding the token.
+          In the OS keychain, or where there is none in Gatehouse’s secrets file. Client configs then name the entry
+          instead of holding the token.
         </p>
       </div>
       {keychain ? (
@@ -109,7 +137,11 @@ export function TokenForm({ users, onCreated }: { users: User[]; onCreated: (cre
             aria-describedby="tk-account-error"
             maxLength={200}
           />
-          {errors.keychain_account ? <p id="tk-account-error" className="field-error">{errors.keychain_account}</p> : null}
+          {errors.keychain_account ? (
+            <p id="tk-account-error" className="field-error">
+              {errors.keychain_account}
+            </p>
+          ) : null}
         </div>
       ) : null}
       {failure ? <ErrorBox message={`Could not create the token: ${failure}`} /> : null}

@@ -23,7 +23,11 @@ export function Tokens() {
   return (
     <div className="tokens">
       {created ? (
-        <TokenCreatedPanel created={created} health={health.state.status === 'ready' ? health.state.data : null} onDone={() => setCreated(null)} />
+        <TokenCreatedPanel
+          created={created}
+          health={health.state.status === 'ready' ? health.state.data : null}
+          onDone={() => setCreated(null)}
+        />
       ) : (
         <LoadState state={users.state} what="users" onRetry={users.reload}>
           {(list: User[]) => (
@@ -40,7 +44,9 @@ export function Tokens() {
       <section aria-labelledby="tk-list">
         <h2 id="tk-list">Tokens</h2>
         <LoadState state={tokens.state} what="tokens" onRetry={tokens.reload}>
-          {(list) => <TokenTable tokens={list} onRevoked={(id) => tokens.update((l) => l.filter((t) => t.id !== id))} />}
+          {(list) => (
+            <TokenTable tokens={list} onRevoked={(id) => tokens.update((l) => l.filter((t) => t.id !== id))} />
+          )}
         </LoadState>
       </section>
     </div>
@@ -61,7 +67,8 @@ function TokenTable({ tokens, onRevoked }: { tokens: TokenView[]; onRevoked: (id
     refocus.current = null;
   });
 
-  if (tokens.length === 0) return <p className="empty">No tokens yet. Create one above for each MCP client that should connect.</p>;
+  if (tokens.length === 0)
+    return <p className="empty">No tokens yet. Create one above for each MCP client that should connect.</p>;
 
   const revoke = async (token: TokenView) => {
     setBusy(true);
@@ -108,7 +115,12 @@ function TokenTable({ tokens, onRevoked }: { tokens: TokenView[]; onRevoked: (id
               <td>
                 <code>{t.preview}</code>
               </td>
-              <td className="num" title="tools this token may see now (its user's role, its scope and profile, disabled tools)">{t.tool_count ?? '–'}</td>
+              <td
+                className="num"
+                title="tools this token may see now (its user's role, its scope and profile, disabled tools)"
+              >
+                {t.tool_count ?? '–'}
+              </td>
               <TimeAgoCell at={t.created} />
               <TimeAgoCell at={t.last_used} />
               <td className="actions">
@@ -124,7 +136,13 @@ function TokenTable({ tokens, onRevoked }: { tokens: TokenView[]; onRevoked: (id
                     }}
                   />
                 ) : (
-                  <button type="button" id={`tk-revoke-${t.id}`} className="danger-outline" onClick={() => setAsking(t.id)} aria-label={`Revoke “${t.label}”`}>
+                  <button
+                    type="button"
+                    id={`tk-revoke-${t.id}`}
+                    className="danger-outline"
+                    onClick={() => setAsking(t.id)}
+                    aria-label={`Revoke “${t.label}”`}
+                  >
                     Revoke
                   </button>
                 )}

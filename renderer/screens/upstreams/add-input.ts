@@ -23,19 +23,41 @@ export interface AddForm {
   timeoutMs: string;
 }
 
-export const EMPTY_FORM: AddForm = { id: '', kind: 'stdio', command: '', args: '', env: [], url: '', headers: [], tokenKeychain: '', read: '', timeoutMs: '' };
+export const EMPTY_FORM: AddForm = {
+  id: '',
+  kind: 'stdio',
+  command: '',
+  args: '',
+  env: [],
+  url: '',
+  headers: [],
+  tokenKeychain: '',
+  read: '',
+  timeoutMs: '',
+};
 
 /** The form's fields an error can be shown beside. */
 export type FormField = 'id' | 'command' | 'args' | 'env' | 'url' | 'headers' | 'tokenKeychain' | 'read' | 'timeoutMs';
 export type FormErrors = Partial<Record<FormField, string>>;
 
-const FIELD_OF: Record<string, FormField> = { id: 'id', command: 'command', args: 'args', env: 'env', url: 'url', headers: 'headers', token_keychain: 'tokenKeychain', read: 'read', timeout_ms: 'timeoutMs' };
+const FIELD_OF: Record<string, FormField> = {
+  id: 'id',
+  command: 'command',
+  args: 'args',
+  env: 'env',
+  url: 'url',
+  headers: 'headers',
+  token_keychain: 'tokenKeychain',
+  read: 'read',
+  timeout_ms: 'timeoutMs',
+};
 
 /** Lines of the arguments box; empty lines are dropped (an empty argument cannot be typed here). */
 export const argLines = (text: string): string[] => text.split(/\r?\n/).filter((l) => l !== '');
 const words = (text: string): string[] => text.split(/[\s,]+/).filter(Boolean);
 /** Rows left entirely empty are not meant. */
-const filled = (pairs: Pair[]) => pairs.filter((p) => p.name.trim() !== '' || p.value !== '').map((p) => ({ name: p.name.trim(), value: p.value }));
+const filled = (pairs: Pair[]) =>
+  pairs.filter((p) => p.name.trim() !== '' || p.value !== '').map((p) => ({ name: p.name.trim(), value: p.value }));
 
 /**
  * The admin API's input for the console's two-step add (`approve_listed:
@@ -44,9 +66,15 @@ const filled = (pairs: Pair[]) => pairs.filter((p) => p.name.trim() !== '' || p.
  * anything is sent or spawned.
  */
 export function addInput(form: AddForm): { ok: true; input: UpstreamAddInput } | { ok: false; errors: FormErrors } {
-  const transport = form.kind === 'stdio'
-    ? { kind: 'stdio', command: form.command.trim(), args: argLines(form.args), env: filled(form.env) }
-    : { kind: 'http', url: form.url.trim(), headers: filled(form.headers), ...(form.tokenKeychain.trim() ? { token_keychain: form.tokenKeychain.trim() } : {}) };
+  const transport =
+    form.kind === 'stdio'
+      ? { kind: 'stdio', command: form.command.trim(), args: argLines(form.args), env: filled(form.env) }
+      : {
+          kind: 'http',
+          url: form.url.trim(),
+          headers: filled(form.headers),
+          ...(form.tokenKeychain.trim() ? { token_keychain: form.tokenKeychain.trim() } : {}),
+        };
   const timeout = form.timeoutMs.trim();
   const raw = {
     id: form.id.trim(),
@@ -63,7 +91,14 @@ export function addInput(form: AddForm): { ok: true; input: UpstreamAddInput } |
     const path = issue.path.map(String);
     const key = path[0] === 'transport' ? (path[1] ?? (form.kind === 'stdio' ? 'command' : 'url')) : path[0];
     const field = key ? FIELD_OF[key] : undefined;
-    if (field) errors[field] ??= path.length > 2 && typeof issue.path[2] === 'number' ? `${field === 'args' ? 'argument' : 'row'} ${Number(issue.path[2]) + 1}: ${issue.message}` : issue.message;
+    if (field)
+      errors[field] ??=
+        path.length > 2 && typeof issue.path[2] === 'number'
+          ? `${field === 'args' ? 'argument' : 'row'} ${Number(issue.path[2]) + 1}: ${issue.message}`
+          : issue.message;
   }
-  return { ok: false, errors: Object.keys(errors).length ? errors : { id: parsed.error.issues[0]?.message ?? 'invalid' } };
+  return {
+    ok: false,
+    errors: Object.keys(errors).length ? errors : { id: parsed.error.issues[0]?.message ?? 'invalid' },
+  };
 }

@@ -42,7 +42,11 @@ export function AddUpstream({ onClose, onAdded }: { onClose: () => void; onAdded
       return setStep({ at: 'form' });
     }
     // The values were sent once; the form forgets them.
-    setForm((f) => ({ ...f, env: f.env.map((p) => ({ ...p, value: '' })), headers: f.headers.map((p) => ({ ...p, value: '' })) }));
+    setForm((f) => ({
+      ...f,
+      env: f.env.map((p) => ({ ...p, value: '' })),
+      headers: f.headers.map((p) => ({ ...p, value: '' })),
+    }));
     setStep({ at: 'tools', detail: r.data });
   };
   const reload = async (id: string) => {
@@ -53,10 +57,24 @@ export function AddUpstream({ onClose, onAdded }: { onClose: () => void; onAdded
   return (
     <div className="add-flow">
       {failure ? <ErrorBox message={`Not added: ${failure.message}`} code={failure.code} /> : null}
-      {step.at === 'form' ? <AddUpstreamForm form={form} errors={errors} onChange={setForm} onSubmit={review} onCancel={onClose} /> : null}
-      {step.at === 'command' ? <CommandConsent input={step.input} busy={busy} onConfirm={() => void run(step.input)} onBack={() => setStep({ at: 'form' })} /> : null}
+      {step.at === 'form' ? (
+        <AddUpstreamForm form={form} errors={errors} onChange={setForm} onSubmit={review} onCancel={onClose} />
+      ) : null}
+      {step.at === 'command' ? (
+        <CommandConsent
+          input={step.input}
+          busy={busy}
+          onConfirm={() => void run(step.input)}
+          onBack={() => setStep({ at: 'form' })}
+        />
+      ) : null}
       {step.at === 'tools' ? (
-        <ToolConsent detail={step.detail} onDone={() => onAdded(step.detail.id)} onDropped={onClose} onReload={() => void reload(step.detail.id)} />
+        <ToolConsent
+          detail={step.detail}
+          onDone={() => onAdded(step.detail.id)}
+          onDropped={onClose}
+          onReload={() => void reload(step.detail.id)}
+        />
       ) : null}
     </div>
   );

@@ -8,7 +8,17 @@ import { shown, type UpstreamAddInput } from '../../../main/contract/index.ts';
  * server the URL, the header names and the vault account. Nothing has been
  * sent to the service yet; only "Run" does that.
  */
-export function CommandConsent({ input, busy, onConfirm, onBack }: { input: UpstreamAddInput; busy: boolean; onConfirm: () => void; onBack: () => void }) {
+export function CommandConsent({
+  input,
+  busy,
+  onConfirm,
+  onBack,
+}: {
+  input: UpstreamAddInput;
+  busy: boolean;
+  onConfirm: () => void;
+  onBack: () => void;
+}) {
   const t = input.transport;
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
@@ -20,26 +30,46 @@ export function CommandConsent({ input, busy, onConfirm, onBack }: { input: Upst
       {t.kind === 'stdio' ? (
         <dl className="upstream-how">
           <dt>Program</dt>
-          <dd><code aria-label="Program">{shown(t.command)}</code></dd>
+          <dd>
+            <code aria-label="Program">{shown(t.command)}</code>
+          </dd>
           <dt>Arguments ({t.args?.length ?? 0})</dt>
           <dd>
             {t.args?.length ? (
               <ol className="consent-args" aria-label="Arguments">
-                {t.args.map((a, i) => <li key={i}><code>{shown(JSON.stringify(a))}</code></li>)}
+                {t.args.map((a, i) => (
+                  <li key={i}>
+                    <code>{shown(JSON.stringify(a))}</code>
+                  </li>
+                ))}
               </ol>
-            ) : 'none'}
+            ) : (
+              'none'
+            )}
           </dd>
           <dt>Environment variables (names only)</dt>
-          <dd aria-label="Environment variable names">{t.env?.length ? t.env.map((e) => e.name).join(', ') : 'none'}</dd>
+          <dd aria-label="Environment variable names">
+            {t.env?.length ? t.env.map((e) => e.name).join(', ') : 'none'}
+          </dd>
         </dl>
       ) : (
         <dl className="upstream-how">
           <dt>URL</dt>
-          <dd><code>{shown(t.url)}</code></dd>
+          <dd>
+            <code>{shown(t.url)}</code>
+          </dd>
           <dt>Headers (names only)</dt>
           <dd>{t.headers?.length ? t.headers.map((h) => h.name).join(', ') : 'none'}</dd>
           <dt>Bearer token</dt>
-          <dd>{t.token_keychain ? <>from the vault account <code>{t.token_keychain}</code></> : 'none'}</dd>
+          <dd>
+            {t.token_keychain ? (
+              <>
+                from the vault account <code>{t.token_keychain}</code>
+              </>
+            ) : (
+              'none'
+            )}
+          </dd>
         </dl>
       )}
       <p className="help">
@@ -52,7 +82,9 @@ export function CommandConsent({ input, busy, onConfirm, onBack }: { input: Upst
         <button type="button" className="primary" disabled={busy} onClick={onConfirm}>
           {busy ? 'Connecting…' : t.kind === 'stdio' ? 'Run it and list its tools' : 'Connect and list its tools'}
         </button>
-        <button type="button" disabled={busy} onClick={onBack}>Back to the form</button>
+        <button type="button" disabled={busy} onClick={onBack}>
+          Back to the form
+        </button>
       </div>
     </section>
   );

@@ -5,7 +5,16 @@ import type { Pair } from './add-input.ts';
  * secrets: typed into password fields, sent once to the service, which keeps
  * them in the vault; nothing here ever shows one again.
  */
-export function PairRows({ legend, what, idBase, pairs, onChange, namePlaceholder, help, error }: {
+export function PairRows({
+  legend,
+  what,
+  idBase,
+  pairs,
+  onChange,
+  namePlaceholder,
+  help,
+  error,
+}: {
   legend: string;
   /** one row's noun, for the buttons: "variable", "header" */
   what: string;
@@ -22,9 +31,28 @@ export function PairRows({ legend, what, idBase, pairs, onChange, namePlaceholde
       <legend>{legend}</legend>
       {pairs.map((p, i) => (
         <div className="pair-row" key={i}>
-          <input aria-label={`${what} ${i + 1} name`} placeholder={namePlaceholder} value={p.name} maxLength={128} autoComplete="off" spellCheck={false} onChange={(e) => set(i, { name: e.target.value })} />
-          <input aria-label={`${what} ${i + 1} value`} type="password" placeholder="value" value={p.value} autoComplete="new-password" onChange={(e) => set(i, { value: e.target.value })} />
-          <button type="button" aria-label={`Remove ${what} ${i + 1}`} onClick={() => onChange(pairs.filter((_, j) => j !== i))}>
+          <input
+            aria-label={`${what} ${i + 1} name`}
+            placeholder={namePlaceholder}
+            value={p.name}
+            maxLength={128}
+            autoComplete="off"
+            spellCheck={false}
+            onChange={(e) => set(i, { name: e.target.value })}
+          />
+          <input
+            aria-label={`${what} ${i + 1} value`}
+            type="password"
+            placeholder="value"
+            value={p.value}
+            autoComplete="new-password"
+            onChange={(e) => set(i, { value: e.target.value })}
+          />
+          <button
+            type="button"
+            aria-label={`Remove ${what} ${i + 1}`}
+            onClick={() => onChange(pairs.filter((_, j) => j !== i))}
+          >
             Remove
           </button>
         </div>
@@ -32,8 +60,14 @@ export function PairRows({ legend, what, idBase, pairs, onChange, namePlaceholde
       <button type="button" onClick={() => onChange([...pairs, { name: '', value: '' }])}>
         Add a {what}
       </button>
-      <p id={`${idBase}-help`} className="help">{help}</p>
-      {error ? <p id={`${idBase}-error`} className="field-error">{error}</p> : null}
+      <p id={`${idBase}-help`} className="help">
+        {help}
+      </p>
+      {error ? (
+        <p id={`${idBase}-error`} className="field-error">
+          {error}
+        </p>
+      ) : null}
     </fieldset>
   );
 }

@@ -4,7 +4,21 @@ import type { FieldChange, UpstreamPromptView, UpstreamReviewInput } from '../..
 export type ReviewActs = Omit<UpstreamReviewInput, 'id'>;
 
 /** A quarantined tool or prompt: why it waits, its changes field by field (old `-`, new `+`), Approve and Hide. */
-export function PendingReview({ label, why, changes, busy, onApprove, onHide }: { label: string; why: string; changes: FieldChange[]; busy: boolean; onApprove: () => void; onHide: () => void }) {
+export function PendingReview({
+  label,
+  why,
+  changes,
+  busy,
+  onApprove,
+  onHide,
+}: {
+  label: string;
+  why: string;
+  changes: FieldChange[];
+  busy: boolean;
+  onApprove: () => void;
+  onHide: () => void;
+}) {
   return (
     <div className="pending" aria-label={`Changes to ${label}`}>
       <p>{why}: not offered until approved.</p>
@@ -15,8 +29,12 @@ export function PendingReview({ label, why, changes, busy, onApprove, onHide }: 
           {c.after !== undefined ? <pre className="add">+ {JSON.stringify(c.after, null, 2)}</pre> : null}
         </div>
       ))}
-      <button type="button" disabled={busy} onClick={onApprove}>Approve {label}</button>{' '}
-      <button type="button" className="danger-outline" disabled={busy} onClick={onHide}>Hide {label}</button>
+      <button type="button" disabled={busy} onClick={onApprove}>
+        Approve {label}
+      </button>{' '}
+      <button type="button" className="danger-outline" disabled={busy} onClick={onHide}>
+        Hide {label}
+      </button>
     </div>
   );
 }
@@ -26,22 +44,45 @@ export function PendingReview({ label, why, changes, busy, onApprove, onHide }: 
  * pinned hash; a new or changed one shows its diff with Approve (bound to the
  * hash shown) and Hide; a hidden one can be offered again.
  */
-export function PromptTable({ prompts, busy, onReview }: { prompts: UpstreamPromptView[]; busy: boolean; onReview: (input: ReviewActs) => void }) {
+export function PromptTable({
+  prompts,
+  busy,
+  onReview,
+}: {
+  prompts: UpstreamPromptView[];
+  busy: boolean;
+  onReview: (input: ReviewActs) => void;
+}) {
   if (prompts.length === 0) return null;
   return (
     <table className="upstream-tools" aria-label="Prompts">
       <thead>
-        <tr><th scope="col">Prompt</th><th scope="col">State</th><th scope="col">Definition</th></tr>
+        <tr>
+          <th scope="col">Prompt</th>
+          <th scope="col">State</th>
+          <th scope="col">Definition</th>
+        </tr>
       </thead>
       <tbody>
         {prompts.map((p) => (
           <tr key={p.name}>
-            <td><code>{p.name}</code>{p.removed ? <span className="badge"> removed</span> : null}</td>
+            <td>
+              <code>{p.name}</code>
+              {p.removed ? <span className="badge"> removed</span> : null}
+            </td>
             <td>{p.state}</td>
             <td>
               <code title={p.hash ?? ''}>{p.hash ? `${p.hash.slice(0, 19)}…` : 'new'}</code>
               {p.state === 'hidden' && !p.pending ? (
-                <button type="button" className="inline-action" disabled={busy} aria-label={`Offer prompt ${p.name} again`} onClick={() => onReview({ approve_prompts: [p.prompt] })}>offer it again</button>
+                <button
+                  type="button"
+                  className="inline-action"
+                  disabled={busy}
+                  aria-label={`Offer prompt ${p.name} again`}
+                  onClick={() => onReview({ approve_prompts: [p.prompt] })}
+                >
+                  offer it again
+                </button>
               ) : null}
               {p.pending ? (
                 <PendingReview

@@ -42,17 +42,51 @@ export function SignIn({ id, status, onChanged }: { id: string; status: OAuthSta
   return (
     <section aria-label={`Sign-in of ${id}`} className="upstream-sign-in">
       {failure ? <ErrorBox message={failure} /> : null}
-      {warning ? <p role="status" className="warning">Signed out, but {warning}</p> : null}
+      {warning ? (
+        <p role="status" className="warning">
+          Signed out, but {warning}
+        </p>
+      ) : null}
       <dl>
         <dt>Sign-in</dt>
-        <dd>{STATE_TEXT[status.state]}{status.reason ? ` (${status.reason})` : ''}</dd>
-        <dt>Scopes</dt><dd>{status.scopes || '—'}</dd>
-        <dt>Expires</dt><dd>{status.expires_at ? new Date(status.expires_at).toLocaleString() : '—'}{status.refreshable ? ' (renewed by itself)' : ''}</dd>
-        {status.issuer ? (<><dt>Authorization server</dt><dd><code>{status.issuer}</code></dd></>) : null}
+        <dd>
+          {STATE_TEXT[status.state]}
+          {status.reason ? ` (${status.reason})` : ''}
+        </dd>
+        <dt>Scopes</dt>
+        <dd>{status.scopes || '—'}</dd>
+        <dt>Expires</dt>
+        <dd>
+          {status.expires_at ? new Date(status.expires_at).toLocaleString() : '—'}
+          {status.refreshable ? ' (renewed by itself)' : ''}
+        </dd>
+        {status.issuer ? (
+          <>
+            <dt>Authorization server</dt>
+            <dd>
+              <code>{status.issuer}</code>
+            </dd>
+          </>
+        ) : null}
       </dl>
-      {link ? <p>Finish the sign-in in a browser on this machine: <a href={link} target="_blank" rel="noopener noreferrer">open the sign-in page</a></p> : null}
-      <button type="button" disabled={busy} onClick={() => void act('upstreams.login')}>{status.state === 'signed_in' ? 'Sign in again' : 'Sign in'}</button>{' '}
-      <button type="button" disabled={busy || status.state === 'signed_out'} onClick={() => void act('upstreams.logout')}>Sign out</button>
+      {link ? (
+        <p>
+          Finish the sign-in in a browser on this machine:{' '}
+          <a href={link} target="_blank" rel="noopener noreferrer">
+            open the sign-in page
+          </a>
+        </p>
+      ) : null}
+      <button type="button" disabled={busy} onClick={() => void act('upstreams.login')}>
+        {status.state === 'signed_in' ? 'Sign in again' : 'Sign in'}
+      </button>{' '}
+      <button
+        type="button"
+        disabled={busy || status.state === 'signed_out'}
+        onClick={() => void act('upstreams.logout')}
+      >
+        Sign out
+      </button>
     </section>
   );
 }

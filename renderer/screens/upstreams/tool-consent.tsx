@@ -1,12 +1,20 @@
 import { useState } from 'react';
-import { shown, type ToolClass, type UpstreamDetail, type UpstreamPromptView, type UpstreamToolView } from '../../../main/contract/index.ts';
+import {
+  shown,
+  type ToolClass,
+  type UpstreamDetail,
+  type UpstreamPromptView,
+  type UpstreamToolView,
+} from '../../../main/contract/index.ts';
 import { ErrorBox } from '../../components/load-state.tsx';
 import { useApi } from '../../lib/console-context.tsx';
 
 /** A waiting prompt's argument names as listed (required ones marked). */
 const argumentsOf = (p: UpstreamPromptView): string[] => {
   const args = p.pending?.changes.find((c) => c.field === 'arguments')?.after;
-  return Array.isArray(args) ? args.map((a: { name?: unknown; required?: unknown }) => `${String(a.name)}${a.required ? ' (required)' : ''}`) : [];
+  return Array.isArray(args)
+    ? args.map((a: { name?: unknown; required?: unknown }) => `${String(a.name)}${a.required ? ' (required)' : ''}`)
+    : [];
 };
 
 /**
@@ -17,7 +25,12 @@ const argumentsOf = (p: UpstreamPromptView): string[] => {
  * exactly the definitions shown (the service refuses if one changed since).
  * "Don't add it" removes the upstream and its secrets.
  */
-export function ToolConsent({ detail, onDone, onDropped, onReload }: {
+export function ToolConsent({
+  detail,
+  onDone,
+  onDropped,
+  onReload,
+}: {
   detail: UpstreamDetail;
   onDone: () => void;
   onDropped: () => void;
@@ -62,28 +75,49 @@ export function ToolConsent({ detail, onDone, onDropped, onReload }: {
 
   return (
     <section className="card consent" aria-labelledby="up-tools-consent">
-      <h2 id="up-tools-consent">Offer these {what} of “{detail.id}” to your clients?</h2>
+      <h2 id="up-tools-consent">
+        Offer these {what} of “{detail.id}” to your clients?
+      </h2>
       <p className="help">
-        Connected{detail.health.protocol ? ` (${detail.health.protocol})` : ''}. A read runs when a client calls it; a write waits in Approvals for you.
-        The class comes from the tool’s own read-only hint or your Read tools; change it here. If a definition changes later, that tool waits for your review again.
+        Connected{detail.health.protocol ? ` (${detail.health.protocol})` : ''}. A read runs when a client calls it; a
+        write waits in Approvals for you. The class comes from the tool’s own read-only hint or your Read tools; change
+        it here. If a definition changes later, that tool waits for your review again.
       </p>
-      {failure ? <ErrorBox message={failure.code === 'conflict' ? `${failure.message} The list below is the new one.` : failure.message} code={failure.code} /> : null}
+      {failure ? (
+        <ErrorBox
+          message={failure.code === 'conflict' ? `${failure.message} The list below is the new one.` : failure.message}
+          code={failure.code}
+        />
+      ) : null}
       <table className="upstream-tools">
         <thead>
-          <tr><th scope="col">Tool</th><th scope="col">Description</th><th scope="col">Class</th><th scope="col">Definition</th></tr>
+          <tr>
+            <th scope="col">Tool</th>
+            <th scope="col">Description</th>
+            <th scope="col">Class</th>
+            <th scope="col">Definition</th>
+          </tr>
         </thead>
         <tbody>
           {waiting.map((t) => (
             <tr key={t.tool}>
-              <td><code>{shown(t.name)}</code></td>
+              <td>
+                <code>{shown(t.name)}</code>
+              </td>
               <td>{shown(t.description ?? t.title ?? '')}</td>
               <td>
-                <select aria-label={`Class of ${t.name}`} value={classOf(t)} onChange={(e) => setClasses((c) => new Map(c).set(t.tool, e.target.value as ToolClass))}>
+                <select
+                  aria-label={`Class of ${t.name}`}
+                  value={classOf(t)}
+                  onChange={(e) => setClasses((c) => new Map(c).set(t.tool, e.target.value as ToolClass))}
+                >
                   <option value="read">read</option>
                   <option value="write">write (staged)</option>
                 </select>
               </td>
-              <td><code title={t.pending!.hash}>{t.pending!.hash.slice(0, 19)}…</code></td>
+              <td>
+                <code title={t.pending!.hash}>{t.pending!.hash.slice(0, 19)}…</code>
+              </td>
             </tr>
           ))}
         </tbody>
@@ -91,23 +125,41 @@ export function ToolConsent({ detail, onDone, onDropped, onReload }: {
       {prompts.length ? (
         <table className="upstream-tools" aria-label={`Prompts of ${detail.id}`}>
           <thead>
-            <tr><th scope="col">Prompt</th><th scope="col">Description</th><th scope="col">Arguments</th><th scope="col">Definition</th></tr>
+            <tr>
+              <th scope="col">Prompt</th>
+              <th scope="col">Description</th>
+              <th scope="col">Arguments</th>
+              <th scope="col">Definition</th>
+            </tr>
           </thead>
           <tbody>
             {prompts.map((p) => (
               <tr key={p.prompt}>
-                <td><code>{shown(p.name)}</code></td>
+                <td>
+                  <code>{shown(p.name)}</code>
+                </td>
                 <td>{shown(p.description ?? p.title ?? '')}</td>
                 <td>{shown(argumentsOf(p).join(', ') || '—')}</td>
-                <td><code title={p.pending!.hash}>{p.pending!.hash.slice(0, 19)}…</code></td>
+                <td>
+                  <code title={p.pending!.hash}>{p.pending!.hash.slice(0, 19)}…</code>
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       ) : null}
       <div className="form-buttons">
-        <button type="button" className="primary" disabled={busy || waiting.length + prompts.length === 0} onClick={() => void agree()}>Offer these {what}</button>
-        <button type="button" className="danger-outline" disabled={busy} onClick={() => void drop()}>Don’t add it</button>
+        <button
+          type="button"
+          className="primary"
+          disabled={busy || waiting.length + prompts.length === 0}
+          onClick={() => void agree()}
+        >
+          Offer these {what}
+        </button>
+        <button type="button" className="danger-outline" disabled={busy} onClick={() => void drop()}>
+          Don’t add it
+        </button>
       </div>
     </section>
   );

@@ -5,7 +5,15 @@ import { ErrorBox } from '../../components/load-state.tsx';
 import { useApi } from '../../lib/console-context.tsx';
 
 /** Test, disable or enable, and remove one upstream; each answer is said in words, a failure with its code. */
-export function UpstreamActions({ upstream, onChanged, onRemoved }: { upstream: UpstreamView; onChanged: () => void; onRemoved: () => void }) {
+export function UpstreamActions({
+  upstream,
+  onChanged,
+  onRemoved,
+}: {
+  upstream: UpstreamView;
+  onChanged: () => void;
+  onRemoved: () => void;
+}) {
   const api = useApi();
   const [busy, setBusy] = useState(false);
   const [said, setSaid] = useState<string | null>(null);
@@ -20,12 +28,24 @@ export function UpstreamActions({ upstream, onChanged, onRemoved }: { upstream: 
     if (what === 'test') {
       const r = await api['upstreams.test']({ id });
       if (!r.ok) setFailure(r);
-      else if (r.data.ok) setSaid(`${id} answered: ${r.data.tools} tools, ${r.data.protocol ?? 'protocol unknown'}, ${r.data.latency_ms} ms.`);
-      else setFailure({ message: `${id} did not answer: ${r.data.error ?? 'no reason given'}`, code: 'upstream_unavailable' });
+      else if (r.data.ok)
+        setSaid(
+          `${id} answered: ${r.data.tools} tools, ${r.data.protocol ?? 'protocol unknown'}, ${r.data.latency_ms} ms.`,
+        );
+      else
+        setFailure({
+          message: `${id} did not answer: ${r.data.error ?? 'no reason given'}`,
+          code: 'upstream_unavailable',
+        });
       onChanged();
     } else if (what === 'toggle') {
       const r = await api[upstream.enabled ? 'upstreams.disable' : 'upstreams.enable']({ id });
-      if (r.ok) setSaid(r.data.enabled ? `${id} is enabled: its approved tools are offered again.` : `${id} is disabled: its tools are offered to no client.`);
+      if (r.ok)
+        setSaid(
+          r.data.enabled
+            ? `${id} is enabled: its approved tools are offered again.`
+            : `${id} is disabled: its tools are offered to no client.`,
+        );
       else setFailure(r);
       onChanged();
     } else {
@@ -40,15 +60,29 @@ export function UpstreamActions({ upstream, onChanged, onRemoved }: { upstream: 
   return (
     <div className="upstream-actions">
       <div className="form-buttons">
-        <button type="button" disabled={busy || !upstream.enabled} onClick={() => void act('test')}>Test {id}</button>
-        <button type="button" disabled={busy} onClick={() => void act('toggle')}>{upstream.enabled ? `Disable ${id}` : `Enable ${id}`}</button>
+        <button type="button" disabled={busy || !upstream.enabled} onClick={() => void act('test')}>
+          Test {id}
+        </button>
+        <button type="button" disabled={busy} onClick={() => void act('toggle')}>
+          {upstream.enabled ? `Disable ${id}` : `Enable ${id}`}
+        </button>
         {confirming ? (
-          <ConfirmInline question={`Remove ${id}? Its tools go away and its secrets are deleted from the vault.`} confirmLabel={`Remove ${id}`} busy={busy} onConfirm={() => void act('remove')} onCancel={() => setConfirming(false)} />
+          <ConfirmInline
+            question={`Remove ${id}? Its tools go away and its secrets are deleted from the vault.`}
+            confirmLabel={`Remove ${id}`}
+            busy={busy}
+            onConfirm={() => void act('remove')}
+            onCancel={() => setConfirming(false)}
+          />
         ) : (
-          <button type="button" className="danger-outline" disabled={busy} onClick={() => setConfirming(true)}>Remove {id}…</button>
+          <button type="button" className="danger-outline" disabled={busy} onClick={() => setConfirming(true)}>
+            Remove {id}…
+          </button>
         )}
       </div>
-      <p role="status" className="form-status">{said}</p>
+      <p role="status" className="form-status">
+        {said}
+      </p>
       {failure ? <ErrorBox message={failure.message} code={failure.code} /> : null}
     </div>
   );

@@ -1,5 +1,10 @@
 import { useState } from 'react';
-import { showControlsByLine, type UpstreamDetail, type UpstreamToolView, type UpstreamView } from '../../../main/contract/index.ts';
+import {
+  showControlsByLine,
+  type UpstreamDetail,
+  type UpstreamToolView,
+  type UpstreamView,
+} from '../../../main/contract/index.ts';
 import { ErrorBox, LoadState } from '../../components/load-state.tsx';
 import { useApi } from '../../lib/console-context.tsx';
 import { useApiEvents } from '../../lib/use-events.ts';
@@ -48,25 +53,46 @@ export function Upstreams() {
       <section aria-labelledby="up-list">
         <div className="section-head">
           <h2 id="up-list">Upstream servers</h2>
-          {adding ? null : <button type="button" className="primary" onClick={() => setAdding(true)}>Add an upstream server</button>}
+          {adding ? null : (
+            <button type="button" className="primary" onClick={() => setAdding(true)}>
+              Add an upstream server
+            </button>
+          )}
         </div>
         <LoadState state={list.state} what="upstream servers" onRetry={list.reload}>
           {(rows: UpstreamView[]) =>
             rows.length === 0 ? (
-              <p className="empty">No upstream servers. Add one here, or with <code>gatehouse upstreams add ID --stdio -- COMMAND ARGS</code> or <code>--url URL</code>.</p>
+              <p className="empty">
+                No upstream servers. Add one here, or with{' '}
+                <code>gatehouse upstreams add ID --stdio -- COMMAND ARGS</code> or <code>--url URL</code>.
+              </p>
             ) : (
               <table className="upstream-table">
                 <Head columns={['Server', 'Status', 'Tools', 'Restarts', 'Last error']} hidden="Details" />
                 <tbody>
                   {rows.map((u) => (
                     <tr key={u.id}>
-                      <td><strong>{u.id}</strong> <span className="badge">{u.kind}</span></td>
-                      <td>{u.health.status}{u.health.protocol ? ` (${u.health.protocol})` : ''}</td>
-                      <td>{u.tools.approved} approved{u.tools.quarantined ? `, ${u.tools.quarantined} to review` : ''}{u.tools.hidden ? `, ${u.tools.hidden} hidden` : ''}{u.prompts.quarantined ? `; ${u.prompts.quarantined} prompts to review` : ''}</td>
+                      <td>
+                        <strong>{u.id}</strong> <span className="badge">{u.kind}</span>
+                      </td>
+                      <td>
+                        {u.health.status}
+                        {u.health.protocol ? ` (${u.health.protocol})` : ''}
+                      </td>
+                      <td>
+                        {u.tools.approved} approved{u.tools.quarantined ? `, ${u.tools.quarantined} to review` : ''}
+                        {u.tools.hidden ? `, ${u.tools.hidden} hidden` : ''}
+                        {u.prompts.quarantined ? `; ${u.prompts.quarantined} prompts to review` : ''}
+                      </td>
                       <td>{u.health.restarts}</td>
                       <td>{u.health.last_error ?? '—'}</td>
                       <td className="actions">
-                        <button type="button" aria-expanded={open === u.id} onClick={() => setOpen(open === u.id ? null : u.id)} aria-label={`Details of ${u.id}`}>
+                        <button
+                          type="button"
+                          aria-expanded={open === u.id}
+                          onClick={() => setOpen(open === u.id ? null : u.id)}
+                          aria-label={`Details of ${u.id}`}
+                        >
                           {open === u.id ? 'Hide details' : 'Details'}
                         </button>
                       </td>
@@ -131,25 +157,44 @@ function UpstreamPanel({ id, onChanged, onRemoved }: { id: string; onChanged: ()
             <dl className="upstream-how">
               {d.kind === 'stdio' ? (
                 <>
-                  <dt>Command</dt><dd><code>{d.command}</code></dd>
-                  <dt>Arguments</dt><dd><code>{JSON.stringify(d.args)}</code></dd>
-                  <dt>Environment (names only)</dt><dd>{d.env_names?.join(', ') || '—'}</dd>
+                  <dt>Command</dt>
+                  <dd>
+                    <code>{d.command}</code>
+                  </dd>
+                  <dt>Arguments</dt>
+                  <dd>
+                    <code>{JSON.stringify(d.args)}</code>
+                  </dd>
+                  <dt>Environment (names only)</dt>
+                  <dd>{d.env_names?.join(', ') || '—'}</dd>
                 </>
               ) : (
                 <>
-                  <dt>URL</dt><dd><code>{d.url}</code></dd>
-                  <dt>Headers (names only)</dt><dd>{d.header_names?.join(', ') || '—'}</dd>
+                  <dt>URL</dt>
+                  <dd>
+                    <code>{d.url}</code>
+                  </dd>
+                  <dt>Headers (names only)</dt>
+                  <dd>{d.header_names?.join(', ') || '—'}</dd>
                 </>
               )}
             </dl>
             {d.oauth ? <SignIn id={id} status={d.oauth} onChanged={detail.reload} /> : null}
-            {d.problems.map((p) => <p key={p} className="warning">Not offered: {p}</p>)}
+            {d.problems.map((p) => (
+              <p key={p} className="warning">
+                Not offered: {p}
+              </p>
+            ))}
             <ToolTable tools={d.tool_list} busy={busy} onReview={(input) => void review(input)} />
             <PromptTable prompts={d.prompt_list} busy={busy} onReview={(input) => void review(input)} />
             {d.kind === 'stdio' ? (
               <details>
                 <summary>Log: what the program wrote to stderr (last {d.stderr.length} lines)</summary>
-                {d.stderr.length ? <pre aria-label={`stderr of ${id}`}>{showControlsByLine(d.stderr.join('\n'))}</pre> : <p className="muted">Nothing yet.</p>}
+                {d.stderr.length ? (
+                  <pre aria-label={`stderr of ${id}`}>{showControlsByLine(d.stderr.join('\n'))}</pre>
+                ) : (
+                  <p className="muted">Nothing yet.</p>
+                )}
               </details>
             ) : null}
           </>
@@ -159,26 +204,51 @@ function UpstreamPanel({ id, onChanged, onRemoved }: { id: string; onChanged: ()
   );
 }
 
-function ToolTable({ tools, busy, onReview }: { tools: UpstreamToolView[]; busy: boolean; onReview: (input: ReviewActs) => void }) {
+function ToolTable({
+  tools,
+  busy,
+  onReview,
+}: {
+  tools: UpstreamToolView[];
+  busy: boolean;
+  onReview: (input: ReviewActs) => void;
+}) {
   return (
     <table className="upstream-tools">
       <Head columns={['Tool', 'Class', 'State', 'Definition']} />
       <tbody>
         {tools.map((t) => (
           <tr key={t.name}>
-            <td><code>{t.name}</code>{t.removed ? <span className="badge"> removed</span> : null}</td>
+            <td>
+              <code>{t.name}</code>
+              {t.removed ? <span className="badge"> removed</span> : null}
+            </td>
             <td>{t.class}</td>
             <td>{t.state}</td>
             <td>
               <code title={t.hash ?? ''}>{t.hash ? `${t.hash.slice(0, 19)}…` : 'new'}</code>
               {t.removed ? null : <ClassToggle tool={t} busy={busy} onMark={(cls) => onReview({ [cls]: [t.tool] })} />}
               {t.state === 'hidden' && !t.pending ? (
-                <button type="button" className="inline-action" disabled={busy} aria-label={`Offer ${t.name} again`} onClick={() => onReview({ approve: [t.tool] })}>offer it again</button>
+                <button
+                  type="button"
+                  className="inline-action"
+                  disabled={busy}
+                  aria-label={`Offer ${t.name} again`}
+                  onClick={() => onReview({ approve: [t.tool] })}
+                >
+                  offer it again
+                </button>
               ) : null}
               {t.pending ? (
                 <PendingReview
                   label={t.name}
-                  why={t.pending.reason === 'new' ? 'New tool' : t.pending.reason === 'hint_flipped' ? 'Its read-only hint flipped' : 'Its definition changed'}
+                  why={
+                    t.pending.reason === 'new'
+                      ? 'New tool'
+                      : t.pending.reason === 'hint_flipped'
+                        ? 'Its read-only hint flipped'
+                        : 'Its definition changed'
+                  }
                   changes={t.pending.changes}
                   busy={busy}
                   onApprove={() => onReview({ consent: [{ tool: t.tool, hash: t.pending!.hash }] })}
@@ -198,8 +268,16 @@ function Head({ columns, hidden }: { columns: string[]; hidden?: string }) {
   return (
     <thead>
       <tr>
-        {columns.map((c) => <th key={c} scope="col">{c}</th>)}
-        {hidden ? <th scope="col"><span className="visually-hidden">{hidden}</span></th> : null}
+        {columns.map((c) => (
+          <th key={c} scope="col">
+            {c}
+          </th>
+        ))}
+        {hidden ? (
+          <th scope="col">
+            <span className="visually-hidden">{hidden}</span>
+          </th>
+        ) : null}
       </tr>
     </thead>
   );

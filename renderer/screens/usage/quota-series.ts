@@ -33,8 +33,16 @@ export function cloudSeries(history: CloudUsageView['history'], metric: string, 
     bucket.total += row.amount;
     seen.add(row.product);
   }
-  const results = [...PRODUCT_ORDER.filter((p) => seen.has(p)), ...[...seen].filter((p) => !PRODUCT_ORDER.includes(p)).sort()];
-  return { buckets, results, max: Math.max(0, ...buckets.map((b) => b.total)), total: buckets.reduce((s, b) => s + b.total, 0) };
+  const results = [
+    ...PRODUCT_ORDER.filter((p) => seen.has(p)),
+    ...[...seen].filter((p) => !PRODUCT_ORDER.includes(p)).sort(),
+  ];
+  return {
+    buckets,
+    results,
+    max: Math.max(0, ...buckets.map((b) => b.total)),
+    total: buckets.reduce((s, b) => s + b.total, 0),
+  };
 }
 
 export type QuotaLevel = 'ok' | 'near' | 'exceeded' | 'none';
@@ -47,10 +55,17 @@ export function quotaLevel(l: Pick<LimitState, 'limit' | 'used'>): QuotaLevel {
 }
 
 /** The share used, 0..100, for the bar (an overdrawn limit shows full). */
-export const usedPercent = (l: Pick<LimitState, 'limit' | 'used'>): number => (l.limit <= 0 ? 0 : Math.min(100, Math.round((l.used / l.limit) * 100)));
+export const usedPercent = (l: Pick<LimitState, 'limit' | 'used'>): number =>
+  l.limit <= 0 ? 0 : Math.min(100, Math.round((l.used / l.limit) * 100));
 
 /** The most urgent limits first, then by metric. */
 export function sortLimits(limits: readonly LimitState[]): LimitState[] {
   const rank: Record<QuotaLevel, number> = { exceeded: 0, near: 1, ok: 2, none: 3 };
-  return [...limits].sort((a, b) => rank[quotaLevel(a)] - rank[quotaLevel(b)] || a.metric.localeCompare(b.metric) || a.scope.localeCompare(b.scope) || a.period.localeCompare(b.period));
+  return [...limits].sort(
+    (a, b) =>
+      rank[quotaLevel(a)] - rank[quotaLevel(b)] ||
+      a.metric.localeCompare(b.metric) ||
+      a.scope.localeCompare(b.scope) ||
+      a.period.localeCompare(b.period),
+  );
 }

@@ -20,8 +20,9 @@ export function Quotas({ usage }: { usage: CloudUsageView }) {
   if (usage.source === 'local') {
     return (
       <p className="state-off">
-        Not connected. Quota bars per metric and scope, with their reset times, appear here once this Gatehouse is linked
-        to a cloud gateway (see <a href="#cloud">Cloud</a>). Local calls are not limited by a cloud quota meanwhile.
+        Not connected. Quota bars per metric and scope, with their reset times, appear here once this Gatehouse is
+        linked to a cloud gateway (see <a href="#cloud">Cloud</a>). Local calls are not limited by a cloud quota
+        meanwhile.
       </p>
     );
   }
@@ -40,7 +41,8 @@ export function Quotas({ usage }: { usage: CloudUsageView }) {
       )}
       {usage.summary ? (
         <p className="muted">
-          {formatCount(usage.summary.events)} events this {usage.summary.period}, since {formatDateTime(usage.summary.period_start)}.
+          {formatCount(usage.summary.events)} events this {usage.summary.period}, since{' '}
+          {formatDateTime(usage.summary.period_start)}.
         </p>
       ) : null}
       <HistoryChart history={usage.history} />
@@ -49,10 +51,13 @@ export function Quotas({ usage }: { usage: CloudUsageView }) {
 }
 
 function Source({ usage }: { usage: CloudUsageView }) {
-  if (usage.source === 'cloud') return <p className="muted">From the cloud gateway, {formatDateTime(usage.fetched_at)}.</p>;
+  if (usage.source === 'cloud')
+    return <p className="muted">From the cloud gateway, {formatDateTime(usage.fetched_at)}.</p>;
   return (
     <p className="state-warn">
-      {usage.fetched_at ? `The gateway could not be asked now; these figures are from ${formatDateTime(usage.fetched_at)}.` : 'The gateway could not be asked now and no figures were kept.'}
+      {usage.fetched_at
+        ? `The gateway could not be asked now; these figures are from ${formatDateTime(usage.fetched_at)}.`
+        : 'The gateway could not be asked now and no figures were kept.'}
       {usage.error ? (
         <>
           {' '}
@@ -79,15 +84,31 @@ function QuotaBar({ limit: l }: { limit: LimitState }) {
         </span>
       </div>
       {level === 'none' ? null : (
-        <svg className="quota-meter" viewBox="0 0 100 6" preserveAspectRatio="none" role="meter" aria-label={name} aria-valuemin={0} aria-valuemax={l.limit} aria-valuenow={Math.min(l.used, l.limit)} aria-valuetext={`${pct}% used${LEVEL_WORDS[level] ? `, ${LEVEL_WORDS[level]}` : ''}`}>
+        <svg
+          className="quota-meter"
+          viewBox="0 0 100 6"
+          preserveAspectRatio="none"
+          role="meter"
+          aria-label={name}
+          aria-valuemin={0}
+          aria-valuemax={l.limit}
+          aria-valuenow={Math.min(l.used, l.limit)}
+          aria-valuetext={`${pct}% used${LEVEL_WORDS[level] ? `, ${LEVEL_WORDS[level]}` : ''}`}
+        >
           <rect width="100" height="6" rx="3" className="quota-track" />
           <rect width={pct} height="6" rx="3" className={`quota-fill-${level}`} />
         </svg>
       )}
       <p className="quota-meta">
-        {level === 'exceeded' ? <strong>Used up. </strong> : level === 'near' ? <strong>Nearly used up. </strong> : null}
+        {level === 'exceeded' ? (
+          <strong>Used up. </strong>
+        ) : level === 'near' ? (
+          <strong>Nearly used up. </strong>
+        ) : null}
         {level === 'none' ? '' : `${formatCount(Math.max(0, l.remaining))} left · `}resets {formatDateTime(l.reset_at)}
-        {l.source !== 'plan' ? <span className="detail"> · set by the {l.source === 'operator' ? 'gateway’s operator' : 'account'}</span> : null}
+        {l.source !== 'plan' ? (
+          <span className="detail"> · set by the {l.source === 'operator' ? 'gateway’s operator' : 'account'}</span>
+        ) : null}
       </p>
     </li>
   );
@@ -97,7 +118,10 @@ function HistoryChart({ history }: { history: CloudUsageView['history'] }) {
   const metrics = useMemo(() => historyMetrics(history), [history]);
   const [chosen, setChosen] = useState<string | null>(null);
   const metric = chosen && metrics.includes(chosen) ? chosen : (metrics[0] ?? null);
-  const series = useMemo(() => (metric ? cloudSeries(history, metric, QUOTA_DAYS, Date.now()) : null), [history, metric]);
+  const series = useMemo(
+    () => (metric ? cloudSeries(history, metric, QUOTA_DAYS, Date.now()) : null),
+    [history, metric],
+  );
   if (!metric || !series) return <p className="muted">No daily history from the gateway yet.</p>;
   return (
     <>

@@ -38,7 +38,11 @@ export function buildSeries(hourly: Stats['hourly'], range: Range, now: number):
   // Align buckets to whole multiples of their size (UTC), the last one holding the current hour.
   const lastStart = Math.floor(currentHour / size) * size;
   const firstStart = lastStart - (count - 1) * size;
-  const buckets: Bucket[] = Array.from({ length: count }, (_, i) => ({ start: firstStart + i * size, counts: {}, total: 0 }));
+  const buckets: Bucket[] = Array.from({ length: count }, (_, i) => ({
+    start: firstStart + i * size,
+    counts: {},
+    total: 0,
+  }));
   const seen = new Set<string>();
   for (const [key, byResult] of Object.entries(hourly)) {
     const t = parseHourKey(key);

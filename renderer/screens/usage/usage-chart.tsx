@@ -74,13 +74,25 @@ export function BarChart({ id, series, words }: { id: string; series: Series; wo
           let acc = 0;
           return (
             <g key={b.start}>
-              <title>{`${words.bucket(b.start)}: ${words.unit(b.total)}${series.results.filter((r) => b.counts[r]).map((r) => `, ${words.key(r)} ${b.counts[r]}`).join('')}`}</title>
+              <title>{`${words.bucket(b.start)}: ${words.unit(b.total)}${series.results
+                .filter((r) => b.counts[r])
+                .map((r) => `, ${words.key(r)} ${b.counts[r]}`)
+                .join('')}`}</title>
               {series.results.map((r) => {
                 const n = b.counts[r] ?? 0;
                 if (!n) return null;
                 const y0 = y(acc);
                 acc += n;
-                return <rect key={r} x={x} width={barW} y={y(acc)} height={Math.max(0, y0 - y(acc))} className={words.fill(r)} />;
+                return (
+                  <rect
+                    key={r}
+                    x={x}
+                    width={barW}
+                    y={y(acc)}
+                    height={Math.max(0, y0 - y(acc))}
+                    className={words.fill(r)}
+                  />
+                );
               })}
               {i % labelEvery === 0 ? (
                 <text x={x + barW / 2} y={H - 8} textAnchor="middle" className="axis">

@@ -13,7 +13,9 @@ export const EVENT_LABELS: Record<string, string> = {
  * gateway will meter once connected, counted here meanwhile.
  */
 export function UsageEvents({ usage }: { usage: Stats['usage'] }) {
-  const rows = Object.entries(usage).flatMap(([event, byFeature]) => Object.entries(byFeature).map(([feature, t]) => ({ event, feature, ...t })));
+  const rows = Object.entries(usage).flatMap(([event, byFeature]) =>
+    Object.entries(byFeature).map(([feature, t]) => ({ event, feature, ...t })),
+  );
   return (
     <section className="card" aria-labelledby="us-events">
       <h2 id="us-events">Metered usage</h2>
@@ -37,7 +39,9 @@ export function UsageEvents({ usage }: { usage: Stats['usage'] }) {
                 </th>
                 <td>{r.feature}</td>
                 <td className="num">{r.events}</td>
-                <td className="num">{r.tokens_input || r.tokens_output ? `${r.tokens_input} / ${r.tokens_output}` : '—'}</td>
+                <td className="num">
+                  {r.tokens_input || r.tokens_output ? `${r.tokens_input} / ${r.tokens_output}` : '—'}
+                </td>
               </tr>
             ))}
           </tbody>

@@ -57,12 +57,12 @@ function LocalUsage({ stats }: { stats: Stats }) {
           </div>
         </div>
         {series.total === 0 ? (
-          <p className="empty">No calls in this period. Counting since {stats.since ? formatDateTime(stats.since) : 'the first call'}.</p>
+          <p className="empty">
+            No calls in this period. Counting since {stats.since ? formatDateTime(stats.since) : 'the first call'}.
+          </p>
         ) : (
           <>
-            <p className="muted">
-              {plural(series.total, 'call')} in this period.
-            </p>
+            <p className="muted">{plural(series.total, 'call')} in this period.</p>
             <UsageChart series={series} range={range} />
           </>
         )}

@@ -7,7 +7,12 @@ import { BIN } from './bundle.ts';
 
 // Launched the way `gatehouse-bridge config` writes it into a client's config.
 const launch = (args: string[]) => {
-  const { entry } = clientEntry('cursor', { command: process.execPath, args: [BIN], platform: process.platform }, { kind: 'none' }, args);
+  const { entry } = clientEntry(
+    'cursor',
+    { command: process.execPath, args: [BIN], platform: process.platform },
+    { kind: 'none' },
+    args,
+  );
   return { command: entry.command as string, args: entry.args as string[] };
 };
 
@@ -26,7 +31,12 @@ export interface BridgedClient {
 
 export async function bridgedClient(
   args: string[],
-  opts: { env?: Record<string, string>; clientOptions?: ClientOptions; setup?: (c: Client) => void; connect?: boolean } = {},
+  opts: {
+    env?: Record<string, string>;
+    clientOptions?: ClientOptions;
+    setup?: (c: Client) => void;
+    connect?: boolean;
+  } = {},
 ): Promise<BridgedClient> {
   const transport = new StdioClientTransport({
     ...launch(args),
@@ -67,7 +77,9 @@ export function rawBridge(args: string[], env: Record<string, string | undefined
   let err = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   return {
     child,
     stdout: () => out,
@@ -82,7 +94,8 @@ export function rawBridge(args: string[], env: Record<string, string | undefined
             const msg = JSON.parse(line) as Record<string, unknown>;
             if (msg.id === id && !('method' in msg)) return resolve(msg);
           }
-          if (Date.now() - started > timeoutMs) return reject(new Error(`no reply to ${id}; stdout: ${out}\nstderr: ${err}`));
+          if (Date.now() - started > timeoutMs)
+            return reject(new Error(`no reply to ${id}; stdout: ${out}\nstderr: ${err}`));
           setTimeout(look, 20);
         };
         look();

@@ -19,8 +19,18 @@ interface Bundle {
   build: () => Promise<void>;
 }
 
-const BRIDGE: Bundle = { output: BUNDLE, lock: join(ROOT, 'dist', '.bridge-build.lock'), sources: [join(ROOT, 'bridge'), join(ROOT, 'main', 'contract'), join(ROOT, 'main', 'store')], build: buildBridge };
-const CLI: Bundle = { output: CLI_BUNDLE, lock: join(ROOT, 'dist', '.cli-build.lock'), sources: [join(ROOT, 'main'), join(ROOT, 'bridge', 'build.ts')], build: buildCli };
+const BRIDGE: Bundle = {
+  output: BUNDLE,
+  lock: join(ROOT, 'dist', '.bridge-build.lock'),
+  sources: [join(ROOT, 'bridge'), join(ROOT, 'main', 'contract'), join(ROOT, 'main', 'store')],
+  build: buildBridge,
+};
+const CLI: Bundle = {
+  output: CLI_BUNDLE,
+  lock: join(ROOT, 'dist', '.cli-build.lock'),
+  sources: [join(ROOT, 'main'), join(ROOT, 'bridge', 'build.ts')],
+  build: buildCli,
+};
 
 function newestSource(sources: string[]): number {
   let newest = 0;

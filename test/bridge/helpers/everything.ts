@@ -41,7 +41,10 @@ export async function everything(opts: { port?: number; start?: boolean } = {}):
 
   const start = () =>
     new Promise<void>((resolve, reject) => {
-      const c = spawn(process.execPath, [SCRIPT, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const c = spawn(process.execPath, [SCRIPT, 'streamableHttp'], {
+        env: { ...process.env, PORT: String(port) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       child = c;
       const timer = setTimeout(() => reject(new Error(`server-everything did not start:\n${out}`)), 20_000);
       const onData = (d: Buffer) => {

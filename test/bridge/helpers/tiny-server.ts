@@ -22,7 +22,15 @@ export interface Seen {
 }
 
 export type Trouble =
-  | { kind: 'status'; status: 401 | 403 | 429 | 502 | 503; retryAfter?: string; dataCode?: string; message?: string; times?: number; onlyFor?: string }
+  | {
+      kind: 'status';
+      status: 401 | 403 | 429 | 502 | 503;
+      retryAfter?: string;
+      dataCode?: string;
+      message?: string;
+      times?: number;
+      onlyFor?: string;
+    }
   | { kind: 'drop'; onlyFor?: string; times?: number }
   /** A 200 whose message never ends (one endless SSE line or JSON body), written until the bridge hangs up; `sent` counts the bytes. */
   | { kind: 'flood'; as: 'sse' | 'json'; onlyFor?: string; times?: number; sent?: number };
@@ -49,7 +57,9 @@ export function bigText(bytes: number): string {
 
 function buildServer(): McpServer {
   const server = new McpServer({ name: 'tiny', version: '1.0.0' });
-  server.registerTool('echo', { inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+  server.registerTool('echo', { inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
+    content: [{ type: 'text', text }],
+  }));
   server.registerTool('big', { inputSchema: z.object({ bytes: z.number().int() }) }, async ({ bytes }) => ({
     content: [{ type: 'text', text: bigText(bytes) }],
   }));
@@ -63,7 +73,9 @@ function buildServer(): McpServer {
     });
     return { content: [{ type: 'text', text: `slept ${ms} ms` }] };
   });
-  server.registerResource('note', 'tiny://note', { mimeType: 'text/plain' }, async (uri) => ({ contents: [{ uri: uri.href, text: 'a note' }] }));
+  server.registerResource('note', 'tiny://note', { mimeType: 'text/plain' }, async (uri) => ({
+    contents: [{ uri: uri.href, text: 'a note' }],
+  }));
   return server;
 }
 
@@ -111,7 +123,11 @@ export async function tinyServer(opts: { token?: string; port?: number } = {}): 
       if (t.kind === 'flood') {
         res.writeHead(200, { 'content-type': t.as === 'sse' ? 'text/event-stream' : 'application/json' });
         const chunk = Buffer.alloc(1024 * 1024, 'a');
-        res.write(t.as === 'sse' ? 'data: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"' : '{"jsonrpc":"2.0","result":{"text":"');
+        res.write(
+          t.as === 'sse'
+            ? 'data: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"'
+            : '{"jsonrpc":"2.0","result":{"text":"',
+        );
         t.sent = 0;
         const pump = () => {
           while (!res.destroyed) {
@@ -125,14 +141,36 @@ export async function tinyServer(opts: { token?: string; port?: number } = {}): 
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       if (t.retryAfter) headers['retry-after'] = t.retryAfter;
       if (t.status === 401) headers['www-authenticate'] = 'Bearer realm="gatehouse"';
-      const code = t.dataCode ?? { 401: 'unauthorized', 403: 'forbidden', 429: 'rate_limited', 502: 'upstream_error', 503: 'service_unavailable' }[t.status];
-      res.writeHead(t.status, headers).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: t.message ?? `refused: ${code}`, data: { code } } }));
+      const code =
+        t.dataCode ??
+        {
+          401: 'unauthorized',
+          403: 'forbidden',
+          429: 'rate_limited',
+          502: 'upstream_error',
+          503: 'service_unavailable',
+        }[t.status];
+      res
+        .writeHead(t.status, headers)
+        .end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: -32000, message: t.message ?? `refused: ${code}`, data: { code } },
+          }),
+        );
       return;
     }
     if (state.token !== undefined && req.headers.authorization !== `Bearer ${state.token}`) {
       res
         .writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="gatehouse"' })
-        .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'unauthorized', data: { code: 'unauthorized' } } }));
+        .end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: -32001, message: 'unauthorized', data: { code: 'unauthorized' } },
+          }),
+        );
       return;
     }
     await handle(req, res, parsed);

@@ -19,13 +19,25 @@ const log = createLogger({ level: 'error' });
 
 const transport: Transport = async (req) => {
   const answer = await nodeTransport(req);
-  if (mode === 'kill-after-answer' && req.url.pathname.endsWith('/usage/record') && answer.status === 200) process.kill(process.pid, 'SIGKILL');
+  if (mode === 'kill-after-answer' && req.url.pathname.endsWith('/usage/record') && answer.status === 200)
+    process.kill(process.pid, 'SIGKILL');
   return answer;
 };
 
 const vault = await openVault({ dataDir, backend: 'file', log });
 const client = await CloudClient.open({ dataDir, vault, log, transport, sleep: async () => {} });
-for (let i = 0; i < events; i++) client.usage.record({ event_id: uuidv7(Date.now()), event: 'mcp.tool.called', product: 'mcp', feature: 'site.pages.read', model: '', units: 1, tokens_input: 0, tokens_output: 0, timestamp: new Date().toISOString() });
+for (let i = 0; i < events; i++)
+  client.usage.record({
+    event_id: uuidv7(Date.now()),
+    event: 'mcp.tool.called',
+    product: 'mcp',
+    feature: 'site.pages.read',
+    model: '',
+    units: 1,
+    tokens_input: 0,
+    tokens_output: 0,
+    timestamp: new Date().toISOString(),
+  });
 if (mode === 'record') {
   process.stdout.write('READY\n');
   setInterval(() => {}, 60_000);

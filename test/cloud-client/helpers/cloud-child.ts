@@ -20,11 +20,36 @@ export interface CloudChild {
 }
 
 export async function startCloudChild(dataDir: string): Promise<CloudChild> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0', '--data-dir', dataDir, '--json', '--rate-limit-address', '0', '--rate-limit-site', '0', '--rate-limit-register', '0'], {
-    // The embedded database always (the PostgreSQL pass of .ci/run sets DATABASE_URL for everything else).
-    env: { ...process.env, GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY, GATEHOUSE_LOG_LEVEL: 'error', DATABASE_URL: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const proc = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      CLI,
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--json',
+      '--rate-limit-address',
+      '0',
+      '--rate-limit-site',
+      '0',
+      '--rate-limit-register',
+      '0',
+    ],
+    {
+      // The embedded database always (the PostgreSQL pass of .ci/run sets DATABASE_URL for everything else).
+      env: {
+        ...process.env,
+        GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY,
+        GATEHOUSE_LOG_LEVEL: 'error',
+        DATABASE_URL: '',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let err = '';
   proc.stderr!.on('data', (c: Buffer) => (err = (err + String(c)).slice(-4000)));
   const url = await new Promise<string>((resolve, reject) => {

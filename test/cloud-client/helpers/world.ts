@@ -34,7 +34,10 @@ export interface Gateway {
   clock: MovableClock;
   url: string;
   op<T = unknown>(command: Parameters<Harness['op']>[0], args?: Record<string, unknown>): Promise<T>;
-  license(plan?: string, extra?: Record<string, unknown>): Promise<{ id: string; license_key: string; account_id: string }>;
+  license(
+    plan?: string,
+    extra?: Record<string, unknown>,
+  ): Promise<{ id: string; license_key: string; account_id: string }>;
   /** the events the gateway stored for a site, counted in its database */
   storedEvents(siteId: string): Promise<number>;
   stop(): Promise<void>;
@@ -49,7 +52,11 @@ export async function startGateway(): Promise<Gateway> {
     url: h.svc.baseUrl,
     op: (c, a) => h.op(c, a) as never,
     license: (plan = 'pro', extra = {}) => h.op('licenses.create', { plan, ...extra }) as never,
-    storedEvents: async (siteId) => Number((await h.svc.ctx.db.query<{ n: string }>('SELECT count(*) AS n FROM usage_events WHERE site_id = $1', [siteId])).rows[0]!.n),
+    storedEvents: async (siteId) =>
+      Number(
+        (await h.svc.ctx.db.query<{ n: string }>('SELECT count(*) AS n FROM usage_events WHERE site_id = $1', [siteId]))
+          .rows[0]!.n,
+      ),
     stop: () => h.stop(),
   };
 }
@@ -64,7 +71,9 @@ export interface TestClient {
   close(): Promise<void>;
 }
 
-export async function newClient(o: Partial<CloudClientOptions> & { vaultBackend?: VaultChoice; dataDir?: string; clock?: MovableClock } = {}): Promise<TestClient> {
+export async function newClient(
+  o: Partial<CloudClientOptions> & { vaultBackend?: VaultChoice; dataDir?: string; clock?: MovableClock } = {},
+): Promise<TestClient> {
   const dataDir = o.dataDir ?? (await mkdtemp(join(tmpdir(), 'gh-cc-')));
   const clock = o.clock ?? new MovableClock();
   let text = '';
@@ -76,7 +85,15 @@ export async function newClient(o: Partial<CloudClientOptions> & { vaultBackend?
   });
   const log = createLogger({ level: 'debug', stream: sink });
   const vault = await openVault({ dataDir, backend: o.vaultBackend ?? 'auto', log });
-  const opts = (extra: Partial<CloudClientOptions> = {}): CloudClientOptions => ({ dataDir, vault, clock, log, tickMs: 3_600_000, ...o, ...extra });
+  const opts = (extra: Partial<CloudClientOptions> = {}): CloudClientOptions => ({
+    dataDir,
+    vault,
+    clock,
+    log,
+    tickMs: 3_600_000,
+    ...o,
+    ...extra,
+  });
   const t: TestClient = {
     client: await CloudClient.open(opts()),
     dataDir,
@@ -99,7 +116,17 @@ export async function newClient(o: Partial<CloudClientOptions> & { vaultBackend?
 /** What a usage event from the MCP pipeline looks like (main/core/calls/usage.ts makes them: its id and time, at `clock`'s now). */
 export const toolCall = (n = 1, clock: Clock = { now: () => Date.now() }) => {
   const now = clock.now();
-  return { event_id: uuidv7(now), event: 'mcp.tool.called', product: 'mcp', feature: 'site.pages.read', model: '', units: n, tokens_input: 0, tokens_output: 0, timestamp: new Date(now).toISOString() };
+  return {
+    event_id: uuidv7(now),
+    event: 'mcp.tool.called',
+    product: 'mcp',
+    feature: 'site.pages.read',
+    model: '',
+    units: n,
+    tokens_input: 0,
+    tokens_output: 0,
+    timestamp: new Date(now).toISOString(),
+  };
 };
 
 export interface Licensed {
@@ -120,7 +147,11 @@ export class ClientPool {
   }
 
   /** A client connected to `url` with an active license from `makeLicense`. */
-  async connected(url: string, makeLicense: () => Promise<{ id: string; license_key: string }>, o: Parameters<typeof newClient>[0] = {}): Promise<Licensed> {
+  async connected(
+    url: string,
+    makeLicense: () => Promise<{ id: string; license_key: string }>,
+    o: Parameters<typeof newClient>[0] = {},
+  ): Promise<Licensed> {
     const t = await this.fresh(o);
     const r = await t.client.connect({ url });
     const license = await makeLicense();
@@ -138,7 +169,11 @@ export class ClientPool {
  * The real gateway for a test file, and its clients closed after it; with
  * `proxy`, a fault proxy in front of it too, reset after every test.
  */
-export function gatewaySuite(opts: { proxy?: boolean } = {}): { readonly gw: Gateway; readonly proxy: FaultProxy; pool: ClientPool } {
+export function gatewaySuite(opts: { proxy?: boolean } = {}): {
+  readonly gw: Gateway;
+  readonly proxy: FaultProxy;
+  pool: ClientPool;
+} {
   let gw: Gateway | undefined;
   let proxy: FaultProxy | undefined;
   const pool = new ClientPool();

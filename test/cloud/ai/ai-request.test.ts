@@ -5,11 +5,21 @@ import { AI_LIMITS, AiGenerateRequest } from '../../../main/contract/cloud/ai.ts
 // values get. Everything is bounded before a provider, a log or the store sees it.
 
 const ok = { product: 'aeo', feature: 'aeo.answers', messages: [{ role: 'user', content: 'hello' }] };
-const refuse = (over: Record<string, unknown>) => expect(AiGenerateRequest.safeParse({ ...ok, ...over }).success).toBe(false);
+const refuse = (over: Record<string, unknown>) =>
+  expect(AiGenerateRequest.safeParse({ ...ok, ...over }).success).toBe(false);
 
 describe('AiGenerateRequest', () => {
   it('accepts the documented shape, tabs and newlines included', () => {
-    const r = AiGenerateRequest.parse({ ...ok, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'a\tb\r\nc 😀' }], model: 'claude-3-5-haiku-latest', max_tokens: 256, tags: ['eu'] });
+    const r = AiGenerateRequest.parse({
+      ...ok,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'a\tb\r\nc 😀' },
+      ],
+      model: 'claude-3-5-haiku-latest',
+      max_tokens: 256,
+      tags: ['eu'],
+    });
     expect(r.messages).toHaveLength(2);
   });
 
@@ -38,6 +48,12 @@ describe('AiGenerateRequest', () => {
   });
 
   it('gives an own __proto__ key no way in', () => {
-    expect(AiGenerateRequest.safeParse(JSON.parse('{"product":"aeo","feature":"aeo.answers","messages":[{"role":"user","content":"x"}],"__proto__":{"admin":true}}')).success).toBe(false);
+    expect(
+      AiGenerateRequest.safeParse(
+        JSON.parse(
+          '{"product":"aeo","feature":"aeo.answers","messages":[{"role":"user","content":"x"}],"__proto__":{"admin":true}}',
+        ),
+      ).success,
+    ).toBe(false);
   });
 });

@@ -3,7 +3,11 @@ import type { AiGenerateRequest } from '../../../main/contract/cloud/ai.ts';
 import { generateAi, reservationFor, routeAi, type AiRoutingContext } from '../../../cloud/ai/ai-router.ts';
 import { BreakerBoard } from '../../../cloud/ai/routing/breaker.ts';
 import { AccountAiPolicy } from '../../../cloud/ai/routing/policy.ts';
-import { startAnthropicFixture, startOpenAiFixture, type FixtureProvider } from '../../fixtures/ai-providers/fixture-provider.ts';
+import {
+  startAnthropicFixture,
+  startOpenAiFixture,
+  type FixtureProvider,
+} from '../../fixtures/ai-providers/fixture-provider.ts';
 
 // ai/route and ai/generate as part 2 will call them: one plan for both, and
 // the quota gates (beforeHop reserves, afterHop settles) holding a token
@@ -19,8 +23,24 @@ beforeAll(async () => {
   env = { KEY_EU: eu.key, KEY_BACKUP: backup.key };
   ctx = {
     providers: [
-      { id: 'openai-eu', kind: 'openai', base_url: eu.baseUrl, api_key_env: 'KEY_EU', models: ['small-1'], tags: ['eu'], enabled: true },
-      { id: 'claude-eu', kind: 'anthropic', base_url: backup.baseUrl, api_key_env: 'KEY_BACKUP', models: ['haiku-1'], tags: ['eu'], enabled: true },
+      {
+        id: 'openai-eu',
+        kind: 'openai',
+        base_url: eu.baseUrl,
+        api_key_env: 'KEY_EU',
+        models: ['small-1'],
+        tags: ['eu'],
+        enabled: true,
+      },
+      {
+        id: 'claude-eu',
+        kind: 'anthropic',
+        base_url: backup.baseUrl,
+        api_key_env: 'KEY_BACKUP',
+        models: ['haiku-1'],
+        tags: ['eu'],
+        enabled: true,
+      },
     ],
     policy: AccountAiPolicy.parse({ required_tags: ['eu'] }),
     classes: { fast: ['small-1', 'haiku-1'] },
@@ -30,20 +50,36 @@ beforeAll(async () => {
 });
 afterAll(() => Promise.all([eu.close(), backup.close()]));
 
-const req = (over: Partial<AiGenerateRequest> = {}): AiGenerateRequest => ({ product: 'aeo', feature: 'aeo.answers', model: 'fast', max_tokens: 40, messages: [{ role: 'user', content: 'Name one colour.' }], ...over });
+const req = (over: Partial<AiGenerateRequest> = {}): AiGenerateRequest => ({
+  product: 'aeo',
+  feature: 'aeo.answers',
+  model: 'fast',
+  max_tokens: 40,
+  messages: [{ role: 'user', content: 'Name one colour.' }],
+  ...over,
+});
 
 describe('routeAi and generateAi', () => {
   it('answers with the route ai/route named first, and its reasons', async () => {
     const route = routeAi(ctx, req());
     expect(route.ok && route.routes[0]).toMatchObject({ provider: { id: 'openai-eu' }, model: 'small-1' });
     const gen = await generateAi(ctx, req(), { call: { env } });
-    expect(gen).toMatchObject({ planned: true, ok: true, text: 'echo: Name one colour.', model: 'small-1', route: { provider: { id: 'openai-eu' } } });
+    expect(gen).toMatchObject({
+      planned: true,
+      ok: true,
+      text: 'echo: Name one colour.',
+      model: 'small-1',
+      route: { provider: { id: 'openai-eu' } },
+    });
     expect(gen.planned && gen.reasons).toEqual(route.reasons);
   });
 
   it('does not call anyone when the plan refuses', async () => {
     const before = eu.count + backup.count;
-    expect(await generateAi(ctx, req({ model: 'gpt-9' }), { call: { env } })).toMatchObject({ planned: false, plan: { code: 'invalid_value' } });
+    expect(await generateAi(ctx, req({ model: 'gpt-9' }), { call: { env } })).toMatchObject({
+      planned: false,
+      plan: { code: 'invalid_value' },
+    });
     expect(eu.count + backup.count).toBe(before);
   });
 
@@ -51,7 +87,15 @@ describe('routeAi and generateAi', () => {
     expect(reservationFor(req())).toBe('Name one colour.'.length + 8 * 2 + 40);
     expect(reservationFor({ messages: [{ role: 'user', content: 'x'.repeat(8) }] })).toBe(8 + 16 + 1024);
     // Three bytes a character: text that tokenizes worse than four characters a token is still covered.
-    expect(reservationFor({ messages: [{ role: 'system', content: 'Translate' }, { role: 'user', content: '翻訳' }], max_tokens: 10 })).toBe(9 + 6 + 8 * 3 + 10);
+    expect(
+      reservationFor({
+        messages: [
+          { role: 'system', content: 'Translate' },
+          { role: 'user', content: '翻訳' },
+        ],
+        max_tokens: 10,
+      }),
+    ).toBe(9 + 6 + 8 * 3 + 10);
   });
 
   it('never lets concurrent generations with fallbacks overshoot one token budget', async () => {
@@ -61,7 +105,11 @@ describe('routeAi and generateAi', () => {
     let committed = 0; // reserved + settled, as part 2 keeps it in SQL
     let peak = 0;
     eu.setDefault({ kind: 'success' });
-    eu.script(...Array.from({ length: 8 }, (_, i) => (i % 2 ? { kind: 'server_error' as const } : { kind: 'slow' as const, delay_ms: 30 })));
+    eu.script(
+      ...Array.from({ length: 8 }, (_, i) =>
+        i % 2 ? { kind: 'server_error' as const } : { kind: 'slow' as const, delay_ms: 30 },
+      ),
+    );
     const results = await Promise.all(
       Array.from({ length: 8 }, () => {
         let held = 0;

@@ -6,7 +6,13 @@ import { BreakerBoard } from '../../../cloud/ai/routing/breaker.ts';
 
 function board(cfg = {}) {
   let now = 1_000_000;
-  const b = new BreakerBoard(() => now, { threshold: 3, cooldownMs: 10_000, maxCooldownMs: 35_000, probeLeaseMs: 5_000, ...cfg });
+  const b = new BreakerBoard(() => now, {
+    threshold: 3,
+    cooldownMs: 10_000,
+    maxCooldownMs: 35_000,
+    probeLeaseMs: 5_000,
+    ...cfg,
+  });
   return { b, advance: (ms: number) => void (now += ms), now: () => now };
 }
 

@@ -7,7 +7,11 @@ import { executeRoutes, type ExecuteOptions } from '../../../cloud/ai/routing/ex
 import { planRoutes, type Route } from '../../../cloud/ai/routing/plan-routes.ts';
 import { AccountAiPolicy, OPEN_POLICY } from '../../../cloud/ai/routing/policy.ts';
 import { SUCCESS } from '../../fixtures/ai-providers/behaviours.ts';
-import { startAnthropicFixture, startOpenAiFixture, type FixtureProvider } from '../../fixtures/ai-providers/fixture-provider.ts';
+import {
+  startAnthropicFixture,
+  startOpenAiFixture,
+  type FixtureProvider,
+} from '../../fixtures/ai-providers/fixture-provider.ts';
 
 // Plan + walk the routes against three real fixture providers: fallback,
 // a disallowed provider never called, provider_unavailable when all fail,
@@ -20,11 +24,39 @@ let registry: ProviderRecord[];
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  [a, b, c] = await Promise.all([startOpenAiFixture(), startAnthropicFixture(), startOpenAiFixture({ key: 'sk-fixture-us-abcdefghijklmnopqrstuvwxyz' })]);
+  [a, b, c] = await Promise.all([
+    startOpenAiFixture(),
+    startAnthropicFixture(),
+    startOpenAiFixture({ key: 'sk-fixture-us-abcdefghijklmnopqrstuvwxyz' }),
+  ]);
   registry = [
-    { id: 'alpha', kind: 'openai', base_url: a.baseUrl, api_key_env: 'KEY_ALPHA', models: ['m-small'], tags: ['eu'], enabled: true },
-    { id: 'beta', kind: 'anthropic', base_url: b.baseUrl, api_key_env: 'KEY_BETA', models: ['m-small'], tags: ['eu'], enabled: true },
-    { id: 'gamma', kind: 'openai', base_url: c.baseUrl, api_key_env: 'KEY_GAMMA', models: ['m-small'], tags: ['us'], enabled: true },
+    {
+      id: 'alpha',
+      kind: 'openai',
+      base_url: a.baseUrl,
+      api_key_env: 'KEY_ALPHA',
+      models: ['m-small'],
+      tags: ['eu'],
+      enabled: true,
+    },
+    {
+      id: 'beta',
+      kind: 'anthropic',
+      base_url: b.baseUrl,
+      api_key_env: 'KEY_BETA',
+      models: ['m-small'],
+      tags: ['eu'],
+      enabled: true,
+    },
+    {
+      id: 'gamma',
+      kind: 'openai',
+      base_url: c.baseUrl,
+      api_key_env: 'KEY_GAMMA',
+      models: ['m-small'],
+      tags: ['us'],
+      enabled: true,
+    },
   ];
   env = { KEY_ALPHA: a.key, KEY_BETA: b.key, KEY_GAMMA: c.key };
 });
@@ -39,10 +71,20 @@ beforeEach(() => {
 const call =
   (stream = false, keys: Record<string, string> = env) =>
   (r: Route, signal: AbortSignal | undefined): Promise<ProviderOutcome> =>
-    callProvider(r.provider, { model: r.model, max_tokens: 32, stream, messages: [{ role: 'user', content: 'ping' }] }, { env: keys, ...(signal ? { signal } : {}) });
+    callProvider(
+      r.provider,
+      { model: r.model, max_tokens: 32, stream, messages: [{ role: 'user', content: 'ping' }] },
+      { env: keys, ...(signal ? { signal } : {}) },
+    );
 
 function routes(policy = OPEN_POLICY, breakers?: BreakerBoard): Route[] {
-  const p = planRoutes({ providers: registry, policy, request: { model: 'm-small' }, now: Date.now(), ...(breakers ? { breaker: (id) => breakers.view(id) } : {}) });
+  const p = planRoutes({
+    providers: registry,
+    policy,
+    request: { model: 'm-small' },
+    now: Date.now(),
+    ...(breakers ? { breaker: (id) => breakers.view(id) } : {}),
+  });
   if (!p.ok) throw new Error(p.message);
   return p.routes;
 }
@@ -74,10 +116,19 @@ describe('executeRoutes', () => {
     a.script({ kind: 'rate_limited', retry_after: '9' });
     b.script({ kind: 'slow', delay_ms: 5_000 });
     c.script({ kind: 'rate_limited', retry_after: '4' });
-    const r = await run({ call: (route, signal) => callProvider(route.provider, { model: route.model, max_tokens: 8, messages: [{ role: 'user', content: 'x' }] }, { env, timeoutMs: 200, ...(signal ? { signal } : {}) }) });
+    const r = await run({
+      call: (route, signal) =>
+        callProvider(
+          route.provider,
+          { model: route.model, max_tokens: 8, messages: [{ role: 'user', content: 'x' }] },
+          { env, timeoutMs: 200, ...(signal ? { signal } : {}) },
+        ),
+    });
     expect(r).toMatchObject({ ok: false, outcome: 'all_failed', code: 'provider_unavailable', retry_after_s: 4 });
     expect(r.hops.map((h) => h.kind)).toEqual(['rate_limited', 'timeout', 'rate_limited']);
-    expect(!r.ok && 'message' in r && r.message).toBe('every allowed AI provider failed: alpha (rate limited), beta (timed out), gamma (rate limited)');
+    expect(!r.ok && 'message' in r && r.message).toBe(
+      'every allowed AI provider failed: alpha (rate limited), beta (timed out), gamma (rate limited)',
+    );
   });
 
   it('stops at a request every provider would refuse, without spending more quota on it', async () => {
@@ -102,7 +153,8 @@ describe('executeRoutes', () => {
         seen.push(`before ${hop} ${route.provider.id}`);
         if (hop === 1) throw refusal;
       },
-      afterHop: (route, out, hop) => void seen.push(`after ${hop} ${route.provider.id} ${out.ok ? 'ok' : out.failure.kind} in=${out.tokens_input}`),
+      afterHop: (route, out, hop) =>
+        void seen.push(`after ${hop} ${route.provider.id} ${out.ok ? 'ok' : out.failure.kind} in=${out.tokens_input}`),
     });
     expect(r).toMatchObject({ ok: false, outcome: 'stopped' });
     expect(!r.ok && r.outcome === 'stopped' && r.error).toBe(refusal);
@@ -114,7 +166,10 @@ describe('executeRoutes', () => {
   it('reports the usage of the hop that answered, and of a partial stream that failed', async () => {
     a.script({ kind: 'disconnect' });
     const settled: number[] = [];
-    const r = await run({ call: call(true), afterHop: (_r, out) => void settled.push(out.tokens_input + out.tokens_output) });
+    const r = await run({
+      call: call(true),
+      afterHop: (_r, out) => void settled.push(out.tokens_input + out.tokens_output),
+    });
     expect(r.ok && r.tokens_input).toBe(1);
     expect(settled.length).toBe(2);
     expect(settled.every((n) => n > 0)).toBe(true);
@@ -160,7 +215,10 @@ describe('executeRoutes', () => {
     const wrong = 'sk-wrong-but-secret-0123456789ABCDEF';
     b.script({ kind: 'rate_limited' });
     const lines: string[] = [];
-    const r = await run({ call: call(false, { KEY_ALPHA: wrong, KEY_BETA: b.key, KEY_GAMMA: c.key }), log: { warn: (m, f) => lines.push(`${m} ${JSON.stringify(f)}`) } });
+    const r = await run({
+      call: call(false, { KEY_ALPHA: wrong, KEY_BETA: b.key, KEY_GAMMA: c.key }),
+      log: { warn: (m, f) => lines.push(`${m} ${JSON.stringify(f)}`) },
+    });
     expect(r.ok).toBe(true);
     expect(lines.length).toBe(2);
     const everything = JSON.stringify(r) + lines.join('\n');

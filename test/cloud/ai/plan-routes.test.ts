@@ -7,7 +7,15 @@ import { AccountAiPolicy, ModelClasses, OPEN_POLICY } from '../../../cloud/ai/ro
 // The routing policy as a pure function: registry x account policy x request x breakers.
 
 const provider = (id: string, models: string[], tags: string[], over: Partial<ProviderRecord> = {}): ProviderRecord =>
-  ProviderRecord.parse({ id, kind: id.startsWith('claude') ? 'anthropic' : 'openai', base_url: `https://${id}.example/v1`, api_key_env: `KEY_${id.toUpperCase().replace(/-/g, '_')}`, models, tags, ...over });
+  ProviderRecord.parse({
+    id,
+    kind: id.startsWith('claude') ? 'anthropic' : 'openai',
+    base_url: `https://${id}.example/v1`,
+    api_key_env: `KEY_${id.toUpperCase().replace(/-/g, '_')}`,
+    models,
+    tags,
+    ...over,
+  });
 
 const registry = [
   provider('openai-us', ['gpt-4o', 'gpt-4o-mini'], ['us', 'approved']),
@@ -17,7 +25,8 @@ const registry = [
 ];
 const classes = ModelClasses.parse({ fast: ['gpt-4o-mini', 'claude-haiku'], default: ['claude-haiku', 'gpt-4o-mini'] });
 
-const plan = (over: Partial<PlanInput> = {}) => planRoutes({ providers: registry, policy: OPEN_POLICY, request: {}, classes, now: 0, ...over });
+const plan = (over: Partial<PlanInput> = {}) =>
+  planRoutes({ providers: registry, policy: OPEN_POLICY, request: {}, classes, now: 0, ...over });
 const routeIds = (p: ReturnType<typeof plan>) => (p.ok ? p.routes.map((r) => `${r.provider.id}/${r.model}`) : p.code);
 
 describe('planRoutes', () => {
@@ -48,14 +57,22 @@ describe('planRoutes', () => {
   });
 
   it('expands a model class in its order, and uses the default class when no model is named', () => {
-    expect(routeIds(plan({ request: { model: 'fast' } }))).toEqual(['openai-us/gpt-4o-mini', 'openai-eu/gpt-4o-mini', 'claude-eu/claude-haiku']);
+    expect(routeIds(plan({ request: { model: 'fast' } }))).toEqual([
+      'openai-us/gpt-4o-mini',
+      'openai-eu/gpt-4o-mini',
+      'claude-eu/claude-haiku',
+    ]);
     const p = plan({ request: {} });
     expect(routeIds(p)).toEqual(['openai-us/gpt-4o-mini', 'openai-eu/gpt-4o-mini', 'claude-eu/claude-haiku']);
     expect(p.reasons).toContain('no model requested: class default (claude-haiku, gpt-4o-mini)');
   });
 
   it("uses each provider's first model when there is no default class", () => {
-    expect(routeIds(plan({ classes: {}, request: {} }))).toEqual(['openai-us/gpt-4o', 'openai-eu/gpt-4o-mini', 'claude-eu/claude-haiku']);
+    expect(routeIds(plan({ classes: {}, request: {} }))).toEqual([
+      'openai-us/gpt-4o',
+      'openai-eu/gpt-4o-mini',
+      'claude-eu/claude-haiku',
+    ]);
   });
 
   it("puts the account's fallback order first, the rest after in registry order", () => {
@@ -73,10 +90,17 @@ describe('planRoutes', () => {
   it('with no provider registered, or every one switched off, refuses as provider_unavailable naming what the operator does, not the policy', () => {
     const none = plan({ providers: [], request: {} });
     expect(none).toMatchObject({ ok: false, code: 'provider_unavailable', retry_after_s: 60 });
-    expect(!none.ok && none.message).toMatch(/no AI provider is configured on this gateway: the operator adds one with `gatehouse-cloud providers add /);
-    const off = plan({ providers: [provider('openai-us', ['gpt-4o'], [], { enabled: false }), registry[3]!], request: { model: 'gpt-4o' } });
+    expect(!none.ok && none.message).toMatch(
+      /no AI provider is configured on this gateway: the operator adds one with `gatehouse-cloud providers add /,
+    );
+    const off = plan({
+      providers: [provider('openai-us', ['gpt-4o'], [], { enabled: false }), registry[3]!],
+      request: { model: 'gpt-4o' },
+    });
     expect(off).toMatchObject({ ok: false, code: 'provider_unavailable' });
-    expect(!off.ok && off.message).toMatch(/switched off \(openai-us, local-lab\): the operator switches one on with `gatehouse-cloud providers enable ID`/);
+    expect(!off.ok && off.message).toMatch(
+      /switched off \(openai-us, local-lab\): the operator switches one on with `gatehouse-cloud providers enable ID`/,
+    );
   });
 
   it('refuses as forbidden when the policy excludes every route that offers the model', () => {
@@ -87,7 +111,8 @@ describe('planRoutes', () => {
   });
 
   it('does not mistake Object.prototype names for model classes', () => {
-    for (const model of ['constructor', 'toString', 'hasOwnProperty']) expect(plan({ request: { model } })).toMatchObject({ ok: false, code: 'invalid_value' });
+    for (const model of ['constructor', 'toString', 'hasOwnProperty'])
+      expect(plan({ request: { model } })).toMatchObject({ ok: false, code: 'invalid_value' });
   });
 
   it('skips a provider whose breaker is open, and notes a half-open one', () => {
@@ -97,7 +122,9 @@ describe('planRoutes', () => {
     breakers.failure('openai-us');
     const p = plan({ request: { model: 'gpt-4o-mini' }, breaker: (id) => breakers.view(id), now });
     expect(routeIds(p)).toEqual(['openai-eu/gpt-4o-mini']);
-    expect(p.reasons).toContain('openai-us: skipped, cooling down after 2 consecutive failures until 1970-01-01T00:00:30.000Z');
+    expect(p.reasons).toContain(
+      'openai-us: skipped, cooling down after 2 consecutive failures until 1970-01-01T00:00:30.000Z',
+    );
     now = 30_000;
     const later = plan({ request: { model: 'gpt-4o-mini' }, breaker: (id) => breakers.view(id), now });
     expect(routeIds(later)).toEqual(['openai-us/gpt-4o-mini', 'openai-eu/gpt-4o-mini']);

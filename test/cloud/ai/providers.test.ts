@@ -5,7 +5,11 @@ import { callProvider, type CallOptions, type ProviderTarget } from '../../../cl
 import type { ProviderOutcome } from '../../../cloud/ai/providers/outcome.ts';
 import type { GenerateInput } from '../../../cloud/ai/providers/wire-format.ts';
 import { fixtureUsage } from '../../fixtures/ai-providers/behaviours.ts';
-import { startAnthropicFixture, startOpenAiFixture, type FixtureProvider } from '../../fixtures/ai-providers/fixture-provider.ts';
+import {
+  startAnthropicFixture,
+  startOpenAiFixture,
+  type FixtureProvider,
+} from '../../fixtures/ai-providers/fixture-provider.ts';
 
 // The two real adapters against local servers that speak each provider's wire
 // format, streaming off and on, through every way a provider call can end.
@@ -22,7 +26,10 @@ const input = (over: Partial<GenerateInput> = {}): GenerateInput => ({
 const INPUT_CHARS = 'Be brief.'.length + 'Say hello'.length;
 
 function target(fx: FixtureProvider): { provider: ProviderTarget; opts: CallOptions } {
-  return { provider: { id: `fx-${fx.kind}`, kind: fx.kind, base_url: fx.baseUrl, api_key_env: 'GATEHOUSE_TEST_AI_KEY' }, opts: { env: { GATEHOUSE_TEST_AI_KEY: fx.key } } };
+  return {
+    provider: { id: `fx-${fx.kind}`, kind: fx.kind, base_url: fx.baseUrl, api_key_env: 'GATEHOUSE_TEST_AI_KEY' },
+    opts: { env: { GATEHOUSE_TEST_AI_KEY: fx.key } },
+  };
 }
 
 /** Nothing an adapter answers may carry the key or a recognisable piece of it. */
@@ -55,7 +62,14 @@ describe.each(kinds)('%s adapter', (kind, start) => {
       const deltas: string[] = [];
       const out = await call({ stream }, { onText: (d) => deltas.push(d) });
       const usage = fixtureUsage(INPUT_CHARS, 'echo: Say hello');
-      expect(out).toEqual({ ok: true, text: 'echo: Say hello', model: 'model-a', tokens_input: usage.input, tokens_output: usage.output, estimated: false });
+      expect(out).toEqual({
+        ok: true,
+        text: 'echo: Say hello',
+        model: 'model-a',
+        tokens_input: usage.input,
+        tokens_output: usage.output,
+        estimated: false,
+      });
       if (stream) expect(deltas.join('')).toBe('echo: Say hello');
       else expect(deltas).toEqual([]);
     });
@@ -82,19 +96,36 @@ describe.each(kinds)('%s adapter', (kind, start) => {
     it('estimates usage when the provider reports none, and says so', async () => {
       fx.script({ kind: 'success', text: 'twelve chars', usage: null });
       const out = await call({ stream });
-      expect(out).toMatchObject({ ok: true, text: 'twelve chars', estimated: true, tokens_input: Math.ceil(INPUT_CHARS / 4), tokens_output: 3 });
+      expect(out).toMatchObject({
+        ok: true,
+        text: 'twelve chars',
+        estimated: true,
+        tokens_input: Math.ceil(INPUT_CHARS / 4),
+        tokens_output: 3,
+      });
     });
 
     it('maps 429 to a retryable rate_limited failure with Retry-After', async () => {
       fx.script({ kind: 'rate_limited', retry_after: '7' });
       const out = await call({ stream });
-      expect(out).toMatchObject({ ok: false, failure: { kind: 'rate_limited', retryable: true, status: 429, retry_after_s: 7 }, tokens_input: 0, tokens_output: 0 });
+      expect(out).toMatchObject({
+        ok: false,
+        failure: { kind: 'rate_limited', retryable: true, status: 429, retry_after_s: 7 },
+        tokens_input: 0,
+        tokens_output: 0,
+      });
     });
 
     it('maps 5xx (and 529 overloaded) to a retryable server_error', async () => {
       fx.script({ kind: 'server_error' }, { kind: 'server_error', status: 529 });
-      expect(await call({ stream })).toMatchObject({ ok: false, failure: { kind: 'server_error', retryable: true, status: 500 } });
-      expect(await call({ stream })).toMatchObject({ ok: false, failure: { kind: 'server_error', retryable: true, status: 529 } });
+      expect(await call({ stream })).toMatchObject({
+        ok: false,
+        failure: { kind: 'server_error', retryable: true, status: 500 },
+      });
+      expect(await call({ stream })).toMatchObject({
+        ok: false,
+        failure: { kind: 'server_error', retryable: true, status: 529 },
+      });
     });
 
     it('maps a body it cannot read to a retryable malformed failure', async () => {
@@ -162,7 +193,10 @@ describe.each(kinds)('%s adapter', (kind, start) => {
 
   it('refuses an answer larger than the cap', async () => {
     fx.script({ kind: 'success', text: 'y'.repeat(50_000) });
-    expect(await call({}, { maxAnswerBytes: 10_000 })).toMatchObject({ ok: false, failure: { kind: 'malformed', retryable: true } });
+    expect(await call({}, { maxAnswerBytes: 10_000 })).toMatchObject({
+      ok: false,
+      failure: { kind: 'malformed', retryable: true },
+    });
   });
 
   it('says the key is not configured when its environment variable is empty, naming the variable only', async () => {
@@ -182,7 +216,13 @@ describe.each(kinds)('%s adapter', (kind, start) => {
   });
 
   it('never puts the key in any outcome', async () => {
-    fx.script({ kind: 'rate_limited' }, { kind: 'server_error' }, { kind: 'malformed' }, { kind: 'disconnect' }, { kind: 'bad_request' });
+    fx.script(
+      { kind: 'rate_limited' },
+      { kind: 'server_error' },
+      { kind: 'malformed' },
+      { kind: 'disconnect' },
+      { kind: 'bad_request' },
+    );
     for (let i = 0; i < 6; i++) expectNoKey(await call({ stream: i % 2 === 0 }), fx.key);
   });
 });
@@ -197,7 +237,11 @@ describe('network failures', () => {
   });
 
   it('maps a refused connection to a retryable network failure', async () => {
-    const out = await callProvider({ id: 'gone', kind: 'openai', base_url: `http://127.0.0.1:${closedPort}/v1`, api_key_env: 'K' }, input(), { env: { K: 'sk-0123456789abcdef' } });
+    const out = await callProvider(
+      { id: 'gone', kind: 'openai', base_url: `http://127.0.0.1:${closedPort}/v1`, api_key_env: 'K' },
+      input(),
+      { env: { K: 'sk-0123456789abcdef' } },
+    );
     expect(out).toMatchObject({ ok: false, failure: { kind: 'network', retryable: true } });
   });
 });

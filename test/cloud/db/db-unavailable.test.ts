@@ -5,7 +5,7 @@ import { CloudError } from '../../../cloud/errors.ts';
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
 
 describe('isConnectionFault', () => {
-  it('knows the database being away: SQLSTATE 08xxx and 57P01-03, socket errors, the drivers\' words', () => {
+  it("knows the database being away: SQLSTATE 08xxx and 57P01-03, socket errors, the drivers' words", () => {
     for (const e of [
       withCode('terminating connection due to administrator command', '57P01'),
       withCode('the database system is starting up', '57P03'),
@@ -15,20 +15,27 @@ describe('isConnectionFault', () => {
       new Error('Client has encountered a connection error and is not queryable'),
       new Error('timeout exceeded when trying to connect'),
       new Error('PGlite is closed'),
-    ]) expect(isConnectionFault(e), e.message).toBe(true);
+    ])
+      expect(isConnectionFault(e), e.message).toBe(true);
   });
-  it('leaves statement errors and the service\'s own refusals alone', () => {
-    for (const e of [withCode('duplicate key value', '23505'), withCode('deadlock detected', '40P01'), new CloudError('quota_exceeded', 'Connection terminated unexpectedly (a message that happens to say so)'), new Error('a bug')]) {
+  it("leaves statement errors and the service's own refusals alone", () => {
+    for (const e of [
+      withCode('duplicate key value', '23505'),
+      withCode('deadlock detected', '40P01'),
+      new CloudError('quota_exceeded', 'Connection terminated unexpectedly (a message that happens to say so)'),
+      new Error('a bug'),
+    ]) {
       expect(isConnectionFault(e), e.message).toBe(false);
       expect(asDbFault(e)).toBe(e);
     }
   });
-  it('classifies a server error by its SQLSTATE alone: its message may quote a value (a caller\'s text), and 08P01 is a bug of ours', () => {
+  it("classifies a server error by its SQLSTATE alone: its message may quote a value (a caller's text), and 08P01 is a bug of ours", () => {
     for (const e of [
       withCode('invalid input syntax for type integer: "Connection terminated unexpectedly"', '22P02'),
       withCode('value too long: "PGlite is closed"', '22001'),
       withCode('bind message supplies 3 parameters, but prepared statement "" requires 2', '08P01'),
-    ]) expect(isConnectionFault(e), e.message).toBe(false);
+    ])
+      expect(isConnectionFault(e), e.message).toBe(false);
     expect(isConnectionFault(withCode('broken pipe', 'EPIPE'))).toBe(true);
   });
   it('as DatabaseUnavailable: 503 gateway_unavailable with Retry-After, the driver text kept for the log only', () => {

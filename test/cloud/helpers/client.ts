@@ -10,21 +10,32 @@ export interface Answer {
 }
 
 /** One raw HTTP exchange (node:http, so a test controls every byte and header). */
-export function rawRequest(url: string, method: string, headers: Record<string, string>, body?: string | Buffer): Promise<Answer> {
+export function rawRequest(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: string | Buffer,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          // not JSON: the test sees the text
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed });
-      });
-    });
+    const req = request(
+      url,
+      { method, headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res
+          .on('data', (c: Buffer) => chunks.push(c))
+          .on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let parsed: unknown = text;
+            try {
+              parsed = JSON.parse(text);
+            } catch {
+              // not JSON: the test sees the text
+            }
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed });
+          });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -56,7 +67,8 @@ export class SiteClient {
     const signed = signHeaders(this.creds, { method, url, body, created: o.created, nonce: o.nonce });
     const sentUrl = o.tamper?.query !== undefined ? `${this.gatewayUrl}/${path}?${o.tamper.query}` : url;
     const sentBody = o.tamper?.body ?? body;
-    const idem: Record<string, string> = path === 'usage/record' ? { 'Idempotency-Key': o.idempotencyKey ?? randomUUID() } : {};
+    const idem: Record<string, string> =
+      path === 'usage/record' ? { 'Idempotency-Key': o.idempotencyKey ?? randomUUID() } : {};
     return rawRequest(sentUrl, method, { ...signed, ...idem, ...o.headers }, sentBody);
   }
 
@@ -64,7 +76,11 @@ export class SiteClient {
   post = (path: string, body?: unknown, o?: CallOptions) => this.call('POST', path, { ...o, body });
 }
 
-export async function register(gatewayUrl: string, environment: 'production' | 'staging' = 'production', url = 'https://site.example'): Promise<SiteClient> {
+export async function register(
+  gatewayUrl: string,
+  environment: 'production' | 'staging' = 'production',
+  url = 'https://site.example',
+): Promise<SiteClient> {
   const r = await rawRequest(`${gatewayUrl}/sites/register`, 'POST', {}, JSON.stringify({ url, environment }));
   if (r.status !== 200) throw new Error(`register failed: ${r.status} ${JSON.stringify(r.body)}`);
   return new SiteClient(gatewayUrl, { site_id: r.body.site_id, key_id: r.body.key_id, secret: r.body.secret });

@@ -36,8 +36,13 @@ export async function freshDatabaseUrl(): Promise<string> {
  * seconds on a busy machine), loading a dump a fraction of that.
  */
 async function pgliteTemplate(): Promise<Blob> {
-  const pgliteVersion = JSON.parse(await readFile(join(import.meta.dirname, '../../../node_modules/@electric-sql/pglite/package.json'), 'utf8')).version;
-  const schema = createHash('sha256').update(MIGRATIONS.map((m) => m.sql).join('\n')).digest('hex').slice(0, 12);
+  const pgliteVersion = JSON.parse(
+    await readFile(join(import.meta.dirname, '../../../node_modules/@electric-sql/pglite/package.json'), 'utf8'),
+  ).version;
+  const schema = createHash('sha256')
+    .update(MIGRATIONS.map((m) => m.sql).join('\n'))
+    .digest('hex')
+    .slice(0, 12);
   const file = join(tmpdir(), `gatehouse-cloud-pglite-${pgliteVersion}-${schema}.tar`);
   try {
     return new Blob([await readFile(file)]);

@@ -14,10 +14,22 @@ export class NodeExecutor extends HttpExecutor<http.ClientRequest> {
   /** As ElectronHttpExecutor.download: the body goes through builder-util-runtime's sha512 check into the file. */
   download(url: URL, destination: string, options: DownloadOptions): Promise<string> {
     return options.cancellationToken.createPromise((resolve, reject, onCancel) => {
-      const requestOptions: http.RequestOptions = { headers: (options.headers as http.OutgoingHttpHeaders) || undefined };
+      const requestOptions: http.RequestOptions = {
+        headers: (options.headers as http.OutgoingHttpHeaders) || undefined,
+      };
       configureRequestUrl(url, requestOptions);
       configureRequestOptions(requestOptions);
-      this.doDownload(requestOptions, { destination, options, onCancel, callback: (e) => (e == null ? resolve(destination) : reject(e)), responseHandler: null }, 0);
+      this.doDownload(
+        requestOptions,
+        {
+          destination,
+          options,
+          onCancel,
+          callback: (e) => (e == null ? resolve(destination) : reject(e)),
+          responseHandler: null,
+        },
+        0,
+      );
     });
   }
 }
@@ -42,7 +54,10 @@ export async function testUpdater(dir: string, platform: NodeJS.Platform, feedUr
     onQuit: () => undefined,
   };
   const u = new AppImageUpdater(undefined, app);
-  const internals = u as unknown as { httpExecutor: HttpExecutor<http.ClientRequest>; _testOnlyOptions: { platform: NodeJS.Platform } };
+  const internals = u as unknown as {
+    httpExecutor: HttpExecutor<http.ClientRequest>;
+    _testOnlyOptions: { platform: NodeJS.Platform };
+  };
   internals.httpExecutor = new NodeExecutor();
   internals._testOnlyOptions = { platform };
   u.logger = null;

@@ -46,7 +46,8 @@ export async function createPgCluster(): Promise<PgCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'gh-pg-'));
   const root = process.getuid?.() === 0;
   if (root) {
-    if (spawnSync('id', ['-u', 'postgres']).status !== 0) execFileSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres']);
+    if (spawnSync('id', ['-u', 'postgres']).status !== 0)
+      execFileSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres']);
     chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), 0);
   }
   chmodSync(dir, 0o700);
@@ -60,7 +61,8 @@ export async function createPgCluster(): Promise<PgCluster> {
   const opts = `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories=${dir} -c fsync=off -c full_page_writes=off`;
   const cluster: PgCluster = {
     url: `postgresql://gatehouse@127.0.0.1:${port}/postgres`,
-    start: () => run('pg_ctl', ['-D', join(dir, 'data'), '-l', join(dir, 'server.log'), '-w', '-t', '60', '-o', opts, 'start']),
+    start: () =>
+      run('pg_ctl', ['-D', join(dir, 'data'), '-l', join(dir, 'server.log'), '-w', '-t', '60', '-o', opts, 'start']),
     crash: () => run('pg_ctl', ['-D', join(dir, 'data'), '-m', 'immediate', 'stop']),
     remove: () => {
       try {

@@ -4,8 +4,14 @@ import { join } from 'node:path';
 export const CLOUD_BIN = join(import.meta.dirname, '../../../bin/gatehouse-cloud.mjs');
 
 /** `gatehouse-cloud serve --port 0 --json ...args` as a child, once it has printed its addresses; what it logs is kept. */
-export async function spawnServe(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; gateway: string; log: () => string }> {
-  const child = spawn(process.execPath, [CLOUD_BIN, 'serve', '--port', '0', '--json', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function spawnServe(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ child: ChildProcess; gateway: string; log: () => string }> {
+  const child = spawn(process.execPath, [CLOUD_BIN, 'serve', '--port', '0', '--json', ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let log = '';
   child.stdout!.on('data', (c: Buffer) => (out += c));

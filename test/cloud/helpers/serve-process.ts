@@ -15,11 +15,40 @@ export interface ServeProcess {
 }
 
 /** The real `gatehouse-cloud serve` in a child process, on a free port, rate limits off; resolves once it prints its addresses. */
-export async function spawnServe(dataDir: string, extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--json', '--log-level', 'warn', '--rate-limit-address', '0', '--rate-limit-site', '0', '--rate-limit-register', '0', ...extraArgs], {
-    env: { ...process.env, GATEHOUSE_CLOUD_DATA_DIR: dataDir, GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY, DATABASE_URL: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export async function spawnServe(
+  dataDir: string,
+  extraArgs: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<ServeProcess> {
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'serve',
+      '--port',
+      '0',
+      '--json',
+      '--log-level',
+      'warn',
+      '--rate-limit-address',
+      '0',
+      '--rate-limit-site',
+      '0',
+      '--rate-limit-register',
+      '0',
+      ...extraArgs,
+    ],
+    {
+      env: {
+        ...process.env,
+        GATEHOUSE_CLOUD_DATA_DIR: dataDir,
+        GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY,
+        DATABASE_URL: '',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
   child.stdout!.on('data', (c: Buffer) => (out += c));

@@ -26,7 +26,14 @@ export function contentDigest(body: Buffer): string {
   return `sha-256=:${createHash('sha256').update(body).digest('base64')}:`;
 }
 
-export function signatureBaseFromDesign(method: string, authority: string, path: string, rawQuery: string, digest: string, paramsLine: string): string {
+export function signatureBaseFromDesign(
+  method: string,
+  authority: string,
+  path: string,
+  rawQuery: string,
+  digest: string,
+  paramsLine: string,
+): string {
   // "lines joined by \n, no trailing newline"
   return [
     `"@method": ${method}`,
@@ -45,7 +52,14 @@ export function signHeaders(creds: SiteCredentials, o: SignOptions): Record<stri
   const created = o.created ?? Math.floor(Date.now() / 1000);
   const nonce = o.nonce ?? randomBytes(16).toString('base64url');
   const params = `("@method" "@authority" "@path" "@query" "content-digest");created=${created};nonce="${nonce}";keyid="${creds.key_id}";alg="hmac-sha256"`;
-  const base = signatureBaseFromDesign(o.method.toUpperCase(), u.host, u.pathname, u.search.replace(/^\?/, ''), digest, params);
+  const base = signatureBaseFromDesign(
+    o.method.toUpperCase(),
+    u.host,
+    u.pathname,
+    u.search.replace(/^\?/, ''),
+    digest,
+    params,
+  );
   const mac = createHmac('sha256', Buffer.from(creds.secret, 'utf8')).update(base).digest('base64');
   return { 'Content-Digest': digest, 'Signature-Input': `gatehouse=${params}`, Signature: `gatehouse=:${mac}:` };
 }

@@ -15,16 +15,29 @@ describe('probes', () => {
     expect((await rawRequest(`${h.svc.baseUrl}/health/live`, 'GET', {})).status).toBe(200);
     expect((await rawRequest(`${h.svc.baseUrl}/health/ready`, 'GET', {})).status).toBe(200);
     const newest = MIGRATIONS.at(-1)!;
-    const row = (await h.svc.ctx.db.query<{ name: string; applied_at: string }>('SELECT name, applied_at FROM cloud_schema_migrations WHERE version = $1', [newest.version])).rows[0]!;
+    const row = (
+      await h.svc.ctx.db.query<{ name: string; applied_at: string }>(
+        'SELECT name, applied_at FROM cloud_schema_migrations WHERE version = $1',
+        [newest.version],
+      )
+    ).rows[0]!;
     await h.svc.ctx.db.query('DELETE FROM cloud_schema_migrations WHERE version = $1', [newest.version]);
     try {
       const ready = await rawRequest(`${h.svc.baseUrl}/health/ready`, 'GET', {});
-      expect([ready.status, ready.body.error.code, ready.headers['retry-after']]).toEqual([503, 'gateway_unavailable', '5']);
+      expect([ready.status, ready.body.error.code, ready.headers['retry-after']]).toEqual([
+        503,
+        'gateway_unavailable',
+        '5',
+      ]);
       expect(ready.body.error.message).toMatch(new RegExp(`needs ${newest.version}`));
       expect((await rawRequest(`${h.gateway}/health`, 'GET', {})).status).toBe(503);
       expect((await rawRequest(`${h.svc.baseUrl}/health/live`, 'GET', {})).status).toBe(200);
     } finally {
-      await h.svc.ctx.db.query('INSERT INTO cloud_schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [newest.version, row.name, row.applied_at]);
+      await h.svc.ctx.db.query('INSERT INTO cloud_schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+        newest.version,
+        row.name,
+        row.applied_at,
+      ]);
     }
     expect((await rawRequest(`${h.svc.baseUrl}/health/ready`, 'GET', {})).status).toBe(200);
   });

@@ -7,7 +7,13 @@ import { CancellationToken } from 'builder-util-runtime';
 import { parseUpdateInfo, resolveFiles } from 'electron-updater/out/providers/Provider.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ReleaseFile, ReleaseManifest } from '../../../main/contract/cloud/updates.ts';
-import { buildUpdateInfo, feedFileName, feedYaml, parseFeedFileName, type FeedTarget } from '../../../cloud/updates/feed.ts';
+import {
+  buildUpdateInfo,
+  feedFileName,
+  feedYaml,
+  parseFeedFileName,
+  type FeedTarget,
+} from '../../../cloud/updates/feed.ts';
 import { sha512Base64 } from '../../../cloud/updates/file-hash.ts';
 import { buildManifest } from '../../../cloud/updates/manifest.ts';
 import { NodeExecutor, testUpdater } from '../helpers/electron-updater.ts';
@@ -17,7 +23,8 @@ import { NodeExecutor, testUpdater } from '../helpers/electron-updater.ts';
 // desktop app runs) asking a local HTTP server for the channel file, applying
 // the version and staged-rollout rules, and verifying a download's sha512.
 
-const bytesOf = (seed: number, n: number): Buffer => Buffer.from(Array.from({ length: n }, (_, i) => (i * seed + 11) & 0xff));
+const bytesOf = (seed: number, n: number): Buffer =>
+  Buffer.from(Array.from({ length: n }, (_, i) => (i * seed + 11) & 0xff));
 const BLOBS: Record<string, Buffer> = {
   'Gatehouse-1.4.0.AppImage': bytesOf(3, 40_000),
   'Gatehouse-1.4.0-arm64.AppImage': bytesOf(5, 30_000),
@@ -36,8 +43,24 @@ const PLATFORM: Record<string, Pick<ReleaseFile, 'platform' | 'arch'>> = {
 const fileName = (n: string): string => n.replace(/ /g, '-');
 
 function manifest(staging = 100): ReleaseManifest {
-  const files = Object.entries(BLOBS).map(([n, b]) => ({ name: fileName(n), ...PLATFORM[n]!, size: b.length, sha512: sha512Base64(b) }));
-  return buildManifest({ product: 'mcp', channel: 'stable', version: '1.4.0', released_at: '2026-03-01T10:00:00.000Z', staging_percentage: staging, notes: 'Faster approvals.\nFixes: "quotes" and: colons', files }, new Date('2026-03-01T10:05:00.000Z'));
+  const files = Object.entries(BLOBS).map(([n, b]) => ({
+    name: fileName(n),
+    ...PLATFORM[n]!,
+    size: b.length,
+    sha512: sha512Base64(b),
+  }));
+  return buildManifest(
+    {
+      product: 'mcp',
+      channel: 'stable',
+      version: '1.4.0',
+      released_at: '2026-03-01T10:00:00.000Z',
+      staging_percentage: staging,
+      notes: 'Faster approvals.\nFixes: "quotes" and: colons',
+      files,
+    },
+    new Date('2026-03-01T10:05:00.000Z'),
+  );
 }
 
 /** The feed as part 2 will serve it: channel files built from the manifest, release files by name. */
@@ -84,8 +107,16 @@ afterEach(() => {
 
 const targets: Array<[FeedTarget, string, string[]]> = [
   [{ channel: 'stable', platform: 'linux', arch: 'x64' }, 'latest-linux.yml', ['Gatehouse-1.4.0.AppImage']],
-  [{ channel: 'stable', platform: 'linux', arch: 'arm64' }, 'latest-linux-arm64.yml', ['Gatehouse-1.4.0-arm64.AppImage']],
-  [{ channel: 'stable', platform: 'mac', arch: 'universal' }, 'latest-mac.yml', ['Gatehouse-1.4.0-mac.zip', 'Gatehouse-1.4.0-arm64-mac.zip']],
+  [
+    { channel: 'stable', platform: 'linux', arch: 'arm64' },
+    'latest-linux-arm64.yml',
+    ['Gatehouse-1.4.0-arm64.AppImage'],
+  ],
+  [
+    { channel: 'stable', platform: 'mac', arch: 'universal' },
+    'latest-mac.yml',
+    ['Gatehouse-1.4.0-mac.zip', 'Gatehouse-1.4.0-arm64-mac.zip'],
+  ],
   [{ channel: 'stable', platform: 'win', arch: 'x64' }, 'latest.yml', ['Gatehouse-Setup-1.4.0.exe']],
   [{ channel: 'beta', platform: 'mac', arch: 'universal' }, 'beta-mac.yml', []],
 ];
@@ -97,7 +128,16 @@ describe('feed file names', () => {
   });
 
   it('is null for anything else', () => {
-    for (const n of ['latest.yaml', '../latest.yml', 'latest-linux-sparc.yml', 'Latest.yml', 'latest-win.yml', '.yml', 'latest.yml/x']) expect(parseFeedFileName(n)).toBeNull();
+    for (const n of [
+      'latest.yaml',
+      '../latest.yml',
+      'latest-linux-sparc.yml',
+      'Latest.yml',
+      'latest-win.yml',
+      '.yml',
+      'latest.yml/x',
+    ])
+      expect(parseFeedFileName(n)).toBeNull();
   });
 });
 
@@ -105,11 +145,17 @@ describe("electron-updater's own parser", () => {
   it.each(targets.slice(0, 4))('accepts %j (%s) and resolves its files with their sha512', (t, name, names) => {
     const yaml = feedYaml(buildUpdateInfo(current, t)!);
     const info = parseUpdateInfo(yaml, name, new URL(name, base));
-    expect(info).toMatchObject({ version: '1.4.0', releaseDate: '2026-03-01T10:00:00.000Z', stagingPercentage: 100, releaseNotes: 'Faster approvals.\nFixes: "quotes" and: colons' });
+    expect(info).toMatchObject({
+      version: '1.4.0',
+      releaseDate: '2026-03-01T10:00:00.000Z',
+      stagingPercentage: 100,
+      releaseNotes: 'Faster approvals.\nFixes: "quotes" and: colons',
+    });
     expect(info.path).toBe(names[0]);
     const resolved = resolveFiles(info, new URL(base));
     expect(resolved.map((f) => f.url.href)).toEqual(names.map((n) => new URL(n, base).href));
-    for (const f of resolved) expect(f.info.sha512).toBe(sha512Base64(Object.entries(BLOBS).find(([n]) => fileName(n) === f.info.url)![1]));
+    for (const f of resolved)
+      expect(f.info.sha512).toBe(sha512Base64(Object.entries(BLOBS).find(([n]) => fileName(n) === f.info.url)![1]));
     expect(info.sha512).toBe(resolved[0]!.info.sha512);
   });
 
@@ -150,6 +196,11 @@ describe("electron-updater's updater against the feed over HTTP", () => {
     await executor.download(url, dest, { sha512: file.sha512, cancellationToken: new CancellationToken() });
     expect((await readFile(dest)).equals(BLOBS['Gatehouse-1.4.0.AppImage']!)).toBe(true);
     tamper = true;
-    await expect(executor.download(url, join(dir, 'tampered.AppImage'), { sha512: file.sha512, cancellationToken: new CancellationToken() })).rejects.toThrow(/sha512 checksum mismatch/);
+    await expect(
+      executor.download(url, join(dir, 'tampered.AppImage'), {
+        sha512: file.sha512,
+        cancellationToken: new CancellationToken(),
+      }),
+    ).rejects.toThrow(/sha512 checksum mismatch/);
   });
 });

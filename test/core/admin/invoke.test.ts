@@ -1,5 +1,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ALL_ACTIONS, API_ACTIONS, PRINCIPALS, consoleSession, type AnyAction, type Principal } from '../../../main/contract/index.ts';
+import {
+  ALL_ACTIONS,
+  API_ACTIONS,
+  PRINCIPALS,
+  consoleSession,
+  type AnyAction,
+  type Principal,
+} from '../../../main/contract/index.ts';
 import { ADMIN_KEY_ACCOUNT } from '../../../main/store/vault-account.ts';
 import { openCore, type Core } from '../../helpers/core.ts';
 
@@ -11,7 +18,13 @@ beforeEach(async () => {
   core = await openCore();
 });
 
-const people: Principal[] = [PRINCIPALS.appConsole, PRINCIPALS.tray, PRINCIPALS.cliViaService, PRINCIPALS.cliDirect, consoleSession('ses_0123456789ab')];
+const people: Principal[] = [
+  PRINCIPALS.appConsole,
+  PRINCIPALS.tray,
+  PRINCIPALS.cliViaService,
+  PRINCIPALS.cliDirect,
+  consoleSession('ses_0123456789ab'),
+];
 
 /** Stage a page title change as an MCP client of `tokenId` would. */
 async function stage(tokenId: string, title = 'Staged title'): Promise<string> {
@@ -35,7 +48,7 @@ describe('invoke: who may call', () => {
     }
   });
 
-  it('refuses every admin action to a client token, even an administrator\'s, before looking at the input', async () => {
+  it("refuses every admin action to a client token, even an administrator's, before looking at the input", async () => {
     const { record } = await core.tokenFor('ops', 'administrator');
     const token = core.restPrincipal(record.id);
     const adminActions = ALL_ACTIONS.filter((a) => !('token' in API_ACTIONS[a].who));
@@ -63,12 +76,20 @@ describe('invoke: who may call', () => {
       expect((await core.invoke(action, {}, core.restPrincipal(full.record.id))).ok, action).toBe(true);
       expect((await core.invoke(action, {}, core.restPrincipal(readOnly.record.id))).ok, action).toBe(true);
       for (const t of [narrowed, byPlugin, editor, subscriber]) {
-        expect(await core.invoke(action, {}, core.restPrincipal(t.record.id)), `${action} ${t.user.role}`).toMatchObject({ ok: false, code: 'forbidden' });
+        expect(
+          await core.invoke(action, {}, core.restPrincipal(t.record.id)),
+          `${action} ${t.user.role}`,
+        ).toMatchObject({ ok: false, code: 'forbidden' });
       }
     }
     // state-changing local REST is for people only
-    expect(await core.invoke('pro.licenseActivate', {}, core.restPrincipal(full.record.id))).toMatchObject({ ok: false, code: 'forbidden' });
-    expect(await core.invoke('pro.licenseActivate', { license_key: `ghl_${'A'.repeat(32)}` }, PRINCIPALS.appConsole)).toMatchObject({ ok: false, code: 'gateway_unavailable', details: { retry_after: 3600 } });
+    expect(await core.invoke('pro.licenseActivate', {}, core.restPrincipal(full.record.id))).toMatchObject({
+      ok: false,
+      code: 'forbidden',
+    });
+    expect(
+      await core.invoke('pro.licenseActivate', { license_key: `ghl_${'A'.repeat(32)}` }, PRINCIPALS.appConsole),
+    ).toMatchObject({ ok: false, code: 'gateway_unavailable', details: { retry_after: 3600 } });
   });
 
   it('checks a token as it is now: revoked or demoted since its principal was built', async () => {
@@ -81,39 +102,67 @@ describe('invoke: who may call', () => {
   });
 
   it('refuses background jobs and legacy labels as callers', async () => {
-    expect(await core.invoke('settings.get', {}, PRINCIPALS.stagedExpiry)).toMatchObject({ ok: false, code: 'forbidden' });
-    expect(await core.invoke('settings.get', {}, { kind: 'legacy', label: 'admin' })).toMatchObject({ ok: false, code: 'forbidden' });
+    expect(await core.invoke('settings.get', {}, PRINCIPALS.stagedExpiry)).toMatchObject({
+      ok: false,
+      code: 'forbidden',
+    });
+    expect(await core.invoke('settings.get', {}, { kind: 'legacy', label: 'admin' })).toMatchObject({
+      ok: false,
+      code: 'forbidden',
+    });
   });
 
   it('gives login links to the CLI only, and only while a service listens', async () => {
-    expect(await core.invoke('console.loginLink', {}, PRINCIPALS.appConsole)).toMatchObject({ ok: false, code: 'forbidden' });
-    expect(await core.invoke('console.loginLink', {}, consoleSession('ses_0123456789ab'))).toMatchObject({ ok: false, code: 'forbidden' });
+    expect(await core.invoke('console.loginLink', {}, PRINCIPALS.appConsole)).toMatchObject({
+      ok: false,
+      code: 'forbidden',
+    });
+    expect(await core.invoke('console.loginLink', {}, consoleSession('ses_0123456789ab'))).toMatchObject({
+      ok: false,
+      code: 'forbidden',
+    });
     const link = await core.invoke('console.loginLink', {}, PRINCIPALS.cliViaService);
     expect(link.ok && link.data.url).toMatch(/^http:\/\/127\.0\.0\.1:7823\/console\/login\?code=[\w-]{32}$/);
     const code = new URL(link.ok ? link.data.url : 'x:').searchParams.get('code')!;
     expect(core.sessions.redeem(code)).not.toBeNull();
     expect(core.sessions.redeem(code)).toBeNull();
     const offline = await openCore({ consoleUrl: null });
-    expect(await offline.invoke('console.loginLink', {}, PRINCIPALS.cliDirect)).toMatchObject({ ok: false, code: 'service_unavailable' });
+    expect(await offline.invoke('console.loginLink', {}, PRINCIPALS.cliDirect)).toMatchObject({
+      ok: false,
+      code: 'service_unavailable',
+    });
   });
 
   it('ends only the calling console session on logout', async () => {
     const a = core.sessions.redeem(core.sessions.issueLoginCode())!;
     const b = core.sessions.redeem(core.sessions.issueLoginCode())!;
-    expect(await core.invoke('console.logout', {}, consoleSession(a.public_id))).toEqual({ ok: true, data: { ended: true } });
+    expect(await core.invoke('console.logout', {}, consoleSession(a.public_id))).toEqual({
+      ok: true,
+      data: { ended: true },
+    });
     expect(core.sessions.check(a.sid)).toBeNull();
     expect(core.sessions.check(b.sid)).toBe(b.public_id);
-    expect(await core.invoke('console.logout', {}, PRINCIPALS.cliViaService)).toMatchObject({ ok: false, code: 'forbidden' });
+    expect(await core.invoke('console.logout', {}, PRINCIPALS.cliViaService)).toMatchObject({
+      ok: false,
+      code: 'forbidden',
+    });
   });
 });
 
 describe('invoke: the input', () => {
   it('answers a bad input with invalid_value, the action and field in the message, every issue in details', async () => {
-    const r = await core.invoke('settings.update', { rate_limit: 'lots', approval_mode: 'robot' }, PRINCIPALS.appConsole);
+    const r = await core.invoke(
+      'settings.update',
+      { rate_limit: 'lots', approval_mode: 'robot' },
+      PRINCIPALS.appConsole,
+    );
     expect(r).toMatchObject({ ok: false, code: 'invalid_value' });
     if (r.ok) return;
     expect(r.message).toMatch(/^settings\.update: rate_limit: /);
-    expect((r.details as { issues: Array<{ path: string }> }).issues.map((i) => i.path)).toEqual(['rate_limit', 'approval_mode']);
+    expect((r.details as { issues: Array<{ path: string }> }).issues.map((i) => i.path)).toEqual([
+      'rate_limit',
+      'approval_mode',
+    ]);
     expect(core.settings.get().rate_limit).toBe(120);
   });
 
@@ -133,15 +182,23 @@ describe('invoke: the input', () => {
   });
 
   it('bounds what a token scope may name', async () => {
-    const r = await core.invoke('tokens.create', { label: 'wide', scope: { tools: Array.from({ length: 501 }, (_, i) => `t${i}`) } }, PRINCIPALS.appConsole);
+    const r = await core.invoke(
+      'tokens.create',
+      { label: 'wide', scope: { tools: Array.from({ length: 501 }, (_, i) => `t${i}`) } },
+      PRINCIPALS.appConsole,
+    );
     expect(r).toMatchObject({ ok: false, code: 'invalid_value' });
-    const long = await core.invoke('tokens.create', { label: 'long', scope: { tools: ['x'.repeat(129)] } }, PRINCIPALS.appConsole);
+    const long = await core.invoke(
+      'tokens.create',
+      { label: 'long', scope: { tools: ['x'.repeat(129)] } },
+      PRINCIPALS.appConsole,
+    );
     expect(long).toMatchObject({ ok: false, code: 'invalid_value' });
   });
 });
 
 describe('invoke: decisions record their principal', () => {
-  it('a person\'s confirm and discard carry the principal into decided_by and the audit entry', async () => {
+  it("a person's confirm and discard carry the principal into decided_by and the audit entry", async () => {
     const agent = await core.tokenFor('writer', 'editor');
     const first = await stage(agent.record.id, 'First');
     const second = await stage(agent.record.id, 'Second');
@@ -151,13 +208,24 @@ describe('invoke: decisions record their principal', () => {
     const discarded = await core.invoke('staged.discard', { id: second }, PRINCIPALS.cliDirect);
     expect(discarded.ok && discarded.data).toMatchObject({ status: 'discarded', decided_by: PRINCIPALS.cliDirect });
     const byResult = (r: string) => core.audit.entries.filter((e) => e.result === r);
-    expect(byResult('confirmed')).toEqual([expect.objectContaining({ staged_id: first, principal: session, request_id: 'req-console-1', user_id: agent.user.id })]);
-    expect(byResult('discarded')).toEqual([expect.objectContaining({ staged_id: second, principal: PRINCIPALS.cliDirect })]);
+    expect(byResult('confirmed')).toEqual([
+      expect.objectContaining({
+        staged_id: first,
+        principal: session,
+        request_id: 'req-console-1',
+        user_id: agent.user.id,
+      }),
+    ]);
+    expect(byResult('discarded')).toEqual([
+      expect.objectContaining({ staged_id: second, principal: PRINCIPALS.cliDirect }),
+    ]);
     // the staging entries name the agent's token as theirs
-    expect(byResult('staged').map((e) => e.principal)).toEqual([core.restPrincipal(agent.record.id), core.restPrincipal(agent.record.id)].map((p) => ({ ...p, surface: 'mcp' })));
+    expect(byResult('staged').map((e) => e.principal)).toEqual(
+      [core.restPrincipal(agent.record.id), core.restPrincipal(agent.record.id)].map((p) => ({ ...p, surface: 'mcp' })),
+    );
   });
 
-  it('an expiry is recorded as the service\'s own doing', async () => {
+  it("an expiry is recorded as the service's own doing", async () => {
     const agent = await core.tokenFor('writer', 'editor');
     const id = await stage(agent.record.id);
     core.clock.advance(16 * 60_000);
@@ -168,9 +236,13 @@ describe('invoke: decisions record their principal', () => {
 });
 
 describe('tokens.create with a keychain account', () => {
-  it('saves into the clients\' namespace of the vault, so no name reaches the admin key', async () => {
+  it("saves into the clients' namespace of the vault, so no name reaches the admin key", async () => {
     await core.vault.set(ADMIN_KEY_ACCOUNT, 'gha_the-real-admin-key');
-    const r = await core.invoke('tokens.create', { label: 'sneaky', keychain_account: ADMIN_KEY_ACCOUNT }, PRINCIPALS.appConsole);
+    const r = await core.invoke(
+      'tokens.create',
+      { label: 'sneaky', keychain_account: ADMIN_KEY_ACCOUNT },
+      PRINCIPALS.appConsole,
+    );
     expect(r.ok).toBe(true);
     expect(core.vault.accounts.get(ADMIN_KEY_ACCOUNT)).toBe('gha_the-real-admin-key');
     expect(core.vault.accounts.get(`client-token/${ADMIN_KEY_ACCOUNT}`)).toBe(r.ok ? r.data.token : 'x');

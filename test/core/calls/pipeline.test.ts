@@ -19,9 +19,20 @@ async function codeOf(p: Promise<unknown>): Promise<string> {
 }
 
 const writeTool = defineTool({
-  name: 'note_write', title: 'Write a note', description: 'd', plugin: 'runtime', capability: 'edit_pages', feature: 'site.pages.write', write: true,
+  name: 'note_write',
+  title: 'Write a note',
+  description: 'd',
+  plugin: 'runtime',
+  capability: 'edit_pages',
+  feature: 'site.pages.write',
+  write: true,
   input: z.object({ text: z.string() }),
-  preview: async (input) => ({ preview: { summary: `write '${input.text}'`, kind: 'arguments', changes: [], arguments: input }, payload: { text: input.text }, target: null, target_version: null }),
+  preview: async (input) => ({
+    preview: { summary: `write '${input.text}'`, kind: 'arguments', changes: [], arguments: input },
+    payload: { text: input.text },
+    target: null,
+    target_version: null,
+  }),
   apply: async (payload) => ({ structured: { written: payload.text } }),
 });
 
@@ -37,9 +48,27 @@ describe('pipeline: tools/call', () => {
     const out = await core.pipeline.call('echo', { text: 'yo' }, ctxFor('subscriber', {}));
     expect(out).toEqual({ kind: 'result', output: { structured: { echoed: 'yo' } } });
     expect(core.audit).toHaveLength(1);
-    expect(core.lastAudit()).toMatchObject({ tool: 'echo', result: 'ok', source_plugin: 'runtime', feature_key: 'mcp.core', token_id: 'tok_subscriber', user_id: 'usr_subscriber' });
+    expect(core.lastAudit()).toMatchObject({
+      tool: 'echo',
+      result: 'ok',
+      source_plugin: 'runtime',
+      feature_key: 'mcp.core',
+      token_id: 'tok_subscriber',
+      user_id: 'usr_subscriber',
+    });
     expect(core.usageEvents).toEqual([
-      { event_id: expect.stringMatching(UUIDV7), event: USAGE_EVENTS.toolCalled, site_id: 'site_test', product: 'mcp', feature: 'mcp.core', model: '', units: 1, tokens_input: 0, tokens_output: 0, timestamp: new Date(T0).toISOString() },
+      {
+        event_id: expect.stringMatching(UUIDV7),
+        event: USAGE_EVENTS.toolCalled,
+        site_id: 'site_test',
+        product: 'mcp',
+        feature: 'mcp.core',
+        model: '',
+        units: 1,
+        tokens_input: 0,
+        tokens_output: 0,
+        timestamp: new Date(T0).toISOString(),
+      },
     ]);
   });
 
@@ -57,8 +86,13 @@ describe('pipeline: tools/call', () => {
     const core = coreWith(echoTool('echo'));
     const long = `made_up_${'x'.repeat(5_000)}`;
     expect(await codeOf(core.pipeline.call(long, {}, ctxFor('administrator')))).toBe('unknown_tool');
-    expect(await codeOf(core.pipeline.call('echo', {}, ctxFor('administrator', { tools: ['other'] })))).toBe('unknown_tool');
-    expect(core.audit.map((e) => [e.result, e.error_code])).toEqual([['denied', 'unknown_tool'], ['denied', 'unknown_tool']]);
+    expect(await codeOf(core.pipeline.call('echo', {}, ctxFor('administrator', { tools: ['other'] })))).toBe(
+      'unknown_tool',
+    );
+    expect(core.audit.map((e) => [e.result, e.error_code])).toEqual([
+      ['denied', 'unknown_tool'],
+      ['denied', 'unknown_tool'],
+    ]);
     expect(core.audit[0]!.tool.length).toBeLessThanOrEqual(128);
     await core.stats.flush();
     expect(Object.keys(core.store.read().stats.tools).sort()).toEqual([UNKNOWN_TOOL, 'echo'].sort());
@@ -103,7 +137,12 @@ describe('pipeline: tools/call', () => {
 
   it('tells the agent how a staged write gets decided, following the approval mode', async () => {
     const core = coreWith(writeTool);
-    const textOf = async () => ((await core.pipeline.call('note_write', { text: 'x' }, ctxFor('editor'))) as unknown as { output: { text: string } }).output.text;
+    const textOf = async () =>
+      (
+        (await core.pipeline.call('note_write', { text: 'x' }, ctxFor('editor'))) as unknown as {
+          output: { text: string };
+        }
+      ).output.text;
     expect(await textOf()).toMatch(/A person approves or discards it/);
     await core.setSettings({ approval_mode: 'agent' });
     expect(await textOf()).toMatch(/confirm it with staged_writes_confirm/);
@@ -112,7 +151,8 @@ describe('pipeline: tools/call', () => {
   it('stops a call at its deadline even when the tool ignores the signal, and aborts that signal', async () => {
     let seen: AbortSignal | undefined;
     const stuck = defineTool({
-      ...echoTool('stuck'), timeout_ms: 30,
+      ...echoTool('stuck'),
+      timeout_ms: 30,
       run: (_input, ctx) => {
         seen = ctx.signal;
         return new Promise(() => {});
@@ -172,7 +212,16 @@ describe('pipeline: resources/read', () => {
   const withResource = () => {
     const core = openCore();
     const plugin = runtimePlugin('runtime', [echoTool('reader')]).plugin;
-    plugin.resources = () => [{ uri: 'test://data', name: 'data', mimeType: 'text/plain', capability: 'read', tool: 'reader', read: async (ctx) => `for ${ctx.user.login}` }];
+    plugin.resources = () => [
+      {
+        uri: 'test://data',
+        name: 'data',
+        mimeType: 'text/plain',
+        capability: 'read',
+        tool: 'reader',
+        read: async (ctx) => `for ${ctx.user.login}`,
+      },
+    ];
     core.registry.add(plugin);
     return core;
   };
@@ -181,16 +230,30 @@ describe('pipeline: resources/read', () => {
     const core = withResource();
     const { text } = await core.pipeline.readResource('test://data', ctxFor('subscriber', {}));
     expect(text).toBe('for subscriber');
-    expect(core.lastAudit()).toMatchObject({ tool: RESOURCE_READ, result: 'ok', target: 'test://data', source_plugin: 'runtime', token_id: 'tok_subscriber' });
+    expect(core.lastAudit()).toMatchObject({
+      tool: RESOURCE_READ,
+      result: 'ok',
+      target: 'test://data',
+      source_plugin: 'runtime',
+      token_id: 'tok_subscriber',
+    });
   });
 
   it('answers a hidden resource like a missing one (disabled tool, narrowed token), and audits the refusal', async () => {
     const core = withResource();
-    expect(await codeOf(core.pipeline.readResource('test://data', ctxFor('administrator', { tools: ['other'] })))).toBe('not_found');
+    expect(await codeOf(core.pipeline.readResource('test://data', ctxFor('administrator', { tools: ['other'] })))).toBe(
+      'not_found',
+    );
     await core.setSettings({ disabled_tools: ['reader'] });
     expect(await codeOf(core.pipeline.readResource('test://data', ctxFor('administrator')))).toBe('not_found');
-    expect(await codeOf(core.pipeline.readResource(`test://${'\u0000\ud800'.repeat(400)}`, ctxFor('administrator')))).toBe('not_found');
-    expect(core.audit.map((e) => [e.tool, e.result, e.error_code])).toEqual([[RESOURCE_READ, 'denied', 'not_found'], [RESOURCE_READ, 'denied', 'not_found'], [RESOURCE_READ, 'denied', 'not_found']]);
+    expect(
+      await codeOf(core.pipeline.readResource(`test://${'\u0000\ud800'.repeat(400)}`, ctxFor('administrator'))),
+    ).toBe('not_found');
+    expect(core.audit.map((e) => [e.tool, e.result, e.error_code])).toEqual([
+      [RESOURCE_READ, 'denied', 'not_found'],
+      [RESOURCE_READ, 'denied', 'not_found'],
+      [RESOURCE_READ, 'denied', 'not_found'],
+    ]);
     const target = core.lastAudit().target!;
     expect(target.length).toBeLessThanOrEqual(300);
     expect([...target].some((ch) => ch.charCodeAt(0) < 0x20)).toBe(false);
@@ -202,7 +265,8 @@ describe('stats: bounded, whatever the clients send', () => {
   it('keeps what waits in memory aggregated while the store refuses writes, and loses nothing once it takes them', async () => {
     const core = coreWith(echoTool('echo'));
     core.store.failWrites = true;
-    for (let i = 0; i < 2_000; i++) await codeOf(core.pipeline.call(`invented_${i}_${'y'.repeat(500)}`, {}, ctxFor('subscriber')));
+    for (let i = 0; i < 2_000; i++)
+      await codeOf(core.pipeline.call(`invented_${i}_${'y'.repeat(500)}`, {}, ctxFor('subscriber')));
     await expect(core.stats.flush()).rejects.toThrow(/ENOSPC/);
     await expect(core.stats.flush()).rejects.toThrow(/ENOSPC/);
     // one bucket for every invented name: a few bytes of counters, not 2,000 names
@@ -216,8 +280,22 @@ describe('stats: bounded, whatever the clients send', () => {
   it('keeps usage totals per event and feature for the Usage screen', async () => {
     const core = coreWith(echoTool('echo'));
     await core.pipeline.call('echo', {}, ctxFor('subscriber'));
-    core.usage.record({ event: USAGE_EVENTS.aiCompleted, product: 'verto', feature: 'verto.translate', model: 'm', tokens_input: 120, tokens_output: 80 });
-    core.usage.record({ event: USAGE_EVENTS.aiCompleted, product: 'verto', feature: 'verto.translate', model: 'm', tokens_input: 30, tokens_output: 20 });
+    core.usage.record({
+      event: USAGE_EVENTS.aiCompleted,
+      product: 'verto',
+      feature: 'verto.translate',
+      model: 'm',
+      tokens_input: 120,
+      tokens_output: 80,
+    });
+    core.usage.record({
+      event: USAGE_EVENTS.aiCompleted,
+      product: 'verto',
+      feature: 'verto.translate',
+      model: 'm',
+      tokens_input: 30,
+      tokens_output: 20,
+    });
     await core.stats.flush();
     expect(core.store.read().stats.usage).toEqual({
       [USAGE_EVENTS.toolCalled]: { 'mcp.core': { events: 1, units: 1, tokens_input: 0, tokens_output: 0 } },

@@ -30,7 +30,13 @@ const remoteSchema = {
 
 const remoteTool = (name = 'remote_search', plugin = 'runtime'): Tool =>
   defineTool({
-    name, title: 'Remote search', description: 'a tool from another server', plugin, capability: 'read', feature: 'mcp.core', write: false,
+    name,
+    title: 'Remote search',
+    description: 'a tool from another server',
+    plugin,
+    capability: 'read',
+    feature: 'mcp.core',
+    write: false,
     input: { ...remoteSchema },
     output: { type: 'object', properties: { hits: { type: 'array' } }, required: ['hits'] },
     run: async (input) => ({ structured: { hits: [input.query] } }),
@@ -44,7 +50,10 @@ describe('registry: schemas', () => {
     const entry = core.registry.entry('remote_search')!;
     expect(entry.input.json).toBe(tool.input);
     expect(entry.input.json).toEqual(remoteSchema);
-    expect(await entry.input.validate({ query: 'coffee', limit: 3 })).toEqual({ ok: true, value: { query: 'coffee', limit: 3 } });
+    expect(await entry.input.validate({ query: 'coffee', limit: 3 })).toEqual({
+      ok: true,
+      value: { query: 'coffee', limit: 3 },
+    });
     const bad = await entry.input.validate({ query: 'c', limit: 11, extra: 1 });
     expect(bad.ok).toBe(false);
     expect(!bad.ok && bad.issues.join(' ')).toMatch(/query|limit|additional/);
@@ -53,7 +62,10 @@ describe('registry: schemas', () => {
   it('two JSON Schemas with the same $id keep their own validators', async () => {
     const core = openCore();
     const strict = remoteTool('strict_one');
-    const loose = defineTool({ ...remoteTool('loose_one'), input: { $id: 'urn:remote:search', type: 'object', properties: { query: { type: 'number' } } } });
+    const loose = defineTool({
+      ...remoteTool('loose_one'),
+      input: { $id: 'urn:remote:search', type: 'object', properties: { query: { type: 'number' } } },
+    });
     core.registry.add(runtimePlugin('runtime', [strict, loose]).plugin);
     expect((await core.registry.entry('strict_one')!.input.validate({ query: 5 })).ok).toBe(false);
     expect((await core.registry.entry('loose_one')!.input.validate({ query: 5 })).ok).toBe(true);
@@ -66,7 +78,10 @@ describe('registry: schemas', () => {
     expect(entry.input.json).toMatchObject({ type: 'object', properties: { text: { type: 'string', maxLength: 50 } } });
     expect(entry.input.json).not.toHaveProperty('$schema');
     expect(await entry.input.validate({})).toEqual({ ok: true, value: { text: 'hi' } });
-    expect(await entry.input.validate({ text: 'x'.repeat(51) })).toMatchObject({ ok: false, issues: [expect.stringMatching(/^text: /)] });
+    expect(await entry.input.validate({ text: 'x'.repeat(51) })).toMatchObject({
+      ok: false,
+      issues: [expect.stringMatching(/^text: /)],
+    });
   });
 
   it('accepts any Standard Schema that converts to JSON Schema, and refuses one that cannot be listed', async () => {
@@ -74,18 +89,47 @@ describe('registry: schemas', () => {
     const json = { type: 'object', properties: { n: { type: 'number' } } };
     const custom: StandardSchema<unknown, { n: number }> = {
       '~standard': {
-        version: 1, vendor: 'hand-made',
-        validate: (v) => (typeof (v as { n?: unknown }).n === 'number' ? { value: v as { n: number } } : { issues: [{ message: 'n must be a number', path: ['n'] }] }),
+        version: 1,
+        vendor: 'hand-made',
+        validate: (v) =>
+          typeof (v as { n?: unknown }).n === 'number'
+            ? { value: v as { n: number } }
+            : { issues: [{ message: 'n must be a number', path: ['n'] }] },
         jsonSchema: { input: () => json, output: () => json },
       },
     };
     const opaque: StandardSchema = { '~standard': { version: 1, vendor: 'opaque', validate: (v) => ({ value: v }) } };
-    const base = { title: 'T', description: 'd', plugin: 'runtime', capability: 'read' as const, feature: 'mcp.core', write: false as const, run: async () => ({ structured: {} }) };
+    const base = {
+      title: 'T',
+      description: 'd',
+      plugin: 'runtime',
+      capability: 'read' as const,
+      feature: 'mcp.core',
+      write: false as const,
+      run: async () => ({ structured: {} }),
+    };
     core.registry.add(runtimePlugin('runtime', [defineTool({ ...base, name: 'custom', input: custom })]).plugin);
     expect(core.registry.entry('custom')!.input.json).toEqual(json);
-    expect(await core.registry.entry('custom')!.input.validate({ n: 'x' })).toEqual({ ok: false, issues: ['n: n must be a number'] });
-    expect(codeOf(() => core.registry.add(runtimePlugin('other', [defineTool({ ...base, plugin: 'other', name: 'opaque', input: opaque })]).plugin))).toBe('invalid_value');
-    expect(codeOf(() => core.registry.add(runtimePlugin('third', [defineTool({ ...base, plugin: 'third', name: 'not_object', input: { type: 'string' } as never })]).plugin))).toBe('invalid_value');
+    expect(await core.registry.entry('custom')!.input.validate({ n: 'x' })).toEqual({
+      ok: false,
+      issues: ['n: n must be a number'],
+    });
+    expect(
+      codeOf(() =>
+        core.registry.add(
+          runtimePlugin('other', [defineTool({ ...base, plugin: 'other', name: 'opaque', input: opaque })]).plugin,
+        ),
+      ),
+    ).toBe('invalid_value');
+    expect(
+      codeOf(() =>
+        core.registry.add(
+          runtimePlugin('third', [
+            defineTool({ ...base, plugin: 'third', name: 'not_object', input: { type: 'string' } as never }),
+          ]).plugin,
+        ),
+      ),
+    ).toBe('invalid_value');
   });
 });
 
@@ -109,13 +153,29 @@ describe('registry: names', () => {
 
   it('refuses a plugin listing one name twice, a plugin id twice, names outside the MCP rule and object member names', () => {
     const core = openCore();
-    expect(codeOf(() => core.registry.add(runtimePlugin('twice', [echoTool('a', 'twice'), echoTool('a', 'twice')]).plugin))).toBe('conflict');
+    expect(
+      codeOf(() => core.registry.add(runtimePlugin('twice', [echoTool('a', 'twice'), echoTool('a', 'twice')]).plugin)),
+    ).toBe('conflict');
     core.registry.add(runtimePlugin('once').plugin);
     expect(codeOf(() => core.registry.add(runtimePlugin('once').plugin))).toBe('conflict');
-    for (const name of ['', 'has space', 'x'.repeat(129), 'ünïcode', '__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
-      expect(codeOf(() => core.registry.add(runtimePlugin(`p${name.length}x`, [echoTool(name, `p${name.length}x`)]).plugin)), JSON.stringify(name)).toBe('invalid_value');
+    for (const name of [
+      '',
+      'has space',
+      'x'.repeat(129),
+      'ünïcode',
+      '__proto__',
+      'constructor',
+      'toString',
+      'hasOwnProperty',
+    ]) {
+      expect(
+        codeOf(() => core.registry.add(runtimePlugin(`p${name.length}x`, [echoTool(name, `p${name.length}x`)]).plugin)),
+        JSON.stringify(name),
+      ).toBe('invalid_value');
     }
-    expect(codeOf(() => core.registry.add(runtimePlugin('mismatch', [echoTool('mine', 'someone-else')]).plugin))).toBe('invalid_value');
+    expect(codeOf(() => core.registry.add(runtimePlugin('mismatch', [echoTool('mine', 'someone-else')]).plugin))).toBe(
+      'invalid_value',
+    );
   });
 });
 
@@ -145,7 +205,10 @@ describe('registry: plugins at run time', () => {
     await core.registry.start((id) => errors.push(id));
     expect(errors).toEqual(['broken']);
     expect(good.calls).toEqual(['start']);
-    expect(core.registry.plugins().find((p) => p.id === 'broken')).toMatchObject({ status: 'down', detail: 'failed to start: upstream unreachable' });
+    expect(core.registry.plugins().find((p) => p.id === 'broken')).toMatchObject({
+      status: 'down',
+      detail: 'failed to start: upstream unreachable',
+    });
   });
 
   it('adds, changes and removes tools while running: one change event each, the index kept in step', async () => {
@@ -199,8 +262,21 @@ describe('registry: plugins at run time', () => {
 describe('registry: visibility', () => {
   const settings = SETTINGS_DEFAULTS;
   const write = defineTool({
-    name: 'writer', title: 'Writer', description: 'd', plugin: 'runtime', capability: 'edit_pages', feature: 'mcp.core', write: true,
-    input: z.object({}), preview: async () => ({ preview: { summary: 's', kind: 'arguments', changes: [] }, payload: {}, target: null, target_version: null }), apply: async () => ({ structured: {} }),
+    name: 'writer',
+    title: 'Writer',
+    description: 'd',
+    plugin: 'runtime',
+    capability: 'edit_pages',
+    feature: 'mcp.core',
+    write: true,
+    input: z.object({}),
+    preview: async () => ({
+      preview: { summary: 's', kind: 'arguments', changes: [] },
+      payload: {},
+      target: null,
+      target_version: null,
+    }),
+    apply: async () => ({ structured: {} }),
   });
 
   it('hides by capability, disabled_tools and token narrowing; a hidden tool resolves like an unknown one', () => {
@@ -214,21 +290,41 @@ describe('registry: visibility', () => {
     expect(names('administrator', { tools: ['writer'] })).toEqual(['writer']);
     expect(names('administrator', { plugins: ['site'] })).toEqual([]);
     expect(names('administrator', null, { ...settings, disabled_tools: ['reader'] })).toEqual(['writer']);
-    expect(codeOf(() => core.registry.resolve('writer', viewerOf(ctxFor('subscriber')), settings))).toBe('unknown_tool');
-    expect(codeOf(() => core.registry.resolve('nope', viewerOf(ctxFor('administrator')), settings))).toBe('unknown_tool');
+    expect(codeOf(() => core.registry.resolve('writer', viewerOf(ctxFor('subscriber')), settings))).toBe(
+      'unknown_tool',
+    );
+    expect(codeOf(() => core.registry.resolve('nope', viewerOf(ctxFor('administrator')), settings))).toBe(
+      'unknown_tool',
+    );
   });
 
   it('shows a resource exactly when its tool is visible; public ones survive narrowing, others do not', () => {
     const core = openCore();
-    const res = (uri: string, over: Partial<ResourceDef> = {}): ResourceDef => ({ uri, name: uri, mimeType: 'text/plain', capability: 'read', read: async () => uri, ...over });
+    const res = (uri: string, over: Partial<ResourceDef> = {}): ResourceDef => ({
+      uri,
+      name: uri,
+      mimeType: 'text/plain',
+      capability: 'read',
+      read: async () => uri,
+      ...over,
+    });
     const plugin = runtimePlugin('runtime', [echoTool('reader')]).plugin;
-    plugin.resources = () => [res('test://tied', { tool: 'reader' }), res('test://docs', { public: true }), res('test://data'), res('test://admin', { capability: 'manage_options' })];
+    plugin.resources = () => [
+      res('test://tied', { tool: 'reader' }),
+      res('test://docs', { public: true }),
+      res('test://data'),
+      res('test://admin', { capability: 'manage_options' }),
+    ];
     core.registry.add(plugin);
     const uris = (role: Parameters<typeof ctxFor>[0], scope: Parameters<typeof ctxFor>[1] = null, s = settings) =>
       core.registry.resources(viewerOf(ctxFor(role, scope)), s).map((r) => r.uri);
     expect(uris('administrator')).toEqual(['test://tied', 'test://docs', 'test://data', 'test://admin']);
     expect(uris('subscriber')).toEqual(['test://tied', 'test://docs', 'test://data']);
-    expect(uris('administrator', null, { ...settings, disabled_tools: ['reader'] })).toEqual(['test://docs', 'test://data', 'test://admin']);
+    expect(uris('administrator', null, { ...settings, disabled_tools: ['reader'] })).toEqual([
+      'test://docs',
+      'test://data',
+      'test://admin',
+    ]);
     expect(uris('administrator', { tools: ['other'] })).toEqual(['test://docs']);
     expect(uris('administrator', { plugins: ['site'] })).toEqual(['test://docs']);
     expect(core.registry.resources(viewerOf(ctxFor('administrator')), settings)[0]!.plugin).toBe('runtime');
@@ -238,10 +334,16 @@ describe('registry: visibility', () => {
     const core = openCore();
     core.registry.add(runtimePlugin('runtime', [echoTool('reader'), write]).plugin);
     core.registry.add(runtimePlugin('second', [echoTool('second_reader', 'second')]).plugin);
-    const profiles: Record<string, ProfileSet> = { one: { tools: ['writer'], upstreams: [] }, whole: { tools: ['second_reader'], upstreams: ['runtime'] } };
+    const profiles: Record<string, ProfileSet> = {
+      one: { tools: ['writer'], upstreams: [] },
+      whole: { tools: ['second_reader'], upstreams: ['runtime'] },
+    };
     core.registry.useProfiles((name) => (Object.hasOwn(profiles, name) ? profiles[name] : undefined));
     const names = (role: Parameters<typeof ctxFor>[0], scope: Parameters<typeof ctxFor>[1]) =>
-      core.registry.visible(viewerOf(ctxFor(role, scope)), settings).map((e) => e.tool.name).sort();
+      core.registry
+        .visible(viewerOf(ctxFor(role, scope)), settings)
+        .map((e) => e.tool.name)
+        .sort();
     expect(names('administrator', { profile: 'one' })).toEqual(['writer']);
     expect(names('administrator', { profile: 'whole' })).toEqual(['reader', 'second_reader', 'writer']);
     expect(names('subscriber', { profile: 'whole' })).toEqual(['reader', 'second_reader']);
@@ -249,12 +351,19 @@ describe('registry: visibility', () => {
     expect(names('administrator', { profile: 'whole', plugins: ['second'] })).toEqual(['second_reader']);
     expect(names('administrator', { profile: 'gone' })).toEqual([]);
     expect(names('administrator', { profile: '__proto__' })).toEqual([]);
-    const res = (uri: string): ResourceDef => ({ uri, name: uri, mimeType: 'text/plain', capability: 'read', read: async () => uri });
+    const res = (uri: string): ResourceDef => ({
+      uri,
+      name: uri,
+      mimeType: 'text/plain',
+      capability: 'read',
+      read: async () => uri,
+    });
     const plugin = runtimePlugin('other').plugin;
     plugin.resources = () => [res('test://other-data'), { ...res('test://other-docs'), public: true }];
     core.registry.add(plugin);
     profiles['with-other'] = { tools: [], upstreams: ['other'] };
-    const uris = (profile: string) => core.registry.resources(viewerOf(ctxFor('administrator', { profile })), settings).map((r) => r.uri);
+    const uris = (profile: string) =>
+      core.registry.resources(viewerOf(ctxFor('administrator', { profile })), settings).map((r) => r.uri);
     expect(uris('with-other')).toEqual(['test://other-data', 'test://other-docs']);
     expect(uris('one')).toEqual(['test://other-docs']);
   });
@@ -263,7 +372,9 @@ describe('registry: visibility', () => {
     const core = openCore();
     const mk = (id: string) => {
       const p = runtimePlugin(id).plugin;
-      p.resources = () => [{ uri: 'test://same', name: 'x', mimeType: 'text/plain', capability: 'read', read: async () => '' }];
+      p.resources = () => [
+        { uri: 'test://same', name: 'x', mimeType: 'text/plain', capability: 'read', read: async () => '' },
+      ];
       return p;
     };
     core.registry.add(mk('one'));

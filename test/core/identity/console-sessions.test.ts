@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ConsoleSessions, LOGIN_LINK_TTL_MS, MAX_LOGIN_LINKS, MAX_SESSIONS, SESSION_TTL_MS } from '../../../main/core/identity/console-sessions.ts';
+import {
+  ConsoleSessions,
+  LOGIN_LINK_TTL_MS,
+  MAX_LOGIN_LINKS,
+  MAX_SESSIONS,
+  SESSION_TTL_MS,
+} from '../../../main/core/identity/console-sessions.ts';
 import { TestClock } from '../../helpers/service.ts';
 
 // Issue 8 "Also found": console login links and sessions are pruned and bounded.

@@ -16,7 +16,12 @@ const clock = { now: () => now };
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'gatehouse-tokens-'));
-  store = await JsonFileStore.open({ file: join(dir, 'options.json'), schema: OptionsData, defaults: emptyOptions, log: silentLogger });
+  store = await JsonFileStore.open({
+    file: join(dir, 'options.json'),
+    schema: OptionsData,
+    defaults: emptyOptions,
+    log: silentLogger,
+  });
 });
 afterEach(async () => rm(dir, { recursive: true, force: true }));
 

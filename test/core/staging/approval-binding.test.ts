@@ -15,7 +15,11 @@ beforeEach(async () => {
   core = await openCore();
 });
 
-async function stage(tokenId: string, name = 'pages_update', args: Record<string, unknown> = { id: 1, title: 'Agent title' }): Promise<string> {
+async function stage(
+  tokenId: string,
+  name = 'pages_update',
+  args: Record<string, unknown> = { id: 1, title: 'Agent title' },
+): Promise<string> {
   const out = await core.pipeline.call(name, args, core.ctxOf(tokenId));
   if (out.kind !== 'result') throw new Error(`not staged: ${out.message}`);
   return (out.output.structured as { staged_id: string }).staged_id;
@@ -24,26 +28,46 @@ const decisionsOf = (id: string) => core.audit.entries.filter((e) => e.staged_id
 const title = () => core.siteStore.read().pages.find((p) => p.id === 1)?.title;
 
 describe('an approval is bound to what the person saw', () => {
-  it('records the hashes when staged; the desk sends the preview hash back; the decision\'s audit line carries them', async () => {
+  it("records the hashes when staged; the desk sends the preview hash back; the decision's audit line carries them", async () => {
     const t = await core.tokenFor('writer', 'editor');
     const id = await stage(t.record.id);
     const shown = await core.invoke('staged.get', { id }, PRINCIPALS.appConsole);
     if (!shown.ok) throw new Error(shown.message);
     expect(shown.data.preview_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(shown.data.payload_hash).toMatch(/^[0-9a-f]{64}$/);
-    const done = await core.invoke('staged.confirm', { id, preview_hash: shown.data.preview_hash! }, PRINCIPALS.appConsole);
+    const done = await core.invoke(
+      'staged.confirm',
+      { id, preview_hash: shown.data.preview_hash! },
+      PRINCIPALS.appConsole,
+    );
     expect(done.ok && done.data.status).toBe('confirmed');
-    expect(decisionsOf(id)).toEqual([expect.objectContaining({ result: 'confirmed', binding: { args: shown.data.payload_hash, preview: shown.data.preview_hash, definition: null } })]);
+    expect(decisionsOf(id)).toEqual([
+      expect.objectContaining({
+        result: 'confirmed',
+        binding: { args: shown.data.payload_hash, preview: shown.data.preview_hash, definition: null },
+      }),
+    ]);
   });
 
   it('a preview hash other than the one shown is refused as stale and audited; the write stays pending for a fresh look', async () => {
     const t = await core.tokenFor('writer', 'editor');
     const id = await stage(t.record.id);
     const r = await core.invoke('staged.confirm', { id, preview_hash: 'f'.repeat(64) }, PRINCIPALS.tray);
-    expect(r).toMatchObject({ ok: false, code: 'stale_approval', message: expect.stringMatching(/not the one staged write .* shows now/) });
+    expect(r).toMatchObject({
+      ok: false,
+      code: 'stale_approval',
+      message: expect.stringMatching(/not the one staged write .* shows now/),
+    });
     expect(core.staging.get(id).status).toBe('pending');
     expect(title()).not.toBe('Agent title');
-    expect(decisionsOf(id)).toEqual([expect.objectContaining({ result: 'denied', error_code: 'stale_approval', principal: PRINCIPALS.tray, binding: expect.objectContaining({ preview: core.staging.get(id).preview_hash }) })]);
+    expect(decisionsOf(id)).toEqual([
+      expect.objectContaining({
+        result: 'denied',
+        error_code: 'stale_approval',
+        principal: PRINCIPALS.tray,
+        binding: expect.objectContaining({ preview: core.staging.get(id).preview_hash }),
+      }),
+    ]);
     const bad = await core.invoke('staged.confirm', { id, preview_hash: 'not-a-hash' }, PRINCIPALS.tray);
     expect(bad).toMatchObject({ ok: false, code: 'invalid_value' });
   });
@@ -56,21 +80,55 @@ describe('an approval is bound to what the person saw', () => {
     // What a changed record looks like to the next start: the same id, other arguments.
     const store = new MemoryStagedStore([{ ...item, payload: { ...item.payload, title: 'Something else' } }]);
     const { Staging } = await import('../../../main/core/staging/staging.ts');
-    const again = new Staging({ store, users: (x) => core.users.byId(x), registry: core.registry, auditor: core.auditor, events: core.events, clock: core.clock, auditTrail: core.audit, settings: () => core.settings.get(), usage: { record: () => {} } });
-    await expect(again.confirm(id, { kind: 'person', principal: PRINCIPALS.cliDirect, preview_hash: hash })).rejects.toMatchObject({ code: 'stale_approval', details: { changed: 'arguments' } });
+    const again = new Staging({
+      store,
+      users: (x) => core.users.byId(x),
+      registry: core.registry,
+      auditor: core.auditor,
+      events: core.events,
+      clock: core.clock,
+      auditTrail: core.audit,
+      settings: () => core.settings.get(),
+      usage: { record: () => {} },
+    });
+    await expect(
+      again.confirm(id, { kind: 'person', principal: PRINCIPALS.cliDirect, preview_hash: hash }),
+    ).rejects.toMatchObject({ code: 'stale_approval', details: { changed: 'arguments' } });
     expect(again.get(id)).toMatchObject({ status: 'failed', error_code: 'stale_approval' });
     expect(title()).not.toBe('Something else');
-    expect(decisionsOf(id)).toEqual([expect.objectContaining({ result: 'error', error_code: 'stale_approval', binding: { args: item.payload_hash, preview: hash, definition: null } })]);
+    expect(decisionsOf(id)).toEqual([
+      expect.objectContaining({
+        result: 'error',
+        error_code: 'stale_approval',
+        binding: { args: item.payload_hash, preview: hash, definition: null },
+      }),
+    ]);
   });
 
   it('stale case 2: a preview built again from the arguments now differs from the one shown -> refused', async () => {
     let rate = '1.00';
     const rt = runtimePlugin('quotes', [
       defineTool({
-        name: 'quote_send', title: 'Send a quote', description: 'x', plugin: 'quotes', feature: 'site.pages.write', capability: 'edit_pages', write: true,
+        name: 'quote_send',
+        title: 'Send a quote',
+        description: 'x',
+        plugin: 'quotes',
+        feature: 'site.pages.write',
+        capability: 'edit_pages',
+        write: true,
         input: z.object({ amount: z.number() }),
         repeatablePreview: true,
-        preview: async (input) => ({ preview: { summary: `Send ${input.amount} at ${rate}`, kind: 'arguments' as const, changes: [], arguments: input }, payload: input, target: null, target_version: null }),
+        preview: async (input) => ({
+          preview: {
+            summary: `Send ${input.amount} at ${rate}`,
+            kind: 'arguments' as const,
+            changes: [],
+            arguments: input,
+          },
+          payload: input,
+          target: null,
+          target_version: null,
+        }),
         apply: async () => ({ structured: { sent: true } }),
       }),
     ]);
@@ -80,12 +138,20 @@ describe('an approval is bound to what the person saw', () => {
     const hash = core.staging.get(id).preview_hash!;
     rate = '9.99';
     const r = await core.invoke('staged.confirm', { id, preview_hash: hash }, PRINCIPALS.appConsole);
-    expect(r).toMatchObject({ ok: false, code: 'stale_approval', message: expect.stringMatching(/now differs from the one shown/) });
+    expect(r).toMatchObject({
+      ok: false,
+      code: 'stale_approval',
+      message: expect.stringMatching(/now differs from the one shown/),
+    });
     expect(core.staging.get(id)).toMatchObject({ status: 'failed', error_code: 'stale_approval' });
-    expect(decisionsOf(id)[0]).toMatchObject({ result: 'error', error_code: 'stale_approval', binding: { preview: hash } });
+    expect(decisionsOf(id)[0]).toMatchObject({
+      result: 'error',
+      error_code: 'stale_approval',
+      binding: { preview: hash },
+    });
   });
 
-  it('a secret in the arguments never reaches the preview, the desk\'s payload or the audit', async () => {
+  it("a secret in the arguments never reaches the preview, the desk's payload or the audit", async () => {
     const t = await core.tokenFor('writer', 'editor');
     const secret = `ghp_${'A1b2C3d4E5'.repeat(4)}`;
     const id = await stage(t.record.id, 'pages_update', { id: 1, title: `token ${secret}` });
@@ -101,12 +167,27 @@ describe('revoked and narrowed tokens', () => {
   it('revoking a token discards its pending writes (token_revoked), audited with the person who revoked as principal', async () => {
     const t = await core.tokenFor('writer', 'editor');
     const other = await core.tokenFor('writer', 'editor');
-    const [a, b, kept] = [await stage(t.record.id), await stage(t.record.id, 'pages_update', { id: 2, title: 'x' }), await stage(other.record.id)];
+    const [a, b, kept] = [
+      await stage(t.record.id),
+      await stage(t.record.id, 'pages_update', { id: 2, title: 'x' }),
+      await stage(other.record.id),
+    ];
     const r = await core.invoke('tokens.revoke', { id: t.record.id }, PRINCIPALS.cliViaService);
     expect(r.ok).toBe(true);
     for (const id of [a, b]) {
-      expect(core.staging.get(id)).toMatchObject({ status: 'discarded', error_code: 'token_revoked', decided_by: PRINCIPALS.cliViaService });
-      expect(decisionsOf(id)).toEqual([expect.objectContaining({ result: 'discarded', error_code: 'token_revoked', principal: PRINCIPALS.cliViaService, binding: expect.objectContaining({ args: expect.any(String) }) })]);
+      expect(core.staging.get(id)).toMatchObject({
+        status: 'discarded',
+        error_code: 'token_revoked',
+        decided_by: PRINCIPALS.cliViaService,
+      });
+      expect(decisionsOf(id)).toEqual([
+        expect.objectContaining({
+          result: 'discarded',
+          error_code: 'token_revoked',
+          principal: PRINCIPALS.cliViaService,
+          binding: expect.objectContaining({ args: expect.any(String) }),
+        }),
+      ]);
     }
     expect(core.staging.get(kept).status).toBe('pending');
   });
@@ -123,16 +204,25 @@ describe('revoked and narrowed tokens', () => {
     expect(title()).not.toBe('Agent title');
   });
 
-  it('a narrowed token\'s write (its user demoted, its profile shrunk) is blocked: no approve on the desk, a confirm refused and audited, left for a person to discard', async () => {
+  it("a narrowed token's write (its user demoted, its profile shrunk) is blocked: no approve on the desk, a confirm refused and audited, left for a person to discard", async () => {
     const t = await core.tokenFor('writer', 'editor');
     const id = await stage(t.record.id);
-    expect((await core.invoke('users.setRole', { login: 'writer', role: 'subscriber' }, PRINCIPALS.appConsole)).ok).toBe(true);
+    expect(
+      (await core.invoke('users.setRole', { login: 'writer', role: 'subscriber' }, PRINCIPALS.appConsole)).ok,
+    ).toBe(true);
     const list = await core.invoke('staged.list', { status: 'pending' }, PRINCIPALS.appConsole);
     expect(list.ok && list.data.find((x) => x.id === id)?.blocked).toBe('token_narrowed');
     const refused = await core.invoke('staged.confirm', { id }, PRINCIPALS.appConsole);
     expect(refused).toMatchObject({ ok: false, code: 'token_narrowed' });
     expect(core.staging.get(id).status).toBe('pending');
-    expect(decisionsOf(id)).toEqual([expect.objectContaining({ result: 'denied', error_code: 'token_narrowed', principal: PRINCIPALS.appConsole, binding: expect.objectContaining({ args: expect.any(String) }) })]);
+    expect(decisionsOf(id)).toEqual([
+      expect.objectContaining({
+        result: 'denied',
+        error_code: 'token_narrowed',
+        principal: PRINCIPALS.appConsole,
+        binding: expect.objectContaining({ args: expect.any(String) }),
+      }),
+    ]);
     expect(title()).not.toBe('Agent title');
     // undone, it is approvable again
     await core.invoke('users.setRole', { login: 'writer', role: 'editor' }, PRINCIPALS.appConsole);
@@ -140,7 +230,11 @@ describe('revoked and narrowed tokens', () => {
     expect(restored.ok && restored.data.blocked).toBeFalsy();
 
     await core.tokenFor('pat', 'editor'); // makes the user pat
-    await core.invoke('profiles.create', { name: 'pages', tools: ['pages_update', 'pages_list'] }, PRINCIPALS.appConsole);
+    await core.invoke(
+      'profiles.create',
+      { name: 'pages', tools: ['pages_update', 'pages_list'] },
+      PRINCIPALS.appConsole,
+    );
     const bound = await core.tokens.create('bound', core.users.byLogin('pat')!, { profile: 'pages' });
     const second = await stage(bound.record.id);
     await core.options.update((d) => {
@@ -148,7 +242,10 @@ describe('revoked and narrowed tokens', () => {
     });
     const after = await core.invoke('staged.get', { id: second }, PRINCIPALS.appConsole);
     expect(after.ok && after.data.blocked).toBe('token_narrowed');
-    expect(await core.invoke('staged.confirm', { id: second }, PRINCIPALS.cliViaService)).toMatchObject({ ok: false, code: 'token_narrowed' });
+    expect(await core.invoke('staged.confirm', { id: second }, PRINCIPALS.cliViaService)).toMatchObject({
+      ok: false,
+      code: 'token_narrowed',
+    });
     expect((await core.invoke('staged.discard', { id: second }, PRINCIPALS.cliViaService)).ok).toBe(true);
   });
 });

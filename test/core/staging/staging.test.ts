@@ -14,7 +14,11 @@ const stage = async (w: CoreWorld, text: string, ctx = ctxFor(WRITER)) => {
   await w.audit.sync();
   return r;
 };
-const codeOf = async (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof GatehouseError ? e.code : String(e)));
+const codeOf = async (p: Promise<unknown>) =>
+  p.then(
+    () => 'ok',
+    (e: unknown) => (e instanceof GatehouseError ? e.code : String(e)),
+  );
 const settle = () => new Promise((r) => setTimeout(r, 5));
 /** A confirm whose process "dies" at `at`: the plugin never returns, and the test restarts the world. */
 async function killDuringConfirm(w: CoreWorld, id: string, at: 'before-apply' | 'after-apply') {
@@ -78,11 +82,17 @@ describe('staging (pure core, in-memory store)', () => {
       const first = await stage(w, 'a1', ctxFor(WRITER, 'tok_a'));
       for (const t of ['a2', 'a3']) await stage(w, t, ctxFor(WRITER, 'tok_a'));
       const perToken = await stage(w, 'a4', ctxFor(WRITER, 'tok_a')).catch((e: GatehouseError) => e);
-      expect([(perToken as GatehouseError).code, (perToken as GatehouseError).details.scope]).toEqual(['staged_limit_reached', 'token']);
+      expect([(perToken as GatehouseError).code, (perToken as GatehouseError).details.scope]).toEqual([
+        'staged_limit_reached',
+        'token',
+      ]);
       await stage(w, 'b1', ctxFor(WRITER, 'tok_b'));
       await stage(w, 'b2', ctxFor(WRITER, 'tok_b'));
       const total = await stage(w, 'b3', ctxFor(WRITER, 'tok_b')).catch((e: GatehouseError) => e);
-      expect([(total as GatehouseError).code, (total as GatehouseError).details.scope]).toEqual(['staged_limit_reached', 'total']);
+      expect([(total as GatehouseError).code, (total as GatehouseError).details.scope]).toEqual([
+        'staged_limit_reached',
+        'total',
+      ]);
       await w.staging.discard(first.staged_id, person);
       await stage(w, 'a4', ctxFor(WRITER, 'tok_a'));
       expect(w.staging.pendingCount()).toBe(5);
@@ -101,7 +111,10 @@ describe('staging (pure core, in-memory store)', () => {
       await stage(w, 'x'.repeat(1500));
       await stage(w, 'y'.repeat(1500));
       const err = await stage(w, 'z'.repeat(1500)).catch((e: GatehouseError) => e);
-      expect([(err as GatehouseError).code, (err as GatehouseError).details.scope]).toEqual(['staged_limit_reached', 'bytes']);
+      expect([(err as GatehouseError).code, (err as GatehouseError).details.scope]).toEqual([
+        'staged_limit_reached',
+        'bytes',
+      ]);
     });
 
     it('the history keeps the newest decisions within its entry limit and deletes the rest from the store', async () => {
@@ -117,7 +130,12 @@ describe('staging (pure core, in-memory store)', () => {
       expect(w.staging.list().map((s) => s.id)).toEqual(ids.slice(2).reverse());
       expect([...w.store.records.keys()].sort()).toEqual(ids.slice(2).sort());
       // and a restart sees the same
-      expect(w.restart().list().map((s) => s.id)).toEqual(ids.slice(2).reverse());
+      expect(
+        w
+          .restart()
+          .list()
+          .map((s) => s.id),
+      ).toEqual(ids.slice(2).reverse());
     });
   });
 
@@ -142,8 +160,15 @@ describe('staging (pure core, in-memory store)', () => {
       const next = w.restart();
       expect((await next.recover()).completed).toBe(1);
       const done = next.get(s.staged_id);
-      expect([done.status, done.decided_by, done.result]).toEqual(['confirmed', PRINCIPALS.cliDirect, { count: 1, text: 'two' }]);
-      expect(await next.confirm(s.staged_id, person)).toMatchObject({ status: 'confirmed', result: { count: 1, text: 'two' } });
+      expect([done.status, done.decided_by, done.result]).toEqual([
+        'confirmed',
+        PRINCIPALS.cliDirect,
+        { count: 1, text: 'two' },
+      ]);
+      expect(await next.confirm(s.staged_id, person)).toMatchObject({
+        status: 'confirmed',
+        result: { count: 1, text: 'two' },
+      });
       expect(w.notes.notes).toEqual(['two']);
       expect(w.audit.results(s.staged_id)).toEqual(['staged', 'confirmed']);
       // a second recovery (killed again during the first) changes nothing
@@ -192,7 +217,10 @@ describe('staging (pure core, in-memory store)', () => {
       expect([item.status, item.error_code]).toEqual(['failed', 'apply_interrupted']);
       expect(await codeOf(next.confirm(s.staged_id, person))).toBe('staged_already_decided');
       expect(w.notes.notes).toEqual([]);
-      expect(w.audit.entries.filter((e) => e.staged_id === s.staged_id).map((e) => [e.result, e.error_code])).toEqual([['staged', null], ['error', 'apply_interrupted']]);
+      expect(w.audit.entries.filter((e) => e.staged_id === s.staged_id).map((e) => [e.result, e.error_code])).toEqual([
+        ['staged', null],
+        ['error', 'apply_interrupted'],
+      ]);
     });
 
     it('a confirm is not acknowledged before its audit entry is durable; confirming again completes it without a second entry', async () => {
@@ -219,13 +247,22 @@ describe('staging (pure core, in-memory store)', () => {
     });
   });
 
-  it('an agent decides only its own user\'s writes, in agent mode', async () => {
+  it("an agent decides only its own user's writes, in agent mode", async () => {
     const w = coreWorld();
     await w.settings.update({ approval_mode: 'agent' });
     const s = await stage(w, 'mine', ctxFor(WRITER));
-    expect(await codeOf(w.staging.confirm(s.staged_id, { kind: 'agent', ctx: ctxFor(ADMIN, 'tok_other') }))).toBe('staged_not_found');
+    expect(await codeOf(w.staging.confirm(s.staged_id, { kind: 'agent', ctx: ctxFor(ADMIN, 'tok_other') }))).toBe(
+      'staged_not_found',
+    );
     const done = await w.staging.confirm(s.staged_id, { kind: 'agent', ctx: ctxFor(WRITER) });
-    expect(done.decided_by).toEqual({ kind: 'token', surface: 'mcp', token_id: 'tok_a', token_preview: 'gth_…test', user_id: WRITER.id, login: 'writer' });
+    expect(done.decided_by).toEqual({
+      kind: 'token',
+      surface: 'mcp',
+      token_id: 'tok_a',
+      token_preview: 'gth_…test',
+      user_id: WRITER.id,
+      login: 'writer',
+    });
   });
 
   it('adopts records of an earlier version once, even when run again after a crash', async () => {
@@ -235,6 +272,11 @@ describe('staging (pure core, in-memory store)', () => {
     const fresh = w.restart();
     expect(await fresh.adopt([record, { ...record, id: 'stg_legacy1' }, { ...record, id: 'stg_legacy1' }])).toBe(1);
     expect(await fresh.adopt([{ ...record, id: 'stg_legacy1' }])).toBe(0);
-    expect(fresh.list().map((x) => x.id).sort()).toEqual([s.staged_id, 'stg_legacy1'].sort());
+    expect(
+      fresh
+        .list()
+        .map((x) => x.id)
+        .sort(),
+    ).toEqual([s.staged_id, 'stg_legacy1'].sort());
   });
 });

@@ -62,7 +62,8 @@ describe('readBody', () => {
     const srv = await bodyServer({ limit: 1024 * 1024, budget });
     // two stalled uploads of 60 KiB each: 44 KiB of each is counted, 88 KiB in use
     const stalled = await Promise.all([rawSocket(srv.port), rawSocket(srv.port)]);
-    for (const s of stalled) s.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 200000\r\n\r\n${'z'.repeat(60 * 1024)}`);
+    for (const s of stalled)
+      s.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 200000\r\n\r\n${'z'.repeat(60 * 1024)}`);
     await until(() => budget.inUse === 2 * 44 * 1024);
     // a small body never waits on large ones: it fits in its free share
     const small = await fetch(srv.url, { method: 'POST', body: 'x'.repeat(10 * 1024) });

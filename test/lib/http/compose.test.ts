@@ -10,10 +10,12 @@ interface Ctx {
   user?: string;
 }
 
-const step = (name: string, result?: ReturnType<Guard<Ctx>>): Guard<Ctx> => (c) => {
-  c.trail.push(name);
-  return result;
-};
+const step =
+  (name: string, result?: ReturnType<Guard<Ctx>>): Guard<Ctx> =>
+  (c) => {
+    c.trail.push(name);
+    return result;
+  };
 
 describe('compose', () => {
   it('runs guards in order over one context and passes when none refuses', async () => {
@@ -66,7 +68,10 @@ describe('errorBoundary', () => {
     try {
       const refused = await fetch(`${srv.url}/refuse`, { headers: { 'X-Request-Id': 'abc' } });
       expect(refused.status).toBe(429);
-      expect(await refused.json()).toEqual({ success: false, error: { code: 'quota_exceeded', message: 'over', request_id: 'abc', retryable: false } });
+      expect(await refused.json()).toEqual({
+        success: false,
+        error: { code: 'quota_exceeded', message: 'over', request_id: 'abc', retryable: false },
+      });
       const bug = await fetch(`${srv.url}/bug?token=x`, { headers: { 'X-Request-Id': 'def' } });
       expect(bug.status).toBe(500);
       const body = (await bug.json()) as { error: { code: string; message: string; request_id: string } };

@@ -16,7 +16,10 @@ const nested = (depth: number, open = '[', close = ']') => open.repeat(depth) + 
 
 describe('parseJson', () => {
   it('parses ordinary JSON from a Buffer or a string', () => {
-    expect(parseJson(Buffer.from('{"a":[1,{"b":"c"}],"d":"\\u00e9\\ud83d\\ude00"}'))).toEqual({ a: [1, { b: 'c' }], d: 'é😀' });
+    expect(parseJson(Buffer.from('{"a":[1,{"b":"c"}],"d":"\\u00e9\\ud83d\\ude00"}'))).toEqual({
+      a: [1, { b: 'c' }],
+      d: 'é😀',
+    });
     expect(parseJson('"x"')).toBe('x');
   });
 
@@ -43,7 +46,15 @@ describe('parseJson', () => {
   });
 
   it('refuses lone surrogates, escaped or raw, and accepts pairs', () => {
-    for (const bad of ['"\\ud800"', '"\\udc00"', '"\\ud800\\u0041"', '"a\\uD83D"', '{"k\\ud800":1}', '"\\ud800\\ud800"']) expect(refusal(bad).message).toMatch(/surrogate/);
+    for (const bad of [
+      '"\\ud800"',
+      '"\\udc00"',
+      '"\\ud800\\u0041"',
+      '"a\\uD83D"',
+      '{"k\\ud800":1}',
+      '"\\ud800\\ud800"',
+    ])
+      expect(refusal(bad).message).toMatch(/surrogate/);
     expect(refusal('"\ud800"').message).toMatch(/surrogate/);
     expect(parseJson('"\\uD83D\\uDE00 \\\\ud800"')).toBe('😀 \\ud800');
     // raw bytes that are not UTF-8 decode to U+FFFD: well-formed, accepted
@@ -55,10 +66,36 @@ describe('parseJson', () => {
     console.log(`parseJson fuzz seed: ${seed} (GATEHOUSE_FUZZ_SEED to replay)`);
     const rnd = mulberry32(seed);
     const int = (n: number) => Math.floor(rnd() * n);
-    const pieces = ['\\ud800', '\\udc00', '\\ud83d\\ude00', '\u0000', '\u001f', '\\n', '\\"', '\\\\', '"', '[', ']', '{', '}', ',', ':', '\ud800', '\udfff', 'é', '𝄞', 'x'.repeat(1000), '\\u12', '\\'];
+    const pieces = [
+      '\\ud800',
+      '\\udc00',
+      '\\ud83d\\ude00',
+      '\u0000',
+      '\u001f',
+      '\\n',
+      '\\"',
+      '\\\\',
+      '"',
+      '[',
+      ']',
+      '{',
+      '}',
+      ',',
+      ':',
+      '\ud800',
+      '\udfff',
+      'é',
+      '𝄞',
+      'x'.repeat(1000),
+      '\\u12',
+      '\\',
+    ];
     const str = () => Array.from({ length: int(6) }, () => pieces[int(pieces.length)]).join('');
     const value = (depth: number): string => {
-      if (depth <= 0 || rnd() < 0.3) return [`"${str()}"`, String(int(1e9)), 'true', 'null', `"${'y'.repeat(int(3) === 0 ? 200_000 : 10)}"`][int(5)]!;
+      if (depth <= 0 || rnd() < 0.3)
+        return [`"${str()}"`, String(int(1e9)), 'true', 'null', `"${'y'.repeat(int(3) === 0 ? 200_000 : 10)}"`][
+          int(5)
+        ]!;
       if (rnd() < 0.5) return `[${Array.from({ length: 1 + int(3) }, () => value(depth - 1)).join(',')}]`;
       return `{${Array.from({ length: 1 + int(3) }, () => `"${str()}":${value(depth - 1)}`).join(',')}}`;
     };

@@ -10,7 +10,8 @@ describe('requestId', () => {
       res.end();
     });
     try {
-      const ask = async (id?: string) => (await fetch(srv.url, { headers: id === undefined ? {} : { 'X-Request-Id': id } })).headers.get('x-request-id');
+      const ask = async (id?: string) =>
+        (await fetch(srv.url, { headers: id === undefined ? {} : { 'X-Request-Id': id } })).headers.get('x-request-id');
       expect(await ask('req-abc.123:4_5')).toBe('req-abc.123:4_5');
       for (const bad of [undefined, '', 'has space', 'x'.repeat(129), '<script>', 'a/b', '%C3%A9']) {
         const got = await ask(bad);

@@ -27,7 +27,8 @@ describe('parseCookies (issue 8: a bad escape made every admin request answer 50
 });
 
 describe('clientAddress', () => {
-  const req = (headers: Record<string, string>, peer = '127.0.0.1') => ({ headers, socket: { remoteAddress: peer } }) as unknown as IncomingMessage;
+  const req = (headers: Record<string, string>, peer = '127.0.0.1') =>
+    ({ headers, socket: { remoteAddress: peer } }) as unknown as IncomingMessage;
 
   it('is the peer unless proxy headers are trusted', () => {
     expect(clientAddress(req({ 'x-forwarded-for': '203.0.113.7' }), false)).toBe('127.0.0.1');
@@ -37,7 +38,9 @@ describe('clientAddress', () => {
     expect(clientAddress(req({ 'x-forwarded-for': '203.0.113.7, 2001:db8::1' }), true)).toBe('2001:db8::1');
     // Only X-Forwarded-For is read: a caller's own Forwarded header (passed on by a proxy that appends
     // X-Forwarded-For) must not choose its address, with or without X-Forwarded-For beside it.
-    expect(clientAddress(req({ forwarded: 'for=192.0.2.66', 'x-forwarded-for': '203.0.113.7' }), true)).toBe('203.0.113.7');
+    expect(clientAddress(req({ forwarded: 'for=192.0.2.66', 'x-forwarded-for': '203.0.113.7' }), true)).toBe(
+      '203.0.113.7',
+    );
     expect(clientAddress(req({ forwarded: 'for=198.51.100.1:4711;proto=https' }), true)).toBe('127.0.0.1');
   });
 

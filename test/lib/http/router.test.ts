@@ -18,9 +18,15 @@ describe('Router', () => {
     expect(r.match('GET', '/health')).toEqual({ handler: 'health', params: {} });
     expect(r.match('get', '/tokens/tok_1')).toMatchObject({ handler: 'show', params: { id: 'tok_1' } });
     expect(r.match('DELETE', '/tokens/a%20b')).toMatchObject({ handler: 'revoke', params: { id: 'a b' } });
-    expect(r.match('POST', '/staged/st_9/confirm')).toMatchObject({ handler: 'staged', params: { id: 'st_9', action: 'confirm' } });
+    expect(r.match('POST', '/staged/st_9/confirm')).toMatchObject({
+      handler: 'staged',
+      params: { id: 'st_9', action: 'confirm' },
+    });
     expect(r.match('GET', '/console/')).toMatchObject({ handler: 'console', params: { '*': '' } });
-    expect(r.match('GET', '/console/assets/a.js')).toMatchObject({ handler: 'console', params: { '*': 'assets/a.js' } });
+    expect(r.match('GET', '/console/assets/a.js')).toMatchObject({
+      handler: 'console',
+      params: { '*': 'assets/a.js' },
+    });
     // the rest stays encoded: it may be routed again, where %2F must not become a separator
     expect(r.match('GET', '/console/a%2Fb')).toMatchObject({ params: { '*': 'a%2Fb' } });
     expect(r.match('PATCH', '/any')).toMatchObject({ handler: 'any' });

@@ -4,7 +4,10 @@ import { connect, type Socket } from 'node:net';
 import { createEdgeServer, type ServerLimits } from '../../../main/lib/http/server.ts';
 
 /** A real server on 127.0.0.1:0 for one test file's handler. */
-export async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>, limits: ServerLimits = {}) {
+export async function serve(
+  handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>,
+  limits: ServerLimits = {},
+) {
   const server = createEdgeServer((req, res) => void handler(req, res), limits);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

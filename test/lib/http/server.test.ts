@@ -45,7 +45,11 @@ describe('createEdgeServer limits', () => {
   });
 
   it('headers that never finish are cut too', async () => {
-    const srv = await serve((_req, res) => void res.end('ok'), { requestTimeoutMs: 300, headersTimeoutMs: 200, checkIntervalMs: 50 });
+    const srv = await serve((_req, res) => void res.end('ok'), {
+      requestTimeoutMs: 300,
+      headersTimeoutMs: 200,
+      checkIntervalMs: 50,
+    });
     try {
       const s = await rawSocket(srv.port);
       s.write(`GET / HTTP/1.1\r\nHost: x\r\n`);
@@ -62,17 +66,20 @@ describe('connections per client address', () => {
   it.each([
     { cap: 4, kept: 4, other: 200 },
     { cap: 0, kept: 12, other: 0 },
-  ])('maxConnectionsPerAddress $cap: 20 slow-header connections from one address keep $kept slots, another address gets $other', async ({ cap, kept, other }) => {
-    const srv = await serve((_req, res) => void res.end('ok'), { maxConnections: 12, maxConnectionsPerAddress: cap });
-    const slow = await slowHeaders(srv.port, 20, '127.0.0.1');
-    try {
-      expect(slow.open()).toBe(kept);
-      expect(await getFrom(`${srv.url}/`, '127.0.0.2')).toBe(other);
-    } finally {
-      slow.close();
-      await srv.close();
-    }
-  });
+  ])(
+    'maxConnectionsPerAddress $cap: 20 slow-header connections from one address keep $kept slots, another address gets $other',
+    async ({ cap, kept, other }) => {
+      const srv = await serve((_req, res) => void res.end('ok'), { maxConnections: 12, maxConnectionsPerAddress: cap });
+      const slow = await slowHeaders(srv.port, 20, '127.0.0.1');
+      try {
+        expect(slow.open()).toBe(kept);
+        expect(await getFrom(`${srv.url}/`, '127.0.0.2')).toBe(other);
+      } finally {
+        slow.close();
+        await srv.close();
+      }
+    },
+  );
 
   it('a slot is given back when its connection closes', async () => {
     const srv = await serve((_req, res) => void res.end('ok'), { maxConnections: 12, maxConnectionsPerAddress: 2 });

@@ -21,7 +21,10 @@ describe('site applies keyed by the staged id', () => {
     site = await openSite();
     const before = site.store.read().pages.length;
     const first = await createPage('Once only', 'stg_once1');
-    const onDisk = JSON.parse(await readFile(site.file, 'utf8')) as { pages: Array<{ title: string }>; applied: Record<string, { structured: unknown }> };
+    const onDisk = JSON.parse(await readFile(site.file, 'utf8')) as {
+      pages: Array<{ title: string }>;
+      applied: Record<string, { structured: unknown }>;
+    };
     expect(onDisk.pages.filter((p) => p.title === 'Once only')).toHaveLength(1);
     expect(onDisk.applied.stg_once1?.structured).toEqual(first.structured);
 
@@ -54,7 +57,12 @@ describe('site applies keyed by the staged id', () => {
 
   it('keeps a large result as its text only, so markers stay small', async () => {
     site = await openSite();
-    const p = await plan(site, 'pages_create', { title: 'Big one', content: `# Big\n\n${'word '.repeat(10_000)}` }, admin);
+    const p = await plan(
+      site,
+      'pages_create',
+      { title: 'Big one', content: `# Big\n\n${'word '.repeat(10_000)}` },
+      admin,
+    );
     const out = await site.write('pages_create').apply(p.payload, admin, { id: 'stg_big', since: site.clock.t });
     expect(JSON.stringify(out.structured).length).toBeGreaterThan(40_000);
     const marker = site.store.read().applied.stg_big!;
@@ -67,8 +75,22 @@ describe('salvaging a damaged site.json', () => {
   it('keeps the valid pages, never reuses a kept id, never re-seeds, and stops vouching for lost markers', () => {
     const now = Date.parse('2026-05-01T00:00:00Z');
     const page = (id: number, over: Record<string, unknown> = {}) => ({
-      id, slug: `p-${id}`, title: `Page ${id}`, content: '', excerpt: '', status: 'publish', seo_title: '', seo_description: '', focus_keyword: '',
-      language: 'en', translations: {}, author_id: 'usr_admin', created: '2026-01-01T00:00:00.000Z', modified: '2026-01-01T00:00:00.000Z', version: 1, ...over,
+      id,
+      slug: `p-${id}`,
+      title: `Page ${id}`,
+      content: '',
+      excerpt: '',
+      status: 'publish',
+      seo_title: '',
+      seo_description: '',
+      focus_keyword: '',
+      language: 'en',
+      translations: {},
+      author_id: 'usr_admin',
+      created: '2026-01-01T00:00:00.000Z',
+      modified: '2026-01-01T00:00:00.000Z',
+      version: 1,
+      ...over,
     });
     const raw = {
       schema_version: 1,

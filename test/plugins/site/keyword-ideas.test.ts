@@ -21,13 +21,17 @@ describe('seo_keyword_ideas on the seed site', () => {
     expect(ideas[0]!.phrase).toBe('coffee');
     expect(ideas.map((i) => i.score)).toEqual([...ideas.map((i) => i.score)].sort((a, b) => b - a));
     const phrases = ideas.map((i) => i.phrase);
-    expect(phrases).toEqual(expect.arrayContaining(['wholesale coffee', 'roast', 'dark roast', 'harbour espresso blend']));
+    expect(phrases).toEqual(
+      expect.arrayContaining(['wholesale coffee', 'roast', 'dark roast', 'harbour espresso blend']),
+    );
     expect(ideas.some((i) => i.words === 3) && ideas.some((i) => i.words === 2)).toBe(true);
     const pageIds = new Set(ideas.flatMap((i) => i.pages.map((p) => p.id)));
     expect(pageIds.has(7)).toBe(false); // the draft
     expect(pageIds.has(8)).toBe(false); // the German page
     const blend = ideas.find((i) => i.phrase === 'harbour espresso blend')!;
-    expect(blend.pages.map((p) => p.title)).toEqual(expect.arrayContaining(['Our coffees', 'Wholesale coffee for cafés and offices']));
+    expect(blend.pages.map((p) => p.title)).toEqual(
+      expect.arrayContaining(['Our coffees', 'Wholesale coffee for cafés and offices']),
+    );
     expect(blend.occurrences).toBe(blend.pages.reduce((n, p) => n + p.occurrences, 0));
   });
 
@@ -43,7 +47,9 @@ describe('seo_keyword_ideas on the seed site', () => {
 
   it('marks phrases already used as a focus keyword, or leaves them out', async () => {
     const ideas = ideasOf(await run(site, 'seo_keyword_ideas', { limit: 100 }));
-    expect(ideas.find((i) => i.phrase === 'wholesale coffee')?.in_use_by).toEqual([{ id: 4, title: 'Wholesale coffee for cafés and offices' }]);
+    expect(ideas.find((i) => i.phrase === 'wholesale coffee')?.in_use_by).toEqual([
+      { id: 4, title: 'Wholesale coffee for cafés and offices' },
+    ]);
     expect(ideas.find((i) => i.phrase === 'coffee')?.in_use_by).toEqual([]);
     const fresh = ideasOf(await run(site, 'seo_keyword_ideas', { limit: 100, exclude_in_use: true }));
     expect(fresh.map((i) => i.phrase)).not.toContain('wholesale coffee');
@@ -58,14 +64,26 @@ describe('seo_keyword_ideas on the seed site', () => {
     expect(de).toMatchObject({ language: 'de', pages_analyzed: 1, stop_words: true });
     expect(ideasOf(de)[0]!.phrase).toBe('kaffee');
     expect(ideasOf(de).every((i) => i.pages.every((p) => p.id === 8))).toBe(true);
-    expect(await run(site, 'seo_keyword_ideas', { language: 'fr' })).toEqual({ language: 'fr', pages_analyzed: 0, stop_words: false, ideas: [] });
+    expect(await run(site, 'seo_keyword_ideas', { language: 'fr' })).toEqual({
+      language: 'fr',
+      pages_analyzed: 0,
+      stop_words: false,
+      ideas: [],
+    });
   });
 
   it('picks up what a newly published page is about', async () => {
     const before = ideasOf(await run(site, 'seo_keyword_ideas', { limit: 100 }));
     expect(before.map((i) => i.phrase)).not.toContain('cold brew');
     await site.store.update((d) => {
-      d.pages.push(pageOf({ id: d.next_id++, slug: 'cold-brew', title: 'Cold brew', content: '# Cold brew\n\nCold brew is slow. Make cold brew overnight. Cold brew keeps a week.' }));
+      d.pages.push(
+        pageOf({
+          id: d.next_id++,
+          slug: 'cold-brew',
+          title: 'Cold brew',
+          content: '# Cold brew\n\nCold brew is slow. Make cold brew overnight. Cold brew keeps a week.',
+        }),
+      );
     });
     const after = ideasOf(await run(site, 'seo_keyword_ideas', { limit: 100 }));
     expect(after.find((i) => i.phrase === 'cold brew')?.pages[0]?.title).toBe('Cold brew');
@@ -100,7 +118,13 @@ describe('keywordIdeas', () => {
   });
 
   it('weighs a phrase found on fewer pages higher (IDF)', () => {
-    const pages = [1, 2, 3, 4].map((id) => pageOf({ id, title: `P${id}`, content: `Coffee every day. Coffee again.${id === 1 ? ' Grinder tips. Grinder care.' : ''}` }));
+    const pages = [1, 2, 3, 4].map((id) =>
+      pageOf({
+        id,
+        title: `P${id}`,
+        content: `Coffee every day. Coffee again.${id === 1 ? ' Grinder tips. Grinder care.' : ''}`,
+      }),
+    );
     const { ideas } = keywordIdeas(pages, 'en', { limit: 10, allPages: pages });
     const score = (p: string) => ideas.find((i) => i.phrase === p)!.score;
     // page 1 uses "grinder" as often as "coffee", but only page 1 uses it

@@ -13,11 +13,18 @@ async function addPages(s: SiteFixture): Promise<void> {
   await s.store.update((d) => {
     for (let i = 1; i <= 25; i++) {
       const id = d.next_id++;
-      d.pages.push(pageOf({
-        id, slug: `note-${i}`, title: `Note ${String(i).padStart(2, '0')}`, content: `# Note ${i}\n\nText ${i}.`,
-        status: i % 5 === 0 ? 'draft' : 'publish', language: i % 3 === 0 ? 'de' : 'en', author_id: i % 2 ? 'usr_author' : 'usr_admin',
-        modified: new Date(Date.parse('2026-01-01T00:00:00Z') + i * 3600_000).toISOString(),
-      }));
+      d.pages.push(
+        pageOf({
+          id,
+          slug: `note-${i}`,
+          title: `Note ${String(i).padStart(2, '0')}`,
+          content: `# Note ${i}\n\nText ${i}.`,
+          status: i % 5 === 0 ? 'draft' : 'publish',
+          language: i % 3 === 0 ? 'de' : 'en',
+          author_id: i % 2 ? 'usr_author' : 'usr_admin',
+          modified: new Date(Date.parse('2026-01-01T00:00:00Z') + i * 3600_000).toISOString(),
+        }),
+      );
     }
   });
 }
@@ -60,10 +67,19 @@ describe('pages_list', () => {
     expect(de.total).toBe(1 + 8);
     const byAuthor = await run(site, 'pages_list', { author_id: 'usr_author', per_page: 100 });
     expect(byAuthor.total).toBe(13);
-    const recent = await run(site, 'pages_list', { modified_after: '2026-01-01T20:00:00Z', order_by: 'id', per_page: 100 });
+    const recent = await run(site, 'pages_list', {
+      modified_after: '2026-01-01T20:00:00Z',
+      order_by: 'id',
+      per_page: 100,
+    });
     expect(recent.pages.map((p: Page) => p.slug)).not.toContain('note-20');
     expect(recent.pages.map((p: Page) => p.slug)).toContain('note-21');
-    const combined = await run(site, 'pages_list', { status: 'publish', language: 'de', author_id: 'usr_author', per_page: 100 });
+    const combined = await run(site, 'pages_list', {
+      status: 'publish',
+      language: 'de',
+      author_id: 'usr_author',
+      per_page: 100,
+    });
     expect(combined.pages.map((p: Page) => p.slug).sort()).toEqual(['note-21', 'note-3', 'note-9']);
   });
 
@@ -75,7 +91,7 @@ describe('pages_list', () => {
     expect(desc.pages.map((p: Page) => p.title)).toEqual([...titles].reverse());
   });
 
-  it('hides drafts from users who cannot edit pages, and others\' drafts from users who may not edit them', async () => {
+  it("hides drafts from users who cannot edit pages, and others' drafts from users who may not edit them", async () => {
     const reader = await run(site, 'pages_list', { per_page: 100 }, ctxFor('subscriber'));
     expect(reader.total).toBe(7);
     const askDrafts = await run(site, 'pages_list', { status: 'draft' }, ctxFor('subscriber'));
@@ -86,25 +102,46 @@ describe('pages_list', () => {
     expect((await run(site, 'pages_list', { status: 'draft' }, ctxFor('editor'))).total).toBe(1);
     // Their own drafts they do see.
     await site.store.update((d) => {
-      d.pages.push({ ...structuredClone(d.pages[0]!), id: 100, slug: 'mine', title: 'Mine', status: 'draft', author_id: ctxFor('contributor').user.id });
+      d.pages.push({
+        ...structuredClone(d.pages[0]!),
+        id: 100,
+        slug: 'mine',
+        title: 'Mine',
+        status: 'draft',
+        author_id: ctxFor('contributor').user.id,
+      });
     });
     const own = await run(site, 'pages_list', { status: 'draft' }, ctxFor('contributor'));
     expect(own.pages.map((p: Page) => p.id)).toEqual([100]);
-    expect((await run(site, 'pages_search', { query: 'mine', status: 'any' }, ctxFor('author'))).results.map((r: Page) => r.id)).not.toContain(100);
+    expect(
+      (await run(site, 'pages_search', { query: 'mine', status: 'any' }, ctxFor('author'))).results.map(
+        (r: Page) => r.id,
+      ),
+    ).not.toContain(100);
     // The page index resource follows the same rule.
     const index = site.plugin.resources!()[0]!;
-    const listed = (ctx: ReturnType<typeof ctxFor>) => index.read(ctx).then((t) => (JSON.parse(t) as { pages: Page[] }).pages.map((p) => p.id));
+    const listed = (ctx: ReturnType<typeof ctxFor>) =>
+      index.read(ctx).then((t) => (JSON.parse(t) as { pages: Page[] }).pages.map((p) => p.id));
     expect(await listed(ctxFor('contributor'))).toContain(100);
     expect(await listed(ctxFor('contributor'))).not.toContain(7);
     expect(await listed(ctxFor('author'))).not.toContain(100);
     expect(await listed(ctxFor('editor'))).toEqual(expect.arrayContaining([7, 100]));
     // translate_page shows the source's text in its preview: another user's draft is not found for an author.
-    await expect(plan(site, 'translate_page', { id: 7, target_language: 'fr' }, ctxFor('author'))).rejects.toSatisfy((e) => code(e) === 'not_found');
+    await expect(plan(site, 'translate_page', { id: 7, target_language: 'fr' }, ctxFor('author'))).rejects.toSatisfy(
+      (e) => code(e) === 'not_found',
+    );
   });
 
   it('refuses bad filters at the schema', () => {
     const input = site.read('pages_list').input;
-    for (const bad of [{ per_page: 0 }, { per_page: 101 }, { page: 0 }, { status: 'trash' }, { language: 'English' }, { modified_after: 'yesterday' }]) {
+    for (const bad of [
+      { per_page: 0 },
+      { per_page: 101 },
+      { page: 0 },
+      { status: 'trash' },
+      { language: 'English' },
+      { modified_after: 'yesterday' },
+    ]) {
       expect(input.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
     }
   });
@@ -117,7 +154,12 @@ describe('pages_get', () => {
 
   it('gets a page by id or by slug, with content and url', async () => {
     const byId = await run(site, 'pages_get', { id: 8 });
-    expect(byId.page).toMatchObject({ slug: 'ueber-uns', language: 'de', url: 'https://northbank-coffee.example/de/ueber-uns/', version: 1 });
+    expect(byId.page).toMatchObject({
+      slug: 'ueber-uns',
+      language: 'de',
+      url: 'https://northbank-coffee.example/de/ueber-uns/',
+      version: 1,
+    });
     expect(byId.page.content).toMatch(/^# Über uns/);
     const bySlug = await run(site, 'pages_get', { slug: 'ueber-uns' });
     expect(bySlug).toEqual(byId);
@@ -126,8 +168,12 @@ describe('pages_get', () => {
   it('answers not_found for unknown ids and slugs, and for drafts a reader cannot see', async () => {
     await expect(run(site, 'pages_get', { id: 999 })).rejects.toSatisfy((e) => code(e) === 'not_found');
     await expect(run(site, 'pages_get', { slug: 'nope' })).rejects.toSatisfy((e) => code(e) === 'not_found');
-    await expect(run(site, 'pages_get', { id: 7 }, ctxFor('subscriber'))).rejects.toSatisfy((e) => code(e) === 'not_found');
-    await expect(run(site, 'pages_get', { id: 7 }, ctxFor('contributor'))).rejects.toSatisfy((e) => code(e) === 'not_found');
+    await expect(run(site, 'pages_get', { id: 7 }, ctxFor('subscriber'))).rejects.toSatisfy(
+      (e) => code(e) === 'not_found',
+    );
+    await expect(run(site, 'pages_get', { id: 7 }, ctxFor('contributor'))).rejects.toSatisfy(
+      (e) => code(e) === 'not_found',
+    );
     expect((await run(site, 'pages_get', { id: 7 }, ctxFor('editor'))).page.status).toBe('draft');
   });
 
@@ -151,7 +197,9 @@ describe('pages_search', () => {
     expect(out.results[0]).toMatchObject({ id: 5, slug: 'pour-over-brewing-guide' });
     expect(out.results[0].matched_fields).toEqual(expect.arrayContaining(['title', 'slug', 'content']));
     expect(out.results[0].snippet.toLowerCase()).toContain('pour');
-    expect(out.results.map((r: { score: number }) => r.score)).toEqual([...out.results.map((r: { score: number }) => r.score)].sort((a, b) => b - a));
+    expect(out.results.map((r: { score: number }) => r.score)).toEqual(
+      [...out.results.map((r: { score: number }) => r.score)].sort((a, b) => b - a),
+    );
   });
 
   it('finds a word that only one page uses, and nothing for words no page uses', async () => {

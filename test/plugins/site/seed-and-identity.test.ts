@@ -62,7 +62,11 @@ describe('seedIfEmpty', () => {
   });
 
   it('keeps site settings someone already changed', async () => {
-    const data = SiteData.parse({ site: { name: 'Velo Works', description: '', url: 'https://velo.example/', language: 'en', timezone: 'UTC' }, pages: [], next_id: 1 });
+    const data = SiteData.parse({
+      site: { name: 'Velo Works', description: '', url: 'https://velo.example/', language: 'en', timezone: 'UTC' },
+      pages: [],
+      next_id: 1,
+    });
     site = await openSite({ seed: false, data });
     expect(await site.plugin.seedIfEmpty()).toBe(true);
     expect(site.store.read().site.name).toBe('Velo Works');
@@ -81,8 +85,13 @@ describe('identity, status and resources', () => {
     site = await openSite();
     const id = site.plugin.identity();
     expect(id).toMatchObject({
-      name: 'Northbank Coffee Roasters', url: 'https://northbank-coffee.example/', language: 'en', languages: ['en', 'de'],
-      timezone: 'Europe/London', pages: { total: 8, publish: 7, draft: 1 }, content: { format: 'markdown' },
+      name: 'Northbank Coffee Roasters',
+      url: 'https://northbank-coffee.example/',
+      language: 'en',
+      languages: ['en', 'de'],
+      timezone: 'Europe/London',
+      pages: { total: 8, publish: 7, draft: 1 },
+      content: { format: 'markdown' },
     });
     expect(id.tools.map((t) => t.name)).toEqual(site.plugin.tools().map((t) => t.name));
     expect(id.content.conventions.join(' ')).toMatch(/Markdown/);
@@ -124,7 +133,12 @@ describe('tool declarations', () => {
     expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(expected).sort());
     for (const t of tools) {
       const [capability, feature, write] = expected[t.name]!;
-      expect({ capability: t.capability, feature: t.feature, write: t.write, plugin: t.plugin }, t.name).toEqual({ capability, feature, write, plugin: 'site' });
+      expect({ capability: t.capability, feature: t.feature, write: t.write, plugin: t.plugin }, t.name).toEqual({
+        capability,
+        feature,
+        write,
+        plugin: 'site',
+      });
       expect(FEATURE_PLANS[t.feature], t.feature).toBeDefined();
       expect(t.annotations?.readOnlyHint, t.name).toBe(!write);
       expect(typeof t.annotations?.destructiveHint, t.name).toBe('boolean');
@@ -141,8 +155,11 @@ describe('tool declarations', () => {
   it('describes every input field in the JSON Schema clients see', async () => {
     site = await openSite();
     for (const t of site.plugin.tools()) {
-      const schema = z.toJSONSchema(t.input as z.ZodObject, { io: 'input' }) as { properties: Record<string, { description?: string }> };
-      for (const [field, prop] of Object.entries(schema.properties)) expect(prop.description, `${t.name}.${field}`).toBeTruthy();
+      const schema = z.toJSONSchema(t.input as z.ZodObject, { io: 'input' }) as {
+        properties: Record<string, { description?: string }>;
+      };
+      for (const [field, prop] of Object.entries(schema.properties))
+        expect(prop.description, `${t.name}.${field}`).toBeTruthy();
     }
   });
 
@@ -155,9 +172,12 @@ describe('tool declarations', () => {
     expect(input.safeParse({ title: 'ok', content: 'a'.repeat(200 * 1024) }).success).toBe(true);
     expect(input.safeParse({ title: 'ok', content: 'a'.repeat(200 * 1024 + 1) }).success).toBe(false);
     expect(input.safeParse({ title: 'ok', content: 'ü'.repeat(110 * 1024) }).success).toBe(false); // 220 KB of UTF-8
-    for (const bad of ['About Us', 'about_us', '-about', 'about--us', 'über', '']) expect(input.safeParse({ title: 'ok', slug: bad }).success, bad).toBe(false);
+    for (const bad of ['About Us', 'about_us', '-about', 'about--us', 'über', ''])
+      expect(input.safeParse({ title: 'ok', slug: bad }).success, bad).toBe(false);
     expect(input.safeParse({ title: 'ok', slug: 'about-us-2' }).success).toBe(true);
     // the refusal happens before preview: nothing reaches the tool
-    await expect(plan(site, 'pages_create', { title: 'ok', slug: 'Bad Slug' }, ctxFor('administrator'))).rejects.toThrow();
+    await expect(
+      plan(site, 'pages_create', { title: 'ok', slug: 'Bad Slug' }, ctxFor('administrator')),
+    ).rejects.toThrow();
   });
 });

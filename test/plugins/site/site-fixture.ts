@@ -26,8 +26,20 @@ export class TestClock implements Clock {
 }
 
 export function ctxFor(role: Role, id = role === 'administrator' ? ADMIN_ID : `usr_${role}`): CallContext {
-  const user: User = { id, login: role === 'administrator' ? 'admin' : role, display_name: role, role, created: new Date(T0).toISOString() };
-  return { user, capabilities: new Set(ROLE_CAPABILITIES[role]), token: null, request_id: `req_${role}`, client: 'test' };
+  const user: User = {
+    id,
+    login: role === 'administrator' ? 'admin' : role,
+    display_name: role,
+    role,
+    created: new Date(T0).toISOString(),
+  };
+  return {
+    user,
+    capabilities: new Set(ROLE_CAPABILITIES[role]),
+    token: null,
+    request_id: `req_${role}`,
+    client: 'test',
+  };
 }
 
 export const HOW_TO = 'connect a license in the console (Cloud) to route AI through the Gatehouse cloud gateway';
@@ -50,7 +62,12 @@ export class TaggingProvider implements AiProvider {
       .split(/(\]\([^)]*\))/)
       .map((part, i) => (i % 2 ? part : part.replace(/[A-Za-z][A-Za-z']{3,}/g, (w) => w.toUpperCase())))
       .join('');
-    return Promise.resolve({ text: `${text.includes('\n') ? '' : `[${lang}] `}${text}`, model: 'upper-1', tokens_input: req.prompt.length, tokens_output: text.length });
+    return Promise.resolve({
+      text: `${text.includes('\n') ? '' : `[${lang}] `}${text}`,
+      model: 'upper-1',
+      tokens_input: req.prompt.length,
+      tokens_output: text.length,
+    });
   }
 }
 
@@ -80,12 +97,23 @@ export interface SiteFixture {
 export async function openSite(opts: { seed?: boolean; data?: SiteData } = {}): Promise<SiteFixture> {
   const dir = await mkdtemp(join(tmpdir(), 'gatehouse-site-'));
   const file = join(dir, 'site.json');
-  const store = await JsonFileStore.open({ file, schema: SiteData, defaults: () => opts.data ?? emptySiteData(), log: silentLogger });
+  const store = await JsonFileStore.open({
+    file,
+    schema: SiteData,
+    defaults: () => opts.data ?? emptySiteData(),
+    log: silentLogger,
+  });
   const clock = new TestClock();
   const provider = new TaggingProvider();
   let current: AiProvider | null = provider;
   const usage: UsageFacts[] = [];
-  const plugin = createSitePlugin({ store, clock, ai: { current: () => current, howToConfigure: HOW_TO }, usage: { record: (f) => usage.push(f) }, adminUserId: ADMIN_ID });
+  const plugin = createSitePlugin({
+    store,
+    clock,
+    ai: { current: () => current, howToConfigure: HOW_TO },
+    usage: { record: (f) => usage.push(f) },
+    adminUserId: ADMIN_ID,
+  });
   if (opts.seed !== false) await plugin.seedIfEmpty();
   const byName = (name: string) => {
     const t = plugin.tools().find((x) => x.name === name);
@@ -93,7 +121,13 @@ export async function openSite(opts: { seed?: boolean; data?: SiteData } = {}): 
     return t;
   };
   return {
-    dir, file, store, clock, plugin, provider, usage,
+    dir,
+    file,
+    store,
+    clock,
+    plugin,
+    provider,
+    usage,
     setProvider: (p) => {
       current = p;
     },
@@ -113,7 +147,12 @@ export async function plan(site: SiteFixture, name: string, input: Record<string
   return tool.preview(tool.input.parse(input), ctx);
 }
 
-export async function run(site: SiteFixture, name: string, input: Record<string, unknown>, ctx: CallContext = ctxFor('administrator')) {
+export async function run(
+  site: SiteFixture,
+  name: string,
+  input: Record<string, unknown>,
+  ctx: CallContext = ctxFor('administrator'),
+) {
   const tool = site.read(name);
   const out = await tool.run(tool.input.parse(input), ctx);
   if (tool.output) (tool.output as z.ZodObject).parse(out.structured); // what MCP clients are promised
@@ -122,8 +161,21 @@ export async function run(site: SiteFixture, name: string, input: Record<string,
 
 /** A page object with sensible defaults, for crafted SEO cases. */
 export const pageOf = (over: Partial<SiteData['pages'][number]>): SiteData['pages'][number] => ({
-  id: 1, slug: 'page', title: 'Page', content: '', excerpt: '', status: 'publish', seo_title: '', seo_description: '', focus_keyword: '',
-  language: 'en', translations: {}, author_id: ADMIN_ID, created: new Date(T0).toISOString(), modified: new Date(T0).toISOString(), version: 1,
+  id: 1,
+  slug: 'page',
+  title: 'Page',
+  content: '',
+  excerpt: '',
+  status: 'publish',
+  seo_title: '',
+  seo_description: '',
+  focus_keyword: '',
+  language: 'en',
+  translations: {},
+  author_id: ADMIN_ID,
+  created: new Date(T0).toISOString(),
+  modified: new Date(T0).toISOString(),
+  version: 1,
   ...over,
 });
 

@@ -33,19 +33,39 @@ describe('translate_page reports the AI tokens it spends', () => {
     await plan(site, 'translate_page', { id: 3, target_language: 'de' }, admin);
     const calls = site.provider.calls.length;
     const translated = site.usage.filter((u) => u.event === 'translation.page.translated');
-    expect(translated).toEqual([{ event: 'translation.page.translated', product: 'verto', feature: 'verto.translate', model: 'upper-1', units: site.provider.calls.reduce((n, c) => n + [...c.prompt].length, 0) }]);
+    expect(translated).toEqual([
+      {
+        event: 'translation.page.translated',
+        product: 'verto',
+        feature: 'verto.translate',
+        model: 'upper-1',
+        units: site.provider.calls.reduce((n, c) => n + [...c.prompt].length, 0),
+      },
+    ]);
     site.usage.splice(site.usage.indexOf(translated[0]!), 1);
     expect(site.usage).toHaveLength(calls);
     const source = pageById(site, 3)!;
-    expect(site.usage[0]).toEqual({ event: 'ai.generation.completed', product: 'verto', feature: 'verto.translate', model: 'upper-1', units: 1, tokens_input: source.title.length, tokens_output: expect.any(Number) });
-    expect(site.usage.reduce((n, u) => n + u.tokens_input!, 0)).toBe(site.provider.calls.reduce((n, c) => n + c.prompt.length, 0));
+    expect(site.usage[0]).toEqual({
+      event: 'ai.generation.completed',
+      product: 'verto',
+      feature: 'verto.translate',
+      model: 'upper-1',
+      units: 1,
+      tokens_input: source.title.length,
+      tokens_output: expect.any(Number),
+    });
+    expect(site.usage.reduce((n, u) => n + u.tokens_input!, 0)).toBe(
+      site.provider.calls.reduce((n, c) => n + c.prompt.length, 0),
+    );
 
     // the provider answers the first field, then fails: the tokens of that first answer are still counted
     site.usage.length = 0;
     let answered = 0;
     const real = site.provider.generate.bind(site.provider);
     site.provider.generate = (req) => (answered++ === 0 ? real(req) : Promise.reject(new Error('provider down')));
-    await expect(plan(site, 'translate_page', { id: 4, target_language: 'fr' }, admin)).rejects.toMatchObject({ code: 'upstream_error' });
+    await expect(plan(site, 'translate_page', { id: 4, target_language: 'fr' }, admin)).rejects.toMatchObject({
+      code: 'upstream_error',
+    });
     // no translation was made: only the answer's tokens count
     expect(site.usage).toHaveLength(1);
     expect(site.usage[0]!.event).toBe('ai.generation.completed');
@@ -61,44 +81,84 @@ describe('translate_page with a provider', () => {
 
     // one provider call per non-empty field, instructions in the system message, the text as the prompt
     const source = pageById(site, 3)!;
-    expect(site.provider.calls.map((c) => c.prompt)).toEqual([source.title, source.excerpt, source.seo_title, source.seo_description, source.focus_keyword, source.content]);
+    expect(site.provider.calls.map((c) => c.prompt)).toEqual([
+      source.title,
+      source.excerpt,
+      source.seo_title,
+      source.seo_description,
+      source.focus_keyword,
+      source.content,
+    ]);
     expect(site.provider.calls.every((c) => /from English \(en\) into German \(de\)/.test(c.system ?? ''))).toBe(true);
 
     expect(p.target).toBe('page:3');
     expect(p.target_version).toBe(1);
-    expect(p.preview.summary).toBe("Translate page 'Our coffees' (#3) into German: create draft '[de] Our COFFEES' at /de-our-coffees/");
+    expect(p.preview.summary).toBe(
+      "Translate page 'Our coffees' (#3) into German: create draft '[de] Our COFFEES' at /de-our-coffees/",
+    );
     const change = (field: string) => p.preview.changes.find((c) => c.field === field);
     expect(change('title')).toEqual({ field: 'title', after: '[de] Our COFFEES' });
     expect(change('language')).toEqual({ field: 'language', after: 'de' });
     expect(change('status')).toEqual({ field: 'status', after: 'draft' });
     expect(change('translations')).toEqual({ field: 'translations', after: 'en: #3' });
-    expect(change("translations of #3 ('Our coffees')")).toEqual({ field: "translations of #3 ('Our coffees')", before: '(none)', after: 'de: (the new page)' });
+    expect(change("translations of #3 ('Our coffees')")).toEqual({
+      field: "translations of #3 ('Our coffees')",
+      before: '(none)',
+      after: 'de: (the new page)',
+    });
 
     const out = await apply(p);
     expect(out).toMatchObject({ source_id: 3, linked: [3, 9], provider: 'test-double', model: 'upper-1' });
     const created = pageById(site, 9)!;
-    expect(created).toMatchObject({ language: 'de', status: 'draft', slug: 'de-our-coffees', translations: { en: 3 }, author_id: admin.user.id, version: 1 });
+    expect(created).toMatchObject({
+      language: 'de',
+      status: 'draft',
+      slug: 'de-our-coffees',
+      translations: { en: 3 },
+      author_id: admin.user.id,
+      version: 1,
+    });
     expect(created.content).toContain('# Our COFFEES\n\nAll of our COFFEES are ROASTED');
     expect(created.content).toContain('](/pour-over-brewing-guide/)'); // link targets survive
     expect(pageById(site, 3)).toMatchObject({ translations: { de: 9 }, version: 2 });
     // nothing else moved
-    expect(site.store.read().pages.filter((x) => ![3, 9].includes(x.id)).every((x) => x.version === 1)).toBe(true);
+    expect(
+      site.store
+        .read()
+        .pages.filter((x) => ![3, 9].includes(x.id))
+        .every((x) => x.version === 1),
+    ).toBe(true);
   });
 
   it('refuses to replace an existing translation unless asked to', async () => {
-    await expect(plan(site, 'translate_page', { id: 2, target_language: 'de' }, admin)).rejects.toSatisfy((e) => code(e) === 'conflict');
+    await expect(plan(site, 'translate_page', { id: 2, target_language: 'de' }, admin)).rejects.toSatisfy(
+      (e) => code(e) === 'conflict',
+    );
     expect(site.provider.calls).toHaveLength(0); // refused before spending AI tokens
   });
 
   it('with overwrite, previews a diff against the existing translation and updates it in place', async () => {
     const existing = pageById(site, 8)!;
     const p = await plan(site, 'translate_page', { id: 2, target_language: 'de', overwrite: true }, admin);
-    expect(p.preview.summary).toMatch(/^Update the German translation 'Über uns' \(#8\) of page 'About us' \(#2\): title, excerpt, seo_title, seo_description, focus_keyword, content$/);
-    expect(p.preview.changes.find((c) => c.field === 'title')).toEqual({ field: 'title', before: 'Über uns', after: '[de] ABOUT us' });
+    expect(p.preview.summary).toMatch(
+      /^Update the German translation 'Über uns' \(#8\) of page 'About us' \(#2\): title, excerpt, seo_title, seo_description, focus_keyword, content$/,
+    );
+    expect(p.preview.changes.find((c) => c.field === 'title')).toEqual({
+      field: 'title',
+      before: 'Über uns',
+      after: '[de] ABOUT us',
+    });
     expect(p.preview.changes.find((c) => c.field === 'slug')).toBeUndefined();
     expect(pageById(site, 8)).toEqual(existing);
     await apply(p);
-    expect(pageById(site, 8)).toMatchObject({ id: 8, slug: 'ueber-uns', status: 'publish', title: '[de] ABOUT us', translations: { en: 2 }, version: 2 });
+    expect(pageById(site, 8)).toMatchObject({
+      id: 8,
+      slug: 'ueber-uns',
+      status: 'publish',
+      title: '[de] ABOUT us',
+      translations: { en: 2 },
+      version: 2,
+    });
     expect(pageById(site, 2)).toMatchObject({ translations: { de: 8 }, version: 1 });
     expect(site.store.read().pages).toHaveLength(8);
   });
@@ -132,10 +192,18 @@ describe('translate_page with a provider', () => {
   });
 
   it('answers not_found, invalid_value and forbidden', async () => {
-    await expect(plan(site, 'translate_page', { id: 99, target_language: 'de' }, admin)).rejects.toSatisfy((e) => code(e) === 'not_found');
-    await expect(plan(site, 'translate_page', { id: 3, target_language: 'en' }, admin)).rejects.toSatisfy((e) => code(e) === 'invalid_value');
-    await expect(plan(site, 'translate_page', { id: 3, target_language: 'de' }, ctxFor('contributor'))).rejects.toSatisfy((e) => code(e) === 'forbidden');
-    await expect(plan(site, 'translate_page', { id: 2, target_language: 'de', overwrite: true }, ctxFor('author'))).rejects.toSatisfy((e) => code(e) === 'forbidden');
+    await expect(plan(site, 'translate_page', { id: 99, target_language: 'de' }, admin)).rejects.toSatisfy(
+      (e) => code(e) === 'not_found',
+    );
+    await expect(plan(site, 'translate_page', { id: 3, target_language: 'en' }, admin)).rejects.toSatisfy(
+      (e) => code(e) === 'invalid_value',
+    );
+    await expect(
+      plan(site, 'translate_page', { id: 3, target_language: 'de' }, ctxFor('contributor')),
+    ).rejects.toSatisfy((e) => code(e) === 'forbidden');
+    await expect(
+      plan(site, 'translate_page', { id: 2, target_language: 'de', overwrite: true }, ctxFor('author')),
+    ).rejects.toSatisfy((e) => code(e) === 'forbidden');
     expect(site.write('translate_page').input.safeParse({ id: 3, target_language: 'German' }).success).toBe(false);
   });
 
@@ -146,8 +214,13 @@ describe('translate_page with a provider', () => {
     expect(code(err)).toBe('upstream_error');
     expect((err as Error).message).not.toContain('sk-secret');
     site.provider.fail = null;
-    site.setProvider({ id: 'blank', generate: async () => ({ text: '  ', model: 'm', tokens_input: 1, tokens_output: 0 }) });
-    await expect(plan(site, 'translate_page', { id: 3, target_language: 'de' }, admin)).rejects.toSatisfy((e) => code(e) === 'upstream_error');
+    site.setProvider({
+      id: 'blank',
+      generate: async () => ({ text: '  ', model: 'm', tokens_input: 1, tokens_output: 0 }),
+    });
+    await expect(plan(site, 'translate_page', { id: 3, target_language: 'de' }, admin)).rejects.toSatisfy(
+      (e) => code(e) === 'upstream_error',
+    );
     expect(await site.snapshot()).toEqual(before);
   });
 });

@@ -13,7 +13,10 @@ export const freePort = () =>
 
 /** server-everything's own Streamable HTTP mode (`node dist/index.js streamableHttp`, PORT from the environment), until `stop`. */
 export async function startEverythingHttp(port: number): Promise<{ stop(): Promise<void> }> {
-  const child: ChildProcess = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { PATH: process.env.PATH, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+    env: { PATH: process.env.PATH, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   await new Promise<void>((resolve, reject) => {
     child.stderr!.on('data', (c: Buffer) => c.toString().includes('listening on port') && resolve());
     child.once('exit', (code) => reject(new Error(`server-everything exited ${code}`)));

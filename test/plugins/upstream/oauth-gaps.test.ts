@@ -17,25 +17,47 @@ import { textOf, until } from './upstream-world.ts';
  */
 
 /** A server that answers every MCP request 401 and serves the protected resource metadata a test gives it; it records every Authorization header. */
-async function claimingServer(prm: (origin: string) => Record<string, unknown>, asMeta?: (origin: string) => Record<string, unknown>) {
+async function claimingServer(
+  prm: (origin: string) => Record<string, unknown>,
+  asMeta?: (origin: string) => Record<string, unknown>,
+) {
   const seen: string[] = [];
   const http: Server = createServer((req, res) => {
     const origin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
     seen.push(req.headers.authorization ?? '');
-    if (req.url?.startsWith('/.well-known/oauth-protected-resource')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(prm(origin)));
-    if (req.url?.startsWith('/.well-known/') && asMeta) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(asMeta(origin)));
+    if (req.url?.startsWith('/.well-known/oauth-protected-resource'))
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(prm(origin)));
+    if (req.url?.startsWith('/.well-known/') && asMeta)
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(asMeta(origin)));
     if (req.url?.startsWith('/.well-known/')) return void res.writeHead(404).end();
-    res.writeHead(401, { 'www-authenticate': `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`, 'content-type': 'application/json' }).end('{}');
+    res
+      .writeHead(401, {
+        'www-authenticate': `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`,
+        'content-type': 'application/json',
+      })
+      .end('{}');
   });
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
   const origin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  return { url: `${origin}/mcp`, origin, seen, stop: () => new Promise<void>((r) => (http.closeAllConnections(), http.close(() => r()))) };
+  return {
+    url: `${origin}/mcp`,
+    origin,
+    seen,
+    stop: () => new Promise<void>((r) => (http.closeAllConnections(), http.close(() => r()))),
+  };
 }
 
-const cimdMeta = (o: string) => ({ issuer: o, authorization_endpoint: `${o}/authorize`, token_endpoint: `${o}/token`, response_types_supported: ['code'], code_challenge_methods_supported: ['S256'], client_id_metadata_document_supported: true });
+const cimdMeta = (o: string) => ({
+  issuer: o,
+  authorization_endpoint: `${o}/authorize`,
+  token_endpoint: `${o}/token`,
+  response_types_supported: ['code'],
+  code_challenge_methods_supported: ['S256'],
+  client_id_metadata_document_supported: true,
+});
 const CIMD = 'https://gateway.example/.well-known/gatehouse/oauth-client.json';
 
-describe('OAuth upstreams: no refresh token, another server\'s resource, no way to register', () => {
+describe("OAuth upstreams: no refresh token, another server's resource, no way to register", () => {
   let W: OAuthWorld;
   useOAuthWorld((w) => (W = w));
 
@@ -51,10 +73,14 @@ describe('OAuth upstreams: no refresh token, another server\'s resource, no way 
     const s = await W.status('plain', 10_000);
     expect(s).toMatchObject({ state: 'signed_in', refreshable: false });
     const authorizations = W.as.seen.filter((r) => r.path === '/auth').length;
-    const again = await until(async () => {
-      const st = await W.status('plain');
-      return st.state === 'sign_in_required' ? st : null;
-    }, 30_000, 'sign in again at expiry');
+    const again = await until(
+      async () => {
+        const st = await W.status('plain');
+        return st.state === 'sign_in_required' ? st : null;
+      },
+      30_000,
+      'sign in again at expiry',
+    );
     expect(again?.reason).toMatch(/no refresh token/);
     for (let i = 0; i < 3; i++) expect(textOf(await call('plain__whoami'))).toMatch(/sign-in|sign in/i);
     // Never a refresh with a token it was not given, never a browser step by itself.
@@ -68,8 +94,12 @@ describe('OAuth upstreams: no refresh token, another server\'s resource, no way 
     expect(await W.status('plain', 10_000)).toMatchObject({ state: 'signed_in', refreshable: true });
   }, 90_000);
 
-  it('a server whose metadata claims another server\'s resource never gets that server\'s token', async () => {
-    await until(async () => (await W.ok<UpstreamDetail>('GET', 'upstreams/plain')).health.status === 'connected', 10_000, 'plain connected');
+  it("a server whose metadata claims another server's resource never gets that server's token", async () => {
+    await until(
+      async () => (await W.ok<UpstreamDetail>('GET', 'upstreams/plain')).health.status === 'connected',
+      10_000,
+      'plain connected',
+    );
     const evil = await claimingServer(() => ({ resource: `${W.rs.origin}/`, authorization_servers: [W.as.issuer] }));
     try {
       await W.ok('POST', 'upstreams', { id: 'evil', transport: { kind: 'http', url: evil.url, oauth: {} } });
@@ -106,7 +136,13 @@ describe('OAuth upstreams: no refresh token, another server\'s resource, no way 
   }, 30_000);
 
   it('no client id, no Client ID Metadata Document support, no registration endpoint: a message naming --client-id', async () => {
-    const meta = (o: string) => ({ issuer: o, authorization_endpoint: `${o}/authorize`, token_endpoint: `${o}/token`, response_types_supported: ['code'], code_challenge_methods_supported: ['S256'] });
+    const meta = (o: string) => ({
+      issuer: o,
+      authorization_endpoint: `${o}/authorize`,
+      token_endpoint: `${o}/token`,
+      response_types_supported: ['code'],
+      code_challenge_methods_supported: ['S256'],
+    });
     const closed = await claimingServer((o) => ({ resource: `${o}/`, authorization_servers: [o] }), meta);
     try {
       await W.ok('POST', 'upstreams', { id: 'closed', transport: { kind: 'http', url: closed.url, oauth: {} } });
@@ -120,11 +156,13 @@ describe('OAuth upstreams: no refresh token, another server\'s resource, no way 
     }
   }, 30_000);
 
-
   it('an authorization server advertising Client ID Metadata Documents: the sign-in uses the URL as client_id, no registration', async () => {
     const as = await claimingServer((o) => ({ resource: `${o}/`, authorization_servers: [o] }), cimdMeta);
     try {
-      await W.ok('POST', 'upstreams', { id: 'cimd', transport: { kind: 'http', url: as.url, oauth: { client_metadata_url: CIMD } } });
+      await W.ok('POST', 'upstreams', {
+        id: 'cimd',
+        transport: { kind: 'http', url: as.url, oauth: { client_metadata_url: CIMD } },
+      });
       const s = await W.ok<OAuthStatus>('POST', 'upstreams/cimd/login');
       expect(new URL(s.authorization_url!).searchParams.get('client_id')).toBe(CIMD);
     } finally {
@@ -135,9 +173,11 @@ describe('OAuth upstreams: no refresh token, another server\'s resource, no way 
 });
 
 describe('the Client ID Metadata Document URL by default', () => {
-  it('is the connected cloud gateway\'s, https only', () => {
+  it("is the connected cloud gateway's, https only", () => {
     expect(cloudMetadataUrl('https://gw.example')).toBe('https://gw.example/.well-known/gatehouse/oauth-client.json');
-    expect(cloudMetadataUrl('https://gw.example/base/')).toBe('https://gw.example/base/.well-known/gatehouse/oauth-client.json');
+    expect(cloudMetadataUrl('https://gw.example/base/')).toBe(
+      'https://gw.example/base/.well-known/gatehouse/oauth-client.json',
+    );
     expect(cloudMetadataUrl('http://127.0.0.1:8080')).toBeNull();
     expect(cloudMetadataUrl(null)).toBeNull();
     expect(cloudMetadataUrl('not a url')).toBeNull();
@@ -147,11 +187,19 @@ describe('the Client ID Metadata Document URL by default', () => {
     const as = await claimingServer((o) => ({ resource: `${o}/`, authorization_servers: [o] }), cimdMeta);
     let gateway: string | null = null;
     const coordinator = new OAuthCoordinator({
-      vault: new MemoryVault(), log: silentLogger, reconnect: () => {}, changed: () => {}, bind: async () => {},
-      callbackPorts: [await freePort()], defaultClientMetadataUrl: () => cloudMetadataUrl(gateway),
+      vault: new MemoryVault(),
+      log: silentLogger,
+      reconnect: () => {},
+      changed: () => {},
+      bind: async () => {},
+      callbackPorts: [await freePort()],
+      defaultClientMetadataUrl: () => cloudMetadataUrl(gateway),
     });
     try {
-      await coordinator.register({ id: 'u', url: as.url, client_id: null, scopes: null, client_metadata_url: null }, null);
+      await coordinator.register(
+        { id: 'u', url: as.url, client_id: null, scopes: null, client_metadata_url: null },
+        null,
+      );
       // Not connected (or over http): no document to name, and this server offers no registration either.
       await expect(coordinator.login('u')).rejects.toThrow(/--client-id/);
       gateway = 'https://gw.example';

@@ -48,23 +48,36 @@ export async function freePort(): Promise<number> {
 }
 
 /** Calls a tool through the gateway as a client would; a thrown error comes back as an error result (its message as text). */
-export const callCatching = (W: UpstreamWorld, name: string) => W.mcp().then(async (c) => {
-  try {
-    return await c.callTool({ name, arguments: {} });
-  } catch (e) {
-    return { isError: true, content: [{ type: 'text', text: (e as Error).message }] };
-  } finally {
-    await c.close();
-  }
-});
+export const callCatching = (W: UpstreamWorld, name: string) =>
+  W.mcp().then(async (c) => {
+    try {
+      return await c.callTool({ name, arguments: {} });
+    } catch (e) {
+      return { isError: true, content: [{ type: 'text', text: (e as Error).message }] };
+    } finally {
+      await c.close();
+    }
+  });
 
-export async function startOAuthWorld(o: { dataDir?: string; callbackPort?: number; authServer?: Parameters<typeof startAuthServer>[0] } = {}): Promise<OAuthWorld> {
+export async function startOAuthWorld(
+  o: { dataDir?: string; callbackPort?: number; authServer?: Parameters<typeof startAuthServer>[0] } = {},
+): Promise<OAuthWorld> {
   const as = await startAuthServer(o.authServer);
   const rs = await startResourceServer(as.issuer);
-  const up = await startUpstreamWorld({ oauth: { callbackPorts: [o.callbackPort ?? (await freePort())] }, ...(o.dataDir ? { dataDir: o.dataDir } : {}) });
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  const up = await startUpstreamWorld({
+    oauth: { callbackPorts: [o.callbackPort ?? (await freePort())] },
+    ...(o.dataDir ? { dataDir: o.dataDir } : {}),
+  });
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run'],
+  });
   return {
-    ...up, as, rs, browser,
+    ...up,
+    as,
+    rs,
+    browser,
     async signInWithBrowser(url, login = 'alice') {
       const context = await browser.newContext();
       const page = await context.newPage();

@@ -23,7 +23,8 @@ describe('OAuth upstreams: the authorization server changes', () => {
   });
 
   const call = (name: string) => callCatching(W, name);
-  const clientIdsAt = (as: AuthServer) => as.seen.filter((r) => r.path === '/auth').map((r) => new URLSearchParams(r.query).get('client_id'));
+  const clientIdsAt = (as: AuthServer) =>
+    as.seen.filter((r) => r.path === '/auth').map((r) => new URLSearchParams(r.query).get('client_id'));
 
   it('A\'s tokens and client never reach B; "sign in again"; the next sign-in registers at B and works; a callback naming A\'s issuer is refused', async () => {
     await W.ok('POST', 'upstreams', { id: 'mix', transport: { kind: 'http', url: W.rs.url('/m/mcp'), oauth: {} } });
@@ -40,14 +41,20 @@ describe('OAuth upstreams: the authorization server changes', () => {
     W.rs.authorizationServers = [B.issuer];
     const refused = await call('mix__whoami');
     expect(textOf(refused)).toMatch(/sign-in|sign in/i);
-    const again = await until(async () => {
-      const s = await W.status('mix');
-      return s.state === 'sign_in_required' ? s : null;
-    }, 10_000, 'sign in again after the authorization server changed');
+    const again = await until(
+      async () => {
+        const s = await W.status('mix');
+        return s.state === 'sign_in_required' ? s : null;
+      },
+      10_000,
+      'sign in again after the authorization server changed',
+    );
     // Said as what happened: not "the server refused the refresh" (nothing was refused: there are simply no tokens for B).
     expect(again?.reason).toBe('its authorization server changed');
     const leaked = () => {
-      expect(B.seen.filter((r) => r.authorization !== '' && [...aBearers].some((a) => r.authorization.includes(a.slice(7))))).toEqual([]);
+      expect(
+        B.seen.filter((r) => r.authorization !== '' && [...aBearers].some((a) => r.authorization.includes(a.slice(7)))),
+      ).toEqual([]);
       expect(B.seen.filter((r) => r.query.includes(aClient))).toEqual([]);
       expect(B.tokenClientIds.filter((c) => c === aClient)).toEqual([]);
       expect(B.tokenRequests.filter((r) => r.grant_type === 'refresh_token')).toEqual([]);
@@ -74,8 +81,16 @@ describe('OAuth upstreams: the authorization server changes', () => {
     expect(bClient).not.toBe(aClient);
     expect(B.seen.some((r) => r.method === 'POST' && r.path === '/reg')).toBe(true);
     expect(await W.signInWithBrowser(next.authorization_url!)).toMatch(/Signed in/);
-    expect(await W.status('mix', 10_000)).toMatchObject({ state: 'signed_in', issuer: B.issuer, registration: 'dynamic' });
-    await until(async () => /mcp:read/.test(textOf(await call('mix__whoami'))) || null, 10_000, 'calls work with B\'s token');
+    expect(await W.status('mix', 10_000)).toMatchObject({
+      state: 'signed_in',
+      issuer: B.issuer,
+      registration: 'dynamic',
+    });
+    await until(
+      async () => /mcp:read/.test(textOf(await call('mix__whoami'))) || null,
+      10_000,
+      "calls work with B's token",
+    );
     expect(textOf(await call('mix__whoami'))).toContain(`client ${bClient}`);
     leaked();
     // The recording sees client ids (so the check above can fail): B's own client is there.

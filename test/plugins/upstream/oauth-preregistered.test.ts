@@ -20,18 +20,26 @@ describe('OAuth upstreams: a pre-registered client', () => {
     W = await startOAuthWorld({
       callbackPort,
       authServer: {
-        clients: [{
-          client_id: CLIENT_ID, application_type: 'native', token_endpoint_auth_method: 'none',
-          redirect_uris: [`http://127.0.0.1:${callbackPort}/oauth/callback`],
-          grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'],
-        }],
+        clients: [
+          {
+            client_id: CLIENT_ID,
+            application_type: 'native',
+            token_endpoint_auth_method: 'none',
+            redirect_uris: [`http://127.0.0.1:${callbackPort}/oauth/callback`],
+            grant_types: ['authorization_code', 'refresh_token'],
+            response_types: ['code'],
+          },
+        ],
       },
     });
   }, 60_000);
   afterAll(async () => W?.stop());
 
   it('signs in with the browser, calls through the upstream, and never makes a registration request', async () => {
-    await W.ok('POST', 'upstreams', { id: 'preset', transport: { kind: 'http', url: W.rs.url('/mcp'), oauth: { client_id: CLIENT_ID } } });
+    await W.ok('POST', 'upstreams', {
+      id: 'preset',
+      transport: { kind: 'http', url: W.rs.url('/mcp'), oauth: { client_id: CLIENT_ID } },
+    });
     const started = await W.ok<OAuthStatus>('POST', 'upstreams/preset/login');
     const url = new URL(started.authorization_url!);
     expect(url.searchParams.get('client_id')).toBe(CLIENT_ID);
@@ -39,20 +47,33 @@ describe('OAuth upstreams: a pre-registered client', () => {
     expect(await W.signInWithBrowser(url.href)).toMatch(/Signed in/);
 
     const s = await W.status('preset', 10_000);
-    expect(s).toMatchObject({ state: 'signed_in', issuer: W.as.issuer, registration: 'preregistered', refreshable: true });
-    await until(async () => (await W.ok<UpstreamDetail>('GET', 'upstreams/preset')).tool_list.some((t) => t.state === 'approved'), 10_000, 'tools pinned after sign-in');
+    expect(s).toMatchObject({
+      state: 'signed_in',
+      issuer: W.as.issuer,
+      registration: 'preregistered',
+      refreshable: true,
+    });
+    await until(
+      async () => (await W.ok<UpstreamDetail>('GET', 'upstreams/preset')).tool_list.some((t) => t.state === 'approved'),
+      10_000,
+      'tools pinned after sign-in',
+    );
     const answer = await callCatching(W, 'preset__whoami');
     expect(answer.isError ?? false).toBe(false);
     expect(textOf(answer)).toMatch(/scopes .*mcp:read/);
 
     // The authorization server's registration endpoint (advertised: it would be used without --client-id) was never asked.
-    const meta = (await (await fetch(`${W.as.issuer}/.well-known/openid-configuration`)).json()) as { registration_endpoint?: string };
+    const meta = (await (await fetch(`${W.as.issuer}/.well-known/openid-configuration`)).json()) as {
+      registration_endpoint?: string;
+    };
     expect(meta.registration_endpoint).toBe(`${W.as.issuer}/reg`);
     expect(W.as.seen.filter((r) => r.path === '/reg' || r.path.startsWith('/reg/'))).toEqual([]);
     // Every token request was the pre-registered client's; nothing about a registration went to the vault.
     expect(W.as.tokenClientIds.length).toBeGreaterThan(0);
     expect(new Set(W.as.tokenClientIds)).toEqual(new Set([CLIENT_ID]));
-    const vault = JSON.parse(await readFile(join(W.w.svc.dataDir, 'vault.json'), 'utf8')) as { secrets: Record<string, string> };
+    const vault = JSON.parse(await readFile(join(W.w.svc.dataDir, 'vault.json'), 'utf8')) as {
+      secrets: Record<string, string>;
+    };
     expect(Object.keys(vault.secrets).filter((k) => k.startsWith('oauth-client/'))).toEqual([]);
   }, 60_000);
 

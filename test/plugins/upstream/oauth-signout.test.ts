@@ -20,21 +20,36 @@ describe('OAuth upstreams: sign-out revokes at the authorization server', () => 
   }, 60_000);
   afterAll(async () => W?.stop());
 
-  interface Held { access_token: string; refresh_token: string; client_id: string }
+  interface Held {
+    access_token: string;
+    refresh_token: string;
+    client_id: string;
+  }
   /** What the vault holds for the sign-in of that issuer: its tokens and the client id they were issued to. */
   const held = async (issuer: string): Promise<Held | null> => {
-    const vault = JSON.parse(await readFile(join(W.w.svc.dataDir, 'vault.json'), 'utf8')) as { secrets: Record<string, string> };
-    const items = Object.entries(vault.secrets).filter(([k]) => k.startsWith('oauth-')).map(([k, v]) => [k, JSON.parse(v) as Record<string, string>] as const);
+    const vault = JSON.parse(await readFile(join(W.w.svc.dataDir, 'vault.json'), 'utf8')) as {
+      secrets: Record<string, string>;
+    };
+    const items = Object.entries(vault.secrets)
+      .filter(([k]) => k.startsWith('oauth-'))
+      .map(([k, v]) => [k, JSON.parse(v) as Record<string, string>] as const);
     const tokens = items.find(([k, v]) => k.startsWith('oauth-tokens/') && v.issuer === issuer)?.[1];
     const client = items.find(([k, v]) => k.startsWith('oauth-client/') && v.issuer === issuer)?.[1];
-    return tokens && client ? { access_token: tokens.access_token!, refresh_token: tokens.refresh_token!, client_id: client.client_id! } : null;
+    return tokens && client
+      ? { access_token: tokens.access_token!, refresh_token: tokens.refresh_token!, client_id: client.client_id! }
+      : null;
   };
   /** A refresh at the authorization server with that refresh token, as its client: the status and the OAuth error. */
   const refreshAt = async (as: AuthServer, rs: ResourceServer, h: Held) => {
     const res = await fetch(`${as.issuer}/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: h.refresh_token, client_id: h.client_id, resource: `${rs.origin}/` }),
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: h.refresh_token,
+        client_id: h.client_id,
+        resource: `${rs.origin}/`,
+      }),
     });
     return { status: res.status, error: ((await res.json()) as { error?: string }).error ?? null };
   };
@@ -43,8 +58,10 @@ describe('OAuth upstreams: sign-out revokes at the authorization server', () => 
     expect(await W.signInWithBrowser(s.authorization_url!)).toMatch(/Signed in/);
     expect((await W.status(id, 10_000)).state).toBe('signed_in');
   };
-  const revocations = (as: AuthServer) => as.seen.filter((r) => r.method === 'POST' && r.path === '/token/revocation').length;
-  const leaks = (answer: unknown, h: Held) => [h.access_token, h.refresh_token].some((t) => JSON.stringify(answer).includes(t));
+  const revocations = (as: AuthServer) =>
+    as.seen.filter((r) => r.method === 'POST' && r.path === '/token/revocation').length;
+  const leaks = (answer: unknown, h: Held) =>
+    [h.access_token, h.refresh_token].some((t) => JSON.stringify(answer).includes(t));
 
   it('revokes the refresh and access tokens, then deletes them: the authorization server refuses the refresh token afterwards', async () => {
     await W.ok('POST', 'upstreams', { id: 'remote', transport: { kind: 'http', url: W.rs.url('/mcp'), oauth: {} } });
@@ -83,7 +100,10 @@ describe('OAuth upstreams: sign-out revokes at the authorization server', () => 
     const as2 = await startAuthServer({ revocation: false });
     const rs2 = await startResourceServer(as2.issuer);
     try {
-      const meta = (await (await fetch(`${as2.issuer}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+      const meta = (await (await fetch(`${as2.issuer}/.well-known/openid-configuration`)).json()) as Record<
+        string,
+        unknown
+      >;
       expect(meta.revocation_endpoint).toBeUndefined();
       await W.ok('POST', 'upstreams', { id: 'norevoke', transport: { kind: 'http', url: rs2.url('/mcp'), oauth: {} } });
       await signIn('norevoke');

@@ -6,7 +6,18 @@ import { scrubOAuth } from '../../../main/plugins/upstream/oauth/oauth-errors.ts
 import { checkAuthorizationUrl, openerFor, openInBrowser } from '../../../main/plugins/upstream/oauth/open-url.ts';
 
 describe('OAuth pieces', () => {
-  it.each(['javascript:alert(1)', 'file:///etc/passwd', 'data:text/html,x', 'vbscript:x', 'ms-settings:', 'https://user:pw@as.example/auth', 'https://as.example/a b', 'https://as.example/\nx', 'long', 'not a url'])('refuses the authorization URL %j', async (given) => {
+  it.each([
+    'javascript:alert(1)',
+    'file:///etc/passwd',
+    'data:text/html,x',
+    'vbscript:x',
+    'ms-settings:',
+    'https://user:pw@as.example/auth',
+    'https://as.example/a b',
+    'https://as.example/\nx',
+    'long',
+    'not a url',
+  ])('refuses the authorization URL %j', async (given) => {
     const url = given === 'long' ? `https://as.example/${'a'.repeat(9000)}` : given;
     expect(() => checkAuthorizationUrl(url)).toThrow(/refused/);
     await expect(openInBrowser(url, 'linux')).rejects.toThrow(/refused/);
@@ -31,7 +42,10 @@ describe('OAuth pieces', () => {
     await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
     const taken = (busy.address() as { port: number }).port;
     const seen: string[] = [];
-    const cb = await startCallbackServer(async (p) => (seen.push(p.get('state') ?? ''), { status: 200, message: '<b>ok</b>' }), [taken, 0]);
+    const cb = await startCallbackServer(
+      async (p) => (seen.push(p.get('state') ?? ''), { status: 200, message: '<b>ok</b>' }),
+      [taken, 0],
+    );
     try {
       expect(cb.port).not.toBe(taken);
       expect(cb.redirectUris[0]).toBe(`http://127.0.0.1:${taken}${OAUTH_CALLBACK_PATH}`);

@@ -16,7 +16,8 @@ let u: UpstreamWorld;
 let client: Client;
 let control: string;
 let journal: string;
-const toolOf = async (name: string) => (await u.ok<UpstreamToolView[]>('GET', 'upstreams/b/tools')).find((t) => t.tool === name)!;
+const toolOf = async (name: string) =>
+  (await u.ok<UpstreamToolView[]>('GET', 'upstreams/b/tools')).find((t) => t.tool === name)!;
 
 beforeAll(async () => {
   f = await startFixtureWorld({ prefix: 'gh-binding-', id: 'b', control: true });
@@ -42,16 +43,34 @@ describe('an upstream write is bound to the pinned definition', () => {
     expect(JSON.stringify(shown)).not.toContain(secret);
 
     // The upstream changes the tool's description; a person approves the new definition.
-    await writeFile(control, JSON.stringify({ readOnly: false, description: 'Looks a word up, and now also sends it elsewhere.' }));
-    await until(async () => (await toolOf('lookup')).state === 'quarantined', 10_000, 'the changed description to quarantine it');
+    await writeFile(
+      control,
+      JSON.stringify({ readOnly: false, description: 'Looks a word up, and now also sends it elsewhere.' }),
+    );
+    await until(
+      async () => (await toolOf('lookup')).state === 'quarantined',
+      10_000,
+      'the changed description to quarantine it',
+    );
     await u.ok('POST', 'upstreams/b/review', { approve: ['lookup'] });
     expect((await toolOf('lookup')).hash).not.toBe(pinned);
 
     const refused = await u.w.admin('POST', `staged/${staged.staged_id}/confirm`, { preview_hash: shown.preview_hash });
-    expect(refused.body).toMatchObject({ ok: false, code: 'stale_approval', message: expect.stringMatching(/definition of 'b__lookup' changed/) });
-    expect((await u.ok<StagedView>('GET', `staged/${staged.staged_id}`))).toMatchObject({ status: 'failed', error_code: 'stale_approval' });
+    expect(refused.body).toMatchObject({
+      ok: false,
+      code: 'stale_approval',
+      message: expect.stringMatching(/definition of 'b__lookup' changed/),
+    });
+    expect(await u.ok<StagedView>('GET', `staged/${staged.staged_id}`)).toMatchObject({
+      status: 'failed',
+      error_code: 'stale_approval',
+    });
     const audit = await u.ok<AuditPage>('GET', 'audit?tool=b__lookup&result=error');
-    expect(audit.entries[0]).toMatchObject({ staged_id: staged.staged_id, error_code: 'stale_approval', binding: { args: shown.payload_hash, preview: shown.preview_hash, definition: pinned } });
+    expect(audit.entries[0]).toMatchObject({
+      staged_id: staged.staged_id,
+      error_code: 'stale_approval',
+      binding: { args: shown.payload_hash, preview: shown.preview_hash, definition: pinned },
+    });
     expect(JSON.stringify(audit)).not.toContain(secret);
     expect(await readFile(journal, 'utf8')).toBe('');
   });

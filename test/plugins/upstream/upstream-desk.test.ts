@@ -21,7 +21,11 @@ let stdio: FixtureWorld['stdio'];
 
 const names = async () => (await client.listTools()).tools.map((t) => t.name);
 const byToken = (method: string, path: string, body?: unknown) =>
-  fetch(`${u.w.svc.adminUrl}/${path}`, { method, headers: { Authorization: `Bearer ${u.token}`, 'Content-Type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+  fetch(`${u.w.svc.adminUrl}/${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${u.token}`, 'Content-Type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
 
 /** A write staged on `id__append` and confirmed: the upstream gets it and holds its answer past the timeout. */
 async function unknownWrite(line: string): Promise<string> {
@@ -42,7 +46,8 @@ describe('adding in two steps (the console)', () => {
   it('lists the tools without offering any; consent binds to the hashes shown; then they are offered', async () => {
     const d = await u.ok<UpstreamDetail>('POST', 'upstreams', stdio('two', { approve_listed: false, read: ['pid'] }));
     expect(d.tool_list.length).toBeGreaterThan(3);
-    for (const t of d.tool_list) expect(t).toMatchObject({ state: 'quarantined', hash: null, pending: { reason: 'new' } });
+    for (const t of d.tool_list)
+      expect(t).toMatchObject({ state: 'quarantined', hash: null, pending: { reason: 'new' } });
     // the class it would get: readOnlyHint for lookup, a person's mark for pid, a write for append
     const cls = Object.fromEntries(d.tool_list.map((t) => [t.tool, t.class]));
     expect(cls).toMatchObject({ lookup: 'read', pid: 'read', append: 'write' });
@@ -51,15 +56,23 @@ describe('adding in two steps (the console)', () => {
     const consent = d.tool_list.map((t) => ({ tool: t.tool, hash: t.pending!.hash }));
     const wrong = consent.map((c) => (c.tool === 'append' ? { ...c, hash: `sha256:${'0'.repeat(64)}` } : c));
     const refused = await u.w.admin('POST', 'upstreams/two/review', { consent: wrong });
-    expect(refused).toMatchObject({ status: 409, body: { ok: false, code: 'conflict', message: expect.stringContaining("'append'") } });
-    expect((await u.ok<UpstreamToolView[]>('GET', 'upstreams/two/tools')).every((t) => t.state === 'quarantined')).toBe(true);
+    expect(refused).toMatchObject({
+      status: 409,
+      body: { ok: false, code: 'conflict', message: expect.stringContaining("'append'") },
+    });
+    expect((await u.ok<UpstreamToolView[]>('GET', 'upstreams/two/tools')).every((t) => t.state === 'quarantined')).toBe(
+      true,
+    );
 
     const done = await u.ok<UpstreamToolView[]>('POST', 'upstreams/two/review', { consent, write: ['lookup'] });
     expect(done.every((t) => t.state === 'approved')).toBe(true);
     expect(done.find((t) => t.tool === 'lookup')!.class).toBe('write');
     await until(async () => (await names()).includes('two__pid'), 10_000, 'the consented tools');
     // a second consent to the same hashes: nothing waits with them any more
-    expect((await u.w.admin('POST', 'upstreams/two/review', { consent: consent.slice(0, 1) })).body).toMatchObject({ ok: false, code: 'conflict' });
+    expect((await u.w.admin('POST', 'upstreams/two/review', { consent: consent.slice(0, 1) })).body).toMatchObject({
+      ok: false,
+      code: 'conflict',
+    });
     await u.ok('DELETE', 'upstreams/two');
   });
 
@@ -67,12 +80,45 @@ describe('adding in two steps (the console)', () => {
     const bad: Array<[unknown, RegExp]> = [
       [stdio('__proto__'), /id/],
       [stdio('constructor-'), /id/],
-      [{ ...stdio('ctl'), transport: { kind: 'stdio', command: `${process.execPath}\u001b[2J`, args: [] } }, /control characters/],
+      [
+        { ...stdio('ctl'), transport: { kind: 'stdio', command: `${process.execPath}\u001b[2J`, args: [] } },
+        /control characters/,
+      ],
       [{ ...stdio('nul'), transport: { kind: 'stdio', command: process.execPath, args: ['a\u0000b'] } }, /NUL/],
-      [{ ...stdio('big'), transport: { kind: 'stdio', command: process.execPath, args: [], env: [{ name: 'X', value: 'v'.repeat(17 * 1024) }] } }, /transport/],
-      [{ ...stdio('many'), transport: { kind: 'stdio', command: process.execPath, args: Array.from({ length: 201 }, () => 'a') } }, /args/],
-      [{ ...stdio('hdr'), transport: { kind: 'http', url: 'http://127.0.0.1:9/mcp', headers: [{ name: 'X-Key', value: 'a\r\nInjected: 1' }] } }, /line breaks/],
-      [{ ...stdio('extra'), ...(JSON.parse('{"__proto__": {"polluted": true}}') as object), approve_listed: 'yes' }, /approve_listed|__proto__|nrecognized/],
+      [
+        {
+          ...stdio('big'),
+          transport: {
+            kind: 'stdio',
+            command: process.execPath,
+            args: [],
+            env: [{ name: 'X', value: 'v'.repeat(17 * 1024) }],
+          },
+        },
+        /transport/,
+      ],
+      [
+        {
+          ...stdio('many'),
+          transport: { kind: 'stdio', command: process.execPath, args: Array.from({ length: 201 }, () => 'a') },
+        },
+        /args/,
+      ],
+      [
+        {
+          ...stdio('hdr'),
+          transport: {
+            kind: 'http',
+            url: 'http://127.0.0.1:9/mcp',
+            headers: [{ name: 'X-Key', value: 'a\r\nInjected: 1' }],
+          },
+        },
+        /line breaks/,
+      ],
+      [
+        { ...stdio('extra'), ...(JSON.parse('{"__proto__": {"polluted": true}}') as object), approve_listed: 'yes' },
+        /approve_listed|__proto__|nrecognized/,
+      ],
       [{ id: 'x'.repeat(100_000), transport: { kind: 'stdio', command: 'x' } }, /id/],
     ];
     for (const [body, message] of bad) {
@@ -82,7 +128,9 @@ describe('adding in two steps (the console)', () => {
     }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect((await u.ok<Array<{ id: string }>>('GET', 'upstreams')).map((x) => x.id)).toEqual(['quick']);
-    const review = await u.w.admin('POST', 'upstreams/quick/review', { consent: [{ tool: '__proto__', hash: 'sha256:x' }] });
+    const review = await u.w.admin('POST', 'upstreams/quick/review', {
+      consent: [{ tool: '__proto__', hash: 'sha256:x' }],
+    });
     expect(review.body).toMatchObject({ ok: false, code: 'invalid_value' });
   });
 });
@@ -94,22 +142,52 @@ describe('settling a write whose outcome is unknown', () => {
     const before = await client.callTool({ name: 'staged_writes_status', arguments: { staged_id: id } });
     expect(before.structuredContent).toMatchObject({ status: 'failed', error_code: 'outcome_unknown' });
     expect(before.structuredContent).not.toHaveProperty('settled');
-    const warned = async () => (await u.ok<{ warnings: Array<{ code: string; message: string }> }>('GET', 'health')).warnings.filter((x) => x.code === 'outcome_unknown');
-    expect(await warned()).toEqual([{ code: 'outcome_unknown', message: expect.stringMatching(/^1 write was sent, but whether it took effect is unknown/) }]);
+    const warned = async () =>
+      (await u.ok<{ warnings: Array<{ code: string; message: string }> }>('GET', 'health')).warnings.filter(
+        (x) => x.code === 'outcome_unknown',
+      );
+    expect(await warned()).toEqual([
+      {
+        code: 'outcome_unknown',
+        message: expect.stringMatching(/^1 write was sent, but whether it took effect is unknown/),
+      },
+    ]);
 
     const s = await u.ok<StagedPayload>('POST', `staged/${id}/settle`, { outcome: 'not_applied' });
-    expect(s).toMatchObject({ status: 'failed', error_code: 'not_applied', settlement: { outcome: 'not_applied', was: 'outcome_unknown', by: { kind: 'person', surface: 'cli', via: 'admin_key' } } });
+    expect(s).toMatchObject({
+      status: 'failed',
+      error_code: 'not_applied',
+      settlement: {
+        outcome: 'not_applied',
+        was: 'outcome_unknown',
+        by: { kind: 'person', surface: 'cli', via: 'admin_key' },
+      },
+    });
     const after = await client.callTool({ name: 'staged_writes_status', arguments: { staged_id: id } });
-    expect(after.structuredContent).toMatchObject({ status: 'failed', error_code: 'not_applied', settled: { outcome: 'not_applied', was: 'outcome_unknown' } });
+    expect(after.structuredContent).toMatchObject({
+      status: 'failed',
+      error_code: 'not_applied',
+      settled: { outcome: 'not_applied', was: 'outcome_unknown' },
+    });
     expect(await warned()).toEqual([]);
 
     const audit = await u.ok<{ entries: AuditEntry[] }>('GET', 'audit?tool=quick__append');
     const mine = audit.entries.filter((e) => e.staged_id === id);
-    expect(mine[0]).toMatchObject({ result: 'error', error_code: 'not_applied', principal: { kind: 'person', surface: 'cli' } });
+    expect(mine[0]).toMatchObject({
+      result: 'error',
+      error_code: 'not_applied',
+      principal: { kind: 'person', surface: 'cli' },
+    });
     expect(mine.map((e) => e.error_code)).toContain('outcome_unknown');
 
-    expect((await u.w.admin('POST', `staged/${id}/settle`, { outcome: 'applied' })).body).toMatchObject({ ok: false, code: 'staged_already_decided' });
-    expect((await u.w.admin('POST', `staged/${id}/confirm`)).body).toMatchObject({ ok: false, code: 'staged_already_decided' });
+    expect((await u.w.admin('POST', `staged/${id}/settle`, { outcome: 'applied' })).body).toMatchObject({
+      ok: false,
+      code: 'staged_already_decided',
+    });
+    expect((await u.w.admin('POST', `staged/${id}/confirm`)).body).toMatchObject({
+      ok: false,
+      code: 'staged_already_decided',
+    });
     await new Promise((r) => setTimeout(r, 300));
     expect(await readFile(journal, 'utf8')).toBe('first\n');
   }, 30_000);
@@ -117,18 +195,29 @@ describe('settling a write whose outcome is unknown', () => {
   it('applied: the write becomes confirmed with no result, and a second confirm answers that', async () => {
     const id = await unknownWrite('second');
     const s = await u.ok<StagedPayload>('POST', `staged/${id}/settle`, { outcome: 'applied' });
-    expect(s).toMatchObject({ status: 'confirmed', error_code: null, settlement: { outcome: 'applied', was: 'outcome_unknown' } });
+    expect(s).toMatchObject({
+      status: 'confirmed',
+      error_code: null,
+      settlement: { outcome: 'applied', was: 'outcome_unknown' },
+    });
     expect(s.result).toBeUndefined();
     const status = await client.callTool({ name: 'staged_writes_status', arguments: { staged_id: id } });
     expect(status.structuredContent).toMatchObject({ status: 'confirmed', settled: { outcome: 'applied' } });
-    expect(await u.ok<StagedPayload>('POST', `staged/${id}/confirm`)).toMatchObject({ status: 'confirmed', settlement: { outcome: 'applied' } });
+    expect(await u.ok<StagedPayload>('POST', `staged/${id}/confirm`)).toMatchObject({
+      status: 'confirmed',
+      settlement: { outcome: 'applied' },
+    });
     expect((await readFile(journal, 'utf8')).split('\n').filter((l) => l === 'second')).toHaveLength(1);
   }, 30_000);
 
   it('refuses what cannot be settled and bad input; a client token is refused', async () => {
     const staged = await client.callTool({ name: 'quick__append', arguments: { line: 'pending' } });
     const pending = (staged.structuredContent as { staged_id: string }).staged_id;
-    expect((await u.w.admin('POST', `staged/${pending}/settle`, { outcome: 'applied' })).body).toMatchObject({ ok: false, code: 'conflict', message: expect.stringContaining('confirm or discard') });
+    expect((await u.w.admin('POST', `staged/${pending}/settle`, { outcome: 'applied' })).body).toMatchObject({
+      ok: false,
+      code: 'conflict',
+      message: expect.stringContaining('confirm or discard'),
+    });
     const cases: Array<[string, unknown, string]> = [
       ['__proto__', { outcome: 'applied' }, 'staged_not_found'],
       ['constructor', { outcome: 'not_applied' }, 'staged_not_found'],
@@ -147,7 +236,10 @@ describe('settling a write whose outcome is unknown', () => {
     const res = await byToken('POST', `staged/${id}/settle`, { outcome: 'applied' });
     expect(res.status).toBe(403);
     expect(await res.json()).toMatchObject({ ok: false, code: 'forbidden' });
-    expect(await u.ok<StagedPayload>('GET', `staged/${id}`)).toMatchObject({ status: 'failed', error_code: 'outcome_unknown' });
+    expect(await u.ok<StagedPayload>('GET', `staged/${id}`)).toMatchObject({
+      status: 'failed',
+      error_code: 'outcome_unknown',
+    });
     expect((await u.ok<StagedPayload>('GET', `staged/${id}`)).settlement).toBeUndefined();
     await u.ok('POST', `staged/${pending}/discard`);
   }, 30_000);

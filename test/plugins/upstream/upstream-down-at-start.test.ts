@@ -33,7 +33,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const health = async () => (await cliJson<UpstreamView[]>(dir, ['upstreams', 'list'])).find((v) => v.id === 'evh')!.health;
+const health = async () =>
+  (await cliJson<UpstreamView[]>(dir, ['upstreams', 'list'])).find((v) => v.id === 'evh')!.health;
 
 it('an HTTP upstream down at start comes back without a restart of the service: down -> connected, list_changed, a call works', async () => {
   const port = await freePort();
@@ -59,21 +60,42 @@ it('an HTTP upstream down at start comes back without a restart of the service: 
     {
       versionNegotiation: { mode: 'legacy' },
       listChanged: {
-        prompts: { debounceMs: 0, onChanged: (e, items) => void (!e && items?.some((p) => p.name.startsWith('evh__')) && heard.push('prompts')) },
-        resources: { debounceMs: 0, onChanged: (e, items) => void (!e && items?.some((r) => r.uri.startsWith('gatehouse-upstream://evh/')) && heard.push('resources')) },
+        prompts: {
+          debounceMs: 0,
+          onChanged: (e, items) => void (!e && items?.some((p) => p.name.startsWith('evh__')) && heard.push('prompts')),
+        },
+        resources: {
+          debounceMs: 0,
+          onChanged: (e, items) =>
+            void (!e && items?.some((r) => r.uri.startsWith('gatehouse-upstream://evh/')) && heard.push('resources')),
+        },
       },
     },
   );
-  await client.connect(new StreamableHTTPClientTransport(new URL(served.info.mcp_url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(served.info.mcp_url), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
   try {
     // The pinned tools stay listed while it is down (docs/upstreams.md); a call answers at once without sending anything.
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('evh__echo');
-    expect(textOf(await client.callTool({ name: 'evh__echo', arguments: { message: 'early' } }))).toMatch(/^upstream_unavailable: upstream 'evh' is down/);
+    expect(textOf(await client.callTool({ name: 'evh__echo', arguments: { message: 'early' } }))).toMatch(
+      /^upstream_unavailable: upstream 'evh' is down/,
+    );
     expect((await client.listPrompts()).prompts.filter((p) => p.name.startsWith('evh__'))).toEqual([]);
 
     everything = await startEverythingHttp(port);
-    await until(async () => (await health()).status === 'connected', 60_000, 'health connected (reconnected by its backoff)');
-    await until(() => heard.includes('prompts') && heard.includes('resources'), 15_000, 'prompts and resources list_changed');
+    await until(
+      async () => (await health()).status === 'connected',
+      60_000,
+      'health connected (reconnected by its backoff)',
+    );
+    await until(
+      () => heard.includes('prompts') && heard.includes('resources'),
+      15_000,
+      'prompts and resources list_changed',
+    );
     const r = await client.callTool({ name: 'evh__echo', arguments: { message: 'back again' } });
     expect(textOf(r)).toBe('Echo: back again');
   } finally {

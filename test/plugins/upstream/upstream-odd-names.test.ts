@@ -34,9 +34,16 @@ afterAll(async () => {
 describe('names every object has', () => {
   it('as an upstream id: refused with a clear message, nothing stored', async () => {
     for (const id of ODD) {
-      const r = await u.w.admin<unknown>('POST', 'upstreams', { id, transport: { kind: 'stdio', command: process.execPath, args: [TEST_UPSTREAM] } });
+      const r = await u.w.admin<unknown>('POST', 'upstreams', {
+        id,
+        transport: { kind: 'stdio', command: process.execPath, args: [TEST_UPSTREAM] },
+      });
       expect(r.status, id).toBe(400);
-      expect(JSON.stringify(r.body), id).toMatch(id === 'constructor' ? /is a name every JavaScript object has and cannot be an upstream id/ : /an upstream id is 1-32 of a-z 0-9/);
+      expect(JSON.stringify(r.body), id).toMatch(
+        id === 'constructor'
+          ? /is a name every JavaScript object has and cannot be an upstream id/
+          : /an upstream id is 1-32 of a-z 0-9/,
+      );
     }
     expect(await u.ok<unknown[]>('GET', 'upstreams')).toEqual([]);
     // an id that is not configured answers not_found, whatever it is
@@ -44,20 +51,31 @@ describe('names every object has', () => {
   });
 
   it("as an upstream's tool names (and schema properties): offered namespaced, called, reviewed, pinned like any other", async () => {
-    const d = await u.ok<UpstreamDetail>('POST', 'upstreams', { id: 'odd', transport: { kind: 'stdio', command: process.execPath, args: [ODD_UPSTREAM] } });
+    const d = await u.ok<UpstreamDetail>('POST', 'upstreams', {
+      id: 'odd',
+      transport: { kind: 'stdio', command: process.execPath, args: [ODD_UPSTREAM] },
+    });
     expect(d.tool_list.map((t) => t.tool).sort()).toEqual([...ODD].sort());
     expect(d.problems).toEqual([]);
     const listed = (await client.listTools()).tools.map((t) => t.name);
     for (const n of ODD) expect(listed).toContain(`odd__${n}`);
     // A property named __proto__ does not survive the MCP SDK's own parsing (its zod records drop the key on every hop,
     // Gatehouse's client of the upstream first); it is dropped, never made a prototype. `constructor` passes.
-    const schema = (await client.listTools()).tools.find((t) => t.name === 'odd__constructor')!.inputSchema as { properties: Record<string, unknown> };
+    const schema = (await client.listTools()).tools.find((t) => t.name === 'odd__constructor')!.inputSchema as {
+      properties: Record<string, unknown>;
+    };
     expect(Object.keys(schema.properties)).toEqual(['constructor']);
     for (const n of ODD) {
-      const r = await client.callTool({ name: `odd__${n}`, arguments: JSON.parse('{"__proto__":"p","constructor":"c"}') as Record<string, unknown> });
+      const r = await client.callTool({
+        name: `odd__${n}`,
+        arguments: JSON.parse('{"__proto__":"p","constructor":"c"}') as Record<string, unknown>,
+      });
       expect(textOf(r), n).toBe(`called ${n} with {"constructor":"c"}`);
     }
-    const reviewed = await u.ok<UpstreamToolView[]>('POST', 'upstreams/odd/review', { hide: ['__proto__'], read: ['toString'] });
+    const reviewed = await u.ok<UpstreamToolView[]>('POST', 'upstreams/odd/review', {
+      hide: ['__proto__'],
+      read: ['toString'],
+    });
     expect(reviewed.find((t) => t.tool === '__proto__')!.state).toBe('hidden');
     expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('odd____proto__');
     // The service runs in this process: nothing was added to every object's prototype on the way.
@@ -65,7 +83,16 @@ describe('names every object has', () => {
   });
 
   it('as --env names: each reaches the process as a variable of that name', async () => {
-    await u.ok('POST', 'upstreams', { id: 'envs', transport: { kind: 'stdio', command: process.execPath, args: [TEST_UPSTREAM], env: ODD.map((name) => ({ name, value: `v-${name}` })) }, read: ['env'] });
+    await u.ok('POST', 'upstreams', {
+      id: 'envs',
+      transport: {
+        kind: 'stdio',
+        command: process.execPath,
+        args: [TEST_UPSTREAM],
+        env: ODD.map((name) => ({ name, value: `v-${name}` })),
+      },
+      read: ['env'],
+    });
     const names = textOf(await client.callTool({ name: 'envs__env', arguments: {} })).split(',');
     for (const n of ODD) expect(names).toContain(n);
     expect((await u.ok<UpstreamDetail>('GET', 'upstreams/envs')).env_names).toEqual(ODD);
@@ -75,15 +102,28 @@ describe('names every object has', () => {
     const port = await freePort();
     started.push(await startEverythingHttp(port));
     const heard: string[] = [];
-    const proxy = await startAuthProxy(`http://127.0.0.1:${port}/mcp`, 'unused-by-server-everything', (raw) => heard.push(...raw.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase())));
+    const proxy = await startAuthProxy(`http://127.0.0.1:${port}/mcp`, 'unused-by-server-everything', (raw) =>
+      heard.push(...raw.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase())),
+    );
     started.push({ stop: () => proxy.close() });
-    const refused = await u.w.admin('POST', 'upstreams', { id: 'hdrs', transport: { kind: 'http', url: proxy.url, headers: [{ name: '__proto__', value: 'x' }] } });
+    const refused = await u.w.admin('POST', 'upstreams', {
+      id: 'hdrs',
+      transport: { kind: 'http', url: proxy.url, headers: [{ name: '__proto__', value: 'x' }] },
+    });
     expect(refused.status).toBe(400);
     expect(JSON.stringify(refused.body)).toContain("a header named '__proto__' cannot be sent");
-    const headers = ['constructor', 'toString', 'valueOf', 'hasOwnProperty'].map((name) => ({ name, value: `h-${name}` }));
-    const d = await u.ok<UpstreamDetail>('POST', 'upstreams', { id: 'hdrs', transport: { kind: 'http', url: proxy.url, headers } });
+    const headers = ['constructor', 'toString', 'valueOf', 'hasOwnProperty'].map((name) => ({
+      name,
+      value: `h-${name}`,
+    }));
+    const d = await u.ok<UpstreamDetail>('POST', 'upstreams', {
+      id: 'hdrs',
+      transport: { kind: 'http', url: proxy.url, headers },
+    });
     expect(d.health.status).toBe('connected');
     for (const h of headers) expect(heard).toContain(h.name.toLowerCase());
-    expect(textOf(await client.callTool({ name: 'hdrs__echo', arguments: { message: 'through' } }))).toBe('Echo: through');
+    expect(textOf(await client.callTool({ name: 'hdrs__echo', arguments: { message: 'through' } }))).toBe(
+      'Echo: through',
+    );
   });
 });

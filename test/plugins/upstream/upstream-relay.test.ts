@@ -11,23 +11,45 @@ let modern: ModernUpstream;
 const ASKERS = ['trigger-elicitation-request', 'trigger-sampling-request'];
 
 /** A real SDK v2 client (2025 era) that declares `capabilities` and answers what it is asked, noting each request. */
-async function clientWith(capabilities: Record<string, unknown>, seen: string[] = [], era: 'legacy' | 'modern' = 'legacy', token = u.token): Promise<Client> {
-  const c = new Client({ name: 'relay-test', version: '1.0.0' }, { capabilities, versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } } });
+async function clientWith(
+  capabilities: Record<string, unknown>,
+  seen: string[] = [],
+  era: 'legacy' | 'modern' = 'legacy',
+  token = u.token,
+): Promise<Client> {
+  const c = new Client(
+    { name: 'relay-test', version: '1.0.0' },
+    { capabilities, versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } } },
+  );
   if ('elicitation' in capabilities) {
     c.setRequestHandler('elicitation/create', async (req) => {
       const p = req.params as { message: string; mode?: string };
       seen.push(`elicitation:${p.message.slice(0, 20)}`);
       if (p.mode === 'url') return { action: 'accept' } as never;
-      return { action: 'accept', content: p.message.startsWith('Confirm') ? { ok: true } : { name: 'Ada Lovelace', check: true, integer: 3, email: 'ada@example.com' } } as never;
+      return {
+        action: 'accept',
+        content: p.message.startsWith('Confirm')
+          ? { ok: true }
+          : { name: 'Ada Lovelace', check: true, integer: 3, email: 'ada@example.com' },
+      } as never;
     });
   }
   if ('sampling' in capabilities) {
     c.setRequestHandler('sampling/createMessage', async () => {
       seen.push('sampling');
-      return { role: 'assistant', content: { type: 'text', text: 'sampled-answer-42' }, model: 'test-model', stopReason: 'endTurn' } as never;
+      return {
+        role: 'assistant',
+        content: { type: 'text', text: 'sampled-answer-42' },
+        model: 'test-model',
+        stopReason: 'endTurn',
+      } as never;
     });
   }
-  await c.connect(new StreamableHTTPClientTransport(new URL(u.w.svc.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await c.connect(
+    new StreamableHTTPClientTransport(new URL(u.w.svc.mcpUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
   return c;
 }
 
@@ -38,13 +60,27 @@ const audited = async (tool: string) => {
 
 beforeAll(async () => {
   u = await startUpstreamWorld();
-  await u.ok('POST', 'upstreams', { id: 'ev', transport: { kind: 'stdio', command: process.execPath, args: [EVERYTHING], env: [] }, read: ASKERS });
+  await u.ok('POST', 'upstreams', {
+    id: 'ev',
+    transport: { kind: 'stdio', command: process.execPath, args: [EVERYTHING], env: [] },
+    read: ASKERS,
+  });
   modern = await startModernUpstream();
   // The same 2026-07-28 server under two ids: a requestState one issued must not work for the other.
-  for (const id of ['ma', 'mb']) await u.ok('POST', 'upstreams', { id, transport: { kind: 'http', url: modern.url, headers: [] } });
+  for (const id of ['ma', 'mb'])
+    await u.ok('POST', 'upstreams', { id, transport: { kind: 'http', url: modern.url, headers: [] } });
   // The same two servers with a short timeout: a person answering a form must not run into it.
-  await u.ok('POST', 'upstreams', { id: 'evq', transport: { kind: 'stdio', command: process.execPath, args: [EVERYTHING], env: [] }, read: ASKERS, timeout_ms: 400 });
-  await u.ok('POST', 'upstreams', { id: 'mq', transport: { kind: 'http', url: modern.url, headers: [] }, timeout_ms: 400 });
+  await u.ok('POST', 'upstreams', {
+    id: 'evq',
+    transport: { kind: 'stdio', command: process.execPath, args: [EVERYTHING], env: [] },
+    read: ASKERS,
+    timeout_ms: 400,
+  });
+  await u.ok('POST', 'upstreams', {
+    id: 'mq',
+    transport: { kind: 'http', url: modern.url, headers: [] },
+    timeout_ms: 400,
+  });
 }, 120_000);
 afterAll(async () => {
   await u?.stop();
@@ -76,7 +112,10 @@ describe('server-everything (2025 era, stdio) asking the client mid-call', () =>
       expect(r.isError).toBeFalsy();
       expect(seen).toEqual(['sampling']);
       expect(textOf(r)).toContain('sampled-answer-42');
-      expect((await audited('ev__trigger-sampling-request'))[0]).toMatchObject({ result: 'ok', asked: 'sampling/createMessage' });
+      expect((await audited('ev__trigger-sampling-request'))[0]).toMatchObject({
+        result: 'ok',
+        asked: 'sampling/createMessage',
+      });
     } finally {
       await c.close();
     }
@@ -88,11 +127,16 @@ describe('server-everything (2025 era, stdio) asking the client mid-call', () =>
     try {
       const r = await c.callTool({ name: 'ev__trigger-elicitation-request', arguments: {} });
       expect(r.isError).toBe(true);
-      expect(textOf(r)).toMatch(/^client_capability_missing: upstream 'ev' asks the client for elicitation\/create:form .*'elicitation' capability/);
+      expect(textOf(r)).toMatch(
+        /^client_capability_missing: upstream 'ev' asks the client for elicitation\/create:form .*'elicitation' capability/,
+      );
       const s = await c.callTool({ name: 'ev__trigger-sampling-request', arguments: { prompt: 'x' } });
       expect(textOf(s)).toMatch(/^client_capability_missing: .*'sampling' capability/);
       expect(seen).toEqual([]);
-      expect((await audited('ev__trigger-sampling-request'))[0]).toMatchObject({ result: 'error', error_code: 'client_capability_missing' });
+      expect((await audited('ev__trigger-sampling-request'))[0]).toMatchObject({
+        result: 'error',
+        error_code: 'client_capability_missing',
+      });
     } finally {
       await c.close();
     }
@@ -101,18 +145,32 @@ describe('server-everything (2025 era, stdio) asking the client mid-call', () =>
 
 type Asked = { resultType?: string; inputRequests?: Record<string, unknown>; requestState?: string };
 const manual = (c: Client, name: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-  c.callTool({ name, arguments: args, ...extra } as never, { allowInputRequired: true } as never) as Promise<Asked & { isError?: boolean; content?: Array<{ text?: string }> }>;
+  c.callTool({ name, arguments: args, ...extra } as never, { allowInputRequired: true } as never) as Promise<
+    Asked & { isError?: boolean; content?: Array<{ text?: string }> }
+  >;
 
 describe('the upstream timeout while the client is asked', () => {
   /** A 2025 client whose person takes `ms` to fill in each form. */
   async function slowClient(ms: number): Promise<Client> {
-    const c = new Client({ name: 'slow-person', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'legacy' } });
+    const c = new Client(
+      { name: 'slow-person', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'legacy' } },
+    );
     c.setRequestHandler('elicitation/create', async (req) => {
       await new Promise((r) => setTimeout(r, ms));
       const message = (req.params as { message: string }).message;
-      return { action: 'accept', content: message.startsWith('Confirm') ? { ok: true } : { name: 'Ada Lovelace', check: true, integer: 3, email: 'ada@example.com' } } as never;
+      return {
+        action: 'accept',
+        content: message.startsWith('Confirm')
+          ? { ok: true }
+          : { name: 'Ada Lovelace', check: true, integer: 3, email: 'ada@example.com' },
+      } as never;
     });
-    await c.connect(new StreamableHTTPClientTransport(new URL(u.w.svc.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${u.token}` } } }));
+    await c.connect(
+      new StreamableHTTPClientTransport(new URL(u.w.svc.mcpUrl), {
+        requestInit: { headers: { Authorization: `Bearer ${u.token}` } },
+      }),
+    );
     return c;
   }
 
@@ -130,7 +188,9 @@ describe('the upstream timeout while the client is asked', () => {
   it("nor while it answers a 2026-07-28 upstream's input request between rounds", async () => {
     const c = await slowClient(1200);
     try {
-      expect(textOf(await c.callTool({ name: 'mq__confirm', arguments: { word: 'slow' } }))).toBe('answered {"action":"accept","content":{"ok":true}} with state state-of-confirm-slow');
+      expect(textOf(await c.callTool({ name: 'mq__confirm', arguments: { word: 'slow' } }))).toBe(
+        'answered {"action":"accept","content":{"ok":true}} with state state-of-confirm-slow',
+      );
     } finally {
       await c.close();
     }
@@ -142,7 +202,11 @@ describe('the upstream timeout while the client is asked', () => {
     try {
       const r = await c.callTool({ name: 'mq__wait', arguments: {} });
       expect(textOf(r)).toMatch(/^timeout: upstream 'mq' did not answer within 0.4 s/);
-      await until(() => modern.events.filter((e) => e === 'aborted wait').length > aborted, 10_000, 'the upstream to see the cancellation');
+      await until(
+        () => modern.events.filter((e) => e === 'aborted wait').length > aborted,
+        10_000,
+        'the upstream to see the cancellation',
+      );
     } finally {
       await c.close();
     }
@@ -155,7 +219,9 @@ describe('a 2026-07-28 client and a 2025-era upstream asking mid-call', () => {
     const c = await clientWith({ elicitation: { form: {} } }, seen, 'modern');
     try {
       const r = await c.callTool({ name: 'ev__trigger-elicitation-request', arguments: {} });
-      expect(textOf(r)).toMatch(/^client_capability_missing: upstream 'ev' asks for elicitation\/create:form in the middle of the call, and this client cannot be asked then \(a 2026-07-28 client/);
+      expect(textOf(r)).toMatch(
+        /^client_capability_missing: upstream 'ev' asks for elicitation\/create:form in the middle of the call, and this client cannot be asked then \(a 2026-07-28 client/,
+      );
       expect(seen).toEqual([]);
     } finally {
       await c.close();
@@ -164,13 +230,15 @@ describe('a 2026-07-28 client and a 2025-era upstream asking mid-call', () => {
 });
 
 describe('a 2026-07-28 upstream asking for input (input_required)', () => {
-  it('a 2026-07-28 client gets the input request with a wrapped requestState; its retry reaches the upstream with the upstream\'s own state', async () => {
+  it("a 2026-07-28 client gets the input request with a wrapped requestState; its retry reaches the upstream with the upstream's own state", async () => {
     const seen: string[] = [];
     const c = await clientWith({ elicitation: { form: {} }, sampling: {} }, seen, 'modern');
     try {
       const first = await manual(c, 'ma__confirm', { word: 'tea' });
       expect(first.resultType).toBe('input_required');
-      expect(first.inputRequests).toMatchObject({ confirm: { method: 'elicitation/create', params: { message: 'Confirm tea?' } } });
+      expect(first.inputRequests).toMatchObject({
+        confirm: { method: 'elicitation/create', params: { message: 'Confirm tea?' } },
+      });
       expect(first.requestState).toMatch(/^v1\./);
       expect(first.requestState).not.toBe('state-of-confirm-tea');
       // The SDK client fulfils it itself (its handler answers) and retries with the state as given.
@@ -193,7 +261,9 @@ describe('a 2026-07-28 upstream asking for input (input_required)', () => {
     const seen: string[] = [];
     const c = await clientWith({ elicitation: { form: {}, url: {} } }, seen);
     try {
-      expect(textOf(await c.callTool({ name: 'ma__confirm', arguments: { word: 'milk' } }))).toBe('answered {"action":"accept","content":{"ok":true}} with state state-of-confirm-milk');
+      expect(textOf(await c.callTool({ name: 'ma__confirm', arguments: { word: 'milk' } }))).toBe(
+        'answered {"action":"accept","content":{"ok":true}} with state state-of-confirm-milk',
+      );
       expect(textOf(await c.callTool({ name: 'ma__visit', arguments: {} }))).toBe('visited {"action":"accept"}');
       expect(seen).toEqual(['elicitation:Confirm milk?', 'elicitation:Sign in']);
     } finally {
@@ -206,7 +276,9 @@ describe('a 2026-07-28 upstream asking for input (input_required)', () => {
     try {
       const r = await manual(c, 'ma__visit', {});
       expect(r.isError).toBe(true);
-      expect(textOf(r)).toMatch(/^client_capability_missing: upstream 'ma' asks the client for elicitation\/create:url .*'elicitation.url' capability/);
+      expect(textOf(r)).toMatch(
+        /^client_capability_missing: upstream 'ma' asks the client for elicitation\/create:url .*'elicitation.url' capability/,
+      );
     } finally {
       await c.close();
     }
@@ -216,32 +288,55 @@ describe('a 2026-07-28 upstream asking for input (input_required)', () => {
     const c = await clientWith({ elicitation: { form: {} } }, [], 'modern');
     const other = await u.w.svc.createToken({ label: 'other', user: 'admin' });
     const c2 = await clientWith({ elicitation: { form: {} } }, [], 'modern', other.token);
-    const mine = (await u.ok<Array<{ id: string; label: string }>>('GET', 'tokens')).find((t) => t.label === 'upstream tests')!.id;
+    const mine = (await u.ok<Array<{ id: string; label: string }>>('GET', 'tokens')).find(
+      (t) => t.label === 'upstream tests',
+    )!.id;
     /** the newest audit line of `tool`: a denial by `token` for `reason` */
     const refusal = async (tool: string, token: string, reason: string) =>
-      expect((await audited(tool))[0]).toMatchObject({ result: 'denied', error_code: 'invalid_params', source_plugin: tool.slice(0, 2), reason, token_id: token, principal: { kind: 'token', token_id: token } });
+      expect((await audited(tool))[0]).toMatchObject({
+        result: 'denied',
+        error_code: 'invalid_params',
+        source_plugin: tool.slice(0, 2),
+        reason,
+        token_id: token,
+        principal: { kind: 'token', token_id: token },
+      });
     try {
       const { requestState } = await manual(c, 'ma__confirm', { word: 'tea' });
       const answers = { inputResponses: { confirm: { action: 'accept', content: { ok: true } } } };
-      const [body, mac] = [requestState!.slice(0, requestState!.lastIndexOf('.')), requestState!.slice(requestState!.lastIndexOf('.') + 1)];
+      const [body, mac] = [
+        requestState!.slice(0, requestState!.lastIndexOf('.')),
+        requestState!.slice(requestState!.lastIndexOf('.') + 1),
+      ];
       const forged = `${body}.${mac.startsWith('A') ? 'B' : 'A'}${mac.slice(1)}`;
-      await expect(manual(c, 'ma__confirm', { word: 'tea' }, { ...answers, requestState: forged })).rejects.toThrow(/Invalid or expired requestState/);
+      await expect(manual(c, 'ma__confirm', { word: 'tea' }, { ...answers, requestState: forged })).rejects.toThrow(
+        /Invalid or expired requestState/,
+      );
       await refusal('ma__confirm', mine, 'the requestState was not issued by Gatehouse (its signature does not match)');
-      await expect(manual(c, 'ma__confirm', { word: 'tea' }, { ...answers, requestState: 'v1.not-a-state' })).rejects.toThrow(/Invalid or expired requestState/);
+      await expect(
+        manual(c, 'ma__confirm', { word: 'tea' }, { ...answers, requestState: 'v1.not-a-state' }),
+      ).rejects.toThrow(/Invalid or expired requestState/);
       await refusal('ma__confirm', mine, 'the requestState is malformed');
-      await expect(manual(c2, 'ma__confirm', { word: 'tea' }, { ...answers, requestState })).rejects.toThrow(/Invalid or expired requestState/);
+      await expect(manual(c2, 'ma__confirm', { word: 'tea' }, { ...answers, requestState })).rejects.toThrow(
+        /Invalid or expired requestState/,
+      );
       await refusal('ma__confirm', other.record.id, 'the requestState was issued to another token');
       const replayed = await manual(c, 'mb__confirm', { word: 'tea' }, { ...answers, requestState });
-      expect(textOf(replayed)).toMatch(/^invalid_params: the requestState was issued for another tool \('ma__confirm'\)/);
+      expect(textOf(replayed)).toMatch(
+        /^invalid_params: the requestState was issued for another tool \('ma__confirm'\)/,
+      );
       await refusal('mb__confirm', mine, 'the requestState was issued for another tool');
       const otherCall = await manual(c, 'ma__confirm', { word: 'coffee' }, { ...answers, requestState });
       expect(textOf(otherCall)).toMatch(/^invalid_params: the requestState was issued for another call/);
       await refusal('ma__confirm', mine, 'the requestState was issued for another call (other arguments)');
       // never the state's contents: neither the wrapped state nor the upstream's own
       const lines = JSON.stringify(await u.ok('GET', 'audit?limit=50'));
-      for (const part of [body.slice(3, 40), mac.slice(0, 20), 'state-of-confirm-tea']) expect(lines).not.toContain(part);
+      for (const part of [body.slice(3, 40), mac.slice(0, 20), 'state-of-confirm-tea'])
+        expect(lines).not.toContain(part);
       // the real one still works
-      expect(textOf(await manual(c, 'ma__confirm', { word: 'tea' }, { ...answers, requestState }))).toBe('answered {"action":"accept","content":{"ok":true}} with state state-of-confirm-tea');
+      expect(textOf(await manual(c, 'ma__confirm', { word: 'tea' }, { ...answers, requestState }))).toBe(
+        'answered {"action":"accept","content":{"ok":true}} with state state-of-confirm-tea',
+      );
     } finally {
       await c.close();
       await c2.close();
@@ -250,10 +345,12 @@ describe('a 2026-07-28 upstream asking for input (input_required)', () => {
 });
 
 describe('headers toward a 2026-07-28 upstream', () => {
-  it('Mcp-Name carries the upstream\'s own tool name and an x-mcp-header parameter is mirrored into Mcp-Param-*', async () => {
+  it("Mcp-Name carries the upstream's own tool name and an x-mcp-header parameter is mirrored into Mcp-Param-*", async () => {
     const c = await clientWith({});
     try {
-      const seen = JSON.parse(textOf(await c.callTool({ name: 'ma__route', arguments: { region: 'eu-west', q: 'x' } }))) as Record<string, string>;
+      const seen = JSON.parse(
+        textOf(await c.callTool({ name: 'ma__route', arguments: { region: 'eu-west', q: 'x' } })),
+      ) as Record<string, string>;
       expect(seen).toMatchObject({ 'mcp-method': 'tools/call', 'mcp-name': 'route', 'mcp-param-region': 'eu-west' });
       expect(JSON.stringify(modern.headers)).not.toContain('ma__route');
     } finally {
@@ -281,9 +378,19 @@ describe('cancellation', () => {
     });
   }
 
-  it('two 2025 calls of one token with the same request id (two clients sharing it) both run; neither takes the other\'s cancellation route', async () => {
+  it("two 2025 calls of one token with the same request id (two clients sharing it) both run; neither takes the other's cancellation route", async () => {
     const post = (body: unknown, signal: AbortSignal = AbortSignal.timeout(10_000)) =>
-      fetch(u.w.svc.mcpUrl, { method: 'POST', signal, body: JSON.stringify(body), headers: { Authorization: `Bearer ${u.token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25' } });
+      fetch(u.w.svc.mcpUrl, {
+        method: 'POST',
+        signal,
+        body: JSON.stringify(body),
+        headers: {
+          Authorization: `Bearer ${u.token}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'MCP-Protocol-Version': '2025-11-25',
+        },
+      });
     const call = { jsonrpc: '2.0', id: 'same-id', method: 'tools/call', params: { name: 'ma__wait', arguments: {} } };
     const [started, aborted] = [count('started wait'), count('aborted wait')];
     const firstAnswer = post(call).catch(() => null);
@@ -296,7 +403,9 @@ describe('cancellation', () => {
     second.abort();
     await secondAnswer;
     await until(() => count('aborted wait') > aborted, 10_000, 'the second call to be cancelled');
-    expect((await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'same-id' } })).status).toBe(202);
+    expect(
+      (await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'same-id' } })).status,
+    ).toBe(202);
     await until(() => count('aborted wait') > aborted + 1, 10_000, 'the cancellation to reach the first call');
     // A cancelled call gets no answer: its HTTP answer ends empty (and does not hang).
     const ended = await firstAnswer;

@@ -45,7 +45,14 @@ afterAll(async () => {
 
 describe('server-everything over Streamable HTTP', () => {
   it('is added by URL, its era remembered, and its tools answer with progress passed through', async () => {
-    const d = await u.ok<UpstreamDetail>('POST', 'upstreams', { id: 'evh', transport: { kind: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: [{ name: 'X-Trace', value: 'trace-secret-123456' }] } });
+    const d = await u.ok<UpstreamDetail>('POST', 'upstreams', {
+      id: 'evh',
+      transport: {
+        kind: 'http',
+        url: `http://127.0.0.1:${port}/mcp`,
+        headers: [{ name: 'X-Trace', value: 'trace-secret-123456' }],
+      },
+    });
     expect(d).toMatchObject({ kind: 'http', header_names: ['X-Trace'], health: { status: 'connected' } });
     expect(d.health.era).toBe('legacy');
     expect(d.health.protocol).toMatch(/^20\d\d-\d\d-\d\d$/);
@@ -54,7 +61,10 @@ describe('server-everything over Streamable HTTP', () => {
     const sum = await call('evh__get-sum', { a: 2, b: 3 });
     expect(textOf(sum)).toMatch(/5/);
     const seen: number[] = [];
-    const long = await client.callTool({ name: 'evh__trigger-long-running-operation', arguments: { duration: 0.6, steps: 3 } }, { onprogress: (p) => seen.push(p.progress) });
+    const long = await client.callTool(
+      { name: 'evh__trigger-long-running-operation', arguments: { duration: 0.6, steps: 3 } },
+      { onprogress: (p) => seen.push(p.progress) },
+    );
     expect(textOf(long)).toMatch(/Long running operation completed/);
     // (the last progress before the result may be dropped by the SDK's ordering: see upstream-stdio.test.ts)
     expect(seen.slice(0, 2)).toEqual([1, 2]);
@@ -85,7 +95,10 @@ describe('server-filesystem over stdio', () => {
   it('a write is staged, the file unchanged until approval, then changed once; reads run at once', async () => {
     const file = join(dir, 'note.txt');
     await writeFile(file, 'before\n');
-    await u.ok('POST', 'upstreams', { id: 'fs', transport: { kind: 'stdio', command: process.execPath, args: [FILESYSTEM, dir] } });
+    await u.ok('POST', 'upstreams', {
+      id: 'fs',
+      transport: { kind: 'stdio', command: process.execPath, args: [FILESYSTEM, dir] },
+    });
     expect(textOf(await call('fs__read_text_file', { path: file }))).toBe('before\n');
     const staged = await call('fs__write_file', { path: file, content: 'after\n' });
     const s = staged.structuredContent as { status: string; staged_id: string };
@@ -96,7 +109,10 @@ describe('server-filesystem over stdio', () => {
     expect(done.status).toBe('confirmed');
     expect(await readFile(file, 'utf8')).toBe('after\n');
     await writeFile(file, 'changed by hand\n');
-    expect((await u.w.admin('POST', `staged/${s.staged_id}/confirm`)).body).toMatchObject({ ok: true, data: { status: 'confirmed' } });
+    expect((await u.w.admin('POST', `staged/${s.staged_id}/confirm`)).body).toMatchObject({
+      ok: true,
+      data: { status: 'confirmed' },
+    });
     expect(await readFile(file, 'utf8')).toBe('changed by hand\n');
     const discarded = await call('fs__write_file', { path: file, content: 'never\n' });
     await u.ok('POST', `staged/${(discarded.structuredContent as { staged_id: string }).staged_id}/discard`);
@@ -110,15 +126,30 @@ describe('a second Gatehouse as an HTTP upstream', () => {
     try {
       const { token } = await remote.createToken({ label: 'from the first gatehouse' });
       await u.w.svc.core.vault.set(clientTokenAccount('remote-site'), token);
-      const d = await u.ok<UpstreamDetail>('POST', 'upstreams', { id: 'gh2', transport: { kind: 'http', url: remote.mcpUrl, token_keychain: 'remote-site' }, read: ['pages_update'] });
+      const d = await u.ok<UpstreamDetail>('POST', 'upstreams', {
+        id: 'gh2',
+        transport: { kind: 'http', url: remote.mcpUrl, token_keychain: 'remote-site' },
+        read: ['pages_update'],
+      });
       expect(d.health).toMatchObject({ status: 'connected', era: 'modern', protocol: '2026-07-28' });
       expect(JSON.stringify(await u.ok('GET', 'upstreams/gh2'))).not.toContain(token);
-      const listed = (await call('gh2__pages_list', {})).structuredContent as { pages: Array<{ id: number; version: number }> };
+      const listed = (await call('gh2__pages_list', {})).structuredContent as {
+        pages: Array<{ id: number; version: number }>;
+      };
       const page = listed.pages[0]!;
-      const r = await call('gh2__pages_update', { id: page.id, title: 'Retitled from afar', expected_version: page.version });
-      expect(r.structuredContent).toMatchObject({ status: 'pending_approval', staged_id: expect.stringMatching(/^stg_/) });
+      const r = await call('gh2__pages_update', {
+        id: page.id,
+        title: 'Retitled from afar',
+        expected_version: page.version,
+      });
+      expect(r.structuredContent).toMatchObject({
+        status: 'pending_approval',
+        staged_id: expect.stringMatching(/^stg_/),
+      });
       const remoteStaged = await remote.dispatch('staged.list', {});
-      expect(remoteStaged.ok && remoteStaged.data.map((s) => s.id)).toEqual([(r.structuredContent as { staged_id: string }).staged_id]);
+      expect(remoteStaged.ok && remoteStaged.data.map((s) => s.id)).toEqual([
+        (r.structuredContent as { staged_id: string }).staged_id,
+      ]);
       expect((await u.ok<StagedPayload[]>('GET', 'staged')).some((s) => s.tool === 'gh2__pages_update')).toBe(false);
     } finally {
       await remote.cleanup();

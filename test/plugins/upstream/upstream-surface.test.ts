@@ -26,23 +26,38 @@ async function connect(token: string, heard: string[] = [], era: 'legacy' | 'mod
     {
       versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } },
       listChanged: {
-        resources: { debounceMs: 0, onChanged: (e, items) => void (!e && items && heard.push(...items.map((r) => r.uri))) },
-        prompts: { debounceMs: 0, onChanged: (e, items) => void (!e && items && heard.push(...items.map((p) => p.name))) },
+        resources: {
+          debounceMs: 0,
+          onChanged: (e, items) => void (!e && items && heard.push(...items.map((r) => r.uri))),
+        },
+        prompts: {
+          debounceMs: 0,
+          onChanged: (e, items) => void (!e && items && heard.push(...items.map((p) => p.name))),
+        },
       },
     },
   );
-  await c.connect(new StreamableHTTPClientTransport(new URL(u.w.svc.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await c.connect(
+    new StreamableHTTPClientTransport(new URL(u.w.svc.mcpUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
   clients.push(c);
   return c;
 }
-const textOfRead = (r: { contents: Array<{ uri: string; text?: unknown }> }) => r.contents.map((c) => String(c.text ?? '')).join('');
+const textOfRead = (r: { contents: Array<{ uri: string; text?: unknown }> }) =>
+  r.contents.map((c) => String(c.text ?? '')).join('');
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'gh-surface-'));
   const port = await freePort();
   http = await startEverythingHttp(port);
   u = await startUpstreamWorld();
-  await u.ok('POST', 'upstreams', { id: 'evs', transport: { kind: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] }, read: ['gzip-file-as-resource'] });
+  await u.ok('POST', 'upstreams', {
+    id: 'evs',
+    transport: { kind: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] },
+    read: ['gzip-file-as-resource'],
+  });
   await u.ok('POST', 'upstreams', { id: 'evh', transport: { kind: 'http', url: `http://127.0.0.1:${port}/mcp` } });
   await u.ok('POST', 'profiles', { name: 'evs-only', upstreams: ['evs'] });
   await u.ok('POST', 'profiles', { name: 'evs-echo', tools: ['evs__echo'] });
@@ -62,17 +77,30 @@ afterAll(async () => {
 describe.each(['evs', 'evh'])('server-everything (%s) through Gatehouse', (id) => {
   it('lists its prompts as <id>__<name> and gets one with arguments', async () => {
     const c = await connect(u.token);
-    const prompts = (await until(async () => {
-      const { prompts: p } = await c.listPrompts();
-      return p.some((x) => x.name === `${id}__args-prompt`) ? p : null;
-    }, 10_000, 'the prompts'))!;
-    expect(prompts.map((p) => p.name)).toEqual(expect.arrayContaining([`${id}__simple-prompt`, `${id}__args-prompt`, `${id}__resource-prompt`]));
-    expect(prompts.find((p) => p.name === `${id}__args-prompt`)!.arguments).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'city', required: true })]));
+    const prompts = (await until(
+      async () => {
+        const { prompts: p } = await c.listPrompts();
+        return p.some((x) => x.name === `${id}__args-prompt`) ? p : null;
+      },
+      10_000,
+      'the prompts',
+    ))!;
+    expect(prompts.map((p) => p.name)).toEqual(
+      expect.arrayContaining([`${id}__simple-prompt`, `${id}__args-prompt`, `${id}__resource-prompt`]),
+    );
+    expect(prompts.find((p) => p.name === `${id}__args-prompt`)!.arguments).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'city', required: true })]),
+    );
     const got = await c.getPrompt({ name: `${id}__args-prompt`, arguments: { city: 'Trondheim' } });
     expect(JSON.stringify(got.messages)).toContain('Trondheim');
     // An embedded resource names the URI a client reads it back by, through Gatehouse.
-    const embedded = await c.getPrompt({ name: `${id}__resource-prompt`, arguments: { resourceType: 'Text', resourceId: '3' } });
-    const block = embedded.messages.map((m) => m.content).find((b) => b.type === 'resource') as { resource: { uri: string } };
+    const embedded = await c.getPrompt({
+      name: `${id}__resource-prompt`,
+      arguments: { resourceType: 'Text', resourceId: '3' },
+    });
+    const block = embedded.messages.map((m) => m.content).find((b) => b.type === 'resource') as {
+      resource: { uri: string };
+    };
     expect(block.resource.uri).toBe(`gatehouse-upstream://${id}/demo://resource/dynamic/text/3`);
     await expect(c.getPrompt({ name: `${id}__no-such-prompt` })).rejects.toThrow(/prompt not found/);
   });
@@ -84,17 +112,27 @@ describe.each(['evs', 'evh'])('server-everything (%s) through Gatehouse', (id) =
     expect(resources.map((r) => r.uri)).toContain(wrapped);
     expect(resources.map((r) => r.uri)).toContain('gatehouse://manual');
     const { resourceTemplates } = await c.listResourceTemplates();
-    expect(resourceTemplates.map((t) => t.uriTemplate)).toContain(`gatehouse-upstream://${id}/demo://resource/dynamic/text/{resourceId}`);
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toContain(
+      `gatehouse-upstream://${id}/demo://resource/dynamic/text/{resourceId}`,
+    );
     const doc = await c.readResource({ uri: wrapped });
     expect(doc.contents[0]!.uri).toBe(wrapped);
     expect(textOfRead(doc as never)).toMatch(/Prompts/);
     const expanded = await c.readResource({ uri: `gatehouse-upstream://${id}/demo://resource/dynamic/text/7` });
     expect(expanded.contents[0]!.uri).toBe(`gatehouse-upstream://${id}/demo://resource/dynamic/text/7`);
     expect(textOfRead(expanded as never)).toMatch(/7/);
-    const audit = await u.ok<{ entries: Array<{ tool: string; target: string; result: string; source_plugin: string }> }>('GET', 'audit?tool=resources/read');
+    const audit = await u.ok<{
+      entries: Array<{ tool: string; target: string; result: string; source_plugin: string }>;
+    }>('GET', 'audit?tool=resources/read');
     expect(audit.entries.find((e) => e.target === wrapped)).toMatchObject({ result: 'ok', source_plugin: id });
-    const prompts = await u.ok<{ entries: Array<{ target: string; source_plugin: string; result: string }> }>('GET', 'audit?tool=prompts/get');
-    expect(prompts.entries.find((e) => e.target === `${id}__args-prompt`)).toMatchObject({ result: 'ok', source_plugin: id });
+    const prompts = await u.ok<{ entries: Array<{ target: string; source_plugin: string; result: string }> }>(
+      'GET',
+      'audit?tool=prompts/get',
+    );
+    expect(prompts.entries.find((e) => e.target === `${id}__args-prompt`)).toMatchObject({
+      result: 'ok',
+      source_plugin: id,
+    });
   });
 });
 
@@ -117,10 +155,15 @@ describe('resources in tool results', () => {
   it("an embedded resource in a staged write's stored result is wrapped too, and reads back", async () => {
     await u.ok('POST', 'upstreams/evs/review', { write: ['get-resource-reference'] });
     const c = await connect(u.token);
-    const staged = (await c.callTool({ name: 'evs__get-resource-reference', arguments: { resourceType: 'Text', resourceId: 2 } })) as { structuredContent: { status: string; staged_id: string } };
+    const staged = (await c.callTool({
+      name: 'evs__get-resource-reference',
+      arguments: { resourceType: 'Text', resourceId: 2 },
+    })) as { structuredContent: { status: string; staged_id: string } };
     expect(staged.structuredContent.status).toBe('pending_approval');
     await u.ok('POST', `staged/${staged.structuredContent.staged_id}/confirm`);
-    const status = JSON.stringify(await c.callTool({ name: 'staged_writes_status', arguments: { staged_id: staged.structuredContent.staged_id } }));
+    const status = JSON.stringify(
+      await c.callTool({ name: 'staged_writes_status', arguments: { staged_id: staged.structuredContent.staged_id } }),
+    );
     const uri = 'gatehouse-upstream://evs/demo://resource/dynamic/text/2';
     expect(status).toContain(uri);
     expect(status).not.toMatch(/"uri":"demo:/);
@@ -132,7 +175,10 @@ describe('list_changed and narrowing', () => {
   it("an upstream's resources/list_changed reaches the client with the new resource wrapped", async () => {
     const heard: string[] = [];
     const c = await connect(u.token, heard);
-    const r = await c.callTool({ name: 'evs__gzip-file-as-resource', arguments: { name: 'made-now.txt.gz', data: 'data:text/plain;base64,aGVsbG8=' } });
+    const r = await c.callTool({
+      name: 'evs__gzip-file-as-resource',
+      arguments: { name: 'made-now.txt.gz', data: 'data:text/plain;base64,aGVsbG8=' },
+    });
     expect(r.isError).toBeFalsy();
     const made = 'gatehouse-upstream://evs/demo://resource/session/made-now.txt.gz';
     await until(() => heard.includes(made), 10_000, 'resources/list_changed with the session resource');
@@ -143,7 +189,15 @@ describe('list_changed and narrowing', () => {
   it("an upstream's prompts/list_changed reaches clients of both eras, and the new prompt answers once approved", async () => {
     const control = join(dir, 'control.json');
     await writeFile(control, '{}');
-    await u.ok('POST', 'upstreams', { id: 'tp', transport: { kind: 'stdio', command: process.execPath, args: [TEST_UPSTREAM], env: [{ name: 'CONTROL_FILE', value: control }] } });
+    await u.ok('POST', 'upstreams', {
+      id: 'tp',
+      transport: {
+        kind: 'stdio',
+        command: process.execPath,
+        args: [TEST_UPSTREAM],
+        env: [{ name: 'CONTROL_FILE', value: control }],
+      },
+    });
     const heard: string[] = [];
     const modern: string[] = [];
     const c = await connect(u.token, heard);
@@ -152,39 +206,65 @@ describe('list_changed and narrowing', () => {
     expect((await m.listPrompts()).prompts.map((p) => p.name)).toContain('tp__hello');
     await writeFile(control, JSON.stringify({ prompt: 'made-later' }));
     // A new prompt is pinned like a new tool: offered once a person approves it (prompt-pins.test.ts goes further).
-    await until(async () => (await u.ok<Array<{ prompt: string; state: string }>>('GET', 'upstreams/tp/prompts')).some((p) => p.prompt === 'made-later' && p.state === 'quarantined'), 10_000, 'the new prompt quarantined');
+    await until(
+      async () =>
+        (await u.ok<Array<{ prompt: string; state: string }>>('GET', 'upstreams/tp/prompts')).some(
+          (p) => p.prompt === 'made-later' && p.state === 'quarantined',
+        ),
+      10_000,
+      'the new prompt quarantined',
+    );
     await u.ok('POST', 'upstreams/tp/review', { approve_prompts: ['made-later'] });
     await until(() => heard.includes('tp__made-later'), 10_000, 'prompts/list_changed with the new prompt');
-    await until(() => modern.includes('tp__made-later'), 10_000, 'prompts list_changed on a 2026-07-28 subscriptions/listen stream');
+    await until(
+      () => modern.includes('tp__made-later'),
+      10_000,
+      'prompts list_changed on a 2026-07-28 subscriptions/listen stream',
+    );
     expect(JSON.stringify((await c.getPrompt({ name: 'tp__made-later' })).messages)).toContain('prompt made-later');
   });
 
   it('follows the rule of resources tied to no tool: role, token scope and profile narrow prompts and resources', async () => {
     const see = async (token: string) => {
       const c = await connect(token);
-      return { prompts: (await c.listPrompts()).prompts.map((p) => p.name), resources: (await c.listResources()).resources.map((r) => r.uri), c };
+      return {
+        prompts: (await c.listPrompts()).prompts.map((p) => p.name),
+        resources: (await c.listResources()).resources.map((r) => r.uri),
+        c,
+      };
     };
     await u.w.svc.dispatch('users.add', { login: 'writer', role: 'author' });
     const author = await see((await u.w.svc.createToken({ label: 'author', user: 'writer' })).token);
     expect(author.prompts).toEqual([]);
     expect(author.resources.some((r) => r.startsWith('gatehouse-upstream://'))).toBe(false);
-    await expect(author.c.readResource({ uri: `gatehouse-upstream://evs/${DOC}` })).rejects.toThrow(/resource not found/);
+    await expect(author.c.readResource({ uri: `gatehouse-upstream://evs/${DOC}` })).rejects.toThrow(
+      /resource not found/,
+    );
     await expect(author.c.getPrompt({ name: 'evs__simple-prompt' })).rejects.toThrow(/prompt not found/);
 
-    const site = await see((await u.w.svc.createToken({ label: 'site only', user: 'admin', scope: { plugins: ['site', 'evh'] } })).token);
+    const site = await see(
+      (await u.w.svc.createToken({ label: 'site only', user: 'admin', scope: { plugins: ['site', 'evh'] } })).token,
+    );
     expect(site.prompts.every((p) => p.startsWith('evh__'))).toBe(true);
     expect(site.prompts.length).toBeGreaterThan(0);
     await expect(site.c.readResource({ uri: `gatehouse-upstream://evs/${DOC}` })).rejects.toThrow(/resource not found/);
 
-    const profiled = await see((await u.w.svc.createToken({ label: 'evs profile', user: 'admin', scope: { profile: 'evs-only' } })).token);
+    const profiled = await see(
+      (await u.w.svc.createToken({ label: 'evs profile', user: 'admin', scope: { profile: 'evs-only' } })).token,
+    );
     expect(profiled.prompts.length).toBeGreaterThan(0);
     expect(profiled.prompts.every((p) => p.startsWith('evs__'))).toBe(true);
     expect(profiled.resources).toContain(`gatehouse-upstream://evs/${DOC}`);
     expect(profiled.resources.some((r) => r.startsWith('gatehouse-upstream://evh/'))).toBe(false);
 
-    const toolsOnly = await see((await u.w.svc.createToken({ label: 'echo profile', user: 'admin', scope: { profile: 'evs-echo' } })).token);
+    const toolsOnly = await see(
+      (await u.w.svc.createToken({ label: 'echo profile', user: 'admin', scope: { profile: 'evs-echo' } })).token,
+    );
     expect(toolsOnly.prompts).toEqual([]);
-    const denied = await u.ok<{ entries: Array<{ result: string; error_code: string }> }>('GET', `audit?tool=resources/read`);
+    const denied = await u.ok<{ entries: Array<{ result: string; error_code: string }> }>(
+      'GET',
+      `audit?tool=resources/read`,
+    );
     expect(denied.entries.some((e) => e.result === 'denied' && e.error_code === 'not_found')).toBe(true);
   });
 });

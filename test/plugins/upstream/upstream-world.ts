@@ -27,9 +27,13 @@ export interface UpstreamWorld {
 }
 
 /** `service`: more of the service's config (the console's end-to-end test serves a fresh build with `consoleDir`); `oauth`, `dataDir`: the sign-in tests'. */
-export async function startUpstreamWorld(extra: { consoleDir?: string; oauth?: { callbackPorts?: number[] }; dataDir?: string } = {}): Promise<UpstreamWorld> {
+export async function startUpstreamWorld(
+  extra: { consoleDir?: string; oauth?: { callbackPorts?: number[] }; dataDir?: string } = {},
+): Promise<UpstreamWorld> {
   const { oauth, ...service } = extra;
-  const w = await startWireWorld({ service: { upstreams: { backoff: { baseMs: 50, maxMs: 400 }, ...(oauth ? { oauth } : {}) }, ...service } });
+  const w = await startWireWorld({
+    service: { upstreams: { backoff: { baseMs: 50, maxMs: 400 }, ...(oauth ? { oauth } : {}) }, ...service },
+  });
   await w.admin('POST', 'cloud/connect', { url: w.proxy.url });
   const lic = await w.h.op<{ license_key: string }>('licenses.create', { plan: 'pro' });
   const activated = await w.admin('POST', 'cloud/activate', { license_key: lic.license_key });
@@ -48,7 +52,11 @@ export async function startUpstreamWorld(extra: { consoleDir?: string; oauth?: {
   };
 }
 
-export type ToolAnswer = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: Record<string, unknown> };
+export type ToolAnswer = {
+  isError?: boolean;
+  content: Array<{ type: string; text?: string }>;
+  structuredContent?: Record<string, unknown>;
+};
 export const textOf = (r: unknown) => (r as ToolAnswer).content.map((c) => c.text ?? '').join('');
 
 /** Polls `check` until it is truthy (or fails after `ms`). */
@@ -78,7 +86,12 @@ export interface FixtureWorld {
 }
 
 /** `prefix`: the temporary folder's; `id`, `extra`, `control`: the first upstream added (see `stdio`). */
-export async function startFixtureWorld(opts: { prefix: string; id: string; extra?: Record<string, unknown>; control?: boolean }): Promise<FixtureWorld> {
+export async function startFixtureWorld(opts: {
+  prefix: string;
+  id: string;
+  extra?: Record<string, unknown>;
+  control?: boolean;
+}): Promise<FixtureWorld> {
   const dir = await mkdtemp(join(tmpdir(), opts.prefix));
   const journal = join(dir, 'journal.txt');
   const control = join(dir, 'control.json');
@@ -86,14 +99,24 @@ export async function startFixtureWorld(opts: { prefix: string; id: string; extr
   await writeFile(control, '{}');
   const stdio: FixtureWorld['stdio'] = (id, extra = {}, o = {}) => ({
     id,
-    transport: { kind: 'stdio', command: process.execPath, args: [TEST_UPSTREAM], env: [{ name: 'JOURNAL', value: journal }, ...(o.control ? [{ name: 'CONTROL_FILE', value: control }] : [])] },
+    transport: {
+      kind: 'stdio',
+      command: process.execPath,
+      args: [TEST_UPSTREAM],
+      env: [{ name: 'JOURNAL', value: journal }, ...(o.control ? [{ name: 'CONTROL_FILE', value: control }] : [])],
+    },
     ...extra,
   });
   const u = await startUpstreamWorld();
   await u.ok('POST', 'upstreams', stdio(opts.id, opts.extra, { control: opts.control }));
   const client = await u.mcp();
   return {
-    u, client, dir, journal, control, stdio,
+    u,
+    client,
+    dir,
+    journal,
+    control,
+    stdio,
     async stop() {
       await client.close();
       await u.stop();

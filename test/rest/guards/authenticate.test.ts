@@ -20,8 +20,15 @@ describe('authenticate', () => {
   });
   it('answers 401 with WWW-Authenticate, then 429 once the address has spent its failures; another address is not held back', () => {
     const guard = authenticate(deps(false));
-    for (let i = 0; i < ADMIN_AUTH_FAILURES_PER_MINUTE; i++) expect(guard(adminRequest())).toMatchObject({ code: 'unauthorized', headers: { 'WWW-Authenticate': expect.stringContaining('Bearer') } });
-    expect(guard(adminRequest())).toMatchObject({ code: 'rate_limited', headers: { 'Retry-After': expect.any(String) } });
+    for (let i = 0; i < ADMIN_AUTH_FAILURES_PER_MINUTE; i++)
+      expect(guard(adminRequest())).toMatchObject({
+        code: 'unauthorized',
+        headers: { 'WWW-Authenticate': expect.stringContaining('Bearer') },
+      });
+    expect(guard(adminRequest())).toMatchObject({
+      code: 'rate_limited',
+      headers: { 'Retry-After': expect.any(String) },
+    });
     expect(guard(adminRequest({}, 'GET', '127.0.0.2'))).toMatchObject({ code: 'unauthorized' });
   });
 });

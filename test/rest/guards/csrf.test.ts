@@ -9,7 +9,9 @@ describe('csrf', () => {
   it('refuses a state-changing call made with the session cookie without X-Gatehouse-CSRF: 1', () => {
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
       expect(csrf({ ...adminRequest({}, method), who: session as never }), method).toMatchObject({ code: 'forbidden' });
-      expect(csrf({ ...adminRequest({ 'x-gatehouse-csrf': '0' }, method), who: session as never })).toMatchObject({ code: 'forbidden' });
+      expect(csrf({ ...adminRequest({ 'x-gatehouse-csrf': '0' }, method), who: session as never })).toMatchObject({
+        code: 'forbidden',
+      });
       expect(csrf({ ...adminRequest({ 'x-gatehouse-csrf': '1' }, method), who: session as never })).toBeNull();
     }
   });

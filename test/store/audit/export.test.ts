@@ -18,7 +18,11 @@ afterEach(async () => {
 });
 
 /** Exports into a real file through a stream with a tiny buffer, so backpressure is exercised. */
-async function exportToFile(log: AuditLog, q: Parameters<AuditLog['export']>[0], format: 'jsonl' | 'csv'): Promise<{ count: number; text: string }> {
+async function exportToFile(
+  log: AuditLog,
+  q: Parameters<AuditLog['export']>[0],
+  format: 'jsonl' | 'csv',
+): Promise<{ count: number; text: string }> {
   const path = join(h.root, `export.${format}`);
   const out = createWriteStream(path, { highWaterMark: 256 });
   const count = await log.export(q, format, out);
@@ -52,7 +56,8 @@ function parseCsv(text: string): string[][] {
       const m = /[,\r]/.exec(text.slice(i));
       const end = m ? i + m.index : text.length;
       cell = text.slice(i, end);
-      if (cell.includes('"') || cell.includes('\n')) throw new Error(`bare quote or line break in an unquoted cell: ${cell}`);
+      if (cell.includes('"') || cell.includes('\n'))
+        throw new Error(`bare quote or line break in an unquoted cell: ${cell}`);
       i = end;
     }
     row.push(cell);
@@ -71,7 +76,11 @@ async function someLog(): Promise<{ log: AuditLog; all: AuditEntry[] }> {
   const log = await h.open({ maxFileBytes: 5_000 });
   const all: AuditEntry[] = [];
   for (let i = 0; i < 150; i++) {
-    const e = entry(i, { tool: i % 3 === 0 ? 'site.seo.audit' : 'site.pages.list', result: i % 4 === 0 ? 'error' : 'ok', staged_id: i % 5 === 0 ? `stg_${i}` : undefined });
+    const e = entry(i, {
+      tool: i % 3 === 0 ? 'site.seo.audit' : 'site.pages.list',
+      result: i % 4 === 0 ? 'error' : 'ok',
+      staged_id: i % 5 === 0 ? `stg_${i}` : undefined,
+    });
     if (e.staged_id === undefined) delete e.staged_id;
     all.push(e);
     log.append(e);
@@ -82,9 +91,16 @@ async function someLog(): Promise<{ log: AuditLog; all: AuditEntry[] }> {
 describe('AuditLog export', () => {
   it('JSONL: one line per entry, newest first, equal to the query pages, filters applied', async () => {
     const { log } = await someLog();
-    for (const q of [{}, { tool: 'site.seo.audit' }, { result: 'error' as const, from: entry(20).at, to: entry(120).at }]) {
+    for (const q of [
+      {},
+      { tool: 'site.seo.audit' },
+      { result: 'error' as const, from: entry(20).at, to: entry(120).at },
+    ]) {
       const { count, text } = await exportToFile(log, q, 'jsonl');
-      const lines = text.trimEnd().split('\n').map((l) => JSON.parse(l) as AuditEntry);
+      const lines = text
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as AuditEntry);
       const viaQuery = (await allPages(log, { ...q, limit: 17 })).flat();
       expect(lines).toEqual(viaQuery);
       expect(count).toBe(viaQuery.length);
@@ -159,9 +175,27 @@ describe('AuditLog export', () => {
 describe('stored line format', () => {
   it('writes keys in AUDIT_CSV_COLUMNS order, which the readers’ substring pre-checks rely on', async () => {
     const { entryToJsonLine } = await import('../../../main/store/audit/export-format.ts');
-    const line = entryToJsonLine({ ...entry(1), client_source: 'request', staged_id: 'stg_1', principal: { kind: 'person', surface: 'cli', via: 'admin_key', session: null }, args_shape: '{path:string}', binding: { args: 'a', preview: 'b', definition: null }, reason: 'why' });
+    const line = entryToJsonLine({
+      ...entry(1),
+      client_source: 'request',
+      staged_id: 'stg_1',
+      principal: { kind: 'person', surface: 'cli', via: 'admin_key', session: null },
+      args_shape: '{path:string}',
+      binding: { args: 'a', preview: 'b', definition: null },
+      reason: 'why',
+    });
     expect(Object.keys(JSON.parse(line) as object)).toEqual([...AUDIT_CSV_COLUMNS]);
     // the optional fields are left out when absent (lines written before they existed read the same)
-    expect(Object.keys(JSON.parse(entryToJsonLine(entry(1))) as object)).toEqual(AUDIT_CSV_COLUMNS.filter((c) => c !== 'staged_id' && c !== 'client_source' && c !== 'principal' && c !== 'args_shape' && c !== 'binding' && c !== 'reason'));
+    expect(Object.keys(JSON.parse(entryToJsonLine(entry(1))) as object)).toEqual(
+      AUDIT_CSV_COLUMNS.filter(
+        (c) =>
+          c !== 'staged_id' &&
+          c !== 'client_source' &&
+          c !== 'principal' &&
+          c !== 'args_shape' &&
+          c !== 'binding' &&
+          c !== 'reason',
+      ),
+    );
   });
 });

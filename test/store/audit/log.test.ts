@@ -82,7 +82,9 @@ describe('AuditLog append, flush, close', () => {
     expect(files).toHaveLength(1);
     const lines = (await readFile(join(h.dir, files[0] as string), 'utf8')).split('\n');
     expect(lines.pop()).toBe('');
-    expect(lines.map((l) => (JSON.parse(l) as AuditEntry).id)).toEqual(Array.from({ length: 500 }, (_, i) => entry(i).id));
+    expect(lines.map((l) => (JSON.parse(l) as AuditEntry).id)).toEqual(
+      Array.from({ length: 500 }, (_, i) => entry(i).id),
+    );
   });
 
   it('keeps the folder private (0700) and the files 0600', async () => {
@@ -100,7 +102,9 @@ describe('AuditLog append, flush, close', () => {
     for (let i = 0; i < 100; i++) log.append(entry(i));
     await log.close();
     expect(() => log.append(entry(100))).not.toThrow();
-    expect(h.logger.records.some((r) => r.level === 'error' && r.msg.includes('closed') && r.fields?.id === 'e000100')).toBe(true);
+    expect(
+      h.logger.records.some((r) => r.level === 'error' && r.msg.includes('closed') && r.fields?.id === 'e000100'),
+    ).toBe(true);
     await log.close(); // twice is harmless
 
     const again = await h.open();

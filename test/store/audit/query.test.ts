@@ -69,9 +69,17 @@ describe('AuditLog query', () => {
       'tool + result + user + token + plugin',
       { tool: 'site.pages.update', result: 'ok' as const, user_id: 'u_editor', token_id: 'tok_b', plugin: 'upstream' },
       (e: AuditEntry) =>
-        e.tool === 'site.pages.update' && e.result === 'ok' && e.user_id === 'u_editor' && e.token_id === 'tok_b' && e.source_plugin === 'upstream',
+        e.tool === 'site.pages.update' &&
+        e.result === 'ok' &&
+        e.user_id === 'u_editor' &&
+        e.token_id === 'tok_b' &&
+        e.source_plugin === 'upstream',
     ],
-    ['tool + result', { tool: 'site.seo.audit', result: 'error' as const }, (e: AuditEntry) => e.tool === 'site.seo.audit' && e.result === 'error'],
+    [
+      'tool + result',
+      { tool: 'site.seo.audit', result: 'error' as const },
+      (e: AuditEntry) => e.tool === 'site.seo.audit' && e.result === 'error',
+    ],
   ])('filters by %s, AND-ed, over every page', async (_name, q, pred) => {
     const { log, all } = await rotatedLog();
     const want = newestFirst(all).filter(pred);
@@ -87,7 +95,12 @@ describe('AuditLog query', () => {
     log.append(entry(4, { tool: 'site.pages.list' }));
     log.append(entry(5, { user_id: null, target: 'u_admin' }));
     expect(ids((await log.query({ tool: 'site.pages.list' })).entries)).toEqual(['e000005', 'e000004']);
-    expect(ids((await log.query({ user_id: 'u_admin' })).entries)).toEqual(['e000004', 'e000003', 'e000002', 'e000001']);
+    expect(ids((await log.query({ user_id: 'u_admin' })).entries)).toEqual([
+      'e000004',
+      'e000003',
+      'e000002',
+      'e000001',
+    ]);
     expect((await log.query({ tool: 'nope' })).entries).toEqual([]);
   });
 
@@ -127,7 +140,10 @@ describe('AuditLog query', () => {
     const all: AuditEntry[] = [];
     for (let i = 0; i < 6000; i++) {
       // four entries share each second; a long target now and then makes lines uneven
-      const e = entry(i, { at: new Date(T0 + Math.floor(i / 4) * 1000).toISOString(), target: i % 500 === 0 ? 'z'.repeat(9000) : `/p/${i}` });
+      const e = entry(i, {
+        at: new Date(T0 + Math.floor(i / 4) * 1000).toISOString(),
+        target: i % 500 === 0 ? 'z'.repeat(9000) : `/p/${i}`,
+      });
       all.push(e);
       log.append(e);
     }
@@ -136,7 +152,16 @@ describe('AuditLog query', () => {
     await appendFile(join(h.dir, first as string), 'garbage without a time\n');
     const again = await h.open({ maxFileBytes: 600_000 });
     const sec = (n: number) => new Date(T0 + n * 1000).toISOString();
-    for (const [a, b] of [[0, 1], [10, 11], [100, 350], [777, 778], [1000, 1499], [1200, 1500], [1499, 2000], [0, 1500]] as const) {
+    for (const [a, b] of [
+      [0, 1],
+      [10, 11],
+      [100, 350],
+      [777, 778],
+      [1000, 1499],
+      [1200, 1500],
+      [1499, 2000],
+      [0, 1500],
+    ] as const) {
       const want = newestFirst(all.filter((e) => e.at >= sec(a) && e.at < sec(b)));
       expect(ids((await allPages(again, { from: sec(a), to: sec(b), limit: 200 })).flat())).toEqual(ids(want));
     }
@@ -148,23 +173,34 @@ describe('AuditLog query', () => {
     const all: AuditEntry[] = [];
     const log = await h.open({ maxFileBytes: 3 * 1024 * 1024 });
     for (let i = 0; i < 15_000; i++) {
-      const e = entry(i, { tool: rare.has(i) ? 'rare.tool' : `tool.${i % 30}`, user_id: i === 7_777 ? 'u_once' : 'u_admin' });
+      const e = entry(i, {
+        tool: rare.has(i) ? 'rare.tool' : `tool.${i % 30}`,
+        user_id: i === 7_777 ? 'u_once' : 'u_admin',
+      });
       all.push(e);
       log.append(e);
     }
     await log.flush();
     const check = async (l: AuditLog) => {
-      expect((await allPages(l, { tool: 'rare.tool', limit: 2 })).flat()).toEqual(newestFirst(all.filter((e) => e.tool === 'rare.tool')));
+      expect((await allPages(l, { tool: 'rare.tool', limit: 2 })).flat()).toEqual(
+        newestFirst(all.filter((e) => e.tool === 'rare.tool')),
+      );
       expect(ids((await l.query({ user_id: 'u_once' })).entries)).toEqual(['e007777']);
       const want = newestFirst(all.slice(5_000, 11_000));
-      expect(ids((await allPages(l, { from: all[5_000]?.at, to: all[11_000]?.at, limit: 1000 })).flat())).toEqual(ids(want));
+      expect(ids((await allPages(l, { from: all[5_000]?.at, to: all[11_000]?.at, limit: 1000 })).flat())).toEqual(
+        ids(want),
+      );
       const t = newestFirst(all.slice(5_000, 11_000)).filter((e) => e.tool === 'tool.7');
-      expect((await allPages(l, { tool: 'tool.7', from: all[5_000]?.at, to: all[11_000]?.at, limit: 50 })).flat()).toEqual(t);
+      expect(
+        (await allPages(l, { tool: 'tool.7', from: all[5_000]?.at, to: all[11_000]?.at, limit: 50 })).flat(),
+      ).toEqual(t);
     };
     await check(log);
     await log.close();
     const sidecars = (await readdir(h.dir)).filter((n) => n.endsWith('.summary.json')).sort();
-    const first = JSON.parse(await readFile(join(h.dir, sidecars[0] as string), 'utf8')) as { blocks: Array<{ values: { tool: string[] } }> };
+    const first = JSON.parse(await readFile(join(h.dir, sidecars[0] as string), 'utf8')) as {
+      blocks: Array<{ values: { tool: string[] } }>;
+    };
     expect(first.blocks.length).toBeGreaterThanOrEqual(3);
     const withRare = first.blocks.filter((b) => b.values.tool.includes('rare.tool')).length;
     expect(withRare).toBeGreaterThan(0);
@@ -216,7 +252,9 @@ describe('AuditLog query', () => {
 
     const after = await h.open();
     expect(h.logger.records.some((r) => r.level === 'warn' && r.msg.includes('incomplete line'))).toBe(true);
-    expect(ids((await after.query({ limit: 100 })).entries)).toEqual(ids(newestFirst(Array.from({ length: 10 }, (_, i) => entry(i)))));
+    expect(ids((await after.query({ limit: 100 })).entries)).toEqual(
+      ids(newestFirst(Array.from({ length: 10 }, (_, i) => entry(i)))),
+    );
     after.append(entry(11));
     const page = await after.query({ limit: 100 });
     expect(page.entries).toHaveLength(11);
@@ -226,7 +264,10 @@ describe('AuditLog query', () => {
     expect(files).toEqual([name]);
     const lines = (await readFile(file, 'utf8')).split('\n');
     expect(lines.pop()).toBe('');
-    expect(lines.map((l) => (JSON.parse(l) as { id: string }).id)).toEqual([...ids(Array.from({ length: 10 }, (_, i) => entry(i))), 'e000011']);
+    expect(lines.map((l) => (JSON.parse(l) as { id: string }).id)).toEqual([
+      ...ids(Array.from({ length: 10 }, (_, i) => entry(i))),
+      'e000011',
+    ]);
   });
 
   it('skips garbage and foreign lines in the middle of a file', async () => {

@@ -38,7 +38,12 @@ describe('AuditLog rotation', () => {
       const text = await readFile(join(h.dir, n), 'utf8');
       expect(Buffer.byteLength(text)).toBeLessThanOrEqual(max);
       expect(text.endsWith('\n')).toBe(true);
-      perFile.push(text.trimEnd().split('\n').map((l) => JSON.parse(l) as AuditEntry));
+      perFile.push(
+        text
+          .trimEnd()
+          .split('\n')
+          .map((l) => JSON.parse(l) as AuditEntry),
+      );
     }
     expect(perFile.flat()).toEqual(all);
     // Each roll-over happened because the next entry would not have fit.
@@ -80,7 +85,8 @@ describe('AuditLog rotation', () => {
 });
 
 describe('AuditLog retention sweep', () => {
-  const dayEntry = (day: number, k: number) => entry(day * 100 + k, { at: new Date(T0 + day * DAY + k * 1000).toISOString() });
+  const dayEntry = (day: number, k: number) =>
+    entry(day * 100 + k, { at: new Date(T0 + day * DAY + k * 1000).toISOString() });
   /** Room for five entries a file, so each day below gets a file of its own. */
   const MAX = 5 * lineBytes(dayEntry(2, 4));
 
@@ -108,7 +114,18 @@ describe('AuditLog retention sweep', () => {
     expect((await jsonlFiles()).map((n) => n.slice(6, 14))).toEqual(['20261102', '20261103']);
     expect((await readdir(h.dir)).filter((n) => n.startsWith('audit-20261101'))).toEqual([]); // the sidecar went too
     const left = (await log.query({ limit: 100 })).entries;
-    expect(ids(left)).toEqual(['e000204', 'e000203', 'e000202', 'e000201', 'e000200', 'e000104', 'e000103', 'e000102', 'e000101', 'e000100']);
+    expect(ids(left)).toEqual([
+      'e000204',
+      'e000203',
+      'e000202',
+      'e000201',
+      'e000200',
+      'e000104',
+      'e000103',
+      'e000102',
+      'e000101',
+      'e000100',
+    ]);
   });
 
   it('also retires and deletes the file being written when all of it has expired, and writes on in a new one', async () => {
@@ -131,7 +148,12 @@ describe('AuditLog retention sweep', () => {
     expect(await log.sweep()).toBe(0);
     expect(await jsonlFiles()).toHaveLength(1);
     expect(h.logger.records.some((r) => r.level === 'warn' && r.msg.includes('retention'))).toBe(true);
-    const throwing = await h.open({ dir: `${h.dir}-2`, retentionDays: () => { throw new Error('settings unreadable'); } });
+    const throwing = await h.open({
+      dir: `${h.dir}-2`,
+      retentionDays: () => {
+        throw new Error('settings unreadable');
+      },
+    });
     await expect(throwing.sweep()).resolves.toBe(0);
   });
 });

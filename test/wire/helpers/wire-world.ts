@@ -23,16 +23,34 @@ export interface WireWorld {
   svc: Awaited<ReturnType<typeof startTestService>>;
   adminKey: string;
   /** an admin API call as the CLI would make it (admin key), answering the envelope */
-  admin<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: { ok: boolean; data?: T; code?: string; message?: string; details?: Record<string, unknown> } }>;
+  admin<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{
+    status: number;
+    body: { ok: boolean; data?: T; code?: string; message?: string; details?: Record<string, unknown> };
+  }>;
   /** a local REST call (pro/*) with a bearer token or the admin key */
-  rest<T = Record<string, unknown>>(method: string, path: string, o?: { token?: string; body?: unknown }): Promise<{ status: number; body: T }>;
+  rest<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    o?: { token?: string; body?: unknown },
+  ): Promise<{ status: number; body: T }>;
   mcp(token: string): Promise<Client>;
   /** the events the gateway stored for a site */
   storedEvents(siteId: string, event?: string): Promise<number>;
   stop(): Promise<void>;
 }
 
-export async function startWireWorld(o: { ai?: boolean; service?: Parameters<typeof startTestService>[0]; cloudClock?: Clock; harness?: Parameters<typeof startHarness>[0] } = {}): Promise<WireWorld> {
+export async function startWireWorld(
+  o: {
+    ai?: boolean;
+    service?: Parameters<typeof startTestService>[0];
+    cloudClock?: Clock;
+    harness?: Parameters<typeof startHarness>[0];
+  } = {},
+): Promise<WireWorld> {
   const ai = o.ai ? await startOpenAiFixture() : null;
   const h = await startHarness({
     env: { GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY, ...(ai ? { KEY_FIXTURE: ai.key } : {}) },
@@ -40,9 +58,26 @@ export async function startWireWorld(o: { ai?: boolean; service?: Parameters<typ
     ...(ai ? { ai: { hopTimeoutMs: 5000, deadlineMs: 20_000 } } : {}),
     ...o.harness,
   });
-  if (ai) await h.op('providers.add', { id: 'fixture', kind: 'openai', base_url: ai.baseUrl, api_key_env: 'KEY_FIXTURE', models: ['small-1'], tags: ['eu'] });
+  if (ai)
+    await h.op('providers.add', {
+      id: 'fixture',
+      kind: 'openai',
+      base_url: ai.baseUrl,
+      api_key_env: 'KEY_FIXTURE',
+      models: ['small-1'],
+      tags: ['eu'],
+    });
   const proxy = await startFaultProxy(h.svc.baseUrl);
-  const svc = await startTestService({ cloud: { tickMs: 3_600_000, outbox: { intervalMs: 3_600_000 }, timeouts: { connectMs: 2000, interactiveMs: 5000, backgroundMs: 5000 }, sleep: async () => {}, ...(o.cloudClock ? { clock: o.cloudClock } : {}) }, ...o.service });
+  const svc = await startTestService({
+    cloud: {
+      tickMs: 3_600_000,
+      outbox: { intervalMs: 3_600_000 },
+      timeouts: { connectMs: 2000, interactiveMs: 5000, backgroundMs: 5000 },
+      sleep: async () => {},
+      ...(o.cloudClock ? { clock: o.cloudClock } : {}),
+    },
+    ...o.service,
+  });
   const adminKey = (await svc.core.vault.get(ADMIN_KEY_ACCOUNT))!;
   const json = async (res: Response) => {
     const text = await res.text();
@@ -76,7 +111,14 @@ export async function startWireWorld(o: { ai?: boolean; service?: Parameters<typ
     },
     mcp: (token) => connectClient(svc.mcpUrl, token),
     storedEvents: async (siteId, event) =>
-      Number((await h.svc.ctx.db.query<{ n: string }>(`SELECT count(*) AS n FROM usage_events WHERE site_id = $1${event ? ' AND event = $2' : ''}`, event ? [siteId, event] : [siteId])).rows[0]!.n),
+      Number(
+        (
+          await h.svc.ctx.db.query<{ n: string }>(
+            `SELECT count(*) AS n FROM usage_events WHERE site_id = $1${event ? ' AND event = $2' : ''}`,
+            event ? [siteId, event] : [siteId],
+          )
+        ).rows[0]!.n,
+      ),
     async stop() {
       await svc.cleanup();
       await proxy.close();

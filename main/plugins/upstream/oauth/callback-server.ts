@@ -27,7 +27,8 @@ export interface CallbackServer {
 }
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const page = (message: string) => `<!doctype html><meta charset="utf-8"><title>Gatehouse sign-in</title><p>${escapeHtml(message)}</p>`;
+const page = (message: string) =>
+  `<!doctype html><meta charset="utf-8"><title>Gatehouse sign-in</title><p>${escapeHtml(message)}</p>`;
 export const redirectUriFor = (port: number) => `http://127.0.0.1:${port}${OAUTH_CALLBACK_PATH}`;
 
 function listen(server: Server, port: number): Promise<boolean> {
@@ -38,12 +39,25 @@ function listen(server: Server, port: number): Promise<boolean> {
   });
 }
 
-export async function startCallbackServer(handle: CallbackHandler, ports: readonly number[] = OAUTH_CALLBACK_PORTS): Promise<CallbackServer> {
+export async function startCallbackServer(
+  handle: CallbackHandler,
+  ports: readonly number[] = OAUTH_CALLBACK_PORTS,
+): Promise<CallbackServer> {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const send = (a: CallbackAnswer) => res.writeHead(a.status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).end(page(a.message));
-    if (req.method !== 'GET' || url.pathname !== OAUTH_CALLBACK_PATH) return void send({ status: 404, message: 'Not found.' });
-    handle(url.searchParams).then(send, () => send({ status: 500, message: 'The sign-in could not be completed; see Gatehouse for why.' }));
+    const send = (a: CallbackAnswer) =>
+      res
+        .writeHead(a.status, {
+          'content-type': 'text/html; charset=utf-8',
+          'cache-control': 'no-store',
+          'referrer-policy': 'no-referrer',
+        })
+        .end(page(a.message));
+    if (req.method !== 'GET' || url.pathname !== OAUTH_CALLBACK_PATH)
+      return void send({ status: 404, message: 'Not found.' });
+    handle(url.searchParams).then(send, () =>
+      send({ status: 500, message: 'The sign-in could not be completed; see Gatehouse for why.' }),
+    );
   });
   for (const port of ports) {
     if (await listen(server, port)) {
@@ -52,9 +66,16 @@ export async function startCallbackServer(handle: CallbackHandler, ports: readon
         port: bound,
         redirectUri: redirectUriFor(bound),
         redirectUris: ports.map((p) => redirectUriFor(p === 0 ? bound : p)),
-        close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+        close: () =>
+          new Promise((r) => {
+            server.closeAllConnections();
+            server.close(() => r());
+          }),
       };
     }
   }
-  throw new GatehouseError('service_unavailable', `no loopback port for the sign-in callback is free (tried ${ports.join(', ')} on 127.0.0.1); close what uses them and try again`);
+  throw new GatehouseError(
+    'service_unavailable',
+    `no loopback port for the sign-in callback is free (tried ${ports.join(', ')} on 127.0.0.1); close what uses them and try again`,
+  );
 }

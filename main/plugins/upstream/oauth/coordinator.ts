@@ -1,11 +1,26 @@
 import { randomBytes } from 'node:crypto';
-import { auth, computeScopeUnion, discoverOAuthServerInfo, extractWWWAuthenticateParams, type AuthProvider, type FetchLike } from '@modelcontextprotocol/client';
+import {
+  auth,
+  computeScopeUnion,
+  discoverOAuthServerInfo,
+  extractWWWAuthenticateParams,
+  type AuthProvider,
+  type FetchLike,
+} from '@modelcontextprotocol/client';
 import type { OAuthRevocation, OAuthStatus } from '../../../contract/oauth-status.ts';
 import type { Vault } from '../../../core/ports/ports.ts';
 import { GatehouseError } from '../../../core/errors.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import { startCallbackServer, type CallbackAnswer, type CallbackServer } from './callback-server.ts';
-import { clientAccount, flowAccount, readItem, StoredClient, StoredFlow, StoredTokens, tokensAccount } from './oauth-vault.ts';
+import {
+  clientAccount,
+  flowAccount,
+  readItem,
+  StoredClient,
+  StoredFlow,
+  StoredTokens,
+  tokensAccount,
+} from './oauth-vault.ts';
 import { scrubOAuth, sdkFailure, startFailure, type UpstreamAuth } from './oauth-errors.ts';
 import { revokeTokens, type RevokeInput } from './revoke.ts';
 import { signInRequired, VaultOAuthProvider, type OAuthTarget } from './vault-provider.ts';
@@ -20,7 +35,10 @@ import { signInRequired, VaultOAuthProvider, type OAuthTarget } from './vault-pr
  * opened except when a person asks to sign in.
  */
 
-export interface Binding { issuer: string; resource: string }
+export interface Binding {
+  issuer: string;
+  resource: string;
+}
 export interface CoordinatorDeps {
   vault: Vault;
   log: Logger;
@@ -38,9 +56,25 @@ export interface CoordinatorDeps {
   defaultClientMetadataUrl?(): string | null;
 }
 
-interface Need { reason: string; scopes?: string }
-interface Target { target: OAuthTarget; binding: Binding | null; need: Need | null }
-interface Flow { key: string; binding: Binding; state: string; url: string; ids: Set<string>; timer: ReturnType<typeof setTimeout>; error: string | null; finishing?: boolean }
+interface Need {
+  reason: string;
+  scopes?: string;
+}
+interface Target {
+  target: OAuthTarget;
+  binding: Binding | null;
+  need: Need | null;
+}
+interface Flow {
+  key: string;
+  binding: Binding;
+  state: string;
+  url: string;
+  ids: Set<string>;
+  timer: ReturnType<typeof setTimeout>;
+  error: string | null;
+  finishing?: boolean;
+}
 
 const keyOf = (b: Binding) => `${b.issuer}\n${b.resource}`;
 /** refresh this long before expiry (or at 80% of a shorter lifetime) */
@@ -63,7 +97,13 @@ export class OAuthCoordinator {
   /** An OAuth upstream (at load and at add); `binding` is what it last signed in with. */
   async register(target: OAuthTarget, binding: Binding | null): Promise<void> {
     this.targets.set(target.id, { target, binding, need: null });
-    if (binding) await this.load(binding).catch((e: unknown) => this.deps.log.warn('oauth: could not read the sign-in from the vault', { upstream: target.id, error: scrubOAuth(e) }));
+    if (binding)
+      await this.load(binding).catch((e: unknown) =>
+        this.deps.log.warn('oauth: could not read the sign-in from the vault', {
+          upstream: target.id,
+          error: scrubOAuth(e),
+        }),
+      );
   }
 
   forget(id: string): void {
@@ -86,9 +126,14 @@ export class OAuthCoordinator {
     const flow = [...this.flows.values()].find((f) => f.ids.has(id));
     const state = flow ? 'signing_in' : t.need ? 'sign_in_required' : tokens ? 'signed_in' : 'signed_out';
     return {
-      id, state, reason: flow?.error ?? t.need?.reason ?? null,
-      issuer: t.binding?.issuer ?? null, resource: t.binding?.resource ?? null,
-      scopes: (state === 'signed_in' ? tokens?.scope : computeScopeUnion(t.target.scopes ?? undefined, t.need?.scopes)) ?? null,
+      id,
+      state,
+      reason: flow?.error ?? t.need?.reason ?? null,
+      issuer: t.binding?.issuer ?? null,
+      resource: t.binding?.resource ?? null,
+      scopes:
+        (state === 'signed_in' ? tokens?.scope : computeScopeUnion(t.target.scopes ?? undefined, t.need?.scopes)) ??
+        null,
       expires_at: tokens?.expires_at ? new Date(tokens.expires_at).toISOString() : null,
       refreshable: !!tokens?.refresh_token,
       registration: t.target.client_id ? 'preregistered' : (this.registrations.get(t.binding?.issuer ?? '') ?? null),
@@ -149,8 +194,17 @@ export class OAuthCoordinator {
       this.timers.delete(key);
       await this.refreshing.get(key)?.catch(() => undefined);
       const tokens = await readItem(this.deps.vault, tokensAccount(b.issuer, b.resource), StoredTokens);
-      if (tokens) revocation = await revokeTokens({ tokens, client: await this.clientFor(t.target, b.issuer), ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}) });
-      if (revocation.warning) this.deps.log.warn('oauth: sign-out could not revoke at the authorization server', { upstreams: ids, warning: revocation.warning });
+      if (tokens)
+        revocation = await revokeTokens({
+          tokens,
+          client: await this.clientFor(t.target, b.issuer),
+          ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}),
+        });
+      if (revocation.warning)
+        this.deps.log.warn('oauth: sign-out could not revoke at the authorization server', {
+          upstreams: ids,
+          warning: revocation.warning,
+        });
       await this.deps.vault.delete(tokensAccount(b.issuer, b.resource));
       this.tokens.delete(key);
       this.deps.reconnect(ids);
@@ -165,8 +219,13 @@ export class OAuthCoordinator {
     if (target.client_id) return { client_id: target.client_id };
     const stored = await readItem(this.deps.vault, clientAccount(issuer), StoredClient);
     if (!stored) return null;
-    const method = typeof stored.token_endpoint_auth_method === 'string' ? stored.token_endpoint_auth_method : undefined;
-    return { client_id: stored.client_id, ...(stored.client_secret ? { client_secret: stored.client_secret } : {}), ...(method ? { token_endpoint_auth_method: method } : {}) };
+    const method =
+      typeof stored.token_endpoint_auth_method === 'string' ? stored.token_endpoint_auth_method : undefined;
+    return {
+      client_id: stored.client_id,
+      ...(stored.client_secret ? { client_secret: stored.client_secret } : {}),
+      ...(method ? { token_endpoint_auth_method: method } : {}),
+    };
   }
 
   async close(): Promise<void> {
@@ -180,7 +239,11 @@ export class OAuthCoordinator {
 
   private target(id: string): Target {
     const t = this.targets.get(id);
-    if (!t) throw new GatehouseError('invalid_value', `upstream '${id.slice(0, 40)}' does not sign in with OAuth (add it with --oauth)`);
+    if (!t)
+      throw new GatehouseError(
+        'invalid_value',
+        `upstream '${id.slice(0, 40)}' does not sign in with OAuth (add it with --oauth)`,
+      );
     return t;
   }
 
@@ -214,7 +277,8 @@ export class OAuthCoordinator {
     let tokens = await this.load(t.binding);
     if (tokens?.expires_at !== undefined && tokens.expires_at - Date.now() < 5_000) {
       // Never assume a refresh token: without one, an expired token is a sign-in to do, asked for once.
-      if (!tokens.refresh_token) return void this.require(keyOf(t.binding), 'the access token expired and the server gave no refresh token');
+      if (!tokens.refresh_token)
+        return void this.require(keyOf(t.binding), 'the access token expired and the server gave no refresh token');
       await this.refresh(id).catch(() => undefined);
       tokens = this.tokens.get(keyOf(t.binding));
     }
@@ -231,15 +295,23 @@ export class OAuthCoordinator {
       throw this.need(id, 'not signed in');
     }
     const tokens = await this.load(t.binding);
-    if (!tokens?.refresh_token) throw this.need(id, tokens ? 'the access token was refused and there is no refresh token' : 'not signed in');
+    if (!tokens?.refresh_token)
+      throw this.need(id, tokens ? 'the access token was refused and there is no refresh token' : 'not signed in');
     await this.refresh(id);
   }
 
   private async discoverBinding(t: Target, response?: Response): Promise<Binding | null> {
     const { resourceMetadataUrl } = response ? extractWWWAuthenticateParams(response) : {};
-    const info = await discoverOAuthServerInfo(t.target.url, { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(this.deps.fetch ? { fetchFn: this.deps.fetch } : {}) });
+    const info = await discoverOAuthServerInfo(t.target.url, {
+      ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
+      ...(this.deps.fetch ? { fetchFn: this.deps.fetch } : {}),
+    });
     const probe = this.provider(t.target, { kind: 'refresh' });
-    probe.saveDiscoveryState({ authorizationServerUrl: String(info.authorizationServerUrl), resourceMetadata: info.resourceMetadata, authorizationServerMetadata: info.authorizationServerMetadata });
+    probe.saveDiscoveryState({
+      authorizationServerUrl: String(info.authorizationServerUrl),
+      resourceMetadata: info.resourceMetadata,
+      authorizationServerMetadata: info.authorizationServerMetadata,
+    });
     return probe.key();
   }
 
@@ -263,10 +335,21 @@ export class OAuthCoordinator {
         this.tokens.delete(key);
         // A resource now naming another authorization server has no tokens under the new key: a sign-in, not a refused refresh.
         const now = provider.key();
-        throw this.require(key, now && keyOf(now) !== key ? 'its authorization server changed' : 'the authorization server refused the refresh (sign in again)');
+        throw this.require(
+          key,
+          now && keyOf(now) !== key
+            ? 'its authorization server changed'
+            : 'the authorization server refused the refresh (sign in again)',
+        );
       }
-      this.deps.log.warn('oauth: refreshing the token failed; trying again later', { upstream: t.target.id, error: scrubOAuth(e) });
-      throw new GatehouseError('upstream_unavailable', `upstream '${t.target.id}': refreshing its sign-in failed (${scrubOAuth(e)}); Gatehouse tries again`);
+      this.deps.log.warn('oauth: refreshing the token failed; trying again later', {
+        upstream: t.target.id,
+        error: scrubOAuth(e),
+      });
+      throw new GatehouseError(
+        'upstream_unavailable',
+        `upstream '${t.target.id}': refreshing its sign-in failed (${scrubOAuth(e)}); Gatehouse tries again`,
+      );
     }
     const b = provider.key()!;
     if (keyOf(b) !== key) return void this.require(key, 'its authorization server changed');
@@ -307,22 +390,39 @@ export class OAuthCoordinator {
     if (t.expires_at === undefined) return;
     const left = t.expires_at - Date.now();
     const wait = Math.max(1_000, left - Math.min(EARLY_MS, left * 0.2));
-    const timer = setTimeout(() => {
-      this.timers.delete(key);
-      const id = this.boundTo(key)[0];
-      if (!id || this.target(id).need) return;
-      if (!t.refresh_token) return void this.require(key, 'the access token expired and the server gave no refresh token');
-      this.refresh(id).catch(() => undefined);
-    }, Math.min(wait, 2 ** 31 - 1));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(key);
+        const id = this.boundTo(key)[0];
+        if (!id || this.target(id).need) return;
+        if (!t.refresh_token)
+          return void this.require(key, 'the access token expired and the server gave no refresh token');
+        this.refresh(id).catch(() => undefined);
+      },
+      Math.min(wait, 2 ** 31 - 1),
+    );
     timer.unref?.();
     this.timers.set(key, timer);
   }
 
-  private provider(target: OAuthTarget, run: ConstructorParameters<typeof VaultOAuthProvider>[4], cb?: { redirectUri: string; redirectUris: string[] }): VaultOAuthProvider {
+  private provider(
+    target: OAuthTarget,
+    run: ConstructorParameters<typeof VaultOAuthProvider>[4],
+    cb?: { redirectUri: string; redirectUris: string[] },
+  ): VaultOAuthProvider {
     const ports = this.deps.callbackPorts ?? [];
-    const uris = cb?.redirectUris ?? (this.callback?.redirectUris ?? ports.filter((p) => p > 0).map((p) => `http://127.0.0.1:${p}/oauth/callback`));
+    const uris =
+      cb?.redirectUris ??
+      this.callback?.redirectUris ??
+      ports.filter((p) => p > 0).map((p) => `http://127.0.0.1:${p}/oauth/callback`);
     const metadataUrl = target.client_metadata_url ?? this.deps.defaultClientMetadataUrl?.() ?? null;
-    return new VaultOAuthProvider(this.deps.vault, { ...target, client_metadata_url: metadataUrl }, cb?.redirectUri ?? uris[0] ?? 'http://127.0.0.1/oauth/callback', uris, run);
+    return new VaultOAuthProvider(
+      this.deps.vault,
+      { ...target, client_metadata_url: metadataUrl },
+      cb?.redirectUri ?? uris[0] ?? 'http://127.0.0.1/oauth/callback',
+      uris,
+      run,
+    );
   }
 
   private fetchOpt(): { fetchFn?: FetchLike } {
@@ -345,14 +445,31 @@ export class OAuthCoordinator {
     const provider = this.provider(t.target, { kind: 'start', state, onAuthorizationUrl: (u) => (url = u) }, cb);
     const scope = computeScopeUnion(t.target.scopes ?? undefined, t.need?.scopes);
     try {
-      const result = await auth(provider, { serverUrl: t.target.url, ...(scope ? { scope } : {}), forceReauthorization: true, ...this.fetchOpt() });
-      if (result === 'AUTHORIZED' || !url) throw new GatehouseError('upstream_error', `upstream '${t.target.id}': the authorization server did not ask for a sign-in`);
+      const result = await auth(provider, {
+        serverUrl: t.target.url,
+        ...(scope ? { scope } : {}),
+        forceReauthorization: true,
+        ...this.fetchOpt(),
+      });
+      if (result === 'AUTHORIZED' || !url)
+        throw new GatehouseError(
+          'upstream_error',
+          `upstream '${t.target.id}': the authorization server did not ask for a sign-in`,
+        );
     } catch (e) {
       await this.closeCallbackIfIdle();
       throw e instanceof GatehouseError ? e : startFailure(t.target.id, e);
     }
     const binding = provider.key()!;
-    const flow: Flow = { key: keyOf(binding), binding, state, url: String(url), ids: new Set([t.target.id]), error: null, timer: setTimeout(() => void this.expire(state), this.deps.flowTtlMs ?? 600_000) };
+    const flow: Flow = {
+      key: keyOf(binding),
+      binding,
+      state,
+      url: String(url),
+      ids: new Set([t.target.id]),
+      error: null,
+      timer: setTimeout(() => void this.expire(state), this.deps.flowTtlMs ?? 600_000),
+    };
     flow.timer.unref?.();
     this.flows.set(state, flow);
     this.notify();
@@ -387,7 +504,11 @@ export class OAuthCoordinator {
   private async onCallback(params: URLSearchParams): Promise<CallbackAnswer> {
     const state = params.get('state');
     const flow = state ? this.flows.get(state) : undefined;
-    if (!flow || flow.finishing) return { status: 400, message: 'This sign-in is unknown or has expired (its state does not match). Start it again from Gatehouse.' };
+    if (!flow || flow.finishing)
+      return {
+        status: 400,
+        message: 'This sign-in is unknown or has expired (its state does not match). Start it again from Gatehouse.',
+      };
     // The flow stays listed (its upstreams still `signing_in`) until its tokens are stored: a waiter woken in between
     // would otherwise read `signed_out` and give up on a sign-in that is about to succeed. A second callback is refused.
     flow.finishing = true;
@@ -397,7 +518,8 @@ export class OAuthCoordinator {
       return { status: 200, message: 'Signed in to Gatehouse. You can close this tab.' };
     } catch (e) {
       const message = scrubOAuth(e);
-      for (const id of flow.ids) if (this.targets.has(id)) this.target(id).need = { reason: `the sign-in failed: ${message}` };
+      for (const id of flow.ids)
+        if (this.targets.has(id)) this.target(id).need = { reason: `the sign-in failed: ${message}` };
       this.deps.log.warn('oauth: a sign-in failed', { upstreams: [...flow.ids], error: message });
       return { status: 400, message: `The sign-in failed: ${message}` };
     } finally {
@@ -411,15 +533,29 @@ export class OAuthCoordinator {
 
   private async finish(flow: Flow, params: URLSearchParams): Promise<void> {
     const error = params.get('error');
-    if (error) throw new GatehouseError('upstream_error', `the authorization server answered ${error.slice(0, 100)}${params.get('error_description') ? `: ${params.get('error_description')!.slice(0, 300)}` : ''}`);
+    if (error)
+      throw new GatehouseError(
+        'upstream_error',
+        `the authorization server answered ${error.slice(0, 100)}${params.get('error_description') ? `: ${params.get('error_description')!.slice(0, 300)}` : ''}`,
+      );
     const code = params.get('code');
     if (!code) throw new GatehouseError('upstream_error', 'the callback carried no code');
     const stored = await readItem(this.deps.vault, flowAccount(flow.binding.issuer, flow.binding.resource), StoredFlow);
-    if (!stored || stored.state !== flow.state) throw new GatehouseError('upstream_error', 'the sign-in is no longer on record');
+    if (!stored || stored.state !== flow.state)
+      throw new GatehouseError('upstream_error', 'the sign-in is no longer on record');
     const first = this.target([...flow.ids][0]!);
-    const provider = this.provider(first.target, { kind: 'callback', flow: stored }, { redirectUri: stored.redirect_uri, redirectUris: [stored.redirect_uri] });
+    const provider = this.provider(
+      first.target,
+      { kind: 'callback', flow: stored },
+      { redirectUri: stored.redirect_uri, redirectUris: [stored.redirect_uri] },
+    );
     const iss = params.get('iss');
-    await auth(provider, { serverUrl: first.target.url, authorizationCode: code, ...(iss !== null ? { iss } : {}), ...this.fetchOpt() });
+    await auth(provider, {
+      serverUrl: first.target.url,
+      authorizationCode: code,
+      ...(iss !== null ? { iss } : {}),
+      ...this.fetchOpt(),
+    });
     const binding = provider.key()!;
     // Tokens first (one vault item), then the binding in upstreams.json: a stop between leaves tokens nobody points at, overwritten by the next sign-in.
     await this.load(binding, true);
@@ -431,10 +567,12 @@ export class OAuthCoordinator {
   /** Upstreams never signed in (added before this sign-in) whose discovery names the same issuer and resource: they share it. */
   private async sameKeyUnbound(binding: Binding): Promise<string[]> {
     const unbound = [...this.targets.values()].filter((x) => !x.binding);
-    const found = await Promise.all(unbound.map(async (x) => {
-      const b = await this.discoverBinding(x).catch(() => null);
-      return b && keyOf(b) === keyOf(binding) ? x.target.id : null;
-    }));
+    const found = await Promise.all(
+      unbound.map(async (x) => {
+        const b = await this.discoverBinding(x).catch(() => null);
+        return b && keyOf(b) === keyOf(binding) ? x.target.id : null;
+      }),
+    );
     return found.filter((id): id is string => id !== null);
   }
 

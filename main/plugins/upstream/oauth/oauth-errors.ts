@@ -1,4 +1,10 @@
-import { InsufficientScopeError, SdkError, SdkErrorCode, UnauthorizedError, type AuthProvider } from '@modelcontextprotocol/client';
+import {
+  InsufficientScopeError,
+  SdkError,
+  SdkErrorCode,
+  UnauthorizedError,
+  type AuthProvider,
+} from '@modelcontextprotocol/client';
 import { OAUTH_CALLBACK_PATH, OAUTH_CALLBACK_PORTS } from '../../../contract/oauth.ts';
 import { GatehouseError } from '../../../core/errors.ts';
 import { redact, REDACTED } from '../../../lib/redact.ts';
@@ -16,17 +22,24 @@ const JWT = /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
 
 export function scrubOAuth(e: unknown): string {
   const text = e instanceof Error ? e.message : String(e);
-  return redact(text.replace(JWT, REDACTED)).replace(/\b(code|code_verifier|refresh_token|access_token)=[^\s&"']+/g, `$1=${REDACTED}`).slice(0, 500);
+  return redact(text.replace(JWT, REDACTED))
+    .replace(/\b(code|code_verifier|refresh_token|access_token)=[^\s&"']+/g, `$1=${REDACTED}`)
+    .slice(0, 500);
 }
 
 /** The error a connection reports when the SDK's transport gave up on auth; `stepUp` records the scopes a server asked for. */
-export function sdkFailure(e: unknown, id: string, stepUp: (scope: string | undefined) => GatehouseError): GatehouseError | null {
+export function sdkFailure(
+  e: unknown,
+  id: string,
+  stepUp: (scope: string | undefined) => GatehouseError,
+): GatehouseError | null {
   if (e instanceof GatehouseError) return e.code === 'sign_in_required' ? e : null;
   if (e instanceof InsufficientScopeError) return stepUp(e.requiredScope);
   const cause = e instanceof Error ? (e as Error & { cause?: unknown }).cause : undefined;
   if (cause instanceof GatehouseError && cause.code === 'sign_in_required') return cause;
   if (cause instanceof InsufficientScopeError) return stepUp(cause.requiredScope);
-  if (e instanceof UnauthorizedError || (e instanceof SdkError && e.code === SdkErrorCode.ClientHttpAuthentication)) return signInRequired(id, 'the server refused the token');
+  if (e instanceof UnauthorizedError || (e instanceof SdkError && e.code === SdkErrorCode.ClientHttpAuthentication))
+    return signInRequired(id, 'the server refused the token');
   return null;
 }
 
@@ -38,7 +51,10 @@ export function sdkFailure(e: unknown, id: string, stepUp: (scope: string | unde
 export function startFailure(id: string, e: unknown): GatehouseError {
   const text = scrubOAuth(e);
   if (/does not support dynamic client registration/i.test(text)) {
-    return new GatehouseError('upstream_error', `upstream '${id}': its authorization server offers neither dynamic client registration nor Client ID Metadata Documents, so Gatehouse cannot register itself there. Register a client for Gatehouse with that server (redirect URIs ${OAUTH_CALLBACK_PORTS.map((p) => `http://127.0.0.1:${p}${OAUTH_CALLBACK_PATH}`).join(', ')}) and add the upstream again with --client-id ID (gatehouse upstreams add ${id} --url URL --oauth --client-id ID)`);
+    return new GatehouseError(
+      'upstream_error',
+      `upstream '${id}': its authorization server offers neither dynamic client registration nor Client ID Metadata Documents, so Gatehouse cannot register itself there. Register a client for Gatehouse with that server (redirect URIs ${OAUTH_CALLBACK_PORTS.map((p) => `http://127.0.0.1:${p}${OAUTH_CALLBACK_PATH}`).join(', ')}) and add the upstream again with --client-id ID (gatehouse upstreams add ${id} --url URL --oauth --client-id ID)`,
+    );
   }
   return new GatehouseError('upstream_error', `upstream '${id}': the sign-in could not start: ${text}`);
 }

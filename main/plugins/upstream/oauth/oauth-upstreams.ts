@@ -14,20 +14,41 @@ type HttpInput = Extract<z.output<typeof UpstreamAddInput>['transport'], { kind:
 /** The stored `oauth` of a new HTTP upstream; refuses a second credential beside it. */
 export function storedOAuth(t: HttpInput): StoredOAuth | undefined {
   if (!t.oauth) return undefined;
-  if (t.token_keychain) throw new GatehouseError('invalid_value', '--oauth and --token-keychain are two ways to authenticate: pick one');
-  if (t.headers.some((h) => h.name.toLowerCase() === 'authorization')) throw new GatehouseError('invalid_value', 'the Authorization header is set by the OAuth sign-in: drop --header Authorization');
-  return { client_id: t.oauth.client_id ?? null, scopes: t.oauth.scopes ?? null, client_metadata_url: t.oauth.client_metadata_url ?? null, issuer: null, resource: null, first_listing_pending: true };
+  if (t.token_keychain)
+    throw new GatehouseError('invalid_value', '--oauth and --token-keychain are two ways to authenticate: pick one');
+  if (t.headers.some((h) => h.name.toLowerCase() === 'authorization'))
+    throw new GatehouseError(
+      'invalid_value',
+      'the Authorization header is set by the OAuth sign-in: drop --header Authorization',
+    );
+  return {
+    client_id: t.oauth.client_id ?? null,
+    scopes: t.oauth.scopes ?? null,
+    client_metadata_url: t.oauth.client_metadata_url ?? null,
+    issuer: null,
+    resource: null,
+    first_listing_pending: true,
+  };
 }
 
 export function oauthOf(rec: UpstreamRecord): StoredOAuth | undefined {
   return rec.transport.kind === 'http' ? rec.transport.oauth : undefined;
 }
 
-export function targetOf(rec: UpstreamRecord, defaultMetadataUrl: string | null): { target: OAuthTarget; binding: Binding | null } | null {
+export function targetOf(
+  rec: UpstreamRecord,
+  defaultMetadataUrl: string | null,
+): { target: OAuthTarget; binding: Binding | null } | null {
   const o = oauthOf(rec);
   if (!o || rec.transport.kind !== 'http') return null;
   return {
-    target: { id: rec.id, url: rec.transport.url, client_id: o.client_id, scopes: o.scopes, client_metadata_url: o.client_metadata_url ?? defaultMetadataUrl },
+    target: {
+      id: rec.id,
+      url: rec.transport.url,
+      client_id: o.client_id,
+      scopes: o.scopes,
+      client_metadata_url: o.client_metadata_url ?? defaultMetadataUrl,
+    },
     binding: o.issuer && o.resource ? { issuer: o.issuer, resource: o.resource } : null,
   };
 }

@@ -27,14 +27,16 @@ export const clientAccount = (issuer: string) => `oauth-client/${digest(issuer)}
 export const tokensAccount = (issuer: string, resource: string) => `oauth-tokens/${digest(issuer, resource)}`;
 export const flowAccount = (issuer: string, resource: string) => `oauth-flow/${digest(issuer, resource)}`;
 
-export const StoredClient = z.object({
-  issuer: z.string(),
-  client_id: z.string(),
-  client_secret: z.string().optional(),
-  client_id_issued_at: z.number().optional(),
-  client_secret_expires_at: z.number().optional(),
-  registration: z.enum(['preregistered', 'metadata_document', 'dynamic']),
-}).passthrough();
+export const StoredClient = z
+  .object({
+    issuer: z.string(),
+    client_id: z.string(),
+    client_secret: z.string().optional(),
+    client_id_issued_at: z.number().optional(),
+    client_secret_expires_at: z.number().optional(),
+    registration: z.enum(['preregistered', 'metadata_document', 'dynamic']),
+  })
+  .passthrough();
 export type StoredClient = z.infer<typeof StoredClient>;
 
 export const StoredTokens = z.object({

@@ -10,15 +10,24 @@ import { GatehouseError } from '../../../core/errors.ts';
 export function checkAuthorizationUrl(raw: URL | string): URL {
   const text = String(raw);
   // eslint-disable-next-line no-control-regex
-  if (text.length > 8192 || /[\u0000-\u001f\u007f\s]/.test(text)) throw new GatehouseError('upstream_error', 'the authorization URL is too long or contains control characters or spaces: refused');
+  if (text.length > 8192 || /[\u0000-\u001f\u007f\s]/.test(text))
+    throw new GatehouseError(
+      'upstream_error',
+      'the authorization URL is too long or contains control characters or spaces: refused',
+    );
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     throw new GatehouseError('upstream_error', 'the authorization URL is not a valid URL: refused');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new GatehouseError('upstream_error', `the authorization URL uses '${url.protocol.slice(0, 20)}'; only http: and https: are opened: refused`);
-  if (url.username || url.password) throw new GatehouseError('upstream_error', 'the authorization URL carries credentials: refused');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new GatehouseError(
+      'upstream_error',
+      `the authorization URL uses '${url.protocol.slice(0, 20)}'; only http: and https: are opened: refused`,
+    );
+  if (url.username || url.password)
+    throw new GatehouseError('upstream_error', 'the authorization URL carries credentials: refused');
   return url;
 }
 

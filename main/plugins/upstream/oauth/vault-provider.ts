@@ -1,10 +1,25 @@
 import { checkResourceAllowed, resourceUrlFromServerUrl } from '@modelcontextprotocol/client';
-import type { OAuthClientInformationContext, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client';
+import type {
+  OAuthClientInformationContext,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
 import type { Vault } from '../../../core/ports/ports.ts';
 import { GatehouseError } from '../../../core/errors.ts';
 import { VERSION } from '../../../version.ts';
-import type { StoredFlow} from './oauth-vault.ts';
-import { clientAccount, flowAccount, readItem, StoredClient, StoredTokens, tokensAccount, writeItem } from './oauth-vault.ts';
+import type { StoredFlow } from './oauth-vault.ts';
+import {
+  clientAccount,
+  flowAccount,
+  readItem,
+  StoredClient,
+  StoredTokens,
+  tokensAccount,
+  writeItem,
+} from './oauth-vault.ts';
 import { checkAuthorizationUrl } from './open-url.ts';
 
 /**
@@ -38,15 +53,26 @@ export interface OAuthTarget {
 /** The SDK's own RFC 8707 rule: the claimed resource is this server's origin and a prefix of its path. */
 function resourceAllowed(serverUrl: string, claimed: string): boolean {
   try {
-    return checkResourceAllowed({ requestedResource: resourceUrlFromServerUrl(serverUrl), configuredResource: claimed });
+    return checkResourceAllowed({
+      requestedResource: resourceUrlFromServerUrl(serverUrl),
+      configuredResource: claimed,
+    });
   } catch {
     return false;
   }
 }
 
-export type RunKind = { kind: 'refresh' } | { kind: 'start'; state: string; onAuthorizationUrl(url: URL): void } | { kind: 'callback'; flow: StoredFlow };
+export type RunKind =
+  | { kind: 'refresh' }
+  | { kind: 'start'; state: string; onAuthorizationUrl(url: URL): void }
+  | { kind: 'callback'; flow: StoredFlow };
 
-export const signInRequired = (id: string, why: string) => new GatehouseError('sign_in_required', `upstream '${id}' needs a sign-in (${why}): run gatehouse upstreams login ${id}, or use Sign in on the console's Upstreams screen`, { upstream: id });
+export const signInRequired = (id: string, why: string) =>
+  new GatehouseError(
+    'sign_in_required',
+    `upstream '${id}' needs a sign-in (${why}): run gatehouse upstreams login ${id}, or use Sign in on the console's Upstreams screen`,
+    { upstream: id },
+  );
 
 export class VaultOAuthProvider implements OAuthClientProvider {
   /** what discovery found in this run (the coordinator keys the sign-in by it) */
@@ -104,7 +130,8 @@ export class VaultOAuthProvider implements OAuthClientProvider {
     const stored = await readItem(this.vault, clientAccount(issuer), StoredClient);
     if (!stored) {
       // Registering is part of a sign-in a person asked for; a background refresh never registers.
-      if (this.run.kind === 'refresh') throw signInRequired(this.target.id, 'not registered with its authorization server');
+      if (this.run.kind === 'refresh')
+        throw signInRequired(this.target.id, 'not registered with its authorization server');
       return undefined;
     }
     const { registration: _r, ...info } = stored;
@@ -123,29 +150,57 @@ export class VaultOAuthProvider implements OAuthClientProvider {
     if (!key) return undefined;
     const t = await readItem(this.vault, tokensAccount(key.issuer, key.resource), StoredTokens);
     if (!t) return undefined;
-    return { access_token: t.access_token, token_type: t.token_type, issuer: t.issuer, ...(t.refresh_token ? { refresh_token: t.refresh_token } : {}), ...(t.scope ? { scope: t.scope } : {}), ...(t.expires_at ? { expires_in: Math.max(0, Math.floor((t.expires_at - Date.now()) / 1000)) } : {}) };
+    return {
+      access_token: t.access_token,
+      token_type: t.token_type,
+      issuer: t.issuer,
+      ...(t.refresh_token ? { refresh_token: t.refresh_token } : {}),
+      ...(t.scope ? { scope: t.scope } : {}),
+      ...(t.expires_at ? { expires_in: Math.max(0, Math.floor((t.expires_at - Date.now()) / 1000)) } : {}),
+    };
   }
 
   async saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): Promise<void> {
     const key = this.key(ctx);
-    if (!key) throw new GatehouseError('upstream_error', `upstream '${this.target.id}': tokens arrived before discovery named the authorization server`);
+    if (!key)
+      throw new GatehouseError(
+        'upstream_error',
+        `upstream '${this.target.id}': tokens arrived before discovery named the authorization server`,
+      );
     // A refresh answer without a refresh token keeps the one held (RFC 6749 section 6); a first sign-in without one holds none.
-    const previous = this.run.kind === 'refresh' ? await readItem(this.vault, tokensAccount(key.issuer, key.resource), StoredTokens) : undefined;
+    const previous =
+      this.run.kind === 'refresh'
+        ? await readItem(this.vault, tokensAccount(key.issuer, key.resource), StoredTokens)
+        : undefined;
     const refresh = tokens.refresh_token ?? previous?.refresh_token;
     const stored: StoredTokens = {
-      issuer: key.issuer, resource: key.resource, access_token: tokens.access_token, token_type: tokens.token_type,
+      issuer: key.issuer,
+      resource: key.resource,
+      access_token: tokens.access_token,
+      token_type: tokens.token_type,
       ...(refresh ? { refresh_token: refresh } : {}),
-      ...(tokens.scope ?? previous?.scope ? { scope: tokens.scope ?? previous?.scope } : {}),
+      ...((tokens.scope ?? previous?.scope) ? { scope: tokens.scope ?? previous?.scope } : {}),
       ...(typeof tokens.expires_in === 'number' ? { expires_at: Date.now() + tokens.expires_in * 1000 } : {}),
     };
     await writeItem(this.vault, tokensAccount(key.issuer, key.resource), stored);
   }
 
   async saveCodeVerifier(codeVerifier: string): Promise<void> {
-    if (this.run.kind !== 'start') throw signInRequired(this.target.id, 'the refresh token was refused or there is none');
+    if (this.run.kind !== 'start')
+      throw signInRequired(this.target.id, 'the refresh token was refused or there is none');
     const key = this.key();
-    if (!key || !this.discovery) throw new GatehouseError('upstream_error', `upstream '${this.target.id}': discovery did not finish before the sign-in`);
-    const flow: StoredFlow = { state: this.run.state, code_verifier: codeVerifier, redirect_uri: this.redirectUri, discovery: this.discovery as unknown as Record<string, unknown>, started_at: Date.now() };
+    if (!key || !this.discovery)
+      throw new GatehouseError(
+        'upstream_error',
+        `upstream '${this.target.id}': discovery did not finish before the sign-in`,
+      );
+    const flow: StoredFlow = {
+      state: this.run.state,
+      code_verifier: codeVerifier,
+      redirect_uri: this.redirectUri,
+      discovery: this.discovery as unknown as Record<string, unknown>,
+      started_at: Date.now(),
+    };
     await writeItem(this.vault, flowAccount(key.issuer, key.resource), flow);
   }
 
@@ -167,14 +222,30 @@ export class VaultOAuthProvider implements OAuthClientProvider {
 
   saveDiscoveryState(state: OAuthDiscoveryState): void {
     const meta = state.authorizationServerMetadata;
-    if (!meta) throw new GatehouseError('upstream_error', `upstream '${this.target.id}': its authorization server ${state.authorizationServerUrl} publishes no metadata; Gatehouse signs in only where PKCE S256 is advertised`);
+    if (!meta)
+      throw new GatehouseError(
+        'upstream_error',
+        `upstream '${this.target.id}': its authorization server ${state.authorizationServerUrl} publishes no metadata; Gatehouse signs in only where PKCE S256 is advertised`,
+      );
     // The MCP authorization spec: the metadata's issuer is exactly the URL it was fetched for (RFC 8414 section 3.3), no trailing-slash leniency.
-    if (meta.issuer !== state.authorizationServerUrl) throw new GatehouseError('upstream_error', `upstream '${this.target.id}': the authorization server's metadata names issuer ${JSON.stringify(meta.issuer).slice(0, 300)}, not ${JSON.stringify(state.authorizationServerUrl).slice(0, 300)}: refused`);
-    if (!meta.code_challenge_methods_supported?.includes('S256')) throw new GatehouseError('upstream_error', `upstream '${this.target.id}': the authorization server does not advertise PKCE S256 (code_challenge_methods_supported): refused`);
+    if (meta.issuer !== state.authorizationServerUrl)
+      throw new GatehouseError(
+        'upstream_error',
+        `upstream '${this.target.id}': the authorization server's metadata names issuer ${JSON.stringify(meta.issuer).slice(0, 300)}, not ${JSON.stringify(state.authorizationServerUrl).slice(0, 300)}: refused`,
+      );
+    if (!meta.code_challenge_methods_supported?.includes('S256'))
+      throw new GatehouseError(
+        'upstream_error',
+        `upstream '${this.target.id}': the authorization server does not advertise PKCE S256 (code_challenge_methods_supported): refused`,
+      );
     // Never a token for another server: metadata naming a resource this URL is not part of is refused on every path (the
     // SDK checks it inside auth() only, and a 401's discovery would otherwise reuse that other resource's sign-in).
     const claimed = state.resourceMetadata?.resource;
-    if (claimed && !resourceAllowed(this.target.url, claimed)) throw new GatehouseError('upstream_error', `upstream '${this.target.id}': its protected resource metadata names the resource ${JSON.stringify(claimed).slice(0, 300)}, which ${this.target.url.slice(0, 300)} is not part of: refused (a token for it would go to another server)`);
+    if (claimed && !resourceAllowed(this.target.url, claimed))
+      throw new GatehouseError(
+        'upstream_error',
+        `upstream '${this.target.id}': its protected resource metadata names the resource ${JSON.stringify(claimed).slice(0, 300)}, which ${this.target.url.slice(0, 300)} is not part of: refused (a token for it would go to another server)`,
+      );
     this.discovery = state;
     this.issuer = meta.issuer;
     this.resource ??= state.resourceMetadata?.resource ?? null;
@@ -186,9 +257,12 @@ export class VaultOAuthProvider implements OAuthClientProvider {
 
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
     const key = this.key();
-    if ((scope === 'all' || scope === 'tokens') && key) await this.vault.delete(tokensAccount(key.issuer, key.resource));
-    if ((scope === 'all' || scope === 'verifier') && key) await this.vault.delete(flowAccount(key.issuer, key.resource));
-    if ((scope === 'all' || scope === 'client') && this.issuer && !this.target.client_id) await this.vault.delete(clientAccount(this.issuer));
+    if ((scope === 'all' || scope === 'tokens') && key)
+      await this.vault.delete(tokensAccount(key.issuer, key.resource));
+    if ((scope === 'all' || scope === 'verifier') && key)
+      await this.vault.delete(flowAccount(key.issuer, key.resource));
+    if ((scope === 'all' || scope === 'client') && this.issuer && !this.target.client_id)
+      await this.vault.delete(clientAccount(this.issuer));
   }
 
   /** issuer + resource; a server without protected resource metadata is its own resource */

@@ -19,13 +19,21 @@ afterAll(() => h?.stop());
 function signed(body: string, tamper = false) {
   const url = `${h.gateway}/usage/limits`;
   const headers = signHeaders(site.creds, { method: 'POST', url, body });
-  const c = cloudRequest({ method: 'POST', url: new URL(url).pathname, headers: { ...Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])), host: new URL(url).host }, entry: { auth: 'site' } });
+  const c = cloudRequest({
+    method: 'POST',
+    url: new URL(url).pathname,
+    headers: {
+      ...Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
+      host: new URL(url).host,
+    },
+    entry: { auth: 'site' },
+  });
   c.raw = Buffer.from(tamper ? `${body} ` : body);
   return c;
 }
 
 describe('authenticate (cloud)', () => {
-  it("names the site of a valid signature and puts its plan on the answer", async () => {
+  it('names the site of a valid signature and puts its plan on the answer', async () => {
     const c = signed('{}');
     await authenticate(h.svc.ctx)(c);
     expect(c.site?.id).toBe(site.creds.site_id);
@@ -33,10 +41,21 @@ describe('authenticate (cloud)', () => {
   });
   it('refuses a body that is not the one signed, and a request with no signature', async () => {
     await expect(authenticate(h.svc.ctx)(signed('{}', true))).rejects.toMatchObject({ code: 'signature_invalid' });
-    await expect(authenticate(h.svc.ctx)(cloudRequest({ method: 'POST', url: '/gateway/v1/usage/limits', headers: { host: 'x' }, entry: { auth: 'site' } }))).rejects.toMatchObject({ code: 'signature_invalid' });
+    await expect(
+      authenticate(h.svc.ctx)(
+        cloudRequest({
+          method: 'POST',
+          url: '/gateway/v1/usage/limits',
+          headers: { host: 'x' },
+          entry: { auth: 'site' },
+        }),
+      ),
+    ).rejects.toMatchObject({ code: 'signature_invalid' });
   });
   it('needs an account key on account routes and nothing on open ones', async () => {
-    await expect(authenticate(h.svc.ctx)(cloudRequest({ entry: { auth: 'account' } }))).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(authenticate(h.svc.ctx)(cloudRequest({ entry: { auth: 'account' } }))).rejects.toMatchObject({
+      code: 'unauthorized',
+    });
     const open = cloudRequest({ entry: { auth: 'none' } });
     await authenticate(h.svc.ctx)(open);
     expect([open.site, open.account]).toEqual([null, null]);

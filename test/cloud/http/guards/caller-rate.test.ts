@@ -14,7 +14,7 @@ describe('callerRate', () => {
     expect(guard(withSite('site_b'))).toBeNull();
     expect(guard(cloudRequest())).toBeNull();
   });
-  it("an account is counted by its id", () => {
+  it('an account is counted by its id', () => {
     const guard = callerRate(new RateLimiter(), 1, () => 1_000_000);
     const acc = () => Object.assign(cloudRequest(), { account: { account: { id: 'acc_1' } } as never });
     expect(guard(acc())).toBeNull();

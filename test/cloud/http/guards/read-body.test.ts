@@ -9,7 +9,13 @@ describe('readRequestBody', () => {
     expect(c.raw.toString()).toBe('{"a":1}');
   });
   it('refuses a body over the bound with 413, declared or not', async () => {
-    await expect(readRequestBody()(cloudRequest({ method: 'POST', body: 'x'.repeat(101), entry: { maxBody: 100 } }))).rejects.toMatchObject({ code: 'payload_too_large', status: 413 });
-    await expect(readRequestBody()(cloudRequest({ method: 'POST', headers: { 'content-length': '5000' }, entry: { maxBody: 100 } }))).rejects.toMatchObject({ code: 'payload_too_large' });
+    await expect(
+      readRequestBody()(cloudRequest({ method: 'POST', body: 'x'.repeat(101), entry: { maxBody: 100 } })),
+    ).rejects.toMatchObject({ code: 'payload_too_large', status: 413 });
+    await expect(
+      readRequestBody()(
+        cloudRequest({ method: 'POST', headers: { 'content-length': '5000' }, entry: { maxBody: 100 } }),
+      ),
+    ).rejects.toMatchObject({ code: 'payload_too_large' });
   });
 });
