@@ -5,17 +5,26 @@
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ORIGINAL_PATH=$PATH
 
-# Node: 20.19+ runs and tests everything (vite, eslint and jsdom need 20.19); packaging the desktop app
-# with electron-builder needs 22.12+ (its @electron/rebuild and node-abi say so, and npm warns on Node 20).
-node_version=$(node -p 'process.versions.node' 2>/dev/null || echo none)
-if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 22 || (a === 22 && b >= 12) || (a === 20 && b >= 19) ? 0 : 1)' 2>/dev/null; then
-  echo "setup: Gatehouse needs Node.js 20.19+ or 22.12+ (found: $node_version)" >&2
-  exit 1
+# Node: 22.12+ (Node 20 is out of support; electron-builder's @electron/rebuild and node-abi need 22.12 too).
+# A machine with an older Node gets one (scripts/install-node.sh: Node's own build, from the npm registry).
+node_ok() {
+  node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 22 || (a === 22 && b >= 12) ? 0 : 1)' 2>/dev/null
+}
+if ! node_ok; then
+  found=$(node -p 'process.versions.node' 2>/dev/null || echo none)
+  echo "setup: Gatehouse needs Node.js 22.12+ (found: $found); installing Node 22"
+  node_dir=$(bash scripts/install-node.sh)
+  export PATH="$node_dir/bin:$PATH"
+  hash -r
+  node_ok || { echo "setup: Node 22 was installed in $node_dir but is not the node on PATH" >&2; exit 1; }
+  link_dir=$([ "$(id -u)" = 0 ] && echo /usr/local/bin || echo "$HOME/.local/bin")
+  case ":$ORIGINAL_PATH:" in
+    *":$link_dir:"*) echo "setup: node is now Node $(node -p 'process.versions.node') ($link_dir/node)" ;;
+    *) echo "setup: Node $(node -p 'process.versions.node') is in $link_dir, which is not on your PATH: add it (export PATH=\"$link_dir:\$PATH\")" ;;
+  esac
 fi
-case "$node_version" in
-  20.*) echo "setup: Node $node_version runs and tests Gatehouse; npm's EBADENGINE warning for @electron/rebuild and node-abi concerns only packaging the desktop app (electron-builder), which needs Node 22.12+" ;;
-esac
 
 with_browser=0
 [ "${1:-}" = "--test" ] && with_browser=1
@@ -43,10 +52,12 @@ if [ ${#need[@]} -gt 0 ]; then
   "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
-# keytar is a native addon: build it against the installed Node headers when
-# they are there, instead of letting node-gyp download them (offline machines).
-if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node_version.h ]; then
-  export npm_config_nodedir=/usr
+# keytar is a native addon: build it against the running Node's own headers when they are there (a Debian
+# package's /usr/include/node, or the Node install-node.sh put in place), instead of letting node-gyp download
+# them (offline machines).
+node_prefix=$(node -p 'require("path").resolve(process.execPath, "../..")')
+if [ -z "${npm_config_nodedir:-}" ] && [ -f "$node_prefix/include/node/node_version.h" ]; then
+  export npm_config_nodedir=$node_prefix
 fi
 
 # Install scripts run only for the packages listed in package.json's allowScripts (keytar builds its addon,

@@ -26,8 +26,8 @@ describe('install setup', () => {
   });
 
   it('states the supported Node versions the same in package.json, the README and setup.sh', () => {
-    expect(pkg.engines.node).toBe('^20.19.0 || >=22.12.0');
-    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('Node.js 20.19+ or 22.12+');
-    expect(readFileSync(join(ROOT, 'scripts', 'setup.sh'), 'utf8')).toContain('needs Node.js 20.19+ or 22.12+');
+    expect(pkg.engines.node).toBe('>=22.12.0');
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('Node.js 22.12+');
+    expect(readFileSync(join(ROOT, 'scripts', 'setup.sh'), 'utf8')).toContain('needs Node.js 22.12+');
   });
 });
