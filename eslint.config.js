@@ -1,5 +1,5 @@
-// Lint config. Besides the usual checks it enforces the layers of DESIGN.md
-// section 2, so an import that crosses a boundary fails `npm run lint`.
+// Lint config. Besides the usual checks it enforces the layers of docs/architecture.md
+// ("The layers"), so an import that crosses a boundary fails `npm run lint`.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
