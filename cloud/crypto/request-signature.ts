@@ -10,7 +10,7 @@ import { CloudError } from '../errors.ts';
 import { sha256Base64 } from './hash.ts';
 
 /**
- * Reading and checking an RFC 9421 signature as DESIGN.md fixes it. Parsing
+ * Reading and checking an RFC 9421 signature as docs/cloud-gateway.md "Request signing" fixes it. Parsing
  * is strict (one label, exactly our components and parameters) and happens
  * on the headers and raw body bytes before anything parses the body.
  */

@@ -81,7 +81,7 @@ export const nonceParams = (n: DeferredNonce | null): unknown[] =>
   n ? [n.key_id, n.nonce, n.expires] : [null, null, null];
 
 /**
- * Verifies a signed request exactly as DESIGN.md says and answers the site.
+ * Verifies a signed request exactly as docs/cloud-gateway.md "Request signing" says and answers the site.
  * Order of refusals: headers well-formed, key id known, site connected,
  * digest over the raw body, HMAC over the base, time window, nonce not seen.
  * The database side is one round trip that reads the site and claims the

@@ -122,7 +122,7 @@ async function issueTime(q: Queryable, siteId: string, now: Date): Promise<Date>
   return r.rows[0] ? new Date(r.rows[0].at) : now;
 }
 
-/** The signed certificate of DESIGN.md for the site's current grants. */
+/** The signed certificate (docs/cloud-gateway.md "Certificates and keys") for the site's current grants. */
 export async function issueCertificate(
   ctx: Ctx,
   q: Queryable,

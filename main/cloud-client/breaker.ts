@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { BreakerView } from '../contract/cloud-status.ts';
 
 /**
- * The client's circuit breaker (DESIGN.md "Client policy"): when a logical
+ * The client's circuit breaker (docs/cloud-client.md "Behaviour in short"): when a logical
  * request has run out of retries on something transient, the gateway is
  * left alone for 60 s, doubling on each trip in a row up to 10 min (or
  * longer when the gateway itself asked, by Retry-After). When the time is

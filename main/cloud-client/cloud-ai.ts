@@ -3,7 +3,7 @@ import type { CloudApi } from './cloud-api.ts';
 
 /**
  * The AiProvider port of main/core/ports/ports.ts through the gateway's
- * ai/generate (DESIGN.md "AI"): the gateway picks the provider under the
+ * ai/generate (docs/cloud-gateway.md "AI"): the gateway picks the provider under the
  * account's policy, meters the tokens and records the usage itself, so the
  * caller must not queue an `ai.generation.completed` event for it (the
  * outbox skips that event name). Errors arrive as CloudClientError with the

@@ -12,7 +12,7 @@ import { signRequest, type SigningKey } from './request-signing.ts';
 import { nodeTransport, TransportError, type Transport } from './transport.ts';
 
 /**
- * The client policy of DESIGN.md section 3, once, for every endpoint: at most
+ * The client policy (docs/cloud-client.md "Behaviour in short"), once, for every endpoint: at most
  * 3 attempts; delay min(0.5 s * 2^(n-1), 5 s) with jitter (main/lib/retry.ts);
  * network errors, 408, 429 rate_limited and 5xx retried, nothing else;
  * Retry-After honoured up to 30 s interactive / 60 s background; one

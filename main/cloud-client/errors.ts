@@ -46,7 +46,7 @@ const MAX_MESSAGE = 500;
 // eslint-disable-next-line no-control-regex -- control characters are what is removed
 const clean = (s: string) => redact(s.replace(/[\u0000-\u001f\u007f]/g, ' ')).slice(0, MAX_MESSAGE);
 
-/** The gateway could not be reached, or answered something that is not the contract. The client makes the code up, as DESIGN.md says. */
+/** The gateway could not be reached, or answered something that is not the contract. The client makes the code up, as docs/cloud-gateway.md "Conventions" says. */
 export function unavailable(
   message: string,
   requestId: string | null,
@@ -61,7 +61,7 @@ export function unavailable(
   });
 }
 
-/** Whether the client policy retries an answer with this status and code (DESIGN.md "Client policy"). */
+/** Whether the client policy retries an answer with this status and code (docs/cloud-client.md "Behaviour in short"). */
 export function policyRetries(status: number, code: CloudErrorCode | null): boolean {
   if (code === 'quota_exceeded') return false;
   if (code === 'token_expired') return true; // once, after the clock resync: the caller counts

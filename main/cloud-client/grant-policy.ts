@@ -4,8 +4,8 @@ import type { CertificateView } from '../contract/cloud-status.ts';
 import type { Entitlement } from '../contract/entitlements.ts';
 
 /**
- * How the feature gates read the last verified certificate (DESIGN.md
- * "Entitlement cache"), pure. Times are the client's corrected time (local
+ * How the feature gates read the last verified certificate (docs/cloud-client.md
+ * "Behaviour in short", Certificates), pure. Times are the client's corrected time (local
  * clock plus the offset learned from the gateway).
  *
  * - Grants stop at the earlier of `cert_expires_at` and 7 days after the

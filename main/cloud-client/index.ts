@@ -1,6 +1,6 @@
 /**
- * main/cloud: the app's client for the vendor's cloud gateway (DESIGN.md
- * section 3 "Cloud gateway"). The composition root needs only what is
+ * main/cloud-client: the app's client for the vendor's cloud gateway
+ * (docs/cloud-client.md). The composition root needs only what is
  * exported here: `CloudClient.open(...)` gives the client, whose
  * `entitlements` is the EntitlementSource, `usage` the UsageSink, `api` the
  * typed endpoints and `status()` the health data.

@@ -5,7 +5,7 @@ import { ReleaseManifest } from '../contract/cloud/updates.ts';
 import { GatehouseError } from '../core/errors.ts';
 
 /**
- * The gateway key the client trusts (DESIGN.md "Signed grants"): pinned at
+ * The gateway key the client trusts (docs/cloud-gateway.md "Certificates and keys"): pinned at
  * connect, from an explicit `--public-key` or the first key of `GET keys`,
  * and shown as a SHA-256 fingerprint a person can compare with the
  * vendor's (`gatehouse-cloud keys show` prints the same). Certificates
@@ -88,7 +88,7 @@ const SignedEnvelope = z.object({
 
 /**
  * Opens a gateway-signed envelope (`{payload, sig, alg: "ed25519", kid}`,
- * DESIGN.md "Signed grants"; release manifests use the same): the signature
+ * docs/cloud-gateway.md "Certificates and keys"; release manifests use the same): the signature
  * over the exact payload bytes is verified with the pinned key first, and
  * only then are the bytes parsed with `schema`.
  */

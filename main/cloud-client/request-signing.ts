@@ -8,7 +8,7 @@ import {
 } from '../contract/cloud/signing.ts';
 
 /**
- * Signs one request as DESIGN.md section 3 "Request signing" says, with the
+ * Signs one request as docs/cloud-gateway.md "Request signing" says, with the
  * contract's signature-base builder: RFC 9530 Content-Digest over the exact
  * body bytes (an empty body included), RFC 9421 hmac-sha256 over the base,
  * a fresh nonce each time. Every attempt of a retried request is signed

@@ -10,7 +10,7 @@ import { OutboxJournal, RECENT_REJECTIONS, type Rejection, type Totals } from '.
 import { QuotaRefusals, sortAnswers } from './outbox-answers.ts';
 
 /**
- * The usage outbox (DESIGN.md "Usage outbox"), the cloud side of the
+ * The usage outbox (docs/cloud-client.md "Behaviour in short"), the cloud side of the
  * UsageSink port: every event is written to the journal before record()
  * returns, then uploaded in batches of up to 100 on an interval, as soon as
  * a batch is full, and on demand, with an Idempotency-Key that is the hash

@@ -21,7 +21,7 @@ export const AuditResult = z.enum([
 ]);
 export type AuditResult = z.infer<typeof AuditResult>;
 
-/** DESIGN.md "Audit entry". Never the clear token, never a credential. */
+/** docs/mcp.md "What is audited". Never the clear token, never a credential. */
 export const AuditEntry = z.object({
   id: z.string(),
   at: z.string(),

@@ -6,7 +6,7 @@ import { z } from 'zod';
  * message text.
  */
 export const ErrorCode = z.enum([
-  // MCP endpoint (DESIGN.md section 3 status table)
+  // MCP endpoint (docs/mcp.md "Refusals")
   'unauthorized',
   'forbidden',
   'gateway_disabled',
@@ -82,7 +82,7 @@ export const ErrorCode = z.enum([
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
 /**
- * JSON-RPC error codes per DESIGN.md's status table. Our own codes sit in
+ * JSON-RPC error codes per the status table of docs/mcp.md. Our own codes sit in
  * JSON-RPC's implementation-defined server range (-32000..-32099) and avoid
  * every code the MCP specification assigns there: -32002 (2025-11-25's
  * resource not found), -32020 (header mismatch), -32021 (missing client

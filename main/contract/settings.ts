@@ -8,7 +8,7 @@ const origin = z
   .string()
   .refine((s) => s === '*' || /^https?:\/\/[^/\s]+$/.test(s), 'an origin is scheme://host[:port] without a path, or *');
 
-/** Gateway settings (seed "Gateway settings" + DESIGN.md section 3). */
+/** Gateway settings (docs/console.md and README "Settings"). */
 export const Settings = z.object({
   /** Off by default: switch on when a tokened client is to connect. */
   enabled: z.boolean().default(false),

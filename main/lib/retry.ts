@@ -1,6 +1,6 @@
 /**
  * One retry policy for every caller that talks over a network or waits for a
- * lock: the cloud client (DESIGN.md section 3 "Client policy"), the bridge and
+ * lock: the cloud client (docs/cloud-client.md "Behaviour in short"), the bridge and
  * the CLI. Domain-free and dependency-free (the bridge bundles it).
  *
  * Delay before retry n (n = 1 for the first retry): min(base * 2^(n-1), cap),

@@ -18,7 +18,7 @@ import { newClient, type TestClient } from './helpers/world.ts';
  * (a real HTTP fixture provider behind it), a release published by the
  * operator command, limits set by it. A recording proxy in front of the
  * gateway keeps every request, and each signature is checked again with the
- * independent helper written from DESIGN.md. Release manifests are verified
+ * independent helper written from docs/cloud-gateway.md "Request signing". Release manifests are verified
  * with the pinned key before they are read.
  */
 const RELEASE = Buffer.alloc(10, 0x5a);
@@ -30,7 +30,7 @@ let proxy: FaultProxy;
 let t: TestClient;
 let siteId: string;
 
-/** Verifies a request exactly as DESIGN.md says, from the headers received and the site's secret in the client's vault. */
+/** Verifies a request exactly as docs/cloud-gateway.md "Request signing" says, from the headers received and the site's secret in the client's vault. */
 async function verified(s: SeenRequest): Promise<boolean> {
   const identity = JSON.parse((await t.vault.get(vaultAccounts(t.dataDir).site))!) as {
     key_id: string;
@@ -95,7 +95,7 @@ afterAll(async () => {
 });
 
 describe('AI through the gateway', () => {
-  it('lists providers and models, routes and generates with signed requests in the DESIGN.md shape', async () => {
+  it('lists providers and models, routes and generates with signed requests in the documented shape (docs/cloud-gateway.md "AI")', async () => {
     const api = t.client.api!;
     expect((await api.aiProviders()).data.providers[0]!.id).toBe('openai-main');
     expect(await last()).toMatchObject({ method: 'GET', path: 'ai/providers', verified: true });

@@ -30,7 +30,7 @@ const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 describe('request signing', () => {
-  it('matches the independent DESIGN.md helper byte for byte, query and empty body included', () => {
+  it('matches the independent helper written from docs/cloud-gateway.md byte for byte, query and empty body included', () => {
     const key = { key_id: 'key_abc', secret: 'ghs_' + 's'.repeat(40) };
     for (const [method, url, body] of [
       ['POST', 'http://gateway.example:8443/gateway/v1/entitlements/check', '{"feature":"verto.translate"}'],

@@ -179,7 +179,7 @@ describe('ai/route', () => {
 });
 
 describe('ai/generate', () => {
-  it('answers the DESIGN.md shape, settles the tokens and records ai.generation.completed exactly once', async () => {
+  it('answers the documented shape (docs/cloud-gateway.md "AI"), settles the tokens and records ai.generation.completed exactly once', async () => {
     const before = await tokenRows();
     const events = await aiEvents();
     const r = await site.post('ai/generate', MODEL_REQ, { headers: { 'X-Request-Id': 'req-ai-1' } });

@@ -27,7 +27,7 @@ const expectError = (
   expect(r.body.error.request_id).toBe(r.headers['x-request-id']);
 };
 
-describe('signed requests (DESIGN.md "Request signing")', () => {
+describe('signed requests (docs/cloud-gateway.md "Request signing")', () => {
   it('accepts a properly signed GET and POST, with a request id on the answer', async () => {
     const r = await site.get('sites/status');
     expect(r.status).toBe(200);

@@ -11,7 +11,7 @@ import { dictionaryMembers, parseSignature } from '../../cloud/crypto/request-si
 import { contentDigest, signatureBaseFromDesign, signHeaders } from './helpers/sign.ts';
 
 describe('the signing contract', () => {
-  it("builds DESIGN.md's example signature base byte for byte", () => {
+  it("builds docs/cloud-gateway.md's example signature base byte for byte", () => {
     const params = signatureParamsValue({ created: 1764000000, nonce: 'q1w2e3r4t5y6u7i8o9p0aa', keyid: 'key_abc' });
     const base = signatureBase({
       method: 'post',
@@ -43,7 +43,7 @@ describe('the signing contract', () => {
     );
   });
 
-  it('digests the empty body as DESIGN.md shows', () => {
+  it('digests the empty body as docs/cloud-gateway.md shows', () => {
     expect(contentDigest(Buffer.alloc(0))).toBe('sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:');
     expect(contentDigestValue('47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=')).toBe(contentDigest(Buffer.alloc(0)));
   });

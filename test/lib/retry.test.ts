@@ -144,7 +144,7 @@ describe('parseRetryAfter', () => {
   });
 });
 
-describe('the cloud client policy of DESIGN.md section 3, over real HTTP', () => {
+describe('the cloud client policy of docs/cloud-client.md, over real HTTP', () => {
   it('3 attempts, one X-Request-Id across them with X-Attempt, Retry-After honoured, quota_exceeded never retried', async () => {
     const { serve } = await import('./http/serve.ts');
     const seen: Array<{ id: string | undefined; attempt: string | undefined; path: string | undefined }> = [];

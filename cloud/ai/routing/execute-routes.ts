@@ -14,7 +14,7 @@ import type { Route } from './plan-routes.ts';
  *
  * There is no retry of the same provider here: the next route is the retry,
  * and the site's client already retries `provider_unavailable` with backoff
- * (DESIGN.md section 3), so a server-side loop would multiply attempts.
+ * (docs/cloud-client.md "Behaviour in short"), so a server-side loop would multiply attempts.
  */
 
 export interface HopRecord {

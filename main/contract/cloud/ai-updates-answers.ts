@@ -3,7 +3,7 @@ import { ReleaseChannel, ReleaseFileName, ReleaseVersion, Sha512Base64, SignedMa
 
 /**
  * The AI and update endpoints of part 2 (`ai/*`, `updates/*`) as the app's
- * cloud client calls them. The request shapes of DESIGN.md section 3 "AI"
+ * cloud client calls them. The request shapes of docs/cloud-gateway.md "AI"
  * are in ai.ts; the answers of `ai/providers`, `ai/models` and `updates/*`
  * are not fixed anywhere yet, so these are the client's reading of the spec
  * and of docs/cloud-gateway-updates.md: objects are loose (extra fields

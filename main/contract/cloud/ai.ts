@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The AI request shape of DESIGN.md section 3 (`ai/generate`, `ai/route`),
+ * The AI request shape of docs/cloud-gateway.md "AI" (`ai/generate`, `ai/route`),
  * shared by the app's cloud client and the reference cloud gateway. Every
  * field a site sends is bounded here, so nothing unbounded reaches a provider,
  * a log or the store.

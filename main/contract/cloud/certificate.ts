@@ -3,7 +3,7 @@ import { ProductStates } from './catalog.ts';
 import { Period, Metric, Scope } from './usage.ts';
 
 /**
- * The signed grant (DESIGN.md section 3, "Signed grants"): the gateway signs
+ * The signed grant (docs/cloud-gateway.md "Certificates and keys"): the gateway signs
  * the exact JSON bytes of the payload with its Ed25519 key; the client
  * verifies those bytes against the key it pinned, then parses them.
  */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The cloud gateway's error codes (DESIGN.md section 3, "Cloud gateway"):
+ * The cloud gateway's error codes (docs/cloud-gateway.md "Conventions"):
  * the seed's twelve plus the generic request errors every HTTP service has.
  * The client maps each to a typed error; nothing matches on message text.
  */

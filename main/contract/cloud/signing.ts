@@ -1,5 +1,5 @@
 /**
- * The request-signing wire contract (DESIGN.md section 3, "Request signing"):
+ * The request-signing wire contract (docs/cloud-gateway.md "Request signing"):
  * RFC 9421 HTTP Message Signatures with hmac-sha256 plus an RFC 9530
  * Content-Digest. Pure string functions: the client signs and the gateway
  * verifies with the same base, and another implementation can reproduce it

@@ -2,7 +2,7 @@
  * Whether what a call must write can be persisted now. Each part (the audit
  * log, the usage outbox) knows whether its last write failed and can try
  * again; a call asks before it runs, so nothing metered runs unrecorded
- * (DESIGN.md "Tool registry and the call pipeline"; decisions.md "Storage
+ * (docs/architecture.md "One tool call"; decisions.md "Storage
  * failures"). The healthy path costs one look per part; only a part that
  * failed is probed (it retries what it holds in memory).
  */

@@ -43,7 +43,7 @@ export const jsonRpcEnvelope: Envelope = (err, meta) => {
 const CLOUD_RESERVED = new Set(['code', 'message', 'request_id', 'retryable']);
 
 /**
- * The cloud gateway (DESIGN.md section 3): `{success:false, error:{code,
+ * The cloud gateway (docs/cloud-gateway.md "Conventions"): `{success:false, error:{code,
  * message, request_id, retryable, ...details}}`. Retryable follows the client
  * policy: 408, 429 rate_limited and 5xx; never quota_exceeded or another 4xx.
  * A detail may set `retryable` itself; it never replaces code or message.

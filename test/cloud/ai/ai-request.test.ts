@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AI_LIMITS, AiGenerateRequest } from '../../../main/contract/cloud/ai.ts';
 
-// The AI request shape a site sends (DESIGN.md section 3): what the worst
+// The AI request shape a site sends (docs/cloud-gateway.md "AI"): what the worst
 // values get. Everything is bounded before a provider, a log or the store sees it.
 
 const ok = { product: 'aeo', feature: 'aeo.answers', messages: [{ role: 'user', content: 'hello' }] };

@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 
 /**
- * An independent reproduction of DESIGN.md section 3 "Request signing",
+ * An independent reproduction of docs/cloud-gateway.md "Request signing",
  * written from the text alone: it imports nothing of the gateway's (not its
  * verifier, not the contract's base builder), so a test that passes shows the
  * wire contract, not our code agreeing with itself.
