@@ -60,20 +60,22 @@ export const AuditEntry = z.object({
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 
-export const AuditQuery = z.object({
-  tool: z.string().optional(),
-  result: AuditResult.optional(),
-  user_id: z.string().optional(),
-  token_id: z.string().optional(),
-  plugin: z.string().optional(),
-  /** ISO time, inclusive */
-  from: z.string().optional(),
-  /** ISO time, exclusive */
-  to: z.string().optional(),
-  limit: z.number().int().min(1).max(1000).default(50),
-  /** opaque cursor from a previous page */
-  cursor: z.string().optional(),
-});
+export const AuditQuery = z
+  .object({
+    tool: z.string().optional(),
+    result: AuditResult.optional(),
+    user_id: z.string().optional(),
+    token_id: z.string().optional(),
+    plugin: z.string().optional(),
+    /** ISO time, inclusive */
+    from: z.string().optional(),
+    /** ISO time, exclusive */
+    to: z.string().optional(),
+    limit: z.number().int().min(1).max(1000).default(50),
+    /** opaque cursor from a previous page */
+    cursor: z.string().optional(),
+  })
+  .strict();
 export type AuditQuery = z.infer<typeof AuditQuery>;
 export type AuditQueryInput = z.input<typeof AuditQuery>;
 

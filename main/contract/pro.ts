@@ -38,5 +38,5 @@ export const ProUsage = z.looseObject({
 export type ProUsage = z.infer<typeof ProUsage>;
 
 /** POST pro/license/activate: the key is checked for its form only, and an error never repeats it. */
-export const ProLicenseKey = z.object({ license_key: z.string().trim().pipe(LicenseKey) });
+export const ProLicenseKey = z.object({ license_key: z.string().trim().pipe(LicenseKey) }).strict();
 export const ProAccepted = z.looseObject({ success: z.literal(true) });

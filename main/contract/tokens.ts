@@ -45,28 +45,31 @@ const scopeNames = z.array(z.string().min(1).max(128)).max(500);
 /** What a client token's vault entry may be called (`--keychain NAME`, `--token-keychain NAME`). */
 export const KEYCHAIN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
-export const TokenCreateInput = z.object({
-  label: z.string().trim().min(1, 'a label is required').pipe(nameText(100)),
-  user: z.string().max(60).optional(),
-  scope: z
-    .object({
-      read_only: z.boolean().optional(),
-      tools: scopeNames.optional(),
-      plugins: scopeNames.optional(),
-      profile: ProfileName.optional(),
-    })
-    .strict()
-    .optional(),
-  /**
-   * Save the clear token in the vault for gatehouse-bridge under this name
-   * (`--token-keychain NAME`); the service keeps it in the clients' own
-   * namespace of the vault, apart from its own secrets.
-   */
-  keychain_account: z
-    .string()
-    .regex(KEYCHAIN_NAME, 'a keychain name is 1-100 letters, digits, . _ - starting with a letter or digit')
-    .optional(),
-});
+export const TokenCreateInput = z
+  .object({
+    label: z.string().trim().min(1, 'a label is required').pipe(nameText(100)),
+    user: z.string().max(60).optional(),
+    scope: z
+      .object({
+        read_only: z.boolean().optional(),
+        tools: scopeNames.optional(),
+        plugins: scopeNames.optional(),
+        profile: ProfileName.optional(),
+      })
+      .strict()
+      .optional(),
+    /**
+     * Save the clear token in the vault for gatehouse-bridge under this name
+     * (`--token-keychain NAME`); the service keeps it in the clients' own
+     * namespace of the vault, apart from its own secrets.
+     */
+    keychain_account: z
+      .string()
+      .regex(KEYCHAIN_NAME, 'a keychain name is 1-100 letters, digits, . _ - starting with a letter or digit')
+      .optional(),
+  })
+  // a misplaced narrowing (`{"read_only": true}` beside `scope`) must not make a full token
+  .strict();
 export type TokenCreateInput = z.infer<typeof TokenCreateInput>;
 
 /** The only time the clear token leaves the service. */

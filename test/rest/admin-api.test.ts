@@ -192,7 +192,7 @@ describe('admin API', () => {
 });
 
 describe('admin API input from the query string', () => {
-  it("prototype names in the query are plain unknown keys, refused by strict schemas and never reaching an object's prototype", async () => {
+  it("prototype names in the query are plain unknown keys, refused by every action and never reaching an object's prototype", async () => {
     const strict = await fetch(`${admin('tokens')}?__proto__=x&constructor=y`, { headers: { Cookie: cookie } });
     expect(strict.status).toBe(400);
     expect(await strict.json()).toMatchObject({
@@ -200,8 +200,24 @@ describe('admin API input from the query string', () => {
       code: 'invalid_value',
       message: expect.stringMatching(/^tokens\.list: /),
     });
-    const loose = await fetch(`${admin('audit')}?__proto__=x&limit=5`, { headers: { Cookie: cookie } });
-    expect(loose.status).toBe(200);
+    const audit = await fetch(`${admin('audit')}?__proto__=x&limit=5`, { headers: { Cookie: cookie } });
+    expect(audit.status).toBe(400);
+    expect(await audit.json()).toMatchObject({
+      code: 'invalid_value',
+      message: expect.stringMatching(/^audit\.query: /),
+    });
     expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+
+  it('an unknown field in a body is refused, not ignored (a narrowing put beside scope made a full token)', async () => {
+    const res = await fetch(admin('tokens'), {
+      method: 'POST',
+      headers: { Cookie: cookie, 'X-Gatehouse-CSRF': '1', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ label: 'agent', read_only: true }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ ok: false, code: 'invalid_value' });
+    const list = await fetch(admin('tokens'), { headers: { Cookie: cookie } });
+    expect(((await list.json()) as { data: { label: string }[] }).data.map((t) => t.label)).not.toContain('agent');
   });
 });
