@@ -1,5 +1,6 @@
 import type * as CedarWasm from '@cedar-policy/cedar-wasm/nodejs';
 import { GatehouseError } from '../core/errors.ts';
+import { checkNesting } from './cedar-nesting.ts';
 
 type Cedar = typeof CedarWasm;
 
@@ -12,6 +13,7 @@ const MAX_POLICIES = 1000;
  * refusal can name the policy a person wrote. Templates are not used here.
  */
 export function splitPolicies(c: Cedar, text: string): Record<string, string> {
+  checkNesting(text);
   const parts = c.policySetTextToParts(text);
   if (parts.type !== 'success')
     throw new GatehouseError('invalid_value', `the policy does not parse: ${describe(parts.errors)}`);
