@@ -12,10 +12,14 @@ const NEXT_MAX_AGE_S = 600;
 /**
  * A browser without a session, sent here by an approval link's page: remember
  * the link (only an approval link id is kept, so the login cannot be made to
- * redirect anywhere else) and say how to sign in.
+ * redirect anywhere else) and say how to sign in. Only the console's own page
+ * may set it: a navigation from another site (`Sec-Fetch-Site` other than
+ * same-origin, or none) gets the same page and no cookie, so no web page can
+ * choose which write the person's next login lands on.
  */
-export function askToSignIn(res: ServerResponse, next: string): void {
-  const ok = ApprovalLinkId.safeParse(next).success;
+export function askToSignIn(req: IncomingMessage, res: ServerResponse, next: string): void {
+  const fromConsole = req.headers['sec-fetch-site'] === 'same-origin';
+  const ok = fromConsole && ApprovalLinkId.safeParse(next).success;
   res.writeHead(SIGN_IN_TO_APPROVE_PAGE.status, {
     ...SIGN_IN_TO_APPROVE_PAGE.headers,
     // Lax: the login link is often opened from a terminal or another app (a navigation from outside the site)

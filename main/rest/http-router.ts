@@ -85,7 +85,7 @@ export function createRouter(deps: RouterDeps) {
  */
 function login(req: IncomingMessage, res: ServerResponse, query: URLSearchParams, auth: AdminAuth): void {
   const code = query.get('code');
-  if (code === null && query.has('next')) return askToSignIn(res, query.get('next')!);
+  if (code === null && query.has('next')) return askToSignIn(req, res, query.get('next')!);
   const sid = auth.redeem(code ?? '');
   if (!sid) {
     res.writeHead(USED_LINK_PAGE.status, USED_LINK_PAGE.headers);

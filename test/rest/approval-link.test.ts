@@ -157,7 +157,11 @@ describe('approval links', () => {
 
   it('a browser without a session is sent to sign in and back: the next login returns to the link', async () => {
     const { link } = await stage('Sign in first');
-    const ask = await fetch(`${svc.baseUrl}/console/login?next=${link}`, { redirect: 'manual' });
+    // the approval link's page sends the browser here: a same-origin navigation
+    const ask = await fetch(`${svc.baseUrl}/console/login?next=${link}`, {
+      redirect: 'manual',
+      headers: { 'Sec-Fetch-Site': 'same-origin' },
+    });
     expect(ask.status).toBe(401);
     expect(await ask.text()).toContain('gatehouse console-link');
     const next = /gatehouse_next=[^;]+/.exec(ask.headers.get('set-cookie')!)![0];
@@ -167,6 +171,7 @@ describe('approval links', () => {
     // anything but an approval link id is never remembered, so a login cannot be made to redirect elsewhere
     const evil = await fetch(`${svc.baseUrl}/console/login?next=${encodeURIComponent('//evil.example/')}`, {
       redirect: 'manual',
+      headers: { 'Sec-Fetch-Site': 'same-origin' },
     });
     expect(evil.headers.get('set-cookie')).toBeNull();
     const plain = await fetch(svc.loginUrl(), {
@@ -174,5 +179,18 @@ describe('approval links', () => {
       headers: { Cookie: 'gatehouse_next=//evil.example' },
     });
     expect(plain.headers.get('location')).toBe('/console/');
+  });
+
+  it('only the console itself remembers where a login returns: another site, or no browser at all, sets nothing', async () => {
+    const { link } = await stage('Cross-site');
+    for (const site of ['cross-site', 'same-site', 'none', undefined]) {
+      const ask = await fetch(`${svc.baseUrl}/console/login?next=${link}`, {
+        redirect: 'manual',
+        headers: site ? { 'Sec-Fetch-Site': site } : {},
+      });
+      expect(ask.status).toBe(401);
+      expect(await ask.text()).toContain('gatehouse console-link');
+      expect(ask.headers.get('set-cookie')).toBeNull();
+    }
   });
 });
