@@ -10,7 +10,9 @@ export function surfaceError(e: unknown, ctx: CallContext, extra: Record<string,
   const code =
     shape.code === 'not_found' || shape.code === 'invalid_params'
       ? JSONRPC_CODES.invalid_params
-      : JSONRPC_CODES.internal_error;
+      : shape.code === 'policy_denied'
+        ? JSONRPC_CODES.forbidden
+        : JSONRPC_CODES.internal_error;
   return new ProtocolError(code, shape.message, {
     code: shape.code,
     request_id: ctx.request_id,

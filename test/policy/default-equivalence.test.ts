@@ -9,7 +9,7 @@ import { ROLE_CAPABILITIES, type Role } from '../../main/contract/users.ts';
 import type { TokenRecord, TokenScope } from '../../main/contract/tokens.ts';
 import { defineTool, type Plugin } from '../../main/core/calls/tool.ts';
 import { capabilitiesOf } from '../../main/core/identity/users.ts';
-import { policyQuery } from '../../main/core/policy/policy.ts';
+import { policyQuery, surfaceQuery } from '../../main/core/policy/policy.ts';
 import { createCedarEngine, POLICY_DIR } from '../../main/policy/cedar-engine.ts';
 import type { RegisteredTool } from '../../main/core/calls/registry.ts';
 import { openCore } from '../helpers/core.ts';
@@ -30,6 +30,19 @@ const upstream: Plugin = {
   id: 'files',
   title: 'Files (upstream)',
   kind: 'upstream',
+  // prompts and resources of an upstream: get_prompt and read_resource
+  surface: {
+    capability: 'use_upstreams',
+    feature: 'mcp.upstreams',
+    prompts: () => [],
+    resources: () => [],
+    templates: () => [],
+    revision: () => ({ prompts: 0, resources: 0 }),
+    ownsUri: () => true,
+    ownsPrompt: () => true,
+    getPrompt: async () => ({}),
+    readResource: async () => ({}),
+  },
   tools: () => [
     defineTool({
       name: 'files__read',
@@ -149,6 +162,61 @@ describe('the default policy equals the rules before policies', () => {
     );
   }, 60_000);
 
+  it('get_prompt and read_resource: Cedar decides as the registry shows surfaces', async () => {
+    const scopeArb = fc.record({
+      read_only: fc.boolean(),
+      tools: fc.option(subset(names), { nil: undefined }),
+      plugins: fc.option(
+        subset(() => ['gatehouse', 'site', 'files']),
+        { nil: undefined },
+      ),
+      profile: fc.option(fc.constantFrom('writers', 'gone'), { nil: undefined }),
+    });
+    await fc.assert(
+      fc.asyncProperty(scopeArb, fc.constantFrom('admin' as const, 'agent' as const), async (raw, mode) => {
+        const scope: TokenScope = {
+          read_only: raw.read_only,
+          ...(raw.tools ? { tools: raw.tools } : {}),
+          ...(raw.plugins ? { plugins: raw.plugins } : {}),
+          ...(raw.profile ? { profile: raw.profile } : {}),
+        };
+        await core.settings.update({ approval_mode: mode, disabled_tools: [] });
+        const facts = {
+          settings: core.settings.get(),
+          profileOf: (n: string) => core.profiles.get(n),
+          now: Date.now(),
+        };
+        for (const role of ROLES) {
+          const capabilities = capabilitiesOf(role);
+          const token = { id: 'tok_eq', label: 'eq', scope } as TokenRecord;
+          const shown = core.registry.surfaces({ capabilities, scope }).some((s) => s.plugin === 'files');
+          const caller = { user: { id: `usr_${role}`, login: role, role }, capabilities, token, client: 'eq' };
+          const surface = {
+            plugin: 'files',
+            pluginKind: 'upstream' as const,
+            capability: 'use_upstreams',
+            feature: 'f',
+          };
+          const asks = [
+            surfaceQuery({ action: 'get_prompt', name: 'files__review' }, caller, surface, { topic: 'x' }, facts),
+            surfaceQuery(
+              { action: 'read_resource', uri: 'gatehouse-upstream://files/a.txt' },
+              caller,
+              surface,
+              {},
+              facts,
+            ),
+          ];
+          for (const q of asks)
+            expect((await engine.decide(q)).decision === 'allow', `${role} ${q.action} ${JSON.stringify(scope)}`).toBe(
+              shown,
+            );
+        }
+      }),
+      { numRuns: 20 },
+    );
+  }, 60_000);
+
   it('every request the core builds is well-typed under the schema (entities and context)', async () => {
     const caller = {
       user: { id: 'usr_1', login: 'ed', role: 'editor' as Role },
@@ -174,6 +242,23 @@ describe('the default policy equals the rules before policies', () => {
         cedar.checkParseContext({ context: q.context as never, schema, action: { type: 'Action', id: 'call' } }),
       ).toEqual({ type: 'success' });
       expect(q.context.secret_kinds.length).toBeGreaterThan(0);
+    }
+    const facts = { settings: core.settings.get(), profileOf: (n: string) => core.profiles.get(n), now: Date.now() };
+    const surface = { plugin: 'files', pluginKind: 'upstream' as const, capability: 'use_upstreams', feature: 'f' };
+    for (const q of [
+      surfaceQuery(
+        { action: 'get_prompt', name: 'files__p' },
+        caller,
+        surface,
+        { api_key: 'AKIAIOSFODNN7EXAMPLE' },
+        facts,
+      ),
+      surfaceQuery({ action: 'read_resource', uri: 'gatehouse-upstream://files/x' }, caller, surface, {}, facts),
+    ]) {
+      expect(cedar.checkParseEntities({ entities: q.entities as never, schema })).toEqual({ type: 'success' });
+      expect(
+        cedar.checkParseContext({ context: q.context as never, schema, action: { type: 'Action', id: q.action } }),
+      ).toEqual({ type: 'success' });
     }
   });
 });

@@ -260,8 +260,8 @@ export class Registry {
    * whole. The capability; not for a token narrowed to named tools; within
    * the token's plugins and its profile's upstreams.
    */
-  surfaces(viewer: Viewer): Array<{ plugin: string; surface: PluginSurface }> {
-    const out: Array<{ plugin: string; surface: PluginSurface }> = [];
+  surfaces(viewer: Viewer): Array<{ plugin: string; kind: Plugin['kind']; surface: PluginSurface }> {
+    const out: Array<{ plugin: string; kind: Plugin['kind']; surface: PluginSurface }> = [];
     for (const { plugin } of this.slots.values()) {
       const surface = plugin.surface;
       if (!surface || !viewer.capabilities.has(surface.capability)) continue;
@@ -271,7 +271,7 @@ export class Registry {
         !this.profileAllowsPlugin(viewer.scope, plugin.id)
       )
         continue;
-      out.push({ plugin: plugin.id, surface });
+      out.push({ plugin: plugin.id, kind: plugin.kind, surface });
     }
     return out;
   }

@@ -4,12 +4,13 @@ import type { Clock } from '../../lib/clock.ts';
 import type { EntitlementSource } from '../ports/ports.ts';
 import type { Auditor, AuditFacts } from './auditor.ts';
 import type { Registry } from './registry.ts';
-import type { CallContext, PluginSurface } from './tool.ts';
+import type { CallContext, Plugin, PluginSurface } from './tool.ts';
 import type { ListedPrompt, ListedResource, ListedTemplate } from './surface.ts';
 import { actorOf } from './auditor.ts';
 import { viewerOf } from './registry.ts';
 import { GatehouseError } from '../errors.ts';
 import { withDeadline, DEFAULT_CALL_TIMEOUT_MS } from './deadline.ts';
+import type { PolicyGate } from '../policy/policy-gate.ts';
 
 export interface SurfaceCallsDeps {
   registry: Registry;
@@ -18,17 +19,19 @@ export interface SurfaceCallsDeps {
   settings: () => Settings;
   clock: Clock;
   timeoutMs?: number;
+  /** the policy (docs/policy.md): `get_prompt` and `read_resource`; without it, what the registry shows may be used */
+  policy?: PolicyGate;
 }
 
-type Seen = { plugin: string; surface: PluginSurface };
+type Seen = { plugin: string; kind: Plugin['kind']; surface: PluginSurface };
 
 /**
  * prompts/list|get and the passed-through part of resources/list|read and
  * resources/templates/list (plugin surfaces: an upstream's prompts and
  * resources). What a caller sees is Registry.surfaces; a prompt or URI it
  * does not see answers `not_found`, like one that does not exist. Every get
- * and read is gated on the surface's feature and audited once, with the
- * plugin as source_plugin.
+ * and read is decided by the policy (`get_prompt`, `read_resource`), gated
+ * on the surface's feature and audited once, with the plugin as source_plugin.
  */
 export class SurfaceCalls {
   constructor(private readonly deps: SurfaceCallsDeps) {}
@@ -53,7 +56,7 @@ export class SurfaceCalls {
   async getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<Record<string, unknown>> {
     const s = this.seen(ctx).find((x) => x.surface.ownsPrompt(name));
     return this.run(
-      { tool: PROMPT_GET, target: name },
+      { tool: PROMPT_GET, target: name, ask: { action: 'get_prompt', name }, args },
       s,
       ctx,
       `prompt not found: ${name.slice(0, 128)}`,
@@ -64,7 +67,7 @@ export class SurfaceCalls {
   async readResource(uri: string, ctx: CallContext): Promise<Record<string, unknown>> {
     const s = this.seen(ctx).find((x) => x.surface.ownsUri(uri));
     return this.run(
-      { tool: RESOURCE_READ, target: uri },
+      { tool: RESOURCE_READ, target: uri, ask: { action: 'read_resource', uri }, args: {} },
       s,
       ctx,
       `resource not found: ${uri.slice(0, 300)}`,
@@ -77,7 +80,12 @@ export class SurfaceCalls {
   }
 
   private async run(
-    what: { tool: string; target: string },
+    what: {
+      tool: string;
+      target: string;
+      ask: { action: 'get_prompt'; name: string } | { action: 'read_resource'; uri: string };
+      args: Record<string, unknown>;
+    },
     s: Seen | undefined,
     ctx: CallContext,
     missing: string,
@@ -103,6 +111,16 @@ export class SurfaceCalls {
         missing,
         what.tool === RESOURCE_READ ? { uri: what.target.slice(0, 300) } : { name: what.target.slice(0, 128) },
       );
+    }
+    const refusal = await this.deps.policy?.maySurface(
+      what.ask,
+      ctx,
+      { plugin: s.plugin, pluginKind: s.kind, capability: s.surface.capability, feature: s.surface.feature },
+      what.args,
+    );
+    if (refusal) {
+      audit({ result: 'denied', error_code: refusal.refused.code, policy: refusal.policies });
+      throw new GatehouseError(refusal.refused.code, refusal.refused.message, refusal.refused.details);
     }
     const source = this.deps.entitlements();
     const { entitlement } = source.decide

@@ -3,7 +3,7 @@ import type { StoredPolicy } from '../../contract/policy.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { RegisteredTool, ProfileSet } from '../calls/registry.ts';
 import type { PolicyAction, PolicyCaller, PolicyEngine, PolicyQuery, PolicyVerdict } from './policy.ts';
-import { callShapeOf, policyQuery, refusalMessage, type CallShape } from './policy.ts';
+import { callShapeOf, policyQuery, refusalMessage, surfaceQuery, type CallShape, type SurfaceFacts } from './policy.ts';
 import { GatehouseError } from '../errors.ts';
 
 export interface PolicyGateDeps {
@@ -71,6 +71,34 @@ export class PolicyGate {
       if (!(await this.deps.engine.mayPermit('run_without_approval'))) return { refused: null, unattended: null };
       const run = await this.decide('run_without_approval', caller, entry, args, target, shape);
       return { refused: null, unattended: run.decision === 'allow' ? run.policies : null };
+    } catch (e) {
+      return unavailable(e);
+    }
+  }
+
+  /**
+   * prompts/get and resources/read of a plugin surface: the refusal, or null when the policy permits it.
+   * Asked after the registry's visibility rule (a hidden prompt or URI answers not_found before this).
+   */
+  async maySurface(
+    what: { action: 'get_prompt'; name: string } | { action: 'read_resource'; uri: string },
+    caller: PolicyCaller,
+    surface: SurfaceFacts,
+    args: Record<string, unknown>,
+  ): Promise<Extract<GateAnswer, { refused: object }> | null> {
+    const facts = { settings: this.deps.settings(), profileOf: this.deps.profileOf, now: this.deps.clock.now() };
+    try {
+      const verdict = await this.deps.engine.decide(surfaceQuery(what, caller, surface, args, facts));
+      if (verdict.decision === 'allow') return null;
+      const name = what.action === 'get_prompt' ? what.name : what.uri;
+      return {
+        refused: {
+          code: 'policy_denied',
+          message: refusalMessage(name.slice(0, 300), what.action, verdict),
+          details: { action: what.action, policies: verdict.policies },
+        },
+        policies: verdict.policies,
+      };
     } catch (e) {
       return unavailable(e);
     }

@@ -12,7 +12,7 @@ import { scanSecrets } from '../../lib/secret-scan.ts';
  * building of one request (principal, action, resource, context, entities)
  * from a call. The core never loads the engine; it only asks.
  */
-export type PolicyAction = 'call' | 'run_without_approval';
+export type PolicyAction = 'call' | 'run_without_approval' | 'get_prompt' | 'read_resource';
 
 export interface EntityJson {
   uid: { type: string; id: string };
@@ -23,7 +23,7 @@ export interface EntityJson {
 export interface PolicyQuery {
   action: PolicyAction;
   principal: { type: 'User'; id: string };
-  resource: { type: 'Tool'; id: string };
+  resource: { type: 'Tool' | 'Prompt' | 'Resource'; id: string };
   context: PolicyContext;
   entities: EntityJson[];
 }
@@ -87,16 +87,7 @@ export function policyQuery(
   facts: PolicyFacts,
 ): PolicyQuery {
   const shape = call.shape ?? callShapeOf(call.args);
-  const user: EntityJson = {
-    uid: { type: 'User', id: caller.user.id },
-    attrs: {
-      login: caller.user.login,
-      role: caller.user.role,
-      capabilities: [...caller.capabilities],
-      token: tokenInfo(caller, facts),
-    },
-    parents: [],
-  };
+  const user = userEntity(caller, facts);
   const resource: EntityJson = {
     uid: { type: 'Tool', id: tool.name },
     attrs: {
@@ -124,6 +115,71 @@ export function policyQuery(
     resource: { type: 'Tool', id: tool.name },
     context,
     entities: [user, resource],
+  };
+}
+
+/** What the policy knows of a plugin surface (an upstream's prompts and resources). */
+export interface SurfaceFacts {
+  plugin: string;
+  pluginKind: Plugin['kind'];
+  capability: string;
+  feature: string;
+}
+
+/**
+ * prompts/get (`get_prompt`, the prompt's arguments in the context) or resources/read (`read_resource`):
+ * the resource entity has a Tool's attributes, so the rules written for every action read the same here.
+ */
+export function surfaceQuery(
+  what: { action: 'get_prompt'; name: string } | { action: 'read_resource'; uri: string },
+  caller: PolicyCaller,
+  surface: SurfaceFacts,
+  args: Record<string, unknown>,
+  facts: PolicyFacts,
+): PolicyQuery {
+  const shape = callShapeOf(args);
+  const name = what.action === 'get_prompt' ? what.name : what.uri;
+  const type = what.action === 'get_prompt' ? 'Prompt' : 'Resource';
+  const resource: EntityJson = {
+    uid: { type, id: name },
+    attrs: {
+      name,
+      ...(what.action === 'read_resource' ? { uri: what.uri } : {}),
+      plugin: surface.plugin,
+      plugin_kind: surface.pluginKind,
+      class: 'read',
+      capability: surface.capability,
+      feature: surface.feature,
+      target: name,
+      disabled: false,
+      decides_staged: false,
+    },
+    parents: [],
+  };
+  return {
+    action: what.action,
+    principal: { type: 'User', id: caller.user.id },
+    resource: { type, id: name },
+    context: {
+      arg_names: shape.arg_names,
+      secret_kinds: shape.secret_kinds,
+      approval_mode: facts.settings.approval_mode,
+      time: timeOf(facts.now),
+    },
+    entities: [userEntity(caller, facts), resource],
+  };
+}
+
+function userEntity(caller: PolicyCaller, facts: PolicyFacts): EntityJson {
+  return {
+    uid: { type: 'User', id: caller.user.id },
+    attrs: {
+      login: caller.user.login,
+      role: caller.user.role,
+      capabilities: [...caller.capabilities],
+      token: tokenInfo(caller, facts),
+    },
+    parents: [],
   };
 }
 
@@ -159,7 +215,14 @@ function timeOf(now: number): PolicyContext['time'] {
 
 /** The text an agent and the audit read when a policy refuses: which policies, never the policy text. */
 export function refusalMessage(toolName: string, action: PolicyAction, verdict: PolicyVerdict): string {
-  const what = action === 'call' ? `calling ${toolName}` : `running ${toolName} without a person's approval`;
+  const what =
+    action === 'call'
+      ? `calling ${toolName}`
+      : action === 'get_prompt'
+        ? `getting prompt ${toolName}`
+        : action === 'read_resource'
+          ? `reading ${toolName}`
+          : `running ${toolName} without a person's approval`;
   return verdict.policies.length
     ? `${what} is forbidden by policy ${verdict.policies.map((p) => `'${p}'`).join(', ')}`
     : `no policy permits ${what}`;

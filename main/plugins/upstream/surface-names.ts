@@ -34,15 +34,22 @@ export const usableUri = (uri: unknown): uri is string =>
 /**
  * Content blocks of a prompt's messages or a read's contents with the
  * upstream's resource URIs wrapped (embedded resources, resource links), so
- * a client can read them back through Gatehouse. Everything else as is.
+ * a client can read them back through Gatehouse (`handed` hears each URI, so
+ * the surface lets it be read back though the upstream never listed it).
+ * Everything else as is.
  */
-export function wrapBlockUris(id: string, block: unknown): unknown {
+export function wrapBlockUris(id: string, block: unknown, handed?: (uri: string) => void): unknown {
   if (!block || typeof block !== 'object' || Array.isArray(block)) return block;
   const b = block as Record<string, unknown>;
-  if (b.type === 'resource_link' && usableUri(b.uri)) return { ...b, uri: wrapUri(id, b.uri) };
+  if (b.type === 'resource_link' && usableUri(b.uri)) {
+    handed?.(b.uri);
+    return { ...b, uri: wrapUri(id, b.uri) };
+  }
   if (b.type === 'resource' && b.resource && typeof b.resource === 'object') {
     const r = b.resource as Record<string, unknown>;
-    return usableUri(r.uri) ? { ...b, resource: { ...r, uri: wrapUri(id, r.uri) } } : b;
+    if (!usableUri(r.uri)) return b;
+    handed?.(r.uri);
+    return { ...b, resource: { ...r, uri: wrapUri(id, r.uri) } };
   }
   return b;
 }

@@ -11,6 +11,10 @@ import { listedPrompt, promptDefinitionOf } from './prompt-pins.ts';
 import type { PinnedPrompt, PromptDefinition } from './upstream-data.ts';
 import { UPSTREAM_FEATURE } from './upstream-tools.ts';
 import { ownPromptName, unwrapUri, uriPrefix, usableUri, wrapBlockUris, wrapUri } from './surface-names.ts';
+import { matchesTemplate } from './uri-template.ts';
+
+/** URIs handed to clients in results (resource links, embedded resources) that may be read back, newest kept. */
+const MAX_HANDED_URIS = 10_000;
 
 export interface SurfaceDeps {
   log: Logger;
@@ -48,6 +52,8 @@ export class UpstreamSurface implements PluginSurface {
   private listedResources: ListedResource[] = [];
   private listedTemplates: ListedTemplate[] = [];
   private readonly rev = { prompts: 0, resources: 0 };
+  /** the upstream's own URIs it handed to a client in a result, oldest first */
+  private readonly handed = new Set<string>();
   private queue: Promise<void> = Promise.resolve();
 
   constructor(
@@ -74,6 +80,23 @@ export class UpstreamSurface implements PluginSurface {
 
   ownsUri(uri: string): boolean {
     return uri.startsWith(uriPrefix(this.id));
+  }
+
+  /** Remembers a URI of the upstream's that a result handed to a client, so a read of it is one the upstream offered. */
+  readonly handedOut = (uri: string): void => {
+    this.handed.delete(uri);
+    this.handed.add(uri);
+    if (this.handed.size > MAX_HANDED_URIS) this.handed.delete(this.handed.values().next().value!);
+  };
+
+  /** Whether the upstream offered this URI of its own: listed, an expansion of a listed template, or handed out in a result. */
+  private offers(own: string): boolean {
+    const wrapped = wrapUri(this.id, own);
+    return (
+      this.handed.has(own) ||
+      this.listedResources.some((r) => r.uri === wrapped) ||
+      this.listedTemplates.some((t) => matchesTemplate(t.uriTemplate, wrapped))
+    );
   }
 
   ownsPrompt(name: string): boolean {
@@ -103,13 +126,17 @@ export class UpstreamSurface implements PluginSurface {
     if (own === null || !this.ownsPrompt(name))
       throw new GatehouseError('not_found', `prompt not found: ${name.slice(0, 128)}`);
     const r = await this.connection.request((c, o) => c.getPrompt({ name: own, arguments: args }, o), ctx.signal);
-    const messages = (r.messages ?? []).map((m) => ({ ...m, content: wrapBlockUris(this.id, m.content) }));
+    const messages = (r.messages ?? []).map((m) => ({
+      ...m,
+      content: wrapBlockUris(this.id, m.content, this.handedOut),
+    }));
     return { ...opt('description', text(r.description, 10_000)), messages };
   }
 
   async readResource(uri: string, ctx: CallContext): Promise<Record<string, unknown>> {
     const own = unwrapUri(this.id, uri);
-    if (own === null)
+    // Only what the upstream offered is passed on: any other URI after the prefix could reach what it never meant to serve.
+    if (own === null || !this.offers(own))
       throw new GatehouseError('not_found', `resource not found: ${uri.slice(0, 300)}`, { uri: uri.slice(0, 300) });
     const r = await this.connection.request(
       (c, o) => c.readResource({ uri: own }, { ...o, cacheMode: 'bypass' }),
@@ -119,7 +146,7 @@ export class UpstreamSurface implements PluginSurface {
     return {
       contents: (r.contents ?? []).map((c) => ({
         ...c,
-        uri: c.uri === own ? uri : usableUri(c.uri) ? wrapUri(this.id, c.uri) : uri,
+        uri: c.uri === own ? uri : usableUri(c.uri) ? (this.handedOut(c.uri), wrapUri(this.id, c.uri)) : uri,
       })),
     };
   }

@@ -15,6 +15,8 @@ const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHi
 export interface UpstreamRuntime {
   id: string;
   connection: UpstreamConnection;
+  /** hears each of the upstream's resource URIs a result hands to a client (the surface lets it be read back) */
+  handedOut?: (uri: string) => void;
 }
 
 /**
@@ -49,7 +51,7 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
     return {
       ...base,
       write: false,
-      run: async (input, ctx) => outputOf(up.id, pin.name, await call(input as Record<string, unknown>, ctx)),
+      run: async (input, ctx) => outputOf(up, pin.name, await call(input as Record<string, unknown>, ctx)),
     };
   }
   return {
@@ -92,7 +94,7 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
           `upstream '${up.id}' asks for input (${r.asked}) while a confirmed write is applied, and there is no client to ask then: nothing was done upstream; stage the write again from a client that can answer`,
           { upstream: up.id },
         );
-      const out = outputOf(up.id, pin.name, r);
+      const out = outputOf(up, pin.name, r);
       return {
         ...out,
         structured: {
@@ -122,7 +124,8 @@ function hintsOf(def: ToolDefinition): ToolAnnotations {
  * they name wrapped (resource links, embedded resources), so the client can
  * read them back through Gatehouse; an error answer becomes `upstream_error` with its text.
  */
-function outputOf(id: string, tool: string, r: UpstreamResult): ToolOutput {
+function outputOf(up: UpstreamRuntime, tool: string, r: UpstreamResult): ToolOutput {
+  const id = up.id;
   if (r.isError) {
     const text = r.content
       .map((c) => (typeof c.text === 'string' ? c.text : ''))
@@ -136,7 +139,7 @@ function outputOf(id: string, tool: string, r: UpstreamResult): ToolOutput {
   if (r.inputRequired) return { structured: {}, inputRequired: r.inputRequired, ...asked };
   return {
     structured: r.structuredContent ?? {},
-    content: r.content.map((b) => wrapBlockUris(id, b)) as UpstreamResult['content'],
+    content: r.content.map((b) => wrapBlockUris(id, b, up.handedOut)) as UpstreamResult['content'],
     sendStructured: r.structuredContent !== undefined,
     ...asked,
   };

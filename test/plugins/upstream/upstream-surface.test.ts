@@ -268,3 +268,62 @@ describe('list_changed and narrowing', () => {
     expect(denied.entries.some((e) => e.result === 'denied' && e.error_code === 'not_found')).toBe(true);
   });
 });
+
+describe('what reaches an upstream passes the policy, and only what it offered', () => {
+  it('a resources/read of a URI the upstream never listed, nor any template expands to, is not passed on', async () => {
+    const c = await connect(u.token);
+    await until(async () => ((await c.listResources()).resources.length ? true : null), 10_000, 'the resources');
+    for (const uri of [
+      'gatehouse-upstream://evs/file:///etc/passwd',
+      'gatehouse-upstream://evs/demo://resource/static/document/../../x',
+    ]) {
+      // Gatehouse's own not_found (-32602, the wrapped URI), not the upstream's error passed on: it never saw the read
+      const e = await c.readResource({ uri }).then(
+        () => null,
+        (x: { code: number; message: string }) => x,
+      );
+      expect(e?.code).toBe(-32602);
+      expect(e?.message).toContain(`resource not found: ${uri}`);
+    }
+    // what the upstream listed and what its templates expand to still read
+    expect(textOfRead(await c.readResource({ uri: `gatehouse-upstream://evs/${DOC}` }))).not.toBe('');
+    expect(
+      textOfRead(await c.readResource({ uri: 'gatehouse-upstream://evs/demo://resource/dynamic/text/7' })),
+    ).not.toBe('');
+  });
+
+  it('prompts/get and resources/read are decided by the policy (get_prompt, read_resource), refused with the policy id and audited', async () => {
+    const before = (await u.w.svc.dispatch('policy.get', {})) as { ok: true; data: { text: string } };
+    const text = `${before.data.text}
+@id("no-evs-prompts")
+forbid (principal, action == Action::"get_prompt", resource) when { resource.plugin == "evs" };
+@id("no-feature-docs")
+forbid (principal, action == Action::"read_resource", resource) when { resource.uri like "*features.md" };
+`;
+    expect(await u.w.svc.dispatch('policy.set', { text })).toMatchObject({ ok: true });
+    try {
+      const c = await connect(u.token);
+      await until(async () => ((await c.listPrompts()).prompts.length ? true : null), 10_000, 'the prompts');
+      const refused = await c.getPrompt({ name: 'evs__simple-prompt' }).then(
+        () => null,
+        (e: { code: number; message: string; data?: { code: string } }) => e,
+      );
+      expect(refused).toMatchObject({ code: -32003, data: { code: 'policy_denied' } });
+      expect(refused!.message).toContain("'no-evs-prompts'");
+      await expect(c.readResource({ uri: `gatehouse-upstream://evs/${DOC}` })).rejects.toThrow(/no-feature-docs/);
+      // what the policy does not forbid still works
+      expect((await c.getPrompt({ name: 'evh__simple-prompt' })).messages.length).toBeGreaterThan(0);
+      const audit = await u.ok<{
+        entries: Array<{ tool: string; result: string; error_code: string; policy?: string[] }>;
+      }>('GET', 'audit?result=denied');
+      expect(audit.entries).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ tool: 'prompts/get', error_code: 'policy_denied', policy: ['no-evs-prompts'] }),
+          expect.objectContaining({ tool: 'resources/read', error_code: 'policy_denied', policy: ['no-feature-docs'] }),
+        ]),
+      );
+    } finally {
+      await u.w.svc.dispatch('policy.set', { text: before.data.text });
+    }
+  });
+});
