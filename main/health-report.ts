@@ -102,12 +102,10 @@ export function healthReporter(deps: HealthDeps): () => HealthReport {
           },
         ]
       : []),
-    ...[deps.options.corruptBackup, deps.siteStore.corruptBackup]
-      .filter(Boolean)
-      .map((f) => ({
-        code: 'store_corrupt',
-        message: `A corrupt data file was moved aside to ${f}; Gatehouse started from defaults for it.`,
-      })),
+    ...[deps.options.corruptBackup, deps.siteStore.corruptBackup].filter(Boolean).map((f) => ({
+      code: 'store_corrupt',
+      message: `A corrupt data file was moved aside to ${f}; Gatehouse started from defaults for it.`,
+    })),
     ...[deps.options, deps.siteStore].flatMap((s) =>
       s.salvaged
         ? [

@@ -369,13 +369,11 @@ export async function openLocalCore(config: LocalCoreConfig) {
         await registry.stop((id, e) => log.error(`plugin '${id}' failed to stop`, { error: (e as Error).message }));
         await upstreams.oauth.close();
         await cloud.close().catch((e) => log.error('cloud client close failed', { error: (e as Error).message }));
-        await stats
-          .flush()
-          .catch((e) =>
-            log.error('stats flush at close failed: the last few seconds of counters are lost', {
-              error: (e as Error).message,
-            }),
-          );
+        await stats.flush().catch((e) =>
+          log.error('stats flush at close failed: the last few seconds of counters are lost', {
+            error: (e as Error).message,
+          }),
+        );
         await audit.close();
         await options.flush();
         await siteStore.flush();

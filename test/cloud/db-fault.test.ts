@@ -62,13 +62,11 @@ describe.skipIf(!pgBinDir() || onPostgres)(
       const worker = async () => {
         while (running) {
           const e = event(site);
-          const r = await site
-            .post('usage/record', e)
-            .catch((err: Error) => ({
-              status: 0,
-              headers: {} as Record<string, string>,
-              body: { transport: err.message },
-            }));
+          const r = await site.post('usage/record', e).catch((err: Error) => ({
+            status: 0,
+            headers: {} as Record<string, string>,
+            body: { transport: err.message },
+          }));
           if (r.status === 200 && r.body.results?.[0]?.status === 'accepted') acknowledged.push(e.event_id);
           else if (r.status === 503) {
             const ok =

@@ -32,11 +32,9 @@ export const Language = z
     'a language is an ISO 639 code such as "en" or "de", optionally with a region such as "pt-BR"',
   );
 export const PageTitle = z.string().trim().min(1, 'a title cannot be empty').max(TITLE_MAX);
-export const PageContent = z
-  .string()
-  .refine((s) => utf8Bytes(s) <= CONTENT_MAX_BYTES, {
-    message: `content is limited to ${CONTENT_MAX_BYTES / 1024} KB of UTF-8`,
-  });
+export const PageContent = z.string().refine((s) => utf8Bytes(s) <= CONTENT_MAX_BYTES, {
+  message: `content is limited to ${CONTENT_MAX_BYTES / 1024} KB of UTF-8`,
+});
 export const PageStatus = z.enum(['draft', 'publish']);
 export type PageStatus = z.infer<typeof PageStatus>;
 

@@ -150,27 +150,23 @@ export async function tinyServer(opts: { token?: string; port?: number } = {}): 
           502: 'upstream_error',
           503: 'service_unavailable',
         }[t.status];
-      res
-        .writeHead(t.status, headers)
-        .end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            id: null,
-            error: { code: -32000, message: t.message ?? `refused: ${code}`, data: { code } },
-          }),
-        );
+      res.writeHead(t.status, headers).end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32000, message: t.message ?? `refused: ${code}`, data: { code } },
+        }),
+      );
       return;
     }
     if (state.token !== undefined && req.headers.authorization !== `Bearer ${state.token}`) {
-      res
-        .writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="gatehouse"' })
-        .end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            id: null,
-            error: { code: -32001, message: 'unauthorized', data: { code: 'unauthorized' } },
-          }),
-        );
+      res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="gatehouse"' }).end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32001, message: 'unauthorized', data: { code: 'unauthorized' } },
+        }),
+      );
       return;
     }
     await handle(req, res, parsed);
