@@ -73,6 +73,10 @@ describe.each(['legacy', 'modern'] as const)('the TypeScript SDK client (%s era)
       })) as ToolAnswer;
       expect(staged.isError ?? false).toBe(false);
       expect(staged.structuredContent).toMatchObject({ status: 'pending_approval' });
+      // the desk's title names the file (issue 25), not only the tool and the server
+      expect((staged.structuredContent as { preview: { summary: string } }).preview.summary).toBe(
+        `write_file ${join(dir, `${era}.txt`)} on upstream fs`,
+      );
       const read = (await client.callTool({
         name: 'fs__read_text_file',
         arguments: { path: join(dir, 'a.txt') },
