@@ -56,3 +56,43 @@ describe.each([
     }
   });
 });
+
+describe('the operator can still narrow it for an account', () => {
+  let u: UpstreamWorld;
+  beforeAll(async () => {
+    u = await startUpstreamWorld({ license: null });
+    await u.ok('POST', 'upstreams', {
+      id: 'f',
+      transport: {
+        kind: 'stdio',
+        command: process.execPath,
+        args: [TEST_UPSTREAM],
+        env: [{ name: 'JOURNAL', value: journal }],
+      },
+    });
+  }, 120_000);
+  afterAll(() => u?.stop());
+
+  it("features_off in the account's policy refuses upstream tools at the next sync; taken out again, they answer", async () => {
+    const account = await u.w.h.op<{ id: string }>('accounts.add', { name: 'narrowed' });
+    await u.w.admin('POST', 'cloud/connect', { url: u.w.proxy.url });
+    const lic = await u.w.h.op<{ license_key: string }>('licenses.create', { plan: 'free', account: account.id });
+    expect((await u.w.admin('POST', 'cloud/activate', { license_key: lic.license_key })).status).toBe(200);
+    const client = await u.mcp();
+    const lookup = async () =>
+      (await client.callTool({ name: 'f__lookup', arguments: { word: 'desk' } })) as ToolAnswer;
+    try {
+      expect(textOf(await lookup())).toBe('found desk');
+      await u.w.h.op('accounts.policy.set', { account: account.id, features_off: ['mcp.upstreams'] });
+      await u.w.admin('POST', 'cloud/sync', {});
+      const refused = await lookup();
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toContain('entitlement_required');
+      await u.w.h.op('accounts.policy.set', { account: account.id, features_off: [] });
+      await u.w.admin('POST', 'cloud/sync', {});
+      expect(textOf(await lookup())).toBe('found desk');
+    } finally {
+      await client.close();
+    }
+  });
+});
