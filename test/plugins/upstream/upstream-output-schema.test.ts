@@ -5,7 +5,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient, rawPost } from '../../helpers/service.ts';
 import { startAuthProxy, type AuthProxy } from '../../helpers/auth-proxy.ts';
-import { FILESYSTEM, REPO, startUpstreamWorld, until, type ToolAnswer, type UpstreamWorld } from './upstream-world.ts';
+import {
+  EVERYTHING,
+  FILESYSTEM,
+  REPO,
+  startUpstreamWorld,
+  until,
+  type ToolAnswer,
+  type UpstreamWorld,
+} from './upstream-world.ts';
 
 /**
  * Issue 25: every answer must be valid for the tool definition Gatehouse
@@ -175,6 +183,43 @@ describe('the real result, once applied', () => {
         status: 'confirmed',
         result: { structuredContent: { content: expect.stringContaining('Successfully created') } },
       });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('server-everything: a read with an outputSchema, then marked a write by a person', () => {
+  beforeAll(async () => {
+    await u.ok('POST', 'upstreams', {
+      id: 'ev',
+      transport: { kind: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] },
+    });
+  }, 60_000);
+
+  it('as a read keeps its schema and its answer passes the SDK client; as a write it lists none and stages', async () => {
+    const client = await connectClient(u.w.svc.mcpUrl, u.token, 'modern');
+    try {
+      const listed = async () =>
+        ((await client.listTools()).tools as Listed[]).find((t) => t.name === 'ev__get-structured-content')!;
+      expect((await listed()).outputSchema).toMatchObject({ required: ['temperature', 'conditions', 'humidity'] });
+      const read = (await client.callTool({
+        name: 'ev__get-structured-content',
+        arguments: { location: 'Chicago' },
+      })) as ToolAnswer;
+      expect(read.structuredContent).toMatchObject({ temperature: 36 });
+      await u.ok('POST', 'upstreams/ev/review', { write: ['get-structured-content'] });
+      const asWrite = await until(async () => {
+        const t = await listed();
+        return t._meta?.['gatehouse/write'] === true ? t : null;
+      });
+      expect(asWrite.outputSchema).toBeUndefined();
+      expect(asWrite._meta?.[SCHEMA_KEY]).toMatchObject({ required: ['temperature', 'conditions', 'humidity'] });
+      const staged = (await client.callTool({
+        name: 'ev__get-structured-content',
+        arguments: { location: 'Chicago' },
+      })) as ToolAnswer;
+      expect(staged.structuredContent).toMatchObject({ status: 'pending_approval' });
     } finally {
       await client.close();
     }
