@@ -213,8 +213,8 @@ describe('server-everything: a read with an outputSchema, then marked a write by
         const t = await listed();
         return t._meta?.['gatehouse/write'] === true ? t : null;
       });
-      expect(asWrite.outputSchema).toBeUndefined();
-      expect(asWrite._meta?.[SCHEMA_KEY]).toMatchObject({ required: ['temperature', 'conditions', 'humidity'] });
+      expect(asWrite!.outputSchema).toBeUndefined();
+      expect(asWrite!._meta?.[SCHEMA_KEY]).toMatchObject({ required: ['temperature', 'conditions', 'humidity'] });
       const staged = (await client.callTool({
         name: 'ev__get-structured-content',
         arguments: { location: 'Chicago' },
