@@ -11,6 +11,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   tokens: async () => (await import('./cli/admin-commands.ts')).tokens,
   users: async () => (await import('./cli/admin-commands.ts')).users,
   settings: async () => (await import('./cli/admin-commands.ts')).settings,
+  status: async () => (await import('./cli/admin-commands.ts')).status,
   staged: async () => (await import('./cli/review-commands.ts')).staged,
   audit: async () => (await import('./cli/review-commands.ts')).audit,
   'console-link': async () => (await import('./cli/review-commands.ts')).consoleLink,

@@ -121,6 +121,12 @@ export function healthReporter(deps: HealthDeps): () => HealthReport {
       const s = p.status?.();
       return s?.status === 'down' ? [{ code: 'upstream_down', message: `${p.title} is down: ${s.detail ?? ''}` }] : [];
     }),
+    ...reviewWarning(
+      deps.registry.listPlugins().flatMap((p) => {
+        const r = p.awaitingReview?.();
+        return r && r.tools + r.prompts > 0 ? [{ id: p.id, ...r }] : [];
+      }),
+    ),
     ...unsettledWarning(deps.staging.list({ status: 'failed' }).filter(awaitsSettlement).length),
     ...(deps.cloudWarnings?.() ?? []),
     ...[deps.storage?.()].flatMap((f) => (f ? [storageWarning(f)] : [])),
@@ -161,6 +167,32 @@ function unsettledWarning(n: number): Warning[] {
     {
       code: 'outcome_unknown',
       message: `${n} ${one ? 'write was' : 'writes were'} sent, but whether ${one ? 'it' : 'they'} took effect is unknown: check the other side, then settle ${one ? 'it' : 'them'} in Approvals (or: gatehouse staged settle ID applied|not-applied).`,
+    },
+  ];
+}
+
+/** The health warning's code for definitions held for review; the tray and the CLI look for it. */
+export const REVIEW_WARNING = 'definitions_review';
+
+/**
+ * Definitions held for review are offered to no client (a call answers
+ * `unknown tool`), so the Overview, the tray and `gatehouse status` must not
+ * look fine while any wait (issue 25).
+ */
+function reviewWarning(waiting: ReadonlyArray<{ id: string; tools: number; prompts: number }>): Warning[] {
+  const n = waiting.reduce((sum, w) => sum + w.tools + w.prompts, 0);
+  if (n === 0) return [];
+  const of = (k: number, what: string) => (k ? [`${k} ${what}${k === 1 ? '' : 's'}`] : []);
+  const where = waiting
+    .slice(0, 5)
+    .map((w) => `${w.id}: ${[...of(w.tools, 'tool'), ...of(w.prompts, 'prompt')].join(', ')}`)
+    .join('; ');
+  const more = waiting.length > 5 ? `; and ${waiting.length - 5} more servers` : '';
+  const first = waiting[0]!.id;
+  return [
+    {
+      code: REVIEW_WARNING,
+      message: `${n} ${n === 1 ? 'definition waits' : 'definitions wait'} for review (${where}${more}): offered to no client until a person approves ${n === 1 ? 'it' : 'them'}, a client calling ${n === 1 ? 'it' : 'one'} gets "unknown tool". Review in the console's Upstreams, or: gatehouse upstreams review ${first}.`,
     },
   ];
 }

@@ -23,6 +23,8 @@ export interface TrayState {
   storage: string | null;
   /** OAuth upstreams whose sign-in ran out (docs/oauth.md): one "sign in again" item each */
   signIns: SignInItem[];
+  /** upstream definitions held for review (offered to no client until a person approves them), and the first server with some */
+  review: { count: number; first: string | null };
 }
 
 export interface SignInItem {
@@ -66,6 +68,7 @@ export const INITIAL_TRAY_STATE: TrayState = {
   update: null,
   storage: null,
   signIns: [],
+  review: { count: 0, first: null },
 };
 
 export function pendingItems(list: readonly StagedView[]): PendingItem[] {
@@ -92,10 +95,29 @@ export function signInItems(
     .map((u) => ({ id: u.id, reason: u.oauth!.reason }));
 }
 
+/** Tools and prompts of enabled upstreams waiting for review (the health report's definitions_review warning, counted from the upstreams list). */
+export function reviewItems(
+  list: readonly {
+    id: string;
+    enabled: boolean;
+    tools: { quarantined: number };
+    prompts?: { quarantined: number } | undefined;
+  }[],
+): TrayState['review'] {
+  const waiting = list
+    .filter((u) => u.enabled)
+    .map((u) => ({ id: u.id, n: u.tools.quarantined + (u.prompts?.quarantined ?? 0) }))
+    .filter((u) => u.n > 0);
+  return { count: waiting.reduce((sum, u) => sum + u.n, 0), first: waiting[0]?.id ?? null };
+}
+
+const waitingForReview = (n: number) => `${n} ${n === 1 ? 'definition waits' : 'definitions wait'} for review`;
+
 export function trayIconState(state: TrayState): TrayIconState {
   if (state.phase === 'failed' || state.pendingTotal > 0) return 'attention';
   if (state.phase === 'running' && state.signIns.length > 0) return 'attention';
   if (state.phase === 'running' && state.storage) return 'attention';
+  if (state.phase === 'running' && state.review.count > 0) return 'attention';
   if (state.phase === 'running' && state.cloud.quotas.some((q) => q.level === 'exceeded')) return 'attention';
   return state.phase === 'running' && state.enabled ? 'on' : 'off';
 }
@@ -108,6 +130,7 @@ export function trayTooltip(state: TrayState): string {
   const parts = [`Gatehouse: ${state.enabled ? 'on' : 'off'}`];
   if (state.storage) parts.push(state.storage);
   if (state.pendingTotal) parts.push(approvals(state.pendingTotal));
+  if (state.review.count) parts.push(waitingForReview(state.review.count));
   const quota = quotaTooltip(state.cloud);
   if (quota) parts.push(quota);
   return parts.join(' · ');
@@ -178,6 +201,16 @@ export function buildTrayMenu(state: TrayState, act: TrayActions): MenuItemConst
         ]
       : []),
     ...(running ? signInMenu(state.signIns, act) : []),
+    ...(running && state.review.count
+      ? [
+          {
+            id: 'review',
+            // a client calling one of them gets "unknown tool": the person has to know
+            label: menuLabel(`${waitingForReview(state.review.count)}…`, 80),
+            click: () => act.openConsole('upstreams', state.review.first ?? undefined),
+          },
+        ]
+      : []),
     { type: 'separator' },
     { id: 'open', label: 'Open the console', click: () => act.openConsole() },
     {

@@ -180,3 +180,28 @@ export async function settings(args: string[]): Promise<void> {
     throw new UsageError(`unknown settings command '${sub ?? ''}': use get or set`);
   });
 }
+
+/**
+ * `gatehouse status`: what the console's Overview says, for a terminal: the
+ * gateway on or off, staged writes waiting, and every health warning with
+ * what to do (definitions held for review among them: a client calling one
+ * gets `unknown tool`). Without a running service it reads the data dir.
+ */
+export async function status(args: string[]): Promise<void> {
+  const { values, positionals } = parse(args, {});
+  if (positionals.length) throw new UsageError(`status takes no arguments (got '${positionals[0]}')`);
+  await withConnection(values, async (c) => {
+    const h = unwrap(await c.dispatch('health.get', {}));
+    return out(!!values.json, h, () =>
+      [
+        c.mode === 'service'
+          ? safe`Gatehouse ${h.version} is running and ${h.enabled ? 'on' : 'off'}: ${h.mcp_url}`
+          : safe`Gatehouse ${h.version}: no service is running (data dir ${h.data_dir}); the gateway is switched ${h.enabled ? 'on' : 'off'}`,
+        h.pending_approvals
+          ? `${h.pending_approvals} staged ${h.pending_approvals === 1 ? 'write waits' : 'writes wait'} for approval (gatehouse staged list)`
+          : 'No staged write waits for approval.',
+        ...(h.warnings.length ? h.warnings.map((w) => safe`! ${w.message} (${w.code})`) : ['No warnings.']),
+      ].join('\n'),
+    );
+  });
+}

@@ -35,8 +35,13 @@ export function stagedText(s: StagedView): string {
         ]
       : []),
     safe`expires ${s.expires_at}`,
+    // Only a write that can still be approved is offered the confirm command: a failed, decided or blocked one would be refused.
     ...(s.preview_hash
-      ? [safe`preview ${s.preview_hash} (gatehouse staged confirm ${s.id} --preview-hash ${s.preview_hash})`]
+      ? [
+          s.status === 'pending' && !s.blocked
+            ? safe`preview ${s.preview_hash} (gatehouse staged confirm ${s.id} --preview-hash ${s.preview_hash})`
+            : safe`preview ${s.preview_hash}`,
+        ]
       : []),
     ...(s.blocked ? [safe`cannot be approved: ${BLOCKED_TEXT[s.blocked]} (${s.blocked})`] : []),
     ...(s.blocked === 'policy_denied' && s.blocked_reason ? [safe`  ${s.blocked_reason}`] : []),

@@ -6,6 +6,7 @@ export const USAGE = `gatehouse ${VERSION} — local MCP gateway
 Usage: gatehouse <command> [options]
 
   serve [--host 127.0.0.1] [--port ${DEFAULT_PORT}|0] [--enable]    start the headless service
+  status                                                         on or off, approvals waiting, warnings (what the Overview says)
   tokens create --label L [--user LOGIN] [--keychain ACCOUNT]
                 [--read-only] [--tools a,b] [--plugins p,q]        create a token (shown once), bound to
                                                                  LOGIN, or to the editor 'agent' (--user admin: the administrator)

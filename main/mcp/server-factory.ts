@@ -24,18 +24,33 @@ export interface ServerDeps {
   tasks?: TaskDeps;
 }
 
-/** What tools/list shows of a tool, built once per registration (a changed tool is a new entry). */
+/** Where a write tool's own output schema is listed (the shape of its result once applied); see toMcpTool. */
+export const OUTPUT_SCHEMA_META_KEY = 'gatehouse/outputSchema';
+
+/**
+ * What tools/list shows of a tool, built once per registration (a changed tool is a new entry).
+ *
+ * A write is listed with no `outputSchema`: its answer to tools/call is never
+ * its own result but a staging receipt (`pending_approval`), or, when the
+ * policy runs it without approval, the applied receipt wrapping the result.
+ * Clients that validate (the SDKs, the Inspector) check structuredContent
+ * against a listed schema and would fail every such call. The tool's own
+ * schema is kept in `_meta["gatehouse/outputSchema"]`: the shape of the
+ * result a task completes with and `staged_writes_status` shows
+ * (docs/upstreams.md, "Output schemas").
+ */
 const listings = new WeakMap<RegisteredTool, Record<string, unknown>>();
 function toMcpTool(entry: RegisteredTool): Record<string, unknown> {
   let listed = listings.get(entry);
   if (!listed) {
     const t = entry.tool;
+    const output = entry.output?.json;
     listed = {
       name: t.name,
       title: t.title,
       description: t.description,
       inputSchema: entry.input.json,
-      ...(entry.output ? { outputSchema: entry.output.json } : {}),
+      ...(output && !t.write ? { outputSchema: output } : {}),
       // The title has one source, the tool's own; the hints default from `write`.
       annotations: { readOnlyHint: !t.write, ...t.annotations, title: t.title },
       _meta: {
@@ -43,6 +58,7 @@ function toMcpTool(entry: RegisteredTool): Record<string, unknown> {
         'gatehouse/capability': t.capability,
         'gatehouse/feature': t.feature,
         'gatehouse/write': t.write,
+        ...(output && t.write ? { [OUTPUT_SCHEMA_META_KEY]: output } : {}),
       },
     };
     listings.set(entry, listed);

@@ -140,9 +140,33 @@ function failureMessage(code: string | null): string {
   return `The write was approved but could not be applied (${code ?? 'internal_error'}); nothing was changed`;
 }
 
-/** A confirmed write's result as the tools/call result it stands for. */
+/**
+ * A confirmed write's result as the tools/call result it stands for. An
+ * upstream tool's write keeps the upstream's own answer as its result
+ * (`{content, structuredContent?}`, upstream-tools.ts): that answer is the
+ * result, as the upstream gave it, so its structuredContent is what the
+ * upstream's outputSchema describes. A built-in write's result is its
+ * structured output.
+ */
 function callResultOf(result: unknown): Record<string, unknown> {
+  const answer = upstreamAnswerOf(result);
+  if (answer) return { ...answer, isError: false };
   const structured =
     result !== null && typeof result === 'object' && !Array.isArray(result) ? { structuredContent: result } : {};
   return { content: [{ type: 'text', text: JSON.stringify(result ?? null, null, 2) }], ...structured, isError: false };
+}
+
+/** `{content: [blocks], structuredContent?: {...}}` and nothing else: an upstream call's answer kept as a write's result. */
+function upstreamAnswerOf(result: unknown): { content: unknown[]; structuredContent?: unknown } | null {
+  if (result === null || typeof result !== 'object' || Array.isArray(result)) return null;
+  const r = result as Record<string, unknown>;
+  if (!Object.keys(r).every((k) => k === 'content' || k === 'structuredContent')) return null;
+  if (
+    !Array.isArray(r.content) ||
+    !r.content.every((b) => b !== null && typeof b === 'object' && typeof (b as { type?: unknown }).type === 'string')
+  )
+    return null;
+  const sc = r.structuredContent;
+  if (sc !== undefined && (sc === null || typeof sc !== 'object' || Array.isArray(sc))) return null;
+  return { content: r.content, ...(sc !== undefined ? { structuredContent: sc } : {}) };
 }

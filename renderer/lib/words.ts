@@ -26,6 +26,7 @@ const WARNING_TITLES: Record<string, string> = {
   store_corrupt: 'A damaged data file was set aside',
   upstream_down: 'A connected server is down',
   outcome_unknown: 'A write needs checking',
+  definitions_review: 'Definitions wait for review',
   storage_full: 'The disk is full',
   storage_failing: 'The disk refuses writes',
   ...CLOUD_WARNING_TITLES,

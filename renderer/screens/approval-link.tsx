@@ -12,7 +12,9 @@ type State =
   | { kind: 'refused'; text: string };
 
 const DECIDED: Partial<Record<ApprovalView['status'], string>> = {
-  confirmed: 'Approved and applied. The agent learns the result from its task.',
+  // A link reaches clients with and without tasks (docs/tasks.md): the page cannot tell which, so it names both ways.
+  confirmed:
+    'Approved and applied. The agent gets the result from its task if its client asked for one, or with staged_writes_status.',
   discarded: 'Discarded: nothing was changed.',
 };
 

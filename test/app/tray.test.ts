@@ -10,7 +10,7 @@ vi.mock('electron', () => import('./electron-mock.ts'));
 const electron = await import('./electron-mock.ts');
 const { TrayController } = await import('../../main/app/tray.ts');
 const { TrayStateKeeper, createTrayActions } = await import('../../main/app/tray-state.ts');
-const { trayStorage } = await import('../../main/app/tray-menu.ts');
+const { reviewItems, trayStorage } = await import('../../main/app/tray-menu.ts');
 const { openLocalCore } = await import('../../main/local-core.ts');
 const { dispatchAs } = await import('../../main/core/admin/invoke.ts');
 
@@ -36,6 +36,7 @@ const running = {
   update: null,
   storage: null,
   signIns: [],
+  review: { count: 0, first: null },
 };
 
 describe('tray controller', () => {
@@ -54,6 +55,28 @@ describe('tray controller', () => {
     expect((t.menu!.template as MenuItemConstructorOptions[]).find((m) => m.id === 'pending')!.label).toBe(
       'Pending approvals (2)',
     );
+  });
+
+  it('says when definitions wait for review (a client calling one gets unknown tool): attention, tooltip, a line opening that upstream', () => {
+    const openConsole = vi.fn();
+    const tray = new TrayController({ iconDir: '/assets', platform: 'darwin', actions: { ...noActions, openConsole } });
+    const t = electron.Tray.created[0]!;
+    const review = reviewItems([
+      { id: 'off', enabled: false, tools: { quarantined: 4 }, prompts: { quarantined: 0 } },
+      { id: 'fs', enabled: true, tools: { quarantined: 2 }, prompts: { quarantined: 1 } },
+      { id: 'ok', enabled: true, tools: { quarantined: 0 } },
+    ]);
+    expect(review).toEqual({ count: 3, first: 'fs' });
+    tray.update({ ...running, review });
+    expect(t.image.path).toBe('/assets/tray-attentionTemplate.png');
+    expect(t.tooltip).toBe('Gatehouse: on · 3 definitions wait for review');
+    const line = (t.menu!.template as MenuItemConstructorOptions[]).find((m) => m.id === 'review')!;
+    expect(line.label).toBe('3 definitions wait for review…');
+    (line.click as () => void)();
+    expect(openConsole).toHaveBeenCalledWith('upstreams', 'fs');
+    tray.update({ ...running, review: reviewItems([]) });
+    expect(t.image.path).toBe('/assets/tray-onTemplate.png');
+    expect((t.menu!.template as MenuItemConstructorOptions[]).find((m) => m.id === 'review')).toBeUndefined();
   });
 
   it('says when the disk is full: attention icon, tooltip and a menu line that opens the console', () => {

@@ -53,4 +53,15 @@ describe('staged show text', () => {
       'cannot be approved: its token may no longer make it (token_narrowed)',
     );
   });
+
+  it('suggests confirm only for a write that can still be approved, never for a failed or decided one', () => {
+    const hashed = { ...record([]), preview_hash: 'p'.repeat(64) };
+    expect(stagedText(hashed)).toContain(`gatehouse staged confirm stg_1 --preview-hash ${'p'.repeat(64)}`);
+    for (const status of ['failed', 'confirmed', 'discarded', 'expired'] as const) {
+      const text = stagedText({ ...hashed, status, error_code: status === 'failed' ? 'upstream_error' : null });
+      expect(text, status).not.toContain('staged confirm');
+      expect(text, status).toContain(`preview ${'p'.repeat(64)}`);
+    }
+    expect(stagedText({ ...hashed, blocked: 'token_revoked' })).not.toContain('staged confirm');
+  });
 });

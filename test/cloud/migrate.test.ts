@@ -49,3 +49,34 @@ describe('migrations', () => {
     await Promise.all(dbs.map((d) => d.close()));
   });
 });
+
+describe('version 8: mcp.upstreams in the free plan', () => {
+  it('is added once to a stored free plan, keeping the operator’s other features; other plans untouched', async () => {
+    const old = onPostgres ? openPostgres(await freshDatabaseUrl()) : await openPglite(undefined);
+    try {
+      await migrate(
+        old,
+        MIGRATIONS.filter((m) => m.version < 8),
+      );
+      const row = (id: string, rank: number, features: string[]) =>
+        old.query(
+          `INSERT INTO plans (id, rank, features, products, site_limit, limits, update_channels) VALUES ($1, $2, $3::jsonb, '["mcp"]', 1, '[]', '["stable"]')`,
+          [id, rank, JSON.stringify(features)],
+        );
+      // a gateway that stored its plans before: free without upstreams, an operator's own feature in it
+      await row('free', 0, ['mcp.core', 'operator.extra']);
+      await row('pro', 10, ['mcp.core', 'verto.translate']);
+      expect(await migrate(old)).toEqual({ from: 7, to: MIGRATIONS.at(-1)!.version });
+      const features = async (id: string) =>
+        (await old.query<{ features: string[] }>('SELECT features FROM plans WHERE id = $1', [id])).rows[0]!.features;
+      expect(await features('free')).toEqual(['mcp.core', 'operator.extra', 'mcp.upstreams']);
+      expect(await features('pro')).toEqual(['mcp.core', 'verto.translate']);
+      // a free plan that already has it is not given a second copy
+      await old.query(`DELETE FROM cloud_schema_migrations WHERE version = 8`);
+      await migrate(old);
+      expect(await features('free')).toEqual(['mcp.core', 'operator.extra', 'mcp.upstreams']);
+    } finally {
+      await old.close();
+    }
+  });
+});

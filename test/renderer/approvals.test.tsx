@@ -285,6 +285,23 @@ describe('Approvals', () => {
     expect(within(rows()[2]!).queryByText(/other pending write/)).toBeNull();
   });
 
+  it('says nothing of staleness for writes not bound to a version (two upstream writes to one server)', async () => {
+    // b.txt applies fine after a.txt: an upstream write's target is the server, with no version to go stale
+    const upstreamWrite = (i: number, path: string) =>
+      makeStaged(i, {
+        tool: 'fs__write_file',
+        plugin: 'fs',
+        payload: { path, content: 'x' },
+        preview: { summary: `write_file ${path} on upstream fs`, kind: 'arguments', changes: [] },
+        target: 'upstream:fs',
+        target_version: null,
+      });
+    renderWith(new FakeApi({ staged: [upstreamWrite(1, '/w/a.txt'), upstreamWrite(2, '/w/b.txt')] }), <Approvals />);
+    await screen.findByText('write_file /w/a.txt on upstream fs');
+    expect(rows()).toHaveLength(2);
+    for (const row of rows()) expect(within(row).queryByText(/other pending write/)).toBeNull();
+  });
+
   it('names the client, and says when the name is a guess', async () => {
     renderWith(
       new FakeApi({

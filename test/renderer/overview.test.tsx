@@ -79,6 +79,22 @@ describe('Overview', () => {
     );
   });
 
+  it('does not look fine while definitions wait for review (a client calling one gets unknown tool)', async () => {
+    const message =
+      '2 definitions wait for review (fs: 2 tools): offered to no client until a person approves them, a client calling one gets "unknown tool". Review in the console\'s Upstreams, or: gatehouse upstreams review fs.';
+    renderWith(
+      new FakeApi({ health: makeHealth({ warnings: [{ code: 'definitions_review', message }] }) }),
+      <Overview />,
+    );
+    const card = await screen.findByRole('region', { name: 'Warnings' });
+    await waitFor(() => expect(within(card).getByRole('listitem').textContent).toContain(message));
+    expect(within(card).getByRole('listitem').textContent).toMatch(/^Definitions wait for review\. 2 definitions/);
+    expect(within(card).queryByText(/Everything looks fine/)).toBeNull();
+    expect(within(card).getByRole('link', { name: 'Review them in Upstreams' }).getAttribute('href')).toBe(
+      '#upstreams',
+    );
+  });
+
   it('shows the cloud connection, plan, certificate, outbox and quota warnings from cloud.status', async () => {
     const fake = new FakeApi();
     const status = connectedStatus(Date.now(), { outbox: makeOutbox({ depth: 12 }), quota_alerts: [quotaAlert()] });

@@ -5,6 +5,7 @@ import * as m004 from './004-reservation-retention.ts';
 import * as m005 from './005-certificate-order.ts';
 import * as m006 from './006-one-lock-order.ts';
 import * as m007 from './007-policy-layers-staging.ts';
+import * as m008 from './008-upstreams-free.ts';
 
 export interface Migration {
   version: number;
@@ -13,4 +14,4 @@ export interface Migration {
 }
 
 /** Every migration, in order. Append only. */
-export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007];
+export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008];

@@ -45,8 +45,17 @@ export const FEATURE_CATALOG: readonly FeatureDef[] = [
 /** The default plans: each includes the features of the plans before it. */
 export const DEFAULT_PLAN_ORDER = ['free', 'pro', 'agency', 'enterprise'] as const;
 export const DEFAULT_PLAN_FEATURES: Record<(typeof DEFAULT_PLAN_ORDER)[number], readonly string[]> = {
-  free: ['mcp.core', 'mcp.staging', 'site.pages.read', 'site.pages.write', 'seo.analyze', 'seo.keywords'],
-  pro: ['verto.translate', 'mcp.upstreams', 'aeo.reports', 'code.assist', 'ai.generate'],
+  // upstreams are free: the desk in front of a person's own servers is the product; pro is what costs money to run
+  free: [
+    'mcp.core',
+    'mcp.staging',
+    'site.pages.read',
+    'site.pages.write',
+    'mcp.upstreams',
+    'seo.analyze',
+    'seo.keywords',
+  ],
+  pro: ['verto.translate', 'aeo.reports', 'code.assist', 'ai.generate'],
   agency: ['agency.sites', 'pro.support'],
   enterprise: ['enterprise.controls'],
 };

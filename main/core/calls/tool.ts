@@ -195,6 +195,8 @@ export interface Plugin {
   /** prompts and resources passed through from elsewhere (an upstream's), visible as the plugin's tools-free resources are */
   surface?: PluginSurface;
   status?(): { status: 'ok' | 'down' | 'disabled'; detail: string | null };
+  /** definitions listed but offered to no client until a person reviews them (an upstream's new or changed tools and prompts) */
+  awaitingReview?(): { tools: number; prompts: number };
   /** Called once by the service after registration; `signal` aborts when the service stops. */
   start?(host: PluginHost, signal: AbortSignal): Promise<void>;
   stop?(): Promise<void>;

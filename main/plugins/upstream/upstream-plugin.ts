@@ -5,7 +5,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { UpstreamConnection, type ConnectionSpec } from './connection.ts';
 import type { PromptDefinition, ToolDefinition, UpstreamRecord, UpstreamsData } from './upstream-data.ts';
 import { reconcilePrompts } from './prompt-pins.ts';
-import { isOffered, namespaced, reconcile, samePins } from './pinning.ts';
+import { isOffered, namespaced, reconcile, samePins, stateOf } from './pinning.ts';
 import { toolFor } from './upstream-tools.ts';
 import { UpstreamSurface } from './upstream-surface.ts';
 import { firstListing } from './oauth/oauth-upstreams.ts';
@@ -88,6 +88,19 @@ export class UpstreamPlugin implements Plugin {
     const h = this.connection.snapshot();
     if (h.status === 'down') return { status: 'down', detail: h.last_error ?? 'not connected' };
     return { status: 'ok', detail: h.status === 'degraded' ? `degraded: ${h.last_error ?? ''}` : null };
+  }
+
+  /**
+   * Listed definitions waiting in quarantine (new, changed, hint flipped): a
+   * client calling one gets `unknown tool`, so the health report says how many
+   * wait (issue 25). A disabled upstream offers nothing anyway and counts none.
+   */
+  awaitingReview(): { tools: number; prompts: number } {
+    const rec = this.record();
+    if (!rec?.enabled) return { tools: 0, prompts: 0 };
+    const waiting = (pins: ReadonlyArray<Parameters<typeof stateOf>[0]>) =>
+      pins.filter((p) => !p.removed && stateOf(p) === 'quarantined').length;
+    return { tools: waiting(rec.tools), prompts: waiting(rec.prompts ?? []) };
   }
 
   /** Waits for the re-listings queued so far (tests, and `add` before it answers). */

@@ -61,7 +61,7 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
     repeatablePreview: true,
     preview: async (input): Promise<WritePlan> => ({
       preview: {
-        summary: `${pin.name} on upstream ${up.id}`,
+        summary: summaryOf(up.id, pin.name, maskSecrets(input) as Record<string, unknown>),
         kind: 'arguments',
         changes: [],
         arguments: { upstream: up.id, tool: pin.name, arguments: maskSecrets(input) },
@@ -106,6 +106,51 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
     // The upstream cannot be asked whether a call sent before a crash took effect.
     applied: async (): Promise<AppliedState> => ({ state: 'unknown', code: 'outcome_unknown' }),
   };
+}
+
+/**
+ * The arguments that name what a write acts on, most telling first: the
+ * desk's row title shows them (`write_file /w/a.txt on upstream fs`) so
+ * writes to one server can be told apart. A pair like move_file's
+ * source/destination shows both.
+ */
+const TARGET_ARGS = [
+  ['source', 'destination'],
+  ['from', 'to'],
+  ['path'],
+  ['file_path'],
+  ['filepath'],
+  ['file'],
+  ['filename'],
+  ['uri'],
+  ['url'],
+  ['name'],
+  ['title'],
+  ['slug'],
+  ['repo'],
+  ['id'],
+] as const;
+const TARGET_MAX = 120;
+
+/** What the write acts on, from its (masked) arguments, or null when none of them names it as a short string or number. */
+export function namedTarget(args: Record<string, unknown>): string | null {
+  const plain = (v: unknown): string | null => {
+    if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+    if (typeof v !== 'string') return null;
+    // one line, no control characters: it is a title
+    const t = v.replace(/\p{Cc}+/gu, ' ').trim();
+    return t ? (t.length > TARGET_MAX ? `${t.slice(0, TARGET_MAX - 1)}…` : t) : null;
+  };
+  for (const names of TARGET_ARGS) {
+    const values = names.map((n) => (Object.hasOwn(args, n) ? plain(args[n]) : null));
+    if (values.every((v) => v !== null)) return values.join(' → ');
+  }
+  return null;
+}
+
+function summaryOf(id: string, tool: string, args: Record<string, unknown>): string {
+  const target = namedTarget(args);
+  return target ? `${tool} ${target} on upstream ${id}` : `${tool} on upstream ${id}`;
 }
 
 function titleOf(def: ToolDefinition): string {

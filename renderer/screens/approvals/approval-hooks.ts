@@ -26,9 +26,14 @@ export function useApprovalLists(all: StagedView[], refused: Readonly<Record<str
       (a, b) => a.expires_at.localeCompare(b.expires_at) || a.id.localeCompare(b.id),
     );
   }, [all, refused]);
+  // Only writes bound to their target's version go stale when another write to it is applied (a confirm compares
+  // target_version, staging.ts): an upstream write has none (`upstream:ID`, version null), so approving one changes
+  // nothing for the others and the desk must not say it does.
   const sameTarget = useMemo(() => {
     const counts = new Map<string, number>();
-    for (const x of pending) if (x.target && !refused[x.id]) counts.set(x.target, (counts.get(x.target) ?? 0) + 1);
+    for (const x of pending)
+      if (x.target && x.target_version !== null && !refused[x.id])
+        counts.set(x.target, (counts.get(x.target) ?? 0) + 1);
     return counts;
   }, [pending, refused]);
   const history = useMemo(

@@ -42,7 +42,11 @@ export function PendingList({
             selected={item.id === selected}
             busy={busy.has(item.id)}
             refusal={refused[item.id]?.message}
-            sameTarget={item.target && !refused[item.id] ? (sameTarget.get(item.target) ?? 1) - 1 : 0}
+            sameTarget={
+              item.target && item.target_version !== null && !refused[item.id]
+                ? (sameTarget.get(item.target) ?? 1) - 1
+                : 0
+            }
             onSelect={on.onSelect}
             onApprove={on.onApprove}
             onDiscard={on.onDiscard}

@@ -5,10 +5,12 @@ import type { Client } from '@modelcontextprotocol/client';
 import { startWireWorld, type WireWorld } from '../../wire/helpers/wire-world.ts';
 
 /**
- * A licensed service for the upstream tests: upstream tools are the
- * `mcp.upstreams` feature (pro), so a real reference cloud gateway licenses
- * the real service first; upstreams are added through the admin API as the
- * CLI would, and called through the real SDK client over MCP.
+ * A service for the upstream tests: upstream tools are the `mcp.upstreams`
+ * feature, in the free plan since issue 25; by default a real reference cloud
+ * gateway still licenses the real service with `pro` (so the tests see the
+ * certificate's path), `license: 'free'` with a free license, `license: null`
+ * not connected at all (the local free policy). Upstreams are added through
+ * the admin API as the CLI would, and called through the real SDK client over MCP.
  */
 // import.meta.dirname, not the URL: under jsdom (the console's tests) import.meta.url is not a file URL.
 export const REPO = `${join(import.meta.dirname, '..', '..', '..')}/`;
@@ -28,16 +30,23 @@ export interface UpstreamWorld {
 
 /** `service`: more of the service's config (the console's end-to-end test serves a fresh build with `consoleDir`); `oauth`, `dataDir`: the sign-in tests'. */
 export async function startUpstreamWorld(
-  extra: { consoleDir?: string; oauth?: { callbackPorts?: number[] }; dataDir?: string } = {},
+  extra: {
+    consoleDir?: string;
+    oauth?: { callbackPorts?: number[] };
+    dataDir?: string;
+    license?: 'pro' | 'free' | null;
+  } = {},
 ): Promise<UpstreamWorld> {
-  const { oauth, ...service } = extra;
+  const { oauth, license = 'pro', ...service } = extra;
   const w = await startWireWorld({
     service: { upstreams: { backoff: { baseMs: 50, maxMs: 400 }, ...(oauth ? { oauth } : {}) }, ...service },
   });
-  await w.admin('POST', 'cloud/connect', { url: w.proxy.url });
-  const lic = await w.h.op<{ license_key: string }>('licenses.create', { plan: 'pro' });
-  const activated = await w.admin('POST', 'cloud/activate', { license_key: lic.license_key });
-  if (activated.status !== 200) throw new Error(`activate: ${JSON.stringify(activated.body)}`);
+  if (license) {
+    await w.admin('POST', 'cloud/connect', { url: w.proxy.url });
+    const lic = await w.h.op<{ license_key: string }>('licenses.create', { plan: license });
+    const activated = await w.admin('POST', 'cloud/activate', { license_key: lic.license_key });
+    if (activated.status !== 200) throw new Error(`activate: ${JSON.stringify(activated.body)}`);
+  }
   const token = (await w.svc.createToken({ label: 'upstream tests', user: 'admin' })).token;
   return {
     w,
