@@ -4,6 +4,7 @@ import { GatehouseError } from '../core/errors.ts';
 import { safe, table, unwrap, UsageError } from './output.ts';
 import { out, parse, withConnection } from './args.ts';
 import { login, logout, signInLine } from './oauth-commands.ts';
+import { bindApprovals, processTerminal } from './review-binding.ts';
 
 const many = { type: 'string', multiple: true } as const;
 const FLAGS = {
@@ -231,21 +232,38 @@ export async function upstreams(args: string[]): Promise<void> {
       return out(json, prompts, () => (prompts.length ? promptRows(prompts) : safe`Upstream ${id} lists no prompts.`));
     }
     if (sub === 'review') {
-      const acts = {
+      const asked = {
         approve: values.approve ?? [],
-        approve_all: !!values['approve-all'],
+        approvePrompts: values['approve-prompt'] ?? [],
+        all: !!values['approve-all'],
+      };
+      const acts = {
         hide: values.hide ?? [],
         read: values.read ?? [],
         write: values.write ?? [],
-        approve_prompts: values['approve-prompt'] ?? [],
         hide_prompts: values['hide-prompt'] ?? [],
       };
       const acting =
-        acts.approve_all ||
-        [acts.approve, acts.hide, acts.read, acts.write, acts.approve_prompts, acts.hide_prompts].some((l) => l.length);
+        asked.all ||
+        [asked.approve, asked.approvePrompts, acts.hide, acts.read, acts.write, acts.hide_prompts].some(
+          (l) => l.length,
+        );
+      // Approvals are bound to the hash the person saw (review-binding.ts): never to whatever waits by the time it arrives.
+      const bound =
+        asked.all || asked.approve.length || asked.approvePrompts.length
+          ? await bindApprovals(
+              id!,
+              asked,
+              {
+                tools: unwrap(await c.dispatch('upstreams.tools', { id: id! })),
+                prompts: unwrap(await c.dispatch('upstreams.prompts', { id: id! })),
+              },
+              processTerminal,
+            )
+          : { consent: [], prompt_consent: [] };
       const tools = unwrap(
         acting
-          ? await c.dispatch('upstreams.review', { id: id!, ...acts })
+          ? await c.dispatch('upstreams.review', { id: id!, ...acts, ...bound })
           : await c.dispatch('upstreams.tools', { id: id! }),
       );
       const prompts = unwrap(await c.dispatch('upstreams.prompts', { id: id! }));

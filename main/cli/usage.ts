@@ -29,8 +29,8 @@ Usage: gatehouse <command> [options]
   upstreams login ID [--no-browser]     sign in (prints the URL, waits for the browser); upstreams logout ID
   profiles create NAME [--tools a,b] [--upstreams x,y]         a named tool set for tokens
   profiles list | show NAME | remove NAME   (remove refuses while tokens use it)
-  upstreams review ID [--approve TOOL]... [--approve-all] [--hide TOOL]... [--read TOOL]... [--write TOOL]...
-  upstreams review ID [--approve-prompt NAME]... [--hide-prompt NAME]...   prompts (--approve-all covers them); upstreams prompts ID lists them
+  upstreams review ID [--approve TOOL=HASH]... [--approve-all] [--hide TOOL]... [--read TOOL]... [--write TOOL]...
+  upstreams review ID [--approve-prompt NAME=HASH]... [--hide-prompt NAME]...   prompts (--approve-all covers them); upstreams prompts ID lists them
   policy show | check FILE | set FILE                            the tool-call policy (Cedar; FILE - reads stdin)
   policy explain --token ID --tool NAME [--args JSON]            what a call would do, and the policies that decide it
 

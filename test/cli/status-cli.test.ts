@@ -50,7 +50,14 @@ describe('gatehouse status', () => {
     );
     const json = await cliJson<HealthReport>(data.dir, ['status']);
     expect(json.warnings.map((w) => w.code)).toContain('definitions_review');
-    const reviewed = await runCli(['upstreams', 'review', 'fx', '--approve', 'lookup', ...dirArgs(data.dir)]);
+    const reviewed = await runCli([
+      'upstreams',
+      'review',
+      'fx',
+      '--approve',
+      `lookup=sha256:${'1'.repeat(64)}`,
+      ...dirArgs(data.dir),
+    ]);
     expect(reviewed.code, reviewed.stderr).toBe(0);
     const after = await runCli(['status', ...dirArgs(data.dir)]);
     expect(after.code).toBe(0);

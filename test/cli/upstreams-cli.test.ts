@@ -112,7 +112,46 @@ describe('gatehouse upstreams on the data dir', () => {
     const shown = (await runCli(['upstreams', 'review', 'ev', ...dirArgs(data.dir)])).stdout;
     expect(shown).toMatch(/prompt ev__simple-prompt\s+changed/);
     expect(shown).toContain('- "An older description."');
-    await cliJson(data.dir, ['upstreams', 'review', 'ev', '--approve-prompt', 'ev__simple-prompt']);
+    const waiting = (await cliJson<UpstreamPromptView[]>(data.dir, ['upstreams', 'prompts', 'ev'])).find(
+      (p) => p.prompt === 'simple-prompt',
+    )!;
+    expect(shown).toContain(waiting.pending!.hash);
+    // An approval names the hash shown: without one, and no terminal to confirm at, nothing is approved.
+    const bare = await runCli([
+      'upstreams',
+      'review',
+      'ev',
+      '--approve-prompt',
+      'ev__simple-prompt',
+      ...dirArgs(data.dir),
+    ]);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain(waiting.pending!.hash);
+    expect(bare.stderr).toContain('--approve-prompt NAME=sha256:');
+    // A hash other than the one waiting (the upstream swapped its definition since the review) approves nothing.
+    const stale = await cliJsonError(data.dir, [
+      'upstreams',
+      'review',
+      'ev',
+      '--approve-prompt',
+      `ev__simple-prompt=sha256:${'2'.repeat(64)}`,
+    ]);
+    expect(stale).toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining('changed (or was approved) since it was shown'),
+    });
+    expect(
+      (await cliJson<UpstreamPromptView[]>(data.dir, ['upstreams', 'prompts', 'ev'])).find(
+        (p) => p.prompt === 'simple-prompt',
+      ),
+    ).toMatchObject({ state: 'quarantined' });
+    await cliJson(data.dir, [
+      'upstreams',
+      'review',
+      'ev',
+      '--approve-prompt',
+      `ev__simple-prompt=${waiting.pending!.hash}`,
+    ]);
     expect(
       (await cliJson<UpstreamPromptView[]>(data.dir, ['upstreams', 'prompts', 'ev'])).every(
         (p) => p.state === 'approved',

@@ -99,6 +99,33 @@ describe('Upstreams', () => {
       description: 'Looks a word up, differently.',
     });
   });
+  it('offers a hidden tool again bound to the definition shown: one the upstream changed since is refused as stale', async () => {
+    await svc.dispatch('upstreams.review', { id: 'fx', hide: ['lookup'] });
+    renderWith(realApi(), <Upstreams />);
+    await userEvent.click(
+      within((await screen.findByText('fx')).closest('tr')!).getByRole('button', { name: 'Details of fx' }),
+    );
+    const offer = await screen.findByRole('button', { name: 'Offer fx__lookup again' });
+    // What the person sees beside the button is the approved definition's hash: the click consents to exactly that.
+    const shown = await svc.dispatch('upstreams.tools', { id: 'fx' });
+    const hash = shown.ok ? shown.data.find((t) => t.tool === 'lookup')!.hash : null;
+    expect(hash).toMatch(/^sha256:/);
+    await userEvent.click(offer);
+    await waitFor(async () => {
+      const now = await svc.dispatch('upstreams.tools', { id: 'fx' });
+      expect(now.ok && now.data.find((t) => t.tool === 'lookup')).toMatchObject({ state: 'approved', hash });
+    });
+    // A consent naming another hash than the one offered changes nothing.
+    await svc.dispatch('upstreams.review', { id: 'fx', hide: ['lookup'] });
+    const stale = await svc.dispatch('upstreams.review', {
+      id: 'fx',
+      consent: [{ tool: 'lookup', hash: `sha256:${'3'.repeat(64)}` }],
+    });
+    expect(stale).toMatchObject({ ok: false, code: 'conflict' });
+    const after = await svc.dispatch('upstreams.tools', { id: 'fx' });
+    expect(after.ok && after.data.find((t) => t.tool === 'lookup')).toMatchObject({ state: 'hidden' });
+    await svc.dispatch('upstreams.review', { id: 'fx', consent: [{ tool: 'lookup', hash: hash! }] });
+  });
 });
 
 describe('its prompts, pinned like its tools', () => {

@@ -78,8 +78,12 @@ function reviewPins<P extends Pin<{ name: string }>>(id: string, kind: Kind, pin
       'invalid_value',
       `upstream '${id}' has no ${kind} ${quoted(unknown)} (see gatehouse upstreams ${LISTED_BY[kind]} ${id})`,
     );
-  // Consent binds to what the person saw: every named one must still wait with exactly that definition.
-  const moved = acts.consent.filter((c) => pins.find((p) => p.name === c.name)?.pending?.hash !== c.hash);
+  // Consent binds to what the person saw: every named one must still wait with exactly that definition (or, one
+  // hidden with nothing waiting, be offered again with the definition approved before).
+  const moved = acts.consent.filter((c) => {
+    const p = pins.find((x) => x.name === c.name);
+    return (p?.pending?.hash ?? (p?.hidden ? p.approved?.hash : undefined)) !== c.hash;
+  });
   if (moved.length)
     throw new GatehouseError(
       'conflict',

@@ -73,13 +73,13 @@ export function PromptTable({
             <td>{p.state}</td>
             <td>
               <code title={p.hash ?? ''}>{p.hash ? `${p.hash.slice(0, 19)}…` : 'new'}</code>
-              {p.state === 'hidden' && !p.pending ? (
+              {p.state === 'hidden' && !p.pending && p.hash ? (
                 <button
                   type="button"
                   className="inline-action"
                   disabled={busy}
                   aria-label={`Offer prompt ${p.name} again`}
-                  onClick={() => onReview({ approve_prompts: [p.prompt] })}
+                  onClick={() => onReview({ prompt_consent: [{ prompt: p.prompt, hash: p.hash! }] })}
                 >
                   offer it again
                 </button>

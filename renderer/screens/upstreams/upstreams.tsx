@@ -228,13 +228,14 @@ function ToolTable({
             <td>
               <code title={t.hash ?? ''}>{t.hash ? `${t.hash.slice(0, 19)}…` : 'new'}</code>
               {t.removed ? null : <ClassToggle tool={t} busy={busy} onMark={(cls) => onReview({ [cls]: [t.tool] })} />}
-              {t.state === 'hidden' && !t.pending ? (
+              {t.state === 'hidden' && !t.pending && t.hash ? (
                 <button
                   type="button"
                   className="inline-action"
                   disabled={busy}
                   aria-label={`Offer ${t.name} again`}
-                  onClick={() => onReview({ approve: [t.tool] })}
+                  // bound to the definition shown: one that changed since is refused as stale
+                  onClick={() => onReview({ consent: [{ tool: t.tool, hash: t.hash! }] })}
                 >
                   offer it again
                 </button>

@@ -1,0 +1,116 @@
+import { createInterface } from 'node:readline/promises';
+import type { UpstreamPromptView, UpstreamToolView } from '../contract/upstreams.ts';
+import { safe, UsageError } from './output.ts';
+
+/**
+ * `upstreams review ID --approve NAME[=HASH]`: every approval names the definition the person saw (issue:
+ * a review printed a harmless change, the upstream then swapped in another, and an unbound --approve
+ * pinned the new one). With `=sha256:...` the service approves only while that is still the definition
+ * that waits; without it, the definition that waits now is printed with its hash and a person confirms it
+ * in the terminal. With no terminal, a bare name is refused: there is no one to have seen it.
+ */
+export interface Bound {
+  consent: Array<{ tool: string; hash: string }>;
+  prompt_consent: Array<{ prompt: string; hash: string }>;
+}
+
+type Pin = UpstreamToolView | UpstreamPromptView;
+
+/** `NAME=sha256:<hex>` as its parts; a bare name has no hash. */
+export function namedHash(arg: string): { name: string; hash: string | null } {
+  const at = arg.lastIndexOf('=sha256:');
+  return at === -1 ? { name: arg, hash: null } : { name: arg.slice(0, at), hash: arg.slice(at + 1) };
+}
+
+/** The hash an approval of this pin would pin: what waits, or (a hidden one offered again) what was approved. */
+const offered = (p: Pin): string | null => p.pending?.hash ?? p.hash;
+
+const ownOf = (p: Pin): string => ('tool' in p ? p.tool : p.prompt);
+
+function find(pins: readonly Pin[], name: string, kind: 'tool' | 'prompt', id: string): Pin {
+  const pin = pins.find((p) => p.name === name || ownOf(p) === name);
+  if (!pin) throw new UsageError(`upstream '${id}' has no ${kind} '${name.slice(0, 128)}'`);
+  return pin;
+}
+
+/** What a person is asked to confirm: the name, the hash and, for a changed one, the diff. */
+function shown(p: Pin, kind: 'tool' | 'prompt'): string[] {
+  const head = safe`${kind} ${p.name}  ${p.pending ? p.pending.reason : 'offer again'}  ${offered(p) ?? '-'}`;
+  const changes = (p.pending?.changes ?? []).flatMap((c) => [
+    safe`  ${c.field}:`,
+    ...(c.before !== undefined ? [safe`    - ${JSON.stringify(c.before)}`] : []),
+    ...(c.after !== undefined ? [safe`    + ${JSON.stringify(c.after)}`] : []),
+  ]);
+  return [head, ...changes];
+}
+
+export interface Terminal {
+  isTTY: boolean;
+  /** asks one question; true for yes */
+  confirm(question: string): Promise<boolean>;
+  print(text: string): void;
+}
+
+export const processTerminal: Terminal = {
+  isTTY: !!process.stdin.isTTY && !!process.stdout.isTTY,
+  async confirm(question) {
+    const rl = createInterface({ input: process.stdin, output: process.stdout });
+    try {
+      return /^y(es)?$/i.test((await rl.question(question)).trim());
+    } finally {
+      rl.close();
+    }
+  },
+  print: (text) => void process.stdout.write(`${text}\n`),
+};
+
+/**
+ * Turns the review's approvals (named with or without their hash, or --approve-all) into consents bound to
+ * hashes: a named hash as given; the rest bound to what waits now, once a person at the terminal said yes.
+ */
+export async function bindApprovals(
+  id: string,
+  asked: { approve: string[]; approvePrompts: string[]; all: boolean },
+  current: { tools: readonly UpstreamToolView[]; prompts: readonly UpstreamPromptView[] },
+  term: Terminal,
+): Promise<Bound> {
+  const bound: Bound = { consent: [], prompt_consent: [] };
+  const unbound: Array<{ kind: 'tool' | 'prompt'; pin: Pin }> = [];
+  const take = (kind: 'tool' | 'prompt', arg: string) => {
+    const { name, hash } = namedHash(arg);
+    const pin = find(kind === 'tool' ? current.tools : current.prompts, name, kind, id);
+    if (hash) push(kind, pin, hash);
+    else unbound.push({ kind, pin });
+  };
+  const push = (kind: 'tool' | 'prompt', pin: Pin, hash: string) =>
+    kind === 'tool'
+      ? bound.consent.push({ tool: ownOf(pin), hash })
+      : bound.prompt_consent.push({ prompt: ownOf(pin), hash });
+  for (const a of asked.approve) take('tool', a);
+  for (const a of asked.approvePrompts) take('prompt', a);
+  if (asked.all) {
+    for (const pin of current.tools) if (pin.pending && pin.state !== 'hidden') unbound.push({ kind: 'tool', pin });
+    for (const pin of current.prompts) if (pin.pending && pin.state !== 'hidden') unbound.push({ kind: 'prompt', pin });
+  }
+  const toConfirm = [...new Map(unbound.map((u) => [`${u.kind}:${u.pin.name}`, u])).values()];
+  if (!toConfirm.length) return bound;
+  const text = toConfirm.flatMap(({ kind, pin }) => shown(pin, kind)).join('\n');
+  if (!term.isTTY)
+    throw new UsageError(
+      `an approval names the definition you reviewed:\n${text}\n` +
+        `pass it with its hash (--approve NAME=sha256:..., --approve-prompt NAME=sha256:...), as printed here and by ` +
+        `'gatehouse upstreams review ${id}', or run the command in a terminal to confirm it`,
+    );
+  term.print(text);
+  if (
+    !(await term.confirm(
+      `Approve ${toConfirm.length === 1 ? 'this definition' : `these ${toConfirm.length} definitions`} as shown? [y/N] `,
+    ))
+  )
+    throw new UsageError('nothing approved');
+  for (const { kind, pin } of toConfirm) {
+    const hash = offered(pin);
+    if (hash) push(kind, pin, hash);
+  }
+  return bound;
+}
