@@ -27,6 +27,12 @@ const SECRET_WORDS = new Set([
   'credential',
   'credentials',
   'signature',
+  // short forms a field name often uses: a password, a PIN, a one-time code, a connection string with its password
+  'pwd',
+  'pin',
+  'otp',
+  'dsn',
+  'passcode',
 ]);
 /** Names of what we log instead of secrets: ids, previews, counts, times, public keys and fingerprints (a hash a person compares). */
 const SAFE_NAME =
@@ -47,7 +53,7 @@ type Rule = { re: RegExp; mask: (m: string, ...g: string[]) => string };
 
 const RULES: Rule[] = [
   // Well-known secret shapes (secret-patterns.ts): private keys, cloud keys, common token formats, JWTs, and ours (gth_, gha_, any gh?_).
-  ...SECRET_PATTERNS.filter((p) => !p.marker).map((p): Rule => ({ re: p.re, mask: () => REDACTED })),
+  ...SECRET_PATTERNS.filter((p) => !p.marker).map((p): Rule => ({ re: p.re, mask: p.mask ?? (() => REDACTED) })),
   // A header dump: "Authorization: Bearer x", "Cookie: a=b; c=d" — the rest of the line.
   {
     re: /\b((?:proxy-)?authorization|(?:set-)?cookie|x-api-key)(\s*:\s*)[^\r\n]+/gi,

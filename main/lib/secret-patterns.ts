@@ -10,13 +10,22 @@ export interface SecretPattern {
   re: RegExp;
   /** a marker that says a secret is near (found, never masked: the secret itself has its own pattern) */
   marker?: true;
+  /** what a match is masked as, when not the whole of it (keep the scheme and user of a URL, say) */
+  mask?: (match: string) => string;
 }
 
 export const SECRET_PATTERNS: readonly SecretPattern[] = [
   // A PEM private key, header to footer (or to the end of a cut-off text): RSA, EC, OPENSSH, ENCRYPTED, PKCS#8.
   {
     kind: 'private_key',
-    re: /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----|$)/g,
+    // Spaces counted loosely (`BEGIN RSA  PRIVATE KEY` still is one).
+    re: /-----BEGIN +(?:[A-Z0-9]+ +){0,3}PRIVATE +KEY(?: +BLOCK)? *-----[\s\S]*?(?:-----END +(?:[A-Z0-9]+ +){0,3}PRIVATE +KEY(?: +BLOCK)? *-----|$)/g,
+  },
+  // A password in a URL's userinfo (`postgres://app:pw@db/x`, `https://user:pw@host`): the password alone is masked.
+  {
+    kind: 'url_password',
+    re: /\b[a-z][a-z0-9+.-]{1,30}:\/\/[^\s/?#@:]{0,256}:[^\s/?#@]{1,256}@/gi,
+    mask: (m) => `${m.slice(0, m.indexOf(':', m.indexOf('//') + 2) + 1)}[redacted]@`,
   },
   { kind: 'aws_access_key_id', re: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[A-Z0-9]{16}\b/g },
   // The 40-character secret only next to its name: alone it is any base64 string.

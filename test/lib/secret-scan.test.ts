@@ -125,12 +125,22 @@ describe('maskSecrets and the log redactor', () => {
         path: '/tmp/a',
         password: 'hunter22',
         pin_code: 7,
+        port: 7,
         api_key: 123456,
         note: 'ok',
         keep: true,
         n: null,
       }),
-    ).toEqual({ path: '/tmp/a', password: REDACTED, pin_code: 7, api_key: REDACTED, note: 'ok', keep: true, n: null });
+    ).toEqual({
+      path: '/tmp/a',
+      password: REDACTED,
+      pin_code: REDACTED,
+      port: 7,
+      api_key: REDACTED,
+      note: 'ok',
+      keep: true,
+      n: null,
+    });
   });
 
   it('`__proto__` stays a plain own key: found, masked, and nothing polluted', () => {
@@ -194,5 +204,89 @@ describe('bounded, and never a crash', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+// Shapes an attack pass found shown in clear on the desk (issue 27, medium 5): each is found and masked.
+describe('the scanner knows the shapes people paste', () => {
+  const GHP = 'ghp_' + 'Zr8kQ2mW7xL4nB9vC3tY6uP1sD5fG0hJ8kE2';
+  const GTH = 'gth_TMHVndTODJjOaiKXMUpmNPKKGvZQpP65rS1dno-8fgk';
+  const kinds = (v: unknown) => scanSecrets(v).map((f) => f.kind);
+
+  it('a password in a URL or DSN: only the password is masked', () => {
+    for (const [text, shown] of [
+      ['postgres://app:s3cr3t-Pw@db.internal:5432/shop', 'postgres://app:[redacted]@db.internal:5432/shop'],
+      ['see https://user:hunter2@example.com/x', 'see https://user:[redacted]@example.com/x'],
+      ['redis://:onlypass@cache:6379', 'redis://:[redacted]@cache:6379'],
+    ] as const) {
+      expect(kinds(text)).toContain('url_password');
+      expect(maskSecretText(text)).toBe(shown);
+    }
+    for (const plain of ['http://localhost:8080/path', 'https://example.com/a@b', 'mailto:me@example.com'])
+      expect(maskSecretText(plain)).toBe(plain);
+  });
+
+  it('a {name, value} pair whose name is secret, whatever the value looks like', () => {
+    const headers = [
+      { name: 'X-Api-Key', value: 'plain-words' },
+      { name: 'Accept', value: 'application/json' },
+      { header: 'Authorization', value: 'abc' },
+    ];
+    expect(scanSecrets({ headers }).map((f) => f.path)).toEqual(
+      expect.arrayContaining(['$.headers[0].value', '$.headers[2].value']),
+    );
+    expect(maskSecrets({ headers })).toEqual({
+      headers: [
+        { name: 'X-Api-Key', value: REDACTED },
+        { name: 'Accept', value: 'application/json' },
+        { header: 'Authorization', value: REDACTED },
+      ],
+    });
+  });
+
+  it('fields named pwd, pin, otp, dsn, passcode', () => {
+    expect(maskSecrets({ pwd: 'a', pin: '1234', otp: 123456, dsn: 'x', passcode: 'y', spin: 'ok' })).toEqual({
+      pwd: REDACTED,
+      pin: REDACTED,
+      otp: REDACTED,
+      dsn: REDACTED,
+      passcode: REDACTED,
+      spin: 'ok',
+    });
+  });
+
+  it('a token used as an object key', () => {
+    expect(kinds({ [GTH]: { scope: 'all' } })).toContain('gatehouse_secret');
+    const masked = maskSecrets({ [GTH]: 1, [GHP]: 2, plain: 3 }) as Record<string, unknown>;
+    expect(JSON.stringify(masked)).not.toContain(GTH);
+    expect(JSON.stringify(masked)).not.toContain(GHP.slice(4));
+    expect(Object.keys(masked)).toHaveLength(3);
+    expect(masked.plain).toBe(3);
+  });
+
+  it('base64 of a known token (Basic auth, a pasted config)', () => {
+    const b64 = btoa(`user:${GHP}`);
+    const text = `Authorisation header was ${b64} yesterday`;
+    expect(kinds(text)).toContain('encoded_secret');
+    expect(maskSecretText(text)).toBe('Authorisation header was [redacted] yesterday');
+    const plain = btoa('just some ordinary words here, nothing more');
+    expect(maskSecretText(plain)).toBe(plain);
+  });
+
+  it('a PEM header with two spaces', () => {
+    const pem = '-----BEGIN RSA  PRIVATE KEY-----\nMIIEowIBAAKCAQEA1x\n-----END RSA  PRIVATE KEY-----';
+    expect(kinds(pem)).toContain('private_key');
+    expect(maskSecretText(pem)).toBe(REDACTED);
+  });
+
+  it('full-width and zero-width variants of a token', () => {
+    const fullWidth = [...GHP].map((c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)).join('');
+    const zeroWidth = `${GHP.slice(0, 6)}\u200b${GHP.slice(6, 20)}\u200d${GHP.slice(20)}`;
+    for (const t of [fullWidth, zeroWidth, `token: ${zeroWidth}`]) {
+      expect(kinds(t)).toContain('github_token');
+      expect(maskSecretText(t)).not.toMatch(/Zr8kQ2mW7xL4nB9v|Ｚｒ８ｋ/);
+    }
+    // text without a hidden secret keeps its own characters
+    expect(maskSecretText('ｆｕｌｌ　ｗｉｄｔｈ prose')).toBe('ｆｕｌｌ　ｗｉｄｔｈ prose');
   });
 });
