@@ -30,6 +30,10 @@ Usage: gatehouse <command> [options]
   profiles list | show NAME | remove NAME   (remove refuses while tokens use it)
   upstreams review ID [--approve TOOL]... [--approve-all] [--hide TOOL]... [--read TOOL]... [--write TOOL]...
   upstreams review ID [--approve-prompt NAME]... [--hide-prompt NAME]...   prompts (--approve-all covers them); upstreams prompts ID lists them
+  clients list [CLIENT]                                          the MCP clients here, their servers, which go through Gatehouse
+  clients import CLIENT [--server [SCOPE:]NAME]... [--as [SCOPE:]NAME=ID]... [--dry-run] [--yes]   their servers as upstreams
+  clients connect CLIENT | clients restore CLIENT                point the client at Gatehouse (backup first) | undo it
+                                   CLIENT: claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini, zed
   policy show | check FILE | set FILE                            the tool-call policy (Cedar; FILE - reads stdin)
   policy explain --token ID --tool NAME [--args JSON]            what a call would do, and the policies that decide it
 
