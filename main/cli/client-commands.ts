@@ -9,6 +9,7 @@ import { importedAsFrom, planImport, runImport, type ImportEvent, type PlannedSe
 import { readState } from '../clients/clients-state.ts';
 import { restoreClient } from '../clients/restore.ts';
 import { readRuntime } from '../store/runtime-file.ts';
+import { GatehouseError } from '../core/errors.ts';
 import { dataDirOf, out, parse, vaultChoice, withConnection } from './args.ts';
 import { safe, unwrap, UsageError } from './output.ts';
 
@@ -176,7 +177,12 @@ export async function clients(args: string[]): Promise<void> {
         process.stdout.write(
           `${events.length - failed} imported, ${failed} failed${events.length - failed ? `; point ${CLIENT_LABELS[client]} at Gatehouse: gatehouse clients connect ${client}` : ''}\n`,
         );
-      if (failed) process.exitCode = 1;
+      // A failed server is a failed command (exit 1), after the others were imported.
+      if (failed)
+        throw new GatehouseError(
+          'upstream_unavailable',
+          `${failed} of ${events.length} servers could not be imported (see above); the others were`,
+        );
     });
     return;
   }
