@@ -23,6 +23,7 @@ Usage: gatehouse <command> [options]
   cloud deactivate | cloud status | cloud sync | cloud disconnect
   upstreams add ID --stdio [--env NAME=VALUE]... [--read TOOL]... [--timeout-ms N] -- COMMAND ARGS...
   upstreams add ID --url URL [--header "Name: value"]... [--token-keychain ACCOUNT] [--read TOOL]... [--timeout-ms N]
+  upstreams add ID --url URL --sse [--header "Name: value"]...   a server on the old HTTP+SSE transport
   upstreams list | show ID | remove ID | enable ID | disable ID | test ID | tools ID
   upstreams add ID --url URL --oauth [--client-id ID] [--client-metadata-url URL] [--scopes "a b"]   a remote server that signs in with OAuth
   upstreams login ID [--no-browser]     sign in (prints the URL, waits for the browser); upstreams logout ID

@@ -52,7 +52,13 @@ function addInput(id: string, s: FoundServer): AddInput | null {
     return { id, transport: { kind: 'stdio', command: spec.command, args: spec.args, env: pairs(spec.env) } };
   return {
     id,
-    transport: { kind: 'http', url: spec.url, headers: pairs(spec.headers), ...(spec.oauth ? { oauth: {} } : {}) },
+    transport: {
+      kind: 'http',
+      url: spec.url,
+      headers: pairs(spec.headers),
+      ...(spec.oauth ? { oauth: {} } : {}),
+      ...(spec.transport === 'sse' ? { sse: true } : {}),
+    },
   };
 }
 
@@ -97,13 +103,6 @@ export async function planImport(
       }
       if (server.stays || !server.spec) {
         planned.push({ ...base, skip: `stays in ${report.label}: ${server.stays ?? 'not readable'}` });
-        continue;
-      }
-      if (server.spec.kind === 'http' && server.spec.transport === 'sse') {
-        planned.push({
-          ...base,
-          skip: `stays in ${report.label}: it speaks the old SSE transport, and Gatehouse's upstreams speak Streamable HTTP`,
-        });
         continue;
       }
       const id = named ?? idFor(server.name);

@@ -1,9 +1,11 @@
-import { readFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UpstreamView } from '../../main/contract/upstreams.ts';
 import { filesContaining } from '../cli/cli-harness.ts';
-import { startUpstreamWorld, textOf, type UpstreamWorld } from '../plugins/upstream/upstream-world.ts';
+import { freePort } from '../plugins/upstream/everything-http.ts';
+import { EVERYTHING, startUpstreamWorld, textOf, type UpstreamWorld } from '../plugins/upstream/upstream-world.ts';
 import { clientHomes, SECRET } from './client-homes.ts';
 import { runClients } from './run-clients.ts';
 
@@ -25,7 +27,8 @@ describe('gatehouse clients import', () => {
     expect(r.stdout).toContain('env (names only): API_KEY, FROM_CLIENT');
     expect(r.stdout).toContain('kept as written (Gatehouse does not expand them): ${env:USER}');
     expect(r.stdout).toMatch(/user:per-workspace {2}skipped: stays in Cursor: uses \$\{workspaceFolder\}/);
-    expect(r.stdout).toMatch(/user:old-sse {2}skipped: stays in Cursor: it speaks the old SSE transport/);
+    expect(r.stdout).toContain('user:old-sse  -> upstream old-sse');
+    expect(r.stdout).toContain('url: http://127.0.0.1:9/sse (SSE)');
     expect(r.stdout).not.toContain(SECRET);
     expect(await u.ok<UpstreamView[]>('GET', 'upstreams')).toEqual([]);
   });
@@ -96,6 +99,34 @@ describe('gatehouse clients import', () => {
     expect(chosen.stdout).toContain('1 imported, 0 failed');
     expect(await readFile(join(u.w.svc.dataDir, 'upstreams.json'), 'utf8')).not.toContain(SECRET);
     expect(await readFile(join(u.w.svc.dataDir, 'clients.json'), 'utf8')).not.toContain(SECRET);
+  }, 120_000);
+
+  it("an SSE server of Claude Code's project scope (.mcp.json in the current folder) becomes an SSE upstream that answers", async () => {
+    const h = await home();
+    const port = await freePort();
+    const sse = spawn(process.execPath, [EVERYTHING, 'sse'], {
+      env: { PATH: process.env.PATH, PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        sse.stderr!.on('data', (c: Buffer) => c.toString().includes('Server is running on port') && resolve());
+        sse.once('exit', (code) => reject(new Error(`server-everything sse exited ${code}`)));
+      });
+      await writeFile(
+        join(h.project, '.mcp.json'),
+        JSON.stringify({ mcpServers: { 'sse-ev': { type: 'sse', url: `http://127.0.0.1:${port}/sse` } } }),
+      );
+      const r = await runClients(h, u.w.svc.dataDir, ['import', 'claude-code', '--server', 'project:sse-ev', '--yes']);
+      expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+      expect(r.stdout).toMatch(/project:sse-ev: \d+ tools .*pinned \(upstream sse-ev\)/);
+      expect(await u.ok('GET', 'upstreams/sse-ev')).toMatchObject({ kind: 'http', sse: true });
+      const client = await u.mcp();
+      expect(textOf(await client.callTool({ name: 'sse-ev__get-sum', arguments: { a: 40, b: 2 } }))).toContain('42');
+      await client.close();
+    } finally {
+      sse.kill('SIGKILL');
+    }
   }, 120_000);
 
   it('an unknown client or server name is bad usage', async () => {
