@@ -129,6 +129,18 @@ describe('gatehouse clients import', () => {
     }
   }, 120_000);
 
+  it('an entry that signs in with OAuth becomes an --oauth upstream waiting for its sign-in', async () => {
+    const h = await home();
+    const dry = await runClients(h, u.w.svc.dataDir, ['import', 'gemini', '--server', 'signin', '--dry-run']);
+    expect(dry.stdout).toContain('headers (names only): -; signs in with OAuth');
+    const r = await runClients(h, u.w.svc.dataDir, ['import', 'gemini', '--server', 'signin', '--yes']);
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(r.stdout).toContain(
+      'user:signin: added as signin; sign in to list and pin its tools: gatehouse upstreams login signin',
+    );
+    expect(await u.ok('GET', 'upstreams/signin')).toMatchObject({ kind: 'http', oauth: { state: expect.any(String) } });
+  });
+
   it('an unknown client or server name is bad usage', async () => {
     const h = await home();
     const r = await runClients(h, u.w.svc.dataDir, ['import', 'notepad']);
