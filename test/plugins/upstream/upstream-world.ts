@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { startWireWorld, type WireWorld } from '../../wire/helpers/wire-world.ts';
+import type { PlaceOf } from '../../../main/contract/client-locations.ts';
 
 /**
  * A licensed service for the upstream tests: upstream tools are the
@@ -28,7 +29,7 @@ export interface UpstreamWorld {
 
 /** `service`: more of the service's config (the console's end-to-end test serves a fresh build with `consoleDir`); `oauth`, `dataDir`: the sign-in tests'. */
 export async function startUpstreamWorld(
-  extra: { consoleDir?: string; oauth?: { callbackPorts?: number[] }; dataDir?: string } = {},
+  extra: { consoleDir?: string; oauth?: { callbackPorts?: number[] }; dataDir?: string; clientsPlace?: PlaceOf } = {},
 ): Promise<UpstreamWorld> {
   const { oauth, ...service } = extra;
   const w = await startWireWorld({
