@@ -56,7 +56,9 @@ export interface AuditReader {
 export interface EntitlementSource {
   check(feature: string): Promise<Entitlement>;
   /** the answer with why a refused feature is refused (the cloud client's certificate knows: product switched off, license expired or revoked) */
-  decide?(feature: string): Promise<{
+  decide?(
+    feature: string,
+  ): Promise<{
     entitlement: Entitlement;
     code: 'entitlement_required' | 'product_inactive' | 'license_expired' | 'license_invalid' | null;
   }>;
