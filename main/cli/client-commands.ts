@@ -168,8 +168,11 @@ export async function clients(args: string[]): Promise<void> {
           throw new UsageError('nothing was imported');
       }
       const events = await runImport(todo, dataDir, c.dispatch, (e) => {
-        if (!json) process.stdout.write(`${eventLine(e)}\n`);
-        else process.stderr.write(`${eventLine(e)}\n`);
+        const tools =
+          e.phase === 'pinned' && e.tool_list.length
+            ? `\n${e.tool_list.map((t) => safe`    ${t.name}  ${t.class}`).join('\n')}`
+            : '';
+        (json ? process.stderr : process.stdout).write(`${eventLine(e)}${tools}\n`);
       });
       if (json) process.stdout.write(`${JSON.stringify({ dry_run: false, results: events }, null, 2)}\n`);
       const failed = events.filter((e) => e.phase === 'failed').length;

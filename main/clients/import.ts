@@ -133,7 +133,17 @@ export async function planImport(
 
 export type ImportEvent =
   | { server: string; scope: string; phase: 'starting'; id: string }
-  | { server: string; scope: string; phase: 'pinned'; id: string; tools: number; prompts: number; sign_in: boolean }
+  | {
+      server: string;
+      scope: string;
+      phase: 'pinned';
+      id: string;
+      tools: number;
+      prompts: number;
+      sign_in: boolean;
+      /** each pinned tool as clients see it, with its class: what the person consented to */
+      tool_list: Array<{ name: string; class: 'read' | 'write' }>;
+    }
   | { server: string; scope: string; phase: 'failed'; id: string; error: string };
 
 /** Runs the plan one server at a time, telling `progress` as each starts and ends. */
@@ -166,6 +176,7 @@ export async function runImport(
           tools: r.data.tool_list.length,
           prompts: r.data.prompt_list.length,
           sign_in: !!r.data.oauth && r.data.oauth.state !== 'signed_in',
+          tool_list: r.data.tool_list.map((t) => ({ name: t.name, class: t.class })),
         }
       : { ...who, phase: 'failed', error: r.message };
     if (r.ok)

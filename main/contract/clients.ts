@@ -83,6 +83,7 @@ export const ClientImportAnswer = z.object({
   tools: z.number().int().optional(),
   prompts: z.number().int().optional(),
   sign_in: z.boolean().optional(),
+  tool_list: z.array(z.object({ name: z.string(), class: z.enum(['read', 'write']) })).optional(),
   error: z.string().optional(),
 });
 export type ClientImportAnswer = z.infer<typeof ClientImportAnswer>;

@@ -50,6 +50,11 @@ describe('gatehouse clients import', () => {
       ['import', 'cursor', '--server', 'everything', '--server', 'broken', '--server', 'also-everything', '--yes'],
       (line) => seen.push(line),
     );
+    // Each pinned tool is listed under its server's line, with its class.
+    const tools = seen.filter((l) => l.startsWith('    '));
+    expect(tools).toContain('    everything__get-sum  read');
+    expect(tools).toContain('    also-everything__get-sum  read');
+    seen.splice(0, seen.length, ...seen.filter((l) => !l.startsWith('    ')));
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(1); // one failed
     // The plan (what will run) came before anything started.
     expect(r.stderr).toContain(`command: ${process.execPath}`);
