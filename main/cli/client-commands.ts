@@ -8,6 +8,7 @@ import { discoverAll, discoverClient, type ClientReport, type FoundServer } from
 import { importedAsFrom, planImport, runImport, type ImportEvent, type PlannedServer } from '../clients/import.ts';
 import { readState } from '../clients/clients-state.ts';
 import { restoreClient } from '../clients/restore.ts';
+import { reportView } from '../clients/clients-service.ts';
 import { readRuntime } from '../store/runtime-file.ts';
 import { GatehouseError } from '../core/errors.ts';
 import { dataDirOf, out, parse, vaultChoice, withConnection } from './args.ts';
@@ -128,7 +129,8 @@ export async function clients(args: string[]): Promise<void> {
       const importedAs = importedAsFrom(await readState(dataDir), ids);
       return only ? [await discoverClient(only, place(), importedAs)] : discoverAll(place(), importedAs);
     });
-    out(json, reports, () => listText(reports));
+    // --json shows what the console shows: names of env variables and headers, never a value.
+    out(json, reports.map(reportView), () => listText(reports));
     return;
   }
   const client = clientArg(sub ?? '', positionals[0]);

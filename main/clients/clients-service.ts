@@ -1,13 +1,13 @@
 import { homedir } from 'node:os';
 import type { ApiDispatch } from '../contract/api.ts';
 import type { BridgeLaunch } from '../contract/client-config.ts';
-import type { ClientPlanItem, ClientServerView } from '../contract/clients.ts';
+import type { ClientPlanItem, ClientReportView, ClientServerView } from '../contract/clients.ts';
 import type { PlaceOf } from '../contract/client-locations.ts';
 import type { ClientActions } from '../core/ports/clients-port.ts';
 import { GatehouseError } from '../core/errors.ts';
 import { readState } from './clients-state.ts';
 import { connectClient } from './connect.ts';
-import { discoverAll, type FoundServer } from './discover.ts';
+import { discoverAll, type ClientReport, type FoundServer } from './discover.ts';
 import { importedAsFrom, planImport, runImport } from './import.ts';
 import { restoreClient } from './restore.ts';
 
@@ -43,6 +43,29 @@ export function howOf(s: FoundServer): ClientServerView['how'] {
   };
 }
 
+const serverView = (s: FoundServer): ClientServerView => ({
+  name: s.name,
+  how: howOf(s),
+  disabled: s.disabled,
+  gatehouse: s.gatehouse,
+  imported_as: s.imported_as,
+  stays: s.stays,
+  placeholders: s.placeholders,
+});
+
+/** A client's report as shown (console, `clients list --json`): names of env variables and headers, never a value. */
+export const reportView = (r: ClientReport): ClientReportView => ({
+  client: r.client,
+  label: r.label,
+  locations: r.locations.map((l) => ({
+    scope: l.scope,
+    file: l.file,
+    read_only: l.readOnly,
+    error: l.error,
+    servers: l.servers.map(serverView),
+  })),
+});
+
 export function createClientsService(deps: ClientsServiceDeps): ClientActions {
   const place = () =>
     deps.place ?? { platform: process.platform, env: process.env, home: homedir(), cwd: process.cwd() };
@@ -51,15 +74,6 @@ export function createClientsService(deps: ClientsServiceDeps): ClientActions {
     if (!r.ok) throw new GatehouseError(r.code, r.message);
     return new Set(r.data.map((u) => u.id));
   };
-  const view = (s: FoundServer): ClientServerView => ({
-    name: s.name,
-    how: howOf(s),
-    disabled: s.disabled,
-    gatehouse: s.gatehouse,
-    imported_as: s.imported_as,
-    stays: s.stays,
-    placeholders: s.placeholders,
-  });
   const plan = async (client: Parameters<ClientActions['plan']>[0]) => {
     const p = await planImport(client.client, place(), deps.dataDir, await upstreamIds(), {
       servers: client.servers,
@@ -80,17 +94,7 @@ export function createClientsService(deps: ClientsServiceDeps): ClientActions {
   return {
     async list() {
       const importedAs = importedAsFrom(await readState(deps.dataDir), await upstreamIds());
-      return (await discoverAll(place(), importedAs)).map((r) => ({
-        client: r.client,
-        label: r.label,
-        locations: r.locations.map((l) => ({
-          scope: l.scope,
-          file: l.file,
-          read_only: l.readOnly,
-          error: l.error,
-          servers: l.servers.map(view),
-        })),
-      }));
+      return (await discoverAll(place(), importedAs)).map(reportView);
     },
     async plan(input) {
       return (await plan(input)).map((p): ClientPlanItem => ({

@@ -90,6 +90,9 @@ describe('gatehouse clients import', () => {
     const list = await runClients(h, u.w.svc.dataDir, ['list', 'cursor']);
     expect(list.stdout).toMatch(/everything {2}stdio {2}imported as upstream everything/);
     expect(list.stdout).toMatch(/broken {2}stdio {2}not imported/);
+    const listed = await runClients(h, u.w.svc.dataDir, ['list', '--json']);
+    expect(listed.stdout).toContain('"env_names"');
+    expect(listed.stdout).not.toContain(SECRET);
 
     // Again: imported already, and a clash with an existing id says how to choose another.
     const again = await runClients(h, u.w.svc.dataDir, ['import', 'cursor', '--server', 'everything', '--dry-run']);
