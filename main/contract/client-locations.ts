@@ -48,6 +48,8 @@ export interface PlaceOf {
   env: Record<string, string | undefined>;
   home: string;
   cwd: string;
+  /** prefixed to system-wide files (Claude Code's managed file): tests put them under a temp folder */
+  systemRoot?: string;
 }
 
 const sepOf = (platform: string) => (platform === 'win32' ? '\\' : '/');
@@ -130,7 +132,7 @@ export function clientLocations(client: ClientId, p: PlaceOf): ClientLocation[] 
           at('user', user, ['mcpServers']),
           at('local', user, ['projects', p.cwd, 'mcpServers']),
           at('project', j(p.cwd, '.mcp.json'), ['mcpServers']),
-          at('managed', managedClaudeCode(p.platform), ['mcpServers']),
+          at('managed', (p.systemRoot ?? '') + managedClaudeCode(p.platform), ['mcpServers']),
         ];
       case 'cursor':
         return [at('user', user, ['mcpServers']), at('project', j(p.cwd, '.cursor', 'mcp.json'), ['mcpServers'])];

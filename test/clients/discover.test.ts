@@ -1,5 +1,8 @@
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { ApiDispatch } from '../../main/contract/api.ts';
+import { updateState } from '../../main/clients/clients-state.ts';
+import { connectClient } from '../../main/clients/connect.ts';
 import { describe, expect, it } from 'vitest';
 import { clientLocations } from '../../main/contract/client-locations.ts';
 import { discoverAll, discoverClient, type ClientReport } from '../../main/clients/discover.ts';
@@ -108,6 +111,50 @@ describe('clients list: what each client has', () => {
       ['viaBridge', true, null],
       ['linear', false, 'linear'],
     ]);
+  });
+
+  it("Claude Code's managed file is listed as read-only, and connect leaves it alone, saying so", async () => {
+    const h = await home();
+    const place = { ...h.place, systemRoot: join(h.root, 'sys') };
+    const managed = join(h.root, 'sys/etc/claude-code/managed-mcp.json');
+    await mkdir(dirname(managed), { recursive: true });
+    const text = JSON.stringify({ mcpServers: { corp: { type: 'http', url: 'https://corp.example.com/mcp' } } });
+    await writeFile(managed, text);
+    const r = await discoverClient('claude-code', place, none);
+    expect(r.locations.find((l) => l.scope === 'managed')).toMatchObject({
+      file: managed,
+      readOnly: true,
+      servers: [expect.objectContaining({ name: 'corp' })],
+    });
+    const dataDir = join(h.root, 'data');
+    await updateState(
+      dataDir,
+      (s) =>
+        void s.imports.push({
+          client: 'claude-code',
+          scope: 'managed',
+          file: managed,
+          path: ['mcpServers'],
+          name: 'corp',
+          upstream: 'corp',
+          at: '',
+        }),
+    );
+    const dispatch = (async (action: string) =>
+      action === 'upstreams.list'
+        ? { ok: true, data: [{ id: 'corp' }] }
+        : { ok: true, data: { token: `gth_${'B'.repeat(43)}`, record: { id: 't' } } }) as unknown as ApiDispatch;
+    const c = await connectClient('claude-code', {
+      dataDir,
+      dispatch,
+      place,
+      mcpUrl: 'http://127.0.0.1:1/mcp',
+      launch: { command: 'node', args: [], platform: 'linux' },
+      vault: 'file',
+    });
+    expect(c.files).toEqual([]);
+    expect(c.skipped).toEqual([{ file: managed, why: 'it is managed by an administrator (read-only to Gatehouse)' }]);
+    expect(await readFile(managed, 'utf8')).toBe(text);
   });
 
   it('a malformed file is one error naming the file and the line, quoting none of it', async () => {
