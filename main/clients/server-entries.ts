@@ -72,7 +72,7 @@ function result(spec: ServerSpec | null, stays: string | null, disabled: boolean
   if (!why && workspace)
     why = `uses ${workspace.match(WORKSPACE_VARS)![0]}, which only the client can resolve (per workspace)`;
   const placeholders = [...new Set(texts.flatMap((t) => t.match(PLACEHOLDER) ?? []))];
-  return { spec: why && !spec ? null : spec, stays: why, disabled, gatehouse, placeholders };
+  return { spec, stays: why, disabled, gatehouse, placeholders };
 }
 
 const invalid = (what: string): ReadEntry => result(null, `not an entry Gatehouse can read (${what})`, false);
