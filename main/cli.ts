@@ -19,6 +19,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   upstreams: async () => (await import('./cli/upstream-commands.ts')).upstreams,
   profiles: async () => (await import('./cli/profile-commands.ts')).profiles,
   policy: async () => (await import('./cli/policy-commands.ts')).policy,
+  clients: async () => (await import('./cli/client-commands.ts')).clients,
 };
 // Checked before anything opens the data dir: a typo must not create a store or wait for the lock.
 const SUBCOMMANDS: Record<string, string[]> = {
@@ -44,6 +45,7 @@ const SUBCOMMANDS: Record<string, string[]> = {
   ],
   profiles: ['create', 'list', 'show', 'remove'],
   policy: ['show', 'check', 'set', 'explain'],
+  clients: ['list', 'import', 'connect', 'restore'],
 };
 
 export async function main(argv: string[]): Promise<number> {

@@ -33,6 +33,8 @@ import { ConsoleSessions } from './core/identity/console-sessions.ts';
 import { ApprovalLinks } from './core/staging/approval-links.ts';
 import { PRINCIPALS } from './contract/principal.ts';
 import { clientTokenVault } from './store/vault-account.ts';
+import { createClientsService } from './clients/clients-service.ts';
+import type { PlaceOf } from './contract/client-locations.ts';
 import { JsonFileStore } from './store/json-file-store.ts';
 import { openVault, type LabelledVault, type VaultChoice } from './store/vault.ts';
 import { acquireLock, type LockHandle } from './store/process-lock.ts';
@@ -76,6 +78,8 @@ export interface LocalCoreConfig {
   cloud?: Partial<Omit<CloudClientOptions, 'dataDir' | 'vault' | 'log'>>;
   /** upstream MCP servers: the reconnect backoff (tests shorten it) */
   upstreams?: { backoff?: { baseMs: number; maxMs: number }; oauth?: UpstreamManagerDeps['oauth'] };
+  /** where the MCP clients' files are looked for (tests: a throwaway HOME); default this process's HOME and folder */
+  clientsPlace?: PlaceOf;
 }
 
 /** No AI provider at all (unit fixtures without a cloud client), and we say so. */
@@ -295,6 +299,15 @@ export async function openLocalCore(config: LocalCoreConfig) {
       entitlements: () => entitlements,
       cloudActions: cloudPort,
       upstreams,
+      // MCP clients' config files (docs/clients.md): the same code as `gatehouse clients`, through the service's own actions.
+      clients: createClientsService({
+        dataDir: config.dataDir,
+        dispatch: () => dispatch,
+        mcpUrl: () => urls.mcp_url,
+        launch: bridgeLaunchFor(config.dataDir),
+        vault: vault.label.startsWith('keychain') ? 'keychain' : 'file',
+        ...(config.clientsPlace ? { place: config.clientsPlace } : {}),
+      }),
       policy: {
         engine: policyEngine,
         gate: policy,

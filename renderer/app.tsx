@@ -15,6 +15,7 @@ import { SettingsScreen } from './screens/settings.tsx';
 import { Tokens } from './screens/tokens/tokens.tsx';
 import { Usage } from './screens/usage/usage.tsx';
 import { Upstreams } from './screens/upstreams/upstreams.tsx';
+import { Clients } from './screens/clients/clients.tsx';
 import { PolicyScreen } from './screens/policy/policy.tsx';
 
 // The screen list (keys, titles, order) is the contract's, shared with the desktop shell's links.
@@ -23,6 +24,7 @@ const COMPONENTS: Record<ConsoleScreen, ComponentType> = {
   approvals: Approvals,
   tokens: Tokens,
   upstreams: Upstreams,
+  clients: Clients,
   policy: PolicyScreen,
   activity: Activity,
   usage: Usage,

@@ -22,6 +22,7 @@ const FLAGS = {
   'approve-prompt': many,
   'hide-prompt': many,
   oauth: { type: 'boolean' },
+  sse: { type: 'boolean' },
   'client-id': { type: 'string' },
   'client-metadata-url': { type: 'string' },
   scopes: { type: 'string' },
@@ -65,6 +66,7 @@ function addInput(id: string, values: Record<string, unknown>, command: string[]
     };
   }
   if (command.length || values.env) throw new UsageError('--env and a command after -- are for --stdio upstreams');
+  if (values.sse && values.oauth) throw new UsageError('--sse and --oauth do not go together yet');
   const token = values['token-keychain'] ? { token_keychain: values['token-keychain'] } : {};
   if (!values.oauth && (values['client-id'] || values['client-metadata-url'] || values.scopes))
     throw new UsageError('--client-id, --client-metadata-url and --scopes go with --oauth');
@@ -86,6 +88,7 @@ function addInput(id: string, values: Record<string, unknown>, command: string[]
       headers: pairs(values.header as string[], ':', '--header'),
       ...token,
       ...oauth,
+      ...(values.sse ? { sse: true } : {}),
     },
     read,
     ...timeout,
@@ -124,7 +127,7 @@ function describe(u: UpstreamView): string[] {
           safe`  env (names only): ${u.env_names?.join(', ') || '-'}`,
         ]
       : [
-          safe`  url: ${u.url}`,
+          safe`  url: ${u.url}${u.sse ? ' (the old HTTP+SSE transport)' : ''}`,
           safe`  headers (names only): ${u.header_names?.join(', ') || '-'}`,
           safe`  token from the vault: ${u.token_keychain ?? '-'}`,
           ...(u.oauth ? [signInLine(u.oauth)] : []),

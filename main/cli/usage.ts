@@ -24,6 +24,7 @@ Usage: gatehouse <command> [options]
   cloud deactivate | cloud status | cloud sync | cloud disconnect
   upstreams add ID --stdio [--env NAME=VALUE]... [--read TOOL]... [--timeout-ms N] -- COMMAND ARGS...
   upstreams add ID --url URL [--header "Name: value"]... [--token-keychain ACCOUNT] [--read TOOL]... [--timeout-ms N]
+  upstreams add ID --url URL --sse [--header "Name: value"]...   a server on the old HTTP+SSE transport
   upstreams list | show ID | remove ID | enable ID | disable ID | test ID | tools ID
   upstreams add ID --url URL --oauth [--client-id ID] [--client-metadata-url URL] [--scopes "a b"]   a remote server that signs in with OAuth
   upstreams login ID [--no-browser]     sign in (prints the URL, waits for the browser); upstreams logout ID
@@ -31,6 +32,10 @@ Usage: gatehouse <command> [options]
   profiles list | show NAME | remove NAME   (remove refuses while tokens use it)
   upstreams review ID [--approve TOOL=HASH]... [--approve-all] [--hide TOOL]... [--read TOOL]... [--write TOOL]...
   upstreams review ID [--approve-prompt NAME=HASH]... [--hide-prompt NAME]...   prompts (--approve-all covers them); upstreams prompts ID lists them
+  clients list [CLIENT]                                          the MCP clients here, their servers, which go through Gatehouse
+  clients import CLIENT [--server [SCOPE:]NAME]... [--as [SCOPE:]NAME=ID]... [--dry-run] [--yes]   their servers as upstreams
+  clients connect CLIENT | clients restore CLIENT                point the client at Gatehouse (backup first) | undo it
+                                   CLIENT: claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini, zed
   policy show | check FILE | set FILE                            the tool-call policy (Cedar; FILE - reads stdin)
   policy explain --token ID --tool NAME [--args JSON]            what a call would do, and the policies that decide it
 

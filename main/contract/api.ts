@@ -26,6 +26,16 @@ import {
 import { ProfileCreateInput, ProfileName, ProfileView } from './profiles.ts';
 import { PolicyCheckAnswer, PolicyExplainAnswer, PolicyExplainInput, PolicyTextInput, PolicyView } from './policy.ts';
 import { OAuthStatus } from './oauth-status.ts';
+import {
+  ClientConnectAnswer,
+  ClientIdInput,
+  ClientImportAnswer,
+  ClientImportInput,
+  ClientPlanInput,
+  ClientPlanItem,
+  ClientReportView,
+  ClientRestoreAnswer,
+} from './clients.ts';
 import { ApprovalConfirm, ApprovalView, ByLink } from './approval-link.ts';
 import {
   UpstreamAddInput,
@@ -302,6 +312,36 @@ export const API_ACTIONS = {
     path: 'upstreams/:id/logout',
     input: upstreamById,
     output: OAuthStatus,
+    who: PEOPLE,
+  },
+  /** MCP clients on this machine (docs/clients.md): import their servers, point them at Gatehouse, undo it. People only. */
+  'clients.list': { method: 'GET', path: 'clients', input: none, output: z.array(ClientReportView), who: PEOPLE },
+  'clients.plan': {
+    method: 'POST',
+    path: 'clients/:client/plan',
+    input: ClientPlanInput,
+    output: z.array(ClientPlanItem),
+    who: PEOPLE,
+  },
+  'clients.import': {
+    method: 'POST',
+    path: 'clients/:client/import',
+    input: ClientImportInput,
+    output: ClientImportAnswer,
+    who: PEOPLE,
+  },
+  'clients.connect': {
+    method: 'POST',
+    path: 'clients/:client/connect',
+    input: ClientIdInput,
+    output: ClientConnectAnswer,
+    who: PEOPLE,
+  },
+  'clients.restore': {
+    method: 'POST',
+    path: 'clients/:client/restore',
+    input: ClientIdInput,
+    output: ClientRestoreAnswer,
     who: PEOPLE,
   },
   /** Profiles: named tool sets tokens are bound to (main/contract/profiles.ts): people only, never a client token. */

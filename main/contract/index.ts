@@ -12,6 +12,8 @@ export * from './api.ts';
 export * from './paths.ts';
 export * from './csp.ts';
 export * from './client-config.ts';
+export * from './client-locations.ts';
+export * from './clients.ts';
 export * from './text.ts';
 export * from './diff-format.ts';
 export * from './csv.ts';

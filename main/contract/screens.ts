@@ -8,6 +8,7 @@ export const CONSOLE_SCREENS = [
   { key: 'approvals', title: 'Approvals' },
   { key: 'tokens', title: 'Tokens' },
   { key: 'upstreams', title: 'Upstreams' },
+  { key: 'clients', title: 'Clients' },
   { key: 'policy', title: 'Policy' },
   { key: 'activity', title: 'Activity' },
   { key: 'usage', title: 'Usage' },

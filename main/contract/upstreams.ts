@@ -112,6 +112,8 @@ export const UpstreamAddInput = z
             .optional(),
           /** sign in with OAuth (docs/oauth.md): tokens in the vault, never here */
           oauth: OAuthConfigInput.optional(),
+          /** the server speaks the old HTTP+SSE transport (a GET event stream, POSTs to the endpoint it names), not Streamable HTTP */
+          sse: z.boolean().optional(),
         })
         .strict(),
     ]),
@@ -163,6 +165,8 @@ export const UpstreamView = z.object({
   url: z.string().optional(),
   header_names: z.array(z.string()).optional(),
   token_keychain: z.string().nullable().optional(),
+  /** an HTTP upstream that speaks the old HTTP+SSE transport */
+  sse: z.boolean().optional(),
   /** an OAuth upstream's sign-in (docs/oauth.md); absent for the others */
   oauth: OAuthStatus.optional(),
   timeout_ms: z.number().int(),

@@ -1,5 +1,6 @@
 import { cloudHandlers, initialCloud } from './fake-cloud.ts';
 import type { FakeCloudState } from './fake-cloud.ts';
+import { clientHandlers, initialClients, type FakeClientsState } from './fake-clients.ts';
 import {
   API_ACTIONS,
   DEFAULT_TOKEN_USER,
@@ -47,6 +48,7 @@ export interface FakeState {
   tools: ToolInfo[];
   plugins: PluginInfo[];
   cloud: FakeCloudState;
+  clients: FakeClientsState;
 }
 
 const T0 = Date.parse('2026-11-22T08:00:00Z');
@@ -171,6 +173,7 @@ export function initialState(over: Partial<FakeState> = {}): FakeState {
     ],
     plugins: [],
     cloud: initialCloud(),
+    clients: initialClients(),
     ...over,
   };
 }
@@ -380,6 +383,7 @@ export class FakeApi {
       // No upstreams in the console's fixtures: the list is empty and every one is unknown.
       'upstreams.list': () => [],
       'profiles.list': () => [],
+      ...clientHandlers(s.clients),
       // No approval links in the console's fixtures (test/e2e/approval-link.e2e.test.ts drives the real ones).
       ...(Object.fromEntries(
         (['approval.get', 'approval.confirm', 'approval.discard'] as const).map((a) => [

@@ -7,6 +7,7 @@ import { GatehouseError, toErrorShape } from '../errors.ts';
 import { createProHandlers } from './pro-handlers.ts';
 import { createCloudHandlers } from './cloud-handlers.ts';
 import { createUpstreamHandlers } from './upstream-handlers.ts';
+import { createClientHandlers } from './client-handlers.ts';
 import { createProfileHandlers, withToolCounts } from './profile-handlers.ts';
 import { createApprovalLinkHandlers } from './approval-link-handlers.ts';
 import { createPolicyHandlers } from './policy-handlers.ts';
@@ -90,6 +91,7 @@ export function createHandlers(deps: ActionDeps): Handlers {
     ...createProHandlers(deps),
     ...createCloudHandlers(deps),
     ...createUpstreamHandlers(deps),
+    ...createClientHandlers(deps),
     ...createProfileHandlers(deps),
     ...createApprovalLinkHandlers(deps, person),
     ...createPolicyHandlers(deps),

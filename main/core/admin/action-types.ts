@@ -15,6 +15,7 @@ import type { EventHub } from '../events.ts';
 import type { ConsoleSessions } from '../identity/console-sessions.ts';
 import type { CloudActions } from '../ports/cloud-port.ts';
 import type { UpstreamActions } from '../ports/upstreams-port.ts';
+import type { ClientActions } from '../ports/clients-port.ts';
 import type { Profiles } from '../identity/profiles.ts';
 import type { PolicyActions } from '../policy/policy-gate.ts';
 
@@ -46,6 +47,8 @@ export interface ActionDeps {
   cloudActions?: CloudActions;
   /** the upstream MCP servers (main/plugins/upstream); absent in unit fixtures */
   upstreams?: UpstreamActions;
+  /** the MCP clients' config files (main/clients); absent in unit fixtures */
+  clients?: ClientActions;
   /** approval links (docs/tasks.md); absent in unit fixtures */
   approvalLinks?: ApprovalLinks;
   /** the tool-call policy (main/policy); absent in unit fixtures */

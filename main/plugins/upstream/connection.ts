@@ -2,6 +2,7 @@ import {
   Client,
   SdkError,
   SdkErrorCode,
+  SSEClientTransport,
   StreamableHTTPClientTransport,
   type Transport,
 } from '@modelcontextprotocol/client';
@@ -236,7 +237,8 @@ export class UpstreamConnection {
       { name: 'gatehouse', version: VERSION },
       {
         // HTTP: 2026-07-28 first (server/discover), the 2025 handshake as fallback; a known era skips the probe.
-        ...(this.spec.transport.kind === 'http' && this.spec.era === null
+        // The old SSE transport has no 2026-07-28: the 2025 handshake only.
+        ...(this.spec.transport.kind === 'http' && !this.spec.transport.sse && this.spec.era === null
           ? { versionNegotiation: { mode: 'auto' as const } }
           : {}),
         listChanged: {
@@ -309,6 +311,8 @@ export class UpstreamConnection {
     const oauth = this.spec.auth
       ? { authProvider: this.spec.auth.provider, onInsufficientScope: 'throw' as const }
       : {};
+    // The headers go on the event stream's GET too (the SDK's SSE transport sends requestInit's on both).
+    if (t.sse) return new SSEClientTransport(new URL(t.url), { requestInit: { headers }, ...oauth }) as Transport;
     return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers }, ...oauth }) as Transport;
   }
 

@@ -79,6 +79,8 @@ export const StoredTransport = z.discriminatedUnion('kind', [
     header_names: z.array(HeaderName),
     token_keychain: z.string().nullable(),
     oauth: StoredOAuth.optional(),
+    /** the old HTTP+SSE transport (2024-11-05), for servers that never moved to Streamable HTTP */
+    sse: z.boolean().optional(),
   }),
 ]);
 export type StoredTransport = z.infer<typeof StoredTransport>;

@@ -134,6 +134,7 @@ export class UpstreamManager implements UpstreamActions {
               header_names: t.headers.map((h) => h.name),
               token_keychain: t.token_keychain ?? null,
               ...(oauth ? { oauth } : {}),
+              ...(t.sse ? { sse: true } : {}),
             },
     };
     if (oauth) return this.addSignedOut(rec, secrets);
@@ -385,6 +386,7 @@ export class UpstreamManager implements UpstreamActions {
             header_names: t.header_names,
             token_keychain: t.token_keychain,
             ...(t.oauth ? { oauth: this.oauth.status(rec.id) } : {}),
+            ...(t.sse ? { sse: true } : {}),
           }),
       health: rec.enabled ? health : { ...health, status: 'disabled' },
       tools: counts(rec.tools),

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { startWireWorld, type WireWorld } from '../../wire/helpers/wire-world.ts';
+import type { PlaceOf } from '../../../main/contract/client-locations.ts';
 
 /**
  * A service for the upstream tests: upstream tools are the `mcp.upstreams`
@@ -35,6 +36,7 @@ export async function startUpstreamWorld(
     oauth?: { callbackPorts?: number[] };
     dataDir?: string;
     license?: 'pro' | 'free' | null;
+    clientsPlace?: PlaceOf;
   } = {},
 ): Promise<UpstreamWorld> {
   const { oauth, license = 'pro', ...service } = extra;

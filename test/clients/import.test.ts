@@ -1,0 +1,161 @@
+import { spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UpstreamView } from '../../main/contract/upstreams.ts';
+import { filesContaining } from '../cli/cli-harness.ts';
+import { freePort } from '../plugins/upstream/everything-http.ts';
+import { EVERYTHING, startUpstreamWorld, textOf, type UpstreamWorld } from '../plugins/upstream/upstream-world.ts';
+import { clientHomes, SECRET } from './client-homes.ts';
+import { runClients } from './run-clients.ts';
+
+/** `gatehouse clients import`: a client's servers become upstreams, with `upstreams add`'s consent, into a real licensed service. */
+let u: UpstreamWorld;
+beforeAll(async () => {
+  u = await startUpstreamWorld();
+}, 120_000);
+afterAll(async () => u?.stop());
+const home = clientHomes();
+
+describe('gatehouse clients import', () => {
+  it('dry run: what would run (command, args, env names), what stays and why; nothing started', async () => {
+    const h = await home();
+    const r = await runClients(h, u.w.svc.dataDir, ['import', 'cursor', '--dry-run']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('user:everything  -> upstream everything');
+    expect(r.stdout).toContain(`command: ${process.execPath}`);
+    expect(r.stdout).toContain('env (names only): API_KEY, FROM_CLIENT');
+    expect(r.stdout).toContain('kept as written (Gatehouse does not expand them): ${env:USER}');
+    expect(r.stdout).toMatch(/user:per-workspace {2}skipped: stays in Cursor: uses \$\{workspaceFolder\}/);
+    expect(r.stdout).toContain('user:old-sse  -> upstream old-sse');
+    expect(r.stdout).toContain('url: http://127.0.0.1:9/sse (SSE)');
+    expect(r.stdout).not.toContain(SECRET);
+    expect(await u.ok<UpstreamView[]>('GET', 'upstreams')).toEqual([]);
+  });
+
+  it('without --yes and no terminal, nothing is started', async () => {
+    const h = await home();
+    const r = await runClients(h, u.w.svc.dataDir, ['import', 'cursor']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('run again with --yes');
+    expect(await u.ok<UpstreamView[]>('GET', 'upstreams')).toEqual([]);
+  });
+
+  it("imports each server with its progress as it goes; one's failure does not stop the rest; its tools answer through the gateway", async () => {
+    const h = await home();
+    const seen: string[] = [];
+    const r = await runClients(
+      h,
+      u.w.svc.dataDir,
+      ['import', 'cursor', '--server', 'everything', '--server', 'broken', '--server', 'also-everything', '--yes'],
+      (line) => seen.push(line),
+    );
+    // Each pinned tool is listed under its server's line, with its class.
+    const tools = seen.filter((l) => l.startsWith('    '));
+    expect(tools).toContain('    everything__get-sum  read');
+    expect(tools).toContain('    also-everything__get-sum  read');
+    seen.splice(0, seen.length, ...seen.filter((l) => !l.startsWith('    ')));
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(1); // one failed
+    // The plan (what will run) came before anything started.
+    expect(r.stderr).toContain(`command: ${process.execPath}`);
+    expect(seen[0]).toBe('user:everything: starting upstream everything and listing its tools...');
+    expect(seen[1]).toMatch(/^user:everything: \d+ tools and \d+ prompts pinned \(upstream everything\)$/);
+    expect(seen[2]).toBe('user:also-everything: starting upstream also-everything and listing its tools...');
+    expect(seen[3]).toMatch(/^user:also-everything: \d+ tools .*pinned/);
+    expect(seen[4]).toBe('user:broken: starting upstream broken and listing its tools...');
+    expect(seen[5]).toMatch(/^user:broken: failed: upstream 'broken' could not be reached: spawn .* ENOENT$/);
+    expect(seen[6]).toBe('2 imported, 1 failed; point Cursor at Gatehouse: gatehouse clients connect cursor');
+    expect(r.stderr).toContain(
+      '1 of 3 servers could not be imported (see above); the others were [upstream_unavailable]',
+    );
+
+    const ups = await u.ok<UpstreamView[]>('GET', 'upstreams');
+    expect(ups.map((x) => x.id).sort()).toEqual(['also-everything', 'everything']);
+    expect(ups.find((x) => x.id === 'everything')).toMatchObject({
+      kind: 'stdio',
+      command: process.execPath,
+      env_names: ['API_KEY', 'FROM_CLIENT'],
+    });
+    // The value went to the vault with the upstream: the process gets it, no file of ours names it but the vault.
+    const client = await u.mcp();
+    const env = textOf(await client.callTool({ name: 'everything__get-env', arguments: {} }));
+    expect(env).toContain(SECRET);
+    expect(env).toContain('${env:USER}'); // kept as written, never expanded
+    expect(textOf(await client.callTool({ name: 'everything__get-sum', arguments: { a: 2, b: 3 } }))).toContain('5');
+    await client.close();
+    const holders = await filesContaining(u.w.svc.dataDir, SECRET);
+    expect(holders.map((f) => f.slice(u.w.svc.dataDir.length))).toEqual(['/vault.json']);
+
+    // list says which now go through Gatehouse.
+    const list = await runClients(h, u.w.svc.dataDir, ['list', 'cursor']);
+    expect(list.stdout).toMatch(/everything {2}stdio {2}imported as upstream everything/);
+    expect(list.stdout).toMatch(/broken {2}stdio {2}not imported/);
+    const listed = await runClients(h, u.w.svc.dataDir, ['list', '--json']);
+    expect(listed.stdout).toContain('"env_names"');
+    expect(listed.stdout).not.toContain(SECRET);
+
+    // Again: imported already, and a clash with an existing id says how to choose another.
+    const again = await runClients(h, u.w.svc.dataDir, ['import', 'cursor', '--server', 'everything', '--dry-run']);
+    expect(again.stdout).toContain('skipped: imported already, as upstream everything');
+    const codex = await runClients(h, u.w.svc.dataDir, ['import', 'codex', '--dry-run']);
+    expect(codex.stdout).toContain(
+      'user:everything  skipped: an upstream "everything" exists already: choose one with --as user:everything=ID',
+    );
+    const chosen = await runClients(h, u.w.svc.dataDir, ['import', 'codex', '--as', 'everything=codex-ev', '--yes']);
+    expect(chosen.code, chosen.stderr).toBe(0);
+    expect(chosen.stdout).toMatch(/user:everything: \d+ tools .*pinned \(upstream codex-ev\)/);
+    expect(chosen.stdout).toContain('1 imported, 0 failed');
+    expect(await readFile(join(u.w.svc.dataDir, 'upstreams.json'), 'utf8')).not.toContain(SECRET);
+    expect(await readFile(join(u.w.svc.dataDir, 'clients.json'), 'utf8')).not.toContain(SECRET);
+  }, 120_000);
+
+  it("an SSE server of Claude Code's project scope (.mcp.json in the current folder) becomes an SSE upstream that answers", async () => {
+    const h = await home();
+    const port = await freePort();
+    const sse = spawn(process.execPath, [EVERYTHING, 'sse'], {
+      env: { PATH: process.env.PATH, PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        sse.stderr!.on('data', (c: Buffer) => c.toString().includes('Server is running on port') && resolve());
+        sse.once('exit', (code) => reject(new Error(`server-everything sse exited ${code}`)));
+      });
+      await writeFile(
+        join(h.project, '.mcp.json'),
+        JSON.stringify({ mcpServers: { 'sse-ev': { type: 'sse', url: `http://127.0.0.1:${port}/sse` } } }),
+      );
+      const r = await runClients(h, u.w.svc.dataDir, ['import', 'claude-code', '--server', 'project:sse-ev', '--yes']);
+      expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+      expect(r.stdout).toMatch(/project:sse-ev: \d+ tools .*pinned \(upstream sse-ev\)/);
+      expect(await u.ok('GET', 'upstreams/sse-ev')).toMatchObject({ kind: 'http', sse: true });
+      const client = await u.mcp();
+      expect(textOf(await client.callTool({ name: 'sse-ev__get-sum', arguments: { a: 40, b: 2 } }))).toContain('42');
+      await client.close();
+    } finally {
+      sse.kill('SIGKILL');
+    }
+  }, 120_000);
+
+  it('an entry that signs in with OAuth becomes an --oauth upstream waiting for its sign-in', async () => {
+    const h = await home();
+    const dry = await runClients(h, u.w.svc.dataDir, ['import', 'gemini', '--server', 'signin', '--dry-run']);
+    expect(dry.stdout).toContain('headers (names only): -; signs in with OAuth');
+    const r = await runClients(h, u.w.svc.dataDir, ['import', 'gemini', '--server', 'signin', '--yes']);
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(r.stdout).toContain(
+      'user:signin: added as signin; sign in to list and pin its tools: gatehouse upstreams login signin',
+    );
+    expect(await u.ok('GET', 'upstreams/signin')).toMatchObject({ kind: 'http', oauth: { state: expect.any(String) } });
+  });
+
+  it('an unknown client or server name is bad usage', async () => {
+    const h = await home();
+    const r = await runClients(h, u.w.svc.dataDir, ['import', 'notepad']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown client 'notepad'");
+    const s = await runClients(h, u.w.svc.dataDir, ['import', 'cursor', '--server', 'nope', '--dry-run']);
+    expect(s.code).toBe(2);
+    expect(s.stderr).toContain('Cursor has no server named nope');
+  });
+});
