@@ -63,12 +63,13 @@ export async function policy(args: string[]): Promise<void> {
   await withConnection(values, async (c) => {
     if (sub === 'show') {
       const p = unwrap(await c.dispatch('policy.get', {} as never));
-      return out(json, p, () =>
-        [
-          safe`# ${p.source === 'default' ? 'the shipped default policy' : `set ${p.updated}`}; policies: ${p.policies.join(', ')}`,
-          p.text.trimEnd(),
-        ].join('\n'),
-      );
+      // stdout is the policy alone, so `policy show > my.cedar; policy set my.cedar` round-trips; the note goes to stderr
+      if (!json)
+        process.stderr.write(
+          safe`${p.source === 'default' ? 'the shipped default policy' : `set ${p.updated}`}; policies: ${p.policies.join(', ')}` +
+            '\n',
+        );
+      return out(json, p, () => p.text.trimEnd());
     }
     if (sub === 'check') {
       const r = unwrap(await c.dispatch('policy.check', { text }));

@@ -18,6 +18,13 @@ describe('gatehouse policy', () => {
     const shown = await cliJson<PolicyView>(['policy', 'show']);
     expect(shown).toMatchObject({ source: 'default', updated: null });
     expect(shown.policies).toContain('role-capabilities');
+    // What show prints is a policy set takes: the note about it goes to stderr (issue 29, item 7).
+    const printed = await onDir(['policy', 'show']);
+    expect(printed.stdout.trimEnd()).toBe(shown.text.trimEnd());
+    expect(printed.stderr).toContain('the shipped default policy; policies: ');
+    const roundTrip = join(data.dir, 'shown.cedar');
+    await writeFile(roundTrip, printed.stdout);
+    expect((await onDir(['policy', 'check', roundTrip])).code).toBe(0);
     const bad = join(data.dir, 'bad.cedar');
     await writeFile(bad, 'permit (principal, action, resource) when { resource.colour == "red" };');
     const refused = await cliJsonError(['policy', 'set', bad]);
