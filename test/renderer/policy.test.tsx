@@ -29,7 +29,7 @@ describe('Policy', () => {
   it("shows the default policy; an invalid edit is refused with the validator's message and nothing changes", async () => {
     renderWith(realApi(), <PolicyScreen />);
     expect(await screen.findByText(/shipped default policy/, undefined, { timeout: 15_000 })).toBeTruthy();
-    expect(screen.getByText(/role-capabilities, disabled-tools/)).toBeTruthy();
+    expect(screen.getByText(/role-capabilities, role-capabilities-surfaces, disabled-tools/)).toBeTruthy();
     const editor = screen.getByLabelText('Cedar policy') as HTMLTextAreaElement;
     fireEvent.change(editor, {
       target: { value: 'permit (principal, action, resource) when { resource.colour == "red" };' },
