@@ -75,7 +75,12 @@ export interface LocalCoreConfig {
   /** cloud client options (tests: a transport, timeouts, the refresh tick, the outbox's interval, a clock of its own) */
   cloud?: Partial<Omit<CloudClientOptions, 'dataDir' | 'vault' | 'log'>>;
   /** upstream MCP servers: the reconnect backoff (tests shorten it) */
-  upstreams?: { backoff?: { baseMs: number; maxMs: number }; oauth?: UpstreamManagerDeps['oauth'] };
+  upstreams?: {
+    backoff?: { baseMs: number; maxMs: number };
+    oauth?: UpstreamManagerDeps['oauth'];
+    /** the person's HOME the sandbox keeps from servers (tests: a temporary one) */
+    sandbox?: { home?: string };
+  };
 }
 
 /** No AI provider at all (unit fixtures without a cloud client), and we say so. */
@@ -243,6 +248,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
       log,
       autoConnect: (config.owner ?? 'service') === 'service',
       changed: () => events.emit({ type: 'health' }),
+      sandbox: { dataDir: config.dataDir, ...config.upstreams?.sandbox },
       ...(config.upstreams?.backoff ? { backoff: config.upstreams.backoff } : {}),
       // Upstreams without a Client ID Metadata Document URL of their own use the connected cloud gateway's (https only).
       oauth: {
@@ -267,7 +273,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
       urls,
       bridge: bridgeLaunchFor(config.dataDir),
       cloud: () => cloudPort.health(),
-      cloudWarnings: () => cloudWarnings(cloudPort.status()),
+      cloudWarnings: () => [...cloudWarnings(cloudPort.status()), ...upstreams.warnings()],
       storage: () => storage.fault(),
     });
     const sessions = new ConsoleSessions(clock);
@@ -275,6 +281,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
     const approvalLinks = new ApprovalLinks(staging, () => urls.console_url || null);
     const invoke = createInvoke({
       approvalLinks,
+      auditor,
       users,
       tokens,
       profiles,
@@ -369,13 +376,11 @@ export async function openLocalCore(config: LocalCoreConfig) {
         await registry.stop((id, e) => log.error(`plugin '${id}' failed to stop`, { error: (e as Error).message }));
         await upstreams.oauth.close();
         await cloud.close().catch((e) => log.error('cloud client close failed', { error: (e as Error).message }));
-        await stats
-          .flush()
-          .catch((e) =>
-            log.error('stats flush at close failed: the last few seconds of counters are lost', {
-              error: (e as Error).message,
-            }),
-          );
+        await stats.flush().catch((e) =>
+          log.error('stats flush at close failed: the last few seconds of counters are lost', {
+            error: (e as Error).message,
+          }),
+        );
         await audit.close();
         await options.flush();
         await siteStore.flush();

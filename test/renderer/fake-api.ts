@@ -418,6 +418,7 @@ export class FakeApi {
             'upstreams.tools',
             'upstreams.review',
             'upstreams.prompts',
+            'upstreams.grant',
             'upstreams.oauth',
             'upstreams.login',
             'upstreams.logout',
@@ -439,6 +440,7 @@ export class FakeApi {
         | 'upstreams.tools'
         | 'upstreams.review'
         | 'upstreams.prompts'
+        | 'upstreams.grant'
         | 'upstreams.oauth'
         | 'upstreams.login'
         | 'upstreams.logout'

@@ -17,6 +17,7 @@ import type { CloudActions } from '../ports/cloud-port.ts';
 import type { UpstreamActions } from '../ports/upstreams-port.ts';
 import type { Profiles } from '../identity/profiles.ts';
 import type { PolicyActions } from '../policy/policy-gate.ts';
+import type { Auditor } from '../calls/auditor.ts';
 
 /**
  * What the action handlers (action-handlers.ts, pro-handlers.ts,
@@ -50,6 +51,8 @@ export interface ActionDeps {
   approvalLinks?: ApprovalLinks;
   /** the tool-call policy (main/policy); absent in unit fixtures */
   policy?: PolicyActions;
+  /** the audit log, for the configuration changes that are audited (an upstream's sandbox grants); absent in unit fixtures */
+  auditor?: Auditor;
 }
 
 /** Per-call facts a transport knows beyond the principal. */

@@ -104,6 +104,8 @@ export async function startFixtureWorld(opts: {
       command: process.execPath,
       args: [TEST_UPSTREAM],
       env: [{ name: 'JOURNAL', value: journal }, ...(o.control ? [{ name: 'CONTROL_FILE', value: control }] : [])],
+      // Confined by default (docs/upstreams.md, "Confinement"): the fixture's folder is granted, as a person would.
+      sandbox: { write: [dir] },
     },
     ...extra,
   });
