@@ -126,7 +126,7 @@ export class Confinement {
       ...base,
       state: 'confined',
       backend: d.backend,
-      why: `confined by ${d.backend === 'bubblewrap' ? `bubblewrap ${d.version}` : 'sandbox-exec'}: it sees its runtime, its package, its own HOME and temp${grants.length ? `, and: ${grantLines(grants).join('; ')}` : ', nothing else; no network'}`,
+      why: `confined by ${d.backend === 'bubblewrap' ? `bubblewrap ${d.version}` : 'sandbox-exec'}: it sees only its runtime, its package, its own HOME and temp${grants.length ? ' and its grants' : '; no network'}`,
       fix: null,
     };
   }
