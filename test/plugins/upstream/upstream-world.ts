@@ -15,6 +15,7 @@ export const REPO = `${join(import.meta.dirname, '..', '..', '..')}/`;
 export const EVERYTHING = `${REPO}node_modules/@modelcontextprotocol/server-everything/dist/index.js`;
 export const FILESYSTEM = `${REPO}node_modules/@modelcontextprotocol/server-filesystem/dist/index.js`;
 export const TEST_UPSTREAM = `${REPO}test/fixtures/upstream/test-upstream.mjs`;
+export const HOSTILE_UPSTREAM = `${REPO}test/fixtures/upstream/hostile-upstream.mjs`;
 
 export interface UpstreamWorld {
   w: WireWorld;
@@ -28,11 +29,19 @@ export interface UpstreamWorld {
 
 /** `service`: more of the service's config (the console's end-to-end test serves a fresh build with `consoleDir`); `oauth`, `dataDir`: the sign-in tests'. */
 export async function startUpstreamWorld(
-  extra: { consoleDir?: string; oauth?: { callbackPorts?: number[] }; dataDir?: string } = {},
+  extra: { consoleDir?: string; oauth?: { callbackPorts?: number[] }; dataDir?: string; sandboxHome?: string } = {},
 ): Promise<UpstreamWorld> {
-  const { oauth, ...service } = extra;
+  const { oauth, sandboxHome, ...service } = extra;
   const w = await startWireWorld({
-    service: { upstreams: { backoff: { baseMs: 50, maxMs: 400 }, ...(oauth ? { oauth } : {}) }, ...service },
+    service: {
+      upstreams: {
+        backoff: { baseMs: 50, maxMs: 400 },
+        ...(oauth ? { oauth } : {}),
+        // the sandbox tests' own HOME (with a planted key), kept from the servers like a person's
+        ...(sandboxHome ? { sandbox: { home: sandboxHome } } : {}),
+      },
+      ...service,
+    },
   });
   await w.admin('POST', 'cloud/connect', { url: w.proxy.url });
   const lic = await w.h.op<{ license_key: string }>('licenses.create', { plan: 'pro' });
