@@ -80,7 +80,8 @@ export function bwrapArgv(plan: BwrapPlan): string[] {
   for (const l of plan.symlinks) if (!mounted.some((m) => under(l.path, m))) a.push('--symlink', l.target, l.path);
   for (const g of plan.read) a.push('--ro-bind', g.src, g.dest);
   for (const g of plan.write) a.push('--bind', g.src, g.dest);
-  const visible = [plan.home.path, ...plan.readOnly, ...plan.read.map((g) => g.dest), ...plan.write.map((g) => g.dest)];
+  // The private HOME is not the person's: only what shows host folders needs the data dir covered.
+  const visible = [...plan.readOnly, ...plan.read.map((g) => g.dest), ...plan.write.map((g) => g.dest)];
   for (const c of plan.cover) if (visible.some((v) => under(c, v))) a.push('--tmpfs', c);
   if (plan.proxySocket) a.push('--bind', plan.proxySocket, INNER_PROXY_SOCKET);
   // Nothing else may be written: the root bubblewrap builds is read-only once set up.
