@@ -27,7 +27,7 @@ import { OAuthCoordinator, type CoordinatorDeps } from './oauth/coordinator.ts';
 import { oauthOf, storedOAuth, targetOf } from './oauth/oauth-upstreams.ts';
 import type { OAuthStatus } from '../../contract/oauth-status.ts';
 import { Confinement, type ConfinementDeps } from './sandbox/confinement.ts';
-import { sandboxOf } from './sandbox/grants.ts';
+import { sandboxOf } from '../../contract/sandbox-grants.ts';
 
 export interface UpstreamManagerDeps extends Omit<UpstreamPluginDeps, 'ownerOf'> {
   vault: Vault;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { SandboxGrant, UpstreamConfinement } from '../../../contract/upstreams.ts';
 import type { StoredTransport } from '../upstream-data.ts';
 import { detectSandbox, type Detection } from './detect.ts';
-import { runnerOf, suggestedGrants } from './grants.ts';
+import { runnerOf, suggestedGrants } from '../../../contract/sandbox-grants.ts';
 import { openProxy, type NetProxy } from './net-proxy.ts';
 import { refusalNote } from './refusals.ts';
 import { BubblewrapSandbox, SeatbeltSandbox, type Sandbox } from './sandbox.ts';

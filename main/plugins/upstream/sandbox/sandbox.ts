@@ -2,7 +2,7 @@ import { lstat, readlink, realpath } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { SandboxGrant } from '../../../contract/upstreams.ts';
 import { bwrapArgv, PROXY_PORT } from './bwrap-argv.ts';
-import { expandHome } from './grants.ts';
+import { expandHome } from '../../../contract/sandbox-grants.ts';
 import { ETC_READ_ONLY, runtimeMounts, SYSTEM_READ_ONLY } from './mounts.ts';
 import { seatbeltProfile } from './seatbelt-profile.ts';
 

@@ -1,11 +1,12 @@
-import { basename } from 'node:path/posix';
-import type { SandboxGrant } from '../../../contract/upstreams.ts';
+import type { SandboxGrant } from './upstreams.ts';
 
 /**
  * What a confined stdio upstream is granted beyond its runtime and package:
  * the person's grants plus what its command line suggests (the folders
  * server-filesystem is given, a `--repository` path, a package runner's
- * registry). Pure: paths are compared as text, the sandbox resolves them.
+ * registry). Pure, and shared: the console's consent step shows the same
+ * suggestions the service will apply. Paths are compared as text; the
+ * sandbox resolves them.
  */
 
 /** A package runner a client config starts servers through, and the registry hosts it fetches the package from. */
@@ -19,7 +20,7 @@ const NPM: Omit<Runner, 'name'> = { registry: 'registry.npmjs.org', hosts: ['reg
 const PYPI: Omit<Runner, 'name'> = { registry: 'pypi.org', hosts: ['pypi.org', 'files.pythonhosted.org'] };
 
 export function runnerOf(command: string, args: readonly string[]): Runner | null {
-  const name = basename(command).replace(/\.(cmd|exe)$/i, '');
+  const name = (command.split(/[\\/]/).pop() ?? command).replace(/\.(cmd|exe)$/i, '');
   if (name === 'npx' || name === 'bunx') return { name, ...NPM };
   if ((name === 'npm' && args[0] === 'exec') || (name === 'pnpm' && args[0] === 'dlx'))
     return { name: `${name} ${args[0]}`, ...NPM };

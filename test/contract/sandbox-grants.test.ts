@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeGrants, runnerOf, sandboxOf, suggestedGrants } from '../../../../main/plugins/upstream/sandbox/grants.ts';
+import { mergeGrants, runnerOf, sandboxOf, suggestedGrants } from '../../main/contract/sandbox-grants.ts';
 
 describe('grants suggested from the command line', () => {
   it("server-filesystem's folders (through npx or its script) and a --repository path", () => {
