@@ -78,8 +78,8 @@ export interface LocalCoreConfig {
   upstreams?: {
     backoff?: { baseMs: number; maxMs: number };
     oauth?: UpstreamManagerDeps['oauth'];
-    /** the person's HOME the sandbox keeps from servers (tests: a temporary one) */
-    sandbox?: { home?: string };
+    /** the person's HOME the sandbox keeps from servers (tests: a temporary one); what the machine can do (tests) */
+    sandbox?: Pick<UpstreamManagerDeps['sandbox'], 'home' | 'detect'>;
   };
 }
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { startWireWorld, type WireWorld } from '../../wire/helpers/wire-world.ts';
+import type { Detection } from '../../../main/plugins/upstream/sandbox/detect.ts';
 
 /**
  * A licensed service for the upstream tests: upstream tools are the
@@ -29,16 +30,30 @@ export interface UpstreamWorld {
 
 /** `service`: more of the service's config (the console's end-to-end test serves a fresh build with `consoleDir`); `oauth`, `dataDir`: the sign-in tests'. */
 export async function startUpstreamWorld(
-  extra: { consoleDir?: string; oauth?: { callbackPorts?: number[] }; dataDir?: string; sandboxHome?: string } = {},
+  extra: {
+    consoleDir?: string;
+    oauth?: { callbackPorts?: number[] };
+    dataDir?: string;
+    sandboxHome?: string;
+    /** a machine that answers this when asked whether it can confine */
+    sandboxDetect?: () => Promise<Detection>;
+  } = {},
 ): Promise<UpstreamWorld> {
-  const { oauth, sandboxHome, ...service } = extra;
+  const { oauth, sandboxHome, sandboxDetect, ...service } = extra;
   const w = await startWireWorld({
     service: {
       upstreams: {
         backoff: { baseMs: 50, maxMs: 400 },
         ...(oauth ? { oauth } : {}),
         // the sandbox tests' own HOME (with a planted key), kept from the servers like a person's
-        ...(sandboxHome ? { sandbox: { home: sandboxHome } } : {}),
+        ...(sandboxHome || sandboxDetect
+          ? {
+              sandbox: {
+                ...(sandboxHome ? { home: sandboxHome } : {}),
+                ...(sandboxDetect ? { detect: sandboxDetect } : {}),
+              },
+            }
+          : {}),
       },
       ...service,
     },

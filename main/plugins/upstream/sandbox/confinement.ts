@@ -32,6 +32,8 @@ export interface ConfinementDeps {
   /** the person's HOME (tests: a temporary one) */
   home?: string;
   platform?: NodeJS.Platform;
+  /** what this machine can do (tests: a machine that cannot confine); default: asked once (detect.ts) */
+  detect?: () => Promise<Detection>;
   /** a line for the upstream's own log (its stderr ring): what the sandbox refused */
   note(id: string, line: string): void;
 }
@@ -55,7 +57,7 @@ export class Confinement {
   constructor(private readonly deps: ConfinementDeps) {
     this.platform = deps.platform ?? process.platform;
     this.home = deps.home ?? homedir();
-    const d = detectSandbox(this.platform);
+    const d = deps.detect ? deps.detect() : detectSandbox(this.platform);
     this.sandbox = (d ?? Promise.resolve(null)).then((r) => {
       this.detection = r;
       if (!r?.ok) return null;
