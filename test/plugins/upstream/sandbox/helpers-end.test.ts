@@ -37,7 +37,11 @@ async function sandboxOf(id: string): Promise<{ procs: Proc[]; socket: string | 
   const inside = new Set(roots.map((r) => r.pid));
   for (let grew = true; grew;) {
     grew = false;
-    for (const p of all) if (!inside.has(p.pid) && inside.has(p.ppid)) (inside.add(p.pid), (grew = true));
+    for (const p of all)
+      if (!inside.has(p.pid) && inside.has(p.ppid)) {
+        inside.add(p.pid);
+        grew = true;
+      }
   }
   const bind = roots[0]?.args.findIndex((a, i, l) => a === '--bind' && l[i + 2] === '/run/gatehouse/proxy.sock') ?? -1;
   return { procs: all.filter((p) => inside.has(p.pid)), socket: bind >= 0 ? roots[0]!.args[bind + 1]! : null };
@@ -67,28 +71,28 @@ afterAll(async () => {
 
 describe('helpers end with their server', () => {
   it('socat and the proxy socket end when the server dies; the restart has new ones', async () => {
-    const first = await until(async () => {
+    const first = (await until(async () => {
       const s = await sandboxOf('n');
       return has(s.procs, 'socat') && has(s.procs, 'node') && s.socket ? s : null;
-    });
+    }))!;
     expect((await stat(first.socket!)).isSocket()).toBe(true);
     const node = first.procs.find((p) => p.args[0]?.endsWith('node'))!;
     const socat = first.procs.find((p) => p.args[0]?.endsWith('socat'))!;
     process.kill(node.pid, 'SIGKILL');
     await until(async () => (await processes()).every((p) => p.pid !== socat.pid), 10_000, 'socat to end');
     await until(() => gone(dirname(first.socket!)), 10_000, 'the proxy socket to be removed');
-    const second = await until(async () => {
+    const second = (await until(async () => {
       const s = await sandboxOf('n');
       return has(s.procs, 'socat') && s.socket && s.socket !== first.socket ? s : null;
-    }, 15_000);
+    }, 15_000))!;
     expect(second.procs.map((p) => p.pid)).not.toContain(socat.pid);
   });
 
   it('everything ends when the upstream is removed', async () => {
-    const s = await until(async () => {
+    const s = (await until(async () => {
       const x = await sandboxOf('n');
       return has(x.procs, 'socat') && x.socket ? x : null;
-    });
+    }))!;
     await u.ok('DELETE', 'upstreams/n');
     await until(async () => (await sandboxOf('n')).procs.length === 0, 10_000, 'the sandbox to end');
     const left = new Set((await processes()).map((p) => p.pid));
