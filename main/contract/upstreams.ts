@@ -86,6 +86,10 @@ export const SandboxHost = z
   .regex(
     /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(:[0-9]{1,5})?$/,
     'a network grant is HOST or HOST:PORT (e.g. api.github.com, localhost:8080, *.example.com)',
+  )
+  .refine(
+    (v) => !v.includes(':') || (Number(v.split(':')[1]) >= 1 && Number(v.split(':')[1]) <= 65535),
+    'a port is 1-65535',
   );
 /** What a person grants a stdio upstream beyond its runtime and package (docs/upstreams.md, "Confinement"). */
 export const SandboxGrantsInput = z

