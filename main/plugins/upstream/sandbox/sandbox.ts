@@ -77,10 +77,17 @@ export async function grantMounts(
         `the granted folder ${g.value} does not exist: create it, or change the grants (gatehouse upstreams grant ID ...)`,
       );
     });
+    // The namespace's own /proc, /dev and root, and the host's /run (its sockets, other children's proxies among them), are never a grant.
+    if (src === '/' || NEVER_GRANTED.some((n) => under(src, n)))
+      throw new Error(
+        `${g.value} cannot be granted: it would show the host's ${src === '/' ? 'whole file system' : src}`,
+      );
     out.push({ src, dest });
   }
   return out;
 }
+
+const NEVER_GRANTED = ['/proc', '/sys', '/dev', '/run', '/var/run'];
 
 const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
 

@@ -237,6 +237,17 @@ describe('when the sandbox cannot start', () => {
     expect(r.body).toMatchObject({ ok: false, code: 'upstream_unavailable' });
     expect(r.body.message).toContain(`the granted folder ${missing} does not exist`);
   });
+
+  it("refuses a grant of the whole file system or of the host's /run, /proc, /dev", async () => {
+    for (const bad of ['/', '/run', '/proc/self', '/dev']) {
+      const r = await u.w.admin('POST', 'upstreams', {
+        id: 'wide',
+        transport: { kind: 'stdio', command: process.execPath, args: [HOSTILE_UPSTREAM], sandbox: { write: [bad] } },
+      });
+      expect(r.body, bad).toMatchObject({ ok: false, code: 'upstream_unavailable' });
+      expect(r.body.message).toContain(`${bad} cannot be granted`);
+    }
+  });
 });
 
 describe('unconfined by a person', () => {
