@@ -77,7 +77,12 @@ export interface LocalCoreConfig {
   /** cloud client options (tests: a transport, timeouts, the refresh tick, the outbox's interval, a clock of its own) */
   cloud?: Partial<Omit<CloudClientOptions, 'dataDir' | 'vault' | 'log'>>;
   /** upstream MCP servers: the reconnect backoff (tests shorten it) */
-  upstreams?: { backoff?: { baseMs: number; maxMs: number }; oauth?: UpstreamManagerDeps['oauth'] };
+  upstreams?: {
+    backoff?: { baseMs: number; maxMs: number };
+    oauth?: UpstreamManagerDeps['oauth'];
+    /** the person's HOME the sandbox keeps from servers (tests: a temporary one); what the machine can do (tests) */
+    sandbox?: Pick<UpstreamManagerDeps['sandbox'], 'home' | 'detect'>;
+  };
   /** where the MCP clients' files are looked for (tests: a throwaway HOME); default this process's HOME and folder */
   clientsPlace?: PlaceOf;
 }
@@ -247,6 +252,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
       log,
       autoConnect: (config.owner ?? 'service') === 'service',
       changed: () => events.emit({ type: 'health' }),
+      sandbox: { dataDir: config.dataDir, ...config.upstreams?.sandbox },
       ...(config.upstreams?.backoff ? { backoff: config.upstreams.backoff } : {}),
       // Upstreams without a Client ID Metadata Document URL of their own use the connected cloud gateway's (https only).
       oauth: {
@@ -271,7 +277,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
       urls,
       bridge: bridgeLaunchFor(config.dataDir),
       cloud: () => cloudPort.health(),
-      cloudWarnings: () => cloudWarnings(cloudPort.status()),
+      cloudWarnings: () => [...cloudWarnings(cloudPort.status()), ...upstreams.warnings()],
       storage: () => storage.fault(),
     });
     const sessions = new ConsoleSessions(clock);
@@ -279,6 +285,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
     const approvalLinks = new ApprovalLinks(staging, () => urls.console_url || null);
     const invoke = createInvoke({
       approvalLinks,
+      auditor,
       users,
       tokens,
       profiles,

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets Gatehouse up on a Debian/Ubuntu machine: the system packages it needs
-# (libsecret for the OS keychain, gnome-keyring and D-Bus; with --test also
+# (libsecret for the OS keychain, gnome-keyring and D-Bus, bubblewrap and socat for the
+# sandbox stdio upstreams run in; with --test also
 # Chromium for the console's browser tests), the npm packages, and the build.
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
@@ -34,6 +35,9 @@ command -v gnome-keyring-daemon >/dev/null || need+=(gnome-keyring)
 command -v dbus-run-session >/dev/null || need+=(dbus)
 command -v dbus-launch >/dev/null || need+=(dbus-x11)
 dpkg -s libsecret-1-dev >/dev/null 2>&1 || need+=(libsecret-1-dev)
+# The OS sandbox stdio upstreams run in (docs/upstreams.md, "Confinement"): bubblewrap, and socat for their network grants.
+command -v bwrap >/dev/null || need+=(bubblewrap)
+command -v socat >/dev/null || need+=(socat)
 # secret-tool: the keychain tests read what Gatehouse stored through a second, independent client
 if [ "$with_browser" = 1 ] && ! command -v secret-tool >/dev/null; then need+=(libsecret-tools); fi
 if [ "$with_browser" = 1 ] && [ ! -x /usr/bin/chromium ]; then need+=(chromium); fi

@@ -5,6 +5,7 @@ import { safe, table, unwrap, UsageError } from './output.ts';
 import { out, parse, withConnection } from './args.ts';
 import { login, logout, signInLine } from './oauth-commands.ts';
 import { bindApprovals, processTerminal } from './review-binding.ts';
+import { confinementLines, grantFlags, sandboxInput } from './upstream-sandbox-text.ts';
 
 const many = { type: 'string', multiple: true } as const;
 const FLAGS = {
@@ -27,6 +28,7 @@ const FLAGS = {
   'client-metadata-url': { type: 'string' },
   scopes: { type: 'string' },
   'no-browser': { type: 'boolean' },
+  ...grantFlags,
 } as const;
 
 /** `NAME=VALUE` and `Name: value`, split at the first separator; the value is never echoed in an error. */
@@ -60,6 +62,7 @@ function addInput(id: string, values: Record<string, unknown>, command: string[]
         command: command[0],
         args: command.slice(1),
         env: pairs(values.env as string[], '=', '--env'),
+        ...sandboxInput(values),
       },
       read,
       ...timeout,
@@ -67,6 +70,7 @@ function addInput(id: string, values: Record<string, unknown>, command: string[]
   }
   if (command.length || values.env) throw new UsageError('--env and a command after -- are for --stdio upstreams');
   if (values.sse && values.oauth) throw new UsageError('--sse and --oauth do not go together yet');
+  if (sandboxInput(values).sandbox) throw new UsageError('--allow-* and --unconfined are for --stdio upstreams');
   const token = values['token-keychain'] ? { token_keychain: values['token-keychain'] } : {};
   if (!values.oauth && (values['client-id'] || values['client-metadata-url'] || values.scopes))
     throw new UsageError('--client-id, --client-metadata-url and --scopes go with --oauth');
@@ -125,6 +129,7 @@ function describe(u: UpstreamView): string[] {
           safe`  command: ${u.command}`,
           safe`  args: ${JSON.stringify(u.args)}`,
           safe`  env (names only): ${u.env_names?.join(', ') || '-'}`,
+          ...confinementLines(u),
         ]
       : [
           safe`  url: ${u.url}${u.sse ? ' (the old HTTP+SSE transport)' : ''}`,
@@ -209,9 +214,21 @@ export async function upstreams(args: string[]): Promise<void> {
             quarantined: u.tools.quarantined,
             restarts: u.health.restarts,
             latency_ms: u.health.latency_ms,
+            sandbox: u.confinement?.state ?? '-',
             last_error: u.health.last_error,
           })),
-          ['id', 'kind', 'status', 'protocol', 'approved', 'quarantined', 'restarts', 'latency_ms', 'last_error'],
+          [
+            'id',
+            'kind',
+            'status',
+            'sandbox',
+            'protocol',
+            'approved',
+            'quarantined',
+            'restarts',
+            'latency_ms',
+            'last_error',
+          ],
         ),
       );
     }
@@ -275,6 +292,12 @@ export async function upstreams(args: string[]): Promise<void> {
         acting
           ? [toolRows(tools), ...(prompts.length ? [promptRows(prompts)] : [])].join('\n')
           : pendingText(tools, prompts),
+      );
+    }
+    if (sub === 'grant') {
+      const d = unwrap(await c.dispatch('upstreams.grant', { id: id!, ...sandboxInput(values).sandbox }));
+      return out(json, d, () =>
+        [safe`Changed the grants of ${d.id}; it restarts with them.`, ...describe(d)].join('\n'),
       );
     }
     if (sub === 'login') return login(c, id!, { json, browser: !values['no-browser'] });

@@ -43,6 +43,7 @@ import {
   UpstreamIdRef,
   UpstreamPromptView,
   UpstreamReviewInput,
+  UpstreamGrantInput,
   UpstreamTestAnswer,
   UpstreamToolView,
   UpstreamView,
@@ -283,6 +284,14 @@ export const API_ACTIONS = {
     path: 'upstreams/:id/review',
     input: UpstreamReviewInput,
     output: z.array(UpstreamToolView),
+    who: PEOPLE,
+  },
+  /** replaces a stdio upstream's sandbox grants (docs/upstreams.md, "Confinement"); audited */
+  'upstreams.grant': {
+    method: 'POST',
+    path: 'upstreams/:id/grant',
+    input: UpstreamGrantInput,
+    output: UpstreamDetail,
     who: PEOPLE,
   },
   'upstreams.prompts': {

@@ -25,5 +25,6 @@ export * from './cloud-status.ts';
 export * from './action-http.ts';
 export * from './quota-words.ts';
 export * from './upstreams.ts';
+export * from './sandbox-grants.ts';
 export * from './approval-link.ts';
 export * from './policy.ts';

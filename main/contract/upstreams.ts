@@ -65,6 +65,85 @@ const secretValue = z
   .refine((v) => !/[\r\n\0]/.test(v), 'a value must not contain line breaks or NUL');
 const NamedValue = <N extends z.ZodType<string>>(name: N) => z.object({ name, value: secretValue }).strict();
 
+/** A folder granted to a confined stdio upstream: an absolute path or one starting with `~/` (the person's HOME). */
+export const SandboxPath = z
+  .string()
+  .min(1)
+  .max(1024)
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
+  .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), 'a path must not contain control characters')
+  .refine(
+    (v) => v.startsWith('/') || v === '~' || v.startsWith('~/'),
+    'a granted folder is an absolute path (or ~/...)',
+  );
+/**
+ * A host a confined upstream may reach through Gatehouse's filtering proxy: `api.github.com` (ports 80 and 443),
+ * `api.github.com:8443`, `*.example.com`, `localhost:8080` (loopback and private addresses only when named so).
+ */
+export const SandboxHost = z
+  .string()
+  .max(260)
+  .regex(
+    /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(:[0-9]{1,5})?$/,
+    'a network grant is HOST or HOST:PORT (e.g. api.github.com, localhost:8080, *.example.com)',
+  )
+  .refine(
+    (v) => !v.includes(':') || (Number(v.split(':')[1]) >= 1 && Number(v.split(':')[1]) <= 65535),
+    'a port is 1-65535',
+  );
+/** What a person grants a stdio upstream beyond its runtime and package (docs/upstreams.md, "Confinement"). */
+export const SandboxGrantsInput = z
+  .object({
+    /** run it without the OS sandbox: a person's explicit choice, shown as a warning everywhere */
+    unconfined: z.boolean().default(false),
+    read: z.array(SandboxPath).max(50).default([]),
+    write: z.array(SandboxPath).max(50).default([]),
+    net: z.array(SandboxHost).max(50).default([]),
+    /** add the grants the command line suggests (server-filesystem's folders, a runner's registry); default true */
+    suggest: z.boolean().default(true),
+  })
+  .strict();
+export type SandboxGrantsInput = z.input<typeof SandboxGrantsInput>;
+
+/** One grant as stored and shown: what, and where it came from (typed by the person, or suggested from the command line). */
+export const SandboxGrant = z.object({
+  kind: z.enum(['read', 'write', 'net']),
+  value: z.string(),
+  from: z.enum(['person', 'command_line', 'runner']),
+});
+export type SandboxGrant = z.infer<typeof SandboxGrant>;
+
+/** How a stdio upstream runs, for people: confined (and by what, with which grants), or unconfined and why. */
+export const UpstreamConfinement = z.object({
+  /** confined: inside the OS sandbox; unconfined: without it (a person chose so, or the platform has none); unavailable: the sandbox cannot start here, so the upstream is down */
+  state: z.enum(['confined', 'unconfined', 'unavailable']),
+  backend: z.enum(['bubblewrap', 'seatbelt']).nullable(),
+  /** in words: why it runs as it does */
+  why: z.string(),
+  /** what to do about an unconfined or unavailable one */
+  fix: z.string().nullable(),
+  grants: z.array(SandboxGrant),
+  /** a package runner (npx, uvx) the command starts through, and the registry it fetches from */
+  runner: z.object({ name: z.string(), registry: z.string() }).nullable(),
+  /** the upstream's own persistent HOME (its state, a runner's cache), under the data dir */
+  private_home: z.string().nullable(),
+});
+export type UpstreamConfinement = z.infer<typeof UpstreamConfinement>;
+
+/** `upstreams.grant`: replaces a stdio upstream's grants (a person's action, audited); it restarts with them. */
+export const UpstreamGrantInput = z
+  .object({
+    id: UpstreamIdRef,
+    unconfined: z.boolean().default(false),
+    read: z.array(SandboxPath).max(50).default([]),
+    write: z.array(SandboxPath).max(50).default([]),
+    net: z.array(SandboxHost).max(50).default([]),
+    /** keep the grants the command line suggests (as at add); default true */
+    suggest: z.boolean().default(true),
+  })
+  .strict();
+export type UpstreamGrantInput = z.input<typeof UpstreamGrantInput>;
+
 export const UpstreamAddInput = z
   .object({
     id: UpstreamId,
@@ -90,6 +169,8 @@ export const UpstreamAddInput = z
             .default([]),
           /** the process's whole environment besides the minimal one (PATH, HOME, ...): nothing of Gatehouse's own */
           env: z.array(NamedValue(EnvName)).max(100).default([]),
+          /** what the OS sandbox lets it reach (absent: confined with the suggested grants only) */
+          sandbox: SandboxGrantsInput.optional(),
         })
         .strict(),
       z
@@ -169,6 +250,8 @@ export const UpstreamView = z.object({
   sse: z.boolean().optional(),
   /** an OAuth upstream's sign-in (docs/oauth.md); absent for the others */
   oauth: OAuthStatus.optional(),
+  /** a stdio upstream's confinement (docs/upstreams.md, "Confinement"); absent for HTTP upstreams */
+  confinement: UpstreamConfinement.optional(),
   timeout_ms: z.number().int(),
   health: UpstreamHealth,
   tools: z.object({

@@ -47,6 +47,8 @@ it('a write in flight at SIGKILL ends outcome_unknown and is never applied twice
     '--stdio',
     '--env',
     `JOURNAL=${journal}`,
+    '--allow-write',
+    work,
     ...dirArgs(dir),
     '--json',
     '--',

@@ -136,6 +136,7 @@ describe('upstreams from the console (Chromium against the licensed service)', (
         command: process.execPath,
         args: [TEST_UPSTREAM],
         env: [{ name: 'JOURNAL', value: journal }],
+        sandbox: { write: [work] },
       },
     });
     const staged = await client.callTool({ name: 'slow__append', arguments: { line: 'sent once', hold_ms: 3000 } });

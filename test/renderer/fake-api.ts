@@ -422,6 +422,7 @@ export class FakeApi {
             'upstreams.tools',
             'upstreams.review',
             'upstreams.prompts',
+            'upstreams.grant',
             'upstreams.oauth',
             'upstreams.login',
             'upstreams.logout',
@@ -443,6 +444,7 @@ export class FakeApi {
         | 'upstreams.tools'
         | 'upstreams.review'
         | 'upstreams.prompts'
+        | 'upstreams.grant'
         | 'upstreams.oauth'
         | 'upstreams.login'
         | 'upstreams.logout'

@@ -94,4 +94,29 @@ describe('adding an HTTP upstream', () => {
     expect((await screen.findByRole('alert')).textContent).toMatch(/^Not added: .*\(not_found\)$/);
     expect((screen.getByLabelText('URL') as HTMLInputElement).value).toBe('https://mcp.example.com/mcp');
   });
+
+  it('shows the sandbox beside the command before anything runs: the folder suggested from the arguments, the grants typed, no network', async () => {
+    const fake = new FakeApi();
+    renderWith(fake, <Upstreams />);
+    await userEvent.click(await screen.findByRole('button', { name: 'Add an upstream server' }));
+    await userEvent.type(screen.getByLabelText('Id'), 'fs');
+    await userEvent.type(screen.getByLabelText('Command'), 'npx');
+    await userEvent.type(
+      screen.getByLabelText('Arguments (one per line)'),
+      '-y{Enter}@modelcontextprotocol/server-filesystem{Enter}~/notes',
+    );
+    await userEvent.type(screen.getByLabelText('Folders it may only read (one per line)'), '/srv/docs');
+    await userEvent.click(screen.getByRole('button', { name: /^Review before/ }));
+    const consent = screen.getByRole('region', { name: 'Run this program for “fs”?' });
+    const sandbox = within(consent).getByLabelText('Sandbox');
+    expect(within(sandbox).getByLabelText('Folders granted').textContent).toBe(
+      'read-only /srv/docsread-write ~/notes (from the command line)',
+    );
+    expect(within(consent).getByLabelText('Network').textContent).toBe('registry.npmjs.org (for the package runner)');
+    expect(fake.callsTo('upstreams.add')).toEqual([]);
+    await userEvent.click(within(consent).getByRole('button', { name: 'Run it and list its tools' }));
+    expect(fake.callsTo('upstreams.add')[0]).toMatchObject({
+      transport: { sandbox: { read: ['/srv/docs'], write: [], net: [] } },
+    });
+  });
 });

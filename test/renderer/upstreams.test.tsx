@@ -35,6 +35,8 @@ beforeAll(async () => {
         { name: 'JOURNAL', value: join(dir, 'j') },
         { name: 'API_KEY', value: SECRET },
       ],
+      // Confined by default: the fixture's control file's folder is granted.
+      sandbox: { write: [dir] },
     },
   });
   if (!r.ok) throw new Error(r.message);

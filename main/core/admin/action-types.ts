@@ -18,6 +18,7 @@ import type { UpstreamActions } from '../ports/upstreams-port.ts';
 import type { ClientActions } from '../ports/clients-port.ts';
 import type { Profiles } from '../identity/profiles.ts';
 import type { PolicyActions } from '../policy/policy-gate.ts';
+import type { Auditor } from '../calls/auditor.ts';
 
 /**
  * What the action handlers (action-handlers.ts, pro-handlers.ts,
@@ -53,6 +54,8 @@ export interface ActionDeps {
   approvalLinks?: ApprovalLinks;
   /** the tool-call policy (main/policy); absent in unit fixtures */
   policy?: PolicyActions;
+  /** the audit log, for the configuration changes that are audited (an upstream's sandbox grants); absent in unit fixtures */
+  auditor?: Auditor;
 }
 
 /** Per-call facts a transport knows beyond the principal. */

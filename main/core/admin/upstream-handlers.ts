@@ -1,9 +1,19 @@
 import type { ActionDeps, Handler } from './action-types.ts';
 import type { UpstreamActions } from '../ports/upstreams-port.ts';
 import { GatehouseError } from '../errors.ts';
+import type { Principal } from '../../contract/principal.ts';
+import type { UpstreamView } from '../../contract/upstreams.ts';
+
+/** A stdio upstream's confinement as one audit reason: `confined: write ~/notes; net api.github.com` or `unconfined (a person's choice)`. */
+export function confinementReason(v: Pick<UpstreamView, 'confinement'>): string | null {
+  const c = v.confinement;
+  if (!c) return null;
+  const grants = c.grants.map((g) => `${g.kind} ${g.value}`).join('; ') || 'no grants';
+  return c.state === 'unconfined' ? `unconfined: ${c.why}` : `${c.state}: ${grants}`;
+}
 
 /** The upstream actions (main/contract/upstreams.ts), people only (checked by invoke before any of these runs). */
-export function createUpstreamHandlers(deps: Pick<ActionDeps, 'upstreams'>): {
+export function createUpstreamHandlers(deps: Pick<ActionDeps, 'upstreams' | 'auditor'>): {
   'upstreams.list': Handler<'upstreams.list'>;
   'upstreams.get': Handler<'upstreams.get'>;
   'upstreams.add': Handler<'upstreams.add'>;
@@ -14,6 +24,7 @@ export function createUpstreamHandlers(deps: Pick<ActionDeps, 'upstreams'>): {
   'upstreams.tools': Handler<'upstreams.tools'>;
   'upstreams.review': Handler<'upstreams.review'>;
   'upstreams.prompts': Handler<'upstreams.prompts'>;
+  'upstreams.grant': Handler<'upstreams.grant'>;
   'upstreams.oauth': Handler<'upstreams.oauth'>;
   'upstreams.login': Handler<'upstreams.login'>;
   'upstreams.logout': Handler<'upstreams.logout'>;
@@ -23,10 +34,28 @@ export function createUpstreamHandlers(deps: Pick<ActionDeps, 'upstreams'>): {
       throw new GatehouseError('service_unavailable', 'upstream servers are not managed in this process');
     return deps.upstreams;
   };
+  // What a server may reach is a person's decision like its definition: who set which grants is in the audit log.
+  const audit = (action: string, id: string, v: Pick<UpstreamView, 'confinement'>, principal: Principal) => {
+    const reason = confinementReason(v);
+    if (reason)
+      deps.auditor?.recordAction(
+        { tool: action, write: true, result: 'ok', source_plugin: id, target: id, reason },
+        { principal },
+      );
+  };
   return {
     'upstreams.list': async () => up().list(),
     'upstreams.get': async (input) => up().get(input.id),
-    'upstreams.add': async (input) => up().add(input),
+    'upstreams.add': async (input, principal) => {
+      const d = await up().add(input);
+      audit('upstreams.add', d.id, d, principal);
+      return d;
+    },
+    'upstreams.grant': async (input, principal) => {
+      const d = await up().grant(input);
+      audit('upstreams.grant', d.id, d, principal);
+      return d;
+    },
     'upstreams.remove': async (input) => up().remove(input.id),
     'upstreams.enable': async (input) => up().setEnabled(input.id, true),
     'upstreams.disable': async (input) => up().setEnabled(input.id, false),

@@ -120,8 +120,20 @@ export class Auditor {
       ...(facts.reason ? { reason: clientText(facts.reason, AUDIT_TEXT_LIMITS.reason) } : {}),
     };
     this.sink.append(entry);
-    this.stats.count(entry.tool, entry.result);
+    if (!this.uncounted) this.stats.count(entry.tool, entry.result);
     return entry;
+  }
+
+  private uncounted = false;
+
+  /** A person's action on the configuration (an upstream's sandbox grants): audited like a call, not counted as a tool's use. */
+  recordAction(facts: AuditFacts, actor: Actor): AuditEntry {
+    this.uncounted = true;
+    try {
+      return this.record(facts, actor);
+    } finally {
+      this.uncounted = false;
+    }
   }
 
   /** Waits until every entry recorded so far is durable; a decision is acknowledged only after this. */

@@ -3,6 +3,7 @@ import type { OAuthStatus } from '../../contract/oauth-status.ts';
 import type {
   UpstreamAddInput,
   UpstreamDetail,
+  UpstreamGrantInput,
   UpstreamPromptView,
   UpstreamReviewInput,
   UpstreamTestAnswer,
@@ -26,6 +27,8 @@ export interface UpstreamActions {
   /** reviews tools and prompts in one step (all or nothing); answers the tools, as before prompts were pinned (the prompts: `prompts`) */
   review(input: z.output<typeof UpstreamReviewInput>): Promise<UpstreamToolView[]>;
   prompts(id: string): UpstreamPromptView[];
+  /** replaces a stdio upstream's sandbox grants and restarts it with them (docs/upstreams.md, "Confinement") */
+  grant(input: z.output<typeof UpstreamGrantInput>): Promise<UpstreamDetail>;
   /** OAuth sign-in (docs/oauth.md): start or join, end, and its state (waiting up to waitMs while a sign-in is under way) */
   login(id: string): Promise<OAuthStatus>;
   logout(id: string): Promise<OAuthStatus>;

@@ -20,6 +20,7 @@ import type { CallContext } from '../../core/calls/tool.ts';
 import { AskRelay, type InputRequired } from './ask-relay.ts';
 import { askedSummary, askLabel } from './client-asks.ts';
 import type { UpstreamAuth } from './oauth/oauth-errors.ts';
+import type { StdioLaunch, StdioLauncher } from './sandbox/confinement.ts';
 
 export interface ConnectionSpec {
   id: string;
@@ -31,6 +32,8 @@ export interface ConnectionSpec {
   era: 'modern' | 'legacy' | null;
   /** an OAuth upstream's sign-in (oauth/coordinator.ts): the token per request, what a 401 does */
   auth?: UpstreamAuth;
+  /** how a stdio upstream is started: confined by the OS sandbox, or as it is (sandbox/confinement.ts) */
+  launcher?: StdioLauncher;
 }
 
 export interface ConnectionHooks {
@@ -79,6 +82,8 @@ export class UpstreamConnection {
   private attempt = 0;
   private connecting: Promise<ToolDefinition[]> | null = null;
   private readonly relay: AskRelay;
+  /** the running stdio start's helpers (its proxy), ended with the process */
+  private launch: StdioLaunch | null = null;
   private readonly health: UpstreamHealth = {
     status: 'down',
     last_error: null,
@@ -121,6 +126,13 @@ export class UpstreamConnection {
     const c = this.client;
     this.client = null;
     await c?.close().catch(() => undefined);
+    await this.endLaunch();
+  }
+
+  private async endLaunch(): Promise<void> {
+    const l = this.launch;
+    this.launch = null;
+    await l?.close();
   }
 
   /**
@@ -259,8 +271,8 @@ export class UpstreamConnection {
       },
     );
     this.relay.install(client);
-    const transport = this.makeTransport();
     try {
+      const transport = await this.makeTransport();
       const prior =
         this.spec.transport.kind === 'http' && this.spec.era === 'legacy' ? { prior: { kind: 'legacy' as const } } : {};
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS, ...prior });
@@ -286,6 +298,7 @@ export class UpstreamConnection {
       return defs;
     } catch (e) {
       await client.close().catch(() => undefined);
+      await this.endLaunch();
       const signIn = this.spec.auth?.explain(e);
       if (signIn) throw (this.down(signIn.message), signIn);
       const message = this.scrub(e instanceof Error ? e.message : String(e));
@@ -294,13 +307,29 @@ export class UpstreamConnection {
     }
   }
 
-  private makeTransport(): Transport {
+  private async makeTransport(): Promise<Transport> {
     const t = this.spec.transport;
     if (t.kind === 'stdio') {
       // Only the configured variables, over the SDK's minimal set (HOME, LOGNAME, PATH, SHELL, TERM, USER): nothing of Gatehouse's own.
       const env = Object.fromEntries(this.spec.secrets.env.map((v) => [v.name, v.value]));
-      const transport = new StdioClientTransport({ command: t.command, args: t.args, env, stderr: 'pipe' });
-      transport.stderr?.on('data', (chunk: Buffer) => this.stderr.write(chunk.toString('utf8')));
+      // Through the sandbox (or refused, when it cannot start: never unconfined unless a person chose so).
+      await this.endLaunch();
+      const launch = this.spec.launcher ? await this.spec.launcher.launch(t.command, t.args, env) : null;
+      this.launch = launch;
+      const run = launch ?? { command: t.command, args: t.args, env };
+      const transport = new StdioClientTransport({
+        command: run.command,
+        args: run.args,
+        env: run.env,
+        stderr: 'pipe',
+        ...(launch?.cwd ? { cwd: launch.cwd } : {}),
+      });
+      transport.stderr?.on('data', (chunk: Buffer) => {
+        const text = chunk.toString('utf8');
+        this.stderr.write(text);
+        const note = launch?.annotate(text);
+        if (note) this.stderr.write(`${note}\n`);
+      });
       return transport;
     }
     // Pairs, not an object: header names are the person's, and an object keyed by them is one more place a name every
@@ -332,6 +361,7 @@ export class UpstreamConnection {
   private closed(client: Client): void {
     if (client !== this.client) return;
     this.client = null;
+    void this.endLaunch();
     if (this.stopped) return;
     const lasted = this.health.connected_at ? Date.now() - Date.parse(this.health.connected_at) : 0;
     if (lasted >= STABLE_MS) this.attempt = 0;

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { EnvName, HeaderName, QuarantineReason, ToolClass, UpstreamIdRef } from '../../contract/upstreams.ts';
+import {
+  EnvName,
+  HeaderName,
+  QuarantineReason,
+  SandboxGrant,
+  ToolClass,
+  UpstreamIdRef,
+} from '../../contract/upstreams.ts';
 
 /**
  * `upstreams.json` in the data dir: each upstream's configuration and the
@@ -71,8 +78,25 @@ export const StoredOAuth = z.object({
 });
 export type StoredOAuth = z.infer<typeof StoredOAuth>;
 
+/**
+ * A stdio upstream's sandbox: run unconfined (a person's choice) or confined with these grants.
+ * Absent on a record stored before confinement: confined with what its command line suggests
+ * (sandbox/grants.ts), never more than the command a person consented to.
+ */
+export const StoredSandbox = z.object({
+  unconfined: z.boolean().default(false),
+  grants: z.array(SandboxGrant).default([]),
+});
+export type StoredSandbox = z.infer<typeof StoredSandbox>;
+
 export const StoredTransport = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('stdio'), command: z.string(), args: z.array(z.string()), env_names: z.array(EnvName) }),
+  z.object({
+    kind: z.literal('stdio'),
+    command: z.string(),
+    args: z.array(z.string()),
+    env_names: z.array(EnvName),
+    sandbox: StoredSandbox.optional(),
+  }),
   z.object({
     kind: z.literal('http'),
     url: z.string(),

@@ -5,6 +5,7 @@ import {
   RESERVED_UPSTREAM_IDS,
   type UpstreamAddInput,
   type UpstreamDetail,
+  type UpstreamGrantInput,
   type UpstreamPromptView,
   type UpstreamReviewInput,
   type UpstreamTestAnswer,
@@ -25,6 +26,8 @@ import { applyPromptReview, applyReview } from './review.ts';
 import { OAuthCoordinator, type CoordinatorDeps } from './oauth/coordinator.ts';
 import { oauthOf, storedOAuth, targetOf } from './oauth/oauth-upstreams.ts';
 import type { OAuthStatus } from '../../contract/oauth-status.ts';
+import { Confinement, type ConfinementDeps } from './sandbox/confinement.ts';
+import { sandboxOf } from '../../contract/sandbox-grants.ts';
 
 export interface UpstreamManagerDeps extends Omit<UpstreamPluginDeps, 'ownerOf'> {
   vault: Vault;
@@ -33,6 +36,8 @@ export interface UpstreamManagerDeps extends Omit<UpstreamPluginDeps, 'ownerOf'>
   oauth?: Pick<CoordinatorDeps, 'callbackPorts' | 'fetch' | 'flowTtlMs' | 'defaultClientMetadataUrl'> & {
     clientMetadataUrl?: string;
   };
+  /** where each stdio upstream's own HOME lives (the data dir) and, for tests, the person's HOME and the platform */
+  sandbox: Omit<ConfinementDeps, 'note'>;
 }
 
 /**
@@ -45,8 +50,18 @@ export class UpstreamManager implements UpstreamActions {
   private readonly plugins = new Map<string, UpstreamPlugin>();
   /** the service's one OAuth coordinator (docs/oauth.md) */
   readonly oauth: OAuthCoordinator;
+  /** the OS sandbox stdio upstreams run in (docs/upstreams.md, "Confinement") */
+  readonly confinement: Confinement;
 
   constructor(private readonly deps: UpstreamManagerDeps) {
+    this.confinement = new Confinement({
+      ...deps.sandbox,
+      // What the sandbox refused goes to that upstream's own log, shown on the Upstreams screen and by `upstreams show`.
+      note: (id, line) => {
+        this.plugins.get(id)?.connection.stderr.write(`${line}\n`);
+        deps.log.warn('upstream: the sandbox refused', { upstream: id, refused: line });
+      },
+    });
     this.oauth = new OAuthCoordinator({
       vault: deps.vault,
       log: deps.log,
@@ -66,6 +81,7 @@ export class UpstreamManager implements UpstreamActions {
   /** A plugin for every stored upstream, before the registry starts (they connect when it does). */
   async load(): Promise<UpstreamPlugin[]> {
     const out: UpstreamPlugin[] = [];
+    await this.confinement.ready();
     for (const rec of this.deps.store.read().upstreams) {
       const o = targetOf(rec, this.deps.oauth?.clientMetadataUrl ?? null);
       if (o) await this.oauth.register(o.target, o.binding);
@@ -116,6 +132,7 @@ export class UpstreamManager implements UpstreamActions {
       )
         throw new GatehouseError('invalid_value', `the header '${h.name}' is set by Gatehouse itself`);
     const oauth = t.kind === 'http' ? storedOAuth(t) : undefined;
+    await this.confinement.ready();
     const rec: UpstreamRecord = {
       id,
       enabled: true,
@@ -127,7 +144,13 @@ export class UpstreamManager implements UpstreamActions {
       secrets_account: secrets.env.length || secrets.headers.length ? upstreamSecretsAccount(id) : null,
       transport:
         t.kind === 'stdio'
-          ? { kind: 'stdio', command: t.command, args: t.args, env_names: t.env.map((e) => e.name) }
+          ? {
+              kind: 'stdio',
+              command: t.command,
+              args: t.args,
+              env_names: t.env.map((e) => e.name),
+              sandbox: sandboxOf(t.command, t.args, t.sandbox),
+            }
           : {
               kind: 'http',
               url: t.url,
@@ -145,6 +168,7 @@ export class UpstreamManager implements UpstreamActions {
       token: await this.tokenFor(rec),
       timeoutMs: rec.timeout_ms,
       era: null,
+      ...this.launcherOf(rec),
     };
     const plugin = this.pluginFor(rec, spec);
     let listed;
@@ -236,6 +260,7 @@ export class UpstreamManager implements UpstreamActions {
     this.plugins.delete(id);
     await this.deps.store.update((d) => void (d.upstreams = d.upstreams.filter((u) => u.id !== id)));
     if (rec.secrets_account) await this.deps.vault.delete(rec.secrets_account).catch(() => false);
+    await this.confinement.forget(id).catch(() => undefined);
     this.deps.changed();
     return { id };
   }
@@ -251,6 +276,29 @@ export class UpstreamManager implements UpstreamActions {
     await this.deps.registry.addRunning(plugin);
     this.deps.changed();
     return this.view(rec);
+  }
+
+  /** Replaces a stdio upstream's sandbox grants (a person's action; the handler audits it) and restarts it with them. */
+  async grant(input: z.output<typeof UpstreamGrantInput>): Promise<UpstreamDetail> {
+    const rec = this.record(input.id);
+    if (rec.transport.kind !== 'stdio')
+      throw new GatehouseError(
+        'invalid_value',
+        `upstream '${input.id}' is an HTTP server: only stdio servers run in the sandbox`,
+      );
+    const sandbox = sandboxOf(rec.transport.command, rec.transport.args, input);
+    await this.deps.store.update((d) => {
+      const t = d.upstreams.find((u) => u.id === input.id)!.transport;
+      if (t.kind === 'stdio') t.sandbox = sandbox;
+    });
+    // A fresh plugin: its launcher was made for the old grants (and a running process has them).
+    await this.deps.registry.remove(input.id);
+    const fresh = this.record(input.id);
+    const plugin = this.pluginFor(fresh, await this.specFor(fresh));
+    this.plugins.set(input.id, plugin);
+    await this.deps.registry.addRunning(plugin);
+    this.deps.changed();
+    return this.get(input.id);
   }
 
   async test(id: string): Promise<UpstreamTestAnswer> {
@@ -292,6 +340,21 @@ export class UpstreamManager implements UpstreamActions {
     return this.tools(input.id);
   }
 
+  /** Health warnings that stay while they hold: each stdio upstream running unconfined, and why (docs/upstreams.md, "Confinement"). */
+  warnings(): Array<{ code: string; message: string }> {
+    return this.deps.store.read().upstreams.flatMap((r) => {
+      if (r.transport.kind !== 'stdio' || !r.enabled) return [];
+      const c = this.confinement.view(r.id, r.transport);
+      if (c.state === 'confined') return [];
+      return [
+        {
+          code: c.state === 'unconfined' ? 'upstream_unconfined' : 'upstream_sandbox_unavailable',
+          message: `Upstream ${r.id} ${c.state === 'unconfined' ? 'runs unconfined' : 'cannot start confined'}: ${c.why}.${c.fix ? ` ${c.fix}` : ''}`,
+        },
+      ];
+    });
+  }
+
   private record(id: string): UpstreamRecord {
     const rec = this.deps.store.read().upstreams.find((u) => u.id === id);
     if (!rec) throw new GatehouseError('not_found', `no upstream '${id.slice(0, 40)}' (see gatehouse upstreams list)`);
@@ -324,7 +387,12 @@ export class UpstreamManager implements UpstreamActions {
       timeoutMs: rec.timeout_ms,
       era: rec.era,
       ...(oauthOf(rec) ? { auth: this.oauth.authFor(rec.id) } : {}),
+      ...this.launcherOf(rec),
     };
+  }
+
+  private launcherOf(rec: UpstreamRecord): Pick<ConnectionSpec, 'launcher'> {
+    return rec.transport.kind === 'stdio' ? { launcher: this.confinement.launcherFor(rec.id, rec.transport) } : {};
   }
 
   /** A connection that reports why it cannot run (its secrets are gone) instead of failing the whole start. */
@@ -380,7 +448,12 @@ export class UpstreamManager implements UpstreamActions {
       created: rec.created,
       timeout_ms: rec.timeout_ms,
       ...(t.kind === 'stdio'
-        ? { command: t.command, args: t.args, env_names: t.env_names }
+        ? {
+            command: t.command,
+            args: t.args,
+            env_names: t.env_names,
+            confinement: this.confinement.view(rec.id, t),
+          }
         : {
             url: t.url,
             header_names: t.header_names,

@@ -153,7 +153,53 @@ function StdioFields({ form, errors, set }: { form: AddForm; errors: FormErrors;
         error={errors.env}
         help="The program gets only these and a minimal PATH, HOME, USER, SHELL, TERM: none of Gatehouse's own. Values go to the vault and are never shown again."
       />
+      <SandboxFields form={form} errors={errors} set={set} />
     </>
+  );
+}
+
+/** What the OS sandbox lets the program reach beyond its runtime, its package and its own HOME (docs/upstreams.md, "Confinement"). */
+function SandboxFields({ form, errors, set }: { form: AddForm; errors: FormErrors; set: SetForm }) {
+  const lines = (key: 'allowWrite' | 'allowRead' | 'allowNet', id: string, label: string, help: string) => (
+    <Field id={id} label={label} help={help} error={undefined}>
+      {(p) => (
+        <textarea
+          {...p}
+          rows={2}
+          value={form[key]}
+          spellCheck={false}
+          disabled={form.unconfined}
+          onChange={(e) => set({ [key]: e.target.value })}
+        />
+      )}
+    </Field>
+  );
+  return (
+    <fieldset className="field">
+      <legend>Sandbox</legend>
+      <p className="help">
+        It runs confined: it sees its runtime, its package, its own HOME and temp folder, and only what you grant here.
+        server-filesystem&apos;s folders are suggested from its arguments (shown in the next step).
+      </p>
+      {lines(
+        'allowWrite',
+        'up-allow-write',
+        'Folders it may read and write (one per line)',
+        'An absolute path or ~/...',
+      )}
+      {lines('allowRead', 'up-allow-read', 'Folders it may only read (one per line)', 'An absolute path or ~/...')}
+      {lines(
+        'allowNet',
+        'up-allow-net',
+        'Hosts it may reach (one per line)',
+        'HOST (ports 80 and 443), HOST:PORT or *.domain; a local service as localhost:PORT. None: no network at all.',
+      )}
+      <label className="checkbox">
+        <input type="checkbox" checked={form.unconfined} onChange={(e) => set({ unconfined: e.target.checked })} /> Run
+        it unconfined, with all of my rights (not recommended)
+      </label>
+      {errors.sandbox ? <p className="field-error">{errors.sandbox}</p> : null}
+    </fieldset>
   );
 }
 

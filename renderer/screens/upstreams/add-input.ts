@@ -21,6 +21,12 @@ export interface AddForm {
   /** tool names (the upstream's own) to mark read, separated by commas, spaces or lines */
   read: string;
   timeoutMs: string;
+  /** sandbox grants (docs/upstreams.md, "Confinement"): one folder or host per line */
+  allowWrite: string;
+  allowRead: string;
+  allowNet: string;
+  /** run it without the OS sandbox (a warning stays visible) */
+  unconfined: boolean;
 }
 
 export const EMPTY_FORM: AddForm = {
@@ -34,10 +40,15 @@ export const EMPTY_FORM: AddForm = {
   tokenKeychain: '',
   read: '',
   timeoutMs: '',
+  allowWrite: '',
+  allowRead: '',
+  allowNet: '',
+  unconfined: false,
 };
 
 /** The form's fields an error can be shown beside. */
-export type FormField = 'id' | 'command' | 'args' | 'env' | 'url' | 'headers' | 'tokenKeychain' | 'read' | 'timeoutMs';
+export type FormField =
+  'id' | 'command' | 'args' | 'env' | 'url' | 'headers' | 'tokenKeychain' | 'read' | 'timeoutMs' | 'sandbox';
 export type FormErrors = Partial<Record<FormField, string>>;
 
 const FIELD_OF: Record<string, FormField> = {
@@ -50,7 +61,19 @@ const FIELD_OF: Record<string, FormField> = {
   token_keychain: 'tokenKeychain',
   read: 'read',
   timeout_ms: 'timeoutMs',
+  sandbox: 'sandbox',
 };
+
+/** The sandbox part of a stdio input, only when the person granted something (else the service's defaults). */
+function sandboxOfForm(form: AddForm): { sandbox?: Record<string, unknown> } {
+  const [write, read, net] = [form.allowWrite, form.allowRead, form.allowNet].map((t) =>
+    argLines(t)
+      .map((l) => l.trim())
+      .filter(Boolean),
+  );
+  if (!form.unconfined && !write!.length && !read!.length && !net!.length) return {};
+  return { sandbox: { write, read, net, ...(form.unconfined ? { unconfined: true } : {}) } };
+}
 
 /** Lines of the arguments box; empty lines are dropped (an empty argument cannot be typed here). */
 export const argLines = (text: string): string[] => text.split(/\r?\n/).filter((l) => l !== '');
@@ -68,7 +91,13 @@ const filled = (pairs: Pair[]) =>
 export function addInput(form: AddForm): { ok: true; input: UpstreamAddInput } | { ok: false; errors: FormErrors } {
   const transport =
     form.kind === 'stdio'
-      ? { kind: 'stdio', command: form.command.trim(), args: argLines(form.args), env: filled(form.env) }
+      ? {
+          kind: 'stdio',
+          command: form.command.trim(),
+          args: argLines(form.args),
+          env: filled(form.env),
+          ...sandboxOfForm(form),
+        }
       : {
           kind: 'http',
           url: form.url.trim(),

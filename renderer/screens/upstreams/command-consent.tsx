@@ -1,5 +1,62 @@
 import { useEffect, useRef } from 'react';
-import { shown, type UpstreamAddInput } from '../../../main/contract/index.ts';
+import { sandboxOf, shown, type SandboxGrant, type UpstreamAddInput } from '../../../main/contract/index.ts';
+
+const FROM: Record<SandboxGrant['from'], string> = {
+  person: '',
+  command_line: ' (from the command line)',
+  runner: ' (for the package runner)',
+};
+
+/** The sandbox beside the command: what the service will store, the suggestions included (the same function). */
+function SandboxConsent({ t }: { t: Extract<UpstreamAddInput['transport'], { kind: 'stdio' }> }) {
+  const s = sandboxOf(t.command, t.args ?? [], t.sandbox);
+  if (s.unconfined)
+    return (
+      <>
+        <dt>Sandbox</dt>
+        <dd className="warning" aria-label="Sandbox">
+          Unconfined: it runs with all of your rights (files, network, your keys).
+        </dd>
+      </>
+    );
+  const files = s.grants.filter((g) => g.kind !== 'net');
+  const net = s.grants.filter((g) => g.kind === 'net');
+  return (
+    <>
+      <dt>Sandbox</dt>
+      <dd aria-label="Sandbox">
+        Confined: its runtime, its package and its own HOME and temp;
+        {files.length ? (
+          <ul aria-label="Folders granted">
+            {files.map((g) => (
+              <li key={`${g.kind}${g.value}`}>
+                {g.kind === 'write' ? 'read-write' : 'read-only'} <code>{shown(g.value)}</code>
+                {FROM[g.from]}
+              </li>
+            ))}
+          </ul>
+        ) : (
+          ' no folder of yours.'
+        )}
+      </dd>
+      <dt>Network</dt>
+      <dd aria-label="Network">
+        {net.length ? (
+          <ul aria-label="Hosts granted">
+            {net.map((g) => (
+              <li key={g.value}>
+                <code>{shown(g.value)}</code>
+                {FROM[g.from]}
+              </li>
+            ))}
+          </ul>
+        ) : (
+          'none'
+        )}
+      </dd>
+    </>
+  );
+}
 
 /**
  * The consent step before anything runs: the exact program, each argument
@@ -51,6 +108,7 @@ export function CommandConsent({
           <dd aria-label="Environment variable names">
             {t.env?.length ? t.env.map((e) => e.name).join(', ') : 'none'}
           </dd>
+          <SandboxConsent t={t} />
         </dl>
       ) : (
         <dl className="upstream-how">
@@ -74,7 +132,7 @@ export function CommandConsent({
       )}
       <p className="help">
         {t.kind === 'stdio'
-          ? 'It runs as you, with the environment above and a minimal PATH, HOME, USER, SHELL and TERM; it starts again after a crash. '
+          ? 'It runs with the environment above and a minimal PATH, HOME, USER, SHELL and TERM, inside the sandbox shown (unless unconfined); it starts again after a crash. '
           : 'Gatehouse never forwards a client’s own token to it. '}
         Next, Gatehouse lists its tools; none is offered to any client until you agree to them.
       </p>

@@ -167,6 +167,30 @@ function UpstreamPanel({ id, onChanged, onRemoved }: { id: string; onChanged: ()
                   </dd>
                   <dt>Environment (names only)</dt>
                   <dd>{d.env_names?.join(', ') || '—'}</dd>
+                  {d.confinement ? (
+                    <>
+                      <dt>Sandbox</dt>
+                      <dd className={d.confinement.state === 'confined' ? undefined : 'warning'} aria-label="Sandbox">
+                        {d.confinement.state === 'confined'
+                          ? 'Confined'
+                          : d.confinement.state === 'unconfined'
+                            ? 'Unconfined'
+                            : 'Cannot be confined here (down)'}
+                        : {d.confinement.why}
+                        {d.confinement.fix ? <> To fix: {d.confinement.fix}</> : null}
+                        {d.confinement.grants.length ? (
+                          <ul aria-label="Grants">
+                            {d.confinement.grants.map((g) => (
+                              <li key={`${g.kind}${g.value}`}>
+                                {g.kind === 'net' ? 'network' : g.kind === 'write' ? 'read-write' : 'read-only'}{' '}
+                                <code>{g.value}</code>
+                              </li>
+                            ))}
+                          </ul>
+                        ) : null}
+                      </dd>
+                    </>
+                  ) : null}
                 </>
               ) : (
                 <>

@@ -50,6 +50,7 @@ beforeAll(async () => {
       command: process.execPath,
       args: [TEST_UPSTREAM],
       env: [{ name: 'CONTROL_FILE', value: control }],
+      sandbox: { read: [dir] },
     },
   });
   c = new Client(

@@ -25,6 +25,8 @@ const stdio = (id: string, extra: Record<string, unknown> = {}) => ({
       { name: 'CONTROL_FILE', value: control },
       { name: 'API_KEY', value: ENV_SECRET },
     ],
+    // Confined by default: its journal and control files' folder is granted.
+    sandbox: { write: [dir] },
   },
   ...extra,
 });
@@ -180,9 +182,27 @@ describe('a stdio upstream (the SDK McpServer fixture)', () => {
   });
 });
 
+/**
+ * The host's pid of upstream `id`'s confined process, whose own pid (inside its PID namespace) is `inner`: the process
+ * with that innermost NSpid whose parent is the bubblewrap of that upstream's private HOME.
+ */
+async function hostPid(id: string, inner: number): Promise<number> {
+  for (const e of await readdir('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    const status = await readFile(`/proc/${e}/status`, 'utf8').catch(() => '');
+    const ns = /^NSpid:\s+(.+)$/m.exec(status)?.[1]?.trim().split(/\s+/).map(Number);
+    if (!ns || ns.length < 2 || ns.at(-1) !== inner) continue;
+    const ppid = /^PPid:\s+(\d+)$/m.exec(status)?.[1];
+    const parent = await readFile(`/proc/${ppid}/cmdline`, 'utf8').catch(() => '');
+    if (parent.split('\0').some((a) => a.endsWith(`/sandbox/${id}/home`))) return ns[0]!;
+  }
+  throw new Error(`no confined process of upstream ${id} with pid ${inner} inside`);
+}
+
 describe('faults', () => {
   it('a process killed mid-call: a clear error, a restart, and the next call works', async () => {
-    const pid = Number(textOf(await client.callTool({ name: 't__pid', arguments: {} })));
+    // Confined, it sees its own PID namespace: the host's pid is found from outside.
+    const pid = await hostPid('t', Number(textOf(await client.callTool({ name: 't__pid', arguments: {} }))));
     const hung = client.callTool({ name: 't__hang', arguments: {} });
     await new Promise((r) => setTimeout(r, 200));
     process.kill(pid, 'SIGKILL');
@@ -192,7 +212,7 @@ describe('faults', () => {
     const back = await until(
       async () => {
         const a = await client.callTool({ name: 't__pid', arguments: {} });
-        return a.isError ? null : Number(textOf(a));
+        return a.isError ? null : hostPid('t', Number(textOf(a)));
       },
       15_000,
       'the restarted process',
@@ -228,7 +248,8 @@ describe('faults', () => {
       client.callTool({ name: 't__pid', arguments: {} }),
       client.callTool({ name: 'slowpoke__pid', arguments: {} }),
     ]);
-    expect(textOf(a)).not.toBe(textOf(b));
+    // Each in its own PID namespace (both may be pid 2 inside): apart on the host.
+    expect(await hostPid('t', Number(textOf(a)))).not.toBe(await hostPid('slowpoke', Number(textOf(b))));
     expect(await names()).toEqual(expect.arrayContaining(['t__pid', 'slowpoke__pid']));
     const dup = await u.w.admin('POST', 'upstreams', stdio('t'));
     expect(dup.body).toMatchObject({ ok: false, code: 'conflict' });

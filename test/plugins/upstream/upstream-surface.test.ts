@@ -196,6 +196,7 @@ describe('list_changed and narrowing', () => {
         command: process.execPath,
         args: [TEST_UPSTREAM],
         env: [{ name: 'CONTROL_FILE', value: control }],
+        sandbox: { read: [dir] },
       },
     });
     const heard: string[] = [];

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { startWireWorld, type WireWorld } from '../../wire/helpers/wire-world.ts';
 import type { PlaceOf } from '../../../main/contract/client-locations.ts';
+import type { Detection } from '../../../main/plugins/upstream/sandbox/detect.ts';
 
 /**
  * A service for the upstream tests: upstream tools are the `mcp.upstreams`
@@ -18,6 +19,7 @@ export const REPO = `${join(import.meta.dirname, '..', '..', '..')}/`;
 export const EVERYTHING = `${REPO}node_modules/@modelcontextprotocol/server-everything/dist/index.js`;
 export const FILESYSTEM = `${REPO}node_modules/@modelcontextprotocol/server-filesystem/dist/index.js`;
 export const TEST_UPSTREAM = `${REPO}test/fixtures/upstream/test-upstream.mjs`;
+export const HOSTILE_UPSTREAM = `${REPO}test/fixtures/upstream/hostile-upstream.mjs`;
 
 export interface UpstreamWorld {
   w: WireWorld;
@@ -37,11 +39,29 @@ export async function startUpstreamWorld(
     dataDir?: string;
     license?: 'pro' | 'free' | null;
     clientsPlace?: PlaceOf;
+    sandboxHome?: string;
+    /** a machine that answers this when asked whether it can confine */
+    sandboxDetect?: () => Promise<Detection>;
   } = {},
 ): Promise<UpstreamWorld> {
-  const { oauth, license = 'pro', ...service } = extra;
+  const { oauth, license = 'pro', sandboxHome, sandboxDetect, ...service } = extra;
   const w = await startWireWorld({
-    service: { upstreams: { backoff: { baseMs: 50, maxMs: 400 }, ...(oauth ? { oauth } : {}) }, ...service },
+    service: {
+      upstreams: {
+        backoff: { baseMs: 50, maxMs: 400 },
+        ...(oauth ? { oauth } : {}),
+        // the sandbox tests' own HOME (with a planted key), kept from the servers like a person's
+        ...(sandboxHome || sandboxDetect
+          ? {
+              sandbox: {
+                ...(sandboxHome ? { home: sandboxHome } : {}),
+                ...(sandboxDetect ? { detect: sandboxDetect } : {}),
+              },
+            }
+          : {}),
+      },
+      ...service,
+    },
   });
   if (license) {
     await w.admin('POST', 'cloud/connect', { url: w.proxy.url });
@@ -115,6 +135,8 @@ export async function startFixtureWorld(opts: {
       command: process.execPath,
       args: [TEST_UPSTREAM],
       env: [{ name: 'JOURNAL', value: journal }, ...(o.control ? [{ name: 'CONTROL_FILE', value: control }] : [])],
+      // Confined by default (docs/upstreams.md, "Confinement"): the fixture's folder is granted, as a person would.
+      sandbox: { write: [dir] },
     },
     ...extra,
   });
