@@ -78,6 +78,8 @@ export const ErrorCode = z.enum([
   'token_revoked',
   /** the token that staged a write was narrowed (profile, scope, its user's role) and may not make it now: it cannot be approved */
   'token_narrowed',
+  /** the upstream a pending write was staged for was removed: the write is discarded (one re-added under the id is another program) */
+  'upstream_removed',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
@@ -164,6 +166,7 @@ export const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   stale_approval: 409,
   token_narrowed: 409,
   token_revoked: 409,
+  upstream_removed: 409,
 };
 
 /** The `{ok, data} | {ok:false, code, message}` shape of IPC and the admin API. */

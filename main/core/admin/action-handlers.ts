@@ -91,6 +91,17 @@ export function createHandlers(deps: ActionDeps): Handlers {
     ...createProHandlers(deps),
     ...createCloudHandlers(deps),
     ...createUpstreamHandlers(deps),
+    // Its pending writes go first, so a crash between leaves the upstream with none rather than writes for an
+    // id that a later add gives to another program; a write staged meanwhile is discarded after.
+    'upstreams.remove': async (input, p, meta) => {
+      if (!deps.upstreams)
+        throw new GatehouseError('service_unavailable', 'upstream servers are not managed in this process');
+      await deps.upstreams.get(input.id);
+      await staging.discardOfPlugin(input.id, 'upstream_removed', person(p, meta));
+      const removed = await deps.upstreams.remove(input.id);
+      await staging.discardOfPlugin(input.id, 'upstream_removed', person(p, meta));
+      return removed;
+    },
     ...createClientHandlers(deps),
     ...createProfileHandlers(deps),
     ...createApprovalLinkHandlers(deps, person),

@@ -471,6 +471,27 @@ export class Staging {
     return n;
   }
 
+  /**
+   * Discards every pending write of a plugin, with `code` as its error code and one `discarded` audit entry
+   * each: an upstream being removed (a program re-added later under the same id is another program, and
+   * an identical definition would not make the write stale). Returns how many.
+   */
+  async discardOfPlugin(plugin: string, code: 'upstream_removed', by: Decider): Promise<number> {
+    let n = 0;
+    for (const open of this.index.openItems()) {
+      if (open.status !== 'pending' || open.plugin !== plugin || this.inFlight.has(open.id)) continue;
+      n += await this.ledger.exclusive(open.id, async () => {
+        const item = this.index.openItem(open.id);
+        if (item?.status !== 'pending' || item.plugin !== plugin) return 0;
+        await this.ledger.finish(item, 'discarded', by, { error_code: code });
+        this.ledger.audit(item, 'discarded', this.actorFor(by, item), { error_code: code, binding: bindingOf(item) });
+        await this.deps.auditor.durable();
+        return 1;
+      });
+    }
+    return n;
+  }
+
   private async discardBlocked(
     item: StagedPayload,
     block: NonNullable<ReturnType<Standing>>,

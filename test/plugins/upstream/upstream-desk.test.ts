@@ -244,3 +244,27 @@ describe('settling a write whose outcome is unknown', () => {
     await u.ok('POST', `staged/${pending}/discard`);
   }, 30_000);
 });
+
+describe('removing an upstream', () => {
+  // A pending write survived the removal and applied to another program re-added under the same id with an
+  // identical definition (issue 27, low 2): removing discards it, decided by the person who removed.
+  it('discards its pending writes; the same id added again is another program and the old write never applies', async () => {
+    await u.ok('POST', 'upstreams', stdio('gone'));
+    await until(async () => ((await names()).includes('gone__append') ? true : null), 10_000, 'gone__append');
+    const staged = await client.callTool({ name: 'gone__append', arguments: { line: 'never-applied' } });
+    const id = (staged.structuredContent as { staged_id: string }).staged_id;
+    await u.ok('DELETE', 'upstreams/gone');
+    const item = await u.ok<StagedPayload>('GET', `staged/${id}`);
+    expect(item).toMatchObject({ status: 'discarded', error_code: 'upstream_removed' });
+    const audit = await u.ok<{ entries: AuditEntry[] }>('GET', 'audit?result=discarded');
+    expect(audit.entries.find((e) => e.staged_id === id)).toMatchObject({
+      error_code: 'upstream_removed',
+      principal: expect.objectContaining({ kind: 'person' }),
+    });
+    await u.ok('POST', 'upstreams', stdio('gone'));
+    const confirm = await u.w.admin('POST', `staged/${id}/confirm`);
+    expect(confirm.body).toMatchObject({ ok: false });
+    expect((await readFile(journal, 'utf8').catch(() => '')).split('\n')).not.toContain('never-applied');
+    await u.ok('DELETE', 'upstreams/gone');
+  });
+});
