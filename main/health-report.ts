@@ -102,12 +102,10 @@ export function healthReporter(deps: HealthDeps): () => HealthReport {
           },
         ]
       : []),
-    ...[deps.options.corruptBackup, deps.siteStore.corruptBackup]
-      .filter(Boolean)
-      .map((f) => ({
-        code: 'store_corrupt',
-        message: `A corrupt data file was moved aside to ${f}; Gatehouse started from defaults for it.`,
-      })),
+    ...[deps.options.corruptBackup, deps.siteStore.corruptBackup].filter(Boolean).map((f) => ({
+      code: 'store_corrupt',
+      message: `A corrupt data file was moved aside to ${f}; Gatehouse started from defaults for it.`,
+    })),
     ...[deps.options, deps.siteStore].flatMap((s) =>
       s.salvaged
         ? [
@@ -121,6 +119,9 @@ export function healthReporter(deps: HealthDeps): () => HealthReport {
     ...deps.stagedFiles.problems.map((message) => ({ code: 'store_corrupt', message })),
     ...deps.registry.listPlugins().flatMap((p) => {
       const s = p.status?.();
+      // A person who signed out of a remote knows: no warning for it (its status says signed_out).
+      if (s?.status === 'sign_in_required')
+        return [{ code: 'upstream_sign_in_required', message: `${p.title} needs a sign-in: ${s.detail ?? ''}` }];
       return s?.status === 'down' ? [{ code: 'upstream_down', message: `${p.title} is down: ${s.detail ?? ''}` }] : [];
     }),
     ...unsettledWarning(deps.staging.list({ status: 'failed' }).filter(awaitsSettlement).length),

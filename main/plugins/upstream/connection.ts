@@ -77,6 +77,8 @@ export class UpstreamConnection {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private attempt = 0;
   private connecting: Promise<ToolDefinition[]> | null = null;
+  /** an OAuth upstream not connected because its sign-in ended (signed out, or a sign-in needed): what a call answers */
+  private signIn: GatehouseError | null = null;
   private readonly relay: AskRelay;
   private readonly health: UpstreamHealth = {
     status: 'down',
@@ -110,7 +112,8 @@ export class UpstreamConnection {
 
   /** Connects now, or keeps trying in the background; never throws. */
   start(): void {
-    void this.connect().catch(() => this.scheduleReconnect());
+    // Signed out by a person, it tries no more: the next sign-in's end connects it (oauth/coordinator.ts).
+    void this.connect().catch(() => (this.health.status === 'signed_out' ? undefined : this.scheduleReconnect()));
   }
 
   async stop(): Promise<void> {
@@ -285,7 +288,7 @@ export class UpstreamConnection {
     } catch (e) {
       await client.close().catch(() => undefined);
       const signIn = this.spec.auth?.explain(e);
-      if (signIn) throw (this.down(signIn.message), signIn);
+      if (signIn) throw this.signInEnded(signIn);
       const message = this.scrub(e instanceof Error ? e.message : String(e));
       this.down(message);
       throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' could not be reached: ${message}`);
@@ -360,11 +363,35 @@ export class UpstreamConnection {
   }
 
   private down(message: string): void {
+    this.signIn = null;
     Object.assign(this.health, { status: 'down', last_error: message, connected_at: null });
     this.hooks.onChange();
   }
 
+  /**
+   * The connect failed on the sign-in. A person signed out, or a sign-in is
+   * needed (the coordinator knows which): the health says so and calls answer
+   * `sign_in_required`. Otherwise (a token the server refused though the
+   * sign-in stands) it is down and retried like any failed connect.
+   */
+  private signInEnded(e: GatehouseError): GatehouseError {
+    const need = this.spec.auth?.needs() ?? null;
+    if (!need) return (this.down(e.message), e);
+    this.signIn = e;
+    Object.assign(this.health, {
+      status: need,
+      last_error: need === 'signed_out' ? null : e.message,
+      connected_at: null,
+    });
+    this.hooks.onChange();
+    return e;
+  }
+
   private unavailable(): GatehouseError {
+    if (this.signIn && !this.stopped)
+      return new GatehouseError(this.signIn.code, `${this.signIn.message}; nothing was sent to it`, {
+        upstream: this.spec.id,
+      });
     return new GatehouseError(
       'upstream_unavailable',
       `upstream '${this.spec.id}' is ${this.stopped ? 'stopped' : 'down'}${this.health.last_error ? `: ${this.health.last_error}` : ''}; nothing was sent to it`,

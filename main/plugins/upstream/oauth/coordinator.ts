@@ -59,6 +59,8 @@ export interface CoordinatorDeps {
 interface Need {
   reason: string;
   scopes?: string;
+  /** a person signed out (not a refused refresh or an expiry): shown as `signed_out`, never a "sign in again" item */
+  signedOut?: boolean;
 }
 interface Target {
   target: OAuthTarget;
@@ -76,6 +78,7 @@ interface Flow {
   finishing?: boolean;
 }
 
+const SIGNED_OUT: Need = { reason: 'signed out', signedOut: true };
 const keyOf = (b: Binding) => `${b.issuer}\n${b.resource}`;
 /** refresh this long before expiry (or at 80% of a shorter lifetime) */
 const EARLY_MS = 60_000;
@@ -117,14 +120,29 @@ export class OAuthCoordinator {
       token: () => this.token(id),
       onUnauthorized: (ctx) => this.unauthorized(id, ctx.response),
     };
-    return { provider, explain: (e) => sdkFailure(e, id, (scope) => this.stepUp(id, scope)) };
+    return {
+      provider,
+      explain: (e) => sdkFailure(e, id, (scope) => this.stepUp(id, scope)),
+      needs: () => {
+        const need = this.targets.get(id)?.need;
+        return need ? (need.signedOut ? 'signed_out' : 'sign_in_required') : null;
+      },
+    };
   }
 
   status(id: string): OAuthStatus {
     const t = this.target(id);
     const tokens = t.binding ? this.tokens.get(keyOf(t.binding)) : undefined;
     const flow = [...this.flows.values()].find((f) => f.ids.has(id));
-    const state = flow ? 'signing_in' : t.need ? 'sign_in_required' : tokens ? 'signed_in' : 'signed_out';
+    const state = flow
+      ? 'signing_in'
+      : t.need?.signedOut
+        ? 'signed_out'
+        : t.need
+          ? 'sign_in_required'
+          : tokens
+            ? 'signed_in'
+            : 'signed_out';
     return {
       id,
       state,
@@ -189,7 +207,7 @@ export class OAuthCoordinator {
       const b = t.binding;
       const key = keyOf(b);
       const ids = this.boundTo(key);
-      for (const other of ids) this.target(other).need = { reason: 'signed out' };
+      for (const other of ids) this.target(other).need = SIGNED_OUT;
       clearTimeout(this.timers.get(key));
       this.timers.delete(key);
       await this.refreshing.get(key)?.catch(() => undefined);
@@ -209,7 +227,7 @@ export class OAuthCoordinator {
       this.tokens.delete(key);
       this.deps.reconnect(ids);
     }
-    t.need = { reason: 'signed out' };
+    t.need = SIGNED_OUT;
     this.notify();
     return { ...this.status(id), revocation };
   }

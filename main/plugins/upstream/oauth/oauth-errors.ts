@@ -15,6 +15,8 @@ export interface UpstreamAuth {
   provider: AuthProvider;
   /** an SDK failure about the sign-in as a clear `sign_in_required`; null for anything else */
   explain(e: unknown): GatehouseError | null;
+  /** what the sign-in waits for, if anything: a person signed out, or a sign-in (again) is needed; null while signed in */
+  needs(): 'signed_out' | 'sign_in_required' | null;
 }
 
 /** JWTs and long opaque strings after `code=`/`token` words never reach a message, whatever a server echoes. */

@@ -70,7 +70,7 @@ export type RunKind =
 export const signInRequired = (id: string, why: string) =>
   new GatehouseError(
     'sign_in_required',
-    `upstream '${id}' needs a sign-in (${why}): run gatehouse upstreams login ${id}, or use Sign in on the console's Upstreams screen`,
+    `upstream '${id}' ${why === 'signed out' ? 'is signed out' : `needs a sign-in (${why})`}: run gatehouse upstreams login ${id}, or use Sign in on the console's Upstreams screen`,
     { upstream: id },
   );
 
