@@ -6,6 +6,9 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { once } from 'node:events';
+import type { Readable } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { UpstreamHealth } from '../../contract/upstreams.ts';
 import { GatehouseError } from '../../core/errors.ts';
 import { LineRing } from '../../lib/line-ring.ts';
@@ -260,7 +263,9 @@ export class UpstreamConnection {
       },
     );
     this.relay.install(client);
-    const transport = this.makeTransport();
+    // What this attempt's process writes to stderr, apart from the kept log: a failed start quotes it.
+    const attempt = new LineRing(20, 300);
+    const transport = this.makeTransport(attempt);
     try {
       const prior =
         this.spec.transport.kind === 'http' && this.spec.era === 'legacy' ? { prior: { kind: 'legacy' as const } } : {};
@@ -289,19 +294,51 @@ export class UpstreamConnection {
       await client.close().catch(() => undefined);
       const signIn = this.spec.auth?.explain(e);
       if (signIn) throw this.signInEnded(signIn);
-      const message = this.scrub(e instanceof Error ? e.message : String(e));
+      const message = this.scrub(await this.startFailure(e, transport, attempt));
       this.down(message);
       throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' could not be reached: ${message}`);
     }
   }
 
-  private makeTransport(): Transport {
+  /**
+   * Why a connect failed, in the process's own words for a stdio upstream: a
+   * spawn error is named (`spawn foo ENOENT` is "command not found: foo"), a
+   * process that ended before answering says so instead of the SDK's bare
+   * "Connection closed", and what it wrote to stderr meanwhile is quoted.
+   */
+  private async startFailure(e: unknown, transport: Transport, attempt: LineRing): Promise<string> {
+    const raw = e instanceof Error ? e.message : String(e);
+    const t = this.spec.transport;
+    if (t.kind !== 'stdio') return raw;
+    const code = (e as NodeJS.ErrnoException | null)?.code;
+    const spawnFailed = typeof code === 'string' && /^spawn /.test(raw);
+    let text = raw;
+    if (spawnFailed && code === 'ENOENT') text = `command not found: ${t.command} (${raw})`;
+    else if (spawnFailed && code === 'EACCES') text = `command not executable: ${t.command} (${raw})`;
+    else if (e instanceof SdkError && e.code === SdkErrorCode.ConnectionClosed) {
+      // The process is gone: its stderr ends once the last of it is read (bounded, should it linger in a child of its own).
+      const stderr = (transport as StdioClientTransport).stderr as Readable | null;
+      if (stderr && !stderr.readableEnded && !stderr.destroyed)
+        await Promise.race([once(stderr, 'end'), once(stderr, 'close'), delay(1000, undefined, { ref: false })]).catch(
+          () => undefined,
+        );
+      text = `the process exited before it answered (${raw})`;
+    }
+    const lines = attempt.snapshot().filter((l) => l.trim());
+    return lines.length ? `${text}; its stderr: ${lines.slice(-5).join(' | ')}` : text;
+  }
+
+  private makeTransport(attempt?: LineRing): Transport {
     const t = this.spec.transport;
     if (t.kind === 'stdio') {
       // Only the configured variables, over the SDK's minimal set (HOME, LOGNAME, PATH, SHELL, TERM, USER): nothing of Gatehouse's own.
       const env = Object.fromEntries(this.spec.secrets.env.map((v) => [v.name, v.value]));
       const transport = new StdioClientTransport({ command: t.command, args: t.args, env, stderr: 'pipe' });
-      transport.stderr?.on('data', (chunk: Buffer) => this.stderr.write(chunk.toString('utf8')));
+      transport.stderr?.on('data', (chunk: Buffer) => {
+        const text = chunk.toString('utf8');
+        this.stderr.write(text);
+        attempt?.write(text);
+      });
       return transport;
     }
     // Pairs, not an object: header names are the person's, and an object keyed by them is one more place a name every
