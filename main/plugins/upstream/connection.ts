@@ -1,11 +1,6 @@
-import {
-  Client,
-  SdkError,
-  SdkErrorCode,
-  StreamableHTTPClientTransport,
-  type Transport,
-} from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { Client, Transport } from '@modelcontextprotocol/client';
+import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { clientSdk, loadedClientSdk, stdioSdk, type ClientSdk, type StdioSdk } from './client-sdk.ts';
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -56,6 +51,12 @@ export interface UpstreamResult {
   inputRequired?: InputRequired;
   /** what was asked of the client on the way (audit) */
   asked?: string;
+}
+
+/** One of the SDK's own errors with one of these codes (none can be, before the SDK loaded). */
+function isSdkError(e: unknown, ...codes: Array<keyof ClientSdk['SdkErrorCode']>): boolean {
+  const sdk = loadedClientSdk();
+  return !!sdk && e instanceof sdk.SdkError && codes.some((c) => e.code === sdk.SdkErrorCode[c]);
 }
 
 const isInputRequired = (r: unknown): r is InputRequired =>
@@ -238,7 +239,10 @@ export class UpstreamConnection {
 
   private async open(): Promise<ToolDefinition[]> {
     const started = Date.now();
-    const client: Client = new Client(
+    // Loaded here, at the first connect (after the service is ready), not when the service starts (client-sdk.ts).
+    const sdk = await clientSdk();
+    const stdio = this.spec.transport.kind === 'stdio' ? await stdioSdk() : null;
+    const client: Client = new sdk.Client(
       { name: 'gatehouse', version: VERSION },
       {
         // HTTP: 2026-07-28 first (server/discover), the 2025 handshake as fallback; a known era skips the probe.
@@ -265,7 +269,7 @@ export class UpstreamConnection {
     this.relay.install(client);
     // What this attempt's process writes to stderr, apart from the kept log: a failed start quotes it.
     const attempt = new LineRing(20, 300);
-    const transport = this.makeTransport(attempt);
+    const transport = this.makeTransport(sdk, stdio, attempt);
     try {
       const prior =
         this.spec.transport.kind === 'http' && this.spec.era === 'legacy' ? { prior: { kind: 'legacy' as const } } : {};
@@ -315,7 +319,7 @@ export class UpstreamConnection {
     let text = raw;
     if (spawnFailed && code === 'ENOENT') text = `command not found: ${t.command} (${raw})`;
     else if (spawnFailed && code === 'EACCES') text = `command not executable: ${t.command} (${raw})`;
-    else if (e instanceof SdkError && e.code === SdkErrorCode.ConnectionClosed) {
+    else if (isSdkError(e, 'ConnectionClosed')) {
       // The process is gone: its stderr ends once the last of it is read (bounded, should it linger in a child of its own).
       const stderr = (transport as StdioClientTransport).stderr as Readable | null;
       if (stderr && !stderr.readableEnded && !stderr.destroyed)
@@ -328,12 +332,12 @@ export class UpstreamConnection {
     return lines.length ? `${text}; its stderr: ${lines.slice(-5).join(' | ')}` : text;
   }
 
-  private makeTransport(attempt?: LineRing): Transport {
+  private makeTransport(sdk: ClientSdk, stdio: StdioSdk | null, attempt?: LineRing): Transport {
     const t = this.spec.transport;
-    if (t.kind === 'stdio') {
+    if (t.kind === 'stdio' && stdio) {
       // Only the configured variables, over the SDK's minimal set (HOME, LOGNAME, PATH, SHELL, TERM, USER): nothing of Gatehouse's own.
       const env = Object.fromEntries(this.spec.secrets.env.map((v) => [v.name, v.value]));
-      const transport = new StdioClientTransport({ command: t.command, args: t.args, env, stderr: 'pipe' });
+      const transport = new stdio.StdioClientTransport({ command: t.command, args: t.args, env, stderr: 'pipe' });
       transport.stderr?.on('data', (chunk: Buffer) => {
         const text = chunk.toString('utf8');
         this.stderr.write(text);
@@ -349,7 +353,8 @@ export class UpstreamConnection {
     const oauth = this.spec.auth
       ? { authProvider: this.spec.auth.provider, onInsufficientScope: 'throw' as const }
       : {};
-    return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers }, ...oauth }) as Transport;
+    if (t.kind !== 'http') throw new Error('the stdio transport was not loaded');
+    return new sdk.StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers }, ...oauth }) as Transport;
   }
 
   private listed(client: Client, error: Error | null, tools: unknown[] | null): void {
@@ -442,14 +447,11 @@ export class UpstreamConnection {
     const signIn = this.spec.auth?.explain(e);
     if (signIn) return signIn;
     const message = this.scrub(e instanceof Error ? e.message : String(e));
-    if (e instanceof SdkError && e.code === SdkErrorCode.RequestTimeout) return this.timedOut();
+    if (isSdkError(e, 'RequestTimeout')) return this.timedOut();
     if (e instanceof Error && e.name === 'AbortError')
       return new GatehouseError('cancelled', `the call to upstream '${this.spec.id}' was cancelled`);
     if (
-      (e instanceof SdkError &&
-        (e.code === SdkErrorCode.ConnectionClosed ||
-          e.code === SdkErrorCode.NotConnected ||
-          e.code === SdkErrorCode.SendFailed)) ||
+      isSdkError(e, 'ConnectionClosed', 'NotConnected', 'SendFailed') ||
       (e instanceof TypeError && /fetch failed/i.test(e.message))
     ) {
       if (this.spec.transport.kind === 'http' && this.client) this.closed(this.client);

@@ -29,6 +29,8 @@ import type { OAuthStatus } from '../../contract/oauth-status.ts';
 export interface UpstreamManagerDeps extends Omit<UpstreamPluginDeps, 'ownerOf'> {
   vault: Vault;
   registry: Registry;
+  /** made ready before an upstream is added (the JSON Schema validator its tools need, loaded on first use) */
+  prepare?: () => Promise<void>;
   /** OAuth sign-in seams (tests): callback ports, fetch, the default Client ID Metadata Document URL */
   oauth?: Pick<CoordinatorDeps, 'callbackPorts' | 'fetch' | 'flowTtlMs' | 'defaultClientMetadataUrl'> & {
     clientMetadataUrl?: string;
@@ -43,6 +45,8 @@ export interface UpstreamManagerDeps extends Omit<UpstreamPluginDeps, 'ownerOf'>
  */
 export class UpstreamManager implements UpstreamActions {
   private readonly plugins = new Map<string, UpstreamPlugin>();
+  /** set by `connectAll` once the service is ready: plugins made from then on connect when they start */
+  private live = false;
   /** fresh connections after a sign-in or sign-out, under way: `test` waits for them */
   private readonly restarting = new Map<string, Promise<void>>();
   /** the service's one OAuth coordinator (docs/oauth.md) */
@@ -78,6 +82,19 @@ export class UpstreamManager implements UpstreamActions {
     return out;
   }
 
+  /**
+   * Connects every enabled upstream (each in the background, never throwing),
+   * once the service is ready: the connections and the MCP client SDK they
+   * load are kept off the path to ready. Only where the deps allow it (the
+   * service; a CLI command on the data dir connects only when asked).
+   */
+  connectAll(): void {
+    if (!this.deps.autoConnect || this.live) return;
+    this.live = true;
+    for (const [id, p] of this.plugins)
+      if (this.deps.store.read().upstreams.find((u) => u.id === id)?.enabled) p.connection.start();
+  }
+
   list(): UpstreamView[] {
     return this.deps.store.read().upstreams.map((r) => this.view(r));
   }
@@ -102,6 +119,7 @@ export class UpstreamManager implements UpstreamActions {
 
   async add(input: z.output<typeof UpstreamAddInput>): Promise<UpstreamDetail> {
     const { id } = input;
+    await this.deps.prepare?.();
     if (RESERVED_UPSTREAM_IDS.includes(id) || this.deps.registry.listPlugins().some((p) => p.id === id))
       throw new GatehouseError('conflict', `the id '${id}' is taken: pick another (see gatehouse upstreams list)`);
     if (this.deps.store.read().upstreams.some((u) => u.id === id))
@@ -316,6 +334,7 @@ export class UpstreamManager implements UpstreamActions {
   private pluginFor(rec: UpstreamRecord, spec: ConnectionSpec): UpstreamPlugin {
     return new UpstreamPlugin(rec.id, spec, {
       ...this.deps,
+      autoConnect: this.deps.autoConnect && this.live,
       ownerOf: (name) => this.deps.registry.entry(name)?.tool.plugin,
     });
   }

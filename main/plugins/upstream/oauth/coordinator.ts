@@ -1,12 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import {
-  auth,
-  computeScopeUnion,
-  discoverOAuthServerInfo,
-  extractWWWAuthenticateParams,
-  type AuthProvider,
-  type FetchLike,
-} from '@modelcontextprotocol/client';
+import type { AuthProvider, FetchLike } from '@modelcontextprotocol/client';
+import { clientSdk } from '../client-sdk.ts';
 import type { OAuthRevocation, OAuthStatus } from '../../../contract/oauth-status.ts';
 import type { Vault } from '../../../core/ports/ports.ts';
 import { GatehouseError } from '../../../core/errors.ts';
@@ -76,6 +70,16 @@ interface Flow {
   timer: ReturnType<typeof setTimeout>;
   error: string | null;
   finishing?: boolean;
+}
+
+/**
+ * The SDK's `computeScopeUnion` (space-separated scope tokens, each once, in order), here so that a status,
+ * asked before any upstream connected, never loads the SDK (client-sdk.ts).
+ */
+function computeScopeUnion(...scopes: Array<string | undefined>): string | undefined {
+  const seen = new Set<string>();
+  for (const scope of scopes) for (const token of scope?.split(/\s+/) ?? []) if (token) seen.add(token);
+  return seen.size > 0 ? [...seen].join(' ') : undefined;
 }
 
 const SIGNED_OUT: Need = { reason: 'signed out', signedOut: true };
@@ -319,6 +323,7 @@ export class OAuthCoordinator {
   }
 
   private async discoverBinding(t: Target, response?: Response): Promise<Binding | null> {
+    const { discoverOAuthServerInfo, extractWWWAuthenticateParams } = await clientSdk();
     const { resourceMetadataUrl } = response ? extractWWWAuthenticateParams(response) : {};
     const info = await discoverOAuthServerInfo(t.target.url, {
       ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
@@ -346,6 +351,7 @@ export class OAuthCoordinator {
 
   private async doRefresh(t: Target, key: string): Promise<void> {
     const provider = this.provider(t.target, { kind: 'refresh' });
+    const { auth } = await clientSdk();
     try {
       await auth(provider, { serverUrl: t.target.url, ...this.fetchOpt() });
     } catch (e) {
@@ -462,6 +468,7 @@ export class OAuthCoordinator {
     let url: URL | null = null;
     const provider = this.provider(t.target, { kind: 'start', state, onAuthorizationUrl: (u) => (url = u) }, cb);
     const scope = computeScopeUnion(t.target.scopes ?? undefined, t.need?.scopes);
+    const { auth } = await clientSdk();
     try {
       const result = await auth(provider, {
         serverUrl: t.target.url,
@@ -568,6 +575,7 @@ export class OAuthCoordinator {
       { redirectUri: stored.redirect_uri, redirectUris: [stored.redirect_uri] },
     );
     const iss = params.get('iss');
+    const { auth } = await clientSdk();
     await auth(provider, {
       serverUrl: first.target.url,
       authorizationCode: code,
