@@ -1,5 +1,6 @@
 import type { BridgeOptions } from './args.ts';
 import type { BridgeLogger } from './log.ts';
+import { useSessionBus } from '../main/lib/session-bus.ts';
 
 /**
  * The request headers the bridge adds to every HTTP request: the bearer token
@@ -54,6 +55,12 @@ async function readKeychain(opts: BridgeOptions, ctx: CredentialContext): Promis
   let secret: string | null = null;
   let where: string;
   const dataDir = ctx.dataDir();
+  // A client that started us with a stripped environment (the Python SDK drops DBUS_SESSION_BUS_ADDRESS) still has a
+  // session bus at its standard place: name it before the keychain (libsecret) first looks for it.
+  if (opts.vault !== 'file') {
+    const bus = useSessionBus(ctx.env);
+    if (bus) ctx.log.debug('session bus', { found: bus, why: 'DBUS_SESSION_BUS_ADDRESS was not set' });
+  }
   try {
     const vault = await openVault({ dataDir, backend: opts.vault, log: ctx.log });
     where =

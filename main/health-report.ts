@@ -119,6 +119,9 @@ export function healthReporter(deps: HealthDeps): () => HealthReport {
     ...deps.stagedFiles.problems.map((message) => ({ code: 'store_corrupt', message })),
     ...deps.registry.listPlugins().flatMap((p) => {
       const s = p.status?.();
+      // A person who signed out of a remote knows: no warning for it (its status says signed_out).
+      if (s?.status === 'sign_in_required')
+        return [{ code: 'upstream_sign_in_required', message: `${p.title} needs a sign-in: ${s.detail ?? ''}` }];
       return s?.status === 'down' ? [{ code: 'upstream_down', message: `${p.title} is down: ${s.detail ?? ''}` }] : [];
     }),
     ...reviewWarning(

@@ -48,7 +48,7 @@ import { builtinPlugin } from './plugins/builtin/index.ts';
 import { UsageRecorder } from './core/calls/usage.ts';
 import { StorageGuard } from './core/calls/storage-guard.ts';
 import { HTTP_REFUSAL, RESOURCE_READ } from './contract/audit.ts';
-import { jsonSchemaCompiler } from './mcp/json-schema.ts';
+import type { JsonSchemaCompiler } from './core/calls/tool-schema.ts';
 import { bridgeLaunchFor } from './bridge-launch.ts';
 import { cloudWarnings, healthReporter, truthfulCloud } from './health-report.ts';
 import { startBackgroundJobs } from './background-jobs.ts';
@@ -139,7 +139,16 @@ export async function openLocalCore(config: LocalCoreConfig) {
     const users = new Users(options, clock);
     const admin = await users.ensureAdmin();
     const tokens = new Tokens(options, clock);
-    const registry = new Registry(jsonSchemaCompiler);
+    // JSON Schema validation (the MCP server SDK's Ajv) only for tools that declare a JSON Schema, the upstreams':
+    // loaded before the first of them registers (below, and at an add), never on the way to ready without them.
+    let compileJson: JsonSchemaCompiler | null = null;
+    const loadJsonSchema = async () => {
+      compileJson ??= (await import('./mcp/json-schema.ts')).jsonSchemaCompiler;
+    };
+    const registry = new Registry((schema) => {
+      if (!compileJson) throw new Error('the JSON Schema validator is not loaded yet');
+      return compileJson(schema);
+    });
     const profiles = new Profiles(options, clock, registry);
     registry.useProfiles((name) => profiles.get(name));
     const stats = new StatsRecorder(
@@ -253,6 +262,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
       autoConnect: (config.owner ?? 'service') === 'service',
       changed: () => events.emit({ type: 'health' }),
       sandbox: { dataDir: config.dataDir, ...config.upstreams?.sandbox },
+      prepare: loadJsonSchema,
       ...(config.upstreams?.backoff ? { backoff: config.upstreams.backoff } : {}),
       // Upstreams without a Client ID Metadata Document URL of their own use the connected cloud gateway's (https only).
       oauth: {
@@ -260,6 +270,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
         ...config.upstreams?.oauth,
       },
     });
+    if (upstreamStore.read().upstreams.length || config.plugins?.length) await loadJsonSchema();
     for (const p of await upstreams.load()) registry.add(p);
     await registry.start((id, e) => log.error(`plugin '${id}' failed to start`, { error: (e as Error).message }));
 
@@ -376,6 +387,8 @@ export async function openLocalCore(config: LocalCoreConfig) {
       upstreams,
       profiles,
       approvalLinks,
+      /** Connects the upstreams (the service calls it once it is ready: they are never on the path to ready). */
+      startUpstreams: () => upstreams.connectAll(),
       /** set the service URLs once the HTTP server listens */
       setUrls(base: string) {
         urls.base_url = base;

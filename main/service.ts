@@ -1,23 +1,17 @@
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { MCP_PATH, CONSOLE_PATH, ADMIN_PREFIX, DEFAULT_PORT, type RuntimeInfo } from './contract/health.ts';
 import type { TokenCreateInput } from './contract/tokens.ts';
 import type { ApiEvent } from './contract/api.ts';
 import { deskEvent } from './core/staging/staged-standing.ts';
-import { RateLimiter } from './lib/rate-limiter.ts';
 import { GatehouseError } from './core/errors.ts';
 import { writeRuntime, removeRuntime } from './store/runtime-file.ts';
-import type { EndpointDeps, createMcpEndpoint } from './mcp/endpoint.ts';
-import { allowedHostnames } from './lib/http/host.ts';
 import { BodyBudget } from './lib/http/body.ts';
 import { createEdgeServer, type ServerLimits } from './lib/http/server.ts';
 import { AdminAuth } from './rest/admin-auth.ts';
-import { createAdminRoutes } from './rest/admin-routes.ts';
-import { createRouter } from './rest/http-router.ts';
 import { openLocalCore, type LocalCoreConfig } from './local-core.ts';
 import { VERSION } from './version.ts';
-import { PACKAGE_ROOT } from './package-root.ts';
+import type { HttpFace } from './http-face.ts';
 
 export interface ServiceConfig extends Omit<LocalCoreConfig, 'owner'> {
   host?: string;
@@ -36,7 +30,6 @@ export interface ServiceConfig extends Omit<LocalCoreConfig, 'owner'> {
 }
 
 export { DEFAULT_PORT };
-const DEFAULT_CONSOLE_DIR = join(PACKAGE_ROOT, 'dist-renderer');
 
 /** The headless service: the gateway plus its HTTP face, runtime.json and a clean stop. */
 export async function startService(config: ServiceConfig) {
@@ -47,64 +40,33 @@ export async function startService(config: ServiceConfig) {
     if (config.enable) await core.settings.update({ enabled: true });
     const auth = await AdminAuth.open(core.vault, core.tokens, core.sessions);
     core.approvalLinks.useKey(auth.approvalLinkKey());
-    const allowedHosts = allowedHostnames(host, config.allowedHosts);
     const bodyBudget = new BodyBudget(config.limits?.bodyBudgetBytes);
     let origin = '';
-    const mcp = lazyEndpoint({
-      registry: core.registry,
-      pipeline: core.pipeline,
-      settings: () => core.settings.get(),
-      instructions: (ctx) => core.builtin.instructions(ctx),
-      // settings, a revoked token (its streams end now) and a changed role all change what a token may see
-      watchSettings: (listener) => {
-        const offs = [
-          core.events.subscribe((e) => e.type === 'settings' && listener()),
-          core.tokens.onRevoke(listener),
-          core.users.onRoleChange(listener),
-        ];
-        return () => offs.forEach((off) => off());
-      },
-      tokens: core.tokens,
-      limiter: new RateLimiter(),
-      auditor: core.auditor,
-      clock: core.clock,
-      log: core.log,
-      allowedHosts,
-      bodyBudget,
-      // gatehouse-bridge --remote URL finds the upstream configured for URL (main/mcp/upstream-lookup.ts)
-      remotes: () => core.upstreams.list().flatMap((u) => (u.url ? [{ id: u.id, url: u.url }] : [])),
-      profileOf: (name) => core.profiles.get(name),
-      tasks: { staging: core.staging, approvalUrl: (id) => core.approvalLinks.urlFor(id) },
-    });
-    const actions = createAdminRoutes({
-      invoke: core.invoke,
-      auth,
-      origin: () => origin,
-      log: core.log,
-      bodyBudget,
-      failures: new RateLimiter(),
-      now: () => core.clock.now(),
-      trustProxy: () => core.settings.get().trust_proxy_headers,
-    });
-    const info = () => ({
-      name: 'gatehouse',
-      version: VERSION,
-      base_url: origin,
-      mcp_url: `${origin}${MCP_PATH}`,
-      console_url: `${origin}${CONSOLE_PATH}`,
-      admin_url: `${origin}${ADMIN_PREFIX}`,
-      enabled: core.settings.get().enabled,
-    });
-    const route = createRouter({
-      mcp: mcp.handle,
-      admin: actions.admin,
-      pro: actions.pro,
-      auth,
-      consoleDir: config.consoleDir ?? DEFAULT_CONSOLE_DIR,
-      allowedHosts,
-      info,
-      log: core.log,
-    });
+    // The HTTP face (router, REST, console, MCP endpoint) is imported once the service listens: see http-face.ts.
+    let face: Promise<HttpFace> | null = null;
+    let loadedFace: HttpFace | null = null;
+    const loadFace = () =>
+      (face ??= import('./http-face.ts').then(
+        (m) =>
+          (loadedFace = m.createHttpFace({
+            core,
+            host,
+            auth,
+            bodyBudget,
+            origin: () => origin,
+            ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}),
+            ...(config.consoleDir ? { consoleDir: config.consoleDir } : {}),
+          })),
+      ));
+    const route = (req: IncomingMessage, res: ServerResponse) =>
+      loadFace().then(
+        (f) => f.route(req, res),
+        (e: unknown) => {
+          core.log.error('loading the HTTP face failed', { error: (e as Error).message });
+          if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain' });
+          res.end('Gatehouse could not load its HTTP code; see the service log.\n');
+        },
+      );
 
     server = createEdgeServer((req, res) => void route(req, res), config.limits);
     const listening = server;
@@ -135,8 +97,12 @@ export async function startService(config: ServiceConfig) {
       started: new Date(core.clock.now()).toISOString(),
     };
     if (config.writeRuntimeFile !== false) await writeRuntime(config.dataDir, runtime);
-    // Ready: the endpoint's code (the MCP SDK) loads now, in the background, before a client is likely to ask.
-    mcp.warm();
+    // Ready: the endpoint's code (the MCP SDK) loads now, in the background, before a client is likely to ask;
+    // then the upstreams connect (their client SDK loads at the first connect).
+    void loadFace()
+      .then((f) => f.mcp.warm())
+      .catch(() => undefined);
+    core.startUpstreams();
 
     let stopping: Promise<void> | null = null;
     return {
@@ -156,7 +122,7 @@ export async function startService(config: ServiceConfig) {
       },
       vaultLabel: core.vault.label,
       /** open notification channels (GET streams and subscriptions/listen) of MCP clients */
-      notificationChannels: () => mcp.lists.size,
+      notificationChannels: () => loadedFace?.mcp.lists.size ?? 0,
       /** a fresh one-time console login link */
       loginUrl: () => `${origin}${CONSOLE_PATH}login?code=${auth.issueLoginCode()}`,
       async createToken(input: TokenCreateInput) {
@@ -173,12 +139,13 @@ export async function startService(config: ServiceConfig) {
           // runtime.json goes first, so a CLI starting now works on the files instead of a closing service
           if (config.writeRuntimeFile !== false) await removeRuntime(config.dataDir, process.pid);
           // notification streams end with their closing event before the connections are cut
-          await mcp.endStreams();
+          const f = face ? await face.catch(() => null) : null;
+          await f?.mcp.endStreams();
           await new Promise<void>((resolve) => {
             listening.close(() => resolve());
             listening.closeAllConnections();
           });
-          await mcp.close();
+          await f?.mcp.close();
           await core.close();
         })();
         return stopping;
@@ -191,33 +158,3 @@ export async function startService(config: ServiceConfig) {
   }
 }
 export type RunningService = Awaited<ReturnType<typeof startService>>;
-
-/**
- * The MCP endpoint, its code (the MCP SDK, most of the service's bytes)
- * imported once the service listens rather than before: `serve` is ready
- * sooner, and a request that comes first waits for the import.
- */
-function lazyEndpoint(deps: EndpointDeps) {
-  let endpoint: Promise<ReturnType<typeof createMcpEndpoint>> | null = null;
-  let loaded: ReturnType<typeof createMcpEndpoint> | null = null;
-  const load = () => (endpoint ??= import('./mcp/endpoint.ts').then((m) => (loaded = m.createMcpEndpoint(deps))));
-  return {
-    /** open notification channels; none before the endpoint has loaded */
-    lists: {
-      get size() {
-        return loaded?.lists.size ?? 0;
-      },
-    },
-    warm: () =>
-      void load().catch((e: unknown) =>
-        deps.log.error('loading the MCP endpoint failed', { error: (e as Error).message }),
-      ),
-    handle: async (req: IncomingMessage, res: ServerResponse) => (await load()).handle(req, res),
-    endStreams: async () => {
-      if (endpoint) await (await endpoint).endStreams();
-    },
-    close: async () => {
-      if (endpoint) await (await endpoint).close();
-    },
-  };
-}

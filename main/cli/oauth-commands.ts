@@ -4,6 +4,7 @@ import { openInBrowser } from '../plugins/upstream/oauth/open-url.ts';
 import type { Connection } from './connect.ts';
 import { out } from './args.ts';
 import { safe, unwrap } from './output.ts';
+import { promptRows, toolRows } from './upstream-rows.ts';
 
 /** One line about an OAuth upstream's sign-in, for `show`, `login` and `logout`. */
 export function signInLine(s: OAuthStatus): string {
@@ -12,7 +13,8 @@ export function signInLine(s: OAuthStatus): string {
     s.expires_at ? `expires ${s.expires_at}` : null,
     s.refreshable ? 'refreshable' : null,
     s.issuer ? `issuer ${s.issuer}` : null,
-    s.reason,
+    // "signed out (signed out)" says it once
+    s.reason === s.state.replace(/_/g, ' ') ? null : s.reason,
   ]
     .filter(Boolean)
     .join('; ');
@@ -38,7 +40,44 @@ export async function login(c: Connection, id: string, o: { json: boolean; brows
   }
   if (s.state !== 'signed_in')
     throw new GatehouseError('sign_in_required', `upstream '${id}' is not signed in: ${s.reason ?? s.state}`);
-  out(o.json, s, () => [safe`Signed in ${id}.`, signInLine(s)].join('\n'));
+  const consented = await consentToFirstListing(c, id);
+  out(o.json, s, () => [safe`Signed in ${id}.`, signInLine(s), ...consented].join('\n'));
+}
+
+/**
+ * The first sign-in of an OAuth upstream is where its tools can first be
+ * listed: the same consent as `upstreams add` (running it consents to the set
+ * listed now, printed with class, state and hash; each definition pinned only
+ * if it is still the one listed). Until then every tool and prompt waits as
+ * new, offered to no client. A later sign-in consents to nothing: what changed
+ * meanwhile waits for `upstreams review`. Answers the lines to print.
+ */
+async function consentToFirstListing(c: Connection, id: string): Promise<string[]> {
+  const before = unwrap(await c.dispatch('upstreams.get', { id }));
+  if (!before.awaiting_consent) return [];
+  const t = unwrap(await c.dispatch('upstreams.test', { id }));
+  if (!t.ok) {
+    process.stderr.write(
+      safe`warning: ${id}'s tools could not be listed (${t.error ?? 'no answer'}); once they are, they wait for: gatehouse upstreams review ${id}\n`,
+    );
+    return [];
+  }
+  const d = unwrap(await c.dispatch('upstreams.get', { id }));
+  const tools = d.tool_list.filter((x) => x.pending?.reason === 'new' && !x.removed);
+  const prompts = d.prompt_list.filter((x) => x.pending?.reason === 'new' && !x.removed);
+  const r = unwrap(
+    await c.dispatch('upstreams.review', {
+      id,
+      consent: tools.map((x) => ({ tool: x.tool, hash: x.pending!.hash })),
+      prompt_consent: prompts.map((x) => ({ prompt: x.prompt, hash: x.pending!.hash })),
+    }),
+  );
+  const pinned = unwrap(await c.dispatch('upstreams.prompts', { id }));
+  return [
+    safe`Its tools and prompts are pinned as listed now (changed or new ones wait for: gatehouse upstreams review ${id}).`,
+    toolRows(r),
+    ...(pinned.length ? [promptRows(pinned)] : []),
+  ];
 }
 
 const REVOCATION_TEXT: Record<NonNullable<OAuthStatus['revocation']>['outcome'], string> = {

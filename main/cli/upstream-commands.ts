@@ -2,6 +2,7 @@ import type { FieldChange } from '../contract/staged.ts';
 import type { UpstreamDetail, UpstreamPromptView, UpstreamToolView, UpstreamView } from '../contract/upstreams.ts';
 import { GatehouseError } from '../core/errors.ts';
 import { safe, table, unwrap, UsageError } from './output.ts';
+import { promptRows, toolRows } from './upstream-rows.ts';
 import { out, parse, withConnection } from './args.ts';
 import { login, logout, signInLine } from './oauth-commands.ts';
 import { bindApprovals, processTerminal } from './review-binding.ts';
@@ -99,29 +100,6 @@ function addInput(id: string, values: Record<string, unknown>, command: string[]
   };
 }
 
-const toolRows = (tools: UpstreamToolView[]) =>
-  table(
-    tools.map((t) => ({
-      name: t.name,
-      class: t.class,
-      state: t.removed ? `${t.state} (removed)` : t.state,
-      hash: t.hash ?? '-',
-      pending: t.pending ? `${t.pending.reason} -> ${t.pending.hash}` : '',
-    })),
-    ['name', 'class', 'state', 'hash', 'pending'],
-  );
-
-const promptRows = (prompts: UpstreamPromptView[]) =>
-  table(
-    prompts.map((p) => ({
-      prompt: p.name,
-      state: p.removed ? `${p.state} (removed)` : p.state,
-      hash: p.hash ?? '-',
-      pending: p.pending ? `${p.pending.reason} -> ${p.pending.hash}` : '',
-    })),
-    ['prompt', 'state', 'hash', 'pending'],
-  );
-
 function describe(u: UpstreamView): string[] {
   const how =
     u.kind === 'stdio'
@@ -139,7 +117,7 @@ function describe(u: UpstreamView): string[] {
         ];
   const h = u.health;
   return [
-    safe`${u.id}  ${u.kind}  ${u.enabled ? 'enabled' : 'disabled'}  ${h.status}${h.protocol ? ` (${h.protocol})` : ''}`,
+    safe`${u.id}  ${u.kind}  ${u.enabled ? 'enabled' : 'disabled'}  ${h.status.replace(/_/g, ' ')}${h.protocol ? ` (${h.protocol})` : ''}`,
     ...how,
     safe`  tools: ${u.tools.approved} approved, ${u.tools.quarantined} quarantined, ${u.tools.hidden} hidden, ${u.tools.removed} removed; timeout ${u.timeout_ms} ms; restarts ${h.restarts}${h.last_error ? `; last error: ${h.last_error}` : ''}`,
     safe`  prompts: ${u.prompts.approved} approved, ${u.prompts.quarantined} quarantined, ${u.prompts.hidden} hidden, ${u.prompts.removed} removed`,
@@ -208,7 +186,7 @@ export async function upstreams(args: string[]): Promise<void> {
           rows.map((u) => ({
             id: u.id,
             kind: u.kind,
-            status: u.health.status,
+            status: u.health.status.replace(/_/g, ' '),
             protocol: u.health.protocol,
             approved: u.tools.approved,
             quarantined: u.tools.quarantined,

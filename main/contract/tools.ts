@@ -18,7 +18,7 @@ export const PluginInfo = z.object({
   id: z.string(),
   title: z.string(),
   kind: z.enum(['builtin', 'site', 'upstream']),
-  status: z.enum(['ok', 'down', 'disabled']),
+  status: z.enum(['ok', 'down', 'disabled', 'signed_out', 'sign_in_required']),
   detail: z.string().nullable().default(null),
   tools: z.number().int(),
 });

@@ -211,7 +211,8 @@ export const UpstreamAddInput = z
   .strict();
 export type UpstreamAddInput = z.input<typeof UpstreamAddInput>;
 
-export const UpstreamStatus = z.enum(['connected', 'degraded', 'down', 'disabled']);
+/** `signed_out`: an OAuth upstream a person signed out of; `sign_in_required`: one whose sign-in ended otherwise (docs/oauth.md) */
+export const UpstreamStatus = z.enum(['connected', 'degraded', 'down', 'disabled', 'signed_out', 'sign_in_required']);
 export type UpstreamStatus = z.infer<typeof UpstreamStatus>;
 export const ToolClass = z.enum(['read', 'write']);
 export type ToolClass = z.infer<typeof ToolClass>;
@@ -252,6 +253,12 @@ export const UpstreamView = z.object({
   oauth: OAuthStatus.optional(),
   /** a stdio upstream's confinement (docs/upstreams.md, "Confinement"); absent for HTTP upstreams */
   confinement: UpstreamConfinement.optional(),
+  /**
+   * an OAuth upstream whose first listing after its sign-in waits for the
+   * person's consent (each tool and prompt quarantined as new, as after the
+   * console's add): `upstreams login` gives it, the console asks for it
+   */
+  awaiting_consent: z.boolean().optional(),
   timeout_ms: z.number().int(),
   health: UpstreamHealth,
   tools: z.object({

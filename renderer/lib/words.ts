@@ -25,6 +25,7 @@ const WARNING_TITLES: Record<string, string> = {
   vault_file: 'Secrets are in a plain file',
   store_corrupt: 'A damaged data file was set aside',
   upstream_down: 'A connected server is down',
+  upstream_sign_in_required: 'A connected server needs you to sign in again',
   outcome_unknown: 'A write needs checking',
   definitions_review: 'Definitions wait for review',
   storage_full: 'The disk is full',

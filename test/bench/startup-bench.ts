@@ -8,6 +8,8 @@
  * command within 3x `node -e 0`; the idle service under 80 MB RSS. Issue 20:
  * the same with the Cedar policy engine in (it loads at the first decision,
  * never at start); the service's RSS once it has loaded is shown beside.
+ * Issue 25: `serve` ready within 2x a bare MCP SDK server's start
+ * (test/bench/fixtures/bare-sdk-server.mjs), measured in the same rounds.
  *
  *   npx tsx test/bench/startup-bench.ts     (BENCH_ROUNDS=9 by default)
  */
@@ -89,6 +91,25 @@ async function serveOnce(
   return { readyMs, answerMs, rssMb, engineRssMb };
 }
 
+/** The baseline of issue 25: a bare MCP SDK server (one tool, Streamable HTTP) to its printed URL. */
+const BARE = join(ROOT, 'test', 'bench', 'fixtures', 'bare-sdk-server.mjs');
+async function bareOnce(): Promise<number> {
+  const t = process.hrtime.bigint();
+  const child = spawn(process.execPath, [BARE], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
+  let out = '';
+  const ms = await new Promise<number>((resolve, reject) => {
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString('utf8');
+      if (out.includes('\n')) resolve(Number(process.hrtime.bigint() - t) / 1e6);
+    });
+    child.once('exit', (code) => reject(new Error(`the bare server exited ${code} before it listened`)));
+  });
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+  return ms;
+}
+
 await ensureCliBundle();
 const work = await mkdtemp(join(tmpdir(), 'gatehouse-startup-bench-'));
 const direct = join(work, 'direct');
@@ -129,6 +150,7 @@ try {
       'tsx: gatehouse tokens list (through the running service)',
       timed([...TSX, 'tokens', 'list', '--data-dir', served, '--vault', 'file']),
     );
+    add('bare MCP SDK server, listening (no target)', await bareOnce());
     const idle = round < 3;
     const b = await serveOnce([BIN], serveDirs[0]!, idle);
     add('gatehouse serve, ready', b.readyMs);
@@ -162,6 +184,14 @@ try {
     `start-up, p50 of ${ROUNDS} interleaved rounds (ms)`,
     ['what', 'p50 ms', 'x node -e 0', 'target', ''],
     rows,
+  );
+  // Issue 25: serve, ready within 2x a bare SDK server's start, in the same run (a loaded machine slows both alike).
+  const bare = summarize(s['bare MCP SDK server, listening (no target)']!).p50;
+  const ready = summarize(s['gatehouse serve, ready']!).p50;
+  printTable(
+    'gatehouse serve against a bare MCP SDK server, same run (p50 ms)',
+    ['what', 'p50 ms', 'x bare', 'target', ''],
+    [['gatehouse serve, ready', ready, (ready / bare).toFixed(2), '<= 2x', ready <= 2 * bare ? 'met' : 'NOT met']],
   );
   const med = (a: number[]) => summarize(a).p50;
   printTable(

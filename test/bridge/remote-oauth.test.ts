@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OAuthStatus } from '../../main/contract/oauth-status.ts';
-import type { UpstreamDetail } from '../../main/contract/upstreams.ts';
 import { startOAuthWorld, type OAuthWorld } from '../plugins/upstream/oauth-helpers.ts';
-import { textOf, until } from '../plugins/upstream/upstream-world.ts';
+import { textOf } from '../plugins/upstream/upstream-world.ts';
 import { type BridgedClient, bridgedClient } from './helpers/bridge-client.ts';
 import { ensureBundle } from './helpers/bundle.ts';
 
@@ -36,14 +35,7 @@ describe('gatehouse-bridge --remote URL with an OAuth upstream', () => {
     await W.ok('POST', 'upstreams', { id: 'beta', transport: { kind: 'http', url: W.rs.url('/b/mcp'), oauth: {} } });
     const started = await W.ok<OAuthStatus>('POST', 'upstreams/alpha/login');
     expect(await W.signInWithBrowser(started.authorization_url!)).toMatch(/Signed in/);
-    for (const id of ['alpha', 'beta']) {
-      await until(
-        async () =>
-          (await W.ok<UpstreamDetail>('GET', `upstreams/${id}`)).tool_list.some((t) => t.state === 'approved'),
-        15_000,
-        `${id} pinned`,
-      );
-    }
+    for (const id of ['alpha', 'beta']) await W.consent(id);
     const authorizationsBefore = W.as.seen.filter((r) => r.path === '/auth').length;
 
     const seen: string[] = [];

@@ -81,6 +81,18 @@ describe('the sign-in panel', () => {
     expect(calls).toEqual([['upstreams.logout', { id: 'remote' }]]);
   });
 
+  it('after a person signed out it says "Signed out", and offers Sign in', () => {
+    const { api } = recording();
+    renderWith(
+      { api },
+      <SignIn id="remote" status={status({ state: 'signed_out', reason: 'signed out' })} onChanged={vi.fn()} />,
+    );
+    const sign = within(panel()).getByText('Sign-in').nextElementSibling!;
+    expect(sign.textContent).toBe('Signed out');
+    expect(button('Sign in')).toBeTruthy();
+    expect(button('Sign out').hasAttribute('disabled')).toBe(true);
+  });
+
   it('Sign in calls upstreams.login and opens the authorization URL it answers in a new tab', async () => {
     const { api, calls } = recording();
     const open = vi.spyOn(window, 'open').mockImplementation(() => null);

@@ -2,6 +2,7 @@ import type { Capability, User } from '../../contract/users.ts';
 import type { TokenRecord } from '../../contract/tokens.ts';
 import type { Preview } from '../../contract/staged.ts';
 import type { ClientSource } from '../../contract/audit.ts';
+import type { PluginInfo } from '../../contract/tools.ts';
 import type { InferOutput, ToolSchema } from './tool-schema.ts';
 import type { ListedPrompt, ListedResource, ListedTemplate } from './surface.ts';
 
@@ -194,7 +195,7 @@ export interface Plugin {
   resources?(): readonly ResourceDef[];
   /** prompts and resources passed through from elsewhere (an upstream's), visible as the plugin's tools-free resources are */
   surface?: PluginSurface;
-  status?(): { status: 'ok' | 'down' | 'disabled'; detail: string | null };
+  status?(): { status: PluginInfo['status']; detail: string | null };
   /** definitions listed but offered to no client until a person reviews them (an upstream's new or changed tools and prompts) */
   awaitingReview?(): { tools: number; prompts: number };
   /** Called once by the service after registration; `signal` aborts when the service stops. */

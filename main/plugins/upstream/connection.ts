@@ -1,12 +1,10 @@
-import {
-  Client,
-  SdkError,
-  SdkErrorCode,
-  SSEClientTransport,
-  StreamableHTTPClientTransport,
-  type Transport,
-} from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { Client, Transport } from '@modelcontextprotocol/client';
+import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { clientSdk, loadedClientSdk, stdioSdk, type ClientSdk, type StdioSdk } from './client-sdk.ts';
+import type { StdioLaunch, StdioLauncher } from './sandbox/confinement.ts';
+import { once } from 'node:events';
+import type { Readable } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { UpstreamHealth } from '../../contract/upstreams.ts';
 import { GatehouseError } from '../../core/errors.ts';
 import { LineRing } from '../../lib/line-ring.ts';
@@ -20,7 +18,6 @@ import type { CallContext } from '../../core/calls/tool.ts';
 import { AskRelay, type InputRequired } from './ask-relay.ts';
 import { askedSummary, askLabel } from './client-asks.ts';
 import type { UpstreamAuth } from './oauth/oauth-errors.ts';
-import type { StdioLaunch, StdioLauncher } from './sandbox/confinement.ts';
 
 export interface ConnectionSpec {
   id: string;
@@ -59,6 +56,12 @@ export interface UpstreamResult {
   asked?: string;
 }
 
+/** One of the SDK's own errors with one of these codes (none can be, before the SDK loaded). */
+function isSdkError(e: unknown, ...codes: Array<keyof ClientSdk['SdkErrorCode']>): boolean {
+  const sdk = loadedClientSdk();
+  return !!sdk && e instanceof sdk.SdkError && codes.some((c) => e.code === sdk.SdkErrorCode[c]);
+}
+
 const isInputRequired = (r: unknown): r is InputRequired =>
   (r as { resultType?: unknown } | null)?.resultType === 'input_required';
 
@@ -79,11 +82,13 @@ export class UpstreamConnection {
   private client: Client | null = null;
   private stopped = false;
   private timer: ReturnType<typeof setTimeout> | null = null;
-  private attempt = 0;
-  private connecting: Promise<ToolDefinition[]> | null = null;
-  private readonly relay: AskRelay;
   /** the running stdio start's helpers (its proxy), ended with the process */
   private launch: StdioLaunch | null = null;
+  private attempt = 0;
+  private connecting: Promise<ToolDefinition[]> | null = null;
+  /** an OAuth upstream not connected because its sign-in ended (signed out, or a sign-in needed): what a call answers */
+  private signIn: GatehouseError | null = null;
+  private readonly relay: AskRelay;
   private readonly health: UpstreamHealth = {
     status: 'down',
     last_error: null,
@@ -116,7 +121,8 @@ export class UpstreamConnection {
 
   /** Connects now, or keeps trying in the background; never throws. */
   start(): void {
-    void this.connect().catch(() => this.scheduleReconnect());
+    // Signed out by a person, it tries no more: the next sign-in's end connects it (oauth/coordinator.ts).
+    void this.connect().catch(() => (this.health.status === 'signed_out' ? undefined : this.scheduleReconnect()));
   }
 
   async stop(): Promise<void> {
@@ -245,7 +251,10 @@ export class UpstreamConnection {
 
   private async open(): Promise<ToolDefinition[]> {
     const started = Date.now();
-    const client: Client = new Client(
+    // Loaded here, at the first connect (after the service is ready), not when the service starts (client-sdk.ts).
+    const sdk = await clientSdk();
+    const stdio = this.spec.transport.kind === 'stdio' ? await stdioSdk() : null;
+    const client: Client = new sdk.Client(
       { name: 'gatehouse', version: VERSION },
       {
         // HTTP: 2026-07-28 first (server/discover), the 2025 handshake as fallback; a known era skips the probe.
@@ -271,8 +280,18 @@ export class UpstreamConnection {
       },
     );
     this.relay.install(client);
+    // What this attempt's process writes to stderr, apart from the kept log: a failed start quotes it.
+    const attempt = new LineRing(20, 300);
+    let transport: Transport;
     try {
-      const transport = await this.makeTransport();
+      transport = await this.makeTransport(sdk, stdio, attempt);
+    } catch (e) {
+      // the sandbox could not start it: down with the reason, never started unconfined behind the person's back
+      const message = this.scrub(e instanceof Error ? e.message : String(e));
+      this.down(message);
+      throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' could not be reached: ${message}`);
+    }
+    try {
       const prior =
         this.spec.transport.kind === 'http' && this.spec.era === 'legacy' ? { prior: { kind: 'legacy' as const } } : {};
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS, ...prior });
@@ -300,16 +319,44 @@ export class UpstreamConnection {
       await client.close().catch(() => undefined);
       await this.endLaunch();
       const signIn = this.spec.auth?.explain(e);
-      if (signIn) throw (this.down(signIn.message), signIn);
-      const message = this.scrub(e instanceof Error ? e.message : String(e));
+      if (signIn) throw this.signInEnded(signIn);
+      const message = this.scrub(await this.startFailure(e, transport, attempt));
       this.down(message);
       throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' could not be reached: ${message}`);
     }
   }
 
-  private async makeTransport(): Promise<Transport> {
+  /**
+   * Why a connect failed, in the process's own words for a stdio upstream: a
+   * spawn error is named (`spawn foo ENOENT` is "command not found: foo"), a
+   * process that ended before answering says so instead of the SDK's bare
+   * "Connection closed", and what it wrote to stderr meanwhile is quoted.
+   */
+  private async startFailure(e: unknown, transport: Transport, attempt: LineRing): Promise<string> {
+    const raw = e instanceof Error ? e.message : String(e);
     const t = this.spec.transport;
-    if (t.kind === 'stdio') {
+    if (t.kind !== 'stdio') return raw;
+    const code = (e as NodeJS.ErrnoException | null)?.code;
+    const spawnFailed = typeof code === 'string' && /^spawn /.test(raw);
+    let text = raw;
+    if (spawnFailed && code === 'ENOENT') text = `command not found: ${t.command} (${raw})`;
+    else if (spawnFailed && code === 'EACCES') text = `command not executable: ${t.command} (${raw})`;
+    else if (isSdkError(e, 'ConnectionClosed')) {
+      // The process is gone: its stderr ends once the last of it is read (bounded, should it linger in a child of its own).
+      const stderr = (transport as StdioClientTransport).stderr as Readable | null;
+      if (stderr && !stderr.readableEnded && !stderr.destroyed)
+        await Promise.race([once(stderr, 'end'), once(stderr, 'close'), delay(1000, undefined, { ref: false })]).catch(
+          () => undefined,
+        );
+      text = `the process exited before it answered (${raw})`;
+    }
+    const lines = attempt.snapshot().filter((l) => l.trim());
+    return lines.length ? `${text}; its stderr: ${lines.slice(-5).join(' | ')}` : text;
+  }
+
+  private async makeTransport(sdk: ClientSdk, stdio: StdioSdk | null, attempt?: LineRing): Promise<Transport> {
+    const t = this.spec.transport;
+    if (t.kind === 'stdio' && stdio) {
       // Only the configured variables, over the SDK's minimal set (HOME, LOGNAME, PATH, SHELL, TERM, USER): nothing of Gatehouse's own.
       const env = Object.fromEntries(this.spec.secrets.env.map((v) => [v.name, v.value]));
       // Through the sandbox (or refused, when it cannot start: never unconfined unless a person chose so).
@@ -317,7 +364,7 @@ export class UpstreamConnection {
       const launch = this.spec.launcher ? await this.spec.launcher.launch(t.command, t.args, env) : null;
       this.launch = launch;
       const run = launch ?? { command: t.command, args: t.args, env };
-      const transport = new StdioClientTransport({
+      const transport = new stdio.StdioClientTransport({
         command: run.command,
         args: run.args,
         env: run.env,
@@ -327,6 +374,7 @@ export class UpstreamConnection {
       transport.stderr?.on('data', (chunk: Buffer) => {
         const text = chunk.toString('utf8');
         this.stderr.write(text);
+        attempt?.write(text);
         const note = launch?.annotate(text);
         if (note) this.stderr.write(`${note}\n`);
       });
@@ -340,9 +388,10 @@ export class UpstreamConnection {
     const oauth = this.spec.auth
       ? { authProvider: this.spec.auth.provider, onInsufficientScope: 'throw' as const }
       : {};
+    if (t.kind !== 'http') throw new Error('the stdio transport was not loaded');
     // The headers go on the event stream's GET too (the SDK's SSE transport sends requestInit's on both).
-    if (t.sse) return new SSEClientTransport(new URL(t.url), { requestInit: { headers }, ...oauth }) as Transport;
-    return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers }, ...oauth }) as Transport;
+    if (t.sse) return new sdk.SSEClientTransport(new URL(t.url), { requestInit: { headers }, ...oauth }) as Transport;
+    return new sdk.StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers }, ...oauth }) as Transport;
   }
 
   private listed(client: Client, error: Error | null, tools: unknown[] | null): void {
@@ -394,11 +443,35 @@ export class UpstreamConnection {
   }
 
   private down(message: string): void {
+    this.signIn = null;
     Object.assign(this.health, { status: 'down', last_error: message, connected_at: null });
     this.hooks.onChange();
   }
 
+  /**
+   * The connect failed on the sign-in. A person signed out, or a sign-in is
+   * needed (the coordinator knows which): the health says so and calls answer
+   * `sign_in_required`. Otherwise (a token the server refused though the
+   * sign-in stands) it is down and retried like any failed connect.
+   */
+  private signInEnded(e: GatehouseError): GatehouseError {
+    const need = this.spec.auth?.needs() ?? null;
+    if (!need) return (this.down(e.message), e);
+    this.signIn = e;
+    Object.assign(this.health, {
+      status: need,
+      last_error: need === 'signed_out' ? null : e.message,
+      connected_at: null,
+    });
+    this.hooks.onChange();
+    return e;
+  }
+
   private unavailable(): GatehouseError {
+    if (this.signIn && !this.stopped)
+      return new GatehouseError(this.signIn.code, `${this.signIn.message}; nothing was sent to it`, {
+        upstream: this.spec.id,
+      });
     return new GatehouseError(
       'upstream_unavailable',
       `upstream '${this.spec.id}' is ${this.stopped ? 'stopped' : 'down'}${this.health.last_error ? `: ${this.health.last_error}` : ''}; nothing was sent to it`,
@@ -412,14 +485,11 @@ export class UpstreamConnection {
     const signIn = this.spec.auth?.explain(e);
     if (signIn) return signIn;
     const message = this.scrub(e instanceof Error ? e.message : String(e));
-    if (e instanceof SdkError && e.code === SdkErrorCode.RequestTimeout) return this.timedOut();
+    if (isSdkError(e, 'RequestTimeout')) return this.timedOut();
     if (e instanceof Error && e.name === 'AbortError')
       return new GatehouseError('cancelled', `the call to upstream '${this.spec.id}' was cancelled`);
     if (
-      (e instanceof SdkError &&
-        (e.code === SdkErrorCode.ConnectionClosed ||
-          e.code === SdkErrorCode.NotConnected ||
-          e.code === SdkErrorCode.SendFailed)) ||
+      isSdkError(e, 'ConnectionClosed', 'NotConnected', 'SendFailed') ||
       (e instanceof TypeError && /fetch failed/i.test(e.message))
     ) {
       if (this.spec.transport.kind === 'http' && this.client) this.closed(this.client);

@@ -24,7 +24,7 @@ import { promptView, reconcilePrompts } from './prompt-pins.ts';
 import { UpstreamPlugin, type UpstreamPluginDeps } from './upstream-plugin.ts';
 import { applyPromptReview, applyReview } from './review.ts';
 import { OAuthCoordinator, type CoordinatorDeps } from './oauth/coordinator.ts';
-import { oauthOf, storedOAuth, targetOf } from './oauth/oauth-upstreams.ts';
+import { awaitingConsent, oauthOf, storedOAuth, targetOf } from './oauth/oauth-upstreams.ts';
 import type { OAuthStatus } from '../../contract/oauth-status.ts';
 import { Confinement, type ConfinementDeps } from './sandbox/confinement.ts';
 import { sandboxOf } from '../../contract/sandbox-grants.ts';
@@ -32,6 +32,8 @@ import { sandboxOf } from '../../contract/sandbox-grants.ts';
 export interface UpstreamManagerDeps extends Omit<UpstreamPluginDeps, 'ownerOf'> {
   vault: Vault;
   registry: Registry;
+  /** made ready before an upstream is added (the JSON Schema validator its tools need, loaded on first use) */
+  prepare?: () => Promise<void>;
   /** OAuth sign-in seams (tests): callback ports, fetch, the default Client ID Metadata Document URL */
   oauth?: Pick<CoordinatorDeps, 'callbackPorts' | 'fetch' | 'flowTtlMs' | 'defaultClientMetadataUrl'> & {
     clientMetadataUrl?: string;
@@ -48,6 +50,10 @@ export interface UpstreamManagerDeps extends Omit<UpstreamPluginDeps, 'ownerOf'>
  */
 export class UpstreamManager implements UpstreamActions {
   private readonly plugins = new Map<string, UpstreamPlugin>();
+  /** set by `connectAll` once the service is ready: plugins made from then on connect when they start */
+  private live = false;
+  /** fresh connections after a sign-in or sign-out, under way: `test` waits for them */
+  private readonly restarting = new Map<string, Promise<void>>();
   /** the service's one OAuth coordinator (docs/oauth.md) */
   readonly oauth: OAuthCoordinator;
   /** the OS sandbox stdio upstreams run in (docs/upstreams.md, "Confinement") */
@@ -67,7 +73,7 @@ export class UpstreamManager implements UpstreamActions {
       log: deps.log,
       changed: () => deps.changed(),
       ...deps.oauth,
-      reconnect: (ids) => ids.forEach((id) => void this.restart(id)),
+      reconnect: (ids) => ids.forEach((id) => this.restartSoon(id)),
       bind: (id, b) =>
         deps.store.update((d) => {
           const o = oauthOf(
@@ -90,6 +96,19 @@ export class UpstreamManager implements UpstreamActions {
       out.push(p);
     }
     return out;
+  }
+
+  /**
+   * Connects every enabled upstream (each in the background, never throwing),
+   * once the service is ready: the connections and the MCP client SDK they
+   * load are kept off the path to ready. Only where the deps allow it (the
+   * service; a CLI command on the data dir connects only when asked).
+   */
+  connectAll(): void {
+    if (!this.deps.autoConnect || this.live) return;
+    this.live = true;
+    for (const [id, p] of this.plugins)
+      if (this.deps.store.read().upstreams.find((u) => u.id === id)?.enabled) p.connection.start();
   }
 
   list(): UpstreamView[] {
@@ -116,6 +135,7 @@ export class UpstreamManager implements UpstreamActions {
 
   async add(input: z.output<typeof UpstreamAddInput>): Promise<UpstreamDetail> {
     const { id } = input;
+    await this.deps.prepare?.();
     if (RESERVED_UPSTREAM_IDS.includes(id) || this.deps.registry.listPlugins().some((p) => p.id === id))
       throw new GatehouseError('conflict', `the id '${id}' is taken: pick another (see gatehouse upstreams list)`);
     if (this.deps.store.read().upstreams.some((u) => u.id === id))
@@ -215,10 +235,12 @@ export class UpstreamManager implements UpstreamActions {
 
   /**
    * An OAuth upstream is stored before its first sign-in (its tools cannot be
-   * listed without one); the first listing after the sign-in is pinned approved.
+   * listed without one); the first listing after the sign-in waits, tools and
+   * prompts quarantined as new, for the person's consent (`awaiting_consent`).
    */
   private async addSignedOut(rec: UpstreamRecord, secrets: UpstreamSecrets): Promise<UpstreamDetail> {
     const o = targetOf(rec, this.deps.oauth?.clientMetadataUrl ?? null)!;
+    rec.prompts = [];
     if (rec.secrets_account) await this.deps.vault.set(rec.secrets_account, JSON.stringify(secrets));
     await this.deps.store.update((d) => void d.upstreams.push(rec));
     await this.oauth.register(o.target, null);
@@ -246,11 +268,19 @@ export class UpstreamManager implements UpstreamActions {
   }
 
   /** A fresh connection (after a sign-in or sign-out): the token it sends changed. */
-  private async restart(id: string): Promise<void> {
-    const plugin = this.plugins.get(id);
-    if (!plugin || !this.record(id).enabled) return;
-    await plugin.connection.stop();
-    plugin.connection.start();
+  private restartSoon(id: string): void {
+    const run = (this.restarting.get(id) ?? Promise.resolve())
+      .then(async () => {
+        const plugin = this.plugins.get(id);
+        if (!plugin || !this.deps.store.read().upstreams.find((u) => u.id === id)?.enabled) return;
+        await plugin.connection.stop();
+        plugin.connection.start();
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.restarting.get(id) === run) this.restarting.delete(id);
+      });
+    this.restarting.set(id, run);
   }
 
   async remove(id: string): Promise<{ id: string }> {
@@ -306,6 +336,7 @@ export class UpstreamManager implements UpstreamActions {
     const plugin = this.plugins.get(id);
     if (!rec.enabled || !plugin)
       return { id, ok: false, latency_ms: null, protocol: null, tools: 0, error: 'the upstream is disabled' };
+    await this.restarting.get(id);
     const started = Date.now();
     try {
       const listed = await plugin.connection.connect();
@@ -334,6 +365,9 @@ export class UpstreamManager implements UpstreamActions {
         applyPromptReview(input.id, rec.prompts, input),
       ];
       Object.assign(rec, { tools, prompts });
+      // A person decided on the listing after the first sign-in: the consent it waited for is given.
+      const o = oauthOf(rec);
+      if (o?.first_listing_pending && rec.tools.length) o.first_listing_pending = false;
     });
     this.plugins.get(input.id)?.publish();
     this.deps.changed();
@@ -364,6 +398,7 @@ export class UpstreamManager implements UpstreamActions {
   private pluginFor(rec: UpstreamRecord, spec: ConnectionSpec): UpstreamPlugin {
     return new UpstreamPlugin(rec.id, spec, {
       ...this.deps,
+      autoConnect: this.deps.autoConnect && this.live,
       ownerOf: (name) => this.deps.registry.entry(name)?.tool.plugin,
     });
   }
@@ -458,7 +493,9 @@ export class UpstreamManager implements UpstreamActions {
             url: t.url,
             header_names: t.header_names,
             token_keychain: t.token_keychain,
-            ...(t.oauth ? { oauth: this.oauth.status(rec.id) } : {}),
+            ...(t.oauth
+              ? { oauth: this.oauth.status(rec.id), ...(awaitingConsent(rec) ? { awaiting_consent: true } : {}) }
+              : {}),
             ...(t.sse ? { sse: true } : {}),
           }),
       health: rec.enabled ? health : { ...health, status: 'disabled' },

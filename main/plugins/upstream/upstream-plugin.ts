@@ -8,7 +8,7 @@ import { reconcilePrompts } from './prompt-pins.ts';
 import { isOffered, namespaced, reconcile, samePins, stateOf } from './pinning.ts';
 import { toolFor } from './upstream-tools.ts';
 import { UpstreamSurface } from './upstream-surface.ts';
-import { firstListing } from './oauth/oauth-upstreams.ts';
+import { promptPinsOf } from './oauth/oauth-upstreams.ts';
 
 export interface UpstreamPluginDeps {
   store: DocumentStore<UpstreamsData>;
@@ -55,7 +55,13 @@ export class UpstreamPlugin implements Plugin {
     this.surface = new UpstreamSurface(id, this.connection, {
       log: deps.log,
       changed: () => this.surfaceChanged(),
-      pins: { read: () => this.record()?.prompts ?? null, pin: (defs) => this.pinPrompts(defs) },
+      pins: {
+        read: () => {
+          const r = this.record();
+          return r ? promptPinsOf(r) : null;
+        },
+        pin: (defs) => this.pinPrompts(defs),
+      },
     });
   }
 
@@ -83,9 +89,11 @@ export class UpstreamPlugin implements Plugin {
     await this.connection.stop();
   }
 
-  status(): { status: 'ok' | 'down' | 'disabled'; detail: string | null } {
+  status(): ReturnType<NonNullable<Plugin['status']>> {
     if (!this.record()?.enabled) return { status: 'disabled', detail: 'disabled by a person' };
     const h = this.connection.snapshot();
+    if (h.status === 'signed_out') return { status: 'signed_out', detail: 'signed out by a person' };
+    if (h.status === 'sign_in_required') return { status: 'sign_in_required', detail: h.last_error };
     if (h.status === 'down') return { status: 'down', detail: h.last_error ?? 'not connected' };
     return { status: 'ok', detail: h.status === 'degraded' ? `degraded: ${h.last_error ?? ''}` : null };
   }
@@ -116,7 +124,7 @@ export class UpstreamPlugin implements Plugin {
           const rec = d.upstreams.find((u) => u.id === this.id);
           if (!rec) return null;
           const out = reconcile(rec.tools, defs);
-          rec.tools = firstListing(rec, out.pins);
+          rec.tools = out.pins;
           return out;
         });
         if (!r) return;
@@ -142,13 +150,14 @@ export class UpstreamPlugin implements Plugin {
   /** A fresh prompt listing against the prompt pins, saved (prompt-pins.ts); the surface then offers the approved ones. */
   private async pinPrompts(defs: readonly PromptDefinition[]): Promise<void> {
     // The usual re-listing changes nothing: no write to the disk for it.
-    const now = this.record()?.prompts;
+    const rec = this.record();
+    const now = rec ? promptPinsOf(rec) : null;
     if (now && samePins(reconcilePrompts(now, defs).pins, now)) return;
     const r = await this.deps.store
       .update((d) => {
         const rec = d.upstreams.find((u) => u.id === this.id);
         if (!rec) return null;
-        const out = reconcilePrompts(rec.prompts, defs);
+        const out = reconcilePrompts(promptPinsOf(rec), defs);
         rec.prompts = out.pins;
         return out;
       })

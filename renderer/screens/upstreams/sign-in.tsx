@@ -39,6 +39,8 @@ export function SignIn({ id, status, onChanged }: { id: string; status: OAuthSta
     onChanged();
   };
   const link = safeLink(status.authorization_url);
+  // A person signed out (docs/oauth.md): said as such, not as a sign-in that never happened.
+  const signedOut = status.state === 'signed_out' && status.reason === 'signed out';
   return (
     <section aria-label={`Sign-in of ${id}`} className="upstream-sign-in">
       {failure ? <ErrorBox message={failure} /> : null}
@@ -50,8 +52,8 @@ export function SignIn({ id, status, onChanged }: { id: string; status: OAuthSta
       <dl>
         <dt>Sign-in</dt>
         <dd>
-          {STATE_TEXT[status.state]}
-          {status.reason ? ` (${status.reason})` : ''}
+          {signedOut ? 'Signed out' : STATE_TEXT[status.state]}
+          {status.reason && !signedOut ? ` (${status.reason})` : ''}
         </dd>
         <dt>Scopes</dt>
         <dd>{status.scopes || '—'}</dd>

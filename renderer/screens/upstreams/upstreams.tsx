@@ -14,6 +14,7 @@ import { AddUpstream } from './add-upstream.tsx';
 import { UpstreamActions } from './upstream-actions.tsx';
 import { ClassToggle } from './class-toggle.tsx';
 import { SignIn } from './sign-in.tsx';
+import { ToolConsent } from './tool-consent.tsx';
 import { PendingReview, PromptTable, type ReviewActs } from './prompt-review.tsx';
 
 /**
@@ -76,7 +77,7 @@ export function Upstreams() {
                         <strong>{u.id}</strong> <span className="badge">{u.kind}</span>
                       </td>
                       <td>
-                        {u.health.status}
+                        {u.health.status.replace(/_/g, ' ')}
                         {u.health.protocol ? ` (${u.health.protocol})` : ''}
                       </td>
                       <td>
@@ -204,6 +205,18 @@ function UpstreamPanel({ id, onChanged, onRemoved }: { id: string; onChanged: ()
               )}
             </dl>
             {d.oauth ? <SignIn id={id} status={d.oauth} onChanged={detail.reload} /> : null}
+            {/* The first listing after the first sign-in: the same consent as adding one (nothing offered until agreed). */}
+            {d.awaiting_consent && d.tool_list.some((t) => t.pending && !t.removed) ? (
+              <ToolConsent
+                detail={d}
+                onDone={() => {
+                  detail.reload();
+                  onChanged();
+                }}
+                onDropped={onRemoved}
+                onReload={detail.reload}
+              />
+            ) : null}
             {d.problems.map((p) => (
               <p key={p} className="warning">
                 Not offered: {p}

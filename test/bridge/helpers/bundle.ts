@@ -22,7 +22,12 @@ interface Bundle {
 const BRIDGE: Bundle = {
   output: BUNDLE,
   lock: join(ROOT, 'dist', '.bridge-build.lock'),
-  sources: [join(ROOT, 'bridge'), join(ROOT, 'main', 'contract'), join(ROOT, 'main', 'store')],
+  sources: [
+    join(ROOT, 'bridge'),
+    join(ROOT, 'main', 'contract'),
+    join(ROOT, 'main', 'lib'),
+    join(ROOT, 'main', 'store'),
+  ],
   build: buildBridge,
 };
 const CLI: Bundle = {

@@ -72,6 +72,7 @@ describe("OAuth upstreams: no refresh token, another server's resource, no way t
     expect(await W.signInWithBrowser(started.authorization_url!)).toMatch(/Signed in/);
     const s = await W.status('plain', 10_000);
     expect(s).toMatchObject({ state: 'signed_in', refreshable: false });
+    await W.consent('plain');
     const authorizations = W.as.seen.filter((r) => r.path === '/auth').length;
     const again = await until(
       async () => {

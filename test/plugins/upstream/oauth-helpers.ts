@@ -5,6 +5,8 @@ import { startAuthServer, type AuthServer } from '../../fixtures/oauth/auth-serv
 import { startResourceServer, type ResourceServer } from '../../fixtures/oauth/resource-server.ts';
 import { startUpstreamWorld, type UpstreamWorld } from './upstream-world.ts';
 import type { OAuthStatus } from '../../../main/contract/oauth-status.ts';
+import type { UpstreamDetail } from '../../../main/contract/upstreams.ts';
+import { until } from './upstream-world.ts';
 
 /**
  * The OAuth tests' world: a real authorization server (oidc-provider), a
@@ -19,6 +21,12 @@ export interface OAuthWorld extends UpstreamWorld {
   /** opens the authorization URL, signs in as `login`, consents; answers the callback page's text */
   signInWithBrowser(url: string, login?: string): Promise<string>;
   status(id: string, waitMs?: number): Promise<OAuthStatus>;
+  /**
+   * After an upstream's first sign-in: waits for its first listing (every tool
+   * quarantined as new, offered to no client) and gives the person's consent
+   * to it, as the console's *Offer these N tools* does (docs/oauth.md).
+   */
+  consent(id: string): Promise<UpstreamDetail>;
 }
 
 /**
@@ -95,6 +103,25 @@ export async function startOAuthWorld(
       }
     },
     status: (id, waitMs = 0) => up.ok<OAuthStatus>('POST', `upstreams/${id}/oauth`, { wait_ms: waitMs }),
+    async consent(id) {
+      const d = (await until(
+        async () => {
+          const got = await up.ok<UpstreamDetail>('GET', `upstreams/${id}`);
+          return got.tool_list.some((t) => t.pending?.reason === 'new') ? got : null;
+        },
+        10_000,
+        `the first listing of ${id}`,
+      ))!;
+      await up.ok('POST', `upstreams/${id}/review`, {
+        consent: d.tool_list
+          .filter((t) => t.pending && !t.removed)
+          .map((t) => ({ tool: t.tool, hash: t.pending!.hash })),
+        prompt_consent: d.prompt_list
+          .filter((p) => p.pending && !p.removed)
+          .map((p) => ({ prompt: p.prompt, hash: p.pending!.hash })),
+      });
+      return up.ok<UpstreamDetail>('GET', `upstreams/${id}`);
+    },
     async stop() {
       await browser.close();
       await up.stop();

@@ -31,6 +31,7 @@ describe('OAuth upstreams: the authorization server changes', () => {
     const first = await W.ok<OAuthStatus>('POST', 'upstreams/mix/login');
     expect(await W.signInWithBrowser(first.authorization_url!)).toMatch(/Signed in/);
     expect(await W.status('mix', 10_000)).toMatchObject({ state: 'signed_in', issuer: W.as.issuer });
+    await W.consent('mix');
     expect(textOf(await call('mix__whoami'))).toMatch(/mcp:read/);
     const aClient = clientIdsAt(W.as)[0]!;
     expect(aClient).toBeTruthy();

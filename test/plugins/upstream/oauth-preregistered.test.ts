@@ -2,9 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OAuthStatus } from '../../../main/contract/oauth-status.ts';
-import type { UpstreamDetail } from '../../../main/contract/upstreams.ts';
 import { callCatching, freePort, startOAuthWorld, type OAuthWorld } from './oauth-helpers.ts';
-import { textOf, until } from './upstream-world.ts';
+import { textOf } from './upstream-world.ts';
 
 /**
  * A client a person registered with the authorization server beforehand
@@ -53,11 +52,7 @@ describe('OAuth upstreams: a pre-registered client', () => {
       registration: 'preregistered',
       refreshable: true,
     });
-    await until(
-      async () => (await W.ok<UpstreamDetail>('GET', 'upstreams/preset')).tool_list.some((t) => t.state === 'approved'),
-      10_000,
-      'tools pinned after sign-in',
-    );
+    await W.consent('preset');
     const answer = await callCatching(W, 'preset__whoami');
     expect(answer.isError ?? false).toBe(false);
     expect(textOf(answer)).toMatch(/scopes .*mcp:read/);

@@ -52,11 +52,8 @@ describe('OAuth upstreams: sign-in, refresh, sign in again, step-up, sharing', (
       registration: 'dynamic',
     });
     expect(s.scopes).toContain('mcp:read');
-    await until(
-      async () => (await W.ok<UpstreamDetail>('GET', 'upstreams/remote')).tool_list.some((t) => t.state === 'approved'),
-      10_000,
-      'tools pinned after sign-in',
-    );
+    // The first listing waits for the person's consent, as at add (oauth-consent.test.ts); given here.
+    await W.consent('remote');
     expect(textOf(await call('remote__whoami'))).toMatch(/scopes .*mcp:read/);
     // The token request named the resource too.
     const tokenCalls = W.as.tokenRequests.filter((r) => r.grant_type === 'authorization_code');
@@ -72,11 +69,7 @@ describe('OAuth upstreams: sign-in, refresh, sign in again, step-up, sharing', (
       'second connected with the shared sign-in',
     );
     expect((await W.status('second')).state).toBe('signed_in');
-    await until(
-      async () => (await W.ok<UpstreamDetail>('GET', 'upstreams/second')).tool_list.some((t) => t.state === 'approved'),
-      10_000,
-      'second pinned',
-    );
+    await W.consent('second');
     expect(textOf(await call('second__whoami'))).toMatch(/mcp:read/);
     expect(W.as.seen.filter((r) => r.path === '/auth').length).toBe(authorizations);
   }, 30_000);
@@ -84,7 +77,7 @@ describe('OAuth upstreams: sign-in, refresh, sign in again, step-up, sharing', (
   it('refreshes before expiry, once for both upstreams, sending the resource', async () => {
     W.as.accessTtl = 15; // refreshed at 80% (12 s): a loaded machine reads "signed in" first
     await W.ok('POST', 'upstreams/remote/logout');
-    expect((await W.status('second')).state).toBe('sign_in_required');
+    expect((await W.status('second')).state).toBe('signed_out');
     const started = await W.ok<OAuthStatus>('POST', 'upstreams/remote/login');
     expect(await W.signInWithBrowser(started.authorization_url!)).toMatch(/Signed in/);
     const first = await W.status('remote', 10_000);
@@ -152,12 +145,7 @@ describe('OAuth upstreams: sign-in, refresh, sign in again, step-up, sharing', (
       expect(new URL(s.authorization_url!).searchParams.get('scope')?.split(' ')).not.toContain('mcp:write');
       expect(await W.signInWithBrowser(s.authorization_url!)).toMatch(/Signed in/);
       expect((await W.status('narrow', 10_000)).scopes).not.toMatch(/mcp:write/);
-      await until(
-        async () =>
-          (await W.ok<UpstreamDetail>('GET', 'upstreams/narrow')).tool_list.some((t) => t.state === 'approved'),
-        10_000,
-        'narrow pinned',
-      );
+      await W.consent('narrow');
       rs2.requiredScopes = ['mcp:read', 'mcp:write'];
       const refused = await call('narrow__whoami').catch((e: Error) => ({
         isError: true,

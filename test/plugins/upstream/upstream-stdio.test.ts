@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
@@ -312,5 +312,50 @@ describe('faults', () => {
     }
     expect((await u.ok<UpstreamView[]>('GET', 'upstreams')).map((x) => x.id)).toEqual(['t']);
     expect(await readdir(u.w.svc.dataDir)).toContain('upstreams.json');
+  });
+  it('a command that does not exist, or a process that ends before answering, says so in its own words: at add and in the health', async () => {
+    const missing = join(dir, 'no-such-server');
+    const ghost = await u.w.admin('POST', 'upstreams', {
+      id: 'ghost',
+      transport: { kind: 'stdio', command: missing, args: [], env: [] },
+    });
+    expect(ghost.status).not.toBe(200);
+    expect(ghost.body.code).toBe('upstream_unavailable');
+    expect(ghost.body.message).toContain(`command not found: ${missing} (spawn ${missing} ENOENT)`);
+    const early = await u.w.admin('POST', 'upstreams', {
+      id: 'early',
+      transport: {
+        kind: 'stdio',
+        command: '/bin/sh',
+        args: ['-c', 'echo "Cannot find module server.js" >&2; exit 3'],
+        env: [],
+      },
+    });
+    expect(early.body.code).toBe('upstream_unavailable');
+    expect(early.body.message).toContain(
+      'the process exited before it answered (Connection closed); its stderr: Cannot find module server.js',
+    );
+
+    // A server that worked, whose program is gone at its next start: the health names it, as the console shows it.
+    const program = join(dir, 'node-link');
+    await symlink(process.execPath, program);
+    const vanish = stdio('vanish');
+    await u.ok('POST', 'upstreams', { ...vanish, transport: { ...vanish.transport, command: program } });
+    await rm(program);
+    await u.ok('POST', 'upstreams/vanish/disable');
+    await u.ok('POST', 'upstreams/vanish/enable');
+    const health = (await until(
+      async () => {
+        const h = (await u.ok<UpstreamView[]>('GET', 'upstreams')).find((x) => x.id === 'vanish')!.health;
+        return h.last_error ? h : null;
+      },
+      10_000,
+      'the failed start in the health',
+    ))!;
+    expect(health.status).toBe('down');
+    expect(health.last_error).toBe(`command not found: ${program} (spawn ${program} ENOENT)`);
+    const warnings = (await u.ok<{ warnings: Array<{ code: string; message: string }> }>('GET', 'health')).warnings;
+    expect(warnings.find((w) => w.code === 'upstream_down')?.message).toContain(`command not found: ${program}`);
+    await u.ok('DELETE', 'upstreams/vanish');
   });
 });

@@ -1,12 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import {
-  auth,
-  computeScopeUnion,
-  discoverOAuthServerInfo,
-  extractWWWAuthenticateParams,
-  type AuthProvider,
-  type FetchLike,
-} from '@modelcontextprotocol/client';
+import type { AuthProvider, FetchLike } from '@modelcontextprotocol/client';
+import { clientSdk } from '../client-sdk.ts';
 import type { OAuthRevocation, OAuthStatus } from '../../../contract/oauth-status.ts';
 import type { Vault } from '../../../core/ports/ports.ts';
 import { GatehouseError } from '../../../core/errors.ts';
@@ -59,6 +53,8 @@ export interface CoordinatorDeps {
 interface Need {
   reason: string;
   scopes?: string;
+  /** a person signed out (not a refused refresh or an expiry): shown as `signed_out`, never a "sign in again" item */
+  signedOut?: boolean;
 }
 interface Target {
   target: OAuthTarget;
@@ -76,6 +72,17 @@ interface Flow {
   finishing?: boolean;
 }
 
+/**
+ * The SDK's `computeScopeUnion` (space-separated scope tokens, each once, in order), here so that a status,
+ * asked before any upstream connected, never loads the SDK (client-sdk.ts).
+ */
+function computeScopeUnion(...scopes: Array<string | undefined>): string | undefined {
+  const seen = new Set<string>();
+  for (const scope of scopes) for (const token of scope?.split(/\s+/) ?? []) if (token) seen.add(token);
+  return seen.size > 0 ? [...seen].join(' ') : undefined;
+}
+
+const SIGNED_OUT: Need = { reason: 'signed out', signedOut: true };
 const keyOf = (b: Binding) => `${b.issuer}\n${b.resource}`;
 /** refresh this long before expiry (or at 80% of a shorter lifetime) */
 const EARLY_MS = 60_000;
@@ -117,14 +124,29 @@ export class OAuthCoordinator {
       token: () => this.token(id),
       onUnauthorized: (ctx) => this.unauthorized(id, ctx.response),
     };
-    return { provider, explain: (e) => sdkFailure(e, id, (scope) => this.stepUp(id, scope)) };
+    return {
+      provider,
+      explain: (e) => sdkFailure(e, id, (scope) => this.stepUp(id, scope)),
+      needs: () => {
+        const need = this.targets.get(id)?.need;
+        return need ? (need.signedOut ? 'signed_out' : 'sign_in_required') : null;
+      },
+    };
   }
 
   status(id: string): OAuthStatus {
     const t = this.target(id);
     const tokens = t.binding ? this.tokens.get(keyOf(t.binding)) : undefined;
     const flow = [...this.flows.values()].find((f) => f.ids.has(id));
-    const state = flow ? 'signing_in' : t.need ? 'sign_in_required' : tokens ? 'signed_in' : 'signed_out';
+    const state = flow
+      ? 'signing_in'
+      : t.need?.signedOut
+        ? 'signed_out'
+        : t.need
+          ? 'sign_in_required'
+          : tokens
+            ? 'signed_in'
+            : 'signed_out';
     return {
       id,
       state,
@@ -189,7 +211,7 @@ export class OAuthCoordinator {
       const b = t.binding;
       const key = keyOf(b);
       const ids = this.boundTo(key);
-      for (const other of ids) this.target(other).need = { reason: 'signed out' };
+      for (const other of ids) this.target(other).need = SIGNED_OUT;
       clearTimeout(this.timers.get(key));
       this.timers.delete(key);
       await this.refreshing.get(key)?.catch(() => undefined);
@@ -209,7 +231,7 @@ export class OAuthCoordinator {
       this.tokens.delete(key);
       this.deps.reconnect(ids);
     }
-    t.need = { reason: 'signed out' };
+    t.need = SIGNED_OUT;
     this.notify();
     return { ...this.status(id), revocation };
   }
@@ -301,6 +323,7 @@ export class OAuthCoordinator {
   }
 
   private async discoverBinding(t: Target, response?: Response): Promise<Binding | null> {
+    const { discoverOAuthServerInfo, extractWWWAuthenticateParams } = await clientSdk();
     const { resourceMetadataUrl } = response ? extractWWWAuthenticateParams(response) : {};
     const info = await discoverOAuthServerInfo(t.target.url, {
       ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
@@ -328,6 +351,7 @@ export class OAuthCoordinator {
 
   private async doRefresh(t: Target, key: string): Promise<void> {
     const provider = this.provider(t.target, { kind: 'refresh' });
+    const { auth } = await clientSdk();
     try {
       await auth(provider, { serverUrl: t.target.url, ...this.fetchOpt() });
     } catch (e) {
@@ -444,6 +468,7 @@ export class OAuthCoordinator {
     let url: URL | null = null;
     const provider = this.provider(t.target, { kind: 'start', state, onAuthorizationUrl: (u) => (url = u) }, cb);
     const scope = computeScopeUnion(t.target.scopes ?? undefined, t.need?.scopes);
+    const { auth } = await clientSdk();
     try {
       const result = await auth(provider, {
         serverUrl: t.target.url,
@@ -550,6 +575,7 @@ export class OAuthCoordinator {
       { redirectUri: stored.redirect_uri, redirectUris: [stored.redirect_uri] },
     );
     const iss = params.get('iss');
+    const { auth } = await clientSdk();
     await auth(provider, {
       serverUrl: first.target.url,
       authorizationCode: code,

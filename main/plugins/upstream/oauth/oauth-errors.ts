@@ -1,10 +1,5 @@
-import {
-  InsufficientScopeError,
-  SdkError,
-  SdkErrorCode,
-  UnauthorizedError,
-  type AuthProvider,
-} from '@modelcontextprotocol/client';
+import type { AuthProvider } from '@modelcontextprotocol/client';
+import { loadedClientSdk } from '../client-sdk.ts';
 import { OAUTH_CALLBACK_PATH, OAUTH_CALLBACK_PORTS } from '../../../contract/oauth.ts';
 import { GatehouseError } from '../../../core/errors.ts';
 import { redact, REDACTED } from '../../../lib/redact.ts';
@@ -15,6 +10,8 @@ export interface UpstreamAuth {
   provider: AuthProvider;
   /** an SDK failure about the sign-in as a clear `sign_in_required`; null for anything else */
   explain(e: unknown): GatehouseError | null;
+  /** what the sign-in waits for, if anything: a person signed out, or a sign-in (again) is needed; null while signed in */
+  needs(): 'signed_out' | 'sign_in_required' | null;
 }
 
 /** JWTs and long opaque strings after `code=`/`token` words never reach a message, whatever a server echoes. */
@@ -34,9 +31,13 @@ export function sdkFailure(
   stepUp: (scope: string | undefined) => GatehouseError,
 ): GatehouseError | null {
   if (e instanceof GatehouseError) return e.code === 'sign_in_required' ? e : null;
-  if (e instanceof InsufficientScopeError) return stepUp(e.requiredScope);
   const cause = e instanceof Error ? (e as Error & { cause?: unknown }).cause : undefined;
   if (cause instanceof GatehouseError && cause.code === 'sign_in_required') return cause;
+  // An error of the SDK's comes after the SDK loaded: before that, nothing here is one.
+  const sdk = loadedClientSdk();
+  if (!sdk) return null;
+  const { InsufficientScopeError, SdkError, SdkErrorCode, UnauthorizedError } = sdk;
+  if (e instanceof InsufficientScopeError) return stepUp(e.requiredScope);
   if (cause instanceof InsufficientScopeError) return stepUp(cause.requiredScope);
   if (e instanceof UnauthorizedError || (e instanceof SdkError && e.code === SdkErrorCode.ClientHttpAuthentication))
     return signInRequired(id, 'the server refused the token');

@@ -2,8 +2,7 @@ import type { z } from 'zod';
 import type { UpstreamAddInput } from '../../../contract/upstreams.ts';
 import { CLIENT_METADATA_PATH } from '../../../contract/oauth.ts';
 import { GatehouseError } from '../../../core/errors.ts';
-import { approve } from '../pinning.ts';
-import type { PinnedTool, StoredOAuth, UpstreamRecord } from '../upstream-data.ts';
+import type { StoredOAuth, UpstreamRecord } from '../upstream-data.ts';
 import type { Binding } from './coordinator.ts';
 import type { OAuthTarget } from './vault-provider.ts';
 
@@ -55,15 +54,17 @@ export function targetOf(
 
 /**
  * An OAuth upstream is added before its first sign-in, when its tools cannot
- * be listed yet: the first listing after the person signed in is the set they
- * consented to, pinned approved like the listing of a plain `add`.
+ * be listed yet: the first listing after the sign-in waits, each tool and
+ * prompt quarantined as new (offered to no client), until the person consents
+ * to it as at `add` (the CLI's `login` prints the set and pins it; the
+ * console asks, as its Add flow does). `first_listing_pending` says that
+ * consent is still to be given; any review of the upstream ends it.
  */
-export function firstListing(rec: UpstreamRecord, pins: PinnedTool[]): PinnedTool[] {
-  const o = oauthOf(rec);
-  if (!o?.first_listing_pending || pins.length === 0) return pins;
-  o.first_listing_pending = false;
-  return pins.map((p) => approve(p));
-}
+export const awaitingConsent = (rec: UpstreamRecord): boolean => oauthOf(rec)?.first_listing_pending === true;
+
+/** The prompt pins to reconcile against: an OAuth upstream waiting for its first consent pins nothing approved by itself. */
+export const promptPinsOf = (rec: UpstreamRecord): UpstreamRecord['prompts'] =>
+  rec.prompts ?? (awaitingConsent(rec) ? [] : null);
 
 /**
  * The Client ID Metadata Document the reference cloud gateway serves for

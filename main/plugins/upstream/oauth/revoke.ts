@@ -1,9 +1,5 @@
-import {
-  assertSecureTokenEndpoint,
-  discoverAuthorizationServerMetadata,
-  selectClientAuthMethod,
-  type FetchLike,
-} from '@modelcontextprotocol/client';
+import type { FetchLike } from '@modelcontextprotocol/client';
+import { clientSdk } from '../client-sdk.ts';
 import type { OAuthRevocation } from '../../../contract/oauth-status.ts';
 import { scrubOAuth } from './oauth-errors.ts';
 import type { StoredTokens } from './oauth-vault.ts';
@@ -38,6 +34,7 @@ export interface RevokeInput {
  * no token.
  */
 export async function revokeTokens(input: RevokeInput): Promise<OAuthRevocation> {
+  const { assertSecureTokenEndpoint, discoverAuthorizationServerMetadata, selectClientAuthMethod } = await clientSdk();
   const { tokens } = input;
   const ms = input.timeoutMs ?? REVOKE_TIMEOUT_MS;
   const base = input.fetch ?? fetch;

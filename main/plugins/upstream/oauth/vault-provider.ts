@@ -1,4 +1,4 @@
-import { checkResourceAllowed, resourceUrlFromServerUrl } from '@modelcontextprotocol/client';
+import { loadedClientSdk } from '../client-sdk.ts';
 import type {
   OAuthClientInformationContext,
   OAuthClientMetadata,
@@ -52,6 +52,10 @@ export interface OAuthTarget {
 
 /** The SDK's own RFC 8707 rule: the claimed resource is this server's origin and a prefix of its path. */
 function resourceAllowed(serverUrl: string, claimed: string): boolean {
+  // Asked during a discovery, which the SDK did (or the coordinator, once it loaded the SDK).
+  const sdk = loadedClientSdk();
+  if (!sdk) return false;
+  const { checkResourceAllowed, resourceUrlFromServerUrl } = sdk;
   try {
     return checkResourceAllowed({
       requestedResource: resourceUrlFromServerUrl(serverUrl),
@@ -70,7 +74,7 @@ export type RunKind =
 export const signInRequired = (id: string, why: string) =>
   new GatehouseError(
     'sign_in_required',
-    `upstream '${id}' needs a sign-in (${why}): run gatehouse upstreams login ${id}, or use Sign in on the console's Upstreams screen`,
+    `upstream '${id}' ${why === 'signed out' ? 'is signed out' : `needs a sign-in (${why})`}: run gatehouse upstreams login ${id}, or use Sign in on the console's Upstreams screen`,
     { upstream: id },
   );
 
