@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PolicyQuery } from '../../main/core/policy/policy.ts';
+import { toolQuery } from './policy-query.ts';
 import { createCedarEngine } from '../../main/policy/cedar-engine.ts';
 import { MAX_IFS_PER_STATEMENT, MAX_POLICY_NESTING } from '../../main/policy/cedar-nesting.ts';
 
@@ -11,44 +11,7 @@ const when = (cond: string) => `@id("deep") permit (principal, action == Action:
 const parens = (n: number) => '('.repeat(n) + 'true' + ')'.repeat(n);
 const ifs = (n: number) => 'if true then '.repeat(n) + 'true' + ' else true'.repeat(n);
 
-const query: PolicyQuery = {
-  action: 'call',
-  principal: { type: 'User', id: 'u' },
-  resource: { type: 'Tool', id: 'pages_list' },
-  context: {
-    arg_names: [],
-    secret_kinds: [],
-    approval_mode: 'admin',
-    time: { date: '2026-11-26', hour: 9, minute: 0, weekday: 4 },
-  },
-  entities: [
-    {
-      uid: { type: 'User', id: 'u' },
-      attrs: {
-        login: 'a',
-        role: 'editor',
-        capabilities: ['read'],
-        token: { id: 't', label: 'l', client: '', read_only: false },
-      },
-      parents: [],
-    },
-    {
-      uid: { type: 'Tool', id: 'pages_list' },
-      attrs: {
-        name: 'pages_list',
-        plugin: 'site',
-        plugin_kind: 'site',
-        class: 'read',
-        capability: 'read',
-        feature: 'f',
-        target: '',
-        disabled: false,
-        decides_staged: false,
-      },
-      parents: [],
-    },
-  ],
-};
+const query = toolQuery('pages_list');
 
 describe('policy nesting bound', () => {
   it('refuses brackets nested past the bound with the line, and the engine keeps deciding afterwards', async () => {

@@ -1,47 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { PolicyQuery } from '../../main/core/policy/policy.ts';
+import { toolQuery } from './policy-query.ts';
 import { createCedarEngine } from '../../main/policy/cedar-engine.ts';
 import { narrowed, readsOf } from '../../main/policy/policy-reads.ts';
 
 /** The Cedar adapter on its own: what it refuses to keep, and that it fails closed. */
-const q = (tool = 'pages_list'): PolicyQuery => ({
-  action: 'call',
-  principal: { type: 'User', id: 'u' },
-  resource: { type: 'Tool', id: tool },
-  context: {
-    arg_names: [],
-    secret_kinds: [],
-    approval_mode: 'admin',
-    time: { date: '2026-11-26', hour: 9, minute: 0, weekday: 4 },
-  },
-  entities: [
-    {
-      uid: { type: 'User', id: 'u' },
-      attrs: {
-        login: 'a',
-        role: 'editor',
-        capabilities: ['read'],
-        token: { id: 't', label: 'l', client: '', read_only: false },
-      },
-      parents: [],
-    },
-    {
-      uid: { type: 'Tool', id: tool },
-      attrs: {
-        name: tool,
-        plugin: 'site',
-        plugin_kind: 'site',
-        class: 'read',
-        capability: 'read',
-        feature: 'f',
-        target: '',
-        disabled: false,
-        decides_staged: false,
-      },
-      parents: [],
-    },
-  ],
-});
+const q = toolQuery;
 
 describe('the Cedar engine', () => {
   const engine = createCedarEngine({ activeText: () => null });
