@@ -63,7 +63,9 @@ describe('gatehouse clients import', () => {
     expect(seen[2]).toBe('user:also-everything: starting upstream also-everything and listing its tools...');
     expect(seen[3]).toMatch(/^user:also-everything: \d+ tools .*pinned/);
     expect(seen[4]).toBe('user:broken: starting upstream broken and listing its tools...');
-    expect(seen[5]).toMatch(/^user:broken: failed: upstream 'broken' could not be reached: spawn .* ENOENT$/);
+    expect(seen[5]).toMatch(
+      /^user:broken: failed: upstream 'broken' could not be reached: command not found: \/nonexistent\/bin\/mcp-server-gone/,
+    );
     expect(seen[6]).toBe('2 imported, 1 failed; point Cursor at Gatehouse: gatehouse clients connect cursor');
     expect(r.stderr).toContain(
       '1 of 3 servers could not be imported (see above); the others were [upstream_unavailable]',

@@ -321,7 +321,14 @@ describe('faults', () => {
     });
     expect(ghost.status).not.toBe(200);
     expect(ghost.body.code).toBe('upstream_unavailable');
-    expect(ghost.body.message).toContain(`command not found: ${missing} (spawn ${missing} ENOENT)`);
+    // confined, the sandbox finds it missing before any spawn; unconfined, the spawn's own ENOENT: worded alike
+    expect(ghost.body.message).toContain(`command not found: ${missing}`);
+    const unconfined = await u.w.admin('POST', 'upstreams', {
+      id: 'ghost-unconfined',
+      transport: { kind: 'stdio', command: missing, args: [], env: [], sandbox: { unconfined: true } },
+    });
+    expect(unconfined.body.code).toBe('upstream_unavailable');
+    expect(unconfined.body.message).toContain(`command not found: ${missing} (spawn ${missing} ENOENT)`);
     const early = await u.w.admin('POST', 'upstreams', {
       id: 'early',
       transport: {
@@ -353,7 +360,8 @@ describe('faults', () => {
       'the failed start in the health',
     ))!;
     expect(health.status).toBe('down');
-    expect(health.last_error).toBe(`command not found: ${program} (spawn ${program} ENOENT)`);
+    // confined: the sandbox finds the program gone before any spawn (unconfined it is the spawn's ENOENT, above)
+    expect(health.last_error).toBe(`command not found: ${program}`);
     const warnings = (await u.ok<{ warnings: Array<{ code: string; message: string }> }>('GET', 'health')).warnings;
     expect(warnings.find((w) => w.code === 'upstream_down')?.message).toContain(`command not found: ${program}`);
     await u.ok('DELETE', 'upstreams/vanish');

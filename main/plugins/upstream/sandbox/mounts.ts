@@ -126,7 +126,13 @@ export async function runtimeMounts(opts: {
   home: string;
 }): Promise<RuntimeMounts> {
   const found = await whichCommand(opts.command, opts.pathEnv, opts.cwd);
-  if (!found) throw new Error(`the command '${opts.command}' was not found (on PATH: ${opts.pathEnv || '(empty)'})`);
+  // Worded as an unconfined start's spawn failure is (connection.ts), so a missing program reads the same either way.
+  if (!found)
+    throw new Error(
+      opts.command.includes('/')
+        ? `command not found: ${opts.command}`
+        : `command not found: ${opts.command} (not on the PATH servers get: ${opts.pathEnv || '(empty)'})`,
+    );
   const exec = await realpath(found);
   const readOnly = new Set(runtimeFolders(exec, opts.home));
   const symlinks: RuntimeMounts['symlinks'] = [];
