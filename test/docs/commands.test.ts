@@ -109,6 +109,18 @@ const COVERAGE: Record<string, Coverage> = {
     by: 'not-run',
     why: "packaging needs the Electron binary, which cannot be downloaded on these machines; test/app/builder-config.test.ts checks electron-builder.yml against electron-builder's own schema",
   },
+  'node bin/gatehouse.mjs clients list': {
+    by: 'not-run',
+    why: "it reads the person's own HOME; test/clients/import.test.ts runs clients list on a throwaway HOME with every client's realistic files",
+  },
+  'node bin/gatehouse.mjs clients import cursor': {
+    by: 'not-run',
+    why: 'at a terminal it asks before anything runs; test/clients/import.test.ts runs the same import (--dry-run, then --yes) on a throwaway HOME and calls the imported tools through the gateway',
+  },
+  'node bin/gatehouse.mjs clients connect cursor': {
+    by: 'not-run',
+    why: "it edits the person's own client file; test/clients/connect.test.ts connects and restores Cursor's file on a throwaway HOME and drives the new entry with a real MCP client",
+  },
   'node assets/generate-icons.mjs': { by: 'test' },
   'gatehouse cloud connect --url "$GATEWAY_URL"': { by: 'test' },
   'gatehouse cloud activate - < "$HOME/gatehouse-license.txt"': { by: 'test' },
