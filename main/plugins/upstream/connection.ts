@@ -518,6 +518,14 @@ export class UpstreamConnection {
   }
 
   /** No configured value (a header, an env variable, the token) ever reaches a message, whatever the upstream echoes. */
+  /**
+   * The kept stderr lines for people (`upstreams show`, `GET upstreams/ID`, the console): a server that prints
+   * its configuration prints the values it was given, so those and every known secret shape are masked.
+   */
+  stderrLines(): string[] {
+    return this.stderr.snapshot().map((line) => this.scrub(line));
+  }
+
   private scrub(text: string): string {
     let out = text;
     const values = [...this.spec.secrets.env, ...this.spec.secrets.headers]

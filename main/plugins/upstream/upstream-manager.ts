@@ -121,7 +121,7 @@ export class UpstreamManager implements UpstreamActions {
       ...this.view(rec),
       tool_list: rec.tools.map((t) => toolView(id, t)),
       prompt_list: (rec.prompts ?? []).map((p) => promptView(id, p)),
-      stderr: this.plugins.get(id)?.connection.stderr.snapshot() ?? [],
+      stderr: this.plugins.get(id)?.connection.stderrLines() ?? [],
     };
   }
 

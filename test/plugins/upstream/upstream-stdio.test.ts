@@ -367,3 +367,41 @@ describe('faults', () => {
     await u.ok('DELETE', 'upstreams/vanish');
   });
 });
+
+describe('its stderr log', () => {
+  // A server that prints its configuration prints the values it was given: the log people read (upstreams show,
+  // GET upstreams/ID, the console) showed them in clear (issue 27, medium 4).
+  it('masks the configured values and known secret shapes in every line shown', async () => {
+    const value = 'env-value-4f9c2e-never-shown';
+    const ghp = 'ghp_' + 'Zr8kQ2mW7xL4nB9vC3tY6uP1sD5fG0hJ8kE2';
+    await u.ok('POST', 'upstreams', {
+      id: 'talky',
+      transport: {
+        kind: 'stdio',
+        command: '/bin/sh',
+        args: [
+          '-c',
+          `echo "starting with key $API_KEY and ${ghp}" >&2; exec "$0" "$1"`,
+          process.execPath,
+          TEST_UPSTREAM,
+        ],
+        env: [{ name: 'API_KEY', value }],
+        // about the log, not confinement: sh and the fixture run as they are
+        sandbox: { unconfined: true },
+      },
+    });
+    const d = await until(
+      async () => {
+        const x = await u.ok<UpstreamDetail>('GET', 'upstreams/talky');
+        return x.stderr.some((l) => l.includes('starting with key')) ? x : null;
+      },
+      10_000,
+      'the stderr line',
+    );
+    const shown = d!.stderr.join('\n');
+    expect(shown).toContain('starting with key [redacted] and [redacted]');
+    expect(shown).not.toContain(value);
+    expect(shown).not.toContain(ghp.slice(4));
+    await u.ok('DELETE', 'upstreams/talky');
+  });
+});
