@@ -156,9 +156,12 @@ export function scanSecrets(value: unknown): { kind: string; path: string }[] {
 export function maskSecretText(raw: string): string {
   // Read as the patterns read it; a text that folding changes is shown folded only where it hid a secret.
   const folded = readable(raw);
-  const text = folded !== raw && shapeKinds(folded).length + encodedSecrets(folded).length > 0 ? folded : raw;
-  let out = text;
-  for (const run of encodedSecrets(text)) out = out.split(run).join(REDACTED);
+  // base64 runs are decoded once: in the usual text folding changes nothing and the runs are the same
+  const foldedRuns = encodedSecrets(folded);
+  const useFolded = folded !== raw && (foldedRuns.length > 0 || shapeKinds(folded).length > 0);
+  const runs = useFolded || folded === raw ? foldedRuns : encodedSecrets(raw);
+  let out = useFolded ? folded : raw;
+  for (const run of runs) out = out.split(run).join(REDACTED);
   const named = out.replace(NAMED_IN_TEXT, (m: string, name: string, value: string) =>
     isSecretName(name) && looksRandom(value) ? m.slice(0, m.length - value.length) + REDACTED : m,
   );

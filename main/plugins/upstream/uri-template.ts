@@ -46,9 +46,21 @@ function piecesOf(template: string): Piece[] | null {
   return literal(template.slice(last)) ? pieces : null;
 }
 
+/** Pieces per template, so a read does not parse every listed template again (bounded: templates are the upstreams'). */
+const PIECES = new Map<string, Piece[] | null>();
+function cachedPieces(template: string): Piece[] | null {
+  let pieces = PIECES.get(template);
+  if (pieces === undefined) {
+    pieces = piecesOf(template);
+    if (PIECES.size >= 2000) PIECES.delete(PIECES.keys().next().value!);
+    PIECES.set(template, pieces);
+  }
+  return pieces;
+}
+
 export function matchesTemplate(template: string, uri: string): boolean {
   if (template.length > 2048 || uri.length > 8192) return false;
-  const pieces = piecesOf(template);
+  const pieces = cachedPieces(template);
   if (!pieces) return false;
   // A state is 2*i (at the start of piece i) or 2*i+1 (inside expression i, its lead already read).
   const closure = (states: Set<number>): Set<number> => {
