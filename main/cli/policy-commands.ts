@@ -9,11 +9,23 @@ const verdictLine = (name: string, v: PolicyVerdictView | null) =>
     ? safe`  ${name}: ${v.decision}${v.policies.length ? ` (${v.policies.join(', ')})` : v.decision === 'deny' ? ' (no policy permits it)' : ''}${v.errors.length ? ` [errors in: ${v.errors.join(', ')}]` : ''}`
     : safe`  ${name}: not evaluated`;
 
+/** The argument values as the policy read them (docs/policy.md, "Argument values"): secrets are already their kind. */
+function argsLine(e: PolicyExplainAnswer): string[] {
+  const args = (e.context.args ?? {}) as Record<string, string>;
+  const lists = (e.context.arg_lists ?? {}) as Record<string, string[]>;
+  const parts = [
+    ...Object.entries(args).map(([k, v]) => `${k}=${JSON.stringify(v)}`),
+    ...Object.entries(lists).map(([k, v]) => `${k}=[${v.map((x) => JSON.stringify(x)).join(', ')}]`),
+  ];
+  return parts.length ? [safe`  argument values the policy reads: ${parts.join(', ')}`] : [];
+}
+
 const explained = (e: PolicyExplainAnswer) =>
   [
     safe`${e.outcome}: ${e.summary}`,
     verdictLine('call', e.call),
     ...(e.run_without_approval ? [verdictLine('run_without_approval', e.run_without_approval)] : []),
+    ...argsLine(e),
   ].join('\n');
 
 /** A policy file's text ("-" reads stdin), bounded like the service's limit. */

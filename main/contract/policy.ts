@@ -59,7 +59,7 @@ export const PolicyExplainAnswer = z.object({
   summary: z.string(),
   call: PolicyVerdictView.nullable(),
   run_without_approval: PolicyVerdictView.nullable(),
-  /** the context the policy saw (argument names, secret kinds, approval mode, time) */
+  /** the context the policy saw (argument names, secret kinds, argument values, approval mode, time) */
   context: z.record(z.string(), z.unknown()),
 });
 export type PolicyExplainAnswer = z.infer<typeof PolicyExplainAnswer>;

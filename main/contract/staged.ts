@@ -104,7 +104,16 @@ export const StagedPayload = z.object({
   /** an upstream tool's pinned definition hash when the write was staged: a confirm after the definition changed is refused as stale */
   definition_hash: z.string().nullable().optional(),
   /** the call's argument names and the kinds of secret found in its arguments: what the policy is asked again at a confirm (docs/policy.md); absent in older records */
-  call_shape: z.object({ arg_names: z.array(z.string()), secret_kinds: z.array(z.string()) }).optional(),
+  call_shape: z
+    .object({
+      arg_names: z.array(z.string()),
+      secret_kinds: z.array(z.string()),
+      /** the argument values as the policy reads them (main/core/policy/arg-values.ts); absent in older records */
+      arg_values: z
+        .object({ args: z.record(z.string(), z.string()), lists: z.record(z.string(), z.array(z.string())) })
+        .optional(),
+    })
+    .optional(),
 });
 export type StagedPayload = z.infer<typeof StagedPayload>;
 

@@ -20,11 +20,14 @@ import type { EntityJson, PolicyQuery } from '../core/policy/policy.ts';
 export interface PolicyReads {
   names: ReadonlySet<string>;
   wholeContext: boolean;
+  /** a `getTag` / `hasTag` whose tag is not a literal: then every tag is kept */
+  anyTag: boolean;
 }
 
 export function readsOf(policies: readonly unknown[]): PolicyReads {
   const names = new Set<string>();
   let wholeContext = false;
+  let anyTag = false;
   const walk = (node: unknown, underAttr: boolean): void => {
     if (typeof node === 'string') return void names.add(node);
     if (Array.isArray(node)) return node.forEach((x) => walk(x, false));
@@ -32,6 +35,7 @@ export function readsOf(policies: readonly unknown[]): PolicyReads {
     for (const [k, v] of Object.entries(node)) {
       names.add(k);
       if (k === 'Var' && v === 'context' && !underAttr) wholeContext = true;
+      if ((k === 'getTag' || k === 'hasTag') && !literalTag(v)) anyTag = true;
       if ((k === '.' || k === 'has') && v && typeof v === 'object' && !Array.isArray(v)) {
         const { left, ...rest } = v as Record<string, unknown>;
         walk(left, true);
@@ -40,10 +44,15 @@ export function readsOf(policies: readonly unknown[]): PolicyReads {
     }
   };
   for (const p of policies) walk(p, false);
-  return { names, wholeContext };
+  return { names, wholeContext, anyTag };
 }
 
-/** The request with only the top-level attributes (of each entity, and of the context unless it is read whole) the policies can read. */
+const literalTag = (v: unknown): boolean => {
+  const right = v && typeof v === 'object' ? (v as { right?: unknown }).right : undefined;
+  return !!right && typeof right === 'object' && typeof (right as { Value?: unknown }).Value === 'string';
+};
+
+/** The request with only the top-level attributes and tags (of each entity, and of the context unless it is read whole) the policies can read. */
 export function narrowed(q: PolicyQuery, reads: PolicyReads): PolicyQuery {
   // Plain loops: this runs on every call (no Array.prototype.map callback to deoptimize in).
   const keep = (attrs: Record<string, unknown>): Record<string, unknown> => {
@@ -52,7 +61,11 @@ export function narrowed(q: PolicyQuery, reads: PolicyReads): PolicyQuery {
     return out;
   };
   const entities: EntityJson[] = [];
-  for (const e of q.entities) entities.push({ uid: e.uid, attrs: keep(e.attrs), parents: e.parents });
+  for (const e of q.entities) {
+    const out: EntityJson = { uid: e.uid, attrs: keep(e.attrs), parents: e.parents };
+    if (e.tags) out.tags = reads.anyTag ? e.tags : keep(e.tags);
+    entities.push(out);
+  }
   const context = reads.wholeContext
     ? q.context
     : (keep(q.context as unknown as Record<string, unknown>) as unknown as PolicyQuery['context']);

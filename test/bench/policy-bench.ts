@@ -8,7 +8,10 @@
  * "a new minute each call" moves the clock a minute before every call, so
  * each is a request never seen before unless narrowing drops the time (the
  * first call of a new caller/tool/arguments combination costs the same);
- * "every call evaluated" keeps no decisions at all.
+ * "every call evaluated" keeps no decisions at all. "a policy reading the
+ * title" adds one forbid on `context.args.getTag("title")` (docs/policy.md,
+ * "Argument values"): the write's title is new at every call, so each write
+ * is evaluated; the read has no title and reuses its decision.
  *
  * Target (issue 20): p50 added per tools/call <= 0.1 ms.
  *
@@ -40,15 +43,20 @@ const pipelineWith = (policy?: PolicyGate) =>
     usage,
     ...(policy ? { policy } : {}),
   });
-const gate = (o: { cacheSize?: number; narrow?: boolean } = {}) =>
+const engineFor = createCedarEngine({ activeText: () => null });
+const TITLE_POLICY = `${engineFor.defaultText()}
+@id("no-forbidden-titles")
+forbid (principal, action, resource)
+when { context.args.hasTag("title") && context.args.getTag("title") like "*forbidden*" };`;
+const gate = (o: { cacheSize?: number; narrow?: boolean; text?: string } = {}) =>
   new PolicyGate({
-    engine: createCedarEngine({ activeText: () => null, ...o }),
+    engine: createCedarEngine({ activeText: () => o.text ?? null, ...o }),
     settings: () => settings.get(),
     profileOf: (n) => profiles.get(n),
     clock,
   });
-/** `tick`: the clock moves a minute before each call. */
-const variants: Record<string, { p: Pipeline; tick?: boolean }> = {
+/** `tick`: the clock moves a minute before each call; `fresh`: each write's title is one never sent before. */
+const variants: Record<string, { p: Pipeline; tick?: boolean; fresh?: boolean }> = {
   'policy off': { p: pipelineWith() },
   'on, same call repeated (before)': { p: pipelineWith(gate({ narrow: false })) },
   'on, same call repeated (narrowed)': { p: pipelineWith(gate()) },
@@ -56,6 +64,11 @@ const variants: Record<string, { p: Pipeline; tick?: boolean }> = {
   'on, a new minute each call (narrowed)': { p: pipelineWith(gate()), tick: true },
   'on, every call evaluated (before)': { p: pipelineWith(gate({ cacheSize: 0, narrow: false })) },
   'on, every call evaluated (narrowed)': { p: pipelineWith(gate({ cacheSize: 0 })) },
+  'on, a policy reading the title, same titles (narrowed)': { p: pipelineWith(gate({ text: TITLE_POLICY })) },
+  'on, a policy reading the title, a new title each call (narrowed)': {
+    p: pipelineWith(gate({ text: TITLE_POLICY })),
+    fresh: true,
+  },
 };
 const { record } = await core.tokenFor('bench', 'administrator');
 const ctx = core.ctxOf(record.id);
@@ -83,14 +96,16 @@ for (const { p } of Object.values(variants)) {
 }
 
 const samples: Record<string, number[]> = {};
+let unique = 1_000_000;
 for (let round = 0; round < ROUNDS; round++) {
   for (const [kind, call] of Object.entries(calls)) {
-    for (const [name, { p, tick }] of Object.entries(variants)) {
+    for (const [name, { p, tick, fresh }] of Object.entries(variants)) {
       const into = (samples[`${kind}: ${name}`] ??= []);
       for (let i = 0; i < CALLS; i++) {
         if (tick) clock.advance(60_000);
+        const n = fresh ? unique++ : i;
         const t = process.hrtime.bigint();
-        await call(p, i);
+        await call(p, n);
         into.push(Number(process.hrtime.bigint() - t) / 1e6);
         if (kind === 'write') await drop();
       }

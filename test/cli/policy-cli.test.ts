@@ -11,6 +11,7 @@ const data = sharedDataDir();
 const cliJson = <T = unknown>(args: string[]) => cliJsonIn<T>(data.dir, args);
 const cliJsonError = (args: string[]) => cliJsonErrorIn(data.dir, args);
 const onDir = (args: string[]) => runCli([...args, ...dirArgs(data.dir)]);
+const GITHUB_TOKEN = `ghp_${'a1B2c3D4e5'.repeat(4)}`;
 const FORBID_LIST = '@id("no-lists")\nforbid (principal, action == Action::"call", resource == Tool::"pages_list");\n';
 
 describe('gatehouse policy', () => {
@@ -58,9 +59,14 @@ describe('gatehouse policy', () => {
       '--tool',
       'pages_update',
       '--args',
-      '{"id": 1}',
+      `{"id": 1, "title": "/notes/../.ssh", "content": "key ${GITHUB_TOKEN}"}`,
     ]);
     expect(human.stdout).toContain('run_without_approval: deny (no policy permits it)');
+    // the values as the policy reads them: a path normalized, a secret as its kind (docs/policy.md)
+    expect(human.stdout).toContain(
+      'argument values the policy reads: id="1", title="/.ssh", content="secret:github_token"',
+    );
+    expect(human.stdout).not.toContain(GITHUB_TOKEN);
   }, 120_000);
 
   it('set through a running service: the next call is refused by name; the file on disk holds it', async () => {

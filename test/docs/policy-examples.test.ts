@@ -17,6 +17,7 @@ function query(over: {
   secrets?: string[];
   weekday?: number;
   hour?: number;
+  args?: Record<string, string>;
 }): PolicyQuery {
   const tool = over.tool ?? 'pages_update';
   return {
@@ -24,8 +25,10 @@ function query(over: {
     principal: { type: 'User', id: 'usr_1' },
     resource: { type: 'Tool', id: tool },
     context: {
-      arg_names: ['id'],
+      arg_names: over.args ? Object.keys(over.args) : ['id'],
       secret_kinds: over.secrets ?? [],
+      args: { __entity: { type: 'Args', id: 'call' } },
+      arg_lists: { __entity: { type: 'ArgLists', id: 'call' } },
       approval_mode: 'admin',
       time: { date: '2026-11-25', hour: over.hour ?? 10, minute: 0, weekday: over.weekday ?? 3 },
     },
@@ -55,13 +58,15 @@ function query(over: {
         },
         parents: [],
       },
+      { uid: { type: 'Args', id: 'call' }, attrs: {}, parents: [], tags: over.args ?? { id: '12' } },
+      { uid: { type: 'ArgLists', id: 'call' }, attrs: {}, parents: [], tags: {} },
     ],
   };
 }
 
 describe('docs/policy.md examples', () => {
-  it('has three examples, each valid with the default policy', async () => {
-    expect(blocks).toHaveLength(3);
+  it('has four examples, each valid with the default policy', async () => {
+    expect(blocks).toHaveLength(4);
     const engine = createCedarEngine({ activeText: () => null });
     // the default's policies and the example's one
     const defaults = (await engine.check(base)).policies.length;
@@ -70,7 +75,9 @@ describe('docs/policy.md examples', () => {
   });
 
   it('decide as described', async () => {
-    const [deletes, ciBot, secrets] = blocks.map((b) => createCedarEngine({ activeText: () => `${base}\n${b}` }));
+    const [deletes, ciBot, secrets, notes] = blocks.map((b) =>
+      createCedarEngine({ activeText: () => `${base}\n${b}` }),
+    );
     expect(await deletes!.decide(query({ tool: 'pages_delete' }))).toMatchObject({
       decision: 'deny',
       policies: ['no-page-deletes'],
@@ -92,5 +99,19 @@ describe('docs/policy.md examples', () => {
     });
     expect((await secrets!.decide(query({ kind: 'upstream' }))).decision).toBe('allow');
     expect((await secrets!.decide(query({ secrets: ['aws_access_key'] }))).decision).toBe('allow');
+
+    const fsWrite = (args: Record<string, string>) => query({ kind: 'upstream', tool: 'files__write_file', args });
+    expect((await notes!.decide(fsWrite({ path: '/home/me/notes/todo.md' }))).decision).toBe('allow');
+    expect(await notes!.decide(fsWrite({ path: '/home/me/.ssh/authorized_keys' }))).toMatchObject({
+      decision: 'deny',
+      policies: ['files-writes-in-notes-only'],
+    });
+    // no path argument at all (another tool's shape) is refused too: the rule is written to fail closed
+    expect((await notes!.decide(fsWrite({ file: '/home/me/notes/todo.md' }))).decision).toBe('deny');
+    const move = { source: '/home/me/notes/a.md', destination: '/home/me/notes/b.md' };
+    expect((await notes!.decide(fsWrite(move))).decision).toBe('allow');
+    expect((await notes!.decide(fsWrite({ ...move, destination: '/tmp/b.md' }))).decision).toBe('deny');
+    // a local tool is not the files upstream's
+    expect((await notes!.decide(query({ args: { path: '/etc/passwd' } }))).decision).toBe('allow');
   });
 });

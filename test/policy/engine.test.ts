@@ -75,9 +75,10 @@ describe('the Cedar engine', () => {
   });
 
   describe('requests narrowed to what the policy reads', () => {
-    const at = (over: Partial<PolicyQuery['context']>, login = 'a'): PolicyQuery => {
+    const at = (over: Partial<PolicyQuery['context']>, login = 'a', args: Record<string, string> = {}): PolicyQuery => {
       const base = q();
       base.entities[0]!.attrs.login = login;
+      base.entities.find((e) => e.uid.type === 'Args')!.tags = args;
       return { ...base, context: { ...base.context, ...over } };
     };
 
@@ -107,20 +108,32 @@ describe('the Cedar engine', () => {
       ).toBe(false);
       expect(of('forbid (principal, action, resource) when { [context].isEmpty() };').wholeContext).toBe(true);
       // Two calls the default policy cannot tell apart are one request to it (one decision, reused).
-      expect(narrowed(at({ arg_names: ['y'] }, 'b'), reads)).toEqual(
-        narrowed(at({ arg_names: ['z'], time: { date: '2027-01-01', hour: 23, minute: 59, weekday: 5 } }), reads),
+      expect(narrowed(at({ arg_names: ['y'] }, 'b', { y: '1' }), reads)).toEqual(
+        narrowed(
+          at({ arg_names: ['z'], time: { date: '2027-01-01', hour: 23, minute: 59, weekday: 5 } }, 'a', { z: '2' }),
+          reads,
+        ),
       );
+      // A policy reading one tag keeps that tag only, unless the tag it reads is not a literal.
+      const path = of('forbid (principal, action, resource) when { context.args.hasTag("path") };');
+      const tags = (r: PolicyQuery) => r.entities.find((e) => e.uid.type === 'Args')!.tags;
+      expect(tags(narrowed(at({}, 'a', { path: '/x', mode: '1' }), path))).toEqual({ path: '/x' });
+      const dynamic = of('forbid (principal, action, resource) when { context.args.hasTag(principal.login) };');
+      expect(dynamic.anyTag).toBe(true);
+      expect(tags(narrowed(at({}, 'a', { path: '/x', mode: '1' }), dynamic))).toEqual({ path: '/x', mode: '1' });
     });
 
     it('decides exactly as with the whole request, for policies reading the time, the arguments, the context whole, or an attribute by index', async () => {
       const whole =
-        'approval_mode: "admin", arg_names: ["x"], secret_kinds: ["aws"], time: { date: "2026-11-26", hour: 9, minute: 0, weekday: 4 }';
+        'approval_mode: "admin", arg_names: ["x"], secret_kinds: ["aws"], args: Args::"call", arg_lists: ArgLists::"call", time: { date: "2026-11-26", hour: 9, minute: 0, weekday: 4 }';
       const policies = [
         null,
         '@id("nine") forbid (principal, action, resource) when { context.time.hour == 9 };\npermit (principal, action, resource);',
         '@id("args") forbid (principal, action, resource) when { context.arg_names.contains("secret") };\npermit (principal, action, resource);',
         `@id("exact") forbid (principal, action, resource) when { context == { ${whole} } };\npermit (principal, action, resource);`,
         '@id("login") forbid (principal, action, resource) when { principal["login"] == "b" };\npermit (principal, action, resource);',
+        '@id("path") forbid (principal, action, resource) unless { context.args.hasTag("path") && context.args.getTag("path") like "/notes/*" };\npermit (principal, action, resource);',
+        '@id("any-tag") forbid (principal, action, resource) when { context.args.hasTag(principal.login) };\npermit (principal, action, resource);',
       ];
       const requests = [
         at({}),
@@ -129,6 +142,9 @@ describe('the Cedar engine', () => {
         at({ time: { date: '2026-11-26', hour: 10, minute: 0, weekday: 4 } }),
         at({}, 'b'),
         at({ arg_names: ['other'] }),
+        at({ arg_names: ['path'] }, 'a', { path: '/notes/a.md' }),
+        at({ arg_names: ['path', 'mode'] }, 'a', { path: '/etc/passwd', mode: '0600' }),
+        at({ arg_names: ['a'] }, 'a', { a: 'x' }),
       ];
       const seen = new Set<string>();
       for (const text of policies) {

@@ -8,6 +8,8 @@ export const toolQuery = (tool = 'pages_list'): PolicyQuery => ({
   context: {
     arg_names: [],
     secret_kinds: [],
+    args: { __entity: { type: 'Args', id: 'call' } },
+    arg_lists: { __entity: { type: 'ArgLists', id: 'call' } },
     approval_mode: 'admin',
     time: { date: '2026-11-26', hour: 9, minute: 0, weekday: 4 },
   },
@@ -37,5 +39,7 @@ export const toolQuery = (tool = 'pages_list'): PolicyQuery => ({
       },
       parents: [],
     },
+    { uid: { type: 'Args', id: 'call' }, attrs: {}, parents: [], tags: {} },
+    { uid: { type: 'ArgLists', id: 'call' }, attrs: {}, parents: [], tags: {} },
   ],
 });

@@ -4,7 +4,7 @@ import type { ActionDeps, Handler } from './action-types.ts';
 import type { PolicyVerdict } from '../policy/policy.ts';
 import type { PolicyActions } from '../policy/policy-gate.ts';
 import { capabilitiesOf } from '../identity/users.ts';
-import { refusalMessage } from '../policy/policy.ts';
+import { contextForPeople, refusalMessage } from '../policy/policy.ts';
 import { GatehouseError } from '../errors.ts';
 import { targetOf } from '../calls/pipeline.ts';
 
@@ -101,7 +101,7 @@ async function explain(
     entry.tool.write && call.decision === 'allow'
       ? await p.gate.decide('run_without_approval', caller, entry, value, target)
       : null;
-  const context = p.gate.queryFor('call', caller, entry, value, target).context as unknown as Record<string, unknown>;
+  const context = contextForPeople(p.gate.queryFor('call', caller, entry, value, target));
   const outcome =
     call.decision === 'deny'
       ? 'refused'

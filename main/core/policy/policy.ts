@@ -5,6 +5,7 @@ import type { ProfileSet } from '../calls/registry.ts';
 import type { Capability, User } from '../../contract/users.ts';
 import type { TokenRecord } from '../../contract/tokens.ts';
 import { scanSecrets } from '../../lib/secret-scan.ts';
+import { argValuesOf, type ArgValues } from './arg-values.ts';
 
 /**
  * The tool-call policy as the core sees it (docs/policy.md): a port the
@@ -18,6 +19,8 @@ export interface EntityJson {
   uid: { type: string; id: string };
   attrs: Record<string, unknown>;
   parents: Array<{ type: string; id: string }>;
+  /** Cedar entity tags: the argument values (arg-values.ts) */
+  tags?: Record<string, unknown>;
 }
 
 export interface PolicyQuery {
@@ -28,9 +31,15 @@ export interface PolicyQuery {
   entities: EntityJson[];
 }
 
+type EntityRef<T extends string> = { __entity: { type: T; id: string } };
+
 export interface PolicyContext {
   arg_names: string[];
   secret_kinds: string[];
+  /** the call's scalar argument values, as tags of an `Args` entity */
+  args: EntityRef<'Args'>;
+  /** its arrays of scalars, as tags of an `ArgLists` entity */
+  arg_lists: EntityRef<'ArgLists'>;
   approval_mode: Settings['approval_mode'];
   time: { date: string; hour: number; minute: number; weekday: number };
 }
@@ -66,15 +75,39 @@ export interface PolicyFacts {
 /** Tools that decide staged writes: the agent may call them only in approval_mode "agent". */
 export const isDecisionTool = (tool: Tool): boolean => tool.decides_staged === true;
 
-/** What the policy's context says of a call's arguments: their names and the kinds of secret in them (kept with a staged write for its confirm). */
+/** What the policy's context says of a call's arguments: their names, the kinds of secret in them and their values as the policy sees them (kept with a staged write for its confirm; older records have no values). */
 export interface CallShape {
   arg_names: string[];
   secret_kinds: string[];
+  arg_values?: ArgValues;
 }
 
 export function callShapeOf(args: unknown): CallShape {
   const obj = args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
-  return { arg_names: Object.keys(obj), secret_kinds: [...new Set(scanSecrets(obj).map((f) => f.kind))] };
+  const found = scanSecrets(obj);
+  return {
+    arg_names: Object.keys(obj),
+    secret_kinds: [...new Set(found.map((f) => f.kind))],
+    arg_values: argValuesOf(obj, found),
+  };
+}
+
+const ARGS_REF: EntityRef<'Args'> = { __entity: { type: 'Args', id: 'call' } };
+const ARG_LISTS_REF: EntityRef<'ArgLists'> = { __entity: { type: 'ArgLists', id: 'call' } };
+
+/** The context's argument part and the two entities that carry the values as tags. */
+function argumentsOf(shape: CallShape): {
+  context: Pick<PolicyContext, 'arg_names' | 'secret_kinds' | 'args' | 'arg_lists'>;
+  entities: EntityJson[];
+} {
+  const values = shape.arg_values ?? { args: {}, lists: {} };
+  return {
+    context: { arg_names: shape.arg_names, secret_kinds: shape.secret_kinds, args: ARGS_REF, arg_lists: ARG_LISTS_REF },
+    entities: [
+      { uid: ARGS_REF.__entity, attrs: {}, parents: [], tags: values.args },
+      { uid: ARG_LISTS_REF.__entity, attrs: {}, parents: [], tags: values.lists },
+    ],
+  };
 }
 
 /** `call.args` is the call's arguments, or their shape already taken (a staged write's confirm). */
@@ -86,7 +119,9 @@ export function policyQuery(
   call: { args: unknown; target: string | null; shape?: CallShape },
   facts: PolicyFacts,
 ): PolicyQuery {
-  const shape = call.shape ?? callShapeOf(call.args);
+  // A staged write's shape from before argument values were kept: its payload is the call's arguments.
+  const shape = call.shape?.arg_values ? call.shape : { ...callShapeOf(call.args), ...call.shape };
+  const argv = argumentsOf(shape);
   const user = userEntity(caller, facts);
   const resource: EntityJson = {
     uid: { type: 'Tool', id: tool.name },
@@ -104,8 +139,7 @@ export function policyQuery(
     parents: [],
   };
   const context: PolicyContext = {
-    arg_names: shape.arg_names,
-    secret_kinds: shape.secret_kinds,
+    ...argv.context,
     approval_mode: facts.settings.approval_mode,
     time: timeOf(facts.now),
   };
@@ -114,8 +148,14 @@ export function policyQuery(
     principal: { type: 'User', id: caller.user.id },
     resource: { type: 'Tool', id: tool.name },
     context,
-    entities: [user, resource],
+    entities: [user, resource, ...argv.entities],
   };
+}
+
+/** A request's context as people read it (`policy explain`): the argument values in place of the entities that carry them. */
+export function contextForPeople(q: PolicyQuery): Record<string, unknown> {
+  const tagsOf = (type: string) => q.entities.find((e) => e.uid.type === type && e.uid.id === 'call')?.tags ?? {};
+  return { ...q.context, args: tagsOf('Args'), arg_lists: tagsOf('ArgLists') };
 }
 
 /** What the policy knows of a plugin surface (an upstream's prompts and resources). */
@@ -137,7 +177,7 @@ export function surfaceQuery(
   args: Record<string, unknown>,
   facts: PolicyFacts,
 ): PolicyQuery {
-  const shape = callShapeOf(args);
+  const argv = argumentsOf(callShapeOf(args));
   const name = what.action === 'get_prompt' ? what.name : what.uri;
   const type = what.action === 'get_prompt' ? 'Prompt' : 'Resource';
   const resource: EntityJson = {
@@ -161,12 +201,11 @@ export function surfaceQuery(
     principal: { type: 'User', id: caller.user.id },
     resource: { type, id: name },
     context: {
-      arg_names: shape.arg_names,
-      secret_kinds: shape.secret_kinds,
+      ...argv.context,
       approval_mode: facts.settings.approval_mode,
       time: timeOf(facts.now),
     },
-    entities: [userEntity(caller, facts), resource],
+    entities: [userEntity(caller, facts), resource, ...argv.entities],
   };
 }
 
