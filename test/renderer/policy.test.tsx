@@ -46,10 +46,13 @@ describe('Policy', () => {
     await userEvent.selectOptions(screen.getByLabelText('Token'), tokenId);
     await screen.findByRole('option', { name: 'pages_update' }, { timeout: 15_000 });
     await userEvent.selectOptions(screen.getByLabelText('Tool'), 'pages_update');
-    fireEvent.change(screen.getByLabelText('Arguments (JSON)'), { target: { value: '{"id": 1, "title": "x"}' } });
+    fireEvent.change(screen.getByLabelText('Arguments (JSON)'), {
+      target: { value: '{"id": 1, "title": "/a/../b"}' },
+    });
     await userEvent.click(screen.getByRole('button', { name: 'Explain' }));
     await waitFor(() => expect(screen.getByText(/is staged for approval/)).toBeTruthy(), { timeout: 15_000 });
     expect(screen.getByText(/call: allow \(role-capabilities\)/)).toBeTruthy();
+    expect(screen.getByText('argument values the policy reads: id = "1", title = "/b"')).toBeTruthy();
     fireEvent.change(screen.getByLabelText('Arguments (JSON)'), { target: { value: '[1' } });
     await userEvent.click(screen.getByRole('button', { name: 'Explain' }));
     expect(await screen.findByText(/not JSON/)).toBeTruthy();

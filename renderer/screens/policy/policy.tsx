@@ -141,9 +141,20 @@ function ExplainForm() {
                 {answer.run_without_approval.policies.join(', ') || 'no policy permits it'})
               </li>
             ) : null}
+            {argumentValues(answer) ? <li>argument values the policy reads: {argumentValues(answer)}</li> : null}
           </ul>
         </div>
       ) : null}
     </section>
   );
+}
+
+/** `name = "value"` for each argument value the policy saw (docs/policy.md, "Argument values"); secrets arrive as their kind. */
+function argumentValues(answer: PolicyExplainAnswer): string {
+  const args = (answer.context.args ?? {}) as Record<string, string>;
+  const lists = (answer.context.arg_lists ?? {}) as Record<string, string[]>;
+  return [
+    ...Object.entries(args).map(([k, v]) => `${k} = ${JSON.stringify(v)}`),
+    ...Object.entries(lists).map(([k, v]) => `${k} = [${v.map((x) => JSON.stringify(x)).join(', ')}]`),
+  ].join(', ');
 }
