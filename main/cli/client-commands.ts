@@ -61,7 +61,9 @@ function asMap(list: string[] | undefined): Map<string, string> {
  * optional values, so it is given an empty one.
  */
 export const bareUnconfined = (args: string[]): string[] =>
-  args.map((a, i) => (a === '--unconfined' && (i === args.length - 1 || args[i + 1]!.startsWith('-')) ? '--unconfined=' : a));
+  args.map((a, i) =>
+    a === '--unconfined' && (i === args.length - 1 || args[i + 1]!.startsWith('-')) ? '--unconfined=' : a,
+  );
 
 /**
  * `--allow-write [[SCOPE:]NAME=]DIR` and the like. A folder is an absolute or
@@ -74,8 +76,11 @@ function grantsOf(values: Record<string, unknown>): ImportGrant[] {
     for (const raw of (values[`allow-${kind}`] as string[] | undefined) ?? []) {
       const at = raw.indexOf('=');
       const scoped = at > 0 && !(kind !== 'net' && (raw.startsWith('/') || raw.startsWith('~')));
-      if (scoped && at === raw.length - 1) throw new UsageError(`--allow-${kind} takes [SCOPE:]NAME=VALUE (got '${raw}')`);
-      out.push(scoped ? { server: raw.slice(0, at), kind, value: raw.slice(at + 1) } : { server: null, kind, value: raw });
+      if (scoped && at === raw.length - 1)
+        throw new UsageError(`--allow-${kind} takes [SCOPE:]NAME=VALUE (got '${raw}')`);
+      out.push(
+        scoped ? { server: raw.slice(0, at), kind, value: raw.slice(at + 1) } : { server: null, kind, value: raw },
+      );
     }
   for (const name of (values.unconfined as string[] | undefined) ?? [])
     out.push({ server: name || null, kind: 'unconfined', value: '' });
@@ -168,6 +173,8 @@ export async function clients(args: string[]): Promise<void> {
   const { values, positionals } = parse(bareUnconfined(rest), FLAGS);
   const json = !!values.json;
   const dataDir = dataDirOf(values);
+  if (sub !== 'import' && grantsOf(values).length)
+    throw new UsageError('--allow-write, --allow-read, --allow-net and --unconfined are for clients import');
   if (sub === 'list') {
     const only = positionals[0] ? clientArg('list', positionals[0]) : null;
     const reports = await withConnection(values, async (c) => {

@@ -270,6 +270,11 @@ describe('gatehouse clients import: sandbox grants', () => {
     expect(relative.stderr).toContain(
       'user:everything: --allow-write notes: a granted folder is an absolute path (or ~/...)',
     );
+    const connect = await runClients(h, u.w.svc.dataDir, ['connect', 'cursor', '--unconfined']);
+    expect(connect.code).toBe(2);
+    expect(connect.stderr).toContain(
+      '--allow-write, --allow-read, --allow-net and --unconfined are for clients import',
+    );
     expect((await u.ok<UpstreamView[]>('GET', 'upstreams')).map((x) => x.id)).not.toContain('g-ev');
   });
 
