@@ -78,7 +78,10 @@ function reachLines(
     safe`${pad}  files: its runtime and package (read-only), its own HOME ${privateHome ?? ''}${privateHome ? ' ' : ''}and temp${files.length ? '' : '; nothing of yours'}`,
     ...files.map((g) => safe`${pad}    ${g.kind === 'write' ? 'read-write' : 'read-only'} ${g.value}${FROM[g.from]}`),
     ...(own.length
-      ? [safe`${pad}  network: only through Gatehouse, to:`, ...own.map((g) => safe`${pad}    ${g.value}${FROM[g.from]}`)]
+      ? [
+          safe`${pad}  network: only through Gatehouse, to:`,
+          ...own.map((g) => safe`${pad}    ${g.value}${FROM[g.from]}`),
+        ]
       : [safe`${pad}  network: none${runnerNet.length ? ' of its own' : ''}`]),
     ...(runner
       ? [

@@ -47,7 +47,7 @@ export interface ImportGrant {
   value: string;
 }
 
-export const grantFlag = (g: ImportGrant) => (g.kind === 'unconfined' ? '--unconfined' : `--allow-${g.kind}`);
+const grantFlag = (g: ImportGrant) => (g.kind === 'unconfined' ? '--unconfined' : `--allow-${g.kind}`);
 const keyOf = (p: PlannedServer) => `${p.location.scope}:${p.server.name}`;
 
 /**
@@ -64,10 +64,7 @@ function applyGrants(planned: PlannedServer[], grants: readonly ImportGrant[]): 
   const per = new Map<PlannedServer, { unconfined: boolean; read: string[]; write: string[]; net: string[] }>();
   for (const g of grants) {
     const shown = `${grantFlag(g)}${g.value ? ` ${g.value}` : ''}`;
-    const target =
-      g.server === null
-        ? stdio
-        : stdio.filter((p) => p.server.name === g.server || keyOf(p) === g.server);
+    const target = g.server === null ? stdio : stdio.filter((p) => p.server.name === g.server || keyOf(p) === g.server);
     if (g.server === null && target.length !== 1) {
       errors.push(
         `${shown}: ${stdio.length ? `${stdio.length} stdio servers are imported` : 'no stdio server is imported'}; say which, ${grantFlag(g)} ${g.kind === 'unconfined' ? 'NAME' : `NAME=${g.value}`} (stdio servers: ${choices})`,
@@ -79,7 +76,9 @@ function applyGrants(planned: PlannedServer[], grants: readonly ImportGrant[]): 
       continue;
     }
     if (target.length > 1) {
-      errors.push(`${shown}: "${g.server}" names ${target.length} servers: add its scope (${target.map(keyOf).join(', ')})`);
+      errors.push(
+        `${shown}: "${g.server}" names ${target.length} servers: add its scope (${target.map(keyOf).join(', ')})`,
+      );
       continue;
     }
     const p = target[0]!;
@@ -100,7 +99,8 @@ function applyGrants(planned: PlannedServer[], grants: readonly ImportGrant[]): 
       continue;
     }
     const t = p.input!.transport;
-    if (t.kind === 'stdio') t.sandbox = { ...(s.unconfined ? { unconfined: true } : {}), read: s.read, write: s.write, net: s.net };
+    if (t.kind === 'stdio')
+      t.sandbox = { ...(s.unconfined ? { unconfined: true } : {}), read: s.read, write: s.write, net: s.net };
   }
   return errors;
 }

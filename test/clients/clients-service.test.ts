@@ -46,7 +46,9 @@ describe('clients actions of the service API', () => {
   }, 120_000);
 
   it('the plan carries each stdio server’s suggested sandbox; an import takes the person’s grants for that server, checked before it runs', async () => {
-    const plan = await u.ok<ClientPlanItem[]>('POST', 'clients/cursor/plan', { servers: ['also-everything', 'old-sse'] });
+    const plan = await u.ok<ClientPlanItem[]>('POST', 'clients/cursor/plan', {
+      servers: ['also-everything', 'old-sse'],
+    });
     expect(plan.find((p) => p.server === 'also-everything')!.sandbox).toEqual({ unconfined: false, grants: [] });
     expect(plan.find((p) => p.server === 'old-sse')!.sandbox).toBeNull();
 
@@ -61,7 +63,9 @@ describe('clients actions of the service API', () => {
       sandbox: { net: ['api.example.com'] },
     });
     expect(remote.status).toBe(400);
-    expect((remote.body as { message: string }).message).toContain('"old-sse" is not a stdio server this import starts');
+    expect((remote.body as { message: string }).message).toContain(
+      '"old-sse" is not a stdio server this import starts',
+    );
     const ids = (await u.ok<Array<{ id: string }>>('GET', 'upstreams')).map((x) => x.id);
     expect(ids).not.toContain('also-everything');
     expect(ids).not.toContain('old-sse');

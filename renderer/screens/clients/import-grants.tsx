@@ -24,14 +24,22 @@ const lines = (t: string) =>
 /** The admin API's `sandbox` for these grants (undefined when none), or the first thing the contract refuses. */
 export function grantsInput(
   g: GrantText,
-): { ok: true; sandbox?: { unconfined?: boolean; read: string[]; write: string[]; net: string[] } } | { ok: false; error: string } {
-  const s = { read: lines(g.read), write: lines(g.write), net: lines(g.net), ...(g.unconfined ? { unconfined: true } : {}) };
+):
+  | { ok: true; sandbox?: { unconfined?: boolean; read: string[]; write: string[]; net: string[] } }
+  | { ok: false; error: string } {
+  const s = {
+    read: lines(g.read),
+    write: lines(g.write),
+    net: lines(g.net),
+    ...(g.unconfined ? { unconfined: true } : {}),
+  };
   if (!g.unconfined && !s.read.length && !s.write.length && !s.net.length) return { ok: true };
   const parsed = SandboxGrantsInput.safeParse(s);
   if (parsed.success) return { ok: true, sandbox: s };
   const issue = parsed.error.issues[0]!;
   const [kind, at] = issue.path;
-  const value = typeof at === 'number' && (kind === 'read' || kind === 'write' || kind === 'net') ? `${s[kind][at]}: ` : '';
+  const value =
+    typeof at === 'number' && (kind === 'read' || kind === 'write' || kind === 'net') ? `${s[kind][at]}: ` : '';
   return { ok: false, error: `${value}${issue.message}` };
 }
 
