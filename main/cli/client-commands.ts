@@ -2,10 +2,18 @@ import { homedir } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { CLIENT_IDS, CLIENT_LABELS, type ClientId, type PlaceOf } from '../contract/client-locations.ts';
 import { DEFAULT_PORT, MCP_PATH } from '../contract/health.ts';
+import { sandboxOf } from '../contract/sandbox-grants.ts';
 import { bridgeLaunchFor } from '../bridge-launch.ts';
 import { connectClient } from '../clients/connect.ts';
 import { discoverAll, discoverClient, type ClientReport, type FoundServer } from '../clients/discover.ts';
-import { importedAsFrom, planImport, runImport, type ImportEvent, type PlannedServer } from '../clients/import.ts';
+import {
+  importedAsFrom,
+  planImport,
+  runImport,
+  type ImportEvent,
+  type ImportGrant,
+  type PlannedServer,
+} from '../clients/import.ts';
 import { readState } from '../clients/clients-state.ts';
 import { restoreClient } from '../clients/restore.ts';
 import { reportView } from '../clients/clients-service.ts';
@@ -13,6 +21,7 @@ import { readRuntime } from '../store/runtime-file.ts';
 import { GatehouseError } from '../core/errors.ts';
 import { dataDirOf, out, parse, vaultChoice, withConnection } from './args.ts';
 import { safe, unwrap, UsageError } from './output.ts';
+import { plannedSandboxLines } from './upstream-sandbox-text.ts';
 
 /** `gatehouse clients list|import|connect|restore` (docs/clients.md). */
 
@@ -21,6 +30,10 @@ const FLAGS = {
   as: { type: 'string', multiple: true },
   'dry-run': { type: 'boolean' },
   yes: { type: 'boolean' },
+  'allow-write': { type: 'string', multiple: true },
+  'allow-read': { type: 'string', multiple: true },
+  'allow-net': { type: 'string', multiple: true },
+  unconfined: { type: 'string', multiple: true },
 } as const;
 
 const place = (): PlaceOf => ({ platform: process.platform, env: process.env, home: homedir(), cwd: process.cwd() });
@@ -40,6 +53,38 @@ function asMap(list: string[] | undefined): Map<string, string> {
     m.set(raw.slice(0, at), raw.slice(at + 1));
   }
   return m;
+}
+
+/**
+ * `--unconfined [[SCOPE:]NAME]`: a bare `--unconfined` (last, or before
+ * another flag) is for the only stdio server imported. parseArgs has no
+ * optional values, so it is given an empty one.
+ */
+export const bareUnconfined = (args: string[]): string[] =>
+  args.map((a, i) =>
+    a === '--unconfined' && (i === args.length - 1 || args[i + 1]!.startsWith('-')) ? '--unconfined=' : a,
+  );
+
+/**
+ * `--allow-write [[SCOPE:]NAME=]DIR` and the like. A folder is an absolute or
+ * `~` path, so a value starting with `/` or `~` is unscoped whatever it
+ * holds; otherwise the name ends at the first `=` (a host has none).
+ */
+function grantsOf(values: Record<string, unknown>): ImportGrant[] {
+  const out: ImportGrant[] = [];
+  for (const kind of ['write', 'read', 'net'] as const)
+    for (const raw of (values[`allow-${kind}`] as string[] | undefined) ?? []) {
+      const at = raw.indexOf('=');
+      const scoped = at > 0 && !(kind !== 'net' && (raw.startsWith('/') || raw.startsWith('~')));
+      if (scoped && at === raw.length - 1)
+        throw new UsageError(`--allow-${kind} takes [SCOPE:]NAME=VALUE (got '${raw}')`);
+      out.push(
+        scoped ? { server: raw.slice(0, at), kind, value: raw.slice(at + 1) } : { server: null, kind, value: raw },
+      );
+    }
+  for (const name of (values.unconfined as string[] | undefined) ?? [])
+    out.push({ server: name || null, kind: 'unconfined', value: '' });
+  return out;
 }
 
 /** How a server runs, as `upstreams add` shows it: the command and arguments, env and header NAMES only. */
@@ -94,10 +139,16 @@ function planText(planned: PlannedServer[]): string {
       p.skip
         ? safe`${p.location.scope}:${p.server.name}  skipped: ${p.skip}`
         : safe`${p.location.scope}:${p.server.name}  -> upstream ${p.id}  (${p.location.file})`,
-      ...(p.skip ? [] : [...howItRuns(p.server), ...placeholderNote(p.server)]),
+      ...(p.skip ? [] : [...howItRuns(p.server), ...placeholderNote(p.server), ...sandboxOfPlan(p)]),
     ])
     .join('\n');
 }
+
+/** What the OS sandbox will let a stdio server reach: the grants typed and those its command line suggests. */
+const sandboxOfPlan = (p: PlannedServer) =>
+  p.input?.transport.kind === 'stdio'
+    ? plannedSandboxLines(p.input.transport.command, p.input.transport.args ?? [], p.input.transport.sandbox, '    ')
+    : [];
 
 const eventLine = (e: ImportEvent) =>
   e.phase === 'starting'
@@ -119,9 +170,11 @@ async function confirm(question: string): Promise<boolean> {
 
 export async function clients(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
-  const { values, positionals } = parse(rest, FLAGS);
+  const { values, positionals } = parse(bareUnconfined(rest), FLAGS);
   const json = !!values.json;
   const dataDir = dataDirOf(values);
+  if (sub !== 'import' && grantsOf(values).length)
+    throw new UsageError('--allow-write, --allow-read, --allow-net and --unconfined are for clients import');
   if (sub === 'list') {
     const only = positionals[0] ? clientArg('list', positionals[0]) : null;
     const reports = await withConnection(values, async (c) => {
@@ -140,10 +193,12 @@ export async function clients(args: string[]): Promise<void> {
       const plan = await planImport(client, place(), dataDir, existing, {
         servers: values.server ?? [],
         as: asMap(values.as),
+        grants: grantsOf(values),
       });
       if (plan.unreadable.length) throw new UsageError(plan.unreadable.join('\n'));
       if (plan.unknown.length)
         throw new UsageError(`${CLIENT_LABELS[client]} has no server named ${plan.unknown.join(', ')}`);
+      if (plan.bad_grants.length) throw new UsageError(plan.bad_grants.join('\n'));
       const todo = plan.planned.filter((p) => p.input);
       if (values['dry-run'] || !todo.length) {
         const summary = plan.planned.map((p) => ({
@@ -152,6 +207,11 @@ export async function clients(args: string[]): Promise<void> {
           server: p.server.name,
           upstream: p.id,
           skip: p.skip,
+          ...(p.input?.transport.kind === 'stdio'
+            ? {
+                sandbox: sandboxOf(p.input.transport.command, p.input.transport.args ?? [], p.input.transport.sandbox),
+              }
+            : {}),
         }));
         return out(json, { dry_run: !!values['dry-run'], servers: summary }, () =>
           plan.planned.length

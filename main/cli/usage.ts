@@ -36,6 +36,7 @@ Usage: gatehouse <command> [options]
   upstreams review ID [--approve-prompt NAME=HASH]... [--hide-prompt NAME]...   prompts (--approve-all covers them); upstreams prompts ID lists them
   clients list [CLIENT]                                          the MCP clients here, their servers, which go through Gatehouse
   clients import CLIENT [--server [SCOPE:]NAME]... [--as [SCOPE:]NAME=ID]... [--dry-run] [--yes]   their servers as upstreams
+                  [--allow-write [NAME=]DIR]... [--allow-read [NAME=]DIR]... [--allow-net [NAME=]HOST]... [--unconfined [NAME]]
   clients connect CLIENT | clients restore CLIENT                point the client at Gatehouse (backup first) | undo it
                                    CLIENT: claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini, zed
   policy show | check FILE | set FILE                            the tool-call policy (Cedar; FILE - reads stdin)

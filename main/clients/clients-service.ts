@@ -8,7 +8,8 @@ import { GatehouseError } from '../core/errors.ts';
 import { readState } from './clients-state.ts';
 import { connectClient } from './connect.ts';
 import { discoverAll, type ClientReport, type FoundServer } from './discover.ts';
-import { importedAsFrom, planImport, runImport } from './import.ts';
+import { importedAsFrom, planImport, runImport, type ImportGrant } from './import.ts';
+import { sandboxOf } from '../contract/sandbox-grants.ts';
 import { restoreClient } from './restore.ts';
 
 /**
@@ -74,13 +75,15 @@ export function createClientsService(deps: ClientsServiceDeps): ClientActions {
     if (!r.ok) throw new GatehouseError(r.code, r.message);
     return new Set(r.data.map((u) => u.id));
   };
-  const plan = async (client: Parameters<ClientActions['plan']>[0]) => {
+  const plan = async (client: Parameters<ClientActions['plan']>[0], grants: ImportGrant[] = []) => {
     const p = await planImport(client.client, place(), deps.dataDir, await upstreamIds(), {
       servers: client.servers,
       as: new Map(Object.entries(client.as)),
+      grants,
     });
     if (p.unreadable.length) throw new GatehouseError('invalid_value', p.unreadable.join('\n'));
     if (p.unknown.length) throw new GatehouseError('not_found', `no server named ${p.unknown.join(', ')}`);
+    if (p.bad_grants.length) throw new GatehouseError('invalid_value', p.bad_grants.join('\n'));
     return p.planned;
   };
   const connectDeps = () => ({
@@ -105,14 +108,24 @@ export function createClientsService(deps: ClientsServiceDeps): ClientActions {
         skip: p.skip,
         how: howOf(p.server),
         placeholders: p.server.placeholders,
+        sandbox:
+          p.input?.transport.kind === 'stdio'
+            ? sandboxOf(p.input.transport.command, p.input.transport.args ?? [], p.input.transport.sandbox)
+            : null,
       }));
     },
     async importOne(input) {
-      const planned = await plan({
-        client: input.client,
-        servers: [input.server],
-        as: input.as ? { [input.server]: input.as } : {},
-      });
+      const g = input.sandbox;
+      const grants: ImportGrant[] = [
+        ...(g?.unconfined ? [{ server: input.server, kind: 'unconfined' as const, value: '' }] : []),
+        ...(['read', 'write', 'net'] as const).flatMap((kind) =>
+          (g?.[kind] ?? []).map((value) => ({ server: input.server, kind, value })),
+        ),
+      ];
+      const planned = await plan(
+        { client: input.client, servers: [input.server], as: input.as ? { [input.server]: input.as } : {} },
+        grants,
+      );
       if (planned.length !== 1)
         throw new GatehouseError(
           'conflict',

@@ -1,6 +1,6 @@
 import type { ApiDispatch, ApiInput } from '../contract/api.ts';
 import type { ClientId, ClientLocation, PlaceOf } from '../contract/client-locations.ts';
-import { RESERVED_UPSTREAM_IDS, UPSTREAM_ID } from '../contract/upstreams.ts';
+import { RESERVED_UPSTREAM_IDS, SandboxGrantsInput, UPSTREAM_ID } from '../contract/upstreams.ts';
 import { readState, updateState, type ClientsState } from './clients-state.ts';
 import { discoverClient, type FoundServer, type ImportedAs } from './discover.ts';
 
@@ -31,6 +31,78 @@ export interface ImportChoice {
   servers: string[];
   /** `[SCOPE:]NAME` -> the upstream id to use */
   as: Map<string, string>;
+  /** what the person grants the stdio servers imported (docs/upstreams.md, "Confinement") */
+  grants?: ImportGrant[];
+}
+
+/**
+ * One `--allow-write`, `--allow-read`, `--allow-net` or `--unconfined` of an
+ * import: for the server named (`NAME` or `SCOPE:NAME`, as `--as`), or for
+ * the only stdio server imported when `server` is null.
+ */
+export interface ImportGrant {
+  server: string | null;
+  kind: 'read' | 'write' | 'net' | 'unconfined';
+  /** the folder or host; empty for unconfined */
+  value: string;
+}
+
+const grantFlag = (g: ImportGrant) => (g.kind === 'unconfined' ? '--unconfined' : `--allow-${g.kind}`);
+const keyOf = (p: PlannedServer) => `${p.location.scope}:${p.server.name}`;
+
+/**
+ * Puts each grant on the stdio server it names. Every problem is reported
+ * before anything runs: a grant naming a server this import does not start,
+ * an unscoped one with more (or fewer) than one stdio server, a folder or
+ * host the contract refuses. Servers given no grant keep the service's
+ * defaults (the suggestions of their command line).
+ */
+function applyGrants(planned: PlannedServer[], grants: readonly ImportGrant[]): string[] {
+  const stdio = planned.filter((p) => p.input?.transport.kind === 'stdio');
+  const choices = stdio.map(keyOf).join(', ') || 'none';
+  const errors: string[] = [];
+  const per = new Map<PlannedServer, { unconfined: boolean; read: string[]; write: string[]; net: string[] }>();
+  for (const g of grants) {
+    const shown = `${grantFlag(g)}${g.value ? ` ${g.value}` : ''}`;
+    const target = g.server === null ? stdio : stdio.filter((p) => p.server.name === g.server || keyOf(p) === g.server);
+    if (g.server === null && target.length !== 1) {
+      errors.push(
+        `${shown}: ${stdio.length ? `${stdio.length} stdio servers are imported` : 'no stdio server is imported'}; say which, ${grantFlag(g)} ${g.kind === 'unconfined' ? 'NAME' : `NAME=${g.value}`} (stdio servers: ${choices})`,
+      );
+      continue;
+    }
+    if (target.length === 0) {
+      errors.push(`${shown}: "${g.server}" is not a stdio server this import starts (stdio servers: ${choices})`);
+      continue;
+    }
+    if (target.length > 1) {
+      errors.push(
+        `${shown}: "${g.server}" names ${target.length} servers: add its scope (${target.map(keyOf).join(', ')})`,
+      );
+      continue;
+    }
+    const p = target[0]!;
+    const s = per.get(p) ?? { unconfined: false, read: [], write: [], net: [] };
+    if (g.kind === 'unconfined') s.unconfined = true;
+    else s[g.kind].push(g.value);
+    per.set(p, s);
+  }
+  for (const [p, s] of per) {
+    const parsed = SandboxGrantsInput.safeParse(s);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const [kind, at] = issue.path;
+        const list = kind === 'read' || kind === 'write' || kind === 'net' ? s[kind] : null;
+        const value = list && typeof at === 'number' ? ` ${list[at]}` : '';
+        errors.push(`${keyOf(p)}: ${list ? `--allow-${String(kind)}` : 'grant'}${value}: ${issue.message}`);
+      }
+      continue;
+    }
+    const t = p.input!.transport;
+    if (t.kind === 'stdio')
+      t.sandbox = { ...(s.unconfined ? { unconfined: true } : {}), read: s.read, write: s.write, net: s.net };
+  }
+  return errors;
 }
 
 /** A server name as an upstream id: lower case, other characters as hyphens, 32 at most; null when nothing fits. */
@@ -81,7 +153,7 @@ export async function planImport(
   dataDir: string,
   existing: ReadonlySet<string>,
   choice: ImportChoice,
-): Promise<{ planned: PlannedServer[]; unknown: string[]; unreadable: string[] }> {
+): Promise<{ planned: PlannedServer[]; unknown: string[]; unreadable: string[]; bad_grants: string[] }> {
   const state = await readState(dataDir);
   const report = await discoverClient(client, place, importedAsFrom(state, existing));
   const wanted = (l: ClientLocation, name: string) =>
@@ -128,6 +200,7 @@ export async function planImport(
     planned,
     unknown: choice.servers.filter((n) => !names.has(n)),
     unreadable: report.locations.filter((l) => l.error).map((l) => l.error!),
+    bad_grants: applyGrants(planned, choice.grants ?? []),
   };
 }
 

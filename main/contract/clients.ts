@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CLIENT_IDS } from './client-locations.ts';
+import { SandboxGrant, SandboxGrantsInput } from './upstreams.ts';
 
 /**
  * The console's side of `gatehouse clients` (docs/clients.md): what each MCP
@@ -68,11 +69,19 @@ export const ClientPlanItem = z.object({
   skip: z.string().nullable(),
   how: How.nullable(),
   placeholders: z.array(z.string()),
+  /** a stdio server's sandbox as the service would store it now: the grants its command line suggests (docs/upstreams.md, "Confinement") */
+  sandbox: z.object({ unconfined: z.boolean(), grants: z.array(SandboxGrant) }).nullable(),
 });
 export type ClientPlanItem = z.infer<typeof ClientPlanItem>;
 
 export const ClientImportInput = z
-  .object({ client: z.enum(CLIENT_IDS), server: z.string().max(200), as: z.string().max(32).optional() })
+  .object({
+    client: z.enum(CLIENT_IDS),
+    server: z.string().max(200),
+    as: z.string().max(32).optional(),
+    /** what the person grants this stdio server, beside what its command line suggests (as `upstreams add`) */
+    sandbox: SandboxGrantsInput.omit({ suggest: true }).optional(),
+  })
   .strict();
 
 export const ClientImportAnswer = z.object({

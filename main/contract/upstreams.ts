@@ -127,6 +127,8 @@ export const UpstreamConfinement = z.object({
   runner: z.object({ name: z.string(), registry: z.string() }).nullable(),
   /** the upstream's own persistent HOME (its state, a runner's cache), under the data dir */
   private_home: z.string().nullable(),
+  /** a person chose `--unconfined` (not the platform): what `upstreams.grant` keeps unless told otherwise */
+  person_unconfined: z.boolean(),
 });
 export type UpstreamConfinement = z.infer<typeof UpstreamConfinement>;
 

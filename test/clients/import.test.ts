@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UpstreamView } from '../../main/contract/upstreams.ts';
@@ -160,4 +161,150 @@ describe('gatehouse clients import', () => {
     expect(s.code).toBe(2);
     expect(s.stderr).toContain('Cursor has no server named nope');
   });
+});
+
+describe('gatehouse clients import: sandbox grants', () => {
+  // The service is shared with the tests above, which imported these under their own names.
+  const fresh = ['--as', 'everything=g-ev', '--as', 'also-everything=g-also'];
+  it('the consent shows each stdio server’s sandbox beside its command: what its command line suggests and what is typed, per server', async () => {
+    const h = await home();
+    const dir = await mkdtemp(join(tmpdir(), 'gatehouse-import-grant-'));
+    const r = await runClients(h, u.w.svc.dataDir, [
+      'import',
+      'cursor',
+      ...fresh,
+      '--server',
+      'everything',
+      '--server',
+      'also-everything',
+      '--allow-write',
+      `user:everything=${dir}`,
+      '--allow-net',
+      'everything=api.example.com',
+      '--allow-read',
+      'also-everything=~/docs',
+      '--unconfined',
+      'broken',
+      '--server',
+      'broken',
+      '--dry-run',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const block = (name: string) => {
+      const at = r.stdout.indexOf(`user:${name}  -> upstream`);
+      const end = r.stdout.indexOf('\nuser:', at + 1);
+      return r.stdout.slice(at, end === -1 ? undefined : end);
+    };
+    expect(block('everything')).toContain(`        read-write ${dir}\n`);
+    expect(block('everything')).toContain('      network: only through Gatehouse, to:\n        api.example.com');
+    expect(block('everything')).not.toContain('~/docs');
+    expect(block('also-everything')).toContain('        read-only ~/docs\n');
+    expect(block('also-everything')).toContain('      network: none');
+    expect(block('broken')).toContain('    sandbox: UNCONFINED (you asked for it)');
+    expect(block('everything')).toContain('    sandbox: confined');
+    const json = await runClients(h, u.w.svc.dataDir, [
+      'import',
+      'cursor',
+      ...fresh,
+      '--server',
+      'everything',
+      '--allow-write',
+      dir,
+      '--dry-run',
+      '--json',
+    ]);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout).servers[0].sandbox).toEqual({
+      unconfined: false,
+      grants: [{ kind: 'write', value: dir, from: 'person' }],
+    });
+    expect((await u.ok<UpstreamView[]>('GET', 'upstreams')).map((x) => x.id)).not.toContain('g-ev');
+  });
+
+  it('a runner’s registry is suggested and shown apart, as at upstreams add', async () => {
+    const h = await home();
+    await writeFile(
+      join(h.home, '.cursor/mcp.json'),
+      JSON.stringify({
+        mcpServers: { fs: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '~/notes'] } },
+      }),
+    );
+    const r = await runClients(h, u.w.svc.dataDir, ['import', 'cursor', '--dry-run']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('        read-write ~/notes  (from the command line)');
+    expect(r.stdout).toContain('      network: none of its own');
+    expect(r.stdout).toContain(
+      '      package runner: npx (its own cache in its HOME), may reach registry.npmjs.org to fetch the package',
+    );
+  });
+
+  it('a grant naming no stdio server of the import, or an unscoped one with several, is bad usage before anything runs', async () => {
+    const h = await home();
+    const many = ['import', 'cursor', ...fresh, '--server', 'everything', '--server', 'also-everything', '--yes'];
+    const unscoped = await runClients(h, u.w.svc.dataDir, [...many, '--allow-write', '/srv/data']);
+    expect(unscoped.code).toBe(2);
+    expect(unscoped.stderr).toContain(
+      '--allow-write /srv/data: 2 stdio servers are imported; say which, --allow-write NAME=/srv/data (stdio servers: user:everything, user:also-everything)',
+    );
+    const bare = await runClients(h, u.w.svc.dataDir, [...many, '--unconfined']);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('--unconfined: 2 stdio servers are imported; say which, --unconfined NAME');
+    const other = await runClients(h, u.w.svc.dataDir, [...many, '--allow-net', 'broken=api.example.com']);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain(
+      '--allow-net api.example.com: "broken" is not a stdio server this import starts (stdio servers: user:everything, user:also-everything)',
+    );
+    const remote = await runClients(h, u.w.svc.dataDir, [
+      'import',
+      'cursor',
+      '--server',
+      'old-sse',
+      '--allow-net',
+      'old-sse=api.example.com',
+      '--yes',
+    ]);
+    expect(remote.code).toBe(2);
+    expect(remote.stderr).toContain('"old-sse" is not a stdio server this import starts (stdio servers: none)');
+    const relative = await runClients(h, u.w.svc.dataDir, [...many, '--allow-write', 'everything=notes']);
+    expect(relative.code).toBe(2);
+    expect(relative.stderr).toContain(
+      'user:everything: --allow-write notes: a granted folder is an absolute path (or ~/...)',
+    );
+    const connect = await runClients(h, u.w.svc.dataDir, ['connect', 'cursor', '--unconfined']);
+    expect(connect.code).toBe(2);
+    expect(connect.stderr).toContain(
+      '--allow-write, --allow-read, --allow-net and --unconfined are for clients import',
+    );
+    expect((await u.ok<UpstreamView[]>('GET', 'upstreams')).map((x) => x.id)).not.toContain('g-ev');
+  });
+
+  it('imported with grants: each server runs with its own, stored as the person’s; one server alone takes unscoped ones', async () => {
+    const h = await home();
+    const dir = await mkdtemp(join(tmpdir(), 'gatehouse-import-grant-'));
+    const r = await runClients(h, u.w.svc.dataDir, [
+      'import',
+      'claude-desktop',
+      '--as',
+      'everything=cd-ev',
+      '--allow-read',
+      dir,
+      '--allow-net',
+      'localhost:9',
+      '--yes',
+    ]);
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(r.stderr).toContain(`        read-only ${dir}\n`);
+    const up = await u.ok<UpstreamView>('GET', 'upstreams/cd-ev');
+    expect(up.confinement).toMatchObject({
+      state: 'confined',
+      grants: [
+        { kind: 'read', value: dir, from: 'person' },
+        { kind: 'net', value: 'localhost:9', from: 'person' },
+      ],
+    });
+    // It answers, confined with them.
+    const client = await u.mcp();
+    expect(textOf(await client.callTool({ name: 'cd-ev__get-sum', arguments: { a: 1, b: 2 } }))).toContain('3');
+    await client.close();
+  }, 120_000);
 });

@@ -1,4 +1,4 @@
-import type { ClientId, ClientPlanItem, ClientReportView } from '../../main/contract/index.ts';
+import { sandboxOf, type ClientId, type ClientPlanItem, type ClientReportView } from '../../main/contract/index.ts';
 
 /**
  * The MCP clients the console's fixtures have: Cursor with a server that can be
@@ -75,6 +75,7 @@ export function clientHandlers(s: FakeClientsState) {
             : null,
         how: x.how,
         placeholders: x.placeholders,
+        sandbox: x.how?.kind === 'stdio' ? sandboxOf(x.how.command ?? '', x.how.args ?? [], undefined) : null,
       })),
     'clients.import': (input: { client: string; server: string; as?: string }) => {
       const name = input.server.split(':').pop()!;

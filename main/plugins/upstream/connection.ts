@@ -209,6 +209,7 @@ export class UpstreamConnection {
       }
       if (call.refused) throw call.refused;
       this.ok(Date.now() - started);
+      this.noteRefusal(name, r);
       const asked = askedSummary(call.asked);
       return { ...(r as UpstreamResult), ...(asked ? { asked } : {}) };
     } catch (e) {
@@ -217,6 +218,22 @@ export class UpstreamConnection {
       timer.stop();
       this.relay.close(call);
     }
+  }
+
+  /**
+   * A server that answers a refused file access as a tool error (server-memory's
+   * EROFS, server-filesystem's ENOENT) and prints nothing: its log gets the
+   * same `gatehouse sandbox:` line as for its stderr.
+   */
+  private noteRefusal(tool: string, r: unknown): void {
+    const result = r as { isError?: boolean; content?: unknown };
+    if (!this.launch || result?.isError !== true || !Array.isArray(result.content)) return;
+    const text = result.content
+      .map((c: { type?: unknown; text?: unknown }) => (c?.type === 'text' && typeof c.text === 'string' ? c.text : ''))
+      .join('\n')
+      .slice(0, 20_000);
+    const note = this.launch.annotate(text);
+    if (note) this.stderr.write(`${note.replace(/\n/g, ` (its answer to ${tool})\n`)} (its answer to ${tool})\n`);
   }
 
   /** A request of its own (prompts, resources) on the live session: the call's timeout, its cancellation, the same error mapping. */

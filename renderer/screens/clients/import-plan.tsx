@@ -3,6 +3,8 @@ import { shown, type ClientId, type ClientPlanItem } from '../../../main/contrac
 import { ErrorBox, LoadState } from '../../components/load-state.tsx';
 import { useApi } from '../../lib/console-context.tsx';
 import { useLoad } from '../../lib/use-load.ts';
+import { SandboxConsent } from '../upstreams/command-consent.tsx';
+import { grantsInput, ImportGrants, NO_GRANTS, type GrantText } from './import-grants.tsx';
 
 /**
  * An import's consent, as `upstreams add` asks it: what each server will run
@@ -10,14 +12,17 @@ import { useLoad } from '../../lib/use-load.ts';
  * a remote the URL and header names, never a value) before anything runs;
  * then one server at a time, each one's progress on the screen as it goes
  * (starting, N tools pinned, or its error), a failure stopping nothing.
+ * A stdio server's sandbox is shown beside its command (what its command
+ * line suggests and what the person grants it here), as at `upstreams add`.
  */
 
 type Progress = { key: string; text: string; failed?: boolean };
 
 const keyOf = (p: ClientPlanItem) => `${p.scope}:${p.server}`;
 
-function How({ p }: { p: ClientPlanItem }) {
+function How({ p, grants }: { p: ClientPlanItem; grants: GrantText }) {
   const h = p.how;
+  const typed = grantsInput(grants);
   if (!h) return null;
   return h.kind === 'stdio' ? (
     <dl className="upstream-how">
@@ -35,6 +40,9 @@ function How({ p }: { p: ClientPlanItem }) {
           <dd>{p.placeholders.join(', ')}</dd>
         </>
       ) : null}
+      <SandboxConsent
+        t={{ command: h.command ?? '', args: h.args ?? [], sandbox: typed.ok ? typed.sandbox : undefined }}
+      />
     </dl>
   ) : (
     <dl className="upstream-how">
@@ -62,17 +70,35 @@ export function ImportPlan({ client, label, onDone }: { client: ClientId; label:
   const [progress, setProgress] = useState<Progress[]>([]);
   const [running, setRunning] = useState(false);
   const [finished, setFinished] = useState(false);
+  const [grants, setGrants] = useState<Record<string, GrantText>>({});
+  const [grantErrors, setGrantErrors] = useState<Record<string, string>>({});
+  const grantsOf = (key: string) => grants[key] ?? NO_GRANTS;
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
 
   const run = async (items: ClientPlanItem[]) => {
+    // Every server's grants are checked before the first one starts.
+    const errors: Record<string, string> = {};
+    const sandbox = new Map<string, ReturnType<typeof grantsInput>>();
+    for (const p of items) {
+      const r = grantsInput(grantsOf(keyOf(p)));
+      if (!r.ok) errors[keyOf(p)] = r.error;
+      sandbox.set(keyOf(p), r);
+    }
+    setGrantErrors(errors);
+    if (Object.keys(errors).length) return;
     setRunning(true);
     for (const p of items) {
       const key = keyOf(p);
+      const g = sandbox.get(key);
       const line = (text: string, failed = false) =>
         setProgress((old) => [...old.filter((x) => x.key !== key), { key, text, failed }]);
       line(`${key}: starting upstream ${p.upstream} and listing its tools…`);
-      const r = await api['clients.import']({ client, server: key });
+      const r = await api['clients.import']({
+        client,
+        server: key,
+        ...(g?.ok && g.sandbox ? { sandbox: g.sandbox } : {}),
+      });
       if (!r.ok) line(`${key}: failed: ${r.message}`, true);
       else if (r.data.phase === 'failed') line(`${key}: failed: ${r.data.error ?? ''}`, true);
       else if (r.data.sign_in) line(`${key}: added as ${r.data.id}; sign in on the Upstreams screen`);
@@ -117,7 +143,16 @@ export function ImportPlan({ client, label, onDone }: { client: ClientId; label:
                           />{' '}
                           <strong>{p.server}</strong> ({p.scope}) as upstream <code>{p.upstream}</code>
                         </label>
-                        <How p={p} />
+                        <How p={p} grants={grantsOf(keyOf(p))} />
+                        {p.how?.kind === 'stdio' ? (
+                          <ImportGrants
+                            name={keyOf(p)}
+                            value={grantsOf(keyOf(p))}
+                            disabled={running || finished}
+                            error={grantErrors[keyOf(p)] ?? null}
+                            onChange={(g) => setGrants((old) => ({ ...old, [keyOf(p)]: g }))}
+                          />
+                        ) : null}
                       </>
                     )}
                   </li>

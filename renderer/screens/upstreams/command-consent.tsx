@@ -7,8 +7,12 @@ const FROM: Record<SandboxGrant['from'], string> = {
   runner: ' (for the package runner)',
 };
 
-/** The sandbox beside the command: what the service will store, the suggestions included (the same function). */
-function SandboxConsent({ t }: { t: Extract<UpstreamAddInput['transport'], { kind: 'stdio' }> }) {
+/** The sandbox beside the command: what the service will store, the suggestions included (the same function); also the import's consent. */
+export function SandboxConsent({
+  t,
+}: {
+  t: Pick<Extract<UpstreamAddInput['transport'], { kind: 'stdio' }>, 'command' | 'args' | 'sandbox'>;
+}) {
   const s = sandboxOf(t.command, t.args ?? [], t.sandbox);
   if (s.unconfined)
     return (

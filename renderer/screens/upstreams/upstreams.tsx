@@ -12,6 +12,7 @@ import { useLoad } from '../../lib/use-load.ts';
 import { hashFocus, useHashFocus } from '../../lib/use-hash-route.ts';
 import { AddUpstream } from './add-upstream.tsx';
 import { UpstreamActions } from './upstream-actions.tsx';
+import { SandboxGrants } from './sandbox-grants.tsx';
 import { ClassToggle } from './class-toggle.tsx';
 import { SignIn } from './sign-in.tsx';
 import { ToolConsent } from './tool-consent.tsx';
@@ -169,28 +170,16 @@ function UpstreamPanel({ id, onChanged, onRemoved }: { id: string; onChanged: ()
                   <dt>Environment (names only)</dt>
                   <dd>{d.env_names?.join(', ') || '—'}</dd>
                   {d.confinement ? (
-                    <>
-                      <dt>Sandbox</dt>
-                      <dd className={d.confinement.state === 'confined' ? undefined : 'warning'} aria-label="Sandbox">
-                        {d.confinement.state === 'confined'
-                          ? 'Confined'
-                          : d.confinement.state === 'unconfined'
-                            ? 'Unconfined'
-                            : 'Cannot be confined here (down)'}
-                        : {d.confinement.why}
-                        {d.confinement.fix ? <> To fix: {d.confinement.fix}</> : null}
-                        {d.confinement.grants.length ? (
-                          <ul aria-label="Grants">
-                            {d.confinement.grants.map((g) => (
-                              <li key={`${g.kind}${g.value}`}>
-                                {g.kind === 'net' ? 'network' : g.kind === 'write' ? 'read-write' : 'read-only'}{' '}
-                                <code>{g.value}</code>
-                              </li>
-                            ))}
-                          </ul>
-                        ) : null}
-                      </dd>
-                    </>
+                    <SandboxGrants
+                      key={JSON.stringify(d.confinement)}
+                      id={id}
+                      command={{ command: d.command ?? '', args: d.args ?? [] }}
+                      confinement={d.confinement}
+                      onChanged={() => {
+                        detail.reload();
+                        onChanged();
+                      }}
+                    />
                   ) : null}
                 </>
               ) : (

@@ -88,6 +88,7 @@ export class Confinement {
       grants,
       runner: r ? { name: r.name, registry: r.registry } : null,
       private_home: this.privateHome(id),
+      person_unconfined: !!t.sandbox?.unconfined,
     };
     if (t.sandbox?.unconfined)
       return {

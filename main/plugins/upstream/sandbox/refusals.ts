@@ -3,11 +3,17 @@
  * (ENOENT for a folder that is absent, EROFS for a read-only one). When a
  * server reports one on stderr naming a path outside what it was given, the
  * upstream's log gets a line saying so, so a person sees what it tried and
- * why it failed. Node's and Python's error texts name the path in quotes.
+ * why it failed. Node's and Python's error texts name the path in quotes,
+ * Go's before a colon. The server's stderr and its tool errors are all there
+ * is to read: bubblewrap logs no denial (docs/decisions.md).
  */
 
 const ERROR_WITH_PATH =
   /\b(ENOENT|EROFS|EACCES|EPERM|No such file or directory|Read-only file system|Permission denied)\b[^\n]*?['"](\/[^'"\n]{1,500})['"]/g;
+
+/** Go's `*PathError` (`open /home/u/.ssh/id_rsa: no such file or directory`): the path unquoted before the error. */
+const GO_PATH_ERROR =
+  /\b(?:open|stat|lstat|mkdir|create|remove|rename|readlink|chdir|symlink|link|truncate) (\/[^\s:'"]{1,500}): (no such file or directory|read-only file system|permission denied|operation not permitted)\b/g;
 
 const DIRECT_NET = /\b(ECONNREFUSED|ENETUNREACH|EAI_AGAIN|ENOTFOUND) ([A-Za-z0-9.:[\]-]{1,300})/g;
 
@@ -15,10 +21,12 @@ const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith
 
 export function refusalNote(stderr: string, visible: readonly string[]): string | null {
   const notes: string[] = [];
-  for (const m of stderr.matchAll(ERROR_WITH_PATH)) {
-    const path = m[2]!;
-    const code = m[1]!;
-    const readOnly = code === 'EROFS' || code === 'Read-only file system';
+  const found = [
+    ...[...stderr.matchAll(ERROR_WITH_PATH)].map((m) => ({ code: m[1]!, path: m[2]! })),
+    ...[...stderr.matchAll(GO_PATH_ERROR)].map((m) => ({ code: m[2]!, path: m[1]! })),
+  ];
+  for (const { code, path } of found) {
+    const readOnly = /^(EROFS|read-only file system)$/i.test(code);
     if (!readOnly && visible.some((v) => under(path, v))) continue;
     notes.push(
       readOnly
