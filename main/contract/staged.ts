@@ -66,6 +66,17 @@ export const Preview = z.object({
 });
 export type Preview = z.infer<typeof Preview>;
 
+/**
+ * What makes two pending writes stale for each other (the desk's "approving this one makes those stale"):
+ * a page write's target with its version, or an upstream write's file as its preview read it (a confirm
+ * reads it again: docs/staging.md). Null when approving another write changes nothing for this one.
+ */
+export function staleKeyOf(x: Pick<StagedPayload, 'target' | 'target_version' | 'preview'>): string | null {
+  if (x.target && x.target_version !== null) return x.target;
+  const file = x.preview.current?.version ? x.preview.changes[0]?.field : undefined;
+  return x.target && file ? `${x.target}\0${file}` : null;
+}
+
 /** The preview as the agent that staged the write gets it: what was read of the target stays on the desk. */
 export const agentPreview = (p: Preview): Preview =>
   p.current ? { summary: p.summary, kind: 'arguments', changes: [], arguments: p.arguments } : p;
