@@ -19,6 +19,8 @@ export const bindingOf = (item: StagedPayload): Binding => ({
   args: item.payload_hash,
   preview: item.preview_hash ?? hashPayload(item.preview),
   definition: item.definition_hash ?? null,
+  // what an upstream write's preview read of its target (the file's sha256): what the write replaced
+  ...(item.preview.current?.version ? { target: item.preview.current.version } : {}),
 });
 
 export interface Staleness {

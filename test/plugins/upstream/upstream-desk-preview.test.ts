@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import type { AuditPage } from '../../../main/contract/audit.ts';
 import type { StagedView } from '../../../main/contract/staged.ts';
 import { stagedText } from '../../../main/cli/staged-text.ts';
 import { PREVIEW_LIMITS } from '../../../main/plugins/upstream/target-preview.ts';
@@ -101,6 +103,9 @@ describe('write_file over an existing file', () => {
     const done = await u.ok<StagedView>('POST', `staged/${id}/confirm`);
     expect(done.status).toBe('confirmed');
     expect(await readFile(file, 'utf8')).toBe(next);
+    // the audit line of the applied write names what it replaced: the file's sha256 as the preview read it
+    const page = await u.ok<AuditPage>('GET', 'audit?tool=fs__write_file&result=confirmed');
+    expect(page.entries[0]!.binding).toMatchObject({ target: createHash('sha256').update(OLD).digest('hex') });
   });
 
   it('refuses a confirm as stale_preview when the file changed since it was read, and keeps the new text', async () => {
