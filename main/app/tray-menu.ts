@@ -79,7 +79,8 @@ export function pendingItems(list: readonly StagedView[]): PendingItem[] {
     .map((s) => ({
       id: s.id,
       tool: s.tool,
-      summary: s.preview.summary,
+      // an upstream write's target as read at staging: "a.txt: 1 line changed"
+      summary: s.preview.current ? `${s.preview.summary} (${s.preview.current.summary})` : s.preview.summary,
       who: s.token_label ?? s.client ?? null,
       preview_hash: s.preview_hash ?? null,
       blocked: s.blocked ?? null,

@@ -1,10 +1,13 @@
 import { awaitsSettlement, type FieldChange, type StagedView } from '../contract/staged.ts';
+import { isHunkText, unifiedLines } from '../contract/diff-format.ts';
 import { principalLabel } from '../contract/principal.ts';
 import { safe } from './output.ts';
 
 /** One side of a change as the console shows it: a value the write does not have reads "(none)" before and "(removed)" after. */
 const side = (value: FieldChange['before'], missing: string): string =>
   value === undefined ? missing : JSON.stringify(value);
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** Why a pending write cannot be approved, in a few words (`blocked_reason` says more). */
 export const BLOCKED_TEXT: Record<NonNullable<StagedView['blocked']>, string> = {
@@ -18,13 +21,18 @@ export function stagedText(s: StagedView): string {
   return [
     safe`${s.id}  ${s.status}  ${s.tool}`,
     safe`${s.preview.summary}`,
-    ...s.preview.changes.map(
-      (ch) =>
-        safe`  ${ch.field}:` +
-        '\n' +
-        safe`    - ${side(ch.before, '(none)')}` +
-        '\n' +
-        safe`    + ${side(ch.after, '(removed)')}`,
+    ...(s.preview.current ? [safe`now: ${s.preview.current.summary}`] : []),
+    ...s.preview.changes.map((ch) =>
+      isHunkText(ch.before) || isHunkText(ch.after)
+        ? [safe`  ${ch.field}:`, ...unifiedLines(str(ch.before), str(ch.after)).map((l) => safe`    ${l}`)].join('\n')
+        : safe`  ${ch.field}:` +
+          '\n' +
+          safe`    - ${side(ch.before, '(none)')}` +
+          '\n' +
+          safe`    + ${side(ch.after, '(removed)')}`,
+    ),
+    ...(s.preview.current?.states ?? []).map((st) =>
+      [safe`  ${st.label}, now:`, ...st.text.split('\n').map((l) => safe`    ${l}`)].join('\n'),
     ),
     ...(s.preview.arguments
       ? [

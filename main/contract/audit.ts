@@ -52,7 +52,13 @@ export const AuditEntry = z.object({
   policy: z.array(z.string().max(100)).max(20).nullable().optional(),
   /** a staged write's decision: the sha256 hashes it was bound to (its arguments, its preview, an upstream tool's pinned definition) */
   binding: z
-    .object({ args: z.string(), preview: z.string().nullable(), definition: z.string().nullable() })
+    .object({
+      args: z.string(),
+      preview: z.string().nullable(),
+      definition: z.string().nullable(),
+      /** an upstream write's target as its preview read it (docs/staging.md, "What an upstream write changes") */
+      target: z.string().nullable().optional(),
+    })
     .nullable()
     .optional(),
   /** why a refusal was made, in words, where the error code alone does not say (e.g. a requestState issued to another token); never the refused values */
@@ -152,7 +158,7 @@ export const AUDIT_CSV_COLUMNS = [
 export function auditCsvValue(e: AuditEntry, column: (typeof AUDIT_CSV_COLUMNS)[number]): unknown {
   if (column === 'binding')
     return e.binding
-      ? `args=${e.binding.args} preview=${e.binding.preview ?? '-'} definition=${e.binding.definition ?? '-'}`
+      ? `args=${e.binding.args} preview=${e.binding.preview ?? '-'} definition=${e.binding.definition ?? '-'}${e.binding.target ? ` target=${e.binding.target}` : ''}`
       : null;
   return column === 'principal' ? (e.principal ? principalLabel(e.principal) : null) : e[column];
 }

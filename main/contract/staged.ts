@@ -39,14 +39,47 @@ export const FieldChange = z.object({
 });
 export type FieldChange = z.infer<typeof FieldChange>;
 
+/**
+ * What an upstream write's target is now, read by the upstream's own read tools when it was staged
+ * (docs/staging.md, "What an upstream write changes"). For the desk only: the agent's receipt never
+ * carries it, nor the `changes` built from it (agentPreview).
+ */
+export const CurrentTarget = z.object({
+  /** the desk's short line: "notes.md: 2 lines changed", "new file, 12 lines" */
+  summary: z.string(),
+  /** sha256 of what the reads returned: a confirm reads again and refuses as stale_preview when it differs */
+  version: z.string().nullable(),
+  /** why the target could not be shown (the read failed, timed out, was too large): the arguments are shown */
+  unavailable: z.string().nullable(),
+  /** what each read showed, for writes whose effect is not a text diff (a delete, a move) */
+  states: z.array(z.object({ label: z.string(), text: z.string() })).default([]),
+});
+export type CurrentTarget = z.infer<typeof CurrentTarget>;
+
 /** A preview a person can read: a summary, field-by-field changes, or pretty-printed arguments. */
 export const Preview = z.object({
   summary: z.string(),
   kind: z.enum(['diff', 'arguments']).default('diff'),
   changes: z.array(FieldChange).default([]),
   arguments: z.unknown().optional(),
+  current: CurrentTarget.optional(),
 });
 export type Preview = z.infer<typeof Preview>;
+
+/**
+ * What makes two pending writes stale for each other (the desk's "approving this one makes those stale"):
+ * a page write's target with its version, or an upstream write's file as its preview read it (a confirm
+ * reads it again: docs/staging.md). Null when approving another write changes nothing for this one.
+ */
+export function staleKeyOf(x: Pick<StagedPayload, 'target' | 'target_version' | 'preview'>): string | null {
+  if (x.target && x.target_version !== null) return x.target;
+  const file = x.preview.current?.version ? x.preview.changes[0]?.field : undefined;
+  return x.target && file ? `${x.target}\0${file}` : null;
+}
+
+/** The preview as the agent that staged the write gets it: what was read of the target stays on the desk. */
+export const agentPreview = (p: Preview): Preview =>
+  p.current ? { summary: p.summary, kind: 'arguments', changes: [], arguments: p.arguments } : p;
 
 /**
  * Settling a write whose outcome is unknown (docs/upstreams.md, "Outcome

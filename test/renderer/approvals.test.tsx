@@ -302,6 +302,33 @@ describe('Approvals', () => {
     for (const row of rows()) expect(within(row).queryByText(/other pending write/)).toBeNull();
   });
 
+  it('says when two upstream writes change the file their previews read', async () => {
+    // a confirm reads the file again: once one is applied, the other's preview no longer matches it
+    const fileWrite = (i: number, path: string) =>
+      makeStaged(i, {
+        tool: 'fs__write_file',
+        plugin: 'fs',
+        payload: { path, content: `x${i}` },
+        preview: {
+          summary: `write_file ${path} on upstream fs`,
+          kind: 'diff',
+          changes: [{ field: path, before: '@@ line 1 @@\n- a', after: `@@ line 1 @@\n+ x${i}` }],
+          current: { summary: 'a.txt: 1 line changed', version: 'v1', unavailable: null, states: [] },
+        },
+        target: 'upstream:fs',
+        target_version: null,
+      });
+    renderWith(
+      new FakeApi({ staged: [fileWrite(1, '/w/a.txt'), fileWrite(2, '/w/a.txt'), fileWrite(3, '/w/b.txt')] }),
+      <Approvals />,
+    );
+    await screen.findAllByText('write_file /w/a.txt on upstream fs');
+    expect(within(rows()[0]!).getByText(/1 other pending write changes/).textContent).toMatch(
+      /\/w\/a\.txt too: approving this one makes that one stale/,
+    );
+    expect(within(rows()[2]!).queryByText(/other pending write/)).toBeNull();
+  });
+
   it('names the client, and says when the name is a guess', async () => {
     renderWith(
       new FakeApi({

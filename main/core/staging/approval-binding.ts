@@ -19,10 +19,13 @@ export const bindingOf = (item: StagedPayload): Binding => ({
   args: item.payload_hash,
   preview: item.preview_hash ?? hashPayload(item.preview),
   definition: item.definition_hash ?? null,
+  // what an upstream write's preview read of its target (the file's sha256): what the write replaced
+  ...(item.preview.current?.version ? { target: item.preview.current.version } : {}),
 });
 
 export interface Staleness {
-  what: 'arguments' | 'preview' | 'definition';
+  /** `target`: what the write acts on changed since the preview read it (the file, the entities): stale_preview */
+  what: 'arguments' | 'preview' | 'definition' | 'target';
   message: string;
 }
 
@@ -53,6 +56,16 @@ export async function stalenessOf(item: StagedPayload, tool: WriteTool, ctx: Cal
   }
   if (tool.repeatablePreview && item.preview_hash != null) {
     const rebuilt = maskSecrets((await tool.preview(item.payload, ctx)).preview);
+    const was = item.preview.current?.version ?? null;
+    const now = rebuilt.current?.version ?? null;
+    if (was !== null && now !== was)
+      return {
+        what: 'target',
+        message:
+          now === null
+            ? `what '${item.tool}' acts on could not be read again to check it is as shown (${rebuilt.current?.unavailable ?? 'no recipe now'}); it was not applied: look again, or ${again}`
+            : `what '${item.tool}' acts on changed since the preview read it (${item.preview.current!.summary}); it was not applied and nothing was changed: ${again}`,
+      };
     if (hashPayload(rebuilt) !== item.preview_hash)
       return {
         what: 'preview',

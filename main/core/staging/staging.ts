@@ -1,5 +1,6 @@
 import {
   STAGED_LIFETIME_MS,
+  agentPreview,
   type SettleOutcome,
   type StagedPayload,
   type StagedResponse,
@@ -131,7 +132,12 @@ export class Staging {
       duration_ms: this.deps.clock.now() - started,
     });
     this.deps.events.emit({ type: 'staged', item });
-    return { status: 'pending_approval', staged_id: item.id, preview: item.preview, expires_at: item.expires_at };
+    return {
+      status: 'pending_approval',
+      staged_id: item.id,
+      preview: agentPreview(item.preview),
+      expires_at: item.expires_at,
+    };
   }
 
   /** Open writes first (oldest first), then decided ones (newest first). */
@@ -320,7 +326,10 @@ export class Staging {
             client: item.client,
           };
     const stale = await stalenessOf(item, tool, ctx);
-    if (stale) return refuse('stale_approval', stale.message, { changed: stale.what });
+    if (stale)
+      return refuse(stale.what === 'target' ? 'stale_preview' : 'stale_approval', stale.message, {
+        changed: stale.what,
+      });
 
     // The checks above took time: the decision is made now, and never after the expiry.
     if (this.ledger.isExpired(item)) {

@@ -1,5 +1,5 @@
 import type { FieldChange } from '../../contract/staged.ts';
-import { compactDiff } from './line-diff.ts';
+import { compactDiff } from '../../lib/line-diff.ts';
 import type { Page } from './site-data.ts';
 import { truncate } from './text.ts';
 

@@ -217,7 +217,18 @@ export class UpstreamPlugin implements Plugin {
         );
       else if (owner !== undefined && owner !== this.id)
         this.problems.push(`${name}: not offered: the name is taken by plugin '${owner}'`);
-      else out.push(toolFor({ id: this.id, connection: this.connection, handedOut: this.surface.handedOut }, pin));
+      else
+        out.push(
+          toolFor(
+            {
+              id: this.id,
+              connection: this.connection,
+              handedOut: this.surface.handedOut,
+              pins: () => this.record()?.tools ?? [],
+            },
+            pin,
+          ),
+        );
     }
     if (this.problems.length)
       this.deps.log.warn('upstream: some tools cannot be offered', {

@@ -6,6 +6,8 @@ import type { UpstreamConnection, UpstreamResult } from './connection.ts';
 import type { PinnedTool, ToolDefinition } from './upstream-data.ts';
 import { classOf, namespaced } from './pinning.ts';
 import { wrapBlockUris } from './surface-names.ts';
+import { recipeFor } from './preview-recipes.ts';
+import { PREVIEW_LIMITS, targetPreview } from './target-preview.ts';
 
 /** The longest a call may run however much progress it reports (the SDK's per-call timeout, extended by progress, is the usual bound). */
 export const UPSTREAM_MAX_TOTAL_MS = 60 * 60 * 1000;
@@ -17,6 +19,8 @@ export interface UpstreamRuntime {
   connection: UpstreamConnection;
   /** hears each of the upstream's resource URIs a result hands to a client (the surface lets it be read back) */
   handedOut?: (uri: string) => void;
+  /** the upstream's pins now: a write's preview recipe finds its read tools among them (preview-recipes.ts) */
+  pins?: () => readonly PinnedTool[];
 }
 
 /**
@@ -57,19 +61,53 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
   return {
     ...base,
     write: true,
-    // the preview is the arguments alone: a confirm builds it again and compares
+    // the preview depends on the arguments and what the recipe's reads show now: a confirm builds it again and compares
     repeatablePreview: true,
-    preview: async (input): Promise<WritePlan> => ({
-      preview: {
-        summary: summaryOf(up.id, pin.name, maskSecrets(input) as Record<string, unknown>),
-        kind: 'arguments',
+    preview: async (input, ctx): Promise<WritePlan> => {
+      const args = input as Record<string, unknown>;
+      const masked = maskSecrets(args) as Record<string, unknown>;
+      const base = {
+        summary: summaryOf(up.id, pin.name, masked),
+        kind: 'arguments' as const,
         changes: [],
-        arguments: { upstream: up.id, tool: pin.name, arguments: maskSecrets(input) },
-      },
-      payload: input as Record<string, unknown>,
-      target: `upstream:${up.id}`,
-      target_version: null,
-    }),
+        arguments: { upstream: up.id, tool: pin.name, arguments: masked },
+      };
+      const match = up.pins ? recipeFor(pin, up.pins()) : null;
+      // Reads only, on the desk's behalf: no client to ask, no progress to pass on, their own deadline.
+      const target = match
+        ? await targetPreview(
+            match,
+            args,
+            (read, readArgs, signal) =>
+              up.connection.call(read.name, readArgs, {
+                ctx: {
+                  user: ctx.user,
+                  capabilities: ctx.capabilities,
+                  token: ctx.token,
+                  request_id: ctx.request_id,
+                  client: ctx.client,
+                  signal,
+                },
+                maxTotalMs: PREVIEW_LIMITS.readMs,
+                definition: read.approved!.definition as unknown as Record<string, unknown>,
+              }),
+            ctx.signal,
+          )
+        : null;
+      return {
+        preview: target
+          ? {
+              ...base,
+              kind: target.changes.length ? 'diff' : 'arguments',
+              changes: target.changes,
+              current: target.current,
+            }
+          : base,
+        payload: args,
+        target: `upstream:${up.id}`,
+        target_version: null,
+      };
+    },
     apply: async (payload, ctx) => {
       let r: UpstreamResult;
       try {

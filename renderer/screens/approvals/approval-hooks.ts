@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, type RefObject } from 'react';
-import type { StagedView } from '../../../main/contract/index.ts';
+import { staleKeyOf, type StagedView } from '../../../main/contract/index.ts';
 
 // The Approvals screen's hooks: what it lists, which row has focus, its keys and its rows' callbacks.
 
@@ -26,14 +26,15 @@ export function useApprovalLists(all: StagedView[], refused: Readonly<Record<str
       (a, b) => a.expires_at.localeCompare(b.expires_at) || a.id.localeCompare(b.id),
     );
   }, [all, refused]);
-  // Only writes bound to their target's version go stale when another write to it is applied (a confirm compares
-  // target_version, staging.ts): an upstream write has none (`upstream:ID`, version null), so approving one changes
+  // Only writes bound to what their target is now go stale when another write to it is applied (a page's
+  // target_version, an upstream file as its preview read it: staleKeyOf); for any other write approving one changes
   // nothing for the others and the desk must not say it does.
   const sameTarget = useMemo(() => {
     const counts = new Map<string, number>();
-    for (const x of pending)
-      if (x.target && x.target_version !== null && !refused[x.id])
-        counts.set(x.target, (counts.get(x.target) ?? 0) + 1);
+    for (const x of pending) {
+      const key = refused[x.id] ? null : staleKeyOf(x);
+      if (key) counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
     return counts;
   }, [pending, refused]);
   const history = useMemo(

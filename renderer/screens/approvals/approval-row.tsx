@@ -126,7 +126,7 @@ export const ApprovalRow = memo(function ApprovalRow({
       {sameTarget > 0 && !refusal ? (
         <p className="approval-hint">
           {plural(sameTarget, 'other pending write')} {sameTarget === 1 ? 'changes' : 'change'}{' '}
-          {item.target ? <code>{shown(item.target)}</code> : 'this target'} too: approving this one makes{' '}
+          {staleName(item) ? <code>{shown(staleName(item)!)}</code> : 'this target'} too: approving this one makes{' '}
           {sameTarget === 1 ? 'that one' : 'those'} stale.
         </p>
       ) : null}
@@ -176,3 +176,9 @@ function ApproveButton({
     </button>
   );
 }
+
+/** What the other writes change too: a page, or the upstream file the preview read. */
+const staleName = (item: StagedView): string | null =>
+  item.target_version === null && item.preview.current?.version
+    ? (item.preview.changes[0]?.field ?? null)
+    : item.target;

@@ -1,5 +1,5 @@
 import type { RefObject } from 'react';
-import type { StagedView } from '../../../main/contract/index.ts';
+import { staleKeyOf, type StagedView } from '../../../main/contract/index.ts';
 import { plural } from '../../lib/format.ts';
 import { useUserNames } from '../../lib/use-user-names.ts';
 import { ApprovalRow } from './approval-row.tsx';
@@ -42,11 +42,7 @@ export function PendingList({
             selected={item.id === selected}
             busy={busy.has(item.id)}
             refusal={refused[item.id]?.message}
-            sameTarget={
-              item.target && item.target_version !== null && !refused[item.id]
-                ? (sameTarget.get(item.target) ?? 1) - 1
-                : 0
-            }
+            sameTarget={staleKeyOf(item) && !refused[item.id] ? (sameTarget.get(staleKeyOf(item)!) ?? 1) - 1 : 0}
             onSelect={on.onSelect}
             onApprove={on.onApprove}
             onDiscard={on.onDiscard}

@@ -13,6 +13,7 @@ export function PreviewView({ preview, idBase }: { preview: Preview; idBase: str
   if (preview.kind === 'arguments') {
     return (
       <div className="preview">
+        <CurrentView preview={preview} idBase={idBase} />
         <h4 id={`${idBase}-args`}>Arguments sent to the tool</h4>
         <pre className="code-block" aria-labelledby={`${idBase}-args`} tabIndex={0}>
           {preview.arguments === undefined ? '(none)' : showControlsByLine(showValue(preview.arguments))}
@@ -21,6 +22,34 @@ export function PreviewView({ preview, idBase }: { preview: Preview; idBase: str
     );
   }
   if (preview.changes.length === 0) return <p className="muted">This preview lists no field changes.</p>;
+  return (
+    <>
+      <CurrentView preview={preview} idBase={idBase} />
+      <ChangesTable preview={preview} />
+    </>
+  );
+}
+
+/** What an upstream write's target is now, as the upstream's read tools showed it when the write was staged. */
+function CurrentView({ preview, idBase }: { preview: Preview; idBase: string }) {
+  const current = preview.current;
+  if (!current) return null;
+  return (
+    <div className="preview-current">
+      <p className={current.unavailable ? 'muted' : undefined}>{shown(current.summary)}</p>
+      {current.states.map((s, i) => (
+        <div key={i}>
+          <h4 id={`${idBase}-now-${i}`}>{shown(s.label)}, now</h4>
+          <pre className="code-block" aria-labelledby={`${idBase}-now-${i}`} tabIndex={0}>
+            {showControlsByLine(s.text)}
+          </pre>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+function ChangesTable({ preview }: { preview: Preview }) {
   return (
     <table className="diff">
       <caption className="visually-hidden">Changes field by field</caption>

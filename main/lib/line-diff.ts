@@ -3,7 +3,7 @@
  * hunks only (with a line of context), old lines on the "before" side and
  * new lines on the "after" side, so a person can compare them side by side.
  */
-import { HUNK_MARK, hunkHeader } from '../../contract/diff-format.ts';
+import { HUNK_MARK, hunkHeader } from '../contract/diff-format.ts';
 
 export type DiffOp = { op: ' ' | '-' | '+'; text: string; oldNo: number | null; newNo: number | null };
 
@@ -70,7 +70,7 @@ export function compactDiff(
   before: string,
   after: string,
   opts: { context?: number; maxLines?: number; maxLineChars?: number } = {},
-): { before: string; after: string; changed_lines: number } {
+): { before: string; after: string; changed_lines: number; removed: number; added: number } {
   const context = opts.context ?? 1;
   const maxLines = opts.maxLines ?? 40;
   const maxLineChars = opts.maxLineChars ?? 160;
@@ -126,5 +126,12 @@ export function compactDiff(
     left.push(`… ${hidden} more changed line(s) not shown`);
     right.push(`… ${hidden} more changed line(s) not shown`);
   }
-  return { before: left.join('\n'), after: right.join('\n'), changed_lines: changed };
+  const removed = ops.filter((o) => o.op === '-').length;
+  return {
+    before: left.join('\n'),
+    after: right.join('\n'),
+    changed_lines: changed,
+    removed,
+    added: changed - removed,
+  };
 }
