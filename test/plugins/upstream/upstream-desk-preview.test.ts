@@ -171,6 +171,37 @@ describe('write_file over an existing file', () => {
   });
 });
 
+describe('server-memory behind the desk', () => {
+  it('delete_entities shows the named entities as they are now', async () => {
+    const memory = `${REPO}node_modules/@modelcontextprotocol/server-memory/dist/index.js`;
+    await u.ok('POST', 'upstreams', {
+      id: 'mem',
+      transport: {
+        kind: 'stdio',
+        command: process.execPath,
+        args: [memory],
+        env: [{ name: 'MEMORY_FILE_PATH', value: join(dir, 'memory.jsonl') }],
+        sandbox: { write: [dir] },
+      },
+    });
+    const m = await u.mcp();
+    const created = (await m.callTool({
+      name: 'mem__create_entities',
+      arguments: { entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }] },
+    })) as { structuredContent: { staged_id: string } };
+    await u.ok('POST', `staged/${created.structuredContent.staged_id}/confirm`);
+    const del = (await m.callTool({ name: 'mem__delete_entities', arguments: { entityNames: ['Ada'] } })) as {
+      structuredContent: { staged_id: string };
+    };
+    expect(JSON.stringify(del)).not.toContain('wrote the first program');
+    const s = await view(del.structuredContent.staged_id);
+    expect(s.preview.current!.states).toHaveLength(1);
+    expect(s.preview.current!.states[0]!.label).toBe('entities (open_nodes)');
+    expect(s.preview.current!.states[0]!.text).toContain('wrote the first program');
+    await m.close();
+  });
+});
+
 describe('a hostile upstream behind the desk', () => {
   const fixture = `${REPO}test/fixtures/upstream/preview-upstream.mjs`;
   let journal: string;
