@@ -45,14 +45,20 @@ function toMcpTool(entry: RegisteredTool): Record<string, unknown> {
   if (!listed) {
     const t = entry.tool;
     const output = entry.output?.json;
+    // An upstream's tool is listed with its own title and annotations as sent; a built-in's title has one source,
+    // the tool's own, and its hints default from `write`.
+    const own = t.listed;
     listed = {
       name: t.name,
-      title: t.title,
+      ...(own ? (own.title !== undefined ? { title: own.title } : {}) : { title: t.title }),
       description: t.description,
       inputSchema: entry.input.json,
       ...(output && !t.write ? { outputSchema: output } : {}),
-      // The title has one source, the tool's own; the hints default from `write`.
-      annotations: { readOnlyHint: !t.write, ...t.annotations, title: t.title },
+      ...(own
+        ? own.annotations !== undefined
+          ? { annotations: own.annotations }
+          : {}
+        : { annotations: { readOnlyHint: !t.write, ...t.annotations, title: t.title } }),
       _meta: {
         'gatehouse/plugin': t.plugin,
         'gatehouse/capability': t.capability,

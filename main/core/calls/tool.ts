@@ -96,6 +96,12 @@ interface ToolBase<S extends ToolSchema> {
   decides_staged?: boolean;
   /** a tool from elsewhere (an upstream's): the hash of the definition a person approved; a staged write is bound to it */
   definition_hash?: string;
+  /**
+   * A tool from elsewhere: its own title and annotations exactly as its source sent them, listed to clients
+   * instead of Gatehouse's (no title made up from the name, no readOnlyHint from the desk's classification,
+   * which is a rule of the desk, not a claim to clients). Absent: built from `title`, `write` and `annotations`.
+   */
+  listed?: { title?: string; annotations?: Record<string, unknown> };
 }
 
 export interface ReadTool<S extends ToolSchema = ToolSchema> extends ToolBase<S> {

@@ -43,6 +43,10 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
     timeout_ms: UPSTREAM_MAX_TOTAL_MS,
     // a staged write is bound to the definition a person approved: another one approved since makes it stale
     definition_hash: pin.approved!.hash,
+    listed: {
+      ...(def.title !== undefined ? { title: def.title } : {}),
+      ...(def.annotations !== undefined ? { annotations: def.annotations } : {}),
+    },
   };
   const call = (args: Record<string, unknown>, ctx: CallContext) =>
     up.connection.call(pin.name, args, {
