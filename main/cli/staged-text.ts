@@ -54,7 +54,7 @@ export function stagedText(s: StagedView): string {
     ...(s.blocked ? [safe`cannot be approved: ${BLOCKED_TEXT[s.blocked]} (${s.blocked})`] : []),
     ...(s.blocked === 'policy_denied' && s.blocked_reason ? [safe`  ${s.blocked_reason}`] : []),
     ...(s.decided_by ? [safe`decided by ${principalLabel(s.decided_by)} at ${s.decided_at ?? '-'}`] : []),
-    ...(s.error_code ? [safe`error: ${s.error_code}`] : []),
+    ...(s.error_code ? [safe`error: ${s.error_code}${s.error_message ? `: ${s.error_message}` : ''}`] : []),
     ...(s.settlement
       ? [
           safe`settled by ${principalLabel(s.settlement.by)} at ${s.settlement.at}: ${s.settlement.outcome === 'applied' ? 'it was applied' : 'it was not applied'} (was ${s.settlement.was})`,

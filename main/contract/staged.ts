@@ -3,6 +3,8 @@ import { ClientSource } from './audit.ts';
 import { DecidedBy, Principal } from './principal.ts';
 
 export const STAGED_LIFETIME_MS = 15 * 60 * 1000;
+/** the longest reason a failed write keeps (error_message) */
+export const STAGED_ERROR_MESSAGE_MAX = 1000;
 
 /**
  * What a client can make the service hold in staged writes. A write whose
@@ -130,6 +132,8 @@ export const StagedPayload = z.object({
   /** the apply result, kept so a second confirm returns the first result */
   result: z.unknown().optional(),
   error_code: z.string().nullable().default(null),
+  /** a failed write's reason in words (an upstream's own message), masked and bounded: what `error_code` alone does not say */
+  error_message: z.string().max(STAGED_ERROR_MESSAGE_MAX).nullable().optional(),
   /** a person's word on a write whose outcome was unknown (staged.settle); absent until then */
   settlement: Settlement.optional(),
   /** sha256 of the canonical preview as stored (what a person is shown); a person's confirm names it (docs/staging.md, "Bound to what was shown"); absent in older records */

@@ -1,4 +1,5 @@
 import {
+  STAGED_ERROR_MESSAGE_MAX,
   STAGED_LIFETIME_MS,
   agentPreview,
   type SettleOutcome,
@@ -30,6 +31,7 @@ import { bindingOf, checkPresented, stalenessOf } from './approval-binding.ts';
 import { BLOCK_MESSAGES, type Blocked, type Standing } from './staged-standing.ts';
 import { A_PERSON, type ConfirmPolicy } from './staged-policy.ts';
 import { callShapeOf } from '../policy/policy.ts';
+import { maskSecretText } from '../../lib/secret-scan.ts';
 import { USAGE_EVENTS, type UsageReporter } from '../calls/usage.ts';
 
 export interface StagingDeps {
@@ -275,8 +277,8 @@ export class Staging {
     const binding = bindingOf(item);
     if (by.kind === 'person') await this.refuseUnseen(item, by);
     // Every way a confirm can end records the transition once: history + one audit entry.
-    const settleFailed = async (from: StagedPayload, code: string) => {
-      await this.ledger.finish(from, 'failed', by, { error_code: code });
+    const settleFailed = async (from: StagedPayload, code: string, message: string) => {
+      await this.ledger.finish(from, 'failed', by, { error_code: code, error_message: failureText(message) });
       this.ledger.audit(item, 'error', this.actorFor(by, item), {
         error_code: code,
         duration_ms: this.deps.clock.now() - started,
@@ -289,7 +291,7 @@ export class Staging {
       message: string,
       details: Record<string, unknown> = {},
     ): Promise<never> => {
-      await settleFailed(item, code);
+      await settleFailed(item, code, message);
       throw new GatehouseError(code, message, { staged_id: id, ...details });
     };
     const block = this.deps.standing?.(item);
@@ -349,7 +351,7 @@ export class Staging {
       ({ structured: result, target: made } = await tool.apply(item.payload, ctx, refOf(intent)));
     } catch (e) {
       // apply changes all or nothing: it threw, so nothing was applied.
-      await settleFailed(intent, e instanceof GatehouseError ? e.code : 'internal_error');
+      await settleFailed(intent, e instanceof GatehouseError ? e.code : 'internal_error', (e as Error).message ?? '');
       throw e;
     }
     // A creation names its target only once applied: the confirm's entry records what was made.
@@ -571,4 +573,10 @@ export class Staging {
     // The entry is about the write: user_id stays its owner's; the principal says which person decided.
     return { principal: by.principal, user_id: item.user_id, request_id: by.request_id ?? null };
   }
+}
+
+/** A failure's words as a failed write keeps them: masked (an upstream may echo what it was given), one bounded text. */
+function failureText(message: string): string | null {
+  const t = maskSecretText(message).trim();
+  return t ? (t.length > STAGED_ERROR_MESSAGE_MAX ? `${t.slice(0, STAGED_ERROR_MESSAGE_MAX - 1)}…` : t) : null;
 }

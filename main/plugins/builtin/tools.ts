@@ -22,6 +22,7 @@ const stagedView = (s: StagedPayload) => ({
   expires_at: s.expires_at,
   decided_at: s.decided_at,
   error_code: s.error_code,
+  ...(s.error_message ? { error_message: s.error_message } : {}),
   ...(s.status === 'confirmed' ? { result: s.result } : {}),
   // A person's word on a write whose outcome was unknown: the agent learns whether it took effect.
   ...(s.settlement ? { settled: { outcome: s.settlement.outcome, was: s.settlement.was, at: s.settlement.at } } : {}),

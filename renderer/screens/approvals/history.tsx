@@ -46,6 +46,7 @@ export const DecisionHistory = memo(function DecisionHistory({ items }: { items:
                   {item.error_code ? (
                     <span className="reason">
                       : {errorWords(item.error_code)} <span className="code">({item.error_code})</span>
+                      {item.error_message ? <span className="error-message">: {shown(item.error_message)}</span> : null}
                     </span>
                   ) : null}
                 </td>

@@ -171,6 +171,26 @@ describe('write_file over an existing file', () => {
   });
 });
 
+describe('a failed upstream write', () => {
+  it("keeps the upstream's own words for the desk, the CLI and the agent's status check", async () => {
+    const outside = '/gatehouse-not-allowed/x.md';
+    const { id } = await stage('write_file', { path: outside, content: 'x' });
+    expect((await view(id)).preview.current!.unavailable).toMatch(
+      /^preview unavailable: the read answered an error: .*denied/i,
+    );
+    const r = await u.w.admin('POST', `staged/${id}/confirm`);
+    expect(r.body).toMatchObject({ ok: false, code: 'upstream_error' });
+    const failed = await view(id);
+    expect(failed).toMatchObject({ status: 'failed', error_code: 'upstream_error' });
+    expect(failed.error_message).toMatch(/^write_file on upstream fs failed: .*denied/i);
+    expect(stagedText(failed)).toContain(`error: upstream_error: ${failed.error_message}`);
+    const status = (await client.callTool({ name: 'staged_writes_status', arguments: { staged_id: id } })) as {
+      structuredContent: { error_message?: string };
+    };
+    expect(status.structuredContent.error_message).toBe(failed.error_message);
+  });
+});
+
 describe('server-memory behind the desk', () => {
   it('delete_entities shows the named entities as they are now', async () => {
     const memory = `${REPO}node_modules/@modelcontextprotocol/server-memory/dist/index.js`;
