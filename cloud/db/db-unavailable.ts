@@ -77,3 +77,13 @@ export function asDbFault(e: unknown): unknown {
   if (e instanceof DatabaseUnavailable || !isConnectionFault(e)) return e;
   return new DatabaseUnavailable(e instanceof Error ? e.message : String(e), e);
 }
+
+/**
+ * A connection that could not be made, as DatabaseUnavailable whatever its code: while connecting, every failure
+ * (a refused port, a Unix socket gone with the stopped server: ENOENT, a permission, a timeout) means the
+ * database cannot be reached now, not that a statement is wrong.
+ */
+export function failedConnect(e: unknown): DatabaseUnavailable {
+  recordDbError('connection');
+  return e instanceof DatabaseUnavailable ? e : new DatabaseUnavailable(e instanceof Error ? e.message : String(e), e);
+}

@@ -8,7 +8,7 @@ import {
   type Queryable,
   type QueryResult,
 } from './db.ts';
-import { failedStatement } from './db-unavailable.ts';
+import { DatabaseUnavailable, failedConnect, failedStatement } from './db-unavailable.ts';
 
 export interface PoolStats {
   total: number;
@@ -75,10 +75,23 @@ export function openPostgres(url: string, opts: PostgresOptions = {}): Db & { po
       throw failedStatement(e);
     }
   };
-  const connect = () => pool.connect().catch((e: unknown) => Promise.reject(failedStatement(e)));
+  // The connection is taken apart from the statement, so a failure is judged by what failed: connecting, or the statement.
+  const connect = () => pool.connect().catch((e: unknown) => Promise.reject(failedConnect(e)));
+  const once = async <T>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> => {
+    const client = await connect();
+    let lost = false;
+    try {
+      return await run<T>(client, sql, params);
+    } catch (e) {
+      lost = e instanceof DatabaseUnavailable;
+      throw e;
+    } finally {
+      client.release(lost);
+    }
+  };
   return {
     kind: 'postgres',
-    query: (sql, params) => run(pool, sql, params),
+    query: (sql, params) => once(sql, params),
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       for (let attempt = 1; ; attempt++) {
         const client = await connect();
@@ -101,7 +114,7 @@ export function openPostgres(url: string, opts: PostgresOptions = {}): Db & { po
       }
     },
     async exec(sql: string): Promise<void> {
-      await run(pool, sql);
+      await once(sql);
     },
     close: () => pool.end(),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),

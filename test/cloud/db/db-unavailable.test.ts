@@ -1,5 +1,10 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { asDbFault, DatabaseUnavailable, isConnectionFault } from '../../../cloud/db/db-unavailable.ts';
+import { openPostgres } from '../../../cloud/db/pg-db.ts';
 import { CloudError } from '../../../cloud/errors.ts';
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
@@ -44,5 +49,41 @@ describe('isConnectionFault', () => {
     expect([out.code, out.status, out.retryAfter, out.details]).toEqual(['gateway_unavailable', 503, 5, {}]);
     expect(out.message).not.toContain('10.1.2.3');
     expect(out.reason).toContain('ECONNREFUSED');
+  });
+});
+
+describe('a database that cannot be connected to', () => {
+  // Judged by the attempt, not by a list of errno names: a stopped server on a Unix socket leaves no socket (ENOENT).
+  const refusedBoth = async (url: string) => {
+    const db = openPostgres(url);
+    try {
+      for (const attempt of [() => db.query('SELECT 1'), () => db.transaction((tx) => tx.query('SELECT 1'))]) {
+        const e = await attempt().catch((x: unknown) => x);
+        expect(e).toBeInstanceOf(DatabaseUnavailable);
+        expect([(e as DatabaseUnavailable).status, (e as DatabaseUnavailable).retryAfter]).toEqual([503, 5]);
+      }
+      return (await db.query('SELECT 1').catch((x: DatabaseUnavailable) => x)) as DatabaseUnavailable;
+    } finally {
+      await db.close();
+    }
+  };
+
+  it('is unavailable (503, Retry-After) on a Unix socket that is gone', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gh-pg-socket-'));
+    try {
+      const e = await refusedBoth(`postgresql://gatehouse@/gatehouse?host=${encodeURIComponent(dir)}`);
+      expect(e.reason).toContain('ENOENT');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('is unavailable on a TCP port where nothing listens', async () => {
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise((r) => probe.close(r));
+    const e = await refusedBoth(`postgresql://gatehouse@127.0.0.1:${port}/gatehouse`);
+    expect(e.reason).toContain('ECONNREFUSED');
   });
 });
