@@ -51,6 +51,8 @@ export interface HealthDeps {
   cloudWarnings?: () => Warning[];
   /** a part that must write before a call runs (audit, usage outbox) and cannot: calls are refused until it can */
   storage?: () => StorageFault | null;
+  /** what is wrong with the stored policy (stored-policy-check.ts): every call is refused until it is fixed */
+  policyProblem?: () => string | null;
 }
 
 /** The disk refuses writes: what the console's overview and the tray say (storage_full for a full disk). */
@@ -133,6 +135,7 @@ export function healthReporter(deps: HealthDeps): () => HealthReport {
     ...unsettledWarning(deps.staging.list({ status: 'failed' }).filter(awaitsSettlement).length),
     ...(deps.cloudWarnings?.() ?? []),
     ...[deps.storage?.()].flatMap((f) => (f ? [storageWarning(f)] : [])),
+    ...[deps.policyProblem?.()].flatMap((message) => (message ? [{ code: 'policy_unavailable', message }] : [])),
   ];
   return () => {
     const since = deps.clock.now() - 24 * 3600_000;

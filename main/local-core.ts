@@ -26,6 +26,7 @@ import { standingOf } from './core/staging/staged-standing.ts';
 import { Pipeline } from './core/calls/pipeline.ts';
 import { PolicyGate } from './core/policy/policy-gate.ts';
 import { createCedarEngine } from './policy/cedar-engine.ts';
+import { storedPolicyCheck } from './policy/stored-policy-check.ts';
 import { SettingsService } from './core/admin/settings-service.ts';
 import { LocalEntitlements } from './core/policy/local-entitlements.ts';
 import { createInvoke, dispatchAs } from './core/admin/invoke.ts';
@@ -199,6 +200,11 @@ export async function openLocalCore(config: LocalCoreConfig) {
     const auditor = new Auditor(audit, stats, clock, () => siteStore.read().site.url || 'local');
     // The tool-call policy: the person's (options.json) or the shipped default; the engine loads at its first question.
     const policyEngine = createCedarEngine({ activeText: () => options.read().policy?.text ?? null });
+    const policyCheck = storedPolicyCheck(
+      policyEngine,
+      () => options.read().policy?.text ?? null,
+      () => events.emit({ type: 'health' }),
+    );
     const policy = new PolicyGate({
       engine: policyEngine,
       settings: () => settings.get(),
@@ -290,6 +296,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
       cloud: () => cloudPort.health(),
       cloudWarnings: () => [...cloudWarnings(cloudPort.status()), ...upstreams.warnings()],
       storage: () => storage.fault(),
+      policyProblem: () => policyCheck.problem(),
     });
     const sessions = new ConsoleSessions(clock);
     // keyed by the service once its admin key is loaded (service.ts): a CLI on the data dir makes no links
@@ -389,6 +396,12 @@ export async function openLocalCore(config: LocalCoreConfig) {
       approvalLinks,
       /** Connects the upstreams (the service calls it once it is ready: they are never on the path to ready). */
       startUpstreams: () => upstreams.connectAll(),
+      /** Checks the stored policy once ready (never on the path to ready: it loads the engine); a problem is logged and in the health report. */
+      checkPolicy: async () => {
+        const problem = await policyCheck.check();
+        if (problem) log.warn(`policy: ${problem}`);
+        return problem;
+      },
       /** set the service URLs once the HTTP server listens */
       setUrls(base: string) {
         urls.base_url = base;

@@ -103,6 +103,8 @@ export async function startService(config: ServiceConfig) {
       .then((f) => f.mcp.warm())
       .catch(() => undefined);
     core.startUpstreams();
+    // A stored policy that cannot be used refuses every call: said in the log and the health report, not silently.
+    void core.checkPolicy().catch(() => undefined);
 
     let stopping: Promise<void> | null = null;
     return {

@@ -50,8 +50,11 @@ export function unifiedLines(before: string | undefined, after: string | undefin
     while (a < l.length || b < r.length) {
       if (a < l.length && hunkLineKind(l[a]!) === 'del') out.push(l[a++]!);
       else if (b < r.length && hunkLineKind(r[b]!) === 'add') out.push(r[b++]!);
-      else if (a < l.length && b < r.length && l[a] === r[b]) (out.push(l[a]!), a++, b++);
-      else if (a < l.length) out.push(l[a++]!);
+      else if (a < l.length && b < r.length && l[a] === r[b]) {
+        out.push(l[a]!);
+        a++;
+        b++;
+      } else if (a < l.length) out.push(l[a++]!);
       else out.push(r[b++]!);
     }
   }

@@ -25,6 +25,8 @@ export const PolicyView = z.object({
   policies: z.array(z.string()),
   /** the Cedar schema every policy is validated against */
   schema: z.string(),
+  /** why the stored policy cannot be used (it does not parse or validate): every call is refused until it is fixed */
+  problem: z.string().nullable().default(null),
 });
 export type PolicyView = z.infer<typeof PolicyView>;
 

@@ -28,16 +28,19 @@ export function createPolicyHandlers(deps: Deps): {
   const view = async (p: PolicyActions): Promise<PolicyView> => {
     const stored = p.stored();
     const text = stored?.text ?? p.engine.defaultText();
-    // A stored policy that no longer validates (a newer schema) is still shown, so a person can fix it.
-    const policies = await p.engine.check(text).then(
-      (c) => c.policies,
-      () => [],
+    // A stored policy that no longer validates (a newer schema, a hand edit) is still shown, so a person can fix it.
+    const checked = await p.engine.check(text).then(
+      (c) => ({ policies: c.policies, problem: null }),
+      (e: Error) => ({
+        policies: [],
+        problem: `this policy cannot be used (${e.message.slice(0, 300)}): every tool call is refused (policy_unavailable) until a valid one is saved`,
+      }),
     );
     return {
       source: stored ? 'custom' : 'default',
       text,
       updated: stored?.updated ?? null,
-      policies,
+      ...checked,
       schema: p.engine.schemaText(),
     };
   };

@@ -78,8 +78,8 @@ async function bounded(
   try {
     return await Promise.race([call(pin, args, signal), expired]);
   } catch (e) {
-    if (timeout.aborted && !parent?.aborted) throw new Error(late);
-    throw new Error(`${pin.name} failed: ${oneLine((e as Error).message)}`);
+    if (timeout.aborted && !parent?.aborted) throw new Error(late, { cause: e });
+    throw new Error(`${pin.name} failed: ${oneLine((e as Error).message)}`, { cause: e });
   } finally {
     clearTimeout(timer);
   }

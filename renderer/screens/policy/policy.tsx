@@ -49,6 +49,7 @@ function PolicyEditor({ policy, onSaved }: { policy: PolicyView; onSaved: () => 
           : `Set ${policy.updated}.`}{' '}
         Policies: {policy.policies.join(', ') || '—'}
       </p>
+      {policy.problem ? <ErrorBox message={policy.problem} /> : null}
       <label htmlFor="policy-editor">Cedar policy</label>
       <textarea
         id="policy-editor"
