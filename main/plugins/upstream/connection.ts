@@ -270,9 +270,12 @@ export class UpstreamConnection {
     // Loaded here, at the first connect (after the service is ready), not when the service starts (client-sdk.ts).
     const sdk = await clientSdk();
     const stdio = this.spec.transport.kind === 'stdio' ? await stdioSdk() : null;
+    // The SDK checks each result against the tool's outputSchema: with RE2 patterns, so no upstream schema can freeze the service.
+    const { linearSchemaValidator } = await import('../../lib/json-schema-validator.ts');
     const client: Client = new sdk.Client(
       { name: 'gatehouse', version: VERSION },
       {
+        jsonSchemaValidator: linearSchemaValidator,
         // HTTP: 2026-07-28 first (server/discover), the 2025 handshake as fallback; a known era skips the probe.
         // The old SSE transport has no 2026-07-28: the 2025 handshake only.
         ...(this.spec.transport.kind === 'http' && !this.spec.transport.sse && this.spec.era === null

@@ -400,6 +400,7 @@ export class UpstreamManager implements UpstreamActions {
       ...this.deps,
       autoConnect: this.deps.autoConnect && this.live,
       ownerOf: (name) => this.deps.registry.entry(name)?.tool.plugin,
+      toolProblem: (tool) => this.deps.registry.toolProblem(rec.id, tool),
     });
   }
 
