@@ -324,6 +324,7 @@ const DefinitionHash = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'a definition h
 export const UpstreamReviewInput = z
   .object({
     id: UpstreamIdRef,
+    /** refused when given (as `approve_all`, `approve_prompts`): an approval is bound to a hash, `consent` */
     approve: z.array(z.string().min(1).max(200)).max(1000).default([]),
     approve_all: z.boolean().default(false),
     hide: z.array(z.string().min(1).max(200)).max(1000).default([]),

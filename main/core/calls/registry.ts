@@ -319,6 +319,19 @@ export class Registry {
     };
   }
 
+  /**
+   * Why a plugin's tool could not be registered (its name, its schemas: one its validator cannot compile), or null.
+   * A plugin whose tools come from outside (an upstream) offers the others instead of failing whole.
+   */
+  toolProblem(pluginId: string, tool: Tool): string | null {
+    try {
+      this.prepare({ id: pluginId } as Plugin, tool);
+      return null;
+    } catch (e) {
+      return e instanceof Error ? e.message : String(e);
+    }
+  }
+
   /** Checks and compiles tools for a plugin; throws before anything changes. */
   private prepareAll(slot: Slot, tools: readonly Tool[]): RegisteredTool[] {
     const seen = new Set<string>();

@@ -34,7 +34,11 @@ const MAX_ROUNDS = 10;
 export class AskRelay {
   private readonly calls = new Set<RelayedCall>();
 
-  constructor(private readonly upstream: string) {}
+  /** `mask`: what the upstream asks is its text like any answer: the values it was given are masked before a client sees it (connection.ts) */
+  constructor(
+    private readonly upstream: string,
+    private readonly mask: <T>(ask: T) => T = (a) => a,
+  ) {}
 
   install(client: Client): void {
     client.setRequestHandler(
@@ -78,7 +82,8 @@ export class AskRelay {
   ): Promise<{ result: unknown } | null> {
     let pending = first;
     for (let round = 1; ; round++) {
-      checkAsks(this.upstream, pending.inputRequests, call.ctx);
+      const asks = this.mask(pending.inputRequests);
+      checkAsks(this.upstream, asks, call.ctx);
       if (!call.ctx.ask) return null;
       if (round > MAX_ROUNDS)
         throw new GatehouseError(
@@ -87,7 +92,7 @@ export class AskRelay {
           { upstream: this.upstream },
         );
       const answers: Record<string, unknown> = {};
-      for (const [key, ask] of Object.entries(pending.inputRequests)) {
+      for (const [key, ask] of Object.entries(asks)) {
         call.asked.push(askLabel(ask));
         answers[key] = await asking(call, () => call.ctx.ask!(ask, call.ctx.signal));
       }
@@ -98,7 +103,8 @@ export class AskRelay {
   }
 
   /** A 2025-era upstream's request while a call is in flight: the call's client answers it, or it is refused with why. */
-  private async pushed(ask: ClientAsk, signal: AbortSignal): Promise<Record<string, unknown>> {
+  private async pushed(raw: ClientAsk, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const ask = this.mask(raw);
     const calls = [...this.calls];
     if (calls.length !== 1) {
       throw new GatehouseError(

@@ -9,7 +9,7 @@ import type { UpstreamHealth } from '../../contract/upstreams.ts';
 import { GatehouseError } from '../../core/errors.ts';
 import { LineRing } from '../../lib/line-ring.ts';
 import { IdleTimer } from '../../lib/idle-timer.ts';
-import { redact, REDACTED } from '../../lib/redact.ts';
+import { redact } from '../../lib/redact.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { VERSION } from '../../version.ts';
 import type { StoredTransport, ToolDefinition, UpstreamSecrets } from './upstream-data.ts';
@@ -18,6 +18,7 @@ import type { CallContext } from '../../core/calls/tool.ts';
 import { AskRelay, type InputRequired } from './ask-relay.ts';
 import { askedSummary, askLabel } from './client-asks.ts';
 import type { UpstreamAuth } from './oauth/oauth-errors.ts';
+import { KnownValues } from './known-values.ts';
 
 export interface ConnectionSpec {
   id: string;
@@ -89,6 +90,8 @@ export class UpstreamConnection {
   /** an OAuth upstream not connected because its sign-in ended (signed out, or a sign-in needed): what a call answers */
   private signIn: GatehouseError | null = null;
   private readonly relay: AskRelay;
+  /** what it was given (env and header values, its token, its OAuth tokens): masked in everything it answers */
+  private readonly known: KnownValues;
   private readonly health: UpstreamHealth = {
     status: 'down',
     last_error: null,
@@ -104,7 +107,13 @@ export class UpstreamConnection {
     private readonly hooks: ConnectionHooks,
   ) {
     this.health.era = spec.era;
-    this.relay = new AskRelay(spec.id);
+    this.known = new KnownValues(() => [
+      ...spec.secrets.env.map((v) => v.value),
+      ...spec.secrets.headers.map((h) => h.value),
+      ...(spec.token ? [spec.token] : []),
+      ...(spec.auth?.known() ?? []),
+    ]);
+    this.relay = new AskRelay(spec.id, (ask) => this.known.value(ask));
   }
 
   snapshot(): UpstreamHealth {
@@ -172,7 +181,7 @@ export class UpstreamConnection {
         ctx.progress?.({
           progress: p.progress,
           ...(p.total !== undefined ? { total: p.total } : {}),
-          ...(p.message !== undefined ? { message: p.message } : {}),
+          ...(p.message !== undefined ? { message: this.known.text(String(p.message)) } : {}),
         });
       },
     };
@@ -196,24 +205,31 @@ export class UpstreamConnection {
             send({ inputResponses, ...(requestState !== undefined ? { requestState } : {}) }),
           isInputRequired,
         );
-        if (!done)
+        if (!done) {
+          // handed on to the client as the call's answer: its requests and its state are the upstream's text like any other
+          const handed = this.known.value({ inputRequests: r.inputRequests, requestState: r.requestState });
           return {
             content: [],
             inputRequired: {
-              inputRequests: r.inputRequests,
-              ...(r.requestState !== undefined ? { requestState: r.requestState } : {}),
+              inputRequests: handed.inputRequests,
+              ...(handed.requestState !== undefined ? { requestState: handed.requestState } : {}),
             },
-            asked: askedSummary(Object.values(r.inputRequests).map(askLabel)) ?? '',
+            asked: askedSummary(Object.values(handed.inputRequests).map(askLabel)) ?? '',
           };
+        }
         r = done.result;
       }
       if (call.refused) throw call.refused;
       this.ok(Date.now() - started);
       this.noteRefusal(name, r);
       const asked = askedSummary(call.asked);
-      return { ...(r as UpstreamResult), ...(asked ? { asked } : {}) };
+      return { ...this.answer(r as UpstreamResult), ...(asked ? { asked } : {}) };
     } catch (e) {
-      throw call.refused ?? (idle.signal.aborted && !ctx.signal?.aborted ? this.timedOut() : this.callError(e));
+      throw call.refused
+        ? this.scrubbed(call.refused)
+        : idle.signal.aborted && !ctx.signal?.aborted
+          ? this.timedOut()
+          : this.callError(e);
     } finally {
       timer.stop();
       this.relay.close(call);
@@ -247,7 +263,7 @@ export class UpstreamConnection {
     try {
       const r = await send(client, { timeout: this.spec.timeoutMs, ...(signal ? { signal } : {}) });
       this.ok(Date.now() - started);
-      return r;
+      return this.known.value(r);
     } catch (e) {
       throw this.callError(e);
     }
@@ -271,9 +287,12 @@ export class UpstreamConnection {
     // Loaded here, at the first connect (after the service is ready), not when the service starts (client-sdk.ts).
     const sdk = await clientSdk();
     const stdio = this.spec.transport.kind === 'stdio' ? await stdioSdk() : null;
+    // The SDK checks each result against the tool's outputSchema: with RE2 patterns, so no upstream schema can freeze the service.
+    const { linearSchemaValidator } = await import('../../lib/json-schema-validator.ts');
     const client: Client = new sdk.Client(
       { name: 'gatehouse', version: VERSION },
       {
+        jsonSchemaValidator: linearSchemaValidator,
         // HTTP: 2026-07-28 first (server/discover), the 2025 handshake as fallback; a known era skips the probe.
         // The old SSE transport has no 2026-07-28: the 2025 handshake only.
         ...(this.spec.transport.kind === 'http' && !this.spec.transport.sse && this.spec.era === null
@@ -498,7 +517,7 @@ export class UpstreamConnection {
 
   /** An SDK failure as one of our codes; the connection's health follows. */
   private callError(e: unknown): GatehouseError {
-    if (e instanceof GatehouseError) return e;
+    if (e instanceof GatehouseError) return this.scrubbed(e);
     const signIn = this.spec.auth?.explain(e);
     if (signIn) return signIn;
     const message = this.scrub(e instanceof Error ? e.message : String(e));
@@ -534,7 +553,15 @@ export class UpstreamConnection {
     );
   }
 
-  /** No configured value (a header, an env variable, the token) ever reaches a message, whatever the upstream echoes. */
+  /**
+   * A call's result as handed on: every string of it (content, structuredContent, an error result's text, `_meta`)
+   * with the known values masked. The one place a tool result is adapted; `request` does the same for prompts,
+   * resources and listings, the relay for what the upstream asks of the client, `scrub` for errors.
+   */
+  private answer(r: UpstreamResult): UpstreamResult {
+    return this.known.value(r);
+  }
+
   /**
    * The kept stderr lines for people (`upstreams show`, `GET upstreams/ID`, the console): a server that prints
    * its configuration prints the values it was given, so those and every known secret shape are masked.
@@ -543,12 +570,15 @@ export class UpstreamConnection {
     return this.stderr.snapshot().map((line) => this.scrub(line));
   }
 
+  /** One of our errors whose text quotes the upstream (what it asked for, a refusal's reason): as `scrub` makes any message. */
+  private scrubbed(e: GatehouseError): GatehouseError {
+    const message = this.known.text(e.message);
+    const details = this.known.value(e.details);
+    return message === e.message && details === e.details ? e : new GatehouseError(e.code, message, details);
+  }
+
+  /** No known value (a header, an env variable, the token, the OAuth tokens) ever reaches a message, whatever the upstream echoes. */
   private scrub(text: string): string {
-    let out = text;
-    const values = [...this.spec.secrets.env, ...this.spec.secrets.headers]
-      .map((v) => v.value)
-      .concat(this.spec.token ? [this.spec.token] : []);
-    for (const v of values) if (v.length >= 4) out = out.split(v).join(REDACTED);
-    return redact(out).slice(0, 2000);
+    return redact(this.known.text(text)).slice(0, 2000);
   }
 }

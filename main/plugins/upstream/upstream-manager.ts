@@ -357,6 +357,13 @@ export class UpstreamManager implements UpstreamActions {
 
   async review(input: z.output<typeof UpstreamReviewInput>): Promise<UpstreamToolView[]> {
     this.record(input.id);
+    // Every approval names the definition the person saw (the console and the CLI send it bound): a bare name or
+    // "all" would pin whatever waits by the time the request arrives, which may be what an upstream swapped in.
+    if (input.approve.length || input.approve_prompts.length || input.approve_all)
+      throw new GatehouseError(
+        'invalid_value',
+        `an approval names the definition the person saw: send consent: [{tool, hash}] and prompt_consent: [{prompt, hash}] with the hashes GET upstreams/${input.id} shows (gatehouse upstreams review ${input.id} --approve NAME=HASH); approve, approve_prompts and approve_all name no definition and are refused`,
+      );
     await this.deps.store.update((d) => {
       const rec = d.upstreams.find((u) => u.id === input.id)!;
       // Both checked before either is kept: a refused prompt leaves the tools as they were.
@@ -400,6 +407,7 @@ export class UpstreamManager implements UpstreamActions {
       ...this.deps,
       autoConnect: this.deps.autoConnect && this.live,
       ownerOf: (name) => this.deps.registry.entry(name)?.tool.plugin,
+      toolProblem: (tool) => this.deps.registry.toolProblem(rec.id, tool),
     });
   }
 

@@ -14,6 +14,8 @@ export interface UpstreamPluginDeps {
   store: DocumentStore<UpstreamsData>;
   /** the plugin that already owns a tool name, if any (a built-in one, another upstream) */
   ownerOf(name: string): string | undefined;
+  /** why the registry would refuse this tool (a schema its validator cannot compile, such as a pattern RE2 cannot run), or null */
+  toolProblem?(tool: Tool): string | null;
   log: Logger;
   /** health or tools changed: the console reloads */
   changed(): void;
@@ -37,6 +39,8 @@ export class UpstreamPlugin implements Plugin {
   /** names that could not be offered at the last (re)load, for people */
   problems: string[] = [];
   private host: PluginHost | null = null;
+  /** the registry's verdict on each approved definition, by its hash (compiled once, not at every publish) */
+  private readonly verdicts = new Map<string, string | null>();
   private relisting: Promise<void> = Promise.resolve();
 
   constructor(
@@ -217,18 +221,24 @@ export class UpstreamPlugin implements Plugin {
         );
       else if (owner !== undefined && owner !== this.id)
         this.problems.push(`${name}: not offered: the name is taken by plugin '${owner}'`);
-      else
-        out.push(
-          toolFor(
-            {
-              id: this.id,
-              connection: this.connection,
-              handedOut: this.surface.handedOut,
-              pins: () => this.record()?.tools ?? [],
-            },
-            pin,
-          ),
+      else {
+        const tool = toolFor(
+          {
+            id: this.id,
+            connection: this.connection,
+            handedOut: this.surface.handedOut,
+            pins: () => this.record()?.tools ?? [],
+          },
+          pin,
         );
+        const hash = pin.approved!.hash;
+        if (!this.verdicts.has(hash)) this.verdicts.set(hash, this.deps.toolProblem?.(tool) ?? null);
+        const problem = this.verdicts.get(hash);
+        // One tool the registry would refuse (its schema uses a pattern RE2 cannot run) must not keep the others out.
+        if (problem)
+          this.problems.push(`${name}: not offered: ${problem.replace(/^tool '[^']*' of plugin '[^']*': /, '')}`);
+        else out.push(tool);
+      }
     }
     if (this.problems.length)
       this.deps.log.warn('upstream: some tools cannot be offered', {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UpstreamDetail, UpstreamPromptView } from '../../../main/contract/upstreams.ts';
-import { TEST_UPSTREAM, startUpstreamWorld, until, type UpstreamWorld } from './upstream-world.ts';
+import { consentTo, TEST_UPSTREAM, startUpstreamWorld, until, type UpstreamWorld } from './upstream-world.ts';
 
 /**
  * Upstream prompts pinned like tools (docs/upstreams.md, "Prompts and
@@ -116,7 +116,7 @@ describe('upstream prompts are pinned', () => {
     expect(view.prompts).toEqual({ approved: 1, quarantined: 1, hidden: 0, removed: 0 });
 
     const before = heard.length;
-    await u.ok('POST', 'upstreams/pp/review', { approve_prompts: ['pp__fresh'] });
+    await u.ok('POST', 'upstreams/pp/review', await consentTo(u, 'pp', { prompts: ['fresh'] }));
     await until(
       () => heard.length > before && lastHeard().includes('pp__fresh'),
       10_000,
@@ -179,21 +179,28 @@ describe('upstream prompts are pinned', () => {
     await until(async () => !(await listed()).includes('pp__fresh'), 5_000, 'the hidden prompt gone');
     expect((await prompt('fresh'))!.state).toBe('hidden');
     expect(await refusal('pp__fresh')).toEqual(await refusal('pp__no-such-prompt'));
-    // A prompt name is not a tool name: --approve names tools only.
-    const mixed = await u.w.admin('POST', 'upstreams/pp/review', { approve: ['fresh'] });
+    // A prompt name is not a tool name: --approve (consent) names tools only.
+    const mixed = await u.w.admin('POST', 'upstreams/pp/review', {
+      consent: [{ tool: 'fresh', hash: 'sha256:0000000000000000000000000000000000000000000000000000000000000000' }],
+    });
     expect(mixed.body).toMatchObject({
       ok: false,
       code: 'invalid_value',
       message: expect.stringMatching(/has no tool 'fresh'/),
     });
-    const refused = await u.w.admin('POST', 'upstreams/pp/review', { approve_prompts: ['fresh', 'toString'] });
+    const refused = await u.w.admin('POST', 'upstreams/pp/review', {
+      prompt_consent: ['fresh', 'toString'].map((prompt) => ({
+        prompt,
+        hash: 'sha256:0000000000000000000000000000000000000000000000000000000000000000',
+      })),
+    });
     expect(refused.body).toMatchObject({
       ok: false,
       code: 'invalid_value',
       message: expect.stringMatching(/has no prompt 'toString'/),
     });
     expect((await prompt('fresh'))!.state).toBe('hidden');
-    await u.ok('POST', 'upstreams/pp/review', { approve_prompts: ['fresh'] });
+    await u.ok('POST', 'upstreams/pp/review', await consentTo(u, 'pp', { prompts: ['fresh'] }));
     await until(async () => (await listed()).includes('pp__fresh'), 5_000, 'the prompt offered again');
   });
 
@@ -218,7 +225,7 @@ describe('upstream prompts are pinned', () => {
     ).toEqual(['pp____proto__', 'pp__constructor']);
     expect(await listed()).not.toContain('pp__constructor');
     expect(await refusal('pp__constructor')).toEqual(await refusal('pp__no-such-prompt'));
-    await u.ok('POST', 'upstreams/pp/review', { approve_all: true });
+    await u.ok('POST', 'upstreams/pp/review', await consentTo(u, 'pp', { tools: 'all', prompts: 'all' }));
     await until(
       async () => (await listed()).includes('pp____proto__') && (await listed()).includes('pp__constructor'),
       10_000,

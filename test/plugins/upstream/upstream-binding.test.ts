@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UpstreamToolView } from '../../../main/contract/upstreams.ts';
 import type { StagedView } from '../../../main/contract/staged.ts';
 import type { AuditPage } from '../../../main/contract/audit.ts';
-import { startFixtureWorld, until, type FixtureWorld, type UpstreamWorld } from './upstream-world.ts';
+import { consentTo, startFixtureWorld, until, type FixtureWorld, type UpstreamWorld } from './upstream-world.ts';
 
 // Issue 20, stale case 3: an upstream write is bound to the tool definition a
 // person approved. The fixture's `lookup` changes its definition at run time
@@ -30,7 +30,7 @@ describe('an upstream write is bound to the pinned definition', () => {
     // lookup asks to be a write; a person approves that: it is now staged like any write.
     await writeFile(control, JSON.stringify({ readOnly: false }));
     await until(async () => (await toolOf('lookup')).state === 'quarantined', 10_000, 'the hint flip to quarantine it');
-    await u.ok('POST', 'upstreams/b/review', { approve: ['lookup'] });
+    await u.ok('POST', 'upstreams/b/review', await consentTo(u, 'b', { tools: ['lookup'] }));
     const pinned = (await toolOf('lookup')).hash!;
 
     const secret = `sk-proj-${'Zx9Qw8Er7Ty6'.repeat(4)}`;
@@ -52,7 +52,7 @@ describe('an upstream write is bound to the pinned definition', () => {
       10_000,
       'the changed description to quarantine it',
     );
-    await u.ok('POST', 'upstreams/b/review', { approve: ['lookup'] });
+    await u.ok('POST', 'upstreams/b/review', await consentTo(u, 'b', { tools: ['lookup'] }));
     expect((await toolOf('lookup')).hash).not.toBe(pinned);
 
     const refused = await u.w.admin('POST', `staged/${staged.staged_id}/confirm`, { preview_hash: shown.preview_hash });

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HealthReport } from '../../../main/contract/health.ts';
 import type { UpstreamToolView } from '../../../main/contract/upstreams.ts';
-import { startFixtureWorld, until, type FixtureWorld } from './upstream-world.ts';
+import { consentTo, startFixtureWorld, until, type FixtureWorld } from './upstream-world.ts';
 
 /**
  * Issue 25: a tool held for review reaches the client as `unknown tool`, so
@@ -34,7 +34,7 @@ describe('definitions held for review in the health report', () => {
     const w = await review();
     expect(w?.message).toMatch(/^1 definition waits for review \(t: 1 tool\)/);
     expect(w?.message).toContain('gatehouse upstreams review t');
-    await f.u.ok('POST', 'upstreams/t/review', { approve: ['lookup'] });
+    await f.u.ok('POST', 'upstreams/t/review', await consentTo(f.u, 't', { tools: ['lookup'] }));
     expect(await review()).toBeUndefined();
   });
 });

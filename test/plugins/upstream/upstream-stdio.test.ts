@@ -5,7 +5,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UpstreamDetail, UpstreamToolView, UpstreamView } from '../../../main/contract/upstreams.ts';
 import type { StagedPayload } from '../../../main/contract/staged.ts';
-import { startUpstreamWorld, TEST_UPSTREAM, textOf, until, type UpstreamWorld } from './upstream-world.ts';
+import { consentTo, startUpstreamWorld, TEST_UPSTREAM, textOf, until, type UpstreamWorld } from './upstream-world.ts';
 
 let u: UpstreamWorld;
 let client: Client;
@@ -148,7 +148,16 @@ describe('a stdio upstream (the SDK McpServer fixture)', () => {
       ),
     ).toMatch(/unknown tool/i);
 
-    const reviewed = await u.ok<UpstreamToolView[]>('POST', 'upstreams/t/review', { approve: ['lookup'] });
+    // an unbound approval is refused, saying how to send one bound to what the person saw
+    const unbound = await u.w.admin('POST', 'upstreams/t/review', { approve: ['lookup'] });
+    expect(unbound.body).toMatchObject({ ok: false, code: 'invalid_value' });
+    expect(JSON.stringify(unbound.body)).toMatch(/an approval names the definition the person saw: send consent/);
+    expect((await toolOf('t', 'lookup')).state).toBe('quarantined');
+    const reviewed = await u.ok<UpstreamToolView[]>(
+      'POST',
+      'upstreams/t/review',
+      await consentTo(u, 't', { tools: ['lookup'] }),
+    );
     expect(reviewed.find((t) => t.tool === 'lookup')).toMatchObject({
       state: 'approved',
       hash: q.pending!.hash,
@@ -166,7 +175,8 @@ describe('a stdio upstream (the SDK McpServer fixture)', () => {
       'the hint flip to quarantine it',
     );
     expect((await toolOf('t', 'lookup')).pending).toMatchObject({ reason: 'hint_flipped' });
-    await u.ok('POST', 'upstreams/t/review', { approve_all: true });
+    expect((await u.w.admin('POST', 'upstreams/t/review', { approve_all: true })).body).toMatchObject({ ok: false });
+    await u.ok('POST', 'upstreams/t/review', await consentTo(u, 't', { tools: 'all', prompts: 'all' }));
     expect((await toolOf('t', 'lookup')).class).toBe('write');
     const staged = await client.callTool({ name: 't__lookup', arguments: { word: 'x' } });
     expect((staged.structuredContent as { status: string }).status).toBe('pending_approval');
@@ -177,7 +187,9 @@ describe('a stdio upstream (the SDK McpServer fixture)', () => {
     expect(await names()).not.toContain('t__env');
     expect(await toolOf('t', 'env')).toMatchObject({ state: 'hidden' });
     expect(await toolOf('t', 'lookup')).toMatchObject({ class: 'read', state: 'approved' });
-    const bad = await u.w.admin('POST', 'upstreams/t/review', { approve: ['nope'] });
+    const bad = await u.w.admin('POST', 'upstreams/t/review', {
+      consent: [{ tool: 'nope', hash: 'sha256:0000000000000000000000000000000000000000000000000000000000000000' }],
+    });
     expect(bad.body).toMatchObject({ ok: false, code: 'invalid_value' });
   });
 });

@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startEverythingHttp } from './everything-http.ts';
-import { EVERYTHING, TEST_UPSTREAM, startUpstreamWorld, until, type UpstreamWorld } from './upstream-world.ts';
+import {
+  consentTo,
+  EVERYTHING,
+  TEST_UPSTREAM,
+  startUpstreamWorld,
+  until,
+  type UpstreamWorld,
+} from './upstream-world.ts';
 
 /**
  * Prompts and resources of upstreams (issue 17): the real server-everything
@@ -215,7 +222,7 @@ describe('list_changed and narrowing', () => {
       10_000,
       'the new prompt quarantined',
     );
-    await u.ok('POST', 'upstreams/tp/review', { approve_prompts: ['made-later'] });
+    await u.ok('POST', 'upstreams/tp/review', await consentTo(u, 'tp', { prompts: ['made-later'] }));
     await until(() => heard.includes('tp__made-later'), 10_000, 'prompts/list_changed with the new prompt');
     await until(
       () => modern.includes('tp__made-later'),

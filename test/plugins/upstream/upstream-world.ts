@@ -5,6 +5,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { startWireWorld, type WireWorld } from '../../wire/helpers/wire-world.ts';
 import type { PlaceOf } from '../../../main/contract/client-locations.ts';
 import type { Detection } from '../../../main/plugins/upstream/sandbox/detect.ts';
+import type { UpstreamDetail } from '../../../main/contract/upstreams.ts';
 
 /**
  * A service for the upstream tests: upstream tools are the `mcp.upstreams`
@@ -89,6 +90,44 @@ export type ToolAnswer = {
   structuredContent?: Record<string, unknown>;
 };
 export const textOf = (r: unknown) => (r as ToolAnswer).content.map((c) => c.text ?? '').join('');
+
+/**
+ * A review body approving as a person does in the console or the CLI: each named tool or prompt (the upstream's
+ * own name) bound to the hash `GET upstreams/ID` shows now, what waits or, for a hidden one, what was approved;
+ * `'all'`: every one that waits. The admin API refuses unbound approvals.
+ */
+export async function consentTo(
+  u: UpstreamWorld,
+  id: string,
+  what: { tools?: string[] | 'all'; prompts?: string[] | 'all' },
+): Promise<{
+  consent: Array<{ tool: string; hash: string }>;
+  prompt_consent: Array<{ prompt: string; hash: string }>;
+}> {
+  const d = await u.ok<UpstreamDetail>('GET', `upstreams/${id}`);
+  const pick = <P extends { pending: { hash: string } | null; hash: string | null; removed: boolean }>(
+    pins: P[],
+    own: (p: P) => string,
+    names: string[] | 'all' | undefined,
+  ) =>
+    names === 'all'
+      ? pins.filter((p) => p.pending && !p.removed)
+      : (names ?? []).map((n) => {
+          const p = pins.find((x) => own(x) === n);
+          if (!p) throw new Error(`upstream ${id} has no ${n} to approve`);
+          return p;
+        });
+  return {
+    consent: pick(d.tool_list, (t) => t.tool, what.tools).map((t) => ({
+      tool: t.tool,
+      hash: (t.pending?.hash ?? t.hash)!,
+    })),
+    prompt_consent: pick(d.prompt_list, (p) => p.prompt, what.prompts).map((p) => ({
+      prompt: p.prompt,
+      hash: (p.pending?.hash ?? p.hash)!,
+    })),
+  };
+}
 
 /** Polls `check` until it is truthy (or fails after `ms`). */
 export async function until<T>(check: () => Promise<T> | T, ms = 10_000, what = 'condition'): Promise<T> {

@@ -86,12 +86,19 @@ const SIGNED_OUT: Need = { reason: 'signed out', signedOut: true };
 const keyOf = (b: Binding) => `${b.issuer}\n${b.resource}`;
 /** refresh this long before expiry (or at 80% of a shorter lifetime) */
 const EARLY_MS = 60_000;
+/** token values of one key kept as known (a few refreshes' worth) */
+const MAX_KNOWN_TOKENS = 8;
 
 export class OAuthCoordinator {
   private readonly targets = new Map<string, Target>();
   private readonly flows = new Map<string, Flow>();
   private readonly refreshing = new Map<string, Promise<void>>();
   private readonly tokens = new Map<string, StoredTokens>();
+  /**
+   * Every token value of a key this run has held, newest last, bounded: what the upstreams' answers are masked of
+   * (connection.ts). A token refreshed away may still be valid until it expires, so it stays among them.
+   */
+  private readonly seenTokens = new Map<string, string[]>();
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly waiters = new Set<() => void>();
   private callback: CallbackServer | null = null;
@@ -130,6 +137,10 @@ export class OAuthCoordinator {
       needs: () => {
         const need = this.targets.get(id)?.need;
         return need ? (need.signedOut ? 'signed_out' : 'sign_in_required') : null;
+      },
+      known: () => {
+        const b = this.targets.get(id)?.binding;
+        return b ? (this.seenTokens.get(keyOf(b)) ?? []) : [];
       },
     };
   }
@@ -278,6 +289,13 @@ export class OAuthCoordinator {
     this.deps.changed();
   }
 
+  /** Remembers a key's tokens as known values, from the moment they are stored or read. */
+  private remember(key: string, t: StoredTokens): void {
+    const known = (this.seenTokens.get(key) ?? []).filter((v) => v !== t.access_token && v !== t.refresh_token);
+    known.push(t.access_token, ...(t.refresh_token ? [t.refresh_token] : []));
+    this.seenTokens.set(key, known.slice(-MAX_KNOWN_TOKENS));
+  }
+
   /** The key's tokens (cached); `fresh` reads the vault again, replacing the cached copy only once read (never a moment without). */
   private async load(b: Binding, fresh = false): Promise<StoredTokens | undefined> {
     const key = keyOf(b);
@@ -285,6 +303,7 @@ export class OAuthCoordinator {
     if (cached && !fresh) return cached;
     const t = await readItem(this.deps.vault, tokensAccount(b.issuer, b.resource), StoredTokens);
     if (t) {
+      this.remember(key, t);
       this.tokens.set(key, t);
       this.schedule(key, t);
     } else if (fresh) this.tokens.delete(key);
@@ -446,6 +465,7 @@ export class OAuthCoordinator {
       cb?.redirectUri ?? uris[0] ?? 'http://127.0.0.1/oauth/callback',
       uris,
       run,
+      (b, t) => this.remember(keyOf(b), t),
     );
   }
 

@@ -12,6 +12,8 @@ export interface UpstreamAuth {
   explain(e: unknown): GatehouseError | null;
   /** what the sign-in waits for, if anything: a person signed out, or a sign-in (again) is needed; null while signed in */
   needs(): 'signed_out' | 'sign_in_required' | null;
+  /** its access and refresh tokens as known now (the current ones, and those refreshed away this run): masked in its answers */
+  known(): readonly string[];
 }
 
 /** JWTs and long opaque strings after `code=`/`token` words never reach a message, whatever a server echoes. */

@@ -91,6 +91,8 @@ export class VaultOAuthProvider implements OAuthClientProvider {
     /** every redirect URI the registration names (the fixed loopback ports) */
     private readonly redirectUris: string[],
     private readonly run: RunKind,
+    /** tokens just stored (the coordinator knows them from that moment: connection.ts masks them in answers) */
+    private readonly onSaved?: (key: { issuer: string; resource: string }, tokens: StoredTokens) => void,
   ) {
     if (run.kind === 'callback') {
       // The callback leg reuses the discovery its sign-in started with (the SDK checks the issuer against it): the key comes from there.
@@ -187,6 +189,7 @@ export class VaultOAuthProvider implements OAuthClientProvider {
       ...(typeof tokens.expires_in === 'number' ? { expires_at: Date.now() + tokens.expires_in * 1000 } : {}),
     };
     await writeItem(this.vault, tokensAccount(key.issuer, key.resource), stored);
+    this.onSaved?.(key, stored);
   }
 
   async saveCodeVerifier(codeVerifier: string): Promise<void> {
