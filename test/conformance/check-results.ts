@@ -6,24 +6,25 @@
  * - every baseline entry names a scenario that actually ran (a typo would otherwise be ignored).
  * Prints one line per scenario. Exit 1 on any problem.
  *
- *   node --import tsx test/conformance/check-results.ts <results-dir> <expected-failures.yml>
+ *   node --import tsx test/conformance/check-results.ts <results-dir> <expected-failures.yml> [stable|next]
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** The two runs of scripts/conformance.sh: the newest stable release's active suite, and the pre-release's 2026-07-28 scenarios. */
+export type Step = 'stable' | 'next';
+
 /**
- * Every active scenario that applies to Gatehouse: the ones issue 3 names, except
- * resources-read-text, which reads the fixture test://static-text (see the baseline).
+ * The scenarios each run must pass, never in its baseline. Stable: every
+ * active scenario that applies to Gatehouse, except resources-read-text,
+ * which reads the fixture test://static-text (see the baseline). Next: the
+ * 2026-07-28 scenarios that need no fixture of the reference server.
  */
-export const REQUIRED = [
-  'server-initialize',
-  'ping',
-  'tools-list',
-  'resources-list',
-  'logging-set-level',
-  'dns-rebinding-protection',
-] as const;
+export const REQUIRED: Readonly<Record<Step, readonly string[]>> = {
+  stable: ['server-initialize', 'ping', 'tools-list', 'resources-list', 'logging-set-level', 'dns-rebinding-protection'],
+  next: ['server-stateless', 'tools-list', 'resources-list', 'dns-rebinding-protection'],
+};
 
 type Check = { id: string; status: string; errorMessage?: string };
 
@@ -53,10 +54,11 @@ export function readResults(dir: string): Map<string, Check[]> {
 export function evaluate(
   results: Map<string, Check[]>,
   baseline: readonly string[],
+  required: readonly string[] = REQUIRED.stable,
 ): { lines: string[]; problems: string[] } {
   const lines: string[] = [];
   const problems: string[] = [];
-  for (const name of REQUIRED) {
+  for (const name of required) {
     if (baseline.includes(name)) problems.push(`${name} is required to pass but is listed in the baseline`);
     const checks = results.get(name);
     if (!checks) {
@@ -71,7 +73,7 @@ export function evaluate(
     if (!results.has(name)) problems.push(`baseline entry ${name} names no scenario that ran`);
   for (const [name, checks] of [...results].sort(([a], [b]) => a.localeCompare(b))) {
     const ok = checks.length > 0 && checks.every((c) => c.status === 'SUCCESS');
-    const required = REQUIRED.includes(name as (typeof REQUIRED)[number]);
+    const isRequired = required.includes(name);
     const expected = baseline.includes(name);
     // The suite itself already judged unlisted scenarios; this is the readable table.
     const verdict = ok
@@ -81,18 +83,23 @@ export function evaluate(
       : expected
         ? 'expected failure'
         : 'FAIL';
-    lines.push(`${verdict.padEnd(16)}  ${required ? 'required' : '        '}  ${name}`);
+    lines.push(`${verdict.padEnd(16)}  ${isRequired ? 'required' : '        '}  ${name}`);
   }
   return { lines, problems };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const [dir, baselineFile] = process.argv.slice(2);
-  if (!dir || !baselineFile) {
-    process.stderr.write('usage: check-results.ts <results-dir> <expected-failures.yml>\n');
+  const [dir, baselineFile, step = 'stable'] = process.argv.slice(2);
+  if (!dir || !baselineFile || (step !== 'stable' && step !== 'next')) {
+    process.stderr.write('usage: check-results.ts <results-dir> <expected-failures.yml> [stable|next]\n');
     process.exit(2);
   }
-  const { lines, problems } = evaluate(readResults(dir), baselineScenarios(readFileSync(baselineFile, 'utf8')));
+  const required = REQUIRED[step];
+  const { lines, problems } = evaluate(
+    readResults(dir),
+    baselineScenarios(readFileSync(baselineFile, 'utf8')),
+    required,
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
   if (problems.length > 0) {
     process.stderr.write(
@@ -100,5 +107,5 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     );
     process.exit(1);
   }
-  process.stdout.write(`conformance: all ${REQUIRED.length} required scenarios passed; baseline entries all ran\n`);
+  process.stdout.write(`conformance: ${step}: all ${required.length} required scenarios passed; baseline entries all ran\n`);
 }
