@@ -13,6 +13,7 @@ import { installSurfaceHandlers, readSurfaceResource } from './surface-handlers.
 import { ToolListCache } from './list-cache.ts';
 import type { TaskDeps } from './staged-tasks.ts';
 import { declaredCapabilities, serveTasks, taskAnswer, withApprovalLink } from './task-methods.ts';
+import { missingCapabilityError } from './missing-capability.ts';
 
 export interface ServerDeps {
   registry: Registry;
@@ -184,6 +185,17 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
         ...(sendStructured === false ? {} : { structuredContent: structured }),
       };
     } catch (e) {
+      // 2026-07-28 names this refusal (-32021, HTTP 400); the 2025 revisions have no such error: a tool error result there.
+      const capability = e instanceof GatehouseError ? e.details.capability : undefined;
+      if (
+        e instanceof GatehouseError &&
+        e.code === 'client_capability_missing' &&
+        typeof capability === 'string' &&
+        extra.mcpReq.envelope !== undefined
+      ) {
+        const { upstream, asked } = e.details;
+        throw missingCapabilityError(e.message, capability.split('.'), ctx, { upstream, asked });
+      }
       if (e instanceof GatehouseError && e.code === 'unknown_tool') {
         throw new ProtocolError(JSONRPC_CODES.unknown_tool, e.message, {
           code: 'unknown_tool',

@@ -180,6 +180,52 @@ describe('staged writes as tasks (2026-07-28 clients that declare io.modelcontex
     expect(entry.token_id).toBe(svc.core.staging.get(taskId).token_id);
   });
 
+  it('tasks/get, tasks/update and tasks/cancel from a client that did not declare the extension: HTTP 400 -32021 naming it (SEP-2663), the task untouched', async () => {
+    const taskId = (await stageAsTask('Declared only')).result!.taskId!;
+    for (const method of ['tasks/get', 'tasks/cancel', 'tasks/update']) {
+      for (const caps of [{}, { elicitation: { url: {} } }]) {
+        const res = await rawPost(
+          svc.mcpUrl,
+          {
+            jsonrpc: '2.0',
+            id: 9,
+            method,
+            params: {
+              taskId,
+              ...(method === 'tasks/update' ? { inputResponses: {} } : {}),
+              _meta: {
+                'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+                'io.modelcontextprotocol/clientInfo': { name: 'task-client', version: '1' },
+                'io.modelcontextprotocol/clientCapabilities': caps,
+              },
+            },
+          },
+          {
+            Authorization: `Bearer ${token}`,
+            'MCP-Protocol-Version': '2026-07-28',
+            'Mcp-Method': method,
+            'Mcp-Name': taskId,
+          },
+        );
+        expect(res.status, method).toBe(400);
+        const answer = (await res.json()) as Answer;
+        expect(answer.id).toBe(9);
+        expect(answer.error, method).toMatchObject({
+          code: -32021,
+          data: {
+            requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+            code: 'client_capability_missing',
+          },
+        });
+      }
+      // an unknown task from a client that did not declare the extension: the same -32021, nothing revealed
+      const unknown = await rpc(method, { taskId: 'stg_doesnotexist', inputResponses: {} }, { caps: {} });
+      expect(unknown.error?.code, method).toBe(-32021);
+    }
+    expect(svc.core.staging.get(taskId).status).toBe('pending');
+    expect((await taskGet(taskId)).result!.status).toBe('working');
+  });
+
   it('a task is visible only to the token that created it', async () => {
     const taskId = (await stageAsTask('Mine only')).result!.taskId!;
     for (const method of ['tasks/get', 'tasks/cancel', 'tasks/update']) {
