@@ -13,6 +13,7 @@ import type { CallContext } from '../../main/core/calls/tool.ts';
 /** Staged writes as MCP tasks (SEP-2663, 2026-07-28), over raw HTTP: the SDK v2 client has no task runtime (it refuses resultType "task"). */
 
 type Answer = {
+  id?: unknown;
   result?: Record<string, unknown> & { status?: string; taskId?: string; resultType?: string };
   error?: { code: number; message: string; data?: { code?: string } };
 };

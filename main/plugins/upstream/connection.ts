@@ -62,6 +62,23 @@ function isSdkError(e: unknown, ...codes: Array<keyof ClientSdk['SdkErrorCode']>
   return !!sdk && e instanceof sdk.SdkError && codes.some((c) => e.code === sdk.SdkErrorCode[c]);
 }
 
+/**
+ * The JSON-RPC codes an upstream answers about the request it was sent (not
+ * about itself), as our codes: they are passed on as what they are, not as
+ * an `upstream_error`. -32002 is the 2025-era "resource not found"; a -32602
+ * naming a `uri` is the same answer in 2026-07-28 (SEP-2164).
+ */
+function protocolCodeOf(e: unknown): 'not_found' | 'invalid_params' | 'method_not_found' | 'invalid_request' | null {
+  const sdk = loadedClientSdk();
+  if (!sdk || !(e instanceof sdk.ProtocolError)) return null;
+  const uri = (e.data as { uri?: unknown } | undefined)?.uri;
+  if (e.code === -32002 || (e.code === -32602 && typeof uri === 'string')) return 'not_found';
+  if (e.code === -32602) return 'invalid_params';
+  if (e.code === -32601) return 'method_not_found';
+  if (e.code === -32600) return 'invalid_request';
+  return null;
+}
+
 const isInputRequired = (r: unknown): r is InputRequired =>
   (r as { resultType?: unknown } | null)?.resultType === 'input_required';
 
@@ -516,8 +533,10 @@ export class UpstreamConnection {
         { upstream: this.spec.id },
       );
     }
-    return new GatehouseError('upstream_error', `upstream '${this.spec.id}' answered with an error: ${message}`, {
+    const code = protocolCodeOf(e) ?? 'upstream_error';
+    return new GatehouseError(code, `upstream '${this.spec.id}' answered with an error: ${message}`, {
       upstream: this.spec.id,
+      ...(code === 'upstream_error' ? {} : { upstream_code: (e as { code: number }).code }),
     });
   }
 
