@@ -36,13 +36,17 @@ import { ClientNames } from './client-names.ts';
 import { endListenStream } from './listen-close.ts';
 import { requestTarget } from '../lib/http/url.ts';
 import { UPSTREAM_LOOKUP_PATH, upstreamOfMcpPath } from '../contract/remote-upstreams.ts';
-import type { ProfileSet } from '../core/calls/registry.ts';
+import type { ProfileSet, Registry } from '../core/calls/registry.ts';
+import type { Pipeline } from '../core/calls/pipeline.ts';
 import { createUpstreamLookup } from './upstream-lookup.ts';
 import { upstreamViewDeps } from './upstream-view.ts';
 import { ClientCapabilities } from './client-capabilities.ts';
 import { Routes2025, type CallRoute } from './routes-2025.ts';
 
 export interface EndpointDeps extends ServerDeps {
+  /** the whole registry and pipeline: the endpoint also watches changes and serves the upstream views from them */
+  registry: Registry;
+  pipeline: Pipeline;
   tokens: Tokens;
   limiter: RateLimiter;
   auditor: Auditor;

@@ -9,15 +9,28 @@ import { VERSION } from '../version.ts';
 import { SERVED_PROTOCOL_VERSIONS } from './protocol-versions.ts';
 import { requestStateOptions, resumeOf, wrapState } from './request-state.ts';
 import { clientAskOf } from './client-ask.ts';
-import { installSurfaceHandlers, readSurfaceResource } from './surface-handlers.ts';
+import { installSurfaceHandlers, readSurfaceResource, type ServerSurfaces } from './surface-handlers.ts';
 import { ToolListCache } from './list-cache.ts';
 import type { TaskDeps } from './staged-tasks.ts';
 import { declaredCapabilities, serveTasks, taskAnswer, withApprovalLink } from './task-methods.ts';
 import { missingCapabilityError } from './missing-capability.ts';
 
+/** The lists a request's server shows its caller: all the registry a server reads (an upstream's view narrows exactly these). */
+export type ServerRegistry = Pick<Registry, 'visible' | 'resources'>;
+
+/** The calls a request's server makes: tools, resources, the plugin surfaces (prompts, passed-through resources, templates). */
+export interface ServerPipeline extends Pick<Pipeline, 'call' | 'readResource' | 'auditRefusedState'> {
+  surfaces: ServerSurfaces;
+}
+
+/**
+ * What one request's server needs, by role and no more, so a view that
+ * narrows it (upstream-view.ts) is checked by the compiler: a method the
+ * server starts to use must be given by every view too.
+ */
 export interface ServerDeps {
-  registry: Registry;
-  pipeline: Pipeline;
+  registry: ServerRegistry;
+  pipeline: ServerPipeline;
   settings: () => Settings;
   /** the operating manual for this caller (what it says about approving depends on what the caller may do) */
   instructions: (ctx: CallContext) => string;
