@@ -22,7 +22,14 @@ export type Step = 'stable' | 'next';
  * 2026-07-28 scenarios that need no fixture of the reference server.
  */
 export const REQUIRED: Readonly<Record<Step, readonly string[]>> = {
-  stable: ['server-initialize', 'ping', 'tools-list', 'resources-list', 'logging-set-level', 'dns-rebinding-protection'],
+  stable: [
+    'server-initialize',
+    'ping',
+    'tools-list',
+    'resources-list',
+    'logging-set-level',
+    'dns-rebinding-protection',
+  ],
   next: ['server-stateless', 'tools-list', 'resources-list', 'dns-rebinding-protection'],
 };
 
@@ -107,5 +114,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     );
     process.exit(1);
   }
-  process.stdout.write(`conformance: ${step}: all ${required.length} required scenarios passed; baseline entries all ran\n`);
+  process.stdout.write(
+    `conformance: ${step}: all ${required.length} required scenarios passed; baseline entries all ran\n`,
+  );
 }
