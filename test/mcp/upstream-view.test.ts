@@ -58,14 +58,14 @@ describe.each(['legacy', 'modern'] as const)("the per-upstream endpoint's advert
       'through the window',
     );
 
-    const { resources } = await until(
+    const { resources } = (await until(
       async () => {
         const r = await c.listResources();
         return r.resources.length ? r : null;
       },
       10_000,
       "ev's resources",
-    );
+    ))!;
     const uris = resources.map((r) => r.uri);
     expect(uris).toContain(`gatehouse-upstream://ev/${DOC}`);
     // another upstream's, and Gatehouse's own, are outside the window

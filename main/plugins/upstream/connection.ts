@@ -79,6 +79,26 @@ function protocolCodeOf(e: unknown): 'not_found' | 'invalid_params' | 'method_no
   return null;
 }
 
+/**
+ * The signal a request to an upstream is sent with: it aborts when any of
+ * `signals` does, its reason in words only. The SDK tells a 2025-era
+ * upstream `String(reason)` in notifications/cancelled, and our reasons are
+ * GatehouseErrors, whose String() starts with the class name: the upstream
+ * hears what happened ("... was cancelled by the client"), not how Gatehouse
+ * names it inside.
+ */
+function upstreamSignal(signals: AbortSignal[]): AbortSignal {
+  const any = signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
+  const out = new AbortController();
+  const relay = () => {
+    const r: unknown = any.reason;
+    out.abort(r instanceof Error ? r.message : typeof r === 'string' ? r : 'the request was cancelled');
+  };
+  if (any.aborted) relay();
+  else any.addEventListener('abort', relay, { once: true });
+  return out.signal;
+}
+
 const isInputRequired = (r: unknown): r is InputRequired =>
   (r as { resultType?: unknown } | null)?.resultType === 'input_required';
 
@@ -176,12 +196,14 @@ export class UpstreamConnection {
     // The per-upstream timeout is ours, not the SDK's: progress extends it, and it stops while the call's client is asked
     // (a person filling a form). The SDK's own timeout is only the bound on the whole call.
     const idle = new AbortController();
-    const timer = new IdleTimer(this.spec.timeoutMs, () => idle.abort());
+    const timer = new IdleTimer(this.spec.timeoutMs, () =>
+      idle.abort(`no answer within ${this.spec.timeoutMs / 1000} s without progress`),
+    );
     const options = {
       timeout: opts.maxTotalMs,
       // A 2026-07-28 upstream's input_required comes back to us (never fulfilled by the SDK on its own).
       allowInputRequired: true,
-      signal: ctx.signal ? AbortSignal.any([ctx.signal, idle.signal]) : idle.signal,
+      signal: upstreamSignal(ctx.signal ? [ctx.signal, idle.signal] : [idle.signal]),
       ...(opts.definition && client.getProtocolEra() === 'modern' ? { toolDefinition: opts.definition as never } : {}),
       // Asking for progress also lets it extend the timeout: the upstream's progress goes on to the client when it asked.
       onprogress: (p: { progress: number; total?: number; message?: string }) => {
@@ -262,7 +284,10 @@ export class UpstreamConnection {
     if (!client || this.health.status === 'down') throw this.unavailable();
     const started = Date.now();
     try {
-      const r = await send(client, { timeout: this.spec.timeoutMs, ...(signal ? { signal } : {}) });
+      const r = await send(client, {
+        timeout: this.spec.timeoutMs,
+        ...(signal ? { signal: upstreamSignal([signal]) } : {}),
+      });
       this.ok(Date.now() - started);
       return r;
     } catch (e) {
