@@ -84,6 +84,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
       const v = deps.tokens.byId(tokenId);
       return v ? viewerOf({ capabilities: capabilitiesOf(v.user.role), token: v.record } as CallContext) : null;
     },
+    viewRegistry: (view) => upstreamViewDeps(deps, view).registry,
   });
   const unwatch = [deps.registry.onChange(() => lists.changed()), deps.watchSettings(() => lists.changed())];
   // A view is one upstream's own endpoint (upstream-view.ts); none is the main endpoint.
@@ -179,7 +180,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
       sendError(res, refusal, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
     };
     if (c.stream) {
-      if (!openEventStream(req, res, record.id, lists)) busy();
+      if (!openEventStream(req, res, record.id, lists, view)) busy();
       else holdStream(res);
       return;
     }
@@ -226,6 +227,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
         record.id,
         () => endListenStream(res, rpc.message.id!),
         () => serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId),
+        view,
       );
       return;
     }

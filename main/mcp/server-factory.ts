@@ -38,7 +38,7 @@ export interface ServerDeps {
   tasks?: TaskDeps;
 }
 
-/** Where a write tool's own output schema is listed (the shape of its result once applied); see toMcpTool. */
+/** Where a write tool's own output schema is listed (the shape of its result once applied); see listedTool. */
 export const OUTPUT_SCHEMA_META_KEY = 'gatehouse/outputSchema';
 
 /**
@@ -54,7 +54,7 @@ export const OUTPUT_SCHEMA_META_KEY = 'gatehouse/outputSchema';
  * (docs/upstreams.md, "Output schemas").
  */
 const listings = new WeakMap<RegisteredTool, Record<string, unknown>>();
-function toMcpTool(entry: RegisteredTool): Record<string, unknown> {
+export function listedTool(entry: RegisteredTool): Record<string, unknown> {
   let listed = listings.get(entry);
   if (!listed) {
     const t = entry.tool;
@@ -81,7 +81,7 @@ function toMcpTool(entry: RegisteredTool): Record<string, unknown> {
 }
 
 /** tools/list answers made once per visible tool set (list-cache.ts). */
-const toolLists = new ToolListCache(toMcpTool);
+const toolLists = new ToolListCache(listedTool);
 
 /** A progress sink when the client sent a progressToken: what a tool (an upstream's) reports goes to it as notifications/progress. */
 function progressOf(req: {
