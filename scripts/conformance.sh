@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# The official MCP conformance suite (@modelcontextprotocol/conformance, pinned in package.json)
-# against a real headless Gatehouse service:
-#   1. `gatehouse serve` on 127.0.0.1, a free port, a throwaway data dir, the file vault;
-#   2. a token from the CLI;
-#   3. the test-only auth proxy (test/helpers/auth-proxy.ts), because the suite sends no
-#      Authorization header and the product has no unauthenticated mode;
-#   4. `conformance server` with test/conformance/expected-failures.yml as the baseline;
-#   5. test/conformance/check-results.ts: the required scenarios really passed.
+# The official MCP conformance suite against a real headless Gatehouse service, in two steps:
+#   stable: @modelcontextprotocol/conformance 0.1.16, every server scenario (--suite all: active
+#           and pending), baseline test/conformance/expected-failures.yml;
+#   next:   0.2.0-alpha.12 (the alias conformance-next), the scenarios 2026-07-28 requires
+#           (--requirements 2026-07-28), baseline test/conformance/expected-failures-2026.yml.
+# Both pinned in package.json. The script starts `gatehouse serve` on 127.0.0.1 (a free port, a
+# throwaway data dir, the file vault); each step gets its own token from the CLI and its own
+# test-only auth proxy (test/helpers/auth-proxy.ts: the suite sends no Authorization header and
+# the product has no unauthenticated mode), runs `conformance server` against its baseline, then
+# test/conformance/check-results.ts (the required scenarios really passed, no stale entry).
 # Exits non-zero on a new failure, a stale baseline entry or a required scenario not passing.
 # Everything it started is stopped on exit. Usage: bash scripts/conformance.sh [--keep-results DIR]
 set -euo pipefail
@@ -125,7 +127,7 @@ run_suite() {
   if [ $check_rc -ne 0 ]; then failed=1; fi
 }
 
-run_suite stable "$SUITE" "$BASELINE"
+run_suite stable "$SUITE" "$BASELINE" --suite all
 run_suite next "$SUITE_NEXT" "$BASELINE_NEXT" --requirements 2026-07-28
 
 echo "conformance: finished in $(( $(date +%s) - started )) s"
