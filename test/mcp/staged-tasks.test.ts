@@ -223,6 +223,12 @@ describe('staged writes as tasks (2026-07-28 clients that declare io.modelcontex
       const unknown = await rpc(method, { taskId: 'stg_doesnotexist', inputResponses: {} }, { caps: {} });
       expect(unknown.error?.code, method).toBe(-32021);
     }
+    // each refusal is an HTTP refusal in the audit, under our code
+    await svc.core.audit.flush();
+    const refusals = (await svc.core.audit.query({ limit: 200 })).entries.filter(
+      (e) => e.tool === '(http refusal)' && e.error_code === 'client_capability_missing',
+    );
+    expect(refusals.length).toBe(9);
     expect(svc.core.staging.get(taskId).status).toBe('pending');
     expect((await taskGet(taskId)).result!.status).toBe('working');
   });
