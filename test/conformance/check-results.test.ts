@@ -25,6 +25,24 @@ describe('the baselines', () => {
   });
 });
 
+describe('docs/conformance.md', () => {
+  it("lists every baseline entry in its step's table, with the reason", () => {
+    const doc = readFileSync('docs/conformance.md', 'utf8');
+    const stable = doc.slice(doc.indexOf('### Stable'), doc.indexOf('### Next'));
+    const next = doc.slice(doc.indexOf('### Next'));
+    for (const [file, table] of [
+      ['test/conformance/expected-failures.yml', stable],
+      ['test/conformance/expected-failures-2026.yml', next],
+    ] as const) {
+      for (const e of baselineEntries(readFileSync(file, 'utf8'))) {
+        const row = table.split('\n').find((l) => l.startsWith(`| \`${e.scenario}\` |`));
+        expect(row, `${file}: ${e.scenario}`).toBeDefined();
+        expect(row, `${file}: ${e.scenario}`).toMatch(e.check ? `\`${e.check}\`` : /\| expected failure \| \S/);
+      }
+    }
+  });
+});
+
 describe('evaluate', () => {
   const required = ['server-stateless'];
 
