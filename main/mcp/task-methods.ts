@@ -146,9 +146,13 @@ export function serveTasks(server: Server, ctx: CallContext, deps: TaskDeps | un
     };
   };
 
-  /** The call's context once the client declared the extension on this request; -32021 otherwise (SEP-2663), before any task is looked up. */
+  /**
+   * The call's context once a 2026-07-28 client declared the extension on this request; -32021 otherwise
+   * (SEP-2663), before any task is looked up. A 2025-era request (no envelope: those revisions have no
+   * -32021) goes on as before.
+   */
   const declaring = (extra: Extra, method: string): CallContext => {
-    if (declaredCapabilities(extra).tasks) return ctx;
+    if (!extra.mcpReq?.envelope || declaredCapabilities(extra).tasks) return ctx;
     throw missingCapabilityError(
       `${method} needs the Tasks extension: declare '${TASKS_EXTENSION}' in this request's client capabilities`,
       ['extensions', TASKS_EXTENSION],

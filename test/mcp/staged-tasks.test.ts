@@ -223,6 +223,13 @@ describe('staged writes as tasks (2026-07-28 clients that declare io.modelcontex
       const unknown = await rpc(method, { taskId: 'stg_doesnotexist', inputResponses: {} }, { caps: {} });
       expect(unknown.error?.code, method).toBe(-32021);
     }
+    // a 2025-era request (no envelope; those revisions have no -32021) is answered as before: its own token's task
+    const legacy = await rawPost(
+      svc.mcpUrl,
+      { jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { taskId } },
+      { Authorization: `Bearer ${token}` },
+    );
+    expect(((await legacy.json()) as Answer).result).toMatchObject({ taskId, status: 'working' });
     // each refusal is an HTTP refusal in the audit, under our code
     await svc.core.audit.flush();
     const refusals = (await svc.core.audit.query({ limit: 200 })).entries.filter(
