@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# The official MCP conformance suite (@modelcontextprotocol/conformance, pinned in package.json)
-# against a real headless Gatehouse service:
-#   1. `gatehouse serve` on 127.0.0.1, a free port, a throwaway data dir, the file vault;
-#   2. a token from the CLI;
-#   3. the test-only auth proxy (test/helpers/auth-proxy.ts), because the suite sends no
-#      Authorization header and the product has no unauthenticated mode;
-#   4. `conformance server` with test/conformance/expected-failures.yml as the baseline;
-#   5. test/conformance/check-results.ts: the required scenarios really passed.
+# The official MCP conformance suite against a real headless Gatehouse service, in two steps:
+#   stable: @modelcontextprotocol/conformance 0.1.16, every server scenario (--suite all: active
+#           and pending), baseline test/conformance/expected-failures.yml;
+#   next:   0.2.0-alpha.12 (the alias conformance-next), the scenarios 2026-07-28 requires
+#           (--requirements 2026-07-28), baseline test/conformance/expected-failures-2026.yml.
+# Both pinned in package.json. The script starts `gatehouse serve` on 127.0.0.1 (a free port, a
+# throwaway data dir, the file vault); each step gets its own token from the CLI and its own
+# test-only auth proxy (test/helpers/auth-proxy.ts: the suite sends no Authorization header and
+# the product has no unauthenticated mode), runs `conformance server` against its baseline, then
+# test/conformance/check-results.ts (the required scenarios really passed, no stale entry).
 # Exits non-zero on a new failure, a stale baseline entry or a required scenario not passing.
 # Everything it started is stopped on exit. Usage: bash scripts/conformance.sh [--keep-results DIR]
 set -euo pipefail
@@ -17,12 +19,19 @@ if [ "${1:-}" = "--keep-results" ]; then keep="${2:?--keep-results needs a direc
 
 SUITE=node_modules/@modelcontextprotocol/conformance/dist/index.js
 BASELINE=test/conformance/expected-failures.yml
-want="0.1.13"
-have=$(node -p "require('./node_modules/@modelcontextprotocol/conformance/package.json').version" 2>/dev/null || echo none)
-if [ "$have" != "$want" ]; then
-  echo "conformance: @modelcontextprotocol/conformance $want is required, found $have (npm install)" >&2
-  exit 1
-fi
+# The pre-release that carries the 2026-07-28 scenarios, pinned under its own alias.
+SUITE_NEXT=node_modules/conformance-next/dist/index.js
+BASELINE_NEXT=test/conformance/expected-failures-2026.yml
+pinned() {
+  local dir=$1 want=$2 have
+  have=$(node -p "require('./$dir/package.json').version" 2>/dev/null || echo none)
+  if [ "$have" != "$want" ]; then
+    echo "conformance: $dir $want is required, found $have (npm install)" >&2
+    exit 1
+  fi
+}
+pinned node_modules/@modelcontextprotocol/conformance 0.1.16
+pinned node_modules/conformance-next 0.2.0-alpha.12
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/gatehouse-conformance.XXXXXX")
 serve_pid=""
@@ -77,32 +86,50 @@ serve_pid=$!
 wait_for "$work/serve.out" "gatehouse serve" "$serve_pid" "(()=>{try{return !!JSON.parse(s).mcp_url}catch{return false}})()"
 mcp_url=$(node -p "JSON.parse(require('fs').readFileSync(process.argv[1],'utf8')).mcp_url" "$work/serve.out")
 
-token=$(node bin/gatehouse.mjs tokens create --label conformance --data-dir "$data" --vault file --json |
-  node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(JSON.parse(s).token))")
-case "$token" in gth_*) ;; *) echo "conformance: tokens create printed no token" >&2; exit 1 ;; esac
+echo "conformance: gateway $mcp_url"
 
-# The token goes through the environment, not argv, so it does not show in `ps`.
-GATEHOUSE_TOKEN="$token" node --import tsx test/helpers/auth-proxy.ts "$mcp_url" >"$work/proxy.out" 2>"$work/proxy.err" &
-proxy_pid=$!
-unset token
-wait_for "$work/proxy.out" "auth proxy" "$proxy_pid" "/^http:\\/\\/127\\.0\\.0\\.1:\\d+\\//.test(s)"
-proxy_url=$(head -n 1 "$work/proxy.out")
+# Each step gets its own token (and its proxy): a token's rate limit is per token, and one
+# suite's traffic would otherwise spend the next one's budget (dns-rebinding-protection got 429).
+start_proxy() {
+  local step=$1 token
+  token=$(node bin/gatehouse.mjs tokens create --label "conformance $step" --data-dir "$data" --vault file --json |
+    node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(JSON.parse(s).token))")
+  case "$token" in gth_*) ;; *) echo "conformance: tokens create printed no token" >&2; exit 1 ;; esac
+  # The token goes through the environment, not argv, so it does not show in `ps`.
+  GATEHOUSE_TOKEN="$token" node --import tsx test/helpers/auth-proxy.ts "$mcp_url" >"$work/proxy-$step.out" 2>"$work/proxy-$step.err" &
+  proxy_pid="$proxy_pid $!"
+  wait_for "$work/proxy-$step.out" "auth proxy" "$!" "/^http:\\/\\/127\\.0\\.0\\.1:\\d+\\//.test(s)"
+  proxy_url=$(head -n 1 "$work/proxy-$step.out")
+}
 
-echo "conformance: gateway $mcp_url, via auth proxy $proxy_url"
-suite_rc=0
-# In the background + wait, so an INT/TERM to this script is handled at once, not after the suite.
-timeout 600 node "$SUITE" server --url "$proxy_url" --expected-failures "$BASELINE" -o "$work/results" >"$work/suite.log" 2>&1 &
-suite_pid=$!
-wait "$suite_pid" || suite_rc=$?
-suite_pid=""
-# The per-scenario chatter is long; the summary and the baseline verdict are what matter.
-sed -n '/=== SUMMARY ===/,$p' "$work/suite.log"
-if [ $suite_rc -ne 0 ] && ! grep -q '=== SUMMARY ===' "$work/suite.log"; then cat "$work/suite.log"; fi
+# One suite run against the running gateway: STEP names it (and its required scenarios in
+# check-results.ts), then the suite's entry point, its baseline, and the suite's own arguments.
+failed=0
+run_suite() {
+  local step=$1 suite=$2 baseline=$3
+  shift 3
+  local out="$work/results/$step" step_started suite_rc=0 check_rc=0
+  step_started=$(date +%s)
+  mkdir -p "$out"
+  start_proxy "$step"
+  echo "conformance: step $step via auth proxy $proxy_url ($*)"
+  # In the background + wait, so an INT/TERM to this script is handled at once, not after the suite.
+  timeout 600 node "$suite" server --url "$proxy_url" "$@" --expected-failures "$baseline" -o "$out" >"$work/suite-$step.log" 2>&1 &
+  suite_pid=$!
+  wait "$suite_pid" || suite_rc=$?
+  suite_pid=""
+  # The per-scenario chatter is long; the summary and the baseline verdict are what matter.
+  sed -n '/=== SUMMARY ===/,$p' "$work/suite-$step.log"
+  if [ $suite_rc -ne 0 ] && ! grep -q '=== SUMMARY ===' "$work/suite-$step.log"; then cat "$work/suite-$step.log"; fi
+  node --import tsx test/conformance/check-results.ts "$out" "$baseline" "$step" || check_rc=$?
+  echo "conformance: step $step finished in $(( $(date +%s) - step_started )) s"
+  if [ $suite_rc -ne 0 ]; then echo "conformance: step $step: the suite's baseline check failed (exit $suite_rc)" >&2; failed=1; fi
+  if [ $check_rc -ne 0 ]; then failed=1; fi
+}
 
-check_rc=0
-node --import tsx test/conformance/check-results.ts "$work/results" "$BASELINE" || check_rc=$?
+run_suite stable "$SUITE" "$BASELINE" --suite all
+run_suite next "$SUITE_NEXT" "$BASELINE_NEXT" --requirements 2026-07-28
 
 echo "conformance: finished in $(( $(date +%s) - started )) s"
-if [ $suite_rc -ne 0 ]; then echo "conformance: the suite's baseline check failed (exit $suite_rc)" >&2; exit 1; fi
-if [ $check_rc -ne 0 ]; then exit 1; fi
+if [ $failed -ne 0 ]; then exit 1; fi
 echo "conformance: OK"

@@ -111,6 +111,9 @@ export const JSONRPC_CODES = {
 /** The code MCP 2025-11-25 gives a resources/read of an unknown URI; 2026-07-28 (SEP-2164) answers -32602 instead. */
 export const RESOURCE_NOT_FOUND_2025 = -32002;
 
+/** MCP 2026-07-28's MissingRequiredClientCapability: the request needs a capability the client did not declare (HTTP 400). */
+export const MISSING_CLIENT_CAPABILITY = -32021;
+
 /**
  * Our string code for a JSON-RPC error whose numeric code another party
  * chose (the MCP SDK's validation, a handler): the one table every JSON-RPC
@@ -123,6 +126,7 @@ export const RPC_CODES: Readonly<Record<number, ErrorCode>> = {
   [-32602]: 'invalid_params',
   [-32603]: 'internal_error',
   [-32020]: 'invalid_request',
+  [MISSING_CLIENT_CAPABILITY]: 'client_capability_missing',
   [-32022]: 'unsupported_protocol_version',
   [RESOURCE_NOT_FOUND_2025]: 'not_found',
 };

@@ -36,13 +36,17 @@ import { ClientNames } from './client-names.ts';
 import { endListenStream } from './listen-close.ts';
 import { requestTarget } from '../lib/http/url.ts';
 import { UPSTREAM_LOOKUP_PATH, upstreamOfMcpPath } from '../contract/remote-upstreams.ts';
-import type { ProfileSet } from '../core/calls/registry.ts';
+import type { ProfileSet, Registry } from '../core/calls/registry.ts';
+import type { Pipeline } from '../core/calls/pipeline.ts';
 import { createUpstreamLookup } from './upstream-lookup.ts';
 import { upstreamViewDeps } from './upstream-view.ts';
 import { ClientCapabilities } from './client-capabilities.ts';
 import { Routes2025, type CallRoute } from './routes-2025.ts';
 
 export interface EndpointDeps extends ServerDeps {
+  /** the whole registry and pipeline: the endpoint also watches changes and serves the upstream views from them */
+  registry: Registry;
+  pipeline: Pipeline;
   tokens: Tokens;
   limiter: RateLimiter;
   auditor: Auditor;
@@ -80,6 +84,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
       const v = deps.tokens.byId(tokenId);
       return v ? viewerOf({ capabilities: capabilitiesOf(v.user.role), token: v.record } as CallContext) : null;
     },
+    viewRegistry: (view) => upstreamViewDeps(deps, view).registry,
   });
   const unwatch = [deps.registry.onChange(() => lists.changed()), deps.watchSettings(() => lists.changed())];
   // A view is one upstream's own endpoint (upstream-view.ts); none is the main endpoint.
@@ -175,7 +180,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
       sendError(res, refusal, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
     };
     if (c.stream) {
-      if (!openEventStream(req, res, record.id, lists)) busy();
+      if (!openEventStream(req, res, record.id, lists, view)) busy();
       else holdStream(res);
       return;
     }
@@ -222,6 +227,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
         record.id,
         () => endListenStream(res, rpc.message.id!),
         () => serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId),
+        view,
       );
       return;
     }

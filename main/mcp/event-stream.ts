@@ -20,7 +20,8 @@ export const wantsEventStream = (req: IncomingMessage): boolean =>
  * nothing else: Gatehouse sends no other unsolicited message. Keep-alive
  * comments hold it open through proxies; it ends with the client, at a
  * token's revocation, when the token opens one stream too many (its oldest
- * ends: `ListChanges.attach` keeps the bounds), or at shutdown. Returns false
+ * ends: `ListChanges.attach` keeps the bounds), or at shutdown. On an
+ * upstream's own endpoint (`view`) it carries that view's changes only. Returns false
  * when the service holds too many streams already.
  */
 export function openEventStream(
@@ -28,6 +29,7 @@ export function openEventStream(
   res: ServerResponse,
   tokenId: string,
   lists: ListChanges,
+  view?: string,
 ): boolean {
   if (!lists.hasRoomFor(tokenId)) return false;
   res.writeHead(200, {
@@ -45,7 +47,12 @@ export function openEventStream(
   };
   const keepAlive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
   keepAlive.unref();
-  detach = lists.attach({ tokenId, send: (kind) => res.write(NOTIFICATION[kind]), close: end });
+  detach = lists.attach({
+    tokenId,
+    ...(view ? { view } : {}),
+    send: (kind) => res.write(NOTIFICATION[kind]),
+    close: end,
+  });
   req.once('close', end);
   res.once('close', end);
   return true;

@@ -1,7 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
 import type { ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
 import type { Settings } from '../contract/settings.ts';
-import type { Registry, Viewer } from '../core/calls/registry.ts';
+import type { Registry, RegisteredTool, Viewer } from '../core/calls/registry.ts';
+import type { ResourceDef } from '../core/calls/tool.ts';
+import { listedTool, type ServerRegistry } from './server-factory.ts';
 
 export type ListKind = 'tools' | 'resources' | 'prompts';
 
@@ -15,6 +18,8 @@ type Fingerprints = { tools: string; resources: string; prompts: string };
 /** One open channel to a client that can take server notifications. */
 export interface Listener {
   readonly tokenId: string;
+  /** the upstream whose own endpoint (upstream-view.ts) the channel was opened on; none: the main endpoint */
+  readonly view?: string;
   send(kind: ListKind): void;
   close(): void;
 }
@@ -24,15 +29,20 @@ export interface ListChangesDeps {
   settings: () => Settings;
   /** what a token sees now; null once it is revoked (its channels are closed) */
   viewerOf: (tokenId: string) => Viewer | null;
+  /** the lists of one upstream's own endpoint (upstream-view.ts); without it a view's channel hears the main endpoint's */
+  viewRegistry?: (view: string) => ServerRegistry;
 }
 
 /**
  * Tells connected clients when the tools or resources they may see change,
  * and only those whose view did change: a plugin adds or drops a tool, a
  * setting (`approval_mode`, `disabled_tools`) hides or shows one. Each
- * channel remembers a fingerprint of its token's visible lists; after every
- * change the fingerprints are recomputed and the channels whose lists differ
- * get `notifications/{tools,resources}/list_changed`.
+ * channel remembers a fingerprint of its token's visible lists, as its
+ * endpoint lists them (an upstream's own endpoint shows that upstream's
+ * part), made of what the client is shown: a plugin that lists the same
+ * tools again is no change. After every change the fingerprints are
+ * recomputed and the channels whose lists differ get
+ * `notifications/{tools,resources}/list_changed`.
  *
  * Which clients can hear it, per protocol era (SDK v2 `createMcpHandler`):
  * - 2026-07-28: a client opens `subscriptions/listen` (the SDK client does so
@@ -46,11 +56,10 @@ export interface ListChangesDeps {
  */
 export class ListChanges {
   private readonly channels = new Map<Listener, Fingerprints>();
-  private readonly ids = new WeakMap<object, number>();
-  private nextId = 0;
+  private readonly digests = new WeakMap<object, string>();
   private pending = false;
   /** The token a `subscriptions/listen` request is being served for (and how to end its stream), while the SDK subscribes it to the bus. */
-  private readonly subscribing = new AsyncLocalStorage<{ tokenId: string; end: () => void }>();
+  private readonly subscribing = new AsyncLocalStorage<{ tokenId: string; end: () => void; view?: string }>();
 
   constructor(private readonly deps: ListChangesDeps) {}
 
@@ -78,7 +87,7 @@ export class ListChanges {
       listener.close();
       return () => {};
     }
-    this.channels.set(listener, this.fingerprints(viewer));
+    this.channels.set(listener, this.fingerprints(viewer, listener.view));
     return () => this.channels.delete(listener);
   }
 
@@ -118,9 +127,9 @@ export class ListChanges {
     this.channels.clear();
   }
 
-  /** Runs `serve` so that a bus subscription made inside it belongs to `tokenId`; `end` cuts that stream (token revoked). */
-  servingListenFor<T>(tokenId: string, end: () => void, serve: () => T): T {
-    return this.subscribing.run({ tokenId, end }, serve);
+  /** Runs `serve` so that a bus subscription made inside it belongs to `tokenId` (on `view`'s endpoint); `end` cuts that stream (token revoked). */
+  servingListenFor<T>(tokenId: string, end: () => void, serve: () => T, view?: string): T {
+    return this.subscribing.run({ tokenId, end, ...(view ? { view } : {}) }, serve);
   }
 
   /**
@@ -135,6 +144,7 @@ export class ListChanges {
       if (serving === undefined) return () => {};
       const listener: Listener = {
         tokenId: serving.tokenId,
+        ...(serving.view ? { view: serving.view } : {}),
         send: (kind) => deliver({ kind: `${kind}_list_changed` }),
         close: () => serving.end(),
       };
@@ -150,7 +160,7 @@ export class ListChanges {
         listener.close();
         continue;
       }
-      const now = this.fingerprints(viewer);
+      const now = this.fingerprints(viewer, listener.view);
       this.channels.set(listener, now);
       try {
         if (now.tools !== seen.tools) listener.send('tools');
@@ -163,28 +173,48 @@ export class ListChanges {
     }
   }
 
-  /** The visible lists as ids of the registry's entries: a changed definition is a new entry, so a new id. */
-  private fingerprints(viewer: Viewer): Fingerprints {
+  /**
+   * The visible lists as digests of what a client is shown of each entry
+   * (a tool's listing, a resource's description), so re-registering the
+   * same definitions changes nothing. Passed-through prompts and resources
+   * (upstreams') count as their surface's revision, which changes when a
+   * re-listing differs.
+   */
+  private fingerprints(viewer: Viewer, view?: string): Fingerprints {
     const settings = this.deps.settings();
-    // Passed-through prompts and resources (upstreams') as their surface's revision: it changes with every re-listing.
-    const surfaces = this.deps.registry.surfaces(viewer).map((s) => ({ id: s.plugin, ...s.surface.revision() }));
+    const lists: ServerRegistry = (view && this.deps.viewRegistry?.(view)) || this.deps.registry;
+    const surfaces = this.deps.registry
+      .surfaces(viewer)
+      .filter((s) => view === undefined || s.plugin === view)
+      .map((s) => ({ id: s.plugin, ...s.surface.revision() }));
     return {
-      tools: this.deps.registry
+      tools: lists
         .visible(viewer, settings)
-        .map((e) => this.idOf(e))
+        .map((e) => this.digestOf(e, () => listedTool(e)))
         .join(','),
-      resources: this.deps.registry
+      resources: lists
         .resources(viewer, settings)
-        .map((r) => String(this.idOf(r)))
+        .map((r) => this.digestOf(r, () => resourceListing(r)))
         .concat(surfaces.map((s) => `${s.id}:${s.resources}`))
         .join(','),
       prompts: surfaces.map((s) => `${s.id}:${s.prompts}`).join(','),
     };
   }
 
-  private idOf(o: object): number {
-    let id = this.ids.get(o);
-    if (id === undefined) this.ids.set(o, (id = ++this.nextId));
-    return id;
+  private digestOf(o: RegisteredTool | ResourceDef, listing: () => unknown): string {
+    let d = this.digests.get(o);
+    if (d === undefined) {
+      d = createHash('sha256').update(JSON.stringify(listing())).digest('base64url').slice(0, 22);
+      this.digests.set(o, d);
+    }
+    return d;
   }
 }
+
+const resourceListing = ({ uri, name, title, description, mimeType }: ResourceDef) => ({
+  uri,
+  name,
+  title,
+  description,
+  mimeType,
+});

@@ -49,8 +49,10 @@ export function unsupportedVersion(requested: string): HttpError {
 function checkVersion(req: IncomingMessage, body: unknown): void {
   if ((body as { method?: unknown } | null)?.method === 'initialize') return;
   const header = headerOf(req, 'mcp-protocol-version');
-  if (header !== undefined && !servesVersion(header)) throw unsupportedVersion(header);
   const claimed = metaOf(body)?.[PROTOCOL_VERSION_META_KEY];
+  // A header and a body that disagree are a mismatch (-32020) before either is judged: the SDK's ladder answers it.
+  if (header !== undefined && claimed !== undefined && header !== claimed) return;
+  if (header !== undefined && !servesVersion(header)) throw unsupportedVersion(header);
   if (typeof claimed === 'string' && !servesVersion(claimed)) throw unsupportedVersion(claimed);
 }
 
@@ -63,8 +65,9 @@ function checkVersion(req: IncomingMessage, body: unknown): void {
  * SDK's 2025 transport makes, at an eighth of the full ladder's cost.
  */
 function plainEra(req: IncomingMessage, body: unknown): 'legacy' | 'modern' | null {
-  if (metaOf(body)?.[PROTOCOL_VERSION_META_KEY] !== undefined) return 'modern';
   const version = headerOf(req, 'mcp-protocol-version');
+  const claimed = metaOf(body)?.[PROTOCOL_VERSION_META_KEY];
+  if (claimed !== undefined) return version === undefined || version === claimed ? 'modern' : null;
   if (version !== undefined && version >= MODERN_PROTOCOL_VERSION) return null;
   if (headerOf(req, 'mcp-method') !== undefined || headerOf(req, 'mcp-name') !== undefined) return null;
   try {
@@ -120,7 +123,7 @@ export function checkRpc(req: IncomingMessage, body: unknown): CheckedRpc {
   if (typeof message.id === 'string' && message.id.length > MAX_RPC_ID_LENGTH) {
     throw new HttpError('invalid_request', `the JSON-RPC id is longer than ${MAX_RPC_ID_LENGTH} characters`);
   }
-  if (isRequest) checkParams(message);
+  if (isRequest) checkParams(message, outcome.kind);
   return { era: outcome.kind, message, isRequest };
 }
 
@@ -150,11 +153,12 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /**
  * The parameters of the requests we serve, checked with a readable message
  * (-32602): the SDK's own check of a malformed request answers -32603 with a
- * dump of its schema issues. Every list answers in one page and no cursor is
+ * dump of its schema issues. An `initialize` of the 2026-07-28 era names a
+ * method that era removed: 404 -32601, as the SDK answers the other removed ones. Every list answers in one page and no cursor is
  * ever issued, so any cursor is one we cannot read (the spec's "invalid
  * cursor": -32602).
  */
-function checkParams(m: RpcMessage): void {
+function checkParams(m: RpcMessage, era: CheckedRpc['era']): void {
   const bad = (why: string) => new HttpError('invalid_params', `invalid params for ${m.method}: ${why}`);
   if (m.params !== undefined && !isObject(m.params)) throw bad('params must be an object');
   const p = m.params ?? {};
@@ -170,6 +174,13 @@ function checkParams(m: RpcMessage): void {
     if (typeof p.cursor !== 'string') throw bad('cursor must be a string');
     throw bad(
       'unknown cursor: this server answers every list in one page and never issues a cursor; send the request without one',
+    );
+  } else if (m.method === 'initialize' && era === 'modern') {
+    // 2026-07-28 has no handshake: the method does not exist there (HTTP 404, as for any other unknown method).
+    throw new HttpError(
+      'method_not_found',
+      'initialize does not exist in MCP 2026-07-28 (no handshake): send the request itself, with its _meta envelope',
+      { status: 404 },
     );
   } else if (m.method === 'initialize') {
     if (m.params === undefined)

@@ -9,14 +9,28 @@ import { VERSION } from '../version.ts';
 import { SERVED_PROTOCOL_VERSIONS } from './protocol-versions.ts';
 import { requestStateOptions, resumeOf, wrapState } from './request-state.ts';
 import { clientAskOf } from './client-ask.ts';
-import { installSurfaceHandlers, readSurfaceResource } from './surface-handlers.ts';
+import { installSurfaceHandlers, readSurfaceResource, type ServerSurfaces } from './surface-handlers.ts';
 import { ToolListCache } from './list-cache.ts';
 import type { TaskDeps } from './staged-tasks.ts';
 import { declaredCapabilities, serveTasks, taskAnswer, withApprovalLink } from './task-methods.ts';
+import { missingCapabilityError } from './missing-capability.ts';
 
+/** The lists a request's server shows its caller: all the registry a server reads (an upstream's view narrows exactly these). */
+export type ServerRegistry = Pick<Registry, 'visible' | 'resources'>;
+
+/** The calls a request's server makes: tools, resources, the plugin surfaces (prompts, passed-through resources, templates). */
+export interface ServerPipeline extends Pick<Pipeline, 'call' | 'readResource' | 'auditRefusedState'> {
+  surfaces: ServerSurfaces;
+}
+
+/**
+ * What one request's server needs, by role and no more, so a view that
+ * narrows it (upstream-view.ts) is checked by the compiler: a method the
+ * server starts to use must be given by every view too.
+ */
 export interface ServerDeps {
-  registry: Registry;
-  pipeline: Pipeline;
+  registry: ServerRegistry;
+  pipeline: ServerPipeline;
   settings: () => Settings;
   /** the operating manual for this caller (what it says about approving depends on what the caller may do) */
   instructions: (ctx: CallContext) => string;
@@ -24,7 +38,7 @@ export interface ServerDeps {
   tasks?: TaskDeps;
 }
 
-/** Where a write tool's own output schema is listed (the shape of its result once applied); see toMcpTool. */
+/** Where a write tool's own output schema is listed (the shape of its result once applied); see listedTool. */
 export const OUTPUT_SCHEMA_META_KEY = 'gatehouse/outputSchema';
 
 /**
@@ -40,7 +54,7 @@ export const OUTPUT_SCHEMA_META_KEY = 'gatehouse/outputSchema';
  * (docs/upstreams.md, "Output schemas").
  */
 const listings = new WeakMap<RegisteredTool, Record<string, unknown>>();
-function toMcpTool(entry: RegisteredTool): Record<string, unknown> {
+export function listedTool(entry: RegisteredTool): Record<string, unknown> {
   let listed = listings.get(entry);
   if (!listed) {
     const t = entry.tool;
@@ -73,7 +87,7 @@ function toMcpTool(entry: RegisteredTool): Record<string, unknown> {
 }
 
 /** tools/list answers made once per visible tool set (list-cache.ts). */
-const toolLists = new ToolListCache(toMcpTool);
+const toolLists = new ToolListCache(listedTool);
 
 /** A progress sink when the client sent a progressToken: what a tool (an upstream's) reports goes to it as notifications/progress. */
 function progressOf(req: {
@@ -190,6 +204,17 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
         ...(sendStructured === false ? {} : { structuredContent: structured }),
       };
     } catch (e) {
+      // 2026-07-28 names this refusal (-32021, HTTP 400); the 2025 revisions have no such error: a tool error result there.
+      const capability = e instanceof GatehouseError ? e.details.capability : undefined;
+      if (
+        e instanceof GatehouseError &&
+        e.code === 'client_capability_missing' &&
+        typeof capability === 'string' &&
+        extra.mcpReq.envelope !== undefined
+      ) {
+        const { upstream, asked } = e.details;
+        throw missingCapabilityError(e.message, capability.split('.'), ctx, { upstream, asked });
+      }
       if (e instanceof GatehouseError && e.code === 'unknown_tool') {
         throw new ProtocolError(JSONRPC_CODES.unknown_tool, e.message, {
           code: 'unknown_tool',

@@ -4,7 +4,18 @@ import type { CallContext } from '../core/calls/tool.ts';
 import type { SurfaceCalls } from '../core/calls/surface-calls.ts';
 import { toErrorShape } from '../core/errors.ts';
 
-/** A refusal or failure of a prompt get or resource read as the JSON-RPC error: a missing and a hidden one answer alike (-32602). */
+/** What a request's server asks of the plugin surfaces (SurfaceCalls, or a view's narrowing of it). */
+export type ServerSurfaces = Pick<
+  SurfaceCalls,
+  'prompts' | 'resources' | 'templates' | 'ownsUri' | 'readResource' | 'getPrompt'
+>;
+
+/**
+ * A refusal or failure of a prompt get or resource read as the JSON-RPC
+ * error: a missing and a hidden one answer alike (-32602), and an upstream's
+ * own protocol error (it found no such resource, the params wrong, the
+ * method unknown) keeps its code (connection.ts maps it to ours).
+ */
 export function surfaceError(e: unknown, ctx: CallContext, extra: Record<string, unknown>): ProtocolError {
   const shape = toErrorShape(e);
   const code =
@@ -12,7 +23,9 @@ export function surfaceError(e: unknown, ctx: CallContext, extra: Record<string,
       ? JSONRPC_CODES.invalid_params
       : shape.code === 'policy_denied'
         ? JSONRPC_CODES.forbidden
-        : JSONRPC_CODES.internal_error;
+        : shape.code === 'method_not_found' || shape.code === 'invalid_request'
+          ? JSONRPC_CODES[shape.code]
+          : JSONRPC_CODES.internal_error;
   return new ProtocolError(code, shape.message, {
     code: shape.code,
     request_id: ctx.request_id,
@@ -25,7 +38,7 @@ export function surfaceError(e: unknown, ctx: CallContext, extra: Record<string,
  * surfaces (upstream MCP servers) offer this caller. Built-in plugins have
  * no prompts or templates, so these lists are the surfaces' only.
  */
-export function installSurfaceHandlers(server: Server, ctx: CallContext, surfaces: SurfaceCalls): void {
+export function installSurfaceHandlers(server: Server, ctx: CallContext, surfaces: ServerSurfaces): void {
   server.setRequestHandler('prompts/list', async () => ({ prompts: surfaces.prompts(ctx) as never }));
 
   server.setRequestHandler('prompts/get', async (request, extra) => {
@@ -46,7 +59,7 @@ export function installSurfaceHandlers(server: Server, ctx: CallContext, surface
 export async function readSurfaceResource(
   uri: string,
   ctx: CallContext,
-  surfaces: SurfaceCalls,
+  surfaces: ServerSurfaces,
 ): Promise<Record<string, unknown> | null> {
   if (!surfaces.ownsUri(uri)) return null;
   try {

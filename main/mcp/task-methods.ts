@@ -4,6 +4,7 @@ import { JSONRPC_CODES } from '../contract/errors.ts';
 import type { StagedPayload } from '../contract/staged.ts';
 import type { CallContext, ToolOutput } from '../core/calls/tool.ts';
 import { GatehouseError, toErrorShape } from '../core/errors.ts';
+import { missingCapabilityError } from './missing-capability.ts';
 import { TASKS_EXTENSION, findTask, taskOf, type DeclaredCapabilities, type TaskDeps } from './staged-tasks.ts';
 
 const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
@@ -16,6 +17,8 @@ const TaskUpdate = z
 class TaskAnswer {
   constructor(readonly result: Record<string, unknown>) {}
 }
+
+type Extra = { mcpReq?: { envelope?: unknown } };
 
 type Internals = {
   _ondiscover(): Record<string, unknown>;
@@ -103,7 +106,8 @@ export function withApprovalLink(
  * staging ledger (staged-tasks.ts): `tasks/get` reads a task, `tasks/cancel`
  * withdraws its write (a discard audited with the token as principal),
  * `tasks/update` is acknowledged and changes nothing, since a write is
- * approved by a person in Gatehouse and never by its client. `tasks/result`
+ * approved by a person in Gatehouse and never by its client. A client that
+ * did not declare the extension on the request gets -32021 from each. `tasks/result`
  * and `tasks/list` do not exist in 2026-07-28 (-32601, from the SDK).
  * Must run before `tools/call` is registered: the SDK checks every
  * tools/call result against CallToolResult, and a task is let past that
@@ -142,21 +146,36 @@ export function serveTasks(server: Server, ctx: CallContext, deps: TaskDeps | un
     };
   };
 
+  /**
+   * The call's context once a 2026-07-28 client declared the extension on this request; -32021 otherwise
+   * (SEP-2663), before any task is looked up. A 2025-era request (no envelope: those revisions have no
+   * -32021) goes on as before.
+   */
+  const declaring = (extra: Extra, method: string): CallContext => {
+    if (!extra.mcpReq?.envelope || declaredCapabilities(extra).tasks) return ctx;
+    throw missingCapabilityError(
+      `${method} needs the Tasks extension: declare '${TASKS_EXTENSION}' in this request's client capabilities`,
+      ['extensions', TASKS_EXTENSION],
+      ctx,
+    );
+  };
   const register = server.setRequestHandler.bind(server) as unknown as (
     method: string,
     schemas: { params: z.ZodType },
     handler: (params: never, extra: never) => Promise<unknown>,
   ) => void;
-  register(
-    'tasks/get',
-    { params: ByTask },
-    async (params: z.infer<typeof ByTask>, extra: { mcpReq?: { envelope?: unknown } }) =>
-      rpc(ctx, () => ({
-        ...taskOf(findTask(deps, params.taskId, ctx), declaredCapabilities(extra), deps.approvalUrl),
-      })),
+  register('tasks/get', { params: ByTask }, async (params: z.infer<typeof ByTask>, extra: Extra) =>
+    rpc(ctx, () => ({
+      ...taskOf(
+        findTask(deps, params.taskId, declaring(extra, 'tasks/get')),
+        declaredCapabilities(extra),
+        deps.approvalUrl,
+      ),
+    })),
   );
-  register('tasks/cancel', { params: ByTask }, async (params: z.infer<typeof ByTask>) =>
+  register('tasks/cancel', { params: ByTask }, async (params: z.infer<typeof ByTask>, extra: Extra) =>
     rpc(ctx, async () => {
+      declaring(extra, 'tasks/cancel');
       const item = findTask(deps, params.taskId, ctx);
       // Cancellation is cooperative: a write already decided (or being applied) stays as it is, and the ack is the same.
       if (item.status === 'pending')
@@ -167,9 +186,9 @@ export function serveTasks(server: Server, ctx: CallContext, deps: TaskDeps | un
       return {};
     }),
   );
-  register('tasks/update', { params: TaskUpdate }, async (params: z.infer<typeof TaskUpdate>) =>
+  register('tasks/update', { params: TaskUpdate }, async (params: z.infer<typeof TaskUpdate>, extra: Extra) =>
     rpc(ctx, () => {
-      findTask(deps, params.taskId, ctx);
+      findTask(deps, params.taskId, declaring(extra, 'tasks/update'));
       // Whatever the client answers (a URL elicitation's "accept" only says the page was opened), nothing is approved here.
       return {};
     }),
@@ -181,6 +200,7 @@ async function rpc<T>(ctx: CallContext, fn: () => T | Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (e) {
+    if (e instanceof ProtocolError) throw e;
     const shape = toErrorShape(e);
     const code = shape.code === 'invalid_params' ? JSONRPC_CODES.invalid_params : JSONRPC_CODES.internal_error;
     throw new ProtocolError(code, shape.message, { code: shape.code, request_id: ctx.request_id });

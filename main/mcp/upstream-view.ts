@@ -1,11 +1,10 @@
-import { viewerOf, type Registry, type RegisteredTool, type Viewer } from '../core/calls/registry.ts';
-import type { Pipeline } from '../core/calls/pipeline.ts';
-import type { CallContext } from '../core/calls/tool.ts';
+import { viewerOf, type RegisteredTool, type Viewer } from '../core/calls/registry.ts';
 import type { Settings } from '../contract/settings.ts';
 import { NAMESPACE_SEPARATOR } from '../contract/upstreams.ts';
 import { GatehouseError } from '../core/errors.ts';
 import { CONFIRM_TOOL } from '../plugins/builtin/manual.ts';
-import type { ServerDeps } from './server-factory.ts';
+import type { ServerDeps, ServerPipeline, ServerRegistry } from './server-factory.ts';
+import type { ServerSurfaces } from './surface-handlers.ts';
 
 /**
  * One upstream's own MCP endpoint on the service (`.../upstreams/<id>/mcp`,
@@ -38,7 +37,19 @@ function bareNamed(entry: RegisteredTool, prefix: string): RegisteredTool {
   return out;
 }
 
-export function upstreamViewDeps<D extends ServerDeps>(deps: D, id: string): D {
+/** What a view is made from: a server's dependencies whose surfaces can be narrowed to one plugin (SurfaceCalls.only). */
+type ViewSource = ServerDeps & {
+  pipeline: ServerPipeline & { surfaces: ServerSurfaces & { only(plugin: string): ServerSurfaces } };
+};
+
+/**
+ * The view's dependencies, each narrowed to the upstream; nothing is passed
+ * through unnarrowed (`ServerDeps` names every role the server uses, so a
+ * new one fails to compile here until it is narrowed too). Prompts are
+ * listed and got under the remote's own names, like its tools; resources keep
+ * their `gatehouse-upstream://<id>/` URIs, the ones tool results hand out.
+ */
+export function upstreamViewDeps(deps: ViewSource, id: string): ServerDeps {
   const prefix = `${id}${NAMESPACE_SEPARATOR}`;
   const own = (viewer: Viewer, settings: Settings) =>
     deps.registry.visible(viewer, settings).filter((e) => e.tool.plugin === id && e.tool.name.startsWith(prefix));
@@ -60,21 +71,35 @@ export function upstreamViewDeps<D extends ServerDeps>(deps: D, id: string): D {
   const resources = (viewer: Viewer, settings: Settings) =>
     deps.registry.resources(viewer, settings).filter((r) => r.plugin === id);
 
-  // Only what the window narrows, nothing passed through: a list the server factory learns to serve
-  // later (prompts, templates) fails in the window until it is narrowed here, instead of showing every upstream's.
-  const registry = { visible, resources } as Pick<Registry, 'visible' | 'resources'> as Registry;
-  const pipeline = {
-    call: (name: string, args: unknown, ctx: CallContext) =>
-      deps.pipeline.call(fullName(name, viewerOf(ctx), deps.settings()), args, ctx),
-    readResource: async (uri: string, ctx: CallContext) => {
+  const registry: ServerRegistry = { visible, resources };
+  const pipeline: ServerPipeline = {
+    call: (name, args, ctx) => deps.pipeline.call(fullName(name, viewerOf(ctx), deps.settings()), args, ctx),
+    readResource: async (uri, ctx) => {
       if (!resources(viewerOf(ctx), deps.settings()).some((r) => r.uri === uri)) {
         throw new GatehouseError('not_found', `resource not found: ${uri.slice(0, 300)}`, { uri: uri.slice(0, 300) });
       }
       return deps.pipeline.readResource(uri, ctx);
     },
-  } as Pick<Pipeline, 'call' | 'readResource'> as Pipeline;
+    auditRefusedState: (name, ctx, reason) =>
+      deps.pipeline.auditRefusedState(fullName(name, viewerOf(ctx), deps.settings()), ctx, reason),
+    surfaces: viewSurfaces(deps.pipeline.surfaces, id, prefix),
+  };
   const instructions = () => viewInstructions(id, deps.settings().approval_mode === 'agent');
   return { ...deps, registry, pipeline, instructions };
+}
+
+/** The surfaces of one upstream: its prompts under the remote's names, its resources and templates; another's answer not_found. */
+function viewSurfaces(surfaces: ViewSource['pipeline']['surfaces'], id: string, prefix: string): ServerSurfaces {
+  const mine = surfaces.only(id);
+  return {
+    prompts: (ctx) => mine.prompts(ctx).map((p) => ({ ...p, name: p.name.slice(prefix.length) })),
+    resources: (ctx) => mine.resources(ctx),
+    templates: (ctx) => mine.templates(ctx),
+    // every surface URI is the surfaces' to answer (another upstream's: not_found), never a built-in resource's
+    ownsUri: (uri) => surfaces.ownsUri(uri),
+    readResource: (uri, ctx) => mine.readResource(uri, ctx),
+    getPrompt: (name, args, ctx) => mine.getPrompt(`${prefix}${name}`, args, ctx),
+  };
 }
 
 function viewInstructions(id: string, agentMode: boolean): string {

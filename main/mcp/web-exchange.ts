@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
-import type { ErrorCode } from '../contract/errors.ts';
+import { MISSING_CLIENT_CAPABILITY, type ErrorCode } from '../contract/errors.ts';
 import { finishRpcError, type RpcErrorObject } from './rpc-errors.ts';
 
 /** The request headers the SDK's handler reads; nothing else crosses (the bearer token least of all). */
@@ -59,10 +59,12 @@ export async function serveThroughSdk(
     let refused: ErrorCode | null = null;
     // An error answer (4xx, or a 200 carrying a JSON-RPC error such as the SDK's -32603 schema dump) is finished like ours.
     if (response.status >= 400 || bytes.includes('"error":{')) {
-      const [finished, code] = withOurCode(bytes, requestId);
+      const [finished, code, rpcCode] = withOurCode(bytes, requestId);
       bytes = finished;
-      // only a refusal of the HTTP exchange is audited here: an error a handler answered was audited by the pipeline
-      if (response.status >= 400) refused = code ?? 'invalid_request';
+      // Only a refusal of the HTTP exchange is audited here: an error a handler answered was audited by the
+      // pipeline, a tool call's -32021 (HTTP 400 by the spec) included.
+      const audited = rpcCode === MISSING_CLIENT_CAPABILITY && (body as { method?: unknown }).method === 'tools/call';
+      if (response.status >= 400 && !audited) refused = code ?? 'invalid_request';
     }
     out['content-length'] = String(bytes.length);
     res.writeHead(response.status, out);
@@ -93,14 +95,14 @@ export async function serveThroughSdk(
 }
 
 /** Finishes a JSON-RPC error body the SDK wrote (rpc-errors.ts); its string code is returned for the audit. */
-function withOurCode(bytes: Buffer, requestId: string): [Buffer, ErrorCode | null] {
+function withOurCode(bytes: Buffer, requestId: string): [Buffer, ErrorCode | null, number | null] {
   try {
     const msg = JSON.parse(bytes.toString('utf8')) as { error?: RpcErrorObject };
     const error = msg.error;
-    if (!error || typeof error.code !== 'number') return [bytes, null];
+    if (!error || typeof error.code !== 'number') return [bytes, null, null];
     msg.error = finishRpcError(error, requestId, 'modern');
-    return [Buffer.from(JSON.stringify(msg)), (msg.error.data as { code: ErrorCode }).code];
+    return [Buffer.from(JSON.stringify(msg)), (msg.error.data as { code: ErrorCode }).code, msg.error.code];
   } catch {
-    return [bytes, 'invalid_request'];
+    return [bytes, 'invalid_request', null];
   }
 }

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startTestService } from '../helpers/service.ts';
 import { echoTool, runtimePlugin } from '../helpers/core.ts';
+import { upstreamMcpPath } from '../../main/contract/remote-upstreams.ts';
 
 type Svc = Awaited<ReturnType<typeof startTestService>>;
 let svc: Svc | null = null;
@@ -140,6 +141,62 @@ describe('list_changed goes only to tokens whose view changed', () => {
     expect(a.seen[2]).toBe('notifications/tools/list_changed');
     a.close();
     b.close();
+  });
+
+  it('a plugin listing the same tools again (new objects, same definitions) tells no one; a real change still does', async () => {
+    const rt = runtimePlugin('runtime');
+    svc = await startTestService({ plugins: [rt.plugin] });
+    const { token } = await svc.createToken({ label: 'steady' });
+    const a = await rawStream(svc.mcpUrl, token);
+    await until('the stream', () => svc!.notificationChannels() === 1);
+    rt.host.setTools([echoTool('runtime_echo')]);
+    await until('the first change heard', () => a.seen.length === 1);
+    // the same definitions again, as an upstream re-listing after a reconnect gives them
+    rt.host.setTools([echoTool('runtime_echo')]);
+    // the registry's change is checked on the next turn of the event loop: let that turn pass
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    rt.host.setTools([echoTool('runtime_echo', 'runtime', { description: 'Now described otherwise.' })]);
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    // a resource of its own last: its notification comes after every earlier one on the same stream
+    rt.host.setResources([
+      {
+        uri: 'runtime://note',
+        name: 'note',
+        mimeType: 'text/plain',
+        capability: 'read',
+        public: true,
+        read: async () => 'n',
+      },
+    ]);
+    await until('the resource change heard', () => a.seen.includes('notifications/resources/list_changed'));
+    expect(a.seen).toEqual([
+      'notifications/tools/list_changed',
+      'notifications/tools/list_changed',
+      'notifications/resources/list_changed',
+    ]);
+    a.close();
+  });
+
+  it("a client of one upstream's own endpoint hears only that upstream's changes", async () => {
+    const rta = runtimePlugin('rta');
+    const rtb = runtimePlugin('rtb');
+    svc = await startTestService({ plugins: [rta.plugin, rtb.plugin] });
+    const { token } = await svc.createToken({ label: 'views' });
+    const viewUrl = (id: string) => new URL(upstreamMcpPath(id), svc!.mcpUrl).href;
+    const main = await rawStream(svc.mcpUrl, token);
+    const ofA = await rawStream(viewUrl('rta'), token);
+    expect(ofA.res.status).toBe(200);
+    await until('both streams', () => svc!.notificationChannels() === 2);
+    rtb.host.setTools([echoTool('rtb__echo', 'rtb')]);
+    await until('the main endpoint told', () => main.seen.length === 1);
+    rta.host.setTools([echoTool('rta__echo', 'rta')]);
+    await until('both told of the change in view', () => main.seen.length === 2 && ofA.seen.length === 1);
+    // the view heard one change: its own upstream's, not the other's
+    expect(ofA.seen).toEqual(['notifications/tools/list_changed']);
+    main.close();
+    ofA.close();
   });
 
   it('a revoked token loses its stream; one token holds a bounded number of streams', async () => {

@@ -153,6 +153,60 @@ describe('one list of versions, true everywhere', () => {
   });
 });
 
+describe('2026-07-28: the order of the refusals, as the spec and its suite ask', () => {
+  it('initialize sent as a 2026-07-28 request is a method that does not exist there: 404 -32601', async () => {
+    const res = await request('modern', 'initialize', {
+      protocolVersion: '2026-07-28',
+      capabilities: {},
+      clientInfo: { name: 'raw', version: '1' },
+    });
+    expect(res.status).toBe(404);
+    const body = (await res.json()) as RpcAnswer;
+    expect(body.id).toBe(1);
+    expect(body.error).toMatchObject({ code: -32601, data: { code: 'method_not_found' } });
+    expect(body.error!.message).toContain('no handshake');
+    // without params, as the suite sends it: the same answer, not a -32602 about missing params
+    const bare = await request('modern', 'initialize');
+    expect(bare.status).toBe(404);
+    expect(((await bare.json()) as RpcAnswer).error!.code).toBe(-32601);
+  });
+
+  it("a header and a _meta version that disagree are -32020 (400) first, even when the body's version is one we do not serve", async () => {
+    for (const claimed of ['v999.0.0', '2025-11-25']) {
+      const res = await rawPost(
+        svc.mcpUrl,
+        {
+          jsonrpc: '2.0',
+          id: 4,
+          method: 'tools/list',
+          params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': claimed } },
+        },
+        { ...bearer(), 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/list' },
+      );
+      expect(res.status, claimed).toBe(400);
+      const body = (await res.json()) as RpcAnswer;
+      expect(body.id).toBe(4);
+      expect(body.error, claimed).toMatchObject({ code: -32020, data: { code: 'invalid_request' } });
+      expect(body.error!.message).toContain(claimed);
+    }
+  });
+
+  it('a version we do not serve in both the header and _meta is still -32022', async () => {
+    const res = await rawPost(
+      svc.mcpUrl,
+      {
+        jsonrpc: '2.0',
+        id: 6,
+        method: 'tools/list',
+        params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': 'v999.0.0' } },
+      },
+      { ...bearer(), 'MCP-Protocol-Version': 'v999.0.0', 'Mcp-Method': 'tools/list' },
+    );
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as RpcAnswer).error!.code).toBe(-32022);
+  });
+});
+
 describe('our codes in the implementation-defined range collide with none the MCP spec assigns', () => {
   it('401 is -32001, 403 -32003, the gateway switched off -32010: never -32002, -32020, -32021, -32022, -32042', async () => {
     const { JSONRPC_CODES } = await import('../../main/contract/errors.ts');

@@ -13,6 +13,7 @@ import type { CallContext } from '../../main/core/calls/tool.ts';
 /** Staged writes as MCP tasks (SEP-2663, 2026-07-28), over raw HTTP: the SDK v2 client has no task runtime (it refuses resultType "task"). */
 
 type Answer = {
+  id?: unknown;
   result?: Record<string, unknown> & { status?: string; taskId?: string; resultType?: string };
   error?: { code: number; message: string; data?: { code?: string } };
 };
@@ -178,6 +179,65 @@ describe('staged writes as tasks (2026-07-28 clients that declare io.modelcontex
     const entry = (await auditOf(taskId)).find((e) => e.result === 'discarded')!;
     expect(entry.principal).toMatchObject({ kind: 'token', surface: 'mcp' });
     expect(entry.token_id).toBe(svc.core.staging.get(taskId).token_id);
+  });
+
+  it('tasks/get, tasks/update and tasks/cancel from a client that did not declare the extension: HTTP 400 -32021 naming it (SEP-2663), the task untouched', async () => {
+    const taskId = (await stageAsTask('Declared only')).result!.taskId!;
+    for (const method of ['tasks/get', 'tasks/cancel', 'tasks/update']) {
+      for (const caps of [{}, { elicitation: { url: {} } }]) {
+        const res = await rawPost(
+          svc.mcpUrl,
+          {
+            jsonrpc: '2.0',
+            id: 9,
+            method,
+            params: {
+              taskId,
+              ...(method === 'tasks/update' ? { inputResponses: {} } : {}),
+              _meta: {
+                'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+                'io.modelcontextprotocol/clientInfo': { name: 'task-client', version: '1' },
+                'io.modelcontextprotocol/clientCapabilities': caps,
+              },
+            },
+          },
+          {
+            Authorization: `Bearer ${token}`,
+            'MCP-Protocol-Version': '2026-07-28',
+            'Mcp-Method': method,
+            'Mcp-Name': taskId,
+          },
+        );
+        expect(res.status, method).toBe(400);
+        const answer = (await res.json()) as Answer;
+        expect(answer.id).toBe(9);
+        expect(answer.error, method).toMatchObject({
+          code: -32021,
+          data: {
+            requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+            code: 'client_capability_missing',
+          },
+        });
+      }
+      // an unknown task from a client that did not declare the extension: the same -32021, nothing revealed
+      const unknown = await rpc(method, { taskId: 'stg_doesnotexist', inputResponses: {} }, { caps: {} });
+      expect(unknown.error?.code, method).toBe(-32021);
+    }
+    // a 2025-era request (no envelope; those revisions have no -32021) is answered as before: its own token's task
+    const legacy = await rawPost(
+      svc.mcpUrl,
+      { jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { taskId } },
+      { Authorization: `Bearer ${token}` },
+    );
+    expect(((await legacy.json()) as Answer).result).toMatchObject({ taskId, status: 'working' });
+    // each refusal is an HTTP refusal in the audit, under our code
+    await svc.core.audit.flush();
+    const refusals = (await svc.core.audit.query({ limit: 200 })).entries.filter(
+      (e) => e.tool === '(http refusal)' && e.error_code === 'client_capability_missing',
+    );
+    expect(refusals.length).toBe(9);
+    expect(svc.core.staging.get(taskId).status).toBe('pending');
+    expect((await taskGet(taskId)).result!.status).toBe('working');
   });
 
   it('a task is visible only to the token that created it', async () => {

@@ -34,7 +34,16 @@ type Seen = { plugin: string; kind: Plugin['kind']; surface: PluginSurface };
  * on the surface's feature and audited once, with the plugin as source_plugin.
  */
 export class SurfaceCalls {
-  constructor(private readonly deps: SurfaceCallsDeps) {}
+  /** `plugin`: only that plugin's surface is seen (an upstream's own endpoint); any other answers not_found. */
+  constructor(
+    private readonly deps: SurfaceCallsDeps,
+    private readonly plugin?: string,
+  ) {}
+
+  /** The same calls seeing one plugin's surface only: its prompts and resources list, any other's read answers not_found, audited alike. */
+  only(plugin: string): SurfaceCalls {
+    return new SurfaceCalls(this.deps, plugin);
+  }
 
   prompts(ctx: CallContext): ListedPrompt[] {
     return this.seen(ctx).flatMap((s) => [...s.surface.prompts()]);
@@ -76,7 +85,8 @@ export class SurfaceCalls {
   }
 
   private seen(ctx: CallContext): Seen[] {
-    return this.deps.registry.surfaces(viewerOf(ctx));
+    const all = this.deps.registry.surfaces(viewerOf(ctx));
+    return this.plugin === undefined ? all : all.filter((s) => s.plugin === this.plugin);
   }
 
   private async run(

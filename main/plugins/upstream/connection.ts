@@ -63,6 +63,43 @@ function isSdkError(e: unknown, ...codes: Array<keyof ClientSdk['SdkErrorCode']>
   return !!sdk && e instanceof sdk.SdkError && codes.some((c) => e.code === sdk.SdkErrorCode[c]);
 }
 
+/**
+ * The JSON-RPC codes an upstream answers about the request it was sent (not
+ * about itself), as our codes: they are passed on as what they are, not as
+ * an `upstream_error`. -32002 is the 2025-era "resource not found"; a -32602
+ * naming a `uri` is the same answer in 2026-07-28 (SEP-2164).
+ */
+function protocolCodeOf(e: unknown): 'not_found' | 'invalid_params' | 'method_not_found' | 'invalid_request' | null {
+  const sdk = loadedClientSdk();
+  if (!sdk || !(e instanceof sdk.ProtocolError)) return null;
+  const uri = (e.data as { uri?: unknown } | undefined)?.uri;
+  if (e.code === -32002 || (e.code === -32602 && typeof uri === 'string')) return 'not_found';
+  if (e.code === -32602) return 'invalid_params';
+  if (e.code === -32601) return 'method_not_found';
+  if (e.code === -32600) return 'invalid_request';
+  return null;
+}
+
+/**
+ * The signal a request to an upstream is sent with: it aborts when any of
+ * `signals` does, its reason in words only. The SDK tells a 2025-era
+ * upstream `String(reason)` in notifications/cancelled, and our reasons are
+ * GatehouseErrors, whose String() starts with the class name: the upstream
+ * hears what happened ("... was cancelled by the client"), not how Gatehouse
+ * names it inside.
+ */
+function upstreamSignal(signals: AbortSignal[]): AbortSignal {
+  const any = signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
+  const out = new AbortController();
+  const relay = () => {
+    const r: unknown = any.reason;
+    out.abort(r instanceof Error ? r.message : typeof r === 'string' ? r : 'the request was cancelled');
+  };
+  if (any.aborted) relay();
+  else any.addEventListener('abort', relay, { once: true });
+  return out.signal;
+}
+
 const isInputRequired = (r: unknown): r is InputRequired =>
   (r as { resultType?: unknown } | null)?.resultType === 'input_required';
 
@@ -168,12 +205,14 @@ export class UpstreamConnection {
     // The per-upstream timeout is ours, not the SDK's: progress extends it, and it stops while the call's client is asked
     // (a person filling a form). The SDK's own timeout is only the bound on the whole call.
     const idle = new AbortController();
-    const timer = new IdleTimer(this.spec.timeoutMs, () => idle.abort());
+    const timer = new IdleTimer(this.spec.timeoutMs, () =>
+      idle.abort(`no answer within ${this.spec.timeoutMs / 1000} s without progress`),
+    );
     const options = {
       timeout: opts.maxTotalMs,
       // A 2026-07-28 upstream's input_required comes back to us (never fulfilled by the SDK on its own).
       allowInputRequired: true,
-      signal: ctx.signal ? AbortSignal.any([ctx.signal, idle.signal]) : idle.signal,
+      signal: upstreamSignal(ctx.signal ? [ctx.signal, idle.signal] : [idle.signal]),
       ...(opts.definition && client.getProtocolEra() === 'modern' ? { toolDefinition: opts.definition as never } : {}),
       // Asking for progress also lets it extend the timeout: the upstream's progress goes on to the client when it asked.
       onprogress: (p: { progress: number; total?: number; message?: string }) => {
@@ -261,7 +300,10 @@ export class UpstreamConnection {
     if (!client || this.health.status === 'down') throw this.unavailable();
     const started = Date.now();
     try {
-      const r = await send(client, { timeout: this.spec.timeoutMs, ...(signal ? { signal } : {}) });
+      const r = await send(client, {
+        timeout: this.spec.timeoutMs,
+        ...(signal ? { signal: upstreamSignal([signal]) } : {}),
+      });
       this.ok(Date.now() - started);
       return this.known.value(r);
     } catch (e) {
@@ -535,8 +577,10 @@ export class UpstreamConnection {
         { upstream: this.spec.id },
       );
     }
-    return new GatehouseError('upstream_error', `upstream '${this.spec.id}' answered with an error: ${message}`, {
+    const code = protocolCodeOf(e) ?? 'upstream_error';
+    return new GatehouseError(code, `upstream '${this.spec.id}' answered with an error: ${message}`, {
       upstream: this.spec.id,
+      ...(code === 'upstream_error' ? {} : { upstream_code: (e as { code: number }).code }),
     });
   }
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../../main/contract/audit.ts';
 import { EVERYTHING, startUpstreamWorld, textOf, until, type UpstreamWorld } from './upstream-world.ts';
 import { startModernUpstream, type ModernUpstream } from '../../fixtures/upstream/modern-upstream.ts';
+import { rawPost } from '../../helpers/service.ts';
 
 /** What an upstream asks of the client mid-call (elicitation, sampling) reaches the Gatehouse client that made the call. */
 let u: UpstreamWorld;
@@ -213,7 +214,47 @@ describe('the upstream timeout while the client is asked', () => {
   });
 });
 
+/** One raw 2026-07-28 request with the token, declaring `caps`. */
+const modernPost = (method: string, params: Record<string, unknown>, caps: Record<string, unknown>) =>
+  rawPost(
+    u.w.svc.mcpUrl,
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': caps,
+        },
+      },
+    },
+    {
+      Authorization: `Bearer ${u.token}`,
+      'MCP-Protocol-Version': '2026-07-28',
+      'Mcp-Method': method,
+      ...(typeof params.name === 'string' ? { 'Mcp-Name': params.name } : {}),
+    },
+  );
+
 describe('a 2026-07-28 client and a 2025-era upstream asking mid-call', () => {
+  it('a client that did not declare the capability: HTTP 400 -32021 naming it, nothing asked', async () => {
+    for (const [name, args, required] of [
+      ['ev__trigger-elicitation-request', {}, { elicitation: {} }],
+      ['ev__trigger-sampling-request', { prompt: 'x' }, { sampling: {} }],
+    ] as const) {
+      const res = await modernPost('tools/call', { name, arguments: args }, {});
+      expect(res.status, name).toBe(400);
+      const body = (await res.json()) as { error: { code: number; data: Record<string, unknown> } };
+      expect(body.error, name).toMatchObject({
+        code: -32021,
+        data: { requiredCapabilities: required, code: 'client_capability_missing', upstream: 'ev' },
+      });
+    }
+  });
+
   it('cannot be asked then (no server-to-client requests in 2026-07-28): the call fails with client_capability_missing saying why', async () => {
     const seen: string[] = [];
     const c = await clientWith({ elicitation: { form: {} } }, seen, 'modern');
@@ -271,17 +312,45 @@ describe('a 2026-07-28 upstream asking for input (input_required)', () => {
     }
   });
 
-  it('without the capability (URL mode needs elicitation.url): client_capability_missing, nothing asked', async () => {
+  it('without the capability (URL mode needs elicitation.url): -32021 naming only what is missing, nothing asked', async () => {
     const c = await clientWith({ elicitation: { form: {} } }, [], 'modern');
     try {
-      const r = await manual(c, 'ma__visit', {});
-      expect(r.isError).toBe(true);
-      expect(textOf(r)).toMatch(
-        /^client_capability_missing: upstream 'ma' asks the client for elicitation\/create:url .*'elicitation.url' capability/,
+      const refused = await manual(c, 'ma__visit', {}).then(
+        () => null,
+        (e: unknown) => e as { code?: number; message?: string; data?: Record<string, unknown> },
       );
+      // the SDK client's MissingRequiredClientCapabilityError keeps the spec's part of data
+      expect(refused).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: { url: {} } } } });
+      expect(refused!.message).toMatch(/'elicitation.url' capability/);
+      expect((await audited('ma__visit'))[0]).toMatchObject({
+        result: 'error',
+        error_code: 'client_capability_missing',
+      });
     } finally {
       await c.close();
     }
+  });
+
+  it('the same refusal on the wire: HTTP 400, -32021 with data.requiredCapabilities, audited once (by the call)', async () => {
+    const before = (await audited('ma__sample')).length;
+    const res = await modernPost(
+      'tools/call',
+      { name: 'ma__sample', arguments: { prompt: 'hi' } },
+      { elicitation: {} },
+    );
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { id: unknown; error: { code: number; data: Record<string, unknown> } };
+    expect(body.id).toBe(1);
+    expect(body.error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { sampling: {} }, code: 'client_capability_missing' },
+    });
+    expect(typeof body.error.data.request_id).toBe('string');
+    const entries = await audited('ma__sample');
+    expect(entries.length).toBe(before + 1);
+    expect(entries[0]).toMatchObject({ result: 'error', error_code: 'client_capability_missing' });
+    const refusals = await u.ok<{ entries: AuditEntry[] }>('GET', 'audit?tool=(http%20refusal)&limit=20');
+    expect(refusals.entries.filter((e) => e.request_id === body.error.data.request_id)).toEqual([]);
   });
 
   it('a forged requestState, one replayed against another upstream, and one replayed with another token are refused, each audited with its reason', async () => {

@@ -255,6 +255,38 @@ describe('faults', () => {
     }
   });
 
+  it("a client's cancellation forwarded upstream gives the reason in words, no internal class name", async () => {
+    const log = join(dir, 'cancel.log');
+    await writeFile(log, '');
+    await u.ok('POST', 'upstreams', {
+      ...stdio('tc', { timeout_ms: 30_000 }),
+      transport: { ...stdio('tc').transport, env: [{ name: 'CANCEL_LOG', value: log }] },
+    });
+    const c = await u.mcp();
+    const lines = async () => (await readFile(log, 'utf8')).split('\n').filter(Boolean);
+    try {
+      await until(async () => ((await names(c)).includes('tc__hold') ? true : null), 15_000, 'tc__hold');
+      const ctrl = new AbortController();
+      const held = c.callTool({ name: 'tc__hold', arguments: {} }, { signal: ctrl.signal }).catch((e: Error) => e);
+      await until(async () => ((await lines()).includes('holding') ? true : null), 10_000, 'the call to reach tc');
+      ctrl.abort('the person pressed stop');
+      await held;
+      const [cancelled] = (await until(
+        async () => {
+          const l = (await lines()).filter((x) => x.startsWith('cancelled: '));
+          return l.length ? l : null;
+        },
+        10_000,
+        'the cancellation to reach tc',
+      ))!;
+      expect(cancelled).toMatch(/^cancelled: .*was cancelled by the client$/);
+      expect(cancelled).not.toMatch(/GatehouseError|Error:/);
+    } finally {
+      await c.close();
+      await u.ok('DELETE', 'upstreams/tc');
+    }
+  });
+
   it('two upstreams with the same tool names stay apart: each under its own id, each its own process', async () => {
     const [a, b] = await Promise.all([
       client.callTool({ name: 't__pid', arguments: {} }),

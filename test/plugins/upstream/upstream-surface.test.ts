@@ -12,6 +12,7 @@ import {
   until,
   type UpstreamWorld,
 } from './upstream-world.ts';
+import { rawPost } from '../../helpers/service.ts';
 
 /**
  * Prompts and resources of upstreams (issue 17): the real server-everything
@@ -274,6 +275,72 @@ describe('list_changed and narrowing', () => {
       `audit?tool=resources/read`,
     );
     expect(denied.entries.some((e) => e.result === 'denied' && e.error_code === 'not_found')).toBe(true);
+  });
+});
+
+describe("an upstream's own protocol error", () => {
+  it('a resource the upstream says does not exist (its -32602) answers as missing in both eras: -32002 (2025), -32602 (2026-07-28), not -32603', async () => {
+    await u.ok('POST', 'upstreams', {
+      id: 'tn',
+      transport: {
+        kind: 'stdio',
+        command: process.execPath,
+        args: [TEST_UPSTREAM],
+        env: [{ name: 'NOTES', value: '1' }],
+      },
+    });
+    const legacy = await connect(u.token);
+    const modern = await connect(u.token, [], 'modern');
+    const missing = 'gatehouse-upstream://tn/test://note/two';
+    await until(
+      async () =>
+        (await legacy.listResourceTemplates()).resourceTemplates.some((t) =>
+          t.uriTemplate.startsWith('gatehouse-upstream://tn/'),
+        )
+          ? true
+          : null,
+      10_000,
+      "tn's template",
+    );
+    expect(textOfRead(await modern.readResource({ uri: 'gatehouse-upstream://tn/test://note/one' }))).toBe('note one');
+    // the SDK client makes -32002 and -32602 one ResourceNotFoundError: the wire is read raw
+    for (const [era, code] of [
+      ['legacy', -32002],
+      ['modern', -32602],
+    ] as const) {
+      const meta = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      };
+      const res = await rawPost(
+        u.w.svc.mcpUrl,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'resources/read',
+          params: { uri: missing, ...(era === 'modern' ? { _meta: meta } : {}) },
+        },
+        {
+          Authorization: `Bearer ${u.token}`,
+          ...(era === 'modern'
+            ? { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'resources/read', 'Mcp-Name': missing }
+            : {}),
+        },
+      );
+      const { error } = (await res.json()) as {
+        error: { code: number; message: string; data: Record<string, unknown> };
+      };
+      expect(error, era).toMatchObject({ code, data: { code: 'not_found', uri: missing } });
+      expect(error.message).toContain("upstream 'tn' answered with an error");
+      await expect(modern.readResource({ uri: missing })).rejects.toThrow(/answered with an error/);
+    }
+    const audit = await u.ok<{ entries: Array<{ target: string; result: string; error_code?: string }> }>(
+      'GET',
+      'audit?tool=resources/read',
+    );
+    expect(audit.entries.find((e) => e.target === missing)).toMatchObject({ result: 'error', error_code: 'not_found' });
+    await u.ok('DELETE', 'upstreams/tn');
   });
 });
 
