@@ -13,6 +13,7 @@ import { redact } from '../../lib/redact.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { VERSION } from '../../version.ts';
 import type { StoredTransport, ToolDefinition, UpstreamSecrets } from './upstream-data.ts';
+import { checkListing } from './listing-bounds.ts';
 import { definitionOf } from './pinning.ts';
 import type { CallContext } from '../../core/calls/tool.ts';
 import { AskRelay, type InputRequired } from './ask-relay.ts';
@@ -317,6 +318,7 @@ export class UpstreamConnection {
       const { tools } = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS, cacheMode: 'bypass' });
       this.ok(Date.now() - started);
       const defs = tools.map(definitionOf);
+      checkListing(this.spec.id, defs);
       this.hooks.onTools(defs);
       return defs;
     } catch (e) {
@@ -376,6 +378,8 @@ export class UpstreamConnection {
       const { tools } = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS, cacheMode: 'bypass' });
       if (this.stopped)
         throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' was stopped while connecting`);
+      const defs = tools.map(definitionOf);
+      checkListing(this.spec.id, defs);
       const era = client.getProtocolEra() ?? null;
       Object.assign(this.health, {
         status: 'connected',
@@ -388,7 +392,6 @@ export class UpstreamConnection {
       if (this.spec.transport.kind === 'http') this.spec.era = era;
       this.client = client;
       client.onclose = () => this.closed(client);
-      const defs = tools.map(definitionOf);
       this.hooks.onTools(defs);
       this.hooks.onChange();
       this.hooks.onSurface?.('connected');
