@@ -8,6 +8,14 @@ import { GatehouseError } from './core/errors.ts';
 import { writeRuntime, removeRuntime } from './store/runtime-file.ts';
 import { BodyBudget } from './lib/http/body.ts';
 import { createEdgeServer, type ServerLimits } from './lib/http/server.ts';
+
+/**
+ * The local service's connection caps. It listens on loopback, where every caller is one person's own
+ * program (fifty agents each hold a notification stream and a keep-alive pool), so there is no cap per
+ * address, which would be the whole service's; the total is 1,024 (`serve --max-connections N`). Over
+ * it, a client is answered 503 with Retry-After (main/lib/http/server.ts), never reset.
+ */
+export const LOCAL_SERVER_LIMITS: ServerLimits = { maxConnections: 1024, maxConnectionsPerAddress: 0 };
 import { AdminAuth } from './rest/admin-auth.ts';
 import { openLocalCore, type LocalCoreConfig } from './local-core.ts';
 import { VERSION } from './version.ts';
@@ -68,7 +76,7 @@ export async function startService(config: ServiceConfig) {
         },
       );
 
-    server = createEdgeServer((req, res) => void route(req, res), config.limits);
+    server = createEdgeServer((req, res) => void route(req, res), { ...LOCAL_SERVER_LIMITS, ...config.limits });
     const listening = server;
     await new Promise<void>((resolve, reject) => {
       listening.once('error', (e: NodeJS.ErrnoException) =>

@@ -10,8 +10,19 @@ import { USAGE } from './usage.ts';
 
 /** `gatehouse serve`: the headless service in the foreground, stopped by SIGINT/SIGTERM. */
 export async function serve(args: string[]): Promise<void> {
-  const { values } = parse(args, { host: { type: 'string' }, port: { type: 'string' }, enable: { type: 'boolean' } });
+  const { values } = parse(args, {
+    host: { type: 'string' },
+    port: { type: 'string' },
+    enable: { type: 'boolean' },
+    'max-connections': { type: 'string' },
+  });
   if (values.help) return void console.log(USAGE);
+  const maxConnections = values['max-connections'] === undefined ? undefined : Number(values['max-connections']);
+  if (
+    maxConnections !== undefined &&
+    (!Number.isInteger(maxConnections) || maxConnections < 1 || maxConnections > 65_536)
+  )
+    throw new UsageError(`--max-connections must be a number from 1 to 65536 (got '${values['max-connections']}')`);
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`--port must be a number from 0 to 65535 (got '${values.port}')`);
@@ -30,6 +41,7 @@ export async function serve(args: string[]): Promise<void> {
         vault: vaultChoice(values.vault),
         log,
         ...(values.enable ? { enable: true } : {}),
+        ...(maxConnections ? { limits: { maxConnections } } : {}),
         ...(lifetime ? { stagedLifetimeMs: lifetime } : {}),
         ...(callbackPort > 0 && callbackPort < 65536
           ? { upstreams: { oauth: { callbackPorts: [callbackPort] } } }

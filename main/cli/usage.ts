@@ -5,7 +5,7 @@ export const USAGE = `gatehouse ${VERSION} — local MCP gateway
 
 Usage: gatehouse <command> [options]
 
-  serve [--host 127.0.0.1] [--port ${DEFAULT_PORT}|0] [--enable]    start the headless service
+  serve [--host 127.0.0.1] [--port ${DEFAULT_PORT}|0] [--enable] [--max-connections 1024]    start the headless service
   status                                                         on or off, approvals waiting, warnings (what the Overview says)
   tokens create --label L [--user LOGIN] [--keychain ACCOUNT]
                 [--read-only] [--tools a,b] [--plugins p,q]        create a token (shown once), bound to

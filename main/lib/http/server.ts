@@ -53,25 +53,42 @@ export function createEdgeServer(
     },
     handler,
   );
-  server.maxConnections = l.maxConnections;
-  if (l.maxConnectionsPerAddress > 0 && l.maxConnectionsPerAddress < l.maxConnections)
-    capPerAddress(server, l.maxConnectionsPerAddress);
+  capConnections(server, l.maxConnections, l.maxConnectionsPerAddress);
   return server;
 }
 
-/** Closes a new socket at once when its peer address already holds `cap` (before a byte is parsed). */
-function capPerAddress(server: Server, cap: number): void {
+/**
+ * A connection over a cap is answered, not reset: 503 with Retry-After and the cap in words, then closed,
+ * before a byte of its request is parsed. (Node's own `maxConnections` destroys the socket, which a
+ * client sees as ECONNRESET, a fault, not as "busy: retry".)
+ */
+function refuse(socket: Socket, why: string): void {
+  // Its request is read and dropped: closing with unread bytes would send a reset, which loses the answer.
+  socket.resume();
+  const body = JSON.stringify({ ok: false, code: 'service_unavailable', message: `${why}: retry in a second` });
+  socket.end(
+    `HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+  // A peer that never reads its answer must not hold the socket.
+  socket.setTimeout(5_000, () => socket.destroy());
+}
+
+/** The total cap and the cap per peer address (0 = none), counted from the first byte. */
+function capConnections(server: Server, total: number, perAddress: number): void {
   const open = new Map<string, number>();
+  let all = 0;
+  const byAddress = perAddress > 0 && perAddress < total;
   server.prependListener('connection', (socket: Socket) => {
+    if (all >= total) return refuse(socket, `this service holds ${total} connections, its most`);
     // An IPv4 peer on a dual-stack socket is ::ffff:a.b.c.d: one address either way; an IPv6 peer counts by its /64.
-    const peer = addressBucket(socket.remoteAddress ?? '');
+    const peer = byAddress ? addressBucket(socket.remoteAddress ?? '') : '';
     const n = open.get(peer) ?? 0;
-    if (n >= cap) {
-      socket.destroy();
-      return;
-    }
+    if (byAddress && n >= perAddress)
+      return refuse(socket, `this address holds ${perAddress} connections, the most one address may`);
+    all++;
     open.set(peer, n + 1);
     socket.once('close', () => {
+      all--;
       const left = (open.get(peer) ?? 1) - 1;
       if (left > 0) open.set(peer, left);
       else open.delete(peer);

@@ -4,14 +4,15 @@ import { rawSocket, serve } from './serve.ts';
 import { getFrom, slowHeaders } from './slow-clients.ts';
 
 describe('createEdgeServer limits', () => {
-  it('closes connections over maxConnections at once', async () => {
+  it('answers a connection over maxConnections 503 with Retry-After at once, never a reset', async () => {
     const srv = await serve((_req, res) => void res.end('ok'), { maxConnections: 2 });
     try {
       const a = await rawSocket(srv.port);
       const b = await rawSocket(srv.port);
       const c = await rawSocket(srv.port);
-      await c.ended; // the third is dropped without an answer
-      expect(c.text()).toBe('');
+      await c.ended; // the third is told, before it sent a byte
+      expect(c.text()).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\nRetry-After: 1\r\n/);
+      expect(c.text()).toContain('this service holds 2 connections, its most: retry in a second');
       a.write(`GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
       await a.ended;
       expect(a.text()).toMatch(/^HTTP\/1\.1 200/);
@@ -62,10 +63,10 @@ describe('createEdgeServer limits', () => {
 });
 
 describe('connections per client address', () => {
-  // With the cap, one address keeps 4 of 12 slots and another is served; without it (0), it takes all 12 and the other is dropped.
+  // With the cap, one address keeps 4 of 12 slots and another is served; without it (0), it takes all 12 and the other is told 503.
   it.each([
     { cap: 4, kept: 4, other: 200 },
-    { cap: 0, kept: 12, other: 0 },
+    { cap: 0, kept: 12, other: 503 },
   ])(
     'maxConnectionsPerAddress $cap: 20 slow-header connections from one address keep $kept slots, another address gets $other',
     async ({ cap, kept, other }) => {
@@ -85,7 +86,7 @@ describe('connections per client address', () => {
     const srv = await serve((_req, res) => void res.end('ok'), { maxConnections: 12, maxConnectionsPerAddress: 2 });
     const slow = await slowHeaders(srv.port, 2, '127.0.0.1');
     try {
-      expect(await getFrom(`${srv.url}/`, '127.0.0.1')).toBe(0);
+      expect(await getFrom(`${srv.url}/`, '127.0.0.1')).toBe(503);
       slow.close();
       await new Promise((r) => setTimeout(r, 100));
       expect(await getFrom(`${srv.url}/`, '127.0.0.1')).toBe(200);

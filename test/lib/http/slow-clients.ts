@@ -22,6 +22,9 @@ export async function slowHeaders(
           sockets.push(s);
           s.on('error', () => resolve());
           s.on('close', () => resolve());
+          // A refused one is answered (503) and ended by the server: read it, so its end is seen.
+          s.on('data', () => {});
+          s.on('end', () => s.destroy());
           s.once('connect', () => {
             s.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n');
             // The server either keeps it (slot taken) or closes it at once; give it a moment to decide.
