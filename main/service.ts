@@ -133,6 +133,8 @@ export async function startService(config: ServiceConfig) {
       vaultLabel: core.vault.label,
       /** open notification channels (GET streams and subscriptions/listen) of MCP clients */
       notificationChannels: () => loadedFace?.mcp.lists.size ?? 0,
+      /** bytes of request bodies being read now that count against the body budget (limits.bodyBudgetBytes) */
+      bodyBytesInUse: () => bodyBudget.inUse,
       /** a fresh one-time console login link */
       loginUrl: () => `${origin}${CONSOLE_PATH}login?code=${auth.issueLoginCode()}`,
       async createToken(input: TokenCreateInput) {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type BridgedClient,
   bridgedClient,
@@ -67,11 +67,20 @@ describe('endpoint coming up after the bridge', () => {
     const port = await freePort();
     const late = await everything({ port, start: false });
     cleanups.push(() => late.stop());
-    const timer = setTimeout(() => void late.start(), 5000);
-    cleanups.push(() => clearTimeout(timer));
-    const started = Date.now();
-    const { client, stderr } = await withClient(['--url', late.url, '--connect-timeout', '30']);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(4500);
+    const { client, transport, stderr } = await withClient(['--url', late.url, '--connect-timeout', '30'], {
+      connect: false,
+    });
+    let up = false;
+    const connected = client.connect(transport).then(() => up);
+    // Refused, and waiting rather than failing the client: only now does the endpoint come up.
+    await vi.waitFor(() => expect(stderr()).toContain('waiting for the MCP endpoint to come up'), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    expect(up).toBe(false);
+    await late.start();
+    up = true;
+    expect(await connected).toBe(true);
     expect(text(await client.callTool({ name: 'echo', arguments: { message: 'late' } }))).toBe('Echo: late');
     // Its first connection is not a recovery.
     expect(stderr()).toContain('the MCP endpoint is up');
@@ -82,20 +91,27 @@ describe('endpoint coming up after the bridge', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gh-bridge-rt-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const server = await withTiny();
-    const timer = setTimeout(() => {
-      const info = {
-        pid: process.pid,
-        base_url: server.url.replace('/mcp', ''),
-        mcp_url: server.url,
-        console_url: '',
-        admin_url: '',
-        version: '0',
-        started: new Date().toISOString(),
-      };
-      writeFileSync(join(dataDir, 'runtime.json'), JSON.stringify(info));
-    }, 1500);
-    cleanups.push(() => clearTimeout(timer));
-    const { client } = await withClient([], { env: { GATEHOUSE_DATA_DIR: dataDir } });
+    const { client, transport, stderr } = await withClient([], {
+      env: { GATEHOUSE_DATA_DIR: dataDir },
+      connect: false,
+    });
+    const connected = client.connect(transport);
+    // No runtime.json yet: the bridge waits for one rather than failing the client.
+    await vi.waitFor(() => expect(stderr()).toContain('waiting for the MCP endpoint to come up'), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    const info = {
+      pid: process.pid,
+      base_url: server.url.replace('/mcp', ''),
+      mcp_url: server.url,
+      console_url: '',
+      admin_url: '',
+      version: '0',
+      started: new Date().toISOString(),
+    };
+    writeFileSync(join(dataDir, 'runtime.json'), JSON.stringify(info));
+    await connected;
     expect(text(await client.callTool({ name: 'echo', arguments: { text: 'found' } }))).toBe('found');
   });
 

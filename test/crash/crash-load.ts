@@ -42,6 +42,17 @@ export interface Journal {
   unknown: number;
 }
 
+/** The kinds of call the load makes, as counted at the moment of a kill. */
+export type OpKind = 'stage' | 'confirm_admin' | 'confirm_mcp' | 'discard' | 'read';
+
+/** What one round's load is doing right now. */
+export interface LoadProbe {
+  /** calls sent and not yet answered, by kind */
+  inFlight: Map<OpKind, number>;
+  /** resolves when the round's first write is staged (the load is past connecting and the first policy decision) */
+  firstStage: Promise<void>;
+}
+
 export const newJournal = (): Journal => ({
   staged: new Map(),
   confirmed: new Map(),
@@ -60,13 +71,34 @@ export interface LoadTarget {
 const structured = (r: { structuredContent?: unknown }) => (r.structuredContent ?? {}) as Record<string, unknown>;
 
 /** Runs `workers` loops until `stop()` says so; at most `stageBudget` new writes in all. */
-export async function runLoad(
+export function runLoad(
   t: LoadTarget,
   j: Journal,
   opts: { round: number; seed: number; workers: number; stageBudget: number; stop: () => boolean },
+): { done: Promise<void>; probe: LoadProbe } {
+  let staged!: () => void;
+  const probe: LoadProbe = { inFlight: new Map(), firstStage: new Promise((r) => (staged = r)) };
+  const done = loadWorkers(t, j, opts, probe, staged);
+  return { done, probe };
+}
+
+async function loadWorkers(
+  t: LoadTarget,
+  j: Journal,
+  opts: { round: number; seed: number; workers: number; stageBudget: number; stop: () => boolean },
+  probe: LoadProbe,
+  staged: () => void,
 ): Promise<void> {
   let budget = opts.stageBudget;
   let n = 0;
+  const sent = async <T>(kind: OpKind, call: Promise<T>): Promise<T> => {
+    probe.inFlight.set(kind, (probe.inFlight.get(kind) ?? 0) + 1);
+    try {
+      return await call;
+    } finally {
+      probe.inFlight.set(kind, probe.inFlight.get(kind)! - 1);
+    }
+  };
   const worker = async (w: number) => {
     const rnd = prng(opts.seed * 1000 + opts.round * 10 + w);
     const client: Client | null = await connectClient(t.mcpUrl, t.token).catch(() => null);
@@ -86,30 +118,35 @@ export async function runLoad(
             const k = n++;
             const slug = `crash-r${opts.round}-n${k}-s${opts.seed}`;
             const title = `Crash ${opts.seed} round ${opts.round} write ${k}`;
-            const r = await client.callTool({ name: 'pages_create', arguments: { title, slug } });
+            const r = await sent('stage', client.callTool({ name: 'pages_create', arguments: { title, slug } }));
             const s = structured(r) as Partial<StagedResponse>;
-            if (!r.isError && s.staged_id)
+            if (!r.isError && s.staged_id) {
               j.staged.set(s.staged_id, { id: s.staged_id, slug, title, round: opts.round });
+              staged();
+            }
           } else if (pick < 0.75 && target) {
             if (rnd() < 0.5) {
-              const r = await t.admin('staged.confirm', { id: target.id });
+              const r = await sent('confirm_admin', t.admin('staged.confirm', { id: target.id }));
               if (r.ok && r.data.status === 'confirmed') j.confirmed.set(target.id, 'admin');
               else if (!r.ok && r.code === 'staged_expired') j.refusedExpired.add(target.id);
               else if (!r.ok && r.code === 'service_unavailable') j.unknown++;
             } else {
-              const r = await client.callTool({ name: 'staged_writes_confirm', arguments: { staged_id: target.id } });
+              const r = await sent(
+                'confirm_mcp',
+                client.callTool({ name: 'staged_writes_confirm', arguments: { staged_id: target.id } }),
+              );
               const s = structured(r);
               if (!r.isError && s.status === 'confirmed') j.confirmed.set(target.id, 'mcp');
               else if ((r._meta?.['gatehouse/error'] as { code?: string } | undefined)?.code === 'staged_expired')
                 j.refusedExpired.add(target.id);
             }
           } else if (pick < 0.85 && target) {
-            const r = await t.admin('staged.discard', { id: target.id });
+            const r = await sent('discard', t.admin('staged.discard', { id: target.id }));
             if (r.ok && r.data.status === 'discarded') j.discarded.add(target.id);
           } else if (rnd() < 0.5) {
-            await client.callTool({ name: 'pages_list', arguments: { limit: 5 } });
+            await sent('read', client.callTool({ name: 'pages_list', arguments: { limit: 5 } }));
           } else if (target) {
-            await client.callTool({ name: 'staged_writes_status', arguments: { staged_id: target.id } });
+            await sent('read', client.callTool({ name: 'staged_writes_status', arguments: { staged_id: target.id } }));
           }
         } catch {
           // cut off by the kill (or the connection it broke): the outcome is unknown, not acknowledged

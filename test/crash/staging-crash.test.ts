@@ -5,7 +5,7 @@ import { ADMIN_KEY_ACCOUNT } from '../../main/store/vault-account.ts';
 import { openVault } from '../../main/store/vault.ts';
 import { silentLogger } from '../../main/lib/logger.ts';
 import { removeDir, spawnCli, startServe, tempDataDir, type Served } from '../cli/cli-harness.ts';
-import { newJournal, prng, runLoad } from './crash-load.ts';
+import { newJournal, prng, runLoad, type OpKind } from './crash-load.ts';
 import { checkInvariants } from './crash-check.ts';
 
 // Crash safety of staged writes against the real service as a child process:
@@ -16,8 +16,12 @@ import { checkInvariants } from './crash-check.ts';
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 32);
 const SEED = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
-// Short enough that writes from earlier rounds have expired by the next restart; tests only (see serve-command.ts).
+// Short enough that writes from earlier rounds have expired by a later restart, long enough that a round's own
+// confirms land before expiry on a loaded machine; tests only (see serve-command.ts).
 const LIFETIME_MS = 6000;
+// A round's writes are staged, confirmed and discarded within about this long of its first stage (measured:
+// 150-900 ms); the kill lands at a random moment in it, after which the load only reads.
+const KILL_WINDOW_MS = 800;
 const ENV = { GATEHOUSE_TEST_STAGED_LIFETIME_MS: String(LIFETIME_MS) };
 
 vi.setConfig({ testTimeout: 900_000, hookTimeout: 120_000 });
@@ -53,6 +57,15 @@ describe('staged writes survive SIGKILL', () => {
     const violations: string[] = [];
     const recovered = { completed: 0, pending_again: 0, expired: 0, interrupted: 0 };
     let earlyKills = 0;
+    // Rounds whose kill cut off a call of each kind (a round can count for several), and rounds that cut off none.
+    const killedDuring: Record<OpKind | 'nothing', number> = {
+      stage: 0,
+      confirm_admin: 0,
+      confirm_mcp: 0,
+      discard: 0,
+      read: 0,
+      nothing: 0,
+    };
     let expiredProbes = 0;
 
     running = await startServe(dir, [], ENV);
@@ -78,11 +91,17 @@ describe('staged writes survive SIGKILL', () => {
         stageBudget: 8,
         stop: () => stop,
       });
-      await sleep(300 + rnd() * 2200);
+      // The first stage comes once the fresh service has warmed up (connections, the first policy decision):
+      // waiting for it rather than a fixed time spends the round where the writes are.
+      await Promise.race([load.probe.firstStage, load.done, sleep(10_000)]);
+      await sleep(rnd() * KILL_WINDOW_MS);
       served.child.kill('SIGKILL');
+      const cut = [...load.probe.inFlight].filter(([, n]) => n > 0).map(([kind]) => kind);
+      for (const kind of cut) killedDuring[kind]++;
+      if (!cut.length) killedDuring.nothing++;
       stop = true;
       await served.stop('SIGKILL');
-      await load;
+      await load.done;
       running = null;
 
       // Now and then, kill the next start too, while it opens the stores and recovers.
@@ -123,6 +142,7 @@ describe('staged writes survive SIGKILL', () => {
       acknowledged_confirms: journal.confirmed.size,
       acknowledged_discards: journal.discarded.size,
       cut_off_by_a_kill: journal.unknown,
+      rounds_killed_during: killedDuring,
       kills_during_start: earlyKills,
       expired_confirm_probes: expiredProbes,
       recovered,

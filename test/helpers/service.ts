@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startService, type RunningService, type ServiceConfig } from '../../main/service.ts';
 import { silentLogger } from '../../main/lib/logger.ts';
-import type { Clock } from '../../main/lib/clock.ts';
+import type { Clock, TimerHandle, Timers } from '../../main/lib/clock.ts';
 
 /** A clock tests can move. */
 export class TestClock implements Clock {
@@ -14,6 +14,40 @@ export class TestClock implements Clock {
   }
   advance(ms: number): void {
     this.t += ms;
+  }
+}
+
+interface ManualTimer extends TimerHandle {
+  at: number;
+  fn: () => void;
+}
+
+/** Timers that fire only when a test moves their time on (`advance`), in the order they fall due. */
+export class ManualTimers implements Timers {
+  private now = 0;
+  private readonly pending = new Set<ManualTimer>();
+  set(fn: () => void, ms: number): TimerHandle {
+    const timer: ManualTimer = { at: this.now + ms, fn };
+    this.pending.add(timer);
+    return timer;
+  }
+  clear(timer: TimerHandle | undefined): void {
+    this.pending.delete(timer as ManualTimer);
+  }
+  /** Moves time on by `ms`, firing each timer due by then; answers how many fired. */
+  advance(ms: number): number {
+    const end = this.now + ms;
+    let fired = 0;
+    for (;;) {
+      const next = [...this.pending].filter((t) => t.at <= end).sort((a, b) => a.at - b.at)[0];
+      if (!next) break;
+      this.pending.delete(next);
+      this.now = next.at;
+      next.fn();
+      fired++;
+    }
+    this.now = end;
+    return fired;
   }
 }
 

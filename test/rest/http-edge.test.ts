@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN_PREFIX } from '../../main/contract/health.ts';
 import { ADMIN_KEY_ACCOUNT } from '../../main/store/vault-account.ts';
 import { INIT, rawPost, startTestService } from '../helpers/service.ts';
@@ -158,11 +158,19 @@ describe('bounded resources (issue 8: 100 stalled 4 MiB bodies took RSS from 116
   it('stalled authenticated uploads cannot hold more than the body budget; small requests still pass', async () => {
     const head = `POST /wp-json/gatehouse-mcp/v1/mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${4 * 1024 * 1024 - 1024}\r\n\r\n`;
     const stalled = [];
+    const before = svc.bodyBytesInUse();
     // each holds 900 KiB, of which 836 KiB count against the 2 MiB budget: the third is refused
     for (let i = 0; i < 3; i++) {
       const s = await rawSocket(port);
       s.write(head + '['.repeat(900 * 1024));
       stalled.push(s);
+      // Read in full, its share taken, before the next starts: chunks of uploads sent at once interleave,
+      // and whichever upload's chunk finds the budget spent would be the one refused.
+      if (i < 2)
+        await vi.waitFor(() => expect(svc.bodyBytesInUse()).toBe(before + (i + 1) * 836 * 1024), {
+          timeout: 20_000,
+          interval: 10,
+        });
     }
     await stalled[2]!.ended;
     expect(stalled[2]!.text()).toMatch(/^HTTP\/1\.1 503/);

@@ -34,8 +34,11 @@ export interface UpstreamManagerDeps extends Omit<UpstreamPluginDeps, 'ownerOf'>
   registry: Registry;
   /** made ready before an upstream is added (the JSON Schema validator its tools need, loaded on first use) */
   prepare?: () => Promise<void>;
-  /** OAuth sign-in seams (tests): callback ports, fetch, the default Client ID Metadata Document URL */
-  oauth?: Pick<CoordinatorDeps, 'callbackPorts' | 'fetch' | 'flowTtlMs' | 'defaultClientMetadataUrl'> & {
+  /** OAuth sign-in seams (tests): callback ports, fetch, the default Client ID Metadata Document URL, the refresh timers */
+  oauth?: Pick<
+    CoordinatorDeps,
+    'callbackPorts' | 'fetch' | 'flowTtlMs' | 'defaultClientMetadataUrl' | 'refreshTimers'
+  > & {
     clientMetadataUrl?: string;
   };
   /** where each stdio upstream's own HOME lives (the data dir) and, for tests, the person's HOME and the platform */

@@ -65,8 +65,6 @@ describe("OAuth upstreams: no refresh token, another server's resource, no way t
 
   it('an authorization server that issues no refresh token: at expiry one "sign in again", no refresh tried, no browser', async () => {
     W.as.issueRefresh = false;
-    // Expiry fires at 80% of it (12 s): long enough that a loaded machine reads "signed in" first.
-    W.as.accessTtl = 15;
     await W.ok('POST', 'upstreams', { id: 'plain', transport: { kind: 'http', url: W.rs.url('/a/mcp'), oauth: {} } });
     const started = await W.ok<OAuthStatus>('POST', 'upstreams/plain/login');
     expect(await W.signInWithBrowser(started.authorization_url!)).toMatch(/Signed in/);
@@ -74,6 +72,8 @@ describe("OAuth upstreams: no refresh token, another server's resource, no way t
     expect(s).toMatchObject({ state: 'signed_in', refreshable: false });
     await W.consent('plain');
     const authorizations = W.as.seen.filter((r) => r.path === '/auth').length;
+    // The 300 s token's timer falls due 60 s before its expiry, at 240 s of the refresh timers' time.
+    W.refreshTimers.advance(240_000);
     const again = await until(
       async () => {
         const st = await W.status('plain');
@@ -89,7 +89,6 @@ describe("OAuth upstreams: no refresh token, another server's resource, no way t
     expect(W.as.seen.filter((r) => r.path === '/auth').length).toBe(authorizations);
     expect((await W.status('plain')).state).toBe('sign_in_required');
     W.as.issueRefresh = true;
-    W.as.accessTtl = 300;
     const back = await W.ok<OAuthStatus>('POST', 'upstreams/plain/login');
     expect(await W.signInWithBrowser(back.authorization_url!)).toMatch(/Signed in/);
     expect(await W.status('plain', 10_000)).toMatchObject({ state: 'signed_in', refreshable: true });

@@ -7,6 +7,7 @@ import { startUpstreamWorld, type UpstreamWorld } from './upstream-world.ts';
 import type { OAuthStatus } from '../../../main/contract/oauth-status.ts';
 import type { UpstreamDetail } from '../../../main/contract/upstreams.ts';
 import { until } from './upstream-world.ts';
+import { ManualTimers } from '../../helpers/service.ts';
 
 /**
  * The OAuth tests' world: a real authorization server (oidc-provider), a
@@ -18,6 +19,8 @@ export interface OAuthWorld extends UpstreamWorld {
   as: AuthServer;
   rs: ResourceServer;
   browser: Browser;
+  /** the service's token refreshes: they fire when a test moves these on (`advance`), never by the wall clock */
+  refreshTimers: ManualTimers;
   /** opens the authorization URL, signs in as `login`, consents; answers the callback page's text */
   signInWithBrowser(url: string, login?: string): Promise<string>;
   status(id: string, waitMs?: number): Promise<OAuthStatus>;
@@ -72,8 +75,9 @@ export async function startOAuthWorld(
 ): Promise<OAuthWorld> {
   const as = await startAuthServer(o.authServer);
   const rs = await startResourceServer(as.issuer);
+  const refreshTimers = new ManualTimers();
   const up = await startUpstreamWorld({
-    oauth: { callbackPorts: [o.callbackPort ?? (await freePort())] },
+    oauth: { callbackPorts: [o.callbackPort ?? (await freePort())], refreshTimers },
     ...(o.dataDir ? { dataDir: o.dataDir } : {}),
   });
   const browser = await chromium.launch({
@@ -86,6 +90,7 @@ export async function startOAuthWorld(
     as,
     rs,
     browser,
+    refreshTimers,
     async signInWithBrowser(url, login = 'alice') {
       const context = await browser.newContext();
       const page = await context.newPage();

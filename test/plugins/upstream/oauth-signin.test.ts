@@ -75,7 +75,6 @@ describe('OAuth upstreams: sign-in, refresh, sign in again, step-up, sharing', (
   }, 30_000);
 
   it('refreshes before expiry, once for both upstreams, sending the resource', async () => {
-    W.as.accessTtl = 15; // refreshed at 80% (12 s): a loaded machine reads "signed in" first
     await W.ok('POST', 'upstreams/remote/logout');
     expect((await W.status('second')).state).toBe('signed_out');
     const started = await W.ok<OAuthStatus>('POST', 'upstreams/remote/login');
@@ -85,6 +84,8 @@ describe('OAuth upstreams: sign-in, refresh, sign in again, step-up, sharing', (
     const tokenPosts = () => W.as.seen.filter((r) => r.path === '/token').length;
     const before = tokenPosts();
     const refreshesBefore = W.as.tokenRequests.filter((r) => r.grant_type === 'refresh_token').length;
+    // The tokens live 300 s and are refreshed 60 s before expiry: at 240 s of the refresh timers' time.
+    W.refreshTimers.advance(240_000);
     await until(async () => (await W.status('remote')).expires_at !== first.expires_at, 15_000, 'a proactive refresh');
     // RFC 8707: the refresh names the same resource, and the server granted it.
     const refreshes = W.as.tokenRequests.filter((r) => r.grant_type === 'refresh_token').slice(refreshesBefore);
@@ -93,17 +94,16 @@ describe('OAuth upstreams: sign-in, refresh, sign in again, step-up, sharing', (
     expect(tokenPosts() - before).toBe(1);
     expect((await W.status('second')).expires_at).toBe((await W.status('remote')).expires_at);
     expect(textOf(await call('second__whoami'))).toMatch(/mcp:read/);
-    W.as.accessTtl = 300;
   }, 60_000);
 
   it('a refused refresh (invalid_grant) becomes one "sign in again" item, never a loop of browser tabs', async () => {
-    W.as.accessTtl = 15; // refreshed at 80% (12 s): a loaded machine reads "signed in" first
     await W.ok('POST', 'upstreams/remote/logout');
     const started = await W.ok<OAuthStatus>('POST', 'upstreams/remote/login');
     expect(await W.signInWithBrowser(started.authorization_url!)).toMatch(/Signed in/);
     expect((await W.status('remote', 10_000)).state).toBe('signed_in');
     W.as.forget('RefreshToken');
     const authorizations = W.as.seen.filter((r) => r.path === '/auth').length;
+    W.refreshTimers.advance(240_000); // the proactive refresh, 60 s before the 300 s tokens expire
     const s = await until(
       async () => {
         const st = await W.status('remote');
@@ -123,7 +123,6 @@ describe('OAuth upstreams: sign-in, refresh, sign in again, step-up, sharing', (
     expect((await W.status('second')).state).toBe('sign_in_required');
     // Nothing went to the authorization endpoint by itself: a person signs in again, once.
     expect(W.as.seen.filter((r) => r.path === '/auth').length).toBe(authorizations);
-    W.as.accessTtl = 300;
     const again = await W.ok<OAuthStatus>('POST', 'upstreams/second/login');
     expect(await W.signInWithBrowser(again.authorization_url!)).toMatch(/Signed in/);
     expect((await W.status('remote', 10_000)).state).toBe('signed_in');

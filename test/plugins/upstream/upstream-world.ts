@@ -6,6 +6,7 @@ import { startWireWorld, type WireWorld } from '../../wire/helpers/wire-world.ts
 import type { PlaceOf } from '../../../main/contract/client-locations.ts';
 import type { Detection } from '../../../main/plugins/upstream/sandbox/detect.ts';
 import type { UpstreamDetail } from '../../../main/contract/upstreams.ts';
+import type { Timers } from '../../../main/lib/clock.ts';
 
 /**
  * A service for the upstream tests: upstream tools are the `mcp.upstreams`
@@ -36,7 +37,7 @@ export interface UpstreamWorld {
 export async function startUpstreamWorld(
   extra: {
     consoleDir?: string;
-    oauth?: { callbackPorts?: number[] };
+    oauth?: { callbackPorts?: number[]; refreshTimers?: Timers };
     dataDir?: string;
     license?: 'pro' | 'free' | null;
     clientsPlace?: PlaceOf;

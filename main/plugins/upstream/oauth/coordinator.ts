@@ -5,6 +5,7 @@ import type { OAuthRevocation, OAuthStatus } from '../../../contract/oauth-statu
 import type { Vault } from '../../../core/ports/ports.ts';
 import { GatehouseError } from '../../../core/errors.ts';
 import type { Logger } from '../../../lib/logger.ts';
+import { systemTimers, type TimerHandle, type Timers } from '../../../lib/clock.ts';
 import { startCallbackServer, type CallbackAnswer, type CallbackServer } from './callback-server.ts';
 import {
   clientAccount,
@@ -46,6 +47,8 @@ export interface CoordinatorDeps {
   fetch?: FetchLike;
   /** how long a started sign-in waits for its browser step (default 10 minutes) */
   flowTtlMs?: number;
+  /** the timers of the proactive refreshes (default real ones; tests fire them instead of waiting out a lifetime) */
+  refreshTimers?: Timers;
   /** the Client ID Metadata Document URL for upstreams that name none (the connected cloud gateway's), asked at each sign-in */
   defaultClientMetadataUrl?(): string | null;
 }
@@ -99,14 +102,17 @@ export class OAuthCoordinator {
    * (connection.ts). A token refreshed away may still be valid until it expires, so it stays among them.
    */
   private readonly seenTokens = new Map<string, string[]>();
-  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly timers = new Map<string, TimerHandle>();
+  private readonly refreshTimers: Timers;
   private readonly waiters = new Set<() => void>();
   private callback: CallbackServer | null = null;
   private starting: Promise<unknown> = Promise.resolve();
   /** sign-ins between their first step and their flow's registration: the callback server stays up for them */
   private startingNow = 0;
 
-  constructor(private readonly deps: CoordinatorDeps) {}
+  constructor(private readonly deps: CoordinatorDeps) {
+    this.refreshTimers = deps.refreshTimers ?? systemTimers;
+  }
 
   /** An OAuth upstream (at load and at add); `binding` is what it last signed in with. */
   async register(target: OAuthTarget, binding: Binding | null): Promise<void> {
@@ -223,7 +229,7 @@ export class OAuthCoordinator {
       const key = keyOf(b);
       const ids = this.boundTo(key);
       for (const other of ids) this.target(other).need = SIGNED_OUT;
-      clearTimeout(this.timers.get(key));
+      this.refreshTimers.clear(this.timers.get(key));
       this.timers.delete(key);
       await this.refreshing.get(key)?.catch(() => undefined);
       const tokens = await readItem(this.deps.vault, tokensAccount(b.issuer, b.resource), StoredTokens);
@@ -264,7 +270,7 @@ export class OAuthCoordinator {
   async close(): Promise<void> {
     for (const f of this.flows.values()) clearTimeout(f.timer);
     this.flows.clear();
-    for (const timer of this.timers.values()) clearTimeout(timer);
+    for (const timer of this.timers.values()) this.refreshTimers.clear(timer);
     this.timers.clear();
     await this.callback?.close();
     this.callback = null;
@@ -429,11 +435,11 @@ export class OAuthCoordinator {
   }
 
   private schedule(key: string, t: StoredTokens): void {
-    clearTimeout(this.timers.get(key));
+    this.refreshTimers.clear(this.timers.get(key));
     if (t.expires_at === undefined) return;
     const left = t.expires_at - Date.now();
     const wait = Math.max(1_000, left - Math.min(EARLY_MS, left * 0.2));
-    const timer = setTimeout(
+    const timer = this.refreshTimers.set(
       () => {
         this.timers.delete(key);
         const id = this.boundTo(key)[0];
