@@ -12,8 +12,12 @@ const origin = z
 export const Settings = z.object({
   /** Off by default: switch on when a tokened client is to connect. */
   enabled: z.boolean().default(false),
-  /** Requests per minute per client; 0 switches the limit off. */
-  rate_limit: z.number().int().min(0).max(100_000).default(120),
+  /**
+   * Requests per minute per client (per token); 0 switches the limit off. 1,200 (20 a second): on a desktop the
+   * callers are a person's own agents, and an honest burst (an agent exploring its servers, the official
+   * conformance suite: ~150 requests in 3 s) must not meet it; a runaway loop still does.
+   */
+  rate_limit: z.number().int().min(0).max(100_000).default(1200),
   /** When true the client address comes from X-Forwarded-For (its last element). */
   trust_proxy_headers: z.boolean().default(false),
   /** Browser origins allowed to call the MCP endpoint. */

@@ -89,7 +89,9 @@ export const authGuard =
       return;
     }
     const d = limiter.check(`addr:${c.address}`, c.settings.rate_limit, c.now);
-    return d.allowed ? verified : rateLimitedError(d);
+    return d.allowed
+      ? verified
+      : rateLimitedError(d, 'the rate_limit setting raises it: gatehouse settings set rate_limit N, 0 turns it off');
   };
 
 /** The token's own budget, before the body: a token over it costs us no read, no parse. */

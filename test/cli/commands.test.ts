@@ -281,7 +281,7 @@ describe.each<Mode>(['service', 'direct'])('gatehouse CLI, %s mode', (mode) => {
   it('settings get and set, validated, lists comma-separated', async () => {
     const all = await cli<Settings>('settings', 'get');
     expect(Object.keys(all).sort()).toEqual([...SETTINGS_KEYS].sort());
-    expect(await cli('settings', 'get', 'rate_limit')).toEqual({ rate_limit: 120 });
+    expect(await cli('settings', 'get', 'rate_limit')).toEqual({ rate_limit: 1200 });
 
     // Both modes had a `serve --enable` by now; a patch of one key leaves the others alone.
     expect(all.enabled).toBe(true);

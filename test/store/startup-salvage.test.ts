@@ -55,7 +55,7 @@ describe('a damaged options.json', () => {
     await writeFile(join(dir, 'options.json'), original);
 
     const gw = await start();
-    expect(gw.settings.get()).toMatchObject({ enabled: true, rate_limit: 120, cors: ['http://localhost:5173'] });
+    expect(gw.settings.get()).toMatchObject({ enabled: true, rate_limit: 1200, cors: ['http://localhost:5173'] });
     expect(gw.users.list().map((u) => u.login)).toEqual(['admin']);
     expect(gw.tokens.list().map((t) => t.label)).toEqual(['kept token']);
     expect(gw.options.salvaged?.dropped).toEqual(['settings.rate_limit', 'users[1]', 'tokens[1]']);

@@ -14,11 +14,11 @@ export function rateHeaders(d: RateDecision): Record<string, string> {
   };
 }
 
-/** The 429 for a refused decision, with its headers. */
-export function rateLimitedError(d: RateDecision): HttpError {
+/** The 429 for a refused decision, with its headers; `raise` says which setting raises the limit. */
+export function rateLimitedError(d: RateDecision, raise?: string): HttpError {
   return new HttpError(
     'rate_limited',
-    `rate limit of ${d.limit} requests per minute reached; retry after ${d.retry_after} s`,
+    `rate limit of ${d.limit} requests per minute reached; retry after ${d.retry_after} s${raise ? ` (${raise})` : ''}`,
     { headers: rateHeaders(d) },
   );
 }

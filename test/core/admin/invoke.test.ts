@@ -163,7 +163,7 @@ describe('invoke: the input', () => {
       'rate_limit',
       'approval_mode',
     ]);
-    expect(core.settings.get().rate_limit).toBe(120);
+    expect(core.settings.get().rate_limit).toBe(1200);
   });
 
   it('gives the same answer to every person surface for the same bad input', async () => {
