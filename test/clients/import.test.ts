@@ -82,8 +82,14 @@ describe('gatehouse clients import', () => {
     // The value went to the vault with the upstream: the process gets it, no file of ours names it but the vault.
     const client = await u.mcp();
     const env = textOf(await client.callTool({ name: 'everything__get-env', arguments: {} }));
-    expect(env).toContain(SECRET);
-    expect(env).toContain('${env:USER}'); // kept as written, never expanded
+    // The process has both; its echo of them is masked on the way to the agent (docs/secrets.md).
+    expect(env).toContain('"API_KEY": "[redacted]"');
+    expect(env).toContain('"FROM_CLIENT": "[redacted]"');
+    expect(env).not.toContain(SECRET);
+    // kept as written, never expanded
+    expect((await filesContaining(u.w.svc.dataDir, '${env:USER}')).map((f) => f.slice(u.w.svc.dataDir.length))).toEqual(
+      ['/vault.json'],
+    );
     expect(textOf(await client.callTool({ name: 'everything__get-sum', arguments: { a: 2, b: 3 } }))).toContain('5');
     await client.close();
     const holders = await filesContaining(u.w.svc.dataDir, SECRET);

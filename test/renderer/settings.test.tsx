@@ -20,7 +20,7 @@ describe('Settings', () => {
   it('explains every setting in one line, tied to its field', async () => {
     renderWith(new FakeApi(), <SettingsScreen />);
     const rate = await screen.findByLabelText('Rate limit (requests per minute)');
-    expect((rate as HTMLInputElement).value).toBe('120');
+    expect((rate as HTMLInputElement).value).toBe('1200');
     expect(document.getElementById(rate.getAttribute('aria-describedby')!)?.textContent).toBe(SETTINGS_HELP.rate_limit);
     for (const help of Object.values(SETTINGS_HELP))
       expect(screen.getByText(help.replace(' (comma-separated)', ''))).toBeTruthy();

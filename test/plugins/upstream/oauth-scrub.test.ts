@@ -27,7 +27,7 @@ describe('OAuth upstreams: the tokens never reach the agent', () => {
 
   it('an echoed access or refresh token is masked in error results and errors, the refreshed ones too', async () => {
     rs = await startResourceServer(W.as.issuer, { echo: true });
-    // short-lived, so that the coordinator refreshes it during the test (at 80% of its life)
+    // short-lived, so that the coordinator refreshes it when the test moves the refresh timers on
     W.as.accessTtl = 15;
     await W.ok('POST', 'upstreams', { id: 'leaky', transport: { kind: 'http', url: rs.url('/mcp'), oauth: {} } });
     const started = await W.ok<OAuthStatus>('POST', 'upstreams/leaky/login');
@@ -48,6 +48,8 @@ describe('OAuth upstreams: the tokens never reach the agent', () => {
     expect(rs.authorizations).toContain(`Bearer ${first.access_token}`);
 
     // The refresh stores new tokens; the next answers quote those, masked from the moment they are stored.
+    // (The refresh timers move only when the test moves them: past the refresh point of the 15 s tokens.)
+    W.refreshTimers.advance(15_000);
     await until(
       () => W.as.tokenRequests.some((r) => r.grant_type === 'refresh_token' && r.status === 200),
       30_000,
