@@ -396,6 +396,8 @@ export async function openLocalCore(config: LocalCoreConfig) {
       approvalLinks,
       /** Connects the upstreams (the service calls it once it is ready: they are never on the path to ready). */
       startUpstreams: () => upstreams.connectAll(),
+      /** Deletes audit files past their retention: the service runs it once ready, then the hourly job does (a laptop that sleeps may never stay up an hour). */
+      sweepAudit: () => audit.sweep(),
       /** Checks the stored policy once ready (never on the path to ready: it loads the engine); a problem is logged and in the health report. */
       checkPolicy: async () => {
         const problem = await policyCheck.check();

@@ -113,6 +113,8 @@ export async function startService(config: ServiceConfig) {
     core.startUpstreams();
     // A stored policy that cannot be used refuses every call: said in the log and the health report, not silently.
     void core.checkPolicy().catch(() => undefined);
+    // Audit files past their retention go at every start too, not only from the hourly job.
+    void core.sweepAudit().catch((e: unknown) => core.log.warn('audit: the start sweep failed', { error: String(e) }));
 
     let stopping: Promise<void> | null = null;
     return {
