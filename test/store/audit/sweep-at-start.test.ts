@@ -19,7 +19,10 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 function listening(): { log: Logger; next: (msg: string) => Promise<Record<string, unknown>> } {
   const waiting: Array<{ msg: string; done: (f: Record<string, unknown>) => void }> = [];
   const seen = (msg: string, fields: Record<string, unknown> = {}) => {
-    for (const w of waiting.filter((x) => x.msg === msg)) (waiting.splice(waiting.indexOf(w), 1), w.done(fields));
+    for (const w of waiting.filter((x) => x.msg === msg)) {
+      waiting.splice(waiting.indexOf(w), 1);
+      w.done(fields);
+    }
   };
   return {
     log: { debug: seen, info: seen, warn: seen, error: seen },
