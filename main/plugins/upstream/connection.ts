@@ -19,7 +19,7 @@ import type { CallContext } from '../../core/calls/tool.ts';
 import { AskRelay, type InputRequired } from './ask-relay.ts';
 import { askedSummary, askLabel } from './client-asks.ts';
 import type { UpstreamAuth } from './oauth/oauth-errors.ts';
-import { KnownValues } from './known-values.ts';
+import { isPlainSetting, KnownValues } from './known-values.ts';
 
 export interface ConnectionSpec {
   id: string;
@@ -146,7 +146,7 @@ export class UpstreamConnection {
   ) {
     this.health.era = spec.era;
     this.known = new KnownValues(() => [
-      ...spec.secrets.env.map((v) => v.value),
+      ...spec.secrets.env.filter((v) => !isPlainSetting(v.name, v.value)).map((v) => v.value),
       ...spec.secrets.headers.map((h) => h.value),
       ...(spec.token ? [spec.token] : []),
       ...(spec.auth?.known() ?? []),

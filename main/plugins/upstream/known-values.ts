@@ -1,4 +1,17 @@
-import { REDACTED } from '../../lib/redact.ts';
+import { isSecretName, REDACTED } from '../../lib/redact.ts';
+
+/**
+ * An env value that is plainly a setting, not a credential, under a name that does not say secret: a path
+ * (`/home/me/notes`), a word or list of words (`production`, `repos,issues`), a number (`8080`). Masking
+ * those would blank ordinary words and folders out of every answer of that server. Anything else an env
+ * value holds (digits and letters mixed, symbols, a URL) is masked, and so is every value under a name
+ * like `API_KEY` or `DB_PASSWORD`, whatever it looks like; header values and tokens always are.
+ */
+export function isPlainSetting(name: string, value: string): boolean {
+  if (isSecretName(name)) return false;
+  if (/^~?\/[^\s:@?#]*$/.test(value)) return true;
+  return /^[A-Za-z_.,:-]{1,32}$/.test(value) || /^\d{1,6}$/.test(value);
+}
 
 /**
  * The values an upstream was given (its env and header values, its bearer
