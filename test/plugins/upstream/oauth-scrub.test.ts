@@ -50,8 +50,11 @@ describe('OAuth upstreams: the tokens never reach the agent', () => {
     // The refresh stores new tokens; the next answers quote those, masked from the moment they are stored.
     // (The refresh timers move only when the test moves them: past the refresh point of the 15 s tokens.)
     W.refreshTimers.advance(15_000);
+    // (the refresh's answer is counted before its tokens are recorded as issued: wait for the new ones themselves)
     await until(
-      () => W.as.tokenRequests.some((r) => r.grant_type === 'refresh_token' && r.status === 200),
+      () =>
+        W.as.tokenRequests.some((r) => r.grant_type === 'refresh_token' && r.status === 200) &&
+        W.as.issued.at(-1)!.access_token !== first.access_token,
       30_000,
       'the refresh',
     );
