@@ -50,7 +50,7 @@ describe('OAuth upstreams: the tokens never reach the agent', () => {
     // The refresh stores new tokens; the next answers quote those, masked from the moment they are stored.
     // (The refresh timers move only when the test moves them: past the refresh point of the 15 s tokens.)
     W.refreshTimers.advance(15_000);
-    // (the refresh's answer is counted before its tokens are recorded as issued: wait for the new ones themselves)
+    // (a refresh may have come before the first tokens were read: wait for tokens newer than those)
     await until(
       () =>
         W.as.tokenRequests.some((r) => r.grant_type === 'refresh_token' && r.status === 200) &&
