@@ -90,8 +90,10 @@ export class UpstreamManager implements UpstreamActions {
   /** A plugin for every stored upstream, before the registry starts (they connect when it does). */
   async load(): Promise<UpstreamPlugin[]> {
     const out: UpstreamPlugin[] = [];
-    await this.confinement.ready();
-    for (const rec of this.deps.store.read().upstreams) {
+    const stored = this.deps.store.read().upstreams;
+    // Views of stdio upstreams say how they are confined: the machine is asked before the first one (and only then).
+    if (stored.some((r) => r.transport.kind === 'stdio')) await this.confinement.ready();
+    for (const rec of stored) {
       const o = targetOf(rec, this.deps.oauth?.clientMetadataUrl ?? null);
       if (o) await this.oauth.register(o.target, o.binding);
       const p = this.pluginFor(rec, await this.specFor(rec).catch((e: unknown) => this.unusable(rec, e)));
