@@ -64,7 +64,9 @@ describe('what a command that starts no upstream loads', () => {
     // The two probes see what they look for (else the assertions below could not fail).
     expect(spawnSync('sh', ['-c', 'bwrap --version'], { env: { ...process.env, ...env } }).status).toBe(0);
     expect(await readFile(join(bin, 'bwrap-ran'), 'utf8')).toBe('ran\n');
-    spawnSync(process.execPath, ['--input-type=module', '-e', "import 'node:http'"], { env: { ...process.env, ...env } });
+    spawnSync(process.execPath, ['--input-type=module', '-e', "import 'node:http'"], {
+      env: { ...process.env, ...env },
+    });
     expect(await readFile(report, 'utf8')).toBe('true');
 
     await writeFile(join(bin, 'bwrap-ran'), '');
