@@ -21,6 +21,8 @@ export interface UpstreamRuntime {
   handedOut?: (uri: string) => void;
   /** the upstream's pins now: a write's preview recipe finds its read tools among them (preview-recipes.ts) */
   pins?: () => readonly PinnedTool[];
+  /** how long each of a preview's reads may take (default PREVIEW_LIMITS.readMs; tests shorten it) */
+  previewReadMs?: number;
 }
 
 /**
@@ -77,6 +79,7 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
         arguments: { upstream: up.id, tool: pin.name, arguments: masked },
       };
       const match = up.pins ? recipeFor(pin, up.pins()) : null;
+      const readMs = up.previewReadMs ?? PREVIEW_LIMITS.readMs;
       // Reads only, on the desk's behalf: no client to ask, no progress to pass on, their own deadline.
       const target = match
         ? await targetPreview(
@@ -92,10 +95,11 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
                   client: ctx.client,
                   signal,
                 },
-                maxTotalMs: PREVIEW_LIMITS.readMs,
+                maxTotalMs: readMs,
                 definition: read.approved!.definition as unknown as Record<string, unknown>,
               }),
             ctx.signal,
+            readMs,
           )
         : null;
       return {

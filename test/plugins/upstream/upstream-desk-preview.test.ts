@@ -223,11 +223,14 @@ describe('server-memory behind the desk', () => {
 });
 
 describe('a hostile upstream behind the desk', () => {
+  // A world of its own, whose preview reads may take 300 ms (the bound is injected): a hang costs that, not 5 s.
+  const READ_MS = 300;
   const fixture = `${REPO}test/fixtures/upstream/preview-upstream.mjs`;
   let journal: string;
+  let hw: UpstreamWorld;
   let h: Client;
   const add = async (id: string, mode: string) =>
-    u.ok('POST', 'upstreams', {
+    hw.ok('POST', 'upstreams', {
       id,
       transport: {
         kind: 'stdio',
@@ -240,27 +243,36 @@ describe('a hostile upstream behind the desk', () => {
         sandbox: { write: [dir] },
       },
     });
+  const hview = (id: string) => hw.ok<StagedView>('GET', `staged/${id}`);
 
   beforeAll(async () => {
+    hw = await startUpstreamWorld({ license: null, previewReadMs: READ_MS });
     journal = join(dir, 'journal.txt');
     await writeFile(journal, '');
     for (const mode of ['hang', 'error', 'flood', 'ok']) await add(`p${mode}`, mode);
-    h = await u.mcp();
+    h = await hw.mcp();
   }, 120_000);
-  afterAll(() => h?.close());
+  afterAll(async () => {
+    await h?.close();
+    await hw?.stop();
+  });
 
-  it('stages with the arguments and the reason when the read hangs, fails or floods', async () => {
+  it('stages with the arguments and the reason when the read hangs, fails or floods, within the injected bound', async () => {
     for (const [mode, reason] of [
-      ['hang', `preview unavailable: read_text_file did not answer within ${PREVIEW_LIMITS.readMs / 1000} s`],
+      ['hang', 'preview unavailable: read_text_file did not answer within 0.3 s'],
       ['error', 'the read answered an error: disk on fire'],
       // 50 MB is cut off by the time bound or closes the session first, whichever comes first here
       ['flood', 'preview unavailable: read_text_file '],
     ] as const) {
+      const started = performance.now();
       const r = (await h.callTool({ name: `p${mode}__write_file`, arguments: { path: '/x', content: 'new' } })) as {
         structuredContent?: { staged_id: string };
       };
-      const s = await view(r.structuredContent!.staged_id);
+      const took = performance.now() - started;
+      const s = await hview(r.structuredContent!.staged_id);
       expect(s.preview.current!.summary, mode).toContain(reason);
+      // the bound, not the default 5 s: a hang or a flood costs the staging at most about READ_MS
+      expect(took, mode).toBeLessThan(PREVIEW_LIMITS.readMs);
     }
     expect(await readFile(journal, 'utf8')).toBe('');
   }, 60_000);
@@ -270,7 +282,7 @@ describe('a hostile upstream behind the desk', () => {
       name: 'pok__edit_file',
       arguments: { path: '/x', edits: [{ oldText: 'contents', newText: 'CONTENTS' }], dryRun: true },
     })) as { structuredContent?: { staged_id: string } };
-    const s = await view(r.structuredContent!.staged_id);
+    const s = await hview(r.structuredContent!.staged_id);
     expect(s.preview.current!.summary).toBe('x: 1 line changed');
     expect(await readFile(journal, 'utf8')).toBe('');
   });
