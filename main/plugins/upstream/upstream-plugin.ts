@@ -230,6 +230,7 @@ export class UpstreamPlugin implements Plugin {
             connection: this.connection,
             handedOut: this.surface.handedOut,
             pins: () => this.record()?.tools ?? [],
+            recipes: () => this.record()?.recipes ?? [],
             ...(this.deps.previewReadMs ? { previewReadMs: this.deps.previewReadMs } : {}),
           },
           pin,

@@ -6,7 +6,7 @@ import type { UpstreamConnection, UpstreamResult } from './connection.ts';
 import type { PinnedTool, ToolDefinition } from './upstream-data.ts';
 import { classOf, namespaced } from './pinning.ts';
 import { wrapBlockUris } from './surface-names.ts';
-import { recipeFor } from './preview-recipes.ts';
+import { recipeFor, recipesOf, type PreviewRecipe } from './preview-recipes.ts';
 import { PREVIEW_LIMITS, targetPreview } from './target-preview.ts';
 
 /** The longest a call may run however much progress it reports (the SDK's per-call timeout, extended by progress, is the usual bound). */
@@ -21,6 +21,8 @@ export interface UpstreamRuntime {
   handedOut?: (uri: string) => void;
   /** the upstream's pins now: a write's preview recipe finds its read tools among them (preview-recipes.ts) */
   pins?: () => readonly PinnedTool[];
+  /** the person's own preview recipes for this upstream now (theirs take the place of shipped ones) */
+  recipes?: () => readonly PreviewRecipe[];
   /** how long each of a preview's reads may take (default PREVIEW_LIMITS.readMs; tests shorten it) */
   previewReadMs?: number;
 }
@@ -78,7 +80,7 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
         changes: [],
         arguments: { upstream: up.id, tool: pin.name, arguments: masked },
       };
-      const match = up.pins ? recipeFor(pin, up.pins()) : null;
+      const match = up.pins ? recipeFor(pin, up.pins(), recipesOf(up.recipes?.() ?? [])) : null;
       const readMs = up.previewReadMs ?? PREVIEW_LIMITS.readMs;
       // Reads only, on the desk's behalf: no client to ask, no progress to pass on, their own deadline.
       const target = match
