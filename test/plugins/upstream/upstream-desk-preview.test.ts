@@ -103,9 +103,13 @@ describe('write_file over an existing file', () => {
     const done = await u.ok<StagedView>('POST', `staged/${id}/confirm`);
     expect(done.status).toBe('confirmed');
     expect(await readFile(file, 'utf8')).toBe(next);
-    // the audit line of the applied write names what it replaced: the file's sha256 as the preview read it
+    // the audit line of the applied write names what it replaced (the file's sha256 as the preview read it) and,
+    // read again once applied, what it left
     const page = await u.ok<AuditPage>('GET', 'audit?tool=fs__write_file&result=confirmed');
-    expect(page.entries[0]!.binding).toMatchObject({ target: createHash('sha256').update(OLD).digest('hex') });
+    expect(page.entries[0]!.binding).toMatchObject({
+      target: createHash('sha256').update(OLD).digest('hex'),
+      target_after: createHash('sha256').update(next).digest('hex'),
+    });
   });
 
   it('refuses a confirm as stale_preview when the file changed since it was read, and keeps the new text', async () => {
@@ -218,6 +222,13 @@ describe('server-memory behind the desk', () => {
     expect(s.preview.current!.states).toHaveLength(1);
     expect(s.preview.current!.states[0]!.label).toBe('entities (open_nodes)');
     expect(s.preview.current!.states[0]!.text).toContain('wrote the first program');
+    // applied: the entities read again (gone now) are another version than the one the person saw
+    await u.ok('POST', `staged/${s.id}/confirm`);
+    const page = await u.ok<AuditPage>('GET', 'audit?tool=mem__delete_entities&result=confirmed');
+    const binding = page.entries[0]!.binding!;
+    expect(binding.target).toBe(s.preview.current!.version);
+    expect(binding.target_after).toMatch(/^[0-9a-f]{64}$/);
+    expect(binding.target_after).not.toBe(binding.target);
     await m.close();
   });
 });
