@@ -7,6 +7,7 @@ import { out, parse, withConnection } from './args.ts';
 import { login, logout, signInLine } from './oauth-commands.ts';
 import { bindApprovals, processTerminal } from './review-binding.ts';
 import { confinementLines, grantFlags, sandboxInput } from './upstream-sandbox-text.ts';
+import { recipeFlags, recipeInput, recipeLines } from './recipe-flags.ts';
 
 const many = { type: 'string', multiple: true } as const;
 const FLAGS = {
@@ -30,6 +31,7 @@ const FLAGS = {
   scopes: { type: 'string' },
   'no-browser': { type: 'boolean' },
   ...grantFlags,
+  ...recipeFlags,
 } as const;
 
 /** `NAME=VALUE` and `Name: value`, split at the first separator; the value is never echoed in an error. */
@@ -149,7 +151,7 @@ const pendingText = (tools: UpstreamToolView[], prompts: UpstreamPromptView[]) =
       ]),
   ].join('\n') || 'Nothing waits for review.';
 
-/** `gatehouse upstreams add|list|show|remove|enable|disable|test|tools|prompts|review` */
+/** `gatehouse upstreams add|list|show|remove|enable|disable|test|tools|prompts|review|grant|recipes|recipe|login|logout` */
 export async function upstreams(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   const cut = rest.indexOf('--');
@@ -277,6 +279,23 @@ export async function upstreams(args: string[]): Promise<void> {
       return out(json, d, () =>
         [safe`Changed the grants of ${d.id}; it restarts with them.`, ...describe(d)].join('\n'),
       );
+    }
+    if (sub === 'recipes') {
+      const views = unwrap(await c.dispatch('upstreams.recipes', { id: id! }));
+      return out(json, views, () => recipeLines(views, id!));
+    }
+    if (sub === 'recipe') {
+      const tool = positionals[1];
+      if (!tool) throw new UsageError('upstreams recipe ID TOOL needs the write tool (its own name, e.g. write_file)');
+      const views = unwrap(
+        values.remove
+          ? await c.dispatch('upstreams.recipe_remove', { id: id!, tool })
+          : await c.dispatch('upstreams.recipe_set', { id: id!, recipe: recipeInput(tool, values) as never }),
+      );
+      const done = values.remove
+        ? safe`Removed your recipe for ${tool} on ${id!}.`
+        : safe`Saved your recipe for ${tool} on ${id!}: the next staging of it uses it.`;
+      return out(json, views, () => [done, recipeLines(views, id!)].join('\n'));
     }
     if (sub === 'login') return login(c, id!, { json, browser: !values['no-browser'] });
     if (sub === 'logout') return logout(c, id!, json);

@@ -44,10 +44,13 @@ import {
   UpstreamPromptView,
   UpstreamReviewInput,
   UpstreamGrantInput,
+  UpstreamRecipeInput,
+  UpstreamRecipeRemoveInput,
   UpstreamTestAnswer,
   UpstreamToolView,
   UpstreamView,
 } from './upstreams.ts';
+import { RecipeView } from './preview-recipes.ts';
 
 const none = z.object({}).strict();
 const byId = z.object({ id: z.string().min(1).max(200) }).strict();
@@ -292,6 +295,30 @@ export const API_ACTIONS = {
     path: 'upstreams/:id/grant',
     input: UpstreamGrantInput,
     output: UpstreamDetail,
+    who: PEOPLE,
+  },
+  /** the preview recipes of an upstream's writes, the person's and the shipped ones (docs/staging.md, "Recipes of your own") */
+  'upstreams.recipes': {
+    method: 'GET',
+    path: 'upstreams/:id/recipes',
+    input: upstreamById,
+    output: z.array(RecipeView),
+    who: PEOPLE,
+  },
+  /** adds or replaces a person's preview recipe for one write tool; checked against the pinned definitions; audited */
+  'upstreams.recipe_set': {
+    method: 'POST',
+    path: 'upstreams/:id/recipes',
+    input: UpstreamRecipeInput,
+    output: z.array(RecipeView),
+    who: PEOPLE,
+  },
+  /** removes a person's preview recipe (a shipped one of that tool applies again); audited */
+  'upstreams.recipe_remove': {
+    method: 'DELETE',
+    path: 'upstreams/:id/recipes/:tool',
+    input: UpstreamRecipeRemoveInput,
+    output: z.array(RecipeView),
     who: PEOPLE,
   },
   'upstreams.prompts': {

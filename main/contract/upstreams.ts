@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FieldChange } from './staged.ts';
 import { OAuthConfigInput, OAuthStatus } from './oauth-status.ts';
+import { PreviewRecipe, RecipeToolName, RecipeView } from './preview-recipes.ts';
 
 /**
  * Upstream MCP servers behind Gatehouse (docs/upstreams.md): what a person
@@ -316,6 +317,8 @@ export const UpstreamDetail = UpstreamView.extend({
   prompt_list: z.array(UpstreamPromptView),
   /** the last lines the stdio process wrote to stderr (bounded) */
   stderr: z.array(z.string()),
+  /** the preview recipes of its write tools: the person's and the shipped ones (docs/staging.md) */
+  recipes: z.array(RecipeView),
 });
 export type UpstreamDetail = z.infer<typeof UpstreamDetail>;
 
@@ -359,3 +362,11 @@ export const UpstreamTestAnswer = z.object({
   error: z.string().nullable(),
 });
 export type UpstreamTestAnswer = z.infer<typeof UpstreamTestAnswer>;
+
+/** `upstreams.recipe_set`: adds or replaces the person's preview recipe for one of the upstream's write tools (audited). */
+export const UpstreamRecipeInput = z.object({ id: UpstreamIdRef, recipe: PreviewRecipe }).strict();
+export type UpstreamRecipeInput = z.input<typeof UpstreamRecipeInput>;
+
+/** `upstreams.recipe_remove`: removes the person's recipe for a tool (a shipped one of that name applies again). */
+export const UpstreamRecipeRemoveInput = z.object({ id: UpstreamIdRef, tool: RecipeToolName }).strict();
+export type UpstreamRecipeRemoveInput = z.input<typeof UpstreamRecipeRemoveInput>;

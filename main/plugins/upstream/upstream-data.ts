@@ -7,6 +7,7 @@ import {
   ToolClass,
   UpstreamIdRef,
 } from '../../contract/upstreams.ts';
+import { PreviewRecipe } from '../../contract/preview-recipes.ts';
 
 /**
  * `upstreams.json` in the data dir: each upstream's configuration and the
@@ -127,6 +128,8 @@ export const UpstreamRecord = z.object({
    * pinned approved, once (docs/decisions.md, "Upstream prompt pinning").
    */
   prompts: z.array(PinnedPrompt).nullable().default(null),
+  /** the person's own preview recipes, one per write tool, in place of a shipped one of that tool (docs/staging.md) */
+  recipes: z.array(PreviewRecipe).default([]),
 });
 export type UpstreamRecord = z.infer<typeof UpstreamRecord>;
 

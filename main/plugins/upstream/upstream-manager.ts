@@ -7,6 +7,8 @@ import {
   type UpstreamDetail,
   type UpstreamGrantInput,
   type UpstreamPromptView,
+  type UpstreamRecipeInput,
+  type UpstreamRecipeRemoveInput,
   type UpstreamReviewInput,
   type UpstreamTestAnswer,
   type UpstreamToolView,
@@ -28,6 +30,8 @@ import { awaitingConsent, oauthOf, storedOAuth, targetOf } from './oauth/oauth-u
 import type { OAuthStatus } from '../../contract/oauth-status.ts';
 import { Confinement, type ConfinementDeps } from './sandbox/confinement.ts';
 import { sandboxOf } from '../../contract/sandbox-grants.ts';
+import type { RecipeView } from '../../contract/preview-recipes.ts';
+import { recipeProblems, recipeViews } from './preview-recipes.ts';
 
 export interface UpstreamManagerDeps extends Omit<UpstreamPluginDeps, 'ownerOf'> {
   vault: Vault;
@@ -127,7 +131,49 @@ export class UpstreamManager implements UpstreamActions {
       tool_list: rec.tools.map((t) => toolView(id, t)),
       prompt_list: (rec.prompts ?? []).map((p) => promptView(id, p)),
       stderr: this.plugins.get(id)?.connection.stderrLines() ?? [],
+      recipes: recipeViews(rec.recipes, rec.tools),
     };
+  }
+
+  recipes(id: string): RecipeView[] {
+    const rec = this.record(id);
+    return recipeViews(rec.recipes, rec.tools);
+  }
+
+  /**
+   * Adds or replaces the person's preview recipe for one write tool (the handler audits it), once it fits the
+   * pinned definitions: its reads are tools the person classified as reads, its arguments ones they take.
+   * The next staging of that tool uses it; nothing restarts.
+   */
+  async setRecipe(input: z.output<typeof UpstreamRecipeInput>): Promise<RecipeView[]> {
+    const { recipe } = input;
+    const problems = recipeProblems(recipe, this.record(input.id).tools);
+    if (problems.length)
+      throw new GatehouseError(
+        'invalid_value',
+        `the recipe for '${recipe.tool}' does not fit upstream '${input.id}': ${problems.slice(0, 5).join('; ')}`,
+        { problems: problems.slice(0, 20) },
+      );
+    await this.deps.store.update((d) => {
+      const rec = d.upstreams.find((u) => u.id === input.id)!;
+      rec.recipes = [...rec.recipes.filter((r) => r.tool !== recipe.tool), recipe];
+    });
+    this.deps.changed();
+    return this.recipes(input.id);
+  }
+
+  async removeRecipe(input: z.output<typeof UpstreamRecipeRemoveInput>): Promise<RecipeView[]> {
+    if (!this.record(input.id).recipes.some((r) => r.tool === input.tool))
+      throw new GatehouseError(
+        'not_found',
+        `upstream '${input.id}' has no recipe of yours for '${input.tool}' (a shipped recipe is replaced by one of yours, not removed: see gatehouse upstreams recipes ${input.id})`,
+      );
+    await this.deps.store.update((d) => {
+      const rec = d.upstreams.find((u) => u.id === input.id)!;
+      rec.recipes = rec.recipes.filter((r) => r.tool !== input.tool);
+    });
+    this.deps.changed();
+    return this.recipes(input.id);
   }
 
   tools(id: string): UpstreamToolView[] {
@@ -166,6 +212,7 @@ export class UpstreamManager implements UpstreamActions {
       era: null,
       tools: [],
       prompts: null,
+      recipes: [],
       secrets_account: secrets.env.length || secrets.headers.length ? upstreamSecretsAccount(id) : null,
       transport:
         t.kind === 'stdio'

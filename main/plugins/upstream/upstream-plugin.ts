@@ -22,6 +22,8 @@ export interface UpstreamPluginDeps {
   /** connect when started (the service); a CLI command on the data dir connects only when asked */
   autoConnect: boolean;
   backoff?: { baseMs: number; maxMs: number };
+  /** how long each read of a write's preview may take (default 5 s, PREVIEW_LIMITS.readMs; tests shorten it) */
+  previewReadMs?: number;
 }
 
 /**
@@ -228,6 +230,8 @@ export class UpstreamPlugin implements Plugin {
             connection: this.connection,
             handedOut: this.surface.handedOut,
             pins: () => this.record()?.tools ?? [],
+            recipes: () => this.record()?.recipes ?? [],
+            ...(this.deps.previewReadMs ? { previewReadMs: this.deps.previewReadMs } : {}),
           },
           pin,
         );

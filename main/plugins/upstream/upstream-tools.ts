@@ -6,8 +6,8 @@ import type { UpstreamConnection, UpstreamResult } from './connection.ts';
 import type { PinnedTool, ToolDefinition } from './upstream-data.ts';
 import { classOf, namespaced } from './pinning.ts';
 import { wrapBlockUris } from './surface-names.ts';
-import { recipeFor } from './preview-recipes.ts';
-import { PREVIEW_LIMITS, targetPreview } from './target-preview.ts';
+import { recipeFor, recipesOf, type PreviewRecipe } from './preview-recipes.ts';
+import { PREVIEW_LIMITS, targetPreview, type ReadCall } from './target-preview.ts';
 
 /** The longest a call may run however much progress it reports (the SDK's per-call timeout, extended by progress, is the usual bound). */
 export const UPSTREAM_MAX_TOTAL_MS = 60 * 60 * 1000;
@@ -21,6 +21,10 @@ export interface UpstreamRuntime {
   handedOut?: (uri: string) => void;
   /** the upstream's pins now: a write's preview recipe finds its read tools among them (preview-recipes.ts) */
   pins?: () => readonly PinnedTool[];
+  /** the person's own preview recipes for this upstream now (theirs take the place of shipped ones) */
+  recipes?: () => readonly PreviewRecipe[];
+  /** how long each of a preview's reads may take (default PREVIEW_LIMITS.readMs; tests shorten it) */
+  previewReadMs?: number;
 }
 
 /**
@@ -55,6 +59,32 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
       definition: def as unknown as Record<string, unknown>,
     });
 
+  const readMs = up.previewReadMs ?? PREVIEW_LIMITS.readMs;
+  const matchNow = () => (up.pins ? recipeFor(pin, up.pins(), recipesOf(up.recipes?.() ?? [])) : null);
+  // Reads only, on the desk's behalf: no client to ask, no progress to pass on, their own deadline.
+  const readsFor =
+    (ctx: CallContext): ReadCall =>
+    (read, readArgs, signal) =>
+      up.connection.call(read.name, readArgs, {
+        ctx: {
+          user: ctx.user,
+          capabilities: ctx.capabilities,
+          token: ctx.token,
+          request_id: ctx.request_id,
+          client: ctx.client,
+          signal,
+        },
+        maxTotalMs: readMs,
+        definition: read.approved!.definition as unknown as Record<string, unknown>,
+      });
+  /** The target's version once the write is applied, read as the preview read it; undefined when it cannot be read. */
+  const versionAfter = async (args: Record<string, unknown>, ctx: CallContext): Promise<string | undefined> => {
+    const match = matchNow();
+    if (!match) return undefined;
+    const now = await targetPreview(match, args, readsFor(ctx), ctx.signal, readMs).catch(() => null);
+    return now?.current.version ?? undefined;
+  };
+
   if (classOf(pin) === 'read') {
     return {
       ...base,
@@ -76,28 +106,8 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
         changes: [],
         arguments: { upstream: up.id, tool: pin.name, arguments: masked },
       };
-      const match = up.pins ? recipeFor(pin, up.pins()) : null;
-      // Reads only, on the desk's behalf: no client to ask, no progress to pass on, their own deadline.
-      const target = match
-        ? await targetPreview(
-            match,
-            args,
-            (read, readArgs, signal) =>
-              up.connection.call(read.name, readArgs, {
-                ctx: {
-                  user: ctx.user,
-                  capabilities: ctx.capabilities,
-                  token: ctx.token,
-                  request_id: ctx.request_id,
-                  client: ctx.client,
-                  signal,
-                },
-                maxTotalMs: PREVIEW_LIMITS.readMs,
-                definition: read.approved!.definition as unknown as Record<string, unknown>,
-              }),
-            ctx.signal,
-          )
-        : null;
+      const match = matchNow();
+      const target = match ? await targetPreview(match, args, readsFor(ctx), ctx.signal, readMs) : null;
       return {
         preview: target
           ? {
@@ -137,12 +147,15 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
           { upstream: up.id },
         );
       const out = outputOf(up, pin.name, r);
+      // Applied: what the target is now goes to the audit beside what it was (a read that fails leaves it out).
+      const after = await versionAfter(payload, ctx);
       return {
         ...out,
         structured: {
           content: out.content,
           ...(r.structuredContent ? { structuredContent: r.structuredContent } : {}),
         },
+        ...(after ? { target_after: after } : {}),
       };
     },
     // The upstream cannot be asked whether a call sent before a crash took effect.
