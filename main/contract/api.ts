@@ -513,6 +513,17 @@ export const CSRF_HEADER = 'X-Gatehouse-CSRF';
 /** IPC channel for an action; events go out on `gatehouse:event`. */
 export const ipcChannel = (action: ApiAction): string => `gatehouse:${action}`;
 export const IPC_EVENT_CHANNEL = 'gatehouse:event';
+/** The desktop console's audit export: the main process streams the whole log into a file the person chose (main/app/audit-export-file.ts). */
+export const AUDIT_EXPORT_FILE_CHANNEL = 'gatehouse:audit.export-file';
+/** Where the export went: null when the person cancelled the save dialog. */
+export interface AuditExportSaved {
+  path: string | null;
+  bytes: number;
+}
+/** `window.gatehouse` in the app's window: the Api, and the export into a file (main/app/preload.ts). */
+export type DesktopApi = Api & {
+  exportAuditFile(input: ApiInput<'audit.export'>): Promise<Result<AuditExportSaved>>;
+};
 
 /** Fill `:param` segments of an action's path from its input; the rest becomes query or body. */
 export function actionPath(
