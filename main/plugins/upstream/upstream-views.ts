@@ -50,6 +50,11 @@ export class UpstreamViews {
   private listed: ListedView[] = [];
   private toolUris: string[] = [];
   private defs: ViewDefinition[] | null = null;
+  /**
+   * Views whose read ended the upstream's connection (over stdio the SDK closes it at a message over 10 MiB):
+   * read again, each listing would restart the upstream, so they are not read again while the service runs.
+   */
+  private readonly unreadable = new Set<string>();
 
   constructor(
     private readonly id: string,
@@ -110,10 +115,17 @@ export class UpstreamViews {
         problems.push(`view ${own.slice(0, 200)}: not offered: ${tooLarge(listed.size)} (its listed size; not read)`);
         continue;
       }
-      const read = await this.read(own).catch((e: unknown) => ({
-        problem: (e as Error).message.slice(0, 300),
-        failed: true,
-      }));
+      if (this.unreadable.has(own)) {
+        problems.push(`view ${own.slice(0, 200)}: not offered: ${ENDED}`);
+        const kept = before.get(own);
+        const d = kept?.pending?.definition ?? kept?.approved?.definition;
+        if (d) defs.push(d);
+        continue;
+      }
+      const read = await this.read(own).catch((e: unknown) => {
+        if (!this.endedConnection(own, e)) return { problem: (e as Error).message.slice(0, 300), failed: true };
+        return { problem: ENDED, failed: true };
+      });
       if ('problem' in read) {
         problems.push(`view ${own.slice(0, 200)}: not offered: ${read.problem}`);
         // A read that failed leaves its pin as it was (a slow upstream does not make a view removed); one the
@@ -179,8 +191,13 @@ export class UpstreamViews {
         `the view ${uri.slice(0, 300)} is not offered: ${pin.hidden ? 'a person hid it' : 'it waits for a person to approve it'} (gatehouse upstreams review ${this.id})`,
         { uri: uri.slice(0, 300) },
       );
+    // One whose read ends the connection is not asked again: the approved bytes stand for it.
+    if (this.unreadable.has(own)) return { contents: [contentOf(uri, pin.approved.definition)] };
     // The upstream down or failing answers its own error, as any read does.
-    const now = await this.read(own, ctx.signal);
+    const now = await this.read(own, ctx.signal).catch((e: unknown) => {
+      this.endedConnection(own, e);
+      throw e;
+    });
     const approved = pin.approved.definition;
     if (!('problem' in now) && pin.approved.hash === viewHash(now.view))
       return { contents: [contentOf(uri, now.view)] };
@@ -196,6 +213,20 @@ export class UpstreamViews {
     return this.deps.pins.read().filter(isOffered).length;
   }
 
+  /** Notes a view whose read ended the connection (true), so it is not read again. */
+  private endedConnection(own: string, e: unknown): boolean {
+    const ended =
+      e instanceof GatehouseError && e.code === 'upstream_unavailable' && e.message.includes('during the call');
+    if (ended) {
+      this.unreadable.add(own);
+      this.deps.log.warn('upstream: reading a view ended its connection: it is not read again while the service runs', {
+        upstream: this.id,
+        view: own.slice(0, 200),
+      });
+    }
+    return ended;
+  }
+
   private async read(own: string, signal?: AbortSignal): Promise<{ view: ViewDefinition } | { problem: string }> {
     const r = await this.connection.request(
       (c, o) => c.readResource({ uri: own }, { ...o, cacheMode: 'bypass' }),
@@ -205,6 +236,9 @@ export class UpstreamViews {
     return viewOf(own, (r.contents ?? []) as Array<Record<string, unknown>>, listed?.ui);
   }
 }
+
+const ENDED =
+  "reading it ended the upstream's connection (over stdio a message over 10 MiB does): it is not read again while the service runs";
 
 function contentOf(uri: string, d: ViewDefinition): Record<string, unknown> {
   return {
