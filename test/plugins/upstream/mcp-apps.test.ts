@@ -190,10 +190,10 @@ describe('a view is pinned like a definition', () => {
       expect(again.text).toBe(v1.text);
       expect(again._meta).toEqual({ ui: { prefersBorder: true } });
     }
-    const waiting = await until(async () => {
+    const waiting = (await until(async () => {
       const v = (await detail('board')).view_list!.find((x) => x.view === 'ui://board/view.html');
       return v?.pending ? v : null;
-    });
+    }))!;
     expect(waiting).toMatchObject({ name: 'ui://board/board/view.html', state: 'quarantined', hash: approvedHash });
     expect(waiting.asks).toEqual(['connectDomains: https://evil.example']);
     expect(waiting.html_diff?.before).toContain('- <p>board v1</p>');
