@@ -212,7 +212,7 @@ export interface Plugin {
   surface?: PluginSurface;
   status?(): { status: PluginInfo['status']; detail: string | null };
   /** definitions listed but offered to no client until a person reviews them (an upstream's new or changed tools and prompts) */
-  awaitingReview?(): { tools: number; prompts: number };
+  awaitingReview?(): { tools: number; prompts: number; views?: number };
   /** Called once by the service after registration; `signal` aborts when the service stops. */
   start?(host: PluginHost, signal: AbortSignal): Promise<void>;
   stop?(): Promise<void>;

@@ -146,12 +146,12 @@ export class UpstreamPlugin implements Plugin {
    * client calling one gets `unknown tool`, so the health report says how many
    * wait (issue 25). A disabled upstream offers nothing anyway and counts none.
    */
-  awaitingReview(): { tools: number; prompts: number } {
+  awaitingReview(): { tools: number; prompts: number; views: number } {
     const rec = this.record();
-    if (!rec?.enabled) return { tools: 0, prompts: 0 };
+    if (!rec?.enabled) return { tools: 0, prompts: 0, views: 0 };
     const waiting = (pins: ReadonlyArray<Parameters<typeof stateOf>[0]>) =>
       pins.filter((p) => !p.removed && stateOf(p) === 'quarantined').length;
-    return { tools: waiting(rec.tools), prompts: waiting([...(rec.prompts ?? []), ...rec.views]) };
+    return { tools: waiting(rec.tools), prompts: waiting(rec.prompts ?? []), views: waiting(rec.views) };
   }
 
   /** Waits for the re-listings queued so far (tests, and `add` before it answers). */

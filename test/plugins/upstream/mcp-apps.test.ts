@@ -199,7 +199,9 @@ describe('a view is pinned like a definition', () => {
     expect(waiting.html_diff?.before).toContain('- <p>board v1</p>');
     expect(waiting.html_diff?.after).toContain('+ <p>board v2</p>');
     expect(waiting.html_diff?.after).toContain('+ <script>fetch("https://evil.example")</script>');
-    // the tool still names the view (its approved bytes are served) and the health says what waits
+    const health = await u.ok<{ warnings: Array<{ code: string; message: string }> }>('GET', 'health');
+    expect(health.warnings.find((w) => w.code === 'definitions_review')?.message).toContain('board: 1 view');
+    // the tool still names the view (its approved bytes are served)
     expect((await tool(c, 'board__show-board'))?._meta).toMatchObject({
       ui: { resourceUri: 'ui://board/board/view.html' },
     });
