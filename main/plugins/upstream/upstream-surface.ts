@@ -63,6 +63,8 @@ export class UpstreamSurface implements PluginSurface {
   private queue: Promise<void> = Promise.resolve();
   /** its MCP App views, read and pinned at each listing */
   readonly views: UpstreamViews;
+  /** the views resources/list showed last (JSON): a change is a new resources revision */
+  private offeredViews = '[]';
 
   constructor(
     private readonly id: string,
@@ -231,11 +233,18 @@ export class UpstreamSurface implements PluginSurface {
    * counts as a new revision, so clients hear list_changed. True when it changed.
    */
   offer(): boolean {
+    // The views listed follow their pins too: one approved, hidden or waiting anew changes resources/list.
+    const views = JSON.stringify(this.views.resources());
+    const viewsChanged = views !== this.offeredViews;
+    if (viewsChanged) {
+      this.offeredViews = views;
+      this.rev.resources++;
+    }
     const next =
       this.listedDefs === null
         ? []
         : (this.deps.pins.read() ?? []).filter(isOffered).map((p) => listedPrompt(this.id, p));
-    if (JSON.stringify(next) === JSON.stringify(this.listedPrompts)) return false;
+    if (JSON.stringify(next) === JSON.stringify(this.listedPrompts)) return viewsChanged;
     this.listedPrompts = next;
     this.rev.prompts++;
     return true;

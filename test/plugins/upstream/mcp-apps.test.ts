@@ -213,12 +213,54 @@ describe('a view is pinned like a definition', () => {
     expect(stale.body).toMatchObject({ ok: false, code: 'conflict' });
     expect((await readText(c, 'ui://board/board/view.html')).text).toBe(v1.text);
 
+    const listedUi = async () =>
+      (await c.listResources()).resources.find((r) => r.uri === 'ui://board/board/view.html')?._meta;
+    expect(await listedUi()).toEqual({ ui: { prefersBorder: true } });
     await u.ok('POST', 'upstreams/board/review', {
       view_consent: [{ view: 'ui://board/board/view.html', hash: waiting.pending!.hash }],
+    });
+    // resources/list shows what the approved view asks for now
+    expect(await listedUi()).toEqual({
+      ui: { prefersBorder: true, csp: { connectDomains: ['https://evil.example'] } },
     });
     const v2 = await readText(c, 'ui://board/board/view.html');
     expect(v2.text).toContain('board v2');
     expect(v2._meta).toEqual({ ui: { prefersBorder: true, csp: { connectDomains: ['https://evil.example'] } } });
     expect((await detail('board')).view_list![0]).toMatchObject({ state: 'approved', pending: null });
+  });
+});
+
+describe('a view never approved', () => {
+  it('is named by no tool and refused at a read until a person approves it; then both follow at once', async () => {
+    const added = await u.ok<UpstreamDetail>('POST', 'upstreams', {
+      id: 'fresh',
+      approve_listed: false,
+      transport: {
+        kind: 'stdio',
+        command: process.execPath,
+        args: [VIEW_UPSTREAM],
+        env: [{ name: 'JOURNAL', value: journal }],
+        sandbox: { write: [dir] },
+      },
+    });
+    const v = added.view_list!.find((x) => x.view === 'ui://board/view.html')!;
+    expect(v).toMatchObject({ name: 'ui://fresh/board/view.html', state: 'quarantined', pending: { reason: 'new' } });
+    // the tools only: the view still waits
+    await u.ok('POST', 'upstreams/fresh/review', {
+      consent: added.tool_list.map((t) => ({ tool: t.tool, hash: t.pending!.hash })),
+    });
+    const c = await client('modern');
+    const meta = (await tool(c, 'fresh__show-board'))?._meta as { ui?: Record<string, unknown> } | undefined;
+    expect(meta?.ui).toEqual({ visibility: ['model', 'app'] });
+    expect(meta).not.toHaveProperty('ui/resourceUri');
+    expect((await c.listResources()).resources.some((r) => r.uri.startsWith('ui://fresh/'))).toBe(false);
+    await expect(c.readResource({ uri: 'ui://fresh/board/view.html' })).rejects.toThrow(
+      'the view ui://fresh/board/view.html is not offered: it waits for a person to approve it (gatehouse upstreams review fresh)',
+    );
+    await u.ok('POST', 'upstreams/fresh/review', { view_consent: [{ view: v.view, hash: v.pending!.hash }] });
+    expect((await tool(c, 'fresh__show-board'))?._meta).toMatchObject({
+      ui: { resourceUri: 'ui://fresh/board/view.html' },
+    });
+    expect((await readText(c, 'ui://fresh/board/view.html')).text).toContain('board v1');
   });
 });
