@@ -3,7 +3,6 @@ import type { ListedResource } from '../../core/calls/surface.ts';
 import { GatehouseError } from '../../core/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { UpstreamConnection } from './connection.ts';
-import { isOffered } from './pinning.ts';
 import type { PinnedView, ToolDefinition, ViewDefinition } from './upstream-data.ts';
 import {
   MAX_VIEW_BYTES,
@@ -206,11 +205,6 @@ export class UpstreamViews {
     else await this.deps.pins.observe(now.view);
     // Not what a person approved: the approved bytes, never the new ones.
     return { contents: [contentOf(uri, approved)] };
-  }
-
-  /** Offered to clients (approved): the views tools may name. */
-  offeredCount(): number {
-    return this.deps.pins.read().filter(isOffered).length;
   }
 
   /** Notes a view whose read ended the connection (true), so it is not read again. */

@@ -3,7 +3,7 @@ import type { UpstreamViewView } from '../../contract/upstreams.ts';
 import { LEGACY_RESOURCE_URI_KEY, VIEW_MIME, VIEW_SCHEME } from '../../contract/mcp-apps.ts';
 import { compactDiff } from '../../lib/line-diff.ts';
 import type { PinnedView, ViewDefinition } from './upstream-data.ts';
-import { approve, hashOf, pinView, reconcilePins, type PinKind, type Reconciled } from './pinning.ts';
+import { hashOf, pinView, reconcilePins, type PinKind, type Reconciled } from './pinning.ts';
 import { usableUri } from './surface-names.ts';
 
 /**
@@ -150,8 +150,6 @@ export function observeView(pins: readonly PinnedView[], seen: ViewDefinition): 
   const [next] = reconcilePins([pin], [seen], VIEWS).pins;
   return pins.map((p) => (p === pin ? next! : p));
 }
-
-export { approve as approveView };
 
 /** The HTML of a view definition, for the diff (a blob decoded as UTF-8). */
 const htmlOf = (d: ViewDefinition | undefined): string =>

@@ -150,6 +150,7 @@ describe('a tool only a view calls', () => {
   it('is listed to a host that renders views, not to a client that did not declare the extension', async () => {
     expect(await tool(await client('legacy'), 'board__board-move')).toBeDefined();
     expect(await tool(await client('modern'), 'board__board-move')).toBeDefined();
+    expect(await tool(await client('modern', false), 'board__board-move')).toBeUndefined();
     const plain = await client('legacy', false);
     expect(await tool(plain, 'board__board-move')).toBeUndefined();
     // that client still gets the tool with a view and its text result
