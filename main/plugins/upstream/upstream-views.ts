@@ -115,9 +115,13 @@ export class UpstreamViews {
         continue;
       }
       if (this.unreadable.has(own)) {
-        problems.push(`view ${own.slice(0, 200)}: not offered: ${ENDED}`);
         const kept = before.get(own);
         const d = kept?.pending?.definition ?? kept?.approved?.definition;
+        problems.push(
+          kept?.approved
+            ? `view ${own.slice(0, 200)}: ${ENDED}; the approved one is served`
+            : `view ${own.slice(0, 200)}: not offered: ${ENDED}`,
+        );
         if (d) defs.push(d);
         continue;
       }
