@@ -24,7 +24,8 @@ import type { ConnectionSpec } from './connection.ts';
 import { approve, reconcile, stateOf, toolView, type Pin } from './pinning.ts';
 import { promptView, reconcilePrompts } from './prompt-pins.ts';
 import { UpstreamPlugin, type UpstreamPluginDeps } from './upstream-plugin.ts';
-import { applyPromptReview, applyReview } from './review.ts';
+import { applyPromptReview, applyReview, applyViewReview } from './review.ts';
+import { reconcileViews, viewView } from './views.ts';
 import { OAuthCoordinator, type CoordinatorDeps } from './oauth/coordinator.ts';
 import { awaitingConsent, oauthOf, storedOAuth, targetOf } from './oauth/oauth-upstreams.ts';
 import type { OAuthStatus } from '../../contract/oauth-status.ts';
@@ -130,6 +131,7 @@ export class UpstreamManager implements UpstreamActions {
       ...this.view(rec),
       tool_list: rec.tools.map((t) => toolView(id, t)),
       prompt_list: (rec.prompts ?? []).map((p) => promptView(id, p)),
+      view_list: rec.views.map((v) => viewView(id, v)),
       stderr: this.plugins.get(id)?.connection.stderrLines() ?? [],
       recipes: recipeViews(rec.recipes, rec.tools),
     };
@@ -213,6 +215,7 @@ export class UpstreamManager implements UpstreamActions {
       tools: [],
       prompts: null,
       recipes: [],
+      views: [],
       secrets_account: secrets.env.length || secrets.headers.length ? upstreamSecretsAccount(id) : null,
       transport:
         t.kind === 'stdio'
@@ -259,6 +262,10 @@ export class UpstreamManager implements UpstreamActions {
     // Its prompts the same way (none when their listing failed: a prompt listed later then waits as new).
     await plugin.surface.settled();
     rec.prompts = reconcilePrompts([], plugin.surface.listedPromptDefinitions() ?? []).pins.map((p) =>
+      input.approve_listed === false ? p : approve(p),
+    );
+    // Its views too: what each asks for is in the answer (and the console's consent step) beside its tools.
+    rec.views = reconcileViews([], plugin.surface.views.listedDefinitions() ?? []).pins.map((p) =>
       input.approve_listed === false ? p : approve(p),
     );
     rec.era = plugin.connection.snapshot().era;
@@ -419,11 +426,12 @@ export class UpstreamManager implements UpstreamActions {
     await this.deps.store.update((d) => {
       const rec = d.upstreams.find((u) => u.id === input.id)!;
       // Both checked before either is kept: a refused prompt leaves the tools as they were.
-      const [tools, prompts] = [
+      const [tools, prompts, views] = [
         applyReview(input.id, rec.tools, input),
         applyPromptReview(input.id, rec.prompts, input),
+        applyViewReview(input.id, rec.views, input),
       ];
-      Object.assign(rec, { tools, prompts });
+      Object.assign(rec, { tools, prompts, views });
       // A person decided on the listing after the first sign-in: the consent it waited for is given.
       const o = oauthOf(rec);
       if (o?.first_listing_pending && rec.tools.length) o.first_listing_pending = false;
@@ -561,7 +569,8 @@ export class UpstreamManager implements UpstreamActions {
       health: rec.enabled ? health : { ...health, status: 'disabled' },
       tools: counts(rec.tools),
       prompts: counts(rec.prompts ?? []),
-      problems: plugin ? [...plugin.problems, ...plugin.surface.problems] : [],
+      views: counts(rec.views),
+      problems: plugin ? [...plugin.problems, ...plugin.surface.problems, ...plugin.surface.views.problems] : [],
     };
   }
 }

@@ -12,6 +12,10 @@ import type { PinnedPrompt, PromptDefinition } from './upstream-data.ts';
 import { UPSTREAM_FEATURE } from './upstream-tools.ts';
 import { ownPromptName, unwrapUri, uriPrefix, usableUri, wrapBlockUris, wrapUri } from './surface-names.ts';
 import { matchesTemplate } from './uri-template.ts';
+import { UpstreamViews, type ViewDeps } from './upstream-views.ts';
+import { viewPrefix } from './views.ts';
+import { VIEW_SCHEME } from '../../contract/mcp-apps.ts';
+import type { ToolDefinition } from './upstream-data.ts';
 
 /** URIs handed to clients in results (resource links, embedded resources) that may be read back, newest kept. */
 const MAX_HANDED_URIS = 10_000;
@@ -21,6 +25,8 @@ export interface SurfaceDeps {
   changed(): void;
   /** the prompt pins in the upstream's record (null: none yet), and pinning a listing against them (saved) */
   pins: { read(): readonly PinnedPrompt[] | null; pin(defs: readonly PromptDefinition[]): Promise<void> };
+  /** its MCP App views' pins (upstream-views.ts) */
+  views: ViewDeps['pins'];
 }
 
 /** Pages of one list followed at most (a server that never stops paging cannot hold the connection). */
@@ -55,19 +61,26 @@ export class UpstreamSurface implements PluginSurface {
   /** the upstream's own URIs it handed to a client in a result, oldest first */
   private readonly handed = new Set<string>();
   private queue: Promise<void> = Promise.resolve();
+  /** its MCP App views, read and pinned at each listing */
+  readonly views: UpstreamViews;
+  /** the views resources/list showed last (JSON): a change is a new resources revision */
+  private offeredViews = '[]';
 
   constructor(
     private readonly id: string,
     private readonly connection: UpstreamConnection,
     private readonly deps: SurfaceDeps,
-  ) {}
+  ) {
+    this.views = new UpstreamViews(id, connection, { log: deps.log, pins: deps.views });
+  }
 
   prompts(): readonly ListedPrompt[] {
     return this.listedPrompts;
   }
 
   resources(): readonly ListedResource[] {
-    return this.listedResources;
+    const views = this.views.resources();
+    return views.length ? [...this.listedResources, ...views] : this.listedResources;
   }
 
   templates(): readonly ListedTemplate[] {
@@ -79,7 +92,19 @@ export class UpstreamSurface implements PluginSurface {
   }
 
   ownsUri(uri: string): boolean {
-    return uri.startsWith(uriPrefix(this.id));
+    return uri.startsWith(uriPrefix(this.id)) || uri.startsWith(viewPrefix(this.id));
+  }
+
+  /**
+   * The upstream's tools as listed now: the views they name are read again when that set changed (at a
+   * connect the resources' listing reads them anyway).
+   */
+  noteTools(tools: readonly ToolDefinition[]): void {
+    if (!this.views.noteTools(tools) || this.rev.resources === 0) return;
+    this.queue = this.queue
+      .then(() => this.views.refresh())
+      .then(() => this.deps.changed())
+      .catch((e: unknown) => this.failed('views', e));
   }
 
   /** Remembers a URI of the upstream's that a result handed to a client, so a read of it is one the upstream offered. */
@@ -112,8 +137,10 @@ export class UpstreamSurface implements PluginSurface {
         // One failing list (a server that declares prompts and answers -32601) leaves the other's listing alone.
         if (what !== 'resources')
           await this.listPrompts(caps.prompts !== undefined).catch((e: unknown) => this.failed('prompts', e));
-        if (what !== 'prompts')
+        if (what !== 'prompts') {
           await this.listResources(caps.resources !== undefined).catch((e: unknown) => this.failed('resources', e));
+          await this.views.refresh().catch((e: unknown) => this.failed('views', e));
+        }
         this.deps.changed();
       })
       .catch((e: unknown) => this.failed('prompts and resources', e));
@@ -135,6 +162,8 @@ export class UpstreamSurface implements PluginSurface {
 
   async readResource(uri: string, ctx: CallContext): Promise<Record<string, unknown>> {
     const own = unwrapUri(this.id, uri);
+    // A view (under either prefix) is served only as its pin allows (upstream-views.ts).
+    if (own?.startsWith(VIEW_SCHEME)) return this.views.readFor(own, uri, ctx);
     // Only what the upstream offered is passed on: any other URI after the prefix could reach what it never meant to serve.
     if (own === null || !this.offers(own))
       throw new GatehouseError('not_found', `resource not found: ${uri.slice(0, 300)}`, { uri: uri.slice(0, 300) });
@@ -188,6 +217,8 @@ export class UpstreamSurface implements PluginSurface {
   /** Pins the last listing again (the record was stored after it arrived). */
   async repin(): Promise<void> {
     if (this.listedDefs) await this.deps.pins.pin(this.listedDefs);
+    const views = this.views.listedDefinitions();
+    if (views) await this.deps.views.pin(views);
     this.offer();
   }
 
@@ -202,11 +233,18 @@ export class UpstreamSurface implements PluginSurface {
    * counts as a new revision, so clients hear list_changed. True when it changed.
    */
   offer(): boolean {
+    // The views listed follow their pins too: one approved, hidden or waiting anew changes resources/list.
+    const views = JSON.stringify(this.views.resources());
+    const viewsChanged = views !== this.offeredViews;
+    if (viewsChanged) {
+      this.offeredViews = views;
+      this.rev.resources++;
+    }
     const next =
       this.listedDefs === null
         ? []
         : (this.deps.pins.read() ?? []).filter(isOffered).map((p) => listedPrompt(this.id, p));
-    if (JSON.stringify(next) === JSON.stringify(this.listedPrompts)) return false;
+    if (JSON.stringify(next) === JSON.stringify(this.listedPrompts)) return viewsChanged;
     this.listedPrompts = next;
     this.rev.prompts++;
     return true;
@@ -232,7 +270,8 @@ export class UpstreamSurface implements PluginSurface {
       ...opt('mimeType', text(raw.mimeType, 200)),
     });
     const out: ListedResource[] = [];
-    for (const raw of resources as Array<Record<string, unknown>>) {
+    // Its views are listed apart, as their pins allow.
+    for (const raw of this.views.noteResources(resources as Array<Record<string, unknown> & { uri: unknown }>)) {
       if (!usableUri(raw.uri))
         problems.push(
           `resource ${String(raw.uri).slice(0, 200)}: not offered: not a usable URI (1-2048 characters, no spaces or control characters)`,
@@ -245,6 +284,9 @@ export class UpstreamSurface implements PluginSurface {
           uri: wrapUri(this.id, raw.uri),
           ...described(raw),
           ...(typeof raw.size === 'number' ? { size: raw.size } : {}),
+          ...(raw._meta && typeof raw._meta === 'object' && !Array.isArray(raw._meta)
+            ? { _meta: raw._meta as Record<string, unknown> }
+            : {}),
         });
       }
     }

@@ -6,6 +6,7 @@ import type { UpstreamConnection, UpstreamResult } from './connection.ts';
 import type { PinnedTool, ToolDefinition } from './upstream-data.ts';
 import { classOf, namespaced } from './pinning.ts';
 import { wrapBlockUris } from './surface-names.ts';
+import { toolMetaForClients } from './views.ts';
 import { recipeFor, recipesOf, type PreviewRecipe } from './preview-recipes.ts';
 import { PREVIEW_LIMITS, targetPreview, type ReadCall } from './target-preview.ts';
 
@@ -25,6 +26,8 @@ export interface UpstreamRuntime {
   recipes?: () => readonly PreviewRecipe[];
   /** how long each of a preview's reads may take (default PREVIEW_LIMITS.readMs; tests shorten it) */
   previewReadMs?: number;
+  /** whether a view (the upstream's own ui:// URI) may be named to clients now: a person approved it (upstream-views.ts) */
+  viewServed?: (own: string) => boolean;
 }
 
 /**
@@ -50,6 +53,9 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
     listed: {
       ...(def.title !== undefined ? { title: def.title } : {}),
       ...(def.annotations !== undefined ? { annotations: def.annotations } : {}),
+      ...(def._meta !== undefined
+        ? { _meta: toolMetaForClients(up.id, def._meta, (own) => up.viewServed?.(own) ?? false) }
+        : {}),
     },
   };
   const call = (args: Record<string, unknown>, ctx: CallContext) =>
@@ -146,7 +152,7 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
           `upstream '${up.id}' asks for input (${r.asked}) while a confirmed write is applied, and there is no client to ask then: nothing was done upstream; stage the write again from a client that can answer`,
           { upstream: up.id },
         );
-      const out = outputOf(up, pin.name, r);
+      const out = outputOf(up, pin.name, r, 'throw');
       // Applied: what the target is now goes to the audit beside what it was (a read that fails leaves it out).
       const after = await versionAfter(payload, ctx);
       return {
@@ -154,6 +160,7 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
         structured: {
           content: out.content,
           ...(r.structuredContent ? { structuredContent: r.structuredContent } : {}),
+          ...(out.meta ? { _meta: out.meta } : {}),
         },
         ...(after ? { target_after: after } : {}),
       };
@@ -222,25 +229,51 @@ function hintsOf(def: ToolDefinition): ToolAnnotations {
 /**
  * The upstream's answer as ours: its content blocks with the resource URIs
  * they name wrapped (resource links, embedded resources), so the client can
- * read them back through Gatehouse; an error answer becomes `upstream_error` with its text.
+ * read them back through Gatehouse; its `_meta` as it sent it (resultMeta). An error
+ * result is passed on as one, content and structured content as sent, with
+ * `upstream_error` beside them; `apply` (a confirmed write, no client to hand it to) throws it instead.
  */
-function outputOf(up: UpstreamRuntime, tool: string, r: UpstreamResult): ToolOutput {
+function outputOf(
+  up: UpstreamRuntime,
+  tool: string,
+  r: UpstreamResult,
+  onError: 'pass' | 'throw' = 'pass',
+): ToolOutput {
   const id = up.id;
+  const meta = resultMeta(r._meta);
+  const content = r.content.map((b) => wrapBlockUris(id, b, up.handedOut)) as UpstreamResult['content'];
   if (r.isError) {
     const text = r.content
       .map((c) => (typeof c.text === 'string' ? c.text : ''))
       .join('\n')
       .slice(0, 2000);
-    throw new GatehouseError('upstream_error', `${tool} on upstream ${id} failed: ${text || 'no message'}`, {
-      upstream: id,
-    });
+    const message = `${tool} on upstream ${id} failed: ${text || 'no message'}`;
+    if (onError === 'throw') throw new GatehouseError('upstream_error', message, { upstream: id });
+    return {
+      structured: r.structuredContent ?? {},
+      content,
+      sendStructured: r.structuredContent !== undefined,
+      error: { code: 'upstream_error', message, details: { upstream: id } },
+      ...(meta ? { meta } : {}),
+    };
   }
   const asked = r.asked ? { asked: r.asked } : {};
   if (r.inputRequired) return { structured: {}, inputRequired: r.inputRequired, ...asked };
   return {
     structured: r.structuredContent ?? {},
-    content: r.content.map((b) => wrapBlockUris(id, b, up.handedOut)) as UpstreamResult['content'],
+    content,
     sendStructured: r.structuredContent !== undefined,
+    ...(meta ? { meta } : {}),
     ...asked,
   };
+}
+
+/** The protocol's own keys of a result's `_meta` (`io.modelcontextprotocol/...`: the upstream's server info and revision) describe the upstream's hop, not the answer: Gatehouse's SDK sets its own. */
+const PROTOCOL_META = 'io.modelcontextprotocol/';
+
+/** The upstream's result `_meta` to hand on (a view's `viewUUID`, its own keys), or undefined when there is none. */
+export function resultMeta(meta: unknown): Record<string, unknown> | undefined {
+  if (!meta || typeof meta !== 'object' || Array.isArray(meta)) return undefined;
+  const kept = Object.entries(meta).filter(([k]) => !k.startsWith(PROTOCOL_META));
+  return kept.length ? Object.fromEntries(kept) : undefined;
 }
