@@ -136,6 +136,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
       clock,
       log,
       retentionDays: () => settings.get().audit_retention_days,
+      maxTotalBytes: () => settings.get().audit_max_mb * 1024 * 1024,
     });
     audit.onAppend((entry) => events.emit({ type: 'audit', entry }));
 

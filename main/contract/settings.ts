@@ -28,6 +28,8 @@ export const Settings = z.object({
   approval_mode: ApprovalMode.default('admin'),
   /** Days audit files are kept. */
   audit_retention_days: z.number().int().min(1).max(3650).default(90),
+  /** The most the audit files may take in all, in MiB; 0: no cap (only the age limit). */
+  audit_max_mb: z.number().int().min(0).max(1_048_576).default(0),
 });
 export type Settings = z.infer<typeof Settings>;
 export const SETTINGS_DEFAULTS: Settings = Settings.parse({});
@@ -45,6 +47,8 @@ export const SETTINGS_HELP: Record<SettingsKey, string> = {
   disabled_tools: 'Tools hidden from every client (comma-separated); a hidden tool answers like an unknown one.',
   approval_mode: "admin: only a person approves staged writes; agent: the token's user may confirm through a tool.",
   audit_retention_days: 'How many days of audit files are kept before they are deleted.',
+  audit_max_mb:
+    'The most the audit files may take in all, in MiB (the oldest files are deleted first, at start and hourly); 0: no cap, only the age limit.',
 };
 
 /**

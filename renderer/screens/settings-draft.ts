@@ -13,6 +13,7 @@ interface Draft {
   disabled_tools: string[];
   approval_mode: string;
   audit_retention_days: string;
+  audit_max_mb: string;
 }
 
 const toDraft = (s: Settings): Draft => ({
@@ -23,6 +24,7 @@ const toDraft = (s: Settings): Draft => ({
   disabled_tools: [...s.disabled_tools],
   approval_mode: s.approval_mode,
   audit_retention_days: String(s.audit_retention_days),
+  audit_max_mb: String(s.audit_max_mb),
 });
 
 const list = (text: string) =>
@@ -45,6 +47,7 @@ function draftToPatch(
     disabled_tools: draft.disabled_tools,
     approval_mode: draft.approval_mode,
     audit_retention_days: num(draft.audit_retention_days),
+    audit_max_mb: num(draft.audit_max_mb),
   };
   const parsed = Settings.safeParse(candidate);
   if (!parsed.success) {

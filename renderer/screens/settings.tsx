@@ -117,6 +117,18 @@ function SettingsForm({
         />
         {help('audit_retention_days')}
       </div>
+      <div className="field">
+        <label htmlFor="st-audit-cap">Most the audit files may take (MiB, 0: no cap)</label>
+        <input
+          id="st-audit-cap"
+          inputMode="numeric"
+          value={draft.audit_max_mb}
+          onChange={(e) => change('audit_max_mb', e.target.value)}
+          aria-invalid={!!errors.audit_max_mb}
+          aria-describedby={described('audit_max_mb')}
+        />
+        {help('audit_max_mb')}
+      </div>
       {failure ? <ErrorBox message={`Could not save: ${failure}`} /> : null}
       <div className="form-buttons">
         <button type="submit" className="primary" disabled={busy}>

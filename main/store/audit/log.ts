@@ -27,6 +27,8 @@ export interface AuditLogOptions {
   maxFileBytes?: number;
   /** read on every sweep, so a settings change applies without a restart; default 90 */
   retentionDays?: () => number;
+  /** the most all files may take, in bytes, read on every sweep; 0 (the default): no cap */
+  maxTotalBytes?: () => number;
   clock?: Clock;
   log?: Logger;
 }
@@ -56,6 +58,7 @@ export class AuditLog implements AuditSink, AuditReader, AuditTrail {
     private readonly files: AuditFileSet,
     private readonly writer: AuditWriter,
     private readonly retentionDays: () => number,
+    private readonly maxTotalBytes: () => number,
     private readonly clock: Clock,
     private readonly log: Logger,
   ) {}
@@ -72,7 +75,14 @@ export class AuditLog implements AuditSink, AuditReader, AuditTrail {
     const clock = opts.clock ?? systemClock;
     const { set, appendable } = await AuditFileSet.load(opts.dir, log, maxFileBytes);
     const writer = new AuditWriter(set, maxFileBytes, clock, log, appendable);
-    return new AuditLog(set, writer, opts.retentionDays ?? (() => DEFAULT_RETENTION_DAYS), clock, log);
+    return new AuditLog(
+      set,
+      writer,
+      opts.retentionDays ?? (() => DEFAULT_RETENTION_DAYS),
+      opts.maxTotalBytes ?? (() => 0),
+      clock,
+      log,
+    );
   }
 
   append(entry: AuditEntry): void {
@@ -207,10 +217,45 @@ export class AuditLog implements AuditSink, AuditReader, AuditTrail {
 
   /**
    * Deletes the files whose newest entry is older than the retention period
-   * (a file without a readable entry counts by its creation time). The file
-   * being written is closed first when it is that old. Returns files deleted.
+   * (a file without a readable entry counts by its creation time), then,
+   * under a size cap, the oldest files until the rest fit. The file being
+   * written is closed first when it is that old, and is never deleted for
+   * size (so the log may pass the cap by at most that one file). Returns files
+   * deleted.
    */
   async sweep(): Promise<number> {
+    return (await this.sweepByAge()) + (await this.sweepBySize());
+  }
+
+  private async sweepBySize(): Promise<number> {
+    let cap: number;
+    try {
+      cap = this.maxTotalBytes();
+    } catch (e) {
+      this.log.warn('audit: could not read the size cap; nothing swept for size', { error: String(e) });
+      return 0;
+    }
+    if (typeof cap !== 'number' || !Number.isFinite(cap) || cap <= 0) return 0;
+    const files = this.files.list();
+    let total = files.reduce((sum, rec) => sum + rec.summary.bytes, 0);
+    let removed = 0;
+    // Oldest first; the file being written stays.
+    for (const rec of [...files].sort((a, b) => a.seq - b.seq)) {
+      if (total <= cap) break;
+      if (this.writer.isActive(rec)) continue;
+      try {
+        await this.files.remove(rec);
+        total -= rec.summary.bytes;
+        removed++;
+      } catch (e) {
+        this.log.warn('audit: could not delete a file over the size cap', { file: rec.name, error: String(e) });
+      }
+    }
+    if (removed > 0) this.log.info('audit: oldest files deleted for the size cap', { files: removed, cap_bytes: cap });
+    return removed;
+  }
+
+  private async sweepByAge(): Promise<number> {
     let days: number;
     try {
       days = this.retentionDays();

@@ -140,6 +140,28 @@ describe('AuditLog retention sweep', () => {
     expect(await jsonlFiles()).toHaveLength(1);
   });
 
+  it('under a size cap deletes the oldest files until the rest fit, never the one being written, read live', async () => {
+    await threeDays();
+    h.clock.ms = T0 + 2 * DAY + 3_000;
+    const cap = { bytes: 0 };
+    const log = await h.open({ maxTotalBytes: () => cap.bytes, maxFileBytes: MAX });
+    const sizes = await Promise.all((await jsonlFiles()).map(async (n) => (await stat(join(h.dir, n))).size));
+    expect(sizes).toHaveLength(3);
+    expect(await log.sweep()).toBe(0); // no cap: only the age limit (90 days) applies
+    cap.bytes = sizes[1]! + sizes[2]!; // room for the two newest
+    expect(await log.sweep()).toBe(1);
+    expect((await jsonlFiles()).map((n) => n.slice(6, 14))).toEqual(['20261102', '20261103']);
+    expect(ids((await log.query({ limit: 100 })).entries).at(-1)).toBe('e000100');
+    cap.bytes = 1; // smaller than anything: every file but the one being written goes
+    log.append(dayEntry(2, 9));
+    await log.flush();
+    expect(await log.sweep()).toBeGreaterThanOrEqual(1);
+    const left = await jsonlFiles();
+    expect(left).toHaveLength(1);
+    expect(ids((await log.query({ limit: 100 })).entries)).toContain('e000209');
+    expect(h.logger.records.some((r) => r.msg.includes('size cap'))).toBe(true);
+  });
+
   it('ignores a retention that is not a positive number', async () => {
     const log = await h.open({ retentionDays: () => Number.NaN });
     log.append(entry(1));
