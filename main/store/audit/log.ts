@@ -9,7 +9,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { systemClock } from '../../lib/clock.ts';
 import { CSV_HEADER, entryToCsvRow, entryToJsonLine } from './export-format.ts';
-import { AuditFileSet } from './file-set.ts';
+import { AuditFileSet, type AuditFileRecord } from './file-set.ts';
 import type { FilterInput } from './filter.ts';
 import { compileFilter, decodeCursor, encodeCursor } from './filter.ts';
 import type { ScanHit } from './scan.ts';
@@ -243,13 +243,9 @@ export class AuditLog implements AuditSink, AuditReader, AuditTrail {
     for (const rec of [...files].sort((a, b) => a.seq - b.seq)) {
       if (total <= cap) break;
       if (this.writer.isActive(rec)) continue;
-      try {
-        await this.files.remove(rec);
-        total -= rec.summary.bytes;
-        removed++;
-      } catch (e) {
-        this.log.warn('audit: could not delete a file over the size cap', { file: rec.name, error: String(e) });
-      }
+      if (!(await this.tryRemove(rec, 'a file over the size cap'))) continue;
+      total -= rec.summary.bytes;
+      removed++;
     }
     if (removed > 0) this.log.info('audit: oldest files deleted for the size cap', { files: removed, cap_bytes: cap });
     return removed;
@@ -274,15 +270,21 @@ export class AuditLog implements AuditSink, AuditReader, AuditTrail {
       if (this.writer.isActive(rec)) continue;
       const newest = rec.summary.maxMs ?? rec.createdMs;
       if (newest >= cutoff) continue;
-      try {
-        await this.files.remove(rec);
-        removed++;
-      } catch (e) {
-        this.log.warn('audit: could not delete an expired file', { file: rec.name, error: String(e) });
-      }
+      if (await this.tryRemove(rec, 'an expired file')) removed++;
     }
     if (removed > 0) this.log.info('audit: expired files deleted', { files: removed, retention_days: days });
     return removed;
+  }
+
+  /** A file that cannot be deleted now is left for the next sweep, and said. */
+  private async tryRemove(rec: AuditFileRecord, what: string): Promise<boolean> {
+    try {
+      await this.files.remove(rec);
+      return true;
+    } catch (e) {
+      this.log.warn(`audit: could not delete ${what}`, { file: rec.name, error: String(e) });
+      return false;
+    }
   }
 
   /** Readers see what was appended before they started; a disk that refuses writes must not block them. */
