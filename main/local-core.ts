@@ -414,6 +414,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
         if (closed) return;
         closed = true;
         jobs.stop();
+        await upstreams.stopAll();
         await registry.stop((id, e) => log.error(`plugin '${id}' failed to stop`, { error: (e as Error).message }));
         await upstreams.oauth.close();
         await cloud.close().catch((e) => log.error('cloud client close failed', { error: (e as Error).message }));

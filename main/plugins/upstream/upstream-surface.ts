@@ -12,6 +12,7 @@ import type { PinnedPrompt, PromptDefinition } from './upstream-data.ts';
 import { UPSTREAM_FEATURE } from './upstream-tools.ts';
 import { ownPromptName, unwrapUri, uriPrefix, usableUri, wrapBlockUris, wrapUri } from './surface-names.ts';
 import { matchesTemplate } from './uri-template.ts';
+import { OneQueued } from '../../lib/one-queued.ts';
 
 /** URIs handed to clients in results (resource links, embedded resources) that may be read back, newest kept. */
 const MAX_HANDED_URIS = 10_000;
@@ -54,7 +55,9 @@ export class UpstreamSurface implements PluginSurface {
   private readonly rev = { prompts: 0, resources: 0 };
   /** the upstream's own URIs it handed to a client in a result, oldest first */
   private readonly handed = new Set<string>();
-  private queue: Promise<void> = Promise.resolve();
+  /** what to re-list next (a burst of list_changed is one more listing, not one each: lib/one-queued.ts) */
+  private wanted = new Set<'connected' | 'prompts' | 'resources'>();
+  private readonly lister = new OneQueued(() => this.listWanted());
 
   constructor(
     private readonly id: string,
@@ -104,20 +107,28 @@ export class UpstreamSurface implements PluginSurface {
     return own !== null && this.listedPrompts.some((p) => p.name === name);
   }
 
-  /** Re-lists what changed (everything after a connect); one listing at a time, errors logged. */
+  /** Re-lists what changed (everything after a connect); one listing at a time, at most one more queued, errors logged. */
   refresh(what: 'connected' | 'prompts' | 'resources'): Promise<void> {
-    this.queue = this.queue
-      .then(async () => {
-        const caps = await this.connection.request(async (c) => c.getServerCapabilities() ?? {});
-        // One failing list (a server that declares prompts and answers -32601) leaves the other's listing alone.
-        if (what !== 'resources')
-          await this.listPrompts(caps.prompts !== undefined).catch((e: unknown) => this.failed('prompts', e));
-        if (what !== 'prompts')
-          await this.listResources(caps.resources !== undefined).catch((e: unknown) => this.failed('resources', e));
-        this.deps.changed();
-      })
-      .catch((e: unknown) => this.failed('prompts and resources', e));
-    return this.queue;
+    this.wanted.add(what);
+    return this.lister.kick();
+  }
+
+  private async listWanted(): Promise<void> {
+    const wanted = this.wanted;
+    this.wanted = new Set();
+    if (!wanted.size) return;
+    const prompts = wanted.has('connected') || wanted.has('prompts');
+    const resources = wanted.has('connected') || wanted.has('resources');
+    try {
+      const caps = await this.connection.request(async (c) => c.getServerCapabilities() ?? {});
+      // One failing list (a server that declares prompts and answers -32601) leaves the other's listing alone.
+      if (prompts) await this.listPrompts(caps.prompts !== undefined).catch((e: unknown) => this.failed('prompts', e));
+      if (resources)
+        await this.listResources(caps.resources !== undefined).catch((e: unknown) => this.failed('resources', e));
+      this.deps.changed();
+    } catch (e) {
+      this.failed('prompts and resources', e);
+    }
   }
 
   async getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<Record<string, unknown>> {
@@ -193,7 +204,7 @@ export class UpstreamSurface implements PluginSurface {
 
   /** Waits for the listings queued so far. */
   settled(): Promise<void> {
-    return this.queue;
+    return this.lister.settled();
   }
 
   /**
