@@ -377,6 +377,9 @@ export class Staging {
     actor: Actor,
     facts: Partial<AuditFacts>,
   ): Promise<StagedPayload> {
+    // The result is kept with the intent before its entry: a crash after either leaves a write recovery confirms
+    // with that result, once, whether its plugin can tell (built-ins) or not (an upstream, which cannot be asked).
+    if (result !== undefined && intent.result === undefined) intent = await this.ledger.keepOpen({ ...intent, result });
     if (!this.confirmRecorded.has(intent.id)) {
       this.ledger.audit(intent, 'confirmed', actor, facts);
       this.confirmRecorded.add(intent.id);
@@ -406,21 +409,23 @@ export class Staging {
   private async resolveApplying(item: StagedPayload): Promise<StagedPayload> {
     const tool = this.deps.registry.get(item.tool);
     const ref = refOf(item);
-    const answer: AppliedState = tool?.write && tool.applied ? await tool.applied(ref) : { state: 'unknown' };
     // The intent recorded who decided: the completed confirm is still theirs.
     const decider = item.decided_by;
     const actor: Actor =
       decider?.kind === 'token'
         ? { principal: decider, user_id: item.user_id, client: item.client, request_id: item.request_id }
         : { principal: decider, user_id: item.user_id, request_id: null };
-    if (answer.state === 'applied') {
-      if (
-        !this.confirmRecorded.has(item.id) &&
-        (await this.deps.auditTrail.hasStagedEntry(item.id, 'confirmed', ref.since))
-      )
-        this.confirmRecorded.add(item.id);
-      return this.markConfirmed(item, answer.output.structured, actor, { feature_key: tool?.feature ?? null });
-    }
+    const entered =
+      this.confirmRecorded.has(item.id) || (await this.deps.auditTrail.hasStagedEntry(item.id, 'confirmed', ref.since));
+    if (entered) this.confirmRecorded.add(item.id);
+    const facts = { feature_key: tool?.feature ?? null };
+    // The durable record first, for every plugin: a result kept with the intent, or a `confirmed` entry, means the
+    // apply returned. It is confirmed with that result, once (the entry is never written twice); with only the entry,
+    // with what the plugin can tell of it (an upstream cannot: no result).
+    if (item.result !== undefined) return this.markConfirmed(item, item.result, actor, facts);
+    const answer: AppliedState = tool?.write && tool.applied ? await tool.applied(ref) : { state: 'unknown' };
+    if (answer.state === 'applied') return this.markConfirmed(item, answer.output.structured, actor, facts);
+    if (entered) return this.markConfirmed(item, undefined, actor, facts);
     if (answer.state === 'not_applied') {
       const back = { ...item, status: 'pending' as const, decided_at: null, decided_by: null };
       if (this.ledger.isExpired(back)) {
