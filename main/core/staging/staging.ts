@@ -25,7 +25,7 @@ import { RECOVERY, deciderPrincipal, expiredError, newStagedItem, refOf, type De
 export { canonicalJson, type Decider } from './staging-parts.ts';
 import { checkAgentDecision } from '../identity/permissions.ts';
 import { DEFAULT_STAGING_LIMITS, StagedIndex, jsonBytes, ownerKey, type StagingLimits } from './staged-index.ts';
-import { GatehouseError } from '../errors.ts';
+import { codeOf, GatehouseError } from '../errors.ts';
 import { capabilitiesOf } from '../identity/users.ts';
 import { bindingOf, checkPresented, stalenessOf } from './approval-binding.ts';
 import { BLOCK_MESSAGES, type Blocked, type Standing } from './staged-standing.ts';
@@ -351,7 +351,7 @@ export class Staging {
       ({ structured: result, target: made } = await tool.apply(item.payload, ctx, refOf(intent)));
     } catch (e) {
       // apply changes all or nothing: it threw, so nothing was applied.
-      await settleFailed(intent, e instanceof GatehouseError ? e.code : 'internal_error', (e as Error).message ?? '');
+      await settleFailed(intent, codeOf(e), (e as Error).message ?? '');
       throw e;
     }
     // A creation names its target only once applied: the confirm's entry records what was made.
@@ -388,7 +388,7 @@ export class Staging {
       await this.deps.auditor.durable();
     } catch (e) {
       throw new GatehouseError(
-        'service_unavailable',
+        codeOf(e) === 'storage_unavailable' ? 'storage_unavailable' : 'service_unavailable',
         `the write was applied, but its audit entry could not be saved (${(e as Error).message}); it is retried, and confirming again completes the decision`,
         { staged_id: intent.id },
       );
