@@ -60,6 +60,7 @@ import type { CloudProduct } from './contract/cloud/catalog.ts';
 import { UpstreamManager, type UpstreamManagerDeps } from './plugins/upstream/upstream-manager.ts';
 import { cloudMetadataUrl } from './plugins/upstream/oauth/oauth-upstreams.ts';
 import { UpstreamsData, emptyUpstreams } from './plugins/upstream/upstream-data.ts';
+import { salvageUpstreams } from './plugins/upstream/upstreams-salvage.ts';
 
 export interface LocalCoreConfig {
   dataDir: string;
@@ -259,6 +260,8 @@ export async function openLocalCore(config: LocalCoreConfig) {
       schema: UpstreamsData,
       defaults: emptyUpstreams,
       log,
+      // One bad upstream is set aside, not the file: the others run (upstreams-salvage.ts).
+      salvage: salvageUpstreams,
     });
     const upstreams = new UpstreamManager({
       store: upstreamStore,
@@ -287,6 +290,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
       vault,
       options,
       siteStore,
+      upstreamStore,
       stagedFiles,
       registry,
       staging,
