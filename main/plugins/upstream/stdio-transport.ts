@@ -189,8 +189,11 @@ export class GroupStdioTransport implements Transport {
         reject(new this.sdk.client.SdkError(this.sdk.client.SdkErrorCode.NotConnected, 'Not connected'));
         return;
       }
-      const m = message as { id?: string | number; method?: string };
+      const m = message as { id?: string | number; method?: string; params?: { requestId?: string | number } };
       if (m.id !== undefined && m.method !== undefined) this.open.add(m.id);
+      // A cancelled request may never be answered: it no longer waits.
+      if (m.method === 'notifications/cancelled' && m.params?.requestId !== undefined)
+        this.open.delete(m.params.requestId);
       if (stdin.write(this.sdk.client.serializeMessage(message))) resolve();
       else stdin.once('drain', resolve);
     });
