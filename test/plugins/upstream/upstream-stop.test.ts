@@ -3,8 +3,8 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dirArgs, REPO, runCli, startServe, type Served } from '../../cli/cli-harness.ts';
-import { until } from './upstream-world.ts';
+import { cliJson, dirArgs, REPO, runCli, startServe, type Served } from '../../cli/cli-harness.ts';
+import { TEST_UPSTREAM, until } from './upstream-world.ts';
 
 /**
  * An upstream that will not stop (issue 30, item 2): it storms
@@ -121,6 +121,59 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('a service stopped by %s with a st
     served = null;
   }, 120_000);
 });
+
+it('a service with seven ordinary upstreams stops on SIGTERM with exit 0, each of their groups ended', async () => {
+  const dir = await mkdtemp(join(work, 'seven-'));
+  const ids = ['u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'u7'];
+  for (const id of ids) {
+    const r = await runCli([
+      'upstreams',
+      'add',
+      id,
+      '--stdio',
+      '--unconfined',
+      ...dirArgs(dir),
+      '--json',
+      '--',
+      process.execPath,
+      TEST_UPSTREAM,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+  }
+  const served = await startServe(dir);
+  try {
+    const pids = await until(
+      async () => {
+        const views = await cliJson<Array<{ id: string; health: { status: string } }>>(dir, ['upstreams', 'list']);
+        if (!views.every((v) => v.health.status === 'connected')) return null;
+        return groupsOfChildren(served.child.pid!);
+      },
+      60_000,
+      'the seven upstreams to connect',
+    );
+    expect(pids).toHaveLength(7);
+    leaders.push(...pids);
+    const started = Date.now();
+    const stopped = await served.stop('SIGTERM');
+    console.log(`[upstream stop] SIGTERM with 7 upstreams: exit ${stopped.code} in ${Date.now() - started} ms`);
+    expect(stopped, served.stderr()).toEqual({ code: 0, signal: null, killed: false });
+    await until(async () => (await groupMembersOf(pids)).length === 0, 5_000, 'their groups to be gone');
+  } finally {
+    await served.stop('SIGKILL');
+  }
+}, 180_000);
+
+/** The pids of `parent`'s children that lead a process group of their own (its upstreams), from /proc. */
+async function groupsOfChildren(parent: number): Promise<number[] | null> {
+  const out: number[] = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
+    const [, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(ppid) === parent && Number(pgrp) === Number(name)) out.push(Number(name));
+  }
+  return out.length === 7 ? out : null;
+}
 
 it('a process that dies of an uncaught error ends its upstreams process groups on the way out', async () => {
   const pidFile = join(work, 'pids-uncaught');
