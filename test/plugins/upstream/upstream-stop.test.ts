@@ -142,11 +142,13 @@ it('a service with seven ordinary upstreams stops on SIGTERM with exit 0, each o
   }
   const served = await startServe(dir);
   try {
-    const pids = await until(
+    let pids: number[] = [];
+    await until(
       async () => {
         const views = await cliJson<Array<{ id: string; health: { status: string } }>>(dir, ['upstreams', 'list']);
-        if (!views.every((v) => v.health.status === 'connected')) return null;
-        return groupsOfChildren(served.child.pid!);
+        if (!views.every((v) => v.health.status === 'connected')) return false;
+        pids = (await groupsOfChildren(served.child.pid!)) ?? [];
+        return pids.length === 7;
       },
       60_000,
       'the seven upstreams to connect',
