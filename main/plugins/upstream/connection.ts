@@ -21,6 +21,7 @@ import type { UpstreamAuth } from './oauth/oauth-errors.ts';
 import { isPlainSetting, KnownValues } from './known-values.ts';
 import { OneQueued } from '../../lib/one-queued.ts';
 import { ANSWER_TOO_LARGE, GroupStdioTransport, MAX_UPSTREAM_MESSAGE_BYTES } from './stdio-transport.ts';
+import { boundedFetch } from './bounded-fetch.ts';
 
 export interface ConnectionSpec {
   id: string;
@@ -490,7 +491,19 @@ export class UpstreamConnection {
     if (t.kind !== 'http') throw new Error('the stdio transport was not loaded');
     // The headers go on the event stream's GET too (the SDK's SSE transport sends requestInit's on both).
     if (t.sse) return new sdk.SSEClientTransport(new URL(t.url), { requestInit: { headers }, ...oauth }) as Transport;
-    return new sdk.StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers }, ...oauth }) as Transport;
+    // What it answers is bounded as a stdio upstream's messages are (bounded-fetch.ts).
+    const bounded = boundedFetch(MAX_UPSTREAM_MESSAGE_BYTES, (bytes) =>
+      this.hooks.log.warn('upstream: an answer over the size bound was refused', {
+        upstream: this.spec.id,
+        bytes,
+        limit_bytes: MAX_UPSTREAM_MESSAGE_BYTES,
+      }),
+    );
+    return new sdk.StreamableHTTPClientTransport(new URL(t.url), {
+      requestInit: { headers },
+      fetch: bounded,
+      ...oauth,
+    }) as Transport;
   }
 
   private async relistChanged(): Promise<void> {
@@ -600,12 +613,15 @@ export class UpstreamConnection {
       );
     }
     const sdk = loadedClientSdk();
-    if (sdk && e instanceof sdk.ProtocolError && e.code === ANSWER_TOO_LARGE)
+    if (sdk && e instanceof sdk.ProtocolError && e.code === ANSWER_TOO_LARGE) {
+      // the whole size when it was counted (stdio, an event stream); a JSON answer is cut off once past the bound
+      const bytes = (e.data as { bytes?: unknown } | undefined)?.bytes;
       return new GatehouseError(
         'upstream_error',
-        `upstream '${this.spec.id}' answered with more than ${MAX_UPSTREAM_MESSAGE_BYTES / 1024 / 1024} MiB (${String((e.data as { bytes?: number } | undefined)?.bytes ?? 'more')} bytes), more than an upstream answer may be: the answer was dropped; the upstream keeps running`,
+        `upstream '${this.spec.id}' answered with more than ${MAX_UPSTREAM_MESSAGE_BYTES / 1024 / 1024} MiB${typeof bytes === 'number' ? ` (${bytes} bytes)` : ''}, more than an upstream answer may be: the answer was dropped; the upstream keeps running`,
         { upstream: this.spec.id, limit_bytes: MAX_UPSTREAM_MESSAGE_BYTES },
       );
+    }
     const code = protocolCodeOf(e) ?? 'upstream_error';
     return new GatehouseError(code, `upstream '${this.spec.id}' answered with an error: ${message}`, {
       upstream: this.spec.id,
