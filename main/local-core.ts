@@ -38,7 +38,7 @@ import { createClientsService } from './clients/clients-service.ts';
 import type { PlaceOf } from './contract/client-locations.ts';
 import { JsonFileStore } from './store/json-file-store.ts';
 import { openVault, type LabelledVault, type VaultChoice } from './store/vault.ts';
-import { acquireLock, type LockHandle } from './store/process-lock.ts';
+import { acquireLock, startRefused, type LockHandle } from './store/process-lock.ts';
 import { AuditLog } from './store/audit/log.ts';
 import { createLogger } from './lib/logger.ts';
 import { createSitePlugin } from './plugins/site/index.ts';
@@ -436,7 +436,8 @@ export async function openLocalCore(config: LocalCoreConfig) {
     };
   } catch (e) {
     await lock.release();
-    throw e;
+    // A file the start writes after the lock (the settings, the audit log) refused by the disk: the same one sentence.
+    throw (await startRefused(config.dataDir, e)) ?? e;
   }
 }
 export type LocalCore = Awaited<ReturnType<typeof openLocalCore>>;

@@ -39,7 +39,7 @@ export async function acquireLock(dataDir: string, owner: LockOwnerKind): Promis
   let unreadable = false;
   for (let attempt = 0; attempt < 20; attempt++) {
     const got = await tryLock(file, record).catch(async (e: unknown) => {
-      throw (await noRoom(dataDir, e)) ?? e;
+      throw (await startRefused(dataDir, e)) ?? e;
     });
     if (got.state === 'taken') return handleFor(file, record);
     if (got.state === 'held') throw lockedError(dataDir, file, got.by);
@@ -58,8 +58,8 @@ export async function acquireLock(dataDir: string, owner: LockOwnerKind): Promis
 /** What a start needs free in the data dir: its lock, the settings and the audit log's first lines, with room to spare. */
 export const START_ROOM_BYTES = 1024 * 1024;
 
-/** The lock is the first file a start writes: a disk that refuses it is said in one sentence, naming the dir. */
-async function noRoom(dataDir: string, e: unknown): Promise<GatehouseError | null> {
+/** A disk that refuses a file a start writes (the lock first) is said in one sentence, naming the dir; else null. */
+export async function startRefused(dataDir: string, e: unknown): Promise<GatehouseError | null> {
   if (!isDiskRefusal(e)) return null;
   const code = errorCode(e);
   const free = await statfs(dataDir).then(

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { mkdtemp, readdir, rm, unlink } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, truncate, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -135,6 +135,25 @@ describe('a full disk', () => {
       expect(r.stderr).toContain('[storage_unavailable]');
       expect(r.stderr).not.toMatch(/\n\s+at /);
       expect((await readdir(data)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+      expect(await readdir(data)).not.toContain('gatehouse.lock');
+    } finally {
+      await unlink(join(dir, FILLER));
+    }
+  }, 120_000);
+
+  it('a fresh start with room for its lock and nothing more: the same one sentence, and the lock is let go', async () => {
+    const data = join(dir, 'fresh');
+    fillDisk(join(dir, FILLER));
+    // one page back: the lock fits, the first settings file does not
+    await truncate(join(dir, FILLER), (await stat(join(dir, FILLER))).size - 4096);
+    try {
+      const r = await runCli(['serve', '--port', '0', '--data-dir', data, '--vault', 'file']);
+      console.log(`[full disk] fresh start: exit ${r.code}; ${r.stderr.trim()}`);
+      expect(r.code).toBe(1);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toContain(`cannot start on ${data}: its disk is full (ENOSPC`);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+      expect((await readdir(data)).filter((n) => n.endsWith('.tmp') || n.includes('.tmp-'))).toEqual([]);
       expect(await readdir(data)).not.toContain('gatehouse.lock');
     } finally {
       await unlink(join(dir, FILLER));
