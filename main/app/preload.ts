@@ -1,12 +1,11 @@
 import { contextBridge, ipcRenderer } from 'electron';
 import type { IpcRendererEvent } from 'electron';
-import { IPC_AUDIT_SAVE_CHANNEL, IPC_EVENT_CHANNEL, RPC_ACTIONS, ipcChannel } from '../contract/api.ts';
+import { IPC_EVENT_CHANNEL, RPC_ACTIONS, ipcChannel } from '../contract/api.ts';
 import type { Api, ApiEvent } from '../contract/api.ts';
 
 /**
  * What the console page gets as `window.gatehouse`: one function per action
- * (each invokes that action's own channel), `subscribe` for live updates and
- * `saveAudit` (the audit export, saved by the main process: audit-save.ts).
+ * (each invokes that action's own channel) and `subscribe` for live updates.
  * ipcRenderer itself, and the IPC event objects (whose `sender` is
  * ipcRenderer), never cross into the page. Bundled to CommonJS by
  * `vite build --mode preload`, because sandboxed preloads cannot import.
@@ -17,7 +16,6 @@ export function buildBridge(ipc: Pick<typeof ipcRenderer, 'invoke' | 'on' | 'rem
     const channel = ipcChannel(action);
     bridge[action] = (input: unknown) => ipc.invoke(channel, input);
   }
-  bridge.saveAudit = (input: unknown) => ipc.invoke(IPC_AUDIT_SAVE_CHANNEL, input);
   bridge.subscribe = (listener: (event: ApiEvent) => void) => {
     if (typeof listener !== 'function') throw new TypeError('subscribe needs a function');
     const forward = (_event: IpcRendererEvent, payload: ApiEvent) => listener(payload);

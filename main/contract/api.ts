@@ -486,16 +486,6 @@ export const CSRF_HEADER = 'X-Gatehouse-CSRF';
 /** IPC channel for an action; events go out on `gatehouse:event`. */
 export const ipcChannel = (action: ApiAction): string => `gatehouse:${action}`;
 export const IPC_EVENT_CHANNEL = 'gatehouse:event';
-/**
- * The desktop console's audit export (`audit.export`'s input): the main process asks where to save it and
- * streams the whole log there (main/app/audit-save.ts); the page never holds the entries.
- */
-export const IPC_AUDIT_SAVE_CHANNEL = 'gatehouse:audit.save';
-/** Where the export went (null: the person cancelled the save dialog) and how many entries it holds. */
-export interface AuditSaveAnswer {
-  saved: string | null;
-  entries: number;
-}
 
 /** Fill `:param` segments of an action's path from its input; the rest becomes query or body. */
 export function actionPath(

@@ -1,12 +1,12 @@
 import { ApiEvent } from '../../main/contract/index.ts';
-import type { Api, AuditSaveAnswer, Result } from '../../main/contract/index.ts';
+import type { Api } from '../../main/contract/index.ts';
 import { apiFrom, callOf } from './api-from.ts';
 import { createEventHub } from './event-hub.ts';
 
 declare global {
   interface Window {
-    /** Set by main/app/preload.ts through contextBridge: one method per action, plus subscribe and saveAudit. */
-    gatehouse?: Api & { saveAudit?: (input: unknown) => Promise<Result<AuditSaveAnswer>> };
+    /** Set by main/app/preload.ts through contextBridge: one method per action, plus subscribe. */
+    gatehouse?: Api;
   }
 }
 

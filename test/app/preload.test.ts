@@ -15,9 +15,9 @@ beforeEach(() => {
 });
 
 describe('preload', () => {
-  it('exposes one function per JSON action plus subscribe and saveAudit, and nothing else', async () => {
+  it('exposes one function per JSON action plus subscribe, and nothing else', async () => {
     expect(exposed).toEqual(['gatehouse']);
-    expect(Object.keys(bridge).sort()).toEqual([...RPC_ACTIONS, 'saveAudit', 'subscribe'].sort());
+    expect(Object.keys(bridge).sort()).toEqual([...RPC_ACTIONS, 'subscribe'].sort());
     for (const value of Object.values(bridge)) {
       expect(typeof value).toBe('function');
       expect(value).not.toBe(electron.ipcRenderer);
@@ -28,8 +28,6 @@ describe('preload', () => {
   it('sends each action on its own channel', async () => {
     await (bridge['staged.confirm'] as (i: unknown) => Promise<unknown>)({ id: 'stg_1' });
     expect(electron.ipcRenderer.invoke).toHaveBeenCalledWith('gatehouse:staged.confirm', { id: 'stg_1' });
-    await (bridge.saveAudit as (i: unknown) => Promise<unknown>)({ format: 'csv' });
-    expect(electron.ipcRenderer.invoke).toHaveBeenCalledWith('gatehouse:audit.save', { format: 'csv' });
   });
 
   it('hands listeners the event payload only, and unsubscribes', async () => {

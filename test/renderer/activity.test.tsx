@@ -120,35 +120,6 @@ describe('Activity', () => {
     expect(fake.callsTo('audit.query')).toHaveLength(1);
   });
 
-  it('in the app the main process saves the whole export, and the screen says how many entries and where', async () => {
-    const fake = new FakeApi({ audit: Array.from({ length: 3 }, (_, i) => makeAudit(i)) });
-    const asked: unknown[] = [];
-    renderWith(fake, <Activity />, {
-      mode: 'electron',
-      exportHref: () => null,
-      saveExport: async (format, filters) => {
-        asked.push({ format, filters });
-        return { ok: true, data: { saved: '/home/me/Downloads/a.csv', entries: 820_000 } };
-      },
-    });
-    await screen.findByRole('region', { name: 'Audit entries' });
-    await userEvent.click(screen.getByRole('button', { name: 'CSV' }));
-    expect((await screen.findByRole('status')).textContent).toBe(
-      'Saved 820,000 entries (the whole filtered log) to /home/me/Downloads/a.csv.',
-    );
-    expect(asked).toHaveLength(1);
-    expect(fake.callsTo('audit.query')).toHaveLength(1);
-  });
-
-  it('without the main process saving, an export cut at its cap says so plainly', async () => {
-    const fake = new FakeApi({ audit: Array.from({ length: 2500 }, (_, i) => makeAudit(i)) });
-    const { collectAudit } = await import('../../renderer/screens/activity/audit-export.ts');
-    const cut = await collectAudit(fake.api, {}, 2000);
-    expect(cut).toMatchObject({ ok: true, truncated: true });
-    expect(cut.ok && cut.entries.length).toBe(2000);
-    expect(await collectAudit(fake.api, {})).toMatchObject({ ok: true, truncated: false });
-  });
-
   it('in Electron builds the export itself from the audit query', async () => {
     const fake = new FakeApi({ audit: Array.from({ length: 3 }, (_, i) => makeAudit(i)) });
     const saved: { name: string; text: string }[] = [];

@@ -144,29 +144,14 @@ function ExportLinks({ query }: { query: AuditQueryInput }) {
   const env = useConsole();
   const [busy, setBusy] = useState<ExportFormat | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
-  const [done, setDone] = useState<string | null>(null);
   const build = async (format: ExportFormat) => {
     setBusy(format);
     setFailure(null);
-    setDone(null);
-    // The app: the main process streams the whole log to the file the person picks.
-    if (env.saveExport) {
-      const r = await env.saveExport(format, query);
-      setBusy(null);
-      if (!r.ok) return setFailure(`Export failed: ${r.message}`);
-      if (r.data.saved)
-        setDone(`Saved ${r.data.entries.toLocaleString('en')} entries (the whole filtered log) to ${r.data.saved}.`);
-      return;
-    }
     const all = await collectAudit(env.api, query);
     setBusy(null);
     if (!all.ok) return setFailure(`Export failed: ${all.message}`);
     if (format === 'csv') saveFile(exportFileName('csv'), auditToCsv(all.entries), 'text/csv');
     else saveFile(exportFileName('jsonl'), auditToJsonl(all.entries), 'application/x-ndjson');
-    if (all.truncated)
-      setDone(
-        `The file holds only the newest ${all.entries.length.toLocaleString('en')} entries, not the whole log: export the rest with gatehouse audit export.`,
-      );
   };
   return (
     <div className="export" role="group" aria-label="Export the filtered log">
@@ -184,7 +169,6 @@ function ExportLinks({ query }: { query: AuditQueryInput }) {
         );
       })}
       {failure ? <ErrorBox message={failure} /> : null}
-      {done ? <p role="status">{done}</p> : null}
     </div>
   );
 }

@@ -12,16 +12,14 @@ export const auditToJsonl = (entries: readonly AuditEntry[]): string =>
   entries.map((e) => `${JSON.stringify(e)}\n`).join('');
 
 /**
- * Where the app's main process cannot save the export itself (a preload
- * without `saveAudit`), the console pages through the audit query (1000
- * entries a page) and builds the file, at most `max` entries: `truncated`
- * says when there were more, and the screen says so plainly.
+ * Electron has no HTTP server to download from, so the console pages through
+ * the audit query itself (1000 entries a page) and builds the file.
  */
 export async function collectAudit(
   api: Api,
   filters: AuditQueryInput,
   max = 100_000,
-): Promise<{ ok: true; entries: AuditEntry[]; truncated: boolean } | { ok: false; message: string }> {
+): Promise<{ ok: true; entries: AuditEntry[] } | { ok: false; message: string }> {
   const entries: AuditEntry[] = [];
   let cursor: string | undefined;
   do {
@@ -30,7 +28,7 @@ export async function collectAudit(
     entries.push(...page.data.entries);
     cursor = page.data.next_cursor ?? undefined;
   } while (cursor && entries.length < max);
-  return { ok: true, entries, truncated: !!cursor };
+  return { ok: true, entries };
 }
 
 export function exportFileName(format: ExportFormat, at = new Date()): string {
