@@ -1,3 +1,4 @@
+import { isBuiltin } from 'node:module';
 import { rename, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,6 +52,27 @@ export const zodEnglishOnly: Plugin = {
   },
 };
 
+/**
+ * Node's built-in modules taken with require(), not `import`: an ESM import
+ * of a built-in builds its module facade by reading every export, and that
+ * runs the lazy getters; `node:http`'s load all of undici (~80 ms of every
+ * start, for `WebSocket` and friends nothing here uses), `node:fs`'s its
+ * streams. esbuild reads named imports off a required module at use time.
+ */
+export const builtinsByRequire: Plugin = {
+  name: 'builtins-by-require',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?[a-z_/]+$/ }, (args) => {
+      if (args.namespace === 'builtin-by-require' || !isBuiltin(args.path)) return undefined;
+      return { path: args.path, namespace: 'builtin-by-require' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'builtin-by-require' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
 // Bundled CommonJS code may call require(); ESM has none unless we make one.
 export const REQUIRE_BANNER = {
   js: "import { createRequire as __bridgeCreateRequire } from 'node:module'; const require = __bridgeCreateRequire(import.meta.url);",
@@ -65,7 +87,7 @@ export const common: BuildOptions = {
   external: ['keytar'],
   // jsonc-parser's "main" is a UMD build whose internal require()s esbuild cannot follow; its "module" build is plain ESM.
   mainFields: ['module', 'main'],
-  plugins: [zodEnglishOnly],
+  plugins: [zodEnglishOnly, builtinsByRequire],
   legalComments: 'none',
   logLevel: 'warning',
 };
@@ -88,9 +110,10 @@ export async function buildBridge(): Promise<void> {
     Promise.all([
       build({
         ...common,
+        banner: REQUIRE_BANNER,
         entryPoints: [join(root, 'bridge', 'entry.ts')],
         outfile: join(tmp, 'gatehouse-bridge.mjs'),
-        plugins: [lazyExternal, zodEnglishOnly],
+        plugins: [lazyExternal, zodEnglishOnly, builtinsByRequire],
       }),
       build({
         ...common,
@@ -100,7 +123,7 @@ export async function buildBridge(): Promise<void> {
         outExtension: { '.js': '.mjs' },
         splitting: true,
         chunkNames: 'chunks/[name]-[hash]',
-        plugins: [lazyExternal, zodEnglishOnly],
+        plugins: [lazyExternal, zodEnglishOnly, builtinsByRequire],
       }),
     ]),
   );

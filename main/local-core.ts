@@ -81,6 +81,8 @@ export interface LocalCoreConfig {
   /** upstream MCP servers: the reconnect backoff (tests shorten it) */
   upstreams?: {
     backoff?: { baseMs: number; maxMs: number };
+    /** how long each read of an upstream write's preview may take (default 5 s; tests shorten it) */
+    previewReadMs?: number;
     oauth?: UpstreamManagerDeps['oauth'];
     /** the person's HOME the sandbox keeps from servers (tests: a temporary one); what the machine can do (tests) */
     sandbox?: Pick<UpstreamManagerDeps['sandbox'], 'home' | 'detect'>;
@@ -273,6 +275,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
       sandbox: { dataDir: config.dataDir, ...config.upstreams?.sandbox },
       prepare: loadJsonSchema,
       ...(config.upstreams?.backoff ? { backoff: config.upstreams.backoff } : {}),
+      ...(config.upstreams?.previewReadMs ? { previewReadMs: config.upstreams.previewReadMs } : {}),
       // Upstreams without a Client ID Metadata Document URL of their own use the connected cloud gateway's (https only).
       oauth: {
         defaultClientMetadataUrl: () => (cloud.connected() ? cloudMetadataUrl(cloud.status().gateway_url) : null),

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { app, ipcMain, protocol, session, shell } from 'electron';
+import { app, dialog, ipcMain, protocol, session, shell } from 'electron';
 import { IPC_EVENT_CHANNEL } from '../contract/api.ts';
 import type { ApiEvent } from '../contract/api.ts';
 import { PRINCIPALS } from '../contract/principal.ts';
@@ -8,6 +8,7 @@ import { dispatchAs, type Invoke } from '../core/admin/invoke.ts';
 import { resolveDataDir } from '../contract/paths.ts';
 import { serveApp } from './app-protocol.ts';
 import { registerIpc } from './ipc.ts';
+import { registerAuditExportFile } from './audit-export-file.ts';
 import { getOpenAtLogin, setOpenAtLogin, startedHidden } from './login-item.ts';
 import type { LoginItemOptions } from './login-item.ts';
 import { createQuotaNotifier, createStagedNotifier, createUpdateNotifier, showProblem } from './notifications.ts';
@@ -145,6 +146,16 @@ export async function runDesktop(startService: StartDesktopService): Promise<voi
     ipcMain,
     dispatch: dispatchAs(running.invoke, PRINCIPALS.appConsole),
     owns: (contents) => windows.owns(contents),
+    log: (m, f) => console.warn(m, f ?? {}),
+  });
+  registerAuditExportFile({
+    ipcMain,
+    invoke: running.invoke,
+    owns: (contents) => windows.owns(contents),
+    choosePath: async (name) => {
+      const r = await dialog.showSaveDialog({ defaultPath: join(app.getPath('downloads'), name) });
+      return r.canceled || !r.filePath ? null : r.filePath;
+    },
     log: (m, f) => console.warn(m, f ?? {}),
   });
   // A notification's Approve / Discard (macOS buttons the person presses) decide as the tray does.

@@ -1,16 +1,17 @@
 import { contextBridge, ipcRenderer } from 'electron';
 import type { IpcRendererEvent } from 'electron';
-import { IPC_EVENT_CHANNEL, RPC_ACTIONS, ipcChannel } from '../contract/api.ts';
-import type { Api, ApiEvent } from '../contract/api.ts';
+import { AUDIT_EXPORT_FILE_CHANNEL, IPC_EVENT_CHANNEL, RPC_ACTIONS, ipcChannel } from '../contract/api.ts';
+import type { ApiEvent, DesktopApi } from '../contract/api.ts';
 
 /**
  * What the console page gets as `window.gatehouse`: one function per action
- * (each invokes that action's own channel) and `subscribe` for live updates.
+ * (each invokes that action's own channel), `subscribe` for live updates, and
+ * `exportAuditFile` (the main process writes the export where the person chooses).
  * ipcRenderer itself, and the IPC event objects (whose `sender` is
  * ipcRenderer), never cross into the page. Bundled to CommonJS by
  * `vite build --mode preload`, because sandboxed preloads cannot import.
  */
-export function buildBridge(ipc: Pick<typeof ipcRenderer, 'invoke' | 'on' | 'removeListener'>): Api {
+export function buildBridge(ipc: Pick<typeof ipcRenderer, 'invoke' | 'on' | 'removeListener'>): DesktopApi {
   const bridge: Record<string, unknown> = {};
   for (const action of RPC_ACTIONS) {
     const channel = ipcChannel(action);
@@ -24,7 +25,8 @@ export function buildBridge(ipc: Pick<typeof ipcRenderer, 'invoke' | 'on' | 'rem
       ipc.removeListener(IPC_EVENT_CHANNEL, forward);
     };
   };
-  return bridge as Api;
+  bridge.exportAuditFile = (input: unknown) => ipc.invoke(AUDIT_EXPORT_FILE_CHANNEL, input);
+  return bridge as DesktopApi;
 }
 
 contextBridge.exposeInMainWorld('gatehouse', buildBridge(ipcRenderer));

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import type { UpstreamPromptView, UpstreamToolView } from '../contract/upstreams.ts';
+import type { UpstreamPromptView, UpstreamToolView, UpstreamViewView } from '../contract/upstreams.ts';
 import { safe, UsageError } from './output.ts';
 
 /**
@@ -12,9 +12,12 @@ import { safe, UsageError } from './output.ts';
 export interface Bound {
   consent: Array<{ tool: string; hash: string }>;
   prompt_consent: Array<{ prompt: string; hash: string }>;
+  /** present once a view is approved */
+  view_consent?: Array<{ view: string; hash: string }>;
 }
 
-type Pin = UpstreamToolView | UpstreamPromptView;
+type Pin = UpstreamToolView | UpstreamPromptView | UpstreamViewView;
+type Kind = 'tool' | 'prompt' | 'view';
 
 /** `NAME=sha256:<hex>` as its parts; a bare name has no hash. */
 export function namedHash(arg: string): { name: string; hash: string | null } {
@@ -25,23 +28,43 @@ export function namedHash(arg: string): { name: string; hash: string | null } {
 /** The hash an approval of this pin would pin: what waits, or (a hidden one offered again) what was approved. */
 const offered = (p: Pin): string | null => p.pending?.hash ?? p.hash;
 
-const ownOf = (p: Pin): string => ('tool' in p ? p.tool : p.prompt);
+const ownOf = (p: Pin): string => ('tool' in p ? p.tool : 'prompt' in p ? p.prompt : p.view);
 
-function find(pins: readonly Pin[], name: string, kind: 'tool' | 'prompt', id: string): Pin {
+function find(pins: readonly Pin[], name: string, kind: Kind, id: string): Pin {
   const pin = pins.find((p) => p.name === name || ownOf(p) === name);
   if (!pin) throw new UsageError(`upstream '${id}' has no ${kind} '${name.slice(0, 128)}'`);
   return pin;
 }
 
 /** What a person is asked to confirm: the name, the hash and, for a changed one, the diff. */
-function shown(p: Pin, kind: 'tool' | 'prompt'): string[] {
+function shown(p: Pin, kind: Kind): string[] {
   const head = safe`${kind} ${p.name}  ${p.pending ? p.pending.reason : 'offer again'}  ${offered(p) ?? '-'}`;
   const changes = (p.pending?.changes ?? []).flatMap((c) => [
     safe`  ${c.field}:`,
     ...(c.before !== undefined ? [safe`    - ${JSON.stringify(c.before)}`] : []),
     ...(c.after !== undefined ? [safe`    + ${JSON.stringify(c.after)}`] : []),
   ]);
-  return [head, ...changes];
+  return [head, ...changes, ...('view' in p ? viewLines(p) : [])];
+}
+
+/** A view's asks and, while a changed one waits, its HTML's changed hunks (approved `-`, waiting `+`). */
+export function viewLines(v: UpstreamViewView): string[] {
+  const indent = (text: string) =>
+    text
+      .split('\n')
+      .filter((l) => l)
+      .map((l) => safe`    ${l}`);
+  return [
+    safe`  asks: ${v.asks.length ? v.asks.join('; ') : 'nothing beyond the default sandbox'}`,
+    ...(v.html_diff
+      ? [
+          safe`  html (${v.html_diff.changed_lines} lines changed), approved:`,
+          ...indent(v.html_diff.before),
+          safe`  waiting:`,
+          ...indent(v.html_diff.after),
+        ]
+      : []),
+  ];
 }
 
 export interface Terminal {
@@ -70,35 +93,43 @@ export const processTerminal: Terminal = {
  */
 export async function bindApprovals(
   id: string,
-  asked: { approve: string[]; approvePrompts: string[]; all: boolean },
-  current: { tools: readonly UpstreamToolView[]; prompts: readonly UpstreamPromptView[] },
+  asked: { approve: string[]; approvePrompts: string[]; approveViews?: string[]; all: boolean },
+  current: {
+    tools: readonly UpstreamToolView[];
+    prompts: readonly UpstreamPromptView[];
+    views?: readonly UpstreamViewView[];
+  },
   term: Terminal,
 ): Promise<Bound> {
   const bound: Bound = { consent: [], prompt_consent: [] };
-  const unbound: Array<{ kind: 'tool' | 'prompt'; pin: Pin }> = [];
-  const take = (kind: 'tool' | 'prompt', arg: string) => {
+  const unbound: Array<{ kind: Kind; pin: Pin }> = [];
+  const pinsOf = (kind: Kind): readonly Pin[] =>
+    kind === 'tool' ? current.tools : kind === 'prompt' ? current.prompts : (current.views ?? []);
+  const take = (kind: Kind, arg: string) => {
     const { name, hash } = namedHash(arg);
-    const pin = find(kind === 'tool' ? current.tools : current.prompts, name, kind, id);
+    const pin = find(pinsOf(kind), name, kind, id);
     if (hash) push(kind, pin, hash);
     else unbound.push({ kind, pin });
   };
-  const push = (kind: 'tool' | 'prompt', pin: Pin, hash: string) =>
+  const push = (kind: Kind, pin: Pin, hash: string) =>
     kind === 'tool'
       ? bound.consent.push({ tool: ownOf(pin), hash })
-      : bound.prompt_consent.push({ prompt: ownOf(pin), hash });
+      : kind === 'prompt'
+        ? bound.prompt_consent.push({ prompt: ownOf(pin), hash })
+        : (bound.view_consent ??= []).push({ view: ownOf(pin), hash });
   for (const a of asked.approve) take('tool', a);
   for (const a of asked.approvePrompts) take('prompt', a);
-  if (asked.all) {
-    for (const pin of current.tools) if (pin.pending && pin.state !== 'hidden') unbound.push({ kind: 'tool', pin });
-    for (const pin of current.prompts) if (pin.pending && pin.state !== 'hidden') unbound.push({ kind: 'prompt', pin });
-  }
+  for (const a of asked.approveViews ?? []) take('view', a);
+  if (asked.all)
+    for (const kind of ['tool', 'prompt', 'view'] as const)
+      for (const pin of pinsOf(kind)) if (pin.pending && pin.state !== 'hidden') unbound.push({ kind, pin });
   const toConfirm = [...new Map(unbound.map((u) => [`${u.kind}:${u.pin.name}`, u])).values()];
   if (!toConfirm.length) return bound;
   const text = toConfirm.flatMap(({ kind, pin }) => shown(pin, kind)).join('\n');
   if (!term.isTTY)
     throw new UsageError(
       `an approval names the definition you reviewed:\n${text}\n` +
-        `pass it with its hash (--approve NAME=sha256:..., --approve-prompt NAME=sha256:...), as printed here and by ` +
+        `pass it with its hash (--approve NAME=sha256:..., --approve-prompt NAME=sha256:..., --approve-view URI=sha256:...), as printed here and by ` +
         `'gatehouse upstreams review ${id}', or run the command in a terminal to confirm it`,
     );
   term.print(text);

@@ -1,12 +1,19 @@
 import type { FieldChange } from '../contract/staged.ts';
-import type { UpstreamDetail, UpstreamPromptView, UpstreamToolView, UpstreamView } from '../contract/upstreams.ts';
+import type {
+  UpstreamDetail,
+  UpstreamPromptView,
+  UpstreamToolView,
+  UpstreamView,
+  UpstreamViewView,
+} from '../contract/upstreams.ts';
 import { GatehouseError } from '../core/errors.ts';
 import { safe, table, unwrap, UsageError } from './output.ts';
-import { promptRows, toolRows } from './upstream-rows.ts';
+import { promptRows, toolRows, viewRows } from './upstream-rows.ts';
 import { out, parse, withConnection } from './args.ts';
 import { login, logout, signInLine } from './oauth-commands.ts';
-import { bindApprovals, processTerminal } from './review-binding.ts';
+import { bindApprovals, processTerminal, viewLines } from './review-binding.ts';
 import { confinementLines, grantFlags, sandboxInput } from './upstream-sandbox-text.ts';
+import { recipeFlags, recipeInput, recipeLines } from './recipe-flags.ts';
 
 const many = { type: 'string', multiple: true } as const;
 const FLAGS = {
@@ -23,6 +30,8 @@ const FLAGS = {
   'timeout-ms': { type: 'string' },
   'approve-prompt': many,
   'hide-prompt': many,
+  'approve-view': many,
+  'hide-view': many,
   oauth: { type: 'boolean' },
   sse: { type: 'boolean' },
   'client-id': { type: 'string' },
@@ -30,6 +39,7 @@ const FLAGS = {
   scopes: { type: 'string' },
   'no-browser': { type: 'boolean' },
   ...grantFlags,
+  ...recipeFlags,
 } as const;
 
 /** `NAME=VALUE` and `Name: value`, split at the first separator; the value is never echoed in an error. */
@@ -121,6 +131,11 @@ function describe(u: UpstreamView): string[] {
     ...how,
     safe`  tools: ${u.tools.approved} approved, ${u.tools.quarantined} quarantined, ${u.tools.hidden} hidden, ${u.tools.removed} removed; timeout ${u.timeout_ms} ms; restarts ${h.restarts}${h.last_error ? `; last error: ${h.last_error}` : ''}`,
     safe`  prompts: ${u.prompts.approved} approved, ${u.prompts.quarantined} quarantined, ${u.prompts.hidden} hidden, ${u.prompts.removed} removed`,
+    ...(u.views && Object.values(u.views).some((n) => n > 0)
+      ? [
+          safe`  views: ${u.views.approved} approved, ${u.views.quarantined} quarantined, ${u.views.hidden} hidden, ${u.views.removed} removed`,
+        ]
+      : []),
     ...u.problems.map((p) => safe`  not offered: ${p}`),
   ];
 }
@@ -132,8 +147,8 @@ const diffLines = (changes: FieldChange[]) =>
     ...(c.after !== undefined ? [safe`    + ${JSON.stringify(c.after)}`] : []),
   ]);
 
-/** What changed in each quarantined tool and prompt, old -> new, for `review ID` without an action. */
-const pendingText = (tools: UpstreamToolView[], prompts: UpstreamPromptView[]) =>
+/** What changed in each quarantined tool, prompt and view, old -> new, for `review ID` without an action. */
+const pendingText = (tools: UpstreamToolView[], prompts: UpstreamPromptView[], views: UpstreamViewView[]) =>
   [
     ...tools
       .filter((t) => t.pending)
@@ -147,9 +162,16 @@ const pendingText = (tools: UpstreamToolView[], prompts: UpstreamPromptView[]) =
         safe`prompt ${p.name}  ${p.pending!.reason}  ${p.hash ?? '(new)'} -> ${p.pending!.hash}`,
         ...diffLines(p.pending!.changes),
       ]),
+    ...views
+      .filter((v) => v.pending)
+      .flatMap((v) => [
+        safe`view ${v.name}  ${v.pending!.reason}  ${v.hash ?? '(new)'} -> ${v.pending!.hash}`,
+        ...diffLines(v.pending!.changes.filter((c) => c.field !== 'content_hash')),
+        ...viewLines(v),
+      ]),
   ].join('\n') || 'Nothing waits for review.';
 
-/** `gatehouse upstreams add|list|show|remove|enable|disable|test|tools|prompts|review` */
+/** `gatehouse upstreams add|list|show|remove|enable|disable|test|tools|prompts|review|grant|recipes|recipe|login|logout` */
 export async function upstreams(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   const cut = rest.indexOf('--');
@@ -176,6 +198,7 @@ export async function upstreams(args: string[]): Promise<void> {
           ...describe(d),
           toolRows(d.tool_list),
           ...(d.prompt_list.length ? [promptRows(d.prompt_list)] : []),
+          ...(d.view_list?.length ? [viewRows(d.view_list)] : []),
         ].join('\n'),
       );
     }
@@ -217,6 +240,7 @@ export async function upstreams(args: string[]): Promise<void> {
           ...describe(d),
           toolRows(d.tool_list),
           ...(d.prompt_list.length ? [promptRows(d.prompt_list)] : []),
+          ...(d.view_list?.length ? [viewRows(d.view_list)] : []),
           ...(d.stderr.length ? ['stderr (last lines):', ...d.stderr.slice(-20).map((l) => safe`  ${l}`)] : []),
         ].join('\n'),
       );
@@ -233,6 +257,7 @@ export async function upstreams(args: string[]): Promise<void> {
       const asked = {
         approve: values.approve ?? [],
         approvePrompts: values['approve-prompt'] ?? [],
+        approveViews: values['approve-view'] ?? [],
         all: !!values['approve-all'],
       };
       const acts = {
@@ -240,21 +265,31 @@ export async function upstreams(args: string[]): Promise<void> {
         read: values.read ?? [],
         write: values.write ?? [],
         hide_prompts: values['hide-prompt'] ?? [],
+        ...(values['hide-view']?.length ? { hide_views: values['hide-view'] } : {}),
       };
       const acting =
         asked.all ||
-        [asked.approve, asked.approvePrompts, acts.hide, acts.read, acts.write, acts.hide_prompts].some(
-          (l) => l.length,
-        );
+        [
+          asked.approve,
+          asked.approvePrompts,
+          asked.approveViews,
+          acts.hide,
+          acts.read,
+          acts.write,
+          acts.hide_prompts,
+          acts.hide_views ?? [],
+        ].some((l) => l.length);
+      const views = async () => unwrap(await c.dispatch('upstreams.get', { id: id! })).view_list ?? [];
       // Approvals are bound to the hash the person saw (review-binding.ts): never to whatever waits by the time it arrives.
       const bound =
-        asked.all || asked.approve.length || asked.approvePrompts.length
+        asked.all || asked.approve.length || asked.approvePrompts.length || asked.approveViews.length
           ? await bindApprovals(
               id!,
               asked,
               {
                 tools: unwrap(await c.dispatch('upstreams.tools', { id: id! })),
                 prompts: unwrap(await c.dispatch('upstreams.prompts', { id: id! })),
+                views: await views(),
               },
               processTerminal,
             )
@@ -266,10 +301,15 @@ export async function upstreams(args: string[]): Promise<void> {
       );
       const prompts = unwrap(await c.dispatch('upstreams.prompts', { id: id! }));
       // --json answers the tools, as before prompts were pinned (scripts read it); the prompts: upstreams prompts ID --json
+      const viewList = await views();
       return out(json, tools, () =>
         acting
-          ? [toolRows(tools), ...(prompts.length ? [promptRows(prompts)] : [])].join('\n')
-          : pendingText(tools, prompts),
+          ? [
+              toolRows(tools),
+              ...(prompts.length ? [promptRows(prompts)] : []),
+              ...(viewList.length ? [viewRows(viewList)] : []),
+            ].join('\n')
+          : pendingText(tools, prompts, viewList),
       );
     }
     if (sub === 'grant') {
@@ -277,6 +317,23 @@ export async function upstreams(args: string[]): Promise<void> {
       return out(json, d, () =>
         [safe`Changed the grants of ${d.id}; it restarts with them.`, ...describe(d)].join('\n'),
       );
+    }
+    if (sub === 'recipes') {
+      const views = unwrap(await c.dispatch('upstreams.recipes', { id: id! }));
+      return out(json, views, () => recipeLines(views, id!));
+    }
+    if (sub === 'recipe') {
+      const tool = positionals[1];
+      if (!tool) throw new UsageError('upstreams recipe ID TOOL needs the write tool (its own name, e.g. write_file)');
+      const views = unwrap(
+        values.remove
+          ? await c.dispatch('upstreams.recipe_remove', { id: id!, tool })
+          : await c.dispatch('upstreams.recipe_set', { id: id!, recipe: recipeInput(tool, values) as never }),
+      );
+      const done = values.remove
+        ? safe`Removed your recipe for ${tool} on ${id!}.`
+        : safe`Saved your recipe for ${tool} on ${id!}: the next staging of it uses it.`;
+      return out(json, views, () => [done, recipeLines(views, id!)].join('\n'));
     }
     if (sub === 'login') return login(c, id!, { json, browser: !values['no-browser'] });
     if (sub === 'logout') return logout(c, id!, json);

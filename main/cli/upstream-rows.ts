@@ -1,7 +1,7 @@
-import type { UpstreamPromptView, UpstreamToolView } from '../contract/upstreams.ts';
+import type { UpstreamPromptView, UpstreamToolView, UpstreamViewView } from '../contract/upstreams.ts';
 import { table } from './output.ts';
 
-/** The tables of an upstream's tools and prompts (`add`, `show`, `review`, and `login`'s first consent). */
+/** The tables of an upstream's tools, prompts and views (`add`, `show`, `review`, and `login`'s first consent). */
 
 export const toolRows = (tools: UpstreamToolView[]) =>
   table(
@@ -24,4 +24,17 @@ export const promptRows = (prompts: UpstreamPromptView[]) =>
       pending: p.pending ? `${p.pending.reason} -> ${p.pending.hash}` : '',
     })),
     ['prompt', 'state', 'hash', 'pending'],
+  );
+
+/** Its MCP App views: the URI clients read, what each asks the host for (the consent shows it), pin state. */
+export const viewRows = (views: UpstreamViewView[]) =>
+  table(
+    views.map((v) => ({
+      view: v.name,
+      state: v.removed ? `${v.state} (removed)` : v.state,
+      asks: v.asks.join('; ') || '-',
+      hash: v.hash ?? '-',
+      pending: v.pending ? `${v.pending.reason} -> ${v.pending.hash}` : '',
+    })),
+    ['view', 'state', 'asks', 'hash', 'pending'],
   );

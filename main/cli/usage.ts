@@ -34,6 +34,10 @@ Usage: gatehouse <command> [options]
   profiles list | show NAME | remove NAME   (remove refuses while tokens use it)
   upstreams review ID [--approve TOOL=HASH]... [--approve-all] [--hide TOOL]... [--read TOOL]... [--write TOOL]...
   upstreams review ID [--approve-prompt NAME=HASH]... [--hide-prompt NAME]...   prompts (--approve-all covers them); upstreams prompts ID lists them
+  upstreams recipes ID                  the preview recipes of its writes (yours and the shipped ones), and whether each is used
+  upstreams recipe ID TOOL --shows file_write|file_edit|state --via READ:ARG=PATH[,ARG=PATH][@LABEL]... [--content ARG] [--edits ARG] [--path ARG] [--stat READ:ARG=PATH]
+  upstreams recipe ID TOOL --remove     your recipe for a write (in place of a shipped one), or removed
+  upstreams review ID [--approve-view URI=HASH]... [--hide-view URI]...   MCP App views (--approve-all covers them); upstreams show ID lists them
   clients list [CLIENT]                                          the MCP clients here, their servers, which go through Gatehouse
   clients import CLIENT [--server [SCOPE:]NAME]... [--as [SCOPE:]NAME=ID]... [--dry-run] [--yes]   their servers as upstreams
                   [--allow-write [NAME=]DIR]... [--allow-read [NAME=]DIR]... [--allow-net [NAME=]HOST]... [--unconfined [NAME]]

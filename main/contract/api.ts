@@ -44,10 +44,13 @@ import {
   UpstreamPromptView,
   UpstreamReviewInput,
   UpstreamGrantInput,
+  UpstreamRecipeInput,
+  UpstreamRecipeRemoveInput,
   UpstreamTestAnswer,
   UpstreamToolView,
   UpstreamView,
 } from './upstreams.ts';
+import { RecipeView } from './preview-recipes.ts';
 
 const none = z.object({}).strict();
 const byId = z.object({ id: z.string().min(1).max(200) }).strict();
@@ -294,6 +297,30 @@ export const API_ACTIONS = {
     output: UpstreamDetail,
     who: PEOPLE,
   },
+  /** the preview recipes of an upstream's writes, the person's and the shipped ones (docs/staging.md, "Recipes of your own") */
+  'upstreams.recipes': {
+    method: 'GET',
+    path: 'upstreams/:id/recipes',
+    input: upstreamById,
+    output: z.array(RecipeView),
+    who: PEOPLE,
+  },
+  /** adds or replaces a person's preview recipe for one write tool; checked against the pinned definitions; audited */
+  'upstreams.recipe_set': {
+    method: 'POST',
+    path: 'upstreams/:id/recipes',
+    input: UpstreamRecipeInput,
+    output: z.array(RecipeView),
+    who: PEOPLE,
+  },
+  /** removes a person's preview recipe (a shipped one of that tool applies again); audited */
+  'upstreams.recipe_remove': {
+    method: 'DELETE',
+    path: 'upstreams/:id/recipes/:tool',
+    input: UpstreamRecipeRemoveInput,
+    output: z.array(RecipeView),
+    who: PEOPLE,
+  },
   'upstreams.prompts': {
     method: 'GET',
     path: 'upstreams/:id/prompts',
@@ -486,6 +513,17 @@ export const CSRF_HEADER = 'X-Gatehouse-CSRF';
 /** IPC channel for an action; events go out on `gatehouse:event`. */
 export const ipcChannel = (action: ApiAction): string => `gatehouse:${action}`;
 export const IPC_EVENT_CHANNEL = 'gatehouse:event';
+/** The desktop console's audit export: the main process streams the whole log into a file the person chose (main/app/audit-export-file.ts). */
+export const AUDIT_EXPORT_FILE_CHANNEL = 'gatehouse:audit.export-file';
+/** Where the export went: null when the person cancelled the save dialog. */
+export interface AuditExportSaved {
+  path: string | null;
+  bytes: number;
+}
+/** `window.gatehouse` in the app's window: the Api, and the export into a file (main/app/preload.ts). */
+export type DesktopApi = Api & {
+  exportAuditFile(input: ApiInput<'audit.export'>): Promise<Result<AuditExportSaved>>;
+};
 
 /** Fill `:param` segments of an action's path from its input; the rest becomes query or body. */
 export function actionPath(

@@ -58,6 +58,8 @@ export const AuditEntry = z.object({
       definition: z.string().nullable(),
       /** an upstream write's target as its preview read it (docs/staging.md, "What an upstream write changes") */
       target: z.string().nullable().optional(),
+      /** the same target read again once the write was applied (a confirmed entry only, where the recipe can read it) */
+      target_after: z.string().nullable().optional(),
     })
     .nullable()
     .optional(),
@@ -158,7 +160,7 @@ export const AUDIT_CSV_COLUMNS = [
 export function auditCsvValue(e: AuditEntry, column: (typeof AUDIT_CSV_COLUMNS)[number]): unknown {
   if (column === 'binding')
     return e.binding
-      ? `args=${e.binding.args} preview=${e.binding.preview ?? '-'} definition=${e.binding.definition ?? '-'}${e.binding.target ? ` target=${e.binding.target}` : ''}`
+      ? `args=${e.binding.args} preview=${e.binding.preview ?? '-'} definition=${e.binding.definition ?? '-'}${e.binding.target ? ` target=${e.binding.target}` : ''}${e.binding.target_after ? ` target_after=${e.binding.target_after}` : ''}`
       : null;
   return column === 'principal' ? (e.principal ? principalLabel(e.principal) : null) : e[column];
 }

@@ -1,6 +1,6 @@
 /**
  * One CSV cell (RFC 4180), for every export the app and the cloud make (the
- * audit export the service streams and the one the desktop console builds,
+ * audit export the service streams, to a browser, the CLI or the desktop app,
  * the cloud's request log and usage reports): quoted when needed, and text a
  * spreadsheet would run as a formula defused with a leading '. Spreadsheets
  * skip leading whitespace and read the full-width and small forms of = + - @

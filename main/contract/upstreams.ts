@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FieldChange } from './staged.ts';
 import { OAuthConfigInput, OAuthStatus } from './oauth-status.ts';
+import { PreviewRecipe, RecipeToolName, RecipeView } from './preview-recipes.ts';
 
 /**
  * Upstream MCP servers behind Gatehouse (docs/upstreams.md): what a person
@@ -276,6 +277,15 @@ export const UpstreamView = z.object({
     hidden: z.number().int(),
     removed: z.number().int(),
   }),
+  /** its MCP App views, pinned like its tools (docs/upstreams.md, "MCP Apps"); absent from a service before views were pinned */
+  views: z
+    .object({
+      approved: z.number().int(),
+      quarantined: z.number().int(),
+      hidden: z.number().int(),
+      removed: z.number().int(),
+    })
+    .optional(),
   /** names that could not be offered (collision with a built-in tool, too long, invalid): reported at every (re)load */
   problems: z.array(z.string()),
 });
@@ -311,11 +321,27 @@ export const UpstreamPromptView = PinView.extend({
 });
 export type UpstreamPromptView = z.infer<typeof UpstreamPromptView>;
 
+/** An MCP App view: its definition is its URI, type, `_meta.ui` (what it asks for) and its bytes' hash. `name` is the `ui://<id>/...` URI clients read. */
+export const UpstreamViewView = PinView.extend({
+  /** the upstream's own ui:// URI */
+  view: z.string(),
+  /** bytes of the definition shown (what waits, else the approved one) */
+  size: z.number().int(),
+  /** what it asks the host for, in words: each CSP domain list, its permissions, its domain */
+  asks: z.array(z.string()),
+  /** while a changed view waits: its HTML against the approved one, the changed hunks (lib/line-diff.ts) */
+  html_diff: z.object({ before: z.string(), after: z.string(), changed_lines: z.number().int() }).nullable(),
+});
+export type UpstreamViewView = z.infer<typeof UpstreamViewView>;
+
 export const UpstreamDetail = UpstreamView.extend({
   tool_list: z.array(UpstreamToolView),
   prompt_list: z.array(UpstreamPromptView),
+  view_list: z.array(UpstreamViewView).optional(),
   /** the last lines the stdio process wrote to stderr (bounded) */
   stderr: z.array(z.string()),
+  /** the preview recipes of its write tools: the person's and the shipped ones (docs/staging.md) */
+  recipes: z.array(RecipeView),
 });
 export type UpstreamDetail = z.infer<typeof UpstreamDetail>;
 
@@ -346,6 +372,12 @@ export const UpstreamReviewInput = z
       .array(z.object({ prompt: z.string().min(1).max(200), hash: DefinitionHash }).strict())
       .max(1000)
       .optional(),
+    /** MCP App views (their own ui:// URI, or the ui://<id>/ one clients see), approved only while what waits has that hash */
+    view_consent: z
+      .array(z.object({ view: z.string().min(1).max(2100), hash: DefinitionHash }).strict())
+      .max(1000)
+      .optional(),
+    hide_views: z.array(z.string().min(1).max(2100)).max(1000).optional(),
   })
   .strict();
 export type UpstreamReviewInput = z.input<typeof UpstreamReviewInput>;
@@ -359,3 +391,11 @@ export const UpstreamTestAnswer = z.object({
   error: z.string().nullable(),
 });
 export type UpstreamTestAnswer = z.infer<typeof UpstreamTestAnswer>;
+
+/** `upstreams.recipe_set`: adds or replaces the person's preview recipe for one of the upstream's write tools (audited). */
+export const UpstreamRecipeInput = z.object({ id: UpstreamIdRef, recipe: PreviewRecipe }).strict();
+export type UpstreamRecipeInput = z.input<typeof UpstreamRecipeInput>;
+
+/** `upstreams.recipe_remove`: removes the person's recipe for a tool (a shipped one of that name applies again). */
+export const UpstreamRecipeRemoveInput = z.object({ id: UpstreamIdRef, tool: RecipeToolName }).strict();
+export type UpstreamRecipeRemoveInput = z.input<typeof UpstreamRecipeRemoveInput>;

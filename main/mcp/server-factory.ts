@@ -14,6 +14,7 @@ import { ToolListCache } from './list-cache.ts';
 import type { TaskDeps } from './staged-tasks.ts';
 import { declaredCapabilities, serveTasks, taskAnswer, withApprovalLink } from './task-methods.ts';
 import { missingCapabilityError } from './missing-capability.ts';
+import { appOnly, rendersViews, UI_EXTENSION } from '../contract/mcp-apps.ts';
 
 /** The lists a request's server shows its caller: all the registry a server reads (an upstream's view narrows exactly these). */
 export type ServerRegistry = Pick<Registry, 'visible' | 'resources'>;
@@ -73,7 +74,9 @@ export function listedTool(entry: RegisteredTool): Record<string, unknown> {
           ? { annotations: own.annotations }
           : {}
         : { annotations: { readOnlyHint: !t.write, ...t.annotations, title: t.title } }),
+      // The source's own `_meta` (an MCP App's `ui`), Gatehouse's keys beside it.
       _meta: {
+        ...own?._meta,
         'gatehouse/plugin': t.plugin,
         'gatehouse/capability': t.capability,
         'gatehouse/feature': t.feature,
@@ -132,6 +135,8 @@ export const SERVER_CAPABILITIES = {
   resources: { listChanged: true },
   prompts: { listChanged: true },
   logging: {},
+  // upstreams' MCP App views pass through (docs/upstreams.md, "MCP Apps")
+  extensions: { [UI_EXTENSION]: {} },
 } as const;
 
 type Discover = { _ondiscover(): Record<string, unknown> };
@@ -167,10 +172,13 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
   const viewer = viewerOf(ctx);
   serveTasks(server, ctx, deps.tasks);
 
-  server.setRequestHandler(
-    'tools/list',
-    async () => toolLists.result(deps.registry.visible(viewer, deps.settings())) as never,
-  );
+  server.setRequestHandler('tools/list', async (_request, extra) => {
+    const visible = deps.registry.visible(viewer, deps.settings());
+    // A tool only a view may call (`visibility: ["app"]`) is listed to hosts that render views, which keep it from
+    // the model; a client without the extension has no view to call it from.
+    const views = rendersViews(clientAskOf(extra, ctx.clientCapabilities).clientCapabilities);
+    return toolLists.result(views ? visible : visible.filter((e) => !appOnly(e.tool.listed?._meta))) as never;
+  });
 
   server.setRequestHandler('tools/call', async (request, extra) => {
     const progress = progressOf(extra.mcpReq);
@@ -198,10 +206,22 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
       const caps = declaredCapabilities(extra, ctx);
       const task = taskAnswer(outcome.output, caps, deps.tasks, ctx);
       if (task) return task as never;
-      const { structured, text, content, sendStructured } = withApprovalLink(outcome.output, caps, deps.tasks, ctx);
+      const { structured, text, content, sendStructured, meta, error } = withApprovalLink(
+        outcome.output,
+        caps,
+        deps.tasks,
+        ctx,
+      );
+      // The source's own `_meta` as it sent it; Gatehouse's key beside it (an error result's code), never in its place.
+      const ownMeta = {
+        ...meta,
+        ...(error ? { [TOOL_ERROR_META_KEY]: { ...error.details, code: error.code, message: error.message } } : {}),
+      };
       return {
         content: (content ?? [{ type: 'text' as const, text: text ?? JSON.stringify(structured, null, 2) }]) as never,
         ...(sendStructured === false ? {} : { structuredContent: structured }),
+        ...(Object.keys(ownMeta).length ? { _meta: ownMeta } : {}),
+        ...(error ? { isError: true } : {}),
       };
     } catch (e) {
       // 2026-07-28 names this refusal (-32021, HTTP 400); the 2025 revisions have no such error: a tool error result there.

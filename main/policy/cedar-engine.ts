@@ -8,6 +8,7 @@ import { avoidJsToWasmInlining } from '../lib/wasm-jit-guard.ts';
 import { PACKAGE_ROOT } from '../package-root.ts';
 import { splitPolicies, validationMessage } from './cedar-text.ts';
 import { narrowed, readsOf, type PolicyReads } from './policy-reads.ts';
+import { classedEntities } from './tag-classes.ts';
 
 type Cedar = typeof CedarWasm;
 
@@ -24,8 +25,9 @@ const CACHE_MAX = 2000;
  * changed. Each request is narrowed to the attributes the policy can read
  * (policy-reads.ts), and decisions are kept per exact narrowed request, so a
  * repeated call costs a map lookup, and so does one that differs only in
- * what the policy never reads (the time, with the default policy); a new
- * policy empties that memory. `narrow: false` sends every request whole (the
+ * what the policy never reads (the time, with the default policy), or in
+ * argument values that pass and fail the policy's tests alike (tag-classes.ts);
+ * a new policy empties that memory. `narrow: false` sends every request whole (the
  * benchmark's comparison only).
  */
 export function createCedarEngine(opts: {
@@ -122,7 +124,7 @@ export function createCedarEngine(opts: {
       const { c, id, reads } = await activate();
       const q = reads ? narrowed(whole, reads) : whole;
       const facts = JSON.stringify([q.context, q.entities]);
-      const key = `${id}\n${q.action}\n${facts}`;
+      const key = `${id}\n${q.action}\n${reads?.classes.size ? JSON.stringify([q.context, classedEntities(q.entities, reads.classes)]) : facts}`;
       const hit = cache.get(key);
       if (hit) return hit;
       // Cedar gets objects fresh from JSON.parse: handed the narrowed objects (built key by key) themselves, Node 20's V8

@@ -1,4 +1,5 @@
 import type { EntityJson, PolicyQuery } from '../core/policy/policy.ts';
+import { tagClassesOf, type TagClasses } from './tag-classes.ts';
 
 /**
  * What a policy set can read of a request, found in its JSON form (Cedar's
@@ -22,6 +23,8 @@ export interface PolicyReads {
   wholeContext: boolean;
   /** a `getTag` / `hasTag` whose tag is not a literal: then every tag is kept */
   anyTag: boolean;
+  /** argument tags read only by `like` / `==` tests: decisions are kept per outcome of those tests (tag-classes.ts) */
+  classes: TagClasses;
 }
 
 export function readsOf(policies: readonly unknown[]): PolicyReads {
@@ -44,7 +47,7 @@ export function readsOf(policies: readonly unknown[]): PolicyReads {
     }
   };
   for (const p of policies) walk(p, false);
-  return { names, wholeContext, anyTag };
+  return { names, wholeContext, anyTag, classes: tagClassesOf(policies) };
 }
 
 const literalTag = (v: unknown): boolean => {

@@ -1,12 +1,13 @@
 import { ApiEvent } from '../../main/contract/index.ts';
 import type { Api } from '../../main/contract/index.ts';
+import type { DesktopApi } from '../../main/contract/api.ts';
 import { apiFrom, callOf } from './api-from.ts';
 import { createEventHub } from './event-hub.ts';
 
 declare global {
   interface Window {
-    /** Set by main/app/preload.ts through contextBridge: one method per action, plus subscribe. */
-    gatehouse?: Api;
+    /** Set by main/app/preload.ts through contextBridge: one method per action, subscribe and exportAuditFile. */
+    gatehouse?: DesktopApi;
   }
 }
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RPC_ACTIONS, ROLE_CAPABILITIES } from '../../main/contract/index.ts';
+import { AUDIT_EXPORT_FILE_CHANNEL } from '../../main/contract/api.ts';
 import type { ServiceConfig } from '../../main/service.ts';
 
 vi.mock('electron', () => import('./electron-mock.ts'));
@@ -52,7 +53,9 @@ describe('desktop shell wiring', () => {
     expect(win.loaded).toEqual(['app://console/index.html']);
     expect(electron.protocol.handlers.has('app')).toBe(true);
     // one IPC handler per action, answering from the real core
-    expect(electron.ipcMain.handlers.size).toBe(RPC_ACTIONS.length);
+    // one per JSON action, and the audit export into a file
+    expect(electron.ipcMain.handlers.size).toBe(RPC_ACTIONS.length + 1);
+    expect(electron.ipcMain.handlers.has(AUDIT_EXPORT_FILE_CHANNEL)).toBe(true);
     const ours = { sender: win.webContents, senderFrame: win.webContents.mainFrame };
     const health = (await electron.ipcMain.invoke('gatehouse:health.get', ours, {})) as {
       ok: boolean;
@@ -93,7 +96,8 @@ describe('desktop shell wiring', () => {
     let prevented = false;
     electron.app.emit('will-quit', { preventDefault: () => (prevented = true) });
     expect(prevented).toBe(true);
-    await vi.waitFor(() => expect(electron.app.quitCalls).toBe(1));
+    // the service's stop runs first: a loaded machine takes more than waitFor's default second
+    await vi.waitFor(() => expect(electron.app.quitCalls).toBe(1), { timeout: 15_000 });
     expect(stopped).toBe(true);
     expect(tray.destroyed).toBe(true);
     expect(win.userClose()).toBe(true);

@@ -15,9 +15,9 @@ beforeEach(() => {
 });
 
 describe('preload', () => {
-  it('exposes one function per JSON action plus subscribe, and nothing else', async () => {
+  it('exposes one function per JSON action plus subscribe and exportAuditFile, and nothing else', async () => {
     expect(exposed).toEqual(['gatehouse']);
-    expect(Object.keys(bridge).sort()).toEqual([...RPC_ACTIONS, 'subscribe'].sort());
+    expect(Object.keys(bridge).sort()).toEqual([...RPC_ACTIONS, 'subscribe', 'exportAuditFile'].sort());
     for (const value of Object.values(bridge)) {
       expect(typeof value).toBe('function');
       expect(value).not.toBe(electron.ipcRenderer);
@@ -28,6 +28,11 @@ describe('preload', () => {
   it('sends each action on its own channel', async () => {
     await (bridge['staged.confirm'] as (i: unknown) => Promise<unknown>)({ id: 'stg_1' });
     expect(electron.ipcRenderer.invoke).toHaveBeenCalledWith('gatehouse:staged.confirm', { id: 'stg_1' });
+  });
+
+  it('asks the main process for the audit export into a file on its own channel', async () => {
+    await (bridge.exportAuditFile as (i: unknown) => Promise<unknown>)({ format: 'csv' });
+    expect(electron.ipcRenderer.invoke).toHaveBeenCalledWith('gatehouse:audit.export-file', { format: 'csv' });
   });
 
   it('hands listeners the event payload only, and unsubscribes', async () => {

@@ -10,8 +10,10 @@
  * first call of a new caller/tool/arguments combination costs the same);
  * "every call evaluated" keeps no decisions at all. "a policy reading the
  * title" adds one forbid on `context.args.getTag("title")` (docs/policy.md,
- * "Argument values"): the write's title is new at every call, so each write
- * is evaluated; the read has no title and reuses its decision.
+ * "Argument values"): the write's title is new at every call but passes the
+ * policy's one test alike (not "*forbidden*"), so it reuses the decision kept
+ * for its class (main/policy/tag-classes.ts); "every call evaluated" is what
+ * the first value of a class never seen costs. The read has no title.
  *
  * Target (issue 20): p50 added per tools/call <= 0.1 ms.
  *
@@ -67,6 +69,10 @@ const variants: Record<string, { p: Pipeline; tick?: boolean; fresh?: boolean }>
   'on, a policy reading the title, same titles (narrowed)': { p: pipelineWith(gate({ text: TITLE_POLICY })) },
   'on, a policy reading the title, a new title each call (narrowed)': {
     p: pipelineWith(gate({ text: TITLE_POLICY })),
+    fresh: true,
+  },
+  'on, a policy reading the title, a new title each call, every call evaluated': {
+    p: pipelineWith(gate({ text: TITLE_POLICY, cacheSize: 0 })),
     fresh: true,
   },
 };

@@ -1,3 +1,6 @@
+import { spawnSync } from 'node:child_process';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { connectClient } from '../helpers/service.ts';
 import { cleanedUp, runCli } from './cli-harness.ts';
@@ -42,6 +45,35 @@ describe('commands that need nothing of the service', () => {
     const help = await runCli(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('serve [--host 127.0.0.1] [--port 7823|0]');
+  });
+});
+
+describe('what a command that starts no upstream loads', () => {
+  it('neither asks the machine for its sandbox nor loads undici (node:http taken by require, not import)', async () => {
+    const dir = await scope.dir();
+    // A `bwrap` first on PATH that leaves a mark when run, and a preload that writes down, at exit, whether Node's undici was loaded.
+    const bin = await scope.dir();
+    await writeFile(join(bin, 'bwrap'), `#!/bin/sh\necho ran >> ${join(bin, 'bwrap-ran')}\necho bubblewrap 0.11.0\n`);
+    await chmod(join(bin, 'bwrap'), 0o755);
+    const report = join(bin, 'loaded.txt');
+    await writeFile(
+      join(bin, 'preload.cjs'),
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, String(process.moduleLoadList.some((m) => m.includes('undici')))));`,
+    );
+    const env = { PATH: `${bin}:${process.env.PATH}`, NODE_OPTIONS: `--require ${join(bin, 'preload.cjs')}` };
+    // The two probes see what they look for (else the assertions below could not fail).
+    expect(spawnSync('sh', ['-c', 'bwrap --version'], { env: { ...process.env, ...env } }).status).toBe(0);
+    expect(await readFile(join(bin, 'bwrap-ran'), 'utf8')).toBe('ran\n');
+    spawnSync(process.execPath, ['--input-type=module', '-e', "import 'node:http'"], {
+      env: { ...process.env, ...env },
+    });
+    expect(await readFile(report, 'utf8')).toBe('true');
+
+    await writeFile(join(bin, 'bwrap-ran'), '');
+    const r = await runCli(['tokens', 'list', '--data-dir', dir, '--vault', 'file'], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(await readFile(join(bin, 'bwrap-ran'), 'utf8')).toBe('');
+    expect(await readFile(report, 'utf8')).toBe('false');
   });
 });
 

@@ -7,6 +7,8 @@ import type {
   UpstreamToolView,
   UpstreamView,
 } from '../../main/contract/upstreams.ts';
+import type { AuditPage } from '../../main/contract/audit.ts';
+import type { RecipeView } from '../../main/contract/preview-recipes.ts';
 import { promptHash } from '../../main/plugins/upstream/prompt-pins.ts';
 import type { PromptDefinition } from '../../main/plugins/upstream/upstream-data.ts';
 import { connectClient } from '../helpers/service.ts';
@@ -70,6 +72,84 @@ describe('gatehouse upstreams on the data dir', () => {
       'Nothing waits for review.',
     );
     expect(await cliJson(data.dir, ['upstreams', 'test', 'ev'])).toMatchObject({ id: 'ev', ok: true });
+  });
+
+  it('recipe saves, recipes lists and recipe --remove removes a preview recipe of your own, audited; a read that is a write is refused with why', async () => {
+    const refused = await cliJsonError(data.dir, [
+      'upstreams',
+      'recipe',
+      'ev',
+      'get-sum',
+      '--shows',
+      'state',
+      '--via',
+      'get-sum:a=a',
+    ]);
+    expect(refused.code).toBe('invalid_value');
+    expect(refused.message).toBe(
+      "the recipe for 'get-sum' does not fit upstream 'ev': 'get-sum' is not classified as a read, and a preview calls only reads (mark it as a read first: gatehouse upstreams review ID --read get-sum)",
+    );
+    expect(
+      (await runCli(['upstreams', 'recipe', 'ev', 'get-sum', '--shows', 'state', ...dirArgs(data.dir)])).code,
+    ).toBe(2);
+    // a read without ARG=PATH is bad usage; a tool name the contract refuses is said by the service
+    expect(
+      (
+        await runCli([
+          'upstreams',
+          'recipe',
+          'ev',
+          'get-sum',
+          '--shows',
+          'state',
+          '--via',
+          'echo:message',
+          ...dirArgs(data.dir),
+        ])
+      ).code,
+    ).toBe(2);
+    expect(
+      (await cliJsonError(data.dir, ['upstreams', 'recipe', 'ev', 'get-sum', '--shows', 'state', '--via', 'e cho']))
+        .message,
+    ).toMatch(/^upstreams\.recipe_set: recipe\.reads\.0\.0\.tool: a tool name is the upstream's own name/);
+
+    const r = await runCli([
+      'upstreams',
+      'recipe',
+      'ev',
+      'get-sum',
+      '--shows',
+      'state',
+      '--via',
+      'echo:message=a@first number',
+      ...dirArgs(data.dir),
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Saved your recipe for get-sum on ev: the next staging of it uses it.');
+    expect(r.stdout).toContain('get-sum  yours  in use\n  get-sum: state via echo:message=a@first number');
+    const listed = await cliJson<RecipeView[]>(data.dir, ['upstreams', 'recipes', 'ev']);
+    expect(listed).toEqual([
+      {
+        tool: 'get-sum',
+        source: 'person',
+        overrides_shipped: false,
+        problem: null,
+        recipe: {
+          tool: 'get-sum',
+          shows: 'state',
+          reads: [[{ tool: 'echo', args: { message: 'a' }, label: 'first number' }]],
+        },
+      },
+    ]);
+    const audit = await cliJson<AuditPage>(data.dir, ['audit', 'list', '--tool', 'upstreams.recipe_set']);
+    expect(audit.entries[0]).toMatchObject({
+      target: 'ev__get-sum',
+      reason: 'get-sum: state via echo:message=a@first number',
+    });
+    expect(await cliJson(data.dir, ['upstreams', 'recipe', 'ev', 'get-sum', '--remove'])).toEqual([]);
+    expect((await runCli(['upstreams', 'recipes', 'ev', ...dirArgs(data.dir)])).stdout).toContain(
+      'Upstream ev has no preview recipes: its writes show their arguments',
+    );
   });
 
   it('prompts: pinned at add, listed by upstreams prompts; a changed one waits for review --approve-prompt; a store from before prompt pins pins its first listing', async () => {
@@ -187,6 +267,10 @@ describe('gatehouse upstreams on the data dir', () => {
       'invalid_value',
     );
     expect((await cliJsonError(data.dir, ['upstreams', 'show', 'nope'])).code).toBe('not_found');
+    // grant is a subcommand like the others (usage lists it)
+    expect((await cliJsonError(data.dir, ['upstreams', 'grant', 'nope', '--allow-read', '/tmp'])).code).toBe(
+      'not_found',
+    );
   });
 });
 

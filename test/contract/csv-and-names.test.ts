@@ -95,3 +95,17 @@ describe('names refuse bidi controls and zero-width characters', () => {
     expect(RegisterBody.safeParse({ url: 'https://a.example', environment: 'staging', name }).success).toBe(true);
   });
 });
+
+describe("the audit CSV's binding column", () => {
+  it('carries the version before and, for an applied upstream write, the version after', async () => {
+    const { auditCsvValue } = await import('../../main/contract/audit.ts');
+    const at = (binding: Record<string, unknown>) =>
+      auditCsvValue({ binding } as unknown as Parameters<typeof auditCsvValue>[0], 'binding');
+    expect(at({ args: 'a', preview: 'p', definition: null, target: 'old', target_after: 'new' })).toBe(
+      'args=a preview=p definition=- target=old target_after=new',
+    );
+    expect(at({ args: 'a', preview: 'p', definition: 'd', target: 'old' })).toBe(
+      'args=a preview=p definition=d target=old',
+    );
+  });
+});

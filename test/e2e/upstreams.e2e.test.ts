@@ -3,10 +3,11 @@
  * by the real service (licensed by the real reference gateway, so upstream
  * tools can be called), Debian's Chromium driven by playwright-core, the real
  * SDK client as the agent. A person adds server-everything over stdio through
- * both consent steps, and settles a write whose outcome is unknown (a real
- * upstream that got the call and answered too late).
+ * both consent steps, settles a write whose outcome is unknown (a real
+ * upstream that got the call and answered too late), and approves a
+ * server-filesystem write_file looking at the line diff of the file.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
@@ -15,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry, StagedPayload, UpstreamView } from '../../main/contract/index.ts';
 import {
   EVERYTHING,
+  FILESYSTEM,
   TEST_UPSTREAM,
   startUpstreamWorld,
   until,
@@ -124,6 +126,57 @@ describe('upstreams from the console (Chromium against the licensed service)', (
     await page.getByText(/^Log: what the program wrote to stderr/).waitFor(STEP);
     await shotOf(page, 'upstream-added');
   }, 120_000);
+
+  it("shows a write_file's line diff of the file on the Approvals screen; approving it writes the new text", async () => {
+    const folder = join(work, 'files');
+    await mkdir(folder);
+    const file = join(folder, 'notes.md');
+    const before = ['# Notes', 'one', 'two', 'three', 'four', ''].join('\n');
+    const after = before.replace('three', 'THREE, from the agent');
+    await writeFile(file, before);
+    await u.ok('POST', 'upstreams', {
+      id: 'fs',
+      transport: { kind: 'stdio', command: process.execPath, args: [FILESYSTEM, folder] },
+    });
+    const fs = await u.mcp();
+    const staged = await fs.callTool({ name: 'fs__write_file', arguments: { path: file, content: after } });
+    await fs.close();
+    const id = (staged.structuredContent as { staged_id: string }).staged_id;
+    // the agent's answer carries no line of the file as it is
+    expect(JSON.stringify(staged)).not.toContain('- three');
+
+    await go('Approvals');
+    const row = page.locator(`li[data-id="${id}"]`);
+    await row.waitFor(STEP);
+    const select = row.getByRole('button', { name: /write_file/ }).first();
+    if ((await select.getAttribute('aria-expanded')) !== 'true') await select.click();
+    await row.getByText('notes.md: 1 line changed').waitFor(STEP);
+    const table = row.getByRole('table');
+    await table.waitFor(STEP);
+    expect(await table.getByRole('rowheader').textContent()).toBe(file);
+    const lines = async (cell: string, kind: string) =>
+      (await table.locator(`td.${cell} .diff-${kind}`).allTextContents()).map((t) => t.replace(/\n$/, ''));
+    expect(await lines('before', 'del')).toEqual(['removed: - three']);
+    expect(await lines('after', 'add')).toEqual(['added: + THREE, from the agent']);
+    expect(await lines('before', 'same')).toEqual(['  # Notes', '  one', '  two', '  four', '  ']);
+    // coloured as removed and added; the context lines around them in neither colour
+    const style = (cell: string, kind: string) =>
+      table
+        .locator(`td.${cell} .diff-${kind}`)
+        .first()
+        .evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).color].join(' / '));
+    const [del, add] = [await style('before', 'del'), await style('after', 'add')];
+    const context = new Set([await style('before', 'same'), await style('after', 'same')]);
+    const seen = JSON.stringify({ del, add, context: [...context] });
+    expect(context.size, seen).toBe(1);
+    expect(new Set([del, add, ...context]).size, seen).toBe(3);
+    await shotOf(page, 'approvals-upstream-diff');
+
+    await row.getByRole('button', { name: 'Approve' }).click();
+    await row.waitFor({ state: 'detached', ...STEP });
+    expect(await readFile(file, 'utf8')).toBe(after);
+    expect(browserErrors).toEqual([]);
+  }, 90_000);
 
   it('settles a write whose outcome is unknown: nothing is sent again, the agent sees what the person found', async () => {
     const journal = join(work, 'journal.txt');

@@ -5,6 +5,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Activity } from '../../renderer/screens/activity/activity.tsx';
 import { FakeApi, auditCursor, makeAudit } from './fake-api.ts';
 import { renderWith } from './render.tsx';
+import type { AuditExportSaved } from '../../main/contract/api.ts';
+import type { Result } from '../../main/contract/errors.ts';
 
 afterEach(() => {
   cleanup();
@@ -120,26 +122,28 @@ describe('Activity', () => {
     expect(fake.callsTo('audit.query')).toHaveLength(1);
   });
 
-  it('in Electron builds the export itself from the audit query', async () => {
+  it('in Electron has the app save the whole filtered export, and says where it went or why not', async () => {
     const fake = new FakeApi({ audit: Array.from({ length: 3 }, (_, i) => makeAudit(i)) });
-    const saved: { name: string; text: string }[] = [];
-    vi.spyOn(URL, 'createObjectURL').mockImplementation((blob) => {
-      void (blob as Blob).text().then((text) => saved.push({ name: '', text }));
-      return 'blob:x';
+    const asked: unknown[] = [];
+    let answer: Result<AuditExportSaved> = { ok: true, data: { path: '/home/me/Downloads/a.csv', bytes: 2048 } };
+    renderWith(fake, <Activity />, {
+      mode: 'electron',
+      exportHref: () => null,
+      saveExport: async (format, filters) => {
+        asked.push({ format, ...filters });
+        return answer;
+      },
     });
-    vi.spyOn(URL, 'revokeObjectURL').mockImplementation(() => {});
-    const clicks: string[] = [];
-    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
-      clicks.push(this.download);
-    });
-    renderWith(fake, <Activity />, { mode: 'electron', exportHref: () => null });
     await screen.findByRole('region', { name: 'Audit entries' });
     await userEvent.click(screen.getByRole('button', { name: 'CSV' }));
-    await waitFor(() => expect(saved).toHaveLength(1));
-    expect(clicks[0]).toMatch(/^gatehouse-audit-.*\.csv$/);
-    const lines = saved[0]!.text.trim().split('\r\n');
-    expect(lines[0]).toMatch(/^id,at,request_id,tool,/);
-    expect(lines).toHaveLength(4);
-    expect(fake.callsTo('audit.query').at(-1)).toEqual({ limit: 1000 });
+    expect((await screen.findByRole('status')).textContent).toBe(
+      'Saved the whole filtered log to /home/me/Downloads/a.csv (2.0 KiB).',
+    );
+    expect(asked).toEqual([{ format: 'csv' }]);
+    answer = { ok: false, code: 'storage_unavailable', message: 'the export could not be written to /x (ENOSPC)' };
+    await userEvent.click(screen.getByRole('button', { name: 'JSONL' }));
+    expect(await screen.findByText(/Export failed: the export could not be written to \/x \(ENOSPC\)/)).toBeTruthy();
+    // The console never pages through the log itself to build a file.
+    expect(fake.callsTo('audit.query')).toHaveLength(1);
   });
 });

@@ -423,6 +423,9 @@ export class FakeApi {
             'upstreams.review',
             'upstreams.prompts',
             'upstreams.grant',
+            'upstreams.recipes',
+            'upstreams.recipe_set',
+            'upstreams.recipe_remove',
             'upstreams.oauth',
             'upstreams.login',
             'upstreams.logout',
@@ -445,6 +448,9 @@ export class FakeApi {
         | 'upstreams.review'
         | 'upstreams.prompts'
         | 'upstreams.grant'
+        | 'upstreams.recipes'
+        | 'upstreams.recipe_set'
+        | 'upstreams.recipe_remove'
         | 'upstreams.oauth'
         | 'upstreams.login'
         | 'upstreams.logout'

@@ -1,16 +1,32 @@
 import { describe, expect, it } from 'vitest';
+import { diffLines } from '../../main/contract/line-diff.ts';
 import { lineDiff, withContext } from '../../renderer/screens/approvals/line-diff.ts';
 
 describe('line diff', () => {
   it('marks changed lines and keeps the rest', () => {
     expect(lineDiff('a\nb\nc', 'a\nB\nc\nd')).toEqual([
       { op: 'same', text: 'a' },
-      { op: 'add', text: 'B' },
       { op: 'del', text: 'b' },
+      { op: 'add', text: 'B' },
       { op: 'same', text: 'c' },
       { op: 'add', text: 'd' },
     ]);
     expect(lineDiff('same', 'same')).toEqual([{ op: 'same', text: 'same' }]);
+  });
+
+  it("is the service's diff (main/contract/line-diff.ts): the same lines in the same order", () => {
+    const pairs: Array<[string, string]> = [
+      ['a\nb\nc', 'a\nB\nc\nd'],
+      ['one\ntwo\nthree\nfour', 'zero\none\nthree\n4\nfive'],
+      ['x\ny\nx\ny', 'y\nx\ny\nx'],
+      ['', 'new\nlines'],
+      ['gone\n', ''],
+    ];
+    const mark = { ' ': 'same', '+': 'add', '-': 'del' } as const;
+    for (const [before, after] of pairs)
+      expect(lineDiff(before, after), JSON.stringify([before, after])).toEqual(
+        diffLines(before, after).map((o) => ({ op: mark[o.op], text: o.text })),
+      );
   });
 
   it('gives up (null) on texts too big to compare cheaply', () => {

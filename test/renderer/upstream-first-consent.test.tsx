@@ -69,6 +69,7 @@ const detail = (awaiting: boolean): UpstreamDetail => ({
   ],
   prompt_list: [],
   stderr: [],
+  recipes: [],
 });
 
 function recording(awaiting: boolean) {

@@ -3,6 +3,7 @@ import type { UpstreamActions } from '../ports/upstreams-port.ts';
 import { GatehouseError } from '../errors.ts';
 import type { Principal } from '../../contract/principal.ts';
 import type { UpstreamView } from '../../contract/upstreams.ts';
+import { recipeText } from '../../contract/preview-recipes.ts';
 
 /** A stdio upstream's confinement as one audit reason: `confined: write ~/notes; net api.github.com` or `unconfined (a person's choice)`. */
 export function confinementReason(v: Pick<UpstreamView, 'confinement'>): string | null {
@@ -25,6 +26,9 @@ export function createUpstreamHandlers(deps: Pick<ActionDeps, 'upstreams' | 'aud
   'upstreams.review': Handler<'upstreams.review'>;
   'upstreams.prompts': Handler<'upstreams.prompts'>;
   'upstreams.grant': Handler<'upstreams.grant'>;
+  'upstreams.recipes': Handler<'upstreams.recipes'>;
+  'upstreams.recipe_set': Handler<'upstreams.recipe_set'>;
+  'upstreams.recipe_remove': Handler<'upstreams.recipe_remove'>;
   'upstreams.oauth': Handler<'upstreams.oauth'>;
   'upstreams.login': Handler<'upstreams.login'>;
   'upstreams.logout': Handler<'upstreams.logout'>;
@@ -43,6 +47,11 @@ export function createUpstreamHandlers(deps: Pick<ActionDeps, 'upstreams' | 'aud
         { principal },
       );
   };
+  const change = (action: string, id: string, tool: string, reason: string, principal: Principal) =>
+    deps.auditor?.recordAction(
+      { tool: action, write: true, result: 'ok', source_plugin: id, target: `${id}__${tool}`, reason },
+      { principal },
+    );
   return {
     'upstreams.list': async () => up().list(),
     'upstreams.get': async (input) => up().get(input.id),
@@ -55,6 +64,20 @@ export function createUpstreamHandlers(deps: Pick<ActionDeps, 'upstreams' | 'aud
       const d = await up().grant(input);
       audit('upstreams.grant', d.id, d, principal);
       return d;
+    },
+    'upstreams.recipes': async (input) => up().recipes(input.id),
+    // What a preview may read is a person's configuration like a grant: who set which recipe is in the audit log.
+    'upstreams.recipe_set': async (input, principal) => {
+      const views = await up().setRecipe(input);
+      change('upstreams.recipe_set', input.id, input.recipe.tool, recipeText(input.recipe), principal);
+      return views;
+    },
+    'upstreams.recipe_remove': async (input, principal) => {
+      const views = await up().removeRecipe(input);
+      const shipped = views.some((v) => v.tool === input.tool && v.source === 'shipped');
+      const reason = `${input.tool}: the person's recipe removed${shipped ? ', the shipped one applies again' : ''}`;
+      change('upstreams.recipe_remove', input.id, input.tool, reason, principal);
+      return views;
     },
     'upstreams.remove': async (input) => up().remove(input.id),
     'upstreams.enable': async (input) => up().setEnabled(input.id, true),

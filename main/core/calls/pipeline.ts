@@ -168,9 +168,15 @@ export class Pipeline {
       } else {
         output = await withDeadline((signal) => tool.run(input, { ...ctx, signal }), limit, ctx.signal, tool.name);
         // An input-required answer is no result yet: there is nothing to check against the output schema.
-        if (entry.output && !output.inputRequired) await checkOutput(entry, output);
+        // Nor is an error result the source sent as one: it is passed on as it came, and audited as the error it is.
+        if (entry.output && !output.inputRequired && !output.error) await checkOutput(entry, output);
         auditor.record(
-          { ...facts, result: 'ok', duration_ms: elapsed(), ...(output.asked ? { asked: output.asked } : {}) },
+          {
+            ...facts,
+            ...(output.error ? { result: 'error', error_code: output.error.code } : { result: 'ok' }),
+            duration_ms: elapsed(),
+            ...(output.asked ? { asked: output.asked } : {}),
+          },
           actor,
         );
       }

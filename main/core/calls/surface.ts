@@ -16,6 +16,8 @@ export interface ListedResource {
   description?: string;
   mimeType?: string;
   size?: number;
+  /** the source's own metadata (an MCP App view's `ui`: what it asks the host for) */
+  _meta?: Record<string, unknown>;
 }
 
 /** A resource template as resources/templates/list shows it. */

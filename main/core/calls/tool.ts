@@ -56,10 +56,20 @@ export interface ToolOutput {
   sendStructured?: boolean;
   /** what an apply made, when the staged write could not name it before (a creation: "page:12"); audited with the confirm */
   target?: string;
+  /** the target's version once applied, where the write's preview can read it again (an upstream file's sha256): audited beside the version before */
+  target_after?: string;
   /** the call needs the client's input first (MCP 2026-07-28 input_required): the embedded requests and the source's state, answered instead of a result */
   inputRequired?: { inputRequests: Record<string, ClientAsk>; requestState?: string };
   /** what was asked of the client during the call (methods and modes, never values): audited */
   asked?: string;
+  /** the source's own result `_meta` (an upstream's), sent as it is: Gatehouse's keys go beside it, never in its place */
+  meta?: Record<string, unknown>;
+  /**
+   * The source answered with an error result (an upstream's `isError: true`): its content, structured content and
+   * `_meta` are sent as they came, `isError` set, and this code beside them in `_meta["gatehouse/error"]`; the call
+   * is audited as an error with this code and its result is not checked against the output schema.
+   */
+  error?: { code: string; message: string; details?: Record<string, unknown> };
 }
 
 /** What a write tool proposes instead of changing anything. */
@@ -100,8 +110,9 @@ interface ToolBase<S extends ToolSchema> {
    * A tool from elsewhere: its own title and annotations exactly as its source sent them, listed to clients
    * instead of Gatehouse's (no title made up from the name, no readOnlyHint from the desk's classification,
    * which is a rule of the desk, not a claim to clients). Absent: built from `title`, `write` and `annotations`.
+   * Its `_meta` is the source's own (an MCP App's `ui`), listed with Gatehouse's keys beside it.
    */
-  listed?: { title?: string; annotations?: Record<string, unknown> };
+  listed?: { title?: string; annotations?: Record<string, unknown>; _meta?: Record<string, unknown> };
 }
 
 export interface ReadTool<S extends ToolSchema = ToolSchema> extends ToolBase<S> {
@@ -203,7 +214,7 @@ export interface Plugin {
   surface?: PluginSurface;
   status?(): { status: PluginInfo['status']; detail: string | null };
   /** definitions listed but offered to no client until a person reviews them (an upstream's new or changed tools and prompts) */
-  awaitingReview?(): { tools: number; prompts: number };
+  awaitingReview?(): { tools: number; prompts: number; views?: number };
   /** Called once by the service after registration; `signal` aborts when the service stops. */
   start?(host: PluginHost, signal: AbortSignal): Promise<void>;
   stop?(): Promise<void>;

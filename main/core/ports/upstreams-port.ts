@@ -5,11 +5,14 @@ import type {
   UpstreamDetail,
   UpstreamGrantInput,
   UpstreamPromptView,
+  UpstreamRecipeInput,
+  UpstreamRecipeRemoveInput,
   UpstreamReviewInput,
   UpstreamTestAnswer,
   UpstreamToolView,
   UpstreamView,
 } from '../../contract/upstreams.ts';
+import type { RecipeView } from '../../contract/preview-recipes.ts';
 
 /**
  * What the action handlers need of the upstream servers (main/plugins/upstream
@@ -29,6 +32,10 @@ export interface UpstreamActions {
   prompts(id: string): UpstreamPromptView[];
   /** replaces a stdio upstream's sandbox grants and restarts it with them (docs/upstreams.md, "Confinement") */
   grant(input: z.output<typeof UpstreamGrantInput>): Promise<UpstreamDetail>;
+  /** a write's preview recipes (docs/staging.md): the person's and the shipped ones; a person's set (checked against the pinned definitions) or removed */
+  recipes(id: string): RecipeView[];
+  setRecipe(input: z.output<typeof UpstreamRecipeInput>): Promise<RecipeView[]>;
+  removeRecipe(input: z.output<typeof UpstreamRecipeRemoveInput>): Promise<RecipeView[]>;
   /** OAuth sign-in (docs/oauth.md): start or join, end, and its state (waiting up to waitMs while a sign-in is under way) */
   login(id: string): Promise<OAuthStatus>;
   logout(id: string): Promise<OAuthStatus>;

@@ -347,8 +347,9 @@ export class Staging {
     });
     let result: unknown;
     let made: string | undefined;
+    let after: string | undefined;
     try {
-      ({ structured: result, target: made } = await tool.apply(item.payload, ctx, refOf(intent)));
+      ({ structured: result, target: made, target_after: after } = await tool.apply(item.payload, ctx, refOf(intent)));
     } catch (e) {
       // apply changes all or nothing: it threw, so nothing was applied.
       await settleFailed(intent, codeOf(e), (e as Error).message ?? '');
@@ -359,7 +360,8 @@ export class Staging {
     return this.markConfirmed(intent, result, this.actorFor(by, item), {
       feature_key: tool.feature,
       duration_ms: this.deps.clock.now() - started,
-      binding,
+      // what the write replaced (binding.target) and what it left (target_after): a later look can tell what changed
+      binding: after ? { ...binding, target_after: after } : binding,
       ...(made && !item.target ? { target: made } : {}),
       ...policy,
     });

@@ -22,6 +22,7 @@ import { isPlainSetting, KnownValues } from './known-values.ts';
 import { OneQueued } from '../../lib/one-queued.ts';
 import { ANSWER_TOO_LARGE, GroupStdioTransport, MAX_UPSTREAM_MESSAGE_BYTES } from './stdio-transport.ts';
 import { boundedFetch } from './bounded-fetch.ts';
+import { UI_EXTENSION, VIEW_MIME } from '../../contract/mcp-apps.ts';
 
 export interface ConnectionSpec {
   id: string;
@@ -54,6 +55,8 @@ export interface UpstreamResult {
   content: Array<Record<string, unknown>>;
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
+  /** its own result metadata (an MCP App's keys tying the result to its view), masked like the rest */
+  _meta?: Record<string, unknown>;
   /** the upstream (2026-07-28) needs the client's input first: handed on to a 2026-07-28 client as the call's answer */
   inputRequired?: InputRequired;
   /** what was asked of the client on the way (audit) */
@@ -369,7 +372,12 @@ export class UpstreamConnection {
           },
         },
         // What an upstream may ask of the client mid-call; whether the calling client can is checked per call (ask-relay.ts).
-        capabilities: { elicitation: { form: {}, url: {} }, sampling: {} },
+        // MCP Apps: servers that check for it offer their views (and their view-only tools); the views pass the desk.
+        capabilities: {
+          elicitation: { form: {}, url: {} },
+          sampling: {},
+          extensions: { [UI_EXTENSION]: { mimeTypes: [VIEW_MIME] } },
+        },
       },
     );
     this.relay.install(client);

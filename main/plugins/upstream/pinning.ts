@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FieldChange } from '../../contract/staged.ts';
 import type { QuarantineReason, ToolClass, ToolState, UpstreamToolView } from '../../contract/upstreams.ts';
 import { NAMESPACE_SEPARATOR } from '../../contract/upstreams.ts';
+import { LEGACY_RESOURCE_URI_KEY } from '../../contract/mcp-apps.ts';
 import type { PinnedTool, ToolDefinition } from './upstream-data.ts';
 
 /**
@@ -12,9 +13,13 @@ import type { PinnedTool, ToolDefinition } from './upstream-data.ts';
  * offered. Pure functions over the stored pins.
  */
 
-const FIELDS = ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations'] as const;
+const FIELDS = ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations', '_meta'] as const;
 
-/** The parts of a listed tool that are pinned, nothing else (no `_meta`, no icons). */
+/**
+ * The parts of a listed tool that are kept with its pin (no icons): its definition and its `_meta`, which
+ * clients get with it. Of `_meta` only the MCP Apps part is hashed (pinnedToolMeta); the rest is listed as
+ * approved and not compared, so a tool without a view hashes as before `_meta` was kept.
+ */
 export function definitionOf(tool: {
   name: string;
   title?: string;
@@ -22,6 +27,7 @@ export function definitionOf(tool: {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
 }): ToolDefinition {
   return {
     name: tool.name,
@@ -30,7 +36,24 @@ export function definitionOf(tool: {
     inputSchema: tool.inputSchema,
     ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
     ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
+    ...(tool._meta && typeof tool._meta === 'object' ? { _meta: tool._meta } : {}),
   };
+}
+
+/** The parts of a tool's `_meta` that are pinned: its `ui` (the view it names, who may call it) and the deprecated flat key. */
+export function pinnedToolMeta(meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!meta) return undefined;
+  const out: Record<string, unknown> = {};
+  if (meta.ui !== undefined) out.ui = meta.ui;
+  if (meta[LEGACY_RESOURCE_URI_KEY] !== undefined) out[LEGACY_RESOURCE_URI_KEY] = meta[LEGACY_RESOURCE_URI_KEY];
+  return Object.keys(out).length ? out : undefined;
+}
+
+/** What is hashed and compared of a tool: its definition, and of its `_meta` only the pinned part. */
+function hashed(def: ToolDefinition): ToolDefinition {
+  const { _meta, ...rest } = definitionOf(def);
+  const ui = pinnedToolMeta(_meta);
+  return ui ? { ...rest, _meta: ui } : rest;
 }
 
 /** JSON with every object's keys sorted, so the hash does not depend on key order. */
@@ -48,7 +71,7 @@ export const samePins = (a: readonly unknown[], b: readonly unknown[]): boolean 
 export const hashOf = (pinned: unknown): string =>
   `sha256:${createHash('sha256').update(stable(pinned)).digest('hex')}`;
 
-export const definitionHash = (def: ToolDefinition): string => hashOf(definitionOf(def));
+export const definitionHash = (def: ToolDefinition): string => hashOf(hashed(def));
 
 /** What changed between two definitions, field by field (old -> new). */
 export function changesOf<D extends object>(
@@ -66,7 +89,7 @@ export function changesOf<D extends object>(
 }
 
 export const definitionChanges = (before: ToolDefinition | null, after: ToolDefinition): FieldChange[] =>
-  changesOf(FIELDS, before, after);
+  changesOf(FIELDS, before && hashed(before), hashed(after));
 
 const readOnlyHint = (def: ToolDefinition | undefined): boolean => def?.annotations?.readOnlyHint === true;
 
@@ -191,8 +214,13 @@ export function pinView<D extends { name: string }>(
 
 export function toolView(upstream: string, pin: PinnedTool): UpstreamToolView {
   const def = pin.pending?.definition ?? pin.approved?.definition;
+  const base = pinView(upstream, pin, FIELDS);
   return {
-    ...pinView(upstream, pin, FIELDS),
+    ...base,
+    pending:
+      base.pending && pin.pending
+        ? { ...base.pending, changes: definitionChanges(pin.approved?.definition ?? null, pin.pending.definition) }
+        : base.pending,
     tool: pin.name,
     class: classOf(pin),
     title: def?.title ?? (typeof def?.annotations?.title === 'string' ? def.annotations.title : null),

@@ -1,11 +1,12 @@
 import type { z } from 'zod';
 import { NAMESPACE_SEPARATOR, type UpstreamReviewInput } from '../../contract/upstreams.ts';
 import { GatehouseError } from '../../core/errors.ts';
-import type { PinnedPrompt, PinnedTool } from './upstream-data.ts';
+import type { PinnedPrompt, PinnedTool, PinnedView } from './upstream-data.ts';
+import { unwrapViewUri } from './views.ts';
 import { approve, type Pin } from './pinning.ts';
 
 type Input = z.output<typeof UpstreamReviewInput>;
-type Kind = 'tool' | 'prompt';
+type Kind = 'tool' | 'prompt' | 'view';
 /** What a review asks of one kind of pins, by the upstream's own names. */
 interface Acts {
   approve: string[];
@@ -15,7 +16,7 @@ interface Acts {
   /** further names that must exist (a tool's read and write marks) */
   named?: string[];
 }
-const LISTED_BY: Record<Kind, string> = { tool: 'tools', prompt: 'prompts' };
+const LISTED_BY: Record<Kind, string> = { tool: 'tools', prompt: 'prompts', view: 'show' };
 const quoted = (names: string[]) =>
   [...new Set(names)]
     .slice(0, 10)
@@ -61,6 +62,19 @@ export function applyPromptReview(
   };
   if (pins === null && !acts.approve.length && !acts.hide.length && !acts.consent.length) return null;
   return reviewPins(id, 'prompt', pins ?? [], acts);
+}
+
+/** The same review of its MCP App views (`view_consent`, `hide_views`, `approve_all`), named by their own ui:// URI or the one clients see. */
+export function applyViewReview(id: string, pins: readonly PinnedView[], input: Input): PinnedView[] {
+  const own = (uri: string) => unwrapViewUri(id, uri) ?? uri;
+  const acts: Acts = {
+    approve: [],
+    hide: (input.hide_views ?? []).map(own),
+    all: input.approve_all,
+    consent: (input.view_consent ?? []).map((c) => ({ name: own(c.view), hash: c.hash })),
+  };
+  if (!acts.hide.length && !acts.consent.length && !acts.all) return [...pins];
+  return reviewPins(id, 'view', pins, acts);
 }
 
 const ownName = (id: string) => {

@@ -1,4 +1,6 @@
 import { NAMESPACE_SEPARATOR } from '../../contract/upstreams.ts';
+import { VIEW_SCHEME } from '../../contract/mcp-apps.ts';
+import { unwrapViewUri, viewUriProblem, wrapViewUri } from './views.ts';
 
 /**
  * How an upstream's prompts and resources are named for clients
@@ -13,10 +15,18 @@ import { NAMESPACE_SEPARATOR } from '../../contract/upstreams.ts';
 export const UPSTREAM_URI_SCHEME = 'gatehouse-upstream';
 
 export const uriPrefix = (id: string): string => `${UPSTREAM_URI_SCHEME}://${id}/`;
-export const wrapUri = (id: string, uri: string): string => `${uriPrefix(id)}${uri}`;
 
-/** The upstream's own URI behind a wrapped one of this upstream, or null. */
+/**
+ * The URI a client uses for one of the upstream's: an MCP App view (`ui://...`, which hosts render only under
+ * `ui://`) as `ui://<id>/...` (views.ts), any other behind the `gatehouse-upstream://<id>/` prefix.
+ */
+export const wrapUri = (id: string, uri: string): string =>
+  uri.startsWith(VIEW_SCHEME) && viewUriProblem(uri) === null ? wrapViewUri(id, uri) : `${uriPrefix(id)}${uri}`;
+
+/** The upstream's own URI behind a wrapped one of this upstream (either form), or null. */
 export function unwrapUri(id: string, uri: string): string | null {
+  const view = unwrapViewUri(id, uri);
+  if (view !== null) return view;
   const prefix = uriPrefix(id);
   return uri.startsWith(prefix) && uri.length > prefix.length ? uri.slice(prefix.length) : null;
 }

@@ -9,7 +9,8 @@ import { valueAt, type PreviewRecipe, type RecipeMatch, type RecipeRead } from '
 /**
  * A write's target as the desk shows it, from the recipe's reads
  * (preview-recipes.ts): a line diff of a file, or what the named things are
- * now. Bounded: a read gets PREVIEW_LIMITS.readMs, a text past `textChars`
+ * now. Bounded: a read gets `readMs` (PREVIEW_LIMITS.readMs unless the
+ * service is told otherwise: tests shorten it), a text past `textChars`
  * is shown by its size and hash, a diff by its first `diffLines` lines. A
  * read that fails, hangs or answers too much leaves the arguments preview
  * with the reason; it never fails the staging.
@@ -34,16 +35,18 @@ export async function targetPreview(
   args: Record<string, unknown>,
   call: ReadCall,
   parent?: AbortSignal,
+  readMs: number = PREVIEW_LIMITS.readMs,
 ): Promise<TargetPreview> {
   const { recipe } = match;
   const results: UpstreamResult[] = [];
   try {
     if (match.stat) {
-      const stat = await bounded(call, match.stat.pin, readArgs(match.stat.read, args), parent);
+      const stat = await bounded(call, match.stat.pin, readArgs(match.stat.read, args), readMs, parent);
       const size = sizeOf(stat);
       if (size !== null && size > PREVIEW_LIMITS.textChars) return tooLarge(recipe, args, size, stat);
     }
-    for (const { read, pin } of match.reads) results.push(await bounded(call, pin, readArgs(read, args), parent));
+    for (const { read, pin } of match.reads)
+      results.push(await bounded(call, pin, readArgs(read, args), readMs, parent));
   } catch (e) {
     return unavailable((e as Error).message);
   }
@@ -65,15 +68,16 @@ async function bounded(
   call: ReadCall,
   pin: PinnedTool,
   args: Record<string, unknown>,
+  readMs: number,
   parent?: AbortSignal,
 ): Promise<UpstreamResult> {
-  const timeout = AbortSignal.timeout(PREVIEW_LIMITS.readMs);
+  const timeout = AbortSignal.timeout(readMs);
   const signal = parent ? AbortSignal.any([parent, timeout]) : timeout;
-  const late = `${pin.name} did not answer within ${PREVIEW_LIMITS.readMs / 1000} s`;
+  const late = `${pin.name} did not answer within ${readMs / 1000} s`;
   let timer: NodeJS.Timeout | undefined;
   // Also bounded here: a read that ignores its signal must not hold the staging.
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(late)), PREVIEW_LIMITS.readMs + 100);
+    timer = setTimeout(() => reject(new Error(late)), readMs + 100);
   });
   try {
     return await Promise.race([call(pin, args, signal), expired]);

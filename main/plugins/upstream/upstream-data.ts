@@ -7,6 +7,7 @@ import {
   ToolClass,
   UpstreamIdRef,
 } from '../../contract/upstreams.ts';
+import { PreviewRecipe } from '../../contract/preview-recipes.ts';
 
 /**
  * `upstreams.json` in the data dir: each upstream's configuration and the
@@ -23,6 +24,8 @@ export const ToolDefinition = z.object({
   inputSchema: z.record(z.string(), z.unknown()),
   outputSchema: z.record(z.string(), z.unknown()).optional(),
   annotations: z.record(z.string(), z.unknown()).optional(),
+  /** the upstream's own `_meta`, listed to clients with it; only its `ui` part (an MCP App's view and visibility) is hashed */
+  _meta: z.record(z.string(), z.unknown()).optional(),
 });
 export type ToolDefinition = z.infer<typeof ToolDefinition>;
 
@@ -65,6 +68,32 @@ export const PinnedPrompt = PinnedTool.omit({ approved: true, pending: true, mar
     .default(null),
 });
 export type PinnedPrompt = z.infer<typeof PinnedPrompt>;
+
+/**
+ * An MCP App view as pinned (views.ts): its own `ui://` URI, type, what it asks
+ * for (`_meta.ui`: CSP domains, permissions) and its bytes' hash, which are
+ * hashed; its bytes (`text` or `blob`, bounded) are kept to serve while a
+ * changed one waits, and to show the diff.
+ */
+export const ViewDefinition = z.object({
+  name: z.string(),
+  mimeType: z.string(),
+  ui: z.record(z.string(), z.unknown()).optional(),
+  content_hash: z.string(),
+  size: z.number().int(),
+  text: z.string().optional(),
+  blob: z.string().optional(),
+});
+export type ViewDefinition = z.infer<typeof ViewDefinition>;
+
+export const PinnedView = PinnedPrompt.omit({ approved: true, pending: true }).extend({
+  approved: z.object({ hash: z.string(), definition: ViewDefinition }).nullable(),
+  pending: z
+    .object({ hash: z.string(), definition: ViewDefinition, reason: QuarantineReason })
+    .nullable()
+    .default(null),
+});
+export type PinnedView = z.infer<typeof PinnedView>;
 
 /** An OAuth upstream's configuration and the issuer/resource it signed in with: references only, the tokens are in the vault (oauth/oauth-vault.ts). */
 export const StoredOAuth = z.object({
@@ -127,6 +156,10 @@ export const UpstreamRecord = z.object({
    * pinned approved, once (docs/decisions.md, "Upstream prompt pinning").
    */
   prompts: z.array(PinnedPrompt).nullable().default(null),
+  /** the person's own preview recipes, one per write tool, in place of a shipped one of that tool (docs/staging.md) */
+  recipes: z.array(PreviewRecipe).default([]),
+  /** its MCP App views' pins (views.ts); a record stored before views were pinned has none, and each view waits as new */
+  views: z.array(PinnedView).default([]),
 });
 export type UpstreamRecord = z.infer<typeof UpstreamRecord>;
 

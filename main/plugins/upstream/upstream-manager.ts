@@ -7,6 +7,8 @@ import {
   type UpstreamDetail,
   type UpstreamGrantInput,
   type UpstreamPromptView,
+  type UpstreamRecipeInput,
+  type UpstreamRecipeRemoveInput,
   type UpstreamReviewInput,
   type UpstreamTestAnswer,
   type UpstreamToolView,
@@ -22,12 +24,15 @@ import type { ConnectionSpec } from './connection.ts';
 import { approve, reconcile, stateOf, toolView, type Pin } from './pinning.ts';
 import { promptView, reconcilePrompts } from './prompt-pins.ts';
 import { UpstreamPlugin, type UpstreamPluginDeps } from './upstream-plugin.ts';
-import { applyPromptReview, applyReview } from './review.ts';
+import { applyPromptReview, applyReview, applyViewReview } from './review.ts';
+import { reconcileViews, viewView } from './views.ts';
 import { OAuthCoordinator, type CoordinatorDeps } from './oauth/coordinator.ts';
 import { awaitingConsent, oauthOf, storedOAuth, targetOf } from './oauth/oauth-upstreams.ts';
 import type { OAuthStatus } from '../../contract/oauth-status.ts';
 import { Confinement, type ConfinementDeps } from './sandbox/confinement.ts';
 import { sandboxOf } from '../../contract/sandbox-grants.ts';
+import type { RecipeView } from '../../contract/preview-recipes.ts';
+import { recipeProblems, recipeViews } from './preview-recipes.ts';
 
 export interface UpstreamManagerDeps extends Omit<UpstreamPluginDeps, 'ownerOf'> {
   vault: Vault;
@@ -90,8 +95,10 @@ export class UpstreamManager implements UpstreamActions {
   /** A plugin for every stored upstream, before the registry starts (they connect when it does). */
   async load(): Promise<UpstreamPlugin[]> {
     const out: UpstreamPlugin[] = [];
-    await this.confinement.ready();
-    for (const rec of this.deps.store.read().upstreams) {
+    const stored = this.deps.store.read().upstreams;
+    // Views of stdio upstreams say how they are confined: the machine is asked before the first one (and only then).
+    if (stored.some((r) => r.transport.kind === 'stdio')) await this.confinement.ready();
+    for (const rec of stored) {
       const o = targetOf(rec, this.deps.oauth?.clientMetadataUrl ?? null);
       if (o) await this.oauth.register(o.target, o.binding);
       const p = this.pluginFor(rec, await this.specFor(rec).catch((e: unknown) => this.unusable(rec, e)));
@@ -133,8 +140,51 @@ export class UpstreamManager implements UpstreamActions {
       ...this.view(rec),
       tool_list: rec.tools.map((t) => toolView(id, t)),
       prompt_list: (rec.prompts ?? []).map((p) => promptView(id, p)),
+      view_list: rec.views.map((v) => viewView(id, v)),
       stderr: this.plugins.get(id)?.connection.stderrLines() ?? [],
+      recipes: recipeViews(rec.recipes, rec.tools),
     };
+  }
+
+  recipes(id: string): RecipeView[] {
+    const rec = this.record(id);
+    return recipeViews(rec.recipes, rec.tools);
+  }
+
+  /**
+   * Adds or replaces the person's preview recipe for one write tool (the handler audits it), once it fits the
+   * pinned definitions: its reads are tools the person classified as reads, its arguments ones they take.
+   * The next staging of that tool uses it; nothing restarts.
+   */
+  async setRecipe(input: z.output<typeof UpstreamRecipeInput>): Promise<RecipeView[]> {
+    const { recipe } = input;
+    const problems = recipeProblems(recipe, this.record(input.id).tools);
+    if (problems.length)
+      throw new GatehouseError(
+        'invalid_value',
+        `the recipe for '${recipe.tool}' does not fit upstream '${input.id}': ${problems.slice(0, 5).join('; ')}`,
+        { problems: problems.slice(0, 20) },
+      );
+    await this.deps.store.update((d) => {
+      const rec = d.upstreams.find((u) => u.id === input.id)!;
+      rec.recipes = [...rec.recipes.filter((r) => r.tool !== recipe.tool), recipe];
+    });
+    this.deps.changed();
+    return this.recipes(input.id);
+  }
+
+  async removeRecipe(input: z.output<typeof UpstreamRecipeRemoveInput>): Promise<RecipeView[]> {
+    if (!this.record(input.id).recipes.some((r) => r.tool === input.tool))
+      throw new GatehouseError(
+        'not_found',
+        `upstream '${input.id}' has no recipe of yours for '${input.tool}' (a shipped recipe is replaced by one of yours, not removed: see gatehouse upstreams recipes ${input.id})`,
+      );
+    await this.deps.store.update((d) => {
+      const rec = d.upstreams.find((u) => u.id === input.id)!;
+      rec.recipes = rec.recipes.filter((r) => r.tool !== input.tool);
+    });
+    this.deps.changed();
+    return this.recipes(input.id);
   }
 
   tools(id: string): UpstreamToolView[] {
@@ -173,6 +223,8 @@ export class UpstreamManager implements UpstreamActions {
       era: null,
       tools: [],
       prompts: null,
+      recipes: [],
+      views: [],
       secrets_account: secrets.env.length || secrets.headers.length ? upstreamSecretsAccount(id) : null,
       transport:
         t.kind === 'stdio'
@@ -219,6 +271,10 @@ export class UpstreamManager implements UpstreamActions {
     // Its prompts the same way (none when their listing failed: a prompt listed later then waits as new).
     await plugin.surface.settled();
     rec.prompts = reconcilePrompts([], plugin.surface.listedPromptDefinitions() ?? []).pins.map((p) =>
+      input.approve_listed === false ? p : approve(p),
+    );
+    // Its views too: what each asks for is in the answer (and the console's consent step) beside its tools.
+    rec.views = reconcileViews([], plugin.surface.views.listedDefinitions() ?? []).pins.map((p) =>
       input.approve_listed === false ? p : approve(p),
     );
     rec.era = plugin.connection.snapshot().era;
@@ -379,11 +435,12 @@ export class UpstreamManager implements UpstreamActions {
     await this.deps.store.update((d) => {
       const rec = d.upstreams.find((u) => u.id === input.id)!;
       // Both checked before either is kept: a refused prompt leaves the tools as they were.
-      const [tools, prompts] = [
+      const [tools, prompts, views] = [
         applyReview(input.id, rec.tools, input),
         applyPromptReview(input.id, rec.prompts, input),
+        applyViewReview(input.id, rec.views, input),
       ];
-      Object.assign(rec, { tools, prompts });
+      Object.assign(rec, { tools, prompts, views });
       // A person decided on the listing after the first sign-in: the consent it waited for is given.
       const o = oauthOf(rec);
       if (o?.first_listing_pending && rec.tools.length) o.first_listing_pending = false;
@@ -521,7 +578,8 @@ export class UpstreamManager implements UpstreamActions {
       health: rec.enabled ? health : { ...health, status: 'disabled' },
       tools: counts(rec.tools),
       prompts: counts(rec.prompts ?? []),
-      problems: plugin ? [...plugin.problems, ...plugin.surface.problems] : [],
+      views: counts(rec.views),
+      problems: plugin ? [...plugin.problems, ...plugin.surface.problems, ...plugin.surface.views.problems] : [],
     };
   }
 }

@@ -4,9 +4,10 @@ import { TOOL_NAME } from '../../core/calls/registry.ts';
 import type { DocumentStore } from '../../core/ports/ports.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { UpstreamConnection, type ConnectionSpec } from './connection.ts';
-import type { PromptDefinition, ToolDefinition, UpstreamRecord, UpstreamsData } from './upstream-data.ts';
+import type { PinnedView, PromptDefinition, ToolDefinition, UpstreamRecord, UpstreamsData } from './upstream-data.ts';
 import { reconcilePrompts } from './prompt-pins.ts';
-import { isOffered, namespaced, reconcile, samePins, stateOf } from './pinning.ts';
+import { isOffered, namespaced, reconcile, samePins, stateOf, type Reconciled } from './pinning.ts';
+import { observeView, reconcileViews, toolViewUri, viewUriProblem } from './views.ts';
 import { toolFor } from './upstream-tools.ts';
 import { UpstreamSurface } from './upstream-surface.ts';
 import { promptPinsOf } from './oauth/oauth-upstreams.ts';
@@ -23,6 +24,8 @@ export interface UpstreamPluginDeps {
   /** connect when started (the service); a CLI command on the data dir connects only when asked */
   autoConnect: boolean;
   backoff?: { baseMs: number; maxMs: number };
+  /** how long each read of a write's preview may take (default 5 s, PREVIEW_LIMITS.readMs; tests shorten it) */
+  previewReadMs?: number;
 }
 
 /**
@@ -69,7 +72,45 @@ export class UpstreamPlugin implements Plugin {
         },
         pin: (defs) => this.pinPrompts(defs),
       },
+      views: {
+        read: () => this.record()?.views ?? [],
+        pin: (defs) => this.saveViews((pins) => reconcileViews(pins, defs)),
+        observe: (def) => this.saveViews((pins) => ({ pins: observeView(pins, def), quarantined: [], removed: [] })),
+      },
     });
+  }
+
+  /**
+   * Its views' pins after a reading (or one view read again), saved when they changed; a view that now waits,
+   * or is offered again, changes what its tools' `_meta` names: they are published again.
+   */
+  private async saveViews(next: (pins: readonly PinnedView[]) => Reconciled<PinnedView>): Promise<void> {
+    const now = this.record()?.views ?? [];
+    if (samePins(next(now).pins, now)) return;
+    const r = await this.deps.store
+      .update((d) => {
+        const rec = d.upstreams.find((u) => u.id === this.id);
+        if (!rec) return null;
+        const out = next(rec.views);
+        rec.views = out.pins;
+        return out;
+      })
+      .catch(
+        (e: unknown) =>
+          void this.deps.log.error('upstream: could not save its views', {
+            upstream: this.id,
+            error: (e as Error).message,
+          }),
+      );
+    if (!r) return;
+    const waiting = r.pins.filter((p) => p.pending && !p.hidden && !p.removed).map((p) => p.name);
+    if (waiting.length)
+      this.deps.log.warn('upstream: views wait until a person approves them (gatehouse upstreams review)', {
+        upstream: this.id,
+        views: waiting.slice(0, 50),
+      });
+    this.publish();
+    this.deps.changed();
   }
 
   private surfaceChanged(): void {
@@ -110,12 +151,12 @@ export class UpstreamPlugin implements Plugin {
    * client calling one gets `unknown tool`, so the health report says how many
    * wait (issue 25). A disabled upstream offers nothing anyway and counts none.
    */
-  awaitingReview(): { tools: number; prompts: number } {
+  awaitingReview(): { tools: number; prompts: number; views: number } {
     const rec = this.record();
-    if (!rec?.enabled) return { tools: 0, prompts: 0 };
+    if (!rec?.enabled) return { tools: 0, prompts: 0, views: 0 };
     const waiting = (pins: ReadonlyArray<Parameters<typeof stateOf>[0]>) =>
       pins.filter((p) => !p.removed && stateOf(p) === 'quarantined').length;
-    return { tools: waiting(rec.tools), prompts: waiting(rec.prompts ?? []) };
+    return { tools: waiting(rec.tools), prompts: waiting(rec.prompts ?? []), views: waiting(rec.views) };
   }
 
   /** Waits for the re-listings queued so far (tests, and `add` before it answers). */
@@ -125,6 +166,7 @@ export class UpstreamPlugin implements Plugin {
 
   /** A fresh listing against the pins, saved, then what is offered is published. */
   relist(defs: readonly ToolDefinition[]): Promise<void> {
+    this.surface.noteTools(defs);
     this.latest = defs;
     return this.saver.kick();
   }
@@ -236,9 +278,16 @@ export class UpstreamPlugin implements Plugin {
             connection: this.connection,
             handedOut: this.surface.handedOut,
             pins: () => this.record()?.tools ?? [],
+            recipes: () => this.record()?.recipes ?? [],
+            ...(this.deps.previewReadMs ? { previewReadMs: this.deps.previewReadMs } : {}),
+            viewServed: (own) => this.surface.views.served(own),
           },
           pin,
         );
+        const view = toolViewUri(pin.approved!.definition._meta);
+        const refused = view !== undefined ? viewUriProblem(view) : null;
+        // The tool is offered all the same, without naming the view: a host shows its text result.
+        if (refused) this.problems.push(`${name}: its view ${view!.slice(0, 200)} is not named to clients: ${refused}`);
         const hash = pin.approved!.hash;
         if (!this.verdicts.has(hash)) this.verdicts.set(hash, this.deps.toolProblem?.(tool) ?? null);
         const problem = this.verdicts.get(hash);

@@ -13,6 +13,10 @@ import { UPSTREAM_FEATURE } from './upstream-tools.ts';
 import { ownPromptName, unwrapUri, uriPrefix, usableUri, wrapBlockUris, wrapUri } from './surface-names.ts';
 import { matchesTemplate } from './uri-template.ts';
 import { OneQueued } from '../../lib/one-queued.ts';
+import { UpstreamViews, type ViewDeps } from './upstream-views.ts';
+import { viewPrefix } from './views.ts';
+import { VIEW_SCHEME } from '../../contract/mcp-apps.ts';
+import type { ToolDefinition } from './upstream-data.ts';
 
 /** URIs handed to clients in results (resource links, embedded resources) that may be read back, newest kept. */
 const MAX_HANDED_URIS = 10_000;
@@ -22,6 +26,8 @@ export interface SurfaceDeps {
   changed(): void;
   /** the prompt pins in the upstream's record (null: none yet), and pinning a listing against them (saved) */
   pins: { read(): readonly PinnedPrompt[] | null; pin(defs: readonly PromptDefinition[]): Promise<void> };
+  /** its MCP App views' pins (upstream-views.ts) */
+  views: ViewDeps['pins'];
 }
 
 /** Pages of one list followed at most (a server that never stops paging cannot hold the connection). */
@@ -56,21 +62,28 @@ export class UpstreamSurface implements PluginSurface {
   /** the upstream's own URIs it handed to a client in a result, oldest first */
   private readonly handed = new Set<string>();
   /** what to re-list next (a burst of list_changed is one more listing, not one each: lib/one-queued.ts) */
-  private wanted = new Set<'connected' | 'prompts' | 'resources'>();
+  private wanted = new Set<'connected' | 'prompts' | 'resources' | 'views'>();
   private readonly lister = new OneQueued(() => this.listWanted());
+  /** its MCP App views, read and pinned at each listing */
+  readonly views: UpstreamViews;
+  /** the views resources/list showed last (JSON): a change is a new resources revision */
+  private offeredViews = '[]';
 
   constructor(
     private readonly id: string,
     private readonly connection: UpstreamConnection,
     private readonly deps: SurfaceDeps,
-  ) {}
+  ) {
+    this.views = new UpstreamViews(id, connection, { log: deps.log, pins: deps.views });
+  }
 
   prompts(): readonly ListedPrompt[] {
     return this.listedPrompts;
   }
 
   resources(): readonly ListedResource[] {
-    return this.listedResources;
+    const views = this.views.resources();
+    return views.length ? [...this.listedResources, ...views] : this.listedResources;
   }
 
   templates(): readonly ListedTemplate[] {
@@ -82,7 +95,17 @@ export class UpstreamSurface implements PluginSurface {
   }
 
   ownsUri(uri: string): boolean {
-    return uri.startsWith(uriPrefix(this.id));
+    return uri.startsWith(uriPrefix(this.id)) || uri.startsWith(viewPrefix(this.id));
+  }
+
+  /**
+   * The upstream's tools as listed now: the views they name are read again when that set changed (at a
+   * connect the resources' listing reads them anyway).
+   */
+  noteTools(tools: readonly ToolDefinition[]): void {
+    if (!this.views.noteTools(tools) || this.rev.resources === 0) return;
+    this.wanted.add('views');
+    void this.lister.kick();
   }
 
   /** Remembers a URI of the upstream's that a result handed to a client, so a read of it is one the upstream offered. */
@@ -120,11 +143,16 @@ export class UpstreamSurface implements PluginSurface {
     const prompts = wanted.has('connected') || wanted.has('prompts');
     const resources = wanted.has('connected') || wanted.has('resources');
     try {
-      const caps = await this.connection.request(async (c) => c.getServerCapabilities() ?? {});
-      // One failing list (a server that declares prompts and answers -32601) leaves the other's listing alone.
-      if (prompts) await this.listPrompts(caps.prompts !== undefined).catch((e: unknown) => this.failed('prompts', e));
-      if (resources)
-        await this.listResources(caps.resources !== undefined).catch((e: unknown) => this.failed('resources', e));
+      if (prompts || resources) {
+        const caps = await this.connection.request(async (c) => c.getServerCapabilities() ?? {});
+        // One failing list (a server that declares prompts and answers -32601) leaves the other's listing alone.
+        if (prompts)
+          await this.listPrompts(caps.prompts !== undefined).catch((e: unknown) => this.failed('prompts', e));
+        if (resources)
+          await this.listResources(caps.resources !== undefined).catch((e: unknown) => this.failed('resources', e));
+      }
+      // Its views are read again with the resources, or when the tools naming them changed (noteTools).
+      if (resources || wanted.has('views')) await this.views.refresh().catch((e: unknown) => this.failed('views', e));
       this.deps.changed();
     } catch (e) {
       this.failed('prompts and resources', e);
@@ -146,6 +174,8 @@ export class UpstreamSurface implements PluginSurface {
 
   async readResource(uri: string, ctx: CallContext): Promise<Record<string, unknown>> {
     const own = unwrapUri(this.id, uri);
+    // A view (under either prefix) is served only as its pin allows (upstream-views.ts).
+    if (own?.startsWith(VIEW_SCHEME)) return this.views.readFor(own, uri, ctx);
     // Only what the upstream offered is passed on: any other URI after the prefix could reach what it never meant to serve.
     if (own === null || !this.offers(own))
       throw new GatehouseError('not_found', `resource not found: ${uri.slice(0, 300)}`, { uri: uri.slice(0, 300) });
@@ -199,6 +229,8 @@ export class UpstreamSurface implements PluginSurface {
   /** Pins the last listing again (the record was stored after it arrived). */
   async repin(): Promise<void> {
     if (this.listedDefs) await this.deps.pins.pin(this.listedDefs);
+    const views = this.views.listedDefinitions();
+    if (views) await this.deps.views.pin(views);
     this.offer();
   }
 
@@ -213,11 +245,18 @@ export class UpstreamSurface implements PluginSurface {
    * counts as a new revision, so clients hear list_changed. True when it changed.
    */
   offer(): boolean {
+    // The views listed follow their pins too: one approved, hidden or waiting anew changes resources/list.
+    const views = JSON.stringify(this.views.resources());
+    const viewsChanged = views !== this.offeredViews;
+    if (viewsChanged) {
+      this.offeredViews = views;
+      this.rev.resources++;
+    }
     const next =
       this.listedDefs === null
         ? []
         : (this.deps.pins.read() ?? []).filter(isOffered).map((p) => listedPrompt(this.id, p));
-    if (JSON.stringify(next) === JSON.stringify(this.listedPrompts)) return false;
+    if (JSON.stringify(next) === JSON.stringify(this.listedPrompts)) return viewsChanged;
     this.listedPrompts = next;
     this.rev.prompts++;
     return true;
@@ -243,7 +282,8 @@ export class UpstreamSurface implements PluginSurface {
       ...opt('mimeType', text(raw.mimeType, 200)),
     });
     const out: ListedResource[] = [];
-    for (const raw of resources as Array<Record<string, unknown>>) {
+    // Its views are listed apart, as their pins allow.
+    for (const raw of this.views.noteResources(resources as Array<Record<string, unknown> & { uri: unknown }>)) {
       if (!usableUri(raw.uri))
         problems.push(
           `resource ${String(raw.uri).slice(0, 200)}: not offered: not a usable URI (1-2048 characters, no spaces or control characters)`,
@@ -256,6 +296,9 @@ export class UpstreamSurface implements PluginSurface {
           uri: wrapUri(this.id, raw.uri),
           ...described(raw),
           ...(typeof raw.size === 'number' ? { size: raw.size } : {}),
+          ...(raw._meta && typeof raw._meta === 'object' && !Array.isArray(raw._meta)
+            ? { _meta: raw._meta as Record<string, unknown> }
+            : {}),
         });
       }
     }

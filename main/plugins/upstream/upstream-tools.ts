@@ -6,8 +6,9 @@ import type { UpstreamConnection, UpstreamResult } from './connection.ts';
 import type { PinnedTool, ToolDefinition } from './upstream-data.ts';
 import { classOf, namespaced } from './pinning.ts';
 import { wrapBlockUris } from './surface-names.ts';
-import { recipeFor } from './preview-recipes.ts';
-import { PREVIEW_LIMITS, targetPreview } from './target-preview.ts';
+import { toolMetaForClients } from './views.ts';
+import { recipeFor, recipesOf, type PreviewRecipe } from './preview-recipes.ts';
+import { PREVIEW_LIMITS, targetPreview, type ReadCall } from './target-preview.ts';
 
 /** The longest a call may run however much progress it reports (the SDK's per-call timeout, extended by progress, is the usual bound). */
 export const UPSTREAM_MAX_TOTAL_MS = 60 * 60 * 1000;
@@ -21,6 +22,12 @@ export interface UpstreamRuntime {
   handedOut?: (uri: string) => void;
   /** the upstream's pins now: a write's preview recipe finds its read tools among them (preview-recipes.ts) */
   pins?: () => readonly PinnedTool[];
+  /** the person's own preview recipes for this upstream now (theirs take the place of shipped ones) */
+  recipes?: () => readonly PreviewRecipe[];
+  /** how long each of a preview's reads may take (default PREVIEW_LIMITS.readMs; tests shorten it) */
+  previewReadMs?: number;
+  /** whether a view (the upstream's own ui:// URI) may be named to clients now: a person approved it (upstream-views.ts) */
+  viewServed?: (own: string) => boolean;
 }
 
 /**
@@ -46,6 +53,9 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
     listed: {
       ...(def.title !== undefined ? { title: def.title } : {}),
       ...(def.annotations !== undefined ? { annotations: def.annotations } : {}),
+      ...(def._meta !== undefined
+        ? { _meta: toolMetaForClients(up.id, def._meta, (own) => up.viewServed?.(own) ?? false) }
+        : {}),
     },
   };
   const call = (args: Record<string, unknown>, ctx: CallContext) =>
@@ -54,6 +64,32 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
       maxTotalMs: UPSTREAM_MAX_TOTAL_MS,
       definition: def as unknown as Record<string, unknown>,
     });
+
+  const readMs = up.previewReadMs ?? PREVIEW_LIMITS.readMs;
+  const matchNow = () => (up.pins ? recipeFor(pin, up.pins(), recipesOf(up.recipes?.() ?? [])) : null);
+  // Reads only, on the desk's behalf: no client to ask, no progress to pass on, their own deadline.
+  const readsFor =
+    (ctx: CallContext): ReadCall =>
+    (read, readArgs, signal) =>
+      up.connection.call(read.name, readArgs, {
+        ctx: {
+          user: ctx.user,
+          capabilities: ctx.capabilities,
+          token: ctx.token,
+          request_id: ctx.request_id,
+          client: ctx.client,
+          signal,
+        },
+        maxTotalMs: readMs,
+        definition: read.approved!.definition as unknown as Record<string, unknown>,
+      });
+  /** The target's version once the write is applied, read as the preview read it; undefined when it cannot be read. */
+  const versionAfter = async (args: Record<string, unknown>, ctx: CallContext): Promise<string | undefined> => {
+    const match = matchNow();
+    if (!match) return undefined;
+    const now = await targetPreview(match, args, readsFor(ctx), ctx.signal, readMs).catch(() => null);
+    return now?.current.version ?? undefined;
+  };
 
   if (classOf(pin) === 'read') {
     return {
@@ -76,28 +112,8 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
         changes: [],
         arguments: { upstream: up.id, tool: pin.name, arguments: masked },
       };
-      const match = up.pins ? recipeFor(pin, up.pins()) : null;
-      // Reads only, on the desk's behalf: no client to ask, no progress to pass on, their own deadline.
-      const target = match
-        ? await targetPreview(
-            match,
-            args,
-            (read, readArgs, signal) =>
-              up.connection.call(read.name, readArgs, {
-                ctx: {
-                  user: ctx.user,
-                  capabilities: ctx.capabilities,
-                  token: ctx.token,
-                  request_id: ctx.request_id,
-                  client: ctx.client,
-                  signal,
-                },
-                maxTotalMs: PREVIEW_LIMITS.readMs,
-                definition: read.approved!.definition as unknown as Record<string, unknown>,
-              }),
-            ctx.signal,
-          )
-        : null;
+      const match = matchNow();
+      const target = match ? await targetPreview(match, args, readsFor(ctx), ctx.signal, readMs) : null;
       return {
         preview: target
           ? {
@@ -136,13 +152,17 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
           `upstream '${up.id}' asks for input (${r.asked}) while a confirmed write is applied, and there is no client to ask then: nothing was done upstream; stage the write again from a client that can answer`,
           { upstream: up.id },
         );
-      const out = outputOf(up, pin.name, r);
+      const out = outputOf(up, pin.name, r, 'throw');
+      // Applied: what the target is now goes to the audit beside what it was (a read that fails leaves it out).
+      const after = await versionAfter(payload, ctx);
       return {
         ...out,
         structured: {
           content: out.content,
           ...(r.structuredContent ? { structuredContent: r.structuredContent } : {}),
+          ...(out.meta ? { _meta: out.meta } : {}),
         },
+        ...(after ? { target_after: after } : {}),
       };
     },
     // The upstream cannot be asked whether a call sent before a crash took effect.
@@ -209,25 +229,51 @@ function hintsOf(def: ToolDefinition): ToolAnnotations {
 /**
  * The upstream's answer as ours: its content blocks with the resource URIs
  * they name wrapped (resource links, embedded resources), so the client can
- * read them back through Gatehouse; an error answer becomes `upstream_error` with its text.
+ * read them back through Gatehouse; its `_meta` as it sent it (resultMeta). An error
+ * result is passed on as one, content and structured content as sent, with
+ * `upstream_error` beside them; `apply` (a confirmed write, no client to hand it to) throws it instead.
  */
-function outputOf(up: UpstreamRuntime, tool: string, r: UpstreamResult): ToolOutput {
+function outputOf(
+  up: UpstreamRuntime,
+  tool: string,
+  r: UpstreamResult,
+  onError: 'pass' | 'throw' = 'pass',
+): ToolOutput {
   const id = up.id;
+  const meta = resultMeta(r._meta);
+  const content = r.content.map((b) => wrapBlockUris(id, b, up.handedOut)) as UpstreamResult['content'];
   if (r.isError) {
     const text = r.content
       .map((c) => (typeof c.text === 'string' ? c.text : ''))
       .join('\n')
       .slice(0, 2000);
-    throw new GatehouseError('upstream_error', `${tool} on upstream ${id} failed: ${text || 'no message'}`, {
-      upstream: id,
-    });
+    const message = `${tool} on upstream ${id} failed: ${text || 'no message'}`;
+    if (onError === 'throw') throw new GatehouseError('upstream_error', message, { upstream: id });
+    return {
+      structured: r.structuredContent ?? {},
+      content,
+      sendStructured: r.structuredContent !== undefined,
+      error: { code: 'upstream_error', message, details: { upstream: id } },
+      ...(meta ? { meta } : {}),
+    };
   }
   const asked = r.asked ? { asked: r.asked } : {};
   if (r.inputRequired) return { structured: {}, inputRequired: r.inputRequired, ...asked };
   return {
     structured: r.structuredContent ?? {},
-    content: r.content.map((b) => wrapBlockUris(id, b, up.handedOut)) as UpstreamResult['content'],
+    content,
     sendStructured: r.structuredContent !== undefined,
+    ...(meta ? { meta } : {}),
     ...asked,
   };
+}
+
+/** The protocol's own keys of a result's `_meta` (`io.modelcontextprotocol/...`: the upstream's server info and revision) describe the upstream's hop, not the answer: Gatehouse's SDK sets its own. */
+const PROTOCOL_META = 'io.modelcontextprotocol/';
+
+/** The upstream's result `_meta` to hand on (a view's `viewUUID`, its own keys), or undefined when there is none. */
+export function resultMeta(meta: unknown): Record<string, unknown> | undefined {
+  if (!meta || typeof meta !== 'object' || Array.isArray(meta)) return undefined;
+  const kept = Object.entries(meta).filter(([k]) => !k.startsWith(PROTOCOL_META));
+  return kept.length ? Object.fromEntries(kept) : undefined;
 }

@@ -11,7 +11,6 @@ import { useLoad } from '../../lib/use-load.ts';
 import { useUserNames } from '../../lib/use-user-names.ts';
 import { errorWords } from '../../lib/words.ts';
 import type { ExportFormat } from '../../api/index.ts';
-import { auditToCsv, auditToJsonl, collectAudit, exportFileName, saveFile } from './audit-export.ts';
 import { EMPTY_FILTERS, matches, toQuery } from './filters.ts';
 import type { FilterForm } from './filters.ts';
 
@@ -144,14 +143,16 @@ function ExportLinks({ query }: { query: AuditQueryInput }) {
   const env = useConsole();
   const [busy, setBusy] = useState<ExportFormat | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
-  const build = async (format: ExportFormat) => {
+  const [saved, setSaved] = useState<string | null>(null);
+  const save = async (format: ExportFormat) => {
+    if (!env.saveExport) return;
     setBusy(format);
     setFailure(null);
-    const all = await collectAudit(env.api, query);
+    setSaved(null);
+    const r = await env.saveExport(format, query);
     setBusy(null);
-    if (!all.ok) return setFailure(`Export failed: ${all.message}`);
-    if (format === 'csv') saveFile(exportFileName('csv'), auditToCsv(all.entries), 'text/csv');
-    else saveFile(exportFileName('jsonl'), auditToJsonl(all.entries), 'application/x-ndjson');
+    if (!r.ok) return setFailure(`Export failed: ${r.message}`);
+    if (r.data.path) setSaved(`Saved the whole filtered log to ${r.data.path} (${formatBytes(r.data.bytes)}).`);
   };
   return (
     <div className="export" role="group" aria-label="Export the filtered log">
@@ -163,15 +164,19 @@ function ExportLinks({ query }: { query: AuditQueryInput }) {
             {format.toUpperCase()}
           </a>
         ) : (
-          <button key={format} type="button" onClick={() => void build(format)} disabled={busy !== null}>
+          <button key={format} type="button" onClick={() => void save(format)} disabled={busy !== null}>
             {busy === format ? 'Exporting…' : format.toUpperCase()}
           </button>
         );
       })}
+      {saved ? <span role="status">{saved}</span> : null}
       {failure ? <ErrorBox message={failure} /> : null}
     </div>
   );
 }
+
+const formatBytes = (n: number): string =>
+  n < 1024 ? `${n} bytes` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`;
 
 function AuditTable({
   page,

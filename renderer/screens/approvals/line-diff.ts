@@ -1,54 +1,17 @@
+import { diffLinesWithin } from '../../../main/contract/line-diff.ts';
+
 export type DiffLine = { op: 'same' | 'add' | 'del'; text: string };
 
-/** Above this many line pairs the LCS table gets too big to be worth it; show before/after instead. */
+/** Above this many line pairs the LCS table gets too big to be worth it in the console; show before/after instead. */
 const MAX_CELLS = 250_000;
+const OP = { ' ': 'same', '+': 'add', '-': 'del' } as const;
 
 /**
- * A line diff (longest common subsequence) for long text fields such as a
- * page body, or null when the texts are too big to compare cheaply.
+ * A line diff for long text fields such as a page body (the service's own,
+ * main/contract/line-diff.ts), or null when the texts are too big to compare cheaply.
  */
 export function lineDiff(before: string, after: string): DiffLine[] | null {
-  const a = before.split('\n');
-  const b = after.split('\n');
-  // Trim the common head and tail first: most edits touch a few lines.
-  let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) head++;
-  let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  const midA = a.slice(head, a.length - tail);
-  const midB = b.slice(head, b.length - tail);
-  if (midA.length * midB.length > MAX_CELLS) return null;
-
-  const n = midA.length;
-  const m = midB.length;
-  const width = m + 1;
-  const lcs = new Uint32Array((n + 1) * width);
-  for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) {
-      lcs[i * width + j] =
-        midA[i] === midB[j]
-          ? lcs[(i + 1) * width + j + 1]! + 1
-          : Math.max(lcs[(i + 1) * width + j]!, lcs[i * width + j + 1]!);
-    }
-  }
-  const out: DiffLine[] = a.slice(0, head).map((text) => ({ op: 'same', text }));
-  let i = 0;
-  let j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && midA[i] === midB[j]) {
-      out.push({ op: 'same', text: midA[i]! });
-      i++;
-      j++;
-    } else if (j < m && (i === n || lcs[i * width + j + 1]! >= lcs[(i + 1) * width + j]!)) {
-      out.push({ op: 'add', text: midB[j]! });
-      j++;
-    } else {
-      out.push({ op: 'del', text: midA[i]! });
-      i++;
-    }
-  }
-  for (const text of a.slice(a.length - tail)) out.push({ op: 'same', text });
-  return out;
+  return diffLinesWithin(before, after, MAX_CELLS)?.map((o) => ({ op: OP[o.op], text: o.text })) ?? null;
 }
 
 /** Long unchanged runs collapse to a few lines of context around each change. */

@@ -7,6 +7,7 @@ import {
   type UpstreamToolView,
 } from '../../../main/contract/index.ts';
 import { ErrorBox } from '../../components/load-state.tsx';
+import { asksOf } from './view-review.tsx';
 import { useApi } from '../../lib/console-context.tsx';
 
 /** A waiting prompt's argument names as listed (required ones marked). */
@@ -20,7 +21,7 @@ const argumentsOf = (p: UpstreamPromptView): string[] => {
 /**
  * The second consent: the tools the new upstream listed, each with its class
  * (read runs at once; write is staged for approval) and definition hash, and
- * its prompts with their descriptions and arguments. None
+ * its prompts with their descriptions and arguments, its MCP App views with what each asks the host for. None
  * is offered to a client until the person agrees to this set; agreeing pins
  * exactly the definitions shown (the service refuses if one changed since).
  * "Don't add it" removes the upstream and its secrets.
@@ -40,8 +41,9 @@ export function ToolConsent({
   const api = useApi();
   const waiting = detail.tool_list.filter((t) => t.pending && !t.removed);
   const prompts = detail.prompt_list.filter((p) => p.pending && !p.removed);
-  // "N tools" as before; its prompts named too when it lists any
-  const what = `${waiting.length} tools${prompts.length ? ` and ${prompts.length} prompts` : ''}`;
+  const views = (detail.view_list ?? []).filter((v) => v.pending && !v.removed);
+  // "N tools" as before; its prompts and views named too when it has any
+  const what = `${waiting.length} tools${prompts.length ? `${views.length ? ',' : ' and'} ${prompts.length} prompts` : ''}${views.length ? ` and ${views.length} views` : ''}`;
   // Only the classes the person changed; a tool listed anew after a reload starts from its own.
   const [classes, setClasses] = useState<ReadonlyMap<string, ToolClass>>(new Map());
   const classOf = (t: UpstreamToolView) => classes.get(t.tool) ?? t.class;
@@ -57,6 +59,7 @@ export function ToolConsent({
       id: detail.id,
       consent: waiting.map((t) => ({ tool: t.tool, hash: t.pending!.hash })),
       prompt_consent: prompts.map((p) => ({ prompt: p.prompt, hash: p.pending!.hash })),
+      ...(views.length ? { view_consent: views.map((v) => ({ view: v.view, hash: v.pending!.hash })) } : {}),
       read: changed.filter((t) => classOf(t) === 'read').map((t) => t.tool),
       write: changed.filter((t) => classOf(t) === 'write').map((t) => t.tool),
     });
@@ -148,11 +151,37 @@ export function ToolConsent({
           </tbody>
         </table>
       ) : null}
+      {views.length ? (
+        <table className="upstream-tools" aria-label={`Views of ${detail.id}`}>
+          <thead>
+            <tr>
+              <th scope="col">View</th>
+              <th scope="col">Asks for</th>
+              <th scope="col">Size</th>
+              <th scope="col">Definition</th>
+            </tr>
+          </thead>
+          <tbody>
+            {views.map((v) => (
+              <tr key={v.view}>
+                <td>
+                  <code>{shown(v.name)}</code>
+                </td>
+                <td>{shown(asksOf(v))}</td>
+                <td>{(v.size / 1024).toFixed(1)} KiB</td>
+                <td>
+                  <code title={v.pending!.hash}>{v.pending!.hash.slice(0, 19)}…</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
       <div className="form-buttons">
         <button
           type="button"
           className="primary"
-          disabled={busy || waiting.length + prompts.length === 0}
+          disabled={busy || waiting.length + prompts.length + views.length === 0}
           onClick={() => void agree()}
         >
           Offer these {what}

@@ -17,13 +17,16 @@ import { ClassToggle } from './class-toggle.tsx';
 import { SignIn } from './sign-in.tsx';
 import { ToolConsent } from './tool-consent.tsx';
 import { PendingReview, PromptTable, type ReviewActs } from './prompt-review.tsx';
+import { PreviewRecipes } from './preview-recipes.tsx';
+import { ViewTable } from './view-review.tsx';
 
 /**
  * Upstream MCP servers (docs/upstreams.md): each one's health and what it
  * runs (the command, arguments and environment names of a stdio server; the
  * URL and header names of an HTTP one; never a value), its tools with class,
- * state and pinned hash, its prompts likewise (prompt-review.tsx), the diff
- * of every quarantined definition with an Approve and a Hide button, and the last lines of its stderr; adding one
+ * state and pinned hash, its prompts and MCP App views likewise (prompt-review.tsx, view-review.tsx), the diff
+ * of every quarantined definition with an Approve and a Hide button, its
+ * writes' preview recipes (preview-recipes.tsx), and the last lines of its stderr; adding one
  * (add-upstream.tsx, with the person's consent twice), testing, disabling and
  * removing it.
  */
@@ -85,6 +88,8 @@ export function Upstreams() {
                         {u.tools.approved} approved{u.tools.quarantined ? `, ${u.tools.quarantined} to review` : ''}
                         {u.tools.hidden ? `, ${u.tools.hidden} hidden` : ''}
                         {u.prompts.quarantined ? `; ${u.prompts.quarantined} prompts to review` : ''}
+                        {u.views?.approved ? `; ${u.views.approved} views` : ''}
+                        {u.views?.quarantined ? `; ${u.views.quarantined} views to review` : ''}
                       </td>
                       <td>{u.health.restarts}</td>
                       <td>{u.health.last_error ?? '—'}</td>
@@ -213,6 +218,8 @@ function UpstreamPanel({ id, onChanged, onRemoved }: { id: string; onChanged: ()
             ))}
             <ToolTable tools={d.tool_list} busy={busy} onReview={(input) => void review(input)} />
             <PromptTable prompts={d.prompt_list} busy={busy} onReview={(input) => void review(input)} />
+            <PreviewRecipes detail={d} onChanged={detail.reload} />
+            <ViewTable views={d.view_list ?? []} busy={busy} onReview={(input) => void review(input)} />
             {d.kind === 'stdio' ? (
               <details>
                 <summary>Log: what the program wrote to stderr (last {d.stderr.length} lines)</summary>

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compactDiff, diffLines } from '../../../main/lib/line-diff.ts';
+import { compactDiff } from '../../../main/lib/line-diff.ts';
+import { diffLines } from '../../../main/contract/line-diff.ts';
 import { parseMarkdown } from '../../../main/plugins/site/markdown.ts';
 import { readability, sentences, syllablesDe, syllablesEn } from '../../../main/plugins/site/readability.ts';
 import { classifyLink } from '../../../main/plugins/site/seo-links.ts';

@@ -103,9 +103,13 @@ describe('write_file over an existing file', () => {
     const done = await u.ok<StagedView>('POST', `staged/${id}/confirm`);
     expect(done.status).toBe('confirmed');
     expect(await readFile(file, 'utf8')).toBe(next);
-    // the audit line of the applied write names what it replaced: the file's sha256 as the preview read it
+    // the audit line of the applied write names what it replaced (the file's sha256 as the preview read it) and,
+    // read again once applied, what it left
     const page = await u.ok<AuditPage>('GET', 'audit?tool=fs__write_file&result=confirmed');
-    expect(page.entries[0]!.binding).toMatchObject({ target: createHash('sha256').update(OLD).digest('hex') });
+    expect(page.entries[0]!.binding).toMatchObject({
+      target: createHash('sha256').update(OLD).digest('hex'),
+      target_after: createHash('sha256').update(next).digest('hex'),
+    });
   });
 
   it('refuses a confirm as stale_preview when the file changed since it was read, and keeps the new text', async () => {
@@ -218,16 +222,26 @@ describe('server-memory behind the desk', () => {
     expect(s.preview.current!.states).toHaveLength(1);
     expect(s.preview.current!.states[0]!.label).toBe('entities (open_nodes)');
     expect(s.preview.current!.states[0]!.text).toContain('wrote the first program');
+    // applied: the entities read again (gone now) are another version than the one the person saw
+    await u.ok('POST', `staged/${s.id}/confirm`);
+    const page = await u.ok<AuditPage>('GET', 'audit?tool=mem__delete_entities&result=confirmed');
+    const binding = page.entries[0]!.binding!;
+    expect(binding.target).toBe(s.preview.current!.version);
+    expect(binding.target_after).toMatch(/^[0-9a-f]{64}$/);
+    expect(binding.target_after).not.toBe(binding.target);
     await m.close();
   });
 });
 
 describe('a hostile upstream behind the desk', () => {
+  // A world of its own, whose preview reads may take 300 ms (the bound is injected): a hang costs that, not 5 s.
+  const READ_MS = 300;
   const fixture = `${REPO}test/fixtures/upstream/preview-upstream.mjs`;
   let journal: string;
+  let hw: UpstreamWorld;
   let h: Client;
   const add = async (id: string, mode: string) =>
-    u.ok('POST', 'upstreams', {
+    hw.ok('POST', 'upstreams', {
       id,
       transport: {
         kind: 'stdio',
@@ -240,27 +254,36 @@ describe('a hostile upstream behind the desk', () => {
         sandbox: { write: [dir] },
       },
     });
+  const hview = (id: string) => hw.ok<StagedView>('GET', `staged/${id}`);
 
   beforeAll(async () => {
+    hw = await startUpstreamWorld({ license: null, previewReadMs: READ_MS });
     journal = join(dir, 'journal.txt');
     await writeFile(journal, '');
     for (const mode of ['hang', 'error', 'flood', 'ok']) await add(`p${mode}`, mode);
-    h = await u.mcp();
+    h = await hw.mcp();
   }, 120_000);
-  afterAll(() => h?.close());
+  afterAll(async () => {
+    await h?.close();
+    await hw?.stop();
+  });
 
-  it('stages with the arguments and the reason when the read hangs, fails or floods', async () => {
+  it('stages with the arguments and the reason when the read hangs, fails or floods, within the injected bound', async () => {
     for (const [mode, reason] of [
-      ['hang', `preview unavailable: read_text_file did not answer within ${PREVIEW_LIMITS.readMs / 1000} s`],
+      ['hang', 'preview unavailable: read_text_file did not answer within 0.3 s'],
       ['error', 'the read answered an error: disk on fire'],
       // 50 MB is cut off by the time bound or closes the session first, whichever comes first here
       ['flood', 'preview unavailable: read_text_file '],
     ] as const) {
+      const started = performance.now();
       const r = (await h.callTool({ name: `p${mode}__write_file`, arguments: { path: '/x', content: 'new' } })) as {
         structuredContent?: { staged_id: string };
       };
-      const s = await view(r.structuredContent!.staged_id);
+      const took = performance.now() - started;
+      const s = await hview(r.structuredContent!.staged_id);
       expect(s.preview.current!.summary, mode).toContain(reason);
+      // the bound, not the default 5 s: a hang or a flood costs the staging at most about READ_MS
+      expect(took, mode).toBeLessThan(PREVIEW_LIMITS.readMs);
     }
     expect(await readFile(journal, 'utf8')).toBe('');
   }, 60_000);
@@ -270,7 +293,7 @@ describe('a hostile upstream behind the desk', () => {
       name: 'pok__edit_file',
       arguments: { path: '/x', edits: [{ oldText: 'contents', newText: 'CONTENTS' }], dryRun: true },
     })) as { structuredContent?: { staged_id: string } };
-    const s = await view(r.structuredContent!.staged_id);
+    const s = await hview(r.structuredContent!.staged_id);
     expect(s.preview.current!.summary).toBe('x: 1 line changed');
     expect(await readFile(journal, 'utf8')).toBe('');
   });

@@ -44,13 +44,16 @@ export async function startUpstreamWorld(
     sandboxHome?: string;
     /** a machine that answers this when asked whether it can confine */
     sandboxDetect?: () => Promise<Detection>;
+    /** how long each read of a write's preview may take (the desk's hang and flood tests shorten it) */
+    previewReadMs?: number;
   } = {},
 ): Promise<UpstreamWorld> {
-  const { oauth, license = 'pro', sandboxHome, sandboxDetect, ...service } = extra;
+  const { oauth, license = 'pro', sandboxHome, sandboxDetect, previewReadMs, ...service } = extra;
   const w = await startWireWorld({
     service: {
       upstreams: {
         backoff: { baseMs: 50, maxMs: 400 },
+        ...(previewReadMs ? { previewReadMs } : {}),
         ...(oauth ? { oauth } : {}),
         // the sandbox tests' own HOME (with a planted key), kept from the servers like a person's
         ...(sandboxHome || sandboxDetect

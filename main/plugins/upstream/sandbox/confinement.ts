@@ -50,21 +50,27 @@ const LINUX_DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
  */
 export class Confinement {
   private detection: Detection | null = null;
-  private readonly sandbox: Promise<Sandbox | null>;
+  private asked: Promise<Sandbox | null> | null = null;
   private readonly platform: NodeJS.Platform;
   readonly home: string;
 
   constructor(private readonly deps: ConfinementDeps) {
     this.platform = deps.platform ?? process.platform;
     this.home = deps.home ?? homedir();
-    const d = deps.detect ? deps.detect() : detectSandbox(this.platform);
-    this.sandbox = (d ?? Promise.resolve(null)).then((r) => {
+  }
+
+  /** The machine is asked at the first need, not at construction: a CLI command that starts no upstream runs no `bwrap --version`. */
+  private get sandbox(): Promise<Sandbox | null> {
+    this.asked ??= (
+      (this.deps.detect ? this.deps.detect() : detectSandbox(this.platform)) ?? Promise.resolve(null)
+    ).then((r) => {
       this.detection = r;
       if (!r?.ok) return null;
       return r.backend === 'bubblewrap'
         ? new BubblewrapSandbox({ bwrap: r.bwrap, disableUserns: r.disableUserns })
         : new SeatbeltSandbox({ sandboxExec: r.sandboxExec });
     });
+    return this.asked;
   }
 
   /** Resolves once the machine was asked (views before that say "checking"). */
