@@ -10,6 +10,7 @@ import type { LabelledVault } from './store/vault.ts';
 import type { StagedFiles } from './store/staged-files.ts';
 import { VERSION } from './version.ts';
 import { awaitsSettlement } from './contract/staged.ts';
+import { setAsideWarning } from './plugins/upstream/upstreams-salvage.ts';
 
 /** The cloud part of the health report while no cloud gateway is connected. */
 export const NOT_CONNECTED: CloudHealth = {
@@ -39,6 +40,8 @@ export interface HealthDeps {
   vault: LabelledVault;
   options: StoreFacts;
   siteStore: StoreFacts;
+  /** upstreams.json: an upstream set aside is its own warning (upstreams-salvage.ts) */
+  upstreamStore?: StoreFacts;
   stagedFiles: Pick<StagedFiles, 'problems'>;
   registry: Registry;
   staging: Pick<Staging, 'pendingCount' | 'list'>;
@@ -104,10 +107,12 @@ export function healthReporter(deps: HealthDeps): () => HealthReport {
           },
         ]
       : []),
-    ...[deps.options.corruptBackup, deps.siteStore.corruptBackup].filter(Boolean).map((f) => ({
-      code: 'store_corrupt',
-      message: `A corrupt data file was moved aside to ${f}; Gatehouse started from defaults for it.`,
-    })),
+    ...[deps.options.corruptBackup, deps.siteStore.corruptBackup, deps.upstreamStore?.corruptBackup]
+      .filter(Boolean)
+      .map((f) => ({
+        code: 'store_corrupt',
+        message: `A corrupt data file was moved aside to ${f}; Gatehouse started from defaults for it.`,
+      })),
     ...[deps.options, deps.siteStore].flatMap((s) =>
       s.salvaged
         ? [
@@ -118,6 +123,7 @@ export function healthReporter(deps: HealthDeps): () => HealthReport {
           ]
         : [],
     ),
+    ...[deps.upstreamStore ? setAsideWarning(deps.upstreamStore) : null].filter((w): w is Warning => w !== null),
     ...deps.stagedFiles.problems.map((message) => ({ code: 'store_corrupt', message })),
     ...deps.registry.listPlugins().flatMap((p) => {
       const s = p.status?.();

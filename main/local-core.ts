@@ -38,7 +38,7 @@ import { createClientsService } from './clients/clients-service.ts';
 import type { PlaceOf } from './contract/client-locations.ts';
 import { JsonFileStore } from './store/json-file-store.ts';
 import { openVault, type LabelledVault, type VaultChoice } from './store/vault.ts';
-import { acquireLock, type LockHandle } from './store/process-lock.ts';
+import { acquireLock, startRefused, type LockHandle } from './store/process-lock.ts';
 import { AuditLog } from './store/audit/log.ts';
 import { createLogger } from './lib/logger.ts';
 import { createSitePlugin } from './plugins/site/index.ts';
@@ -60,6 +60,7 @@ import type { CloudProduct } from './contract/cloud/catalog.ts';
 import { UpstreamManager, type UpstreamManagerDeps } from './plugins/upstream/upstream-manager.ts';
 import { cloudMetadataUrl } from './plugins/upstream/oauth/oauth-upstreams.ts';
 import { UpstreamsData, emptyUpstreams } from './plugins/upstream/upstream-data.ts';
+import { salvageUpstreams } from './plugins/upstream/upstreams-salvage.ts';
 
 export interface LocalCoreConfig {
   dataDir: string;
@@ -262,6 +263,8 @@ export async function openLocalCore(config: LocalCoreConfig) {
       schema: UpstreamsData,
       defaults: emptyUpstreams,
       log,
+      // One bad upstream is set aside, not the file: the others run (upstreams-salvage.ts).
+      salvage: salvageUpstreams,
     });
     const upstreams = new UpstreamManager({
       store: upstreamStore,
@@ -291,6 +294,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
       vault,
       options,
       siteStore,
+      upstreamStore,
       stagedFiles,
       registry,
       staging,
@@ -418,6 +422,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
         if (closed) return;
         closed = true;
         jobs.stop();
+        await upstreams.stopAll();
         await registry.stop((id, e) => log.error(`plugin '${id}' failed to stop`, { error: (e as Error).message }));
         await upstreams.oauth.close();
         await cloud.close().catch((e) => log.error('cloud client close failed', { error: (e as Error).message }));
@@ -435,7 +440,8 @@ export async function openLocalCore(config: LocalCoreConfig) {
     };
   } catch (e) {
     await lock.release();
-    throw e;
+    // A file the start writes after the lock (the settings, the audit log) refused by the disk: the same one sentence.
+    throw (await startRefused(config.dataDir, e)) ?? e;
   }
 }
 export type LocalCore = Awaited<ReturnType<typeof openLocalCore>>;

@@ -21,6 +21,8 @@ export interface TrayState {
   update: string | null;
   /** the disk refuses writes, in words (tool calls are refused meanwhile), or null */
   storage: string | null;
+  /** upstreams set aside at start for an invalid field in upstreams.json (their ids), or none */
+  setAside: string[];
   /** OAuth upstreams whose sign-in ran out (docs/oauth.md): one "sign in again" item each */
   signIns: SignInItem[];
   /** upstream definitions held for review (offered to no client until a person approves them), and the first server with some */
@@ -67,6 +69,7 @@ export const INITIAL_TRAY_STATE: TrayState = {
   cloud: NO_CLOUD,
   update: null,
   storage: null,
+  setAside: [],
   signIns: [],
   review: { count: 0, first: null },
 };
@@ -118,6 +121,7 @@ export function trayIconState(state: TrayState): TrayIconState {
   if (state.phase === 'failed' || state.pendingTotal > 0) return 'attention';
   if (state.phase === 'running' && state.signIns.length > 0) return 'attention';
   if (state.phase === 'running' && state.storage) return 'attention';
+  if (state.phase === 'running' && state.setAside.length > 0) return 'attention';
   if (state.phase === 'running' && state.review.count > 0) return 'attention';
   if (state.phase === 'running' && state.cloud.quotas.some((q) => q.level === 'exceeded')) return 'attention';
   return state.phase === 'running' && state.enabled ? 'on' : 'off';
@@ -130,6 +134,7 @@ export function trayTooltip(state: TrayState): string {
   if (state.phase === 'failed') return 'Gatehouse: the service is not running';
   const parts = [`Gatehouse: ${state.enabled ? 'on' : 'off'}`];
   if (state.storage) parts.push(state.storage);
+  if (state.setAside.length) parts.push(setAsideWords(state.setAside));
   if (state.pendingTotal) parts.push(approvals(state.pendingTotal));
   if (state.review.count) parts.push(waitingForReview(state.review.count));
   const quota = quotaTooltip(state.cloud);
@@ -153,6 +158,15 @@ export function menuLabel(text: string, max = 60): string {
 }
 
 /** The tray menu, built from the state alone: the same state always gives the same menu. */
+/** The ids of the upstreams the health report says were set aside (upstreams-salvage.ts), in its words. */
+export function traySetAside(warnings: readonly { code: string; message: string }[]): string[] {
+  const w = warnings.find((x) => x.code === 'upstream_set_aside');
+  return w ? [...w.message.matchAll(/upstream '([^']{1,64})'/g)].map((m) => m[1]!) : [];
+}
+
+const setAsideWords = (ids: readonly string[]) =>
+  ids.length === 1 ? `upstream ${ids[0]} was set aside` : `${ids.length} upstreams were set aside`;
+
 /** The tray's words for a storage warning of the health report (storage_full, storage_failing), or null. */
 export function trayStorage(warnings: readonly { code: string }[]): string | null {
   const w = warnings.find((x) => x.code === 'storage_full' || x.code === 'storage_failing');
@@ -197,6 +211,15 @@ export function buildTrayMenu(state: TrayState, act: TrayActions): MenuItemConst
           {
             id: 'storage',
             label: menuLabel(`${state.storage}: tool calls are refused`, 80),
+            click: () => act.openConsole(),
+          },
+        ]
+      : []),
+    ...(running && state.setAside.length
+      ? [
+          {
+            id: 'set-aside',
+            label: menuLabel(`${setAsideWords(state.setAside)}: invalid in upstreams.json…`, 80),
             click: () => act.openConsole(),
           },
         ]

@@ -1,7 +1,7 @@
 import type { ApiDispatch, ApiEvent } from '../contract/api.ts';
 import type { ConsoleScreen } from './app-url.ts';
 import { NO_CLOUD, trayCloud } from './tray-cloud.ts';
-import { INITIAL_TRAY_STATE, pendingItems, reviewItems, signInItems, trayStorage } from './tray-menu.ts';
+import { INITIAL_TRAY_STATE, pendingItems, reviewItems, signInItems, traySetAside, trayStorage } from './tray-menu.ts';
 import type { TrayActions, TrayState } from './tray-menu.ts';
 
 /**
@@ -61,7 +61,13 @@ export class TrayStateKeeper {
         ]);
         if (this.dispatch !== dispatch) return;
         this.set({
-          ...(health.ok ? { enabled: health.data.enabled, storage: trayStorage(health.data.warnings) } : {}),
+          ...(health.ok
+            ? {
+                enabled: health.data.enabled,
+                storage: trayStorage(health.data.warnings),
+                setAside: traySetAside(health.data.warnings),
+              }
+            : {}),
           ...(staged.ok ? { pending: pendingItems(staged.data), pendingTotal: staged.data.length } : {}),
           ...(upstreams.ok ? { signIns: signInItems(upstreams.data), review: reviewItems(upstreams.data) } : {}),
           ...(cloud.ok || health.ok

@@ -54,7 +54,9 @@ export async function serve(args: string[]): Promise<void> {
   // The stop must finish within 2 s (with a margin for the exit itself).
   stopOnSignals(() => svc.stop(), log, 1900);
   // Data that had to be salvaged or moved aside is said here too, not only in the log and the console.
-  const warnings = svc.core.health().warnings.filter((w) => w.code === 'store_salvaged' || w.code === 'store_corrupt');
+  const warnings = svc.core
+    .health()
+    .warnings.filter((w) => ['store_salvaged', 'store_corrupt', 'upstream_set_aside'].includes(w.code));
   const info = {
     base_url: svc.baseUrl,
     mcp_url: svc.mcpUrl,

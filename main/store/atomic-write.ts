@@ -131,12 +131,15 @@ export async function ensurePrivateDir(dir: string): Promise<void> {
  */
 export async function createExclusive(path: string, content: string): Promise<boolean> {
   const temp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(temp, content, { mode: 0o600, flag: 'wx' });
+  let written = false;
   try {
+    // Inside the try: on a full disk the temp is created and its write refused, and it must not stay behind.
+    await writeFile(temp, content, { mode: 0o600, flag: 'wx' });
+    written = true;
     await link(temp, path);
     return true;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    if (written && (e as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw e;
   } finally {
     await unlink(temp).catch(() => undefined);

@@ -1,5 +1,7 @@
 import { join } from 'node:path';
+import { statfs } from 'node:fs/promises';
 import { GatehouseError } from '../core/errors.ts';
+import { errorCode, isDiskRefusal } from '../lib/os-error.ts';
 import { ensurePrivateDir } from './atomic-write.ts';
 import { isPidAlive } from './pid-alive.ts';
 import {
@@ -36,7 +38,9 @@ export async function acquireLock(dataDir: string, owner: LockOwnerKind): Promis
   const record = newLockRecord(owner);
   let unreadable = false;
   for (let attempt = 0; attempt < 20; attempt++) {
-    const got = await tryLock(file, record);
+    const got = await tryLock(file, record).catch(async (e: unknown) => {
+      throw (await startRefused(dataDir, e)) ?? e;
+    });
     if (got.state === 'taken') return handleFor(file, record);
     if (got.state === 'held') throw lockedError(dataDir, file, got.by);
     unreadable = got.state === 'unreadable';
@@ -49,6 +53,28 @@ export async function acquireLock(dataDir: string, owner: LockOwnerKind): Promis
     );
   }
   throw new GatehouseError('store_locked', `could not take the lock ${file}: it keeps changing hands; try again`);
+}
+
+/** What a start needs free in the data dir: its lock, the settings and the audit log's first lines, with room to spare. */
+export const START_ROOM_BYTES = 1024 * 1024;
+
+/** A disk that refuses a file a start writes (the lock first) is said in one sentence, naming the dir; else null. */
+export async function startRefused(dataDir: string, e: unknown): Promise<GatehouseError | null> {
+  if (!isDiskRefusal(e)) return null;
+  const code = errorCode(e);
+  const free = await statfs(dataDir).then(
+    (s) => s.bavail * s.bsize,
+    () => null,
+  );
+  const why =
+    code === 'ENOSPC' || code === 'EDQUOT'
+      ? `its disk is full (${code}${free === null ? '' : `, ${Math.floor(free / 1024)} KiB free`})`
+      : `its disk refused a write (${code})`;
+  return new GatehouseError(
+    'storage_unavailable',
+    `cannot start on ${dataDir}: ${why}; Gatehouse needs at least ${START_ROOM_BYTES / 1024 / 1024} MiB free there (its lock, settings and audit log): free some space, then start again`,
+    { data_dir: dataDir, error: code, free_bytes: free, needed_bytes: START_ROOM_BYTES },
+  );
 }
 
 /** Who holds the lock, if anyone: `alive` false means a stale lock that the next acquirer takes over. */

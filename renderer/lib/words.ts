@@ -24,6 +24,7 @@ export const errorWords = (code: string): string => ERROR_WORDS[code] ?? code;
 const WARNING_TITLES: Record<string, string> = {
   vault_file: 'Secrets are in a plain file',
   store_corrupt: 'A damaged data file was set aside',
+  upstream_set_aside: 'A connected server was set aside',
   upstream_down: 'A connected server is down',
   upstream_sign_in_required: 'A connected server needs you to sign in again',
   outcome_unknown: 'A write needs checking',

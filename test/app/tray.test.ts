@@ -10,7 +10,7 @@ vi.mock('electron', () => import('./electron-mock.ts'));
 const electron = await import('./electron-mock.ts');
 const { TrayController } = await import('../../main/app/tray.ts');
 const { TrayStateKeeper, createTrayActions } = await import('../../main/app/tray-state.ts');
-const { reviewItems, trayStorage } = await import('../../main/app/tray-menu.ts');
+const { reviewItems, traySetAside, trayStorage } = await import('../../main/app/tray-menu.ts');
 const { openLocalCore } = await import('../../main/local-core.ts');
 const { dispatchAs } = await import('../../main/core/admin/invoke.ts');
 
@@ -35,6 +35,7 @@ const running = {
   cloud: { connected: false, problem: null, quotas: [] },
   update: null,
   storage: null,
+  setAside: [],
   signIns: [],
   review: { count: 0, first: null },
 };
@@ -94,6 +95,27 @@ describe('tray controller', () => {
     tray.update({ ...running, storage: trayStorage([]) });
     expect(t.image.path).toBe('/assets/tray-onTemplate.png');
     expect((t.menu!.template as MenuItemConstructorOptions[]).find((m) => m.id === 'storage')).toBeUndefined();
+  });
+
+  it('says when an upstream was set aside at start: attention icon, tooltip and a menu line that opens the console', () => {
+    const openConsole = vi.fn();
+    const tray = new TrayController({ iconDir: '/assets', platform: 'darwin', actions: { ...noActions, openConsole } });
+    const t = electron.Tray.created[0]!;
+    const warning = {
+      code: 'upstream_set_aside',
+      message:
+        "/d/upstreams.json had an invalid upstream: set aside upstream 'bad' (upstreams[1]: timeout_ms: Invalid input); the other upstreams run.",
+    };
+    tray.update({ ...running, setAside: traySetAside([{ code: 'vault_file', message: '' }, warning]) });
+    expect(t.image.path).toBe('/assets/tray-attentionTemplate.png');
+    expect(t.tooltip).toBe('Gatehouse: on · upstream bad was set aside');
+    const line = (t.menu!.template as MenuItemConstructorOptions[]).find((m) => m.id === 'set-aside')!;
+    expect(line.label).toBe('upstream bad was set aside: invalid in upstreams.json…');
+    (line.click as () => void)();
+    expect(openConsole).toHaveBeenCalled();
+    tray.update({ ...running, setAside: traySetAside([]) });
+    expect(t.image.path).toBe('/assets/tray-onTemplate.png');
+    expect((t.menu!.template as MenuItemConstructorOptions[]).find((m) => m.id === 'set-aside')).toBeUndefined();
   });
 
   it('uses coloured icons elsewhere, and a left click opens the console', () => {

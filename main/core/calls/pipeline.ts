@@ -9,7 +9,7 @@ import type { Auditor, AuditFacts } from './auditor.ts';
 import type { UsageReporter } from './usage.ts';
 import { viewerOf } from './registry.ts';
 import { actorOf } from './auditor.ts';
-import { GatehouseError } from '../errors.ts';
+import { codeOf, GatehouseError } from '../errors.ts';
 import { DEFAULT_CALL_TIMEOUT_MS, withDeadline } from './deadline.ts';
 import { USAGE_EVENTS } from './usage.ts';
 import { argsShape } from './args-shape.ts';
@@ -183,7 +183,7 @@ export class Pipeline {
       this.deps.usage.record({ event: USAGE_EVENTS.toolCalled, product: 'mcp', feature: tool.feature, units: 1 });
       return { kind: 'result', output };
     } catch (e) {
-      const code = e instanceof GatehouseError ? e.code : 'internal_error';
+      const code = codeOf(e);
       auditor.record(
         { ...facts, result: code === 'forbidden' ? 'denied' : 'error', error_code: code, duration_ms: elapsed() },
         actor,
@@ -246,7 +246,7 @@ export class Pipeline {
       audit({ result: 'ok', ...source });
       return { resource, text };
     } catch (e) {
-      audit({ result: 'error', error_code: e instanceof GatehouseError ? e.code : 'internal_error', ...source });
+      audit({ result: 'error', error_code: codeOf(e), ...source });
       throw e;
     }
   }

@@ -8,7 +8,7 @@ import type { CallContext, Plugin, PluginSurface } from './tool.ts';
 import type { ListedPrompt, ListedResource, ListedTemplate } from './surface.ts';
 import { actorOf } from './auditor.ts';
 import { viewerOf } from './registry.ts';
-import { GatehouseError } from '../errors.ts';
+import { codeOf, GatehouseError } from '../errors.ts';
 import { withDeadline, DEFAULT_CALL_TIMEOUT_MS } from './deadline.ts';
 import type { PolicyGate } from '../policy/policy-gate.ts';
 
@@ -154,7 +154,7 @@ export class SurfaceCalls {
       audit({ result: 'ok' });
       return out;
     } catch (e) {
-      audit({ result: 'error', error_code: e instanceof GatehouseError ? e.code : 'internal_error' });
+      audit({ result: 'error', error_code: codeOf(e) });
       throw e;
     }
   }

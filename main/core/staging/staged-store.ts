@@ -20,6 +20,8 @@ export class MemoryStagedStore implements StagedStore {
   readonly records = new Map<string, StagedPayload>();
   /** set to make the next put fail, once */
   failNextPut: Error | null = null;
+  /** puts that still succeed before `failNextPut` applies (a kill at a later step of a transition) */
+  passPuts = 0;
 
   constructor(initial: readonly StagedPayload[] = []) {
     for (const r of initial) this.records.set(r.id, structuredClone(r));
@@ -32,7 +34,8 @@ export class MemoryStagedStore implements StagedStore {
   async put(item: StagedPayload): Promise<void> {
     await Promise.resolve();
     const fail = this.failNextPut;
-    if (fail) {
+    if (fail && this.passPuts > 0) this.passPuts--;
+    else if (fail) {
       this.failNextPut = null;
       throw fail;
     }

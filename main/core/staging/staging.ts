@@ -25,7 +25,7 @@ import { RECOVERY, deciderPrincipal, expiredError, newStagedItem, refOf, type De
 export { canonicalJson, type Decider } from './staging-parts.ts';
 import { checkAgentDecision } from '../identity/permissions.ts';
 import { DEFAULT_STAGING_LIMITS, StagedIndex, jsonBytes, ownerKey, type StagingLimits } from './staged-index.ts';
-import { GatehouseError } from '../errors.ts';
+import { codeOf, GatehouseError } from '../errors.ts';
 import { capabilitiesOf } from '../identity/users.ts';
 import { bindingOf, checkPresented, stalenessOf } from './approval-binding.ts';
 import { BLOCK_MESSAGES, type Blocked, type Standing } from './staged-standing.ts';
@@ -352,7 +352,7 @@ export class Staging {
       ({ structured: result, target: made, target_after: after } = await tool.apply(item.payload, ctx, refOf(intent)));
     } catch (e) {
       // apply changes all or nothing: it threw, so nothing was applied.
-      await settleFailed(intent, e instanceof GatehouseError ? e.code : 'internal_error', (e as Error).message ?? '');
+      await settleFailed(intent, codeOf(e), (e as Error).message ?? '');
       throw e;
     }
     // A creation names its target only once applied: the confirm's entry records what was made.
@@ -379,6 +379,9 @@ export class Staging {
     actor: Actor,
     facts: Partial<AuditFacts>,
   ): Promise<StagedPayload> {
+    // The result is kept with the intent before its entry: a crash after either leaves a write recovery confirms
+    // with that result, once, whether its plugin can tell (built-ins) or not (an upstream, which cannot be asked).
+    if (result !== undefined && intent.result === undefined) intent = await this.ledger.keepOpen({ ...intent, result });
     if (!this.confirmRecorded.has(intent.id)) {
       this.ledger.audit(intent, 'confirmed', actor, facts);
       this.confirmRecorded.add(intent.id);
@@ -387,7 +390,7 @@ export class Staging {
       await this.deps.auditor.durable();
     } catch (e) {
       throw new GatehouseError(
-        'service_unavailable',
+        codeOf(e) === 'storage_unavailable' ? 'storage_unavailable' : 'service_unavailable',
         `the write was applied, but its audit entry could not be saved (${(e as Error).message}); it is retried, and confirming again completes the decision`,
         { staged_id: intent.id },
       );
@@ -408,21 +411,23 @@ export class Staging {
   private async resolveApplying(item: StagedPayload): Promise<StagedPayload> {
     const tool = this.deps.registry.get(item.tool);
     const ref = refOf(item);
-    const answer: AppliedState = tool?.write && tool.applied ? await tool.applied(ref) : { state: 'unknown' };
     // The intent recorded who decided: the completed confirm is still theirs.
     const decider = item.decided_by;
     const actor: Actor =
       decider?.kind === 'token'
         ? { principal: decider, user_id: item.user_id, client: item.client, request_id: item.request_id }
         : { principal: decider, user_id: item.user_id, request_id: null };
-    if (answer.state === 'applied') {
-      if (
-        !this.confirmRecorded.has(item.id) &&
-        (await this.deps.auditTrail.hasStagedEntry(item.id, 'confirmed', ref.since))
-      )
-        this.confirmRecorded.add(item.id);
-      return this.markConfirmed(item, answer.output.structured, actor, { feature_key: tool?.feature ?? null });
-    }
+    const entered =
+      this.confirmRecorded.has(item.id) || (await this.deps.auditTrail.hasStagedEntry(item.id, 'confirmed', ref.since));
+    if (entered) this.confirmRecorded.add(item.id);
+    const facts = { feature_key: tool?.feature ?? null };
+    // The durable record first, for every plugin: a result kept with the intent, or a `confirmed` entry, means the
+    // apply returned. It is confirmed with that result, once (the entry is never written twice); with only the entry,
+    // with what the plugin can tell of it (an upstream cannot: no result).
+    if (item.result !== undefined) return this.markConfirmed(item, item.result, actor, facts);
+    const answer: AppliedState = tool?.write && tool.applied ? await tool.applied(ref) : { state: 'unknown' };
+    if (answer.state === 'applied') return this.markConfirmed(item, answer.output.structured, actor, facts);
+    if (entered) return this.markConfirmed(item, undefined, actor, facts);
     if (answer.state === 'not_applied') {
       const back = { ...item, status: 'pending' as const, decided_at: null, decided_by: null };
       if (this.ledger.isExpired(back)) {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from './http-error.ts';
 import { sendError } from './send.ts';
+import { errorCode, isDiskRefusal } from '../os-error.ts';
 import type { Envelope, ErrorMeta } from './envelope.ts';
 
 /** A guard's way of saying it answered the request itself (a preflight, a redirect). */
@@ -64,6 +65,17 @@ export function errorBoundary(
       const own = opts.translate?.(e) ?? (e instanceof HttpError ? e : null);
       if (own === ANSWERED) return;
       if (own) return sendError(res, own, opts.envelope, opts.meta(req, res));
+      // The disk refusing a write is no bug of ours: said as such (core/errors.ts answers the same for actions).
+      if (isDiskRefusal(e))
+        return sendError(
+          res,
+          new HttpError(
+            'storage_unavailable',
+            `a file could not be saved: the disk refused it (${errorCode(e)}); free space on the disk that holds the data dir, then try again`,
+          ),
+          opts.envelope,
+          opts.meta(req, res),
+        );
       opts.log.error('request failed', {
         error: e instanceof Error ? e.message : String(e),
         method: req.method,

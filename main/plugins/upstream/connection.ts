@@ -1,5 +1,4 @@
 import type { Client, Transport } from '@modelcontextprotocol/client';
-import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { clientSdk, loadedClientSdk, stdioSdk, type ClientSdk, type StdioSdk } from './client-sdk.ts';
 import type { StdioLaunch, StdioLauncher } from './sandbox/confinement.ts';
 import { once } from 'node:events';
@@ -20,6 +19,9 @@ import { AskRelay, type InputRequired } from './ask-relay.ts';
 import { askedSummary, askLabel } from './client-asks.ts';
 import type { UpstreamAuth } from './oauth/oauth-errors.ts';
 import { isPlainSetting, KnownValues } from './known-values.ts';
+import { OneQueued } from '../../lib/one-queued.ts';
+import { ANSWER_TOO_LARGE, GroupStdioTransport, MAX_UPSTREAM_MESSAGE_BYTES } from './stdio-transport.ts';
+import { boundedFetch } from './bounded-fetch.ts';
 import { UI_EXTENSION, VIEW_MIME } from '../../contract/mcp-apps.ts';
 
 export interface ConnectionSpec {
@@ -128,9 +130,13 @@ export class UpstreamConnection {
   private launch: StdioLaunch | null = null;
   private attempt = 0;
   private connecting: Promise<ToolDefinition[]> | null = null;
+  /** the transport of a connect under way (not this.client's yet): a stop ends its process too */
+  private opening: Transport | null = null;
   /** an OAuth upstream not connected because its sign-in ended (signed out, or a sign-in needed): what a call answers */
   private signIn: GatehouseError | null = null;
   private readonly relay: AskRelay;
+  /** re-listing the tools after list_changed: one in flight, at most one more queued, however fast they come */
+  private readonly toolsChanged = new OneQueued(() => this.relistChanged());
   /** what it was given (env and header values, its token, its OAuth tokens): masked in everything it answers */
   private readonly known: KnownValues;
   private readonly health: UpstreamHealth = {
@@ -181,7 +187,9 @@ export class UpstreamConnection {
     this.timer = null;
     const c = this.client;
     this.client = null;
-    await c?.close().catch(() => undefined);
+    const opening = this.opening;
+    this.opening = null;
+    await Promise.all([c?.close().catch(() => undefined), opening?.close().catch(() => undefined)]);
     await this.endLaunch();
   }
 
@@ -346,7 +354,12 @@ export class UpstreamConnection {
           ? { versionNegotiation: { mode: 'auto' as const } }
           : {}),
         listChanged: {
-          tools: { debounceMs: 50, onChanged: (error, tools) => this.listed(client, error, tools) },
+          // Not the SDK's trailing debounce: a list_changed storm would put off every listing while it lasts.
+          tools: {
+            debounceMs: 0,
+            autoRefresh: false,
+            onChanged: () => void (client === this.client && this.toolsChanged.kick()),
+          },
           prompts: {
             debounceMs: 50,
             autoRefresh: false,
@@ -379,6 +392,7 @@ export class UpstreamConnection {
       this.down(message);
       throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' could not be reached: ${message}`);
     }
+    this.opening = transport;
     try {
       const prior =
         this.spec.transport.kind === 'http' && this.spec.era === 'legacy' ? { prior: { kind: 'legacy' as const } } : {};
@@ -399,12 +413,14 @@ export class UpstreamConnection {
       });
       if (this.spec.transport.kind === 'http') this.spec.era = era;
       this.client = client;
+      if (this.opening === transport) this.opening = null;
       client.onclose = () => this.closed(client);
       this.hooks.onTools(defs);
       this.hooks.onChange();
       this.hooks.onSurface?.('connected');
       return defs;
     } catch (e) {
+      if (this.opening === transport) this.opening = null;
       await client.close().catch(() => undefined);
       await this.endLaunch();
       const signIn = this.spec.auth?.explain(e);
@@ -432,7 +448,7 @@ export class UpstreamConnection {
     else if (spawnFailed && code === 'EACCES') text = `command not executable: ${t.command} (${raw})`;
     else if (isSdkError(e, 'ConnectionClosed')) {
       // The process is gone: its stderr ends once the last of it is read (bounded, should it linger in a child of its own).
-      const stderr = (transport as StdioClientTransport).stderr as Readable | null;
+      const stderr = (transport as GroupStdioTransport).stderr as Readable | null;
       if (stderr && !stderr.readableEnded && !stderr.destroyed)
         await Promise.race([once(stderr, 'end'), once(stderr, 'close'), delay(1000, undefined, { ref: false })]).catch(
           () => undefined,
@@ -453,14 +469,17 @@ export class UpstreamConnection {
       const launch = this.spec.launcher ? await this.spec.launcher.launch(t.command, t.args, env) : null;
       this.launch = launch;
       const run = launch ?? { command: t.command, args: t.args, env };
-      const transport = new stdio.StdioClientTransport({
-        command: run.command,
-        args: run.args,
-        env: run.env,
-        stderr: 'pipe',
-        ...(launch?.cwd ? { cwd: launch.cwd } : {}),
-      });
-      transport.stderr?.on('data', (chunk: Buffer) => {
+      const transport = new GroupStdioTransport(
+        { command: run.command, args: run.args, env: run.env, ...(launch?.cwd ? { cwd: launch.cwd } : {}) },
+        { client: sdk, stdio },
+        (bytes) =>
+          this.hooks.log.warn('upstream: an answer over the size bound was refused', {
+            upstream: this.spec.id,
+            bytes,
+            limit_bytes: MAX_UPSTREAM_MESSAGE_BYTES,
+          }),
+      );
+      transport.stderr.on('data', (chunk: Buffer) => {
         const text = chunk.toString('utf8');
         this.stderr.write(text);
         attempt?.write(text);
@@ -480,19 +499,32 @@ export class UpstreamConnection {
     if (t.kind !== 'http') throw new Error('the stdio transport was not loaded');
     // The headers go on the event stream's GET too (the SDK's SSE transport sends requestInit's on both).
     if (t.sse) return new sdk.SSEClientTransport(new URL(t.url), { requestInit: { headers }, ...oauth }) as Transport;
-    return new sdk.StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers }, ...oauth }) as Transport;
+    // What it answers is bounded as a stdio upstream's messages are (bounded-fetch.ts).
+    const bounded = boundedFetch(MAX_UPSTREAM_MESSAGE_BYTES, (bytes) =>
+      this.hooks.log.warn('upstream: an answer over the size bound was refused', {
+        upstream: this.spec.id,
+        bytes,
+        limit_bytes: MAX_UPSTREAM_MESSAGE_BYTES,
+      }),
+    );
+    return new sdk.StreamableHTTPClientTransport(new URL(t.url), {
+      requestInit: { headers },
+      fetch: bounded,
+      ...oauth,
+    }) as Transport;
   }
 
-  private listed(client: Client, error: Error | null, tools: unknown[] | null): void {
-    if (client !== this.client) return;
-    if (error || !tools) {
+  private async relistChanged(): Promise<void> {
+    const client = this.client;
+    if (!client || this.stopped) return;
+    try {
+      await this.relist(client);
+    } catch (e) {
       this.hooks.log.warn('upstream: re-listing tools after list_changed failed', {
         upstream: this.spec.id,
-        error: this.scrub(error?.message ?? 'no list'),
+        error: this.scrub((e as Error).message ?? 'no list'),
       });
-      return;
     }
-    this.hooks.onTools((tools as Parameters<typeof definitionOf>[0][]).map(definitionOf));
   }
 
   /** The process exited or the session ended: down now, reconnect with backoff. */
@@ -586,6 +618,16 @@ export class UpstreamConnection {
         'upstream_unavailable',
         `upstream '${this.spec.id}' went away during the call (${message}); it is being restarted`,
         { upstream: this.spec.id },
+      );
+    }
+    const sdk = loadedClientSdk();
+    if (sdk && e instanceof sdk.ProtocolError && e.code === ANSWER_TOO_LARGE) {
+      // the whole size when it was counted (stdio, an event stream); a JSON answer is cut off once past the bound
+      const bytes = (e.data as { bytes?: unknown } | undefined)?.bytes;
+      return new GatehouseError(
+        'upstream_error',
+        `upstream '${this.spec.id}' answered with more than ${MAX_UPSTREAM_MESSAGE_BYTES / 1024 / 1024} MiB${typeof bytes === 'number' ? ` (${bytes} bytes)` : ''}, more than an upstream answer may be: the answer was dropped; the upstream keeps running`,
+        { upstream: this.spec.id, limit_bytes: MAX_UPSTREAM_MESSAGE_BYTES },
       );
     }
     const code = protocolCodeOf(e) ?? 'upstream_error';

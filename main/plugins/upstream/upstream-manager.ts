@@ -121,6 +121,15 @@ export class UpstreamManager implements UpstreamActions {
       if (this.deps.store.read().upstreams.find((u) => u.id === id)?.enabled) p.connection.start();
   }
 
+  /**
+   * Ends every upstream at once (the service's stop): each gets its stdin
+   * closed, then SIGTERM and SIGKILL to its process group (stdio-transport.ts),
+   * side by side rather than one after another.
+   */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.plugins.values()].map((p) => p.connection.stop().catch(() => undefined)));
+  }
+
   list(): UpstreamView[] {
     return this.deps.store.read().upstreams.map((r) => this.view(r));
   }

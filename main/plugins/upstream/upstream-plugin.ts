@@ -1,3 +1,4 @@
+import { OneQueued } from '../../lib/one-queued.ts';
 import type { Plugin, PluginHost, Tool } from '../../core/calls/tool.ts';
 import { TOOL_NAME } from '../../core/calls/registry.ts';
 import type { DocumentStore } from '../../core/ports/ports.ts';
@@ -44,7 +45,9 @@ export class UpstreamPlugin implements Plugin {
   private host: PluginHost | null = null;
   /** the registry's verdict on each approved definition, by its hash (compiled once, not at every publish) */
   private readonly verdicts = new Map<string, string | null>();
-  private relisting: Promise<void> = Promise.resolve();
+  /** the latest listing not saved yet: a burst of listings saves the last one, once (lib/one-queued.ts) */
+  private latest: readonly ToolDefinition[] | null = null;
+  private readonly saver = new OneQueued(() => this.saveLatest());
 
   constructor(
     readonly id: string,
@@ -158,39 +161,44 @@ export class UpstreamPlugin implements Plugin {
 
   /** Waits for the re-listings queued so far (tests, and `add` before it answers). */
   settled(): Promise<void> {
-    return this.relisting;
+    return this.saver.settled();
   }
 
   /** A fresh listing against the pins, saved, then what is offered is published. */
   relist(defs: readonly ToolDefinition[]): Promise<void> {
     this.surface.noteTools(defs);
-    this.relisting = this.relisting
-      .then(async () => {
-        const r = await this.deps.store.update((d) => {
-          const rec = d.upstreams.find((u) => u.id === this.id);
-          if (!rec) return null;
-          const out = reconcile(rec.tools, defs);
-          rec.tools = out.pins;
-          return out;
-        });
-        if (!r) return;
-        if (r.quarantined.length)
-          this.deps.log.warn('upstream: tools quarantined until a person approves them (gatehouse upstreams review)', {
-            upstream: this.id,
-            tools: r.quarantined.slice(0, 50),
-          });
-        if (r.removed.length)
-          this.deps.log.warn('upstream: tools no longer listed', { upstream: this.id, tools: r.removed.slice(0, 50) });
-        this.publish();
-        this.deps.changed();
-      })
-      .catch((e: unknown) =>
-        this.deps.log.error('upstream: could not save a re-listing', {
+    this.latest = defs;
+    return this.saver.kick();
+  }
+
+  private async saveLatest(): Promise<void> {
+    const defs = this.latest;
+    this.latest = null;
+    if (!defs) return;
+    try {
+      const r = await this.deps.store.update((d) => {
+        const rec = d.upstreams.find((u) => u.id === this.id);
+        if (!rec) return null;
+        const out = reconcile(rec.tools, defs);
+        rec.tools = out.pins;
+        return out;
+      });
+      if (!r) return;
+      if (r.quarantined.length)
+        this.deps.log.warn('upstream: tools quarantined until a person approves them (gatehouse upstreams review)', {
           upstream: this.id,
-          error: (e as Error).message,
-        }),
-      );
-    return this.relisting;
+          tools: r.quarantined.slice(0, 50),
+        });
+      if (r.removed.length)
+        this.deps.log.warn('upstream: tools no longer listed', { upstream: this.id, tools: r.removed.slice(0, 50) });
+      this.publish();
+      this.deps.changed();
+    } catch (e) {
+      this.deps.log.error('upstream: could not save a re-listing', {
+        upstream: this.id,
+        error: (e as Error).message,
+      });
+    }
   }
 
   /** A fresh prompt listing against the prompt pins, saved (prompt-pins.ts); the surface then offers the approved ones. */

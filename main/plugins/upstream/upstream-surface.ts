@@ -12,6 +12,7 @@ import type { PinnedPrompt, PromptDefinition } from './upstream-data.ts';
 import { UPSTREAM_FEATURE } from './upstream-tools.ts';
 import { ownPromptName, unwrapUri, uriPrefix, usableUri, wrapBlockUris, wrapUri } from './surface-names.ts';
 import { matchesTemplate } from './uri-template.ts';
+import { OneQueued } from '../../lib/one-queued.ts';
 import { UpstreamViews, type ViewDeps } from './upstream-views.ts';
 import { viewPrefix } from './views.ts';
 import { VIEW_SCHEME } from '../../contract/mcp-apps.ts';
@@ -60,7 +61,9 @@ export class UpstreamSurface implements PluginSurface {
   private readonly rev = { prompts: 0, resources: 0 };
   /** the upstream's own URIs it handed to a client in a result, oldest first */
   private readonly handed = new Set<string>();
-  private queue: Promise<void> = Promise.resolve();
+  /** what to re-list next (a burst of list_changed is one more listing, not one each: lib/one-queued.ts) */
+  private wanted = new Set<'connected' | 'prompts' | 'resources' | 'views'>();
+  private readonly lister = new OneQueued(() => this.listWanted());
   /** its MCP App views, read and pinned at each listing */
   readonly views: UpstreamViews;
   /** the views resources/list showed last (JSON): a change is a new resources revision */
@@ -101,10 +104,8 @@ export class UpstreamSurface implements PluginSurface {
    */
   noteTools(tools: readonly ToolDefinition[]): void {
     if (!this.views.noteTools(tools) || this.rev.resources === 0) return;
-    this.queue = this.queue
-      .then(() => this.views.refresh())
-      .then(() => this.deps.changed())
-      .catch((e: unknown) => this.failed('views', e));
+    this.wanted.add('views');
+    void this.lister.kick();
   }
 
   /** Remembers a URI of the upstream's that a result handed to a client, so a read of it is one the upstream offered. */
@@ -129,22 +130,33 @@ export class UpstreamSurface implements PluginSurface {
     return own !== null && this.listedPrompts.some((p) => p.name === name);
   }
 
-  /** Re-lists what changed (everything after a connect); one listing at a time, errors logged. */
+  /** Re-lists what changed (everything after a connect); one listing at a time, at most one more queued, errors logged. */
   refresh(what: 'connected' | 'prompts' | 'resources'): Promise<void> {
-    this.queue = this.queue
-      .then(async () => {
+    this.wanted.add(what);
+    return this.lister.kick();
+  }
+
+  private async listWanted(): Promise<void> {
+    const wanted = this.wanted;
+    this.wanted = new Set();
+    if (!wanted.size) return;
+    const prompts = wanted.has('connected') || wanted.has('prompts');
+    const resources = wanted.has('connected') || wanted.has('resources');
+    try {
+      if (prompts || resources) {
         const caps = await this.connection.request(async (c) => c.getServerCapabilities() ?? {});
         // One failing list (a server that declares prompts and answers -32601) leaves the other's listing alone.
-        if (what !== 'resources')
+        if (prompts)
           await this.listPrompts(caps.prompts !== undefined).catch((e: unknown) => this.failed('prompts', e));
-        if (what !== 'prompts') {
+        if (resources)
           await this.listResources(caps.resources !== undefined).catch((e: unknown) => this.failed('resources', e));
-          await this.views.refresh().catch((e: unknown) => this.failed('views', e));
-        }
-        this.deps.changed();
-      })
-      .catch((e: unknown) => this.failed('prompts and resources', e));
-    return this.queue;
+      }
+      // Its views are read again with the resources, or when the tools naming them changed (noteTools).
+      if (resources || wanted.has('views')) await this.views.refresh().catch((e: unknown) => this.failed('views', e));
+      this.deps.changed();
+    } catch (e) {
+      this.failed('prompts and resources', e);
+    }
   }
 
   async getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<Record<string, unknown>> {
@@ -224,7 +236,7 @@ export class UpstreamSurface implements PluginSurface {
 
   /** Waits for the listings queued so far. */
   settled(): Promise<void> {
-    return this.queue;
+    return this.lister.settled();
   }
 
   /**

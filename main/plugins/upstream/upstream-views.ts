@@ -50,10 +50,10 @@ export class UpstreamViews {
   private toolUris: string[] = [];
   private defs: ViewDefinition[] | null = null;
   /**
-   * Views whose read ended the upstream's connection (over stdio the SDK closes it at a message over 10 MiB):
-   * read again, each listing would restart the upstream, so they are not read again while the service runs.
+   * Views whose read ended the upstream's connection, or was refused as an answer over 16 MiB (stdio-transport.ts):
+   * read again, each listing would cost that again, so they are not read again while the service runs.
    */
-  private readonly unreadable = new Set<string>();
+  private readonly unreadable = new Map<string, string>();
 
   constructor(
     private readonly id: string,
@@ -114,20 +114,20 @@ export class UpstreamViews {
         problems.push(`view ${own.slice(0, 200)}: not offered: ${tooLarge(listed.size)} (its listed size; not read)`);
         continue;
       }
-      if (this.unreadable.has(own)) {
+      const why = this.unreadable.get(own);
+      if (why) {
         const kept = before.get(own);
         const d = kept?.pending?.definition ?? kept?.approved?.definition;
         problems.push(
           kept?.approved
-            ? `view ${own.slice(0, 200)}: ${ENDED}; the approved one is served`
-            : `view ${own.slice(0, 200)}: not offered: ${ENDED}`,
+            ? `view ${own.slice(0, 200)}: ${why}; the approved one is served`
+            : `view ${own.slice(0, 200)}: not offered: ${why}`,
         );
         if (d) defs.push(d);
         continue;
       }
       const read = await this.read(own).catch((e: unknown) => {
-        if (!this.endedConnection(own, e)) return { problem: (e as Error).message.slice(0, 300), failed: true };
-        return { problem: ENDED, failed: true };
+        return { problem: this.endedConnection(own, e) ?? (e as Error).message.slice(0, 300), failed: true };
       });
       if ('problem' in read) {
         problems.push(`view ${own.slice(0, 200)}: not offered: ${read.problem}`);
@@ -211,15 +211,20 @@ export class UpstreamViews {
     return { contents: [contentOf(uri, approved)] };
   }
 
-  /** Notes a view whose read ended the connection (true), so it is not read again. */
-  private endedConnection(own: string, e: unknown): boolean {
+  /** Notes a view whose read ended the connection or was too large to take, so it is not read again: why, or null. */
+  private endedConnection(own: string, e: unknown): string | null {
     const ended =
-      e instanceof GatehouseError && e.code === 'upstream_unavailable' && e.message.includes('during the call');
+      e instanceof GatehouseError && e.code === 'upstream_unavailable' && e.message.includes('during the call')
+        ? ENDED
+        : e instanceof GatehouseError && e.code === 'upstream_error' && typeof e.details.limit_bytes === 'number'
+          ? TOO_LARGE
+          : null;
     if (ended) {
-      this.unreadable.add(own);
-      this.deps.log.warn('upstream: reading a view ended its connection: it is not read again while the service runs', {
+      this.unreadable.set(own, ended);
+      this.deps.log.warn('upstream: a view that cannot be read is not read again while the service runs', {
         upstream: this.id,
         view: own.slice(0, 200),
+        why: ended,
       });
     }
     return ended;
@@ -235,8 +240,9 @@ export class UpstreamViews {
   }
 }
 
-const ENDED =
-  "reading it ended the upstream's connection (over stdio a message over 10 MiB does): it is not read again while the service runs";
+const ENDED = "reading it ended the upstream's connection: it is not read again while the service runs";
+const TOO_LARGE =
+  'its answer was over the 16 MiB an upstream answer may be (refused, the upstream kept running): it is not read again while the service runs';
 
 function contentOf(uri: string, d: ViewDefinition): Record<string, unknown> {
   return {

@@ -182,7 +182,9 @@ describe('staging (pure core, in-memory store)', () => {
       const real = tool(w).apply.bind(tool(w));
       tool(w).apply = async (...args) => {
         const out = await real(...args);
-        w.store.failNextPut = new Error('disk gone'); // the record's last write fails: what a kill right there leaves
+        // The record's last write fails (its result kept with the intent goes first): what a kill right there leaves.
+        w.store.passPuts = 1;
+        w.store.failNextPut = new Error('disk gone');
         return out;
       };
       expect(await codeOf(w.staging.confirm(s.staged_id, person))).toBe('Error: disk gone');
@@ -193,6 +195,70 @@ describe('staging (pure core, in-memory store)', () => {
       expect(next.get(s.staged_id).status).toBe('confirmed');
       expect(w.audit.results(s.staged_id)).toEqual(['staged', 'confirmed']);
       expect(w.notes.notes).toEqual(['three']);
+    });
+
+    it('a plugin that cannot tell (an upstream), killed after its confirmed entry was durable: recovery confirms it with the result kept, once', async () => {
+      const w = coreWorld({ canTell: false });
+      const s = await stage(w, 'nine');
+      const real = tool(w).apply.bind(tool(w));
+      tool(w).apply = async (...args) => {
+        const out = await real(...args);
+        w.store.passPuts = 1;
+        w.store.failNextPut = new Error('disk gone');
+        return out;
+      };
+      expect(await codeOf(w.staging.confirm(s.staged_id, person))).toBe('Error: disk gone');
+      expect(w.store.records.get(s.staged_id)).toMatchObject({
+        status: 'applying',
+        result: { count: 1, text: 'nine' },
+      });
+      expect(w.audit.results(s.staged_id)).toEqual(['staged', 'confirmed']);
+      const next = w.restart();
+      expect(await next.recover()).toEqual({ completed: 1, pending_again: 0, expired: 0, interrupted: 0 });
+      expect(next.get(s.staged_id)).toMatchObject({
+        status: 'confirmed',
+        error_code: null,
+        decided_by: PRINCIPALS.cliDirect,
+        result: { count: 1, text: 'nine' },
+      });
+      expect(await next.confirm(s.staged_id, person)).toMatchObject({ result: { count: 1, text: 'nine' } });
+      expect(w.audit.results(s.staged_id)).toEqual(['staged', 'confirmed']);
+      expect(await w.restart().recover()).toEqual({ completed: 0, pending_again: 0, expired: 0, interrupted: 0 });
+      expect(w.audit.results(s.staged_id)).toEqual(['staged', 'confirmed']);
+      expect(w.notes.notes).toEqual(['nine']);
+    });
+
+    it('a plugin that cannot tell, killed after its result was kept and before its entry was durable: confirmed with that result, one entry', async () => {
+      const w = coreWorld({ canTell: false });
+      const s = await stage(w, 'ten');
+      w.audit.failNextSync = new Error('EIO');
+      expect(await codeOf(w.staging.confirm(s.staged_id, person))).toBe('service_unavailable');
+      expect(w.store.records.get(s.staged_id)).toMatchObject({ status: 'applying', result: { count: 1, text: 'ten' } });
+      const next = w.restart();
+      expect((await next.recover()).completed).toBe(1);
+      expect(next.get(s.staged_id)).toMatchObject({ status: 'confirmed', result: { count: 1, text: 'ten' } });
+      expect(w.audit.results(s.staged_id)).toEqual(['staged', 'confirmed']);
+      expect(w.notes.notes).toEqual(['ten']);
+    });
+
+    it('a plugin that cannot tell, with only its confirmed entry left (a record from before results were kept): confirmed without a result, never a second entry', async () => {
+      const w = coreWorld({ canTell: false });
+      const s = await stage(w, 'eleven');
+      const real = tool(w).apply.bind(tool(w));
+      tool(w).apply = async (...args) => {
+        const out = await real(...args);
+        w.store.passPuts = 1;
+        w.store.failNextPut = new Error('disk gone');
+        return out;
+      };
+      await codeOf(w.staging.confirm(s.staged_id, person));
+      const kept = w.store.records.get(s.staged_id)!;
+      w.store.records.set(s.staged_id, { ...kept, result: undefined });
+      const next = w.restart();
+      expect((await next.recover()).completed).toBe(1);
+      expect(next.get(s.staged_id)).toMatchObject({ status: 'confirmed', error_code: null });
+      expect(next.get(s.staged_id).result).toBeUndefined();
+      expect(w.audit.results(s.staged_id)).toEqual(['staged', 'confirmed']);
     });
 
     it('an intent whose write expired meanwhile and was not applied becomes expired, never applied', async () => {

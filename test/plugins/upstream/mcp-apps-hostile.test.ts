@@ -91,16 +91,17 @@ describe('views too large', () => {
     await expect(c.readResource({ uri: 'ui://hostile/board/large.html' })).rejects.toThrow(/not found/i);
   });
 
-  it('a 50 MB view ends the stdio connection once: it is not read again, and the upstream works', async () => {
+  it('a 50 MB view is refused as an answer over 16 MiB, the upstream keeps running: it is not read again, and the upstream works', async () => {
     expect(added.view_list!.some((v) => v.view === 'ui://board/huge.html')).toBe(false);
     expect((await listed('huge'))!._meta?.ui?.resourceUri).toBeUndefined();
     await until(async () => (await u.ok<UpstreamDetail>('GET', 'upstreams/hostile')).health.status === 'connected');
     const d = await u.ok<UpstreamDetail>('GET', 'upstreams/hostile');
     expect(d.problems).toContain(
-      "view ui://board/huge.html: not offered: reading it ended the upstream's connection (over stdio a message over 10 MiB does): it is not read again while the service runs",
+      'view ui://board/huge.html: not offered: its answer was over the 16 MiB an upstream answer may be (refused, the upstream kept running): it is not read again while the service runs',
     );
+    // refused as an answer (stdio-transport.ts), not by ending the connection: no restart
     const restarts = d.health.restarts;
-    expect(restarts).toBe(1);
+    expect(restarts).toBe(0);
     // a re-listing does not read it again (no restart), and its tools answer
     await u.ok('POST', 'upstreams/hostile/test');
     const r = (await c.callTool({ name: 'hostile__huge', arguments: {} })) as { content: Array<{ text?: string }> };

@@ -95,8 +95,15 @@ describe('helpers end with their server', () => {
     }))!;
     await u.ok('DELETE', 'upstreams/n');
     await until(async () => (await sandboxOf('n')).procs.length === 0, 10_000, 'the sandbox to end');
-    const left = new Set((await processes()).map((p) => p.pid));
-    expect(s.procs.filter((p) => left.has(p.pid))).toEqual([]);
+    // bubblewrap goes first (its group is signalled), what ran inside it a moment later (--die-with-parent)
+    await until(
+      async () => {
+        const left = new Set((await processes()).map((p) => p.pid));
+        return s.procs.every((p) => !left.has(p.pid));
+      },
+      10_000,
+      'every process of the sandbox to end',
+    );
     await until(() => gone(dirname(s.socket!)), 10_000, 'the proxy socket to be removed');
   });
 });
