@@ -1,6 +1,7 @@
 import { NAMESPACE_SEPARATOR } from '../../contract/upstreams.ts';
 import { VIEW_SCHEME } from '../../contract/mcp-apps.ts';
 import { unwrapViewUri, viewUriProblem, wrapViewUri } from './views.ts';
+import { usableUri } from './usable-uri.ts';
 
 /**
  * How an upstream's prompts and resources are named for clients
@@ -36,10 +37,6 @@ export function ownPromptName(id: string, name: string): string | null {
   const prefix = `${id}${NAMESPACE_SEPARATOR}`;
   return name.startsWith(prefix) && name.length > prefix.length ? name.slice(prefix.length) : null;
 }
-
-/** A URI an upstream lists: 1-2048 characters, no whitespace or control characters (they would not survive a client's handling). */
-export const usableUri = (uri: unknown): uri is string =>
-  typeof uri === 'string' && uri.length > 0 && uri.length <= 2048 && !/[\s\p{Cc}]/u.test(uri);
 
 /**
  * Content blocks of a prompt's messages or a read's contents with the

@@ -4,7 +4,7 @@ import { LEGACY_RESOURCE_URI_KEY, VIEW_MIME, VIEW_SCHEME } from '../../contract/
 import { compactDiff } from '../../lib/line-diff.ts';
 import type { PinnedView, ViewDefinition } from './upstream-data.ts';
 import { hashOf, pinView, reconcilePins, type PinKind, type Reconciled } from './pinning.ts';
-import { usableUri } from './surface-names.ts';
+import { usableUri } from './usable-uri.ts';
 
 /**
  * An upstream's MCP App views (docs/upstreams.md, "MCP Apps"): HTML that runs
