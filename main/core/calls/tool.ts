@@ -56,8 +56,13 @@ export interface ToolOutput {
   sendStructured?: boolean;
   /** what an apply made, when the staged write could not name it before (a creation: "page:12"); audited with the confirm */
   target?: string;
-  /** the target's version once applied, where the write's preview can read it again (an upstream file's sha256): audited beside the version before */
-  target_after?: string;
+  /**
+   * Reads the target's version once applied, where the write's preview can
+   * read it again (an upstream file's sha256), audited beside the version
+   * before. Asked by staging only after the apply's result is kept, so a crash
+   * during that read costs the audit this version, never the result.
+   */
+  versionAfter?: () => Promise<string | undefined>;
   /** the call needs the client's input first (MCP 2026-07-28 input_required): the embedded requests and the source's state, answered instead of a result */
   inputRequired?: { inputRequests: Record<string, ClientAsk>; requestState?: string };
   /** what was asked of the client during the call (methods and modes, never values): audited */

@@ -347,17 +347,19 @@ export class Staging {
     });
     let result: unknown;
     let made: string | undefined;
-    let after: string | undefined;
+    let versionAfter: (() => Promise<string | undefined>) | undefined;
     try {
-      ({ structured: result, target: made, target_after: after } = await tool.apply(item.payload, ctx, refOf(intent)));
+      ({ structured: result, target: made, versionAfter } = await tool.apply(item.payload, ctx, refOf(intent)));
     } catch (e) {
       // apply changes all or nothing: it threw, so nothing was applied.
       await settleFailed(intent, codeOf(e), (e as Error).message ?? '');
       throw e;
     }
+    const kept = result !== undefined ? await this.ledger.keepOpen({ ...intent, result }) : intent;
+    const after = versionAfter ? await versionAfter().catch(() => undefined) : undefined;
     // A creation names its target only once applied: the confirm's entry records what was made.
     const policy = by.kind === 'agent' && by.policy ? { policy: by.policy } : {};
-    return this.markConfirmed(intent, result, this.actorFor(by, item), {
+    return this.markConfirmed(kept, result, this.actorFor(by, item), {
       feature_key: tool.feature,
       duration_ms: this.deps.clock.now() - started,
       // what the write replaced (binding.target) and what it left (target_after): a later look can tell what changed

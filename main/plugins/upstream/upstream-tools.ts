@@ -153,8 +153,6 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
           { upstream: up.id },
         );
       const out = outputOf(up, pin.name, r, 'throw');
-      // Applied: what the target is now goes to the audit beside what it was (a read that fails leaves it out).
-      const after = await versionAfter(payload, ctx);
       return {
         ...out,
         structured: {
@@ -162,7 +160,8 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
           ...(r.structuredContent ? { structuredContent: r.structuredContent } : {}),
           ...(out.meta ? { _meta: out.meta } : {}),
         },
-        ...(after ? { target_after: after } : {}),
+        // Applied: what the target is now goes to the audit beside what it was (a read that fails leaves it out).
+        versionAfter: () => versionAfter(payload, ctx),
       };
     },
     // The upstream cannot be asked whether a call sent before a crash took effect.
