@@ -74,12 +74,11 @@ export function listedTool(entry: RegisteredTool): Record<string, unknown> {
           ? { annotations: own.annotations }
           : {}
         : { annotations: { readOnlyHint: !t.write, ...t.annotations, title: t.title } }),
-      // The source's own `_meta` (an MCP App's `ui`), Gatehouse's keys beside it.
+      // The source's own `_meta` (an MCP App's `ui`), Gatehouse's one key beside it: whether a call is staged for a
+      // person (the upstream's annotations are its own, so they cannot say). Which plugin and feature a tool is from
+      // cost bytes in every listing and no client reads them: discover_tools and the admin API say so.
       _meta: {
         ...own?._meta,
-        'gatehouse/plugin': t.plugin,
-        'gatehouse/capability': t.capability,
-        'gatehouse/feature': t.feature,
         'gatehouse/write': t.write,
         ...(output && t.write ? { [OUTPUT_SCHEMA_META_KEY]: output } : {}),
       },

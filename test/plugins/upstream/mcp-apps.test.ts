@@ -92,7 +92,6 @@ describe.each<Era>(['legacy', 'modern'])('the real server-basic-vanillajs behind
     expect(t?._meta).toMatchObject({
       ui: { resourceUri: 'ui://app/get-time/mcp-app.html' },
       'ui/resourceUri': 'ui://app/get-time/mcp-app.html',
-      'gatehouse/plugin': 'app',
       'gatehouse/write': false,
     });
     const listed = (await c.listResources()).resources.find((r) => r.uri === 'ui://app/get-time/mcp-app.html');
@@ -122,7 +121,7 @@ describe('results and errors as the upstream sent them', () => {
     expect(r._meta).toMatchObject({ viewUUID: 'view-1', 'example/at': 'now' });
     const t = await tool(c, 'board__show-board');
     // the upstream's own key kept beside Gatehouse's
-    expect(t?._meta).toMatchObject({ 'example/kept': 'yes', 'gatehouse/feature': 'mcp.upstreams' });
+    expect(t?._meta).toMatchObject({ 'example/kept': 'yes', 'gatehouse/write': false });
   });
 
   it.each<Era>(['legacy', 'modern'])(
