@@ -66,7 +66,8 @@ export async function cloud(args: string[]): Promise<void> {
     throw new UsageError(`--environment must be production or staging (got '${String(values.environment)}')`);
   if (sub === 'activate' && !positionals[0])
     throw new UsageError('cloud activate needs a LICENSE_KEY (or - to read it from stdin)');
-  const licenseKey = sub === 'activate' ? (positionals[0] === '-' ? await readSecretFromStdin('license key') : positionals[0]!) : '';
+  const licenseKey =
+    sub === 'activate' ? (positionals[0] === '-' ? await readSecretFromStdin('license key') : positionals[0]!) : '';
   await withConnection(values, async (c) => {
     if (sub === 'connect') {
       const r = unwrap(
