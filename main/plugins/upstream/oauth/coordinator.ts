@@ -495,6 +495,33 @@ export class OAuthCoordinator {
     );
   }
 
+  /**
+   * The SDK registers a client for the scope asked now, and an authorization server may hold it to that (oidc-provider
+   * does): a client registered for the 401's one scope could never step up. The registration asks for every scope the
+   * resource lists and the person's too; the authorization still asks only for what the sign-in needs.
+   */
+  private registeringForAllScopes(provider: VaultOAuthProvider, target: OAuthTarget): FetchLike {
+    const base = this.deps.fetch ?? fetch;
+    return (url, init) => {
+      const d = provider.discovered;
+      const endpoint = d?.authorizationServerMetadata?.registration_endpoint;
+      if (
+        !endpoint ||
+        init?.method !== 'POST' ||
+        typeof init.body !== 'string' ||
+        String(url) !== String(new URL(endpoint))
+      )
+        return base(url, init);
+      const body = JSON.parse(init.body) as { scope?: string };
+      const scope = computeScopeUnion(
+        body.scope,
+        target.scopes ?? undefined,
+        d.resourceMetadata?.scopes_supported?.join(' '),
+      );
+      return base(url, { ...init, body: JSON.stringify({ ...body, ...(scope ? { scope } : {}) }) });
+    };
+  }
+
   private fetchOpt(): { fetchFn?: FetchLike } {
     return this.deps.fetch ? { fetchFn: this.deps.fetch } : {};
   }
@@ -522,7 +549,7 @@ export class OAuthCoordinator {
         ...(scope ? { scope } : {}),
         ...this.metadataUrlOpt(t),
         forceReauthorization: true,
-        ...this.fetchOpt(),
+        fetchFn: this.registeringForAllScopes(provider, t.target),
       });
       if (result === 'AUTHORIZED' || !url)
         throw new GatehouseError(

@@ -300,6 +300,11 @@ export class VaultOAuthProvider implements OAuthClientProvider {
     this.resource ??= state.resourceMetadata?.resource ?? null;
   }
 
+  /** what this run's discovery found (after saveDiscoveryState accepted it) */
+  get discovered(): OAuthDiscoveryState | undefined {
+    return this.discovery;
+  }
+
   saveResourceUrl(resource: string): void {
     this.resource = resource;
   }
