@@ -36,10 +36,27 @@ const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as {
   client_id?: string;
   client_secret?: string;
 };
-const id =
-  `cf-${scenario.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`.slice(0, 40) + `-${randomBytes(2).toString('hex')}`;
+// An upstream id is at most 32 characters: the scenario's name, shortened, and a suffix of its own.
+const short = scenario
+  .replace(/^auth\//, '')
+  .replace(/[^a-z0-9]+/gi, '-')
+  .toLowerCase()
+  .slice(0, 22)
+  .replace(/-+$/, '');
+const id = `cf-${short}-${randomBytes(2).toString('hex')}`;
+/** The Client ID Metadata Document URL the suite's auth/basic-cimd expects a client to be configured with. */
+const CIMD_URL = 'https://conformance-test.local/client-metadata.json';
 
 const log = (line: string) => process.stderr.write(`[gatehouse ${id}] ${line}\n`);
+
+// The suite gives a client 30 s: one that waits longer (a sign-in that never comes back) ends itself first, and the
+// commands it started with it, so nothing outlives the scenario.
+const running = new Set<ReturnType<typeof spawn>>();
+setTimeout(() => {
+  log('gave up after 25 s');
+  for (const child of running) child.kill();
+  process.exit(1);
+}, 25_000).unref();
 
 /** One `gatehouse` command on the service's data dir; `onLine` sees each line of its stdout as it comes. */
 function gatehouse(
@@ -53,6 +70,8 @@ function gatehouse(
       stdio: ['pipe', 'pipe', 'pipe'],
     },
   );
+  running.add(child);
+  child.once('close', () => running.delete(child));
   child.stdin.end(o.stdin ?? '');
   let stdout = '';
   let stderr = '';
@@ -101,6 +120,9 @@ async function callFirstTool(): Promise<'ok' | 'sign_in' | 'failed'> {
   try {
     const tool = (await client.listTools()).tools.find((t) => t.name.startsWith(`${id}__`));
     if (!tool) return (log('no tool of the upstream is offered'), 'failed');
+    // Its tool declares no readOnlyHint: a person marks it a read, else the call would wait staged for approval, unsent.
+    const marked = await gatehouse(['upstreams', 'review', id, '--read', tool.name.slice(id.length + 2)]);
+    if (marked.code !== 0) return (log(`review --read exited ${marked.code}: ${marked.stderr.trim()}`), 'failed');
     const answer = await client.callTool({ name: tool.name, arguments: {} }).catch((e: Error) => ({
       isError: true,
       content: [{ type: 'text', text: e.message }],
@@ -127,6 +149,7 @@ try {
       '--oauth',
       ...(context.client_id ? ['--client-id', context.client_id] : []),
       ...(secret ? ['--client-secret', '-'] : []),
+      ...(scenario === 'auth/basic-cimd' ? ['--client-metadata-url', CIMD_URL] : []),
     ],
     secret ? { stdin: secret } : {},
   );
