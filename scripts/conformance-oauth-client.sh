@@ -19,9 +19,9 @@ if [ "${1:-}" = "--keep-results" ]; then keep="${2:?--keep-results needs a direc
 
 SUITE=node_modules/conformance-next/dist/index.js
 BASELINE=test/conformance/expected-failures-oauth-client.yml
-SCENARIOS_2026="auth/resource-mismatch auth/offline-access-scope auth/offline-access-not-supported
+SCENARIOS_2026="${ONLY_2026:-auth/resource-mismatch auth/offline-access-scope auth/offline-access-not-supported
   auth/authorization-server-migration auth/iss-supported auth/iss-not-advertised auth/iss-supported-missing
-  auth/iss-wrong-issuer auth/iss-unexpected auth/iss-normalized auth/metadata-issuer-mismatch"
+  auth/iss-wrong-issuer auth/iss-unexpected auth/iss-normalized auth/metadata-issuer-mismatch}"
 have=$(node -p "require('./node_modules/conformance-next/package.json').version" 2>/dev/null || echo none)
 if [ "$have" != "0.2.0-alpha.12" ]; then
   echo "conformance-oauth-client: conformance-next 0.2.0-alpha.12 is required, found $have (npm install)" >&2
@@ -69,7 +69,7 @@ echo "conformance-oauth-client: gateway $mcp_url"
 
 export GATEHOUSE_CONFORMANCE_DATA="$data" GATEHOUSE_CONFORMANCE_MCP="$mcp_url" GATEHOUSE_TOKEN="$token"
 failed=0
-for suite in auth backcompat; do
+for suite in ${SUITES-auth backcompat}; do
   out="$work/results/$suite"
   mkdir -p "$out"
   rc=0

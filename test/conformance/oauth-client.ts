@@ -91,7 +91,7 @@ function gatehouse(
 }
 
 /** `upstreams login`, with the browser step done by fetching the URL it prints. */
-async function signIn(): Promise<boolean> {
+async function signIn(): Promise<'ok' | 'again' | 'failed'> {
   const browsed: Array<Promise<unknown>> = [];
   const r = await gatehouse(['upstreams', 'login', id, '--no-browser'], {
     onLine: (line) => {
@@ -106,7 +106,8 @@ async function signIn(): Promise<boolean> {
   });
   await Promise.all(browsed);
   log(`login exited ${r.code}${r.code ? `: ${r.stderr.trim().slice(0, 500)}` : ''}`);
-  return r.code === 0;
+  // Signed in, then refused at once (its authorization server changed meanwhile): a person runs login again.
+  return r.code === 0 ? 'ok' : browsed.length && /sign_in_required/.test(r.stderr) ? 'again' : 'failed';
 }
 
 /** The upstream's first tool, called as an MCP client of Gatehouse; answers whether it needs a sign-in again. */
@@ -154,9 +155,11 @@ try {
     secret ? { stdin: secret } : {},
   );
   if (added.code !== 0) throw new Error(`upstreams add exited ${added.code}: ${added.stderr.trim().slice(0, 500)}`);
-  if (await signIn()) {
+  let signedIn = await signIn();
+  if (signedIn === 'again') signedIn = await signIn();
+  if (signedIn === 'ok') {
     let called = await callFirstTool();
-    if (called === 'sign_in' && (await signIn())) called = await callFirstTool();
+    if (called === 'sign_in' && (await signIn()) === 'ok') called = await callFirstTool();
     ok = called === 'ok';
   }
 } catch (e) {
