@@ -73,6 +73,8 @@ describe('OAuth pieces', () => {
       expect((await fetch(`http://127.0.0.1:${cb.port}${OAUTH_CALLBACK_PATH}`, { method: 'POST' })).status).toBe(404);
       const r = await fetch(`${cb.redirectUri}?state=s1&code=c`);
       expect(await r.text()).toContain('&#60;b&#62;ok');
+      // Never kept alive: the server closes after a sign-in, and a pooled connection would fail the next one's redirect.
+      expect(r.headers.get('connection')).toBe('close');
       expect(seen).toEqual(['s1']);
     } finally {
       await cb.close();
