@@ -114,6 +114,8 @@ export class OAuthCoordinator {
   private starting: Promise<unknown> = Promise.resolve();
   /** sign-ins between their first step and their flow's registration: the callback server stays up for them */
   private startingNow = 0;
+  /** callbacks being answered: a close an earlier sign-in scheduled must not cut one off before its page is sent */
+  private answering = 0;
 
   constructor(private readonly deps: CoordinatorDeps) {
     this.refreshTimers = deps.refreshTimers ?? systemTimers;
@@ -581,7 +583,7 @@ export class OAuthCoordinator {
   }
 
   private async closeCallbackIfIdle(): Promise<void> {
-    if (this.flows.size || this.startingNow || !this.callback) return;
+    if (this.flows.size || this.startingNow || this.answering || !this.callback) return;
     const cb = this.callback;
     this.callback = null;
     await cb.close();
@@ -613,6 +615,7 @@ export class OAuthCoordinator {
     // would otherwise read `signed_out` and give up on a sign-in that is about to succeed. A second callback is refused.
     flow.finishing = true;
     clearTimeout(flow.timer);
+    this.answering++;
     try {
       await this.finish(flow, params);
       return { status: 200, message: 'Signed in to Gatehouse. You can close this tab.' };
@@ -625,6 +628,8 @@ export class OAuthCoordinator {
     } finally {
       this.flows.delete(flow.state);
       await this.deps.vault.delete(flowAccount(flow.binding.issuer, flow.binding.resource)).catch(() => false);
+      // Nothing is awaited from here to the answer being sent: no close timer can run in between.
+      this.answering--;
       // Closed once this answer reached the browser, not before.
       setTimeout(() => void this.closeCallbackIfIdle(), 500).unref?.();
       this.notify();
