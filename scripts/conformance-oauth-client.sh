@@ -11,6 +11,7 @@
 # Exits non-zero on a new failure or a stale baseline entry. Everything it started is stopped on
 # exit. Uses the service's fixed callback ports (47823-47825): nothing else may hold all three.
 # Usage: bash scripts/conformance-oauth-client.sh [--keep-results DIR]
+# (SUITES="auth" and ONLY_2026="auth/iss-normalized" narrow a run by hand; ONLY_2026=" " runs none of those.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
