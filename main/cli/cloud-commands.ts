@@ -1,17 +1,7 @@
 import type { CloudStatusView } from '../contract/cloud-actions.ts';
-import { GatehouseError } from '../core/errors.ts';
 import { out, parse, withConnection } from './args.ts';
 import { safe, unwrap, UsageError } from './output.ts';
-
-const readStdin = async (): Promise<string> => {
-  const chunks: Buffer[] = [];
-  for await (const c of process.stdin) {
-    chunks.push(c as Buffer);
-    if (chunks.reduce((n, b) => n + b.length, 0) > 4096)
-      throw new GatehouseError('invalid_value', 'the license key read from stdin is longer than any license key');
-  }
-  return Buffer.concat(chunks).toString('utf8').trim();
-};
+import { readSecretFromStdin } from './stdin-secret.ts';
 
 /** The license in words: no license (never activated, or deactivated) is the free plan, not "invalid". */
 function licenseLine(s: CloudStatusView): string {
@@ -76,7 +66,8 @@ export async function cloud(args: string[]): Promise<void> {
     throw new UsageError(`--environment must be production or staging (got '${String(values.environment)}')`);
   if (sub === 'activate' && !positionals[0])
     throw new UsageError('cloud activate needs a LICENSE_KEY (or - to read it from stdin)');
-  const licenseKey = sub === 'activate' ? (positionals[0] === '-' ? await readStdin() : positionals[0]!) : '';
+  const licenseKey =
+    sub === 'activate' ? (positionals[0] === '-' ? await readSecretFromStdin('license key') : positionals[0]!) : '';
   await withConnection(values, async (c) => {
     if (sub === 'connect') {
       const r = unwrap(

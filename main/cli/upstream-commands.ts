@@ -14,6 +14,7 @@ import { login, logout, signInLine } from './oauth-commands.ts';
 import { bindApprovals, processTerminal, viewLines } from './review-binding.ts';
 import { confinementLines, grantFlags, sandboxInput } from './upstream-sandbox-text.ts';
 import { recipeFlags, recipeInput, recipeLines } from './recipe-flags.ts';
+import { readSecretFromStdin } from './stdin-secret.ts';
 
 const many = { type: 'string', multiple: true } as const;
 const FLAGS = {
@@ -35,6 +36,7 @@ const FLAGS = {
   oauth: { type: 'boolean' },
   sse: { type: 'boolean' },
   'client-id': { type: 'string' },
+  'client-secret': { type: 'string' },
   'client-metadata-url': { type: 'string' },
   scopes: { type: 'string' },
   'no-browser': { type: 'boolean' },
@@ -54,7 +56,29 @@ function pairs(list: string[] | undefined, sep: '=' | ':', what: string): Array<
   });
 }
 
-function addInput(id: string, values: Record<string, unknown>, command: string[]): Record<string, unknown> {
+/**
+ * `--client-secret -`: a pre-registered confidential client's secret, read from stdin. Never a flag value: one would
+ * stay in the shell's history and the process list.
+ */
+async function clientSecret(values: Record<string, unknown>): Promise<{ client_secret?: string }> {
+  const given = values['client-secret'];
+  if (given === undefined) return {};
+  if (given !== '-')
+    throw new UsageError(
+      '--client-secret takes only - (the secret is read from stdin, never given on the command line): printf %s "$SECRET" | gatehouse upstreams add ID --url URL --oauth --client-id ID --client-secret -',
+    );
+  if (!values.oauth || !values['client-id']) throw new UsageError('--client-secret goes with --oauth and --client-id');
+  const secret = await readSecretFromStdin('client secret');
+  if (!secret) throw new UsageError('--client-secret -: nothing was read from stdin');
+  return { client_secret: secret };
+}
+
+function addInput(
+  id: string,
+  values: Record<string, unknown>,
+  command: string[],
+  secret: { client_secret?: string },
+): Record<string, unknown> {
   const read = (values.read as string[] | undefined) ?? [];
   const timeout = values['timeout-ms'] === undefined ? {} : { timeout_ms: Number(values['timeout-ms']) };
   if (values.stdio === !!values.url)
@@ -90,6 +114,7 @@ function addInput(id: string, values: Record<string, unknown>, command: string[]
     ? {
         oauth: {
           ...(values['client-id'] ? { client_id: values['client-id'] } : {}),
+          ...secret,
           ...metadata,
           ...(values.scopes ? { scopes: values.scopes } : {}),
         },
@@ -181,7 +206,7 @@ export async function upstreams(args: string[]): Promise<void> {
   const id = positionals[0];
   if (sub !== 'list' && !id)
     throw new UsageError(`upstreams ${sub} needs an upstream id (see: gatehouse upstreams list)`);
-  const input = sub === 'add' ? addInput(id!, values, command) : null;
+  const input = sub === 'add' ? addInput(id!, values, command, await clientSecret(values)) : null;
   await withConnection(values, async (c) => {
     if (sub === 'add') {
       const d = unwrap(await c.dispatch('upstreams.add', input as never));

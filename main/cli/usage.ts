@@ -28,7 +28,8 @@ Usage: gatehouse <command> [options]
   upstreams add ID --url URL [--header "Name: value"]... [--token-keychain ACCOUNT] [--read TOOL]... [--timeout-ms N]
   upstreams add ID --url URL --sse [--header "Name: value"]...   a server on the old HTTP+SSE transport
   upstreams list | show ID | remove ID | enable ID | disable ID | test ID | tools ID
-  upstreams add ID --url URL --oauth [--client-id ID] [--client-metadata-url URL] [--scopes "a b"]   a remote server that signs in with OAuth
+  upstreams add ID --url URL --oauth [--client-id ID [--client-secret -]] [--client-metadata-url URL] [--scopes "a b"]   a remote server that signs in with OAuth
+                  (--client-secret - reads a pre-registered confidential client's secret from stdin)
   upstreams login ID [--no-browser]     sign in (prints the URL, waits for the browser); upstreams logout ID
   profiles create NAME [--tools a,b] [--upstreams x,y]         a named tool set for tokens
   profiles list | show NAME | remove NAME   (remove refuses while tokens use it)

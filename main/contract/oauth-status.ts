@@ -24,6 +24,11 @@ export const OAuthConfigInput = z
       .max(500)
       .regex(/^[\x21-\x7e]+$/, 'a client id is printable characters without spaces')
       .optional(),
+    /**
+     * the secret of that pre-registered client (a confidential client): kept in the vault, never shown or logged; sent to
+     * the token endpoint as the server's metadata allows (client_secret_basic, else client_secret_post)
+     */
+    client_secret: z.string().min(1).max(4096).optional(),
     scopes: ScopeList.optional(),
     /** where Gatehouse's Client ID Metadata Document is served (https, a path); the default is the cloud gateway's */
     client_metadata_url: z
@@ -33,7 +38,11 @@ export const OAuthConfigInput = z
       .refine((u) => /^https:\/\/[^/]+\/./i.test(u), 'the client metadata URL is https:// with a path')
       .optional(),
   })
-  .strict();
+  .strict()
+  .refine((o) => !o.client_secret || o.client_id, {
+    message: 'a client secret belongs to a pre-registered client: give its client id too',
+    path: ['client_secret'],
+  });
 export type OAuthConfigInput = z.input<typeof OAuthConfigInput>;
 
 export const SignInState = z.enum(['signed_in', 'signed_out', 'sign_in_required', 'signing_in']);

@@ -16,6 +16,9 @@ const SERVICE_ACCOUNTS: ReadonlySet<string> = new Set([ADMIN_KEY_ACCOUNT]);
 /** Where an upstream's env and header values are kept (JSON); no client-chosen name reaches this namespace. */
 export const upstreamSecretsAccount = (upstreamId: string): string => `upstream-secrets/${upstreamId}`;
 
+/** Where the secret of an OAuth upstream's pre-registered (confidential) client is kept (docs/oauth.md). */
+export const upstreamOAuthSecretAccount = (upstreamId: string): string => `upstream-oauth-secret/${upstreamId}`;
+
 /** The vault account for a client token saved under `name`. */
 export function clientTokenAccount(name: string): string {
   if (!KEYCHAIN_NAME.test(name))

@@ -12,7 +12,7 @@ import type { RecipeView } from '../../main/contract/preview-recipes.ts';
 import { promptHash } from '../../main/plugins/upstream/prompt-pins.ts';
 import type { PromptDefinition } from '../../main/plugins/upstream/upstream-data.ts';
 import { connectClient } from '../helpers/service.ts';
-import { cliJson, cliJsonError, dirArgs, runCli, sharedDataDir } from './cli-harness.ts';
+import { cliJson, cliJsonError, collect, dirArgs, runCli, sharedDataDir, spawnCli } from './cli-harness.ts';
 import { EVERYTHING } from '../plugins/upstream/upstream-world.ts';
 
 /** `gatehouse upstreams ...` as scripts run it: on the data dir, then through a running service (no restart). */
@@ -358,5 +358,93 @@ describe('gatehouse upstreams through a running service', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('gatehouse upstreams add --oauth --client-id --client-secret -', () => {
+  const SECRET = 'cs-5b1f0e-never-printed';
+  const vaultSecrets = async () =>
+    (JSON.parse(await readFile(join(data.dir, 'vault.json'), 'utf8')) as { secrets: Record<string, string> }).secrets;
+
+  it('reads a confidential client secret from stdin into the vault only; refuses it as a flag value', async () => {
+    const child = spawnCli([
+      'upstreams',
+      'add',
+      'conf',
+      '--url',
+      'http://127.0.0.1:9/mcp',
+      '--oauth',
+      '--client-id',
+      'gatehouse-confidential',
+      '--client-secret',
+      '-',
+      ...dirArgs(data.dir),
+      '--json',
+    ]);
+    child.stdin.end(`${SECRET}\n`);
+    const r = await collect(child);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).not.toContain(SECRET);
+    const upstreamsJson = await readFile(join(data.dir, 'upstreams.json'), 'utf8');
+    expect(upstreamsJson).not.toContain(SECRET);
+    const stored = JSON.parse(upstreamsJson) as {
+      upstreams: Array<{ id: string; transport: { oauth?: { client_id: string; client_secret_account: string } } }>;
+    };
+    const oauth = stored.upstreams.find((u) => u.id === 'conf')?.transport.oauth;
+    expect(oauth).toMatchObject({ client_id: 'gatehouse-confidential' });
+    expect((await vaultSecrets())[oauth!.client_secret_account]).toBe(SECRET);
+    const shown = await runCli(['upstreams', 'show', 'conf', ...dirArgs(data.dir), '--json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).not.toContain(SECRET);
+
+    // Never on the command line, never without a client id, never empty.
+    const given = await runCli([
+      'upstreams',
+      'add',
+      'conf2',
+      '--url',
+      'http://127.0.0.1:9/mcp',
+      '--oauth',
+      '--client-id',
+      'c',
+      '--client-secret',
+      SECRET,
+      ...dirArgs(data.dir),
+    ]);
+    expect(given.code).toBe(2);
+    expect(given.stderr).toMatch(/stdin/);
+    expect(given.stdout + given.stderr).not.toContain(SECRET);
+    const lone = spawnCli([
+      'upstreams',
+      'add',
+      'conf3',
+      '--url',
+      'http://127.0.0.1:9/mcp',
+      '--oauth',
+      '--client-secret',
+      '-',
+      ...dirArgs(data.dir),
+    ]);
+    lone.stdin.end(SECRET);
+    expect((await collect(lone)).code).toBe(2);
+    const empty = spawnCli([
+      'upstreams',
+      'add',
+      'conf4',
+      '--url',
+      'http://127.0.0.1:9/mcp',
+      '--oauth',
+      '--client-id',
+      'c',
+      '--client-secret',
+      '-',
+      ...dirArgs(data.dir),
+    ]);
+    empty.stdin.end('\n');
+    expect((await collect(empty)).code).toBe(2);
+
+    // remove deletes it from the vault too.
+    expect(await cliJson(data.dir, ['upstreams', 'remove', 'conf'])).toBeTruthy();
+    expect(Object.keys(await vaultSecrets())).not.toContain(oauth!.client_secret_account);
   });
 });

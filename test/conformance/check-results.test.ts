@@ -43,6 +43,20 @@ describe('docs/conformance.md', () => {
   });
 });
 
+describe('docs/conformance.md: the OAuth client scenarios', () => {
+  it('lists every entry of the OAuth client baseline as an expected failure with its reason', () => {
+    const doc = readFileSync('docs/conformance.md', 'utf8');
+    const section = doc.slice(doc.indexOf('## Gatehouse as an OAuth client'), doc.indexOf('## Origin'));
+    const yaml = readFileSync('test/conformance/expected-failures-oauth-client.yml', 'utf8');
+    const entries = [...yaml.matchAll(/^\s+-\s+([\w./-]+)\s*$/gm)].map((m) => m[1]!);
+    expect(entries.length).toBeGreaterThan(0);
+    for (const scenario of entries) {
+      const row = section.split('\n').find((l) => l.startsWith(`| \`${scenario}\` |`));
+      expect(row, scenario).toMatch(/\| expected failure \| \S/);
+    }
+  });
+});
+
 describe('evaluate', () => {
   const required = ['server-stateless'];
 

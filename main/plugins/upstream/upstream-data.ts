@@ -98,10 +98,14 @@ export type PinnedView = z.infer<typeof PinnedView>;
 /** An OAuth upstream's configuration and the issuer/resource it signed in with: references only, the tokens are in the vault (oauth/oauth-vault.ts). */
 export const StoredOAuth = z.object({
   client_id: z.string().nullable(),
+  /** the vault account holding that pre-registered client's secret (a confidential client); null: a public client */
+  client_secret_account: z.string().nullable().default(null),
   scopes: z.string().nullable(),
   client_metadata_url: z.string().nullable(),
   issuer: z.string().nullable().default(null),
   resource: z.string().nullable().default(null),
+  /** the protected resource metadata URL its 401 named when it signed in (RFC 9728 section 5.1); null: the well-known locations */
+  resource_metadata_url: z.string().nullable().default(null),
   /** added before its first sign-in: the first listing after it is what the person consented to (pinned approved) */
   first_listing_pending: z.boolean().default(false),
 });

@@ -87,7 +87,12 @@ export class UpstreamManager implements UpstreamActions {
           const o = oauthOf(
             d.upstreams.find((u) => u.id === id) ?? ({ transport: { kind: 'stdio' } } as UpstreamRecord),
           );
-          if (o) Object.assign(o, { issuer: b.issuer, resource: b.resource });
+          if (o)
+            Object.assign(o, {
+              issuer: b.issuer,
+              resource: b.resource,
+              resource_metadata_url: b.resource_metadata_url ?? null,
+            });
         }),
     });
   }
@@ -213,7 +218,7 @@ export class UpstreamManager implements UpstreamActions {
         (h.name.toLowerCase() === 'authorization' && t.kind === 'http' && t.token_keychain)
       )
         throw new GatehouseError('invalid_value', `the header '${h.name}' is set by Gatehouse itself`);
-    const oauth = t.kind === 'http' ? storedOAuth(t) : undefined;
+    const oauth = t.kind === 'http' ? storedOAuth(id, t) : undefined;
     await this.confinement.ready();
     const rec: UpstreamRecord = {
       id,
@@ -244,7 +249,7 @@ export class UpstreamManager implements UpstreamActions {
               ...(t.sse ? { sse: true } : {}),
             },
     };
-    if (oauth) return this.addSignedOut(rec, secrets);
+    if (oauth) return this.addSignedOut(rec, secrets, t.kind === 'http' ? t.oauth?.client_secret : undefined);
     const spec: ConnectionSpec = {
       id,
       transport: rec.transport,
@@ -306,10 +311,17 @@ export class UpstreamManager implements UpstreamActions {
    * listed without one); the first listing after the sign-in waits, tools and
    * prompts quarantined as new, for the person's consent (`awaiting_consent`).
    */
-  private async addSignedOut(rec: UpstreamRecord, secrets: UpstreamSecrets): Promise<UpstreamDetail> {
+  private async addSignedOut(
+    rec: UpstreamRecord,
+    secrets: UpstreamSecrets,
+    clientSecret: string | undefined,
+  ): Promise<UpstreamDetail> {
     const o = targetOf(rec, this.deps.oauth?.clientMetadataUrl ?? null)!;
     rec.prompts = [];
     if (rec.secrets_account) await this.deps.vault.set(rec.secrets_account, JSON.stringify(secrets));
+    // The client secret goes only to the vault: the record names its account, no answer or log carries it.
+    const secretAccount = oauthOf(rec)?.client_secret_account;
+    if (secretAccount && clientSecret) await this.deps.vault.set(secretAccount, clientSecret);
     await this.deps.store.update((d) => void d.upstreams.push(rec));
     await this.oauth.register(o.target, null);
     const plugin = this.pluginFor(rec, await this.specFor(rec));
@@ -358,6 +370,8 @@ export class UpstreamManager implements UpstreamActions {
     this.plugins.delete(id);
     await this.deps.store.update((d) => void (d.upstreams = d.upstreams.filter((u) => u.id !== id)));
     if (rec.secrets_account) await this.deps.vault.delete(rec.secrets_account).catch(() => false);
+    const secretAccount = oauthOf(rec)?.client_secret_account;
+    if (secretAccount) await this.deps.vault.delete(secretAccount).catch(() => false);
     await this.confinement.forget(id).catch(() => undefined);
     this.deps.changed();
     return { id };

@@ -70,6 +70,25 @@ export const callCatching = (W: UpstreamWorld, name: string) =>
     }
   });
 
+/** The person's consent to an upstream's first listing after its first sign-in (OAuthWorld's `consent`), for any world. */
+export async function consentTo(up: UpstreamWorld, id: string): Promise<UpstreamDetail> {
+  const d = (await until(
+    async () => {
+      const got = await up.ok<UpstreamDetail>('GET', `upstreams/${id}`);
+      return got.tool_list.some((t) => t.pending?.reason === 'new') ? got : null;
+    },
+    10_000,
+    `the first listing of ${id}`,
+  ))!;
+  await up.ok('POST', `upstreams/${id}/review`, {
+    consent: d.tool_list.filter((t) => t.pending && !t.removed).map((t) => ({ tool: t.tool, hash: t.pending!.hash })),
+    prompt_consent: d.prompt_list
+      .filter((p) => p.pending && !p.removed)
+      .map((p) => ({ prompt: p.prompt, hash: p.pending!.hash })),
+  });
+  return up.ok<UpstreamDetail>('GET', `upstreams/${id}`);
+}
+
 export async function startOAuthWorld(
   o: { dataDir?: string; callbackPort?: number; authServer?: Parameters<typeof startAuthServer>[0] } = {},
 ): Promise<OAuthWorld> {
@@ -108,25 +127,7 @@ export async function startOAuthWorld(
       }
     },
     status: (id, waitMs = 0) => up.ok<OAuthStatus>('POST', `upstreams/${id}/oauth`, { wait_ms: waitMs }),
-    async consent(id) {
-      const d = (await until(
-        async () => {
-          const got = await up.ok<UpstreamDetail>('GET', `upstreams/${id}`);
-          return got.tool_list.some((t) => t.pending?.reason === 'new') ? got : null;
-        },
-        10_000,
-        `the first listing of ${id}`,
-      ))!;
-      await up.ok('POST', `upstreams/${id}/review`, {
-        consent: d.tool_list
-          .filter((t) => t.pending && !t.removed)
-          .map((t) => ({ tool: t.tool, hash: t.pending!.hash })),
-        prompt_consent: d.prompt_list
-          .filter((p) => p.pending && !p.removed)
-          .map((p) => ({ prompt: p.prompt, hash: p.pending!.hash })),
-      });
-      return up.ok<UpstreamDetail>('GET', `upstreams/${id}`);
-    },
+    consent: (id) => consentTo(up, id),
     async stop() {
       await browser.close();
       await up.stop();

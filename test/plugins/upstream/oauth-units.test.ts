@@ -4,6 +4,7 @@ import { OAUTH_CALLBACK_PATH } from '../../../main/contract/oauth.ts';
 import { startCallbackServer } from '../../../main/plugins/upstream/oauth/callback-server.ts';
 import { scrubOAuth } from '../../../main/plugins/upstream/oauth/oauth-errors.ts';
 import { checkAuthorizationUrl, openerFor, openInBrowser } from '../../../main/plugins/upstream/oauth/open-url.ts';
+import { sameIssuer } from '../../../main/plugins/upstream/oauth/vault-provider.ts';
 
 describe('OAuth pieces', () => {
   it.each([
@@ -31,6 +32,25 @@ describe('OAuth pieces', () => {
     expect(openerFor('win32', url)).toEqual({ command: 'rundll32', args: ['url.dll,FileProtocolHandler', url] });
   });
 
+  it('takes an issuer as the URL it was fetched for, an origin with or without its root slash, nothing else', () => {
+    expect(sameIssuer('http://localhost:4030', 'http://localhost:4030/')).toBe(true);
+    expect(sameIssuer('http://localhost:4030/', 'http://localhost:4030')).toBe(true);
+    expect(sameIssuer('https://as.example/tenant1', 'https://as.example/tenant1')).toBe(true);
+    for (const [published, fetchedFor] of [
+      ['https://as.example/tenant1', 'https://as.example/tenant1/'],
+      ['https://as.example/tenant1/', 'https://as.example/tenant1'],
+      ['https://as.example/oauth', 'https://as.example/'],
+      ['HTTPS://AS.EXAMPLE', 'https://as.example/'],
+      ['https://as.example:443', 'https://as.example/'],
+      ['https://as.example:8443', 'https://as.example/'],
+      ['https://attacker.example', 'https://as.example/'],
+      ['http://as.example', 'https://as.example/'],
+      ['https://as.example/?x', 'https://as.example/'],
+      ['not a url', 'not a url/'],
+    ])
+      expect([published, fetchedFor, sameIssuer(published!, fetchedFor!)]).toEqual([published, fetchedFor, false]);
+  });
+
   it('scrubs JWTs, codes and tokens from messages a server echoes', () => {
     const jwt = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJlc2lnbmF0dXJl';
     const text = scrubOAuth(new Error(`bad ${jwt} code=abc123def refresh_token=r-123456 Bearer opaque-token-value`));
@@ -53,6 +73,8 @@ describe('OAuth pieces', () => {
       expect((await fetch(`http://127.0.0.1:${cb.port}${OAUTH_CALLBACK_PATH}`, { method: 'POST' })).status).toBe(404);
       const r = await fetch(`${cb.redirectUri}?state=s1&code=c`);
       expect(await r.text()).toContain('&#60;b&#62;ok');
+      // Never kept alive: the server closes after a sign-in, and a pooled connection would fail the next one's redirect.
+      expect(r.headers.get('connection')).toBe('close');
       expect(seen).toEqual(['s1']);
     } finally {
       await cb.close();

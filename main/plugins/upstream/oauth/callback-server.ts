@@ -51,6 +51,8 @@ export async function startCallbackServer(
           'content-type': 'text/html; charset=utf-8',
           'cache-control': 'no-store',
           'referrer-policy': 'no-referrer',
+          // The server closes soon after a sign-in ends: a kept-alive connection would be stale for the next sign-in's redirect.
+          connection: 'close',
         })
         .end(page(a.message));
     if (req.method !== 'GET' || url.pathname !== OAUTH_CALLBACK_PATH)

@@ -18,7 +18,8 @@ import {
 } from './oauth-vault.ts';
 import { scrubOAuth, sdkFailure, startFailure, type UpstreamAuth } from './oauth-errors.ts';
 import { revokeTokens, type RevokeInput } from './revoke.ts';
-import { signInRequired, VaultOAuthProvider, type OAuthTarget } from './vault-provider.ts';
+import { challengeOf, probeChallenge, type Challenge } from './challenge.ts';
+import { preregisteredClient, signInRequired, VaultOAuthProvider, type OAuthTarget } from './vault-provider.ts';
 
 /**
  * The one place in the service that signs upstreams in (docs/oauth.md). Keyed
@@ -33,6 +34,8 @@ import { signInRequired, VaultOAuthProvider, type OAuthTarget } from './vault-pr
 export interface Binding {
   issuer: string;
   resource: string;
+  /** where the server's 401 said its protected resource metadata is (RFC 9728 section 5.1), when it said so: a refresh discovers there */
+  resource_metadata_url?: string | null;
 }
 export interface CoordinatorDeps {
   vault: Vault;
@@ -63,6 +66,8 @@ interface Target {
   target: OAuthTarget;
   binding: Binding | null;
   need: Need | null;
+  /** what the server's last 401 said (a sign-in's probe, or a connection's request) */
+  challenge: Challenge | null;
 }
 interface Flow {
   key: string;
@@ -109,6 +114,8 @@ export class OAuthCoordinator {
   private starting: Promise<unknown> = Promise.resolve();
   /** sign-ins between their first step and their flow's registration: the callback server stays up for them */
   private startingNow = 0;
+  /** callbacks being answered: a close an earlier sign-in scheduled must not cut one off before its page is sent */
+  private answering = 0;
 
   constructor(private readonly deps: CoordinatorDeps) {
     this.refreshTimers = deps.refreshTimers ?? systemTimers;
@@ -116,7 +123,7 @@ export class OAuthCoordinator {
 
   /** An OAuth upstream (at load and at add); `binding` is what it last signed in with. */
   async register(target: OAuthTarget, binding: Binding | null): Promise<void> {
-    this.targets.set(target.id, { target, binding, need: null });
+    this.targets.set(target.id, { target, binding, need: null, challenge: null });
     if (binding)
       await this.load(binding).catch((e: unknown) =>
         this.deps.log.warn('oauth: could not read the sign-in from the vault', {
@@ -188,6 +195,8 @@ export class OAuthCoordinator {
    */
   async login(id: string): Promise<OAuthStatus> {
     const t = this.target(id);
+    // The server's own 401 first: the metadata URL and scope it names are where and what the sign-in asks (challenge.ts).
+    t.challenge = (await probeChallenge(t.target.url, this.deps.fetch).catch(() => null)) ?? t.challenge;
     // Two upstreams of one issuer and resource share one sign-in: an upstream never signed in finds out which it is first.
     const key = t.binding ?? (await this.discoverBinding(t).catch(() => null));
     // Checked once the sign-ins started before this one are registered, so two never write the same flow item.
@@ -255,7 +264,7 @@ export class OAuthCoordinator {
 
   /** The registration tokens of this issuer were issued to: the client id a person entered, or the stored one. */
   private async clientFor(target: OAuthTarget, issuer: string): Promise<RevokeInput['client']> {
-    if (target.client_id) return { client_id: target.client_id };
+    if (target.client_id) return preregisteredClient(this.deps.vault, target).catch(() => null);
     const stored = await readItem(this.deps.vault, clientAccount(issuer), StoredClient);
     if (!stored) return null;
     const method =
@@ -335,9 +344,11 @@ export class OAuthCoordinator {
   /** A 401: an upstream not bound yet may find a sign-in another upstream made; else refresh once; else sign in. */
   private async unauthorized(id: string, response: Response): Promise<void> {
     const t = this.target(id);
+    const said = await challengeOf(response);
+    if (said.resourceMetadataUrl || said.scope) t.challenge = said;
     if (t.need) throw signInRequired(id, t.need.reason);
     if (!t.binding) {
-      const found = await this.discoverBinding(t, response).catch(() => null);
+      const found = await this.discoverBinding(t).catch(() => null);
       if (found && (await this.load(found))) return void (await this.bindAll([id], found));
       throw this.need(id, 'not signed in');
     }
@@ -347,11 +358,11 @@ export class OAuthCoordinator {
     await this.refresh(id);
   }
 
-  private async discoverBinding(t: Target, response?: Response): Promise<Binding | null> {
-    const { discoverOAuthServerInfo, extractWWWAuthenticateParams } = await clientSdk();
-    const { resourceMetadataUrl } = response ? extractWWWAuthenticateParams(response) : {};
+  private async discoverBinding(t: Target): Promise<Binding | null> {
+    const { discoverOAuthServerInfo } = await clientSdk();
+    const named = this.metadataUrlOf(t);
     const info = await discoverOAuthServerInfo(t.target.url, {
-      ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
+      ...(named ? { resourceMetadataUrl: new URL(named) } : {}),
       ...(this.deps.fetch ? { fetchFn: this.deps.fetch } : {}),
     });
     const probe = this.provider(t.target, { kind: 'refresh' });
@@ -360,7 +371,18 @@ export class OAuthCoordinator {
       resourceMetadata: info.resourceMetadata,
       authorizationServerMetadata: info.authorizationServerMetadata,
     });
-    return probe.key();
+    const key = probe.key();
+    return key && { ...key, resource_metadata_url: named };
+  }
+
+  /** The protected resource metadata URL a 401 of this server named (now, or when it signed in), else null: the well-known ones. */
+  private metadataUrlOf(t: Target): string | null {
+    return t.challenge?.resourceMetadataUrl ?? t.binding?.resource_metadata_url ?? null;
+  }
+
+  private metadataUrlOpt(t: Target): { resourceMetadataUrl?: URL } {
+    const named = this.metadataUrlOf(t);
+    return named ? { resourceMetadataUrl: new URL(named) } : {};
   }
 
   /** One refresh per issuer + resource at a time, whoever asks. */
@@ -378,7 +400,7 @@ export class OAuthCoordinator {
     const provider = this.provider(t.target, { kind: 'refresh' });
     const { auth } = await clientSdk();
     try {
-      await auth(provider, { serverUrl: t.target.url, ...this.fetchOpt() });
+      await auth(provider, { serverUrl: t.target.url, ...this.metadataUrlOpt(t), ...this.fetchOpt() });
     } catch (e) {
       if (e instanceof GatehouseError && e.code === 'sign_in_required') {
         this.tokens.delete(key);
@@ -475,6 +497,33 @@ export class OAuthCoordinator {
     );
   }
 
+  /**
+   * The SDK registers a client for the scope asked now, and an authorization server may hold it to that (oidc-provider
+   * does): a client registered for the 401's one scope could never step up. The registration asks for every scope the
+   * resource lists and the person's too; the authorization still asks only for what the sign-in needs.
+   */
+  private registeringForAllScopes(provider: VaultOAuthProvider, target: OAuthTarget): FetchLike {
+    const base = this.deps.fetch ?? fetch;
+    return (url, init) => {
+      const d = provider.discovered;
+      const endpoint = d?.authorizationServerMetadata?.registration_endpoint;
+      if (
+        !endpoint ||
+        init?.method !== 'POST' ||
+        typeof init.body !== 'string' ||
+        String(url) !== String(new URL(endpoint))
+      )
+        return base(url, init);
+      const body = JSON.parse(init.body) as { scope?: string };
+      const scope = computeScopeUnion(
+        body.scope,
+        target.scopes ?? undefined,
+        d.resourceMetadata?.scopes_supported?.join(' '),
+      );
+      return base(url, { ...init, body: JSON.stringify({ ...body, ...(scope ? { scope } : {}) }) });
+    };
+  }
+
   private fetchOpt(): { fetchFn?: FetchLike } {
     return this.deps.fetch ? { fetchFn: this.deps.fetch } : {};
   }
@@ -493,14 +542,16 @@ export class OAuthCoordinator {
     const state = randomBytes(32).toString('base64url');
     let url: URL | null = null;
     const provider = this.provider(t.target, { kind: 'start', state, onAuthorizationUrl: (u) => (url = u) }, cb);
-    const scope = computeScopeUnion(t.target.scopes ?? undefined, t.need?.scopes);
+    // The person's scopes, those the 401 named and those a step-up asked for; none of them: the metadata's scopes_supported (the SDK).
+    const scope = computeScopeUnion(t.target.scopes ?? undefined, t.challenge?.scope, t.need?.scopes);
     const { auth } = await clientSdk();
     try {
       const result = await auth(provider, {
         serverUrl: t.target.url,
         ...(scope ? { scope } : {}),
+        ...this.metadataUrlOpt(t),
         forceReauthorization: true,
-        ...this.fetchOpt(),
+        fetchFn: this.registeringForAllScopes(provider, t.target),
       });
       if (result === 'AUTHORIZED' || !url)
         throw new GatehouseError(
@@ -532,7 +583,7 @@ export class OAuthCoordinator {
   }
 
   private async closeCallbackIfIdle(): Promise<void> {
-    if (this.flows.size || this.startingNow || !this.callback) return;
+    if (this.flows.size || this.startingNow || this.answering || !this.callback) return;
     const cb = this.callback;
     this.callback = null;
     await cb.close();
@@ -564,6 +615,7 @@ export class OAuthCoordinator {
     // would otherwise read `signed_out` and give up on a sign-in that is about to succeed. A second callback is refused.
     flow.finishing = true;
     clearTimeout(flow.timer);
+    this.answering++;
     try {
       await this.finish(flow, params);
       return { status: 200, message: 'Signed in to Gatehouse. You can close this tab.' };
@@ -576,6 +628,8 @@ export class OAuthCoordinator {
     } finally {
       this.flows.delete(flow.state);
       await this.deps.vault.delete(flowAccount(flow.binding.issuer, flow.binding.resource)).catch(() => false);
+      // Nothing is awaited from here to the answer being sent: no close timer can run in between.
+      this.answering--;
       // Closed once this answer reached the browser, not before.
       setTimeout(() => void this.closeCallbackIfIdle(), 500).unref?.();
       this.notify();
@@ -608,7 +662,8 @@ export class OAuthCoordinator {
       ...(iss !== null ? { iss } : {}),
       ...this.fetchOpt(),
     });
-    const binding = provider.key()!;
+    const named = stored.discovery.resourceMetadataUrl;
+    const binding = { ...provider.key()!, resource_metadata_url: typeof named === 'string' ? named : null };
     // Tokens first (one vault item), then the binding in upstreams.json: a stop between leaves tokens nobody points at, overwritten by the next sign-in.
     await this.load(binding, true);
     const ids = [...flow.ids, ...this.boundTo(keyOf(binding)), ...(await this.sameKeyUnbound(binding))];

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { UpstreamAddInput } from '../../../contract/upstreams.ts';
 import { CLIENT_METADATA_PATH } from '../../../contract/oauth.ts';
 import { GatehouseError } from '../../../core/errors.ts';
+import { upstreamOAuthSecretAccount } from '../../../store/vault-account.ts';
 import type { StoredOAuth, UpstreamRecord } from '../upstream-data.ts';
 import type { Binding } from './coordinator.ts';
 import type { OAuthTarget } from './vault-provider.ts';
@@ -10,8 +11,8 @@ import type { OAuthTarget } from './vault-provider.ts';
 
 type HttpInput = Extract<z.output<typeof UpstreamAddInput>['transport'], { kind: 'http' }>;
 
-/** The stored `oauth` of a new HTTP upstream; refuses a second credential beside it. */
-export function storedOAuth(t: HttpInput): StoredOAuth | undefined {
+/** The stored `oauth` of a new HTTP upstream `id`; refuses a second credential beside it. */
+export function storedOAuth(id: string, t: HttpInput): StoredOAuth | undefined {
   if (!t.oauth) return undefined;
   if (t.token_keychain)
     throw new GatehouseError('invalid_value', '--oauth and --token-keychain are two ways to authenticate: pick one');
@@ -22,10 +23,12 @@ export function storedOAuth(t: HttpInput): StoredOAuth | undefined {
     );
   return {
     client_id: t.oauth.client_id ?? null,
+    client_secret_account: t.oauth.client_secret ? upstreamOAuthSecretAccount(id) : null,
     scopes: t.oauth.scopes ?? null,
     client_metadata_url: t.oauth.client_metadata_url ?? null,
     issuer: null,
     resource: null,
+    resource_metadata_url: null,
     first_listing_pending: true,
   };
 }
@@ -45,10 +48,14 @@ export function targetOf(
       id: rec.id,
       url: rec.transport.url,
       client_id: o.client_id,
+      client_secret_account: o.client_secret_account,
       scopes: o.scopes,
       client_metadata_url: o.client_metadata_url ?? defaultMetadataUrl,
     },
-    binding: o.issuer && o.resource ? { issuer: o.issuer, resource: o.resource } : null,
+    binding:
+      o.issuer && o.resource
+        ? { issuer: o.issuer, resource: o.resource, resource_metadata_url: o.resource_metadata_url }
+        : null,
   };
 }
 

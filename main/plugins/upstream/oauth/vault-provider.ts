@@ -46,6 +46,8 @@ export interface OAuthTarget {
   /** the MCP server URL */
   url: string;
   client_id: string | null;
+  /** the vault account of that pre-registered client's secret (a confidential client) */
+  client_secret_account?: string | null;
   scopes: string | null;
   client_metadata_url: string | null;
 }
@@ -64,6 +66,46 @@ function resourceAllowed(serverUrl: string, claimed: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * RFC 8414 section 3.3: the metadata's issuer is identical to the issuer its well-known URL was made from. One
+ * equivalence only: an origin written with or without its root `/` (`http://as:1` and `http://as:1/`) is one URL
+ * (RFC 3986 section 6.2.3) with one well-known URL, and an issuer found from the server's origin, where no protected
+ * resource metadata names one (the 2025-03-26 spec), is always written with the `/`. Any other difference (a path, a
+ * path's trailing `/`, case, a port) is another issuer, refused.
+ */
+export function sameIssuer(published: string, fetchedFor: string): boolean {
+  if (published === fetchedFor) return true;
+  const origin = (s: string) => {
+    try {
+      const u = new URL(s);
+      return s === u.origin || s === `${u.origin}/` ? u.origin : null;
+    } catch {
+      return null;
+    }
+  };
+  const a = origin(published);
+  return a !== null && a !== 'null' && a === origin(fetchedFor);
+}
+
+/**
+ * A client a person registered beforehand: its id, and its secret from the vault when it is a confidential one (the
+ * SDK then authenticates with client_secret_basic, or client_secret_post where the server's metadata lists only that).
+ */
+export async function preregisteredClient(
+  vault: Vault,
+  target: OAuthTarget,
+): Promise<{ client_id: string; client_secret?: string }> {
+  const client_id = target.client_id!;
+  if (!target.client_secret_account) return { client_id };
+  const client_secret = await vault.get(target.client_secret_account);
+  if (client_secret === null)
+    throw new GatehouseError(
+      'vault_unavailable',
+      `the client secret of upstream '${target.id}' is not in the vault; add the upstream again with --client-secret -`,
+    );
+  return { client_id, client_secret };
 }
 
 export type RunKind =
@@ -132,7 +174,7 @@ export class VaultOAuthProvider implements OAuthClientProvider {
   async clientInformation(ctx?: OAuthClientInformationContext): Promise<StoredOAuthClientInformation | undefined> {
     const issuer = ctx?.issuer ?? this.issuer;
     if (!issuer) return undefined;
-    if (this.target.client_id) return { client_id: this.target.client_id, issuer };
+    if (this.target.client_id) return { ...(await preregisteredClient(this.vault, this.target)), issuer };
     const stored = await readItem(this.vault, clientAccount(issuer), StoredClient);
     if (!stored) {
       // Registering is part of a sign-in a person asked for; a background refresh never registers.
@@ -234,8 +276,8 @@ export class VaultOAuthProvider implements OAuthClientProvider {
         'upstream_error',
         `upstream '${this.target.id}': its authorization server ${state.authorizationServerUrl} publishes no metadata; Gatehouse signs in only where PKCE S256 is advertised`,
       );
-    // The MCP authorization spec: the metadata's issuer is exactly the URL it was fetched for (RFC 8414 section 3.3), no trailing-slash leniency.
-    if (meta.issuer !== state.authorizationServerUrl)
+    // The MCP authorization spec: the metadata's issuer is the URL it was fetched for (RFC 8414 section 3.3; sameIssuer).
+    if (!sameIssuer(meta.issuer, state.authorizationServerUrl))
       throw new GatehouseError(
         'upstream_error',
         `upstream '${this.target.id}': the authorization server's metadata names issuer ${JSON.stringify(meta.issuer).slice(0, 300)}, not ${JSON.stringify(state.authorizationServerUrl).slice(0, 300)}: refused`,
@@ -256,6 +298,11 @@ export class VaultOAuthProvider implements OAuthClientProvider {
     this.discovery = state;
     this.issuer = meta.issuer;
     this.resource ??= state.resourceMetadata?.resource ?? null;
+  }
+
+  /** what this run's discovery found (after saveDiscoveryState accepted it) */
+  get discovered(): OAuthDiscoveryState | undefined {
+    return this.discovery;
   }
 
   saveResourceUrl(resource: string): void {
