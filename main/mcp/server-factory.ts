@@ -74,6 +74,9 @@ export function listedTool(entry: RegisteredTool): Record<string, unknown> {
           ? { annotations: own.annotations }
           : {}
         : { annotations: { readOnlyHint: !t.write, ...t.annotations, title: t.title } }),
+      // Task support as the source sent it; Gatehouse advertises no 2025 `tasks` capability, so a 2025 client calls it
+      // plainly and the gateway runs the upstream's task (connection.ts), as the 2025-11-25 revision has clients do.
+      ...(own?.execution !== undefined ? { execution: own.execution } : {}),
       // The source's own `_meta` (an MCP App's `ui`), Gatehouse's keys beside it.
       _meta: {
         ...own?._meta,

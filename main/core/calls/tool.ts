@@ -110,9 +110,15 @@ interface ToolBase<S extends ToolSchema> {
    * A tool from elsewhere: its own title and annotations exactly as its source sent them, listed to clients
    * instead of Gatehouse's (no title made up from the name, no readOnlyHint from the desk's classification,
    * which is a rule of the desk, not a claim to clients). Absent: built from `title`, `write` and `annotations`.
-   * Its `_meta` is the source's own (an MCP App's `ui`), listed with Gatehouse's keys beside it.
+   * Its `_meta` is the source's own (an MCP App's `ui`), listed with Gatehouse's keys beside it; its `execution`
+   * (task support) as the source sent it.
    */
-  listed?: { title?: string; annotations?: Record<string, unknown>; _meta?: Record<string, unknown> };
+  listed?: {
+    title?: string;
+    annotations?: Record<string, unknown>;
+    _meta?: Record<string, unknown>;
+    execution?: Record<string, unknown>;
+  };
 }
 
 export interface ReadTool<S extends ToolSchema = ToolSchema> extends ToolBase<S> {
