@@ -15,6 +15,7 @@ import type { TaskDeps } from './staged-tasks.ts';
 import { declaredCapabilities, serveTasks, taskAnswer, withApprovalLink } from './task-methods.ts';
 import { missingCapabilityError } from './missing-capability.ts';
 import { appOnly, rendersViews, UI_EXTENSION } from '../contract/mcp-apps.ts';
+import type { SurfaceOffers } from '../core/calls/surface.ts';
 
 /** The lists a request's server shows its caller: all the registry a server reads (an upstream's view narrows exactly these). */
 export type ServerRegistry = Pick<Registry, 'visible' | 'resources'>;
@@ -132,7 +133,7 @@ const toolError = (code: string, message: string, extra: Record<string, unknown>
 /** Who answers: the server's identity in `initialize`, in 2026-07-28 results' `_meta`, and in a listen stream's closing result. */
 export const SERVER_INFO = { name: 'gatehouse', title: 'Gatehouse', version: VERSION } as const;
 
-/** Server capabilities: lists change at run time (plugins, settings), and we say so. */
+/** Server capabilities: lists change at run time (plugins, settings), and we say so; see capabilitiesFor. */
 export const SERVER_CAPABILITIES = {
   tools: { listChanged: true },
   resources: { listChanged: true },
@@ -141,6 +142,11 @@ export const SERVER_CAPABILITIES = {
   // upstreams' MCP App views pass through (docs/upstreams.md, "MCP Apps")
   extensions: { [UI_EXTENSION]: {} },
 } as const;
+
+/** The capabilities one caller is offered: SERVER_CAPABILITIES, with completions where an upstream it sees completes. */
+function capabilitiesFor(offers: SurfaceOffers): Record<string, unknown> {
+  return { ...SERVER_CAPABILITIES, ...(offers.completions ? { completions: {} } : {}) };
+}
 
 type Discover = { _ondiscover(): Record<string, unknown> };
 
@@ -166,7 +172,7 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
   const server = new Server(
     { ...SERVER_INFO },
     {
-      capabilities: SERVER_CAPABILITIES,
+      capabilities: capabilitiesFor(deps.pipeline.surfaces.offers(ctx)),
       instructions: deps.instructions(ctx),
       requestState: requestStateOptions((reason, tool) => deps.pipeline.auditRefusedState(tool, ctx, reason)),
     },

@@ -7,7 +7,7 @@ import { toErrorShape } from '../core/errors.ts';
 /** What a request's server asks of the plugin surfaces (SurfaceCalls, or a view's narrowing of it). */
 export type ServerSurfaces = Pick<
   SurfaceCalls,
-  'prompts' | 'resources' | 'templates' | 'ownsUri' | 'readResource' | 'getPrompt'
+  'prompts' | 'resources' | 'templates' | 'ownsUri' | 'readResource' | 'getPrompt' | 'offers' | 'complete'
 >;
 
 /**
@@ -53,6 +53,29 @@ export function installSurfaceHandlers(server: Server, ctx: CallContext, surface
   server.setRequestHandler('resources/templates/list', async () => ({
     resourceTemplates: surfaces.templates(ctx) as never,
   }));
+
+  // Only where the capability is advertised (some upstream this caller sees completes): elsewhere the method is unknown.
+  if (surfaces.offers(ctx).completions)
+    server.setRequestHandler('completion/complete', async (request, extra) => {
+      const call: CallContext = extra.mcpReq.signal ? { ...ctx, signal: extra.mcpReq.signal } : ctx;
+      const { ref, argument, context } = request.params;
+      try {
+        return (await surfaces.complete(
+          {
+            ref: ref.type === 'ref/prompt' ? { type: ref.type, name: ref.name } : { type: ref.type, uri: ref.uri },
+            argument,
+            ...(context ? { context } : {}),
+          },
+          call,
+        )) as never;
+      } catch (e) {
+        throw surfaceError(
+          e,
+          ctx,
+          ref.type === 'ref/prompt' ? { name: ref.name.slice(0, 128) } : { uri: ref.uri.slice(0, 300) },
+        );
+      }
+    });
 }
 
 /** resources/read of a URI a surface owns (null when none does: a built-in resource or an unknown URI). */

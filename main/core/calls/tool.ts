@@ -4,7 +4,7 @@ import type { Preview } from '../../contract/staged.ts';
 import type { ClientSource } from '../../contract/audit.ts';
 import type { PluginInfo } from '../../contract/tools.ts';
 import type { InferOutput, ToolSchema } from './tool-schema.ts';
-import type { ListedPrompt, ListedResource, ListedTemplate } from './surface.ts';
+import type { CompletionRequest, ListedPrompt, ListedResource, ListedTemplate, SurfaceOffers } from './surface.ts';
 
 /** Who is calling, resolved from the bearer token before any tool runs. */
 export interface CallContext {
@@ -252,4 +252,8 @@ export interface PluginSurface {
   ownsPrompt(name: string): boolean;
   getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<Record<string, unknown>>;
   readResource(uri: string, ctx: CallContext): Promise<Record<string, unknown>>;
+  /** what more it offers now (completions, subscriptions); absent: nothing more */
+  offers?(): SurfaceOffers;
+  /** completion/complete for one of its prompts or resource templates (it offers completions) */
+  complete?(request: CompletionRequest, ctx: CallContext): Promise<Record<string, unknown>>;
 }

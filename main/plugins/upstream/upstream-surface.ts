@@ -1,6 +1,12 @@
 import type { Client } from '@modelcontextprotocol/client';
 import type { CallContext } from '../../core/calls/tool.ts';
-import type { ListedPrompt, ListedResource, ListedTemplate } from '../../core/calls/surface.ts';
+import type {
+  CompletionRequest,
+  ListedPrompt,
+  ListedResource,
+  ListedTemplate,
+  SurfaceOffers,
+} from '../../core/calls/surface.ts';
 import type { PluginSurface } from '../../core/calls/tool.ts';
 import { GatehouseError } from '../../core/errors.ts';
 import { TOOL_NAME } from '../../core/calls/registry.ts';
@@ -58,6 +64,8 @@ export class UpstreamSurface implements PluginSurface {
   private listedResources: ListedResource[] = [];
   private listedTemplates: ListedTemplate[] = [];
   private readonly rev = { prompts: 0, resources: 0 };
+  /** what the upstream's capabilities offered at the last listing beyond its lists */
+  private offered: SurfaceOffers = { completions: false, subscribe: false };
   /** the upstream's own URIs it handed to a client in a result, oldest first */
   private readonly handed = new Set<string>();
   private queue: Promise<void> = Promise.resolve();
@@ -115,7 +123,7 @@ export class UpstreamSurface implements PluginSurface {
   };
 
   /** Whether the upstream offered this URI of its own: listed, an expansion of a listed template, or handed out in a result. */
-  private offers(own: string): boolean {
+  private offersUri(own: string): boolean {
     const wrapped = wrapUri(this.id, own);
     return (
       this.handed.has(own) ||
@@ -134,6 +142,10 @@ export class UpstreamSurface implements PluginSurface {
     this.queue = this.queue
       .then(async () => {
         const caps = await this.connection.request(async (c) => c.getServerCapabilities() ?? {});
+        this.offered = {
+          completions: caps.completions !== undefined,
+          subscribe: (caps.resources as { subscribe?: unknown } | undefined)?.subscribe === true,
+        };
         // One failing list (a server that declares prompts and answers -32601) leaves the other's listing alone.
         if (what !== 'resources')
           await this.listPrompts(caps.prompts !== undefined).catch((e: unknown) => this.failed('prompts', e));
@@ -160,12 +172,58 @@ export class UpstreamSurface implements PluginSurface {
     return { ...opt('description', text(r.description, 10_000)), messages };
   }
 
+  offers(): SurfaceOffers {
+    return { ...this.offered };
+  }
+
+  /**
+   * completion/complete sent to the upstream under its own prompt name or template URI; the values come back masked
+   * like any answer (connection.ts) and bounded as the protocol bounds them (100 values).
+   */
+  async complete(request: CompletionRequest, ctx: CallContext): Promise<Record<string, unknown>> {
+    const { ref } = request;
+    const own =
+      ref.type === 'ref/prompt'
+        ? this.ownsPrompt(ref.name)
+          ? ownPromptName(this.id, ref.name)
+          : null
+        : this.listedTemplates.some((t) => t.uriTemplate === ref.uri)
+          ? unwrapUri(this.id, ref.uri)
+          : null;
+    if (own === null)
+      throw new GatehouseError(
+        'not_found',
+        `${ref.type === 'ref/prompt' ? 'prompt' : 'resource template'} not found: ${(ref.type === 'ref/prompt' ? ref.name : ref.uri).slice(0, 300)}`,
+        ref.type === 'ref/prompt' ? { name: ref.name.slice(0, 128) } : { uri: ref.uri.slice(0, 300) },
+      );
+    const r = await this.connection.request(
+      (c, o) =>
+        c.complete(
+          {
+            ref: ref.type === 'ref/prompt' ? { type: 'ref/prompt', name: own } : { type: 'ref/resource', uri: own },
+            argument: request.argument,
+            ...(request.context ? { context: request.context } : {}),
+          },
+          o,
+        ),
+      ctx.signal,
+    );
+    const c = r.completion;
+    return {
+      completion: {
+        values: (c?.values ?? []).filter((v): v is string => typeof v === 'string').slice(0, 100),
+        ...(typeof c?.total === 'number' ? { total: c.total } : {}),
+        ...(typeof c?.hasMore === 'boolean' ? { hasMore: c.hasMore } : {}),
+      },
+    };
+  }
+
   async readResource(uri: string, ctx: CallContext): Promise<Record<string, unknown>> {
     const own = unwrapUri(this.id, uri);
     // A view (under either prefix) is served only as its pin allows (upstream-views.ts).
     if (own?.startsWith(VIEW_SCHEME)) return this.views.readFor(own, uri, ctx);
     // Only what the upstream offered is passed on: any other URI after the prefix could reach what it never meant to serve.
-    if (own === null || !this.offers(own))
+    if (own === null || !this.offersUri(own))
       throw new GatehouseError('not_found', `resource not found: ${uri.slice(0, 300)}`, { uri: uri.slice(0, 300) });
     const r = await this.connection.request(
       (c, o) => c.readResource({ uri: own }, { ...o, cacheMode: 'bypass' }),

@@ -34,6 +34,16 @@ beforeAll(async () => {
     transport: { kind: 'stdio', command: process.execPath, args: [EVERYTHING], env: [] },
     read: ['simulate-research-query'],
   });
+  // The same server given a credential that is one of its completion values: the answer masks it.
+  await u.ok('POST', 'upstreams', {
+    id: 'evs',
+    transport: {
+      kind: 'stdio',
+      command: process.execPath,
+      args: [EVERYTHING],
+      env: [{ name: 'DEPT_API_KEY', value: 'Engineering' }],
+    },
+  });
   direct = new Client({ name: 'direct', version: '1' });
   await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING], stderr: 'ignore' }));
 }, 120_000);
@@ -75,5 +85,76 @@ describe('task support', () => {
         await c.close();
       }
     }, 30_000);
+  }
+});
+
+describe('completions', () => {
+  const department = (name: string) => ({
+    ref: { type: 'ref/prompt' as const, name },
+    argument: { name: 'department', value: 'S' },
+  });
+
+  for (const era of ERAS) {
+    it(`advertises completions and answers a prompt's argument as the upstream does (${eraName(era)} client)`, async () => {
+      expect(direct.getServerCapabilities()?.completions).toBeDefined();
+      const own = await direct.complete(department('completable-prompt'));
+      expect(own.completion.values).toEqual(['Sales', 'Support']);
+      const c = await through(era);
+      try {
+        expect(c.getServerCapabilities()?.completions).toEqual({});
+        expect((await c.complete(department('ev__completable-prompt'))).completion).toEqual(own.completion);
+        // the context (an argument already chosen) reaches the upstream too
+        const named = {
+          ref: { type: 'ref/prompt' as const, name: 'completable-prompt' },
+          argument: { name: 'name', value: '' },
+          context: { arguments: { department: 'Sales' } },
+        };
+        const ownNames = await direct.complete(named);
+        expect(ownNames.completion.values).toEqual(['David', 'Eve', 'Frank']);
+        const names = await c.complete({ ...named, ref: { ...named.ref, name: 'ev__completable-prompt' } });
+        expect(names.completion).toEqual(ownNames.completion);
+      } finally {
+        await c.close();
+      }
+    });
+
+    it(`answers a resource template's argument under its wrapped URI (${eraName(era)} client)`, async () => {
+      const template = 'demo://resource/dynamic/text/{resourceId}';
+      const arg = { name: 'resourceId', value: '7' };
+      const own = await direct.complete({ ref: { type: 'ref/resource', uri: template }, argument: arg });
+      expect(own.completion.values).toEqual(['7']);
+      const c = await through(era);
+      try {
+        const wrapped = (await c.listResourceTemplates()).resourceTemplates.find(
+          (t) => t.uriTemplate.startsWith('gatehouse-upstream://ev/') && t.uriTemplate.endsWith(template),
+        );
+        expect(wrapped).toBeDefined();
+        const r = await c.complete({ ref: { type: 'ref/resource', uri: wrapped!.uriTemplate }, argument: arg });
+        expect(r.completion).toEqual(own.completion);
+        // a template the upstream never listed is not passed on
+        await expect(
+          c.complete({
+            ref: { type: 'ref/resource', uri: 'gatehouse-upstream://ev/demo://nothing/{x}' },
+            argument: arg,
+          }),
+        ).rejects.toThrow(/not found/);
+      } finally {
+        await c.close();
+      }
+    });
+
+    it(`masks what the upstream was given in its completions (${eraName(era)} client)`, async () => {
+      const c = await through(era);
+      try {
+        const r = await c.complete({
+          ...department('evs__completable-prompt'),
+          argument: { name: 'department', value: 'E' },
+        });
+        expect(r.completion.values).toHaveLength(1);
+        expect(r.completion.values[0]).not.toContain('Engineering');
+      } finally {
+        await c.close();
+      }
+    });
   }
 });
