@@ -16,6 +16,7 @@ import { declaredCapabilities, serveTasks, taskAnswer, withApprovalLink } from '
 import { missingCapabilityError } from './missing-capability.ts';
 import { appOnly, rendersViews, UI_EXTENSION } from '../contract/mcp-apps.ts';
 import type { SurfaceOffers } from '../core/calls/surface.ts';
+import type { TokenSubscriptions } from './resource-subscriptions.ts';
 
 /** The lists a request's server shows its caller: all the registry a server reads (an upstream's view narrows exactly these). */
 export type ServerRegistry = Pick<Registry, 'visible' | 'resources'>;
@@ -38,6 +39,8 @@ export interface ServerDeps {
   instructions: (ctx: CallContext) => string;
   /** staged writes as MCP tasks and their approval links (docs/tasks.md); absent: plain pending_approval answers only */
   tasks?: TaskDeps;
+  /** the 2025 era's resource subscriptions per token (list-changed.ts); absent: resources/subscribe is not offered */
+  subscriptions?: TokenSubscriptions;
 }
 
 /** Where a write tool's own output schema is listed (the shape of its result once applied); see listedTool. */
@@ -145,7 +148,11 @@ export const SERVER_CAPABILITIES = {
 
 /** The capabilities one caller is offered: SERVER_CAPABILITIES, with completions where an upstream it sees completes. */
 function capabilitiesFor(offers: SurfaceOffers): Record<string, unknown> {
-  return { ...SERVER_CAPABILITIES, ...(offers.completions ? { completions: {} } : {}) };
+  return {
+    ...SERVER_CAPABILITIES,
+    ...(offers.subscribe ? { resources: { ...SERVER_CAPABILITIES.resources, subscribe: true } } : {}),
+    ...(offers.completions ? { completions: {} } : {}),
+  };
 }
 
 type Discover = { _ondiscover(): Record<string, unknown> };
@@ -169,10 +176,13 @@ function discoverServedVersions(server: Server): void {
  * staging and audit in its own pipeline, and tools/list is per caller.
  */
 export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
+  const seen = deps.pipeline.surfaces.offers(ctx);
+  // subscriptions need somewhere to deliver their updates (the endpoint's channels)
+  const offers = { ...seen, subscribe: seen.subscribe && deps.subscriptions !== undefined };
   const server = new Server(
     { ...SERVER_INFO },
     {
-      capabilities: capabilitiesFor(deps.pipeline.surfaces.offers(ctx)),
+      capabilities: capabilitiesFor(offers),
       instructions: deps.instructions(ctx),
       requestState: requestStateOptions((reason, tool) => deps.pipeline.auditRefusedState(tool, ctx, reason)),
     },
@@ -268,7 +278,7 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
       .concat(deps.pipeline.surfaces.resources(ctx) as never[]),
   }));
 
-  installSurfaceHandlers(server, ctx, deps.pipeline.surfaces);
+  installSurfaceHandlers(server, ctx, deps.pipeline.surfaces, offers.subscribe ? deps.subscriptions : undefined);
 
   server.setRequestHandler('resources/read', async (request, extra) => {
     const call: CallContext = extra.mcpReq.signal ? { ...ctx, signal: extra.mcpReq.signal } : ctx;

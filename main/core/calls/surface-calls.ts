@@ -123,6 +123,36 @@ export class SurfaceCalls {
     );
   }
 
+  /**
+   * resources/subscribe of a surface's resource the caller sees, held by `holder` (its token, or its listen stream):
+   * decided by the policy as reading it is (`read_resource`), not audited (nothing is read until it is).
+   */
+  async subscribe(uri: string, holder: string, ctx: CallContext): Promise<void> {
+    const s = this.seen(ctx).find((x) => x.surface.ownsUri(uri));
+    if (!s?.surface.subscribe || !s.surface.offers?.().subscribe)
+      throw new GatehouseError('not_found', `resource not found: ${uri.slice(0, 300)}`, { uri: uri.slice(0, 300) });
+    const refusal = await this.deps.policy?.maySurface(
+      { action: 'read_resource', uri },
+      ctx,
+      { plugin: s.plugin, pluginKind: s.kind, capability: s.surface.capability, feature: s.surface.feature },
+      {},
+    );
+    if (refusal) throw new GatehouseError(refusal.refused.code, refusal.refused.message, refusal.refused.details);
+    const surface = s.surface;
+    await withDeadline(
+      (signal) => surface.subscribe!(uri, holder, { ...ctx, signal }),
+      this.deps.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+      ctx.signal,
+      `resources/subscribe ${uri.slice(0, 128)}`,
+    );
+  }
+
+  /** Ends `holder`'s subscription, whoever sees the surface now (a subscription is never left behind). */
+  async unsubscribe(uri: string, holder: string): Promise<void> {
+    for (const p of this.deps.registry.listPlugins())
+      if (p.surface?.ownsUri(uri)) await p.surface.unsubscribe?.(uri, holder);
+  }
+
   private seen(ctx: CallContext): Seen[] {
     const all = this.deps.registry.surfaces(viewerOf(ctx));
     return this.plugin === undefined ? all : all.filter((s) => s.plugin === this.plugin);

@@ -256,4 +256,7 @@ export interface PluginSurface {
   offers?(): SurfaceOffers;
   /** completion/complete for one of its prompts or resource templates (it offers completions) */
   complete?(request: CompletionRequest, ctx: CallContext): Promise<Record<string, unknown>>;
+  /** resources/subscribe of one of its resources for `holder` (it offers subscriptions), and its end */
+  subscribe?(uri: string, holder: string, ctx: CallContext): Promise<void>;
+  unsubscribe?(uri: string, holder: string): Promise<void>;
 }

@@ -47,6 +47,8 @@ export interface ConnectionHooks {
   backoff?: { baseMs: number; maxMs: number };
   /** connected (again), or the upstream's prompts or resources list changed: its surface re-lists them (upstream-surface.ts) */
   onSurface?(what: 'connected' | 'prompts' | 'resources'): void;
+  /** the upstream's notifications/resources/updated of one of its own URIs */
+  onResourceUpdated?(uri: string): void;
 }
 
 /** A call's result as the upstream gave it. */
@@ -418,6 +420,10 @@ export class UpstreamConnection {
       },
     );
     this.relay.install(client);
+    client.setNotificationHandler('notifications/resources/updated', (n) => {
+      const uri = (n.params as { uri?: unknown } | undefined)?.uri;
+      if (client === this.client && typeof uri === 'string') this.hooks.onResourceUpdated?.(uri);
+    });
     // What this attempt's process writes to stderr, apart from the kept log: a failed start quotes it.
     const attempt = new LineRing(20, 300);
     let transport: Transport;

@@ -33,7 +33,12 @@ export interface SurfaceDeps {
   pins: { read(): readonly PinnedPrompt[] | null; pin(defs: readonly PromptDefinition[]): Promise<void> };
   /** its MCP App views' pins (upstream-views.ts) */
   views: ViewDeps['pins'];
+  /** a resource clients subscribed to was updated (the URI clients use) */
+  updated?(uri: string): void;
 }
+
+/** Resources one upstream is subscribed to for clients at once. */
+export const MAX_SUBSCRIBED = 1000;
 
 /** Pages of one list followed at most (a server that never stops paging cannot hold the connection). */
 const MAX_PAGES = 20;
@@ -64,6 +69,8 @@ export class UpstreamSurface implements PluginSurface {
   private listedResources: ListedResource[] = [];
   private listedTemplates: ListedTemplate[] = [];
   private readonly rev = { prompts: 0, resources: 0 };
+  /** the upstream's own URIs it is subscribed to, and who holds each subscription (a client's token or stream) */
+  private readonly subscribed = new Map<string, Set<string>>();
   /** what the upstream's capabilities offered at the last listing beyond its lists */
   private offered: SurfaceOffers = { completions: false, subscribe: false };
   /** the upstream's own URIs it handed to a client in a result, oldest first */
@@ -146,6 +153,12 @@ export class UpstreamSurface implements PluginSurface {
           completions: caps.completions !== undefined,
           subscribe: (caps.resources as { subscribe?: unknown } | undefined)?.subscribe === true,
         };
+        // a new session of the upstream knows none of the subscriptions clients hold: they are made again
+        if (what === 'connected' && this.offered.subscribe)
+          for (const own of this.subscribed.keys())
+            await this.connection
+              .request((c, o) => c.subscribeResource({ uri: own }, o))
+              .catch((e: unknown) => this.failed(`subscription to ${own.slice(0, 200)}`, e));
         // One failing list (a server that declares prompts and answers -32601) leaves the other's listing alone.
         if (what !== 'resources')
           await this.listPrompts(caps.prompts !== undefined).catch((e: unknown) => this.failed('prompts', e));
@@ -216,6 +229,41 @@ export class UpstreamSurface implements PluginSurface {
         ...(typeof c?.hasMore === 'boolean' ? { hasMore: c.hasMore } : {}),
       },
     };
+  }
+
+  /**
+   * resources/subscribe of one of its resources for `holder` (a client's token or listen stream): the upstream is
+   * subscribed once, under its own URI, whoever else holds it; the URI must be one it offered, as for a read.
+   */
+  async subscribe(uri: string, holder: string, ctx: CallContext): Promise<void> {
+    const own = unwrapUri(this.id, uri);
+    if (own === null || !this.offersUri(own))
+      throw new GatehouseError('not_found', `resource not found: ${uri.slice(0, 300)}`, { uri: uri.slice(0, 300) });
+    const holders = this.subscribed.get(own);
+    if (holders) return void holders.add(holder);
+    if (this.subscribed.size >= MAX_SUBSCRIBED)
+      throw new GatehouseError(
+        'invalid_params',
+        `upstream '${this.id}' is subscribed to ${MAX_SUBSCRIBED} resources for clients already; unsubscribe from one first`,
+      );
+    await this.connection.request((c, o) => c.subscribeResource({ uri: own }, o), ctx.signal);
+    this.subscribed.set(own, new Set([holder]));
+  }
+
+  /** Drops `holder`'s subscription; the upstream's own ends with its last holder. */
+  async unsubscribe(uri: string, holder: string): Promise<void> {
+    const own = unwrapUri(this.id, uri);
+    const holders = own === null ? undefined : this.subscribed.get(own);
+    if (!holders || !holders.delete(holder) || holders.size) return;
+    this.subscribed.delete(own!);
+    await this.connection
+      .request((c, o) => c.unsubscribeResource({ uri: own! }, o))
+      .catch((e: unknown) => this.failed(`unsubscribe of ${own!.slice(0, 200)}`, e));
+  }
+
+  /** The upstream's notifications/resources/updated: passed on under the client's URI, for a resource clients hold. */
+  updated(own: string): void {
+    if (this.subscribed.has(own)) this.deps.updated?.(wrapUri(this.id, own));
   }
 
   async readResource(uri: string, ctx: CallContext): Promise<Record<string, unknown>> {

@@ -32,7 +32,7 @@ beforeAll(async () => {
   await u.ok('POST', 'upstreams', {
     id: 'ev',
     transport: { kind: 'stdio', command: process.execPath, args: [EVERYTHING], env: [] },
-    read: ['simulate-research-query'],
+    read: ['simulate-research-query', 'toggle-subscriber-updates'],
   });
   // The same server given a credential that is one of its completion values: the answer masks it.
   await u.ok('POST', 'upstreams', {
@@ -157,4 +157,54 @@ describe('completions', () => {
       }
     });
   }
+});
+
+describe('resource subscriptions', () => {
+  const OWN = 'demo://resource/static/document/architecture.md';
+  const WRAPPED = `gatehouse-upstream://ev/${OWN}`;
+
+  /** The next notifications/resources/updated this client hears (it must name `uri`). */
+  const nextUpdate = (c: Client) =>
+    new Promise<string>((resolve) =>
+      c.setNotificationHandler('notifications/resources/updated', (n) => resolve(n.params.uri)),
+    );
+
+  it('advertises resources.subscribe as the upstream does (both eras)', async () => {
+    expect(direct.getServerCapabilities()?.resources?.subscribe).toBe(true);
+    for (const era of ERAS) {
+      const c = await through(era);
+      expect(c.getServerCapabilities()?.resources, era).toEqual({ listChanged: true, subscribe: true });
+      await c.close();
+    }
+  });
+
+  it("forwards a 2025 client's subscribe under the upstream's URI and relays its updates under Gatehouse's", async () => {
+    const c = await through('legacy');
+    try {
+      const heard = nextUpdate(c);
+      await c.subscribeResource({ uri: WRAPPED });
+      // the upstream sends an update at once for each subscribed URI, then every 5 s
+      await c.callTool({ name: 'ev__toggle-subscriber-updates', arguments: {} });
+      expect(await heard).toBe(WRAPPED);
+      await c.unsubscribeResource({ uri: WRAPPED });
+      // a URI the upstream never offered is not subscribed
+      await expect(c.subscribeResource({ uri: 'gatehouse-upstream://ev/demo://nothing' })).rejects.toThrow(/not found/);
+    } finally {
+      await c.close();
+    }
+  }, 20_000);
+
+  it('subscribes a 2026-07-28 listen stream to the resources it names and relays their updates', async () => {
+    const c = await through('modern');
+    try {
+      const heard = nextUpdate(c);
+      const sub = await c.listen({ resourceSubscriptions: [WRAPPED] });
+      expect(sub.honoredFilter.resourceSubscriptions).toEqual([WRAPPED]);
+      // updates are on since the test above (every 5 s)
+      expect(await heard).toBe(WRAPPED);
+      await sub.close();
+    } finally {
+      await c.close();
+    }
+  }, 20_000);
 });
