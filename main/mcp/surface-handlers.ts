@@ -129,7 +129,8 @@ function installSubscriptions(
     const call: CallContext = extra.mcpReq.signal ? { ...ctx, signal: extra.mcpReq.signal } : ctx;
     try {
       if (!tokenId) throw new GatehouseError('not_found', `resource not found: ${uri.slice(0, 300)}`);
-      if (!subscriptions.has(tokenId, uri) && !subscriptions.add(tokenId, uri))
+      const held = subscriptions.has(tokenId, uri);
+      if (!held && !subscriptions.add(tokenId, uri))
         throw new GatehouseError(
           'invalid_params',
           `this token holds ${MAX_SUBSCRIPTIONS_PER_TOKEN} resource subscriptions already; unsubscribe from one first`,
@@ -137,7 +138,8 @@ function installSubscriptions(
       try {
         await surfaces.subscribe(uri, tokenHolder(tokenId), call);
       } catch (e) {
-        subscriptions.remove(tokenId, uri);
+        // a subscription held already stays as it was
+        if (!held) subscriptions.remove(tokenId, uri);
         throw e;
       }
       return {};
