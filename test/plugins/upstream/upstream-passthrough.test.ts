@@ -163,6 +163,13 @@ describe('resource subscriptions', () => {
   const OWN = 'demo://resource/static/document/architecture.md';
   const WRAPPED = `gatehouse-upstream://ev/${OWN}`;
 
+  // The upstream sends an update for each URI subscribed every 5 s once this is on (its session is Gatehouse's).
+  beforeAll(async () => {
+    const c = await through('legacy');
+    await c.callTool({ name: 'ev__toggle-subscriber-updates', arguments: {} });
+    await c.close();
+  });
+
   /** The next notifications/resources/updated this client hears (it must name `uri`). */
   const nextUpdate = (c: Client) =>
     new Promise<string>((resolve) =>
@@ -183,8 +190,6 @@ describe('resource subscriptions', () => {
     try {
       const heard = nextUpdate(c);
       await c.subscribeResource({ uri: WRAPPED });
-      // the upstream sends an update at once for each subscribed URI, then every 5 s
-      await c.callTool({ name: 'ev__toggle-subscriber-updates', arguments: {} });
       expect(await heard).toBe(WRAPPED);
       await c.unsubscribeResource({ uri: WRAPPED });
       // a URI the upstream never offered is not subscribed
@@ -200,7 +205,6 @@ describe('resource subscriptions', () => {
       const heard = nextUpdate(c);
       const sub = await c.listen({ resourceSubscriptions: [WRAPPED] });
       expect(sub.honoredFilter.resourceSubscriptions).toEqual([WRAPPED]);
-      // updates are on since the test above (every 5 s)
       expect(await heard).toBe(WRAPPED);
       await sub.close();
     } finally {
