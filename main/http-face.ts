@@ -58,6 +58,7 @@ export function createHttpFace({ core, host, auth, bodyBudget, origin, ...config
     // gatehouse-bridge --remote URL finds the upstream configured for URL (main/mcp/upstream-lookup.ts)
     remotes: () => core.upstreams.list().flatMap((u) => (u.url ? [{ id: u.id, url: u.url }] : [])),
     profileOf: (name) => core.profiles.get(name),
+    resourceUpdates: (listener) => core.upstreams.onResourceUpdated(listener),
     tasks: { staging: core.staging, approvalUrl: (id) => core.approvalLinks.urlFor(id) },
   });
   const actions = createAdminRoutes({

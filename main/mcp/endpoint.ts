@@ -18,6 +18,7 @@ import { clientAddress } from '../lib/http/client-address.ts';
 import { DEFAULT_MAX_BODY, type BodyBudget } from '../lib/http/body.ts';
 import { buildServer, type ServerDeps } from './server-factory.ts';
 import { ListChanges } from './list-changed.ts';
+import { MAX_SUBSCRIPTIONS_PER_TOKEN } from './resource-subscriptions.ts';
 import { openEventStream } from './event-stream.ts';
 import {
   authGuard,
@@ -62,6 +63,8 @@ export interface EndpointDeps extends ServerDeps {
   remotes?: () => ReadonlyArray<{ id: string; url: string }>;
   /** tokens' profiles, for the same lookup */
   profileOf?: (name: string) => ProfileSet | undefined;
+  /** hears every subscribed upstream resource's update (the URI clients use); returns the unsubscribe */
+  resourceUpdates?: (listener: (uri: string) => void) => () => void;
 }
 
 /**
@@ -86,9 +89,16 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     },
     viewRegistry: (view) => upstreamViewDeps(deps, view).registry,
   });
-  const unwatch = [deps.registry.onChange(() => lists.changed()), deps.watchSettings(() => lists.changed())];
+  const unwatch = [
+    deps.registry.onChange(() => lists.changed()),
+    deps.watchSettings(() => lists.changed()),
+    ...(deps.resourceUpdates ? [deps.resourceUpdates((uri) => lists.resourceUpdated(uri))] : []),
+  ];
+  // Updates reach a subscriber on its channels: without a source of updates, subscriptions are not offered.
+  const served = deps.resourceUpdates ? { ...deps, subscriptions: lists.subscriptions } : deps;
   // A view is one upstream's own endpoint (upstream-view.ts); none is the main endpoint.
-  const factory = (ctx: CallContext, view?: string) => buildServer(ctx, view ? upstreamViewDeps(deps, view) : deps);
+  const factory = (ctx: CallContext, view?: string) => buildServer(ctx, view ? upstreamViewDeps(served, view) : served);
+  let listens = 0;
   const lookup = createUpstreamLookup({
     ...deps,
     now: () => deps.clock.now(),
@@ -223,16 +233,46 @@ export function createMcpEndpoint(deps: EndpointDeps) {
       // (ListChanges.attach then ends the token's oldest stream past its bound).
       if (!lists.hasRoomFor(record.id)) return busy();
       holdStream(res);
+      const resources = await listenSubscriptions(rpc.message.params, ctx, view);
       await lists.servingListenFor(
         record.id,
         () => endListenStream(res, rpc.message.id!),
         () => serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId),
         view,
+        resources,
       );
       return;
     }
     const refused = await serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId);
     if (refused) audit(refused);
+  }
+
+  /**
+   * A 2026-07-28 listen stream's `resourceSubscriptions`: each upstream resource it names that the caller may
+   * subscribe to is subscribed at its upstream for as long as the stream lasts (one the caller may not is left out,
+   * and hears nothing). Undefined when it names none or subscriptions are not offered.
+   */
+  async function listenSubscriptions(
+    params: unknown,
+    ctx: CallContext,
+    view?: string,
+  ): Promise<{ uris: ReadonlySet<string>; ended: () => void } | undefined> {
+    const asked = (params as { notifications?: { resourceSubscriptions?: unknown } } | undefined)?.notifications
+      ?.resourceSubscriptions;
+    if (!deps.resourceUpdates || !Array.isArray(asked) || asked.length === 0) return undefined;
+    const surfaces = view ? upstreamViewDeps(served, view).pipeline.surfaces : deps.pipeline.surfaces;
+    const holder = `listen:${++listens}`;
+    const uris = new Set<string>();
+    for (const uri of asked.slice(0, MAX_SUBSCRIPTIONS_PER_TOKEN))
+      if (typeof uri === 'string' && !uris.has(uri))
+        await surfaces.subscribe(uri, holder, ctx).then(
+          () => uris.add(uri),
+          () => undefined,
+        );
+    return {
+      uris,
+      ended: () => uris.forEach((uri) => void surfaces.unsubscribe(uri, holder).catch(() => undefined)),
+    };
   }
 
   async function serve2025(

@@ -51,6 +51,10 @@ export function openEventStream(
     tokenId,
     ...(view ? { view } : {}),
     send: (kind) => res.write(NOTIFICATION[kind]),
+    sendUpdated: (uri) =>
+      res.write(
+        `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } })}\n\n`,
+      ),
     close: end,
   });
   req.once('close', end);

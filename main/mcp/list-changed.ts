@@ -5,6 +5,7 @@ import type { Settings } from '../contract/settings.ts';
 import type { Registry, RegisteredTool, Viewer } from '../core/calls/registry.ts';
 import type { ResourceDef } from '../core/calls/tool.ts';
 import { listedTool, type ServerRegistry } from './server-factory.ts';
+import { MAX_SUBSCRIPTIONS_PER_TOKEN, type TokenSubscriptions } from './resource-subscriptions.ts';
 
 export type ListKind = 'tools' | 'resources' | 'prompts';
 
@@ -21,6 +22,10 @@ export interface Listener {
   /** the upstream whose own endpoint (upstream-view.ts) the channel was opened on; none: the main endpoint */
   readonly view?: string;
   send(kind: ListKind): void;
+  /** notifications/resources/updated of a resource it subscribed to */
+  sendUpdated?(uri: string): void;
+  /** a 2026-07-28 listen stream's own resource subscriptions; none: its token's (2025 era, resources/subscribe) */
+  readonly resources?: ReadonlySet<string>;
   close(): void;
 }
 
@@ -59,7 +64,30 @@ export class ListChanges {
   private readonly digests = new WeakMap<object, string>();
   private pending = false;
   /** The token a `subscriptions/listen` request is being served for (and how to end its stream), while the SDK subscribes it to the bus. */
-  private readonly subscribing = new AsyncLocalStorage<{ tokenId: string; end: () => void; view?: string }>();
+  private readonly subscribing = new AsyncLocalStorage<{
+    tokenId: string;
+    end: () => void;
+    view?: string;
+    resources?: ReadonlySet<string>;
+    ended?: () => void;
+  }>();
+  /** each token's resource subscriptions (2025 era) */
+  private readonly held = new Map<string, Set<string>>();
+
+  readonly subscriptions: TokenSubscriptions = {
+    add: (tokenId, uri) => {
+      const mine = this.held.get(tokenId) ?? new Set<string>();
+      if (!mine.has(uri) && mine.size >= MAX_SUBSCRIPTIONS_PER_TOKEN) return false;
+      this.held.set(tokenId, mine.add(uri));
+      return true;
+    },
+    remove: (tokenId, uri) => {
+      const mine = this.held.get(tokenId);
+      mine?.delete(uri);
+      if (mine?.size === 0) this.held.delete(tokenId);
+    },
+    has: (tokenId, uri) => this.held.get(tokenId)?.has(uri) ?? false,
+  };
 
   constructor(private readonly deps: ListChangesDeps) {}
 
@@ -122,14 +150,42 @@ export class ListChanges {
     });
   }
 
+  /** An upstream's resource was updated: the channels subscribed to it hear notifications/resources/updated. */
+  resourceUpdated(uri: string): void {
+    for (const l of [...this.channels.keys()]) {
+      const subscribed = l.resources ? l.resources.has(uri) : this.subscriptions.has(l.tokenId, uri);
+      if (!subscribed || !this.deps.viewerOf(l.tokenId)) continue;
+      try {
+        l.sendUpdated?.(uri);
+      } catch {
+        this.channels.delete(l);
+        l.close();
+      }
+    }
+  }
+
   closeAll(): void {
     for (const l of [...this.channels.keys()]) l.close();
     this.channels.clear();
   }
 
   /** Runs `serve` so that a bus subscription made inside it belongs to `tokenId` (on `view`'s endpoint); `end` cuts that stream (token revoked). */
-  servingListenFor<T>(tokenId: string, end: () => void, serve: () => T, view?: string): T {
-    return this.subscribing.run({ tokenId, end, ...(view ? { view } : {}) }, serve);
+  servingListenFor<T>(
+    tokenId: string,
+    end: () => void,
+    serve: () => T,
+    view?: string,
+    resources?: { uris: ReadonlySet<string>; ended: () => void },
+  ): T {
+    return this.subscribing.run(
+      {
+        tokenId,
+        end,
+        ...(view ? { view } : {}),
+        ...(resources ? { resources: resources.uris, ended: resources.ended } : {}),
+      },
+      serve,
+    );
   }
 
   /**
@@ -146,9 +202,15 @@ export class ListChanges {
         tokenId: serving.tokenId,
         ...(serving.view ? { view: serving.view } : {}),
         send: (kind) => deliver({ kind: `${kind}_list_changed` }),
+        sendUpdated: (uri) => deliver({ kind: 'resource_updated', uri }),
+        ...(serving.resources ? { resources: serving.resources } : {}),
         close: () => serving.end(),
       };
-      return this.attach(listener);
+      const detach = this.attach(listener);
+      return () => {
+        detach();
+        serving.ended?.();
+      };
     },
   };
 

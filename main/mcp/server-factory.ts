@@ -15,6 +15,8 @@ import type { TaskDeps } from './staged-tasks.ts';
 import { declaredCapabilities, serveTasks, taskAnswer, withApprovalLink } from './task-methods.ts';
 import { missingCapabilityError } from './missing-capability.ts';
 import { appOnly, rendersViews, UI_EXTENSION } from '../contract/mcp-apps.ts';
+import type { SurfaceOffers } from '../core/calls/surface.ts';
+import type { TokenSubscriptions } from './resource-subscriptions.ts';
 
 /** The lists a request's server shows its caller: all the registry a server reads (an upstream's view narrows exactly these). */
 export type ServerRegistry = Pick<Registry, 'visible' | 'resources'>;
@@ -37,6 +39,8 @@ export interface ServerDeps {
   instructions: (ctx: CallContext) => string;
   /** staged writes as MCP tasks and their approval links (docs/tasks.md); absent: plain pending_approval answers only */
   tasks?: TaskDeps;
+  /** the 2025 era's resource subscriptions per token (list-changed.ts); absent: resources/subscribe is not offered */
+  subscriptions?: TokenSubscriptions;
 }
 
 /** Where a write tool's own output schema is listed (the shape of its result once applied); see listedTool. */
@@ -74,6 +78,9 @@ export function listedTool(entry: RegisteredTool): Record<string, unknown> {
           ? { annotations: own.annotations }
           : {}
         : { annotations: { readOnlyHint: !t.write, ...t.annotations, title: t.title } }),
+      // Task support as the source sent it; Gatehouse advertises no 2025 `tasks` capability, so a 2025 client calls it
+      // plainly and the gateway runs the upstream's task (connection.ts), as the 2025-11-25 revision has clients do.
+      ...(own?.execution !== undefined ? { execution: own.execution } : {}),
       // The source's own `_meta` (an MCP App's `ui`), Gatehouse's one key beside it: whether a call is staged for a
       // person (the upstream's annotations are its own, so they cannot say). Which plugin and feature a tool is from
       // cost bytes in every listing and no client reads them: discover_tools and the admin API say so.
@@ -128,7 +135,7 @@ const toolError = (code: string, message: string, extra: Record<string, unknown>
 /** Who answers: the server's identity in `initialize`, in 2026-07-28 results' `_meta`, and in a listen stream's closing result. */
 export const SERVER_INFO = { name: 'gatehouse', title: 'Gatehouse', version: VERSION } as const;
 
-/** Server capabilities: lists change at run time (plugins, settings), and we say so. */
+/** Server capabilities: lists change at run time (plugins, settings), and we say so; see capabilitiesFor. */
 export const SERVER_CAPABILITIES = {
   tools: { listChanged: true },
   resources: { listChanged: true },
@@ -137,6 +144,15 @@ export const SERVER_CAPABILITIES = {
   // upstreams' MCP App views pass through (docs/upstreams.md, "MCP Apps")
   extensions: { [UI_EXTENSION]: {} },
 } as const;
+
+/** The capabilities one caller is offered: SERVER_CAPABILITIES, with completions where an upstream it sees completes. */
+function capabilitiesFor(offers: SurfaceOffers): Record<string, unknown> {
+  return {
+    ...SERVER_CAPABILITIES,
+    ...(offers.subscribe ? { resources: { ...SERVER_CAPABILITIES.resources, subscribe: true } } : {}),
+    ...(offers.completions ? { completions: {} } : {}),
+  };
+}
 
 type Discover = { _ondiscover(): Record<string, unknown> };
 
@@ -159,10 +175,13 @@ function discoverServedVersions(server: Server): void {
  * staging and audit in its own pipeline, and tools/list is per caller.
  */
 export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
+  const seen = deps.pipeline.surfaces.offers(ctx);
+  // subscriptions need somewhere to deliver their updates (the endpoint's channels)
+  const offers = { ...seen, subscribe: seen.subscribe && deps.subscriptions !== undefined };
   const server = new Server(
     { ...SERVER_INFO },
     {
-      capabilities: SERVER_CAPABILITIES,
+      capabilities: capabilitiesFor(offers),
       instructions: deps.instructions(ctx),
       requestState: requestStateOptions((reason, tool) => deps.pipeline.auditRefusedState(tool, ctx, reason)),
     },
@@ -258,7 +277,7 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
       .concat(deps.pipeline.surfaces.resources(ctx) as never[]),
   }));
 
-  installSurfaceHandlers(server, ctx, deps.pipeline.surfaces);
+  installSurfaceHandlers(server, ctx, deps.pipeline.surfaces, offers.subscribe ? deps.subscriptions : undefined);
 
   server.setRequestHandler('resources/read', async (request, extra) => {
     const call: CallContext = extra.mcpReq.signal ? { ...ctx, signal: extra.mcpReq.signal } : ctx;

@@ -2,12 +2,22 @@ import { ProtocolError, type Server } from '@modelcontextprotocol/server';
 import { JSONRPC_CODES } from '../contract/errors.ts';
 import type { CallContext } from '../core/calls/tool.ts';
 import type { SurfaceCalls } from '../core/calls/surface-calls.ts';
-import { toErrorShape } from '../core/errors.ts';
+import { GatehouseError, toErrorShape } from '../core/errors.ts';
+import { MAX_SUBSCRIPTIONS_PER_TOKEN, type TokenSubscriptions } from './resource-subscriptions.ts';
 
 /** What a request's server asks of the plugin surfaces (SurfaceCalls, or a view's narrowing of it). */
 export type ServerSurfaces = Pick<
   SurfaceCalls,
-  'prompts' | 'resources' | 'templates' | 'ownsUri' | 'readResource' | 'getPrompt'
+  | 'prompts'
+  | 'resources'
+  | 'templates'
+  | 'ownsUri'
+  | 'readResource'
+  | 'getPrompt'
+  | 'offers'
+  | 'complete'
+  | 'subscribe'
+  | 'unsubscribe'
 >;
 
 /**
@@ -38,7 +48,12 @@ export function surfaceError(e: unknown, ctx: CallContext, extra: Record<string,
  * surfaces (upstream MCP servers) offer this caller. Built-in plugins have
  * no prompts or templates, so these lists are the surfaces' only.
  */
-export function installSurfaceHandlers(server: Server, ctx: CallContext, surfaces: ServerSurfaces): void {
+export function installSurfaceHandlers(
+  server: Server,
+  ctx: CallContext,
+  surfaces: ServerSurfaces,
+  subscriptions?: TokenSubscriptions,
+): void {
   server.setRequestHandler('prompts/list', async () => ({ prompts: surfaces.prompts(ctx) as never }));
 
   server.setRequestHandler('prompts/get', async (request, extra) => {
@@ -53,6 +68,31 @@ export function installSurfaceHandlers(server: Server, ctx: CallContext, surface
   server.setRequestHandler('resources/templates/list', async () => ({
     resourceTemplates: surfaces.templates(ctx) as never,
   }));
+
+  if (subscriptions) installSubscriptions(server, ctx, surfaces, subscriptions);
+
+  // Only where the capability is advertised (some upstream this caller sees completes): elsewhere the method is unknown.
+  if (surfaces.offers(ctx).completions)
+    server.setRequestHandler('completion/complete', async (request, extra) => {
+      const call: CallContext = extra.mcpReq.signal ? { ...ctx, signal: extra.mcpReq.signal } : ctx;
+      const { ref, argument, context } = request.params;
+      try {
+        return (await surfaces.complete(
+          {
+            ref: ref.type === 'ref/prompt' ? { type: ref.type, name: ref.name } : { type: ref.type, uri: ref.uri },
+            argument,
+            ...(context ? { context } : {}),
+          },
+          call,
+        )) as never;
+      } catch (e) {
+        throw surfaceError(
+          e,
+          ctx,
+          ref.type === 'ref/prompt' ? { name: ref.name.slice(0, 128) } : { uri: ref.uri.slice(0, 300) },
+        );
+      }
+    });
 }
 
 /** resources/read of a URI a surface owns (null when none does: a built-in resource or an unknown URI). */
@@ -67,4 +107,52 @@ export async function readSurfaceResource(
   } catch (e) {
     throw surfaceError(e, ctx, { uri: uri.slice(0, 300) });
   }
+}
+
+/** Who holds a token's 2025-era subscription at the upstream (a listen stream holds its own). */
+export const tokenHolder = (tokenId: string): string => `token:${tokenId}`;
+
+/**
+ * resources/subscribe and unsubscribe (2025 era; 2026-07-28 subscribes in `subscriptions/listen`), where some
+ * upstream the caller sees offers subscriptions. A subscription is its token's (the era has no sessions here):
+ * the token's event streams hear the resource's notifications/resources/updated.
+ */
+function installSubscriptions(
+  server: Server,
+  ctx: CallContext,
+  surfaces: ServerSurfaces,
+  subscriptions: TokenSubscriptions,
+): void {
+  const tokenId = ctx.token?.id;
+  server.setRequestHandler('resources/subscribe', async (request, extra) => {
+    const { uri } = request.params;
+    const call: CallContext = extra.mcpReq.signal ? { ...ctx, signal: extra.mcpReq.signal } : ctx;
+    try {
+      if (!tokenId) throw new GatehouseError('not_found', `resource not found: ${uri.slice(0, 300)}`);
+      const held = subscriptions.has(tokenId, uri);
+      if (!held && !subscriptions.add(tokenId, uri))
+        throw new GatehouseError(
+          'invalid_params',
+          `this token holds ${MAX_SUBSCRIPTIONS_PER_TOKEN} resource subscriptions already; unsubscribe from one first`,
+        );
+      try {
+        await surfaces.subscribe(uri, tokenHolder(tokenId), call);
+      } catch (e) {
+        // a subscription held already stays as it was
+        if (!held) subscriptions.remove(tokenId, uri);
+        throw e;
+      }
+      return {};
+    } catch (e) {
+      throw surfaceError(e, ctx, { uri: uri.slice(0, 300) });
+    }
+  });
+  server.setRequestHandler('resources/unsubscribe', async (request) => {
+    const { uri } = request.params;
+    if (tokenId && subscriptions.has(tokenId, uri)) {
+      subscriptions.remove(tokenId, uri);
+      await surfaces.unsubscribe(uri, tokenHolder(tokenId));
+    }
+    return {};
+  });
 }

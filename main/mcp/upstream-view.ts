@@ -99,6 +99,16 @@ function viewSurfaces(surfaces: ViewSource['pipeline']['surfaces'], id: string, 
     ownsUri: (uri) => surfaces.ownsUri(uri),
     readResource: (uri, ctx) => mine.readResource(uri, ctx),
     getPrompt: (name, args, ctx) => mine.getPrompt(`${prefix}${name}`, args, ctx),
+    offers: (ctx) => mine.offers(ctx),
+    subscribe: (uri, holder, ctx) => mine.subscribe(uri, holder, ctx),
+    unsubscribe: (uri, holder) => surfaces.unsubscribe(uri, holder),
+    complete: (request, ctx) =>
+      mine.complete(
+        request.ref.type === 'ref/prompt'
+          ? { ...request, ref: { ...request.ref, name: `${prefix}${request.ref.name}` } }
+          : request,
+        ctx,
+      ),
   };
 }
 

@@ -106,6 +106,16 @@ describe.each(['legacy', 'modern'] as const)("the per-upstream endpoint's advert
       expect(e?.message, name).toContain('prompt not found');
     }
   });
+
+  it("completes its prompts' arguments under their names there, and advertises completions", async () => {
+    const c = await view(era);
+    expect(c.getServerCapabilities()?.completions).toEqual({});
+    const r = await c.complete({
+      ref: { type: 'ref/prompt', name: 'completable-prompt' },
+      argument: { name: 'department', value: 'M' },
+    });
+    expect(r.completion.values).toEqual(['Marketing']);
+  });
 });
 
 describe('the per-upstream endpoint on the wire', () => {

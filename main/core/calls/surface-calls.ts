@@ -5,7 +5,7 @@ import type { EntitlementSource } from '../ports/ports.ts';
 import type { Auditor, AuditFacts } from './auditor.ts';
 import type { Registry } from './registry.ts';
 import type { CallContext, Plugin, PluginSurface } from './tool.ts';
-import type { ListedPrompt, ListedResource, ListedTemplate } from './surface.ts';
+import type { CompletionRequest, ListedPrompt, ListedResource, ListedTemplate, SurfaceOffers } from './surface.ts';
 import { actorOf } from './auditor.ts';
 import { viewerOf } from './registry.ts';
 import { codeOf, GatehouseError } from '../errors.ts';
@@ -82,6 +82,75 @@ export class SurfaceCalls {
       `resource not found: ${uri.slice(0, 300)}`,
       (surface, c) => surface.readResource(uri, c),
     );
+  }
+
+  /** What the surfaces this caller sees offer beyond their lists: the server's capabilities say so only then. */
+  offers(ctx: CallContext): SurfaceOffers {
+    const all = this.seen(ctx).map((s) => s.surface.offers?.());
+    return { completions: all.some((o) => o?.completions), subscribe: all.some((o) => o?.subscribe) };
+  }
+
+  /**
+   * completion/complete for a prompt or resource template the caller sees, sent to the surface that owns it.
+   * The policy decides it as it decides getting that prompt or reading that template's resources; it is not
+   * audited (a client completes as a person types, like listing). One not seen answers not_found.
+   */
+  async complete(request: CompletionRequest, ctx: CallContext): Promise<Record<string, unknown>> {
+    const { ref } = request;
+    const target = ref.type === 'ref/prompt' ? ref.name : ref.uri;
+    const s = this.seen(ctx).find((x) =>
+      ref.type === 'ref/prompt' ? x.surface.ownsPrompt(ref.name) : x.surface.ownsUri(ref.uri),
+    );
+    if (!s?.surface.complete || !s.surface.offers?.().completions)
+      throw new GatehouseError(
+        'not_found',
+        `${ref.type === 'ref/prompt' ? 'prompt' : 'resource template'} not found: ${target.slice(0, 300)}`,
+        ref.type === 'ref/prompt' ? { name: ref.name.slice(0, 128) } : { uri: ref.uri.slice(0, 300) },
+      );
+    const refusal = await this.deps.policy?.maySurface(
+      ref.type === 'ref/prompt' ? { action: 'get_prompt', name: ref.name } : { action: 'read_resource', uri: ref.uri },
+      ctx,
+      { plugin: s.plugin, pluginKind: s.kind, capability: s.surface.capability, feature: s.surface.feature },
+      {},
+    );
+    if (refusal) throw new GatehouseError(refusal.refused.code, refusal.refused.message, refusal.refused.details);
+    const surface = s.surface;
+    return withDeadline(
+      (signal) => surface.complete!(request, { ...ctx, signal }),
+      this.deps.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+      ctx.signal,
+      `completion/complete ${target.slice(0, 128)}`,
+    );
+  }
+
+  /**
+   * resources/subscribe of a surface's resource the caller sees, held by `holder` (its token, or its listen stream):
+   * decided by the policy as reading it is (`read_resource`), not audited (nothing is read until it is).
+   */
+  async subscribe(uri: string, holder: string, ctx: CallContext): Promise<void> {
+    const s = this.seen(ctx).find((x) => x.surface.ownsUri(uri));
+    if (!s?.surface.subscribe || !s.surface.offers?.().subscribe)
+      throw new GatehouseError('not_found', `resource not found: ${uri.slice(0, 300)}`, { uri: uri.slice(0, 300) });
+    const refusal = await this.deps.policy?.maySurface(
+      { action: 'read_resource', uri },
+      ctx,
+      { plugin: s.plugin, pluginKind: s.kind, capability: s.surface.capability, feature: s.surface.feature },
+      {},
+    );
+    if (refusal) throw new GatehouseError(refusal.refused.code, refusal.refused.message, refusal.refused.details);
+    const surface = s.surface;
+    await withDeadline(
+      (signal) => surface.subscribe!(uri, holder, { ...ctx, signal }),
+      this.deps.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+      ctx.signal,
+      `resources/subscribe ${uri.slice(0, 128)}`,
+    );
+  }
+
+  /** Ends `holder`'s subscription, whoever sees the surface now (a subscription is never left behind). */
+  async unsubscribe(uri: string, holder: string): Promise<void> {
+    for (const p of this.deps.registry.listPlugins())
+      if (p.surface?.ownsUri(uri)) await p.surface.unsubscribe?.(uri, holder);
   }
 
   private seen(ctx: CallContext): Seen[] {

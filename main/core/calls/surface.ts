@@ -28,3 +28,18 @@ export interface ListedTemplate {
   description?: string;
   mimeType?: string;
 }
+
+/** What more a surface offers, as its source said at its last listing (an upstream's capabilities). */
+export interface SurfaceOffers {
+  /** completion/complete of its prompts' and resource templates' arguments */
+  completions: boolean;
+  /** resources/subscribe of its resources */
+  subscribe: boolean;
+}
+
+/** A completion/complete request, its ref in the names and URIs clients use. */
+export interface CompletionRequest {
+  ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+  argument: { name: string; value: string };
+  context?: { arguments?: Record<string, string> };
+}

@@ -4,7 +4,7 @@ import type { Preview } from '../../contract/staged.ts';
 import type { ClientSource } from '../../contract/audit.ts';
 import type { PluginInfo } from '../../contract/tools.ts';
 import type { InferOutput, ToolSchema } from './tool-schema.ts';
-import type { ListedPrompt, ListedResource, ListedTemplate } from './surface.ts';
+import type { CompletionRequest, ListedPrompt, ListedResource, ListedTemplate, SurfaceOffers } from './surface.ts';
 
 /** Who is calling, resolved from the bearer token before any tool runs. */
 export interface CallContext {
@@ -115,9 +115,15 @@ interface ToolBase<S extends ToolSchema> {
    * A tool from elsewhere: its own title and annotations exactly as its source sent them, listed to clients
    * instead of Gatehouse's (no title made up from the name, no readOnlyHint from the desk's classification,
    * which is a rule of the desk, not a claim to clients). Absent: built from `title`, `write` and `annotations`.
-   * Its `_meta` is the source's own (an MCP App's `ui`), listed with Gatehouse's keys beside it.
+   * Its `_meta` is the source's own (an MCP App's `ui`), listed with Gatehouse's keys beside it; its `execution`
+   * (task support) as the source sent it.
    */
-  listed?: { title?: string; annotations?: Record<string, unknown>; _meta?: Record<string, unknown> };
+  listed?: {
+    title?: string;
+    annotations?: Record<string, unknown>;
+    _meta?: Record<string, unknown>;
+    execution?: Record<string, unknown>;
+  };
 }
 
 export interface ReadTool<S extends ToolSchema = ToolSchema> extends ToolBase<S> {
@@ -251,4 +257,11 @@ export interface PluginSurface {
   ownsPrompt(name: string): boolean;
   getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<Record<string, unknown>>;
   readResource(uri: string, ctx: CallContext): Promise<Record<string, unknown>>;
+  /** what more it offers now (completions, subscriptions); absent: nothing more */
+  offers?(): SurfaceOffers;
+  /** completion/complete for one of its prompts or resource templates (it offers completions) */
+  complete?(request: CompletionRequest, ctx: CallContext): Promise<Record<string, unknown>>;
+  /** resources/subscribe of one of its resources for `holder` (it offers subscriptions), and its end */
+  subscribe?(uri: string, holder: string, ctx: CallContext): Promise<void>;
+  unsubscribe?(uri: string, holder: string): Promise<void>;
 }

@@ -1,7 +1,8 @@
-import type { Client, Transport } from '@modelcontextprotocol/client';
+import type { Client, RequestOptions, Transport } from '@modelcontextprotocol/client';
 import { clientSdk, loadedClientSdk, stdioSdk, type ClientSdk, type StdioSdk } from './client-sdk.ts';
 import type { StdioLaunch, StdioLauncher } from './sandbox/confinement.ts';
 import { once } from 'node:events';
+import { z } from 'zod';
 import type { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { UpstreamHealth } from '../../contract/upstreams.ts';
@@ -48,6 +49,8 @@ export interface ConnectionHooks {
   backoff?: { baseMs: number; maxMs: number };
   /** connected (again), or the upstream's prompts or resources list changed: its surface re-lists them (upstream-surface.ts) */
   onSurface?(what: 'connected' | 'prompts' | 'resources'): void;
+  /** the upstream's notifications/resources/updated of one of its own URIs */
+  onResourceUpdated?(uri: string): void;
 }
 
 /** A call's result as the upstream gave it. */
@@ -104,6 +107,52 @@ function upstreamSignal(signals: AbortSignal[]): AbortSignal {
   if (any.aborted) relay();
   else any.addEventListener('abort', relay, { once: true });
   return out.signal;
+}
+
+/** Anything the upstream answers (a task, its result): checked as what it is by the caller, not by the SDK's tools/call schema. */
+const AnyResult = z.object({}).passthrough();
+
+/** How long the upstream keeps a task's result we asked for: long enough to be read once it is done. */
+const TASK_TTL_MS = 10 * 60 * 1000;
+
+/**
+ * A 2025-era upstream's tool that requires a task (`execution.taskSupport: "required"`), where the upstream
+ * says it runs tools/call as tasks. Gatehouse offers clients no 2025 `tasks` capability, so they call such a
+ * tool plainly and the gateway runs the task for them (runAsTask).
+ */
+function needsTask(client: Client, definition: Record<string, unknown> | undefined): boolean {
+  const execution = definition?.execution as { taskSupport?: unknown } | undefined;
+  if (execution?.taskSupport !== 'required' || client.getProtocolEra() === 'modern') return false;
+  const tasks = client.getServerCapabilities()?.tasks as { requests?: { tools?: { call?: unknown } } } | undefined;
+  return tasks?.requests?.tools?.call !== undefined;
+}
+
+/**
+ * tools/call as a task (2025-11-25): the upstream answers with the task at once, and `tasks/result` waits for its
+ * result (the call's bound, its cancellation). A call cancelled or timed out cancels the task too.
+ */
+async function runAsTask(
+  client: Client,
+  params: Record<string, unknown>,
+  options: RequestOptions & { signal: AbortSignal },
+): Promise<unknown> {
+  const created = await client.request(
+    { method: 'tools/call', params: { ...params, task: { ttl: TASK_TTL_MS } } } as never,
+    AnyResult,
+    options,
+  );
+  const taskId = (created.task as { taskId?: unknown } | undefined)?.taskId;
+  // an upstream that ran it at once answered with the result itself
+  if (typeof taskId !== 'string') return created;
+  try {
+    return await client.request({ method: 'tasks/result', params: { taskId } } as never, AnyResult, options);
+  } catch (e) {
+    if (options.signal.aborted)
+      void client
+        .request({ method: 'tasks/cancel', params: { taskId } } as never, AnyResult, { timeout: 5000 })
+        .catch(() => undefined);
+    throw e;
+  }
 }
 
 const isInputRequired = (r: unknown): r is InputRequired =>
@@ -236,8 +285,11 @@ export class UpstreamConnection {
         });
       },
     };
+    const asTask = needsTask(client, opts.definition);
     const send = (extra: Record<string, unknown>) =>
-      client.callTool({ name, arguments: args, ...extra } as never, options) as Promise<unknown>;
+      asTask
+        ? runAsTask(client, { name, arguments: args, ...extra }, options)
+        : (client.callTool({ name, arguments: args, ...extra } as never, options) as Promise<unknown>);
     const call = this.relay.open(ctx, () => timer.pause());
     try {
       let r = await send(
@@ -381,6 +433,10 @@ export class UpstreamConnection {
       },
     );
     this.relay.install(client);
+    client.setNotificationHandler('notifications/resources/updated', (n) => {
+      const uri = (n.params as { uri?: unknown } | undefined)?.uri;
+      if (client === this.client && typeof uri === 'string') this.hooks.onResourceUpdated?.(uri);
+    });
     // What this attempt's process writes to stderr, apart from the kept log: a failed start quotes it.
     const attempt = new LineRing(20, 300);
     let transport: Transport;

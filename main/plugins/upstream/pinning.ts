@@ -28,6 +28,7 @@ export function definitionOf(tool: {
   outputSchema?: Record<string, unknown>;
   annotations?: Record<string, unknown>;
   _meta?: Record<string, unknown>;
+  execution?: Record<string, unknown>;
 }): ToolDefinition {
   return {
     name: tool.name,
@@ -37,6 +38,7 @@ export function definitionOf(tool: {
     ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
     ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
     ...(tool._meta && typeof tool._meta === 'object' ? { _meta: tool._meta } : {}),
+    ...(tool.execution && typeof tool.execution === 'object' ? { execution: tool.execution } : {}),
   };
 }
 
@@ -51,7 +53,9 @@ export function pinnedToolMeta(meta: Record<string, unknown> | undefined): Recor
 
 /** What is hashed and compared of a tool: its definition, and of its `_meta` only the pinned part. */
 function hashed(def: ToolDefinition): ToolDefinition {
-  const { _meta, ...rest } = definitionOf(def);
+  // `execution` says how the tool is called (as a task or not), which the gateway handles; not hashed, so pins made
+  // before it was kept stay approved (reconcilePins keeps the approved one's up to date instead)
+  const { _meta, execution: _execution, ...rest } = definitionOf(def);
   const ui = pinnedToolMeta(_meta);
   return ui ? { ...rest, _meta: ui } : rest;
 }
@@ -114,12 +118,16 @@ export interface PinKind<D extends { name: string }, P extends Pin<D>> {
   hash(def: D): string;
   fresh(name: string): P;
   reason(before: D, after: D): QuarantineReason;
+  /** the approved definition brought up to date with the listed one's unhashed parts (same hash) */
+  current?(approved: D, listed: D): D;
 }
 
 const TOOLS: PinKind<ToolDefinition, PinnedTool> = {
   hash: definitionHash,
   fresh: (name) => ({ name, approved: null, pending: null, hidden: false, marked: null, removed: false }),
   reason: (before, after) => (onlyHintFlipped(before, after) ? 'hint_flipped' : 'changed'),
+  current: ({ execution: _was, ...approved }, listed) =>
+    listed.execution !== undefined ? { ...approved, execution: listed.execution } : approved,
 };
 
 /**
@@ -159,7 +167,8 @@ export function reconcilePins<D extends { name: string }, P extends Pin<D>>(
     const pin = byName.get(def.name) ?? kind.fresh(def.name);
     const hash = kind.hash(def);
     if (pin.approved?.hash === hash) {
-      out.push({ ...pin, pending: null, removed: false });
+      const approved = kind.current ? { hash, definition: kind.current(pin.approved.definition, def) } : pin.approved;
+      out.push({ ...pin, approved, pending: null, removed: false });
       continue;
     }
     const reason = !pin.approved ? 'new' : kind.reason(pin.approved.definition, def);

@@ -26,6 +26,8 @@ export const ToolDefinition = z.object({
   annotations: z.record(z.string(), z.unknown()).optional(),
   /** the upstream's own `_meta`, listed to clients with it; only its `ui` part (an MCP App's view and visibility) is hashed */
   _meta: z.record(z.string(), z.unknown()).optional(),
+  /** how it may be run (`taskSupport`), listed to clients as sent; not hashed (how it is called, not what it does) */
+  execution: z.record(z.string(), z.unknown()).optional(),
 });
 export type ToolDefinition = z.infer<typeof ToolDefinition>;
 

@@ -67,6 +67,15 @@ export class UpstreamManager implements UpstreamActions {
   /** the OS sandbox stdio upstreams run in (docs/upstreams.md, "Confinement") */
   readonly confinement: Confinement;
 
+  /** who hears that a subscribed resource was updated (the MCP endpoint) */
+  private readonly updateListeners = new Set<(uri: string) => void>();
+
+  /** Hears every subscribed resource's update, under the URI clients use; returns the unsubscribe. */
+  onResourceUpdated(listener: (uri: string) => void): () => void {
+    this.updateListeners.add(listener);
+    return () => this.updateListeners.delete(listener);
+  }
+
   constructor(private readonly deps: UpstreamManagerDeps) {
     this.confinement = new Confinement({
       ...deps.sandbox,
@@ -490,6 +499,7 @@ export class UpstreamManager implements UpstreamActions {
       ...this.deps,
       autoConnect: this.deps.autoConnect && this.live,
       ownerOf: (name) => this.deps.registry.entry(name)?.tool.plugin,
+      resourceUpdated: (uri) => this.updateListeners.forEach((l) => l(uri)),
       toolProblem: (tool) => this.deps.registry.toolProblem(rec.id, tool),
     });
   }

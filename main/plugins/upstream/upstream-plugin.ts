@@ -26,6 +26,8 @@ export interface UpstreamPluginDeps {
   backoff?: { baseMs: number; maxMs: number };
   /** how long each read of a write's preview may take (default 5 s, PREVIEW_LIMITS.readMs; tests shorten it) */
   previewReadMs?: number;
+  /** a resource clients subscribed to was updated upstream (its URI as clients name it) */
+  resourceUpdated?(uri: string): void;
 }
 
 /**
@@ -61,10 +63,12 @@ export class UpstreamPlugin implements Plugin {
       log: deps.log,
       ...(deps.backoff ? { backoff: deps.backoff } : {}),
       onSurface: (what) => void this.surface.refresh(what),
+      onResourceUpdated: (uri) => this.surface.updated(uri),
     });
     this.surface = new UpstreamSurface(id, this.connection, {
       log: deps.log,
       changed: () => this.surfaceChanged(),
+      ...(deps.resourceUpdated ? { updated: deps.resourceUpdated } : {}),
       pins: {
         read: () => {
           const r = this.record();

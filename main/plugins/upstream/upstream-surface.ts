@@ -1,6 +1,12 @@
 import type { Client } from '@modelcontextprotocol/client';
 import type { CallContext } from '../../core/calls/tool.ts';
-import type { ListedPrompt, ListedResource, ListedTemplate } from '../../core/calls/surface.ts';
+import type {
+  CompletionRequest,
+  ListedPrompt,
+  ListedResource,
+  ListedTemplate,
+  SurfaceOffers,
+} from '../../core/calls/surface.ts';
 import type { PluginSurface } from '../../core/calls/tool.ts';
 import { GatehouseError } from '../../core/errors.ts';
 import { TOOL_NAME } from '../../core/calls/registry.ts';
@@ -29,7 +35,12 @@ export interface SurfaceDeps {
   pins: { read(): readonly PinnedPrompt[] | null; pin(defs: readonly PromptDefinition[]): Promise<void> };
   /** its MCP App views' pins (upstream-views.ts) */
   views: ViewDeps['pins'];
+  /** a resource clients subscribed to was updated (the URI clients use) */
+  updated?(uri: string): void;
 }
+
+/** Resources one upstream is subscribed to for clients at once. */
+export const MAX_SUBSCRIBED = 1000;
 
 /** Pages of one list followed at most (a server that never stops paging cannot hold the connection). */
 const MAX_PAGES = 20;
@@ -60,6 +71,10 @@ export class UpstreamSurface implements PluginSurface {
   private listedResources: ListedResource[] = [];
   private listedTemplates: ListedTemplate[] = [];
   private readonly rev = { prompts: 0, resources: 0 };
+  /** the upstream's own URIs it is subscribed to, and who holds each subscription (a client's token or stream) */
+  private readonly subscribed = new Map<string, Set<string>>();
+  /** what the upstream's capabilities offered at the last listing beyond its lists */
+  private offered: SurfaceOffers = { completions: false, subscribe: false };
   /** the upstream's own URIs it handed to a client in a result, oldest first */
   private readonly handed = new Set<string>();
   /** what to re-list next (a burst of list_changed is one more listing, not one each: lib/one-queued.ts) */
@@ -117,7 +132,7 @@ export class UpstreamSurface implements PluginSurface {
   };
 
   /** Whether the upstream offered this URI of its own: listed, an expansion of a listed template, or handed out in a result. */
-  private offers(own: string): boolean {
+  private offersUri(own: string): boolean {
     const wrapped = wrapUri(this.id, own);
     return (
       this.handed.has(own) ||
@@ -146,6 +161,16 @@ export class UpstreamSurface implements PluginSurface {
     try {
       if (prompts || resources) {
         const caps = await this.connection.request(async (c) => c.getServerCapabilities() ?? {});
+        this.offered = {
+          completions: caps.completions !== undefined,
+          subscribe: (caps.resources as { subscribe?: unknown } | undefined)?.subscribe === true,
+        };
+        // a new session of the upstream knows none of the subscriptions clients hold: they are made again
+        if (wanted.has('connected') && this.offered.subscribe)
+          for (const own of this.subscribed.keys())
+            await this.connection
+              .request((c, o) => c.subscribeResource({ uri: own }, o))
+              .catch((e: unknown) => this.failed(`subscription to ${own.slice(0, 200)}`, e));
         // One failing list (a server that declares prompts and answers -32601) leaves the other's listing alone.
         if (prompts)
           await this.listPrompts(caps.prompts !== undefined).catch((e: unknown) => this.failed('prompts', e));
@@ -173,12 +198,93 @@ export class UpstreamSurface implements PluginSurface {
     return { ...opt('description', text(r.description, 10_000)), messages };
   }
 
+  offers(): SurfaceOffers {
+    return { ...this.offered };
+  }
+
+  /**
+   * completion/complete sent to the upstream under its own prompt name or template URI; the values come back masked
+   * like any answer (connection.ts) and bounded as the protocol bounds them (100 values).
+   */
+  async complete(request: CompletionRequest, ctx: CallContext): Promise<Record<string, unknown>> {
+    const { ref } = request;
+    const own =
+      ref.type === 'ref/prompt'
+        ? this.ownsPrompt(ref.name)
+          ? ownPromptName(this.id, ref.name)
+          : null
+        : this.listedTemplates.some((t) => t.uriTemplate === ref.uri)
+          ? unwrapUri(this.id, ref.uri)
+          : null;
+    if (own === null)
+      throw new GatehouseError(
+        'not_found',
+        `${ref.type === 'ref/prompt' ? 'prompt' : 'resource template'} not found: ${(ref.type === 'ref/prompt' ? ref.name : ref.uri).slice(0, 300)}`,
+        ref.type === 'ref/prompt' ? { name: ref.name.slice(0, 128) } : { uri: ref.uri.slice(0, 300) },
+      );
+    const r = await this.connection.request(
+      (c, o) =>
+        c.complete(
+          {
+            ref: ref.type === 'ref/prompt' ? { type: 'ref/prompt', name: own } : { type: 'ref/resource', uri: own },
+            argument: request.argument,
+            ...(request.context ? { context: request.context } : {}),
+          },
+          o,
+        ),
+      ctx.signal,
+    );
+    const c = r.completion;
+    return {
+      completion: {
+        values: (c?.values ?? []).filter((v): v is string => typeof v === 'string').slice(0, 100),
+        ...(typeof c?.total === 'number' ? { total: c.total } : {}),
+        ...(typeof c?.hasMore === 'boolean' ? { hasMore: c.hasMore } : {}),
+      },
+    };
+  }
+
+  /**
+   * resources/subscribe of one of its resources for `holder` (a client's token or listen stream): the upstream is
+   * subscribed once, under its own URI, whoever else holds it; the URI must be one it offered, as for a read.
+   */
+  async subscribe(uri: string, holder: string, ctx: CallContext): Promise<void> {
+    const own = unwrapUri(this.id, uri);
+    if (own === null || !this.offersUri(own))
+      throw new GatehouseError('not_found', `resource not found: ${uri.slice(0, 300)}`, { uri: uri.slice(0, 300) });
+    const holders = this.subscribed.get(own);
+    if (holders) return void holders.add(holder);
+    if (this.subscribed.size >= MAX_SUBSCRIBED)
+      throw new GatehouseError(
+        'invalid_params',
+        `upstream '${this.id}' is subscribed to ${MAX_SUBSCRIBED} resources for clients already; unsubscribe from one first`,
+      );
+    await this.connection.request((c, o) => c.subscribeResource({ uri: own }, o), ctx.signal);
+    this.subscribed.set(own, new Set([holder]));
+  }
+
+  /** Drops `holder`'s subscription; the upstream's own ends with its last holder. */
+  async unsubscribe(uri: string, holder: string): Promise<void> {
+    const own = unwrapUri(this.id, uri);
+    const holders = own === null ? undefined : this.subscribed.get(own);
+    if (!holders || !holders.delete(holder) || holders.size) return;
+    this.subscribed.delete(own!);
+    await this.connection
+      .request((c, o) => c.unsubscribeResource({ uri: own! }, o))
+      .catch((e: unknown) => this.failed(`unsubscribe of ${own!.slice(0, 200)}`, e));
+  }
+
+  /** The upstream's notifications/resources/updated: passed on under the client's URI, for a resource clients hold. */
+  updated(own: string): void {
+    if (this.subscribed.has(own)) this.deps.updated?.(wrapUri(this.id, own));
+  }
+
   async readResource(uri: string, ctx: CallContext): Promise<Record<string, unknown>> {
     const own = unwrapUri(this.id, uri);
     // A view (under either prefix) is served only as its pin allows (upstream-views.ts).
     if (own?.startsWith(VIEW_SCHEME)) return this.views.readFor(own, uri, ctx);
     // Only what the upstream offered is passed on: any other URI after the prefix could reach what it never meant to serve.
-    if (own === null || !this.offers(own))
+    if (own === null || !this.offersUri(own))
       throw new GatehouseError('not_found', `resource not found: ${uri.slice(0, 300)}`, { uri: uri.slice(0, 300) });
     const r = await this.connection.request(
       (c, o) => c.readResource({ uri: own }, { ...o, cacheMode: 'bypass' }),

@@ -56,6 +56,7 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
       ...(def._meta !== undefined
         ? { _meta: toolMetaForClients(up.id, def._meta, (own) => up.viewServed?.(own) ?? false) }
         : {}),
+      ...(def.execution !== undefined ? { execution: def.execution } : {}),
     },
   };
   const call = (args: Record<string, unknown>, ctx: CallContext) =>

@@ -36,6 +36,19 @@ const review = (pins: PinnedTool[], r: Partial<Parameters<typeof applyReview>[2]
   });
 
 describe('pinning', () => {
+  it("keeps a tool's task support up to date without a review: how it is called is not what it does", () => {
+    // a pin approved before `execution` was kept, the same tool listed now with it
+    const pins = added([def('research')]);
+    const required = def('research', { execution: { taskSupport: 'required' } });
+    expect(definitionHash(required)).toBe(definitionHash(def('research')));
+    const now = reconcile(pins, [required]);
+    expect(now.quarantined).toEqual([]);
+    expect(now.pins[0]!.approved!.definition.execution).toEqual({ taskSupport: 'required' });
+    expect(isOffered(now.pins[0]!)).toBe(true);
+    // and when the upstream stops saying it, the pin stops too
+    expect(reconcile(now.pins, [def('research')]).pins[0]!.approved!.definition.execution).toBeUndefined();
+  });
+
   it('hashes the definition, not the key order', () => {
     const a = def('x', {
       inputSchema: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } } },
