@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RegisteredTool } from '../../main/core/calls/registry.ts';
+import { Registry, type RegisteredTool } from '../../main/core/calls/registry.ts';
+import { jsonSchemaCompiler } from '../../main/mcp/json-schema.ts';
 import { answerText, ToolListCache } from '../../main/mcp/list-cache.ts';
 
 const entry = (name: string, revision: number) => ({ tool: { name }, revision }) as unknown as RegisteredTool;
@@ -39,5 +40,33 @@ describe('tools/list answers made once per visible set', () => {
     const old = cache.result([entry('x', 100)]);
     expect(cache.result([entry('x', 100)])).toBe(old);
     expect((cache as unknown as { lists: Map<string, object> }).lists.size).toBeLessThanOrEqual(16);
+  });
+
+  it("never answers one registry's listing for another's: revisions are unique in the process (two services in one)", async () => {
+    const plugin = (id: string, tool: string) => ({
+      id,
+      kind: 'site' as const,
+      tools: () => [
+        {
+          name: tool,
+          plugin: id,
+          title: tool,
+          description: tool,
+          input: { type: 'object' as const },
+          write: false,
+          capability: 'read' as const,
+          feature: 'f',
+          run: async () => ({ content: [] }),
+        },
+      ],
+    });
+    const [one, two] = [new Registry(jsonSchemaCompiler), new Registry(jsonSchemaCompiler)];
+    one.add(plugin('p1', 'alpha') as never);
+    two.add(plugin('p2', 'beta') as never);
+    const cache = new ToolListCache(listing);
+    const names = (r: Registry) =>
+      (cache.result(r.all()) as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
+    expect(names(one)).toEqual(['alpha']);
+    expect(names(two)).toEqual(['beta']);
   });
 });

@@ -25,6 +25,13 @@ export const viewerOf = (ctx: CallContext): Viewer => ({
   scope: ctx.token?.scope ?? null,
 });
 
+/**
+ * Revisions are counted for the whole process, not per registry: a listing
+ * kept by its entries' revisions (main/mcp/list-cache.ts) must never be
+ * another registry's (two services in one process, as tests run them).
+ */
+let revisions = 0;
+
 /** A tool as the registry keeps it: its schemas compiled once, and a revision that changes with every (re)registration. */
 export interface RegisteredTool {
   readonly tool: Tool;
@@ -69,7 +76,6 @@ export class Registry {
   private readonly byName = new Map<string, RegisteredTool>();
   private ordered: readonly RegisteredTool[] | null = null;
   private readonly listeners = new Set<(change: RegistryChange) => void>();
-  private revisions = 0;
   private stopping: AbortController | null = null;
   /** the tool set of a token's profile; none until the composition root hands the profiles over, and a token's unknown profile leaves it nothing */
   private profileOf: (name: string) => ProfileSet | undefined = () => undefined;
@@ -377,7 +383,7 @@ export class Registry {
         pluginKind: plugin.kind,
         input: compileSchema(tool.input, 'input', this.compileJson),
         output: tool.output ? compileSchema(tool.output, 'output', this.compileJson) : null,
-        revision: ++this.revisions,
+        revision: ++revisions,
       };
     } catch (e) {
       throw bad(e instanceof Error ? e.message : String(e));
