@@ -49,14 +49,25 @@ export function useOAuthWorld(set: (w: OAuthWorld) => void): void {
   });
 }
 
+/**
+ * A port for a sign-in callback the service binds later. Chosen below Linux's ephemeral range
+ * (32768-60999): a port from that range is handed to outgoing connections too, and one was taken
+ * between this check and the sign-in's bind on a busy run ("no loopback port ... is free").
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await canBind(port)) return port;
+  }
+  throw new Error('no free port between 20000 and 32000 on 127.0.0.1');
 }
+
+const canBind = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
 
 /** Calls a tool through the gateway as a client would; a thrown error comes back as an error result (its message as text). */
 export const callCatching = (W: UpstreamWorld, name: string) =>
