@@ -123,12 +123,15 @@ export function createCedarEngine(opts: {
     async decide(whole: PolicyQuery): Promise<PolicyVerdict> {
       const { c, id, reads } = await activate();
       const q = reads ? narrowed(whole, reads) : whole;
-      const facts = JSON.stringify([q.context, q.entities]);
-      const key = `${id}\n${q.action}\n${reads?.classes.size ? JSON.stringify([q.context, classedEntities(q.entities, reads.classes)]) : facts}`;
+      const classed = !!reads?.classes.size;
+      // With classed tags the key is the classes, and the request's own text is needed only when Cedar is asked.
+      let facts = classed ? '' : JSON.stringify([q.context, q.entities]);
+      const key = `${id}\n${q.action}\n${classed ? JSON.stringify([q.context, classedEntities(q.entities, reads!.classes)]) : facts}`;
       const hit = cache.get(key);
       if (hit) return hit;
       // Cedar gets objects fresh from JSON.parse: handed the narrowed objects (built key by key) themselves, Node 20's V8
       // died in its deoptimizer ("unreachable code") in 4 of 6 benchmark runs; from JSON.parse, in none of 6 (decisions.md).
+      facts ||= JSON.stringify([q.context, q.entities]);
       const [context, entities] = JSON.parse(facts) as [CedarWasm.Context, CedarWasm.Entities];
       const answer = c.statefulIsAuthorized({
         principal: q.principal,
