@@ -179,6 +179,10 @@ export class UpstreamPlugin implements Plugin {
     const defs = this.latest;
     this.latest = null;
     if (!defs) return;
+    // A listing that changes no pin (every start, every list_changed that changed nothing) writes nothing:
+    // with thousands of tools upstreams.json is megabytes.
+    const now = this.record();
+    if (now && samePins(reconcile(now.tools, defs).pins, now.tools)) return;
     try {
       const r = await this.deps.store.update((d) => {
         const rec = d.upstreams.find((u) => u.id === this.id);
