@@ -6,7 +6,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { UpstreamConnection, type ConnectionSpec } from './connection.ts';
 import type { PinnedView, PromptDefinition, ToolDefinition, UpstreamRecord, UpstreamsData } from './upstream-data.ts';
 import { reconcilePrompts } from './prompt-pins.ts';
-import { isOffered, namespaced, reconcile, samePins, stateOf, type Reconciled } from './pinning.ts';
+import { isOffered, namespaced, reconcile, samePinList, samePins, stateOf, type Reconciled } from './pinning.ts';
 import { observeView, reconcileViews, toolViewUri, viewUriProblem } from './views.ts';
 import { toolFor } from './upstream-tools.ts';
 import { UpstreamSurface } from './upstream-surface.ts';
@@ -23,6 +23,11 @@ export interface UpstreamPluginDeps {
   changed(): void;
   /** connect when started (the service); a CLI command on the data dir connects only when asked */
   autoConnect: boolean;
+  /**
+   * offered only once the service is ready (`goLive`), not when started: registering thousands of pinned
+   * tools is kept off the path to ready, like their connections
+   */
+  offerLater?: boolean;
   backoff?: { baseMs: number; maxMs: number };
   /** how long each read of a write's preview may take (default 5 s, PREVIEW_LIMITS.readMs; tests shorten it) */
   previewReadMs?: number;
@@ -45,6 +50,8 @@ export class UpstreamPlugin implements Plugin {
   /** names that could not be offered at the last (re)load, for people */
   problems: string[] = [];
   private host: PluginHost | null = null;
+  /** offerLater: set once the service is ready */
+  private live = false;
   /** the registry's verdict on each approved definition, by its hash (compiled once, not at every publish) */
   private readonly verdicts = new Map<string, string | null>();
   /** the latest listing not saved yet: a burst of listings saves the last one, once (lib/one-queued.ts) */
@@ -127,13 +134,21 @@ export class UpstreamPlugin implements Plugin {
   }
 
   tools(): readonly Tool[] {
-    return this.offered();
+    return this.deps.offerLater && !this.live ? [] : this.offered();
   }
 
   async start(host: PluginHost): Promise<void> {
     this.host = host;
+    if (this.deps.offerLater && !this.live) return;
     this.publish();
     if (this.deps.autoConnect && this.record()?.enabled) this.connection.start();
+  }
+
+  /** The service is ready: an upstream loaded at start connects now, and offers its pinned tools on a later turn. */
+  goLive(): void {
+    this.live = true;
+    if (this.record()?.enabled) this.connection.start();
+    setImmediate(() => this.publish());
   }
 
   async stop(): Promise<void> {
@@ -182,7 +197,7 @@ export class UpstreamPlugin implements Plugin {
     // A listing that changes no pin (every start, every list_changed that changed nothing) writes nothing:
     // with thousands of tools upstreams.json is megabytes.
     const now = this.record();
-    if (now && samePins(reconcile(now.tools, defs).pins, now.tools)) return;
+    if (now && samePinList(reconcile(now.tools, defs).pins, now.tools)) return;
     try {
       const r = await this.deps.store.update((d) => {
         const rec = d.upstreams.find((u) => u.id === this.id);
