@@ -168,7 +168,7 @@ export class UpstreamPlugin implements Plugin {
   /**
    * Listed definitions waiting in quarantine (new, changed, hint flipped): a
    * client calling one gets `unknown tool`, so the health report says how many
-   * wait (issue 25). A disabled upstream offers nothing anyway and counts none.
+   * wait. A disabled upstream offers nothing anyway and counts none.
    */
   awaitingReview(): { tools: number; prompts: number; views: number } {
     const rec = this.record();

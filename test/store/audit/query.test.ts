@@ -316,13 +316,14 @@ describe('file and block summaries', () => {
 
   it('answer a query that combines two fields the same after a restart (through sidecars) as a full scan', async () => {
     const { log, all } = await rotatedLog();
-    for (const q of [
+    const queries: Array<Record<string, string>> = [
       { tool: 'site.pages.list', token_id: 'tok_b' },
       { tool: 'site.pages.list', token_id: 'tok_a' },
-      { result: 'denied' as AuditResult, user_id: 'u_editor' },
-      { token_id: 'tok_c', source_plugin: 'site', result: 'error' as AuditResult },
-    ]) {
-      const { source_plugin, ...rest } = q as Record<string, string>;
+      { result: 'denied', user_id: 'u_editor' },
+      { token_id: 'tok_c', source_plugin: 'site', result: 'error' },
+    ];
+    for (const q of queries) {
+      const { source_plugin, ...rest } = q;
       const query = { ...rest, ...(source_plugin ? { plugin: source_plugin } : {}) };
       const expected = all
         .filter((e) => Object.entries(q).every(([k, v]) => (e as Record<string, unknown>)[k] === v))
