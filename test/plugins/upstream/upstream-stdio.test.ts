@@ -120,7 +120,8 @@ describe('a stdio upstream (the SDK McpServer fixture)', () => {
       tool: 'append',
       arguments: { line: 'first', api_token: '[redacted]' },
     });
-    await new Promise((r) => setTimeout(r, 200));
+    // A later call answered by the same process: a write sent to it before would have been appended by now.
+    await client.callTool({ name: 't__lookup', arguments: { word: 'x' } });
     expect(await readFile(journal, 'utf8')).toBe('');
     const done = await u.ok<StagedPayload>('POST', `staged/${s.staged_id}/confirm`);
     expect(done.status).toBe('confirmed');
