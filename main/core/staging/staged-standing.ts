@@ -57,10 +57,22 @@ export const BLOCK_MESSAGES: Record<StagedBlock, string> = {
 export function deskView(item: StagedPayload, blocked: Blocked | null): StagedView {
   return {
     ...item,
-    payload: maskSecrets(item.payload),
-    ...(item.result !== undefined ? { result: maskSecrets(item.result) } : {}),
+    payload: maskedOnce(item.payload),
+    ...(item.result !== undefined ? { result: maskedOnce(item.result) } : {}),
     ...(blocked ? { blocked: blocked.block, blocked_reason: blocked.reason } : {}),
   };
+}
+
+/**
+ * A stored payload or result masked once, not at every listing (the desk lists every pending write each time,
+ * and masking scans every string): kept by the stored object itself, which a staged record never changes in
+ * place (a decision stores a new record).
+ */
+const masked = new WeakMap<object, unknown>();
+function maskedOnce<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return maskSecrets(value);
+  if (!masked.has(value)) masked.set(value, maskSecrets(value));
+  return masked.get(value) as T;
 }
 
 /**
