@@ -16,12 +16,13 @@
  *
  *   npx tsx test/bench/growth-bench.ts     (GROWTH_COUNTS=0,1000,5000 BENCH_ROUNDS=3)
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureCliBundle } from '../bridge/helpers/bundle.ts';
+import { serveChild } from './serve-child.ts';
 import { printTable, summarize } from './stats.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -68,37 +69,15 @@ interface Served {
 }
 
 async function serve(dataDir: string): Promise<Served> {
-  const t = process.hrtime.bigint();
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--json', '--data-dir', dataDir], {
-    env,
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  let out = '';
-  const readyMs = await new Promise<number>((resolve, reject) => {
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString('utf8');
-      try {
-        JSON.parse(out);
-        resolve(Number(process.hrtime.bigint() - t) / 1e6);
-      } catch {
-        // not the whole object yet
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited ${code} before it was ready`)));
-  });
+  const s = await serveChild([BIN], dataDir, { env, cwd: ROOT });
   return {
-    mcpUrl: (JSON.parse(out) as { mcp_url: string }).mcp_url,
-    readyMs,
+    mcpUrl: s.mcpUrl,
+    readyMs: s.readyMs,
     async rssMb() {
-      const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
+      const status = await readFile(`/proc/${s.child.pid}/status`, 'utf8');
       return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) / 1024;
     },
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    stop: s.stop,
   };
 }
 

@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { ensureCliBundle } from '../bridge/helpers/bundle.ts';
+import { serveChild } from './serve-child.ts';
 import { printTable, summarize } from './stats.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -48,26 +49,7 @@ async function serveOnce(
   idle: boolean,
 ): Promise<{ readyMs: number; answerMs: number; rssMb: number | null; engineRssMb: number | null }> {
   const t = process.hrtime.bigint();
-  const child = spawn(
-    process.execPath,
-    [...prefix, 'serve', '--port', '0', '--json', '--data-dir', dataDir, '--vault', 'file'],
-    { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] },
-  );
-  let out = '';
-  const readyMs = await new Promise<number>((resolve, reject) => {
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString('utf8');
-      try {
-        JSON.parse(out);
-        resolve(Number(process.hrtime.bigint() - t) / 1e6);
-      } catch {
-        // not the whole object yet
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited ${code} before it was ready`)));
-  });
-  // The MCP endpoint's code loads once the service is ready: time its first answer too (401: no token).
-  const mcpUrl = (JSON.parse(out) as { mcp_url: string }).mcp_url;
+  const { child, readyMs, mcpUrl, stop } = await serveChild(prefix, dataDir, { env, cwd: ROOT });
   const res = await fetch(mcpUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
   await res.arrayBuffer();
   const answerMs = Number(process.hrtime.bigint() - t) / 1e6;
@@ -86,9 +68,7 @@ async function serveOnce(
     await new Promise((r) => setTimeout(r, IDLE_MS));
     engineRssMb = await rssNow();
   }
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
+  await stop();
   return { readyMs, answerMs, rssMb, engineRssMb };
 }
 
@@ -152,37 +132,6 @@ async function stageWrites(dataDir: string, mcpUrl: string, n: number): Promise<
   await client.close();
 }
 
-/** `serve --json` on a data dir until it prints where it listens; the caller stops it. */
-async function serveJson(dataDir: string): Promise<{ child: ReturnType<typeof spawn>; mcpUrl: string }> {
-  const child = spawn(
-    process.execPath,
-    [BIN, 'serve', '--port', '0', '--json', '--data-dir', dataDir, '--vault', 'file'],
-    {
-      env,
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
-  );
-  let out = '';
-  const mcpUrl = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString('utf8');
-      try {
-        resolve((JSON.parse(out) as { mcp_url: string }).mcp_url);
-      } catch {
-        // not the whole object yet
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited ${code} before it was ready`)));
-  });
-  return { child, mcpUrl };
-}
-const stopped = (child: ReturnType<typeof spawn>) =>
-  new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-
 const PENDING = 50;
 await ensureCliBundle();
 const work = await mkdtemp(join(tmpdir(), 'gatehouse-startup-bench-'));
@@ -196,11 +145,11 @@ try {
   timed([BIN, 'settings', 'set', 'enabled', 'true', '--data-dir', served, '--vault', 'file']);
   for (const d of serveDirs) await serveOnce([BIN], d, false);
   // Writes waiting in both: one staged through a service since stopped, one through the service that runs.
-  const once = await serveJson(direct);
+  const once = await serveChild([BIN], direct, { env, cwd: ROOT });
   await stageWrites(direct, once.mcpUrl, PENDING);
-  await stopped(once.child);
-  const { child: running, mcpUrl: runningUrl } = await serveJson(served);
-  await stageWrites(served, runningUrl, PENDING);
+  await once.stop();
+  const running = await serveChild([BIN], served, { env, cwd: ROOT });
+  await stageWrites(served, running.mcpUrl, PENDING);
 
   const s: Record<string, number[]> = {};
   const add = (k: string, v: number) => (s[k] ??= []).push(v);
@@ -247,7 +196,7 @@ try {
     add('tsx: gatehouse serve, first MCP answer', x.answerMs);
     if (x.rssMb !== null) rssTsx.push(x.rssMb);
   }
-  await stopped(running);
+  await running.stop();
 
   const base = summarize(s['node -e 0']!).p50;
   const cliTarget = 3 * base;

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { CLI_BUNDLE } from '../../main/cli/build.ts';
 import { ensureCliBundle } from '../bridge/helpers/bundle.ts';
+import { filesWith, staticImports } from '../helpers/bundle-graph.ts';
 import { describe, expect, it, vi } from 'vitest';
 import { connectClient } from '../helpers/service.ts';
 import { cleanedUp, runCli } from './cli-harness.ts';
@@ -52,17 +52,9 @@ describe('commands that need nothing of the service', () => {
 
   it("the command's entry (what --version and --help run) imports no zod: each command loads its own code", async () => {
     await ensureCliBundle();
-    const seen = new Map<string, string>();
-    const visit = (file: string) => {
-      if (seen.has(file)) return;
-      const text = readFileSync(file, 'utf8');
-      seen.set(file, text);
-      for (const m of text.matchAll(/^(?:import|export)\s[^;]*?from\s*"(\.\.?\/[^"]+)"|^import\s*"(\.\.?\/[^"]+)"/gm))
-        visit(join(dirname(file), m[1] ?? m[2]!));
-    };
-    visit(CLI_BUNDLE);
-    expect(seen.size).toBeGreaterThan(2);
-    const zod = [...seen].filter(([, text]) => /^\/\/ node_modules\/zod\//m.test(text)).map(([file]) => file);
+    const graph = staticImports(CLI_BUNDLE);
+    expect(graph.size).toBeGreaterThan(2);
+    const zod = filesWith(graph, /^\/\/ node_modules\/zod\//m);
     expect(zod).toEqual([]);
   });
 });

@@ -9,6 +9,7 @@ import { openLocalCore } from '../../../main/local-core.ts';
 import { UpstreamConnection } from '../../../main/plugins/upstream/connection.ts';
 import { definitionHash } from '../../../main/plugins/upstream/pinning.ts';
 import { ensureCliBundle } from '../../bridge/helpers/bundle.ts';
+import { filesWith, staticImports } from '../../helpers/bundle-graph.ts';
 import { TEST_UPSTREAM } from './upstream-world.ts';
 
 /**
@@ -75,18 +76,8 @@ describe('upstreams are not on the path to ready', () => {
     const entry = readFileSync(CLI_BUNDLE, 'utf8');
     const serveChunk = /import\("(\.\/chunks\/serve-command-[^"]+\.mjs)"\)/.exec(entry)?.[1];
     expect(serveChunk, 'the entry imports the serve command lazily').toBeTruthy();
-    const seen = new Map<string, string>();
-    const visit = (file: string) => {
-      if (seen.has(file)) return;
-      const text = readFileSync(file, 'utf8');
-      seen.set(file, text);
-      for (const m of text.matchAll(/^(?:import|export)\s[^;]*?from\s*"(\.\.?\/[^"]+)"|^import\s*"(\.\.?\/[^"]+)"/gm))
-        visit(join(dirname(file), m[1] ?? m[2]!));
-    };
-    visit(CLI_BUNDLE);
-    visit(join(dirname(CLI_BUNDLE), serveChunk!));
-    expect(seen.size).toBeGreaterThan(2);
-    const sdk = [...seen].filter(([, text]) => /^\/\/ \S*@modelcontextprotocol\/(client|server)\//m.test(text));
-    expect(sdk.map(([file]) => file)).toEqual([]);
+    const graph = staticImports(CLI_BUNDLE, join(dirname(CLI_BUNDLE), serveChunk!));
+    expect(graph.size).toBeGreaterThan(2);
+    expect(filesWith(graph, /^\/\/ \S*@modelcontextprotocol\/(client|server)\//m)).toEqual([]);
   });
 });
