@@ -50,8 +50,9 @@ export class UpstreamViews {
   private toolUris: string[] = [];
   private defs: ViewDefinition[] | null = null;
   /**
-   * Views whose read ended the upstream's connection, or was refused as an answer over 16 MiB (stdio-transport.ts):
-   * read again, each listing would cost that again, so they are not read again while the service runs.
+   * Views whose read ended the upstream's connection, was refused as an answer over 16 MiB (stdio-transport.ts),
+   * or answered more than a view may be: read again, each listing would cost that again, so they are not read
+   * again while the service runs.
    */
   private readonly unreadable = new Map<string, string>();
 
@@ -131,6 +132,9 @@ export class UpstreamViews {
       });
       if ('problem' in read) {
         problems.push(`view ${own.slice(0, 200)}: not offered: ${read.problem}`);
+        // Read whole (within the 16 MiB answer bound) only to be dropped: not again at every listing.
+        if ('oversized' in read)
+          this.unreadable.set(own, `${read.problem}: it is not read again while the service runs`);
         // A read that failed leaves its pin as it was (a slow upstream does not make a view removed); one the
         // upstream answered with something that is no view (too large, empty) is not pinned.
         const kept = before.get(own);
@@ -230,7 +234,10 @@ export class UpstreamViews {
     return ended;
   }
 
-  private async read(own: string, signal?: AbortSignal): Promise<{ view: ViewDefinition } | { problem: string }> {
+  private async read(
+    own: string,
+    signal?: AbortSignal,
+  ): Promise<{ view: ViewDefinition } | { problem: string; oversized?: true }> {
     const r = await this.connection.request(
       (c, o) => c.readResource({ uri: own }, { ...o, cacheMode: 'bypass' }),
       signal,

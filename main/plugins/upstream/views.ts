@@ -91,14 +91,14 @@ export function viewOf(
   own: string,
   contents: ReadonlyArray<Record<string, unknown>>,
   listedUi: unknown,
-): { view: ViewDefinition } | { problem: string } {
+): { view: ViewDefinition } | { problem: string; oversized?: true } {
   const c = contents.find((x) => x.uri === own) ?? contents[0];
   if (!c) return { problem: 'the upstream answered no content' };
   const text = typeof c.text === 'string' ? c.text : undefined;
   const blob = typeof c.blob === 'string' ? c.blob : undefined;
   if (text === undefined && blob === undefined) return { problem: 'the upstream answered neither text nor blob' };
   const bytes = text !== undefined ? Buffer.byteLength(text, 'utf8') : Buffer.from(blob!, 'base64').length;
-  if (bytes > MAX_VIEW_BYTES) return { problem: tooLarge(bytes) };
+  if (bytes > MAX_VIEW_BYTES) return { problem: tooLarge(bytes), oversized: true };
   const mimeType = typeof c.mimeType === 'string' ? c.mimeType.slice(0, 200) : VIEW_MIME;
   const contentUi = isObject(c._meta) ? c._meta.ui : undefined;
   // What the view asks for: the content's own `_meta.ui` (where the spec puts it), over what its listing said.
