@@ -3,6 +3,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { format } from 'node:util';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { ensureCliBundle } from '../bridge/helpers/bundle.ts';
 
@@ -46,11 +47,69 @@ export function collect(child: ChildProcessWithoutNullStreams): Promise<CliResul
   });
 }
 
+/** How a test runs one command: as a child process (`runCli`) or in the test's own process (`runCliHere`). */
+export type CliRunner = (args: string[], env?: NodeJS.ProcessEnv) => Promise<CliResult>;
+
 /** One CLI command to completion. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
   const child = spawnCli(args, env);
   child.stdin.end();
   return collect(child);
+}
+
+let hereQueue: Promise<unknown> = Promise.resolve();
+
+/**
+ * One CLI command to completion in this process: the same `main` as bin/gatehouse.mjs runs (main/cli/main.ts),
+ * with the child's environment, its stdout and stderr captured, and its exit code as `main` returns it. For
+ * what a command does and answers; what only a process shows (the exit status the OS sees, stdin, signals,
+ * two processes on one lock) stays with `runCli`. Commands run one at a time, as output and process.env are
+ * this process's. Not for commands that read stdin: the worker's stdin never ends.
+ */
+export const runCliHere: CliRunner = (args, env = {}) => {
+  const run = () => inProcess(args, env);
+  const result = hereQueue.then(run, run);
+  hereQueue = result.catch(() => undefined);
+  return result;
+};
+
+async function inProcess(args: string[], extra: NodeJS.ProcessEnv): Promise<CliResult> {
+  const { main } = await import('../../main/cli/main.ts');
+  const wanted = childEnv(extra);
+  const savedEnv = new Map(
+    [...new Set([...Object.keys(process.env), ...Object.keys(wanted)])].map((k) => [k, process.env[k]]),
+  );
+  const setEnv = (k: string, v: string | undefined) => (v === undefined ? delete process.env[k] : (process.env[k] = v));
+  for (const k of savedEnv.keys()) setEnv(k, wanted[k]);
+  let stdout = '';
+  let stderr = '';
+  const capture = (append: (text: string) => void) =>
+    ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      append(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+      const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+      done?.();
+      return true;
+    }) as typeof process.stdout.write;
+  const saved = {
+    out: process.stdout.write,
+    err: process.stderr.write,
+    log: console.log,
+    error: console.error,
+    warn: console.warn,
+  };
+  process.stdout.write = capture((t) => (stdout += t));
+  process.stderr.write = capture((t) => (stderr += t));
+  console.log = (...a: unknown[]) => void (stdout += `${format(...a)}\n`);
+  console.error = console.warn = (...a: unknown[]) => void (stderr += `${format(...a)}\n`);
+  try {
+    const code = await main(args);
+    return { code, signal: null, stdout, stderr };
+  } finally {
+    Object.assign(process.stdout, { write: saved.out });
+    Object.assign(process.stderr, { write: saved.err });
+    Object.assign(console, { log: saved.log, error: saved.error, warn: saved.warn });
+    for (const [k, v] of savedEnv) setEnv(k, v);
+  }
 }
 
 /** A data dir of our own, with the file vault (the keychain has its own test file). */
@@ -59,8 +118,13 @@ export function dirArgs(dataDir: string): string[] {
 }
 
 /** `--json` command that must succeed: returns the parsed stdout. */
-export async function cliJson<T = unknown>(dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<T> {
-  const r = await runCli([...args, ...dirArgs(dataDir), '--json'], env);
+export async function cliJson<T = unknown>(
+  dataDir: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  run: CliRunner = runCli,
+): Promise<T> {
+  const r = await run([...args, ...dirArgs(dataDir), '--json'], env);
   if (r.code !== 0)
     throw new Error(
       `gatehouse ${args.join(' ')} exited ${r.code ?? r.signal}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`,
@@ -73,8 +137,9 @@ export async function cliJsonError(
   dataDir: string,
   args: string[],
   env: NodeJS.ProcessEnv = {},
+  run: CliRunner = runCli,
 ): Promise<{ exit: number | null; code: string; message: string; stderr: string }> {
-  const r = await runCli([...args, ...dirArgs(dataDir), '--json'], env);
+  const r = await run([...args, ...dirArgs(dataDir), '--json'], env);
   expect(r.code, `gatehouse ${args.join(' ')} should fail; stdout: ${r.stdout}`).not.toBe(0);
   expect(r.stdout).toBe('');
   const lines = r.stderr.trim().split('\n');
