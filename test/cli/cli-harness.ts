@@ -333,3 +333,12 @@ export function cleanedUp() {
     },
   };
 }
+
+/** `runCli`, `cliJson` and `cliJsonError` with each command run in this process (`runCliHere`). */
+export const here = {
+  runCli: runCliHere,
+  cliJson: <T = unknown>(dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
+    cliJson<T>(dataDir, args, env, runCliHere),
+  cliJsonError: (dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
+    cliJsonError(dataDir, args, env, runCliHere),
+};
