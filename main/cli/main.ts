@@ -94,4 +94,3 @@ export async function main(argv: string[]): Promise<number> {
     return 1;
   }
 }
-

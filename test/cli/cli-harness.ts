@@ -3,9 +3,9 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { format } from 'node:util';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { ensureCliBundle } from '../bridge/helpers/bundle.ts';
+import { inThisProcess } from '../helpers/in-process.ts';
 
 /**
  * Runs the real `gatehouse` command (bin/gatehouse.mjs, the built bundle) as
@@ -57,60 +57,14 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Cli
   return collect(child);
 }
 
-let hereQueue: Promise<unknown> = Promise.resolve();
-
 /**
  * One CLI command to completion in this process: the same `main` as bin/gatehouse.mjs runs (main/cli/main.ts),
  * with the child's environment, its stdout and stderr captured, and its exit code as `main` returns it. For
  * what a command does and answers; what only a process shows (the exit status the OS sees, stdin, signals,
- * two processes on one lock) stays with `runCli`. Commands run one at a time, as output and process.env are
- * this process's. Not for commands that read stdin: the worker's stdin never ends.
+ * two processes on one lock) stays with `runCli`. Not for commands that read stdin (test/helpers/in-process.ts).
  */
-export const runCliHere: CliRunner = (args, env = {}) => {
-  const run = () => inProcess(args, env);
-  const result = hereQueue.then(run, run);
-  hereQueue = result.catch(() => undefined);
-  return result;
-};
-
-async function inProcess(args: string[], extra: NodeJS.ProcessEnv): Promise<CliResult> {
-  const { main } = await import('../../main/cli/main.ts');
-  const wanted = childEnv(extra);
-  const savedEnv = new Map(
-    [...new Set([...Object.keys(process.env), ...Object.keys(wanted)])].map((k) => [k, process.env[k]]),
-  );
-  const setEnv = (k: string, v: string | undefined) => (v === undefined ? delete process.env[k] : (process.env[k] = v));
-  for (const k of savedEnv.keys()) setEnv(k, wanted[k]);
-  let stdout = '';
-  let stderr = '';
-  const capture = (append: (text: string) => void) =>
-    ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-      append(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
-      const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
-      done?.();
-      return true;
-    }) as typeof process.stdout.write;
-  const saved = {
-    out: process.stdout.write,
-    err: process.stderr.write,
-    log: console.log,
-    error: console.error,
-    warn: console.warn,
-  };
-  process.stdout.write = capture((t) => (stdout += t));
-  process.stderr.write = capture((t) => (stderr += t));
-  console.log = (...a: unknown[]) => void (stdout += `${format(...a)}\n`);
-  console.error = console.warn = (...a: unknown[]) => void (stderr += `${format(...a)}\n`);
-  try {
-    const code = await main(args);
-    return { code, signal: null, stdout, stderr };
-  } finally {
-    Object.assign(process.stdout, { write: saved.out });
-    Object.assign(process.stderr, { write: saved.err });
-    Object.assign(console, { log: saved.log, error: saved.error, warn: saved.warn });
-    for (const [k, v] of savedEnv) setEnv(k, v);
-  }
-}
+export const runCliHere: CliRunner = (args, env = {}) =>
+  inThisProcess(async () => (await import('../../main/cli/main.ts')).main(args), childEnv(env));
 
 /** A data dir of our own, with the file vault (the keychain has its own test file). */
 export function dirArgs(dataDir: string): string[] {
