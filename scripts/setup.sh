@@ -69,4 +69,5 @@ fi
 # Electron's own binary is only needed for `npm start` on a desktop; its types come with the package.
 export ELECTRON_SKIP_BINARY_DOWNLOAD=1
 npm ci --no-fund --no-audit
-npm run build
+# .ci/run builds beside the static checks instead (SETUP_SKIP_BUILD=1): one build either way.
+[ "${SETUP_SKIP_BUILD:-}" = 1 ] || npm run build

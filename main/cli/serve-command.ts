@@ -32,6 +32,7 @@ export async function serve(args: string[]): Promise<void> {
   const lifetime = testStagedLifetime(process.env);
   // For tests only: the sign-in callback on a port the test picked, so test files running at once never meet on 47823.
   const callbackPort = Number(process.env.GATEHOUSE_TEST_OAUTH_CALLBACK_PORT) || 0;
+  const backoff = testUpstreamBackoff(process.env);
   const svc = await retryWhileLocked(
     () =>
       startService({
@@ -43,9 +44,10 @@ export async function serve(args: string[]): Promise<void> {
         ...(values.enable ? { enable: true } : {}),
         ...(maxConnections ? { limits: { maxConnections } } : {}),
         ...(lifetime ? { stagedLifetimeMs: lifetime } : {}),
-        ...(callbackPort > 0 && callbackPort < 65536
-          ? { upstreams: { oauth: { callbackPorts: [callbackPort] } } }
-          : {}),
+        upstreams: {
+          ...(callbackPort > 0 && callbackPort < 65536 ? { oauth: { callbackPorts: [callbackPort] } } : {}),
+          ...(backoff ? { backoff } : {}),
+        },
       }),
     {
       wait: (e) => e.details.owner === 'cli',
@@ -96,4 +98,19 @@ function testStagedLifetime(env: NodeJS.ProcessEnv): number | null {
       `GATEHOUSE_TEST_STAGED_LIFETIME_MS must be a whole number of milliseconds, at least 1000 (got '${raw}')`,
     );
   return n;
+}
+
+/**
+ * GATEHOUSE_TEST_UPSTREAM_BACKOFF_MS: for tests only (an upstream that comes back is reconnected without
+ * waiting out the 30 s cap of the reconnect backoff). It can only shorten the backoff.
+ */
+function testUpstreamBackoff(env: NodeJS.ProcessEnv): { baseMs: number; maxMs: number } | null {
+  const raw = env.GATEHOUSE_TEST_UPSTREAM_BACKOFF_MS;
+  if (raw === undefined || raw === '') return null;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 10 || n > 30_000)
+    throw new UsageError(
+      `GATEHOUSE_TEST_UPSTREAM_BACKOFF_MS must be a whole number of milliseconds from 10 to 30000 (got '${raw}')`,
+    );
+  return { baseMs: Math.min(500, n), maxMs: n };
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { ensureCliBundle } from '../bridge/helpers/bundle.ts';
+import { inThisProcess } from '../helpers/in-process.ts';
 
 /**
  * Runs the real `gatehouse` command (bin/gatehouse.mjs, the built bundle) as
@@ -46,6 +47,9 @@ export function collect(child: ChildProcessWithoutNullStreams): Promise<CliResul
   });
 }
 
+/** How a test runs one command: as a child process (`runCli`) or in the test's own process (`runCliHere`). */
+export type CliRunner = (args: string[], env?: NodeJS.ProcessEnv) => Promise<CliResult>;
+
 /** One CLI command to completion. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
   const child = spawnCli(args, env);
@@ -53,14 +57,28 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Cli
   return collect(child);
 }
 
+/**
+ * One CLI command to completion in this process: the same `main` as bin/gatehouse.mjs runs (main/cli/main.ts),
+ * with the child's environment, its stdout and stderr captured, and its exit code as `main` returns it. For
+ * what a command does and answers; what only a process shows (the exit status the OS sees, stdin, signals,
+ * two processes on one lock) stays with `runCli`. Not for commands that read stdin (test/helpers/in-process.ts).
+ */
+export const runCliHere: CliRunner = (args, env = {}) =>
+  inThisProcess(async () => (await import('../../main/cli/main.ts')).main(args), childEnv(env));
+
 /** A data dir of our own, with the file vault (the keychain has its own test file). */
 export function dirArgs(dataDir: string): string[] {
   return ['--data-dir', dataDir, '--vault', 'file'];
 }
 
 /** `--json` command that must succeed: returns the parsed stdout. */
-export async function cliJson<T = unknown>(dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<T> {
-  const r = await runCli([...args, ...dirArgs(dataDir), '--json'], env);
+export async function cliJson<T = unknown>(
+  dataDir: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  run: CliRunner = runCli,
+): Promise<T> {
+  const r = await run([...args, ...dirArgs(dataDir), '--json'], env);
   if (r.code !== 0)
     throw new Error(
       `gatehouse ${args.join(' ')} exited ${r.code ?? r.signal}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`,
@@ -73,8 +91,9 @@ export async function cliJsonError(
   dataDir: string,
   args: string[],
   env: NodeJS.ProcessEnv = {},
+  run: CliRunner = runCli,
 ): Promise<{ exit: number | null; code: string; message: string; stderr: string }> {
-  const r = await runCli([...args, ...dirArgs(dataDir), '--json'], env);
+  const r = await run([...args, ...dirArgs(dataDir), '--json'], env);
   expect(r.code, `gatehouse ${args.join(' ')} should fail; stdout: ${r.stdout}`).not.toBe(0);
   expect(r.stdout).toBe('');
   const lines = r.stderr.trim().split('\n');
@@ -268,3 +287,12 @@ export function cleanedUp() {
     },
   };
 }
+
+/** `runCli`, `cliJson` and `cliJsonError` with each command run in this process (`runCliHere`). */
+export const here = {
+  runCli: runCliHere,
+  cliJson: <T = unknown>(dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
+    cliJson<T>(dataDir, args, env, runCliHere),
+  cliJsonError: (dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
+    cliJsonError(dataDir, args, env, runCliHere),
+};

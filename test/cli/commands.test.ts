@@ -17,18 +17,23 @@ import {
   mapLimit,
   removeDir,
   runCli,
+  runCliHere,
   startServe,
   tempDataDir,
   TOKEN_RE,
   type Served,
 } from './cli-harness.ts';
 
-// Every step here is a child process loading the CLI through tsx: seconds each on a busy two-core machine.
+// The services are child processes: seconds each to start on a busy two-core machine.
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
-// Every admin command, end to end as child processes, twice: with a service
-// running (the CLI goes through its admin API) and without one (the CLI takes
-// the data dir lock and works on the files itself).
+// Every admin command, end to end, twice: with a service running as a child
+// process (the CLI goes through its admin API) and without one (the CLI takes
+// the data dir lock and works on the files itself). The commands run in this
+// process (cli-harness.ts, runCliHere): the same `main`, the same files and
+// HTTP, without a Node start per command. A few run as child processes too,
+// for what only the process shows: the exit status and the output on its
+// real stdout and stderr.
 
 type Mode = 'service' | 'direct';
 
@@ -46,8 +51,8 @@ describe.each<Mode>(['service', 'direct'])('gatehouse CLI, %s mode', (mode) => {
     await removeDir(dir);
   });
 
-  const cli = <T>(...args: string[]) => cliJson<T>(dir, args);
-  const cliError = (...args: string[]) => cliJsonError(dir, args);
+  const cli = <T>(...args: string[]) => cliJson<T>(dir, args, {}, runCliHere);
+  const cliError = (...args: string[]) => cliJsonError(dir, args, {}, runCliHere);
 
   /**
    * Where the command went. With a service the lock stays the service's (a
@@ -238,9 +243,9 @@ describe.each<Mode>(['service', 'direct'])('gatehouse CLI, %s mode', (mode) => {
     expect(second.entries[0]!.id).toBe(page.entries[1]!.id);
 
     const [jsonl, csv, filtered] = await Promise.all([
-      runCli(['audit', 'export', '--format', 'jsonl', ...dirArgs(dir)]),
-      runCli(['audit', 'export', '--format', 'csv', ...dirArgs(dir)]),
-      runCli(['audit', 'export', '--format', 'jsonl', '--tool', 'pages_update', ...dirArgs(dir)]),
+      runCliHere(['audit', 'export', '--format', 'jsonl', ...dirArgs(dir)]),
+      runCliHere(['audit', 'export', '--format', 'csv', ...dirArgs(dir)]),
+      runCliHere(['audit', 'export', '--format', 'jsonl', '--tool', 'pages_update', ...dirArgs(dir)]),
     ]);
     for (const r of [jsonl, csv, filtered]) expect(r.code, r.stderr).toBe(0);
     const exported = jsonl.stdout

@@ -11,7 +11,10 @@ import {
 } from '../../main/contract/index.ts';
 import { dispatchAs } from '../../main/core/admin/invoke.ts';
 import { connectClient, startTestService } from '../helpers/service.ts';
-import { cliJson, cliJsonError } from './cli-harness.ts';
+import { here } from './cli-harness.ts';
+
+// The commands run in this process (cli-harness.ts, runCliHere): what they do and answer, without a Node start each.
+const { cliJson, cliJsonError } = here;
 
 // Issue 9, "One action path, with the caller": the same input gets the same
 // answer (code and message) from IPC, the admin REST and the CLI with and

@@ -4,13 +4,14 @@ import { describe, expect, it } from 'vitest';
 import type { PolicyExplainAnswer, PolicyView } from '../../main/contract/policy.ts';
 import type { TokenView } from '../../main/contract/tokens.ts';
 import { connectClient } from '../helpers/service.ts';
-import { cliJson as cliJsonIn, cliJsonError as cliJsonErrorIn, dirArgs, runCli, sharedDataDir } from './cli-harness.ts';
+import { dirArgs, here, sharedDataDir } from './cli-harness.ts';
 
 /** `gatehouse policy ...` (the built CLI) on the data dir, then through a running service. */
 const data = sharedDataDir();
-const cliJson = <T = unknown>(args: string[]) => cliJsonIn<T>(data.dir, args);
-const cliJsonError = (args: string[]) => cliJsonErrorIn(data.dir, args);
-const onDir = (args: string[]) => runCli([...args, ...dirArgs(data.dir)]);
+// The commands run in this process (cli-harness.ts, runCliHere): what they do and answer, without a Node start each.
+const cliJson = <T = unknown>(args: string[]) => here.cliJson<T>(data.dir, args);
+const cliJsonError = (args: string[]) => here.cliJsonError(data.dir, args);
+const onDir = (args: string[]) => here.runCli([...args, ...dirArgs(data.dir)]);
 const GITHUB_TOKEN = `ghp_${'a1B2c3D4e5'.repeat(4)}`;
 const FORBID_LIST = '@id("no-lists")\nforbid (principal, action == Action::"call", resource == Tool::"pages_list");\n';
 

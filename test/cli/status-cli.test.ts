@@ -2,11 +2,13 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HealthReport } from '../../main/contract/health.ts';
-import { cliJson, dirArgs, runCli, sharedDataDir } from './cli-harness.ts';
+import { dirArgs, here, sharedDataDir } from './cli-harness.ts';
 import { TEST_UPSTREAM } from '../plugins/upstream/upstream-world.ts';
 
 /** `gatehouse status`: what the Overview says, in a terminal; a definition held for review is not "fine" (issue 25). */
 const data = sharedDataDir();
+// The commands run in this process (cli-harness.ts, runCliHere): what they do and answer, without a Node start each.
+const { cliJson, runCli } = here;
 
 describe('gatehouse status', () => {
   it('says the gateway, the approvals waiting and no warnings on a fresh data dir', async () => {

@@ -12,11 +12,13 @@ import type { RecipeView } from '../../main/contract/preview-recipes.ts';
 import { promptHash } from '../../main/plugins/upstream/prompt-pins.ts';
 import type { PromptDefinition } from '../../main/plugins/upstream/upstream-data.ts';
 import { connectClient } from '../helpers/service.ts';
-import { cliJson, cliJsonError, collect, dirArgs, runCli, sharedDataDir, spawnCli } from './cli-harness.ts';
+import { collect, dirArgs, here, sharedDataDir, spawnCli } from './cli-harness.ts';
 import { EVERYTHING } from '../plugins/upstream/upstream-world.ts';
 
 /** `gatehouse upstreams ...` as scripts run it: on the data dir, then through a running service (no restart). */
 const data = sharedDataDir();
+// The commands run in this process (cli-harness.ts, runCliHere); the ones that read stdin are child processes (spawnCli).
+const { cliJson, cliJsonError, runCli } = here;
 const HEADER_SECRET = 'hdr-9d2e7b-never-printed';
 
 describe('gatehouse upstreams on the data dir', () => {

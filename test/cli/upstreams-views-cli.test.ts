@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UpstreamDetail } from '../../main/contract/upstreams.ts';
-import { cliJson, cliJsonError, dirArgs, REPO, runCli, sharedDataDir } from './cli-harness.ts';
+import { dirArgs, here, REPO, sharedDataDir } from './cli-harness.ts';
 
 /**
  * An MCP App's view at the terminal (docs/upstreams.md, "MCP Apps"): `add`
@@ -11,6 +11,8 @@ import { cliJson, cliJsonError, dirArgs, REPO, runCli, sharedDataDir } from './c
  * its HTML diff, and `--approve-view URI=HASH` approves exactly that.
  */
 const data = sharedDataDir();
+// The commands run in this process (cli-harness.ts, runCliHere): what they do and answer, without a Node start each.
+const { cliJson, cliJsonError, runCli } = here;
 const VIEW_UPSTREAM = `${REPO}test/fixtures/upstream/view-upstream.mjs`;
 let dir: string;
 let control: string;

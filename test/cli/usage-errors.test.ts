@@ -1,13 +1,16 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { mapLimit, removeDir, runCli, tempDataDir } from './cli-harness.ts';
+import { mapLimit, removeDir, runCli, runCliHere, tempDataDir } from './cli-harness.ts';
 
-// Every step here is a child process loading the CLI through tsx: seconds each on a busy two-core machine.
+// The child processes here take seconds each on a busy two-core machine.
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
 // Bad usage exits 2 with a usage line on stderr (or a JSON error with --json)
 // and touches nothing: the data dir named on the command line is not even created.
+// The long lists of cases run in this process (cli-harness.ts, runCliHere: the same
+// `main`, its exit code as returned); one of each kind runs as a child process, for
+// the exit status and the output the OS sees.
 
 const USAGE_LINE = /\nUsage: gatehouse <command> \[options\] +\(gatehouse --help\)\n$/;
 
@@ -48,7 +51,7 @@ const BAD: Array<[string[], RegExp]> = [
 
 describe('bad usage', () => {
   it('exits 2 with the problem and a usage line on stderr, nothing on stdout', async () => {
-    const results = await mapLimit(BAD, 4, ([args]) => runCli([...args, '--data-dir', dataDir]));
+    const results = await mapLimit(BAD, 4, ([args]) => runCliHere([...args, '--data-dir', dataDir]));
     for (const [i, r] of results.entries()) {
       const [args, message] = BAD[i]!;
       const what = `gatehouse ${args.join(' ')}: ${r.stderr}`;
@@ -128,7 +131,7 @@ describe('bad usage', () => {
       ],
       [['users', 'set-role', 'admin', 'overlord'], /unknown role 'overlord'/],
     ];
-    const results = await mapLimit(cases, 4, ([args]) => runCli([...args, '--data-dir', dataDir, '--json']));
+    const results = await mapLimit(cases, 4, ([args]) => runCliHere([...args, '--data-dir', dataDir, '--json']));
     for (const [i, r] of results.entries()) {
       const [args, message] = cases[i]!;
       const what = `gatehouse ${args.join(' ')}: ${r.stderr}`;

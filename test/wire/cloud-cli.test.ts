@@ -5,7 +5,7 @@ import {
   collect,
   filesContaining,
   removeDir,
-  runCli,
+  runCliHere,
   spawnCli,
   startServe,
   tempDataDir,
@@ -34,10 +34,16 @@ afterAll(async () => {
 const vaultArgs = ['--vault', 'keychain'];
 const args = (dir: string) => ['--data-dir', dir, ...vaultArgs];
 
+// A command run in this process (cli-harness.ts, runCliHere), or as a child process when it reads the key on stdin.
 async function cloud<T = unknown>(dir: string, sub: string[], stdin?: string): Promise<T> {
-  const child = spawnCli(['cloud', ...sub, ...args(dir), '--json']);
-  child.stdin.end(stdin ?? '');
-  const r = await collect(child);
+  const argv = ['cloud', ...sub, ...args(dir), '--json'];
+  let r: Awaited<ReturnType<typeof collect>>;
+  if (stdin === undefined) r = await runCliHere(argv);
+  else {
+    const child = spawnCli(argv);
+    child.stdin.end(stdin);
+    r = await collect(child);
+  }
   if (r.code !== 0)
     throw new Error(`gatehouse cloud ${sub.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
   return JSON.parse(r.stdout) as T;
@@ -68,7 +74,7 @@ async function flow(dir: string, mode: 'service' | 'direct'): Promise<{ siteId: 
     environment: 'staging',
     certificate: { usable: true, license: { plan: 'pro' } },
   });
-  const human = await runCli(['cloud', 'status', ...args(dir)]);
+  const human = await runCliHere(['cloud', 'status', ...args(dir)]);
   expect(human.code).toBe(0);
   expect(human.stdout).toContain(`as site ${c.site_id}`);
   expect(human.stdout).toContain('plan pro');
@@ -106,19 +112,19 @@ describe('gatehouse cloud', () => {
   it('bad usage and bad keys: exit 2 or a clear error that never repeats the key', async () => {
     const dir = await tempDataDir();
     dirs.push(dir);
-    const noUrl = await runCli(['cloud', 'connect', ...args(dir)]);
+    const noUrl = await runCliHere(['cloud', 'connect', ...args(dir)]);
     expect(noUrl.code).toBe(2);
     expect(noUrl.stderr).toContain('--url');
-    const env = await runCli(['cloud', 'connect', '--url', gw.url, '--environment', 'moon', ...args(dir)]);
+    const env = await runCliHere(['cloud', 'connect', '--url', gw.url, '--environment', 'moon', ...args(dir)]);
     expect(env.code).toBe(2);
     const bad = 'ghl_not-a-real-key-but-secretish';
-    const r = await runCli(['cloud', 'activate', bad, ...args(dir), '--json']);
+    const r = await runCliHere(['cloud', 'activate', bad, ...args(dir), '--json']);
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stderr.trim().split('\n').pop()!)).toMatchObject({ ok: false, code: 'invalid_value' });
     expect(r.stderr + r.stdout).not.toContain(bad);
     // a well-formed key while not connected: says how to connect
     const key = `ghl_${'b'.repeat(32)}`;
-    const nc = await runCli(['cloud', 'activate', key, ...args(dir)]);
+    const nc = await runCliHere(['cloud', 'activate', key, ...args(dir)]);
     expect(nc.code).toBe(1);
     expect(nc.stderr).toContain('gatehouse cloud connect');
     expect(nc.stderr + nc.stdout).not.toContain(key);

@@ -5,7 +5,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { UpstreamView } from '../../../main/contract/upstreams.ts';
 import { startGateway, type Gateway } from '../../cloud-client/helpers/world.ts';
-import { cliJson, collect, dirArgs, spawnCli, startServe, type Served } from '../../cli/cli-harness.ts';
+import { cliJson, collect, dirArgs, runCliHere, spawnCli, startServe, type Served } from '../../cli/cli-harness.ts';
 import { freePort, startEverythingHttp } from './everything-http.ts';
 import { textOf, until } from './upstream-world.ts';
 
@@ -33,25 +33,34 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+// Asked in this process (cli-harness.ts, runCliHere), through the running service's admin API: polled every 50 ms.
 const health = async () =>
-  (await cliJson<UpstreamView[]>(dir, ['upstreams', 'list'])).find((v) => v.id === 'evh')!.health;
+  (await cliJson<UpstreamView[]>(dir, ['upstreams', 'list'], {}, runCliHere)).find((v) => v.id === 'evh')!.health;
+// The reconnect backoff capped at 1 s (serve-command.ts; normally it doubles from 0.5 s up to 30 s): the test
+// waits for the reconnect, not for the backoff to come round.
+const BACKOFF = { GATEHOUSE_TEST_UPSTREAM_BACKOFF_MS: '1000' };
 
 it('an HTTP upstream down at start comes back without a restart of the service: down -> connected, list_changed, a call works', async () => {
   const port = await freePort();
   everything = await startEverythingHttp(port);
   served = await startServe(dir);
-  await cliJson(dir, ['cloud', 'connect', '--url', gw.url]);
+  await cliJson(dir, ['cloud', 'connect', '--url', gw.url], {}, runCliHere);
   const activate = spawnCli(['cloud', 'activate', '-', ...dirArgs(dir), '--json']);
   activate.stdin.end(`${(await gw.license('pro')).license_key}\n`);
   expect((await collect(activate)).code).toBe(0);
-  await cliJson(dir, ['upstreams', 'add', 'evh', '--url', `http://127.0.0.1:${port}/mcp`]);
-  const { token } = await cliJson<{ token: string }>(dir, ['tokens', 'create', '--label', 'agent', '--user', 'admin']);
+  await cliJson(dir, ['upstreams', 'add', 'evh', '--url', `http://127.0.0.1:${port}/mcp`], {}, runCliHere);
+  const { token } = await cliJson<{ token: string }>(
+    dir,
+    ['tokens', 'create', '--label', 'agent', '--user', 'admin'],
+    {},
+    runCliHere,
+  );
   await served.stop('SIGTERM');
   await everything.stop();
   everything = null;
 
   // A fresh service process; the upstream is configured but nothing listens on its port.
-  served = await startServe(dir);
+  served = await startServe(dir, [], BACKOFF);
   await until(async () => (await health()).status === 'down', 15_000, 'health down');
   expect((await health()).last_error).toBeTruthy();
   const heard: string[] = [];
@@ -88,7 +97,7 @@ it('an HTTP upstream down at start comes back without a restart of the service: 
     everything = await startEverythingHttp(port);
     await until(
       async () => (await health()).status === 'connected',
-      60_000,
+      30_000,
       'health connected (reconnected by its backoff)',
     );
     await until(
