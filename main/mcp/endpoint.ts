@@ -67,6 +67,12 @@ export interface EndpointDeps extends ServerDeps {
   resourceUpdates?: (listener: (uri: string) => void) => () => void;
 }
 
+/** What the endpoint needs of the core (main/assemble-core.ts builds it once); the HTTP face adds the limiter, the Host rule, the body budget and the log. */
+export type EndpointCore = Omit<
+  EndpointDeps,
+  'limiter' | 'log' | 'allowedHosts' | 'maxBody' | 'bodyBudget' | 'subscriptions'
+>;
+
 /**
  * The MCP endpoint: one small guard per concern from main/lib/http, composed
  * here in order, cheapest and least trusting first: Host, Origin/CORS,

@@ -4,6 +4,7 @@ import { JSONRPC_CODES } from '../contract/errors.ts';
 import type { CallContext } from '../core/calls/tool.ts';
 import { viewerOf, type Registry, type RegisteredTool } from '../core/calls/registry.ts';
 import type { Pipeline } from '../core/calls/pipeline.ts';
+import type { PolicyListing } from '../core/policy/policy-listing.ts';
 import { GatehouseError, toErrorShape } from '../core/errors.ts';
 import { VERSION } from '../version.ts';
 import { SERVED_PROTOCOL_VERSIONS } from './protocol-versions.ts';
@@ -21,6 +22,9 @@ import type { TokenSubscriptions } from './resource-subscriptions.ts';
 /** The lists a request's server shows its caller: all the registry a server reads (an upstream's view narrows exactly these). */
 export type ServerRegistry = Pick<Registry, 'visible' | 'resources'>;
 
+/** Of the tools the registry shows a caller, those the policy in force lets it call (main/core/policy/policy-listing.ts). */
+export type ServerListing = Pick<PolicyListing, 'listed'>;
+
 /** The calls a request's server makes: tools, resources, the plugin surfaces (prompts, passed-through resources, templates). */
 export interface ServerPipeline extends Pick<Pipeline, 'call' | 'readResource' | 'auditRefusedState'> {
   surfaces: ServerSurfaces;
@@ -33,6 +37,8 @@ export interface ServerPipeline extends Pick<Pipeline, 'call' | 'readResource' |
  */
 export interface ServerDeps {
   registry: ServerRegistry;
+  /** tools/list asks the policy's `call` of what the registry shows: one rule for what is listed and what may be called */
+  listing: ServerListing;
   pipeline: ServerPipeline;
   settings: () => Settings;
   /** the operating manual for this caller (what it says about approving depends on what the caller may do) */
@@ -191,7 +197,7 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
   serveTasks(server, ctx, deps.tasks);
 
   server.setRequestHandler('tools/list', async (_request, extra) => {
-    const visible = deps.registry.visible(viewer, deps.settings());
+    const visible = await deps.listing.listed(ctx, deps.registry.visible(viewer, deps.settings()));
     // A tool only a view may call (`visibility: ["app"]`) is listed to hosts that render views, which keep it from
     // the model; a client without the extension has no view to call it from.
     const views = rendersViews(clientAskOf(extra, ctx.clientCapabilities).clientCapabilities);
