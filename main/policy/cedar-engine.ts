@@ -173,8 +173,10 @@ export function createCedarEngine(opts: {
     },
     async mayList(whole: PolicyQuery): Promise<boolean> {
       const { c, id, set, reads } = await activate();
-      // A policy that reads nothing of the call itself answers every call of this tool by this caller alike.
-      if (reads && !readsCallFacts(reads)) return (await engine.decide(whole)).decision === 'allow';
+      // A call with no arguments permitted: some call is. And a policy that reads nothing of the call itself answers
+      // every call of this tool by this caller alike. Both are the cached decision, as a tools/call's.
+      const plain = await engine.decide(whole);
+      if (plain.decision === 'allow' || (reads && !readsCallFacts(reads))) return plain.decision === 'allow';
       const q = reads ? narrowed(whole, reads) : whole;
       const facts = JSON.stringify([q.context, q.entities]);
       const key = `${id}\n${q.action}\n${facts}`;
