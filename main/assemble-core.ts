@@ -251,6 +251,8 @@ export async function assembleCore(a: CoreAdapters) {
     cloudWarnings: () => [...(cloudPort ? cloudWarnings(cloudPort.status()) : []), ...(upstreams?.warnings() ?? [])],
   });
   const sessions = new ConsoleSessions(clock);
+  /** a new policy may change every tools/list: the endpoint's list_changed hears it */
+  const policyWatchers = new Set<() => void>();
   // keyed by the service once its admin key is loaded (service.ts): a CLI on the data dir makes no links
   const approvalLinks = new ApprovalLinks(staging, a.consoleUrl);
   const invoke = createInvoke({
@@ -281,7 +283,10 @@ export async function assembleCore(a: CoreAdapters) {
       engine: a.policyEngine,
       gate: policy,
       stored: () => options.read().policy,
-      save: (stored) => options.update((d) => void (d.policy = stored)),
+      save: async (stored) => {
+        await options.update((d) => void (d.policy = stored));
+        for (const l of policyWatchers) l();
+      },
     },
   });
   /** invoke as the console in the app's window would call it: for in-process callers (the service API, tests) */
@@ -293,12 +298,13 @@ export async function assembleCore(a: CoreAdapters) {
     listing,
     settings: () => settings.get(),
     instructions: (ctx) => builtin.instructions(ctx),
-    // settings, a revoked token (its streams end now) and a changed role all change what a token may see
+    // settings, a revoked token (its streams end now), a changed role and a new policy all change what a token may see
     watchSettings: (listener) => {
       const offs = [
         events.subscribe((e) => e.type === 'settings' && listener()),
         tokens.onRevoke(listener),
         users.onRoleChange(listener),
+        (policyWatchers.add(listener), () => void policyWatchers.delete(listener)),
       ];
       return () => offs.forEach((off) => off());
     },

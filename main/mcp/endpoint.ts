@@ -16,7 +16,8 @@ import { sendError } from '../lib/http/send.ts';
 import { requestId } from '../lib/http/request-id.ts';
 import { clientAddress } from '../lib/http/client-address.ts';
 import { DEFAULT_MAX_BODY, type BodyBudget } from '../lib/http/body.ts';
-import { buildServer, type ServerDeps } from './server-factory.ts';
+import { buildServer, type ServerDeps, type ServerListing } from './server-factory.ts';
+import type { PolicyListing } from '../core/policy/policy-listing.ts';
 import { ListChanges } from './list-changed.ts';
 import { MAX_SUBSCRIPTIONS_PER_TOKEN } from './resource-subscriptions.ts';
 import { openEventStream } from './event-stream.ts';
@@ -48,6 +49,8 @@ export interface EndpointDeps extends ServerDeps {
   /** the whole registry and pipeline: the endpoint also watches changes and serves the upstream views from them */
   registry: Registry;
   pipeline: Pipeline;
+  /** tools/list by the policy, and the policy's revision for list_changed */
+  listing: ServerListing & Pick<PolicyListing, 'revision'>;
   tokens: Tokens;
   limiter: RateLimiter;
   auditor: Auditor;
@@ -94,6 +97,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
       return v ? viewerOf({ capabilities: capabilitiesOf(v.user.role), token: v.record } as CallContext) : null;
     },
     viewRegistry: (view) => upstreamViewDeps(deps, view).registry,
+    policyRevision: () => deps.listing.revision(),
   });
   const unwatch = [
     deps.registry.onChange(() => lists.changed()),

@@ -24,9 +24,21 @@ export interface PolicyListingDeps {
  */
 export class PolicyListing {
   private text: string | null = null;
+  private seen: string | null | undefined = undefined;
+  private generation = 0;
   private readonly sets = new Map<string, readonly RegisteredTool[]>();
 
   constructor(private readonly deps: PolicyListingDeps) {}
+
+  /** Changes whenever the policy in force does: a list fingerprinted with it (main/mcp/list-changed.ts) is told to re-list. */
+  revision(): number {
+    const text = this.deps.customPolicy();
+    if (text !== this.seen) {
+      this.seen = text;
+      this.generation++;
+    }
+    return this.generation;
+  }
 
   async listed(caller: PolicyCaller, entries: readonly RegisteredTool[]): Promise<readonly RegisteredTool[]> {
     const text = this.deps.customPolicy();
