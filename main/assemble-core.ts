@@ -32,6 +32,7 @@ import { StorageGuard, type StoragePart } from './core/calls/storage-guard.ts';
 import { Pipeline } from './core/calls/pipeline.ts';
 import { Staging } from './core/staging/staging.ts';
 import type { StagedStore } from './core/staging/staged-store.ts';
+import type { StagingLimits } from './core/staging/staged-index.ts';
 import { confirmPolicyOf } from './core/staging/staged-policy.ts';
 import { deskEvent, standingOf } from './core/staging/staged-standing.ts';
 import { ApprovalLinks } from './core/staging/approval-links.ts';
@@ -83,6 +84,8 @@ export interface CoreAdapters {
   /** AI features' provider; default: the cloud gateway's when a cloud client is given, none otherwise */
   ai?: AiProviderSource;
   stagedLifetimeMs?: number;
+  /** staging's bounds (staged-index.ts defaults otherwise; tests make them small) */
+  stagingLimits?: Partial<StagingLimits>;
   /** the time limit of a call whose tool names none (pipeline.ts default otherwise) */
   callTimeoutMs?: number;
   /** the built-in manual and the local site registered (default true); false: only `plugins` (unit tests of the call path) */
@@ -197,6 +200,7 @@ export async function assembleCore(a: CoreAdapters) {
     }),
     ...(a.log ? { log: a.log } : {}),
     ...(a.stagedLifetimeMs ? { lifetimeMs: a.stagedLifetimeMs } : {}),
+    ...(a.stagingLimits ? { limits: a.stagingLimits } : {}),
   });
   const entitlements: EntitlementSource = cloud?.entitlements ?? new LocalEntitlements('free');
   // A call runs only when its audit line and usage event can be written (decisions.md "Storage failures").

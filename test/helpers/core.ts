@@ -30,12 +30,10 @@ import type { StagingLimits } from '../../main/core/staging/staged-index.ts';
 import { capabilitiesOf } from '../../main/core/identity/users.ts';
 import { MemoryStore } from './memory-store.ts';
 import { OptionsData, emptyOptions } from '../../main/core/ports/options-data.ts';
-import { EventHub } from '../../main/core/events.ts';
-import { SettingsService } from '../../main/core/admin/settings-service.ts';
-import { Registry } from '../../main/core/calls/registry.ts';
-import { StatsRecorder } from '../../main/core/calls/stats.ts';
-import { Auditor } from '../../main/core/calls/auditor.ts';
-import { Staging } from '../../main/core/staging/staging.ts';
+import type { EventHub } from '../../main/core/events.ts';
+import type { SettingsService } from '../../main/core/admin/settings-service.ts';
+import type { Registry } from '../../main/core/calls/registry.ts';
+import type { Staging } from '../../main/core/staging/staging.ts';
 import { emptySiteData, SiteData } from '../../main/plugins/site/index.ts';
 import { entryToCsvRow, entryToJsonLine, CSV_HEADER } from '../../main/store/audit/export-format.ts';
 import { NO_AI, assembleCore } from '../../main/assemble-core.ts';
@@ -43,13 +41,15 @@ import { createCedarEngine } from '../../main/policy/cedar-engine.ts';
 import { TestClock } from './service.ts';
 
 /*
- * The pure core on in-memory adapters, for tests without files or sockets.
+ * The core on in-memory adapters, for tests without files or sockets, built
+ * by the one assembly production runs (main/assemble-core.ts): the policy
+ * gate, the storage guard and the confirm policy are always there.
  * Three worlds, from the whole to one part:
  * - openCore(): everything the gateway wires (users, tokens, the built-in and
  *   site plugins, staging, the pipeline, invoke), for the action path.
- * - pipelineCore(): the registry, staging and the pipeline with one user per
- *   role, usage events and a store that can refuse writes.
- * - coreWorld(): staging alone with a small notes plugin, and restarts.
+ * - pipelineCore(): the call path with one user per role and only the test's
+ *   own plugins, usage events and a store that can refuse writes.
+ * - coreWorld(): staging with a small notes plugin alone, and restarts.
  */
 
 export { MemoryStore };
@@ -349,44 +349,73 @@ export interface CoreWorld {
   staging: Staging;
   /** settings staging reads at decision time (approval_mode, disabled_tools) */
   settings: SettingsService;
-  /** a new Staging over the same stores: what the next start sees */
-  restart(opts?: { canTell?: boolean }): Staging;
+  /** a new assembly over the same stores: what the next start sees */
+  restart(opts?: { canTell?: boolean }): Promise<Staging>;
+  /** resolves when the notes plugin's apply is next entered (a confirm got past its checks, the policy's included) */
+  applying(): Promise<void>;
 }
 
-/** Staging alone on in-memory stores with the notes plugin; `restart()` is a crash and a new start. */
-export function coreWorld(
+/** The tokens ctxFor makes, as the options hold them: a write they staged stands (staged-standing.ts). */
+const WORLD_TOKENS = [
+  ['tok_a', WRITER],
+  ['tok_b', WRITER],
+  ['tok_other', ADMIN],
+] as const;
+
+/**
+ * Staging through the one assembly (main/assemble-core.ts) on in-memory stores, with the notes plugin alone;
+ * `restart()` is a crash and a new start over the same stores.
+ */
+export async function coreWorld(
   opts: { limits?: Partial<StagingLimits>; lifetimeMs?: number; canTell?: boolean } = {},
-): CoreWorld {
+): Promise<CoreWorld> {
   const clock = new TestClock(Date.parse('2026-11-22T10:00:00Z'));
   const audit = new MemoryAudit();
   const store = new MemoryStagedStore();
   const notes: NotesState = { notes: [], applied: new Map() };
-  const options = new MemoryStore({ ...emptyOptions(), users: [ADMIN, WRITER] }, OptionsData);
-  const settings = new SettingsService(options, new EventHub());
-  const users = (id: string) => options.read().users.find((u) => u.id === id);
-  const world = { clock, audit, store, notes, settings, stopAt: 'none' as StopAt } as CoreWorld;
-  const build = (canTell = opts.canTell) => {
-    const events = new EventHub();
-    const registry = new Registry(jsonSchemaCompiler);
-    registry.add(notesPlugin(notes, { stopAt: () => world.stopAt, ...(canTell === undefined ? {} : { canTell }) }));
-    const auditor = new Auditor(audit, new StatsRecorder(options, clock), clock, () => 'local');
-    const staging = new Staging({
-      store,
-      users,
-      registry,
-      auditor,
-      events,
-      clock,
-      auditTrail: audit,
-      settings: () => settings.get(),
-      usage: NO_USAGE,
-      ...(opts.limits ? { limits: opts.limits } : {}),
-      ...(opts.lifetimeMs ? { lifetimeMs: opts.lifetimeMs } : {}),
-    });
-    Object.assign(world, { events, registry, staging });
-    return staging;
+  const options = new MemoryStore(
+    {
+      ...emptyOptions(),
+      users: [ADMIN, WRITER],
+      tokens: WORLD_TOKENS.map(([id, user]) => ctxFor(user, id).token!),
+    },
+    OptionsData,
+  );
+  const world = { clock, audit, store, notes, stopAt: 'none' as StopAt } as CoreWorld;
+  let entered: (() => void) | null = null;
+  world.applying = () => new Promise<void>((resolve) => (entered = resolve));
+  const stopAt = () => {
+    entered?.();
+    entered = null;
+    return world.stopAt;
   };
-  build();
+  const build = async (canTell = opts.canTell) => {
+    const core = await assembleCore({
+      clock,
+      options,
+      siteStore: new MemoryStore(emptySiteData(), SiteData),
+      staged: store,
+      audit,
+      vault: new MemoryVault(),
+      policyEngine: policyEngineOf(options),
+      compileJson: jsonSchemaCompiler,
+      auditSite: () => 'local',
+      consoleUrl: () => null,
+      ai: NO_AI,
+      gatewayPlugins: false,
+      plugins: [notesPlugin(notes, { stopAt, ...(canTell === undefined ? {} : { canTell }) })],
+      ...(opts.limits ? { stagingLimits: opts.limits } : {}),
+      ...(opts.lifetimeMs ? { stagedLifetimeMs: opts.lifetimeMs } : {}),
+    });
+    Object.assign(world, {
+      events: core.events,
+      registry: core.calls.registry,
+      staging: core.calls.staging,
+      settings: core.settings,
+    });
+    return core.calls.staging;
+  };
+  await build();
   world.restart = (o = {}) => {
     world.stopAt = 'none';
     audit.crash();
