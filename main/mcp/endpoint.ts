@@ -7,7 +7,6 @@ import type { Tokens } from '../core/identity/tokens.ts';
 import type { RateLimiter } from '../lib/rate-limiter.ts';
 import type { Auditor } from '../core/calls/auditor.ts';
 import type { CallContext } from '../core/calls/tool.ts';
-import { viewerOf } from '../core/calls/registry.ts';
 import { capabilitiesOf } from '../core/identity/users.ts';
 import { HttpError } from '../lib/http/http-error.ts';
 import { ANSWERED, compose } from '../lib/http/compose.ts';
@@ -94,7 +93,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     settings: deps.settings,
     viewerOf: (tokenId) => {
       const v = deps.tokens.byId(tokenId);
-      return v ? viewerOf({ capabilities: capabilitiesOf(v.user.role), token: v.record } as CallContext) : null;
+      return v ? { capabilities: capabilitiesOf(v.user.role), scope: v.record.scope } : null;
     },
     viewRegistry: (view) => upstreamViewDeps(deps, view).registry,
     policyRevision: () => deps.listing.revision(),
