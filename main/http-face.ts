@@ -34,32 +34,13 @@ export interface HttpFaceDeps {
  */
 export function createHttpFace({ core, host, auth, bodyBudget, origin, ...config }: HttpFaceDeps) {
   const allowedHosts = allowedHostnames(host, config.allowedHosts);
+  // the endpoint's core deps are the assembly's (assemble-core.ts); the face adds only what is HTTP's
   const mcp = lazyEndpoint({
-    registry: core.registry,
-    pipeline: core.pipeline,
-    settings: () => core.settings.get(),
-    instructions: (ctx) => core.builtin.instructions(ctx),
-    // settings, a revoked token (its streams end now) and a changed role all change what a token may see
-    watchSettings: (listener) => {
-      const offs = [
-        core.events.subscribe((e) => e.type === 'settings' && listener()),
-        core.tokens.onRevoke(listener),
-        core.users.onRoleChange(listener),
-      ];
-      return () => offs.forEach((off) => off());
-    },
-    tokens: core.tokens,
+    ...core.assembled.endpoint,
     limiter: new RateLimiter(),
-    auditor: core.auditor,
-    clock: core.clock,
     log: core.log,
     allowedHosts,
     bodyBudget,
-    // gatehouse-bridge --remote URL finds the upstream configured for URL (main/mcp/upstream-lookup.ts)
-    remotes: () => core.upstreams.list().flatMap((u) => (u.url ? [{ id: u.id, url: u.url }] : [])),
-    profileOf: (name) => core.profiles.get(name),
-    resourceUpdates: (listener) => core.upstreams.onResourceUpdated(listener),
-    tasks: { staging: core.staging, approvalUrl: (id) => core.approvalLinks.urlFor(id) },
   });
   const actions = createAdminRoutes({
     invoke: core.invoke,

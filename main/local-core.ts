@@ -1,40 +1,16 @@
 import { join } from 'node:path';
-import type { Settings } from './contract/settings.ts';
 import { CONSOLE_PATH, MCP_PATH } from './contract/health.ts';
 import type { AiProviderSource } from './core/ports/ports.ts';
 import type { Clock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
 import type { Plugin } from './core/calls/tool.ts';
 import { systemClock } from './lib/clock.ts';
-import {
-  OptionsData,
-  dropLegacyStaged,
-  emptyOptions,
-  legacyStaged,
-  salvageOptions,
-} from './core/ports/options-data.ts';
-import { Users } from './core/identity/users.ts';
-import { Tokens } from './core/identity/tokens.ts';
-import { Profiles } from './core/identity/profiles.ts';
-import { Registry } from './core/calls/registry.ts';
-import { EventHub } from './core/events.ts';
-import { StatsRecorder } from './core/calls/stats.ts';
-import { Auditor } from './core/calls/auditor.ts';
-import { Staging } from './core/staging/staging.ts';
-import { confirmPolicyOf } from './core/staging/staged-policy.ts';
-import { standingOf } from './core/staging/staged-standing.ts';
-import { Pipeline } from './core/calls/pipeline.ts';
-import { PolicyGate } from './core/policy/policy-gate.ts';
+import { OptionsData, emptyOptions, salvageOptions } from './core/ports/options-data.ts';
+import type { EventHub } from './core/events.ts';
 import { createCedarEngine } from './policy/cedar-engine.ts';
 import { policyMemoFile } from './store/policy-memo-file.ts';
 import { storedPolicyCheck } from './policy/stored-policy-check.ts';
-import { SettingsService } from './core/admin/settings-service.ts';
 import { LocalEntitlements } from './core/policy/local-entitlements.ts';
-import { createInvoke, dispatchAs } from './core/admin/invoke.ts';
-import { ConsoleSessions } from './core/identity/console-sessions.ts';
-import { ApprovalLinks } from './core/staging/approval-links.ts';
-import { PRINCIPALS } from './contract/principal.ts';
-import { clientTokenVault } from './store/vault-account.ts';
 import { createClientsService } from './clients/clients-service.ts';
 import type { PlaceOf } from './contract/client-locations.ts';
 import { JsonFileStore } from './store/json-file-store.ts';
@@ -42,26 +18,22 @@ import { openVault, type LabelledVault, type VaultChoice } from './store/vault.t
 import { acquireLock, startRefused, type LockHandle } from './store/process-lock.ts';
 import { AuditLog } from './store/audit/log.ts';
 import { createLogger } from './lib/logger.ts';
-import { createSitePlugin } from './plugins/site/index.ts';
 import { SiteData, emptySiteData } from './plugins/site/site-data.ts';
 import { salvageSite } from './plugins/site/site-salvage.ts';
 import { StagedFiles } from './store/staged-files.ts';
-import { builtinPlugin } from './plugins/builtin/index.ts';
-import { UsageRecorder } from './core/calls/usage.ts';
-import { StorageGuard } from './core/calls/storage-guard.ts';
-import { HTTP_REFUSAL, RESOURCE_READ } from './contract/audit.ts';
 import type { JsonSchemaCompiler } from './core/calls/tool-schema.ts';
 import { bridgeLaunchFor } from './bridge-launch.ts';
-import { cloudWarnings, healthReporter, truthfulCloud } from './health-report.ts';
+import { healthReporter } from './health-report.ts';
 import { startBackgroundJobs } from './background-jobs.ts';
 import { CloudClient, type CloudClientOptions } from './cloud-client/index.ts';
-import { cloudActions } from './cloud-client/cloud-actions-port.ts';
-import { cloudAiFor } from './cloud-client/cloud-ai.ts';
 import type { CloudProduct } from './contract/cloud/catalog.ts';
 import { UpstreamManager, type UpstreamManagerDeps } from './plugins/upstream/upstream-manager.ts';
 import { cloudMetadataUrl } from './plugins/upstream/oauth/oauth-upstreams.ts';
 import { UpstreamsData, emptyUpstreams } from './plugins/upstream/upstream-data.ts';
 import { salvageUpstreams } from './plugins/upstream/upstreams-salvage.ts';
+import { assembleCore } from './assemble-core.ts';
+
+export { NO_AI } from './assemble-core.ts';
 
 export interface LocalCoreConfig {
   dataDir: string;
@@ -92,325 +64,171 @@ export interface LocalCoreConfig {
   clientsPlace?: PlaceOf;
 }
 
-/** No AI provider at all (unit fixtures without a cloud client), and we say so. */
-export const NO_AI: AiProviderSource = {
-  current: () => null,
-  howToConfigure:
-    'AI features route through the Gatehouse cloud gateway: connect it (gatehouse cloud connect --url GATEWAY_URL) and activate a license. Nothing was translated.',
-};
-
 /**
- * The composition root without HTTP: opens the stores, the vault and the
- * audit log, builds the core and the plugins, and wires them. Used by the
- * headless service (main/service.ts adds HTTP), the Electron shell and the
- * CLI when no service runs. "Local" as opposed to the cloud gateway.
+ * The composition root without HTTP: opens the file adapters (the stores,
+ * the vault, the audit log, the staged files) under the data dir's lock and
+ * hands them to the one assembly (assemble-core.ts), with the cloud client
+ * and the upstream servers; then starts the background jobs and recovery.
+ * Used by the headless service (main/service.ts adds HTTP), the Electron
+ * shell and the CLI when no service runs. "Local" as opposed to the cloud gateway.
  */
 export async function openLocalCore(config: LocalCoreConfig) {
   const clock = config.clock ?? systemClock;
   const log = config.log ?? createLogger();
   const lock: LockHandle = await acquireLock(config.dataDir, config.owner ?? 'service');
   try {
-    const options = await JsonFileStore.open({
-      file: join(config.dataDir, 'options.json'),
-      schema: OptionsData,
-      defaults: emptyOptions,
-      log,
-      salvage: salvageOptions,
-    });
-    const siteStore = await JsonFileStore.open({
-      file: join(config.dataDir, 'site.json'),
-      schema: SiteData,
-      defaults: emptySiteData,
-      log,
-      salvage: (raw) => salvageSite(raw, clock.now()),
-    });
-    const stagedFiles = await StagedFiles.open({ dir: join(config.dataDir, 'staged'), log });
-    const vault: LabelledVault = await openVault({
-      dataDir: config.dataDir,
-      backend: config.vault ?? 'auto',
-      log,
-      warnFileVault: config.warnFileVault ?? true,
-    });
-    const events = new EventHub();
-    const settings = new SettingsService(options, events);
-    const audit = await AuditLog.open({
-      dir: join(config.dataDir, 'audit'),
-      clock,
-      log,
-      retentionDays: () => settings.get().audit_retention_days,
-      maxTotalBytes: () => settings.get().audit_max_mb * 1024 * 1024,
-    });
-    audit.onAppend((entry) => events.emit({ type: 'audit', entry }));
-
-    const users = new Users(options, clock);
-    const admin = await users.ensureAdmin();
-    const tokens = new Tokens(options, clock);
-    // JSON Schema validation (the MCP server SDK's Ajv) only for tools that declare a JSON Schema, the upstreams':
-    // loaded before the first of them registers (below, and at an add), never on the way to ready without them.
-    let compileJson: JsonSchemaCompiler | null = null;
-    const loadJsonSchema = async () => {
-      compileJson ??= (await import('./mcp/json-schema.ts')).jsonSchemaCompiler;
-    };
-    const registry = new Registry((schema) => {
-      if (!compileJson) throw new Error('the JSON Schema validator is not loaded yet');
-      return compileJson(schema);
-    });
-    const profiles = new Profiles(options, clock, registry);
-    registry.useProfiles((name) => profiles.get(name));
-    const stats = new StatsRecorder(
-      options,
-      clock,
-      (name) => registry.has(name) || name === RESOURCE_READ || name === HTTP_REFUSAL,
-    );
+    const files = await openFileAdapters(config, clock, log);
     const urls = { base_url: '', mcp_url: '', console_url: '' };
-    const localPolicy = new LocalEntitlements('free');
-    // One cloud client per data dir: it answers the feature gates from its verified certificate once connected (the free policy otherwise).
-    const cloud = await CloudClient.open({
-      dataDir: config.dataDir,
-      vault,
-      clock,
-      log,
-      local: localPolicy,
-      siteUrl: () => urls.base_url || 'http://127.0.0.1/',
-      productsInUse: (): CloudProduct[] => ['mcp', 'verto'],
-      // a background refresh changed what the console shows: it reloads cloud.status / health.get
-      onChange: () => events.emit({ type: 'health' }),
-      ...config.cloud,
-    });
-    const cloudPort = cloudActions({
-      client: cloud,
-      clock,
-      stats: () => stats.snapshot(),
-      changed: () => events.emit({ type: 'health' }),
-    });
-    // Every event is counted locally (the Usage screen) and queued in the cloud outbox, which keeps it only while a site is connected.
-    const usageSink = {
-      record: (e: Parameters<StatsRecorder['record']>[0]) => (stats.record(e), cloud.usage.record(e)),
-    };
-    const usage = new UsageRecorder(usageSink, clock, (e, ev) =>
-      log.error('usage event not recorded', { event: ev.event, error: (e as Error).message }),
-    );
-    const ai =
-      config.ai ??
-      cloudAiFor(
-        () => cloud.api,
-        { product: 'verto', feature: 'verto.translate' },
-        (e) => cloudPort.noticeRefusal(e),
-      );
-    const site = createSitePlugin({ store: siteStore, clock, ai, usage, adminUserId: admin.id });
-    // A site file that was corrupt is never re-seeded over: the person's pages are in the backup.
-    if (siteStore.corruptBackup) await site.markDataLost();
-    else await site.seedIfEmpty();
-    const siteIdentity = () => site.identity() as unknown as Record<string, unknown>;
-    const auditor = new Auditor(audit, stats, clock, () => siteStore.read().site.url || 'local');
+    const serving = (config.owner ?? 'service') === 'service';
     // The tool-call policy: the person's (options.json) or the shipped default; the engine loads at its first question.
+    const policyText = () => files.options.read().policy?.text ?? null;
     const policyEngine = createCedarEngine({
-      activeText: () => options.read().policy?.text ?? null,
+      activeText: policyText,
       // what it decided before, in this process or another: `staged list` without a service needs no engine for it
       memo: policyMemoFile(config.dataDir),
     });
-    const policyCheck = storedPolicyCheck(
+    let events: EventHub | null = null;
+    const policyCheck = storedPolicyCheck(policyEngine, policyText, () => events?.emit({ type: 'health' }));
+    const core = await assembleCore({
+      clock,
+      log,
+      options: files.options,
+      siteStore: files.siteStore,
+      staged: files.stagedFiles,
+      audit: files.audit,
+      vault: files.vault,
       policyEngine,
-      () => options.read().policy?.text ?? null,
-      () => events.emit({ type: 'health' }),
-    );
-    const policy = new PolicyGate({
-      engine: policyEngine,
-      settings: () => settings.get(),
-      profileOf: (name) => profiles.get(name),
-      clock,
-    });
-    const standing = standingOf({ token: (id) => tokens.byId(id), registry, settings: () => settings.get() });
-    const confirmPolicy = confirmPolicyOf({
-      gate: policy,
-      registry,
-      token: (id) => tokens.byId(id),
-      users: (id) => users.byId(id),
-    });
-    const staging = new Staging({
-      store: stagedFiles,
-      users: (id) => users.byId(id),
-      registry,
-      auditor,
-      events,
-      clock,
-      auditTrail: audit,
-      settings: () => settings.get(),
-      log,
-      usage,
-      standing,
-      confirmPolicy,
-      ...(config.stagedLifetimeMs ? { lifetimeMs: config.stagedLifetimeMs } : {}),
-    });
-    const entitlements = cloud.entitlements;
-    // A call runs only when its audit line and usage event can be written (decisions.md "Storage failures").
-    const storage = new StorageGuard([audit.storage, cloud.usage.storage], () => events.emit({ type: 'health' }));
-    const pipeline = new Pipeline({
-      registry,
-      staging,
-      auditor,
-      entitlements: () => entitlements,
-      settings: () => settings.get(),
-      clock,
-      usage,
-      storage,
-      policy,
-    });
-    const watchSettings = (listener: (s: Settings) => void) =>
-      events.subscribe((e) => e.type === 'settings' && listener(e.settings));
-    const builtin = builtinPlugin({ registry, staging, settings: () => settings.get(), watchSettings, siteIdentity });
-    registry.add(builtin);
-    registry.add(site);
-    for (const p of config.plugins ?? []) registry.add(p);
-    // Upstream MCP servers (docs/upstreams.md): the service connects them; a CLI command on the data dir only when asked.
-    const upstreamStore = await JsonFileStore.open({
-      file: join(config.dataDir, 'upstreams.json'),
-      schema: UpstreamsData,
-      defaults: emptyUpstreams,
-      log,
-      // One bad upstream is set aside, not the file: the others run (upstreams-salvage.ts).
-      salvage: salvageUpstreams,
-    });
-    const upstreams = new UpstreamManager({
-      store: upstreamStore,
-      vault,
-      registry,
-      log,
-      autoConnect: (config.owner ?? 'service') === 'service',
-      changed: () => events.emit({ type: 'health' }),
-      sandbox: { dataDir: config.dataDir, ...config.upstreams?.sandbox },
-      prepare: loadJsonSchema,
-      ...(config.upstreams?.backoff ? { backoff: config.upstreams.backoff } : {}),
-      ...(config.upstreams?.previewReadMs ? { previewReadMs: config.upstreams.previewReadMs } : {}),
-      // Upstreams without a Client ID Metadata Document URL of their own use the connected cloud gateway's (https only).
-      oauth: {
-        defaultClientMetadataUrl: () => (cloud.connected() ? cloudMetadataUrl(cloud.status().gateway_url) : null),
-        ...config.upstreams?.oauth,
-      },
-    });
-    if (upstreamStore.read().upstreams.length || config.plugins?.length) await loadJsonSchema();
-    for (const p of await upstreams.load()) registry.add(p);
-    await registry.start((id, e) => log.error(`plugin '${id}' failed to start`, { error: (e as Error).message }));
-
-    const health = healthReporter({
-      dataDir: config.dataDir,
-      clock,
-      settings,
-      vault,
-      options,
-      siteStore,
-      upstreamStore,
-      stagedFiles,
-      registry,
-      staging,
-      tokens,
-      urls,
-      bridge: bridgeLaunchFor(config.dataDir),
-      cloud: () => cloudPort.health(),
-      cloudWarnings: () => [...cloudWarnings(cloudPort.status()), ...upstreams.warnings()],
-      storage: () => storage.fault(),
-      policyProblem: () => policyCheck.problem(),
-    });
-    const sessions = new ConsoleSessions(clock);
-    // keyed by the service once its admin key is loaded (service.ts): a CLI on the data dir makes no links
-    const approvalLinks = new ApprovalLinks(staging, () => urls.console_url || null);
-    const invoke = createInvoke({
-      approvalLinks,
-      auditor,
-      users,
-      tokens,
-      profiles,
-      staging,
-      registry,
-      settings,
-      stats,
-      audit,
-      events,
-      sessions,
-      clock,
-      health,
-      log,
-      clientVault: clientTokenVault(vault),
+      compileJson: files.compileJson,
+      auditSite: () => files.siteStore.read().site.url || 'local',
       consoleUrl: () => urls.console_url || null,
-      // pro/cloud/status says what the health report says
-      cloud: () => truthfulCloud(cloudPort.health(), settings.get().enabled),
-      entitlements: () => entitlements,
-      cloudActions: cloudPort,
-      upstreams,
-      // MCP clients' config files (docs/clients.md): the same code as `gatehouse clients`, through the service's own actions.
-      clients: createClientsService({
-        dataDir: config.dataDir,
-        dispatch: () => dispatch,
-        mcpUrl: () => urls.mcp_url,
-        launch: bridgeLaunchFor(config.dataDir),
-        vault: vault.label.startsWith('keychain') ? 'keychain' : 'file',
-        ...(config.clientsPlace ? { place: config.clientsPlace } : {}),
-      }),
-      policy: {
-        engine: policyEngine,
-        gate: policy,
-        stored: () => options.read().policy,
-        save: (stored) => options.update((d) => void (d.policy = stored)),
+      ...(config.ai ? { ai: config.ai } : {}),
+      ...(config.stagedLifetimeMs ? { stagedLifetimeMs: config.stagedLifetimeMs } : {}),
+      ...(config.plugins ? { plugins: config.plugins } : {}),
+      // One cloud client per data dir: it answers the feature gates from its verified certificate once connected (the free policy otherwise).
+      cloud: (hub) =>
+        CloudClient.open({
+          dataDir: config.dataDir,
+          vault: files.vault,
+          clock,
+          log,
+          local: new LocalEntitlements('free'),
+          siteUrl: () => urls.base_url || 'http://127.0.0.1/',
+          productsInUse: (): CloudProduct[] => ['mcp', 'verto'],
+          // a background refresh changed what the console shows: it reloads cloud.status / health.get
+          onChange: () => hub.events.emit({ type: 'health' }),
+          ...config.cloud,
+        }),
+      // Upstream MCP servers (docs/upstreams.md): the service connects them; a CLI command on the data dir only when asked.
+      upstreams: async (hub) => {
+        const manager = new UpstreamManager({
+          store: files.upstreamStore,
+          vault: files.vault,
+          registry: hub.registry,
+          log,
+          autoConnect: serving,
+          changed: () => hub.events.emit({ type: 'health' }),
+          sandbox: { dataDir: config.dataDir, ...config.upstreams?.sandbox },
+          prepare: files.loadJsonSchema,
+          ...(config.upstreams?.backoff ? { backoff: config.upstreams.backoff } : {}),
+          ...(config.upstreams?.previewReadMs ? { previewReadMs: config.upstreams.previewReadMs } : {}),
+          // Upstreams without a Client ID Metadata Document URL of their own use the connected cloud gateway's (https only).
+          oauth: {
+            defaultClientMetadataUrl: () =>
+              hub.cloud?.connected() ? cloudMetadataUrl(hub.cloud.status().gateway_url) : null,
+            ...config.upstreams?.oauth,
+          },
+        });
+        if (files.upstreamStore.read().upstreams.length || config.plugins?.length) await files.loadJsonSchema();
+        return manager;
       },
+      // MCP clients' config files (docs/clients.md): the same code as `gatehouse clients`, through the service's own actions.
+      clients: (dispatch) =>
+        createClientsService({
+          dataDir: config.dataDir,
+          dispatch,
+          mcpUrl: () => urls.mcp_url,
+          launch: bridgeLaunchFor(config.dataDir),
+          vault: files.vault.label.startsWith('keychain') ? 'keychain' : 'file',
+          ...(config.clientsPlace ? { place: config.clientsPlace } : {}),
+        }),
+      health: (parts) =>
+        healthReporter({
+          dataDir: config.dataDir,
+          clock,
+          settings: parts.settings,
+          vault: files.vault,
+          options: files.options,
+          siteStore: files.siteStore,
+          upstreamStore: files.upstreamStore,
+          stagedFiles: files.stagedFiles,
+          registry: parts.registry,
+          staging: parts.staging,
+          tokens: parts.tokens,
+          urls,
+          bridge: bridgeLaunchFor(config.dataDir),
+          cloud: parts.cloudHealth,
+          cloudWarnings: parts.cloudWarnings,
+          storage: () => parts.storage.fault(),
+          policyProblem: () => policyCheck.problem(),
+        }),
     });
-    /** invoke as the console in the app's window would call it: for in-process callers (the service API, tests) */
-    const dispatch = dispatchAs(invoke, PRINCIPALS.appConsole);
+    events = core.events;
+    const { calls, admin } = core;
+    const cloud = core.cloud!;
+    const upstreams = core.upstreams!;
+    const site = calls.site;
+    // A site file that was corrupt is never re-seeded over: the person's pages are in the backup.
+    if (files.siteStore.corruptBackup) await site.markDataLost();
+    else await site.seedIfEmpty();
 
     const jobs = startBackgroundJobs(log, [
-      { every: 15_000, what: 'staged sweep', run: () => staging.sweep() },
-      { every: 5_000, what: 'stats flush', run: () => stats.flush() },
+      { every: 15_000, what: 'staged sweep', run: () => calls.staging.sweep() },
+      { every: 5_000, what: 'stats flush', run: () => calls.stats.flush() },
       // a disk that refused writes is tried again, so calls resume (and the tray clears) without waiting for a call
-      { every: 5_000, what: 'storage probe', run: () => storage.ready() },
-      { every: 3600_000, what: 'audit sweep', run: () => audit.sweep() },
+      { every: 5_000, what: 'storage probe', run: () => calls.storage.ready() },
+      { every: 3600_000, what: 'audit sweep', run: () => files.audit.sweep() },
     ]);
-    // Staged writes of an earlier version move out of options.json; then whatever a crash left in flight is completed or rolled back.
-    const legacy = legacyStaged(options.read());
-    if (legacy.length > 0) {
-      await staging.adopt(legacy);
-      await options.update(dropLegacyStaged);
-      log.info('staging: moved staged writes from options.json to staged/', { count: legacy.length });
-    }
-    await staging.recover();
-    // A revocation whose discards a crash cut short: finished now, as the service's own decision.
-    await staging.discardRevoked({ kind: 'service', job: 'token_check' });
+    await core.lifecycle.recover();
     // A CLI command working on the data dir makes no background cloud request: only the service refreshes and uploads.
-    if ((config.owner ?? 'service') === 'service') cloud.start();
+    if (serving) cloud.start();
 
     let closed = false;
     return {
       clock,
       log,
-      options,
-      siteStore,
-      vault,
-      events,
-      settings,
-      audit,
-      users,
-      tokens,
-      registry,
-      stats,
-      usage,
-      auditor,
-      staging,
-      pipeline,
-      storage,
+      options: files.options,
+      siteStore: files.siteStore,
+      vault: files.vault,
+      events: core.events,
+      settings: core.settings,
+      audit: files.audit,
+      users: admin.users,
+      tokens: admin.tokens,
+      registry: calls.registry,
+      stats: calls.stats,
+      usage: calls.usage,
+      auditor: calls.auditor,
+      staging: calls.staging,
+      pipeline: calls.pipeline,
+      storage: calls.storage,
       site,
-      builtin,
-      siteIdentity,
-      entitlements,
-      sessions,
-      invoke,
-      dispatch,
-      health,
+      builtin: calls.builtin,
+      siteIdentity: admin.siteIdentity,
+      entitlements: calls.entitlements,
+      sessions: admin.sessions,
+      invoke: admin.invoke,
+      dispatch: admin.dispatch,
+      health: core.health,
       cloud,
       upstreams,
-      profiles,
-      approvalLinks,
+      profiles: admin.profiles,
+      approvalLinks: core.desk.approvalLinks,
+      /** the grouped facades of the one assembly (assemble-core.ts) */
+      assembled: core,
       /** Connects the upstreams (the service calls it once it is ready: they are never on the path to ready). */
       startUpstreams: () => upstreams.connectAll(),
       /** Deletes audit files past their retention: the service runs it once ready, then the hourly job does (a laptop that sleeps may never stay up an hour). */
-      sweepAudit: () => audit.sweep(),
+      sweepAudit: () => files.audit.sweep(),
       /** Checks the stored policy once ready (never on the path to ready: it loads the engine); a problem is logged and in the health report. */
       checkPolicy: async () => {
         const problem = await policyCheck.check();
@@ -427,19 +245,16 @@ export async function openLocalCore(config: LocalCoreConfig) {
         if (closed) return;
         closed = true;
         jobs.stop();
-        await upstreams.stopAll();
-        await registry.stop((id, e) => log.error(`plugin '${id}' failed to stop`, { error: (e as Error).message }));
-        await upstreams.oauth.close();
-        await cloud.close().catch((e) => log.error('cloud client close failed', { error: (e as Error).message }));
-        await stats.flush().catch((e) =>
+        await core.lifecycle.stop();
+        await calls.stats.flush().catch((e) =>
           log.error('stats flush at close failed: the last few seconds of counters are lost', {
             error: (e as Error).message,
           }),
         );
-        await audit.close();
-        await options.flush();
-        await siteStore.flush();
-        await upstreamStore.flush();
+        await files.audit.close();
+        await files.options.flush();
+        await files.siteStore.flush();
+        await files.upstreamStore.flush();
         await lock.release();
       },
     };
@@ -448,5 +263,58 @@ export async function openLocalCore(config: LocalCoreConfig) {
     // A file the start writes after the lock (the settings, the audit log) refused by the disk: the same one sentence.
     throw (await startRefused(config.dataDir, e)) ?? e;
   }
+}
+
+/** The data dir's files as the core's adapters: the JSON stores, the staged files, the vault and the audit log. */
+async function openFileAdapters(config: LocalCoreConfig, clock: Clock, log: Logger) {
+  const options = await JsonFileStore.open({
+    file: join(config.dataDir, 'options.json'),
+    schema: OptionsData,
+    defaults: emptyOptions,
+    log,
+    salvage: salvageOptions,
+  });
+  const siteStore = await JsonFileStore.open({
+    file: join(config.dataDir, 'site.json'),
+    schema: SiteData,
+    defaults: emptySiteData,
+    log,
+    salvage: (raw) => salvageSite(raw, clock.now()),
+  });
+  const stagedFiles = await StagedFiles.open({ dir: join(config.dataDir, 'staged'), log });
+  const vault: LabelledVault = await openVault({
+    dataDir: config.dataDir,
+    backend: config.vault ?? 'auto',
+    log,
+    warnFileVault: config.warnFileVault ?? true,
+  });
+  // the audit log reads its bounds from the settings at each sweep (options.json, as SettingsService does)
+  const settingsNow = () => options.read().settings;
+  const audit = await AuditLog.open({
+    dir: join(config.dataDir, 'audit'),
+    clock,
+    log,
+    retentionDays: () => settingsNow().audit_retention_days,
+    maxTotalBytes: () => settingsNow().audit_max_mb * 1024 * 1024,
+  });
+  const upstreamStore = await JsonFileStore.open({
+    file: join(config.dataDir, 'upstreams.json'),
+    schema: UpstreamsData,
+    defaults: emptyUpstreams,
+    log,
+    // One bad upstream is set aside, not the file: the others run (upstreams-salvage.ts).
+    salvage: salvageUpstreams,
+  });
+  // JSON Schema validation (the MCP server SDK's Ajv) only for tools that declare a JSON Schema, the upstreams':
+  // loaded before the first of them registers (at the upstreams' load, and at an add), never on the way to ready without them.
+  let compiler: JsonSchemaCompiler | null = null;
+  const loadJsonSchema = async () => {
+    compiler ??= (await import('./mcp/json-schema.ts')).jsonSchemaCompiler;
+  };
+  const compileJson: JsonSchemaCompiler = (schema) => {
+    if (!compiler) throw new Error('the JSON Schema validator is not loaded yet');
+    return compiler(schema);
+  };
+  return { options, siteStore, stagedFiles, vault, audit, upstreamStore, loadJsonSchema, compileJson };
 }
 export type LocalCore = Awaited<ReturnType<typeof openLocalCore>>;

@@ -2,8 +2,6 @@ import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node
 import type { AddressInfo } from 'node:net';
 import { MCP_PATH, CONSOLE_PATH, ADMIN_PREFIX, DEFAULT_PORT, type RuntimeInfo } from './contract/health.ts';
 import type { TokenCreateInput } from './contract/tokens.ts';
-import type { ApiEvent } from './contract/api.ts';
-import { deskEvent } from './core/staging/staged-standing.ts';
 import { GatehouseError } from './core/errors.ts';
 import { writeRuntime, removeRuntime } from './store/runtime-file.ts';
 import { BodyBudget } from './lib/http/body.ts';
@@ -128,10 +126,7 @@ export async function startService(config: ServiceConfig) {
       /** invoke as the console in the app's window: for in-process callers (tests, embedders) */
       dispatch: core.dispatch,
       /** the live feed as the desk (tray, window) gets it: staged writes masked, with their `blocked` reason */
-      events: {
-        subscribe: (listener: (e: ApiEvent) => void) =>
-          core.events.subscribe((e) => listener(deskEvent(e, (x) => core.staging.blockOf(x)))),
-      },
+      events: { subscribe: core.assembled.desk.subscribe },
       vaultLabel: core.vault.label,
       /** open notification channels (GET streams and subscriptions/listen) of MCP clients */
       notificationChannels: () => loadedFace?.mcp.lists.size ?? 0,

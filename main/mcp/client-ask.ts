@@ -1,5 +1,6 @@
 import { CLIENT_CAPABILITIES_META_KEY, type ServerContext } from '@modelcontextprotocol/server';
 import type { CallContext } from '../core/calls/tool.ts';
+import { sdkIncoming, sdkOutgoing } from './sdk-shapes.ts';
 
 /** How long a client (a person, an LLM) may take to answer one request, as the SDK's own shim allows; its progress extends it. */
 const ASK_TIMEOUT_MS = 10 * 60 * 1000;
@@ -26,10 +27,12 @@ export function clientAskOf(
   return {
     ...(remembered ? { clientCapabilities: remembered } : {}),
     ask: async (request, signal) =>
-      (await extra.mcpReq.send({ method: request.method, params: request.params } as never, {
-        timeout: ASK_TIMEOUT_MS,
-        resetTimeoutOnProgress: true,
-        ...(signal ? { signal } : {}),
-      })) as unknown as Record<string, unknown>,
+      sdkIncoming(
+        await extra.mcpReq.send(sdkOutgoing({ method: request.method, params: request.params }), {
+          timeout: ASK_TIMEOUT_MS,
+          resetTimeoutOnProgress: true,
+          ...(signal ? { signal } : {}),
+        }),
+      ),
   };
 }

@@ -7,7 +7,6 @@ import type { Tokens } from '../core/identity/tokens.ts';
 import type { RateLimiter } from '../lib/rate-limiter.ts';
 import type { Auditor } from '../core/calls/auditor.ts';
 import type { CallContext } from '../core/calls/tool.ts';
-import { viewerOf } from '../core/calls/registry.ts';
 import { capabilitiesOf } from '../core/identity/users.ts';
 import { HttpError } from '../lib/http/http-error.ts';
 import { ANSWERED, compose } from '../lib/http/compose.ts';
@@ -16,7 +15,8 @@ import { sendError } from '../lib/http/send.ts';
 import { requestId } from '../lib/http/request-id.ts';
 import { clientAddress } from '../lib/http/client-address.ts';
 import { DEFAULT_MAX_BODY, type BodyBudget } from '../lib/http/body.ts';
-import { buildServer, type ServerDeps } from './server-factory.ts';
+import { buildServer, type ServerDeps, type ServerListing } from './server-factory.ts';
+import type { PolicyListing } from '../core/policy/policy-listing.ts';
 import { ListChanges } from './list-changed.ts';
 import { MAX_SUBSCRIPTIONS_PER_TOKEN } from './resource-subscriptions.ts';
 import { openEventStream } from './event-stream.ts';
@@ -48,6 +48,8 @@ export interface EndpointDeps extends ServerDeps {
   /** the whole registry and pipeline: the endpoint also watches changes and serves the upstream views from them */
   registry: Registry;
   pipeline: Pipeline;
+  /** tools/list by the policy, and the policy's revision for list_changed */
+  listing: ServerListing & Pick<PolicyListing, 'revision'>;
   tokens: Tokens;
   limiter: RateLimiter;
   auditor: Auditor;
@@ -67,6 +69,12 @@ export interface EndpointDeps extends ServerDeps {
   resourceUpdates?: (listener: (uri: string) => void) => () => void;
 }
 
+/** What the endpoint needs of the core (main/assemble-core.ts builds it once); the HTTP face adds the limiter, the Host rule, the body budget and the log. */
+export type EndpointCore = Omit<
+  EndpointDeps,
+  'limiter' | 'log' | 'allowedHosts' | 'maxBody' | 'bodyBudget' | 'subscriptions'
+>;
+
 /**
  * The MCP endpoint: one small guard per concern from main/lib/http, composed
  * here in order, cheapest and least trusting first: Host, Origin/CORS,
@@ -85,9 +93,10 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     settings: deps.settings,
     viewerOf: (tokenId) => {
       const v = deps.tokens.byId(tokenId);
-      return v ? viewerOf({ capabilities: capabilitiesOf(v.user.role), token: v.record } as CallContext) : null;
+      return v ? { capabilities: capabilitiesOf(v.user.role), scope: v.record.scope } : null;
     },
     viewRegistry: (view) => upstreamViewDeps(deps, view).registry,
+    policyRevision: () => deps.listing.revision(),
   });
   const unwatch = [
     deps.registry.onChange(() => lists.changed()),

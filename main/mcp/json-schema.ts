@@ -1,6 +1,7 @@
 import { fromJsonSchema } from '@modelcontextprotocol/server';
 import type { JsonSchemaCompiler, StandardSchema } from '../core/calls/tool-schema.ts';
 import { linearSchemaValidator } from '../lib/json-schema-validator.ts';
+import { sdkAs } from './sdk-shapes.ts';
 
 /**
  * JSON Schema validation for tools that declare one (remote MCP servers'
@@ -10,4 +11,4 @@ import { linearSchemaValidator } from '../lib/json-schema-validator.ts';
  * whatever the schema says. The upstream connections' SDK client validates with the same.
  */
 export const jsonSchemaCompiler: JsonSchemaCompiler = (schema) =>
-  fromJsonSchema(schema as Parameters<typeof fromJsonSchema>[0], linearSchemaValidator) as unknown as StandardSchema;
+  sdkAs<StandardSchema>(fromJsonSchema(schema as Parameters<typeof fromJsonSchema>[0], linearSchemaValidator));

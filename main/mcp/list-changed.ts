@@ -36,6 +36,8 @@ export interface ListChangesDeps {
   viewerOf: (tokenId: string) => Viewer | null;
   /** the lists of one upstream's own endpoint (upstream-view.ts); without it a view's channel hears the main endpoint's */
   viewRegistry?: (view: string) => ServerRegistry;
+  /** the policy's revision (policy-listing.ts): tools/list asks the policy, so a new policy may change every list */
+  policyRevision?: () => number;
 }
 
 /**
@@ -250,10 +252,10 @@ export class ListChanges {
       .filter((s) => view === undefined || s.plugin === view)
       .map((s) => ({ id: s.plugin, ...s.surface.revision() }));
     return {
-      tools: lists
+      tools: `${this.deps.policyRevision?.() ?? 0}:${lists
         .visible(viewer, settings)
         .map((e) => this.digestOf(e, () => listedTool(e)))
-        .join(','),
+        .join(',')}`,
       resources: lists
         .resources(viewer, settings)
         .map((r) => this.digestOf(r, () => resourceListing(r)))

@@ -4,6 +4,7 @@ import { JSONRPC_CODES } from '../contract/errors.ts';
 import type { CallContext } from '../core/calls/tool.ts';
 import { viewerOf, type Registry, type RegisteredTool } from '../core/calls/registry.ts';
 import type { Pipeline } from '../core/calls/pipeline.ts';
+import type { PolicyListing } from '../core/policy/policy-listing.ts';
 import { GatehouseError, toErrorShape } from '../core/errors.ts';
 import { VERSION } from '../version.ts';
 import { SERVED_PROTOCOL_VERSIONS } from './protocol-versions.ts';
@@ -17,9 +18,13 @@ import { missingCapabilityError } from './missing-capability.ts';
 import { appOnly, rendersViews, UI_EXTENSION } from '../contract/mcp-apps.ts';
 import type { SurfaceOffers } from '../core/calls/surface.ts';
 import type { TokenSubscriptions } from './resource-subscriptions.ts';
+import { sdkAnswer, sdkInternals } from './sdk-shapes.ts';
 
 /** The lists a request's server shows its caller: all the registry a server reads (an upstream's view narrows exactly these). */
 export type ServerRegistry = Pick<Registry, 'visible' | 'resources'>;
+
+/** Of the tools the registry shows a caller, those the policy in force lets it call (main/core/policy/policy-listing.ts). */
+export type ServerListing = Pick<PolicyListing, 'listed'>;
 
 /** The calls a request's server makes: tools, resources, the plugin surfaces (prompts, passed-through resources, templates). */
 export interface ServerPipeline extends Pick<Pipeline, 'call' | 'readResource' | 'auditRefusedState'> {
@@ -33,6 +38,8 @@ export interface ServerPipeline extends Pick<Pipeline, 'call' | 'readResource' |
  */
 export interface ServerDeps {
   registry: ServerRegistry;
+  /** tools/list asks the policy's `call` of what the registry shows: one rule for what is listed and what may be called */
+  listing: ServerListing;
   pipeline: ServerPipeline;
   settings: () => Settings;
   /** the operating manual for this caller (what it says about approving depends on what the caller may do) */
@@ -164,7 +171,7 @@ type Discover = { _ondiscover(): Record<string, unknown> };
  * builds it (a private method: test/mcp/protocol-letter.test.ts holds it).
  */
 function discoverServedVersions(server: Server): void {
-  const s = server as unknown as Discover;
+  const s = sdkInternals<Discover>(server);
   const sdk = s._ondiscover.bind(server);
   s._ondiscover = () => ({ ...sdk(), supportedVersions: [...SERVED_PROTOCOL_VERSIONS] });
 }
@@ -191,11 +198,11 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
   serveTasks(server, ctx, deps.tasks);
 
   server.setRequestHandler('tools/list', async (_request, extra) => {
-    const visible = deps.registry.visible(viewer, deps.settings());
+    const visible = await deps.listing.listed(ctx, deps.registry.visible(viewer, deps.settings()));
     // A tool only a view may call (`visibility: ["app"]`) is listed to hosts that render views, which keep it from
     // the model; a client without the extension has no view to call it from.
     const views = rendersViews(clientAskOf(extra, ctx.clientCapabilities).clientCapabilities);
-    return toolLists.result(views ? visible : visible.filter((e) => !appOnly(e.tool.listed?._meta))) as never;
+    return sdkAnswer(toolLists.result(views ? visible : visible.filter((e) => !appOnly(e.tool.listed?._meta))));
   });
 
   server.setRequestHandler('tools/call', async (request, extra) => {
@@ -217,13 +224,15 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
       if (outcome.kind === 'refused') return toolError(outcome.code, outcome.message, outcome.details);
       const asks = outcome.output.inputRequired;
       if (asks)
-        return inputRequired({
-          inputRequests: asks.inputRequests as never,
-          requestState: await wrapState(request.params.name, args, asks.requestState, extra),
-        }) as never;
+        return sdkAnswer(
+          inputRequired({
+            inputRequests: sdkAnswer(asks.inputRequests),
+            requestState: await wrapState(request.params.name, args, asks.requestState, extra),
+          }),
+        );
       const caps = declaredCapabilities(extra, ctx);
       const task = taskAnswer(outcome.output, caps, deps.tasks, ctx);
-      if (task) return task as never;
+      if (task) return sdkAnswer(task);
       const { structured, text, content, sendStructured, meta, error } = withApprovalLink(
         outcome.output,
         caps,
@@ -236,7 +245,7 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
         ...(error ? { [TOOL_ERROR_META_KEY]: { ...error.details, code: error.code, message: error.message } } : {}),
       };
       return {
-        content: (content ?? [{ type: 'text' as const, text: text ?? JSON.stringify(structured, null, 2) }]) as never,
+        content: sdkAnswer(content ?? [{ type: 'text' as const, text: text ?? JSON.stringify(structured, null, 2) }]),
         ...(sendStructured === false ? {} : { structuredContent: structured }),
         ...(Object.keys(ownMeta).length ? { _meta: ownMeta } : {}),
         ...(error ? { isError: true } : {}),
@@ -274,7 +283,7 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
         ...(title ? { title } : {}),
         ...(description ? { description } : {}),
       }))
-      .concat(deps.pipeline.surfaces.resources(ctx) as never[]),
+      .concat(sdkAnswer(deps.pipeline.surfaces.resources(ctx))),
   }));
 
   installSurfaceHandlers(server, ctx, deps.pipeline.surfaces, offers.subscribe ? deps.subscriptions : undefined);
@@ -282,7 +291,7 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
   server.setRequestHandler('resources/read', async (request, extra) => {
     const call: CallContext = extra.mcpReq.signal ? { ...ctx, signal: extra.mcpReq.signal } : ctx;
     const passed = await readSurfaceResource(request.params.uri, call, deps.pipeline.surfaces);
-    if (passed) return passed as never;
+    if (passed) return sdkAnswer(passed);
     try {
       const { resource, text } = await deps.pipeline.readResource(request.params.uri, call);
       return { contents: [{ uri: resource.uri, mimeType: resource.mimeType, text }] };

@@ -4,6 +4,7 @@ import type { CallContext } from '../core/calls/tool.ts';
 import type { SurfaceCalls } from '../core/calls/surface-calls.ts';
 import { GatehouseError, toErrorShape } from '../core/errors.ts';
 import { MAX_SUBSCRIPTIONS_PER_TOKEN, type TokenSubscriptions } from './resource-subscriptions.ts';
+import { sdkAnswer } from './sdk-shapes.ts';
 
 /** What a request's server asks of the plugin surfaces (SurfaceCalls, or a view's narrowing of it). */
 export type ServerSurfaces = Pick<
@@ -54,19 +55,19 @@ export function installSurfaceHandlers(
   surfaces: ServerSurfaces,
   subscriptions?: TokenSubscriptions,
 ): void {
-  server.setRequestHandler('prompts/list', async () => ({ prompts: surfaces.prompts(ctx) as never }));
+  server.setRequestHandler('prompts/list', async () => ({ prompts: sdkAnswer(surfaces.prompts(ctx)) }));
 
   server.setRequestHandler('prompts/get', async (request, extra) => {
     const call: CallContext = extra.mcpReq.signal ? { ...ctx, signal: extra.mcpReq.signal } : ctx;
     try {
-      return (await surfaces.getPrompt(request.params.name, request.params.arguments ?? {}, call)) as never;
+      return sdkAnswer(await surfaces.getPrompt(request.params.name, request.params.arguments ?? {}, call));
     } catch (e) {
       throw surfaceError(e, ctx, { name: request.params.name.slice(0, 128) });
     }
   });
 
   server.setRequestHandler('resources/templates/list', async () => ({
-    resourceTemplates: surfaces.templates(ctx) as never,
+    resourceTemplates: sdkAnswer(surfaces.templates(ctx)),
   }));
 
   if (subscriptions) installSubscriptions(server, ctx, surfaces, subscriptions);
@@ -77,14 +78,16 @@ export function installSurfaceHandlers(
       const call: CallContext = extra.mcpReq.signal ? { ...ctx, signal: extra.mcpReq.signal } : ctx;
       const { ref, argument, context } = request.params;
       try {
-        return (await surfaces.complete(
-          {
-            ref: ref.type === 'ref/prompt' ? { type: ref.type, name: ref.name } : { type: ref.type, uri: ref.uri },
-            argument,
-            ...(context ? { context } : {}),
-          },
-          call,
-        )) as never;
+        return sdkAnswer(
+          await surfaces.complete(
+            {
+              ref: ref.type === 'ref/prompt' ? { type: ref.type, name: ref.name } : { type: ref.type, uri: ref.uri },
+              argument,
+              ...(context ? { context } : {}),
+            },
+            call,
+          ),
+        );
       } catch (e) {
         throw surfaceError(
           e,

@@ -6,6 +6,7 @@ import type { CallContext, ToolOutput } from '../core/calls/tool.ts';
 import { GatehouseError, toErrorShape } from '../core/errors.ts';
 import { missingCapabilityError } from './missing-capability.ts';
 import { TASKS_EXTENSION, findTask, taskOf, type DeclaredCapabilities, type TaskDeps } from './staged-tasks.ts';
+import { sdkAs, sdkInternals } from './sdk-shapes.ts';
 
 const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 const ByTask = z.object({ taskId: z.string() }).passthrough();
@@ -115,7 +116,7 @@ export function withApprovalLink(
  */
 export function serveTasks(server: Server, ctx: CallContext, deps: TaskDeps | undefined): void {
   if (!deps) return;
-  const s = server as unknown as Internals;
+  const s = sdkInternals<Internals>(server);
   const discover = s._ondiscover.bind(server);
   s._ondiscover = () => {
     const answer = discover();
@@ -159,11 +160,9 @@ export function serveTasks(server: Server, ctx: CallContext, deps: TaskDeps | un
       ctx,
     );
   };
-  const register = server.setRequestHandler.bind(server) as unknown as (
-    method: string,
-    schemas: { params: z.ZodType },
-    handler: (params: never, extra: never) => Promise<unknown>,
-  ) => void;
+  const register = sdkAs<
+    (method: string, schemas: { params: z.ZodType }, handler: (params: never, extra: never) => Promise<unknown>) => void
+  >(server.setRequestHandler.bind(server));
   register('tasks/get', { params: ByTask }, async (params: z.infer<typeof ByTask>, extra: Extra) =>
     rpc(ctx, () => ({
       ...taskOf(

@@ -1,9 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { upstreamMcpPath, type UpstreamLookupAnswer } from '../contract/remote-upstreams.ts';
 import type { Tokens } from '../core/identity/tokens.ts';
-import { viewerOf, type ProfileSet } from '../core/calls/registry.ts';
+import type { ProfileSet, Viewer } from '../core/calls/registry.ts';
 import { capabilitiesOf } from '../core/identity/users.ts';
-import type { CallContext } from '../core/calls/tool.ts';
 import { mayUseUpstream, remoteUrlKey } from '../core/calls/upstream-access.ts';
 import type { Settings } from '../contract/settings.ts';
 import type { RateLimiter } from '../lib/rate-limiter.ts';
@@ -82,7 +81,7 @@ export function createUpstreamLookup(deps: LookupDeps) {
       const key = remoteUrlKey(url);
       if (key === null) throw new HttpError('invalid_value', 'url must be an http:// or https:// URL');
       const { record, user } = c.auth!;
-      const viewer = viewerOf({ capabilities: capabilitiesOf(user.role), token: record } as CallContext);
+      const viewer: Viewer = { capabilities: capabilitiesOf(user.role), scope: record.scope };
       const found = deps
         .remotes()
         .filter((r) => remoteUrlKey(r.url) === key && mayUseUpstream(viewer, r.id, deps.profileOf));

@@ -3,7 +3,7 @@ import type { Settings } from '../contract/settings.ts';
 import { NAMESPACE_SEPARATOR } from '../contract/upstreams.ts';
 import { GatehouseError } from '../core/errors.ts';
 import { CONFIRM_TOOL } from '../plugins/builtin/manual.ts';
-import type { ServerDeps, ServerPipeline, ServerRegistry } from './server-factory.ts';
+import type { ServerDeps, ServerListing, ServerPipeline, ServerRegistry } from './server-factory.ts';
 import type { ServerSurfaces } from './surface-handlers.ts';
 
 /**
@@ -26,13 +26,15 @@ export const VIEW_GATEHOUSE_TOOLS: readonly string[] = [
   'staged_writes_discard',
 ];
 
-/** Renamed entries, one per registered entry, so the server factory's listing cache keeps working. */
+/** Renamed entries, one per registered entry, so the server factory's listing cache keeps working; and back, for the policy. */
 const renamed = new WeakMap<RegisteredTool, RegisteredTool>();
+const originals = new WeakMap<RegisteredTool, RegisteredTool>();
 function bareNamed(entry: RegisteredTool, prefix: string): RegisteredTool {
   let out = renamed.get(entry);
   if (!out) {
     out = { ...entry, tool: { ...entry.tool, name: entry.tool.name.slice(prefix.length) } };
     renamed.set(entry, out);
+    originals.set(out, entry);
   }
   return out;
 }
@@ -72,6 +74,14 @@ export function upstreamViewDeps(deps: ViewSource, id: string): ServerDeps {
     deps.registry.resources(viewer, settings).filter((r) => r.plugin === id);
 
   const registry: ServerRegistry = { visible, resources };
+  // The policy is asked of the tools as they are registered (`<id>__name`), the names its rules are written for.
+  const listing: ServerListing = {
+    listed: async (caller, entries) => {
+      const asRegistered = entries.map((e) => originals.get(e) ?? e);
+      const allowed = new Set(await deps.listing.listed(caller, asRegistered));
+      return entries.filter((_, i) => allowed.has(asRegistered[i]!));
+    },
+  };
   const pipeline: ServerPipeline = {
     call: (name, args, ctx) => deps.pipeline.call(fullName(name, viewerOf(ctx), deps.settings()), args, ctx),
     readResource: async (uri, ctx) => {
@@ -85,7 +95,7 @@ export function upstreamViewDeps(deps: ViewSource, id: string): ServerDeps {
     surfaces: viewSurfaces(deps.pipeline.surfaces, id, prefix),
   };
   const instructions = () => viewInstructions(id, deps.settings().approval_mode === 'agent');
-  return { ...deps, registry, pipeline, instructions };
+  return { ...deps, registry, listing, pipeline, instructions };
 }
 
 /** The surfaces of one upstream: its prompts under the remote's names, its resources and templates; another's answer not_found. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as CedarWasm from '@cedar-policy/cedar-wasm/nodejs';
 import type { PolicyCheckAnswer } from '../contract/policy.ts';
-import type { PolicyAction, PolicyEngine, PolicyQuery, PolicyVerdict } from '../core/policy/policy.ts';
+import type { EntityJson, PolicyAction, PolicyEngine, PolicyQuery, PolicyVerdict } from '../core/policy/policy.ts';
 import { GatehouseError } from '../core/errors.ts';
 import { avoidJsToWasmInlining } from '../lib/wasm-jit-guard.ts';
 import { PACKAGE_ROOT } from '../package-root.ts';
@@ -47,10 +47,16 @@ export function createCedarEngine(opts: {
       schema: readFileSync(join(dir, 'gatehouse.cedarschema'), 'utf8'),
     });
   let loading: Promise<Cedar> | null = null;
-  let active: { text: string; id: string; permits: ReadonlySet<string> | 'any'; reads: PolicyReads | null } | null =
-    null;
+  let active: {
+    text: string;
+    id: string;
+    set: Record<string, string>;
+    permits: ReadonlySet<string> | 'any';
+    reads: PolicyReads | null;
+  } | null = null;
   let generation = 0;
   const cache = new Map<string, PolicyVerdict>();
+  const listings = new Map<string, boolean>();
   const cacheMax = opts.cacheSize ?? CACHE_MAX;
   // Made at the first decision, named by the engine's version and the schema: decisions made under another are not reused.
   let made: DecisionMemo | null | undefined;
@@ -110,6 +116,7 @@ export function createCedarEngine(opts: {
     c: Cedar;
     text: string;
     id: string;
+    set: Record<string, string>;
     permits: ReadonlySet<string> | 'any';
     reads: PolicyReads | null;
   }> => {
@@ -145,14 +152,16 @@ export function createCedarEngine(opts: {
     active = {
       text,
       id,
+      set,
       permits: json ? permittedActions(json) : 'any',
       reads: json && opts.narrow !== false ? readsOf(json) : null,
     };
     cache.clear();
+    listings.clear();
     return { c, ...active };
   };
 
-  return {
+  const engine: PolicyEngine & { loaded(): boolean; settled(): Promise<void> } = {
     async decide(whole: PolicyQuery): Promise<PolicyVerdict> {
       const memo = memoOf();
       if (memo) {
@@ -206,6 +215,44 @@ export function createCedarEngine(opts: {
       cache.set(key, verdict);
       return verdict;
     },
+    async mayList(whole: PolicyQuery): Promise<boolean> {
+      const { c, id, set, reads } = await activate();
+      // A call with no arguments permitted: some call is. And a policy that reads nothing of the call itself answers
+      // every call of this tool by this caller alike. Both are the cached decision, as a tools/call's.
+      const plain = await engine.decide(whole);
+      if (plain.decision === 'allow' || (reads && !readsCallFacts(reads))) return plain.decision === 'allow';
+      const q = reads ? narrowed(whole, reads) : whole;
+      const facts = JSON.stringify([q.context, q.entities]);
+      const key = `${id}\n${q.action}\n${facts}`;
+      const hit = listings.get(key);
+      if (hit !== undefined) return hit;
+      const [context, entities] = JSON.parse(facts) as [Record<string, unknown>, EntityJson[]];
+      // The call's own facts unknown: Cedar's partial evaluation answers deny only when no arguments, target or time could permit it.
+      for (const k of CALL_CONTEXT) if (k in context) context[k] = unknown(k);
+      for (const e of entities)
+        if (e.uid.type === q.resource.type && 'target' in e.attrs) e.attrs.target = unknown('target');
+      const answer = c.isAuthorizedPartial({
+        principal: q.principal,
+        action: { type: 'Action', id: q.action },
+        resource: q.resource,
+        context: context as CedarWasm.Context,
+        entities: entities as CedarWasm.Entities,
+        policies: { staticPolicies: set },
+      });
+      if (answer.type !== 'residuals')
+        throw new GatehouseError(
+          'policy_unavailable',
+          `the policy could not be evaluated: ${answer.errors
+            .map((e) => e.message)
+            .join('; ')
+            .slice(0, 500)}`,
+        );
+      const listed = answer.response.decision !== 'deny';
+      if (cacheMax <= 0) return listed;
+      if (listings.size >= cacheMax) listings.delete(listings.keys().next().value!);
+      listings.set(key, listed);
+      return listed;
+    },
     async mayPermit(action: PolicyAction): Promise<boolean> {
       const text = opts.activeText() ?? shipped().policy;
       const json = active?.text !== text ? memoOf()?.jsonOf(hashOf(text)) : undefined;
@@ -222,6 +269,18 @@ export function createCedarEngine(opts: {
     defaultText: () => shipped().policy,
     schemaText: () => shipped().schema,
   };
+  return engine;
+}
+
+/** The context's facts of one call (what tools/list cannot know); the approval mode is the caller's. */
+const CALL_CONTEXT = ['arg_names', 'secret_kinds', 'args', 'arg_lists', 'time'] as const;
+
+/** Cedar's unknown value, for partial evaluation. */
+const unknown = (name: string) => ({ __extn: { fn: 'unknown', arg: name } });
+
+/** Whether the policy can read any fact of the call itself: the context's call facts, or the tool's target. */
+function readsCallFacts(reads: PolicyReads): boolean {
+  return reads.wholeContext || reads.names.has('target') || CALL_CONTEXT.some((k) => reads.names.has(k));
 }
 
 /** Each policy of the set in Cedar's JSON form; null when one cannot be read (then nothing is narrowed or skipped). */

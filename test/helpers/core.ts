@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import {
   AuditQuery,
-  RESOURCE_READ,
   type AuditEntry,
   type AuditPage,
   type AuditQueryInput,
@@ -23,44 +22,34 @@ import {
   type Tool,
   type ToolOutput,
 } from '../../main/core/calls/tool.ts';
-import { UsageRecorder, type UsageReporter } from '../../main/core/calls/usage.ts';
+import type { UsageReporter } from '../../main/core/calls/usage.ts';
+import type { StorageFault, StoragePart } from '../../main/core/calls/storage-guard.ts';
 import { jsonSchemaCompiler } from '../../main/mcp/json-schema.ts';
 import { MemoryStagedStore } from '../../main/core/staging/staged-store.ts';
 import type { StagingLimits } from '../../main/core/staging/staged-index.ts';
 import { capabilitiesOf } from '../../main/core/identity/users.ts';
 import { MemoryStore } from './memory-store.ts';
 import { OptionsData, emptyOptions } from '../../main/core/ports/options-data.ts';
-import { EventHub } from '../../main/core/events.ts';
-import { SettingsService } from '../../main/core/admin/settings-service.ts';
-import { Users } from '../../main/core/identity/users.ts';
-import { Tokens } from '../../main/core/identity/tokens.ts';
-import { Profiles } from '../../main/core/identity/profiles.ts';
-import { Registry } from '../../main/core/calls/registry.ts';
-import { StatsRecorder } from '../../main/core/calls/stats.ts';
-import { Auditor } from '../../main/core/calls/auditor.ts';
-import { Staging } from '../../main/core/staging/staging.ts';
-import { standingOf } from '../../main/core/staging/staged-standing.ts';
-import { Pipeline } from '../../main/core/calls/pipeline.ts';
-import { LocalEntitlements } from '../../main/core/policy/local-entitlements.ts';
-import { ConsoleSessions } from '../../main/core/identity/console-sessions.ts';
-import { createInvoke } from '../../main/core/admin/invoke.ts';
-import { builtinPlugin } from '../../main/plugins/builtin/index.ts';
-import { createSitePlugin, emptySiteData, SiteData } from '../../main/plugins/site/index.ts';
-import { clientTokenVault } from '../../main/store/vault-account.ts';
+import type { EventHub } from '../../main/core/events.ts';
+import type { SettingsService } from '../../main/core/admin/settings-service.ts';
+import type { Registry } from '../../main/core/calls/registry.ts';
+import type { Staging } from '../../main/core/staging/staging.ts';
+import { emptySiteData, SiteData } from '../../main/plugins/site/index.ts';
 import { entryToCsvRow, entryToJsonLine, CSV_HEADER } from '../../main/store/audit/export-format.ts';
-import { NO_AI } from '../../main/local-core.ts';
-import { NOT_CONNECTED } from '../../main/health-report.ts';
+import { NO_AI, assembleCore } from '../../main/assemble-core.ts';
+import { createCedarEngine } from '../../main/policy/cedar-engine.ts';
 import { TestClock } from './service.ts';
-import { VERSION } from '../../main/version.ts';
 
 /*
- * The pure core on in-memory adapters, for tests without files or sockets.
+ * The core on in-memory adapters, for tests without files or sockets, built
+ * by the one assembly production runs (main/assemble-core.ts): the policy
+ * gate, the storage guard and the confirm policy are always there.
  * Three worlds, from the whole to one part:
  * - openCore(): everything the gateway wires (users, tokens, the built-in and
  *   site plugins, staging, the pipeline, invoke), for the action path.
- * - pipelineCore(): the registry, staging and the pipeline with one user per
- *   role, usage events and a store that can refuse writes.
- * - coreWorld(): staging alone with a small notes plugin, and restarts.
+ * - pipelineCore(): the call path with one user per role and only the test's
+ *   own plugins, usage events and a store that can refuse writes.
+ * - coreWorld(): staging with a small notes plugin alone, and restarts.
  */
 
 export { MemoryStore };
@@ -78,6 +67,13 @@ export class MemoryAudit implements AuditSink, AuditReader, AuditTrail {
   entries: AuditEntry[] = [];
   private synced = 0;
   failNextSync: Error | null = null;
+  /** set: the audit log refuses writes (a full disk), as the storage guard sees it; null: it takes them */
+  refusing: StorageFault | null = null;
+  /** the audit log as a part of the storage guard (main/core/calls/storage-guard.ts) */
+  readonly storage: StoragePart = {
+    fault: () => this.refusing,
+    probe: async () => this.refusing,
+  };
 
   append(entry: AuditEntry): void {
     this.entries.push(entry);
@@ -155,101 +151,41 @@ export class MemoryVault implements Vault {
   }
 }
 
+/** The real policy engine over a memory options store: the person's policy (options.policy) or the shipped default. */
+export const policyEngineOf = (options: MemoryStore<OptionsData>) =>
+  createCedarEngine({ activeText: () => options.read().policy?.text ?? null });
+
 /**
- * The real core (users, tokens, registry with the built-in and site plugins,
- * staging, the pipeline and invoke) over in-memory stores, a memory vault and
- * a memory audit: no files, no sockets, a clock the test moves.
+ * The real core, from the one assembly production runs (main/assemble-core.ts):
+ * users, tokens, the registry with the built-in and site plugins, staging,
+ * the pipeline with its policy gate and storage guard, and invoke, over
+ * in-memory stores, a memory vault and a memory audit: no files, no
+ * sockets, a clock the test moves.
  */
 export async function openCore(opts: { consoleUrl?: string | null } = {}) {
   // Real time to start with: the console compares expiry times with the browser's clock.
   const clock = new TestClock(Date.now());
   const options = new MemoryStore(OptionsData.parse({}), OptionsData);
   const siteStore = new MemoryStore(emptySiteData(), SiteData);
-  const events = new EventHub();
-  const settings = new SettingsService(options, events);
   const audit = new MemoryAudit();
   const vault = new MemoryVault();
-  const users = new Users(options, clock);
-  const admin = await users.ensureAdmin();
-  const tokens = new Tokens(options, clock);
-  const registry = new Registry(jsonSchemaCompiler);
-  const profiles = new Profiles(options, clock, registry);
-  registry.useProfiles((name) => profiles.get(name));
-  const stats = new StatsRecorder(options, clock, (name) => registry.has(name) || name === RESOURCE_READ);
-  const usage = new UsageRecorder(stats, clock);
-  const site = createSitePlugin({ store: siteStore, clock, ai: NO_AI, usage, adminUserId: admin.id });
-  await site.seedIfEmpty();
-  const auditor = new Auditor(audit, stats, clock, () => 'local');
-  const standing = standingOf({ token: (id) => tokens.byId(id), registry, settings: () => settings.get() });
-  const staging = new Staging({
-    store: new MemoryStagedStore(),
-    users: (id) => users.byId(id),
-    registry,
-    auditor,
-    events,
-    clock,
-    auditTrail: audit,
-    settings: () => settings.get(),
-    usage,
-    standing,
-  });
-  const entitlements = new LocalEntitlements('free');
-  const pipeline = new Pipeline({
-    registry,
-    staging,
-    auditor,
-    entitlements: () => entitlements,
-    settings: () => settings.get(),
-    clock,
-    usage,
-  });
-  const watchSettings = (listener: (s: Settings) => void) =>
-    events.subscribe((e) => e.type === 'settings' && listener(e.settings));
-  registry.add(
-    builtinPlugin({
-      registry,
-      staging,
-      settings: () => settings.get(),
-      watchSettings,
-      siteIdentity: () => site.identity() as unknown as Record<string, unknown>,
-    }),
-  );
-  registry.add(site);
-  await registry.start(() => undefined);
-  const sessions = new ConsoleSessions(clock);
   const consoleUrl = opts.consoleUrl === undefined ? 'http://127.0.0.1:7823/console/' : opts.consoleUrl;
-  const invoke = createInvoke({
-    users,
-    tokens,
-    profiles,
-    staging,
-    registry,
-    settings,
-    stats,
-    audit,
-    events,
-    sessions,
+  const core = await assembleCore({
     clock,
-    clientVault: clientTokenVault(vault),
-    health: () => ({
-      name: 'gatehouse',
-      version: VERSION,
-      enabled: settings.get().enabled,
-      base_url: '',
-      mcp_url: '',
-      console_url: consoleUrl ?? '',
-      data_dir: '(memory)',
-      vault: { backend: 'file', label: 'memory' },
-      bridge: { command: 'gatehouse-bridge', args: [], platform: process.platform },
-      pending_approvals: staging.pendingCount(),
-      recent_clients: [],
-      cloud: NOT_CONNECTED,
-      warnings: [],
-    }),
+    options,
+    siteStore,
+    staged: new MemoryStagedStore(),
+    audit,
+    vault,
+    policyEngine: policyEngineOf(options),
+    compileJson: jsonSchemaCompiler,
+    auditSite: () => 'local',
     consoleUrl: () => consoleUrl,
-    cloud: () => NOT_CONNECTED,
-    entitlements: () => entitlements,
+    ai: NO_AI,
   });
+  await core.calls.site.seedIfEmpty();
+  await core.lifecycle.recover();
+  const { users, tokens } = core.admin;
 
   /** A user with this role (created once per login) and a client token for it. */
   async function tokenFor(
@@ -293,22 +229,25 @@ export async function openCore(opts: { consoleUrl?: string | null } = {}) {
     clock,
     options,
     siteStore,
-    events,
-    settings,
+    events: core.events,
+    settings: core.settings,
     audit,
     vault,
     users,
-    admin,
+    admin: core.admin.admin,
     tokens,
-    profiles,
-    registry,
-    stats,
-    auditor,
-    staging,
-    pipeline,
-    site,
-    sessions,
-    invoke,
+    profiles: core.admin.profiles,
+    registry: core.calls.registry,
+    stats: core.calls.stats,
+    auditor: core.calls.auditor,
+    staging: core.calls.staging,
+    pipeline: core.calls.pipeline,
+    listing: core.calls.listing,
+    site: core.calls.site,
+    sessions: core.admin.sessions,
+    invoke: core.admin.invoke,
+    /** the grouped facades of the assembly (calls, desk, admin, endpoint, lifecycle) */
+    assembled: core,
     tokenFor,
     ctxOf,
     restPrincipal,
@@ -410,44 +349,73 @@ export interface CoreWorld {
   staging: Staging;
   /** settings staging reads at decision time (approval_mode, disabled_tools) */
   settings: SettingsService;
-  /** a new Staging over the same stores: what the next start sees */
-  restart(opts?: { canTell?: boolean }): Staging;
+  /** a new assembly over the same stores: what the next start sees */
+  restart(opts?: { canTell?: boolean }): Promise<Staging>;
+  /** resolves when the notes plugin's apply is next entered (a confirm got past its checks, the policy's included) */
+  applying(): Promise<void>;
 }
 
-/** Staging alone on in-memory stores with the notes plugin; `restart()` is a crash and a new start. */
-export function coreWorld(
+/** The tokens ctxFor makes, as the options hold them: a write they staged stands (staged-standing.ts). */
+const WORLD_TOKENS = [
+  ['tok_a', WRITER],
+  ['tok_b', WRITER],
+  ['tok_other', ADMIN],
+] as const;
+
+/**
+ * Staging through the one assembly (main/assemble-core.ts) on in-memory stores, with the notes plugin alone;
+ * `restart()` is a crash and a new start over the same stores.
+ */
+export async function coreWorld(
   opts: { limits?: Partial<StagingLimits>; lifetimeMs?: number; canTell?: boolean } = {},
-): CoreWorld {
+): Promise<CoreWorld> {
   const clock = new TestClock(Date.parse('2026-11-22T10:00:00Z'));
   const audit = new MemoryAudit();
   const store = new MemoryStagedStore();
   const notes: NotesState = { notes: [], applied: new Map() };
-  const options = new MemoryStore({ ...emptyOptions(), users: [ADMIN, WRITER] }, OptionsData);
-  const settings = new SettingsService(options, new EventHub());
-  const users = (id: string) => options.read().users.find((u) => u.id === id);
-  const world = { clock, audit, store, notes, settings, stopAt: 'none' as StopAt } as CoreWorld;
-  const build = (canTell = opts.canTell) => {
-    const events = new EventHub();
-    const registry = new Registry(jsonSchemaCompiler);
-    registry.add(notesPlugin(notes, { stopAt: () => world.stopAt, ...(canTell === undefined ? {} : { canTell }) }));
-    const auditor = new Auditor(audit, new StatsRecorder(options, clock), clock, () => 'local');
-    const staging = new Staging({
-      store,
-      users,
-      registry,
-      auditor,
-      events,
-      clock,
-      auditTrail: audit,
-      settings: () => settings.get(),
-      usage: NO_USAGE,
-      ...(opts.limits ? { limits: opts.limits } : {}),
-      ...(opts.lifetimeMs ? { lifetimeMs: opts.lifetimeMs } : {}),
-    });
-    Object.assign(world, { events, registry, staging });
-    return staging;
+  const options = new MemoryStore(
+    {
+      ...emptyOptions(),
+      users: [ADMIN, WRITER],
+      tokens: WORLD_TOKENS.map(([id, user]) => ctxFor(user, id).token!),
+    },
+    OptionsData,
+  );
+  const world = { clock, audit, store, notes, stopAt: 'none' as StopAt } as CoreWorld;
+  let entered: (() => void) | null = null;
+  world.applying = () => new Promise<void>((resolve) => (entered = resolve));
+  const stopAt = () => {
+    entered?.();
+    entered = null;
+    return world.stopAt;
   };
-  build();
+  const build = async (canTell = opts.canTell) => {
+    const core = await assembleCore({
+      clock,
+      options,
+      siteStore: new MemoryStore(emptySiteData(), SiteData),
+      staged: store,
+      audit,
+      vault: new MemoryVault(),
+      policyEngine: policyEngineOf(options),
+      compileJson: jsonSchemaCompiler,
+      auditSite: () => 'local',
+      consoleUrl: () => null,
+      ai: NO_AI,
+      gatewayPlugins: false,
+      plugins: [notesPlugin(notes, { stopAt, ...(canTell === undefined ? {} : { canTell }) })],
+      ...(opts.limits ? { stagingLimits: opts.limits } : {}),
+      ...(opts.lifetimeMs ? { stagedLifetimeMs: opts.lifetimeMs } : {}),
+    });
+    Object.assign(world, {
+      events: core.events,
+      registry: core.calls.registry,
+      staging: core.calls.staging,
+      settings: core.settings,
+    });
+    return core.calls.staging;
+  };
+  await build();
   world.restart = (o = {}) => {
     world.stopAt = 'none';
     audit.crash();
@@ -539,8 +507,11 @@ export const echoTool = (name: string, plugin = 'runtime', over: Partial<Tool> =
     ...over,
   }) as Tool;
 
-/** The registry, staging and the pipeline over an in-memory store with one user per role: what the gateway wires, minus files and sockets. */
-export function pipelineCore(settings: Partial<Settings> = {}) {
+/**
+ * The call path from the one assembly production runs (main/assemble-core.ts: the policy gate, the storage guard,
+ * the confirm policy) over an in-memory store with one user per role, and no plugins but the test's own.
+ */
+export async function pipelineCore(settings: Partial<Settings> = {}) {
   const store = new MemoryStore(
     {
       ...emptyOptions(),
@@ -550,44 +521,27 @@ export function pipelineCore(settings: Partial<Settings> = {}) {
     OptionsData,
   );
   const clock = new TestClock(T0);
-  const events = new EventHub();
   const memoryAudit = new MemoryAudit();
   const usageEvents: UsageEvent[] = [];
-  const registry = new Registry(jsonSchemaCompiler);
-  const stats = new StatsRecorder(store, clock, (name) => registry.has(name) || name === RESOURCE_READ);
-  // a sink that stamps its site, as the cloud outbox does (the recorder owns id and time, the sink the site)
-  const usage = new UsageRecorder(
-    {
-      record: (e) => {
-        usageEvents.push({ ...e, site_id: 'site_test' });
-        stats.record(e);
-      },
-    },
+  const core = await assembleCore({
     clock,
-  );
-  const auditor = new Auditor(memoryAudit, stats, clock, () => 'https://site.test/');
-  const staging = new Staging({
-    store: new MemoryStagedStore(),
-    users: (id) => store.read().users.find((u) => u.id === id),
-    registry,
-    auditor,
-    events,
-    clock,
-    usage,
-    auditTrail: memoryAudit,
-    settings: () => store.read().settings,
+    options: store,
+    siteStore: new MemoryStore(emptySiteData(), SiteData),
+    staged: new MemoryStagedStore(),
+    audit: memoryAudit,
+    vault: new MemoryVault(),
+    policyEngine: policyEngineOf(store),
+    compileJson: jsonSchemaCompiler,
+    auditSite: () => 'https://site.test/',
+    consoleUrl: () => null,
+    ai: NO_AI,
+    gatewayPlugins: false,
+    callTimeoutMs: 5_000,
+    // a sink that stamps its site, as the cloud outbox does (the recorder owns id and time, the sink the site)
+    usageSink: { record: (e) => void usageEvents.push({ ...e, site_id: 'site_test' }) },
   });
-  const entitlements = new LocalEntitlements('free');
-  const pipeline = new Pipeline({
-    registry,
-    staging,
-    auditor,
-    entitlements: () => entitlements,
-    settings: () => store.read().settings,
-    clock,
-    usage,
-    timeoutMs: 5_000,
-  });
+  const { registry, stats, usage, auditor, staging, pipeline } = core.calls;
+  const events = core.events;
   const audit = memoryAudit.entries;
   return {
     store,
@@ -601,6 +555,12 @@ export function pipelineCore(settings: Partial<Settings> = {}) {
     auditor,
     staging,
     pipeline,
+    policy: core.calls.policy,
+    listing: core.calls.listing,
+    storage: core.calls.storage,
+    /** the audit sink itself: `refusing` makes it a full disk to the storage guard */
+    memoryAudit,
+    assembled: core,
     setSettings: (patch: Partial<Settings>) => store.update((d) => void Object.assign(d.settings, patch)),
     lastAudit: () => audit[audit.length - 1]!,
   };

@@ -116,6 +116,23 @@ describe.each(['legacy', 'modern'] as const)('list_changed reaches a connected %
     const fresh = await listeningClient(svc.mcpUrl, token, era);
     expect(fresh.client.getInstructions()).toMatch(/you may confirm or discard your own staged writes/);
   });
+
+  it('when a new policy forbids a tool the token saw (tools/list asks the policy)', async () => {
+    svc = await startTestService();
+    const { token } = await svc.createToken({ label: era });
+    const c = await listeningClient(svc.mcpUrl, token, era);
+    await until('the notification channel', () => svc!.notificationChannels() === 1);
+    expect((await c.client.listTools()).tools.map((t) => t.name)).toContain('pages_delete');
+    const shown = await svc.dispatch('policy.get', {});
+    if (!shown.ok) throw new Error(shown.message);
+    const text = `${shown.data.text}\n@id("no-deletes")\nforbid (principal, action, resource == Tool::"pages_delete");\n`;
+    expect((await svc.dispatch('policy.set', { text })).ok).toBe(true);
+    await until(
+      'the refreshed list without the forbidden tool',
+      () => c.lists.length >= 1 && !c.latest().includes('pages_delete'),
+    );
+    expect(c.latest()).toContain('pages_get');
+  });
 });
 
 describe('list_changed goes only to tokens whose view changed', () => {

@@ -104,6 +104,27 @@ export class PolicyGate {
     }
   }
 
+  /**
+   * tools/list (policy-listing.ts): whether the policy may permit some call of this tool by this caller. False only
+   * when it refuses the tool whatever the call's arguments, target and time; an engine that cannot answer lists it
+   * (the registry's rule shows it), and the call itself is refused with `policy_unavailable`.
+   */
+  async mayList(caller: PolicyCaller, entry: RegisteredTool): Promise<boolean> {
+    try {
+      return await this.deps.engine.mayList(this.queryFor('call', caller, entry, {}, null));
+    } catch (e) {
+      if (e instanceof GatehouseError && e.code === 'policy_unavailable') return true;
+      throw e;
+    }
+  }
+
+  /** What a decision reads beyond the caller and the tool: the settings it is given and the caller's profile (policy.ts). */
+  factsOf(caller: PolicyCaller): unknown {
+    const s = this.deps.settings();
+    const profile = caller.token?.scope.profile;
+    return [s.approval_mode, s.disabled_tools, profile === undefined ? null : (this.deps.profileOf(profile) ?? null)];
+  }
+
   /** `call` alone, for the confirm of a staged write (staged-policy.ts): the refusal, or null when the policy permits the call now. */
   async mayCall(
     caller: PolicyCaller,

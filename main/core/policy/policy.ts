@@ -49,6 +49,11 @@ export type PolicyVerdict = PolicyVerdictView;
 export interface PolicyEngine {
   /** The active policy's decision; rejects with `policy_unavailable` when it cannot be evaluated (fail closed). */
   decide(query: PolicyQuery): Promise<PolicyVerdict>;
+  /**
+   * tools/list: false only when the active policy refuses `query`'s tool to its caller whatever the call's own facts
+   * (its arguments, target and time, which `query` leaves empty); rejects with `policy_unavailable` like `decide`.
+   */
+  mayList(query: PolicyQuery): Promise<boolean>;
   /** Whether any `permit` of the active policy can apply to this action: when none can, its answer is deny without evaluating. */
   mayPermit(action: PolicyAction): Promise<boolean>;
   /** Parses and validates a policy against the schema; rejects with `invalid_value` and the validator's message. */

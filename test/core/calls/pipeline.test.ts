@@ -36,15 +36,15 @@ const writeTool = defineTool({
   apply: async (payload) => ({ structured: { written: payload.text } }),
 });
 
-function coreWith(...tools: Tool[]) {
-  const core = openCore();
+async function coreWith(...tools: Tool[]) {
+  const core = await openCore();
   core.registry.add(runtimePlugin('runtime', tools).plugin);
   return core;
 }
 
 describe('pipeline: tools/call', () => {
   it('runs a read tool: one ok audit entry and one usage event in the spec shape with a UUIDv7 id', async () => {
-    const core = coreWith(echoTool('echo'));
+    const core = await coreWith(echoTool('echo'));
     const out = await core.pipeline.call('echo', { text: 'yo' }, ctxFor('subscriber', {}));
     expect(out).toEqual({ kind: 'result', output: { structured: { echoed: 'yo' } } });
     expect(core.audit).toHaveLength(1);
@@ -73,7 +73,7 @@ describe('pipeline: tools/call', () => {
   });
 
   it('refuses bad arguments with invalid_params naming the field, audited, and counts no usage', async () => {
-    const core = coreWith(echoTool('echo'));
+    const core = await coreWith(echoTool('echo'));
     let err: GatehouseError | null = null;
     await core.pipeline.call('echo', { text: 'x'.repeat(51) }, ctxFor('administrator')).catch((e) => (err = e));
     expect(err!.code).toBe('invalid_params');
@@ -83,7 +83,7 @@ describe('pipeline: tools/call', () => {
   });
 
   it('answers an unknown or hidden tool alike, audits a made-up name bounded, and counts it under one bucket', async () => {
-    const core = coreWith(echoTool('echo'));
+    const core = await coreWith(echoTool('echo'));
     const long = `made_up_${'x'.repeat(5_000)}`;
     expect(await codeOf(core.pipeline.call(long, {}, ctxFor('administrator')))).toBe('unknown_tool');
     expect(await codeOf(core.pipeline.call('echo', {}, ctxFor('administrator', { tools: ['other'] })))).toBe(
@@ -99,7 +99,7 @@ describe('pipeline: tools/call', () => {
   });
 
   it('a tool named __proto__ (or any object member) is just an unknown tool: nothing else breaks', async () => {
-    const core = coreWith(echoTool('echo'));
+    const core = await coreWith(echoTool('echo'));
     for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', '__defineGetter__']) {
       expect(await codeOf(core.pipeline.call(name, {}, ctxFor('subscriber')))).toBe('unknown_tool');
     }
@@ -111,14 +111,14 @@ describe('pipeline: tools/call', () => {
   });
 
   it('refuses a feature outside the plan with entitlement_required, audited as denied', async () => {
-    const core = coreWith(echoTool('pro_echo', 'runtime', { feature: 'verto.translate' }));
+    const core = await coreWith(echoTool('pro_echo', 'runtime', { feature: 'verto.translate' }));
     const out = await core.pipeline.call('pro_echo', {}, ctxFor('administrator'));
     expect(out).toMatchObject({ kind: 'refused', code: 'entitlement_required', details: { required_plan: 'pro' } });
     expect(core.lastAudit()).toMatchObject({ result: 'denied', error_code: 'entitlement_required' });
   });
 
   it('stages a write (usage: one tool call) and a confirm emits mcp.write.confirmed', async () => {
-    const core = coreWith(writeTool);
+    const core = await coreWith(writeTool);
     const out = await core.pipeline.call('note_write', { text: 'hello' }, ctxFor('editor'));
     expect(out.kind).toBe('result');
     const staged = (out as unknown as { output: { structured: { staged_id: string } } }).output.structured;
@@ -136,7 +136,7 @@ describe('pipeline: tools/call', () => {
   });
 
   it('tells the agent how a staged write gets decided, following the approval mode', async () => {
-    const core = coreWith(writeTool);
+    const core = await coreWith(writeTool);
     const textOf = async () =>
       (
         (await core.pipeline.call('note_write', { text: 'x' }, ctxFor('editor'))) as unknown as {
@@ -158,7 +158,7 @@ describe('pipeline: tools/call', () => {
         return new Promise(() => {});
       },
     } as Tool);
-    const core = coreWith(stuck);
+    const core = await coreWith(stuck);
     let err: GatehouseError | null = null;
     await core.pipeline.call('stuck', {}, ctxFor('administrator')).catch((e) => (err = e));
     expect(err!.code).toBe('timeout');
@@ -180,7 +180,7 @@ describe('pipeline: tools/call', () => {
         return new Promise((_, reject) => ctx.signal!.addEventListener('abort', () => reject(ctx.signal!.reason)));
       },
     } as Tool);
-    const core = coreWith(slow);
+    const core = await coreWith(slow);
     const client = new AbortController();
     const call = core.pipeline.call('slow', {}, ctxFor('administrator', null, client.signal));
     await started;
@@ -192,7 +192,7 @@ describe('pipeline: tools/call', () => {
 
   it('runs a write preview under the deadline too: nothing is staged when it runs out', async () => {
     const slowWrite = { ...writeTool, timeout_ms: 20, preview: () => new Promise(() => {}) } as Tool;
-    const core = coreWith(slowWrite);
+    const core = await coreWith(slowWrite);
     expect(await codeOf(core.pipeline.call('note_write', { text: 'x' }, ctxFor('editor')))).toBe('timeout');
     expect(core.staging.pendingCount()).toBe(0);
     expect(core.lastAudit()).toMatchObject({ tool: 'note_write', result: 'error', error_code: 'timeout' });
@@ -200,7 +200,7 @@ describe('pipeline: tools/call', () => {
 
   it('checks a result against the output schema', async () => {
     const liar = defineTool({ ...echoTool('liar'), output: z.object({ count: z.number() }) } as Tool);
-    const core = coreWith(liar);
+    const core = await coreWith(liar);
     let err: GatehouseError | null = null;
     await core.pipeline.call('liar', {}, ctxFor('administrator')).catch((e) => (err = e));
     expect(err!.code).toBe('upstream_error'); // the test plugin is of kind "upstream"
@@ -209,8 +209,8 @@ describe('pipeline: tools/call', () => {
 });
 
 describe('pipeline: resources/read', () => {
-  const withResource = () => {
-    const core = openCore();
+  const withResource = async () => {
+    const core = await openCore();
     const plugin = runtimePlugin('runtime', [echoTool('reader')]).plugin;
     plugin.resources = () => [
       {
@@ -227,7 +227,7 @@ describe('pipeline: resources/read', () => {
   };
 
   it('reads a visible resource, audited with its URI', async () => {
-    const core = withResource();
+    const core = await withResource();
     const { text } = await core.pipeline.readResource('test://data', ctxFor('subscriber', {}));
     expect(text).toBe('for subscriber');
     expect(core.lastAudit()).toMatchObject({
@@ -240,7 +240,7 @@ describe('pipeline: resources/read', () => {
   });
 
   it('answers a hidden resource like a missing one (disabled tool, narrowed token), and audits the refusal', async () => {
-    const core = withResource();
+    const core = await withResource();
     expect(await codeOf(core.pipeline.readResource('test://data', ctxFor('administrator', { tools: ['other'] })))).toBe(
       'not_found',
     );
@@ -263,7 +263,7 @@ describe('pipeline: resources/read', () => {
 
 describe('stats: bounded, whatever the clients send', () => {
   it('keeps what waits in memory aggregated while the store refuses writes, and loses nothing once it takes them', async () => {
-    const core = coreWith(echoTool('echo'));
+    const core = await coreWith(echoTool('echo'));
     core.store.failWrites = true;
     for (let i = 0; i < 2_000; i++)
       await codeOf(core.pipeline.call(`invented_${i}_${'y'.repeat(500)}`, {}, ctxFor('subscriber')));
@@ -278,7 +278,7 @@ describe('stats: bounded, whatever the clients send', () => {
   });
 
   it('keeps usage totals per event and feature for the Usage screen', async () => {
-    const core = coreWith(echoTool('echo'));
+    const core = await coreWith(echoTool('echo'));
     await core.pipeline.call('echo', {}, ctxFor('subscriber'));
     core.usage.record({
       event: USAGE_EVENTS.aiCompleted,

@@ -44,7 +44,7 @@ const remoteTool = (name = 'remote_search', plugin = 'runtime'): Tool =>
 
 describe('registry: schemas', () => {
   it('lists a JSON Schema exactly as declared and validates with it', async () => {
-    const core = openCore();
+    const core = await openCore();
     const tool = remoteTool();
     core.registry.add(runtimePlugin('runtime', [tool]).plugin);
     const entry = core.registry.entry('remote_search')!;
@@ -60,7 +60,7 @@ describe('registry: schemas', () => {
   });
 
   it('two JSON Schemas with the same $id keep their own validators', async () => {
-    const core = openCore();
+    const core = await openCore();
     const strict = remoteTool('strict_one');
     const loose = defineTool({
       ...remoteTool('loose_one'),
@@ -72,7 +72,7 @@ describe('registry: schemas', () => {
   });
 
   it('turns a zod (Standard Schema) input into the JSON Schema clients see, and its output applies defaults', async () => {
-    const core = openCore();
+    const core = await openCore();
     core.registry.add(runtimePlugin('runtime', [echoTool('echo')]).plugin);
     const entry = core.registry.entry('echo')!;
     expect(entry.input.json).toMatchObject({ type: 'object', properties: { text: { type: 'string', maxLength: 50 } } });
@@ -85,7 +85,7 @@ describe('registry: schemas', () => {
   });
 
   it('accepts any Standard Schema that converts to JSON Schema, and refuses one that cannot be listed', async () => {
-    const core = openCore();
+    const core = await openCore();
     const json = { type: 'object', properties: { n: { type: 'number' } } };
     const custom: StandardSchema<unknown, { n: number }> = {
       '~standard': {
@@ -134,8 +134,8 @@ describe('registry: schemas', () => {
 });
 
 describe('registry: names', () => {
-  it('refuses a duplicate tool name at registration, and keeps nothing of the refused plugin', () => {
-    const core = openCore();
+  it('refuses a duplicate tool name at registration, and keeps nothing of the refused plugin', async () => {
+    const core = await openCore();
     core.registry.add(runtimePlugin('first', [echoTool('shared', 'first')]).plugin);
     let error: unknown;
     try {
@@ -151,8 +151,8 @@ describe('registry: names', () => {
     expect(core.registry.listPlugins().map((p) => p.id)).toEqual(['first']);
   });
 
-  it('refuses a plugin listing one name twice, a plugin id twice, names outside the MCP rule and object member names', () => {
-    const core = openCore();
+  it('refuses a plugin listing one name twice, a plugin id twice, names outside the MCP rule and object member names', async () => {
+    const core = await openCore();
     expect(
       codeOf(() => core.registry.add(runtimePlugin('twice', [echoTool('a', 'twice'), echoTool('a', 'twice')]).plugin)),
     ).toBe('conflict');
@@ -181,7 +181,7 @@ describe('registry: names', () => {
 
 describe('registry: plugins at run time', () => {
   it('starts each plugin with a host, and stops them with their signal aborted', async () => {
-    const core = openCore();
+    const core = await openCore();
     const rt = runtimePlugin();
     core.registry.add(rt.plugin);
     await core.registry.start();
@@ -193,7 +193,7 @@ describe('registry: plugins at run time', () => {
   });
 
   it('reports a plugin whose start fails as down, and starts the others', async () => {
-    const core = openCore();
+    const core = await openCore();
     const bad = runtimePlugin('broken');
     bad.plugin.start = async () => {
       throw new Error('upstream unreachable');
@@ -212,7 +212,7 @@ describe('registry: plugins at run time', () => {
   });
 
   it('adds, changes and removes tools while running: one change event each, the index kept in step', async () => {
-    const core = openCore();
+    const core = await openCore();
     const rt = runtimePlugin('runtime', [echoTool('first')]);
     core.registry.add(rt.plugin);
     await core.registry.start();
@@ -244,7 +244,7 @@ describe('registry: plugins at run time', () => {
   });
 
   it('refuses a running plugin a name another plugin owns, and changes nothing', async () => {
-    const core = openCore();
+    const core = await openCore();
     core.registry.add(runtimePlugin('site', [echoTool('pages_get', 'site')]).plugin);
     const rt = runtimePlugin();
     core.registry.add(rt.plugin);
@@ -279,8 +279,8 @@ describe('registry: visibility', () => {
     apply: async () => ({ structured: {} }),
   });
 
-  it('hides by capability, disabled_tools and token narrowing; a hidden tool resolves like an unknown one', () => {
-    const core = openCore();
+  it('hides by capability, disabled_tools and token narrowing; a hidden tool resolves like an unknown one', async () => {
+    const core = await openCore();
     core.registry.add(runtimePlugin('runtime', [echoTool('reader'), write]).plugin);
     const names = (role: Parameters<typeof ctxFor>[0], scope: Parameters<typeof ctxFor>[1] = null, s = settings) =>
       core.registry.visible(viewerOf(ctxFor(role, scope)), s).map((e) => e.tool.name);
@@ -298,8 +298,8 @@ describe('registry: visibility', () => {
     );
   });
 
-  it('shows a resource exactly when its tool is visible; public ones survive narrowing, others do not', () => {
-    const core = openCore();
+  it('shows a resource exactly when its tool is visible; public ones survive narrowing, others do not', async () => {
+    const core = await openCore();
     const res = (uri: string, over: Partial<ResourceDef> = {}): ResourceDef => ({
       uri,
       name: uri,
@@ -330,8 +330,8 @@ describe('registry: visibility', () => {
     expect(core.registry.resources(viewerOf(ctxFor('administrator')), settings)[0]!.plugin).toBe('runtime');
   });
 
-  it('a profile narrows to its named tools and upstreams, within the role and the scope; a missing profile leaves nothing', () => {
-    const core = openCore();
+  it('a profile narrows to its named tools and upstreams, within the role and the scope; a missing profile leaves nothing', async () => {
+    const core = await openCore();
     core.registry.add(runtimePlugin('runtime', [echoTool('reader'), write]).plugin);
     core.registry.add(runtimePlugin('second', [echoTool('second_reader', 'second')]).plugin);
     const profiles: Record<string, ProfileSet> = {
@@ -368,8 +368,8 @@ describe('registry: visibility', () => {
     expect(uris('one')).toEqual(['test://other-docs']);
   });
 
-  it('refuses a resource URI another plugin owns', () => {
-    const core = openCore();
+  it('refuses a resource URI another plugin owns', async () => {
+    const core = await openCore();
     const mk = (id: string) => {
       const p = runtimePlugin(id).plugin;
       p.resources = () => [

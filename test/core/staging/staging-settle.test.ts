@@ -20,15 +20,16 @@ async function interrupted(w: CoreWorld, text: string): Promise<string> {
   const { staged_id } = await w.staging.stage(w.registry.get('notes_add') as WriteTool, { text }, ctxFor(WRITER));
   await w.audit.sync();
   w.stopAt = 'before-apply';
+  const reached = w.applying();
   void w.staging.confirm(staged_id, person);
-  await new Promise((r) => setTimeout(r, 5));
-  await w.restart().recover();
+  await reached;
+  await (await w.restart()).recover();
   return staged_id;
 }
 
 describe('settling an unknown outcome', () => {
   it("records the person's word once, audited with them, kept across a restart; nothing is applied", async () => {
-    const w = coreWorld({ canTell: false });
+    const w = await coreWorld({ canTell: false });
     const id = await interrupted(w, 'maybe');
     const by = { kind: 'person' as const, principal: consoleSession('ses_0123456789ab') };
     const s = await w.staging.settle(id, 'not_applied', by);
@@ -45,17 +46,17 @@ describe('settling an unknown outcome', () => {
     expect(w.audit.entries.at(-1)).toMatchObject({ principal: by.principal, user_id: WRITER.id });
     expect(await codeOf(w.staging.settle(id, 'applied', person))).toBe('staged_already_decided');
     expect(await codeOf(w.staging.confirm(id, person))).toBe('staged_already_decided');
-    expect(w.restart().get(id)).toMatchObject({ status: 'failed', settlement: { outcome: 'not_applied' } });
+    expect((await w.restart()).get(id)).toMatchObject({ status: 'failed', settlement: { outcome: 'not_applied' } });
     expect(w.notes.notes).toEqual([]);
   });
 
   it('killed between the audit entry and the record: the write still waits, and settling again completes it', async () => {
-    const w = coreWorld({ canTell: false });
+    const w = await coreWorld({ canTell: false });
     const id = await interrupted(w, 'twice');
     w.store.failNextPut = new Error('disk gone');
     expect(await codeOf(w.staging.settle(id, 'applied', person))).toBe('Error: disk gone');
     expect(trail(w, id).at(-1)).toEqual(['confirmed', null]);
-    const next = w.restart();
+    const next = await w.restart();
     expect(next.get(id)).toMatchObject({ status: 'failed', error_code: 'apply_interrupted' });
     expect(next.get(id).settlement).toBeUndefined();
     expect(await next.settle(id, 'applied', person)).toMatchObject({
@@ -67,7 +68,7 @@ describe('settling an unknown outcome', () => {
   });
 
   it('two people at once: one answer wins, the other is told it was settled', async () => {
-    const w = coreWorld({ canTell: false });
+    const w = await coreWorld({ canTell: false });
     const id = await interrupted(w, 'race');
     const codes = await Promise.all([
       codeOf(w.staging.settle(id, 'applied', person)),
@@ -78,7 +79,7 @@ describe('settling an unknown outcome', () => {
   });
 
   it('refuses what is not an unknown outcome, and an unknown id', async () => {
-    const w = coreWorld();
+    const w = await coreWorld();
     const { staged_id } = await w.staging.stage(
       w.registry.get('notes_add') as WriteTool,
       { text: 'x' },

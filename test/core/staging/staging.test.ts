@@ -23,13 +23,14 @@ const settle = () => new Promise((r) => setTimeout(r, 5));
 /** A confirm whose process "dies" at `at`: the plugin never returns, and the test restarts the world. */
 async function killDuringConfirm(w: CoreWorld, id: string, at: 'before-apply' | 'after-apply') {
   w.stopAt = at;
+  const reached = w.applying();
   void w.staging.confirm(id, person);
-  await settle();
+  await reached;
 }
 
 describe('staging (pure core, in-memory store)', () => {
   it('changes nothing until confirmed; two concurrent confirms and a late one apply once and return the first result', async () => {
-    const w = coreWorld();
+    const w = await coreWorld();
     const s = await stage(w, 'hello');
     expect(w.notes.notes).toEqual([]);
     expect(w.staging.get(s.staged_id).status).toBe('pending');
@@ -43,7 +44,7 @@ describe('staging (pure core, in-memory store)', () => {
   });
 
   it('discard and expiry each end with one audit entry, and a later confirm is refused with the right code', async () => {
-    const w = coreWorld({ lifetimeMs: 60_000 });
+    const w = await coreWorld({ lifetimeMs: 60_000 });
     const d = await stage(w, 'dropped');
     await w.staging.discard(d.staged_id, person);
     expect(await codeOf(w.staging.confirm(d.staged_id, person))).toBe('staged_already_decided');
@@ -61,14 +62,14 @@ describe('staging (pure core, in-memory store)', () => {
   });
 
   it('a test lifetime can only shorten the 15 minutes', async () => {
-    const w = coreWorld({ lifetimeMs: 24 * 3600_000 });
+    const w = await coreWorld({ lifetimeMs: 24 * 3600_000 });
     const s = await stage(w, 'x');
     expect(Date.parse(s.expires_at) - w.clock.t).toBe(15 * 60_000);
   });
 
   describe('bounds on what a client can make the service hold', () => {
     it('a write whose payload and preview are over the size limit is refused with staged_too_large and nothing is stored', async () => {
-      const w = coreWorld({ limits: { writeBytes: 2048 } });
+      const w = await coreWorld({ limits: { writeBytes: 2048 } });
       const err = await stage(w, 'x'.repeat(3000)).catch((e: GatehouseError) => e);
       expect(err).toBeInstanceOf(GatehouseError);
       expect((err as GatehouseError).code).toBe('staged_too_large');
@@ -78,7 +79,7 @@ describe('staging (pure core, in-memory store)', () => {
     });
 
     it('pending writes per token and in total are capped with staged_limit_reached; a decision frees room', async () => {
-      const w = coreWorld({ limits: { pendingPerToken: 3, pendingTotal: 5 } });
+      const w = await coreWorld({ limits: { pendingPerToken: 3, pendingTotal: 5 } });
       const first = await stage(w, 'a1', ctxFor(WRITER, 'tok_a'));
       for (const t of ['a2', 'a3']) await stage(w, t, ctxFor(WRITER, 'tok_a'));
       const perToken = await stage(w, 'a4', ctxFor(WRITER, 'tok_a')).catch((e: GatehouseError) => e);
@@ -99,7 +100,7 @@ describe('staging (pure core, in-memory store)', () => {
     });
 
     it('concurrent stages cannot overshoot the limit between the check and the write', async () => {
-      const w = coreWorld({ limits: { pendingPerToken: 4 } });
+      const w = await coreWorld({ limits: { pendingPerToken: 4 } });
       const results = await Promise.all(Array.from({ length: 10 }, (_, i) => codeOf(stage(w, `n${i}`))));
       expect(results.filter((r) => r === 'ok')).toHaveLength(4);
       expect(results.filter((r) => r === 'staged_limit_reached')).toHaveLength(6);
@@ -107,7 +108,7 @@ describe('staging (pure core, in-memory store)', () => {
     });
 
     it('pending bytes in total are capped too', async () => {
-      const w = coreWorld({ limits: { pendingBytes: 6000 } });
+      const w = await coreWorld({ limits: { pendingBytes: 6000 } });
       await stage(w, 'x'.repeat(1500));
       await stage(w, 'y'.repeat(1500));
       const err = await stage(w, 'z'.repeat(1500)).catch((e: GatehouseError) => e);
@@ -118,7 +119,7 @@ describe('staging (pure core, in-memory store)', () => {
     });
 
     it('the history keeps the newest decisions within its entry limit and deletes the rest from the store', async () => {
-      const w = coreWorld({ limits: { historyEntries: 3 } });
+      const w = await coreWorld({ limits: { historyEntries: 3 } });
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) {
         const s = await stage(w, `h${i}`);
@@ -130,22 +131,17 @@ describe('staging (pure core, in-memory store)', () => {
       expect(w.staging.list().map((s) => s.id)).toEqual(ids.slice(2).reverse());
       expect([...w.store.records.keys()].sort()).toEqual(ids.slice(2).sort());
       // and a restart sees the same
-      expect(
-        w
-          .restart()
-          .list()
-          .map((s) => s.id),
-      ).toEqual(ids.slice(2).reverse());
+      expect((await w.restart()).list().map((s) => s.id)).toEqual(ids.slice(2).reverse());
     });
   });
 
   describe('crash safety: intent, idempotent apply, recovery at start', () => {
     it('killed after the intent, before the plugin applied: the write is pending again and confirms once', async () => {
-      const w = coreWorld();
+      const w = await coreWorld();
       const s = await stage(w, 'one');
       await killDuringConfirm(w, s.staged_id, 'before-apply');
       expect(w.store.records.get(s.staged_id)?.status).toBe('applying');
-      const next = w.restart();
+      const next = await w.restart();
       expect(await next.recover()).toEqual({ completed: 0, pending_again: 1, expired: 0, interrupted: 0 });
       expect(next.get(s.staged_id).status).toBe('pending');
       await next.confirm(s.staged_id, person);
@@ -154,10 +150,10 @@ describe('staging (pure core, in-memory store)', () => {
     });
 
     it('killed after the plugin applied, before anything was recorded: recovery confirms it with its result and exactly one confirmed entry', async () => {
-      const w = coreWorld();
+      const w = await coreWorld();
       const s = await stage(w, 'two');
       await killDuringConfirm(w, s.staged_id, 'after-apply');
-      const next = w.restart();
+      const next = await w.restart();
       expect((await next.recover()).completed).toBe(1);
       const done = next.get(s.staged_id);
       expect([done.status, done.decided_by, done.result]).toEqual([
@@ -172,12 +168,17 @@ describe('staging (pure core, in-memory store)', () => {
       expect(w.notes.notes).toEqual(['two']);
       expect(w.audit.results(s.staged_id)).toEqual(['staged', 'confirmed']);
       // a second recovery (killed again during the first) changes nothing
-      expect(await w.restart().recover()).toEqual({ completed: 0, pending_again: 0, expired: 0, interrupted: 0 });
+      expect(await (await w.restart()).recover()).toEqual({
+        completed: 0,
+        pending_again: 0,
+        expired: 0,
+        interrupted: 0,
+      });
       expect(w.audit.results(s.staged_id)).toEqual(['staged', 'confirmed']);
     });
 
     it('killed after the confirmed entry was durable, before the record said so: recovery finds the entry and writes no second one', async () => {
-      const w = coreWorld();
+      const w = await coreWorld();
       const s = await stage(w, 'three');
       const real = tool(w).apply.bind(tool(w));
       tool(w).apply = async (...args) => {
@@ -190,7 +191,7 @@ describe('staging (pure core, in-memory store)', () => {
       expect(await codeOf(w.staging.confirm(s.staged_id, person))).toBe('Error: disk gone');
       expect(w.store.records.get(s.staged_id)?.status).toBe('applying');
       expect(w.audit.results(s.staged_id)).toEqual(['staged', 'confirmed']);
-      const next = w.restart();
+      const next = await w.restart();
       expect((await next.recover()).completed).toBe(1);
       expect(next.get(s.staged_id).status).toBe('confirmed');
       expect(w.audit.results(s.staged_id)).toEqual(['staged', 'confirmed']);
@@ -198,7 +199,7 @@ describe('staging (pure core, in-memory store)', () => {
     });
 
     it('a plugin that cannot tell (an upstream), killed after its confirmed entry was durable: recovery confirms it with the result kept, once', async () => {
-      const w = coreWorld({ canTell: false });
+      const w = await coreWorld({ canTell: false });
       const s = await stage(w, 'nine');
       const real = tool(w).apply.bind(tool(w));
       tool(w).apply = async (...args) => {
@@ -213,7 +214,7 @@ describe('staging (pure core, in-memory store)', () => {
         result: { count: 1, text: 'nine' },
       });
       expect(w.audit.results(s.staged_id)).toEqual(['staged', 'confirmed']);
-      const next = w.restart();
+      const next = await w.restart();
       expect(await next.recover()).toEqual({ completed: 1, pending_again: 0, expired: 0, interrupted: 0 });
       expect(next.get(s.staged_id)).toMatchObject({
         status: 'confirmed',
@@ -223,18 +224,23 @@ describe('staging (pure core, in-memory store)', () => {
       });
       expect(await next.confirm(s.staged_id, person)).toMatchObject({ result: { count: 1, text: 'nine' } });
       expect(w.audit.results(s.staged_id)).toEqual(['staged', 'confirmed']);
-      expect(await w.restart().recover()).toEqual({ completed: 0, pending_again: 0, expired: 0, interrupted: 0 });
+      expect(await (await w.restart()).recover()).toEqual({
+        completed: 0,
+        pending_again: 0,
+        expired: 0,
+        interrupted: 0,
+      });
       expect(w.audit.results(s.staged_id)).toEqual(['staged', 'confirmed']);
       expect(w.notes.notes).toEqual(['nine']);
     });
 
     it('a plugin that cannot tell, killed after its result was kept and before its entry was durable: confirmed with that result, one entry', async () => {
-      const w = coreWorld({ canTell: false });
+      const w = await coreWorld({ canTell: false });
       const s = await stage(w, 'ten');
       w.audit.failNextSync = new Error('EIO');
       expect(await codeOf(w.staging.confirm(s.staged_id, person))).toBe('service_unavailable');
       expect(w.store.records.get(s.staged_id)).toMatchObject({ status: 'applying', result: { count: 1, text: 'ten' } });
-      const next = w.restart();
+      const next = await w.restart();
       expect((await next.recover()).completed).toBe(1);
       expect(next.get(s.staged_id)).toMatchObject({ status: 'confirmed', result: { count: 1, text: 'ten' } });
       expect(w.audit.results(s.staged_id)).toEqual(['staged', 'confirmed']);
@@ -242,7 +248,7 @@ describe('staging (pure core, in-memory store)', () => {
     });
 
     it('a plugin that cannot tell, with only its confirmed entry left (a record from before results were kept): confirmed without a result, never a second entry', async () => {
-      const w = coreWorld({ canTell: false });
+      const w = await coreWorld({ canTell: false });
       const s = await stage(w, 'eleven');
       const real = tool(w).apply.bind(tool(w));
       tool(w).apply = async (...args) => {
@@ -254,7 +260,7 @@ describe('staging (pure core, in-memory store)', () => {
       await codeOf(w.staging.confirm(s.staged_id, person));
       const kept = w.store.records.get(s.staged_id)!;
       w.store.records.set(s.staged_id, { ...kept, result: undefined });
-      const next = w.restart();
+      const next = await w.restart();
       expect((await next.recover()).completed).toBe(1);
       expect(next.get(s.staged_id)).toMatchObject({ status: 'confirmed', error_code: null });
       expect(next.get(s.staged_id).result).toBeUndefined();
@@ -262,11 +268,11 @@ describe('staging (pure core, in-memory store)', () => {
     });
 
     it('an intent whose write expired meanwhile and was not applied becomes expired, never applied', async () => {
-      const w = coreWorld({ lifetimeMs: 60_000 });
+      const w = await coreWorld({ lifetimeMs: 60_000 });
       const s = await stage(w, 'four');
       await killDuringConfirm(w, s.staged_id, 'before-apply');
       w.clock.t += 120_000;
-      const next = w.restart();
+      const next = await w.restart();
       expect((await next.recover()).expired).toBe(1);
       expect(await codeOf(next.confirm(s.staged_id, person))).toBe('staged_expired');
       expect(w.notes.notes).toEqual([]);
@@ -274,10 +280,10 @@ describe('staging (pure core, in-memory store)', () => {
     });
 
     it('a plugin that cannot tell: the write is marked failed (apply_interrupted) and never applied again', async () => {
-      const w = coreWorld({ canTell: false });
+      const w = await coreWorld({ canTell: false });
       const s = await stage(w, 'five');
       await killDuringConfirm(w, s.staged_id, 'before-apply');
-      const next = w.restart();
+      const next = await w.restart();
       expect((await next.recover()).interrupted).toBe(1);
       const item = next.get(s.staged_id);
       expect([item.status, item.error_code]).toEqual(['failed', 'apply_interrupted']);
@@ -290,7 +296,7 @@ describe('staging (pure core, in-memory store)', () => {
     });
 
     it('a confirm is not acknowledged before its audit entry is durable; confirming again completes it without a second entry', async () => {
-      const w = coreWorld();
+      const w = await coreWorld();
       const s = await stage(w, 'six');
       w.audit.failNextSync = new Error('EIO');
       expect(await codeOf(w.staging.confirm(s.staged_id, person))).toBe('service_unavailable');
@@ -302,7 +308,7 @@ describe('staging (pure core, in-memory store)', () => {
     });
 
     it('an apply that throws changed nothing: failed, with one error entry', async () => {
-      const w = coreWorld();
+      const w = await coreWorld();
       const s = await stage(w, 'seven');
       tool(w).apply = async () => {
         throw new GatehouseError('conflict', 'nope');
@@ -314,7 +320,7 @@ describe('staging (pure core, in-memory store)', () => {
   });
 
   it("an agent decides only its own user's writes, in agent mode", async () => {
-    const w = coreWorld();
+    const w = await coreWorld();
     await w.settings.update({ approval_mode: 'agent' });
     const s = await stage(w, 'mine', ctxFor(WRITER));
     expect(await codeOf(w.staging.confirm(s.staged_id, { kind: 'agent', ctx: ctxFor(ADMIN, 'tok_other') }))).toBe(
@@ -332,10 +338,10 @@ describe('staging (pure core, in-memory store)', () => {
   });
 
   it('adopts records of an earlier version once, even when run again after a crash', async () => {
-    const w = coreWorld();
+    const w = await coreWorld();
     const s = await stage(w, 'old');
     const record = w.staging.get(s.staged_id);
-    const fresh = w.restart();
+    const fresh = await w.restart();
     expect(await fresh.adopt([record, { ...record, id: 'stg_legacy1' }, { ...record, id: 'stg_legacy1' }])).toBe(1);
     expect(await fresh.adopt([{ ...record, id: 'stg_legacy1' }])).toBe(0);
     expect(
