@@ -17,6 +17,7 @@ import { missingCapabilityError } from './missing-capability.ts';
 import { appOnly, rendersViews, UI_EXTENSION } from '../contract/mcp-apps.ts';
 import type { SurfaceOffers } from '../core/calls/surface.ts';
 import type { TokenSubscriptions } from './resource-subscriptions.ts';
+import { composeInstructions } from '../plugins/upstream/instructions.ts';
 
 /** The lists a request's server shows its caller: all the registry a server reads (an upstream's view narrows exactly these). */
 export type ServerRegistry = Pick<Registry, 'visible' | 'resources'>;
@@ -182,7 +183,8 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
     { ...SERVER_INFO },
     {
       capabilities: capabilitiesFor(offers),
-      instructions: deps.instructions(ctx),
+      // Gatehouse's manual, then each upstream's own instructions the caller sees, as a person approved them.
+      instructions: composeInstructions(deps.instructions(ctx), deps.pipeline.surfaces.instructions(ctx)),
       requestState: requestStateOptions((reason, tool) => deps.pipeline.auditRefusedState(tool, ctx, reason)),
     },
   );

@@ -18,6 +18,7 @@ export type ServerSurfaces = Pick<
   | 'complete'
   | 'subscribe'
   | 'unsubscribe'
+  | 'instructions'
 >;
 
 /**

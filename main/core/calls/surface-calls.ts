@@ -90,6 +90,16 @@ export class SurfaceCalls {
     return { completions: all.some((o) => o?.completions), subscribe: all.some((o) => o?.subscribe) };
   }
 
+  /** The instructions of the surfaces this caller sees, each under its plugin's id, in the order of the ids. */
+  instructions(ctx: CallContext): Array<{ id: string; text: string }> {
+    return this.seen(ctx)
+      .flatMap((s) => {
+        const text = s.surface.instructions?.();
+        return text ? [{ id: s.plugin, text }] : [];
+      })
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
   /**
    * completion/complete for a prompt or resource template the caller sees, sent to the surface that owns it.
    * The policy decides it as it decides getting that prompt or reading that template's resources; it is not

@@ -24,7 +24,8 @@ import type { ConnectionSpec } from './connection.ts';
 import { approve, reconcile, stateOf, toolView, type Pin } from './pinning.ts';
 import { promptView, reconcilePrompts } from './prompt-pins.ts';
 import { UpstreamPlugin, type UpstreamPluginDeps } from './upstream-plugin.ts';
-import { applyPromptReview, applyReview, applyViewReview } from './review.ts';
+import { applyInstructionsReview, applyPromptReview, applyReview, applyViewReview } from './review.ts';
+import { instructionsListing, instructionsView, reconcileInstructions } from './instructions.ts';
 import { reconcileViews, viewView } from './views.ts';
 import { OAuthCoordinator, type CoordinatorDeps } from './oauth/coordinator.ts';
 import { awaitingConsent, oauthOf, storedOAuth, targetOf } from './oauth/oauth-upstreams.ts';
@@ -155,6 +156,7 @@ export class UpstreamManager implements UpstreamActions {
       tool_list: rec.tools.map((t) => toolView(id, t)),
       prompt_list: (rec.prompts ?? []).map((p) => promptView(id, p)),
       view_list: rec.views.map((v) => viewView(id, v)),
+      instructions: rec.instructions[0] ? instructionsView(id, rec.instructions[0]) : null,
       stderr: this.plugins.get(id)?.connection.stderrLines() ?? [],
       recipes: recipeViews(rec.recipes, rec.tools),
     };
@@ -239,6 +241,7 @@ export class UpstreamManager implements UpstreamActions {
       prompts: null,
       recipes: [],
       views: [],
+      instructions: [],
       secrets_account: secrets.env.length || secrets.headers.length ? upstreamSecretsAccount(id) : null,
       transport:
         t.kind === 'stdio'
@@ -289,6 +292,10 @@ export class UpstreamManager implements UpstreamActions {
     );
     // Its views too: what each asks for is in the answer (and the console's consent step) beside its tools.
     rec.views = reconcileViews([], plugin.surface.views.listedDefinitions() ?? []).pins.map((p) =>
+      input.approve_listed === false ? p : approve(p),
+    );
+    // And its instructions: what it tells the model is consented to with what it offers.
+    rec.instructions = reconcileInstructions([], instructionsListing(plugin.connection.instructions())).pins.map((p) =>
       input.approve_listed === false ? p : approve(p),
     );
     rec.era = plugin.connection.snapshot().era;
@@ -458,12 +465,13 @@ export class UpstreamManager implements UpstreamActions {
     await this.deps.store.update((d) => {
       const rec = d.upstreams.find((u) => u.id === input.id)!;
       // Both checked before either is kept: a refused prompt leaves the tools as they were.
-      const [tools, prompts, views] = [
+      const [tools, prompts, views, instructions] = [
         applyReview(input.id, rec.tools, input),
         applyPromptReview(input.id, rec.prompts, input),
         applyViewReview(input.id, rec.views, input),
+        applyInstructionsReview(input.id, rec.instructions, input),
       ];
-      Object.assign(rec, { tools, prompts, views });
+      Object.assign(rec, { tools, prompts, views, instructions });
       // A person decided on the listing after the first sign-in: the consent it waited for is given.
       const o = oauthOf(rec);
       if (o?.first_listing_pending && rec.tools.length) o.first_listing_pending = false;

@@ -37,6 +37,8 @@ export interface SurfaceDeps {
   views: ViewDeps['pins'];
   /** a resource clients subscribed to was updated (the URI clients use) */
   updated?(uri: string): void;
+  /** the instructions clients are given (instructions.ts: the approved text), or null */
+  instructions?(): string | null;
 }
 
 /** Resources one upstream is subscribed to for clients at once. */
@@ -200,6 +202,10 @@ export class UpstreamSurface implements PluginSurface {
 
   offers(): SurfaceOffers {
     return { ...this.offered };
+  }
+
+  instructions(): string | null {
+    return this.deps.instructions?.() ?? null;
   }
 
   /**
