@@ -59,6 +59,7 @@ export function createHttpFace({ core, host, auth, bodyBudget, origin, ...config
     remotes: () => core.upstreams.list().flatMap((u) => (u.url ? [{ id: u.id, url: u.url }] : [])),
     profileOf: (name) => core.profiles.get(name),
     resourceUpdates: (listener) => core.upstreams.onResourceUpdated(listener),
+    upstreamLogs: (listener) => core.upstreams.onLog(listener),
     tasks: { staging: core.staging, approvalUrl: (id) => core.approvalLinks.urlFor(id) },
   });
   const actions = createAdminRoutes({

@@ -286,6 +286,10 @@ export const UpstreamView = z.object({
       removed: z.number().int(),
     })
     .optional(),
+  /** its log messages since the service started: passed on to its clients, and dropped past the rate bound (docs/upstreams.md, "Logs") */
+  logs: z.object({ forwarded: z.number().int(), dropped: z.number().int() }).optional(),
+  /** its instructions' pin state; absent: it sends none */
+  instructions_state: ToolState.optional(),
   /** names that could not be offered (collision with a built-in tool, too long, invalid): reported at every (re)load */
   problems: z.array(z.string()),
 });

@@ -1,4 +1,4 @@
-import { Server, ProtocolError, inputRequired } from '@modelcontextprotocol/server';
+import { Server, ProtocolError, inputRequired, LOG_LEVEL_META_KEY } from '@modelcontextprotocol/server';
 import type { Settings } from '../contract/settings.ts';
 import { JSONRPC_CODES } from '../contract/errors.ts';
 import type { CallContext } from '../core/calls/tool.ts';
@@ -18,6 +18,8 @@ import { appOnly, rendersViews, UI_EXTENSION } from '../contract/mcp-apps.ts';
 import type { SurfaceOffers } from '../core/calls/surface.ts';
 import type { TokenSubscriptions } from './resource-subscriptions.ts';
 import { composeInstructions } from '../plugins/upstream/instructions.ts';
+import { isLogLevel, type LogLevel } from '../plugins/upstream/log-relay.ts';
+import type { RequestLogTaps } from './upstream-logs.ts';
 
 /** The lists a request's server shows its caller: all the registry a server reads (an upstream's view narrows exactly these). */
 export type ServerRegistry = Pick<Registry, 'visible' | 'resources'>;
@@ -42,6 +44,8 @@ export interface ServerDeps {
   tasks?: TaskDeps;
   /** the 2025 era's resource subscriptions per token (list-changed.ts); absent: resources/subscribe is not offered */
   subscriptions?: TokenSubscriptions;
+  /** upstreams' log messages (docs/upstreams.md, "Logs"): a token's level (2025 era), a 2026-07-28 request's taps */
+  logs?: { setLevel(tokenId: string, level: LogLevel): void; taps: RequestLogTaps };
 }
 
 /** Where a write tool's own output schema is listed (the shape of its result once applied); see listedTool. */
@@ -117,6 +121,9 @@ function progressOf(req: {
     flush: () => last,
   };
 }
+
+/** Where logging/setLevel's answer says which upstreams were sent the level (and which have no logging). */
+export const LOGGING_META_KEY = 'gatehouse/logging';
 
 /** Where a tool's error result carries its machine-readable error (code, message, details). */
 export const TOOL_ERROR_META_KEY = 'gatehouse/error';
@@ -200,9 +207,35 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
     return toolLists.result(views ? visible : visible.filter((e) => !appOnly(e.tool.listed?._meta))) as never;
   });
 
+  // Gatehouse's own logging: the level filters what it relays to this token, and is sent on to the upstreams the
+  // caller sees that declare logging; the answer names them, and those without logging (nothing sent, nothing claimed).
+  server.setRequestHandler('logging/setLevel', async (request) => {
+    const { level } = request.params;
+    if (ctx.token) deps.logs?.setLevel(ctx.token.id, level);
+    const sent = await deps.pipeline.surfaces.setLogLevel(level, ctx.token?.id ?? ctx.request_id, ctx);
+    return { _meta: { [LOGGING_META_KEY]: sent } };
+  });
+
   server.setRequestHandler('tools/call', async (request, extra) => {
     const progress = progressOf(extra.mcpReq);
     const args = request.params.arguments ?? {};
+    // 2026-07-28: a call that names a log level hears its upstream's messages at that level while it is answered.
+    const level = (extra.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY];
+    const plugin =
+      isLogLevel(level) && deps.logs
+        ? deps.registry.visible(viewer, deps.settings()).find((e) => e.tool.name === request.params.name)?.tool.plugin
+        : undefined;
+    const untap =
+      plugin && isLogLevel(level)
+        ? deps.logs!.taps.tap(
+            plugin,
+            level,
+            (params) =>
+              void extra.mcpReq
+                .notify({ method: 'notifications/message', params: params as never })
+                .catch(() => undefined),
+          )
+        : () => {};
     try {
       // What the client declared and (2025 era) how to ask it mid-call; a retried round's verified answers (request-state.ts).
       const resume = resumeOf(request.params.name, args, extra);
@@ -263,6 +296,8 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
       }
       const shape = toErrorShape(e);
       return toolError(shape.code, shape.message, shape.details ?? {});
+    } finally {
+      untap();
     }
   });
 

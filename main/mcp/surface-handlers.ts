@@ -19,6 +19,7 @@ export type ServerSurfaces = Pick<
   | 'subscribe'
   | 'unsubscribe'
   | 'instructions'
+  | 'setLogLevel'
 >;
 
 /**

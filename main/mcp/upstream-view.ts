@@ -101,6 +101,7 @@ function viewSurfaces(surfaces: ViewSource['pipeline']['surfaces'], id: string, 
     getPrompt: (name, args, ctx) => mine.getPrompt(`${prefix}${name}`, args, ctx),
     offers: (ctx) => mine.offers(ctx),
     instructions: (ctx) => mine.instructions(ctx),
+    setLogLevel: (level, holder, ctx) => mine.setLogLevel(level, holder, ctx),
     subscribe: (uri, holder, ctx) => mine.subscribe(uri, holder, ctx),
     unsubscribe: (uri, holder) => surfaces.unsubscribe(uri, holder),
     complete: (request, ctx) =>

@@ -90,6 +90,32 @@ export class SurfaceCalls {
     return { completions: all.some((o) => o?.completions), subscribe: all.some((o) => o?.subscribe) };
   }
 
+  /**
+   * logging/setLevel sent on to each surface the caller sees that offers logging (held by `holder`, its token);
+   * says which were sent it, which have no logging (nothing is sent to them, nothing claimed for them) and
+   * which failed to take it. Not audited, like listing.
+   */
+  async setLogLevel(
+    level: string,
+    holder: string,
+    ctx: CallContext,
+  ): Promise<{ sent_to: string[]; without_logging: string[]; failed: string[] }> {
+    const out = { sent_to: [] as string[], without_logging: [] as string[], failed: [] as string[] };
+    for (const s of this.seen(ctx)) {
+      if (s.kind !== 'upstream') continue;
+      if (!s.surface.setLogLevel || !s.surface.offers?.().logging) {
+        out.without_logging.push(s.plugin);
+        continue;
+      }
+      const ok = await s.surface.setLogLevel(holder, level).then(
+        () => true,
+        () => false,
+      );
+      (ok ? out.sent_to : out.failed).push(s.plugin);
+    }
+    return out;
+  }
+
   /** The instructions of the surfaces this caller sees, each under its plugin's id, in the order of the ids. */
   instructions(ctx: CallContext): Array<{ id: string; text: string }> {
     return this.seen(ctx)

@@ -266,4 +266,6 @@ export interface PluginSurface {
   /** resources/subscribe of one of its resources for `holder` (it offers subscriptions), and its end */
   subscribe?(uri: string, holder: string, ctx: CallContext): Promise<void>;
   unsubscribe?(uri: string, holder: string): Promise<void>;
+  /** the log level `holder` (a client's token) asked for, sent on to the source (it offers logging) */
+  setLogLevel?(holder: string, level: string): Promise<void>;
 }

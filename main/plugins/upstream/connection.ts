@@ -51,6 +51,8 @@ export interface ConnectionHooks {
   onSurface?(what: 'connected' | 'prompts' | 'resources'): void;
   /** the upstream's notifications/resources/updated of one of its own URIs */
   onResourceUpdated?(uri: string): void;
+  /** the upstream's notifications/message, masked (log-relay.ts bounds and names them) */
+  onLog?(params: unknown): void;
   /** connected (again): the instructions it sent with this connection, masked (instructions.ts pins them) */
   onInstructions?(text: string | undefined): void;
 }
@@ -442,6 +444,9 @@ export class UpstreamConnection {
       },
     );
     this.relay.install(client);
+    client.setNotificationHandler('notifications/message', (n) => {
+      if (client === this.client) this.hooks.onLog?.(this.known.value(n.params));
+    });
     client.setNotificationHandler('notifications/resources/updated', (n) => {
       const uri = (n.params as { uri?: unknown } | undefined)?.uri;
       if (client === this.client && typeof uri === 'string') this.hooks.onResourceUpdated?.(uri);

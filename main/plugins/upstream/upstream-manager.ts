@@ -26,6 +26,7 @@ import { promptView, reconcilePrompts } from './prompt-pins.ts';
 import { UpstreamPlugin, type UpstreamPluginDeps } from './upstream-plugin.ts';
 import { applyInstructionsReview, applyPromptReview, applyReview, applyViewReview } from './review.ts';
 import { instructionsListing, instructionsView, reconcileInstructions } from './instructions.ts';
+import type { LogMessage } from './log-relay.ts';
 import { reconcileViews, viewView } from './views.ts';
 import { OAuthCoordinator, type CoordinatorDeps } from './oauth/coordinator.ts';
 import { awaitingConsent, oauthOf, storedOAuth, targetOf } from './oauth/oauth-upstreams.ts';
@@ -70,6 +71,15 @@ export class UpstreamManager implements UpstreamActions {
 
   /** who hears that a subscribed resource was updated (the MCP endpoint) */
   private readonly updateListeners = new Set<(uri: string) => void>();
+
+  /** who hears the upstreams' log messages (the MCP endpoint) */
+  private readonly logListeners = new Set<(upstream: string, message: LogMessage) => void>();
+
+  /** Hears every upstream's log messages (log-relay.ts: named, masked, bounded); returns the unsubscribe. */
+  onLog(listener: (upstream: string, message: LogMessage) => void): () => void {
+    this.logListeners.add(listener);
+    return () => this.logListeners.delete(listener);
+  }
 
   /** Hears every subscribed resource's update, under the URI clients use; returns the unsubscribe. */
   onResourceUpdated(listener: (uri: string) => void): () => void {
@@ -508,6 +518,7 @@ export class UpstreamManager implements UpstreamActions {
       autoConnect: this.deps.autoConnect && this.live,
       ownerOf: (name) => this.deps.registry.entry(name)?.tool.plugin,
       resourceUpdated: (uri) => this.updateListeners.forEach((l) => l(uri)),
+      logged: (upstream, m) => this.logListeners.forEach((l) => l(upstream, m)),
       toolProblem: (tool) => this.deps.registry.toolProblem(rec.id, tool),
     });
   }
@@ -611,6 +622,8 @@ export class UpstreamManager implements UpstreamActions {
       tools: counts(rec.tools),
       prompts: counts(rec.prompts ?? []),
       views: counts(rec.views),
+      ...(plugin ? { logs: plugin.logs.snapshot() } : {}),
+      ...(rec.instructions[0] ? { instructions_state: stateOf(rec.instructions[0]) } : {}),
       problems: plugin ? [...plugin.problems, ...plugin.surface.problems, ...plugin.surface.views.problems] : [],
     };
   }

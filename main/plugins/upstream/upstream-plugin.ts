@@ -16,6 +16,7 @@ import { reconcilePrompts } from './prompt-pins.ts';
 import { isOffered, namespaced, reconcile, samePins, stateOf, type Reconciled } from './pinning.ts';
 import { observeView, reconcileViews, toolViewUri, viewUriProblem } from './views.ts';
 import { givenInstructions, instructionsListing, reconcileInstructions } from './instructions.ts';
+import { LogRelay, type LogMessage } from './log-relay.ts';
 import { toolFor } from './upstream-tools.ts';
 import { UpstreamSurface } from './upstream-surface.ts';
 import { promptPinsOf } from './oauth/oauth-upstreams.ts';
@@ -36,6 +37,8 @@ export interface UpstreamPluginDeps {
   previewReadMs?: number;
   /** a resource clients subscribed to was updated upstream (its URI as clients name it) */
   resourceUpdated?(uri: string): void;
+  /** one of its log messages, named, bounded and within its rate (log-relay.ts), for the clients of this upstream */
+  logged?(upstream: string, message: LogMessage): void;
 }
 
 /**
@@ -52,6 +55,8 @@ export class UpstreamPlugin implements Plugin {
   readonly surface: UpstreamSurface;
   /** names that could not be offered at the last (re)load, for people */
   problems: string[] = [];
+  /** its log messages on their way to clients: how many were passed on and dropped */
+  readonly logs: LogRelay;
   private host: PluginHost | null = null;
   /** the registry's verdict on each approved definition, by its hash (compiled once, not at every publish) */
   private readonly verdicts = new Map<string, string | null>();
@@ -65,6 +70,7 @@ export class UpstreamPlugin implements Plugin {
     private readonly deps: UpstreamPluginDeps,
   ) {
     this.title = `Upstream ${id}`;
+    this.logs = new LogRelay(id, (m) => deps.logged?.(id, m));
     this.connection = new UpstreamConnection(spec, {
       onTools: (defs) => void this.relist(defs),
       onChange: () => deps.changed(),
@@ -73,6 +79,7 @@ export class UpstreamPlugin implements Plugin {
       onSurface: (what) => void this.surface.refresh(what),
       onResourceUpdated: (uri) => this.surface.updated(uri),
       onInstructions: (text) => void this.pinInstructions(instructionsListing(text)),
+      onLog: (params) => this.logs.take(params),
     });
     this.surface = new UpstreamSurface(id, this.connection, {
       log: deps.log,
