@@ -111,7 +111,14 @@ export function createMcpEndpoint(deps: EndpointDeps) {
   // Updates reach a subscriber on its channels: without a source of updates, subscriptions are not offered.
   const subscribed = deps.resourceUpdates ? { ...deps, subscriptions: lists.subscriptions } : deps;
   const served = deps.upstreamLogs
-    ? { ...subscribed, logs: { setLevel: (t: string, l: LogLevel) => lists.setLogLevel(t, l), taps } }
+    ? {
+        ...subscribed,
+        logs: {
+          setLevel: (t: string, l: LogLevel) => lists.setLogLevel(t, l),
+          taps,
+          channelOf: (t: string) => ({ open: lists.countFor(t) > 0, level: lists.logLevelOf(t) }),
+        },
+      }
     : subscribed;
   // A view is one upstream's own endpoint (upstream-view.ts); none is the main endpoint.
   const factory = (ctx: CallContext, view?: string) => buildServer(ctx, view ? upstreamViewDeps(served, view) : served);

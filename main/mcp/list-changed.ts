@@ -176,6 +176,10 @@ export class ListChanges {
     }
   }
 
+  logLevelOf(tokenId: string): LogLevel | undefined {
+    return this.levels.get(tokenId);
+  }
+
   /** An upstream's log message: the channels of the tokens that see that upstream hear it, at their level. */
   logMessage(upstream: string, message: LogMessage): void {
     for (const l of [...this.channels.keys()]) {

@@ -45,7 +45,12 @@ export interface ServerDeps {
   /** the 2025 era's resource subscriptions per token (list-changed.ts); absent: resources/subscribe is not offered */
   subscriptions?: TokenSubscriptions;
   /** upstreams' log messages (docs/upstreams.md, "Logs"): a token's level (2025 era), a 2026-07-28 request's taps */
-  logs?: { setLevel(tokenId: string, level: LogLevel): void; taps: RequestLogTaps };
+  logs?: {
+    setLevel(tokenId: string, level: LogLevel): void;
+    taps: RequestLogTaps;
+    /** a token's 2025 channel for them: whether it has a GET stream open, and the level it set */
+    channelOf(tokenId: string): { open: boolean; level: LogLevel | undefined };
+  };
 }
 
 /** Where a write tool's own output schema is listed (the shape of its result once applied); see listedTool. */
@@ -216,26 +221,38 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
     return { _meta: { [LOGGING_META_KEY]: sent } };
   });
 
+  /**
+   * The upstream's log messages on this call's own stream, while it is answered (docs/upstreams.md, "Logs"):
+   * 2026-07-28, at the level the call names (none named: none); 2025, at the token's level, only when the token
+   * has no GET stream open (which hears them otherwise).
+   */
+  const tapLogs = (
+    name: string,
+    req: { envelope?: unknown; notify: (n: { method: 'notifications/message'; params: never }) => Promise<void> },
+  ): (() => void) => {
+    if (!deps.logs) return () => {};
+    const envelope = req.envelope as Record<string, unknown> | undefined;
+    const channel = envelope === undefined && ctx.token ? deps.logs.channelOf(ctx.token.id) : null;
+    const level =
+      envelope !== undefined
+        ? envelope[LOG_LEVEL_META_KEY]
+        : channel?.open === false
+          ? (channel.level ?? 'debug')
+          : undefined;
+    if (!isLogLevel(level)) return () => {};
+    const plugin = deps.registry.visible(viewer, deps.settings()).find((e) => e.tool.name === name)?.tool.plugin;
+    if (!plugin) return () => {};
+    return deps.logs.taps.tap(
+      plugin,
+      level,
+      (params) => void req.notify({ method: 'notifications/message', params: params as never }).catch(() => undefined),
+    );
+  };
+
   server.setRequestHandler('tools/call', async (request, extra) => {
     const progress = progressOf(extra.mcpReq);
     const args = request.params.arguments ?? {};
-    // 2026-07-28: a call that names a log level hears its upstream's messages at that level while it is answered.
-    const level = (extra.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY];
-    const plugin =
-      isLogLevel(level) && deps.logs
-        ? deps.registry.visible(viewer, deps.settings()).find((e) => e.tool.name === request.params.name)?.tool.plugin
-        : undefined;
-    const untap =
-      plugin && isLogLevel(level)
-        ? deps.logs!.taps.tap(
-            plugin,
-            level,
-            (params) =>
-              void extra.mcpReq
-                .notify({ method: 'notifications/message', params: params as never })
-                .catch(() => undefined),
-          )
-        : () => {};
+    const untap = tapLogs(request.params.name, extra.mcpReq);
     try {
       // What the client declared and (2025 era) how to ask it mid-call; a retried round's verified answers (request-state.ts).
       const resume = resumeOf(request.params.name, args, extra);

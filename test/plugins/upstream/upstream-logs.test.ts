@@ -175,6 +175,41 @@ describe('2025 clients: the GET stream', () => {
   });
 });
 
+describe('2025 clients without a GET stream', () => {
+  it("hear the upstream's messages on the call's own stream, before its result, at the token's level", async () => {
+    const token = (await u.w.svc.createToken({ label: 'no stream', user: 'admin' })).token;
+    const call = async (id: number, name: string, args: Record<string, unknown>) => {
+      const r = await fetch(u.w.svc.mcpUrl, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${token}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'MCP-Protocol-Version': '2025-11-25',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, params: name === '' ? args : { name, arguments: args } }),
+      });
+      const text = await r.text();
+      // JSON when nothing came before the result, an event stream when something did
+      if (r.headers.get('content-type')?.includes('application/json'))
+        return [JSON.parse(text) as { method?: string; params?: Record<string, unknown>; id?: number }];
+      return text
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => JSON.parse(l.slice(6)) as { method?: string; params?: Record<string, unknown>; id?: number });
+    };
+    let method = 'tools/call';
+    const events = await call(1, 'off__log', { level: 'info', data: 'on the call stream' });
+    expect(events.map((e) => e.method ?? `result ${e.id}`)).toEqual(['notifications/message', 'result 1']);
+    expect(events[0]!.params).toEqual({ level: 'info', logger: 'off', data: 'on the call stream' });
+    method = 'logging/setLevel';
+    await call(2, '', { level: 'error' });
+    method = 'tools/call';
+    const quiet = await call(3, 'off__log', { level: 'info', data: 'below its level' });
+    expect(quiet.map((e) => e.method ?? `result ${e.id}`)).toEqual(['result 3']);
+  });
+});
+
 describe('2026-07-28 clients: the stream of the call that names a level', () => {
   const LEVEL = 'io.modelcontextprotocol/logLevel';
 
