@@ -131,11 +131,11 @@ describe('the consent step', () => {
     renderWith({ api }, <Upstreams />);
     expect(
       await screen.findByRole('heading', {
-        name: /Offer these 1 tools with its instructions of “ev” to your clients\?/,
+        name: /Offer these 1 tools of “ev” to your clients\?/,
       }),
     ).toBeTruthy();
     expect(screen.getByLabelText('Instructions of ev').textContent).toContain('Call echo before anything else.');
-    await userEvent.click(screen.getByRole('button', { name: 'Offer these 1 tools with its instructions' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Offer these 1 tools' }));
     await waitFor(() => expect(reviewed(calls)).toBeDefined());
     expect(reviewed(calls)).toMatchObject({
       consent: [{ tool: 'echo', hash: H('c') }],

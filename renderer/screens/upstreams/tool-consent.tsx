@@ -45,7 +45,7 @@ export function ToolConsent({
   // what it tells the model, consented to with the rest (clients are given it under its name)
   const instructions = detail.instructions?.pending && !detail.instructions.removed ? detail.instructions : null;
   // "N tools" as before; its prompts and views named too when it has any
-  const what = `${waiting.length} tools${prompts.length ? `${views.length ? ',' : ' and'} ${prompts.length} prompts` : ''}${views.length ? ` and ${views.length} views` : ''}${instructions ? ' with its instructions' : ''}`;
+  const what = `${waiting.length} tools${prompts.length ? `${views.length ? ',' : ' and'} ${prompts.length} prompts` : ''}${views.length ? ` and ${views.length} views` : ''}`;
   // Only the classes the person changed; a tool listed anew after a reload starts from its own.
   const [classes, setClasses] = useState<ReadonlyMap<string, ToolClass>>(new Map());
   const classOf = (t: UpstreamToolView) => classes.get(t.tool) ?? t.class;
