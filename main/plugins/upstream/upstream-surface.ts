@@ -174,7 +174,8 @@ export class UpstreamSurface implements PluginSurface {
         this.offered = {
           completions: caps.completions !== undefined,
           subscribe: (caps.resources as { subscribe?: unknown } | undefined)?.subscribe === true,
-          logging: caps.logging !== undefined,
+          // a 2026-07-28 upstream has no logging/setLevel to send a level to (that revision names it per request)
+          logging: caps.logging !== undefined && this.connection.snapshot().era !== 'modern',
         };
         // a new session of the upstream knows no level: the one clients asked for is sent again
         if (wanted.has('connected')) {
