@@ -319,7 +319,10 @@ export async function assembleCore(a: CoreAdapters) {
     remotes: () => upstreams?.list().flatMap((u) => (u.url ? [{ id: u.id, url: u.url }] : [])) ?? [],
     profileOf: (name) => profiles.get(name),
     ...(upstreams
-      ? { resourceUpdates: (listener: (uri: string) => void) => upstreams.onResourceUpdated(listener) }
+      ? {
+          resourceUpdates: (listener: (uri: string) => void) => upstreams.onResourceUpdated(listener),
+          upstreamLogs: (listener: Parameters<typeof upstreams.onLog>[0]) => upstreams.onLog(listener),
+        }
       : {}),
     tasks: { staging, approvalUrl: (id) => approvalLinks.urlFor(id) },
   };

@@ -135,7 +135,7 @@ export function healthReporter(deps: HealthDeps): () => HealthReport {
     ...reviewWarning(
       deps.registry.listPlugins().flatMap((p) => {
         const r = p.awaitingReview?.();
-        return r && r.tools + r.prompts + (r.views ?? 0) > 0 ? [{ id: p.id, ...r }] : [];
+        return r && r.tools + r.prompts + (r.views ?? 0) + (r.instructions ?? 0) > 0 ? [{ id: p.id, ...r }] : [];
       }),
     ),
     ...unsettledWarning(deps.staging.list({ status: 'failed' }).filter(awaitsSettlement).length),
@@ -192,15 +192,16 @@ export const REVIEW_WARNING = 'definitions_review';
  * look fine while any wait (docs/upstreams.md, "Names, pinning, classes").
  */
 function reviewWarning(
-  waiting: ReadonlyArray<{ id: string; tools: number; prompts: number; views?: number }>,
+  waiting: ReadonlyArray<{ id: string; tools: number; prompts: number; views?: number; instructions?: number }>,
 ): Warning[] {
-  const n = waiting.reduce((sum, w) => sum + w.tools + w.prompts + (w.views ?? 0), 0);
+  const n = waiting.reduce((sum, w) => sum + w.tools + w.prompts + (w.views ?? 0) + (w.instructions ?? 0), 0);
   if (n === 0) return [];
   const of = (k: number, what: string) => (k ? [`${k} ${what}${k === 1 ? '' : 's'}`] : []);
   const where = waiting
     .slice(0, 5)
     .map(
-      (w) => `${w.id}: ${[...of(w.tools, 'tool'), ...of(w.prompts, 'prompt'), ...of(w.views ?? 0, 'view')].join(', ')}`,
+      (w) =>
+        `${w.id}: ${[...of(w.tools, 'tool'), ...of(w.prompts, 'prompt'), ...of(w.views ?? 0, 'view'), ...(w.instructions ? ['its instructions'] : [])].join(', ')}`,
     )
     .join('; ');
   const more = waiting.length > 5 ? `; and ${waiting.length - 5} more servers` : '';

@@ -4,7 +4,7 @@ import { openInBrowser } from '../plugins/upstream/oauth/open-url.ts';
 import type { Connection } from './connect.ts';
 import { out } from './args.ts';
 import { safe, unwrap } from './output.ts';
-import { promptRows, toolRows } from './upstream-rows.ts';
+import { instructionsLines, promptRows, toolRows } from './upstream-rows.ts';
 
 /** One line about an OAuth upstream's sign-in, for `show`, `login` and `logout`. */
 export function signInLine(s: OAuthStatus): string {
@@ -65,18 +65,23 @@ async function consentToFirstListing(c: Connection, id: string): Promise<string[
   const d = unwrap(await c.dispatch('upstreams.get', { id }));
   const tools = d.tool_list.filter((x) => x.pending?.reason === 'new' && !x.removed);
   const prompts = d.prompt_list.filter((x) => x.pending?.reason === 'new' && !x.removed);
+  // what it tells the model is consented to with its tools, as `upstreams add` does
+  const instructions = d.instructions?.pending?.reason === 'new' && !d.instructions.removed ? d.instructions : null;
   const r = unwrap(
     await c.dispatch('upstreams.review', {
       id,
       consent: tools.map((x) => ({ tool: x.tool, hash: x.pending!.hash })),
       prompt_consent: prompts.map((x) => ({ prompt: x.prompt, hash: x.pending!.hash })),
+      ...(instructions ? { instructions_consent: { hash: instructions.pending!.hash } } : {}),
     }),
   );
   const pinned = unwrap(await c.dispatch('upstreams.prompts', { id }));
+  const after = instructions ? unwrap(await c.dispatch('upstreams.get', { id })).instructions : null;
   return [
     safe`Its tools and prompts are pinned as listed now (changed or new ones wait for: gatehouse upstreams review ${id}).`,
     toolRows(r),
     ...(pinned.length ? [promptRows(pinned)] : []),
+    ...(after ? instructionsLines(after) : []),
   ];
 }
 

@@ -1,6 +1,12 @@
 import { createInterface } from 'node:readline/promises';
-import type { UpstreamPromptView, UpstreamToolView, UpstreamViewView } from '../contract/upstreams.ts';
+import type {
+  UpstreamInstructionsView,
+  UpstreamPromptView,
+  UpstreamToolView,
+  UpstreamViewView,
+} from '../contract/upstreams.ts';
 import { safe, UsageError } from './output.ts';
+import { instructionsLines } from './upstream-rows.ts';
 
 /**
  * `upstreams review ID --approve NAME[=HASH]`: every approval names the definition the person saw (the attack it stops:
@@ -14,10 +20,12 @@ export interface Bound {
   prompt_consent: Array<{ prompt: string; hash: string }>;
   /** present once a view is approved */
   view_consent?: Array<{ view: string; hash: string }>;
+  /** present once its instructions are approved */
+  instructions_consent?: { hash: string };
 }
 
-type Pin = UpstreamToolView | UpstreamPromptView | UpstreamViewView;
-type Kind = 'tool' | 'prompt' | 'view';
+type Pin = UpstreamToolView | UpstreamPromptView | UpstreamViewView | UpstreamInstructionsView;
+type Kind = 'tool' | 'prompt' | 'view' | 'instructions';
 
 /** `NAME=sha256:<hex>` as its parts; a bare name has no hash. */
 export function namedHash(arg: string): { name: string; hash: string | null } {
@@ -28,7 +36,7 @@ export function namedHash(arg: string): { name: string; hash: string | null } {
 /** The hash an approval of this pin would pin: what waits, or (a hidden one offered again) what was approved. */
 const offered = (p: Pin): string | null => p.pending?.hash ?? p.hash;
 
-const ownOf = (p: Pin): string => ('tool' in p ? p.tool : 'prompt' in p ? p.prompt : p.view);
+const ownOf = (p: Pin): string => ('tool' in p ? p.tool : 'prompt' in p ? p.prompt : 'view' in p ? p.view : p.name);
 
 function find(pins: readonly Pin[], name: string, kind: Kind, id: string): Pin {
   const pin = pins.find((p) => p.name === name || ownOf(p) === name);
@@ -38,6 +46,7 @@ function find(pins: readonly Pin[], name: string, kind: Kind, id: string): Pin {
 
 /** What a person is asked to confirm: the name, the hash and, for a changed one, the diff. */
 function shown(p: Pin, kind: Kind): string[] {
+  if ('text' in p) return instructionsLines(p);
   const head = safe`${kind} ${p.name}  ${p.pending ? p.pending.reason : 'offer again'}  ${offered(p) ?? '-'}`;
   const changes = (p.pending?.changes ?? []).flatMap((c) => [
     safe`  ${c.field}:`,
@@ -93,18 +102,34 @@ export const processTerminal: Terminal = {
  */
 export async function bindApprovals(
   id: string,
-  asked: { approve: string[]; approvePrompts: string[]; approveViews?: string[]; all: boolean },
+  asked: {
+    approve: string[];
+    approvePrompts: string[];
+    approveViews?: string[];
+    /** a hash, or (to confirm at the terminal) anything else */
+    approveInstructions?: string;
+    all: boolean;
+  },
   current: {
     tools: readonly UpstreamToolView[];
     prompts: readonly UpstreamPromptView[];
     views?: readonly UpstreamViewView[];
+    instructions?: UpstreamInstructionsView | null;
   },
   term: Terminal,
 ): Promise<Bound> {
   const bound: Bound = { consent: [], prompt_consent: [] };
   const unbound: Array<{ kind: Kind; pin: Pin }> = [];
   const pinsOf = (kind: Kind): readonly Pin[] =>
-    kind === 'tool' ? current.tools : kind === 'prompt' ? current.prompts : (current.views ?? []);
+    kind === 'tool'
+      ? current.tools
+      : kind === 'prompt'
+        ? current.prompts
+        : kind === 'view'
+          ? (current.views ?? [])
+          : current.instructions
+            ? [current.instructions]
+            : [];
   const take = (kind: Kind, arg: string) => {
     const { name, hash } = namedHash(arg);
     const pin = find(pinsOf(kind), name, kind, id);
@@ -116,12 +141,16 @@ export async function bindApprovals(
       ? bound.consent.push({ tool: ownOf(pin), hash })
       : kind === 'prompt'
         ? bound.prompt_consent.push({ prompt: ownOf(pin), hash })
-        : (bound.view_consent ??= []).push({ view: ownOf(pin), hash });
+        : kind === 'view'
+          ? (bound.view_consent ??= []).push({ view: ownOf(pin), hash })
+          : (bound.instructions_consent = { hash });
   for (const a of asked.approve) take('tool', a);
   for (const a of asked.approvePrompts) take('prompt', a);
   for (const a of asked.approveViews ?? []) take('view', a);
+  const i = asked.approveInstructions;
+  if (i !== undefined) take('instructions', i.startsWith('sha256:') ? `instructions=${i}` : 'instructions');
   if (asked.all)
-    for (const kind of ['tool', 'prompt', 'view'] as const)
+    for (const kind of ['tool', 'prompt', 'view', 'instructions'] as const)
       for (const pin of pinsOf(kind)) if (pin.pending && pin.state !== 'hidden') unbound.push({ kind, pin });
   const toConfirm = [...new Map(unbound.map((u) => [`${u.kind}:${u.pin.name}`, u])).values()];
   if (!toConfirm.length) return bound;
@@ -129,7 +158,7 @@ export async function bindApprovals(
   if (!term.isTTY)
     throw new UsageError(
       `an approval names the definition you reviewed:\n${text}\n` +
-        `pass it with its hash (--approve NAME=sha256:..., --approve-prompt NAME=sha256:..., --approve-view URI=sha256:...), as printed here and by ` +
+        `pass it with its hash (--approve NAME=sha256:..., --approve-prompt NAME=sha256:..., --approve-view URI=sha256:..., --approve-instructions sha256:...), as printed here and by ` +
         `'gatehouse upstreams review ${id}', or run the command in a terminal to confirm it`,
     );
   term.print(text);

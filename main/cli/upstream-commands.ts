@@ -1,6 +1,7 @@
 import type { FieldChange } from '../contract/staged.ts';
 import type {
   UpstreamDetail,
+  UpstreamInstructionsView,
   UpstreamPromptView,
   UpstreamToolView,
   UpstreamView,
@@ -8,7 +9,7 @@ import type {
 } from '../contract/upstreams.ts';
 import { GatehouseError } from '../core/errors.ts';
 import { safe, table, unwrap, UsageError } from './output.ts';
-import { promptRows, toolRows, viewRows } from './upstream-rows.ts';
+import { instructionsLines, promptRows, toolRows, viewRows } from './upstream-rows.ts';
 import { out, parse, withConnection } from './args.ts';
 import { login, logout, signInLine } from './oauth-commands.ts';
 import { bindApprovals, processTerminal, viewLines } from './review-binding.ts';
@@ -33,6 +34,8 @@ const FLAGS = {
   'hide-prompt': many,
   'approve-view': many,
   'hide-view': many,
+  'approve-instructions': { type: 'string' },
+  'hide-instructions': { type: 'boolean' },
   oauth: { type: 'boolean' },
   sse: { type: 'boolean' },
   'client-id': { type: 'string' },
@@ -173,7 +176,12 @@ const diffLines = (changes: FieldChange[]) =>
   ]);
 
 /** What changed in each quarantined tool, prompt and view, old -> new, for `review ID` without an action. */
-const pendingText = (tools: UpstreamToolView[], prompts: UpstreamPromptView[], views: UpstreamViewView[]) =>
+const pendingText = (
+  tools: UpstreamToolView[],
+  prompts: UpstreamPromptView[],
+  views: UpstreamViewView[],
+  instructions: UpstreamInstructionsView | null | undefined,
+) =>
   [
     ...tools
       .filter((t) => t.pending)
@@ -194,6 +202,7 @@ const pendingText = (tools: UpstreamToolView[], prompts: UpstreamPromptView[], v
         ...diffLines(v.pending!.changes.filter((c) => c.field !== 'content_hash')),
         ...viewLines(v),
       ]),
+    ...(instructions?.pending ? instructionsLines(instructions) : []),
   ].join('\n') || 'Nothing waits for review.';
 
 /** `gatehouse upstreams add|list|show|remove|enable|disable|test|tools|prompts|review|grant|recipes|recipe|login|logout` */
@@ -224,6 +233,7 @@ export async function upstreams(args: string[]): Promise<void> {
           toolRows(d.tool_list),
           ...(d.prompt_list.length ? [promptRows(d.prompt_list)] : []),
           ...(d.view_list?.length ? [viewRows(d.view_list)] : []),
+          ...(d.instructions ? instructionsLines(d.instructions) : []),
         ].join('\n'),
       );
     }
@@ -266,6 +276,7 @@ export async function upstreams(args: string[]): Promise<void> {
           toolRows(d.tool_list),
           ...(d.prompt_list.length ? [promptRows(d.prompt_list)] : []),
           ...(d.view_list?.length ? [viewRows(d.view_list)] : []),
+          ...(d.instructions ? instructionsLines(d.instructions) : []),
           ...(d.stderr.length ? ['stderr (last lines):', ...d.stderr.slice(-20).map((l) => safe`  ${l}`)] : []),
         ].join('\n'),
       );
@@ -283,6 +294,9 @@ export async function upstreams(args: string[]): Promise<void> {
         approve: values.approve ?? [],
         approvePrompts: values['approve-prompt'] ?? [],
         approveViews: values['approve-view'] ?? [],
+        ...(values['approve-instructions'] !== undefined
+          ? { approveInstructions: values['approve-instructions'] }
+          : {}),
         all: !!values['approve-all'],
       };
       const acts = {
@@ -291,6 +305,7 @@ export async function upstreams(args: string[]): Promise<void> {
         write: values.write ?? [],
         hide_prompts: values['hide-prompt'] ?? [],
         ...(values['hide-view']?.length ? { hide_views: values['hide-view'] } : {}),
+        ...(values['hide-instructions'] ? { hide_instructions: true } : {}),
       };
       const acting =
         asked.all ||
@@ -303,11 +318,18 @@ export async function upstreams(args: string[]): Promise<void> {
           acts.write,
           acts.hide_prompts,
           acts.hide_views ?? [],
-        ].some((l) => l.length);
-      const views = async () => unwrap(await c.dispatch('upstreams.get', { id: id! })).view_list ?? [];
+        ].some((l) => l.length) ||
+        asked.approveInstructions !== undefined ||
+        !!acts.hide_instructions;
+      const detail = async () => unwrap(await c.dispatch('upstreams.get', { id: id! }));
+      const views = async () => (await detail()).view_list ?? [];
       // Approvals are bound to the hash the person saw (review-binding.ts): never to whatever waits by the time it arrives.
       const bound =
-        asked.all || asked.approve.length || asked.approvePrompts.length || asked.approveViews.length
+        asked.all ||
+        asked.approve.length ||
+        asked.approvePrompts.length ||
+        asked.approveViews.length ||
+        asked.approveInstructions !== undefined
           ? await bindApprovals(
               id!,
               asked,
@@ -315,6 +337,7 @@ export async function upstreams(args: string[]): Promise<void> {
                 tools: unwrap(await c.dispatch('upstreams.tools', { id: id! })),
                 prompts: unwrap(await c.dispatch('upstreams.prompts', { id: id! })),
                 views: await views(),
+                instructions: (await detail()).instructions ?? null,
               },
               processTerminal,
             )
@@ -326,15 +349,17 @@ export async function upstreams(args: string[]): Promise<void> {
       );
       const prompts = unwrap(await c.dispatch('upstreams.prompts', { id: id! }));
       // --json answers the tools, as before prompts were pinned (scripts read it); the prompts: upstreams prompts ID --json
-      const viewList = await views();
+      const after = await detail();
+      const viewList = after.view_list ?? [];
       return out(json, tools, () =>
         acting
           ? [
               toolRows(tools),
               ...(prompts.length ? [promptRows(prompts)] : []),
               ...(viewList.length ? [viewRows(viewList)] : []),
+              ...(after.instructions ? instructionsLines(after.instructions) : []),
             ].join('\n')
-          : pendingText(tools, prompts, viewList),
+          : pendingText(tools, prompts, viewList, after.instructions),
       );
     }
     if (sub === 'grant') {

@@ -1,5 +1,10 @@
-import type { UpstreamPromptView, UpstreamToolView, UpstreamViewView } from '../contract/upstreams.ts';
-import { table } from './output.ts';
+import type {
+  UpstreamInstructionsView,
+  UpstreamPromptView,
+  UpstreamToolView,
+  UpstreamViewView,
+} from '../contract/upstreams.ts';
+import { safe, table } from './output.ts';
 
 /** The tables of an upstream's tools, prompts and views (`add`, `show`, `review`, and `login`'s first consent). */
 
@@ -38,3 +43,22 @@ export const viewRows = (views: UpstreamViewView[]) =>
     })),
     ['view', 'state', 'asks', 'hash', 'pending'],
   );
+
+/** Its instructions (what it tells the model, given to clients once approved): pin state, hash, and the text a person consents to. */
+export const instructionsLines = (i: UpstreamInstructionsView): string[] => [
+  safe`instructions  ${i.removed ? `${i.state} (removed)` : i.state}  ${i.hash ?? '-'}${i.pending ? `  ${i.pending.reason} -> ${i.pending.hash}` : ''}  (${i.length} characters${i.length > i.text.length ? `, cut at ${i.text.length}` : ''})`,
+  ...(i.text_diff
+    ? [
+        safe`  text (${i.text_diff.changed_lines} lines changed), approved:`,
+        ...indented(i.text_diff.before),
+        safe`  waiting:`,
+        ...indented(i.text_diff.after),
+      ]
+    : indented(i.text)),
+];
+
+const indented = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => safe`    ${l}`);

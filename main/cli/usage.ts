@@ -39,6 +39,7 @@ Usage: gatehouse <command> [options]
   upstreams recipe ID TOOL --shows file_write|file_edit|state --via READ:ARG=PATH[,ARG=PATH][@LABEL]... [--content ARG] [--edits ARG] [--path ARG] [--stat READ:ARG=PATH]
   upstreams recipe ID TOOL --remove     your recipe for a write (in place of a shipped one), or removed
   upstreams review ID [--approve-view URI=HASH]... [--hide-view URI]...   MCP App views (--approve-all covers them); upstreams show ID lists them
+  upstreams review ID [--approve-instructions HASH] [--hide-instructions]   its instructions to the model (--approve-all covers them); upstreams show ID shows them
   clients list [CLIENT]                                          the MCP clients here, their servers, which go through Gatehouse
   clients import CLIENT [--server [SCOPE:]NAME]... [--as [SCOPE:]NAME=ID]... [--dry-run] [--yes]   their servers as upstreams
                   [--allow-write [NAME=]DIR]... [--allow-read [NAME=]DIR]... [--allow-net [NAME=]HOST]... [--unconfined [NAME]]

@@ -286,6 +286,10 @@ export const UpstreamView = z.object({
       removed: z.number().int(),
     })
     .optional(),
+  /** its log messages since the service started: passed on to its clients, and dropped past the rate bound (docs/upstreams.md, "Logs") */
+  logs: z.object({ forwarded: z.number().int(), dropped: z.number().int() }).optional(),
+  /** its instructions' pin state; absent: it sends none */
+  instructions_state: ToolState.optional(),
   /** names that could not be offered (collision with a built-in tool, too long, invalid): reported at every (re)load */
   problems: z.array(z.string()),
 });
@@ -334,10 +338,23 @@ export const UpstreamViewView = PinView.extend({
 });
 export type UpstreamViewView = z.infer<typeof UpstreamViewView>;
 
+/** An upstream's instructions: its definition is their text (masked, bounded). `name` is `instructions`. */
+export const UpstreamInstructionsView = PinView.extend({
+  /** the text shown (what waits, else the approved one) */
+  text: z.string(),
+  /** characters the upstream sent (more than `text` when cut at the bound) */
+  length: z.number().int(),
+  /** while changed instructions wait: their text against the approved one, the changed hunks (lib/line-diff.ts) */
+  text_diff: z.object({ before: z.string(), after: z.string(), changed_lines: z.number().int() }).nullable(),
+});
+export type UpstreamInstructionsView = z.infer<typeof UpstreamInstructionsView>;
+
 export const UpstreamDetail = UpstreamView.extend({
   tool_list: z.array(UpstreamToolView),
   prompt_list: z.array(UpstreamPromptView),
   view_list: z.array(UpstreamViewView).optional(),
+  /** its instructions' pin; null: it sends none */
+  instructions: UpstreamInstructionsView.nullable().optional(),
   /** the last lines the stdio process wrote to stderr (bounded) */
   stderr: z.array(z.string()),
   /** the preview recipes of its write tools: the person's and the shipped ones (docs/staging.md) */
@@ -378,6 +395,10 @@ export const UpstreamReviewInput = z
       .max(1000)
       .optional(),
     hide_views: z.array(z.string().min(1).max(2100)).max(1000).optional(),
+    /** its instructions, approved only while what waits (or, hidden, what was approved) has that hash */
+    instructions_consent: z.object({ hash: DefinitionHash }).strict().optional(),
+    /** its instructions given to no client, whatever it sends */
+    hide_instructions: z.boolean().optional(),
   })
   .strict();
 export type UpstreamReviewInput = z.input<typeof UpstreamReviewInput>;

@@ -42,6 +42,8 @@ import type { Pipeline } from '../core/calls/pipeline.ts';
 import { createUpstreamLookup } from './upstream-lookup.ts';
 import { upstreamViewDeps } from './upstream-view.ts';
 import { ClientCapabilities } from './client-capabilities.ts';
+import { RequestLogTaps } from './upstream-logs.ts';
+import type { LogLevel, LogMessage } from '../plugins/upstream/log-relay.ts';
 import { Routes2025, type CallRoute } from './routes-2025.ts';
 
 export interface EndpointDeps extends ServerDeps {
@@ -67,6 +69,8 @@ export interface EndpointDeps extends ServerDeps {
   profileOf?: (name: string) => ProfileSet | undefined;
   /** hears every subscribed upstream resource's update (the URI clients use); returns the unsubscribe */
   resourceUpdates?: (listener: (uri: string) => void) => () => void;
+  /** hears every upstream's log messages (named, masked, bounded: log-relay.ts); returns the unsubscribe */
+  upstreamLogs?: (listener: (upstream: string, message: LogMessage) => void) => () => void;
 }
 
 /** What the endpoint needs of the core (main/assemble-core.ts builds it once); the HTTP face adds the limiter, the Host rule, the body budget and the log. */
@@ -98,13 +102,33 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     viewRegistry: (view) => upstreamViewDeps(deps, view).registry,
     policyRevision: () => deps.listing.revision(),
   });
+  const taps = new RequestLogTaps();
   const unwatch = [
     deps.registry.onChange(() => lists.changed()),
     deps.watchSettings(() => lists.changed()),
     ...(deps.resourceUpdates ? [deps.resourceUpdates((uri) => lists.resourceUpdated(uri))] : []),
+    // 2025 era: the GET streams of the tokens that see the upstream; 2026-07-28: the requests that asked for them
+    ...(deps.upstreamLogs
+      ? [
+          deps.upstreamLogs((upstream, m) => {
+            lists.logMessage(upstream, m);
+            taps.deliver(upstream, m);
+          }),
+        ]
+      : []),
   ];
   // Updates reach a subscriber on its channels: without a source of updates, subscriptions are not offered.
-  const served = deps.resourceUpdates ? { ...deps, subscriptions: lists.subscriptions } : deps;
+  const subscribed = deps.resourceUpdates ? { ...deps, subscriptions: lists.subscriptions } : deps;
+  const served = deps.upstreamLogs
+    ? {
+        ...subscribed,
+        logs: {
+          setLevel: (t: string, l: LogLevel) => lists.setLogLevel(t, l),
+          taps,
+          channelOf: (t: string) => ({ open: lists.countFor(t) > 0, level: lists.logLevelOf(t) }),
+        },
+      }
+    : subscribed;
   // A view is one upstream's own endpoint (upstream-view.ts); none is the main endpoint.
   const factory = (ctx: CallContext, view?: string) => buildServer(ctx, view ? upstreamViewDeps(served, view) : served);
   let listens = 0;

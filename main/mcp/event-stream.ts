@@ -16,8 +16,9 @@ export const wantsEventStream = (req: IncomingMessage): boolean =>
 /**
  * The 2025-era Streamable HTTP GET stream, for an authenticated token: the
  * channel on which a client hears notifications/tools/list_changed (the SDK
- * client and gatehouse-bridge open it after `initialized`). It carries
- * nothing else: Gatehouse sends no other unsolicited message. Keep-alive
+ * client and gatehouse-bridge open it after `initialized`), the updates of
+ * the resources it subscribed to and the log messages of the upstreams its
+ * token sees (docs/upstreams.md, "Logs"). Keep-alive
  * comments hold it open through proxies; it ends with the client, at a
  * token's revocation, when the token opens one stream too many (its oldest
  * ends: `ListChanges.attach` keeps the bounds), or at shutdown. On an
@@ -54,6 +55,10 @@ export function openEventStream(
     sendUpdated: (uri) =>
       res.write(
         `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } })}\n\n`,
+      ),
+    sendLog: (params) =>
+      res.write(
+        `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params })}\n\n`,
       ),
     close: end,
   });

@@ -6,6 +6,7 @@ import type { Registry, RegisteredTool, Viewer } from '../core/calls/registry.ts
 import type { ResourceDef } from '../core/calls/tool.ts';
 import { listedTool, type ServerRegistry } from './server-factory.ts';
 import { MAX_SUBSCRIPTIONS_PER_TOKEN, type TokenSubscriptions } from './resource-subscriptions.ts';
+import { passes, type LogLevel, type LogMessage } from '../plugins/upstream/log-relay.ts';
 
 export type ListKind = 'tools' | 'resources' | 'prompts';
 
@@ -24,6 +25,8 @@ export interface Listener {
   send(kind: ListKind): void;
   /** notifications/resources/updated of a resource it subscribed to */
   sendUpdated?(uri: string): void;
+  /** an upstream's notifications/message (2025 era: the GET stream; a listen stream has no word for it) */
+  sendLog?(message: LogMessage): void;
   /** a 2026-07-28 listen stream's own resource subscriptions; none: its token's (2025 era, resources/subscribe) */
   readonly resources?: ReadonlySet<string>;
   close(): void;
@@ -75,6 +78,15 @@ export class ListChanges {
   }>();
   /** each token's resource subscriptions (2025 era) */
   private readonly held = new Map<string, Set<string>>();
+  /** the log level each token set (2025 era, logging/setLevel); none: every level */
+  private readonly levels = new Map<string, LogLevel>();
+
+  /** A token's logging/setLevel: its channels hear upstreams' messages at that level or above. */
+  setLogLevel(tokenId: string, level: LogLevel): void {
+    this.levels.delete(tokenId);
+    this.levels.set(tokenId, level);
+    if (this.levels.size > MAX_LEVELS) this.levels.delete(this.levels.keys().next().value!);
+  }
 
   readonly subscriptions: TokenSubscriptions = {
     add: (tokenId, uri) => {
@@ -159,6 +171,26 @@ export class ListChanges {
       if (!subscribed || !this.deps.viewerOf(l.tokenId)) continue;
       try {
         l.sendUpdated?.(uri);
+      } catch {
+        this.channels.delete(l);
+        l.close();
+      }
+    }
+  }
+
+  logLevelOf(tokenId: string): LogLevel | undefined {
+    return this.levels.get(tokenId);
+  }
+
+  /** An upstream's log message: the channels of the tokens that see that upstream hear it, at their level. */
+  logMessage(upstream: string, message: LogMessage): void {
+    for (const l of [...this.channels.keys()]) {
+      if (!l.sendLog || (l.view !== undefined && l.view !== upstream)) continue;
+      if (!passes(message.level, this.levels.get(l.tokenId))) continue;
+      const viewer = this.deps.viewerOf(l.tokenId);
+      if (!viewer || !this.deps.registry.surfaces(viewer).some((s) => s.plugin === upstream)) continue;
+      try {
+        l.sendLog(message);
       } catch {
         this.channels.delete(l);
         l.close();
@@ -274,6 +306,9 @@ export class ListChanges {
     return d;
   }
 }
+
+/** Tokens whose log level is remembered (the oldest one's is forgotten past it: every level again). */
+const MAX_LEVELS = 10_000;
 
 const resourceListing = ({ uri, name, title, description, mimeType }: ResourceDef) => ({
   uri,

@@ -1,4 +1,4 @@
-import { Server, ProtocolError, inputRequired } from '@modelcontextprotocol/server';
+import { Server, ProtocolError, inputRequired, LOG_LEVEL_META_KEY } from '@modelcontextprotocol/server';
 import type { Settings } from '../contract/settings.ts';
 import { JSONRPC_CODES } from '../contract/errors.ts';
 import type { CallContext } from '../core/calls/tool.ts';
@@ -19,6 +19,9 @@ import { appOnly, rendersViews, UI_EXTENSION } from '../contract/mcp-apps.ts';
 import type { SurfaceOffers } from '../core/calls/surface.ts';
 import type { TokenSubscriptions } from './resource-subscriptions.ts';
 import { sdkAnswer, sdkInternals } from './sdk-shapes.ts';
+import { composeInstructions } from '../plugins/upstream/instructions.ts';
+import { isLogLevel, type LogLevel } from '../plugins/upstream/log-relay.ts';
+import type { RequestLogTaps } from './upstream-logs.ts';
 
 /** The lists a request's server shows its caller: all the registry a server reads (an upstream's view narrows exactly these). */
 export type ServerRegistry = Pick<Registry, 'visible' | 'resources'>;
@@ -48,6 +51,13 @@ export interface ServerDeps {
   tasks?: TaskDeps;
   /** the 2025 era's resource subscriptions per token (list-changed.ts); absent: resources/subscribe is not offered */
   subscriptions?: TokenSubscriptions;
+  /** upstreams' log messages (docs/upstreams.md, "Logs"): a token's level (2025 era), a 2026-07-28 request's taps */
+  logs?: {
+    setLevel(tokenId: string, level: LogLevel): void;
+    taps: RequestLogTaps;
+    /** a token's 2025 channel for them: whether it has a GET stream open, and the level it set */
+    channelOf(tokenId: string): { open: boolean; level: LogLevel | undefined };
+  };
 }
 
 /** Where a write tool's own output schema is listed (the shape of its result once applied); see listedTool. */
@@ -124,6 +134,9 @@ function progressOf(req: {
   };
 }
 
+/** Where logging/setLevel's answer says which upstreams were sent the level (and which have no logging). */
+export const LOGGING_META_KEY = 'gatehouse/logging';
+
 /** Where a tool's error result carries its machine-readable error (code, message, details). */
 export const TOOL_ERROR_META_KEY = 'gatehouse/error';
 
@@ -189,7 +202,8 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
     { ...SERVER_INFO },
     {
       capabilities: capabilitiesFor(offers),
-      instructions: deps.instructions(ctx),
+      // Gatehouse's manual, then each upstream's own instructions the caller sees, as a person approved them.
+      instructions: composeInstructions(deps.instructions(ctx), deps.pipeline.surfaces.instructions(ctx)),
       requestState: requestStateOptions((reason, tool) => deps.pipeline.auditRefusedState(tool, ctx, reason)),
     },
   );
@@ -205,9 +219,47 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
     return sdkAnswer(toolLists.result(views ? visible : visible.filter((e) => !appOnly(e.tool.listed?._meta))));
   });
 
+  // Gatehouse's own logging: the level filters what it relays to this token, and is sent on to the upstreams the
+  // caller sees that declare logging; the answer names them, and those without logging (nothing sent, nothing claimed).
+  server.setRequestHandler('logging/setLevel', async (request) => {
+    const { level } = request.params;
+    if (ctx.token) deps.logs?.setLevel(ctx.token.id, level);
+    const sent = await deps.pipeline.surfaces.setLogLevel(level, ctx.token?.id ?? ctx.request_id, ctx);
+    return { _meta: { [LOGGING_META_KEY]: sent } };
+  });
+
+  /**
+   * The upstream's log messages on this call's own stream, while it is answered (docs/upstreams.md, "Logs"):
+   * 2026-07-28, at the level the call names (none named: none); 2025, at the token's level, only when the token
+   * has no GET stream open (which hears them otherwise).
+   */
+  const tapLogs = (
+    name: string,
+    req: { envelope?: unknown; notify: (n: { method: 'notifications/message'; params: never }) => Promise<void> },
+  ): (() => void) => {
+    if (!deps.logs) return () => {};
+    const envelope = req.envelope as Record<string, unknown> | undefined;
+    const channel = envelope === undefined && ctx.token ? deps.logs.channelOf(ctx.token.id) : null;
+    const level =
+      envelope !== undefined
+        ? envelope[LOG_LEVEL_META_KEY]
+        : channel?.open === false
+          ? (channel.level ?? 'debug')
+          : undefined;
+    if (!isLogLevel(level)) return () => {};
+    const plugin = deps.registry.visible(viewer, deps.settings()).find((e) => e.tool.name === name)?.tool.plugin;
+    if (!plugin) return () => {};
+    return deps.logs.taps.tap(
+      plugin,
+      level,
+      (params) => void req.notify({ method: 'notifications/message', params: params as never }).catch(() => undefined),
+    );
+  };
+
   server.setRequestHandler('tools/call', async (request, extra) => {
     const progress = progressOf(extra.mcpReq);
     const args = request.params.arguments ?? {};
+    const untap = tapLogs(request.params.name, extra.mcpReq);
     try {
       // What the client declared and (2025 era) how to ask it mid-call; a retried round's verified answers (request-state.ts).
       const resume = resumeOf(request.params.name, args, extra);
@@ -270,6 +322,8 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
       }
       const shape = toErrorShape(e);
       return toolError(shape.code, shape.message, shape.details ?? {});
+    } finally {
+      untap();
     }
   });
 

@@ -19,6 +19,8 @@ export type ServerSurfaces = Pick<
   | 'complete'
   | 'subscribe'
   | 'unsubscribe'
+  | 'instructions'
+  | 'setLogLevel'
 >;
 
 /**

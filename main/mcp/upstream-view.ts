@@ -110,6 +110,8 @@ function viewSurfaces(surfaces: ViewSource['pipeline']['surfaces'], id: string, 
     readResource: (uri, ctx) => mine.readResource(uri, ctx),
     getPrompt: (name, args, ctx) => mine.getPrompt(`${prefix}${name}`, args, ctx),
     offers: (ctx) => mine.offers(ctx),
+    instructions: (ctx) => mine.instructions(ctx),
+    setLogLevel: (level, holder, ctx) => mine.setLogLevel(level, holder, ctx),
     subscribe: (uri, holder, ctx) => mine.subscribe(uri, holder, ctx),
     unsubscribe: (uri, holder) => surfaces.unsubscribe(uri, holder),
     complete: (request, ctx) =>

@@ -91,6 +91,42 @@ export class SurfaceCalls {
   }
 
   /**
+   * logging/setLevel sent on to each surface the caller sees that offers logging (held by `holder`, its token);
+   * says which were sent it, which have no logging (nothing is sent to them, nothing claimed for them) and
+   * which failed to take it. Not audited, like listing.
+   */
+  async setLogLevel(
+    level: string,
+    holder: string,
+    ctx: CallContext,
+  ): Promise<{ sent_to: string[]; without_logging: string[]; failed: string[] }> {
+    const out = { sent_to: [] as string[], without_logging: [] as string[], failed: [] as string[] };
+    for (const s of this.seen(ctx)) {
+      if (s.kind !== 'upstream') continue;
+      if (!s.surface.setLogLevel || !s.surface.offers?.().logging) {
+        out.without_logging.push(s.plugin);
+        continue;
+      }
+      const ok = await s.surface.setLogLevel(holder, level).then(
+        () => true,
+        () => false,
+      );
+      (ok ? out.sent_to : out.failed).push(s.plugin);
+    }
+    return out;
+  }
+
+  /** The instructions of the surfaces this caller sees, each under its plugin's id, in the order of the ids. */
+  instructions(ctx: CallContext): Array<{ id: string; text: string }> {
+    return this.seen(ctx)
+      .flatMap((s) => {
+        const text = s.surface.instructions?.();
+        return text ? [{ id: s.plugin, text }] : [];
+      })
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /**
    * completion/complete for a prompt or resource template the caller sees, sent to the surface that owns it.
    * The policy decides it as it decides getting that prompt or reading that template's resources; it is not
    * audited (a client completes as a person types, like listing). One not seen answers not_found.

@@ -35,6 +35,8 @@ export interface SurfaceOffers {
   completions: boolean;
   /** resources/subscribe of its resources */
   subscribe: boolean;
+  /** logging/setLevel (its `logging` capability): a level a client sets is sent on to it */
+  logging?: boolean;
 }
 
 /** A completion/complete request, its ref in the names and URIs clients use. */

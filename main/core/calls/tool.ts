@@ -225,7 +225,7 @@ export interface Plugin {
   surface?: PluginSurface;
   status?(): { status: PluginInfo['status']; detail: string | null };
   /** definitions listed but offered to no client until a person reviews them (an upstream's new or changed tools and prompts) */
-  awaitingReview?(): { tools: number; prompts: number; views?: number };
+  awaitingReview?(): { tools: number; prompts: number; views?: number; instructions?: number };
   /** Called once by the service after registration; `signal` aborts when the service stops. */
   start?(host: PluginHost, signal: AbortSignal): Promise<void>;
   stop?(): Promise<void>;
@@ -259,9 +259,13 @@ export interface PluginSurface {
   readResource(uri: string, ctx: CallContext): Promise<Record<string, unknown>>;
   /** what more it offers now (completions, subscriptions); absent: nothing more */
   offers?(): SurfaceOffers;
+  /** the source's own instructions for clients (an upstream's, as a person approved them), or null */
+  instructions?(): string | null;
   /** completion/complete for one of its prompts or resource templates (it offers completions) */
   complete?(request: CompletionRequest, ctx: CallContext): Promise<Record<string, unknown>>;
   /** resources/subscribe of one of its resources for `holder` (it offers subscriptions), and its end */
   subscribe?(uri: string, holder: string, ctx: CallContext): Promise<void>;
   unsubscribe?(uri: string, holder: string): Promise<void>;
+  /** the log level `holder` (a client's token) asked for, sent on to the source (it offers logging) */
+  setLogLevel?(holder: string, level: string): Promise<void>;
 }

@@ -51,6 +51,10 @@ export interface ConnectionHooks {
   onSurface?(what: 'connected' | 'prompts' | 'resources'): void;
   /** the upstream's notifications/resources/updated of one of its own URIs */
   onResourceUpdated?(uri: string): void;
+  /** the upstream's notifications/message, masked (log-relay.ts bounds and names them) */
+  onLog?(params: unknown): void;
+  /** connected (again): the instructions it sent with this connection, masked (instructions.ts pins them) */
+  onInstructions?(text: string | undefined): void;
 }
 
 /** A call's result as the upstream gave it. */
@@ -188,6 +192,8 @@ export class UpstreamConnection {
   private readonly toolsChanged = new OneQueued(() => this.relistChanged());
   /** what it was given (env and header values, its token, its OAuth tokens): masked in everything it answers */
   private readonly known: KnownValues;
+  /** the instructions of the last connection, masked; undefined: none sent, or not connected yet */
+  private sentInstructions: string | undefined;
   private readonly health: UpstreamHealth = {
     status: 'down',
     last_error: null,
@@ -214,6 +220,11 @@ export class UpstreamConnection {
 
   snapshot(): UpstreamHealth {
     return { ...this.health };
+  }
+
+  /** What it sent as `instructions` when it last connected, masked of the values it was given. */
+  instructions(): string | undefined {
+    return this.sentInstructions;
   }
 
   /** Connects and lists the tools, or throws (a clear `upstream_unavailable`, no secret in it); connected already, it lists again. */
@@ -433,6 +444,9 @@ export class UpstreamConnection {
       },
     );
     this.relay.install(client);
+    client.setNotificationHandler('notifications/message', (n) => {
+      if (client === this.client) this.hooks.onLog?.(this.known.value(n.params));
+    });
     client.setNotificationHandler('notifications/resources/updated', (n) => {
       const uri = (n.params as { uri?: unknown } | undefined)?.uri;
       if (client === this.client && typeof uri === 'string') this.hooks.onResourceUpdated?.(uri);
@@ -471,6 +485,9 @@ export class UpstreamConnection {
       this.client = client;
       if (this.opening === transport) this.opening = null;
       client.onclose = () => this.closed(client);
+      const sent = client.getInstructions();
+      this.sentInstructions = typeof sent === 'string' ? this.known.text(sent) : undefined;
+      this.hooks.onInstructions?.(this.sentInstructions);
       this.hooks.onTools(defs);
       this.hooks.onChange();
       this.hooks.onSurface?.('connected');

@@ -1,12 +1,13 @@
 import type { z } from 'zod';
 import { NAMESPACE_SEPARATOR, type UpstreamReviewInput } from '../../contract/upstreams.ts';
 import { GatehouseError } from '../../core/errors.ts';
-import type { PinnedPrompt, PinnedTool, PinnedView } from './upstream-data.ts';
+import type { PinnedInstructions, PinnedPrompt, PinnedTool, PinnedView } from './upstream-data.ts';
+import { INSTRUCTIONS } from './instructions.ts';
 import { unwrapViewUri } from './views.ts';
 import { approve, type Pin } from './pinning.ts';
 
 type Input = z.output<typeof UpstreamReviewInput>;
-type Kind = 'tool' | 'prompt' | 'view';
+type Kind = 'tool' | 'prompt' | 'view' | 'instructions';
 /** What a review asks of one kind of pins, by the upstream's own names. */
 interface Acts {
   approve: string[];
@@ -16,7 +17,7 @@ interface Acts {
   /** further names that must exist (a tool's read and write marks) */
   named?: string[];
 }
-const LISTED_BY: Record<Kind, string> = { tool: 'tools', prompt: 'prompts', view: 'show' };
+const LISTED_BY: Record<Kind, string> = { tool: 'tools', prompt: 'prompts', view: 'show', instructions: 'show' };
 const quoted = (names: string[]) =>
   [...new Set(names)]
     .slice(0, 10)
@@ -75,6 +76,22 @@ export function applyViewReview(id: string, pins: readonly PinnedView[], input: 
   };
   if (!acts.hide.length && !acts.consent.length && !acts.all) return [...pins];
   return reviewPins(id, 'view', pins, acts);
+}
+
+/** The same review of its instructions (`instructions_consent`, `hide_instructions`, `approve_all`): one pin, named `instructions`. */
+export function applyInstructionsReview(
+  id: string,
+  pins: readonly PinnedInstructions[],
+  input: Input,
+): PinnedInstructions[] {
+  const acts: Acts = {
+    approve: [],
+    hide: input.hide_instructions ? [INSTRUCTIONS] : [],
+    all: input.approve_all,
+    consent: input.instructions_consent ? [{ name: INSTRUCTIONS, hash: input.instructions_consent.hash }] : [],
+  };
+  if (!acts.hide.length && !acts.consent.length && !acts.all) return [...pins];
+  return reviewPins(id, 'instructions', pins, acts);
 }
 
 const ownName = (id: string) => {

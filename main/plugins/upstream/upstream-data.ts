@@ -97,6 +97,28 @@ export const PinnedView = PinnedPrompt.omit({ approved: true, pending: true }).e
 });
 export type PinnedView = z.infer<typeof PinnedView>;
 
+/**
+ * An upstream's `instructions` (its initialize or server/discover answer) as pinned (instructions.ts): the
+ * text clients are given, masked and bounded, which is hashed, and how long the upstream's own was. One
+ * pin per upstream, named `instructions`.
+ */
+export const InstructionsDefinition = z.object({
+  name: z.literal('instructions'),
+  text: z.string(),
+  /** characters the upstream sent (more than `text` holds when it was cut at the bound) */
+  length: z.number().int(),
+});
+export type InstructionsDefinition = z.infer<typeof InstructionsDefinition>;
+
+export const PinnedInstructions = PinnedPrompt.omit({ approved: true, pending: true }).extend({
+  approved: z.object({ hash: z.string(), definition: InstructionsDefinition }).nullable(),
+  pending: z
+    .object({ hash: z.string(), definition: InstructionsDefinition, reason: QuarantineReason })
+    .nullable()
+    .default(null),
+});
+export type PinnedInstructions = z.infer<typeof PinnedInstructions>;
+
 /** An OAuth upstream's configuration and the issuer/resource it signed in with: references only, the tokens are in the vault (oauth/oauth-vault.ts). */
 export const StoredOAuth = z.object({
   client_id: z.string().nullable(),
@@ -166,6 +188,11 @@ export const UpstreamRecord = z.object({
   recipes: z.array(PreviewRecipe).default([]),
   /** its MCP App views' pins (views.ts); a record stored before views were pinned has none, and each view waits as new */
   views: z.array(PinnedView).default([]),
+  /**
+   * Its instructions' pin (none, or one named `instructions`): a record stored before instructions were
+   * pinned has none, and the upstream's instructions wait as new, given to no client until a person approves them.
+   */
+  instructions: z.array(PinnedInstructions).default([]),
 });
 export type UpstreamRecord = z.infer<typeof UpstreamRecord>;
 

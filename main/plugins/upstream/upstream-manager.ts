@@ -24,7 +24,9 @@ import type { ConnectionSpec } from './connection.ts';
 import { approve, reconcile, stateOf, toolView, type Pin } from './pinning.ts';
 import { promptView, reconcilePrompts } from './prompt-pins.ts';
 import { UpstreamPlugin, type UpstreamPluginDeps } from './upstream-plugin.ts';
-import { applyPromptReview, applyReview, applyViewReview } from './review.ts';
+import { applyInstructionsReview, applyPromptReview, applyReview, applyViewReview } from './review.ts';
+import { instructionsListing, instructionsView, reconcileInstructions } from './instructions.ts';
+import type { LogMessage } from './log-relay.ts';
 import { reconcileViews, viewView } from './views.ts';
 import { OAuthCoordinator, type CoordinatorDeps } from './oauth/coordinator.ts';
 import { awaitingConsent, oauthOf, storedOAuth, targetOf } from './oauth/oauth-upstreams.ts';
@@ -69,6 +71,15 @@ export class UpstreamManager implements UpstreamActions {
 
   /** who hears that a subscribed resource was updated (the MCP endpoint) */
   private readonly updateListeners = new Set<(uri: string) => void>();
+
+  /** who hears the upstreams' log messages (the MCP endpoint) */
+  private readonly logListeners = new Set<(upstream: string, message: LogMessage) => void>();
+
+  /** Hears every upstream's log messages (log-relay.ts: named, masked, bounded); returns the unsubscribe. */
+  onLog(listener: (upstream: string, message: LogMessage) => void): () => void {
+    this.logListeners.add(listener);
+    return () => this.logListeners.delete(listener);
+  }
 
   /** Hears every subscribed resource's update, under the URI clients use; returns the unsubscribe. */
   onResourceUpdated(listener: (uri: string) => void): () => void {
@@ -154,6 +165,7 @@ export class UpstreamManager implements UpstreamActions {
       tool_list: rec.tools.map((t) => toolView(id, t)),
       prompt_list: (rec.prompts ?? []).map((p) => promptView(id, p)),
       view_list: rec.views.map((v) => viewView(id, v)),
+      instructions: rec.instructions[0] ? instructionsView(id, rec.instructions[0]) : null,
       stderr: this.plugins.get(id)?.connection.stderrLines() ?? [],
       recipes: recipeViews(rec.recipes, rec.tools),
     };
@@ -238,6 +250,7 @@ export class UpstreamManager implements UpstreamActions {
       prompts: null,
       recipes: [],
       views: [],
+      instructions: [],
       secrets_account: secrets.env.length || secrets.headers.length ? upstreamSecretsAccount(id) : null,
       transport:
         t.kind === 'stdio'
@@ -288,6 +301,10 @@ export class UpstreamManager implements UpstreamActions {
     );
     // Its views too: what each asks for is in the answer (and the console's consent step) beside its tools.
     rec.views = reconcileViews([], plugin.surface.views.listedDefinitions() ?? []).pins.map((p) =>
+      input.approve_listed === false ? p : approve(p),
+    );
+    // And its instructions: what it tells the model is consented to with what it offers.
+    rec.instructions = reconcileInstructions([], instructionsListing(plugin.connection.instructions())).pins.map((p) =>
       input.approve_listed === false ? p : approve(p),
     );
     rec.era = plugin.connection.snapshot().era;
@@ -457,12 +474,13 @@ export class UpstreamManager implements UpstreamActions {
     await this.deps.store.update((d) => {
       const rec = d.upstreams.find((u) => u.id === input.id)!;
       // Both checked before either is kept: a refused prompt leaves the tools as they were.
-      const [tools, prompts, views] = [
+      const [tools, prompts, views, instructions] = [
         applyReview(input.id, rec.tools, input),
         applyPromptReview(input.id, rec.prompts, input),
         applyViewReview(input.id, rec.views, input),
+        applyInstructionsReview(input.id, rec.instructions, input),
       ];
-      Object.assign(rec, { tools, prompts, views });
+      Object.assign(rec, { tools, prompts, views, instructions });
       // A person decided on the listing after the first sign-in: the consent it waited for is given.
       const o = oauthOf(rec);
       if (o?.first_listing_pending && rec.tools.length) o.first_listing_pending = false;
@@ -500,6 +518,7 @@ export class UpstreamManager implements UpstreamActions {
       offerLater: this.deps.autoConnect && !this.live,
       ownerOf: (name) => this.deps.registry.entry(name)?.tool.plugin,
       resourceUpdated: (uri) => this.updateListeners.forEach((l) => l(uri)),
+      logged: (upstream, m) => this.logListeners.forEach((l) => l(upstream, m)),
       toolProblem: (tool) => this.deps.registry.toolProblem(rec.id, tool),
     });
   }
@@ -603,6 +622,8 @@ export class UpstreamManager implements UpstreamActions {
       tools: counts(rec.tools),
       prompts: counts(rec.prompts ?? []),
       views: counts(rec.views),
+      ...(plugin ? { logs: plugin.logs.snapshot() } : {}),
+      ...(rec.instructions[0] ? { instructions_state: stateOf(rec.instructions[0]) } : {}),
       problems: plugin ? [...plugin.problems, ...plugin.surface.problems, ...plugin.surface.views.problems] : [],
     };
   }

@@ -4,10 +4,19 @@ import { TOOL_NAME } from '../../core/calls/registry.ts';
 import type { DocumentStore } from '../../core/ports/ports.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { UpstreamConnection, type ConnectionSpec } from './connection.ts';
-import type { PinnedView, PromptDefinition, ToolDefinition, UpstreamRecord, UpstreamsData } from './upstream-data.ts';
+import type {
+  InstructionsDefinition,
+  PinnedView,
+  PromptDefinition,
+  ToolDefinition,
+  UpstreamRecord,
+  UpstreamsData,
+} from './upstream-data.ts';
 import { reconcilePrompts } from './prompt-pins.ts';
 import { isOffered, namespaced, reconcile, samePinList, samePins, stateOf, type Reconciled } from './pinning.ts';
 import { observeView, reconcileViews, toolViewUri, viewUriProblem } from './views.ts';
+import { givenInstructions, instructionsListing, reconcileInstructions } from './instructions.ts';
+import { LogRelay, type LogMessage } from './log-relay.ts';
 import { toolFor } from './upstream-tools.ts';
 import { UpstreamSurface } from './upstream-surface.ts';
 import { promptPinsOf } from './oauth/oauth-upstreams.ts';
@@ -33,6 +42,8 @@ export interface UpstreamPluginDeps {
   previewReadMs?: number;
   /** a resource clients subscribed to was updated upstream (its URI as clients name it) */
   resourceUpdated?(uri: string): void;
+  /** one of its log messages, named, bounded and within its rate (log-relay.ts), for the clients of this upstream */
+  logged?(upstream: string, message: LogMessage): void;
 }
 
 /**
@@ -49,6 +60,8 @@ export class UpstreamPlugin implements Plugin {
   readonly surface: UpstreamSurface;
   /** names that could not be offered at the last (re)load, for people */
   problems: string[] = [];
+  /** its log messages on their way to clients: how many were passed on and dropped */
+  readonly logs: LogRelay;
   private host: PluginHost | null = null;
   /** offerLater: set once the service is ready */
   private live = false;
@@ -64,6 +77,7 @@ export class UpstreamPlugin implements Plugin {
     private readonly deps: UpstreamPluginDeps,
   ) {
     this.title = `Upstream ${id}`;
+    this.logs = new LogRelay(id, (m) => deps.logged?.(id, m));
     this.connection = new UpstreamConnection(spec, {
       onTools: (defs) => void this.relist(defs),
       onChange: () => deps.changed(),
@@ -71,6 +85,8 @@ export class UpstreamPlugin implements Plugin {
       ...(deps.backoff ? { backoff: deps.backoff } : {}),
       onSurface: (what) => void this.surface.refresh(what),
       onResourceUpdated: (uri) => this.surface.updated(uri),
+      onInstructions: (text) => void this.pinInstructions(instructionsListing(text)),
+      onLog: (params) => this.logs.take(params),
     });
     this.surface = new UpstreamSurface(id, this.connection, {
       log: deps.log,
@@ -82,6 +98,10 @@ export class UpstreamPlugin implements Plugin {
           return r ? promptPinsOf(r) : null;
         },
         pin: (defs) => this.pinPrompts(defs),
+      },
+      instructions: () => {
+        const r = this.record();
+        return r?.enabled ? givenInstructions(r.instructions) : null;
       },
       views: {
         read: () => this.record()?.views ?? [],
@@ -121,6 +141,34 @@ export class UpstreamPlugin implements Plugin {
         views: waiting.slice(0, 50),
       });
     this.publish();
+    this.deps.changed();
+  }
+
+  /** The instructions of a fresh connection against their pin, saved when that changed (a changed text waits for a person). */
+  private async pinInstructions(listed: readonly InstructionsDefinition[]): Promise<void> {
+    const now = this.record()?.instructions;
+    if (!now || samePins(reconcileInstructions(now, listed).pins, now)) return;
+    const r = await this.deps.store
+      .update((d) => {
+        const rec = d.upstreams.find((u) => u.id === this.id);
+        if (!rec) return null;
+        const out = reconcileInstructions(rec.instructions, listed);
+        rec.instructions = out.pins;
+        return out;
+      })
+      .catch(
+        (e: unknown) =>
+          void this.deps.log.error('upstream: could not save its instructions', {
+            upstream: this.id,
+            error: (e as Error).message,
+          }),
+      );
+    if (!r) return;
+    if (r.quarantined.length)
+      this.deps.log.warn(
+        'upstream: its instructions changed or are new: clients get the approved ones (or none) until a person approves them (gatehouse upstreams review)',
+        { upstream: this.id },
+      );
     this.deps.changed();
   }
 
@@ -170,12 +218,17 @@ export class UpstreamPlugin implements Plugin {
    * client calling one gets `unknown tool`, so the health report says how many
    * wait. A disabled upstream offers nothing anyway and counts none.
    */
-  awaitingReview(): { tools: number; prompts: number; views: number } {
+  awaitingReview(): { tools: number; prompts: number; views: number; instructions: number } {
     const rec = this.record();
-    if (!rec?.enabled) return { tools: 0, prompts: 0, views: 0 };
+    if (!rec?.enabled) return { tools: 0, prompts: 0, views: 0, instructions: 0 };
     const waiting = (pins: ReadonlyArray<Parameters<typeof stateOf>[0]>) =>
       pins.filter((p) => !p.removed && stateOf(p) === 'quarantined').length;
-    return { tools: waiting(rec.tools), prompts: waiting(rec.prompts ?? []), views: waiting(rec.views) };
+    return {
+      tools: waiting(rec.tools),
+      prompts: waiting(rec.prompts ?? []),
+      views: waiting(rec.views),
+      instructions: waiting(rec.instructions),
+    };
   }
 
   /** Waits for the re-listings queued so far (tests, and `add` before it answers). */

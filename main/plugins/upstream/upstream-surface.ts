@@ -23,6 +23,7 @@ import { OneQueued } from '../../lib/one-queued.ts';
 import { UpstreamViews, type ViewDeps } from './upstream-views.ts';
 import { viewPrefix } from './views.ts';
 import { VIEW_SCHEME } from '../../contract/mcp-apps.ts';
+import { isLogLevel, LOG_LEVELS, type LogLevel } from './log-relay.ts';
 import type { ToolDefinition } from './upstream-data.ts';
 
 /** URIs handed to clients in results (resource links, embedded resources) that may be read back, newest kept. */
@@ -37,7 +38,12 @@ export interface SurfaceDeps {
   views: ViewDeps['pins'];
   /** a resource clients subscribed to was updated (the URI clients use) */
   updated?(uri: string): void;
+  /** the instructions clients are given (instructions.ts: the approved text), or null */
+  instructions?(): string | null;
 }
+
+/** Clients whose log level one upstream remembers. */
+const MAX_LEVEL_HOLDERS = 1000;
 
 /** Resources one upstream is subscribed to for clients at once. */
 export const MAX_SUBSCRIBED = 1000;
@@ -74,7 +80,11 @@ export class UpstreamSurface implements PluginSurface {
   /** the upstream's own URIs it is subscribed to, and who holds each subscription (a client's token or stream) */
   private readonly subscribed = new Map<string, Set<string>>();
   /** what the upstream's capabilities offered at the last listing beyond its lists */
-  private offered: SurfaceOffers = { completions: false, subscribe: false };
+  private offered: SurfaceOffers = { completions: false, subscribe: false, logging: false };
+  /** the log level each client (token) asked for; the upstream is sent the most verbose of them */
+  private readonly levels = new Map<string, LogLevel>();
+  /** the level the upstream was last sent on this connection */
+  private sentLevel: LogLevel | null = null;
   /** the upstream's own URIs it handed to a client in a result, oldest first */
   private readonly handed = new Set<string>();
   /** what to re-list next (a burst of list_changed is one more listing, not one each: lib/one-queued.ts) */
@@ -164,7 +174,14 @@ export class UpstreamSurface implements PluginSurface {
         this.offered = {
           completions: caps.completions !== undefined,
           subscribe: (caps.resources as { subscribe?: unknown } | undefined)?.subscribe === true,
+          // a 2026-07-28 upstream has no logging/setLevel to send a level to (that revision names it per request)
+          logging: caps.logging !== undefined && this.connection.snapshot().era !== 'modern',
         };
+        // a new session of the upstream knows no level: the one clients asked for is sent again
+        if (wanted.has('connected')) {
+          this.sentLevel = null;
+          await this.sendLevel().catch((e: unknown) => this.failed('logging/setLevel', e));
+        }
         // a new session of the upstream knows none of the subscriptions clients hold: they are made again
         if (wanted.has('connected') && this.offered.subscribe)
           for (const own of this.subscribed.keys())
@@ -200,6 +217,10 @@ export class UpstreamSurface implements PluginSurface {
 
   offers(): SurfaceOffers {
     return { ...this.offered };
+  }
+
+  instructions(): string | null {
+    return this.deps.instructions?.() ?? null;
   }
 
   /**
@@ -272,6 +293,28 @@ export class UpstreamSurface implements PluginSurface {
     await this.connection
       .request((c, o) => c.unsubscribeResource({ uri: own! }, o))
       .catch((e: unknown) => this.failed(`unsubscribe of ${own!.slice(0, 200)}`, e));
+  }
+
+  /**
+   * A client's logging/setLevel: sent on when the upstream offers logging. The upstream serves every client
+   * on one session, so it is sent the most verbose level any of them asked for; the gateway filters each
+   * client's messages by its own (main/mcp/upstream-logs.ts).
+   */
+  async setLogLevel(holder: string, level: string): Promise<void> {
+    if (!isLogLevel(level)) return;
+    this.levels.delete(holder);
+    this.levels.set(holder, level);
+    // the tokens that asked are kept, bounded: the oldest one's level stops counting
+    if (this.levels.size > MAX_LEVEL_HOLDERS) this.levels.delete(this.levels.keys().next().value!);
+    await this.sendLevel();
+  }
+
+  private async sendLevel(): Promise<void> {
+    if (!this.offered.logging || !this.levels.size) return;
+    const wanted = LOG_LEVELS[Math.min(...[...this.levels.values()].map((l) => LOG_LEVELS.indexOf(l)))]!;
+    if (wanted === this.sentLevel) return;
+    await this.connection.request((c, o) => c.setLoggingLevel(wanted, o));
+    this.sentLevel = wanted;
   }
 
   /** The upstream's notifications/resources/updated: passed on under the client's URI, for a resource clients hold. */

@@ -42,6 +42,8 @@ export function ToolConsent({
   const waiting = detail.tool_list.filter((t) => t.pending && !t.removed);
   const prompts = detail.prompt_list.filter((p) => p.pending && !p.removed);
   const views = (detail.view_list ?? []).filter((v) => v.pending && !v.removed);
+  // what it tells the model, consented to with the rest (clients are given it under its name)
+  const instructions = detail.instructions?.pending && !detail.instructions.removed ? detail.instructions : null;
   // "N tools" as before; its prompts and views named too when it has any
   const what = `${waiting.length} tools${prompts.length ? `${views.length ? ',' : ' and'} ${prompts.length} prompts` : ''}${views.length ? ` and ${views.length} views` : ''}`;
   // Only the classes the person changed; a tool listed anew after a reload starts from its own.
@@ -60,6 +62,7 @@ export function ToolConsent({
       consent: waiting.map((t) => ({ tool: t.tool, hash: t.pending!.hash })),
       prompt_consent: prompts.map((p) => ({ prompt: p.prompt, hash: p.pending!.hash })),
       ...(views.length ? { view_consent: views.map((v) => ({ view: v.view, hash: v.pending!.hash })) } : {}),
+      ...(instructions ? { instructions_consent: { hash: instructions.pending!.hash } } : {}),
       read: changed.filter((t) => classOf(t) === 'read').map((t) => t.tool),
       write: changed.filter((t) => classOf(t) === 'write').map((t) => t.tool),
     });
@@ -177,11 +180,20 @@ export function ToolConsent({
           </tbody>
         </table>
       ) : null}
+      {instructions ? (
+        <section aria-label={`Instructions of ${detail.id}`}>
+          <h3>
+            Its instructions to the model{' '}
+            <code title={instructions.pending!.hash}>{instructions.pending!.hash.slice(0, 19)}…</code>
+          </h3>
+          <pre>{shown(instructions.text)}</pre>
+        </section>
+      ) : null}
       <div className="form-buttons">
         <button
           type="button"
           className="primary"
-          disabled={busy || waiting.length + prompts.length + views.length === 0}
+          disabled={busy || waiting.length + prompts.length + views.length + (instructions ? 1 : 0) === 0}
           onClick={() => void agree()}
         >
           Offer these {what}

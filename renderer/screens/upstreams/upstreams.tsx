@@ -19,6 +19,7 @@ import { ToolConsent } from './tool-consent.tsx';
 import { PendingReview, PromptTable, type ReviewActs } from './prompt-review.tsx';
 import { PreviewRecipes } from './preview-recipes.tsx';
 import { ViewTable } from './view-review.tsx';
+import { InstructionsReview } from './instructions-review.tsx';
 
 /**
  * Upstream MCP servers (docs/upstreams.md): each one's health and what it
@@ -220,6 +221,7 @@ function UpstreamPanel({ id, onChanged, onRemoved }: { id: string; onChanged: ()
             <PromptTable prompts={d.prompt_list} busy={busy} onReview={(input) => void review(input)} />
             <PreviewRecipes detail={d} onChanged={detail.reload} />
             <ViewTable views={d.view_list ?? []} busy={busy} onReview={(input) => void review(input)} />
+            <InstructionsReview instructions={d.instructions} busy={busy} onReview={(input) => void review(input)} />
             {d.kind === 'stdio' ? (
               <details>
                 <summary>Log: what the program wrote to stderr (last {d.stderr.length} lines)</summary>
