@@ -86,6 +86,8 @@ export interface LocalCoreConfig {
     oauth?: UpstreamManagerDeps['oauth'];
     /** the person's HOME the sandbox keeps from servers (tests: a temporary one); what the machine can do (tests) */
     sandbox?: Pick<UpstreamManagerDeps['sandbox'], 'home' | 'detect'>;
+    /** the clock and timers that stop idle per-client processes (tests: moved by hand) */
+    processTime?: UpstreamManagerDeps['processTime'];
   };
   /** where the MCP clients' files are looked for (tests: a throwaway HOME); default this process's HOME and folder */
   clientsPlace?: PlaceOf;
@@ -277,6 +279,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
       prepare: loadJsonSchema,
       ...(config.upstreams?.backoff ? { backoff: config.upstreams.backoff } : {}),
       ...(config.upstreams?.previewReadMs ? { previewReadMs: config.upstreams.previewReadMs } : {}),
+      ...(config.upstreams?.processTime ? { processTime: config.upstreams.processTime } : {}),
       // Upstreams without a Client ID Metadata Document URL of their own use the connected cloud gateway's (https only).
       oauth: {
         defaultClientMetadataUrl: () => (cloud.connected() ? cloudMetadataUrl(cloud.status().gateway_url) : null),
@@ -285,6 +288,8 @@ export async function openLocalCore(config: LocalCoreConfig) {
     });
     if (upstreamStore.read().upstreams.length || config.plugins?.length) await loadJsonSchema();
     for (const p of await upstreams.load()) registry.add(p);
+    // A revoked token's own upstream processes (one process per client) end with it.
+    tokens.onRevoke((id) => void upstreams.tokenRevoked(id));
     await registry.start((id, e) => log.error(`plugin '${id}' failed to start`, { error: (e as Error).message }));
 
     const health = healthReporter({

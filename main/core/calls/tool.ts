@@ -11,6 +11,8 @@ export interface CallContext {
   user: User;
   capabilities: ReadonlySet<Capability>;
   token: TokenRecord | null;
+  /** a person confirming a write: the token of the agent that staged it (an upstream with one process per client applies it in that client's process) */
+  staged_by_token?: string | null;
   request_id: string;
   client: string | null;
   /** how `client` is known (this request's clientInfo, or a guess) */

@@ -153,6 +153,10 @@ export const UpstreamRecord = z.object({
   /** the vault account holding `{env, headers}` values; null when there are none */
   secrets_account: z.string().nullable(),
   timeout_ms: z.number().int(),
+  /** a stdio upstream's processes (absent: one shared by every client) */
+  process: z
+    .object({ mode: z.enum(['shared', 'per-client']), max: z.number().int(), idle_ms: z.number().int() })
+    .optional(),
   /** what an HTTP upstream spoke last time (2026-07-28 `modern` or the 2025 handshake): the next connect starts with it */
   era: z.enum(['modern', 'legacy']).nullable().default(null),
   tools: z.array(PinnedTool),

@@ -11,6 +11,12 @@ import { observeView, reconcileViews, toolViewUri, viewUriProblem } from './view
 import { toolFor } from './upstream-tools.ts';
 import { UpstreamSurface } from './upstream-surface.ts';
 import { promptPinsOf } from './oauth/oauth-upstreams.ts';
+import { ClientProcesses, clientKeyOf } from './client-processes.ts';
+import type { StdioLauncher } from './sandbox/confinement.ts';
+import type { Clock, Timers } from '../../lib/clock.ts';
+import type { CallContext } from '../../core/calls/tool.ts';
+import { GatehouseError } from '../../core/errors.ts';
+import { definitionHash } from './pinning.ts';
 
 export interface UpstreamPluginDeps {
   store: DocumentStore<UpstreamsData>;
@@ -28,6 +34,14 @@ export interface UpstreamPluginDeps {
   previewReadMs?: number;
   /** a resource clients subscribed to was updated upstream (its URI as clients name it) */
   resourceUpdated?(uri: string): void;
+  /** an upstream with one process per client: each client's launcher (confined, its own HOME), the idle stop's clock and timers */
+  perClient?: {
+    /** the upstream's process setting as stored (absent: shared), read once: a change makes a fresh plugin */
+    process: UpstreamRecord['process'];
+    launcher(client: string): StdioLauncher | undefined;
+    clock: Clock;
+    timers: Timers;
+  };
 }
 
 /**
@@ -50,6 +64,10 @@ export class UpstreamPlugin implements Plugin {
   /** the latest listing not saved yet: a burst of listings saves the last one, once (lib/one-queued.ts) */
   private latest: readonly ToolDefinition[] | null = null;
   private readonly saver = new OneQueued(() => this.saveLatest());
+  /** one process per client token (docs/upstreams.md, "One process per client"); null: the one connection serves every client */
+  readonly processes: ClientProcesses | null = null;
+  /** what each client's own process listed, by tool name: a definition other than the approved one is held */
+  private readonly clientListings = new Map<string, Map<string, string>>();
 
   constructor(
     readonly id: string,
@@ -65,6 +83,33 @@ export class UpstreamPlugin implements Plugin {
       onSurface: (what) => void this.surface.refresh(what),
       onResourceUpdated: (uri) => this.surface.updated(uri),
     });
+    const mode = deps.perClient?.process;
+    if (mode?.mode === 'per-client' && spec.transport.kind === 'stdio' && deps.perClient) {
+      const per = deps.perClient;
+      this.processes = new ClientProcesses({
+        id,
+        bounds: { max: mode.max, idleMs: mode.idle_ms },
+        clock: per.clock,
+        timers: per.timers,
+        changed: () => deps.changed(),
+        make: (client) => {
+          const launcher = per.launcher(client);
+          return new UpstreamConnection(
+            { ...spec, ...(launcher ? { launcher } : {}) },
+            {
+              // Definitions stay pinned once per upstream: a client's process that lists another is reconciled like any listing.
+              onTools: (defs) => {
+                this.clientListings.set(client, new Map(defs.map((d) => [d.name, definitionHash(d)])));
+                void this.clientListed(defs);
+              },
+              onChange: () => deps.changed(),
+              log: deps.log,
+              ...(deps.backoff ? { backoff: deps.backoff } : {}),
+            },
+          );
+        },
+      });
+    }
     this.surface = new UpstreamSurface(id, this.connection, {
       log: deps.log,
       changed: () => this.surfaceChanged(),
@@ -138,7 +183,43 @@ export class UpstreamPlugin implements Plugin {
 
   async stop(): Promise<void> {
     this.host = null;
-    await this.connection.stop();
+    await Promise.all([this.connection.stop(), this.processes?.stopAll()]);
+  }
+
+  /**
+   * Runs one call on the connection that serves this caller: the shared one, or (one process per client)
+   * the caller's own, started at its first call. A tool its own process lists with another definition
+   * than the approved one is held there, as a changed definition is held for everyone.
+   */
+  through<T>(
+    ctx: CallContext,
+    tool: { name: string; hash: string },
+    fn: (c: UpstreamConnection) => Promise<T>,
+  ): Promise<T> {
+    if (!this.processes) return fn(this.connection);
+    return this.processes.use(ctx, async (c) => {
+      const listed = this.clientListings.get(clientKeyOf(ctx))?.get(tool.name);
+      if (listed !== undefined && listed !== tool.hash)
+        throw new GatehouseError(
+          'unknown_tool',
+          `upstream '${this.id}': this client's process lists '${tool.name}' with another definition than the one approved; it waits for a person to review it (gatehouse upstreams review ${this.id})`,
+          { upstream: this.id },
+        );
+      return fn(c);
+    });
+  }
+
+  /** A client's own process listed its tools: the pins hear it only when it differs from them (no write for the usual same listing). */
+  private clientListed(defs: readonly ToolDefinition[]): Promise<void> {
+    const now = this.record()?.tools ?? [];
+    if (samePins(reconcile(now, defs).pins, now)) return Promise.resolve();
+    return this.relist(defs);
+  }
+
+  /** The token was revoked: its own process, if it has one, is stopped (with what it held for that client). */
+  async tokenRevoked(tokenId: string): Promise<void> {
+    this.clientListings.delete(tokenId);
+    await this.processes?.stopFor(tokenId);
   }
 
   status(): ReturnType<NonNullable<Plugin['status']>> {
@@ -280,6 +361,7 @@ export class UpstreamPlugin implements Plugin {
           {
             id: this.id,
             connection: this.connection,
+            through: (ctx, t, fn) => this.through(ctx, t, fn),
             handedOut: this.surface.handedOut,
             pins: () => this.record()?.tools ?? [],
             recipes: () => this.record()?.recipes ?? [],
