@@ -14,7 +14,7 @@ import { promptPinsOf } from './oauth/oauth-upstreams.ts';
 import { ClientProcesses, clientKeyOf } from './client-processes.ts';
 import type { StdioLauncher } from './sandbox/confinement.ts';
 import type { Clock, Timers } from '../../lib/clock.ts';
-import type { CallContext } from '../../core/calls/tool.ts';
+import type { CallContext, ClientNeed } from '../../core/calls/tool.ts';
 import { GatehouseError } from '../../core/errors.ts';
 import { definitionHash } from './pinning.ts';
 
@@ -66,6 +66,11 @@ export class UpstreamPlugin implements Plugin {
   private readonly saver = new OneQueued(() => this.saveLatest());
   /** one process per client token (docs/upstreams.md, "One process per client"); null: the one connection serves every client */
   readonly processes: ClientProcesses | null = null;
+  /** the client capability sets each tool is listed under, learned at each connect (learnClientNeeds); absent: every client */
+  private readonly listedFor = new Map<string, ReadonlyArray<ReadonlyArray<ClientNeed>>>();
+  private readonly learner = new OneQueued(() => this.learnClientNeeds());
+  /** the tool names of the shared connection's last listing (what learnClientNeeds compares with) */
+  private listedNames: string[] = [];
   /** what each client's own process listed, by tool name: a definition other than the approved one is held */
   private readonly clientListings = new Map<string, Map<string, string>>();
 
@@ -80,7 +85,10 @@ export class UpstreamPlugin implements Plugin {
       onChange: () => deps.changed(),
       log: deps.log,
       ...(deps.backoff ? { backoff: deps.backoff } : {}),
-      onSurface: (what) => void this.surface.refresh(what),
+      onSurface: (what) => {
+        void this.surface.refresh(what);
+        if (what === 'connected') void this.learner.kick();
+      },
       onResourceUpdated: (uri) => this.surface.updated(uri),
     });
     const mode = deps.perClient?.process;
@@ -216,6 +224,46 @@ export class UpstreamPlugin implements Plugin {
     return this.relist(defs);
   }
 
+  /**
+   * Which tools the upstream lists only to a client that can sample or elicit (Gatehouse declares both to it, so
+   * its own listing has them all): it is asked once more declaring neither, in a session of its own; only when
+   * that lists fewer tools is it asked declaring each alone. A tool then goes only to clients that declared what
+   * it was listed under (server-factory.ts). A probe that fails leaves every tool listed to every client, as before.
+   */
+  private async learnClientNeeds(): Promise<void> {
+    const names = this.listedNames;
+    try {
+      const none = new Set(await this.connection.probeTools({}));
+      const missing = names.filter((n) => !none.has(n));
+      const next = new Map<string, ReadonlyArray<ReadonlyArray<ClientNeed>>>();
+      if (missing.length) {
+        const sampling = new Set(await this.connection.probeTools({ sampling: {} }));
+        const elicitation = new Set(await this.connection.probeTools({ elicitation: { form: {}, url: {} } }));
+        for (const n of missing) {
+          const sets: ClientNeed[][] = [];
+          if (sampling.has(n)) sets.push(['sampling']);
+          if (elicitation.has(n)) sets.push(['elicitation']);
+          next.set(n, sets.length ? sets : [['sampling', 'elicitation']]);
+        }
+      }
+      const same =
+        next.size === this.listedFor.size && [...next].every(([k, v]) => samePins([v], [this.listedFor.get(k)]));
+      if (same) return;
+      this.listedFor.clear();
+      for (const [k, v] of next) this.listedFor.set(k, v);
+      this.publish();
+      this.deps.changed();
+    } catch (e) {
+      this.deps.log.warn(
+        'upstream: could not learn which tools need a client capability; all are listed to every client',
+        {
+          upstream: this.id,
+          error: (e as Error).message.slice(0, 300),
+        },
+      );
+    }
+  }
+
   /** The token was revoked: its own process, if it has one, is stopped (with what it held for that client). */
   async tokenRevoked(tokenId: string): Promise<void> {
     this.clientListings.delete(tokenId);
@@ -252,6 +300,7 @@ export class UpstreamPlugin implements Plugin {
   /** A fresh listing against the pins, saved, then what is offered is published. */
   relist(defs: readonly ToolDefinition[]): Promise<void> {
     this.surface.noteTools(defs);
+    this.listedNames = defs.map((d) => d.name);
     this.latest = defs;
     return this.saver.kick();
   }
@@ -362,6 +411,7 @@ export class UpstreamPlugin implements Plugin {
             id: this.id,
             connection: this.connection,
             through: (ctx, t, fn) => this.through(ctx, t, fn),
+            listedFor: (tool) => this.listedFor.get(tool),
             handedOut: this.surface.handedOut,
             pins: () => this.record()?.tools ?? [],
             recipes: () => this.record()?.recipes ?? [],

@@ -1,4 +1,12 @@
-import type { AppliedState, CallContext, Tool, ToolAnnotations, ToolOutput, WritePlan } from '../../core/calls/tool.ts';
+import type {
+  AppliedState,
+  CallContext,
+  ClientNeed,
+  Tool,
+  ToolAnnotations,
+  ToolOutput,
+  WritePlan,
+} from '../../core/calls/tool.ts';
 import type { JsonObjectSchema } from '../../core/calls/tool-schema.ts';
 import { GatehouseError } from '../../core/errors.ts';
 import { maskSecrets } from '../../lib/secret-scan.ts';
@@ -24,6 +32,8 @@ export interface UpstreamRuntime {
     tool: { name: string; hash: string },
     fn: (c: UpstreamConnection) => Promise<T>,
   ): Promise<T>;
+  /** the client capability sets the upstream lists a tool under (its own name), once learned; undefined: listed to every client */
+  listedFor?: (tool: string) => ReadonlyArray<ReadonlyArray<ClientNeed>> | undefined;
   /** hears each of the upstream's resource URIs a result hands to a client (the surface lets it be read back) */
   handedOut?: (uri: string) => void;
   /** the upstream's pins now: a write's preview recipe finds its read tools among them (preview-recipes.ts) */
@@ -56,6 +66,7 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
     timeout_ms: UPSTREAM_MAX_TOTAL_MS,
     // a staged write is bound to the definition a person approved: another one approved since makes it stale
     definition_hash: pin.approved!.hash,
+    ...(up.listedFor?.(pin.name) ? { listed_for: up.listedFor(pin.name)! } : {}),
     listed: {
       ...(def.title !== undefined ? { title: def.title } : {}),
       ...(def.annotations !== undefined ? { annotations: def.annotations } : {}),
