@@ -302,6 +302,9 @@ export class UpstreamManager implements UpstreamActions {
       input.approve_listed === false ? p : approve(p),
     );
     rec.era = plugin.connection.snapshot().era;
+    // Which tools need a client capability, learned from this listing: the next start with the same listing asks nothing.
+    const needs = await plugin.learnedNeeds();
+    if (needs) rec.client_needs = needs;
     if (unknown.length) {
       await plugin.connection.stop();
       throw new GatehouseError(

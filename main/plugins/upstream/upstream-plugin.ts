@@ -16,7 +16,7 @@ import type { StdioLauncher } from './sandbox/confinement.ts';
 import type { Clock, Timers } from '../../lib/clock.ts';
 import type { CallContext, ClientNeed } from '../../core/calls/tool.ts';
 import { GatehouseError } from '../../core/errors.ts';
-import { definitionHash } from './pinning.ts';
+import { definitionHash, hashOf } from './pinning.ts';
 
 export interface UpstreamPluginDeps {
   store: DocumentStore<UpstreamsData>;
@@ -69,8 +69,10 @@ export class UpstreamPlugin implements Plugin {
   /** the client capability sets each tool is listed under, learned at each connect (learnClientNeeds); absent: every client */
   private readonly listedFor = new Map<string, ReadonlyArray<ReadonlyArray<ClientNeed>>>();
   private readonly learner = new OneQueued(() => this.learnClientNeeds());
-  /** the tool names of the shared connection's last listing (what learnClientNeeds compares with) */
+  /** the tool names of the shared connection's last listing (what learnClientNeeds compares with), and its hash */
   private listedNames: string[] = [];
+  private listingKey = '';
+  private learnedAtAdd: UpstreamRecord['client_needs'] | null = null;
   /** what each client's own process listed, by tool name: a definition other than the approved one is held */
   private readonly clientListings = new Map<string, Map<string, string>>();
 
@@ -232,6 +234,9 @@ export class UpstreamPlugin implements Plugin {
    */
   private async learnClientNeeds(): Promise<void> {
     const names = this.listedNames;
+    const listing = this.listingKey;
+    const kept = this.record()?.client_needs ?? this.learnedAtAdd;
+    if (kept && kept.listing === listing) return this.takeNeeds(new Map(kept.tools.map((t) => [t.name, t.sets])));
     try {
       const none = new Set(await this.connection.probeTools({}));
       const missing = names.filter((n) => !none.has(n));
@@ -246,13 +251,16 @@ export class UpstreamPlugin implements Plugin {
           next.set(n, sets.length ? sets : [['sampling', 'elicitation']]);
         }
       }
-      const same =
-        next.size === this.listedFor.size && [...next].every(([k, v]) => samePins([v], [this.listedFor.get(k)]));
-      if (same) return;
-      this.listedFor.clear();
-      for (const [k, v] of next) this.listedFor.set(k, v);
-      this.publish();
-      this.deps.changed();
+      const learned = { listing, tools: [...next].map(([name, sets]) => ({ name, sets: sets.map((x) => [...x]) })) };
+      // Kept with the record: the next start with the same listing asks nothing (before it is stored, `add` keeps it).
+      this.learnedAtAdd = learned;
+      await this.deps.store
+        .update((d) => {
+          const rec = d.upstreams.find((u) => u.id === this.id);
+          if (rec) rec.client_needs = learned;
+        })
+        .catch(() => undefined);
+      this.takeNeeds(next);
     } catch (e) {
       this.deps.log.warn(
         'upstream: could not learn which tools need a client capability; all are listed to every client',
@@ -262,6 +270,22 @@ export class UpstreamPlugin implements Plugin {
         },
       );
     }
+  }
+
+  private takeNeeds(next: Map<string, ReadonlyArray<ReadonlyArray<ClientNeed>>>): void {
+    const same =
+      next.size === this.listedFor.size && [...next].every(([k, v]) => samePins([v], [this.listedFor.get(k)]));
+    if (same) return;
+    this.listedFor.clear();
+    for (const [k, v] of next) this.listedFor.set(k, v);
+    this.publish();
+    this.deps.changed();
+  }
+
+  /** What was learned of the listing at `add` (the record is stored after it): `add` waits for it and stores it. */
+  async learnedNeeds(): Promise<UpstreamRecord['client_needs']> {
+    await this.learner.settled();
+    return this.learnedAtAdd ?? undefined;
   }
 
   /** The token was revoked: its own process, if it has one, is stopped (with what it held for that client). */
@@ -301,6 +325,7 @@ export class UpstreamPlugin implements Plugin {
   relist(defs: readonly ToolDefinition[]): Promise<void> {
     this.surface.noteTools(defs);
     this.listedNames = defs.map((d) => d.name);
+    this.listingKey = hashOf(defs.map(definitionHash).sort());
     this.latest = defs;
     return this.saver.kick();
   }
