@@ -189,7 +189,7 @@ export const REVIEW_WARNING = 'definitions_review';
 /**
  * Definitions held for review are offered to no client (a call answers
  * `unknown tool`), so the Overview, the tray and `gatehouse status` must not
- * look fine while any wait (issue 25).
+ * look fine while any wait (docs/upstreams.md, "Names, pinning, classes").
  */
 function reviewWarning(
   waiting: ReadonlyArray<{ id: string; tools: number; prompts: number; views?: number }>,

@@ -26,6 +26,7 @@ import { standingOf } from './core/staging/staged-standing.ts';
 import { Pipeline } from './core/calls/pipeline.ts';
 import { PolicyGate } from './core/policy/policy-gate.ts';
 import { createCedarEngine } from './policy/cedar-engine.ts';
+import { policyMemoFile } from './store/policy-memo-file.ts';
 import { storedPolicyCheck } from './policy/stored-policy-check.ts';
 import { SettingsService } from './core/admin/settings-service.ts';
 import { LocalEntitlements } from './core/policy/local-entitlements.ts';
@@ -205,7 +206,11 @@ export async function openLocalCore(config: LocalCoreConfig) {
     const siteIdentity = () => site.identity() as unknown as Record<string, unknown>;
     const auditor = new Auditor(audit, stats, clock, () => siteStore.read().site.url || 'local');
     // The tool-call policy: the person's (options.json) or the shipped default; the engine loads at its first question.
-    const policyEngine = createCedarEngine({ activeText: () => options.read().policy?.text ?? null });
+    const policyEngine = createCedarEngine({
+      activeText: () => options.read().policy?.text ?? null,
+      // what it decided before, in this process or another: `staged list` without a service needs no engine for it
+      memo: policyMemoFile(config.dataDir),
+    });
     const policyCheck = storedPolicyCheck(
       policyEngine,
       () => options.read().policy?.text ?? null,

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { AiReleasesCommand } from '../services/operator-ai-releases.ts';
 import { intFlag, list, UsageError } from './args.ts';
 
-/** Flags of the part 2 operator commands (providers, account keys and policies, releases). */
+/** Flags of the operator commands (providers, account keys and policies, releases). */
 export const AI_RELEASES_FLAGS = {
   kind: { type: 'string' },
   'base-url': { type: 'string' },

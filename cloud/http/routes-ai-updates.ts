@@ -14,7 +14,7 @@ const UPDATES_QUERY = ['product', 'version', 'channel', 'platform', 'arch'];
 /** electron-updater adds `noCache` to feed requests. */
 const FilesQuery = z.object({ noCache: z.string().max(40).optional() });
 
-/** The site endpoints of part 2 (AI and updates) and the token-gated release files. */
+/** The site endpoints of AI and updates and the token-gated release files. */
 export const AI_UPDATES_ROUTES: Record<CloudAiUpdatesEndpoint, RouteHandler> = {
   aiProviders: (i) => (noQuery(i), ok(aiProviders(i.ctx, i.site))),
   aiModels: (i) => (noQuery(i), ok(aiModels(i.ctx, i.site))),

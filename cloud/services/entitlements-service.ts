@@ -8,7 +8,7 @@ import type { Ctx } from './context.ts';
 import { issueCertificate, loadGrants, type SiteGrants } from './grants-service.ts';
 import { licenseRefusal } from './licenses-service.ts';
 
-/** entitlements/check: the seed's shapes exactly; every refusal is an error with its code. */
+/** entitlements/check: the documented shapes exactly (docs/cloud-gateway.md); every refusal is an error with its code. */
 export async function check(ctx: Ctx, site: SiteRow, feature: string) {
   const entitlement = await requireFeature(ctx, await loadGrants(ctx.db, site, ctx.now()), feature);
   return { success: true as const, entitlement };

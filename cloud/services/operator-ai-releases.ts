@@ -38,9 +38,9 @@ import type { Ctx } from './context.ts';
 import { publishRelease, stageRelease } from './releases-service.ts';
 
 /**
- * The operator commands of part 2: the AI provider registry and model
+ * The operator commands of AI and releases: the AI provider registry and model
  * classes, account API keys and policies, and releases. Same shape as
- * part 1's (arguments as a zod schema, checked again here whatever the CLI
+ * the other operator commands' (arguments as a zod schema, checked again here whatever the CLI
  * sent), merged into runOperator.
  */
 const label = nameText(100);

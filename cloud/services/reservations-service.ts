@@ -14,7 +14,7 @@ import { recordUsageEvents } from '../metrics.ts';
 
 /**
  * Reservation and settlement, for metrics known only afterwards (AI tokens,
- * issue 12's ai/generate): reserve an upper bound against every limit before
+ * ai/generate): reserve an upper bound against every limit before
  * the work, settle to the actual amount after (recording the usage event in
  * the same transaction, so it counts exactly once), release on failure; a
  * reservation nobody closes is released by the sweeper when it times out.

@@ -4,7 +4,7 @@ import { sameSha512, type FileDigest } from './file-hash.ts';
 
 /**
  * Build, sign and open release manifests (docs/cloud-gateway-updates.md).
- * Signing is injected (part 2 passes the gateway's rotating key ring), so
+ * Signing is injected (the gateway passes the gateway's rotating key ring), so
  * this module holds no key. Opening verifies the signature over the exact
  * payload bytes with a published (or pinned) key before parsing anything.
  */

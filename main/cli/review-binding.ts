@@ -3,7 +3,7 @@ import type { UpstreamPromptView, UpstreamToolView, UpstreamViewView } from '../
 import { safe, UsageError } from './output.ts';
 
 /**
- * `upstreams review ID --approve NAME[=HASH]`: every approval names the definition the person saw (issue:
+ * `upstreams review ID --approve NAME[=HASH]`: every approval names the definition the person saw (the attack it stops:
  * a review printed a harmless change, the upstream then swapped in another, and an unbound --approve
  * pinned the new one). With `=sha256:...` the service approves only while that is still the definition
  * that waits; without it, the definition that waits now is printed with its hash and a person confirms it

@@ -1,4 +1,4 @@
-import { DEFAULT_PORT } from '../contract/health.ts';
+import { DEFAULT_PORT } from '../contract/default-port.ts';
 import { VERSION } from '../version.ts';
 
 export const USAGE = `gatehouse ${VERSION} — local MCP gateway

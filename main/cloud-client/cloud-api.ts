@@ -136,7 +136,7 @@ export class CloudApi {
   usageHistory = async (q: z.input<typeof UsageHistoryQuery> = {}, c?: Call) =>
     this.get(CLOUD_ENDPOINTS.usageHistory, UsageHistoryAnswer, c, queryOf(UsageHistoryQuery, q, 'usage/history'));
 
-  // AI (part 2)
+  // AI
   aiProviders = async (c?: Call) => this.get(CLOUD_AI_UPDATES_ENDPOINTS.aiProviders, AiProvidersAnswer, c);
   aiModels = async (c?: Call) => this.get(CLOUD_AI_UPDATES_ENDPOINTS.aiModels, AiModelsAnswer, c);
   aiRoute = async (req: z.input<typeof AiGenerateRequest>, c?: Call) =>
@@ -150,7 +150,7 @@ export class CloudApi {
       AI_GENERATE_TIMEOUT_MS,
     );
 
-  // updates (part 2)
+  // updates
   updatesCheck = async (q: UpdatesQuery, c?: Call) =>
     this.get(CLOUD_AI_UPDATES_ENDPOINTS.updatesCheck, UpdatesCheckAnswer, c, queryOf(UpdatesQuery, q, 'updates/check'));
   updatesPackage = async (q: UpdatesQuery, c?: Call) =>

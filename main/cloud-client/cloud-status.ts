@@ -6,7 +6,7 @@ import type { CloudStateDoc } from './cloud-state.ts';
 import { STALE_WARN_MS } from './grant-policy.ts';
 
 /**
- * The client's status in the seed's health-report shape plus what a person
+ * The client's status in the health report's shape (README.md) plus what a person
  * needs to act: certificate expiry, outbox depth, breaker, the last errors
  * with their request ids, and warnings that say what to do. No network.
  */

@@ -14,7 +14,7 @@ import { ErrorBody, ErrorCode, type Result } from './errors.ts';
  *   says so; plain objects as JSON text.
  * - POST, PUT, PATCH: the rest as a JSON body (`{}` when empty).
  * - Answers: the admin API's `{ok:true, data}` / `{ok:false, code, message}`;
- *   the local REST (`base: 'rest'`) answers in the seed's shape, the whole
+ *   the local REST (`base: 'rest'`) answers in its own envelope (`{success, ...}`), the whole
  *   body being the data, or `{success:false, error:{code, message}}`.
  */
 export interface ActionRequest {

@@ -89,7 +89,7 @@ interface ActionDef {
   input: z.ZodType;
   output: z.ZodType;
   who: Who;
-  /** `rest`: seed part C's local REST, answering in the seed's envelope (`{success, ...}`) */
+  /** `rest`: the local REST (`{REST_PREFIX}/pro/...`), answering in its envelope (`{success, ...}`) */
   base?: 'rest';
   /** not a JSON answer: a download (HTTP + CLI) or a live event feed (SSE); not on IPC */
   stream?: 'download' | 'events';
@@ -498,7 +498,7 @@ export const ALL_ACTIONS = Object.keys(API_ACTIONS) as AnyAction[];
 /** The JSON actions, derived: what the preload exposes and IPC registers. */
 export const RPC_ACTIONS = ALL_ACTIONS.filter((a) => !('stream' in API_ACTIONS[a])) as ApiAction[];
 
-/** Where an action lives over HTTP: the admin API, or seed part C's local REST. */
+/** Where an action lives over HTTP: the admin API, or the local REST. */
 export const actionPrefix = (action: AnyAction): string => ('base' in API_ACTIONS[action] ? REST_PREFIX : ADMIN_PREFIX);
 
 /** The console's only way to the service: the Electron preload or the browser's admin REST. */

@@ -48,6 +48,15 @@ export const AuditEntry = z.object({
   args_shape: z.string().nullable().optional(),
   /** what an upstream asked of the client during the call, passed through (methods and modes, e.g. `elicitation/create:form`; never values) */
   asked: z.string().nullable().optional(),
+  /**
+   * An MCP App's tool: its view, as clients name it (`ui://<upstream>/...`). `only`: the tool is visible to views
+   * alone (`visibility: ["app"]`), so the call came from that view; otherwise the model or the view may have made it
+   * (nothing on the wire tells them apart).
+   */
+  view: z
+    .object({ uri: z.string().max(300), only: z.boolean() })
+    .nullable()
+    .optional(),
   /** the ids of the tool-call policies that made the decision: the forbids of a refusal, the permits of a write run without approval */
   policy: z.array(z.string().max(100)).max(20).nullable().optional(),
   /** a staged write's decision: the sha256 hashes it was bound to (its arguments, its preview, an upstream tool's pinned definition) */

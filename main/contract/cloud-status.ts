@@ -3,7 +3,7 @@ import { CloudHealth, Warning } from './health.ts';
 import { Environment } from './cloud/sites.ts';
 
 /**
- * What the app's cloud client says about itself (main/cloud): the seed's
+ * What the app's cloud client says about itself (main/cloud-client): the
  * health report (`health`) plus what the console, the tray, `gatehouse cloud
  * status` and `pro/cloud/status` need to show a person why something stopped.
  * Never a secret: no site secret, no license key (only its preview).
@@ -113,7 +113,7 @@ export const PreviousSite = z.object({
 export type PreviousSite = z.infer<typeof PreviousSite>;
 
 export const CloudClientStatus = z.object({
-  /** the seed's health report shape */
+  /** the health report (`GET {REST_PREFIX}/pro/cloud/status`, README.md) */
   health: CloudHealth,
   connected: z.boolean(),
   gateway_url: z.string().nullable(),

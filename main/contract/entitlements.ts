@@ -27,7 +27,7 @@ export const FEATURE_PLANS: Record<string, Plan> = {
   'site.pages.write': 'free',
   'seo.analyze': 'free',
   'seo.keywords': 'free',
-  // the desk in front of a person's own MCP servers is the product (issue 25); pro keeps what costs money to run
+  // the desk in front of a person's own MCP servers is the product (docs/decisions.md); pro keeps what costs money to run
   'mcp.upstreams': 'free',
   'verto.translate': 'pro',
   'agency.sites': 'agency',

@@ -47,7 +47,7 @@ export const ErrorCode = z.enum([
   /** an upstream asked the client for input (elicitation, sampling) that the client did not declare it can give */
   'client_capability_missing',
   'internal_error',
-  // cloud gateway (seed part B)
+  // cloud gateway (docs/cloud-gateway.md)
   'gateway_unavailable',
   'invalid_site',
   'license_invalid',

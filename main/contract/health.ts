@@ -62,7 +62,7 @@ export const RuntimeInfo = z.object({
 export type RuntimeInfo = z.infer<typeof RuntimeInfo>;
 
 /** The service's port when none is given (`--port 0` picks a free one). */
-export const DEFAULT_PORT = 7823;
+export { DEFAULT_PORT } from './default-port.ts';
 export const MCP_PATH = '/wp-json/gatehouse-mcp/v1/mcp';
 export const REST_PREFIX = '/wp-json/gatehouse/v1';
 export const ADMIN_PREFIX = `${REST_PREFIX}/admin`;

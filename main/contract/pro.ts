@@ -3,8 +3,8 @@ import { Entitlement } from './entitlements.ts';
 import { LicenseKey } from './cloud/license.ts';
 
 /**
- * The local REST of seed part C (`{REST_PREFIX}/pro/...`): answers in the
- * seed's own shape (`{success: true, ...}`), which the cloud client will fill
+ * The local REST (`{REST_PREFIX}/pro/...`): answers in the
+ * its own shape (`{success: true, ...}`), which the cloud client will fill
  * with real state. Loose objects: the cloud client adds fields.
  */
 export const ProLicense = z.looseObject({

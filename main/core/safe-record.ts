@@ -18,4 +18,6 @@ export const ownValue = <T>(rec: Readonly<Record<string, T>>, key: string): T | 
   Object.hasOwn(rec, key) ? rec[key] : undefined;
 
 /** Names that are members of every object; refused where a name becomes a key. */
-export const isObjectMemberName = (name: string): boolean => name in Object.prototype;
+// A Set, not `name in Object.prototype`: a miss of `in` on a fresh string is slow, and a listing asks it per tool.
+const OBJECT_MEMBERS = new Set<string>([...Object.getOwnPropertyNames(Object.prototype), '__proto__']);
+export const isObjectMemberName = (name: string): boolean => OBJECT_MEMBERS.has(name);

@@ -9,6 +9,7 @@ import { PACKAGE_ROOT } from '../package-root.ts';
 import { splitPolicies, validationMessage } from './cedar-text.ts';
 import { narrowed, readsOf, type PolicyReads } from './policy-reads.ts';
 import { classedEntities } from './tag-classes.ts';
+import { DecisionMemo, sha256, type DecisionMemoStore } from './decision-memo.ts';
 
 type Cedar = typeof CedarWasm;
 
@@ -35,7 +36,9 @@ export function createCedarEngine(opts: {
   dir?: string;
   cacheSize?: number;
   narrow?: boolean;
-}): PolicyEngine {
+  /** decisions kept across processes (decision-memo.ts): the data dir's, in the service and the CLI */
+  memo?: DecisionMemoStore;
+}): PolicyEngine & { loaded(): boolean; settled(): Promise<void> } {
   const dir = opts.dir ?? POLICY_DIR;
   let files: { policy: string; schema: string } | null = null;
   const shipped = () =>
@@ -49,6 +52,34 @@ export function createCedarEngine(opts: {
   let generation = 0;
   const cache = new Map<string, PolicyVerdict>();
   const cacheMax = opts.cacheSize ?? CACHE_MAX;
+  // Made at the first decision, named by the engine's version and the schema: decisions made under another are not reused.
+  let made: DecisionMemo | null | undefined;
+  const memoOf = (): DecisionMemo | null =>
+    (made ??= opts.memo ? new DecisionMemo(opts.memo, `${cedarVersion()}|${sha256(shipped().schema)}`) : null);
+  const hashes = new Map<string, string>();
+  const hashOf = (text: string): string => {
+    let h = hashes.get(text);
+    if (h === undefined) {
+      if (hashes.size > 8) hashes.clear();
+      h = sha256(text);
+      hashes.set(text, h);
+    }
+    return h;
+  };
+  /** The narrowing of a policy the engine has not parsed in this process, from the memo's copy of its JSON form. */
+  const memoReads = (text: string): PolicyReads | null | undefined => {
+    const json = memoOf()?.jsonOf(hashOf(text));
+    if (json === undefined) return undefined;
+    return json && opts.narrow !== false ? readsOf(json) : null;
+  };
+  const keyOf = (whole: PolicyQuery, reads: PolicyReads | null): { q: PolicyQuery; facts: string; body: string } => {
+    const q = reads ? narrowed(whole, reads) : whole;
+    const classed = !!reads?.classes.size;
+    // With classed tags the key is the classes, and the request's own text is needed only when Cedar is asked.
+    const facts = classed ? '' : JSON.stringify([q.context, q.entities]);
+    const body = `${q.action}\n${classed ? JSON.stringify([q.context, classedEntities(q.entities, reads!.classes)]) : facts}`;
+    return { q, facts, body };
+  };
 
   const cedar = (): Promise<Cedar> => {
     avoidJsToWasmInlining(); // before the module: Node 20's V8 can abort deoptimizing an inlined call into it
@@ -77,6 +108,7 @@ export function createCedarEngine(opts: {
 
   const activate = async (): Promise<{
     c: Cedar;
+    text: string;
     id: string;
     permits: ReadonlySet<string> | 'any';
     reads: PolicyReads | null;
@@ -109,6 +141,7 @@ export function createCedarEngine(opts: {
         `the policy could not be loaded: ${r.errors.map((e) => e.message).join('; ')}`,
       );
     const json = policiesAsJson(c, set);
+    memoOf()?.adopt(hashOf(text), json);
     active = {
       text,
       id,
@@ -121,12 +154,22 @@ export function createCedarEngine(opts: {
 
   return {
     async decide(whole: PolicyQuery): Promise<PolicyVerdict> {
-      const { c, id, reads } = await activate();
-      const q = reads ? narrowed(whole, reads) : whole;
-      const classed = !!reads?.classes.size;
-      // With classed tags the key is the classes, and the request's own text is needed only when Cedar is asked.
-      let facts = classed ? '' : JSON.stringify([q.context, q.entities]);
-      const key = `${id}\n${q.action}\n${classed ? JSON.stringify([q.context, classedEntities(q.entities, reads!.classes)]) : facts}`;
+      const memo = memoOf();
+      if (memo) {
+        // Before the engine is loaded for this policy: a decision made before, in any process, needs none.
+        const text = opts.activeText() ?? shipped().policy;
+        if (active?.text !== text) {
+          const reads = memoReads(text);
+          if (reads !== undefined) {
+            const known = memo.get(hashOf(text), keyOf(whole, reads).body);
+            if (known) return known;
+          }
+        }
+      }
+      const { c, id, reads, text } = await activate();
+      const { q, body, facts: known } = keyOf(whole, reads);
+      let facts = known;
+      const key = `${id}\n${body}`;
       const hit = cache.get(key);
       if (hit) return hit;
       // Cedar gets objects fresh from JSON.parse: handed the narrowed objects (built key by key) themselves, Node 20's V8
@@ -157,15 +200,21 @@ export function createCedarEngine(opts: {
         policies: [...diagnostics.reason].sort(),
         errors: diagnostics.errors.map((e) => e.policyId),
       };
+      memo?.put(hashOf(text), body, verdict);
       if (cacheMax <= 0) return verdict;
       if (cache.size >= cacheMax) cache.delete(cache.keys().next().value!);
       cache.set(key, verdict);
       return verdict;
     },
     async mayPermit(action: PolicyAction): Promise<boolean> {
-      const { permits } = await activate();
+      const text = opts.activeText() ?? shipped().policy;
+      const json = active?.text !== text ? memoOf()?.jsonOf(hashOf(text)) : undefined;
+      const permits = json !== undefined ? (json ? permittedActions(json) : 'any') : (await activate()).permits;
       return permits === 'any' || permits.has(action);
     },
+    loaded: () => loading !== null,
+    /** resolves once the memo holds on disk what was decided so far */
+    settled: () => made?.settled() ?? Promise.resolve(),
     async check(text: string): Promise<PolicyCheckAnswer> {
       const c = await cedar();
       return { policies: Object.keys(prepare(c, text)) };
@@ -201,3 +250,15 @@ function permittedActions(policies: CedarWasm.PolicyJson[]): ReadonlySet<string>
 }
 
 const uidOf = (e: CedarWasm.EntityUidJson): string => ('__entity' in e ? e.__entity.id : e.id);
+
+/** The engine's version, from its package (a memo made by another engine is not used); 'unknown' when unreadable. */
+function cedarVersion(): string {
+  try {
+    const pkg = JSON.parse(
+      readFileSync(join(PACKAGE_ROOT, 'node_modules', '@cedar-policy', 'cedar-wasm', 'package.json'), 'utf8'),
+    ) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}

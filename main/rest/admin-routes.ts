@@ -41,7 +41,7 @@ interface Ctx {
 type Handler = (c: Ctx) => Promise<void>;
 
 /**
- * The admin API (under {ADMIN_PREFIX}/) and seed part C's local REST (under
+ * The admin API (under {ADMIN_PREFIX}/) and the local REST (README.md, "Connect the app to a cloud gateway") (under
  * {REST_PREFIX}/pro/): one route per API_ACTIONS entry, derived from it, so
  * nothing here is written per action. Each request passes the admit guards (which
  * names the caller's principal), then its raw input (query, or a JSON object

@@ -18,6 +18,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { ensureCliBundle } from '../bridge/helpers/bundle.ts';
 import { printTable, summarize } from './stats.ts';
 
@@ -110,6 +111,79 @@ async function bareOnce(): Promise<number> {
   return ms;
 }
 
+/** Writes waiting for a person: `n` page updates staged through the service on `dataDir` (at `mcpUrl`). */
+async function stageWrites(dataDir: string, mcpUrl: string, n: number): Promise<void> {
+  const made = spawnSync(
+    process.execPath,
+    [
+      BIN,
+      'tokens',
+      'create',
+      '--label',
+      'bench',
+      '--user',
+      'admin',
+      '--json',
+      '--data-dir',
+      dataDir,
+      '--vault',
+      'file',
+    ],
+    { env, cwd: ROOT, encoding: 'utf8' },
+  );
+  const { token } = JSON.parse(made.stdout) as { token: string };
+  const client = new Client({ name: 'startup-bench', version: '1' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(mcpUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
+  const pages = (await client.callTool({ name: 'pages_list', arguments: {} })).structuredContent as {
+    pages: Array<{ id: number }>;
+  };
+  for (let i = 0; i < n; i++) {
+    const r = await client.callTool({
+      name: 'pages_update',
+      arguments: { id: pages.pages[i % pages.pages.length]!.id, title: `Bench title ${i}` },
+    });
+    if ((r.structuredContent as { status?: string } | undefined)?.status !== 'pending_approval')
+      throw new Error(`staging a write: ${JSON.stringify(r).slice(0, 300)}`);
+  }
+  await client.close();
+}
+
+/** `serve --json` on a data dir until it prints where it listens; the caller stops it. */
+async function serveJson(dataDir: string): Promise<{ child: ReturnType<typeof spawn>; mcpUrl: string }> {
+  const child = spawn(
+    process.execPath,
+    [BIN, 'serve', '--port', '0', '--json', '--data-dir', dataDir, '--vault', 'file'],
+    {
+      env,
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
+  let out = '';
+  const mcpUrl = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString('utf8');
+      try {
+        resolve((JSON.parse(out) as { mcp_url: string }).mcp_url);
+      } catch {
+        // not the whole object yet
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code} before it was ready`)));
+  });
+  return { child, mcpUrl };
+}
+const stopped = (child: ReturnType<typeof spawn>) =>
+  new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+
+const PENDING = 50;
 await ensureCliBundle();
 const work = await mkdtemp(join(tmpdir(), 'gatehouse-startup-bench-'));
 const direct = join(work, 'direct');
@@ -118,13 +192,15 @@ const serveDirs = [join(work, 'serve-bundle'), join(work, 'serve-tsx')];
 try {
   // First runs create and seed the data dirs; they are not measured.
   timed([BIN, 'settings', 'get', 'enabled', '--data-dir', direct, '--vault', 'file']);
+  timed([BIN, 'settings', 'set', 'enabled', 'true', '--data-dir', direct, '--vault', 'file']);
+  timed([BIN, 'settings', 'set', 'enabled', 'true', '--data-dir', served, '--vault', 'file']);
   for (const d of serveDirs) await serveOnce([BIN], d, false);
-  const running = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', served, '--vault', 'file'], {
-    env,
-    cwd: ROOT,
-    stdio: 'ignore',
-  });
-  await new Promise((r) => setTimeout(r, 3000));
+  // Writes waiting in both: one staged through a service since stopped, one through the service that runs.
+  const once = await serveJson(direct);
+  await stageWrites(direct, once.mcpUrl, PENDING);
+  await stopped(once.child);
+  const { child: running, mcpUrl: runningUrl } = await serveJson(served);
+  await stageWrites(served, runningUrl, PENDING);
 
   const s: Record<string, number[]> = {};
   const add = (k: string, v: number) => (s[k] ??= []).push(v);
@@ -137,6 +213,15 @@ try {
     add(
       'gatehouse settings get (no service: opens the files)',
       timed([BIN, 'settings', 'get', 'enabled', '--data-dir', direct, '--vault', 'file']),
+    );
+    add('gatehouse tokens list (no service)', timed([BIN, 'tokens', 'list', '--data-dir', direct, '--vault', 'file']));
+    add(
+      `gatehouse staged list, ${PENDING} pending (no service)`,
+      timed([BIN, 'staged', 'list', '--data-dir', direct, '--vault', 'file']),
+    );
+    add(
+      `gatehouse staged list, ${PENDING} pending (through the running service)`,
+      timed([BIN, 'staged', 'list', '--data-dir', served, '--vault', 'file']),
     );
     add(
       'gatehouse tokens list (through the running service)',
@@ -162,8 +247,7 @@ try {
     add('tsx: gatehouse serve, first MCP answer', x.answerMs);
     if (x.rssMb !== null) rssTsx.push(x.rssMb);
   }
-  running.kill('SIGTERM');
-  await new Promise((r) => running.once('exit', r));
+  await stopped(running);
 
   const base = summarize(s['node -e 0']!).p50;
   const cliTarget = 3 * base;

@@ -1,6 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { CLI_BUNDLE } from '../../main/cli/build.ts';
+import { ensureCliBundle } from '../bridge/helpers/bundle.ts';
 import { describe, expect, it, vi } from 'vitest';
 import { connectClient } from '../helpers/service.ts';
 import { cleanedUp, runCli } from './cli-harness.ts';
@@ -45,6 +48,22 @@ describe('commands that need nothing of the service', () => {
     const help = await runCli(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('serve [--host 127.0.0.1] [--port 7823|0]');
+  });
+
+  it("the command's entry (what --version and --help run) imports no zod: each command loads its own code", async () => {
+    await ensureCliBundle();
+    const seen = new Map<string, string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      const text = readFileSync(file, 'utf8');
+      seen.set(file, text);
+      for (const m of text.matchAll(/^(?:import|export)\s[^;]*?from\s*"(\.\.?\/[^"]+)"|^import\s*"(\.\.?\/[^"]+)"/gm))
+        visit(join(dirname(file), m[1] ?? m[2]!));
+    };
+    visit(CLI_BUNDLE);
+    expect(seen.size).toBeGreaterThan(2);
+    const zod = [...seen].filter(([, text]) => /^\/\/ node_modules\/zod\//m.test(text)).map(([file]) => file);
+    expect(zod).toEqual([]);
   });
 });
 

@@ -47,6 +47,32 @@ describe('schema patterns in linear time', () => {
     expect(() => check(string('^(a)\\1$'), { s: 'aa' })).toThrow(/invalid escape sequence: `\\1`/);
   });
 
+  it('a pattern RE2 cannot run is refused before any code is generated, wherever it sits in the schema', () => {
+    const lookaround = '^(?=x)';
+    const places: Array<Record<string, unknown>> = [
+      { type: 'object', properties: { a: { type: 'array', items: { type: 'string', pattern: lookaround } } } },
+      { type: 'object', properties: { a: { anyOf: [{ type: 'number' }, { type: 'string', pattern: lookaround }] } } },
+      { type: 'object', patternProperties: { [lookaround]: { type: 'string' } } },
+      { type: 'object', $defs: { d: { type: 'string', pattern: lookaround } } },
+      { type: 'object', additionalProperties: { not: { type: 'string', pattern: lookaround } } },
+    ];
+    for (const schema of places) expect(() => linearSchemaValidator.getValidator(schema)).toThrow(UnsupportedPattern);
+    // a property named like a keyword is a name, not a pattern
+    expect(check({ type: 'object', properties: { pattern: { type: 'string' } } }, { pattern: '(?=' }).valid).toBe(true);
+  });
+
+  it('a schema is compiled at its first validation: one only the compile finds unusable says so then, and nothing earlier', () => {
+    const dangling = { type: 'object', properties: { a: { $ref: '#/$defs/missing' } } };
+    const validate = linearSchemaValidator.getValidator(dangling);
+    const r = validate({ a: 1 });
+    expect(r.valid).toBe(false);
+    expect(r.errorMessage).toMatch(/^the schema cannot be used to check a value: .*missing/);
+    // equal schemas share one compiled validator, and each still checks its own values
+    const a = linearSchemaValidator.getValidator(string('^x+$'));
+    const b = linearSchemaValidator.getValidator(string('^x+$'));
+    expect([a({ s: 'xx' }).valid, b({ s: 'y' }).valid]).toEqual([true, false]);
+  });
+
   it('ordinary patterns validate and refuse as before, ECMAScript escapes included', () => {
     expect(check(string('^[a-z0-9_-]{3,16}$'), { s: 'gate_house-1' }).valid).toBe(true);
     const refused = check(string('^[a-z0-9_-]{3,16}$'), { s: 'Gate House' });

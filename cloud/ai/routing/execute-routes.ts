@@ -4,7 +4,7 @@ import type { Route } from './plan-routes.ts';
 
 /**
  * Walks the planned routes until one answers. Before every hop (the first
- * included) it calls `beforeHop`, where part 2 re-checks the budget and
+ * included) it calls `beforeHop`, where ai/generate re-checks the budget and
  * reserves the estimate, so a fallback can never escape a limit; after every
  * call it calls `afterHop` with the outcome, where the reservation is settled
  * or released. A provider whose breaker opened since the plan was made is

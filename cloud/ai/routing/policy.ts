@@ -5,7 +5,7 @@ import { ProviderId } from '../provider-record.ts';
 /**
  * An account's AI routing policy (enterprise controls: allowed providers,
  * approved-infrastructure tags, a fallback order) and the operator's model
- * classes. Both are stored by part 2 and handed to `planRoutes` as values.
+ * classes. Both are stored in the database and handed to `planRoutes` as values.
  */
 export const AccountAiPolicy = z
   .object({

@@ -1,5 +1,5 @@
 /**
- * Version 3: part 2 of the gateway (issue 12). The AI provider registry and
+ * Version 3: AI routing and releases. The AI provider registry and
  * per-account policy (enterprise controls), account API keys, releases,
  * the request log, cloud tasks (agency reports), support priorities, and
  * limits an account sets on its own scopes (`set_by`), which add to the
@@ -14,7 +14,8 @@
  * counters-repo.ts, run in the database: each call is one atomic statement).
  */
 export const version = 3;
-export const name = 'part2';
+// the name recorded in cloud_schema_migrations; migrations are applied by version
+export const name = 'ai-policies-releases';
 export const sql = `
 CREATE TABLE ai_providers (
   id text PRIMARY KEY,

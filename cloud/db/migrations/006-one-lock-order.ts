@@ -1,5 +1,5 @@
 /**
- * Version 6 (issue 19): one lock order for the ledger, rollups, fewer round trips.
+ * Version 6: one lock order for the ledger, rollups, fewer round trips.
  *
  * Every statement that touches usage counters and reservations locks rows in
  * one order: the request's nonce, its Idempotency-Key, the counters (sorted by

@@ -1,5 +1,5 @@
 /**
- * Version 8: `mcp.upstreams` is in the free plan (issue 25: the desk in
+ * Version 8: `mcp.upstreams` is in the free plan (docs/decisions.md: the desk in
  * front of a person's own MCP servers is the product; pro keeps what costs
  * the vendor money: AI, translation, reports).
  *

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ReleaseChannel, ReleaseFileName, ReleaseVersion, Sha512Base64, SignedManifest } from './updates.ts';
 
 /**
- * The AI and update endpoints of part 2 (`ai/*`, `updates/*`) as the app's
+ * The AI and update endpoints (`ai/*`, `updates/*`) as the app's
  * cloud client calls them. The request shapes of docs/cloud-gateway.md "AI"
  * are in ai.ts; the answers of `ai/providers`, `ai/models` and `updates/*`
  * are not fixed anywhere yet, so these are the client's reading of the spec

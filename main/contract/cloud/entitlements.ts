@@ -4,7 +4,7 @@ import { CloudProduct, FeatureInfo, FeatureKey, ProductStates } from './catalog.
 
 /** POST entitlements/check */
 export const CheckBody = z.strictObject({ feature: FeatureKey });
-/** The seed's success shape. Refusals are errors: entitlement_required (with required_plan), product_inactive, license_expired, license_invalid. */
+/** The success shape (docs/cloud-gateway.md, "Endpoints"). Refusals are errors: entitlement_required (with required_plan), product_inactive, license_expired, license_invalid. */
 export const CheckAnswer = z.object({ success: z.literal(true), entitlement: CloudEntitlement });
 export type CheckAnswer = z.infer<typeof CheckAnswer>;
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * The cloud gateway's error codes (docs/cloud-gateway.md "Conventions"):
- * the seed's twelve plus the generic request errors every HTTP service has.
+ * the gateway's twelve (docs/cloud-gateway.md, "Conventions") plus the generic request errors every HTTP service has.
  * The client maps each to a typed error; nothing matches on message text.
  */
 export const CloudErrorCode = z.enum([

@@ -54,7 +54,7 @@ export const QueryTime = z.iso.datetime({ offset: true }).refine((v) => {
   return t >= TIME_RANGE.min && t < TIME_RANGE.max;
 }, 'a time from 1970-01-01 to 9998-12-31');
 
-/** The seed's usage event plus a client-made `event_id` (UUIDv7), as `usage/record` takes it. */
+/** A usage event (docs/cloud-gateway.md, "Endpoints") plus a client-made `event_id` (UUIDv7), as `usage/record` takes it. */
 export const CloudUsageEvent = z.strictObject({
   event_id: z
     .string()

@@ -31,6 +31,8 @@ export interface AuditFacts {
   args_shape?: string | null;
   /** what the tool asked of the client mid-call (e.g. `elicitation/create:form`), never what was asked or answered */
   asked?: string | null;
+  /** an MCP App's tool: its view, and whether only a view could call it */
+  view?: AuditEntry['view'];
   /** the policy ids behind a policy decision (docs/policy.md) */
   policy?: readonly string[] | null;
   /** a staged decision: the hashes the approval was bound to (approval-binding.ts) */
@@ -115,6 +117,9 @@ export class Auditor {
       staged_id: facts.staged_id ?? null,
       ...(facts.args_shape ? { args_shape: clientText(facts.args_shape, AUDIT_TEXT_LIMITS.args_shape) } : {}),
       ...(facts.asked ? { asked: clientText(facts.asked, AUDIT_TEXT_LIMITS.asked) } : {}),
+      ...(facts.view
+        ? { view: { uri: clientText(facts.view.uri, AUDIT_TEXT_LIMITS.target), only: facts.view.only } }
+        : {}),
       ...(facts.policy?.length ? { policy: facts.policy.slice(0, 20).map((p) => p.slice(0, 100)) } : {}),
       ...(facts.binding ? { binding: facts.binding } : {}),
       ...(facts.reason ? { reason: clientText(facts.reason, AUDIT_TEXT_LIMITS.reason) } : {}),

@@ -81,6 +81,7 @@ export class Pipeline {
       source_plugin: tool.plugin,
       feature_key: tool.feature,
       ...(entry.pluginKind === 'upstream' ? { args_shape: argsShape(args ?? {}) } : {}),
+      ...viewOf(tool),
     };
 
     // A retried round whose requestState was issued for another call: refused (and audited) before anything runs.
@@ -149,7 +150,10 @@ export class Pipeline {
           preview: (i, c) =>
             withDeadline((signal) => tool.preview(i, { ...c, signal }), limit, c.signal, `${tool.name} (preview)`),
         };
-        const staged = await this.deps.staging.stage(timed, input, ctx);
+        const staged = await this.deps.staging.stage(timed, input, ctx, {
+          ...(facts.args_shape ? { args_shape: facts.args_shape } : {}),
+          ...(facts.view ? { view: facts.view } : {}),
+        });
         if (gate.unattended) {
           const done = await runUnattended(this.deps, staged.staged_id, ctx, gate.unattended);
           if (done.kind === 'refused') return done;
@@ -305,4 +309,12 @@ function refusalOf(
     code: 'entitlement_required',
     message: `${tool} needs the '${plan}' plan (feature ${feature}); upgrade the license in Gatehouse to use it`,
   };
+}
+
+/** An MCP App's tool names its view in its listed `_meta.ui`: the audit names it too (docs/upstreams.md, "MCP Apps"). */
+function viewOf(tool: RegisteredTool['tool']): Pick<AuditFacts, 'view'> {
+  const ui = tool.listed?._meta?.ui as { resourceUri?: unknown; visibility?: unknown } | undefined;
+  if (typeof ui?.resourceUri !== 'string') return {};
+  const only = Array.isArray(ui.visibility) && ui.visibility.includes('app') && !ui.visibility.includes('model');
+  return { view: { uri: ui.resourceUri, only } };
 }

@@ -3,7 +3,7 @@ import type { StagedView } from '../../contract/staged.ts';
 import { maskSecretText } from '../../lib/secret-scan.ts';
 
 /**
- * What the desktop tells the person about pending writes (issue 20,
+ * What the desktop tells the person about pending writes (docs/staging.md,
  * "Reaching the person"), decided here and only wired in main/app: one
  * notice per new pending write, never twice for the same write; a burst is
  * folded into one "N more" notice; the text is the write's summary and who

@@ -101,7 +101,13 @@ export class Staging {
     return fresh.length;
   }
 
-  async stage(tool: WriteTool, input: Record<string, unknown>, ctx: CallContext): Promise<StagedResponse> {
+  /** `audited`: what the call's audit says of it beside the staging (an upstream call's argument shape, its view) */
+  async stage(
+    tool: WriteTool,
+    input: Record<string, unknown>,
+    ctx: CallContext,
+    audited: Pick<Partial<AuditFacts>, 'args_shape' | 'view'> = {},
+  ): Promise<StagedResponse> {
     const started = this.deps.clock.now();
     // Before the preview, which may be costly (an AI call): a token at its limit gets its answer at once.
     this.index.assertRoom(ownerKey({ token_id: ctx.token?.id ?? null, user_id: ctx.user.id }), 0);
@@ -130,6 +136,7 @@ export class Staging {
     }
     this.index.commitReserved(item, bytes);
     this.ledger.audit(item, 'staged', actorOf(ctx), {
+      ...audited,
       feature_key: tool.feature,
       duration_ms: this.deps.clock.now() - started,
     });

@@ -8,7 +8,7 @@ export const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
  * `freeBytes` are not counted, so small requests never wait on large ones;
  * past that, a body reserves what it buffers and releases it when read or
  * refused. With a connection cap this bounds what stalled uploads can hold:
- * connections x freeBytes + maxBytes (issue 8: 100 stalled 4 MiB bodies took
+ * connections x freeBytes + maxBytes (100 stalled 4 MiB bodies took
  * 400 MiB before).
  */
 export class BodyBudget {

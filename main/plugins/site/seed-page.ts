@@ -1,4 +1,4 @@
-/** One page of the sample site, as the seed writes it. */
+/** One page of the sample site, as the sample data writes it. */
 export interface SeedPage {
   slug: string;
   title: string;
@@ -10,7 +10,7 @@ export interface SeedPage {
   focus_keyword: string;
   /** language -> position (1-based) of the linked page in SEED_PAGES */
   translations: Record<string, number>;
-  /** how long before the seed time the page was last modified */
+  /** how long before the sample data's time the page was last modified */
   age_days: number;
   content: string;
 }

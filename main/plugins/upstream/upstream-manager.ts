@@ -139,8 +139,7 @@ export class UpstreamManager implements UpstreamActions {
   connectAll(): void {
     if (!this.deps.autoConnect || this.live) return;
     this.live = true;
-    for (const [id, p] of this.plugins)
-      if (this.deps.store.read().upstreams.find((u) => u.id === id)?.enabled) p.connection.start();
+    for (const p of this.plugins.values()) p.goLive();
   }
 
   /**
@@ -544,6 +543,7 @@ export class UpstreamManager implements UpstreamActions {
     return new UpstreamPlugin(rec.id, spec, {
       ...this.deps,
       autoConnect: this.deps.autoConnect && this.live,
+      offerLater: this.deps.autoConnect && !this.live,
       ownerOf: (name) => this.deps.registry.entry(name)?.tool.plugin,
       resourceUpdated: (uri) => this.updateListeners.forEach((l) => l(uri)),
       toolProblem: (tool) => this.deps.registry.toolProblem(rec.id, tool),

@@ -6,7 +6,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { UpstreamConnection, type ConnectionSpec } from './connection.ts';
 import type { PinnedView, PromptDefinition, ToolDefinition, UpstreamRecord, UpstreamsData } from './upstream-data.ts';
 import { reconcilePrompts } from './prompt-pins.ts';
-import { isOffered, namespaced, reconcile, samePins, stateOf, type Reconciled } from './pinning.ts';
+import { isOffered, namespaced, reconcile, samePinList, samePins, stateOf, type Reconciled } from './pinning.ts';
 import { observeView, reconcileViews, toolViewUri, viewUriProblem } from './views.ts';
 import { toolFor } from './upstream-tools.ts';
 import { UpstreamSurface } from './upstream-surface.ts';
@@ -29,6 +29,11 @@ export interface UpstreamPluginDeps {
   changed(): void;
   /** connect when started (the service); a CLI command on the data dir connects only when asked */
   autoConnect: boolean;
+  /**
+   * offered only once the service is ready (`goLive`), not when started: registering thousands of pinned
+   * tools is kept off the path to ready, like their connections
+   */
+  offerLater?: boolean;
   backoff?: { baseMs: number; maxMs: number };
   /** how long each read of a write's preview may take (default 5 s, PREVIEW_LIMITS.readMs; tests shorten it) */
   previewReadMs?: number;
@@ -59,6 +64,8 @@ export class UpstreamPlugin implements Plugin {
   /** names that could not be offered at the last (re)load, for people */
   problems: string[] = [];
   private host: PluginHost | null = null;
+  /** offerLater: set once the service is ready */
+  private live = false;
   /** the registry's verdict on each approved definition, by its hash (compiled once, not at every publish) */
   private readonly verdicts = new Map<string, string | null>();
   /** the latest listing not saved yet: a burst of listings saves the last one, once (lib/one-queued.ts) */
@@ -182,13 +189,21 @@ export class UpstreamPlugin implements Plugin {
   }
 
   tools(): readonly Tool[] {
-    return this.offered();
+    return this.deps.offerLater && !this.live ? [] : this.offered();
   }
 
   async start(host: PluginHost): Promise<void> {
     this.host = host;
+    if (this.deps.offerLater && !this.live) return;
     this.publish();
     if (this.deps.autoConnect && this.record()?.enabled) this.connection.start();
+  }
+
+  /** The service is ready: an upstream loaded at start connects now, and offers its pinned tools on a later turn. */
+  goLive(): void {
+    this.live = true;
+    if (this.record()?.enabled) this.connection.start();
+    setImmediate(() => this.publish());
   }
 
   async stop(): Promise<void> {
@@ -306,7 +321,7 @@ export class UpstreamPlugin implements Plugin {
   /**
    * Listed definitions waiting in quarantine (new, changed, hint flipped): a
    * client calling one gets `unknown tool`, so the health report says how many
-   * wait (issue 25). A disabled upstream offers nothing anyway and counts none.
+   * wait. A disabled upstream offers nothing anyway and counts none.
    */
   awaitingReview(): { tools: number; prompts: number; views: number } {
     const rec = this.record();
@@ -334,6 +349,10 @@ export class UpstreamPlugin implements Plugin {
     const defs = this.latest;
     this.latest = null;
     if (!defs) return;
+    // A listing that changes no pin (every start, every list_changed that changed nothing) writes nothing:
+    // with thousands of tools upstreams.json is megabytes.
+    const now = this.record();
+    if (now && samePinList(reconcile(now.tools, defs).pins, now.tools)) return;
     try {
       const r = await this.deps.store.update((d) => {
         const rec = d.upstreams.find((u) => u.id === this.id);

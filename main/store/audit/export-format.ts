@@ -40,6 +40,7 @@ export function entryToJsonLine(e: AuditEntry): string {
     principal: e.principal,
     args_shape: e.args_shape,
     asked: e.asked,
+    view: e.view,
     policy: e.policy,
     binding: e.binding,
     reason: e.reason,

@@ -15,6 +15,8 @@ export type SummaryKey = (typeof SUMMARY_KEYS)[number];
  */
 export interface AuditFilter {
   equals: Array<[SummaryKey, string]>;
+  /** the same, by the key's index in SUMMARY_KEYS (how a summary's combos hold them) */
+  equalsAt: Array<[number, string]>;
   /** the UTF-8 bytes of `,"<field>":<JSON value>` for each equality filter */
   needles: Buffer[];
   fromMs: number | null;
@@ -43,7 +45,8 @@ export function compileFilter(q: FilterInput): AuditFilter {
   const needles = equals.map(([field, v]) => Buffer.from(`,"${field}":${JSON.stringify(v)}`, 'utf8'));
   const fromMs = parseBound('from', q.from);
   const toMs = parseBound('to', q.to);
-  return { equals, needles, fromMs, toMs, fromIso: canonicalIso(fromMs), toIso: canonicalIso(toMs) };
+  const equalsAt = equals.map(([field, v]): [number, string] => [SUMMARY_KEYS.indexOf(field), v]);
+  return { equals, equalsAt, needles, fromMs, toMs, fromIso: canonicalIso(fromMs), toIso: canonicalIso(toMs) };
 }
 
 function parseBound(name: string, v: string | undefined): number | null {

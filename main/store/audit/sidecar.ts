@@ -2,9 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { forwardChunks, openForRead, parseLine } from './files.ts';
-import type { FileSummary, Stats, ValueSets } from './summary.ts';
+import type { Combos, FileSummary, Stats, ValueSets } from './summary.ts';
 import { SUMMARY_KEYS } from './filter.ts';
-import { addToSummary, emptySummary, summaryFieldsOf } from './summary.ts';
+import { addToSummary, comboKey, emptySummary, summaryFieldsOf } from './summary.ts';
 
 /**
  * A closed file's summary is kept beside it (`….summary.json`) so a start
@@ -19,6 +19,8 @@ const StatsShape = {
   minMs: z.number().nullable(),
   maxMs: z.number().nullable(),
   values: Values,
+  /** absent in sidecars written before combos were kept: unknown */
+  combos: z.array(z.array(z.string().nullable())).nullable().optional(),
 };
 const Sidecar = z.object({
   v: z.literal(2),
@@ -37,7 +39,15 @@ const valuesOut = (v: ValueSets) =>
   Object.fromEntries(SUMMARY_KEYS.map((k) => [k, v[k] ? [...(v[k] as Set<string>)] : null]));
 const valuesIn = (v: z.infer<typeof Values>): ValueSets =>
   Object.fromEntries(SUMMARY_KEYS.map((k) => [k, v[k] ? new Set(v[k]) : null])) as ValueSets;
-const statsOut = (s: Stats) => ({ count: s.count, minMs: s.minMs, maxMs: s.maxMs, values: valuesOut(s.values) });
+const statsOut = (s: Stats) => ({
+  count: s.count,
+  minMs: s.minMs,
+  maxMs: s.maxMs,
+  values: valuesOut(s.values),
+  combos: s.combos ? [...s.combos.values()] : null,
+});
+const combosIn = (c: Array<Array<string | null>> | null | undefined): Combos | null =>
+  c && c.every((x) => x.length === SUMMARY_KEYS.length) ? new Map(c.map((x) => [comboKey(x), x])) : null;
 
 export async function writeSidecar(path: string, s: FileSummary, fileBytes: number): Promise<void> {
   const body = {
@@ -76,6 +86,7 @@ export async function readSidecar(path: string, fileBytes: number): Promise<File
     monotonic: parsed.monotonic,
     lastMs: parsed.lastMs,
     values: valuesIn(parsed.values),
+    combos: combosIn(parsed.combos),
     blocks: parsed.blocks.map((b) => ({
       start: b.start,
       end: b.end,
@@ -83,6 +94,7 @@ export async function readSidecar(path: string, fileBytes: number): Promise<File
       minMs: b.minMs,
       maxMs: b.maxMs,
       values: valuesIn(b.values),
+      combos: combosIn(b.combos),
     })),
   };
 }

@@ -13,8 +13,19 @@ export const BLOCK_BYTES = 1024 * 1024;
 /** Past this many distinct values a set is dropped (null = "anything may be here"). */
 const MAX_DISTINCT_FILE = 4096;
 const MAX_DISTINCT_BLOCK = 1024;
+/** Past this many distinct combinations of those values, combos are dropped (null) too. */
+const MAX_COMBOS_FILE = 2048;
+const MAX_COMBOS_BLOCK = 256;
 
 export type ValueSets = Record<SummaryKey, Set<string> | null>;
+
+/** One entry's values of SUMMARY_KEYS, in that order. */
+export type Combo = ReadonlyArray<string | null>;
+/**
+ * The distinct combinations of those values, by their joined key: a query filtering on two fields (a token
+ * and `result=confirmed`) skips a block where each value occurs but never together; null = unknown.
+ */
+export type Combos = Map<string, Combo>;
 
 /** The fields of one entry a summary tracks. */
 export type SummaryFields = { atMs: number } & { [K in SummaryKey]: string | null };
@@ -24,6 +35,7 @@ export interface Stats {
   minMs: number | null;
   maxMs: number | null;
   values: ValueSets;
+  combos: Combos | null;
 }
 
 /** Bytes [start, end) of a file: whole lines. */
@@ -59,6 +71,7 @@ export function emptySummary(): FileSummary {
     monotonic: true,
     lastMs: null,
     values: emptyValues(),
+    combos: new Map(),
     blocks: [],
   };
 }
@@ -67,21 +80,23 @@ export function emptySummary(): FileSummary {
 export function addToSummary(s: FileSummary, f: SummaryFields | null, bytes: number): void {
   let b = s.blocks[s.blocks.length - 1];
   if (!b || b.end - b.start >= BLOCK_BYTES) {
-    b = { start: s.bytes, end: s.bytes, count: 0, minMs: null, maxMs: null, values: emptyValues() };
+    b = { start: s.bytes, end: s.bytes, count: 0, minMs: null, maxMs: null, values: emptyValues(), combos: new Map() };
     s.blocks.push(b);
   }
   b.end += bytes;
   s.bytes += bytes;
   if (!f) return;
-  addStats(s, f, MAX_DISTINCT_FILE);
-  addStats(b, f, MAX_DISTINCT_BLOCK);
+  addStats(s, f, MAX_DISTINCT_FILE, MAX_COMBOS_FILE);
+  addStats(b, f, MAX_DISTINCT_BLOCK, MAX_COMBOS_BLOCK);
   if (!Number.isNaN(f.atMs)) {
     if (s.lastMs !== null && f.atMs < s.lastMs) s.monotonic = false;
     s.lastMs = f.atMs;
   }
 }
 
-function addStats(s: Stats, f: SummaryFields, maxDistinct: number): void {
+export const comboKey = (c: Combo): string => c.map((v) => (v === null ? '\u0001' : v)).join('\u0000');
+
+function addStats(s: Stats, f: SummaryFields, maxDistinct: number, maxCombos: number): void {
   s.count++;
   if (!Number.isNaN(f.atMs)) {
     if (s.minMs === null || f.atMs < s.minMs) s.minMs = f.atMs;
@@ -94,6 +109,14 @@ function addStats(s: Stats, f: SummaryFields, maxDistinct: number): void {
     if (set.size >= maxDistinct) s.values[key] = null;
     else set.add(v);
   }
+  if (s.combos) {
+    const combo = SUMMARY_KEYS.map((k) => f[k]);
+    const key = comboKey(combo);
+    if (!s.combos.has(key)) {
+      if (s.combos.size >= maxCombos) s.combos = null;
+      else s.combos.set(key, combo);
+    }
+  }
 }
 
 /** False only when no entry counted in `s` can pass the filter. */
@@ -104,6 +127,10 @@ export function statsMayMatch(s: Stats, f: AuditFilter): boolean {
   for (const [key, want] of f.equals) {
     const set = s.values[key];
     if (set !== null && !set.has(want)) return false;
+  }
+  if (s.combos && f.equalsAt.length > 1) {
+    for (const combo of s.combos.values()) if (f.equalsAt.every(([i, want]) => combo[i] === want)) return true;
+    return false;
   }
   return true;
 }

@@ -169,6 +169,15 @@ describe('a tool only a view calls', () => {
     expect(await readFile(journal, 'utf8')).toBe('');
     await u.ok('POST', `staged/${r.structuredContent!.staged_id}/confirm`);
     expect(await readFile(journal, 'utf8')).toBe('move b2\n');
+    // audited with the view named: only a view can call this tool; the one the model sees too may come from either
+    const moved = await u.ok<{ entries: AuditEntry[] }>('GET', 'audit?tool=board__board-move');
+    expect(moved.entries.find((e) => e.result === 'staged')?.view).toEqual({
+      uri: 'ui://board/board/view.html',
+      only: true,
+    });
+    await c.callTool({ name: 'board__show-board', arguments: {} });
+    const shown = await u.ok<{ entries: AuditEntry[] }>('GET', 'audit?tool=board__show-board');
+    expect(shown.entries[0]?.view).toEqual({ uri: 'ui://board/board/view.html', only: false });
   });
 });
 

@@ -6,6 +6,8 @@ import {
   definitionHash,
   isOffered,
   reconcile,
+  samePinList,
+  samePins,
   stateOf,
   toolView,
 } from '../../../main/plugins/upstream/pinning.ts';
@@ -47,6 +49,28 @@ describe('pinning', () => {
     expect(isOffered(now.pins[0]!)).toBe(true);
     // and when the upstream stops saying it, the pin stops too
     expect(reconcile(now.pins, [def('research')]).pins[0]!.approved!.definition.execution).toBeUndefined();
+  });
+
+  it('a re-listing that changed nothing gives pins samePinList and samePins call alike; any change in a pin is seen', () => {
+    const withTask = def('t', { execution: { taskSupport: 'optional' } });
+    const pins = added([def('a'), withTask]);
+    const again = reconcile(pins, [def('a'), withTask]).pins;
+    expect(samePinList(again, pins)).toBe(true);
+    expect(samePins(again, pins)).toBe(true);
+    // an approved definition is kept as the same object when nothing unhashed changed
+    expect(again[0]!.approved).toBe(pins[0]!.approved);
+    // key order alone is no change; an unhashed field (task support), a hidden flag, a new pending hash are
+    const reordered = pins.map((p) => Object.fromEntries(Object.entries(p).reverse()) as PinnedTool);
+    expect(samePinList(reordered, pins)).toBe(true);
+    for (const changed of [
+      reconcile(pins, [def('a'), def('t', { execution: { taskSupport: 'required' } })]).pins,
+      [pins[0]!, { ...pins[1]!, hidden: true }],
+      reconcile(pins, [def('a', { description: 'other' }), withTask]).pins,
+      reconcile(pins, [def('a')]).pins,
+    ]) {
+      expect(samePinList(changed, pins)).toBe(false);
+      expect(samePins(changed, pins)).toBe(false);
+    }
   });
 
   it('hashes the definition, not the key order', () => {

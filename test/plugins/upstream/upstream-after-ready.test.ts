@@ -7,6 +7,7 @@ import { CLI_BUNDLE } from '../../../main/cli/build.ts';
 import { silentLogger } from '../../../main/lib/logger.ts';
 import { openLocalCore } from '../../../main/local-core.ts';
 import { UpstreamConnection } from '../../../main/plugins/upstream/connection.ts';
+import { definitionHash } from '../../../main/plugins/upstream/pinning.ts';
 import { ensureCliBundle } from '../../bridge/helpers/bundle.ts';
 import { TEST_UPSTREAM } from './upstream-world.ts';
 
@@ -18,7 +19,8 @@ import { TEST_UPSTREAM } from './upstream-world.ts';
 afterEach(() => vi.restoreAllMocks());
 
 describe('upstreams are not on the path to ready', () => {
-  it('a configured upstream starts connecting only when the service says it is ready (startUpstreams)', async () => {
+  it('a configured upstream starts connecting, and offers its pinned tools, only once the service says it is ready (startUpstreams)', async () => {
+    const lookup = { name: 'lookup', description: 'Looks a word up.', inputSchema: { type: 'object' as const } };
     const dataDir = await mkdtemp(join(tmpdir(), 'gh-after-ready-'));
     await writeFile(
       join(dataDir, 'upstreams.json'),
@@ -33,7 +35,16 @@ describe('upstreams are not on the path to ready', () => {
             secrets_account: null,
             timeout_ms: 60_000,
             era: null,
-            tools: [],
+            tools: [
+              {
+                name: 'lookup',
+                approved: { hash: definitionHash(lookup), definition: lookup },
+                pending: null,
+                hidden: false,
+                marked: 'read',
+                removed: false,
+              },
+            ],
             prompts: [],
           },
         ],
@@ -44,8 +55,12 @@ describe('upstreams are not on the path to ready', () => {
     try {
       expect(core.registry.listPlugins().map((p) => p.id)).toContain('later');
       expect(starts).not.toHaveBeenCalled();
+      // thousands of pinned tools are not registered on the way to ready either
+      expect(core.registry.has('later__lookup')).toBe(false);
       core.startUpstreams();
       expect(starts).toHaveBeenCalledTimes(1);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(core.registry.has('later__lookup')).toBe(true);
       core.startUpstreams();
       expect(starts).toHaveBeenCalledTimes(1);
     } finally {

@@ -103,7 +103,8 @@ describe('server-filesystem over stdio', () => {
     const staged = await call('fs__write_file', { path: file, content: 'after\n' });
     const s = staged.structuredContent as { status: string; staged_id: string };
     expect(s.status).toBe('pending_approval');
-    await new Promise((r) => setTimeout(r, 300));
+    // A later call answered by the same server: a write sent to it before would have landed by now.
+    expect(textOf(await call('fs__read_text_file', { path: file }))).toBe('before\n');
     expect(await readFile(file, 'utf8')).toBe('before\n');
     const done = await u.ok<StagedPayload>('POST', `staged/${s.staged_id}/confirm`);
     expect(done.status).toBe('confirmed');

@@ -1,10 +1,11 @@
-import { mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { UpstreamDetail, UpstreamToolView, UpstreamView } from '../../../main/contract/upstreams.ts';
 import type { StagedPayload } from '../../../main/contract/staged.ts';
+import { UpstreamPlugin } from '../../../main/plugins/upstream/upstream-plugin.ts';
 import { consentTo, startUpstreamWorld, TEST_UPSTREAM, textOf, until, type UpstreamWorld } from './upstream-world.ts';
 
 let u: UpstreamWorld;
@@ -119,7 +120,8 @@ describe('a stdio upstream (the SDK McpServer fixture)', () => {
       tool: 'append',
       arguments: { line: 'first', api_token: '[redacted]' },
     });
-    await new Promise((r) => setTimeout(r, 200));
+    // A later call answered by the same process: a write sent to it before would have been appended by now.
+    await client.callTool({ name: 't__lookup', arguments: { word: 'x' } });
     expect(await readFile(journal, 'utf8')).toBe('');
     const done = await u.ok<StagedPayload>('POST', `staged/${s.staged_id}/confirm`);
     expect(done.status).toBe('confirmed');
@@ -129,6 +131,33 @@ describe('a stdio upstream (the SDK McpServer fixture)', () => {
     expect(await readFile(journal, 'utf8')).toBe('first\n');
     const status = await client.callTool({ name: 'staged_writes_status', arguments: { staged_id: s.staged_id } });
     expect(JSON.stringify(status.structuredContent)).toContain('appended first');
+  });
+
+  it('a re-listing that changes no pin writes nothing: upstreams.json is the same file, untouched', async () => {
+    const file = join(u.w.svc.dataDir, 'upstreams.json');
+    const before = await stat(file);
+    const text = await readFile(file, 'utf8');
+    const relists: Array<Promise<void>> = [];
+    const original = UpstreamPlugin.prototype.relist;
+    const relist = vi.spyOn(UpstreamPlugin.prototype, 'relist').mockImplementation(function (
+      this: UpstreamPlugin,
+      defs,
+    ) {
+      const p = original.call(this, defs);
+      relists.push(p);
+      return p;
+    });
+    try {
+      // the same definition again: the SDK server sends list_changed, the gateway lists the same tools
+      await writeFile(control, JSON.stringify({ readOnly: true }));
+      await until(async () => relists.length > 0, 10_000, 'the upstream to be listed again');
+      await Promise.all(relists);
+    } finally {
+      relist.mockRestore();
+    }
+    const after = await stat(file);
+    expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
+    expect(await readFile(file, 'utf8')).toBe(text);
   });
 
   it('quarantines a tool whose description changes at run time until a person approves it; a flipped readOnlyHint goes back to review and, approved, makes it a write', async () => {

@@ -290,3 +290,46 @@ describe('AuditLog query', () => {
     expect(next.next_cursor).toBeNull();
   });
 });
+
+describe('file and block summaries', () => {
+  it('rule out a block where each filtered value occurs but never together, and only then', async () => {
+    const { addToSummary, emptySummary, statsMayMatch, summaryFieldsOf } =
+      await import('../../../main/store/audit/summary.ts');
+    const { compileFilter } = await import('../../../main/store/audit/filter.ts');
+    const s = emptySummary();
+    // a token's calls are all ok; the confirmed entries are people's, with no token
+    for (let i = 0; i < 50; i++) {
+      addToSummary(s, summaryFieldsOf({ ...entry(i, { token_id: 'tok_a', result: 'ok' }) }), 100);
+      addToSummary(s, summaryFieldsOf({ ...entry(i, { token_id: null, result: 'confirmed' }) }), 100);
+    }
+    const block = s.blocks[0]!;
+    expect(statsMayMatch(block, compileFilter({ token_id: 'tok_a', result: 'confirmed' }))).toBe(false);
+    expect(statsMayMatch(s, compileFilter({ token_id: 'tok_a', result: 'confirmed' }))).toBe(false);
+    expect(statsMayMatch(block, compileFilter({ token_id: 'tok_a', result: 'ok' }))).toBe(true);
+    expect(statsMayMatch(block, compileFilter({ result: 'confirmed' }))).toBe(true);
+    // past the bound of distinct combinations the summary no longer knows, and rules nothing out by them
+    for (let i = 0; i < 300; i++) addToSummary(s, summaryFieldsOf({ ...entry(i, { tool: `t${i}` }) }), 10);
+    expect(s.blocks[0]!.combos).toBeNull();
+    addToSummary(s, summaryFieldsOf({ ...entry(1, { token_id: 'tok_a', result: 'denied' }) }), 10);
+    expect(statsMayMatch(s.blocks[0]!, compileFilter({ token_id: 'tok_a', result: 'confirmed' }))).toBe(true);
+  });
+
+  it('answer a query that combines two fields the same after a restart (through sidecars) as a full scan', async () => {
+    const { log, all } = await rotatedLog();
+    const queries: Array<Record<string, string>> = [
+      { tool: 'site.pages.list', token_id: 'tok_b' },
+      { tool: 'site.pages.list', token_id: 'tok_a' },
+      { result: 'denied', user_id: 'u_editor' },
+      { token_id: 'tok_c', source_plugin: 'site', result: 'error' },
+    ];
+    for (const q of queries) {
+      const { source_plugin, ...rest } = q;
+      const query = { ...rest, ...(source_plugin ? { plugin: source_plugin } : {}) };
+      const expected = all
+        .filter((e) => Object.entries(q).every(([k, v]) => (e as Record<string, unknown>)[k] === v))
+        .map((e) => e.id)
+        .reverse();
+      expect(ids((await allPages(log, { ...query, limit: 50 })).flat()), JSON.stringify(q)).toEqual(expected);
+    }
+  });
+});
