@@ -241,6 +241,8 @@ export async function assembleCore(a: CoreAdapters) {
   for (const p of a.plugins ?? []) registry.add(p);
   const upstreams = a.upstreams ? await a.upstreams({ events, registry, cloud }) : null;
   for (const p of (await upstreams?.load()) ?? []) registry.add(p);
+  // A revoked token's own upstream processes (one process per client) end with it.
+  if (upstreams) tokens.onRevoke((id) => void upstreams.tokenRevoked(id));
   await registry.start((id, e) => a.log?.error(`plugin '${id}' failed to start`, { error: (e as Error).message }));
 
   const cloudHealth = () => cloudPort?.health() ?? NOT_CONNECTED;

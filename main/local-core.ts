@@ -59,6 +59,8 @@ export interface LocalCoreConfig {
     oauth?: UpstreamManagerDeps['oauth'];
     /** the person's HOME the sandbox keeps from servers (tests: a temporary one); what the machine can do (tests) */
     sandbox?: Pick<UpstreamManagerDeps['sandbox'], 'home' | 'detect'>;
+    /** the clock and timers that stop idle per-client processes (tests: moved by hand) */
+    processTime?: UpstreamManagerDeps['processTime'];
   };
   /** where the MCP clients' files are looked for (tests: a throwaway HOME); default this process's HOME and folder */
   clientsPlace?: PlaceOf;
@@ -131,6 +133,7 @@ export async function openLocalCore(config: LocalCoreConfig) {
           prepare: files.loadJsonSchema,
           ...(config.upstreams?.backoff ? { backoff: config.upstreams.backoff } : {}),
           ...(config.upstreams?.previewReadMs ? { previewReadMs: config.upstreams.previewReadMs } : {}),
+          ...(config.upstreams?.processTime ? { processTime: config.upstreams.processTime } : {}),
           // Upstreams without a Client ID Metadata Document URL of their own use the connected cloud gateway's (https only).
           oauth: {
             defaultClientMetadataUrl: () =>

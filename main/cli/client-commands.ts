@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline/promises';
 import { CLIENT_IDS, CLIENT_LABELS, type ClientId, type PlaceOf } from '../contract/client-locations.ts';
 import { DEFAULT_PORT, MCP_PATH } from '../contract/health.ts';
 import { sandboxOf } from '../contract/sandbox-grants.ts';
+import { statefulServer } from '../contract/stateful-servers.ts';
 import { bridgeLaunchFor } from '../bridge-launch.ts';
 import { connectClient } from '../clients/connect.ts';
 import { discoverAll, discoverClient, type ClientReport, type FoundServer } from '../clients/discover.ts';
@@ -34,6 +35,7 @@ const FLAGS = {
   'allow-read': { type: 'string', multiple: true },
   'allow-net': { type: 'string', multiple: true },
   unconfined: { type: 'string', multiple: true },
+  'per-client': { type: 'string', multiple: true },
 } as const;
 
 const place = (): PlaceOf => ({ platform: process.platform, env: process.env, home: homedir(), cwd: process.cwd() });
@@ -62,7 +64,9 @@ function asMap(list: string[] | undefined): Map<string, string> {
  */
 export const bareUnconfined = (args: string[]): string[] =>
   args.map((a, i) =>
-    a === '--unconfined' && (i === args.length - 1 || args[i + 1]!.startsWith('-')) ? '--unconfined=' : a,
+    (a === '--unconfined' || a === '--per-client') && (i === args.length - 1 || args[i + 1]!.startsWith('-'))
+      ? `${a}=`
+      : a,
   );
 
 /**
@@ -84,6 +88,8 @@ function grantsOf(values: Record<string, unknown>): ImportGrant[] {
     }
   for (const name of (values.unconfined as string[] | undefined) ?? [])
     out.push({ server: name || null, kind: 'unconfined', value: '' });
+  for (const name of (values['per-client'] as string[] | undefined) ?? [])
+    out.push({ server: name || null, kind: 'per-client', value: '' });
   return out;
 }
 
@@ -144,11 +150,21 @@ function planText(planned: PlannedServer[]): string {
     .join('\n');
 }
 
-/** What the OS sandbox will let a stdio server reach: the grants typed and those its command line suggests. */
-const sandboxOfPlan = (p: PlannedServer) =>
-  p.input?.transport.kind === 'stdio'
-    ? plannedSandboxLines(p.input.transport.command, p.input.transport.args ?? [], p.input.transport.sandbox, '    ')
-    : [];
+/** What the OS sandbox will let a stdio server reach (the grants typed and those its command line suggests), and its processes. */
+const sandboxOfPlan = (p: PlannedServer) => {
+  const t = p.input?.transport;
+  if (t?.kind !== 'stdio') return [];
+  const suggestion = statefulServer(t.command, t.args ?? []);
+  const name = `${p.location.scope}:${p.server.name}`;
+  return [
+    ...plannedSandboxLines(t.command, t.args ?? [], t.sandbox, '    '),
+    p.input?.process?.mode === 'per-client'
+      ? safe`    processes: one per client token`
+      : suggestion
+        ? safe`    processes: one, shared by every client; suggested: ${suggestion} (--per-client ${name})`
+        : safe`    processes: one, shared by every client`,
+  ];
+};
 
 const eventLine = (e: ImportEvent) =>
   e.phase === 'starting'
@@ -174,7 +190,9 @@ export async function clients(args: string[]): Promise<void> {
   const json = !!values.json;
   const dataDir = dataDirOf(values);
   if (sub !== 'import' && grantsOf(values).length)
-    throw new UsageError('--allow-write, --allow-read, --allow-net and --unconfined are for clients import');
+    throw new UsageError(
+      '--allow-write, --allow-read, --allow-net, --unconfined and --per-client are for clients import',
+    );
   if (sub === 'list') {
     const only = positionals[0] ? clientArg('list', positionals[0]) : null;
     const reports = await withConnection(values, async (c) => {

@@ -39,6 +39,7 @@ const SUBCOMMANDS: Record<string, string[]> = {
     'tools',
     'review',
     'grant',
+    'process',
     'recipes',
     'recipe',
     'login',

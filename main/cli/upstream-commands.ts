@@ -15,6 +15,7 @@ import { login, logout, signInLine } from './oauth-commands.ts';
 import { bindApprovals, processTerminal, viewLines } from './review-binding.ts';
 import { confinementLines, grantFlags, sandboxInput } from './upstream-sandbox-text.ts';
 import { recipeFlags, recipeInput, recipeLines } from './recipe-flags.ts';
+import { processFlags, processInput, processLines } from './upstream-process-text.ts';
 import { readSecretFromStdin } from './stdin-secret.ts';
 
 const many = { type: 'string', multiple: true } as const;
@@ -45,6 +46,7 @@ const FLAGS = {
   'no-browser': { type: 'boolean' },
   ...grantFlags,
   ...recipeFlags,
+  ...processFlags,
 } as const;
 
 /** `NAME=VALUE` and `Name: value`, split at the first separator; the value is never echoed in an error. */
@@ -104,11 +106,13 @@ function addInput(
       },
       read,
       ...timeout,
+      ...processInput(values),
     };
   }
   if (command.length || values.env) throw new UsageError('--env and a command after -- are for --stdio upstreams');
   if (values.sse && values.oauth) throw new UsageError('--sse and --oauth do not go together yet');
   if (sandboxInput(values).sandbox) throw new UsageError('--allow-* and --unconfined are for --stdio upstreams');
+  if (processInput(values).process) throw new UsageError('--per-client and --shared are for --stdio upstreams');
   const token = values['token-keychain'] ? { token_keychain: values['token-keychain'] } : {};
   if (!values.oauth && (values['client-id'] || values['client-metadata-url'] || values.scopes))
     throw new UsageError('--client-id, --client-metadata-url and --scopes go with --oauth');
@@ -146,6 +150,7 @@ function describe(u: UpstreamView): string[] {
           safe`  args: ${JSON.stringify(u.args)}`,
           safe`  env (names only): ${u.env_names?.join(', ') || '-'}`,
           ...confinementLines(u),
+          ...processLines(u),
         ]
       : [
           safe`  url: ${u.url}${u.sse ? ' (the old HTTP+SSE transport)' : ''}`,
@@ -366,6 +371,14 @@ export async function upstreams(args: string[]): Promise<void> {
       const d = unwrap(await c.dispatch('upstreams.grant', { id: id!, ...sandboxInput(values).sandbox }));
       return out(json, d, () =>
         [safe`Changed the grants of ${d.id}; it restarts with them.`, ...describe(d)].join('\n'),
+      );
+    }
+    if (sub === 'process') {
+      const d = unwrap(
+        await c.dispatch('upstreams.process', { id: id!, ...processInput(values, true).process } as never),
+      );
+      return out(json, d, () =>
+        [safe`Changed how ${d.id} runs its processes; it restarts with it.`, ...describe(d)].join('\n'),
       );
     }
     if (sub === 'recipes') {

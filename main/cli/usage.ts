@@ -22,8 +22,9 @@ Usage: gatehouse <command> [options]
   cloud connect --url GATEWAY_URL [--environment production|staging] [--public-key KEY] [--name N]
   cloud activate LICENSE_KEY|-   (- reads the key from stdin)    activate a license for this site
   cloud deactivate | cloud status | cloud sync | cloud disconnect
-  upstreams add ID --stdio [--env NAME=VALUE]... [--read TOOL]... [--timeout-ms N] -- COMMAND ARGS...
+  upstreams add ID --stdio [--env NAME=VALUE]... [--read TOOL]... [--timeout-ms N] [--per-client [--max-processes N] [--idle-minutes N]] -- COMMAND ARGS...
                   [--allow-write DIR]... [--allow-read DIR]... [--allow-net HOST[:PORT]]... [--no-suggest] [--unconfined]
+  upstreams process ID --per-client [--max-processes N] [--idle-minutes N] | --shared   one process per client token, or one for all
   upstreams grant ID [--allow-write DIR]... [--allow-read DIR]... [--allow-net HOST]... [--unconfined]   replaces its sandbox grants
   upstreams add ID --url URL [--header "Name: value"]... [--token-keychain ACCOUNT] [--read TOOL]... [--timeout-ms N]
   upstreams add ID --url URL --sse [--header "Name: value"]...   a server on the old HTTP+SSE transport

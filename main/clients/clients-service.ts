@@ -10,6 +10,7 @@ import { connectClient } from './connect.ts';
 import { discoverAll, type ClientReport, type FoundServer } from './discover.ts';
 import { importedAsFrom, planImport, runImport, type ImportGrant } from './import.ts';
 import { sandboxOf } from '../contract/sandbox-grants.ts';
+import { statefulServer } from '../contract/stateful-servers.ts';
 import { restoreClient } from './restore.ts';
 
 /**
@@ -112,6 +113,10 @@ export function createClientsService(deps: ClientsServiceDeps): ClientActions {
           p.input?.transport.kind === 'stdio'
             ? sandboxOf(p.input.transport.command, p.input.transport.args ?? [], p.input.transport.sandbox)
             : null,
+        process_suggestion:
+          p.input?.transport.kind === 'stdio'
+            ? statefulServer(p.input.transport.command, p.input.transport.args ?? [])
+            : null,
       }));
     },
     async importOne(input) {
@@ -133,6 +138,8 @@ export function createClientsService(deps: ClientsServiceDeps): ClientActions {
         );
       const p = planned[0]!;
       if (!p.input) throw new GatehouseError('conflict', `${p.location.scope}:${p.server.name}: ${p.skip}`);
+      // One process per client, as the person chose it on the import screen (the service refuses it for an HTTP server).
+      if (input.process) p.input.process = input.process;
       const [e] = await runImport([p], deps.dataDir, deps.dispatch(), () => undefined);
       if (!e || e.phase === 'starting') throw new GatehouseError('internal_error', 'the import gave no answer');
       return e;

@@ -42,12 +42,15 @@ export interface ImportChoice {
  */
 export interface ImportGrant {
   server: string | null;
-  kind: 'read' | 'write' | 'net' | 'unconfined';
-  /** the folder or host; empty for unconfined */
+  /** `per-client`: one process per client token (docs/upstreams.md, "One process per client"), not a sandbox grant */
+  kind: 'read' | 'write' | 'net' | 'unconfined' | 'per-client';
+  /** the folder or host; empty for unconfined and per-client */
   value: string;
 }
 
-const grantFlag = (g: ImportGrant) => (g.kind === 'unconfined' ? '--unconfined' : `--allow-${g.kind}`);
+const grantFlag = (g: ImportGrant) =>
+  g.kind === 'unconfined' || g.kind === 'per-client' ? `--${g.kind}` : `--allow-${g.kind}`;
+const bare = (g: ImportGrant) => g.kind === 'unconfined' || g.kind === 'per-client';
 const keyOf = (p: PlannedServer) => `${p.location.scope}:${p.server.name}`;
 
 /**
@@ -67,7 +70,7 @@ function applyGrants(planned: PlannedServer[], grants: readonly ImportGrant[]): 
     const target = g.server === null ? stdio : stdio.filter((p) => p.server.name === g.server || keyOf(p) === g.server);
     if (g.server === null && target.length !== 1) {
       errors.push(
-        `${shown}: ${stdio.length ? `${stdio.length} stdio servers are imported` : 'no stdio server is imported'}; say which, ${grantFlag(g)} ${g.kind === 'unconfined' ? 'NAME' : `NAME=${g.value}`} (stdio servers: ${choices})`,
+        `${shown}: ${stdio.length ? `${stdio.length} stdio servers are imported` : 'no stdio server is imported'}; say which, ${grantFlag(g)} ${bare(g) ? 'NAME' : `NAME=${g.value}`} (stdio servers: ${choices})`,
       );
       continue;
     }
@@ -82,6 +85,10 @@ function applyGrants(planned: PlannedServer[], grants: readonly ImportGrant[]): 
       continue;
     }
     const p = target[0]!;
+    if (g.kind === 'per-client') {
+      p.input!.process = { mode: 'per-client' };
+      continue;
+    }
     const s = per.get(p) ?? { unconfined: false, read: [], write: [], net: [] };
     if (g.kind === 'unconfined') s.unconfined = true;
     else s[g.kind].push(g.value);

@@ -44,6 +44,7 @@ import {
   UpstreamPromptView,
   UpstreamReviewInput,
   UpstreamGrantInput,
+  UpstreamProcessSetInput,
   UpstreamRecipeInput,
   UpstreamRecipeRemoveInput,
   UpstreamTestAnswer,
@@ -294,6 +295,14 @@ export const API_ACTIONS = {
     method: 'POST',
     path: 'upstreams/:id/grant',
     input: UpstreamGrantInput,
+    output: UpstreamDetail,
+    who: PEOPLE,
+  },
+  /** sets whether a stdio upstream runs one process for every client or one per client token (docs/upstreams.md, "One process per client"); audited */
+  'upstreams.process': {
+    method: 'POST',
+    path: 'upstreams/:id/process',
+    input: UpstreamProcessSetInput,
     output: UpstreamDetail,
     who: PEOPLE,
   },

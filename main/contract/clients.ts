@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CLIENT_IDS } from './client-locations.ts';
-import { SandboxGrant, SandboxGrantsInput } from './upstreams.ts';
+import { SandboxGrant, SandboxGrantsInput, UpstreamProcessInput } from './upstreams.ts';
 
 /**
  * The console's side of `gatehouse clients` (docs/clients.md): what each MCP
@@ -71,6 +71,8 @@ export const ClientPlanItem = z.object({
   placeholders: z.array(z.string()),
   /** a stdio server's sandbox as the service would store it now: the grants its command line suggests (docs/upstreams.md, "Confinement") */
   sandbox: z.object({ unconfined: z.boolean(), grants: z.array(SandboxGrant) }).nullable(),
+  /** a stdio server known to hold state per client: why one process per client suits it (docs/upstreams.md, "One process per client"), else null */
+  process_suggestion: z.string().nullable().optional(),
 });
 export type ClientPlanItem = z.infer<typeof ClientPlanItem>;
 
@@ -81,6 +83,8 @@ export const ClientImportInput = z
     as: z.string().max(32).optional(),
     /** what the person grants this stdio server, beside what its command line suggests (as `upstreams add`) */
     sandbox: SandboxGrantsInput.omit({ suggest: true }).optional(),
+    /** one process shared by every client (absent) or one per client token, as `upstreams add` takes it */
+    process: UpstreamProcessInput.optional(),
   })
   .strict();
 

@@ -27,5 +27,6 @@ export * from './quota-words.ts';
 export * from './upstreams.ts';
 export * from './preview-recipes.ts';
 export * from './sandbox-grants.ts';
+export * from './stateful-servers.ts';
 export * from './approval-link.ts';
 export * from './policy.ts';

@@ -147,6 +147,43 @@ export const UpstreamGrantInput = z
   .strict();
 export type UpstreamGrantInput = z.input<typeof UpstreamGrantInput>;
 
+/** One process shared by every client (the default), or one per client token (docs/upstreams.md, "One process per client"). */
+export const ProcessMode = z.enum(['shared', 'per-client']);
+export type ProcessMode = z.infer<typeof ProcessMode>;
+/** how many per-client processes of one upstream run at once, unless a person sets another bound */
+export const DEFAULT_MAX_PROCESSES = 8;
+/** how long a per-client process may go without a call before it is stopped, unless a person sets another time */
+export const DEFAULT_PROCESS_IDLE_MS = 15 * 60_000;
+export const UpstreamProcessInput = z
+  .object({
+    mode: ProcessMode,
+    /** per-client: at most this many run at once; the next client is refused (retryable) until one stops */
+    max: z.number().int().min(1).max(64).default(DEFAULT_MAX_PROCESSES),
+    /** per-client: a process without a call for this long is stopped (its client's next call starts a fresh one) */
+    idle_ms: z
+      .number()
+      .int()
+      .min(1000)
+      .max(7 * 24 * 3_600_000)
+      .default(DEFAULT_PROCESS_IDLE_MS),
+  })
+  .strict();
+export type UpstreamProcessInput = z.input<typeof UpstreamProcessInput>;
+/** `upstreams.process`: sets how many processes a stdio upstream runs (a person's action, audited); it restarts with it. */
+export const UpstreamProcessSetInput = UpstreamProcessInput.extend({ id: UpstreamIdRef }).strict();
+export type UpstreamProcessSetInput = z.input<typeof UpstreamProcessSetInput>;
+/** How an upstream's processes run, as people see it. */
+export const UpstreamProcessView = z.object({
+  mode: ProcessMode,
+  max: z.number().int(),
+  idle_ms: z.number().int(),
+  /** per-client processes running now */
+  running: z.number().int(),
+  /** a server known to hold state per client that shares one process: why one per client would suit it, else null */
+  suggestion: z.string().nullable(),
+});
+export type UpstreamProcessView = z.infer<typeof UpstreamProcessView>;
+
 export const UpstreamAddInput = z
   .object({
     id: UpstreamId,
@@ -204,6 +241,8 @@ export const UpstreamAddInput = z
     /** the upstream's own tool names a person marks as reads (everything else is a write unless its readOnlyHint is accepted) */
     read: z.array(z.string().min(1).max(128)).max(1000).default([]),
     timeout_ms: z.number().int().min(100).max(3_600_000).optional(),
+    /** stdio only: one process shared by every client (absent) or one per client token */
+    process: UpstreamProcessInput.optional(),
     /**
      * true or absent (the CLI): adding is consenting to the tools listed now, each pinned approved.
      * false (the console's two steps): the listed tools wait in quarantine, offered to
@@ -256,6 +295,8 @@ export const UpstreamView = z.object({
   oauth: OAuthStatus.optional(),
   /** a stdio upstream's confinement (docs/upstreams.md, "Confinement"); absent for HTTP upstreams */
   confinement: UpstreamConfinement.optional(),
+  /** a stdio upstream's processes: shared or one per client (docs/upstreams.md, "One process per client"); absent for HTTP upstreams */
+  process: UpstreamProcessView.optional(),
   /**
    * an OAuth upstream whose first listing after its sign-in waits for the
    * person's consent (each tool and prompt quarantined as new, as after the

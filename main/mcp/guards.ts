@@ -89,16 +89,17 @@ export const authGuard =
       return;
     }
     const d = limiter.check(`addr:${c.address}`, c.settings.rate_limit, c.now);
-    return d.allowed
-      ? verified
-      : rateLimitedError(d, 'the rate_limit setting raises it: gatehouse settings set rate_limit N, 0 turns it off');
+    return d.allowed ? verified : rateLimitedError(d, RAISE_RATE_LIMIT);
   };
+
+/** What every rate refusal of the endpoint says: the setting that raises the limit, and how (docs/mcp.md). */
+const RAISE_RATE_LIMIT = 'the rate_limit setting raises it: gatehouse settings set rate_limit N, 0 turns it off';
 
 /** The token's own budget, before the body: a token over it costs us no read, no parse. */
 export const tokenRateGuard =
   (limiter: RateLimiter): Guard<McpRequest> =>
   (c) =>
-    checkRate(c.res, limiter, `tok:${c.auth!.record.id}`, c.settings.rate_limit, c.now);
+    checkRate(c.res, limiter, `tok:${c.auth!.record.id}`, c.settings.rate_limit, c.now, RAISE_RATE_LIMIT);
 
 /**
  * The body of a POST: JSON by Content-Type, within the size limit (and the

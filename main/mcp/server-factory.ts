@@ -1,7 +1,7 @@
 import { Server, ProtocolError, inputRequired, LOG_LEVEL_META_KEY } from '@modelcontextprotocol/server';
 import type { Settings } from '../contract/settings.ts';
 import { JSONRPC_CODES } from '../contract/errors.ts';
-import type { CallContext } from '../core/calls/tool.ts';
+import { clientMayUse, type CallContext } from '../core/calls/tool.ts';
 import { viewerOf, type Registry, type RegisteredTool } from '../core/calls/registry.ts';
 import type { Pipeline } from '../core/calls/pipeline.ts';
 import type { PolicyListing } from '../core/policy/policy-listing.ts';
@@ -215,8 +215,11 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
     const visible = await deps.listing.listed(ctx, deps.registry.visible(viewer, deps.settings()));
     // A tool only a view may call (`visibility: ["app"]`) is listed to hosts that render views, which keep it from
     // the model; a client without the extension has no view to call it from.
-    const views = rendersViews(clientAskOf(extra, ctx.clientCapabilities).clientCapabilities);
-    return sdkAnswer(toolLists.result(views ? visible : visible.filter((e) => !appOnly(e.tool.listed?._meta))));
+    const declared = clientAskOf(extra, ctx.clientCapabilities).clientCapabilities;
+    const views = rendersViews(declared);
+    // A tool its upstream lists only to clients that can sample or elicit is listed only to those (docs/decisions.md).
+    const usable = visible.filter((e) => clientMayUse(e.tool.listed_for, declared));
+    return sdkAnswer(toolLists.result(views ? usable : usable.filter((e) => !appOnly(e.tool.listed?._meta))));
   });
 
   // Gatehouse's own logging: the level filters what it relays to this token, and is sent on to the upstreams the

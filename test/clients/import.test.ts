@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UpstreamView } from '../../main/contract/upstreams.ts';
 import { filesContaining } from '../cli/cli-harness.ts';
 import { freePort } from '../plugins/upstream/everything-http.ts';
-import { EVERYTHING, startUpstreamWorld, textOf, type UpstreamWorld } from '../plugins/upstream/upstream-world.ts';
+import {
+  EVERYTHING,
+  REPO,
+  startUpstreamWorld,
+  textOf,
+  type UpstreamWorld,
+} from '../plugins/upstream/upstream-world.ts';
 import { clientHomes, SECRET } from './client-homes.ts';
 import { runClients } from './run-clients.ts';
 
@@ -227,6 +233,40 @@ describe('gatehouse clients import: sandbox grants', () => {
     expect((await u.ok<UpstreamView[]>('GET', 'upstreams')).map((x) => x.id)).not.toContain('g-ev');
   });
 
+  it('a known stateful server is suggested one process per client; --per-client NAME imports it so', async () => {
+    const h = await home();
+    const memory = join(REPO, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
+    await writeFile(
+      join(h.home, '.cursor/mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          memory: { command: process.execPath, args: [memory] },
+          plain: { command: process.execPath, args: [EVERYTHING] },
+        },
+      }),
+    );
+    const dry = await runClients(h, u.w.svc.dataDir, ['import', 'cursor', '--as', 'memory=pc-mem', '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(
+      '    processes: one, shared by every client; suggested: it keeps a knowledge graph: every agent would read and write the same one; give it one process per client (process: "per-client") (--per-client user:memory)',
+    );
+    expect(dry.stdout).toMatch(/user:plain {2}-> upstream[^]*processes: one, shared by every client\n/);
+    const r = await runClients(h, u.w.svc.dataDir, [
+      'import',
+      'cursor',
+      '--server',
+      'memory',
+      '--as',
+      'memory=pc-mem',
+      '--per-client',
+      '--unconfined',
+      '--yes',
+    ]);
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+    const stored = (await u.ok<UpstreamView[]>('GET', 'upstreams')).find((x) => x.id === 'pc-mem');
+    expect(stored?.process).toMatchObject({ mode: 'per-client', max: 8, suggestion: null });
+  });
+
   it('a runner’s registry is suggested and shown apart, as at upstreams add', async () => {
     const h = await home();
     await writeFile(
@@ -279,7 +319,7 @@ describe('gatehouse clients import: sandbox grants', () => {
     const connect = await runClients(h, u.w.svc.dataDir, ['connect', 'cursor', '--unconfined']);
     expect(connect.code).toBe(2);
     expect(connect.stderr).toContain(
-      '--allow-write, --allow-read, --allow-net and --unconfined are for clients import',
+      '--allow-write, --allow-read, --allow-net, --unconfined and --per-client are for clients import',
     );
     expect((await u.ok<UpstreamView[]>('GET', 'upstreams')).map((x) => x.id)).not.toContain('g-ev');
   });

@@ -161,6 +161,10 @@ describe('HTTP statuses and headers of the MCP endpoint', () => {
       const err = await errorBody(res);
       expect(err.code).toBe(-32029);
       expect(err.data.code).toBe('rate_limited');
+      // The refusal says which setting raises the limit, and how.
+      expect(err.message).toMatch(
+        /^rate limit of 3 requests per minute reached; retry after \d+ s \(the rate_limit setting raises it: gatehouse settings set rate_limit N, 0 turns it off\)$/,
+      );
       // another token has its own budget
       expect((await rawPost(svc.mcpUrl, call, { Authorization: `Bearer ${other.token}` })).status).toBe(200);
       // the refused call is audited: with its token, but as an HTTP refusal, since the body is

@@ -423,6 +423,7 @@ export class FakeApi {
             'upstreams.review',
             'upstreams.prompts',
             'upstreams.grant',
+            'upstreams.process',
             'upstreams.recipes',
             'upstreams.recipe_set',
             'upstreams.recipe_remove',
@@ -448,6 +449,7 @@ export class FakeApi {
         | 'upstreams.review'
         | 'upstreams.prompts'
         | 'upstreams.grant'
+        | 'upstreams.process'
         | 'upstreams.recipes'
         | 'upstreams.recipe_set'
         | 'upstreams.recipe_remove'

@@ -2,7 +2,7 @@ import type { ActionDeps, Handler } from './action-types.ts';
 import type { UpstreamActions } from '../ports/upstreams-port.ts';
 import { GatehouseError } from '../errors.ts';
 import type { Principal } from '../../contract/principal.ts';
-import type { UpstreamView } from '../../contract/upstreams.ts';
+import type { UpstreamProcessView, UpstreamView } from '../../contract/upstreams.ts';
 import { recipeText } from '../../contract/preview-recipes.ts';
 
 /** A stdio upstream's confinement as one audit reason: `confined: write ~/notes; net api.github.com` or `unconfined (a person's choice)`. */
@@ -11,6 +11,13 @@ export function confinementReason(v: Pick<UpstreamView, 'confinement'>): string 
   if (!c) return null;
   const grants = c.grants.map((g) => `${g.kind} ${g.value}`).join('; ') || 'no grants';
   return c.state === 'unconfined' ? `unconfined: ${c.why}` : `${c.state}: ${grants}`;
+}
+
+/** A stdio upstream's processes as one audit reason: `shared` or `per-client: at most 8 at once, stopped after 900 s idle`. */
+export function processReason(p: Pick<UpstreamProcessView, 'mode' | 'max' | 'idle_ms'>): string {
+  return p.mode === 'shared'
+    ? 'shared'
+    : `per-client: at most ${p.max} at once, stopped after ${Math.round(p.idle_ms / 1000)} s idle`;
 }
 
 /** The upstream actions (main/contract/upstreams.ts), people only (checked by invoke before any of these runs). */
@@ -26,6 +33,7 @@ export function createUpstreamHandlers(deps: Pick<ActionDeps, 'upstreams' | 'aud
   'upstreams.review': Handler<'upstreams.review'>;
   'upstreams.prompts': Handler<'upstreams.prompts'>;
   'upstreams.grant': Handler<'upstreams.grant'>;
+  'upstreams.process': Handler<'upstreams.process'>;
   'upstreams.recipes': Handler<'upstreams.recipes'>;
   'upstreams.recipe_set': Handler<'upstreams.recipe_set'>;
   'upstreams.recipe_remove': Handler<'upstreams.recipe_remove'>;
@@ -63,6 +71,24 @@ export function createUpstreamHandlers(deps: Pick<ActionDeps, 'upstreams' | 'aud
     'upstreams.grant': async (input, principal) => {
       const d = await up().grant(input);
       audit('upstreams.grant', d.id, d, principal);
+      return d;
+    },
+    // How many processes a server runs (and so whose state it mixes) is a person's configuration like a grant.
+    'upstreams.process': async (input, principal) => {
+      const d = await up().setProcess(input);
+      const p = d.process;
+      if (p)
+        deps.auditor?.recordAction(
+          {
+            tool: 'upstreams.process',
+            write: true,
+            result: 'ok',
+            source_plugin: d.id,
+            target: d.id,
+            reason: processReason(p),
+          },
+          { principal },
+        );
       return d;
     },
     'upstreams.recipes': async (input) => up().recipes(input.id),

@@ -11,6 +11,8 @@ export interface CallContext {
   user: User;
   capabilities: ReadonlySet<Capability>;
   token: TokenRecord | null;
+  /** a person confirming a write: the token of the agent that staged it (an upstream with one process per client applies it in that client's process) */
+  staged_by_token?: string | null;
   request_id: string;
   client: string | null;
   /** how `client` is known (this request's clientInfo, or a guess) */
@@ -124,6 +126,24 @@ interface ToolBase<S extends ToolSchema> {
     _meta?: Record<string, unknown>;
     execution?: Record<string, unknown>;
   };
+  /**
+   * A tool its source lists only to clients that declare client capabilities (an upstream that offers a tool
+   * needing sampling only when sampling was declared): the capability sets it was listed under, one of which a
+   * client must have declared to be listed it. Absent: listed whatever the client declared.
+   */
+  listed_for?: ReadonlyArray<ReadonlyArray<ClientNeed>>;
+}
+
+/** A client capability a tool's source may list it under (docs/decisions.md, "Tools listed to the clients that can use them"). */
+export type ClientNeed = 'sampling' | 'elicitation';
+
+/** Whether a client that declared `capabilities` is listed a tool with these `listed_for` sets. */
+export function clientMayUse(
+  listedFor: ReadonlyArray<ReadonlyArray<ClientNeed>> | undefined,
+  capabilities: Readonly<Record<string, unknown>> | undefined,
+): boolean {
+  if (!listedFor) return true;
+  return listedFor.some((set) => set.every((need) => capabilities?.[need] !== undefined));
 }
 
 export interface ReadTool<S extends ToolSchema = ToolSchema> extends ToolBase<S> {

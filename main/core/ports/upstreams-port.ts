@@ -4,6 +4,7 @@ import type {
   UpstreamAddInput,
   UpstreamDetail,
   UpstreamGrantInput,
+  UpstreamProcessSetInput,
   UpstreamPromptView,
   UpstreamRecipeInput,
   UpstreamRecipeRemoveInput,
@@ -32,6 +33,8 @@ export interface UpstreamActions {
   prompts(id: string): UpstreamPromptView[];
   /** replaces a stdio upstream's sandbox grants and restarts it with them (docs/upstreams.md, "Confinement") */
   grant(input: z.output<typeof UpstreamGrantInput>): Promise<UpstreamDetail>;
+  /** one process shared by every client, or one per client token, and their bounds; restarts it (docs/upstreams.md, "One process per client") */
+  setProcess(input: z.output<typeof UpstreamProcessSetInput>): Promise<UpstreamDetail>;
   /** a write's preview recipes (docs/staging.md): the person's and the shipped ones; a person's set (checked against the pinned definitions) or removed */
   recipes(id: string): RecipeView[];
   setRecipe(input: z.output<typeof UpstreamRecipeInput>): Promise<RecipeView[]>;

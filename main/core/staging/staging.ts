@@ -331,6 +331,7 @@ export class Staging {
             user: owner,
             capabilities: capabilitiesOf(owner.role),
             token: null,
+            staged_by_token: item.token_id,
             request_id: by.request_id ?? item.request_id ?? id,
             client: item.client,
           };

@@ -26,7 +26,7 @@ export function rateLimitedError(d: RateDecision, raise?: string): HttpError {
 /**
  * The rate-limit guard: spends one request of `key`'s budget (`limit` per
  * minute, 0 = off), puts the RateLimit headers on the answer, and returns the
- * 429 to send when the budget is spent.
+ * 429 to send when the budget is spent (`raise`: which setting raises the limit, said in it).
  */
 export function checkRate(
   res: ServerResponse,
@@ -34,9 +34,10 @@ export function checkRate(
   key: string,
   limit: number,
   now: number,
+  raise?: string,
 ): HttpError | null {
   const d = limiter.check(key, limit, now);
-  if (!d.allowed) return rateLimitedError(d);
+  if (!d.allowed) return rateLimitedError(d, raise);
   for (const [k, v] of Object.entries(rateHeaders(d))) res.setHeader(k, v);
   return null;
 }

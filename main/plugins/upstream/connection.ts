@@ -179,6 +179,8 @@ export class UpstreamConnection {
   private client: Client | null = null;
   private stopped = false;
   private timer: ReturnType<typeof setTimeout> | null = null;
+  /** probeTools' sessions under way: a stop ends them too */
+  private readonly probes = new Set<Transport>();
   /** the running stdio start's helpers (its proxy), ended with the process */
   private launch: StdioLaunch | null = null;
   private attempt = 0;
@@ -249,7 +251,13 @@ export class UpstreamConnection {
     this.client = null;
     const opening = this.opening;
     this.opening = null;
-    await Promise.all([c?.close().catch(() => undefined), opening?.close().catch(() => undefined)]);
+    const probes = [...this.probes];
+    this.probes.clear();
+    await Promise.all([
+      c?.close().catch(() => undefined),
+      opening?.close().catch(() => undefined),
+      ...probes.map((p) => p.close().catch(() => undefined)),
+    ]);
     await this.endLaunch();
   }
 
@@ -400,6 +408,45 @@ export class UpstreamConnection {
     }
   }
 
+  /**
+   * The names of the tools the upstream lists to a client that declares only `capabilities` (none, sampling,
+   * elicitation): a session of its own (for stdio a process of its own, confined the same way), closed once it
+   * answered. What the live session lists, declaring both, is the pinned set; this says which of those a client
+   * without them can use (docs/decisions.md, "Tools listed to the clients that can use them").
+   */
+  async probeTools(capabilities: Record<string, unknown>): Promise<string[]> {
+    const sdk = await clientSdk();
+    const stdio = this.spec.transport.kind === 'stdio' ? await stdioSdk() : null;
+    const { linearSchemaValidator } = await import('../../lib/json-schema-validator.ts');
+    const client: Client = new sdk.Client(
+      { name: 'gatehouse', version: VERSION },
+      {
+        jsonSchemaValidator: linearSchemaValidator,
+        ...(this.spec.transport.kind === 'http' && !this.spec.transport.sse && this.spec.era === null
+          ? { versionNegotiation: { mode: 'auto' as const } }
+          : {}),
+        capabilities: { ...capabilities, extensions: { [UI_EXTENSION]: { mimeTypes: [VIEW_MIME] } } },
+      },
+    );
+    if (this.stopped) throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' is stopped`);
+    const held = { launch: null as StdioLaunch | null };
+    const transport = await this.makeTransport(sdk, stdio, undefined, held);
+    this.probes.add(transport);
+    try {
+      if (this.stopped) throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' is stopped`);
+      const prior =
+        this.spec.transport.kind === 'http' && this.spec.era === 'legacy' ? { prior: { kind: 'legacy' as const } } : {};
+      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS, ...prior });
+      const { tools } = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS, cacheMode: 'bypass' });
+      return tools.map((t) => t.name);
+    } finally {
+      this.probes.delete(transport);
+      await client.close().catch(() => undefined);
+      await transport.close().catch(() => undefined);
+      await held.launch?.close();
+    }
+  }
+
   private async open(): Promise<ToolDefinition[]> {
     const started = Date.now();
     // Loaded here, at the first connect (after the service is ready), not when the service starts (client-sdk.ts).
@@ -532,15 +579,22 @@ export class UpstreamConnection {
     return lines.length ? `${text}; its stderr: ${lines.slice(-5).join(' | ')}` : text;
   }
 
-  private async makeTransport(sdk: ClientSdk, stdio: StdioSdk | null, attempt?: LineRing): Promise<Transport> {
+  /** `probe`: a session of its own beside the live one (probeTools): its start's helpers are handed back there, its stderr not kept. */
+  private async makeTransport(
+    sdk: ClientSdk,
+    stdio: StdioSdk | null,
+    attempt?: LineRing,
+    probe?: { launch: StdioLaunch | null },
+  ): Promise<Transport> {
     const t = this.spec.transport;
     if (t.kind === 'stdio' && stdio) {
       // Only the configured variables, over the SDK's minimal set (HOME, LOGNAME, PATH, SHELL, TERM, USER): nothing of Gatehouse's own.
       const env = Object.fromEntries(this.spec.secrets.env.map((v) => [v.name, v.value]));
       // Through the sandbox (or refused, when it cannot start: never unconfined unless a person chose so).
-      await this.endLaunch();
+      if (!probe) await this.endLaunch();
       const launch = this.spec.launcher ? await this.spec.launcher.launch(t.command, t.args, env) : null;
-      this.launch = launch;
+      if (probe) probe.launch = launch;
+      else this.launch = launch;
       const run = launch ?? { command: t.command, args: t.args, env };
       const transport = new GroupStdioTransport(
         { command: run.command, args: run.args, env: run.env, ...(launch?.cwd ? { cwd: launch.cwd } : {}) },
@@ -553,6 +607,7 @@ export class UpstreamConnection {
           }),
       );
       transport.stderr.on('data', (chunk: Buffer) => {
+        if (probe) return;
         const text = chunk.toString('utf8');
         this.stderr.write(text);
         attempt?.write(text);

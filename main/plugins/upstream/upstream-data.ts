@@ -175,6 +175,21 @@ export const UpstreamRecord = z.object({
   /** the vault account holding `{env, headers}` values; null when there are none */
   secrets_account: z.string().nullable(),
   timeout_ms: z.number().int(),
+  /** a stdio upstream's processes (absent: one shared by every client) */
+  process: z
+    .object({ mode: z.enum(['shared', 'per-client']), max: z.number().int(), idle_ms: z.number().int() })
+    .optional(),
+  /**
+   * Which tools it lists only to clients that can sample or elicit, learned for the listing named by `listing`
+   * (a hash of its definitions): learned again only when the listing changes (docs/decisions.md, "Tools listed
+   * to the clients that can use them"). `tools`: name -> the capability sets it was listed under.
+   */
+  client_needs: z
+    .object({
+      listing: z.string(),
+      tools: z.array(z.object({ name: z.string(), sets: z.array(z.array(z.enum(['sampling', 'elicitation']))) })),
+    })
+    .optional(),
   /** what an HTTP upstream spoke last time (2026-07-28 `modern` or the 2025 handshake): the next connect starts with it */
   era: z.enum(['modern', 'legacy']).nullable().default(null),
   tools: z.array(PinnedTool),

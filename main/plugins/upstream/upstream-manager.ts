@@ -1,11 +1,15 @@
 import type { z } from 'zod';
 import {
+  DEFAULT_MAX_PROCESSES,
+  DEFAULT_PROCESS_IDLE_MS,
   DEFAULT_UPSTREAM_TIMEOUT_MS,
   RESERVED_HEADERS,
   RESERVED_UPSTREAM_IDS,
   type UpstreamAddInput,
   type UpstreamDetail,
   type UpstreamGrantInput,
+  type UpstreamProcessSetInput,
+  type UpstreamProcessView,
   type UpstreamPromptView,
   type UpstreamRecipeInput,
   type UpstreamRecipeRemoveInput,
@@ -35,6 +39,8 @@ import { Confinement, type ConfinementDeps } from './sandbox/confinement.ts';
 import { sandboxOf } from '../../contract/sandbox-grants.ts';
 import type { RecipeView } from '../../contract/preview-recipes.ts';
 import { recipeProblems, recipeViews } from './preview-recipes.ts';
+import { statefulServer } from '../../contract/stateful-servers.ts';
+import { systemClock, systemTimers, type Clock, type Timers } from '../../lib/clock.ts';
 
 export interface UpstreamManagerDeps extends Omit<UpstreamPluginDeps, 'ownerOf'> {
   vault: Vault;
@@ -50,6 +56,8 @@ export interface UpstreamManagerDeps extends Omit<UpstreamPluginDeps, 'ownerOf'>
   };
   /** where each stdio upstream's own HOME lives (the data dir) and, for tests, the person's HOME and the platform */
   sandbox: Omit<ConfinementDeps, 'note'>;
+  /** the clock and timers that stop idle per-client processes (tests move time instead of waiting) */
+  processTime?: { clock: Clock; timers: Timers };
 }
 
 /**
@@ -239,12 +247,14 @@ export class UpstreamManager implements UpstreamActions {
       )
         throw new GatehouseError('invalid_value', `the header '${h.name}' is set by Gatehouse itself`);
     const oauth = t.kind === 'http' ? storedOAuth(id, t) : undefined;
+    const process = processOf(id, t.kind, input.process);
     await this.confinement.ready();
     const rec: UpstreamRecord = {
       id,
       enabled: true,
       created: new Date().toISOString(),
       timeout_ms: input.timeout_ms ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+      ...(process ? { process } : {}),
       era: null,
       tools: [],
       prompts: null,
@@ -308,6 +318,9 @@ export class UpstreamManager implements UpstreamActions {
       input.approve_listed === false ? p : approve(p),
     );
     rec.era = plugin.connection.snapshot().era;
+    // Which tools need a client capability, learned from this listing: the next start with the same listing asks nothing.
+    const needs = await plugin.learnedNeeds();
+    if (needs) rec.client_needs = needs;
     if (unknown.length) {
       await plugin.connection.stop();
       throw new GatehouseError(
@@ -438,6 +451,30 @@ export class UpstreamManager implements UpstreamActions {
     return this.get(input.id);
   }
 
+  /** One process for every client, or one per client token (a person's action; the handler audits it); it restarts with it. */
+  async setProcess(input: z.output<typeof UpstreamProcessSetInput>): Promise<UpstreamDetail> {
+    const rec = this.record(input.id);
+    const process = processOf(input.id, rec.transport.kind, input);
+    await this.deps.store.update((d) => {
+      const r = d.upstreams.find((u) => u.id === input.id)!;
+      if (process) r.process = process;
+      else delete r.process;
+    });
+    // A fresh plugin: its processes were made for the old mode (and a per-client one holds its client's state until it stops).
+    await this.deps.registry.remove(input.id);
+    const fresh = this.record(input.id);
+    const plugin = this.pluginFor(fresh, await this.specFor(fresh));
+    this.plugins.set(input.id, plugin);
+    await this.deps.registry.addRunning(plugin);
+    this.deps.changed();
+    return this.get(input.id);
+  }
+
+  /** A token was revoked: the processes it had of its own are stopped at once. */
+  async tokenRevoked(tokenId: string): Promise<void> {
+    await Promise.all([...this.plugins.values()].map((p) => p.tokenRevoked(tokenId).catch(() => undefined)));
+  }
+
   async test(id: string): Promise<UpstreamTestAnswer> {
     const rec = this.record(id);
     const plugin = this.plugins.get(id);
@@ -505,6 +542,15 @@ export class UpstreamManager implements UpstreamActions {
     });
   }
 
+  private processView(rec: UpstreamRecord, command: string, args: readonly string[]): UpstreamProcessView {
+    const p = rec.process ?? { mode: 'shared' as const, max: DEFAULT_MAX_PROCESSES, idle_ms: DEFAULT_PROCESS_IDLE_MS };
+    return {
+      ...p,
+      running: this.plugins.get(rec.id)?.processes?.size ?? 0,
+      suggestion: p.mode === 'shared' ? statefulServer(command, args) : null,
+    };
+  }
+
   private record(id: string): UpstreamRecord {
     const rec = this.deps.store.read().upstreams.find((u) => u.id === id);
     if (!rec) throw new GatehouseError('not_found', `no upstream '${id.slice(0, 40)}' (see gatehouse upstreams list)`);
@@ -520,6 +566,12 @@ export class UpstreamManager implements UpstreamActions {
       resourceUpdated: (uri) => this.updateListeners.forEach((l) => l(uri)),
       logged: (upstream, m) => this.logListeners.forEach((l) => l(upstream, m)),
       toolProblem: (tool) => this.deps.registry.toolProblem(rec.id, tool),
+      perClient: {
+        process: rec.process,
+        launcher: (client) =>
+          rec.transport.kind === 'stdio' ? this.confinement.launcherFor(rec.id, rec.transport, client) : undefined,
+        ...(this.deps.processTime ?? { clock: systemClock, timers: systemTimers }),
+      },
     });
   }
 
@@ -608,6 +660,7 @@ export class UpstreamManager implements UpstreamActions {
             args: t.args,
             env_names: t.env_names,
             confinement: this.confinement.view(rec.id, t),
+            process: this.processView(rec, t.command, t.args),
           }
         : {
             url: t.url,
@@ -627,4 +680,19 @@ export class UpstreamManager implements UpstreamActions {
       problems: plugin ? [...plugin.problems, ...plugin.surface.problems, ...plugin.surface.views.problems] : [],
     };
   }
+}
+
+/** The stored process setting (absent: shared); one per client is for stdio servers, whose process is theirs to start. */
+function processOf(
+  id: string,
+  kind: 'stdio' | 'http',
+  p: { mode: 'shared' | 'per-client'; max: number; idle_ms: number } | undefined,
+): UpstreamRecord['process'] {
+  if (!p || p.mode === 'shared') return undefined;
+  if (kind !== 'stdio')
+    throw new GatehouseError(
+      'invalid_value',
+      `upstream '${id}' is an HTTP server: one process per client is for stdio servers (an HTTP server's sessions are its own to keep apart)`,
+    );
+  return { mode: p.mode, max: p.max, idle_ms: p.idle_ms };
 }

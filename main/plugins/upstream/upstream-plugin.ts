@@ -20,6 +20,12 @@ import { LogRelay, type LogMessage } from './log-relay.ts';
 import { toolFor } from './upstream-tools.ts';
 import { UpstreamSurface } from './upstream-surface.ts';
 import { promptPinsOf } from './oauth/oauth-upstreams.ts';
+import { ClientProcesses, clientKeyOf } from './client-processes.ts';
+import type { StdioLauncher } from './sandbox/confinement.ts';
+import type { Clock, Timers } from '../../lib/clock.ts';
+import type { CallContext, ClientNeed } from '../../core/calls/tool.ts';
+import { GatehouseError } from '../../core/errors.ts';
+import { definitionHash, hashOf } from './pinning.ts';
 
 export interface UpstreamPluginDeps {
   store: DocumentStore<UpstreamsData>;
@@ -44,6 +50,14 @@ export interface UpstreamPluginDeps {
   resourceUpdated?(uri: string): void;
   /** one of its log messages, named, bounded and within its rate (log-relay.ts), for the clients of this upstream */
   logged?(upstream: string, message: LogMessage): void;
+  /** an upstream with one process per client: each client's launcher (confined, its own HOME), the idle stop's clock and timers */
+  perClient?: {
+    /** the upstream's process setting as stored (absent: shared), read once: a change makes a fresh plugin */
+    process: UpstreamRecord['process'];
+    launcher(client: string): StdioLauncher | undefined;
+    clock: Clock;
+    timers: Timers;
+  };
 }
 
 /**
@@ -70,6 +84,17 @@ export class UpstreamPlugin implements Plugin {
   /** the latest listing not saved yet: a burst of listings saves the last one, once (lib/one-queued.ts) */
   private latest: readonly ToolDefinition[] | null = null;
   private readonly saver = new OneQueued(() => this.saveLatest());
+  /** one process per client token (docs/upstreams.md, "One process per client"); null: the one connection serves every client */
+  readonly processes: ClientProcesses | null = null;
+  /** the client capability sets each tool is listed under, learned at each connect (learnClientNeeds); absent: every client */
+  private readonly listedFor = new Map<string, ReadonlyArray<ReadonlyArray<ClientNeed>>>();
+  private readonly learner = new OneQueued(() => this.learnClientNeeds());
+  /** the tool names of the shared connection's last listing (what learnClientNeeds compares with), and its hash */
+  private listedNames: string[] = [];
+  private listingKey = '';
+  private learnedAtAdd: UpstreamRecord['client_needs'] | null = null;
+  /** what each client's own process listed, by tool name: a definition other than the approved one is held */
+  private readonly clientListings = new Map<string, Map<string, string>>();
 
   constructor(
     readonly id: string,
@@ -83,11 +108,41 @@ export class UpstreamPlugin implements Plugin {
       onChange: () => deps.changed(),
       log: deps.log,
       ...(deps.backoff ? { backoff: deps.backoff } : {}),
-      onSurface: (what) => void this.surface.refresh(what),
+      onSurface: (what) => {
+        void this.surface.refresh(what);
+        if (what === 'connected') void this.learner.kick();
+      },
       onResourceUpdated: (uri) => this.surface.updated(uri),
       onInstructions: (text) => void this.pinInstructions(instructionsListing(text)),
       onLog: (params) => this.logs.take(params),
     });
+    const mode = deps.perClient?.process;
+    if (mode?.mode === 'per-client' && spec.transport.kind === 'stdio' && deps.perClient) {
+      const per = deps.perClient;
+      this.processes = new ClientProcesses({
+        id,
+        bounds: { max: mode.max, idleMs: mode.idle_ms },
+        clock: per.clock,
+        timers: per.timers,
+        changed: () => deps.changed(),
+        make: (client) => {
+          const launcher = per.launcher(client);
+          return new UpstreamConnection(
+            { ...spec, ...(launcher ? { launcher } : {}) },
+            {
+              // Definitions stay pinned once per upstream: a client's process that lists another is reconciled like any listing.
+              onTools: (defs) => {
+                this.clientListings.set(client, new Map(defs.map((d) => [d.name, definitionHash(d)])));
+                void this.clientListed(defs);
+              },
+              onChange: () => deps.changed(),
+              log: deps.log,
+              ...(deps.backoff ? { backoff: deps.backoff } : {}),
+            },
+          );
+        },
+      });
+    }
     this.surface = new UpstreamSurface(id, this.connection, {
       log: deps.log,
       changed: () => this.surfaceChanged(),
@@ -201,7 +256,105 @@ export class UpstreamPlugin implements Plugin {
 
   async stop(): Promise<void> {
     this.host = null;
-    await this.connection.stop();
+    await Promise.all([this.connection.stop(), this.processes?.stopAll()]);
+  }
+
+  /**
+   * Runs one call on the connection that serves this caller: the shared one, or (one process per client)
+   * the caller's own, started at its first call. A tool its own process lists with another definition
+   * than the approved one is held there, as a changed definition is held for everyone.
+   */
+  through<T>(
+    ctx: CallContext,
+    tool: { name: string; hash: string },
+    fn: (c: UpstreamConnection) => Promise<T>,
+  ): Promise<T> {
+    if (!this.processes) return fn(this.connection);
+    return this.processes.use(ctx, async (c) => {
+      const listed = this.clientListings.get(clientKeyOf(ctx))?.get(tool.name);
+      if (listed !== undefined && listed !== tool.hash)
+        throw new GatehouseError(
+          'unknown_tool',
+          `upstream '${this.id}': this client's process lists '${tool.name}' with another definition than the one approved; it waits for a person to review it (gatehouse upstreams review ${this.id})`,
+          { upstream: this.id },
+        );
+      return fn(c);
+    });
+  }
+
+  /** A client's own process listed its tools: the pins hear it only when it differs from them (no write for the usual same listing). */
+  private clientListed(defs: readonly ToolDefinition[]): Promise<void> {
+    const now = this.record()?.tools ?? [];
+    if (samePins(reconcile(now, defs).pins, now)) return Promise.resolve();
+    return this.relist(defs);
+  }
+
+  /**
+   * Which tools the upstream lists only to a client that can sample or elicit (Gatehouse declares both to it, so
+   * its own listing has them all): it is asked once more declaring neither, in a session of its own; only when
+   * that lists fewer tools is it asked declaring each alone. A tool then goes only to clients that declared what
+   * it was listed under (server-factory.ts). A probe that fails leaves every tool listed to every client, as before.
+   */
+  private async learnClientNeeds(): Promise<void> {
+    const names = this.listedNames;
+    const listing = this.listingKey;
+    const kept = this.record()?.client_needs ?? this.learnedAtAdd;
+    if (kept && kept.listing === listing) return this.takeNeeds(new Map(kept.tools.map((t) => [t.name, t.sets])));
+    try {
+      const none = new Set(await this.connection.probeTools({}));
+      const missing = names.filter((n) => !none.has(n));
+      const next = new Map<string, ReadonlyArray<ReadonlyArray<ClientNeed>>>();
+      if (missing.length) {
+        const sampling = new Set(await this.connection.probeTools({ sampling: {} }));
+        const elicitation = new Set(await this.connection.probeTools({ elicitation: { form: {}, url: {} } }));
+        for (const n of missing) {
+          const sets: ClientNeed[][] = [];
+          if (sampling.has(n)) sets.push(['sampling']);
+          if (elicitation.has(n)) sets.push(['elicitation']);
+          next.set(n, sets.length ? sets : [['sampling', 'elicitation']]);
+        }
+      }
+      const learned = { listing, tools: [...next].map(([name, sets]) => ({ name, sets: sets.map((x) => [...x]) })) };
+      // Kept with the record: the next start with the same listing asks nothing (before it is stored, `add` keeps it).
+      this.learnedAtAdd = learned;
+      await this.deps.store
+        .update((d) => {
+          const rec = d.upstreams.find((u) => u.id === this.id);
+          if (rec) rec.client_needs = learned;
+        })
+        .catch(() => undefined);
+      this.takeNeeds(next);
+    } catch (e) {
+      this.deps.log.warn(
+        'upstream: could not learn which tools need a client capability; all are listed to every client',
+        {
+          upstream: this.id,
+          error: (e as Error).message.slice(0, 300),
+        },
+      );
+    }
+  }
+
+  private takeNeeds(next: Map<string, ReadonlyArray<ReadonlyArray<ClientNeed>>>): void {
+    const same =
+      next.size === this.listedFor.size && [...next].every(([k, v]) => samePins([v], [this.listedFor.get(k)]));
+    if (same) return;
+    this.listedFor.clear();
+    for (const [k, v] of next) this.listedFor.set(k, v);
+    this.publish();
+    this.deps.changed();
+  }
+
+  /** What was learned of the listing at `add` (the record is stored after it): `add` waits for it and stores it. */
+  async learnedNeeds(): Promise<UpstreamRecord['client_needs']> {
+    await this.learner.settled();
+    return this.learnedAtAdd ?? undefined;
+  }
+
+  /** The token was revoked: its own process, if it has one, is stopped (with what it held for that client). */
+  async tokenRevoked(tokenId: string): Promise<void> {
+    this.clientListings.delete(tokenId);
+    await this.processes?.stopFor(tokenId);
   }
 
   status(): ReturnType<NonNullable<Plugin['status']>> {
@@ -239,6 +392,8 @@ export class UpstreamPlugin implements Plugin {
   /** A fresh listing against the pins, saved, then what is offered is published. */
   relist(defs: readonly ToolDefinition[]): Promise<void> {
     this.surface.noteTools(defs);
+    this.listedNames = defs.map((d) => d.name);
+    this.listingKey = hashOf(defs.map(definitionHash).sort());
     this.latest = defs;
     return this.saver.kick();
   }
@@ -352,6 +507,8 @@ export class UpstreamPlugin implements Plugin {
           {
             id: this.id,
             connection: this.connection,
+            through: (ctx, t, fn) => this.through(ctx, t, fn),
+            listedFor: (tool) => this.listedFor.get(tool),
             handedOut: this.surface.handedOut,
             pins: () => this.record()?.tools ?? [],
             recipes: () => this.record()?.recipes ?? [],

@@ -1,4 +1,12 @@
-import type { AppliedState, CallContext, Tool, ToolAnnotations, ToolOutput, WritePlan } from '../../core/calls/tool.ts';
+import type {
+  AppliedState,
+  CallContext,
+  ClientNeed,
+  Tool,
+  ToolAnnotations,
+  ToolOutput,
+  WritePlan,
+} from '../../core/calls/tool.ts';
 import type { JsonObjectSchema } from '../../core/calls/tool-schema.ts';
 import { GatehouseError } from '../../core/errors.ts';
 import { maskSecrets } from '../../lib/secret-scan.ts';
@@ -18,6 +26,14 @@ const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHi
 export interface UpstreamRuntime {
   id: string;
   connection: UpstreamConnection;
+  /** runs a call on the connection serving this caller (one process per client: its own); absent, `connection` serves every caller */
+  through?<T>(
+    ctx: CallContext,
+    tool: { name: string; hash: string },
+    fn: (c: UpstreamConnection) => Promise<T>,
+  ): Promise<T>;
+  /** the client capability sets the upstream lists a tool under (its own name), once learned; undefined: listed to every client */
+  listedFor?: (tool: string) => ReadonlyArray<ReadonlyArray<ClientNeed>> | undefined;
   /** hears each of the upstream's resource URIs a result hands to a client (the surface lets it be read back) */
   handedOut?: (uri: string) => void;
   /** the upstream's pins now: a write's preview recipe finds its read tools among them (preview-recipes.ts) */
@@ -50,6 +66,7 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
     timeout_ms: UPSTREAM_MAX_TOTAL_MS,
     // a staged write is bound to the definition a person approved: another one approved since makes it stale
     definition_hash: pin.approved!.hash,
+    ...(up.listedFor?.(pin.name) ? { listed_for: up.listedFor(pin.name)! } : {}),
     listed: {
       ...(def.title !== undefined ? { title: def.title } : {}),
       ...(def.annotations !== undefined ? { annotations: def.annotations } : {}),
@@ -59,12 +76,16 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
       ...(def.execution !== undefined ? { execution: def.execution } : {}),
     },
   };
+  const on = <T>(ctx: CallContext, tool: PinnedTool, fn: (c: UpstreamConnection) => Promise<T>): Promise<T> =>
+    up.through ? up.through(ctx, { name: tool.name, hash: tool.approved!.hash }, fn) : fn(up.connection);
   const call = (args: Record<string, unknown>, ctx: CallContext) =>
-    up.connection.call(pin.name, args, {
-      ctx,
-      maxTotalMs: UPSTREAM_MAX_TOTAL_MS,
-      definition: def as unknown as Record<string, unknown>,
-    });
+    on(ctx, pin, (c) =>
+      c.call(pin.name, args, {
+        ctx,
+        maxTotalMs: UPSTREAM_MAX_TOTAL_MS,
+        definition: def as unknown as Record<string, unknown>,
+      }),
+    );
 
   const readMs = up.previewReadMs ?? PREVIEW_LIMITS.readMs;
   const matchNow = () => (up.pins ? recipeFor(pin, up.pins(), recipesOf(up.recipes?.() ?? [])) : null);
@@ -72,18 +93,22 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
   const readsFor =
     (ctx: CallContext): ReadCall =>
     (read, readArgs, signal) =>
-      up.connection.call(read.name, readArgs, {
-        ctx: {
-          user: ctx.user,
-          capabilities: ctx.capabilities,
-          token: ctx.token,
-          request_id: ctx.request_id,
-          client: ctx.client,
-          signal,
-        },
-        maxTotalMs: readMs,
-        definition: read.approved!.definition as unknown as Record<string, unknown>,
-      });
+      // The preview reads what the write will act on: the same client's process, when each client has its own.
+      on(ctx, read, (c) =>
+        c.call(read.name, readArgs, {
+          ctx: {
+            user: ctx.user,
+            capabilities: ctx.capabilities,
+            token: ctx.token,
+            ...(ctx.staged_by_token !== undefined ? { staged_by_token: ctx.staged_by_token } : {}),
+            request_id: ctx.request_id,
+            client: ctx.client,
+            signal,
+          },
+          maxTotalMs: readMs,
+          definition: read.approved!.definition as unknown as Record<string, unknown>,
+        }),
+      );
   /** The target's version once the write is applied, read as the preview read it; undefined when it cannot be read. */
   const versionAfter = async (args: Record<string, unknown>, ctx: CallContext): Promise<string | undefined> => {
     const match = matchNow();

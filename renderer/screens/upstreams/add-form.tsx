@@ -1,5 +1,6 @@
 import type { FormEvent, ReactNode } from 'react';
-import type { AddForm, FormErrors } from './add-input.ts';
+import { argLines, type AddForm, type FormErrors } from './add-input.ts';
+import { statefulServer } from '../../../main/contract/index.ts';
 import { PairRows } from './pair-rows.tsx';
 
 /**
@@ -154,6 +155,7 @@ function StdioFields({ form, errors, set }: { form: AddForm; errors: FormErrors;
         help="The program gets only these and a minimal PATH, HOME, USER, SHELL, TERM: none of Gatehouse's own. Values go to the vault and are never shown again."
       />
       <SandboxFields form={form} errors={errors} set={set} />
+      <ProcessField form={form} set={set} />
     </>
   );
 }
@@ -199,6 +201,25 @@ function SandboxFields({ form, errors, set }: { form: AddForm; errors: FormError
         it unconfined, with all of my rights (not recommended)
       </label>
       {errors.sandbox ? <p className="field-error">{errors.sandbox}</p> : null}
+    </fieldset>
+  );
+}
+
+/** One process shared by every agent, or one each; suggested for servers known to keep state per agent. */
+function ProcessField({ form, set }: { form: AddForm; set: SetForm }) {
+  const suggestion = statefulServer(form.command.trim(), argLines(form.args));
+  return (
+    <fieldset className="field">
+      <legend>Processes</legend>
+      <label className="checkbox">
+        <input type="checkbox" checked={form.perClient} onChange={(e) => set({ perClient: e.target.checked })} /> One
+        process per client (each token gets its own, with its own state and HOME)
+      </label>
+      <p className="help">
+        {suggestion && !form.perClient
+          ? `Suggested: ${suggestion.replace(/; give it .*$/, '')}.`
+          : 'Off: one process serves every agent. On: at most 8 run at once, each stopped after 15 minutes without a call (gatehouse upstreams process changes both).'}
+      </p>
     </fieldset>
   );
 }

@@ -27,6 +27,8 @@ export interface AddForm {
   allowNet: string;
   /** run it without the OS sandbox (a warning stays visible) */
   unconfined: boolean;
+  /** one process per client token instead of one for all (docs/upstreams.md, "One process per client") */
+  perClient: boolean;
 }
 
 export const EMPTY_FORM: AddForm = {
@@ -44,6 +46,7 @@ export const EMPTY_FORM: AddForm = {
   allowRead: '',
   allowNet: '',
   unconfined: false,
+  perClient: false,
 };
 
 /** The form's fields an error can be shown beside. */
@@ -110,6 +113,7 @@ export function addInput(form: AddForm): { ok: true; input: UpstreamAddInput } |
     transport,
     read: words(form.read),
     ...(timeout ? { timeout_ms: /^\d+$/.test(timeout) ? Number(timeout) : NaN } : {}),
+    ...(form.kind === 'stdio' && form.perClient ? { process: { mode: 'per-client' } } : {}),
     approve_listed: false,
   };
   const parsed = UpstreamAddInput.safeParse(raw);

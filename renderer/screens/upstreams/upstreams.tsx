@@ -13,6 +13,7 @@ import { hashFocus, useHashFocus } from '../../lib/use-hash-route.ts';
 import { AddUpstream } from './add-upstream.tsx';
 import { UpstreamActions } from './upstream-actions.tsx';
 import { SandboxGrants } from './sandbox-grants.tsx';
+import { ProcessSetting } from './process-setting.tsx';
 import { ClassToggle } from './class-toggle.tsx';
 import { SignIn } from './sign-in.tsx';
 import { ToolConsent } from './tool-consent.tsx';
@@ -181,6 +182,16 @@ function UpstreamPanel({ id, onChanged, onRemoved }: { id: string; onChanged: ()
                       id={id}
                       command={{ command: d.command ?? '', args: d.args ?? [] }}
                       confinement={d.confinement}
+                      onChanged={() => {
+                        detail.reload();
+                        onChanged();
+                      }}
+                    />
+                  ) : null}
+                  {d.process ? (
+                    <ProcessSetting
+                      id={id}
+                      process={d.process}
                       onChanged={() => {
                         detail.reload();
                         onChanged();

@@ -6,7 +6,7 @@ import { startWireWorld, type WireWorld } from '../../wire/helpers/wire-world.ts
 import type { PlaceOf } from '../../../main/contract/client-locations.ts';
 import type { Detection } from '../../../main/plugins/upstream/sandbox/detect.ts';
 import type { UpstreamDetail } from '../../../main/contract/upstreams.ts';
-import type { Timers } from '../../../main/lib/clock.ts';
+import type { Clock, Timers } from '../../../main/lib/clock.ts';
 
 /**
  * A service for the upstream tests: upstream tools are the `mcp.upstreams`
@@ -46,14 +46,17 @@ export async function startUpstreamWorld(
     sandboxDetect?: () => Promise<Detection>;
     /** how long each read of a write's preview may take (the desk's hang and flood tests shorten it) */
     previewReadMs?: number;
+    /** the clock and timers that stop idle per-client processes (moved by hand instead of waited for) */
+    processTime?: { clock: Clock; timers: Timers };
   } = {},
 ): Promise<UpstreamWorld> {
-  const { oauth, license = 'pro', sandboxHome, sandboxDetect, previewReadMs, ...service } = extra;
+  const { oauth, license = 'pro', sandboxHome, sandboxDetect, previewReadMs, processTime, ...service } = extra;
   const w = await startWireWorld({
     service: {
       upstreams: {
         backoff: { baseMs: 50, maxMs: 400 },
         ...(previewReadMs ? { previewReadMs } : {}),
+        ...(processTime ? { processTime } : {}),
         ...(oauth ? { oauth } : {}),
         // the sandbox tests' own HOME (with a planted key), kept from the servers like a person's
         ...(sandboxHome || sandboxDetect

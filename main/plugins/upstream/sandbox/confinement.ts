@@ -78,8 +78,13 @@ export class Confinement {
     await this.sandbox;
   }
 
-  privateHome(id: string): string {
-    return join(this.deps.dataDir, 'sandbox', id, 'home');
+  /** `client`: one client's own process of a per-client upstream, whose HOME (and what it keeps there) is its own */
+  privateHome(id: string, client?: string): string {
+    return join(this.folderOf(id, client), 'home');
+  }
+
+  private folderOf(id: string, client?: string): string {
+    return client ? join(this.deps.dataDir, 'sandbox', id, 'clients', client) : join(this.deps.dataDir, 'sandbox', id);
   }
 
   /** Removes an upstream's own folders (its HOME and what it kept there) with the upstream. */
@@ -141,7 +146,7 @@ export class Confinement {
   }
 
   /** The launcher an upstream's connection starts through. */
-  launcherFor(id: string, t: Stdio): StdioLauncher {
+  launcherFor(id: string, t: Stdio, client?: string): StdioLauncher {
     return {
       launch: async (command, args, env) => {
         const sandbox = await this.sandbox;
@@ -150,7 +155,7 @@ export class Confinement {
           return { command, args: [...args], env, annotate: () => null, close: async () => undefined };
         if (v.state === 'unavailable' || !sandbox)
           throw new Error(`the sandbox cannot start here: ${v.why}. ${v.fix ?? ''}`.trim());
-        return this.confined(id, sandbox, command, args, env, grantsOf(t));
+        return this.confined(id, sandbox, command, args, env, grantsOf(t), client);
       },
     };
   }
@@ -162,9 +167,10 @@ export class Confinement {
     args: readonly string[],
     env: Record<string, string>,
     grants: SandboxGrant[],
+    client?: string,
   ): Promise<StdioLaunch> {
-    const privateHome = this.privateHome(id);
-    const privateTmp = join(this.deps.dataDir, 'sandbox', id, 'tmp');
+    const privateHome = this.privateHome(id, client);
+    const privateTmp = join(this.folderOf(id, client), 'tmp');
     await mkdir(privateHome, { recursive: true, mode: 0o700 });
     if (sandbox.backend === 'seatbelt') await mkdir(privateTmp, { recursive: true, mode: 0o700 });
     const net = grants.filter((g) => g.kind === 'net').map((g) => g.value);
