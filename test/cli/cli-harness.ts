@@ -230,7 +230,14 @@ export async function filesUnder(dir: string): Promise<string[]> {
 export async function filesContaining(dir: string, needle: string): Promise<string[]> {
   const hits: string[] = [];
   const bytes = Buffer.from(needle, 'utf8');
-  for (const f of await filesUnder(dir)) if ((await readFile(f)).includes(bytes)) hits.push(f);
+  for (const f of await filesUnder(dir)) {
+    // a temp file of an atomic write (the policy memo's, a store's) may be renamed away between the listing and the read
+    const body = await readFile(f).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return null;
+      throw e;
+    });
+    if (body?.includes(bytes)) hits.push(f);
+  }
   return hits;
 }
 
