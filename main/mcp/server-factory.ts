@@ -228,7 +228,9 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
     const { level } = request.params;
     if (ctx.token) deps.logs?.setLevel(ctx.token.id, level);
     const sent = await deps.pipeline.surfaces.setLogLevel(level, ctx.token?.id ?? ctx.request_id, ctx);
-    return { _meta: { [LOGGING_META_KEY]: sent } };
+    // No upstream concerned: the empty result the protocol names (the conformance suite holds it to exactly {}).
+    const concerned = sent.sent_to.length + sent.without_logging.length + sent.failed.length > 0;
+    return concerned ? { _meta: { [LOGGING_META_KEY]: sent } } : {};
   });
 
   /**
