@@ -561,7 +561,6 @@ export class UpstreamManager implements UpstreamActions {
     return new UpstreamPlugin(rec.id, spec, {
       ...this.deps,
       autoConnect: this.deps.autoConnect && this.live,
-      offerLater: this.deps.autoConnect && !this.live,
       ownerOf: (name) => this.deps.registry.entry(name)?.tool.plugin,
       resourceUpdated: (uri) => this.updateListeners.forEach((l) => l(uri)),
       logged: (upstream, m) => this.logListeners.forEach((l) => l(upstream, m)),

@@ -38,11 +38,6 @@ export interface UpstreamPluginDeps {
   changed(): void;
   /** connect when started (the service); a CLI command on the data dir connects only when asked */
   autoConnect: boolean;
-  /**
-   * offered only once the service is ready (`goLive`), not when started: registering thousands of pinned
-   * tools is kept off the path to ready, like their connections
-   */
-  offerLater?: boolean;
   backoff?: { baseMs: number; maxMs: number };
   /** how long each read of a write's preview may take (default 5 s, PREVIEW_LIMITS.readMs; tests shorten it) */
   previewReadMs?: number;
@@ -77,8 +72,6 @@ export class UpstreamPlugin implements Plugin {
   /** its log messages on their way to clients: how many were passed on and dropped */
   readonly logs: LogRelay;
   private host: PluginHost | null = null;
-  /** offerLater: set once the service is ready */
-  private live = false;
   /** the registry's verdict on each approved definition, by its hash (compiled once, not at every publish) */
   private readonly verdicts = new Map<string, string | null>();
   /** the latest listing not saved yet: a burst of listings saves the last one, once (lib/one-queued.ts) */
@@ -237,21 +230,18 @@ export class UpstreamPlugin implements Plugin {
   }
 
   tools(): readonly Tool[] {
-    return this.deps.offerLater && !this.live ? [] : this.offered();
+    return this.offered();
   }
 
   async start(host: PluginHost): Promise<void> {
     this.host = host;
-    if (this.deps.offerLater && !this.live) return;
     this.publish();
     if (this.deps.autoConnect && this.record()?.enabled) this.connection.start();
   }
 
-  /** The service is ready: an upstream loaded at start connects now, and offers its pinned tools on a later turn. */
+  /** The service is ready: an upstream loaded at start connects now. */
   goLive(): void {
-    this.live = true;
     if (this.record()?.enabled) this.connection.start();
-    setImmediate(() => this.publish());
   }
 
   async stop(): Promise<void> {
