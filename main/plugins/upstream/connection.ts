@@ -417,14 +417,10 @@ export class UpstreamConnection {
   async probeTools(capabilities: Record<string, unknown>): Promise<string[]> {
     const sdk = await clientSdk();
     const stdio = this.spec.transport.kind === 'stdio' ? await stdioSdk() : null;
-    const { linearSchemaValidator } = await import('../../lib/json-schema-validator.ts');
     const client: Client = new sdk.Client(
       { name: 'gatehouse', version: VERSION },
       {
-        jsonSchemaValidator: linearSchemaValidator,
-        ...(this.spec.transport.kind === 'http' && !this.spec.transport.sse && this.spec.era === null
-          ? { versionNegotiation: { mode: 'auto' as const } }
-          : {}),
+        ...(await this.clientBase()),
         capabilities: { ...capabilities, extensions: { [UI_EXTENSION]: { mimeTypes: [VIEW_MIME] } } },
       },
     );
@@ -447,22 +443,30 @@ export class UpstreamConnection {
     }
   }
 
+  /**
+   * What every client of this upstream is made with. The SDK checks each result against the tool's outputSchema:
+   * with RE2 patterns, so no upstream schema can freeze the service. HTTP: 2026-07-28 first (server/discover), the
+   * 2025 handshake as fallback; a known era skips the probe. The old SSE transport has no 2026-07-28.
+   */
+  private async clientBase() {
+    const { linearSchemaValidator } = await import('../../lib/json-schema-validator.ts');
+    return {
+      jsonSchemaValidator: linearSchemaValidator,
+      ...(this.spec.transport.kind === 'http' && !this.spec.transport.sse && this.spec.era === null
+        ? { versionNegotiation: { mode: 'auto' as const } }
+        : {}),
+    };
+  }
+
   private async open(): Promise<ToolDefinition[]> {
     const started = Date.now();
     // Loaded here, at the first connect (after the service is ready), not when the service starts (client-sdk.ts).
     const sdk = await clientSdk();
     const stdio = this.spec.transport.kind === 'stdio' ? await stdioSdk() : null;
-    // The SDK checks each result against the tool's outputSchema: with RE2 patterns, so no upstream schema can freeze the service.
-    const { linearSchemaValidator } = await import('../../lib/json-schema-validator.ts');
     const client: Client = new sdk.Client(
       { name: 'gatehouse', version: VERSION },
       {
-        jsonSchemaValidator: linearSchemaValidator,
-        // HTTP: 2026-07-28 first (server/discover), the 2025 handshake as fallback; a known era skips the probe.
-        // The old SSE transport has no 2026-07-28: the 2025 handshake only.
-        ...(this.spec.transport.kind === 'http' && !this.spec.transport.sse && this.spec.era === null
-          ? { versionNegotiation: { mode: 'auto' as const } }
-          : {}),
+        ...(await this.clientBase()),
         listChanged: {
           // Not the SDK's trailing debounce: a list_changed storm would put off every listing while it lasts.
           tools: {
