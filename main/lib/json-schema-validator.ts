@@ -3,13 +3,7 @@ import { Ajv as AjvDraft7, type Options } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import {
-  linearRegExp,
-  PATTERN_BUDGET,
-  PatternBudgetExceeded,
-  UnsupportedPattern,
-  withPatternBudget,
-} from './linear-regexp.ts';
+import { linearRegExp, PATTERN_BUDGET, PatternBudgetExceeded, withPatternBudget } from './linear-regexp.ts';
 
 /**
  * The JSON Schema validator for schemas that come from outside (an upstream's
@@ -166,8 +160,8 @@ export const linearSchemaValidator: jsonSchemaValidator = {
         return { valid: false, data: undefined, errorMessage: ajv.errorsText(validate.errors) };
       } catch (e) {
         if (e instanceof PatternBudgetExceeded) return { valid: false, data: undefined, errorMessage: e.message };
-        // a schema only the compile finds unusable (a $ref to nothing): this value cannot be checked, said so
-        if (!(e instanceof UnsupportedPattern) && ready === undefined)
+        // a schema only the compile finds unusable (a $ref to nothing, a pattern deeper than the walk): said so
+        if (ready === undefined)
           return {
             valid: false,
             data: undefined,
