@@ -214,6 +214,10 @@ export class GroupStdioTransport implements Transport {
     } catch {
       // already closed
     }
+    // Nothing it sends from now on is read: a server that floods on its way out (notifications, output) would
+    // otherwise keep the service busy for the whole grace and hold up its stop on a loaded machine.
+    child.stdout?.removeAllListeners('data');
+    child.stdout?.pause();
     if (child.exitCode === null && child.signalCode === null && !(await wait()) && child.pid) {
       signalGroup(child.pid, 'SIGTERM');
       if (!(await wait())) signalGroup(child.pid, 'SIGKILL');
