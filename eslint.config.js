@@ -51,6 +51,15 @@ export default tseslint.config(
     },
   },
   {
+    // bin/*.cjs: CommonJS on purpose (bin/gatehouse.cjs says why).
+    files: ['**/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['main/core/**', 'main/contract/**'],
     rules: {
       'no-restricted-imports': [

@@ -55,7 +55,7 @@ trap 'exit 143' TERM
 started=$(date +%s)
 data="$work/data"
 mkdir -p "$data"
-node bin/gatehouse.mjs serve --data-dir "$data" --port 0 --vault file --enable --json >"$work/serve.out" 2>"$work/serve.err" &
+node bin/gatehouse.cjs serve --data-dir "$data" --port 0 --vault file --enable --json >"$work/serve.out" 2>"$work/serve.err" &
 serve_pid=$!
 for _ in $(seq 300); do
   if [ -s "$work/serve.out" ] && node -e "JSON.parse(require('fs').readFileSync(process.argv[1],'utf8')).mcp_url" "$work/serve.out" 2>/dev/null; then break; fi
@@ -63,7 +63,7 @@ for _ in $(seq 300); do
   sleep 0.2
 done
 mcp_url=$(node -p "JSON.parse(require('fs').readFileSync(process.argv[1],'utf8')).mcp_url" "$work/serve.out")
-token=$(node bin/gatehouse.mjs tokens create --label "conformance oauth client" --data-dir "$data" --vault file --json |
+token=$(node bin/gatehouse.cjs tokens create --label "conformance oauth client" --data-dir "$data" --vault file --json |
   node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(JSON.parse(s).token))")
 case "$token" in gth_*) ;; *) echo "conformance-oauth-client: tokens create printed no token" >&2; exit 1 ;; esac
 echo "conformance-oauth-client: gateway $mcp_url"

@@ -81,7 +81,7 @@ started=$(date +%s)
 data="$work/data"
 mkdir -p "$data"
 
-node bin/gatehouse.mjs serve --data-dir "$data" --port 0 --vault file --enable --json >"$work/serve.out" 2>"$work/serve.err" &
+node bin/gatehouse.cjs serve --data-dir "$data" --port 0 --vault file --enable --json >"$work/serve.out" 2>"$work/serve.err" &
 serve_pid=$!
 wait_for "$work/serve.out" "gatehouse serve" "$serve_pid" "(()=>{try{return !!JSON.parse(s).mcp_url}catch{return false}})()"
 mcp_url=$(node -p "JSON.parse(require('fs').readFileSync(process.argv[1],'utf8')).mcp_url" "$work/serve.out")
@@ -92,7 +92,7 @@ echo "conformance: gateway $mcp_url"
 # suite's traffic would otherwise spend the next one's budget (dns-rebinding-protection got 429).
 start_proxy() {
   local step=$1 token
-  token=$(node bin/gatehouse.mjs tokens create --label "conformance $step" --data-dir "$data" --vault file --json |
+  token=$(node bin/gatehouse.cjs tokens create --label "conformance $step" --data-dir "$data" --vault file --json |
     node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(JSON.parse(s).token))")
   case "$token" in gth_*) ;; *) echo "conformance: tokens create printed no token" >&2; exit 1 ;; esac
   # The token goes through the environment, not argv, so it does not show in `ps`.

@@ -11,7 +11,7 @@ import { buildSwapped, common, REQUIRE_BANNER } from '../../bridge/build.ts';
  *
  * Running TypeScript through tsx costs ~0.6 s per command and ~40 MB of the
  * service's memory; one bundle split at the commands' dynamic imports loads
- * only what a command uses. bin/gatehouse.mjs falls back to tsx without it.
+ * only what a command uses. bin/gatehouse.cjs falls back to tsx without it.
  */
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -26,7 +26,7 @@ import { serveChild } from './serve-child.ts';
 import { printTable, summarize } from './stats.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BIN = join(ROOT, 'bin', 'gatehouse.mjs');
+const BIN = join(ROOT, 'bin', 'gatehouse.cjs');
 const MANY = join(ROOT, 'test/fixtures/upstream/many-tools.mjs');
 const COUNTS = (process.env.GROWTH_COUNTS ?? '0,1000,5000').split(',').map(Number);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

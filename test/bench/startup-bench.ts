@@ -2,7 +2,7 @@
  * Start-up of the `gatehouse` command beside `node -e 0`, in one run, rounds
  * interleaved (each round runs every variant once, in turn), so a busy machine
  * slows all of them alike. Also the same commands run from the TypeScript
- * through tsx (how bin/gatehouse.mjs ran before the bundle) for comparison.
+ * through tsx (how bin/gatehouse.cjs ran before the bundle) for comparison.
  *
  * Targets (issue 10): `serve` ready within 2x `node -e 0` + 300 ms; a CLI
  * command within 3x `node -e 0`; the idle service under 80 MB RSS. Issue 20:
@@ -24,8 +24,8 @@ import { serveChild } from './serve-child.ts';
 import { printTable, summarize } from './stats.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BIN = join(ROOT, 'bin', 'gatehouse.mjs');
-// In this process, as bin/gatehouse.mjs ran it before (tsx's own CLI would add a second process).
+const BIN = join(ROOT, 'bin', 'gatehouse.cjs');
+// In this process, as bin/gatehouse.cjs ran it before (tsx's own CLI would add a second process).
 const TSX = ['--import', 'tsx', join(ROOT, 'main', 'cli.ts')];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
 const IDLE_MS = 3000;

@@ -8,7 +8,7 @@ import { ensureCliBundle } from '../bridge/helpers/bundle.ts';
 import { inThisProcess } from '../helpers/in-process.ts';
 
 /**
- * Runs the real `gatehouse` command (bin/gatehouse.mjs, the built bundle) as
+ * Runs the real `gatehouse` command (bin/gatehouse.cjs, the built bundle) as
  * child processes, each against its own temp data dir.
  */
 
@@ -16,7 +16,7 @@ import { inThisProcess } from '../helpers/in-process.ts';
 await ensureCliBundle();
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const BIN = join(REPO, 'bin/gatehouse.mjs');
+const BIN = join(REPO, 'bin/gatehouse.cjs');
 
 export interface CliResult {
   code: number | null;
@@ -58,7 +58,7 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Cli
 }
 
 /**
- * One CLI command to completion in this process: the same `main` as bin/gatehouse.mjs runs (main/cli/main.ts),
+ * One CLI command to completion in this process: the same `main` as bin/gatehouse.cjs runs (main/cli/main.ts),
  * with the child's environment, its stdout and stderr captured, and its exit code as `main` returns it. For
  * what a command does and answers; what only a process shows (the exit status the OS sees, stdin, signals,
  * two processes on one lock) stays with `runCli`. Not for commands that read stdin (test/helpers/in-process.ts).

@@ -19,7 +19,7 @@ const env = (extra: NodeJS.ProcessEnv) => ({ NODE_COMPILE_CACHE: '', XDG_CACHE_H
 
 describe.skipIf(process.platform !== 'linux')('the compile cache of the gatehouse command', () => {
   it('is kept in ~/.cache/gatehouse, private to the user, and filled by a command', async () => {
-    const r = await runCli(['--version'], env({ HOME: home }));
+    const r = await runCli(['--help'], env({ HOME: home }));
     expect(r.code, r.stderr).toBe(0);
     const dir = cacheDir(join(home, '.cache'));
     expect((await stat(dir)).mode & 0o777).toBe(0o700);
@@ -31,7 +31,7 @@ describe.skipIf(process.platform !== 'linux')('the compile cache of the gatehous
 
   it('follows XDG_CACHE_HOME', async () => {
     const xdg = join(home, 'xdg');
-    const r = await runCli(['--version'], env({ HOME: home, XDG_CACHE_HOME: xdg }));
+    const r = await runCli(['--help'], env({ HOME: home, XDG_CACHE_HOME: xdg }));
     expect(r.code, r.stderr).toBe(0);
     expect((await stat(cacheDir(xdg))).mode & 0o777).toBe(0o700);
   });
@@ -40,7 +40,7 @@ describe.skipIf(process.platform !== 'linux')('the compile cache of the gatehous
     const own = join(home, 'own-cache');
     const other = await mkdtemp(join(tmpdir(), 'gh-ccache-home-'));
     try {
-      const r = await runCli(['--version'], env({ HOME: other, NODE_COMPILE_CACHE: own }));
+      const r = await runCli(['--help'], env({ HOME: other, NODE_COMPILE_CACHE: own }));
       expect(r.code, r.stderr).toBe(0);
       expect((await readdir(own)).length).toBeGreaterThan(0);
       await expect(stat(cacheDir(join(other, '.cache')))).rejects.toThrow(/ENOENT/);

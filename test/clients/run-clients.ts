@@ -17,7 +17,7 @@ export function runClients(
 ): Promise<CliResult> {
   const child = spawn(
     process.execPath,
-    [join(REPO, 'bin/gatehouse.mjs'), 'clients', ...args, '--data-dir', dataDir, '--vault', 'file'],
+    [join(REPO, 'bin/gatehouse.cjs'), 'clients', ...args, '--data-dir', dataDir, '--vault', 'file'],
     { cwd: h.project, env: { ...process.env, ...h.env, GATEHOUSE_DATA_DIR: '' }, stdio: ['pipe', 'pipe', 'pipe'] },
   );
   child.stdin.end();

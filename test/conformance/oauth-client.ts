@@ -65,7 +65,7 @@ function gatehouse(
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(
     process.execPath,
-    [join(REPO, 'bin/gatehouse.mjs'), ...args, '--data-dir', data!, '--vault', 'file'],
+    [join(REPO, 'bin/gatehouse.cjs'), ...args, '--data-dir', data!, '--vault', 'file'],
     {
       stdio: ['pipe', 'pipe', 'pipe'],
     },

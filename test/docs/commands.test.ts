@@ -63,8 +63,8 @@ const COVERAGE: Record<string, Coverage> = {
       ciRun.includes('bash scripts/setup.sh --test') &&
       ciRun.includes('dbus-run-session -- bash .ci/with-keyring.sh npm test'),
   },
-  'node bin/gatehouse.mjs settings set enabled true': { by: 'test' },
-  'node bin/gatehouse.mjs tokens create --label "Claude Desktop" --keychain claude-desktop': { by: 'test' },
+  'node bin/gatehouse.cjs settings set enabled true': { by: 'test' },
+  'node bin/gatehouse.cjs tokens create --label "Claude Desktop" --keychain claude-desktop': { by: 'test' },
   'node bin/gatehouse-bridge.mjs config --client claude-desktop --token-keychain claude-desktop --write': {
     by: 'test',
   },
@@ -73,7 +73,7 @@ const COVERAGE: Record<string, Coverage> = {
   'gatehouse-bridge config --client claude-desktop --token-keychain claude-desktop --write': { by: 'test' },
   'gatehouse-bridge config --client claude-desktop|cursor|vscode|claude-code|windsurf [--write] [--name NAME] [--config-file PATH] [bridge flags...]':
     { by: 'synopsis' },
-  'node bin/gatehouse.mjs tokens create --label Inspector --keychain inspector': { by: 'test' },
+  'node bin/gatehouse.cjs tokens create --label Inspector --keychain inspector': { by: 'test' },
   'node bin/gatehouse-bridge.mjs config --client cursor --token-keychain inspector --config-file "$HOME/gatehouse-inspector.json" --write':
     { by: 'test' },
   'npx mcp-inspector --cli --config "$HOME/gatehouse-inspector.json" --server gatehouse --method tools/list': {
@@ -113,15 +113,15 @@ const COVERAGE: Record<string, Coverage> = {
     by: 'not-run',
     why: "packaging needs the Electron binary, which cannot be downloaded on these machines; test/app/builder-config.test.ts checks electron-builder.yml against electron-builder's own schema",
   },
-  'node bin/gatehouse.mjs clients list': {
+  'node bin/gatehouse.cjs clients list': {
     by: 'not-run',
     why: "it reads the person's own HOME; test/clients/import.test.ts runs clients list on a throwaway HOME with every client's realistic files",
   },
-  'node bin/gatehouse.mjs clients import cursor': {
+  'node bin/gatehouse.cjs clients import cursor': {
     by: 'not-run',
     why: 'at a terminal it asks before anything runs; test/clients/import.test.ts runs the same import (--dry-run, then --yes) on a throwaway HOME and calls the imported tools through the gateway',
   },
-  'node bin/gatehouse.mjs clients connect cursor': {
+  'node bin/gatehouse.cjs clients connect cursor': {
     by: 'not-run',
     why: "it edits the person's own client file; test/clients/connect.test.ts connects and restores Cursor's file on a throwaway HOME and drives the new entry with a real MCP client",
   },
@@ -187,7 +187,7 @@ beforeAll(async () => {
   mkdirSync(shims);
   // What an installed package's bin links do: run this checkout's bins.
   for (const [name, bin] of [
-    ['gatehouse', 'gatehouse.mjs'],
+    ['gatehouse', 'gatehouse.cjs'],
     ['gatehouse-bridge', 'gatehouse-bridge.mjs'],
   ] as const) {
     writeFileSync(join(shims, name), `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, 'bin', bin)}" "$@"\n`);
@@ -228,7 +228,7 @@ describe('README quick start and "connect a client"', () => {
   ];
 
   it.each([
-    ['the checkout form', 'node bin/gatehouse.mjs', 'node bin/gatehouse-bridge.mjs'],
+    ['the checkout form', 'node bin/gatehouse.cjs', 'node bin/gatehouse-bridge.mjs'],
     [
       'the installed form (docs/bridge.md), with `gatehouse` and `gatehouse-bridge` on PATH',
       'gatehouse',
@@ -239,7 +239,7 @@ describe('README quick start and "connect a client"', () => {
     async (_form, gatehouse, bridge) => {
       runAll(connectSteps(gatehouse, bridge));
       // README: the documented token acts as the editor `agent` (least privilege), not as the administrator
-      const listed = spawnSync('node', ['bin/gatehouse.mjs', 'tokens', 'list', '--json'], {
+      const listed = spawnSync('node', ['bin/gatehouse.cjs', 'tokens', 'list', '--json'], {
         cwd: ROOT,
         env: env(),
         encoding: 'utf8',
@@ -304,7 +304,7 @@ describe('README "Connect the app to a cloud gateway"', () => {
 describe('docs/conformance.md: the Inspector example with the pinned Inspector 0.15', () => {
   it('lists the tools through the bridge', () => {
     runAll([
-      'node bin/gatehouse.mjs tokens create --label Inspector --keychain inspector',
+      'node bin/gatehouse.cjs tokens create --label Inspector --keychain inspector',
       'node bin/gatehouse-bridge.mjs config --client cursor --token-keychain inspector --config-file "$HOME/gatehouse-inspector.json" --write',
     ]);
     const r = sh(

@@ -2,10 +2,11 @@
 // a command skips compiling the ~1-2 MB of JavaScript it loads. The cache lives in this user's own cache folder,
 // created private (0700), never in a shared temporary folder: another local user must not be able to plant compiled
 // code that our process would run. Anything that goes wrong here only costs the speed-up.
-import { mkdirSync } from 'node:fs';
-import module from 'node:module';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+'use strict';
+const { mkdirSync } = require('node:fs');
+const nodeModule = require('node:module');
+const { homedir } = require('node:os');
+const { join } = require('node:path');
 
 function cacheBase() {
   if (process.platform === 'darwin') return join(homedir(), 'Library', 'Caches');
@@ -13,14 +14,16 @@ function cacheBase() {
   return process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
 }
 
-export function enableCompileCache() {
+function enableCompileCache() {
   // NODE_COMPILE_CACHE set: Node has already enabled it, where the person asked.
-  if (typeof module.enableCompileCache !== 'function' || process.env.NODE_COMPILE_CACHE) return;
+  if (typeof nodeModule.enableCompileCache !== 'function' || process.env.NODE_COMPILE_CACHE) return;
   try {
     const dir = join(cacheBase(), 'gatehouse', 'node-compile-cache');
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    module.enableCompileCache(dir);
+    nodeModule.enableCompileCache(dir);
   } catch {
     // a read-only or missing home: start without the cache
   }
 }
+
+module.exports = { enableCompileCache };

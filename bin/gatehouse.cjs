@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// gatehouse: the pre-built bundle when there is one (`npm run build`; fast start-up, little memory), else the
+// TypeScript source through tsx's loader in this same process (a checkout without a build). Either way the command
+// runs in this process, so signals reach the service directly.
+//
+// CommonJS, so that `gatehouse --version` answers without starting Node's ES module loader (about 8 ms, a third of
+// what the command would cost beyond Node's own start); every other command loads the ES module bundle below.
+'use strict';
+const { existsSync, readFileSync, writeSync } = require('node:fs');
+const { join } = require('node:path');
+const { pathToFileURL } = require('node:url');
+
+if (process.argv.length === 3 && process.argv[2] === '--version') {
+  // The same source as main/version.ts: package.json's version.
+  writeSync(1, `${JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version}\n`);
+} else {
+  const bundle = join(__dirname, '..', 'dist', 'cli', 'gatehouse.mjs');
+  const run = existsSync(bundle)
+    ? (require('./compile-cache.cjs').enableCompileCache(), import(pathToFileURL(bundle).href))
+    : import('tsx/esm/api').then(({ register }) => {
+        register();
+        return import(pathToFileURL(join(__dirname, '..', 'main', 'cli.ts')).href);
+      });
+  run.catch((e) => {
+    console.error(e);
+    process.exitCode = 1;
+  });
+}
