@@ -13,8 +13,8 @@ afterEach(async () => {
   svc = null;
 });
 
-/** Waits for a condition the service reaches asynchronously (bounded, never a timing assertion). */
-async function until(what: string, cond: () => boolean, ms = 10_000): Promise<void> {
+/** Waits for a condition the service reaches asynchronously (bounded, never a timing assertion: under the test timeout, as the first policy decision loads the Cedar engine, seconds on a loaded machine). */
+async function until(what: string, cond: () => boolean, ms = 25_000): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);

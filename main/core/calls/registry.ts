@@ -76,6 +76,11 @@ export class Registry {
   private readonly byName = new Map<string, RegisteredTool>();
   private ordered: readonly RegisteredTool[] | null = null;
   private readonly listeners = new Set<(change: RegistryChange) => void>();
+  /** schemas compiled by toolProblem, taken by the tool's registration that follows */
+  private readonly checked = new WeakMap<
+    Tool,
+    { pluginId: string; input: CompiledSchema; output: CompiledSchema | null }
+  >();
   private stopping: AbortController | null = null;
   /** the tool set of a token's profile; none until the composition root hands the profiles over, and a token's unknown profile leaves it nothing */
   private profileOf: (name: string) => ProfileSet | undefined = () => undefined;
@@ -331,7 +336,9 @@ export class Registry {
    */
   toolProblem(pluginId: string, tool: Tool): string | null {
     try {
-      this.prepare({ id: pluginId } as Plugin, tool);
+      const { input, output } = this.prepare({ id: pluginId } as Plugin, tool);
+      // The same tool offered next (an upstream checks each, then offers those that pass) is not compiled again.
+      this.checked.set(tool, { pluginId, input, output });
       return null;
     } catch (e) {
       return e instanceof Error ? e.message : String(e);
@@ -377,14 +384,17 @@ export class Registry {
     }
     if (tool.timeout_ms !== undefined && !(Number.isFinite(tool.timeout_ms) && tool.timeout_ms > 0))
       throw bad('timeout_ms is a positive number');
+    const checked = this.checked.get(tool);
+    if (checked) this.checked.delete(tool);
     try {
-      return {
-        tool,
-        pluginKind: plugin.kind,
-        input: compileSchema(tool.input, 'input', this.compileJson),
-        output: tool.output ? compileSchema(tool.output, 'output', this.compileJson) : null,
-        revision: ++revisions,
-      };
+      const schemas =
+        checked?.pluginId === pluginId
+          ? checked
+          : {
+              input: compileSchema(tool.input, 'input', this.compileJson),
+              output: tool.output ? compileSchema(tool.output, 'output', this.compileJson) : null,
+            };
+      return { tool, pluginKind: plugin.kind, input: schemas.input, output: schemas.output, revision: ++revisions };
     } catch (e) {
       throw bad(e instanceof Error ? e.message : String(e));
     }

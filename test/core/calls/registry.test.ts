@@ -7,7 +7,8 @@ import { defineTool, type ResourceDef, type Tool } from '../../../main/core/call
 import type { StandardSchema } from '../../../main/core/calls/tool-schema.ts';
 import type { ProfileSet } from '../../../main/core/calls/registry.ts';
 import { ctxForRole as ctxFor, echoTool, pipelineCore as openCore, runtimePlugin } from '../../helpers/core.ts';
-import { viewerOf } from '../../../main/core/calls/registry.ts';
+import { Registry, viewerOf } from '../../../main/core/calls/registry.ts';
+import { jsonSchemaCompiler } from '../../../main/mcp/json-schema.ts';
 
 const codeOf = (fn: () => unknown) => {
   try {
@@ -379,5 +380,25 @@ describe('registry: visibility', () => {
     };
     core.registry.add(mk('one'));
     expect(codeOf(() => core.registry.add(mk('two')))).toBe('conflict');
+  });
+});
+
+describe('registry: a tool checked, then registered', () => {
+  it('is compiled once: the check hands its schemas to the registration that follows', async () => {
+    const compiled: unknown[] = [];
+    const registry = new Registry((schema) => (compiled.push(schema), jsonSchemaCompiler(schema)));
+    const tool = remoteTool();
+    expect(registry.toolProblem('runtime', tool)).toBeNull();
+    expect(compiled).toHaveLength(2); // input and output
+    registry.add(runtimePlugin('runtime', [tool]).plugin);
+    expect(compiled).toHaveLength(2);
+    expect(await registry.entry('remote_search')!.input.validate({ query: 'coffee' })).toEqual({
+      ok: true,
+      value: { query: 'coffee' },
+    });
+    // Taken once: the next registration of the same object compiles again, as for any other tool.
+    const again = new Registry((schema) => (compiled.push(schema), jsonSchemaCompiler(schema)));
+    again.add(runtimePlugin('runtime', [tool]).plugin);
+    expect(compiled).toHaveLength(4);
   });
 });
