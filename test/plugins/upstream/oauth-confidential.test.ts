@@ -121,7 +121,10 @@ describe('OAuth upstreams: a pre-registered confidential client', () => {
       const started = await W.ok<OAuthStatus>('POST', `upstreams/${id}/login`);
       expect(await (await fetch(started.authorization_url!)).text()).toMatch(/Signed in/);
       expect(await W.status(id, 10_000)).toMatchObject({ state: 'signed_in' });
-      expect(s.tokenRequests.map((r) => r.auth)).toEqual([how]);
+      // The code is exchanged once; every token request (a refresh too, should a slow machine's first connection
+      // have been answered 401 in between) authenticates the same way.
+      expect(s.tokenRequests.filter((r) => r.form.get('grant_type') === 'authorization_code')).toHaveLength(1);
+      expect(new Set(s.tokenRequests.map((r) => r.auth))).toEqual(new Set([how]));
       expect(s.registrations).toBe(0);
       await consentTo(W, id);
       expect(textOf(await callCatching(W, `${id}__whoami`))).toContain('client pre-registered-client');
