@@ -1,9 +1,16 @@
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import SlowFirstSequencer from './test/helpers/slow-first-sequencer.ts';
 
 // One config for every suite. Renderer tests opt into jsdom per file with
 // `// @vitest-environment jsdom`; everything else runs as plain Node against
 // real sockets, real files and a real Secret Service.
+// The tests start thousands of Node processes (the service, the CLI, npm's MCP servers, real AI clients): with V8's
+// compile cache (Node 22) each compiles its JavaScript once per run instead of at every start. Test-only and per user;
+// a person's own setting wins.
+process.env.NODE_COMPILE_CACHE ||= join(tmpdir(), `gatehouse-test-compile-cache-${userInfo().uid}`);
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.{ts,tsx}'],
