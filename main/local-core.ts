@@ -307,6 +307,8 @@ async function openFileAdapters(config: LocalCoreConfig, clock: Clock, log: Logg
     log,
     // One bad upstream is set aside, not the file: the others run (upstreams-salvage.ts).
     salvage: salvageUpstreams,
+    // Every pinned tool definition: validating megabytes again at every open would be on the path to ready.
+    trustOwnWrites: true,
   });
   // JSON Schema validation (the MCP server SDK's Ajv) only for tools that declare a JSON Schema, the upstreams':
   // loaded before the first of them registers (at the upstreams' load, and at an add), never on the way to ready without them.

@@ -13,6 +13,7 @@ import { moveAside } from './corrupt-backup.ts';
 import { createLogger } from '../lib/logger.ts';
 import { describeIssues } from './zod-issues.ts';
 import { stringifyWellFormed } from '../lib/well-formed.ts';
+import { trustedDigest, type TrustedDigest } from './trusted-digest.ts';
 
 /**
  * A JSON document (settings, tokens, users, transients...) kept in memory and
@@ -54,13 +55,16 @@ export class JsonFileStore<T> implements DocumentStore<T> {
     defaults: () => T;
     log?: Logger;
     salvage?: (raw: unknown) => { data: T; dropped: string[] } | null;
+    /** a large document: the text we wrote is taken back without validating it again (trusted-digest.ts) */
+    trustOwnWrites?: boolean;
   }): Promise<JsonFileStore<T>> {
     const log = opts.log ?? createLogger();
     await ensurePrivateDir(dirname(opts.file));
     await removeStaleTemps(opts.file);
 
-    const adapter = new JsonAdapter<T>(opts.file);
-    const loaded = await load(opts.file, opts.schema);
+    const digest = opts.trustOwnWrites ? trustedDigest(opts.file, opts.schema) : null;
+    const adapter = new JsonAdapter<T>(opts.file, digest);
+    const loaded = await load(opts.file, opts.schema, digest);
     let corruptBackup: string | null = null;
     let salvaged: { backup: string; dropped: string[] } | null = null;
     let data: T;
@@ -233,7 +237,7 @@ const MAX_BATCH = 500;
 
 type Loaded<T> = { kind: 'ok'; data: T } | { kind: 'missing' } | { kind: 'bad'; reason: string; json?: unknown };
 
-async function load<T>(file: string, schema: z.ZodType<T>): Promise<Loaded<T>> {
+async function load<T>(file: string, schema: z.ZodType<T>, digest: TrustedDigest | null): Promise<Loaded<T>> {
   let raw: string;
   try {
     raw = await readFile(file, 'utf8');
@@ -248,11 +252,16 @@ async function load<T>(file: string, schema: z.ZodType<T>): Promise<Loaded<T>> {
   } catch {
     return { kind: 'bad', reason: raw.trim() === '' ? 'empty' : 'not valid JSON' };
   }
+  if (digest && (await digest.matches(raw))) return { kind: 'ok', data: json as T };
   const parsed = schema.safeParse(json);
   if (!parsed.success)
     return { kind: 'bad', reason: `not a valid document (${describeIssues(parsed.error).text})`, json };
+  // Valid, and exactly what we would write (not an older version's text that lacks a default): the next open trusts it.
+  await digest?.validated(raw, serialized(parsed.data));
   return { kind: 'ok', data: parsed.data };
 }
+
+const serialized = (data: unknown) => `${stringifyWellFormed(data, 2)}\n`;
 
 function validDefaults<T>(schema: z.ZodType<T>, defaults: () => T): T {
   const parsed = schema.safeParse(defaults());
@@ -267,7 +276,10 @@ function validDefaults<T>(schema: z.ZodType<T>, defaults: () => T): T {
 
 /** lowdb adapter: pretty JSON, written with writeFileAtomic (temp + fsync + rename, 0600). */
 class JsonAdapter<T> implements Adapter<T> {
-  constructor(private readonly file: string) {}
+  constructor(
+    private readonly file: string,
+    private readonly digest: TrustedDigest | null = null,
+  ) {}
   /** Unvalidated; JsonFileStore.open loads through load() instead, which tells missing from corrupt. */
   async read(): Promise<T | null> {
     try {
@@ -278,7 +290,9 @@ class JsonAdapter<T> implements Adapter<T> {
     }
   }
   async write(data: T): Promise<void> {
-    await writeFileAtomic(this.file, `${stringifyWellFormed(data, 2)}\n`, { mode: 0o600 });
+    const text = serialized(data);
+    await writeFileAtomic(this.file, text, { mode: 0o600 });
+    await this.digest?.wrote(text);
   }
 }
 

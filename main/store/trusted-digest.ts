@@ -1,0 +1,86 @@
+import { createHash } from 'node:crypto';
+import { readFile, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { z } from 'zod';
+import { writeFileAtomic } from './atomic-write.ts';
+
+/**
+ * What lets a large store open without validating its whole document again (upstreams.json holds every pinned
+ * tool definition: 5.6 MB and ~200 ms of schema parsing at 5,000 tools, on the path to ready and in every CLI
+ * command without a service). `.<file>.digest` beside it (hidden, apart from the file's backups) names the SHA-256 of the text this program last wrote there and the
+ * schema that text was valid under. A file whose text has that digest, read under the same schema, is exactly what
+ * we validated and wrote: it is parsed as JSON and taken as it is.
+ *
+ * Anything else is validated in full, as before: a file edited by hand or by another program, one cut short, one
+ * written by a version whose schema differs, a digest written before a kill cut the file's own write (the digest
+ * is written after the file, so a kill between them leaves an old digest that no longer matches). The digest is a
+ * check against our own mistakes and a torn disk, not against someone who can write the data dir: they could write
+ * any valid document anyway.
+ */
+export interface TrustedDigest {
+  /** true when `raw` is the text we last wrote under this schema */
+  matches(raw: string): Promise<boolean>;
+  /** `text` was just written to the file */
+  wrote(text: string): Promise<void>;
+  /** the file was read and validated in full: `text` (its content) is marked as ours when it is what we would write */
+  validated(raw: string, rewritten: string): Promise<void>;
+}
+
+const Digest = z.object({ sha256: z.string(), schema: z.string() });
+
+const fingerprints = new WeakMap<z.ZodType, string>();
+
+/** The schema's shape as JSON Schema, hashed: it changes when a field, a type or a default does. */
+function fingerprintOf(schema: z.ZodType): string {
+  let fp = fingerprints.get(schema);
+  if (fp === undefined) {
+    const shape = JSON.stringify(z.toJSONSchema(schema, { unrepresentable: 'any', io: 'output' }));
+    fp = createHash('sha256').update(shape).digest('hex');
+    fingerprints.set(schema, fp);
+  }
+  return fp;
+}
+
+/** `.upstreams.json.digest` for `upstreams.json` */
+export const digestFileOf = (file: string) => join(dirname(file), `.${basename(file)}.digest`);
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+export function trustedDigest(file: string, schema: z.ZodType): TrustedDigest {
+  const digestFile = digestFileOf(file);
+  const write = async (text: string) => {
+    try {
+      await writeFileAtomic(
+        digestFile,
+        `${JSON.stringify({ sha256: sha256(text), schema: fingerprintOf(schema) })}\n`,
+        {
+          mode: 0o600,
+        },
+      );
+    } catch {
+      // Without a current digest the next open validates in full: remove a stale one so it cannot match by chance.
+      await unlink(digestFile).catch(() => undefined);
+    }
+  };
+  return {
+    async matches(raw) {
+      let text: string;
+      try {
+        text = await readFile(digestFile, 'utf8');
+      } catch {
+        return false;
+      }
+      let parsed: z.infer<typeof Digest>;
+      try {
+        parsed = Digest.parse(JSON.parse(text));
+      } catch {
+        return false;
+      }
+      return parsed.sha256 === sha256(raw) && parsed.schema === fingerprintOf(schema);
+    },
+    wrote: write,
+    async validated(raw, rewritten) {
+      if (raw === rewritten) await write(raw);
+    },
+  };
+}
