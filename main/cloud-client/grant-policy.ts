@@ -64,10 +64,10 @@ export interface Decision {
   code: RefusalCode | null;
 }
 
-/** The lowest default plan that includes the feature (the certificate does not carry it). */
 /** A plan's place in DEFAULT_PLAN_ORDER; -1 for a plan it does not know. */
 const planRank = (plan: string): number => DEFAULT_PLAN_ORDER.findIndex((p) => p === plan);
 
+/** The lowest default plan that includes the feature (the certificate does not carry it). */
 export function requiredPlanOf(feature: string): string {
   for (const plan of DEFAULT_PLAN_ORDER) if (DEFAULT_PLAN_FEATURES[plan].includes(feature)) return plan;
   return 'pro';

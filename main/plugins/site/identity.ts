@@ -1,8 +1,10 @@
 import type { Tool } from '../../core/calls/tool.ts';
 import type { SiteData } from './site-data.ts';
 
-/** What the gateway serves as gatehouse://site/identity: enough for an agent to orient itself. */
-// A type, not an interface: it is served as a plain record (Record<string, unknown>), which an interface is not assignable to.
+/**
+ * What the gateway serves as gatehouse://site/identity: enough for an agent to orient itself. A type, not an
+ * interface: it is served as a plain record (Record<string, unknown>), which an interface is not assignable to.
+ */
 export type SiteIdentity = {
   name: string;
   description: string;
