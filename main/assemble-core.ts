@@ -230,7 +230,7 @@ export async function assembleCore(a: CoreAdapters) {
     usage,
     adminUserId: admin.id,
   });
-  const siteIdentity = () => site.identity() as unknown as Record<string, unknown>;
+  const siteIdentity = (): Record<string, unknown> => site.identity();
   const watchSettings = (listener: (s: Settings) => void) =>
     events.subscribe((e) => e.type === 'settings' && listener(e.settings));
   const builtin = builtinPlugin({ registry, staging, settings: () => settings.get(), watchSettings, siteIdentity });

@@ -10,6 +10,9 @@ import type { OperatorCommand } from '../services/operator.ts';
  */
 type D = Record<string, unknown>;
 type Rows = D[];
+/** A listing's rows: the records of an array answer. */
+const rowsOf = (d: unknown): Rows =>
+  Array.isArray(d) ? d.filter((r): r is D => typeof r === 'object' && r !== null && !Array.isArray(r)) : [];
 
 const v = (x: unknown): string =>
   x === null || x === undefined || x === ''
@@ -85,7 +88,7 @@ const SENTENCES: Partial<Record<OperatorCommand, (d: D) => string>> = {
     d.expires_at ? say`License ${d.id} now expires at ${d.expires_at}.` : say`License ${d.id} now never expires.`,
   'plans.list': (d) =>
     table(
-      (d as unknown as Rows).map((r) => ({
+      rowsOf(d).map((r) => ({
         ...r,
         features: (r.features as string[]).length,
         limits: (r.limits as unknown[]).length,

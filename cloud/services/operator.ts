@@ -246,7 +246,19 @@ export async function runOperator(ctx: Ctx, command: string, args: unknown): Pro
     if (!parsed.success) throw new CloudError('invalid_request', describe(parsed.error));
     return (c.run as (ctx: Ctx, a: unknown) => Promise<unknown>)(ctx, parsed.data);
   }
-  const parsed = OPERATOR_COMMANDS[command as Part1Command].safeParse(args ?? {});
+  return runPart1(ctx, command as Part1Command, args ?? {}, describe);
+}
+
+// Generic in the command, so the handler looked up is that command's own (HANDLERS is a mapped type).
+function runPart1<C extends Part1Command>(
+  ctx: Ctx,
+  command: C,
+  args: unknown,
+  describe: (e: z.ZodError) => string,
+): Promise<unknown> {
+  const schema: z.ZodType = OPERATOR_COMMANDS[command];
+  const parsed = schema.safeParse(args);
   if (!parsed.success) throw new CloudError('invalid_request', describe(parsed.error));
-  return (HANDLERS[command as Part1Command] as Handler<Part1Command>)(ctx, parsed.data as never);
+  // Parsed by this command's own schema just above: its Args, which TypeScript cannot tie to a schema looked up by name.
+  return HANDLERS[command](ctx, parsed.data as Args<C>);
 }

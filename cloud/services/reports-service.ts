@@ -1,4 +1,10 @@
-import type { AccountInfo, ReportCreateBody, ReportTask, UsageReport } from '../../main/contract/cloud/index.ts';
+import { z } from 'zod';
+import {
+  AccountInfo,
+  type ReportCreateBody,
+  type ReportTask,
+  type UsageReport,
+} from '../../main/contract/cloud/index.ts';
 import { shortId } from '../../main/lib/ids.ts';
 import { csvRow } from '../../main/contract/csv.ts';
 import { CloudError } from '../errors.ts';
@@ -38,15 +44,14 @@ export const KEEP_FINISHED = 50;
 /** A running task not finished by then was lost with its instance. */
 export const TASK_STALE_MS = 10 * 60_000;
 
-interface ReportParams {
-  period: 'day' | 'month';
-  from: string;
-  to: string;
-  account: AccountInfo;
-}
+/** What a report covers, as its task row keeps it (jsonb, read back through this schema). */
+const ReportRange = z.object({ period: z.enum(['day', 'month']), from: z.string(), to: z.string() });
+type ReportRange = z.infer<typeof ReportRange>;
+const ReportParams = ReportRange.extend({ account: AccountInfo });
+type ReportParams = z.infer<typeof ReportParams>;
 
 export function taskView(t: TaskRow): ReportTask {
-  const p = t.params as unknown as ReportParams;
+  const p = ReportRange.parse(t.params);
   return {
     id: t.id,
     kind: 'usage',
@@ -79,7 +84,7 @@ export async function createReport(ctx: Ctx, p: AccountPrincipal, body: ReportCr
       id: shortId('task', 12),
       account_id: p.account.id,
       kind: body.kind,
-      params: params as unknown as Record<string, unknown>,
+      params,
       created_at: now.toISOString(),
       expires_at: new Date(now.getTime() + REPORT_TTL_MS).toISOString(),
     });
@@ -261,7 +266,7 @@ export class TaskRunner implements TaskQueue {
 async function runTask(ctx: Pick<Ctx, 'db' | 'now' | 'log'>, t: TaskRow): Promise<void> {
   const started = performance.now();
   try {
-    const out = await buildUsageReport(ctx, t.account_id, t.params as unknown as ReportParams);
+    const out = await buildUsageReport(ctx, t.account_id, ReportParams.parse(t.params));
     await finishTask(ctx.db, t, out, ctx.now());
     ctx.log.info('report generated', {
       task_id: t.id,

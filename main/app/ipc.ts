@@ -1,13 +1,13 @@
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
 import { RPC_ACTIONS, ipcChannel } from '../contract/api.ts';
-import type { ApiDispatch } from '../contract/api.ts';
+import type { RawDispatch } from '../contract/api.ts';
 import type { Result } from '../contract/errors.ts';
 import { isAppUrl } from './app-url.ts';
 
 export interface IpcDeps {
   ipcMain: Pick<IpcMain, 'handle' | 'removeHandler'>;
   /** the core's invoke as the console in the app's window (PRINCIPALS.appConsole): it checks the input */
-  dispatch: ApiDispatch;
+  dispatch: RawDispatch;
   /** whether a WebContents belongs to a window the app created */
   owns: (contents: WebContents) => boolean;
   log?: (message: string, fields?: Record<string, unknown>) => void;
@@ -45,7 +45,7 @@ export function registerIpc(deps: IpcDeps): () => void {
         return { ok: false, code: 'forbidden', message: 'this window may not call Gatehouse' };
       }
       try {
-        return await deps.dispatch(action, raw as never);
+        return await deps.dispatch(action, raw);
       } catch (error) {
         deps.log?.('ipc: the core threw', { action, error: error instanceof Error ? error.message : String(error) });
         return { ok: false, code: 'internal_error', message: 'internal error: see the service log' };

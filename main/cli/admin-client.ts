@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { actionRequest, type ActionRequest } from '../contract/action-http.ts';
 import { decodeActionAnswer } from '../contract/action-http.ts';
-import type { ApiAction, ApiDispatch, ApiInput, StreamAction } from '../contract/api.ts';
+import type { ApiAction, ApiInput, RawDispatch, StreamAction } from '../contract/api.ts';
 import type { Result } from '../contract/errors.ts';
 import type { RuntimeInfo } from '../contract/health.ts';
 import { GatehouseError } from '../core/errors.ts';
@@ -71,7 +71,7 @@ export function httpDispatch(runtime: RuntimeInfo, adminKey: string) {
     } catch (e) {
       return unreachable(e);
     }
-  }) as ApiDispatch;
+  }) as RawDispatch;
 
   /** A download action's bytes, streamed to `out`; its error answer becomes the same GatehouseError as in-process. */
   async function download<A extends StreamAction>(

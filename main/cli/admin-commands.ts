@@ -71,7 +71,7 @@ export async function tokens(args: string[]): Promise<void> {
           ...(values.user ? { user: values.user } : {}),
           ...(Object.keys(scope).length ? { scope } : {}),
           ...(values.keychain ? { keychain_account: values.keychain } : {}),
-        } as never),
+        }),
       );
       return out(json, created, () =>
         [
@@ -87,7 +87,7 @@ export async function tokens(args: string[]): Promise<void> {
       );
     }
     if (sub === 'list') {
-      const rows = unwrap(await c.dispatch('tokens.list', {} as never));
+      const rows = unwrap(await c.dispatch('tokens.list', {}));
       return out(json, rows, () =>
         table(
           rows.map((t) => ({ ...t, user: t.user_login, scope: scopeText(t.scope) })),
@@ -122,7 +122,7 @@ export async function users(args: string[]): Promise<void> {
   const wanted = sub === 'add' ? role(values.role) : sub === 'set-role' ? role(positionals[1]) : undefined;
   await withConnection(values, async (c) => {
     if (sub === 'list') {
-      const rows = unwrap(await c.dispatch('users.list', {} as never));
+      const rows = unwrap(await c.dispatch('users.list', {}));
       return out(json, rows, () => table(rows, ['id', 'login', 'display_name', 'role', 'created']));
     }
     if (sub === 'add') {
@@ -154,7 +154,7 @@ export async function settings(args: string[]): Promise<void> {
   const patch = sub === 'set' ? { [key!]: settingValue(key!, raw!) } : {};
   await withConnection(values, async (c) => {
     if (sub === 'get') {
-      const s = unwrap(await c.dispatch('settings.get', {} as never));
+      const s = unwrap(await c.dispatch('settings.get', {}));
       if (key) {
         // Not `key in s`: that is true for 'constructor' and 'toString' too.
         if (!SETTINGS_KEYS.includes(key as SettingsKey))
@@ -174,7 +174,7 @@ export async function settings(args: string[]): Promise<void> {
       );
     }
     if (sub === 'set') {
-      const s = unwrap(await c.dispatch('settings.update', patch as never));
+      const s = unwrap(await c.dispatch('settings.update', patch));
       return out(json, s, () => safe`${key} = ${JSON.stringify(s[key as SettingsKey])}`);
     }
     throw new UsageError(`unknown settings command '${sub ?? ''}': use get or set`);

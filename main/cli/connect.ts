@@ -1,7 +1,7 @@
 import { readRuntime } from '../store/runtime-file.ts';
 import { openVault, type VaultChoice } from '../store/vault.ts';
 import { ADMIN_KEY_ACCOUNT } from '../store/vault-account.ts';
-import type { ApiDispatch, ApiInput } from '../contract/api.ts';
+import type { ApiDispatch, ApiInput, RawDispatch } from '../contract/api.ts';
 import type { RuntimeInfo } from '../contract/health.ts';
 import { PRINCIPALS } from '../contract/principal.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -17,6 +17,8 @@ import { retry } from '../lib/retry.ts';
 export interface Connection {
   mode: 'service' | 'direct';
   dispatch: ApiDispatch;
+  /** the same, for input assembled from flags: the service checks it against the action's schema, as any input */
+  send: RawDispatch;
   /** `audit.export` written to `out` */
   exportAudit(input: ApiInput<'audit.export'>, out: NodeJS.WritableStream): Promise<void>;
   close(): Promise<void>;
@@ -110,6 +112,7 @@ async function viaService(
   return {
     mode: 'service',
     dispatch: http.dispatch,
+    send: http.dispatch,
     exportAudit: (input, out) => http.download('audit.export', input, out),
     close: async () => undefined,
   };
@@ -122,9 +125,11 @@ async function direct(dataDir: string, vaultChoice: VaultChoice, log: Logger): P
     import('../core/admin/invoke.ts'),
   ]);
   const gw = await openLocalCore({ dataDir, vault: vaultChoice, log, owner: 'cli', warnFileVault: false });
+  const dispatch = dispatchAs(gw.invoke, PRINCIPALS.cliDirect);
   return {
     mode: 'direct',
-    dispatch: dispatchAs(gw.invoke, PRINCIPALS.cliDirect),
+    dispatch,
+    send: dispatch,
     async exportAudit(input, out) {
       const r = await gw.invoke('audit.export', input, PRINCIPALS.cliDirect);
       if (!r.ok) throw new GatehouseError(r.code, r.message, r.details ?? {});

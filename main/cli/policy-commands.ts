@@ -74,7 +74,7 @@ export async function policy(args: string[]): Promise<void> {
   const callArgs = sub === 'explain' ? argsOf(values.args as string | undefined) : undefined;
   await withConnection(values, async (c) => {
     if (sub === 'show') {
-      const p = unwrap(await c.dispatch('policy.get', {} as never));
+      const p = unwrap(await c.dispatch('policy.get', {}));
       // stdout is the policy alone, so `policy show > my.cedar; policy set my.cedar` round-trips; the note goes to stderr
       if (!json)
         process.stderr.write(

@@ -39,7 +39,7 @@ export async function profiles(args: string[]): Promise<void> {
       );
     }
     if (sub === 'list') {
-      const rows = unwrap(await c.dispatch('profiles.list', {} as never));
+      const rows = unwrap(await c.dispatch('profiles.list', {}));
       return out(json, rows, () =>
         table(
           rows.map((p) => ({

@@ -121,7 +121,7 @@ export async function audit(args: string[]): Promise<void> {
       const page = unwrap(await c.dispatch('audit.query', q.data!));
       if (values.json) return out(true, page, () => '');
       // People know logins, not user ids: show the login (the id stays in --json and the export).
-      const users = await c.dispatch('users.list', {} as never);
+      const users = await c.dispatch('users.list', {});
       const login = new Map(users.ok ? users.data.map((u) => [u.id, u.login]) : []);
       const rows = page.entries.map((e) => ({
         ...e,
@@ -132,7 +132,7 @@ export async function audit(args: string[]): Promise<void> {
         false,
         page,
         () =>
-          `${table(rows as unknown as Array<Record<string, unknown>>, ['at', 'tool', 'result', 'error_code', 'user', 'token_preview', 'by', 'target', 'duration_ms'])}${page.next_cursor ? safe`\nmore: --cursor ${page.next_cursor}` : ''}`,
+          `${table(rows, ['at', 'tool', 'result', 'error_code', 'user', 'token_preview', 'by', 'target', 'duration_ms'])}${page.next_cursor ? safe`\nmore: --cursor ${page.next_cursor}` : ''}`,
       );
     }
     if (sub === 'export') {

@@ -223,7 +223,7 @@ export async function upstreams(args: string[]): Promise<void> {
   const input = sub === 'add' ? addInput(id!, values, command, await clientSecret(values)) : null;
   await withConnection(values, async (c) => {
     if (sub === 'add') {
-      const d = unwrap(await c.dispatch('upstreams.add', input as never));
+      const d = unwrap(await c.send('upstreams.add', input));
       if (d.oauth && d.oauth.state !== 'signed_in')
         return out(json, d, () =>
           [
@@ -243,7 +243,7 @@ export async function upstreams(args: string[]): Promise<void> {
       );
     }
     if (sub === 'list') {
-      const rows = unwrap(await c.dispatch('upstreams.list', {} as never));
+      const rows = unwrap(await c.dispatch('upstreams.list', {}));
       return out(json, rows, () =>
         table(
           rows.map((u) => ({
@@ -374,9 +374,7 @@ export async function upstreams(args: string[]): Promise<void> {
       );
     }
     if (sub === 'process') {
-      const d = unwrap(
-        await c.dispatch('upstreams.process', { id: id!, ...processInput(values, true).process } as never),
-      );
+      const d = unwrap(await c.send('upstreams.process', { id: id!, ...processInput(values, true).process }));
       return out(json, d, () =>
         [safe`Changed how ${d.id} runs its processes; it restarts with it.`, ...describe(d)].join('\n'),
       );
@@ -391,7 +389,7 @@ export async function upstreams(args: string[]): Promise<void> {
       const views = unwrap(
         values.remove
           ? await c.dispatch('upstreams.recipe_remove', { id: id!, tool })
-          : await c.dispatch('upstreams.recipe_set', { id: id!, recipe: recipeInput(tool, values) as never }),
+          : await c.send('upstreams.recipe_set', { id: id!, recipe: recipeInput(tool, values) }),
       );
       const done = values.remove
         ? safe`Removed your recipe for ${tool} on ${id!}.`

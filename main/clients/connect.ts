@@ -1,6 +1,7 @@
 import { stat, unlink } from 'node:fs/promises';
 import type { ApiDispatch } from '../contract/api.ts';
 import type { BridgeLaunch } from '../contract/client-config.ts';
+import type { Result } from '../contract/errors.ts';
 import { CLIENT_LABELS, clientLocations, type ClientId, type PlaceOf } from '../contract/client-locations.ts';
 import { GatehouseError } from '../core/errors.ts';
 import { writeIfUnchanged } from './checked-write.ts';
@@ -53,8 +54,8 @@ export interface ConnectResult {
 export const CLAUDE_DESKTOP_ACCOUNT = 'clients-claude-desktop';
 const DEFAULT_NAME = 'gatehouse';
 
-function unwrap<T>(r: { ok: true; data: T } | { ok: false; code: string; message: string }): T {
-  if (!r.ok) throw new GatehouseError(r.code as never, r.message);
+function unwrap<T>(r: Result<T>): T {
+  if (!r.ok) throw new GatehouseError(r.code, r.message);
   return r.data;
 }
 

@@ -64,6 +64,9 @@ export interface Decision {
   code: RefusalCode | null;
 }
 
+/** A plan's place in DEFAULT_PLAN_ORDER; -1 for a plan it does not know. */
+const planRank = (plan: string): number => DEFAULT_PLAN_ORDER.findIndex((p) => p === plan);
+
 /** The lowest default plan that includes the feature (the certificate does not carry it). */
 export function requiredPlanOf(feature: string): string {
   for (const plan of DEFAULT_PLAN_ORDER) if (DEFAULT_PLAN_FEATURES[plan].includes(feature)) return plan;
@@ -109,9 +112,7 @@ export function decide(
   }
   const product = FEATURE_CATALOG.find((f) => f.key === feature)?.product;
   const required = requiredPlanOf(feature);
-  const planIncludes =
-    DEFAULT_PLAN_ORDER.indexOf(plan as never) >= DEFAULT_PLAN_ORDER.indexOf(required as never) &&
-    DEFAULT_PLAN_ORDER.includes(plan as never);
+  const planIncludes = planRank(plan) >= planRank(required) && planRank(plan) >= 0;
   if (product && cert.products[product] === 'inactive' && planIncludes) {
     return {
       entitlement: { feature, allowed: false, plan, expires_at: e.expires_at },

@@ -502,7 +502,8 @@ export const RPC_ACTIONS = ALL_ACTIONS.filter((a) => !('stream' in API_ACTIONS[a
 export const actionPrefix = (action: AnyAction): string => ('base' in API_ACTIONS[action] ? REST_PREFIX : ADMIN_PREFIX);
 
 /** The console's only way to the service: the Electron preload or the browser's admin REST. */
-export type Api = { [A in ApiAction]: (input: ApiInput<A>) => Promise<Result<ApiOutput<A>>> } & {
+export type ApiMethods = { [A in ApiAction]: (input: ApiInput<A>) => Promise<Result<ApiOutput<A>>> };
+export type Api = ApiMethods & {
   /** Live updates: IPC events in Electron, SSE in a browser. Returns an unsubscribe function. */
   subscribe(listener: (event: ApiEvent) => void): () => void;
 };
@@ -553,3 +554,6 @@ export function actionPath(
  * the tray, the CLI, a test): raw input in, checked there, Result out.
  */
 export type ApiDispatch = <A extends ApiAction>(action: A, input: ApiInput<A>) => Promise<Result<ApiOutput<A>>>;
+
+/** The same, for a transport whose input is not yet checked (IPC): invoke checks it against the action's schema. */
+export type RawDispatch = <A extends ApiAction>(action: A, rawInput: unknown) => Promise<Result<ApiOutput<A>>>;

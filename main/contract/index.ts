@@ -25,6 +25,7 @@ export * from './cloud-status.ts';
 export * from './action-http.ts';
 export * from './quota-words.ts';
 export * from './upstreams.ts';
+export * from './protocol-era.ts';
 export * from './preview-recipes.ts';
 export * from './sandbox-grants.ts';
 export * from './stateful-servers.ts';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FieldChange } from './staged.ts';
+import { ProtocolEra } from './protocol-era.ts';
 import { OAuthConfigInput, OAuthStatus } from './oauth-status.ts';
 import { PreviewRecipe, RecipeToolName, RecipeView } from './preview-recipes.ts';
 
@@ -272,7 +273,7 @@ export const UpstreamHealth = z.object({
   restarts: z.number().int(),
   /** the protocol revision it speaks (`2026-07-28`, `2025-11-25`, ...), once known */
   protocol: z.string().nullable(),
-  era: z.enum(['modern', 'legacy']).nullable(),
+  era: ProtocolEra.nullable(),
   connected_at: z.string().nullable(),
 });
 export type UpstreamHealth = z.infer<typeof UpstreamHealth>;

@@ -16,11 +16,11 @@ import { linearRegExp, PATTERN_BUDGET, PatternBudgetExceeded, withPatternBudget 
  * compile, with the reason (the tool is then not offered: docs/upstreams.md).
  */
 
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
-  addFormatsModule) as unknown as (ajv: unknown) => void;
+// ajv-formats is CommonJS: under NodeNext its default import is module.exports, whose `default` is the plugin.
+const addFormats = addFormatsModule.default;
 const regExp = Object.assign(linearRegExp, { code: 'linearRegExp' });
 
-type Engine = InstanceType<typeof Ajv2020>;
+type Engine = AjvDraft7 | Ajv2019 | Ajv2020;
 const OPTIONS: Options = {
   strict: false,
   validateFormats: true,
@@ -41,8 +41,8 @@ function engine(make: new (o: Options) => Engine): () => Engine {
 }
 const engines = {
   '2020-12': engine(Ajv2020),
-  '2019-09': engine(Ajv2019 as unknown as new (o: Options) => Engine),
-  'draft-7': engine(AjvDraft7 as unknown as new (o: Options) => Engine),
+  '2019-09': engine(Ajv2019),
+  'draft-7': engine(AjvDraft7),
 };
 
 const DIALECTS: Record<string, keyof typeof engines> = {

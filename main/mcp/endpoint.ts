@@ -229,7 +229,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     }
     const rpc = c.rpc!;
     const client = clients.name(req, rpc.message, record.id, c.address);
-    const remembered = rpc.era === 'legacy' ? declared.seen(rpc.message, record.id) : undefined;
+    const remembered = rpc.era === '2025' ? declared.seen(rpc.message, record.id) : undefined;
     const ctx: CallContext = {
       user,
       capabilities: capabilitiesOf(user.role),
@@ -248,8 +248,8 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     };
 
     // A 2025 client's answer to what a call in flight asked it, or its cancellation of that call: to that exchange.
-    if (rpc.era === 'legacy' && routes.route(record.id, rpc.message)) return void res.writeHead(202).end();
-    if (rpc.era === 'legacy') {
+    if (rpc.era === '2025' && routes.route(record.id, rpc.message)) return void res.writeHead(202).end();
+    if (rpc.era === '2025') {
       // The call's cancellation route, taken now (before any await): at most MAX_OPEN_CALLS_PER_TOKEN per token.
       const route =
         rpc.message.method !== undefined && rpc.message.id !== undefined

@@ -136,7 +136,7 @@ export class Exchange2025 implements Transport {
   }
 
   private withCode(message: Extract<JSONRPCMessage, { error: unknown }>): JSONRPCMessage {
-    return { ...message, error: finishRpcError(message.error, this.requestId, 'legacy') };
+    return { ...message, error: finishRpcError(message.error, this.requestId, '2025') };
   }
 
   private end(status: number, body: string | null): void {

@@ -121,5 +121,5 @@ export const bodyGuard =
     const id = (parsed as { id?: unknown } | null)?.id;
     if (typeof id === 'number' || typeof id === 'string') c.rpcId = id;
     c.rpc = checkRpc(c.req, parsed);
-    if (c.rpc.era === 'legacy') check2025Headers(c.req, c.rpc);
+    if (c.rpc.era === '2025') check2025Headers(c.req, c.rpc);
   };

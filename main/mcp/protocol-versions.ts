@@ -1,7 +1,7 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 
 /** The one revision of the stateless era we serve (no handshake, `server/discover`). */
-export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+export const PROTOCOL_VERSION_2026 = '2026-07-28';
 
 /**
  * Every MCP revision the endpoint serves, newest first: 2026-07-28 and the
@@ -11,8 +11,8 @@ export const MODERN_PROTOCOL_VERSION = '2026-07-28';
  * in both places.
  */
 export const SERVED_PROTOCOL_VERSIONS: readonly string[] = [
-  MODERN_PROTOCOL_VERSION,
-  ...SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v < MODERN_PROTOCOL_VERSION),
+  PROTOCOL_VERSION_2026,
+  ...SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v < PROTOCOL_VERSION_2026),
 ];
 
 export const servesVersion = (v: string): boolean => SERVED_PROTOCOL_VERSIONS.includes(v);

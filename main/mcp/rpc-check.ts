@@ -6,8 +6,9 @@ import {
   type InboundClassificationOutcome,
 } from '@modelcontextprotocol/server';
 import { codeOfRpcError, JSONRPC_CODES } from '../contract/errors.ts';
+import { eraOfSdk, type ProtocolEra } from '../contract/protocol-era.ts';
 import { HttpError } from '../lib/http/http-error.ts';
-import { MODERN_PROTOCOL_VERSION, SERVED_PROTOCOL_VERSIONS, servesVersion } from './protocol-versions.ts';
+import { PROTOCOL_VERSION_2026, SERVED_PROTOCOL_VERSIONS, servesVersion } from './protocol-versions.ts';
 
 /** A JSON-RPC request id longer than this is refused: it is echoed in every answer and log line. */
 export const MAX_RPC_ID_LENGTH = 256;
@@ -16,7 +17,7 @@ const MAX_URI = 2048;
 export type RpcMessage = { jsonrpc: '2.0'; id?: string | number; method?: string; params?: Record<string, unknown> };
 
 /** What the endpoint knows once a body passed the checks: which era serves it, and the one message. */
-export type CheckedRpc = { era: 'legacy' | 'modern'; message: RpcMessage; isRequest: boolean };
+export type CheckedRpc = { era: ProtocolEra; message: RpcMessage; isRequest: boolean };
 
 const headerOf = (req: IncomingMessage, name: string): string | undefined => {
   const v = req.headers[name];
@@ -64,15 +65,15 @@ function checkVersion(req: IncomingMessage, body: unknown): void {
  * claim and no 2026 header is 2025-era: the same JSON-RPC schema check the
  * SDK's 2025 transport makes, at an eighth of the full ladder's cost.
  */
-function plainEra(req: IncomingMessage, body: unknown): 'legacy' | 'modern' | null {
+function plainEra(req: IncomingMessage, body: unknown): ProtocolEra | null {
   const version = headerOf(req, 'mcp-protocol-version');
   const claimed = metaOf(body)?.[PROTOCOL_VERSION_META_KEY];
-  if (claimed !== undefined) return version === undefined || version === claimed ? 'modern' : null;
-  if (version !== undefined && version >= MODERN_PROTOCOL_VERSION) return null;
+  if (claimed !== undefined) return version === undefined || version === claimed ? '2026' : null;
+  if (version !== undefined && version >= PROTOCOL_VERSION_2026) return null;
   if (headerOf(req, 'mcp-method') !== undefined || headerOf(req, 'mcp-name') !== undefined) return null;
   try {
     parseJSONRPCMessage(body);
-    return 'legacy';
+    return '2025';
   } catch {
     return null;
   }
@@ -99,8 +100,8 @@ export function checkRpc(req: IncomingMessage, body: unknown): CheckedRpc {
   }
   checkVersion(req, body);
   const plain = plainEra(req, body);
-  const outcome: InboundClassificationOutcome | { kind: 'legacy' | 'modern' } = plain
-    ? { kind: plain }
+  const outcome: InboundClassificationOutcome | { kind: 'era'; era: ProtocolEra } = plain
+    ? { kind: 'era', era: plain }
     : classifyInboundRequest({
         httpMethod: 'POST',
         body,
@@ -118,13 +119,14 @@ export function checkRpc(req: IncomingMessage, body: unknown): CheckedRpc {
       details: { ...data, jsonrpc_code: outcome.code },
     });
   }
+  const era = outcome.kind === 'era' ? outcome.era : eraOfSdk(outcome.kind);
   const message = body as RpcMessage;
   const isRequest = typeof message.method === 'string' && message.id !== undefined;
   if (typeof message.id === 'string' && message.id.length > MAX_RPC_ID_LENGTH) {
     throw new HttpError('invalid_request', `the JSON-RPC id is longer than ${MAX_RPC_ID_LENGTH} characters`);
   }
-  if (isRequest) checkParams(message, outcome.kind);
-  return { era: outcome.kind, message, isRequest };
+  if (isRequest) checkParams(message, era);
+  return { era, message, isRequest };
 }
 
 /**
@@ -175,7 +177,7 @@ function checkParams(m: RpcMessage, era: CheckedRpc['era']): void {
     throw bad(
       'unknown cursor: this server answers every list in one page and never issues a cursor; send the request without one',
     );
-  } else if (m.method === 'initialize' && era === 'modern') {
+  } else if (m.method === 'initialize' && era === '2026') {
     // 2026-07-28 has no handshake: the method does not exist there (HTTP 404, as for any other unknown method).
     throw new HttpError(
       'method_not_found',

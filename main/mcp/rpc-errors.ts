@@ -1,4 +1,5 @@
 import { codeOfRpcError, JSONRPC_CODES, RESOURCE_NOT_FOUND_2025 } from '../contract/errors.ts';
+import type { ProtocolEra } from '../contract/protocol-era.ts';
 
 export interface RpcErrorObject {
   code: number;
@@ -30,7 +31,7 @@ function schemaIssues(message: string): string | null {
  * resources/read of an unknown URI keeps that era's -32002 (the SDK answers
  * -32602 on every revision, as 2026-07-28 asks).
  */
-export function finishRpcError(error: RpcErrorObject, requestId: string, era: 'legacy' | 'modern'): RpcErrorObject {
+export function finishRpcError(error: RpcErrorObject, requestId: string, era: ProtocolEra): RpcErrorObject {
   const data: Record<string, unknown> =
     typeof error.data === 'object' && error.data !== null && !Array.isArray(error.data)
       ? { ...(error.data as Record<string, unknown>) }
@@ -42,7 +43,7 @@ export function finishRpcError(error: RpcErrorObject, requestId: string, era: 'l
     message = `invalid params: ${issues}`;
     data.code = 'invalid_params';
   }
-  if (era === 'legacy' && data.code === 'not_found' && typeof data.uri === 'string') code = RESOURCE_NOT_FOUND_2025;
+  if (era === '2025' && data.code === 'not_found' && typeof data.uri === 'string') code = RESOURCE_NOT_FOUND_2025;
   if (typeof data.code !== 'string') data.code = codeOfRpcError(code);
   data.request_id ??= requestId;
   return { code, message, data };

@@ -18,7 +18,7 @@ import { missingCapabilityError } from './missing-capability.ts';
 import { appOnly, rendersViews, UI_EXTENSION } from '../contract/mcp-apps.ts';
 import type { SurfaceOffers } from '../core/calls/surface.ts';
 import type { TokenSubscriptions } from './resource-subscriptions.ts';
-import { sdkAnswer, sdkInternals } from './sdk-shapes.ts';
+import { sdkAnswer, sdkInternals, sdkNotification } from './sdk-shapes.ts';
 import { composeInstructions } from '../plugins/upstream/instructions.ts';
 import { isLogLevel, type LogLevel } from '../plugins/upstream/log-relay.ts';
 import type { RequestLogTaps } from './upstream-logs.ts';
@@ -238,10 +238,7 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
    * 2026-07-28, at the level the call names (none named: none); 2025, at the token's level, only when the token
    * has no GET stream open (which hears them otherwise).
    */
-  const tapLogs = (
-    name: string,
-    req: { envelope?: unknown; notify: (n: { method: 'notifications/message'; params: never }) => Promise<void> },
-  ): (() => void) => {
+  const tapLogs = (name: string, req: { envelope?: unknown; notify: (n: never) => Promise<void> }): (() => void) => {
     if (!deps.logs) return () => {};
     const envelope = req.envelope as Record<string, unknown> | undefined;
     const channel = envelope === undefined && ctx.token ? deps.logs.channelOf(ctx.token.id) : null;
@@ -257,7 +254,7 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
     return deps.logs.taps.tap(
       plugin,
       level,
-      (params) => void req.notify({ method: 'notifications/message', params: params as never }).catch(() => undefined),
+      (params) => void req.notify(sdkNotification({ method: 'notifications/message', params })).catch(() => undefined),
     );
   };
 

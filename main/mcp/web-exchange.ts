@@ -100,7 +100,7 @@ function withOurCode(bytes: Buffer, requestId: string): [Buffer, ErrorCode | nul
     const msg = JSON.parse(bytes.toString('utf8')) as { error?: RpcErrorObject };
     const error = msg.error;
     if (!error || typeof error.code !== 'number') return [bytes, null, null];
-    msg.error = finishRpcError(error, requestId, 'modern');
+    msg.error = finishRpcError(error, requestId, '2026');
     return [Buffer.from(JSON.stringify(msg)), (msg.error.data as { code: ErrorCode }).code, msg.error.code];
   } catch {
     return [bytes, 'invalid_request', null];

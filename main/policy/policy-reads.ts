@@ -58,8 +58,8 @@ const literalTag = (v: unknown): boolean => {
 /** The request with only the top-level attributes and tags (of each entity, and of the context unless it is read whole) the policies can read. */
 export function narrowed(q: PolicyQuery, reads: PolicyReads): PolicyQuery {
   // Plain loops: this runs on every call (no Array.prototype.map callback to deoptimize in).
-  const keep = (attrs: Record<string, unknown>): Record<string, unknown> => {
-    const out: Record<string, unknown> = {};
+  const keep = <T extends object>(attrs: T): Partial<T> => {
+    const out: Partial<T> = {};
     for (const k in attrs) if (reads.names.has(k)) out[k] = attrs[k];
     return out;
   };
@@ -69,8 +69,6 @@ export function narrowed(q: PolicyQuery, reads: PolicyReads): PolicyQuery {
     if (e.tags) out.tags = reads.anyTag ? e.tags : keep(e.tags);
     entities.push(out);
   }
-  const context = reads.wholeContext
-    ? q.context
-    : (keep(q.context as unknown as Record<string, unknown>) as unknown as PolicyQuery['context']);
+  const context = reads.wholeContext ? q.context : keep(q.context);
   return { action: q.action, principal: q.principal, resource: q.resource, context, entities };
 }

@@ -17,7 +17,7 @@ function base(schema: z.ZodType): z.ZodType {
  * boolean, array) before the action's own schema validates it.
  */
 export function queryToInput(params: URLSearchParams, schema: z.ZodType): Record<string, unknown> {
-  const shape = (schema as unknown as { shape?: Record<string, z.ZodType> }).shape ?? {};
+  const shape: Record<string, z.ZodType> = schema instanceof z.ZodObject ? schema.shape : {};
   // Keys come from the client: `__proto__` or `constructor` must stay plain names.
   const out = Object.create(null) as Record<string, unknown>;
   for (const key of new Set(params.keys())) {

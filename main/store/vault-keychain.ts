@@ -24,8 +24,8 @@ export interface KeychainClient {
 export type KeychainLoader = () => Promise<KeychainClient>;
 
 export const loadKeytar: KeychainLoader = async () => {
-  const mod = (await import('keytar')) as unknown as { default?: KeychainClient } & Partial<KeychainClient>;
-  const client = mod.default ?? (mod as KeychainClient);
+  const mod = await import('keytar');
+  const client: KeychainClient = mod.default ?? mod;
   if (typeof client.getPassword !== 'function') throw new Error('keytar has no getPassword');
   return client;
 };

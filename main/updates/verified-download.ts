@@ -75,7 +75,7 @@ export async function downloadVerified(o: {
   const out = await open(partial, 'wx', 0o600);
   let failure: string | null = null;
   try {
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    for await (const chunk of res.body) {
       size += chunk.length;
       if (size > o.file.size) {
         failure = `the download is larger than the ${o.file.size} bytes the manifest signed`;

@@ -29,7 +29,7 @@ export function createElectronApi(bridge: Api): Api {
   );
   return apiFrom(async (action, input) => {
     try {
-      const result = await call(action, input ?? {});
+      const result = await call(action, input);
       if (result && typeof result === 'object' && typeof result.ok === 'boolean') return result;
       return { ok: false, code: 'internal_error', message: `The app answered ${action} with something unexpected.` };
     } catch {

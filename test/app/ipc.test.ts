@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { PRINCIPALS, RPC_ACTIONS, SETTINGS_DEFAULTS, ipcChannel } from '../../main/contract/index.ts';
-import type { ApiDispatch } from '../../main/contract/index.ts';
+import type { RawDispatch } from '../../main/contract/index.ts';
 import { dispatchAs } from '../../main/core/admin/invoke.ts';
 import { openCore } from '../helpers/core.ts';
 
@@ -18,7 +18,7 @@ const dispatch = (async (action: string, input: unknown) => {
   if (action === 'stats.get') throw new Error('secret path /home/me/.gatehouse exploded');
   if (action === 'settings.get') return { ok: true, data: SETTINGS_DEFAULTS };
   return { ok: true, data: { echoed: input } };
-}) as unknown as ApiDispatch;
+}) as unknown as RawDispatch;
 
 beforeEach(() => {
   electron.resetElectron();

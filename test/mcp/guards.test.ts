@@ -147,7 +147,7 @@ describe('MCP endpoint guards, one at a time', () => {
     const g = bodyGuard(1024);
     const json = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
     const ok = await send(g, { headers: json, body: JSON.stringify({ jsonrpc: '2.0', id: 'a', method: 'ping' }) });
-    expect(ok.body).toMatchObject({ era: 'legacy', rpcId: 'a' });
+    expect(ok.body).toMatchObject({ era: '2025', rpcId: 'a' });
     expect((await send(g, { headers: { 'Content-Type': 'text/plain' }, body: '{}' })).status).toBe(415);
     expect((await send(g, { headers: json, body: JSON.stringify({ pad: 'x'.repeat(2048) }) })).status).toBe(413);
     const batch = await send(g, { headers: json, body: JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'ping' }]) });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PolicyQuery } from '../../main/core/policy/policy.ts';
+import type { CallQuery } from '../../main/core/policy/policy.ts';
 import { createCedarEngine } from '../../main/policy/cedar-engine.ts';
 import type { DecisionMemoStore } from '../../main/policy/decision-memo.ts';
 import { toolQuery } from './policy-query.ts';
@@ -23,7 +23,7 @@ function memoryStore(): DecisionMemoStore & { doc: unknown; writes: number } {
   };
 }
 
-const later = (q: PolicyQuery, minute: number): PolicyQuery => ({
+const later = (q: CallQuery, minute: number): CallQuery => ({
   ...q,
   context: { ...q.context, time: { ...q.context.time, minute } },
 });

@@ -1,7 +1,7 @@
-import type { PolicyQuery } from '../../main/core/policy/policy.ts';
+import type { CallQuery } from '../../main/core/policy/policy.ts';
 
 /** One call's policy request, as the core builds it, for the engine's own tests: an editor calling `tool` (a read). */
-export const toolQuery = (tool = 'pages_list'): PolicyQuery => ({
+export const toolQuery = (tool = 'pages_list'): CallQuery => ({
   action: 'call',
   principal: { type: 'User', id: 'u' },
   resource: { type: 'Tool', id: tool },

@@ -48,7 +48,7 @@ const detail = (awaiting: boolean): UpstreamDetail => ({
     latency_ms: 5,
     restarts: 0,
     protocol: '2025-11-25',
-    era: 'legacy',
+    era: '2025',
     connected_at: null,
   },
   tools: { approved: 0, quarantined: 1, hidden: 0, removed: 0 },

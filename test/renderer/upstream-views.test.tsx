@@ -61,7 +61,7 @@ const detail = (views: UpstreamViewView[], awaiting = false): UpstreamDetail => 
     latency_ms: 5,
     restarts: 0,
     protocol: '2025-11-25',
-    era: 'legacy',
+    era: '2025',
     connected_at: null,
   },
   tools: { approved: awaiting ? 0 : 1, quarantined: awaiting ? 1 : 0, hidden: 0, removed: 0 },

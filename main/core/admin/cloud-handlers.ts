@@ -1,6 +1,5 @@
-import type { ApiOutput } from '../../contract/api.ts';
 import type { ActionDeps, Handler } from './action-types.ts';
-import { CLOUD_ACTIONS, type CloudAction, type CloudActions } from '../ports/cloud-port.ts';
+import { CLOUD_ACTIONS, type CloudAction, type CloudActionMethods, type CloudActions } from '../ports/cloud-port.ts';
 import { GatehouseError } from '../errors.ts';
 
 const NO_CLIENT = 'the cloud client is not running in this process: start the service (gatehouse serve) and try again';
@@ -13,10 +12,12 @@ export function createCloudHandlers(deps: Pick<ActionDeps, 'cloudActions'>): Clo
     if (!deps.cloudActions) throw new GatehouseError('service_unavailable', NO_CLIENT);
     return deps.cloudActions;
   };
-  // TypeScript cannot correlate `action` with its method's signature across the union; CloudActionMethods ties them together.
+  // Looked up on CloudActionMethods (a mapped type), the method of a generic `action` has that action's own signature.
   const forward =
     <A extends CloudAction>(action: A): Handler<A> =>
-    async (input) =>
-      (cloud()[action] as unknown as (i: typeof input) => Promise<ApiOutput<A>>)(input);
+    async (input) => {
+      const methods: CloudActionMethods = cloud();
+      return methods[action](input);
+    };
   return Object.fromEntries(CLOUD_ACTIONS.map((a) => [a, forward(a)])) as CloudHandlers;
 }

@@ -2,8 +2,8 @@ import type { z } from 'zod';
 import {
   API_ACTIONS,
   type AnyAction,
-  type ApiAction,
-  type ApiDispatch,
+  type ApiActions,
+  type RawDispatch,
   type ApiOutput,
   type Who,
 } from '../../contract/api.ts';
@@ -11,7 +11,7 @@ import type { Result } from '../../contract/errors.ts';
 import type { Principal } from '../../contract/principal.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { createHandlers } from './action-handlers.ts';
-import type { ActionDeps, InvokeMeta } from './action-types.ts';
+import type { ActionDeps, Handlers, InvokeMeta } from './action-types.ts';
 import { checkCaller } from '../identity/permissions.ts';
 import { GatehouseError, toErrorShape } from '../errors.ts';
 
@@ -34,10 +34,15 @@ export type Invoke = <A extends AnyAction>(
 const MAX_ISSUES = 20;
 
 export function createInvoke(deps: ActionDeps & { log?: Logger }): Invoke {
-  const handlers = createHandlers(deps) as unknown as Record<
-    AnyAction,
-    (input: unknown, p: Principal, meta: InvokeMeta) => Promise<unknown>
-  >;
+  const handlers: Handlers = createHandlers(deps);
+  // Generic in the action, so the handler looked up is that action's own (Handlers is a mapped type).
+  const run = <A extends AnyAction>(action: A, rawInput: unknown, principal: Principal, meta: InvokeMeta) => {
+    const schema: z.ZodType = API_ACTIONS[action].input;
+    const parsed = schema.safeParse(rawInput);
+    if (!parsed.success) throw invalidInput(action, parsed.error);
+    // Parsed by this action's own schema just above: its output, which TypeScript cannot tie to a schema looked up by name.
+    return handlers[action](parsed.data as z.output<ApiActions[A]['input']>, principal, meta);
+  };
   return (async (
     action: AnyAction,
     rawInput: unknown,
@@ -48,12 +53,10 @@ export function createInvoke(deps: ActionDeps & { log?: Logger }): Invoke {
     if (typeof action !== 'string' || !Object.hasOwn(API_ACTIONS, action)) {
       return { ok: false, code: 'not_found', message: `unknown action '${String(action).slice(0, 100)}'` };
     }
-    const def = API_ACTIONS[action] as { input: z.ZodType; who: Who };
+    const who: Who = API_ACTIONS[action].who;
     try {
-      checkCaller(action, def.who, principal, deps);
-      const parsed = def.input.safeParse(rawInput ?? {});
-      if (!parsed.success) throw invalidInput(action, parsed.error);
-      return { ok: true, data: await handlers[action](parsed.data, principal, meta) };
+      checkCaller(action, who, principal, deps);
+      return { ok: true, data: await run(action, rawInput ?? {}, principal, meta) };
     } catch (e) {
       if (!(e instanceof GatehouseError))
         deps.log?.error('action failed', { action, error: e instanceof Error ? e.message : String(e) });
@@ -74,5 +77,7 @@ function invalidInput(action: string, error: z.ZodError): GatehouseError {
 }
 
 /** `invoke` bound to one principal: what the tray, a test or the in-process service API hold. */
-export const dispatchAs = (invoke: Invoke, principal: Principal): ApiDispatch =>
-  ((action: ApiAction, input: unknown) => invoke(action, input, principal)) as ApiDispatch;
+export const dispatchAs =
+  (invoke: Invoke, principal: Principal): RawDispatch =>
+  (action, input) =>
+    invoke(action, input, principal);

@@ -34,8 +34,14 @@ export type StandardResult<Output> =
       }>;
     };
 
-/** What a tool receives once its input is valid: the schema's output type; for a JSON Schema, a plain object. */
-export type InferOutput<S> = [S] extends [StandardSchema<unknown, infer O>] ? O : Record<string, unknown>;
+/**
+ * What a tool receives once its input is valid: the schema's output type; for a JSON Schema, a plain object.
+ * Either way a record (MCP tool arguments are an object), so any tool's is a Record<string, unknown>: a tool of
+ * a particular schema is a Tool without a cast.
+ */
+export type InferOutput<S> = [S] extends [StandardSchema<unknown, infer O extends Record<string, unknown>>]
+  ? O
+  : Record<string, unknown>;
 
 /** A JSON Schema for an object (MCP requires `type: "object"` for tool schemas). */
 export type JsonObjectSchema = { type: 'object'; [key: string]: unknown };

@@ -252,7 +252,7 @@ export interface Plugin {
 }
 
 /** Helper for plugin authors: keeps the input type tied to the schema. */
-export const defineTool = <S extends ToolSchema>(tool: ReadTool<S> | WriteTool<S>): Tool => tool as unknown as Tool;
+export const defineTool = <S extends ToolSchema>(tool: ReadTool<S> | WriteTool<S>): Tool => tool;
 
 /**
  * Prompts, resources and resource templates a plugin passes through from

@@ -23,12 +23,18 @@ export interface EntityJson {
   tags?: Record<string, unknown>;
 }
 
+/** What the engine is asked. Its context may be narrowed to the attributes the policies read (main/policy/policy-reads.ts). */
 export interface PolicyQuery {
   action: PolicyAction;
   principal: { type: 'User'; id: string };
   resource: { type: 'Tool' | 'Prompt' | 'Resource'; id: string };
-  context: PolicyContext;
+  context: Partial<PolicyContext>;
   entities: EntityJson[];
+}
+
+/** A request as built from a call: its whole context. */
+export interface CallQuery extends PolicyQuery {
+  context: PolicyContext;
 }
 
 type EntityRef<T extends string> = { __entity: { type: T; id: string } };
@@ -123,7 +129,7 @@ export function policyQuery(
   pluginKind: Plugin['kind'],
   call: { args: unknown; target: string | null; shape?: CallShape },
   facts: PolicyFacts,
-): PolicyQuery {
+): CallQuery {
   // A staged write's shape from before argument values were kept: its payload is the call's arguments.
   const shape = call.shape?.arg_values ? call.shape : { ...callShapeOf(call.args), ...call.shape };
   const argv = argumentsOf(shape);
@@ -181,7 +187,7 @@ export function surfaceQuery(
   surface: SurfaceFacts,
   args: Record<string, unknown>,
   facts: PolicyFacts,
-): PolicyQuery {
+): CallQuery {
   const argv = argumentsOf(callShapeOf(args));
   const name = what.action === 'get_prompt' ? what.name : what.uri;
   const type = what.action === 'get_prompt' ? 'Prompt' : 'Resource';

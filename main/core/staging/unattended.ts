@@ -16,14 +16,14 @@ type Unattended =
   | { kind: 'refused'; code: string; message: string; details: Record<string, unknown> };
 
 export async function runUnattended(
-  d: { staging: Staging },
+  { staging }: { staging: Staging },
   stagedId: string,
   ctx: CallContext,
   policies: readonly string[],
 ): Promise<Unattended> {
   let done;
   try {
-    done = await d.staging.confirm(stagedId, { kind: 'agent', ctx, policy: policies });
+    done = await staging.confirm(stagedId, { kind: 'agent', ctx, policy: policies });
   } catch (e) {
     if (!(e instanceof GatehouseError)) throw e;
     return { kind: 'refused', code: e.code, message: e.message, details: { staged_id: stagedId, ...e.details } };

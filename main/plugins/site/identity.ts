@@ -1,8 +1,11 @@
 import type { Tool } from '../../core/calls/tool.ts';
 import type { SiteData } from './site-data.ts';
 
-/** What the gateway serves as gatehouse://site/identity: enough for an agent to orient itself. */
-export interface SiteIdentity {
+/**
+ * What the gateway serves as gatehouse://site/identity: enough for an agent to orient itself. A type, not an
+ * interface: it is served as a plain record (Record<string, unknown>), which an interface is not assignable to.
+ */
+export type SiteIdentity = {
   name: string;
   description: string;
   url: string;
@@ -13,7 +16,7 @@ export interface SiteIdentity {
   pages: { total: number; publish: number; draft: number };
   tools: { name: string; title: string; write: boolean }[];
   content: { format: 'markdown'; conventions: string[] };
-}
+};
 
 export const CONTENT_CONVENTIONS: readonly string[] = [
   'Page content is Markdown (CommonMark subset): paragraphs, "#" headings, "-" or "1." lists, "> " quotes, **bold**, *italic*, `code`, fenced code blocks.',

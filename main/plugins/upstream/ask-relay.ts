@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import type { CallContext, ClientAsk } from '../../core/calls/tool.ts';
 import { GatehouseError } from '../../core/errors.ts';
+import { sdkRelayed } from '../../mcp/sdk-shapes.ts';
 import { askLabel, capabilityMissing, checkAsks, missingCapability } from './client-asks.ts';
 
 /** One call in flight on an upstream, with what was asked of its client so far. */
@@ -41,21 +42,17 @@ export class AskRelay {
   ) {}
 
   install(client: Client): void {
-    client.setRequestHandler(
-      'elicitation/create',
-      (req, extra) =>
-        this.pushed(
-          { method: 'elicitation/create', params: req.params as Record<string, unknown> },
-          extra.mcpReq.signal,
-        ) as never,
+    client.setRequestHandler('elicitation/create', (req, extra) =>
+      this.pushed(
+        { method: 'elicitation/create', params: req.params as Record<string, unknown> },
+        extra.mcpReq.signal,
+      ).then(sdkRelayed),
     );
-    client.setRequestHandler(
-      'sampling/createMessage',
-      (req, extra) =>
-        this.pushed(
-          { method: 'sampling/createMessage', params: req.params as Record<string, unknown> },
-          extra.mcpReq.signal,
-        ) as never,
+    client.setRequestHandler('sampling/createMessage', (req, extra) =>
+      this.pushed(
+        { method: 'sampling/createMessage', params: req.params as Record<string, unknown> },
+        extra.mcpReq.signal,
+      ).then(sdkRelayed),
     );
   }
 

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { UpstreamHealth } from '../../contract/upstreams.ts';
+import { eraOfSdk, type ProtocolEra } from '../../contract/protocol-era.ts';
 import { GatehouseError } from '../../core/errors.ts';
 import { LineRing } from '../../lib/line-ring.ts';
 import { IdleTimer } from '../../lib/idle-timer.ts';
@@ -32,7 +33,7 @@ export interface ConnectionSpec {
   /** a bearer token for an HTTP upstream (from the vault); never the client's Gatehouse token */
   token: string | null;
   timeoutMs: number;
-  era: 'modern' | 'legacy' | null;
+  era: ProtocolEra | null;
   /** an OAuth upstream's sign-in (oauth/coordinator.ts): the token per request, what a 401 does */
   auth?: UpstreamAuth;
   /** how a stdio upstream is started: confined by the OS sandbox, or as it is (sandbox/confinement.ts) */
@@ -431,7 +432,7 @@ export class UpstreamConnection {
     try {
       if (this.stopped) throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' is stopped`);
       const prior =
-        this.spec.transport.kind === 'http' && this.spec.era === 'legacy' ? { prior: { kind: 'legacy' as const } } : {};
+        this.spec.transport.kind === 'http' && this.spec.era === '2025' ? { prior: { kind: 'legacy' as const } } : {};
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS, ...prior });
       const { tools } = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS, cacheMode: 'bypass' });
       return tools.map((t) => t.name);
@@ -516,14 +517,15 @@ export class UpstreamConnection {
     this.opening = transport;
     try {
       const prior =
-        this.spec.transport.kind === 'http' && this.spec.era === 'legacy' ? { prior: { kind: 'legacy' as const } } : {};
+        this.spec.transport.kind === 'http' && this.spec.era === '2025' ? { prior: { kind: 'legacy' as const } } : {};
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS, ...prior });
       const { tools } = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS, cacheMode: 'bypass' });
       if (this.stopped)
         throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' was stopped while connecting`);
       const defs = tools.map(definitionOf);
       checkListing(this.spec.id, defs);
-      const era = client.getProtocolEra() ?? null;
+      const sdkEra = client.getProtocolEra();
+      const era = sdkEra ? eraOfSdk(sdkEra) : null;
       Object.assign(this.health, {
         status: 'connected',
         last_error: null,

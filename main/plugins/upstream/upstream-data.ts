@@ -8,6 +8,7 @@ import {
   UpstreamIdRef,
 } from '../../contract/upstreams.ts';
 import { PreviewRecipe } from '../../contract/preview-recipes.ts';
+import { StoredProtocolEra } from '../../contract/protocol-era.ts';
 
 /**
  * `upstreams.json` in the data dir: each upstream's configuration and the
@@ -190,8 +191,8 @@ export const UpstreamRecord = z.object({
       tools: z.array(z.object({ name: z.string(), sets: z.array(z.array(z.enum(['sampling', 'elicitation']))) })),
     })
     .optional(),
-  /** what an HTTP upstream spoke last time (2026-07-28 `modern` or the 2025 handshake): the next connect starts with it */
-  era: z.enum(['modern', 'legacy']).nullable().default(null),
+  /** what an HTTP upstream spoke last time (2026-07-28, or the 2025 handshake): the next connect starts with it */
+  era: StoredProtocolEra.nullable().default(null),
   tools: z.array(PinnedTool),
   /**
    * Its prompts' pins. null: none yet (an upstream stored before prompts were

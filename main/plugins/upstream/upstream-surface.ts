@@ -175,7 +175,7 @@ export class UpstreamSurface implements PluginSurface {
           completions: caps.completions !== undefined,
           subscribe: (caps.resources as { subscribe?: unknown } | undefined)?.subscribe === true,
           // a 2026-07-28 upstream has no logging/setLevel to send a level to (that revision names it per request)
-          logging: caps.logging !== undefined && this.connection.snapshot().era !== 'modern',
+          logging: caps.logging !== undefined && this.connection.snapshot().era !== '2026',
         };
         // a new session of the upstream knows no level: the one clients asked for is sent again
         if (wanted.has('connected')) {

@@ -83,7 +83,7 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
       c.call(pin.name, args, {
         ctx,
         maxTotalMs: UPSTREAM_MAX_TOTAL_MS,
-        definition: def as unknown as Record<string, unknown>,
+        definition: def,
       }),
     );
 
@@ -106,7 +106,7 @@ export function toolFor(up: UpstreamRuntime, pin: PinnedTool): Tool {
             signal,
           },
           maxTotalMs: readMs,
-          definition: read.approved!.definition as unknown as Record<string, unknown>,
+          definition: read.approved!.definition,
         }),
       );
   /** The target's version once the write is applied, read as the preview read it; undefined when it cannot be read. */

@@ -71,12 +71,12 @@ export class UpstreamViews {
   }
 
   /** The `ui://` resources of a resources/list, apart from the others (returned). */
-  noteResources<R extends { uri: unknown }>(resources: readonly R[]): R[] {
+  noteResources<R extends Record<string, unknown> & { uri: unknown }>(resources: readonly R[]): R[] {
     const views: ListedView[] = [];
     const rest: R[] = [];
     for (const r of resources) {
       if (typeof r.uri === 'string' && r.uri.startsWith('ui://')) {
-        const raw = r as unknown as Record<string, unknown>;
+        const raw: Record<string, unknown> = r;
         const text = (k: string, max: number) =>
           typeof raw[k] === 'string' ? (raw[k] as string).slice(0, max) : undefined;
         const meta = raw._meta as { ui?: unknown } | undefined;

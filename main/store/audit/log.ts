@@ -301,8 +301,8 @@ async function writeOut(out: NodeJS.WritableStream, text: string): Promise<void>
   const ac = new AbortController();
   try {
     await Promise.race([
-      once(out as unknown as NodeJS.EventEmitter, 'drain', { signal: ac.signal }),
-      once(out as unknown as NodeJS.EventEmitter, 'close', { signal: ac.signal }).then(() => {
+      once(out, 'drain', { signal: ac.signal }),
+      once(out, 'close', { signal: ac.signal }).then(() => {
         throw new GatehouseError('internal_error', 'audit export: the output closed before the export finished');
       }),
     ]);

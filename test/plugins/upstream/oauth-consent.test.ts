@@ -26,6 +26,7 @@ describe('OAuth upstreams: consent to the first listing, and signing out', () =>
     return {
       mode: 'service',
       dispatch: http.dispatch,
+      send: http.dispatch,
       exportAudit: async () => undefined,
       close: async () => undefined,
     };

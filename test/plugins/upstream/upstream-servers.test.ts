@@ -54,7 +54,7 @@ describe('server-everything over Streamable HTTP', () => {
       },
     });
     expect(d).toMatchObject({ kind: 'http', header_names: ['X-Trace'], health: { status: 'connected' } });
-    expect(d.health.era).toBe('legacy');
+    expect(d.health.era).toBe('2025');
     expect(d.health.protocol).toMatch(/^20\d\d-\d\d-\d\d$/);
     expect(JSON.stringify(d)).not.toContain('trace-secret-123456');
     expect(textOf(await call('evh__echo', { message: 'over http' }))).toBe('Echo: over http');
@@ -132,7 +132,7 @@ describe('a second Gatehouse as an HTTP upstream', () => {
         transport: { kind: 'http', url: remote.mcpUrl, token_keychain: 'remote-site' },
         read: ['pages_update'],
       });
-      expect(d.health).toMatchObject({ status: 'connected', era: 'modern', protocol: '2026-07-28' });
+      expect(d.health).toMatchObject({ status: 'connected', era: '2026', protocol: '2026-07-28' });
       expect(JSON.stringify(await u.ok('GET', 'upstreams/gh2'))).not.toContain(token);
       const listed = (await call('gh2__pages_list', {})).structuredContent as {
         pages: Array<{ id: number; version: number }>;
