@@ -74,6 +74,7 @@ export class JsonFileStore<T> implements DocumentStore<T> {
 
     if (loaded.kind === 'ok') {
       data = loaded.data;
+      mustWrite = loaded.rewrite === true;
     } else if (rescued) {
       const backup = await moveAside(opts.file).catch((e: unknown) => {
         throw new GatehouseError(
@@ -235,7 +236,8 @@ interface Job<T> {
 // Bounds how much work one write (and one failed write) can carry.
 const MAX_BATCH = 500;
 
-type Loaded<T> = { kind: 'ok'; data: T } | { kind: 'missing' } | { kind: 'bad'; reason: string; json?: unknown };
+type Loaded<T> =
+  { kind: 'ok'; data: T; rewrite?: true } | { kind: 'missing' } | { kind: 'bad'; reason: string; json?: unknown };
 
 async function load<T>(file: string, schema: z.ZodType<T>, digest: TrustedDigest | null): Promise<Loaded<T>> {
   let raw: string;
@@ -256,8 +258,11 @@ async function load<T>(file: string, schema: z.ZodType<T>, digest: TrustedDigest
   const parsed = schema.safeParse(json);
   if (!parsed.success)
     return { kind: 'bad', reason: `not a valid document (${describeIssues(parsed.error).text})`, json };
-  // Valid, and exactly what we would write (not an older version's text that lacks a default): the next open trusts it.
-  await digest?.validated(raw, serialized(parsed.data));
+  if (!digest) return { kind: 'ok', data: parsed.data };
+  // Valid and exactly what we would write: the next open trusts it. Valid in an older form (a version before a
+  // renamed value or a new default): written once in the current form, so later opens need not validate it again.
+  if (serialized(parsed.data) !== raw) return { kind: 'ok', data: parsed.data, rewrite: true };
+  await digest.wrote(raw);
   return { kind: 'ok', data: parsed.data };
 }
 

@@ -20,10 +20,8 @@ import { writeFileAtomic } from './atomic-write.ts';
 export interface TrustedDigest {
   /** true when `raw` is the text we last wrote under this schema */
   matches(raw: string): Promise<boolean>;
-  /** `text` was just written to the file */
+  /** `text` is what the file now holds, written by us or validated in full and exactly as we would write it */
   wrote(text: string): Promise<void>;
-  /** the file was read and validated in full: `text` (its content) is marked as ours when it is what we would write */
-  validated(raw: string, rewritten: string): Promise<void>;
 }
 
 const Digest = z.object({ sha256: z.string(), schema: z.string() });
@@ -79,8 +77,5 @@ export function trustedDigest(file: string, schema: z.ZodType): TrustedDigest {
       return parsed.sha256 === sha256(raw) && parsed.schema === fingerprintOf(schema);
     },
     wrote: write,
-    async validated(raw, rewritten) {
-      if (raw === rewritten) await write(raw);
-    },
   };
 }

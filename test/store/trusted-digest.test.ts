@@ -93,19 +93,27 @@ describe('a store that trusts its own writes', () => {
     expect(store.read()).toEqual({ counter: 3, items: [], mode: 'a', extra: true });
   });
 
-  it('marks a valid file as its own only when it is exactly what it would write', async () => {
-    // An older version's file, without the default the schema fills: valid, but not what we would write.
+  it('rewrites a valid file of an older form once in the current one, then trusts it', async () => {
+    // An older version's file, without the default the schema fills: valid, but not what we would write now.
     await writeFile(file, `${JSON.stringify({ counter: 4, items: [] }, null, 2)}\n`);
-    expect((await openCounting()).validated).toBe(true);
+    const first = await openCounting();
+    expect(first.validated).toBe(true);
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ counter: 4, items: [], mode: 'a' });
     const second = await openCounting();
-    expect(second.validated).toBe(true);
-    expect(second.store.read().mode).toBe('a');
-    // Written as we write it: the next open trusts it.
-    await writeFile(file, `${JSON.stringify({ counter: 4, items: [], mode: 'b' }, null, 2)}\n`);
+    expect(second.validated).toBe(false);
+    expect(second.store.read()).toEqual({ counter: 4, items: [], mode: 'a' });
+  });
+
+  it('trusts a valid file written exactly as it would write it, without rewriting it', async () => {
+    const text = `${JSON.stringify({ counter: 4, items: [], mode: 'b' }, null, 2)}\n`;
+    await writeFile(file, text);
     expect((await openCounting()).validated).toBe(true);
-    const fourth = await openCounting();
-    expect(fourth.validated).toBe(false);
-    expect(fourth.store.read()).toEqual({ counter: 4, items: [], mode: 'b' });
+    const before = (await stat(file)).mtimeMs;
+    const again = await openCounting();
+    expect(again.validated).toBe(false);
+    expect(again.store.read()).toEqual({ counter: 4, items: [], mode: 'b' });
+    expect((await stat(file)).mtimeMs).toBe(before);
+    expect(await readFile(file, 'utf8')).toBe(text);
   });
 
   it('is not used by a store that did not ask for it', async () => {
