@@ -402,3 +402,12 @@ describe('registry: a tool checked, then registered', () => {
     expect(compiled).toHaveLength(4);
   });
 });
+
+describe('registry: a tool that names an unknown capability', () => {
+  it('is refused at registration, naming it', () => {
+    const registry = new Registry(jsonSchemaCompiler);
+    const tool = { ...remoteTool(), capability: 'fly' } as Tool;
+    expect(registry.toolProblem('runtime', tool)).toMatch(/unknown capability 'fly'/);
+    expect(codeOf(() => registry.add(runtimePlugin('runtime', [tool]).plugin))).toBe('invalid_value');
+  });
+});
