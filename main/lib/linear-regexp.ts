@@ -8,7 +8,7 @@ import { RE2JS } from 're2js';
  * backtracking engine takes exponential time on `^(a+)+$` and 30 characters,
  * on the event loop. RE2JS (a pure JavaScript port of RE2, no native addon, no
  * WASM) matches in time linear in the text for a given pattern
- * (docs/decisions.md, "Upstream answers scrubbed, linear-time schema patterns").
+ * (docs/decisions.md, "Schema patterns run on RE2JS").
  *
  * Linear is not free: the work is about the pattern's program size times the
  * text's length. One validation (`withPatternBudget`) may spend PATTERN_BUDGET

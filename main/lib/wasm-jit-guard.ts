@@ -9,7 +9,7 @@ import { setFlagsFromString } from 'node:v8';
  * Cedar call inlined aborts the whole process ("Fatal error: unreachable code"
  * in Deoptimizer::DoComputeBuiltinContinuation, exit by SIGTRAP). The policy
  * benchmark hit it in 3 of 8 runs; with this flag, 0 of 16 (docs/decisions.md,
- * "The V8 abort under the policy engine"). A call into WebAssembly then goes
+ * "The JIT guard before WebAssembly, and the narrowed policy requests with it"). A call into WebAssembly then goes
  * through V8's ordinary wrapper: a few tens of nanoseconds, against a service
  * that would otherwise die. The flag only affects code compiled after it is
  * set, which is why it runs before the module is loaded.

@@ -68,7 +68,7 @@ export class JsonFileStore<T> implements DocumentStore<T> {
     let corruptBackup: string | null = null;
     let salvaged: { backup: string; dropped: string[] } | null = null;
     let data: T;
-    let mustWrite = false;
+    let mustWrite: boolean;
     const kept = loaded.kind === 'bad' && loaded.json !== undefined && opts.salvage ? opts.salvage(loaded.json) : null;
     const rescued = kept && opts.schema.safeParse(kept.data).success ? kept : null;
 

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useApi } from './console-context.tsx';
 
 /**
@@ -19,6 +19,9 @@ export function useUserNames(): ((id: string | null | undefined) => string) & {
       alive = false;
     };
   }, [api]);
-  const name = (id: string | null | undefined) => (id ? (names.get(id) ?? id) : '');
-  return Object.assign(name, { all: [...names] });
+  // one function per list of names, so tables memoized on it re-render only when the names arrive
+  return useMemo(() => {
+    const name = (id: string | null | undefined) => (id ? (names.get(id) ?? id) : '');
+    return Object.assign(name, { all: [...names] });
+  }, [names]);
 }

@@ -1,3 +1,4 @@
+import { DataTable } from '../components/data-table.tsx';
 import { useState } from 'react';
 import type { CloudStatusView, HealthReport } from '../../main/contract/index.ts';
 import { CopyButton } from '../components/copy-button.tsx';
@@ -126,31 +127,21 @@ function ClientsCard({ report }: { report: HealthReport }) {
   return (
     <section className="card wide" aria-labelledby="ov-clients">
       <h2 id="ov-clients">Clients seen recently</h2>
-      {report.recent_clients.length === 0 ? (
-        <p className="muted">
-          No client has connected yet. Create a token in <a href="#tokens">Tokens</a> and point an MCP client at the
-          endpoint.
-        </p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Token</th>
-              <th scope="col">Client</th>
-              <th scope="col">Last seen</th>
-            </tr>
-          </thead>
-          <tbody>
-            {report.recent_clients.map((c) => (
-              <tr key={c.token_id}>
-                <td>{shown(c.label)}</td>
-                <td>{c.client ? shown(c.client) : <span className="muted">unknown</span>}</td>
-                <TimeAgoCell at={c.last_used} />
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable
+        rows={report.recent_clients}
+        rowKey={(c) => c.token_id}
+        empty={
+          <p className="muted">
+            No client has connected yet. Create a token in <a href="#tokens">Tokens</a> and point an MCP client at the
+            endpoint.
+          </p>
+        }
+        columns={[
+          { header: 'Token', cell: (c) => shown(c.label) },
+          { header: 'Client', cell: (c) => (c.client ? shown(c.client) : <span className="muted">unknown</span>) },
+          { header: 'Last seen', ownCell: true, cell: (c) => <TimeAgoCell at={c.last_used} /> },
+        ]}
+      />
     </section>
   );
 }

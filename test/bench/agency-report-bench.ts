@@ -1,5 +1,5 @@
 /**
- * Issue 12's report figure, on PGlite and (when DATABASE_URL is set, e.g.
+ * The agency report's figure, on PGlite and (when DATABASE_URL is set, e.g.
  * `bash scripts/with-postgres.sh npm run bench -- agency-report`) on
  * PostgreSQL: an agency with 200 sites and 1,000,000 usage events (seeded
  * with SQL, not a million HTTP calls), then `POST agency/reports` timed until

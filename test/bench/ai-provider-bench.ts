@@ -1,5 +1,5 @@
 /**
- * The AI modules' share of `ai/generate`'s added latency (issue 12's target
+ * The AI modules' share of `ai/generate`'s added latency (the target
  * for the whole gateway: at most 5 ms p50 over calling the provider
  * directly). Side by side, interleaved, against one local fixture provider:
  * a bare node:http POST reading the JSON answer, `callProvider` (streaming

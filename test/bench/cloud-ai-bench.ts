@@ -1,5 +1,5 @@
 /**
- * Issue 12's AI target, side by side in one run, on PGlite and (when
+ * The gateway's AI target, side by side in one run, on PGlite and (when
  * DATABASE_URL is set, e.g. `bash scripts/with-postgres.sh npm run bench -- cloud-ai`)
  * on PostgreSQL: the gateway's added latency on a signed `ai/generate` over
  * calling the fixture provider directly (target: at most 5 ms p50). Both

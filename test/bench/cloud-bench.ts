@@ -1,6 +1,6 @@
 /**
- * Issue 11's cloud gateway targets, side by side in one run, on PGlite, on a
- * PostgreSQL cluster this benchmark starts with durable settings (issue 19), and
+ * The cloud gateway's targets (docs/performance.md), side by side in one run, on PGlite, on a
+ * PostgreSQL cluster this benchmark starts with durable settings, and
  * (when DATABASE_URL is set, e.g. `bash scripts/with-postgres.sh npm run bench -- cloud-bench`)
  * on that server too:
  *   - usage events recorded per second one by one vs in batches of 100 (target: batches >= 20x faster per event);

@@ -1,5 +1,5 @@
 /**
- * Issue 19's read targets, side by side in one run: usage/summary and
+ * The usage read targets (docs/performance.md), side by side in one run: usage/summary and
  * usage/history for one site at 10k, 100k and 1M events (seeded with SQL,
  * generate_series, not through the API), on a PostgreSQL cluster started
  * with durable settings and on PGlite (target: 1M within 2x of 10k, under

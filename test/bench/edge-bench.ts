@@ -1,7 +1,7 @@
 /**
  * The HTTP edge (main/lib/http), side by side in one run:
  *
- * 1. Stalled uploads (issue 8: 100 authenticated connections stalled just
+ * 1. Stalled uploads (before the body budget, 100 authenticated connections stalled just
  *    short of 4 MiB took RSS from 116 to 524 MiB). The real service in a child
  *    process, once with the edge's defaults (16 MiB body budget, 256
  *    connections, 64 per address: this run's 100 all come from 127.0.0.1,

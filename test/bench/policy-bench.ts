@@ -15,7 +15,7 @@
  * for its class (main/policy/tag-classes.ts); "every call evaluated" is what
  * the first value of a class never seen costs. The read has no title.
  *
- * Target (issue 20): p50 added per tools/call <= 0.1 ms.
+ * Target (docs/performance.md): p50 added per tools/call <= 0.1 ms.
  *
  *   npx tsx test/bench/policy-bench.ts     (BENCH_ROUNDS=7, BENCH_CALLS=300 by default)
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 19's targets beside Portkey's open-source gateway (@portkey-ai/gateway,
+ * The cloud gateway's targets beside Portkey's open-source gateway (@portkey-ai/gateway,
  * routing only), one run, side by side, each gateway its own process on the
  * same OpenAI-compatible fixture provider:
  *
@@ -358,7 +358,7 @@ try {
       await pg.stop();
     }
   }
-  printTable('issue 19 targets beside Portkey', ['target', 'measured', ''], rows);
+  printTable('gateway targets beside Portkey', ['target', 'measured', ''], rows);
 } finally {
   for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
   await provider.close();

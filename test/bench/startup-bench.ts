@@ -4,11 +4,11 @@
  * slows all of them alike. Also the same commands run from the TypeScript
  * through tsx (how bin/gatehouse.cjs ran before the bundle) for comparison.
  *
- * Targets (issue 10): `serve` ready within 2x `node -e 0` + 300 ms; a CLI
- * command within 3x `node -e 0`; the idle service under 80 MB RSS. Issue 20:
- * the same with the Cedar policy engine in (it loads at the first decision,
+ * Targets (docs/performance.md): `serve` ready within 2x `node -e 0` + 300 ms; a CLI
+ * command within 3x `node -e 0`; the idle service under 80 MB RSS; the
+ * same with the Cedar policy engine in (it loads at the first decision,
  * never at start); the service's RSS once it has loaded is shown beside.
- * Issue 25: `serve` ready within 2x a bare MCP SDK server's start
+ * `serve` ready within 2x a bare MCP SDK server's start
  * (test/bench/fixtures/bare-sdk-server.mjs), measured in the same rounds.
  *
  *   npx tsx test/bench/startup-bench.ts     (BENCH_ROUNDS=9 by default)
@@ -72,7 +72,7 @@ async function serveOnce(
   return { readyMs, answerMs, rssMb, engineRssMb };
 }
 
-/** The baseline of issue 25: a bare MCP SDK server (one tool, Streamable HTTP) to its printed URL. */
+/** The baseline of the start-up target: a bare MCP SDK server (one tool, Streamable HTTP) to its printed URL. */
 const BARE = join(ROOT, 'test', 'bench', 'fixtures', 'bare-sdk-server.mjs');
 async function bareOnce(): Promise<number> {
   const t = process.hrtime.bigint();
@@ -218,7 +218,7 @@ try {
     ['what', 'p50 ms', 'x node -e 0', 'target', ''],
     rows,
   );
-  // Issue 25: serve, ready within 2x a bare SDK server's start, in the same run (a loaded machine slows both alike).
+  // serve, ready within 2x a bare SDK server's start, in the same run (a loaded machine slows both alike).
   const bare = summarize(s['bare MCP SDK server, listening (no target)']!).p50;
   const ready = summarize(s['gatehouse serve, ready']!).p50;
   printTable(

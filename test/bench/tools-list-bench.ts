@@ -6,7 +6,7 @@
  * asked, by Cedar's partial evaluation, since that policy reads an argument). Interleaved in one run so a
  * busy machine slows all alike.
  *
- * Target (issue 31): the default and a kept custom answer add <= 0.05 ms p50 to a list.
+ * Target (docs/performance.md): the default and a kept custom answer add <= 0.05 ms p50 to a list.
  *
  *   npx tsx test/bench/tools-list-bench.ts     (BENCH_ROUNDS=7, BENCH_LISTS=300 by default)
  */

@@ -7,7 +7,7 @@ import { type BridgedClient, bridgedClient } from './helpers/bridge-client.ts';
 import { ensureBundle } from './helpers/bundle.ts';
 
 /**
- * `gatehouse-bridge --remote URL` against OAuth upstreams (issue 18): two
+ * `gatehouse-bridge --remote URL` against OAuth upstreams: two
  * upstreams of one authorization server and resource, signed in once in the
  * service (real oidc-provider, Chromium), each reached by its own real bridge
  * bundle for the real SDK client over stdio. The bridges' calls carry the

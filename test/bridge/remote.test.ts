@@ -13,7 +13,7 @@ import { type BridgedClient, bridgedClient } from './helpers/bridge-client.ts';
 import { ensureBundle } from './helpers/bundle.ts';
 
 /**
- * `gatehouse-bridge --remote URL` (issue 18): the real bridge bundle spawned
+ * `gatehouse-bridge --remote URL`: the real bridge bundle spawned
  * as a stdio server for the real SDK client, relaying through the real,
  * licensed service to a real remote MCP server that wants a static bearer
  * token the service keeps in its vault. The client sees the remote's tools

@@ -16,7 +16,7 @@ import { here } from './cli-harness.ts';
 // The commands run in this process (cli-harness.ts, runCliHere): what they do and answer, without a Node start each.
 const { cliJson, cliJsonError } = here;
 
-// Issue 9, "One action path, with the caller": the same input gets the same
+// One action path, with the caller: the same input gets the same
 // answer (code and message) from IPC, the admin REST and the CLI with and
 // without a running service, because all of them go through the core's
 // invoke; and every decision records who made it, through which surface.

@@ -20,7 +20,7 @@ describe('gatehouse policy', () => {
     const shown = await cliJson<PolicyView>(['policy', 'show']);
     expect(shown).toMatchObject({ source: 'default', updated: null });
     expect(shown.policies).toContain('role-capabilities');
-    // What show prints is a policy set takes: the note about it goes to stderr (issue 29, item 7).
+    // What show prints is a policy set takes: the note about it goes to stderr.
     const printed = await onDir(['policy', 'show']);
     expect(printed.stdout.trimEnd()).toBe(shown.text.trimEnd());
     expect(printed.stderr).toContain('the shipped default policy; policies: ');

@@ -5,7 +5,7 @@ import type { HealthReport } from '../../main/contract/health.ts';
 import { dirArgs, here, sharedDataDir } from './cli-harness.ts';
 import { TEST_UPSTREAM } from '../plugins/upstream/upstream-world.ts';
 
-/** `gatehouse status`: what the Overview says, in a terminal; a definition held for review is not "fine" (issue 25). */
+/** `gatehouse status`: what the Overview says, in a terminal; a definition held for review is not "fine". */
 const data = sharedDataDir();
 // The commands run in this process (cli-harness.ts, runCliHere): what they do and answer, without a Node start each.
 const { cliJson, runCli } = here;

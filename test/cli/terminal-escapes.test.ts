@@ -5,7 +5,7 @@ import { printable, safe, table } from '../../main/cli/output.ts';
 import { connectClient, startTestService } from '../helpers/service.ts';
 import { dirArgs, runCli } from './cli-harness.ts';
 
-// Issue 8: values from clients (tool names, page titles, client names) must
+// Values from clients (tool names, page titles, client names) must
 // not reach the admin's terminal raw. Every human-readable CLI output shows
 // control and direction-changing characters as visible escapes.
 

@@ -13,7 +13,7 @@ import { startFaultProxy, type FaultProxy, type SeenRequest } from '../fixtures/
 import { newClient, type TestClient } from './helpers/world.ts';
 
 /**
- * ai/* and updates/* (part 2 of the gateway) through the app's client against
+ * ai/* and updates/* (the gateway's AI and update routes) through the app's client against
  * the real reference gateway: a provider registered by the operator command
  * (a real HTTP fixture provider behind it), a release published by the
  * operator command, limits set by it. A recording proxy in front of the

@@ -4,8 +4,7 @@ import type { CloudClient } from '../../main/cloud-client/index.ts';
 import { gatewaySuite, toolCall } from './helpers/world.ts';
 
 /**
- * What `cloud status`, the Cloud screen and the tray say (issue 21 items 3 to
- * 6), against the real gateway: a disconnect or a new gateway starts clean
+ * What `cloud status`, the Cloud screen and the tray say, against the real gateway: a disconnect or a new gateway starts clean
  * (the old site kept as history), one quota alert per counter, a deactivated
  * license is the free plan (not "invalid"), and an mcp_actions limit the
  * gateway enforces on uploads shows as an alert.

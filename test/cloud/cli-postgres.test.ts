@@ -9,7 +9,7 @@ import { freshDatabaseUrl, onPostgres } from './helpers/cloud-harness.ts';
 import { CLOUD_BIN as BIN, spawnServe } from './helpers/serve-child.ts';
 
 /**
- * Operator commands on PostgreSQL as the docs show them (issue 21, item 1):
+ * Operator commands on PostgreSQL as the docs show them:
  * `serve --database-url` keeps its master key in its data dir; an operator
  * command run with only `--database-url` (another working directory, no
  * --data-dir) finds that key through the database, makes no key of its own,

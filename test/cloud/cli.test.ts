@@ -74,7 +74,7 @@ describe.skipIf(onPostgres)('gatehouse-cloud CLI', { timeout: 240_000 }, () => {
     expect(keys.stdout).toMatch(/ed_\S+\s+active/);
   });
 
-  it('part 2 commands: providers (no key anywhere), account keys shown once, policies, releases from relative paths', async () => {
+  it('AI and release commands: providers (no key anywhere), account keys shown once, policies, releases from relative paths', async () => {
     const add = await cli(
       'providers',
       'add',

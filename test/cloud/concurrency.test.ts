@@ -7,7 +7,7 @@ import { reservationFor } from '../../cloud/ai/ai-router.ts';
 import { startOpenAiFixture, type FixtureProvider } from '../fixtures/ai-providers/fixture-provider.ts';
 
 /**
- * Issue 11's concurrency check, on PostgreSQL (GATEHOUSE_CLOUD_TEST_DB=postgres,
+ * The gateway's concurrency check, on PostgreSQL (GATEHOUSE_CLOUD_TEST_DB=postgres,
  * run by .ci/run through scripts/with-postgres.sh): two service instances on one
  * database, 8 concurrent clients of one site recording usage against one quota
  * through both instances and replaying each other's event ids.

@@ -24,7 +24,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => h?.stop());
 
-describe("entitlements/check (the seed's shapes)", () => {
+describe('entitlements/check (the shapes the host platform expects)', () => {
   it('answers {success: true, entitlement: {feature, allowed, plan, expires_at}}', async () => {
     const r = await pro.post('entitlements/check', { feature: 'verto.translate' });
     expect(r.status).toBe(200);

@@ -10,7 +10,7 @@ import { freshDatabaseUrl, onPostgres, startHarness, TEST_MASTER_KEY, type Harne
 import { startOpenAiFixture, type FixtureProvider } from '../fixtures/ai-providers/fixture-provider.ts';
 
 /**
- * Issue 19's ledger: ai/generate and usage/record charging one counter at
+ * The ledger: ai/generate and usage/record charging one counter at
  * once (on PostgreSQL through two instances on one database, with the
  * server's own log read for deadlocks), a provider that ignores max_tokens,
  * the nonce folded into the route's own statement, and no provider at all.

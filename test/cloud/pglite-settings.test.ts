@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres, startHarness, type Harness } from './helpers/cloud-harness.ts';
 
 /**
- * The embedded database's memory settings (issue 19: an idle gateway held
+ * The embedded database's memory settings (an idle gateway once held
  * 337 MB, most of it PGlite's 128 MB of shared buffers and optimized
  * WebAssembly code): the buffers are 8 MB, the durability settings are
  * PGlite's own, and the ledger works on them. The resident figures are in

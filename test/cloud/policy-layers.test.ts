@@ -7,7 +7,7 @@ import { startHarness, type Harness } from './helpers/cloud-harness.ts';
 import { accountWithSites } from './helpers/accounts.ts';
 
 /**
- * Policy layering (issue 19): the operator sets an account's policy, the
+ * Policy layering: the operator sets an account's policy, the
  * account's own key can only narrow it, in every field: providers, tags,
  * features switched off, limits. Before, `enterprise/policy` wrote the
  * operator's record: an account key could drop the allow-list and switch

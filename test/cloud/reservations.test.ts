@@ -14,7 +14,7 @@ import type { CloudUsageEvent } from '../../main/contract/cloud/index.ts';
 import { register } from './helpers/client.ts';
 import { startHarness, type Harness } from './helpers/cloud-harness.ts';
 
-/** Reservation and settlement (the seam issue 12's ai/generate uses), against the real database. */
+/** Reservation and settlement (the seam ai/generate uses), against the real database. */
 let h: Harness;
 let site: SiteRow;
 const tokens = async () =>

@@ -5,7 +5,7 @@ import { startHarness, type Harness } from './helpers/cloud-harness.ts';
 
 /**
  * usage/summary and usage/history read the daily rollups kept with the
- * events (issue 19): the answers must be exactly what the events say, also
+ * events: the answers must be exactly what the events say, also
  * for a `from`/`to` that cuts a day (that part is read from the events).
  */
 let h: Harness;

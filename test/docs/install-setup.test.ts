@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// What makes `scripts/setup.sh` quiet on a supported setup (issue 21, item 14): npm 11.16+ warns about every
+// What makes `scripts/setup.sh` quiet on a supported setup: npm 11.16+ warns about every
 // installed package with install scripts that package.json's allowScripts does not name, and the Node range
 // stated to people is the one package.json declares.
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -1,7 +1,7 @@
 /**
  * The console end to end: the real headless service on 127.0.0.1:0 serving a
  * fresh build of the console, Debian's Chromium driven by playwright-core, and
- * the real MCP SDK client as the agent. Follows issue 5's scenario and saves a
+ * the real MCP SDK client as the agent. Follows a person's first session (tokens, a staged write approved) and saves a
  * screenshot of every screen into test-results/screenshots/, or into
  * docs/screenshots/ (shown by the README and docs/console.md) when
  * GATEHOUSE_UPDATE_SCREENSHOTS=1: a test run must not rewrite tracked files.

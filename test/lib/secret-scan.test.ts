@@ -207,7 +207,7 @@ describe('bounded, and never a crash', () => {
   });
 });
 
-// Shapes an attack pass found shown in clear on the desk (issue 27, medium 5): each is found and masked.
+// Secret shapes that were once shown in clear on the desk: each is found and masked.
 describe('the scanner knows the shapes people paste', () => {
   const GHP = 'ghp_' + 'Zr8kQ2mW7xL4nB9vC3tY6uP1sD5fG0hJ8kE2';
   const GTH = 'gth_TMHVndTODJjOaiKXMUpmNPKKGvZQpP65rS1dno-8fgk';

@@ -5,8 +5,8 @@ import type { Client } from '@modelcontextprotocol/client';
 import { STAGED_LIMITS } from '../../main/contract/staged.ts';
 import { connectClient, startTestService } from '../helpers/service.ts';
 
-// Issue 8: "a contributor can stage hundreds of 200 KB pending writes that are cloned and
-// rewritten on every store update". Now each token has a bounded number of pending writes,
+// A contributor could once stage hundreds of 200 KB pending writes that were cloned and
+// rewritten on every store update. Now each token has a bounded number of pending writes,
 // they live one file each in staged/, and options.json never holds them.
 
 let svc: Awaited<ReturnType<typeof startTestService>>;

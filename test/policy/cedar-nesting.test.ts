@@ -4,7 +4,7 @@ import { createCedarEngine } from '../../main/policy/cedar-engine.ts';
 import { MAX_IFS_PER_STATEMENT, MAX_POLICY_NESTING } from '../../main/policy/cedar-nesting.ts';
 
 /**
- * A deeply nested policy (issue 27, low 4): Cedar's parser overflows its WASM stack at about 150 nested
+ * A deeply nested policy: Cedar's parser overflows its WASM stack at about 150 nested
  * brackets, and the overflow breaks the module for every later decision. The text is measured first.
  */
 const when = (cond: string) => `@id("deep") permit (principal, action == Action::"call", resource) when { ${cond} };`;

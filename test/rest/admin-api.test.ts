@@ -112,7 +112,7 @@ describe('admin API', () => {
     expect(text).toContain('"rate_limit":99');
   });
 
-  it('serves the local REST of the seed with honest cloud state', async () => {
+  it('serves the local REST pro/* routes with honest cloud state', async () => {
     const status = (await (
       await fetch(`${svc.baseUrl}/wp-json/gatehouse/v1/pro/cloud/status`, { headers: { Cookie: cookie } })
     ).json()) as { gateway: { connected: boolean } };

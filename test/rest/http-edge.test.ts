@@ -4,7 +4,7 @@ import { ADMIN_KEY_ACCOUNT } from '../../main/store/vault-account.ts';
 import { INIT, rawPost, startTestService } from '../helpers/service.ts';
 import { rawRequest, rawSocket } from '../lib/http/serve.ts';
 
-// Issue 8's edge defects, each answered 500 (or held unbounded memory) before main/lib/http.
+// Edge defects of the HTTP layer, each answered 500 (or held unbounded memory) before main/lib/http.
 let svc: Awaited<ReturnType<typeof startTestService>>;
 let token: string;
 let adminKey: string;
@@ -154,7 +154,7 @@ describe('malformed requests elsewhere get a 4xx', () => {
   });
 });
 
-describe('bounded resources (issue 8: 100 stalled 4 MiB bodies took RSS from 116 to 524 MiB)', () => {
+describe('bounded resources (before the body budget, 100 stalled 4 MiB bodies took RSS from 116 to 524 MiB)', () => {
   it('stalled authenticated uploads cannot hold more than the body budget; small requests still pass', async () => {
     const head = `POST /wp-json/gatehouse-mcp/v1/mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${4 * 1024 * 1024 - 1024}\r\n\r\n`;
     const stalled = [];

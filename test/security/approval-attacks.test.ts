@@ -7,7 +7,7 @@ import type { TokenCreateInput } from '../../main/contract/tokens.ts';
 import { ADMIN_KEY_ACCOUNT } from '../../main/store/vault-account.ts';
 import { connectClient, startTestService } from '../helpers/service.ts';
 
-// Issue 8, "Who may approve: client tokens are not admin credentials": each
+// Who may approve: client tokens are not admin credentials (docs/decisions.md). Each
 // attacker path, tried against the real service over HTTP and MCP, must be
 // refused, and must leave the staged write, the settings, the tokens and the
 // vault as they were. Only a person (console session, tray, CLI with the

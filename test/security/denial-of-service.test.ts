@@ -1,5 +1,5 @@
 /**
- * Issue 8, "Nobody with a token can take the service down", MCP side: each
+ * Nobody with a token can take the service down, MCP side: each
  * example walked against a real service over real HTTP, then a fuzz test per
  * class (keys, malformed bodies) with its seed printed, so a failure can be
  * replayed with GATEHOUSE_FUZZ_SEED.

@@ -4,7 +4,7 @@ import { ADMIN_PREFIX, REST_PREFIX } from '../../main/contract/health.ts';
 import type { StagedResponse } from '../../main/contract/staged.ts';
 import { connectClient, rawPost, startTestService } from '../helpers/service.ts';
 
-// Issue 20, "no agent can ever approve itself": an agent holding an
+// No agent can ever approve itself: an agent holding an
 // administrator's token, in the default `admin` approval mode, tries every
 // path of this area to approve its own staged write — the MCP tools, the
 // admin API and the REST desk routes with its bearer (also with the preview

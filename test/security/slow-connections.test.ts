@@ -5,7 +5,7 @@ import { startTestService } from '../helpers/service.ts';
 import { getFrom, slowHeaders } from '../lib/http/slow-clients.ts';
 
 /**
- * Issue 19: one address holding 300 connections with headers that never
+ * One address holding 300 connections with headers that never
  * finish used to take all 256 slots of the gateway and of the app. With the
  * per-address cap (main/lib/http/server.ts) another address is still served by the gateway; the app,
  * on loopback only, holds 1,024 and has no per-address cap.

@@ -63,7 +63,8 @@ describe("file mutex (the vault file's lock)", () => {
     let inner: Promise<unknown> | null = null;
     await withFileMutex(mutex, async () => {
       inner = withFileMutex(mutex, async () => 'never', { timeoutMs: 150 }).catch((e: Error) => e.message);
-      await new Promise((r) => setTimeout(r, 400));
+      // held until the waiter has given up
+      await inner;
     });
     expect(await inner).toMatch(new RegExp(`stayed locked for 150 ms \\(by pid ${process.pid}\\)`));
     expect(await withFileMutex(mutex, async () => 'after')).toBe('after');

@@ -12,7 +12,7 @@ import { runCli } from '../cli/cli-harness.ts';
 import { connectClient } from '../helpers/service.ts';
 
 /**
- * Issue 30, items 4 and 5: the data dir on a real tmpfs that fills up.
+ * The data dir on a real tmpfs that fills up.
  * Every stage and confirm the full disk refuses answers `storage_unavailable`
  * (the staged write's own file refusing used to surface as internal_error),
  * and once space is back each write confirms once. A start on the full disk

@@ -134,7 +134,7 @@ interface ToolBase<S extends ToolSchema> {
   listed_for?: ReadonlyArray<ReadonlyArray<ClientNeed>>;
 }
 
-/** A client capability a tool's source may list it under (docs/decisions.md, "Tools listed to the clients that can use them"). */
+/** A client capability a tool's source may list it under (docs/decisions.md, "Learn the sets by listing, not by guessing from schemas"). */
 export type ClientNeed = 'sampling' | 'elicitation';
 
 /** Whether a client that declared `capabilities` is listed a tool with these `listed_for` sets. */

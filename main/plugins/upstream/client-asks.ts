@@ -47,7 +47,7 @@ export function capabilityMissing(upstream: string, ask: ClientAsk, capability: 
  * Checks every request an input-required answer embeds against what the
  * client declared; throws the first refusal. Only elicitation and sampling
  * pass: roots describe one client's own workspace, and an upstream process is
- * shared by every client of Gatehouse (decisions.md, up-relay).
+ * shared by every client of Gatehouse (docs/decisions.md, "Roots are not passed").
  */
 export function checkAsks(upstream: string, asks: Record<string, ClientAsk>, ctx: CallContext): void {
   for (const ask of Object.values(asks)) {

@@ -413,7 +413,7 @@ export class UpstreamConnection {
    * The names of the tools the upstream lists to a client that declares only `capabilities` (none, sampling,
    * elicitation): a session of its own (for stdio a process of its own, confined the same way), closed once it
    * answered. What the live session lists, declaring both, is the pinned set; this says which of those a client
-   * without them can use (docs/decisions.md, "Tools listed to the clients that can use them").
+   * without them can use (docs/decisions.md, "Learn the sets by listing, not by guessing from schemas").
    */
   async probeTools(capabilities: Record<string, unknown>): Promise<string[]> {
     const sdk = await clientSdk();

@@ -182,8 +182,8 @@ export const UpstreamRecord = z.object({
     .optional(),
   /**
    * Which tools it lists only to clients that can sample or elicit, learned for the listing named by `listing`
-   * (a hash of its definitions): learned again only when the listing changes (docs/decisions.md, "Tools listed
-   * to the clients that can use them"). `tools`: name -> the capability sets it was listed under.
+   * (a hash of its definitions): learned again only when the listing changes (docs/decisions.md, "Learn the sets by listing, not
+   * by guessing from schemas"). `tools`: name -> the capability sets it was listed under.
    */
   client_needs: z
     .object({
@@ -197,7 +197,7 @@ export const UpstreamRecord = z.object({
   /**
    * Its prompts' pins. null: none yet (an upstream stored before prompts were
    * pinned, or an OAuth one before its first sign-in): the first listing is
-   * pinned approved, once (docs/decisions.md, "Upstream prompt pinning").
+   * pinned approved, once (docs/decisions.md, "Upstream prompts are pinned like tools").
    */
   prompts: z.array(PinnedPrompt).nullable().default(null),
   /** the person's own preview recipes, one per write tool, in place of a shipped one of that tool (docs/staging.md) */

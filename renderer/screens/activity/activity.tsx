@@ -1,7 +1,8 @@
-import { memo, useEffect, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { AuditResult } from '../../../main/contract/index.ts';
 import { shown } from '../../../main/contract/index.ts';
 import type { AuditEntry, AuditPage, AuditQueryInput, TokenView } from '../../../main/contract/index.ts';
+import { DataTable, type Column } from '../../components/data-table.tsx';
 import { ErrorBox, LoadState } from '../../components/load-state.tsx';
 import { Switch } from '../../components/switch.tsx';
 import { useApi, useConsole } from '../../lib/console-context.tsx';
@@ -15,13 +16,16 @@ import { EMPTY_FILTERS, matches, toQuery } from './filters.ts';
 import type { FilterForm } from './filters.ts';
 
 const PAGE = 50;
+const NO_TOKENS: readonly TokenView[] = [];
 
 export function Activity() {
   const api = useApi();
   const users = useUserNames();
   // The token filter names tokens by label and preview, the way the console shows them everywhere else.
   const tokens = useLoad(() => api['tokens.list']({}), [api]);
-  const tokenList: TokenView[] = tokens.state.status === 'ready' ? tokens.state.data : [];
+  const tokenList: readonly TokenView[] = tokens.state.status === 'ready' ? tokens.state.data : NO_TOKENS;
+  // stable between live entries, so the table's rows stay memoized
+  const tokenLabel = useCallback((id: string) => tokenList.find((t) => t.id === id)?.label, [tokenList]);
   const [form, setForm] = useState<FilterForm>(EMPTY_FILTERS);
   const [applied, setApplied] = useState<FilterForm>(EMPTY_FILTERS);
   const [live, setLive] = useState(true);
@@ -125,7 +129,7 @@ export function Activity() {
             page={data}
             query={query}
             userName={users}
-            tokenLabel={(id) => tokenList.find((t) => t.id === id)?.label}
+            tokenLabel={tokenLabel}
             onMore={(more) =>
               page.update((p) => ({
                 entries: [...p.entries, ...more.entries.filter((e) => !p.entries.some((x) => x.id === e.id))],
@@ -195,6 +199,7 @@ function AuditTable({
   const [loading, setLoading] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
   useEffect(() => setFailure(null), [page]);
+  const columns = useMemo(() => auditColumns(userName, tokenLabel), [userName, tokenLabel]);
   if (page.entries.length === 0)
     return (
       <p className="empty">No audit entries match. Every tool call, staged write and decision is recorded here.</p>
@@ -210,30 +215,7 @@ function AuditTable({
   return (
     <>
       <div className="table-scroll" tabIndex={0} role="region" aria-label="Audit entries">
-        <table className="audit">
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Tool</th>
-              <th scope="col">Result</th>
-              <th scope="col">User</th>
-              <th scope="col">Token</th>
-              <th scope="col">Client</th>
-              <th scope="col">Target</th>
-              <th scope="col">ms</th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.entries.map((e) => (
-              <AuditRow
-                key={e.id}
-                entry={e}
-                user={userName(e.user_id)}
-                token={e.token_id ? tokenLabel(e.token_id) : undefined}
-              />
-            ))}
-          </tbody>
-        </table>
+        <DataTable className="audit" columns={columns} rows={page.entries} rowKey={(e) => e.id} />
       </div>
       {failure ? <ErrorBox message={`Could not load more: ${failure}`} /> : null}
       {page.next_cursor ? (
@@ -247,44 +229,63 @@ function AuditTable({
   );
 }
 
-const AuditRow = memo(function AuditRow({
-  entry: e,
-  user,
-  token,
-}: {
-  entry: AuditEntry;
-  user: string;
-  token: string | undefined;
-}) {
-  return (
-    <tr>
-      <td>
-        <time dateTime={e.at}>{formatDateTime(e.at)}</time>
-      </td>
-      <td>
-        {shown(e.tool)}
-        {e.write ? <span className="badge">write</span> : null}
-      </td>
-      <td>
-        <span className={`badge result-${e.result}`}>{e.result}</span>
-        {e.error_code ? (
-          <span className="code" title={errorWords(e.error_code)}>
-            {' '}
-            {e.error_code}
-          </span>
-        ) : null}
-      </td>
-      <td title={e.user_id ?? undefined}>{user}</td>
-      <td className="wrap">
-        {token ? <>{shown(token)} </> : null}
-        <span className={token ? 'detail' : undefined}>{e.token_preview ?? ''}</span>
-      </td>
-      <td className="wrap">
-        {shown(e.client)}
-        {e.client && e.client_source && e.client_source !== 'request' ? <span className="detail"> (guess)</span> : null}
-      </td>
-      <td className="wrap">{shown(e.target)}</td>
-      <td className="num">{Math.round(e.duration_ms)}</td>
-    </tr>
-  );
-});
+/** The audit table's columns; made once per names, so a live entry re-renders only its own row. */
+function auditColumns(
+  userName: (id: string | null) => string,
+  tokenLabel: (id: string) => string | undefined,
+): Column<AuditEntry>[] {
+  return [
+    { header: 'Time', cell: (e) => <time dateTime={e.at}>{formatDateTime(e.at)}</time> },
+    {
+      header: 'Tool',
+      cell: (e) => (
+        <>
+          {shown(e.tool)}
+          {e.write ? <span className="badge">write</span> : null}
+        </>
+      ),
+    },
+    {
+      header: 'Result',
+      cell: (e) => (
+        <>
+          <span className={`badge result-${e.result}`}>{e.result}</span>
+          {e.error_code ? (
+            <span className="code" title={errorWords(e.error_code)}>
+              {' '}
+              {e.error_code}
+            </span>
+          ) : null}
+        </>
+      ),
+    },
+    { header: 'User', title: (e) => e.user_id ?? undefined, cell: (e) => userName(e.user_id) },
+    {
+      header: 'Token',
+      className: 'wrap',
+      cell: (e) => {
+        const token = e.token_id ? tokenLabel(e.token_id) : undefined;
+        return (
+          <>
+            {token ? <>{shown(token)} </> : null}
+            <span className={token ? 'detail' : undefined}>{e.token_preview ?? ''}</span>
+          </>
+        );
+      },
+    },
+    {
+      header: 'Client',
+      className: 'wrap',
+      cell: (e) => (
+        <>
+          {shown(e.client)}
+          {e.client && e.client_source && e.client_source !== 'request' ? (
+            <span className="detail"> (guess)</span>
+          ) : null}
+        </>
+      ),
+    },
+    { header: 'Target', className: 'wrap', cell: (e) => shown(e.target) },
+    { header: 'ms', className: 'num', cell: (e) => Math.round(e.duration_ms) },
+  ];
+}

@@ -3,6 +3,7 @@ import { principalLabel, type StagedPayload } from '../../../main/contract/index
 import { shown } from '../../../main/contract/index.ts';
 import { errorWords } from '../../lib/words.ts';
 import { TimeAgoCell } from '../../components/time-ago-cell.tsx';
+import { DataTable } from '../../components/data-table.tsx';
 
 const LABEL: Record<StagedPayload['status'], string> = {
   pending: 'pending',
@@ -18,47 +19,42 @@ export const DecisionHistory = memo(function DecisionHistory({ items }: { items:
   return (
     <section aria-labelledby="ap-history" className="history">
       <h2 id="ap-history">Recent decisions</h2>
-      {items.length === 0 ? (
-        <p className="muted">No decisions yet.</p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Decision</th>
-              <th scope="col">Tool</th>
-              <th scope="col">What</th>
-              <th scope="col">By</th>
-              <th scope="col">When</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((item) => (
-              <tr key={item.id}>
-                <td>
-                  <span className={`badge result-${item.status}`}>{LABEL[item.status]}</span>
-                  {item.settlement ? (
-                    <span className="reason">
-                      : settled by a person,{' '}
-                      {item.settlement.outcome === 'applied' ? 'it was applied' : 'it was not applied'}{' '}
-                      <span className="code">(was {item.settlement.was})</span>
-                    </span>
-                  ) : null}
-                  {item.error_code ? (
-                    <span className="reason">
-                      : {errorWords(item.error_code)} <span className="code">({item.error_code})</span>
-                      {item.error_message ? <span className="error-message">: {shown(item.error_message)}</span> : null}
-                    </span>
-                  ) : null}
-                </td>
-                <td>{shown(item.tool)}</td>
-                <td>{shown(item.preview.summary)}</td>
-                <td>{item.decided_by ? principalLabel(item.decided_by) : item.status === 'expired' ? 'time' : ''}</td>
-                <TimeAgoCell at={item.decided_at ?? item.expires_at} />
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable
+        rows={items}
+        rowKey={(item) => item.id}
+        empty={<p className="muted">No decisions yet.</p>}
+        columns={[
+          {
+            header: 'Decision',
+            cell: (item) => (
+              <>
+                <span className={`badge result-${item.status}`}>{LABEL[item.status]}</span>
+                {item.settlement ? (
+                  <span className="reason">
+                    : settled by a person,{' '}
+                    {item.settlement.outcome === 'applied' ? 'it was applied' : 'it was not applied'}{' '}
+                    <span className="code">(was {item.settlement.was})</span>
+                  </span>
+                ) : null}
+                {item.error_code ? (
+                  <span className="reason">
+                    : {errorWords(item.error_code)} <span className="code">({item.error_code})</span>
+                    {item.error_message ? <span className="error-message">: {shown(item.error_message)}</span> : null}
+                  </span>
+                ) : null}
+              </>
+            ),
+          },
+          { header: 'Tool', cell: (item) => shown(item.tool) },
+          { header: 'What', cell: (item) => shown(item.preview.summary) },
+          {
+            header: 'By',
+            cell: (item) =>
+              item.decided_by ? principalLabel(item.decided_by) : item.status === 'expired' ? 'time' : '',
+          },
+          { header: 'When', ownCell: true, cell: (item) => <TimeAgoCell at={item.decided_at ?? item.expires_at} /> },
+        ]}
+      />
       <p>
         <a href="#activity">Full history in Activity</a>
       </p>

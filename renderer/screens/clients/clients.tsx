@@ -1,3 +1,4 @@
+import { DataTable } from '../../components/data-table.tsx';
 import { useState } from 'react';
 import type { ClientId, ClientReportView, ClientServerView } from '../../../main/contract/index.ts';
 import { ErrorBox, LoadState } from '../../components/load-state.tsx';
@@ -131,31 +132,26 @@ export function Clients() {
                             {l.read_only ? ' (managed, read-only)' : ''}: <code>{l.file}</code>
                           </p>
                           {l.error ? <ErrorBox message={l.error} /> : null}
-                          {l.servers.length ? (
-                            <table>
-                              <thead>
-                                <tr>
-                                  <th scope="col">Server</th>
-                                  <th scope="col">Kind</th>
-                                  <th scope="col">State</th>
-                                </tr>
-                              </thead>
-                              <tbody>
-                                {l.servers.map((s) => (
-                                  <tr key={s.name}>
-                                    <td>
+                          {l.servers.length || !l.error ? (
+                            <DataTable
+                              rows={l.servers}
+                              rowKey={(s) => s.name}
+                              empty={<p className="empty">No servers.</p>}
+                              columns={[
+                                {
+                                  header: 'Server',
+                                  cell: (s) => (
+                                    <>
                                       <strong>{s.name}</strong>
                                       {s.disabled ? ' (disabled)' : ''}
-                                    </td>
-                                    <td>{kindOf(s)}</td>
-                                    <td>{stateOf(s)}</td>
-                                  </tr>
-                                ))}
-                              </tbody>
-                            </table>
-                          ) : l.error ? null : (
-                            <p className="empty">No servers.</p>
-                          )}
+                                    </>
+                                  ),
+                                },
+                                { header: 'Kind', cell: kindOf },
+                                { header: 'State', cell: stateOf },
+                              ]}
+                            />
+                          ) : null}
                         </div>
                       ))}
                     </article>

@@ -1,3 +1,4 @@
+import { DataTable } from '../../components/data-table.tsx';
 import { shown } from '../../../main/contract/index.ts';
 import type { CloudStatusView } from '../../../main/contract/index.ts';
 import { breakerWords, certificateWords } from '../../lib/cloud-words.ts';
@@ -135,30 +136,26 @@ export function ProblemsCard({ status }: { status: CloudStatusView }) {
         <p className="muted">No errors.</p>
       ) : (
         <div className="table-scroll">
-          <table className="cloud-errors">
-            <caption className="visually-hidden">Last errors, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Request</th>
-                <th scope="col">What happened</th>
-              </tr>
-            </thead>
-            <tbody>
-              {errors.map((e) => (
-                <tr key={`${e.request_id}-${e.at}`}>
-                  <td>{formatDateTime(e.at)}</td>
-                  <td>
+          <DataTable
+            className="cloud-errors"
+            caption="Last errors, newest first"
+            captionHidden
+            rows={errors}
+            rowKey={(e) => `${e.request_id}-${e.at}`}
+            columns={[
+              { header: 'When', cell: (e) => formatDateTime(e.at) },
+              {
+                header: 'Request',
+                cell: (e) => (
+                  <>
                     <code>{e.operation}</code>
                     <span className="detail"> · {plural(e.attempts, 'attempt')}</span>
-                  </td>
-                  <td>
-                    <FailureText failure={e} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+              { header: 'What happened', cell: (e) => <FailureText failure={e} /> },
+            ]}
+          />
         </div>
       )}
     </section>

@@ -1,3 +1,4 @@
+import { DataTable } from '../../components/data-table.tsx';
 import { useEffect, useRef, useState } from 'react';
 import type { TokenCreated, TokenView, User } from '../../../main/contract/index.ts';
 import { ConfirmInline } from '../../components/confirm-inline.tsx';
@@ -89,68 +90,61 @@ function TokenTable({ tokens, onRevoked }: { tokens: TokenView[]; onRevoked: (id
         {announcement}
       </p>
       {failure ? <ErrorBox message={failure} /> : null}
-      <table className="token-table">
-        <thead>
-          <tr>
-            <th scope="col">Label</th>
-            <th scope="col">User</th>
-            <th scope="col">Token</th>
-            <th scope="col">Tools</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {sorted.map((t) => (
-            <tr key={t.id}>
-              <td>
+      <DataTable
+        className="token-table"
+        rows={sorted}
+        rowKey={(t) => t.id}
+        columns={[
+          {
+            header: 'Label',
+            cell: (t) => (
+              <>
                 {t.label}
                 {t.scope.read_only ? <span className="badge"> read only</span> : null}
                 {t.scope.profile ? <span className="badge"> profile {t.scope.profile}</span> : null}
-              </td>
-              <td>{t.user_login ?? t.user_id}</td>
-              <td>
-                <code>{t.preview}</code>
-              </td>
-              <td
-                className="num"
-                title="tools this token may see now (its user's role, its scope and profile, disabled tools)"
-              >
-                {t.tool_count ?? '–'}
-              </td>
-              <TimeAgoCell at={t.created} />
-              <TimeAgoCell at={t.last_used} />
-              <td className="actions">
-                {asking === t.id ? (
-                  <ConfirmInline
-                    question={`Revoke “${t.label}”? Clients using it are refused at once.`}
-                    confirmLabel="Revoke"
-                    busy={busy}
-                    onConfirm={() => void revoke(t)}
-                    onCancel={() => {
-                      refocus.current = t.id;
-                      setAsking(null);
-                    }}
-                  />
-                ) : (
-                  <button
-                    type="button"
-                    id={`tk-revoke-${t.id}`}
-                    className="danger-outline"
-                    onClick={() => setAsking(t.id)}
-                    aria-label={`Revoke “${t.label}”`}
-                  >
-                    Revoke
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+              </>
+            ),
+          },
+          { header: 'User', cell: (t) => t.user_login ?? t.user_id },
+          { header: 'Token', cell: (t) => <code>{t.preview}</code> },
+          {
+            header: 'Tools',
+            className: 'num',
+            title: () => "tools this token may see now (its user's role, its scope and profile, disabled tools)",
+            cell: (t) => t.tool_count ?? '–',
+          },
+          { header: 'Created', ownCell: true, cell: (t) => <TimeAgoCell at={t.created} /> },
+          { header: 'Last used', ownCell: true, cell: (t) => <TimeAgoCell at={t.last_used} /> },
+          {
+            header: 'Actions',
+            hiddenHeader: true,
+            className: 'actions',
+            cell: (t) =>
+              asking === t.id ? (
+                <ConfirmInline
+                  question={`Revoke “${t.label}”? Clients using it are refused at once.`}
+                  confirmLabel="Revoke"
+                  busy={busy}
+                  onConfirm={() => void revoke(t)}
+                  onCancel={() => {
+                    refocus.current = t.id;
+                    setAsking(null);
+                  }}
+                />
+              ) : (
+                <button
+                  type="button"
+                  id={`tk-revoke-${t.id}`}
+                  className="danger-outline"
+                  onClick={() => setAsking(t.id)}
+                  aria-label={`Revoke “${t.label}”`}
+                >
+                  Revoke
+                </button>
+              ),
+          },
+        ]}
+      />
     </>
   );
 }

@@ -8,6 +8,7 @@ import {
   type RecipeView,
   type UpstreamDetail,
 } from '../../../main/contract/index.ts';
+import { DataTable } from '../../components/data-table.tsx';
 import { ErrorBox } from '../../components/load-state.tsx';
 import { useApi } from '../../lib/console-context.tsx';
 
@@ -114,53 +115,48 @@ export function PreviewRecipes({ detail: d, onChanged }: { detail: UpstreamDetai
         What the desk reads to show what a write will change. A preview calls only tools you classified as reads; your
         recipe for a tool takes the place of a shipped one.
       </p>
-      {d.recipes.length ? (
-        <table className="upstream-recipes" aria-label={`Preview recipes of ${d.id}`}>
-          <thead>
-            <tr>
-              <th scope="col">Write</th>
-              <th scope="col">From</th>
-              <th scope="col">Reads</th>
-              <th scope="col">Used</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {d.recipes.map((v: RecipeView) => (
-              <tr key={`${v.source}:${v.tool}`}>
-                <td>
-                  <code>{v.tool}</code>
-                </td>
-                <td>
-                  {v.source === 'person' ? (v.overrides_shipped ? 'yours (instead of shipped)' : 'yours') : 'shipped'}
-                </td>
-                <td>
-                  <code>{recipeText(v.recipe).replace(/^[^:]*: /, '')}</code>
-                </td>
-                <td className={v.problem ? 'warning' : undefined}>{v.problem ? `no: ${v.problem}` : 'yes'}</td>
-                <td className="actions">
-                  <button type="button" disabled={busy} onClick={() => edit(v.recipe)}>
-                    {v.source === 'person' ? `Edit the recipe for ${v.tool}` : `Write your own for ${v.tool}`}
+      <DataTable
+        className="upstream-recipes"
+        ariaLabel={`Preview recipes of ${d.id}`}
+        rows={d.recipes}
+        rowKey={(v) => `${v.source}:${v.tool}`}
+        empty={<p>None: its writes show their arguments.</p>}
+        columns={[
+          { header: 'Write', cell: (v: RecipeView) => <code>{v.tool}</code> },
+          {
+            header: 'From',
+            cell: (v) =>
+              v.source === 'person' ? (v.overrides_shipped ? 'yours (instead of shipped)' : 'yours') : 'shipped',
+          },
+          { header: 'Reads', cell: (v) => <code>{recipeText(v.recipe).replace(/^[^:]*: /, '')}</code> },
+          {
+            header: 'Used',
+            className: (v) => (v.problem ? 'warning' : undefined),
+            cell: (v) => (v.problem ? `no: ${v.problem}` : 'yes'),
+          },
+          {
+            header: 'Actions',
+            hiddenHeader: true,
+            className: 'actions',
+            cell: (v) => (
+              <>
+                <button type="button" disabled={busy} onClick={() => edit(v.recipe)}>
+                  {v.source === 'person' ? `Edit the recipe for ${v.tool}` : `Write your own for ${v.tool}`}
+                </button>
+                {v.source === 'person' ? (
+                  <button
+                    type="button"
+                    disabled={busy}
+                    onClick={() => void run(() => api['upstreams.recipe_remove']({ id: d.id, tool: v.tool }))}
+                  >
+                    Remove the recipe for {v.tool}
                   </button>
-                  {v.source === 'person' ? (
-                    <button
-                      type="button"
-                      disabled={busy}
-                      onClick={() => void run(() => api['upstreams.recipe_remove']({ id: d.id, tool: v.tool }))}
-                    >
-                      Remove the recipe for {v.tool}
-                    </button>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : (
-        <p>None: its writes show their arguments.</p>
-      )}
+                ) : null}
+              </>
+            ),
+          },
+        ]}
+      />
       {draft ? (
         <fieldset className="field recipe-editor" aria-label="Edit a preview recipe">
           <label>

@@ -1,4 +1,5 @@
 import type { FieldChange, UpstreamPromptView, UpstreamReviewInput } from '../../../main/contract/index.ts';
+import { DataTable } from '../../components/data-table.tsx';
 
 /** What the panel's buttons send to upstreams.review (an approval names the hash of the diff shown). */
 export type ReviewActs = Omit<UpstreamReviewInput, 'id'>;
@@ -53,25 +54,28 @@ export function PromptTable({
   busy: boolean;
   onReview: (input: ReviewActs) => void;
 }) {
-  if (prompts.length === 0) return null;
   return (
-    <table className="upstream-tools" aria-label="Prompts">
-      <thead>
-        <tr>
-          <th scope="col">Prompt</th>
-          <th scope="col">State</th>
-          <th scope="col">Definition</th>
-        </tr>
-      </thead>
-      <tbody>
-        {prompts.map((p) => (
-          <tr key={p.name}>
-            <td>
+    <DataTable
+      className="upstream-tools"
+      ariaLabel="Prompts"
+      rows={prompts}
+      rowKey={(p) => p.name}
+      empty={null}
+      columns={[
+        {
+          header: 'Prompt',
+          cell: (p) => (
+            <>
               <code>{p.name}</code>
               {p.removed ? <span className="badge"> removed</span> : null}
-            </td>
-            <td>{p.state}</td>
-            <td>
+            </>
+          ),
+        },
+        { header: 'State', cell: (p) => p.state },
+        {
+          header: 'Definition',
+          cell: (p) => (
+            <>
               <code title={p.hash ?? ''}>{p.hash ? `${p.hash.slice(0, 19)}…` : 'new'}</code>
               {p.state === 'hidden' && !p.pending && p.hash ? (
                 <button
@@ -94,10 +98,10 @@ export function PromptTable({
                   onHide={() => onReview({ hide_prompts: [p.prompt] })}
                 />
               ) : null}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+            </>
+          ),
+        },
+      ]}
+    />
   );
 }

@@ -6,6 +6,7 @@ import {
   type UpstreamPromptView,
   type UpstreamToolView,
 } from '../../../main/contract/index.ts';
+import { DataTable } from '../../components/data-table.tsx';
 import { ErrorBox } from '../../components/load-state.tsx';
 import { asksOf } from './view-review.tsx';
 import { useApi } from '../../lib/console-context.tsx';
@@ -95,91 +96,55 @@ export function ToolConsent({
           code={failure.code}
         />
       ) : null}
-      <table className="upstream-tools">
-        <thead>
-          <tr>
-            <th scope="col">Tool</th>
-            <th scope="col">Description</th>
-            <th scope="col">Class</th>
-            <th scope="col">Definition</th>
-          </tr>
-        </thead>
-        <tbody>
-          {waiting.map((t) => (
-            <tr key={t.tool}>
-              <td>
-                <code>{shown(t.name)}</code>
-              </td>
-              <td>{shown(t.description ?? t.title ?? '')}</td>
-              <td>
-                <select
-                  aria-label={`Class of ${t.name}`}
-                  value={classOf(t)}
-                  onChange={(e) => setClasses((c) => new Map(c).set(t.tool, e.target.value as ToolClass))}
-                >
-                  <option value="read">read</option>
-                  <option value="write">write (staged)</option>
-                </select>
-              </td>
-              <td>
-                <code title={t.pending!.hash}>{t.pending!.hash.slice(0, 19)}…</code>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {prompts.length ? (
-        <table className="upstream-tools" aria-label={`Prompts of ${detail.id}`}>
-          <thead>
-            <tr>
-              <th scope="col">Prompt</th>
-              <th scope="col">Description</th>
-              <th scope="col">Arguments</th>
-              <th scope="col">Definition</th>
-            </tr>
-          </thead>
-          <tbody>
-            {prompts.map((p) => (
-              <tr key={p.prompt}>
-                <td>
-                  <code>{shown(p.name)}</code>
-                </td>
-                <td>{shown(p.description ?? p.title ?? '')}</td>
-                <td>{shown(argumentsOf(p).join(', ') || '—')}</td>
-                <td>
-                  <code title={p.pending!.hash}>{p.pending!.hash.slice(0, 19)}…</code>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-      {views.length ? (
-        <table className="upstream-tools" aria-label={`Views of ${detail.id}`}>
-          <thead>
-            <tr>
-              <th scope="col">View</th>
-              <th scope="col">Asks for</th>
-              <th scope="col">Size</th>
-              <th scope="col">Definition</th>
-            </tr>
-          </thead>
-          <tbody>
-            {views.map((v) => (
-              <tr key={v.view}>
-                <td>
-                  <code>{shown(v.name)}</code>
-                </td>
-                <td>{shown(asksOf(v))}</td>
-                <td>{(v.size / 1024).toFixed(1)} KiB</td>
-                <td>
-                  <code title={v.pending!.hash}>{v.pending!.hash.slice(0, 19)}…</code>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+      <DataTable
+        className="upstream-tools"
+        rows={waiting}
+        rowKey={(t) => t.tool}
+        columns={[
+          { header: 'Tool', cell: (t) => <code>{shown(t.name)}</code> },
+          { header: 'Description', cell: (t) => shown(t.description ?? t.title ?? '') },
+          {
+            header: 'Class',
+            cell: (t) => (
+              <select
+                aria-label={`Class of ${t.name}`}
+                value={classOf(t)}
+                onChange={(e) => setClasses((c) => new Map(c).set(t.tool, e.target.value as ToolClass))}
+              >
+                <option value="read">read</option>
+                <option value="write">write (staged)</option>
+              </select>
+            ),
+          },
+          { header: 'Definition', cell: (t) => <PendingHash hash={t.pending!.hash} /> },
+        ]}
+      />
+      <DataTable
+        className="upstream-tools"
+        ariaLabel={`Prompts of ${detail.id}`}
+        rows={prompts}
+        rowKey={(p) => p.prompt}
+        empty={null}
+        columns={[
+          { header: 'Prompt', cell: (p) => <code>{shown(p.name)}</code> },
+          { header: 'Description', cell: (p) => shown(p.description ?? p.title ?? '') },
+          { header: 'Arguments', cell: (p) => shown(argumentsOf(p).join(', ') || '—') },
+          { header: 'Definition', cell: (p) => <PendingHash hash={p.pending!.hash} /> },
+        ]}
+      />
+      <DataTable
+        className="upstream-tools"
+        ariaLabel={`Views of ${detail.id}`}
+        rows={views}
+        rowKey={(v) => v.view}
+        empty={null}
+        columns={[
+          { header: 'View', cell: (v) => <code>{shown(v.name)}</code> },
+          { header: 'Asks for', cell: (v) => shown(asksOf(v)) },
+          { header: 'Size', cell: (v) => `${(v.size / 1024).toFixed(1)} KiB` },
+          { header: 'Definition', cell: (v) => <PendingHash hash={v.pending!.hash} /> },
+        ]}
+      />
       {instructions ? (
         <section aria-label={`Instructions of ${detail.id}`}>
           <h3>
@@ -204,4 +169,9 @@ export function ToolConsent({
       </div>
     </section>
   );
+}
+
+/** A waiting definition's hash, shortened (the whole one on hover). */
+function PendingHash({ hash }: { hash: string }) {
+  return <code title={hash}>{hash.slice(0, 19)}…</code>;
 }

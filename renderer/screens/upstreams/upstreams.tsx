@@ -5,6 +5,7 @@ import {
   type UpstreamToolView,
   type UpstreamView,
 } from '../../../main/contract/index.ts';
+import { DataTable } from '../../components/data-table.tsx';
 import { ErrorBox, LoadState } from '../../components/load-state.tsx';
 import { useApi } from '../../lib/console-context.tsx';
 import { useApiEvents } from '../../lib/use-events.ts';
@@ -74,41 +75,59 @@ export function Upstreams() {
                 <code>gatehouse upstreams add ID --stdio -- COMMAND ARGS</code> or <code>--url URL</code>.
               </p>
             ) : (
-              <table className="upstream-table">
-                <Head columns={['Server', 'Status', 'Tools', 'Restarts', 'Last error']} hidden="Details" />
-                <tbody>
-                  {rows.map((u) => (
-                    <tr key={u.id}>
-                      <td>
+              <DataTable
+                className="upstream-table"
+                rows={rows}
+                rowKey={(u) => u.id}
+                columns={[
+                  {
+                    header: 'Server',
+                    cell: (u) => (
+                      <>
                         <strong>{u.id}</strong> <span className="badge">{u.kind}</span>
-                      </td>
-                      <td>
+                      </>
+                    ),
+                  },
+                  {
+                    header: 'Status',
+                    cell: (u) => (
+                      <>
                         {u.health.status.replace(/_/g, ' ')}
                         {u.health.protocol ? ` (${u.health.protocol})` : ''}
-                      </td>
-                      <td>
+                      </>
+                    ),
+                  },
+                  {
+                    header: 'Tools',
+                    cell: (u) => (
+                      <>
                         {u.tools.approved} approved{u.tools.quarantined ? `, ${u.tools.quarantined} to review` : ''}
                         {u.tools.hidden ? `, ${u.tools.hidden} hidden` : ''}
                         {u.prompts.quarantined ? `; ${u.prompts.quarantined} prompts to review` : ''}
                         {u.views?.approved ? `; ${u.views.approved} views` : ''}
                         {u.views?.quarantined ? `; ${u.views.quarantined} views to review` : ''}
-                      </td>
-                      <td>{u.health.restarts}</td>
-                      <td>{u.health.last_error ?? '—'}</td>
-                      <td className="actions">
-                        <button
-                          type="button"
-                          aria-expanded={open === u.id}
-                          onClick={() => setOpen(open === u.id ? null : u.id)}
-                          aria-label={`Details of ${u.id}`}
-                        >
-                          {open === u.id ? 'Hide details' : 'Details'}
-                        </button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                      </>
+                    ),
+                  },
+                  { header: 'Restarts', cell: (u) => u.health.restarts },
+                  { header: 'Last error', cell: (u) => u.health.last_error ?? '—' },
+                  {
+                    header: 'Details',
+                    hiddenHeader: true,
+                    className: 'actions',
+                    cell: (u) => (
+                      <button
+                        type="button"
+                        aria-expanded={open === u.id}
+                        onClick={() => setOpen(open === u.id ? null : u.id)}
+                        aria-label={`Details of ${u.id}`}
+                      >
+                        {open === u.id ? 'Hide details' : 'Details'}
+                      </button>
+                    ),
+                  },
+                ]}
+              />
             )
           }
         </LoadState>
@@ -260,72 +279,70 @@ function ToolTable({
   onReview: (input: ReviewActs) => void;
 }) {
   return (
-    <table className="upstream-tools">
-      <Head columns={['Tool', 'Class', 'State', 'Definition']} />
-      <tbody>
-        {tools.map((t) => (
-          <tr key={t.name}>
-            <td>
+    <DataTable
+      className="upstream-tools"
+      rows={tools}
+      rowKey={(t) => t.name}
+      columns={[
+        {
+          header: 'Tool',
+          cell: (t) => (
+            <>
               <code>{t.name}</code>
               {t.removed ? <span className="badge"> removed</span> : null}
-            </td>
-            <td>{t.class}</td>
-            <td>{t.state}</td>
-            <td>
-              <code title={t.hash ?? ''}>{t.hash ? `${t.hash.slice(0, 19)}…` : 'new'}</code>
-              {t.removed ? null : <ClassToggle tool={t} busy={busy} onMark={(cls) => onReview({ [cls]: [t.tool] })} />}
-              {t.state === 'hidden' && !t.pending && t.hash ? (
-                <button
-                  type="button"
-                  className="inline-action"
-                  disabled={busy}
-                  aria-label={`Offer ${t.name} again`}
-                  // bound to the definition shown: one that changed since is refused as stale
-                  onClick={() => onReview({ consent: [{ tool: t.tool, hash: t.hash! }] })}
-                >
-                  offer it again
-                </button>
-              ) : null}
-              {t.pending ? (
-                <PendingReview
-                  label={t.name}
-                  why={
-                    t.pending.reason === 'new'
-                      ? 'New tool'
-                      : t.pending.reason === 'hint_flipped'
-                        ? 'Its read-only hint flipped'
-                        : 'Its definition changed'
-                  }
-                  changes={t.pending.changes}
-                  busy={busy}
-                  onApprove={() => onReview({ consent: [{ tool: t.tool, hash: t.pending!.hash }] })}
-                  onHide={() => onReview({ hide: [t.tool] })}
-                />
-              ) : null}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+            </>
+          ),
+        },
+        { header: 'Class', cell: (t) => t.class },
+        { header: 'State', cell: (t) => t.state },
+        { header: 'Definition', cell: (t) => <ToolDefinition tool={t} busy={busy} onReview={onReview} /> },
+      ]}
+    />
   );
 }
 
-/** A table's header row; `hidden` names a last column for screen readers only (its buttons). */
-function Head({ columns, hidden }: { columns: string[]; hidden?: string }) {
+/** A tool's pinned hash with its class toggle, "offer it again" when hidden, and the review of a waiting change. */
+function ToolDefinition({
+  tool: t,
+  busy,
+  onReview,
+}: {
+  tool: UpstreamToolView;
+  busy: boolean;
+  onReview: (input: ReviewActs) => void;
+}) {
   return (
-    <thead>
-      <tr>
-        {columns.map((c) => (
-          <th key={c} scope="col">
-            {c}
-          </th>
-        ))}
-        {hidden ? (
-          <th scope="col">
-            <span className="visually-hidden">{hidden}</span>
-          </th>
-        ) : null}
-      </tr>
-    </thead>
+    <>
+      <code title={t.hash ?? ''}>{t.hash ? `${t.hash.slice(0, 19)}…` : 'new'}</code>
+      {t.removed ? null : <ClassToggle tool={t} busy={busy} onMark={(cls) => onReview({ [cls]: [t.tool] })} />}
+      {t.state === 'hidden' && !t.pending && t.hash ? (
+        <button
+          type="button"
+          className="inline-action"
+          disabled={busy}
+          aria-label={`Offer ${t.name} again`}
+          // bound to the definition shown: one that changed since is refused as stale
+          onClick={() => onReview({ consent: [{ tool: t.tool, hash: t.hash! }] })}
+        >
+          offer it again
+        </button>
+      ) : null}
+      {t.pending ? (
+        <PendingReview
+          label={t.name}
+          why={
+            t.pending.reason === 'new'
+              ? 'New tool'
+              : t.pending.reason === 'hint_flipped'
+                ? 'Its read-only hint flipped'
+                : 'Its definition changed'
+          }
+          changes={t.pending.changes}
+          busy={busy}
+          onApprove={() => onReview({ consent: [{ tool: t.tool, hash: t.pending!.hash }] })}
+          onHide={() => onReview({ hide: [t.tool] })}
+        />
+      ) : null}
+    </>
   );
 }

@@ -1,5 +1,6 @@
 import { shown, type UpstreamViewView } from '../../../main/contract/index.ts';
 import type { ReviewActs } from './prompt-review.tsx';
+import { DataTable } from '../../components/data-table.tsx';
 
 /** What a view asks the host for, in words (network domains, camera, microphone, ...), or that it asks nothing more. */
 export const asksOf = (v: UpstreamViewView): string => v.asks.join('; ') || 'nothing beyond the default sandbox';
@@ -20,27 +21,29 @@ export function ViewTable({
   busy: boolean;
   onReview: (input: ReviewActs) => void;
 }) {
-  if (views.length === 0) return null;
   return (
-    <table className="upstream-tools" aria-label="Views">
-      <thead>
-        <tr>
-          <th scope="col">View</th>
-          <th scope="col">Asks for</th>
-          <th scope="col">State</th>
-          <th scope="col">Definition</th>
-        </tr>
-      </thead>
-      <tbody>
-        {views.map((v) => (
-          <tr key={v.name}>
-            <td>
+    <DataTable
+      className="upstream-tools"
+      ariaLabel="Views"
+      rows={views}
+      rowKey={(v) => v.name}
+      empty={null}
+      columns={[
+        {
+          header: 'View',
+          cell: (v) => (
+            <>
               <code>{shown(v.name)}</code>
               {v.removed ? <span className="badge"> removed</span> : null}
-            </td>
-            <td>{shown(asksOf(v))}</td>
-            <td>{v.state}</td>
-            <td>
+            </>
+          ),
+        },
+        { header: 'Asks for', cell: (v) => shown(asksOf(v)) },
+        { header: 'State', cell: (v) => v.state },
+        {
+          header: 'Definition',
+          cell: (v) => (
+            <>
               <code title={v.hash ?? ''}>{v.hash ? `${v.hash.slice(0, 19)}…` : 'new'}</code>
               {v.state === 'hidden' && !v.pending && v.hash ? (
                 <button
@@ -97,10 +100,10 @@ export function ViewTable({
                   </button>
                 </div>
               ) : null}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+            </>
+          ),
+        },
+      ]}
+    />
   );
 }

@@ -1,3 +1,4 @@
+import { DataTable } from '../../components/data-table.tsx';
 import type { Range, Series } from './series.ts';
 import { RANGES, niceMax } from './series.ts';
 
@@ -115,33 +116,20 @@ export function BarChart({ id, series, words }: { id: string; series: Series; wo
           ))}
         </ul>
       </figcaption>
-      <table className="visually-hidden">
-        <caption>{words.title}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Period starting</th>
-            <th scope="col">Total</th>
-            {series.results.map((r) => (
-              <th key={r} scope="col">
-                {words.key(r)}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {series.buckets
-            .filter((b) => b.total > 0)
-            .map((b) => (
-              <tr key={b.start}>
-                <th scope="row">{words.bucket(b.start)}</th>
-                <td>{b.total}</td>
-                {series.results.map((r) => (
-                  <td key={r}>{b.counts[r] ?? 0}</td>
-                ))}
-              </tr>
-            ))}
-        </tbody>
-      </table>
+      <DataTable
+        className="visually-hidden"
+        caption={words.title}
+        rows={series.buckets.filter((b) => b.total > 0)}
+        rowKey={(b) => String(b.start)}
+        columns={[
+          { header: 'Period starting', rowHeader: true, cell: (b) => words.bucket(b.start) },
+          { header: 'Total', cell: (b) => b.total },
+          ...series.results.map((r) => ({
+            header: words.key(r),
+            cell: (b: (typeof series.buckets)[number]) => b.counts[r] ?? 0,
+          })),
+        ]}
+      />
     </figure>
   );
 }

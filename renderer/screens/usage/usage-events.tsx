@@ -1,4 +1,5 @@
 import type { Stats } from '../../../main/contract/index.ts';
+import { DataTable } from '../../components/data-table.tsx';
 
 /** What each usage event name means to a person (the names stay as details). */
 export const EVENT_LABELS: Record<string, string> = {
@@ -19,34 +20,24 @@ export function UsageEvents({ usage }: { usage: Stats['usage'] }) {
   return (
     <section className="card" aria-labelledby="us-events">
       <h2 id="us-events">Metered usage</h2>
-      {rows.length === 0 ? (
-        <p className="empty">Nothing metered yet: tool calls, approved writes and AI answers are counted here.</p>
-      ) : (
-        <table className="by-tool">
-          <thead>
-            <tr>
-              <th scope="col">What</th>
-              <th scope="col">Feature</th>
-              <th scope="col">Events</th>
-              <th scope="col">AI tokens in / out</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={`${r.event}\n${r.feature}`}>
-                <th scope="row" title={r.event}>
-                  {EVENT_LABELS[r.event] ?? r.event}
-                </th>
-                <td>{r.feature}</td>
-                <td className="num">{r.events}</td>
-                <td className="num">
-                  {r.tokens_input || r.tokens_output ? `${r.tokens_input} / ${r.tokens_output}` : '—'}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable
+        className="by-tool"
+        rows={rows}
+        rowKey={(r) => `${r.event}\n${r.feature}`}
+        empty={
+          <p className="empty">Nothing metered yet: tool calls, approved writes and AI answers are counted here.</p>
+        }
+        columns={[
+          { header: 'What', rowHeader: true, title: (r) => r.event, cell: (r) => EVENT_LABELS[r.event] ?? r.event },
+          { header: 'Feature', cell: (r) => r.feature },
+          { header: 'Events', className: 'num', cell: (r) => r.events },
+          {
+            header: 'AI tokens in / out',
+            className: 'num',
+            cell: (r) => (r.tokens_input || r.tokens_output ? `${r.tokens_input} / ${r.tokens_output}` : '—'),
+          },
+        ]}
+      />
     </section>
   );
 }

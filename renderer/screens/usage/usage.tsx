@@ -1,3 +1,4 @@
+import { DataTable } from '../../components/data-table.tsx';
 import { useMemo, useState } from 'react';
 import type { Stats } from '../../../main/contract/index.ts';
 import { LoadState } from '../../components/load-state.tsx';
@@ -69,41 +70,33 @@ function LocalUsage({ stats }: { stats: Stats }) {
       </section>
       <section className="card" aria-labelledby="us-tools">
         <h2 id="us-tools">By tool and result</h2>
-        {tools.length === 0 ? (
-          <p className="empty">No tool has been called yet.</p>
-        ) : (
-          <table className="by-tool">
-            <thead>
-              <tr>
-                <th scope="col">Tool</th>
-                <th scope="col">Calls</th>
-                <th scope="col">Results</th>
-                <th scope="col">
-                  <span className="visually-hidden">Share</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {tools.map((row) => (
-                <tr key={row.tool}>
-                  <th scope="row">{row.tool}</th>
-                  <td className="num">{row.total}</td>
-                  <td>
-                    {Object.entries(row.counts)
-                      .filter(([, n]) => n > 0)
-                      .map(([r, n]) => `${r} ${n}`)
-                      .join(' · ')}
-                  </td>
-                  <td>
-                    <svg className="share" viewBox="0 0 100 8" preserveAspectRatio="none" aria-hidden="true">
-                      <rect width={top ? (row.total / top) * 100 : 0} height="8" rx="2" className="fill-ok" />
-                    </svg>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <DataTable
+          className="by-tool"
+          rows={tools}
+          rowKey={(row) => row.tool}
+          empty={<p className="empty">No tool has been called yet.</p>}
+          columns={[
+            { header: 'Tool', rowHeader: true, cell: (row) => row.tool },
+            { header: 'Calls', className: 'num', cell: (row) => row.total },
+            {
+              header: 'Results',
+              cell: (row) =>
+                Object.entries(row.counts)
+                  .filter(([, n]) => n > 0)
+                  .map(([r, n]) => `${r} ${n}`)
+                  .join(' · '),
+            },
+            {
+              header: 'Share',
+              hiddenHeader: true,
+              cell: (row) => (
+                <svg className="share" viewBox="0 0 100 8" preserveAspectRatio="none" aria-hidden="true">
+                  <rect width={top ? (row.total / top) * 100 : 0} height="8" rx="2" className="fill-ok" />
+                </svg>
+              ),
+            },
+          ]}
+        />
         {stats.since ? <p className="muted">Counting since {formatDateTime(stats.since)}.</p> : null}
       </section>
       <UsageEvents usage={stats.usage} />

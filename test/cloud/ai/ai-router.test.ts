@@ -9,7 +9,7 @@ import {
   type FixtureProvider,
 } from '../../fixtures/ai-providers/fixture-provider.ts';
 
-// ai/route and ai/generate as part 2 will call them: one plan for both, and
+// ai/route and ai/generate as the gateway's AI routes call them: one plan for both, and
 // the quota gates (beforeHop reserves, afterHop settles) holding a token
 // budget under concurrent generations with fallbacks.
 
@@ -102,7 +102,7 @@ describe('routeAi and generateAi', () => {
     // A budget for three reservations; 8 generations at once; the first provider fails every other call, so half of them take a second hop.
     const r = req();
     const budget = 3 * reservationFor(r);
-    let committed = 0; // reserved + settled, as part 2 keeps it in SQL
+    let committed = 0; // reserved + settled, as the gateway keeps it in SQL
     let peak = 0;
     eu.setDefault({ kind: 'success' });
     eu.script(

@@ -63,7 +63,7 @@ function manifest(staging = 100): ReleaseManifest {
   );
 }
 
-/** The feed as part 2 will serve it: channel files built from the manifest, release files by name. */
+/** The feed as the gateway's update routes serve it: channel files built from the manifest, release files by name. */
 let current = manifest();
 let tamper = false;
 const asked: string[] = [];

@@ -9,7 +9,7 @@ describe('argsShape', () => {
   });
 
   // A map keyed by tokens (`{"gth_…": {...}}`, `{"ghp_…": "repo"}`) would put the token in the audit and its
-  // exports as a key name (issue 27, low 1): such a key is masked like a value.
+  // exports as a key name: such a key is masked like a value.
   it('masks a key that looks like a secret, and keeps ordinary ones', () => {
     const gth = 'gth_TMHVndTODJjOaiKXMUpmNPKKGvZQpP65rS1dno-8fgk';
     const ghp = 'ghp_' + 'Zr8kQ2mW7xL4nB9vC3tY6uP1sD5fG0hJ8kE2';

@@ -406,7 +406,7 @@ describe('registry: a tool checked, then registered', () => {
 describe('registry: a tool that names an unknown capability', () => {
   it('is refused at registration, naming it', () => {
     const registry = new Registry(jsonSchemaCompiler);
-    const tool = { ...remoteTool(), capability: 'fly' } as Tool;
+    const tool: Tool = Object.assign(remoteTool(), { capability: 'fly' as Tool['capability'] });
     expect(registry.toolProblem('runtime', tool)).toMatch(/unknown capability 'fly'/);
     expect(codeOf(() => registry.add(runtimePlugin('runtime', [tool]).plugin))).toBe('invalid_value');
   });

@@ -8,7 +8,7 @@ import {
 } from '../../../main/core/identity/console-sessions.ts';
 import { TestClock } from '../../helpers/service.ts';
 
-// Issue 8 "Also found": console login links and sessions are pruned and bounded.
+// Console login links and sessions are pruned and bounded.
 
 describe('console sessions', () => {
   it('a login code works once, within its lifetime; a session lives its lifetime', () => {

@@ -5,7 +5,7 @@ import { defineTool } from '../../../main/core/calls/tool.ts';
 import { MemoryStagedStore } from '../../../main/core/staging/staged-store.ts';
 import { openCore, runtimePlugin, type Core } from '../../helpers/core.ts';
 
-// Issue 20, "Bound to what was shown" and "revoking a token": an approval is
+// Bound to what was shown, and revoking a token: an approval is
 // bound to the hashes of the arguments, the preview shown and (upstream) the
 // tool's definition; a write whose token was revoked or narrowed away cannot
 // be approved. In the core, through `invoke` as the desk calls it.

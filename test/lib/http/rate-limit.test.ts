@@ -47,7 +47,7 @@ describe('rate-limit guard', () => {
   });
 });
 
-describe('RateLimiter key bound (issue 8: one key per forwarded address, never pruned)', () => {
+describe('RateLimiter key bound (before it, one key per forwarded address, never pruned)', () => {
   it('keeps at most maxKeys keys however many addresses call within a minute', () => {
     const rl = new RateLimiter(1000);
     for (let i = 0; i < 50_000; i++) rl.check(`addr:198.51.${i >> 8}.${i & 255}`, 120, 1_000 + i);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseCookies } from '../../../main/lib/http/cookies.ts';
 import { addressBucket, clientAddress } from '../../../main/lib/http/client-address.ts';
 
-describe('parseCookies (issue 8: a bad escape made every admin request answer 500)', () => {
+describe('parseCookies (a bad escape once made every admin request answer 500)', () => {
   it('parses pairs, trims, unquotes and decodes', () => {
     expect({ ...parseCookies('a=1; b = two%20words ; c="q"') }).toEqual({ a: '1', b: 'two words', c: 'q' });
     expect({ ...parseCookies(undefined) }).toEqual({});
@@ -50,7 +50,7 @@ describe('clientAddress', () => {
   });
 });
 
-describe('addressBucket (issue 19: one IPv6 host has a /64 of addresses to spread its connections over)', () => {
+describe('addressBucket (one IPv6 host has a /64 of addresses to spread its connections over)', () => {
   it('counts IPv4 by address, mapped or not, and IPv6 by its /64 however it is written', () => {
     expect(addressBucket('203.0.113.7')).toBe('203.0.113.7');
     expect(addressBucket('::ffff:203.0.113.7')).toBe('203.0.113.7');

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVERYTHING, startUpstreamWorld, until, type UpstreamWorld } from './upstream-world.ts';
 
 /**
- * Tools are listed to the clients that can use them (docs/decisions.md, "Tools listed to the clients that can
- * use them"): the real server-everything lists its sampling and elicitation tools only to a client that declared
+ * Tools are listed to the clients that can use them (docs/decisions.md, "Learn the sets by listing, not by guessing from
+ * schemas"): the real server-everything lists its sampling and elicitation tools only to a client that declared
  * those capabilities; Gatehouse declares both to it, so it learns which by asking again declaring fewer, and lists
  * each client, in both eras, what its declared capabilities let it use. Compared with what server-everything lists
  * directly to the same client.

@@ -5,7 +5,7 @@ import { callCatching, startOAuthWorld, type OAuthWorld } from './oauth-helpers.
 import { textOf, until } from './upstream-world.ts';
 
 /**
- * Credentials are keyed by issuer and resource (issue 18): when the resource
+ * Credentials are keyed by issuer and resource: when the resource
  * server's metadata starts naming another authorization server (B, a second
  * oidc-provider), nothing of A's (tokens, client registration) goes to B, the
  * upstream asks for a sign-in again, and the next sign-in registers afresh at B.

@@ -4,7 +4,7 @@ import type { ProfileView } from '../../../main/contract/profiles.ts';
 import type { TokenView } from '../../../main/contract/tokens.ts';
 import { startUpstreamWorld, TEST_UPSTREAM, type UpstreamWorld } from './upstream-world.ts';
 
-/** Profiles (issue 17): named tool sets bound to tokens, over a built-in plugin and a real stdio upstream. */
+/** Profiles: named tool sets bound to tokens, over a built-in plugin and a real stdio upstream. */
 let u: UpstreamWorld;
 const clients: Client[] = [];
 const connect = async (token: string) => {

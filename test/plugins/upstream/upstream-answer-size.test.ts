@@ -7,7 +7,7 @@ import { startBigServer } from '../../fixtures/upstream/big-http-server.ts';
 import { boundedFetch } from '../../../main/plugins/upstream/bounded-fetch.ts';
 
 /**
- * Issue 30, item 9: a 50 MB answer from a healthy stdio upstream. Before,
+ * A 50 MB answer from a healthy stdio upstream. Before,
  * it overflowed the SDK's buffer after about a minute, answered
  * `upstream_unavailable` and restarted the process. Now it is refused at
  * once with what happened, the process keeps running (no restart, same

@@ -6,7 +6,7 @@ import type { StagedView } from '../../../main/contract/staged.ts';
 import type { AuditPage } from '../../../main/contract/audit.ts';
 import { consentTo, startFixtureWorld, until, type FixtureWorld, type UpstreamWorld } from './upstream-world.ts';
 
-// Issue 20, stale case 3: an upstream write is bound to the tool definition a
+// An upstream write is bound to the tool definition a
 // person approved. The fixture's `lookup` changes its definition at run time
 // (CONTROL_FILE); once a person approves the new one, a write staged under the
 // old one is refused as stale, with the hashes in the audit line.

@@ -248,7 +248,7 @@ describe('settling a write whose outcome is unknown', () => {
 
 describe('removing an upstream', () => {
   // A pending write survived the removal and applied to another program re-added under the same id with an
-  // identical definition (issue 27, low 2): removing discards it, decided by the person who removed.
+  // identical definition: removing discards it, decided by the person who removed.
   it('discards its pending writes; the same id added again is another program and the old write never applies', async () => {
     await u.ok('POST', 'upstreams', stdio('gone'));
     await until(async () => ((await names()).includes('gone__append') ? true : null), 10_000, 'gone__append');

@@ -10,7 +10,7 @@ import { freePort, startEverythingHttp } from './everything-http.ts';
 import { textOf, until } from './upstream-world.ts';
 
 /**
- * Faults (issue 17): an HTTP upstream that is down when the whole service
+ * Faults: an HTTP upstream that is down when the whole service
  * starts. A fresh `gatehouse serve` process with server-everything configured
  * but not listening: health down, its pinned tools listed but answering
  * upstream_unavailable at once. Then the upstream comes up: without a restart

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUpstreamWorld, TEST_UPSTREAM, textOf, type ToolAnswer, type UpstreamWorld } from './upstream-world.ts';
 
 /**
- * Issue 25: the desk in front of a person's own MCP servers is the product,
+ * The desk in front of a person's own MCP servers is the product,
  * so `mcp.upstreams` is in the free plan: a service that never connected to
  * the cloud (the local free policy) and one holding a free license (the
  * certificate, from the gateway's stored free plan) both call an upstream

@@ -16,7 +16,7 @@ import {
 } from './upstream-world.ts';
 
 /**
- * Issue 25: every answer must be valid for the tool definition Gatehouse
+ * Every answer must be valid for the tool definition Gatehouse
  * listed, for every client. server-filesystem (from npm) declares an
  * outputSchema (`{content: string}`, required) on its writes too; the staged
  * answer `{status: "pending_approval", ...}` broke it, and the SDK clients
@@ -81,7 +81,7 @@ describe.each(['legacy', 'modern'] as const)('the TypeScript SDK client (%s era)
       })) as ToolAnswer;
       expect(staged.isError ?? false).toBe(false);
       expect(staged.structuredContent).toMatchObject({ status: 'pending_approval' });
-      // the desk's title names the file (issue 25), not only the tool and the server
+      // the desk's title names the file, not only the tool and the server
       expect((staged.structuredContent as { preview: { summary: string } }).preview.summary).toBe(
         `write_file ${join(dir, `${era}.txt`)} on upstream fs`,
       );

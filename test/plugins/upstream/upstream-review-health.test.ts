@@ -5,7 +5,7 @@ import type { UpstreamToolView } from '../../../main/contract/upstreams.ts';
 import { consentTo, startFixtureWorld, until, type FixtureWorld } from './upstream-world.ts';
 
 /**
- * Issue 25: a tool held for review reaches the client as `unknown tool`, so
+ * A tool held for review reaches the client as `unknown tool`, so
  * the health report (the Overview, the tray, `gatehouse status`) must not
  * say everything is fine while one waits.
  */

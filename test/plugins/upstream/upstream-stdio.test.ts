@@ -443,7 +443,7 @@ describe('faults', () => {
 
 describe('its stderr log', () => {
   // A server that prints its configuration prints the values it was given: the log people read (upstreams show,
-  // GET upstreams/ID, the console) showed them in clear (issue 27, medium 4).
+  // GET upstreams/ID, the console) once showed them in clear.
   it('masks the configured values and known secret shapes in every line shown', async () => {
     const value = 'env-value-4f9c2e-never-shown';
     const ghp = 'ghp_' + 'Zr8kQ2mW7xL4nB9vC3tY6uP1sD5fG0hJ8kE2';

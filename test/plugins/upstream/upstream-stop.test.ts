@@ -7,7 +7,7 @@ import { cliJson, dirArgs, REPO, runCli, startServe, type Served } from '../../c
 import { TEST_UPSTREAM, until } from './upstream-world.ts';
 
 /**
- * An upstream that will not stop (issue 30, item 2): it storms
+ * An upstream that will not stop: it storms
  * notifications/tools/list_changed, ignores SIGTERM and the end of its
  * stdin, and has a child of its own. A real `gatehouse serve` with it
  * running is sent SIGTERM or SIGINT: the stop exits 0 within its time and

@@ -15,7 +15,7 @@ import {
 import { rawPost } from '../../helpers/service.ts';
 
 /**
- * Prompts and resources of upstreams (issue 17): the real server-everything
+ * Prompts and resources of upstreams: the real server-everything
  * over stdio and over Streamable HTTP behind the real service, read with the
  * real SDK client: namespaced prompts, wrapped resource URIs and templates,
  * list_changed passed on, narrowing by role, token scope and profile, audit.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { namedTarget } from '../../../main/plugins/upstream/upstream-tools.ts';
 
-/** Issue 25: an upstream write's desk title names what it acts on, not only the tool and the server. */
+/** An upstream write's desk title names what it acts on, not only the tool and the server. */
 describe('the target an upstream write names', () => {
   it('is the argument that names it, most telling first', () => {
     expect(namedTarget({ path: '/w/a.txt', content: 'x' })).toBe('/w/a.txt');

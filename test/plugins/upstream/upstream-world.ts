@@ -10,7 +10,7 @@ import type { Clock, Timers } from '../../../main/lib/clock.ts';
 
 /**
  * A service for the upstream tests: upstream tools are the `mcp.upstreams`
- * feature, in the free plan since issue 25; by default a real reference cloud
+ * feature, in the free plan; by default a real reference cloud
  * gateway still licenses the real service with `pro` (so the tests see the
  * certificate's path), `license: 'free'` with a free license, `license: null`
  * not connected at all (the local free policy). Upstreams are added through

@@ -6,7 +6,7 @@ import { cliJson, dirArgs, runCli, startServe, tempDataDir, type Served } from '
 import { TEST_UPSTREAM, until } from './upstream-world.ts';
 
 /**
- * Issue 30, item 6: one invalid field in one upstream of upstreams.json.
+ * One invalid field in one upstream of upstreams.json.
  * Before, the whole file was moved aside and every upstream was gone (a log
  * line, nothing in the health report). Now that one upstream is set aside
  * (kept in the moved-aside original), the others load and connect, and the

@@ -148,26 +148,23 @@ describe('a hostile stdio server, confined', () => {
     );
   });
 
-  it.skipIf(!NODE20)(
-    "Node 20's fetch ignores the proxy: refused, never let through (docs/decisions.md, pitfall 2)",
-    async () => {
-      await u.ok('POST', 'upstreams', {
-        id: 'h20',
-        transport: {
-          kind: 'stdio',
-          command: NODE20,
-          args: [HOSTILE_UPSTREAM],
-          sandbox: { net: [`localhost:${port(granted)}`] },
-        },
-        read: ['fetch_env'],
-      });
-      const r = await client.callTool({
-        name: 'h20__fetch_env',
-        arguments: { url: `http://localhost:${port(granted)}/` },
-      });
-      expect(textOf(r)).toBe('error ECONNREFUSED');
-    },
-  );
+  it.skipIf(!NODE20)("Node 20's fetch ignores the proxy: refused, never let through (docs/upstreams.md)", async () => {
+    await u.ok('POST', 'upstreams', {
+      id: 'h20',
+      transport: {
+        kind: 'stdio',
+        command: NODE20,
+        args: [HOSTILE_UPSTREAM],
+        sandbox: { net: [`localhost:${port(granted)}`] },
+      },
+      read: ['fetch_env'],
+    });
+    const r = await client.callTool({
+      name: 'h20__fetch_env',
+      arguments: { url: `http://localhost:${port(granted)}/` },
+    });
+    expect(textOf(r)).toBe('error ECONNREFUSED');
+  });
 
   it.skipIf(!NODE22)(
     "Node 22's fetch follows the proxy (NODE_USE_ENV_PROXY), its runtime mounted from outside /usr",

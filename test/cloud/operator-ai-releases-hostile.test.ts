@@ -16,7 +16,7 @@ import { startHarness, type Harness } from './helpers/cloud-harness.ts';
 import { accountWithSites } from './helpers/accounts.ts';
 
 /**
- * A reviewer's and an attacker's read of part 2 against the real service:
+ * The operator, AI and release routes read as an attacker would, against the real service:
  * the lowest-privilege caller with the worst value, what the service keeps
  * of it, and where a secret could leak. Each test here failed before the fix
  * it names in its commit.

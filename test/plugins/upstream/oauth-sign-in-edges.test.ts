@@ -11,7 +11,7 @@ import { callCatching, freePort, type OAuthWorld, useOAuthWorld } from './oauth-
 import { textOf, until } from './upstream-world.ts';
 
 /**
- * The sign-in's edges (issue 18's gaps): an authorization server that never
+ * The sign-in's edges: an authorization server that never
  * issues a refresh token, a server claiming another server's resource, an
  * authorization server a client cannot register with.
  */
