@@ -1,5 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import {
+  HEADER_CONTENT_DIGEST,
+  HEADER_SIGNATURE,
+  HEADER_SIGNATURE_INPUT,
   NONCE_PATTERN,
   SIGNATURE_ALG,
   SIGNATURE_COMPONENTS,
@@ -70,9 +73,9 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
 }
 
 export function parseSignature(headers: Record<string, string | string[] | undefined>): ParsedSignature {
-  const input = header(headers, 'signature-input');
-  const signature = header(headers, 'signature');
-  const digest = header(headers, 'content-digest');
+  const input = header(headers, HEADER_SIGNATURE_INPUT);
+  const signature = header(headers, HEADER_SIGNATURE);
+  const digest = header(headers, HEADER_CONTENT_DIGEST);
   if (!input || !signature)
     throw bad(
       'the request is not signed: send Signature-Input and Signature headers (RFC 9421) as the gateway API reference describes',

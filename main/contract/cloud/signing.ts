@@ -20,7 +20,6 @@ export const NONCE_PATTERN = /^[A-Za-z0-9_-]{22}$/;
 export const HEADER_SIGNATURE = 'signature';
 export const HEADER_SIGNATURE_INPUT = 'signature-input';
 export const HEADER_CONTENT_DIGEST = 'content-digest';
-export const HEADER_REQUEST_ID = 'x-request-id';
 export const HEADER_IDEMPOTENCY_KEY = 'idempotency-key';
 
 export interface SignatureParams {
