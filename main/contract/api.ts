@@ -200,7 +200,7 @@ export const API_ACTIONS = {
     who: { people: ['console'] },
   },
   /**
-   * The cloud client (main/cloud): people only. Shapes and meaning in
+   * The cloud client (main/cloud-client): people only. Shapes and meaning in
    * main/contract/cloud-actions.ts. Only connect/activate/deactivate/sync/
    * disconnect, cloud.usage and updates.check ask the gateway; cloud.status
    * and updates.status answer from what the service holds, with no request.

@@ -10,7 +10,7 @@ export interface VerifiedPackage {
 
 export type PackageResult = { ok: true; pkg: VerifiedPackage } | { ok: false; reason: string };
 
-/** The part of the app's cloud client (main/cloud) the updater uses: the signed API, and the manifest check against the pinned key. */
+/** The part of the app's cloud client (main/cloud-client) the updater uses: the signed API, and the manifest check against the pinned key. */
 export interface PackageClient {
   readonly api: { updatesPackage(q: UpdatesQuery): Promise<{ data: UpdatesPackageAnswer }> } | null;
   openManifest(signed: unknown): { ok: true; payload: ReleaseManifest } | { ok: false; reason: string };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './cli-harness.ts';
 
-// bin/compile-cache.mjs: the commands keep V8's compiled code in the user's own private cache folder, so a second
+// bin/compile-cache.cjs: the commands keep V8's compiled code in the user's own private cache folder, so a second
 // start skips compiling the bundle; never in a shared folder, and never where NODE_COMPILE_CACHE says otherwise.
 let home: string;
 beforeAll(async () => {

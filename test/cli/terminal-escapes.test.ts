@@ -12,7 +12,7 @@ import { dirArgs, runCli } from './cli-harness.ts';
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
 // Clear the screen, set the window title, ring the bell, a C1 CSI, a right-to-left override.
-// (No lone surrogate: the MCP endpoint refuses those outright; test/lib/printable.test.ts has one.)
+// (No lone surrogate: the endpoints refuse those outright, test/rest/http-edge.test.ts.)
 const HOSTILE_WIRE = 'Hi\u001b[2J\u001b]0;pwned\u0007\u009b31m\u202egnp.exe!';
 // eslint-disable-next-line no-control-regex
 const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])/;

@@ -44,7 +44,7 @@ export interface ActionDeps {
   consoleUrl: () => string | null;
   cloud: () => CloudHealth;
   entitlements: () => EntitlementSource;
-  /** the cloud client's actions (main/cloud); absent where no client runs (unit fixtures) */
+  /** the cloud client's actions (main/cloud-client); absent where no client runs (unit fixtures) */
   cloudActions?: CloudActions;
   /** the upstream MCP servers (main/plugins/upstream); absent in unit fixtures */
   upstreams?: UpstreamActions;

@@ -23,7 +23,7 @@ export type CloudActionMethods = {
 };
 
 /**
- * What the action handlers need of the cloud client (main/cloud implements
+ * What the action handlers need of the cloud client (main/cloud-client implements
  * it in cloud-actions-port.ts), so the core stays free of HTTP. An action
  * method that may send a request is reached only after `invoke` verified
  * the caller (people only, see API_ACTIONS); the synchronous views
