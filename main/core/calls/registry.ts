@@ -3,7 +3,13 @@ import type { PluginInfo, ToolInfo } from '../../contract/tools.ts';
 import { Capability } from '../../contract/users.ts';
 import type { TokenScope } from '../../contract/tokens.ts';
 import type { CallContext, Plugin, PluginHost, ResourceDef, Tool } from './tool.ts';
-import { compileSchema, type CompiledSchema, type JsonSchemaCompiler } from './tool-schema.ts';
+import {
+  compileSchema,
+  isStandardSchema,
+  type CompiledSchema,
+  type JsonSchemaCompiler,
+  type ToolSchema,
+} from './tool-schema.ts';
 import { GatehouseError } from '../errors.ts';
 import { isObjectMemberName } from '../safe-record.ts';
 import type { PluginSurface } from './tool.ts';
@@ -78,11 +84,16 @@ export class Registry {
   private readonly byName = new Map<string, RegisteredTool>();
   private ordered: readonly RegisteredTool[] | null = null;
   private readonly listeners = new Set<(change: RegistryChange) => void>();
-  /** schemas compiled by toolProblem, taken by the tool's registration that follows */
-  private readonly checked = new WeakMap<
-    Tool,
-    { pluginId: string; input: CompiledSchema; output: CompiledSchema | null }
-  >();
+  /**
+   * Compiled schemas by the (frozen) JSON Schema object they come from: an upstream's tool is checked
+   * (toolProblem), then registered, then offered again after every listing that changed nothing, each time as a
+   * new Tool over the same stored, frozen definition; compiling it once is what keeps a start with thousands of
+   * upstream tools short. Frozen objects only: one that can still change is compiled each time.
+   */
+  private readonly compiled = {
+    input: new WeakMap<object, CompiledSchema>(),
+    output: new WeakMap<object, CompiledSchema>(),
+  };
   private stopping: AbortController | null = null;
   /** the tool set of a token's profile; none until the composition root hands the profiles over, and a token's unknown profile leaves it nothing */
   private profileOf: (name: string) => ProfileSet | undefined = () => undefined;
@@ -338,9 +349,7 @@ export class Registry {
    */
   toolProblem(pluginId: string, tool: Tool): string | null {
     try {
-      const { input, output } = this.prepare({ id: pluginId } as Plugin, tool);
-      // The same tool offered next (an upstream checks each, then offers those that pass) is not compiled again.
-      this.checked.set(tool, { pluginId, input, output });
+      this.prepare({ id: pluginId } as Plugin, tool);
       return null;
     } catch (e) {
       return e instanceof Error ? e.message : String(e);
@@ -386,20 +395,22 @@ export class Registry {
     }
     if (tool.timeout_ms !== undefined && !(Number.isFinite(tool.timeout_ms) && tool.timeout_ms > 0))
       throw bad('timeout_ms is a positive number');
-    const checked = this.checked.get(tool);
-    if (checked) this.checked.delete(tool);
     try {
-      const schemas =
-        checked?.pluginId === pluginId
-          ? checked
-          : {
-              input: compileSchema(tool.input, 'input', this.compileJson),
-              output: tool.output ? compileSchema(tool.output, 'output', this.compileJson) : null,
-            };
-      return { tool, pluginKind: plugin.kind, input: schemas.input, output: schemas.output, revision: ++revisions };
+      const input = this.compile(tool.input, 'input');
+      const output = tool.output ? this.compile(tool.output, 'output') : null;
+      return { tool, pluginKind: plugin.kind, input, output, revision: ++revisions };
     } catch (e) {
       throw bad(e instanceof Error ? e.message : String(e));
     }
+  }
+
+  private compile(schema: ToolSchema, io: 'input' | 'output'): CompiledSchema {
+    const keep = !isStandardSchema(schema) && Object.isFrozen(schema);
+    const known = keep ? this.compiled[io].get(schema) : undefined;
+    if (known) return known;
+    const made = compileSchema(schema, io, this.compileJson);
+    if (keep) this.compiled[io].set(schema, made);
+    return made;
   }
 
   /** Resource URIs are unique across plugins, like tool names. */

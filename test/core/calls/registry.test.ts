@@ -383,23 +383,46 @@ describe('registry: visibility', () => {
   });
 });
 
-describe('registry: a tool checked, then registered', () => {
-  it('is compiled once: the check hands its schemas to the registration that follows', async () => {
+describe('registry: an upstream tool checked, registered and offered again', () => {
+  const deepFreeze = <T>(v: T): T => {
+    if (v && typeof v === 'object' && !Object.isFrozen(v)) {
+      Object.freeze(v);
+      for (const x of Object.values(v)) deepFreeze(x);
+    }
+    return v;
+  };
+
+  it('compiles a stored (frozen) definition once, however many Tools are made over it', async () => {
     const compiled: unknown[] = [];
     const registry = new Registry((schema) => (compiled.push(schema), jsonSchemaCompiler(schema)));
-    const tool = remoteTool();
-    expect(registry.toolProblem('runtime', tool)).toBeNull();
+    const stored = deepFreeze({ input: { ...remoteSchema }, output: { type: 'object' as const, properties: {} } });
+    const over = () => ({ ...remoteTool(), input: stored.input, output: stored.output }) as Tool;
+    expect(registry.toolProblem('runtime', over())).toBeNull();
     expect(compiled).toHaveLength(2); // input and output
-    registry.add(runtimePlugin('runtime', [tool]).plugin);
+    const runtime = runtimePlugin('runtime', [over()]);
+    registry.add(runtime.plugin);
+    await registry.start();
+    // A listing that changed nothing: the plugin offers a new Tool over the same definition.
+    runtime.host.setTools([over()]);
     expect(compiled).toHaveLength(2);
     expect(await registry.entry('remote_search')!.input.validate({ query: 'coffee' })).toEqual({
       ok: true,
       value: { query: 'coffee' },
     });
-    // Taken once: the next registration of the same object compiles again, as for any other tool.
-    const again = new Registry((schema) => (compiled.push(schema), jsonSchemaCompiler(schema)));
-    again.add(runtimePlugin('runtime', [tool]).plugin);
+    // Per registry: another one compiles its own.
+    new Registry((schema) => (compiled.push(schema), jsonSchemaCompiler(schema))).add(
+      runtimePlugin('runtime', [over()]).plugin,
+    );
     expect(compiled).toHaveLength(4);
+  });
+
+  it('compiles a definition that can still change every time', () => {
+    let compiles = 0;
+    const registry = new Registry((schema) => (compiles++, jsonSchemaCompiler(schema)));
+    const tool = remoteTool();
+    expect(registry.toolProblem('runtime', tool)).toBeNull();
+    registry.add(runtimePlugin('runtime', [tool]).plugin);
+    expect(compiles).toBe(4);
   });
 });
 
