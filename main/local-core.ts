@@ -258,6 +258,8 @@ export async function openLocalCore(config: LocalCoreConfig) {
         await files.options.flush();
         await files.siteStore.flush();
         await files.upstreamStore.flush();
+        // what the policy learned is written before the data dir is let go (a late write would land in it after)
+        await policyEngine.settled();
         await lock.release();
       },
     };

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -76,7 +76,8 @@ describe('gatehouse-bridge command line', () => {
     const tree = mkdtempSync(join(tmpdir(), 'gh-bridge-nodist-'));
     try {
       mkdirSync(join(tree, 'bin'));
-      copyFileSync(BIN, join(tree, 'bin', 'gatehouse-bridge.mjs'));
+      // the checkout's bin folder (the bin and the helpers beside it)
+      for (const f of readdirSync(join(ROOT, 'bin'))) copyFileSync(join(ROOT, 'bin', f), join(tree, 'bin', f));
       for (const d of ['bridge', 'main', 'node_modules']) symlinkSync(join(ROOT, d), join(tree, d));
       copyFileSync(join(ROOT, 'package.json'), join(tree, 'package.json'));
       const r = spawnSync(process.execPath, [join(tree, 'bin', 'gatehouse-bridge.mjs'), '--bogus'], {
