@@ -103,32 +103,8 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     policyRevision: () => deps.listing.revision(),
   });
   const taps = new RequestLogTaps();
-  const unwatch = [
-    deps.registry.onChange(() => lists.changed()),
-    deps.watchSettings(() => lists.changed()),
-    ...(deps.resourceUpdates ? [deps.resourceUpdates((uri) => lists.resourceUpdated(uri))] : []),
-    // 2025 era: the GET streams of the tokens that see the upstream; 2026-07-28: the requests that asked for them
-    ...(deps.upstreamLogs
-      ? [
-          deps.upstreamLogs((upstream, m) => {
-            lists.logMessage(upstream, m);
-            taps.deliver(upstream, m);
-          }),
-        ]
-      : []),
-  ];
-  // Updates reach a subscriber on its channels: without a source of updates, subscriptions are not offered.
-  const subscribed = deps.resourceUpdates ? { ...deps, subscriptions: lists.subscriptions } : deps;
-  const served = deps.upstreamLogs
-    ? {
-        ...subscribed,
-        logs: {
-          setLevel: (t: string, l: LogLevel) => lists.setLogLevel(t, l),
-          taps,
-          channelOf: (t: string) => ({ open: lists.countFor(t) > 0, level: lists.logLevelOf(t) }),
-        },
-      }
-    : subscribed;
+  const unwatch = watchChanges(deps, lists, taps);
+  const served = servedDeps(deps, lists, taps);
   // A view is one upstream's own endpoint (upstream-view.ts); none is the main endpoint.
   const factory = (ctx: CallContext, view?: string) => buildServer(ctx, view ? upstreamViewDeps(served, view) : served);
   let listens = 0;
@@ -138,17 +114,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     remotes: deps.remotes ?? (() => []),
     profileOf: deps.profileOf ?? (() => undefined),
   });
-  const sdk = createMcpHandler(
-    (rc) => {
-      const { ctx, view } = rc.authInfo?.extra as { ctx: CallContext; view?: string };
-      return factory(ctx, view);
-    },
-    {
-      maxRequestBodySize: maxBody,
-      bus: lists.bus,
-      onerror: (e) => deps.log.debug('mcp handler', { error: e.message }),
-    },
-  );
+  const sdk = sdkHandler(factory, lists, maxBody, deps.log);
   const clients = new ClientNames();
   const declared = new ClientCapabilities();
   const routes = new Routes2025();
@@ -175,62 +141,49 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     const path = pathOf(req);
     if (path === UPSTREAM_LOOKUP_PATH) return lookup(req, res);
     const view = upstreamOfMcpPath(path) ?? undefined;
-    const now = deps.clock.now();
-    const c: McpRequest = {
-      req,
-      res,
-      requestId: requestId(req, res, now),
-      settings: deps.settings(),
-      now,
-      address: '',
-      stream: false,
-      rpcId: null,
-    };
-    c.address = clientAddress(req, c.settings.trust_proxy_headers);
+    const c = requestOf(req, res, deps);
     const stop = await guards(c).catch((e: unknown): typeof ANSWERED => {
       // a body the client cut off: nothing to answer
       if (res.destroyed || req.destroyed) return ANSWERED;
       throw e;
     });
     if (stop === ANSWERED) return;
-    const audit = (code: ErrorCode) =>
-      refusals.record({
-        code,
-        requestId: c.requestId,
-        address: c.address,
-        token: c.auth
-          ? { id: c.auth.record.id, preview: c.auth.record.preview, user_id: c.auth.user.id, login: c.auth.user.login }
-          : null,
-      });
-    if (stop) {
-      audit(stop.code);
-      // Refused before its body was read: close the connection after the answer instead of reading the rest.
-      const unread =
-        !req.readableEnded &&
-        (Number(req.headers['content-length']) > 0 || req.headers['transfer-encoding'] !== undefined);
-      return sendError(res, unread ? stop.withHeaders({ Connection: 'close' }) : stop, jsonRpcEnvelope, {
-        requestId: c.requestId,
-        rpcId: c.rpcId,
-      });
-    }
-
-    const { record, user } = c.auth!;
-    const busy = () => {
-      const refusal = new HttpError('service_unavailable', 'too many notification streams are open: retry later', {
-        headers: { 'Retry-After': '30' },
-      });
-      audit(refusal.code);
-      sendError(res, refusal, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
-    };
+    const audit = (code: ErrorCode) => refusals.record(refusalOf(c, code));
+    if (stop) return refuse(c, stop, audit);
     if (c.stream) {
-      if (!openEventStream(req, res, record.id, lists, view)) busy();
+      if (!openEventStream(req, res, c.auth!.record.id, lists, view)) busy(c, audit);
       else holdStream(res);
       return;
     }
+    return serveMessage(c, view, audit);
+  }
+
+  /** A JSON-RPC message that passed the guards: to its era's server, or to the call in flight it answers. */
+  async function serveMessage(c: McpRequest, view: string | undefined, audit: (code: ErrorCode) => void) {
+    const { req, res } = c;
     const rpc = c.rpc!;
-    const client = clients.name(req, rpc.message, record.id, c.address);
+    const record = c.auth!.record;
+    const ctx = callContextOf(c);
+    deps.tokens.touch(record, ctx.client);
+    const authInfo: AuthInfo = {
+      token: record.id,
+      clientId: record.id,
+      scopes: [],
+      extra: { ctx, ...(view ? { view } : {}) },
+    };
+    if (rpc.era === '2025') return serveLegacy(c, ctx, authInfo, view, audit);
+    if (rpc.message.method === 'subscriptions/listen') return serveListen(c, ctx, authInfo, view, audit);
+    const refused = await serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId);
+    if (refused) audit(refused);
+  }
+
+  /** Who is calling, as the tools see it: the 2025-era capabilities are those its initialize declared. */
+  function callContextOf(c: McpRequest): CallContext {
+    const rpc = c.rpc!;
+    const { record, user } = c.auth!;
+    const client = clients.name(c.req, rpc.message, record.id, c.address);
     const remembered = rpc.era === '2025' ? declared.seen(rpc.message, record.id) : undefined;
-    const ctx: CallContext = {
+    return {
       user,
       capabilities: capabilitiesOf(user.role),
       token: record,
@@ -239,45 +192,54 @@ export function createMcpEndpoint(deps: EndpointDeps) {
       client_source: client.source,
       ...(remembered ? { clientCapabilities: remembered } : {}),
     };
-    deps.tokens.touch(record, ctx.client);
-    const authInfo: AuthInfo = {
-      token: record.id,
-      clientId: record.id,
-      scopes: [],
-      extra: { ctx, ...(view ? { view } : {}) },
-    };
+  }
 
+  function serveLegacy(
+    c: McpRequest,
+    ctx: CallContext,
+    authInfo: AuthInfo,
+    view: string | undefined,
+    audit: (code: ErrorCode) => void,
+  ): Promise<void> | void {
+    const { res } = c;
+    const rpc = c.rpc!;
+    const record = c.auth!.record;
     // A 2025 client's answer to what a call in flight asked it, or its cancellation of that call: to that exchange.
-    if (rpc.era === '2025' && routes.route(record.id, rpc.message)) return void res.writeHead(202).end();
-    if (rpc.era === '2025') {
-      // The call's cancellation route, taken now (before any await): at most MAX_OPEN_CALLS_PER_TOKEN per token.
-      const route =
-        rpc.message.method !== undefined && rpc.message.id !== undefined
-          ? routes.open(record.id, rpc.message.id)
-          : undefined;
-      if (route instanceof HttpError) {
-        audit(route.code);
-        return sendError(res, route, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
-      }
-      return serve2025(res, rpc.message as JSONRPCMessage, ctx, authInfo, view, route);
+    if (routes.route(record.id, rpc.message)) return void res.writeHead(202).end();
+    // The call's cancellation route, taken now (before any await): at most MAX_OPEN_CALLS_PER_TOKEN per token.
+    const route =
+      rpc.message.method !== undefined && rpc.message.id !== undefined
+        ? routes.open(record.id, rpc.message.id)
+        : undefined;
+    if (route instanceof HttpError) {
+      audit(route.code);
+      return sendError(res, route, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
     }
-    if (rpc.message.method === 'subscriptions/listen') {
-      // The SDK holds this stream open and subscribes it to our bus: name the token it belongs to
-      // (ListChanges.attach then ends the token's oldest stream past its bound).
-      if (!lists.hasRoomFor(record.id)) return busy();
-      holdStream(res);
-      const resources = await listenSubscriptions(rpc.message.params, ctx, view);
-      await lists.servingListenFor(
-        record.id,
-        () => endListenStream(res, rpc.message.id!),
-        () => serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId),
-        view,
-        resources,
-      );
-      return;
-    }
-    const refused = await serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId);
-    if (refused) audit(refused);
+    return serve2025(res, rpc.message as JSONRPCMessage, ctx, authInfo, view, route);
+  }
+
+  async function serveListen(
+    c: McpRequest,
+    ctx: CallContext,
+    authInfo: AuthInfo,
+    view: string | undefined,
+    audit: (code: ErrorCode) => void,
+  ): Promise<void> {
+    const { req, res } = c;
+    const rpc = c.rpc!;
+    const record = c.auth!.record;
+    // The SDK holds this stream open and subscribes it to our bus: name the token it belongs to
+    // (ListChanges.attach then ends the token's oldest stream past its bound).
+    if (!lists.hasRoomFor(record.id)) return busy(c, audit);
+    holdStream(res);
+    const resources = await listenSubscriptions(rpc.message.params, ctx, view);
+    await lists.servingListenFor(
+      record.id,
+      () => endListenStream(res, rpc.message.id!),
+      () => serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId),
+      view,
+      resources,
+    );
   }
 
   /**
@@ -331,20 +293,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     handle,
     lists,
     /** Ends every notification stream as the spec ends one (listen-close.ts) and waits, at most `ms`, for them to be sent. */
-    endStreams: async (ms = 1000) => {
-      const open = [...streams];
-      lists.closeAll();
-      await Promise.race([
-        Promise.all(
-          open.map((res) =>
-            res.writableFinished || res.destroyed
-              ? null
-              : new Promise((resolve) => res.once('close', resolve).once('finish', resolve)),
-          ),
-        ),
-        new Promise((resolve) => setTimeout(resolve, ms).unref()),
-      ]);
-    },
+    endStreams: (ms = 1000) => endStreams([...streams], lists, ms),
     close: async () => {
       for (const u of unwatch) u();
       lists.closeAll();
@@ -360,4 +309,121 @@ function pathOf(req: IncomingMessage): string {
   } catch {
     return '';
   }
+}
+
+/** What the guards read and fill in for one request. */
+function requestOf(req: IncomingMessage, res: ServerResponse, deps: EndpointDeps): McpRequest {
+  const now = deps.clock.now();
+  const c: McpRequest = {
+    req,
+    res,
+    requestId: requestId(req, res, now),
+    settings: deps.settings(),
+    now,
+    address: '',
+    stream: false,
+    rpcId: null,
+  };
+  c.address = clientAddress(req, c.settings.trust_proxy_headers);
+  return c;
+}
+
+function refusalOf(c: McpRequest, code: ErrorCode) {
+  return {
+    code,
+    requestId: c.requestId,
+    address: c.address,
+    token: c.auth
+      ? { id: c.auth.record.id, preview: c.auth.record.preview, user_id: c.auth.user.id, login: c.auth.user.login }
+      : null,
+  };
+}
+
+/** A guard's refusal, audited and answered. */
+function refuse(c: McpRequest, stop: HttpError, audit: (code: ErrorCode) => void): void {
+  const { req, res } = c;
+  audit(stop.code);
+  // Refused before its body was read: close the connection after the answer instead of reading the rest.
+  const unread =
+    !req.readableEnded && (Number(req.headers['content-length']) > 0 || req.headers['transfer-encoding'] !== undefined);
+  return sendError(res, unread ? stop.withHeaders({ Connection: 'close' }) : stop, jsonRpcEnvelope, {
+    requestId: c.requestId,
+    rpcId: c.rpcId,
+  });
+}
+
+function busy(c: McpRequest, audit: (code: ErrorCode) => void): void {
+  const refusal = new HttpError('service_unavailable', 'too many notification streams are open: retry later', {
+    headers: { 'Retry-After': '30' },
+  });
+  audit(refusal.code);
+  sendError(c.res, refusal, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
+}
+
+/** Everything that changes what a token sees, or that it hears, told to the list changes; answers the unsubscribes. */
+function watchChanges(deps: EndpointDeps, lists: ListChanges, taps: RequestLogTaps): Array<() => void> {
+  return [
+    deps.registry.onChange(() => lists.changed()),
+    deps.watchSettings(() => lists.changed()),
+    ...(deps.resourceUpdates ? [deps.resourceUpdates((uri) => lists.resourceUpdated(uri))] : []),
+    // 2025 era: the GET streams of the tokens that see the upstream; 2026-07-28: the requests that asked for them
+    ...(deps.upstreamLogs
+      ? [
+          deps.upstreamLogs((upstream, m) => {
+            lists.logMessage(upstream, m);
+            taps.deliver(upstream, m);
+          }),
+        ]
+      : []),
+  ];
+}
+
+/** What each server is built with: subscriptions and logs offered only when there is a source of them. */
+function servedDeps(deps: EndpointDeps, lists: ListChanges, taps: RequestLogTaps): EndpointDeps {
+  // Updates reach a subscriber on its channels: without a source of updates, subscriptions are not offered.
+  const subscribed = deps.resourceUpdates ? { ...deps, subscriptions: lists.subscriptions } : deps;
+  return deps.upstreamLogs
+    ? {
+        ...subscribed,
+        logs: {
+          setLevel: (t: string, l: LogLevel) => lists.setLogLevel(t, l),
+          taps,
+          channelOf: (t: string) => ({ open: lists.countFor(t) > 0, level: lists.logLevelOf(t) }),
+        },
+      }
+    : subscribed;
+}
+
+/** The SDK's handler of 2026-07-28 messages: each request's server is built for the caller the guards found. */
+function sdkHandler(
+  factory: (ctx: CallContext, view?: string) => ReturnType<typeof buildServer>,
+  lists: ListChanges,
+  maxBody: number,
+  log: Logger,
+) {
+  return createMcpHandler(
+    (rc) => {
+      const { ctx, view } = rc.authInfo?.extra as { ctx: CallContext; view?: string };
+      return factory(ctx, view);
+    },
+    {
+      maxRequestBodySize: maxBody,
+      bus: lists.bus,
+      onerror: (e) => log.debug('mcp handler', { error: e.message }),
+    },
+  );
+}
+
+async function endStreams(open: ServerResponse[], lists: ListChanges, ms: number): Promise<void> {
+  lists.closeAll();
+  await Promise.race([
+    Promise.all(
+      open.map((res) =>
+        res.writableFinished || res.destroyed
+          ? null
+          : new Promise((resolve) => res.once('close', resolve).once('finish', resolve)),
+      ),
+    ),
+    new Promise((resolve) => setTimeout(resolve, ms).unref()),
+  ]);
 }
