@@ -160,6 +160,15 @@ async function runAsTask(
   }
 }
 
+/** What a retried round sends again: the client's answers and the upstream's state. */
+function resumed(ctx: CallContext): Record<string, unknown> {
+  if (!ctx.resume) return {};
+  return {
+    ...(ctx.resume.inputResponses ? { inputResponses: ctx.resume.inputResponses } : {}),
+    ...(ctx.resume.requestState !== undefined ? { requestState: ctx.resume.requestState } : {}),
+  };
+}
+
 const isInputRequired = (r: unknown): r is InputRequired =>
   (r as { resultType?: unknown } | null)?.resultType === 'input_required';
 
@@ -286,24 +295,7 @@ export class UpstreamConnection {
     const timer = new IdleTimer(this.spec.timeoutMs, () =>
       idle.abort(`no answer within ${this.spec.timeoutMs / 1000} s without progress`),
     );
-    const options = {
-      timeout: opts.maxTotalMs,
-      // A 2026-07-28 upstream's input_required comes back to us (never fulfilled by the SDK on its own).
-      allowInputRequired: true,
-      signal: upstreamSignal(ctx.signal ? [ctx.signal, idle.signal] : [idle.signal]),
-      ...(opts.definition && client.getProtocolEra() === 'modern'
-        ? { toolDefinition: sdkAs<Tool>(opts.definition) }
-        : {}),
-      // Asking for progress also lets it extend the timeout: the upstream's progress goes on to the client when it asked.
-      onprogress: (p: { progress: number; total?: number; message?: string }) => {
-        timer.touch();
-        ctx.progress?.({
-          progress: p.progress,
-          ...(p.total !== undefined ? { total: p.total } : {}),
-          ...(p.message !== undefined ? { message: this.known.text(String(p.message)) } : {}),
-        });
-      },
-    };
+    const options = this.callOptions(client, opts, idle.signal, timer);
     const asTask = needsTask(client, opts.definition);
     const send = (extra: Record<string, unknown>) =>
       asTask
@@ -311,14 +303,7 @@ export class UpstreamConnection {
         : (client.callTool({ name, arguments: args, ...extra }, options) as Promise<unknown>);
     const call = this.relay.open(ctx, () => timer.pause());
     try {
-      let r = await send(
-        ctx.resume
-          ? {
-              ...(ctx.resume.inputResponses ? { inputResponses: ctx.resume.inputResponses } : {}),
-              ...(ctx.resume.requestState !== undefined ? { requestState: ctx.resume.requestState } : {}),
-            }
-          : {},
-      );
+      let r = await send(resumed(ctx));
       if (isInputRequired(r)) {
         const done = await this.relay.fulfil(
           call,
@@ -327,18 +312,7 @@ export class UpstreamConnection {
             send({ inputResponses, ...(requestState !== undefined ? { requestState } : {}) }),
           isInputRequired,
         );
-        if (!done) {
-          // handed on to the client as the call's answer: its requests and its state are the upstream's text like any other
-          const handed = this.known.value({ inputRequests: r.inputRequests, requestState: r.requestState });
-          return {
-            content: [],
-            inputRequired: {
-              inputRequests: handed.inputRequests,
-              ...(handed.requestState !== undefined ? { requestState: handed.requestState } : {}),
-            },
-            asked: askedSummary(Object.values(handed.inputRequests).map(askLabel)) ?? '',
-          };
-        }
+        if (!done) return this.handedOn(r);
         r = done.result;
       }
       if (call.refused) throw call.refused;
@@ -356,6 +330,47 @@ export class UpstreamConnection {
       timer.stop();
       this.relay.close(call);
     }
+  }
+
+  /** The SDK's options of one call: the whole call's bound, our idle timeout's signal, progress, the pinned definition. */
+  private callOptions(
+    client: Client,
+    opts: { ctx: CallContext; maxTotalMs: number; definition?: Record<string, unknown> },
+    idle: AbortSignal,
+    timer: IdleTimer,
+  ) {
+    const { ctx } = opts;
+    return {
+      timeout: opts.maxTotalMs,
+      // A 2026-07-28 upstream's input_required comes back to us (never fulfilled by the SDK on its own).
+      allowInputRequired: true,
+      signal: upstreamSignal(ctx.signal ? [ctx.signal, idle] : [idle]),
+      ...(opts.definition && client.getProtocolEra() === 'modern'
+        ? { toolDefinition: sdkAs<Tool>(opts.definition) }
+        : {}),
+      // Asking for progress also lets it extend the timeout: the upstream's progress goes on to the client when it asked.
+      onprogress: (p: { progress: number; total?: number; message?: string }) => {
+        timer.touch();
+        ctx.progress?.({
+          progress: p.progress,
+          ...(p.total !== undefined ? { total: p.total } : {}),
+          ...(p.message !== undefined ? { message: this.known.text(String(p.message)) } : {}),
+        });
+      },
+    };
+  }
+
+  /** Handed on to the client as the call's answer: its requests and its state are the upstream's text like any other. */
+  private handedOn(r: InputRequired): UpstreamResult {
+    const handed = this.known.value({ inputRequests: r.inputRequests, requestState: r.requestState });
+    return {
+      content: [],
+      inputRequired: {
+        inputRequests: handed.inputRequests,
+        ...(handed.requestState !== undefined ? { requestState: handed.requestState } : {}),
+      },
+      asked: askedSummary(Object.values(handed.inputRequests).map(askLabel)) ?? '',
+    };
   }
 
   /**
@@ -453,6 +468,42 @@ export class UpstreamConnection {
     const started = Date.now();
     // Loaded here, at the first connect (after the service is ready), not when the service starts (client-sdk.ts).
     const sdk = await clientSdk();
+    const client = await this.liveClient(sdk);
+    // What this attempt's process writes to stderr, apart from the kept log: a failed start quotes it.
+    const attempt = new LineRing(20, 300);
+    let transport: Transport;
+    try {
+      transport = await this.link.openLive(sdk, attempt);
+    } catch (e) {
+      // the sandbox could not start it: down with the reason, never started unconfined behind the person's back
+      const message = this.scrub(e instanceof Error ? e.message : String(e));
+      this.down(message);
+      throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' could not be reached: ${message}`);
+    }
+    this.opening = transport;
+    try {
+      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS, ...this.link.connectOptions() });
+      const { tools } = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS, cacheMode: 'bypass' });
+      if (this.stopped)
+        throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' was stopped while connecting`);
+      const defs = tools.map(definitionOf);
+      checkListing(this.spec.id, defs);
+      this.connected(client, transport, defs, started);
+      return defs;
+    } catch (e) {
+      if (this.opening === transport) this.opening = null;
+      await client.close().catch(() => undefined);
+      await this.link.endLive();
+      const signIn = this.spec.auth?.explain(e);
+      if (signIn) throw this.signInEnded(signIn);
+      const message = this.scrub(await this.link.startFailure(e, transport, attempt));
+      this.down(message);
+      throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' could not be reached: ${message}`);
+    }
+  }
+
+  /** The live session's client: what it hears while it is the live one (list changes, logs, resource updates), what it may be asked. */
+  private async liveClient(sdk: ClientSdk): Promise<Client> {
     const client: Client = new sdk.Client(
       { name: 'gatehouse', version: VERSION },
       {
@@ -492,56 +543,31 @@ export class UpstreamConnection {
       const uri = (n.params as { uri?: unknown } | undefined)?.uri;
       if (client === this.client && typeof uri === 'string') this.hooks.onResourceUpdated?.(uri);
     });
-    // What this attempt's process writes to stderr, apart from the kept log: a failed start quotes it.
-    const attempt = new LineRing(20, 300);
-    let transport: Transport;
-    try {
-      transport = await this.link.openLive(sdk, attempt);
-    } catch (e) {
-      // the sandbox could not start it: down with the reason, never started unconfined behind the person's back
-      const message = this.scrub(e instanceof Error ? e.message : String(e));
-      this.down(message);
-      throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' could not be reached: ${message}`);
-    }
-    this.opening = transport;
-    try {
-      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS, ...this.link.connectOptions() });
-      const { tools } = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS, cacheMode: 'bypass' });
-      if (this.stopped)
-        throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' was stopped while connecting`);
-      const defs = tools.map(definitionOf);
-      checkListing(this.spec.id, defs);
-      const sdkEra = client.getProtocolEra();
-      const era = sdkEra ? eraOfSdk(sdkEra) : null;
-      Object.assign(this.health, {
-        status: 'connected',
-        last_error: null,
-        latency_ms: Date.now() - started,
-        protocol: client.getNegotiatedProtocolVersion() ?? null,
-        era,
-        connected_at: new Date().toISOString(),
-      });
-      this.link.connected(era);
-      this.client = client;
-      if (this.opening === transport) this.opening = null;
-      client.onclose = () => this.closed(client);
-      const sent = client.getInstructions();
-      this.sentInstructions = typeof sent === 'string' ? this.known.text(sent) : undefined;
-      this.hooks.onInstructions?.(this.sentInstructions);
-      this.hooks.onTools(defs);
-      this.hooks.onChange();
-      this.hooks.onSurface?.('connected');
-      return defs;
-    } catch (e) {
-      if (this.opening === transport) this.opening = null;
-      await client.close().catch(() => undefined);
-      await this.link.endLive();
-      const signIn = this.spec.auth?.explain(e);
-      if (signIn) throw this.signInEnded(signIn);
-      const message = this.scrub(await this.link.startFailure(e, transport, attempt));
-      this.down(message);
-      throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' could not be reached: ${message}`);
-    }
+    return client;
+  }
+
+  /** Connected and listed: the health says so, the client is the live one, and the hooks hear it. */
+  private connected(client: Client, transport: Transport, defs: ToolDefinition[], started: number): void {
+    const sdkEra = client.getProtocolEra();
+    const era = sdkEra ? eraOfSdk(sdkEra) : null;
+    Object.assign(this.health, {
+      status: 'connected',
+      last_error: null,
+      latency_ms: Date.now() - started,
+      protocol: client.getNegotiatedProtocolVersion() ?? null,
+      era,
+      connected_at: new Date().toISOString(),
+    });
+    this.link.connected(era);
+    this.client = client;
+    if (this.opening === transport) this.opening = null;
+    client.onclose = () => this.closed(client);
+    const sent = client.getInstructions();
+    this.sentInstructions = typeof sent === 'string' ? this.known.text(sent) : undefined;
+    this.hooks.onInstructions?.(this.sentInstructions);
+    this.hooks.onTools(defs);
+    this.hooks.onChange();
+    this.hooks.onSurface?.('connected');
   }
 
   private async relistChanged(): Promise<void> {
