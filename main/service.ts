@@ -17,7 +17,7 @@ export const LOCAL_SERVER_LIMITS: ServerLimits = { maxConnections: 1024, maxConn
 import { AdminAuth } from './rest/admin-auth.ts';
 import { openLocalCore, type LocalCoreConfig } from './local-core.ts';
 import { VERSION } from './version.ts';
-import type { HttpFace } from './http-face.ts';
+import type { HttpFace, HttpFaceDeps } from './http-face.ts';
 
 export interface ServiceConfig extends Omit<LocalCoreConfig, 'owner'> {
   host?: string;
@@ -48,122 +48,164 @@ export async function startService(config: ServiceConfig) {
     core.approvalLinks.useKey(auth.approvalLinkKey());
     const bodyBudget = new BodyBudget(config.limits?.bodyBudgetBytes);
     let origin = '';
-    // The HTTP face (router, REST, console, MCP endpoint) is imported once the service listens: see http-face.ts.
-    let face: Promise<HttpFace> | null = null;
-    let loadedFace: HttpFace | null = null;
-    const loadFace = () =>
-      (face ??= import('./http-face.ts').then(
-        (m) =>
-          (loadedFace = m.createHttpFace({
-            core,
-            host,
-            auth,
-            bodyBudget,
-            origin: () => origin,
-            ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}),
-            ...(config.consoleDir ? { consoleDir: config.consoleDir } : {}),
-          })),
-      ));
-    const route = (req: IncomingMessage, res: ServerResponse) =>
-      loadFace().then(
-        (f) => f.route(req, res),
-        (e: unknown) => {
-          core.log.error('loading the HTTP face failed', { error: (e as Error).message });
-          if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain' });
-          res.end('Gatehouse could not load its HTTP code; see the service log.\n');
-        },
-      );
-
-    server = createEdgeServer((req, res) => void route(req, res), { ...LOCAL_SERVER_LIMITS, ...config.limits });
-    const listening = server;
-    await new Promise<void>((resolve, reject) => {
-      listening.once('error', (e: NodeJS.ErrnoException) =>
-        reject(
-          e.code === 'EADDRINUSE'
-            ? new GatehouseError(
-                'conflict',
-                `port ${config.port ?? DEFAULT_PORT} on ${host} is in use: pick another with --port (0 = any free port)`,
-              )
-            : e,
-        ),
-      );
-      listening.listen(config.port ?? DEFAULT_PORT, host, () => resolve());
+    const face = lazyFace({
+      core,
+      host,
+      auth,
+      bodyBudget,
+      origin: () => origin,
+      ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}),
+      ...(config.consoleDir ? { consoleDir: config.consoleDir } : {}),
     });
-    const { port } = listening.address() as AddressInfo;
+    server = createEdgeServer((req, res) => void face.route(req, res), { ...LOCAL_SERVER_LIMITS, ...config.limits });
+    const port = await listen(server, config.port ?? DEFAULT_PORT, host);
     origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     core.setUrls(origin);
-
-    const runtime: RuntimeInfo = {
-      pid: process.pid,
-      base_url: origin,
-      mcp_url: `${origin}${MCP_PATH}`,
-      console_url: `${origin}${CONSOLE_PATH}`,
-      admin_url: `${origin}${ADMIN_PREFIX}`,
-      version: VERSION,
-      started: new Date(core.clock.now()).toISOString(),
-    };
+    const runtime = runtimeOf(origin, core);
     if (config.writeRuntimeFile !== false) await writeRuntime(config.dataDir, runtime);
-    // Ready: the endpoint's code (the MCP SDK) loads now, in the background, before a client is likely to ask;
-    // then the upstreams connect (their client SDK loads at the first connect).
-    void loadFace()
-      .then((f) => f.mcp.warm())
-      .catch(() => undefined);
-    core.startUpstreams();
-    // A stored policy that cannot be used refuses every call: said in the log and the health report, not silently.
-    void core.checkPolicy().catch(() => undefined);
-    // Audit files past their retention go at every start too, not only from the hourly job.
-    void core.sweepAudit().catch((e: unknown) => core.log.warn('audit: the start sweep failed', { error: String(e) }));
-
-    let stopping: Promise<void> | null = null;
-    return {
-      core: core,
-      baseUrl: origin,
-      mcpUrl: runtime.mcp_url,
-      consoleUrl: runtime.console_url,
-      adminUrl: runtime.admin_url,
-      dataDir: config.dataDir,
-      invoke: core.invoke,
-      /** invoke as the console in the app's window: for in-process callers (tests, embedders) */
-      dispatch: core.dispatch,
-      /** the live feed as the desk (tray, window) gets it: staged writes masked, with their `blocked` reason */
-      events: { subscribe: core.assembled.desk.subscribe },
-      vaultLabel: core.vault.label,
-      /** open notification channels (GET streams and subscriptions/listen) of MCP clients */
-      notificationChannels: () => loadedFace?.mcp.lists.size ?? 0,
-      /** bytes of request bodies being read now that count against the body budget (limits.bodyBudgetBytes) */
-      bodyBytesInUse: () => bodyBudget.inUse,
-      /** a fresh one-time console login link */
-      loginUrl: () => `${origin}${CONSOLE_PATH}login?code=${auth.issueLoginCode()}`,
-      async createToken(input: TokenCreateInput) {
-        const r = await core.dispatch('tokens.create', input);
-        if (!r.ok) throw new GatehouseError(r.code, r.message);
-        return r.data;
-      },
-      async revokeToken(id: string) {
-        const r = await core.dispatch('tokens.revoke', { id });
-        if (!r.ok) throw new GatehouseError(r.code, r.message);
-      },
-      stop(): Promise<void> {
-        stopping ??= (async () => {
-          // runtime.json goes first, so a CLI starting now works on the files instead of a closing service
-          if (config.writeRuntimeFile !== false) await removeRuntime(config.dataDir, process.pid);
-          // notification streams end with their closing event before the connections are cut
-          const f = face ? await face.catch(() => null) : null;
-          await f?.mcp.endStreams();
-          await new Promise<void>((resolve) => {
-            listening.close(() => resolve());
-            listening.closeAllConnections();
-          });
-          await f?.mcp.close();
-          await core.close();
-        })();
-        return stopping;
-      },
-    };
+    ready(core, face);
+    return serviceHandle({ config, core, auth, bodyBudget, face, server, runtime });
   } catch (e) {
     server?.close();
     await core.close();
     throw e;
   }
+}
+
+type LocalCore = Awaited<ReturnType<typeof openLocalCore>>;
+
+/**
+ * The HTTP face (router, REST, console, MCP endpoint), imported once the service listens (see http-face.ts): every
+ * request waits for it; one that finds it unloadable is answered 500.
+ */
+function lazyFace(deps: HttpFaceDeps) {
+  let face: Promise<HttpFace> | null = null;
+  let loaded: HttpFace | null = null;
+  const load = () => (face ??= import('./http-face.ts').then((m) => (loaded = m.createHttpFace(deps))));
+  return {
+    load,
+    /** the face once it loaded, else null */
+    loaded: () => loaded,
+    /** the face when its load was started (and did not fail), else null: nothing is loaded only to be stopped */
+    started: async () => (face ? await face.catch(() => null) : null),
+    route: (req: IncomingMessage, res: ServerResponse) =>
+      load().then(
+        (f) => f.route(req, res),
+        (e: unknown) => {
+          deps.core.log.error('loading the HTTP face failed', { error: (e as Error).message });
+          if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain' });
+          res.end('Gatehouse could not load its HTTP code; see the service log.\n');
+        },
+      ),
+  };
+}
+type LazyFace = ReturnType<typeof lazyFace>;
+
+/** Listens, and answers the port; a port in use is a conflict that says what to do. */
+async function listen(server: HttpServer, port: number, host: string): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      reject(
+        e.code === 'EADDRINUSE'
+          ? new GatehouseError(
+              'conflict',
+              `port ${port} on ${host} is in use: pick another with --port (0 = any free port)`,
+            )
+          : e,
+      ),
+    );
+    server.listen(port, host, () => resolve());
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+function runtimeOf(origin: string, core: LocalCore): RuntimeInfo {
+  return {
+    pid: process.pid,
+    base_url: origin,
+    mcp_url: `${origin}${MCP_PATH}`,
+    console_url: `${origin}${CONSOLE_PATH}`,
+    admin_url: `${origin}${ADMIN_PREFIX}`,
+    version: VERSION,
+    started: new Date(core.clock.now()).toISOString(),
+  };
+}
+
+/** What starts once the service listens and runtime.json says where. */
+function ready(core: LocalCore, face: LazyFace): void {
+  // Ready: the endpoint's code (the MCP SDK) loads now, in the background, before a client is likely to ask;
+  // then the upstreams connect (their client SDK loads at the first connect).
+  void face
+    .load()
+    .then((f) => f.mcp.warm())
+    .catch(() => undefined);
+  core.startUpstreams();
+  // A stored policy that cannot be used refuses every call: said in the log and the health report, not silently.
+  void core.checkPolicy().catch(() => undefined);
+  // Audit files past their retention go at every start too, not only from the hourly job.
+  void core.sweepAudit().catch((e: unknown) => core.log.warn('audit: the start sweep failed', { error: String(e) }));
+}
+
+interface Running {
+  config: ServiceConfig;
+  core: LocalCore;
+  auth: AdminAuth;
+  bodyBudget: BodyBudget;
+  face: LazyFace;
+  server: HttpServer;
+  runtime: RuntimeInfo;
+}
+
+/** The running service as its callers (the CLI's serve, the app, tests) hold it. */
+function serviceHandle(r: Running) {
+  const { config, core, auth, bodyBudget, face, runtime } = r;
+  const origin = runtime.base_url;
+  let stopping: Promise<void> | null = null;
+  return {
+    core: core,
+    baseUrl: origin,
+    mcpUrl: runtime.mcp_url,
+    consoleUrl: runtime.console_url,
+    adminUrl: runtime.admin_url,
+    dataDir: config.dataDir,
+    invoke: core.invoke,
+    /** invoke as the console in the app's window: for in-process callers (tests, embedders) */
+    dispatch: core.dispatch,
+    /** the live feed as the desk (tray, window) gets it: staged writes masked, with their `blocked` reason */
+    events: { subscribe: core.assembled.desk.subscribe },
+    vaultLabel: core.vault.label,
+    /** open notification channels (GET streams and subscriptions/listen) of MCP clients */
+    notificationChannels: () => face.loaded()?.mcp.lists.size ?? 0,
+    /** bytes of request bodies being read now that count against the body budget (limits.bodyBudgetBytes) */
+    bodyBytesInUse: () => bodyBudget.inUse,
+    /** a fresh one-time console login link */
+    loginUrl: () => `${origin}${CONSOLE_PATH}login?code=${auth.issueLoginCode()}`,
+    async createToken(input: TokenCreateInput) {
+      const res = await core.dispatch('tokens.create', input);
+      if (!res.ok) throw new GatehouseError(res.code, res.message);
+      return res.data;
+    },
+    async revokeToken(id: string) {
+      const res = await core.dispatch('tokens.revoke', { id });
+      if (!res.ok) throw new GatehouseError(res.code, res.message);
+    },
+    stop(): Promise<void> {
+      return (stopping ??= stopService(r));
+    },
+  };
+}
+
+async function stopService({ config, core, face, server }: Running): Promise<void> {
+  // runtime.json goes first, so a CLI starting now works on the files instead of a closing service
+  if (config.writeRuntimeFile !== false) await removeRuntime(config.dataDir, process.pid);
+  // notification streams end with their closing event before the connections are cut
+  const f = await face.started();
+  await f?.mcp.endStreams();
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+  await f?.mcp.close();
+  await core.close();
 }
 export type RunningService = Awaited<ReturnType<typeof startService>>;

@@ -56,7 +56,48 @@ export async function runDesktop(startService: StartDesktopService): Promise<voi
   }
   const platform = process.platform;
   const root = app.getAppPath();
-  const windows = new ConsoleWindows({
+  const windows = consoleWindows(root, platform);
+  watchApp(windows);
+
+  await app.whenReady();
+  hardenSession(session.defaultSession);
+  serveApp(protocol, join(root, 'dist-renderer'));
+
+  const state: DesktopState = { service: null, quitting: false, updates: null };
+  const desk = await openTray(state, windows, root, platform);
+  stopOnQuit(state, windows, desk.tray);
+
+  try {
+    state.service = await startService({
+      dataDir: resolveDataDir(undefined, platform, process.env, homedir()),
+      host: '127.0.0.1',
+      consoleDir: join(root, 'dist-renderer'),
+    });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    desk.keeper.failed(message);
+    showProblem('Gatehouse could not start', message);
+    return;
+  }
+  await connectService(state.service, state, windows, desk, platform);
+  if (!startedHidden(process.argv, app, platform)) windows.show();
+}
+
+/** What the shell's parts share: the running service (none before it started and once quitting) and its updates. */
+interface DesktopState {
+  service: DesktopService | null;
+  quitting: boolean;
+  updates: ReturnType<typeof startAppUpdates>;
+}
+
+interface Desk {
+  tray: TrayController;
+  keeper: TrayStateKeeper;
+  trayActions: ReturnType<typeof createTrayActions>;
+}
+
+function consoleWindows(root: string, platform: NodeJS.Platform): ConsoleWindows {
+  return new ConsoleWindows({
     preload: join(root, 'dist', 'main', 'app', 'preload.cjs'),
     icon: join(root, 'assets', 'icon-512.png'),
     // A tray app shows its Dock icon only while its window is open.
@@ -66,33 +107,43 @@ export async function runDesktop(startService: StartDesktopService): Promise<voi
       else app.dock?.hide();
     },
   });
+}
+
+function watchApp(windows: ConsoleWindows): void {
   app.on('second-instance', () => windows.show());
   // macOS: clicking the Dock icon reopens the console.
   app.on('activate', () => windows.show());
   // Closing the window leaves the app running in the tray.
   app.on('window-all-closed', () => {});
   app.on('web-contents-created', (_event, contents) => guardContents(contents));
+}
 
-  await app.whenReady();
-  hardenSession(session.defaultSession);
-  serveApp(protocol, join(root, 'dist-renderer'));
-
-  const login: LoginItemOptions = {
+/** Where the login item is written and what it starts (the AppImage, when run as one). */
+function loginItemOptions(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): LoginItemOptions {
+  return {
     platform,
-    autostartDir: join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'autostart'),
-    execPath: process.env.APPIMAGE ?? process.execPath,
+    autostartDir: join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'autostart'),
+    execPath: env.APPIMAGE ?? process.execPath,
   };
-  let service: DesktopService | null = null;
-  let quitting = false;
+}
+
+/** The tray, its actions and its state, shown before the service starts (its failure is shown there too). */
+async function openTray(
+  state: DesktopState,
+  windows: ConsoleWindows,
+  root: string,
+  platform: NodeJS.Platform,
+): Promise<Desk> {
+  const login = loginItemOptions(platform, process.env);
   const trayActions = createTrayActions({
-    dispatch: () => (service ? dispatchAs(service.invoke, PRINCIPALS.tray) : null),
+    dispatch: () => (state.service ? dispatchAs(state.service.invoke, PRINCIPALS.tray) : null),
     openConsole: (screen, focus) => windows.show(screen, focus),
     setOpenAtLogin: async (enabled) => {
       await setOpenAtLogin(app, enabled, login);
       keeper.set({ openAtLogin: await getOpenAtLogin(app, login) });
     },
     installUpdate: async () =>
-      updates ? updates.updater.install(openInstaller) : { ok: false, reason: 'updates are not available' },
+      state.updates ? state.updates.updater.install(openInstaller) : { ok: false, reason: 'updates are not available' },
     quit: () => app.quit(),
     refresh: () => void keeper.refresh(),
     report: showProblem,
@@ -100,48 +151,73 @@ export async function runDesktop(startService: StartDesktopService): Promise<voi
   const tray = new TrayController({ iconDir: join(root, 'assets'), platform, actions: trayActions });
   const notifyQuota = createQuotaNotifier({ openUsage: () => windows.show('usage') });
   const notifyUpdate = createUpdateNotifier({ openCloud: () => windows.show('cloud') });
-  let updates: ReturnType<typeof startAppUpdates> = null;
-  // the verified installer is opened by the system for the person, who clicked Install
-  const openInstaller = async (path: string) => {
-    const error = await shell.openPath(path);
-    if (error) throw new Error(error);
-  };
-  const keeper = new TrayStateKeeper((state) => {
-    tray.update(state);
-    if (state.phase === 'running') notifyQuota(state.cloud.quotas);
-    notifyUpdate(state.update);
+  const keeper = new TrayStateKeeper((s) => {
+    tray.update(s);
+    if (s.phase === 'running') notifyQuota(s.cloud.quotas);
+    notifyUpdate(s.update);
   });
   keeper.set({ openAtLogin: await getOpenAtLogin(app, login).catch(() => false) });
+  return { tray, keeper, trayActions };
+}
 
+/** The verified installer is opened by the system for the person, who clicked Install. */
+async function openInstaller(path: string): Promise<void> {
+  const error = await shell.openPath(path);
+  if (error) throw new Error(error);
+}
+
+function stopOnQuit(state: DesktopState, windows: ConsoleWindows, tray: TrayController): void {
   app.on('before-quit', () => windows.allowClose());
   app.on('will-quit', (event) => {
-    if (!service || quitting) return;
+    if (!state.service || state.quitting) return;
     // Stop the service cleanly (close sockets, remove runtime.json), then really quit.
     event.preventDefault();
-    quitting = true;
-    const running = service;
-    service = null;
-    updates?.stop();
+    state.quitting = true;
+    const running = state.service;
+    state.service = null;
+    state.updates?.stop();
     void running.stop().finally(() => {
       tray.destroy();
       app.quit();
     });
   });
+}
 
-  try {
-    service = await startService({
-      dataDir: resolveDataDir(undefined, platform, process.env, homedir()),
-      host: '127.0.0.1',
-      consoleDir: join(root, 'dist-renderer'),
+/** The started service reaches the window (IPC, its events), the notifications, the tray and the update checks. */
+async function connectService(
+  running: DesktopService,
+  state: DesktopState,
+  windows: ConsoleWindows,
+  desk: Desk,
+  platform: NodeJS.Platform,
+): Promise<void> {
+  registerWindowIpc(running, windows);
+  // A notification's Approve / Discard (macOS buttons the person presses) decide as the tray does.
+  const notify = createStagedNotifier({
+    openApprovals: (id) => windows.show('approvals', id),
+    approve: (id, hash) => desk.trayActions.approve(id, hash),
+    discard: (id) => desk.trayActions.discard(id),
+    platform,
+  });
+  running.events.subscribe((event) => {
+    windows.send(IPC_EVENT_CHANNEL, event);
+    notify(event);
+    desk.keeper.onEvent(event);
+  });
+  await desk.keeper.connect(dispatchAs(running.invoke, PRINCIPALS.tray));
+  if (running.core && running.dataDir) {
+    state.updates = startAppUpdates({
+      invoke: running.invoke,
+      cloud: running.core.cloud,
+      dataDir: running.dataDir,
+      platform,
+      arch: process.arch,
+      onState: (s) => desk.keeper.set({ update: s.phase === 'ready' ? s.version : null }),
     });
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    keeper.failed(message);
-    showProblem('Gatehouse could not start', message);
-    return;
   }
+}
 
-  const running = service;
+function registerWindowIpc(running: DesktopService, windows: ConsoleWindows): void {
   registerIpc({
     ipcMain,
     dispatch: dispatchAs(running.invoke, PRINCIPALS.appConsole),
@@ -158,28 +234,4 @@ export async function runDesktop(startService: StartDesktopService): Promise<voi
     },
     log: (m, f) => console.warn(m, f ?? {}),
   });
-  // A notification's Approve / Discard (macOS buttons the person presses) decide as the tray does.
-  const notify = createStagedNotifier({
-    openApprovals: (id) => windows.show('approvals', id),
-    approve: (id, hash) => trayActions.approve(id, hash),
-    discard: (id) => trayActions.discard(id),
-    platform,
-  });
-  running.events.subscribe((event) => {
-    windows.send(IPC_EVENT_CHANNEL, event);
-    notify(event);
-    keeper.onEvent(event);
-  });
-  await keeper.connect(dispatchAs(running.invoke, PRINCIPALS.tray));
-  if (running.core && running.dataDir) {
-    updates = startAppUpdates({
-      invoke: running.invoke,
-      cloud: running.core.cloud,
-      dataDir: running.dataDir,
-      platform,
-      arch: process.arch,
-      onState: (s) => keeper.set({ update: s.phase === 'ready' ? s.version : null }),
-    });
-  }
-  if (!startedHidden(process.argv, app, platform)) windows.show();
 }

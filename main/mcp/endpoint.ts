@@ -91,8 +91,19 @@ export type EndpointCore = Omit<
  * SDK's handler, which also serves `subscriptions/listen`.
  */
 export function createMcpEndpoint(deps: EndpointDeps) {
-  const maxBody = deps.maxBody ?? DEFAULT_MAX_BODY;
-  const lists = new ListChanges({
+  const endpoint = new McpEndpoint(deps);
+  return {
+    handle: (req: IncomingMessage, res: ServerResponse) => endpoint.handle(req, res),
+    lists: endpoint.lists,
+    /** Ends every notification stream as the spec ends one (listen-close.ts) and waits, at most `ms`, for them to be sent. */
+    endStreams: (ms = 1000) => endpoint.endStreams(ms),
+    close: () => endpoint.close(),
+  };
+}
+
+/** What each token may see changing, told to its notification channels. */
+function listChangesOf(deps: EndpointDeps): ListChanges {
+  return new ListChanges({
     registry: deps.registry,
     settings: deps.settings,
     viewerOf: (tokenId) => {
@@ -102,135 +113,117 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     viewRegistry: (view) => upstreamViewDeps(deps, view).registry,
     policyRevision: () => deps.listing.revision(),
   });
-  const taps = new RequestLogTaps();
-  const unwatch = [
-    deps.registry.onChange(() => lists.changed()),
-    deps.watchSettings(() => lists.changed()),
-    ...(deps.resourceUpdates ? [deps.resourceUpdates((uri) => lists.resourceUpdated(uri))] : []),
-    // 2025 era: the GET streams of the tokens that see the upstream; 2026-07-28: the requests that asked for them
-    ...(deps.upstreamLogs
-      ? [
-          deps.upstreamLogs((upstream, m) => {
-            lists.logMessage(upstream, m);
-            taps.deliver(upstream, m);
-          }),
-        ]
-      : []),
-  ];
-  // Updates reach a subscriber on its channels: without a source of updates, subscriptions are not offered.
-  const subscribed = deps.resourceUpdates ? { ...deps, subscriptions: lists.subscriptions } : deps;
-  const served = deps.upstreamLogs
-    ? {
-        ...subscribed,
-        logs: {
-          setLevel: (t: string, l: LogLevel) => lists.setLogLevel(t, l),
-          taps,
-          channelOf: (t: string) => ({ open: lists.countFor(t) > 0, level: lists.logLevelOf(t) }),
-        },
-      }
-    : subscribed;
-  // A view is one upstream's own endpoint (upstream-view.ts); none is the main endpoint.
-  const factory = (ctx: CallContext, view?: string) => buildServer(ctx, view ? upstreamViewDeps(served, view) : served);
-  let listens = 0;
-  const lookup = createUpstreamLookup({
-    ...deps,
-    now: () => deps.clock.now(),
-    remotes: deps.remotes ?? (() => []),
-    profileOf: deps.profileOf ?? (() => undefined),
-  });
-  const sdk = createMcpHandler(
-    (rc) => {
-      const { ctx, view } = rc.authInfo?.extra as { ctx: CallContext; view?: string };
-      return factory(ctx, view);
-    },
-    {
-      maxRequestBodySize: maxBody,
-      bus: lists.bus,
-      onerror: (e) => deps.log.debug('mcp handler', { error: e.message }),
-    },
-  );
-  const clients = new ClientNames();
-  const declared = new ClientCapabilities();
-  const routes = new Routes2025();
-  const refusals = new RefusalAudit(deps.auditor, deps.clock);
+}
 
-  // Open notification streams, so shutdown can end them with their last event before connections are cut.
-  const streams = new Set<ServerResponse>();
-  const holdStream = (res: ServerResponse) => {
-    streams.add(res);
-    res.once('close', () => streams.delete(res));
-  };
+/** One MCP endpoint's parts, built once (createMcpEndpoint); `handle` serves each request with them. */
+class McpEndpoint {
+  readonly lists: ListChanges;
+  private readonly unwatch: Array<() => void>;
+  private readonly served: EndpointDeps;
+  private readonly lookup: ReturnType<typeof createUpstreamLookup>;
+  private readonly sdk: ReturnType<typeof sdkHandler>;
+  private readonly clients = new ClientNames();
+  private readonly declared = new ClientCapabilities();
+  private readonly routes = new Routes2025();
+  private readonly refusals: RefusalAudit;
+  /** open notification streams, so shutdown can end them with their last event before connections are cut */
+  private readonly streams = new Set<ServerResponse>();
+  private readonly guards: ReturnType<typeof compose<McpRequest>>;
+  private listens = 0;
 
-  const guards = compose<McpRequest>(
-    hostGuard(deps.allowedHosts),
-    corsGuard,
-    methodGuard,
-    enabledGuard,
-    authGuard(deps.tokens, deps.limiter),
-    tokenRateGuard(deps.limiter),
-    bodyGuard(maxBody, deps.bodyBudget),
-  );
+  constructor(private readonly deps: EndpointDeps) {
+    const maxBody = deps.maxBody ?? DEFAULT_MAX_BODY;
+    this.lists = listChangesOf(deps);
+    const taps = new RequestLogTaps();
+    this.unwatch = watchChanges(deps, this.lists, taps);
+    this.served = servedDeps(deps, this.lists, taps);
+    this.lookup = createUpstreamLookup({
+      ...deps,
+      now: () => deps.clock.now(),
+      remotes: deps.remotes ?? (() => []),
+      profileOf: deps.profileOf ?? (() => undefined),
+    });
+    this.sdk = sdkHandler((ctx, view) => this.factory(ctx, view), this.lists, maxBody, deps.log);
+    this.refusals = new RefusalAudit(deps.auditor, deps.clock);
+    this.guards = compose<McpRequest>(
+      hostGuard(deps.allowedHosts),
+      corsGuard,
+      methodGuard,
+      enabledGuard,
+      authGuard(deps.tokens, deps.limiter),
+      tokenRateGuard(deps.limiter),
+      bodyGuard(maxBody, deps.bodyBudget),
+    );
+  }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** Ends every notification stream as the spec ends one (listen-close.ts) and waits, at most `ms`, for them to be sent. */
+  endStreams(ms: number): Promise<void> {
+    return endStreams([...this.streams], this.lists, ms);
+  }
+
+  async close(): Promise<void> {
+    for (const u of this.unwatch) u();
+    this.lists.closeAll();
+    await this.sdk.close();
+  }
+
+  /** A view is one upstream's own endpoint (upstream-view.ts); none is the main endpoint. */
+  private factory(ctx: CallContext, view?: string) {
+    return buildServer(ctx, view ? upstreamViewDeps(this.served, view) : this.served);
+  }
+
+  private holdStream(res: ServerResponse): void {
+    this.streams.add(res);
+    res.once('close', () => this.streams.delete(res));
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = pathOf(req);
-    if (path === UPSTREAM_LOOKUP_PATH) return lookup(req, res);
+    if (path === UPSTREAM_LOOKUP_PATH) return this.lookup(req, res);
     const view = upstreamOfMcpPath(path) ?? undefined;
-    const now = deps.clock.now();
-    const c: McpRequest = {
-      req,
-      res,
-      requestId: requestId(req, res, now),
-      settings: deps.settings(),
-      now,
-      address: '',
-      stream: false,
-      rpcId: null,
-    };
-    c.address = clientAddress(req, c.settings.trust_proxy_headers);
-    const stop = await guards(c).catch((e: unknown): typeof ANSWERED => {
+    const c = requestOf(req, res, this.deps);
+    const stop = await this.guards(c).catch((e: unknown): typeof ANSWERED => {
       // a body the client cut off: nothing to answer
       if (res.destroyed || req.destroyed) return ANSWERED;
       throw e;
     });
     if (stop === ANSWERED) return;
-    const audit = (code: ErrorCode) =>
-      refusals.record({
-        code,
-        requestId: c.requestId,
-        address: c.address,
-        token: c.auth
-          ? { id: c.auth.record.id, preview: c.auth.record.preview, user_id: c.auth.user.id, login: c.auth.user.login }
-          : null,
-      });
-    if (stop) {
-      audit(stop.code);
-      // Refused before its body was read: close the connection after the answer instead of reading the rest.
-      const unread =
-        !req.readableEnded &&
-        (Number(req.headers['content-length']) > 0 || req.headers['transfer-encoding'] !== undefined);
-      return sendError(res, unread ? stop.withHeaders({ Connection: 'close' }) : stop, jsonRpcEnvelope, {
-        requestId: c.requestId,
-        rpcId: c.rpcId,
-      });
-    }
-
-    const { record, user } = c.auth!;
-    const busy = () => {
-      const refusal = new HttpError('service_unavailable', 'too many notification streams are open: retry later', {
-        headers: { 'Retry-After': '30' },
-      });
-      audit(refusal.code);
-      sendError(res, refusal, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
-    };
+    const audit = (code: ErrorCode) => this.refusals.record(refusalOf(c, code));
+    if (stop) return refuse(c, stop, audit);
     if (c.stream) {
-      if (!openEventStream(req, res, record.id, lists, view)) busy();
-      else holdStream(res);
+      if (!openEventStream(req, res, c.auth!.record.id, this.lists, view)) busy(c, audit);
+      else this.holdStream(res);
       return;
     }
+    return this.serveMessage(c, view, audit);
+  }
+
+  /** A JSON-RPC message that passed the guards: to its era's server, or to the call in flight it answers. */
+  private async serveMessage(c: McpRequest, view: string | undefined, audit: (code: ErrorCode) => void) {
+    const { req, res } = c;
     const rpc = c.rpc!;
-    const client = clients.name(req, rpc.message, record.id, c.address);
-    const remembered = rpc.era === '2025' ? declared.seen(rpc.message, record.id) : undefined;
-    const ctx: CallContext = {
+    const record = c.auth!.record;
+    const ctx = this.callContextOf(c);
+    this.deps.tokens.touch(record, ctx.client);
+    const authInfo: AuthInfo = {
+      token: record.id,
+      clientId: record.id,
+      scopes: [],
+      extra: { ctx, ...(view ? { view } : {}) },
+    };
+    if (rpc.era === '2025') return this.serveLegacy(c, ctx, authInfo, view, audit);
+    if (rpc.message.method === 'subscriptions/listen') return this.serveListen(c, ctx, authInfo, view, audit);
+    const refused = await serveThroughSdk(this.sdk, req, res, rpc.message, authInfo, c.requestId);
+    if (refused) audit(refused);
+  }
+
+  /** Who is calling, as the tools see it: the 2025-era capabilities are those its initialize declared. */
+  private callContextOf(c: McpRequest): CallContext {
+    const rpc = c.rpc!;
+    const { record, user } = c.auth!;
+    const client = this.clients.name(c.req, rpc.message, record.id, c.address);
+    const remembered = rpc.era === '2025' ? this.declared.seen(rpc.message, record.id) : undefined;
+    return {
       user,
       capabilities: capabilitiesOf(user.role),
       token: record,
@@ -239,45 +232,54 @@ export function createMcpEndpoint(deps: EndpointDeps) {
       client_source: client.source,
       ...(remembered ? { clientCapabilities: remembered } : {}),
     };
-    deps.tokens.touch(record, ctx.client);
-    const authInfo: AuthInfo = {
-      token: record.id,
-      clientId: record.id,
-      scopes: [],
-      extra: { ctx, ...(view ? { view } : {}) },
-    };
+  }
 
+  private serveLegacy(
+    c: McpRequest,
+    ctx: CallContext,
+    authInfo: AuthInfo,
+    view: string | undefined,
+    audit: (code: ErrorCode) => void,
+  ): Promise<void> | void {
+    const { res } = c;
+    const rpc = c.rpc!;
+    const record = c.auth!.record;
     // A 2025 client's answer to what a call in flight asked it, or its cancellation of that call: to that exchange.
-    if (rpc.era === '2025' && routes.route(record.id, rpc.message)) return void res.writeHead(202).end();
-    if (rpc.era === '2025') {
-      // The call's cancellation route, taken now (before any await): at most MAX_OPEN_CALLS_PER_TOKEN per token.
-      const route =
-        rpc.message.method !== undefined && rpc.message.id !== undefined
-          ? routes.open(record.id, rpc.message.id)
-          : undefined;
-      if (route instanceof HttpError) {
-        audit(route.code);
-        return sendError(res, route, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
-      }
-      return serve2025(res, rpc.message as JSONRPCMessage, ctx, authInfo, view, route);
+    if (this.routes.route(record.id, rpc.message)) return void res.writeHead(202).end();
+    // The call's cancellation route, taken now (before any await): at most MAX_OPEN_CALLS_PER_TOKEN per token.
+    const route =
+      rpc.message.method !== undefined && rpc.message.id !== undefined
+        ? this.routes.open(record.id, rpc.message.id)
+        : undefined;
+    if (route instanceof HttpError) {
+      audit(route.code);
+      return sendError(res, route, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
     }
-    if (rpc.message.method === 'subscriptions/listen') {
-      // The SDK holds this stream open and subscribes it to our bus: name the token it belongs to
-      // (ListChanges.attach then ends the token's oldest stream past its bound).
-      if (!lists.hasRoomFor(record.id)) return busy();
-      holdStream(res);
-      const resources = await listenSubscriptions(rpc.message.params, ctx, view);
-      await lists.servingListenFor(
-        record.id,
-        () => endListenStream(res, rpc.message.id!),
-        () => serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId),
-        view,
-        resources,
-      );
-      return;
-    }
-    const refused = await serveThroughSdk(sdk, req, res, rpc.message, authInfo, c.requestId);
-    if (refused) audit(refused);
+    return this.serve2025(res, rpc.message as JSONRPCMessage, ctx, authInfo, view, route);
+  }
+
+  private async serveListen(
+    c: McpRequest,
+    ctx: CallContext,
+    authInfo: AuthInfo,
+    view: string | undefined,
+    audit: (code: ErrorCode) => void,
+  ): Promise<void> {
+    const { req, res } = c;
+    const rpc = c.rpc!;
+    const record = c.auth!.record;
+    // The SDK holds this stream open and subscribes it to our bus: name the token it belongs to
+    // (ListChanges.attach then ends the token's oldest stream past its bound).
+    if (!this.lists.hasRoomFor(record.id)) return busy(c, audit);
+    this.holdStream(res);
+    const resources = await this.listenSubscriptions(rpc.message.params, ctx, view);
+    await this.lists.servingListenFor(
+      record.id,
+      () => endListenStream(res, rpc.message.id!),
+      () => serveThroughSdk(this.sdk, req, res, rpc.message, authInfo, c.requestId),
+      view,
+      resources,
+    );
   }
 
   /**
@@ -285,16 +287,16 @@ export function createMcpEndpoint(deps: EndpointDeps) {
    * subscribe to is subscribed at its upstream for as long as the stream lasts (one the caller may not is left out,
    * and hears nothing). Undefined when it names none or subscriptions are not offered.
    */
-  async function listenSubscriptions(
+  private async listenSubscriptions(
     params: unknown,
     ctx: CallContext,
     view?: string,
   ): Promise<{ uris: ReadonlySet<string>; ended: () => void } | undefined> {
     const asked = (params as { notifications?: { resourceSubscriptions?: unknown } } | undefined)?.notifications
       ?.resourceSubscriptions;
-    if (!deps.resourceUpdates || !Array.isArray(asked) || asked.length === 0) return undefined;
-    const surfaces = view ? upstreamViewDeps(served, view).pipeline.surfaces : deps.pipeline.surfaces;
-    const holder = `listen:${++listens}`;
+    if (!this.deps.resourceUpdates || !Array.isArray(asked) || asked.length === 0) return undefined;
+    const surfaces = view ? upstreamViewDeps(this.served, view).pipeline.surfaces : this.deps.pipeline.surfaces;
+    const holder = `listen:${++this.listens}`;
     const uris = new Set<string>();
     for (const uri of asked.slice(0, MAX_SUBSCRIPTIONS_PER_TOKEN))
       if (typeof uri === 'string' && !uris.has(uri))
@@ -308,7 +310,7 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     };
   }
 
-  async function serve2025(
+  private async serve2025(
     res: ServerResponse,
     message: JSONRPCMessage,
     ctx: CallContext,
@@ -316,8 +318,8 @@ export function createMcpEndpoint(deps: EndpointDeps) {
     view?: string,
     route?: CallRoute,
   ): Promise<void> {
-    const server = factory(ctx, view);
-    const exchange = new Exchange2025(res, ctx.request_id, authInfo, routes);
+    const server = this.factory(ctx, view);
+    const exchange = new Exchange2025(res, ctx.request_id, authInfo, this.routes);
     try {
       await server.connect(exchange);
       await exchange.serve(message, route);
@@ -326,31 +328,6 @@ export function createMcpEndpoint(deps: EndpointDeps) {
       void server.close().catch(() => {});
     }
   }
-
-  return {
-    handle,
-    lists,
-    /** Ends every notification stream as the spec ends one (listen-close.ts) and waits, at most `ms`, for them to be sent. */
-    endStreams: async (ms = 1000) => {
-      const open = [...streams];
-      lists.closeAll();
-      await Promise.race([
-        Promise.all(
-          open.map((res) =>
-            res.writableFinished || res.destroyed
-              ? null
-              : new Promise((resolve) => res.once('close', resolve).once('finish', resolve)),
-          ),
-        ),
-        new Promise((resolve) => setTimeout(resolve, ms).unref()),
-      ]);
-    },
-    close: async () => {
-      for (const u of unwatch) u();
-      lists.closeAll();
-      await sdk.close();
-    },
-  };
 }
 
 /** The request's path; a target the router would refuse names no view (the guards answer it). */
@@ -360,4 +337,121 @@ function pathOf(req: IncomingMessage): string {
   } catch {
     return '';
   }
+}
+
+/** What the guards read and fill in for one request. */
+function requestOf(req: IncomingMessage, res: ServerResponse, deps: EndpointDeps): McpRequest {
+  const now = deps.clock.now();
+  const c: McpRequest = {
+    req,
+    res,
+    requestId: requestId(req, res, now),
+    settings: deps.settings(),
+    now,
+    address: '',
+    stream: false,
+    rpcId: null,
+  };
+  c.address = clientAddress(req, c.settings.trust_proxy_headers);
+  return c;
+}
+
+function refusalOf(c: McpRequest, code: ErrorCode) {
+  return {
+    code,
+    requestId: c.requestId,
+    address: c.address,
+    token: c.auth
+      ? { id: c.auth.record.id, preview: c.auth.record.preview, user_id: c.auth.user.id, login: c.auth.user.login }
+      : null,
+  };
+}
+
+/** A guard's refusal, audited and answered. */
+function refuse(c: McpRequest, stop: HttpError, audit: (code: ErrorCode) => void): void {
+  const { req, res } = c;
+  audit(stop.code);
+  // Refused before its body was read: close the connection after the answer instead of reading the rest.
+  const unread =
+    !req.readableEnded && (Number(req.headers['content-length']) > 0 || req.headers['transfer-encoding'] !== undefined);
+  return sendError(res, unread ? stop.withHeaders({ Connection: 'close' }) : stop, jsonRpcEnvelope, {
+    requestId: c.requestId,
+    rpcId: c.rpcId,
+  });
+}
+
+function busy(c: McpRequest, audit: (code: ErrorCode) => void): void {
+  const refusal = new HttpError('service_unavailable', 'too many notification streams are open: retry later', {
+    headers: { 'Retry-After': '30' },
+  });
+  audit(refusal.code);
+  sendError(c.res, refusal, jsonRpcEnvelope, { requestId: c.requestId, rpcId: c.rpcId });
+}
+
+/** Everything that changes what a token sees, or that it hears, told to the list changes; answers the unsubscribes. */
+function watchChanges(deps: EndpointDeps, lists: ListChanges, taps: RequestLogTaps): Array<() => void> {
+  return [
+    deps.registry.onChange(() => lists.changed()),
+    deps.watchSettings(() => lists.changed()),
+    ...(deps.resourceUpdates ? [deps.resourceUpdates((uri) => lists.resourceUpdated(uri))] : []),
+    // 2025 era: the GET streams of the tokens that see the upstream; 2026-07-28: the requests that asked for them
+    ...(deps.upstreamLogs
+      ? [
+          deps.upstreamLogs((upstream, m) => {
+            lists.logMessage(upstream, m);
+            taps.deliver(upstream, m);
+          }),
+        ]
+      : []),
+  ];
+}
+
+/** What each server is built with: subscriptions and logs offered only when there is a source of them. */
+function servedDeps(deps: EndpointDeps, lists: ListChanges, taps: RequestLogTaps): EndpointDeps {
+  // Updates reach a subscriber on its channels: without a source of updates, subscriptions are not offered.
+  const subscribed = deps.resourceUpdates ? { ...deps, subscriptions: lists.subscriptions } : deps;
+  return deps.upstreamLogs
+    ? {
+        ...subscribed,
+        logs: {
+          setLevel: (t: string, l: LogLevel) => lists.setLogLevel(t, l),
+          taps,
+          channelOf: (t: string) => ({ open: lists.countFor(t) > 0, level: lists.logLevelOf(t) }),
+        },
+      }
+    : subscribed;
+}
+
+/** The SDK's handler of 2026-07-28 messages: each request's server is built for the caller the guards found. */
+function sdkHandler(
+  factory: (ctx: CallContext, view?: string) => ReturnType<typeof buildServer>,
+  lists: ListChanges,
+  maxBody: number,
+  log: Logger,
+) {
+  return createMcpHandler(
+    (rc) => {
+      const { ctx, view } = rc.authInfo?.extra as { ctx: CallContext; view?: string };
+      return factory(ctx, view);
+    },
+    {
+      maxRequestBodySize: maxBody,
+      bus: lists.bus,
+      onerror: (e) => log.debug('mcp handler', { error: e.message }),
+    },
+  );
+}
+
+async function endStreams(open: ServerResponse[], lists: ListChanges, ms: number): Promise<void> {
+  lists.closeAll();
+  await Promise.race([
+    Promise.all(
+      open.map((res) =>
+        res.writableFinished || res.destroyed
+          ? null
+          : new Promise((resolve) => res.once('close', resolve).once('finish', resolve)),
+      ),
+    ),
+    new Promise((resolve) => setTimeout(resolve, ms).unref()),
+  ]);
 }

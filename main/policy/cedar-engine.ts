@@ -31,116 +31,214 @@ const CACHE_MAX = 2000;
  * a new policy empties that memory. `narrow: false` sends every request whole (the
  * benchmark's comparison only).
  */
-export function createCedarEngine(opts: {
+export function createCedarEngine(opts: CedarEngineOptions): PolicyEngine & {
+  loaded(): boolean;
+  settled(): Promise<void>;
+} {
+  const e = new CedarEngine(opts);
+  return {
+    decide: (q) => e.decide(q),
+    mayList: (q) => e.mayList(q),
+    mayPermit: (action) => e.mayPermit(action),
+    loaded: () => e.loaded(),
+    /** resolves once the memo holds on disk what was decided so far */
+    settled: () => e.settled(),
+    check: (text) => e.check(text),
+    defaultText: () => e.shipped().policy,
+    schemaText: () => e.shipped().schema,
+  };
+}
+
+export interface CedarEngineOptions {
   activeText: () => string | null;
   dir?: string;
   cacheSize?: number;
   narrow?: boolean;
   /** decisions kept across processes (decision-memo.ts): the data dir's, in the service and the CLI */
   memo?: DecisionMemoStore;
-}): PolicyEngine & { loaded(): boolean; settled(): Promise<void> } {
-  const dir = opts.dir ?? POLICY_DIR;
-  let files: { policy: string; schema: string } | null = null;
-  const shipped = () =>
-    (files ??= {
-      policy: readFileSync(join(dir, 'default.cedar'), 'utf8'),
-      schema: readFileSync(join(dir, 'gatehouse.cedarschema'), 'utf8'),
-    });
-  let loading: Promise<Cedar> | null = null;
-  let active: {
-    text: string;
-    id: string;
-    set: Record<string, string>;
-    permits: ReadonlySet<string> | 'any';
-    reads: PolicyReads | null;
-  } | null = null;
-  let generation = 0;
-  const cache = new Map<string, PolicyVerdict>();
-  const listings = new Map<string, boolean>();
-  const cacheMax = opts.cacheSize ?? CACHE_MAX;
+}
+
+/** The active policy as Cedar holds it (preparsed under `id`), with what it permits and reads. */
+interface ActivePolicy {
+  text: string;
+  id: string;
+  set: Record<string, string>;
+  permits: ReadonlySet<string> | 'any';
+  reads: PolicyReads | null;
+}
+
+class CedarEngine {
+  private readonly dir: string;
+  private files: { policy: string; schema: string } | null = null;
+  private loading: Promise<Cedar> | null = null;
+  private active: ActivePolicy | null = null;
+  private generation = 0;
+  private readonly cache = new Map<string, PolicyVerdict>();
+  private readonly listings = new Map<string, boolean>();
+  private readonly cacheMax: number;
   // Made at the first decision, named by the engine's version and the schema: decisions made under another are not reused.
-  let made: DecisionMemo | null | undefined;
-  const memoOf = (): DecisionMemo | null =>
-    (made ??= opts.memo ? new DecisionMemo(opts.memo, `${cedarVersion()}|${sha256(shipped().schema)}`) : null);
-  const hashes = new Map<string, string>();
-  const hashOf = (text: string): string => {
-    let h = hashes.get(text);
+  private made: DecisionMemo | null | undefined;
+  private readonly hashes = new Map<string, string>();
+
+  constructor(private readonly opts: CedarEngineOptions) {
+    this.dir = opts.dir ?? POLICY_DIR;
+    this.cacheMax = opts.cacheSize ?? CACHE_MAX;
+  }
+
+  shipped(): { policy: string; schema: string } {
+    return (this.files ??= {
+      policy: readFileSync(join(this.dir, 'default.cedar'), 'utf8'),
+      schema: readFileSync(join(this.dir, 'gatehouse.cedarschema'), 'utf8'),
+    });
+  }
+
+  loaded(): boolean {
+    return this.loading !== null;
+  }
+
+  settled(): Promise<void> {
+    return this.made?.settled() ?? Promise.resolve();
+  }
+
+  async check(text: string): Promise<PolicyCheckAnswer> {
+    const c = await this.cedar();
+    return { policies: Object.keys(this.prepare(c, text)) };
+  }
+
+  async decide(whole: PolicyQuery): Promise<PolicyVerdict> {
+    const remembered = this.remembered(whole);
+    if (remembered) return remembered;
+    const { c, id, reads, text } = await this.activate();
+    const { q, body, facts } = this.keyOf(whole, reads);
+    const key = `${id}\n${body}`;
+    const hit = this.cache.get(key);
+    if (hit) return hit;
+    const verdict = authorized(c, id, q, facts);
+    this.memoOf()?.put(this.hashOf(text), body, verdict);
+    return keep(this.cache, this.cacheMax, key, verdict);
+  }
+
+  async mayList(whole: PolicyQuery): Promise<boolean> {
+    const { c, id, set, reads } = await this.activate();
+    // A call with no arguments permitted: some call is. And a policy that reads nothing of the call itself answers
+    // every call of this tool by this caller alike. Both are the cached decision, as a tools/call's.
+    const plain = await this.decide(whole);
+    if (plain.decision === 'allow' || (reads && !readsCallFacts(reads))) return plain.decision === 'allow';
+    const q = reads ? narrowed(whole, reads) : whole;
+    const facts = JSON.stringify([q.context, q.entities]);
+    const key = `${id}\n${q.action}\n${facts}`;
+    const hit = this.listings.get(key);
+    if (hit !== undefined) return hit;
+    return keep(this.listings, this.cacheMax, key, mayPermitSomeCall(c, set, q, facts));
+  }
+
+  async mayPermit(action: PolicyAction): Promise<boolean> {
+    const text = this.activeText();
+    const json = this.active?.text !== text ? this.memoOf()?.jsonOf(this.hashOf(text)) : undefined;
+    const permits = json !== undefined ? (json ? permittedActions(json) : 'any') : (await this.activate()).permits;
+    return permits === 'any' || permits.has(action);
+  }
+
+  private activeText(): string {
+    return this.opts.activeText() ?? this.shipped().policy;
+  }
+
+  private memoOf(): DecisionMemo | null {
+    return (this.made ??= this.opts.memo
+      ? new DecisionMemo(this.opts.memo, `${cedarVersion()}|${sha256(this.shipped().schema)}`)
+      : null);
+  }
+
+  private hashOf(text: string): string {
+    let h = this.hashes.get(text);
     if (h === undefined) {
-      if (hashes.size > 8) hashes.clear();
+      if (this.hashes.size > 8) this.hashes.clear();
       h = sha256(text);
-      hashes.set(text, h);
+      this.hashes.set(text, h);
     }
     return h;
-  };
+  }
+
+  /** Before the engine is loaded for this policy: a decision made before, in any process, needs none. */
+  private remembered(whole: PolicyQuery): PolicyVerdict | null {
+    const memo = this.memoOf();
+    if (!memo) return null;
+    const text = this.activeText();
+    if (this.active?.text === text) return null;
+    const reads = this.memoReads(text);
+    if (reads === undefined) return null;
+    return memo.get(this.hashOf(text), this.keyOf(whole, reads).body) ?? null;
+  }
+
   /** The narrowing of a policy the engine has not parsed in this process, from the memo's copy of its JSON form. */
-  const memoReads = (text: string): PolicyReads | null | undefined => {
-    const json = memoOf()?.jsonOf(hashOf(text));
+  private memoReads(text: string): PolicyReads | null | undefined {
+    const json = this.memoOf()?.jsonOf(this.hashOf(text));
     if (json === undefined) return undefined;
-    return json && opts.narrow !== false ? readsOf(json) : null;
-  };
-  const keyOf = (whole: PolicyQuery, reads: PolicyReads | null): { q: PolicyQuery; facts: string; body: string } => {
+    return json && this.opts.narrow !== false ? readsOf(json) : null;
+  }
+
+  private keyOf(whole: PolicyQuery, reads: PolicyReads | null): { q: PolicyQuery; facts: string; body: string } {
     const q = reads ? narrowed(whole, reads) : whole;
     const classed = !!reads?.classes.size;
     // With classed tags the key is the classes, and the request's own text is needed only when Cedar is asked.
     const facts = classed ? '' : JSON.stringify([q.context, q.entities]);
     const body = `${q.action}\n${classed ? JSON.stringify([q.context, classedEntities(q.entities, reads!.classes)]) : facts}`;
     return { q, facts, body };
-  };
+  }
 
-  const cedar = (): Promise<Cedar> => {
+  private cedar(): Promise<Cedar> {
     avoidJsToWasmInlining(); // before the module: Node 20's V8 can abort deoptimizing an inlined call into it
-    loading ??= import('@cedar-policy/cedar-wasm/nodejs').then((m) => {
+    this.loading ??= import('@cedar-policy/cedar-wasm/nodejs').then((m) => {
       const c = ((m as unknown as { default?: Cedar }).default ?? m) as Cedar;
-      const s = c.preparseSchema(SCHEMA_NAME, shipped().schema);
+      const s = c.preparseSchema(SCHEMA_NAME, this.shipped().schema);
       if (s.type !== 'success')
         throw new Error(`the policy schema does not parse: ${s.errors.map((e) => e.message).join('; ')}`);
       return c;
     });
-    return loading;
-  };
+    return this.loading;
+  }
 
   /** Parsed, split by id and validated: the one gate every policy passes, whether checked, set or loaded. */
-  const prepare = (c: Cedar, text: string): Record<string, string> => {
+  private prepare(c: Cedar, text: string): Record<string, string> {
     const set = splitPolicies(c, text);
     const v = c.validate({
-      schema: shipped().schema,
+      schema: this.shipped().schema,
       policies: { staticPolicies: set },
       validationSettings: { mode: 'strict' },
     });
     const message = validationMessage(v);
     if (message) throw new GatehouseError('invalid_value', message);
     return set;
-  };
+  }
 
-  const activate = async (): Promise<{
-    c: Cedar;
-    text: string;
-    id: string;
-    set: Record<string, string>;
-    permits: ReadonlySet<string> | 'any';
-    reads: PolicyReads | null;
-  }> => {
+  /** The engine loaded and the active policy preparsed: again only when its text changed. */
+  private async activate(): Promise<ActivePolicy & { c: Cedar }> {
     let c: Cedar;
     try {
-      c = await cedar();
+      c = await this.cedar();
     } catch (e) {
       throw new GatehouseError(
         'policy_unavailable',
         `the policy engine could not be loaded (${(e as Error).message}); calls are refused until it can`,
       );
     }
-    const text = opts.activeText() ?? shipped().policy;
-    if (active?.text === text) return { c, ...active };
+    const text = this.activeText();
+    if (this.active?.text !== text) this.adopt(c, text);
+    return { c, ...this.active! };
+  }
+
+  /** A new active policy: validated, preparsed under a new id, its narrowing read; what the old one decided is dropped. */
+  private adopt(c: Cedar, text: string): void {
     let set: Record<string, string>;
     try {
-      set = prepare(c, text);
+      set = this.prepare(c, text);
     } catch (e) {
       throw new GatehouseError(
         'policy_unavailable',
         `the stored policy cannot be used (${(e as Error).message}); calls are refused until a valid one is set (gatehouse policy set FILE)`,
       );
     }
-    const id = `active-${++generation}`;
+    const id = `active-${++this.generation}`;
     const r = c.preparsePolicySet(id, { staticPolicies: set });
     if (r.type !== 'success')
       throw new GatehouseError(
@@ -148,128 +246,78 @@ export function createCedarEngine(opts: {
         `the policy could not be loaded: ${r.errors.map((e) => e.message).join('; ')}`,
       );
     const json = policiesAsJson(c, set);
-    memoOf()?.adopt(hashOf(text), json);
-    active = {
+    this.memoOf()?.adopt(this.hashOf(text), json);
+    this.active = {
       text,
       id,
       set,
       permits: json ? permittedActions(json) : 'any',
-      reads: json && opts.narrow !== false ? readsOf(json) : null,
+      reads: json && this.opts.narrow !== false ? readsOf(json) : null,
     };
-    cache.clear();
-    listings.clear();
-    return { c, ...active };
-  };
+    this.cache.clear();
+    this.listings.clear();
+  }
+}
 
-  const engine: PolicyEngine & { loaded(): boolean; settled(): Promise<void> } = {
-    async decide(whole: PolicyQuery): Promise<PolicyVerdict> {
-      const memo = memoOf();
-      if (memo) {
-        // Before the engine is loaded for this policy: a decision made before, in any process, needs none.
-        const text = opts.activeText() ?? shipped().policy;
-        if (active?.text !== text) {
-          const reads = memoReads(text);
-          if (reads !== undefined) {
-            const known = memo.get(hashOf(text), keyOf(whole, reads).body);
-            if (known) return known;
-          }
-        }
-      }
-      const { c, id, reads, text } = await activate();
-      const { q, body, facts: known } = keyOf(whole, reads);
-      let facts = known;
-      const key = `${id}\n${body}`;
-      const hit = cache.get(key);
-      if (hit) return hit;
-      // Cedar gets objects fresh from JSON.parse: handed the narrowed objects (built key by key) themselves, Node 20's V8
-      // died in its deoptimizer ("unreachable code") in 4 of 6 benchmark runs; from JSON.parse, in none of 6 (decisions.md).
-      facts ||= JSON.stringify([q.context, q.entities]);
-      const [context, entities] = JSON.parse(facts) as [CedarWasm.Context, CedarWasm.Entities];
-      const answer = c.statefulIsAuthorized({
-        principal: q.principal,
-        action: { type: 'Action', id: q.action },
-        resource: q.resource,
-        context,
-        entities,
-        preparsedPolicySetId: id,
-        // The request is built by our own code (core/policy/policy.ts), to the schema the policy was validated against: checking it again costs ~0.1 ms a call.
-        validateRequest: false,
-      });
-      if (answer.type !== 'success')
-        throw new GatehouseError(
-          'policy_unavailable',
-          `the policy could not be evaluated: ${answer.errors
-            .map((e) => e.message)
-            .join('; ')
-            .slice(0, 500)}`,
-        );
-      const { decision, diagnostics } = answer.response;
-      const verdict: PolicyVerdict = {
-        decision,
-        policies: [...diagnostics.reason].sort(),
-        errors: diagnostics.errors.map((e) => e.policyId),
-      };
-      memo?.put(hashOf(text), body, verdict);
-      if (cacheMax <= 0) return verdict;
-      if (cache.size >= cacheMax) cache.delete(cache.keys().next().value!);
-      cache.set(key, verdict);
-      return verdict;
-    },
-    async mayList(whole: PolicyQuery): Promise<boolean> {
-      const { c, id, set, reads } = await activate();
-      // A call with no arguments permitted: some call is. And a policy that reads nothing of the call itself answers
-      // every call of this tool by this caller alike. Both are the cached decision, as a tools/call's.
-      const plain = await engine.decide(whole);
-      if (plain.decision === 'allow' || (reads && !readsCallFacts(reads))) return plain.decision === 'allow';
-      const q = reads ? narrowed(whole, reads) : whole;
-      const facts = JSON.stringify([q.context, q.entities]);
-      const key = `${id}\n${q.action}\n${facts}`;
-      const hit = listings.get(key);
-      if (hit !== undefined) return hit;
-      const [context, entities] = JSON.parse(facts) as [Record<string, unknown>, EntityJson[]];
-      // The call's own facts unknown: Cedar's partial evaluation answers deny only when no arguments, target or time could permit it.
-      for (const k of CALL_CONTEXT) if (k in context) context[k] = unknown(k);
-      for (const e of entities)
-        if (e.uid.type === q.resource.type && 'target' in e.attrs) e.attrs.target = unknown('target');
-      const answer = c.isAuthorizedPartial({
-        principal: q.principal,
-        action: { type: 'Action', id: q.action },
-        resource: q.resource,
-        context: context as CedarWasm.Context,
-        entities: entities as CedarWasm.Entities,
-        policies: { staticPolicies: set },
-      });
-      if (answer.type !== 'residuals')
-        throw new GatehouseError(
-          'policy_unavailable',
-          `the policy could not be evaluated: ${answer.errors
-            .map((e) => e.message)
-            .join('; ')
-            .slice(0, 500)}`,
-        );
-      const listed = answer.response.decision !== 'deny';
-      if (cacheMax <= 0) return listed;
-      if (listings.size >= cacheMax) listings.delete(listings.keys().next().value!);
-      listings.set(key, listed);
-      return listed;
-    },
-    async mayPermit(action: PolicyAction): Promise<boolean> {
-      const text = opts.activeText() ?? shipped().policy;
-      const json = active?.text !== text ? memoOf()?.jsonOf(hashOf(text)) : undefined;
-      const permits = json !== undefined ? (json ? permittedActions(json) : 'any') : (await activate()).permits;
-      return permits === 'any' || permits.has(action);
-    },
-    loaded: () => loading !== null,
-    /** resolves once the memo holds on disk what was decided so far */
-    settled: () => made?.settled() ?? Promise.resolve(),
-    async check(text: string): Promise<PolicyCheckAnswer> {
-      const c = await cedar();
-      return { policies: Object.keys(prepare(c, text)) };
-    },
-    defaultText: () => shipped().policy,
-    schemaText: () => shipped().schema,
+/** Kept at most `max` (the oldest dropped first; none when `max` is 0), and answered. */
+function keep<T>(cache: Map<string, T>, max: number, key: string, value: T): T {
+  if (max <= 0) return value;
+  if (cache.size >= max) cache.delete(cache.keys().next().value!);
+  cache.set(key, value);
+  return value;
+}
+
+function evaluationFailed(errors: Array<{ message: string }>): GatehouseError {
+  return new GatehouseError(
+    'policy_unavailable',
+    `the policy could not be evaluated: ${errors
+      .map((e) => e.message)
+      .join('; ')
+      .slice(0, 500)}`,
+  );
+}
+
+/** Cedar's decision of one request, under the preparsed policy set `id`; `known` is the request's facts when the key has them. */
+function authorized(c: Cedar, id: string, q: PolicyQuery, known: string): PolicyVerdict {
+  // Cedar gets objects fresh from JSON.parse: handed the narrowed objects (built key by key) themselves, Node 20's V8
+  // died in its deoptimizer ("unreachable code") in 4 of 6 benchmark runs; from JSON.parse, in none of 6 (decisions.md).
+  const facts = known || JSON.stringify([q.context, q.entities]);
+  const [context, entities] = JSON.parse(facts) as [CedarWasm.Context, CedarWasm.Entities];
+  const answer = c.statefulIsAuthorized({
+    principal: q.principal,
+    action: { type: 'Action', id: q.action },
+    resource: q.resource,
+    context,
+    entities,
+    preparsedPolicySetId: id,
+    // The request is built by our own code (core/policy/policy.ts), to the schema the policy was validated against: checking it again costs ~0.1 ms a call.
+    validateRequest: false,
+  });
+  if (answer.type !== 'success') throw evaluationFailed(answer.errors);
+  const { decision, diagnostics } = answer.response;
+  return {
+    decision,
+    policies: [...diagnostics.reason].sort(),
+    errors: diagnostics.errors.map((e) => e.policyId),
   };
-  return engine;
+}
+
+/** The call's own facts unknown: Cedar's partial evaluation answers deny only when no arguments, target or time could permit it. */
+function mayPermitSomeCall(c: Cedar, set: Record<string, string>, q: PolicyQuery, facts: string): boolean {
+  const [context, entities] = JSON.parse(facts) as [Record<string, unknown>, EntityJson[]];
+  for (const k of CALL_CONTEXT) if (k in context) context[k] = unknown(k);
+  for (const e of entities)
+    if (e.uid.type === q.resource.type && 'target' in e.attrs) e.attrs.target = unknown('target');
+  const answer = c.isAuthorizedPartial({
+    principal: q.principal,
+    action: { type: 'Action', id: q.action },
+    resource: q.resource,
+    context: context as CedarWasm.Context,
+    entities: entities as CedarWasm.Entities,
+    policies: { staticPolicies: set },
+  });
+  if (answer.type !== 'residuals') throw evaluationFailed(answer.errors);
+  return answer.response.decision !== 'deny';
 }
 
 /** The context's facts of one call (what tools/list cannot know); the approval mode is the caller's. */

@@ -2,7 +2,7 @@ import type { Settings } from '../../contract/settings.ts';
 import { RESOURCE_READ, UNKNOWN_TOOL } from '../../contract/audit.ts';
 import type { EntitlementSource } from '../ports/ports.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { CallContext, ResourceDef, ToolOutput, WriteTool } from './tool.ts';
+import type { CallContext, ReadTool, ResourceDef, ToolOutput, WriteTool } from './tool.ts';
 import type { Registry, RegisteredTool } from './registry.ts';
 import type { Staging } from '../staging/staging.ts';
 import type { Auditor, AuditFacts } from './auditor.ts';
@@ -17,6 +17,18 @@ import { storageMessage, type StorageGuard } from './storage-guard.ts';
 import { SurfaceCalls } from './surface-calls.ts';
 import type { PolicyGate } from '../policy/policy-gate.ts';
 import { runUnattended } from '../staging/unattended.ts';
+
+/** One tools/call under way: its tool, its caller, what its audit entries say. */
+interface CallRun {
+  entry: RegisteredTool;
+  ctx: CallContext;
+  facts: Partial<AuditFacts> & Pick<AuditFacts, 'tool' | 'write'>;
+  elapsed(): number;
+  /** one audit entry: the call's facts, these, and how long it took */
+  audit(f: Partial<AuditFacts> & Pick<AuditFacts, 'result'>): void;
+  /** one audit entry as given */
+  record(f: AuditFacts): void;
+}
 
 /** What a tools/call produces before the MCP layer wraps it. */
 export type CallOutcome =
@@ -59,23 +71,58 @@ export class Pipeline {
   }
 
   async call(name: string, args: unknown, ctx: CallContext): Promise<CallOutcome> {
-    const { auditor, clock } = this.deps;
-    const started = clock.now();
-    const actor = actorOf(ctx);
-    const elapsed = () => clock.now() - started;
-    let entry: RegisteredTool;
+    const started = this.deps.clock.now();
+    const entry = this.resolve(name, ctx, started);
+    const run = this.runOf(entry, args, ctx, started);
+    const input = await this.checkInput(run, args);
+    const gate = this.deps.policy
+      ? await this.deps.policy.check(ctx, entry, input, run.facts.target ?? null)
+      : { refused: null, unattended: null };
+    if (gate.refused) {
+      run.audit({ result: 'denied', error_code: gate.refused.code, policy: gate.policies });
+      return { kind: 'refused', ...gate.refused };
+    }
+    const refusal = (await this.entitlementRefusal(run)) ?? (await this.storageRefusal(run));
+    if (refusal) return refusal;
     try {
-      entry = this.deps.registry.resolve(name, viewerOf(ctx), this.deps.settings());
+      const tool = entry.tool;
+      const output = tool.write
+        ? await this.stage(run, tool, input, gate.unattended)
+        : await this.runRead(run, tool, input);
+      if (output.kind === 'refused') return output;
+      this.deps.usage.record({ event: USAGE_EVENTS.toolCalled, product: 'mcp', feature: entry.tool.feature, units: 1 });
+      return output;
     } catch (e) {
-      auditor.record(
-        { tool: name, write: false, result: 'denied', error_code: 'unknown_tool', duration_ms: elapsed() },
-        actor,
+      const code = codeOf(e);
+      run.audit({ result: code === 'forbidden' ? 'denied' : 'error', error_code: code });
+      throw e;
+    }
+  }
+
+  /** The tool the caller may call by this name; a hidden one is an unknown tool, audited under the name asked. */
+  private resolve(name: string, ctx: CallContext, started: number): RegisteredTool {
+    try {
+      return this.deps.registry.resolve(name, viewerOf(ctx), this.deps.settings());
+    } catch (e) {
+      this.deps.auditor.record(
+        {
+          tool: name,
+          write: false,
+          result: 'denied',
+          error_code: 'unknown_tool',
+          duration_ms: this.deps.clock.now() - started,
+        },
+        actorOf(ctx),
       );
       throw e;
     }
-    const tool = entry.tool;
+  }
+
+  private runOf(entry: RegisteredTool, args: unknown, ctx: CallContext, started: number): CallRun {
+    const { tool } = entry;
+    const actor = actorOf(ctx);
     // An upstream call is audited with the shape of its arguments (names and types, never values).
-    const facts: Partial<AuditFacts> & Pick<AuditFacts, 'tool' | 'write'> = {
+    const facts: CallRun['facts'] = {
       tool: tool.name,
       write: tool.write,
       source_plugin: tool.plugin,
@@ -83,117 +130,113 @@ export class Pipeline {
       ...(entry.pluginKind === 'upstream' ? { args_shape: argsShape(args ?? {}) } : {}),
       ...viewOf(tool),
     };
+    const elapsed = () => this.deps.clock.now() - started;
+    return {
+      entry,
+      ctx,
+      facts,
+      elapsed,
+      audit: (f) => this.deps.auditor.record({ ...facts, ...f, duration_ms: elapsed() }, actor),
+      record: (f) => this.deps.auditor.record(f, actor),
+    };
+  }
 
+  /** The call's arguments as its input schema takes them, or its refusal (audited); from here on entries name its target. */
+  private async checkInput(run: CallRun, args: unknown): Promise<Record<string, unknown>> {
+    const { tool } = run.entry;
+    const resume = run.ctx.resume;
     // A retried round whose requestState was issued for another call: refused (and audited) before anything runs.
-    if (ctx.resume?.refused) {
-      auditor.record(
-        {
-          ...facts,
-          result: 'denied',
-          error_code: 'invalid_params',
-          reason: ctx.resume.refused.reason,
-          duration_ms: elapsed(),
-        },
-        actor,
-      );
-      throw new GatehouseError('invalid_params', ctx.resume.refused.message);
+    if (resume?.refused) {
+      run.audit({ result: 'denied', error_code: 'invalid_params', reason: resume.refused.reason });
+      throw new GatehouseError('invalid_params', resume.refused.message);
     }
-    const checked = await entry.input.validate(args ?? {});
+    const checked = await run.entry.input.validate(args ?? {});
     if (!checked.ok) {
-      auditor.record({ ...facts, result: 'error', error_code: 'invalid_params', duration_ms: elapsed() }, actor);
+      run.audit({ result: 'error', error_code: 'invalid_params' });
       throw new GatehouseError('invalid_params', `invalid arguments for ${tool.name}: ${checked.issues.join('; ')}`, {
         issues: checked.issues,
       });
     }
     const input = checked.value as Record<string, unknown>;
     // From here on every entry names what the call names (a page read, a write refused on a named page).
-    Object.assign(facts, { target: targetOf(tool, input) });
+    Object.assign(run.facts, { target: targetOf(tool, input) });
+    return input;
+  }
 
-    const gate = this.deps.policy
-      ? await this.deps.policy.check(ctx, entry, input, facts.target ?? null)
-      : { refused: null, unattended: null };
-    if (gate.refused) {
-      auditor.record(
-        { ...facts, result: 'denied', error_code: gate.refused.code, policy: gate.policies, duration_ms: elapsed() },
-        actor,
-      );
-      return { kind: 'refused', ...gate.refused };
-    }
-
+  /** The feature gate: the plan the tool needs, or the product or license state that switches it off. */
+  private async entitlementRefusal(run: CallRun): Promise<CallOutcome | null> {
+    const { tool } = run.entry;
     const source = this.deps.entitlements();
     const { entitlement, code } = source.decide
       ? await source.decide(tool.feature)
       : { entitlement: await source.check(tool.feature), code: null };
-    if (!entitlement.allowed) {
-      const refusal = refusalOf(code, tool.name, tool.feature, entitlement.plan);
-      auditor.record({ ...facts, result: 'denied', error_code: refusal.code, duration_ms: elapsed() }, actor);
-      return { kind: 'refused', ...refusal, details: { feature: tool.feature, required_plan: entitlement.plan } };
-    }
-    const fault = await this.deps.storage?.ready();
-    if (fault) {
-      auditor.record({ ...facts, result: 'denied', error_code: 'storage_unavailable', duration_ms: elapsed() }, actor);
-      return {
-        kind: 'refused',
-        code: 'storage_unavailable',
-        message: storageMessage(fault),
-        details: { part: fault.part, since: fault.since },
-      };
-    }
+    if (entitlement.allowed) return null;
+    const refusal = refusalOf(code, tool.name, tool.feature, entitlement.plan);
+    run.audit({ result: 'denied', error_code: refusal.code });
+    return { kind: 'refused', ...refusal, details: { feature: tool.feature, required_plan: entitlement.plan } };
+  }
 
+  /** A call whose usage event or audit line cannot be persisted does not run. */
+  private async storageRefusal(run: CallRun): Promise<CallOutcome | null> {
+    const fault = await this.deps.storage?.ready();
+    if (!fault) return null;
+    run.audit({ result: 'denied', error_code: 'storage_unavailable' });
+    return {
+      kind: 'refused',
+      code: 'storage_unavailable',
+      message: storageMessage(fault),
+      details: { part: fault.part, since: fault.since },
+    };
+  }
+
+  /** A write: staged for approval (its preview under the deadline), or run at once when the policy lets it run unattended. */
+  private async stage(
+    run: CallRun,
+    tool: WriteTool,
+    input: Record<string, unknown>,
+    unattended: Parameters<typeof runUnattended>[3] | null,
+  ): Promise<CallOutcome> {
     const limit = tool.timeout_ms ?? this.timeoutMs;
-    try {
-      let output: ToolOutput;
-      if (tool.write) {
-        // Only the preview runs under the deadline: once it is done, staging it is quick and must not be cut in half.
-        const timed: WriteTool = {
-          ...tool,
-          preview: (i, c) =>
-            withDeadline((signal) => tool.preview(i, { ...c, signal }), limit, c.signal, `${tool.name} (preview)`),
-        };
-        const staged = await this.deps.staging.stage(timed, input, ctx, {
-          ...(facts.args_shape ? { args_shape: facts.args_shape } : {}),
-          ...(facts.view ? { view: facts.view } : {}),
-        });
-        if (gate.unattended) {
-          const done = await runUnattended(this.deps, staged.staged_id, ctx, gate.unattended);
-          if (done.kind === 'refused') return done;
-          output = done.output;
-        } else {
-          output = {
-            structured: staged,
-            text: stagedText(
-              staged.staged_id,
-              staged.preview.summary,
-              staged.expires_at,
-              this.deps.settings().approval_mode === 'agent',
-            ),
-          };
-        }
-      } else {
-        output = await withDeadline((signal) => tool.run(input, { ...ctx, signal }), limit, ctx.signal, tool.name);
-        // An input-required answer is no result yet: there is nothing to check against the output schema.
-        // Nor is an error result the source sent as one: it is passed on as it came, and audited as the error it is.
-        if (entry.output && !output.inputRequired && !output.error) await checkOutput(entry, output);
-        auditor.record(
-          {
-            ...facts,
-            ...(output.error ? { result: 'error', error_code: output.error.code } : { result: 'ok' }),
-            duration_ms: elapsed(),
-            ...(output.asked ? { asked: output.asked } : {}),
-          },
-          actor,
-        );
-      }
-      this.deps.usage.record({ event: USAGE_EVENTS.toolCalled, product: 'mcp', feature: tool.feature, units: 1 });
-      return { kind: 'result', output };
-    } catch (e) {
-      const code = codeOf(e);
-      auditor.record(
-        { ...facts, result: code === 'forbidden' ? 'denied' : 'error', error_code: code, duration_ms: elapsed() },
-        actor,
-      );
-      throw e;
+    const { facts, ctx } = run;
+    // Only the preview runs under the deadline: once it is done, staging it is quick and must not be cut in half.
+    const timed: WriteTool = {
+      ...tool,
+      preview: (i, c) =>
+        withDeadline((signal) => tool.preview(i, { ...c, signal }), limit, c.signal, `${tool.name} (preview)`),
+    };
+    const staged = await this.deps.staging.stage(timed, input, ctx, {
+      ...(facts.args_shape ? { args_shape: facts.args_shape } : {}),
+      ...(facts.view ? { view: facts.view } : {}),
+    });
+    if (unattended) {
+      const done = await runUnattended(this.deps, staged.staged_id, ctx, unattended);
+      return done.kind === 'refused' ? done : { kind: 'result', output: done.output };
     }
+    const agentMayConfirm = this.deps.settings().approval_mode === 'agent';
+    return {
+      kind: 'result',
+      output: {
+        structured: staged,
+        text: stagedText(staged.staged_id, staged.preview.summary, staged.expires_at, agentMayConfirm),
+      },
+    };
+  }
+
+  /** A read: run under the deadline, its result checked against the output schema, audited. */
+  private async runRead(run: CallRun, tool: ReadTool, input: Record<string, unknown>): Promise<CallOutcome> {
+    const { entry, ctx, facts } = run;
+    const limit = tool.timeout_ms ?? this.timeoutMs;
+    const output = await withDeadline((signal) => tool.run(input, { ...ctx, signal }), limit, ctx.signal, tool.name);
+    // An input-required answer is no result yet: there is nothing to check against the output schema.
+    // Nor is an error result the source sent as one: it is passed on as it came, and audited as the error it is.
+    if (entry.output && !output.inputRequired && !output.error) await checkOutput(entry, output);
+    run.record({
+      ...facts,
+      ...(output.error ? { result: 'error', error_code: output.error.code } : { result: 'ok' }),
+      duration_ms: run.elapsed(),
+      ...(output.asked ? { asked: output.asked } : {}),
+    });
+    return { kind: 'result', output };
   }
 
   /**
@@ -259,7 +302,7 @@ export class Pipeline {
 /** The target a call names; a tool's own function failing on odd input names none rather than failing the call. */
 export function targetOf(tool: RegisteredTool['tool'], input: Record<string, unknown>): string | null {
   try {
-    return tool.target?.(input as never) ?? null;
+    return tool.target?.(input) ?? null;
   } catch {
     return null;
   }

@@ -1,10 +1,8 @@
-import type { Client, RequestOptions, Transport } from '@modelcontextprotocol/client';
-import { clientSdk, loadedClientSdk, stdioSdk, type ClientSdk, type StdioSdk } from './client-sdk.ts';
-import type { StdioLaunch, StdioLauncher } from './sandbox/confinement.ts';
-import { once } from 'node:events';
+import type { Client, RequestOptions, Tool, Transport } from '@modelcontextprotocol/client';
+import { sdkAs } from '../../mcp/sdk-shapes.ts';
+import { clientSdk, loadedClientSdk, type ClientSdk } from './client-sdk.ts';
+import type { StdioLauncher } from './sandbox/confinement.ts';
 import { z } from 'zod';
-import type { Readable } from 'node:stream';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { UpstreamHealth } from '../../contract/upstreams.ts';
 import { eraOfSdk, type ProtocolEra } from '../../contract/protocol-era.ts';
 import { GatehouseError } from '../../core/errors.ts';
@@ -22,8 +20,10 @@ import { askedSummary, askLabel } from './client-asks.ts';
 import type { UpstreamAuth } from './oauth/oauth-errors.ts';
 import { isPlainSetting, KnownValues } from './known-values.ts';
 import { OneQueued } from '../../lib/one-queued.ts';
-import { ANSWER_TOO_LARGE, GroupStdioTransport, MAX_UPSTREAM_MESSAGE_BYTES } from './stdio-transport.ts';
-import { boundedFetch } from './bounded-fetch.ts';
+import { ANSWER_TOO_LARGE, MAX_UPSTREAM_MESSAGE_BYTES } from './stdio-transport.ts';
+import type { UpstreamTransport } from './upstream-transport.ts';
+import { StdioUpstream } from './stdio-upstream.ts';
+import { HttpUpstream } from './http-upstream.ts';
 import { UI_EXTENSION, VIEW_MIME } from '../../contract/mcp-apps.ts';
 
 export interface ConnectionSpec {
@@ -142,7 +142,7 @@ async function runAsTask(
   options: RequestOptions & { signal: AbortSignal },
 ): Promise<unknown> {
   const created = await client.request(
-    { method: 'tools/call', params: { ...params, task: { ttl: TASK_TTL_MS } } } as never,
+    { method: 'tools/call', params: { ...params, task: { ttl: TASK_TTL_MS } } },
     AnyResult,
     options,
   );
@@ -150,14 +150,23 @@ async function runAsTask(
   // an upstream that ran it at once answered with the result itself
   if (typeof taskId !== 'string') return created;
   try {
-    return await client.request({ method: 'tasks/result', params: { taskId } } as never, AnyResult, options);
+    return await client.request({ method: 'tasks/result', params: { taskId } }, AnyResult, options);
   } catch (e) {
     if (options.signal.aborted)
       void client
-        .request({ method: 'tasks/cancel', params: { taskId } } as never, AnyResult, { timeout: 5000 })
+        .request({ method: 'tasks/cancel', params: { taskId } }, AnyResult, { timeout: 5000 })
         .catch(() => undefined);
     throw e;
   }
+}
+
+/** What a retried round sends again: the client's answers and the upstream's state. */
+function resumed(ctx: CallContext): Record<string, unknown> {
+  if (!ctx.resume) return {};
+  return {
+    ...(ctx.resume.inputResponses ? { inputResponses: ctx.resume.inputResponses } : {}),
+    ...(ctx.resume.requestState !== undefined ? { requestState: ctx.resume.requestState } : {}),
+  };
 }
 
 const isInputRequired = (r: unknown): r is InputRequired =>
@@ -182,8 +191,8 @@ export class UpstreamConnection {
   private timer: ReturnType<typeof setTimeout> | null = null;
   /** probeTools' sessions under way: a stop ends them too */
   private readonly probes = new Set<Transport>();
-  /** the running stdio start's helpers (its proxy), ended with the process */
-  private launch: StdioLaunch | null = null;
+  /** how it is reached: a process, or a remote session */
+  private readonly link: UpstreamTransport;
   private attempt = 0;
   private connecting: Promise<ToolDefinition[]> | null = null;
   /** the transport of a connect under way (not this.client's yet): a stop ends its process too */
@@ -219,6 +228,9 @@ export class UpstreamConnection {
       ...(spec.auth?.known() ?? []),
     ]);
     this.relay = new AskRelay(spec.id, (ask) => this.known.value(ask));
+    const t = spec.transport;
+    this.link =
+      t.kind === 'stdio' ? new StdioUpstream(spec, t, this.stderr, hooks.log) : new HttpUpstream(spec, t, hooks.log);
   }
 
   snapshot(): UpstreamHealth {
@@ -259,13 +271,7 @@ export class UpstreamConnection {
       opening?.close().catch(() => undefined),
       ...probes.map((p) => p.close().catch(() => undefined)),
     ]);
-    await this.endLaunch();
-  }
-
-  private async endLaunch(): Promise<void> {
-    const l = this.launch;
-    this.launch = null;
-    await l?.close();
+    await this.link.endLive();
   }
 
   /**
@@ -289,37 +295,15 @@ export class UpstreamConnection {
     const timer = new IdleTimer(this.spec.timeoutMs, () =>
       idle.abort(`no answer within ${this.spec.timeoutMs / 1000} s without progress`),
     );
-    const options = {
-      timeout: opts.maxTotalMs,
-      // A 2026-07-28 upstream's input_required comes back to us (never fulfilled by the SDK on its own).
-      allowInputRequired: true,
-      signal: upstreamSignal(ctx.signal ? [ctx.signal, idle.signal] : [idle.signal]),
-      ...(opts.definition && client.getProtocolEra() === 'modern' ? { toolDefinition: opts.definition as never } : {}),
-      // Asking for progress also lets it extend the timeout: the upstream's progress goes on to the client when it asked.
-      onprogress: (p: { progress: number; total?: number; message?: string }) => {
-        timer.touch();
-        ctx.progress?.({
-          progress: p.progress,
-          ...(p.total !== undefined ? { total: p.total } : {}),
-          ...(p.message !== undefined ? { message: this.known.text(String(p.message)) } : {}),
-        });
-      },
-    };
+    const options = this.callOptions(client, opts, idle.signal, timer);
     const asTask = needsTask(client, opts.definition);
     const send = (extra: Record<string, unknown>) =>
       asTask
         ? runAsTask(client, { name, arguments: args, ...extra }, options)
-        : (client.callTool({ name, arguments: args, ...extra } as never, options) as Promise<unknown>);
+        : (client.callTool({ name, arguments: args, ...extra }, options) as Promise<unknown>);
     const call = this.relay.open(ctx, () => timer.pause());
     try {
-      let r = await send(
-        ctx.resume
-          ? {
-              ...(ctx.resume.inputResponses ? { inputResponses: ctx.resume.inputResponses } : {}),
-              ...(ctx.resume.requestState !== undefined ? { requestState: ctx.resume.requestState } : {}),
-            }
-          : {},
-      );
+      let r = await send(resumed(ctx));
       if (isInputRequired(r)) {
         const done = await this.relay.fulfil(
           call,
@@ -328,18 +312,7 @@ export class UpstreamConnection {
             send({ inputResponses, ...(requestState !== undefined ? { requestState } : {}) }),
           isInputRequired,
         );
-        if (!done) {
-          // handed on to the client as the call's answer: its requests and its state are the upstream's text like any other
-          const handed = this.known.value({ inputRequests: r.inputRequests, requestState: r.requestState });
-          return {
-            content: [],
-            inputRequired: {
-              inputRequests: handed.inputRequests,
-              ...(handed.requestState !== undefined ? { requestState: handed.requestState } : {}),
-            },
-            asked: askedSummary(Object.values(handed.inputRequests).map(askLabel)) ?? '',
-          };
-        }
+        if (!done) return this.handedOn(r);
         r = done.result;
       }
       if (call.refused) throw call.refused;
@@ -359,6 +332,47 @@ export class UpstreamConnection {
     }
   }
 
+  /** The SDK's options of one call: the whole call's bound, our idle timeout's signal, progress, the pinned definition. */
+  private callOptions(
+    client: Client,
+    opts: { ctx: CallContext; maxTotalMs: number; definition?: Record<string, unknown> },
+    idle: AbortSignal,
+    timer: IdleTimer,
+  ) {
+    const { ctx } = opts;
+    return {
+      timeout: opts.maxTotalMs,
+      // A 2026-07-28 upstream's input_required comes back to us (never fulfilled by the SDK on its own).
+      allowInputRequired: true,
+      signal: upstreamSignal(ctx.signal ? [ctx.signal, idle] : [idle]),
+      ...(opts.definition && client.getProtocolEra() === 'modern'
+        ? { toolDefinition: sdkAs<Tool>(opts.definition) }
+        : {}),
+      // Asking for progress also lets it extend the timeout: the upstream's progress goes on to the client when it asked.
+      onprogress: (p: { progress: number; total?: number; message?: string }) => {
+        timer.touch();
+        ctx.progress?.({
+          progress: p.progress,
+          ...(p.total !== undefined ? { total: p.total } : {}),
+          ...(p.message !== undefined ? { message: this.known.text(String(p.message)) } : {}),
+        });
+      },
+    };
+  }
+
+  /** Handed on to the client as the call's answer: its requests and its state are the upstream's text like any other. */
+  private handedOn(r: InputRequired): UpstreamResult {
+    const handed = this.known.value({ inputRequests: r.inputRequests, requestState: r.requestState });
+    return {
+      content: [],
+      inputRequired: {
+        inputRequests: handed.inputRequests,
+        ...(handed.requestState !== undefined ? { requestState: handed.requestState } : {}),
+      },
+      asked: askedSummary(Object.values(handed.inputRequests).map(askLabel)) ?? '',
+    };
+  }
+
   /**
    * A server that answers a refused file access as a tool error (server-memory's
    * EROFS, server-filesystem's ENOENT) and prints nothing: its log gets the
@@ -366,12 +380,12 @@ export class UpstreamConnection {
    */
   private noteRefusal(tool: string, r: unknown): void {
     const result = r as { isError?: boolean; content?: unknown };
-    if (!this.launch || result?.isError !== true || !Array.isArray(result.content)) return;
+    if (result?.isError !== true || !Array.isArray(result.content)) return;
     const text = result.content
       .map((c: { type?: unknown; text?: unknown }) => (c?.type === 'text' && typeof c.text === 'string' ? c.text : ''))
       .join('\n')
       .slice(0, 20_000);
-    const note = this.launch.annotate(text);
+    const note = this.link.annotate(text);
     if (note) this.stderr.write(`${note.replace(/\n/g, ` (its answer to ${tool})\n`)} (its answer to ${tool})\n`);
   }
 
@@ -417,7 +431,6 @@ export class UpstreamConnection {
    */
   async probeTools(capabilities: Record<string, unknown>): Promise<string[]> {
     const sdk = await clientSdk();
-    const stdio = this.spec.transport.kind === 'stdio' ? await stdioSdk() : null;
     const client: Client = new sdk.Client(
       { name: 'gatehouse', version: VERSION },
       {
@@ -426,44 +439,71 @@ export class UpstreamConnection {
       },
     );
     if (this.stopped) throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' is stopped`);
-    const held = { launch: null as StdioLaunch | null };
-    const transport = await this.makeTransport(sdk, stdio, undefined, held);
+    const { transport, close } = await this.link.openProbe(sdk);
     this.probes.add(transport);
     try {
       if (this.stopped) throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' is stopped`);
-      const prior =
-        this.spec.transport.kind === 'http' && this.spec.era === '2025' ? { prior: { kind: 'legacy' as const } } : {};
-      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS, ...prior });
+      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS, ...this.link.connectOptions() });
       const { tools } = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS, cacheMode: 'bypass' });
       return tools.map((t) => t.name);
     } finally {
       this.probes.delete(transport);
       await client.close().catch(() => undefined);
       await transport.close().catch(() => undefined);
-      await held.launch?.close();
+      await close();
     }
   }
 
   /**
    * What every client of this upstream is made with. The SDK checks each result against the tool's outputSchema:
-   * with RE2 patterns, so no upstream schema can freeze the service. HTTP: 2026-07-28 first (server/discover), the
-   * 2025 handshake as fallback; a known era skips the probe. The old SSE transport has no 2026-07-28.
+   * with RE2 patterns, so no upstream schema can freeze the service; the transport adds its era negotiation
+   * (http-upstream.ts).
    */
   private async clientBase() {
     const { linearSchemaValidator } = await import('../../lib/json-schema-validator.ts');
-    return {
-      jsonSchemaValidator: linearSchemaValidator,
-      ...(this.spec.transport.kind === 'http' && !this.spec.transport.sse && this.spec.era === null
-        ? { versionNegotiation: { mode: 'auto' as const } }
-        : {}),
-    };
+    return { jsonSchemaValidator: linearSchemaValidator, ...this.link.clientOptions() };
   }
 
   private async open(): Promise<ToolDefinition[]> {
     const started = Date.now();
     // Loaded here, at the first connect (after the service is ready), not when the service starts (client-sdk.ts).
     const sdk = await clientSdk();
-    const stdio = this.spec.transport.kind === 'stdio' ? await stdioSdk() : null;
+    const client = await this.liveClient(sdk);
+    // What this attempt's process writes to stderr, apart from the kept log: a failed start quotes it.
+    const attempt = new LineRing(20, 300);
+    let transport: Transport;
+    try {
+      transport = await this.link.openLive(sdk, attempt);
+    } catch (e) {
+      // the sandbox could not start it: down with the reason, never started unconfined behind the person's back
+      const message = this.scrub(e instanceof Error ? e.message : String(e));
+      this.down(message);
+      throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' could not be reached: ${message}`);
+    }
+    this.opening = transport;
+    try {
+      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS, ...this.link.connectOptions() });
+      const { tools } = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS, cacheMode: 'bypass' });
+      if (this.stopped)
+        throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' was stopped while connecting`);
+      const defs = tools.map(definitionOf);
+      checkListing(this.spec.id, defs);
+      this.connected(client, transport, defs, started);
+      return defs;
+    } catch (e) {
+      if (this.opening === transport) this.opening = null;
+      await client.close().catch(() => undefined);
+      await this.link.endLive();
+      const signIn = this.spec.auth?.explain(e);
+      if (signIn) throw this.signInEnded(signIn);
+      const message = this.scrub(await this.link.startFailure(e, transport, attempt));
+      this.down(message);
+      throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' could not be reached: ${message}`);
+    }
+  }
+
+  /** The live session's client: what it hears while it is the live one (list changes, logs, resource updates), what it may be asked. */
+  private async liveClient(sdk: ClientSdk): Promise<Client> {
     const client: Client = new sdk.Client(
       { name: 'gatehouse', version: VERSION },
       {
@@ -503,149 +543,31 @@ export class UpstreamConnection {
       const uri = (n.params as { uri?: unknown } | undefined)?.uri;
       if (client === this.client && typeof uri === 'string') this.hooks.onResourceUpdated?.(uri);
     });
-    // What this attempt's process writes to stderr, apart from the kept log: a failed start quotes it.
-    const attempt = new LineRing(20, 300);
-    let transport: Transport;
-    try {
-      transport = await this.makeTransport(sdk, stdio, attempt);
-    } catch (e) {
-      // the sandbox could not start it: down with the reason, never started unconfined behind the person's back
-      const message = this.scrub(e instanceof Error ? e.message : String(e));
-      this.down(message);
-      throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' could not be reached: ${message}`);
-    }
-    this.opening = transport;
-    try {
-      const prior =
-        this.spec.transport.kind === 'http' && this.spec.era === '2025' ? { prior: { kind: 'legacy' as const } } : {};
-      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS, ...prior });
-      const { tools } = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS, cacheMode: 'bypass' });
-      if (this.stopped)
-        throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' was stopped while connecting`);
-      const defs = tools.map(definitionOf);
-      checkListing(this.spec.id, defs);
-      const sdkEra = client.getProtocolEra();
-      const era = sdkEra ? eraOfSdk(sdkEra) : null;
-      Object.assign(this.health, {
-        status: 'connected',
-        last_error: null,
-        latency_ms: Date.now() - started,
-        protocol: client.getNegotiatedProtocolVersion() ?? null,
-        era,
-        connected_at: new Date().toISOString(),
-      });
-      if (this.spec.transport.kind === 'http') this.spec.era = era;
-      this.client = client;
-      if (this.opening === transport) this.opening = null;
-      client.onclose = () => this.closed(client);
-      const sent = client.getInstructions();
-      this.sentInstructions = typeof sent === 'string' ? this.known.text(sent) : undefined;
-      this.hooks.onInstructions?.(this.sentInstructions);
-      this.hooks.onTools(defs);
-      this.hooks.onChange();
-      this.hooks.onSurface?.('connected');
-      return defs;
-    } catch (e) {
-      if (this.opening === transport) this.opening = null;
-      await client.close().catch(() => undefined);
-      await this.endLaunch();
-      const signIn = this.spec.auth?.explain(e);
-      if (signIn) throw this.signInEnded(signIn);
-      const message = this.scrub(await this.startFailure(e, transport, attempt));
-      this.down(message);
-      throw new GatehouseError('upstream_unavailable', `upstream '${this.spec.id}' could not be reached: ${message}`);
-    }
+    return client;
   }
 
-  /**
-   * Why a connect failed, in the process's own words for a stdio upstream: a
-   * spawn error is named (`spawn foo ENOENT` is "command not found: foo"), a
-   * process that ended before answering says so instead of the SDK's bare
-   * "Connection closed", and what it wrote to stderr meanwhile is quoted.
-   */
-  private async startFailure(e: unknown, transport: Transport, attempt: LineRing): Promise<string> {
-    const raw = e instanceof Error ? e.message : String(e);
-    const t = this.spec.transport;
-    if (t.kind !== 'stdio') return raw;
-    const code = (e as NodeJS.ErrnoException | null)?.code;
-    const spawnFailed = typeof code === 'string' && /^spawn /.test(raw);
-    let text = raw;
-    if (spawnFailed && code === 'ENOENT') text = `command not found: ${t.command} (${raw})`;
-    else if (spawnFailed && code === 'EACCES') text = `command not executable: ${t.command} (${raw})`;
-    else if (isSdkError(e, 'ConnectionClosed')) {
-      // The process is gone: its stderr ends once the last of it is read (bounded, should it linger in a child of its own).
-      const stderr = (transport as GroupStdioTransport).stderr as Readable | null;
-      if (stderr && !stderr.readableEnded && !stderr.destroyed)
-        await Promise.race([once(stderr, 'end'), once(stderr, 'close'), delay(1000, undefined, { ref: false })]).catch(
-          () => undefined,
-        );
-      text = `the process exited before it answered (${raw})`;
-    }
-    const lines = attempt.snapshot().filter((l) => l.trim());
-    return lines.length ? `${text}; its stderr: ${lines.slice(-5).join(' | ')}` : text;
-  }
-
-  /** `probe`: a session of its own beside the live one (probeTools): its start's helpers are handed back there, its stderr not kept. */
-  private async makeTransport(
-    sdk: ClientSdk,
-    stdio: StdioSdk | null,
-    attempt?: LineRing,
-    probe?: { launch: StdioLaunch | null },
-  ): Promise<Transport> {
-    const t = this.spec.transport;
-    if (t.kind === 'stdio' && stdio) {
-      // Only the configured variables, over the SDK's minimal set (HOME, LOGNAME, PATH, SHELL, TERM, USER): nothing of Gatehouse's own.
-      const env = Object.fromEntries(this.spec.secrets.env.map((v) => [v.name, v.value]));
-      // Through the sandbox (or refused, when it cannot start: never unconfined unless a person chose so).
-      if (!probe) await this.endLaunch();
-      const launch = this.spec.launcher ? await this.spec.launcher.launch(t.command, t.args, env) : null;
-      if (probe) probe.launch = launch;
-      else this.launch = launch;
-      const run = launch ?? { command: t.command, args: t.args, env };
-      const transport = new GroupStdioTransport(
-        { command: run.command, args: run.args, env: run.env, ...(launch?.cwd ? { cwd: launch.cwd } : {}) },
-        { client: sdk, stdio },
-        (bytes) =>
-          this.hooks.log.warn('upstream: an answer over the size bound was refused', {
-            upstream: this.spec.id,
-            bytes,
-            limit_bytes: MAX_UPSTREAM_MESSAGE_BYTES,
-          }),
-      );
-      transport.stderr.on('data', (chunk: Buffer) => {
-        if (probe) return;
-        const text = chunk.toString('utf8');
-        this.stderr.write(text);
-        attempt?.write(text);
-        const note = launch?.annotate(text);
-        if (note) this.stderr.write(`${note}\n`);
-      });
-      return transport;
-    }
-    // Pairs, not an object: header names are the person's, and an object keyed by them is one more place a name every
-    // object has could go wrong (`__proto__` itself is refused at add: Node's fetch never sends it).
-    const headers: Array<[string, string]> = this.spec.secrets.headers.map((h) => [h.name, h.value]);
-    if (this.spec.token) headers.push(['Authorization', `Bearer ${this.spec.token}`]);
-    // OAuth: the coordinator's token per request; a 403 insufficient_scope is thrown to us (explain), never a browser from here.
-    const oauth = this.spec.auth
-      ? { authProvider: this.spec.auth.provider, onInsufficientScope: 'throw' as const }
-      : {};
-    if (t.kind !== 'http') throw new Error('the stdio transport was not loaded');
-    // The headers go on the event stream's GET too (the SDK's SSE transport sends requestInit's on both).
-    if (t.sse) return new sdk.SSEClientTransport(new URL(t.url), { requestInit: { headers }, ...oauth }) as Transport;
-    // What it answers is bounded as a stdio upstream's messages are (bounded-fetch.ts).
-    const bounded = boundedFetch(MAX_UPSTREAM_MESSAGE_BYTES, (bytes) =>
-      this.hooks.log.warn('upstream: an answer over the size bound was refused', {
-        upstream: this.spec.id,
-        bytes,
-        limit_bytes: MAX_UPSTREAM_MESSAGE_BYTES,
-      }),
-    );
-    return new sdk.StreamableHTTPClientTransport(new URL(t.url), {
-      requestInit: { headers },
-      fetch: bounded,
-      ...oauth,
-    }) as Transport;
+  /** Connected and listed: the health says so, the client is the live one, and the hooks hear it. */
+  private connected(client: Client, transport: Transport, defs: ToolDefinition[], started: number): void {
+    const sdkEra = client.getProtocolEra();
+    const era = sdkEra ? eraOfSdk(sdkEra) : null;
+    Object.assign(this.health, {
+      status: 'connected',
+      last_error: null,
+      latency_ms: Date.now() - started,
+      protocol: client.getNegotiatedProtocolVersion() ?? null,
+      era,
+      connected_at: new Date().toISOString(),
+    });
+    this.link.connected(era);
+    this.client = client;
+    if (this.opening === transport) this.opening = null;
+    client.onclose = () => this.closed(client);
+    const sent = client.getInstructions();
+    this.sentInstructions = typeof sent === 'string' ? this.known.text(sent) : undefined;
+    this.hooks.onInstructions?.(this.sentInstructions);
+    this.hooks.onTools(defs);
+    this.hooks.onChange();
+    this.hooks.onSurface?.('connected');
   }
 
   private async relistChanged(): Promise<void> {
@@ -665,17 +587,12 @@ export class UpstreamConnection {
   private closed(client: Client): void {
     if (client !== this.client) return;
     this.client = null;
-    void this.endLaunch();
+    void this.link.endLive();
     if (this.stopped) return;
     const lasted = this.health.connected_at ? Date.now() - Date.parse(this.health.connected_at) : 0;
     if (lasted >= STABLE_MS) this.attempt = 0;
     this.health.restarts++;
-    const last = this.stderr.snapshot().at(-1);
-    this.down(
-      this.spec.transport.kind === 'stdio'
-        ? `the process exited${last ? ` (last stderr line: ${this.scrub(last).slice(0, 300)})` : ''}`
-        : 'the session was closed',
-    );
+    this.down(this.link.ended((text) => this.scrub(text)));
     this.hooks.log.warn('upstream: connection lost, reconnecting', { upstream: this.spec.id });
     this.scheduleReconnect();
   }
@@ -747,7 +664,7 @@ export class UpstreamConnection {
       isSdkError(e, 'ConnectionClosed', 'NotConnected', 'SendFailed') ||
       (e instanceof TypeError && /fetch failed/i.test(e.message))
     ) {
-      if (this.spec.transport.kind === 'http' && this.client) this.closed(this.client);
+      if (this.link.closesOnLoss && this.client) this.closed(this.client);
       return new GatehouseError(
         'upstream_unavailable',
         `upstream '${this.spec.id}' went away during the call (${message}); it is being restarted`,

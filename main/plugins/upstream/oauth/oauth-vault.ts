@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import type { OAuthDiscoveryState } from '@modelcontextprotocol/client';
 import type { Vault } from '../../../core/ports/ports.ts';
 
 /**
@@ -55,7 +56,8 @@ export const StoredFlow = z.object({
   state: z.string(),
   code_verifier: z.string(),
   redirect_uri: z.string(),
-  discovery: z.record(z.string(), z.unknown()),
+  /** as the SDK handed it over (the SDK reads it back and checks the issuer against it): any object */
+  discovery: z.custom<OAuthDiscoveryState>((v) => typeof v === 'object' && v !== null && !Array.isArray(v)),
   started_at: z.number(),
 });
 export type StoredFlow = z.infer<typeof StoredFlow>;

@@ -138,7 +138,7 @@ export class VaultOAuthProvider implements OAuthClientProvider {
   ) {
     if (run.kind === 'callback') {
       // The callback leg reuses the discovery its sign-in started with (the SDK checks the issuer against it): the key comes from there.
-      const d = run.flow.discovery as unknown as OAuthDiscoveryState;
+      const d = run.flow.discovery;
       this.issuer = d.authorizationServerMetadata?.issuer ?? null;
       this.resource = d.resourceMetadata?.resource ?? null;
     }
@@ -247,7 +247,7 @@ export class VaultOAuthProvider implements OAuthClientProvider {
       state: this.run.state,
       code_verifier: codeVerifier,
       redirect_uri: this.redirectUri,
-      discovery: this.discovery as unknown as Record<string, unknown>,
+      discovery: this.discovery,
       started_at: Date.now(),
     };
     await writeItem(this.vault, flowAccount(key.issuer, key.resource), flow);
@@ -266,7 +266,7 @@ export class VaultOAuthProvider implements OAuthClientProvider {
 
   discoveryState(): OAuthDiscoveryState | undefined {
     // A new sign-in and a refresh discover afresh (a changed authorization server is seen); the callback checks against what the sign-in started with.
-    return this.run.kind === 'callback' ? (this.run.flow.discovery as unknown as OAuthDiscoveryState) : undefined;
+    return this.run.kind === 'callback' ? this.run.flow.discovery : undefined;
   }
 
   saveDiscoveryState(state: OAuthDiscoveryState): void {
