@@ -80,17 +80,7 @@ export default tseslint.config(
   },
   {
     files: ['main/**/*.ts', 'cloud/**/*.ts', 'bridge/**/*.ts', 'renderer/**/*.{ts,tsx}'],
-    ignores: [
-      'main/mcp/sdk-shapes.ts',
-      // until the split branch lands
-      'main/plugins/upstream/connection.ts',
-      'main/plugins/upstream/oauth/**',
-      'main/mcp/endpoint.ts',
-      'main/service.ts',
-      'main/app/desktop.ts',
-      'main/policy/cedar-engine.ts',
-      'main/core/calls/pipeline.ts',
-    ],
+    ignores: ['main/mcp/sdk-shapes.ts'],
     rules: { 'no-restricted-syntax': noBlindCasts },
   },
   {

@@ -13,6 +13,10 @@ import { DecisionMemo, sha256, type DecisionMemoStore } from './decision-memo.ts
 
 type Cedar = typeof CedarWasm;
 
+/** The CommonJS build loaded as an ES module: Node hands its exports over as `default` (and named ones beside it). */
+const withDefault = (m: Cedar | { default: Cedar }): m is { default: Cedar } =>
+  'default' in m && typeof m.default === 'object' && m.default !== null;
+
 export const POLICY_DIR = join(PACKAGE_ROOT, 'policy');
 const SCHEMA_NAME = 'gatehouse';
 const CACHE_MAX = 2000;
@@ -189,7 +193,7 @@ class CedarEngine {
   private cedar(): Promise<Cedar> {
     avoidJsToWasmInlining(); // before the module: Node 20's V8 can abort deoptimizing an inlined call into it
     this.loading ??= import('@cedar-policy/cedar-wasm/nodejs').then((m) => {
-      const c = ((m as unknown as { default?: Cedar }).default ?? m) as Cedar;
+      const c: Cedar = withDefault(m) ? m.default : m;
       const s = c.preparseSchema(SCHEMA_NAME, this.shipped().schema);
       if (s.type !== 'success')
         throw new Error(`the policy schema does not parse: ${s.errors.map((e) => e.message).join('; ')}`);
