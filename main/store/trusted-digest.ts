@@ -7,9 +7,9 @@ import { writeFileAtomic } from './atomic-write.ts';
 /**
  * What lets a large store open without validating its whole document again (upstreams.json holds every pinned
  * tool definition: 5.6 MB and ~200 ms of schema parsing at 5,000 tools, on the path to ready and in every CLI
- * command without a service). `.<file>.digest` beside it (hidden, apart from the file's backups) names the SHA-256 of the text this program last wrote there and the
- * schema that text was valid under. A file whose text has that digest, read under the same schema, is exactly what
- * we validated and wrote: it is parsed as JSON and taken as it is.
+ * command without a service). `.<file>.digest` beside it (hidden, apart from the file's backups) names the SHA-256
+ * of the text this program last wrote there and the schema that text was valid under. A file whose text has that
+ * digest, read under the same schema, is exactly what we validated and wrote: it is parsed as JSON and taken as it is.
  *
  * Anything else is validated in full, as before: a file edited by hand or by another program, one cut short, one
  * written by a version whose schema differs, a digest written before a kill cut the file's own write (the digest
@@ -26,17 +26,24 @@ export interface TrustedDigest {
 
 const Digest = z.object({ sha256: z.string(), schema: z.string() });
 
-const fingerprints = new WeakMap<z.ZodType, string>();
+const fingerprints = new WeakMap<z.ZodType, string | null>();
 
-/** The schema's shape as JSON Schema, hashed: it changes when a field, a type or a default does. */
-function fingerprintOf(schema: z.ZodType): string {
-  let fp = fingerprints.get(schema);
-  if (fp === undefined) {
-    const shape = JSON.stringify(z.toJSONSchema(schema, { unrepresentable: 'any', io: 'output' }));
-    fp = createHash('sha256').update(shape).digest('hex');
+/**
+ * The schema's shape as JSON Schema, hashed: it changes when a field, a type or a default does. Null when zod
+ * cannot describe the schema: then nothing is trusted and every open validates, as without a digest.
+ */
+function fingerprintOf(schema: z.ZodType): string | null {
+  if (!fingerprints.has(schema)) {
+    let fp: string | null = null;
+    try {
+      const shape = JSON.stringify(z.toJSONSchema(schema, { unrepresentable: 'any', io: 'output' }));
+      fp = createHash('sha256').update(shape).digest('hex');
+    } catch {
+      // left null
+    }
     fingerprints.set(schema, fp);
   }
-  return fp;
+  return fingerprints.get(schema) ?? null;
 }
 
 /** `.upstreams.json.digest` for `upstreams.json` */
@@ -47,14 +54,12 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 export function trustedDigest(file: string, schema: z.ZodType): TrustedDigest {
   const digestFile = digestFileOf(file);
   const write = async (text: string) => {
+    const fingerprint = fingerprintOf(schema);
     try {
-      await writeFileAtomic(
-        digestFile,
-        `${JSON.stringify({ sha256: sha256(text), schema: fingerprintOf(schema) })}\n`,
-        {
-          mode: 0o600,
-        },
-      );
+      if (fingerprint === null) throw new Error('a schema zod cannot describe: nothing is trusted');
+      await writeFileAtomic(digestFile, `${JSON.stringify({ sha256: sha256(text), schema: fingerprint })}\n`, {
+        mode: 0o600,
+      });
     } catch {
       // Without a current digest the next open validates in full: remove a stale one so it cannot match by chance.
       await unlink(digestFile).catch(() => undefined);
@@ -74,7 +79,8 @@ export function trustedDigest(file: string, schema: z.ZodType): TrustedDigest {
       } catch {
         return false;
       }
-      return parsed.sha256 === sha256(raw) && parsed.schema === fingerprintOf(schema);
+      const fingerprint = fingerprintOf(schema);
+      return fingerprint !== null && parsed.schema === fingerprint && parsed.sha256 === sha256(raw);
     },
     wrote: write,
   };
