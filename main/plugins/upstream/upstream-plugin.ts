@@ -69,6 +69,8 @@ export class UpstreamPlugin implements Plugin {
   readonly surface: UpstreamSurface;
   /** names that could not be offered at the last (re)load, for people */
   problems: string[] = [];
+  /** the stored record the tools last offered were made from (records are replaced, never changed, on update) */
+  private offeredFrom: UpstreamRecord | undefined | null = null;
   /** its log messages on their way to clients: how many were passed on and dropped */
   readonly logs: LogRelay;
   private host: PluginHost | null = null;
@@ -235,7 +237,10 @@ export class UpstreamPlugin implements Plugin {
 
   async start(host: PluginHost): Promise<void> {
     this.host = host;
-    this.publish();
+    // The registry took the tools at add (tools()); offering them again from the same record would only build and
+    // compile every one of them a second time (thousands, for a large server, on the path to ready).
+    if (this.record() !== this.offeredFrom) this.publish();
+    else if (this.surface.offer()) this.surfaceChanged();
     if (this.deps.autoConnect && this.record()?.enabled) this.connection.start();
   }
 
@@ -480,6 +485,7 @@ export class UpstreamPlugin implements Plugin {
 
   private offered(): Tool[] {
     const rec = this.record();
+    this.offeredFrom = rec;
     this.problems = [];
     if (!rec?.enabled) return [];
     const out: Tool[] = [];
