@@ -12,8 +12,6 @@ import { HttpError } from '../lib/http/http-error.ts';
 import { ANSWERED, compose } from '../lib/http/compose.ts';
 import { jsonRpcEnvelope } from '../lib/http/envelope.ts';
 import { sendError } from '../lib/http/send.ts';
-import { requestId } from '../lib/http/request-id.ts';
-import { clientAddress } from '../lib/http/client-address.ts';
 import { DEFAULT_MAX_BODY, type BodyBudget } from '../lib/http/body.ts';
 import { buildServer, type ServerDeps, type ServerListing } from './server-factory.ts';
 import type { PolicyListing } from '../core/policy/policy-listing.ts';
@@ -26,6 +24,7 @@ import {
   corsGuard,
   enabledGuard,
   hostGuard,
+  mcpRequestOf,
   methodGuard,
   tokenRateGuard,
   type McpRequest,
@@ -340,21 +339,8 @@ function pathOf(req: IncomingMessage): string {
 }
 
 /** What the guards read and fill in for one request. */
-function requestOf(req: IncomingMessage, res: ServerResponse, deps: EndpointDeps): McpRequest {
-  const now = deps.clock.now();
-  const c: McpRequest = {
-    req,
-    res,
-    requestId: requestId(req, res, now),
-    settings: deps.settings(),
-    now,
-    address: '',
-    stream: false,
-    rpcId: null,
-  };
-  c.address = clientAddress(req, c.settings.trust_proxy_headers);
-  return c;
-}
+const requestOf = (req: IncomingMessage, res: ServerResponse, deps: EndpointDeps): McpRequest =>
+  mcpRequestOf(req, res, deps.settings(), deps.clock.now());
 
 function refusalOf(c: McpRequest, code: ErrorCode) {
   return {

@@ -10,6 +10,8 @@ import { answerPreflight, checkOrigin, corsHeaders, type CorsPolicy } from '../l
 import { checkRate, rateLimitedError } from '../lib/http/rate-limit.ts';
 import { readBody, type BodyBudget } from '../lib/http/body.ts';
 import { parseJson } from '../lib/http/json.ts';
+import { requestId } from '../lib/http/request-id.ts';
+import { clientAddress } from '../lib/http/client-address.ts';
 import { authenticate } from './bearer-auth.ts';
 import { wantsEventStream } from './event-stream.ts';
 import { checkRpc, check2025Headers, type CheckedRpc } from './rpc-check.ts';
@@ -28,6 +30,20 @@ export interface McpRequest {
   rpcId: string | number | null;
   auth?: Verified;
   rpc?: CheckedRpc;
+}
+
+/** A request's facts before any guard ran: its id (sent back as X-Request-Id), the settings now, the caller's address. */
+export function mcpRequestOf(req: IncomingMessage, res: ServerResponse, settings: Settings, now: number): McpRequest {
+  return {
+    req,
+    res,
+    requestId: requestId(req, res, now),
+    settings,
+    now,
+    address: clientAddress(req, settings.trust_proxy_headers),
+    stream: false,
+    rpcId: null,
+  };
 }
 
 const ALLOW_HEADERS =

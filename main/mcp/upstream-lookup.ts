@@ -12,9 +12,7 @@ import { adminEnvelope } from '../lib/http/envelope.ts';
 import { readBody, type BodyBudget } from '../lib/http/body.ts';
 import { parseJson } from '../lib/http/json.ts';
 import { sendError, sendJson } from '../lib/http/send.ts';
-import { requestId } from '../lib/http/request-id.ts';
-import { clientAddress } from '../lib/http/client-address.ts';
-import { authGuard, enabledGuard, hostGuard, tokenRateGuard, type McpRequest } from './guards.ts';
+import { authGuard, enabledGuard, hostGuard, mcpRequestOf, tokenRateGuard, type McpRequest } from './guards.ts';
 
 /**
  * `POST .../upstreams/lookup {url}` with a client token: which upstreams,
@@ -58,18 +56,7 @@ export function createUpstreamLookup(deps: LookupDeps) {
   );
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const now = deps.now();
-    const c: McpRequest = {
-      req,
-      res,
-      requestId: requestId(req, res, now),
-      settings: deps.settings(),
-      now,
-      address: '',
-      stream: false,
-      rpcId: null,
-    };
-    c.address = clientAddress(req, c.settings.trust_proxy_headers);
+    const c = mcpRequestOf(req, res, deps.settings(), deps.now());
     const meta = { requestId: c.requestId };
     try {
       const stop = await guards(c);
