@@ -120,7 +120,9 @@ async function callFirstTool(): Promise<'ok' | 'sign_in' | 'failed'> {
   );
   try {
     const tool = (await client.listTools()).tools.find((t) => t.name.startsWith(`${id}__`));
-    if (!tool) return (log('no tool of the upstream is offered'), 'failed');
+    // Signed in, then refused at its first listing (its authorization server changed after the sign-in answered): a
+    // person who sees no tools runs login again, which signs in anew if that is what the upstream needs.
+    if (!tool) return (log('no tool of the upstream is offered'), 'sign_in');
     // Its tool declares no readOnlyHint: a person marks it a read, else the call would wait staged for approval, unsent.
     const marked = await gatehouse(['upstreams', 'review', id, '--read', tool.name.slice(id.length + 2)]);
     if (marked.code !== 0) return (log(`review --read exited ${marked.code}: ${marked.stderr.trim()}`), 'failed');
@@ -159,7 +161,11 @@ try {
   if (signedIn === 'again') signedIn = await signIn();
   if (signedIn === 'ok') {
     let called = await callFirstTool();
-    if (called === 'sign_in' && (await signIn()) === 'ok') called = await callFirstTool();
+    if (called === 'sign_in') {
+      let again = await signIn();
+      if (again === 'again') again = await signIn();
+      if (again === 'ok') called = await callFirstTool();
+    }
     ok = called === 'ok';
   }
 } catch (e) {
