@@ -1,7 +1,8 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { sharedChromium } from '../helpers/shared-chromium.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { OAuthStatus } from '../../main/contract/oauth-status.ts';
 import { startGateway, type Gateway } from '../cloud-client/helpers/world.ts';
@@ -30,17 +31,12 @@ beforeAll(async () => {
   gw = await startGateway();
   as = await startAuthServer();
   rs = await startResourceServer(as.issuer);
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu'],
-  });
+  browser = await sharedChromium();
   dir = await mkdtemp(join(tmpdir(), 'gh-oauthcrash-'));
   env.GATEHOUSE_TEST_OAUTH_CALLBACK_PORT = String(await freePort());
 }, 120_000);
 afterAll(async () => {
   await served?.stop('SIGKILL');
-  await browser?.close();
   await rs?.stop();
   await as?.stop();
   await gw?.stop();

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawPost, startTestService } from '../helpers/service.ts';
-import { buildConsole, launchBrowser, shot } from './browser.ts';
+import { buildConsole, openPage, shot } from './browser.ts';
 
 const STEP = { timeout: 15_000 };
 const CAPS = { extensions: { 'io.modelcontextprotocol/tasks': {} }, elicitation: { url: {} } };
@@ -44,7 +44,7 @@ beforeAll(async () => {
   svc = await startTestService({ consoleDir });
   token = (await svc.createToken({ label: 'agent' })).token;
   // The page asks for the session once and is refused (401) before it sends the browser to sign in.
-  ({ context, page } = await launchBrowser(work, browserErrors, /401 \(Unauthorized\)/));
+  ({ context, page } = await openPage(browserErrors, /401 \(Unauthorized\)/));
 }, 120_000);
 
 afterAll(async () => {

@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import type { BrowserContext, Page } from 'playwright-core';
 import { build } from 'vite';
+import { CHROMIUM, sharedChromium } from '../helpers/shared-chromium.ts';
 
 /**
  * What the console's end-to-end tests share: a fresh build of the console,
@@ -13,22 +13,12 @@ import { build } from 'vite';
  * GATEHOUSE_UPDATE_SCREENSHOTS=1: a test run must not rewrite tracked files)
  * and moving between screens.
  */
-export const CHROMIUM = '/usr/bin/chromium';
+export { CHROMIUM };
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SHOTS =
   process.env.GATEHOUSE_UPDATE_SCREENSHOTS === '1'
     ? join(ROOT, 'docs', 'screenshots')
     : join(ROOT, 'test-results', 'screenshots');
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 /** Build the console as it ships into `<work>/console` (never a stale dist-renderer/). */
 export async function buildConsole(work: string): Promise<string> {
@@ -43,16 +33,14 @@ export async function buildConsole(work: string): Promise<string> {
   return consoleDir;
 }
 
-/** Chromium with a profile in `<work>/profile`; script errors and console errors (unless `ignore` matches) go to `errors`. */
-export async function launchBrowser(
-  work: string,
-  errors: string[],
-  ignore?: RegExp,
-): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await chromium.launchPersistentContext(join(work, 'profile'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ARGS,
+/**
+ * A page in a fresh context of the worker's Chromium (its own cookies and storage); script errors and console errors
+ * (unless `ignore` matches) go to `errors`.
+ */
+export async function openPage(errors: string[], ignore?: RegExp): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await (
+    await sharedChromium()
+  ).newContext({
     viewport: { width: 1280, height: 900 },
     colorScheme: 'light',
     reducedMotion: 'reduce',

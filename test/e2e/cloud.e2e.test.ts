@@ -18,7 +18,7 @@ import { createLogger } from '../../main/lib/logger.ts';
 import { TEST_MASTER_KEY, startHarness } from '../cloud/helpers/cloud-harness.ts';
 import type { Harness } from '../cloud/helpers/cloud-harness.ts';
 import { connectClient, startTestService } from '../helpers/service.ts';
-import { SHOTS, buildConsole, go as goTo, launchBrowser, shot as shotOf } from './browser.ts';
+import { SHOTS, buildConsole, go as goTo, openPage, shot as shotOf } from './browser.ts';
 
 const STEP = { timeout: 20_000 };
 const CALLS = 4;
@@ -51,7 +51,7 @@ beforeAll(async () => {
     },
   });
   // a refused action is a 4xx answer, which Chromium logs as a failed resource; anything else is a bug
-  ({ context, page } = await launchBrowser(work, browserErrors, /status of 4\d\d/));
+  ({ context, page } = await openPage(browserErrors, /status of 4\d\d/));
 }, 180_000);
 
 afterAll(async () => {

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CSP } from '../../main/contract/index.ts';
 import type { StagedResponse } from '../../main/contract/index.ts';
 import { INIT, connectClient, rawPost, startTestService } from '../helpers/service.ts';
-import { SHOTS, buildConsole, go as goTo, launchBrowser, shot as shotOf } from './browser.ts';
+import { SHOTS, buildConsole, go as goTo, openPage, shot as shotOf } from './browser.ts';
 
 const STEP = { timeout: 15_000 };
 
@@ -31,7 +31,7 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'gatehouse-e2e-'));
   const consoleDir = await buildConsole(work);
   svc = await startTestService({ enable: false, consoleDir });
-  ({ context, page } = await launchBrowser(work, browserErrors));
+  ({ context, page } = await openPage(browserErrors));
 }, 120_000);
 
 afterAll(async () => {

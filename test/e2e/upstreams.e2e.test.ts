@@ -22,7 +22,7 @@ import {
   until,
   type UpstreamWorld,
 } from '../plugins/upstream/upstream-world.ts';
-import { buildConsole, go as goTo, launchBrowser, shot as shotOf } from './browser.ts';
+import { buildConsole, go as goTo, openPage, shot as shotOf } from './browser.ts';
 
 const STEP = { timeout: 20_000 };
 const SECRET = 'e2e-env-value-91c4d7';
@@ -39,7 +39,7 @@ beforeAll(async () => {
   const consoleDir = await buildConsole(work);
   u = await startUpstreamWorld({ consoleDir });
   client = await u.mcp();
-  ({ context, page } = await launchBrowser(work, browserErrors));
+  ({ context, page } = await openPage(browserErrors));
   await page.goto(u.w.svc.loginUrl());
 }, 180_000);
 

@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { sharedChromium } from '../../helpers/shared-chromium.ts';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { startAuthServer, type AuthServer } from '../../fixtures/oauth/auth-server.ts';
 import { startResourceServer, type ResourceServer } from '../../fixtures/oauth/resource-server.ts';
@@ -110,11 +111,7 @@ export async function startOAuthWorld(
     oauth: { callbackPorts: [o.callbackPort ?? (await freePort())], refreshTimers },
     ...(o.dataDir ? { dataDir: o.dataDir } : {}),
   });
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run'],
-  });
+  const browser = await sharedChromium();
   return {
     ...up,
     as,
@@ -140,7 +137,6 @@ export async function startOAuthWorld(
     status: (id, waitMs = 0) => up.ok<OAuthStatus>('POST', `upstreams/${id}/oauth`, { wait_ms: waitMs }),
     consent: (id) => consentTo(up, id),
     async stop() {
-      await browser.close();
       await up.stop();
       await rs.stop();
       await as.stop();
