@@ -20,8 +20,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Two cores: keep child-process-heavy suites from starving each other.
-    maxWorkers: 2,
+    // Three on two cores: a worker spends more than half its time waiting on the processes its tests start (CPU
+    // profiles of a whole run, 2026-12-02), so with two the cores were 80% busy and the run took 345 s; with three,
+    // 301 s. More would only queue the same CPU.
+    maxWorkers: 3,
     // A worker runs file after file in one process, its modules loaded once: a fresh process per file
     // spent more time importing (the MCP SDK, zod schemas, the service) than many files spend testing
     // (test/core, test/lib, test/contract: 19.9 s -> 10.3 s; test/mcp: 46 s -> 29 s). So a test file

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The order files are handed to the two workers (vitest.config.ts):
+ * The order files are handed to the workers (vitest.config.ts):
  * - the files that take longest (measured on a quiet 2-core machine) first, so that none of them starts near
  *   the end of a run and keeps one worker busy after the other has run out of files. Vitest orders by the
  *   durations of the previous run when it has them, by file size otherwise: a fresh clone (CI) has none, and
