@@ -1,18 +1,21 @@
 import { request } from 'node:http';
-import { actionRequest, type ActionRequest } from '../contract/action-http.ts';
-import { decodeActionAnswer } from '../contract/action-http.ts';
+import { ACTION_ROUTES } from '../contract/action-routes.ts';
+import { actionRequest, type ActionRequest } from '../contract/action-request.ts';
 import type { ApiAction, ApiInput, RawDispatch, StreamAction } from '../contract/api.ts';
 import type { Result } from '../contract/errors.ts';
 import type { RuntimeInfo } from '../contract/health.ts';
 import { GatehouseError } from '../core/errors.ts';
+import { VERSION } from '../version.ts';
 
 /**
- * The service's actions over HTTP, for the CLI when a service is running:
- * the same ApiDispatch shape as the in-process one, the wire form derived
- * from API_ACTIONS (main/contract/action-http.ts). The service checks and
- * answers; nothing is validated here, so the answer is the service's own.
- * Plain node:http rather than fetch: a CLI command makes one request, and
- * loading fetch's machinery (undici) cost more than the request itself.
+ * The service's actions over HTTP, for the CLI when a service is running: the same ApiDispatch shape as the
+ * in-process one, the wire form derived from API_ACTIONS (main/contract/action-routes.ts). The service checks the
+ * input and answers. A service of this same version answers what the in-process core would hand the command (the
+ * core's own output, as JSON), so its answer is taken as it is, and the contract's schemas are not loaded: they were
+ * most of a command's start-up. A service of another version (one left running across an upgrade) has its answers
+ * checked against this version's schemas (main/contract/action-http.ts), so a command never reads a shape it does
+ * not know. Plain node:http rather than fetch: a CLI command makes one request, and loading fetch's machinery
+ * (undici) cost more than the request itself.
  */
 
 export interface RawResponse {
@@ -64,10 +67,15 @@ export function httpDispatch(runtime: RuntimeInfo, adminKey: string) {
     message: `the running service at ${runtime.base_url} did not answer (${(e as Error).message})`,
   });
 
+  const sameVersion = runtime.version === VERSION;
+  const decode = async (action: ApiAction | StreamAction, status: number, body: unknown): Promise<Result<unknown>> =>
+    (sameVersion ? ownAnswer(action, status, body) : undefined) ??
+    (await import('../contract/action-http.ts')).decodeActionAnswer(action, status, body);
+
   const dispatch = (async (action: ApiAction, input: unknown): Promise<Result<unknown>> => {
     try {
       const res = await call(actionRequest(action, input));
-      return decodeActionAnswer(action, res.status, await res.json().catch(() => undefined));
+      return await decode(action, res.status, await res.json().catch(() => undefined));
     } catch (e) {
       return unreachable(e);
     }
@@ -87,7 +95,7 @@ export function httpDispatch(runtime: RuntimeInfo, adminKey: string) {
       throw new GatehouseError(r.code, r.message);
     }
     if (!res.ok) {
-      const r = decodeActionAnswer(action, res.status, await res.json().catch(() => undefined));
+      const r = await decode(action, res.status, await res.json().catch(() => undefined));
       throw r.ok
         ? new GatehouseError('internal_error', `${action} answered HTTP ${res.status}`)
         : new GatehouseError(r.code, r.message, r.details ?? {});
@@ -96,4 +104,15 @@ export function httpDispatch(runtime: RuntimeInfo, adminKey: string) {
   }
 
   return { dispatch, download };
+}
+
+/**
+ * A success in the admin API's envelope (`{ok:true, data}` with a 2xx) from a service of this version: its data.
+ * Anything else (an error, whose code is checked against the contract; the local REST's envelope; a body from a proxy
+ * or a crash) is undefined, for the full check.
+ */
+function ownAnswer(action: ApiAction | StreamAction, status: number, body: unknown): Result<unknown> | undefined {
+  if (ACTION_ROUTES[action].rest || typeof body !== 'object' || body === null) return undefined;
+  const b = body as { ok?: unknown; data?: unknown };
+  return b.ok === true && status >= 200 && status < 300 && 'data' in b ? { ok: true, data: b.data } : undefined;
 }

@@ -3,7 +3,6 @@ import { openVault, type VaultChoice } from '../store/vault.ts';
 import { ADMIN_KEY_ACCOUNT } from '../store/vault-account.ts';
 import type { ApiDispatch, ApiInput, RawDispatch } from '../contract/api.ts';
 import type { RuntimeInfo } from '../contract/health.ts';
-import { PRINCIPALS } from '../contract/principal.ts';
 import type { Logger } from '../lib/logger.ts';
 import { GatehouseError } from '../core/errors.ts';
 import { httpDispatch } from './admin-client.ts';
@@ -120,9 +119,10 @@ async function viaService(
 
 async function direct(dataDir: string, vaultChoice: VaultChoice, log: Logger): Promise<Connection> {
   // Loaded only here: with a service running, the CLI never pays for the whole gateway.
-  const [{ openLocalCore }, { dispatchAs }] = await Promise.all([
+  const [{ openLocalCore }, { dispatchAs }, { PRINCIPALS }] = await Promise.all([
     import('../local-core.ts'),
     import('../core/admin/invoke.ts'),
+    import('../contract/principal.ts'),
   ]);
   const gw = await openLocalCore({ dataDir, vault: vaultChoice, log, owner: 'cli', warnFileVault: false });
   const dispatch = dispatchAs(gw.invoke, PRINCIPALS.cliDirect);

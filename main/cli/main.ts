@@ -8,8 +8,8 @@ type Command = (args: string[]) => Promise<void>;
 const COMMANDS: Record<string, () => Promise<Command>> = {
   serve: async () => (await import('./serve-command.ts')).serve,
   tokens: async () => (await import('./admin-commands.ts')).tokens,
-  users: async () => (await import('./admin-commands.ts')).users,
-  settings: async () => (await import('./admin-commands.ts')).settings,
+  users: async () => (await import('./users-commands.ts')).users,
+  settings: async () => (await import('./settings-commands.ts')).settings,
   status: async () => (await import('./admin-commands.ts')).status,
   staged: async () => (await import('./review-commands.ts')).staged,
   audit: async () => (await import('./review-commands.ts')).audit,

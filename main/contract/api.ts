@@ -5,6 +5,7 @@ import { TokenCreateInput, TokenCreated, TokenView } from './tokens.ts';
 import { Login, Role, User } from './users.ts';
 import { SettleOutcome, StagedStatus, StagedView } from './staged.ts';
 import { AuditEntry, AuditExportQuery, AuditPage, AuditQuery, Stats } from './audit.ts';
+import { fillPath } from './action-request.ts';
 import { ADMIN_PREFIX, CloudHealth, HealthReport, REST_PREFIX } from './health.ts';
 import { PluginInfo, ToolInfo } from './tools.ts';
 import { PersonSurface } from './principal.ts';
@@ -540,13 +541,7 @@ export function actionPath(
   action: AnyAction,
   input: Record<string, unknown>,
 ): { path: string; rest: Record<string, unknown> } {
-  const rest = { ...input };
-  const path = API_ACTIONS[action].path.replace(/:([a-z_]+)/g, (_m, key: string) => {
-    const value = rest[key];
-    delete rest[key];
-    return encodeURIComponent(String(value ?? ''));
-  });
-  return { path, rest };
+  return fillPath(API_ACTIONS[action].path, input);
 }
 
 /**

@@ -38,3 +38,6 @@ export function resolveDataDir(
   if (problem) throw new Error(problem);
   return flag || env.GATEHOUSE_DATA_DIR || defaultDataDir(platform, env, home);
 }
+
+/** What a client token's vault entry may be called (`--keychain NAME`, `--token-keychain NAME`). */
+export const KEYCHAIN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { nameText } from './cloud/names.ts';
 import { ProfileName } from './profiles.ts';
+import { KEYCHAIN_NAME } from './paths.ts';
 
 /** `gth_` + 43 base64url characters (32 random bytes). */
 export const TOKEN_PATTERN = /^gth_[A-Za-z0-9_-]{43}$/;
@@ -42,8 +43,7 @@ export const TokenView = TokenRecord.omit({ hash: true }).extend({
 export type TokenView = z.infer<typeof TokenView>;
 
 const scopeNames = z.array(z.string().min(1).max(128)).max(500);
-/** What a client token's vault entry may be called (`--keychain NAME`, `--token-keychain NAME`). */
-export const KEYCHAIN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+export { KEYCHAIN_NAME };
 
 export const TokenCreateInput = z
   .object({

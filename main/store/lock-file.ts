@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
 import { readFile, stat, unlink } from 'node:fs/promises';
-import { z } from 'zod';
 import { createExclusive } from './atomic-write.ts';
 import { isPidAlive } from './pid-alive.ts';
 
@@ -18,14 +17,32 @@ import { isPidAlive } from './pid-alive.ts';
  * never broken, however long it holds.
  */
 
-export const LockFileRecord = z.object({
-  pid: z.number().int(),
-  started: z.string(),
-  nonce: z.string().optional(),
+export interface LockFileRecord {
+  pid: number;
+  started: string;
+  nonce?: string;
   /** who holds it, for the person told it is locked (process-lock: 'service' | 'cli') */
-  owner: z.string().max(40).optional(),
-});
-export type LockFileRecord = z.infer<typeof LockFileRecord>;
+  owner?: string;
+}
+
+/**
+ * A lock file's JSON as a record, or null. By hand, with only the record's own fields: the vault's file mutex takes a
+ * lock before every command the CLI sends a running service, and that path loads no schema library
+ * (main/cli/admin-client.ts).
+ */
+export function lockRecordOf(v: unknown): LockFileRecord | null {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return null;
+  const o = v as Record<string, unknown>;
+  if (typeof o.pid !== 'number' || !Number.isSafeInteger(o.pid) || typeof o.started !== 'string') return null;
+  if (o.nonce !== undefined && typeof o.nonce !== 'string') return null;
+  if (o.owner !== undefined && (typeof o.owner !== 'string' || o.owner.length > 40)) return null;
+  return {
+    pid: o.pid,
+    started: o.started,
+    ...(o.nonce !== undefined ? { nonce: o.nonce } : {}),
+    ...(o.owner !== undefined ? { owner: o.owner } : {}),
+  };
+}
 
 // A breaker lives for milliseconds, and an unreadable lock is only being written for as long: one older
 // than this was left by a process that died mid-break, or is not ours.
@@ -67,8 +84,7 @@ export async function readLockFile(file: string): Promise<LockFileRecord | 'miss
     throw e;
   }
   try {
-    const parsed = LockFileRecord.safeParse(JSON.parse(raw));
-    return parsed.success ? parsed.data : 'invalid';
+    return lockRecordOf(JSON.parse(raw)) ?? 'invalid';
   } catch {
     return 'invalid';
   }
@@ -123,8 +139,8 @@ export function heldUntilExit(file: string, record: LockFileRecord | null): void
   process.once('exit', () => {
     for (const [held, mine] of heldHere) {
       try {
-        const parsed = LockFileRecord.safeParse(JSON.parse(readFileSync(held, 'utf8')));
-        if (parsed.success && sameRecord(parsed.data, mine)) unlinkSync(held);
+        const found = lockRecordOf(JSON.parse(readFileSync(held, 'utf8')));
+        if (found && sameRecord(found, mine)) unlinkSync(held);
       } catch {
         // exiting anyway
       }

@@ -1,11 +1,10 @@
 import { readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RUNTIME_FILE } from '../contract/paths.ts';
-import { RuntimeInfo } from '../contract/health.ts';
+import type { RuntimeInfo } from '../contract/health.ts';
 import { GatehouseError } from '../core/errors.ts';
 import { ensurePrivateDir, writeFileAtomic } from './atomic-write.ts';
 import { isPidAlive } from './pid-alive.ts';
-import { describeIssues } from './zod-issues.ts';
 
 /**
  * `runtime.json` tells the CLI and the bridge where a running service listens.
@@ -13,16 +12,33 @@ import { describeIssues } from './zod-issues.ts';
  * by a crashed service reads as absent because its pid is gone.
  */
 
+const TEXT_FIELDS = ['base_url', 'mcp_url', 'console_url', 'admin_url', 'version', 'started'] as const;
+
+/**
+ * RuntimeInfo (main/contract/health.ts) checked by hand, with only its own fields: every CLI command reads this file
+ * first, and one sent to a running service loads no schema (main/cli/admin-client.ts).
+ */
+export function runtimeInfoOf(v: unknown): RuntimeInfo | null {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return null;
+  const o = v as Record<string, unknown>;
+  if (typeof o.pid !== 'number' || !Number.isSafeInteger(o.pid)) return null;
+  const info: Record<string, unknown> = { pid: o.pid };
+  for (const k of TEXT_FIELDS) {
+    if (typeof o[k] !== 'string') return null;
+    info[k] = o[k];
+  }
+  return info as RuntimeInfo;
+}
+
 export function runtimeFilePath(dataDir: string): string {
   return join(dataDir, RUNTIME_FILE);
 }
 
 export async function writeRuntime(dataDir: string, info: RuntimeInfo): Promise<void> {
-  const parsed = RuntimeInfo.safeParse(info);
-  if (!parsed.success)
-    throw new GatehouseError('invalid_value', `invalid runtime info: ${describeIssues(parsed.error).text}`);
+  const checked = runtimeInfoOf(info);
+  if (!checked) throw new GatehouseError('invalid_value', 'invalid runtime info: a pid and six addresses and texts');
   await ensurePrivateDir(dataDir);
-  await writeFileAtomic(runtimeFilePath(dataDir), `${JSON.stringify(parsed.data, null, 2)}\n`, { mode: 0o600 });
+  await writeFileAtomic(runtimeFilePath(dataDir), `${JSON.stringify(checked, null, 2)}\n`, { mode: 0o600 });
 }
 
 /** The running service's addresses, or null when none is running (absent, unreadable, invalid, or its pid is gone). */
@@ -39,9 +55,8 @@ export async function readRuntime(dataDir: string): Promise<RuntimeInfo | null> 
   } catch {
     return null;
   }
-  const parsed = RuntimeInfo.safeParse(json);
-  if (!parsed.success || !isPidAlive(parsed.data.pid)) return null;
-  return parsed.data;
+  const info = runtimeInfoOf(json);
+  return info && isPidAlive(info.pid) ? info : null;
 }
 
 /** Removes runtime.json if it still names `pid`: a newer service's file is left alone. */
@@ -53,8 +68,7 @@ export async function removeRuntime(dataDir: string, pid: number): Promise<boole
   } catch {
     return false;
   }
-  const parsed = RuntimeInfo.safeParse(current);
-  if (!parsed.success || parsed.data.pid !== pid) return false;
+  if (runtimeInfoOf(current)?.pid !== pid) return false;
   try {
     await unlink(file);
     return true;

@@ -1,6 +1,6 @@
 import { GatehouseError } from '../core/errors.ts';
 import type { ClientTokenVault, Vault } from '../core/ports/ports.ts';
-import { KEYCHAIN_NAME } from '../contract/tokens.ts';
+import { KEYCHAIN_NAME } from '../contract/paths.ts';
 
 /**
  * The one place that knows vault account names. The service's own secrets

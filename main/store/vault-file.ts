@@ -1,6 +1,5 @@
 import { chmod, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
 import { GatehouseError } from '../core/errors.ts';
 import type { Vault } from '../core/ports/ports.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -23,12 +22,10 @@ export const VAULT_FILE = 'vault.json';
 
 type VaultDoc = { version: 1; secrets: Record<string, string> };
 
-const VaultHeader = z.object({ version: z.literal(1), secrets: z.record(z.string(), z.unknown()) });
-
 /**
- * Checked by hand past the header: zod rebuilds records on a plain object,
- * where an account named "__proto__" would vanish. The secrets live in an
- * object with no prototype, so every account name is just a key.
+ * Checked by hand: a schema library rebuilds records on a plain object, where an account named "__proto__" would
+ * vanish, and the CLI opens this file before every command it sends a running service (no schema is loaded on that
+ * path, main/cli/admin-client.ts). The secrets live in an object with no prototype, so every account name is just a key.
  */
 function parseVaultDoc(raw: string): VaultDoc | null {
   let json: unknown;
@@ -37,13 +34,17 @@ function parseVaultDoc(raw: string): VaultDoc | null {
   } catch {
     return null;
   }
-  if (!VaultHeader.safeParse(json).success) return null;
+  if (!isPlainObject(json) || json.version !== 1 || !isPlainObject(json.secrets)) return null;
   const secrets = Object.create(null) as Record<string, string>;
-  for (const [k, v] of Object.entries((json as { secrets: object }).secrets)) {
+  for (const [k, v] of Object.entries(json.secrets)) {
     if (typeof v !== 'string') return null;
     secrets[k] = v;
   }
   return { version: 1, secrets };
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 const queues = new Map<string, Promise<unknown>>();

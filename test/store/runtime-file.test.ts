@@ -3,8 +3,15 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RuntimeInfo } from '../../main/contract/health.ts';
-import { readRuntime, removeRuntime, runtimeFilePath, writeRuntime } from '../../main/store/runtime-file.ts';
+import fc from 'fast-check';
+import { RuntimeInfo } from '../../main/contract/health.ts';
+import {
+  readRuntime,
+  removeRuntime,
+  runtimeFilePath,
+  runtimeInfoOf,
+  writeRuntime,
+} from '../../main/store/runtime-file.ts';
 
 let dir: string;
 beforeEach(async () => {
@@ -65,5 +72,39 @@ describe('runtime file', () => {
     expect(await removeRuntime(dir, process.pid)).toBe(true);
     expect(await readdir(dir)).toEqual([]);
     expect(await removeRuntime(dir, process.pid)).toBe(false);
+  });
+});
+
+describe('runtimeInfoOf: the hand check every CLI command reads runtime.json with', () => {
+  // The contract's schema is the reference: the check must take and drop exactly what it does.
+  const same = (v: unknown) => {
+    const z = RuntimeInfo.safeParse(v);
+    expect(runtimeInfoOf(v)).toEqual(z.success ? z.data : null);
+  };
+
+  it('agrees with the RuntimeInfo schema on any JSON value and on near-misses of a valid file', () => {
+    fc.assert(fc.property(fc.jsonValue({ maxDepth: 4 }), same), { numRuns: 500 });
+    const field = fc.oneof(fc.string(), fc.integer(), fc.double(), fc.boolean(), fc.constant(null));
+    fc.assert(
+      fc.property(
+        fc.record(
+          {
+            pid: fc.oneof(fc.integer(), fc.double(), fc.string(), fc.constant(2 ** 60)),
+            base_url: field,
+            mcp_url: field,
+            console_url: fc.string(),
+            admin_url: fc.string(),
+            version: field,
+            started: fc.string(),
+            extra: field,
+          },
+          { requiredKeys: ['console_url', 'admin_url', 'started'] },
+        ),
+        same,
+      ),
+      { numRuns: 500 },
+    );
+    same({ ...info(123), extra: 'dropped' });
+    same({ ...info(123), pid: 1.5 });
   });
 });
