@@ -9,7 +9,7 @@ import type { Tokens } from './core/identity/tokens.ts';
 import type { LabelledVault } from './store/vault.ts';
 import type { StagedFiles } from './store/staged-files.ts';
 import { VERSION } from './version.ts';
-import { awaitsSettlement } from './contract/staged.ts';
+import { awaitsSettlement } from './contract/staged-settlement.ts';
 import { setAsideWarning } from './plugins/upstream/upstreams-salvage.ts';
 
 /** The cloud part of the health report while no cloud gateway is connected. */

@@ -12,7 +12,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   settings: async () => (await import('./settings-commands.ts')).settings,
   status: async () => (await import('./admin-commands.ts')).status,
   staged: async () => (await import('./review-commands.ts')).staged,
-  audit: async () => (await import('./review-commands.ts')).audit,
+  audit: async () => (await import('./audit-commands.ts')).audit,
   'console-link': async () => (await import('./review-commands.ts')).consoleLink,
   cloud: async () => (await import('./cloud-commands.ts')).cloud,
   upstreams: async () => (await import('./upstream-commands.ts')).upstreams,

@@ -1,6 +1,7 @@
-import { awaitsSettlement, type FieldChange, type StagedView } from '../contract/staged.ts';
+import type { FieldChange, StagedView } from '../contract/staged.ts';
+import { awaitsSettlement } from '../contract/staged-settlement.ts';
 import { isHunkText, unifiedLines } from '../contract/diff-format.ts';
-import { principalLabel } from '../contract/principal.ts';
+import { principalLabel } from '../contract/principal-label.ts';
 import { safe } from './output.ts';
 
 /** One side of a change as the console shows it: a value the write does not have reads "(none)" before and "(removed)" after. */

@@ -1,4 +1,5 @@
 import { ACTION_ROUTES } from './action-routes.ts';
+import { fillPath } from './path-params.ts';
 import type { AnyAction } from './api.ts';
 import type { ErrorCode } from './errors.ts';
 
@@ -18,20 +19,6 @@ export interface ActionRequest {
   path: string;
   /** JSON text for POST/PUT/PATCH */
   body?: string;
-}
-
-/** A route's `:param`s filled from the input (URL-encoded), and what is left of the input. */
-export function fillPath(
-  template: string,
-  input: Record<string, unknown>,
-): { path: string; rest: Record<string, unknown> } {
-  const rest = { ...input };
-  const path = template.replace(/:([a-z_]+)/g, (_m, key: string) => {
-    const value = rest[key];
-    delete rest[key];
-    return encodeURIComponent(String(value ?? ''));
-  });
-  return { path, rest };
 }
 
 export function encodeQuery(rest: Record<string, unknown>): string {

@@ -5,7 +5,7 @@ import { TokenCreateInput, TokenCreated, TokenView } from './tokens.ts';
 import { Login, Role, User } from './users.ts';
 import { SettleOutcome, StagedStatus, StagedView } from './staged.ts';
 import { AuditEntry, AuditExportQuery, AuditPage, AuditQuery, Stats } from './audit.ts';
-import { fillPath } from './action-request.ts';
+import { fillPath } from './path-params.ts';
 import { ADMIN_PREFIX, CloudHealth, HealthReport, REST_PREFIX } from './health.ts';
 import { PluginInfo, ToolInfo } from './tools.ts';
 import { PersonSurface } from './principal.ts';

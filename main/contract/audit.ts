@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Principal, principalLabel } from './principal.ts';
+import { Principal } from './principal.ts';
+import { principalLabel } from './principal-label.ts';
 
 /**
  * Where the audit entry's `client` name came from: this request's own

@@ -90,8 +90,6 @@ export const agentPreview = (p: Preview): Preview =>
  */
 export const SettleOutcome = z.enum(['applied', 'not_applied']);
 export type SettleOutcome = z.infer<typeof SettleOutcome>;
-/** The error codes of a failed write whose effect nobody knows: only these can be settled. */
-export const UNKNOWN_OUTCOME_CODES: readonly string[] = ['outcome_unknown', 'apply_interrupted'];
 /** The error code a write settled as not applied ends with. */
 export const NOT_APPLIED_CODE = 'not_applied';
 export const Settlement = z.object({
@@ -174,7 +172,3 @@ export const StagedResponse = z.object({
   expires_at: z.string(),
 });
 export type StagedResponse = z.infer<typeof StagedResponse>;
-
-/** Whether a person can still settle this write: failed with an unknown outcome, not settled yet. */
-export const awaitsSettlement = (s: Pick<StagedPayload, 'status' | 'error_code' | 'settlement'>): boolean =>
-  s.status === 'failed' && !s.settlement && s.error_code !== null && UNKNOWN_OUTCOME_CODES.includes(s.error_code);

@@ -1,5 +1,6 @@
 import type { AuditEntry, AuditResult, ClientSource } from '../../contract/audit.ts';
-import { principalLabel, tokenPrincipal, type Principal } from '../../contract/principal.ts';
+import { tokenPrincipal, type Principal } from '../../contract/principal.ts';
+import { principalLabel } from '../../contract/principal-label.ts';
 import type { AuditSink } from '../ports/ports.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { StatsRecorder } from './stats.ts';

@@ -1,4 +1,5 @@
-import { NOT_APPLIED_CODE, awaitsSettlement, type SettleOutcome, type StagedPayload } from '../../contract/staged.ts';
+import { NOT_APPLIED_CODE, type SettleOutcome, type StagedPayload } from '../../contract/staged.ts';
+import { awaitsSettlement } from '../../contract/staged-settlement.ts';
 import type { PersonPrincipal } from '../../contract/principal.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Auditor } from '../calls/auditor.ts';

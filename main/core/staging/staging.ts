@@ -9,7 +9,8 @@ import {
 } from '../../contract/staged.ts';
 import type { User } from '../../contract/users.ts';
 import type { Settings } from '../../contract/settings.ts';
-import { principalLabel, type Principal } from '../../contract/principal.ts';
+import type { Principal } from '../../contract/principal.ts';
+import { principalLabel } from '../../contract/principal-label.ts';
 import type { AuditTrail } from '../ports/ports.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
