@@ -36,7 +36,11 @@ export function runtimeFilePath(dataDir: string): string {
 
 export async function writeRuntime(dataDir: string, info: RuntimeInfo): Promise<void> {
   const checked = runtimeInfoOf(info);
-  if (!checked) throw new GatehouseError('invalid_value', 'invalid runtime info: a pid and six addresses and texts');
+  if (!checked)
+    throw new GatehouseError(
+      'invalid_value',
+      `invalid runtime info: it needs a whole-number pid and ${TEXT_FIELDS.join(', ')} as text`,
+    );
   await ensurePrivateDir(dataDir);
   await writeFileAtomic(runtimeFilePath(dataDir), `${JSON.stringify(checked, null, 2)}\n`, { mode: 0o600 });
 }
