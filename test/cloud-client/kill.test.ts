@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFaultProxy, type FaultProxy } from '../fixtures/fault-proxy.ts';
 import { startCloudChild, type CloudChild } from './helpers/cloud-child.ts';
 import { ClientPool, toolCall, type TestClient } from './helpers/world.ts';
+import { bundledScript } from '../helpers/bundled-script.ts';
 
 /**
  * Processes killed with SIGKILL: the gateway in the middle of a sync (and
@@ -102,7 +103,7 @@ function runChild(
   mode: string,
   events: number,
 ): { ready: Promise<void>; kill(): void; done: Promise<NodeJS.Signals | null> } {
-  const p = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+  const p = spawn(process.execPath, [bundledScript(CHILD)], {
     env: { ...process.env, DATA_DIR: dataDir, MODE: mode, EVENTS: String(events) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { withFileMutex } from '../../main/store/file-mutex.ts';
-import { deadPid, exited, spawnFixture, waitForLine } from './fixtures/spawn-tsx.ts';
+import { deadPid, exited, spawnFixture, waitForLine } from './fixtures/spawn-fixture.ts';
 
 let dir: string;
 const children: Array<ReturnType<typeof spawnFixture>> = [];

@@ -5,7 +5,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { JsonFileStore } from '../../main/store/json-file-store.ts';
 import { silentLogger } from '../../main/lib/logger.ts';
 import { BigDoc, checksumOf } from './fixtures/big-doc-schema.ts';
-import { exited, spawnFixture, waitForLine } from './fixtures/spawn-tsx.ts';
+import { exited, spawnFixture, waitForLine } from './fixtures/spawn-fixture.ts';
 
 // A writer process rewriting a ~8 MB document (mostly long strings, so most of each loop is the write itself) in a tight loop is killed with
 // SIGKILL at random moments. Whatever moment the kill lands on, the file must

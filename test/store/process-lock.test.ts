@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GatehouseError } from '../../main/core/errors.ts';
 import { LOCK_FILE, acquireLock, readLockOwner } from '../../main/store/process-lock.ts';
-import { deadPid, exited, spawnFixture, waitForLine } from './fixtures/spawn-tsx.ts';
+import { deadPid, exited, spawnFixture, waitForLine } from './fixtures/spawn-fixture.ts';
 
 let dir: string;
 const children: Array<ReturnType<typeof spawnFixture>> = [];

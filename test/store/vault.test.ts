@@ -9,7 +9,7 @@ import type { Vault } from '../../main/core/ports/ports.ts';
 import { createLogger } from '../../main/lib/logger.ts';
 import { openVault } from '../../main/store/vault.ts';
 import type { KeychainClient } from '../../main/store/vault-keychain.ts';
-import { runToEnd, spawnFixture } from './fixtures/spawn-tsx.ts';
+import { runToEnd, spawnFixture } from './fixtures/spawn-fixture.ts';
 
 // Keychain tests talk to a real Secret Service. Run them as CI does:
 //   HOME=$(mktemp -d) dbus-run-session -- bash .ci/with-keyring.sh npx vitest run test/store

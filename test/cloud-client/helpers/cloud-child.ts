@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { callOperatorSocket } from '../../../cloud/operator-rpc.ts';
 import { readRuntime } from '../../../cloud/runtime.ts';
 import { TEST_MASTER_KEY } from '../../cloud/helpers/cloud-harness.ts';
+import { bundledScript } from '../../helpers/bundled-script.ts';
 
 /**
  * The reference gateway as its own process (`gatehouse-cloud serve` from the
@@ -23,9 +24,7 @@ export async function startCloudChild(dataDir: string): Promise<CloudChild> {
   const proc = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      CLI,
+      bundledScript(CLI),
       'serve',
       '--port',
       '0',
