@@ -10,10 +10,24 @@ const { existsSync, readFileSync, writeSync } = require('node:fs');
 const { join } = require('node:path');
 const { pathToFileURL } = require('node:url');
 
+// Whoever read the output went away (`gatehouse ... | head -1`): end as a process killed by SIGPIPE does (128 + 13),
+// without the stack trace of an unhandled EPIPE.
+const READER_GONE = 141;
+
 if (process.argv.length === 3 && process.argv[2] === '--version') {
   // The same source as main/version.ts: package.json's version.
-  writeSync(1, `${JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version}\n`);
+  try {
+    writeSync(1, `${JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version}\n`);
+  } catch (e) {
+    if (e.code !== 'EPIPE') throw e;
+    process.exitCode = READER_GONE;
+  }
 } else {
+  // Not for --version: process.stdout is a stream built at first use, which that answer does without.
+  process.stdout.on('error', (e) => {
+    if (e.code !== 'EPIPE') throw e;
+    process.exit(READER_GONE);
+  });
   const bundle = join(__dirname, '..', 'dist', 'cli', 'gatehouse.mjs');
   const run = existsSync(bundle)
     ? (require('./compile-cache.cjs').enableCompileCache(), import(pathToFileURL(bundle).href))

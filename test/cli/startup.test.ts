@@ -1,12 +1,13 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { CLI_BUNDLE } from '../../main/cli/build.ts';
 import { ensureCliBundle } from '../bridge/helpers/bundle.ts';
 import { filesWith, staticImports } from '../helpers/bundle-graph.ts';
 import { describe, expect, it, vi } from 'vitest';
 import { connectClient } from '../helpers/service.ts';
-import { cleanedUp, runCli } from './cli-harness.ts';
+import { cleanedUp, REPO, runCli } from './cli-harness.ts';
 
 // The start-up path of `gatehouse`: the file-vault warning is said where it
 // matters (serve, and the health report the console shows), not by every
@@ -50,12 +51,46 @@ describe('commands that need nothing of the service', () => {
     expect(help.stdout).toContain('serve [--host 127.0.0.1] [--port 7823|0]');
   });
 
+  it('a reader that went away ends the command as SIGPIPE would (141), with no stack trace', async () => {
+    await ensureCliBundle();
+    for (const args of [['--version'], ['--help']]) {
+      // The read end is closed before the child can write a byte: its write fails with EPIPE.
+      const child = spawn(process.execPath, [join(REPO, 'bin/gatehouse.cjs'), ...args], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child.stdout.destroy();
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+      const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+      expect({ args, code, stderr }).toEqual({ args, code: 141, stderr: '' });
+    }
+  });
+
   it("the command's entry (what --version and --help run) imports no zod: each command loads its own code", async () => {
     await ensureCliBundle();
     const graph = staticImports(CLI_BUNDLE);
     expect(graph.size).toBeGreaterThan(2);
     const zod = filesWith(graph, /^\/\/ node_modules\/zod\//m);
     expect(zod).toEqual([]);
+  });
+
+  it('tokens, staged and status sent to a running service import no zod either (docs/architecture.md, Start-up)', async () => {
+    await ensureCliBundle();
+    const entry = readFileSync(CLI_BUNDLE, 'utf8');
+    const chunk = (command: string) => {
+      const m = new RegExp(`import\\("(\\./chunks/${command}-commands-[A-Z0-9]+\\.mjs)"\\)`).exec(entry);
+      expect(m, `the entry imports the ${command} commands' chunk`).not.toBeNull();
+      return join(dirname(CLI_BUNDLE), m![1]!);
+    };
+    // Only what loads before a dynamic import: the whole core without a service, and the contract's check of
+    // another version's answer, are imported where they are needed.
+    const graph = staticImports(CLI_BUNDLE, chunk('admin'), chunk('review'));
+    // The walk sees the request's route table and the runtime file, so a zod module on the path would be seen.
+    expect(filesWith(graph, /^\/\/ main\/contract\/action-routes\.ts/m)).toHaveLength(1);
+    expect(filesWith(graph, /^\/\/ main\/store\/runtime-file\.ts/m)).toHaveLength(1);
+    expect(filesWith(graph, /^\/\/ node_modules\/zod\//m)).toEqual([]);
+    // and the users commands, which check a role with the contract's schema, do import it: the check can tell
+    expect(filesWith(staticImports(chunk('users')), /^\/\/ node_modules\/zod\//m)).not.toEqual([]);
   });
 });
 
