@@ -174,6 +174,16 @@ describe('upstreams from the console (Chromium against the licensed service)', (
 
     await row.getByRole('button', { name: 'Approve' }).click();
     await row.waitFor({ state: 'detached', ...STEP });
+    // The row leaves the list once the write is applying; the upstream writes the file a moment later.
+    const done = await until(
+      async () => {
+        const s = await u.ok<{ status: string }>('GET', `staged/${id}`);
+        return s.status === 'applying' ? null : s;
+      },
+      STEP.timeout,
+      'the approved write to be applied',
+    );
+    expect(done?.status).toBe('confirmed');
     expect(await readFile(file, 'utf8')).toBe(after);
     expect(browserErrors).toEqual([]);
   }, 90_000);
