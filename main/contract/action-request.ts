@@ -1,5 +1,5 @@
 import { ACTION_ROUTES } from './action-routes.ts';
-import { fillPath } from './path-params.ts';
+import { fillPath } from './route-template.ts';
 import type { AnyAction } from './api.ts';
 import type { ErrorCode } from './errors.ts';
 

@@ -5,7 +5,6 @@ import { TokenCreateInput, TokenCreated, TokenView } from './tokens.ts';
 import { Login, Role, User } from './users.ts';
 import { SettleOutcome, StagedStatus, StagedView } from './staged.ts';
 import { AuditEntry, AuditExportQuery, AuditPage, AuditQuery, Stats } from './audit.ts';
-import { fillPath } from './path-params.ts';
 import { ADMIN_PREFIX, CloudHealth, HealthReport, REST_PREFIX } from './health.ts';
 import { PluginInfo, ToolInfo } from './tools.ts';
 import { PersonSurface } from './principal.ts';
@@ -535,14 +534,6 @@ export interface AuditExportSaved {
 export type DesktopApi = Api & {
   exportAuditFile(input: ApiInput<'audit.export'>): Promise<Result<AuditExportSaved>>;
 };
-
-/** Fill `:param` segments of an action's path from its input; the rest becomes query or body. */
-export function actionPath(
-  action: AnyAction,
-  input: Record<string, unknown>,
-): { path: string; rest: Record<string, unknown> } {
-  return fillPath(API_ACTIONS[action].path, input);
-}
 
 /**
  * One principal's way into the core (main/core/admin/invoke.ts bound to a caller:
