@@ -46,6 +46,16 @@ if [ "$with_browser" = 1 ] && ! command -v jq >/dev/null; then need+=(jq); fi
 # The cloud gateway's suite runs a second time on a real PostgreSQL server (scripts/with-postgres.sh).
 if [ "$with_browser" = 1 ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then need+=(postgresql); fi
 
+# npm ci builds keytar against libsecret's headers, so those come first; the rest (Chromium and PostgreSQL are
+# most of the download) installs beside npm ci, which needs none of it.
+need_first=() need_later=()
+for pkg in ${need[@]+"${need[@]}"}; do
+  if [ "$pkg" = libsecret-1-dev ]; then need_first+=("$pkg"); else need_later+=("$pkg"); fi
+done
+apt_install() {
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+later_pid=""
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then as_root=(); elif command -v sudo >/dev/null; then as_root=(sudo); else
     echo "setup: these packages are missing and neither root nor sudo is available: ${need[*]}" >&2
@@ -53,7 +63,11 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
   echo "setup: installing ${need[*]}"
   "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  [ ${#need_first[@]} -eq 0 ] || apt_install "${need_first[@]}"
+  if [ ${#need_later[@]} -gt 0 ]; then
+    apt_install "${need_later[@]}" &
+    later_pid=$!
+  fi
 fi
 
 # keytar is a native addon: build it against the running Node's own headers when they are there (a Debian
@@ -68,6 +82,11 @@ fi
 # esbuild and electron fetch their binaries, ...): npm 11.16+ warns about any other.
 # Electron's own binary is only needed for `npm start` on a desktop; its types come with the package.
 export ELECTRON_SKIP_BINARY_DOWNLOAD=1
-npm ci --no-fund --no-audit
+npm_rc=0
+npm ci --no-fund --no-audit || npm_rc=$?
+if [ -n "$later_pid" ]; then
+  wait "$later_pid" || { echo "setup: apt-get install ${need_later[*]} failed" >&2; exit 1; }
+fi
+[ "$npm_rc" = 0 ] || { echo "setup: npm ci failed" >&2; exit "$npm_rc"; }
 # .ci/run builds beside the static checks instead (SETUP_SKIP_BUILD=1): one build either way.
 [ "${SETUP_SKIP_BUILD:-}" = 1 ] || npm run build
