@@ -22,8 +22,11 @@ export interface LedgerOptions {
   databaseUrl?: string;
   /** PGlite in memory (tests and benchmarks that need no files) */
   memory?: boolean;
-  /** for `memory`: a dumped PGlite data dir to start from instead of initdb */
-  pgliteTemplate?: Blob;
+  /**
+   * An open database to use instead of opening one (tests: an in-memory PGlite reused from harness to harness);
+   * migrated and closed by the ledger as any other.
+   */
+  database?: () => Promise<Db>;
   env?: NodeJS.ProcessEnv;
   log: Logger;
   now?: () => Date;
@@ -43,7 +46,8 @@ async function openDatabase(o: LedgerOptions): Promise<Db> {
     return openPostgres(o.databaseUrl, {
       onConnectionError: (e) => o.log.warn('the database dropped a connection', { error: e.message }),
     });
-  if (o.memory) return openPglite(undefined, o.pgliteTemplate ? { loadDataDir: o.pgliteTemplate } : {});
+  if (o.database) return o.database();
+  if (o.memory) return openPglite(undefined);
   const dir = join(o.dataDir, PGDATA_DIR);
   // initdb in WebAssembly takes a while (15 s and more on a busy machine): say so rather than sit silent.
   if (!existsSync(dir)) o.log.info(`creating the embedded database in ${dir} (first start: this takes a little while)`);

@@ -19,7 +19,7 @@ export interface CloudServiceOptions {
   databaseUrl?: string;
   /** the embedded database in memory instead of the data dir (tests, benchmarks) */
   memory?: boolean;
-  pgliteTemplate?: Blob;
+  database?: LedgerOptions['database'];
   host?: string;
   port?: number;
   log: Logger;
@@ -57,7 +57,7 @@ const MAX_SOCKET_PATH = 100;
 
 /** The composition root: ledger, HTTP server, housekeeping, runtime.json. */
 export async function startCloudService(o: CloudServiceOptions): Promise<CloudService> {
-  const embedded = !o.databaseUrl && !o.memory;
+  const embedded = !o.databaseUrl && !o.memory && !o.database;
   const unlock = embedded ? await lockDataDir(o.dataDir) : async () => {};
   let ctx: Ctx;
   try {
@@ -65,7 +65,7 @@ export async function startCloudService(o: CloudServiceOptions): Promise<CloudSe
       dataDir: o.dataDir,
       databaseUrl: o.databaseUrl,
       memory: o.memory,
-      pgliteTemplate: o.pgliteTemplate,
+      database: o.database,
       env: o.env,
       log: o.log,
       now: o.now,

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { startCloudService, type CloudService, type CloudServiceOptions } from '../../../cloud/service.ts';
 import { runOperator, type OperatorCommand } from '../../../cloud/services/operator.ts';
 import { createLogger } from '../../../main/lib/logger.ts';
+import { pooledPglite } from './pglite-pool.ts';
 
 /**
  * The real service for tests: PGlite by default; with
@@ -70,7 +71,7 @@ export async function startHarness(o: Partial<CloudServiceOptions> & { databaseU
     dataDir,
     databaseUrl,
     memory: !databaseUrl,
-    ...(databaseUrl ? {} : { pgliteTemplate: await pgliteTemplate() }),
+    ...(databaseUrl ? {} : { database: () => pooledPglite(pgliteTemplate) }),
     log: createLogger({ level: 'error' }),
     env: { GATEHOUSE_CLOUD_MASTER_KEY: TEST_MASTER_KEY },
     runtimeFile: false,
