@@ -1,5 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createMcpHandler, type AuthInfo, type JSONRPCMessage } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  type AuthInfo,
+  type JSONRPCMessage,
+  type ServerEventBus,
+} from '@modelcontextprotocol/server';
 import type { ErrorCode } from '../contract/errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -121,6 +126,7 @@ class McpEndpoint {
   private readonly served: EndpointDeps;
   private readonly lookup: ReturnType<typeof createUpstreamLookup>;
   private readonly sdk: ReturnType<typeof sdkHandler>;
+  private readonly maxBody: number;
   private readonly clients = new ClientNames();
   private readonly declared = new ClientCapabilities();
   private readonly routes = new Routes2025();
@@ -142,7 +148,8 @@ class McpEndpoint {
       remotes: deps.remotes ?? (() => []),
       profileOf: deps.profileOf ?? (() => undefined),
     });
-    this.sdk = sdkHandler((ctx, view) => this.factory(ctx, view), this.lists, maxBody, deps.log);
+    this.maxBody = maxBody;
+    this.sdk = sdkHandler((ctx, view) => this.factory(ctx, view), this.lists.quietBus, maxBody, deps.log);
     this.refusals = new RefusalAudit(deps.auditor, deps.clock);
     this.guards = compose<McpRequest>(
       hostGuard(deps.allowedHosts),
@@ -267,18 +274,18 @@ class McpEndpoint {
     const { req, res } = c;
     const rpc = c.rpc!;
     const record = c.auth!.record;
-    // The SDK holds this stream open and subscribes it to our bus: name the token it belongs to
-    // (ListChanges.attach then ends the token's oldest stream past its bound).
+    // The SDK holds this stream open and subscribes it to the bus of its handler, one made for this request: so the
+    // stream is the token's (ListChanges.attach then ends the token's oldest stream past its bound).
     if (!this.lists.hasRoomFor(record.id)) return busy(c, audit);
     this.holdStream(res);
     const resources = await this.listenSubscriptions(rpc.message.params, ctx, view);
-    await this.lists.servingListenFor(
-      record.id,
-      () => endListenStream(res, rpc.message.id!),
-      () => serveThroughSdk(this.sdk, req, res, rpc.message, authInfo, c.requestId),
-      view,
-      resources,
-    );
+    const bus = this.lists.busFor(record.id, () => endListenStream(res, rpc.message.id!), view, resources);
+    const handler = sdkHandler((ctx, v) => this.factory(ctx, v), bus, this.maxBody, this.deps.log);
+    try {
+      await serveThroughSdk(handler, req, res, rpc.message, authInfo, c.requestId);
+    } finally {
+      await handler.close();
+    }
   }
 
   /**
@@ -408,10 +415,13 @@ function servedDeps(deps: EndpointDeps, lists: ListChanges, taps: RequestLogTaps
     : subscribed;
 }
 
-/** The SDK's handler of 2026-07-28 messages: each request's server is built for the caller the guards found. */
+/**
+ * The SDK's handler of 2026-07-28 messages: each request's server is built for the caller the guards found. One serves
+ * every request but `subscriptions/listen`, which gets its own (its bus knows whose stream it holds).
+ */
 function sdkHandler(
   factory: (ctx: CallContext, view?: string) => ReturnType<typeof buildServer>,
-  lists: ListChanges,
+  bus: ServerEventBus,
   maxBody: number,
   log: Logger,
 ) {
@@ -422,7 +432,7 @@ function sdkHandler(
     },
     {
       maxRequestBodySize: maxBody,
-      bus: lists.bus,
+      bus,
       onerror: (e) => log.debug('mcp handler', { error: e.message }),
     },
   );

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
 import type { Settings } from '../contract/settings.ts';
@@ -68,14 +67,6 @@ export class ListChanges {
   private readonly channels = new Map<Listener, Fingerprints>();
   private readonly digests = new WeakMap<object, string>();
   private pending = false;
-  /** The token a `subscriptions/listen` request is being served for (and how to end its stream), while the SDK subscribes it to the bus. */
-  private readonly subscribing = new AsyncLocalStorage<{
-    tokenId: string;
-    end: () => void;
-    view?: string;
-    resources?: ReadonlySet<string>;
-    ended?: () => void;
-  }>();
   /** each token's resource subscriptions (2025 era) */
   private readonly held = new Map<string, Set<string>>();
   /** the log level each token set (2025 era, logging/setLevel); none: every level */
@@ -203,50 +194,40 @@ export class ListChanges {
     this.channels.clear();
   }
 
-  /** Runs `serve` so that a bus subscription made inside it belongs to `tokenId` (on `view`'s endpoint); `end` cuts that stream (token revoked). */
-  servingListenFor<T>(
+  /**
+   * The event bus of one `subscriptions/listen` request's handler (the endpoint gives each its own): the stream the
+   * SDK opens for it subscribes here and becomes a channel of `tokenId` (on `view`'s endpoint); `end` cuts that
+   * stream (token revoked). A bus per request rather than one shared bus that asks whose request is running
+   * (AsyncLocalStorage): that would put Node's promise hooks on every promise of the process.
+   */
+  busFor(
     tokenId: string,
     end: () => void,
-    serve: () => T,
     view?: string,
     resources?: { uris: ReadonlySet<string>; ended: () => void },
-  ): T {
-    return this.subscribing.run(
-      {
-        tokenId,
-        end,
-        ...(view ? { view } : {}),
-        ...(resources ? { resources: resources.uris, ended: resources.ended } : {}),
+  ): ServerEventBus {
+    return {
+      publish: () => {},
+      subscribe: (deliver: (event: ServerEvent) => void) => {
+        const listener: Listener = {
+          tokenId,
+          ...(view ? { view } : {}),
+          send: (kind) => deliver({ kind: `${kind}_list_changed` }),
+          sendUpdated: (uri) => deliver({ kind: 'resource_updated', uri }),
+          ...(resources ? { resources: resources.uris } : {}),
+          close: end,
+        };
+        const detach = this.attach(listener);
+        return () => {
+          detach();
+          resources?.ended();
+        };
       },
-      serve,
-    );
+    };
   }
 
-  /**
-   * The event bus handed to `createMcpHandler`: each `subscriptions/listen`
-   * stream the SDK opens subscribes here, and becomes a channel of the token
-   * it was opened with. Nothing publishes to it but this class.
-   */
-  readonly bus: ServerEventBus = {
-    publish: () => {},
-    subscribe: (deliver: (event: ServerEvent) => void) => {
-      const serving = this.subscribing.getStore();
-      if (serving === undefined) return () => {};
-      const listener: Listener = {
-        tokenId: serving.tokenId,
-        ...(serving.view ? { view: serving.view } : {}),
-        send: (kind) => deliver({ kind: `${kind}_list_changed` }),
-        sendUpdated: (uri) => deliver({ kind: 'resource_updated', uri }),
-        ...(serving.resources ? { resources: serving.resources } : {}),
-        close: () => serving.end(),
-      };
-      const detach = this.attach(listener);
-      return () => {
-        detach();
-        serving.ended?.();
-      };
-    },
-  };
+  /** The bus of the handler of every other request: none of them opens a stream, so nothing subscribes to it. */
+  readonly quietBus: ServerEventBus = { publish: () => {}, subscribe: () => () => {} };
 
   private check(): void {
     for (const [listener, seen] of [...this.channels]) {

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Low } from 'lowdb';
@@ -26,10 +25,12 @@ export class JsonFileStore<T> implements DocumentStore<T> {
   #pending: Array<Job<T>> = [];
   #draining = false;
   #drained: Promise<void> = Promise.resolve();
-  // Which mutation an async context belongs to. An update() from inside the running mutation would wait
-  // for itself forever; callbacks that merely started there and run after it finished are fine.
-  #inMutation = new AsyncLocalStorage<symbol>();
-  #running: symbol | null = null;
+  // Whether a mutation is running right now. Mutations are synchronous, so whatever runs meanwhile runs inside
+  // one: an update() from there would wait for itself forever, so it is refused and fails that mutation. Callbacks
+  // that merely started there run after it and are fine. (A flag, not AsyncLocalStorage: that would put Node's
+  // promise hooks on every promise of the process.)
+  #mutating = false;
+  #nested: GatehouseError | null = null;
 
   private constructor(
     readonly file: string,
@@ -130,7 +131,10 @@ export class JsonFileStore<T> implements DocumentStore<T> {
 
   /**
    * Runs `mutate` on a private copy, validates the result and writes it before
-   * it becomes what read() returns. An error thrown by `mutate` is passed
+   * it becomes what read() returns. `mutate` changes the draft synchronously:
+   * one that returns a promise is refused (internal_error), as is an update()
+   * called from inside a mutation of the same store, which fails that mutation
+   * too (it would wait for itself). An error thrown by `mutate` is passed
    * through unchanged; a result the schema refuses rejects with invalid_value.
    * Either way that update changes nothing, in memory or on disk.
    *
@@ -139,15 +143,17 @@ export class JsonFileStore<T> implements DocumentStore<T> {
    * write (group commit): each promise still resolves only once its change is
    * on disk, and a failed write rejects every update it carried.
    */
-  update<R>(mutate: (draft: T) => R | Promise<R>): Promise<R> {
-    const ctx = this.#inMutation.getStore();
-    if (ctx !== undefined && ctx === this.#running) {
-      return Promise.reject(
-        new GatehouseError(
-          'internal_error',
-          'store: update() called from inside an update of the same store; change the draft instead',
-        ),
+  update<R>(mutate: (draft: T) => R): Promise<R> {
+    if (this.#mutating) {
+      const nested = new GatehouseError(
+        'internal_error',
+        'store: update() called from inside an update of the same store; change the draft instead',
       );
+      this.#nested ??= nested;
+      const refused = Promise.reject(nested);
+      // the mutation it was called from fails with the same error, whether or not its caller looks at this one
+      refused.catch(() => {});
+      return refused;
     }
     return new Promise<R>((resolve, reject) => {
       this.#pending.push({ mutate, resolve: resolve as (v: unknown) => void, reject });
@@ -210,13 +216,23 @@ export class JsonFileStore<T> implements DocumentStore<T> {
   /** One mutation on a copy of `base`; returns the validated, frozen next document. */
   async #apply(base: T, job: Job<T>, onResult: (result: unknown) => void): Promise<T> {
     const draft = structuredClone(base) as T;
-    const id = Symbol('mutation');
-    this.#running = id;
     let result: unknown;
+    this.#mutating = true;
+    this.#nested = null;
     try {
-      result = await this.#inMutation.run(id, () => job.mutate(draft));
+      result = job.mutate(draft);
     } finally {
-      this.#running = null;
+      this.#mutating = false;
+    }
+    const nested = this.#nested;
+    this.#nested = null;
+    if (nested) throw nested;
+    if (isThenable(result)) {
+      result.then(undefined, () => {});
+      throw new GatehouseError(
+        'internal_error',
+        'store: an update must change the draft synchronously (its mutation returned a promise); nothing was changed',
+      );
     }
     const parsed = this.schema.safeParse(draft);
     if (!parsed.success) {
@@ -227,6 +243,11 @@ export class JsonFileStore<T> implements DocumentStore<T> {
     return deepFreeze(parsed.data);
   }
 }
+
+const isThenable = (v: unknown): v is PromiseLike<unknown> =>
+  (typeof v === 'object' || typeof v === 'function') &&
+  v !== null &&
+  typeof (v as { then?: unknown }).then === 'function';
 
 interface Job<T> {
   mutate: (draft: T) => unknown;

@@ -25,7 +25,7 @@ export class MemoryStore<T> implements DocumentStore<T> {
     return this.doc;
   }
 
-  update<R>(mutate: (draft: T) => R | Promise<R>): Promise<R> {
+  update<R>(mutate: (draft: T) => R): Promise<R> {
     const run = this.queue.then(async () => {
       if (this.failWrites) throw new Error('ENOSPC: no space left on device (test)');
       const draft = structuredClone(this.doc);

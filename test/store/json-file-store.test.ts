@@ -70,9 +70,8 @@ describe('JsonFileStore', () => {
         Array.from({ length: 10 }, async (_, k) => {
           // Yield first so the writers interleave instead of queueing in order.
           await new Promise((r) => setTimeout(r, Math.random() * 5));
-          return store.update(async (d) => {
+          return store.update((d) => {
             const before = d.counter;
-            await new Promise((r) => setImmediate(r)); // an async mutation: the classic lost-update window
             d.counter = before + 1;
             d.items.push(`w${w}-${k}`);
             return d.counter;
@@ -160,15 +159,25 @@ describe('JsonFileStore', () => {
     expect(JSON.parse(await readFile(file, 'utf8')).counter).toBe(1);
   });
 
-  it('refuses an update nested inside an update of the same store instead of deadlocking', async () => {
+  it('refuses an update nested inside an update of the same store instead of deadlocking, and the outer one with it', async () => {
     const store = await JsonFileStore.open({ file, schema: Doc, defaults, log: capture().log });
+    let inner: Promise<unknown> = Promise.resolve();
     const err = await store
-      .update(async (d) => {
+      .update((d) => {
         d.counter = 1;
-        await store.update((inner) => (inner.counter = 2));
+        inner = store.update((x) => (x.counter = 2));
       })
       .catch((e: unknown) => e);
     expect((err as GatehouseError).code).toBe('internal_error');
+    expect((err as GatehouseError).message).toMatch(/from inside an update of the same store/);
+    await expect(inner).rejects.toMatchObject({ code: 'internal_error' });
+    expect(store.read().counter).toBe(0);
+    // Nested and never looked at: the outer update still fails, and nothing is left unhandled.
+    await expect(
+      store.update(() => {
+        void store.update((x) => (x.counter = 9));
+      }),
+    ).rejects.toMatchObject({ code: 'internal_error' });
     expect(store.read().counter).toBe(0);
     // Updates that merely follow each other (not nested) are fine, also from callbacks scheduled during one.
     let later: Promise<unknown> = Promise.resolve();
@@ -178,6 +187,25 @@ describe('JsonFileStore', () => {
     });
     await later;
     expect(store.read().counter).toBe(4);
+  });
+
+  it('refuses a mutation that returns a promise, and changes nothing in memory or on disk', async () => {
+    const store = await JsonFileStore.open({ file, schema: Doc, defaults, log: capture().log });
+    await store.update((d) => (d.counter = 5));
+    const diskBefore = await readFile(file, 'utf8');
+    const err = await store
+      .update((async (d: { counter: number }) => {
+        d.counter = 6;
+        await new Promise((r) => setImmediate(r));
+        d.counter = 7;
+      }) as never)
+      .catch((e: unknown) => e);
+    expect((err as GatehouseError).code).toBe('internal_error');
+    expect((err as GatehouseError).message).toMatch(/synchronously/);
+    expect(store.read().counter).toBe(5);
+    expect(await readFile(file, 'utf8')).toBe(diskBefore);
+    // the queue carries on
+    await expect(store.update((d) => (d.counter = 8))).resolves.toBe(8);
   });
 
   it('hands out a frozen snapshot, so the committed document cannot change behind the store', async () => {

@@ -6,11 +6,12 @@ import type { UsageEvent } from '../../contract/usage.ts';
 /**
  * A JSON document kept in memory and persisted by an adapter. Reads are
  * synchronous snapshots; updates are serialized, validated and written
- * atomically before the returned promise resolves.
+ * atomically before the returned promise resolves. A mutation changes the
+ * draft synchronously: one that returns a promise is refused.
  */
 export interface DocumentStore<T> {
   read(): T;
-  update<R>(mutate: (draft: T) => R | Promise<R>): Promise<R>;
+  update<R>(mutate: (draft: T) => R): Promise<R>;
 }
 
 /** Secrets: the OS keychain, or a 0600 file when no keychain is reachable. */

@@ -11,7 +11,7 @@ class GatedStore implements DocumentStore<OptionsData> {
   read(): OptionsData {
     return this.doc;
   }
-  async update<R>(mutate: (draft: OptionsData) => R | Promise<R>): Promise<R> {
+  async update<R>(mutate: (draft: OptionsData) => R): Promise<R> {
     const draft = structuredClone(this.doc);
     const result = await mutate(draft);
     await new Promise<void>((resolve) => (this.open = resolve));
