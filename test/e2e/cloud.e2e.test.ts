@@ -119,7 +119,9 @@ describe('Cloud screen end to end (Chromium, the service and the reference cloud
       .waitFor(STEP);
     // The toast comes with the activation's answer, the State with the status the screen fetches after it: under
     // load the second lands later (a CI run read 'No license activated' here).
-    await fact('License', 'State').filter({ hasText: /^Active$/ }).waitFor(STEP);
+    await fact('License', 'State')
+      .filter({ hasText: /^Active$/ })
+      .waitFor(STEP);
     expect(await fact('License', 'State').textContent()).toBe('Active');
     expect(await page.content()).not.toContain(license.license_key);
   }, 60_000);
