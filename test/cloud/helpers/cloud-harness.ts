@@ -33,8 +33,9 @@ export async function freshDatabaseUrl(): Promise<string> {
 
 /**
  * A migrated PGlite data dir, dumped once to the temp folder and loaded by
- * every in-memory harness after: PGlite's initdb takes seconds (tens of
- * seconds on a busy machine), loading a dump a fraction of that.
+ * each in-memory database the harnesses' pool makes (pglite-pool.ts): PGlite's
+ * initdb takes seconds (tens of seconds on a busy machine), loading a dump a
+ * fraction of that.
  */
 async function pgliteTemplate(): Promise<Blob> {
   const pgliteVersion = JSON.parse(
