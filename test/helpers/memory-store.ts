@@ -4,7 +4,8 @@ import type { DocumentStore } from '../../main/core/ports/ports.ts';
 /**
  * The DocumentStore contract without a file, for pure-core tests: updates run
  * one at a time on a copy, are validated when a schema is given, and only
- * then become visible. `failWrites` makes every update reject (a full disk)
+ * then become visible; a mutation that returns a promise is refused, as the
+ * file store refuses it. `failWrites` makes every update reject (a full disk)
  * without changing the document; `writes` counts the ones that landed, and
  * `bytes()` is the size the document would have as a file.
  */
@@ -29,7 +30,11 @@ export class MemoryStore<T> implements DocumentStore<T> {
     const run = this.queue.then(async () => {
       if (this.failWrites) throw new Error('ENOSPC: no space left on device (test)');
       const draft = structuredClone(this.doc);
-      const result = await mutate(draft);
+      const result = mutate(draft);
+      if (result instanceof Promise) {
+        result.catch(() => {});
+        throw new Error('store: an update must change the draft synchronously (its mutation returned a promise)');
+      }
       this.doc = this.schema ? this.schema.parse(draft) : draft;
       this.writes++;
       return result;

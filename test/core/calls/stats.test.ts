@@ -13,7 +13,7 @@ class GatedStore implements DocumentStore<OptionsData> {
   }
   async update<R>(mutate: (draft: OptionsData) => R): Promise<R> {
     const draft = structuredClone(this.doc);
-    const result = await mutate(draft);
+    const result = mutate(draft);
     await new Promise<void>((resolve) => (this.open = resolve));
     if (this.fail) throw new Error('disk full');
     this.doc = draft;
