@@ -32,7 +32,17 @@ const noBlindCasts = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'dist-renderer/**', 'dist-tsc/**', 'coverage/**', 'test-results/**', '**/*.d.ts'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'dist/**',
+      'dist-renderer/**',
+      'dist-tsc/**',
+      'coverage/**',
+      'test-results/**',
+      '**/*.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
