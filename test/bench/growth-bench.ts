@@ -5,7 +5,9 @@
  *
  *   serve ready   the built `gatehouse serve` to its printed addresses
  *   tools ready   the same start until tools/list answers every upstream tool
- *   idle RSS      the service once every tool is listed and it has idled
+ *   RSS 2 s after the service 2 s after its last tools/list (the start's peak is still held)
+ *   idle RSS      the same service once V8's memory reducer has given that peak back (settled-rss.ts;
+ *                 `given back` counts the starts where it did within 45 s)
  *   tools/list    raw bytes over HTTP (no client-side parsing), p50 of 30
  *   tokens list   with no service running: wall time and peak RSS
  *   upstreams.json  its size, and whether a start rewrote it
@@ -17,13 +19,14 @@
  *   npx tsx test/bench/growth-bench.ts     (GROWTH_COUNTS=0,1000,5000 BENCH_ROUNDS=3)
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureCliBundle } from '../bridge/helpers/bundle.ts';
 import { serveChild } from './serve-child.ts';
 import { printTable, summarize } from './stats.ts';
+import { rssMb, settledRssMb } from './settled-rss.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'gatehouse.cjs');
@@ -65,7 +68,8 @@ interface Served {
   mcpUrl: string;
   readyMs: number;
   stop(): Promise<void>;
-  rssMb(): Promise<number>;
+  rssMb(): Promise<number | null>;
+  idleRssMb(): ReturnType<typeof settledRssMb>;
 }
 
 async function serve(dataDir: string): Promise<Served> {
@@ -73,10 +77,8 @@ async function serve(dataDir: string): Promise<Served> {
   return {
     mcpUrl: s.mcpUrl,
     readyMs: s.readyMs,
-    async rssMb() {
-      const status = await readFile(`/proc/${s.child.pid}/status`, 'utf8');
-      return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) / 1024;
-    },
+    rssMb: () => rssMb(s.child.pid!),
+    idleRssMb: () => settledRssMb(s.child.pid!),
     stop: s.stop,
   };
 }
@@ -140,6 +142,8 @@ for (const count of COUNTS) {
   const ready: number[] = [];
   const toolsReady: number[] = [];
   const rss: number[] = [];
+  const idleRss: number[] = [];
+  let reduced = 0;
   const lists: number[] = [];
   const tokensMs: number[] = [];
   const tokensRss: number[] = [];
@@ -159,7 +163,10 @@ for (const count of COUNTS) {
       if (i >= 5) lists.push(l.ms);
     }
     await new Promise((res) => setTimeout(res, 2000));
-    rss.push(await s.rssMb());
+    rss.push((await s.rssMb()) ?? NaN);
+    const idle = await s.idleRssMb();
+    if (idle) idleRss.push(idle.mb);
+    if (idle?.fell) reduced++;
     await s.stop();
     if (count > 0 && (await stat(file)).mtimeMs !== before) rewritten++;
     const m = measured(dataDir, ['tokens', 'list']);
@@ -172,6 +179,8 @@ for (const count of COUNTS) {
     summarize(ready).p50,
     summarize(toolsReady).p50,
     summarize(rss).p50,
+    idleRss.length ? summarize(idleRss).p50 : 'n/a',
+    `${reduced}/${ROUNDS}`,
     summarize(lists).p50,
     summarize(tokensMs).p50,
     summarize(tokensRss).p50,
@@ -186,7 +195,9 @@ printTable(
     'tools',
     'ready ms',
     'tools ready ms',
+    'RSS 2 s after MB',
     'idle RSS MB',
+    'given back',
     'tools/list ms',
     'tokens list ms',
     'tokens list MB',
