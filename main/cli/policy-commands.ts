@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { PolicyExplainAnswer, PolicyVerdictView } from '../contract/policy.ts';
-import { POLICY_MAX_CHARS } from '../contract/policy.ts';
+import { POLICY_MAX_CHARS } from '../contract/policy-limits.ts';
 import { safe, unwrap, UsageError } from './output.ts';
 import { out, parse, withConnection } from './args.ts';
 

@@ -1,12 +1,13 @@
 import { z } from 'zod';
+import { POLICY_MAX_CHARS } from './policy-limits.ts';
 
 /**
  * The tool-call policy (Cedar; docs/policy.md): what the admin API, IPC and
  * the CLI exchange about it. People only: no client token reads or changes it.
  */
 
-/** A policy's text: bounded, so a pasted file cannot exhaust the service. */
-export const POLICY_MAX_CHARS = 256 * 1024;
+export { POLICY_MAX_CHARS };
+/** A policy's text: bounded (policy-limits.ts). */
 export const PolicyText = z
   .string()
   .min(1, 'a policy needs at least one statement')

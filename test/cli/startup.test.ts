@@ -74,7 +74,7 @@ describe('commands that need nothing of the service', () => {
     expect(zod).toEqual([]);
   });
 
-  it('tokens, staged and status sent to a running service import no zod either (docs/architecture.md, Start-up)', async () => {
+  it('tokens, staged, status and policy sent to a running service import no zod either (docs/architecture.md, Start-up)', async () => {
     await ensureCliBundle();
     const entry = readFileSync(CLI_BUNDLE, 'utf8');
     const chunk = (command: string) => {
@@ -84,7 +84,7 @@ describe('commands that need nothing of the service', () => {
     };
     // Only what loads before a dynamic import: the whole core without a service, and the contract's check of
     // another version's answer, are imported where they are needed.
-    const graph = staticImports(CLI_BUNDLE, chunk('admin'), chunk('review'));
+    const graph = staticImports(CLI_BUNDLE, chunk('admin'), chunk('review'), chunk('policy'));
     // The walk sees the request's route table and the runtime file, so a zod module on the path would be seen.
     expect(filesWith(graph, /^\/\/ main\/contract\/action-routes\.ts/m)).toHaveLength(1);
     expect(filesWith(graph, /^\/\/ main\/store\/runtime-file\.ts/m)).toHaveLength(1);
