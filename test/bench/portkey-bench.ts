@@ -250,7 +250,6 @@ async function load(pid: number, call: () => Promise<void>, total = 3000, concur
   return Math.max(peak, rssMb(pid));
 }
 
-/** A throwaway PostgreSQL cluster with durable settings (the defaults: fsync, synchronous_commit, full_page_writes on). */
 async function stopChild(pid: number) {
   const child = children.find((c) => c.pid === pid)!;
   if (child.exitCode === null) {
