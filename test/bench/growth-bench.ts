@@ -163,7 +163,8 @@ for (const count of COUNTS) {
       if (i >= 5) lists.push(l.ms);
     }
     await new Promise((res) => setTimeout(res, 2000));
-    rss.push((await s.rssMb()) ?? NaN);
+    const after2s = await s.rssMb();
+    if (after2s !== null) rss.push(after2s);
     const idle = await s.idleRssMb();
     if (idle) idleRss.push(idle.mb);
     if (idle?.fell) reduced++;

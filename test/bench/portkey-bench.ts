@@ -306,7 +306,7 @@ try {
     ],
   );
   console.log(
-    `(the gateway's very first start, which creates the embedded database: ${firstStart.toFixed(0)} MiB idle)`,
+    `(the gateway's very first start, which creates the embedded database: ${firstStart.toFixed(0)} MiB 3 s after it started)`,
   );
   await stopChild(g.pid);
   await rm(g.dataDir, { recursive: true, force: true });

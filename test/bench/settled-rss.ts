@@ -8,16 +8,17 @@ export async function rssMb(pid: number): Promise<number | null> {
 }
 
 const SAMPLE_MS = 500;
-// V8's memory reducer starts its collections some 8-20 s after the heap stopped growing (seen here: between 8 and 20 s).
+// V8's memory reducer starts its collections some 10-20 s after the heap stopped growing (seen here at every start).
 const CAP_MS = 45_000;
 const HELD_MS = 4_000;
 
 /**
  * The resident set of an idle process once V8 has given back what its start left behind. Right after a busy start
- * a Node process keeps its grown young generation and the old generation's peak (at 5,000 upstream tools, 190 MB
- * where the idle service needs 125); V8's memory reducer returns them once the process has been idle a while. This
- * waits for that: the reading has fallen by at least `minDrop` from the first one and then held within 1 MB for
- * 4 s, or 45 s have passed (then the last reading). `fell` says which.
+ * a Node process keeps its grown young generation and the old generation's peak (at 5,000 upstream tools, 178-190 MB
+ * where the idle service needs 122-124); V8's memory reducer returns them once the process has been idle a while.
+ * This waits for that: the reading has fallen by at least `minDrop` from the first one and then stayed within 1 MB
+ * of one value for 4 s (`fell`: true), or 45 s have passed (then the last reading, `fell`: false). A process that
+ * was idle already never falls: it costs the whole 45 s and reports `fell`: false.
  */
 export async function settledRssMb(
   pid: number,
@@ -26,16 +27,22 @@ export async function settledRssMb(
   const first = await rssMb(pid);
   if (first === null) return null;
   const t = performance.now();
-  let last = first;
+  // the reading the hold is measured against, and since when it has held; both restart at every move and at the fall
+  let anchor = first;
   let heldSince = t;
+  let fallen = false;
   for (;;) {
     await new Promise((r) => setTimeout(r, SAMPLE_MS));
     const now = await rssMb(pid);
     if (now === null) return null;
     const at = performance.now();
-    if (Math.abs(now - last) > 1) heldSince = at;
-    last = now;
-    const fell = now <= first * (1 - minDrop);
-    if ((fell && at - heldSince >= HELD_MS) || at - t >= CAP_MS) return { mb: now, afterMs: at - t, fell };
+    const fallsNow = !fallen && now <= first * (1 - minDrop);
+    if (Math.abs(now - anchor) > 1 || fallsNow) {
+      anchor = now;
+      heldSince = at;
+    }
+    if (fallsNow) fallen = true;
+    if (fallen && at - heldSince >= HELD_MS) return { mb: now, afterMs: at - t, fell: true };
+    if (at - t >= CAP_MS) return { mb: now, afterMs: at - t, fell: false };
   }
 }
