@@ -17,7 +17,6 @@
  * Run: npx tsx test/bench/edge-bench.ts
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -25,6 +24,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseJson } from '../../main/lib/http/json.ts';
 import { printTable, summarize } from './stats.ts';
+import { rssMb } from './settled-rss.ts';
 
 const STALLED = 100;
 const BODY = 4 * 1024 * 1024;
@@ -62,8 +62,6 @@ async function child(unbounded: boolean): Promise<void> {
   process.stdin.resume();
 }
 
-const rssMb = (pid: number) =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
 const settle = () => new Promise((r) => setTimeout(r, 1500));
 
 async function stalledUploads(

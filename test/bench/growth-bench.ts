@@ -68,7 +68,7 @@ interface Served {
   mcpUrl: string;
   readyMs: number;
   stop(): Promise<void>;
-  rssMb(): Promise<number | null>;
+  rssMb(): number;
   idleRssMb(): ReturnType<typeof settledRssMb>;
 }
 
@@ -163,8 +163,8 @@ for (const count of COUNTS) {
       if (i >= 5) lists.push(l.ms);
     }
     await new Promise((res) => setTimeout(res, 2000));
-    const after2s = await s.rssMb();
-    if (after2s !== null) rss.push(after2s);
+    const after2s = s.rssMb();
+    if (!Number.isNaN(after2s)) rss.push(after2s);
     const idle = await s.idleRssMb();
     if (idle) idleRss.push(idle.mb);
     if (idle?.fell) reduced++;

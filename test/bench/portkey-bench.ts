@@ -19,7 +19,6 @@
  * code is: nothing here is tuned for it. `npm run bench -- portkey`.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { sendWith } from './http-send.ts';
@@ -31,7 +30,7 @@ import { TEST_MASTER_KEY } from '../cloud/helpers/cloud-harness.ts';
 import { startOpenAiFixture, type FixtureProvider } from '../fixtures/ai-providers/fixture-provider.ts';
 import { printTable, summarize } from './stats.ts';
 import { startDurablePostgres } from './durable-postgres.ts';
-import { settledRssMb } from './settled-rss.ts';
+import { rssMb, settledRssMb } from './settled-rss.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const CLOUD_BIN = join(ROOT, 'bin/gatehouse-cloud.mjs');
@@ -43,8 +42,6 @@ const http = sendWith(agent);
 const send = (url: string, headers: Record<string, string>, body?: string, method = 'POST') =>
   http(url, method, headers, body);
 
-const rssMb = (pid: number): number =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function freePort(): Promise<number> {

@@ -71,12 +71,12 @@ async function serveOnce(
   let engineRss: number | null = null;
   if (idle) {
     await new Promise((r) => setTimeout(r, IDLE_MS));
-    rss = await rssMb(pid);
+    rss = rssMb(pid);
     if (settle) idleRss = (await settledRssMb(pid))?.mb ?? null;
     // The policy engine loads in the service at its first question (here: `policy show`); RSS once it has settled.
     timed([BIN, 'policy', 'show', '--data-dir', dataDir, '--vault', 'file']);
     await new Promise((r) => setTimeout(r, IDLE_MS));
-    engineRss = settle ? ((await settledRssMb(pid))?.mb ?? null) : await rssMb(pid);
+    engineRss = settle ? ((await settledRssMb(pid))?.mb ?? null) : rssMb(pid);
   }
   await stop();
   return { readyMs, answerMs, rssMb: rss, idleRssMb: idleRss, engineRssMb: engineRss };
