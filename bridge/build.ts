@@ -53,11 +53,14 @@ export const zodEnglishOnly: Plugin = {
 };
 
 /**
- * Node's built-in modules taken with require(), not `import`: an ESM import
- * of a built-in builds its module facade by reading every export, and that
- * runs the lazy getters; `node:http`'s load all of undici (~80 ms of every
- * start, for `WebSocket` and friends nothing here uses), `node:fs`'s its
- * streams. esbuild reads named imports off a required module at use time.
+ * Node's built-in modules taken with require(), not `import`, and each only at the first use of one of its exports.
+ * An ESM import of a built-in builds its module facade by reading every export, and that runs the lazy getters:
+ * `node:http`'s load all of undici (~80 ms of every start, for `WebSocket` and friends nothing here uses), `node:fs`'s
+ * its streams. And esbuild's interop copies a required module's properties onto an object of its own, reading each
+ * one's descriptor, which on `node:util` loads `worker_threads` and the diff machinery (~3 ms of every start); a
+ * module imported only for a write (`node:crypto`, ~4 ms to load, for a temporary file's name) was loaded by commands
+ * that write nothing. So each built-in is a stand-in object whose own accessors, one per export this build's Node
+ * has, require the real module when one is first read (docs/performance.md, "Start-up").
  */
 export const builtinsByRequire: Plugin = {
   name: 'builtins-by-require',
@@ -67,11 +70,28 @@ export const builtinsByRequire: Plugin = {
       return { path: args.path, namespace: 'builtin-by-require' };
     });
     b.onLoad({ filter: /.*/, namespace: 'builtin-by-require' }, (args) => ({
-      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      contents: lazyBuiltin(args.path),
       loader: 'js',
     }));
   },
 };
+
+/**
+ * CommonJS source for a stand-in of built-in `id`, its export names read here, at build time. A built-in that is
+ * itself a function (`node:events`' EventEmitter, `node:assert`, `node:stream`'s Stream) is called or extended as
+ * the default import, which a stand-in object cannot be: it is required as it is.
+ */
+function lazyBuiltin(id: string): string {
+  const real = process.getBuiltinModule(id);
+  if (typeof real === 'function') return `module.exports = require(${JSON.stringify(id)});`;
+  const names = Object.getOwnPropertyNames(real).filter((n) => n !== 'default');
+  return [
+    `let real;`,
+    `const load = () => (real ??= require(${JSON.stringify(id)}));`,
+    `for (const name of ${JSON.stringify(names)})`,
+    `  Object.defineProperty(module.exports, name, { get: () => load()[name], enumerable: true });`,
+  ].join('\n');
+}
 
 // Bundled CommonJS code may call require(); ESM has none unless we make one.
 export const REQUIRE_BANNER = {

@@ -1,4 +1,3 @@
-import { request } from 'node:http';
 import { ACTION_ROUTES } from '../contract/action-routes.ts';
 import { actionRequest, type ActionRequest } from '../contract/action-request.ts';
 import type { ApiAction, ApiInput, RawDispatch, StreamAction } from '../contract/api.ts';
@@ -6,6 +5,7 @@ import type { Result } from '../contract/errors.ts';
 import type { RuntimeInfo } from '../contract/health.ts';
 import { GatehouseError } from '../core/errors.ts';
 import { VERSION } from '../version.ts';
+import { exchange as send, type RawResponse } from './loopback-http.ts';
 
 /**
  * The service's actions over HTTP, for the CLI when a service is running: the same ApiDispatch shape as the
@@ -14,41 +14,9 @@ import { VERSION } from '../version.ts';
  * core's own output, as JSON), so its answer is taken as it is, and the contract's schemas are not loaded: they were
  * most of a command's start-up. A service of another version (one left running across an upgrade) has its answers
  * checked against this version's schemas (main/contract/action-http.ts), so a command never reads a shape it does
- * not know. Plain node:http rather than fetch: a CLI command makes one request, and loading fetch's machinery
- * (undici) cost more than the request itself.
+ * not know. Its own small HTTP/1.1 client (main/cli/loopback-http.ts) rather than fetch or node:http: a CLI command
+ * makes one request on loopback, and either of those cost more than the request itself.
  */
-
-export interface RawResponse {
-  status: number;
-  ok: boolean;
-  /** the body as it arrives */
-  body: AsyncIterable<Uint8Array>;
-  json(): Promise<unknown>;
-}
-
-function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      { method, headers: { ...headers, ...(body ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}) } },
-      (res) => {
-        const status = res.statusCode ?? 0;
-        resolve({
-          status,
-          ok: status >= 200 && status < 300,
-          body: res,
-          async json() {
-            const chunks: Buffer[] = [];
-            for await (const c of res) chunks.push(c as Buffer);
-            return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-          },
-        });
-      },
-    );
-    req.once('error', reject);
-    req.end(body);
-  });
-}
 
 export function httpDispatch(runtime: RuntimeInfo, adminKey: string) {
   const call = (req: ActionRequest) =>

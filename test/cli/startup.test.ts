@@ -121,6 +121,40 @@ describe('what a command that starts no upstream loads', () => {
     expect(await readFile(join(bin, 'bwrap-ran'), 'utf8')).toBe('');
     expect(await readFile(report, 'utf8')).toBe('false');
   });
+
+  it("sent to a running service, loads neither node:http's client, node:crypto nor worker_threads (docs/performance.md, Start-up)", async () => {
+    const dir = await scope.dir();
+    const bin = await scope.dir();
+    const report = join(bin, 'loaded.json');
+    await writeFile(
+      join(bin, 'preload.cjs'),
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(process.moduleLoadList)));`,
+    );
+    const env = { NODE_OPTIONS: `--require ${join(bin, 'preload.cjs')}` };
+    const unwanted = ['NativeModule _http_client', 'NativeModule crypto', 'NativeModule worker_threads'];
+    const loaded = async () =>
+      (JSON.parse(await readFile(report, 'utf8')) as string[]).filter((m) => unwanted.includes(m));
+    // The probe sees each module when it is loaded (else the assertion below could not fail).
+    spawnSync(
+      process.execPath,
+      ['-e', "require('node:http').request; require('node:crypto'); require('node:worker_threads')"],
+      {
+        env: { ...process.env, ...env },
+      },
+    );
+    expect((await loaded()).sort()).toEqual([...unwanted].sort());
+
+    await scope.serve(dir);
+    const answers: string[] = [];
+    for (const command of [['tokens', 'list'], ['staged', 'list'], ['status']]) {
+      const r = await runCli([...command, '--data-dir', dir, '--vault', 'file'], env);
+      expect(r.code, r.stderr).toBe(0);
+      expect(await loaded(), command.join(' ')).toEqual([]);
+      answers.push(r.stdout);
+    }
+    // They asked the service: `status` says what the running service answered.
+    expect(answers[2]).toMatch(/^Gatehouse \S+ is running/);
+  });
 });
 
 describe('gatehouse audit list', () => {
