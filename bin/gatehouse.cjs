@@ -14,6 +14,10 @@ const { pathToFileURL } = require('node:url');
 // without the stack trace of an unhandled EPIPE.
 const READER_GONE = 141;
 
+// The commands dist/cli/remote.cjs holds (main/cli/remote-main.ts REMOTE; test/cli/startup.test.ts keeps the two
+// lists equal): only for these is it loaded, ~7 ms that every other command would pay for nothing.
+const REMOTE_COMMANDS = ['tokens', 'status', 'staged', 'console-link', 'policy'];
+
 if (process.argv.length === 3 && process.argv[2] === '--version') {
   // The same source as main/version.ts: package.json's version.
   try {
@@ -28,13 +32,28 @@ if (process.argv.length === 3 && process.argv[2] === '--version') {
     if (e.code !== 'EPIPE') throw e;
     process.exit(READER_GONE);
   });
-  const bundle = join(__dirname, '..', 'dist', 'cli', 'gatehouse.mjs');
-  const run = existsSync(bundle)
-    ? (require('./compile-cache.cjs').enableCompileCache(), import(pathToFileURL(bundle).href))
-    : import('tsx/esm/api').then(({ register }) => {
-        register();
-        return import(pathToFileURL(join(__dirname, '..', 'main', 'cli.ts')).href);
-      });
+  const argv = process.argv.slice(2);
+  const dist = join(__dirname, '..', 'dist', 'cli');
+  const bundle = join(dist, 'gatehouse.mjs');
+  const remote = join(dist, 'remote.cjs');
+  const built = existsSync(bundle);
+  if (built) require('./compile-cache.cjs').enableCompileCache();
+  // The ES module bundle (or the source): every command, run from its start.
+  const everything = () =>
+    built
+      ? import(pathToFileURL(bundle).href)
+      : import('tsx/esm/api').then(({ register }) => {
+          register();
+          return import(pathToFileURL(join(__dirname, '..', 'main', 'cli.ts')).href);
+        });
+  // A command a running service answers runs first from one CommonJS file, with no ES module loader
+  // (main/cli/remote-main.ts); undefined: not such a command, or no service to answer it.
+  const run =
+    built && REMOTE_COMMANDS.includes(argv[0]) && existsSync(remote)
+      ? require(remote)
+          .remoteMain(argv)
+          .then((code) => (code === undefined ? everything() : void (process.exitCode = code)))
+      : everything();
   run.catch((e) => {
     console.error(e);
     process.exitCode = 1;

@@ -1,7 +1,7 @@
 import { ACTION_ROUTES } from '../contract/action-routes.ts';
 import { actionRequest, type ActionRequest } from '../contract/action-request.ts';
 import type { ApiAction, ApiInput, RawDispatch, StreamAction } from '../contract/api.ts';
-import type { Result } from '../contract/errors.ts';
+import type { ErrorCode, Result } from '../contract/errors.ts';
 import type { RuntimeInfo } from '../contract/health.ts';
 import { GatehouseError } from '../core/errors.ts';
 import { VERSION } from '../version.ts';
@@ -75,12 +75,24 @@ export function httpDispatch(runtime: RuntimeInfo, adminKey: string) {
 }
 
 /**
- * A success in the admin API's envelope (`{ok:true, data}` with a 2xx) from a service of this version: its data.
- * Anything else (an error, whose code is checked against the contract; the local REST's envelope; a body from a proxy
- * or a crash) is undefined, for the full check.
+ * An answer in the admin API's envelope from a service of this version, taken as it is: a success (`{ok:true, data}`
+ * with a 2xx) as its data, an error (`{ok:false, code, message}` with a 4xx or 5xx) as that error, so that a refusal
+ * loads no schema either. Anything else (the local REST's envelope; a body from a proxy or a crash) is undefined, for
+ * the full check.
  */
 function ownAnswer(action: ApiAction | StreamAction, status: number, body: unknown): Result<unknown> | undefined {
   if (ACTION_ROUTES[action].rest || typeof body !== 'object' || body === null) return undefined;
-  const b = body as { ok?: unknown; data?: unknown };
-  return b.ok === true && status >= 200 && status < 300 && 'data' in b ? { ok: true, data: b.data } : undefined;
+  const b = body as { ok?: unknown; data?: unknown; code?: unknown; message?: unknown; details?: unknown };
+  if (b.ok === true) return status >= 200 && status < 300 && 'data' in b ? { ok: true, data: b.data } : undefined;
+  // The code is printed as it is (`gatehouse: ... [code]`): one of ours is lower-case words and underscores.
+  if (b.ok !== false || status < 400 || typeof b.code !== 'string' || !/^[a-z_]{1,64}$/.test(b.code)) return undefined;
+  if (typeof b.message !== 'string') return undefined;
+  const details =
+    typeof b.details === 'object' && b.details !== null && !Array.isArray(b.details) ? b.details : undefined;
+  return {
+    ok: false,
+    code: b.code as ErrorCode,
+    message: b.message,
+    ...(details ? { details: details as Record<string, unknown> } : {}),
+  };
 }

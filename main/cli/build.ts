@@ -1,6 +1,6 @@
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { buildSwapped, common, REQUIRE_BANNER } from '../../bridge/build.ts';
 
 /**
@@ -8,6 +8,8 @@ import { buildSwapped, common, REQUIRE_BANNER } from '../../bridge/build.ts';
  *
  *   dist/cli/gatehouse.mjs   the entry: argument routing, usage, errors
  *   dist/cli/chunks/*.mjs    each command's code, imported when that command runs
+ *   dist/cli/remote.cjs      the commands a running service answers, in one CommonJS file, which
+ *                            bin/gatehouse.cjs runs first (main/cli/remote-main.ts)
  *
  * Running TypeScript through tsx costs ~0.6 s per command and ~40 MB of the
  * service's memory; one bundle split at the commands' dynamic imports loads
@@ -17,19 +19,46 @@ import { buildSwapped, common, REQUIRE_BANNER } from '../../bridge/build.ts';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CLI_BUNDLE = join(root, 'dist', 'cli', 'gatehouse.mjs');
 
+export const REMOTE_BUNDLE = join(dirname(CLI_BUNDLE), 'remote.cjs');
+
+const CUTS = join(root, 'main', 'cli', 'remote-cuts.ts');
+const CUT_AWAY = [join(root, 'main', 'cli', 'direct-connection.ts'), join(root, 'main', 'contract', 'action-http.ts')];
+
+/** In remote.cjs, the two modules that would bring in the rest of Gatehouse are main/cli/remote-cuts.ts. */
+const remoteCuts: Plugin = {
+  name: 'remote-cuts',
+  setup(b) {
+    b.onResolve({ filter: /\/(direct-connection|action-http)\.ts$/ }, (args) =>
+      CUT_AWAY.includes(resolve(args.resolveDir, args.path)) ? { path: CUTS } : undefined,
+    );
+  },
+};
+
 export async function buildCli(): Promise<void> {
   await buildSwapped(dirname(CLI_BUNDLE), (tmp) =>
-    build({
-      ...common,
-      banner: REQUIRE_BANNER,
-      entryPoints: { gatehouse: join(root, 'main', 'cli.ts') },
-      outdir: tmp,
-      outExtension: { '.js': '.mjs' },
-      splitting: true,
-      chunkNames: 'chunks/[name]-[hash]',
-      // The Cedar engine's CommonJS loader finds its .wasm beside itself (__dirname): it must load from node_modules, not the bundle.
-      external: [...(common.external ?? []), '@cedar-policy/cedar-wasm', '@cedar-policy/cedar-wasm/nodejs'],
-    }),
+    Promise.all([
+      build({
+        ...common,
+        banner: REQUIRE_BANNER,
+        entryPoints: { gatehouse: join(root, 'main', 'cli.ts') },
+        outdir: tmp,
+        outExtension: { '.js': '.mjs' },
+        splitting: true,
+        chunkNames: 'chunks/[name]-[hash]',
+        // The Cedar engine's CommonJS loader finds its .wasm beside itself (__dirname): it must load from node_modules, not the bundle.
+        external: [...(common.external ?? []), '@cedar-policy/cedar-wasm', '@cedar-policy/cedar-wasm/nodejs'],
+      }),
+      build({
+        ...common,
+        format: 'cjs',
+        entryPoints: [join(root, 'main', 'cli', 'remote-main.ts')],
+        outfile: join(tmp, basename(REMOTE_BUNDLE)),
+        // The one module on this path that finds itself by its URL (main/package-root.ts).
+        define: { 'import.meta.url': '__remoteFileUrl' },
+        banner: { js: "var __remoteFileUrl = require('node:url').pathToFileURL(__filename).href;" },
+        plugins: [remoteCuts, ...(common.plugins ?? [])],
+      }),
+    ]),
   );
 }
 

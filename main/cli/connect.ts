@@ -56,7 +56,10 @@ export async function connect(
 ): Promise<Connection> {
   return retryWhileLocked(async () => {
     const runtime = await readRuntime(dataDir);
-    return runtime ? viaService(dataDir, runtime, vaultChoice, log) : direct(dataDir, vaultChoice, log);
+    if (runtime) return viaService(dataDir, runtime, vaultChoice, log);
+    // Its own module, so that the build that only talks to a running service can leave it out (main/cli/build.ts).
+    const { direct } = await import('./direct-connection.ts');
+    return direct(dataDir, vaultChoice, log);
   }, opts);
 }
 
@@ -114,27 +117,5 @@ async function viaService(
     send: http.dispatch,
     exportAudit: (input, out) => http.download('audit.export', input, out),
     close: async () => undefined,
-  };
-}
-
-async function direct(dataDir: string, vaultChoice: VaultChoice, log: Logger): Promise<Connection> {
-  // Loaded only here: with a service running, the CLI never pays for the whole gateway.
-  const [{ openLocalCore }, { dispatchAs }, { PRINCIPALS }] = await Promise.all([
-    import('../local-core.ts'),
-    import('../core/admin/invoke.ts'),
-    import('../contract/principal.ts'),
-  ]);
-  const gw = await openLocalCore({ dataDir, vault: vaultChoice, log, owner: 'cli', warnFileVault: false });
-  const dispatch = dispatchAs(gw.invoke, PRINCIPALS.cliDirect);
-  return {
-    mode: 'direct',
-    dispatch,
-    send: dispatch,
-    async exportAudit(input, out) {
-      const r = await gw.invoke('audit.export', input, PRINCIPALS.cliDirect);
-      if (!r.ok) throw new GatehouseError(r.code, r.message, r.details ?? {});
-      await r.data.write(out);
-    },
-    close: () => gw.close(),
   };
 }

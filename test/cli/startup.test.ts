@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { CLI_BUNDLE } from '../../main/cli/build.ts';
+import { CLI_BUNDLE, REMOTE_BUNDLE } from '../../main/cli/build.ts';
 import { ensureCliBundle } from '../bridge/helpers/bundle.ts';
 import { filesWith, staticImports } from '../helpers/bundle-graph.ts';
 import { describe, expect, it, vi } from 'vitest';
@@ -91,6 +91,21 @@ describe('commands that need nothing of the service', () => {
     expect(filesWith(graph, /^\/\/ node_modules\/zod\//m)).toEqual([]);
     // and the users commands, which check a role with the contract's schema, do import it: the check can tell
     expect(filesWith(staticImports(chunk('users')), /^\/\/ node_modules\/zod\//m)).not.toEqual([]);
+
+    // The same commands' CommonJS build, which bin/gatehouse.cjs runs first, holds them and none of zod or the core.
+    const remote = readFileSync(REMOTE_BUNDLE, 'utf8');
+    for (const file of ['cli/admin-commands', 'cli/review-commands', 'cli/policy-commands', 'store/runtime-file'])
+      expect(remote).toContain(`// main/${file}.ts`);
+    expect(remote).not.toMatch(/^\/\/ node_modules\/zod\//m);
+    expect(remote).not.toMatch(/^\/\/ main\/(local-core|cli\/direct-connection|contract\/action-http)\.ts/m);
+  });
+
+  it('bin/gatehouse.cjs sends remote.cjs exactly the commands it holds', async () => {
+    const { REMOTE } = await import('../../main/cli/remote-main.ts');
+    const bin = readFileSync(join(REPO, 'bin', 'gatehouse.cjs'), 'utf8');
+    const listed = /const REMOTE_COMMANDS = (\[[^\]]*\]);/.exec(bin)?.[1];
+    expect(listed, 'the bin names its remote commands').toBeDefined();
+    expect(JSON.parse(listed!.replaceAll("'", '"')).sort()).toEqual(Object.keys(REMOTE).sort());
   });
 });
 
@@ -122,7 +137,7 @@ describe('what a command that starts no upstream loads', () => {
     expect(await readFile(report, 'utf8')).toBe('false');
   });
 
-  it("sent to a running service, loads neither node:http's client, node:crypto nor worker_threads (docs/performance.md, Start-up)", async () => {
+  it("sent to a running service, starts no ES module loader and loads neither node:http's client, node:crypto nor worker_threads (docs/performance.md, Start-up)", async () => {
     const dir = await scope.dir();
     const bin = await scope.dir();
     const report = join(bin, 'loaded.json');
@@ -131,22 +146,25 @@ describe('what a command that starts no upstream loads', () => {
       `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(process.moduleLoadList)));`,
     );
     const env = { NODE_OPTIONS: `--require ${join(bin, 'preload.cjs')}` };
-    const unwanted = ['NativeModule _http_client', 'NativeModule crypto', 'NativeModule worker_threads'];
+    const unwanted = [
+      'NativeModule _http_client',
+      'NativeModule crypto',
+      'NativeModule worker_threads',
+      'NativeModule internal/modules/esm/module_job',
+    ];
     const loaded = async () =>
       (JSON.parse(await readFile(report, 'utf8')) as string[]).filter((m) => unwanted.includes(m));
-    // The probe sees each module when it is loaded (else the assertion below could not fail).
+    // The probe sees each module when it is loaded (else the assertions below could not fail).
     spawnSync(
       process.execPath,
-      ['-e', "require('node:http').request; require('node:crypto'); require('node:worker_threads')"],
-      {
-        env: { ...process.env, ...env },
-      },
+      ['-e', "require('node:http').request; require('node:crypto'); require('node:worker_threads'); import('node:os')"],
+      { env: { ...process.env, ...env } },
     );
     expect((await loaded()).sort()).toEqual([...unwanted].sort());
 
     await scope.serve(dir);
     const answers: string[] = [];
-    for (const command of [['tokens', 'list'], ['staged', 'list'], ['status']]) {
+    for (const command of [['tokens', 'list'], ['staged', 'list'], ['status'], ['policy', 'show']]) {
       const r = await runCli([...command, '--data-dir', dir, '--vault', 'file'], env);
       expect(r.code, r.stderr).toBe(0);
       expect(await loaded(), command.join(' ')).toEqual([]);
@@ -154,6 +172,21 @@ describe('what a command that starts no upstream loads', () => {
     }
     // They asked the service: `status` says what the running service answered.
     expect(answers[2]).toMatch(/^Gatehouse \S+ is running/);
+    // A refusal is read without the contract too, and said as the full build says it.
+    const refused = await runCli(['tokens', 'revoke', 'tok_nope', '--json', '--data-dir', dir, '--vault', 'file'], env);
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stderr)).toMatchObject({ ok: false, code: 'not_found' });
+    expect(await loaded()).toEqual([]);
+
+    // A service of another version (one left running across an upgrade): the full build runs the command and
+    // checks the answers against this version's contract.
+    const runtimeFile = join(dir, 'runtime.json');
+    const runtime = JSON.parse(await readFile(runtimeFile, 'utf8')) as { version: string };
+    await writeFile(runtimeFile, JSON.stringify({ ...runtime, version: '0.0.1-older' }));
+    const older = await runCli(['tokens', 'list', '--json', '--data-dir', dir, '--vault', 'file'], env);
+    expect(older.code, older.stderr).toBe(0);
+    expect(JSON.parse(older.stdout)).toEqual([]);
+    expect(await loaded()).toContain('NativeModule internal/modules/esm/module_job');
   });
 });
 

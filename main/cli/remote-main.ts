@@ -1,0 +1,61 @@
+import { parseArgs } from 'node:util';
+import { readRuntime } from '../store/runtime-file.ts';
+import { VERSION } from '../version.ts';
+import { consoleLink, staged } from './review-commands.ts';
+import { policy } from './policy-commands.ts';
+import { status, tokens } from './admin-commands.ts';
+import { dataDirOf } from './args.ts';
+import { runCommand, type CommandTable } from './run-command.ts';
+import { RunElsewhere } from './run-elsewhere.ts';
+
+// The commands whose every subcommand a running service answers with no schema loaded here
+// (test/cli/startup.test.ts walks their code for zod). bin/gatehouse.cjs loads this file only for these names.
+export const REMOTE: CommandTable = {
+  tokens: async () => tokens,
+  status: async () => status,
+  staged: async () => staged,
+  'console-link': async () => consoleLink,
+  policy: async () => policy,
+};
+
+/**
+ * The commands a running service answers, built on their own as CommonJS (dist/cli/remote.cjs, main/cli/build.ts),
+ * which bin/gatehouse.cjs runs first: with a service running, such a command starts no ES module loader and loads
+ * one file, where the ES module bundle loads some fifteen chunks (about 15 ms of a ~65 ms command,
+ * docs/performance.md "Start-up"). The same command code as main/cli/main.ts, cut where it would open the data dir
+ * itself (main/cli/remote-cuts.ts).
+ *
+ * Returns the exit code, or undefined when the command is not one of these, no service of this version runs on
+ * its data dir, or it turned out to need the data dir (RunElsewhere): then the ES module bundle runs it, from its
+ * start, with nothing sent or printed here.
+ */
+export async function remoteMain(argv: string[]): Promise<number | undefined> {
+  const [command, ...args] = argv;
+  if (command === undefined || !Object.hasOwn(REMOTE, command) || !(await sameVersionServing(args))) return undefined;
+  try {
+    return await runCommand(argv, REMOTE);
+  } catch (e) {
+    if (e instanceof RunElsewhere) return undefined;
+    throw e;
+  }
+}
+
+/**
+ * Whether a service of this version runs on the data dir these arguments name. Anything unclear (a malformed flag,
+ * a bad data dir) is left to the full build, which says what is wrong.
+ */
+async function sameVersionServing(args: string[]): Promise<boolean> {
+  let dataDir: string;
+  try {
+    const { values } = parseArgs({
+      args,
+      options: { 'data-dir': { type: 'string' } },
+      strict: false,
+      allowPositionals: true,
+    });
+    dataDir = dataDirOf(values);
+  } catch {
+    return false;
+  }
+  return (await readRuntime(dataDir))?.version === VERSION;
+}
