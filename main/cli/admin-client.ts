@@ -68,7 +68,15 @@ export function httpDispatch(runtime: RuntimeInfo, adminKey: string) {
         ? new GatehouseError('internal_error', `${action} answered HTTP ${res.status}`)
         : new GatehouseError(r.code, r.message, r.details ?? {});
     }
-    for await (const chunk of res.body) out.write(chunk);
+    try {
+      for await (const chunk of res.body) out.write(chunk);
+    } catch (e) {
+      // The service cuts off a file that failed part-way (main/rest/admin-routes.ts): what came is not the file.
+      throw new GatehouseError(
+        'service_unavailable',
+        `the service's answer to ${action} broke off (${(e as Error).message}): what was written is incomplete`,
+      );
+    }
   }
 
   return { dispatch, download };

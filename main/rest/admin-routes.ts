@@ -144,7 +144,11 @@ function streamEvents(req: IncomingMessage, res: ServerResponse, feed: EventFeed
   res.on('close', stop);
 }
 
-async function download(res: ServerResponse, file: Download, log: Logger): Promise<void> {
+/**
+ * A download action's file, streamed. A file that fails part-way is cut off, not ended: ending it would send the
+ * chunked body's last chunk, and the client would take what it got (part of an audit log) for the whole file.
+ */
+export async function download(res: ServerResponse, file: Download, log: Logger): Promise<void> {
   res.writeHead(200, {
     'Content-Type': file.content_type,
     'Content-Disposition': `attachment; filename="${file.filename}"`,
@@ -154,6 +158,8 @@ async function download(res: ServerResponse, file: Download, log: Logger): Promi
     await file.write(res);
   } catch (e) {
     log.error('download failed', { file: file.filename, error: (e as Error).message });
+    res.destroy();
+    return;
   }
   res.end();
 }
