@@ -18,6 +18,15 @@ const READER_GONE = 141;
 // lists equal): only for these is it loaded, ~7 ms that every other command would pay for nothing.
 const REMOTE_COMMANDS = ['tokens', 'status', 'staged', 'console-link', 'policy'];
 
+/** remote.cjs's entry, or undefined when it cannot be loaded (a build cut short): the full bundle does its work. */
+function loadRemote(file) {
+  try {
+    return require(file).remoteMain;
+  } catch {
+    return undefined;
+  }
+}
+
 if (process.argv.length === 3 && process.argv[2] === '--version') {
   // The same source as main/version.ts: package.json's version.
   try {
@@ -48,12 +57,10 @@ if (process.argv.length === 3 && process.argv[2] === '--version') {
         });
   // A command a running service answers runs first from one CommonJS file, with no ES module loader
   // (main/cli/remote-main.ts); undefined: not such a command, or no service to answer it.
-  const run =
-    built && REMOTE_COMMANDS.includes(argv[0]) && existsSync(remote)
-      ? require(remote)
-          .remoteMain(argv)
-          .then((code) => (code === undefined ? everything() : void (process.exitCode = code)))
-      : everything();
+  const remoteMain = built && REMOTE_COMMANDS.includes(argv[0]) && existsSync(remote) ? loadRemote(remote) : undefined;
+  const run = remoteMain
+    ? remoteMain(argv).then((code) => (code === undefined ? everything() : void (process.exitCode = code)))
+    : everything();
   run.catch((e) => {
     console.error(e);
     process.exitCode = 1;

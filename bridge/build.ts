@@ -59,8 +59,8 @@ export const zodEnglishOnly: Plugin = {
  * its streams. And esbuild's interop copies a required module's properties onto an object of its own, reading each
  * one's descriptor, which on `node:util` loads `worker_threads` and the diff machinery (~3 ms of every start); a
  * module imported only for a write (`node:crypto`, ~4 ms to load, for a temporary file's name) was loaded by commands
- * that write nothing. So each built-in is a stand-in object whose accessors, one per export this build's Node
- * has, require the real module when one is first read (docs/performance.md, "Start-up").
+ * that write nothing. So each built-in is a stand-in that requires the real module when one of its exports is first
+ * read (docs/performance.md, "Start-up").
  */
 export const builtinsByRequire: Plugin = {
   name: 'builtins-by-require',
@@ -77,23 +77,22 @@ export const builtinsByRequire: Plugin = {
 };
 
 /**
- * CommonJS source for a stand-in of built-in `id`, its export names read here, at build time. A built-in that is
- * itself a function (`node:events`' EventEmitter, `node:assert`, `node:stream`'s Stream) is called or extended as
- * the default import, which a stand-in object cannot be: it is required as it is.
+ * CommonJS source for a stand-in of built-in `id`. Its prototype is a proxy that looks every name up on the real
+ * module, loaded at the first lookup: the stand-in has no own properties, so esbuild's interop, which copies a
+ * module's own properties once for every module that imports it, has nothing to copy, and there is no list of
+ * names to fall out of step with the Node that runs the bundle. A built-in that is not a plain namespace is
+ * required as it is: one that is itself a function (`node:events`' EventEmitter, `node:assert`, `node:stream`'s
+ * Stream) is called or extended as the default import, and `node:process` is an EventEmitter whose methods need
+ * `this` to be it.
  */
 function lazyBuiltin(id: string): string {
-  const real = process.getBuiltinModule(id);
-  if (typeof real === 'function') return `module.exports = require(${JSON.stringify(id)});`;
-  const names = Object.getOwnPropertyNames(real).filter((n) => n !== 'default');
-  // The accessors sit on the stand-in's prototype: esbuild's interop copies a module's own properties once for
-  // every module that imports it, and a prototype's are inherited instead (~1 ms of a command's start).
+  const real: unknown = process.getBuiltinModule(id);
+  const plain = typeof real === 'object' && real !== null && Object.getPrototypeOf(real) === Object.prototype;
+  if (!plain) return `module.exports = require(${JSON.stringify(id)});`;
   return [
     `let real;`,
     `const load = () => (real ??= require(${JSON.stringify(id)}));`,
-    `const exports_ = {};`,
-    `for (const name of ${JSON.stringify(names)})`,
-    `  Object.defineProperty(exports_, name, { get: () => load()[name], enumerable: true });`,
-    `module.exports = Object.create(exports_);`,
+    `module.exports = Object.create(new Proxy({}, { get: (_, name) => load()[name], has: (_, name) => name in load() }));`,
   ].join('\n');
 }
 

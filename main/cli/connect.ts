@@ -7,6 +7,8 @@ import type { Logger } from '../lib/logger.ts';
 import { GatehouseError } from '../core/errors.ts';
 import { httpDispatch } from './admin-client.ts';
 import { retry } from '../lib/retry.ts';
+import { VERSION } from '../version.ts';
+import { handsOver, RunElsewhere } from './run-elsewhere.ts';
 
 /**
  * The CLI's way to the service's actions: through a running service's HTTP
@@ -56,6 +58,8 @@ export async function connect(
 ): Promise<Connection> {
   return retryWhileLocked(async () => {
     const runtime = await readRuntime(dataDir);
+    // Decided on this one read of runtime.json, before anything is sent.
+    if (handsOver() && (!runtime || runtime.version !== VERSION)) throw new RunElsewhere();
     if (runtime) return viaService(dataDir, runtime, vaultChoice, log);
     // Its own module, so that the build that only talks to a running service can leave it out (main/cli/build.ts).
     const { direct } = await import('./direct-connection.ts');

@@ -6,7 +6,7 @@ import { policy } from './policy-commands.ts';
 import { status, tokens } from './admin-commands.ts';
 import { dataDirOf } from './args.ts';
 import { runCommand, type CommandTable } from './run-command.ts';
-import { RunElsewhere } from './run-elsewhere.ts';
+import { handOverWhatNeedsTheFullBuild, RunElsewhere } from './run-elsewhere.ts';
 
 // The commands whose every subcommand a running service answers with no schema loaded here
 // (test/cli/startup.test.ts walks their code for zod). bin/gatehouse.cjs loads this file only for these names.
@@ -26,12 +26,15 @@ export const REMOTE: CommandTable = {
  * itself (main/cli/remote-cuts.ts).
  *
  * Returns the exit code, or undefined when the command is not one of these, no service of this version runs on
- * its data dir, or it turned out to need the data dir (RunElsewhere): then the ES module bundle runs it, from its
- * start, with nothing sent or printed here.
+ * its data dir, or connect found it needs the full build after all (RunElsewhere, main/cli/connect.ts): then the ES
+ * module bundle runs it, from its start, with nothing read, sent or printed here.
  */
 export async function remoteMain(argv: string[]): Promise<number | undefined> {
   const [command, ...args] = argv;
-  if (command === undefined || !Object.hasOwn(REMOTE, command) || !(await sameVersionServing(args))) return undefined;
+  if (command === undefined || !Object.hasOwn(REMOTE, command) || readsBeforeConnecting(command, args))
+    return undefined;
+  if (!(await sameVersionServing(args))) return undefined;
+  handOverWhatNeedsTheFullBuild();
   try {
     return await runCommand(argv, REMOTE);
   } catch (e) {
@@ -39,6 +42,13 @@ export async function remoteMain(argv: string[]): Promise<number | undefined> {
     throw e;
   }
 }
+
+/**
+ * `policy check|set FILE` read their input (stdin, a pipe, a file) before they connect: handed over after that, the
+ * command would read it again and find it gone. Every other command here connects before it reads, sends or prints.
+ */
+const readsBeforeConnecting = (command: string, args: string[]): boolean =>
+  command === 'policy' && (args[0] === 'check' || args[0] === 'set');
 
 /**
  * Whether a service of this version runs on the data dir these arguments name. Anything unclear (a malformed flag,

@@ -154,6 +154,8 @@ export async function download(res: ServerResponse, file: Download, log: Logger)
     'Content-Disposition': `attachment; filename="${file.filename}"`,
     'Cache-Control': 'no-store',
   });
+  // Sent now, so that a file that fails before its first byte reaches the client as broken off, not as no answer.
+  res.flushHeaders();
   try {
     await file.write(res);
   } catch (e) {

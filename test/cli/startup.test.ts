@@ -188,6 +188,50 @@ describe('what a command that starts no upstream loads', () => {
     expect(JSON.parse(older.stdout)).toEqual([]);
     expect(await loaded()).toContain('NativeModule internal/modules/esm/module_job');
   });
+
+  it('hands a command to the full build before sending anything when connect finds no service, or one of another version', async () => {
+    await ensureCliBundle();
+    const dir = await scope.dir();
+    await scope.serve(dir);
+    const bin = await scope.dir();
+    // remote.cjs in a process of its own, where the pre-check's read of runtime.json sees the running service and
+    // connect's read (the second) sees it gone or replaced: the race the hand-over is for.
+    const script = join(bin, 'race.cjs');
+    await writeFile(
+      script,
+      `const fsp = require('node:fs/promises');
+const readFile = fsp.readFile;
+let reads = 0;
+fsp.readFile = async (file, ...rest) => {
+  const text = await readFile(file, ...rest);
+  if (!String(file).endsWith('runtime.json') || ++reads === 1) return text;
+  if (process.env.RACE === 'gone') throw Object.assign(new Error('ENOENT: gone'), { code: 'ENOENT' });
+  return JSON.stringify({ ...JSON.parse(text), version: '0.0.1-older' });
+};
+require(${JSON.stringify(REMOTE_BUNDLE)})
+  .remoteMain(['tokens', 'create', '--label', 'race-' + process.env.RACE, '--data-dir', ${JSON.stringify(dir)}, '--vault', 'file'])
+  .then((code) => process.stdout.write('handed over: ' + (code === undefined) + ', runtime reads: ' + reads));`,
+    );
+    for (const race of ['gone', 'older']) {
+      const r = spawnSync(process.execPath, [script], { env: { ...process.env, RACE: race }, encoding: 'utf8' });
+      expect({ race, stdout: r.stdout, stderr: r.stderr }).toEqual({
+        race,
+        stdout: 'handed over: true, runtime reads: 2',
+        stderr: '',
+      });
+    }
+    // Nothing was sent: neither token was made.
+    const listed = await runCli(['tokens', 'list', '--json', '--data-dir', dir, '--vault', 'file']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([]);
+  });
+
+  it('runs policy check and set, which read their input before connecting, in the full build', async () => {
+    const { remoteMain } = await import('../../main/cli/remote-main.ts');
+    const dir = await scope.dir();
+    for (const sub of ['check', 'set'])
+      expect(await remoteMain(['policy', sub, '-', '--data-dir', dir, '--vault', 'file'])).toBeUndefined();
+  });
 });
 
 describe('gatehouse audit list', () => {

@@ -67,6 +67,17 @@ describe('a download that fails part-way', () => {
     expect(log()).toContain('EIO: i/o error, read');
   });
 
+  it('that fails before its first byte is broken off too, not taken for no answer', async () => {
+    const { url } = await serving(
+      file(async () => {
+        throw new Error('EACCES: permission denied, open');
+      }),
+    );
+    const res = await exchange(url, 'GET', {});
+    expect(res.status).toBe(200);
+    await expect(read(res.body)).rejects.toThrow('the answer ended before its last chunk');
+  });
+
   it('ends as a whole file when it does not fail', async () => {
     const { url } = await serving(
       file(async (out) => {
