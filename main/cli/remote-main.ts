@@ -1,10 +1,6 @@
-import { parseArgs } from 'node:util';
-import { readRuntime } from '../store/runtime-file.ts';
-import { VERSION } from '../version.ts';
 import { consoleLink, staged } from './review-commands.ts';
 import { policy } from './policy-commands.ts';
 import { status, tokens } from './admin-commands.ts';
-import { dataDirOf } from './args.ts';
 import { runCommand, type CommandTable } from './run-command.ts';
 import { handOverWhatNeedsTheFullBuild, RunElsewhere } from './run-elsewhere.ts';
 
@@ -25,15 +21,15 @@ export const REMOTE: CommandTable = {
  * docs/performance.md "Start-up"). The same command code as main/cli/main.ts, cut where it would open the data dir
  * itself (main/cli/remote-cuts.ts).
  *
- * Returns the exit code, or undefined when the command is not one of these, no service of this version runs on
- * its data dir, or connect found it needs the full build after all (RunElsewhere, main/cli/connect.ts): then the ES
- * module bundle runs it, from its start, with nothing read, sent or printed here.
+ * Returns the exit code, or undefined when the command is not one of these or no service of this version runs on
+ * its data dir (connect throws RunElsewhere, main/cli/connect.ts): then the ES module bundle runs it, from its
+ * start, with nothing read, sent or printed here.
  */
 export async function remoteMain(argv: string[]): Promise<number | undefined> {
   const [command, ...args] = argv;
   if (command === undefined || !Object.hasOwn(REMOTE, command) || readsBeforeConnecting(command, args))
     return undefined;
-  if (!(await sameVersionServing(args))) return undefined;
+  // connect, on its read of runtime.json, hands the command over when no service of this version runs there.
   handOverWhatNeedsTheFullBuild();
   try {
     return await runCommand(argv, REMOTE);
@@ -49,23 +45,3 @@ export async function remoteMain(argv: string[]): Promise<number | undefined> {
  */
 const readsBeforeConnecting = (command: string, args: string[]): boolean =>
   command === 'policy' && (args[0] === 'check' || args[0] === 'set');
-
-/**
- * Whether a service of this version runs on the data dir these arguments name. Anything unclear (a malformed flag,
- * a bad data dir) is left to the full build, which says what is wrong.
- */
-async function sameVersionServing(args: string[]): Promise<boolean> {
-  let dataDir: string;
-  try {
-    const { values } = parseArgs({
-      args,
-      options: { 'data-dir': { type: 'string' } },
-      strict: false,
-      allowPositionals: true,
-    });
-    dataDir = dataDirOf(values);
-  } catch {
-    return false;
-  }
-  return (await readRuntime(dataDir))?.version === VERSION;
-}
