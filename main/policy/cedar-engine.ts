@@ -83,6 +83,7 @@ class CedarEngine {
   // Made at the first decision, named by the engine's version and the schema: decisions made under another are not reused.
   private made: DecisionMemo | null | undefined;
   private readonly hashes = new Map<string, string>();
+  private lastCheck: { text: string; policies: string[] } | { text: string; refused: unknown } | null = null;
 
   constructor(private readonly opts: CedarEngineOptions) {
     this.dir = opts.dir ?? POLICY_DIR;
@@ -104,9 +105,27 @@ class CedarEngine {
     return this.made?.settled() ?? Promise.resolve();
   }
 
+  /**
+   * The policy's statements, or why it cannot be used. The console's policy screen and `policy show` ask about the
+   * same text at every view, and Cedar's validation of it was most of that answer (15-25 ms of `policy.get`'s
+   * 17-27 ms, docs/performance.md): the last text's answer is kept. It depends only on the text, since the schema is
+   * the shipped one; an engine that failed to load is not an answer about the text, so it is not kept.
+   */
   async check(text: string): Promise<PolicyCheckAnswer> {
+    const last = this.lastCheck;
+    if (last?.text === text) {
+      if ('refused' in last) throw last.refused;
+      return { policies: [...last.policies] };
+    }
     const c = await this.cedar();
-    return { policies: Object.keys(this.prepare(c, text)) };
+    try {
+      const policies = Object.keys(this.prepare(c, text));
+      this.lastCheck = { text, policies };
+      return { policies: [...policies] };
+    } catch (e) {
+      this.lastCheck = { text, refused: e };
+      throw e;
+    }
   }
 
   async decide(whole: PolicyQuery): Promise<PolicyVerdict> {

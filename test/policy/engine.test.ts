@@ -39,6 +39,24 @@ describe('the Cedar engine', () => {
     });
   });
 
+  it('answers a text asked again as the first time, and another text for itself (the last answer is kept)', async () => {
+    const good = '@id("reads") permit (principal, action == Action::"call", resource);';
+    const bad = '@id("a") permit (principal, action, resource);\n@id("a") forbid (principal, action, resource);';
+    const other = '@id("other") forbid (principal, action, resource);';
+    const fresh = createCedarEngine({ activeText: () => null });
+    for (let round = 0; round < 2; round++) {
+      expect(await fresh.check(good)).toEqual({ policies: ['reads'] });
+      expect(await fresh.check(good)).toEqual({ policies: ['reads'] });
+      await expect(fresh.check(bad)).rejects.toMatchObject({ code: 'invalid_value' });
+      await expect(fresh.check(bad)).rejects.toMatchObject({ message: expect.stringContaining("share the id 'a'") });
+      expect(await fresh.check(other)).toEqual({ policies: ['other'] });
+    }
+    // The answer handed out is a copy: changing it changes no later answer.
+    const answer = await fresh.check(other);
+    answer.policies.push('added');
+    expect(await fresh.check(other)).toEqual({ policies: ['other'] });
+  });
+
   it('refuses every call (policy_unavailable) when the stored policy no longer validates: never lets one through', async () => {
     const broken = createCedarEngine({
       activeText: () => 'permit (principal, action, resource) when { principal.gone };',
