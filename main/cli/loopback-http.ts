@@ -3,8 +3,8 @@ import { connect, type Socket } from 'node:net';
 /**
  * One HTTP/1.1 exchange with the service on this machine, over a plain TCP socket: the CLI's only HTTP client.
  * A command sends one request and reads one answer, so this is all it needs: no agent, no keep-alive, no
- * redirects. node:http's client (its agent, parser and message streams) took about 6 ms of a command's ~40 ms
- * start through a running service, a seventh of it (docs/performance.md, "Start-up").
+ * redirects. node:http's client (its agent, parser and message streams) took about 6 ms of each command sent to a
+ * running service, which takes some 65 ms in all (docs/performance.md, "Start-up").
  *
  * The answer is read strictly: a status line, header fields, and a body framed by `Transfer-Encoding: chunked`,
  * `Content-Length` or the end of the connection. An answer that ends early (the service died mid-answer, a

@@ -1,6 +1,7 @@
 import { consoleLink, staged } from './review-commands.ts';
 import { policy } from './policy-commands.ts';
 import { status, tokens } from './admin-commands.ts';
+import { users } from './users-commands.ts';
 import { runCommand, type CommandTable } from './run-command.ts';
 import { handOverWhatNeedsTheFullBuild, RunElsewhere } from './run-elsewhere.ts';
 
@@ -8,6 +9,7 @@ import { handOverWhatNeedsTheFullBuild, RunElsewhere } from './run-elsewhere.ts'
 // (test/cli/startup.test.ts walks their code for zod). bin/gatehouse.cjs loads this file only for these names.
 export const REMOTE: CommandTable = {
   tokens: async () => tokens,
+  users: async () => users,
   status: async () => status,
   staged: async () => staged,
   'console-link': async () => consoleLink,

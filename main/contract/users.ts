@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { ROLE_NAMES } from './role-names.ts';
 
-export const Role = z.enum(['administrator', 'editor', 'author', 'contributor', 'subscriber']);
+export const Role = z.enum(ROLE_NAMES);
 export type Role = z.infer<typeof Role>;
 
 export const Capability = z.enum([
