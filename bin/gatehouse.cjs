@@ -16,7 +16,7 @@ const READER_GONE = 141;
 
 // The commands dist/cli/remote.cjs holds (main/cli/remote-main.ts REMOTE; test/cli/startup.test.ts keeps the two
 // lists equal): only for these is it loaded, ~7 ms that every other command would pay for nothing.
-const REMOTE_COMMANDS = ['tokens', 'users', 'status', 'staged', 'console-link', 'policy'];
+const REMOTE_COMMANDS = ['tokens', 'users', 'settings', 'status', 'staged', 'console-link', 'policy'];
 
 /** remote.cjs's entry, or undefined when it cannot be loaded (a build cut short): the full bundle does its work. */
 function loadRemote(file) {

@@ -2,6 +2,7 @@ import { consoleLink, staged } from './review-commands.ts';
 import { policy } from './policy-commands.ts';
 import { status, tokens } from './admin-commands.ts';
 import { users } from './users-commands.ts';
+import { settings } from './settings-commands.ts';
 import { runCommand, type CommandTable } from './run-command.ts';
 import { handOverWhatNeedsTheFullBuild, RunElsewhere } from './run-elsewhere.ts';
 
@@ -10,6 +11,7 @@ import { handOverWhatNeedsTheFullBuild, RunElsewhere } from './run-elsewhere.ts'
 export const REMOTE: CommandTable = {
   tokens: async () => tokens,
   users: async () => users,
+  settings: async () => settings,
   status: async () => status,
   staged: async () => staged,
   'console-link': async () => consoleLink,

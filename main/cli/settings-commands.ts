@@ -1,25 +1,24 @@
-import { LIST_SETTINGS, SETTINGS_HELP, SETTINGS_KEYS, Settings, type SettingsKey } from '../contract/settings.ts';
+import { SETTING_KINDS, SETTINGS_HELP, SETTINGS_KEYS, type SettingsKey } from '../contract/settings-keys.ts';
 import { GatehouseError } from '../core/errors.ts';
 import { safe, unwrap, UsageError } from './output.ts';
 import { out, parse, withConnection } from './args.ts';
 
 /** A setting's value from its command-line spelling, checked against the setting's type. */
 function settingValue(key: string, raw: string): unknown {
-  if (!SETTINGS_KEYS.includes(key as SettingsKey))
+  if (!(SETTINGS_KEYS as readonly string[]).includes(key))
     throw new GatehouseError('invalid_value', `unknown setting '${key}'; settings are: ${SETTINGS_KEYS.join(', ')}`);
-  if (LIST_SETTINGS.includes(key as SettingsKey))
+  const kind = SETTING_KINDS[key as SettingsKey];
+  if (kind === 'list')
     return raw
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
-  const shape = Settings.shape[key as SettingsKey];
-  const sample = shape.parse(undefined);
-  if (typeof sample === 'boolean') {
+  if (kind === 'boolean') {
     if (!['true', 'false', 'on', 'off', '1', '0'].includes(raw))
       throw new GatehouseError('invalid_value', `${key} takes true or false (got '${raw}')`);
     return ['true', 'on', '1'].includes(raw);
   }
-  if (typeof sample === 'number') {
+  if (kind === 'number') {
     if (!/^-?\d+$/.test(raw)) throw new GatehouseError('invalid_value', `${key} takes a whole number (got '${raw}')`);
     return Number(raw);
   }
@@ -40,7 +39,7 @@ export async function settings(args: string[]): Promise<void> {
       const s = unwrap(await c.dispatch('settings.get', {}));
       if (key) {
         // Not `key in s`: that is true for 'constructor' and 'toString' too.
-        if (!SETTINGS_KEYS.includes(key as SettingsKey))
+        if (!(SETTINGS_KEYS as readonly string[]).includes(key))
           throw new GatehouseError(
             'invalid_value',
             `unknown setting '${key}'; settings are: ${SETTINGS_KEYS.join(', ')}`,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { SettingsKey } from './settings-keys.ts';
 
 export const ApprovalMode = z.enum(['admin', 'agent']);
 export type ApprovalMode = z.infer<typeof ApprovalMode>;
@@ -33,23 +34,9 @@ export const Settings = z.object({
 });
 export type Settings = z.infer<typeof Settings>;
 export const SETTINGS_DEFAULTS: Settings = Settings.parse({});
-export type SettingsKey = keyof Settings;
-export const SETTINGS_KEYS = Object.keys(Settings.shape) as SettingsKey[];
-/** Keys whose CLI value is a comma-separated list. */
-export const LIST_SETTINGS: readonly SettingsKey[] = ['cors', 'disabled_tools'];
-
-/** One-line explanations, shown by the CLI and the console's settings screen. */
-export const SETTINGS_HELP: Record<SettingsKey, string> = {
-  enabled: 'Master switch: when off, every MCP request gets 503 gateway_disabled.',
-  rate_limit: 'Requests per minute per client (per token once authenticated); 0 turns the limit off.',
-  trust_proxy_headers: 'Take the client address from X-Forwarded-For (its last element); only behind a proxy you run.',
-  cors: 'Browser origins allowed to call the MCP endpoint (comma-separated); others get 403.',
-  disabled_tools: 'Tools hidden from every client (comma-separated); a hidden tool answers like an unknown one.',
-  approval_mode: "admin: only a person approves staged writes; agent: the token's user may confirm through a tool.",
-  audit_retention_days: 'How many days of audit files are kept before they are deleted.',
-  audit_max_mb:
-    'The most the audit files may take in all, in MiB (the oldest files are deleted first, at start and hourly); 0: no cap, only the age limit.',
-};
+// The names, kinds and help as plain data (main/contract/settings-keys.ts); test/contract/settings-keys.test.ts
+// keeps them the schema's.
+export { LIST_SETTINGS, SETTINGS_HELP, SETTINGS_KEYS, type SettingsKey } from './settings-keys.ts';
 
 /**
  * A change to some settings. Built from the fields without their defaults:

@@ -74,7 +74,7 @@ describe('commands that need nothing of the service', () => {
     expect(zod).toEqual([]);
   });
 
-  it('tokens, users, staged, status and policy sent to a running service import no zod either (docs/architecture.md, Start-up)', async () => {
+  it('tokens, users, settings, staged, status and policy sent to a running service import no zod either (docs/architecture.md, Start-up)', async () => {
     await ensureCliBundle();
     const entry = readFileSync(CLI_BUNDLE, 'utf8');
     const chunk = (command: string) => {
@@ -84,19 +84,27 @@ describe('commands that need nothing of the service', () => {
     };
     // Only what loads before a dynamic import: the whole core without a service, and the contract's check of
     // another version's answer, are imported where they are needed.
-    const graph = staticImports(CLI_BUNDLE, chunk('admin'), chunk('users'), chunk('review'), chunk('policy'));
+    const graph = staticImports(
+      CLI_BUNDLE,
+      chunk('admin'),
+      chunk('users'),
+      chunk('settings'),
+      chunk('review'),
+      chunk('policy'),
+    );
     // The walk sees the request's route table and the runtime file, so a zod module on the path would be seen.
     expect(filesWith(graph, /^\/\/ main\/contract\/action-routes\.ts/m)).toHaveLength(1);
     expect(filesWith(graph, /^\/\/ main\/store\/runtime-file\.ts/m)).toHaveLength(1);
     expect(filesWith(graph, /^\/\/ node_modules\/zod\//m)).toEqual([]);
-    // and the settings commands, which check a value with the contract's schema, do import it: the check can tell
-    expect(filesWith(staticImports(chunk('settings')), /^\/\/ node_modules\/zod\//m)).not.toEqual([]);
+    // and the audit commands, which check a query with the contract's schema, do import it: the check can tell
+    expect(filesWith(staticImports(chunk('audit')), /^\/\/ node_modules\/zod\//m)).not.toEqual([]);
 
     // The same commands' CommonJS build, which bin/gatehouse.cjs runs first, holds them and none of zod or the core.
     const remote = readFileSync(REMOTE_BUNDLE, 'utf8');
     for (const file of [
       'cli/admin-commands',
       'cli/users-commands',
+      'cli/settings-commands',
       'cli/review-commands',
       'cli/policy-commands',
       'store/runtime-file',
@@ -170,14 +178,21 @@ describe('what a command that starts no upstream loads', () => {
 
     await scope.serve(dir);
     const answers: string[] = [];
-    for (const command of [['tokens', 'list'], ['users', 'list'], ['staged', 'list'], ['status'], ['policy', 'show']]) {
+    for (const command of [
+      ['tokens', 'list'],
+      ['users', 'list'],
+      ['settings', 'get', 'enabled'],
+      ['staged', 'list'],
+      ['status'],
+      ['policy', 'show'],
+    ]) {
       const r = await runCli([...command, '--data-dir', dir, '--vault', 'file'], env);
       expect(r.code, r.stderr).toBe(0);
       expect(await loaded(), command.join(' ')).toEqual([]);
       answers.push(r.stdout);
     }
     // They asked the service: `status` says what the running service answered.
-    expect(answers[3]).toMatch(/^Gatehouse \S+ is running/);
+    expect(answers[4]).toMatch(/^Gatehouse \S+ is running/);
     // A refusal is read without the contract too, and said as the full build says it.
     const refused = await runCli(['tokens', 'revoke', 'tok_nope', '--json', '--data-dir', dir, '--vault', 'file'], env);
     expect(refused.code).toBe(1);
