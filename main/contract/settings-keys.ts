@@ -15,7 +15,7 @@ export const SETTINGS_KEYS = [
 ] as const;
 export type SettingsKey = (typeof SETTINGS_KEYS)[number];
 
-/** How a setting's value is written on the command line. */
+/** How a setting's value is written on the command line (`list`: comma-separated). */
 export type SettingKind = 'boolean' | 'number' | 'list' | 'text';
 export const SETTING_KINDS: Record<SettingsKey, SettingKind> = {
   enabled: 'boolean',
@@ -27,9 +27,6 @@ export const SETTING_KINDS: Record<SettingsKey, SettingKind> = {
   audit_retention_days: 'number',
   audit_max_mb: 'number',
 };
-
-/** Keys whose CLI value is a comma-separated list. */
-export const LIST_SETTINGS: readonly SettingsKey[] = SETTINGS_KEYS.filter((k) => SETTING_KINDS[k] === 'list');
 
 /** One-line explanations, shown by the CLI and the console's settings screen. */
 export const SETTINGS_HELP: Record<SettingsKey, string> = {

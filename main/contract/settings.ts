@@ -36,7 +36,7 @@ export type Settings = z.infer<typeof Settings>;
 export const SETTINGS_DEFAULTS: Settings = Settings.parse({});
 // The names, kinds and help as plain data (main/contract/settings-keys.ts); test/contract/settings-keys.test.ts
 // keeps them the schema's.
-export { LIST_SETTINGS, SETTINGS_HELP, SETTINGS_KEYS, type SettingsKey } from './settings-keys.ts';
+export { SETTINGS_HELP, SETTINGS_KEYS, type SettingsKey } from './settings-keys.ts';
 
 /**
  * A change to some settings. Built from the fields without their defaults:
