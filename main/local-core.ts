@@ -311,6 +311,7 @@ async function openFileAdapters(config: LocalCoreConfig, clock: Clock, log: Logg
     salvage: salvageUpstreams,
     // Every pinned tool definition: validating megabytes again at every open would be on the path to ready.
     trustOwnWrites: true,
+    fingerprintName: 'upstreams',
   });
   // JSON Schema validation (the MCP server SDK's Ajv) only for tools that declare a JSON Schema, the upstreams':
   // loaded before the first of them registers (at the upstreams' load, and at an add), never on the way to ready without them.

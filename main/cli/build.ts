@@ -2,6 +2,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { buildSwapped, common, REQUIRE_BANNER } from '../../bridge/build.ts';
+import { UpstreamsData } from '../plugins/upstream/upstream-data.ts';
+import { schemaFingerprint } from '../store/trusted-digest.ts';
 
 /**
  * Builds the `gatehouse` command for fast start-up (`npm run build:cli`):
@@ -34,6 +36,15 @@ const remoteCuts: Plugin = {
   },
 };
 
+/**
+ * The stores' schemas the bundle knows the fingerprints of (main/store/trusted-digest.ts), by the name the store
+ * passes as `fingerprintName`: computed here with the same zod, so a trusted open reads none of the schema.
+ */
+export function builtFingerprints(): Record<string, string> {
+  const upstreams = schemaFingerprint(UpstreamsData);
+  return upstreams === null ? {} : { upstreams };
+}
+
 export async function buildCli(): Promise<void> {
   await buildSwapped(dirname(CLI_BUNDLE), (tmp) =>
     Promise.all([
@@ -45,6 +56,7 @@ export async function buildCli(): Promise<void> {
         outExtension: { '.js': '.mjs' },
         splitting: true,
         chunkNames: 'chunks/[name]-[hash]',
+        define: { __GATEHOUSE_SCHEMA_FINGERPRINTS__: JSON.stringify(builtFingerprints()) },
         // The Cedar engine's CommonJS loader finds its .wasm beside itself (__dirname): it must load from node_modules, not the bundle.
         external: [...(common.external ?? []), '@cedar-policy/cedar-wasm', '@cedar-policy/cedar-wasm/nodejs'],
       }),

@@ -5,6 +5,7 @@ import { CLIENT_IDS } from '../contract/client-locations.ts';
 import { GatehouseError } from '../core/errors.ts';
 import { ensurePrivateDir, writeFileAtomic } from '../store/atomic-write.ts';
 import { withFileMutex } from '../store/file-mutex.ts';
+import { lazySchema } from '../contract/lazy-schema.ts';
 
 /**
  * What `gatehouse clients` remembers in the data dir (`clients.json`, 0600):
@@ -16,41 +17,47 @@ import { withFileMutex } from '../store/file-mutex.ts';
  * client's original entries, secrets included, exactly as the client had them.
  */
 
-const Scope = z.enum(['user', 'local', 'project', 'managed']);
-const ImportRecord = z.object({
-  client: z.enum(CLIENT_IDS),
-  scope: Scope,
-  file: z.string(),
-  path: z.array(z.string()),
-  name: z.string(),
-  upstream: z.string(),
-  at: z.string(),
-});
+const Scope = lazySchema(() => z.enum(['user', 'local', 'project', 'managed']));
+const ImportRecord = lazySchema(() =>
+  z.object({
+    client: z.enum(CLIENT_IDS),
+    scope: Scope,
+    file: z.string(),
+    path: z.array(z.string()),
+    name: z.string(),
+    upstream: z.string(),
+    at: z.string(),
+  }),
+);
 export type ImportRecord = z.infer<typeof ImportRecord>;
 
-const ConnectRecord = z.object({
-  client: z.enum(CLIENT_IDS),
-  /** the file as the client names it, and the file written (a symlink's target) */
-  file: z.string(),
-  real: z.string(),
-  format: z.enum(['jsonc', 'toml']),
-  backup: z.string(),
-  /** the bytes as connect left them: equal at restore means nobody changed the file since */
-  hash_after: z.string(),
-  /** where Gatehouse's entry went, and the hash of the entry (it holds a token: never the entry itself) */
-  entry_name: z.string(),
-  entry_hash: z.string(),
-  /** the servers object of each place that got the entry, and the names taken out of it */
-  places: z.array(z.object({ path: z.array(z.string()), removed: z.array(z.string()) })),
-  token_id: z.string().nullable(),
-  at: z.string(),
-});
+const ConnectRecord = lazySchema(() =>
+  z.object({
+    client: z.enum(CLIENT_IDS),
+    /** the file as the client names it, and the file written (a symlink's target) */
+    file: z.string(),
+    real: z.string(),
+    format: z.enum(['jsonc', 'toml']),
+    backup: z.string(),
+    /** the bytes as connect left them: equal at restore means nobody changed the file since */
+    hash_after: z.string(),
+    /** where Gatehouse's entry went, and the hash of the entry (it holds a token: never the entry itself) */
+    entry_name: z.string(),
+    entry_hash: z.string(),
+    /** the servers object of each place that got the entry, and the names taken out of it */
+    places: z.array(z.object({ path: z.array(z.string()), removed: z.array(z.string()) })),
+    token_id: z.string().nullable(),
+    at: z.string(),
+  }),
+);
 export type ConnectRecord = z.infer<typeof ConnectRecord>;
 
-const State = z.object({
-  imports: z.array(ImportRecord).default([]),
-  connections: z.array(ConnectRecord).default([]),
-});
+const State = lazySchema(() =>
+  z.object({
+    imports: z.array(ImportRecord).default([]),
+    connections: z.array(ConnectRecord).default([]),
+  }),
+);
 export type ClientsState = z.infer<typeof State>;
 
 export const stateFile = (dataDir: string) => join(dataDir, 'clients.json');

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { BreakerView } from '../contract/cloud-status.ts';
+import { lazySchema } from '../contract/lazy-schema.ts';
 
 /**
  * The client's circuit breaker (docs/cloud-client.md "Behaviour in short"): when a logical
@@ -13,12 +14,14 @@ import type { BreakerView } from '../contract/cloud-status.ts';
 export const BREAKER_BASE_MS = 60_000;
 export const BREAKER_MAX_MS = 10 * 60_000;
 
-export const BreakerState = z.object({
-  /** trips in a row without a success in between */
-  trips: z.number().int().nonnegative(),
-  open_until: z.number().nullable(),
-  open_ms: z.number().int().nonnegative(),
-});
+export const BreakerState = lazySchema(() =>
+  z.object({
+    /** trips in a row without a success in between */
+    trips: z.number().int().nonnegative(),
+    open_until: z.number().nullable(),
+    open_ms: z.number().int().nonnegative(),
+  }),
+);
 export type BreakerState = z.infer<typeof BreakerState>;
 
 export const CLOSED: BreakerState = { trips: 0, open_until: null, open_ms: 0 };

@@ -38,6 +38,7 @@ import {
 } from '../contract/cloud/usage.ts';
 import { GatehouseError } from '../core/errors.ts';
 import type { CallMode, CallResult, CloudHttp, Endpoint } from './cloud-http.ts';
+import { lazySchema } from '../contract/lazy-schema.ts';
 
 /**
  * A typed method for every `/gateway/v1/` endpoint a site uses. Requests are
@@ -51,11 +52,13 @@ export interface Call {
   signal?: AbortSignal;
 }
 
-const HealthAnswer = z.looseObject({
-  success: z.literal(true),
-  status: z.string(),
-  server_time: z.string().optional(),
-});
+const HealthAnswer = lazySchema(() =>
+  z.looseObject({
+    success: z.literal(true),
+    status: z.string(),
+    server_time: z.string().optional(),
+  }),
+);
 /** ai/generate waits for a model: it gets a longer deadline than the other calls. */
 export const AI_GENERATE_TIMEOUT_MS = 120_000;
 

@@ -8,6 +8,7 @@ import type { Logger } from '../lib/logger.ts';
 import { JsonFileStore } from '../store/json-file-store.ts';
 import { BreakerState, CLOSED } from './breaker.ts';
 import type { PolicyState } from './cloud-http.ts';
+import { lazySchema } from '../contract/lazy-schema.ts';
 
 /**
  * The cloud client's own small store, `cloud-state.json` in the data dir:
@@ -20,55 +21,59 @@ import type { PolicyState } from './cloud-http.ts';
 export const CLOUD_STATE_FILE = 'cloud-state.json';
 export const MAX_ERRORS = 20;
 
-export const Connection = z.object({
-  gateway_url: z.string().max(2048),
-  environment: Environment,
-  site_url: z.string().max(2048),
-  connected_at: z.string(),
-  pin: z.object({
-    fingerprint: z.string().max(200),
-    kid: z.string().max(100).nullable(),
-    source: z.enum(['explicit', 'fetched']),
+export const Connection = lazySchema(() =>
+  z.object({
+    gateway_url: z.string().max(2048),
+    environment: Environment,
+    site_url: z.string().max(2048),
+    connected_at: z.string(),
+    pin: z.object({
+      fingerprint: z.string().max(200),
+      kid: z.string().max(100).nullable(),
+      source: z.enum(['explicit', 'fetched']),
+    }),
+    /** connecting: registered, credentials maybe not yet in the vault; disconnecting: on the way out */
+    phase: z.enum(['connecting', 'connected', 'disconnecting']),
   }),
-  /** connecting: registered, credentials maybe not yet in the vault; disconnecting: on the way out */
-  phase: z.enum(['connecting', 'connected', 'disconnecting']),
-});
+);
 export type Connection = z.infer<typeof Connection>;
 
-export const CloudStateDoc = z.object({
-  version: z.literal(1),
-  connection: Connection.nullable(),
-  certificate: Certificate.nullable(),
-  /**
-   * `issued_at` of the newest certificate taken since connect: an older one is
-   * a replay. Kept apart from `certificate`, which may be dropped, so the mark
-   * holds across restarts.
-   */
-  newest_certificate_issued_at: z.string().max(64).nullable().default(null),
-  /** the license as the last license answer showed it (display only; grants come from the certificate) */
-  license: LicenseView.nullable(),
-  /** the license was deactivated on this site and none activated since (the free plan applies: said so, not "invalid") */
-  license_deactivated: z.boolean().default(false),
-  last_sync: z.string().nullable(),
-  last_refresh_attempt: z.string().nullable(),
-  next_refresh_at: z.number().nullable(),
-  refresh_failures: z.number().int().nonnegative(),
-  clock: z.object({
-    /** gateway time minus local time, learned from signed data only (a fresh certificate's issued_at): the gates read time with it */
-    offset_ms: z.number(),
+export const CloudStateDoc = lazySchema(() =>
+  z.object({
+    version: z.literal(1),
+    connection: Connection.nullable(),
+    certificate: Certificate.nullable(),
     /**
-     * the offset requests are signed and usage events stamped with: also moved by the unsigned server_time of a
-     * token_expired answer (a forged one can only make our own requests fail, which a man in the middle can anyway)
+     * `issued_at` of the newest certificate taken since connect: an older one is
+     * a replay. Kept apart from `certificate`, which may be dropped, so the mark
+     * holds across restarts.
      */
-    signing_offset_ms: z.number().optional(),
-    /** the latest trusted time seen (corrected): a local time well before it means the clock was set back */
-    high_water_ms: z.number(),
+    newest_certificate_issued_at: z.string().max(64).nullable().default(null),
+    /** the license as the last license answer showed it (display only; grants come from the certificate) */
+    license: LicenseView.nullable(),
+    /** the license was deactivated on this site and none activated since (the free plan applies: said so, not "invalid") */
+    license_deactivated: z.boolean().default(false),
+    last_sync: z.string().nullable(),
+    last_refresh_attempt: z.string().nullable(),
+    next_refresh_at: z.number().nullable(),
+    refresh_failures: z.number().int().nonnegative(),
+    clock: z.object({
+      /** gateway time minus local time, learned from signed data only (a fresh certificate's issued_at): the gates read time with it */
+      offset_ms: z.number(),
+      /**
+       * the offset requests are signed and usage events stamped with: also moved by the unsigned server_time of a
+       * token_expired answer (a forged one can only make our own requests fail, which a man in the middle can anyway)
+       */
+      signing_offset_ms: z.number().optional(),
+      /** the latest trusted time seen (corrected): a local time well before it means the clock was set back */
+      high_water_ms: z.number(),
+    }),
+    breaker: BreakerState,
+    last_errors: z.array(CloudErrorRecord).max(MAX_ERRORS),
+    /** the site before the current one (or none), as history: see CloudClientStatus.previous_site */
+    previous_site: PreviousSite.nullable().default(null),
   }),
-  breaker: BreakerState,
-  last_errors: z.array(CloudErrorRecord).max(MAX_ERRORS),
-  /** the site before the current one (or none), as history: see CloudClientStatus.previous_site */
-  previous_site: PreviousSite.nullable().default(null),
-});
+);
 export type CloudStateDoc = z.infer<typeof CloudStateDoc>;
 
 /** What a site's state is reset to when it connects or is forgotten (the connection itself is set apart). */

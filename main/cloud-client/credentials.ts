@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { LicenseKey } from '../contract/cloud/license.ts';
 import type { Vault } from '../core/ports/ports.ts';
 import { PinnedKey } from './pinned-key.ts';
+import { lazySchema } from '../contract/lazy-schema.ts';
 
 /**
  * The cloud credentials, only ever in the vault (the OS keychain, or the
@@ -27,11 +28,13 @@ export function vaultAccounts(dataDir: string): Record<keyof typeof ACCOUNTS, st
   };
 }
 
-export const SiteIdentity = z.object({
-  site_id: z.string().min(1).max(64),
-  key_id: z.string().min(1).max(200),
-  secret: z.string().min(16).max(1000),
-});
+export const SiteIdentity = lazySchema(() =>
+  z.object({
+    site_id: z.string().min(1).max(64),
+    key_id: z.string().min(1).max(200),
+    secret: z.string().min(16).max(1000),
+  }),
+);
 export type SiteIdentity = z.infer<typeof SiteIdentity>;
 
 export class CloudCredentials {

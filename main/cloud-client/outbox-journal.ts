@@ -16,6 +16,7 @@ import { dirname } from 'node:path';
 import { z } from 'zod';
 import { CloudUsageEvent } from '../contract/cloud/usage.ts';
 import { errorCode } from '../lib/os-error.ts';
+import { lazySchema } from '../contract/lazy-schema.ts';
 
 /**
  * The usage outbox on disk: an append-only JSON-lines journal. A queued
@@ -45,24 +46,28 @@ export interface Rejection {
   message: string;
 }
 
-const Rejections = z
-  .array(z.object({ event_id: z.string().nullable(), reason: z.string().max(100), message: z.string().max(500) }))
-  .max(200);
-const Record_ = z.union([
-  z.strictObject({ a: CloudUsageEvent }),
-  z.strictObject({ d: z.array(z.string()).max(200), dup: z.array(z.string()).max(200).optional() }),
-  z.strictObject({ r: Rejections }),
-  z.strictObject({ x: z.array(z.string()), why: z.string().max(200) }),
-  z.strictObject({
-    h: z.object({
-      accepted: z.number().int(),
-      duplicate: z.number().int(),
-      rejected: z.number().int(),
-      abandoned: z.number().int(),
-      recent: Rejections,
+const Rejections = lazySchema(() =>
+  z
+    .array(z.object({ event_id: z.string().nullable(), reason: z.string().max(100), message: z.string().max(500) }))
+    .max(200),
+);
+const Record_ = lazySchema(() =>
+  z.union([
+    z.strictObject({ a: CloudUsageEvent }),
+    z.strictObject({ d: z.array(z.string()).max(200), dup: z.array(z.string()).max(200).optional() }),
+    z.strictObject({ r: Rejections }),
+    z.strictObject({ x: z.array(z.string()), why: z.string().max(200) }),
+    z.strictObject({
+      h: z.object({
+        accepted: z.number().int(),
+        duplicate: z.number().int(),
+        rejected: z.number().int(),
+        abandoned: z.number().int(),
+        recent: Rejections,
+      }),
     }),
-  }),
-]);
+  ]),
+);
 type JournalRecord = z.infer<typeof Record_>;
 
 export const RECENT_REJECTIONS = 50;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { Certificate, CertificatePayload, Jwk, type Jwks } from '../contract/cloud/certificate.ts';
 import { ReleaseManifest } from '../contract/cloud/updates.ts';
 import { GatehouseError } from '../core/errors.ts';
+import { lazySchema } from '../contract/lazy-schema.ts';
 
 /**
  * The gateway key the client trusts (docs/cloud-gateway.md "Certificates and keys"): pinned at
@@ -11,12 +12,14 @@ import { GatehouseError } from '../core/errors.ts';
  * vendor's (`gatehouse-cloud keys show` prints the same). Certificates
  * signed by any other key are refused, whatever the gateway publishes later.
  */
-export const PinnedKey = z.object({
-  /** base64url of the 32-byte Ed25519 public key (the JWK `x`) */
-  x: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'an Ed25519 public key: 43 base64url characters'),
-  /** the key id, when known (a bare key given by a person has none) */
-  kid: z.string().max(100).nullable(),
-});
+export const PinnedKey = lazySchema(() =>
+  z.object({
+    /** base64url of the 32-byte Ed25519 public key (the JWK `x`) */
+    x: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'an Ed25519 public key: 43 base64url characters'),
+    /** the key id, when known (a bare key given by a person has none) */
+    kid: z.string().max(100).nullable(),
+  }),
+);
 export type PinnedKey = z.infer<typeof PinnedKey>;
 
 /** SHA-256 over the public key bytes, hex in pairs. */
@@ -79,12 +82,14 @@ const MAX_PAYLOAD_CHARS = 256 * 1024;
 
 export type Opened<T> = { ok: true; payload: T } | { ok: false; reason: string };
 
-const SignedEnvelope = z.object({
-  payload: z.string(),
-  sig: z.string().max(200),
-  alg: z.literal('ed25519'),
-  kid: z.string().max(100),
-});
+const SignedEnvelope = lazySchema(() =>
+  z.object({
+    payload: z.string(),
+    sig: z.string().max(200),
+    alg: z.literal('ed25519'),
+    kid: z.string().max(100),
+  }),
+);
 
 /**
  * Opens a gateway-signed envelope (`{payload, sig, alg: "ed25519", kid}`,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { statusCode } from './action-request.ts';
 import { API_ACTIONS, type AnyAction } from './api.ts';
 import { ErrorBody, ErrorCode, type Result } from './errors.ts';
+import { lazySchema } from './lazy-schema.ts';
 
 /**
  * An HTTP answer of the service read back as a Result, for every HTTP client (the console in a browser, the CLI
@@ -13,10 +14,12 @@ import { ErrorBody, ErrorCode, type Result } from './errors.ts';
  */
 export { actionRequest, encodeQuery, statusCode, type ActionRequest } from './action-request.ts';
 
-const SeedError = z.object({
-  success: z.literal(false),
-  error: z.object({ code: ErrorCode, message: z.string() }).loose(),
-});
+const SeedError = lazySchema(() =>
+  z.object({
+    success: z.literal(false),
+    error: z.object({ code: ErrorCode, message: z.string() }).loose(),
+  }),
+);
 
 /** An HTTP answer's body as a Result, checked against the action's output schema. */
 export function decodeActionAnswer(action: AnyAction, status: number, body: unknown): Result<unknown> {

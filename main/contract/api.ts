@@ -52,11 +52,12 @@ import {
   UpstreamView,
 } from './upstreams.ts';
 import { RecipeView } from './preview-recipes.ts';
+import { lazySchema } from './lazy-schema.ts';
 
-const none = z.object({}).strict();
-const byId = z.object({ id: z.string().min(1).max(200) }).strict();
-const upstreamById = z.object({ id: UpstreamIdRef }).strict();
-const profileByName = z.object({ name: ProfileName }).strict();
+const none = lazySchema(() => z.object({}).strict());
+const byId = lazySchema(() => z.object({ id: z.string().min(1).max(200) }).strict());
+const upstreamById = lazySchema(() => z.object({ id: UpstreamIdRef }).strict());
+const profileByName = lazySchema(() => z.object({ name: ProfileName }).strict());
 
 /**
  * Who may call an action: a person through one of `people`'s surfaces and,
@@ -106,35 +107,43 @@ export const API_ACTIONS = {
   'health.get': { method: 'GET', path: 'health', input: none, output: HealthReport, who: PEOPLE },
   'settings.get': { method: 'GET', path: 'settings', input: none, output: Settings, who: PEOPLE },
   'settings.update': { method: 'PATCH', path: 'settings', input: SettingsPatch, output: Settings, who: PEOPLE },
-  'tokens.list': { method: 'GET', path: 'tokens', input: none, output: z.array(TokenView), who: PEOPLE },
+  'tokens.list': {
+    method: 'GET',
+    path: 'tokens',
+    input: none,
+    output: lazySchema(() => z.array(TokenView)),
+    who: PEOPLE,
+  },
   'tokens.create': { method: 'POST', path: 'tokens', input: TokenCreateInput, output: TokenCreated, who: PEOPLE },
   'tokens.revoke': {
     method: 'DELETE',
     path: 'tokens/:id',
     input: byId,
-    output: z.object({ id: z.string() }),
+    output: lazySchema(() => z.object({ id: z.string() })),
     who: PEOPLE,
   },
-  'users.list': { method: 'GET', path: 'users', input: none, output: z.array(User), who: PEOPLE },
+  'users.list': { method: 'GET', path: 'users', input: none, output: lazySchema(() => z.array(User)), who: PEOPLE },
   'users.add': {
     method: 'POST',
     path: 'users',
-    input: z.object({ login: Login, role: Role, display_name: z.string().max(100).optional() }).strict(),
+    input: lazySchema(() =>
+      z.object({ login: Login, role: Role, display_name: z.string().max(100).optional() }).strict(),
+    ),
     output: User,
     who: PEOPLE,
   },
   'users.setRole': {
     method: 'PUT',
     path: 'users/:login/role',
-    input: z.object({ login: Login, role: Role }).strict(),
+    input: lazySchema(() => z.object({ login: Login, role: Role }).strict()),
     output: User,
     who: PEOPLE,
   },
   'staged.list': {
     method: 'GET',
     path: 'staged',
-    input: z.object({ status: StagedStatus.optional() }).strict(),
-    output: z.array(StagedView),
+    input: lazySchema(() => z.object({ status: StagedStatus.optional() }).strict()),
+    output: lazySchema(() => z.array(StagedView)),
     who: PEOPLE,
   },
   'staged.get': { method: 'GET', path: 'staged/:id', input: byId, output: StagedView, who: PEOPLE },
@@ -142,15 +151,17 @@ export const API_ACTIONS = {
   'staged.confirm': {
     method: 'POST',
     path: 'staged/:id/confirm',
-    input: z
-      .object({
-        id: z.string().min(1).max(200),
-        preview_hash: z
-          .string()
-          .regex(/^[0-9a-f]{64}$/, 'a sha256 hex digest')
-          .optional(),
-      })
-      .strict(),
+    input: lazySchema(() =>
+      z
+        .object({
+          id: z.string().min(1).max(200),
+          preview_hash: z
+            .string()
+            .regex(/^[0-9a-f]{64}$/, 'a sha256 hex digest')
+            .optional(),
+        })
+        .strict(),
+    ),
     output: StagedView,
     who: PEOPLE,
   },
@@ -159,7 +170,7 @@ export const API_ACTIONS = {
   'staged.settle': {
     method: 'POST',
     path: 'staged/:id/settle',
-    input: z.object({ id: z.string().min(1).max(200), outcome: SettleOutcome }).strict(),
+    input: lazySchema(() => z.object({ id: z.string().min(1).max(200), outcome: SettleOutcome }).strict()),
     output: StagedView,
     who: PEOPLE,
   },
@@ -168,18 +179,24 @@ export const API_ACTIONS = {
     method: 'GET',
     path: 'audit/export',
     input: AuditExportQuery,
-    output: z.custom<Download>(),
+    output: lazySchema(() => z.custom<Download>()),
     who: PEOPLE,
     stream: 'download',
   },
   'stats.get': { method: 'GET', path: 'stats', input: none, output: Stats, who: PEOPLE },
-  'tools.list': { method: 'GET', path: 'tools', input: none, output: z.array(ToolInfo), who: PEOPLE },
-  'plugins.list': { method: 'GET', path: 'plugins', input: none, output: z.array(PluginInfo), who: PEOPLE },
+  'tools.list': { method: 'GET', path: 'tools', input: none, output: lazySchema(() => z.array(ToolInfo)), who: PEOPLE },
+  'plugins.list': {
+    method: 'GET',
+    path: 'plugins',
+    input: none,
+    output: lazySchema(() => z.array(PluginInfo)),
+    who: PEOPLE,
+  },
   'events.subscribe': {
     method: 'GET',
     path: 'events',
     input: none,
-    output: z.custom<EventFeed>(),
+    output: lazySchema(() => z.custom<EventFeed>()),
     who: PEOPLE,
     stream: 'events',
   },
@@ -188,7 +205,7 @@ export const API_ACTIONS = {
     method: 'POST',
     path: 'login-link',
     input: none,
-    output: z.object({ url: z.string() }),
+    output: lazySchema(() => z.object({ url: z.string() })),
     who: { people: ['cli'] },
   },
   /** ends the calling console session (the HTTP answer also clears its cookie) */
@@ -196,7 +213,7 @@ export const API_ACTIONS = {
     method: 'POST',
     path: 'logout',
     input: none,
-    output: z.object({ ended: z.boolean() }),
+    output: lazySchema(() => z.object({ ended: z.boolean() })),
     who: { people: ['console'] },
   },
   /**
@@ -245,14 +262,20 @@ export const API_ACTIONS = {
     who: PEOPLE,
   },
   /** Upstream MCP servers (main/contract/upstreams.ts, docs/upstreams.md): people only, never a client token. */
-  'upstreams.list': { method: 'GET', path: 'upstreams', input: none, output: z.array(UpstreamView), who: PEOPLE },
+  'upstreams.list': {
+    method: 'GET',
+    path: 'upstreams',
+    input: none,
+    output: lazySchema(() => z.array(UpstreamView)),
+    who: PEOPLE,
+  },
   'upstreams.get': { method: 'GET', path: 'upstreams/:id', input: upstreamById, output: UpstreamDetail, who: PEOPLE },
   'upstreams.add': { method: 'POST', path: 'upstreams', input: UpstreamAddInput, output: UpstreamDetail, who: PEOPLE },
   'upstreams.remove': {
     method: 'DELETE',
     path: 'upstreams/:id',
     input: upstreamById,
-    output: z.object({ id: z.string() }),
+    output: lazySchema(() => z.object({ id: z.string() })),
     who: PEOPLE,
   },
   'upstreams.enable': {
@@ -280,14 +303,14 @@ export const API_ACTIONS = {
     method: 'GET',
     path: 'upstreams/:id/tools',
     input: upstreamById,
-    output: z.array(UpstreamToolView),
+    output: lazySchema(() => z.array(UpstreamToolView)),
     who: PEOPLE,
   },
   'upstreams.review': {
     method: 'POST',
     path: 'upstreams/:id/review',
     input: UpstreamReviewInput,
-    output: z.array(UpstreamToolView),
+    output: lazySchema(() => z.array(UpstreamToolView)),
     who: PEOPLE,
   },
   /** replaces a stdio upstream's sandbox grants (docs/upstreams.md, "Confinement"); audited */
@@ -311,7 +334,7 @@ export const API_ACTIONS = {
     method: 'GET',
     path: 'upstreams/:id/recipes',
     input: upstreamById,
-    output: z.array(RecipeView),
+    output: lazySchema(() => z.array(RecipeView)),
     who: PEOPLE,
   },
   /** adds or replaces a person's preview recipe for one write tool; checked against the pinned definitions; audited */
@@ -319,7 +342,7 @@ export const API_ACTIONS = {
     method: 'POST',
     path: 'upstreams/:id/recipes',
     input: UpstreamRecipeInput,
-    output: z.array(RecipeView),
+    output: lazySchema(() => z.array(RecipeView)),
     who: PEOPLE,
   },
   /** removes a person's preview recipe (a shipped one of that tool applies again); audited */
@@ -327,21 +350,23 @@ export const API_ACTIONS = {
     method: 'DELETE',
     path: 'upstreams/:id/recipes/:tool',
     input: UpstreamRecipeRemoveInput,
-    output: z.array(RecipeView),
+    output: lazySchema(() => z.array(RecipeView)),
     who: PEOPLE,
   },
   'upstreams.prompts': {
     method: 'GET',
     path: 'upstreams/:id/prompts',
     input: upstreamById,
-    output: z.array(UpstreamPromptView),
+    output: lazySchema(() => z.array(UpstreamPromptView)),
     who: PEOPLE,
   },
   /** OAuth sign-in of a remote upstream (docs/oauth.md): people only; `wait_ms` holds the answer until the sign-in ends (at most 60 s). */
   'upstreams.oauth': {
     method: 'POST',
     path: 'upstreams/:id/oauth',
-    input: z.object({ id: UpstreamIdRef, wait_ms: z.number().int().min(0).max(60_000).default(0) }).strict(),
+    input: lazySchema(() =>
+      z.object({ id: UpstreamIdRef, wait_ms: z.number().int().min(0).max(60_000).default(0) }).strict(),
+    ),
     output: OAuthStatus,
     who: PEOPLE,
   },
@@ -360,12 +385,18 @@ export const API_ACTIONS = {
     who: PEOPLE,
   },
   /** MCP clients on this machine (docs/clients.md): import their servers, point them at Gatehouse, undo it. People only. */
-  'clients.list': { method: 'GET', path: 'clients', input: none, output: z.array(ClientReportView), who: PEOPLE },
+  'clients.list': {
+    method: 'GET',
+    path: 'clients',
+    input: none,
+    output: lazySchema(() => z.array(ClientReportView)),
+    who: PEOPLE,
+  },
   'clients.plan': {
     method: 'POST',
     path: 'clients/:client/plan',
     input: ClientPlanInput,
-    output: z.array(ClientPlanItem),
+    output: lazySchema(() => z.array(ClientPlanItem)),
     who: PEOPLE,
   },
   'clients.import': {
@@ -390,14 +421,20 @@ export const API_ACTIONS = {
     who: PEOPLE,
   },
   /** Profiles: named tool sets tokens are bound to (main/contract/profiles.ts): people only, never a client token. */
-  'profiles.list': { method: 'GET', path: 'profiles', input: none, output: z.array(ProfileView), who: PEOPLE },
+  'profiles.list': {
+    method: 'GET',
+    path: 'profiles',
+    input: none,
+    output: lazySchema(() => z.array(ProfileView)),
+    who: PEOPLE,
+  },
   'profiles.get': { method: 'GET', path: 'profiles/:name', input: profileByName, output: ProfileView, who: PEOPLE },
   'profiles.create': { method: 'POST', path: 'profiles', input: ProfileCreateInput, output: ProfileView, who: PEOPLE },
   'profiles.remove': {
     method: 'DELETE',
     path: 'profiles/:name',
     input: profileByName,
-    output: z.object({ name: z.string() }),
+    output: lazySchema(() => z.object({ name: z.string() })),
     who: PEOPLE,
   },
   /** The tool-call policy (Cedar, docs/policy.md): people only, never a client token; no MCP tool reads or changes it. */
@@ -509,12 +546,14 @@ export type Api = ApiMethods & {
 };
 
 /** Live updates pushed to the console. */
-export const ApiEvent = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('staged'), item: StagedView }),
-  z.object({ type: z.literal('audit'), entry: AuditEntry }),
-  z.object({ type: z.literal('settings'), settings: Settings }),
-  z.object({ type: z.literal('health') }),
-]);
+export const ApiEvent = lazySchema(() =>
+  z.discriminatedUnion('type', [
+    z.object({ type: z.literal('staged'), item: StagedView }),
+    z.object({ type: z.literal('audit'), entry: AuditEntry }),
+    z.object({ type: z.literal('settings'), settings: Settings }),
+    z.object({ type: z.literal('health') }),
+  ]),
+);
 export type ApiEvent = z.infer<typeof ApiEvent>;
 
 export const API_EVENTS_PATH = API_ACTIONS['events.subscribe'].path;

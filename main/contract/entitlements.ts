@@ -1,19 +1,22 @@
 import { z } from 'zod';
+import { lazySchema } from './lazy-schema.ts';
 
-export const Plan = z.enum(['free', 'pro', 'agency', 'enterprise']);
+export const Plan = lazySchema(() => z.enum(['free', 'pro', 'agency', 'enterprise']));
 export type Plan = z.infer<typeof Plan>;
 export const PLAN_ORDER: readonly Plan[] = Plan.options;
 
-export const Product = z.enum(['aeo', 'code', 'verto', 'mcp', 'pro']);
+export const Product = lazySchema(() => z.enum(['aeo', 'code', 'verto', 'mcp', 'pro']));
 export type Product = z.infer<typeof Product>;
 
 /** Seed: `{feature, allowed, plan, expires_at}`. */
-export const Entitlement = z.object({
-  feature: z.string(),
-  allowed: z.boolean(),
-  plan: z.string(),
-  expires_at: z.string().nullable(),
-});
+export const Entitlement = lazySchema(() =>
+  z.object({
+    feature: z.string(),
+    allowed: z.boolean(),
+    plan: z.string(),
+    expires_at: z.string().nullable(),
+  }),
+);
 export type Entitlement = z.infer<typeof Entitlement>;
 
 /**

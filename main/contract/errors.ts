@@ -1,86 +1,89 @@
 import { z } from 'zod';
+import { lazySchema } from './lazy-schema.ts';
 
 /**
  * Every error that crosses a boundary (JSON-RPC, admin API, IPC, CLI --json,
  * cloud envelope) carries one of these string codes. Nothing matches on
  * message text.
  */
-export const ErrorCode = z.enum([
-  // MCP endpoint (docs/mcp.md "Refusals")
-  'unauthorized',
-  'forbidden',
-  'gateway_disabled',
-  'rate_limited',
-  'payload_too_large',
-  'parse_error',
-  'invalid_request',
-  'method_not_found',
-  'unknown_tool',
-  'invalid_params',
-  'entitlement_required',
-  // a tool call that ran out of time, or that its client cancelled
-  'timeout',
-  'cancelled',
-  // staged writes
-  'staged_expired',
-  'stale_preview',
-  'staged_not_found',
-  'staged_already_decided',
-  'staged_too_large',
-  'staged_limit_reached',
-  /** the service stopped while a write was being applied and its plugin cannot tell whether it took effect */
-  'apply_interrupted',
-  // domain / admin
-  'not_found',
-  'conflict',
-  'invalid_value',
-  'provider_unavailable',
-  'store_locked',
-  'store_corrupt',
-  'vault_unavailable',
-  'service_unavailable',
-  'upstream_error',
-  /** the upstream MCP server is down or disabled: answered at once, nothing was sent to it */
-  'upstream_unavailable',
-  /** an upstream write was in flight when the service stopped: whether it took effect is unknown; a person checks (never retried) */
-  'outcome_unknown',
-  /** an upstream asked the client for input (elicitation, sampling) that the client did not declare it can give */
-  'client_capability_missing',
-  'internal_error',
-  // cloud gateway (docs/cloud-gateway.md)
-  'gateway_unavailable',
-  'invalid_site',
-  'license_invalid',
-  'license_expired',
-  'quota_exceeded',
-  'signature_invalid',
-  'token_expired',
-  'product_inactive',
-  'update_not_allowed',
-  'site_limit_reached',
-  // MCP 2026-07-28: the request names a protocol revision the server does not serve
-  'unsupported_protocol_version',
-  /** what a call must write (its usage event, its audit line) cannot be persisted now (a full or failing disk): it did not run */
-  'storage_unavailable',
-  /** a person discarded the staged write (an MCP task that waited for approval fails with it) */
-  'staged_discarded',
-  /** an approval link whose write was decided, expired or pruned: the link died with it */
-  'approval_link_gone',
-  /** an upstream that signs in with OAuth has no usable token: a person signs in (gatehouse upstreams login ID, or the console) */
-  'sign_in_required',
-  /** the tool-call policy refused the call (docs/policy.md): the policy ids are in the message and details */
-  'policy_denied',
-  /** the active policy cannot be evaluated (it no longer validates, or the engine failed to load): calls are refused, not let through */
-  'policy_unavailable',
-  /** a confirm of a staged write whose arguments, preview or (upstream) tool definition changed since the person saw it */
-  'stale_approval',
-  /** the token that staged a write was revoked: the write is discarded and cannot be approved */
-  'token_revoked',
-  /** the token that staged a write was narrowed (profile, scope, its user's role) and may not make it now: it cannot be approved */
-  'token_narrowed',
-  /** the upstream a pending write was staged for was removed: the write is discarded (one re-added under the id is another program) */
-  'upstream_removed',
-]);
+export const ErrorCode = lazySchema(() =>
+  z.enum([
+    // MCP endpoint (docs/mcp.md "Refusals")
+    'unauthorized',
+    'forbidden',
+    'gateway_disabled',
+    'rate_limited',
+    'payload_too_large',
+    'parse_error',
+    'invalid_request',
+    'method_not_found',
+    'unknown_tool',
+    'invalid_params',
+    'entitlement_required',
+    // a tool call that ran out of time, or that its client cancelled
+    'timeout',
+    'cancelled',
+    // staged writes
+    'staged_expired',
+    'stale_preview',
+    'staged_not_found',
+    'staged_already_decided',
+    'staged_too_large',
+    'staged_limit_reached',
+    /** the service stopped while a write was being applied and its plugin cannot tell whether it took effect */
+    'apply_interrupted',
+    // domain / admin
+    'not_found',
+    'conflict',
+    'invalid_value',
+    'provider_unavailable',
+    'store_locked',
+    'store_corrupt',
+    'vault_unavailable',
+    'service_unavailable',
+    'upstream_error',
+    /** the upstream MCP server is down or disabled: answered at once, nothing was sent to it */
+    'upstream_unavailable',
+    /** an upstream write was in flight when the service stopped: whether it took effect is unknown; a person checks (never retried) */
+    'outcome_unknown',
+    /** an upstream asked the client for input (elicitation, sampling) that the client did not declare it can give */
+    'client_capability_missing',
+    'internal_error',
+    // cloud gateway (docs/cloud-gateway.md)
+    'gateway_unavailable',
+    'invalid_site',
+    'license_invalid',
+    'license_expired',
+    'quota_exceeded',
+    'signature_invalid',
+    'token_expired',
+    'product_inactive',
+    'update_not_allowed',
+    'site_limit_reached',
+    // MCP 2026-07-28: the request names a protocol revision the server does not serve
+    'unsupported_protocol_version',
+    /** what a call must write (its usage event, its audit line) cannot be persisted now (a full or failing disk): it did not run */
+    'storage_unavailable',
+    /** a person discarded the staged write (an MCP task that waited for approval fails with it) */
+    'staged_discarded',
+    /** an approval link whose write was decided, expired or pruned: the link died with it */
+    'approval_link_gone',
+    /** an upstream that signs in with OAuth has no usable token: a person signs in (gatehouse upstreams login ID, or the console) */
+    'sign_in_required',
+    /** the tool-call policy refused the call (docs/policy.md): the policy ids are in the message and details */
+    'policy_denied',
+    /** the active policy cannot be evaluated (it no longer validates, or the engine failed to load): calls are refused, not let through */
+    'policy_unavailable',
+    /** a confirm of a staged write whose arguments, preview or (upstream) tool definition changed since the person saw it */
+    'stale_approval',
+    /** the token that staged a write was revoked: the write is discarded and cannot be approved */
+    'token_revoked',
+    /** the token that staged a write was narrowed (profile, scope, its user's role) and may not make it now: it cannot be approved */
+    'token_narrowed',
+    /** the upstream a pending write was staged for was removed: the write is discarded (one re-added under the id is another program) */
+    'upstream_removed',
+  ]),
+);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
 /**
@@ -177,9 +180,11 @@ export const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
 export type Result<T> =
   { ok: true; data: T } | { ok: false; code: ErrorCode; message: string; details?: Record<string, unknown> };
 
-export const ErrorBody = z.object({
-  ok: z.literal(false),
-  code: ErrorCode,
-  message: z.string(),
-  details: z.record(z.string(), z.unknown()).optional(),
-});
+export const ErrorBody = lazySchema(() =>
+  z.object({
+    ok: z.literal(false),
+    code: ErrorCode,
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()).optional(),
+  }),
+);

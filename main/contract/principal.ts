@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from './lazy-schema.ts';
 
 /**
  * Who acted, and through which surface. Recorded on every staged decision
@@ -13,58 +14,60 @@ import { z } from 'zod';
  *   local REST (read-only `GET pro/*` only).
  * - service: a background job of the service itself (expiry sweep, recovery).
  */
-export const PersonSurface = z.enum(['console', 'tray', 'cli']);
+export const PersonSurface = lazySchema(() => z.enum(['console', 'tray', 'cli']));
 export type PersonSurface = z.infer<typeof PersonSurface>;
 
 /** The credential a person used: the console's session cookie, the desktop app itself, the admin key, or the data dir's files. */
-export const PersonVia = z.enum(['session', 'app', 'admin_key', 'data_dir']);
+export const PersonVia = lazySchema(() => z.enum(['session', 'app', 'admin_key', 'data_dir']));
 export type PersonVia = z.infer<typeof PersonVia>;
 
-export const TokenSurface = z.enum(['mcp', 'rest']);
+export const TokenSurface = lazySchema(() => z.enum(['mcp', 'rest']));
 export type TokenSurface = z.infer<typeof TokenSurface>;
 
-export const PersonPrincipal = z.object({
-  kind: z.literal('person'),
-  surface: PersonSurface,
-  via: PersonVia,
-  /** a console session's public id (`ses_` + 12 hex of the session id's sha256), never the session id itself */
-  session: z.string().max(40).nullable().default(null),
-});
+export const PersonPrincipal = lazySchema(() =>
+  z.object({
+    kind: z.literal('person'),
+    surface: PersonSurface,
+    via: PersonVia,
+    /** a console session's public id (`ses_` + 12 hex of the session id's sha256), never the session id itself */
+    session: z.string().max(40).nullable().default(null),
+  }),
+);
 export type PersonPrincipal = z.infer<typeof PersonPrincipal>;
 
-export const TokenPrincipal = z.object({
-  kind: z.literal('token'),
-  surface: TokenSurface,
-  token_id: z.string().max(64),
-  token_preview: z.string().max(64).nullable().default(null),
-  user_id: z.string().max(64),
-  login: z.string().max(60).nullable().default(null),
-});
+export const TokenPrincipal = lazySchema(() =>
+  z.object({
+    kind: z.literal('token'),
+    surface: TokenSurface,
+    token_id: z.string().max(64),
+    token_preview: z.string().max(64).nullable().default(null),
+    user_id: z.string().max(64),
+    login: z.string().max(60).nullable().default(null),
+  }),
+);
 export type TokenPrincipal = z.infer<typeof TokenPrincipal>;
 
-export const ServicePrincipal = z.object({
-  kind: z.literal('service'),
-  /** e.g. `staged_expiry`, `recovery` */
-  job: z.string().max(60),
-});
+export const ServicePrincipal = lazySchema(() =>
+  z.object({
+    kind: z.literal('service'),
+    /** e.g. `staged_expiry`, `recovery` */
+    job: z.string().max(60),
+  }),
+);
 export type ServicePrincipal = z.infer<typeof ServicePrincipal>;
 
 /** A decision recorded before principals existed: its old free-text label ("admin", "console", "agent:bob"). */
-export const LegacyPrincipal = z.object({ kind: z.literal('legacy'), label: z.string().max(200) });
+export const LegacyPrincipal = lazySchema(() => z.object({ kind: z.literal('legacy'), label: z.string().max(200) }));
 export type LegacyPrincipal = z.infer<typeof LegacyPrincipal>;
 
-export const Principal = z.discriminatedUnion('kind', [
-  PersonPrincipal,
-  TokenPrincipal,
-  ServicePrincipal,
-  LegacyPrincipal,
-]);
+export const Principal = lazySchema(() =>
+  z.discriminatedUnion('kind', [PersonPrincipal, TokenPrincipal, ServicePrincipal, LegacyPrincipal]),
+);
 export type Principal = z.infer<typeof Principal>;
 
 /** `decided_by` as stored: a Principal; a string from an older record reads as a legacy principal. */
-export const DecidedBy = z.preprocess(
-  (v) => (typeof v === 'string' ? { kind: 'legacy', label: v.slice(0, 200) } : v),
-  Principal.nullable(),
+export const DecidedBy = lazySchema(() =>
+  z.preprocess((v) => (typeof v === 'string' ? { kind: 'legacy', label: v.slice(0, 200) } : v), Principal.nullable()),
 );
 
 /** The principals of the surfaces that have no per-call detail. */

@@ -1,20 +1,23 @@
 import { z } from 'zod';
 import { ROLE_NAMES } from './role-names.ts';
+import { lazySchema } from './lazy-schema.ts';
 
-export const Role = z.enum(ROLE_NAMES);
+export const Role = lazySchema(() => z.enum(ROLE_NAMES));
 export type Role = z.infer<typeof Role>;
 
-export const Capability = z.enum([
-  'read',
-  'edit_pages',
-  'edit_others_pages',
-  'publish_pages',
-  'delete_pages',
-  'manage_options',
-  'use_ai',
-  'view_audit',
-  'use_upstreams',
-]);
+export const Capability = lazySchema(() =>
+  z.enum([
+    'read',
+    'edit_pages',
+    'edit_others_pages',
+    'publish_pages',
+    'delete_pages',
+    'manage_options',
+    'use_ai',
+    'view_audit',
+    'use_upstreams',
+  ]),
+);
 export type Capability = z.infer<typeof Capability>;
 
 /** Role -> capabilities, modelled on the host platform's roles. */
@@ -35,20 +38,24 @@ export const ROLE_CAPABILITIES: Record<Role, readonly Capability[]> = {
   subscriber: ['read'],
 };
 
-export const Login = z
-  .string()
-  .regex(
-    /^[a-z0-9][a-z0-9._-]{0,59}$/,
-    'a login is 1-60 characters: lower-case letters, digits, . _ -, starting with a letter or digit',
-  );
+export const Login = lazySchema(() =>
+  z
+    .string()
+    .regex(
+      /^[a-z0-9][a-z0-9._-]{0,59}$/,
+      'a login is 1-60 characters: lower-case letters, digits, . _ -, starting with a letter or digit',
+    ),
+);
 
-export const User = z.object({
-  id: z.string(),
-  login: Login,
-  display_name: z.string(),
-  role: Role,
-  created: z.string(),
-});
+export const User = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    login: Login,
+    display_name: z.string(),
+    role: Role,
+    created: z.string(),
+  }),
+);
 export type User = z.infer<typeof User>;
 
 /**

@@ -7,12 +7,13 @@ import { GatehouseError, toErrorShape } from '../core/errors.ts';
 import { missingCapabilityError } from './missing-capability.ts';
 import { TASKS_EXTENSION, findTask, taskOf, type DeclaredCapabilities, type TaskDeps } from './staged-tasks.ts';
 import { sdkAs, sdkInternals } from './sdk-shapes.ts';
+import { lazySchema } from '../contract/lazy-schema.ts';
 
 const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
-const ByTask = z.object({ taskId: z.string() }).passthrough();
-const TaskUpdate = z
-  .object({ taskId: z.string(), inputResponses: z.record(z.string(), z.unknown()).optional() })
-  .passthrough();
+const ByTask = lazySchema(() => z.object({ taskId: z.string() }).passthrough());
+const TaskUpdate = lazySchema(() =>
+  z.object({ taskId: z.string(), inputResponses: z.record(z.string(), z.unknown()).optional() }).passthrough(),
+);
 
 /** A tools/call answer that is a task: carried past the SDK's CallToolResult check (see serveTasks). */
 class TaskAnswer {

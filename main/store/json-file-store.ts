@@ -58,12 +58,14 @@ export class JsonFileStore<T> implements DocumentStore<T> {
     salvage?: (raw: unknown) => { data: T; dropped: string[] } | null;
     /** a large document: the text we wrote is taken back without validating it again (trusted-digest.ts) */
     trustOwnWrites?: boolean;
+    /** with trustOwnWrites: the schema's name among the fingerprints the build computed (trusted-digest.ts) */
+    fingerprintName?: string;
   }): Promise<JsonFileStore<T>> {
     const log = opts.log ?? createLogger();
     await ensurePrivateDir(dirname(opts.file));
     await removeStaleTemps(opts.file);
 
-    const digest = opts.trustOwnWrites ? trustedDigest(opts.file, opts.schema) : null;
+    const digest = opts.trustOwnWrites ? trustedDigest(opts.file, opts.schema, opts.fingerprintName) : null;
     const adapter = new JsonAdapter<T>(opts.file, digest);
     const loaded = await load(opts.file, opts.schema, digest);
     let corruptBackup: string | null = null;

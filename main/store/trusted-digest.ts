@@ -3,6 +3,7 @@ import { readFile, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from './atomic-write.ts';
+import { lazySchema } from '../contract/lazy-schema.ts';
 
 /**
  * What lets a large store open without validating its whole document again (upstreams.json holds every pinned
@@ -24,7 +25,7 @@ export interface TrustedDigest {
   wrote(text: string): Promise<void>;
 }
 
-const Digest = z.object({ sha256: z.string(), schema: z.string() });
+const Digest = lazySchema(() => z.object({ sha256: z.string(), schema: z.string() }));
 
 const fingerprints = new WeakMap<z.ZodType, string | null>();
 
@@ -32,7 +33,7 @@ const fingerprints = new WeakMap<z.ZodType, string | null>();
  * The schema's shape as JSON Schema, hashed: it changes when a field, a type or a default does. Null when zod
  * cannot describe the schema: then nothing is trusted and every open validates, as without a digest.
  */
-function fingerprintOf(schema: z.ZodType): string | null {
+export function schemaFingerprint(schema: z.ZodType): string | null {
   if (!fingerprints.has(schema)) {
     let fp: string | null = null;
     try {
@@ -46,18 +47,31 @@ function fingerprintOf(schema: z.ZodType): string | null {
   return fingerprints.get(schema) ?? null;
 }
 
+declare const __GATEHOUSE_SCHEMA_FINGERPRINTS__: Readonly<Record<string, string>> | undefined;
+
+/**
+ * What the build computed with schemaFingerprint for the stores' schemas it knows by name (main/cli/build.ts
+ * `BUILT_FINGERPRINTS`): the same hash, without building the schema and converting it at every open (~15 ms of a
+ * CLI command without a service; a trusted open needs nothing else of the schema). Empty when running from source.
+ */
+const built: Readonly<Record<string, string>> =
+  typeof __GATEHOUSE_SCHEMA_FINGERPRINTS__ === 'undefined' ? {} : __GATEHOUSE_SCHEMA_FINGERPRINTS__;
+
 /** `.upstreams.json.digest` for `upstreams.json` */
 export const digestFileOf = (file: string) => join(dirname(file), `.${basename(file)}.digest`);
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-export function trustedDigest(file: string, schema: z.ZodType): TrustedDigest {
+/** `name`: the schema's name in the build's fingerprints, when it has one there. */
+export function trustedDigest(file: string, schema: z.ZodType, name?: string): TrustedDigest {
   const digestFile = digestFileOf(file);
+  const fingerprint = () =>
+    name !== undefined && Object.hasOwn(built, name) ? built[name]! : schemaFingerprint(schema);
   const write = async (text: string) => {
-    const fingerprint = fingerprintOf(schema);
+    const current = fingerprint();
     try {
-      if (fingerprint === null) throw new Error('a schema zod cannot describe: nothing is trusted');
-      await writeFileAtomic(digestFile, `${JSON.stringify({ sha256: sha256(text), schema: fingerprint })}\n`, {
+      if (current === null) throw new Error('a schema zod cannot describe: nothing is trusted');
+      await writeFileAtomic(digestFile, `${JSON.stringify({ sha256: sha256(text), schema: current })}\n`, {
         mode: 0o600,
       });
     } catch {
@@ -79,8 +93,8 @@ export function trustedDigest(file: string, schema: z.ZodType): TrustedDigest {
       } catch {
         return false;
       }
-      const fingerprint = fingerprintOf(schema);
-      return fingerprint !== null && parsed.schema === fingerprint && parsed.sha256 === sha256(raw);
+      const current = fingerprint();
+      return current !== null && parsed.schema === current && parsed.sha256 === sha256(raw);
     },
     wrote: write,
   };

@@ -1,9 +1,13 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CLI_BUNDLE, REMOTE_BUNDLE } from '../../main/cli/build.ts';
 import { ensureCliBundle } from '../bridge/helpers/bundle.ts';
+import { silentLogger } from '../../main/lib/logger.ts';
+import { emptyUpstreams, UpstreamsData } from '../../main/plugins/upstream/upstream-data.ts';
+import { JsonFileStore } from '../../main/store/json-file-store.ts';
+import { digestFileOf, schemaFingerprint } from '../../main/store/trusted-digest.ts';
 import { filesWith, staticImports } from '../helpers/bundle-graph.ts';
 import { describe, expect, it, vi } from 'vitest';
 import { connectClient } from '../helpers/service.ts';
@@ -246,6 +250,33 @@ require(${JSON.stringify(REMOTE_BUNDLE)})
     const listed = await runCli(['tokens', 'list', '--json', '--data-dir', dir, '--vault', 'file']);
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout)).toEqual([]);
+  });
+
+  it("trusts the upstreams file the service wrote without converting its schema: the build's fingerprint is the source's", async () => {
+    await ensureCliBundle();
+    const fingerprint = schemaFingerprint(UpstreamsData);
+    expect(fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    // The bundle carries the hash (main/cli/build.ts builtFingerprints), so a trusted open builds none of the schema.
+    const chunks = join(dirname(CLI_BUNDLE), 'chunks');
+    const holding = readdirSync(chunks).filter((f) => readFileSync(join(chunks, f), 'utf8').includes(fingerprint!));
+    expect(holding).toHaveLength(1);
+    // What the source writes (as the service does), the bundle takes as its own: it validates nothing and rewrites
+    // no digest, which it would do with any other fingerprint.
+    const dir = await scope.dir();
+    await JsonFileStore.open({
+      file: join(dir, 'upstreams.json'),
+      schema: UpstreamsData,
+      defaults: emptyUpstreams,
+      log: silentLogger,
+      trustOwnWrites: true,
+      fingerprintName: 'upstreams',
+    });
+    const digest = digestFileOf(join(dir, 'upstreams.json'));
+    const before = { ino: statSync(digest).ino, text: readFileSync(digest, 'utf8') };
+    expect(JSON.parse(before.text)).toMatchObject({ schema: fingerprint });
+    const r = await runCli(['tokens', 'list', '--json', '--data-dir', dir, '--vault', 'file']);
+    expect(r.code, r.stderr).toBe(0);
+    expect({ ino: statSync(digest).ino, text: readFileSync(digest, 'utf8') }).toEqual(before);
   });
 
   it('runs policy check and set, which read their input before connecting, in the full build', async () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ReleaseChannel, ReleaseFileName, ReleaseVersion, Sha512Base64, SignedManifest } from './updates.ts';
+import { lazySchema } from '../lazy-schema.ts';
 
 /**
  * The AI and update endpoints (`ai/*`, `updates/*`) as the app's
@@ -27,56 +28,66 @@ export const CLOUD_AI_UPDATES_ENDPOINTS = {
 export type CloudAiUpdatesEndpoint = keyof typeof CLOUD_AI_UPDATES_ENDPOINTS;
 
 /** GET ai/providers: what the site's policy allows (never a URL or a key variable). */
-export const AiProvidersAnswer = z.object({
-  success: z.literal(true),
-  providers: z.array(
-    z.looseObject({ id: z.string(), models: z.array(z.string()).default([]), tags: z.array(z.string()).default([]) }),
-  ),
-});
+export const AiProvidersAnswer = lazySchema(() =>
+  z.object({
+    success: z.literal(true),
+    providers: z.array(
+      z.looseObject({ id: z.string(), models: z.array(z.string()).default([]), tags: z.array(z.string()).default([]) }),
+    ),
+  }),
+);
 export type AiProvidersAnswer = z.infer<typeof AiProvidersAnswer>;
 
 /** GET ai/models */
-export const AiModelsAnswer = z.object({
-  success: z.literal(true),
-  models: z.array(z.looseObject({ id: z.string(), provider: z.string().optional() })),
-});
+export const AiModelsAnswer = lazySchema(() =>
+  z.object({
+    success: z.literal(true),
+    models: z.array(z.looseObject({ id: z.string(), provider: z.string().optional() })),
+  }),
+);
 export type AiModelsAnswer = z.infer<typeof AiModelsAnswer>;
 
 /** Query of updates/check and updates/package. */
-export const UpdatesQuery = z.strictObject({
-  product: z
-    .string()
-    .regex(/^[a-z][a-z0-9_-]{0,31}$/)
-    .default('mcp'),
-  version: ReleaseVersion,
-  channel: ReleaseChannel.optional(),
-  platform: z.enum(['win', 'mac', 'linux']).optional(),
-  arch: z.enum(['x64', 'arm64', 'ia32', 'armv7l', 'universal']).optional(),
-});
+export const UpdatesQuery = lazySchema(() =>
+  z.strictObject({
+    product: z
+      .string()
+      .regex(/^[a-z][a-z0-9_-]{0,31}$/)
+      .default('mcp'),
+    version: ReleaseVersion,
+    channel: ReleaseChannel.optional(),
+    platform: z.enum(['win', 'mac', 'linux']).optional(),
+    arch: z.enum(['x64', 'arm64', 'ia32', 'armv7l', 'universal']).optional(),
+  }),
+);
 export type UpdatesQuery = z.input<typeof UpdatesQuery>;
 
 /** GET updates/check: eligibility, and the signed manifest of the newest release when there is one. */
-export const UpdatesCheckAnswer = z.looseObject({
-  success: z.literal(true),
-  channel: z.string(),
-  eligible: z.boolean(),
-  update_available: z.boolean(),
-  manifest: SignedManifest.nullable().default(null),
-});
+export const UpdatesCheckAnswer = lazySchema(() =>
+  z.looseObject({
+    success: z.literal(true),
+    channel: z.string(),
+    eligible: z.boolean(),
+    update_available: z.boolean(),
+    manifest: SignedManifest.nullable().default(null),
+  }),
+);
 export type UpdatesCheckAnswer = z.infer<typeof UpdatesCheckAnswer>;
 
 /** GET updates/package: the manifest again, with download URLs that carry the site's signature and expire. */
-export const UpdatesPackageAnswer = z.looseObject({
-  success: z.literal(true),
-  manifest: SignedManifest,
-  files: z.array(
-    z.looseObject({
-      name: ReleaseFileName,
-      url: z.string().max(4096),
-      expires_at: z.string().nullable().default(null),
-    }),
-  ),
-});
+export const UpdatesPackageAnswer = lazySchema(() =>
+  z.looseObject({
+    success: z.literal(true),
+    manifest: SignedManifest,
+    files: z.array(
+      z.looseObject({
+        name: ReleaseFileName,
+        url: z.string().max(4096),
+        expires_at: z.string().nullable().default(null),
+      }),
+    ),
+  }),
+);
 export type UpdatesPackageAnswer = z.infer<typeof UpdatesPackageAnswer>;
 
 /**
@@ -85,25 +96,29 @@ export type UpdatesPackageAnswer = z.infer<typeof UpdatesPackageAnswer>;
  * published gateway key, then the file); without it, the release the
  * gateway published as product + version.
  */
-export const UpdatesVerifyBody = z.strictObject({
-  product: z
-    .string()
-    .regex(/^[a-z][a-z0-9_-]{0,31}$/)
-    .default('mcp'),
-  version: ReleaseVersion,
-  name: ReleaseFileName,
-  sha512: Sha512Base64,
-  size: z
-    .number()
-    .int()
-    .nonnegative()
-    .max(2 ** 40),
-  manifest: SignedManifest.optional(),
-});
+export const UpdatesVerifyBody = lazySchema(() =>
+  z.strictObject({
+    product: z
+      .string()
+      .regex(/^[a-z][a-z0-9_-]{0,31}$/)
+      .default('mcp'),
+    version: ReleaseVersion,
+    name: ReleaseFileName,
+    sha512: Sha512Base64,
+    size: z
+      .number()
+      .int()
+      .nonnegative()
+      .max(2 ** 40),
+    manifest: SignedManifest.optional(),
+  }),
+);
 export type UpdatesVerifyBody = z.input<typeof UpdatesVerifyBody>;
-export const UpdatesVerifyAnswer = z.looseObject({
-  success: z.literal(true),
-  valid: z.boolean(),
-  reason: z.string().nullable().default(null),
-});
+export const UpdatesVerifyAnswer = lazySchema(() =>
+  z.looseObject({
+    success: z.literal(true),
+    valid: z.boolean(),
+    reason: z.string().nullable().default(null),
+  }),
+);
 export type UpdatesVerifyAnswer = z.infer<typeof UpdatesVerifyAnswer>;

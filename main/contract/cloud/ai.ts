@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.ts';
 
 /**
  * The AI request shape of docs/cloud-gateway.md "AI" (`ai/generate`, `ai/route`),
@@ -32,63 +33,76 @@ const text = (max: number) =>
     .refine((s) => !CONTROL.test(s), 'contains a control character');
 
 /** A model id or a model class name, as providers spell them (`gpt-4o-mini`, `claude-3-5-haiku-latest`, `fast`). */
-export const AiModelName = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/, 'a model id or class: letters, digits and . _ : / @ -, at most 128');
+export const AiModelName = lazySchema(() =>
+  z
+    .string()
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/,
+      'a model id or class: letters, digits and . _ : / @ -, at most 128',
+    ),
+);
 /** An infrastructure or approval tag (`eu`, `approved`). */
-export const AiTag = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'a tag: lower-case letters, digits, _ and -, at most 32');
+export const AiTag = lazySchema(() =>
+  z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'a tag: lower-case letters, digits, _ and -, at most 32'),
+);
 
-export const AiRole = z.enum(['system', 'user', 'assistant']);
+export const AiRole = lazySchema(() => z.enum(['system', 'user', 'assistant']));
 export type AiRole = z.infer<typeof AiRole>;
 
-export const AiMessage = z.object({ role: AiRole, content: text(AI_LIMITS.content) }).strict();
+export const AiMessage = lazySchema(() => z.object({ role: AiRole, content: text(AI_LIMITS.content) }).strict());
 export type AiMessage = z.infer<typeof AiMessage>;
 
-export const AiGenerateRequest = z
-  .object({
-    product: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'a product id'),
-    feature: z
-      .string()
-      .regex(/^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/, 'a dotted feature key')
-      .max(64),
-    messages: z
-      .array(AiMessage)
-      .min(1)
-      .max(AI_LIMITS.messages)
-      .refine((ms) => ms.some((m) => m.role !== 'system'), 'needs at least one user or assistant message')
-      .refine(
-        (ms) => ms.reduce((n, m) => n + m.content.length, 0) <= AI_LIMITS.totalContent,
-        `all contents together exceed ${AI_LIMITS.totalContent} characters`,
-      ),
-    model: AiModelName.optional(),
-    max_tokens: z.number().int().positive().max(AI_LIMITS.maxTokens).optional(),
-    tags: z.array(AiTag).max(AI_LIMITS.tags).optional(),
-  })
-  .strict();
+export const AiGenerateRequest = lazySchema(() =>
+  z
+    .object({
+      product: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'a product id'),
+      feature: z
+        .string()
+        .regex(/^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/, 'a dotted feature key')
+        .max(64),
+      messages: z
+        .array(AiMessage)
+        .min(1)
+        .max(AI_LIMITS.messages)
+        .refine((ms) => ms.some((m) => m.role !== 'system'), 'needs at least one user or assistant message')
+        .refine(
+          (ms) => ms.reduce((n, m) => n + m.content.length, 0) <= AI_LIMITS.totalContent,
+          `all contents together exceed ${AI_LIMITS.totalContent} characters`,
+        ),
+      model: AiModelName.optional(),
+      max_tokens: z.number().int().positive().max(AI_LIMITS.maxTokens).optional(),
+      tags: z.array(AiTag).max(AI_LIMITS.tags).optional(),
+    })
+    .strict(),
+);
 export type AiGenerateRequest = z.infer<typeof AiGenerateRequest>;
 
-export const AiUsage = z.object({
-  tokens_input: z.number().int().nonnegative(),
-  tokens_output: z.number().int().nonnegative(),
-});
+export const AiUsage = lazySchema(() =>
+  z.object({
+    tokens_input: z.number().int().nonnegative(),
+    tokens_output: z.number().int().nonnegative(),
+  }),
+);
 export type AiUsage = z.infer<typeof AiUsage>;
 
-export const AiGenerateAnswer = z.object({
-  success: z.literal(true),
-  text: z.string(),
-  provider: z.string(),
-  model: z.string(),
-  usage: AiUsage,
-  request_id: z.string(),
-});
+export const AiGenerateAnswer = lazySchema(() =>
+  z.object({
+    success: z.literal(true),
+    text: z.string(),
+    provider: z.string(),
+    model: z.string(),
+    usage: AiUsage,
+    request_id: z.string(),
+  }),
+);
 export type AiGenerateAnswer = z.infer<typeof AiGenerateAnswer>;
 
-export const AiRouteAnswer = z.object({
-  success: z.literal(true),
-  provider: z.string(),
-  model: z.string(),
-  reasons: z.array(z.string()),
-});
+export const AiRouteAnswer = lazySchema(() =>
+  z.object({
+    success: z.literal(true),
+    provider: z.string(),
+    model: z.string(),
+    reasons: z.array(z.string()),
+  }),
+);
 export type AiRouteAnswer = z.infer<typeof AiRouteAnswer>;

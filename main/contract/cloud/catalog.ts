@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.ts';
 
 /**
  * What the gateway sells: products, plans and the dotted feature keys each
@@ -6,17 +7,21 @@ import { z } from 'zod';
  * these are the defaults a fresh gateway starts with, in line with the app's
  * local free policy (main/contract/entitlements.ts FEATURE_PLANS).
  */
-export const CloudProduct = z.enum(['aeo', 'code', 'verto', 'mcp', 'pro']);
+export const CloudProduct = lazySchema(() => z.enum(['aeo', 'code', 'verto', 'mcp', 'pro']));
 export type CloudProduct = z.infer<typeof CloudProduct>;
 export const CLOUD_PRODUCTS: readonly CloudProduct[] = CloudProduct.options;
 
 /** A plan id: lower-case, like `free`, `pro`, `agency`, `enterprise` or one the operator adds. */
-export const PlanId = z.string().regex(/^[a-z][a-z0-9_-]{0,39}$/, 'a plan id: a-z, 0-9, _ or -, up to 40 characters');
+export const PlanId = lazySchema(() =>
+  z.string().regex(/^[a-z][a-z0-9_-]{0,39}$/, 'a plan id: a-z, 0-9, _ or -, up to 40 characters'),
+);
 /** A dotted feature key like `verto.translate`. */
-export const FeatureKey = z
-  .string()
-  .max(100)
-  .regex(/^[a-z0-9_]+(\.[a-z0-9_]+)+$/, 'a dotted feature key like verto.translate');
+export const FeatureKey = lazySchema(() =>
+  z
+    .string()
+    .max(100)
+    .regex(/^[a-z0-9_]+(\.[a-z0-9_]+)+$/, 'a dotted feature key like verto.translate'),
+);
 
 export interface FeatureDef {
   key: string;
@@ -61,22 +66,26 @@ export const DEFAULT_PLAN_FEATURES: Record<(typeof DEFAULT_PLAN_ORDER)[number], 
 };
 
 /** A feature, as `GET features` lists it. */
-export const FeatureInfo = z.object({
-  key: z.string(),
-  product: CloudProduct,
-  title: z.string(),
-  /** the lowest-ranked plan that includes it, or null when none does */
-  required_plan: z.string().nullable(),
-});
+export const FeatureInfo = lazySchema(() =>
+  z.object({
+    key: z.string(),
+    product: CloudProduct,
+    title: z.string(),
+    /** the lowest-ranked plan that includes it, or null when none does */
+    required_plan: z.string().nullable(),
+  }),
+);
 export type FeatureInfo = z.infer<typeof FeatureInfo>;
 
-export const ProductState = z.enum(['active', 'inactive']);
+export const ProductState = lazySchema(() => z.enum(['active', 'inactive']));
 export type ProductState = z.infer<typeof ProductState>;
-export const ProductStates = z.object({
-  aeo: ProductState,
-  code: ProductState,
-  verto: ProductState,
-  mcp: ProductState,
-  pro: ProductState,
-});
+export const ProductStates = lazySchema(() =>
+  z.object({
+    aeo: ProductState,
+    code: ProductState,
+    verto: ProductState,
+    mcp: ProductState,
+    pro: ProductState,
+  }),
+);
 export type ProductStates = z.infer<typeof ProductStates>;

@@ -1,37 +1,40 @@
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.ts';
 
 /**
  * The cloud gateway's error codes (docs/cloud-gateway.md "Conventions"):
  * the gateway's twelve (docs/cloud-gateway.md, "Conventions") plus the generic request errors every HTTP service has.
  * The client maps each to a typed error; nothing matches on message text.
  */
-export const CloudErrorCode = z.enum([
-  'gateway_unavailable',
-  'invalid_site',
-  'license_invalid',
-  'license_expired',
-  'entitlement_required',
-  'quota_exceeded',
-  'signature_invalid',
-  'token_expired',
-  'product_inactive',
-  'provider_unavailable',
-  'update_not_allowed',
-  'rate_limited',
-  // license/activate on a license whose production sites are all taken
-  'site_limit_reached',
-  // account endpoints (agency/*, enterprise/*): no valid account API key
-  'unauthorized',
-  // the credential is valid but may not do this (a site signature on an account view, a route the account's policy excludes)
-  'forbidden',
-  // request errors
-  'invalid_request',
-  'parse_error',
-  'payload_too_large',
-  'not_found',
-  'conflict',
-  'internal_error',
-]);
+export const CloudErrorCode = lazySchema(() =>
+  z.enum([
+    'gateway_unavailable',
+    'invalid_site',
+    'license_invalid',
+    'license_expired',
+    'entitlement_required',
+    'quota_exceeded',
+    'signature_invalid',
+    'token_expired',
+    'product_inactive',
+    'provider_unavailable',
+    'update_not_allowed',
+    'rate_limited',
+    // license/activate on a license whose production sites are all taken
+    'site_limit_reached',
+    // account endpoints (agency/*, enterprise/*): no valid account API key
+    'unauthorized',
+    // the credential is valid but may not do this (a site signature on an account view, a route the account's policy excludes)
+    'forbidden',
+    // request errors
+    'invalid_request',
+    'parse_error',
+    'payload_too_large',
+    'not_found',
+    'conflict',
+    'internal_error',
+  ]),
+);
 export type CloudErrorCode = z.infer<typeof CloudErrorCode>;
 
 export interface CloudErrorRule {
@@ -75,26 +78,30 @@ export const CLOUD_ERRORS: Record<CloudErrorCode, CloudErrorRule> = {
 export const INVALID_SITE_DISCONNECTED_STATUS = 403;
 
 /** `{success: false, error: {code, message, request_id, retryable, required_plan?, ...details}}` */
-export const CloudErrorBody = z.looseObject({
-  code: CloudErrorCode,
-  message: z.string(),
-  request_id: z.string(),
-  retryable: z.boolean(),
-  required_plan: z.string().nullable().optional(),
-});
+export const CloudErrorBody = lazySchema(() =>
+  z.looseObject({
+    code: CloudErrorCode,
+    message: z.string(),
+    request_id: z.string(),
+    retryable: z.boolean(),
+    required_plan: z.string().nullable().optional(),
+  }),
+);
 export type CloudErrorBody = z.infer<typeof CloudErrorBody>;
 
-export const CloudErrorEnvelope = z.object({ success: z.literal(false), error: CloudErrorBody });
+export const CloudErrorEnvelope = lazySchema(() => z.object({ success: z.literal(false), error: CloudErrorBody }));
 export type CloudErrorEnvelope = z.infer<typeof CloudErrorEnvelope>;
 
 /** Details of a `quota_exceeded` error (and of a usage event rejected for quota). */
-export const QuotaDetails = z.object({
-  scope: z.enum(['account', 'department', 'site', 'project']),
-  subject: z.string(),
-  metric: z.string(),
-  period: z.enum(['day', 'month']),
-  limit: z.number().int(),
-  used: z.number().int(),
-  reset_at: z.string(),
-});
+export const QuotaDetails = lazySchema(() =>
+  z.object({
+    scope: z.enum(['account', 'department', 'site', 'project']),
+    subject: z.string(),
+    metric: z.string(),
+    period: z.enum(['day', 'month']),
+    limit: z.number().int(),
+    used: z.number().int(),
+    reset_at: z.string(),
+  }),
+);
 export type QuotaDetails = z.infer<typeof QuotaDetails>;

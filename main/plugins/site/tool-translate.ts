@@ -22,6 +22,7 @@ import { applyOnce, appliedFrom } from './applied-log.ts';
 import { insertPage, parsePayload, previewFields, versionOf, WRITE_ANNOTATIONS } from './tools-pages-write.ts';
 import { translateFields } from './translate-fields.ts';
 import { USAGE_EVENTS } from '../../core/calls/usage.ts';
+import { lazySchema } from '../../contract/lazy-schema.ts';
 
 /**
  * translate_page: the AI provider writes the translation at preview time, so
@@ -29,36 +30,40 @@ import { USAGE_EVENTS } from '../../core/calls/usage.ts';
  * the pages both ways. Without a provider nothing is staged at all.
  */
 
-const Input = z.object({
-  id: f.id.describe('Id of the page to translate.'),
-  target_language: f.language.describe('Language to translate into, e.g. "de".'),
-  overwrite: z
-    .boolean()
-    .default(false)
-    .describe(
-      'Replace the existing translation in that language (otherwise an existing one is refused with conflict).',
-    ),
-});
-
-const Payload = z.object({
-  source_id: PageId,
-  source_version: z.number().int().positive(),
-  target_language: z.string(),
-  translation_id: PageId.nullable(),
-  translation_version: z.number().int().positive().nullable(),
-  fields: Page.pick({
-    title: true,
-    slug: true,
-    excerpt: true,
-    content: true,
-    seo_title: true,
-    seo_description: true,
-    focus_keyword: true,
+const Input = lazySchema(() =>
+  z.object({
+    id: f.id.describe('Id of the page to translate.'),
+    target_language: f.language.describe('Language to translate into, e.g. "de".'),
+    overwrite: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Replace the existing translation in that language (otherwise an existing one is refused with conflict).',
+      ),
   }),
-  author_id: z.string().min(1),
-  provider: z.string(),
-  model: z.string(),
-});
+);
+
+const Payload = lazySchema(() =>
+  z.object({
+    source_id: PageId,
+    source_version: z.number().int().positive(),
+    target_language: z.string(),
+    translation_id: PageId.nullable(),
+    translation_version: z.number().int().positive().nullable(),
+    fields: Page.pick({
+      title: true,
+      slug: true,
+      excerpt: true,
+      content: true,
+      seo_title: true,
+      seo_description: true,
+      focus_keyword: true,
+    }),
+    author_id: z.string().min(1),
+    provider: z.string(),
+    model: z.string(),
+  }),
+);
 
 /** Links every page of a translation group to every other one, by language. Returns the ids it changed. */
 function linkGroup(draft: SiteData, memberIds: number[], now: string, skipBump: number): number[] {

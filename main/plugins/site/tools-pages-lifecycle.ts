@@ -10,22 +10,27 @@ import { f } from './tool-schemas.ts';
 import { toOut } from './tools-pages-read.ts';
 import { applyOnce, appliedFrom } from './applied-log.ts';
 import { parsePayload, previewFields, requireFreshVersion, versionOf, WRITE_ANNOTATIONS } from './tools-pages-write.ts';
+import { lazySchema } from '../../contract/lazy-schema.ts';
 
-const DeleteInput = z.object({ id: f.id, if_version: f.if_version.optional() });
-const PublishInput = z.object({
-  id: f.id,
-  action: z
-    .enum(['publish', 'unpublish'])
-    .default('publish')
-    .describe('"publish" makes the page live; "unpublish" turns it back into a draft.'),
-  if_version: f.if_version.optional(),
-});
-const DeletePayload = z.object({ id: PageId, base_version: z.number().int().positive() });
-const PublishPayload = z.object({
-  id: PageId,
-  base_version: z.number().int().positive(),
-  status: z.enum(['draft', 'publish']),
-});
+const DeleteInput = lazySchema(() => z.object({ id: f.id, if_version: f.if_version.optional() }));
+const PublishInput = lazySchema(() =>
+  z.object({
+    id: f.id,
+    action: z
+      .enum(['publish', 'unpublish'])
+      .default('publish')
+      .describe('"publish" makes the page live; "unpublish" turns it back into a draft.'),
+    if_version: f.if_version.optional(),
+  }),
+);
+const DeletePayload = lazySchema(() => z.object({ id: PageId, base_version: z.number().int().positive() }));
+const PublishPayload = lazySchema(() =>
+  z.object({
+    id: PageId,
+    base_version: z.number().int().positive(),
+    status: z.enum(['draft', 'publish']),
+  }),
+);
 
 export function pageLifecycleTools(deps: SiteDeps): Tool[] {
   const del = defineTool({

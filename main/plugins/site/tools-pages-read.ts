@@ -5,6 +5,7 @@ import { searchPages } from './page-search.ts';
 import type { Page, SiteSettings } from './site-data.ts';
 import { PLUGIN_ID, type SiteDeps } from './site-deps.ts';
 import { f, hasOneRef, ONE_REF, PageOut, PageRef, PageSummary } from './tool-schemas.ts';
+import { lazySchema } from '../../contract/lazy-schema.ts';
 
 export const READ_ANNOTATIONS = {
   readOnlyHint: true,
@@ -29,67 +30,78 @@ export const toSummary = (site: SiteSettings, p: Page): PageSummary => ({
   url: pageUrl(site, p),
 });
 
-const ListInput = z.object({
-  status: z
-    .enum(['any', 'draft', 'publish'])
-    .default('any')
-    .describe(
-      'Only pages with this status; "any" for all. Drafts are listed only to their authors and to users who may edit others\' pages.',
+const ListInput = lazySchema(() =>
+  z.object({
+    status: z
+      .enum(['any', 'draft', 'publish'])
+      .default('any')
+      .describe(
+        'Only pages with this status; "any" for all. Drafts are listed only to their authors and to users who may edit others\' pages.',
+      ),
+    language: f.language.optional().describe('Only pages in this language, e.g. "de".'),
+    author_id: z.string().min(1).max(100).optional().describe('Only pages by this user id.'),
+    modified_after: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe('Only pages modified after this ISO 8601 time.'),
+    order_by: z.enum(['modified', 'title', 'id']).default('modified').describe('Sort key.'),
+    order: z
+      .enum(['asc', 'desc'])
+      .optional()
+      .describe('Sort direction; defaults to newest first for "modified", ascending otherwise.'),
+    page: z.number().int().min(1).max(100_000).default(1).describe('1-based page of results.'),
+    per_page: z.number().int().min(1).max(100).default(20).describe('Results per page, 1-100.'),
+  }),
+);
+
+const ListOutput = lazySchema(() =>
+  z.object({
+    pages: z.array(PageSummary),
+    total: z.number().int().describe('Pages matching the filters, across all result pages.'),
+    page: z.number().int(),
+    per_page: z.number().int(),
+    total_pages: z.number().int(),
+  }),
+);
+
+const GetInput = lazySchema(() => z.object(PageRef).refine(hasOneRef, ONE_REF));
+
+const SearchInput = lazySchema(() =>
+  z.object({
+    query: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .describe(
+        'Words to look for in titles, slugs, SEO fields, excerpts and content; longer words also match as prefixes ("roast" finds "roasting").',
+      ),
+    status: z.enum(['any', 'draft', 'publish']).default('any').describe('Only pages with this status.'),
+    language: f.language.optional().describe('Only pages in this language.'),
+    limit: z.number().int().min(1).max(50).default(10).describe('At most this many results, best first.'),
+  }),
+);
+
+const SearchOutput = lazySchema(() =>
+  z.object({
+    results: z.array(
+      z.object({
+        id: f.id,
+        slug: z.string(),
+        title: z.string(),
+        status: f.status,
+        language: z.string(),
+        url: z.string(),
+        score: z.number().describe('Relevance; higher is better. Only comparable within one search.'),
+        snippet: z.string().describe('The passage that matches best.'),
+        matched_fields: z
+          .array(z.string())
+          .describe('Fields that contain a query word: title, slug, seo, excerpt, content.'),
+      }),
     ),
-  language: f.language.optional().describe('Only pages in this language, e.g. "de".'),
-  author_id: z.string().min(1).max(100).optional().describe('Only pages by this user id.'),
-  modified_after: z.iso.datetime({ offset: true }).optional().describe('Only pages modified after this ISO 8601 time.'),
-  order_by: z.enum(['modified', 'title', 'id']).default('modified').describe('Sort key.'),
-  order: z
-    .enum(['asc', 'desc'])
-    .optional()
-    .describe('Sort direction; defaults to newest first for "modified", ascending otherwise.'),
-  page: z.number().int().min(1).max(100_000).default(1).describe('1-based page of results.'),
-  per_page: z.number().int().min(1).max(100).default(20).describe('Results per page, 1-100.'),
-});
-
-const ListOutput = z.object({
-  pages: z.array(PageSummary),
-  total: z.number().int().describe('Pages matching the filters, across all result pages.'),
-  page: z.number().int(),
-  per_page: z.number().int(),
-  total_pages: z.number().int(),
-});
-
-const GetInput = z.object(PageRef).refine(hasOneRef, ONE_REF);
-
-const SearchInput = z.object({
-  query: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
-    .describe(
-      'Words to look for in titles, slugs, SEO fields, excerpts and content; longer words also match as prefixes ("roast" finds "roasting").',
-    ),
-  status: z.enum(['any', 'draft', 'publish']).default('any').describe('Only pages with this status.'),
-  language: f.language.optional().describe('Only pages in this language.'),
-  limit: z.number().int().min(1).max(50).default(10).describe('At most this many results, best first.'),
-});
-
-const SearchOutput = z.object({
-  results: z.array(
-    z.object({
-      id: f.id,
-      slug: z.string(),
-      title: z.string(),
-      status: f.status,
-      language: z.string(),
-      url: z.string(),
-      score: z.number().describe('Relevance; higher is better. Only comparable within one search.'),
-      snippet: z.string().describe('The passage that matches best.'),
-      matched_fields: z
-        .array(z.string())
-        .describe('Fields that contain a query word: title, slug, seo, excerpt, content.'),
-    }),
-  ),
-  total: z.number().int().describe('All matching pages, before the limit.'),
-});
+    total: z.number().int().describe('All matching pages, before the limit.'),
+  }),
+);
 
 export function pageReadTools(deps: SiteDeps): Tool[] {
   const list = defineTool({

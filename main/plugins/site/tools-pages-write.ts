@@ -19,6 +19,7 @@ import { slugify } from './text.ts';
 import { f } from './tool-schemas.ts';
 import { toOut } from './tools-pages-read.ts';
 import { applyOnce, appliedFrom } from './applied-log.ts';
+import { lazySchema } from '../../contract/lazy-schema.ts';
 
 /** The fields pages_create and pages_update may set. */
 const EDITABLE = ['title', 'slug', 'content', 'excerpt', 'seo_title', 'seo_description', 'focus_keyword'] as const;
@@ -29,70 +30,78 @@ export const DERIVED_SLUG_NOTE = ' (or the next free slug, e.g. -2, if that one 
 
 export const WRITE_ANNOTATIONS = { readOnlyHint: false, openWorldHint: false } as const;
 
-const CreateInput = z.object({
-  title: f.title,
-  content: f.content
-    .default('')
-    .describe(
-      'Page body in Markdown: start with one "# " heading, "## "/"### " for sections, links as [text](/slug/). At most 200 KB.',
-    ),
-  slug: f.slug
-    .optional()
-    .describe(
-      'URL slug; derived from the title when left out, at the moment a person approves (with -2, -3... if taken by then). An explicit slug that is taken is refused.',
-    ),
-  excerpt: f.excerpt.default(''),
-  status: f.status
-    .default('draft')
-    .describe('"draft" (default) or "publish"; publishing needs the publish_pages capability.'),
-  language: f.language.optional().describe('Language code; defaults to the site language.'),
-  seo_title: f.seo_title.default(''),
-  seo_description: f.seo_description.default(''),
-  focus_keyword: f.focus_keyword.default(''),
-});
+const CreateInput = lazySchema(() =>
+  z.object({
+    title: f.title,
+    content: f.content
+      .default('')
+      .describe(
+        'Page body in Markdown: start with one "# " heading, "## "/"### " for sections, links as [text](/slug/). At most 200 KB.',
+      ),
+    slug: f.slug
+      .optional()
+      .describe(
+        'URL slug; derived from the title when left out, at the moment a person approves (with -2, -3... if taken by then). An explicit slug that is taken is refused.',
+      ),
+    excerpt: f.excerpt.default(''),
+    status: f.status
+      .default('draft')
+      .describe('"draft" (default) or "publish"; publishing needs the publish_pages capability.'),
+    language: f.language.optional().describe('Language code; defaults to the site language.'),
+    seo_title: f.seo_title.default(''),
+    seo_description: f.seo_description.default(''),
+    focus_keyword: f.focus_keyword.default(''),
+  }),
+);
 
-const UpdateInput = z.object({
-  id: f.id,
-  if_version: f.if_version.optional(),
-  title: f.title.optional(),
-  slug: f.slug.optional(),
-  content: f.content.optional().describe('New Markdown body, replacing the whole content (at most 200 KB).'),
-  excerpt: f.excerpt.optional(),
-  seo_title: f.seo_title.optional(),
-  seo_description: f.seo_description.optional(),
-  focus_keyword: f.focus_keyword.optional(),
-});
+const UpdateInput = lazySchema(() =>
+  z.object({
+    id: f.id,
+    if_version: f.if_version.optional(),
+    title: f.title.optional(),
+    slug: f.slug.optional(),
+    content: f.content.optional().describe('New Markdown body, replacing the whole content (at most 200 KB).'),
+    excerpt: f.excerpt.optional(),
+    seo_title: f.seo_title.optional(),
+    seo_description: f.seo_description.optional(),
+    focus_keyword: f.focus_keyword.optional(),
+  }),
+);
 
 /** What apply receives; re-validated because it comes back from the staging store. */
-const CreatePayload = z.object({
-  fields: Page.pick({
-    title: true,
-    slug: true,
-    status: true,
-    language: true,
-    excerpt: true,
-    seo_title: true,
-    seo_description: true,
-    focus_keyword: true,
-    content: true,
+const CreatePayload = lazySchema(() =>
+  z.object({
+    fields: Page.pick({
+      title: true,
+      slug: true,
+      status: true,
+      language: true,
+      excerpt: true,
+      seo_title: true,
+      seo_description: true,
+      focus_keyword: true,
+      content: true,
+    }),
+    author_id: z.string().min(1),
+    /** the agent chose no slug: derive it from the title when the write is applied, not when it was staged */
+    slug_from_title: z.boolean().default(false),
   }),
-  author_id: z.string().min(1),
-  /** the agent chose no slug: derive it from the title when the write is applied, not when it was staged */
-  slug_from_title: z.boolean().default(false),
-});
-const UpdatePayload = z.object({
-  id: PageId,
-  base_version: z.number().int().positive(),
-  set: Page.pick({
-    title: true,
-    slug: true,
-    content: true,
-    excerpt: true,
-    seo_title: true,
-    seo_description: true,
-    focus_keyword: true,
-  }).partial(),
-});
+);
+const UpdatePayload = lazySchema(() =>
+  z.object({
+    id: PageId,
+    base_version: z.number().int().positive(),
+    set: Page.pick({
+      title: true,
+      slug: true,
+      content: true,
+      excerpt: true,
+      seo_title: true,
+      seo_description: true,
+      focus_keyword: true,
+    }).partial(),
+  }),
+);
 
 export function parsePayload<S extends z.ZodType>(schema: S, payload: unknown, tool: string): z.infer<S> {
   const parsed = schema.safeParse(payload);

@@ -6,38 +6,45 @@ import { analyzePage } from './seo-analyze.ts';
 import { PLUGIN_ID, type SiteDeps } from './site-deps.ts';
 import { f, hasOneRef, ONE_REF, KeywordIdeaOut, PageRef, SeoReportOut } from './tool-schemas.ts';
 import { READ_ANNOTATIONS } from './tools-pages-read.ts';
+import { lazySchema } from '../../contract/lazy-schema.ts';
 
-const AnalyzeInput = z
-  .object({
-    ...PageRef,
-    focus_keyword: f.focus_keyword
-      .optional()
-      .describe("Check against this keyword instead of the page's own focus keyword."),
-  })
-  .refine(hasOneRef, ONE_REF);
+const AnalyzeInput = lazySchema(() =>
+  z
+    .object({
+      ...PageRef,
+      focus_keyword: f.focus_keyword
+        .optional()
+        .describe("Check against this keyword instead of the page's own focus keyword."),
+    })
+    .refine(hasOneRef, ONE_REF),
+);
 
-const IdeasInput = z.object({
-  language: f.language.optional().describe('Mine pages in this language; defaults to the site language.'),
-  limit: z.number().int().min(1).max(100).default(25).describe('At most this many ideas, best first.'),
-  contains: z.string().trim().min(1).max(100).optional().describe('Only phrases containing this word or phrase.'),
-  exclude_in_use: z
-    .boolean()
-    .default(false)
-    .describe(
-      "Leave out phrases that are already some page's focus keyword (by default they are listed and marked in in_use_by).",
-    ),
-});
+const IdeasInput = lazySchema(() =>
+  z.object({
+    language: f.language.optional().describe('Mine pages in this language; defaults to the site language.'),
+    limit: z.number().int().min(1).max(100).default(25).describe('At most this many ideas, best first.'),
+    contains: z.string().trim().min(1).max(100).optional().describe('Only phrases containing this word or phrase.'),
+    exclude_in_use: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Leave out phrases that are already some page's focus keyword (by default they are listed and marked in in_use_by).",
+      ),
+  }),
+);
 
-const IdeasOutput = z.object({
-  language: z.string(),
-  pages_analyzed: z.number().int().describe('Published pages in that language.'),
-  stop_words: z
-    .boolean()
-    .describe(
-      'Whether a stop-word list exists for the language (English, German); without one, common words may appear.',
-    ),
-  ideas: z.array(KeywordIdeaOut),
-});
+const IdeasOutput = lazySchema(() =>
+  z.object({
+    language: z.string(),
+    pages_analyzed: z.number().int().describe('Published pages in that language.'),
+    stop_words: z
+      .boolean()
+      .describe(
+        'Whether a stop-word list exists for the language (English, German); without one, common words may appear.',
+      ),
+    ideas: z.array(KeywordIdeaOut),
+  }),
+);
 
 export function seoTools(deps: SiteDeps): Tool[] {
   const analyze = defineTool({

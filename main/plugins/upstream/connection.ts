@@ -25,6 +25,7 @@ import type { UpstreamTransport } from './upstream-transport.ts';
 import { StdioUpstream } from './stdio-upstream.ts';
 import { HttpUpstream } from './http-upstream.ts';
 import { UI_EXTENSION, VIEW_MIME } from '../../contract/mcp-apps.ts';
+import { lazySchema } from '../../contract/lazy-schema.ts';
 
 export interface ConnectionSpec {
   id: string;
@@ -115,7 +116,7 @@ function upstreamSignal(signals: AbortSignal[]): AbortSignal {
 }
 
 /** Anything the upstream answers (a task, its result): checked as what it is by the caller, not by the SDK's tools/call schema. */
-const AnyResult = z.object({}).passthrough();
+const AnyResult = lazySchema(() => z.object({}).passthrough());
 
 /** How long the upstream keeps a task's result we asked for: long enough to be read once it is done. */
 const TASK_TTL_MS = 10 * 60 * 1000;

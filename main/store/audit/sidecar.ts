@@ -5,6 +5,7 @@ import { forwardChunks, openForRead, parseLine } from './files.ts';
 import type { Combos, FileSummary, Stats, ValueSets } from './summary.ts';
 import { SUMMARY_KEYS } from './filter.ts';
 import { addToSummary, comboKey, emptySummary, summaryFieldsOf } from './summary.ts';
+import { lazySchema } from '../../contract/lazy-schema.ts';
 
 /**
  * A closed file's summary is kept beside it (`….summary.json`) so a start
@@ -13,27 +14,29 @@ import { addToSummary, comboKey, emptySummary, summaryFieldsOf } from './summary
  * the file is read once to rebuild it.
  */
 
-const Values = z.record(z.enum(SUMMARY_KEYS), z.array(z.string()).nullable());
+const Values = lazySchema(() => z.record(z.enum(SUMMARY_KEYS), z.array(z.string()).nullable()));
 const StatsShape = {
-  count: z.number().int().nonnegative(),
-  minMs: z.number().nullable(),
-  maxMs: z.number().nullable(),
+  count: lazySchema(() => z.number().int().nonnegative()),
+  minMs: lazySchema(() => z.number().nullable()),
+  maxMs: lazySchema(() => z.number().nullable()),
   values: Values,
   /** absent in sidecars written before combos were kept: unknown */
-  combos: z.array(z.array(z.string().nullable())).nullable().optional(),
+  combos: lazySchema(() => z.array(z.array(z.string().nullable())).nullable().optional()),
 };
-const Sidecar = z.object({
-  v: z.literal(2),
-  /** the file's size when the sidecar was written */
-  fileBytes: z.number().int().nonnegative(),
-  bytes: z.number().int().nonnegative(),
-  monotonic: z.boolean(),
-  lastMs: z.number().nullable(),
-  ...StatsShape,
-  blocks: z.array(
-    z.object({ start: z.number().int().nonnegative(), end: z.number().int().nonnegative(), ...StatsShape }),
-  ),
-});
+const Sidecar = lazySchema(() =>
+  z.object({
+    v: z.literal(2),
+    /** the file's size when the sidecar was written */
+    fileBytes: z.number().int().nonnegative(),
+    bytes: z.number().int().nonnegative(),
+    monotonic: z.boolean(),
+    lastMs: z.number().nullable(),
+    ...StatsShape,
+    blocks: z.array(
+      z.object({ start: z.number().int().nonnegative(), end: z.number().int().nonnegative(), ...StatsShape }),
+    ),
+  }),
+);
 
 const valuesOut = (v: ValueSets) =>
   Object.fromEntries(SUMMARY_KEYS.map((k) => [k, v[k] ? [...(v[k] as Set<string>)] : null]));

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { OAuthDiscoveryState } from '@modelcontextprotocol/client';
 import type { Vault } from '../../../core/ports/ports.ts';
+import { lazySchema } from '../../../contract/lazy-schema.ts';
 
 /**
  * What of a sign-in is kept in the vault, and under which account. Each kind
@@ -28,38 +29,44 @@ export const clientAccount = (issuer: string) => `oauth-client/${digest(issuer)}
 export const tokensAccount = (issuer: string, resource: string) => `oauth-tokens/${digest(issuer, resource)}`;
 export const flowAccount = (issuer: string, resource: string) => `oauth-flow/${digest(issuer, resource)}`;
 
-export const StoredClient = z
-  .object({
-    issuer: z.string(),
-    client_id: z.string(),
-    client_secret: z.string().optional(),
-    client_id_issued_at: z.number().optional(),
-    client_secret_expires_at: z.number().optional(),
-    registration: z.enum(['preregistered', 'metadata_document', 'dynamic']),
-  })
-  .passthrough();
+export const StoredClient = lazySchema(() =>
+  z
+    .object({
+      issuer: z.string(),
+      client_id: z.string(),
+      client_secret: z.string().optional(),
+      client_id_issued_at: z.number().optional(),
+      client_secret_expires_at: z.number().optional(),
+      registration: z.enum(['preregistered', 'metadata_document', 'dynamic']),
+    })
+    .passthrough(),
+);
 export type StoredClient = z.infer<typeof StoredClient>;
 
-export const StoredTokens = z.object({
-  issuer: z.string(),
-  resource: z.string(),
-  access_token: z.string(),
-  token_type: z.string(),
-  refresh_token: z.string().optional(),
-  scope: z.string().optional(),
-  /** epoch ms; absent when the server gave no expires_in */
-  expires_at: z.number().optional(),
-});
+export const StoredTokens = lazySchema(() =>
+  z.object({
+    issuer: z.string(),
+    resource: z.string(),
+    access_token: z.string(),
+    token_type: z.string(),
+    refresh_token: z.string().optional(),
+    scope: z.string().optional(),
+    /** epoch ms; absent when the server gave no expires_in */
+    expires_at: z.number().optional(),
+  }),
+);
 export type StoredTokens = z.infer<typeof StoredTokens>;
 
-export const StoredFlow = z.object({
-  state: z.string(),
-  code_verifier: z.string(),
-  redirect_uri: z.string(),
-  /** as the SDK handed it over (the SDK reads it back and checks the issuer against it): any object */
-  discovery: z.custom<OAuthDiscoveryState>((v) => typeof v === 'object' && v !== null && !Array.isArray(v)),
-  started_at: z.number(),
-});
+export const StoredFlow = lazySchema(() =>
+  z.object({
+    state: z.string(),
+    code_verifier: z.string(),
+    redirect_uri: z.string(),
+    /** as the SDK handed it over (the SDK reads it back and checks the issuer against it): any object */
+    discovery: z.custom<OAuthDiscoveryState>((v) => typeof v === 'object' && v !== null && !Array.isArray(v)),
+    started_at: z.number(),
+  }),
+);
 export type StoredFlow = z.infer<typeof StoredFlow>;
 
 /** Reads one item; a missing or unreadable one is absent (a corrupt item is never half-used). */
