@@ -56,7 +56,8 @@ export async function buildCli(): Promise<void> {
         outExtension: { '.js': '.mjs' },
         splitting: true,
         chunkNames: 'chunks/[name]-[hash]',
-        define: { __GATEHOUSE_SCHEMA_FINGERPRINTS__: JSON.stringify(builtFingerprints()) },
+        // A string, not an object: esbuild injects an object-valued define as a module every module initialises.
+        define: { __GATEHOUSE_SCHEMA_FINGERPRINTS__: JSON.stringify(JSON.stringify(builtFingerprints())) },
         // The Cedar engine's CommonJS loader finds its .wasm beside itself (__dirname): it must load from node_modules, not the bundle.
         external: [...(common.external ?? []), '@cedar-policy/cedar-wasm', '@cedar-policy/cedar-wasm/nodejs'],
       }),

@@ -5,6 +5,10 @@ import type { Connection } from './connect.ts';
 
 /** The CLI on the files, as the data dir's owner, when no service runs: the whole core, opened in this process. */
 export async function direct(dataDir: string, vaultChoice: VaultChoice, log: Logger): Promise<Connection> {
+  // A command parses each document once: zod's compiled parsers (a new Function per object schema, at its first
+  // parse) cost more than they save here, some 15 ms of a command. Set before the core builds its schemas (they
+  // are built at first use, main/contract/lazy-schema.ts); the service keeps them.
+  (await import('zod')).z.config({ jitless: true });
   // Loaded only here: with a service running, the CLI never pays for the whole gateway.
   const [{ openLocalCore }, { dispatchAs }, { PRINCIPALS }] = await Promise.all([
     import('../local-core.ts'),

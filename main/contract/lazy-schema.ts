@@ -12,6 +12,12 @@ import { globalRegistry, type ZodType } from 'zod';
  * and converting it to JSON Schema (which keys what it has seen by object) all see one object. Referring to it
  * (`z.array(X)` inside another lazy schema, an entry in a table) does not build it; reading anything from it does.
  */
+const unbuilt = new WeakSet<object>();
+
+/** True for a lazy schema nothing has read yet; asking does not build it. */
+export const isUnbuiltSchema = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && unbuilt.has(value);
+
 /* @__NO_SIDE_EFFECTS__ */
 export function lazySchema<T extends ZodType>(build: () => T): T {
   let building = false;
@@ -22,6 +28,7 @@ export function lazySchema<T extends ZodType>(build: () => T): T {
       set: (_target, key, value) => Reflect.set(hydrate(), key, value, schema),
     }),
   ) as T;
+  unbuilt.add(schema);
   function hydrate(): T {
     if (building) throw new Error('a lazy schema read itself while it was being built: use z.lazy for a recursive one');
     building = true;
@@ -31,6 +38,7 @@ export function lazySchema<T extends ZodType>(build: () => T): T {
     } finally {
       building = false;
     }
+    unbuilt.delete(schema);
     const internals = built._zod;
     Object.setPrototypeOf(schema, Object.getPrototypeOf(built));
     // zod's constructors are plain functions that initialise `this` (no class): this one builds into `schema`.

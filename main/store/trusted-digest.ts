@@ -47,7 +47,8 @@ export function schemaFingerprint(schema: z.ZodType): string | null {
   return fingerprints.get(schema) ?? null;
 }
 
-declare const __GATEHOUSE_SCHEMA_FINGERPRINTS__: Readonly<Record<string, string>> | undefined;
+/** JSON text: `{ [name]: fingerprint }` */
+declare const __GATEHOUSE_SCHEMA_FINGERPRINTS__: string | undefined;
 
 /**
  * What the build computed with schemaFingerprint for the stores' schemas it knows by name (main/cli/build.ts
@@ -55,7 +56,9 @@ declare const __GATEHOUSE_SCHEMA_FINGERPRINTS__: Readonly<Record<string, string>
  * CLI command without a service; a trusted open needs nothing else of the schema). Empty when running from source.
  */
 const built: Readonly<Record<string, string>> =
-  typeof __GATEHOUSE_SCHEMA_FINGERPRINTS__ === 'undefined' ? {} : __GATEHOUSE_SCHEMA_FINGERPRINTS__;
+  typeof __GATEHOUSE_SCHEMA_FINGERPRINTS__ === 'undefined'
+    ? {}
+    : (JSON.parse(__GATEHOUSE_SCHEMA_FINGERPRINTS__) as Record<string, string>);
 
 /** `.upstreams.json.digest` for `upstreams.json` */
 export const digestFileOf = (file: string) => join(dirname(file), `.${basename(file)}.digest`);

@@ -3,6 +3,7 @@ import type { PluginInfo, ToolInfo } from '../../contract/tools.ts';
 import { Capability } from '../../contract/users.ts';
 import type { TokenScope } from '../../contract/tokens.ts';
 import type { CallContext, Plugin, PluginHost, ResourceDef, Tool } from './tool.ts';
+import { isUnbuiltSchema } from '../../contract/lazy-schema.ts';
 import {
   compileSchema,
   isStandardSchema,
@@ -405,7 +406,8 @@ export class Registry {
   }
 
   private compile(schema: ToolSchema, io: 'input' | 'output'): CompiledSchema {
-    const keep = !isStandardSchema(schema) && Object.isFrozen(schema);
+    // A lazy zod schema is not asked anything here: asking would build it (tool-schema.ts compileSchema).
+    const keep = !isUnbuiltSchema(schema) && !isStandardSchema(schema) && Object.isFrozen(schema);
     const known = keep ? this.compiled[io].get(schema) : undefined;
     if (known) return known;
     const made = compileSchema(schema, io, this.compileJson);

@@ -1,9 +1,11 @@
+import { isUnbuiltSchema } from '../../contract/lazy-schema.ts';
+
 /**
  * Tool input and output schemas: any Standard Schema (standardschema.dev;
  * zod v4, ArkType and Valibot implement it) or a plain JSON Schema object,
  * such as the one a remote MCP server declares for its tool. Each is turned
- * once, at registration, into what the registry needs: the JSON Schema that
- * tools/list shows and a validate function the pipeline awaits.
+ * once into what the registry needs: the JSON Schema that tools/list shows and
+ * a validate function the pipeline awaits (compileSchema says when).
  */
 
 /** The parts of Standard Schema v1 and Standard JSON Schema v1 that we use. */
@@ -74,22 +76,46 @@ const JSON_TARGET = { target: 'draft-2020-12', libraryOptions: { unrepresentable
  * The JSON Schema a caller sees, and the validator behind it. A plain JSON
  * Schema is listed exactly as given (it is compiled from a copy without a
  * top-level `$id`, so one schema's id can never make the validator engine
- * hand back another schema's compiled validator).
+ * hand back another schema's compiled validator). A Standard Schema is
+ * converted at the first listing, not at registration, and a zod schema not
+ * built yet (main/contract/lazy-schema.ts) is built at its first use: the
+ * built-in tools' were some 30 ms of each CLI command without a service, which
+ * lists and calls nothing (test/plugins/builtin-schemas.test.ts converts them all).
  */
 export function compileSchema(
   schema: ToolSchema,
   io: 'input' | 'output',
   compileJson: JsonSchemaCompiler,
 ): CompiledSchema {
+  if (!isUnbuiltSchema(schema)) return compileNow(schema, io, compileJson);
+  let made: CompiledSchema | undefined;
+  const now = () => (made ??= compileNow(schema, io, compileJson));
+  return {
+    get json() {
+      return now().json;
+    },
+    validate: (value) => now().validate(value),
+  };
+}
+
+function compileNow(schema: ToolSchema, io: 'input' | 'output', compileJson: JsonSchemaCompiler): CompiledSchema {
   if (isStandardSchema(schema)) {
     const convert = schema['~standard'].jsonSchema?.[io];
     if (!convert)
       throw new TypeError(
         `a Standard Schema without JSON Schema conversion (vendor '${schema['~standard'].vendor}') cannot be listed: pass a JSON Schema, or a schema library that implements Standard JSON Schema`,
       );
-    const { $schema: _dialect, ...json } = convert(JSON_TARGET);
-    if (json.type !== 'object') throw new TypeError(`the ${io} schema must describe an object (type: "object")`);
-    return { json: json as JsonObjectSchema, validate: validator(schema, io) };
+    let json: JsonObjectSchema | undefined;
+    return {
+      get json() {
+        if (json) return json;
+        const { $schema: _dialect, ...converted } = convert(JSON_TARGET);
+        if (converted.type !== 'object')
+          throw new TypeError(`the ${io} schema must describe an object (type: "object")`);
+        return (json = converted as JsonObjectSchema);
+      },
+      validate: validator(schema, io),
+    };
   }
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema) || schema.type !== 'object') {
     throw new TypeError(`the ${io} schema must be a JSON Schema object with type: "object", or a Standard Schema`);

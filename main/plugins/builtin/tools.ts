@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from '../../contract/lazy-schema.ts';
 import { Capability } from '../../contract/users.ts';
 import { StagedStatus, type StagedPayload } from '../../contract/staged.ts';
 import type { Tool, CallContext } from '../../core/calls/tool.ts';
@@ -51,7 +52,7 @@ export function readTools(deps: {
       capability: 'read',
       description:
         'Who and what this site is: name, URL, languages, content conventions and what exists. Read this before any site-specific work.',
-      input: z.object({}),
+      input: lazySchema(() => z.object({})),
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
       run: async () => ({ structured: deps.siteIdentity() }),
     }),
@@ -63,14 +64,16 @@ export function readTools(deps: {
       capability: 'read',
       description:
         'Search the tools this token may use by keyword, plugin or capability. Paginated; use it instead of reading every tool description.',
-      input: z.object({
-        query: z.string().max(200).optional().describe('words to look for in tool names, titles and descriptions'),
-        plugin: z.string().max(100).optional().describe('only tools owned by this plugin, e.g. "site"'),
-        capability: Capability.optional().describe('only tools that need this capability'),
-        write: z.boolean().optional().describe('true: only write (staged) tools; false: only read tools'),
-        cursor: z.string().max(20).optional().describe('next_cursor from a previous page'),
-        limit: z.number().int().min(1).max(100).default(20).describe('tools per page'),
-      }),
+      input: lazySchema(() =>
+        z.object({
+          query: z.string().max(200).optional().describe('words to look for in tool names, titles and descriptions'),
+          plugin: z.string().max(100).optional().describe('only tools owned by this plugin, e.g. "site"'),
+          capability: Capability.optional().describe('only tools that need this capability'),
+          write: z.boolean().optional().describe('true: only write (staged) tools; false: only read tools'),
+          cursor: z.string().max(20).optional().describe('next_cursor from a previous page'),
+          limit: z.number().int().min(1).max(100).default(20).describe('tools per page'),
+        }),
+      ),
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
       run: async (input, ctx) => {
         const words = (input.query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
@@ -123,7 +126,7 @@ export function stagedReadTools(staging: Staging): Tool[] {
       write: false,
       capability: 'read',
       description: 'Your own staged writes: pending ones first, then recent decisions.',
-      input: z.object({ status: StagedStatus.optional().describe('only writes in this state') }),
+      input: lazySchema(() => z.object({ status: StagedStatus.optional().describe('only writes in this state') })),
       annotations: { readOnlyHint: true, openWorldHint: false },
       run: async (input, ctx) => ({
         structured: {
@@ -142,7 +145,9 @@ export function stagedReadTools(staging: Staging): Tool[] {
       capability: 'read',
       description:
         'The state of one of your staged writes (pending, confirmed with its result, discarded, expired or failed; `settled` says what a person found when its outcome was unknown).',
-      input: z.object({ staged_id: z.string().min(1).max(64).describe('the staged_id a write tool returned') }),
+      input: lazySchema(() =>
+        z.object({ staged_id: z.string().min(1).max(64).describe('the staged_id a write tool returned') }),
+      ),
       annotations: { readOnlyHint: true, openWorldHint: false },
       run: async (input, ctx) => ({ structured: stagedView(own(staging, input.staged_id, ctx)) }),
     }),
@@ -161,7 +166,7 @@ export function agentDecisionTools(staging: Staging): Tool[] {
       decides_staged: true,
       description:
         'Apply one of your own staged writes (approval mode "agent" only). Check its preview first. A second confirm returns the first result.',
-      input: z.object({ staged_id: z.string().min(1).max(64).describe('the staged_id to apply') }),
+      input: lazySchema(() => z.object({ staged_id: z.string().min(1).max(64).describe('the staged_id to apply') })),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       run: async (input, ctx) => {
         if (ctx.token?.scope.read_only) throw new GatehouseError('forbidden', 'this token is read-only');
@@ -177,7 +182,7 @@ export function agentDecisionTools(staging: Staging): Tool[] {
       capability: 'read',
       decides_staged: true,
       description: 'Drop one of your own pending staged writes (approval mode "agent" only).',
-      input: z.object({ staged_id: z.string().min(1).max(64).describe('the staged_id to drop') }),
+      input: lazySchema(() => z.object({ staged_id: z.string().min(1).max(64).describe('the staged_id to drop') })),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async (input, ctx) => {
         own(staging, input.staged_id, ctx);

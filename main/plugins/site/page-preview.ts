@@ -30,9 +30,12 @@ const SHORT_CONTENT = 500;
 const SHORT_LINES = 10;
 const CLIP_CONTENT = 600;
 
-const languageNames = new Intl.DisplayNames(['en'], { type: 'language' });
+// Made at the first preview that names a language: building it loads ICU's display names, some 15 ms that every
+// command opening the core (the CLI without a service, each start of the service) paid at import.
+let languageNames: Intl.DisplayNames | undefined;
 export function languageName(code: string): string {
   try {
+    languageNames ??= new Intl.DisplayNames(['en'], { type: 'language' });
     return languageNames.of(code) ?? code;
   } catch {
     return code;

@@ -162,7 +162,7 @@ export function pageReadTools(deps: SiteDeps): Tool[] {
     description: 'Get one page with its full Markdown content, SEO fields, translations and version, by id or slug.',
     input: GetInput,
     target: pageRefTarget,
-    output: z.object({ page: PageOut }),
+    output: lazySchema(() => z.object({ page: PageOut })),
     capability: 'read',
     feature: 'site.pages.read',
     plugin: PLUGIN_ID,
