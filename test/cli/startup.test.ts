@@ -7,6 +7,7 @@ import { ensureCliBundle } from '../bridge/helpers/bundle.ts';
 import { silentLogger } from '../../main/lib/logger.ts';
 import { emptyUpstreams, UpstreamsData } from '../../main/plugins/upstream/upstream-data.ts';
 import { JsonFileStore } from '../../main/store/json-file-store.ts';
+import { TEST_UPSTREAM } from '../plugins/upstream/upstream-world.ts';
 import { digestFileOf, schemaFingerprint } from '../../main/store/trusted-digest.ts';
 import { filesWith, staticImports } from '../helpers/bundle-graph.ts';
 import { describe, expect, it, vi } from 'vitest';
@@ -153,6 +154,44 @@ describe('what a command that starts no upstream loads', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(await readFile(join(bin, 'bwrap-ran'), 'utf8')).toBe('');
     expect(await readFile(report, 'utf8')).toBe('false');
+  });
+
+  it('with a stdio upstream stored, asks the machine for its sandbox only for a command that shows the upstream', async () => {
+    const dir = await scope.dir();
+    const add = await runCli([
+      'upstreams',
+      'add',
+      'fx',
+      '--stdio',
+      '--data-dir',
+      dir,
+      '--vault',
+      'file',
+      '--',
+      process.execPath,
+      TEST_UPSTREAM,
+    ]);
+    expect(add.code, add.stderr).toBe(0);
+    const bin = await scope.dir();
+    const ran = join(bin, 'bwrap-ran');
+    await writeFile(join(bin, 'bwrap'), `#!/bin/sh\necho ran >> ${ran}\necho bubblewrap 0.11.0\n`);
+    await chmod(join(bin, 'bwrap'), 0o755);
+    await writeFile(ran, '');
+    const env = { PATH: `${bin}:${process.env.PATH}` };
+    const args = ['--data-dir', dir, '--vault', 'file', '--json'];
+    const tokens = await runCli(['tokens', 'list', ...args], env);
+    expect(tokens.code, tokens.stderr).toBe(0);
+    expect(await readFile(ran, 'utf8')).toBe('');
+    // The views say how the upstream is confined, from the machine's answer (the stand-in's version), not "checking".
+    const list = await runCli(['upstreams', 'list', ...args], env);
+    expect(list.code, list.stderr).toBe(0);
+    expect(await readFile(ran, 'utf8')).not.toBe('');
+    expect(JSON.parse(list.stdout)).toEqual([
+      expect.objectContaining({
+        id: 'fx',
+        confinement: expect.objectContaining({ state: 'confined', why: expect.stringContaining('bubblewrap 0.11.0') }),
+      }),
+    ]);
   });
 
   it("sent to a running service, starts no ES module loader and loads neither node:http's client, node:crypto nor worker_threads (docs/performance.md, Start-up)", async () => {

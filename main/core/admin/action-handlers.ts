@@ -27,7 +27,11 @@ export function createHandlers(deps: ActionDeps): Handlers {
   const desk = async (item: Parameters<typeof deskView>[0]) => deskView(item, await staging.blockNow(item));
 
   return {
-    'health.get': async () => deps.health(),
+    // Its warnings name a stdio upstream the sandbox cannot confine: known once the machine was asked.
+    'health.get': async () => {
+      await deps.upstreams?.settled();
+      return deps.health();
+    },
     'settings.get': async () => settings.get(),
     'settings.update': async (input) => settings.update(input),
     'tokens.list': async () => withToolCounts(tokens.list(), deps),

@@ -41,9 +41,11 @@ export function createUpstreamHandlers(deps: Pick<ActionDeps, 'upstreams' | 'aud
   'upstreams.login': Handler<'upstreams.login'>;
   'upstreams.logout': Handler<'upstreams.logout'>;
 } {
-  const up = (): UpstreamActions => {
+  // Every answer here may hold an upstream's confinement: it waits until the machine was asked (UpstreamActions.settled).
+  const up = async (): Promise<UpstreamActions> => {
     if (!deps.upstreams)
       throw new GatehouseError('service_unavailable', 'upstream servers are not managed in this process');
+    await deps.upstreams.settled();
     return deps.upstreams;
   };
   // What a server may reach is a person's decision like its definition: who set which grants is in the audit log.
@@ -61,21 +63,21 @@ export function createUpstreamHandlers(deps: Pick<ActionDeps, 'upstreams' | 'aud
       { principal },
     );
   return {
-    'upstreams.list': async () => up().list(),
-    'upstreams.get': async (input) => up().get(input.id),
+    'upstreams.list': async () => (await up()).list(),
+    'upstreams.get': async (input) => (await up()).get(input.id),
     'upstreams.add': async (input, principal) => {
-      const d = await up().add(input);
+      const d = await (await up()).add(input);
       audit('upstreams.add', d.id, d, principal);
       return d;
     },
     'upstreams.grant': async (input, principal) => {
-      const d = await up().grant(input);
+      const d = await (await up()).grant(input);
       audit('upstreams.grant', d.id, d, principal);
       return d;
     },
     // How many processes a server runs (and so whose state it mixes) is a person's configuration like a grant.
     'upstreams.process': async (input, principal) => {
-      const d = await up().setProcess(input);
+      const d = await (await up()).setProcess(input);
       const p = d.process;
       if (p)
         deps.auditor?.recordAction(
@@ -91,29 +93,29 @@ export function createUpstreamHandlers(deps: Pick<ActionDeps, 'upstreams' | 'aud
         );
       return d;
     },
-    'upstreams.recipes': async (input) => up().recipes(input.id),
+    'upstreams.recipes': async (input) => (await up()).recipes(input.id),
     // What a preview may read is a person's configuration like a grant: who set which recipe is in the audit log.
     'upstreams.recipe_set': async (input, principal) => {
-      const views = await up().setRecipe(input);
+      const views = await (await up()).setRecipe(input);
       change('upstreams.recipe_set', input.id, input.recipe.tool, recipeText(input.recipe), principal);
       return views;
     },
     'upstreams.recipe_remove': async (input, principal) => {
-      const views = await up().removeRecipe(input);
+      const views = await (await up()).removeRecipe(input);
       const shipped = views.some((v) => v.tool === input.tool && v.source === 'shipped');
       const reason = `${input.tool}: the person's recipe removed${shipped ? ', the shipped one applies again' : ''}`;
       change('upstreams.recipe_remove', input.id, input.tool, reason, principal);
       return views;
     },
-    'upstreams.remove': async (input) => up().remove(input.id),
-    'upstreams.enable': async (input) => up().setEnabled(input.id, true),
-    'upstreams.disable': async (input) => up().setEnabled(input.id, false),
-    'upstreams.test': async (input) => up().test(input.id),
-    'upstreams.tools': async (input) => up().tools(input.id),
-    'upstreams.review': async (input) => up().review(input),
-    'upstreams.prompts': async (input) => up().prompts(input.id),
-    'upstreams.oauth': async (input) => up().oauthStatus(input.id, input.wait_ms),
-    'upstreams.login': async (input) => up().login(input.id),
-    'upstreams.logout': async (input) => up().logout(input.id),
+    'upstreams.remove': async (input) => (await up()).remove(input.id),
+    'upstreams.enable': async (input) => (await up()).setEnabled(input.id, true),
+    'upstreams.disable': async (input) => (await up()).setEnabled(input.id, false),
+    'upstreams.test': async (input) => (await up()).test(input.id),
+    'upstreams.tools': async (input) => (await up()).tools(input.id),
+    'upstreams.review': async (input) => (await up()).review(input),
+    'upstreams.prompts': async (input) => (await up()).prompts(input.id),
+    'upstreams.oauth': async (input) => (await up()).oauthStatus(input.id, input.wait_ms),
+    'upstreams.login': async (input) => (await up()).login(input.id),
+    'upstreams.logout': async (input) => (await up()).logout(input.id),
   };
 }

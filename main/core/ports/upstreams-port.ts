@@ -21,6 +21,11 @@ import type { RecipeView } from '../../contract/preview-recipes.ts';
  * and sockets. Reached only after `invoke` checked the caller: people only.
  */
 export interface UpstreamActions {
+  /**
+   * Resolves once this machine was asked whether it can confine stdio upstreams, when one is stored (asked once, at
+   * the first need): a view before that says "checking". Not asked by a command that shows no upstream.
+   */
+  settled(): Promise<void>;
   list(): UpstreamView[];
   get(id: string): UpstreamDetail;
   add(input: z.output<typeof UpstreamAddInput>): Promise<UpstreamDetail>;

@@ -125,12 +125,19 @@ export class UpstreamManager implements UpstreamActions {
     });
   }
 
+  /**
+   * Views of stdio upstreams say how they are confined: the machine is asked (three runs of bwrap on Linux) before
+   * the first view, by whoever shows one, and when the first of them starts; not by loading them, which every CLI
+   * command without a service does, nor on the service's way to ready.
+   */
+  async settled(): Promise<void> {
+    if (this.deps.store.read().upstreams.some((r) => r.transport.kind === 'stdio')) await this.confinement.ready();
+  }
+
   /** A plugin for every stored upstream, before the registry starts (they connect when it does). */
   async load(): Promise<UpstreamPlugin[]> {
     const out: UpstreamPlugin[] = [];
     const stored = this.deps.store.read().upstreams;
-    // Views of stdio upstreams say how they are confined: the machine is asked before the first one (and only then).
-    if (stored.some((r) => r.transport.kind === 'stdio')) await this.confinement.ready();
     for (const rec of stored) {
       const o = targetOf(rec, this.deps.oauth?.clientMetadataUrl ?? null);
       if (o) await this.oauth.register(o.target, o.binding);
