@@ -52,7 +52,7 @@ declare const __GATEHOUSE_SCHEMA_FINGERPRINTS__: string | undefined;
 
 /**
  * What the build computed with schemaFingerprint for the stores' schemas it knows by name (main/cli/build.ts
- * `BUILT_FINGERPRINTS`): the same hash, without building the schema and converting it at every open (~15 ms of a
+ * `builtFingerprints`): the same hash, without building the schema and converting it at every open (~15 ms of a
  * CLI command without a service; a trusted open needs nothing else of the schema). Empty when running from source.
  */
 const built: Readonly<Record<string, string>> =
