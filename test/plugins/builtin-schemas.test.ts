@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { openCore } from '../helpers/core.ts';
 
-// main/core/calls/tool-schema.ts converts a Standard Schema to JSON Schema at the first listing, not at
-// registration; so that no built-in tool can break a listing, each is converted here, as tools/list would.
+// main/core/calls/tool-schema.ts builds and converts a lazy schema (every built-in tool's) at its first listing or
+// call, not at registration; so that no built-in tool can break a listing, each is converted here, as tools/list would.
 describe('the built-in tools', () => {
   it("every input and output schema converts to an object's JSON Schema", async () => {
     const core = await openCore();

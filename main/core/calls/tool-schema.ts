@@ -76,11 +76,13 @@ const JSON_TARGET = { target: 'draft-2020-12', libraryOptions: { unrepresentable
  * The JSON Schema a caller sees, and the validator behind it. A plain JSON
  * Schema is listed exactly as given (it is compiled from a copy without a
  * top-level `$id`, so one schema's id can never make the validator engine
- * hand back another schema's compiled validator). A Standard Schema is
- * converted at the first listing, not at registration, and a zod schema not
- * built yet (main/contract/lazy-schema.ts) is built at its first use: the
- * built-in tools' were some 30 ms of each CLI command without a service, which
- * lists and calls nothing (test/plugins/builtin-schemas.test.ts converts them all).
+ * hand back another schema's compiled validator). A schema is checked and
+ * converted at registration, so a plugin's bad schema is refused there, never
+ * in a listing; except a zod schema not built yet (main/contract/lazy-schema.ts),
+ * which is built, checked and converted at its first listing or call: the
+ * built-in tools' are (some 30 ms of each CLI command without a service, which
+ * lists and calls nothing), and test/plugins/builtin-schemas.test.ts converts
+ * every one of them.
  */
 export function compileSchema(
   schema: ToolSchema,
@@ -105,17 +107,9 @@ function compileNow(schema: ToolSchema, io: 'input' | 'output', compileJson: Jso
       throw new TypeError(
         `a Standard Schema without JSON Schema conversion (vendor '${schema['~standard'].vendor}') cannot be listed: pass a JSON Schema, or a schema library that implements Standard JSON Schema`,
       );
-    let json: JsonObjectSchema | undefined;
-    return {
-      get json() {
-        if (json) return json;
-        const { $schema: _dialect, ...converted } = convert(JSON_TARGET);
-        if (converted.type !== 'object')
-          throw new TypeError(`the ${io} schema must describe an object (type: "object")`);
-        return (json = converted as JsonObjectSchema);
-      },
-      validate: validator(schema, io),
-    };
+    const { $schema: _dialect, ...json } = convert(JSON_TARGET);
+    if (json.type !== 'object') throw new TypeError(`the ${io} schema must describe an object (type: "object")`);
+    return { json: json as JsonObjectSchema, validate: validator(schema, io) };
   }
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema) || schema.type !== 'object') {
     throw new TypeError(`the ${io} schema must be a JSON Schema object with type: "object", or a Standard Schema`);

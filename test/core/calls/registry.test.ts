@@ -131,6 +131,19 @@ describe('registry: schemas', () => {
         ),
       ),
     ).toBe('invalid_value');
+    // A built zod schema that is not an object's is refused at registration too, not left to break a listing.
+    for (const [name, input] of [
+      ['zod_string', z.string()],
+      ['zod_union', z.discriminatedUnion('k', [z.object({ k: z.literal('a') }), z.object({ k: z.literal('b') })])],
+    ] as const)
+      expect(
+        codeOf(() =>
+          core.registry.add(
+            runtimePlugin(`p_${name}`, [defineTool({ ...base, plugin: `p_${name}`, name, input: input as never })])
+              .plugin,
+          ),
+        ),
+      ).toBe('invalid_value');
   });
 });
 
