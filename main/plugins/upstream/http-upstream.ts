@@ -76,11 +76,18 @@ export class HttpUpstream implements UpstreamTransport {
       ? { authProvider: this.spec.auth.provider, onInsufficientScope: 'throw' as const }
       : {};
     // The headers go on the event stream's GET too (the SDK's SSE transport sends requestInit's on both).
-    if (t.sse) return new sdk.SSEClientTransport(new URL(t.url), { requestInit: { headers }, ...oauth });
+    // The coordinator's fetch is outermost: the 401 it sees is the very response the SDK hands to onUnauthorized.
+    const tagged = (base: typeof fetch) => this.spec.auth?.fetch(base) ?? base;
+    if (t.sse)
+      return new sdk.SSEClientTransport(new URL(t.url), {
+        requestInit: { headers },
+        ...(this.spec.auth ? { fetch: tagged(fetch) } : {}),
+        ...oauth,
+      });
     // What it answers is bounded as a stdio upstream's messages are (bounded-fetch.ts).
     return new sdk.StreamableHTTPClientTransport(new URL(t.url), {
       requestInit: { headers },
-      fetch: boundedFetch(MAX_UPSTREAM_MESSAGE_BYTES, warnOversize(this.log, this.spec.id)),
+      fetch: tagged(boundedFetch(MAX_UPSTREAM_MESSAGE_BYTES, warnOversize(this.log, this.spec.id))),
       ...oauth,
     });
   }

@@ -59,6 +59,8 @@ export class OAuthCoordinator {
   private readonly targets = new Map<string, Target>();
   private readonly waiters = new Set<() => void>();
   private starting: Promise<unknown> = Promise.resolve();
+  /** the bearer each 401 answered (null: none was sent), keyed by the response the transport hands back to onUnauthorized */
+  private readonly answered = new WeakMap<Response, string | null>();
   private readonly tokens: TokenKeeper;
   private readonly flows: SignInFlows;
 
@@ -121,6 +123,11 @@ export class OAuthCoordinator {
       known: () => {
         const b = this.targets.get(id)?.binding;
         return b ? this.tokens.known(keyOf(b)) : [];
+      },
+      fetch: (base) => async (input, init) => {
+        const res = await base(input, init);
+        if (res.status === 401) this.answered.set(res, bearerOf(init?.headers));
+        return res;
       },
     };
   }
@@ -287,6 +294,7 @@ export class OAuthCoordinator {
     const said = await challengeOf(response);
     if (said.resourceMetadataUrl || said.scope) t.challenge = said;
     if (t.need) throw signInRequired(id, t.need.reason);
+    if (this.answeredAnother(t, response)) return;
     if (!t.binding) {
       const found = await this.discoverBinding(t).catch(() => null);
       if (found && (await this.tokens.load(found))) return void (await this.bindAll([id], found));
@@ -296,6 +304,17 @@ export class OAuthCoordinator {
     if (!tokens?.refresh_token)
       throw this.need(id, tokens ? 'the access token was refused and there is no refresh token' : 'not signed in');
     await this.refresh(id);
+  }
+
+  /**
+   * A 401 to a request that went out before the token held now was stored (sent with none before a sign-in finished,
+   * or with the one a refresh has since replaced): it says nothing about the token held now, which the SDK sends next.
+   * Taken as a refusal, it would ask for a sign-in (or spend a refresh) just after one succeeded.
+   */
+  private answeredAnother(t: Target, response: Response): boolean {
+    if (!t.binding || !this.answered.has(response)) return false;
+    const now = this.tokens.cached(keyOf(t.binding))?.access_token;
+    return now !== undefined && this.answered.get(response) !== now;
   }
 
   private async discoverBinding(t: Target): Promise<Binding | null> {
@@ -387,4 +406,10 @@ export class OAuthCoordinator {
       await this.deps.bind(id, binding);
     }
   }
+}
+
+/** The bearer token a request carried, if any. */
+function bearerOf(headers: HeadersInit | undefined): string | null {
+  const value = new Headers(headers).get('authorization');
+  return value?.startsWith('Bearer ') ? value.slice('Bearer '.length) : null;
 }

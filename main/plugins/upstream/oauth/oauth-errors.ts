@@ -14,6 +14,8 @@ export interface UpstreamAuth {
   needs(): 'signed_out' | 'sign_in_required' | null;
   /** its access and refresh tokens as known now (the current ones, and those refreshed away this run): masked in its answers */
   known(): readonly string[];
+  /** the transport's fetch, made to remember which bearer each 401 answered (a 401 to a token since replaced is not a refusal of the new one) */
+  fetch(base: typeof fetch): typeof fetch;
 }
 
 /** JWTs and long opaque strings after `code=`/`token` words never reach a message, whatever a server echoes. */
