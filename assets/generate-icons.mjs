@@ -51,18 +51,32 @@ export function encodePng(size, rgba) {
 }
 
 // ---- shapes on a 32x32 design grid (the same drawing as renderer/components/logo.tsx) ----
-const roundRect = (x, y, w, h, r) => (px, py) => {
-  if (px < x || py < y || px > x + w || py > y + h) return false;
-  const cx = Math.min(Math.max(px, x + r), x + w - r);
-  const cy = Math.min(Math.max(py, y + r), y + h - r);
-  return (px - cx) ** 2 + (py - cy) ** 2 <= r * r;
-};
-const circle = (cx, cy, r) => (px, py) => (px - cx) ** 2 + (py - cy) ** 2 <= r * r;
-const union =
-  (...shapes) =>
-  (px, py) =>
-    shapes.some((s) => s(px, py));
-const minus = (a, b) => (px, py) => a(px, py) && !b(px, py);
+// Each shape carries the box outside which it is never true (design units): a layer whose box no sample of a pixel
+// falls in is skipped. That changes no pixel, only the time: the 1024 px icon tested every sample against all 17
+// layers (14 s; its gradient bands each cover a sixteenth of it).
+const EPS = 1e-6;
+const boxed = (test, box) => Object.assign(test, { box });
+const roundRect = (x, y, w, h, r) =>
+  boxed(
+    (px, py) => {
+      if (px < x || py < y || px > x + w || py > y + h) return false;
+      const cx = Math.min(Math.max(px, x + r), x + w - r);
+      const cy = Math.min(Math.max(py, y + r), y + h - r);
+      return (px - cx) ** 2 + (py - cy) ** 2 <= r * r;
+    },
+    [x, y, x + w, y + h],
+  );
+const circle = (cx, cy, r) =>
+  boxed((px, py) => (px - cx) ** 2 + (py - cy) ** 2 <= r * r, [cx - r, cy - r, cx + r, cy + r]);
+const union = (...shapes) =>
+  boxed(
+    (px, py) => shapes.some((s) => s(px, py)),
+    [0, 1, 2, 3].map((k) => (k < 2 ? Math.min : Math.max)(...shapes.map((s) => s.box[k]))),
+  );
+const minus = (a, b) => boxed((px, py) => a(px, py) && !b(px, py), a.box);
+/** False when no point of [x0, x1] x [y0, y1] can be in the shape. */
+const mayHit = (shape, x0, y0, x1, y1) =>
+  !(x1 < shape.box[0] - EPS || y1 < shape.box[1] - EPS || x0 > shape.box[2] + EPS || y0 > shape.box[3] + EPS);
 
 const GATE = union(
   roundRect(6, 8, 4, 18, 1),
@@ -84,7 +98,14 @@ function render(size, layers, { scale = size / 32, offset = 0 } = {}) {
         g = 0,
         b = 0,
         a = 0; // premultiplied, "over" compositing
+      // the first and last samples' coordinates, computed as the loop below computes them
+      const x0 = (x + 0.5 / S - offset) / scale;
+      const x1 = (x + (S - 0.5) / S - offset) / scale;
+      const y0 = (y + 0.5 / S - offset) / scale;
+      const y1 = (y + (S - 0.5) / S - offset) / scale;
       for (const layer of layers) {
+        // no sample of this pixel in the layer's box: no coverage, as the samples would find
+        if (!mayHit(layer.shape, x0, y0, x1, y1)) continue;
         let hits = 0;
         for (let sy = 0; sy < S; sy++) {
           for (let sx = 0; sx < S; sx++) {
@@ -150,8 +171,10 @@ function appIcon(size) {
   for (let i = 0; i < 16; i++) {
     const t = i / 15;
     const color = top.map((c, k) => Math.round(c + (bottom[k] - c) * t));
+    const from = 1 + i * (30 / 16);
+    const to = 1 + (i + 1) * (30 / 16) + 0.01;
     rows.push({
-      shape: (px, py) => bg(px, py) && py >= 1 + i * (30 / 16) && py < 1 + (i + 1) * (30 / 16) + 0.01,
+      shape: boxed((px, py) => bg(px, py) && py >= from && py < to, [bg.box[0], from, bg.box[2], to]),
       color,
     });
   }
