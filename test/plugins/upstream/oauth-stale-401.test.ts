@@ -1,5 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../main/lib/logger.ts';
+import { clientSdk } from '../../../main/plugins/upstream/client-sdk.ts';
+import { HttpUpstream } from '../../../main/plugins/upstream/http-upstream.ts';
 import { OAuthCoordinator } from '../../../main/plugins/upstream/oauth/coordinator.ts';
 import { tokensAccount, writeItem } from '../../../main/plugins/upstream/oauth/oauth-vault.ts';
 import { MemoryVault } from '../../helpers/core.ts';
@@ -18,17 +22,18 @@ const resource = 'https://rs.example/';
 const unauthorized = () =>
   new Response('{}', { status: 401, headers: { 'www-authenticate': 'Bearer', 'content-type': 'application/json' } });
 
-async function signedIn(refresh_token?: string) {
+async function signedIn(refresh_token?: string, access_token = 'now-held') {
   const vault = new MemoryVault();
   const tokenRequests: string[] = [];
-  await writeItem(vault, tokensAccount(issuer, resource), {
+  const stored = {
     issuer,
     resource,
-    access_token: 'now-held',
+    access_token,
     token_type: 'Bearer',
     ...(refresh_token ? { refresh_token } : {}),
     expires_at: Date.now() + 3_600_000,
-  });
+  };
+  await writeItem(vault, tokensAccount(issuer, resource), stored);
   const coordinator = new OAuthCoordinator({
     vault,
     log: silentLogger,
@@ -46,13 +51,22 @@ async function signedIn(refresh_token?: string) {
     { issuer, resource },
   );
   const auth = coordinator.authFor('u');
-  const answer = (bearer: string | null) =>
-    auth.fetch(async () => unauthorized())(`${resource}mcp`, {
-      headers: new Headers(bearer ? { authorization: `Bearer ${bearer}` } : {}),
-    });
+  // As the SDK sends it: a Headers object, set only for a non-empty token.
+  const answer = (bearer: string | null) => {
+    const headers = new Headers();
+    if (bearer) headers.set('authorization', `Bearer ${bearer}`);
+    return auth.fetch(async () => unauthorized())(`${resource}mcp`, { headers });
+  };
   const onUnauthorized = async (response: Response) =>
     auth.provider.onUnauthorized!({ response, serverUrl: new URL(`${resource}mcp`), fetchFn: fetch });
-  return { coordinator, auth, answer, onUnauthorized, tokenRequests };
+  // The coordinator reads the vault again, as it does when a sign-in stores new tokens (no public seam for it).
+  const reload = async () => {
+    await (coordinator as unknown as { tokens: { load(b: object, fresh: boolean): Promise<unknown> } }).tokens.load(
+      { issuer, resource },
+      true,
+    );
+  };
+  return { coordinator, auth, answer, onUnauthorized, tokenRequests, vault, stored, reload };
 }
 
 describe('OAuth upstreams: a 401 answers the token its request carried', () => {
@@ -91,6 +105,19 @@ describe('OAuth upstreams: a 401 answers the token its request carried', () => {
     }
   });
 
+  it.each([
+    ['with spaces around it (a header trims them)', 'held '],
+    ['empty (sent as no token at all)', ''],
+  ])('a 401 to the token held now, %s, is still its refusal', async (_what, token) => {
+    const w = await signedIn(undefined, token);
+    try {
+      await expect(w.onUnauthorized(await w.answer(token))).rejects.toThrow(/sign/i);
+      expect(w.coordinator.status('u').state).toBe('sign_in_required');
+    } finally {
+      await w.coordinator.close();
+    }
+  });
+
   it('a 401 the coordinator never saw go out (no tagging fetch) is taken as a refusal, as before', async () => {
     const w = await signedIn();
     try {
@@ -98,6 +125,61 @@ describe('OAuth upstreams: a 401 answers the token its request carried', () => {
       expect(w.coordinator.status('u').state).toBe('sign_in_required');
     } finally {
       await w.coordinator.close();
+    }
+  });
+});
+
+describe("OAuth upstreams: the transport's 401 reaches the coordinator as it was tagged", () => {
+  it('through the Streamable HTTP transport: a 401 to a token replaced meanwhile is sent again once, with the new one', async () => {
+    const w = await signedIn(undefined, 'first');
+    const seen: string[] = [];
+    let swap: (() => Promise<void>) | null = async () => {
+      // The tokens change while the first request is in flight (a sign-in or a refresh finishing elsewhere).
+      await writeItem(w.vault, tokensAccount(issuer, resource), { ...w.stored, access_token: 'second' });
+      await w.reload();
+    };
+    const http = createServer((req, res) => {
+      seen.push(req.headers.authorization ?? '');
+      req.resume().on('end', async () => {
+        const run = swap;
+        swap = null;
+        if (run) {
+          await run();
+          return void res
+            .writeHead(401, { 'www-authenticate': 'Bearer', 'content-type': 'application/json' })
+            .end('{}');
+        }
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1,"result":{}}');
+      });
+    });
+    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    const stored = { kind: 'http' as const, url, header_names: [], token_keychain: null };
+    const upstream = new HttpUpstream(
+      {
+        id: 'u',
+        transport: stored,
+        secrets: { env: [], headers: [] },
+        token: null,
+        era: '2025',
+        auth: w.auth,
+      },
+      stored,
+      silentLogger,
+    );
+    const transport = await upstream.openLive(await clientSdk());
+    const answers: unknown[] = [];
+    transport.onmessage = (m) => answers.push(m);
+    try {
+      await transport.start();
+      await transport.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
+      expect(seen).toEqual(['Bearer first', 'Bearer second']);
+      expect(answers).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }]);
+      expect(w.coordinator.status('u').state).toBe('signed_in');
+    } finally {
+      await transport.close();
+      await w.coordinator.close();
+      await new Promise<void>((r) => (http.closeAllConnections(), http.close(() => r())));
     }
   });
 });

@@ -314,7 +314,9 @@ export class OAuthCoordinator {
   private answeredAnother(t: Target, response: Response): boolean {
     if (!t.binding || !this.answered.has(response)) return false;
     const now = this.tokens.cached(keyOf(t.binding))?.access_token;
-    return now !== undefined && this.answered.get(response) !== now;
+    // Compared as a request carries it: a header trims the value, and an empty token is sent as none. A token that
+    // reads the same either way is the one refused.
+    return !!now && this.answered.get(response) !== asSent(now);
   }
 
   private async discoverBinding(t: Target): Promise<Binding | null> {
@@ -412,4 +414,13 @@ export class OAuthCoordinator {
 function bearerOf(headers: HeadersInit | undefined): string | null {
   const value = new Headers(headers).get('authorization');
   return value?.startsWith('Bearer ') ? value.slice('Bearer '.length) : null;
+}
+
+/** What a request given this token carries (null: a value no header can hold, so no request carried it). */
+function asSent(token: string): string | null {
+  try {
+    return bearerOf([['authorization', `Bearer ${token}`]]);
+  } catch {
+    return null;
+  }
 }
