@@ -16,9 +16,11 @@ interface Entry {
   bytes: number;
 }
 
-const encoder = new TextEncoder();
-/** UTF-8 size of a value as JSON: what a record costs on disk and, roughly, in memory. */
-export const jsonBytes = (v: unknown): number => encoder.encode(JSON.stringify(v)).length;
+/**
+ * UTF-8 size of a value as JSON: what a record costs on disk and, roughly, in memory. Counted without encoding it:
+ * a 40 KB write's encoded copy took 40% of the time (every pending write is measured at each open).
+ */
+export const jsonBytes = (v: unknown): number => Buffer.byteLength(JSON.stringify(v) ?? '', 'utf8');
 
 /** Pending writes are counted per token; a write staged without one (in-process callers) counts for its user. */
 export const ownerKey = (item: Pick<StagedPayload, 'token_id' | 'user_id'>): string =>
