@@ -126,7 +126,9 @@ export class OAuthCoordinator {
       },
       fetch: (base) => async (input, init) => {
         const res = await base(input, init);
-        if (res.status === 401) this.answered.set(res, bearerOf(init?.headers));
+        const sent = res.status === 401 ? bearerOf(init?.headers) : undefined;
+        // a 401 whose request's headers cannot be read is not tagged: it is taken as a refusal, as before
+        if (sent !== undefined) this.answered.set(res, sent);
         return res;
       },
     };
@@ -316,7 +318,8 @@ export class OAuthCoordinator {
     const now = this.tokens.cached(keyOf(t.binding))?.access_token;
     // Compared as a request carries it: a header trims the value, and an empty token is sent as none. A token that
     // reads the same either way is the one refused.
-    return !!now && this.answered.get(response) !== asSent(now);
+    const held = now ? asSent(now) : undefined;
+    return held !== undefined && this.answered.get(response) !== held;
   }
 
   private async discoverBinding(t: Target): Promise<Binding | null> {
@@ -410,17 +413,15 @@ export class OAuthCoordinator {
   }
 }
 
-/** The bearer token a request carried, if any. */
-function bearerOf(headers: HeadersInit | undefined): string | null {
-  const value = new Headers(headers).get('authorization');
-  return value?.startsWith('Bearer ') ? value.slice('Bearer '.length) : null;
-}
-
-/** What a request given this token carries (null: a value no header can hold, so no request carried it). */
-function asSent(token: string): string | null {
+/** The bearer token a request carried (null: none), or undefined when its headers cannot be read. */
+function bearerOf(headers: HeadersInit | undefined): string | null | undefined {
   try {
-    return bearerOf([['authorization', `Bearer ${token}`]]);
+    const value = new Headers(headers).get('authorization');
+    return value?.startsWith('Bearer ') ? value.slice('Bearer '.length) : null;
   } catch {
-    return null;
+    return undefined;
   }
 }
+
+/** What a request given this token carries (undefined: a value no header can hold, so no request carried it). */
+const asSent = (token: string): string | null | undefined => bearerOf([['authorization', `Bearer ${token}`]]);
