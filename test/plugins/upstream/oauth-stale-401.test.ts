@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../main/lib/logger.ts';
 import { clientSdk } from '../../../main/plugins/upstream/client-sdk.ts';
 import { HttpUpstream } from '../../../main/plugins/upstream/http-upstream.ts';
@@ -21,6 +21,11 @@ const issuer = 'https://as.example';
 const resource = 'https://rs.example/';
 const unauthorized = () =>
   new Response('{}', { status: 401, headers: { 'www-authenticate': 'Bearer', 'content-type': 'application/json' } });
+
+const opened: OAuthCoordinator[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((c) => c.close()));
+});
 
 async function signedIn(refresh_token?: string, access_token = 'now-held') {
   const vault = new MemoryVault();
@@ -46,6 +51,7 @@ async function signedIn(refresh_token?: string, access_token = 'now-held') {
       throw new TypeError('fetch failed');
     },
   });
+  opened.push(coordinator);
   await coordinator.register(
     { id: 'u', url: `${resource}mcp`, client_id: null, scopes: null, client_metadata_url: null },
     { issuer, resource },
@@ -72,37 +78,25 @@ async function signedIn(refresh_token?: string, access_token = 'now-held') {
 describe('OAuth upstreams: a 401 answers the token its request carried', () => {
   it('a 401 to a request sent with no token, arriving once signed in: no sign-in asked, the SDK sends again with the token', async () => {
     const w = await signedIn();
-    try {
-      await expect(w.onUnauthorized(await w.answer(null))).resolves.toBeUndefined();
-      expect(w.coordinator.status('u').state).toBe('signed_in');
-      expect(await w.auth.provider.token()).toBe('now-held');
-    } finally {
-      await w.coordinator.close();
-    }
+    await expect(w.onUnauthorized(await w.answer(null))).resolves.toBeUndefined();
+    expect(w.coordinator.status('u').state).toBe('signed_in');
+    expect(await w.auth.provider.token()).toBe('now-held');
   });
 
   it('a 401 to a token a refresh replaced: no second refresh spent', async () => {
     const w = await signedIn('rotating');
-    try {
-      await expect(w.onUnauthorized(await w.answer('replaced-earlier'))).resolves.toBeUndefined();
-      expect(w.tokenRequests).toEqual([]);
-      expect(w.coordinator.status('u').state).toBe('signed_in');
-    } finally {
-      await w.coordinator.close();
-    }
+    await expect(w.onUnauthorized(await w.answer('replaced-earlier'))).resolves.toBeUndefined();
+    expect(w.tokenRequests).toEqual([]);
+    expect(w.coordinator.status('u').state).toBe('signed_in');
   });
 
   it('a 401 to the token held now, with no refresh token: one "sign in again"', async () => {
     const w = await signedIn();
-    try {
-      await expect(w.onUnauthorized(await w.answer('now-held'))).rejects.toThrow(/sign/i);
-      expect(w.coordinator.status('u')).toMatchObject({
-        state: 'sign_in_required',
-        reason: expect.stringMatching(/refused and there is no refresh token/),
-      });
-    } finally {
-      await w.coordinator.close();
-    }
+    await expect(w.onUnauthorized(await w.answer('now-held'))).rejects.toThrow(/sign/i);
+    expect(w.coordinator.status('u')).toMatchObject({
+      state: 'sign_in_required',
+      reason: expect.stringMatching(/refused and there is no refresh token/),
+    });
   });
 
   it.each([
@@ -110,22 +104,14 @@ describe('OAuth upstreams: a 401 answers the token its request carried', () => {
     ['empty (sent as no token at all)', ''],
   ])('a 401 to the token held now, %s, is still its refusal', async (_what, token) => {
     const w = await signedIn(undefined, token);
-    try {
-      await expect(w.onUnauthorized(await w.answer(token))).rejects.toThrow(/sign/i);
-      expect(w.coordinator.status('u').state).toBe('sign_in_required');
-    } finally {
-      await w.coordinator.close();
-    }
+    await expect(w.onUnauthorized(await w.answer(token))).rejects.toThrow(/sign/i);
+    expect(w.coordinator.status('u').state).toBe('sign_in_required');
   });
 
   it('a 401 the coordinator never saw go out (no tagging fetch) is taken as a refusal, as before', async () => {
     const w = await signedIn();
-    try {
-      await expect(w.onUnauthorized(unauthorized())).rejects.toThrow(/sign/i);
-      expect(w.coordinator.status('u').state).toBe('sign_in_required');
-    } finally {
-      await w.coordinator.close();
-    }
+    await expect(w.onUnauthorized(unauthorized())).rejects.toThrow(/sign/i);
+    expect(w.coordinator.status('u').state).toBe('sign_in_required');
   });
 });
 
@@ -178,7 +164,6 @@ describe("OAuth upstreams: the transport's 401 reaches the coordinator as it was
       expect(w.coordinator.status('u').state).toBe('signed_in');
     } finally {
       await transport.close();
-      await w.coordinator.close();
       await new Promise<void>((r) => (http.closeAllConnections(), http.close(() => r())));
     }
   });
