@@ -190,6 +190,25 @@ function discoverServedVersions(server: Server): void {
 }
 
 /**
+ * A request's instructions composed only if its answer carries them (initialize, server/discover): every request
+ * builds a server, and composing the manual and the upstreams' texts for each tools/call was about a third of
+ * building one with an upstream (docs/performance.md, "The MCP path"). The SDK reads the private field it kept the
+ * option in at those two answers only; test/mcp/endpoint-protocol.test.ts and upstream-instructions.test.ts hold
+ * both eras to the text.
+ */
+function instructionsOnAsk(server: Server, compose: () => string | undefined): void {
+  let text: string | undefined;
+  let composed = false;
+  Object.defineProperty(server, '_instructions', {
+    get: () => {
+      if (!composed) [text, composed] = [compose(), true];
+      return text;
+    },
+    configurable: true,
+  });
+}
+
+/**
  * One low-level SDK server per request, bound to the caller. The low-level
  * Server (not McpServer) is used because Gatehouse owns validation, gating,
  * staging and audit in its own pipeline, and tools/list is per caller.
@@ -202,12 +221,14 @@ export function buildServer(ctx: CallContext, deps: ServerDeps): Server {
     { ...SERVER_INFO },
     {
       capabilities: capabilitiesFor(offers),
-      // Gatehouse's manual, then each upstream's own instructions the caller sees, as a person approved them.
-      instructions: composeInstructions(deps.instructions(ctx), deps.pipeline.surfaces.instructions(ctx)),
       requestState: requestStateOptions((reason, tool) => deps.pipeline.auditRefusedState(tool, ctx, reason)),
     },
   );
   discoverServedVersions(server);
+  // Gatehouse's manual, then each upstream's own instructions the caller sees, as a person approved them.
+  instructionsOnAsk(server, () =>
+    composeInstructions(deps.instructions(ctx), deps.pipeline.surfaces.instructions(ctx)),
+  );
   const viewer = viewerOf(ctx);
   serveTasks(server, ctx, deps.tasks);
 

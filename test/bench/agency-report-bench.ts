@@ -9,6 +9,7 @@
  */
 import { request } from 'node:http';
 import { freshDatabaseUrl, startHarness, type Harness } from '../cloud/helpers/cloud-harness.ts';
+import { closePooledPglites } from '../cloud/helpers/pglite-pool.ts';
 import { printTable } from './stats.ts';
 
 const SITES = 200;
@@ -164,3 +165,5 @@ printTable(
   ['database', 'month report s', 'day report s'],
   results.map(([db, r]) => [db, (r.month / 1000).toFixed(2), (r.day / 1000).toFixed(2)]),
 );
+// The harnesses' databases stay pooled for the next harness; closed, so the process ends.
+await closePooledPglites();

@@ -11,6 +11,7 @@
 import { Agent, request } from 'node:http';
 import { signHeaders, type SiteCredentials } from '../cloud/helpers/sign.ts';
 import { freshDatabaseUrl, startHarness, TEST_MASTER_KEY, type Harness } from '../cloud/helpers/cloud-harness.ts';
+import { closePooledPglites } from '../cloud/helpers/pglite-pool.ts';
 import { startOpenAiFixture, type FixtureProvider } from '../fixtures/ai-providers/fixture-provider.ts';
 import { printTable, summarize } from './stats.ts';
 
@@ -135,3 +136,5 @@ printTable(
   ['database', 'added p50 (<= 5 ms)'],
   results.map(([db, ms]) => [db, `${ms.toFixed(2)} ms ${ms <= 5 ? 'ok' : 'MISSED'}`]),
 );
+// The harnesses' databases stay pooled for the next harness; closed, so the process ends.
+await closePooledPglites();

@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '../../main/lib/ids.ts';
 import { freshDatabaseUrl, startHarness, type Harness } from '../cloud/helpers/cloud-harness.ts';
+import { closePooledPglites } from '../cloud/helpers/pglite-pool.ts';
 import { closeClient, echoServer, licensedSite, send, signed, timed } from './cloud-bench-client.ts';
 import { startDurablePostgres } from './durable-postgres.ts';
 import { printTable, summarize } from './stats.ts';
@@ -134,3 +135,5 @@ printTable(
     `${r.p50Ratio.toFixed(2)}x ${r.p50Ratio <= 3 ? 'ok' : 'MISSED'}`,
   ]),
 );
+// The harnesses' databases stay pooled for the next harness; closed, so the process ends.
+await closePooledPglites();

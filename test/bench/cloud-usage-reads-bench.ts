@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '../../main/lib/ids.ts';
 import { startHarness, type Harness } from '../cloud/helpers/cloud-harness.ts';
+import { closePooledPglites } from '../cloud/helpers/pglite-pool.ts';
 import { closeClient, licensedSite, resetClient, signed, timed } from './cloud-bench-client.ts';
 import { rawRequest } from '../cloud/helpers/client.ts';
 import { startDurablePostgres } from './durable-postgres.ts';
@@ -154,3 +155,5 @@ printTable(
     `${r.history.toFixed(1)} ${r.history < 50 ? 'ok' : 'MISSED'}`,
   ]),
 );
+// The harnesses' databases stay pooled for the next harness; closed, so the process ends.
+await closePooledPglites();
