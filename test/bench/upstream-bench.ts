@@ -9,7 +9,8 @@
  *                 server-everything behind it over stdio
  *
  * Figures: tools/call of `echo`, p50/p99 and the added latency over direct
- * (target: Gatehouse adds no more than supergateway); then tools/list of 500
+ * (target: Gatehouse adds no more than supergateway); the bytes of the same tools/list through
+ * each; then tools/list of 500
  * tools from 5 upstreams through Gatehouse (target: p50 under 20 ms).
  *
  * Run: npx tsx test/bench/upstream-bench.ts   (BENCH_CALLS to scale)
@@ -66,7 +67,9 @@ await direct.connect(
   new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }),
 );
 const gatehouse = await u.mcp();
-const sg = await startSupergateway(await freePort());
+const sgPort = await freePort();
+const sg = await startSupergateway(sgPort);
+const sgUrl = `http://127.0.0.1:${sgPort}/mcp`;
 
 const paths = {
   direct: { c: direct, tool: 'echo' },
@@ -95,6 +98,45 @@ printTable(
 const added = { gh: summarize(samples.gatehouse).p50 - base.p50, sg: summarize(samples.supergateway).p50 - base.p50 };
 console.log(
   `Gatehouse adds ${added.gh.toFixed(3)} ms p50, supergateway ${added.sg.toFixed(3)} ms: ratio ${(added.gh / added.sg).toFixed(2)} (target <= 1)`,
+);
+
+/** A tools/list answer's tools as sent: one JSON-RPC result, read from a JSON body or an SSE one. */
+async function rawTools(url: string, headers: Record<string, string>): Promise<Array<Record<string, unknown>>> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2025-11-25',
+      ...headers,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 'bytes', method: 'tools/list', params: {} }),
+  });
+  const text = await res.text();
+  const json = res.headers.get('content-type')?.startsWith('text/event-stream')
+    ? text
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice(6))
+        .find((data) => data.includes('"result"'))!
+    : text;
+  return (JSON.parse(json) as { result: { tools: Array<Record<string, unknown>> } }).result.tools;
+}
+// The same upstream's tools as each sends them to a client (the gateway's own tools left out): what a client pays to read.
+const sgSession = (sg.client.transport as StreamableHTTPClientTransport).sessionId;
+const viaSg = await rawTools(sgUrl, sgSession ? { 'Mcp-Session-Id': sgSession } : {});
+const viaGh = (await rawTools(u.w.svc.mcpUrl, { Authorization: `Bearer ${u.token}` })).filter((t) =>
+  String(t.name).startsWith('ev__'),
+);
+const bytesOf = (tools: unknown[]) => Buffer.byteLength(JSON.stringify(tools));
+if (viaGh.length !== viaSg.length) throw new Error(`tool counts differ: ${viaGh.length} vs ${viaSg.length}`);
+printTable(
+  `tools/list of server-everything's ${viaSg.length} tools as a client receives them (JSON bytes of the tools)`,
+  ['path', 'bytes', 'per tool', 'ratio'],
+  [
+    ['supergateway', bytesOf(viaSg), bytesOf(viaSg) / viaSg.length, 1],
+    ['gatehouse', bytesOf(viaGh), bytesOf(viaGh) / viaGh.length, bytesOf(viaGh) / bytesOf(viaSg)],
+  ],
 );
 
 for (let i = 0; i < 5; i++) {
