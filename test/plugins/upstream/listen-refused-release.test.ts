@@ -1,0 +1,71 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { EVERYTHING, REPO, startUpstreamWorld, until, type UpstreamWorld } from './upstream-world.ts';
+
+/**
+ * A 2026-07-28 listen stream's upstream resources are subscribed before the SDK's handler checks the request
+ * (main/mcp/endpoint.ts serveListen). A listen the handler then refuses never opens its stream: the subscriptions
+ * taken for it must go with it, or every such request would hold one of the upstream's subscriptions for good
+ * (at most MAX_SUBSCRIBED of them, then no client could subscribe to another). server-everything, behind a
+ * wrapper that records what the gateway asks of it.
+ */
+const OWN = 'demo://resource/static/document/architecture.md';
+const WRAPPED = `gatehouse-upstream://evr/${OWN}`;
+let u: UpstreamWorld;
+/** What the gateway asked of the upstream so far, as the wrapper wrote it in the upstream's own HOME. */
+let log: string;
+const recorded = async () => readFile(log, 'utf8').catch(() => '');
+
+beforeAll(async () => {
+  u = await startUpstreamWorld();
+  await u.ok('POST', 'upstreams', {
+    id: 'evr',
+    transport: {
+      kind: 'stdio',
+      command: process.execPath,
+      args: [join(REPO, 'test/fixtures/upstream/recording-stdio.mjs'), process.execPath, EVERYTHING],
+    },
+  });
+  const [row] = (await u.ok('GET', 'upstreams')) as Array<{ confinement: { private_home: string } }>;
+  log = join(row!.confinement.private_home, 'asked.log');
+  await until(async () => (await recorded()).includes('initialize'), 20_000, 'the upstream to start');
+}, 60_000);
+afterAll(async () => {
+  await u?.stop();
+});
+
+it('a listen the SDK refuses after its resources were subscribed leaves no upstream subscription behind', async () => {
+  const res = await fetch(u.w.svc.mcpUrl, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${u.token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2026-07-28',
+      'Mcp-Method': 'subscriptions/listen',
+    },
+    // the gateway subscribes the string it reads; the SDK's schema refuses the list for its number
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'refused-listen',
+      method: 'subscriptions/listen',
+      params: {
+        notifications: { resourceSubscriptions: [WRAPPED, 5] },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    }),
+  });
+  const answer = (await res.json()) as { error?: { code: number } };
+  expect(answer.error?.code).toBe(-32602);
+  expect(await recorded()).toContain(`resources/subscribe ${JSON.stringify(OWN)}`);
+  await until(
+    async () => (await recorded()).includes(`resources/unsubscribe ${JSON.stringify(OWN)}`),
+    10_000,
+    'the upstream to be unsubscribed',
+  );
+}, 30_000);
