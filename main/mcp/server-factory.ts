@@ -192,9 +192,9 @@ function discoverServedVersions(server: Server): void {
 /**
  * A request's instructions composed only if its answer carries them (initialize, server/discover): every request
  * builds a server, and composing the manual and the upstreams' texts for each tools/call was about a third of
- * building one with an upstream (docs/performance.md, "The MCP path"). The SDK reads the private field it kept the
- * option in at those two answers only; test/mcp/endpoint-protocol.test.ts and upstream-instructions.test.ts hold
- * both eras to the text.
+ * building one with an upstream (docs/performance.md, "Every figure, one run"). The SDK reads the private field it
+ * kept the option in at those two answers only; test/mcp/endpoint-protocol.test.ts and upstream-instructions.test.ts
+ * hold both eras to the text.
  */
 function instructionsOnAsk(server: Server, compose: () => string | undefined): void {
   let text: string | undefined;

@@ -37,12 +37,14 @@ export async function serveThroughSdk(
 ): Promise<ErrorCode | null> {
   const abort = new AbortController();
   // Aborted only for a client gone before its whole answer was written, as the SDK's Node adapter does: aborting
-  // every finished exchange made a DOMException and ran the request's abort listeners on each call (about 0.03 ms of
-  // a 2026-07-28 tools/call, docs/performance.md "The MCP path"). A stream (SSE) answer keeps the abort on any close.
+  // every finished exchange made a DOMException and ran the request's abort listeners on each call
+  // (docs/performance.md, "Every figure, one run"). A stream (SSE) answer keeps the abort on any close.
   let answered = false;
   res.once('close', () => {
     if (!answered) abort.abort();
   });
+  // gone already, before the listener above was there to hear it
+  if (res.destroyed) abort.abort();
   const headers = new Headers();
   for (const name of FORWARDED) {
     const v = req.headers[name];
