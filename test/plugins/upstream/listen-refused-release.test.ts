@@ -27,7 +27,9 @@ beforeAll(async () => {
       args: [join(REPO, 'test/fixtures/upstream/recording-stdio.mjs'), process.execPath, EVERYTHING],
     },
   });
-  const [row] = (await u.ok('GET', 'upstreams')) as Array<{ confinement: { private_home: string } }>;
+  const [row] = (await u.ok('GET', 'upstreams')) as Array<{ confinement: { state: string; private_home: string } }>;
+  // Confined (as every machine that runs the suite can: .ci/run installs bubblewrap), it writes only in its own HOME.
+  expect(row!.confinement.state).toBe('confined');
   log = join(row!.confinement.private_home, 'asked.log');
   await until(async () => (await recorded()).includes('initialize'), 20_000, 'the upstream to start');
 }, 60_000);
