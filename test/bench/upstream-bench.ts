@@ -9,9 +9,9 @@
  *                 server-everything behind it over stdio
  *
  * Figures: tools/call of `echo`, p50/p99 and the added latency over direct
- * (target: Gatehouse adds no more than supergateway); the bytes of the same tools/list through
- * each; then tools/list of 500
- * tools from 5 upstreams through Gatehouse (target: p50 under 20 ms).
+ * (target: Gatehouse adds no more than supergateway); the bytes of the same
+ * tools/list through each; then tools/list of 500 tools from 5 upstreams
+ * through Gatehouse (target: p50 under 20 ms).
  *
  * Run: npx tsx test/bench/upstream-bench.ts   (BENCH_CALLS to scale)
  */
