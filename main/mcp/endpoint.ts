@@ -19,6 +19,7 @@ import { jsonRpcEnvelope } from '../lib/http/envelope.ts';
 import { sendError } from '../lib/http/send.ts';
 import { DEFAULT_MAX_BODY, type BodyBudget } from '../lib/http/body.ts';
 import { buildServer, type ServerDeps, type ServerListing } from './server-factory.ts';
+import { tokenHolder } from './surface-handlers.ts';
 import type { PolicyListing } from '../core/policy/policy-listing.ts';
 import { ListChanges } from './list-changed.ts';
 import { MAX_SUBSCRIPTIONS_PER_TOKEN } from './resource-subscriptions.ts';
@@ -116,6 +117,8 @@ function listChangesOf(deps: EndpointDeps): ListChanges {
     },
     viewRegistry: (view) => upstreamViewDeps(deps, view).registry,
     policyRevision: () => deps.listing.revision(),
+    releaseSubscriptions: (tokenId, uris) =>
+      uris.forEach((uri) => void deps.pipeline.surfaces.unsubscribe(uri, tokenHolder(tokenId)).catch(() => undefined)),
   });
 }
 

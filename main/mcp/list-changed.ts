@@ -40,6 +40,8 @@ export interface ListChangesDeps {
   viewRegistry?: (view: string) => ServerRegistry;
   /** the policy's revision (policy-listing.ts): tools/list asks the policy, so a new policy may change every list */
   policyRevision?: () => number;
+  /** a revoked token's 2025-era resource subscriptions let go at their upstreams (its streams are closed with it) */
+  releaseSubscriptions?: (tokenId: string, uris: string[]) => void;
 }
 
 /**
@@ -147,7 +149,7 @@ export class ListChanges {
 
   /** Something may have changed what some token sees; checked once per turn of the event loop. */
   changed(): void {
-    if (this.pending || this.channels.size === 0) return;
+    if (this.pending || (this.channels.size === 0 && this.held.size === 0)) return;
     this.pending = true;
     setImmediate(() => {
       this.pending = false;
@@ -230,6 +232,12 @@ export class ListChanges {
   readonly quietBus: ServerEventBus = { publish: () => {}, subscribe: () => () => {} };
 
   private check(): void {
+    // A revoked token's subscriptions are nobody's: held at the upstream, they would count against its bound for good.
+    for (const [tokenId, uris] of [...this.held])
+      if (!this.deps.viewerOf(tokenId)) {
+        this.held.delete(tokenId);
+        this.deps.releaseSubscriptions?.(tokenId, [...uris]);
+      }
     for (const [listener, seen] of [...this.channels]) {
       const viewer = this.deps.viewerOf(listener.tokenId);
       if (!viewer) {

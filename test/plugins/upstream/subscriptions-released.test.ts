@@ -1,14 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { EVERYTHING, REPO, startUpstreamWorld, until, type UpstreamWorld } from './upstream-world.ts';
 
 /**
- * A 2026-07-28 listen stream's upstream resources are subscribed before the SDK's handler checks the request
- * (main/mcp/endpoint.ts serveListen). A listen the handler then refuses never opens its stream: the subscriptions
- * taken for it must go with it, or every such request would hold one of the upstream's subscriptions for good
- * (at most MAX_SUBSCRIBED of them, then no client could subscribe to another). server-everything, behind a
- * wrapper that records what the gateway asks of it.
+ * Upstream resource subscriptions let go when nobody can hold them any more; each one held for good would count
+ * against the upstream's bound (MAX_SUBSCRIBED, then no client could subscribe to another). server-everything,
+ * behind a wrapper that records what the gateway asks of it.
+ * - A 2026-07-28 listen stream's resources are subscribed before the SDK's handler checks the request
+ *   (main/mcp/endpoint.ts serveListen): a listen the handler refuses never opens its stream, and lets them go.
+ * - A 2025 token's resources/subscribe is the token's: revoked, it lets them go (main/mcp/list-changed.ts).
  */
 const OWN = 'demo://resource/static/document/architecture.md';
 const WRAPPED = `gatehouse-upstream://evr/${OWN}`;
@@ -69,5 +71,29 @@ it('a listen the SDK refuses after its resources were subscribed leaves no upstr
     async () => (await recorded()).includes(`resources/unsubscribe ${JSON.stringify(OWN)}`),
     10_000,
     'the upstream to be unsubscribed',
+  );
+}, 30_000);
+
+it("a revoked token's 2025 subscriptions are let go at the upstream", async () => {
+  const own = 'demo://resource/static/document/features.md';
+  const { token, record } = await u.w.svc.createToken({ label: 'subscriber', user: 'admin' });
+  const c = new Client({ name: 'subscriber', version: '1' }, { versionNegotiation: { mode: 'legacy' } });
+  await c.connect(
+    new StreamableHTTPClientTransport(new URL(u.w.svc.mcpUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
+  try {
+    await c.subscribeResource({ uri: `gatehouse-upstream://evr/${own}` });
+    expect(await recorded()).toContain(`resources/subscribe ${JSON.stringify(own)}`);
+  } finally {
+    await c.close();
+  }
+  // no stream of the token is open: the revocation alone lets its subscription go
+  await u.w.svc.revokeToken(record.id);
+  await until(
+    async () => (await recorded()).includes(`resources/unsubscribe ${JSON.stringify(own)}`),
+    10_000,
+    "the revoked token's subscription to be let go",
   );
 }, 30_000);
