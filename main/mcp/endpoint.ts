@@ -282,23 +282,15 @@ class McpEndpoint {
     if (!this.lists.hasRoomFor(record.id)) return busy(c, audit);
     this.holdStream(res);
     const resources = await this.listenSubscriptions(rpc.message.params, ctx, view);
-    const listened = this.lists.busFor(record.id, () => endListenStream(res, rpc.message.id!), view, resources);
-    // The stream's end releases its upstream subscriptions (its bus's unsubscribe). A listen the SDK refuses opens
-    // no stream, so its bus is never subscribed: they are released here, or each such request would hold them.
-    let opened = false;
-    const bus: typeof listened = {
-      ...listened,
-      subscribe: (deliver) => {
-        opened = true;
-        return listened.subscribe(deliver);
-      },
-    };
+    const bus = this.lists.busFor(record.id, () => endListenStream(res, rpc.message.id!), view, resources?.uris);
     const handler = sdkHandler((ctx, v) => this.factory(ctx, v), bus, this.maxBody, this.deps.log);
     try {
       await serveThroughSdk(handler, req, res, rpc.message, authInfo, c.requestId);
     } finally {
       await handler.close();
-      if (!opened) resources?.ended();
+      // Released however the request ended: its stream over, or refused by the SDK before one opened (a malformed
+      // listen), which would otherwise hold them for good.
+      resources?.ended();
     }
   }
 

@@ -199,15 +199,11 @@ export class ListChanges {
   /**
    * The event bus of one `subscriptions/listen` request's handler (the endpoint gives each its own): the stream the
    * SDK opens for it subscribes here and becomes a channel of `tokenId` (on `view`'s endpoint); `end` cuts that
-   * stream (token revoked). A bus per request rather than one shared bus that asks whose request is running
+   * stream (token revoked); `resources` are the upstream resources it hears updates of (the endpoint holds and
+   * releases them). A bus per request rather than one shared bus that asks whose request is running
    * (AsyncLocalStorage): that would put Node's promise hooks on every promise of the process.
    */
-  busFor(
-    tokenId: string,
-    end: () => void,
-    view?: string,
-    resources?: { uris: ReadonlySet<string>; ended: () => void },
-  ): ServerEventBus {
+  busFor(tokenId: string, end: () => void, view?: string, resources?: ReadonlySet<string>): ServerEventBus {
     return {
       publish: () => {},
       subscribe: (deliver: (event: ServerEvent) => void) => {
@@ -216,14 +212,10 @@ export class ListChanges {
           ...(view ? { view } : {}),
           send: (kind) => deliver({ kind: `${kind}_list_changed` }),
           sendUpdated: (uri) => deliver({ kind: 'resource_updated', uri }),
-          ...(resources ? { resources: resources.uris } : {}),
+          ...(resources ? { resources } : {}),
           close: end,
         };
-        const detach = this.attach(listener);
-        return () => {
-          detach();
-          resources?.ended();
-        };
+        return this.attach(listener);
       },
     };
   }

@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { freePort } from '../bridge/helpers/everything.ts';
+import { rawPost } from '../helpers/service.ts';
 import { startUpstreamWorld, EVERYTHING, REPO } from '../plugins/upstream/upstream-world.ts';
 import { printTable, summarize } from './stats.ts';
 
@@ -102,16 +103,11 @@ console.log(
 
 /** A tools/list answer's tools as sent: one JSON-RPC result, read from a JSON body or an SSE one. */
 async function rawTools(url: string, headers: Record<string, string>): Promise<Array<Record<string, unknown>>> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
-      'MCP-Protocol-Version': '2025-11-25',
-      ...headers,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 'bytes', method: 'tools/list', params: {} }),
-  });
+  const res = await rawPost(
+    url,
+    { jsonrpc: '2.0', id: 'bytes', method: 'tools/list', params: {} },
+    { 'MCP-Protocol-Version': '2025-11-25', ...headers },
+  );
   const text = await res.text();
   const json = res.headers.get('content-type')?.startsWith('text/event-stream')
     ? text
