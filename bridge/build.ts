@@ -1,4 +1,5 @@
 import { isBuiltin } from 'node:module';
+import { readFileSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +17,7 @@ import { build, type BuildOptions, type Plugin } from 'esbuild';
  */
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const PACKAGE_VERSION = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
 export const BUNDLE = join(root, 'dist', 'bridge', 'gatehouse-bridge.mjs');
 
 // Imported dynamically by the bridge; built separately so the main file does not carry them.
@@ -103,6 +105,8 @@ export const REQUIRE_BANNER = {
 
 export const common: BuildOptions = {
   bundle: true,
+  // main/version.ts: the version is known at build time, so no bundle reads package.json for it at every start.
+  define: { __GATEHOUSE_VERSION__: JSON.stringify(PACKAGE_VERSION) },
   format: 'esm',
   platform: 'node',
   target: 'node20',

@@ -18,4 +18,9 @@ function findRoot(): string {
   throw new Error('gatehouse: cannot find the package root (package.json) above main/');
 }
 
-export const PACKAGE_ROOT = findRoot();
+let found: string | undefined;
+
+/** Found at the first call: a bundle that needs only the version (bridge/build.ts writes it in) never walks the folders. */
+export const packageRoot = (): string => (found ??= findRoot());
+
+export const PACKAGE_ROOT = /* @__PURE__ */ packageRoot();

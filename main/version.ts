@@ -1,8 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from './package-root.ts';
+import { packageRoot } from './package-root.ts';
 
-/** The package version, read once from package.json (one source of truth). */
-export const VERSION: string = (
-  JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }
-).version;
+/** package.json's version, which the bundles' build writes in (bridge/build.ts `common`): they read no file for it. */
+declare const __GATEHOUSE_VERSION__: string | undefined;
+
+/** The package version: package.json's (one source of truth), read once when running from source. */
+export const VERSION: string =
+  typeof __GATEHOUSE_VERSION__ === 'string'
+    ? __GATEHOUSE_VERSION__
+    : (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;

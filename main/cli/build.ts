@@ -57,7 +57,10 @@ export async function buildCli(): Promise<void> {
         splitting: true,
         chunkNames: 'chunks/[name]-[hash]',
         // A string, not an object: esbuild injects an object-valued define as a module every module initialises.
-        define: { __GATEHOUSE_SCHEMA_FINGERPRINTS__: JSON.stringify(JSON.stringify(builtFingerprints())) },
+        define: {
+          ...common.define,
+          __GATEHOUSE_SCHEMA_FINGERPRINTS__: JSON.stringify(JSON.stringify(builtFingerprints())),
+        },
         // The Cedar engine's CommonJS loader finds its .wasm beside itself (__dirname): it must load from node_modules, not the bundle.
         external: [...(common.external ?? []), '@cedar-policy/cedar-wasm', '@cedar-policy/cedar-wasm/nodejs'],
       }),
@@ -67,7 +70,7 @@ export async function buildCli(): Promise<void> {
         entryPoints: [join(root, 'main', 'cli', 'remote-main.ts')],
         outfile: join(tmp, basename(REMOTE_BUNDLE)),
         // The one module on this path that finds itself by its URL (main/package-root.ts).
-        define: { 'import.meta.url': '__remoteFileUrl' },
+        define: { ...common.define, 'import.meta.url': '__remoteFileUrl' },
         banner: { js: "var __remoteFileUrl = require('node:url').pathToFileURL(__filename).href;" },
         plugins: [remoteCuts, ...(common.plugins ?? [])],
       }),

@@ -52,7 +52,50 @@ export function exchange(
   // Not end(): the service takes a request whose sender has already shut its side as given up on, as node:http's
   // server does for a half-closed connection. It closes the connection once it has answered (Connection: close).
   socket.write(body === undefined ? head : head + body);
-  return readAnswer(socket, socket[Symbol.asyncIterator]() as Reader);
+  return readAnswer(socket, socketReader(socket));
+}
+
+// What the reader holds before it pauses the socket: a download is read as fast as it is written out, not into memory.
+const HIGH_WATER_BYTES = 64 * 1024;
+
+/**
+ * The socket's bytes pulled one piece at a time, paused while unread ones pile up. Not the stream's own async
+ * iterator: building that loads and runs a good part of node:stream's machinery, most of a millisecond of a command
+ * that takes some 27 ms (docs/performance.md "Start-up").
+ */
+function socketReader(socket: Socket): Reader {
+  const pieces: Buffer[] = [];
+  let held = 0;
+  let ended = false;
+  let failure: Error | null = null;
+  let wake: (() => void) | null = null;
+  const woken = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  socket.on('data', (piece: Buffer) => {
+    pieces.push(piece);
+    held += piece.length;
+    if (held >= HIGH_WATER_BYTES) socket.pause();
+    woken();
+  });
+  socket.on('end', () => ((ended = true), woken()));
+  socket.on('close', () => ((ended = true), woken()));
+  socket.on('error', (e) => ((failure = e), woken()));
+  return {
+    async next(): Promise<IteratorResult<Buffer>> {
+      while (!pieces.length && !ended && !failure) await new Promise<void>((r) => (wake = r));
+      const piece = pieces.shift();
+      if (piece) {
+        held -= piece.length;
+        if (held < HIGH_WATER_BYTES && socket.isPaused()) socket.resume();
+        return { value: piece, done: false };
+      }
+      if (failure) throw failure;
+      return { value: undefined, done: true };
+    },
+  };
 }
 
 async function readAnswer(socket: Socket, reader: Reader): Promise<RawResponse> {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RUNTIME_FILE } from '../contract/paths.ts';
@@ -45,11 +46,15 @@ export async function writeRuntime(dataDir: string, info: RuntimeInfo): Promise<
   await writeFileAtomic(runtimeFilePath(dataDir), `${JSON.stringify(checked, null, 2)}\n`, { mode: 0o600 });
 }
 
-/** The running service's addresses, or null when none is running (absent, unreadable, invalid, or its pid is gone). */
+/**
+ * The running service's addresses, or null when none is running (absent, unreadable, invalid, or its pid is gone).
+ * Read synchronously: a file of some 300 bytes, and every CLI command reads it first, where loading the promise
+ * API of node:fs would be about a millisecond of a ~30 ms command (docs/performance.md "Start-up").
+ */
 export async function readRuntime(dataDir: string): Promise<RuntimeInfo | null> {
   let raw: string;
   try {
-    raw = await readFile(runtimeFilePath(dataDir), 'utf8');
+    raw = readFileSync(runtimeFilePath(dataDir), 'utf8');
   } catch {
     return null;
   }

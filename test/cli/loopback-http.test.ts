@@ -1,6 +1,6 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { createServer as createTcpServer, Socket, type AddressInfo, type Server } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { exchange } from '../../main/cli/loopback-http.ts';
 
 // The CLI's HTTP client against real servers on 127.0.0.1: node:http's, for the answers the service gives, and a
@@ -144,6 +144,38 @@ describe('the CLI’s loopback HTTP client', () => {
       'a malformed chunk size: "zz"',
     );
     await Promise.all(badChunk.closed);
+  });
+
+  it('stops reading the socket while what it holds is unread, and the body still arrives whole', async () => {
+    const size = 8 * 1024 * 1024;
+    const { url } = tcpServer((s) => {
+      s.write(`HTTP/1.1 200 OK\r\nContent-Length: ${size}\r\n\r\n`);
+      s.end(Buffer.alloc(size, 0x61));
+    });
+    const port = Number(new URL(await url).port);
+    // The client's socket (the one whose far end is the server) pausing: a download nobody reads yet is not pulled
+    // into memory. Without the pause this never settles and the test times out.
+    let pausedAt = -1;
+    const paused = new Promise<void>((resolve) => {
+      const pause = Socket.prototype.pause;
+      vi.spyOn(Socket.prototype, 'pause').mockImplementation(function (this: Socket) {
+        if (this.remotePort === port && pausedAt < 0) {
+          pausedAt = this.bytesRead;
+          resolve();
+        }
+        return pause.call(this);
+      });
+    });
+    try {
+      const res = await exchange(`${await url}/`, 'GET', {});
+      await paused;
+      expect(pausedAt).toBeLessThan(size / 4);
+      let got = 0;
+      for await (const part of res.body) got += part.length;
+      expect(got).toBe(size);
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 
   it('closes the connection once the body is read', async () => {

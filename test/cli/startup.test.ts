@@ -263,11 +263,11 @@ describe('what a command that starts no upstream loads', () => {
     const script = join(bin, 'race.cjs');
     await writeFile(
       script,
-      `const fsp = require('node:fs/promises');
-const readFile = fsp.readFile;
+      `const fs = require('node:fs');
+const readFileSync = fs.readFileSync;
 let reads = 0;
-fsp.readFile = async (file, ...rest) => {
-  const text = await readFile(file, ...rest);
+fs.readFileSync = (file, ...rest) => {
+  const text = readFileSync(file, ...rest);
   if (!String(file).endsWith('runtime.json')) return text;
   reads++;
   if (process.env.RACE === 'gone') throw Object.assign(new Error('ENOENT: gone'), { code: 'ENOENT' });
