@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, type Stats } from 'node:fs';
 import { chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GatehouseError } from '../core/errors.ts';
@@ -44,6 +44,15 @@ function parseVaultDoc(raw: string): VaultDoc | null {
   return { version: 1, secrets };
 }
 
+/** Its mode, or null when it cannot be asked (absent, or a folder this user may not read): the read that follows says which. */
+function statOrNull(file: string): Stats | null {
+  try {
+    return statSync(file);
+  } catch {
+    return null;
+  }
+}
+
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -65,7 +74,7 @@ export class FileVault implements Vault {
   async init(): Promise<void> {
     await ensurePrivateDir(this.dataDir);
     if (process.platform === 'win32') return;
-    const info = statSync(this.file, { throwIfNoEntry: false });
+    const info = statOrNull(this.file);
     if (info && (info.mode & 0o077) !== 0) {
       await chmod(this.file, 0o600);
       this.log.warn(
