@@ -5,6 +5,7 @@ import type { Logger } from '../../lib/logger.ts';
 import type { StoredTransport } from './upstream-data.ts';
 import { MAX_UPSTREAM_MESSAGE_BYTES } from './stdio-transport.ts';
 import { boundedFetch } from './bounded-fetch.ts';
+import { ownSignalFetch } from './own-signal-fetch.ts';
 import {
   warnOversize,
   type TransportClientOptions,
@@ -81,13 +82,13 @@ export class HttpUpstream implements UpstreamTransport {
     if (t.sse)
       return new sdk.SSEClientTransport(new URL(t.url), {
         requestInit: { headers },
-        ...(this.spec.auth ? { fetch: tagged(fetch) } : {}),
+        fetch: tagged(ownSignalFetch()),
         ...oauth,
       });
     // What it answers is bounded as a stdio upstream's messages are (bounded-fetch.ts).
     return new sdk.StreamableHTTPClientTransport(new URL(t.url), {
       requestInit: { headers },
-      fetch: tagged(boundedFetch(MAX_UPSTREAM_MESSAGE_BYTES, warnOversize(this.log, this.spec.id))),
+      fetch: tagged(boundedFetch(MAX_UPSTREAM_MESSAGE_BYTES, warnOversize(this.log, this.spec.id), ownSignalFetch())),
       ...oauth,
     });
   }
