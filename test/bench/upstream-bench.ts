@@ -9,8 +9,9 @@
  *                 server-everything behind it over stdio
  *
  * Figures: tools/call of `echo`, p50/p99 and the added latency over direct
- * (target: Gatehouse adds no more than supergateway); the bytes of the same
- * tools/list through each; then tools/list of 500 tools from 5 upstreams
+ * (target: Gatehouse adds no more than supergateway); the same three paths to
+ * test-upstream.mjs for a call answered with 1 MiB of text; the bytes of the
+ * same tools/list through each; then tools/list of 500 tools from 5 upstreams
  * through Gatehouse (target: p50 under 20 ms).
  *
  * Run: npx tsx test/bench/upstream-bench.ts   (BENCH_CALLS to scale)
@@ -21,19 +22,23 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { freePort } from '../bridge/helpers/everything.ts';
 import { rawPost } from '../helpers/service.ts';
-import { startUpstreamWorld, EVERYTHING, REPO } from '../plugins/upstream/upstream-world.ts';
+import { startUpstreamWorld, EVERYTHING, REPO, TEST_UPSTREAM } from '../plugins/upstream/upstream-world.ts';
 import { printTable, summarize } from './stats.ts';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
 const LISTS = Number(process.env.BENCH_LISTS ?? 200);
 const newClient = () => new Client({ name: 'bench', version: '1' });
 
-async function startSupergateway(port: number): Promise<{ child: ChildProcess; client: Client }> {
+async function startSupergateway(
+  port: number,
+  command = `${process.execPath} ${EVERYTHING} stdio`,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ child: ChildProcess; client: Client }> {
   const child = spawn(
     join(REPO, 'node_modules/.bin/supergateway'),
     [
       '--stdio',
-      `${process.execPath} ${EVERYTHING} stdio`,
+      command,
       '--outputTransport',
       'streamableHttp',
       '--stateful',
@@ -42,7 +47,7 @@ async function startSupergateway(port: number): Promise<{ child: ChildProcess; c
       '--logLevel',
       'none',
     ],
-    { stdio: 'ignore' },
+    { stdio: 'ignore', env },
   );
   for (let i = 0; ; i++) {
     const client = newClient();
@@ -100,6 +105,65 @@ const added = { gh: summarize(samples.gatehouse).p50 - base.p50, sg: summarize(s
 console.log(
   `Gatehouse adds ${added.gh.toFixed(3)} ms p50, supergateway ${added.sg.toFixed(3)} ms: ratio ${(added.gh / added.sg).toFixed(2)} (target <= 1)`,
 );
+
+// A 1 MiB answer to a small call, through each path to the same fixture server (test-upstream.mjs, BIG_TOOL):
+// what each costs per byte it carries back. supergateway's body parser refuses a request that large, so the
+// megabyte travels in the answer only.
+const BIG_CALLS = Number(process.env.BENCH_BIG_CALLS ?? 60);
+const BIG_BYTES = 1024 * 1024;
+const bigEnv = { ...process.env, BIG_TOOL: '1' };
+await u.ok('POST', 'upstreams', {
+  id: 'tu',
+  transport: {
+    kind: 'stdio',
+    command: process.execPath,
+    args: [TEST_UPSTREAM],
+    env: [{ name: 'BIG_TOOL', value: '1' }],
+  },
+});
+const bigDirect = newClient();
+await bigDirect.connect(
+  new StdioClientTransport({ command: process.execPath, args: [TEST_UPSTREAM], env: bigEnv, stderr: 'ignore' }),
+);
+const bigGatehouse = await u.mcp();
+const bigSgPort = await freePort();
+const bigSg = await startSupergateway(bigSgPort, `${process.execPath} ${TEST_UPSTREAM}`, bigEnv);
+const bigPaths = {
+  direct: { c: bigDirect, tool: 'big' },
+  gatehouse: { c: bigGatehouse, tool: 'tu__big' },
+  supergateway: { c: bigSg.client, tool: 'big' },
+} as const;
+const bigSamples: Record<keyof typeof bigPaths, number[]> = { direct: [], gatehouse: [], supergateway: [] };
+for (let i = 0; i < BIG_CALLS + 5; i++) {
+  for (const [name, p] of Object.entries(bigPaths) as Array<
+    [keyof typeof bigPaths, (typeof bigPaths)[keyof typeof bigPaths]]
+  >) {
+    const t = performance.now();
+    const r = await p.c.callTool({ name: p.tool, arguments: { bytes: BIG_BYTES } });
+    const ms = performance.now() - t;
+    const text = (r.content as Array<{ text?: string }>)[0]?.text ?? '';
+    if (r.isError || text.length !== BIG_BYTES) throw new Error(`${name}, 1 MiB: ${JSON.stringify(r).slice(0, 300)}`);
+    if (i >= 5) bigSamples[name].push(ms);
+  }
+}
+const bigBase = summarize(bigSamples.direct);
+printTable(
+  `tools/call answered with 1 MiB of text, ${BIG_CALLS} calls each, interleaved (ms)`,
+  ['path', 'p50', 'p99', 'added p50', 'p50 ratio'],
+  (Object.keys(bigPaths) as Array<keyof typeof bigPaths>).map((k) => {
+    const s = summarize(bigSamples[k]);
+    return [k, s.p50, s.p99, s.p50 - bigBase.p50, s.p50 / bigBase.p50];
+  }),
+);
+const bigAdded = {
+  gh: summarize(bigSamples.gatehouse).p50 - bigBase.p50,
+  sg: summarize(bigSamples.supergateway).p50 - bigBase.p50,
+};
+console.log(
+  `With a 1 MiB answer, Gatehouse adds ${bigAdded.gh.toFixed(2)} ms p50, supergateway ${bigAdded.sg.toFixed(2)} ms: ratio ${(bigAdded.gh / bigAdded.sg).toFixed(2)} (the issue measured 0.61)`,
+);
+await Promise.all([bigDirect.close(), bigGatehouse.close(), bigSg.client.close()]);
+bigSg.child.kill('SIGKILL');
 
 /** A tools/list answer's tools as sent: one JSON-RPC result, read from a JSON body or an SSE one. */
 async function rawTools(url: string, headers: Record<string, string>): Promise<Array<Record<string, unknown>>> {
@@ -185,7 +249,7 @@ for (let i = 0; i < LISTS + 20; i++) {
 const l = summarize(lists);
 const r = summarize(raw);
 printTable(
-  `tools/list through Gatehouse, ${count} tools (500 from 5 upstreams + built-ins), ${LISTS} lists (ms)`,
+  `tools/list through Gatehouse, ${count} tools (500 from 5 upstreams, the other two upstreams' and the built-ins), ${LISTS} lists (ms)`,
   ['client', 'p50', 'p99', 'target p50'],
   [
     ['SDK client (parses and validates)', l.p50, l.p99, 20],
