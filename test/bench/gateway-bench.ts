@@ -9,7 +9,9 @@
  * - 2026-07-28: the bare server is createMcpHandler (JSON unless a call streams).
  * Calls alternate gateway / bare one by one, so machine noise falls on both;
  * each round yields a p50 ratio, and the spread of that ratio across rounds
- * is reported beside its median. Target: gateway p50 <= 1.15x bare.
+ * is reported beside its median. Target: gateway p50 <= 1.15x bare. Then
+ * eight clients at once against each side in turns: calls per second, and the
+ * wall-time ratio (the issue measured 0.60x for 2025, 1.01x for 2026-07-28).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -128,6 +130,55 @@ async function compare(era: Era, gw: Client, bare: Client) {
   };
 }
 
+const CLIENTS = 8;
+const CONCURRENT_CALLS = Number(process.env.BENCH_CONCURRENT_CALLS ?? 100);
+
+/** `clients` each calling `calls` times, all at once: the wall time until the last answer (ms). */
+async function burst(clients: Client[], calls: number): Promise<number> {
+  const t = performance.now();
+  await Promise.all(
+    clients.map(async (c) => {
+      for (let i = 0; i < calls; i++) await timed(c);
+    }),
+  );
+  return performance.now() - t;
+}
+
+/**
+ * Eight clients at once against each side, in turns (which side goes first alternates): calls per second, and the
+ * ratio of the gateway's wall time to the bare server's per round (the issue measured 0.60x for 2025, 1.01x for
+ * 2026-07-28).
+ */
+async function compareConcurrent(era: Era, gws: Client[], bares: Client[]) {
+  await burst(gws, 20);
+  await burst(bares, 20);
+  const ratios: number[] = [];
+  const gwMs: number[] = [];
+  const bareMs: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const [g, b] =
+      round % 2
+        ? [await burst(gws, CONCURRENT_CALLS), await burst(bares, CONCURRENT_CALLS)]
+        : await burst(bares, CONCURRENT_CALLS).then(async (b) => [await burst(gws, CONCURRENT_CALLS), b]);
+    gwMs.push(g!);
+    bareMs.push(b!);
+    ratios.push(g! / b!);
+  }
+  const total = CLIENTS * CONCURRENT_CALLS;
+  const median = (a: number[]) =>
+    percentile(
+      [...a].sort((x, y) => x - y),
+      50,
+    );
+  return {
+    era,
+    gwPerSecond: total / (median(gwMs) / 1000),
+    barePerSecond: total / (median(bareMs) / 1000),
+    ratio: median(ratios),
+    ratios,
+  };
+}
+
 export async function runGatewayBench() {
   const dataDir = await mkdtemp(join(tmpdir(), 'gatehouse-bench-'));
   const svc = await startService({
@@ -142,12 +193,17 @@ export async function runGatewayBench() {
   await svc.dispatch('settings.update', { rate_limit: 100_000 });
   const { token } = await svc.createToken({ label: 'bench' });
   const results = [];
+  const concurrent = [];
   try {
     for (const era of ['legacy', 'modern'] as const) {
       const bare = await bareServer(era, svc.core.siteIdentity);
       const gw = await connect(svc.mcpUrl, era, token);
       const b = await connect(bare.url, era);
       results.push(await compare(era, gw, b));
+      const gws = await Promise.all(Array.from({ length: CLIENTS }, () => connect(svc.mcpUrl, era, token)));
+      const bares = await Promise.all(Array.from({ length: CLIENTS }, () => connect(bare.url, era)));
+      concurrent.push(await compareConcurrent(era, gws, bares));
+      await Promise.all([...gws, ...bares].map((c) => c.close()));
       await gw.close();
       await b.close();
       await bare.close();
@@ -176,6 +232,20 @@ export async function runGatewayBench() {
     for (const r of results)
       console.log(
         `${r.era}: per-round p50 ratios ${r.ratio.all.map((x) => x.toFixed(3)).join(' ')} -> target p50 ratio <= 1.15: ${r.ratio.median <= 1.15 ? 'met' : 'NOT met'}`,
+      );
+    printTable(
+      `tools/call site_identity, ${CLIENTS} clients at once x ${CONCURRENT_CALLS} calls each, ${ROUNDS} rounds, gateway and bare in turns`,
+      ['era', 'bare calls/s', 'gateway calls/s', 'wall time ratio (median of rounds)'],
+      concurrent.map((r) => [
+        r.era === 'legacy' ? '2025-11-25' : '2026-07-28',
+        r.barePerSecond,
+        r.gwPerSecond,
+        r.ratio,
+      ]),
+    );
+    for (const r of concurrent)
+      console.log(
+        `${r.era}, ${CLIENTS} clients: per-round wall time ratios ${r.ratios.map((x) => x.toFixed(3)).join(' ')}`,
       );
     await svc.core.audit.flush();
   } finally {
