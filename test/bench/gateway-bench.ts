@@ -156,13 +156,18 @@ async function compareConcurrent(era: Era, gws: Client[], bares: Client[]) {
   const gwMs: number[] = [];
   const bareMs: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    const [g, b] =
-      round % 2
-        ? [await burst(gws, CONCURRENT_CALLS), await burst(bares, CONCURRENT_CALLS)]
-        : await burst(bares, CONCURRENT_CALLS).then(async (b) => [await burst(gws, CONCURRENT_CALLS), b]);
-    gwMs.push(g!);
-    bareMs.push(b!);
-    ratios.push(g! / b!);
+    let g: number;
+    let b: number;
+    if (round % 2) {
+      g = await burst(gws, CONCURRENT_CALLS);
+      b = await burst(bares, CONCURRENT_CALLS);
+    } else {
+      b = await burst(bares, CONCURRENT_CALLS);
+      g = await burst(gws, CONCURRENT_CALLS);
+    }
+    gwMs.push(g);
+    bareMs.push(b);
+    ratios.push(g / b);
   }
   const total = CLIENTS * CONCURRENT_CALLS;
   const median = (a: number[]) =>
