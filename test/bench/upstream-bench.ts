@@ -77,31 +77,57 @@ const sgPort = await freePort();
 const sg = await startSupergateway(sgPort);
 const sgUrl = `http://127.0.0.1:${sgPort}/mcp`;
 
-const paths = {
-  direct: { c: direct, tool: 'echo' },
-  gatehouse: { c: gatehouse, tool: 'ev__echo' },
-  supergateway: { c: sg.client, tool: 'echo' },
-} as const;
-const samples: Record<keyof typeof paths, number[]> = { direct: [], gatehouse: [], supergateway: [] };
-for (let i = 0; i < CALLS + 50; i++) {
-  for (const [name, p] of Object.entries(paths) as Array<[keyof typeof paths, (typeof paths)[keyof typeof paths]]>) {
-    const t = performance.now();
-    const r = await p.c.callTool({ name: p.tool, arguments: { message: `m${i}` } });
-    const ms = performance.now() - t;
-    if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.content)}`);
-    if (i >= 50) samples[name].push(ms);
+type Path = { c: Client; tool: string };
+type Paths = { direct: Path; gatehouse: Path; supergateway: Path };
+
+/**
+ * `calls` calls of each path's tool, interleaved call by call (the first `warmup` rounds not kept), each answer checked
+ * by `check`; printed as p50/p99 and what each path adds over direct. Returns the added p50s of Gatehouse and
+ * supergateway.
+ */
+async function compare(
+  title: string,
+  paths: Paths,
+  calls: number,
+  warmup: number,
+  args: (i: number) => Record<string, unknown>,
+  check: (r: Awaited<ReturnType<Client['callTool']>>) => boolean,
+): Promise<{ gh: number; sg: number }> {
+  const names = Object.keys(paths) as Array<keyof Paths>;
+  const samples: Record<keyof Paths, number[]> = { direct: [], gatehouse: [], supergateway: [] };
+  for (let i = 0; i < calls + warmup; i++) {
+    for (const name of names) {
+      const t = performance.now();
+      const r = await paths[name].c.callTool({ name: paths[name].tool, arguments: args(i) });
+      const ms = performance.now() - t;
+      if (r.isError || !check(r)) throw new Error(`${name}: ${JSON.stringify(r).slice(0, 300)}`);
+      if (i >= warmup) samples[name].push(ms);
+    }
   }
+  const base = summarize(samples.direct);
+  printTable(
+    `${title}, ${calls} calls each, interleaved (ms)`,
+    ['path', 'p50', 'p99', 'added p50', 'p50 ratio'],
+    names.map((k) => {
+      const s = summarize(samples[k]);
+      return [k, s.p50, s.p99, s.p50 - base.p50, s.p50 / base.p50];
+    }),
+  );
+  return { gh: summarize(samples.gatehouse).p50 - base.p50, sg: summarize(samples.supergateway).p50 - base.p50 };
 }
-const base = summarize(samples.direct);
-printTable(
-  `tools/call echo, ${CALLS} calls each, interleaved (ms)`,
-  ['path', 'p50', 'p99', 'added p50', 'p50 ratio'],
-  (Object.keys(paths) as Array<keyof typeof paths>).map((k) => {
-    const s = summarize(samples[k]);
-    return [k, s.p50, s.p99, s.p50 - base.p50, s.p50 / base.p50];
-  }),
+
+const added = await compare(
+  'tools/call echo',
+  {
+    direct: { c: direct, tool: 'echo' },
+    gatehouse: { c: gatehouse, tool: 'ev__echo' },
+    supergateway: { c: sg.client, tool: 'echo' },
+  },
+  CALLS,
+  50,
+  (i) => ({ message: `m${i}` }),
+  () => true,
 );
-const added = { gh: summarize(samples.gatehouse).p50 - base.p50, sg: summarize(samples.supergateway).p50 - base.p50 };
 console.log(
   `Gatehouse adds ${added.gh.toFixed(3)} ms p50, supergateway ${added.sg.toFixed(3)} ms: ratio ${(added.gh / added.sg).toFixed(2)} (target <= 1)`,
 );
@@ -126,39 +152,19 @@ await bigDirect.connect(
   new StdioClientTransport({ command: process.execPath, args: [TEST_UPSTREAM], env: bigEnv, stderr: 'ignore' }),
 );
 const bigGatehouse = await u.mcp();
-const bigSgPort = await freePort();
-const bigSg = await startSupergateway(bigSgPort, `${process.execPath} ${TEST_UPSTREAM}`, bigEnv);
-const bigPaths = {
-  direct: { c: bigDirect, tool: 'big' },
-  gatehouse: { c: bigGatehouse, tool: 'tu__big' },
-  supergateway: { c: bigSg.client, tool: 'big' },
-} as const;
-const bigSamples: Record<keyof typeof bigPaths, number[]> = { direct: [], gatehouse: [], supergateway: [] };
-for (let i = 0; i < BIG_CALLS + 5; i++) {
-  for (const [name, p] of Object.entries(bigPaths) as Array<
-    [keyof typeof bigPaths, (typeof bigPaths)[keyof typeof bigPaths]]
-  >) {
-    const t = performance.now();
-    const r = await p.c.callTool({ name: p.tool, arguments: { bytes: BIG_BYTES } });
-    const ms = performance.now() - t;
-    const text = (r.content as Array<{ text?: string }>)[0]?.text ?? '';
-    if (r.isError || text.length !== BIG_BYTES) throw new Error(`${name}, 1 MiB: ${JSON.stringify(r).slice(0, 300)}`);
-    if (i >= 5) bigSamples[name].push(ms);
-  }
-}
-const bigBase = summarize(bigSamples.direct);
-printTable(
-  `tools/call answered with 1 MiB of text, ${BIG_CALLS} calls each, interleaved (ms)`,
-  ['path', 'p50', 'p99', 'added p50', 'p50 ratio'],
-  (Object.keys(bigPaths) as Array<keyof typeof bigPaths>).map((k) => {
-    const s = summarize(bigSamples[k]);
-    return [k, s.p50, s.p99, s.p50 - bigBase.p50, s.p50 / bigBase.p50];
-  }),
+const bigSg = await startSupergateway(await freePort(), `${process.execPath} ${TEST_UPSTREAM}`, bigEnv);
+const bigAdded = await compare(
+  'tools/call answered with 1 MiB of text',
+  {
+    direct: { c: bigDirect, tool: 'big' },
+    gatehouse: { c: bigGatehouse, tool: 'tu__big' },
+    supergateway: { c: bigSg.client, tool: 'big' },
+  },
+  BIG_CALLS,
+  5,
+  () => ({ bytes: BIG_BYTES }),
+  (r) => ((r.content as Array<{ text?: string }>)[0]?.text ?? '').length === BIG_BYTES,
 );
-const bigAdded = {
-  gh: summarize(bigSamples.gatehouse).p50 - bigBase.p50,
-  sg: summarize(bigSamples.supergateway).p50 - bigBase.p50,
-};
 console.log(
   `With a 1 MiB answer, Gatehouse adds ${bigAdded.gh.toFixed(2)} ms p50, supergateway ${bigAdded.sg.toFixed(2)} ms: ratio ${(bigAdded.gh / bigAdded.sg).toFixed(2)} (the issue measured 0.61)`,
 );
