@@ -136,8 +136,10 @@ export class FileVault implements Vault {
   async #load(): Promise<VaultDoc> {
     let raw: string;
     try {
-      // Synchronous: a file of a few hundred bytes, read before every command the CLI sends a running service,
-      // where the promise API of node:fs would cost about a millisecond to load.
+      // Synchronous: a file of a few kilobytes at most, read before every command the CLI sends a running service,
+      // where the promise API of node:fs would cost about a millisecond to load. The service reads it too (an OAuth
+      // upstream's tokens, at each of its requests): one read of a small local file, which the promise API would
+      // have spread over four trips through the thread pool.
       raw = readFileSync(this.file, 'utf8');
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
